@@ -1,0 +1,103 @@
+"""What every task shares: configs, the batched state, and the observation layout.
+
+A task is a handful of small pure functions over batched numpy arrays (Isaac Lab's
+"terms"): ``sample_goal``, ``reset_distribution``, ``observe``, ``reward``, ``success``.
+Backends own the physics; they produce a :class:`SimState` and call the task's terms, so
+an observation means the same thing on every backend. The numba backend fuses the same
+formulas into kernels for speed and is tested against these functions.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class DomainRandomization:
+    """Randomization applied per episode by every backend that can."""
+
+    object_mass_scale: tuple[float, float] = (0.8, 1.2)
+    """Multiplier on the cube's nominal mass, sampled uniformly per episode."""
+    friction_scale: tuple[float, float] = (0.7, 1.3)
+    """Multiplier on cube-table sliding friction, sampled uniformly per episode."""
+    initial_joint_noise: float = 0.05
+    """Half-width (rad) of the uniform noise added to the home pose at reset."""
+    observation_noise_std: float = 0.0
+    """Std of Gaussian noise on positions in the observation (m or rad); 0 disables."""
+    action_latency_steps: int = 0
+    """Max action delay k (control steps); each episode draws a delay in [0, k]."""
+
+
+@dataclass(frozen=True)
+class TaskConfig:
+    """Timing, action meaning and success threshold of one task."""
+
+    name: str
+    """Task name: ``reach``, ``push`` or ``pick_place``."""
+    action_mode: str = "joint"
+    """``joint``: 7 joint-position deltas; ``cartesian``: 3 TCP deltas through one
+    damped-least-squares IK step. Tasks with a gripper append one gripper command."""
+    control_dt: float = 0.04
+    """Policy period (s): 25 Hz, as panda-gym (20 physics substeps of 2 ms)."""
+    episode_steps: int = 50
+    """Steps before truncation."""
+    joint_action_scale: float = 1.0
+    """Joint mode: an action of 1 asks for this fraction of the joint's velocity limit
+    over one control period."""
+    cartesian_step_max: float = 0.02
+    """Cartesian mode: TCP displacement (m) asked for by an action of 1."""
+    ik_damping: float = 0.05
+    """Damping (m) of the IK step in Cartesian mode."""
+    tracking_gain: float = 0.8
+    """Fraction of each commanded joint step the arm covers within one period (matched
+    to PyBullet's position control); the numba backend applies it, PyBullet just is it."""
+    success_threshold: float = 0.05
+    """Distance (m) under which the goal counts as reached (panda-gym uses 0.05)."""
+    has_object: bool = False
+    has_gripper: bool = False
+    randomization: DomainRandomization = field(default_factory=DomainRandomization)
+
+    @property
+    def action_dim(self) -> int:
+        arm = 7 if self.action_mode == "joint" else 3
+        return arm + (1 if self.has_gripper else 0)
+
+
+class SimState(NamedTuple):
+    """The batched state every backend produces; all arrays float64, leading dim N."""
+
+    joint_pos: np.ndarray  # [N, 7] rad
+    joint_vel: np.ndarray  # [N, 7] rad/s
+    tcp_pos: np.ndarray  # [N, 3] m, base frame
+    finger_width: np.ndarray  # [N] m, opening between the fingers
+    object_pos: np.ndarray  # [N, 3] m, cube centre (zeros where the task has no object)
+    object_yaw: np.ndarray  # [N] rad about z
+    goal_pos: np.ndarray  # [N, 3] m
+
+
+class ObservationLayout:
+    """An ordered list of named fields; gives slices and the total size."""
+
+    def __init__(self, fields: list[tuple[str, int, str]]):
+        self.fields = fields
+        self.slices: dict[str, slice] = {}
+        start = 0
+        for name, size, _ in fields:
+            self.slices[name] = slice(start, start + size)
+            start += size
+        self.dim = start
+
+    def describe(self) -> list[dict]:
+        """The layout as plain data (for skill cards and docs)."""
+        return [
+            {"name": n, "start": self.slices[n].start, "size": s, "meaning": m}
+            for n, s, m in self.fields
+        ]
+
+
+def goal_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Euclidean distance over the last axis."""
+    return np.linalg.norm(a - b, axis=-1)
