@@ -1,0 +1,44 @@
+"""Simulators: the Franka Panda model, tasks, and batched backends (numba, pybullet, isaac).
+
+No ROS here, and no torch in hot paths. Entry point: :func:`make_env`.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+TASKS = ("reach", "push", "pick_place")
+BACKENDS = ("numba", "pybullet", "isaac")
+
+_BACKEND_MODULES = {
+    "numba": ("sims.backends.numba_backend", "NumbaEnv"),
+    "pybullet": ("sims.backends.pybullet_backend", "make_pybullet_env"),
+    "isaac": ("sims.backends.isaac_backend", "IsaacEnv"),
+}
+
+
+def get_task(name: str):
+    """The task module (``sims.tasks.<name>``) for a task name."""
+    if name not in TASKS:
+        raise ValueError(f"unknown task {name!r}; choose one of {', '.join(TASKS)}")
+    return importlib.import_module(f"sims.tasks.{name}")
+
+
+def make_env(task: str, backend: str = "numba", num_envs: int = 1, seed: int | None = None,
+             config=None, **kwargs):
+    """A batched env for ``task`` on ``backend`` with ``num_envs`` copies.
+
+    ``config`` (a :class:`sims.tasks.base.TaskConfig`) overrides the task's defaults;
+    backend-specific options go in ``kwargs``. The env is reset with ``seed`` when given.
+    """
+    task_module = get_task(task)
+    if backend not in BACKENDS:
+        raise ValueError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
+    if not isinstance(num_envs, int) or num_envs < 1:
+        raise ValueError(f"num_envs must be an integer >= 1, got {num_envs!r}")
+    module_name, factory_name = _BACKEND_MODULES[backend]
+    factory = getattr(importlib.import_module(module_name), factory_name)
+    env = factory(task_module, num_envs=num_envs, config=config, **kwargs)
+    if seed is not None:
+        env.reset(seed=seed)
+    return env
