@@ -1,0 +1,290 @@
+"""The numba backend: all envs of a task in one process, stepped by fused parallel kernels.
+
+Physics (the kernels are in :mod:`sims.backends.numba_kernels`):
+
+- **Arm.** Kinematic. The action becomes a joint target (joint mode: position deltas
+  scaled by the velocity limits; Cartesian mode: one damped-least-squares IK step for the
+  TCP displacement), clipped to the datasheet limits; the arm covers ``tracking_gain`` of
+  the step per period (q += gain * (target - q)), as PyBullet's position control does;
+  joint velocity = (q_new - q) / control_dt. The TCP comes from an inlined forward
+  kinematics that equals :func:`sims.robots.panda.fk_tcp`.
+- **Fingers** (push, pick_place). Two vertical cylinders of radius ``FINGER_RADIUS``
+  (0.011 m) and height ``FINGER_LENGTH`` (0.05 m), their tips ``FINGERTIP_BELOW_TCP``
+  (0.01 m) below the TCP, their inner faces ``finger_width / 2`` either side of the TCP
+  along the hand's finger axis (projected on the table plane). Push keeps them closed,
+  so they touch and act as one 0.044 m x 0.022 m pusher.
+- **Table and cube tops.** The fingertips cannot go below the table top, nor into the top
+  of a cube they come down on: when they would, one extra IK step lifts the TCP back (the
+  arm is stopped, as by a contact).
+- **Cube.** A 0.04 m box with a yaw, resting on the table. A finger that overlaps it in
+  height and penetrates its footprint pushes it quasi-statically: the penetration along
+  the contact normal (plus the finger's tangential motion while sticking) is the
+  displacement asked of the contact point, and the cube moves by the twist that an
+  ellipsoidal limit surface gives for the contact force (uniform pressure: radius
+  c = 0.383 * edge), so a push through the centre translates it and an off-centre push
+  also turns it about z. Finger-cube friction is Coulomb (``MU_FINGER`` = 0.5): outside
+  the friction cone the finger slides along the face. After a push the cube keeps its
+  velocity and slows with Coulomb table friction, mu g (mu = ``MU_TABLE`` = 0.5 times the
+  episode's friction scale), so a quick flick slides it a little further.
+- **Grasp** (pick_place). A close command (gripper action <= 0) drives the finger width
+  toward 0 with the tracking gain; if the cube's centre is between the pads (across the
+  finger axis within the cube's half edge, at the TCP's height within the half edge, and
+  along it inside the current opening) when the width reaches the cube's edge, the cube
+  is grasped: the fingers stop at 0.04 m, the cube is centred between the pads and squared
+  to them (yaw snapped to the nearest face), and it then moves rigidly with the TCP (never
+  below the table). Opening past the cube's edge by 2 mm releases it; a released cube falls
+  under gravity to the table.
+- **Mass.** Sampled per episode (scale in ``randomization.object_mass_scale``) and kept in
+  :meth:`NumbaEnv.randomization_state`, but it changes nothing here: the position-
+  controlled arm is effectively infinitely strong, quasi-static pushing does not depend
+  on mass, and Coulomb deceleration mu g is mass independent.
+
+Domain randomization per episode: initial joint noise, friction scale, mass scale, and an
+action delay d in [0, k] (k = ``action_latency_steps``): a per-env ring buffer of the last
+k + 1 actions, the applied action being the one from d steps ago (zeros, and an open
+gripper command, before the episode's first actions). Observation noise: Gaussian with
+``observation_noise_std`` on joint, TCP and object positions and the cube yaw, every step.
+
+Randomness: a counter-based hash (splitmix64 of seed, env index, episode counter and draw
+number), so a seed gives bit-identical rollouts whatever the threads. Reset distributions
+are the task module's (same ranges read from it), drawn by the kernels.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import numba
+import numpy as np
+
+from sims.backends import numba_kernels as nk
+from sims.backends.base import BatchedEnv
+from sims.tasks.base import SimState, TaskConfig
+
+log = logging.getLogger(__name__)
+
+MU_TABLE = 0.5
+"""Nominal cube-table sliding friction (scaled per episode by the friction scale)."""
+MU_FINGER = 0.5
+"""Finger-cube friction coefficient."""
+
+_KINDS = {"reach": nk.KIND_REACH, "push": nk.KIND_PUSH, "pick_place": nk.KIND_PICK_PLACE}
+
+
+def _params(task_module, cfg: TaskConfig, dense: bool) -> tuple[np.ndarray, np.ndarray]:
+    """The kernels' float and int parameter vectors, read from the task and its config."""
+    name = task_module.CONFIG.name
+    if name not in _KINDS:
+        raise ValueError(f"the numba backend has no kernel for task {name!r}")
+    if cfg.action_mode not in ("joint", "cartesian"):
+        raise ValueError(f"unknown action_mode {cfg.action_mode!r}; use joint or cartesian")
+    kind = _KINDS[name]
+    if kind == nk.KIND_PICK_PLACE and not cfg.has_gripper:
+        raise ValueError("pick_place needs has_gripper=True")
+    if kind != nk.KIND_PICK_PLACE and cfg.has_gripper:
+        raise ValueError(f"{name} has no gripper in the numba backend")
+    if cfg.control_dt <= 0 or cfg.episode_steps < 1:
+        raise ValueError("control_dt must be > 0 and episode_steps >= 1")
+    rnd = cfg.randomization
+    if rnd.action_latency_steps < 0 or rnd.observation_noise_std < 0:
+        raise ValueError("action_latency_steps and observation_noise_std must be >= 0")
+    fp = np.zeros(nk.NUM_FLOAT_PARAMS)
+    fp[nk.P_DT] = cfg.control_dt
+    fp[nk.P_JOINT_SCALE] = cfg.joint_action_scale
+    fp[nk.P_CART_STEP] = cfg.cartesian_step_max
+    fp[nk.P_IK_DAMPING] = cfg.ik_damping
+    fp[nk.P_GAIN] = cfg.tracking_gain
+    fp[nk.P_SUCCESS] = cfg.success_threshold
+    fp[nk.P_JOINT_NOISE] = rnd.initial_joint_noise
+    fp[nk.P_OBS_NOISE] = rnd.observation_noise_std
+    fp[nk.P_FRICTION_LO], fp[nk.P_FRICTION_HI] = rnd.friction_scale
+    fp[nk.P_MASS_LO], fp[nk.P_MASS_HI] = rnd.object_mass_scale
+    fp[nk.P_MU_TABLE] = MU_TABLE
+    fp[nk.P_MU_FINGER] = MU_FINGER
+    ip = np.zeros(nk.NUM_INT_PARAMS, dtype=np.int64)
+    ip[nk.I_KIND] = kind
+    ip[nk.I_EPISODE_STEPS] = cfg.episode_steps
+    ip[nk.I_CARTESIAN] = 1 if cfg.action_mode == "cartesian" else 0
+    ip[nk.I_HAS_GRIPPER] = 1 if cfg.has_gripper else 0
+    ip[nk.I_DENSE] = 1 if dense else 0
+    if kind == nk.KIND_REACH:
+        lo, hi = task_module.GOAL_LOW, task_module.GOAL_HIGH
+        fp[[nk.P_GOAL_X_LO, nk.P_GOAL_Y_LO, nk.P_GOAL_Z_LO]] = lo
+        fp[[nk.P_GOAL_X_HI, nk.P_GOAL_Y_HI, nk.P_GOAL_Z_HI]] = hi
+        return fp, ip
+    fp[nk.P_REACH_WEIGHT] = task_module.REACH_WEIGHT
+    fp[nk.P_CUBE_HALF] = task_module.CUBE_SIZE / 2
+    fp[nk.P_INIT_WIDTH] = task_module.INITIAL_FINGER_WIDTH
+    fp[[nk.P_OBJ_X_LO, nk.P_OBJ_Y_LO]] = task_module.OBJECT_XY_LOW
+    fp[[nk.P_OBJ_X_HI, nk.P_OBJ_Y_HI]] = task_module.OBJECT_XY_HIGH
+    fp[[nk.P_GOAL_X_LO, nk.P_GOAL_Y_LO]] = task_module.GOAL_XY_LOW
+    fp[[nk.P_GOAL_X_HI, nk.P_GOAL_Y_HI]] = task_module.GOAL_XY_HIGH
+    fp[nk.P_GOAL_D_LO], fp[nk.P_GOAL_D_HI] = task_module.GOAL_DISTANCE_RANGE
+    fp[nk.P_GOAL_Z_LO], fp[nk.P_GOAL_Z_HI] = getattr(
+        task_module, "GOAL_Z_RANGE", (task_module.CUBE_REST_Z, task_module.CUBE_REST_Z)
+    )
+    fp[nk.P_AIR_PROB] = getattr(task_module, "AIR_GOAL_PROBABILITY", 0.0)
+    ip[nk.I_GOAL_TRIES] = task_module.GOAL_SAMPLE_TRIES if hasattr(
+        task_module, "GOAL_SAMPLE_TRIES"
+    ) else 64
+    return fp, ip
+
+
+class NumbaEnv(BatchedEnv):
+    """``num_envs`` copies of a task stepped by numba kernels (see the module docstring).
+
+    ``dense_reward`` selects the task's dense or sparse reward. The arrays returned by
+    :meth:`reset` and :meth:`step` are new each call (the caller may keep them).
+    """
+
+    backend_name = "numba"
+
+    def __init__(
+        self,
+        task_module,
+        num_envs: int,
+        config: TaskConfig | None = None,
+        dense_reward: bool = True,
+    ):
+        super().__init__(task_module, num_envs, config)
+        self._fp, self._ip = _params(task_module, self.cfg, dense_reward)
+        self.dense_reward = dense_reward
+        n = self.num_envs
+        self._n_chunks = int(max(1, min(n, 8 * numba.get_num_threads())))
+        self._q = np.zeros((n, 7))
+        self._qd = np.zeros((n, 7))
+        self._tcp = np.zeros((n, 6))
+        self._grip = np.zeros((n, 2))
+        self._obj = np.zeros((n, 8))
+        self._gof = np.zeros((n, 4))
+        self._goal = np.zeros((n, 3))
+        self._dr = np.zeros((n, 3))
+        self._counters = np.zeros((n, 2), dtype=np.int64)
+        self._ep_ret = np.zeros(n)
+        k1 = self.cfg.randomization.action_latency_steps + 1
+        self._abuf = np.zeros((n, k1, self.action_dim))
+        self._obs = np.zeros((n, self.obs_dim), dtype=np.float32)
+        self._seed = np.uint64(0)
+        self._all = np.ones(n, dtype=np.bool_)
+        self._reset_all(int(np.random.SeedSequence().generate_state(1, np.uint64)[0]), False)
+
+    # ---------------------------------------------------------------------------------
+    def _reset_all(self, seed: int | None, bump: bool) -> None:
+        if seed is not None:
+            self._seed = np.uint64(seed)
+            self._counters[:, 1] = 0
+        self._obs = np.empty((self.num_envs, self.obs_dim), dtype=np.float32)
+        nk.reset_kernel(
+            self._fp, self._ip, self._seed, self._n_chunks, self._all, bump, self._q,
+            self._qd, self._tcp, self._grip, self._obj, self._gof, self._goal, self._dr,
+            self._counters, self._ep_ret, self._abuf, self._obs,
+        )  # fmt: skip
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        """Start a new episode in every env; ``seed`` (int >= 0) makes it reproducible.
+
+        Returns ``(obs [N, D] float32, info)``.
+        """
+        if seed is not None:
+            if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+                raise ValueError(f"seed must be a non-negative integer or None, got {seed!r}")
+            seed = int(seed) & 0xFFFFFFFFFFFFFFFF
+        self._reset_all(seed, bump=seed is None)
+        return self._obs, {}
+
+    def step(self, actions):
+        """Advance every env one control period; SAME_STEP autoreset (see base.py)."""
+        actions = np.ascontiguousarray(self.check_actions(actions))
+        n, dim = self.num_envs, self.obs_dim
+        obs = np.empty((n, dim), dtype=np.float32)
+        reward = np.empty(n)
+        terminated = np.empty(n, dtype=np.bool_)
+        truncated = np.empty(n, dtype=np.bool_)
+        success = np.empty(n, dtype=np.bool_)
+        final_obs = np.empty((n, dim), dtype=np.float32)
+        has_final = np.empty(n, dtype=np.bool_)
+        final_return = np.empty(n)
+        final_length = np.empty(n)
+        nk.step_kernel(
+            self._fp, self._ip, self._seed, self._n_chunks, actions, self._q, self._qd,
+            self._tcp, self._grip, self._obj, self._gof, self._goal, self._dr,
+            self._counters, self._ep_ret, self._abuf, obs, reward, terminated, truncated,
+            success, final_obs, has_final, final_return, final_length,
+        )  # fmt: skip
+        self._obs = obs
+        info = {
+            "success": success,
+            "final_obs": final_obs,
+            "_final_obs": has_final,
+            "episode_return": final_return,
+            "episode_length": final_length,
+        }
+        return obs, reward, terminated, truncated, info
+
+    # ---------------------------------------------------------------------------------
+    def get_state(self) -> SimState:
+        """A copy of the current batched state."""
+        return SimState(
+            joint_pos=self._q.copy(),
+            joint_vel=self._qd.copy(),
+            tcp_pos=self._tcp[:, :3].copy(),
+            finger_width=self._grip[:, 0].copy(),
+            object_pos=self._obj[:, :3].copy(),
+            object_yaw=self._obj[:, 3].copy(),
+            goal_pos=self._goal.copy(),
+        )
+
+    def set_state(
+        self,
+        joint_pos: np.ndarray | None = None,
+        object_pos: np.ndarray | None = None,
+        object_yaw: np.ndarray | None = None,
+        goal_pos: np.ndarray | None = None,
+        finger_width: np.ndarray | None = None,
+    ) -> np.ndarray:
+        """Overwrite parts of the state (arrays broadcast to [N, ...]; joint velocities and
+        object velocities are zeroed, a grasp is released) and return the new observation.
+        For tests and scripted scenes."""
+        n = self.num_envs
+
+        def put(dst: np.ndarray, value, shape: tuple, name: str) -> None:
+            arr = np.broadcast_to(np.asarray(value, dtype=np.float64), shape)
+            if not np.all(np.isfinite(arr)):
+                raise ValueError(f"set_state: {name} must be finite")
+            dst[...] = arr
+
+        if joint_pos is not None:
+            put(self._q, joint_pos, (n, 7), "joint_pos")
+            np.clip(self._q, nk._Q_MIN, nk._Q_MAX, out=self._q)
+        if object_pos is not None:
+            put(self._obj[:, :3], object_pos, (n, 3), "object_pos")
+        if object_yaw is not None:
+            put(self._obj[:, 3], object_yaw, (n,), "object_yaw")
+        if goal_pos is not None:
+            put(self._goal, goal_pos, (n, 3), "goal_pos")
+        if finger_width is not None:
+            put(self._grip[:, 0], finger_width, (n,), "finger_width")
+        self._qd[:] = 0.0
+        self._obj[:, 4:] = 0.0
+        self._grip[:, 1] = 0.0
+        self._obs = np.empty((n, self.obs_dim), dtype=np.float32)
+        nk.refresh_kernel(
+            self._fp, self._ip, self._seed, self._n_chunks, self._q, self._tcp, self._grip,
+            self._obj, self._goal, self._qd, self._counters, self._obs,
+        )  # fmt: skip
+        return self._obs
+
+    def randomization_state(self) -> dict[str, np.ndarray]:
+        """This episode's draws per env: friction scale, mass scale, action delay."""
+        return {
+            "friction_scale": self._dr[:, 0].copy(),
+            "mass_scale": self._dr[:, 1].copy(),
+            "action_delay": self._dr[:, 2].astype(np.int64),
+        }
+
+    def grasped(self) -> np.ndarray:
+        """[N] bool: whether the cube is held (pick_place)."""
+        return self._grip[:, 1] > 0.5
+
+    def close_extras(self, **kwargs) -> None:
+        """Nothing to release: the state is plain arrays."""
