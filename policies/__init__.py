@@ -1,0 +1,11 @@
+"""Skill training (PPO), physics evaluation, ONNX export and the onnxruntime runtime.
+
+No ROS here. numba's OpenMP workers busy-wait after each parallel kernel and starve
+torch's update on small machines (measured: gradient steps 10x slower on 2 cores), so
+ask OpenMP to sleep instead; this only takes effect when set before torch loads OpenMP,
+which importing ``policies`` first guarantees for the ``miles`` commands.
+"""
+
+import os
+
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")

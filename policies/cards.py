@@ -1,0 +1,270 @@
+"""Skill cards: the ``skill.yaml`` beside ``actor.onnx`` and ``critic.onnx``.
+
+The card is what the runtime, the ROS skill node and the planner read. Its keys are a
+contract (see the skill card section of the README); :func:`build_card` writes them from
+the task module, the robot model and the scene file (one source of truth each), and
+:func:`validate_card` checks a card against its files and its task.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+import sims
+from sims.robots import panda
+
+CARD_FILE = "skill.yaml"
+REQUIRED_KEYS = (
+    "name", "version", "description", "parameters", "task", "observation", "action",
+    "control_rate_hz", "episode_steps", "timeout_s", "success_threshold_m", "limits",
+    "permissions", "preconditions", "effects", "files", "sha256", "provenance", "evaluation",
+)
+SCENE_FILE = Path(__file__).resolve().parents[1] / "config" / "scene.yaml"
+
+
+class SkillCardError(ValueError):
+    """A skill card that is missing, malformed, or does not match its files or task."""
+
+
+def sha256_file(path: str | Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def scene_names(scene_file: str | Path = SCENE_FILE) -> tuple[list[str], list[str]]:
+    """Object and place names of the default scene."""
+    scene = yaml.safe_load(Path(scene_file).read_text())
+    return list(scene.get("objects", {})), list(scene.get("places", {}))
+
+
+def _vector(n: int) -> dict:
+    return {"type": "array", "items": {"type": "number"}, "minItems": n, "maxItems": n}
+
+
+_TEXT: dict[str, dict[str, Any]] = {
+    "reach": {
+        "description": (
+            "Moves the gripper's tool centre point to a target point in free space within "
+            "about 2 s, without touching anything. Use it to approach, hover above or point "
+            "at a scene object or pad (the target is a point above it), or to move to a "
+            "given 3-D position in the robot base frame (m). Joint-space actions at 25 Hz; "
+            "it succeeds when the tool centre point is within 5 cm of the target."
+        ),
+        "permissions": ["moves_arm"],
+        "preconditions": [
+            "the arm is idle and not e-stopped",
+            "the target lies in the reach workspace (x 0.30-0.65 m, y -0.30-0.30 m, "
+            "z 0.05-0.45 m above the table)",
+            "the path to the target is free of obstacles",
+        ],
+        "effects": ["the tool centre point is within 5 cm of the target point"],
+        "effects_machine": [{"set": "gripper_at", "place": "$target"}],
+        "goal": "named objects -> 0.10 m above the object; named pads -> 0.10 m above the "
+                "pad; a 3-vector -> that point (m, base frame)",
+    },
+    "push": {
+        "description": (
+            "Pushes a cube across the table with the closed fingers until it lies within "
+            "5 cm of a target on the table. Use it to move a cube that does not need to be "
+            "lifted, e.g. onto a pad next to it; it does not grasp. Cartesian end-effector "
+            "actions at 25 Hz; the cube may turn while it slides."
+        ),
+        "permissions": ["moves_arm", "contact"],
+        "preconditions": [
+            "the arm is idle and not e-stopped",
+            "the cube rests upright on the table within x 0.35-0.60 m, y -0.20-0.20 m",
+            "the target is on the table 0.10-0.25 m from the cube",
+            "nothing else lies on the path between the cube and the target",
+        ],
+        "effects": ["the cube rests on the table within 5 cm (xy) of the target"],
+        "effects_machine": [{"set": "object_at", "object": "$object", "place": "$target"}],
+        "goal": "named pads -> the pad centre on the table; a 2- or 3-vector -> that table "
+                "point (z ignored)",
+    },
+    "pick_place": {
+        "description": (
+            "Picks a cube up with the gripper and places it within 5 cm of a target point, "
+            "on the table or up to 0.25 m in the air. Use it to move a cube farther than a "
+            "push can, onto a pad, or to hold it at a point; it grasps. Cartesian "
+            "end-effector actions plus a gripper command at 25 Hz."
+        ),
+        "permissions": ["moves_arm", "contact", "grasps"],
+        "preconditions": [
+            "the arm is idle and not e-stopped, the gripper is empty",
+            "the cube rests upright on the table within x 0.35-0.60 m, y -0.20-0.20 m",
+            "the target is 0.10-0.25 m from the cube (xy), z between 0.02 and 0.25 m",
+        ],
+        "effects": ["the cube's centre is within 5 cm of the target",
+                    "the cube is held in the gripper when the target is in the air"],
+        "effects_machine": [{"set": "object_at", "object": "$object", "place": "$target"}],
+        "goal": "named pads -> resting on the pad (z 0.02 m); a 3-vector -> that point",
+    },
+}
+
+
+def parameter_schema(task: str) -> dict:
+    """JSON schema of the skill request's ``params`` for a task."""
+    objects, places = scene_names()
+    if task == "reach":
+        return {
+            "type": "object",
+            "properties": {"target": {"oneOf": [
+                {"type": "string", "enum": objects + places}, _vector(3)]}},
+            "required": ["target"],
+            "additionalProperties": False,
+        }
+    target = {"oneOf": [{"type": "string", "enum": places},
+                        _vector(3) if task == "pick_place" else
+                        {"type": "array", "items": {"type": "number"}, "minItems": 2,
+                         "maxItems": 3}]}
+    return {
+        "type": "object",
+        "properties": {"object": {"type": "string", "enum": objects}, "target": target},
+        "required": ["object", "target"],
+        "additionalProperties": False,
+    }
+
+
+def action_description(task: str) -> dict:
+    """Action dimension, mode, meaning and scales, read from the task's config."""
+    cfg = sims.get_task(task).CONFIG
+    if cfg.action_mode == "joint":
+        per_step = (cfg.joint_action_scale * panda.joint_velocity_limits * cfg.control_dt)
+        return {
+            "dim": cfg.action_dim,
+            "mode": "joint",
+            "meaning": "joint position deltas in [-1, 1]: joint target = measured q + a * "
+                       "joint_action_scale * velocity_limit * control_dt, clipped to the "
+                       "position limits",
+            "scale": {"joint_action_scale": cfg.joint_action_scale,
+                      "max_step_rad": [round(float(x), 6) for x in per_step],
+                      "control_dt_s": cfg.control_dt},
+        }
+    meaning = ("TCP displacement in [-1, 1] x cartesian_step_max (m, base frame), turned "
+               "into a joint target by one damped-least-squares IK step, clipped to the "
+               "position limits")
+    if cfg.has_gripper:
+        meaning += "; a[3] is the gripper: > 0 open (fingers at their maximum), <= 0 close"
+    else:
+        meaning += "; the fingers stay closed"
+    return {
+        "dim": cfg.action_dim,
+        "mode": "cartesian",
+        "meaning": meaning,
+        "scale": {"cartesian_step_max_m": cfg.cartesian_step_max,
+                  "ik_damping_m": cfg.ik_damping, "control_dt_s": cfg.control_dt,
+                  "finger_position_max_m": panda.finger_position_max if cfg.has_gripper
+                  else 0.0},
+    }
+
+
+def build_card(name: str, task: str, sha256: dict[str, str], provenance: dict[str, Any],
+               evaluation: dict[str, Any], files: dict[str, str] | None = None,
+               version: int = 1) -> dict[str, Any]:
+    """A complete skill card as plain data."""
+    task_module = sims.get_task(task)
+    cfg = task_module.CONFIG
+    text = _TEXT[task]
+    return {
+        "name": name,
+        "version": version,
+        "description": text["description"],
+        "parameters": parameter_schema(task),
+        "task": task,
+        "goal_mapping": text["goal"],
+        "observation": {"dim": task_module.LAYOUT.dim, "layout": task_module.LAYOUT.describe()},
+        "action": action_description(task),
+        "control_rate_hz": round(1.0 / cfg.control_dt, 6),
+        "episode_steps": cfg.episode_steps,
+        "timeout_s": round(2.0 * cfg.episode_steps * cfg.control_dt, 3),
+        "success_threshold_m": cfg.success_threshold,
+        "limits": panda.limits_dict(),
+        "permissions": list(text["permissions"]),
+        "preconditions": list(text["preconditions"]),
+        "effects": list(text["effects"]),
+        "effects_machine": list(text["effects_machine"]),
+        "files": dict(files or {"actor": "actor.onnx", "critic": "critic.onnx"}),
+        "sha256": dict(sha256),
+        "provenance": dict(provenance),
+        "evaluation": dict(evaluation),
+    }
+
+
+def write_card(card: dict[str, Any], skill_dir: str | Path) -> Path:
+    path = Path(skill_dir) / CARD_FILE
+    with open(path, "w") as f:
+        yaml.safe_dump(card, f, sort_keys=False, width=99, allow_unicode=True)
+    return path
+
+
+def card_path(skill: str | Path) -> Path:
+    """``skill.yaml`` of a skill given as a directory, a card file, or a shipped name."""
+    path = Path(skill)
+    if path.is_dir():
+        return path / CARD_FILE
+    if path.suffix in (".yaml", ".yml"):
+        return path
+    shipped = Path(__file__).resolve().parent / "skills" / str(skill) / CARD_FILE
+    if shipped.exists():
+        return shipped
+    return path / CARD_FILE
+
+
+def load_card(skill: str | Path) -> tuple[dict[str, Any], Path]:
+    """The card and its directory; :class:`SkillCardError` when missing or malformed."""
+    path = card_path(skill)
+    if not path.exists():
+        raise SkillCardError(f"no skill card at {path} (expected {CARD_FILE} beside "
+                             "actor.onnx and critic.onnx)")
+    try:
+        card = yaml.safe_load(path.read_text())
+    except yaml.YAMLError as exc:
+        raise SkillCardError(f"{path}: not valid YAML ({exc})") from exc
+    if not isinstance(card, dict):
+        raise SkillCardError(f"{path}: a skill card must be a mapping")
+    missing = [k for k in REQUIRED_KEYS if k not in card]
+    if missing:
+        raise SkillCardError(f"{path}: missing keys {', '.join(missing)}")
+    return card, path.parent
+
+
+def validate_card(skill: str | Path, check_hashes: bool = True) -> dict[str, Any]:
+    """Load a card and check it against its files (sha256) and its task (dimensions,
+    layout). Returns the card; raises :class:`SkillCardError` with the reason."""
+    card, skill_dir = load_card(skill)
+    for role in ("actor", "critic"):
+        rel = card["files"].get(role)
+        if not rel:
+            raise SkillCardError(f"{skill_dir}: the card names no {role} file")
+        path = skill_dir / rel
+        if not path.exists():
+            raise SkillCardError(f"{skill_dir}: {role} file {rel} is missing")
+        if check_hashes:
+            actual = sha256_file(path)
+            expected = str(card["sha256"].get(role, ""))
+            if actual != expected:
+                raise SkillCardError(
+                    f"{skill_dir}: sha256 of {rel} is {actual}, the card says {expected}; "
+                    "the file was changed or replaced after export"
+                )
+    try:
+        task_module = sims.get_task(card["task"])
+    except ValueError as exc:
+        raise SkillCardError(f"{skill_dir}: {exc}") from exc
+    if card["observation"]["dim"] != task_module.LAYOUT.dim:
+        raise SkillCardError(f"{skill_dir}: observation dim {card['observation']['dim']} != "
+                             f"task {card['task']}'s {task_module.LAYOUT.dim}")
+    if card["observation"].get("layout") != task_module.LAYOUT.describe():
+        raise SkillCardError(f"{skill_dir}: observation layout differs from task "
+                             f"{card['task']}'s layout")
+    if card["action"]["dim"] != task_module.CONFIG.action_dim:
+        raise SkillCardError(f"{skill_dir}: action dim {card['action']['dim']} != task "
+                             f"{card['task']}'s {task_module.CONFIG.action_dim}")
+    return card

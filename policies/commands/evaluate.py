@@ -1,0 +1,109 @@
+"""``miles eval SKILL``: success rate (95% CI), mean return and episode length of a skill
+(an exported skill directory or name, a training run, or a checkpoint) in physics."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+
+def build_parser(prog: str = "miles eval") -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog=prog,
+        description="Evaluate a skill over a fixed, seeded set of episodes (deterministic "
+        "actions). SKILL: a skill directory or shipped name (ONNX through onnxruntime), a "
+        "run directory (its best checkpoint) or a checkpoint file (torch).",
+    )
+    p.add_argument("skill", help="skill dir/name, run dir, or checkpoint .pt")
+    p.add_argument("--episodes", type=int, default=100, help="number of episodes")
+    p.add_argument("--seed", type=int, default=1000, help="seed of the episode set")
+    p.add_argument("--backend", default="pybullet", help="pybullet (default), numba, isaac")
+    p.add_argument("--num-envs", type=int, default=1, help="parallel envs of the backend")
+    p.add_argument("--checkpoint", default="best",
+                   help="for a run directory: best, last, or a checkpoint path")
+    p.add_argument("--video", metavar="PATH", default=None,
+                   help="write env 0's first episodes as a GIF (PATH.gif) or PNG frames "
+                   "(a directory)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    return p
+
+
+def load_any_policy(skill: str, checkpoint: str = "best"):
+    """(task, numpy policy function, description) for a skill, run or checkpoint."""
+    from policies.cards import card_path
+
+    path = Path(skill)
+    if card_path(skill).exists():
+        from policies.runtime import SkillPolicy
+
+        policy = SkillPolicy(skill)
+        return policy.task, policy.act, f"skill {policy.name} ({policy.path}, onnxruntime)"
+    from policies.export import resolve_checkpoint
+    from policies.ppo.runner import load_policy, torch_policy_fn
+
+    if path.is_dir():
+        ckpt = resolve_checkpoint(path, checkpoint)
+    elif path.suffix == ".pt" and path.exists():
+        ckpt = path
+    else:
+        raise FileNotFoundError(f"{skill}: not a skill directory, shipped skill name, run "
+                                "directory or checkpoint file")
+    model, data = load_policy(ckpt)
+    return data["task"], torch_policy_fn(model), f"checkpoint {ckpt} (torch)"
+
+
+def main(argv: list[str] | None = None, prog: str = "miles eval") -> int:
+    args = build_parser(prog).parse_args(argv)
+    if args.episodes < 1 or args.num_envs < 1:
+        print(f"{prog}: --episodes and --num-envs must be >= 1", file=sys.stderr)
+        return 2
+    from policies.commands._common import setup_logging, stdout_to_stderr
+
+    setup_logging()
+    with stdout_to_stderr() if args.json else _nothing():
+        result, task, what = _run(args, prog)
+    if result is None:
+        return 2
+    if args.json:
+        out = result.to_dict()
+        out.update({"task": task, "policy": what, "episode_length": result.mean_length})
+        if args.video:
+            out["video"] = args.video
+        print(json.dumps(out))
+    else:
+        print(f"{what}, task {task}")
+        print(f"{result.backend}: success {result.success:.3f} "
+              f"({result.successes}/{result.episodes}, 95% CI {result.ci95[0]:.3f}-"
+              f"{result.ci95[1]:.3f}), mean return {result.mean_return:.3f}, mean episode "
+              f"length {result.mean_length:.1f} steps, seed {args.seed}, "
+              f"{result.wall_s:.1f} s")
+        if args.video:
+            print(f"video: {args.video}")
+    return 0
+
+
+class _nothing:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+def _run(args, prog: str):
+    import torch
+
+    torch.set_num_threads(1)
+    from policies.cards import SkillCardError
+    from policies.evaluation import evaluate
+
+    try:
+        task, policy, what = load_any_policy(args.skill, args.checkpoint)
+    except (FileNotFoundError, SkillCardError) as exc:
+        print(f"{prog}: {exc}", file=sys.stderr)
+        return None, None, None
+    result = evaluate(policy, task, backend=args.backend, episodes=args.episodes,
+                      seed=args.seed, num_envs=args.num_envs, video_path=args.video)
+    return result, task, what

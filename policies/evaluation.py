@@ -1,0 +1,186 @@
+"""Success rate of a policy over a fixed, seeded set of episodes, with a 95% CI.
+
+The episode set is fixed by (seed, num_envs, episodes): the env is reset with ``seed``
+and env ``i`` contributes its first ``episodes // num_envs (+1)`` episodes, so the set
+does not depend on how fast episodes end. Policies are deterministic callables
+``obs [N, D] float32 -> actions [N, A]``.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+logger = logging.getLogger(__name__)
+
+PolicyFn = Callable[[np.ndarray], np.ndarray]
+
+
+def wilson_interval(successes: int, trials: int, z: float = 1.959964) -> tuple[float, float]:
+    """Wilson score interval for a binomial proportion (95% for the default z)."""
+    if trials <= 0:
+        return (0.0, 1.0)
+    p = successes / trials
+    denom = 1.0 + z * z / trials
+    centre = (p + z * z / (2 * trials)) / denom
+    half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denom
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+@dataclass
+class EvalResult:
+    """Outcome of an evaluation."""
+
+    success: float
+    """Success rate over the episodes."""
+    ci95: tuple[float, float]
+    """Wilson 95% confidence interval of the success rate."""
+    mean_return: float
+    """Mean undiscounted episode return."""
+    mean_length: float
+    """Mean episode length (steps)."""
+    episodes: int
+    """Number of episodes."""
+    successes: int
+    """Number of successful episodes."""
+    backend: str = ""
+    """Backend the episodes ran on."""
+    seed: int = 0
+    """Seed of the episode set."""
+    wall_s: float = 0.0
+    """Wall time of the evaluation (s)."""
+    per_episode_success: list[bool] = field(default_factory=list, repr=False)
+    """Outcome of each episode, in (env, episode) order."""
+
+    def to_dict(self, per_episode: bool = False) -> dict:
+        d = asdict(self)
+        d["ci95"] = [round(self.ci95[0], 4), round(self.ci95[1], 4)]
+        if not per_episode:
+            d.pop("per_episode_success")
+        return d
+
+
+def _first_frame(frame) -> np.ndarray | None:
+    if frame is None:
+        return None
+    if isinstance(frame, (list, tuple)):
+        frame = frame[0] if frame else None
+        if frame is None:
+            return None
+    frame = np.asarray(frame)
+    if frame.ndim == 4:
+        frame = frame[0]
+    if frame.ndim != 3:
+        return None
+    return frame[..., :3].astype(np.uint8)
+
+
+def _render(env) -> np.ndarray | None:
+    try:
+        frame = env.render(env_index=0, width=480, height=360)
+    except TypeError:
+        frame = env.render()
+    return _first_frame(frame)
+
+
+def run_episodes(env, policy: PolicyFn, episodes: int, seed: int,
+                 video_frames: list | None = None, video_episodes: int = 1) -> EvalResult:
+    """Run ``episodes`` episodes of ``policy`` on an existing batched ``env``.
+
+    The env is reset with ``seed`` first, so calling this again on the same env replays
+    the same episode set (given a deterministic policy and backend). Where
+    ``video_frames`` is a list, frames of env 0's first ``video_episodes`` episodes are
+    appended to it (from ``env.render()``).
+    """
+    import time
+
+    start = time.perf_counter()
+    num_envs = env.num_envs
+    quota = np.array([episodes // num_envs + (1 if i < episodes % num_envs else 0)
+                      for i in range(num_envs)])
+    done_count = np.zeros(num_envs, dtype=np.int64)
+    ep_return = np.zeros(num_envs)
+    ep_length = np.zeros(num_envs, dtype=np.int64)
+    outcomes: list[list[tuple[bool, float, int]]] = [[] for _ in range(num_envs)]
+    obs, _ = env.reset(seed=seed)
+    record = video_frames is not None
+    if record:
+        frame = _render(env)
+        if frame is not None:
+            video_frames.append(frame)
+    while np.any(done_count < quota):
+        actions = np.asarray(policy(np.asarray(obs, dtype=np.float32)), dtype=np.float32)
+        obs, reward, terminated, truncated, info = env.step(actions)
+        ep_return += reward
+        ep_length += 1
+        ended = np.logical_or(terminated, truncated)
+        if record and done_count[0] < video_episodes:
+            frame = _render(env)
+            if frame is not None:
+                video_frames.append(frame)
+        for i in np.flatnonzero(ended):
+            if done_count[i] < quota[i]:
+                success = bool(info["success"][i]) if "success" in info else bool(terminated[i])
+                outcomes[i].append((success, float(ep_return[i]), int(ep_length[i])))
+            done_count[i] += 1
+            ep_return[i] = 0.0
+            ep_length[i] = 0
+    flat = [o for env_outcomes in outcomes for o in env_outcomes]
+    successes = sum(1 for s, _, _ in flat if s)
+    n = len(flat)
+    return EvalResult(
+        success=successes / n if n else 0.0,
+        ci95=wilson_interval(successes, n),
+        mean_return=float(np.mean([r for _, r, _ in flat])) if n else 0.0,
+        mean_length=float(np.mean([length for _, _, length in flat])) if n else 0.0,
+        episodes=n,
+        successes=successes,
+        seed=seed,
+        backend=getattr(env, "backend_name", ""),
+        wall_s=time.perf_counter() - start,
+        per_episode_success=[s for s, _, _ in flat],
+    )
+
+
+def evaluate(policy: PolicyFn, task: str, backend: str = "pybullet", episodes: int = 100,
+             seed: int = 1000, num_envs: int = 1, config=None,
+             video_path: str | Path | None = None, **env_kwargs) -> EvalResult:
+    """Build an env, run the episode set, close the env (see :func:`run_episodes`)."""
+    import sims
+
+    env = sims.make_env(task, backend, num_envs=num_envs, config=config, **env_kwargs)
+    frames: list | None = [] if video_path is not None else None
+    try:
+        result = run_episodes(env, policy, episodes, seed, video_frames=frames,
+                              video_episodes=3)
+    finally:
+        env.close()
+    result.backend = backend
+    if video_path is not None:
+        if frames:
+            write_video(frames, video_path, fps=round(1.0 / env.cfg.control_dt))
+        else:
+            logger.warning("the %s backend rendered no frames; no video written", backend)
+    return result
+
+
+def write_video(frames: list[np.ndarray], path: str | Path, fps: int = 25) -> Path:
+    """An animated GIF (``.gif``) or numbered PNG frames (a directory, any other path)."""
+    from PIL import Image
+
+    path = Path(path)
+    images = [Image.fromarray(f) for f in frames]
+    if path.suffix.lower() == ".gif":
+        path.parent.mkdir(parents=True, exist_ok=True)
+        images[0].save(path, save_all=True, append_images=images[1:],
+                       duration=max(1, round(1000 / fps)), loop=0)
+    else:
+        path.mkdir(parents=True, exist_ok=True)
+        for i, image in enumerate(images):
+            image.save(path / f"frame_{i:04d}.png")
+    return path

@@ -1,0 +1,160 @@
+"""Export a trained run to a skill: ONNX actor + ONNX critic + skill card.
+
+The wrappers bake the observation normalizer in and give the actor a deterministic head
+(``clamp(mean, -1, 1)``); inputs and outputs are named (``obs`` -> ``actions``, ``obs``
+-> ``value``), the batch axis is dynamic, the opset is fixed, and each file is
+self-contained (weights inside, no external data).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from pathlib import Path
+from typing import Any
+
+import torch
+import yaml
+from torch import nn
+
+from policies.cards import build_card, sha256_file, write_card
+from policies.ppo.networks import ActorCritic
+
+logger = logging.getLogger(__name__)
+
+ONNX_OPSET = 17
+
+
+class ExportedActor(nn.Module):
+    """obs [B, D] -> deterministic actions [B, A] in [-1, 1] (normalizer inside)."""
+
+    def __init__(self, model: ActorCritic):
+        super().__init__()
+        self.normalizer = model.normalizer
+        self.actor = model.actor
+
+    def forward(self, obs: torch.Tensor) -> torch.Tensor:
+        x = self.normalizer(obs) if self.normalizer is not None else obs
+        return torch.clamp(self.actor(x), -1.0, 1.0)
+
+
+class ExportedCritic(nn.Module):
+    """obs [B, D] -> value [B] (normalizer inside)."""
+
+    def __init__(self, model: ActorCritic):
+        super().__init__()
+        self.normalizer = model.normalizer
+        self.critic = model.critic
+
+    def forward(self, obs: torch.Tensor) -> torch.Tensor:
+        x = self.normalizer(obs) if self.normalizer is not None else obs
+        return self.critic(x).squeeze(-1)
+
+
+def export_onnx(model: ActorCritic, out_dir: str | Path) -> dict[str, Path]:
+    """Write ``actor.onnx`` and ``critic.onnx`` into ``out_dir``; returns their paths."""
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    model = model.eval()
+    dummy = torch.zeros(1, model.obs_dim)
+    paths = {}
+    for role, wrapper, output in (("actor", ExportedActor(model), "actions"),
+                                  ("critic", ExportedCritic(model), "value")):
+        path = out_dir / f"{role}.onnx"
+        with torch.no_grad():
+            torch.onnx.export(
+                wrapper.eval(), (dummy,), str(path), input_names=["obs"],
+                output_names=[output], dynamic_axes={"obs": {0: "batch"}, output: {0: "batch"}},
+                opset_version=ONNX_OPSET, dynamo=False, do_constant_folding=True,
+                export_params=True,
+            )
+        paths[role] = path
+    return paths
+
+
+def resolve_checkpoint(run_dir: str | Path, which: str = "best") -> Path:
+    """``best`` (the best physics evaluation; the latest when there is none), ``last``,
+    or a path to a checkpoint file."""
+    from policies.ppo.runner import CHECKPOINT_DIR, latest_checkpoint
+
+    if which not in ("best", "last"):
+        path = Path(which)
+        if not path.exists():
+            raise FileNotFoundError(f"no checkpoint {path}")
+        return path
+    best = Path(run_dir, CHECKPOINT_DIR, "best.pt")
+    if which == "best" and best.exists():
+        return best
+    last = latest_checkpoint(run_dir)
+    if last is None:
+        raise FileNotFoundError(f"no checkpoints in {Path(run_dir, CHECKPOINT_DIR)}")
+    return last
+
+
+def export_run(run_dir: str | Path, out_dir: str | Path, name: str | None = None,
+               checkpoint: str = "best", eval_episodes: int = 200, eval_seed: int = 1000,
+               eval_backend: str = "pybullet", command: str = "") -> dict[str, Any]:
+    """Export a run's checkpoint into a skill directory and evaluate the exported actor
+    (through onnxruntime, so the card's success rate is the shipped file's).
+
+    Returns the card. With ``eval_episodes=0`` the card copies the run's final evaluation.
+    """
+    from policies.ppo.runner import load_policy
+    from policies.provenance import git_commit, miles_version
+
+    run_dir, out_dir = Path(run_dir), Path(out_dir)
+    ckpt_path = resolve_checkpoint(run_dir, checkpoint)
+    model, data = load_policy(ckpt_path)
+    task = data["task"]
+    paths = export_onnx(model, out_dir)
+    sha = {role: sha256_file(p) for role, p in paths.items()}
+    train_cfg = data["config"]
+    meta_path = run_dir / "meta.yaml"
+    meta = yaml.safe_load(meta_path.read_text()) if meta_path.exists() else {}
+    provenance = {
+        "task": task,
+        "backend": train_cfg["backend"],
+        "seed": train_cfg["seed"],
+        "steps": int(data["env_steps"]),
+        "updates": int(data["iteration"]),
+        "num_envs": train_cfg["runner"]["num_envs"],
+        "wall_time_s": round(float(data["wall_time_s"]), 2),
+        "git_commit": meta.get("git_commit", "unknown"),
+        "command": meta.get("command", ""),
+        "resumed": [r.get("command", "") for r in meta.get("resumed", [])],
+        "checkpoint": ckpt_path.name,
+        "export_command": command,
+        "export_git_commit": git_commit(),
+        "miles_version": miles_version(),
+        "exported": time.strftime("%Y-%m-%dT%H:%M:%S"),
+        "training_noise": dict(train_cfg.get("env", {})),
+    }
+    if not provenance["resumed"]:
+        provenance.pop("resumed")
+    if eval_episodes > 0:
+        from policies.evaluation import evaluate
+        from policies.runtime import SkillPolicy
+
+        # A provisional card so the runtime can load and hash-check the new files.
+        write_card(build_card(name or task, task, sha, provenance, {}), out_dir)
+        policy = SkillPolicy(out_dir)
+        result = evaluate(policy.act, task, backend=eval_backend, episodes=eval_episodes,
+                          seed=eval_seed)
+        evaluation = {"backend": eval_backend, "episodes": result.episodes,
+                      "seed": eval_seed, "success_rate": round(result.success, 4),
+                      "ci95": [round(result.ci95[0], 4), round(result.ci95[1], 4)],
+                      "mean_return": round(result.mean_return, 4),
+                      "mean_episode_length": round(result.mean_length, 2),
+                      "policy": "actor.onnx (onnxruntime)"}
+    else:
+        finals = [e for e in data.get("evaluations", []) if e["kind"] == "final"]
+        ev = finals[-1] if finals else (data.get("evaluations") or [{}])[-1]
+        evaluation = {"backend": ev.get("backend", eval_backend),
+                      "episodes": ev.get("episodes", 0), "seed": ev.get("seed", eval_seed),
+                      "success_rate": ev.get("success"), "ci95": ev.get("ci95"),
+                      "mean_return": ev.get("mean_return"),
+                      "mean_episode_length": ev.get("mean_length"),
+                      "policy": "training checkpoint (torch)"}
+    card = build_card(name or task, task, sha, provenance, evaluation)
+    write_card(card, out_dir)
+    return card

@@ -1,0 +1,194 @@
+"""Typed training configs with per-task defaults.
+
+Defaults are tuned for a 2-core laptop: few envs and many gradient steps win there (the
+numba env is a small fraction of wall time; the update dominates). On a big machine pass
+``--num-envs 4096`` and the rollout length stays the same.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class NetworkConfig:
+    """Actor-critic architecture."""
+
+    actor_hidden: tuple[int, ...] = (64, 64)
+    """Hidden layer widths of the actor MLP."""
+    critic_hidden: tuple[int, ...] = (64, 64)
+    """Hidden layer widths of the (separate) critic MLP."""
+    activation: str = "tanh"
+    """Hidden activation: ``tanh``, ``elu`` or ``relu``."""
+    init_log_std: float = -0.5
+    """Initial log standard deviation of the Gaussian policy (state independent)."""
+    normalize_observations: bool = True
+    """Keep a running mean/var of observations inside the policy module."""
+
+
+@dataclass
+class PPOConfig:
+    """The PPO update (clipped surrogate, clipped value loss, entropy bonus)."""
+
+    learning_rate: float = 1e-3
+    """Adam step size."""
+    num_epochs: int = 5
+    """Passes over each rollout."""
+    num_minibatches: int = 4
+    """Minibatches per epoch."""
+    gamma: float = 0.98
+    """Discount factor."""
+    gae_lambda: float = 0.95
+    """GAE lambda."""
+    clip_ratio: float = 0.2
+    """Surrogate clip range."""
+    value_clip: float = 0.2
+    """Clip range of the value update (0 disables clipping)."""
+    value_loss_coef: float = 0.5
+    """Weight of the value loss."""
+    entropy_coef: float = 0.0
+    """Weight of the entropy bonus."""
+    max_grad_norm: float = 1.0
+    """Gradient norm clip."""
+    target_kl: float = 0.0
+    """Stop the epoch loop early when the approximate KL exceeds this (0 disables)."""
+    normalize_advantages: bool = True
+    """Normalize advantages per minibatch."""
+    lr_schedule: str = "constant"
+    """``constant`` or ``linear`` (decays to 10% at ``total_steps``)."""
+
+
+@dataclass
+class RunnerConfig:
+    """Rollouts, logging, checkpoints and physics evaluation."""
+
+    num_envs: int = 256
+    """Parallel environments in the training backend."""
+    rollout_steps: int = 32
+    """Steps per env between updates."""
+    total_steps: int = 2_000_000
+    """Budget in env steps (all envs together)."""
+    checkpoint_every: int = 50
+    """Save a checkpoint every this many updates (and at the end)."""
+    eval_every: int = 25
+    """Evaluate in physics every this many updates (0 disables periodic evaluation)."""
+    eval_backend: str = "pybullet"
+    """Backend of the periodic and final evaluation."""
+    eval_episodes: int = 30
+    """Episodes of each periodic evaluation (a fixed, seeded set)."""
+    final_eval_episodes: int = 100
+    """Episodes of the final evaluation (0 skips it)."""
+    eval_seed: int = 1000
+    """Seed of the evaluation episode set."""
+    eval_num_envs: int = 1
+    """Envs of the evaluation backend (PyBullet runs them in-process or in workers)."""
+    target_success: float = 0.95
+    """Success rate (physics evaluation) that counts as solved."""
+    stop_at_target: bool = False
+    """Stop training once the physics evaluation reaches ``target_success``."""
+    eval_on_train_success: bool = True
+    """Also evaluate when the training success rate first reaches ``target_success``
+    since the last evaluation (so a solved task is noticed without waiting)."""
+    success_window: int = 200
+    """Episodes in the rolling training success rate and return."""
+    progress: bool = True
+    """Show a tqdm progress bar."""
+    tensorboard: bool = True
+    """Write TensorBoard scalars to ``RUN_DIR/tb``."""
+    torch_threads: int = 1
+    """torch intra-op threads (small MLPs are fastest on one thread)."""
+
+
+@dataclass
+class EnvConfig:
+    """Training-backend options: domain randomization and noise for transfer."""
+
+    observation_noise_std: float = 0.0
+    """Gaussian noise on position observations in the training backend (m or rad)."""
+    action_latency_steps: int = 0
+    """Max random action delay (control steps) in the training backend."""
+    dense_reward: bool = True
+    """Dense reward (negative distance) rather than sparse."""
+
+
+@dataclass
+class TrainConfig:
+    """Everything a run needs; saved as ``config.yaml`` in the run directory."""
+
+    task: str = "reach"
+    """Task name (``sims.TASKS``)."""
+    backend: str = "numba"
+    """Training backend."""
+    seed: int = 0
+    """Seeds numpy, torch, numba and the backend."""
+    network: NetworkConfig = field(default_factory=NetworkConfig)
+    """Actor-critic architecture."""
+    ppo: PPOConfig = field(default_factory=PPOConfig)
+    """PPO update settings."""
+    runner: RunnerConfig = field(default_factory=RunnerConfig)
+    """Rollout, logging and evaluation settings."""
+    env: EnvConfig = field(default_factory=EnvConfig)
+    """Training-backend options."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain data (tuples as lists) for YAML."""
+        return _plain(dataclasses.asdict(self))
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> TrainConfig:
+        """Inverse of :meth:`to_dict`; unknown keys raise ``TypeError``."""
+        data = dict(data)
+        net = dict(data.pop("network", {}))
+        for key in ("actor_hidden", "critic_hidden"):
+            if key in net:
+                net[key] = tuple(net[key])
+        return cls(
+            network=NetworkConfig(**net),
+            ppo=PPOConfig(**data.pop("ppo", {})),
+            runner=RunnerConfig(**data.pop("runner", {})),
+            env=EnvConfig(**data.pop("env", {})),
+            **data,
+        )
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
+
+
+def default_train_config(task: str) -> TrainConfig:
+    """Per-task defaults that work on 2 cores (see the module docstring)."""
+    if task == "reach":
+        return TrainConfig(
+            task="reach",
+            runner=RunnerConfig(num_envs=256, rollout_steps=32, total_steps=3_000_000),
+            env=EnvConfig(observation_noise_std=0.002),
+        )
+    if task == "push":
+        return TrainConfig(
+            task="push",
+            network=NetworkConfig(actor_hidden=(128, 128), critic_hidden=(128, 128)),
+            ppo=PPOConfig(learning_rate=5e-4, gamma=0.98, num_epochs=5, num_minibatches=4),
+            runner=RunnerConfig(
+                num_envs=512, rollout_steps=32, total_steps=30_000_000, eval_every=50,
+                target_success=0.9,
+            ),
+            env=EnvConfig(observation_noise_std=0.002),
+        )
+    if task == "pick_place":
+        return TrainConfig(
+            task="pick_place",
+            network=NetworkConfig(actor_hidden=(256, 128), critic_hidden=(256, 128)),
+            ppo=PPOConfig(learning_rate=5e-4, gamma=0.98, num_epochs=5, num_minibatches=4),
+            runner=RunnerConfig(
+                num_envs=512, rollout_steps=32, total_steps=50_000_000, eval_every=50,
+                target_success=0.8,
+            ),
+            env=EnvConfig(observation_noise_std=0.002),
+        )
+    raise ValueError(f"no training defaults for task {task!r}")

@@ -1,0 +1,105 @@
+"""Run exported skills with onnxruntime: :class:`SkillPolicy`.
+
+A skill is a directory with ``skill.yaml``, ``actor.onnx`` and ``critic.onnx``. Loading
+checks the card's keys, the sha256 of both files and the observation size the networks
+expect; acting checks each observation's shape. Sessions use one intra-op thread and
+sequential execution, which is fastest for single observations (tens of microseconds).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from policies.cards import SkillCardError, validate_card
+
+
+class ObservationShapeError(ValueError):
+    """An observation whose size does not match the skill's observation layout."""
+
+
+def _session(path: Path, threads: int):
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    try:
+        return ort.InferenceSession(str(path), sess_options=options,
+                                    providers=["CPUExecutionProvider"])
+    except Exception as exc:  # noqa: BLE001 - onnxruntime raises its own exception types
+        raise SkillCardError(f"{path}: onnxruntime cannot load it ({exc})") from exc
+
+
+class SkillPolicy:
+    """An exported skill: ``act(obs)`` gives deterministic actions, ``value(obs)`` the
+    critic's value (an affordance score: higher means the skill expects to succeed).
+
+    ``skill`` is a skill directory, its ``skill.yaml``, or a shipped skill's name
+    (``policies/skills/NAME``). Raises :class:`SkillCardError` for a missing card or
+    file, a sha256 mismatch or networks that disagree with the card.
+    """
+
+    def __init__(self, skill: str | Path, threads: int = 1, check_hashes: bool = True):
+        from policies.cards import card_path
+
+        self.card: dict[str, Any] = validate_card(skill, check_hashes=check_hashes)
+        self.path = card_path(skill).parent
+        self.name: str = self.card["name"]
+        self.task: str = self.card["task"]
+        self.obs_dim: int = int(self.card["observation"]["dim"])
+        self.action_dim: int = int(self.card["action"]["dim"])
+        self._actor = _session(self.path / self.card["files"]["actor"], threads)
+        self._critic = _session(self.path / self.card["files"]["critic"], threads)
+        for role, sess, out_name in (("actor", self._actor, "actions"),
+                                     ("critic", self._critic, "value")):
+            inputs, outputs = sess.get_inputs(), sess.get_outputs()
+            if len(inputs) != 1 or inputs[0].name != "obs" or inputs[0].shape[-1] != self.obs_dim:
+                raise SkillCardError(
+                    f"{self.path}: {role} input must be 'obs' [batch, {self.obs_dim}], got "
+                    f"{[(i.name, i.shape) for i in inputs]}"
+                )
+            if outputs[0].name != out_name:
+                raise SkillCardError(f"{self.path}: {role} output must be '{out_name}', got "
+                                     f"{outputs[0].name!r}")
+        actions_shape = self._actor.get_outputs()[0].shape
+        if actions_shape[-1] != self.action_dim:
+            raise SkillCardError(f"{self.path}: actor outputs {actions_shape[-1]} actions, the "
+                                 f"card says {self.action_dim}")
+
+    def _batch(self, obs) -> tuple[np.ndarray, bool]:
+        x = np.asarray(obs, dtype=np.float32)
+        single = x.ndim == 1
+        if single:
+            x = x[None, :]
+        if x.ndim != 2 or x.shape[1] != self.obs_dim:
+            raise ObservationShapeError(
+                f"skill {self.name!r} expects observations of shape ({self.obs_dim},) or "
+                f"(batch, {self.obs_dim}) laid out as task {self.task!r}, got "
+                f"{np.shape(obs)}"
+            )
+        if not np.all(np.isfinite(x)):
+            raise ValueError(f"skill {self.name!r}: non-finite observation")
+        return np.ascontiguousarray(x), single
+
+    def act(self, obs) -> np.ndarray:
+        """Actions [A] for one observation [D], or [B, A] for [B, D]; in [-1, 1]."""
+        x, single = self._batch(obs)
+        actions = self._actor.run(None, {"obs": x})[0]
+        return actions[0] if single else actions
+
+    def value(self, obs) -> np.ndarray | float:
+        """Critic value: a float for one observation, [B] for a batch."""
+        x, single = self._batch(obs)
+        value = self._critic.run(None, {"obs": x})[0].reshape(-1)
+        return float(value[0]) if single else value
+
+    __call__ = act
+
+    def __repr__(self) -> str:
+        return (f"SkillPolicy({self.name!r}, task={self.task!r}, obs_dim={self.obs_dim}, "
+                f"action_dim={self.action_dim})")
