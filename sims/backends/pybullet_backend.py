@@ -1,0 +1,549 @@
+"""PyBullet backend: the Panda URDF with real rigid-body physics, one world per env.
+
+Each env is its own PyBullet client (``p.DIRECT``) holding the Panda (pybullet_data's
+URDF, fixed base, fixed links merged; for tasks without a gripper the fingers are
+welded closed), a table whose top is z = 0, the task's cube (push, pick_place) and a
+visual-only goal marker. Geometry and cube mass come from the default scene
+(config/scene.yaml).
+
+Control, as the task contract says: actions become joint position targets from the
+*measured* joint positions (joint mode: ``dq = a * joint_action_scale * velocity_limit *
+control_dt``; Cartesian mode: one damped-least-squares IK step of ``a * cartesian_step_max``),
+clipped to the datasheet limits in :mod:`sims.robots.panda` (narrower than the URDF's).
+PyBullet's position motors (``setJointMotorControlArray``, force = datasheet torque
+limits) then track them for ``substeps = control_dt / physics_dt`` physics steps. The
+pick_place gripper command opens (> 0) or closes (<= 0) both fingers.
+
+Per episode: cube mass and cube-table friction are randomized (``cfg.randomization``),
+an action delay of 0..k steps is drawn, and each world is restored to the snapshot
+taken when it was built, so an episode depends only on the seed and the actions.
+An action delay d replays the action from d steps ago (zeros, and an open-gripper
+command, before an episode's first actions). Observation noise (Gaussian,
+``observation_noise_std``) is added to the measured joint, TCP and cube positions and
+the cube yaw before ``task.observe``.
+
+Several envs: by default they run in subprocess workers (``num_workers``, pipes), each
+worker holding a contiguous block of worlds; ``num_workers=0`` keeps them all in this
+process. Both give identical results for the same seed: all sampling happens here.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import multiprocessing as mp
+import os
+
+import numpy as np
+from numba import njit
+
+from sims.backends.base import BatchedEnv
+from sims.backends.pybullet_world import (
+    RESET_DIM,
+    STATE_DIM,
+    WorldGroup,
+    WorldSpec,
+    worker_main,
+)
+from sims.robots import panda
+from sims.scene import Scene, load_scene
+from sims.tasks.base import SimState, TaskConfig
+
+logger = logging.getLogger(__name__)
+
+TABLE_FRICTION = 1.0
+"""Nominal table coefficient; cube-table friction = this * cube's 0.5, times the
+per-episode ``friction_scale`` draw."""
+
+DEFAULT_CAMERA = {
+    "target": [0.42, 0.0, 0.18],
+    "distance": 1.45,
+    "yaw": 60.0,
+    "pitch": -28.0,
+    "fov": 50.0,
+}
+"""Fixed camera looking at the table from the front right (PyBullet yaw/pitch, degrees)."""
+
+
+@njit(cache=True)
+def _fk_rows(q, out):
+    for k in range(q.shape[0]):
+        out[k] = panda.fk_tcp(q[k])
+
+
+@njit(cache=True)
+def _ik_targets(q, dx, damping, out):
+    for k in range(q.shape[0]):
+        dq = panda.dls_ik_step(q[k], dx[k], damping)
+        for i in range(7):
+            out[k, i] = q[k, i] + dq[i]
+
+
+def make_pybullet_env(
+    task_module,
+    num_envs: int,
+    config: TaskConfig | None = None,
+    num_workers: int | None = None,
+    physics_dt: float = 0.002,
+    substeps: int | None = None,
+    render: bool = False,
+    **kw,
+) -> PyBulletEnv:
+    """A :class:`PyBulletEnv` (see its docstring for ``kw``: ``dense_reward``,
+    ``autoreset``, ``scene``, ``scene_objects``, ``start_method``)."""
+    return PyBulletEnv(
+        task_module,
+        num_envs,
+        config,
+        num_workers=num_workers,
+        physics_dt=physics_dt,
+        substeps=substeps,
+        render=render,
+        **kw,
+    )
+
+
+class _Workers:
+    """Worlds in subprocesses: worker w serves the envs ``blocks[w]`` over a pipe."""
+
+    def __init__(self, specs: list[WorldSpec], num_workers: int, start_method: str):
+        ctx = mp.get_context(start_method)
+        self.blocks = [b for b in np.array_split(np.arange(len(specs)), num_workers) if b.size]
+        self.owner = np.empty(len(specs), dtype=np.int64)
+        self.local = np.empty(len(specs), dtype=np.int64)
+        for w, block in enumerate(self.blocks):
+            self.owner[block] = w
+            self.local[block] = np.arange(block.size)
+        self.conns, self.procs = [], []
+        try:
+            for block in self.blocks:
+                parent, child = ctx.Pipe()
+                proc = ctx.Process(
+                    target=worker_main,
+                    args=(child, [specs[i] for i in block]),
+                    daemon=True,
+                    name=f"miles-pybullet-{block[0]}-{block[-1]}",
+                )
+                proc.start()
+                child.close()
+                self.conns.append(parent)
+                self.procs.append(proc)
+            for w in range(len(self.blocks)):
+                self._receive(w)
+        except BaseException:
+            self.close()
+            raise
+        self._out = np.zeros((len(specs), STATE_DIM))
+
+    def _receive(self, w: int):
+        try:
+            status, payload = self.conns[w].recv()
+        except (EOFError, OSError) as exc:
+            code = self.procs[w].exitcode
+            raise RuntimeError(f"pybullet worker {w} died (exit code {code})") from exc
+        if status != "ok":
+            raise RuntimeError(f"pybullet worker {w} failed:\n{payload}")
+        return payload
+
+    def step(self, arm_targets: np.ndarray, finger_targets: np.ndarray) -> np.ndarray:
+        for w, block in enumerate(self.blocks):
+            sl = slice(block[0], block[-1] + 1)
+            self.conns[w].send(("step", (arm_targets[sl], finger_targets[sl])))
+        for w, block in enumerate(self.blocks):
+            self._out[block[0] : block[-1] + 1] = self._receive(w)
+        return self._out
+
+    def reset(self, env_ids: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        out = np.empty((len(env_ids), STATE_DIM))
+        busy = []
+        for w in np.unique(self.owner[env_ids]):
+            mask = self.owner[env_ids] == w
+            self.conns[w].send(("reset", (self.local[env_ids[mask]].tolist(), rows[mask])))
+            busy.append((w, mask))
+        for w, mask in busy:
+            out[mask] = self._receive(w)
+        return out
+
+    def set_goal(self, goals: np.ndarray) -> None:
+        for w, block in enumerate(self.blocks):
+            self.conns[w].send(("set_goal", (goals[block[0] : block[-1] + 1],)))
+        for w in range(len(self.blocks)):
+            self._receive(w)
+
+    def _one(self, method: str, env_index: int, *args):
+        w = int(self.owner[env_index])
+        self.conns[w].send((method, (int(self.local[env_index]), *args)))
+        return self._receive(w)
+
+    def render(self, env_index: int, width: int, height: int, camera: dict) -> np.ndarray:
+        return self._one("render", env_index, width, height, camera)
+
+    def body_positions(self, env_index: int) -> dict:
+        return self._one("body_positions", env_index)
+
+    def close(self) -> None:
+        for conn in self.conns:
+            try:
+                conn.send(("close", ()))
+            except (OSError, ValueError):
+                pass
+        for proc in self.procs:
+            proc.join(timeout=5.0)
+            if proc.is_alive():
+                logger.warning("pybullet worker %s did not exit; terminating it", proc.name)
+                proc.terminate()
+                proc.join(timeout=1.0)
+        for conn in self.conns:
+            conn.close()
+        self.conns, self.procs = [], []
+
+
+class _InProcess:
+    """All worlds in this process (``num_workers=0``); the same calls as :class:`_Workers`."""
+
+    def __init__(self, specs: list[WorldSpec]):
+        self.group = WorldGroup(specs)
+
+    def step(self, arm_targets, finger_targets):
+        return self.group.step(arm_targets, finger_targets)
+
+    def reset(self, env_ids, rows):
+        return self.group.reset(env_ids.tolist(), rows)
+
+    def set_goal(self, goals):
+        self.group.set_goal(goals)
+
+    def render(self, env_index, width, height, camera):
+        return self.group.render(env_index, width, height, camera)
+
+    def body_positions(self, env_index):
+        return self.group.body_positions(env_index)
+
+    def close(self):
+        self.group.close()
+
+
+class PyBulletEnv(BatchedEnv):
+    """Batched PyBullet env (gymnasium VectorEnv, SAME_STEP autoreset; see base.py).
+
+    Keyword options:
+      ``num_workers``: subprocess workers; None = min(num_envs, CPU count) when
+      num_envs > 1, else 0; 0 = every world in this process.
+      ``physics_dt``, ``substeps``: physics timestep (s) and steps per control period;
+      ``substeps * physics_dt`` must equal ``cfg.control_dt`` (substeps defaults to
+      ``round(control_dt / physics_dt)``).
+      ``render``: sets ``render_mode = "rgb_array"`` (``render()`` works either way).
+      ``dense_reward``: the task's dense (default) or sparse reward.
+      ``autoreset``: reset ended envs inside ``step`` (default); False leaves them
+      running (terminated/truncated are still reported), for scripted use.
+      ``scene``: the :class:`sims.scene.Scene` giving table and cube geometry (default:
+      config/scene.yaml); ``scene_objects``: also add its named cubes and pads.
+      ``start_method``: multiprocessing start method of the workers (default spawn).
+    """
+
+    backend_name = "pybullet"
+
+    def __init__(
+        self,
+        task_module,
+        num_envs: int,
+        config: TaskConfig | None = None,
+        *,
+        num_workers: int | None = None,
+        physics_dt: float = 0.002,
+        substeps: int | None = None,
+        render: bool = False,
+        dense_reward: bool = True,
+        autoreset: bool = True,
+        scene: Scene | None = None,
+        scene_objects: bool = False,
+        start_method: str = "spawn",
+    ):
+        super().__init__(task_module, num_envs, config)
+        self.closed = True  # until the worlds exist
+        cfg = self.cfg
+        n = self.num_envs
+        if not (
+            isinstance(physics_dt, (int, float)) and math.isfinite(physics_dt) and physics_dt > 0
+        ):
+            raise ValueError(
+                f"physics_dt must be a positive number of seconds, got {physics_dt!r}"
+            )
+        if substeps is None:
+            substeps = max(1, round(cfg.control_dt / physics_dt))
+        if not isinstance(substeps, (int, np.integer)) or substeps < 1:
+            raise ValueError(f"substeps must be an integer >= 1, got {substeps!r}")
+        if abs(substeps * physics_dt - cfg.control_dt) > 1e-6 * cfg.control_dt + 1e-12:
+            raise ValueError(
+                f"substeps * physics_dt = {substeps} * {physics_dt} s does not equal the "
+                f"task's control period {cfg.control_dt} s; change one of them"
+            )
+        if num_workers is None:
+            num_workers = min(n, os.cpu_count() or 1) if n > 1 else 0
+        if not isinstance(num_workers, (int, np.integer)) or num_workers < 0:
+            raise ValueError(f"num_workers must be an integer >= 0, got {num_workers!r}")
+        if cfg.action_mode not in ("joint", "cartesian"):
+            raise ValueError(f"unknown action_mode {cfg.action_mode!r} in the task config")
+        self.physics_dt = float(physics_dt)
+        self.substeps = int(substeps)
+        self.num_workers = int(min(num_workers, n))
+        self.dense_reward = bool(dense_reward)
+        self.autoreset = bool(autoreset)
+        self.render_mode = "rgb_array" if render else None
+        self.scene = scene if scene is not None else load_scene()
+        self.camera = dict(DEFAULT_CAMERA)
+
+        # Constants of the action mapping, computed once.
+        self._joint_step = cfg.joint_action_scale * panda.joint_velocity_limits * cfg.control_dt
+        self._finger_open = panda.finger_position_max
+        self._latency = int(cfg.randomization.action_latency_steps)
+        if self._latency < 0:
+            raise ValueError("randomization.action_latency_steps must be >= 0")
+        self._noise_std = float(cfg.randomization.observation_noise_std)
+
+        # Batched state, filled in place.
+        self._state = SimState(
+            joint_pos=np.zeros((n, 7)),
+            joint_vel=np.zeros((n, 7)),
+            tcp_pos=np.zeros((n, 3)),
+            finger_width=np.zeros(n),
+            object_pos=np.zeros((n, 3)),
+            object_yaw=np.zeros(n),
+            goal_pos=np.zeros((n, 3)),
+        )
+        self._arm_target = np.zeros((n, 7))
+        self._finger_target = np.zeros(n)
+        self._dx = np.zeros((n, 3))
+        self._steps = np.zeros(n, dtype=np.int64)
+        self._returns = np.zeros(n)
+        self._delay = np.zeros(n, dtype=np.int64)
+        self._episode_draws = np.ones((n, 2))  # friction scale, mass scale
+        self._history = np.zeros((n, self._latency + 1, self.action_dim))
+        self._rng: np.random.Generator | None = None
+        self._noise_rng: np.random.Generator | None = None
+        self._needs_reset = True
+
+        spec = self._world_spec(scene_objects)
+        specs = [spec] * n
+        if self.num_workers == 0:
+            self._worlds = _InProcess(specs)
+        else:
+            self._worlds = _Workers(specs, self.num_workers, start_method)
+        self.closed = False
+
+    def _world_spec(self, scene_objects: bool) -> WorldSpec:
+        cfg, scene = self.cfg, self.scene
+        cubes, pads = (), ()
+        if scene_objects:
+            cubes = tuple((o.name, o.position, o.color) for o in scene.objects.values())
+            pads = tuple((pl.name, pl.position, pl.size, pl.color) for pl in scene.places.values())
+        return WorldSpec(
+            has_object=cfg.has_object,
+            has_gripper=cfg.has_gripper,
+            physics_dt=self.physics_dt,
+            substeps=self.substeps,
+            arm_forces=tuple(float(f) for f in panda.joint_torque_limits),
+            finger_force=float(panda.gripper_force_continuous),
+            table_size=scene.table.size,
+            table_center_xy=scene.table.center_xy,
+            table_color=scene.table.color,
+            cube_size=scene.cube_size,
+            cube_mass=scene.cube_mass,
+            decor_cubes=cubes,
+            decor_pads=pads,
+        )
+
+    # --- gymnasium API -----------------------------------------------------------------
+    def reset(self, *, seed: int | list[int] | None = None, options: dict | None = None):
+        """Reset every env; ``seed`` reseeds all sampling (episodes, noise)."""
+        self._check_open()
+        if options:
+            raise ValueError(f"reset options are not supported, got {sorted(options)}")
+        if seed is not None or self._rng is None:
+            streams = np.random.SeedSequence(seed).spawn(2)
+            self._rng, self._noise_rng = (np.random.default_rng(s) for s in streams)
+        ids = np.arange(self.num_envs)
+        self._reset_envs(ids)
+        self._needs_reset = False
+        return self._observe(), {}
+
+    def step(self, actions):
+        """One control period for every env (see the module docstring for the mapping)."""
+        actions = self.check_actions(actions)
+        self._check_open()
+        if self._needs_reset:
+            raise RuntimeError("call reset() before step()")
+        if self._latency:
+            hist = self._history
+            hist[:, 1:] = hist[:, :-1]
+            hist[:, 0] = actions
+            actions = hist[np.arange(self.num_envs), self._delay]
+        self._compute_targets(actions)
+        rows = self._worlds.step(self._arm_target, self._finger_target)
+        self._unpack(rows, slice(None))
+
+        state, cfg = self._state, self.cfg
+        reward = self.task.reward(state, cfg, self.dense_reward)
+        success = np.asarray(self.task.success(state, cfg), dtype=bool)
+        self._steps += 1
+        self._returns += reward
+        terminated = success.copy()
+        truncated = self._steps >= cfg.episode_steps
+        obs = self._observe()
+        done = terminated | truncated
+        info = {
+            "success": success,
+            "final_obs": np.zeros_like(obs),
+            "_final_obs": np.zeros(self.num_envs, dtype=bool),
+            "episode_return": np.zeros(self.num_envs),
+            "episode_length": np.zeros(self.num_envs),
+        }
+        if self.autoreset and done.any():
+            ids = np.flatnonzero(done)
+            info["final_obs"][ids] = obs[ids]
+            info["_final_obs"][ids] = True
+            info["episode_return"][ids] = self._returns[ids]
+            info["episode_length"][ids] = self._steps[ids]
+            self._reset_envs(ids)
+            obs[ids] = self._observe(ids)
+        return obs, reward, terminated, truncated, info
+
+    def render(self, env_index: int = 0, width: int = 640, height: int = 480) -> np.ndarray:
+        """RGB image [height, width, 3] uint8 of one env from the fixed camera."""
+        self._check_open()
+        self._check_index(env_index)
+        for name, value in (("width", width), ("height", height)):
+            if not isinstance(value, (int, np.integer)) or not 1 <= value <= 4096:
+                raise ValueError(f"{name} must be an integer in [1, 4096], got {value!r}")
+        return self._worlds.render(int(env_index), int(width), int(height), self.camera)
+
+    def close_extras(self, **kwargs) -> None:
+        worlds = getattr(self, "_worlds", None)
+        if worlds is not None:
+            self._worlds = None
+            worlds.close()
+
+    def __del__(self):
+        try:
+            if not getattr(self, "closed", True):
+                self.close()
+        except Exception:  # interpreter shutdown: nothing sensible left to do
+            pass
+
+    # --- extras for tests, scripts and the ROS sim node ----------------------------------
+    def get_state(self) -> SimState:
+        """A copy of the current batched state (measured, without observation noise)."""
+        return SimState(*(a.copy() for a in self._state))
+
+    def set_goal(self, goal_pos) -> None:
+        """Replace the goals ([3] for every env or [N, 3]) without resetting anything."""
+        self._check_open()
+        goal = np.broadcast_to(np.asarray(goal_pos, dtype=np.float64), (self.num_envs, 3))
+        if not np.all(np.isfinite(goal)):
+            raise ValueError("goal_pos must be finite")
+        self._state.goal_pos[:] = goal
+        self._worlds.set_goal(self._state.goal_pos)
+
+    def randomization_state(self) -> dict[str, np.ndarray]:
+        """This episode's draws per env: friction scale, mass scale, action delay."""
+        return {
+            "friction_scale": self._episode_draws[:, 0].copy(),
+            "mass_scale": self._episode_draws[:, 1].copy(),
+            "action_delay": self._delay.copy(),
+        }
+
+    def body_positions(self, env_index: int = 0) -> dict[str, tuple[float, float, float]]:
+        """Positions of the scene's named cubes and pads (with ``scene_objects=True``)."""
+        self._check_open()
+        self._check_index(env_index)
+        return self._worlds.body_positions(int(env_index))
+
+    # --- internals ---------------------------------------------------------------------
+    def _check_open(self) -> None:
+        if self.closed:
+            raise RuntimeError("this PyBullet env is closed")
+
+    def _check_index(self, env_index) -> None:
+        if not isinstance(env_index, (int, np.integer)) or not 0 <= env_index < self.num_envs:
+            raise IndexError(f"env_index must be in [0, {self.num_envs}), got {env_index!r}")
+
+    def _compute_targets(self, actions: np.ndarray) -> None:
+        q = self._state.joint_pos
+        target = self._arm_target
+        if self.cfg.action_mode == "joint":
+            np.multiply(actions[:, :7], self._joint_step, out=target)
+            target += q
+        else:
+            np.multiply(actions[:, :3], self.cfg.cartesian_step_max, out=self._dx)
+            _ik_targets(q, self._dx, self.cfg.ik_damping, target)
+        np.clip(target, panda.joint_position_min, panda.joint_position_max, out=target)
+        if self.cfg.has_gripper:
+            np.copyto(self._finger_target, np.where(actions[:, 3] > 0.0, self._finger_open, 0.0))
+
+    def _unpack(self, rows: np.ndarray, ids) -> None:
+        s = self._state
+        s.joint_pos[ids] = rows[:, 0:7]
+        s.joint_vel[ids] = rows[:, 7:14]
+        s.finger_width[ids] = rows[:, 14]
+        if self.cfg.has_object:
+            s.object_pos[ids] = rows[:, 15:18]
+            s.object_yaw[ids] = rows[:, 18]
+        if isinstance(ids, slice):
+            _fk_rows(s.joint_pos, s.tcp_pos)
+        else:
+            tcp = np.empty((len(ids), 3))
+            _fk_rows(s.joint_pos[ids], tcp)
+            s.tcp_pos[ids] = tcp
+
+    def _sample_rows(self, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Reset rows [n, RESET_DIM], (friction, mass) scales [n, 2] and action delays [n]
+        of new episodes."""
+        task, cfg, rng = self.task, self.cfg, self._rng
+        rows = np.zeros((n, RESET_DIM))
+        if hasattr(task, "sample_reset"):
+            q, pos, yaw, goal = task.sample_reset(rng, n, cfg)
+            rows[:, 8:11] = pos
+            rows[:, 11] = yaw
+        else:
+            q = task.reset_distribution(rng, n, cfg)
+            goal = task.sample_goal(rng, n)
+        rows[:, 0:7] = q
+        rows[:, 7] = getattr(task, "INITIAL_FINGER_WIDTH", 0.0) / 2.0
+        rows[:, 12:15] = goal
+        r = cfg.randomization
+        mass_scale = rng.uniform(*r.object_mass_scale, size=n)
+        friction_scale = rng.uniform(*r.friction_scale, size=n)
+        rows[:, 15] = self.scene.cube_mass * mass_scale
+        rows[:, 16] = TABLE_FRICTION * friction_scale
+        draws = np.stack([friction_scale, mass_scale], axis=1)
+        return rows, draws, rng.integers(0, self._latency + 1, size=n)
+
+    def _reset_envs(self, ids: np.ndarray) -> None:
+        rows, self._episode_draws[ids], self._delay[ids] = self._sample_rows(len(ids))
+        states = self._worlds.reset(ids, rows)
+        self._state.goal_pos[ids] = rows[:, 12:15]
+        self._unpack(states, ids)
+        self._steps[ids] = 0
+        self._returns[ids] = 0.0
+        self._history[ids] = 0.0
+        if self.cfg.has_gripper:  # the fingers start open: hold them open until actions arrive
+            self._history[ids, :, 3] = 1.0
+
+    def _observe(self, ids=None) -> np.ndarray:
+        s = self._state
+        if ids is not None:
+            s = SimState(*(a[ids] for a in s))
+        if self._noise_std > 0.0:
+            s = self._add_noise(s)
+        return self.task.observe(s)
+
+    def _add_noise(self, s: SimState) -> SimState:
+        rng, std = self._noise_rng, self._noise_std
+        noisy = {
+            "joint_pos": s.joint_pos + rng.normal(0.0, std, s.joint_pos.shape),
+            "tcp_pos": s.tcp_pos + rng.normal(0.0, std, s.tcp_pos.shape),
+        }
+        if self.cfg.has_object:
+            noisy["object_pos"] = s.object_pos + rng.normal(0.0, std, s.object_pos.shape)
+            noisy["object_yaw"] = s.object_yaw + rng.normal(0.0, std, s.object_yaw.shape)
+        return s._replace(**noisy)

@@ -1,0 +1,171 @@
+"""The default scene (config/scene.yaml) as typed dataclasses.
+
+One definition of the table, the cubes and the target pads, read by the simulator, the
+planner and the tests. Coordinates are in the robot base frame (m): x forward, y left,
+z up, table top at z = 0.
+
+>>> scene = load_scene()
+>>> scene.objects["red_cube"].position
+(0.45, -0.1, 0.02)
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+SCENE_FILE = "scene.yaml"
+PACKAGE_NAME = "miles_ros"
+
+RGBA = tuple[float, float, float, float]
+Vec3 = tuple[float, float, float]
+
+
+@dataclass(frozen=True)
+class Table:
+    """A box whose top surface is the plane z = 0."""
+
+    size: Vec3
+    """Extent along x and y and the thickness (m)."""
+    center_xy: tuple[float, float]
+    """Centre of the top surface in the base frame (m)."""
+    color: RGBA
+    """RGBA in [0, 1]."""
+
+
+@dataclass(frozen=True)
+class SceneObject:
+    """A cube that skills can reach, push or pick."""
+
+    name: str
+    """Name used by skills and the planner, e.g. ``red_cube``."""
+    position: Vec3
+    """Initial centre of the cube in the base frame (m)."""
+    color: RGBA
+    """RGBA in [0, 1]."""
+
+
+@dataclass(frozen=True)
+class Place:
+    """A flat target pad on the table."""
+
+    name: str
+    """Name used by skills and the planner, e.g. ``left_pad``."""
+    position: Vec3
+    """Centre of the pad on the table surface (m)."""
+    size: tuple[float, float]
+    """Extent along x and y (m)."""
+    color: RGBA
+    """RGBA in [0, 1]."""
+
+
+@dataclass(frozen=True)
+class Scene:
+    """The whole default scene."""
+
+    table: Table
+    """The table the robot stands on."""
+    objects: dict[str, SceneObject]
+    """Cubes by name, in file order."""
+    places: dict[str, Place]
+    """Target pads by name, in file order."""
+    cube_size: float
+    """Edge length of every cube (m)."""
+    cube_mass: float
+    """Nominal mass of every cube (kg); domain randomization scales it."""
+
+    def position_of(self, name: str) -> Vec3:
+        """The position of an object or a place by name (KeyError lists the names)."""
+        if name in self.objects:
+            return self.objects[name].position
+        if name in self.places:
+            return self.places[name].position
+        known = ", ".join([*self.objects, *self.places])
+        raise KeyError(f"no object or place named {name!r} in the scene; known: {known}")
+
+
+def default_scene_path() -> Path:
+    """config/scene.yaml of the source tree, else the installed share/miles_ros/config copy."""
+    candidates = [Path(__file__).resolve().parents[1] / "config" / SCENE_FILE]
+    for prefix in dict.fromkeys([sys.prefix, os.environ.get("AMENT_PREFIX_PATH", "")]):
+        for root in prefix.split(os.pathsep):
+            if root:
+                candidates.append(Path(root) / "share" / PACKAGE_NAME / "config" / SCENE_FILE)
+    for path in candidates:
+        if path.is_file():
+            return path
+    tried = ", ".join(str(c) for c in candidates)
+    raise FileNotFoundError(f"default scene {SCENE_FILE} not found; looked in: {tried}")
+
+
+def _floats(value, n: int, where: str) -> tuple[float, ...]:
+    if not isinstance(value, (list, tuple)) or len(value) != n:
+        raise ValueError(f"{where}: expected a list of {n} numbers, got {value!r}")
+    try:
+        return tuple(float(v) for v in value)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{where}: expected numbers, got {value!r}") from exc
+
+
+def _positive(value, where: str) -> float:
+    try:
+        number = float(value)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{where}: expected a number, got {value!r}") from exc
+    if not number > 0:
+        raise ValueError(f"{where}: must be > 0, got {number}")
+    return number
+
+
+def parse_scene(data: dict, source: str = "<scene>") -> Scene:
+    """A :class:`Scene` from already-parsed YAML data; ValueError names a bad field."""
+    if not isinstance(data, dict):
+        raise ValueError(f"{source}: expected a mapping at the top level")
+    for key in ("table", "objects", "places", "cube_size", "cube_mass"):
+        if key not in data:
+            raise ValueError(f"{source}: missing key {key!r}")
+    t = data["table"]
+    table = Table(
+        size=_floats(t.get("size"), 3, f"{source}: table.size"),
+        center_xy=_floats(t.get("center_xy"), 2, f"{source}: table.center_xy"),
+        color=_floats(t.get("color", [0.8, 0.7, 0.55, 1.0]), 4, f"{source}: table.color"),
+    )
+    objects = {
+        name: SceneObject(
+            name=name,
+            position=_floats(spec.get("position"), 3, f"{source}: objects.{name}.position"),
+            color=_floats(spec.get("color", [0.5, 0.5, 0.5, 1.0]), 4, f"{source}: {name}.color"),
+        )
+        for name, spec in (data["objects"] or {}).items()
+    }
+    places = {
+        name: Place(
+            name=name,
+            position=_floats(spec.get("position"), 3, f"{source}: places.{name}.position"),
+            size=_floats(spec.get("size"), 2, f"{source}: places.{name}.size"),
+            color=_floats(spec.get("color", [0.6, 0.6, 0.6, 1.0]), 4, f"{source}: {name}.color"),
+        )
+        for name, spec in (data["places"] or {}).items()
+    }
+    clash = set(objects) & set(places)
+    if clash:
+        raise ValueError(f"{source}: names used for both an object and a place: {sorted(clash)}")
+    return Scene(
+        table=table,
+        objects=objects,
+        places=places,
+        cube_size=_positive(data["cube_size"], f"{source}: cube_size"),
+        cube_mass=_positive(data["cube_mass"], f"{source}: cube_mass"),
+    )
+
+
+def load_scene(path: str | os.PathLike | None = None) -> Scene:
+    """The scene in ``path`` (default: :func:`default_scene_path`)."""
+    scene_path = Path(path) if path is not None else default_scene_path()
+    with open(scene_path, encoding="utf-8") as stream:
+        data = yaml.safe_load(stream)
+    return parse_scene(data, str(scene_path))
