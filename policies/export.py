@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import time
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -61,7 +62,10 @@ def export_onnx(model: ActorCritic, out_dir: str | Path) -> dict[str, Path]:
     for role, wrapper, output in (("actor", ExportedActor(model), "actions"),
                                   ("critic", ExportedCritic(model), "value")):
         path = out_dir / f"{role}.onnx"
-        with torch.no_grad():
+        with torch.no_grad(), warnings.catch_warnings():
+            # The TorchScript exporter is chosen on purpose (dynamo=False): small MLPs,
+            # one self-contained file, a fixed opset. Its deprecation notice is noise here.
+            warnings.simplefilter("ignore", DeprecationWarning)
             torch.onnx.export(
                 wrapper.eval(), (dummy,), str(path), input_names=["obs"],
                 output_names=[output], dynamic_axes={"obs": {0: "batch"}, output: {0: "batch"}},

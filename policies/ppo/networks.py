@@ -42,7 +42,8 @@ class RunningNormalizer(nn.Module):
         total = self.count + batch_count
         delta = batch_mean - mean
         new_mean = mean + delta * (batch_count / total)
-        m2 = var * self.count + batch_var * batch_count + delta**2 * self.count * batch_count / total
+        m2 = (var * self.count + batch_var * batch_count
+              + delta**2 * self.count * batch_count / total)
         self.mean.copy_(new_mean.to(self.mean.dtype))
         self.var.copy_((m2 / total).to(self.var.dtype))
         self.count.copy_(total)
