@@ -129,7 +129,15 @@ class _Workers:
                 self.conns.append(parent)
                 self.procs.append(proc)
             for w in range(len(self.blocks)):
-                self._receive(w)
+                try:
+                    self._receive(w)
+                except RuntimeError as exc:
+                    raise RuntimeError(
+                        f"{exc}\nA pybullet worker failed to start. With the '{start_method}' "
+                        "start method each worker re-imports the main script: guard its entry "
+                        "point with `if __name__ == '__main__':`, or pass num_workers=0 to keep "
+                        "the worlds in this process."
+                    ) from exc
         except BaseException:
             self.close()
             raise

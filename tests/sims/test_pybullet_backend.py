@@ -1,6 +1,7 @@
 """The PyBullet backend: rollouts, determinism, limits, camera, bad input, subprocess parity."""
 
 import dataclasses
+import gc
 
 import numpy as np
 import pybullet as p
@@ -358,7 +359,19 @@ def test_subprocess_workers_match_in_process_for_the_same_seed():
                 trace += [obs, reward, terminated, truncated, info["final_obs"]]
             trace.append(env.render(env_index=2, width=32, height=24))
             traces.append(trace)
+            procs = list(env._worlds.procs) if workers else []
         finally:
             env.close()
+        for proc in procs:  # close() ends the workers
+            assert not proc.is_alive() and proc.exitcode == 0
     for x, y in zip(*traces, strict=True):
         np.testing.assert_array_equal(x, y)
+
+
+def test_dropping_an_env_disconnects_its_worlds():
+    env = make_pybullet_env(reach, 1, num_workers=0)
+    client = env._worlds.group.worlds[0].client
+    assert p.getConnectionInfo(physicsClientId=client)["isConnected"] == 1
+    del env
+    gc.collect()
+    assert p.getConnectionInfo(physicsClientId=client)["isConnected"] == 0
