@@ -124,9 +124,9 @@ def _params(task_module, cfg: TaskConfig, dense: bool) -> tuple[np.ndarray, np.n
         task_module, "GOAL_Z_RANGE", (task_module.CUBE_REST_Z, task_module.CUBE_REST_Z)
     )
     fp[nk.P_AIR_PROB] = getattr(task_module, "AIR_GOAL_PROBABILITY", 0.0)
-    ip[nk.I_GOAL_TRIES] = task_module.GOAL_SAMPLE_TRIES if hasattr(
-        task_module, "GOAL_SAMPLE_TRIES"
-    ) else 64
+    ip[nk.I_GOAL_TRIES] = (
+        task_module.GOAL_SAMPLE_TRIES if hasattr(task_module, "GOAL_SAMPLE_TRIES") else 64
+    )
     return fp, ip
 
 
@@ -151,16 +151,8 @@ class NumbaEnv(BatchedEnv):
         self.dense_reward = dense_reward
         n = self.num_envs
         self._n_chunks = int(max(1, min(n, 8 * numba.get_num_threads())))
-        self._q = np.zeros((n, 7))
-        self._qd = np.zeros((n, 7))
-        self._tcp = np.zeros((n, 6))
-        self._grip = np.zeros((n, 2))
-        self._obj = np.zeros((n, 8))
-        self._gof = np.zeros((n, 4))
-        self._goal = np.zeros((n, 3))
-        self._dr = np.zeros((n, 3))
-        self._counters = np.zeros((n, 2), dtype=np.int64)
-        self._ep_ret = np.zeros(n)
+        self._st = np.zeros((n, nk.NUM_STATE))
+        self._cnt = np.zeros((n, 2), dtype=np.int64)
         k1 = self.cfg.randomization.action_latency_steps + 1
         self._abuf = np.zeros((n, k1, self.action_dim))
         self._obs = np.zeros((n, self.obs_dim), dtype=np.float32)
@@ -172,12 +164,11 @@ class NumbaEnv(BatchedEnv):
     def _reset_all(self, seed: int | None, bump: bool) -> None:
         if seed is not None:
             self._seed = np.uint64(seed)
-            self._counters[:, 1] = 0
+            self._cnt[:, nk.C_EPISODE] = 0
         self._obs = np.empty((self.num_envs, self.obs_dim), dtype=np.float32)
         nk.reset_kernel(
-            self._fp, self._ip, self._seed, self._n_chunks, self._all, bump, self._q,
-            self._qd, self._tcp, self._grip, self._obj, self._gof, self._goal, self._dr,
-            self._counters, self._ep_ret, self._abuf, self._obs,
+            self._fp, self._ip, self._seed, self._n_chunks, self._all, bump, self._st,
+            self._cnt, self._abuf, self._obs,
         )  # fmt: skip
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
@@ -192,46 +183,67 @@ class NumbaEnv(BatchedEnv):
         self._reset_all(seed, bump=seed is None)
         return self._obs, {}
 
+    def check_actions(self, actions) -> np.ndarray:
+        """Actions as float64 [N, A]; ValueError for a wrong shape or non-finite values
+        (the kernel clips to [-1, 1])."""
+        arr = np.asarray(actions)
+        expected = (self.num_envs, self.action_dim)
+        if arr.shape != expected:
+            raise ValueError(
+                f"{self.task.CONFIG.name}: actions must have shape {expected} "
+                f"(num_envs, action_dim), got {arr.shape}"
+            )
+        if arr.dtype != np.float64:
+            if not np.issubdtype(arr.dtype, np.number) or np.iscomplexobj(arr):
+                raise ValueError(f"actions must be real numbers, got dtype {arr.dtype}")
+            arr = arr.astype(np.float64)
+        arr = np.ascontiguousarray(arr)
+        bad = nk.first_non_finite(arr)
+        if bad >= 0:
+            env, dim = divmod(int(bad), self.action_dim)
+            raise ValueError(f"{self.task.CONFIG.name}: non-finite action at env {env}, dim {dim}")
+        return arr
+
     def step(self, actions):
         """Advance every env one control period; SAME_STEP autoreset (see base.py)."""
-        actions = np.ascontiguousarray(self.check_actions(actions))
+        actions = self.check_actions(actions)
         n, dim = self.num_envs, self.obs_dim
         obs = np.empty((n, dim), dtype=np.float32)
-        reward = np.empty(n)
-        terminated = np.empty(n, dtype=np.bool_)
-        truncated = np.empty(n, dtype=np.bool_)
-        success = np.empty(n, dtype=np.bool_)
         final_obs = np.empty((n, dim), dtype=np.float32)
-        has_final = np.empty(n, dtype=np.bool_)
-        final_return = np.empty(n)
-        final_length = np.empty(n)
+        res = np.empty((3, n))
+        flags = np.empty((4, n), dtype=np.bool_)
         nk.step_kernel(
-            self._fp, self._ip, self._seed, self._n_chunks, actions, self._q, self._qd,
-            self._tcp, self._grip, self._obj, self._gof, self._goal, self._dr,
-            self._counters, self._ep_ret, self._abuf, obs, reward, terminated, truncated,
-            success, final_obs, has_final, final_return, final_length,
+            self._fp, self._ip, self._seed, self._n_chunks, actions, self._st, self._cnt,
+            self._abuf, obs, final_obs, res, flags,
         )  # fmt: skip
         self._obs = obs
         info = {
-            "success": success,
+            "success": flags[nk.F_SUCCESS],
             "final_obs": final_obs,
-            "_final_obs": has_final,
-            "episode_return": final_return,
-            "episode_length": final_length,
+            "_final_obs": flags[nk.F_FINAL],
+            "episode_return": res[nk.R_FINAL_RETURN],
+            "episode_length": res[nk.R_FINAL_LENGTH],
         }
-        return obs, reward, terminated, truncated, info
+        return (
+            obs,
+            res[nk.R_REWARD],
+            flags[nk.F_TERMINATED],
+            flags[nk.F_TRUNCATED],
+            info,
+        )
 
     # ---------------------------------------------------------------------------------
     def get_state(self) -> SimState:
         """A copy of the current batched state."""
+        st = self._st
         return SimState(
-            joint_pos=self._q.copy(),
-            joint_vel=self._qd.copy(),
-            tcp_pos=self._tcp[:, :3].copy(),
-            finger_width=self._grip[:, 0].copy(),
-            object_pos=self._obj[:, :3].copy(),
-            object_yaw=self._obj[:, 3].copy(),
-            goal_pos=self._goal.copy(),
+            joint_pos=st[:, nk.S_Q : nk.S_Q + 7].copy(),
+            joint_vel=st[:, nk.S_QD : nk.S_QD + 7].copy(),
+            tcp_pos=st[:, nk.S_TCP : nk.S_TCP + 3].copy(),
+            finger_width=st[:, nk.S_WIDTH].copy(),
+            object_pos=st[:, nk.S_OBJ : nk.S_OBJ + 3].copy(),
+            object_yaw=st[:, nk.S_YAW].copy(),
+            goal_pos=st[:, nk.S_GOAL : nk.S_GOAL + 3].copy(),
         )
 
     def set_state(
@@ -242,49 +254,51 @@ class NumbaEnv(BatchedEnv):
         goal_pos: np.ndarray | None = None,
         finger_width: np.ndarray | None = None,
     ) -> np.ndarray:
-        """Overwrite parts of the state (arrays broadcast to [N, ...]; joint velocities and
-        object velocities are zeroed, a grasp is released) and return the new observation.
-        For tests and scripted scenes."""
+        """Overwrite parts of the state (arrays broadcast to [N, ...]; joint and cube
+        velocities are zeroed, a grasp is released) and return the new observation. For
+        tests and scripted scenes; the episode's step count is kept."""
         n = self.num_envs
+        st = self._st
 
-        def put(dst: np.ndarray, value, shape: tuple, name: str) -> None:
+        def put(col: int, size: int, value, name: str) -> None:
+            shape = (n, size) if size > 1 else (n,)
             arr = np.broadcast_to(np.asarray(value, dtype=np.float64), shape)
             if not np.all(np.isfinite(arr)):
                 raise ValueError(f"set_state: {name} must be finite")
-            dst[...] = arr
+            if size > 1:
+                st[:, col : col + size] = arr
+            else:
+                st[:, col] = arr
 
         if joint_pos is not None:
-            put(self._q, joint_pos, (n, 7), "joint_pos")
-            np.clip(self._q, nk._Q_MIN, nk._Q_MAX, out=self._q)
+            put(nk.S_Q, 7, joint_pos, "joint_pos")
+            np.clip(st[:, :7], nk._Q_MIN, nk._Q_MAX, out=st[:, :7])
         if object_pos is not None:
-            put(self._obj[:, :3], object_pos, (n, 3), "object_pos")
+            put(nk.S_OBJ, 3, object_pos, "object_pos")
         if object_yaw is not None:
-            put(self._obj[:, 3], object_yaw, (n,), "object_yaw")
+            put(nk.S_YAW, 1, object_yaw, "object_yaw")
         if goal_pos is not None:
-            put(self._goal, goal_pos, (n, 3), "goal_pos")
+            put(nk.S_GOAL, 3, goal_pos, "goal_pos")
         if finger_width is not None:
-            put(self._grip[:, 0], finger_width, (n,), "finger_width")
-        self._qd[:] = 0.0
-        self._obj[:, 4:] = 0.0
-        self._grip[:, 1] = 0.0
+            put(nk.S_WIDTH, 1, finger_width, "finger_width")
+        st[:, nk.S_QD : nk.S_QD + 7] = 0.0
+        st[:, nk.S_VEL : nk.S_VEL + 3] = 0.0
+        st[:, nk.S_GRASPED] = 0.0
         self._obs = np.empty((n, self.obs_dim), dtype=np.float32)
-        nk.refresh_kernel(
-            self._fp, self._ip, self._seed, self._n_chunks, self._q, self._tcp, self._grip,
-            self._obj, self._goal, self._qd, self._counters, self._obs,
-        )  # fmt: skip
+        nk.refresh_kernel(self._fp, self._ip, self._seed, self._n_chunks, st, self._cnt, self._obs)
         return self._obs
 
     def randomization_state(self) -> dict[str, np.ndarray]:
         """This episode's draws per env: friction scale, mass scale, action delay."""
         return {
-            "friction_scale": self._dr[:, 0].copy(),
-            "mass_scale": self._dr[:, 1].copy(),
-            "action_delay": self._dr[:, 2].astype(np.int64),
+            "friction_scale": self._st[:, nk.S_FRICTION].copy(),
+            "mass_scale": self._st[:, nk.S_MASS].copy(),
+            "action_delay": self._st[:, nk.S_DELAY].astype(np.int64),
         }
 
     def grasped(self) -> np.ndarray:
         """[N] bool: whether the cube is held (pick_place)."""
-        return self._grip[:, 1] > 0.5
+        return self._st[:, nk.S_GRASPED] > 0.5
 
     def close_extras(self, **kwargs) -> None:
         """Nothing to release: the state is plain arrays."""

@@ -91,8 +91,11 @@ GRASP_RELEASE_SLACK = 0.002
 
 _DH_A = panda.dh_a.copy()
 _DH_D = panda.dh_d.copy()
-_COS_ALPHA = np.array([math.cos(a) for a in panda.dh_alpha])
 _SIN_ALPHA = np.array([math.sin(a) for a in panda.dh_alpha])
+# fk_row is specialised to the Panda's table: alpha_0 = alpha_7 = 0, the rest +-pi/2, a_0 = 0
+assert panda.dh_alpha[0] == 0.0 and panda.dh_alpha[7] == 0.0 and panda.dh_a[0] == 0.0
+assert np.all(np.abs(np.abs(panda.dh_alpha[1:7]) - math.pi / 2) < 1e-15)
+assert panda.dh_a[7] == 0.0
 _Q_MIN = panda.joint_position_min.copy()
 _Q_MAX = panda.joint_position_max.copy()
 _V_MAX = panda.joint_velocity_limits.copy()
@@ -151,68 +154,122 @@ def normal01(key, counter):
 # Kinematics (allocation-free)
 # ======================================================================================
 @njit(cache=True)
+def sincos(x):
+    """(sin x, cos x) for moderate |x| (joint angles): Cody-Waite reduction by pi/2 and
+    fdlibm's kernel polynomials; within 2 ulp of libm, several times faster."""
+    n = math.floor(x * 0.6366197723675814 + 0.5)
+    r = (x - n * 1.5707963267341256) - n * 6.077100506506192e-11
+    z = r * r
+    s = r + r * z * (
+        -1.66666666666666324348e-01
+        + z
+        * (
+            8.33333333332248946124e-03
+            + z
+            * (
+                -1.98412698298579493134e-04
+                + z
+                * (
+                    2.75573137070700676789e-06
+                    + z * (-2.50507602534068634195e-08 + z * 1.58969099521155010221e-10)
+                )
+            )
+        )
+    )
+    c = (
+        1.0
+        - 0.5 * z
+        + z
+        * z
+        * (
+            4.16666666666666019037e-02
+            + z
+            * (
+                -1.38888888888741095749e-03
+                + z
+                * (
+                    2.48015872894767294178e-05
+                    + z
+                    * (
+                        -2.75573143513906633035e-07
+                        + z * (2.08757232129817482790e-09 + z * -1.13596475577881948265e-11)
+                    )
+                )
+            )
+        )
+    )
+    quadrant = int(n)
+    swap = (quadrant & 1) == 1  # branch-free selects, so loops over envs vectorize
+    sin_sign = 1.0 - 2.0 * ((quadrant >> 1) & 1)
+    cos_sign = 1.0 - 2.0 * (((quadrant + 1) >> 1) & 1)
+    return sin_sign * (c if swap else s), cos_sign * (s if swap else c)
+
+
+@njit(cache=True)
+def _joint_perp(r00, r01, r02, r10, r11, r12, r20, r21, r22, px, py, pz, th, a, d, sa):
+    """Append a modified-DH joint with alpha = +-pi/2 (``sa`` = sin alpha = +-1)."""
+    st, ct = sincos(th)
+    px += a * r00 - sa * d * r01
+    py += a * r10 - sa * d * r11
+    pz += a * r20 - sa * d * r21
+    sst = sa * st
+    sct = sa * ct
+    return (
+        ct * r00 + sst * r02,
+        -st * r00 + sct * r02,
+        -sa * r01,
+        ct * r10 + sst * r12,
+        -st * r10 + sct * r12,
+        -sa * r11,
+        ct * r20 + sst * r22,
+        -st * r20 + sct * r22,
+        -sa * r21,
+        px,
+        py,
+        pz,
+    )
+
+
+@njit(cache=True)
+def _store_frame(frames, i, r02, r12, r22, px, py, pz):
+    frames[i, 0] = r02
+    frames[i, 1] = r12
+    frames[i, 2] = r22
+    frames[i, 3] = px
+    frames[i, 4] = py
+    frames[i, 5] = pz
+
+
+@njit(cache=True)
 def fk_row(q, k, store, frames):
-    """Forward kinematics of configuration ``q[k]`` with scalars only.
+    """Forward kinematics of configuration ``q[k]`` with scalars only, specialised to the
+    Panda's modified-DH table (alpha in {0, +-pi/2}); equals
+    :func:`sims.robots.panda.fk_tcp` to ~1e-15 m.
 
     Returns (tcp x, y, z, finger axis x, y, z) in the base frame. With ``store`` it also
     writes joint frame i's z axis into ``frames[i, 0:3]`` and its origin into
     ``frames[i, 3:6]`` (i = 0..6), for :func:`dls_row`.
     """
-    r00 = 1.0
-    r01 = 0.0
-    r02 = 0.0
-    r10 = 0.0
-    r11 = 1.0
-    r12 = 0.0
-    r20 = 0.0
-    r21 = 0.0
-    r22 = 1.0
-    px = 0.0
-    py = 0.0
-    pz = 0.0
-    for i in range(8):
-        ca = _COS_ALPHA[i]
-        sa = _SIN_ALPHA[i]
-        a = _DH_A[i]
-        d = _DH_D[i]
-        if i < 7:
-            th = q[k, i]
-            ct = math.cos(th)
-            st = math.sin(th)
-        else:
-            ct = 1.0
-            st = 0.0
-        t1 = -sa * d
-        t2 = ca * d
-        px = px + r00 * a + r01 * t1 + r02 * t2
-        py = py + r10 * a + r11 * t1 + r12 * t2
-        pz = pz + r20 * a + r21 * t1 + r22 * t2
-        c0y = st * ca
-        c0z = st * sa
-        c1y = ct * ca
-        c1z = ct * sa
-        n00 = r00 * ct + r01 * c0y + r02 * c0z
-        n10 = r10 * ct + r11 * c0y + r12 * c0z
-        n20 = r20 * ct + r21 * c0y + r22 * c0z
-        n01 = -r00 * st + r01 * c1y + r02 * c1z
-        n11 = -r10 * st + r11 * c1y + r12 * c1z
-        n21 = -r20 * st + r21 * c1y + r22 * c1z
-        n02 = -r01 * sa + r02 * ca
-        n12 = -r11 * sa + r12 * ca
-        n22 = -r21 * sa + r22 * ca
-        r00, r10, r20 = n00, n10, n20
-        r01, r11, r21 = n01, n11, n21
-        r02, r12, r22 = n02, n12, n22
-        if store and i < 7:
-            frames[i, 0] = r02
-            frames[i, 1] = r12
-            frames[i, 2] = r22
-            frames[i, 3] = px
-            frames[i, 4] = py
-            frames[i, 5] = pz
-    tx = px + _FLANGE_TO_TCP * r02
-    ty = py + _FLANGE_TO_TCP * r12
-    tz = pz + _FLANGE_TO_TCP * r22
+    s1, c1 = sincos(q[k, 0])
+    # joint 1: alpha 0, a 0, d 0.333 from the identity
+    r00, r01, r02 = c1, -s1, 0.0
+    r10, r11, r12 = s1, c1, 0.0
+    r20, r21, r22 = 0.0, 0.0, 1.0
+    px, py, pz = 0.0, 0.0, _DH_D[0]
+    if store:
+        _store_frame(frames, 0, r02, r12, r22, px, py, pz)
+    for i in range(1, 7):
+        r00, r01, r02, r10, r11, r12, r20, r21, r22, px, py, pz = _joint_perp(
+            r00, r01, r02, r10, r11, r12, r20, r21, r22, px, py, pz,
+            q[k, i], _DH_A[i], _DH_D[i], _SIN_ALPHA[i],
+        )  # fmt: skip
+        if store:
+            _store_frame(frames, i, r02, r12, r22, px, py, pz)
+    # flange (alpha 0, a 0, d 0.107, theta 0) and the TCP 0.105 m further along z
+    reach = _DH_D[7] + _FLANGE_TO_TCP
+    tx = px + reach * r02
+    ty = py + reach * r12
+    tz = pz + reach * r22
     fx = r00 * _FINGER_AXIS_X + r01 * _FINGER_AXIS_Y
     fy = r10 * _FINGER_AXIS_X + r11 * _FINGER_AXIS_Y
     fz = r20 * _FINGER_AXIS_X + r21 * _FINGER_AXIS_Y
@@ -369,24 +426,53 @@ def wrap_quarter(angle):
 
 
 # ======================================================================================
-# Observation, reward, reset, step for one env
+# Per-env state: one float64 row per env (columns below), plus int64 counters
 # ======================================================================================
+S_Q = 0  # 7 joint positions (must stay at column 0: fk_row reads st[k, 0:7])
+S_QD = 7  # 7 joint velocities
+S_TCP = 14  # 3 TCP position
+S_FAX = 17  # 3 finger axis (TCP y) in the base frame
+S_WIDTH = 20  # finger opening
+S_GRASPED = 21  # 1.0 while the cube is held
+S_OBJ = 22  # 3 cube centre
+S_YAW = 25  # cube yaw
+S_VEL = 26  # 3 cube velocity (sliding x, y; falling z)
+S_GOF = 29  # 4 grasp offset: cube - TCP (3), cube yaw - hand yaw
+S_GOAL = 33  # 3 goal
+S_FRICTION = 36  # friction scale of this episode
+S_MASS = 37  # mass scale of this episode
+S_DELAY = 38  # action delay (steps) of this episode
+S_RETURN = 39  # return so far
+NUM_STATE = 40
+
+C_STEPS = 0  # steps in this episode
+C_EPISODE = 1  # episode counter (keys the RNG)
+
+R_REWARD = 0  # rows of the float results [3, N]
+R_FINAL_RETURN = 1
+R_FINAL_LENGTH = 2
+F_TERMINATED = 0  # rows of the bool results [4, N]
+F_TRUNCATED = 1
+F_SUCCESS = 2
+F_FINAL = 3
+
+
 @njit(cache=True)
-def write_obs(kind, k, out, q, qd, tcp, grip, obj, goal, noise_std, key, step):
+def write_obs(kind, k, st, out, noise_std, key, step):
     """Observation row ``out[k]`` for the task ``kind``, the same layout and arithmetic as
     the task module's ``observe``; with ``noise_std`` > 0, Gaussian noise on joint, TCP
-    and object positions and the object yaw (derived fields use the noisy values)."""
+    and object positions and the cube yaw (derived fields use the noisy values)."""
     base = NOISE_COUNTER_BASE + step * 32
     noisy = noise_std > 0.0
     for i in range(7):
-        v = q[k, i]
+        v = st[k, S_Q + i]
         if noisy:
             v += noise_std * normal01(key, base + i)
         out[k, i] = v
-        out[k, 7 + i] = qd[k, i]
-    tx = tcp[k, 0]
-    ty = tcp[k, 1]
-    tz = tcp[k, 2]
+        out[k, 7 + i] = st[k, S_QD + i]
+    tx = st[k, S_TCP]
+    ty = st[k, S_TCP + 1]
+    tz = st[k, S_TCP + 2]
     if noisy:
         tx += noise_std * normal01(key, base + 7)
         ty += noise_std * normal01(key, base + 8)
@@ -394,9 +480,9 @@ def write_obs(kind, k, out, q, qd, tcp, grip, obj, goal, noise_std, key, step):
     out[k, 14] = tx
     out[k, 15] = ty
     out[k, 16] = tz
-    gx = goal[k, 0]
-    gy = goal[k, 1]
-    gz = goal[k, 2]
+    gx = st[k, S_GOAL]
+    gy = st[k, S_GOAL + 1]
+    gz = st[k, S_GOAL + 2]
     if kind == KIND_REACH:
         out[k, 17] = gx
         out[k, 18] = gy
@@ -407,12 +493,12 @@ def write_obs(kind, k, out, q, qd, tcp, grip, obj, goal, noise_std, key, step):
         return
     j = 17
     if kind == KIND_PICK_PLACE:
-        out[k, j] = grip[k, 0]
+        out[k, j] = st[k, S_WIDTH]
         j += 1
-    ox = obj[k, 0]
-    oy = obj[k, 1]
-    oz = obj[k, 2]
-    yaw = obj[k, 3]
+    ox = st[k, S_OBJ]
+    oy = st[k, S_OBJ + 1]
+    oz = st[k, S_OBJ + 2]
+    yaw = st[k, S_YAW]
     if noisy:
         ox += noise_std * normal01(key, base + 10)
         oy += noise_std * normal01(key, base + 11)
@@ -435,102 +521,100 @@ def write_obs(kind, k, out, q, qd, tcp, grip, obj, goal, noise_std, key, step):
 
 
 @njit(cache=True)
-def reward_success(kind, dense, k, fp, tcp, obj, goal):
+def reward_success(kind, dense, k, fp, st):
     """(reward, success) of env ``k``: the task module's ``reward`` and ``success``."""
     thr = fp[P_SUCCESS]
     if kind == KIND_REACH:
-        dx = tcp[k, 0] - goal[k, 0]
-        dy = tcp[k, 1] - goal[k, 1]
-        dz = tcp[k, 2] - goal[k, 2]
+        dx = st[k, S_TCP] - st[k, S_GOAL]
+        dy = st[k, S_TCP + 1] - st[k, S_GOAL + 1]
+        dz = st[k, S_TCP + 2] - st[k, S_GOAL + 2]
         d = math.sqrt(dx * dx + dy * dy + dz * dz)
         if dense:
             return -d, d < thr
         return -1.0 if d > thr else 0.0, d < thr
-    dx = obj[k, 0] - goal[k, 0]
-    dy = obj[k, 1] - goal[k, 1]
+    dx = st[k, S_OBJ] - st[k, S_GOAL]
+    dy = st[k, S_OBJ + 1] - st[k, S_GOAL + 1]
     if kind == KIND_PUSH:
         d = math.sqrt(dx * dx + dy * dy)
     else:
-        dz = obj[k, 2] - goal[k, 2]
+        dz = st[k, S_OBJ + 2] - st[k, S_GOAL + 2]
         d = math.sqrt(dx * dx + dy * dy + dz * dz)
     if not dense:
         return -1.0 if d >= thr else 0.0, d < thr
-    ex = tcp[k, 0] - obj[k, 0]
-    ey = tcp[k, 1] - obj[k, 1]
-    ez = tcp[k, 2] - obj[k, 2]
+    ex = st[k, S_TCP] - st[k, S_OBJ]
+    ey = st[k, S_TCP + 1] - st[k, S_OBJ + 1]
+    ez = st[k, S_TCP + 2] - st[k, S_OBJ + 2]
     reach = math.sqrt(ex * ex + ey * ey + ez * ez)
     return -d - fp[P_REACH_WEIGHT] * reach, d < thr
 
 
 @njit(cache=True)
-def reset_env(k, fp, ip, seed, q, qd, tcp, grip, obj, gof, goal, dr, counters, ep_ret, abuf,
-              frames):
-    """Start a new episode for env ``k`` from its episode key (``counters[k, 1]``)."""
-    kind = ip[I_KIND]
-    key = episode_key(seed, k, counters[k, 1])
+def store_fk(k, st, frames):
+    """TCP and finger axis of env ``k`` from its joint positions."""
+    tx, ty, tz, fx, fy, fz = fk_row(st, k, False, frames)
+    st[k, S_TCP] = tx
+    st[k, S_TCP + 1] = ty
+    st[k, S_TCP + 2] = tz
+    st[k, S_FAX] = fx
+    st[k, S_FAX + 1] = fy
+    st[k, S_FAX + 2] = fz
+
+
+@njit(cache=True)
+def _uniform(key, counter, lo, hi):
+    return lo + (hi - lo) * uniform01(key, counter)
+
+
+@njit(cache=True)
+def reset_env(k, fp, ip, seed, st, cnt, abuf, frames):
+    """Start a new episode for env ``k``, drawn from its episode key (``cnt[k, 1]``)."""
+    key = episode_key(seed, k, cnt[k, C_EPISODE])
     noise = fp[P_JOINT_NOISE]
+    for i in range(NUM_STATE):
+        st[k, i] = 0.0
     for i in range(7):
-        v = _Q_HOME[i] + noise * (2.0 * uniform01(key, i) - 1.0)
-        q[k, i] = _clip(v, _Q_MIN[i], _Q_MAX[i])
-        qd[k, i] = 0.0
-    tx, ty, tz, fx, fy, fz = fk_row(q, k, False, frames)
-    tcp[k, 0] = tx
-    tcp[k, 1] = ty
-    tcp[k, 2] = tz
-    tcp[k, 3] = fx
-    tcp[k, 4] = fy
-    tcp[k, 5] = fz
-    grip[k, 0] = fp[P_INIT_WIDTH]
-    grip[k, 1] = 0.0
-    for i in range(8):
-        obj[k, i] = 0.0
-    for i in range(4):
-        gof[k, i] = 0.0
-    u = uniform01(key, 10)
-    dr[k, 0] = fp[P_FRICTION_LO] + (fp[P_FRICTION_HI] - fp[P_FRICTION_LO]) * u
-    u = uniform01(key, 11)
-    dr[k, 1] = fp[P_MASS_LO] + (fp[P_MASS_HI] - fp[P_MASS_LO]) * u
+        st[k, S_Q + i] = _clip(_uniform(key, i, _Q_HOME[i] - noise, _Q_HOME[i] + noise),
+                               _Q_MIN[i], _Q_MAX[i])  # fmt: skip
+    store_fk(k, st, frames)
+    st[k, S_WIDTH] = fp[P_INIT_WIDTH]
+    st[k, S_FRICTION] = _uniform(key, 10, fp[P_FRICTION_LO], fp[P_FRICTION_HI])
+    st[k, S_MASS] = _uniform(key, 11, fp[P_MASS_LO], fp[P_MASS_HI])
     k1 = abuf.shape[1]
-    delay = int(math.floor(uniform01(key, 12) * k1))
-    dr[k, 2] = float(min(delay, k1 - 1))
+    st[k, S_DELAY] = float(min(int(math.floor(uniform01(key, 12) * k1)), k1 - 1))
     has_gripper = ip[I_HAS_GRIPPER] != 0
     for s in range(k1):
         for j in range(abuf.shape[2]):
             abuf[k, s, j] = 0.0
         if has_gripper:
             abuf[k, s, 3] = 1.0  # a delayed gripper command keeps the fingers open
-    counters[k, 0] = 0
-    ep_ret[k] = 0.0
-    if kind == KIND_REACH:
-        goal[k, 0] = fp[P_GOAL_X_LO] + (fp[P_GOAL_X_HI] - fp[P_GOAL_X_LO]) * uniform01(key, 15)
-        goal[k, 1] = fp[P_GOAL_Y_LO] + (fp[P_GOAL_Y_HI] - fp[P_GOAL_Y_LO]) * uniform01(key, 16)
-        goal[k, 2] = fp[P_GOAL_Z_LO] + (fp[P_GOAL_Z_HI] - fp[P_GOAL_Z_LO]) * uniform01(key, 17)
+    cnt[k, C_STEPS] = 0
+    if ip[I_KIND] == KIND_REACH:
+        st[k, S_GOAL] = _uniform(key, 15, fp[P_GOAL_X_LO], fp[P_GOAL_X_HI])
+        st[k, S_GOAL + 1] = _uniform(key, 16, fp[P_GOAL_Y_LO], fp[P_GOAL_Y_HI])
+        st[k, S_GOAL + 2] = _uniform(key, 17, fp[P_GOAL_Z_LO], fp[P_GOAL_Z_HI])
         return
     half = fp[P_CUBE_HALF]
-    ox = fp[P_OBJ_X_LO] + (fp[P_OBJ_X_HI] - fp[P_OBJ_X_LO]) * uniform01(key, 7)
-    oy = fp[P_OBJ_Y_LO] + (fp[P_OBJ_Y_HI] - fp[P_OBJ_Y_LO]) * uniform01(key, 8)
-    obj[k, 0] = ox
-    obj[k, 1] = oy
-    obj[k, 2] = half
-    obj[k, 3] = 0.5 * math.pi * (uniform01(key, 9) - 0.5)
+    ox = _uniform(key, 7, fp[P_OBJ_X_LO], fp[P_OBJ_X_HI])
+    oy = _uniform(key, 8, fp[P_OBJ_Y_LO], fp[P_OBJ_Y_HI])
+    st[k, S_OBJ] = ox
+    st[k, S_OBJ + 1] = oy
+    st[k, S_OBJ + 2] = half
+    st[k, S_YAW] = _uniform(key, 9, -0.25 * math.pi, 0.25 * math.pi)
     gx = ox
     gy = oy
     for t in range(ip[I_GOAL_TRIES]):
-        dist = fp[P_GOAL_D_LO] + (fp[P_GOAL_D_HI] - fp[P_GOAL_D_LO]) * uniform01(key, 20 + 2 * t)
-        ang = math.pi * (2.0 * uniform01(key, 21 + 2 * t) - 1.0)
+        dist = _uniform(key, 20 + 2 * t, fp[P_GOAL_D_LO], fp[P_GOAL_D_HI])
+        ang = _uniform(key, 21 + 2 * t, -math.pi, math.pi)
         gx = ox + dist * math.cos(ang)
         gy = oy + dist * math.sin(ang)
-        if (
-            fp[P_GOAL_X_LO] <= gx <= fp[P_GOAL_X_HI]
-            and fp[P_GOAL_Y_LO] <= gy <= fp[P_GOAL_Y_HI]
-        ):
+        if fp[P_GOAL_X_LO] <= gx <= fp[P_GOAL_X_HI] and fp[P_GOAL_Y_LO] <= gy <= fp[P_GOAL_Y_HI]:
             break
-    goal[k, 0] = _clip(gx, fp[P_GOAL_X_LO], fp[P_GOAL_X_HI])
-    goal[k, 1] = _clip(gy, fp[P_GOAL_Y_LO], fp[P_GOAL_Y_HI])
+    st[k, S_GOAL] = _clip(gx, fp[P_GOAL_X_LO], fp[P_GOAL_X_HI])
+    st[k, S_GOAL + 1] = _clip(gy, fp[P_GOAL_Y_LO], fp[P_GOAL_Y_HI])
     if uniform01(key, 13) < fp[P_AIR_PROB]:
-        goal[k, 2] = fp[P_GOAL_Z_LO] + (fp[P_GOAL_Z_HI] - fp[P_GOAL_Z_LO]) * uniform01(key, 14)
+        st[k, S_GOAL + 2] = _uniform(key, 14, fp[P_GOAL_Z_LO], fp[P_GOAL_Z_HI])
     else:
-        goal[k, 2] = half
+        st[k, S_GOAL + 2] = half
 
 
 @njit(cache=True)
@@ -553,60 +637,55 @@ def _horizontal_axis(fx, fy):
 
 
 @njit(cache=True)
-def _move_arm(k, fp, ip, q, a0, a1, a2, abuf, aslot, q_old, frames, jac, dq):
-    """Joint target from the action, clipped to the limits, tracked with the gain."""
-    dt = fp[P_DT]
-    if ip[I_CARTESIAN] != 0:
-        cs = fp[P_CART_STEP]
-        dls_row(q, k, a0 * cs, a1 * cs, a2 * cs, fp[P_IK_DAMPING], frames, jac, dq)
-    else:
-        scale = fp[P_JOINT_SCALE] * dt
-        for i in range(7):
-            dq[i] = abuf[k, aslot, i] * scale * _V_MAX[i]
-    gain = fp[P_GAIN]
+def _ik_move(k, st, dx, dy, dz, damping, gain, scratch):
+    """Cartesian mode: joint target q + DLS step, clipped, tracked with ``gain``."""
+    frames = scratch[0:7, 0:6]
+    jac = scratch[7:10, 0:7]
+    dq = scratch[10, 0:7]
+    dls_row(st, k, dx, dy, dz, damping, frames, jac, dq)
     for i in range(7):
-        q_old[i] = q[k, i]
-        target = _clip(q_old[i] + dq[i], _Q_MIN[i], _Q_MAX[i])
-        q[k, i] = q_old[i] + gain * (target - q_old[i])
+        old = st[k, S_Q + i]
+        target = _clip(old + dq[i], _Q_MIN[i], _Q_MAX[i])
+        st[k, S_Q + i] = old + gain * (target - old)
 
 
 @njit(cache=True)
-def _object_step(k, fp, ip, q, tcp, grip, obj, gof, dr, prev, frames, jac, dq, a_grip):
+def _object_step(k, fp, ip, st, scratch, prev_x, prev_y, prev_z, prev_width, a_grip):
     """Table/cube floor for the fingers, gripper and grasp, and the cube's motion, after
-    the arm has moved to ``q[k]`` (``prev``: TCP x, y, z and finger width before)."""
+    the arm has moved to its new joint positions."""
+    frames = scratch[0:7, 0:6]
     dt = fp[P_DT]
     half = fp[P_CUBE_HALF]
     radius = FINGER_RADIUS
-    tx, ty, tz, fx, fy, fz = fk_row(q, k, False, frames)
+    tx, ty, tz, fx, fy, fz = fk_row(st, k, False, frames)
     hx, hy = _horizontal_axis(fx, fy)
-    width = grip[k, 0]
-    grasped = grip[k, 1] > 0.5
-    ox = obj[k, 0]
-    oy = obj[k, 1]
-    oz = obj[k, 2]
-    oyaw = obj[k, 3]
+    width = st[k, S_WIDTH]
+    grasped = st[k, S_GRASPED] > 0.5
+    ox = st[k, S_OBJ]
+    oy = st[k, S_OBJ + 1]
+    oz = st[k, S_OBJ + 2]
+    oyaw = st[k, S_YAW]
     # --- floor: fingertips stay above the table and on top of a cube they land on ----
     floor = FINGERTIP_BELOW_TCP
     if grasped:
-        floor = max(floor, half - gof[k, 2])
-    elif prev[2] - FINGERTIP_BELOW_TCP >= oz + half - 1e-3:
+        floor = max(floor, half - st[k, S_GOF + 2])
+    elif prev_z - FINGERTIP_BELOW_TCP >= oz + half - 1e-3:
         off = 0.5 * width + radius
         for side in (-1.0, 1.0):
-            if _finger_overlaps_cube(tx + side * off * hx, ty + side * off * hy, ox, oy, oyaw,
-                                     half, radius):
+            fcx = tx + side * off * hx
+            fcy = ty + side * off * hy
+            if _finger_overlaps_cube(fcx, fcy, ox, oy, oyaw, half, radius):
                 floor = max(floor, oz + half + FINGERTIP_BELOW_TCP)
     if tz < floor:
-        dls_row(q, k, 0.0, 0.0, floor - tz, fp[P_IK_DAMPING], frames, jac, dq)
-        for i in range(7):
-            q[k, i] = _clip(q[k, i] + dq[i], _Q_MIN[i], _Q_MAX[i])
-        tx, ty, tz, fx, fy, fz = fk_row(q, k, False, frames)
+        _ik_move(k, st, 0.0, 0.0, floor - tz, fp[P_IK_DAMPING], 1.0, scratch)
+        tx, ty, tz, fx, fy, fz = fk_row(st, k, False, frames)
         hx, hy = _horizontal_axis(fx, fy)
-    tcp[k, 0] = tx
-    tcp[k, 1] = ty
-    tcp[k, 2] = tz
-    tcp[k, 3] = fx
-    tcp[k, 4] = fy
-    tcp[k, 5] = fz
+    st[k, S_TCP] = tx
+    st[k, S_TCP + 1] = ty
+    st[k, S_TCP + 2] = tz
+    st[k, S_FAX] = fx
+    st[k, S_FAX + 1] = fy
+    st[k, S_FAX + 2] = fz
     gain = fp[P_GAIN]
     hand_yaw = math.atan2(hy, hx)
     # --- gripper and grasp -----------------------------------------------------------
@@ -617,9 +696,9 @@ def _object_step(k, fp, ip, q, tcp, grip, obj, gof, dr, prev, frames, jac, dq, a
                 width = width + gain * (_WIDTH_MAX - width)
                 if width > 2.0 * half + GRASP_RELEASE_SLACK:
                     grasped = False
-                    obj[k, 4] = 0.0
-                    obj[k, 5] = 0.0
-                    obj[k, 6] = 0.0
+                    st[k, S_VEL] = 0.0
+                    st[k, S_VEL + 1] = 0.0
+                    st[k, S_VEL + 2] = 0.0
         else:
             target = _WIDTH_MAX if opening else 0.0
             new_width = width + gain * (target - width)
@@ -628,11 +707,7 @@ def _object_step(k, fp, ip, q, tcp, grip, obj, gof, dr, prev, frames, jac, dq, a
                 ry = oy - ty
                 along = rx * hx + ry * hy
                 across = -rx * hy + ry * hx
-                between = (
-                    abs(across) < half
-                    and abs(oz - tz) < half
-                    and abs(along) < 0.5 * width
-                )
+                between = abs(across) < half and abs(oz - tz) < half and abs(along) < 0.5 * width
                 if between and new_width <= 2.0 * half:
                     grasped = True
                     new_width = 2.0 * half
@@ -640,31 +715,31 @@ def _object_step(k, fp, ip, q, tcp, grip, obj, gof, dr, prev, frames, jac, dq, a
                     ox = tx - across * hy
                     oy = ty + across * hx
                     oyaw = hand_yaw + wrap_quarter(oyaw - hand_yaw)
-                    gof[k, 0] = ox - tx
-                    gof[k, 1] = oy - ty
-                    gof[k, 2] = oz - tz
-                    gof[k, 3] = oyaw - hand_yaw
+                    st[k, S_GOF] = ox - tx
+                    st[k, S_GOF + 1] = oy - ty
+                    st[k, S_GOF + 2] = oz - tz
+                    st[k, S_GOF + 3] = oyaw - hand_yaw
             width = new_width
-        grip[k, 0] = width
-        grip[k, 1] = 1.0 if grasped else 0.0
+        st[k, S_WIDTH] = width
+        st[k, S_GRASPED] = 1.0 if grasped else 0.0
     # --- the cube ----------------------------------------------------------------------
     if grasped:
-        ox = tx + gof[k, 0]
-        oy = ty + gof[k, 1]
-        oz = tz + gof[k, 2]
+        ox = tx + st[k, S_GOF]
+        oy = ty + st[k, S_GOF + 1]
+        oz = tz + st[k, S_GOF + 2]
         if oz < half:
             oz = half
-            gof[k, 2] = oz - tz
-        oyaw = hand_yaw + gof[k, 3]
-        obj[k, 4] = 0.0
-        obj[k, 5] = 0.0
-        obj[k, 6] = 0.0
+            st[k, S_GOF + 2] = oz - tz
+        oyaw = hand_yaw + st[k, S_GOF + 3]
+        st[k, S_VEL] = 0.0
+        st[k, S_VEL + 1] = 0.0
+        st[k, S_VEL + 2] = 0.0
     else:
         start_x = ox
         start_y = oy
-        vx = obj[k, 4]
-        vy = obj[k, 5]
-        vz = obj[k, 6]
+        vx = st[k, S_VEL]
+        vy = st[k, S_VEL + 1]
+        vz = st[k, S_VEL + 2]
         if oz > half or vz != 0.0:  # released: falls to the table
             vz -= GRAVITY * dt
             oz += vz * dt
@@ -673,7 +748,7 @@ def _object_step(k, fp, ip, q, tcp, grip, obj, gof, dr, prev, frames, jac, dq, a
                 vz = 0.0
         speed = math.sqrt(vx * vx + vy * vy)
         if speed > 0.0:  # sliding on after a push, Coulomb deceleration mu g
-            slowed = max(0.0, speed - fp[P_MU_TABLE] * dr[k, 0] * GRAVITY * dt)
+            slowed = max(0.0, speed - fp[P_MU_TABLE] * st[k, S_FRICTION] * GRAVITY * dt)
             vx *= slowed / speed
             vy *= slowed / speed
             ox += vx * dt
@@ -682,114 +757,137 @@ def _object_step(k, fp, ip, q, tcp, grip, obj, gof, dr, prev, frames, jac, dq, a
         touched = False
         if tip < oz + half and tip + FINGER_LENGTH > oz - half:
             off = 0.5 * width + radius
-            prev_off = 0.5 * prev[3] + radius
+            prev_off = 0.5 * prev_width + radius
             for side in (-1.0, 1.0):
                 fcx = tx + side * off * hx
                 fcy = ty + side * off * hy
-                mx = fcx - (prev[0] + side * prev_off * hx)
-                my = fcy - (prev[1] + side * prev_off * hy)
-                for it in range(2):
-                    ox, oy, oyaw, hit = push_cube(ox, oy, oyaw, fcx, fcy, mx, my, radius, half,
-                                                  fp[P_MU_FINGER])
+                mx = fcx - (prev_x + side * prev_off * hx)
+                my = fcy - (prev_y + side * prev_off * hy)
+                for _ in range(2):
+                    ox, oy, oyaw, hit = push_cube(
+                        ox, oy, oyaw, fcx, fcy, mx, my, radius, half, fp[P_MU_FINGER]
+                    )
                     touched = touched or hit
                     mx = 0.0
                     my = 0.0
         if touched:
             vx = (ox - start_x) / dt
             vy = (oy - start_y) / dt
-        obj[k, 4] = vx
-        obj[k, 5] = vy
-        obj[k, 6] = vz
-    obj[k, 0] = ox
-    obj[k, 1] = oy
-    obj[k, 2] = oz
-    obj[k, 3] = oyaw
+        st[k, S_VEL] = vx
+        st[k, S_VEL + 1] = vy
+        st[k, S_VEL + 2] = vz
+    st[k, S_OBJ] = ox
+    st[k, S_OBJ + 1] = oy
+    st[k, S_OBJ + 2] = oz
+    st[k, S_YAW] = oyaw
+
+
+@njit(cache=True)
+def _finish_env(k, fp, ip, seed, st, cnt, abuf, obs, fin_obs, res, flags, frames):
+    """Reward, success, counters and observation of env ``k`` after its physics step;
+    SAME_STEP autoreset when the episode ends."""
+    kind = ip[I_KIND]
+    r, ok = reward_success(kind, ip[I_DENSE] != 0, k, fp, st)
+    steps = cnt[k, C_STEPS] + 1
+    cnt[k, C_STEPS] = steps
+    st[k, S_RETURN] += r
+    res[R_REWARD, k] = r
+    flags[F_SUCCESS, k] = ok
+    flags[F_TERMINATED, k] = ok
+    done_by_time = steps >= ip[I_EPISODE_STEPS]
+    flags[F_TRUNCATED, k] = done_by_time
+    noise = fp[P_OBS_NOISE]
+    key = episode_key(seed, k, cnt[k, C_EPISODE]) if noise > 0.0 else np.uint64(0)
+    write_obs(kind, k, st, obs, noise, key, steps)
+    if ok or done_by_time:
+        for j in range(obs.shape[1]):
+            fin_obs[k, j] = obs[k, j]
+        flags[F_FINAL, k] = True
+        res[R_FINAL_RETURN, k] = st[k, S_RETURN]
+        res[R_FINAL_LENGTH, k] = steps
+        cnt[k, C_EPISODE] += 1
+        reset_env(k, fp, ip, seed, st, cnt, abuf, frames)
+        key = episode_key(seed, k, cnt[k, C_EPISODE]) if noise > 0.0 else np.uint64(0)
+        write_obs(kind, k, st, obs, noise, key, 0)
+    else:
+        for j in range(obs.shape[1]):
+            fin_obs[k, j] = 0.0
+        flags[F_FINAL, k] = False
+        res[R_FINAL_RETURN, k] = 0.0
+        res[R_FINAL_LENGTH, k] = 0.0
 
 
 # ======================================================================================
 # Batched kernels
 # ======================================================================================
 @njit(cache=True, parallel=True)
-def step_kernel(fp, ip, seed, n_chunks, actions, q, qd, tcp, grip, obj, gof, goal, dr,
-                counters, ep_ret, abuf, obs, rew, term, trunc, succ, fin_obs, has_fin,
-                fin_ret, fin_len):
-    """One control step of every env, with SAME_STEP autoreset (see the backend)."""
-    n = q.shape[0]
+def step_kernel(fp, ip, seed, n_chunks, actions, st, cnt, abuf, obs, fin_obs, res, flags):
+    """One control step of every env, with SAME_STEP autoreset (see the backend).
+
+    ``actions`` [N, A] must be finite (the backend checks); they are clipped to [-1, 1]
+    here. Writes observations ``obs`` and ``fin_obs`` [N, D] (float32), ``res`` [3, N]
+    (reward, final return, final length) and ``flags`` [4, N] (terminated, truncated,
+    success, has final observation).
+    """
+    n = st.shape[0]
     kind = ip[I_KIND]
-    dense = ip[I_DENSE] != 0
+    cartesian = ip[I_CARTESIAN] != 0
+    has_gripper = ip[I_HAS_GRIPPER] != 0
     dt = fp[P_DT]
+    inv_dt = 1.0 / dt
+    gain = fp[P_GAIN]
+    joint_step = fp[P_JOINT_SCALE] * dt
+    cart_step = fp[P_CART_STEP]
+    damping = fp[P_IK_DAMPING]
     k1 = abuf.shape[1]
-    dim = obs.shape[1]
+    n_act = actions.shape[1]
     chunk = (n + n_chunks - 1) // n_chunks
     for c in prange(n_chunks):
-        frames = np.empty((7, 6))
-        jac = np.empty((3, 7))
-        dq = np.empty(7)
+        scratch = np.empty((11, 7))
+        frames = scratch[0:7, 0:6]
         q_old = np.empty(7)
-        prev = np.empty(4)
         lo = c * chunk
         hi = min(n, lo + chunk)
         for k in range(lo, hi):
-            steps = counters[k, 0]
-            slot = steps % k1
-            for j in range(actions.shape[1]):
-                abuf[k, slot, j] = actions[k, j]
-            aslot = (steps - int(dr[k, 2]) + k1) % k1
-            prev[0] = tcp[k, 0]
-            prev[1] = tcp[k, 1]
-            prev[2] = tcp[k, 2]
-            prev[3] = grip[k, 0]
-            _move_arm(k, fp, ip, q, abuf[k, aslot, 0], abuf[k, aslot, 1], abuf[k, aslot, 2],
-                      abuf, aslot, q_old, frames, jac, dq)
-            if kind == KIND_REACH:
-                tx, ty, tz, fx, fy, fz = fk_row(q, k, False, frames)
-                tcp[k, 0] = tx
-                tcp[k, 1] = ty
-                tcp[k, 2] = tz
-                tcp[k, 3] = fx
-                tcp[k, 4] = fy
-                tcp[k, 5] = fz
-            else:
-                a_grip = abuf[k, aslot, 3] if ip[I_HAS_GRIPPER] != 0 else -1.0
-                _object_step(k, fp, ip, q, tcp, grip, obj, gof, dr, prev, frames, jac, dq,
-                             a_grip)
+            # action ring buffer: store this step's action, apply the one from d steps ago
+            slot = 0
+            aslot = 0
+            if k1 > 1:
+                steps = cnt[k, C_STEPS]
+                slot = steps % k1
+                aslot = (steps - int(st[k, S_DELAY]) + k1) % k1
+            for j in range(n_act):
+                abuf[k, slot, j] = _clip(actions[k, j], -1.0, 1.0)
+            prev_x = st[k, S_TCP]
+            prev_y = st[k, S_TCP + 1]
+            prev_z = st[k, S_TCP + 2]
+            prev_width = st[k, S_WIDTH]
             for i in range(7):
-                qd[k, i] = (q[k, i] - q_old[i]) / dt
-            r, ok = reward_success(kind, dense, k, fp, tcp, obj, goal)
-            steps += 1
-            counters[k, 0] = steps
-            ep_ret[k] += r
-            rew[k] = r
-            succ[k] = ok
-            term[k] = ok
-            trunc[k] = steps >= ip[I_EPISODE_STEPS]
-            key = episode_key(seed, k, counters[k, 1])
-            write_obs(kind, k, obs, q, qd, tcp, grip, obj, goal, fp[P_OBS_NOISE], key, steps)
-            if term[k] or trunc[k]:
-                for j in range(dim):
-                    fin_obs[k, j] = obs[k, j]
-                has_fin[k] = True
-                fin_ret[k] = ep_ret[k]
-                fin_len[k] = steps
-                counters[k, 1] += 1
-                reset_env(k, fp, ip, seed, q, qd, tcp, grip, obj, gof, goal, dr, counters,
-                          ep_ret, abuf, frames)
-                key = episode_key(seed, k, counters[k, 1])
-                write_obs(kind, k, obs, q, qd, tcp, grip, obj, goal, fp[P_OBS_NOISE], key, 0)
+                q_old[i] = st[k, S_Q + i]
+            if cartesian:
+                _ik_move(k, st, abuf[k, aslot, 0] * cart_step, abuf[k, aslot, 1] * cart_step,
+                         abuf[k, aslot, 2] * cart_step, damping, gain, scratch)  # fmt: skip
             else:
-                for j in range(dim):
-                    fin_obs[k, j] = 0.0
-                has_fin[k] = False
-                fin_ret[k] = 0.0
-                fin_len[k] = 0.0
+                for i in range(7):
+                    old = q_old[i]
+                    step = abuf[k, aslot, i] * joint_step * _V_MAX[i]
+                    target = _clip(old + step, _Q_MIN[i], _Q_MAX[i])
+                    st[k, S_Q + i] = old + gain * (target - old)
+            if kind == KIND_REACH:
+                store_fk(k, st, frames)
+            else:
+                a_grip = abuf[k, aslot, 3] if has_gripper else -1.0
+                _object_step(k, fp, ip, st, scratch, prev_x, prev_y, prev_z, prev_width, a_grip)
+            for i in range(7):
+                st[k, S_QD + i] = (st[k, S_Q + i] - q_old[i]) * inv_dt
+            _finish_env(k, fp, ip, seed, st, cnt, abuf, obs, fin_obs, res, flags, frames)
 
 
 @njit(cache=True, parallel=True)
-def reset_kernel(fp, ip, seed, n_chunks, mask, bump, q, qd, tcp, grip, obj, gof, goal, dr,
-                 counters, ep_ret, abuf, obs):
+def reset_kernel(fp, ip, seed, n_chunks, mask, bump, st, cnt, abuf, obs):
     """Start a new episode in every env where ``mask``; ``bump`` advances its episode
     counter first (a reset without a new seed draws a new episode)."""
-    n = q.shape[0]
+    n = st.shape[0]
     kind = ip[I_KIND]
     chunk = (n + n_chunks - 1) // n_chunks
     for c in prange(n_chunks):
@@ -800,17 +898,18 @@ def reset_kernel(fp, ip, seed, n_chunks, mask, bump, q, qd, tcp, grip, obj, gof,
             if not mask[k]:
                 continue
             if bump:
-                counters[k, 1] += 1
-            reset_env(k, fp, ip, seed, q, qd, tcp, grip, obj, gof, goal, dr, counters,
-                      ep_ret, abuf, frames)
-            key = episode_key(seed, k, counters[k, 1])
-            write_obs(kind, k, obs, q, qd, tcp, grip, obj, goal, fp[P_OBS_NOISE], key, 0)
+                cnt[k, C_EPISODE] += 1
+            reset_env(k, fp, ip, seed, st, cnt, abuf, frames)
+            noise = fp[P_OBS_NOISE]
+            key = episode_key(seed, k, cnt[k, C_EPISODE]) if noise > 0.0 else np.uint64(0)
+            write_obs(kind, k, st, obs, noise, key, 0)
 
 
 @njit(cache=True, parallel=True)
-def refresh_kernel(fp, ip, seed, n_chunks, q, tcp, grip, obj, goal, qd, counters, obs):
-    """Recompute the TCP from ``q`` and the observations (after ``set_state``)."""
-    n = q.shape[0]
+def refresh_kernel(fp, ip, seed, n_chunks, st, cnt, obs):
+    """Recompute the TCP from the joint positions, and the observations (after
+    ``set_state``)."""
+    n = st.shape[0]
     kind = ip[I_KIND]
     chunk = (n + n_chunks - 1) // n_chunks
     for c in prange(n_chunks):
@@ -818,13 +917,17 @@ def refresh_kernel(fp, ip, seed, n_chunks, q, tcp, grip, obj, goal, qd, counters
         lo = c * chunk
         hi = min(n, lo + chunk)
         for k in range(lo, hi):
-            tx, ty, tz, fx, fy, fz = fk_row(q, k, False, frames)
-            tcp[k, 0] = tx
-            tcp[k, 1] = ty
-            tcp[k, 2] = tz
-            tcp[k, 3] = fx
-            tcp[k, 4] = fy
-            tcp[k, 5] = fz
-            key = episode_key(seed, k, counters[k, 1])
-            write_obs(kind, k, obs, q, qd, tcp, grip, obj, goal, fp[P_OBS_NOISE], key,
-                      counters[k, 0])
+            store_fk(k, st, frames)
+            noise = fp[P_OBS_NOISE]
+            key = episode_key(seed, k, cnt[k, C_EPISODE]) if noise > 0.0 else np.uint64(0)
+            write_obs(kind, k, st, obs, noise, key, cnt[k, C_STEPS])
+
+
+@njit(cache=True)
+def first_non_finite(actions):
+    """Flat index of the first non-finite entry of ``actions`` [N, A], or -1."""
+    flat = actions.reshape(-1)
+    for i in range(flat.size):
+        if not math.isfinite(flat[i]):
+            return i
+    return -1
