@@ -72,11 +72,22 @@ def _fk_rows(q, out):
 
 
 @njit(cache=True)
-def _ik_targets(q, dx, damping, out):
+def _arm_targets(q, actions, joint_step, cartesian_step, damping, cartesian, out):
+    """Joint targets [N, 7] from measured ``q`` and actions, clipped to the datasheet."""
+    dx = np.empty(3)
     for k in range(q.shape[0]):
-        dq = panda.dls_ik_step(q[k], dx[k], damping)
+        if cartesian:
+            for i in range(3):
+                dx[i] = actions[k, i] * cartesian_step
+            dq = panda.dls_ik_step(q[k], dx, damping)
+            for i in range(7):
+                out[k, i] = q[k, i] + dq[i]
+        else:
+            for i in range(7):
+                out[k, i] = q[k, i] + actions[k, i] * joint_step[i]
         for i in range(7):
-            out[k, i] = q[k, i] + dq[i]
+            lo, hi = panda.joint_position_min[i], panda.joint_position_max[i]
+            out[k, i] = min(max(out[k, i], lo), hi)
 
 
 def make_pybullet_env(
@@ -303,6 +314,7 @@ class PyBulletEnv(BatchedEnv):
 
         # Constants of the action mapping, computed once.
         self._joint_step = cfg.joint_action_scale * panda.joint_velocity_limits * cfg.control_dt
+        self._cartesian = cfg.action_mode == "cartesian"
         self._finger_open = panda.finger_position_max
         self._latency = int(cfg.randomization.action_latency_steps)
         if self._latency < 0:
@@ -321,7 +333,6 @@ class PyBulletEnv(BatchedEnv):
         )
         self._arm_target = np.zeros((n, 7))
         self._finger_target = np.zeros(n)
-        self._dx = np.zeros((n, 3))
         self._steps = np.zeros(n, dtype=np.int64)
         self._returns = np.zeros(n)
         self._delay = np.zeros(n, dtype=np.int64)
@@ -476,16 +487,12 @@ class PyBulletEnv(BatchedEnv):
             raise IndexError(f"env_index must be in [0, {self.num_envs}), got {env_index!r}")
 
     def _compute_targets(self, actions: np.ndarray) -> None:
-        q = self._state.joint_pos
-        target = self._arm_target
-        if self.cfg.action_mode == "joint":
-            np.multiply(actions[:, :7], self._joint_step, out=target)
-            target += q
-        else:
-            np.multiply(actions[:, :3], self.cfg.cartesian_step_max, out=self._dx)
-            _ik_targets(q, self._dx, self.cfg.ik_damping, target)
-        np.clip(target, panda.joint_position_min, panda.joint_position_max, out=target)
-        if self.cfg.has_gripper:
+        cfg = self.cfg
+        _arm_targets(
+            self._state.joint_pos, actions, self._joint_step, cfg.cartesian_step_max,
+            cfg.ik_damping, self._cartesian, self._arm_target,
+        )  # fmt: skip
+        if cfg.has_gripper:
             np.copyto(self._finger_target, np.where(actions[:, 3] > 0.0, self._finger_open, 0.0))
 
     def _unpack(self, rows: np.ndarray, ids) -> None:

@@ -439,11 +439,12 @@ class BulletWorld:
     def read_state(self) -> np.ndarray:
         """The state row (a view of a buffer reused by the next call)."""
         cid, row = self.client, self._row
-        states = p.getJointStates(self.robot, self.state_joints, physicsClientId=cid)
-        for k in range(7):
-            row[k] = states[k][0]
-            row[7 + k] = states[k][1]
-        row[14] = states[7][0] + states[8][0] if self.finger_joints else 0.0
+        pos, vel, _, _ = zip(
+            *p.getJointStates(self.robot, self.state_joints, physicsClientId=cid), strict=True
+        )
+        row[0:7] = pos[:7]
+        row[7:14] = vel[:7]
+        row[14] = pos[7] + pos[8] if self.finger_joints else 0.0
         if self.cube >= 0:
             pos, quat = p.getBasePositionAndOrientation(self.cube, physicsClientId=cid)
             row[15], row[16], row[17] = pos
