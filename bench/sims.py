@@ -20,8 +20,8 @@ Prints one JSON object:
 panda-gym is a bench-only dependency, installed without its dependencies (see
 bench/requirements.txt): ``.venv/bin/pip install --no-deps panda-gym==3.0.7``. With our
 pins (gymnasium 1.4.0, numpy 2.4, pybullet 3.2.7) the only package it would add is
-scipy, which it imports for its Flip task alone; we stub that import here instead of
-installing scipy into the project's environment.
+scipy, which it imports for its Flip task alone; we stub panda-gym's Flip module here
+instead of installing scipy into the project's environment.
 """
 
 from __future__ import annotations
@@ -71,14 +71,18 @@ def bench_numba(steps: int, num_envs: int) -> tuple[dict, str | None]:
 
 
 def _panda_gym():
-    """Import panda_gym (registering its envs), stubbing scipy if it is absent."""
+    """Import panda_gym (registering its envs); without scipy, stub its Flip task module.
+
+    Only ``panda_gym.envs.tasks.flip`` imports scipy (``Rotation``), and the bench never
+    builds Flip. The stub replaces that one panda_gym module, not scipy: numba inspects
+    an importable ``scipy`` (version, BLAS), so a fake scipy would break it.
+    """
     try:
         import scipy.spatial.transform  # noqa: F401
     except ImportError:
-        # Only panda_gym.envs.tasks.flip uses scipy (Rotation); the bench never builds it.
-        for name in ("scipy", "scipy.spatial", "scipy.spatial.transform"):
-            sys.modules.setdefault(name, types.ModuleType(name))
-        sys.modules["scipy.spatial.transform"].Rotation = None
+        flip = types.ModuleType("panda_gym.envs.tasks.flip")
+        flip.Flip = None  # PandaFlipEnv is unusable; every other env is untouched
+        sys.modules.setdefault("panda_gym.envs.tasks.flip", flip)
     import gymnasium as gym
     import panda_gym
 

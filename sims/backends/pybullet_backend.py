@@ -66,9 +66,20 @@ DEFAULT_CAMERA = {
 
 
 @njit(cache=True)
-def _fk_rows(q, out):
-    for k in range(q.shape[0]):
-        out[k] = panda.fk_tcp(q[k])
+def _unpack_rows(rows, ids, has_object, joint_pos, joint_vel, finger_width, object_pos,
+                 object_yaw, tcp_pos):  # fmt: skip
+    """Scatter world state rows into the batched state at ``ids``; TCP by forward kinematics."""
+    for k in range(ids.shape[0]):
+        i = ids[k]
+        for j in range(7):
+            joint_pos[i, j] = rows[k, j]
+            joint_vel[i, j] = rows[k, 7 + j]
+        finger_width[i] = rows[k, 14]
+        if has_object:
+            for j in range(3):
+                object_pos[i, j] = rows[k, 15 + j]
+            object_yaw[i] = rows[k, 18]
+        tcp_pos[i] = panda.fk_tcp(joint_pos[i])
 
 
 @njit(cache=True)
@@ -334,6 +345,7 @@ class PyBulletEnv(BatchedEnv):
         self._arm_target = np.zeros((n, 7))
         self._finger_target = np.zeros(n)
         self._steps = np.zeros(n, dtype=np.int64)
+        self._all_ids = np.arange(n)
         self._returns = np.zeros(n)
         self._delay = np.zeros(n, dtype=np.int64)
         self._episode_draws = np.ones((n, 2))  # friction scale, mass scale
@@ -399,7 +411,7 @@ class PyBulletEnv(BatchedEnv):
             actions = hist[np.arange(self.num_envs), self._delay]
         self._compute_targets(actions)
         rows = self._worlds.step(self._arm_target, self._finger_target)
-        self._unpack(rows, slice(None))
+        self._unpack(rows, self._all_ids)
 
         state, cfg = self._state, self.cfg
         reward = self.task.reward(state, cfg, self.dense_reward)
@@ -495,20 +507,12 @@ class PyBulletEnv(BatchedEnv):
         if cfg.has_gripper:
             np.copyto(self._finger_target, np.where(actions[:, 3] > 0.0, self._finger_open, 0.0))
 
-    def _unpack(self, rows: np.ndarray, ids) -> None:
+    def _unpack(self, rows: np.ndarray, ids: np.ndarray) -> None:
         s = self._state
-        s.joint_pos[ids] = rows[:, 0:7]
-        s.joint_vel[ids] = rows[:, 7:14]
-        s.finger_width[ids] = rows[:, 14]
-        if self.cfg.has_object:
-            s.object_pos[ids] = rows[:, 15:18]
-            s.object_yaw[ids] = rows[:, 18]
-        if isinstance(ids, slice):
-            _fk_rows(s.joint_pos, s.tcp_pos)
-        else:
-            tcp = np.empty((len(ids), 3))
-            _fk_rows(s.joint_pos[ids], tcp)
-            s.tcp_pos[ids] = tcp
+        _unpack_rows(
+            rows, ids, self.cfg.has_object, s.joint_pos, s.joint_vel, s.finger_width,
+            s.object_pos, s.object_yaw, s.tcp_pos,
+        )  # fmt: skip
 
     def _sample_rows(self, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Reset rows [n, RESET_DIM], (friction, mass) scales [n, 2] and action delays [n]
@@ -546,6 +550,8 @@ class PyBulletEnv(BatchedEnv):
 
     def _observe(self, ids=None) -> np.ndarray:
         s = self._state
+        if ids is None and self._noise_std == 0.0:
+            return self.task.observe(s)
         if ids is not None:
             s = SimState(*(a[ids] for a in s))
         if self._noise_std > 0.0:
