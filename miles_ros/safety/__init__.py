@@ -1,0 +1,34 @@
+"""The safety supervisor's core (no ROS): joint limits with braking, Cartesian zones and
+speed cap through forward kinematics, watchdog, e-stop latch with a controlled stop,
+request validation, skill permission tags and an audit trail.
+
+The node ``miles_ros/nodes/safety_node.py`` is a thin rclpy adapter over
+:class:`SafetySupervisor`.
+"""
+
+from miles_ros.safety.audit import AuditLog, Intervention
+from miles_ros.safety.checker import Violations, check_commands
+from miles_ros.safety.config import SafetyConfig, SafetyNodeNames
+from miles_ros.safety.limits import JointLimits
+from miles_ros.safety.permissions import (
+    PermissionDecision,
+    PermissionPolicy,
+    check_skill_permission,
+)
+from miles_ros.safety.supervisor import Command, JointRequest, SafetySupervisor
+
+__all__ = [
+    "AuditLog",
+    "Command",
+    "Intervention",
+    "JointLimits",
+    "JointRequest",
+    "PermissionDecision",
+    "PermissionPolicy",
+    "SafetyConfig",
+    "SafetyNodeNames",
+    "SafetySupervisor",
+    "Violations",
+    "check_commands",
+    "check_skill_permission",
+]

@@ -1,0 +1,210 @@
+"""The supervisor's configuration: every limit, margin, zone, rate and name, typed, with
+defaults (mirrored in ``config/safety.yaml``) and validation. No ROS imports: the node
+declares one ROS parameter per field (see ``miles_ros/nodes/ros_utils.py``).
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import inspect
+import math
+from dataclasses import dataclass, fields
+
+from miles_ros.safety.cartesian import parse_zone
+from miles_ros.safety.limits import JointLimits
+from sims.robots import panda
+
+LIMIT_MODES = ("clamp", "scale")
+
+
+@dataclass(frozen=True)
+class SafetyConfig:
+    """What the supervisor enforces. Limits come from the robot model; only scale factors
+    (which can only reduce them) and the margin are configured."""
+
+    joint_names: tuple[str, ...] = panda.JOINT_NAMES
+    """Arm joint names, in the order of the robot model's limit arrays."""
+    finger_joint_names: tuple[str, ...] = panda.FINGER_JOINT_NAMES
+    """Optional finger joints; passed through clipped into the gripper's travel."""
+    position_margin: float = 0.1
+    """Distance (rad) kept from every position limit (MoveIt Servo's default)."""
+    velocity_scale: float = 1.0
+    """Fraction (0, 1] of the datasheet joint velocity limits."""
+    acceleration_scale: float = 1.0
+    """Fraction (0, 1] of the datasheet joint acceleration limits."""
+    jerk_scale: float = 1.0
+    """Fraction (0, 1] of the datasheet joint jerk limits."""
+    limit_mode: str = "scale"
+    """'scale': slow the whole joint velocity vector by one factor to keep its direction
+    when possible; 'clamp': clamp each joint on its own."""
+    rate_hz: float = 250.0
+    """Output rate of /miles/joint_command (Hz)."""
+    watchdog_period: float = 0.1
+    """No fresh request for this long (s) -> controlled stop and hold."""
+    state_timeout: float = 0.5
+    """Robot state (joint_states) silent for this long (s) -> e-stop (lost robot state)."""
+    max_request_age: float = 0.1
+    """Requests whose stamp is older than this (s) are stale and rejected."""
+    max_request_lead: float = 0.05
+    """Requests stamped further than this (s) in the future are rejected."""
+    still_velocity: float = 0.01
+    """Reset requires every measured joint speed below this (rad/s)."""
+    fault_violations: int = 25
+    """Rejected requests (malformed, stale, refused skill) within fault_window that
+    trigger the e-stop; 0 disables this fault."""
+    fault_window: float = 1.0
+    """Window (s) for fault_violations."""
+    workspace_min: tuple[float, ...] = (-0.35, -0.8, -0.01)
+    """TCP workspace box, minimum corner (m, base frame)."""
+    workspace_max: tuple[float, ...] = (0.95, 0.8, 1.3)
+    """TCP workspace box, maximum corner (m, base frame)."""
+    keepout_zones: tuple[str, ...] = ("robot_base box -0.25 -0.15 -0.2 0.12 0.15 0.25",)
+    """Keep-out zones for the TCP: 'NAME box XMIN YMIN ZMIN XMAX YMAX ZMAX' or
+    'NAME sphere X Y Z R' (m, base frame)."""
+    zone_padding: float = 0.0
+    """Grows every zone and shrinks the workspace by this much (m)."""
+    tcp_speed_limit: float = 1.0
+    """TCP speed cap (m/s)."""
+    reduced_speed: bool = False
+    """Reduced-speed mode: TCP speed capped at reduced_tcp_speed. Switchable only
+    through this parameter (never by a skill)."""
+    reduced_tcp_speed: float = 0.25
+    """TCP speed cap in reduced-speed mode (m/s)."""
+    allowed_skill_tags: tuple[str, ...] = ("*",)
+    """Permission tags a skill may carry in this deployment ('*' = any)."""
+    permission_zones: tuple[str, ...] = ()
+    """Zones where some tags are forbidden, same syntax as keepout_zones plus
+    'forbid=TAG,TAG'; while a skill with such a tag runs, the zone is kept out."""
+    audit_path: str = ""
+    """Append every intervention as one JSON line to this file ('' = off)."""
+    audit_throttle: float = 0.1
+    """Minimum interval (s) between two events of the same kind and joint; the ones in
+    between are counted in the next event's 'suppressed' field."""
+    log_burst_gap: float = 1.0
+    """A quiet period (s) that ends a burst of rejected requests (logged once per burst)."""
+
+    @property
+    def limits(self) -> JointLimits:
+        """Joint limits from the robot model with this config's margin and scales."""
+        return JointLimits.from_robot(
+            margin=self.position_margin,
+            velocity_scale=self.velocity_scale,
+            acceleration_scale=self.acceleration_scale,
+            jerk_scale=self.jerk_scale,
+        )
+
+    @property
+    def tcp_speed_cap(self) -> float:
+        """The TCP speed cap in force (reduced-speed mode or not)."""
+        if self.reduced_speed:
+            return min(self.reduced_tcp_speed, self.tcp_speed_limit)
+        return self.tcp_speed_limit
+
+    def validate(self) -> None:
+        """Raise ValueError with a specific message for an unusable configuration."""
+        validate_fields(self)
+        if len(self.joint_names) != panda.NUM_JOINTS or len(set(self.joint_names)) != len(
+            self.joint_names
+        ):
+            raise ValueError(f"joint_names: need {panda.NUM_JOINTS} distinct names")
+        if len(self.finger_joint_names) not in (0, 2):
+            raise ValueError("finger_joint_names: need 0 or 2 names")
+        if set(self.finger_joint_names) & set(self.joint_names):
+            raise ValueError("finger_joint_names overlap joint_names")
+        if any(lo >= hi for lo, hi in zip(self.workspace_min, self.workspace_max, strict=True)):
+            raise ValueError("workspace_min must be below workspace_max on every axis")
+        for spec in self.keepout_zones + self.permission_zones:
+            parse_zone(spec)
+        self.limits.validate()
+
+
+def _positive(value: float) -> bool:
+    return math.isfinite(value) and value > 0.0
+
+
+_FIELD_CHECKS = {
+    "position_margin": (lambda x: 0.0 <= x <= 0.5, "in [0, 0.5] rad"),
+    "velocity_scale": (lambda x: 0.0 < x <= 1.0, "in (0, 1]"),
+    "acceleration_scale": (lambda x: 0.0 < x <= 1.0, "in (0, 1]"),
+    "jerk_scale": (lambda x: 0.0 < x <= 1.0, "in (0, 1]"),
+    "limit_mode": (lambda x: x in LIMIT_MODES, f"one of {LIMIT_MODES}"),
+    "rate_hz": (lambda x: 1.0 <= x <= 2000.0, "in [1, 2000] Hz"),
+    "watchdog_period": (_positive, "positive"),
+    "state_timeout": (_positive, "positive"),
+    "max_request_age": (_positive, "positive"),
+    "max_request_lead": (lambda x: math.isfinite(x) and x >= 0.0, "non-negative"),
+    "still_velocity": (_positive, "positive"),
+    "fault_violations": (lambda x: x >= 0, "non-negative"),
+    "fault_window": (_positive, "positive"),
+    "workspace_min": (lambda x: len(x) == 3 and all(map(math.isfinite, x)), "3 finite numbers"),
+    "workspace_max": (lambda x: len(x) == 3 and all(map(math.isfinite, x)), "3 finite numbers"),
+    "zone_padding": (lambda x: math.isfinite(x) and x >= 0.0, "non-negative"),
+    "tcp_speed_limit": (_positive, "positive"),
+    "reduced_tcp_speed": (_positive, "positive"),
+    "audit_throttle": (lambda x: math.isfinite(x) and x >= 0.0, "non-negative"),
+    "log_burst_gap": (_positive, "positive"),
+}
+
+
+def check_field(name: str, value: object) -> str | None:
+    """Why ``value`` is not acceptable for field ``name`` (None when it is)."""
+    rule = _FIELD_CHECKS.get(name)
+    if rule is None:
+        return None
+    check, text = rule
+    try:
+        ok = bool(check(value))
+    except (TypeError, ValueError):
+        ok = False
+    return None if ok else f"{name} must be {text}, got {value!r}"
+
+
+def validate_fields(config: object) -> None:
+    """Field-by-field checks of a config dataclass instance."""
+    for f in fields(config):
+        reason = check_field(f.name, getattr(config, f.name))
+        if reason:
+            raise ValueError(reason)
+
+
+@dataclass(frozen=True)
+class SafetyNodeNames:
+    """Topic and service names of the safety node (``../shared/INTERFACES.md``)."""
+
+    skill_command_topic: str = "/miles/skill_command"
+    """Requested joint targets (sensor_msgs/JointState) from the skill node."""
+    joint_states_topic: str = "/joint_states"
+    """Measured robot state (sensor_msgs/JointState), sensor QoS."""
+    joint_command_topic: str = "/miles/joint_command"
+    """The only commands a robot receives (sensor_msgs/JointState)."""
+    estop_topic: str = "/miles/estop"
+    """E-stop input state (std_msgs/Bool): true latches, false allows a later reset."""
+    state_topic: str = "/miles/safety/state"
+    """Supervisor state JSON (std_msgs/String), reliable + transient-local."""
+    events_topic: str = "/miles/safety/events"
+    """One JSON object per intervention (std_msgs/String)."""
+    skill_tags_topic: str = "/miles/safety/skill_tags"
+    """Active skill and its permission tags as JSON {"skill", "tags"} (std_msgs/String)."""
+    trigger_service: str = "/miles/safety/trigger_estop"
+    """std_srvs/Trigger that latches the e-stop."""
+    reset_service: str = "/miles/safety/reset_estop"
+    """std_srvs/Trigger that resets it when allowed."""
+
+
+@functools.cache
+def field_docs(cls: type) -> dict[str, str]:
+    """The docstring under each field of a dataclass, read from its source."""
+    tree = ast.parse(inspect.getsource(cls))
+    body = tree.body[0].body  # type: ignore[attr-defined]
+    docs: dict[str, str] = {}
+    for node, nxt in zip(body, body[1:], strict=False):
+        if (
+            isinstance(node, ast.AnnAssign)
+            and isinstance(node.target, ast.Name)
+            and isinstance(nxt, ast.Expr)
+            and isinstance(nxt.value, ast.Constant)
+            and isinstance(nxt.value.value, str)
+        ):
+            docs[node.target.id] = " ".join(nxt.value.value.split())
+    return docs

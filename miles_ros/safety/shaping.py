@@ -1,0 +1,445 @@
+"""Per-joint command shaping: the next output that respects position, velocity,
+acceleration and jerk limits at once, with braking awareness (numba kernels).
+
+Discrete model (the promise of ``/miles/joint_command``, checked by
+:mod:`miles_ros.safety.checker`): output ``k`` has stamp ``t_k`` and positions ``q_k``;
+with ``h_k = t_k - t_{k-1}`` (any positive value, stamps may be irregular)::
+
+    v_k = (q_k - q_{k-1}) / h_k      a_k = (v_k - v_{k-1}) / h_k      j_k = (a_k - a_{k-1}) / h_k
+
+The state carried between outputs is ``(q, v, a)`` of the last output, recomputed from the
+rounded positions exactly as a checker would. One step chooses the new acceleration ``a'``
+(so ``v' = v + a' h``, ``q' = q + v' h``); every limit is an interval of ``a'``:
+
+* acceleration ``|a'| <= A`` and jerk ``|a' - a| <= J h``;
+* velocity, approached so the jerk bound can always stop the acceleration in time:
+  ``v' + max(a', 0)^2 / (2 J) <= v_max`` (and the mirror image for ``v_min``); the set is
+  invariant under "move ``a`` toward 0 by ``J h``", so a velocity bound is never overshot;
+* position with braking: ``q' + D+(v', a') <= hi`` and ``q' - D-(v', a') >= lo``, where
+  ``D+`` is the forward travel of the time-optimal jerk-limited stop to rest from
+  ``(v', a')`` (acceleration ramps to at most ``-A`` at jerk ``J`` and is released so the
+  velocity reaches zero without reversing when that is possible). Near a limit the
+  allowed velocity therefore shrinks so that stopping never needs more than ``A``.
+
+All constraints are monotone in ``a'``, so their intersection is one interval; the
+kernel picks the value closest to the requested one (clamp) or scales the whole
+velocity vector (scale mode, see :func:`shape_step`). From every state the kernel itself
+produces the intersection is non-empty (verified by the property tests over random and
+adversarial streams with irregular stamps). If it is ever empty (a state not produced by
+this kernel, for example a joint measured outside its band at start-up), the fallback
+keeps the acceleration and velocity limits, keeps jerk when possible, and brakes as hard
+as they allow toward the position band; the joint is then reported as ``INFEASIBLE``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+# Columns of the per-joint state array ``js`` [n, NCOL].
+Q, V, A, LO, HI, VMAX, AMAX, JMAX, ENV_LO, ENV_HI, TARGET, LIP = range(12)
+NCOL = 12
+"""``LIP``: an upper bound on the distance from this joint's axis to the TCP (m)."""
+
+# Columns of the per-joint output array ``out`` [n, 4].
+OUT_Q, OUT_V, OUT_A, OUT_CODE = range(4)
+
+# What bound a joint's output (codes in ``out[:, OUT_CODE]``).
+FREE = 0
+POSITION = 1
+VELOCITY = 2
+ACCELERATION = 3
+JERK = 4
+CARTESIAN = 5
+TCP_SPEED = 6
+INFEASIBLE = 7
+SCALED = 8
+CODE_NAMES = (
+    "none",
+    "position_limit",
+    "velocity_limit",
+    "acceleration_limit",
+    "jerk_limit",
+    "cartesian",
+    "tcp_speed",
+    "infeasible",
+    "scaled",
+)
+
+_BISECT_ITERS = 60
+INTERNAL_TIGHTENING = 1e-6
+"""The kernel's limits are this fraction tighter than the published ones, which absorbs
+the rounding of positions in the differences a checker recomputes (for steps >= 0.1 ms
+at the datasheet jerk limits)."""
+
+
+@njit(cache=True)
+def _stop_to_rest(v, a, amax, jmax):
+    """Travel of the time-optimal jerk-limited stop from ``v >= (a^-)^2/(2J)``, ``v >= 0``.
+
+    Profile: jerk ``-J`` down to the peak deceleration ``a_p`` (at most ``A``), hold it,
+    jerk ``+J`` back to zero acceleration exactly when the velocity reaches zero.
+    """
+    ap = -math.sqrt(0.5 * (a * a + 2.0 * jmax * v))
+    t2 = 0.0
+    if ap < -amax:
+        ap = -amax
+        t2 = (v + (a * a - 2.0 * amax * amax) / (2.0 * jmax)) / amax
+        if t2 < 0.0:
+            t2 = 0.0
+    t1 = (a - ap) / jmax
+    if t1 < 0.0:
+        t1 = 0.0
+    t3 = -ap / jmax
+    x1 = v * t1 + 0.5 * a * t1 * t1 - jmax * t1 * t1 * t1 / 6.0
+    v1 = v + a * t1 - 0.5 * jmax * t1 * t1
+    x2 = v1 * t2 + 0.5 * ap * t2 * t2
+    v2 = v1 + ap * t2
+    x3 = v2 * t3 + 0.5 * ap * t3 * t3 + jmax * t3 * t3 * t3 / 6.0
+    return x1 + x2 + x3
+
+
+@njit(cache=True)
+def stop_travel_forward(v, a, amax, jmax):
+    """Largest forward (positive) displacement of the stop-to-rest policy from ``(v, a)``.
+
+    Zero when the joint moves backward and will not come forward again. When a reversal
+    is unavoidable under the jerk limit (small velocity, strong opposite acceleration)
+    the policy releases the acceleration at once and the forward part is integrated.
+    """
+    if v < 0.0 or (v == 0.0 and a <= 0.0):
+        if a <= 0.0:
+            return 0.0
+        disc = a * a + 2.0 * jmax * v
+        if disc <= 0.0:
+            return 0.0
+        # Backward stop overshoots into forward motion: zero crossing with accel sqrt(disc).
+        return _stop_to_rest(0.0, math.sqrt(disc), amax, jmax)
+    if a < 0.0 and 2.0 * jmax * v < a * a:
+        disc = a * a - 2.0 * jmax * v
+        t0 = (-a - math.sqrt(disc)) / jmax
+        return v * t0 + 0.5 * a * t0 * t0 + jmax * t0 * t0 * t0 / 6.0
+    return _stop_to_rest(v, a, amax, jmax)
+
+
+@njit(cache=True)
+def stop_travel(v, a, amax, jmax):
+    """Distance (either direction) the stop-to-rest policy may still travel."""
+    fwd = stop_travel_forward(v, a, amax, jmax)
+    bwd = stop_travel_forward(-v, -a, amax, jmax)
+    return fwd if fwd > bwd else bwd
+
+
+@njit(cache=True)
+def _upper_accel_for_velocity(v, vmax, h, jmax):
+    """Largest ``a'`` with ``v + a' h + max(a', 0)^2 / (2 J) <= vmax``."""
+    if v <= vmax:
+        return jmax * (-h + math.sqrt(h * h + 2.0 * (vmax - v) / jmax))
+    return (vmax - v) / h
+
+
+@njit(cache=True)
+def _lower_accel_for_velocity(v, vmin, h, jmax):
+    """Smallest ``a'`` with ``v + a' h - min(a', 0)^2 / (2 J) >= vmin``."""
+    if v >= vmin:
+        return -jmax * (-h + math.sqrt(h * h + 2.0 * (v - vmin) / jmax))
+    return (vmin - v) / h
+
+
+@njit(cache=True)
+def _reach_hi(q, v, a1, h, amax, jmax):
+    """Furthest forward position if ``a1`` is commanded now and the joint then stops."""
+    v1 = v + a1 * h
+    return q + v1 * h + stop_travel_forward(v1, a1, amax, jmax)
+
+
+@njit(cache=True)
+def _reach_lo(q, v, a1, h, amax, jmax):
+    """Furthest backward position if ``a1`` is commanded now and the joint then stops."""
+    v1 = v + a1 * h
+    return q + v1 * h - stop_travel_forward(-v1, -a1, amax, jmax)
+
+
+@njit(cache=True)
+def largest_accel_below(q, v, h, amax, jmax, lo, hi, bound):
+    """Largest ``a'`` in ``[lo, hi]`` whose stop stays ``<= bound``.
+
+    Returns ``(a', status)``: status 0 when ``hi`` is fine, 1 when the bound cut the
+    interval, 2 when even ``lo`` overshoots (``lo`` is returned: the hardest braking).
+    """
+    if _reach_hi(q, v, hi, h, amax, jmax) <= bound:
+        return hi, 0
+    if _reach_hi(q, v, lo, h, amax, jmax) > bound:
+        return lo, 2
+    for _ in range(_BISECT_ITERS):
+        mid = 0.5 * (lo + hi)
+        if mid <= lo or mid >= hi:
+            break
+        if _reach_hi(q, v, mid, h, amax, jmax) <= bound:
+            lo = mid
+        else:
+            hi = mid
+    return lo, 1
+
+
+@njit(cache=True)
+def smallest_accel_above(q, v, h, amax, jmax, lo, hi, bound):
+    """Mirror image of :func:`largest_accel_below` for a lower position bound."""
+    if _reach_lo(q, v, lo, h, amax, jmax) >= bound:
+        return lo, 0
+    if _reach_lo(q, v, hi, h, amax, jmax) < bound:
+        return hi, 2
+    for _ in range(_BISECT_ITERS):
+        mid = 0.5 * (lo + hi)
+        if mid <= lo or mid >= hi:
+            break
+        if _reach_lo(q, v, mid, h, amax, jmax) >= bound:
+            hi = mid
+        else:
+            lo = mid
+    return hi, 1
+
+
+@njit(cache=True)
+def joint_interval(q, v, a, h, lo_pos, hi_pos, vmin, vmax, amax, jmax, res):
+    """Admissible interval of the next acceleration for one joint.
+
+    Writes ``res[0:2]`` = (lowest, highest) admissible ``a'`` and ``res[2:4]`` = the codes
+    of the bounds that set them. Returns False when the constraints were inconsistent
+    and the fallback interval (see module docstring) was used instead.
+    """
+    lo = -amax
+    hi = amax
+    code_lo = ACCELERATION
+    code_hi = ACCELERATION
+    x = a - jmax * h
+    if x > lo:
+        lo = x
+        code_lo = JERK
+    x = a + jmax * h
+    if x < hi:
+        hi = x
+        code_hi = JERK
+    x = _upper_accel_for_velocity(v, vmax, h, jmax)
+    if x < hi:
+        hi = x
+        code_hi = VELOCITY
+    x = _lower_accel_for_velocity(v, vmin, h, jmax)
+    if x > lo:
+        lo = x
+        code_lo = VELOCITY
+    ok = lo <= hi
+    if ok:
+        x, status = largest_accel_below(q, v, h, amax, jmax, lo, hi, hi_pos)
+        if status == 2:
+            ok = False
+        elif status == 1:
+            hi = x
+            code_hi = POSITION
+    if ok:
+        x, status = smallest_accel_above(q, v, h, amax, jmax, lo, hi, lo_pos)
+        if status == 2:
+            ok = False
+        elif status == 1:
+            lo = x
+            code_lo = POSITION
+    if ok:
+        res[0] = lo
+        res[1] = hi
+        res[2] = code_lo
+        res[3] = code_hi
+        return True
+    # Fallback: acceleration and plain velocity bounds first, jerk when it fits.
+    vabs = vmax if vmax > -vmin else -vmin
+    lo = max(-amax, (-vabs - v) / h)
+    hi = min(amax, (vabs - v) / h)
+    if lo > hi:  # |v| beyond the velocity bound: decelerate as hard as allowed.
+        lo = -amax if v > 0.0 else amax
+        hi = lo
+    jl = a - jmax * h
+    ju = a + jmax * h
+    if max(lo, jl) <= min(hi, ju):
+        lo = max(lo, jl)
+        hi = min(hi, ju)
+    if _reach_hi(q, v, lo, h, amax, jmax) > hi_pos:
+        hi = lo
+    elif _reach_lo(q, v, hi, h, amax, jmax) < lo_pos:
+        lo = hi
+    else:
+        x, _ = largest_accel_below(q, v, h, amax, jmax, lo, hi, hi_pos)
+        hi = x
+        x, _ = smallest_accel_above(q, v, h, amax, jmax, lo, hi, lo_pos)
+        lo = x
+    res[0] = lo
+    res[1] = hi
+    res[2] = INFEASIBLE
+    res[3] = INFEASIBLE
+    return False
+
+
+@njit(cache=True)
+def stop_envelope(v, a, vabs, jmax, env):
+    """Velocity envelope ``env[0:2]`` of a stop from ``(v, a)``: the extreme velocities the
+    jerk limit makes inevitable, widened to include zero and capped at ``+-vabs``."""
+    lo = v - (min(a, 0.0) ** 2) / (2.0 * jmax)
+    hi = v + (max(a, 0.0) ** 2) / (2.0 * jmax)
+    env[0] = max(min(lo, 0.0), -vabs)
+    env[1] = min(max(hi, 0.0), vabs)
+
+
+@njit(cache=True)
+def _commit(js, i, a_new, h, out, exact_q):
+    """Write joint ``i``'s output for acceleration ``a_new`` (or exact position)."""
+    q = js[i, Q]
+    if math.isnan(exact_q):
+        q_new = q + (js[i, V] + a_new * h) * h
+    else:
+        q_new = exact_q
+    v_new = (q_new - q) / h
+    out[i, OUT_Q] = q_new
+    out[i, OUT_V] = v_new
+    out[i, OUT_A] = (v_new - js[i, V]) / h
+
+
+@njit(cache=True)
+def shape_step(js, h, stop_mode, scale_mode, out, work):
+    """One output period for all joints. Returns the number of joints on the fallback.
+
+    ``js``: per-joint state [n, NCOL] (``TARGET`` NaN = no target); ``stop_mode``: bring
+    every joint to rest inside the stop envelope ``ENV_LO..ENV_HI`` and hold; otherwise
+    move toward ``TARGET`` (exactly when every joint can reach it within one period).
+    ``scale_mode``: keep the direction of the preferred velocity vector by one common
+    factor when possible; else (or in clamp mode) each joint is clamped on its own.
+    ``out``: [n, 4] result; ``work``: scratch [n, 6].
+    """
+    n = js.shape[0]
+    res = np.empty(4)
+    n_fallback = 0
+    all_exact = not stop_mode
+    for i in range(n):
+        q = js[i, Q]
+        v = js[i, V]
+        a = js[i, A]
+        amax = js[i, AMAX]
+        jmax = js[i, JMAX]
+        if stop_mode:
+            vmin = js[i, ENV_LO]
+            vmax = js[i, ENV_HI]
+        else:
+            vmin = -js[i, VMAX]
+            vmax = js[i, VMAX]
+        if not joint_interval(q, v, a, h, js[i, LO], js[i, HI], vmin, vmax, amax, jmax, res):
+            n_fallback += 1
+        lo = res[0]
+        hi = res[1]
+        target = js[i, TARGET]
+        if stop_mode or math.isnan(target):
+            a_req = -v / h
+            all_exact = False
+        else:
+            a_req = (target - q - v * h) / (h * h)
+            if a_req < lo or a_req > hi:
+                all_exact = False
+        work[i, 0] = lo
+        work[i, 1] = hi
+        work[i, 2] = res[2]
+        work[i, 3] = res[3]
+        work[i, 4] = a_req
+        # Preferred acceleration: the request, braking toward a target out of reach.
+        a_pref = a_req
+        if not stop_mode and not math.isnan(target):
+            if a_req > hi:
+                x, status = largest_accel_below(q, v, h, amax, jmax, lo, hi, target)
+                if status == 1:
+                    a_pref = x
+            elif a_req < lo:
+                x, status = smallest_accel_above(q, v, h, amax, jmax, lo, hi, target)
+                if status == 1:
+                    a_pref = x
+        work[i, 5] = a_pref
+    if all_exact:
+        for i in range(n):
+            _commit(js, i, work[i, 4], h, out, js[i, TARGET])
+            out[i, OUT_CODE] = FREE
+        return n_fallback
+    scaled = False
+    if scale_mode and not stop_mode:
+        # Largest s in [0, 1] with s * v_pref inside every joint's velocity interval.
+        s_lo = 0.0
+        s_hi = 1.0
+        binding = -1
+        for i in range(n):
+            v = js[i, V]
+            vp = v + work[i, 5] * h
+            vl = v + work[i, 0] * h
+            vu = v + work[i, 1] * h
+            if vp > 0.0:
+                lo_s = vl / vp
+                hi_s = vu / vp
+            elif vp < 0.0:
+                lo_s = vu / vp
+                hi_s = vl / vp
+            else:
+                if vl > 0.0 or vu < 0.0:
+                    s_lo = 2.0  # infeasible: zero velocity not admissible for this joint
+                continue
+            if lo_s > s_lo:
+                s_lo = lo_s
+            if hi_s < s_hi:
+                s_hi = hi_s
+                binding = i
+        if s_lo <= s_hi:
+            scaled = True
+            for i in range(n):
+                v = js[i, V]
+                vp = v + work[i, 5] * h
+                a_new = (s_hi * vp - v) / h
+                a_new = min(max(a_new, work[i, 0]), work[i, 1])  # rounding guard
+                _commit(js, i, a_new, h, out, math.nan)
+                if s_hi >= 1.0:
+                    code = FREE if work[i, 5] == work[i, 4] else _bound_code(work, i)
+                elif i == binding:
+                    code = _bound_code(work, i)
+                else:
+                    code = SCALED
+                out[i, OUT_CODE] = code
+    if not scaled:
+        for i in range(n):
+            a_pref = work[i, 5]
+            a_new = min(max(a_pref, work[i, 0]), work[i, 1])
+            _commit(js, i, a_new, h, out, math.nan)
+            if stop_mode or a_new == work[i, 4]:
+                out[i, OUT_CODE] = FREE
+            else:
+                out[i, OUT_CODE] = _bound_code(work, i)
+    return n_fallback
+
+
+@njit(cache=True)
+def _bound_code(work, i):
+    """Code of the bound that kept joint ``i`` from its request."""
+    if work[i, 4] > work[i, 1]:
+        return int(work[i, 3])
+    if work[i, 4] < work[i, 0]:
+        return int(work[i, 2])
+    return POSITION  # within the interval but braking toward the target
+
+
+@njit(cache=True)
+def brake_step(js, h, out):
+    """The stop-mode output for the current state (used as the safe end of a blend)."""
+    n = js.shape[0]
+    res = np.empty(4)
+    env = np.empty(2)
+    for i in range(n):
+        v = js[i, V]
+        a = js[i, A]
+        stop_envelope(v, a, js[i, VMAX], js[i, JMAX], env)
+        joint_interval(
+            js[i, Q], v, a, h, js[i, LO], js[i, HI], env[0], env[1], js[i, AMAX], js[i, JMAX], res
+        )
+        a_new = min(max(-v / h, res[0]), res[1])
+        _commit(js, i, a_new, h, out, math.nan)
+        out[i, OUT_CODE] = FREE

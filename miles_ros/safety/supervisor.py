@@ -1,0 +1,581 @@
+"""The safety supervisor: a small state machine around the shaping and Cartesian kernels.
+
+Inputs: requested joint targets (:meth:`SafetySupervisor.submit`), the measured robot
+state (:meth:`update_robot_state`), the e-stop input and services; output: one command
+per control period (:meth:`step`), or None before the robot state is known. Times are
+float seconds on one clock chosen by the caller (the node uses ROS time minus its start
+time, so differences keep full precision); request stamps must be on the same clock.
+
+Modes (``state()["mode"]``):
+
+* ``waiting``: no robot state yet, nothing is output, requests are refused;
+* ``active``: following the latest fresh request within every limit;
+* ``hold``: no fresh request for ``watchdog_period`` (or just after a reset): a
+  controlled stop within the limits, then the position is held;
+* ``stopping``: e-stop latched, decelerating (category 1 style stop, jerk-limited);
+* ``estop``: latched and stopped: the stopped position is held; every request is refused
+  until :meth:`reset_estop` succeeds (arm measured still, e-stop input released).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter, deque
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from miles_ros.safety import shaping as sh
+from miles_ros.safety.audit import LOG, AuditLog, BurstLogger
+from miles_ros.safety.cartesian import (
+    braking_radius,
+    clearance,
+    lipschitz_radii,
+    parse_zone,
+    supervise_step,
+    tcp_position,
+    zone_arrays,
+)
+from miles_ros.safety.config import SafetyConfig
+from miles_ros.safety.permissions import PermissionDecision, PermissionPolicy
+from sims.robots import panda
+
+FAULT_KINDS = frozenset(
+    {
+        "wrong_length",
+        "duplicate_joint",
+        "unknown_joint",
+        "missing_joint",
+        "non_finite",
+        "missing_stamp",
+        "stale",
+        "future_stamp",
+        "out_of_order",
+        "permission",
+    }
+)
+"""Rejections that count toward the repeated-violations fault."""
+
+_FINGER_SPEED = 0.5 * panda.gripper_speed_max  # m/s per finger (datasheet)
+
+
+@dataclass(frozen=True)
+class JointRequest:
+    """A requested joint target (the content of a ``/miles/skill_command`` message)."""
+
+    names: Sequence[str]
+    """Joint names, one per position."""
+    positions: Sequence[float]
+    """Target positions (rad for the arm, m for the fingers)."""
+    stamp: float | None
+    """Stamp on the supervisor's clock (None or 0 = missing)."""
+
+
+@dataclass(frozen=True)
+class Command:
+    """One output period: what the robot receives."""
+
+    stamp: float
+    """Stamp on the supervisor's clock."""
+    names: tuple[str, ...]
+    """Arm joints, then the fingers once a finger target was ever requested."""
+    positions: np.ndarray
+    """Commanded positions, in the order of ``names``."""
+    mode: str
+    """The supervisor's mode when it was produced."""
+
+
+class SafetySupervisor:
+    """Takes requests, the measured state and time; returns the commands that may be sent."""
+
+    def __init__(
+        self, config: SafetyConfig, audit: AuditLog | None = None, time_offset: float = 0.0
+    ) -> None:
+        config.validate()
+        self.config = config
+        self.limits = config.limits
+        self.audit = audit or AuditLog(config.audit_path or None, config.audit_throttle)
+        self.stats: Counter[str] = Counter()
+        """Counts: 'steps', 'accepted', 'rejected', 'rejected:<kind>', 'fallback_joints'."""
+        self._time_offset = time_offset
+        self._burst = BurstLogger(config.log_burst_gap)
+        self._arm_index = {name: i for i, name in enumerate(config.joint_names)}
+        self._finger_index = {name: i for i, name in enumerate(config.finger_joint_names)}
+        n = len(config.joint_names)
+        tight = 1.0 - sh.INTERNAL_TIGHTENING
+        js = np.zeros((n, sh.NCOL))
+        js[:, sh.LO] = self.limits.lower
+        js[:, sh.HI] = self.limits.upper
+        js[:, sh.VMAX] = self.limits.velocity * tight
+        js[:, sh.AMAX] = self.limits.acceleration * tight
+        js[:, sh.JMAX] = self.limits.jerk * tight
+        js[:, sh.TARGET] = np.nan
+        js[:, sh.LIP] = lipschitz_radii()
+        self._js = js
+        self._out = np.zeros((n, 4))
+        self._brake = np.zeros((n, 4))
+        self._work = np.zeros((n, 6))
+        self._env = np.zeros(2)
+        self._res = np.zeros(7)
+        self._band_widened = False
+        self._layout_cache: dict[tuple[str, ...], object] = {}
+        self._request_layouts: dict[tuple[str, ...], tuple[np.ndarray, np.ndarray]] = {}
+        self._ws = np.array(tuple(config.workspace_min) + tuple(config.workspace_max), float)
+        self._base_zones = tuple(parse_zone(spec)[0] for spec in config.keepout_zones)
+        self.policy = PermissionPolicy.from_specs(
+            config.allowed_skill_tags, config.permission_zones
+        )
+        self._boxes, self._spheres = zone_arrays(self._base_zones)
+        self._scale = config.limit_mode == "scale"
+        self._speed_cap = config.tcp_speed_cap
+        # Output state.
+        self._initialized = False
+        self._t_prev = 0.0
+        self._p_prev = np.zeros(3)
+        self._c_prev = 0.0
+        self._stop = False
+        self._mode = "waiting"
+        self._reason = "waiting for robot state"
+        # E-stop.
+        self._latched = False
+        self._input_pressed = False
+        # Requests.
+        self._target = np.full(n, np.nan)
+        self._request_time: float | None = None
+        self._request_stamp: float | None = None
+        self._new_request = False
+        self._finger_target: np.ndarray | None = None
+        self._finger_cmd: np.ndarray | None = None
+        self._violations: deque[float] = deque()
+        # Measured state.
+        self._measured_q: np.ndarray | None = None
+        self._measured_v: np.ndarray | None = None
+        self._measured_fingers: np.ndarray | None = None
+        self._measured_time: float | None = None
+        # Skill permissions.
+        self._skill = ""
+        self._skill_block = ""
+
+    # --- inputs -----------------------------------------------------------------------
+    def update_robot_state(
+        self,
+        names: Sequence[str],
+        positions: Sequence[float],
+        velocities: Sequence[float],
+        now: float,
+    ) -> bool:
+        """Record the measured state (``/joint_states``). False when unusable (counted)."""
+        layout = self._state_layout(tuple(names))
+        if layout is None or len(positions) != len(names):
+            return self._bad_state(now, "joint_states without every arm joint")
+        order, finger_order = layout
+        q = np.asarray(positions, dtype=np.float64)[order]
+        if not np.all(np.isfinite(q)):
+            return self._bad_state(now, "non-finite measured positions")
+        v = None
+        if len(velocities) == len(names):
+            v = np.asarray(velocities, dtype=np.float64)[order]
+            if not np.all(np.isfinite(v)):
+                v = None
+        if v is None and self._measured_q is not None and self._measured_time is not None:
+            dt = now - self._measured_time
+            v = (q - self._measured_q) / dt if dt > 0.0 else self._measured_v
+        if v is None:
+            v = np.zeros_like(q)
+        if finger_order is not None:
+            fingers = np.asarray(positions, dtype=np.float64)[finger_order]
+            if np.all(np.isfinite(fingers)):
+                self._measured_fingers = fingers
+        self._measured_q, self._measured_v, self._measured_time = q, v, now
+        if not self._initialized:
+            self._initialize(q, now)
+        return True
+
+    def submit(self, request: JointRequest, now: float) -> bool:
+        """Offer a requested target. Returns True when accepted (it then drives the output
+        until the next accepted request or the watchdog)."""
+        if self._latched:
+            return self._reject(now, "estop_latched", detail="e-stop latched: request refused")
+        kind, joint, value, detail = self._validate(request, now)
+        if kind:
+            return self._reject(now, kind, joint, value, detail)
+        if not self._initialized:
+            return self._reject(now, "no_robot_state", detail="no robot state yet")
+        if self._skill_block:
+            return self._reject(now, "permission", detail=self._skill_block)
+        values = np.asarray(request.positions, dtype=np.float64)
+        arm_slots, finger_slots = self._request_layouts[tuple(request.names)]
+        arm = values[arm_slots]
+        fingers = np.full(len(self._finger_index), np.nan)
+        fingers[finger_slots[1]] = values[finger_slots[0]]
+        clipped = np.clip(arm, self._js[:, sh.LO], self._js[:, sh.HI])
+        for i in np.flatnonzero(clipped != arm):
+            self._record(
+                now, "position_limit", self.config.joint_names[i], float(arm[i]),
+                float(clipped[i]), "target outside the position limits minus margin",
+            )  # fmt: skip
+        if not np.all(np.isnan(fingers)):
+            self._accept_fingers(fingers, now)
+        self._target = clipped
+        self._request_time = now
+        self._request_stamp = float(request.stamp)  # type: ignore[arg-type]
+        self._new_request = True
+        self.stats["accepted"] += 1
+        if self._stop and not self._latched:
+            self._stop = False
+            self._record(now, "resume", detail="fresh request after hold")
+        return True
+
+    def set_estop_input(self, pressed: bool, now: float) -> None:
+        """State of an e-stop input (``/miles/estop``): True latches; False only permits a
+        later reset."""
+        if pressed != self._input_pressed:
+            self._record(now, "estop_input", detail="pressed" if pressed else "released")
+        self._input_pressed = pressed
+        if pressed:
+            self.trigger_estop("e-stop input pressed", now)
+
+    def trigger_estop(self, reason: str, now: float) -> bool:
+        """Latch the e-stop. Returns False when it was already latched."""
+        if self._latched:
+            return False
+        self._latched = True
+        self._reason = reason
+        self._begin_stop()
+        self._target[:] = np.nan
+        self._request_time = None
+        self._mode = "stopping" if self._initialized else "waiting"
+        self._record(now, "estop", detail=reason)
+        LOG.error("e-stop latched: %s", reason)
+        return True
+
+    def reset_estop(self, now: float) -> tuple[bool, str]:
+        """Reset the latch if the arm is still and no input is pressed; else say why not."""
+        if not self._latched:
+            return True, "e-stop not latched"
+        why = ""
+        if self._input_pressed:
+            why = "e-stop input still pressed (last /miles/estop was true)"
+        elif self._mode == "stopping":
+            why = "the controlled stop is still in progress"
+        elif self._measured_time is None or now - self._measured_time > self.config.state_timeout:
+            why = "no fresh robot state"
+        else:
+            speed = np.abs(self._measured_v)
+            worst = int(np.argmax(speed))
+            if speed[worst] > self.config.still_velocity:
+                why = (
+                    f"arm moving: {self.config.joint_names[worst]} at {speed[worst]:.4f} rad/s "
+                    f"(still below {self.config.still_velocity} rad/s)"
+                )
+        if why:
+            self._record(now, "reset_refused", detail=why)
+            return False, why
+        self._latched = False
+        self._reason = "reset: waiting for a fresh request"
+        self._mode = "hold" if self._initialized else "waiting"
+        self._violations.clear()
+        self._record(now, "reset", detail="e-stop reset")
+        LOG.warning("e-stop reset")
+        return True, "e-stop reset"
+
+    def set_skill(self, skill: str, tags: Sequence[str], now: float) -> PermissionDecision:
+        """The running skill and its permission tags (empty skill = none). A tag that this
+        deployment does not allow refuses its requests; zones forbidding one of its tags
+        become keep-out zones while it runs."""
+        tags = [t for t in tags if t] if skill else []
+        decision = PermissionDecision(True)
+        if "*" not in self.policy.allowed_tags:
+            bad = sorted(set(tags) - self.policy.allowed_tags)
+            if bad:
+                decision = PermissionDecision(False, f"skill {skill!r}: tag(s) {bad} not allowed")
+        self._skill = skill
+        self._skill_block = "" if decision.allowed else decision.reason
+        zones = self._base_zones + self.policy.forbidden_zones(tags)
+        self._boxes, self._spheres = zone_arrays(zones)
+        if self._initialized:
+            self._c_prev = self._clearance_now()
+        detail = decision.reason or f"skill {skill!r} tags {sorted(tags)}"
+        self._record(now, "skill", requested=sorted(tags), detail=detail)
+        return decision
+
+    # --- output -----------------------------------------------------------------------
+    def step(self, now: float) -> Command | None:
+        """The command for the period at ``now`` (None before the robot state is known or
+        when ``now`` does not advance)."""
+        self._check_faults(now)
+        if not self._initialized:
+            return None
+        h = now - self._t_prev
+        if not h > 0.0:
+            return None
+        if not self._latched:
+            fresh = (
+                self._request_time is not None
+                and now - self._request_time <= self.config.watchdog_period
+            )
+            if not fresh and not self._stop:
+                if self._mode == "active":
+                    self._record(now, "watchdog", detail="no fresh request: stop and hold")
+                self._begin_stop()
+                self._reason = "no fresh request"
+        stop = self._stop
+        js, out, res = self._js, self._out, self._res
+        js[:, sh.TARGET] = np.nan if stop else self._target
+        supervise_step(
+            js, h, stop, self._scale, out, self._brake, self._work, self._p_prev,
+            self._c_prev, self._speed_cap, self._ws, self._boxes, self._spheres,
+            self.config.zone_padding, res,
+        )  # fmt: skip
+        self._p_prev = res[2:5].copy()
+        self._c_prev = float(res[1])
+        self._t_prev = now
+        if res[5] or (self._new_request and not stop):
+            self._report_step(now, out, int(res[5]))
+        if self._band_widened:
+            self._relax_band()
+        if self._latched:
+            self._mode = "estop" if res[6] else "stopping"
+        else:
+            self._mode = "hold" if stop else "active"
+        self.stats["steps"] += 1
+        return self._command(now, h, stop)
+
+    def state(self) -> dict[str, object]:
+        """The JSON of ``/miles/safety/state``."""
+        return {
+            "estop": self._latched,
+            "mode": self._mode,
+            "interventions": self.audit.count,
+            "reason": self._reason if self._mode != "active" else "",
+        }
+
+    def set_reduced_speed(self, reduced: bool) -> None:
+        """Switch the reduced-speed mode (only the node's parameter callback calls this)."""
+        cfg = self.config
+        self._speed_cap = cfg.tcp_speed_limit
+        if reduced:
+            self._speed_cap = min(cfg.reduced_tcp_speed, cfg.tcp_speed_limit)
+
+    @property
+    def mode(self) -> str:
+        """The current mode (see the module docstring)."""
+        return self._mode
+
+    @property
+    def latched(self) -> bool:
+        """True while the e-stop is latched."""
+        return self._latched
+
+    # --- internals --------------------------------------------------------------------
+    def _initialize(self, q: np.ndarray, now: float) -> None:
+        js = self._js
+        js[:, sh.Q] = q
+        js[:, sh.V] = 0.0
+        js[:, sh.A] = 0.0
+        # A joint measured outside its band may not go further out (the band re-tightens
+        # as it moves in, see _relax_band).
+        js[:, sh.LO] = np.minimum(self.limits.lower, q)
+        js[:, sh.HI] = np.maximum(self.limits.upper, q)
+        self._band_widened = bool(np.any(q < self.limits.lower) or np.any(q > self.limits.upper))
+        self._t_prev = now
+        self._p_prev = tcp_position(js[:, sh.Q].copy())
+        self._c_prev = self._clearance_now()
+        self._initialized = True
+        self._begin_stop()
+        if not self._latched:
+            self._mode, self._reason = "hold", "no request yet"
+        else:
+            self._mode = "estop"
+
+    def _state_layout(self, names: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray | None] | None:
+        cached = self._layout_cache.get(names)
+        if cached is not None or names in self._layout_cache:
+            return cached
+        idx = {name: i for i, name in enumerate(names)}
+        layout = None
+        if all(n in idx for n in self._arm_index):
+            order = np.array([idx[n] for n in self._arm_index])
+            fingers = None
+            if self._finger_index and all(n in idx for n in self._finger_index):
+                fingers = np.array([idx[n] for n in self._finger_index])
+            layout = (order, fingers)
+        if len(self._layout_cache) < 64:
+            self._layout_cache[names] = layout
+        return layout
+
+    def _clearance_now(self) -> float:
+        js = self._js
+        radius = braking_radius(js, js[:, sh.V].copy(), js[:, sh.A].copy())
+        p = tcp_position(js[:, sh.Q].copy())
+        return clearance(p, radius, self._ws, self._boxes, self._spheres, self.config.zone_padding)
+
+    def _begin_stop(self) -> None:
+        js = self._js
+        for i in range(js.shape[0]):
+            sh.stop_envelope(js[i, sh.V], js[i, sh.A], js[i, sh.VMAX], js[i, sh.JMAX], self._env)
+            js[i, sh.ENV_LO], js[i, sh.ENV_HI] = self._env
+        self._stop = True
+        self._new_request = False
+
+    def _relax_band(self) -> None:
+        js = self._js
+        for i in np.flatnonzero(js[:, sh.HI] > self.limits.upper):
+            reach = js[i, sh.Q] + sh.stop_travel_forward(
+                js[i, sh.V], js[i, sh.A], js[i, sh.AMAX], js[i, sh.JMAX]
+            )
+            js[i, sh.HI] = max(self.limits.upper[i], min(js[i, sh.HI], reach))
+        for i in np.flatnonzero(js[:, sh.LO] < self.limits.lower):
+            reach = js[i, sh.Q] - sh.stop_travel_forward(
+                -js[i, sh.V], -js[i, sh.A], js[i, sh.AMAX], js[i, sh.JMAX]
+            )
+            js[i, sh.LO] = min(self.limits.lower[i], max(js[i, sh.LO], reach))
+        self._band_widened = bool(
+            np.any(js[:, sh.HI] > self.limits.upper) or np.any(js[:, sh.LO] < self.limits.lower)
+        )
+
+    def _report_step(self, now: float, out: np.ndarray, n_fallback: int) -> None:
+        self.stats["fallback_joints"] += n_fallback
+        names = self.config.joint_names
+        for i in np.flatnonzero(out[:, sh.OUT_CODE] != sh.FREE):
+            code = int(out[i, sh.OUT_CODE])
+            if code == sh.INFEASIBLE or self._new_request:
+                self._record(
+                    now, sh.CODE_NAMES[code], names[i], float(self._target[i]),
+                    float(out[i, sh.OUT_Q]), "request shaped to the limits",
+                )  # fmt: skip
+        self._new_request = False
+
+    def _command(self, now: float, h: float, stop: bool) -> Command:
+        names = self.config.joint_names
+        positions = self._out[:, sh.OUT_Q].copy()
+        if self._finger_cmd is not None and self._finger_index:
+            if self._finger_target is not None and not stop:
+                step = _FINGER_SPEED * h
+                delta = np.clip(self._finger_target - self._finger_cmd, -step, step)
+                self._finger_cmd = self._finger_cmd + delta
+            names = names + self.config.finger_joint_names
+            positions = np.concatenate([positions, self._finger_cmd])
+        return Command(now, tuple(names), positions, self._mode)
+
+    def _accept_fingers(self, fingers: np.ndarray, now: float) -> None:
+        current = self._finger_cmd if self._finger_cmd is not None else None
+        if current is None:
+            current = self._measured_fingers
+        merged = np.where(np.isnan(fingers), current if current is not None else fingers, fingers)
+        clipped = np.clip(merged, panda.finger_position_min, panda.finger_position_max)
+        for i in np.flatnonzero(np.abs(clipped - merged) > 0.0):
+            self._record(
+                now, "finger_range", self.config.finger_joint_names[i], float(merged[i]),
+                float(clipped[i]), "finger target outside the gripper travel",
+            )  # fmt: skip
+        if np.any(np.isnan(clipped)):  # one finger given, the other never known
+            clipped = np.where(np.isnan(clipped), clipped[~np.isnan(clipped)][0], clipped)
+        self._finger_target = clipped
+        if self._finger_cmd is None:
+            self._finger_cmd = (
+                self._measured_fingers.copy()
+                if self._measured_fingers is not None
+                else clipped.copy()
+            )
+
+    def _validate(self, req: JointRequest, now: float) -> tuple[str, str | None, object, str]:
+        names = tuple(req.names)
+        if len(names) != len(req.positions):
+            detail = f"{len(names)} names but {len(req.positions)} positions"
+            return "wrong_length", None, len(req.positions), detail
+        if names not in self._request_layouts:
+            why = self._check_names(names)
+            if why[0]:
+                return why
+            if len(self._request_layouts) >= 64:  # bounded under adversarial layouts
+                self._request_layouts.clear()
+            arm = np.array([names.index(n) for n in self._arm_index])
+            fingers = [(names.index(n), j) for n, j in self._finger_index.items() if n in names]
+            self._request_layouts[names] = (arm, np.array(fingers, dtype=int).reshape(-1, 2).T)
+        try:
+            finite = bool(np.all(np.isfinite(np.asarray(req.positions, dtype=np.float64))))
+        except (TypeError, ValueError):
+            finite = False
+        if not finite:
+            for name, value in zip(names, req.positions, strict=True):
+                try:
+                    ok = math.isfinite(float(value))
+                except (TypeError, ValueError):
+                    ok = False
+                if not ok:
+                    return "non_finite", name, str(value), f"non-finite position for {name!r}"
+        stamp = req.stamp
+        if stamp is None or stamp == 0.0 or not math.isfinite(stamp):
+            return "missing_stamp", None, stamp, "request without a stamp"
+        if now - stamp > self.config.max_request_age:
+            return "stale", None, stamp, f"request {now - stamp:.3f} s old"
+        if stamp - now > self.config.max_request_lead:
+            return "future_stamp", None, stamp, f"request stamped {stamp - now:.3f} s ahead"
+        if self._request_stamp is not None and stamp <= self._request_stamp:
+            return "out_of_order", None, stamp, "stamp not after the previous request's"
+        return "", None, None, ""
+
+    def _check_names(self, names: tuple[str, ...]) -> tuple[str, str | None, object, str]:
+        if len(set(names)) != len(names):
+            dup = next(n for n in names if names.count(n) > 1)
+            return "duplicate_joint", dup, None, f"joint {dup!r} given twice"
+        for name in names:
+            if name not in self._arm_index and name not in self._finger_index:
+                return "unknown_joint", name, None, f"unknown joint {name!r}"
+        for name in self._arm_index:
+            if name not in names:
+                return "missing_joint", name, None, f"arm joint {name!r} missing"
+        return "", None, None, ""
+
+    def _reject(
+        self,
+        now: float,
+        kind: str,
+        joint: str | None = None,
+        value: object = None,
+        detail: str = "",
+    ) -> bool:
+        self.stats["rejected"] += 1
+        self.stats[f"rejected:{kind}"] += 1
+        self._record(now, kind, joint, value, None, detail)
+        self._burst.warn(kind, now, f"request rejected ({kind}): {detail}")
+        if kind in FAULT_KINDS and self.config.fault_violations > 0:
+            window = self._violations
+            window.append(now)
+            while window and now - window[0] > self.config.fault_window:
+                window.popleft()
+            if len(window) >= self.config.fault_violations:
+                self.trigger_estop(
+                    f"repeated violations: {len(window)} rejected requests within "
+                    f"{self.config.fault_window} s",
+                    now,
+                )
+        return False
+
+    def _bad_state(self, now: float, detail: str) -> bool:
+        self.stats["bad_state"] += 1
+        self._burst.warn("bad_state", now, f"robot state ignored: {detail}")
+        return False
+
+    def _check_faults(self, now: float) -> None:
+        if (
+            not self._latched
+            and self._measured_time is not None
+            and now - self._measured_time > self.config.state_timeout
+        ):
+            self.trigger_estop(
+                f"robot state lost: no joint_states for {now - self._measured_time:.3f} s", now
+            )
+
+    def _record(
+        self,
+        now: float,
+        kind: str,
+        joint: str | None = None,
+        requested: object = None,
+        allowed: object = None,
+        detail: str = "",
+    ) -> None:
+        self.audit.add(now + self._time_offset, kind, joint, requested, allowed, detail)
