@@ -306,7 +306,12 @@ class OnPolicyRunner:
                 self._scalar("perf/update_s", update_s)
                 # ---- evaluation in physics
                 periodic = rc.eval_every > 0 and self.iteration % rc.eval_every == 0
-                triggered = (rc.eval_on_train_success and len(recent_success) >= 20
+                # Training success at the target, and physics has not confirmed it yet:
+                # evaluate now rather than at the next periodic evaluation.
+                confirmed = bool(self.evaluations) and (
+                    self.evaluations[-1]["success"] >= rc.target_success)
+                triggered = (rc.eval_on_train_success and not confirmed
+                             and self.env_steps >= num_envs * self.env.cfg.episode_steps
                              and train_success >= rc.target_success and since_eval >= 3)
                 last_eval = None
                 if (periodic or triggered) and not self._eval_disabled:

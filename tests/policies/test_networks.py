@@ -45,3 +45,22 @@ def test_config_round_trips_through_plain_data():
     again = TrainConfig.from_dict(cfg.to_dict())
     assert again == cfg
     assert isinstance(again.network.actor_hidden, tuple)
+
+
+def test_adam_matches_torch_optim_adam():
+    from policies.ppo.algorithm import Adam
+
+    torch.manual_seed(0)
+    a = torch.nn.Linear(4, 3)
+    b = torch.nn.Linear(4, 3)
+    b.load_state_dict(a.state_dict())
+    ours = Adam(a.parameters(), lr=1e-2)
+    ref = torch.optim.Adam(b.parameters(), lr=1e-2)
+    for _ in range(5):
+        x = torch.randn(8, 4)
+        for model, opt in ((a, ours), (b, ref)):
+            opt.zero_grad()
+            (model(x) ** 2).mean().backward()
+            opt.step()
+    for p, q in zip(a.parameters(), b.parameters(), strict=True):
+        torch.testing.assert_close(p, q, rtol=1e-5, atol=1e-6)
