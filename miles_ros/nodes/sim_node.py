@@ -1,0 +1,196 @@
+"""``sim_node``: PyBullet as a robot (the default scene, headless) on standard topics.
+
+Publishes ``/joint_states`` (7 arm joints + 2 fingers, sensor QoS) at ``publish_rate_hz``
+and the cubes' poses as JSON on ``/miles/scene/objects``; takes motor position targets
+from ``/miles/joint_command`` (only the safety node publishes there); services reset the
+scene and capture a camera frame (``sensor_msgs/Image`` on ``/miles/camera/image_raw``).
+The physics lives in :class:`miles_ros.runtime.scene_world.SceneWorld`.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import threading
+import time
+
+import numpy as np
+import rclpy
+from rclpy.executors import ExternalShutdownException
+from rclpy.node import Node
+from rclpy.qos import qos_profile_sensor_data
+from rosgraph_msgs.msg import Clock
+from sensor_msgs.msg import Image, JointState
+from std_msgs.msg import String
+from std_srvs.srv import Trigger
+
+from miles_ros.runtime.params import SimNodeParams, declare_params
+from miles_ros.runtime.scene_world import JOINT_NAMES, SceneWorld
+from sims.scene import load_scene
+
+MAX_CATCH_UP = 4
+"""Real time: at most this many publish periods of physics per tick; beyond it (after a
+capture or a stall) the sim drops the lost wall time instead of racing to catch up."""
+
+
+class SimNode(Node):
+    def __init__(self, **kwargs):
+        super().__init__("sim_node", **kwargs)
+        self.params = prm = declare_params(self, SimNodeParams)
+        if not (prm.publish_rate_hz > 0 and prm.objects_rate_hz > 0):
+            raise ValueError("publish_rate_hz and objects_rate_hz must be positive")
+        scene = load_scene(prm.scene_file or None)
+        q0 = np.asarray(prm.initial_joint_positions) if prm.initial_joint_positions else None
+        self.world = SceneWorld(scene, prm.physics_dt, q0)
+        self.steps_per_tick = max(1, round(1.0 / (prm.publish_rate_hz * prm.physics_dt)))
+        self.index = {name: i for i, name in enumerate(JOINT_NAMES)}
+        self.places = {
+            n: {"position": list(p.position), "size": list(p.size)}
+            for n, p in scene.places.items()
+        }
+        self.pub_joints = self.create_publisher(
+            JointState, prm.joint_states_topic, qos_profile_sensor_data
+        )
+        self.pub_objects = self.create_publisher(String, prm.objects_topic, 10)
+        self.pub_image = self.create_publisher(Image, prm.camera_topic, 1)
+        self.pub_clock = (
+            None if prm.real_time else self.create_publisher(Clock, prm.clock_topic, 10)
+        )
+        self.create_subscription(JointState, prm.joint_command_topic, self.on_command, 10)
+        self.create_service(Trigger, prm.reset_service, self.on_reset)
+        self.create_service(Trigger, prm.camera_service, self.on_capture)
+        self.objects_every = max(1, round(prm.publish_rate_hz / prm.objects_rate_hz))
+        self.ticks = 0
+        self.rejected = 0
+        self.lock = threading.Lock()
+        self.wall_origin = time.monotonic()
+        self.running = True
+        if prm.real_time:
+            self.create_timer(1.0 / prm.publish_rate_hz, self.on_tick)
+        else:
+            self.thread = threading.Thread(target=self._run_fast, daemon=True, name="sim_fast")
+            self.thread.start()
+        self.publish_state()
+        self.get_logger().info(
+            f"PyBullet sim: {len(scene.objects)} cubes, {len(scene.places)} pads, "
+            f"joint states at {prm.publish_rate_hz:g} Hz ({self.steps_per_tick} physics "
+            f"steps of {prm.physics_dt * 1e3:g} ms), {'real time' if prm.real_time else 'fast'}"
+        )
+
+    def on_tick(self) -> None:
+        due = (time.monotonic() - self.wall_origin) / self.params.physics_dt - self.world.steps
+        n = int(min(max(due, 0), MAX_CATCH_UP * self.steps_per_tick))
+        if due > MAX_CATCH_UP * self.steps_per_tick:  # drop lost wall time
+            self.wall_origin += (due - n) * self.params.physics_dt
+        if n:
+            with self.lock:
+                self.world.step(n)
+            self.publish_state()
+
+    def _run_fast(self) -> None:
+        while self.running and rclpy.ok(context=self.context):
+            with self.lock:
+                self.world.step(self.steps_per_tick)
+            self.publish_state()
+
+    def stamp(self):
+        if self.pub_clock is None:
+            return self.get_clock().now().to_msg()
+        t = self.world.time
+        msg = Clock()
+        msg.clock.sec, msg.clock.nanosec = int(t), int(round((t % 1.0) * 1e9)) % 1_000_000_000
+        self.pub_clock.publish(msg)
+        return msg.clock
+
+    def publish_state(self) -> None:
+        with self.lock:
+            pos, vel, effort = self.world.joint_state()
+            poses = self.world.object_poses() if self.ticks % self.objects_every == 0 else None
+        self.ticks += 1
+        msg = JointState()
+        msg.header.stamp = stamp = self.stamp()
+        msg.name, msg.position, msg.velocity, msg.effort = list(JOINT_NAMES), pos, vel, effort
+        self.pub_joints.publish(msg)
+        if poses is not None:
+            objects = {
+                n: {"position": list(b.position), "orientation": list(b.orientation), "yaw": b.yaw}
+                for n, b in poses.items()
+            }
+            payload = {
+                "stamp": stamp.sec + stamp.nanosec * 1e-9,
+                "frame_id": self.params.frame_id,
+                "objects": objects,
+                "places": self.places,
+            }
+            self.pub_objects.publish(String(data=json.dumps(payload)))
+
+    def on_command(self, msg: JointState) -> None:
+        names, positions = list(msg.name), list(msg.position)
+        bad = ""
+        if len(names) != len(positions) or not names:
+            bad = f"{len(names)} names but {len(positions)} positions"
+        elif any(n not in self.index for n in names):
+            bad = f"unknown joints {[n for n in names if n not in self.index]}"
+        elif not all(math.isfinite(v) for v in positions):
+            bad = "non-finite positions"
+        if bad:
+            self.rejected += 1
+            self.get_logger().warn(f"joint command rejected: {bad}", throttle_duration_sec=1.0)
+            return
+        with self.lock:
+            arm = self.world.arm_target.copy()
+            fingers = []
+            for name, value in zip(names, positions, strict=True):
+                i = self.index[name]
+                if i < 7:
+                    arm[i] = value
+                else:
+                    fingers.append(value)
+            self.world.set_targets(arm, float(np.mean(fingers)) if fingers else None)
+
+    def on_reset(self, request, response):
+        with self.lock:
+            self.world.reset()
+        self.wall_origin = time.monotonic()
+        response.success, response.message = True, "arm at the initial pose, cubes replaced"
+        return response
+
+    def on_capture(self, request, response):
+        prm = self.params
+        with self.lock:
+            rgb = self.world.render(prm.camera_width, prm.camera_height)
+        msg = Image()
+        msg.header.stamp = self.get_clock().now().to_msg()
+        msg.header.frame_id = prm.frame_id
+        msg.height, msg.width = rgb.shape[0], rgb.shape[1]
+        msg.encoding, msg.is_bigendian, msg.step = "rgb8", 0, rgb.shape[1] * 3
+        msg.data = rgb.tobytes()
+        self.pub_image.publish(msg)
+        response.success = True
+        response.message = f"published a {msg.width}x{msg.height} rgb8 frame on {prm.camera_topic}"
+        return response
+
+    def destroy_node(self):
+        self.running = False
+        if getattr(self, "thread", None) is not None:
+            self.thread.join(timeout=2.0)
+        self.world.close()
+        return super().destroy_node()
+
+
+def main(args=None) -> None:
+    rclpy.init(args=args)
+    node = None
+    try:
+        node = SimNode()
+        rclpy.spin(node)
+    except (KeyboardInterrupt, ExternalShutdownException):
+        pass
+    finally:
+        if node is not None:
+            node.destroy_node()
+        rclpy.try_shutdown()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,159 @@
+"""``skill_node``: runs ONNX skills in closed loop, one at a time, behind the safety node.
+
+Takes JSON requests on ``/miles/skill/request`` (``{"id", "skill", "params"}``, or
+``{"id", "cancel": true}``), builds each control period's observation from
+``/joint_states`` and ``/miles/scene/objects`` exactly as in training, runs the actor and
+publishes joint position targets on ``/miles/skill_command`` (to the safety node, never
+to the robot); reports ``/miles/skill/status``; watches ``/miles/safety/state`` and ends
+a skill ``estopped`` when the e-stop latches. The logic lives in
+:class:`miles_ros.runtime.skills.SkillExecutor`.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+
+import rclpy
+from rclpy.executors import ExternalShutdownException
+from rclpy.node import Node
+from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy, qos_profile_sensor_data
+from sensor_msgs.msg import JointState
+from std_msgs.msg import String
+
+from miles_ros.runtime.observation import parse_joint_state, parse_objects
+from miles_ros.runtime.params import SkillNodeParams, declare_params
+from miles_ros.runtime.skills import SkillExecutor, SkillLibrary
+from sims.scene import load_scene
+
+LATCHED = QoSProfile(
+    depth=1, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL
+)
+RELIABLE = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
+
+
+class SkillNode(Node):
+    def __init__(self, **kwargs):
+        super().__init__("skill_node", **kwargs)
+        self.params = prm = declare_params(self, SkillNodeParams)
+        library = SkillLibrary.load(prm.skill_library or None, check_hashes=prm.check_hashes)
+        self.skills = SkillExecutor(
+            library,
+            load_scene(prm.scene_file or None),
+            prm.home_speed,
+            state_timeout=prm.state_timeout,
+        )
+        self.skills.warm_up()
+        self.pub_command = self.create_publisher(JointState, prm.skill_command_topic, RELIABLE)
+        self.pub_status = self.create_publisher(String, prm.status_topic, RELIABLE)
+        self.pub_tags = self.create_publisher(String, prm.skill_tags_topic, LATCHED)
+        self.create_subscription(
+            JointState, prm.joint_states_topic, self.on_joints, qos_profile_sensor_data
+        )
+        self.create_subscription(String, prm.objects_topic, self.on_objects, 10)
+        self.create_subscription(String, prm.request_topic, self.on_request, RELIABLE)
+        self.create_subscription(String, prm.safety_state_topic, self.on_safety, LATCHED)
+        self.timer = None
+        self.state_stamp = 0.0
+        self.ticks: list[tuple[float, float]] = []
+        """(monotonic tick time, joint-state stamp to command publish in s) per control
+        period while ``record_ticks`` is set (for bench/ros.py)."""
+        self.record_ticks = False
+        self.publish_tags()
+        for name, reason in library.errors.items():
+            self.get_logger().error(f"skill {name} not loaded: {reason}")
+        self.get_logger().info(f"skills: {', '.join(library.names())}")
+
+    def now(self) -> float:
+        return self.get_clock().now().nanoseconds * 1e-9
+
+    def on_joints(self, msg: JointState) -> None:
+        prm = self.params
+        try:
+            reading = parse_joint_state(
+                msg.name,
+                msg.position,
+                msg.velocity,
+                self.now(),
+                prm.joint_names,
+                prm.finger_joint_names,
+            )
+        except ValueError as exc:
+            self.get_logger().warn(f"joint state ignored: {exc}", throttle_duration_sec=1.0)
+            return
+        self.skills.on_joint_state(reading, reading.stamp)
+        self.state_stamp = msg.header.stamp.sec + msg.header.stamp.nanosec * 1e-9
+
+    def on_objects(self, msg: String) -> None:
+        try:
+            self.skills.on_objects(parse_objects(json.loads(msg.data)))
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+            self.get_logger().warn(f"object poses ignored: {exc}", throttle_duration_sec=1.0)
+
+    def on_safety(self, msg: String) -> None:
+        try:
+            state = json.loads(msg.data)
+        except json.JSONDecodeError:
+            self.get_logger().warn("unreadable safety state", throttle_duration_sec=1.0)
+            return
+        self.publish(self.skills.on_safety_state(state, self.now()))
+
+    def on_request(self, msg: String) -> None:
+        self.publish(self.skills.on_request(msg.data, self.now()))
+        if self.skills.active is not None:
+            self.tick()  # the first period at once, then at the skill's rate
+
+    def tick(self) -> None:
+        started = time.monotonic()
+        result = self.skills.tick(self.now())
+        if result.targets is not None:
+            prm, t = self.params, result.targets
+            msg = JointState()
+            msg.header.stamp = self.get_clock().now().to_msg()
+            msg.name = list(prm.joint_names)
+            msg.position = [float(v) for v in t.arm]
+            if t.finger is not None:
+                msg.name += list(prm.finger_joint_names)
+                msg.position += [float(t.finger)] * len(prm.finger_joint_names)
+            self.pub_command.publish(msg)
+            if self.record_ticks:
+                self.ticks.append((started, self.now() - self.state_stamp))
+        self.publish(result.statuses)
+
+    def publish(self, statuses: list[dict]) -> None:
+        for status in statuses:
+            self.pub_status.publish(String(data=json.dumps(status)))
+        if self.skills.tags_changed:
+            self.publish_tags()
+        period = self.skills.period
+        if self.params.loop_rate_hz > 0 and period is not None:
+            period = 1.0 / self.params.loop_rate_hz
+        if self.timer is not None and (
+            period is None or self.timer.timer_period_ns != round(period * 1e9)
+        ):
+            self.destroy_timer(self.timer)
+            self.timer = None
+        if self.timer is None and period is not None:
+            self.timer = self.create_timer(period, self.tick)
+
+    def publish_tags(self) -> None:
+        self.skills.tags_changed = False
+        self.pub_tags.publish(String(data=json.dumps(self.skills.active_tags())))
+
+
+def main(args=None) -> None:
+    rclpy.init(args=args)
+    node = None
+    try:
+        node = SkillNode()
+        rclpy.spin(node)
+    except (KeyboardInterrupt, ExternalShutdownException):
+        pass
+    finally:
+        if node is not None:
+            node.destroy_node()
+        rclpy.try_shutdown()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,77 @@
+"""Policy actions to joint position targets, exactly as the PyBullet backend maps them.
+
+The task contract (and :func:`sims.backends.pybullet_backend._arm_targets`, which a test
+compares against): actions are clipped to [-1, 1]; joint mode: ``target = q + a *
+joint_action_scale * velocity_limit * control_dt``; Cartesian mode: ``target = q +
+dls_ik_step(q, a[:3] * cartesian_step_max, ik_damping)``; both clipped to the datasheet
+position limits. With a gripper, ``a[3] > 0`` opens each finger to
+``finger_position_max`` and ``a[3] <= 0`` closes it (target 0). Push trains with the
+fingers closed, so its finger target is 0; reach leaves the fingers alone (None).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from sims.robots import panda
+from sims.tasks.base import TaskConfig
+
+
+@dataclass(frozen=True)
+class JointTargets:
+    """Joint position targets for one control period."""
+
+    arm: np.ndarray
+    """The 7 arm joints (rad), inside the datasheet limits."""
+    finger: float | None
+    """Each finger's position (m), or None to leave the fingers as they are."""
+
+
+def action_to_targets(cfg: TaskConfig, q_measured: np.ndarray, action: np.ndarray) -> JointTargets:
+    """Joint targets from the measured arm positions [7] and one action [A] of task ``cfg``.
+
+    Raises ValueError for a wrong action size or non-finite values (they never become a
+    command).
+    """
+    a = np.asarray(action, dtype=np.float64).reshape(-1)
+    q = np.asarray(q_measured, dtype=np.float64).reshape(-1)
+    if a.shape[0] != cfg.action_dim:
+        raise ValueError(f"{cfg.name}: expected {cfg.action_dim} actions, got {a.shape[0]}")
+    if q.shape[0] != panda.NUM_JOINTS:
+        raise ValueError(f"expected {panda.NUM_JOINTS} joint positions, got {q.shape[0]}")
+    if not (np.all(np.isfinite(a)) and np.all(np.isfinite(q))):
+        raise ValueError(f"{cfg.name}: non-finite action or joint state")
+    a = np.clip(a, -1.0, 1.0)
+    if cfg.action_mode == "joint":
+        step = cfg.joint_action_scale * panda.joint_velocity_limits * cfg.control_dt
+        target = q + a[:7] * step
+    elif cfg.action_mode == "cartesian":
+        dx = a[:3] * cfg.cartesian_step_max
+        target = q + panda.dls_ik_step(q, dx, cfg.ik_damping)
+    else:
+        raise ValueError(f"unknown action_mode {cfg.action_mode!r}")
+    target = np.clip(target, panda.joint_position_min, panda.joint_position_max)
+    if cfg.has_gripper:
+        finger = panda.finger_position_max if a[cfg.action_dim - 1] > 0.0 else 0.0
+    elif cfg.has_object:
+        finger = 0.0  # push: trained with the fingers closed
+    else:
+        finger = None
+    return JointTargets(arm=target, finger=finger)
+
+
+def home_step(
+    q_measured: np.ndarray, q_home: np.ndarray, max_speed: float, dt: float
+) -> np.ndarray:
+    """Target one period ``dt`` along the straight joint-space line from ``q_measured``
+    to ``q_home``, no joint faster than ``max_speed`` (rad/s); every joint arrives at the
+    same time (the direction is kept)."""
+    q = np.asarray(q_measured, dtype=np.float64)
+    delta = np.asarray(q_home, dtype=np.float64) - q
+    peak = float(np.max(np.abs(delta)))
+    budget = max_speed * dt
+    if peak > budget:
+        delta = delta * (budget / peak)
+    return np.clip(q + delta, panda.joint_position_min, panda.joint_position_max)

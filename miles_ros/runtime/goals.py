@@ -1,0 +1,88 @@
+"""Skill parameters -> the task's object and goal (the card's ``goal_mapping``).
+
+- reach ``{target}``: a named cube -> ``HOVER_HEIGHT`` above its current centre; a named
+  pad -> ``HOVER_HEIGHT`` above the pad; a 3-vector -> that point.
+- push ``{object, target}``: the named cube; a pad -> its centre on the table at the
+  cube's rest height; a 2- or 3-vector -> that table point (z ignored).
+- pick_place ``{object, target}``: the named cube; a pad -> resting on the pad (rest
+  height); a 3-vector -> that point (it may be in the air).
+
+Positions of cubes are the live poses (``/miles/scene/objects``) at the time of the
+request; pads come from the scene file. Coordinates are the robot base frame (m).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+
+from miles_ros.runtime.observation import ObjectPose
+from sims.scene import Scene
+from sims.tasks import push
+
+HOVER_HEIGHT = 0.10
+"""Height (m) of a reach target above a named object or pad (the skill card says so)."""
+
+
+class GoalError(ValueError):
+    """Parameters that name something absent from the scene or that cannot be resolved."""
+
+
+@dataclass(frozen=True)
+class Goal:
+    """What a running skill works on."""
+
+    goal_pos: np.ndarray
+    """Goal position [3] (m, base frame), as the task's ``goal_pos``."""
+    object_name: str | None
+    """The cube the task manipulates (None for reach)."""
+
+
+def _named_position(name: str, scene: Scene, objects: Mapping[str, ObjectPose]) -> np.ndarray:
+    if name in objects:
+        return np.asarray(objects[name].position, dtype=np.float64)
+    if name in scene.places:
+        return np.asarray(scene.places[name].position, dtype=np.float64)
+    if name in scene.objects:
+        raise GoalError(f"no pose received yet for {name!r} (is the sim node running?)")
+    known = ", ".join([*scene.objects, *scene.places])
+    raise GoalError(f"no object or place named {name!r}; known: {known}")
+
+
+def _vector(value, sizes: tuple[int, ...]) -> np.ndarray:
+    v = np.asarray(value, dtype=np.float64).reshape(-1)
+    if v.shape[0] not in sizes or not np.all(np.isfinite(v)):
+        raise GoalError(f"expected {' or '.join(map(str, sizes))} finite numbers, got {value!r}")
+    return v
+
+
+def resolve_goal(
+    task: str, params: Mapping, scene: Scene, objects: Mapping[str, ObjectPose]
+) -> Goal:
+    """The :class:`Goal` of a request whose ``params`` already passed the card's schema."""
+    target = params.get("target")
+    if task == "reach":
+        if isinstance(target, str):
+            point = _named_position(target, scene, objects).copy()
+            base = point[2] if target in objects else 0.0
+            point[2] = base + HOVER_HEIGHT
+            return Goal(point, None)
+        return Goal(_vector(target, (3,)), None)
+    if task not in ("push", "pick_place"):
+        raise GoalError(f"no goal mapping for task {task!r}")
+    obj = params.get("object")
+    if obj not in objects:
+        if obj in scene.objects:
+            raise GoalError(f"no pose received yet for {obj!r} (is the sim node running?)")
+        raise GoalError(f"no cube named {obj!r}; known: {', '.join(scene.objects)}")
+    if isinstance(target, str):
+        if target not in scene.places:
+            raise GoalError(f"no pad named {target!r}; known: {', '.join(scene.places)}")
+        pad = scene.places[target].position
+        return Goal(np.array([pad[0], pad[1], push.CUBE_REST_Z]), obj)
+    if task == "push":
+        v = _vector(target, (2, 3))
+        return Goal(np.array([v[0], v[1], push.CUBE_REST_Z]), obj)
+    return Goal(_vector(target, (3,)), obj)

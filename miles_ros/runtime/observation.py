@@ -1,0 +1,110 @@
+"""The training observation from ROS data: joint states + object poses -> SimState.
+
+A skill must see exactly what it saw in training, so this builds the same
+:class:`sims.tasks.base.SimState` a backend produces (one env, float64) and the node then
+calls the task's own ``observe``: measured joint positions and velocities (from
+``/joint_states``, reordered by name), the TCP from forward kinematics of the measured
+joints (:func:`sims.robots.panda.fk_tcp`, as the backends do), the finger width (the sum
+of the two finger positions), the task's cube position and yaw (from the object poses)
+and the goal.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from sims.robots import panda
+from sims.tasks.base import SimState
+
+
+@dataclass(frozen=True)
+class JointReading:
+    """One ``/joint_states`` message, reduced to what the skills use."""
+
+    arm_pos: np.ndarray
+    """The 7 arm joint positions (rad), in ``panda.JOINT_NAMES`` order."""
+    arm_vel: np.ndarray
+    """The 7 arm joint velocities (rad/s); zeros when the message has none."""
+    finger_width: float
+    """Opening between the fingers (m): the sum of both finger positions; 0 without them."""
+    stamp: float
+    """The message's header stamp (s)."""
+
+
+@dataclass(frozen=True)
+class ObjectPose:
+    """A scene body's pose in the robot base frame."""
+
+    position: np.ndarray
+    """Centre (m) [3]."""
+    yaw: float
+    """Rotation about z (rad)."""
+
+
+def parse_joint_state(
+    names: Sequence[str],
+    positions: Sequence[float],
+    velocities: Sequence[float],
+    stamp: float,
+    joint_names: Sequence[str] = panda.JOINT_NAMES,
+    finger_names: Sequence[str] = panda.FINGER_JOINT_NAMES,
+) -> JointReading:
+    """A :class:`JointReading` from a JointState's fields (any joint order, extra joints
+    ignored). ValueError names a missing arm joint or non-finite values."""
+    index = {name: i for i, name in enumerate(names)}
+    missing = [n for n in joint_names if n not in index]
+    if missing:
+        raise ValueError(f"joint state lacks {', '.join(missing)}")
+    if len(positions) != len(names):
+        raise ValueError(f"joint state has {len(names)} names but {len(positions)} positions")
+    order = [index[n] for n in joint_names]
+    pos = np.asarray(positions, dtype=np.float64)
+    arm_pos = pos[order]
+    if len(velocities) == len(names):
+        arm_vel = np.asarray(velocities, dtype=np.float64)[order]
+    else:
+        arm_vel = np.zeros(len(joint_names))
+    if not (np.all(np.isfinite(arm_pos)) and np.all(np.isfinite(arm_vel))):
+        raise ValueError("joint state has non-finite arm positions or velocities")
+    width = 0.0
+    if all(n in index for n in finger_names):
+        width = float(sum(pos[index[n]] for n in finger_names))
+    return JointReading(arm_pos, arm_vel, width if math.isfinite(width) else 0.0, stamp)
+
+
+def sim_state(
+    joints: JointReading,
+    goal: np.ndarray,
+    obj: ObjectPose | None = None,
+) -> SimState:
+    """The one-env :class:`SimState` a backend would produce for this reading."""
+    q = joints.arm_pos.reshape(1, 7)
+    tcp = panda.fk_tcp(joints.arm_pos).reshape(1, 3)
+    object_pos = np.zeros((1, 3)) if obj is None else np.asarray(obj.position, float).reshape(1, 3)
+    object_yaw = np.zeros(1) if obj is None else np.array([float(obj.yaw)])
+    return SimState(
+        joint_pos=q.copy(),
+        joint_vel=joints.arm_vel.reshape(1, 7).copy(),
+        tcp_pos=tcp,
+        finger_width=np.array([joints.finger_width]),
+        object_pos=object_pos,
+        object_yaw=object_yaw,
+        goal_pos=np.asarray(goal, dtype=np.float64).reshape(1, 3).copy(),
+    )
+
+
+def parse_objects(payload: Mapping) -> dict[str, ObjectPose]:
+    """Object poses from the ``/miles/scene/objects`` JSON (see the sim node): the
+    ``objects`` mapping of name -> {"position": [3], "yaw": rad, ...}."""
+    poses = {}
+    for name, body in (payload.get("objects") or {}).items():
+        position = np.asarray(body["position"], dtype=np.float64)
+        yaw = float(body.get("yaw", 0.0))
+        if position.shape != (3,) or not (np.all(np.isfinite(position)) and math.isfinite(yaw)):
+            raise ValueError(f"object {name!r}: bad pose {body!r}")
+        poses[str(name)] = ObjectPose(position, yaw)
+    return poses

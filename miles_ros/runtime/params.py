@@ -1,0 +1,180 @@
+"""Node parameters as typed dataclasses, and ``config/*.yaml`` read as ROS parameter files.
+
+Each node declares one ROS parameter per field of its dataclass (:func:`declare_params`,
+the only function here that touches rclpy, imported lazily) with the field's docstring
+as the description; defaults live in the dataclass and are mirrored in
+``config/<part>.yaml`` under ``<node_name>: ros__parameters:`` (a test keeps them in
+step). Every topic and service name is a parameter.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import functools
+import inspect
+import os
+import sys
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+PACKAGE = "miles_ros"
+
+
+@dataclass(frozen=True)
+class SimNodeParams:
+    """Parameters of ``sim_node`` (PyBullet as a robot)."""
+
+    scene_file: str = ""
+    """Scene YAML ('' = the default config/scene.yaml)."""
+    physics_dt: float = 0.002
+    """Physics timestep (s), as in training."""
+    publish_rate_hz: float = 250.0
+    """Rate of /joint_states (Hz); physics runs round(1 / (rate * physics_dt)) steps per
+    message."""
+    real_time: bool = True
+    """True: physics paced at wall-clock rate; False: as fast as possible, with sim time
+    on /clock (run the other nodes with use_sim_time:=true)."""
+    objects_rate_hz: float = 50.0
+    """Rate of the object poses message (Hz)."""
+    initial_joint_positions: tuple[float, ...] = ()
+    """Arm pose at start and reset (rad, 7 values; empty = the home pose)."""
+    frame_id: str = "panda_link0"
+    """Frame of the object poses and camera (the robot base)."""
+    joint_states_topic: str = "/joint_states"
+    """sensor_msgs/JointState out: the 7 arm joints and both fingers (sensor QoS)."""
+    joint_command_topic: str = "/miles/joint_command"
+    """sensor_msgs/JointState in: motor position targets by joint name."""
+    objects_topic: str = "/miles/scene/objects"
+    """std_msgs/String out: JSON object poses (see the README)."""
+    clock_topic: str = "/clock"
+    """rosgraph_msgs/Clock out, only when real_time is False."""
+    reset_service: str = "/miles/sim/reset"
+    """std_srvs/Trigger: arm to the initial pose, cubes to their scene poses."""
+    camera_service: str = "/miles/sim/capture"
+    """std_srvs/Trigger: render one frame and publish it on camera_topic."""
+    camera_topic: str = "/miles/camera/image_raw"
+    """sensor_msgs/Image out (rgb8), one per capture request."""
+    camera_width: int = 640
+    """Image width (px)."""
+    camera_height: int = 480
+    """Image height (px)."""
+
+
+@dataclass(frozen=True)
+class SkillNodeParams:
+    """Parameters of ``skill_node`` (the ONNX skill executor)."""
+
+    skill_library: str = ""
+    """Folder holding NAME/skill.yaml skill cards ('' = the shipped policies/skills)."""
+    check_hashes: bool = True
+    """Refuse skills whose ONNX files do not match the card's sha256."""
+    scene_file: str = ""
+    """Scene YAML for pad positions and names ('' = the default config/scene.yaml)."""
+    loop_rate_hz: float = 0.0
+    """Override of every skill's control rate (Hz); 0 = each card's own rate."""
+    home_speed: float = 0.8
+    """Peak joint speed (rad/s) of the scripted home skill."""
+    state_timeout: float = 0.5
+    """A running skill fails when /joint_states is older than this (s)."""
+    joint_names: tuple[str, ...] = (
+        "panda_joint1",
+        "panda_joint2",
+        "panda_joint3",
+        "panda_joint4",
+        "panda_joint5",
+        "panda_joint6",
+        "panda_joint7",
+    )
+    """Arm joint names, in the robot model's order."""
+    finger_joint_names: tuple[str, ...] = ("panda_finger_joint1", "panda_finger_joint2")
+    """Finger joint names (commanded only by skills that use the gripper)."""
+    joint_states_topic: str = "/joint_states"
+    """sensor_msgs/JointState in (sensor QoS)."""
+    objects_topic: str = "/miles/scene/objects"
+    """std_msgs/String JSON object poses in (from the sim node or a perception node)."""
+    request_topic: str = "/miles/skill/request"
+    """std_msgs/String JSON requests in: {id, skill, params} or {id, cancel: true}."""
+    status_topic: str = "/miles/skill/status"
+    """std_msgs/String JSON status out: {id, skill, state, progress, reason}."""
+    skill_command_topic: str = "/miles/skill_command"
+    """sensor_msgs/JointState out: requested joint targets, to the safety node."""
+    safety_state_topic: str = "/miles/safety/state"
+    """std_msgs/String JSON in: the supervisor's state (reliable, transient-local)."""
+    skill_tags_topic: str = "/miles/safety/skill_tags"
+    """std_msgs/String JSON out: {skill, tags} of the running skill, for the supervisor."""
+
+
+NODE_PARAMS: dict[str, type] = {"sim_node": SimNodeParams, "skill_node": SkillNodeParams}
+"""Parameter dataclass of each node written in this package's runtime."""
+
+
+@functools.cache
+def field_docs(cls: type) -> dict[str, str]:
+    """The docstring under each field of a dataclass, read from its source."""
+    tree = ast.parse(inspect.getsource(cls))
+    body = tree.body[0].body  # type: ignore[attr-defined]
+    docs: dict[str, str] = {}
+    for node, nxt in zip(body, body[1:], strict=False):
+        if (
+            isinstance(node, ast.AnnAssign)
+            and isinstance(node.target, ast.Name)
+            and isinstance(nxt, ast.Expr)
+            and isinstance(nxt.value, ast.Constant)
+            and isinstance(nxt.value.value, str)
+        ):
+            docs[node.target.id] = " ".join(nxt.value.value.split())
+    return docs
+
+
+def _ros_value(value: Any) -> Any:
+    return list(value) if isinstance(value, tuple) else value
+
+
+def declare_params(node, cls: type):
+    """Declare one ROS parameter per field of ``cls`` on ``node`` (typed, described,
+    read-only) and return the instance built from their values."""
+    from rcl_interfaces.msg import ParameterDescriptor
+    from rclpy.parameter import Parameter
+
+    docs = field_docs(cls)
+    hints = {f.name: f.type for f in fields(cls)}
+    values = {}
+    for f in fields(cls):
+        default = f.default if f.default is not dataclasses.MISSING else f.default_factory()
+        descriptor = ParameterDescriptor(description=docs.get(f.name, ""), read_only=True)
+        if isinstance(default, tuple):
+            floats = "float" in str(hints[f.name])
+            kind = Parameter.Type.DOUBLE_ARRAY if floats else Parameter.Type.STRING_ARRAY
+            param = node.declare_parameter(f.name, list(default) or kind, descriptor)
+            value = param.value
+            values[f.name] = tuple(value) if value is not None else default
+        else:
+            values[f.name] = node.declare_parameter(f.name, _ros_value(default), descriptor).value
+    return cls(**values)
+
+
+def config_dir() -> Path:
+    """config/ of the source tree, else the installed share/miles_ros/config."""
+    here = Path(__file__).resolve().parents[2] / "config"
+    if here.is_dir():
+        return here
+    for prefix in dict.fromkeys([sys.prefix, *os.environ.get("AMENT_PREFIX_PATH", "").split(":")]):
+        if prefix and (Path(prefix) / "share" / PACKAGE / "config").is_dir():
+            return Path(prefix) / "share" / PACKAGE / "config"
+    return here
+
+
+def load_node_params(path: str | Path, node_name: str) -> dict[str, Any]:
+    """The ``ros__parameters`` of ``node_name`` in a ROS parameter file (also under a
+    ``/**`` or namespaced key), or {} when the file has none for it."""
+    data = yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {}
+    out: dict[str, Any] = {}
+    for key, section in data.items():
+        name = str(key).rsplit("/", 1)[-1]
+        if name in ("**", node_name) and isinstance(section, dict):
+            out.update(section.get("ros__parameters") or {})
+    return out

@@ -1,0 +1,159 @@
+"""The default scene as one PyBullet world: the sim node's robot (no ROS here).
+
+Composes :class:`sims.backends.pybullet_world.BulletWorld` (the same Panda URDF, motors,
+table, cube dynamics and friction as the PyBullet training backend) with the scene's
+named cubes and pads (``config/scene.yaml``), movable fingers (so every skill, including
+pick_place, runs in the same world) and no task cube; the world's goal marker is parked
+below the table. Physics advances one timestep at a time so the node can publish
+``/joint_states`` at its own rate; motors track the latest position targets with the
+datasheet torque limits (``setJointMotorControlArray`` POSITION_CONTROL, as training).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import pybullet as p
+
+from sims.backends.pybullet_backend import DEFAULT_CAMERA
+from sims.backends.pybullet_world import (
+    ARM_JOINT_NAMES,
+    FINGER_JOINT_NAMES,
+    BulletWorld,
+    WorldSpec,
+    yaw_from_quaternion,
+)
+from sims.robots import panda
+from sims.scene import Scene, load_scene
+
+JOINT_NAMES: tuple[str, ...] = ARM_JOINT_NAMES + FINGER_JOINT_NAMES
+"""Joints reported on ``/joint_states``: the 7 arm joints, then both fingers."""
+PARKED_MARKER = (0.0, 0.0, -1.0)
+"""Where the world's goal marker waits (below the table, out of every picture)."""
+
+
+@dataclass(frozen=True)
+class BodyPose:
+    """A body's pose in the robot base frame."""
+
+    position: tuple[float, float, float]
+    """Centre (m)."""
+    orientation: tuple[float, float, float, float]
+    """Quaternion x, y, z, w."""
+
+    @property
+    def yaw(self) -> float:
+        """Rotation about z (rad)."""
+        return yaw_from_quaternion(*self.orientation)
+
+
+class SceneWorld:
+    """The Panda, the table, the scene's cubes and pads, stepped one timestep at a time."""
+
+    def __init__(
+        self,
+        scene: Scene | None = None,
+        physics_dt: float = 0.002,
+        initial_joint_positions: np.ndarray | None = None,
+        finger_position: float = panda.finger_position_max,
+    ):
+        if not (math.isfinite(physics_dt) and 0.0 < physics_dt <= 0.01):
+            raise ValueError(f"physics_dt must be in (0, 0.01] s, got {physics_dt!r}")
+        self.scene = scene if scene is not None else load_scene()
+        self.physics_dt = float(physics_dt)
+        q0 = (
+            panda.home_joint_positions
+            if initial_joint_positions is None
+            else (np.asarray(initial_joint_positions, dtype=np.float64))
+        )
+        if q0.shape != (7,) or not np.all(np.isfinite(q0)):
+            raise ValueError("initial_joint_positions must be 7 finite numbers")
+        self.initial_q = np.clip(q0, panda.joint_position_min, panda.joint_position_max)
+        self.initial_finger = float(np.clip(finger_position, 0.0, panda.finger_position_max))
+        s = self.scene
+        spec = WorldSpec(
+            has_object=False,
+            has_gripper=True,
+            physics_dt=self.physics_dt,
+            substeps=1,
+            arm_forces=tuple(float(f) for f in panda.joint_torque_limits),
+            finger_force=float(panda.gripper_force_continuous),
+            table_size=s.table.size,
+            table_center_xy=s.table.center_xy,
+            table_color=s.table.color,
+            cube_size=s.cube_size,
+            cube_mass=s.cube_mass,
+            decor_cubes=tuple((o.name, o.position, o.color) for o in s.objects.values()),
+            decor_pads=tuple(
+                (pl.name, pl.position, pl.size, pl.color) for pl in s.places.values()
+            ),
+        )
+        self.world = BulletWorld(spec)
+        self.client = self.world.client
+        self.cubes = {name: self.world.decor[name] for name in s.objects}
+        self._joints = self.world.arm_joints + self.world.finger_joints
+        self.arm_target = self.initial_q.copy()
+        self.finger_target = self.initial_finger
+        self.time = 0.0
+        self.steps = 0
+        self.reset()
+
+    def reset(self) -> None:
+        """Arm at the initial pose (still), fingers open, every cube at its scene pose."""
+        row = np.zeros(17)
+        row[0:7] = self.initial_q
+        row[7] = self.initial_finger
+        row[12:15] = PARKED_MARKER
+        self.world.reset(row)  # restores the post-construction snapshot (cubes included)
+        self.arm_target = self.initial_q.copy()
+        self.finger_target = self.initial_finger
+        self.time = 0.0
+        self.steps = 0
+
+    def set_targets(self, arm: np.ndarray | None = None, finger: float | None = None) -> None:
+        """Motor position targets: the 7 arm joints (rad) and/or each finger (m); clipped
+        into the robot's travel. ValueError for non-finite values."""
+        if arm is not None:
+            arm = np.asarray(arm, dtype=np.float64)
+            if arm.shape != (7,) or not np.all(np.isfinite(arm)):
+                raise ValueError("arm target must be 7 finite numbers")
+            self.arm_target = np.clip(arm, panda.joint_position_min, panda.joint_position_max)
+        if finger is not None:
+            if not math.isfinite(finger):
+                raise ValueError("finger target must be finite")
+            self.finger_target = float(np.clip(finger, 0.0, panda.finger_position_max))
+
+    def step(self, n: int = 1) -> None:
+        """Apply the targets and advance ``n`` physics timesteps."""
+        self.world.apply_targets(self.arm_target, self.finger_target)
+        for _ in range(n):
+            p.stepSimulation(physicsClientId=self.client)
+        self.steps += n
+        self.time = self.steps * self.physics_dt
+
+    def joint_state(self) -> tuple[list[float], list[float], list[float]]:
+        """Positions, velocities and applied motor efforts of :data:`JOINT_NAMES`."""
+        states = p.getJointStates(self.world.robot, self._joints, physicsClientId=self.client)
+        pos = [s[0] for s in states]
+        vel = [s[1] for s in states]
+        effort = [s[3] for s in states]
+        return pos, vel, effort
+
+    def object_poses(self) -> dict[str, BodyPose]:
+        """Pose of every scene cube by name."""
+        out = {}
+        for name, body in self.cubes.items():
+            pos, quat = p.getBasePositionAndOrientation(body, physicsClientId=self.client)
+            out[name] = BodyPose(tuple(pos), tuple(quat))
+        return out
+
+    def render(
+        self, width: int = 640, height: int = 480, camera: dict | None = None
+    ) -> np.ndarray:
+        """RGB image [height, width, 3] uint8 from the fixed demo camera (headless)."""
+        return self.world.render(width, height, camera or DEFAULT_CAMERA)
+
+    def close(self) -> None:
+        self.world.close()

@@ -1,0 +1,467 @@
+"""The skill library and the executor behind ``/miles/skill/request`` (no ROS here).
+
+:class:`SkillLibrary` loads every skill card ``DIR/NAME/skill.yaml`` under a library
+path through :class:`policies.runtime.SkillPolicy` (sha256 of both ONNX files, card keys,
+observation size), compiles each card's parameter JSON schema, and adds the scripted
+``home`` skill. A card that fails to load is left out and its reason kept, so a request
+for it is refused with that reason.
+
+:class:`SkillExecutor` is the state machine the skill node drives. Requests (JSON
+objects, see ``shared/INTERFACES.md``)::
+
+    {"id": "r1", "skill": "reach", "params": {"target": "red_cube"}}   run a skill
+    {"id": "r1", "cancel": true}          abort skill r1 (an empty or missing id: any)
+
+One skill runs at a time: a new accepted request aborts the running one ("preempted").
+A request that cannot run gets one status ``failed`` whose reason starts with
+``refused:`` (unknown skill, params failing the card's schema, a name absent from the
+scene, the e-stop latched, no robot state). A running skill reports ``running`` with a
+progress in [0, 1] after each control period and ends ``succeeded`` (the task's own
+success predicate), ``failed`` (timeout, lost robot state), ``aborted`` (cancelled or
+preempted) or ``estopped`` (the safety supervisor latched its e-stop).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import logging
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import numpy as np
+
+import sims
+from miles_ros.runtime.actions import JointTargets, action_to_targets, home_step
+from miles_ros.runtime.goals import Goal, GoalError, resolve_goal
+from miles_ros.runtime.observation import JointReading, ObjectPose, sim_state
+from policies.cards import CARD_FILE, SkillCardError
+from sims.robots import panda
+from sims.scene import Scene
+from sims.tasks.base import TaskConfig
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_LIBRARY = Path(__file__).resolve().parents[2] / "policies" / "skills"
+"""Shipped skills (``policies/skills``)."""
+
+HOME_SCHEMA: dict[str, Any] = {"type": "object", "properties": {}, "additionalProperties": False}
+STATES = ("running", "succeeded", "failed", "aborted", "estopped")
+FINAL_STATES = frozenset(STATES[1:])
+
+
+@dataclass
+class Skill:
+    """One skill the executor can run."""
+
+    name: str
+    """Name used in requests."""
+    schema: dict
+    """JSON schema of the request's ``params``."""
+    control_rate_hz: float
+    """Closed-loop rate (Hz) the skill was trained at."""
+    timeout_s: float
+    """Wall-clock budget (s) before it fails with a timeout (0: computed per request)."""
+    permissions: list[str]
+    """Permission tags (``moves_arm``, ``contact``, ``grasps``) told to the supervisor."""
+    task: Any = None
+    """The sims task module (None for scripted skills)."""
+    cfg: TaskConfig | None = None
+    """Task config with the card's action scales (None for scripted skills)."""
+    policy: Any = None
+    """:class:`policies.runtime.SkillPolicy` (None for scripted skills)."""
+    card: dict = field(default_factory=dict)
+    """The whole card."""
+
+    def __post_init__(self) -> None:
+        self.validator = jsonschema.Draft202012Validator(self.schema)
+
+    def param_errors(self, params: Any) -> list[str]:
+        """Readable schema violations of ``params`` (empty when valid)."""
+        errors = sorted(self.validator.iter_errors(params), key=lambda e: list(e.path))
+        out = []
+        for err in errors:
+            where = "/".join(str(p) for p in err.path) or "params"
+            message = err.message
+            if err.context:  # oneOf/anyOf: say what the closest alternative wanted
+                alternatives = sorted({e.message for e in err.context})
+                message = f"{err.instance!r} matches none of: " + " | ".join(alternatives)
+            out.append(f"{where}: {message}")
+        return out
+
+
+def _card_config(task_module, card: Mapping) -> TaskConfig:
+    """The task's config with the card's control period and action scales (the numbers
+    the skill was trained under)."""
+    cfg = task_module.CONFIG
+    scale = (card.get("action") or {}).get("scale") or {}
+    updates: dict[str, Any] = {}
+    for key, attr in (
+        ("control_dt_s", "control_dt"),
+        ("joint_action_scale", "joint_action_scale"),
+        ("cartesian_step_max_m", "cartesian_step_max"),
+        ("ik_damping_m", "ik_damping"),
+    ):
+        if key in scale:
+            updates[attr] = float(scale[key])
+    if "success_threshold_m" in card:
+        updates["success_threshold"] = float(card["success_threshold_m"])
+    return dataclasses.replace(cfg, **updates)
+
+
+def load_skill(skill_dir: str | Path, check_hashes: bool = True) -> Skill:
+    """A :class:`Skill` from a skill directory; :class:`SkillCardError` says why not."""
+    from policies.runtime import SkillPolicy
+
+    policy = SkillPolicy(skill_dir, check_hashes=check_hashes)
+    card = policy.card
+    task_module = sims.get_task(card["task"])
+    cfg = _card_config(task_module, card)
+    rate = float(card.get("control_rate_hz") or 1.0 / cfg.control_dt)
+    if abs(rate * cfg.control_dt - 1.0) > 1e-6:
+        raise SkillCardError(f"{skill_dir}: control_rate_hz {rate} disagrees with control_dt")
+    try:
+        jsonschema.Draft202012Validator.check_schema(card["parameters"])
+    except jsonschema.SchemaError as exc:
+        raise SkillCardError(
+            f"{skill_dir}: parameters is not a JSON schema ({exc.message})"
+        ) from exc
+    return Skill(
+        name=str(card["name"]),
+        schema=card["parameters"],
+        control_rate_hz=rate,
+        timeout_s=float(card["timeout_s"]),
+        permissions=[str(t) for t in card.get("permissions") or []],
+        task=task_module,
+        cfg=cfg,
+        policy=policy,
+        card=card,
+    )
+
+
+def home_skill(control_rate_hz: float = 25.0) -> Skill:
+    """The scripted ``home`` skill: a straight joint-space move to the home pose."""
+    return Skill(
+        name="home",
+        schema=HOME_SCHEMA,
+        control_rate_hz=control_rate_hz,
+        timeout_s=0.0,
+        permissions=["moves_arm"],
+    )
+
+
+@dataclass
+class SkillLibrary:
+    """Skills by name, and the reasons the cards that failed to load were left out."""
+
+    skills: dict[str, Skill]
+    """Loaded skills (RL skills and ``home``)."""
+    errors: dict[str, str]
+    """Skill directory name -> why its card was refused."""
+
+    @classmethod
+    def load(
+        cls, path: str | Path | None = None, check_hashes: bool = True, with_home: bool = True
+    ) -> SkillLibrary:
+        """Every ``NAME/skill.yaml`` under ``path`` (default: the shipped skills)."""
+        root = Path(path) if path else DEFAULT_LIBRARY
+        skills: dict[str, Skill] = {}
+        errors: dict[str, str] = {}
+        if with_home:
+            skills["home"] = home_skill()
+        cards = sorted(root.glob(f"*/{CARD_FILE}")) if root.is_dir() else []
+        if not root.is_dir():
+            logger.warning("skill library %s does not exist: only scripted skills", root)
+        for card in cards:
+            try:
+                skill = load_skill(card.parent, check_hashes=check_hashes)
+            except (SkillCardError, ValueError, KeyError, OSError) as exc:
+                errors[card.parent.name] = str(exc)
+                logger.error("skill %s not loaded: %s", card.parent.name, exc)
+                continue
+            if skill.name in skills:
+                errors[card.parent.name] = f"duplicate skill name {skill.name!r}"
+                continue
+            skills[skill.name] = skill
+        return cls(skills, errors)
+
+    def names(self) -> list[str]:
+        return list(self.skills)
+
+
+@dataclass
+class Execution:
+    """One accepted request while it runs."""
+
+    request_id: str
+    """The request's id."""
+    skill: Skill
+    """What runs."""
+    params: dict
+    """The validated params."""
+    goal: Goal | None
+    """Resolved goal (None for ``home``)."""
+    started: float
+    """Start time (s, the executor's clock)."""
+    timeout_s: float
+    """Budget for this run (s)."""
+    steps: int = 0
+    """Control periods run."""
+    initial_distance: float | None = None
+    """Distance to the goal at the first period (for progress)."""
+    progress: float = 0.0
+    """Last reported progress in [0, 1]."""
+
+
+@dataclass
+class TickResult:
+    """What one control period produced."""
+
+    targets: JointTargets | None = None
+    """Joint targets to publish on ``/miles/skill_command`` (None: publish nothing)."""
+    statuses: list[dict] = field(default_factory=list)
+    """Status JSON objects to publish, in order."""
+
+
+class SkillExecutor:
+    """Runs one skill at a time from requests, robot state and the safety state.
+
+    Times (``now``) are seconds on any monotonic clock chosen by the caller.
+    """
+
+    def __init__(
+        self,
+        library: SkillLibrary,
+        scene: Scene,
+        home_speed: float = 0.5,
+        home_tolerance: float = 0.02,
+        state_timeout: float = 0.5,
+    ):
+        self.library = library
+        self.scene = scene
+        self.home_speed = float(home_speed)
+        """Peak joint speed (rad/s) of the scripted ``home`` move."""
+        self.home_tolerance = float(home_tolerance)
+        """``home`` succeeds when every joint is within this (rad) of the home pose."""
+        self.state_timeout = float(state_timeout)
+        """A running skill fails when ``/joint_states`` is older than this (s)."""
+        self.active: Execution | None = None
+        self.joints: JointReading | None = None
+        self.joints_received: float | None = None
+        self.objects: dict[str, ObjectPose] = {}
+        self.estop = False
+        self.safety_reason = ""
+        self.tags_changed = False
+        """Set when the running skill (and so its permission tags) changed."""
+
+    def warm_up(self) -> None:
+        """Run every skill's observation, actor and action mapping once on the home pose,
+        so the first real control period does not pay for JIT loading and session setup."""
+        q = panda.home_joint_positions.copy()
+        reading = JointReading(q, np.zeros(7), 0.0, 0.0)
+        for skill in self.library.skills.values():
+            if skill.task is None:
+                home_step(q, q, self.home_speed, 0.04)
+                continue
+            state = sim_state(reading, panda.fk_tcp(q), ObjectPose(np.array([0.5, 0, 0.02]), 0.0))
+            skill.task.success(state, skill.cfg)
+            action = skill.policy.act(skill.task.observe(state)[0])
+            action_to_targets(skill.cfg, q, action)
+
+    # --- inputs -----------------------------------------------------------------------
+    def on_joint_state(self, reading: JointReading, now: float) -> None:
+        self.joints, self.joints_received = reading, now
+
+    def on_objects(self, objects: Mapping[str, ObjectPose]) -> None:
+        self.objects = dict(objects)
+
+    def on_safety_state(self, state: Mapping, now: float) -> list[dict]:
+        """``/miles/safety/state``; returns the statuses to publish (estopped)."""
+        self.estop = bool(state.get("estop", False))
+        self.safety_reason = str(state.get("reason", ""))
+        if self.estop and self.active is not None:
+            reason = "e-stop latched" + (f": {self.safety_reason}" if self.safety_reason else "")
+            return [self._finish("estopped", reason, now)]
+        return []
+
+    def on_request(self, payload: str | Mapping, now: float) -> list[dict]:
+        """A request or a cancel; returns the statuses to publish."""
+        try:
+            request = json.loads(payload) if isinstance(payload, str) else dict(payload)
+        except (json.JSONDecodeError, TypeError, ValueError) as exc:
+            return [status("", "", "failed", 0.0, f"refused: request is not JSON ({exc})")]
+        if not isinstance(request, dict):
+            return [status("", "", "failed", 0.0, "refused: request must be a JSON object")]
+        rid = request.get("id", "")
+        rid = rid if isinstance(rid, str) else json.dumps(rid)
+        if request.get("cancel"):
+            return self.cancel(rid, now)
+        name = request.get("skill")
+        if not rid:
+            return [status("", str(name or ""), "failed", 0.0, "refused: request needs an id")]
+        refusal = self._refusal(name, request)
+        if refusal:
+            return [status(rid, str(name or ""), "failed", 0.0, "refused: " + refusal)]
+        skill = self.library.skills[name]
+        params = request.get("params") or {}
+        goal = None
+        if skill.task is not None:
+            try:
+                goal = resolve_goal(skill.task.CONFIG.name, params, self.scene, self.objects)
+            except GoalError as exc:
+                return [status(rid, name, "failed", 0.0, f"refused: {exc}")]
+        out = []
+        if self.active is not None:
+            out.append(self._finish("aborted", f"preempted by request {rid!r}", now))
+        timeout = skill.timeout_s or self._home_timeout()
+        self.active = Execution(rid, skill, dict(params), goal, now, timeout)
+        self.tags_changed = True
+        out.append(status(rid, name, "running", 0.0, ""))
+        return out
+
+    def cancel(self, rid: str, now: float) -> list[dict]:
+        """Abort the running skill if ``rid`` is its id (or empty)."""
+        if self.active is None or (rid and rid != self.active.request_id):
+            logger.warning("cancel %r: no running skill with that id", rid)
+            return []
+        return [self._finish("aborted", "cancelled", now)]
+
+    # --- the control period -----------------------------------------------------------
+    @property
+    def period(self) -> float | None:
+        """Control period (s) of the running skill, or None when idle."""
+        return None if self.active is None else 1.0 / self.active.skill.control_rate_hz
+
+    def tick(self, now: float) -> TickResult:
+        """One control period of the running skill."""
+        run = self.active
+        if run is None:
+            return TickResult()
+        if self.estop:
+            return TickResult(statuses=[self._finish("estopped", "e-stop latched", now)])
+        if self.joints is None or now - (self.joints_received or -math.inf) > self.state_timeout:
+            return TickResult(statuses=[self._finish("failed", "robot state lost", now)])
+        if now - run.started > run.timeout_s:
+            return TickResult(
+                statuses=[self._finish("failed", f"timeout after {run.timeout_s:.1f} s", now)]
+            )
+        if run.skill.task is None:
+            return self._tick_home(run, now)
+        return self._tick_policy(run, now)
+
+    def _tick_policy(self, run: Execution, now: float) -> TickResult:
+        skill, cfg = run.skill, run.skill.cfg
+        obj = None
+        if run.goal.object_name is not None:
+            obj = self.objects.get(run.goal.object_name)
+            if obj is None:
+                reason = f"no pose for {run.goal.object_name!r}"
+                return TickResult(statuses=[self._finish("failed", reason, now)])
+        state = sim_state(self.joints, run.goal.goal_pos, obj)
+        distance = _goal_distance(cfg.name, state)
+        if bool(skill.task.success(state, cfg)[0]):
+            return TickResult(statuses=[self._finish("succeeded", "", now, progress=1.0)])
+        obs = skill.task.observe(state)[0]
+        action = skill.policy.act(obs)
+        targets = action_to_targets(cfg, self.joints.arm_pos, action)
+        return TickResult(targets, [self._progress(run, distance, now)])
+
+    def _tick_home(self, run: Execution, now: float) -> TickResult:
+        q = self.joints.arm_pos
+        distance = float(np.max(np.abs(panda.home_joint_positions - q)))
+        if distance < self.home_tolerance:
+            return TickResult(statuses=[self._finish("succeeded", "", now, progress=1.0)])
+        dt = 1.0 / run.skill.control_rate_hz
+        target = home_step(q, panda.home_joint_positions, self.home_speed, dt)
+        return TickResult(JointTargets(target, None), [self._progress(run, distance, now)])
+
+    # --- helpers ----------------------------------------------------------------------
+    def _refusal(self, name, request: Mapping) -> str:
+        if not isinstance(name, str) or not name:
+            return "request needs a skill name"
+        if name not in self.library.skills:
+            if name in self.library.errors:
+                return f"skill {name!r} failed to load: {self.library.errors[name]}"
+            return f"unknown skill {name!r}; available: {', '.join(self.library.names())}"
+        params = request.get("params", {})
+        if params is None:
+            params = {}
+        if not isinstance(params, dict):
+            return "params must be a JSON object"
+        errors = self.library.skills[name].param_errors(params)
+        if errors:
+            return f"invalid params for {name!r}: " + "; ".join(errors)
+        if self.estop:
+            return "e-stop latched; reset it first"
+        if self.joints is None:
+            return "no robot state yet (/joint_states)"
+        return ""
+
+    def _home_timeout(self) -> float:
+        q = self.joints.arm_pos if self.joints is not None else panda.home_joint_positions
+        travel = float(np.max(np.abs(panda.home_joint_positions - q)))
+        return 2.0 * travel / self.home_speed + 3.0
+
+    def _progress(self, run: Execution, distance: float, now: float) -> dict:
+        run.steps += 1
+        if run.initial_distance is None:
+            run.initial_distance = max(distance, 1e-9)
+        run.progress = float(np.clip(1.0 - distance / run.initial_distance, 0.0, 1.0))
+        out = status(run.request_id, run.skill.name, "running", run.progress, "")
+        out.update(
+            step=run.steps, elapsed_s=round(now - run.started, 4), distance=round(distance, 5)
+        )
+        return out
+
+    def _finish(self, state: str, reason: str, now: float, progress: float | None = None) -> dict:
+        run = self.active
+        assert run is not None
+        self.active = None
+        self.tags_changed = True
+        out = status(
+            run.request_id,
+            run.skill.name,
+            state,
+            run.progress if progress is None else progress,
+            reason,
+        )
+        out.update(step=run.steps, elapsed_s=round(now - run.started, 4))
+        log = logger.info if state == "succeeded" else logger.warning
+        log(
+            "skill %s (%s) %s%s",
+            run.skill.name,
+            run.request_id,
+            state,
+            f": {reason}" if reason else "",
+        )
+        return out
+
+    def active_tags(self) -> dict:
+        """``{"skill", "tags"}`` of the running skill (empty when idle), for the safety
+        node's ``/miles/safety/skill_tags``."""
+        if self.active is None:
+            return {"skill": "", "tags": []}
+        return {"skill": self.active.skill.name, "tags": list(self.active.skill.permissions)}
+
+
+def _goal_distance(task: str, state) -> float:
+    if task == "reach":
+        return float(np.linalg.norm(state.tcp_pos[0] - state.goal_pos[0]))
+    if task == "push":
+        return float(np.linalg.norm(state.object_pos[0, :2] - state.goal_pos[0, :2]))
+    return float(np.linalg.norm(state.object_pos[0] - state.goal_pos[0]))
+
+
+def status(rid: str, skill: str, state: str, progress: float, reason: str) -> dict:
+    """A ``/miles/skill/status`` JSON object."""
+    return {
+        "id": rid,
+        "skill": skill,
+        "state": state,
+        "progress": round(float(progress), 4),
+        "reason": reason,
+    }
