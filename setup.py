@@ -37,7 +37,6 @@ setup(
         "console_scripts": [
             "miles = miles_ros.cli:main",
             "safety_node = miles_ros.nodes.safety_node:main",
-            "safety_node = miles_ros.nodes.safety_node:main",
             "sim_node = miles_ros.nodes.sim_node:main",
             "skill_node = miles_ros.nodes.skill_node:main",
             "manager_node = miles_ros.nodes.manager_node:main",
