@@ -5,9 +5,6 @@ declares one ROS parameter per field (see ``miles_ros/nodes/ros_utils.py``).
 
 from __future__ import annotations
 
-import ast
-import functools
-import inspect
 import math
 from dataclasses import dataclass, fields
 
@@ -190,21 +187,3 @@ class SafetyNodeNames:
     """std_srvs/Trigger that latches the e-stop."""
     reset_service: str = "/miles/safety/reset_estop"
     """std_srvs/Trigger that resets it when allowed."""
-
-
-@functools.cache
-def field_docs(cls: type) -> dict[str, str]:
-    """The docstring under each field of a dataclass, read from its source."""
-    tree = ast.parse(inspect.getsource(cls))
-    body = tree.body[0].body  # type: ignore[attr-defined]
-    docs: dict[str, str] = {}
-    for node, nxt in zip(body, body[1:], strict=False):
-        if (
-            isinstance(node, ast.AnnAssign)
-            and isinstance(node.target, ast.Name)
-            and isinstance(nxt, ast.Expr)
-            and isinstance(nxt.value, ast.Constant)
-            and isinstance(nxt.value.value, str)
-        ):
-            docs[node.target.id] = " ".join(nxt.value.value.split())
-    return docs

@@ -1,0 +1,132 @@
+"""Small helpers shared by the nodes: QoS profiles, parameters declared from a typed
+dataclass (one per field: typed default, the field's docstring as description,
+read-only unless listed as dynamic, validated by an on-set callback), and a bridge from
+Python ``logging`` to the node's logger."""
+
+from __future__ import annotations
+
+import ast
+import functools
+import inspect
+import logging
+from collections.abc import Callable, Collection
+from dataclasses import MISSING, fields
+from typing import Any, get_args, get_type_hints
+
+from rcl_interfaces.msg import ParameterDescriptor, SetParametersResult
+from rclpy.node import Node
+from rclpy.parameter import Parameter
+from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
+
+SENSOR_QOS = QoSProfile(
+    history=HistoryPolicy.KEEP_LAST, depth=5, reliability=ReliabilityPolicy.BEST_EFFORT,
+    durability=DurabilityPolicy.VOLATILE,
+)  # fmt: skip
+"""Sensor streams: best effort, small depth (a reliable publisher still connects)."""
+COMMAND_QOS = QoSProfile(
+    history=HistoryPolicy.KEEP_LAST, depth=10, reliability=ReliabilityPolicy.RELIABLE,
+    durability=DurabilityPolicy.VOLATILE,
+)  # fmt: skip
+"""Commands and events: reliable."""
+LATCHED_QOS = QoSProfile(
+    history=HistoryPolicy.KEEP_LAST, depth=1, reliability=ReliabilityPolicy.RELIABLE,
+    durability=DurabilityPolicy.TRANSIENT_LOCAL,
+)  # fmt: skip
+"""State that late joiners must see (e-stop state): reliable + transient-local."""
+
+_SCALARS = {
+    bool: Parameter.Type.BOOL,
+    int: Parameter.Type.INTEGER,
+    float: Parameter.Type.DOUBLE,
+    str: Parameter.Type.STRING,
+}
+_ARRAYS = {
+    bool: Parameter.Type.BOOL_ARRAY,
+    int: Parameter.Type.INTEGER_ARRAY,
+    float: Parameter.Type.DOUBLE_ARRAY,
+    str: Parameter.Type.STRING_ARRAY,
+}
+
+
+@functools.cache
+def field_docs(cls: type) -> dict[str, str]:
+    """The docstring under each field of a dataclass, read from its source."""
+    body = ast.parse(inspect.getsource(cls)).body[0].body  # type: ignore[attr-defined]
+    docs: dict[str, str] = {}
+    for node, nxt in zip(body, body[1:], strict=False):
+        if (
+            isinstance(node, ast.AnnAssign)
+            and isinstance(node.target, ast.Name)
+            and isinstance(nxt, ast.Expr)
+            and isinstance(nxt.value, ast.Constant)
+            and isinstance(nxt.value.value, str)
+        ):
+            docs[node.target.id] = " ".join(nxt.value.value.split())
+    return docs
+
+
+def _param_type(hint: Any) -> Parameter.Type:
+    args = get_args(hint)
+    if args:  # tuple[X, ...]
+        return _ARRAYS[args[0]]
+    return _SCALARS[hint]
+
+
+def declare_dataclass(node: Node, cls: type, dynamic: Collection[str] = ()) -> Any:
+    """Declare one parameter per field of dataclass ``cls`` and return ``cls`` built from
+    their values (arrays as tuples). Fields not in ``dynamic`` are read-only."""
+    hints = get_type_hints(cls)
+    docs = field_docs(cls)
+    values = {}
+    for f in fields(cls):
+        default = f.default if f.default is not MISSING else f.default_factory()  # type: ignore[misc]
+        ptype = _param_type(hints[f.name])
+        descriptor = ParameterDescriptor(
+            name=f.name, type=int(ptype), description=docs.get(f.name, ""),
+            read_only=f.name not in dynamic,
+        )  # fmt: skip
+        initial = list(default) if isinstance(default, tuple) else default
+        param = node.declare_parameter(f.name, initial if initial != [] else ptype, descriptor)
+        value = param.value
+        if value is None:
+            value = default
+        values[f.name] = tuple(value) if isinstance(value, list | tuple) else value
+    return cls(**values)
+
+
+def validating_callback(
+    check: Callable[[str, Any], str | None],
+) -> Callable[[list[Parameter]], SetParametersResult]:
+    """An on-set-parameters callback that refuses a value when ``check(name, value)``
+    returns a reason (arrays are passed as tuples)."""
+
+    def callback(params: list[Parameter]) -> SetParametersResult:
+        for param in params:
+            value = param.value
+            if isinstance(value, list | tuple) or hasattr(value, "tolist"):
+                value = tuple(value)
+            reason = check(param.name, value)
+            if reason:
+                return SetParametersResult(successful=False, reason=reason)
+        return SetParametersResult(successful=True)
+
+    return callback
+
+
+class NodeLogHandler(logging.Handler):
+    """Forwards Python ``logging`` records to a node's logger."""
+
+    def __init__(self, node_logger: Any) -> None:
+        super().__init__()
+        self._logger = node_logger
+
+    def emit(self, record: logging.LogRecord) -> None:
+        message = self.format(record)
+        if record.levelno >= logging.ERROR:
+            self._logger.error(message)
+        elif record.levelno >= logging.WARNING:
+            self._logger.warning(message)
+        elif record.levelno >= logging.INFO:
+            self._logger.info(message)
+        else:
+            self._logger.debug(message)

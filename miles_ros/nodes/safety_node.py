@@ -1,0 +1,172 @@
+"""``safety_node``: the only path from commands to the robot (thin adapter over
+:class:`miles_ros.safety.SafetySupervisor`).
+
+In: ``/miles/skill_command`` (JointState, reliable), ``/joint_states`` (sensor QoS),
+``/miles/estop`` (Bool: true latches, false only permits a reset), optional
+``/miles/safety/skill_tags`` (JSON {"skill", "tags"}). Out: ``/miles/joint_command``
+once per control period, ``/miles/safety/state`` (JSON, reliable + transient-local),
+``/miles/safety/events`` (one JSON object per intervention). Services:
+``/miles/safety/trigger_estop`` and ``/miles/safety/reset_estop`` (std_srvs/Trigger).
+Every name, limit and rate is a parameter (defaults in ``config/safety.yaml``); only
+``reduced_speed`` may change at run time.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+
+import rclpy
+from rclpy.executors import ExternalShutdownException
+from rclpy.node import Node
+from sensor_msgs.msg import JointState
+from std_msgs.msg import Bool, String
+from std_srvs.srv import Trigger
+
+from miles_ros.nodes.ros_utils import (
+    COMMAND_QOS,
+    LATCHED_QOS,
+    SENSOR_QOS,
+    NodeLogHandler,
+    declare_dataclass,
+    validating_callback,
+)
+from miles_ros.safety import JointRequest, SafetyConfig, SafetyNodeNames, SafetySupervisor
+from miles_ros.safety.config import check_field
+
+STATE_MIN_INTERVAL = 0.2
+"""Seconds between state messages when only the intervention count changed."""
+
+
+class SafetyNode(Node):
+    def __init__(self, **kwargs) -> None:
+        super().__init__("safety_node", **kwargs)
+        self.add_on_set_parameters_callback(validating_callback(check_field))
+        self.config = declare_dataclass(self, SafetyConfig, dynamic={"reduced_speed"})
+        names = declare_dataclass(self, SafetyNodeNames)
+        self.t0_ns = self.get_clock().now().nanoseconds
+        self.log_handler = NodeLogHandler(self.get_logger())
+        logging.getLogger("miles_ros.safety").addHandler(self.log_handler)
+        self.supervisor = SafetySupervisor(self.config, time_offset=self.t0_ns * 1e-9)
+        self.supervisor.audit.listeners.append(self.on_event)
+        self.add_post_set_parameters_callback(self.on_parameters_set)
+        topic = names.joint_command_topic
+        self.pub_command = self.create_publisher(JointState, topic, COMMAND_QOS)
+        self.pub_state = self.create_publisher(String, names.state_topic, LATCHED_QOS)
+        self.pub_events = self.create_publisher(String, names.events_topic, COMMAND_QOS)
+        self.create_subscription(
+            JointState, names.skill_command_topic, self.on_request, COMMAND_QOS
+        )
+        self.create_subscription(JointState, names.joint_states_topic, self.on_robot, SENSOR_QOS)
+        self.create_subscription(Bool, names.estop_topic, self.on_estop_input, COMMAND_QOS)
+        self.create_subscription(String, names.skill_tags_topic, self.on_skill_tags, COMMAND_QOS)
+        self.create_service(Trigger, names.trigger_service, self.on_trigger)
+        self.create_service(Trigger, names.reset_service, self.on_reset)
+        self.last_state: dict | None = None
+        self.last_state_time = 0.0
+        self.create_timer(1.0 / self.config.rate_hz, self.tick)
+        self.publish_state(force=True)
+        self.get_logger().info(
+            f"safety supervisor: {self.config.rate_hz:g} Hz, margin "
+            f"{self.config.position_margin} rad, watchdog {self.config.watchdog_period} s, "
+            f"TCP cap {self.config.tcp_speed_cap} m/s, mode {self.config.limit_mode}"
+        )
+
+    # Times: seconds since start on the node's clock (full precision for differences).
+    def now(self) -> tuple[int, float]:
+        ns = self.get_clock().now().nanoseconds
+        return ns, (ns - self.t0_ns) * 1e-9
+
+    def stamp_seconds(self, stamp) -> float | None:
+        ns = stamp.sec * 1_000_000_000 + stamp.nanosec
+        return None if ns == 0 else (ns - self.t0_ns) * 1e-9
+
+    def on_request(self, msg: JointState) -> None:
+        stamp = self.stamp_seconds(msg.header.stamp)
+        self.supervisor.submit(JointRequest(msg.name, msg.position, stamp), self.now()[1])
+
+    def on_robot(self, msg: JointState) -> None:
+        self.supervisor.update_robot_state(msg.name, msg.position, msg.velocity, self.now()[1])
+
+    def on_estop_input(self, msg: Bool) -> None:
+        latched = self.supervisor.latched
+        self.supervisor.set_estop_input(bool(msg.data), self.now()[1])
+        if self.supervisor.latched and not latched:
+            self.tick()  # the first stop command now, not at the next period
+        self.publish_state(force=True)
+
+    def on_skill_tags(self, msg: String) -> None:
+        try:
+            data = json.loads(msg.data)
+            skill, tags = str(data.get("skill", "")), [str(t) for t in data.get("tags", [])]
+        except (ValueError, AttributeError, TypeError):
+            self.get_logger().warning(f"skill_tags: not JSON {{skill, tags}}: {msg.data!r}")
+            return
+        self.supervisor.set_skill(skill, tags, self.now()[1])
+
+    def on_trigger(self, request: Trigger.Request, response: Trigger.Response):
+        fresh = self.supervisor.trigger_estop("trigger_estop service", self.now()[1])
+        if fresh:
+            self.tick()
+        self.publish_state(force=True)
+        response.success = True
+        response.message = "e-stop latched" if fresh else "e-stop was already latched"
+        return response
+
+    def on_reset(self, request: Trigger.Request, response: Trigger.Response):
+        response.success, response.message = self.supervisor.reset_estop(self.now()[1])
+        self.publish_state(force=True)
+        return response
+
+    def tick(self) -> None:
+        ns, t = self.now()
+        command = self.supervisor.step(t)
+        if command is not None:
+            msg = JointState()
+            msg.header.stamp.sec, msg.header.stamp.nanosec = divmod(ns, 1_000_000_000)
+            msg.name = list(command.names)
+            msg.position = command.positions.tolist()
+            self.pub_command.publish(msg)
+        self.publish_state()
+
+    def publish_state(self, force: bool = False) -> None:
+        state = self.supervisor.state()
+        t = self.now()[1]
+        last = self.last_state
+        changed = last is None or any(state[k] != last[k] for k in ("estop", "mode", "reason"))
+        counted = last is not None and state["interventions"] != last["interventions"]
+        if force or changed or (counted and t - self.last_state_time >= STATE_MIN_INTERVAL):
+            self.pub_state.publish(String(data=json.dumps(state)))
+            self.last_state, self.last_state_time = state, t
+
+    def on_event(self, event, line: str) -> None:
+        self.pub_events.publish(String(data=line))
+
+    def on_parameters_set(self, params) -> None:
+        for param in params:
+            if param.name == "reduced_speed":
+                self.supervisor.set_reduced_speed(bool(param.value))
+                self.get_logger().warning(f"reduced-speed mode: {bool(param.value)}")
+
+    def destroy_node(self) -> None:
+        logging.getLogger("miles_ros.safety").removeHandler(self.log_handler)
+        self.supervisor.audit.close()
+        super().destroy_node()
+
+
+def main(args=None) -> None:
+    rclpy.init(args=args)
+    node = None
+    try:
+        node = SafetyNode()
+        rclpy.spin(node)
+    except (KeyboardInterrupt, ExternalShutdownException):
+        pass
+    finally:
+        if node is not None:
+            node.destroy_node()
+        rclpy.try_shutdown()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,282 @@
+"""safety_node over real rclpy on loopback: pass-through, shaping reported on events,
+malformed requests refused, e-stop by topic and by service latching, reset only when
+still and released, watchdog hold, transient-local state, the `miles estop` command.
+
+Each test gets its own context and ROS domain id; the node and a test client are spun
+by one executor thread; waits are on conditions with timeouts.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import os
+import threading
+from collections.abc import Callable
+
+import numpy as np
+import pytest
+
+rclpy = pytest.importorskip("rclpy")
+
+from rclpy.executors import SingleThreadedExecutor  # noqa: E402
+from rclpy.parameter import Parameter  # noqa: E402
+from rclpy.qos import QoSProfile, ReliabilityPolicy  # noqa: E402
+from sensor_msgs.msg import JointState  # noqa: E402
+from std_msgs.msg import Bool, String  # noqa: E402
+from std_srvs.srv import Trigger  # noqa: E402
+
+from miles_ros.commands import estop as estop_cli  # noqa: E402
+from miles_ros.nodes.ros_utils import LATCHED_QOS  # noqa: E402
+from miles_ros.nodes.safety_node import SafetyNode  # noqa: E402
+from sims.robots import panda  # noqa: E402
+
+HOME = panda.home_joint_positions
+NAMES = list(panda.JOINT_NAMES)
+TIMEOUT = 20.0
+_ids = itertools.count()
+
+
+def _domain_id() -> int:
+    return 1 + (os.getpid() * 7 + next(_ids)) % 100
+
+
+class Graph:
+    """The safety node plus a client that plays robot (echoes commands on /joint_states
+    from a reliable publisher), skill (requests) and operator (e-stop, services)."""
+
+    def __init__(self, overrides: dict | None = None) -> None:
+        self.domain_id = _domain_id()
+        self.context = rclpy.Context()
+        rclpy.init(context=self.context, domain_id=self.domain_id)
+        params = {"audit_throttle": 0.0, "fault_violations": 0, **(overrides or {})}
+        self.node = SafetyNode(
+            context=self.context,
+            parameter_overrides=[Parameter(k, value=v) for k, v in params.items()],
+        )
+        self.client = rclpy.create_node("test_client", context=self.context)
+        self.cond = threading.Condition()
+        self.commands: list[JointState] = []
+        self.states: list[dict] = []
+        self.events: list[dict] = []
+        self.stream: Callable[[float], np.ndarray] | None = None
+        reliable = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
+        self.pub_request = self.client.create_publisher(JointState, "/miles/skill_command", 10)
+        self.pub_robot = self.client.create_publisher(JointState, "/joint_states", reliable)
+        self.pub_estop = self.client.create_publisher(Bool, "/miles/estop", 10)
+        self.client.create_subscription(JointState, "/miles/joint_command", self._on_cmd, 100)
+        self.client.create_subscription(String, "/miles/safety/state", self._on_state, LATCHED_QOS)
+        self.client.create_subscription(String, "/miles/safety/events", self._on_event, 100)
+        self.trigger = self.client.create_client(Trigger, "/miles/safety/trigger_estop")
+        self.reset = self.client.create_client(Trigger, "/miles/safety/reset_estop")
+        self.client.create_timer(0.01, self._robot_tick)
+        self.client.create_timer(0.004, self._stream_tick)
+        self.executor = SingleThreadedExecutor(context=self.context)
+        self.executor.add_node(self.node)
+        self.executor.add_node(self.client)
+        self.thread = threading.Thread(target=self.executor.spin, daemon=True)
+        self.thread.start()
+
+    def close(self) -> None:
+        self.executor.shutdown()
+        self.thread.join(timeout=10)
+        self.node.destroy_node()
+        self.client.destroy_node()
+        rclpy.shutdown(context=self.context)
+
+    # --- callbacks (executor thread) ------------------------------------------------
+    def _notify(self, store: list, item) -> None:
+        with self.cond:
+            store.append(item)
+            self.cond.notify_all()
+
+    def _on_cmd(self, msg: JointState) -> None:
+        self._notify(self.commands, msg)
+
+    def _on_state(self, msg: String) -> None:
+        self._notify(self.states, json.loads(msg.data))
+
+    def _on_event(self, msg: String) -> None:
+        self._notify(self.events, json.loads(msg.data))
+
+    def _robot_tick(self) -> None:
+        msg = JointState(name=NAMES)
+        msg.header.stamp = self.client.get_clock().now().to_msg()
+        last = self.commands[-1] if self.commands else None
+        msg.position = list(last.position[:7]) if last is not None else HOME.tolist()
+        self.pub_robot.publish(msg)
+
+    def _stream_tick(self) -> None:
+        if self.stream is not None:
+            now = self.client.get_clock().now()
+            self.request(self.stream(now.nanoseconds * 1e-9))
+
+    # --- test side ------------------------------------------------------------------
+    def request(self, positions, names=NAMES, stamp=True) -> None:
+        msg = JointState(name=list(names), position=[float(x) for x in positions])
+        if stamp:
+            msg.header.stamp = self.client.get_clock().now().to_msg()
+        self.pub_request.publish(msg)
+
+    def wait_for(self, predicate: Callable[[], bool], what: str) -> None:
+        with self.cond:
+            assert self.cond.wait_for(predicate, timeout=TIMEOUT), f"timed out waiting: {what}"
+
+    def state(self) -> dict:
+        with self.cond:
+            return self.states[-1] if self.states else {}
+
+    def call(self, client, what: str) -> Trigger.Response:
+        assert client.wait_for_service(timeout_sec=TIMEOUT), what
+        done = threading.Event()
+        future = client.call_async(Trigger.Request())
+        future.add_done_callback(lambda _: done.set())
+        assert done.wait(TIMEOUT), f"no answer: {what}"
+        return future.result()
+
+    def commands_after(self, index: int) -> list[np.ndarray]:
+        with self.cond:
+            return [np.array(c.position[:7]) for c in self.commands[index:]]
+
+
+@pytest.fixture
+def graph():
+    g = Graph()
+    g.wait_for(lambda: g.states and g.states[-1]["mode"] == "hold", "node holding")
+    yield g
+    g.close()
+
+
+def test_request_inside_limits_passes_unchanged(graph):
+    target = HOME + 1e-4
+    graph.request(target)
+    graph.wait_for(
+        lambda: any(np.array_equal(c.position[:7], target) for c in graph.commands),
+        "the request passed unchanged",
+    )
+    graph.wait_for(lambda: graph.state().get("mode") == "active", "mode active")
+
+
+def test_violating_request_is_shaped_and_reported(graph):
+    n = len(graph.commands)
+    target = HOME + 0.5
+    graph.request(target)
+    graph.wait_for(
+        lambda: any(e["kind"] in ("acceleration_limit", "scaled") for e in graph.events),
+        "a shaping event",
+    )
+    event = next(e for e in graph.events if e["kind"] in ("acceleration_limit", "scaled"))
+    assert {"time", "kind", "joint", "requested", "allowed"} <= set(event)
+    assert event["joint"] in NAMES
+    assert not any(np.allclose(c, target) for c in graph.commands_after(n))
+
+
+def test_malformed_request_is_refused_and_reported(graph):
+    n = len(graph.commands)
+    graph.request([math.nan] + list(HOME[1:]))
+    graph.request(HOME[:6], names=NAMES[:6])
+    graph.request(HOME + 1e-4, stamp=False)
+    for kind in ("non_finite", "missing_joint", "missing_stamp"):
+        graph.wait_for(lambda k=kind: any(e["kind"] == k for e in graph.events), kind)
+    graph.wait_for(lambda: len(graph.commands) > n + 5, "more commands")
+    assert all(np.array_equal(c, HOME) for c in graph.commands_after(n))
+
+
+def test_estop_by_topic_latches_and_release_only_permits_reset(graph):
+    graph.pub_estop.publish(Bool(data=True))
+    graph.wait_for(lambda: graph.state().get("estop") is True, "latched by topic")
+    graph.request(HOME + 1e-4)
+    graph.wait_for(lambda: any(e["kind"] == "estop_latched" for e in graph.events), "refusal")
+    response = graph.call(graph.reset, "reset while pressed")
+    assert not response.success and "pressed" in response.message
+    graph.pub_estop.publish(Bool(data=False))
+    released = {"kind": "estop_input", "detail": "released"}
+    graph.wait_for(
+        lambda: any(released.items() <= e.items() for e in graph.events), "release seen"
+    )
+    assert graph.state()["estop"] is True  # release alone does not reset
+    response = graph.call(graph.reset, "reset after release")
+    assert response.success, response.message
+    graph.wait_for(lambda: graph.state().get("estop") is False, "reset")
+
+
+def test_estop_by_service_stops_the_arm_and_reset_waits_until_still(graph):
+    start = graph.node.get_clock().now().nanoseconds * 1e-9
+
+    def moving(t):
+        target = HOME.copy()
+        target[0] += 0.6 * (t - start)
+        return target
+
+    graph.stream = moving
+    graph.wait_for(lambda: graph.state().get("mode") == "active", "moving")
+    graph.wait_for(lambda: len(graph.commands) > 60, "some motion")
+    response = graph.call(graph.trigger, "trigger")
+    assert response.success
+    refused = graph.call(graph.reset, "reset while stopping")
+    assert not refused.success
+    assert "progress" in refused.message or "moving" in refused.message
+    graph.wait_for(lambda: graph.state().get("mode") == "estop", "stopped")
+    n = len(graph.commands)
+    graph.wait_for(lambda: len(graph.commands) > n + 25, "held commands")
+    held = graph.commands_after(n)
+    assert all(np.array_equal(c, held[0]) for c in held)  # requests keep coming: refused
+    graph.stream = None
+    for _ in range(50):  # the measured arm settles within a few robot messages
+        if graph.call(graph.reset, "reset").success:
+            break
+        n = len(graph.commands)
+        graph.wait_for(lambda m=n: len(graph.commands) > m + 10, "more periods")
+    graph.wait_for(lambda: graph.state().get("estop") is False, "reset state")
+
+
+def test_watchdog_holds_after_silence(graph):
+    start = graph.node.get_clock().now().nanoseconds * 1e-9
+    graph.stream = lambda t: HOME + np.r_[0.5 * (t - start), np.zeros(6)]
+    graph.wait_for(lambda: graph.state().get("mode") == "active", "active")
+    graph.stream = None
+    graph.wait_for(lambda: graph.state().get("mode") == "hold", "watchdog hold")
+    graph.wait_for(lambda: any(e["kind"] == "watchdog" for e in graph.events), "watchdog event")
+    n = len(graph.commands)
+    graph.wait_for(lambda: len(graph.commands) > n + 80, "commands while holding")
+    tail = graph.commands_after(n + 60)
+    assert all(np.array_equal(c, tail[0]) for c in tail)
+
+
+def test_state_is_transient_local_and_parameters_are_guarded(graph):
+    late = []
+    got = threading.Event()
+
+    def on_state(msg):
+        late.append(json.loads(msg.data))
+        got.set()
+
+    graph.client.create_subscription(String, "/miles/safety/state", on_state, LATCHED_QOS)
+    assert got.wait(TIMEOUT)
+    assert set(late[0]) == {"estop", "mode", "interventions", "reason"}
+    result = graph.node.set_parameters([Parameter("position_margin", value=0.0)])[0]
+    assert not result.successful  # read once at start
+    result = graph.node.set_parameters([Parameter("reduced_speed", value=True)])[0]
+    assert result.successful
+    assert graph.node.supervisor._speed_cap == pytest.approx(0.25)
+
+
+def test_invalid_parameter_override_is_refused():
+    context = rclpy.Context()
+    rclpy.init(context=context, domain_id=_domain_id())
+    try:
+        with pytest.raises(Exception, match="rate_hz"):
+            SafetyNode(context=context, parameter_overrides=[Parameter("rate_hz", value=-5.0)])
+    finally:
+        rclpy.shutdown(context=context)
+
+
+def test_miles_estop_command(graph, monkeypatch, capsys):
+    monkeypatch.setenv("ROS_DOMAIN_ID", str(graph.domain_id))
+    assert estop_cli.main(["--timeout", str(TIMEOUT)]) == 0
+    assert "e-stop latched" in capsys.readouterr().out
+    graph.wait_for(lambda: graph.state().get("mode") == "estop", "latched and still")
+    assert estop_cli.main(["--reset", "--timeout", str(TIMEOUT)]) == 0
+    assert "reset" in capsys.readouterr().out
+    graph.wait_for(lambda: graph.state().get("estop") is False, "reset by the command")
