@@ -354,13 +354,9 @@ class BulletWorld:
             basePosition=list(position),
             physicsClientId=cid,
         )
-        p.changeDynamics(
-            body,
-            -1,
-            lateralFriction=CUBE_LATERAL_FRICTION,
-            spinningFriction=0.001,
-            physicsClientId=cid,
-        )
+        # No spinning friction: a face resting on the table has four contact points, whose
+        # lateral friction already resists turning (and each extra row costs solver time).
+        p.changeDynamics(body, -1, lateralFriction=CUBE_LATERAL_FRICTION, physicsClientId=cid)
         return body
 
     # --- episode and step --------------------------------------------------------------
