@@ -262,7 +262,7 @@ class BulletWorld:
             self._build(spec)
             self._initial_state = p.saveState(physicsClientId=cid)
         except Exception:
-            p.disconnect(cid)
+            p.disconnect(physicsClientId=cid)
             raise
         # Bound per-step call arguments, built once.
         self._arm_forces = list(spec.arm_forces)
@@ -385,7 +385,7 @@ class BulletWorld:
             p.resetJointState(robot, j, finger, 0.0, physicsClientId=cid)
         if self.cube >= 0:
             x, y, z, yaw = (float(v) for v in row[8:12])
-            quat = p.getQuaternionFromEuler([0.0, 0.0, yaw])
+            quat = p.getQuaternionFromEuler([0.0, 0.0, yaw], physicsClientId=cid)
             p.resetBasePositionAndOrientation(self.cube, [x, y, z], quat, physicsClientId=cid)
             p.resetBaseVelocity(self.cube, [0.0, 0.0, 0.0], [0.0, 0.0, 0.0], physicsClientId=cid)
             p.changeDynamics(self.cube, -1, mass=float(row[15]), physicsClientId=cid)
