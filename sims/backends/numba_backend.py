@@ -158,6 +158,8 @@ class NumbaEnv(BatchedEnv):
         self._obs = np.zeros((n, self.obs_dim), dtype=np.float32)
         self._seed = np.uint64(0)
         self._all = np.ones(n, dtype=np.bool_)
+        fast_reach = self._ip[nk.I_KIND] == nk.KIND_REACH and self._ip[nk.I_CARTESIAN] == 0
+        self._step_kernel = nk.reach_step_kernel if fast_reach else nk.step_kernel
         self._reset_all(int(np.random.SeedSequence().generate_state(1, np.uint64)[0]), False)
 
     # ---------------------------------------------------------------------------------
@@ -167,7 +169,7 @@ class NumbaEnv(BatchedEnv):
             self._cnt[:, nk.C_EPISODE] = 0
         self._obs = np.empty((self.num_envs, self.obs_dim), dtype=np.float32)
         nk.reset_kernel(
-            self._fp, self._ip, self._seed, self._n_chunks, self._all, bump, self._st,
+            self._fp, self._ip, self._seed, self._all, bump, self._st,
             self._cnt, self._abuf, self._obs,
         )  # fmt: skip
 
@@ -212,7 +214,7 @@ class NumbaEnv(BatchedEnv):
         final_obs = np.empty((n, dim), dtype=np.float32)
         res = np.empty((3, n))
         flags = np.empty((4, n), dtype=np.bool_)
-        nk.step_kernel(
+        self._step_kernel(
             self._fp, self._ip, self._seed, self._n_chunks, actions, self._st, self._cnt,
             self._abuf, obs, final_obs, res, flags,
         )  # fmt: skip
@@ -285,7 +287,7 @@ class NumbaEnv(BatchedEnv):
         st[:, nk.S_VEL : nk.S_VEL + 3] = 0.0
         st[:, nk.S_GRASPED] = 0.0
         self._obs = np.empty((n, self.obs_dim), dtype=np.float32)
-        nk.refresh_kernel(self._fp, self._ip, self._seed, self._n_chunks, st, self._cnt, self._obs)
+        nk.refresh_kernel(self._fp, self._ip, self._seed, st, self._cnt, self._obs)
         return self._obs
 
     def randomization_state(self) -> dict[str, np.ndarray]:

@@ -1,12 +1,15 @@
 """Numba kernels of the numba backend: inlined kinematics, a counter-based RNG, the contact
 model, and the fused batched step and reset over all envs.
 
-Every kernel is ``@njit(cache=True)``; the two batched ones (:func:`step_kernel`,
-:func:`reset_kernel`) are ``parallel=True`` over chunks of envs and allocate only a few
-small scratch arrays per chunk, never per env. All tasks share one specialization of each
-kernel: the task is an integer (``KIND_*``) and its numbers travel in a float64 parameter
-vector (``P_*`` indices) and an int64 one (``I_*``), built by the backend from the task
-module, so the task module stays the single source of truth.
+Every kernel is ``@njit(cache=True)``. The step kernels (:func:`step_kernel` for every
+task, :func:`reach_step_kernel`, the same for reach in joint mode written as one loop body
+for speed) are ``parallel=True`` over chunks of envs and allocate only a few small scratch
+arrays per chunk, never per env. Each env's state is one float64 row (``S_*`` columns).
+All tasks share one specialization of each kernel: the task is an integer (``KIND_*``) and
+its numbers travel in a float64 parameter vector (``P_*`` indices) and an int64 one
+(``I_*``), built by the backend from the task module, so the task module stays the single
+source of truth. Numba calls between compiled functions are not inlined (and cost ~100 ns
+with array arguments), hence the few ``inline="always"`` scalar helpers.
 
 Randomness is counter-based: every draw is ``splitmix64`` of (seed, env index, episode
 counter, draw counter), so rollouts are bit-identical for a seed whatever the number of
@@ -808,7 +811,7 @@ def _finish_env(k, fp, ip, seed, st, cnt, abuf, obs, fin_obs, res, flags, frames
         cnt[k, C_EPISODE] += 1
         reset_env(k, fp, ip, seed, st, cnt, abuf, frames)
         key = episode_key(seed, k, cnt[k, C_EPISODE]) if noise > 0.0 else np.uint64(0)
-        write_obs(kind, k, st, obs, noise, key, 0)
+        write_obs(kind, k, st, obs, noise, key, cnt[k, C_STEPS])
     else:
         for j in range(obs.shape[1]):
             fin_obs[k, j] = 0.0
@@ -820,16 +823,9 @@ def _finish_env(k, fp, ip, seed, st, cnt, abuf, obs, fin_obs, res, flags, frames
 # ======================================================================================
 # Batched kernels
 # ======================================================================================
-@njit(cache=True, parallel=True)
-def step_kernel(fp, ip, seed, n_chunks, actions, st, cnt, abuf, obs, fin_obs, res, flags):
-    """One control step of every env, with SAME_STEP autoreset (see the backend).
-
-    ``actions`` [N, A] must be finite (the backend checks); they are clipped to [-1, 1]
-    here. Writes observations ``obs`` and ``fin_obs`` [N, D] (float32), ``res`` [3, N]
-    (reward, final return, final length) and ``flags`` [4, N] (terminated, truncated,
-    success, has final observation).
-    """
-    n = st.shape[0]
+@njit(cache=True)
+def step_chunk(lo, hi, fp, ip, seed, actions, st, cnt, abuf, obs, fin_obs, res, flags):
+    """One control step of envs ``lo..hi-1`` (see :func:`step_kernel`)."""
     kind = ip[I_KIND]
     cartesian = ip[I_CARTESIAN] != 0
     has_gripper = ip[I_HAS_GRIPPER] != 0
@@ -841,13 +837,10 @@ def step_kernel(fp, ip, seed, n_chunks, actions, st, cnt, abuf, obs, fin_obs, re
     damping = fp[P_IK_DAMPING]
     k1 = abuf.shape[1]
     n_act = actions.shape[1]
-    chunk = (n + n_chunks - 1) // n_chunks
-    for c in prange(n_chunks):
-        scratch = np.empty((11, 7))
-        frames = scratch[0:7, 0:6]
-        q_old = np.empty(7)
-        lo = c * chunk
-        hi = min(n, lo + chunk)
+    scratch = np.empty((11, 7))
+    frames = scratch[0:7, 0:6]
+    q_old = np.empty(7)
+    if True:
         for k in range(lo, hi):
             # action ring buffer: store this step's action, apply the one from d steps ago
             slot = 0
@@ -884,43 +877,171 @@ def step_kernel(fp, ip, seed, n_chunks, actions, st, cnt, abuf, obs, fin_obs, re
 
 
 @njit(cache=True, parallel=True)
-def reset_kernel(fp, ip, seed, n_chunks, mask, bump, st, cnt, abuf, obs):
-    """Start a new episode in every env where ``mask``; ``bump`` advances its episode
-    counter first (a reset without a new seed draws a new episode)."""
+def step_kernel(fp, ip, seed, n_chunks, actions, st, cnt, abuf, obs, fin_obs, res, flags):
+    """One control step of every env, with SAME_STEP autoreset (see the backend).
+
+    ``actions`` [N, A] must be finite (the backend checks); they are clipped to [-1, 1]
+    here. Writes observations ``obs`` and ``fin_obs`` [N, D] (float32), ``res`` [3, N]
+    (reward, final return, final length) and ``flags`` [4, N] (terminated, truncated,
+    success, has final observation). The envs are split into ``n_chunks`` chunks run in
+    parallel (a thin parallel loop over a plain function compiles much faster).
+    """
     n = st.shape[0]
-    kind = ip[I_KIND]
     chunk = (n + n_chunks - 1) // n_chunks
     for c in prange(n_chunks):
-        frames = np.empty((7, 6))
         lo = c * chunk
         hi = min(n, lo + chunk)
+        step_chunk(lo, hi, fp, ip, seed, actions, st, cnt, abuf, obs, fin_obs, res, flags)
+
+
+@njit(cache=True)
+def reach_step_chunk(lo, hi, fp, ip, seed, actions, st, cnt, abuf, obs, fin_obs, res, flags):
+    """:func:`step_chunk` for reach in joint mode, written as one loop body (no calls on
+    the hot path but the inlined scalar helpers), for speed. Same results."""
+    dt = fp[P_DT]
+    inv_dt = 1.0 / dt
+    gain = fp[P_GAIN]
+    joint_step = fp[P_JOINT_SCALE] * dt
+    thr = fp[P_SUCCESS]
+    noise = fp[P_OBS_NOISE]
+    dense = ip[I_DENSE] != 0
+    episode_steps = ip[I_EPISODE_STEPS]
+    k1 = abuf.shape[1]
+    dim = obs.shape[1]
+    reach = _DH_D[7] + _FLANGE_TO_TCP
+    frames = np.empty((7, 6))
+    if True:
         for k in range(lo, hi):
-            if not mask[k]:
-                continue
-            if bump:
+            slot = 0
+            aslot = 0
+            if k1 > 1:
+                steps = cnt[k, C_STEPS]
+                slot = steps % k1
+                aslot = (steps - int(st[k, S_DELAY]) + k1) % k1
+            for j in range(7):
+                abuf[k, slot, j] = _clip(actions[k, j], -1.0, 1.0)
+            for i in range(7):
+                old = st[k, S_Q + i]
+                step = abuf[k, aslot, i] * joint_step * _V_MAX[i]
+                target = _clip(old + step, _Q_MIN[i], _Q_MAX[i])
+                new = old + gain * (target - old)
+                st[k, S_Q + i] = new
+                st[k, S_QD + i] = (new - old) * inv_dt
+            # forward kinematics, as fk_row
+            s1, c1 = sincos(st[k, S_Q])
+            r00, r01, r02 = c1, -s1, 0.0
+            r10, r11, r12 = s1, c1, 0.0
+            r20, r21, r22 = 0.0, 0.0, 1.0
+            px, py, pz = 0.0, 0.0, _DH_D[0]
+            for i in range(1, 7):
+                r00, r01, r02, r10, r11, r12, r20, r21, r22, px, py, pz = _joint_perp(
+                    r00, r01, r02, r10, r11, r12, r20, r21, r22, px, py, pz,
+                    st[k, S_Q + i], _DH_A[i], _DH_D[i], _SIN_ALPHA[i],
+                )  # fmt: skip
+            tx = px + reach * r02
+            ty = py + reach * r12
+            tz = pz + reach * r22
+            st[k, S_TCP] = tx
+            st[k, S_TCP + 1] = ty
+            st[k, S_TCP + 2] = tz
+            st[k, S_FAX] = r00 * _FINGER_AXIS_X + r01 * _FINGER_AXIS_Y
+            st[k, S_FAX + 1] = r10 * _FINGER_AXIS_X + r11 * _FINGER_AXIS_Y
+            st[k, S_FAX + 2] = r20 * _FINGER_AXIS_X + r21 * _FINGER_AXIS_Y
+            # reward and success, as reward_success
+            gx = st[k, S_GOAL]
+            gy = st[k, S_GOAL + 1]
+            gz = st[k, S_GOAL + 2]
+            dx = tx - gx
+            dy = ty - gy
+            dz = tz - gz
+            d = math.sqrt(dx * dx + dy * dy + dz * dz)
+            ok = d < thr
+            if dense:
+                r = -d
+            else:
+                r = -1.0 if d > thr else 0.0
+            steps = cnt[k, C_STEPS] + 1
+            cnt[k, C_STEPS] = steps
+            st[k, S_RETURN] += r
+            res[R_REWARD, k] = r
+            flags[F_SUCCESS, k] = ok
+            flags[F_TERMINATED, k] = ok
+            done_by_time = steps >= episode_steps
+            flags[F_TRUNCATED, k] = done_by_time
+            # observation, as write_obs
+            if noise > 0.0:
+                write_obs(KIND_REACH, k, st, obs, noise, episode_key(seed, k, cnt[k, C_EPISODE]),
+                          steps)  # fmt: skip
+            else:
+                for i in range(7):
+                    obs[k, i] = st[k, S_Q + i]
+                    obs[k, 7 + i] = st[k, S_QD + i]
+                obs[k, 14] = tx
+                obs[k, 15] = ty
+                obs[k, 16] = tz
+                obs[k, 17] = gx
+                obs[k, 18] = gy
+                obs[k, 19] = gz
+                obs[k, 20] = gx - tx
+                obs[k, 21] = gy - ty
+                obs[k, 22] = gz - tz
+            if ok or done_by_time:
+                for j in range(dim):
+                    fin_obs[k, j] = obs[k, j]
+                flags[F_FINAL, k] = True
+                res[R_FINAL_RETURN, k] = st[k, S_RETURN]
+                res[R_FINAL_LENGTH, k] = steps
                 cnt[k, C_EPISODE] += 1
-            reset_env(k, fp, ip, seed, st, cnt, abuf, frames)
-            noise = fp[P_OBS_NOISE]
-            key = episode_key(seed, k, cnt[k, C_EPISODE]) if noise > 0.0 else np.uint64(0)
-            write_obs(kind, k, st, obs, noise, key, 0)
+                reset_env(k, fp, ip, seed, st, cnt, abuf, frames)
+                key = episode_key(seed, k, cnt[k, C_EPISODE]) if noise > 0.0 else np.uint64(0)
+                write_obs(KIND_REACH, k, st, obs, noise, key, cnt[k, C_STEPS])
+            else:
+                for j in range(dim):
+                    fin_obs[k, j] = 0.0
+                flags[F_FINAL, k] = False
+                res[R_FINAL_RETURN, k] = 0.0
+                res[R_FINAL_LENGTH, k] = 0.0
 
 
 @njit(cache=True, parallel=True)
-def refresh_kernel(fp, ip, seed, n_chunks, st, cnt, obs):
-    """Recompute the TCP from the joint positions, and the observations (after
-    ``set_state``)."""
+def reach_step_kernel(fp, ip, seed, n_chunks, actions, st, cnt, abuf, obs, fin_obs, res, flags):
+    """:func:`step_kernel` for reach in joint mode (same arguments and results)."""
     n = st.shape[0]
-    kind = ip[I_KIND]
     chunk = (n + n_chunks - 1) // n_chunks
     for c in prange(n_chunks):
-        frames = np.empty((7, 6))
         lo = c * chunk
         hi = min(n, lo + chunk)
-        for k in range(lo, hi):
-            store_fk(k, st, frames)
-            noise = fp[P_OBS_NOISE]
-            key = episode_key(seed, k, cnt[k, C_EPISODE]) if noise > 0.0 else np.uint64(0)
-            write_obs(kind, k, st, obs, noise, key, cnt[k, C_STEPS])
+        reach_step_chunk(lo, hi, fp, ip, seed, actions, st, cnt, abuf, obs, fin_obs, res, flags)
+
+
+@njit(cache=True)
+def reset_kernel(fp, ip, seed, mask, bump, st, cnt, abuf, obs):
+    """Start a new episode in every env where ``mask``; ``bump`` advances its episode
+    counter first (a reset without a new seed draws a new episode)."""
+    kind = ip[I_KIND]
+    noise = fp[P_OBS_NOISE]
+    frames = np.empty((7, 6))
+    for k in range(st.shape[0]):
+        if not mask[k]:
+            continue
+        if bump:
+            cnt[k, C_EPISODE] += 1
+        reset_env(k, fp, ip, seed, st, cnt, abuf, frames)
+        key = episode_key(seed, k, cnt[k, C_EPISODE]) if noise > 0.0 else np.uint64(0)
+        write_obs(kind, k, st, obs, noise, key, cnt[k, C_STEPS])
+
+
+@njit(cache=True)
+def refresh_kernel(fp, ip, seed, st, cnt, obs):
+    """Recompute the TCP from the joint positions, and the observations (after
+    ``set_state``)."""
+    kind = ip[I_KIND]
+    noise = fp[P_OBS_NOISE]
+    frames = np.empty((7, 6))
+    for k in range(st.shape[0]):
+        store_fk(k, st, frames)
+        key = episode_key(seed, k, cnt[k, C_EPISODE]) if noise > 0.0 else np.uint64(0)
+        write_obs(kind, k, st, obs, noise, key, cnt[k, C_STEPS])
 
 
 @njit(cache=True)
