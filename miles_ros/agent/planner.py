@@ -1,0 +1,352 @@
+"""The planner: a goal in words -> a validated sequence of skill calls.
+
+Modes:
+
+- ``grounded`` (default): at each step every grounded candidate (skill x scene
+  parameters, plus ``done``) is scored by the language model given the goal and the steps
+  so far; ``total = log p_LM + weight * log(affordance)``; the best one is taken, the
+  planner's world is advanced by the skill's declared effects, and ``done`` ends the plan.
+- ``generate``: the model writes a JSON plan under a grammar derived from the registry's
+  schema (local models) or the server's JSON-schema response format (endpoints); the
+  plan is validated and, when invalid, retried with the errors in the prompt.
+
+Every plan is validated against the registry and the scene before it is returned. A
+rule-based fallback exists (``fallback=True``), off by default, and a plan it produced is
+always labelled ``fallback_used``.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import re
+import time
+import uuid
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from miles_ros.agent.constrained import PlanGrammar
+from miles_ros.agent.grounding import DONE, Affordance, Step, goal_points, ground_candidates
+from miles_ros.agent.prompts import PlanText
+from miles_ros.agent.registry import SkillRegistry
+from miles_ros.agent.validation import PlanError, parse_plan_json, validate_plan
+from miles_ros.agent.world import World, load_world
+
+log = logging.getLogger(__name__)
+
+MODES = ("grounded", "generate")
+DEFAULT_ADAPTER = Path(__file__).resolve().parent / "adapters" / "default"
+
+
+@dataclass
+class PlannerConfig:
+    """Planner settings."""
+
+    mode: str = "grounded"
+    """``grounded`` or ``generate``."""
+    affordance_weight: float = 1.0
+    """Weight of ``log(affordance)`` against the LM log-likelihood (SayCan's product at 1)."""
+    max_steps: int = 6
+    """Longest plan."""
+    retries: int = 2
+    """Generate mode: retries of an invalid plan, with the errors in the prompt."""
+    fallback: bool = False
+    """Use the rule-based fallback when the model gives no valid plan (labelled)."""
+    memory_k: int = 2
+    """Memories retrieved into the prompt."""
+    memory_min_score: float = 0.55
+    """Cosine similarity a memory needs to be retrieved."""
+    cache_size: int = 256
+    """Plans kept in the cache."""
+    few_shot: bool | None = None
+    """Put worked examples in the prompt; None: only when no adapter is loaded."""
+    seed: int | None = None
+    """Generate mode: sampling seed (None with temperature 0 is greedy)."""
+    temperature: float = 0.0
+    """Generate mode: sampling temperature (0: greedy)."""
+
+
+@dataclass
+class Plan:
+    """A plan and how it was made."""
+
+    goal: str
+    """The goal in words."""
+    steps: list[Step]
+    """Skill calls, in order (``done`` not included)."""
+    mode: str
+    """``grounded``, ``generate`` or ``fallback``."""
+    model: str
+    """The language model that made it."""
+    latency_s: float
+    """Planning time (s); for a cached plan, the lookup time."""
+    fallback_used: bool = False
+    """True when the rule-based fallback, not the language model, produced the plan."""
+    trace_id: str = field(default_factory=lambda: uuid.uuid4().hex[:16])
+    """Trace id carried on skill requests, statuses and safety events of this goal."""
+    cached: bool = False
+    """True when served from the plan cache."""
+    errors: list[str] = field(default_factory=list)
+    """Validation errors (a plan with errors must not run)."""
+    notes: list[str] = field(default_factory=list)
+    """Memories and feedback that were in the prompt."""
+    scores: list[dict] = field(default_factory=list)
+    """Grounded mode: per step, the best candidates with LM score and affordance."""
+
+    @property
+    def valid(self) -> bool:
+        """True when the plan may run."""
+        return not self.errors and bool(self.steps)
+
+    def to_json(self) -> dict:
+        """``{"goal", "steps": [{"skill", "params"}], "mode", "model", "latency_s",
+        "fallback_used"}`` (plus ``errors`` when invalid)."""
+        out = {"goal": self.goal, "steps": [s.to_dict() for s in self.steps],
+               "mode": self.mode, "model": self.model,
+               "latency_s": round(self.latency_s, 6), "fallback_used": self.fallback_used}
+        if self.errors:
+            out["errors"] = list(self.errors)
+        return out
+
+    def to_message(self) -> dict:
+        """The ``/miles/plan`` message: the JSON form plus the trace id."""
+        return {**self.to_json(), "trace_id": self.trace_id, "cached": self.cached}
+
+
+def normalize_goal(goal: str) -> str:
+    """Lower case, punctuation dropped (numbers kept), single spaces: the cache key."""
+    text = goal.lower()
+    text = re.sub(r"(?<!\d)[.](?!\d)|[^\w\s.\-]", " ", text)
+    return " ".join(text.split())
+
+
+class PlanCache:
+    """LRU cache of plans keyed by (normalised goal, world, registry, model, mode)."""
+
+    def __init__(self, size: int = 256):
+        self.size = size
+        self.entries: OrderedDict[tuple, Plan] = OrderedDict()
+        self.hits = 0
+        self.misses = 0
+
+    def get(self, key: tuple) -> Plan | None:
+        plan = self.entries.get(key)
+        if plan is None:
+            self.misses += 1
+            return None
+        self.entries.move_to_end(key)
+        self.hits += 1
+        return plan
+
+    def put(self, key: tuple, plan: Plan) -> None:
+        self.entries[key] = plan
+        self.entries.move_to_end(key)
+        while len(self.entries) > self.size:
+            self.entries.popitem(last=False)
+
+    def invalidate(self, goal: str) -> int:
+        """Drop every entry for a goal (after it failed); returns how many."""
+        norm = normalize_goal(goal)
+        keys = [k for k in self.entries if k[0] == norm]
+        for k in keys:
+            del self.entries[k]
+        return len(keys)
+
+
+class Planner:
+    """Plans goals against a registry and a world with a language model."""
+
+    def __init__(self, registry: SkillRegistry, world: World, lm, config: PlannerConfig | None
+                 = None, memory=None, adapted: bool = True):
+        self.registry = registry
+        self.world = world
+        self.lm = lm
+        self.config = config or PlannerConfig()
+        self.memory = memory
+        self.adapted = adapted
+        self.affordance = Affordance(registry)
+        self.cache = PlanCache(self.config.cache_size)
+        self._grammars: dict[tuple, PlanGrammar] = {}
+
+    @classmethod
+    def from_options(cls, registry: SkillRegistry | None = None, world: World | None = None,
+                     model: str | None = None, adapter: str | Path | None = "default",
+                     endpoint: str | None = None, endpoint_model: str = "default",
+                     cache_dir: str | Path | None = None, threads: int | None = None,
+                     config: PlannerConfig | None = None, memory=None) -> Planner:
+        """A planner over the default registry and scene unless given, with the embedded
+        model + shipped adapter (``adapter="default"``), a local HF dir (``model``), or
+        an OpenAI-compatible server (``endpoint``). ``adapter=None``: no adapter."""
+        from miles_ros.agent import models
+        from miles_ros.agent.lm import EndpointLanguageModel, HFLanguageModel
+
+        registry = registry or SkillRegistry.load()
+        world = world or load_world()
+        if endpoint:
+            lm = EndpointLanguageModel(endpoint, endpoint_model)
+            return cls(registry, world, lm, config, memory, adapted=True)
+        if adapter == "default":
+            adapter = DEFAULT_ADAPTER if model in (None, models.DEFAULT_MODEL) else None
+            if adapter is not None and not (Path(adapter) / "adapter_config.json").exists():
+                log.warning("no shipped adapter at %s; planning with the base model", adapter)
+                adapter = None
+        loaded = models.load_model(model, adapter=adapter, cache=cache_dir,
+                                   threads=threads or models.default_threads())
+        return cls(registry, world, HFLanguageModel(loaded), config, memory,
+                   adapted=adapter is not None)
+
+    # -- public -------------------------------------------------------------------------
+    def plan(self, goal: str, world: World | None = None, mode: str | None = None,
+             feedback: list[str] | None = None, done_steps: list[Step] | None = None,
+             trace_id: str | None = None, use_cache: bool = True) -> Plan:
+        """Plan ``goal`` from ``world`` (default: the planner's scene).
+
+        ``feedback``: lines about what went wrong (replanning); ``done_steps``: steps
+        already executed (their effects are in ``world``), shown to the model as the plan
+        so far. Plans without feedback are cached.
+        """
+        t0 = time.perf_counter()
+        mode = mode or self.config.mode
+        if mode not in MODES:
+            raise ValueError(f"unknown mode {mode!r}; choose one of {', '.join(MODES)}")
+        world = world or self.world
+        cacheable = use_cache and not feedback and not done_steps
+        key = (normalize_goal(goal), world.signature(), self.registry.signature(),
+               self.lm.name, mode)
+        if cacheable:
+            hit = self.cache.get(key)
+            if hit is not None:
+                return Plan(goal, list(hit.steps), hit.mode, hit.model,
+                            time.perf_counter() - t0, hit.fallback_used,
+                            trace_id=trace_id or uuid.uuid4().hex[:16], cached=True,
+                            errors=list(hit.errors), notes=list(hit.notes))
+        notes = self._recall(goal) + list(feedback or [])
+        if mode == "grounded":
+            steps, scores, errors = self._grounded(goal, world, notes, list(done_steps or []))
+        else:
+            steps, errors = self._generate(goal, world, notes)
+            scores = []
+        plan = Plan(goal, steps, mode, self.lm.name, 0.0, trace_id=trace_id or
+                    uuid.uuid4().hex[:16], errors=errors, notes=notes, scores=scores)
+        if plan.errors and self.config.fallback:
+            fallback = rule_based_plan(goal, self.registry, world)
+            if fallback and not validate_plan(fallback, self.registry, world,
+                                              self.config.max_steps):
+                plan.steps, plan.errors, plan.fallback_used = fallback, [], True
+                plan.mode, plan.model = "fallback", "rules"
+        plan.latency_s = time.perf_counter() - t0
+        if cacheable and plan.valid:
+            self.cache.put(key, plan)
+        return plan
+
+    # -- grounded -----------------------------------------------------------------------
+    def _few_shot(self) -> bool:
+        return (not self.adapted) if self.config.few_shot is None else self.config.few_shot
+
+    def _grounded(self, goal: str, world: World, notes: list[str], done: list[Step]):
+        text = PlanText(self.registry, world.names)
+        work = world.copy()
+        steps: list[Step] = []
+        scores: list[dict] = []
+        weight = self.config.affordance_weight
+        for _ in range(self.config.max_steps + 1):
+            cands = ground_candidates(self.registry, work, goal)
+            if not steps and not done:
+                cands = [c for c in cands if c.skill != DONE]  # a plan does something
+            lm_scores = self.lm.score(text.segments(goal, done + steps, notes,
+                                                    self._few_shot()),
+                                      [text.line(c) for c in cands])
+            affordances = np.array([self.affordance(c, work) for c in cands])
+            with np.errstate(divide="ignore"):
+                penalty = np.log(np.where(affordances > 0, affordances, 1.0))
+            total = np.asarray(lm_scores, dtype=np.float64) + weight * penalty
+            total[affordances <= 0] = -np.inf
+            best = int(np.argmax(total))
+            order = np.argsort(-total)[:3]
+            scores.append({"chosen": cands[best].to_dict(), "top": [
+                {"step": cands[i].to_dict(), "lm": round(float(lm_scores[i]), 4),
+                 "affordance": round(float(affordances[i]), 4)} for i in order]})
+            if not math.isfinite(total[best]) or cands[best].skill == DONE:
+                break
+            chosen = cands[best]
+            steps.append(chosen)
+            work.apply(self.registry[chosen.skill].effects_machine, chosen.params)
+            if len(steps) >= self.config.max_steps:
+                break
+        errors = validate_plan(steps, self.registry, world, self.config.max_steps)
+        return steps, scores, errors
+
+    # -- generate -----------------------------------------------------------------------
+    def grammar(self, world: World) -> PlanGrammar:
+        """The JSON plan grammar for a world's names (cached)."""
+        key = tuple(world.names)
+        if key not in self._grammars:
+            self._grammars[key] = PlanGrammar(self.registry, world.names,
+                                              self.config.max_steps, prefix=" ")
+        return self._grammars[key]
+
+    def _generate(self, goal: str, world: World, notes: list[str]):
+        text = PlanText(self.registry, world.names)
+        grammar = self.grammar(world)
+        feedback: list[str] = []
+        steps: list[Step] = []
+        errors = ["no attempt"]
+        for attempt in range(1 + self.config.retries):
+            prompt = text.json_prompt(goal, notes + feedback, self._few_shot())
+            seed = None if self.config.seed is None else self.config.seed + attempt
+            try:
+                raw = self.lm.generate_json(prompt, grammar, seed=seed,
+                                            temperature=self.config.temperature)
+                steps = parse_plan_json(raw.strip())
+                errors = validate_plan(steps, self.registry, world, self.config.max_steps)
+            except PlanError as exc:
+                steps, errors = [], exc.errors
+            except RuntimeError as exc:  # endpoint or decoding failure
+                steps, errors = [], [str(exc)]
+            if not errors:
+                break
+            log.info("plan attempt %d invalid: %s", attempt + 1, errors)
+            feedback = [f"the previous plan was invalid: {'; '.join(errors)[:300]}"]
+        return steps, errors
+
+    # -- memory -------------------------------------------------------------------------
+    def _recall(self, goal: str) -> list[str]:
+        if self.memory is None or self.config.memory_k <= 0:
+            return []
+        facts = self.memory.search(goal, k=self.config.memory_k,
+                                   min_score=self.config.memory_min_score)
+        return [f.text for f in facts]
+
+
+# -- the labelled rule-based fallback (off by default, never counted as the model's) --------
+_PUSH_WORDS = ("push", "slide", "shove", "nudge", "scoot", "drag", "without lifting")
+_REACH_WORDS = ("reach", "hover", "point", "go to", "move to", "approach", "above", "over the")
+_HOME_WORDS = ("home", "rest position", "park")
+
+
+def rule_based_plan(goal: str, registry: SkillRegistry, world: World) -> list[Step]:
+    """A keyword plan: one clause per connector, verb words pick the skill, colour and side
+    words pick the things. Crude by design; used only when asked, and always labelled."""
+    steps: list[Step] = []
+    points = iter(goal_points(goal))
+    for clause in re.split(r",? then |, and |\band then\b|;|\. ", goal.lower()):
+        names = [n for n in sorted(world.names, key=lambda n: clause.find(n.split("_")[0]))
+                 if n.split("_")[0] in clause]
+        cubes = [n for n in names if n in world.objects]
+        if any(w in clause for w in _HOME_WORDS) and "home" in registry:
+            steps.append(Step("home"))
+            continue
+        target: object = next((n for n in names if n not in cubes[:1]), None)
+        if target is None and re.search(r"\d", clause):
+            target = list(next(points, ())) or None
+        if cubes and target is not None:
+            skill = "push" if any(w in clause for w in _PUSH_WORDS) else "pick_place"
+            if skill in registry:
+                steps.append(Step(skill, {"object": cubes[0], "target": target}))
+        elif target is not None or names:
+            if "reach" in registry and any(w in clause for w in _REACH_WORDS):
+                steps.append(Step("reach", {"target": target or names[0]}))
+    return steps

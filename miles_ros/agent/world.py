@@ -1,0 +1,157 @@
+"""The planner's view of the scene: names, positions and a small symbolic state.
+
+Reads the default scene through :func:`sims.scene.load_scene` when that module exists,
+else straight from ``config/scene.yaml`` (the same file). Offline planning advances a
+:class:`World` after each chosen step by the skill's declared effects
+(``effects_machine`` in its card), so later steps are grounded in the state they will
+meet. Coordinates are in the robot base frame (m).
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+Vec3 = tuple[float, float, float]
+CONFIG_SCENE = Path(__file__).resolve().parents[2] / "config" / "scene.yaml"
+
+WORKSPACE_MIN: Vec3 = (0.2, -0.6, 0.0)
+"""Lower corner (m) of the box that coordinate parameters must lie in (above the table,
+in front of the robot); a coarse planning check, the safety supervisor has the real one."""
+WORKSPACE_MAX: Vec3 = (0.85, 0.6, 0.6)
+"""Upper corner (m) of that box."""
+ON_TABLE_MAX_Z = 0.06
+"""A coordinate target with z above this (m) is in the air: push cannot reach it."""
+
+
+@dataclass
+class World:
+    """Objects, places and the symbolic facts offline planning tracks."""
+
+    objects: dict[str, Vec3]
+    """Cube centres by name (m), updated when a step moves a cube."""
+    places: dict[str, Vec3]
+    """Pad centres by name (m)."""
+    object_at: dict[str, str | Vec3 | None] = field(default_factory=dict)
+    """Where each cube was put by a planned step: a place or cube name, a point, or None
+    (still where the scene put it)."""
+    arm_at: str | Vec3 | None = None
+    """Where the arm was last sent (``home``, a name or a point); None: unknown."""
+    source: str = "<scene>"
+    """File the scene came from."""
+
+    def __post_init__(self) -> None:
+        for name in self.objects:
+            self.object_at.setdefault(name, None)
+
+    @property
+    def names(self) -> list[str]:
+        """Every named thing a parameter may refer to: cubes, then places."""
+        return [*self.objects, *self.places]
+
+    def position_of(self, target: str | Vec3) -> Vec3:
+        """Position of a named object or place, or the point itself."""
+        if isinstance(target, str):
+            if target in self.objects:
+                return self.objects[target]
+            if target in self.places:
+                return self.places[target]
+            raise KeyError(f"no object or place named {target!r}; known: {self.names}")
+        return tuple(float(v) for v in target)  # type: ignore[return-value]
+
+    def copy(self) -> World:
+        """An independent copy (planning mutates its copy, never the caller's)."""
+        return copy.deepcopy(self)
+
+    def signature(self) -> str:
+        """A short hash of everything planning depends on (the plan cache key)."""
+        data = {
+            "objects": {k: [round(v, 3) for v in p] for k, p in self.objects.items()},
+            "places": {k: [round(v, 3) for v in p] for k, p in self.places.items()},
+            "object_at": {k: v if v is None or isinstance(v, str) else list(v)
+                          for k, v in self.object_at.items()},
+            "arm_at": self.arm_at if self.arm_at is None or isinstance(self.arm_at, str)
+            else list(self.arm_at),
+        }
+        blob = json.dumps(data, sort_keys=True).encode()
+        return hashlib.sha256(blob).hexdigest()[:16]
+
+    def apply(self, effects: list[dict], params: dict) -> None:
+        """Apply machine-readable effects (``$name`` refers to a step parameter)."""
+        def value(v):
+            if isinstance(v, str) and v.startswith("$"):
+                v = params.get(v[1:])
+            return tuple(v) if isinstance(v, list) else v
+
+        for effect in effects:
+            kind = effect.get("set")
+            if kind == "object_at":
+                obj, place = value(effect.get("object")), value(effect.get("place"))
+                if obj in self.objects and place is not None:
+                    self.object_at[obj] = place
+                    above = self.position_of(place)
+                    z = above[2] + (0.04 if isinstance(place, str) and place in self.objects
+                                    else 0.0)
+                    self.objects[obj] = (above[0], above[1], max(z, 0.02))
+            elif kind == "arm_at":
+                self.arm_at = value(effect.get("target", "home"))
+
+    def holds(self, effects: list[dict], params: dict) -> bool:
+        """True when every declared effect already holds (the step would change nothing)."""
+        return bool(effects) and self._effects_recorded(effects, params)
+
+    def _effects_recorded(self, effects: list[dict], params: dict) -> bool:
+        for effect in effects:
+            kind = effect.get("set")
+            if kind == "object_at":
+                obj = params.get(str(effect.get("object", "")).lstrip("$"))
+                place = params.get(str(effect.get("place", "")).lstrip("$"))
+                if self.object_at.get(obj) != (tuple(place) if isinstance(place, list)
+                                               else place):
+                    return False
+            elif kind == "arm_at":
+                target = effect.get("target", "home")
+                if isinstance(target, str) and target.startswith("$"):
+                    target = params.get(target[1:])
+                if self.arm_at != (tuple(target) if isinstance(target, list) else target):
+                    return False
+        return True
+
+
+def in_workspace(point: Vec3) -> bool:
+    """True when a point lies in the coarse planning workspace box."""
+    box = zip(point, WORKSPACE_MIN, WORKSPACE_MAX, strict=True)
+    return all(lo <= v <= hi for v, lo, hi in box)
+
+
+def load_world(path: str | os.PathLike | None = None) -> World:
+    """The scene in ``path`` (default: the project's config/scene.yaml) as a :class:`World`.
+
+    Uses ``sims.scene.load_scene`` when present (the single reader of the scene file);
+    otherwise reads the YAML directly (same keys: ``objects``/``places`` with ``position``).
+    """
+    try:
+        from sims.scene import load_scene
+    except ImportError:
+        load_scene = None
+    if load_scene is not None:
+        scene = load_scene(path)
+        return World(
+            objects={n: tuple(o.position) for n, o in scene.objects.items()},
+            places={n: tuple(p.position) for n, p in scene.places.items()},
+            source=str(path or "default"),
+        )
+    scene_path = Path(path) if path is not None else CONFIG_SCENE
+    with open(scene_path, encoding="utf-8") as stream:
+        data = yaml.safe_load(stream)
+    return World(
+        objects={n: tuple(float(v) for v in s["position"]) for n, s in data["objects"].items()},
+        places={n: tuple(float(v) for v in s["position"]) for n, s in data["places"].items()},
+        source=str(scene_path),
+    )

@@ -1,0 +1,53 @@
+"""Shared fixtures for the planner tests: fixture skill cards, the default world, a fake
+language model whose scores the test controls, and (session-scoped, loaded once) the
+embedded default model with the shipped adapter."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from miles_ros.agent.registry import SkillRegistry
+from miles_ros.agent.world import load_world
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
+
+@pytest.fixture
+def registry() -> SkillRegistry:
+    """Fixture cards (reach, push, pick_place) + scripted home; no interface cards."""
+    return SkillRegistry.load([FIXTURES / "skills"], interface_cards=False)
+
+
+@pytest.fixture
+def world():
+    return load_world()
+
+
+def keyword_scorer(wanted: list[str]):
+    """A fake LM score: the plan line wanted next (by count of lines so far) scores 0,
+    everything else -5; after the wanted lines, ``done`` scores 0."""
+    def score(prompt: str, line: str) -> float:
+        plan = prompt.rsplit("Plan:\n", 1)[1]
+        n = plan.count("\n")
+        target = wanted[n] if n < len(wanted) else "done"
+        return 0.0 if line.strip() == target else -5.0
+    return score
+
+
+@pytest.fixture(scope="session")
+def real_lm():
+    """The embedded default model + shipped adapter, loaded once per session (the first
+    run on a machine converts the GGUF to safetensors: about a minute)."""
+    pytest.importorskip("transformers")
+    from miles_ros.agent import models
+    from miles_ros.agent.lm import HFLanguageModel
+    from miles_ros.agent.planner import DEFAULT_ADAPTER
+
+    adapter = DEFAULT_ADAPTER if (DEFAULT_ADAPTER / "adapter_config.json").exists() else None
+    try:
+        loaded = models.load_model(adapter=adapter, threads=models.default_threads())
+    except models.ModelUnavailable as exc:
+        pytest.skip(str(exc))
+    return HFLanguageModel(loaded)
