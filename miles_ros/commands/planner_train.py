@@ -58,12 +58,17 @@ def _git_commit() -> str | None:
         return None
 
 
-def _evaluate(args, registry, world, limit: int) -> dict:
+def _evaluate(args, registry, world, limit: int, lm=None) -> dict:
+    """Grounded accuracy on the hand-written set, with ``lm`` (the adapted model still in
+    memory) or the adapter in ``args.out`` loaded from disk."""
     from miles_ros.agent.evaluation import evaluate_goals, load_eval_goals
     from miles_ros.agent.planner import Planner
 
-    planner = Planner.from_options(registry=registry, world=world, adapter=args.out,
-                                   cache_dir=args.cache_dir, threads=args.threads or None)
+    if lm is None:
+        planner = Planner.from_options(registry=registry, world=world, adapter=args.out,
+                                       cache_dir=args.cache_dir, threads=args.threads or None)
+    else:
+        planner = Planner(registry, world, lm)
     goals = load_eval_goals()
     if limit:
         goals = goals[:limit]
@@ -122,7 +127,8 @@ def main(argv: list[str] | None = None, prog: str = "miles planner-train") -> in
         previous.pop("evaluation", None)
     stats = train_adapter(lm, registry, world, cfg, args.out, progress=progress,
                           init_adapter=args.init_adapter)
-    stats.pop("model")
+    adapted = HFLanguageModel(models.LoadedModel(stats.pop("model"), lm.tokenizer,
+                                                 lm.name + "+adapter", 0.0))
     card = {
         "name": "miles-planner-adapter",
         "base_model": models.DEFAULT_MODEL,
@@ -146,9 +152,8 @@ def main(argv: list[str] | None = None, prog: str = "miles planner-train") -> in
     card_path.write_text(yaml.safe_dump(card, sort_keys=False))
     print(f"adapter written to {args.out} ({stats['steps_done']} steps, "
           f"{stats['wall_time_s']} s, final loss {stats['final_loss']})", flush=True)
-    del lm
     if not args.no_eval:
-        card["evaluation"] = _evaluate(args, registry, world, eval_limit)
+        card["evaluation"] = _evaluate(args, registry, world, eval_limit, lm=adapted)
         card_path.write_text(yaml.safe_dump(card, sort_keys=False))
         print(json.dumps(card["evaluation"]), flush=True)
     return 0

@@ -1,0 +1,105 @@
+"""Planner quality and speed on the hand-written goal set, adapter vs base model.
+
+    .venv/bin/python bench/planner.py --json [--limit N] [--no-base] [--modes grounded]
+
+Prints one JSON object::
+
+    {"n_goals": 44, "model": "embedded:gemma3-270m+adapter", "load_s": ..,
+     "cache_hit_ms": .., "threads": 1, "fallback": false,
+     "grounded": {"accuracy", "validity", "latency_p50_s", "latency_p95_s"},
+     "generate": {...},
+     "base": {"model": "embedded:gemma3-270m", "load_s": .., "grounded": {...},
+              "generate": {...}},
+     "misses": {"grounded": [...], "generate": [...]}}
+
+The peer in the same run is the same embedded model without the adapter (with worked
+examples in its prompt, as the planner does for an unadapted model), so the adapter's
+gain is visible. Accuracy = exact skill sequence and parameters
+(miles_ros/agent/eval_goals.yaml, written by hand, not by the data generator); validity =
+plans that pass the registry's validation; the rule-based fallback is off. Latency is
+per goal after the model is loaded, with the plan cache bypassed; ``cache_hit_ms`` is
+the median time of a repeated goal served from the cache.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from miles_ros.agent import models  # noqa: E402
+from miles_ros.agent.evaluation import evaluate_goals, load_eval_goals  # noqa: E402
+from miles_ros.agent.planner import DEFAULT_ADAPTER, Planner, PlannerConfig  # noqa: E402
+
+
+def run_model(adapter, goals, modes, threads) -> tuple[dict, Planner]:
+    t0 = time.perf_counter()
+    planner = Planner.from_options(adapter=adapter, threads=threads,
+                                   config=PlannerConfig(fallback=False))
+    out: dict = {"model": planner.lm.name, "load_s": round(time.perf_counter() - t0, 2)}
+    misses = {}
+    for mode in modes:
+        result = evaluate_goals(planner, goals, mode=mode)
+        misses[mode] = result.pop("misses")
+        result.pop("n_goals")
+        out[mode] = result
+    out["misses"] = misses
+    return out, planner
+
+
+def cache_hit_ms(planner: Planner, goal: str) -> float:
+    planner.plan(goal)
+    times = []
+    for _ in range(200):
+        t0 = time.perf_counter()
+        plan = planner.plan(goal)
+        times.append(time.perf_counter() - t0)
+        assert plan.cached
+    return round(statistics.median(times) * 1000, 4)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--json", action="store_true", help="print only the JSON object")
+    parser.add_argument("--limit", type=int, default=0, help="first N goals only")
+    parser.add_argument("--modes", default="grounded,generate")
+    parser.add_argument("--no-base", action="store_true", help="skip the base-model peer")
+    parser.add_argument("--threads", type=int, default=None)
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.WARNING)
+    goals = load_eval_goals()
+    if args.limit:
+        goals = goals[: args.limit]
+    modes = [m for m in args.modes.split(",") if m]
+    threads = args.threads or models.default_threads()
+    adapter = DEFAULT_ADAPTER if (DEFAULT_ADAPTER / "adapter_config.json").exists() else None
+    result, planner = run_model(adapter, goals, modes, threads)
+    report = {"n_goals": len(goals), "model": result["model"], "load_s": result["load_s"],
+              "cache_hit_ms": cache_hit_ms(planner, goals[0]["goal"]), "threads": threads,
+              "fallback": False}
+    for mode in modes:
+        report[mode] = result[mode]
+    report["misses"] = result["misses"]
+    del planner
+    if not args.no_base:
+        base, _ = run_model(None, goals, modes, threads)
+        base.pop("misses")
+        report["base"] = base
+    if not args.json:
+        for mode in modes:
+            line = f"{mode}: adapter {report[mode]['accuracy']:.1%}"
+            if "base" in report:
+                line += f" vs base {report['base'][mode]['accuracy']:.1%}"
+            print(line, file=sys.stderr)
+    print(json.dumps(report))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

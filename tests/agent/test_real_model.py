@@ -1,0 +1,47 @@
+"""The embedded default model (+ shipped adapter): a few plans, loaded once per session."""
+
+import json
+
+import jsonschema
+import pytest
+
+from miles_ros.agent.planner import Planner, PlannerConfig
+from miles_ros.agent.registry import SkillRegistry
+
+
+@pytest.fixture(scope="module")
+def planner(real_lm, ):
+    from miles_ros.agent.world import load_world
+
+    return Planner(SkillRegistry.load(), load_world(), real_lm, PlannerConfig(),
+                   adapted="+adapter" in real_lm.name)
+
+
+def test_the_embedded_model_loads_from_the_safetensors_cache(real_lm):
+    from miles_ros.agent import models
+
+    assert (models.cache_dir() / "models" / "gemma3-270m" / "model.safetensors").exists()
+    assert real_lm.name.startswith(models.DEFAULT_MODEL)
+    assert real_lm.tokenizer.bos_token_id is not None
+
+
+@pytest.mark.parametrize("goal, expected", [
+    ("put the red cube on the left pad", ["pick_place red_cube left_pad"]),
+    ("slide the blue cube to the right pad, then go home",
+     ["push blue_cube right_pad", "home"]),
+    ("hover over the green cube", ["reach green_cube"]),
+])
+def test_grounded_plans_of_simple_goals(planner, goal, expected):
+    if "+adapter" not in planner.lm.name:
+        pytest.skip("no shipped adapter: the base model alone is not expected to plan")
+    plan = planner.plan(goal, use_cache=False)
+    assert plan.valid
+    assert [s.key() for s in plan.steps] == expected
+
+
+def test_constrained_generation_gives_schema_valid_json(planner):
+    grammar = planner.grammar(planner.world)
+    raw = planner.lm.generate_json("Goal: push the red cube to the left pad\nJSON:", grammar)
+    jsonschema.validate(json.loads(raw), planner.registry.plan_schema())
+    plan = planner.plan("push the red cube to the left pad", mode="generate", use_cache=False)
+    assert plan.valid and plan.mode == "generate"
