@@ -182,6 +182,7 @@ class NumbaEnv(BatchedEnv):
             if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
                 raise ValueError(f"seed must be a non-negative integer or None, got {seed!r}")
             seed = int(seed) & 0xFFFFFFFFFFFFFFFF
+            super().reset(seed=seed)  # seeds self.np_random, as gymnasium expects
         self._reset_all(seed, bump=seed is None)
         return self._obs, {}
 
