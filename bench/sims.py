@@ -17,6 +17,12 @@ Prints one JSON object:
   pybullet and panda_gym are timed in alternating rounds and each reports its median
   round, so load from other processes hits both alike.
 
+What differs from panda-gym besides overhead: our Panda for reach/push has its blocked
+fingers welded closed and its fixed links merged (panda-gym drives the blocked fingers
+with two stiff motors), which roughly halves the arm's physics cost; our reach takes
+joint-delta actions and our push Cartesian deltas through a numba IK step (panda-gym
+uses PyBullet's IK for both). The cube, table contact and timestep are the same.
+
 panda-gym is a bench-only dependency, installed without its dependencies (see
 bench/requirements.txt): ``.venv/bin/pip install --no-deps panda-gym==3.0.7``. With our
 pins (gymnasium 1.4.0, numpy 2.4, pybullet 3.2.7) the only package it would add is

@@ -424,7 +424,7 @@ class PyBulletEnv(BatchedEnv):
         done = terminated | truncated
         info = {
             "success": success,
-            "final_obs": np.zeros_like(obs),
+            "final_obs": np.zeros(obs.shape, dtype=np.float32),
             "_final_obs": np.zeros(self.num_envs, dtype=bool),
             "episode_return": np.zeros(self.num_envs),
             "episode_length": np.zeros(self.num_envs),
