@@ -52,7 +52,9 @@ are the task module's (same ranges read from it), drawn by the kernels.
 
 from __future__ import annotations
 
+import ctypes
 import logging
+import sys
 
 import numba
 import numpy as np
@@ -67,6 +69,35 @@ MU_TABLE = 0.5
 """Nominal cube-table sliding friction (scaled per episode by the friction scale)."""
 MU_FINGER = 0.5
 """Finger-cube friction coefficient."""
+
+_MALLOC_TUNED = False
+
+
+def keep_freed_memory_for_reuse() -> bool:
+    """Ask glibc (once per process) to keep freed blocks of up to 32 MiB for reuse.
+
+    Each step returns new output arrays. By default glibc maps blocks over 128 KiB fresh
+    from the OS and unmaps them when freed, so every step's arrays page-fault on first
+    touch: about 150 us per 4096 x 23 float32 array, a quarter of a reach step at 4096
+    envs. Raising the mmap and trim thresholds lets freed arrays be recycled. Returns
+    whether the setting took effect (False off glibc).
+    """
+    global _MALLOC_TUNED
+    if _MALLOC_TUNED:
+        return True
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        libc = ctypes.CDLL(None)
+        m_trim_threshold, m_mmap_threshold = -1, -3
+        ok = libc.mallopt(m_mmap_threshold, 32 << 20) == 1
+        ok = libc.mallopt(m_trim_threshold, 128 << 20) == 1 and ok
+    except (OSError, AttributeError):
+        return False
+    _MALLOC_TUNED = ok
+    log.debug("glibc malloc thresholds raised for array reuse: %s", ok)
+    return ok
+
 
 _KINDS = {"reach": nk.KIND_REACH, "push": nk.KIND_PUSH, "pick_place": nk.KIND_PICK_PLACE}
 
@@ -134,7 +165,9 @@ class NumbaEnv(BatchedEnv):
     """``num_envs`` copies of a task stepped by numba kernels (see the module docstring).
 
     ``dense_reward`` selects the task's dense or sparse reward. The arrays returned by
-    :meth:`reset` and :meth:`step` are new each call (the caller may keep them).
+    :meth:`reset` and :meth:`step` are new each call (the caller may keep them);
+    ``tune_malloc`` applies :func:`keep_freed_memory_for_reuse` so that allocating them
+    stays cheap.
     """
 
     backend_name = "numba"
@@ -145,8 +178,11 @@ class NumbaEnv(BatchedEnv):
         num_envs: int,
         config: TaskConfig | None = None,
         dense_reward: bool = True,
+        tune_malloc: bool = True,
     ):
         super().__init__(task_module, num_envs, config)
+        if tune_malloc:
+            keep_freed_memory_for_reuse()
         self._fp, self._ip = _params(task_module, self.cfg, dense_reward)
         self.dense_reward = dense_reward
         n = self.num_envs

@@ -297,7 +297,10 @@ def reach_step_cuda(fp, ip, seed, actions, st, cnt, abuf, obs, fin_obs, res, fla
         new = old + gain * (target - old)
         st[k, S_Q + i] = new
         st[k, S_QD + i] = (new - old) * inv_dt
-    _store_fk(st, k)
+    tx, ty, tz, _, _, _ = _fk(st, k)  # like the CPU reach step, the finger axis is left
+    st[k, S_TCP] = tx
+    st[k, S_TCP + 1] = ty
+    st[k, S_TCP + 2] = tz
     dx = st[k, S_TCP] - st[k, S_GOAL]
     dy = st[k, S_TCP + 1] - st[k, S_GOAL + 1]
     dz = st[k, S_TCP + 2] - st[k, S_GOAL + 2]

@@ -434,7 +434,7 @@ def wrap_quarter(angle):
 S_Q = 0  # 7 joint positions (must stay at column 0: fk_row reads st[k, 0:7])
 S_QD = 7  # 7 joint velocities
 S_TCP = 14  # 3 TCP position
-S_FAX = 17  # 3 finger axis (TCP y) in the base frame
+S_FAX = 17  # 3 finger axis (TCP y) in the base frame (reach steps leave it stale)
 S_WIDTH = 20  # finger opening
 S_GRASPED = 21  # 1.0 while the cube is held
 S_OBJ = 22  # 3 cube centre
@@ -927,26 +927,29 @@ def reach_step_chunk(lo, hi, fp, ip, seed, actions, st, cnt, abuf, obs, fin_obs,
                 new = old + gain * (target - old)
                 st[k, S_Q + i] = new
                 st[k, S_QD + i] = (new - old) * inv_dt
-            # forward kinematics, as fk_row
+            # forward kinematics, as fk_row; the TCP lies on joint 7's axis, so its
+            # position does not depend on q7 (the finger axis, unused by reach, does)
             s1, c1 = sincos(st[k, S_Q])
             r00, r01, r02 = c1, -s1, 0.0
             r10, r11, r12 = s1, c1, 0.0
             r20, r21, r22 = 0.0, 0.0, 1.0
             px, py, pz = 0.0, 0.0, _DH_D[0]
-            for i in range(1, 7):
+            for i in range(1, 6):
                 r00, r01, r02, r10, r11, r12, r20, r21, r22, px, py, pz = _joint_perp(
                     r00, r01, r02, r10, r11, r12, r20, r21, r22, px, py, pz,
                     st[k, S_Q + i], _DH_A[i], _DH_D[i], _SIN_ALPHA[i],
                 )  # fmt: skip
-            tx = px + reach * r02
-            ty = py + reach * r12
-            tz = pz + reach * r22
+            a7 = _DH_A[6]
+            sd7 = _SIN_ALPHA[6] * _DH_D[6]
+            px += a7 * r00 - sd7 * r01
+            py += a7 * r10 - sd7 * r11
+            pz += a7 * r20 - sd7 * r21
+            tx = px + reach * (-_SIN_ALPHA[6] * r01)
+            ty = py + reach * (-_SIN_ALPHA[6] * r11)
+            tz = pz + reach * (-_SIN_ALPHA[6] * r21)
             st[k, S_TCP] = tx
             st[k, S_TCP + 1] = ty
             st[k, S_TCP + 2] = tz
-            st[k, S_FAX] = r00 * _FINGER_AXIS_X + r01 * _FINGER_AXIS_Y
-            st[k, S_FAX + 1] = r10 * _FINGER_AXIS_X + r11 * _FINGER_AXIS_Y
-            st[k, S_FAX + 2] = r20 * _FINGER_AXIS_X + r21 * _FINGER_AXIS_Y
             # reward and success, as reward_success
             gx = st[k, S_GOAL]
             gy = st[k, S_GOAL + 1]
