@@ -34,6 +34,9 @@ Physics (the kernels are in :mod:`sims.backends.numba_kernels`):
   to them (yaw snapped to the nearest face), and it then moves rigidly with the TCP (never
   below the table). Opening past the cube's edge by 2 mm releases it; a released cube falls
   under gravity to the table.
+- **Limits of the model.** The table is unbounded (a cube pushed past its edge stays at
+  table height), the robot's links other than the fingers do not collide, and a held cube
+  cannot slip or be knocked out of the grasp.
 - **Mass.** Sampled per episode (scale in ``randomization.object_mass_scale``) and kept in
   :meth:`NumbaEnv.randomization_state`, but it changes nothing here: the position-
   controlled arm is effectively infinitely strong, quasi-static pushing does not depend
@@ -44,6 +47,11 @@ action delay d in [0, k] (k = ``action_latency_steps``): a per-env ring buffer o
 k + 1 actions, the applied action being the one from d steps ago (zeros, and an open
 gripper command, before the episode's first actions). Observation noise: Gaussian with
 ``observation_noise_std`` on joint, TCP and object positions and the cube yaw, every step.
+
+Kernels: reach in joint mode runs :func:`~sims.backends.numba_kernels.reach_step_kernel`
+(one loop body, FK inlined); every other task/mode runs
+:func:`~sims.backends.numba_kernels.step_kernel`. :mod:`sims.backends.numba_cuda` has the
+reach step as a numba.cuda kernel over the same state.
 
 Randomness: a counter-based hash (splitmix64 of seed, env index, episode counter and draw
 number), so a seed gives bit-identical rollouts whatever the threads. Reset distributions

@@ -422,3 +422,31 @@ def test_friction_scale_changes_how_far_a_flicked_cube_slides():
 
     slippery, rough = slide(0.5), slide(1.5)
     assert slippery > rough > 0.01
+
+
+@pytest.mark.parametrize("name", list(TASKS))
+def test_kernel_resets_follow_the_task_samplers(name):
+    task = TASKS[name]
+    n = 2000
+    s = make_env(name, "numba", n, seed=8).get_state()
+    noise = task.CONFIG.randomization.initial_joint_noise
+    assert np.all(np.abs(s.joint_pos - panda.home_joint_positions) <= noise + 1e-12)
+    assert np.all(s.joint_vel == 0.0)
+    np.testing.assert_allclose(s.tcp_pos, panda.fk_tcp_batch(s.joint_pos), atol=1e-12)
+    if task is reach:
+        assert np.all((s.goal_pos >= reach.GOAL_LOW) & (s.goal_pos <= reach.GOAL_HIGH))
+        return
+    np.testing.assert_allclose(s.finger_width, task.INITIAL_FINGER_WIDTH)
+    xy = s.object_pos[:, :2]
+    assert np.all((xy >= push.OBJECT_XY_LOW) & (xy <= push.OBJECT_XY_HIGH))
+    np.testing.assert_allclose(s.object_pos[:, 2], push.CUBE_REST_Z)
+    assert np.all(np.abs(s.object_yaw) <= math.pi / 4) and s.object_yaw.std() > 0.4
+    goal_xy = s.goal_pos[:, :2]
+    assert np.all((goal_xy >= push.GOAL_XY_LOW) & (goal_xy <= push.GOAL_XY_HIGH))
+    dist = np.linalg.norm(goal_xy - xy, axis=1)
+    assert np.mean((dist >= 0.1 - 1e-9) & (dist <= 0.25 + 1e-9)) > 0.999
+    air = s.goal_pos[:, 2] > push.CUBE_REST_Z
+    if task is push:
+        assert not air.any()
+    else:
+        assert 0.45 < air.mean() < 0.55 and s.goal_pos[:, 2].max() <= 0.25
