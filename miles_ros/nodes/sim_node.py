@@ -135,7 +135,7 @@ class SimNode(Node):
             bad = "non-finite positions"
         if bad:
             self.rejected += 1
-            self.get_logger().warn(f"joint command rejected: {bad}", throttle_duration_sec=1.0)
+            self.get_logger().warning(f"joint command rejected: {bad}", throttle_duration_sec=1.0)
             return
         with self.lock:
             arm = self.world.arm_target.copy()

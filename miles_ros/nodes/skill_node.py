@@ -42,6 +42,7 @@ class SkillNode(Node):
             load_scene(prm.scene_file or None),
             prm.home_speed,
             state_timeout=prm.state_timeout,
+            timeout_scale=prm.timeout_scale,
         )
         self.skills.warm_up()
         self.pub_command = self.create_publisher(JointState, prm.skill_command_topic, RELIABLE)
@@ -79,7 +80,7 @@ class SkillNode(Node):
                 prm.finger_joint_names,
             )
         except ValueError as exc:
-            self.get_logger().warn(f"joint state ignored: {exc}", throttle_duration_sec=1.0)
+            self.get_logger().warning(f"joint state ignored: {exc}", throttle_duration_sec=1.0)
             return
         self.skills.on_joint_state(reading, reading.stamp)
         self.state_stamp = msg.header.stamp.sec + msg.header.stamp.nanosec * 1e-9
@@ -88,13 +89,13 @@ class SkillNode(Node):
         try:
             self.skills.on_objects(parse_objects(json.loads(msg.data)))
         except (ValueError, KeyError, TypeError, AttributeError) as exc:
-            self.get_logger().warn(f"object poses ignored: {exc}", throttle_duration_sec=1.0)
+            self.get_logger().warning(f"object poses ignored: {exc}", throttle_duration_sec=1.0)
 
     def on_safety(self, msg: String) -> None:
         try:
             state = json.loads(msg.data)
         except json.JSONDecodeError:
-            self.get_logger().warn("unreadable safety state", throttle_duration_sec=1.0)
+            self.get_logger().warning("unreadable safety state", throttle_duration_sec=1.0)
             return
         self.publish(self.skills.on_safety_state(state, self.now()))
 

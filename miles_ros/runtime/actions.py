@@ -62,16 +62,15 @@ def action_to_targets(cfg: TaskConfig, q_measured: np.ndarray, action: np.ndarra
     return JointTargets(arm=target, finger=finger)
 
 
-def home_step(
-    q_measured: np.ndarray, q_home: np.ndarray, max_speed: float, dt: float
+def home_target(
+    q_start: np.ndarray, q_home: np.ndarray, max_speed: float, elapsed: float
 ) -> np.ndarray:
-    """Target one period ``dt`` along the straight joint-space line from ``q_measured``
-    to ``q_home``, no joint faster than ``max_speed`` (rad/s); every joint arrives at the
-    same time (the direction is kept)."""
-    q = np.asarray(q_measured, dtype=np.float64)
-    delta = np.asarray(q_home, dtype=np.float64) - q
+    """Where a straight joint-space move from ``q_start`` to ``q_home`` is after
+    ``elapsed`` seconds: the fastest joint at ``max_speed`` (rad/s), every joint arriving
+    together. A time-parameterised target (not one step from the measured pose), so a
+    supervisor that shapes each target to a stop still moves the arm at that speed."""
+    start = np.asarray(q_start, dtype=np.float64)
+    delta = np.asarray(q_home, dtype=np.float64) - start
     peak = float(np.max(np.abs(delta)))
-    budget = max_speed * dt
-    if peak > budget:
-        delta = delta * (budget / peak)
-    return np.clip(q + delta, panda.joint_position_min, panda.joint_position_max)
+    fraction = 1.0 if peak <= 0.0 else min(1.0, max(0.0, elapsed) * max_speed / peak)
+    return np.clip(start + fraction * delta, panda.joint_position_min, panda.joint_position_max)

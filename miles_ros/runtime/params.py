@@ -76,6 +76,9 @@ class SkillNodeParams:
     """Scene YAML for pad positions and names ('' = the default config/scene.yaml)."""
     loop_rate_hz: float = 0.0
     """Override of every skill's control rate (Hz); 0 = each card's own rate."""
+    timeout_scale: float = 2.0
+    """Multiplier on each card's timeout_s: behind the supervisor's acceleration limits a
+    skill runs slower than in the training simulator."""
     home_speed: float = 0.8
     """Peak joint speed (rad/s) of the scripted home skill."""
     state_timeout: float = 0.5

@@ -36,7 +36,7 @@ import jsonschema
 import numpy as np
 
 import sims
-from miles_ros.runtime.actions import JointTargets, action_to_targets, home_step
+from miles_ros.runtime.actions import JointTargets, action_to_targets, home_target
 from miles_ros.runtime.goals import Goal, GoalError, resolve_goal
 from miles_ros.runtime.observation import JointReading, ObjectPose, sim_state
 from policies.cards import CARD_FILE, SkillCardError
@@ -215,6 +215,8 @@ class Execution:
     """Distance to the goal at the first period (for progress)."""
     progress: float = 0.0
     """Last reported progress in [0, 1]."""
+    start_q: np.ndarray | None = None
+    """Measured arm pose at the first period (the scripted home move starts there)."""
 
 
 @dataclass
@@ -240,6 +242,7 @@ class SkillExecutor:
         home_speed: float = 0.5,
         home_tolerance: float = 0.02,
         state_timeout: float = 0.5,
+        timeout_scale: float = 1.0,
     ):
         self.library = library
         self.scene = scene
@@ -249,6 +252,8 @@ class SkillExecutor:
         """``home`` succeeds when every joint is within this (rad) of the home pose."""
         self.state_timeout = float(state_timeout)
         """A running skill fails when ``/joint_states`` is older than this (s)."""
+        self.timeout_scale = float(timeout_scale)
+        """Multiplier on each card's ``timeout_s``."""
         self.active: Execution | None = None
         self.joints: JointReading | None = None
         self.joints_received: float | None = None
@@ -265,7 +270,7 @@ class SkillExecutor:
         reading = JointReading(q, np.zeros(7), 0.0, 0.0)
         for skill in self.library.skills.values():
             if skill.task is None:
-                home_step(q, q, self.home_speed, 0.04)
+                home_target(q, q, self.home_speed, 0.04)
                 continue
             state = sim_state(reading, panda.fk_tcp(q), ObjectPose(np.array([0.5, 0, 0.02]), 0.0))
             skill.task.success(state, skill.cfg)
@@ -317,7 +322,7 @@ class SkillExecutor:
         out = []
         if self.active is not None:
             out.append(self._finish("aborted", f"preempted by request {rid!r}", now))
-        timeout = skill.timeout_s or self._home_timeout()
+        timeout = skill.timeout_s * self.timeout_scale if skill.timeout_s else self._home_timeout()
         self.active = Execution(rid, skill, dict(params), goal, now, timeout)
         self.tags_changed = True
         out.append(status(rid, name, "running", 0.0, ""))
@@ -343,7 +348,8 @@ class SkillExecutor:
             return TickResult()
         if self.estop:
             return TickResult(statuses=[self._finish("estopped", "e-stop latched", now)])
-        if self.joints is None or now - (self.joints_received or -math.inf) > self.state_timeout:
+        received = -math.inf if self.joints_received is None else self.joints_received
+        if self.joints is None or now - received > self.state_timeout:
             return TickResult(statuses=[self._finish("failed", "robot state lost", now)])
         if now - run.started > run.timeout_s:
             return TickResult(
@@ -375,8 +381,11 @@ class SkillExecutor:
         distance = float(np.max(np.abs(panda.home_joint_positions - q)))
         if distance < self.home_tolerance:
             return TickResult(statuses=[self._finish("succeeded", "", now, progress=1.0)])
-        dt = 1.0 / run.skill.control_rate_hz
-        target = home_step(q, panda.home_joint_positions, self.home_speed, dt)
+        if run.start_q is None:
+            run.start_q = q.copy()
+        # One period ahead of the clock, so the first target already moves.
+        elapsed = now - run.started + 1.0 / run.skill.control_rate_hz
+        target = home_target(run.start_q, panda.home_joint_positions, self.home_speed, elapsed)
         return TickResult(JointTargets(target, None), [self._progress(run, distance, now)])
 
     # --- helpers ----------------------------------------------------------------------
@@ -404,7 +413,7 @@ class SkillExecutor:
     def _home_timeout(self) -> float:
         q = self.joints.arm_pos if self.joints is not None else panda.home_joint_positions
         travel = float(np.max(np.abs(panda.home_joint_positions - q)))
-        return 2.0 * travel / self.home_speed + 3.0
+        return 1.5 * travel / self.home_speed + 3.0
 
     def _progress(self, run: Execution, distance: float, now: float) -> dict:
         run.steps += 1

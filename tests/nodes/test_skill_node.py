@@ -1,0 +1,128 @@
+"""skill_node over real rclpy on loopback, in the full graph: sim_node (PyBullet) ->
+safety_node -> skill_node. A skill runs to success through the supervisor; unknown
+skills and bad params are refused with reasons; preemption and cancel; an e-stop
+mid-skill ends it `estopped` and the arm holds.
+
+The success test runs the shipped reach skill when policies/skills/reach exists, else
+the scripted linear reach (an ONNX file with a real card; tests/runtime/skill_fixtures).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+rclpy = pytest.importorskip("rclpy")
+
+from miles_ros.nodes.safety_node import SafetyNode  # noqa: E402
+from miles_ros.nodes.sim_node import SimNode  # noqa: E402
+from miles_ros.nodes.skill_node import SkillNode  # noqa: E402
+from sims.robots import panda  # noqa: E402
+from tests.nodes.graph_harness import Graph, overrides  # noqa: E402
+from tests.runtime.skill_fixtures import linear_reach_skill, shipped_reach  # noqa: E402
+
+HOME_TCP = panda.fk_tcp(panda.home_joint_positions)
+NEAR = [round(float(v), 3) for v in HOME_TCP + np.array([0.12, 0.10, -0.15])]
+"""A reach target the scripted linear skill reaches from home."""
+
+
+@pytest.fixture(scope="module")
+def linear_library(tmp_path_factory):
+    root = tmp_path_factory.mktemp("skills")
+    linear_reach_skill(root)
+    return root
+
+
+def make_graph(library, skill_params: dict | None = None) -> Graph:
+    params = {"skill_library": str(library), **(skill_params or {})}
+    graph = Graph([
+        lambda ctx: SimNode(context=ctx),
+        lambda ctx: SafetyNode(context=ctx),
+        lambda ctx: SkillNode(context=ctx, parameter_overrides=overrides(params)),
+    ])  # fmt: skip
+    graph.wait(lambda: len(graph.objects) > 0 and len(graph.safety) > 0, what="graph up")
+    graph.wait(lambda: graph.nodes[2].skills.joints is not None, what="skill node state")
+    return graph
+
+
+@pytest.fixture
+def graph(linear_library):
+    g = make_graph(linear_library)
+    yield g
+    g.close()
+
+
+def tcp(graph: Graph) -> np.ndarray:
+    msg = graph.joint_states[-1]
+    return panda.fk_tcp(np.asarray(msg.position[:7]))
+
+
+@pytest.mark.parametrize("which", ["shipped" if shipped_reach() else "linear"])
+def test_a_skill_runs_to_success_through_the_safety_node(linear_library, which):
+    library = shipped_reach().parent if which == "shipped" else linear_library
+    target = "red_cube" if which == "shipped" else NEAR
+    graph = make_graph(library)
+    try:
+        graph.request("r1", "reach", target=target)
+        final = graph.final("r1")
+        assert final["state"] == "succeeded", final
+        assert final["progress"] == 1.0
+        running = [s for s in graph.statuses if s["id"] == "r1" and s["state"] == "running"]
+        assert len(running) >= 3 and running[-1]["progress"] > 0.3
+        assert graph.nodes[2].skills.active is None
+        # The robot only ever heard the safety node: its command count grew, and the
+        # supervisor accepted the skill's requests.
+        assert graph.nodes[1].supervisor.stats["accepted"] >= 3
+        if which == "linear":
+            assert np.linalg.norm(tcp(graph) - np.array(NEAR)) < 0.05
+    finally:
+        graph.close()
+
+
+def test_unknown_skills_and_bad_params_are_refused_with_reasons(graph):
+    graph.request("u", "fly")
+    graph.request("b", "reach", target="purple_cube")
+    graph.request("c", "reach")
+    unknown, bad, missing = graph.final("u"), graph.final("b"), graph.final("c")
+    assert unknown["state"] == "failed" and "unknown skill 'fly'" in unknown["reason"]
+    assert "available: home, reach" in unknown["reason"]
+    assert bad["state"] == "failed" and "purple_cube" in bad["reason"]
+    assert "'target' is a required property" in missing["reason"]
+    assert graph.skill_commands == []  # nothing was ever sent toward the robot
+
+
+def test_a_new_request_preempts_and_cancel_aborts(graph):
+    graph.request("a", "reach", target=[0.3, -0.35, 0.2])  # far: still running later
+    graph.wait(lambda: any(s["id"] == "a" and s["state"] == "running" and s.get("step", 0) >= 3
+                           for s in graph.statuses), what="a running")  # fmt: skip
+    graph.request("b", "reach", target=[0.3, 0.35, 0.2])
+    aborted = graph.final("a")
+    assert aborted["state"] == "aborted" and "preempted by request 'b'" in aborted["reason"]
+    graph.wait(lambda: any(s["id"] == "b" for s in graph.statuses), what="b running")
+    graph.cancel("b")
+    cancelled = graph.final("b")
+    assert (cancelled["state"], cancelled["reason"]) == ("aborted", "cancelled")
+    count = len(graph.skill_commands)
+    # After the cancel no further command: the next status round trip sees none.
+    graph.request("z", "fly")
+    graph.final("z")
+    assert len(graph.skill_commands) == count
+
+
+def test_estop_mid_skill_reports_estopped_and_the_arm_holds(graph):
+    graph.request("e", "reach", target=[0.3, -0.35, 0.2])
+    graph.wait(lambda: any(s["id"] == "e" and s.get("progress", 0) > 0.05 for s in graph.statuses),
+               what="the arm moving")  # fmt: skip
+    assert graph.call("/miles/safety/trigger_estop").success
+    final = graph.final("e")
+    assert final["state"] == "estopped" and "e-stop latched" in final["reason"]
+    graph.wait(lambda: graph.safety[-1]["mode"] == "estop", what="the supervisor holding")
+    graph.wait(lambda: np.max(np.abs(graph.joint_states[-1].velocity[:7])) < 0.005,
+               what="the arm still")  # fmt: skip
+    n = len(graph.joint_states)
+    graph.wait(lambda: len(graph.joint_states) >= n + 100, what="100 more joint states")
+    held = np.array([m.position[:7] for m in graph.joint_states[n : n + 100]])
+    assert np.max(np.abs(held - held[0])) < 1e-3  # holds (0.4 s at 250 Hz)
+    graph.request("f", "home")  # refused while latched
+    refused = graph.final("f")
+    assert refused["state"] == "failed" and "e-stop latched" in refused["reason"]

@@ -1,0 +1,107 @@
+"""The runtime builds the training observation and maps actions exactly as the PyBullet
+backend does (compared against the backend itself)."""
+
+import numpy as np
+import pytest
+
+from miles_ros.runtime.actions import action_to_targets, home_target
+from miles_ros.runtime.observation import (
+    JointReading,
+    ObjectPose,
+    parse_joint_state,
+    parse_objects,
+    sim_state,
+)
+from sims.backends.pybullet_backend import _arm_targets, make_pybullet_env
+from sims.robots import panda
+from sims.tasks import pick_place, push, reach
+
+NAMES = list(panda.JOINT_NAMES) + list(panda.FINGER_JOINT_NAMES)
+
+
+@pytest.mark.parametrize("task", [reach, push, pick_place])
+def test_action_mapping_matches_the_backend_kernel(task):
+    cfg = task.CONFIG
+    rng = np.random.default_rng(3)
+    for _ in range(20):
+        q = panda.home_joint_positions + rng.uniform(-0.4, 0.4, 7)
+        action = rng.uniform(-1.5, 1.5, cfg.action_dim)  # beyond [-1, 1]: clipped
+        expected = np.zeros((1, 7))
+        joint_step = cfg.joint_action_scale * panda.joint_velocity_limits * cfg.control_dt
+        _arm_targets(q[None], np.clip(action, -1, 1)[None], joint_step, cfg.cartesian_step_max,
+                     cfg.ik_damping, cfg.action_mode == "cartesian", expected)  # fmt: skip
+        targets = action_to_targets(cfg, q, action)
+        np.testing.assert_allclose(targets.arm, expected[0], atol=1e-12)
+        if task is pick_place:
+            assert targets.finger == (panda.finger_position_max if action[3] > 0 else 0.0)
+        elif task is push:
+            assert targets.finger == 0.0  # trained with the fingers closed
+        else:
+            assert targets.finger is None  # reach leaves the fingers alone
+
+
+def test_action_mapping_clips_to_the_datasheet_and_rejects_bad_input():
+    cfg = reach.CONFIG
+    q = panda.joint_position_max - 0.01
+    assert np.all(action_to_targets(cfg, q, np.ones(7)).arm <= panda.joint_position_max)
+    with pytest.raises(ValueError, match="non-finite"):
+        action_to_targets(cfg, panda.home_joint_positions, np.array([np.nan] + [0.0] * 6))
+    with pytest.raises(ValueError, match="expected 7 actions"):
+        action_to_targets(cfg, panda.home_joint_positions, np.zeros(3))
+
+
+def test_home_target_moves_at_the_speed_and_arrives_together():
+    start = panda.home_joint_positions + np.array([0.5, -0.2, 0.1, 0.3, 0.0, -0.1, 0.2])
+    home = panda.home_joint_positions
+    half = home_target(start, home, max_speed=0.5, elapsed=0.5)  # 0.25 of the 0.5 rad peak
+    np.testing.assert_allclose(half, start + 0.5 * (home - start))
+    np.testing.assert_allclose(home_target(start, home, 0.5, 5.0), home)
+    np.testing.assert_allclose(home_target(start, home, 0.5, 0.0), start)
+
+
+def test_parse_joint_state_reorders_by_name_and_names_what_is_missing():
+    order = NAMES[::-1]
+    positions = [float(NAMES.index(n)) * 0.1 for n in order]
+    reading = parse_joint_state(order, positions, positions, stamp=1.0)
+    np.testing.assert_allclose(reading.arm_pos, np.arange(7) * 0.1)
+    assert reading.finger_width == pytest.approx(0.7 + 0.8)
+    with pytest.raises(ValueError, match="panda_joint3"):
+        parse_joint_state([n for n in NAMES if n != "panda_joint3"], [0.0] * 8, [], 0.0)
+    with pytest.raises(ValueError, match="non-finite"):
+        parse_joint_state(NAMES, [np.inf] + [0.0] * 8, [], 0.0)
+    assert np.all(parse_joint_state(NAMES, [0.0] * 9, [], 0.0).arm_vel == 0.0)
+
+
+def test_parse_objects_reads_the_sim_node_json_and_rejects_bad_poses():
+    poses = parse_objects({"objects": {"red_cube": {"position": [0.4, 0.1, 0.02], "yaw": 0.3}}})
+    assert poses["red_cube"].yaw == pytest.approx(0.3)
+    with pytest.raises(ValueError, match="red_cube"):
+        parse_objects({"objects": {"red_cube": {"position": [0.4, 0.1]}}})
+
+
+@pytest.mark.parametrize("task", [reach, push, pick_place])
+def test_observation_equals_the_pybullet_backend_observation(task):
+    env = make_pybullet_env(task, 1, num_workers=0, autoreset=False)
+    try:
+        obs, _ = env.reset(seed=5)
+        rng = np.random.default_rng(0)
+        for _ in range(3):
+            obs, *_ = env.step(rng.uniform(-1, 1, (1, task.CONFIG.action_dim)))
+        s = env.get_state()
+        half = s.finger_width[0] / 2
+        reading = parse_joint_state(
+            NAMES, [*s.joint_pos[0], half, half], [*s.joint_vel[0], 0.0, 0.0], stamp=0.0
+        )
+        obj = ObjectPose(s.object_pos[0], float(s.object_yaw[0])) if task is not reach else None
+        ours = task.observe(sim_state(reading, s.goal_pos[0], obj))
+        np.testing.assert_allclose(ours, obs, atol=1e-5)
+    finally:
+        env.close()
+
+
+def test_sim_state_is_one_env_in_float64():
+    reading = JointReading(panda.home_joint_positions.copy(), np.zeros(7), 0.02, 0.0)
+    state = sim_state(reading, np.array([0.4, 0.0, 0.2]))
+    assert state.joint_pos.shape == (1, 7) and state.joint_pos.dtype == np.float64
+    np.testing.assert_allclose(state.tcp_pos[0], panda.fk_tcp(panda.home_joint_positions))
+    assert state.finger_width[0] == pytest.approx(0.02)

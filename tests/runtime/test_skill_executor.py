@@ -1,0 +1,142 @@
+"""The skill executor's state machine (no ROS): refusals with reasons, preemption,
+cancel, e-stop, timeout, lost state, success by the task's own predicate, home."""
+
+import json
+import shutil
+
+import numpy as np
+import pytest
+
+from miles_ros.runtime.observation import JointReading, ObjectPose
+from miles_ros.runtime.skills import SkillExecutor, SkillLibrary
+from sims.robots import panda
+from sims.scene import load_scene
+from tests.runtime.skill_fixtures import random_skill
+
+SCENE = load_scene()
+OBJECTS = {n: ObjectPose(np.array(o.position), 0.0) for n, o in SCENE.objects.items()}
+
+
+@pytest.fixture(scope="module")
+def library_dir(tmp_path_factory):
+    root = tmp_path_factory.mktemp("skills")
+    random_skill(root, "reach")
+    random_skill(root, "push")
+    return root
+
+
+def make_executor(library_dir, q=None, **kw):
+    ex = SkillExecutor(SkillLibrary.load(library_dir), SCENE, **kw)
+    q = panda.home_joint_positions.copy() if q is None else q
+    ex.on_joint_state(JointReading(q, np.zeros(7), 0.0, 0.0), 0.0)
+    ex.on_objects(OBJECTS)
+    return ex
+
+
+def request(rid, skill, **params):
+    return json.dumps({"id": rid, "skill": skill, "params": params})
+
+
+def test_library_loads_cards_and_home_and_verifies_hashes(library_dir, tmp_path):
+    lib = SkillLibrary.load(library_dir)
+    assert sorted(lib.names()) == ["home", "push", "reach"]
+    assert lib.skills["reach"].control_rate_hz == pytest.approx(25.0)
+    tampered = tmp_path / "lib"
+    shutil.copytree(library_dir, tampered)
+    with open(tampered / "reach" / "actor.onnx", "ab") as f:
+        f.write(b"\0")
+    lib = SkillLibrary.load(tampered)
+    assert "reach" not in lib.skills and "sha256" in lib.errors["reach"]
+    ex = SkillExecutor(lib, SCENE)
+    ex.on_joint_state(JointReading(panda.home_joint_positions, np.zeros(7), 0.0, 0.0), 0.0)
+    (refusal,) = ex.on_request(request("a", "reach", target="red_cube"), 0.0)
+    assert refusal["state"] == "failed" and "failed to load" in refusal["reason"]
+
+
+@pytest.mark.parametrize(
+    ("payload", "reason"),
+    [
+        (request("a", "fly"), "unknown skill 'fly'"),
+        (request("a", "reach", target="purple_cube"), "invalid params for 'reach': target"),
+        (request("a", "reach", target=[1.0, 2.0]), "invalid params"),
+        (request("a", "reach", target="red_cube", speed=2), "'speed' was unexpected"),
+        (request("a", "push", object="red_cube"), "'target' is a required property"),
+        (request("a", "home", x=1), "invalid params for 'home'"),
+        (json.dumps({"skill": "home"}), "needs an id"),
+        ("{not json", "not JSON"),
+        (json.dumps({"id": "a", "skill": "reach", "params": [1]}), "params must be"),
+    ],
+)
+def test_bad_requests_are_refused_with_a_reason(library_dir, payload, reason):
+    ex = make_executor(library_dir)
+    (out,) = ex.on_request(payload, 0.0)
+    assert out["state"] == "failed" and out["reason"].startswith("refused: ")
+    assert reason in out["reason"]
+    assert ex.active is None and ex.tick(0.04).targets is None
+
+
+def test_a_new_request_preempts_and_cancel_aborts(library_dir):
+    ex = make_executor(library_dir)
+    (first,) = ex.on_request(request("a", "reach", target="red_cube"), 0.0)
+    assert first["state"] == "running" and ex.active_tags()["skill"] == "reach"
+    tick = ex.tick(0.04)
+    assert tick.targets is not None and tick.statuses[0]["state"] == "running"
+    aborted, started = ex.on_request(request("b", "home"), 0.05)
+    assert (aborted["id"], aborted["state"]) == ("a", "aborted")
+    assert "preempted by request 'b'" in aborted["reason"]
+    assert (started["id"], started["state"]) == ("b", "running")
+    assert ex.cancel("zzz", 0.06) == []  # not the running one: nothing happens
+    assert ex.active is not None
+    (cancelled,) = ex.on_request(json.dumps({"id": "b", "cancel": True}), 0.07)
+    assert (cancelled["id"], cancelled["state"], cancelled["reason"]) == (
+        "b",
+        "aborted",
+        "cancelled",
+    )
+    assert ex.active is None and ex.active_tags() == {"skill": "", "tags": []}
+
+
+def test_estop_ends_the_skill_and_refuses_new_ones_until_reset(library_dir):
+    ex = make_executor(library_dir)
+    ex.on_request(request("a", "reach", target="red_cube"), 0.0)
+    (out,) = ex.on_safety_state({"estop": True, "mode": "stopping", "reason": "button"}, 0.1)
+    assert out["state"] == "estopped" and "button" in out["reason"]
+    assert ex.tick(0.14).targets is None
+    (refused,) = ex.on_request(request("b", "home"), 0.2)
+    assert refused["state"] == "failed" and "e-stop latched" in refused["reason"]
+    ex.on_safety_state({"estop": False, "mode": "hold"}, 0.3)
+    assert ex.on_request(request("c", "home"), 0.3)[0]["state"] == "running"
+
+
+def test_timeout_and_lost_state_fail_with_reasons(library_dir):
+    ex = make_executor(library_dir, timeout_scale=1.0)
+    ex.on_request(request("a", "reach", target="red_cube"), 0.0)
+    ex.on_joint_state(ex.joints, 3.9)  # keep the state fresh
+    (out,) = ex.tick(4.01).statuses
+    assert out["state"] == "failed" and out["reason"] == "timeout after 4.0 s"
+    ex.on_request(request("b", "reach", target="red_cube"), 5.0)
+    (out,) = ex.tick(5.0 + ex.state_timeout + 3.9).statuses
+    assert out["state"] == "failed" and out["reason"] == "robot state lost"
+
+
+def test_success_is_the_task_predicate(library_dir):
+    ex = make_executor(library_dir)
+    tcp = panda.fk_tcp(panda.home_joint_positions)
+    (running,) = ex.on_request(request("a", "reach", target=list(tcp + [0.0, 0.0, 0.06])), 0.0)
+    assert ex.tick(0.04).statuses[0]["state"] == "running"  # 6 cm away: not yet
+    ex.on_request(request("b", "reach", target=list(tcp + [0.0, 0.0, 0.04])), 0.1)
+    (done,) = ex.tick(0.14).statuses  # 4 cm: inside the 5 cm threshold
+    assert (done["id"], done["state"], done["progress"]) == ("b", "succeeded", 1.0)
+
+
+def test_home_moves_toward_home_and_succeeds_there(library_dir):
+    start = panda.home_joint_positions + np.array([0.4, 0.0, 0.0, 0.2, 0.0, 0.0, 0.0])
+    ex = make_executor(library_dir, q=start, home_speed=0.5)
+    ex.on_request(request("h", "home"), 0.0)
+    tick = ex.tick(0.0)
+    step = tick.targets.arm - start
+    assert np.all(np.sign(step) == np.sign(panda.home_joint_positions - start))
+    assert np.max(np.abs(step)) == pytest.approx(0.5 * 0.04)
+    ex.on_joint_state(JointReading(panda.home_joint_positions + 0.005, np.zeros(7), 0, 0), 1.0)
+    (done,) = ex.tick(1.0).statuses
+    assert done["state"] == "succeeded"
