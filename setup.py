@@ -42,6 +42,7 @@ setup(
             "sim_node = miles_ros.nodes.sim_node:main",
             "skill_node = miles_ros.nodes.skill_node:main",
             "manager_node = miles_ros.nodes.manager_node:main",
+            "command_adapter_node = miles_ros.nodes.command_adapter_node:main",
         ],
     },
 )

@@ -111,7 +111,26 @@ class SkillNodeParams:
     """std_msgs/String JSON out: {skill, tags} of the running skill, for the supervisor."""
 
 
-NODE_PARAMS: dict[str, type] = {"sim_node": SimNodeParams, "skill_node": SkillNodeParams}
+@dataclass(frozen=True)
+class CommandAdapterParams:
+    """Parameters of ``command_adapter_node`` (JointState -> Float64MultiArray)."""
+
+    joint_names: tuple[str, ...] = (
+        "panda_joint1", "panda_joint2", "panda_joint3", "panda_joint4",
+        "panda_joint5", "panda_joint6", "panda_joint7",
+    )  # fmt: skip
+    """Joints in the order the controller's command array expects."""
+    input_topic: str = "/miles/joint_command"
+    """sensor_msgs/JointState in: the safety node's output."""
+    output_topic: str = "/forward_position_controller/commands"
+    """std_msgs/Float64MultiArray out: a ros2_control forward position controller."""
+
+
+NODE_PARAMS: dict[str, type] = {
+    "sim_node": SimNodeParams,
+    "skill_node": SkillNodeParams,
+    "command_adapter_node": CommandAdapterParams,
+}
 """Parameter dataclass of each node written in this package's runtime."""
 
 

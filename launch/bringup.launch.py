@@ -1,0 +1,69 @@
+"""The whole Miles graph: sim_node (or a real robot driver), safety_node, skill_node and
+the manager.
+
+    ros2 launch miles_ros bringup.launch.py robot:=panda sim:=pybullet use_manager:=true
+
+Arguments: ``robot`` (only ``panda`` so far), ``sim`` (``pybullet``, or ``none`` when a
+real robot driver publishes /joint_states and takes /miles/joint_command), ``use_manager``
+(``true``/``false``), ``params_file`` (a ROS parameter file applied on top of every
+node's config/*.yaml defaults), ``namespace`` (for the node names; topic and service
+names are parameters). Command path: skill_node -> /miles/skill_command -> safety_node ->
+/miles/joint_command -> robot. ``command_adapter:=true`` also starts the
+Float64MultiArray adapter for a ros2_control forward position controller.
+"""
+
+# ruff: noqa: I001 - `launch` is the ROS package, not this repository's launch/ folder
+from launch import LaunchDescription
+from launch.actions import DeclareLaunchArgument, GroupAction, IncludeLaunchDescription
+from launch.conditions import IfCondition
+from launch.launch_description_sources import PythonLaunchDescriptionSource
+from launch.substitutions import LaunchConfiguration, PathJoinSubstitution, PythonExpression
+from launch_ros.actions import Node, PushRosNamespace
+from launch_ros.substitutions import FindPackageShare
+
+PARTS = ("sim", "safety", "skills", "manager")
+
+
+def generate_launch_description() -> LaunchDescription:
+    share = FindPackageShare("miles_ros")
+    sim = LaunchConfiguration("sim")
+    params_file = LaunchConfiguration("params_file")
+
+    def part(name: str, condition=None) -> IncludeLaunchDescription:
+        return IncludeLaunchDescription(
+            PythonLaunchDescriptionSource(PathJoinSubstitution([share, "launch",
+                                                                f"{name}.launch.py"])),
+            launch_arguments={"params_file": params_file, "namespace": ""}.items(),
+            condition=condition,
+        )  # fmt: skip
+
+    is_pybullet = IfCondition(PythonExpression(["'", sim, "' == 'pybullet'"]))
+    return LaunchDescription([
+        DeclareLaunchArgument("robot", default_value="panda", choices=["panda"],
+                              description="robot model (limits from sims/robots/panda.py)"),
+        DeclareLaunchArgument("sim", default_value="pybullet", choices=["pybullet", "none"],
+                              description="pybullet: sim_node is the robot; none: a driver"),
+        DeclareLaunchArgument("use_manager", default_value="true",
+                              description="start the language-model manager"),
+        DeclareLaunchArgument("params_file", default_value="",
+                              description="ROS parameter file applied after the defaults"),
+        DeclareLaunchArgument("namespace", default_value="",
+                              description="namespace pushed onto every node"),
+        DeclareLaunchArgument("command_adapter", default_value="false",
+                              description="also run the Float64MultiArray command adapter"),
+        GroupAction([
+            PushRosNamespace(LaunchConfiguration("namespace")),
+            part("sim", is_pybullet),
+            part("safety"),
+            part("skills"),
+            part("manager", IfCondition(LaunchConfiguration("use_manager"))),
+            Node(
+                package="miles_ros",
+                executable="command_adapter_node",
+                name="command_adapter_node",
+                parameters=[PathJoinSubstitution([share, "config", "command_adapter.yaml"])],
+                condition=IfCondition(LaunchConfiguration("command_adapter")),
+                output="screen",
+            ),
+        ]),
+    ])  # fmt: skip
