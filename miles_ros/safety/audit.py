@@ -7,7 +7,7 @@ import json
 import logging
 import math
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -42,7 +42,12 @@ class Intervention:
 
     def to_json(self) -> str:
         """One line of JSON (non-finite numbers as strings, so the line stays valid JSON)."""
-        return json.dumps(_jsonable(asdict(self)), separators=(",", ":"), allow_nan=False)
+        data = {
+            "time": self.time, "kind": self.kind, "joint": self.joint,
+            "requested": self.requested, "allowed": self.allowed, "detail": self.detail,
+            "suppressed": self.suppressed,
+        }  # fmt: skip
+        return json.dumps(_jsonable(data), separators=(",", ":"), allow_nan=False)
 
 
 def _jsonable(value: Any) -> Any:

@@ -48,7 +48,10 @@ from miles_ros.safety.shaping import (
 )
 from sims.robots import panda
 
-_BLEND_ITERS = 12
+_BLEND_ITERS = 10
+_BLEND_TOL = 0.02
+"""The blend search stops when the margin is within this fraction of the step allowed
+by the speed cap (the output is then at most 2 % slower than it could be)."""
 
 
 @dataclass(frozen=True)
@@ -131,10 +134,57 @@ def lipschitz_radii() -> np.ndarray:
     )
 
 
+_COS_ALPHA = np.cos(panda.dh_alpha)
+_SIN_ALPHA = np.sin(panda.dh_alpha)
+
+
+@njit(cache=True)
+def tcp_position_into(q, out):
+    """TCP position of arm positions ``q`` [7] written into ``out`` [3], without
+    temporaries: the robot model's modified DH chain (``panda.dh_*``) composed in scalars;
+    equal to ``panda.fk_tcp`` (tested)."""
+    r00, r01, r02 = 1.0, 0.0, 0.0
+    r10, r11, r12 = 0.0, 1.0, 0.0
+    r20, r21, r22 = 0.0, 0.0, 1.0
+    px, py, pz = 0.0, 0.0, 0.0
+    for i in range(8):
+        theta = q[i] if i < 7 else 0.0
+        ct, st = math.cos(theta), math.sin(theta)
+        ca, sa = _COS_ALPHA[i], _SIN_ALPHA[i]
+        a, d = panda.dh_a[i], panda.dh_d[i]
+        # T = [[ct, -st, 0, a], [st ca, ct ca, -sa, -sa d], [st sa, ct sa, ca, ca d]]
+        tx, ty, tz = a, -sa * d, ca * d
+        px, py, pz = (
+            px + r00 * tx + r01 * ty + r02 * tz,
+            py + r10 * tx + r11 * ty + r12 * tz,
+            pz + r20 * tx + r21 * ty + r22 * tz,
+        )
+        m10, m11, m12 = st * ca, ct * ca, -sa
+        m20, m21 = st * sa, ct * sa
+        r00, r01, r02 = (
+            r00 * ct + r01 * m10 + r02 * m20, -r00 * st + r01 * m11 + r02 * m21,
+            r01 * m12 + r02 * ca,
+        )  # fmt: skip
+        r10, r11, r12 = (
+            r10 * ct + r11 * m10 + r12 * m20, -r10 * st + r11 * m11 + r12 * m21,
+            r11 * m12 + r12 * ca,
+        )  # fmt: skip
+        r20, r21, r22 = (
+            r20 * ct + r21 * m10 + r22 * m20, -r20 * st + r21 * m11 + r22 * m21,
+            r21 * m12 + r22 * ca,
+        )  # fmt: skip
+    # Flange -> TCP: a rotation about z (hand yaw) and flange_to_tcp along z.
+    out[0] = px + r02 * panda.flange_to_tcp
+    out[1] = py + r12 * panda.flange_to_tcp
+    out[2] = pz + r22 * panda.flange_to_tcp
+
+
 @njit(cache=True)
 def tcp_position(q):
-    """TCP position [3] for arm positions ``q`` [7] (the robot model's FK)."""
-    return panda.fk_tcp(q)
+    """TCP position [3] for arm positions ``q`` [7]."""
+    out = np.empty(3)
+    tcp_position_into(q, out)
+    return out
 
 
 @njit(cache=True)
@@ -251,20 +301,38 @@ def braking_radius(js, vel, acc):
 
 
 @njit(cache=True)
-def _evaluate(js, q_new, v_new, a_new, p_prev, c_prev, h, speed_cap, ws, boxes, spheres, pad):
-    """(code, tcp speed, clearance, p) of a candidate: code 0 = acceptable."""
-    p = tcp_position(q_new)
+def _evaluate(js, q_new, v_new, a_new, p_prev, c_floor, h, speed_cap, ws, boxes, spheres, pad, p):
+    """Check one candidate; writes its TCP position into ``p``.
+
+    Returns (code, margin, speed, clearance): code 0 = acceptable; margin (m) >= 0 when
+    both the TCP step (speed cap * h) and the braking-ball clearance pass, a continuous
+    quantity used to search the blend factor.
+    """
+    tcp_position_into(q_new, p)
     c = clearance(p, braking_radius(js, v_new, a_new), ws, boxes, spheres, pad)
     dx = p[0] - p_prev[0]
     dy = p[1] - p_prev[1]
     dz = p[2] - p_prev[2]
-    speed = math.sqrt(dx * dx + dy * dy + dz * dz) / h
+    step = math.sqrt(dx * dx + dy * dy + dz * dz)
+    margin = min(speed_cap * h - step, c - c_floor)
     code = 0
-    if c < min(c_prev, 0.0) - 1e-12 or not segment_clear(p_prev, p, boxes, spheres, pad):
+    if c < c_floor or not segment_clear(p_prev, p, boxes, spheres, pad):
         code = CARTESIAN
-    elif speed > speed_cap:
+        if margin >= 0.0:
+            margin = -1e-9  # the segment test failed: infeasible, but no distance
+    elif step > speed_cap * h:
         code = TCP_SPEED
-    return code, speed, c, p
+    return code, margin, step / h, c
+
+
+@njit(cache=True)
+def _blend(js, h, out, brake, s, qv, vv, av):
+    for i in range(js.shape[0]):
+        acc = brake[i, OUT_A] + s * (out[i, OUT_A] - brake[i, OUT_A])
+        vel = js[i, V] + acc * h
+        qv[i] = js[i, Q] + vel * h
+        vv[i] = vel
+        av[i] = acc
 
 
 @njit(cache=True)
@@ -272,13 +340,17 @@ def cartesian_filter(js, h, out, brake, p_prev, c_prev, speed_cap, ws, boxes, sp
     """Accept ``out`` or replace it by the largest acceptable blend toward the braking output.
 
     ``brake`` [n, 4] is scratch for the braking output of the same state (computed here
-    only when ``out`` fails). ``res`` [5] receives (blend factor s, clearance, px, py, pz)
-    of the chosen output. Returns the code of the check that bound (0 when ``out`` passed).
+    only when ``out`` fails). The blend factor is searched by false position (Illinois)
+    on the continuous margin, keeping the best acceptable factor found. ``res`` [5]
+    receives (blend factor s, clearance, px, py, pz) of the chosen output. Returns the
+    code of the check that bound (0 when ``out`` passed unchanged).
     """
     n = js.shape[0]
-    code, speed, c, p = _evaluate(
-        js, out[:, OUT_Q], out[:, OUT_V], out[:, OUT_A], p_prev, c_prev, h, speed_cap, ws,
-        boxes, spheres, pad,
+    c_floor = min(c_prev, 0.0) - 1e-12
+    p = np.empty(3)
+    code, m_hi, speed, c = _evaluate(
+        js, out[:, OUT_Q], out[:, OUT_V], out[:, OUT_A], p_prev, c_floor, h, speed_cap, ws,
+        boxes, spheres, pad, p,
     )  # fmt: skip
     if code == 0:
         res[0] = 1.0
@@ -289,42 +361,51 @@ def cartesian_filter(js, h, out, brake, p_prev, c_prev, speed_cap, ws, boxes, sp
     brake_step(js, h, brake)
     # The braking output is always kept (it cannot make a clear state unclear); the speed
     # cap is relaxed to its speed when the arm already moves faster than the cap.
-    bcode, bspeed, bc, bp = _evaluate(
-        js, brake[:, OUT_Q], brake[:, OUT_V], brake[:, OUT_A], p_prev, c_prev, h, 1e300, ws,
-        boxes, spheres, pad,
+    _, _, bspeed, bc = _evaluate(
+        js, brake[:, OUT_Q], brake[:, OUT_V], brake[:, OUT_A], p_prev, c_floor, h, 1e300, ws,
+        boxes, spheres, pad, p,
     )  # fmt: skip
+    best_p = p.copy()
     cap = max(speed_cap, bspeed)
-    best_s = 0.0
-    best_c = bc
-    best_p = bp
-    lo = 0.0
-    hi = 1.0
     qv = np.empty(n)
     vv = np.empty(n)
     av = np.empty(n)
+    _, m_lo, _, _ = _evaluate(js, brake[:, OUT_Q], brake[:, OUT_V], brake[:, OUT_A], p_prev,
+                              c_floor, h, cap, ws, boxes, spheres, pad, p)  # fmt: skip
+    best_s = 0.0
+    best_c = bc
+    s_lo, s_hi = 0.0, 1.0
+    m_lo = max(m_lo, 0.0)
+    side = 0
     for _ in range(_BLEND_ITERS):
-        s = 0.5 * (lo + hi)
-        for i in range(n):
-            acc = brake[i, OUT_A] + s * (out[i, OUT_A] - brake[i, OUT_A])
-            vel = js[i, V] + acc * h
-            qv[i] = js[i, Q] + vel * h
-            vv[i] = vel
-            av[i] = acc
-        code, speed, c, p = _evaluate(
-            js, qv, vv, av, p_prev, c_prev, h, cap, ws, boxes, spheres, pad
-        )
-        if code == 0:
-            lo = s
-            best_s = s
-            best_c = c
-            best_p = p
+        if m_lo - m_hi > 0.0:
+            s = s_lo + (s_hi - s_lo) * m_lo / (m_lo - m_hi)
         else:
-            hi = s
+            s = 0.5 * (s_lo + s_hi)
+        s = min(max(s, s_lo + 1e-3 * (s_hi - s_lo)), s_hi - 1e-3 * (s_hi - s_lo))
+        _blend(js, h, out, brake, s, qv, vv, av)
+        code, m, speed, c = _evaluate(js, qv, vv, av, p_prev, c_floor, h, cap, ws, boxes,
+                                      spheres, pad, p)  # fmt: skip
+        if code == 0:
+            best_s, best_c = s, c
+            best_p[:] = p
+            s_lo, m_lo = s, m
+            if side == 1:
+                m_hi *= 0.5  # Illinois: keep the other end from stalling the secant
+            side = 1
+            if m <= _BLEND_TOL * (cap * h + 1e-9):
+                break
+        else:
+            s_hi, m_hi = s, min(m, -1e-12)
+            if side == -1:
+                m_lo *= 0.5
+            side = -1
+        if s_hi - s_lo < 1e-4:
+            break
+    _blend(js, h, out, brake, best_s, qv, vv, av)
     for i in range(n):
-        acc = brake[i, OUT_A] + best_s * (out[i, OUT_A] - brake[i, OUT_A])
-        q_prev = js[i, Q]
-        q_new = q_prev + (js[i, V] + acc * h) * h
-        v_new = (q_new - q_prev) / h
+        q_new = qv[i]
+        v_new = (q_new - js[i, Q]) / h
         out[i, OUT_Q] = q_new
         out[i, OUT_A] = (v_new - js[i, V]) / h
         out[i, OUT_V] = v_new
@@ -341,7 +422,7 @@ def supervise_step(
     spheres, pad, res,
 ):  # fmt: skip
     """One complete check: shape every joint, apply the Cartesian limits (unless stopping),
-    then advance the state in ``js`` to the new output (and shrink the stop envelope).
+    then advance the state in ``js`` to the new output (and its stop envelope).
 
     ``res`` [7] receives (blend factor, clearance, px, py, pz, fallback joints, still).
     Returns the Cartesian code (0 when the Cartesian checks did not intervene).
@@ -349,7 +430,8 @@ def supervise_step(
     n_fallback = shape_step(js, h, stop_mode, scale_mode, out, work)
     code = 0
     if stop_mode:
-        p = tcp_position(out[:, OUT_Q])
+        p = np.empty(3)
+        tcp_position_into(out[:, OUT_Q], p)
         res[0] = 1.0
         res[1] = clearance(
             p, braking_radius(js, out[:, OUT_V], out[:, OUT_A]), ws, boxes, spheres, pad
@@ -368,9 +450,12 @@ def supervise_step(
         if js[i, V] != 0.0 or js[i, A] != 0.0:
             still = 0.0
         if stop_mode:
+            # The new state's own envelope: inside the previous one by construction (the
+            # velocity bounds keep it there); recomputing it rather than intersecting
+            # keeps rounding from leaving the state a hair outside its own envelope.
             stop_envelope(js[i, V], js[i, A], js[i, VMAX], js[i, JMAX], env)
-            js[i, ENV_LO] = max(js[i, ENV_LO], env[0])
-            js[i, ENV_HI] = min(js[i, ENV_HI], env[1])
+            js[i, ENV_LO] = env[0]
+            js[i, ENV_HI] = env[1]
     res[5] = n_fallback
     res[6] = still
     return code

@@ -136,7 +136,9 @@ def stop_travel(v, a, amax, jmax):
 def _upper_accel_for_velocity(v, vmax, h, jmax):
     """Largest ``a'`` with ``v + a' h + max(a', 0)^2 / (2 J) <= vmax``."""
     if v <= vmax:
-        return jmax * (-h + math.sqrt(h * h + 2.0 * (vmax - v) / jmax))
+        # = J (-h + sqrt(h^2 + 2 (vmax - v) / J)), written without cancellation.
+        room = 2.0 * (vmax - v)
+        return room / (h + math.sqrt(h * h + room / jmax))
     return (vmax - v) / h
 
 
@@ -144,7 +146,8 @@ def _upper_accel_for_velocity(v, vmax, h, jmax):
 def _lower_accel_for_velocity(v, vmin, h, jmax):
     """Smallest ``a'`` with ``v + a' h - min(a', 0)^2 / (2 J) >= vmin``."""
     if v >= vmin:
-        return -jmax * (-h + math.sqrt(h * h + 2.0 * (v - vmin) / jmax))
+        room = 2.0 * (v - vmin)
+        return -room / (h + math.sqrt(h * h + room / jmax))
     return (vmin - v) / h
 
 

@@ -210,7 +210,7 @@ class SafetySupervisor:
         fingers = np.full(len(self._finger_index), np.nan)
         fingers[finger_slots[1]] = values[finger_slots[0]]
         clipped = np.clip(arm, self._js[:, sh.LO], self._js[:, sh.HI])
-        for i in np.flatnonzero(clipped != arm):
+        for i in np.flatnonzero(clipped != arm) if (clipped != arm).any() else ():
             self._record(
                 now, "position_limit", self.config.joint_names[i], float(arm[i]),
                 float(clipped[i]), "target outside the position limits minus margin",

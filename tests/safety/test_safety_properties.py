@@ -125,7 +125,9 @@ def test_after_a_trigger_the_output_only_stops_then_holds(before, after, dts):
     settle = int((STOP_TIME + 0.05) / min(dts)) + 2
     after = [item for item in after if item[0] != "reset"] + [("silence", settle)]
     run, _ = _play(before + [("trigger",)] + after, dts)
-    start = next(i for i, m in enumerate(run.modes) if m in ("stopping", "estop"))
+    latched = [m in ("stopping", "estop") for m in run.modes]
+    # The latched period that lasts to the end began at the last unlatched -> latched edge.
+    start = max(i for i in range(len(latched)) if latched[i] and (i == 0 or not latched[i - 1]))
     start = max(start - 1, 0)  # the state at the trigger
     vel = np.array(run.velocity[start:])
     acc = np.array(run.accel[start:])

@@ -148,8 +148,7 @@ def test_random_streams_with_irregular_steps_never_violate_or_fall_back(seed, je
         if stop:
             for i in range(7):
                 sh.stop_envelope(js[i, sh.V], js[i, sh.A], js[i, sh.VMAX], js[i, sh.JMAX], env)
-                js[i, sh.ENV_LO] = max(js[i, sh.ENV_LO], env[0])
-                js[i, sh.ENV_HI] = min(js[i, sh.ENV_HI], env[1])
+                js[i, sh.ENV_LO], js[i, sh.ENV_HI] = env
         stamps.append(t_ns * 1e-9)
         positions.append(out[:, sh.OUT_Q].copy())
     violations = check_commands(np.array(stamps), np.array(positions), limits, initial=(q0, 0.0))

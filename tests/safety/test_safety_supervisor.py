@@ -4,6 +4,8 @@ faults, Cartesian limits, fingers, audit trail."""
 import json
 import logging
 import math
+from dataclasses import asdict
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -350,3 +352,24 @@ def test_band_too_narrow_to_stop_in_is_refused():
     )  # fmt: skip
     with pytest.raises(ValueError, match="too narrow"):
         narrow.validate()
+
+
+def test_config_yaml_mirrors_the_defaults():
+    import yaml
+
+    from miles_ros.safety import SafetyNodeNames
+
+    path = Path(__file__).resolve().parents[2] / "config" / "safety.yaml"
+    params = yaml.safe_load(path.read_text())["safety_node"]["ros__parameters"]
+    defaults = {**asdict(SafetyConfig()), **asdict(SafetyNodeNames())}
+    for name, value in params.items():
+        expected = defaults.pop(name)
+        assert (list(expected) if isinstance(expected, tuple) else expected) == value, name
+    assert all(v == () for v in defaults.values()), defaults  # only empty lists left out
+
+
+def test_tcp_position_matches_the_robot_model():
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        q = rng.uniform(panda.joint_position_min, panda.joint_position_max)
+        np.testing.assert_allclose(tcp_position(q), panda.fk_tcp(q), atol=1e-12)
