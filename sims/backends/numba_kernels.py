@@ -652,7 +652,7 @@ def _ik_move(k, st, dx, dy, dz, damping, gain, scratch):
         st[k, S_Q + i] = old + gain * (target - old)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _object_step(k, fp, ip, st, scratch, prev_x, prev_y, prev_z, prev_width, a_grip):
     """Table/cube floor for the fingers, gripper and grasp, and the cube's motion, after
     the arm has moved to its new joint positions."""
@@ -785,7 +785,7 @@ def _object_step(k, fp, ip, st, scratch, prev_x, prev_y, prev_z, prev_width, a_g
     st[k, S_YAW] = oyaw
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _finish_env(k, fp, ip, seed, st, cnt, abuf, obs, fin_obs, res, flags, frames):
     """Reward, success, counters and observation of env ``k`` after its physics step;
     SAME_STEP autoreset when the episode ends."""
