@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from miles_ros.agent.grounding import Step
 from miles_ros.agent.world import World
 
-GENERATOR_VERSION = 3
+GENERATOR_VERSION = 4
 """Version of the templates below (recorded in the adapter card)."""
 
 COLOR_WORDS = {"red": ["red", "crimson", "scarlet"], "green": ["green", "lime"],
@@ -163,7 +163,10 @@ class Generator:
     def elided(self, prev: Step, step: Step) -> str | None:
         """A later clause that drops the verb, when the steps allow it."""
         r = self.rng
-        if step.skill != prev.skill or step.skill == "home":
+        if step.skill == "pick_place" and prev.skill in ("pick_place", "push") and \
+                step.params.get("target") == prev.params.get("object") and r.random() < 0.7:
+            pass  # a pronoun for the previous step's cube, below
+        elif step.skill != prev.skill or step.skill == "home":
             return None
         if any(not isinstance(v, str) for v in [*step.params.values(), *prev.params.values()]):
             return None
@@ -176,6 +179,11 @@ class Generator:
             return self.thing(t)
         obj, t = step.params["object"], step.params["target"]
         color = obj.split("_")[0]
+        if t == prev.params.get("object"):  # "..., then put the red cube on it"
+            verb = r.choice(["put", "place", "stack", "set"] if step.skill == "pick_place"
+                            else ["push", "slide"])
+            return f"{verb} {self.cube(obj)} {r.choice(['on', 'onto', 'to'])} it" \
+                if step.skill == "pick_place" else f"{verb} {self.cube(obj)} against it"
         if t == prev.params["target"]:
             return r.choice([f"the {color} one", f"the {color} one too", f"the {color} cube too",
                              f"the {color} cube as well", self.cube(obj)])
@@ -215,6 +223,9 @@ class Generator:
             self._point_text.append(text)
             return Step(skill, {"object": obj, "target": p})
         targets = self.pads * 3 + [c for c in self.cubes if c != obj]
+        last = previous[-1].params.get("object") if previous else None
+        if last and last != obj and r.random() < 0.15:
+            return Step(skill, {"object": obj, "target": last})
         return Step(skill, {"object": obj, "target": r.choice(targets)})
 
     def goal(self, steps: list[Step]) -> str:

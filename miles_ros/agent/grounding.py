@@ -11,7 +11,8 @@ Affordance (SayCan's "can I do this here?"), in (0, 1]:
   the last reached target, the object's and the goal's positions), mapped through a
   logistic ``1 / (1 + exp(-(value - center) / scale))`` with ``center``/``scale`` from the
   card's optional ``affordance`` block (default: the card's evaluated ``mean_return`` and
-  a quarter of its magnitude), times the precondition check below;
+  a quarter of its magnitude), times the precondition check below, then divided by the
+  best such value among the same skill's candidates at that step (:meth:`Affordance.batch`);
 - scripted skills and cards without a critic: a precondition check on the symbolic world:
   0 when the call cannot work (unknown name, an object moved onto itself, a point outside
   the workspace, a push to a point in the air), :data:`REDUNDANT` when every declared
@@ -148,6 +149,21 @@ class Affordance:
         if check == IMPOSSIBLE or skill.critic is None:
             return check
         return check * self.critic_affordance(skill, step.params, world)
+
+    def batch(self, steps: list[Step], world: World) -> np.ndarray:
+        """Affordances of all candidates of one planning step. Critic-based values are
+        divided by the best value of the same skill in this step, so a skill's most
+        feasible call scores 1 like a scripted skill does (critics' scales differ and
+        would otherwise bias the choice between skills or towards ``done``)."""
+        values = np.array([self(s, world) for s in steps], dtype=np.float64)
+        for name in {s.skill for s in steps}:
+            if name == DONE or self.registry[name].critic is None:
+                continue
+            rows = [i for i, s in enumerate(steps) if s.skill == name]
+            best = values[rows].max()
+            if best > 0:
+                values[rows] = values[rows] / best
+        return values
 
     def precondition(self, skill: Skill, params: dict, world: World) -> float:
         """The documented precondition check (see the module docstring)."""

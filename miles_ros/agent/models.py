@@ -176,7 +176,8 @@ def load_model(
             from peft import PeftModel
         except ImportError as exc:
             raise ModelUnavailable("adapters need: pip install peft") from exc
-        lm = PeftModel.from_pretrained(lm, str(adapter))
+        # merged into the base weights: same outputs, no per-layer LoRA overhead
+        lm = PeftModel.from_pretrained(lm, str(adapter)).merge_and_unload()
         name += "+adapter"
     lm.eval()
     if tok.pad_token_id is None:

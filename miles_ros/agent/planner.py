@@ -259,7 +259,7 @@ class Planner:
             lm_scores = self.lm.score(text.segments(goal, done + steps, notes,
                                                     self._few_shot()),
                                       [text.line(c) for c in cands])
-            affordances = np.array([self.affordance(c, work) for c in cands])
+            affordances = self.affordance.batch(cands, work)
             with np.errstate(divide="ignore"):
                 penalty = np.log(np.where(affordances > 0, affordances, 1.0))
             total = np.asarray(lm_scores, dtype=np.float64) + weight * penalty

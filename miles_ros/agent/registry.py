@@ -132,6 +132,7 @@ class SkillRegistry:
         self.skills: dict[str, Skill] = {}
         for skill in skills:
             self.skills[skill.name] = skill
+        self._signature: str | None = None
 
     @classmethod
     def load(
@@ -179,10 +180,12 @@ class SkillRegistry:
 
     def signature(self) -> str:
         """A short hash of the names, schemas and sources (part of the plan cache key)."""
-        blob = json.dumps(
-            [[s.name, s.parameters, s.source, str(s.critic)] for s in self], sort_keys=True
-        ).encode()
-        return hashlib.sha256(blob).hexdigest()[:16]
+        if self._signature is None:
+            blob = json.dumps(
+                [[s.name, s.parameters, s.source, str(s.critic)] for s in self], sort_keys=True
+            ).encode()
+            self._signature = hashlib.sha256(blob).hexdigest()[:16]
+        return self._signature
 
     def step_schema(self) -> dict:
         """JSON schema of one plan step: ``{"skill": NAME, "params": {...}}``."""

@@ -89,3 +89,6 @@ def test_critic_value_is_the_affordance(tmp_path, world):
     left = aff(Step("reach", {"target": "left_pad"}), world)
     right = aff(Step("reach", {"target": "right_pad"}), world)
     assert left > 0.99 and right < 0.01
+    batch = aff.batch([Step("reach", {"target": "left_pad"}),
+                       Step("reach", {"target": "right_pad"}), Step("home")], world)
+    assert batch[0] == pytest.approx(1.0) and batch[1] < 0.01 and batch[2] == 1.0
