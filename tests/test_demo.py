@@ -1,4 +1,4 @@
-"""`miles demo` end to end (the interim scripted Reach in PyBullet)."""
+"""`miles demo --scripted` end to end (the interim scripted Reach in PyBullet)."""
 
 import json
 
@@ -10,7 +10,7 @@ from miles_ros import cli
 
 def test_miles_demo_runs_end_to_end_and_writes_pictures(tmp_path, capsys):
     out = tmp_path / "demo"
-    assert cli.main(["demo", "--out", str(out), "--seed", "1"]) == 0
+    assert cli.main(["demo", "--scripted", "--out", str(out), "--seed", "1"]) == 0
     text = capsys.readouterr().out
     for name in ("red_cube", "green_cube", "blue_cube"):
         assert name in text

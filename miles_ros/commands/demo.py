@@ -1,5 +1,10 @@
 """`miles demo`: the best end-to-end path that exists so far, with pictures.
 
+With shipped skills (policies/skills/NAME/skill.yaml): the ROS 2 graph demo of
+:mod:`miles_ros.demo_graph` (sim_node -> safety_node -> skill_node in one process, the
+skills in sequence, an e-stop mid-motion, hold, reset, a report and pictures). Without
+them, or with ``--scripted``, the interim version below.
+
 Interim version: a scripted Reach in PyBullet physics. The Panda visits a point above
 each cube of the default scene (config/scene.yaml) under a simple Cartesian controller
 (one damped-least-squares IK step per control period, sent through the Reach env's
@@ -51,6 +56,39 @@ def reach_action(state, cfg, env_index: int = 0, step_max: float = 0.05) -> np.n
     return action / peak if peak > 1.0 else action
 
 
+def _shipped_skills(library: str | None) -> list[str]:
+    from miles_ros.runtime.skills import DEFAULT_LIBRARY
+
+    root = Path(library) if library else DEFAULT_LIBRARY
+    return sorted(p.parent.name for p in root.glob("*/skill.yaml"))
+
+
+def _graph_demo(out: Path, library: str | None) -> int:
+    from miles_ros.demo_graph import run_demo
+
+    report = run_demo(out, library)
+    estop = report["estop"] or {}
+    print(
+        f"Result: {report['succeeded']}/{report['skills_run']} skill runs succeeded "
+        f"({', '.join(f'{k} {v}' for k, v in report['outcomes'].items())}); "
+        f"safety interventions: {report['safety']['interventions']}, events "
+        f"({', '.join(f'{k} {v}' for k, v in sorted(report['safety']['events_by_kind'].items()))})"
+    )
+    if estop:
+        print(
+            f"E-stop: estopped status after {estop['to_estopped_status_ms']:.0f} ms, arm still "
+            f"after {estop['to_arm_still_ms']:.0f} ms, held (drift "
+            f"{estop['hold_drift_rad'] * 1e3:.3f} mrad), "
+            f"reset {'ok' if estop['reset'] else 'refused'}"
+        )
+    print(
+        f"Pictures: {', '.join(str(out / p) for p in report['pictures'])}; report: "
+        f"{out / 'report.json'}; {report['wall_time_s']:.1f} s"
+    )
+    print("Not in this demo yet: the language-model manager (goal -> plan of skills)")
+    return 0 if report["success"] else 1
+
+
 def _save_png(image: np.ndarray, path: Path) -> None:
     from PIL import Image
 
@@ -68,9 +106,17 @@ def main(argv: list[str] | None = None, prog: str = "miles demo") -> int:
     parser.add_argument(
         "--max-steps", type=int, default=80, help="control steps allowed per target (default 80)"
     )
+    parser.add_argument(
+        "--scripted",
+        action="store_true",
+        help="the interim scripted Reach without ROS, even when skills are shipped",
+    )
+    parser.add_argument("--skills", default=None, help="skill library (default policies/skills)")
     args = parser.parse_args(argv)
     if args.max_steps < 1:
         parser.error("--max-steps must be >= 1")
+    if not args.scripted and _shipped_skills(args.skills):
+        return _graph_demo(Path(args.out), args.skills)
 
     from sims.backends.pybullet_backend import make_pybullet_env
     from sims.scene import load_scene

@@ -16,7 +16,8 @@ import time
 
 import numpy as np
 import rclpy
-from rclpy.executors import ExternalShutdownException
+from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
+from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
 from rclpy.node import Node
 from rclpy.qos import qos_profile_sensor_data
 from rosgraph_msgs.msg import Clock
@@ -25,7 +26,7 @@ from std_msgs.msg import String
 from std_srvs.srv import Trigger
 
 from miles_ros.runtime.params import SimNodeParams, declare_params
-from miles_ros.runtime.scene_world import JOINT_NAMES, SceneWorld
+from miles_ros.runtime.scene_world import JOINT_NAMES, CameraProcess, SceneWorld
 from sims.scene import load_scene
 
 MAX_CATCH_UP = 4
@@ -58,7 +59,15 @@ class SimNode(Node):
         )
         self.create_subscription(JointState, prm.joint_command_topic, self.on_command, 10)
         self.create_service(Trigger, prm.reset_service, self.on_reset)
-        self.create_service(Trigger, prm.camera_service, self.on_capture)
+        # Pictures render in a subprocess and a callback group of their own: the physics
+        # and the joint states keep going while a frame is made.
+        self.camera: CameraProcess | None = None  # started at the first capture
+        self.create_service(
+            Trigger,
+            prm.camera_service,
+            self.on_capture,
+            callback_group=MutuallyExclusiveCallbackGroup(),
+        )
         self.objects_every = max(1, round(prm.publish_rate_hz / prm.objects_rate_hz))
         self.ticks = 0
         self.rejected = 0
@@ -158,7 +167,14 @@ class SimNode(Node):
     def on_capture(self, request, response):
         prm = self.params
         with self.lock:
-            rgb = self.world.render(prm.camera_width, prm.camera_height)
+            joints, poses = self.world.joint_state()[0], self.world.object_poses()
+        try:
+            if self.camera is None:
+                self.camera = CameraProcess(prm.scene_file or None)
+            rgb = self.camera.render(joints, poses, prm.camera_width, prm.camera_height)
+        except RuntimeError as exc:
+            response.success, response.message = False, str(exc)
+            return response
         msg = Image()
         msg.header.stamp = self.get_clock().now().to_msg()
         msg.header.frame_id = prm.frame_id
@@ -174,6 +190,8 @@ class SimNode(Node):
         self.running = False
         if getattr(self, "thread", None) is not None:
             self.thread.join(timeout=2.0)
+        if self.camera is not None:
+            self.camera.close()
         self.world.close()
         return super().destroy_node()
 
@@ -183,7 +201,9 @@ def main(args=None) -> None:
     node = None
     try:
         node = SimNode()
-        rclpy.spin(node)
+        executor = MultiThreadedExecutor()  # captures run beside the physics
+        executor.add_node(node)
+        executor.spin()
     except (KeyboardInterrupt, ExternalShutdownException):
         pass
     finally:

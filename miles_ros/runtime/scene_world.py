@@ -17,7 +17,6 @@ from dataclasses import dataclass
 import numpy as np
 import pybullet as p
 
-from sims.backends.pybullet_backend import DEFAULT_CAMERA
 from sims.backends.pybullet_world import (
     ARM_JOINT_NAMES,
     FINGER_JOINT_NAMES,
@@ -153,7 +152,90 @@ class SceneWorld:
         self, width: int = 640, height: int = 480, camera: dict | None = None
     ) -> np.ndarray:
         """RGB image [height, width, 3] uint8 from the fixed demo camera (headless)."""
-        return self.world.render(width, height, camera or DEFAULT_CAMERA)
+        if camera is None:
+            from sims.backends.pybullet_backend import DEFAULT_CAMERA as camera
+        return self.world.render(width, height, camera)
+
+    def mirror(self, joint_positions, object_poses: dict[str, BodyPose]) -> None:
+        """Put the robot's joints (:data:`JOINT_NAMES` order) and the cubes at the given
+        poses without simulating (for a render-only copy of the world)."""
+        for joint, value in zip(self._joints, joint_positions, strict=True):
+            p.resetJointState(self.world.robot, joint, float(value), physicsClientId=self.client)
+        for name, pose in object_poses.items():
+            p.resetBasePositionAndOrientation(
+                self.cubes[name], pose.position, pose.orientation, physicsClientId=self.client
+            )
 
     def close(self) -> None:
         self.world.close()
+
+
+def _camera_worker(conn, scene_file: str | None) -> None:
+    """Subprocess: a render-only copy of the scene; answers (joints, poses, w, h) with an
+    image (or an error string) until it gets None or the pipe closes."""
+    world = SceneWorld(load_scene(scene_file))
+    conn.send("ready")
+    try:
+        while True:
+            try:
+                request = conn.recv()
+            except (EOFError, OSError):
+                break
+            if request is None:
+                break
+            joints, poses, width, height = request
+            try:
+                world.mirror(joints, poses)
+                conn.send(world.render(width, height))
+            except Exception as exc:  # noqa: BLE001 - reported to the caller
+                conn.send(f"render failed: {exc}")
+    finally:
+        world.close()
+        conn.close()
+
+
+class CameraProcess:
+    """Renders the scene in a subprocess, so a picture (0.1-0.5 s of TinyRenderer, which
+    holds the GIL) never pauses the simulation or the other nodes of this process."""
+
+    def __init__(self, scene_file: str | None = None, start_method: str = "spawn"):
+        import multiprocessing as mp
+
+        ctx = mp.get_context(start_method)
+        self._conn, child = ctx.Pipe()
+        self._proc = ctx.Process(target=_camera_worker, args=(child, scene_file), daemon=True,
+                                 name="miles-sim-camera")  # fmt: skip
+        self._proc.start()
+        child.close()
+        self._ready = False
+
+    def render(self, joints, poses: dict[str, BodyPose], width: int, height: int,
+               timeout: float = 30.0) -> np.ndarray:  # fmt: skip
+        """RGB image [height, width, 3] uint8 of the scene at these poses."""
+        try:
+            if not self._ready:
+                if not self._conn.poll(timeout):
+                    raise RuntimeError("the camera process did not start")
+                self._conn.recv()
+                self._ready = True
+            self._conn.send((list(joints), poses, int(width), int(height)))
+            if not self._conn.poll(timeout):
+                raise RuntimeError("the camera process did not answer")
+            image = self._conn.recv()
+        except (EOFError, OSError) as exc:
+            code = self._proc.exitcode
+            raise RuntimeError(f"the camera process died (exit code {code})") from exc
+        if isinstance(image, str):
+            raise RuntimeError(image)
+        return image
+
+    def close(self) -> None:
+        try:
+            self._conn.send(None)
+        except (OSError, ValueError):
+            pass
+        self._proc.join(timeout=5.0)
+        if self._proc.is_alive():
+            self._proc.terminate()
+            self._proc.join(timeout=1.0)
+        self._conn.close()
