@@ -163,9 +163,7 @@ def _params(task_module, cfg: TaskConfig, dense: bool) -> tuple[np.ndarray, np.n
         task_module, "GOAL_Z_RANGE", (task_module.CUBE_REST_Z, task_module.CUBE_REST_Z)
     )
     fp[nk.P_AIR_PROB] = getattr(task_module, "AIR_GOAL_PROBABILITY", 0.0)
-    ip[nk.I_GOAL_TRIES] = (
-        task_module.GOAL_SAMPLE_TRIES if hasattr(task_module, "GOAL_SAMPLE_TRIES") else 64
-    )
+    ip[nk.I_GOAL_TRIES] = task_module.GOAL_SAMPLE_TRIES
     return fp, ip
 
 

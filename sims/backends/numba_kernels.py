@@ -4,12 +4,15 @@ model, and the fused batched step and reset over all envs.
 Every kernel is ``@njit(cache=True)``. The step kernels (:func:`step_kernel` for every
 task, :func:`reach_step_kernel`, the same for reach in joint mode written as one loop body
 for speed) are ``parallel=True`` over chunks of envs and allocate only a few small scratch
-arrays per chunk, never per env. Each env's state is one float64 row (``S_*`` columns).
+arrays per chunk, never per env; autoresets happen inside them. The whole-batch
+:func:`reset_kernel` (``reset(seed=...)``) is serial: a few ms for 4096 envs, and it
+compiles faster. Each env's state is one float64 row (``S_*`` columns).
 All tasks share one specialization of each kernel: the task is an integer (``KIND_*``) and
 its numbers travel in a float64 parameter vector (``P_*`` indices) and an int64 one
 (``I_*``), built by the backend from the task module, so the task module stays the single
-source of truth. Numba calls between compiled functions are not inlined (and cost ~100 ns
-with array arguments), hence the few ``inline="always"`` scalar helpers.
+source of truth. Numba does not inline calls between compiled functions, and a call with
+many array arguments costs ~100 ns per env: hence the reach kernel written as one loop
+body, and ``inline="always"`` on the two per-env helpers of the generic chunk loop.
 
 Randomness is counter-based: every draw is ``splitmix64`` of (seed, env index, episode
 counter, draw counter), so rollouts are bit-identical for a seed whatever the number of
@@ -233,25 +236,23 @@ def _joint_perp(r00, r01, r02, r10, r11, r12, r20, r21, r22, px, py, pz, th, a, 
     )
 
 
-@njit(cache=True)
-def _store_frame(frames, i, r02, r12, r22, px, py, pz):
-    frames[i, 0] = r02
-    frames[i, 1] = r12
-    frames[i, 2] = r22
-    frames[i, 3] = px
-    frames[i, 4] = py
-    frames[i, 5] = pz
+SCRATCH_SHAPE = (11, 7)
+"""Per-chunk scratch of the kinematics: rows 0-6 joint frames (z axis, origin), rows 7-9
+the Jacobian, row 10 the IK step. One C-contiguous array type everywhere keeps the number
+of compiled specializations down."""
+_ROW_JAC = 7
+_ROW_DQ = 10
 
 
 @njit(cache=True)
-def fk_row(q, k, store, frames):
+def fk_row(q, k, scratch):
     """Forward kinematics of configuration ``q[k]`` with scalars only, specialised to the
     Panda's modified-DH table (alpha in {0, +-pi/2}); equals
     :func:`sims.robots.panda.fk_tcp` to ~1e-15 m.
 
-    Returns (tcp x, y, z, finger axis x, y, z) in the base frame. With ``store`` it also
-    writes joint frame i's z axis into ``frames[i, 0:3]`` and its origin into
-    ``frames[i, 3:6]`` (i = 0..6), for :func:`dls_row`.
+    Returns (tcp x, y, z, finger axis x, y, z) in the base frame, and writes joint frame
+    i's z axis into ``scratch[i, 0:3]`` and its origin into ``scratch[i, 3:6]`` (i = 0..6)
+    for :func:`dls_row`.
     """
     s1, c1 = sincos(q[k, 0])
     # joint 1: alpha 0, a 0, d 0.333 from the identity
@@ -259,15 +260,18 @@ def fk_row(q, k, store, frames):
     r10, r11, r12 = s1, c1, 0.0
     r20, r21, r22 = 0.0, 0.0, 1.0
     px, py, pz = 0.0, 0.0, _DH_D[0]
-    if store:
-        _store_frame(frames, 0, r02, r12, r22, px, py, pz)
-    for i in range(1, 7):
-        r00, r01, r02, r10, r11, r12, r20, r21, r22, px, py, pz = _joint_perp(
-            r00, r01, r02, r10, r11, r12, r20, r21, r22, px, py, pz,
-            q[k, i], _DH_A[i], _DH_D[i], _SIN_ALPHA[i],
-        )  # fmt: skip
-        if store:
-            _store_frame(frames, i, r02, r12, r22, px, py, pz)
+    for i in range(7):
+        if i > 0:
+            r00, r01, r02, r10, r11, r12, r20, r21, r22, px, py, pz = _joint_perp(
+                r00, r01, r02, r10, r11, r12, r20, r21, r22, px, py, pz,
+                q[k, i], _DH_A[i], _DH_D[i], _SIN_ALPHA[i],
+            )  # fmt: skip
+        scratch[i, 0] = r02
+        scratch[i, 1] = r12
+        scratch[i, 2] = r22
+        scratch[i, 3] = px
+        scratch[i, 4] = py
+        scratch[i, 5] = pz
     # flange (alpha 0, a 0, d 0.107, theta 0) and the TCP 0.105 m further along z
     reach = _DH_D[7] + _FLANGE_TO_TCP
     tx = px + reach * r02
@@ -280,21 +284,22 @@ def fk_row(q, k, store, frames):
 
 
 @njit(cache=True)
-def dls_row(q, k, dx, dy, dz, damping, frames, jac, dq):
-    """One damped-least-squares IK step for ``q[k]``: writes into ``dq`` [7] the joint delta
-    that moves the TCP by (dx, dy, dz); ``frames`` [7, 6] and ``jac`` [3, 7] are scratch.
+def dls_row(q, k, dx, dy, dz, damping, scratch):
+    """One damped-least-squares IK step for ``q[k]``: writes into ``scratch[10, 0:7]`` the
+    joint delta that moves the TCP by (dx, dy, dz) (``scratch``: ``SCRATCH_SHAPE``).
     Same formula as :func:`sims.robots.panda.dls_ik_step`."""
-    tx, ty, tz, _, _, _ = fk_row(q, k, True, frames)
+    tx, ty, tz, _, _, _ = fk_row(q, k, scratch)
+    jr = _ROW_JAC
     for i in range(7):
-        zx = frames[i, 0]
-        zy = frames[i, 1]
-        zz = frames[i, 2]
-        rx = tx - frames[i, 3]
-        ry = ty - frames[i, 4]
-        rz = tz - frames[i, 5]
-        jac[0, i] = zy * rz - zz * ry
-        jac[1, i] = zz * rx - zx * rz
-        jac[2, i] = zx * ry - zy * rx
+        zx = scratch[i, 0]
+        zy = scratch[i, 1]
+        zz = scratch[i, 2]
+        rx = tx - scratch[i, 3]
+        ry = ty - scratch[i, 4]
+        rz = tz - scratch[i, 5]
+        scratch[jr, i] = zy * rz - zz * ry
+        scratch[jr + 1, i] = zz * rx - zx * rz
+        scratch[jr + 2, i] = zx * ry - zy * rx
     m00 = damping * damping
     m11 = m00
     m22 = m00
@@ -302,9 +307,9 @@ def dls_row(q, k, dx, dy, dz, damping, frames, jac, dq):
     m02 = 0.0
     m12 = 0.0
     for i in range(7):
-        j0 = jac[0, i]
-        j1 = jac[1, i]
-        j2 = jac[2, i]
+        j0 = scratch[jr, i]
+        j1 = scratch[jr + 1, i]
+        j2 = scratch[jr + 2, i]
         m00 += j0 * j0
         m11 += j1 * j1
         m22 += j2 * j2
@@ -323,7 +328,9 @@ def dls_row(q, k, dx, dy, dz, damping, frames, jac, dq):
     y1 = (c01 * dx + c11 * dy + c12 * dz) / det
     y2 = (c02 * dx + c12 * dy + c22 * dz) / det
     for i in range(7):
-        dq[i] = jac[0, i] * y0 + jac[1, i] * y1 + jac[2, i] * y2
+        scratch[_ROW_DQ, i] = (
+            scratch[jr, i] * y0 + scratch[jr + 1, i] * y1 + scratch[jr + 2, i] * y2
+        )
 
 
 @njit(cache=True)
@@ -552,9 +559,9 @@ def reward_success(kind, dense, k, fp, st):
 
 
 @njit(cache=True)
-def store_fk(k, st, frames):
+def store_fk(k, st, scratch):
     """TCP and finger axis of env ``k`` from its joint positions."""
-    tx, ty, tz, fx, fy, fz = fk_row(st, k, False, frames)
+    tx, ty, tz, fx, fy, fz = fk_row(st, k, scratch)
     st[k, S_TCP] = tx
     st[k, S_TCP + 1] = ty
     st[k, S_TCP + 2] = tz
@@ -569,21 +576,24 @@ def _uniform(key, counter, lo, hi):
 
 
 @njit(cache=True)
-def reset_env(k, fp, ip, seed, st, cnt, abuf, frames):
+def reset_env(k, fp, ip, seed, st, cnt, abuf, scratch):
     """Start a new episode for env ``k``, drawn from its episode key (``cnt[k, 1]``)."""
     key = episode_key(seed, k, cnt[k, C_EPISODE])
+    # draw numbers as int64 values, not literals: numba would compile a specialization of
+    # the RNG helpers for every literal
+    d = np.int64(0)
     noise = fp[P_JOINT_NOISE]
     for i in range(NUM_STATE):
         st[k, i] = 0.0
     for i in range(7):
         st[k, S_Q + i] = _clip(_uniform(key, i, _Q_HOME[i] - noise, _Q_HOME[i] + noise),
                                _Q_MIN[i], _Q_MAX[i])  # fmt: skip
-    store_fk(k, st, frames)
+    store_fk(k, st, scratch)
     st[k, S_WIDTH] = fp[P_INIT_WIDTH]
-    st[k, S_FRICTION] = _uniform(key, 10, fp[P_FRICTION_LO], fp[P_FRICTION_HI])
-    st[k, S_MASS] = _uniform(key, 11, fp[P_MASS_LO], fp[P_MASS_HI])
+    st[k, S_FRICTION] = _uniform(key, d + 10, fp[P_FRICTION_LO], fp[P_FRICTION_HI])
+    st[k, S_MASS] = _uniform(key, d + 11, fp[P_MASS_LO], fp[P_MASS_HI])
     k1 = abuf.shape[1]
-    st[k, S_DELAY] = float(min(int(math.floor(uniform01(key, 12) * k1)), k1 - 1))
+    st[k, S_DELAY] = float(min(int(math.floor(uniform01(key, d + 12) * k1)), k1 - 1))
     has_gripper = ip[I_HAS_GRIPPER] != 0
     for s in range(k1):
         for j in range(abuf.shape[2]):
@@ -592,17 +602,17 @@ def reset_env(k, fp, ip, seed, st, cnt, abuf, frames):
             abuf[k, s, 3] = 1.0  # a delayed gripper command keeps the fingers open
     cnt[k, C_STEPS] = 0
     if ip[I_KIND] == KIND_REACH:
-        st[k, S_GOAL] = _uniform(key, 15, fp[P_GOAL_X_LO], fp[P_GOAL_X_HI])
-        st[k, S_GOAL + 1] = _uniform(key, 16, fp[P_GOAL_Y_LO], fp[P_GOAL_Y_HI])
-        st[k, S_GOAL + 2] = _uniform(key, 17, fp[P_GOAL_Z_LO], fp[P_GOAL_Z_HI])
+        st[k, S_GOAL] = _uniform(key, d + 15, fp[P_GOAL_X_LO], fp[P_GOAL_X_HI])
+        st[k, S_GOAL + 1] = _uniform(key, d + 16, fp[P_GOAL_Y_LO], fp[P_GOAL_Y_HI])
+        st[k, S_GOAL + 2] = _uniform(key, d + 17, fp[P_GOAL_Z_LO], fp[P_GOAL_Z_HI])
         return
     half = fp[P_CUBE_HALF]
-    ox = _uniform(key, 7, fp[P_OBJ_X_LO], fp[P_OBJ_X_HI])
-    oy = _uniform(key, 8, fp[P_OBJ_Y_LO], fp[P_OBJ_Y_HI])
+    ox = _uniform(key, d + 7, fp[P_OBJ_X_LO], fp[P_OBJ_X_HI])
+    oy = _uniform(key, d + 8, fp[P_OBJ_Y_LO], fp[P_OBJ_Y_HI])
     st[k, S_OBJ] = ox
     st[k, S_OBJ + 1] = oy
     st[k, S_OBJ + 2] = half
-    st[k, S_YAW] = _uniform(key, 9, -0.25 * math.pi, 0.25 * math.pi)
+    st[k, S_YAW] = _uniform(key, d + 9, -0.25 * math.pi, 0.25 * math.pi)
     gx = ox
     gy = oy
     for t in range(ip[I_GOAL_TRIES]):
@@ -614,8 +624,8 @@ def reset_env(k, fp, ip, seed, st, cnt, abuf, frames):
             break
     st[k, S_GOAL] = _clip(gx, fp[P_GOAL_X_LO], fp[P_GOAL_X_HI])
     st[k, S_GOAL + 1] = _clip(gy, fp[P_GOAL_Y_LO], fp[P_GOAL_Y_HI])
-    if uniform01(key, 13) < fp[P_AIR_PROB]:
-        st[k, S_GOAL + 2] = _uniform(key, 14, fp[P_GOAL_Z_LO], fp[P_GOAL_Z_HI])
+    if uniform01(key, d + 13) < fp[P_AIR_PROB]:
+        st[k, S_GOAL + 2] = _uniform(key, d + 14, fp[P_GOAL_Z_LO], fp[P_GOAL_Z_HI])
     else:
         st[k, S_GOAL + 2] = half
 
@@ -642,13 +652,10 @@ def _horizontal_axis(fx, fy):
 @njit(cache=True)
 def _ik_move(k, st, dx, dy, dz, damping, gain, scratch):
     """Cartesian mode: joint target q + DLS step, clipped, tracked with ``gain``."""
-    frames = scratch[0:7, 0:6]
-    jac = scratch[7:10, 0:7]
-    dq = scratch[10, 0:7]
-    dls_row(st, k, dx, dy, dz, damping, frames, jac, dq)
+    dls_row(st, k, dx, dy, dz, damping, scratch)
     for i in range(7):
         old = st[k, S_Q + i]
-        target = _clip(old + dq[i], _Q_MIN[i], _Q_MAX[i])
+        target = _clip(old + scratch[_ROW_DQ, i], _Q_MIN[i], _Q_MAX[i])
         st[k, S_Q + i] = old + gain * (target - old)
 
 
@@ -656,11 +663,10 @@ def _ik_move(k, st, dx, dy, dz, damping, gain, scratch):
 def _object_step(k, fp, ip, st, scratch, prev_x, prev_y, prev_z, prev_width, a_grip):
     """Table/cube floor for the fingers, gripper and grasp, and the cube's motion, after
     the arm has moved to its new joint positions."""
-    frames = scratch[0:7, 0:6]
     dt = fp[P_DT]
     half = fp[P_CUBE_HALF]
     radius = FINGER_RADIUS
-    tx, ty, tz, fx, fy, fz = fk_row(st, k, False, frames)
+    tx, ty, tz, fx, fy, fz = fk_row(st, k, scratch)
     hx, hy = _horizontal_axis(fx, fy)
     width = st[k, S_WIDTH]
     grasped = st[k, S_GRASPED] > 0.5
@@ -681,7 +687,7 @@ def _object_step(k, fp, ip, st, scratch, prev_x, prev_y, prev_z, prev_width, a_g
                 floor = max(floor, oz + half + FINGERTIP_BELOW_TCP)
     if tz < floor:
         _ik_move(k, st, 0.0, 0.0, floor - tz, fp[P_IK_DAMPING], 1.0, scratch)
-        tx, ty, tz, fx, fy, fz = fk_row(st, k, False, frames)
+        tx, ty, tz, fx, fy, fz = fk_row(st, k, scratch)
         hx, hy = _horizontal_axis(fx, fy)
     st[k, S_TCP] = tx
     st[k, S_TCP + 1] = ty
@@ -786,7 +792,7 @@ def _object_step(k, fp, ip, st, scratch, prev_x, prev_y, prev_z, prev_width, a_g
 
 
 @njit(cache=True, inline="always")
-def _finish_env(k, fp, ip, seed, st, cnt, abuf, obs, fin_obs, res, flags, frames):
+def _finish_env(k, fp, ip, seed, st, cnt, abuf, obs, fin_obs, res, flags, scratch):
     """Reward, success, counters and observation of env ``k`` after its physics step;
     SAME_STEP autoreset when the episode ends."""
     kind = ip[I_KIND]
@@ -809,7 +815,7 @@ def _finish_env(k, fp, ip, seed, st, cnt, abuf, obs, fin_obs, res, flags, frames
         res[R_FINAL_RETURN, k] = st[k, S_RETURN]
         res[R_FINAL_LENGTH, k] = steps
         cnt[k, C_EPISODE] += 1
-        reset_env(k, fp, ip, seed, st, cnt, abuf, frames)
+        reset_env(k, fp, ip, seed, st, cnt, abuf, scratch)
         key = episode_key(seed, k, cnt[k, C_EPISODE]) if noise > 0.0 else np.uint64(0)
         write_obs(kind, k, st, obs, noise, key, cnt[k, C_STEPS])
     else:
@@ -837,8 +843,7 @@ def step_chunk(lo, hi, fp, ip, seed, actions, st, cnt, abuf, obs, fin_obs, res, 
     damping = fp[P_IK_DAMPING]
     k1 = abuf.shape[1]
     n_act = actions.shape[1]
-    scratch = np.empty((11, 7))
-    frames = scratch[0:7, 0:6]
+    scratch = np.empty(SCRATCH_SHAPE)
     q_old = np.empty(7)
     if True:
         for k in range(lo, hi):
@@ -867,13 +872,13 @@ def step_chunk(lo, hi, fp, ip, seed, actions, st, cnt, abuf, obs, fin_obs, res, 
                     target = _clip(old + step, _Q_MIN[i], _Q_MAX[i])
                     st[k, S_Q + i] = old + gain * (target - old)
             if kind == KIND_REACH:
-                store_fk(k, st, frames)
+                store_fk(k, st, scratch)
             else:
                 a_grip = abuf[k, aslot, 3] if has_gripper else -1.0
                 _object_step(k, fp, ip, st, scratch, prev_x, prev_y, prev_z, prev_width, a_grip)
             for i in range(7):
                 st[k, S_QD + i] = (st[k, S_Q + i] - q_old[i]) * inv_dt
-            _finish_env(k, fp, ip, seed, st, cnt, abuf, obs, fin_obs, res, flags, frames)
+            _finish_env(k, fp, ip, seed, st, cnt, abuf, obs, fin_obs, res, flags, scratch)
 
 
 @njit(cache=True, parallel=True)
@@ -909,7 +914,7 @@ def reach_step_chunk(lo, hi, fp, ip, seed, actions, st, cnt, abuf, obs, fin_obs,
     k1 = abuf.shape[1]
     dim = obs.shape[1]
     reach = _DH_D[7] + _FLANGE_TO_TCP
-    frames = np.empty((7, 6))
+    scratch = np.empty(SCRATCH_SHAPE)
     if True:
         for k in range(lo, hi):
             slot = 0
@@ -973,7 +978,7 @@ def reach_step_chunk(lo, hi, fp, ip, seed, actions, st, cnt, abuf, obs, fin_obs,
             flags[F_TRUNCATED, k] = done_by_time
             # observation, as write_obs
             if noise > 0.0:
-                write_obs(KIND_REACH, k, st, obs, noise, episode_key(seed, k, cnt[k, C_EPISODE]),
+                write_obs(ip[I_KIND], k, st, obs, noise, episode_key(seed, k, cnt[k, C_EPISODE]),
                           steps)  # fmt: skip
             else:
                 for i in range(7):
@@ -995,9 +1000,9 @@ def reach_step_chunk(lo, hi, fp, ip, seed, actions, st, cnt, abuf, obs, fin_obs,
                 res[R_FINAL_RETURN, k] = st[k, S_RETURN]
                 res[R_FINAL_LENGTH, k] = steps
                 cnt[k, C_EPISODE] += 1
-                reset_env(k, fp, ip, seed, st, cnt, abuf, frames)
+                reset_env(k, fp, ip, seed, st, cnt, abuf, scratch)
                 key = episode_key(seed, k, cnt[k, C_EPISODE]) if noise > 0.0 else np.uint64(0)
-                write_obs(KIND_REACH, k, st, obs, noise, key, cnt[k, C_STEPS])
+                write_obs(ip[I_KIND], k, st, obs, noise, key, cnt[k, C_STEPS])
             else:
                 for j in range(dim):
                     fin_obs[k, j] = 0.0
@@ -1023,13 +1028,13 @@ def reset_kernel(fp, ip, seed, mask, bump, st, cnt, abuf, obs):
     counter first (a reset without a new seed draws a new episode)."""
     kind = ip[I_KIND]
     noise = fp[P_OBS_NOISE]
-    frames = np.empty((7, 6))
+    scratch = np.empty(SCRATCH_SHAPE)
     for k in range(st.shape[0]):
         if not mask[k]:
             continue
         if bump:
             cnt[k, C_EPISODE] += 1
-        reset_env(k, fp, ip, seed, st, cnt, abuf, frames)
+        reset_env(k, fp, ip, seed, st, cnt, abuf, scratch)
         key = episode_key(seed, k, cnt[k, C_EPISODE]) if noise > 0.0 else np.uint64(0)
         write_obs(kind, k, st, obs, noise, key, cnt[k, C_STEPS])
 
@@ -1040,9 +1045,9 @@ def refresh_kernel(fp, ip, seed, st, cnt, obs):
     ``set_state``)."""
     kind = ip[I_KIND]
     noise = fp[P_OBS_NOISE]
-    frames = np.empty((7, 6))
+    scratch = np.empty(SCRATCH_SHAPE)
     for k in range(st.shape[0]):
-        store_fk(k, st, frames)
+        store_fk(k, st, scratch)
         key = episode_key(seed, k, cnt[k, C_EPISODE]) if noise > 0.0 else np.uint64(0)
         write_obs(kind, k, st, obs, noise, key, cnt[k, C_STEPS])
 

@@ -43,9 +43,9 @@ def test_inlined_fk_matches_panda_fk():
     q = random_configs(300)
     st = np.zeros((300, nk.NUM_STATE))
     st[:, :7] = q
-    frames = np.empty((7, 6))
+    scratch = np.empty(nk.SCRATCH_SHAPE)
     for k in range(300):
-        tx, ty, tz, fx, fy, fz = nk.fk_row(st, k, False, frames)
+        tx, ty, tz, fx, fy, fz = nk.fk_row(st, k, scratch)
         pos, rot = panda.fk_tcp_pose(q[k])
         np.testing.assert_allclose([tx, ty, tz], panda.fk_tcp(q[k]), atol=1e-12)
         np.testing.assert_allclose([tx, ty, tz], pos, atol=1e-12)
@@ -56,12 +56,12 @@ def test_inlined_ik_step_matches_panda_dls():
     q = random_configs(100, seed=1)
     st = np.zeros((100, nk.NUM_STATE))
     st[:, :7] = q
-    frames, jac, dq = np.empty((7, 6)), np.empty((3, 7)), np.empty(7)
+    scratch = np.empty(nk.SCRATCH_SHAPE)
     rng = np.random.default_rng(2)
     for k in range(100):
         d = rng.normal(scale=0.02, size=3)
-        nk.dls_row(st, k, d[0], d[1], d[2], 0.05, frames, jac, dq)
-        np.testing.assert_allclose(dq, panda.dls_ik_step(q[k], d, 0.05), atol=1e-10)
+        nk.dls_row(st, k, d[0], d[1], d[2], 0.05, scratch)
+        np.testing.assert_allclose(scratch[10, :7], panda.dls_ik_step(q[k], d, 0.05), atol=1e-10)
 
 
 def test_counter_rng_is_uniform_and_keyed():
