@@ -450,3 +450,17 @@ def test_kernel_resets_follow_the_task_samplers(name):
         assert not air.any()
     else:
         assert 0.45 < air.mean() < 0.55 and s.goal_pos[:, 2].max() <= 0.25
+
+
+def test_an_env_does_not_depend_on_the_batch_around_it():
+    # env k's rollout depends only on (seed, k) and its actions: batch size and chunking
+    # (odd sizes leave empty chunks) change nothing
+    rng = np.random.default_rng(5)
+    actions = rng.uniform(-1, 1, (70, 17, 4))
+    small = make_env("pick_place", "numba", 1, seed=9)
+    large = make_env("pick_place", "numba", 17, seed=9)
+    for a in actions:
+        obs_small, rew_small, *_ = small.step(a[:1])
+        obs_large, rew_large, *_ = large.step(a)
+        np.testing.assert_array_equal(obs_small[0], obs_large[0])
+        assert rew_small[0] == rew_large[0]
