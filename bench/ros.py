@@ -1,0 +1,208 @@
+"""ROS 2 runtime: skill-loop rate and jitter, joint-state-to-command latency, demo time.
+
+    .venv/bin/python bench/ros.py --json
+
+The graph of ``miles up`` (sim_node at 250 Hz joint states, safety_node at 250 Hz,
+skill_node) in one process with a multi-threaded executor over loopback DDS. The skill
+node runs the shipped reach skill (ONNX; ``home`` when none is shipped) toward an
+unreachable point, so it keeps working for the whole window, with its loop rate forced
+to 100 Hz and then 250 Hz (``loop_rate_hz``). Each control period records its start
+(monotonic) and the time from the newest joint state's header stamp to the command's
+publication. The peer, in the same executor and the same run: a plain rclpy timer at the
+same rate doing nothing (``baseline``), i.e. what the executor alone allows.
+
+Two layouts: ``processes`` (the headline numbers: sim_node and safety_node in their own
+processes as ``ros2 launch`` runs them, the skill node and the peer in this one with a
+single-threaded executor) and ``one_process`` (everything in one process, as ``miles up``
+and ``miles demo`` run it).
+
+Prints one JSON object: ``loop`` {"100": {rate_hz, jitter_p50_ms, jitter_p99_ms,
+periods}, "250": {...}}, ``baseline`` (same keys), ``state_to_command_ms`` {p50, p99}
+(at 250 Hz), ``one_process`` (the same keys for the one-process layout),
+``demo_wall_s`` (``miles demo`` with the shipped skills), ``config`` (with the 1-minute
+load average: on a shared 2-core machine the numbers say more about the load than the
+code; compare each loop with its ``baseline`` peer).
+Jitter = |period - nominal period|.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import os
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+UNREACHABLE = [0.9, 0.0, 0.9]
+"""A reach target outside the arm's reach: the skill runs until cancelled."""
+
+
+def _stats(times: list[float], nominal: float) -> dict:
+    t = np.asarray(times)
+    if t.size < 3:
+        return {"rate_hz": None, "jitter_p50_ms": None, "jitter_p99_ms": None, "periods": 0}
+    periods = np.diff(t)
+    jitter = np.abs(periods - nominal) * 1e3
+    return {
+        "rate_hz": round(float((t.size - 1) / (t[-1] - t[0])), 2),
+        "jitter_p50_ms": round(float(np.percentile(jitter, 50)), 3),
+        "jitter_p99_ms": round(float(np.percentile(jitter, 99)), 3),
+        "periods": int(periods.size),
+    }
+
+
+def _start_processes(domain: int) -> list:
+    """sim_node and safety_node as separate processes (as ``ros2 launch`` runs them)."""
+    import subprocess
+
+    from miles_ros.runtime.params import config_dir
+
+    env = {**os.environ, "ROS_DOMAIN_ID": str(domain)}
+    procs = []
+    for exe, config in (("sim_node", "sim.yaml"), ("safety_node", "safety.yaml")):
+        cmd = [str(Path(sys.executable).parent / exe), "--ros-args", "--params-file",
+               str(config_dir() / config)]  # fmt: skip
+        procs.append(subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL,
+                                      stderr=subprocess.DEVNULL))  # fmt: skip
+    return procs
+
+
+def _reset_estop(node, timeout: float = 10.0) -> None:
+    """Reset an e-stop latched while the processes started (their first control period
+    loads numba kernels); the arm is still, so the reset is allowed."""
+    from std_srvs.srv import Trigger
+
+    client = node.create_client(Trigger, "/miles/safety/reset_estop")
+    client.wait_for_service(timeout_sec=timeout)
+    done = threading.Event()
+    future = client.call_async(Trigger.Request())
+    future.add_done_callback(lambda _: done.set())
+    done.wait(timeout)
+    node.destroy_client(client)
+
+
+def measure_loops(rates: list[float], window_s: float, mode: str) -> dict:
+    """``mode``: ``one_process`` (the graph of ``miles up``) or ``processes`` (sim and
+    safety in their own processes, the skill node and the peer in this one)."""
+    import rclpy
+    from rclpy.executors import MultiThreadedExecutor, SingleThreadedExecutor
+    from std_msgs.msg import String
+
+    from miles_ros.commands.up import node_factories, warm_up_safety
+
+    domain = 230 + (os.getpid() + (mode == "processes")) % 2
+    procs = _start_processes(domain) if mode == "processes" else []
+    warm_up_safety()
+    context = rclpy.Context()
+    rclpy.init(context=context, domain_id=domain)
+    if mode == "processes":
+        executor = SingleThreadedExecutor(context=context)
+        parts = ["skills"]
+    else:
+        executor = MultiThreadedExecutor(context=context)
+        parts = ["sim", "safety", "skills"]
+    nodes = []
+    out: dict = {"loop": {}, "baseline": {}}
+    try:
+        for _, make in node_factories(parts):
+            nodes.append(make(context))
+            executor.add_node(nodes[-1])
+        peer = rclpy.create_node("bench_peer", context=context)
+        executor.add_node(peer)
+        requests = peer.create_publisher(String, "/miles/skill/request", 10)
+        threading.Thread(target=executor.spin, daemon=True).start()
+        skill_node = nodes[-1]
+        deadline = time.monotonic() + 60
+        while skill_node.skills.joints is None or requests.get_subscription_count() == 0:
+            if time.monotonic() > deadline:
+                raise RuntimeError("the graph did not come up")
+            time.sleep(0.05)  # polling for start-up, not synchronising a measurement
+        time.sleep(2.0)  # let the safety process load its kernels
+        _reset_estop(peer)
+        names = skill_node.skills.library.names()
+        skill = "reach" if "reach" in names else "home"
+        out["skill"] = skill
+        latency = []
+        for rate in rates:
+            # loop_rate_hz is a read-only parameter: the bench sets the node's field.
+            skill_node.params = dataclasses.replace(skill_node.params, loop_rate_hz=rate)
+            baseline: list[float] = []
+            timer = peer.create_timer(1.0 / rate, lambda b=baseline: b.append(time.monotonic()))
+            skill_node.ticks.clear()
+            skill_node.record_ticks = True
+            params = {"target": UNREACHABLE} if skill == "reach" else {}
+            request = {"id": f"bench-{rate:g}", "skill": skill, "params": params}
+            requests.publish(String(data=json.dumps(request)))
+            time.sleep(window_s)  # the measurement window (not a synchronisation)
+            skill_node.record_ticks = False
+            requests.publish(String(data=json.dumps({"id": request["id"], "cancel": True})))
+            peer.destroy_timer(timer)
+            ticks = list(skill_node.ticks)
+            times = [t for t, _ in ticks[1:]]  # the first is the request's immediate period
+            out["loop"][f"{rate:g}"] = _stats(times, 1.0 / rate)
+            out["baseline"][f"{rate:g}"] = _stats(baseline[1:], 1.0 / rate)
+            if rate == max(rates):
+                latency = [lat * 1e3 for _, lat in ticks]
+            time.sleep(0.5)  # let the supervisor settle into hold between windows
+        lat = np.asarray(latency)
+        out["state_to_command_ms"] = {
+            "p50": round(float(np.percentile(lat, 50)), 3) if lat.size else None,
+            "p99": round(float(np.percentile(lat, 99)), 3) if lat.size else None,
+            "samples": int(lat.size),
+        }
+    finally:
+        executor.shutdown(timeout_sec=5.0)
+        for node in reversed(nodes):
+            executor.remove_node(node)
+            node.destroy_node()
+        rclpy.try_shutdown(context=context)
+        for proc in procs:
+            proc.terminate()
+            proc.wait(timeout=10)
+    return out
+
+
+def measure_demo() -> float | None:
+    from miles_ros.demo_graph import run_demo
+
+    with tempfile.TemporaryDirectory() as tmp:
+        started = time.perf_counter()
+        report = run_demo(Path(tmp), log=lambda line: print(line, file=sys.stderr))
+        wall = time.perf_counter() - started
+    return round(wall, 2) if report["success"] else None
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--json", action="store_true", help="print only the JSON object")
+    parser.add_argument("--window", type=float, default=4.0, help="seconds per loop rate")
+    parser.add_argument("--no-demo", action="store_true", help="skip the demo timing")
+    args = parser.parse_args()
+    saved = os.dup(1)
+    os.dup2(2, 1)  # C libraries print to stdout (pybullet's build line): keep JSON clean
+    try:
+        result = measure_loops([100.0, 250.0], args.window, "processes")
+        result["one_process"] = measure_loops([100.0, 250.0], args.window, "one_process")
+        result["demo_wall_s"] = None if args.no_demo else measure_demo()
+    finally:
+        sys.stdout.flush()
+        os.dup2(saved, 1)
+        os.close(saved)
+    result["config"] = {"window_s": args.window, "cpus": os.cpu_count(),
+                        "load_avg_1m": round(os.getloadavg()[0], 2),
+                        "joint_states_hz": 250.0, "safety_rate_hz": 250.0}  # fmt: skip
+    print(json.dumps(result, indent=None if args.json else 2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
