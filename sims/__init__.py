@@ -24,8 +24,14 @@ def get_task(name: str):
     return importlib.import_module(f"sims.tasks.{name}")
 
 
-def make_env(task: str, backend: str = "numba", num_envs: int = 1, seed: int | None = None,
-             config=None, **kwargs):
+def make_env(
+    task: str,
+    backend: str = "numba",
+    num_envs: int = 1,
+    seed: int | None = None,
+    config=None,
+    **kwargs,
+):
     """A batched env for ``task`` on ``backend`` with ``num_envs`` copies.
 
     ``config`` (a :class:`sims.tasks.base.TaskConfig`) overrides the task's defaults;

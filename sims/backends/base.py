@@ -39,7 +39,9 @@ class BatchedEnv(VectorEnv):
         self.single_observation_space = spaces.Box(
             -np.inf, np.inf, shape=(self.obs_dim,), dtype=np.float32
         )
-        self.single_action_space = spaces.Box(-1.0, 1.0, shape=(self.action_dim,), dtype=np.float32)
+        self.single_action_space = spaces.Box(
+            -1.0, 1.0, shape=(self.action_dim,), dtype=np.float32
+        )
         self.observation_space = spaces.Box(
             -np.inf, np.inf, shape=(self.num_envs, self.obs_dim), dtype=np.float32
         )

@@ -34,8 +34,9 @@ def test_fk_matches_pybullet_tcp_over_1000_configurations(bullet_panda):
     for q, mine in zip(qs, ours, strict=True):
         for j in range(7):
             p.resetJointState(robot, j, q[j], physicsClientId=client)
-        state = p.getLinkState(robot, tcp_link, computeForwardKinematics=True,
-                               physicsClientId=client)
+        state = p.getLinkState(
+            robot, tcp_link, computeForwardKinematics=True, physicsClientId=client
+        )
         errors.append(np.linalg.norm(np.asarray(state[4]) - mine))
     assert max(errors) < 1e-4
 
