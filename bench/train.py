@@ -8,9 +8,10 @@ Prints one JSON object::
 - Miles: ``miles train reach --stop-at-target`` with the task defaults (numba backend,
   PyBullet evaluation of 50 fixed episodes whenever the training success reaches the
   target, and every 25 updates); stops at the first evaluation >= 95%.
-- SB3: PPO (library defaults, ``MultiInputPolicy``) on panda-gym's PandaReachDense-v3 (its
-  own PyBullet env); a callback evaluates the deterministic policy over 50 episodes after
-  every rollout and stops at the first evaluation >= 95%.
+- SB3: PPO (library defaults, ``MultiInputPolicy``, one torch thread like Miles) on
+  panda-gym's PandaReachDense-v3 (its own PyBullet env); a callback applies Miles' rule:
+  evaluate the deterministic policy over 50 episodes when the training success rate
+  reaches the target (or every 10 rollouts), stop at the first evaluation >= 95%.
 
 ``wall_s`` runs from the start of training to the end of the evaluation that reached the
 target (evaluations included); ``process_wall_s`` is the whole process (imports, env
@@ -57,10 +58,16 @@ def _panda_gym():
     return gym
 
 
+EVAL_EVERY = 10
+"""SB3: rollouts (of 2048 steps) between periodic evaluations."""
+
+
 def sb3_worker(out: Path, target: float, eval_episodes: int, max_steps: int, seed: int) -> None:
     """Train SB3 PPO on PandaReachDense-v3 until the evaluation reaches ``target``."""
     import numpy as np
+    import torch
 
+    torch.set_num_threads(1)  # as Miles; faster for small MLPs on a loaded 2-core machine
     gym = _panda_gym()
     from stable_baselines3 import PPO
     from stable_baselines3.common.callbacks import BaseCallback
@@ -84,19 +91,38 @@ def sb3_worker(out: Path, target: float, eval_episodes: int, max_steps: int, see
     history = []
 
     class StopAtTarget(BaseCallback):
-        """Evaluates after every rollout; stops training once the target is reached."""
+        """The same rule as Miles' runner: evaluate when the training success rate (last
+        100 episodes, SB3's Monitor buffer) reaches the target and no evaluation has yet
+        confirmed it, or every ``EVAL_EVERY`` rollouts; stop at the first evaluation that
+        reaches the target."""
 
         def __init__(self):
             super().__init__()
             self.solved = None
+            self.rollouts = 0
+            self.since_eval = 0
 
         def _on_step(self) -> bool:
             return self.solved is None
 
         def _on_rollout_end(self) -> None:
+            self.rollouts += 1
+            self.since_eval += 1
+            buffer = list(self.model.ep_success_buffer)
+            train_success = float(np.mean(buffer)) if buffer else 0.0
+            triggered = len(buffer) >= 20 and train_success >= target and self.since_eval >= 1
+            if not (triggered or self.rollouts % EVAL_EVERY == 0):
+                return
+            self.since_eval = 0
             success, _ = evaluate(self.model, eval_env, eval_episodes, 1000)
-            history.append({"env_steps": int(self.num_timesteps), "success": success,
-                            "wall_s": round(time.perf_counter() - start, 3)})
+            history.append(
+                {
+                    "env_steps": int(self.num_timesteps),
+                    "train_success": round(train_success, 3),
+                    "success": success,
+                    "wall_s": round(time.perf_counter() - start, 3),
+                }
+            )
             if success >= target and self.solved is None:
                 self.solved = history[-1]
 
@@ -118,7 +144,7 @@ def sb3_worker(out: Path, target: float, eval_episodes: int, max_steps: int, see
         "confirm_episodes": 200,
         "eval_episodes": eval_episodes,
         "env": "panda-gym PandaReachDense-v3",
-        "algo": "stable-baselines3 PPO (defaults, MultiInputPolicy)",
+        "algo": "stable-baselines3 PPO (defaults, MultiInputPolicy, 1 torch thread)",
         "evaluations": history,
     }
     out.write_text(json.dumps(result))
@@ -128,10 +154,28 @@ def run_miles(target: float, eval_episodes: int, max_steps: int, seed: int) -> d
     """``miles train reach`` as a user runs it, then a 200-episode confirmation."""
     with tempfile.TemporaryDirectory() as tmp:
         run = Path(tmp) / "run"
-        cmd = [sys.executable, "-m", "miles_ros.cli", "train", "reach", "--out", str(run),
-               "--seed", str(seed), "--steps", str(max_steps), "--stop-at-target",
-               "--target-success", str(target), "--eval-episodes", str(eval_episodes),
-               "--final-eval-episodes", "0", "--no-progress", "--no-tensorboard"]
+        cmd = [
+            sys.executable,
+            "-m",
+            "miles_ros.cli",
+            "train",
+            "reach",
+            "--out",
+            str(run),
+            "--seed",
+            str(seed),
+            "--steps",
+            str(max_steps),
+            "--stop-at-target",
+            "--target-success",
+            str(target),
+            "--eval-episodes",
+            str(eval_episodes),
+            "--final-eval-episodes",
+            "0",
+            "--no-progress",
+            "--no-tensorboard",
+        ]
         start = time.perf_counter()
         proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
         process_wall = time.perf_counter() - start
@@ -139,11 +183,24 @@ def run_miles(target: float, eval_episodes: int, max_steps: int, seed: int) -> d
             return {"error": proc.stderr[-2000:]}
         summary = json.loads((run / "summary.json").read_text())
         solved = summary["solved"]
-        confirm_cmd = [sys.executable, "-m", "miles_ros.cli", "eval", str(run), "--checkpoint",
-                       "last", "--episodes", "200", "--seed", "2000", "--json"]
+        confirm_cmd = [
+            sys.executable,
+            "-m",
+            "miles_ros.cli",
+            "eval",
+            str(run),
+            "--checkpoint",
+            "last",
+            "--episodes",
+            "200",
+            "--seed",
+            "2000",
+            "--json",
+        ]
         confirm = subprocess.run(confirm_cmd, cwd=ROOT, capture_output=True, text=True)
-        confirm_success = (json.loads(confirm.stdout)["success"]
-                           if confirm.returncode == 0 else None)
+        confirm_success = (
+            json.loads(confirm.stdout)["success"] if confirm.returncode == 0 else None
+        )
         return {
             "wall_s": solved["wall_time_s"] if solved else None,
             "env_steps": solved["env_steps"] if solved else None,
@@ -162,9 +219,20 @@ def run_miles(target: float, eval_episodes: int, max_steps: int, seed: int) -> d
 def run_sb3(target: float, eval_episodes: int, max_steps: int, seed: int) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "sb3.json"
-        cmd = [sys.executable, __file__, "--sb3-worker", str(out), "--target", str(target),
-               "--eval-episodes", str(eval_episodes), "--sb3-max-steps", str(max_steps),
-               "--seed", str(seed)]
+        cmd = [
+            sys.executable,
+            __file__,
+            "--sb3-worker",
+            str(out),
+            "--target",
+            str(target),
+            "--eval-episodes",
+            str(eval_episodes),
+            "--sb3-max-steps",
+            str(max_steps),
+            "--seed",
+            str(seed),
+        ]
         start = time.perf_counter()
         proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
         process_wall = time.perf_counter() - start
@@ -221,18 +289,28 @@ def main() -> int:
     p.add_argument("--sb3-worker", metavar="OUT", help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.sb3_worker:
-        sb3_worker(Path(args.sb3_worker), args.target, args.eval_episodes, args.sb3_max_steps,
-                   args.seed)
+        sb3_worker(
+            Path(args.sb3_worker), args.target, args.eval_episodes, args.sb3_max_steps, args.seed
+        )
         return 0
-    result: dict = {"target_success": args.target,
-                    "machine": {"cpus": os.cpu_count(), "load_avg_1m": os.getloadavg()[0]}}
-    result["miles"] = None if args.skip_miles else run_miles(
-        args.target, args.eval_episodes, args.miles_max_steps, args.seed)
-    result["sb3"] = None if args.skip_sb3 else run_sb3(
-        args.target, args.eval_episodes, args.sb3_max_steps, args.seed)
+    result: dict = {
+        "target_success": args.target,
+        "machine": {"cpus": os.cpu_count(), "load_avg_1m": os.getloadavg()[0]},
+    }
+    result["miles"] = (
+        None
+        if args.skip_miles
+        else run_miles(args.target, args.eval_episodes, args.miles_max_steps, args.seed)
+    )
+    result["sb3"] = (
+        None
+        if args.skip_sb3
+        else run_sb3(args.target, args.eval_episodes, args.sb3_max_steps, args.seed)
+    )
     m, s = result["miles"] or {}, result["sb3"] or {}
-    result["speedup"] = (round(s["wall_s"] / m["wall_s"], 2)
-                         if m.get("wall_s") and s.get("wall_s") else None)
+    result["speedup"] = (
+        round(s["wall_s"] / m["wall_s"], 2) if m.get("wall_s") and s.get("wall_s") else None
+    )
     result["onnx_latency_us"] = onnx_latency()
     result["machine"]["load_avg_1m_end"] = os.getloadavg()[0]
     print(json.dumps(result, indent=None if args.json else 2))

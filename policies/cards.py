@@ -19,9 +19,25 @@ from sims.robots import panda
 
 CARD_FILE = "skill.yaml"
 REQUIRED_KEYS = (
-    "name", "version", "description", "parameters", "task", "observation", "action",
-    "control_rate_hz", "episode_steps", "timeout_s", "success_threshold_m", "limits",
-    "permissions", "preconditions", "effects", "files", "sha256", "provenance", "evaluation",
+    "name",
+    "version",
+    "description",
+    "parameters",
+    "task",
+    "observation",
+    "action",
+    "control_rate_hz",
+    "episode_steps",
+    "timeout_s",
+    "success_threshold_m",
+    "limits",
+    "permissions",
+    "preconditions",
+    "effects",
+    "files",
+    "sha256",
+    "provenance",
+    "evaluation",
 )
 SCENE_FILE = Path(__file__).resolve().parents[1] / "config" / "scene.yaml"
 
@@ -67,7 +83,7 @@ _TEXT: dict[str, dict[str, Any]] = {
         "effects": ["the tool centre point is within 5 cm of the target point"],
         "effects_machine": [{"set": "gripper_at", "place": "$target"}],
         "goal": "named objects -> 0.10 m above the object; named pads -> 0.10 m above the "
-                "pad; a 3-vector -> that point (m, base frame)",
+        "pad; a 3-vector -> that point (m, base frame)",
     },
     "push": {
         "description": (
@@ -86,7 +102,7 @@ _TEXT: dict[str, dict[str, Any]] = {
         "effects": ["the cube rests on the table within 5 cm (xy) of the target"],
         "effects_machine": [{"set": "object_at", "object": "$object", "place": "$target"}],
         "goal": "named pads -> the pad centre on the table; a 2- or 3-vector -> that table "
-                "point (z ignored)",
+        "point (z ignored)",
     },
     "pick_place": {
         "description": (
@@ -101,8 +117,10 @@ _TEXT: dict[str, dict[str, Any]] = {
             "the cube rests upright on the table within x 0.35-0.60 m, y -0.20-0.20 m",
             "the target is 0.10-0.25 m from the cube (xy), z between 0.02 and 0.25 m",
         ],
-        "effects": ["the cube's centre is within 5 cm of the target",
-                    "the cube is held in the gripper when the target is in the air"],
+        "effects": [
+            "the cube's centre is within 5 cm of the target",
+            "the cube is held in the gripper when the target is in the air",
+        ],
         "effects_machine": [{"set": "object_at", "object": "$object", "place": "$target"}],
         "goal": "named pads -> resting on the pad (z 0.02 m); a 3-vector -> that point",
     },
@@ -115,15 +133,20 @@ def parameter_schema(task: str) -> dict:
     if task == "reach":
         return {
             "type": "object",
-            "properties": {"target": {"oneOf": [
-                {"type": "string", "enum": objects + places}, _vector(3)]}},
+            "properties": {
+                "target": {"oneOf": [{"type": "string", "enum": objects + places}, _vector(3)]}
+            },
             "required": ["target"],
             "additionalProperties": False,
         }
-    target = {"oneOf": [{"type": "string", "enum": places},
-                        _vector(3) if task == "pick_place" else
-                        {"type": "array", "items": {"type": "number"}, "minItems": 2,
-                         "maxItems": 3}]}
+    target = {
+        "oneOf": [
+            {"type": "string", "enum": places},
+            _vector(3)
+            if task == "pick_place"
+            else {"type": "array", "items": {"type": "number"}, "minItems": 2, "maxItems": 3},
+        ]
+    }
     return {
         "type": "object",
         "properties": {"object": {"type": "string", "enum": objects}, "target": target},
@@ -136,20 +159,24 @@ def action_description(task: str) -> dict:
     """Action dimension, mode, meaning and scales, read from the task's config."""
     cfg = sims.get_task(task).CONFIG
     if cfg.action_mode == "joint":
-        per_step = (cfg.joint_action_scale * panda.joint_velocity_limits * cfg.control_dt)
+        per_step = cfg.joint_action_scale * panda.joint_velocity_limits * cfg.control_dt
         return {
             "dim": cfg.action_dim,
             "mode": "joint",
             "meaning": "joint position deltas in [-1, 1]: joint target = measured q + a * "
-                       "joint_action_scale * velocity_limit * control_dt, clipped to the "
-                       "position limits",
-            "scale": {"joint_action_scale": cfg.joint_action_scale,
-                      "max_step_rad": [round(float(x), 6) for x in per_step],
-                      "control_dt_s": cfg.control_dt},
+            "joint_action_scale * velocity_limit * control_dt, clipped to the "
+            "position limits",
+            "scale": {
+                "joint_action_scale": cfg.joint_action_scale,
+                "max_step_rad": [round(float(x), 6) for x in per_step],
+                "control_dt_s": cfg.control_dt,
+            },
         }
-    meaning = ("TCP displacement in [-1, 1] x cartesian_step_max (m, base frame), turned "
-               "into a joint target by one damped-least-squares IK step, clipped to the "
-               "position limits")
+    meaning = (
+        "TCP displacement in [-1, 1] x cartesian_step_max (m, base frame), turned "
+        "into a joint target by one damped-least-squares IK step, clipped to the "
+        "position limits"
+    )
     if cfg.has_gripper:
         meaning += "; a[3] is the gripper: > 0 open (fingers at their maximum), <= 0 close"
     else:
@@ -158,16 +185,24 @@ def action_description(task: str) -> dict:
         "dim": cfg.action_dim,
         "mode": "cartesian",
         "meaning": meaning,
-        "scale": {"cartesian_step_max_m": cfg.cartesian_step_max,
-                  "ik_damping_m": cfg.ik_damping, "control_dt_s": cfg.control_dt,
-                  "finger_position_max_m": panda.finger_position_max if cfg.has_gripper
-                  else 0.0},
+        "scale": {
+            "cartesian_step_max_m": cfg.cartesian_step_max,
+            "ik_damping_m": cfg.ik_damping,
+            "control_dt_s": cfg.control_dt,
+            "finger_position_max_m": panda.finger_position_max if cfg.has_gripper else 0.0,
+        },
     }
 
 
-def build_card(name: str, task: str, sha256: dict[str, str], provenance: dict[str, Any],
-               evaluation: dict[str, Any], files: dict[str, str] | None = None,
-               version: int = 1) -> dict[str, Any]:
+def build_card(
+    name: str,
+    task: str,
+    sha256: dict[str, str],
+    provenance: dict[str, Any],
+    evaluation: dict[str, Any],
+    files: dict[str, str] | None = None,
+    version: int = 1,
+) -> dict[str, Any]:
     """A complete skill card as plain data."""
     task_module = sims.get_task(task)
     cfg = task_module.CONFIG
@@ -221,8 +256,9 @@ def load_card(skill: str | Path) -> tuple[dict[str, Any], Path]:
     """The card and its directory; :class:`SkillCardError` when missing or malformed."""
     path = card_path(skill)
     if not path.exists():
-        raise SkillCardError(f"no skill card at {path} (expected {CARD_FILE} beside "
-                             "actor.onnx and critic.onnx)")
+        raise SkillCardError(
+            f"no skill card at {path} (expected {CARD_FILE} beside actor.onnx and critic.onnx)"
+        )
     try:
         card = yaml.safe_load(path.read_text())
     except yaml.YAMLError as exc:
@@ -259,12 +295,17 @@ def validate_card(skill: str | Path, check_hashes: bool = True) -> dict[str, Any
     except ValueError as exc:
         raise SkillCardError(f"{skill_dir}: {exc}") from exc
     if card["observation"]["dim"] != task_module.LAYOUT.dim:
-        raise SkillCardError(f"{skill_dir}: observation dim {card['observation']['dim']} != "
-                             f"task {card['task']}'s {task_module.LAYOUT.dim}")
+        raise SkillCardError(
+            f"{skill_dir}: observation dim {card['observation']['dim']} != "
+            f"task {card['task']}'s {task_module.LAYOUT.dim}"
+        )
     if card["observation"].get("layout") != task_module.LAYOUT.describe():
-        raise SkillCardError(f"{skill_dir}: observation layout differs from task "
-                             f"{card['task']}'s layout")
+        raise SkillCardError(
+            f"{skill_dir}: observation layout differs from task {card['task']}'s layout"
+        )
     if card["action"]["dim"] != task_module.CONFIG.action_dim:
-        raise SkillCardError(f"{skill_dir}: action dim {card['action']['dim']} != task "
-                             f"{card['task']}'s {task_module.CONFIG.action_dim}")
+        raise SkillCardError(
+            f"{skill_dir}: action dim {card['action']['dim']} != task "
+            f"{card['task']}'s {task_module.CONFIG.action_dim}"
+        )
     return card

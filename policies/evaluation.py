@@ -88,8 +88,14 @@ def _render(env) -> np.ndarray | None:
     return _first_frame(frame)
 
 
-def run_episodes(env, policy: PolicyFn, episodes: int, seed: int,
-                 video_frames: list | None = None, video_episodes: int = 1) -> EvalResult:
+def run_episodes(
+    env,
+    policy: PolicyFn,
+    episodes: int,
+    seed: int,
+    video_frames: list | None = None,
+    video_episodes: int = 1,
+) -> EvalResult:
     """Run ``episodes`` episodes of ``policy`` on an existing batched ``env``.
 
     The env is reset with ``seed`` first, so calling this again on the same env replays
@@ -101,8 +107,9 @@ def run_episodes(env, policy: PolicyFn, episodes: int, seed: int,
 
     start = time.perf_counter()
     num_envs = env.num_envs
-    quota = np.array([episodes // num_envs + (1 if i < episodes % num_envs else 0)
-                      for i in range(num_envs)])
+    quota = np.array(
+        [episodes // num_envs + (1 if i < episodes % num_envs else 0) for i in range(num_envs)]
+    )
     done_count = np.zeros(num_envs, dtype=np.int64)
     ep_return = np.zeros(num_envs)
     ep_length = np.zeros(num_envs, dtype=np.int64)
@@ -147,17 +154,24 @@ def run_episodes(env, policy: PolicyFn, episodes: int, seed: int,
     )
 
 
-def evaluate(policy: PolicyFn, task: str, backend: str = "pybullet", episodes: int = 100,
-             seed: int = 1000, num_envs: int = 1, config=None,
-             video_path: str | Path | None = None, **env_kwargs) -> EvalResult:
+def evaluate(
+    policy: PolicyFn,
+    task: str,
+    backend: str = "pybullet",
+    episodes: int = 100,
+    seed: int = 1000,
+    num_envs: int = 1,
+    config=None,
+    video_path: str | Path | None = None,
+    **env_kwargs,
+) -> EvalResult:
     """Build an env, run the episode set, close the env (see :func:`run_episodes`)."""
     import sims
 
     env = sims.make_env(task, backend, num_envs=num_envs, config=config, **env_kwargs)
     frames: list | None = [] if video_path is not None else None
     try:
-        result = run_episodes(env, policy, episodes, seed, video_frames=frames,
-                              video_episodes=3)
+        result = run_episodes(env, policy, episodes, seed, video_frames=frames, video_episodes=3)
     finally:
         env.close()
     result.backend = backend
@@ -177,8 +191,13 @@ def write_video(frames: list[np.ndarray], path: str | Path, fps: int = 25) -> Pa
     images = [Image.fromarray(f) for f in frames]
     if path.suffix.lower() == ".gif":
         path.parent.mkdir(parents=True, exist_ok=True)
-        images[0].save(path, save_all=True, append_images=images[1:],
-                       duration=max(1, round(1000 / fps)), loop=0)
+        images[0].save(
+            path,
+            save_all=True,
+            append_images=images[1:],
+            duration=max(1, round(1000 / fps)),
+            loop=0,
+        )
     else:
         path.mkdir(parents=True, exist_ok=True)
         for i, image in enumerate(images):

@@ -59,17 +59,25 @@ def export_onnx(model: ActorCritic, out_dir: str | Path) -> dict[str, Path]:
     model = model.eval()
     dummy = torch.zeros(1, model.obs_dim)
     paths = {}
-    for role, wrapper, output in (("actor", ExportedActor(model), "actions"),
-                                  ("critic", ExportedCritic(model), "value")):
+    for role, wrapper, output in (
+        ("actor", ExportedActor(model), "actions"),
+        ("critic", ExportedCritic(model), "value"),
+    ):
         path = out_dir / f"{role}.onnx"
         with torch.no_grad(), warnings.catch_warnings():
             # The TorchScript exporter is chosen on purpose (dynamo=False): small MLPs,
             # one self-contained file, a fixed opset. Its deprecation notice is noise here.
             warnings.simplefilter("ignore", DeprecationWarning)
             torch.onnx.export(
-                wrapper.eval(), (dummy,), str(path), input_names=["obs"],
-                output_names=[output], dynamic_axes={"obs": {0: "batch"}, output: {0: "batch"}},
-                opset_version=ONNX_OPSET, dynamo=False, do_constant_folding=True,
+                wrapper.eval(),
+                (dummy,),
+                str(path),
+                input_names=["obs"],
+                output_names=[output],
+                dynamic_axes={"obs": {0: "batch"}, output: {0: "batch"}},
+                opset_version=ONNX_OPSET,
+                dynamo=False,
+                do_constant_folding=True,
                 export_params=True,
             )
         paths[role] = path
@@ -95,9 +103,16 @@ def resolve_checkpoint(run_dir: str | Path, which: str = "best") -> Path:
     return last
 
 
-def export_run(run_dir: str | Path, out_dir: str | Path, name: str | None = None,
-               checkpoint: str = "best", eval_episodes: int = 200, eval_seed: int = 1000,
-               eval_backend: str = "pybullet", command: str = "") -> dict[str, Any]:
+def export_run(
+    run_dir: str | Path,
+    out_dir: str | Path,
+    name: str | None = None,
+    checkpoint: str = "best",
+    eval_episodes: int = 200,
+    eval_seed: int = 1000,
+    eval_backend: str = "pybullet",
+    command: str = "",
+) -> dict[str, Any]:
     """Export a run's checkpoint into a skill directory and evaluate the exported actor
     (through onnxruntime, so the card's success rate is the shipped file's).
 
@@ -142,23 +157,32 @@ def export_run(run_dir: str | Path, out_dir: str | Path, name: str | None = None
         # A provisional card so the runtime can load and hash-check the new files.
         write_card(build_card(name or task, task, sha, provenance, {}), out_dir)
         policy = SkillPolicy(out_dir)
-        result = evaluate(policy.act, task, backend=eval_backend, episodes=eval_episodes,
-                          seed=eval_seed)
-        evaluation = {"backend": eval_backend, "episodes": result.episodes,
-                      "seed": eval_seed, "success_rate": round(result.success, 4),
-                      "ci95": [round(result.ci95[0], 4), round(result.ci95[1], 4)],
-                      "mean_return": round(result.mean_return, 4),
-                      "mean_episode_length": round(result.mean_length, 2),
-                      "policy": "actor.onnx (onnxruntime)"}
+        result = evaluate(
+            policy.act, task, backend=eval_backend, episodes=eval_episodes, seed=eval_seed
+        )
+        evaluation = {
+            "backend": eval_backend,
+            "episodes": result.episodes,
+            "seed": eval_seed,
+            "success_rate": round(result.success, 4),
+            "ci95": [round(result.ci95[0], 4), round(result.ci95[1], 4)],
+            "mean_return": round(result.mean_return, 4),
+            "mean_episode_length": round(result.mean_length, 2),
+            "policy": "actor.onnx (onnxruntime)",
+        }
     else:
         finals = [e for e in data.get("evaluations", []) if e["kind"] == "final"]
         ev = finals[-1] if finals else (data.get("evaluations") or [{}])[-1]
-        evaluation = {"backend": ev.get("backend", eval_backend),
-                      "episodes": ev.get("episodes", 0), "seed": ev.get("seed", eval_seed),
-                      "success_rate": ev.get("success"), "ci95": ev.get("ci95"),
-                      "mean_return": ev.get("mean_return"),
-                      "mean_episode_length": ev.get("mean_length"),
-                      "policy": "training checkpoint (torch)"}
+        evaluation = {
+            "backend": ev.get("backend", eval_backend),
+            "episodes": ev.get("episodes", 0),
+            "seed": ev.get("seed", eval_seed),
+            "success_rate": ev.get("success"),
+            "ci95": ev.get("ci95"),
+            "mean_return": ev.get("mean_return"),
+            "mean_episode_length": ev.get("mean_length"),
+            "policy": "training checkpoint (torch)",
+        }
     card = build_card(name or task, task, sha, provenance, evaluation)
     write_card(card, out_dir)
     return card

@@ -29,8 +29,9 @@ def _session(path: Path, threads: int):
     options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
     try:
-        return ort.InferenceSession(str(path), sess_options=options,
-                                    providers=["CPUExecutionProvider"])
+        return ort.InferenceSession(
+            str(path), sess_options=options, providers=["CPUExecutionProvider"]
+        )
     except Exception as exc:  # noqa: BLE001 - onnxruntime raises its own exception types
         raise SkillCardError(f"{path}: onnxruntime cannot load it ({exc})") from exc
 
@@ -55,8 +56,10 @@ class SkillPolicy:
         self.action_dim: int = int(self.card["action"]["dim"])
         self._actor = _session(self.path / self.card["files"]["actor"], threads)
         self._critic = _session(self.path / self.card["files"]["critic"], threads)
-        for role, sess, out_name in (("actor", self._actor, "actions"),
-                                     ("critic", self._critic, "value")):
+        for role, sess, out_name in (
+            ("actor", self._actor, "actions"),
+            ("critic", self._critic, "value"),
+        ):
             inputs, outputs = sess.get_inputs(), sess.get_outputs()
             if len(inputs) != 1 or inputs[0].name != "obs" or inputs[0].shape[-1] != self.obs_dim:
                 raise SkillCardError(
@@ -64,12 +67,15 @@ class SkillPolicy:
                     f"{[(i.name, i.shape) for i in inputs]}"
                 )
             if outputs[0].name != out_name:
-                raise SkillCardError(f"{self.path}: {role} output must be '{out_name}', got "
-                                     f"{outputs[0].name!r}")
+                raise SkillCardError(
+                    f"{self.path}: {role} output must be '{out_name}', got {outputs[0].name!r}"
+                )
         actions_shape = self._actor.get_outputs()[0].shape
         if actions_shape[-1] != self.action_dim:
-            raise SkillCardError(f"{self.path}: actor outputs {actions_shape[-1]} actions, the "
-                                 f"card says {self.action_dim}")
+            raise SkillCardError(
+                f"{self.path}: actor outputs {actions_shape[-1]} actions, the "
+                f"card says {self.action_dim}"
+            )
 
     def _batch(self, obs) -> tuple[np.ndarray, bool]:
         x = np.asarray(obs, dtype=np.float32)
@@ -101,5 +107,7 @@ class SkillPolicy:
     __call__ = act
 
     def __repr__(self) -> str:
-        return (f"SkillPolicy({self.name!r}, task={self.task!r}, obs_dim={self.obs_dim}, "
-                f"action_dim={self.action_dim})")
+        return (
+            f"SkillPolicy({self.name!r}, task={self.task!r}, obs_dim={self.obs_dim}, "
+            f"action_dim={self.action_dim})"
+        )

@@ -21,11 +21,17 @@ def build_parser(prog: str = "miles eval") -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=1000, help="seed of the episode set")
     p.add_argument("--backend", default="pybullet", help="pybullet (default), numba, isaac")
     p.add_argument("--num-envs", type=int, default=1, help="parallel envs of the backend")
-    p.add_argument("--checkpoint", default="best",
-                   help="for a run directory: best, last, or a checkpoint path")
-    p.add_argument("--video", metavar="PATH", default=None,
-                   help="write env 0's first episodes as a GIF (PATH.gif) or PNG frames "
-                   "(a directory)")
+    p.add_argument(
+        "--checkpoint",
+        default="best",
+        help="for a run directory: best, last, or a checkpoint path",
+    )
+    p.add_argument(
+        "--video",
+        metavar="PATH",
+        default=None,
+        help="write env 0's first episodes as a GIF (PATH.gif) or PNG frames (a directory)",
+    )
     p.add_argument("--json", action="store_true", help="print one JSON object")
     return p
 
@@ -48,8 +54,9 @@ def load_any_policy(skill: str, checkpoint: str = "best"):
     elif path.suffix == ".pt" and path.exists():
         ckpt = path
     else:
-        raise FileNotFoundError(f"{skill}: not a skill directory, shipped skill name, run "
-                                "directory or checkpoint file")
+        raise FileNotFoundError(
+            f"{skill}: not a skill directory, shipped skill name, run directory or checkpoint file"
+        )
     model, data = load_policy(ckpt)
     return data["task"], torch_policy_fn(model), f"checkpoint {ckpt} (torch)"
 
@@ -74,11 +81,13 @@ def main(argv: list[str] | None = None, prog: str = "miles eval") -> int:
         print(json.dumps(out))
     else:
         print(f"{what}, task {task}")
-        print(f"{result.backend}: success {result.success:.3f} "
-              f"({result.successes}/{result.episodes}, 95% CI {result.ci95[0]:.3f}-"
-              f"{result.ci95[1]:.3f}), mean return {result.mean_return:.3f}, mean episode "
-              f"length {result.mean_length:.1f} steps, seed {args.seed}, "
-              f"{result.wall_s:.1f} s")
+        print(
+            f"{result.backend}: success {result.success:.3f} "
+            f"({result.successes}/{result.episodes}, 95% CI {result.ci95[0]:.3f}-"
+            f"{result.ci95[1]:.3f}), mean return {result.mean_return:.3f}, mean episode "
+            f"length {result.mean_length:.1f} steps, seed {args.seed}, "
+            f"{result.wall_s:.1f} s"
+        )
         if args.video:
             print(f"video: {args.video}")
     return 0
@@ -104,6 +113,13 @@ def _run(args, prog: str):
     except (FileNotFoundError, SkillCardError) as exc:
         print(f"{prog}: {exc}", file=sys.stderr)
         return None, None, None
-    result = evaluate(policy, task, backend=args.backend, episodes=args.episodes,
-                      seed=args.seed, num_envs=args.num_envs, video_path=args.video)
+    result = evaluate(
+        policy,
+        task,
+        backend=args.backend,
+        episodes=args.episodes,
+        seed=args.seed,
+        num_envs=args.num_envs,
+        video_path=args.video,
+    )
     return result, task, what

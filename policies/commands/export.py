@@ -16,10 +16,15 @@ def build_parser(prog: str = "miles export") -> argparse.ArgumentParser:
     p.add_argument("run_dir", help="a run directory written by `miles train`")
     p.add_argument("--out", default=None, help="skill directory (default policies/skills/TASK)")
     p.add_argument("--name", default=None, help="skill name (default: the task name)")
-    p.add_argument("--checkpoint", default="best",
-                   help="best (best physics eval), last, or a checkpoint path")
-    p.add_argument("--episodes", type=int, default=200,
-                   help="PyBullet evaluation episodes for the card (0: copy the run's)")
+    p.add_argument(
+        "--checkpoint", default="best", help="best (best physics eval), last, or a checkpoint path"
+    )
+    p.add_argument(
+        "--episodes",
+        type=int,
+        default=200,
+        help="PyBullet evaluation episodes for the card (0: copy the run's)",
+    )
     p.add_argument("--seed", type=int, default=1000, help="seed of the evaluation episodes")
     p.add_argument("--backend", default="pybullet", help="evaluation backend")
     return p
@@ -42,15 +47,24 @@ def main(argv: list[str] | None = None, prog: str = "miles export") -> int:
     task = yaml.safe_load((run_dir / "config.yaml").read_text())["task"]
     out = Path(args.out or f"policies/skills/{args.name or task}")
     try:
-        card = export_run(run_dir, out, name=args.name, checkpoint=args.checkpoint,
-                          eval_episodes=args.episodes, eval_seed=args.seed,
-                          eval_backend=args.backend, command=command_line(argv, prog))
+        card = export_run(
+            run_dir,
+            out,
+            name=args.name,
+            checkpoint=args.checkpoint,
+            eval_episodes=args.episodes,
+            eval_seed=args.seed,
+            eval_backend=args.backend,
+            command=command_line(argv, prog),
+        )
     except FileNotFoundError as exc:
         print(f"{prog}: {exc}", file=sys.stderr)
         return 2
     ev = card["evaluation"]
     print(f"skill {card['name']!r} -> {out}/ (actor.onnx, critic.onnx, skill.yaml)")
     if ev.get("success_rate") is not None:
-        print(f"{ev['backend']} success {ev['success_rate']:.3f} over {ev['episodes']} episodes "
-              f"(95% CI {ev['ci95'][0]:.3f}-{ev['ci95'][1]:.3f})")
+        print(
+            f"{ev['backend']} success {ev['success_rate']:.3f} over {ev['episodes']} episodes "
+            f"(95% CI {ev['ci95'][0]:.3f}-{ev['ci95'][1]:.3f})"
+        )
     return 0

@@ -18,29 +18,63 @@ def build_parser(prog: str = "miles train") -> argparse.ArgumentParser:
         "checkpoints (RUN_DIR/checkpoints), periodic PyBullet evaluation.",
     )
     p.add_argument("task", nargs="?", help="reach, push or pick_place (omit with --resume)")
-    p.add_argument("--backend", choices=["numba", "pybullet", "isaac"], default=None,
-                   help="training backend (default numba)")
+    p.add_argument(
+        "--backend",
+        choices=["numba", "pybullet", "isaac"],
+        default=None,
+        help="training backend (default numba)",
+    )
     p.add_argument("--num-envs", type=int, default=None, help="parallel envs (task default)")
     p.add_argument("--seed", type=int, default=None, help="seed (default 0)")
     p.add_argument("--steps", type=int, default=None, help="budget in env steps")
     p.add_argument("--out", default=None, help="run directory (default runs/TASK-<timestamp>)")
-    p.add_argument("--resume", metavar="DIR", default=None,
-                   help="continue the run in DIR from its latest checkpoint")
-    p.add_argument("--config", metavar="YAML", default=None,
-                   help="a config.yaml (e.g. from an earlier run) to start from")
+    p.add_argument(
+        "--resume",
+        metavar="DIR",
+        default=None,
+        help="continue the run in DIR from its latest checkpoint",
+    )
+    p.add_argument(
+        "--config",
+        metavar="YAML",
+        default=None,
+        help="a config.yaml (e.g. from an earlier run) to start from",
+    )
     p.add_argument("--rollout-steps", type=int, default=None, help="steps per env per update")
     p.add_argument("--lr", type=float, default=None, help="learning rate")
     p.add_argument("--checkpoint-every", type=int, default=None, help="updates per checkpoint")
-    p.add_argument("--eval-every", type=int, default=None,
-                   help="updates between PyBullet evaluations (0: none)")
+    p.add_argument(
+        "--eval-every",
+        type=int,
+        default=None,
+        help="updates between PyBullet evaluations (0: none)",
+    )
     p.add_argument("--eval-episodes", type=int, default=None, help="episodes per evaluation")
-    p.add_argument("--final-eval-episodes", type=int, default=None,
-                   help="episodes of the final evaluation (0: skip)")
+    p.add_argument(
+        "--final-eval-episodes",
+        type=int,
+        default=None,
+        help="episodes of the final evaluation (0: skip)",
+    )
     p.add_argument("--eval-backend", default=None, help="evaluation backend (default pybullet)")
-    p.add_argument("--target-success", type=float, default=None,
-                   help="physics success rate that counts as solved")
-    p.add_argument("--stop-at-target", action="store_true",
-                   help="stop as soon as a physics evaluation reaches --target-success")
+    p.add_argument(
+        "--target-success",
+        type=float,
+        default=None,
+        help="physics success rate that counts as solved",
+    )
+    p.add_argument(
+        "--stop-at-target",
+        action="store_true",
+        help="stop as soon as a physics evaluation reaches --target-success",
+    )
+    p.add_argument(
+        "--time-limit",
+        type=float,
+        default=None,
+        metavar="S",
+        help="stop after S seconds of training (evaluations included)",
+    )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--no-tensorboard", action="store_true", help="no TensorBoard logs")
     p.add_argument("--json", action="store_true", help="print the run summary as JSON")
@@ -51,13 +85,19 @@ def build_parser(prog: str = "miles train") -> argparse.ArgumentParser:
 def _apply_overrides(cfg, args) -> None:
     rc = cfg.runner
     pairs = [
-        ("backend", cfg, "backend"), ("seed", cfg, "seed"), ("num_envs", rc, "num_envs"),
-        ("steps", rc, "total_steps"), ("rollout_steps", rc, "rollout_steps"),
-        ("checkpoint_every", rc, "checkpoint_every"), ("eval_every", rc, "eval_every"),
+        ("backend", cfg, "backend"),
+        ("seed", cfg, "seed"),
+        ("num_envs", rc, "num_envs"),
+        ("steps", rc, "total_steps"),
+        ("rollout_steps", rc, "rollout_steps"),
+        ("checkpoint_every", rc, "checkpoint_every"),
+        ("eval_every", rc, "eval_every"),
         ("eval_episodes", rc, "eval_episodes"),
         ("final_eval_episodes", rc, "final_eval_episodes"),
-        ("eval_backend", rc, "eval_backend"), ("target_success", rc, "target_success"),
+        ("eval_backend", rc, "eval_backend"),
+        ("target_success", rc, "target_success"),
         ("lr", cfg.ppo, "learning_rate"),
+        ("time_limit", rc, "time_limit_s"),
     ]
     for arg, obj, attr in pairs:
         value = getattr(args, arg)
@@ -87,25 +127,38 @@ def main(argv: list[str] | None = None, prog: str = "miles train") -> int:
         run_dir = Path(args.resume)
         checkpoint = latest_checkpoint(run_dir)
         if checkpoint is None or not (run_dir / "config.yaml").exists():
-            print(f"{prog}: nothing to resume in {run_dir} (no config.yaml or checkpoint)",
-                  file=sys.stderr)
+            print(
+                f"{prog}: nothing to resume in {run_dir} (no config.yaml or checkpoint)",
+                file=sys.stderr,
+            )
             return 2
         cfg = TrainConfig.from_dict(yaml.safe_load((run_dir / "config.yaml").read_text()))
         if args.task and args.task != cfg.task:
             print(f"{prog}: {run_dir} trains {cfg.task!r}, not {args.task!r}", file=sys.stderr)
             return 2
-        meta = yaml.safe_load((run_dir / "meta.yaml").read_text()) if (
-            run_dir / "meta.yaml").exists() else {}
-        meta.setdefault("resumed", []).append({"command": command, "git_commit": git_commit(),
-                                               "time": time.strftime("%Y-%m-%dT%H:%M:%S")})
+        meta = (
+            yaml.safe_load((run_dir / "meta.yaml").read_text())
+            if (run_dir / "meta.yaml").exists()
+            else {}
+        )
+        meta.setdefault("resumed", []).append(
+            {
+                "command": command,
+                "git_commit": git_commit(),
+                "time": time.strftime("%Y-%m-%dT%H:%M:%S"),
+            }
+        )
     else:
         if not args.task:
-            print(f"{prog}: give a TASK ({', '.join(sims.TASKS)}) or --resume DIR",
-                  file=sys.stderr)
+            print(
+                f"{prog}: give a TASK ({', '.join(sims.TASKS)}) or --resume DIR", file=sys.stderr
+            )
             return 2
         if args.task not in sims.TASKS:
-            print(f"{prog}: unknown task {args.task!r}; choose one of {', '.join(sims.TASKS)}",
-                  file=sys.stderr)
+            print(
+                f"{prog}: unknown task {args.task!r}; choose one of {', '.join(sims.TASKS)}",
+                file=sys.stderr,
+            )
             return 2
         if args.config:
             cfg = TrainConfig.from_dict(yaml.safe_load(Path(args.config).read_text()))
@@ -113,21 +166,31 @@ def main(argv: list[str] | None = None, prog: str = "miles train") -> int:
         else:
             cfg = default_train_config(args.task)
         run_dir = Path(args.out or f"runs/{args.task}-{time.strftime('%Y%m%d-%H%M%S')}")
-        meta = {"command": command, "git_commit": git_commit(), "miles_version": miles_version(),
-                "started": time.strftime("%Y-%m-%dT%H:%M:%S")}
+        meta = {
+            "command": command,
+            "git_commit": git_commit(),
+            "miles_version": miles_version(),
+            "started": time.strftime("%Y-%m-%dT%H:%M:%S"),
+        }
     _apply_overrides(cfg, args)
     if cfg.runner.num_envs < 1 or cfg.runner.total_steps < 1:
         print(f"{prog}: --num-envs and --steps must be >= 1", file=sys.stderr)
         return 2
-    runner = OnPolicyRunner(cfg, run_dir, meta=meta)
+    try:
+        runner = OnPolicyRunner(cfg, run_dir, meta=meta)
+    except (ImportError, ValueError, RuntimeError) as exc:
+        print(f"{prog}: cannot build the {cfg.backend} env for {cfg.task}: {exc}", file=sys.stderr)
+        return 2
     try:
         if checkpoint is not None:
             runner.load(checkpoint)
         summary = runner.learn()
     except KeyboardInterrupt:
         path = runner.checkpoint()
-        print(f"\ninterrupted: checkpoint {path}; continue with {prog} --resume {run_dir}",
-              file=sys.stderr)
+        print(
+            f"\ninterrupted: checkpoint {path}; continue with {prog} --resume {run_dir}",
+            file=sys.stderr,
+        )
         return 130
     finally:
         runner.close()
@@ -136,19 +199,25 @@ def main(argv: list[str] | None = None, prog: str = "miles train") -> int:
     else:
         t = summary["timing_s"]
         print(f"run: {run_dir}")
-        print(f"env steps: {summary['env_steps']}  updates: {summary['iterations']}  "
-              f"wall: {summary['wall_time_s']:.1f} s  (env {t['env_s']:.1f} s, policy "
-              f"{t['policy_s']:.1f} s, update {t['update_s']:.1f} s, eval {t['eval_s']:.1f} s)")
+        print(
+            f"env steps: {summary['env_steps']}  updates: {summary['iterations']}  "
+            f"wall: {summary['wall_time_s']:.1f} s  (env {t['env_s']:.1f} s, policy "
+            f"{t['policy_s']:.1f} s, update {t['update_s']:.1f} s, eval {t['eval_s']:.1f} s)"
+        )
         if summary["train_success_rate"] is not None:
             print(f"training success ({cfg.backend}): {summary['train_success_rate']:.3f}")
         final = summary["final_eval"]
         if final:
-            print(f"final eval ({final['backend']}, {final['episodes']} episodes): success "
-                  f"{final['success']:.3f} [{final['ci95'][0]:.3f}, {final['ci95'][1]:.3f}], "
-                  f"mean return {final['mean_return']:.2f}")
+            print(
+                f"final eval ({final['backend']}, {final['episodes']} episodes): success "
+                f"{final['success']:.3f} [{final['ci95'][0]:.3f}, {final['ci95'][1]:.3f}], "
+                f"mean return {final['mean_return']:.2f}"
+            )
         if summary["solved"]:
             s = summary["solved"]
-            print(f"reached {cfg.runner.target_success:.2f} in physics at {s['env_steps']} steps"
-                  f", {s['wall_time_s']:.1f} s")
+            print(
+                f"reached {cfg.runner.target_success:.2f} in physics at {s['env_steps']} steps"
+                f", {s['wall_time_s']:.1f} s"
+            )
         print(f"export: miles export {run_dir} --out policies/skills/{cfg.task}")
     return 0

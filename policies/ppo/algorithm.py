@@ -17,8 +17,9 @@ class Adam:
     on a 2-core machine: more than training a Reach skill takes.
     """
 
-    def __init__(self, params, lr: float, betas: tuple[float, float] = (0.9, 0.999),
-                 eps: float = 1e-8):
+    def __init__(
+        self, params, lr: float, betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8
+    ):
         self.params = [p for p in params if p.requires_grad]
         self.lr = lr
         self.betas = betas
@@ -47,16 +48,23 @@ class Adam:
             p.addcdiv_(m, denom, value=-step_size)
 
     def state_dict(self) -> dict:
-        return {"step": self.step_count, "lr": self.lr, "exp_avg": [m.clone() for m in
-                self.exp_avg], "exp_avg_sq": [v.clone() for v in self.exp_avg_sq]}
+        return {
+            "step": self.step_count,
+            "lr": self.lr,
+            "exp_avg": [m.clone() for m in self.exp_avg],
+            "exp_avg_sq": [v.clone() for v in self.exp_avg_sq],
+        }
 
     def load_state_dict(self, state: dict) -> None:
         if len(state["exp_avg"]) != len(self.params):
             raise ValueError("optimizer state does not match the model's parameters")
         self.step_count = int(state["step"])
         self.lr = float(state["lr"])
-        for dst, src in zip(self.exp_avg + self.exp_avg_sq,
-                            list(state["exp_avg"]) + list(state["exp_avg_sq"]), strict=True):
+        for dst, src in zip(
+            self.exp_avg + self.exp_avg_sq,
+            list(state["exp_avg"]) + list(state["exp_avg_sq"]),
+            strict=True,
+        ):
             dst.copy_(src)
 
 
@@ -87,8 +95,13 @@ class PPO:
         """Epochs of minibatch gradient steps; returns mean losses and diagnostics."""
         cfg = self.cfg
         ac = self.actor_critic
-        sums = {"policy_loss": 0.0, "value_loss": 0.0, "entropy": 0.0, "approx_kl": 0.0,
-                "clip_fraction": 0.0}
+        sums = {
+            "policy_loss": 0.0,
+            "value_loss": 0.0,
+            "entropy": 0.0,
+            "approx_kl": 0.0,
+            "clip_fraction": 0.0,
+        }
         count = 0
         stop = False
         for _ in range(cfg.num_epochs):
@@ -114,9 +127,12 @@ class PPO:
                 else:
                     value_loss = ((values - batch["returns"]) ** 2).mean()
                 entropy_mean = entropy.mean()
-                loss = (policy_loss + cfg.value_loss_coef * value_loss
-                        - cfg.entropy_coef * entropy_mean)
-                self.optimizer.zero_grad(set_to_none=True)
+                loss = (
+                    policy_loss
+                    + cfg.value_loss_coef * value_loss
+                    - cfg.entropy_coef * entropy_mean
+                )
+                self.optimizer.zero_grad()
                 loss.backward()
                 _clip_grad_norm(self.optimizer.params, cfg.max_grad_norm)
                 self.optimizer.step()

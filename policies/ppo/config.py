@@ -93,6 +93,8 @@ class RunnerConfig:
     since the last evaluation (so a solved task is noticed without waiting)."""
     success_window: int = 200
     """Episodes in the rolling training success rate and return."""
+    time_limit_s: float = 0.0
+    """Stop after this much training wall time (s, evaluations included); 0: no limit."""
     progress: bool = True
     """Show a tqdm progress bar."""
     tensorboard: bool = True
@@ -172,10 +174,12 @@ def default_train_config(task: str) -> TrainConfig:
     if task == "push":
         return TrainConfig(
             task="push",
-            network=NetworkConfig(actor_hidden=(128, 128), critic_hidden=(128, 128)),
-            ppo=PPOConfig(learning_rate=5e-4, gamma=0.98, num_epochs=5, num_minibatches=4),
+            ppo=PPOConfig(learning_rate=1e-3, gamma=0.98),
             runner=RunnerConfig(
-                num_envs=512, rollout_steps=32, total_steps=30_000_000, eval_every=50,
+                num_envs=256,
+                rollout_steps=32,
+                total_steps=20_000_000,
+                eval_every=50,
                 target_success=0.9,
             ),
             env=EnvConfig(observation_noise_std=0.002),
@@ -183,10 +187,13 @@ def default_train_config(task: str) -> TrainConfig:
     if task == "pick_place":
         return TrainConfig(
             task="pick_place",
-            network=NetworkConfig(actor_hidden=(256, 128), critic_hidden=(256, 128)),
-            ppo=PPOConfig(learning_rate=5e-4, gamma=0.98, num_epochs=5, num_minibatches=4),
+            network=NetworkConfig(actor_hidden=(128, 64), critic_hidden=(128, 64)),
+            ppo=PPOConfig(learning_rate=1e-3, gamma=0.98),
             runner=RunnerConfig(
-                num_envs=512, rollout_steps=32, total_steps=50_000_000, eval_every=50,
+                num_envs=256,
+                rollout_steps=32,
+                total_steps=30_000_000,
+                eval_every=50,
                 target_success=0.8,
             ),
             env=EnvConfig(observation_noise_std=0.002),

@@ -42,8 +42,11 @@ class RunningNormalizer(nn.Module):
         total = self.count + batch_count
         delta = batch_mean - mean
         new_mean = mean + delta * (batch_count / total)
-        m2 = (var * self.count + batch_var * batch_count
-              + delta**2 * self.count * batch_count / total)
+        m2 = (
+            var * self.count
+            + batch_var * batch_count
+            + delta**2 * self.count * batch_count / total
+        )
         self.mean.copy_(new_mean.to(self.mean.dtype))
         self.var.copy_((m2 / total).to(self.var.dtype))
         self.count.copy_(total)
@@ -53,8 +56,9 @@ class RunningNormalizer(nn.Module):
         return torch.clamp((x - self.mean) / std, -self.clip, self.clip)
 
 
-def mlp(in_dim: int, hidden: tuple[int, ...], out_dim: int, activation: str,
-        out_gain: float) -> nn.Sequential:
+def mlp(
+    in_dim: int, hidden: tuple[int, ...], out_dim: int, activation: str, out_gain: float
+) -> nn.Sequential:
     """An MLP with orthogonal init (gain sqrt(2) hidden, ``out_gain`` on the last layer)."""
     act = _ACTIVATIONS[activation]
     layers: list[nn.Module] = []
@@ -111,11 +115,16 @@ class ActorCritic(nn.Module):
     def value(self, obs: torch.Tensor) -> torch.Tensor:
         return self.critic(self.normalize(obs)).squeeze(-1)
 
-    def evaluate(self, obs: torch.Tensor, actions: torch.Tensor
-                 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+    def evaluate(
+        self, obs: torch.Tensor, actions: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
         """Log-probabilities, entropy, values and means of given actions (for the update)."""
         x = self.normalize(obs)
         mean = self.actor(x)
         dist = torch.distributions.Normal(mean, self.log_std.exp().expand_as(mean))
-        return (dist.log_prob(actions).sum(-1), dist.entropy().sum(-1),
-                self.critic(x).squeeze(-1), mean)
+        return (
+            dist.log_prob(actions).sum(-1),
+            dist.entropy().sum(-1),
+            self.critic(x).squeeze(-1),
+            mean,
+        )

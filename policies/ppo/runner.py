@@ -77,8 +77,9 @@ def torch_policy_fn(model: ActorCritic):
 class OnPolicyRunner:
     """Trains ``cfg.task`` with PPO into ``run_dir``; see the module docstring."""
 
-    def __init__(self, cfg: TrainConfig, run_dir: str | Path, env=None,
-                 meta: dict[str, Any] | None = None):
+    def __init__(
+        self, cfg: TrainConfig, run_dir: str | Path, env=None, meta: dict[str, Any] | None = None
+    ):
         self.cfg = cfg
         self.run_dir = Path(run_dir)
         self.run_dir.mkdir(parents=True, exist_ok=True)
@@ -86,16 +87,24 @@ class OnPolicyRunner:
         torch.set_num_threads(max(1, cfg.runner.torch_threads))
         seed_everything(cfg.seed)
         rc = cfg.runner
-        self.env = env if env is not None else sims.make_env(
-            cfg.task, cfg.backend, num_envs=rc.num_envs, config=training_task_config(cfg),
-            dense_reward=cfg.env.dense_reward,
+        self.env = (
+            env
+            if env is not None
+            else sims.make_env(
+                cfg.task,
+                cfg.backend,
+                num_envs=rc.num_envs,
+                config=training_task_config(cfg),
+                dense_reward=cfg.env.dense_reward,
+            )
         )
         self.obs_dim = int(self.env.single_observation_space.shape[0])
         self.action_dim = int(self.env.single_action_space.shape[0])
         self.model = ActorCritic(self.obs_dim, self.action_dim, cfg.network)
         self.ppo = PPO(self.model, cfg.ppo)
-        self.storage = RolloutStorage(rc.rollout_steps, self.env.num_envs, self.obs_dim,
-                                      self.action_dim)
+        self.storage = RolloutStorage(
+            rc.rollout_steps, self.env.num_envs, self.obs_dim, self.action_dim
+        )
         self.iteration = 0
         self.env_steps = 0
         self.wall_time_s = 0.0
@@ -154,8 +163,9 @@ class OnPolicyRunner:
         self.solved = data.get("solved")
         torch.set_rng_state(data["torch_rng"])
         np.random.set_state(data["numpy_rng"])
-        logger.info("resumed from %s at update %d, %d env steps", path, self.iteration,
-                    self.env_steps)
+        logger.info(
+            "resumed from %s at update %d, %d env steps", path, self.iteration, self.env_steps
+        )
 
     def checkpoint(self) -> Path:
         return self.save(self.run_dir / CHECKPOINT_DIR / f"model_{self.iteration:06d}.pt")
@@ -168,18 +178,23 @@ class OnPolicyRunner:
             return None
         if self._eval_env is None:
             try:
-                self._eval_env = sims.make_env(self.cfg.task, rc.eval_backend,
-                                               num_envs=rc.eval_num_envs,
-                                               dense_reward=self.cfg.env.dense_reward)
+                self._eval_env = sims.make_env(
+                    self.cfg.task,
+                    rc.eval_backend,
+                    num_envs=rc.eval_num_envs,
+                    dense_reward=self.cfg.env.dense_reward,
+                )
             except Exception as exc:  # noqa: BLE001 - a missing backend must not stop training
-                logger.warning("physics evaluation disabled: cannot build the %s env (%s)",
-                               rc.eval_backend, exc)
+                logger.warning(
+                    "physics evaluation disabled: cannot build the %s env (%s)",
+                    rc.eval_backend,
+                    exc,
+                )
                 self._eval_disabled = True
                 return None
         start = time.perf_counter()
         self.model.eval()
-        result = run_episodes(self._eval_env, torch_policy_fn(self.model), episodes,
-                              rc.eval_seed)
+        result = run_episodes(self._eval_env, torch_policy_fn(self.model), episodes, rc.eval_seed)
         result.backend = rc.eval_backend
         self.timing["eval_s"] += time.perf_counter() - start
         return result
@@ -198,15 +213,28 @@ class OnPolicyRunner:
             self._writer.add_scalar(tag, value, self.env_steps)
 
     def _record_eval(self, result: EvalResult, kind: str) -> None:
-        entry = {"kind": kind, "iteration": self.iteration, "env_steps": self.env_steps,
-                 "wall_time_s": round(self.wall_time_s, 3), **result.to_dict()}
+        entry = {
+            "kind": kind,
+            "iteration": self.iteration,
+            "env_steps": self.env_steps,
+            "wall_time_s": round(self.wall_time_s, 3),
+            **result.to_dict(),
+        }
         self.evaluations.append(entry)
         self._scalar(f"eval/{kind}_success_rate", result.success)
         self._scalar(f"eval/{kind}_mean_return", result.mean_return)
         self._scalar(f"eval/{kind}_episode_length", result.mean_length)
-        logger.info("%s eval (%s, %d episodes) at %d steps: success %.3f [%.3f, %.3f], "
-                    "return %.2f", kind, result.backend, result.episodes, self.env_steps,
-                    result.success, result.ci95[0], result.ci95[1], result.mean_return)
+        logger.info(
+            "%s eval (%s, %d episodes) at %d steps: success %.3f [%.3f, %.3f], return %.2f",
+            kind,
+            result.backend,
+            result.episodes,
+            self.env_steps,
+            result.success,
+            result.ci95[0],
+            result.ci95[1],
+            result.mean_return,
+        )
 
     def learn(self) -> dict[str, Any]:
         """Train until ``total_steps`` (or the target, with ``stop_at_target``); returns the
@@ -233,11 +261,24 @@ class OnPolicyRunner:
         if rc.progress:
             from tqdm import tqdm
 
-            bar = tqdm(total=rc.total_steps, initial=min(self.env_steps, rc.total_steps),
-                       unit="step", unit_scale=True, dynamic_ncols=True, mininterval=0.5,
-                       desc=f"{cfg.task}/{cfg.backend}")
+            bar = tqdm(
+                total=rc.total_steps,
+                initial=min(self.env_steps, rc.total_steps),
+                unit="step",
+                unit_scale=True,
+                dynamic_ncols=True,
+                mininterval=0.5,
+                desc=f"{cfg.task}/{cfg.backend}",
+            )
         try:
             while self.env_steps < rc.total_steps and not stopped_at_target:
+                if 0 < rc.time_limit_s <= self.wall_time_s:
+                    logger.info(
+                        "time limit of %.0f s reached at %d env steps",
+                        rc.time_limit_s,
+                        self.env_steps,
+                    )
+                    break
                 iter_start = time.perf_counter()
                 model.train()
                 env_s = policy_s = 0.0
@@ -255,8 +296,9 @@ class OnPolicyRunner:
                         ep_length += 1
                         bootstrap = truncated & ~terminated
                         if bootstrap.any():
-                            final = torch.from_numpy(np.asarray(
-                                info["final_obs"][bootstrap], dtype=np.float32))
+                            final = torch.from_numpy(
+                                np.asarray(info["final_obs"][bootstrap], dtype=np.float32)
+                            )
                             reward = reward.copy()
                             reward[bootstrap] += gamma * model.value(final).numpy()
                         done = terminated | truncated
@@ -309,10 +351,15 @@ class OnPolicyRunner:
                 # Training success at the target, and physics has not confirmed it yet:
                 # evaluate now rather than at the next periodic evaluation.
                 confirmed = bool(self.evaluations) and (
-                    self.evaluations[-1]["success"] >= rc.target_success)
-                triggered = (rc.eval_on_train_success and not confirmed
-                             and self.env_steps >= num_envs * self.env.cfg.episode_steps
-                             and train_success >= rc.target_success and since_eval >= 3)
+                    self.evaluations[-1]["success"] >= rc.target_success
+                )
+                triggered = (
+                    rc.eval_on_train_success
+                    and not confirmed
+                    and self.env_steps >= num_envs * self.env.cfg.episode_steps
+                    and train_success >= rc.target_success
+                    and since_eval >= 3
+                )
                 last_eval = None
                 if (periodic or triggered) and not self._eval_disabled:
                     t_eval = time.perf_counter()
@@ -326,19 +373,24 @@ class OnPolicyRunner:
                             self.best_eval = result.success
                             self.save(self.run_dir / CHECKPOINT_DIR / "best.pt")
                         if result.success >= rc.target_success and self.solved is None:
-                            self.solved = {"env_steps": self.env_steps,
-                                           "wall_time_s": round(self.wall_time_s, 3),
-                                           "iteration": self.iteration,
-                                           "success": result.success,
-                                           "episodes": result.episodes}
+                            self.solved = {
+                                "env_steps": self.env_steps,
+                                "wall_time_s": round(self.wall_time_s, 3),
+                                "iteration": self.iteration,
+                                "success": result.success,
+                                "episodes": result.episodes,
+                            }
                         if rc.stop_at_target and result.success >= rc.target_success:
                             stopped_at_target = True
                 if self.iteration % max(1, rc.checkpoint_every) == 0:
                     self.checkpoint()
                 if bar is not None:
                     bar.update(min(steps, max(0, rc.total_steps - bar.n)))
-                    postfix = {"succ": f"{train_success:.3f}", "ret": f"{train_return:.2f}",
-                               "kl": f"{stats['approx_kl']:.4f}"}
+                    postfix = {
+                        "succ": f"{train_success:.3f}",
+                        "ret": f"{train_return:.2f}",
+                        "kl": f"{stats['approx_kl']:.4f}",
+                    }
                     if self.evaluations:
                         postfix["eval"] = f"{self.evaluations[-1]['success']:.3f}"
                     bar.set_postfix(postfix, refresh=False)

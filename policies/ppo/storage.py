@@ -26,8 +26,15 @@ class RolloutStorage:
         self.returns = torch.zeros(num_steps, num_envs)
         self.step = 0
 
-    def add(self, obs: torch.Tensor, actions: torch.Tensor, log_probs: torch.Tensor,
-            values: torch.Tensor, rewards: np.ndarray, dones: np.ndarray) -> None:
+    def add(
+        self,
+        obs: torch.Tensor,
+        actions: torch.Tensor,
+        log_probs: torch.Tensor,
+        values: torch.Tensor,
+        rewards: np.ndarray,
+        dones: np.ndarray,
+    ) -> None:
         if self.step >= self.num_steps:
             raise RuntimeError("rollout storage is full; call clear() after the update")
         t = self.step
@@ -45,14 +52,19 @@ class RolloutStorage:
     def compute_returns(self, last_values: torch.Tensor, gamma: float, lam: float) -> None:
         """GAE advantages and returns (numba kernel)."""
         adv, ret = compute_gae(
-            self.rewards, self.values.numpy().astype(np.float32), self.dones,
-            last_values.numpy().astype(np.float32), float(gamma), float(lam),
+            self.rewards,
+            self.values.numpy().astype(np.float32),
+            self.dones,
+            last_values.numpy().astype(np.float32),
+            float(gamma),
+            float(lam),
         )
         self.advantages = torch.from_numpy(adv)
         self.returns = torch.from_numpy(ret)
 
-    def minibatches(self, num_minibatches: int, generator: torch.Generator | None = None
-                    ) -> Iterator[dict[str, torch.Tensor]]:
+    def minibatches(
+        self, num_minibatches: int, generator: torch.Generator | None = None
+    ) -> Iterator[dict[str, torch.Tensor]]:
         """Shuffled minibatches over all T * N samples."""
         total = self.num_steps * self.num_envs
         size = total // num_minibatches
@@ -66,5 +78,5 @@ class RolloutStorage:
         }
         order = torch.randperm(total, generator=generator)
         for i in range(num_minibatches):
-            idx = order[i * size:(i + 1) * size]
+            idx = order[i * size : (i + 1) * size]
             yield {k: v[idx] for k, v in flat.items()}
