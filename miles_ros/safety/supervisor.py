@@ -144,6 +144,8 @@ class SafetySupervisor:
         self._target = np.full(n, np.nan)
         self._request_time: float | None = None
         self._request_stamp: float | None = None
+        self._stream_velocity: np.ndarray | None = None
+        self._stream_period = 0.0
         self._new_request = False
         self._finger_target: np.ndarray | None = None
         self._finger_cmd: np.ndarray | None = None
@@ -217,9 +219,18 @@ class SafetySupervisor:
             )  # fmt: skip
         if not np.all(np.isnan(fingers)):
             self._accept_fingers(fingers, now)
+        stamp = float(request.stamp)  # type: ignore[arg-type]
+        # A stream's velocity, from this request and the previous one (see _stream_target).
+        gap = stamp - self._request_stamp if self._request_stamp is not None else 0.0
+        fresh_pair = self._request_time is not None and not self._stop and not self._latched
+        if fresh_pair and 0.0 < gap <= self.config.watchdog_period:
+            self._stream_velocity = (clipped - self._target) / gap
+            self._stream_period = gap
+        else:
+            self._stream_velocity = None
         self._target = clipped
         self._request_time = now
-        self._request_stamp = float(request.stamp)  # type: ignore[arg-type]
+        self._request_stamp = stamp
         self._new_request = True
         self.stats["accepted"] += 1
         if self._stop and not self._latched:
@@ -245,6 +256,7 @@ class SafetySupervisor:
         self._begin_stop()
         self._target[:] = np.nan
         self._request_time = None
+        self._stream_velocity = None
         self._mode = "stopping" if self._initialized else "waiting"
         self._record(now, "estop", detail=reason)
         LOG.error("e-stop latched: %s", reason)
@@ -322,7 +334,7 @@ class SafetySupervisor:
                 self._reason = "no fresh request"
         stop = self._stop
         js, out, res = self._js, self._out, self._res
-        js[:, sh.TARGET] = np.nan if stop else self._target
+        js[:, sh.TARGET] = np.nan if stop else self._stream_target(now)
         supervise_step(
             js, h, stop, self._scale, out, self._brake, self._work, self._p_prev,
             self._c_prev, self._speed_cap, self._ws, self._boxes, self._spheres,
@@ -405,6 +417,20 @@ class SafetySupervisor:
             self._layout_cache[names] = layout
         return layout
 
+    def _stream_target(self, now: float) -> np.ndarray:
+        """The latest target evaluated at ``now``: a stream of requests (two within the
+        watchdog period) is extrapolated at its own velocity, at most one request period
+        past the latest stamp, so an output period that sees no new request (jitter, or a
+        skill slower than the output rate) continues the motion instead of braking toward
+        a point the stream has already left. A lone request is the target as is."""
+        if self._stream_velocity is None or self._request_stamp is None:
+            return self._target
+        lead = min(max(now - self._request_stamp, 0.0), self._stream_period)
+        if lead == 0.0:
+            return self._target
+        js = self._js
+        return np.clip(self._target + self._stream_velocity * lead, js[:, sh.LO], js[:, sh.HI])
+
     def _clearance_now(self) -> float:
         js = self._js
         radius = braking_radius(js, js[:, sh.V].copy(), js[:, sh.A].copy())
@@ -418,6 +444,7 @@ class SafetySupervisor:
             js[i, sh.ENV_LO], js[i, sh.ENV_HI] = self._env
         self._stop = True
         self._new_request = False
+        self._stream_velocity = None
 
     def _relax_band(self) -> None:
         js = self._js

@@ -373,3 +373,22 @@ def test_tcp_position_matches_the_robot_model():
     for _ in range(200):
         q = rng.uniform(panda.joint_position_min, panda.joint_position_max)
         np.testing.assert_allclose(tcp_position(q), panda.fk_tcp(q), atol=1e-12)
+
+
+def test_a_slower_stream_is_followed_without_stop_and_go():
+    """A skill at 50 Hz under a 250 Hz output: the output continues the stream's motion
+    between requests instead of braking toward each request's point."""
+    run = make_run()
+    run.tick()
+    speed = 0.3
+    t0 = run.t
+    for k in range(400):
+        if k % 5 == 0:  # a request every 20 ms, stamped with its own time
+            target = HOME.copy()
+            target[0] += speed * (run.t - t0)
+            assert run.request(target)
+        run.tick()
+    v = np.diff(np.array(run.positions)[:, 0]) / np.diff(run.stamps)
+    steady = v[100:]
+    assert np.all(np.abs(steady - speed) < 1e-6)
+    assert run.sup.stats["rejected"] == 0
