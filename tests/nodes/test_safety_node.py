@@ -14,6 +14,7 @@ import math
 import os
 import threading
 from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -30,6 +31,7 @@ from std_srvs.srv import Trigger  # noqa: E402
 from miles_ros.commands import estop as estop_cli  # noqa: E402
 from miles_ros.nodes.ros_utils import LATCHED_QOS  # noqa: E402
 from miles_ros.nodes.safety_node import SafetyNode  # noqa: E402
+from miles_ros.safety import SafetyConfig  # noqa: E402
 from sims.robots import panda  # noqa: E402
 
 HOME = panda.home_joint_positions
@@ -280,3 +282,19 @@ def test_miles_estop_command(graph, monkeypatch, capsys):
     assert estop_cli.main(["--reset", "--timeout", str(TIMEOUT)]) == 0
     assert "reset" in capsys.readouterr().out
     graph.wait_for(lambda: graph.state().get("estop") is False, "reset by the command")
+
+
+def test_config_file_loads_as_ros_parameters():
+    path = Path(__file__).resolve().parents[2] / "config" / "safety.yaml"
+    context = rclpy.Context()
+    args = ["--ros-args", "--params-file", str(path), "-p", "reduced_speed:=true"]
+    rclpy.init(context=context, domain_id=_domain_id(), args=args)
+    try:
+        node = SafetyNode(context=context)
+        try:
+            assert node.config == SafetyConfig(reduced_speed=True)
+            assert node.supervisor._speed_cap == pytest.approx(0.25)
+        finally:
+            node.destroy_node()
+    finally:
+        rclpy.shutdown(context=context)
