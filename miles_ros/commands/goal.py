@@ -1,0 +1,208 @@
+"""`miles goal`: send a goal to a running manager and follow it to the end.
+
+    miles goal "move to the red cube" [--namespace /miles] [--timeout 300] [--json]
+
+Publishes the goal on ``/miles/goal``, then follows ``/miles/plan`` and
+``/miles/manager/status`` and prints the plan, each step as it is dispatched and how it
+ended, replans, and the outcome. Exit status: 0 when the goal succeeded; 1 when it
+failed, was refused or ended by the e-stop; 2 when no manager answers (is `miles up`
+running?); 124 when it did not finish within ``--timeout`` (the manager keeps going).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Callable
+
+from miles_ros.runtime.manager_glue import FINAL_OUTCOMES, ManagerNodeParams
+
+EXIT_CODES = {"succeeded": 0, "failed": 1, "refused": 1, "estopped": 1}
+NO_MANAGER, TIMED_OUT = 2, 124
+
+
+def topic(namespace: str, default: str) -> str:
+    """``/miles/x`` under another namespace: ``/NS/x``."""
+    if namespace.rstrip("/") in ("", "/miles"):
+        return default
+    return "/" + namespace.strip("/") + default[len("/miles") :]
+
+
+def _params(params: dict) -> str:
+    return " ".join(f"{k}={v}" for k, v in params.items())
+
+
+class GoalFollower:
+    """Turns manager statuses and plans about one goal into printed lines (no ROS).
+
+    Call :meth:`on_status` with every status before and after the goal is sent, and
+    :meth:`sent` right before sending it: the first status after that whose ``goal_seq``
+    is newer than every goal the manager had received, with the same words, is ours.
+    """
+
+    def __init__(self, goal: str, out: Callable[[str], None] = print):
+        self.goal = " ".join(goal.split())
+        self.out = out
+        self.baseline: int | None = None
+        """Goals the manager had received before ours (None until :meth:`sent`)."""
+        self.received = 0
+        self.seen_status = False
+        self.seq: int | None = None
+        self.outcome: str | None = None
+        self.status: dict = {}
+        self.plans: list[dict] = []
+        self.printed_requests: set[str] = set()
+        self.printed_executed = 0
+        self.printed_plans: set[tuple] = set()
+        self.said_loading = False
+
+    def sent(self) -> None:
+        self.baseline = self.received
+
+    def on_status(self, status: dict) -> None:
+        self.seen_status = True
+        self.received = max(self.received, int(status.get("goals_received") or 0))
+        if self.seq is None:
+            if self.baseline is None or status.get("goal") != self.goal:
+                if self.baseline is not None and status.get("planner") == "loading" \
+                        and not self.said_loading:
+                    self.said_loading = True
+                    self.out("waiting for the manager's planner to load ...")
+                return
+            if int(status.get("goal_seq") or 0) <= self.baseline:
+                return
+            self.seq = int(status["goal_seq"])
+            for plan in self.plans:
+                self.on_plan(plan)
+        if status.get("goal_seq") != self.seq or self.outcome is not None:
+            return
+        self.status = status
+        outcome = status.get("outcome")
+        if outcome == "planning" and not self.printed_plans and status.get("event") == "planning":
+            self.out(f"planning: {self.goal}")
+        for entry in (status.get("executed") or [])[self.printed_executed:]:
+            line = f"   <- {entry['skill']} {_params(entry.get('params') or {})}: {entry['state']}"
+            if entry.get("duration_s"):
+                line += f" in {entry['duration_s']:.2f} s"
+            if entry.get("reason"):
+                line += f": {entry['reason']}"
+            self.out(line)
+            self.printed_executed += 1
+        if status.get("trace_id") and status.get("plan_info"):
+            self._print_plan(status["trace_id"], int(status.get("replans") or 0),
+                             status.get("plan") or [], status["plan_info"])
+        request = status.get("request")
+        if outcome == "running" and request and request["id"] not in self.printed_requests:
+            self.printed_requests.add(request["id"])
+            step = status.get("step") or {"skill": request["skill"], "params": {}}
+            n, total = int(status.get("step_index", 0)) + 1, status.get("steps", "?")
+            self.out(f"-> step {n}/{total}: {step['skill']} {_params(step['params'])}".rstrip()
+                     + f"  [{request['id']}]")
+        if outcome in FINAL_OUTCOMES:
+            self.outcome = outcome
+            line = f"goal {outcome}"
+            if status.get("reason"):
+                line += f": {status['reason']}"
+            if status.get("trace_id"):
+                line += f" (replans: {status.get('replans', 0)}, trace {status['trace_id']})"
+            self.out(line)
+
+    def on_plan(self, plan: dict) -> None:
+        if self.seq is None:
+            self.plans.append(plan)
+        elif plan.get("goal_seq") == self.seq:
+            self._print_plan(plan.get("trace_id"), int(plan.get("replans") or 0),
+                             plan.get("steps") or [], plan)
+
+    def _print_plan(self, trace, replans: int, steps: list[dict], info: dict) -> None:
+        """Print a plan once, from /miles/plan or from a status, whichever comes first."""
+        if (trace, replans) in self.printed_plans:
+            return
+        self.printed_plans.add((trace, replans))
+        how = "cached" if info.get("cached") else f"{info.get('latency_s', 0.0):.2f} s"
+        label = " [RULE-BASED FALLBACK]" if info.get("fallback_used") else ""
+        head = "replanned" if replans else "plan"
+        self.out(f"{head} ({info.get('mode')}, {info.get('model')}, {how}, trace {trace})"
+                 f"{label}:")
+        for i, step in enumerate(steps, 1):
+            self.out(f"  {i}. {step['skill']} {_params(step['params'])}".rstrip())
+        for error in info.get("errors") or []:
+            self.out(f"  error: {error}")
+
+
+def main(argv: list[str] | None = None, prog: str = "miles goal") -> int:
+    parser = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter,
+                                     epilog=__doc__.split("\n\n", 1)[1])
+    parser.add_argument("goal", help="the goal in words")
+    parser.add_argument("--namespace", default="/miles", help="the graph's namespace")
+    parser.add_argument("--timeout", type=float, default=300.0,
+                        help="seconds to follow the goal before giving up (exit 124)")
+    parser.add_argument("--wait", type=float, default=10.0,
+                        help="seconds to wait for the manager to be reachable")
+    parser.add_argument("--domain-id", type=int, default=None, help="ROS_DOMAIN_ID to use")
+    parser.add_argument("--json", action="store_true",
+                        help="print the final manager status as one JSON object")
+    args = parser.parse_args(argv)
+    if not args.goal.strip():
+        parser.error("the goal is empty")
+
+    import rclpy  # heavy: only when used
+    from rclpy.executors import SingleThreadedExecutor
+    from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+    from std_msgs.msg import String
+
+    from miles_ros.nodes.ros_utils import COMMAND_QOS
+
+    names = ManagerNodeParams()
+    follower = GoalFollower(args.goal, out=lambda line: print(line, flush=True))
+    context = rclpy.Context()
+    rclpy.init(context=context, domain_id=args.domain_id)
+    node = rclpy.create_node("miles_goal_cli", context=context)
+    executor = SingleThreadedExecutor(context=context)
+    executor.add_node(node)
+    reader = QoSProfile(depth=50, reliability=ReliabilityPolicy.RELIABLE,
+                        durability=DurabilityPolicy.TRANSIENT_LOCAL)  # latest + what follows
+    status_topic = topic(args.namespace, names.status_topic)
+
+    def on_status(msg):
+        follower.on_status(json.loads(msg.data))
+
+    def on_plan(msg):
+        follower.on_plan(json.loads(msg.data))
+
+    try:
+        node.create_subscription(String, status_topic, on_status, reader)
+        node.create_subscription(String, topic(args.namespace, names.plan_topic), on_plan,
+                                 reader)
+        pub = node.create_publisher(String, topic(args.namespace, names.goal_topic),
+                                    COMMAND_QOS)
+        deadline = time.monotonic() + args.wait
+        while not (follower.seen_status and pub.get_subscription_count() > 0):
+            if time.monotonic() > deadline:
+                print(f"{prog}: no manager on {status_topic} within {args.wait:g} s "
+                      "(is `miles up` running, with the same ROS_DOMAIN_ID?)", file=sys.stderr)
+                return NO_MANAGER
+            executor.spin_once(timeout_sec=0.1)
+        follower.sent()
+        pub.publish(String(data=args.goal))
+        deadline = time.monotonic() + args.timeout
+        while follower.outcome is None:
+            if time.monotonic() > deadline:
+                print(f"{prog}: no outcome within {args.timeout:g} s; the manager keeps "
+                      "working on the goal", file=sys.stderr)
+                return TIMED_OUT
+            executor.spin_once(timeout_sec=0.1)
+        if args.json:
+            print(json.dumps(follower.status))
+        return EXIT_CODES.get(follower.outcome, 1)
+    except KeyboardInterrupt:
+        print(f"\n{prog}: stopped following (the manager keeps working on the goal)",
+              file=sys.stderr)
+        return 130
+    finally:
+        executor.shutdown()
+        node.destroy_node()
+        rclpy.try_shutdown(context=context)

@@ -1,0 +1,114 @@
+"""``manager_node``: a goal in words -> a plan -> skill requests, monitored to the end.
+
+In: ``/miles/goal`` (String, natural language), ``/miles/skill/status`` (JSON),
+``/miles/safety/state`` (JSON, transient-local), ``/miles/safety/events`` (JSON),
+``/miles/scene/objects`` (JSON poses: the world the planner plans in; the scene file
+until the first message). Out: ``/miles/plan`` and ``/miles/manager/status`` (JSON,
+reliable + transient-local, so a late ``miles goal`` sees the latest),
+``/miles/skill/request`` (``{"id", "skill", "params", "trace_id"}``, or
+``{"id", "cancel": true}`` on a timeout or an e-stop). One goal at a time; a failed step
+is replanned with the failure as feedback; a latched e-stop ends the goal ``estopped``
+(the manager never resets it); every goal is reflected into memory. Planning runs on a
+worker thread (:class:`miles_ros.runtime.manager_glue.ManagerDriver`), so statuses and
+the e-stop keep flowing while the language model thinks; the model itself loads in the
+constructor, before the node spins. Parameters: config/manager.yaml.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+
+import rclpy
+from rclpy.executors import ExternalShutdownException
+from rclpy.node import Node
+from std_msgs.msg import String
+
+from miles_ros.nodes.ros_utils import (
+    COMMAND_QOS,
+    LATCHED_QOS,
+    NodeLogHandler,
+    declare_dataclass,
+    validating_callback,
+)
+from miles_ros.runtime.manager_glue import ManagerDriver, ManagerNodeParams, check_param
+
+
+class ManagerNode(Node):
+    def __init__(self, planner_factory=None, **kwargs) -> None:
+        """``planner_factory(params) -> Planner`` replaces the planner the parameters
+        describe (tests inject fakes through it). The model loads here, before spinning."""
+        super().__init__("manager_node", **kwargs)
+        self.add_on_set_parameters_callback(validating_callback(check_param))
+        self.params = prm = declare_dataclass(self, ManagerNodeParams)
+        self.log_handler = NodeLogHandler(self.get_logger())
+        for name in ("miles_ros.runtime.manager_glue", "miles_ros.agent"):
+            logging.getLogger(name).addHandler(self.log_handler)
+            logging.getLogger(name).setLevel(logging.INFO)
+        self.pub_plan = self.create_publisher(String, prm.plan_topic, LATCHED_QOS)
+        self.pub_status = self.create_publisher(String, prm.status_topic, LATCHED_QOS)
+        self.pub_request = self.create_publisher(String, prm.request_topic, COMMAND_QOS)
+        self.driver = ManagerDriver(
+            prm, self._sender(self.pub_plan), self._sender(self.pub_status),
+            self._sender(self.pub_request), planner_factory,
+        )  # fmt: skip
+        self.create_subscription(String, prm.goal_topic, self.on_goal, COMMAND_QOS)
+        self.create_subscription(String, prm.skill_status_topic,
+                                 self._json(self.driver.on_skill_status), COMMAND_QOS)
+        self.create_subscription(String, prm.safety_state_topic,
+                                 self._json(self.driver.on_safety_state), LATCHED_QOS)
+        self.create_subscription(String, prm.safety_events_topic,
+                                 self._json(self.driver.on_safety_event), COMMAND_QOS)
+        self.create_subscription(String, prm.objects_topic, self._json(self.driver.on_scene), 10)
+        self.create_timer(0.1, self.driver.tick)
+        self.driver.start()
+        self.get_logger().info(
+            f"manager: goals on {prm.goal_topic}, {prm.mode} planning, up to "
+            f"{prm.max_replans} replans{'' if self.driver.planner else '; NO PLANNER'}"
+        )
+
+    @staticmethod
+    def _sender(publisher):
+        return lambda data: publisher.publish(String(data=json.dumps(data)))
+
+    def _json(self, handler):
+        def callback(msg: String) -> None:
+            try:
+                data = json.loads(msg.data)
+                if not isinstance(data, dict):
+                    raise ValueError("not a JSON object")
+                handler(data)
+            except (ValueError, KeyError, TypeError, AttributeError) as exc:
+                self.get_logger().warning(
+                    f"ignored a message for {handler.__name__}: {exc}", throttle_duration_sec=1.0
+                )
+
+        return callback
+
+    def on_goal(self, msg: String) -> None:
+        seq = self.driver.on_goal(msg.data)
+        self.get_logger().info(f"goal {seq}: {msg.data!r}")
+
+    def destroy_node(self):
+        self.driver.close()
+        for name in ("miles_ros.runtime.manager_glue", "miles_ros.agent"):
+            logging.getLogger(name).removeHandler(self.log_handler)
+        return super().destroy_node()
+
+
+def main(args=None) -> None:
+    rclpy.init(args=args)
+    node = None
+    try:
+        node = ManagerNode()
+        rclpy.spin(node)  # planning runs on the driver's worker thread
+    except (KeyboardInterrupt, ExternalShutdownException):
+        pass
+    finally:
+        if node is not None:
+            node.destroy_node()
+        rclpy.try_shutdown()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,120 @@
+"""`miles goal`: the follower's printed lines from manager statuses (no ROS), and the
+command against a manager running in the test (a fake planner and a fake skill node over
+real rclpy on loopback): steps printed, exit 0 on success, 1 on a refusal, 2 with no
+manager."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from miles_ros.commands.goal import GoalFollower, main, topic
+
+
+def status(seq: int, outcome: str, **extra) -> dict:
+    return {"goal": "move to the red cube", "goal_seq": seq, "goals_received": seq,
+            "outcome": outcome, **extra}
+
+
+def test_follower_prints_plan_steps_and_outcome_of_its_own_goal_only():
+    lines: list[str] = []
+    follower = GoalFollower("move  to the red cube", out=lines.append)
+    follower.on_status(status(3, "succeeded", trace_id="old"))  # the latched one: an old goal
+    follower.sent()
+    follower.on_status(status(3, "succeeded", trace_id="old"))  # again, still not ours
+    assert follower.outcome is None and not lines
+    plan = {"goal_seq": 4, "trace_id": "t", "replan": False, "mode": "grounded",
+            "model": "fake", "latency_s": 0.5, "steps": [{"skill": "reach",
+                                                          "params": {"target": "red_cube"}}]}
+    follower.on_plan(plan)  # before its status: kept until the goal is known to be ours
+    request = {"id": "t:1", "skill": "reach", "state": "sent", "progress": 0.0}
+    step = {"skill": "reach", "params": {"target": "red_cube"}}
+    follower.on_status(status(4, "running", trace_id="t", request=request, step=step,
+                              step_index=0, steps=1, executed=[]))
+    follower.on_status(status(4, "running", trace_id="t", request=request, step=step,
+                              step_index=0, steps=1, executed=[]))  # no duplicate line
+    done = [{"skill": "reach", "params": {"target": "red_cube"}, "state": "succeeded",
+             "duration_s": 1.25, "reason": ""}]
+    follower.on_status(status(4, "succeeded", trace_id="t", replans=0, executed=done))
+    assert follower.outcome == "succeeded" and follower.seq == 4
+    assert lines == [
+        "plan (grounded, fake, 0.50 s, trace t):",
+        "  1. reach target=red_cube",
+        "-> step 1/1: reach target=red_cube  [t:1]",
+        "   <- reach target=red_cube: succeeded in 1.25 s",
+        "goal succeeded (replans: 0, trace t)",
+    ]
+
+
+def test_follower_reports_a_refusal_with_its_reason():
+    lines: list[str] = []
+    follower = GoalFollower("move to the red cube", out=lines.append)
+    follower.sent()
+    follower.on_status(status(1, "refused", reason="e-stop latched"))
+    assert follower.outcome == "refused" and lines == ["goal refused: e-stop latched"]
+
+
+def test_topics_follow_the_namespace():
+    assert topic("/miles", "/miles/goal") == "/miles/goal"
+    assert topic("robot2", "/miles/manager/status") == "/robot2/manager/status"
+
+
+# -- against a running manager ---------------------------------------------------------
+@pytest.fixture
+def manager_graph():
+    pytest.importorskip("rclpy")
+    from tests.nodes.test_manager_node import (
+        FakeSkillNode,
+        ManagerGraph,
+        fake_planner,
+        manager_factory,
+        scorer,
+        succeed,
+    )
+
+    graph = ManagerGraph([
+        manager_factory(fake_planner(scorer(["reach red", "home"]))),
+        lambda ctx: FakeSkillNode(succeed, context=ctx),
+    ])  # fmt: skip
+    graph.ready()
+    yield graph
+    graph.close()
+
+
+def test_goal_against_a_running_manager_prints_the_steps_and_exits_0(manager_graph, capsys):
+    rc = main(["move to the red cube, then go home", "--domain-id",
+               str(manager_graph.domain_id), "--timeout", "60", "--json"])
+    out = capsys.readouterr().out
+    assert rc == 0, out
+    lines = out.splitlines()
+    trace = manager_graph.plans[0]["trace_id"]
+    assert f"-> step 1/2: reach target=red_cube  [{trace}:1]" in lines
+    assert f"-> step 2/2: home  [{trace}:2]" in lines
+    assert "  1. reach target=red_cube" in lines and "  2. home" in lines
+    assert f"goal succeeded (replans: 0, trace {trace})" in lines
+    final = json.loads(lines[-1])
+    assert final["outcome"] == "succeeded" and final["trace_id"] == trace
+    assert [r["skill"] for r in manager_graph.requests] == ["reach", "home"]
+
+
+def test_goal_refused_under_a_latched_estop_exits_1(manager_graph, capsys):
+    from std_msgs.msg import String
+
+    manager_graph.pub_safety.publish(String(data=json.dumps({"estop": True})))
+    manager_graph.wait(lambda: any(s.get("estop") for s in manager_graph.manager_status),
+                       what="the manager saw the e-stop")
+    rc = main(["go home", "--domain-id", str(manager_graph.domain_id), "--timeout", "60"])
+    out = capsys.readouterr().out
+    assert rc == 1
+    assert "goal refused: e-stop latched (reset it first: miles estop --reset)" in out
+    assert manager_graph.requests == []
+
+
+def test_goal_without_a_manager_exits_2(capsys):
+    pytest.importorskip("rclpy")
+    from tests.nodes.graph_harness import domain_id
+
+    rc = main(["go home", "--domain-id", str(domain_id()), "--wait", "0.5"])
+    assert rc == 2
+    assert "no manager on /miles/manager/status" in capsys.readouterr().err
