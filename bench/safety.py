@@ -16,7 +16,9 @@ Prints one JSON object with (besides details):
   ``update_robot_state`` + ``step``).
 - ``estop_latency_ms`` {p50, p99, max, n}: from publishing ``true`` on ``/miles/estop``
   to receiving the first decelerating command on ``/miles/joint_command``, with the node
-  in its own process (DDS loopback), while joint 7 moves at speed.
+  in its own process (DDS loopback), while joint 7 moves at speed (both DDS hops and this
+  process's own receive path). ``estop_latency_published_ms``: the same up to the
+  command's stamp, i.e. when the node produced and published it.
 - ``stream_commands`` / ``stream_violations``: commands received during a
   ``--duration`` s adversarial stream at 250 Hz (random and out-of-range jumps, fast sine
   sweeps, NaN/Inf, wrong lengths, unknown/missing joints, missing/stale/future/reordered
@@ -27,7 +29,8 @@ Prints one JSON object with (besides details):
   and velocity/acceleration per step (no jerk, no braking, no Cartesian checks): the
   violations each lets through.
 - ``host``: load average and the time of a bare Python loop iteration, because the
-  numbers depend on what else runs on the machine.
+  numbers depend on what else runs on the machine. ``--rt-priority N`` (root) runs the
+  node and the DDS client under SCHED_FIFO, as a supervisor would be deployed.
 """
 
 from __future__ import annotations
@@ -350,16 +353,38 @@ class BenchClient:
         return False
 
 
+def _percentiles(values: list[float], trials: int) -> dict:
+    if not values:
+        return {"p50": None, "p99": None, "max": None, "n": 0, "trials": trials}
+    return {
+        "p50": round(statistics.median(values), 3),
+        "p99": round(float(np.percentile(values, 99)), 3),
+        "max": round(max(values), 3),
+        "n": len(values),
+        "trials": trials,
+    }
+
+
 def _speed(records, k: int) -> float:
     """Joint 7 speed of received command ``k`` (rad per ns)."""
     (_, t1, q1), (_, t0, q0) = records[k], records[k - 1]
     return abs(q1[6] - q0[6]) / max(t1 - t0, 1)
 
 
-def dds_phase(seed: int, duration: float, trials: int) -> dict:
-    """The node in its own process: adversarial stream, then e-stop latency trials."""
+def _fifo(priority: int) -> None:
+    os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(priority))
+
+
+def dds_phase(seed: int, duration: float, trials: int, rt_priority: int = 0) -> dict:
+    """The node in its own process: adversarial stream, then e-stop latency trials.
+    ``rt_priority`` > 0 runs the node and this client under SCHED_FIFO at that priority
+    (how a supervisor is deployed next to other load); the main thread's policy is
+    restored afterwards."""
     domain_id = 1 + (os.getpid() * 11) % 100
     env = {**os.environ, "ROS_DOMAIN_ID": str(domain_id)}
+    previous = (os.sched_getscheduler(0), os.sched_getparam(0))
+    if rt_priority:
+        _fifo(rt_priority)  # inherited by the client's executor thread
     node = subprocess.Popen(
         [sys.executable, "-m", "miles_ros.nodes.safety_node"], env=env,
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
@@ -373,12 +398,13 @@ def dds_phase(seed: int, duration: float, trials: int) -> dict:
         # 1. Adversarial stream.
         adversary = Adversary(seed)
         first = len(client.records)
-        estops = 0
+        estops, reasons = 0, []
         client.source = adversary.next
         end = time.monotonic() + duration
         while time.monotonic() < end:
             if client.wait(lambda: client.state.get("estop") is True, min(1.0, duration)):
                 estops += 1  # a fault latched (e.g. a burst of malformed requests)
+                reasons.append(client.state.get("reason", ""))
                 client.source = None
                 client.reset()
                 client.source = adversary.next
@@ -410,13 +436,14 @@ def dds_phase(seed: int, duration: float, trials: int) -> dict:
                 "worst_ratio": {k: round(x, 6) for k, x in violations.worst.items()},
             },  # fmt: skip
             stream_fault_estops=estops,
+            stream_fault_reasons=reasons,
             stream_period_ms={
                 "median": round(float(np.median(gaps)) * 1e3, 3),
                 "max": round(float(gaps.max()) * 1e3, 3),
             },  # fmt: skip
         )
         # 2. E-stop latency while joint 7 moves at speed (TCP speed unaffected).
-        latencies = []
+        latencies, produced = [], []
         for trial in range(trials):
             goal = HOME.copy()
             goal[6] = 2.5 if trial % 2 == 0 else -2.5
@@ -429,33 +456,29 @@ def dds_phase(seed: int, duration: float, trials: int) -> dict:
             client.wait(lambda m=n: len(client.records) > m + 50, 10.0)  # ~0.2 s of motion
             with client.cond:
                 n = len(client.records)
+            sent_wall = time.time_ns()
             sent = time.perf_counter_ns()
             client.pub_estop.publish(client.Bool(data=True))
 
             def decelerating(m=n, sent=sent):
-                """Receive time of the first command after ``sent`` slower than the one
+                """The first command received after ``sent`` that is slower than the one
                 before it (joint 7 speed from positions and stamps)."""
                 recs = client.records
                 for k in range(max(m, 2), len(recs)):
                     if recs[k][0] >= sent and _speed(recs, k) < _speed(recs, k - 1) * (1 - 1e-9):
-                        return recs[k][0]
+                        return recs[k]
                 return None
 
             client.wait(lambda: decelerating() is not None, 5.0)
             hit = decelerating()
             client.source = None
             if hit is not None:
-                latencies.append((hit - sent) * 1e-6)
+                latencies.append((hit[0] - sent) * 1e-6)
+                produced.append((hit[1] - sent_wall) * 1e-6)
             if not client.reset():
                 raise RuntimeError("reset failed after a latency trial")
-        lat = sorted(latencies)
-        result["estop_latency_ms"] = {
-            "p50": round(statistics.median(lat), 3) if lat else None,
-            "p99": round(float(np.percentile(lat, 99)), 3) if lat else None,
-            "max": round(max(lat), 3) if lat else None,
-            "n": len(lat),
-            "trials": trials,
-        }
+        result["estop_latency_ms"] = _percentiles(latencies, trials)
+        result["estop_latency_published_ms"] = _percentiles(produced, trials)
     finally:
         client.close()
         node.terminate()
@@ -463,6 +486,8 @@ def dds_phase(seed: int, duration: float, trials: int) -> dict:
             node.wait(timeout=10)
         except subprocess.TimeoutExpired:
             node.kill()
+        os.sched_setscheduler(0, previous[0], previous[1])
+    result["rt_priority"] = rt_priority
     return result
 
 
@@ -485,6 +510,10 @@ def main() -> int:
     parser.add_argument("--peer-steps", type=int, default=15_000, help="offline stream steps")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--no-dds", action="store_true", help="skip the node/DDS part")
+    parser.add_argument(
+        "--rt-priority", type=int, default=0,
+        help="run the node and the DDS client under SCHED_FIFO at this priority (root)",
+    )  # fmt: skip
     args = parser.parse_args()
     logging.getLogger("miles_ros.safety").setLevel(logging.ERROR)  # rejections are expected
     out: dict = {"host": host_info()}
@@ -494,7 +523,7 @@ def main() -> int:
     out["peer"] = offline_peer(args.seed, args.peer_steps)
     out["supervisor_steps_per_s"] = out["peer"]["supervisor_steps_per_s"]
     if not args.no_dds:
-        out.update(dds_phase(args.seed, args.duration, args.trials))
+        out.update(dds_phase(args.seed, args.duration, args.trials, args.rt_priority))
     out["host_after"] = host_info()
     if args.json:
         print(json.dumps(out))
