@@ -47,6 +47,34 @@ def test_follower_prints_plan_steps_and_outcome_of_its_own_goal_only():
     ]
 
 
+def test_follower_prints_a_replan_after_the_step_that_failed():
+    lines: list[str] = []
+    follower = GoalFollower("move to the red cube", out=lines.append)
+    follower.sent()
+    info = {"mode": "grounded", "model": "fake", "latency_s": 0.25}
+    push = {"skill": "push", "params": {"object": "red_cube", "target": "left_pad"}}
+    pick = {"skill": "pick_place", "params": {"object": "red_cube", "target": "left_pad"}}
+    follower.on_status(status(1, "running", trace_id="t", replans=0, plan=[push],
+                              plan_info=info, step=push, steps=1, step_index=0,
+                              request={"id": "t:1", "skill": "push"}, executed=[]))
+    follower.on_plan({"goal_seq": 1, "trace_id": "t", "replans": 1, "replan": True,
+                      "steps": [pick], **info})  # may come before the status: held back
+    failed = {**push, "state": "failed", "reason": "slipped", "duration_s": 2.0}
+    follower.on_status(status(1, "running", trace_id="t", replans=1, plan=[pick],
+                              plan_info=info, step=pick, steps=1, step_index=0,
+                              request={"id": "t:2", "skill": "pick_place"},
+                              executed=[failed]))
+    assert lines == [
+        "plan (grounded, fake, 0.25 s, trace t):",
+        "  1. push object=red_cube target=left_pad",
+        "-> step 1/1: push object=red_cube target=left_pad  [t:1]",
+        "   <- push object=red_cube target=left_pad: failed in 2.00 s: slipped",
+        "replanned (grounded, fake, 0.25 s, trace t):",
+        "  1. pick_place object=red_cube target=left_pad",
+        "-> step 1/1: pick_place object=red_cube target=left_pad  [t:2]",
+    ]
+
+
 def test_follower_reports_a_refusal_with_its_reason():
     lines: list[str] = []
     follower = GoalFollower("move to the red cube", out=lines.append)

@@ -83,7 +83,8 @@ class GoalFollower:
         if outcome == "planning" and not self.printed_plans and status.get("event") == "planning":
             self.out(f"planning: {self.goal}")
         for entry in (status.get("executed") or [])[self.printed_executed:]:
-            line = f"   <- {entry['skill']} {_params(entry.get('params') or {})}: {entry['state']}"
+            call = f"{entry['skill']} {_params(entry.get('params') or {})}".rstrip()
+            line = f"   <- {call}: {entry['state']}"
             if entry.get("duration_s"):
                 line += f" in {entry['duration_s']:.2f} s"
             if entry.get("reason"):
@@ -112,7 +113,8 @@ class GoalFollower:
     def on_plan(self, plan: dict) -> None:
         if self.seq is None:
             self.plans.append(plan)
-        elif plan.get("goal_seq") == self.seq:
+        elif plan.get("goal_seq") == self.seq and not plan.get("replans"):
+            # a replan is printed from the status that carries it, after the failed step
             self._print_plan(plan.get("trace_id"), int(plan.get("replans") or 0),
                              plan.get("steps") or [], plan)
 
@@ -140,8 +142,9 @@ def main(argv: list[str] | None = None, prog: str = "miles goal") -> int:
     parser.add_argument("--namespace", default="/miles", help="the graph's namespace")
     parser.add_argument("--timeout", type=float, default=300.0,
                         help="seconds to follow the goal before giving up (exit 124)")
-    parser.add_argument("--wait", type=float, default=10.0,
-                        help="seconds to wait for the manager to be reachable")
+    parser.add_argument("--wait", type=float, default=30.0,
+                        help="seconds to wait for the manager to be reachable (it is not "
+                        "while it loads its model)")
     parser.add_argument("--domain-id", type=int, default=None, help="ROS_DOMAIN_ID to use")
     parser.add_argument("--json", action="store_true",
                         help="print the final manager status as one JSON object")
