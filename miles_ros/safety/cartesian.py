@@ -326,6 +326,20 @@ def _evaluate(js, q_new, v_new, a_new, p_prev, c_floor, h, speed_cap, ws, boxes,
 
 
 @njit(cache=True)
+def _cap_crossing(p_brake, p_cand, p_prev, step):
+    """s in [0, 1] where the chord p_brake -> p_cand is ``step`` away from ``p_prev``."""
+    ux, uy, uz = p_brake[0] - p_prev[0], p_brake[1] - p_prev[1], p_brake[2] - p_prev[2]
+    dx, dy, dz = p_cand[0] - p_brake[0], p_cand[1] - p_brake[1], p_cand[2] - p_brake[2]
+    qa = dx * dx + dy * dy + dz * dz
+    qb = 2.0 * (ux * dx + uy * dy + uz * dz)
+    qc = ux * ux + uy * uy + uz * uz - step * step
+    disc = qb * qb - 4.0 * qa * qc
+    if qa <= 0.0 or disc < 0.0:
+        return -1.0
+    return (-qb + math.sqrt(disc)) / (2.0 * qa)
+
+
+@njit(cache=True)
 def _blend(js, h, out, brake, s, qv, vv, av):
     for i in range(js.shape[0]):
         acc = brake[i, OUT_A] + s * (out[i, OUT_A] - brake[i, OUT_A])
@@ -358,6 +372,7 @@ def cartesian_filter(js, h, out, brake, p_prev, c_prev, speed_cap, ws, boxes, sp
         res[2:5] = p
         return 0
     first_code = code
+    p_cand = p.copy()
     brake_step(js, h, brake)
     # The braking output is always kept (it cannot make a clear state unclear); the speed
     # cap is relaxed to its speed when the arm already moves faster than the cap.
@@ -370,15 +385,21 @@ def cartesian_filter(js, h, out, brake, p_prev, c_prev, speed_cap, ws, boxes, sp
     qv = np.empty(n)
     vv = np.empty(n)
     av = np.empty(n)
-    _, m_lo, _, _ = _evaluate(js, brake[:, OUT_Q], brake[:, OUT_V], brake[:, OUT_A], p_prev,
-                              c_floor, h, cap, ws, boxes, spheres, pad, p)  # fmt: skip
+    m_lo = min((cap - bspeed) * h, bc - c_floor)
     best_s = 0.0
     best_c = bc
     s_lo, s_hi = 0.0, 1.0
     m_lo = max(m_lo, 0.0)
     side = 0
-    for _ in range(_BLEND_ITERS):
-        if m_lo - m_hi > 0.0:
+    # When only the speed cap bound, the TCP path over one period is nearly linear in s:
+    # the first guess solves |p_b - p_prev + s (p_c - p_b)| = cap h, a little inside.
+    guess = -1.0
+    if first_code == TCP_SPEED:
+        guess = _cap_crossing(best_p, p_cand, p_prev, cap * h * (1.0 - 0.5 * _BLEND_TOL))
+    for it in range(_BLEND_ITERS):
+        if it == 0 and 0.0 < guess < 1.0:
+            s = guess
+        elif m_lo - m_hi > 0.0:
             s = s_lo + (s_hi - s_lo) * m_lo / (m_lo - m_hi)
         else:
             s = 0.5 * (s_lo + s_hi)
