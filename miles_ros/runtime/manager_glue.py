@@ -259,12 +259,12 @@ class ManagerDriver:
         """The supervisor's state; a latched e-stop ends the running goal."""
         estop = bool(state.get("estop", False))
         with self.lock:
-            fresh = estop and not self.estop
+            changed = estop != self.estop
             self.estop, self.estop_reason = estop, str(state.get("reason", "") or "")
-        if fresh:
-            self.events.put(("estop",))
-        else:
-            self.update_status({"estop": estop})
+        if changed and estop:
+            self.events.put(("estop",))  # the worker ends the goal and reports it
+        elif changed:
+            self.update_status({"event": "estop_reset"})
 
     def on_safety_event(self, event: dict) -> None:
         """One safety intervention (counted in the goal's metrics)."""

@@ -241,7 +241,9 @@ def test_a_latched_estop_stops_the_goal_and_refuses_later_goals():
         refused = graph.outcome(2)
         assert refused["outcome"] == "refused" and "e-stop latched" in refused["reason"]
         assert len(graph.requests) == 2  # nothing was sent after the e-stop
-        assert all(s.get("event") != "reset" for s in graph.manager_status)
+        # it never resets the e-stop: no service client, no publisher on the e-stop input
+        assert list(graph.manager.clients) == []
+        assert graph.probe.count_publishers("/miles/estop") == 0
     finally:
         graph.close()
 
