@@ -20,8 +20,9 @@ construction, compilation caches). ``env_steps`` are the training steps at that 
 ``speedup`` = sb3.wall_s / miles.wall_s. Each trainer runs in its own subprocess, one
 after the other; both see the same machine (2 shared cores here: timings vary with load).
 
-Latency: ``SkillPolicy.act`` on one observation (what the skill node pays; p50/p99 over
-5000 calls after 500 warm-up calls), and the bare onnxruntime ``run`` call (raw_*).
+Latency: ``SkillPolicy.act`` on one observation (what the skill node pays, pre-bound
+buffers; p50/p99 over 5000 calls after 500 warm-up calls), and for reference a plain
+``InferenceSession.run`` with a feed dict (raw_*).
 
 Install the bench-only deps listed in bench/requirements.txt first.
 """
@@ -257,15 +258,16 @@ def onnx_latency(calls: int = 5000, warmup: int = 500) -> dict:
         session = policy._actor
         for _ in range(warmup):
             policy.act(obs)
+            session.run(None, {"obs": batch})
         wrapped, raw = [], []
         for _ in range(calls):
             t0 = time.perf_counter_ns()
             policy.act(obs)
-            t1 = time.perf_counter_ns()
+            wrapped.append((time.perf_counter_ns() - t0) / 1e3)
+        for _ in range(calls):
+            t0 = time.perf_counter_ns()
             session.run(None, {"obs": batch})
-            t2 = time.perf_counter_ns()
-            wrapped.append((t1 - t0) / 1e3)
-            raw.append((t2 - t1) / 1e3)
+            raw.append((time.perf_counter_ns() - t0) / 1e3)
         out[policy.name] = {
             "p50": round(float(np.percentile(wrapped, 50)), 2),
             "p99": round(float(np.percentile(wrapped, 99)), 2),

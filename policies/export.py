@@ -150,6 +150,8 @@ def export_run(
     }
     if not provenance["resumed"]:
         provenance.pop("resumed")
+    if meta.get("init_from"):
+        provenance["init_from"] = meta["init_from"]
     if eval_episodes > 0:
         from policies.evaluation import evaluate
         from policies.runtime import SkillPolicy

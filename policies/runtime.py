@@ -8,6 +8,7 @@ sequential execution, which is fastest for single observations (tens of microsec
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +44,8 @@ class SkillPolicy:
     ``skill`` is a skill directory, its ``skill.yaml``, or a shipped skill's name
     (``policies/skills/NAME``). Raises :class:`SkillCardError` for a missing card or
     file, a sha256 mismatch or networks that disagree with the card.
+
+    Single observations go through pre-bound buffers: use one instance per thread.
     """
 
     def __init__(self, skill: str | Path, threads: int = 1, check_hashes: bool = True):
@@ -70,6 +73,8 @@ class SkillPolicy:
                 raise SkillCardError(
                     f"{self.path}: {role} output must be '{out_name}', got {outputs[0].name!r}"
                 )
+        self._binding = None
+        self._single_shape = (self.obs_dim,)
         actions_shape = self._actor.get_outputs()[0].shape
         if actions_shape[-1] != self.action_dim:
             raise SkillCardError(
@@ -92,8 +97,41 @@ class SkillPolicy:
             raise ValueError(f"skill {self.name!r}: non-finite observation")
         return np.ascontiguousarray(x), single
 
+    def _bind_single(self) -> None:
+        """Pre-bound input/output buffers for one observation: onnxruntime's run() spends
+        more time converting arguments than computing a small MLP (measured here: p50 32 us
+        with run(), 11 us for a pre-bound IOBinding)."""
+        import onnxruntime as ort
+
+        self._obs_buf = np.zeros((1, self.obs_dim), dtype=np.float32)
+        self._act_buf = np.zeros((1, self.action_dim), dtype=np.float32)
+        binding = self._actor.io_binding()
+        binding.bind_input(
+            "obs", "cpu", 0, np.float32, [1, self.obs_dim], self._obs_buf.ctypes.data
+        )
+        binding.bind_output(
+            "actions", "cpu", 0, np.float32, [1, self.action_dim], self._act_buf.ctypes.data
+        )
+        self._binding = binding
+        c_session = getattr(self._actor, "_sess", None)
+        c_binding = getattr(binding, "_iobinding", None)
+        if c_session is not None and c_binding is not None:
+            # The C call without the Python wrapper: ~4 us less per call.
+            run, options = c_session.run_with_iobinding, ort.RunOptions()
+            self._run_bound = lambda: run(c_binding, options)
+        else:
+            self._run_bound = lambda: self._actor.run_with_iobinding(binding)
+
     def act(self, obs) -> np.ndarray:
         """Actions [A] for one observation [D], or [B, A] for [B, D]; in [-1, 1]."""
+        if type(obs) is np.ndarray and obs.shape == self._single_shape:
+            if self._binding is None:
+                self._bind_single()
+            self._obs_buf[0] = obs
+            if not math.isfinite(self._obs_buf.sum()):  # NaN and inf both propagate
+                raise ValueError(f"skill {self.name!r}: non-finite observation")
+            self._run_bound()
+            return self._act_buf[0].copy()
         x, single = self._batch(obs)
         actions = self._actor.run(None, {"obs": x})[0]
         return actions[0] if single else actions

@@ -35,6 +35,13 @@ def build_parser(prog: str = "miles train") -> argparse.ArgumentParser:
         help="continue the run in DIR from its latest checkpoint",
     )
     p.add_argument(
+        "--init-from",
+        metavar="RUN_OR_CKPT",
+        default=None,
+        help="start from another run's weights and normalizer (its best checkpoint), e.g. "
+        "to fine-tune in PyBullet a policy trained on numba; counters start at 0",
+    )
+    p.add_argument(
         "--config",
         metavar="YAML",
         default=None,
@@ -123,6 +130,7 @@ def main(argv: list[str] | None = None, prog: str = "miles train") -> int:
 
     command = command_line(argv, prog)
     checkpoint = None
+    init_data = None
     if args.resume:
         run_dir = Path(args.resume)
         checkpoint = latest_checkpoint(run_dir)
@@ -160,12 +168,27 @@ def main(argv: list[str] | None = None, prog: str = "miles train") -> int:
                 file=sys.stderr,
             )
             return 2
+        if args.init_from:
+            from policies.export import resolve_checkpoint
+
+            src = Path(args.init_from)
+            init_ckpt = src if src.is_file() else resolve_checkpoint(src, "best")
+            import torch
+
+            init_data = torch.load(init_ckpt, map_location="cpu", weights_only=False)
+            if init_data["task"] != args.task:
+                print(f"{prog}: {init_ckpt} is a {init_data['task']} policy", file=sys.stderr)
+                return 2
         if args.config:
             cfg = TrainConfig.from_dict(yaml.safe_load(Path(args.config).read_text()))
             cfg.task = args.task
+        elif init_data is not None:
+            cfg = TrainConfig.from_dict(init_data["config"])
         else:
             cfg = default_train_config(args.task)
         run_dir = Path(args.out or f"runs/{args.task}-{time.strftime('%Y%m%d-%H%M%S')}")
+        if init_data is not None:
+            cfg.runner.time_limit_s = 0.0
         meta = {
             "command": command,
             "git_commit": git_commit(),
@@ -184,6 +207,14 @@ def main(argv: list[str] | None = None, prog: str = "miles train") -> int:
     try:
         if checkpoint is not None:
             runner.load(checkpoint)
+        elif args.init_from and init_data is not None:
+            runner.model.load_state_dict(init_data["model"])
+            meta["init_from"] = {
+                "checkpoint": str(init_ckpt),
+                "env_steps": int(init_data["env_steps"]),
+                "backend": init_data["config"]["backend"],
+            }
+            runner.meta = meta
         summary = runner.learn()
     except KeyboardInterrupt:
         path = runner.checkpoint()

@@ -256,6 +256,7 @@ class OnPolicyRunner:
         recent_return: deque[float] = deque(maxlen=rc.success_window)
         recent_length: deque[float] = deque(maxlen=rc.success_window)
         since_eval = 0
+        trigger_cooldown = 3  # updates; doubles after each triggered eval physics refutes
         stopped_at_target = False
         bar = None
         if rc.progress:
@@ -358,17 +359,19 @@ class OnPolicyRunner:
                     and not confirmed
                     and self.env_steps >= num_envs * self.env.cfg.episode_steps
                     and train_success >= rc.target_success
-                    and since_eval >= 3
+                    and since_eval >= trigger_cooldown
                 )
-                last_eval = None
                 if (periodic or triggered) and not self._eval_disabled:
                     t_eval = time.perf_counter()
                     result = self.evaluate(rc.eval_episodes)
                     self.wall_time_s += time.perf_counter() - t_eval
                     since_eval = 0
                     if result is not None:
-                        last_eval = result
                         self._record_eval(result, "periodic")
+                        if triggered and result.success < rc.target_success:
+                            trigger_cooldown = min(
+                                2 * trigger_cooldown, max(3, rc.eval_every or 3)
+                            )
                         if result.success >= self.best_eval:
                             self.best_eval = result.success
                             self.save(self.run_dir / CHECKPOINT_DIR / "best.pt")
@@ -394,7 +397,6 @@ class OnPolicyRunner:
                     if self.evaluations:
                         postfix["eval"] = f"{self.evaluations[-1]['success']:.3f}"
                     bar.set_postfix(postfix, refresh=False)
-                del last_eval
         finally:
             if bar is not None:
                 bar.close()

@@ -46,6 +46,10 @@ def test_onnx_actor_and_critic_match_torch(skill_dir):
     np.testing.assert_allclose(policy.value(obs), ref_val, atol=1e-5, rtol=0)
     # single observation: [D] -> [A] and a float value
     assert policy.act(obs[0]).shape == (7,)
+    for i in range(3):  # the pre-bound single-observation path gives the same numbers
+        np.testing.assert_allclose(policy.act(obs[i]), ref_act[i], atol=1e-5, rtol=0)
+    with pytest.raises(ValueError, match="non-finite"):
+        policy.act(np.full(23, np.nan, dtype=np.float32))
     assert isinstance(policy.value(obs[0]), float)
     assert np.all(np.abs(policy.act(obs)) <= 1.0)
 

@@ -59,15 +59,31 @@ def test_same_seed_gives_the_same_weights(tmp_path):
     other = OnPolicyRunner(_tiny_config(steps=64 * 16 * 2, seed=6), tmp_path / "r3")
     other.learn()
     other.close()
-    assert not torch.equal(params[0],
-                           torch.cat([p.detach().flatten() for p in other.model.parameters()]))
+    assert not torch.equal(
+        params[0], torch.cat([p.detach().flatten() for p in other.model.parameters()])
+    )
 
 
 def test_train_export_eval_round_trip_and_resume(tmp_path, capsys):
     run = tmp_path / "run"
-    base = ["--num-envs", "32", "--rollout-steps", "8", "--eval-every", "2",
-            "--eval-episodes", "2", "--final-eval-episodes", "2", "--checkpoint-every", "2",
-            "--no-progress", "--no-tensorboard", "--seed", "3"]
+    base = [
+        "--num-envs",
+        "32",
+        "--rollout-steps",
+        "8",
+        "--eval-every",
+        "2",
+        "--eval-episodes",
+        "2",
+        "--final-eval-episodes",
+        "2",
+        "--checkpoint-every",
+        "2",
+        "--no-progress",
+        "--no-tensorboard",
+        "--seed",
+        "3",
+    ]
     assert train_cmd.main(["reach", "--steps", str(32 * 8 * 4), "--out", str(run), *base]) == 0
     capsys.readouterr()
     ckpt = latest_checkpoint(run)
@@ -81,8 +97,20 @@ def test_train_export_eval_round_trip_and_resume(tmp_path, capsys):
     assert (run / "tb").is_dir() is False  # --no-tensorboard
 
     # Resume continues from the checkpoint's step up to the new budget.
-    assert train_cmd.main(["--resume", str(run), "--steps", str(32 * 8 * 6),
-                           "--no-progress", "--no-tensorboard", "--json"]) == 0
+    assert (
+        train_cmd.main(
+            [
+                "--resume",
+                str(run),
+                "--steps",
+                str(32 * 8 * 6),
+                "--no-progress",
+                "--no-tensorboard",
+                "--json",
+            ]
+        )
+        == 0
+    )
     resumed = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert resumed["iterations"] == 6
     assert resumed["env_steps"] == 32 * 8 * 6
