@@ -33,6 +33,7 @@ from miles_ros.nodes.ros_utils import (
 )
 from miles_ros.safety import JointRequest, SafetyConfig, SafetyNodeNames, SafetySupervisor
 from miles_ros.safety.config import check_field
+from miles_ros.safety.supervisor import warm_up
 
 STATE_MIN_INTERVAL = 0.2
 """Seconds between state messages when only the intervention count changed."""
@@ -44,6 +45,7 @@ class SafetyNode(Node):
         self.add_on_set_parameters_callback(validating_callback(check_field))
         self.config = declare_dataclass(self, SafetyConfig, dynamic={"reduced_speed"})
         names = declare_dataclass(self, SafetyNodeNames)
+        warm_up(self.config)  # numba kernels loaded before the first period and timeout
         self.t0_ns = self.get_clock().now().nanoseconds
         self.log_handler = NodeLogHandler(self.get_logger())
         logging.getLogger("miles_ros.safety").addHandler(self.log_handler)

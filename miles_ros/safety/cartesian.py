@@ -10,9 +10,10 @@ workspace and outside every zone; a state that already violates this (a robot st
 inside a zone) may only move so that the violation does not grow. Under braking the
 new ball lies inside the old one (up to discretisation, exercised by the property
 tests), so the fully braking command is acceptable: when the shaped command fails, the
-output is the largest blend ``brake + s (shaped - brake)`` found to pass (a false-position search on a continuous margin, started from
-the exact crossing of the speed cap along the TCP chord when only the cap bound; every
-blend respects the joint limits because each joint's admissible set is an interval).
+output is the largest blend ``brake + s (shaped - brake)`` found to pass (a
+false-position search on a continuous margin, started from the exact crossing of the
+speed cap along the TCP chord when only the cap bound; every blend respects the joint
+limits because each joint's admissible set is an interval).
 
 Only the TCP point is checked (not the links or the hand's volume); ``zone_padding``
 grows every zone and shrinks the workspace to leave room for them.

@@ -19,6 +19,7 @@ Modes (``state()["mode"]``):
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections import Counter, deque
 from collections.abc import Sequence
@@ -606,3 +607,23 @@ class SafetySupervisor:
         detail: str = "",
     ) -> None:
         self.audit.add(now + self._time_offset, kind, joint, requested, allowed, detail)
+
+
+def warm_up(config: SafetyConfig | None = None) -> None:
+    """Load every numba kernel of the supervisor into this process (seconds the first time
+    in a process, with the GIL held). A node calls this before it subscribes, so that
+    its first control period is not late and its robot-state timeout does not fire."""
+    quiet, LOG.disabled = LOG.disabled, True
+    try:
+        cfg = config or SafetyConfig()
+        sup = SafetySupervisor(dataclasses.replace(cfg, audit_path=""))
+        names = cfg.joint_names
+        home = panda.home_joint_positions
+        sup.update_robot_state(names, home, [0.0] * len(names), 0.0)
+        sup.submit(JointRequest(names, home + 0.3, 0.004), 0.004)  # shaped and blended
+        for k in range(1, 4):
+            sup.step(0.004 * k)
+        sup.trigger_estop("warm-up", 0.014)
+        sup.step(0.016)
+    finally:
+        LOG.disabled = quiet

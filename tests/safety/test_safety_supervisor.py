@@ -392,3 +392,12 @@ def test_a_slower_stream_is_followed_without_stop_and_go():
     steady = v[100:]
     assert np.all(np.abs(steady - speed) < 1e-6)
     assert run.sup.stats["rejected"] == 0
+
+
+def test_warm_up_runs_quietly_and_leaves_no_audit_file(tmp_path, caplog):
+    from miles_ros.safety.supervisor import warm_up
+
+    with caplog.at_level(logging.DEBUG, logger="miles_ros.safety"):
+        warm_up(SafetyConfig(audit_path=str(tmp_path / "audit.jsonl")))
+    assert not (tmp_path / "audit.jsonl").exists()
+    assert not caplog.records
