@@ -164,7 +164,7 @@ class HFLanguageModel:
         else:
             cache, hidden, new_ids = None, None, self.encode_segments(segments)
         if new_ids:
-            out = self.decoder(input_ids=torch.tensor([new_ids]), past_key_values=cache,
+            out = self.decoder(input_ids=torch.tensor([new_ids]), cache=cache,
                                use_cache=True)
             cache, hidden = out.past_key_values, out.last_hidden_state[0, -1]
         self._prefix_cache = (list(segments), cache, hidden)
@@ -198,7 +198,7 @@ class HFLanguageModel:
                 ids = torch.tensor([[n.token for n in p] + [pad] * (width - len(p))
                                     for p in rows])
                 cache.reorder_cache(torch.zeros(len(rows), dtype=torch.long))
-                out = self.decoder(input_ids=ids, past_key_values=cache, use_cache=True)
+                out = self.decoder(input_ids=ids, cache=cache, use_cache=True)
                 states = out.last_hidden_state
                 seen: set[int] = set()
                 for r, path in enumerate(rows):
@@ -243,7 +243,7 @@ class HFLanguageModel:
             state["first"] = False
             with torch.inference_mode():
                 out = self.decoder(input_ids=torch.tensor([ids]),
-                                   past_key_values=state["cache"], use_cache=True)
+                                   cache=state["cache"], use_cache=True)
                 state["cache"] = out.past_key_values
                 return self._logits(out.last_hidden_state[0, -1], candidates).tolist()
 

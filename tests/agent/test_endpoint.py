@@ -102,3 +102,17 @@ def test_miles_plan_usage_errors(capsys):
     with pytest.raises(SystemExit):
         plan_command.main([])
     assert "give a goal or --batch" in capsys.readouterr().err
+
+
+def test_miles_plan_prints_a_readable_plan(monkeypatch, registry, world, capsys):
+    from miles_ros.agent.lm import FakeLanguageModel
+    from tests.agent.conftest import keyword_scorer
+
+    planner = Planner(registry, world, FakeLanguageModel(keyword_scorer(
+        ["pick red left", "home"])), PlannerConfig())
+    monkeypatch.setattr(Planner, "from_options", classmethod(lambda cls, **kw: planner))
+    rc = plan_command.main(["put the red cube on the left pad and go home", "-v"])
+    out = capsys.readouterr().out
+    assert rc == 0
+    assert "1. pick_place object=red_cube target=left_pad" in out and "2. home" in out
+    assert "plan (grounded, fake," in out and "scores 1:" in out
