@@ -35,3 +35,14 @@ def test_miles_demo_rejects_bad_arguments(capsys):
     with pytest.raises(SystemExit):
         demo.main(["--max-steps", "0"])
     assert "--max-steps" in capsys.readouterr().err
+
+
+def test_miles_demo_goal_needs_the_manager(capsys):
+    import pytest
+
+    from miles_ros.commands import demo
+
+    for argv in (["--goal", "go home", "--no-manager"], ["--goal", "  "]):
+        with pytest.raises(SystemExit):
+            demo.main(argv)
+        assert "--goal" in capsys.readouterr().err

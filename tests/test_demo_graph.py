@@ -1,6 +1,8 @@
 """`miles demo` with skills: the ROS 2 graph demo (skills -> safety -> PyBullet), with
-an e-stop mid-motion, the hold, the reset, a report and pictures. Runs the shipped
-skills when they exist, else the scripted linear reach skill."""
+an e-stop mid-motion, the hold, the reset, a report and pictures. By default from a goal
+in words through manager_node (the real planner with the shipped adapter); with
+``--no-manager`` a fixed skill sequence (the shipped skills when they exist, else the
+scripted linear reach skill)."""
 
 from __future__ import annotations
 
@@ -13,11 +15,32 @@ from PIL import Image
 pytest.importorskip("rclpy")
 
 from miles_ros import cli  # noqa: E402
+from miles_ros.demo_graph import estop_step, remainder_goal  # noqa: E402
 from tests.runtime.skill_fixtures import linear_reach_skill, shipped_reach  # noqa: E402
 
+PLAN = [
+    {"skill": "reach", "params": {"target": "red_cube"}},
+    {"skill": "home", "params": {}},
+    {"skill": "reach", "params": {"target": "blue_cube"}},
+    {"skill": "home", "params": {}},
+]
 
-def test_miles_demo_runs_the_graph_with_an_estop_and_writes_pictures(tmp_path, capsys):
-    args = ["demo", "--out", str(tmp_path / "demo")]
+
+def test_the_estop_interrupts_the_last_moving_step_and_the_rest_is_asked_for_in_words():
+    assert estop_step(PLAN) == 2
+    assert estop_step(PLAN[:2]) == 0
+    assert estop_step([{"skill": "home", "params": {}}]) is None
+    assert remainder_goal(PLAN, 2) == "go home, then move to the blue cube, then go home"
+    assert remainder_goal(PLAN, 1) == (
+        "go home, then move to the blue cube, then go home"
+    )  # a leading home is not repeated
+    assert remainder_goal(PLAN, 0).startswith("go home, then move to the red cube, then go")
+    unknown = [{"skill": "push", "params": {"object": "red_cube", "target": "left_pad"}}]
+    assert remainder_goal(unknown, 0) is None  # the demo then sends the whole goal again
+
+
+def test_miles_demo_no_manager_runs_the_graph_with_an_estop_and_writes_pictures(tmp_path, capsys):
+    args = ["demo", "--no-manager", "--out", str(tmp_path / "demo")]
     if shipped_reach() is None:
         linear_reach_skill(tmp_path / "skills")
         args += ["--skills", str(tmp_path / "skills")]
@@ -37,3 +60,33 @@ def test_miles_demo_runs_the_graph_with_an_estop_and_writes_pictures(tmp_path, c
     pictures = [np.asarray(Image.open(tmp_path / "demo" / p)) for p in report["pictures"]]
     assert all(p.shape == (480, 640, 3) and p.std() > 10 for p in pictures)
     assert not np.array_equal(pictures[0], pictures[1])  # the arm is elsewhere at the e-stop
+
+
+@pytest.mark.slow  # ~1 min on 2 busy cores, mostly loading the real planner; kept to one
+def test_miles_demo_from_a_goal_plans_runs_estops_resumes_and_succeeds(tmp_path, capsys):
+    if shipped_reach() is None:
+        pytest.skip("needs the shipped reach skill (the planner plans with its card)")
+    out = tmp_path / "demo"
+    code = cli.main(["demo", "--out", str(out)])
+    text = capsys.readouterr().out
+    report = json.loads((out / "report.json").read_text())
+    assert code == 0, text
+    assert report["success"] is True
+    assert report["graph"][-1] == "manager_node"
+    assert report["plan"] == PLAN  # the shipped adapter plans the default goal exactly
+    first, rest = report["goals"]
+    assert first["outcome"] == "estopped" and first["estop_step"] == 2
+    assert [e["state"] for e in first["executed"]] == ["succeeded", "succeeded", "estopped"]
+    assert rest["goal"] == "go home, then move to the blue cube, then go home"
+    assert rest["outcome"] == "succeeded" and rest["plan"] == [PLAN[1], *PLAN[2:]]
+    assert all(e["state"] == "succeeded" for e in rest["executed"])
+    assert report["outcomes"] == {"succeeded": 5, "estopped": 1}
+    estop = report["estop"]
+    assert estop["held"] and estop["reset"] and estop["arm_speed_at_press_rad_s"] > 0.05
+    assert report["safety"]["events_by_kind"]["estop"] == 1
+    assert report["model_load_s"] > 0 and report["replans"] == 0
+    for line in ("plan (4 steps", "E-STOP pressed", "resuming: goal", "goal ok", "Result:"):
+        assert line in text
+    pictures = [np.asarray(Image.open(out / p)) for p in report["pictures"]]
+    assert all(p.shape == (480, 640, 3) and p.std() > 10 for p in pictures)
+    assert not np.array_equal(pictures[0], pictures[1])

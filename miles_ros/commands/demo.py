@@ -1,9 +1,12 @@
 """`miles demo`: the best end-to-end path that exists so far, with pictures.
 
 With shipped skills (policies/skills/NAME/skill.yaml): the ROS 2 graph demo of
-:mod:`miles_ros.demo_graph` (sim_node -> safety_node -> skill_node in one process, the
-skills in sequence, an e-stop mid-motion, hold, reset, a report and pictures). Without
-them, or with ``--scripted``, the interim version below.
+:mod:`miles_ros.demo_graph`: sim_node -> safety_node -> skill_node and manager_node in
+one process; a goal in words (``--goal``, default
+:data:`~miles_ros.demo_graph.DEFAULT_GOAL`) becomes a plan of skills, an e-stop
+mid-motion, hold, reset, the rest of the plan, a report and pictures. ``--no-manager``
+runs a fixed skill sequence instead (no language model). Without skills, or with
+``--scripted``, the interim version below.
 
 Interim version: a scripted Reach in PyBullet physics. The Panda visits a point above
 each cube of the default scene (config/scene.yaml) under a simple Cartesian controller
@@ -63,10 +66,19 @@ def _shipped_skills(library: str | None) -> list[str]:
     return sorted(p.parent.name for p in root.glob("*/skill.yaml"))
 
 
-def _graph_demo(out: Path, library: str | None) -> int:
-    from miles_ros.demo_graph import run_demo
+def _graph_demo(out: Path, library: str | None, goal: str | None) -> int:
+    from miles_ros.demo_graph import run_demo, run_goal_demo
 
-    report = run_demo(out, library)
+    try:
+        if goal is None:
+            report = run_demo(out, library)
+        else:
+            report = run_goal_demo(out, goal, library)
+    except (TimeoutError, RuntimeError) as exc:
+        print(f"miles demo: FAILED: {exc}")
+        return 1
+    if goal is not None:
+        return _goal_summary(out, report)
     estop = report["estop"] or {}
     print(
         f"Result: {report['succeeded']}/{report['skills_run']} skill runs succeeded "
@@ -85,8 +97,50 @@ def _graph_demo(out: Path, library: str | None) -> int:
         f"Pictures: {', '.join(str(out / p) for p in report['pictures'])}; report: "
         f"{out / 'report.json'}; {report['wall_time_s']:.1f} s"
     )
-    print("Not in this demo yet: the language-model manager (goal -> plan of skills)")
+    print("Fixed skill sequence (--no-manager); without it the manager plans from a goal")
     return 0 if report["success"] else 1
+
+
+def _goal_summary(out: Path, report: dict) -> int:
+    estop = report["estop"] or {}
+    goals = report["goals"]
+    print("Report:")
+    print(f"  goal: {report['goal']!r}")
+    print(f"  plan: {' -> '.join(_step_text(s) for s in report['plan']) or 'none'}")
+    for g in goals[1:]:
+        print(f"  resumed with {g['goal']!r}: {' -> '.join(_step_text(s) for s in g['plan'])}")
+    print(f"  goal outcomes: {', '.join(str(g['outcome']) for g in goals)}")
+    print(
+        f"  skills run: {report['skills_run']} "
+        f"({', '.join(f'{k} {v}' for k, v in report['outcomes'].items())}); "
+        f"replans: {report['replans']}"
+    )
+    kinds = sorted(report["safety"]["events_by_kind"].items())
+    print(
+        f"  safety interventions: {report['safety']['interventions']} "
+        f"(events: {', '.join(f'{k} {v}' for k, v in kinds) or 'none'})"
+    )
+    if estop:
+        print(
+            f"  e-stop: estopped status after {estop['to_estopped_status_ms']:.0f} ms, arm "
+            f"still after {estop['to_arm_still_ms']:.0f} ms, held (drift "
+            f"{estop['hold_drift_rad'] * 1e3:.3f} mrad), "
+            f"reset {'ok' if estop['reset'] else 'refused'}"
+        )
+    else:
+        print("  e-stop: NOT pressed (the plan never reached a moving step)")
+    print(f"  planner: {report['model']}, loaded in {report['model_load_s']:.1f} s")
+    print(
+        f"Pictures: {', '.join(str(out / p) for p in report['pictures'])}; report: "
+        f"{out / 'report.json'}; {report['wall_time_s']:.1f} s"
+    )
+    print(f"Result: {'succeeded' if report['success'] else 'FAILED'}")
+    return 0 if report["success"] else 1
+
+
+def _step_text(step: dict) -> str:
+    params = ", ".join(f"{k}={v}" for k, v in step.get("params", {}).items())
+    return f"{step['skill']}({params})"
 
 
 def _save_png(image: np.ndarray, path: Path) -> None:
@@ -99,7 +153,7 @@ def main(argv: list[str] | None = None, prog: str = "miles demo") -> int:
     parser = argparse.ArgumentParser(
         prog=prog,
         description="The whole loop on one machine, with pictures "
-        "(for now: a scripted Reach in PyBullet; see the report for what is still missing).",
+        "(skills -> safety -> PyBullet in a ROS 2 graph, from a goal in words).",
     )
     parser.add_argument("--out", default="out/demo", help="output folder (default out/demo)")
     parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
@@ -112,11 +166,31 @@ def main(argv: list[str] | None = None, prog: str = "miles demo") -> int:
         help="the interim scripted Reach without ROS, even when skills are shipped",
     )
     parser.add_argument("--skills", default=None, help="skill library (default policies/skills)")
+    parser.add_argument(
+        "--goal",
+        default=None,
+        help="the goal in words for the manager (default: "
+        "'move to the red cube, go back home, then move to the blue cube and return home')",
+    )
+    parser.add_argument(
+        "--no-manager",
+        action="store_true",
+        help="no language model: a fixed sequence of the shipped skills",
+    )
     args = parser.parse_args(argv)
     if args.max_steps < 1:
         parser.error("--max-steps must be >= 1")
+    if args.goal is not None and not args.goal.strip():
+        parser.error("--goal must not be empty")
+    if args.goal is not None and (args.no_manager or args.scripted):
+        parser.error("--goal needs the manager (drop --no-manager / --scripted)")
     if not args.scripted and _shipped_skills(args.skills):
-        return _graph_demo(Path(args.out), args.skills)
+        goal = None
+        if not args.no_manager:
+            from miles_ros.demo_graph import DEFAULT_GOAL
+
+            goal = args.goal or DEFAULT_GOAL
+        return _graph_demo(Path(args.out), args.skills, goal)
 
     from sims.backends.pybullet_backend import make_pybullet_env
     from sims.scene import load_scene
