@@ -10,6 +10,13 @@ holds it; the demo measures the latency, checks the hold, resets the e-stop
 (``/miles/safety/reset_estop``) and runs the interrupted skill again. Pictures come
 from the sim's camera service. The report lists every skill's outcome, the safety
 interventions by kind, and the e-stop latency.
+
+:func:`run_goal_demo` (``miles demo``) adds manager_node: the demo sends a goal in words
+to ``/miles/goal`` and follows ``/miles/plan`` and ``/miles/manager/status``; the e-stop
+interrupts the plan's last moving step (the manager ends the goal ``estopped`` and never
+resets), the demo checks the hold and resets, then asks for the rest of the plan in words
+(``home`` first) and follows it to success. :func:`run_demo` (``--no-manager``) runs the
+fixed sequence of :func:`demo_sequence` instead.
 """
 
 from __future__ import annotations
@@ -462,6 +469,8 @@ def run_goal_demo(
     report (also written to ``out/report.json``)."""
     started = time.perf_counter()
     out.mkdir(parents=True, exist_ok=True)
+    for name in ("before.png", "estop.png", "after.png"):  # none from an earlier run
+        (out / name).unlink(missing_ok=True)
     manager = {"memory_db": ":memory:", "memory_embedder": "hash"}
     overrides: dict[str, dict] = {"manager": manager}
     if skill_library:
@@ -516,7 +525,7 @@ def run_goal_demo(
         "model": model,
         "model_load_s": times.get("manager"),
         "node_construct_s": times,
-        "pictures": ["before.png", "estop.png", "after.png"],
+        "pictures": [p for p in ("before.png", "estop.png", "after.png") if (out / p).exists()],
         "success": bool(
             estop is not None
             and estop["held"]
@@ -557,8 +566,10 @@ def _run_goal(client: DemoClient, text: str, out: Path, log, estop: bool) -> dic
     }
     if plan is not None:
         steps = plan["steps"]
+        plural = "" if len(steps) == 1 else "s"
         log(
-            f"  plan ({len(steps)} steps, {plan.get('mode')}, {plan.get('latency_s', 0):.2f} s"
+            f"  plan ({len(steps)} step{plural}, {plan.get('mode')}, "
+            f"{plan.get('latency_s', 0):.2f} s"
             f"{', cached' if plan.get('cached') else ''}): "
             + " -> ".join(_fmt_step(s) for s in steps)
         )
