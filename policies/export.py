@@ -151,7 +151,16 @@ def export_run(
     if not provenance["resumed"]:
         provenance.pop("resumed")
     if meta.get("init_from"):
-        provenance["init_from"] = meta["init_from"]
+        init = dict(meta["init_from"])
+        src_meta = Path(init["checkpoint"]).resolve().parents[1] / "meta.yaml"
+        if src_meta.exists():  # the run the weights came from: its own commands
+            src = yaml.safe_load(src_meta.read_text()) or {}
+            init["command"] = src.get("command", "")
+            init["git_commit"] = src.get("git_commit", "unknown")
+            resumed = [r.get("command", "") for r in src.get("resumed", [])]
+            if resumed:
+                init["resumed"] = resumed
+        provenance["init_from"] = init
     if eval_episodes > 0:
         from policies.evaluation import evaluate
         from policies.runtime import SkillPolicy
