@@ -8,8 +8,10 @@ plan (``json.dumps`` separators)::
 Skill names come from the registry, parameter names from each skill's schema (in schema
 order), values from the schema's enums narrowed to the scene's names, and for parameters
 whose schema accepts an array, ``[x, y, z]`` with numbers of the form
-``-?(0|[1-9][0-9]?)(.[0-9]{1,4})?``. At most ``max_steps`` steps. Every string the
-automaton accepts is schema-valid JSON by construction (tests check it over many seeds).
+``-?0(.[0-9]{1,4})?`` (metres in the robot base frame: the arm reaches less than 1 m).
+A step never names the same thing twice (no cube moved onto itself). At most
+``max_steps`` steps. Every string the automaton accepts is schema-valid JSON by
+construction (tests check it over many seeds).
 
 :class:`TokenIndex` maps the automaton to a tokenizer: a character trie over the
 vocabulary's tokens; :meth:`TokenIndex.allowed` walks it together with the automaton, so
@@ -27,8 +29,8 @@ from dataclasses import dataclass
 
 from miles_ros.agent.registry import SkillRegistry
 
-_NUM_PREFIX = re.compile(r"^-?$|^-?(0|[1-9][0-9]?)(\.[0-9]{0,4})?$")
-_NUM_FULL = re.compile(r"^-?(0|[1-9][0-9]?)(\.[0-9]{1,4})?$")
+_NUM_PREFIX = re.compile(r"^-?$|^-?0(\.[0-9]{0,4})?$")
+_NUM_FULL = re.compile(r"^-?0(\.[0-9]{1,4})?$")
 
 
 @dataclass(frozen=True)
@@ -75,11 +77,15 @@ class PlanGrammar:
             name = (yield Choice(tuple(s + '"' for s in self.registry.names)))[:-1]
             skill = self.registry[name]
             yield Lit(', "params": {')
+            chosen: set[str] = set()
             for i, param in enumerate(skill.param_names):
                 yield Lit(('' if i == 0 else ', ') + json.dumps(param) + ": ")
                 enums, array = self._value_kinds(skill, param)
-                options = tuple(json.dumps(e) for e in enums) + (("[",) if array else ())
+                # one step never names the same thing twice (no cube onto itself)
+                options = tuple(json.dumps(e) for e in enums if e not in chosen) + \
+                    (("[",) if array else ())
                 value = yield Choice(options)
+                chosen.add(json.loads(value) if value != "[" else "")
                 if value == "[":
                     for k in range(3):
                         yield Number()

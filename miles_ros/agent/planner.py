@@ -297,9 +297,12 @@ class Planner:
         for attempt in range(1 + self.config.retries):
             prompt = text.json_prompt(goal, notes + feedback, self._few_shot())
             seed = None if self.config.seed is None else self.config.seed + attempt
+            temperature = self.config.temperature
+            if attempt:  # a retry must be able to differ from a greedy first answer
+                seed, temperature = (self.config.seed or 0) + attempt, max(temperature, 0.7)
             try:
                 raw = self.lm.generate_json(prompt, grammar, seed=seed,
-                                            temperature=self.config.temperature)
+                                            temperature=temperature)
                 steps = parse_plan_json(raw.strip())
                 errors = validate_plan(steps, self.registry, world, self.config.max_steps)
             except PlanError as exc:

@@ -20,7 +20,10 @@ def test_grammar_accepts_canonical_plans_and_refuses_others(registry, world):
                            Step("reach", {"target": [0.5, -0.1, 0.25]}), Step("home")])
     state = grammar.feed(grammar.initial, plan)
     assert state is not None and grammar.is_complete(state)
-    for bad in ('{"steps": [{"skill": "fly"', '{"steps": [{"skill": "push", "params": {"target"',
+    for bad in ('{"steps": [{"skill": "fly"',
+                '{"steps": [{"skill": "push", "params": {"object": "red_cube", "target": "red',
+                '{"steps": [{"skill": "reach", "params": {"target": [1.5',
+                '{"steps": [{"skill": "push", "params": {"target"',
                 '{"steps": [{"skill": "home", "params": {"x"',
                 '{"steps": [{"skill": "reach", "params": {"target": "purple_cube"'):
         assert grammar.feed(grammar.initial, bad) is None, bad
@@ -61,4 +64,6 @@ def test_real_tokenizer_twenty_sampled_plans_are_valid(registry, world, tokenize
         jsonschema.validate(data, schema)
         steps = parse_plan_json(text)
         errors = validate_plan(steps, registry, world, max_steps=6)
-        assert all("object and target" in e or "workspace" in e for e in errors), errors
+        # the grammar rules out a cube onto itself; random logits may still pick a point
+        # outside the planning workspace (validation catches it)
+        assert all("workspace" in e for e in errors), errors

