@@ -40,8 +40,9 @@ from miles_ros.agent.planner import DEFAULT_ADAPTER, Planner, PlannerConfig  # n
 
 def run_model(adapter, goals, modes, threads) -> tuple[dict, Planner]:
     t0 = time.perf_counter()
-    planner = Planner.from_options(adapter=adapter, threads=threads,
-                                   config=PlannerConfig(fallback=False))
+    planner = Planner.from_options(
+        adapter=adapter, threads=threads, config=PlannerConfig(fallback=False)
+    )
     out: dict = {"model": planner.lm.name, "load_s": round(time.perf_counter() - t0, 2)}
     misses = {}
     for mode in modes:
@@ -80,9 +81,14 @@ def main(argv: list[str] | None = None) -> int:
     threads = args.threads or models.default_threads()
     adapter = DEFAULT_ADAPTER if (DEFAULT_ADAPTER / "adapter_config.json").exists() else None
     result, planner = run_model(adapter, goals, modes, threads)
-    report = {"n_goals": len(goals), "model": result["model"], "load_s": result["load_s"],
-              "cache_hit_ms": cache_hit_ms(planner, goals[0]["goal"]), "threads": threads,
-              "fallback": False}
+    report = {
+        "n_goals": len(goals),
+        "model": result["model"],
+        "load_s": result["load_s"],
+        "cache_hit_ms": cache_hit_ms(planner, goals[0]["goal"]),
+        "threads": threads,
+        "fallback": False,
+    }
     for mode in modes:
         report[mode] = result[mode]
     report["misses"] = result["misses"]

@@ -59,8 +59,9 @@ class PlanGrammar:
     characters typed into the current slot. States are hashable and cheap to copy.
     """
 
-    def __init__(self, registry: SkillRegistry, names: list[str], max_steps: int = 6,
-                 prefix: str = ""):
+    def __init__(
+        self, registry: SkillRegistry, names: list[str], max_steps: int = 6, prefix: str = ""
+    ):
         """``prefix``: text typed before the JSON (a space after ``JSON:``)."""
         self.registry = registry
         self.prefix = prefix
@@ -79,11 +80,12 @@ class PlanGrammar:
             yield Lit(', "params": {')
             chosen: set[str] = set()
             for i, param in enumerate(skill.param_names):
-                yield Lit(('' if i == 0 else ', ') + json.dumps(param) + ": ")
+                yield Lit(("" if i == 0 else ", ") + json.dumps(param) + ": ")
                 enums, array = self._value_kinds(skill, param)
                 # one step never names the same thing twice (no cube onto itself)
-                options = tuple(json.dumps(e) for e in enums if e not in chosen) + \
-                    (("[",) if array else ())
+                options = tuple(json.dumps(e) for e in enums if e not in chosen) + (
+                    ("[",) if array else ()
+                )
                 value = yield Choice(options)
                 chosen.add(json.loads(value) if value != "[" else "")
                 if value == "[":
@@ -163,12 +165,12 @@ class PlanGrammar:
             history, partial = state
             slot = self.slot(history)
             if isinstance(slot, Lit):
-                rest = slot.text[len(partial):]
+                rest = slot.text[len(partial) :]
                 out.append(rest)
                 state = (history + (slot.text,), "")
                 continue
             if isinstance(slot, Choice):
-                live = [o[len(partial):] for o in slot.options if o.startswith(partial)]
+                live = [o[len(partial) :] for o in slot.options if o.startswith(partial)]
                 common = _common_prefix(live)
                 if len(live) == 1:
                     out.append(live[0])
@@ -261,8 +263,7 @@ def constrained_decode(
                 return "".join(pieces)
         allowed = index.allowed(grammar, state)
         if not allowed:
-            raise RuntimeError("no token of the vocabulary continues the plan: "
-                               + "".join(pieces))
+            raise RuntimeError("no token of the vocabulary continues the plan: " + "".join(pieces))
         ids = list(allowed)
         logits = np.asarray(next_logits(pending, ids), dtype=np.float64)
         if temperature and temperature > 0:

@@ -27,8 +27,11 @@ from miles_ros.agent.world import World
 GENERATOR_VERSION = 4
 """Version of the templates below (recorded in the adapter card)."""
 
-COLOR_WORDS = {"red": ["red", "crimson", "scarlet"], "green": ["green", "lime"],
-               "blue": ["blue", "navy", "azure"]}
+COLOR_WORDS = {
+    "red": ["red", "crimson", "scarlet"],
+    "green": ["green", "lime"],
+    "blue": ["blue", "navy", "azure"],
+}
 CUBE_NOUNS = ["cube", "block", "box", "brick"]
 SIDE_WORDS = {"left": ["left"], "right": ["right"]}
 PAD_NOUNS = ["pad", "target", "mat", "square", "spot", "marker", "tile", "zone", "platform"]
@@ -63,8 +66,11 @@ class Generator:
         color = name.split("_")[0]
         word = r.choice(COLOR_WORDS.get(color, [color])) if r.random() < 0.3 else color
         noun = r.choice(CUBE_NOUNS) if r.random() < 0.5 else "cube"
-        phrase = r.choice([f"{word} {noun}", f"{word} {noun}", f"{word} one", f"{name}"]
-                          if r.random() < 0.1 else [f"{word} {noun}"])
+        phrase = r.choice(
+            [f"{word} {noun}", f"{word} {noun}", f"{word} one", f"{name}"]
+            if r.random() < 0.1
+            else [f"{word} {noun}"]
+        )
         if phrase == name:
             return phrase
         return (r.choice(["the ", "the ", "the ", "that ", "this "]) if article else "") + phrase
@@ -73,9 +79,15 @@ class Generator:
         r = self.rng
         side = name.split("_")[0]
         noun = r.choice(PAD_NOUNS) if r.random() < 0.5 else "pad"
-        forms = [f"the {side} {noun}", f"the {side} {noun}", f"the {side}-hand {noun}",
-                 f"the {noun} on the {side}", f"the {side}most {noun}", f"the {side} one",
-                 name]
+        forms = [
+            f"the {side} {noun}",
+            f"the {side} {noun}",
+            f"the {side}-hand {noun}",
+            f"the {noun} on the {side}",
+            f"the {side}most {noun}",
+            f"the {side} one",
+            name,
+        ]
         return r.choice(forms) if r.random() < 0.4 else f"the {side} {noun}"
 
     def thing(self, name: str) -> str:
@@ -86,10 +98,17 @@ class Generator:
         x, y = round(r.uniform(0.35, 0.65), 2), round(r.uniform(-0.3, 0.3), 2)
         z = round(r.uniform(0.1, 0.4), 2) if in_air else 0.02
         p = [x, y, z]
-        forms = [f"({x}, {y}, {z})", f"{x}, {y}, {z}", f"x={x}, y={y}, z={z}",
-                 f"x={x} y={y} z={z}", f"[{x}, {y}, {z}]", f"{x} {y} {z}",
-                 f"the point ({x}, {y}, {z})", f"position {x}, {y}, {z}",
-                 f"coordinates ({x}, {y}, {z})"]
+        forms = [
+            f"({x}, {y}, {z})",
+            f"{x}, {y}, {z}",
+            f"x={x}, y={y}, z={z}",
+            f"x={x} y={y} z={z}",
+            f"[{x}, {y}, {z}]",
+            f"{x} {y} {z}",
+            f"the point ({x}, {y}, {z})",
+            f"position {x}, {y}, {z}",
+            f"coordinates ({x}, {y}, {z})",
+        ]
         return p, r.choice(forms)
 
     # -- clauses ------------------------------------------------------------------------
@@ -97,62 +116,123 @@ class Generator:
         r = self.rng
         p = step.params
         if step.skill == "home":
-            return r.choice([
-                "go home", "return home", "go back home", "head home", "move home",
-                "go to the home position", "return to the home pose", "go back to home",
-                "move the arm home", "return to your home position", "park the arm",
-                "send the arm home", "go back to the start pose", "reset to home",
-                "return to the rest position", "retract to home", "home the arm",
-                "go back to where you started", "bring the arm back home"])
+            return r.choice(
+                [
+                    "go home",
+                    "return home",
+                    "go back home",
+                    "head home",
+                    "move home",
+                    "go to the home position",
+                    "return to the home pose",
+                    "go back to home",
+                    "move the arm home",
+                    "return to your home position",
+                    "park the arm",
+                    "send the arm home",
+                    "go back to the start pose",
+                    "reset to home",
+                    "return to the rest position",
+                    "retract to home",
+                    "home the arm",
+                    "go back to where you started",
+                    "bring the arm back home",
+                ]
+            )
         if step.skill == "reach":
             t = p["target"]
             where = self._where(t)
-            return r.choice([
-                f"reach {where}", f"reach for {where}", f"reach over to {where}",
-                f"go to {where}", f"move to {where}", f"move the gripper to {where}",
-                f"move your hand over {where}", f"hover over {where}", f"hover above {where}",
-                f"point at {where}", f"point to {where}", f"position the gripper above {where}",
-                f"bring the end effector over {where}", f"approach {where}",
-                f"put your hand above {where}", f"go over to {where}", f"head to {where}",
-                f"move the arm above {where}", f"place the gripper over {where}",
-                f"get the gripper over {where} without touching it",
-                f"move over {where} but don't touch it", f"go and hover over {where}"])
+            return r.choice(
+                [
+                    f"reach {where}",
+                    f"reach for {where}",
+                    f"reach over to {where}",
+                    f"go to {where}",
+                    f"move to {where}",
+                    f"move the gripper to {where}",
+                    f"move your hand over {where}",
+                    f"hover over {where}",
+                    f"hover above {where}",
+                    f"point at {where}",
+                    f"point to {where}",
+                    f"position the gripper above {where}",
+                    f"bring the end effector over {where}",
+                    f"approach {where}",
+                    f"put your hand above {where}",
+                    f"go over to {where}",
+                    f"head to {where}",
+                    f"move the arm above {where}",
+                    f"place the gripper over {where}",
+                    f"get the gripper over {where} without touching it",
+                    f"move over {where} but don't touch it",
+                    f"go and hover over {where}",
+                ]
+            )
         obj, t = p["object"], p["target"]
         o, where = self.cube(obj), self._where(t)
         on = r.choice(["on", "onto", "on top of", "to"]) if isinstance(t, str) else "at"
-        to = r.choice(["to", "over to", "onto", "toward", "all the way to", "across to"]) \
-            if isinstance(t, str) else r.choice(["to", "over to"])
+        to = (
+            r.choice(["to", "over to", "onto", "toward", "all the way to", "across to"])
+            if isinstance(t, str)
+            else r.choice(["to", "over to"])
+        )
         if step.skill == "push":
-            return r.choice([
-                f"push {o} {to} {where}", f"slide {o} {to} {where}", f"shove {o} {to} {where}",
-                f"nudge {o} {to} {where}", f"scoot {o} {to} {where}",
-                f"drag {o} along the table {to} {where}", f"push {o} along the table {to} {where}",
-                f"slide {o} across the table to {where}",
-                f"move {o} {to} {where} by pushing it",
-                f"move {o} {to} {where} without lifting it",
-                f"get {o} {to} {where} without picking it up",
-                f"bring {o} {to} {where} by sliding it", f"shift {o} {to} {where} by pushing",
-                f"keep {o} on the table and push it {to} {where}",
-                f"without lifting it, move {o} {to} {where}",
-                f"push {o} so that it ends up at {where}",
-                f"slide {o} {to} {where} keeping it on the table",
-                f"move {o} {to} {where} by sliding it", f"give {o} a push {to} {where}"])
+            return r.choice(
+                [
+                    f"push {o} {to} {where}",
+                    f"slide {o} {to} {where}",
+                    f"shove {o} {to} {where}",
+                    f"nudge {o} {to} {where}",
+                    f"scoot {o} {to} {where}",
+                    f"drag {o} along the table {to} {where}",
+                    f"push {o} along the table {to} {where}",
+                    f"slide {o} across the table to {where}",
+                    f"move {o} {to} {where} by pushing it",
+                    f"move {o} {to} {where} without lifting it",
+                    f"get {o} {to} {where} without picking it up",
+                    f"bring {o} {to} {where} by sliding it",
+                    f"shift {o} {to} {where} by pushing",
+                    f"keep {o} on the table and push it {to} {where}",
+                    f"without lifting it, move {o} {to} {where}",
+                    f"push {o} so that it ends up at {where}",
+                    f"slide {o} {to} {where} keeping it on the table",
+                    f"move {o} {to} {where} by sliding it",
+                    f"give {o} a push {to} {where}",
+                ]
+            )
         stack = isinstance(t, str) and t in self.world.objects
         verbs = [
-            f"put {o} {on} {where}", f"place {o} {on} {where}", f"set {o} {on} {where}",
-            f"move {o} {on} {where}", f"move {o} {to} {where}", f"carry {o} {to} {where}",
-            f"pick up {o} and put it {on} {where}", f"pick {o} up and place it {on} {where}",
-            f"grab {o} and drop it {on} {where}", f"lift {o} {on} {where}",
-            f"lift {o} over to {where}", f"take {o} {to} {where}",
-            f"transfer {o} {to} {where}", f"relocate {o} {to} {where}",
-            f"move {o} {to} {where} by picking it up", f"move {o} {to} {where} by lifting it",
-            f"pick up {o} and carry it {to} {where}", f"grasp {o} and set it down {on} {where}",
-            f"bring {o} {to} {where} by picking it up", f"drop {o} {on} {where}",
-            f"pick {o} and place it {on} {where}", f"get {o} {on} {where}",
-            f"lift {o} up and put it down {on} {where}"]
+            f"put {o} {on} {where}",
+            f"place {o} {on} {where}",
+            f"set {o} {on} {where}",
+            f"move {o} {on} {where}",
+            f"move {o} {to} {where}",
+            f"carry {o} {to} {where}",
+            f"pick up {o} and put it {on} {where}",
+            f"pick {o} up and place it {on} {where}",
+            f"grab {o} and drop it {on} {where}",
+            f"lift {o} {on} {where}",
+            f"lift {o} over to {where}",
+            f"take {o} {to} {where}",
+            f"transfer {o} {to} {where}",
+            f"relocate {o} {to} {where}",
+            f"move {o} {to} {where} by picking it up",
+            f"move {o} {to} {where} by lifting it",
+            f"pick up {o} and carry it {to} {where}",
+            f"grasp {o} and set it down {on} {where}",
+            f"bring {o} {to} {where} by picking it up",
+            f"drop {o} {on} {where}",
+            f"pick {o} and place it {on} {where}",
+            f"get {o} {on} {where}",
+            f"lift {o} up and put it down {on} {where}",
+        ]
         if stack:
-            verbs += [f"stack {o} on {where}", f"stack {o} on top of {where}",
-                      f"put {o} on top of {where}", f"pile {o} onto {where}"]
+            verbs += [
+                f"stack {o} on {where}",
+                f"stack {o} on top of {where}",
+                f"put {o} on top of {where}",
+                f"pile {o} onto {where}",
+            ]
         return r.choice(verbs)
 
     def _where(self, t) -> str:
@@ -163,8 +243,12 @@ class Generator:
     def elided(self, prev: Step, step: Step) -> str | None:
         """A later clause that drops the verb, when the steps allow it."""
         r = self.rng
-        if step.skill == "pick_place" and prev.skill in ("pick_place", "push") and \
-                step.params.get("target") == prev.params.get("object") and r.random() < 0.7:
+        if (
+            step.skill == "pick_place"
+            and prev.skill in ("pick_place", "push")
+            and step.params.get("target") == prev.params.get("object")
+            and r.random() < 0.7
+        ):
             pass  # a pronoun for the previous step's cube, below
         elif step.skill != prev.skill or step.skill == "home":
             return None
@@ -180,13 +264,26 @@ class Generator:
         obj, t = step.params["object"], step.params["target"]
         color = obj.split("_")[0]
         if t == prev.params.get("object"):  # "..., then put the red cube on it"
-            verb = r.choice(["put", "place", "stack", "set"] if step.skill == "pick_place"
-                            else ["push", "slide"])
-            return f"{verb} {self.cube(obj)} {r.choice(['on', 'onto', 'to'])} it" \
-                if step.skill == "pick_place" else f"{verb} {self.cube(obj)} against it"
+            verb = r.choice(
+                ["put", "place", "stack", "set"]
+                if step.skill == "pick_place"
+                else ["push", "slide"]
+            )
+            return (
+                f"{verb} {self.cube(obj)} {r.choice(['on', 'onto', 'to'])} it"
+                if step.skill == "pick_place"
+                else f"{verb} {self.cube(obj)} against it"
+            )
         if t == prev.params["target"]:
-            return r.choice([f"the {color} one", f"the {color} one too", f"the {color} cube too",
-                             f"the {color} cube as well", self.cube(obj)])
+            return r.choice(
+                [
+                    f"the {color} one",
+                    f"the {color} one too",
+                    f"the {color} cube too",
+                    f"the {color} cube as well",
+                    self.cube(obj),
+                ]
+            )
         on = r.choice(["on", "to", "onto"])
         return f"{self.cube(obj)} {on} {self.thing(t)}"
 
@@ -200,8 +297,9 @@ class Generator:
             if out and r.random() < 0.35 and out[-1].skill in ("push", "pick_place", "reach"):
                 skill = out[-1].skill  # same skill again: exercises dropped verbs
             else:
-                skill = r.choices(["pick_place", "push", "reach", "home"],
-                                  weights=[0.36, 0.3, 0.22, 0.12])[0]
+                skill = r.choices(
+                    ["pick_place", "push", "reach", "home"], weights=[0.36, 0.3, 0.22, 0.12]
+                )[0]
             if skill == "home" and (i == 0 and n == 1 or (out and out[-1].skill == "home")):
                 skill = "home" if n == 1 and r.random() < 0.5 else "reach"
             out.append(self._step(skill, out))
@@ -246,12 +344,32 @@ class Generator:
         r = self.rng
         if len(clauses) == 2 and r.random() < 0.15:
             a, b = clauses
-            return r.choice([f"after you {a}, {b}", f"once you {a}, {b}",
-                             f"{b} after you {a}", f"before you {b}, {a}",
-                             f"{b}, but first {a}", f"{b} once you {a}"])
-        connectors = [", then ", " and then ", ". Then ", " and ", ", and ", ", after that ",
-                      "; then ", ". After that, ", ", followed by: ", ". Next, ", " then ",
-                      ", next ", ". Afterwards ", ", and afterwards "]
+            return r.choice(
+                [
+                    f"after you {a}, {b}",
+                    f"once you {a}, {b}",
+                    f"{b} after you {a}",
+                    f"before you {b}, {a}",
+                    f"{b}, but first {a}",
+                    f"{b} once you {a}",
+                ]
+            )
+        connectors = [
+            ", then ",
+            " and then ",
+            ". Then ",
+            " and ",
+            ", and ",
+            ", after that ",
+            "; then ",
+            ". After that, ",
+            ", followed by: ",
+            ". Next, ",
+            " then ",
+            ", next ",
+            ". Afterwards ",
+            ", and afterwards ",
+        ]
         first = r.choice(["", "", "", "first ", "first, "])
         out = first + clauses[0]
         for c in clauses[1:]:
@@ -263,13 +381,30 @@ class Generator:
 
     def _decorate(self, body: str) -> str:
         r = self.rng
-        pre = r.choices(["", "please ", "could you ", "can you ", "would you ",
-                         "I'd like you to ", "I need you to ", "robot, ", "hey, ",
-                         "go ahead and ", "now ", "ok, ", "kindly ", "your task: ",
-                         "would you kindly ", "let's "],
-                        weights=[10, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1])[0]
-        post = r.choices(["", " please", ", thanks", " thank you", ".", "!", "?"],
-                         weights=[8, 2, 1, 1, 3, 1, 1])[0]
+        pre = r.choices(
+            [
+                "",
+                "please ",
+                "could you ",
+                "can you ",
+                "would you ",
+                "I'd like you to ",
+                "I need you to ",
+                "robot, ",
+                "hey, ",
+                "go ahead and ",
+                "now ",
+                "ok, ",
+                "kindly ",
+                "your task: ",
+                "would you kindly ",
+                "let's ",
+            ],
+            weights=[10, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1],
+        )[0]
+        post = r.choices(
+            ["", " please", ", thanks", " thank you", ".", "!", "?"], weights=[8, 2, 1, 1, 3, 1, 1]
+        )[0]
         if pre in ("could you ", "can you ", "would you ") and post == ".":
             post = "?"
         text = pre + body + post
@@ -286,10 +421,14 @@ class Generator:
         if r.random() > 0.1:
             return []
         c, pad = r.choice(self.cubes), r.choice(self.pads)
-        pool = [f"{c} slipped once when pushed fast", f"last time {c} ended up on {pad}",
-                f"push {c} {pad} failed: the cube stopped 0.07 m short",
-                "the operator prefers the arm to finish at home",
-                f"pick_place {c} {pad} succeeded in 6.1 s", f"{pad} is near the table edge"]
+        pool = [
+            f"{c} slipped once when pushed fast",
+            f"last time {c} ended up on {pad}",
+            f"push {c} {pad} failed: the cube stopped 0.07 m short",
+            "the operator prefers the arm to finish at home",
+            f"pick_place {c} {pad} succeeded in 6.1 s",
+            f"{pad} is near the table edge",
+        ]
         return r.sample(pool, r.randint(1, 2))
 
     def example(self, json_fraction: float = 0.2) -> Example:

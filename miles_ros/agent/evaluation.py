@@ -26,17 +26,28 @@ def parse_step(text: str) -> Step:
             values.append([float(v) for v in match.group(1).split(",")])
         else:
             values.append(match.group(2))
-    names = {"reach": ["target"], "push": ["object", "target"],
-             "pick_place": ["object", "target"], "home": []}.get(skill, [])
+    names = {
+        "reach": ["target"],
+        "push": ["object", "target"],
+        "pick_place": ["object", "target"],
+        "home": [],
+    }.get(skill, [])
     return Step(skill, dict(zip(names, values, strict=False)))
 
 
 def load_eval_goals(path: str | Path | None = None) -> list[dict]:
     """``[{"goal": str, "plan": [Step, ...]}, ...]``."""
     items = yaml.safe_load(Path(path or EVAL_GOALS).read_text())
-    return [{"goal": it["goal"], "plan": [parse_step(s) if isinstance(s, str) else
-                                          parse_step(" ".join(map(str, s)))
-                                          for s in it["plan"]]} for it in items]
+    return [
+        {
+            "goal": it["goal"],
+            "plan": [
+                parse_step(s) if isinstance(s, str) else parse_step(" ".join(map(str, s)))
+                for s in it["plan"]
+            ],
+        }
+        for it in items
+    ]
 
 
 def same_plan(a: list[Step], b: list[Step], tol: float = 1e-3) -> bool:
@@ -67,10 +78,14 @@ def evaluate_goals(planner, goals: list[dict], mode: str = "grounded") -> dict:
         ok = plan.valid and not plan.fallback_used and same_plan(plan.steps, item["plan"])
         correct += ok
         if not ok:
-            misses.append({"goal": item["goal"],
-                           "expected": [step_text(s) for s in item["plan"]],
-                           "got": [step_text(s) for s in plan.steps],
-                           **({"errors": plan.errors} if plan.errors else {})})
+            misses.append(
+                {
+                    "goal": item["goal"],
+                    "expected": [step_text(s) for s in item["plan"]],
+                    "got": [step_text(s) for s in plan.steps],
+                    **({"errors": plan.errors} if plan.errors else {}),
+                }
+            )
     n = len(goals)
     return {
         "n_goals": n,

@@ -92,7 +92,7 @@ def goal_points(goal: str) -> list[tuple[float, float, float]]:
     points = []
     for match in _TRIPLE.finditer(goal):
         values = [float(v) for v in match.groups()]
-        tail = goal[match.end(): match.end() + 6].lstrip(" )]").lower()
+        tail = goal[match.end() : match.end() + 6].lstrip(" )]").lower()
         if tail.startswith("cm"):
             values = [v / 100.0 for v in values]
         points.append(tuple(round(v, 4) for v in values))
@@ -198,8 +198,9 @@ class Affordance:
         name = session.get_inputs()[0].name
         value = float(np.ravel(session.run(None, {name: obs})[0])[0])
         settings = skill.card.get("affordance") or {}
-        center = float(settings.get("center",
-                                    (skill.card.get("evaluation") or {}).get("mean_return", 0.0)))
+        center = float(
+            settings.get("center", (skill.card.get("evaluation") or {}).get("mean_return", 0.0))
+        )
         scale = float(settings.get("scale", max(abs(center) / 4.0, 1e-3)))
         return 1.0 / (1.0 + math.exp(-(value - center) / scale))
 
@@ -212,8 +213,9 @@ def build_observation(skill: Skill, params: dict, world: World) -> np.ndarray:
     q = np.asarray(panda.home_joint_positions, dtype=np.float64)
     home_tcp = np.asarray(panda.fk_tcp(q), dtype=np.float64)
     arm = world.arm_at
-    tcp = home_tcp if arm in (None, "home") else \
-        np.asarray(world.position_of(arm)) + [0, 0, HOVER_M]
+    tcp = (
+        home_tcp if arm in (None, "home") else np.asarray(world.position_of(arm)) + [0, 0, HOVER_M]
+    )
     obj = np.asarray(world.objects[params["object"]]) if "object" in params else np.zeros(3)
     goal = np.zeros(3)
     if "target" in params:
@@ -221,19 +223,29 @@ def build_observation(skill: Skill, params: dict, world: World) -> np.ndarray:
         if isinstance(params["target"], str) and "object" not in params:
             goal = goal + [0, 0, HOVER_M]
     fields = {
-        "joint_pos": q, "joint_vel": np.zeros(7), "tcp_pos": tcp, "goal_pos": goal,
-        "goal_rel_tcp": goal - tcp, "object_pos": obj, "object_rel_tcp": obj - tcp,
-        "goal_rel_object": goal - obj, "object_yaw_sincos": np.array([0.0, 1.0]),
+        "joint_pos": q,
+        "joint_vel": np.zeros(7),
+        "tcp_pos": tcp,
+        "goal_pos": goal,
+        "goal_rel_tcp": goal - tcp,
+        "object_pos": obj,
+        "object_rel_tcp": obj - tcp,
+        "goal_rel_object": goal - obj,
+        "object_yaw_sincos": np.array([0.0, 1.0]),
         "finger_width": np.array([0.08]),
     }
     dim = int((skill.card.get("observation") or {}).get("dim", 0)) or sum(
-        int(f["size"]) for f in layout)
+        int(f["size"]) for f in layout
+    )
     obs = np.zeros(dim, dtype=np.float32)
     for entry in layout:
         start, size, name = int(entry["start"]), int(entry["size"]), entry["name"]
         if name in fields and fields[name].size == size:
-            obs[start:start + size] = fields[name]
+            obs[start : start + size] = fields[name]
         else:
-            log.warning("critic observation field %s of %s not known to the planner; zeros",
-                        name, skill.name)
+            log.warning(
+                "critic observation field %s of %s not known to the planner; zeros",
+                name,
+                skill.name,
+            )
     return obs

@@ -39,8 +39,9 @@ class LanguageModel(Protocol):
     def score(self, segments: list[str], continuations: list[str]) -> np.ndarray:
         """Log-score of each continuation after the prompt ``"".join(segments)``."""
 
-    def generate_json(self, prompt: str, grammar: PlanGrammar, seed: int | None = None,
-                      temperature: float = 0.0) -> str:
+    def generate_json(
+        self, prompt: str, grammar: PlanGrammar, seed: int | None = None, temperature: float = 0.0
+    ) -> str:
         """A JSON plan for the prompt, constrained by ``grammar`` where the backend can."""
 
 
@@ -51,8 +52,12 @@ class FakeLanguageModel:
     a constrained decode with logits from a seeded random generator).
     """
 
-    def __init__(self, score_fn: Callable[[str, str], float] | None = None,
-                 generate_fn: Callable[[str], str] | None = None, name: str = "fake"):
+    def __init__(
+        self,
+        score_fn: Callable[[str, str], float] | None = None,
+        generate_fn: Callable[[str], str] | None = None,
+        name: str = "fake",
+    ):
         self.score_fn = score_fn or (lambda prompt, cont: 0.0)
         self.generate_fn = generate_fn
         self.name = name
@@ -64,8 +69,9 @@ class FakeLanguageModel:
         self.prompts.append(prompt)
         return np.array([float(self.score_fn(prompt, c)) for c in continuations])
 
-    def generate_json(self, prompt: str, grammar: PlanGrammar, seed: int | None = None,
-                      temperature: float = 0.0) -> str:
+    def generate_json(
+        self, prompt: str, grammar: PlanGrammar, seed: int | None = None, temperature: float = 0.0
+    ) -> str:
         self.prompts.append(prompt)
         if self.generate_fn is not None:
             return self.generate_fn(prompt)
@@ -74,6 +80,7 @@ class FakeLanguageModel:
 
 def random_constrained_plan(grammar: PlanGrammar, seed: int | None) -> str:
     """A plan decoded under ``grammar`` one character at a time with random choices."""
+
     class _CharIndex:
         text: dict[int, str] = {}
 
@@ -88,9 +95,14 @@ def random_constrained_plan(grammar: PlanGrammar, seed: int | None) -> str:
             return out
 
     rng = np.random.default_rng(seed)
-    return constrained_decode(grammar, _CharIndex(), lambda text: [],
-                              lambda new, ids: rng.normal(size=len(ids)), seed=seed,
-                              temperature=1.0)
+    return constrained_decode(
+        grammar,
+        _CharIndex(),
+        lambda text: [],
+        lambda new, ids: rng.normal(size=len(ids)),
+        seed=seed,
+        temperature=1.0,
+    )
 
 
 class _Node:
@@ -159,13 +171,15 @@ class HFLanguageModel:
         cached = self._prefix_cache
         if cached is not None and segments[: len(cached[0])] == cached[0]:
             done, cache, hidden = cached
-            new_ids = self.encode_segments(segments)[len(self.encode_segments(done)):] \
-                if len(segments) > len(done) else []
+            new_ids = (
+                self.encode_segments(segments)[len(self.encode_segments(done)) :]
+                if len(segments) > len(done)
+                else []
+            )
         else:
             cache, hidden, new_ids = None, None, self.encode_segments(segments)
         if new_ids:
-            out = self.decoder(input_ids=torch.tensor([new_ids]), cache=cache,
-                               use_cache=True)
+            out = self.decoder(input_ids=torch.tensor([new_ids]), cache=cache, use_cache=True)
             cache, hidden = out.past_key_values, out.last_hidden_state[0, -1]
         self._prefix_cache = (list(segments), cache, hidden)
         return copy.deepcopy(cache), hidden
@@ -195,8 +209,7 @@ class HFLanguageModel:
             if rows:
                 width = max(len(p) for p in rows)
                 pad = self.tokenizer.pad_token_id or 0
-                ids = torch.tensor([[n.token for n in p] + [pad] * (width - len(p))
-                                    for p in rows])
+                ids = torch.tensor([[n.token for n in p] + [pad] * (width - len(p)) for p in rows])
                 cache.reorder_cache(torch.zeros(len(rows), dtype=torch.long))
                 out = self.decoder(input_ids=ids, cache=cache, use_cache=True)
                 states = out.last_hidden_state
@@ -233,8 +246,9 @@ class HFLanguageModel:
             self._index = TokenIndex(self.tokenizer)
         return self._index
 
-    def generate_json(self, prompt: str, grammar: PlanGrammar, seed: int | None = None,
-                      temperature: float = 0.0) -> str:
+    def generate_json(
+        self, prompt: str, grammar: PlanGrammar, seed: int | None = None, temperature: float = 0.0
+    ) -> str:
         torch = self.torch
         state = {"cache": None, "first": True}
 
@@ -242,13 +256,15 @@ class HFLanguageModel:
             ids = (self.encode(prompt, bos=True) if state["first"] else []) + list(new_ids)
             state["first"] = False
             with torch.inference_mode():
-                out = self.decoder(input_ids=torch.tensor([ids]),
-                                   cache=state["cache"], use_cache=True)
+                out = self.decoder(
+                    input_ids=torch.tensor([ids]), cache=state["cache"], use_cache=True
+                )
                 state["cache"] = out.past_key_values
                 return self._logits(out.last_hidden_state[0, -1], candidates).tolist()
 
-        return constrained_decode(grammar, self.index, self.encode, next_logits, seed=seed,
-                                  temperature=temperature)
+        return constrained_decode(
+            grammar, self.index, self.encode, next_logits, seed=seed, temperature=temperature
+        )
 
 
 class EndpointError(RuntimeError):
@@ -258,8 +274,9 @@ class EndpointError(RuntimeError):
 class EndpointLanguageModel:
     """An OpenAI-compatible server at ``url`` (``http://host:port`` or ``.../v1``)."""
 
-    def __init__(self, url: str, model: str = "default", timeout_s: float = 60.0,
-                 api_key: str | None = None):
+    def __init__(
+        self, url: str, model: str = "default", timeout_s: float = 60.0, api_key: str | None = None
+    ):
         base = url.rstrip("/")
         self.base = base if base.endswith("/v1") else base + "/v1"
         self.model = model
@@ -272,27 +289,37 @@ class EndpointLanguageModel:
         headers = {"Content-Type": "application/json"}
         if self.api_key:
             headers["Authorization"] = f"Bearer {self.api_key}"
-        request = urllib.request.Request(self.base + path, data=json.dumps(body).encode(),
-                                         headers=headers, method="POST")
+        request = urllib.request.Request(
+            self.base + path, data=json.dumps(body).encode(), headers=headers, method="POST"
+        )
         try:
             with urllib.request.urlopen(request, timeout=self.timeout_s) as response:
                 return json.loads(response.read().decode())
         except (urllib.error.URLError, OSError, json.JSONDecodeError) as exc:
             raise EndpointError(f"{self.base}{path}: {exc}") from exc
 
-    def generate_json(self, prompt: str, grammar: PlanGrammar, seed: int | None = None,
-                      temperature: float = 0.0) -> str:
+    def generate_json(
+        self, prompt: str, grammar: PlanGrammar, seed: int | None = None, temperature: float = 0.0
+    ) -> str:
         schema = grammar.registry.plan_schema(grammar.max_steps)
-        system = ("You plan robot skill calls. Answer with one JSON object matching the "
-                  "schema, nothing else. Skills:\n" + grammar.registry.describe()
-                  + "\nScene names: " + ", ".join(grammar.names))
+        system = (
+            "You plan robot skill calls. Answer with one JSON object matching the "
+            "schema, nothing else. Skills:\n"
+            + grammar.registry.describe()
+            + "\nScene names: "
+            + ", ".join(grammar.names)
+        )
         body = {
             "model": self.model,
-            "messages": [{"role": "system", "content": system},
-                         {"role": "user", "content": prompt}],
+            "messages": [
+                {"role": "system", "content": system},
+                {"role": "user", "content": prompt},
+            ],
             "temperature": temperature,
-            "response_format": {"type": "json_schema",
-                                "json_schema": {"name": "plan", "schema": schema}},
+            "response_format": {
+                "type": "json_schema",
+                "json_schema": {"name": "plan", "schema": schema},
+            },
         }
         if seed is not None:
             body["seed"] = seed
@@ -306,15 +333,30 @@ class EndpointLanguageModel:
         prompt = "".join(segments)
         scores = []
         for text in continuations:
-            reply = self._post("/completions", {
-                "model": self.model, "prompt": prompt + text, "max_tokens": 0, "echo": True,
-                "logprobs": 1, "temperature": 0})
+            reply = self._post(
+                "/completions",
+                {
+                    "model": self.model,
+                    "prompt": prompt + text,
+                    "max_tokens": 0,
+                    "echo": True,
+                    "logprobs": 1,
+                    "temperature": 0,
+                },
+            )
             try:
                 lp = reply["choices"][0]["logprobs"]
                 offsets, values = lp["text_offset"], lp["token_logprobs"]
             except (KeyError, IndexError, TypeError) as exc:
-                raise EndpointError("scoring needs a server that supports echo + logprobs on "
-                                    "/v1/completions; use --mode generate") from exc
-            scores.append(sum(v for o, v in zip(offsets, values, strict=False)
-                              if o >= len(prompt) and v is not None))
+                raise EndpointError(
+                    "scoring needs a server that supports echo + logprobs on "
+                    "/v1/completions; use --mode generate"
+                ) from exc
+            scores.append(
+                sum(
+                    v
+                    for o, v in zip(offsets, values, strict=False)
+                    if o >= len(prompt) and v is not None
+                )
+            )
         return np.array(scores)

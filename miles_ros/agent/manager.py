@@ -103,12 +103,21 @@ class Manager:
         """Advance after a skill request ended."""
         w = self._require()
         if w.current is None or result.id != w.current["id"]:
-            raise ValueError(f"unexpected result for {result.id!r}; waiting for "
-                             f"{w.current and w.current['id']!r}")
+            raise ValueError(
+                f"unexpected result for {result.id!r}; waiting for "
+                f"{w.current and w.current['id']!r}"
+            )
         step = w.plan.steps[w.index]
         w.metrics.skill_time_s += result.duration_s
-        w.executed.append({**w.current, "state": result.state, "reason": result.reason,
-                           "distance_m": result.distance_m, "duration_s": result.duration_s})
+        w.executed.append(
+            {
+                **w.current,
+                "state": result.state,
+                "reason": result.reason,
+                "distance_m": result.distance_m,
+                "duration_s": result.duration_s,
+            }
+        )
         w.current = None
         if result.state == "succeeded":
             w.metrics.steps_executed += 1
@@ -124,12 +133,14 @@ class Manager:
             return self._finish("failed", f"{feedback}; no replans left")
         w.metrics.replans += 1
         done = [Step(e["skill"], e["params"]) for e in w.executed if e["state"] == "succeeded"]
-        plan = self.planner.plan(w.goal, world=w.world, feedback=[feedback], done_steps=done,
-                                 trace_id=w.trace_id)
+        plan = self.planner.plan(
+            w.goal, world=w.world, feedback=[feedback], done_steps=done, trace_id=w.trace_id
+        )
         w.metrics.planning_latency_s += plan.latency_s
         if not plan.valid:
-            return self._finish("failed", f"{feedback}; replanning gave no valid plan: "
-                                + "; ".join(plan.errors))
+            return self._finish(
+                "failed", f"{feedback}; replanning gave no valid plan: " + "; ".join(plan.errors)
+            )
         w.plan, w.index = plan, 0
         action = self._dispatch()
         action.replanned = True
@@ -145,8 +156,15 @@ class Manager:
         w = self._require()
         text = reflection(w.goal, w.outcome, w.executed, w.failure, w.metrics.replans)
         if self.memory is not None:
-            self.memory.add_episode(w.trace_id, w.goal, [s.to_dict() for s in w.plan.steps],
-                                    w.executed, w.outcome, w.failure, vars(w.metrics))
+            self.memory.add_episode(
+                w.trace_id,
+                w.goal,
+                [s.to_dict() for s in w.plan.steps],
+                w.executed,
+                w.outcome,
+                w.failure,
+                vars(w.metrics),
+            )
             self.memory.add_fact(text, kind="reflection", trace_id=w.trace_id)
         if w.outcome != "succeeded":
             self.planner.cache.invalidate(w.goal)
@@ -155,14 +173,21 @@ class Manager:
     def status(self) -> dict:
         """Working memory as the ``/miles/manager/status`` message."""
         if self.work is None:
-            return {"goal": None, "step": None, "outcome": "idle", "replans": 0,
-                    "trace_id": None}
+            return {"goal": None, "step": None, "outcome": "idle", "replans": 0, "trace_id": None}
         w = self.work
         step = w.plan.steps[w.index].to_dict() if w.index < len(w.plan.steps) else None
-        return {"goal": w.goal, "trace_id": w.trace_id, "outcome": w.outcome,
-                "step": step, "step_index": w.index, "steps": len(w.plan.steps),
-                "replans": w.metrics.replans, "failure": w.failure,
-                "plan": [s.to_dict() for s in w.plan.steps], "metrics": vars(w.metrics)}
+        return {
+            "goal": w.goal,
+            "trace_id": w.trace_id,
+            "outcome": w.outcome,
+            "step": step,
+            "step_index": w.index,
+            "steps": len(w.plan.steps),
+            "replans": w.metrics.replans,
+            "failure": w.failure,
+            "plan": [s.to_dict() for s in w.plan.steps],
+            "metrics": vars(w.metrics),
+        }
 
     # -- internals ----------------------------------------------------------------------
     def _require(self) -> _Working:
@@ -174,9 +199,13 @@ class Manager:
         w = self._require()
         step = w.plan.steps[w.index]
         w.counter += 1
-        w.current = {"id": f"{w.trace_id}:{w.counter}", "skill": step.skill,
-                     "params": dict(step.params), "trace_id": w.trace_id,
-                     "started": time.time()}
+        w.current = {
+            "id": f"{w.trace_id}:{w.counter}",
+            "skill": step.skill,
+            "params": dict(step.params),
+            "trace_id": w.trace_id,
+            "started": time.time(),
+        }
         request = {k: w.current[k] for k in ("id", "skill", "params", "trace_id")}
         return Action("dispatch", request)
 
@@ -197,13 +226,16 @@ def failure_feedback(step: Step, result: StepResult) -> str:
     return text
 
 
-def reflection(goal: str, outcome: str, executed: list[dict], failure: str | None,
-               replans: int) -> str:
+def reflection(
+    goal: str, outcome: str, executed: list[dict], failure: str | None, replans: int
+) -> str:
     """One line on what worked, what failed and why."""
-    ok = [step_text(Step(e["skill"], e["params"])) for e in executed
-          if e["state"] == "succeeded"]
-    bad = [f"{step_text(Step(e['skill'], e['params']))} ({e['reason'] or e['state']})"
-           for e in executed if e["state"] != "succeeded"]
+    ok = [step_text(Step(e["skill"], e["params"])) for e in executed if e["state"] == "succeeded"]
+    bad = [
+        f"{step_text(Step(e['skill'], e['params']))} ({e['reason'] or e['state']})"
+        for e in executed
+        if e["state"] != "succeeded"
+    ]
     parts = [f"goal '{' '.join(goal.split())}' {outcome}"]
     if ok:
         parts.append("worked: " + ", ".join(ok))

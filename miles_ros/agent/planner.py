@@ -104,9 +104,14 @@ class Plan:
     def to_json(self) -> dict:
         """``{"goal", "steps": [{"skill", "params"}], "mode", "model", "latency_s",
         "fallback_used"}`` (plus ``errors`` when invalid)."""
-        out = {"goal": self.goal, "steps": [s.to_dict() for s in self.steps],
-               "mode": self.mode, "model": self.model,
-               "latency_s": round(self.latency_s, 6), "fallback_used": self.fallback_used}
+        out = {
+            "goal": self.goal,
+            "steps": [s.to_dict() for s in self.steps],
+            "mode": self.mode,
+            "model": self.model,
+            "latency_s": round(self.latency_s, 6),
+            "fallback_used": self.fallback_used,
+        }
         if self.errors:
             out["errors"] = list(self.errors)
         return out
@@ -159,8 +164,15 @@ class PlanCache:
 class Planner:
     """Plans goals against a registry and a world with a language model."""
 
-    def __init__(self, registry: SkillRegistry, world: World, lm, config: PlannerConfig | None
-                 = None, memory=None, adapted: bool = True):
+    def __init__(
+        self,
+        registry: SkillRegistry,
+        world: World,
+        lm,
+        config: PlannerConfig | None = None,
+        memory=None,
+        adapted: bool = True,
+    ):
         self.registry = registry
         self.world = world
         self.lm = lm
@@ -172,11 +184,19 @@ class Planner:
         self._grammars: dict[tuple, PlanGrammar] = {}
 
     @classmethod
-    def from_options(cls, registry: SkillRegistry | None = None, world: World | None = None,
-                     model: str | None = None, adapter: str | Path | None = "default",
-                     endpoint: str | None = None, endpoint_model: str = "default",
-                     cache_dir: str | Path | None = None, threads: int | None = None,
-                     config: PlannerConfig | None = None, memory=None) -> Planner:
+    def from_options(
+        cls,
+        registry: SkillRegistry | None = None,
+        world: World | None = None,
+        model: str | None = None,
+        adapter: str | Path | None = "default",
+        endpoint: str | None = None,
+        endpoint_model: str = "default",
+        cache_dir: str | Path | None = None,
+        threads: int | None = None,
+        config: PlannerConfig | None = None,
+        memory=None,
+    ) -> Planner:
         """A planner over the default registry and scene unless given, with the embedded
         model + shipped adapter (``adapter="default"``), a local HF dir (``model``), or
         an OpenAI-compatible server (``endpoint``). ``adapter=None``: no adapter."""
@@ -193,15 +213,24 @@ class Planner:
             if adapter is not None and not (Path(adapter) / "adapter_config.json").exists():
                 log.warning("no shipped adapter at %s; planning with the base model", adapter)
                 adapter = None
-        loaded = models.load_model(model, adapter=adapter, cache=cache_dir,
-                                   threads=threads or models.default_threads())
-        return cls(registry, world, HFLanguageModel(loaded), config, memory,
-                   adapted=adapter is not None)
+        loaded = models.load_model(
+            model, adapter=adapter, cache=cache_dir, threads=threads or models.default_threads()
+        )
+        return cls(
+            registry, world, HFLanguageModel(loaded), config, memory, adapted=adapter is not None
+        )
 
     # -- public -------------------------------------------------------------------------
-    def plan(self, goal: str, world: World | None = None, mode: str | None = None,
-             feedback: list[str] | None = None, done_steps: list[Step] | None = None,
-             trace_id: str | None = None, use_cache: bool = True) -> Plan:
+    def plan(
+        self,
+        goal: str,
+        world: World | None = None,
+        mode: str | None = None,
+        feedback: list[str] | None = None,
+        done_steps: list[Step] | None = None,
+        trace_id: str | None = None,
+        use_cache: bool = True,
+    ) -> Plan:
         """Plan ``goal`` from ``world`` (default: the planner's scene).
 
         ``feedback``: lines about what went wrong (replanning); ``done_steps``: steps
@@ -214,27 +243,50 @@ class Planner:
             raise ValueError(f"unknown mode {mode!r}; choose one of {', '.join(MODES)}")
         world = world or self.world
         cacheable = use_cache and not feedback and not done_steps
-        key = (normalize_goal(goal), world.signature(), self.registry.signature(),
-               self.lm.name, mode)
+        key = (
+            normalize_goal(goal),
+            world.signature(),
+            self.registry.signature(),
+            self.lm.name,
+            mode,
+        )
         if cacheable:
             hit = self.cache.get(key)
             if hit is not None:
-                return Plan(goal, list(hit.steps), hit.mode, hit.model,
-                            time.perf_counter() - t0, hit.fallback_used,
-                            trace_id=trace_id or uuid.uuid4().hex[:16], cached=True,
-                            errors=list(hit.errors), notes=list(hit.notes))
+                return Plan(
+                    goal,
+                    list(hit.steps),
+                    hit.mode,
+                    hit.model,
+                    time.perf_counter() - t0,
+                    hit.fallback_used,
+                    trace_id=trace_id or uuid.uuid4().hex[:16],
+                    cached=True,
+                    errors=list(hit.errors),
+                    notes=list(hit.notes),
+                )
         notes = self._recall(goal) + list(feedback or [])
         if mode == "grounded":
             steps, scores, errors = self._grounded(goal, world, notes, list(done_steps or []))
         else:
             steps, errors = self._generate(goal, world, notes)
             scores = []
-        plan = Plan(goal, steps, mode, self.lm.name, 0.0, trace_id=trace_id or
-                    uuid.uuid4().hex[:16], errors=errors, notes=notes, scores=scores)
+        plan = Plan(
+            goal,
+            steps,
+            mode,
+            self.lm.name,
+            0.0,
+            trace_id=trace_id or uuid.uuid4().hex[:16],
+            errors=errors,
+            notes=notes,
+            scores=scores,
+        )
         if plan.errors and self.config.fallback:
             fallback = rule_based_plan(goal, self.registry, world)
-            if fallback and not validate_plan(fallback, self.registry, world,
-                                              self.config.max_steps):
+            if fallback and not validate_plan(
+                fallback, self.registry, world, self.config.max_steps
+            ):
                 plan.steps, plan.errors, plan.fallback_used = fallback, [], True
                 plan.mode, plan.model = "fallback", "rules"
         plan.latency_s = time.perf_counter() - t0
@@ -256,9 +308,10 @@ class Planner:
             cands = ground_candidates(self.registry, work, goal)
             if not steps and not done:
                 cands = [c for c in cands if c.skill != DONE]  # a plan does something
-            lm_scores = self.lm.score(text.segments(goal, done + steps, notes,
-                                                    self._few_shot()),
-                                      [text.line(c) for c in cands])
+            lm_scores = self.lm.score(
+                text.segments(goal, done + steps, notes, self._few_shot()),
+                [text.line(c) for c in cands],
+            )
             affordances = self.affordance.batch(cands, work)
             with np.errstate(divide="ignore"):
                 penalty = np.log(np.where(affordances > 0, affordances, 1.0))
@@ -266,9 +319,19 @@ class Planner:
             total[affordances <= 0] = -np.inf
             best = int(np.argmax(total))
             order = np.argsort(-total)[:3]
-            scores.append({"chosen": cands[best].to_dict(), "top": [
-                {"step": cands[i].to_dict(), "lm": round(float(lm_scores[i]), 4),
-                 "affordance": round(float(affordances[i]), 4)} for i in order]})
+            scores.append(
+                {
+                    "chosen": cands[best].to_dict(),
+                    "top": [
+                        {
+                            "step": cands[i].to_dict(),
+                            "lm": round(float(lm_scores[i]), 4),
+                            "affordance": round(float(affordances[i]), 4),
+                        }
+                        for i in order
+                    ],
+                }
+            )
             if not math.isfinite(total[best]) or cands[best].skill == DONE:
                 break
             chosen = cands[best]
@@ -284,8 +347,9 @@ class Planner:
         """The JSON plan grammar for a world's names (cached)."""
         key = tuple(world.names)
         if key not in self._grammars:
-            self._grammars[key] = PlanGrammar(self.registry, world.names,
-                                              self.config.max_steps, prefix=" ")
+            self._grammars[key] = PlanGrammar(
+                self.registry, world.names, self.config.max_steps, prefix=" "
+            )
         return self._grammars[key]
 
     def _generate(self, goal: str, world: World, notes: list[str]):
@@ -301,8 +365,7 @@ class Planner:
             if attempt:  # a retry must be able to differ from a greedy first answer
                 seed, temperature = (self.config.seed or 0) + attempt, max(temperature, 0.7)
             try:
-                raw = self.lm.generate_json(prompt, grammar, seed=seed,
-                                            temperature=temperature)
+                raw = self.lm.generate_json(prompt, grammar, seed=seed, temperature=temperature)
                 steps = parse_plan_json(raw.strip())
                 errors = validate_plan(steps, self.registry, world, self.config.max_steps)
             except PlanError as exc:
@@ -319,8 +382,9 @@ class Planner:
     def _recall(self, goal: str) -> list[str]:
         if self.memory is None or self.config.memory_k <= 0:
             return []
-        facts = self.memory.search(goal, k=self.config.memory_k,
-                                   min_score=self.config.memory_min_score)
+        facts = self.memory.search(
+            goal, k=self.config.memory_k, min_score=self.config.memory_min_score
+        )
         return [f.text for f in facts]
 
 
@@ -336,8 +400,11 @@ def rule_based_plan(goal: str, registry: SkillRegistry, world: World) -> list[St
     steps: list[Step] = []
     points = iter(goal_points(goal))
     for clause in re.split(r",? then |, and |\band then\b|;|\. ", goal.lower()):
-        names = [n for n in sorted(world.names, key=lambda n: clause.find(n.split("_")[0]))
-                 if n.split("_")[0] in clause]
+        names = [
+            n
+            for n in sorted(world.names, key=lambda n: clause.find(n.split("_")[0]))
+            if n.split("_")[0] in clause
+        ]
         cubes = [n for n in names if n in world.objects]
         if any(w in clause for w in _HOME_WORDS) and "home" in registry:
             steps.append(Step("home"))

@@ -30,10 +30,14 @@ PLAN_TAG = "Plan:\n"
 JSON_TAG = "JSON:"
 
 FEW_SHOT_GOALS = [
-    ("slide the green cube over to the right pad",
-     [Step("push", {"object": "green_cube", "target": "right_pad"})]),
-    ("pick up the blue cube and put it on the left pad, then go back home",
-     [Step("pick_place", {"object": "blue_cube", "target": "left_pad"}), Step("home")]),
+    (
+        "slide the green cube over to the right pad",
+        [Step("push", {"object": "green_cube", "target": "right_pad"})],
+    ),
+    (
+        "pick up the blue cube and put it on the left pad, then go back home",
+        [Step("pick_place", {"object": "blue_cube", "target": "left_pad"}), Step("home")],
+    ),
     ("move your hand over the red cube", [Step("reach", {"target": "red_cube"})]),
 ]
 """Examples put before the prompt when no adapter is loaded (the base model needs them)."""
@@ -65,8 +69,7 @@ class PlanText:
         for name in order:
             if name in step.params:
                 v = step.params[name]
-                values.append(self.name_alias.get(v, v) if isinstance(v, str)
-                              else format_value(v))
+                values.append(self.name_alias.get(v, v) if isinstance(v, str) else format_value(v))
         return " ".join([self.skill_alias[step.skill], *values]) + "\n"
 
     @staticmethod
@@ -84,19 +87,23 @@ class PlanText:
             out.append(self.header(goal) + PLAN_TAG + lines + "\n")
         return "".join(out)
 
-    def segments(self, goal: str, steps: list[Step], notes: list[str] | None = None,
-                 few_shot: bool = False) -> list[str]:
+    def segments(
+        self, goal: str, steps: list[Step], notes: list[str] | None = None, few_shot: bool = False
+    ) -> list[str]:
         """Prompt segments for grounded scoring: header + tag, then one per step so far."""
         first = (self.few_shot() if few_shot else "") + self.header(goal, notes) + PLAN_TAG
         return [first, *[self.line(s) for s in steps]]
 
-    def json_prompt(self, goal: str, notes: list[str] | None = None,
-                    few_shot: bool = False) -> str:
+    def json_prompt(
+        self, goal: str, notes: list[str] | None = None, few_shot: bool = False
+    ) -> str:
         """The prompt for constrained JSON generation (the plan follows after a space)."""
         shots = ""
         if few_shot:
-            shots = "".join(self.header(g) + JSON_TAG + " " + self.json_plan(s) + "\n\n"
-                            for g, s in FEW_SHOT_GOALS)
+            shots = "".join(
+                self.header(g) + JSON_TAG + " " + self.json_plan(s) + "\n\n"
+                for g, s in FEW_SHOT_GOALS
+            )
         return shots + self.header(goal, notes) + JSON_TAG
 
     def json_plan(self, steps: list[Step]) -> str:
@@ -106,6 +113,10 @@ class PlanText:
             if step.skill == DONE:
                 continue
             order = self.registry[step.skill].param_names
-            items.append({"skill": step.skill,
-                          "params": {k: step.params[k] for k in order if k in step.params}})
+            items.append(
+                {
+                    "skill": step.skill,
+                    "params": {k: step.params[k] for k in order if k in step.params},
+                }
+            )
         return json.dumps({"steps": items})

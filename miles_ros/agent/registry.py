@@ -158,8 +158,9 @@ class SkillRegistry:
         if scripted:
             skills.setdefault(HOME.name, copy.deepcopy(HOME))
         order = ["reach", "push", "pick_place", "home"]
-        ranked = sorted(skills.values(), key=lambda s: (order.index(s.name)
-                                                        if s.name in order else 99, s.name))
+        ranked = sorted(
+            skills.values(), key=lambda s: (order.index(s.name) if s.name in order else 99, s.name)
+        )
         return cls(ranked)
 
     def __contains__(self, name: str) -> bool:
@@ -207,8 +208,12 @@ class SkillRegistry:
             "$schema": "https://json-schema.org/draft/2020-12/schema",
             "type": "object",
             "properties": {
-                "steps": {"type": "array", "items": self.step_schema(), "minItems": 1,
-                          "maxItems": max_steps},
+                "steps": {
+                    "type": "array",
+                    "items": self.step_schema(),
+                    "minItems": 1,
+                    "maxItems": max_steps,
+                },
             },
             "required": ["steps"],
             "additionalProperties": False,
@@ -216,6 +221,4 @@ class SkillRegistry:
 
     def describe(self) -> str:
         """One line per skill, for prompts and ``miles plan --help``."""
-        return "\n".join(
-            f"{s.name}({', '.join(s.param_names)}): {s.description}" for s in self
-        )
+        return "\n".join(f"{s.name}({', '.join(s.param_names)}): {s.description}" for s in self)

@@ -84,8 +84,11 @@ def json_target_ids(grammar: PlanGrammar, index: TokenIndex, encode, target: str
             if grammar.is_complete(state):
                 return ids
         allowed = index.allowed(grammar, state)
-        best = max((t for t in allowed if target.startswith(index.text[t], pos)),
-                   key=lambda t: len(index.text[t]), default=None)
+        best = max(
+            (t for t in allowed if target.startswith(index.text[t], pos)),
+            key=lambda t: len(index.text[t]),
+            default=None,
+        )
         if best is None:
             raise ValueError(f"no token continues {target[pos:]!r}")
         ids.append(best)
@@ -110,8 +113,15 @@ def build_dataset(lm, registry: SkillRegistry, world: World, cfg: TrainConfig):
     return data
 
 
-def train_adapter(lm, registry: SkillRegistry, world: World, cfg: TrainConfig,
-                  out_dir: Path, progress=None, init_adapter: Path | None = None) -> dict:
+def train_adapter(
+    lm,
+    registry: SkillRegistry,
+    world: World,
+    cfg: TrainConfig,
+    out_dir: Path,
+    progress=None,
+    init_adapter: Path | None = None,
+) -> dict:
     """Wrap ``lm.model`` with LoRA (new, or ``init_adapter`` to continue training one),
     fit it, save the adapter to ``out_dir``; returns stats."""
     import torch
@@ -127,9 +137,16 @@ def train_adapter(lm, registry: SkillRegistry, world: World, cfg: TrainConfig,
     if init_adapter is not None:
         model = PeftModel.from_pretrained(lm.model, str(init_adapter), is_trainable=True)
     else:
-        model = get_peft_model(lm.model, LoraConfig(
-            r=cfg.rank, lora_alpha=cfg.alpha, lora_dropout=0.0, target_modules=cfg.targets,
-            task_type="CAUSAL_LM"))
+        model = get_peft_model(
+            lm.model,
+            LoraConfig(
+                r=cfg.rank,
+                lora_alpha=cfg.alpha,
+                lora_dropout=0.0,
+                target_modules=cfg.targets,
+                task_type="CAUSAL_LM",
+            ),
+        )
     trainable = sum(p.numel() for p in model.parameters() if p.requires_grad)
     params = [p for p in model.parameters() if p.requires_grad]
     optim = torch.optim.AdamW(params, lr=cfg.lr, weight_decay=0.0)
@@ -149,8 +166,11 @@ def train_adapter(lm, registry: SkillRegistry, world: World, cfg: TrainConfig,
             order = list(range(len(data)))
             rng.shuffle(order)
             chunk = cfg.batch_size * 32  # similar lengths per batch, less padding
-            order = [i for k in range(0, len(order), chunk)
-                     for i in sorted(order[k:k + chunk], key=lambda j: len(data[j][0]))]
+            order = [
+                i
+                for k in range(0, len(order), chunk)
+                for i in sorted(order[k : k + chunk], key=lambda j: len(data[j][0]))
+            ]
         batch = [data[order.pop()] for _ in range(min(cfg.batch_size, len(order) or 1))]
         width = max(len(ids) for ids, _ in batch)
         ids = torch.tensor([i + [pad] * (width - len(i)) for i, _ in batch])

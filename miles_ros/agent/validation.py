@@ -30,13 +30,14 @@ def parse_plan_json(text: str) -> list[Step]:
     steps = []
     for i, item in enumerate(data["steps"]):
         if not isinstance(item, dict) or "skill" not in item:
-            raise PlanError([f"steps[{i}]: expected {{\"skill\", \"params\"}}"])
+            raise PlanError([f'steps[{i}]: expected {{"skill", "params"}}'])
         steps.append(Step(str(item["skill"]), item.get("params") or {}))
     return steps
 
 
-def validate_plan(steps: list[Step], registry: SkillRegistry, world: World,
-                  max_steps: int = 8) -> list[str]:
+def validate_plan(
+    steps: list[Step], registry: SkillRegistry, world: World, max_steps: int = 8
+) -> list[str]:
     """Every problem with a plan (empty when it may run).
 
     Checks the registry's JSON schema (skill names, parameter names and types), then the
@@ -50,8 +51,9 @@ def validate_plan(steps: list[Step], registry: SkillRegistry, world: World,
     if len(real) > max_steps:
         errors.append(f"the plan has {len(real)} steps; at most {max_steps}")
     plan = {"steps": [s.to_dict() for s in real]}
-    validator = jsonschema.Draft202012Validator(registry.plan_schema(max_steps=max(max_steps,
-                                                                                   len(real))))
+    validator = jsonschema.Draft202012Validator(
+        registry.plan_schema(max_steps=max(max_steps, len(real)))
+    )
     for error in validator.iter_errors(plan):
         errors.append(_explain(error, registry, plan))
     for i, step in enumerate(real):
@@ -59,11 +61,14 @@ def validate_plan(steps: list[Step], registry: SkillRegistry, world: World,
             continue
         for name, value in step.params.items():
             if isinstance(value, str) and value not in world.names:
-                errors.append(f"steps[{i}] {step.skill}: {name}={value!r} is not in the scene "
-                              f"({', '.join(world.names)})")
+                errors.append(
+                    f"steps[{i}] {step.skill}: {name}={value!r} is not in the scene "
+                    f"({', '.join(world.names)})"
+                )
             elif isinstance(value, list) and len(value) == 3 and not in_workspace(tuple(value)):
-                errors.append(f"steps[{i}] {step.skill}: {name}={value} is outside the "
-                              "planning workspace")
+                errors.append(
+                    f"steps[{i}] {step.skill}: {name}={value} is outside the planning workspace"
+                )
         obj, target = step.params.get("object"), step.params.get("target")
         if obj is not None and obj == target:
             errors.append(f"steps[{i}] {step.skill}: object and target are both {obj!r}")

@@ -74,9 +74,12 @@ class World:
         data = {
             "objects": {k: [round(v, 3) for v in p] for k, p in self.objects.items()},
             "places": {k: [round(v, 3) for v in p] for k, p in self.places.items()},
-            "object_at": {k: v if v is None or isinstance(v, str) else list(v)
-                          for k, v in self.object_at.items()},
-            "arm_at": self.arm_at if self.arm_at is None or isinstance(self.arm_at, str)
+            "object_at": {
+                k: v if v is None or isinstance(v, str) else list(v)
+                for k, v in self.object_at.items()
+            },
+            "arm_at": self.arm_at
+            if self.arm_at is None or isinstance(self.arm_at, str)
             else list(self.arm_at),
         }
         blob = json.dumps(data, sort_keys=True).encode()
@@ -84,6 +87,7 @@ class World:
 
     def apply(self, effects: list[dict], params: dict) -> None:
         """Apply machine-readable effects (``$name`` refers to a step parameter)."""
+
         def value(v):
             if isinstance(v, str) and v.startswith("$"):
                 v = params.get(v[1:])
@@ -96,8 +100,9 @@ class World:
                 if obj in self.objects and place is not None:
                     self.object_at[obj] = place
                     above = self.position_of(place)
-                    z = above[2] + (0.04 if isinstance(place, str) and place in self.objects
-                                    else 0.0)
+                    z = above[2] + (
+                        0.04 if isinstance(place, str) and place in self.objects else 0.0
+                    )
                     self.objects[obj] = (above[0], above[1], max(z, 0.02))
             elif kind == "arm_at":
                 self.arm_at = value(effect.get("target", "home"))
@@ -112,8 +117,7 @@ class World:
             if kind == "object_at":
                 obj = params.get(str(effect.get("object", "")).lstrip("$"))
                 place = params.get(str(effect.get("place", "")).lstrip("$"))
-                if self.object_at.get(obj) != (tuple(place) if isinstance(place, list)
-                                               else place):
+                if self.object_at.get(obj) != (tuple(place) if isinstance(place, list) else place):
                     return False
             elif kind == "arm_at":
                 target = effect.get("target", "home")

@@ -21,24 +21,37 @@ from pathlib import Path
 
 
 def _parser(prog: str) -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n\n")[0],
-                                formatter_class=argparse.RawDescriptionHelpFormatter,
-                                epilog=__doc__.split("\n\n", 1)[1])
+    p = argparse.ArgumentParser(
+        prog=prog,
+        description=__doc__.split("\n\n")[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=__doc__.split("\n\n", 1)[1],
+    )
     p.add_argument("goal", nargs="?", help="the goal in words")
     p.add_argument("--batch", type=Path, help="file with one goal per line")
     p.add_argument("--json", action="store_true", help="print JSON (one object per goal)")
     p.add_argument("--scene", type=Path, help="scene YAML (default config/scene.yaml)")
     p.add_argument("--mode", choices=("grounded", "generate"), default="grounded")
     p.add_argument("--model", help="local Hugging Face model directory (default: embedded)")
-    p.add_argument("--adapter", default="default",
-                   help="LoRA adapter directory, 'default' (shipped) or 'none'")
+    p.add_argument(
+        "--adapter",
+        default="default",
+        help="LoRA adapter directory, 'default' (shipped) or 'none'",
+    )
     p.add_argument("--endpoint", help="OpenAI-compatible server URL (vLLM, llama.cpp, Ollama)")
     p.add_argument("--endpoint-model", default="default", help="model name at the endpoint")
-    p.add_argument("--skills", type=Path, action="append",
-                   help="skill card directory (repeatable; default policies/skills)")
+    p.add_argument(
+        "--skills",
+        type=Path,
+        action="append",
+        help="skill card directory (repeatable; default policies/skills)",
+    )
     p.add_argument("--memory", type=Path, help="SQLite memory file to retrieve notes from")
-    p.add_argument("--fallback", action="store_true",
-                   help="allow the rule-based fallback (labelled in the output)")
+    p.add_argument(
+        "--fallback",
+        action="store_true",
+        help="allow the rule-based fallback (labelled in the output)",
+    )
     p.add_argument("--affordance-weight", type=float, default=1.0)
     p.add_argument("--cache-dir", type=Path, help="model cache (default ~/.cache/miles)")
     p.add_argument("--threads", type=int, help="torch threads (default: $MILES_THREADS/auto)")
@@ -58,8 +71,11 @@ def _print_plan(plan, verbose: bool) -> None:
         print(f"  error: {error}")
     if verbose:
         for i, entry in enumerate(plan.scores, 1):
-            top = ", ".join(f"{t['step']['skill']} {list(t['step']['params'].values())} "
-                            f"lm={t['lm']} aff={t['affordance']}" for t in entry["top"])
+            top = ", ".join(
+                f"{t['step']['skill']} {list(t['step']['params'].values())} "
+                f"lm={t['lm']} aff={t['affordance']}"
+                for t in entry["top"]
+            )
             print(f"  scores {i}: {top}")
 
 
@@ -68,30 +84,46 @@ def main(argv: list[str] | None = None, prog: str = "miles plan") -> int:
     args = parser.parse_args(argv)
     if bool(args.goal) == bool(args.batch):
         parser.error("give a goal or --batch FILE (one of the two)")
-    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
-                        format="%(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(
+        level=logging.INFO if args.verbose else logging.WARNING,
+        format="%(levelname)s %(name)s: %(message)s",
+    )
     from miles_ros.agent.models import ModelUnavailable
     from miles_ros.agent.planner import Planner, PlannerConfig
     from miles_ros.agent.registry import SkillRegistry
     from miles_ros.agent.world import load_world
 
-    goals = [args.goal] if args.goal else [
-        line.strip() for line in args.batch.read_text().splitlines()
-        if line.strip() and not line.lstrip().startswith("#")]
+    goals = (
+        [args.goal]
+        if args.goal
+        else [
+            line.strip()
+            for line in args.batch.read_text().splitlines()
+            if line.strip() and not line.lstrip().startswith("#")
+        ]
+    )
     memory = None
     if args.memory:
         from miles_ros.agent.memory import Memory
 
         memory = Memory(args.memory)
-    config = PlannerConfig(mode=args.mode, fallback=args.fallback,
-                           affordance_weight=args.affordance_weight)
+    config = PlannerConfig(
+        mode=args.mode, fallback=args.fallback, affordance_weight=args.affordance_weight
+    )
     adapter = None if args.adapter == "none" else args.adapter
     try:
         planner = Planner.from_options(
-            registry=SkillRegistry.load(args.skills), world=load_world(args.scene),
-            model=args.model, adapter=adapter, endpoint=args.endpoint,
-            endpoint_model=args.endpoint_model, cache_dir=args.cache_dir,
-            threads=args.threads, config=config, memory=memory)
+            registry=SkillRegistry.load(args.skills),
+            world=load_world(args.scene),
+            model=args.model,
+            adapter=adapter,
+            endpoint=args.endpoint,
+            endpoint_model=args.endpoint_model,
+            cache_dir=args.cache_dir,
+            threads=args.threads,
+            config=config,
+            memory=memory,
+        )
     except (ModelUnavailable, OSError, ValueError) as exc:
         print(f"{prog}: {exc}", file=sys.stderr)
         return 2

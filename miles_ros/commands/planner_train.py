@@ -23,8 +23,11 @@ CARD = "adapter_card.yaml"
 
 
 def _parser(prog: str) -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n\n")[0],
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(
+        prog=prog,
+        description=__doc__.split("\n\n")[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     p.add_argument("--out", type=Path, default=DEFAULT_OUT, help="adapter directory")
     p.add_argument("--examples", type=int, default=1600, help="generated training pairs")
     p.add_argument("--steps", type=int, default=400, help="optimizer steps")
@@ -34,26 +37,46 @@ def _parser(prog: str) -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--max-minutes", type=float, default=20.0, help="training time budget")
     p.add_argument("--threads", type=int, default=0, help="torch threads (0: default)")
-    p.add_argument("--skills", type=Path, action="append", default=None,
-                   help="skill card directory (repeatable; default policies/skills)")
+    p.add_argument(
+        "--skills",
+        type=Path,
+        action="append",
+        default=None,
+        help="skill card directory (repeatable; default policies/skills)",
+    )
     p.add_argument("--scene", type=Path, default=None, help="scene YAML (default config/)")
     p.add_argument("--cache-dir", type=Path, default=None, help="model cache (~/.cache/miles)")
-    p.add_argument("--tiny", action="store_true",
-                   help="smoke-test budget: 24 examples, 2 steps, rank 2, eval on 3 goals")
+    p.add_argument(
+        "--tiny",
+        action="store_true",
+        help="smoke-test budget: 24 examples, 2 steps, rank 2, eval on 3 goals",
+    )
     p.add_argument("--no-eval", action="store_true", help="skip the hand-written-set eval")
-    p.add_argument("--eval-only", action="store_true",
-                   help="only evaluate the adapter in --out and update its card")
+    p.add_argument(
+        "--eval-only",
+        action="store_true",
+        help="only evaluate the adapter in --out and update its card",
+    )
     p.add_argument("--eval-limit", type=int, default=0, help="evaluate on the first N goals")
-    p.add_argument("--init-adapter", type=Path, default=None,
-                   help="continue training this adapter (its card's history is kept)")
+    p.add_argument(
+        "--init-adapter",
+        type=Path,
+        default=None,
+        help="continue training this adapter (its card's history is kept)",
+    )
     return p
 
 
 def _git_commit() -> str | None:
     try:
-        return subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
-                              cwd=Path(__file__).resolve().parents[2], timeout=5,
-                              check=True).stdout.strip()
+        return subprocess.run(
+            ["git", "rev-parse", "HEAD"],
+            capture_output=True,
+            text=True,
+            cwd=Path(__file__).resolve().parents[2],
+            timeout=5,
+            check=True,
+        ).stdout.strip()
     except (OSError, subprocess.SubprocessError):
         return None
 
@@ -65,18 +88,28 @@ def _evaluate(args, registry, world, limit: int, lm=None) -> dict:
     from miles_ros.agent.planner import Planner
 
     if lm is None:
-        planner = Planner.from_options(registry=registry, world=world, adapter=args.out,
-                                       cache_dir=args.cache_dir, threads=args.threads or None)
+        planner = Planner.from_options(
+            registry=registry,
+            world=world,
+            adapter=args.out,
+            cache_dir=args.cache_dir,
+            threads=args.threads or None,
+        )
     else:
         planner = Planner(registry, world, lm)
     goals = load_eval_goals()
     if limit:
         goals = goals[:limit]
     result = evaluate_goals(planner, goals, mode="grounded")
-    return {"set": "miles_ros/agent/eval_goals.yaml", "mode": "grounded",
-            "n_goals": result["n_goals"], "accuracy": result["accuracy"],
-            "validity": result["validity"], "latency_p50_s": result["latency_p50_s"],
-            "misses": result["misses"][:20]}
+    return {
+        "set": "miles_ros/agent/eval_goals.yaml",
+        "mode": "grounded",
+        "n_goals": result["n_goals"],
+        "accuracy": result["accuracy"],
+        "validity": result["validity"],
+        "latency_p50_s": result["latency_p50_s"],
+        "misses": result["misses"][:20],
+    }
 
 
 def main(argv: list[str] | None = None, prog: str = "miles planner-train") -> int:
@@ -102,9 +135,17 @@ def main(argv: list[str] | None = None, prog: str = "miles planner-train") -> in
     from miles_ros.agent.lm import HFLanguageModel
     from miles_ros.agent.training import TrainConfig, train_adapter
 
-    cfg = TrainConfig(examples=args.examples, steps=args.steps, batch_size=args.batch_size,
-                      lr=args.lr, rank=args.rank, alpha=2 * args.rank, seed=args.seed,
-                      max_minutes=args.max_minutes, threads=args.threads)
+    cfg = TrainConfig(
+        examples=args.examples,
+        steps=args.steps,
+        batch_size=args.batch_size,
+        lr=args.lr,
+        rank=args.rank,
+        alpha=2 * args.rank,
+        seed=args.seed,
+        max_minutes=args.max_minutes,
+        threads=args.threads,
+    )
     eval_limit = args.eval_limit
     if args.tiny:
         cfg.examples, cfg.steps, cfg.batch_size, cfg.rank, cfg.alpha = 24, 2, 2, 2, 4
@@ -125,10 +166,12 @@ def main(argv: list[str] | None = None, prog: str = "miles planner-train") -> in
     if args.init_adapter is not None and (args.init_adapter / CARD).exists():
         previous = yaml.safe_load((args.init_adapter / CARD).read_text())
         previous.pop("evaluation", None)
-    stats = train_adapter(lm, registry, world, cfg, args.out, progress=progress,
-                          init_adapter=args.init_adapter)
-    adapted = HFLanguageModel(models.LoadedModel(stats.pop("model"), lm.tokenizer,
-                                                 lm.name + "+adapter", 0.0))
+    stats = train_adapter(
+        lm, registry, world, cfg, args.out, progress=progress, init_adapter=args.init_adapter
+    )
+    adapted = HFLanguageModel(
+        models.LoadedModel(stats.pop("model"), lm.tokenizer, lm.name + "+adapter", 0.0)
+    )
     card = {
         "name": "miles-planner-adapter",
         "base_model": models.DEFAULT_MODEL,
@@ -146,12 +189,19 @@ def main(argv: list[str] | None = None, prog: str = "miles planner-train") -> in
     if previous is not None:
         card["continued_from"] = previous
         card["total_steps"] = stats["steps_done"] + previous.get(
-            "total_steps", previous.get("steps_done", 0))
-        card["total_wall_time_s"] = round(stats["wall_time_s"] + previous.get(
-            "total_wall_time_s", previous.get("wall_time_s", 0.0)), 1)
+            "total_steps", previous.get("steps_done", 0)
+        )
+        card["total_wall_time_s"] = round(
+            stats["wall_time_s"]
+            + previous.get("total_wall_time_s", previous.get("wall_time_s", 0.0)),
+            1,
+        )
     card_path.write_text(yaml.safe_dump(card, sort_keys=False))
-    print(f"adapter written to {args.out} ({stats['steps_done']} steps, "
-          f"{stats['wall_time_s']} s, final loss {stats['final_loss']})", flush=True)
+    print(
+        f"adapter written to {args.out} ({stats['steps_done']} steps, "
+        f"{stats['wall_time_s']} s, final loss {stats['final_loss']})",
+        flush=True,
+    )
     if not args.no_eval:
         card["evaluation"] = _evaluate(args, registry, world, eval_limit, lm=adapted)
         card_path.write_text(yaml.safe_dump(card, sort_keys=False))

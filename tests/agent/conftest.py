@@ -28,11 +28,13 @@ def world():
 def keyword_scorer(wanted: list[str]):
     """A fake LM score: the plan line wanted next (by count of lines so far) scores 0,
     everything else -5; after the wanted lines, ``done`` scores 0."""
+
     def score(prompt: str, line: str) -> float:
         plan = prompt.rsplit("Plan:\n", 1)[1]
         n = plan.count("\n")
         target = wanted[n] if n < len(wanted) else "done"
         return 0.0 if line.strip() == target else -5.0
+
     return score
 
 

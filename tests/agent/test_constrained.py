@@ -16,16 +16,23 @@ from miles_ros.agent.validation import parse_plan_json, validate_plan
 def test_grammar_accepts_canonical_plans_and_refuses_others(registry, world):
     grammar = PlanGrammar(registry, world.names)
     text = PlanText(registry, world.names)
-    plan = text.json_plan([Step("pick_place", {"object": "red_cube", "target": "left_pad"}),
-                           Step("reach", {"target": [0.5, -0.1, 0.25]}), Step("home")])
+    plan = text.json_plan(
+        [
+            Step("pick_place", {"object": "red_cube", "target": "left_pad"}),
+            Step("reach", {"target": [0.5, -0.1, 0.25]}),
+            Step("home"),
+        ]
+    )
     state = grammar.feed(grammar.initial, plan)
     assert state is not None and grammar.is_complete(state)
-    for bad in ('{"steps": [{"skill": "fly"',
-                '{"steps": [{"skill": "push", "params": {"object": "red_cube", "target": "red',
-                '{"steps": [{"skill": "reach", "params": {"target": [1.5',
-                '{"steps": [{"skill": "push", "params": {"target"',
-                '{"steps": [{"skill": "home", "params": {"x"',
-                '{"steps": [{"skill": "reach", "params": {"target": "purple_cube"'):
+    for bad in (
+        '{"steps": [{"skill": "fly"',
+        '{"steps": [{"skill": "push", "params": {"object": "red_cube", "target": "red',
+        '{"steps": [{"skill": "reach", "params": {"target": [1.5',
+        '{"steps": [{"skill": "push", "params": {"target"',
+        '{"steps": [{"skill": "home", "params": {"x"',
+        '{"steps": [{"skill": "reach", "params": {"target": "purple_cube"',
+    ):
         assert grammar.feed(grammar.initial, bad) is None, bad
     assert grammar.forced(grammar.initial) == '{"steps": [{"skill": "'
 

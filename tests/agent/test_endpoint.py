@@ -19,16 +19,22 @@ class _Handler(BaseHTTPRequestHandler):
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         type(self).requests.append((self.path, body))
         if self.path.endswith("/chat/completions"):
-            content = type(self).replies.pop(0) if type(self).replies else \
-                '{"steps": [{"skill": "home", "params": {}}]}'
+            content = (
+                type(self).replies.pop(0)
+                if type(self).replies
+                else '{"steps": [{"skill": "home", "params": {}}]}'
+            )
             reply = {"choices": [{"message": {"role": "assistant", "content": content}}]}
         elif self.path.endswith("/completions"):
             prompt = body["prompt"]
             n = len(prompt)
             tail = prompt.rsplit("\n", 2)[-2] if prompt.endswith("\n") else ""
             value = 0.0 if tail.startswith("home") or tail == "done" else -3.0
-            reply = {"choices": [{"logprobs": {"text_offset": [0, n - 1],
-                                               "token_logprobs": [None, value]}}]}
+            reply = {
+                "choices": [
+                    {"logprobs": {"text_offset": [0, n - 1], "token_logprobs": [None, value]}}
+                ]
+            }
         else:
             self.send_error(404)
             return
@@ -55,9 +61,10 @@ def server():
 
 
 def test_endpoint_generate_mode_validates_and_retries(server, registry, world):
-    _Handler.replies = ['{"steps": [{"skill": "push", "params": {"object": "red_cube"}}]}',
-                        '{"steps": [{"skill": "push", "params": {"object": "red_cube", '
-                        '"target": "left_pad"}}]}']
+    _Handler.replies = [
+        '{"steps": [{"skill": "push", "params": {"object": "red_cube"}}]}',
+        '{"steps": [{"skill": "push", "params": {"object": "red_cube", "target": "left_pad"}}]}',
+    ]
     lm = EndpointLanguageModel(server, model="tiny")
     planner = Planner(registry, world, lm, PlannerConfig(mode="generate"))
     plan = planner.plan("push the red cube to the left pad")
@@ -91,11 +98,11 @@ def test_miles_plan_json_and_batch_through_an_endpoint(server, tmp_path, capsys)
     assert out["steps"] == [{"skill": "home", "params": {}}] and out["mode"] == "generate"
     goals = tmp_path / "goals.txt"
     goals.write_text("go home\n# a comment\nreturn home\n")
-    rc = plan_command.main(["--batch", str(goals), "--json", "--mode", "generate",
-                            "--endpoint", server])
+    rc = plan_command.main(
+        ["--batch", str(goals), "--json", "--mode", "generate", "--endpoint", server]
+    )
     lines = capsys.readouterr().out.strip().splitlines()
-    assert rc == 0 and [json.loads(line)["goal"] for line in lines] == ["go home",
-                                                                         "return home"]
+    assert rc == 0 and [json.loads(line)["goal"] for line in lines] == ["go home", "return home"]
 
 
 def test_miles_plan_usage_errors(capsys):
@@ -108,8 +115,12 @@ def test_miles_plan_prints_a_readable_plan(monkeypatch, registry, world, capsys)
     from miles_ros.agent.lm import FakeLanguageModel
     from tests.agent.conftest import keyword_scorer
 
-    planner = Planner(registry, world, FakeLanguageModel(keyword_scorer(
-        ["pick red left", "home"])), PlannerConfig())
+    planner = Planner(
+        registry,
+        world,
+        FakeLanguageModel(keyword_scorer(["pick red left", "home"])),
+        PlannerConfig(),
+    )
     monkeypatch.setattr(Planner, "from_options", classmethod(lambda cls, **kw: planner))
     rc = plan_command.main(["put the red cube on the left pad and go home", "-v"])
     out = capsys.readouterr().out

@@ -40,10 +40,12 @@ def test_precondition_affordance(registry, world):
     aff = Affordance(registry)
     pick = Step("pick_place", {"object": "red_cube", "target": "left_pad"})
     assert aff(pick, world) == 1.0
-    assert aff(Step("pick_place", {"object": "red_cube", "target": "red_cube"}),
-               world) == IMPOSSIBLE
-    assert aff(Step("push", {"object": "red_cube", "target": [0.5, 0.0, 0.3]}),
-               world) == IMPOSSIBLE  # a push cannot reach a point in the air
+    assert (
+        aff(Step("pick_place", {"object": "red_cube", "target": "red_cube"}), world) == IMPOSSIBLE
+    )
+    assert (
+        aff(Step("push", {"object": "red_cube", "target": [0.5, 0.0, 0.3]}), world) == IMPOSSIBLE
+    )  # a push cannot reach a point in the air
     assert aff(Step("reach", {"target": [2.0, 0.0, 0.3]}), world) == IMPOSSIBLE
     moved = world.copy()
     moved.apply(registry["pick_place"].effects_machine, pick.params)
@@ -56,10 +58,15 @@ def _linear_critic(path, dim: int, weights: np.ndarray, bias: float) -> None:
     w = helper.make_tensor("w", TensorProto.FLOAT, [dim, 1], weights.astype(np.float32))
     b = helper.make_tensor("b", TensorProto.FLOAT, [1], [bias])
     graph = helper.make_graph(
-        [helper.make_node("MatMul", ["obs", "w"], ["m"]),
-         helper.make_node("Add", ["m", "b"], ["value"])],
-        "critic", [helper.make_tensor_value_info("obs", TensorProto.FLOAT, [None, dim])],
-        [helper.make_tensor_value_info("value", TensorProto.FLOAT, [None, 1])], [w, b])
+        [
+            helper.make_node("MatMul", ["obs", "w"], ["m"]),
+            helper.make_node("Add", ["m", "b"], ["value"]),
+        ],
+        "critic",
+        [helper.make_tensor_value_info("obs", TensorProto.FLOAT, [None, dim])],
+        [helper.make_tensor_value_info("value", TensorProto.FLOAT, [None, 1])],
+        [w, b],
+    )
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
     model.ir_version = 9  # what every onnxruntime of the last years reads
     onnx.save(model, path)
@@ -72,15 +79,16 @@ def test_critic_value_is_the_affordance(tmp_path, world):
     from tests.agent.conftest import FIXTURES
 
     card = yaml.safe_load((FIXTURES / "skills" / "reach" / "skill.yaml").read_text())
-    layout = [{"name": "tcp_pos", "start": 0, "size": 3, "meaning": ""},
-              {"name": "goal_pos", "start": 3, "size": 3, "meaning": ""}]
+    layout = [
+        {"name": "tcp_pos", "start": 0, "size": 3, "meaning": ""},
+        {"name": "goal_pos", "start": 3, "size": 3, "meaning": ""},
+    ]
     card["observation"] = {"dim": 6, "layout": layout}
     card["affordance"] = {"center": 0.0, "scale": 0.05}
     (tmp_path / "reach").mkdir()
     (tmp_path / "reach" / "skill.yaml").write_text(yaml.safe_dump(card))
     # value = goal y: targets on the left (y > 0) are "easy", on the right "hard"
-    _linear_critic(str(tmp_path / "reach" / "critic.onnx"), 6,
-                   np.array([0, 0, 0, 0, 1.0, 0]), 0.0)
+    _linear_critic(str(tmp_path / "reach" / "critic.onnx"), 6, np.array([0, 0, 0, 0, 1.0, 0]), 0.0)
     reg = SkillRegistry.load([tmp_path], interface_cards=False)
     assert reg["reach"].critic is not None
     obs = build_observation(reg["reach"], {"target": "left_pad"}, world)
@@ -89,6 +97,12 @@ def test_critic_value_is_the_affordance(tmp_path, world):
     left = aff(Step("reach", {"target": "left_pad"}), world)
     right = aff(Step("reach", {"target": "right_pad"}), world)
     assert left > 0.99 and right < 0.01
-    batch = aff.batch([Step("reach", {"target": "left_pad"}),
-                       Step("reach", {"target": "right_pad"}), Step("home")], world)
+    batch = aff.batch(
+        [
+            Step("reach", {"target": "left_pad"}),
+            Step("reach", {"target": "right_pad"}),
+            Step("home"),
+        ],
+        world,
+    )
     assert batch[0] == pytest.approx(1.0) and batch[1] < 0.01 and batch[2] == 1.0

@@ -10,8 +10,11 @@ def scorer(prompt: str, line: str) -> float:
     """Pushes first; after a push failure is in the prompt, picks instead, then home."""
     plan = prompt.rsplit("Plan:\n", 1)[1].splitlines()
     failed = "push red_cube left_pad failed" in prompt
-    wanted = (["reach red", "pick red left", "home"] if failed
-              else ["reach red", "push red left", "home"])
+    wanted = (
+        ["reach red", "pick red left", "home"]
+        if failed
+        else ["reach red", "push red left", "home"]
+    )
     target = wanted[len(plan)] if len(plan) < len(wanted) else "done"
     return 0.0 if line.strip() == target else -5.0
 
@@ -25,22 +28,28 @@ def make_manager(registry, world, memory=None, max_replans=2):
 def test_replans_after_an_injected_failure_with_the_failure_as_feedback(registry, world):
     manager, lm = make_manager(registry, world)
     plan, action = manager.start("bring the red cube to the left pad, then go home")
-    assert [s.key() for s in plan.steps] == ["reach red_cube", "push red_cube left_pad",
-                                             "home"]
+    assert [s.key() for s in plan.steps] == ["reach red_cube", "push red_cube left_pad", "home"]
     assert action.kind == "dispatch" and action.request["trace_id"] == plan.trace_id
     assert action.request["id"] == f"{plan.trace_id}:1"
-    action = manager.on_step_result(StepResult(action.request["id"], "succeeded",
-                                               duration_s=1.5))
+    action = manager.on_step_result(StepResult(action.request["id"], "succeeded", duration_s=1.5))
     assert action.request["skill"] == "push"
-    action = manager.on_step_result(StepResult(action.request["id"], "failed",
-                                               reason="the cube slipped", distance_m=0.12,
-                                               duration_s=4.0))
+    action = manager.on_step_result(
+        StepResult(
+            action.request["id"],
+            "failed",
+            reason="the cube slipped",
+            distance_m=0.12,
+            duration_s=4.0,
+        )
+    )
     assert action.kind == "dispatch" and action.replanned
     assert action.request["skill"] == "pick_place"  # the replan chose another skill
     assert action.request["trace_id"] == plan.trace_id  # same goal, same trace
     replan_prompt = lm.prompts[-2]
-    assert "Note: push red_cube left_pad failed: the cube slipped (0.120 m from success)" \
+    assert (
+        "Note: push red_cube left_pad failed: the cube slipped (0.120 m from success)"
         in replan_prompt
+    )
     assert "Plan:\nreach red\n" in replan_prompt  # the executed step is the plan so far
     action = manager.on_step_result(StepResult(action.request["id"], "succeeded"))
     assert action.request["skill"] == "home"
@@ -70,8 +79,9 @@ def test_estop_ends_the_goal_without_replanning(registry, world):
     _, action = manager.start("bring the red cube to the left pad")
     calls = len(lm.prompts)
     manager.on_safety_event({"kind": "estop"})
-    action = manager.on_step_result(StepResult(action.request["id"], "estopped",
-                                               reason="e-stop pressed"))
+    action = manager.on_step_result(
+        StepResult(action.request["id"], "estopped", reason="e-stop pressed")
+    )
     assert action.kind == "estopped" and len(lm.prompts) == calls
     assert manager.status()["metrics"]["safety_interventions"] == 1
 
@@ -82,14 +92,17 @@ def test_reflection_goes_to_memory_and_comes_back_for_the_next_goal(registry, wo
     _, action = manager.start("bring the red cube to the left pad")
     while action.kind == "dispatch":
         state = "failed" if action.request["skill"] == "push" else "succeeded"
-        action = manager.on_step_result(StepResult(action.request["id"], state,
-                                                   reason="slipped"))
+        action = manager.on_step_result(StepResult(action.request["id"], state, reason="slipped"))
     text = manager.reflect()
     assert "worked: reach red_cube, pick_place red_cube left_pad" in text
     episode = memory.episodes()[0]
     assert episode["outcome"] == "succeeded" and episode["metrics"]["replans"] == 1
-    assert [s["state"] for s in episode["steps"]] == ["succeeded", "failed", "succeeded",
-                                                      "succeeded"]
+    assert [s["state"] for s in episode["steps"]] == [
+        "succeeded",
+        "failed",
+        "succeeded",
+        "succeeded",
+    ]
     memory.close()
     # restart: a new memory object on the same file, a new manager
     memory = Memory(tmp_path / "memory.sqlite", embedder=HashEmbedder())

@@ -8,9 +8,15 @@ from miles_ros.agent.memory import HashEmbedder, Memory
 def test_memory_survives_a_restart(tmp_path):
     path = tmp_path / "mem.sqlite"
     memory = Memory(path, embedder=HashEmbedder())
-    memory.add_episode("t1", "push the red cube", [{"skill": "push", "params": {}}],
-                       [{"skill": "push", "state": "failed"}], "failed", "slipped",
-                       {"success": False, "replans": 2})
+    memory.add_episode(
+        "t1",
+        "push the red cube",
+        [{"skill": "push", "params": {}}],
+        [{"skill": "push", "state": "failed"}],
+        "failed",
+        "slipped",
+        {"success": False, "replans": 2},
+    )
     memory.add_fact("the red cube slips when pushed on the left side", kind="reflection")
     memory.add_fact("the blue cube is heavier than it looks")
     memory.close()

@@ -20,9 +20,10 @@ def test_grounded_scoring_picks_the_steps_the_model_prefers(registry, world):
     plan = planner.plan("slide the green cube to the right pad and go home")
     assert [s.key() for s in plan.steps] == ["push green_cube right_pad", "home"]
     assert plan.valid and plan.mode == "grounded" and not plan.fallback_used
-    assert plan.scores[0]["chosen"] == {"skill": "push",
-                                        "params": {"object": "green_cube",
-                                                   "target": "right_pad"}}
+    assert plan.scores[0]["chosen"] == {
+        "skill": "push",
+        "params": {"object": "green_cube", "target": "right_pad"},
+    }
     # the second step was scored with the first one in the prompt
     assert lm.prompts[1].endswith("Plan:\npush green right\n")
     out = plan.to_json()
@@ -32,8 +33,12 @@ def test_grounded_scoring_picks_the_steps_the_model_prefers(registry, world):
 
 def test_affordance_overrules_an_impossible_favourite(registry, world):
     def score(prompt, line):  # the model loves moving the red cube onto itself
-        return {"pick red red\n": 0.0, "pick red left\n": -2.0}.get(line, -9.0) \
-            if "Plan:\n" == prompt[-6:] else (0.0 if line == "done\n" else -9.0)
+        return (
+            {"pick red red\n": 0.0, "pick red left\n": -2.0}.get(line, -9.0)
+            if "Plan:\n" == prompt[-6:]
+            else (0.0 if line == "done\n" else -9.0)
+        )
+
     planner, _ = make(registry, world, score)
     plan = planner.plan("put the red cube somewhere")
     assert [s.key() for s in plan.steps] == ["pick_place red_cube left_pad"]
@@ -44,14 +49,20 @@ def test_offline_planning_advances_the_world(registry, world):
     # drops (redundant) and done wins
     def score(prompt, line):
         return {"pick red left\n": 0.0, "done\n": -1.0}.get(line, -9.0)
+
     planner, _ = make(registry, world, score)
     plan = planner.plan("red cube on the left pad")
     assert [s.key() for s in plan.steps] == ["pick_place red_cube left_pad"]
 
 
 def test_plan_stops_at_max_steps(registry, world):
-    planner, _ = make(registry, world, lambda p, line: 0.0 if line == "home\n" else -9.0,
-                      max_steps=3, affordance_weight=0.0)
+    planner, _ = make(
+        registry,
+        world,
+        lambda p, line: 0.0 if line == "home\n" else -9.0,
+        max_steps=3,
+        affordance_weight=0.0,
+    )
     plan = planner.plan("home forever")
     assert len(plan.steps) == 3
 
@@ -66,8 +77,9 @@ def test_plan_cache_hit(registry, world):
     assert second.steps == first.steps and second.trace_id != first.trace_id
     assert planner.cache.hits == 1
     moved = world.copy()
-    moved.apply(registry["pick_place"].effects_machine,
-                {"object": "blue_cube", "target": "left_pad"})
+    moved.apply(
+        registry["pick_place"].effects_machine, {"object": "blue_cube", "target": "left_pad"}
+    )
     assert not planner.plan("reach the blue cube", world=moved).cached  # new scene: miss
     assert planner.cache.invalidate("reach the blue cube") == 2
 
@@ -77,8 +89,12 @@ def test_normalize_goal_keeps_numbers():
 
 
 def test_generate_mode_retries_with_the_errors_in_the_prompt(registry, world):
-    replies = iter(['{"steps": [{"skill": "fly", "params": {}}]}',
-                    '{"steps": [{"skill": "home", "params": {}}]}'])
+    replies = iter(
+        [
+            '{"steps": [{"skill": "fly", "params": {}}]}',
+            '{"steps": [{"skill": "home", "params": {}}]}',
+        ]
+    )
     lm = FakeLanguageModel(generate_fn=lambda prompt: next(replies))
     planner = Planner(registry, world, lm, PlannerConfig(mode="generate"))
     plan = planner.plan("go home")
@@ -91,8 +107,9 @@ def test_invalid_output_is_reported_and_fallback_is_labelled(registry, world):
     planner = Planner(registry, world, lm, PlannerConfig(mode="generate", retries=1))
     plan = planner.plan("push the red cube to the left pad")
     assert not plan.valid and plan.errors and not plan.fallback_used
-    planner = Planner(registry, world, lm, PlannerConfig(mode="generate", retries=0,
-                                                         fallback=True))
+    planner = Planner(
+        registry, world, lm, PlannerConfig(mode="generate", retries=0, fallback=True)
+    )
     plan = planner.plan("push the red cube to the left pad")
     assert plan.valid and plan.fallback_used and plan.mode == "fallback"
     assert plan.to_json()["fallback_used"] is True
@@ -117,8 +134,7 @@ def test_memories_are_retrieved_into_the_prompt(registry, world):
     memory.add_fact("the red cube slides badly; pick it up instead of pushing it")
     memory.add_fact("the operator likes tea")
     lm = FakeLanguageModel(keyword_scorer(["pick red left"]))
-    planner = Planner(registry, world, lm, PlannerConfig(memory_min_score=0.3),
-                      memory=memory)
+    planner = Planner(registry, world, lm, PlannerConfig(memory_min_score=0.3), memory=memory)
     plan = planner.plan("push the red cube to the left pad")
     assert plan.notes == ["the red cube slides badly; pick it up instead of pushing it"]
     assert "Note: the red cube slides badly" in lm.prompts[0]

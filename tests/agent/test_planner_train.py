@@ -10,11 +10,19 @@ from miles_ros.agent.grounding import step_text
 def test_generator_is_deterministic_and_covers_the_contrasts(world):
     a = generate(world, 3000, seed=5)
     b = generate(world, 3000, seed=5)
-    assert [(e.goal, [step_text(s) for s in e.steps]) for e in a] == \
-        [(e.goal, [step_text(s) for s in e.steps]) for e in b]
+    assert [(e.goal, [step_text(s) for s in e.steps]) for e in a] == [
+        (e.goal, [step_text(s) for s in e.steps]) for e in b
+    ]
     goals = " ".join(e.goal.lower() for e in a)
-    for phrase in ("by pushing it", "without lifting it", "by picking it up", "the red one",
-                   "please", "stack", "home"):
+    for phrase in (
+        "by pushing it",
+        "without lifting it",
+        "by picking it up",
+        "the red one",
+        "please",
+        "stack",
+        "home",
+    ):
         assert phrase in goals, phrase
     assert {len(e.steps) for e in a} == {1, 2, 3}
     assert any(isinstance(s.params.get("target"), list) for e in a for s in e.steps)

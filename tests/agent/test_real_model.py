@@ -10,11 +10,18 @@ from miles_ros.agent.registry import SkillRegistry
 
 
 @pytest.fixture(scope="module")
-def planner(real_lm, ):
+def planner(
+    real_lm,
+):
     from miles_ros.agent.world import load_world
 
-    return Planner(SkillRegistry.load(), load_world(), real_lm, PlannerConfig(),
-                   adapted="+adapter" in real_lm.name)
+    return Planner(
+        SkillRegistry.load(),
+        load_world(),
+        real_lm,
+        PlannerConfig(),
+        adapted="+adapter" in real_lm.name,
+    )
 
 
 def test_the_embedded_model_loads_from_the_safetensors_cache(real_lm):
@@ -25,12 +32,17 @@ def test_the_embedded_model_loads_from_the_safetensors_cache(real_lm):
     assert real_lm.tokenizer.bos_token_id is not None
 
 
-@pytest.mark.parametrize("goal, expected", [
-    ("put the red cube on the left pad", ["pick_place red_cube left_pad"]),
-    ("slide the blue cube to the right pad, then go home",
-     ["push blue_cube right_pad", "home"]),
-    ("hover over the green cube", ["reach green_cube"]),
-])
+@pytest.mark.parametrize(
+    "goal, expected",
+    [
+        ("put the red cube on the left pad", ["pick_place red_cube left_pad"]),
+        (
+            "slide the blue cube to the right pad, then go home",
+            ["push blue_cube right_pad", "home"],
+        ),
+        ("hover over the green cube", ["reach green_cube"]),
+    ],
+)
 def test_grounded_plans_of_simple_goals(planner, goal, expected):
     if "+adapter" not in planner.lm.name:
         pytest.skip("no shipped adapter: the base model alone is not expected to plan")

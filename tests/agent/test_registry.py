@@ -32,8 +32,9 @@ def test_bad_cards_are_rejected_with_the_reason(tmp_path):
     path.write_text(yaml.safe_dump({"name": "x", "description": "d"}))
     with pytest.raises(ValueError, match="missing keys"):
         load_card(path)
-    path.write_text(yaml.safe_dump({"name": "x", "description": "d",
-                                    "parameters": {"type": "nonsense"}}))
+    path.write_text(
+        yaml.safe_dump({"name": "x", "description": "d", "parameters": {"type": "nonsense"}})
+    )
     with pytest.raises(ValueError, match="not a JSON schema"):
         load_card(path)
 

@@ -7,22 +7,32 @@ from miles_ros.agent.validation import PlanError, parse_plan_json, validate_plan
 
 
 def test_a_good_plan_passes(registry, world):
-    plan = [Step("pick_place", {"object": "red_cube", "target": "left_pad"}), Step("home"),
-            Step("reach", {"target": [0.5, 0.1, 0.3]})]
+    plan = [
+        Step("pick_place", {"object": "red_cube", "target": "left_pad"}),
+        Step("home"),
+        Step("reach", {"target": [0.5, 0.1, 0.3]}),
+    ]
     assert validate_plan(plan, registry, world) == []
 
 
-@pytest.mark.parametrize("steps, fragment", [
-    ([Step("fly", {"to": "moon"})], "unknown skill 'fly'"),
-    ([Step("push", {"object": "red_cube"})], "'target' is a required property"),
-    ([Step("push", {"object": "red_cube", "target": "left_pad", "speed": 2})],
-     "Additional properties"),
-    ([Step("pick_place", {"object": "red_cube", "target": "red_cube"})],
-     "object and target are both"),
-    ([Step("reach", {"target": [3.0, 0.0, 0.3]})], "outside the planning workspace"),
-    ([Step("reach", {"target": "yellow_pad"})], ""),
-    ([], "no steps"),
-])
+@pytest.mark.parametrize(
+    "steps, fragment",
+    [
+        ([Step("fly", {"to": "moon"})], "unknown skill 'fly'"),
+        ([Step("push", {"object": "red_cube"})], "'target' is a required property"),
+        (
+            [Step("push", {"object": "red_cube", "target": "left_pad", "speed": 2})],
+            "Additional properties",
+        ),
+        (
+            [Step("pick_place", {"object": "red_cube", "target": "red_cube"})],
+            "object and target are both",
+        ),
+        ([Step("reach", {"target": [3.0, 0.0, 0.3]})], "outside the planning workspace"),
+        ([Step("reach", {"target": "yellow_pad"})], ""),
+        ([], "no steps"),
+    ],
+)
 def test_bad_plans_are_rejected(registry, world, steps, fragment):
     errors = validate_plan(steps, registry, world)
     assert errors
