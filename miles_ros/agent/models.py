@@ -15,6 +15,7 @@ import logging
 import os
 import shutil
 import time
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -178,7 +179,9 @@ def load_model(
         except ImportError as exc:
             raise ModelUnavailable("adapters need: pip install peft") from exc
         # merged into the base weights: same outputs, no per-layer LoRA overhead
-        lm = PeftModel.from_pretrained(lm, str(adapter)).merge_and_unload()
+        with warnings.catch_warnings():  # peft calls a deprecated transformers property
+            warnings.simplefilter("ignore", FutureWarning)
+            lm = PeftModel.from_pretrained(lm, str(adapter)).merge_and_unload()
         name += "+adapter"
     lm.eval()
     if tok.pad_token_id is None:
