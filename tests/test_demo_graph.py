@@ -45,9 +45,10 @@ def test_miles_demo_no_manager_runs_the_graph_with_an_estop_and_writes_pictures(
         linear_reach_skill(tmp_path / "skills")
         args += ["--skills", str(tmp_path / "skills")]
     code = cli.main(args)
-    text = capsys.readouterr().out
+    captured = capsys.readouterr()
+    text = captured.out
+    assert code == 0, text + captured.err[-4000:]
     report = json.loads((tmp_path / "demo" / "report.json").read_text())
-    assert code == 0, text
     assert report["success"] is True
     assert report["graph"] == ["sim_node", "safety_node", "skill_node"]
     states = [r["state"] for r in report["runs"]]
@@ -68,9 +69,10 @@ def test_miles_demo_from_a_goal_plans_runs_estops_resumes_and_succeeds(tmp_path,
         pytest.skip("needs the shipped reach skill (the planner plans with its card)")
     out = tmp_path / "demo"
     code = cli.main(["demo", "--out", str(out)])
-    text = capsys.readouterr().out
+    captured = capsys.readouterr()
+    text = captured.out
+    assert code == 0, text + captured.err[-4000:]
     report = json.loads((out / "report.json").read_text())
-    assert code == 0, text
     assert report["success"] is True
     assert report["graph"][-1] == "manager_node"
     assert report["plan"] == PLAN  # the shipped adapter plans the default goal exactly
