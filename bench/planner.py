@@ -4,7 +4,8 @@
 
 Prints one JSON object::
 
-    {"n_goals": 44, "model": "embedded:gemma3-270m+adapter", "load_s": ..,
+    {"n_goals": 36, "unsupported": [goals the skills cannot express],
+     "skills": {"reach": "card", ...}, "model": "embedded:gemma3-270m+adapter", "load_s": ..,
      "cache_hit_ms": .., "threads": 1, "fallback": false,
      "grounded": {"accuracy", "validity", "latency_p50_s", "latency_p95_s"},
      "generate": {...},
@@ -18,7 +19,11 @@ gain is visible. Accuracy = exact skill sequence and parameters
 (miles_ros/agent/eval_goals.yaml, written by hand, not by the data generator); validity =
 plans that pass the registry's validation; the rule-based fallback is off. Latency is
 per goal after the model is loaded, with the plan cache bypassed; ``cache_hit_ms`` is
-the median time of a repeated goal served from the cache.
+the median time of a repeated goal served from the cache; ``load_s`` includes one
+warm-up plan (critic sessions). Goals whose expected plan the registry cannot express
+(e.g. stacking, when the trained cards accept pads only) are listed under
+``unsupported`` and not counted; ``--registry interface`` uses only the skills declared
+in shared/INTERFACES.md (any scene name as target, no critics).
 """
 
 from __future__ import annotations
@@ -36,19 +41,22 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from miles_ros.agent import models  # noqa: E402
 from miles_ros.agent.evaluation import evaluate_goals, load_eval_goals  # noqa: E402
 from miles_ros.agent.planner import DEFAULT_ADAPTER, Planner, PlannerConfig  # noqa: E402
+from miles_ros.agent.registry import SkillRegistry  # noqa: E402
 
 
-def run_model(adapter, goals, modes, threads) -> tuple[dict, Planner]:
+def run_model(adapter, goals, modes, threads, registry) -> tuple[dict, Planner]:
     t0 = time.perf_counter()
     planner = Planner.from_options(
-        adapter=adapter, threads=threads, config=PlannerConfig(fallback=False)
+        registry=registry, adapter=adapter, threads=threads, config=PlannerConfig(fallback=False)
     )
+    planner.plan("go home", use_cache=False)  # warm-up: critic sessions, first allocations
     out: dict = {"model": planner.lm.name, "load_s": round(time.perf_counter() - t0, 2)}
     misses = {}
     for mode in modes:
         result = evaluate_goals(planner, goals, mode=mode)
         misses[mode] = result.pop("misses")
-        result.pop("n_goals")
+        out["n_goals"] = result.pop("n_goals")
+        out["unsupported"] = result.pop("unsupported")
         out[mode] = result
     out["misses"] = misses
     return out, planner
@@ -72,6 +80,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--modes", default="grounded,generate")
     parser.add_argument("--no-base", action="store_true", help="skip the base-model peer")
     parser.add_argument("--threads", type=int, default=None)
+    parser.add_argument(
+        "--registry",
+        choices=("cards", "interface"),
+        default="cards",
+        help="skills: trained cards where present (as `miles plan`), or "
+        "only the interface cards declared in shared/INTERFACES.md",
+    )
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING)
     goals = load_eval_goals()
@@ -80,9 +95,15 @@ def main(argv: list[str] | None = None) -> int:
     modes = [m for m in args.modes.split(",") if m]
     threads = args.threads or models.default_threads()
     adapter = DEFAULT_ADAPTER if (DEFAULT_ADAPTER / "adapter_config.json").exists() else None
-    result, planner = run_model(adapter, goals, modes, threads)
+    if args.registry == "interface":
+        registry = SkillRegistry.load([])
+    else:
+        registry = SkillRegistry.load()
+    result, planner = run_model(adapter, goals, modes, threads, registry)
     report = {
-        "n_goals": len(goals),
+        "n_goals": result["n_goals"],
+        "unsupported": result["unsupported"],
+        "skills": {s.name: s.source for s in registry},
         "model": result["model"],
         "load_s": result["load_s"],
         "cache_hit_ms": cache_hit_ms(planner, goals[0]["goal"]),
@@ -94,8 +115,9 @@ def main(argv: list[str] | None = None) -> int:
     report["misses"] = result["misses"]
     del planner
     if not args.no_base:
-        base, _ = run_model(None, goals, modes, threads)
-        base.pop("misses")
+        base, _ = run_model(None, goals, modes, threads, registry)
+        for key in ("misses", "n_goals", "unsupported"):
+            base.pop(key)
         report["base"] = base
     if not args.json:
         for mode in modes:

@@ -86,7 +86,8 @@ class World:
         return hashlib.sha256(blob).hexdigest()[:16]
 
     def apply(self, effects: list[dict], params: dict) -> None:
-        """Apply machine-readable effects (``$name`` refers to a step parameter)."""
+        """Apply machine-readable effects (``$name`` refers to a step parameter):
+        ``object_at`` (object, place) and ``arm_at``/``gripper_at`` (target or place)."""
 
         def value(v):
             if isinstance(v, str) and v.startswith("$"):
@@ -104,8 +105,8 @@ class World:
                         0.04 if isinstance(place, str) and place in self.objects else 0.0
                     )
                     self.objects[obj] = (above[0], above[1], max(z, 0.02))
-            elif kind == "arm_at":
-                self.arm_at = value(effect.get("target", "home"))
+            elif kind in ("arm_at", "gripper_at"):
+                self.arm_at = value(effect.get("target", effect.get("place", "home")))
 
     def holds(self, effects: list[dict], params: dict) -> bool:
         """True when every declared effect already holds (the step would change nothing)."""
@@ -119,8 +120,8 @@ class World:
                 place = params.get(str(effect.get("place", "")).lstrip("$"))
                 if self.object_at.get(obj) != (tuple(place) if isinstance(place, list) else place):
                     return False
-            elif kind == "arm_at":
-                target = effect.get("target", "home")
+            elif kind in ("arm_at", "gripper_at"):
+                target = effect.get("target", effect.get("place", "home"))
                 if isinstance(target, str) and target.startswith("$"):
                     target = params.get(target[1:])
                 if self.arm_at != (tuple(target) if isinstance(target, list) else target):

@@ -39,7 +39,11 @@ def test_planner_train_tiny_end_to_end(tmp_path, capsys):
     from miles_ros.commands import planner_train
 
     out = tmp_path / "adapter"
-    rc = planner_train.main(["--tiny", "--out", str(out), "--threads", "1"])
+    skills = tmp_path / "no_trained_skills"  # interface cards only: independent of
+    skills.mkdir()  # whichever trained cards are in policies/skills right now
+    rc = planner_train.main(
+        ["--tiny", "--out", str(out), "--threads", "1", "--skills", str(skills)]
+    )
     assert rc == 0
     assert (out / "adapter_model.safetensors").exists()
     assert (out / "adapter_config.json").exists()
