@@ -8,7 +8,7 @@ plan (``json.dumps`` separators)::
 Skill names come from the registry, parameter names from each skill's schema (in schema
 order), values from the schema's enums narrowed to the scene's names, and for parameters
 whose schema accepts an array, ``[x, y, z]`` with numbers of the form
-``-?0(.[0-9]{1,4})?`` (metres in the robot base frame: the arm reaches less than 1 m).
+``-?0(.[0-9]{1,4})?`` (metres, base frame) inside the planning workspace box.
 A step never names the same thing twice (no cube moved onto itself). At most
 ``max_steps`` steps. Every string the automaton accepts is schema-valid JSON by
 construction (tests check it over many seeds).
@@ -28,6 +28,7 @@ from collections.abc import Generator
 from dataclasses import dataclass
 
 from miles_ros.agent.registry import SkillRegistry
+from miles_ros.agent.world import WORKSPACE_MAX, WORKSPACE_MIN
 
 _NUM_PREFIX = re.compile(r"^-?$|^-?0(\.[0-9]{0,4})?$")
 _NUM_FULL = re.compile(r"^-?0(\.[0-9]{1,4})?$")
@@ -49,7 +50,26 @@ class Choice:
 
 @dataclass(frozen=True)
 class Number:
-    """A JSON number of the restricted form above; ends at the first non-number char."""
+    """A JSON number of the restricted form above, inside ``[lo, hi]``; it ends at the
+    first character that cannot continue it."""
+
+    lo: float = -1.0
+    hi: float = 1.0
+
+
+def _number_interval(prefix: str) -> tuple[float, float] | None:
+    """The values a number starting with ``prefix`` can still take (None: none)."""
+    if not _NUM_PREFIX.match(prefix):
+        return None
+    sign = -1.0 if prefix.startswith("-") else 1.0
+    body = prefix.lstrip("-")
+    digits = body[2:] if body.startswith("0.") else ""
+    if not digits:
+        low, high = 0.0, 0.9999
+    else:  # up to 4 decimals: "0.5" can still become anything in [0.5, 0.5999]
+        low = float("0." + digits)
+        high = round(low + 10.0 ** -len(digits) - 1e-4, 4)
+    return (min(sign * low, sign * high), max(sign * low, sign * high))
 
 
 class PlanGrammar:
@@ -90,7 +110,7 @@ class PlanGrammar:
                 chosen.add(json.loads(value) if value != "[" else "")
                 if value == "[":
                     for k in range(3):
-                        yield Number()
+                        yield Number(WORKSPACE_MIN[k], WORKSPACE_MAX[k])
                         yield Lit(", " if k < 2 else "]")
             yield Lit("}}")
             if n == self.max_steps - 1:
@@ -132,9 +152,10 @@ class PlanGrammar:
         if slot is None:
             return None
         if isinstance(slot, Number):
-            if _NUM_PREFIX.match(partial + ch):
+            span = _number_interval(partial + ch)
+            if span is not None and span[1] >= slot.lo and span[0] <= slot.hi:
                 return (history, partial + ch)
-            if _NUM_FULL.match(partial):
+            if _NUM_FULL.match(partial) and slot.lo <= float(partial) <= slot.hi:
                 return self.advance((history + (partial,), ""), ch)
             return None
         options = (slot.text,) if isinstance(slot, Lit) else slot.options

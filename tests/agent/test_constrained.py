@@ -71,6 +71,4 @@ def test_real_tokenizer_twenty_sampled_plans_are_valid(registry, world, tokenize
         jsonschema.validate(data, schema)
         steps = parse_plan_json(text)
         errors = validate_plan(steps, registry, world, max_steps=6)
-        # the grammar rules out a cube onto itself; random logits may still pick a point
-        # outside the planning workspace (validation catches it)
-        assert all("workspace" in e for e in errors), errors
+        assert errors == []  # no cube onto itself, every point inside the workspace
