@@ -64,10 +64,8 @@ def demo_sequence(skills: list[str]) -> list[Step]:
             Step("reach", {"target": "blue_cube"}, estop=True),
             Step("home"),
         ]
-    if "push" in skills:
-        steps += [Step("push", {"object": "red_cube", "target": "right_pad"}), Step("home")]
-    if "pick_place" in skills:
-        steps += [Step("pick_place", {"object": "green_cube", "target": "left_pad"}), Step("home")]
+    # push (11.5%) and pick_place (54%) are shipped below their PyBullet targets, so the
+    # fixed sequence shows reach only; `miles goal` runs them on request.
     if not any(s.estop for s in steps) and len(steps) > 1:
         steps[1].estop = True
     return steps

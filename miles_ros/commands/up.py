@@ -24,6 +24,15 @@ PARTS: dict[str, tuple[str, str, str]] = {
 }
 """Part -> (module, Node class, parameter file in config/), in start order."""
 
+IN_PROCESS_SIM_OVERRIDES: dict[str, dict] = {
+    "safety": {"state_timeout": 2.0},
+    "skills": {"state_timeout": 2.0},
+}
+"""Applied when the PyBullet sim runs in the same Python process (and no params file is
+given): a GIL stall on a busy machine (a model loading, a camera frame) can pause
+/joint_states for longer than the 0.5 s that config/ keeps for a real robot, which
+latched the e-stop with "robot state lost" in tests on 2 loaded cores."""
+
 
 def node_factories(
     parts: list[str], params_file: str | None = None, overrides: dict[str, dict] | None = None
@@ -35,6 +44,7 @@ def node_factories(
     from miles_ros.runtime.params import config_dir
 
     out = []
+    defaults = IN_PROCESS_SIM_OVERRIDES if "sim" in parts and not params_file else {}
     for part in parts:
         module_name, class_name, config = PARTS[part]
         cls = getattr(importlib.import_module(module_name), class_name)
@@ -43,7 +53,8 @@ def node_factories(
             args += ["--params-file", str(config_dir() / config)]
         if params_file:
             args += ["--params-file", str(params_file)]
-        extra = [Parameter(k, value=v) for k, v in ((overrides or {}).get(part) or {}).items()]
+        values = {**defaults.get(part, {}), **((overrides or {}).get(part) or {})}
+        extra = [Parameter(k, value=v) for k, v in values.items()]
 
         def make(context, cls=cls, args=args, extra=extra):
             return cls(context=context, cli_args=args, parameter_overrides=extra)

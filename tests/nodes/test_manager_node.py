@@ -291,6 +291,7 @@ def test_the_manager_drives_a_goal_to_success_on_the_pybullet_graph():
     fake language model that plans ``reach red_cube``."""
     import numpy as np
 
+    from miles_ros.commands.up import IN_PROCESS_SIM_OVERRIDES
     from miles_ros.nodes.safety_node import SafetyNode
     from miles_ros.nodes.sim_node import SimNode
     from miles_ros.nodes.skill_node import SkillNode
@@ -304,9 +305,10 @@ def test_the_manager_drives_a_goal_to_success_on_the_pybullet_graph():
     planner_factory = None if real else fake_planner(scorer(["reach red"]))
     graph = ManagerGraph([
         lambda ctx: SimNode(context=ctx),
-        lambda ctx: SafetyNode(context=ctx),
+        lambda ctx: SafetyNode(context=ctx, parameter_overrides=overrides(
+            IN_PROCESS_SIM_OVERRIDES["safety"])),
         lambda ctx: SkillNode(context=ctx, parameter_overrides=overrides(
-            {"skill_library": str(reach.parent)})),
+            {"skill_library": str(reach.parent), **IN_PROCESS_SIM_OVERRIDES["skills"]})),
         manager_factory(planner_factory, skill_library=str(reach.parent)),
     ])  # fmt: skip
     try:
