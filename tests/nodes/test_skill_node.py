@@ -14,6 +14,7 @@ import pytest
 
 rclpy = pytest.importorskip("rclpy")
 
+from miles_ros.commands.up import IN_PROCESS_SIM_OVERRIDES  # noqa: E402
 from miles_ros.nodes.safety_node import SafetyNode  # noqa: E402
 from miles_ros.nodes.sim_node import SimNode  # noqa: E402
 from miles_ros.nodes.skill_node import SkillNode  # noqa: E402
@@ -34,10 +35,16 @@ def linear_library(tmp_path_factory):
 
 
 def make_graph(library, skill_params: dict | None = None) -> Graph:
-    params = {"skill_library": str(library), **(skill_params or {})}
+    # The sim runs in this process: the same loosened robot-state timeout as `miles up`.
+    params = {
+        "skill_library": str(library),
+        **IN_PROCESS_SIM_OVERRIDES["skills"],
+        **(skill_params or {}),
+    }
     graph = Graph([
         lambda ctx: SimNode(context=ctx),
-        lambda ctx: SafetyNode(context=ctx),
+        lambda ctx: SafetyNode(context=ctx, parameter_overrides=overrides(
+            IN_PROCESS_SIM_OVERRIDES["safety"])),
         lambda ctx: SkillNode(context=ctx, parameter_overrides=overrides(params)),
     ])  # fmt: skip
     graph.wait(lambda: len(graph.objects) > 0 and len(graph.safety) > 0, what="graph up")
