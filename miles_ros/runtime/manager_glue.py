@@ -448,7 +448,7 @@ class ManagerDriver:
             return
         with self.lock:
             req.ended = True
-        self._publish_request({"id": req.id, "cancel": True})
+        self._publish_request({"id": req.id, "cancel": True, "reason": "estop"})
         self._act(self.manager.on_step_result(  # type: ignore[union-attr]
             StepResult(req.id, "estopped", reason, req.distance_m,
                        self.clock() - req.dispatched)))

@@ -11,6 +11,7 @@ objects, see ``shared/INTERFACES.md``)::
 
     {"id": "r1", "skill": "reach", "params": {"target": "red_cube"}}   run a skill
     {"id": "r1", "cancel": true}          abort skill r1 (an empty or missing id: any)
+    {"id": "r1", "cancel": true, "reason": "estop"}   the e-stop latched: end r1 estopped
 
 One skill runs at a time: a new accepted request aborts the running one ("preempted").
 A request that cannot run gets one status ``failed`` whose reason starts with
@@ -304,7 +305,7 @@ class SkillExecutor:
         rid = request.get("id", "")
         rid = rid if isinstance(rid, str) else json.dumps(rid)
         if request.get("cancel"):
-            return self.cancel(rid, now)
+            return self.cancel(rid, now, estop=request.get("reason") == "estop")
         name = request.get("skill")
         if not rid:
             return [status("", str(name or ""), "failed", 0.0, "refused: request needs an id")]
@@ -328,11 +329,16 @@ class SkillExecutor:
         out.append(status(rid, name, "running", 0.0, ""))
         return out
 
-    def cancel(self, rid: str, now: float) -> list[dict]:
-        """Abort the running skill if ``rid`` is its id (or empty)."""
+    def cancel(self, rid: str, now: float, estop: bool = False) -> list[dict]:
+        """Abort the running skill if ``rid`` is its id (or empty). ``estop``: the canceller
+        saw the e-stop latch (``"reason": "estop"``), which this node may not have heard
+        yet on /miles/safety/state: the skill ends ``estopped``, not ``aborted``."""
         if self.active is None or (rid and rid != self.active.request_id):
-            logger.warning("cancel %r: no running skill with that id", rid)
+            if not estop:
+                logger.warning("cancel %r: no running skill with that id", rid)
             return []
+        if estop:
+            return [self._finish("estopped", "e-stop latched", now)]
         return [self._finish("aborted", "cancelled", now)]
 
     # --- the control period -----------------------------------------------------------

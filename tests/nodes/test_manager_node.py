@@ -236,7 +236,8 @@ def test_a_latched_estop_stops_the_goal_and_refuses_later_goals():
         assert final["outcome"] == "estopped" and final["estop"], final
         assert "e-stop" in final["reason"] and final["replans"] == 0
         graph.wait(lambda: len(graph.requests) == 2, what="the cancel")
-        assert graph.requests[1] == {"id": graph.requests[0]["id"], "cancel": True}
+        assert graph.requests[1] == {"id": graph.requests[0]["id"], "cancel": True,
+                                     "reason": "estop"}
         graph.send_goal("go home")
         refused = graph.outcome(2)
         assert refused["outcome"] == "refused" and "e-stop latched" in refused["reason"]
