@@ -174,8 +174,8 @@ def action_description(task: str) -> dict:
         }
     meaning = (
         "TCP displacement in [-1, 1] x cartesian_step_max (m, base frame), turned "
-        "into a joint target by one damped-least-squares IK step, clipped to the "
-        "position limits"
+        "into a joint target by one damped-least-squares IK step (never commanding the "
+        "TCP below tcp_z_min), clipped to the position limits"
     )
     if cfg.has_gripper:
         meaning += "; a[3] is the gripper: > 0 open (fingers at their maximum), <= 0 close"
@@ -188,6 +188,7 @@ def action_description(task: str) -> dict:
         "scale": {
             "cartesian_step_max_m": cfg.cartesian_step_max,
             "ik_damping_m": cfg.ik_damping,
+            "tcp_z_min_m": cfg.cartesian_z_min,
             "control_dt_s": cfg.control_dt,
             "finger_position_max_m": panda.finger_position_max if cfg.has_gripper else 0.0,
         },

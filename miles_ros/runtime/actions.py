@@ -3,7 +3,8 @@
 The task contract (and :func:`sims.backends.pybullet_backend._arm_targets`, which a test
 compares against): actions are clipped to [-1, 1]; joint mode: ``target = q + a *
 joint_action_scale * velocity_limit * control_dt``; Cartesian mode: ``target = q +
-dls_ik_step(q, a[:3] * cartesian_step_max, ik_damping)``; both clipped to the datasheet
+dls_ik_step(q, a[:3] * cartesian_step_max, ik_damping)`` with the z displacement cut so
+the TCP is never commanded below ``cartesian_z_min``; both clipped to the datasheet
 position limits. With a gripper, ``a[3] > 0`` opens each finger to
 ``finger_position_max`` and ``a[3] <= 0`` closes it (target 0). Push trains with the
 fingers closed, so its finger target is 0; reach leaves the fingers alone (None).
@@ -49,6 +50,7 @@ def action_to_targets(cfg: TaskConfig, q_measured: np.ndarray, action: np.ndarra
         target = q + a[:7] * step
     elif cfg.action_mode == "cartesian":
         dx = a[:3] * cfg.cartesian_step_max
+        dx[2] = max(dx[2], cfg.cartesian_z_min - panda.fk_tcp(q)[2])
         target = q + panda.dls_ik_step(q, dx, cfg.ik_damping)
     else:
         raise ValueError(f"unknown action_mode {cfg.action_mode!r}")

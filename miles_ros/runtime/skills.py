@@ -106,6 +106,7 @@ def _card_config(task_module, card: Mapping) -> TaskConfig:
         ("joint_action_scale", "joint_action_scale"),
         ("cartesian_step_max_m", "cartesian_step_max"),
         ("ik_damping_m", "ik_damping"),
+        ("tcp_z_min_m", "cartesian_z_min"),
     ):
         if key in scale:
             updates[attr] = float(scale[key])

@@ -234,6 +234,10 @@ def _make_direct_env(
             else:
                 jac = self.robot.root_physx_view.get_jacobians()[:, self.tcp_body - 1, :3, :7]
                 dx = a[:, :3] * cfg.cartesian_step_max
+                # TCP height: the hand points down, the TCP is flange_to_tcp below it
+                hand_z = self.robot.data.body_pos_w[:, self.tcp_body, 2]
+                tcp_z = hand_z - self.scene.env_origins[:, 2] - panda.flange_to_tcp
+                dx[:, 2] = torch.maximum(dx[:, 2], cfg.cartesian_z_min - tcp_z)
                 eye = torch.eye(3, device=device) * cfg.ik_damping**2
                 y = torch.linalg.solve(jac @ jac.transpose(1, 2) + eye, dx.unsqueeze(-1))
                 target = q + (jac.transpose(1, 2) @ y).squeeze(-1)

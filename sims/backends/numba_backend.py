@@ -9,31 +9,43 @@ Physics (the kernels are in :mod:`sims.backends.numba_kernels`):
   joint velocity = (q_new - q) / control_dt. The TCP comes from an inlined forward
   kinematics that equals :func:`sims.robots.panda.fk_tcp`.
 - **Fingers** (push, pick_place). Two vertical cylinders of radius ``FINGER_RADIUS``
-  (0.011 m) and height ``FINGER_LENGTH`` (0.05 m), their tips ``FINGERTIP_BELOW_TCP``
-  (0.01 m) below the TCP, their inner faces ``finger_width / 2`` either side of the TCP
-  along the hand's finger axis (projected on the table plane). Push keeps them closed,
-  so they touch and act as one 0.044 m x 0.022 m pusher.
-- **Table and cube tops.** The fingertips cannot go below the table top, nor into the top
-  of a cube they come down on: when they would, one extra IK step lifts the TCP back (the
-  arm is stopped, as by a contact).
+  (0.0135 m, PyBullet's finger footprint) and height ``FINGER_LENGTH`` (0.05 m), their
+  tips ``FINGERTIP_BELOW_TCP`` (0.01 m) below the TCP, their inner faces
+  ``finger_width / 2`` either side of the TCP along the hand's finger axis (projected on
+  the table plane). Push keeps them closed, so they touch and act as one 0.054 m x
+  0.027 m pusher.
+- **Table and cube tops.** Cartesian actions never command the TCP below
+  ``cartesian_z_min`` (every backend cuts the z step the same way). The fingertips cannot
+  go below the table top, nor into the top of a cube they come down on: when they would,
+  one extra IK step lifts the TCP back (the arm is stopped, as by a contact).
 - **Cube.** A 0.04 m box with a yaw, resting on the table. A finger that overlaps it in
-  height and penetrates its footprint pushes it quasi-statically: the penetration along
-  the contact normal (plus the finger's tangential motion while sticking) is the
-  displacement asked of the contact point, and the cube moves by the twist that an
-  ellipsoidal limit surface gives for the contact force (uniform pressure: radius
-  c = 0.383 * edge), so a push through the centre translates it and an off-centre push
-  also turns it about z. Finger-cube friction is Coulomb (``MU_FINGER`` = 0.5): outside
-  the friction cone the finger slides along the face. After a push the cube keeps its
-  velocity and slows with Coulomb table friction, mu g (mu = ``MU_TABLE`` = 0.5 times the
-  episode's friction scale), so a quick flick slides it a little further.
+  height (its tip at least ``CONTACT_TOP_BAND`` = 6 mm below the cube's top: grazing
+  contacts ride over or tip the cube in PyBullet) and penetrates its footprint pushes it
+  quasi-statically: the penetration along the contact normal (plus the finger's
+  tangential motion while sticking) is the displacement asked of the contact point, and
+  the cube moves by the twist that an ellipsoidal limit surface gives for the contact
+  force (radius c = ratio * edge, the ratio drawn per episode in ``LIMIT_SURFACE_RANGE``),
+  so a push through the centre translates it and an off-centre push also turns it about
+  z. Each finger's footprint (0.029 m x 0.027 m) is a 2 x 2 grid of circles, so flat
+  faces push as faces; the fingers' motion in a step is swept in ``CONTACT_SUBSTEPS``
+  parts, the contacts resolved in alternating Gauss-Seidel passes (two fingers on one
+  face leave it flush with both). Finger-cube friction is Coulomb (mu drawn per episode
+  in ``MU_FINGER_RANGE``): outside the friction cone the finger slides along the face.
+  After a push the cube leaves the fingers at ``kick`` times their speed (``KICK_RANGE``,
+  drawn per episode: a struck PyBullet cube runs ahead of the fingers) and slows with
+  Coulomb table friction, mu g (mu = ``MU_TABLE`` = 0.5 times the episode's friction
+  scale), so a quick flick slides it further. Fitted against random PyBullet push
+  segments (same start, same actions) the model's cube lands 2.4-2.9 cm from PyBullet's
+  after ~8 cm pushes, whatever the parameters; PyBullet's own spread for a 1 mm change
+  of the start is 0.7 cm. Hence the per-episode draws: policies learn to correct.
 - **Grasp** (pick_place). A close command (gripper action <= 0) drives the finger width
   toward 0 with the tracking gain; if the cube's centre is between the pads (across the
-  finger axis within the cube's half edge, at the TCP's height within the half edge, and
-  along it inside the current opening) when the width reaches the cube's edge, the cube
-  is grasped: the fingers stop at 0.04 m, the cube is centred between the pads and squared
-  to them (yaw snapped to the nearest face), and it then moves rigidly with the TCP (never
-  below the table). Opening past the cube's edge by 2 mm releases it; a released cube falls
-  under gravity to the table.
+  finger axis within the cube's half edge, at the TCP's height within the half edge both
+  before and after the step, and along it inside the current opening) when the width
+  reaches the cube's edge, the cube is grasped: the fingers stop at 0.04 m, the cube is
+  centred between the pads and squared to them (yaw snapped to the nearest face), and it
+  then moves rigidly with the TCP (never below the table). Opening past the cube's edge
+  by 2 mm releases it; a released cube falls under gravity to the table.
 - **Limits of the model.** The table is unbounded (a cube pushed past its edge stays at
   table height), the robot's links other than the fingers do not collide, and a held cube
   cannot slip or be knocked out of the grasp.
@@ -42,10 +54,11 @@ Physics (the kernels are in :mod:`sims.backends.numba_kernels`):
   controlled arm is effectively infinitely strong, quasi-static pushing does not depend
   on mass, and Coulomb deceleration mu g is mass independent.
 
-Domain randomization per episode: initial joint noise, friction scale, mass scale, and an
-action delay d in [0, k] (k = ``action_latency_steps``): a per-env ring buffer of the last
-k + 1 actions, the applied action being the one from d steps ago (zeros, and an open
-gripper command, before the episode's first actions). Observation noise: Gaussian with
+Domain randomization per episode: initial joint noise, friction scale, mass scale, the
+cube's contact parameters (kick, finger friction, limit surface), and an action delay d
+in [0, k] (k = ``action_latency_steps``): a per-env ring buffer of the last k + 1
+actions, the applied action being the one from d steps ago (zeros, and an open gripper
+command, before the episode's first actions). Observation noise: Gaussian with
 ``observation_noise_std`` on joint, TCP and object positions and the cube yaw, every step.
 
 Kernels: reach in joint mode runs :func:`~sims.backends.numba_kernels.reach_step_kernel`
@@ -75,8 +88,18 @@ log = logging.getLogger(__name__)
 
 MU_TABLE = 0.5
 """Nominal cube-table sliding friction (scaled per episode by the friction scale)."""
-MU_FINGER = 0.5
-"""Finger-cube friction coefficient."""
+MU_FINGER_RANGE = (0.25, 0.8)
+"""Finger-cube friction coefficient, drawn per episode (uniform). Fitting the model to
+random PyBullet push segments showed no single value that fits every push, so the
+policy learns under a range of them."""
+LIMIT_SURFACE_RANGE = (0.3, 0.7)
+"""Limit-surface radius over the cube's edge, drawn per episode (uniform): 0.383 is a
+uniform table pressure, 0.707 all of it at the corners (how Bullet's four box-plane
+contact points carry it); how much a cube turns per push varies with it."""
+KICK_RANGE = (1.1, 1.6)
+"""Per-episode gain of the cube's velocity after a push over the fingers' (uniform). A
+PyBullet cube struck at 0.4 m/s leaves the fingers about 1.25x faster than they move
+and slides on ~3 cm; a quasi-static push alone would carry it ~1.6 cm."""
 
 _MALLOC_TUNED = False
 
@@ -132,6 +155,7 @@ def _params(task_module, cfg: TaskConfig, dense: bool) -> tuple[np.ndarray, np.n
     fp[nk.P_JOINT_SCALE] = cfg.joint_action_scale
     fp[nk.P_CART_STEP] = cfg.cartesian_step_max
     fp[nk.P_IK_DAMPING] = cfg.ik_damping
+    fp[nk.P_Z_MIN] = cfg.cartesian_z_min
     fp[nk.P_GAIN] = cfg.tracking_gain
     fp[nk.P_SUCCESS] = cfg.success_threshold
     fp[nk.P_JOINT_NOISE] = rnd.initial_joint_noise
@@ -139,7 +163,9 @@ def _params(task_module, cfg: TaskConfig, dense: bool) -> tuple[np.ndarray, np.n
     fp[nk.P_FRICTION_LO], fp[nk.P_FRICTION_HI] = rnd.friction_scale
     fp[nk.P_MASS_LO], fp[nk.P_MASS_HI] = rnd.object_mass_scale
     fp[nk.P_MU_TABLE] = MU_TABLE
-    fp[nk.P_MU_FINGER] = MU_FINGER
+    fp[nk.P_MU_FINGER], fp[nk.P_MU_FINGER_HI] = MU_FINGER_RANGE
+    fp[nk.P_LSR_LO], fp[nk.P_LSR_HI] = LIMIT_SURFACE_RANGE
+    fp[nk.P_KICK_LO], fp[nk.P_KICK_HI] = KICK_RANGE
     ip = np.zeros(nk.NUM_INT_PARAMS, dtype=np.int64)
     ip[nk.I_KIND] = kind
     ip[nk.I_EPISODE_STEPS] = cfg.episode_steps

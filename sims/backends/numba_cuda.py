@@ -52,6 +52,7 @@ S_GOAL, S_FRICTION, S_MASS, S_DELAY, S_RETURN = (
     nk.S_GOAL, nk.S_FRICTION, nk.S_MASS, nk.S_DELAY, nk.S_RETURN,
 )  # fmt: skip
 S_WIDTH = nk.S_WIDTH
+S_KICK, S_MU_FINGER, S_LSR = nk.S_KICK, nk.S_MU_FINGER, nk.S_LSR
 NUM_STATE = nk.NUM_STATE
 C_STEPS, C_EPISODE = nk.C_STEPS, nk.C_EPISODE
 R_REWARD, R_FINAL_RETURN, R_FINAL_LENGTH = nk.R_REWARD, nk.R_FINAL_RETURN, nk.R_FINAL_LENGTH
@@ -62,6 +63,10 @@ P_DT, P_JOINT_SCALE, P_GAIN, P_SUCCESS = nk.P_DT, nk.P_JOINT_SCALE, nk.P_GAIN, n
 P_JOINT_NOISE, P_OBS_NOISE, P_INIT_WIDTH = nk.P_JOINT_NOISE, nk.P_OBS_NOISE, nk.P_INIT_WIDTH
 P_FRICTION_LO, P_FRICTION_HI, P_MASS_LO, P_MASS_HI = (
     nk.P_FRICTION_LO, nk.P_FRICTION_HI, nk.P_MASS_LO, nk.P_MASS_HI,
+)  # fmt: skip
+P_KICK_LO, P_KICK_HI = nk.P_KICK_LO, nk.P_KICK_HI
+P_MU_FINGER, P_MU_FINGER_HI, P_LSR_LO, P_LSR_HI = (
+    nk.P_MU_FINGER, nk.P_MU_FINGER_HI, nk.P_LSR_LO, nk.P_LSR_HI,
 )  # fmt: skip
 P_GOAL_X_LO, P_GOAL_Y_LO, P_GOAL_Z_LO = nk.P_GOAL_X_LO, nk.P_GOAL_Y_LO, nk.P_GOAL_Z_LO
 P_GOAL_X_HI, P_GOAL_Y_HI, P_GOAL_Z_HI = nk.P_GOAL_X_HI, nk.P_GOAL_Y_HI, nk.P_GOAL_Z_HI
@@ -224,6 +229,12 @@ def _reset_reach(k, fp, seed, st, cnt, abuf):
     st[k, S_MASS] = lo + (fp[P_MASS_HI] - lo) * _uniform01(key, 11)
     k1 = abuf.shape[1]
     st[k, S_DELAY] = float(min(int(math.floor(_uniform01(key, 12) * k1)), k1 - 1))
+    lo = fp[P_KICK_LO]
+    st[k, S_KICK] = lo + (fp[P_KICK_HI] - lo) * _uniform01(key, 18)
+    lo = fp[P_MU_FINGER]
+    st[k, S_MU_FINGER] = lo + (fp[P_MU_FINGER_HI] - lo) * _uniform01(key, 19)
+    lo = fp[P_LSR_LO]
+    st[k, S_LSR] = lo + (fp[P_LSR_HI] - lo) * _uniform01(key, 20)
     for s in range(k1):
         for j in range(abuf.shape[2]):
             abuf[k, s, j] = 0.0

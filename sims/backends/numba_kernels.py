@@ -19,9 +19,10 @@ counter, draw counter), so rollouts are bit-identical for a seed whatever the nu
 threads or the chunking.
 
 Contact model (push, pick_place); see :mod:`sims.backends.numba_backend` for the full
-description. Fingers are two vertical cylinders of radius ``FINGER_RADIUS`` beside the TCP
-along the hand's finger axis; the cube is a yawed box that slides quasi-statically on the
-table: a finger's penetration is resolved along the contact normal and the resulting
+description. Fingers are two vertical prisms beside the TCP along the hand's finger axis
+(each a 2 x 2 grid of ``PAD_RADIUS`` circles in cube contacts; one ``FINGER_RADIUS``
+circle when landing on a cube's top); the cube is a yawed box that slides quasi-statically
+on the table: a finger's penetration is resolved along the contact normal and the resulting
 contact force moves the cube through an ellipsoidal limit surface (translation plus a
 rotation for off-centre pushes), with Coulomb friction at the finger contact.
 """
@@ -70,7 +71,13 @@ P_GOAL_D_HI = 26
 P_AIR_PROB = 27
 P_MU_TABLE = 28
 P_MU_FINGER = 29
-NUM_FLOAT_PARAMS = 30
+P_KICK_LO = 30
+P_KICK_HI = 31
+P_Z_MIN = 32
+P_MU_FINGER_HI = 33  # P_MU_FINGER is the low end of the finger friction range
+P_LSR_LO = 34
+P_LSR_HI = 35
+NUM_FLOAT_PARAMS = 36
 
 # --- int parameter vector ---------------------------------------------------------------
 I_KIND = 0
@@ -82,12 +89,32 @@ I_GOAL_TRIES = 5
 NUM_INT_PARAMS = 6
 
 # --- contact model geometry (m) ---------------------------------------------------------
-FINGER_RADIUS = 0.011
-"""Radius of each finger cylinder (a Panda finger pad is about 0.02 m wide)."""
+FINGER_RADIUS = 0.0135
+"""Radius of each finger cylinder: PyBullet's Panda finger has a footprint of about
+0.029 m across the finger axis by 0.026 m along it."""
 FINGERTIP_BELOW_TCP = 0.01
 """How far the fingertips reach below the TCP (PyBullet's panda_grasptarget)."""
 FINGER_LENGTH = 0.05
 """Height of the finger cylinders above the fingertips (the hand starts above)."""
+PAD_RADIUS = 0.009
+"""Radius of the four circles that make up a finger's footprint in cube contacts: a 2 x 2
+grid, so the finger's faces are flat between rounded corners."""
+PAD_ACROSS = FINGER_RADIUS - PAD_RADIUS + 0.001
+"""Offset of the pad circles across the finger axis (footprint 0.029 m across)."""
+PAD_NEAR = PAD_RADIUS
+"""Offset of the inner pad circles along the finger axis beyond the finger's inner face."""
+PAD_FAR = 2.0 * FINGER_RADIUS - PAD_RADIUS
+"""Offset of the outer pad circles (footprint 0.027 m along the axis)."""
+CONTACT_TOP_BAND = 0.006
+"""A finger whose tip is less than this below a cube's top face does not push it: in
+PyBullet such a grazing contact rides over the edge or tips the cube instead of sliding
+it, so the model gives the policy no credit for it."""
+CONTACT_SUBSTEPS = 4
+"""The fingers' motion in one control step is resolved against the cube in this many
+equal parts (a 2 cm step would otherwise sink a finger 1.6 cm into the cube at once)."""
+CONTACT_PASSES = 2
+"""Gauss-Seidel passes over the two finger contacts per substep (alternating fingers, so
+that two fingers on one face leave it flush with both instead of turning the cube)."""
 LIMIT_SURFACE_RATIO = 0.3826
 """Mean distance of a square's points from its centre over its edge: the cube's
 limit-surface radius c = ratio * edge (uniform table pressure)."""
@@ -346,7 +373,7 @@ def _clip(x, lo, hi):
 # Contact model
 # ======================================================================================
 @njit(cache=True)
-def push_cube(cx, cy, cyaw, px, py, mx, my, radius, half, mu):
+def push_cube(cx, cy, cyaw, px, py, mx, my, radius, half, mu, ls_ratio):
     """Resolve a vertical finger cylinder (centre (px, py), radius ``radius``, moved by
     (mx, my) this step) against the cube (centre (cx, cy), yaw ``cyaw``, half edge
     ``half``), quasi-statically.
@@ -354,10 +381,10 @@ def push_cube(cx, cy, cyaw, px, py, mx, my, radius, half, mu):
     The penetration depth along the contact normal plus the finger's tangential motion is
     the displacement asked of the cube's contact point. The cube's twist follows an
     ellipsoidal limit surface: displacement v = F, rotation w = (r x F) / c^2 for a
-    contact force F at contact point r (c = ``LIMIT_SURFACE_RATIO`` * edge), so the
-    contact point moves by (I + p p^T / c^2) F with p = z x r. F sticks when inside the
-    friction cone of coefficient ``mu``, else slides on its edge. Returns the new
-    (cx, cy, cyaw) and whether the finger touched the cube.
+    contact force F at contact point r (c = ``ls_ratio`` * edge; ``LIMIT_SURFACE_RATIO``
+    for a uniform pressure), so the contact point moves by (I + p p^T / c^2) F with
+    p = z x r. F sticks when inside the friction cone of coefficient ``mu``, else slides
+    on its edge. Returns the new (cx, cy, cyaw) and whether the finger touched the cube.
     """
     c = math.cos(cyaw)
     s = math.sin(cyaw)
@@ -397,7 +424,7 @@ def push_cube(cx, cy, cyaw, px, py, mx, my, radius, half, mu):
     mlx = c * mx + s * my
     mly = -s * mx + c * my
     slide_t = mlx * tx + mly * ty
-    rc = LIMIT_SURFACE_RATIO * 2.0 * half
+    rc = ls_ratio * 2.0 * half
     rc2 = rc * rc
     pxl = -qy
     pyl = qx
@@ -453,7 +480,10 @@ S_FRICTION = 36  # friction scale of this episode
 S_MASS = 37  # mass scale of this episode
 S_DELAY = 38  # action delay (steps) of this episode
 S_RETURN = 39  # return so far
-NUM_STATE = 40
+S_KICK = 40  # velocity gain of the cube after a push, this episode
+S_MU_FINGER = 41  # finger-cube friction of this episode
+S_LSR = 42  # limit-surface ratio of this episode
+NUM_STATE = 43
 
 C_STEPS = 0  # steps in this episode
 C_EPISODE = 1  # episode counter (keys the RNG)
@@ -594,6 +624,9 @@ def reset_env(k, fp, ip, seed, st, cnt, abuf, scratch):
     st[k, S_MASS] = _uniform(key, d + 11, fp[P_MASS_LO], fp[P_MASS_HI])
     k1 = abuf.shape[1]
     st[k, S_DELAY] = float(min(int(math.floor(uniform01(key, d + 12) * k1)), k1 - 1))
+    st[k, S_KICK] = _uniform(key, d + 18, fp[P_KICK_LO], fp[P_KICK_HI])
+    st[k, S_MU_FINGER] = _uniform(key, d + 19, fp[P_MU_FINGER], fp[P_MU_FINGER_HI])
+    st[k, S_LSR] = _uniform(key, d + 20, fp[P_LSR_LO], fp[P_LSR_HI])
     has_gripper = ip[I_HAS_GRIPPER] != 0
     for s in range(k1):
         for j in range(abuf.shape[2]):
@@ -716,7 +749,14 @@ def _object_step(k, fp, ip, st, scratch, prev_x, prev_y, prev_z, prev_width, a_g
                 ry = oy - ty
                 along = rx * hx + ry * hy
                 across = -rx * hy + ry * hx
-                between = abs(across) < half and abs(oz - tz) < half and abs(along) < 0.5 * width
+                # the pads must already be at the cube's height when the step starts: in
+                # PyBullet fingers that close while still coming down close above the cube
+                between = (
+                    abs(across) < half
+                    and abs(oz - tz) < half
+                    and abs(oz - prev_z) < half
+                    and abs(along) < 0.5 * width
+                )
                 if between and new_width <= 2.0 * half:
                     grasped = True
                     new_width = 2.0 * half
@@ -756,32 +796,56 @@ def _object_step(k, fp, ip, st, scratch, prev_x, prev_y, prev_z, prev_width, a_g
                 oz = half
                 vz = 0.0
         speed = math.sqrt(vx * vx + vy * vy)
-        if speed > 0.0:  # sliding on after a push, Coulomb deceleration mu g
-            slowed = max(0.0, speed - fp[P_MU_TABLE] * st[k, S_FRICTION] * GRAVITY * dt)
+        if speed > 0.0:  # sliding on after a push, Coulomb deceleration mu g (exact)
+            decel = fp[P_MU_TABLE] * st[k, S_FRICTION] * GRAVITY
+            slowed = max(0.0, speed - decel * dt)
+            if slowed > 0.0:
+                travel = (speed + slowed) * 0.5 * dt
+            else:
+                travel = speed * speed / (2.0 * decel)
+            ox += vx / speed * travel
+            oy += vy / speed * travel
             vx *= slowed / speed
             vy *= slowed / speed
-            ox += vx * dt
-            oy += vy * dt
         tip = tz - FINGERTIP_BELOW_TCP
         touched = False
-        if tip < oz + half and tip + FINGER_LENGTH > oz - half:
-            off = 0.5 * width + radius
-            prev_off = 0.5 * prev_width + radius
-            for side in (-1.0, 1.0):
-                fcx = tx + side * off * hx
-                fcy = ty + side * off * hy
-                mx = fcx - (prev_x + side * prev_off * hx)
-                my = fcy - (prev_y + side * prev_off * hy)
-                for _ in range(2):
-                    ox, oy, oyaw, hit = push_cube(
-                        ox, oy, oyaw, fcx, fcy, mx, my, radius, half, fp[P_MU_FINGER]
-                    )
-                    touched = touched or hit
-                    mx = 0.0
-                    my = 0.0
+        if tip < oz + half - CONTACT_TOP_BAND and tip + FINGER_LENGTH > oz - half:
+            # each finger's footprint: a 2 x 2 grid of circles (flat faces push as faces)
+            for sub in range(CONTACT_SUBSTEPS):
+                f1 = (sub + 1.0) / CONTACT_SUBSTEPS
+                f0 = sub / CONTACT_SUBSTEPS
+                bx = prev_x + f1 * (tx - prev_x)
+                by = prev_y + f1 * (ty - prev_y)
+                b0x = prev_x + f0 * (tx - prev_x)
+                b0y = prev_y + f0 * (ty - prev_y)
+                w1 = 0.5 * (prev_width + f1 * (width - prev_width))
+                w0 = 0.5 * (prev_width + f0 * (width - prev_width))
+                dragged = False
+                for _ in range(CONTACT_PASSES):
+                    for c in range(8):
+                        side = -1.0 if c < 4 else 1.0
+                        along = PAD_NEAR if (c & 2) == 0 else PAD_FAR
+                        across = -PAD_ACROSS if (c & 1) == 0 else PAD_ACROSS
+                        a1 = side * (w1 + along)
+                        a0 = side * (w0 + along)
+                        fcx = bx + a1 * hx - across * hy
+                        fcy = by + a1 * hy + across * hx
+                        mx = 0.0
+                        my = 0.0
+                        if not dragged:
+                            mx = fcx - (b0x + a0 * hx - across * hy)
+                            my = fcy - (b0y + a0 * hy + across * hx)
+                        ox, oy, oyaw, hit = push_cube(
+                            ox, oy, oyaw, fcx, fcy, mx, my, PAD_RADIUS, half,
+                            st[k, S_MU_FINGER], st[k, S_LSR],
+                        )
+                        if hit:
+                            touched = True
+                            dragged = True
         if touched:
-            vx = (ox - start_x) / dt
-            vy = (oy - start_y) / dt
+            kick = st[k, S_KICK] / dt
+            vx = (ox - start_x) * kick
+            vy = (oy - start_y) * kick
         st[k, S_VEL] = vx
         st[k, S_VEL + 1] = vy
         st[k, S_VEL + 2] = vz
@@ -863,8 +927,9 @@ def step_chunk(lo, hi, fp, ip, seed, actions, st, cnt, abuf, obs, fin_obs, res, 
             for i in range(7):
                 q_old[i] = st[k, S_Q + i]
             if cartesian:
+                dz = max(abuf[k, aslot, 2] * cart_step, fp[P_Z_MIN] - prev_z)
                 _ik_move(k, st, abuf[k, aslot, 0] * cart_step, abuf[k, aslot, 1] * cart_step,
-                         abuf[k, aslot, 2] * cart_step, damping, gain, scratch)  # fmt: skip
+                         dz, damping, gain, scratch)  # fmt: skip
             else:
                 for i in range(7):
                     old = q_old[i]

@@ -8,8 +8,9 @@ visual-only goal marker. Geometry and cube mass come from the default scene
 
 Control, as the task contract says: actions become joint position targets from the
 *measured* joint positions (joint mode: ``dq = a * joint_action_scale * velocity_limit *
-control_dt``; Cartesian mode: one damped-least-squares IK step of ``a * cartesian_step_max``),
-clipped to the datasheet limits in :mod:`sims.robots.panda` (narrower than the URDF's).
+control_dt``; Cartesian mode: one damped-least-squares IK step of ``a * cartesian_step_max``,
+its z cut so the TCP is never commanded below ``cartesian_z_min``), clipped to the datasheet
+limits in :mod:`sims.robots.panda` (narrower than the URDF's).
 PyBullet's position motors (``setJointMotorControlArray``, force = datasheet torque
 limits) then track them for ``substeps = control_dt / physics_dt`` physics steps. The
 pick_place gripper command opens (> 0) or closes (<= 0) both fingers.
@@ -83,13 +84,15 @@ def _unpack_rows(rows, ids, has_object, joint_pos, joint_vel, finger_width, obje
 
 
 @njit(cache=True)
-def _arm_targets(q, actions, joint_step, cartesian_step, damping, cartesian, out):
-    """Joint targets [N, 7] from measured ``q`` and actions, clipped to the datasheet."""
+def _arm_targets(q, actions, joint_step, cartesian_step, damping, cartesian, z_min, out):
+    """Joint targets [N, 7] from measured ``q`` and actions, clipped to the datasheet;
+    Cartesian steps never command the TCP below ``z_min``."""
     dx = np.empty(3)
     for k in range(q.shape[0]):
         if cartesian:
             for i in range(3):
                 dx[i] = actions[k, i] * cartesian_step
+            dx[2] = max(dx[2], z_min - panda.fk_tcp(q[k])[2])
             dq = panda.dls_ik_step(q[k], dx, damping)
             for i in range(7):
                 out[k, i] = q[k, i] + dq[i]
@@ -502,7 +505,7 @@ class PyBulletEnv(BatchedEnv):
         cfg = self.cfg
         _arm_targets(
             self._state.joint_pos, actions, self._joint_step, cfg.cartesian_step_max,
-            cfg.ik_damping, self._cartesian, self._arm_target,
+            cfg.ik_damping, self._cartesian, cfg.cartesian_z_min, self._arm_target,
         )  # fmt: skip
         if cfg.has_gripper:
             np.copyto(self._finger_target, np.where(actions[:, 3] > 0.0, self._finger_open, 0.0))

@@ -51,6 +51,11 @@ class TaskConfig:
     """Cartesian mode: TCP displacement (m) asked for by an action of 1."""
     ik_damping: float = 0.05
     """Damping (m) of the IK step in Cartesian mode."""
+    cartesian_z_min: float = 0.012
+    """Cartesian mode: the commanded TCP height never goes below this (m, table top at
+    z = 0): a downward displacement is cut to ``cartesian_z_min - tcp_z`` (the fingertips,
+    0.01 m below the TCP, stop ~2 mm above the table instead of pressing into it; a
+    position-controlled arm pressing on the table loses its lateral tracking)."""
     tracking_gain: float = 0.8
     """Fraction of each commanded joint step the arm covers within one period (matched
     to PyBullet's position control); the numba backend applies it, PyBullet just is it."""

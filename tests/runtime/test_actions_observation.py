@@ -29,7 +29,8 @@ def test_action_mapping_matches_the_backend_kernel(task):
         expected = np.zeros((1, 7))
         joint_step = cfg.joint_action_scale * panda.joint_velocity_limits * cfg.control_dt
         _arm_targets(q[None], np.clip(action, -1, 1)[None], joint_step, cfg.cartesian_step_max,
-                     cfg.ik_damping, cfg.action_mode == "cartesian", expected)  # fmt: skip
+                     cfg.ik_damping, cfg.action_mode == "cartesian", cfg.cartesian_z_min,
+                     expected)  # fmt: skip
         targets = action_to_targets(cfg, q, action)
         np.testing.assert_allclose(targets.arm, expected[0], atol=1e-12)
         if task is pick_place:
@@ -38,6 +39,26 @@ def test_action_mapping_matches_the_backend_kernel(task):
             assert targets.finger == 0.0  # trained with the fingers closed
         else:
             assert targets.finger is None  # reach leaves the fingers alone
+
+
+@pytest.mark.parametrize("task", [push, pick_place])
+def test_cartesian_steps_never_command_the_tcp_below_the_floor(task):
+    cfg = task.CONFIG
+    q = panda.home_joint_positions.copy()
+    low = np.array([0.5, 0.05, cfg.cartesian_z_min + 0.004])
+    for _ in range(200):  # IK to a TCP 4 mm above the floor
+        step = np.clip(low - panda.fk_tcp(q), -0.02, 0.02)
+        q = q + panda.dls_ik_step(q, step, 0.01)
+    down = np.zeros(cfg.action_dim)
+    down[2] = -1.0  # asks for 2 cm down
+    target = action_to_targets(cfg, q, down).arm
+    z = panda.fk_tcp(target)[2]
+    assert z >= cfg.cartesian_z_min - 1e-3
+    assert z < low[2] - 0.002  # it still went down to the floor
+    expected = np.zeros((1, 7))
+    _arm_targets(q[None], down[None], np.zeros(7), cfg.cartesian_step_max, cfg.ik_damping,
+                 True, cfg.cartesian_z_min, expected)  # fmt: skip
+    np.testing.assert_allclose(target, expected[0], atol=1e-12)
 
 
 def test_action_mapping_clips_to_the_datasheet_and_rejects_bad_input():
