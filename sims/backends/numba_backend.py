@@ -24,13 +24,14 @@ Physics (the kernels are in :mod:`sims.backends.numba_kernels`):
   quasi-statically: the penetration along the contact normal (plus the finger's
   tangential motion while sticking) is the displacement asked of the contact point, and
   the cube moves by the twist that an ellipsoidal limit surface gives for the contact
-  force (radius c = ratio * edge, the ratio drawn per episode in ``LIMIT_SURFACE_RANGE``),
+  force (radius c = ratio * edge, the ratio drawn per episode in the task's range),
   so a push through the centre translates it and an off-centre push also turns it about
-  z. Each finger's footprint (0.029 m x 0.027 m) is a 2 x 2 grid of circles, so flat
-  faces push as faces; the fingers' motion in a step is swept in ``CONTACT_SUBSTEPS``
+  z. For push each finger's footprint (0.029 m x 0.027 m) is a 2 x 2 grid of circles,
+  so flat faces push as faces (pick_place: one cylinder per finger, see
+  ``CONTACT_MODELS``); the fingers' motion in a step is swept in ``CONTACT_SUBSTEPS``
   parts, the contacts resolved in alternating Gauss-Seidel passes (two fingers on one
   face leave it flush with both). Finger-cube friction is Coulomb (mu drawn per episode
-  in ``MU_FINGER_RANGE``): outside the friction cone the finger slides along the face.
+  in the task's range): outside the friction cone the finger slides along the face.
   After a push the cube leaves the fingers at ``kick`` times their speed (``KICK_RANGE``,
   drawn per episode: a struck PyBullet cube runs ahead of the fingers) and slows with
   Coulomb table friction, mu g (mu = ``MU_TABLE`` = 0.5 times the episode's friction
@@ -76,6 +77,7 @@ from __future__ import annotations
 import ctypes
 import logging
 import sys
+from dataclasses import dataclass
 
 import numba
 import numpy as np
@@ -88,14 +90,34 @@ log = logging.getLogger(__name__)
 
 MU_TABLE = 0.5
 """Nominal cube-table sliding friction (scaled per episode by the friction scale)."""
-MU_FINGER_RANGE = (0.25, 0.8)
-"""Finger-cube friction coefficient, drawn per episode (uniform). Fitting the model to
-random PyBullet push segments showed no single value that fits every push, so the
-policy learns under a range of them."""
-LIMIT_SURFACE_RANGE = (0.3, 0.7)
-"""Limit-surface radius over the cube's edge, drawn per episode (uniform): 0.383 is a
-uniform table pressure, 0.707 all of it at the corners (how Bullet's four box-plane
-contact points carry it); how much a cube turns per push varies with it."""
+
+
+@dataclass(frozen=True)
+class ContactModel:
+    """How a task's fingers touch the cube, and which contact parameters vary."""
+
+    pad_grid: bool
+    """True: each finger is a 2 x 2 grid of circles (flat faces); False: one cylinder."""
+    mu_finger: tuple[float, float]
+    """Finger-cube friction coefficient, drawn per episode (uniform in this range)."""
+    limit_surface: tuple[float, float]
+    """Limit-surface radius over the cube's edge, drawn per episode: 0.383 is a uniform
+    table pressure, 0.707 all of it at the corners (Bullet's four box-plane contacts)."""
+
+
+CONTACT_MODELS = {
+    # Push: fitting the model to random PyBullet push segments found no single friction
+    # or limit surface that fits every push, so the policy learns under a range of them.
+    "push": ContactModel(pad_grid=True, mu_finger=(0.25, 0.8), limit_surface=(0.3, 0.7)),
+    # Pick and place: the shipped skill was trained with one cylinder per finger and the
+    # nominal values; the push settings were tried and left its training stuck at ~60%.
+    "pick_place": ContactModel(
+        pad_grid=False,
+        mu_finger=(0.5, 0.5),
+        limit_surface=(nk.LIMIT_SURFACE_RATIO, nk.LIMIT_SURFACE_RATIO),
+    ),
+}
+"""Contact model per task with a cube."""
 KICK_RANGE = (1.1, 1.6)
 """Per-episode gain of the cube's velocity after a push over the fingers' (uniform). A
 PyBullet cube struck at 0.4 m/s leaves the fingers about 1.25x faster than they move
@@ -163,8 +185,6 @@ def _params(task_module, cfg: TaskConfig, dense: bool) -> tuple[np.ndarray, np.n
     fp[nk.P_FRICTION_LO], fp[nk.P_FRICTION_HI] = rnd.friction_scale
     fp[nk.P_MASS_LO], fp[nk.P_MASS_HI] = rnd.object_mass_scale
     fp[nk.P_MU_TABLE] = MU_TABLE
-    fp[nk.P_MU_FINGER], fp[nk.P_MU_FINGER_HI] = MU_FINGER_RANGE
-    fp[nk.P_LSR_LO], fp[nk.P_LSR_HI] = LIMIT_SURFACE_RANGE
     fp[nk.P_KICK_LO], fp[nk.P_KICK_HI] = KICK_RANGE
     ip = np.zeros(nk.NUM_INT_PARAMS, dtype=np.int64)
     ip[nk.I_KIND] = kind
@@ -177,6 +197,10 @@ def _params(task_module, cfg: TaskConfig, dense: bool) -> tuple[np.ndarray, np.n
         fp[[nk.P_GOAL_X_LO, nk.P_GOAL_Y_LO, nk.P_GOAL_Z_LO]] = lo
         fp[[nk.P_GOAL_X_HI, nk.P_GOAL_Y_HI, nk.P_GOAL_Z_HI]] = hi
         return fp, ip
+    contact = CONTACT_MODELS[name]
+    fp[nk.P_MU_FINGER], fp[nk.P_MU_FINGER_HI] = contact.mu_finger
+    fp[nk.P_LSR_LO], fp[nk.P_LSR_HI] = contact.limit_surface
+    ip[nk.I_PAD_GRID] = 1 if contact.pad_grid else 0
     fp[nk.P_REACH_WEIGHT] = task_module.REACH_WEIGHT
     fp[nk.P_CUBE_HALF] = task_module.CUBE_SIZE / 2
     fp[nk.P_INIT_WIDTH] = task_module.INITIAL_FINGER_WIDTH
