@@ -111,11 +111,13 @@ class SkillNode(Node):
             prm, t = self.params, result.targets
             msg = JointState()
             msg.header.stamp = self.get_clock().now().to_msg()
-            msg.name = list(prm.joint_names)
-            msg.position = [float(v) for v in t.arm]
-            if t.finger is not None:
-                msg.name += list(prm.finger_joint_names)
-                msg.position += [float(t.finger)] * len(prm.finger_joint_names)
+            names = list(prm.joint_names)
+            position = [float(v) for v in t.arm]
+            if t.finger is not None:  # push holds the fingers closed, pick_place moves them
+                names += list(prm.finger_joint_names)
+                position += [float(t.finger)] * len(prm.finger_joint_names)
+            msg.name = names
+            msg.position = position
             self.pub_command.publish(msg)
             if self.record_ticks:
                 self.ticks.append((started, self.now() - self.state_stamp))

@@ -20,7 +20,11 @@ from miles_ros.nodes.sim_node import SimNode  # noqa: E402
 from miles_ros.nodes.skill_node import SkillNode  # noqa: E402
 from sims.robots import panda  # noqa: E402
 from tests.nodes.graph_harness import Graph, overrides  # noqa: E402
-from tests.runtime.skill_fixtures import linear_reach_skill, shipped_reach  # noqa: E402
+from tests.runtime.skill_fixtures import (  # noqa: E402
+    linear_reach_skill,
+    random_skill,
+    shipped_reach,
+)
 
 HOME_TCP = panda.fk_tcp(panda.home_joint_positions)
 NEAR = [round(float(v), 3) for v in HOME_TCP + np.array([0.12, 0.10, -0.15])]
@@ -31,6 +35,7 @@ NEAR = [round(float(v), 3) for v in HOME_TCP + np.array([0.12, 0.10, -0.15])]
 def linear_library(tmp_path_factory):
     root = tmp_path_factory.mktemp("skills")
     linear_reach_skill(root)
+    random_skill(root, "push")  # a skill that commands the fingers too
     return root
 
 
@@ -92,10 +97,22 @@ def test_unknown_skills_and_bad_params_are_refused_with_reasons(graph):
     graph.request("c", "reach")
     unknown, bad, missing = graph.final("u"), graph.final("b"), graph.final("c")
     assert unknown["state"] == "failed" and "unknown skill 'fly'" in unknown["reason"]
-    assert "available: home, reach" in unknown["reason"]
+    assert "available: home, push, reach" in unknown["reason"]
     assert bad["state"] == "failed" and "purple_cube" in bad["reason"]
     assert "'target' is a required property" in missing["reason"]
     assert graph.skill_commands == []  # nothing was ever sent toward the robot
+
+
+def test_a_skill_with_fingers_commands_arm_and_fingers(graph):
+    graph.request("p", "push", object="red_cube", target="right_pad")
+    graph.wait(lambda: any(s["id"] == "p" and s["state"] == "running" and s.get("step", 0) >= 2
+                           for s in graph.statuses), what="push running")  # fmt: skip
+    command = graph.skill_commands[-1]
+    assert list(command.name[7:]) == ["panda_finger_joint1", "panda_finger_joint2"]
+    assert list(command.position[7:]) == [0.0, 0.0]  # push holds the fingers closed
+    assert np.all(np.isfinite(command.position[:7]))
+    graph.cancel("p")
+    assert graph.final("p")["state"] == "aborted"
 
 
 def test_a_new_request_preempts_and_cancel_aborts(graph):
