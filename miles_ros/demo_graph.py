@@ -64,8 +64,9 @@ def demo_sequence(skills: list[str]) -> list[Step]:
             Step("reach", {"target": "blue_cube"}, estop=True),
             Step("home"),
         ]
-    # push (11.5%) and pick_place (54%) are shipped below their PyBullet targets, so the
-    # fixed sequence shows reach only; `miles goal` runs them on request.
+    # The fixed sequence shows reach only: push is shipped below its PyBullet target, and
+    # neither push nor pick_place is yet reliable behind the supervisor's acceleration
+    # limits (they were trained with faster arm tracking); `miles goal` runs them.
     if not any(s.estop for s in steps) and len(steps) > 1:
         steps[1].estop = True
     return steps
