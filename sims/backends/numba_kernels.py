@@ -814,68 +814,51 @@ def _object_step(k, fp, ip, st, scratch, prev_x, prev_y, prev_z, prev_width, a_g
             # the fingers sweep from their previous to their new place in substeps; in
             # each, their tangential motion drags the cube once (the first contact that
             # touches), not once per finger and pass
-            if ip[I_PAD_GRID] != 0:
-                # each finger's footprint: a 2 x 2 grid of circles (flat faces push as faces)
-                for sub in range(CONTACT_SUBSTEPS):
-                    f1 = (sub + 1.0) / CONTACT_SUBSTEPS
-                    f0 = sub / CONTACT_SUBSTEPS
-                    bx = prev_x + f1 * (tx - prev_x)
-                    by = prev_y + f1 * (ty - prev_y)
-                    b0x = prev_x + f0 * (tx - prev_x)
-                    b0y = prev_y + f0 * (ty - prev_y)
-                    w1 = 0.5 * (prev_width + f1 * (width - prev_width))
-                    w0 = 0.5 * (prev_width + f0 * (width - prev_width))
-                    dragged = False
-                    for _ in range(CONTACT_PASSES):
-                        for c in range(8):
-                            side = -1.0 if c < 4 else 1.0
+            # each finger touches the cube as a 2 x 2 grid of PAD_RADIUS circles (flat faces
+            # push as faces) or as one FINGER_RADIUS cylinder
+            grid = ip[I_PAD_GRID] != 0
+            pads = 4 if grid else 1
+            pad_radius = PAD_RADIUS if grid else radius
+            off = 0.5 * width + radius
+            prev_off = 0.5 * prev_width + radius
+            for sub in range(CONTACT_SUBSTEPS):
+                f1 = (sub + 1.0) / CONTACT_SUBSTEPS
+                f0 = sub / CONTACT_SUBSTEPS
+                bx = prev_x + f1 * (tx - prev_x)
+                by = prev_y + f1 * (ty - prev_y)
+                b0x = prev_x + f0 * (tx - prev_x)
+                b0y = prev_y + f0 * (ty - prev_y)
+                w1 = 0.5 * (prev_width + f1 * (width - prev_width))
+                w0 = 0.5 * (prev_width + f0 * (width - prev_width))
+                off1 = prev_off + f1 * (off - prev_off)
+                off0 = prev_off + f0 * (off - prev_off)
+                dragged = False
+                for _ in range(CONTACT_PASSES):
+                    for c in range(2 * pads):
+                        side = -1.0 if c < pads else 1.0
+                        across = 0.0
+                        if grid:
                             along = PAD_NEAR if (c & 2) == 0 else PAD_FAR
                             across = -PAD_ACROSS if (c & 1) == 0 else PAD_ACROSS
                             a1 = side * (w1 + along)
                             a0 = side * (w0 + along)
-                            fcx = bx + a1 * hx - across * hy
-                            fcy = by + a1 * hy + across * hx
-                            mx = 0.0
-                            my = 0.0
-                            if not dragged:
-                                mx = fcx - (b0x + a0 * hx - across * hy)
-                                my = fcy - (b0y + a0 * hy + across * hx)
-                            ox, oy, oyaw, hit = push_cube(
-                                ox, oy, oyaw, fcx, fcy, mx, my, PAD_RADIUS, half,
-                                st[k, S_MU_FINGER], st[k, S_LSR],
-                            )
-                            if hit:
-                                touched = True
-                                dragged = True
-            else:  # one FINGER_RADIUS cylinder per finger
-                off = 0.5 * width + radius
-                prev_off = 0.5 * prev_width + radius
-                for sub in range(CONTACT_SUBSTEPS):
-                    f1 = (sub + 1.0) / CONTACT_SUBSTEPS
-                    f0 = sub / CONTACT_SUBSTEPS
-                    bx = prev_x + f1 * (tx - prev_x)
-                    by = prev_y + f1 * (ty - prev_y)
-                    b0x = prev_x + f0 * (tx - prev_x)
-                    b0y = prev_y + f0 * (ty - prev_y)
-                    off1 = prev_off + f1 * (off - prev_off)
-                    off0 = prev_off + f0 * (off - prev_off)
-                    dragged = False
-                    for _ in range(CONTACT_PASSES):
-                        for side in (-1.0, 1.0):
-                            fcx = bx + side * off1 * hx
-                            fcy = by + side * off1 * hy
-                            mx = 0.0
-                            my = 0.0
-                            if not dragged:
-                                mx = fcx - (b0x + side * off0 * hx)
-                                my = fcy - (b0y + side * off0 * hy)
-                            ox, oy, oyaw, hit = push_cube(
-                                ox, oy, oyaw, fcx, fcy, mx, my, radius, half,
-                                st[k, S_MU_FINGER], st[k, S_LSR],
-                            )
-                            if hit:
-                                touched = True
-                                dragged = True
+                        else:
+                            a1 = side * off1
+                            a0 = side * off0
+                        fcx = bx + a1 * hx - across * hy
+                        fcy = by + a1 * hy + across * hx
+                        mx = 0.0
+                        my = 0.0
+                        if not dragged:
+                            mx = fcx - (b0x + a0 * hx - across * hy)
+                            my = fcy - (b0y + a0 * hy + across * hx)
+                        ox, oy, oyaw, hit = push_cube(
+                            ox, oy, oyaw, fcx, fcy, mx, my, pad_radius, half,
+                            st[k, S_MU_FINGER], st[k, S_LSR],
+                        )
+                        if hit:
+                            touched = True
+                            dragged = True
         if touched:
             kick = st[k, S_KICK] / dt
             vx = (ox - start_x) * kick
