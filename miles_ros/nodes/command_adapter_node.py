@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import math
 
-import rclpy
-from rclpy.executors import ExternalShutdownException
 from rclpy.node import Node
 from rclpy.qos import QoSProfile, ReliabilityPolicy
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 
+from miles_ros.nodes.ros_utils import run_node
 from miles_ros.runtime.params import CommandAdapterParams, declare_params
 
 RELIABLE = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
@@ -51,17 +50,7 @@ class CommandAdapterNode(Node):
 
 
 def main(args=None) -> None:
-    rclpy.init(args=args)
-    node = None
-    try:
-        node = CommandAdapterNode()
-        rclpy.spin(node)
-    except (KeyboardInterrupt, ExternalShutdownException):
-        pass
-    finally:
-        if node is not None:
-            node.destroy_node()
-        rclpy.try_shutdown()
+    run_node(CommandAdapterNode, args)
 
 
 if __name__ == "__main__":

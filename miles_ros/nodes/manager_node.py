@@ -19,8 +19,6 @@ from __future__ import annotations
 import json
 import logging
 
-import rclpy
-from rclpy.executors import ExternalShutdownException
 from rclpy.node import Node
 from std_msgs.msg import String
 
@@ -29,6 +27,7 @@ from miles_ros.nodes.ros_utils import (
     LATCHED_QOS,
     NodeLogHandler,
     declare_dataclass,
+    run_node,
     validating_callback,
 )
 from miles_ros.runtime.manager_glue import ManagerDriver, ManagerNodeParams, check_param
@@ -97,17 +96,7 @@ class ManagerNode(Node):
 
 
 def main(args=None) -> None:
-    rclpy.init(args=args)
-    node = None
-    try:
-        node = ManagerNode()
-        rclpy.spin(node)  # planning runs on the driver's worker thread
-    except (KeyboardInterrupt, ExternalShutdownException):
-        pass
-    finally:
-        if node is not None:
-            node.destroy_node()
-        rclpy.try_shutdown()
+    run_node(ManagerNode, args)  # planning runs on the driver's worker thread
 
 
 if __name__ == "__main__":

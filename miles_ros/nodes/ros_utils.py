@@ -1,7 +1,7 @@
 """Small helpers shared by the nodes: QoS profiles, parameters declared from a typed
 dataclass (one per field: typed default, the field's docstring as description,
 read-only unless listed as dynamic, validated by an on-set callback), and a bridge from
-Python ``logging`` to the node's logger."""
+Python ``logging`` to the node's logger, and the entry point every node executable runs."""
 
 from __future__ import annotations
 
@@ -13,7 +13,9 @@ from collections.abc import Callable, Collection
 from dataclasses import MISSING, fields
 from typing import Any, get_args, get_type_hints
 
+import rclpy
 from rcl_interfaces.msg import ParameterDescriptor, SetParametersResult
+from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
@@ -130,3 +132,24 @@ class NodeLogHandler(logging.Handler):
             self._logger.info(message)
         else:
             self._logger.debug(message)
+
+
+def run_node(make_node: Callable[[], Node], args=None, multithreaded: bool = False) -> None:
+    """A node executable's ``main``: init rclpy, build the node, spin it (on a
+    multi-threaded executor when asked) until Ctrl-C or shutdown, then clean up."""
+    rclpy.init(args=args)
+    node = None
+    try:
+        node = make_node()
+        if multithreaded:
+            executor = MultiThreadedExecutor()
+            executor.add_node(node)
+            executor.spin()
+        else:
+            rclpy.spin(node)
+    except (KeyboardInterrupt, ExternalShutdownException):
+        pass
+    finally:
+        if node is not None:
+            node.destroy_node()
+        rclpy.try_shutdown()

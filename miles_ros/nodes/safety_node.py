@@ -16,8 +16,6 @@ from __future__ import annotations
 import json
 import logging
 
-import rclpy
-from rclpy.executors import ExternalShutdownException
 from rclpy.node import Node
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Bool, String
@@ -29,6 +27,7 @@ from miles_ros.nodes.ros_utils import (
     SENSOR_QOS,
     NodeLogHandler,
     declare_dataclass,
+    run_node,
     validating_callback,
 )
 from miles_ros.safety import JointRequest, SafetyConfig, SafetyNodeNames, SafetySupervisor
@@ -157,17 +156,7 @@ class SafetyNode(Node):
 
 
 def main(args=None) -> None:
-    rclpy.init(args=args)
-    node = None
-    try:
-        node = SafetyNode()
-        rclpy.spin(node)
-    except (KeyboardInterrupt, ExternalShutdownException):
-        pass
-    finally:
-        if node is not None:
-            node.destroy_node()
-        rclpy.try_shutdown()
+    run_node(SafetyNode, args)
 
 
 if __name__ == "__main__":

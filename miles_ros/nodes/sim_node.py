@@ -17,7 +17,6 @@ import time
 import numpy as np
 import rclpy
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
-from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
 from rclpy.node import Node
 from rclpy.qos import qos_profile_sensor_data
 from rosgraph_msgs.msg import Clock
@@ -25,6 +24,7 @@ from sensor_msgs.msg import Image, JointState
 from std_msgs.msg import String
 from std_srvs.srv import Trigger
 
+from miles_ros.nodes.ros_utils import run_node
 from miles_ros.runtime.params import SimNodeParams, declare_params
 from miles_ros.runtime.scene_world import JOINT_NAMES, CameraProcess, SceneWorld
 from sims.scene import load_scene
@@ -197,19 +197,7 @@ class SimNode(Node):
 
 
 def main(args=None) -> None:
-    rclpy.init(args=args)
-    node = None
-    try:
-        node = SimNode()
-        executor = MultiThreadedExecutor()  # captures run beside the physics
-        executor.add_node(node)
-        executor.spin()
-    except (KeyboardInterrupt, ExternalShutdownException):
-        pass
-    finally:
-        if node is not None:
-            node.destroy_node()
-        rclpy.try_shutdown()
+    run_node(SimNode, args, multithreaded=True)  # captures run beside the physics
 
 
 if __name__ == "__main__":

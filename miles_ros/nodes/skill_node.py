@@ -14,13 +14,12 @@ from __future__ import annotations
 import json
 import time
 
-import rclpy
-from rclpy.executors import ExternalShutdownException
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy, qos_profile_sensor_data
 from sensor_msgs.msg import JointState
 from std_msgs.msg import String
 
+from miles_ros.nodes.ros_utils import run_node
 from miles_ros.runtime.observation import parse_joint_state, parse_objects
 from miles_ros.runtime.params import SkillNodeParams, declare_params
 from miles_ros.runtime.skills import SkillExecutor, SkillLibrary
@@ -145,17 +144,7 @@ class SkillNode(Node):
 
 
 def main(args=None) -> None:
-    rclpy.init(args=args)
-    node = None
-    try:
-        node = SkillNode()
-        rclpy.spin(node)
-    except (KeyboardInterrupt, ExternalShutdownException):
-        pass
-    finally:
-        if node is not None:
-            node.destroy_node()
-        rclpy.try_shutdown()
+    run_node(SkillNode, args)
 
 
 if __name__ == "__main__":
