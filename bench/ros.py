@@ -98,6 +98,7 @@ def measure_loops(rates: list[float], window_s: float, mode: str) -> dict:
     from std_msgs.msg import String
 
     from miles_ros.commands.up import node_factories, warm_up_safety
+    from miles_ros.nodes.ros_utils import stop_graph
 
     domain = 230 + (os.getpid() + (mode == "processes")) % 2
     procs = _start_processes(domain) if mode == "processes" else []
@@ -160,11 +161,7 @@ def measure_loops(rates: list[float], window_s: float, mode: str) -> dict:
             "samples": int(lat.size),
         }
     finally:
-        executor.shutdown(timeout_sec=5.0)
-        for node in reversed(nodes):
-            executor.remove_node(node)
-            node.destroy_node()
-        rclpy.try_shutdown(context=context)
+        stop_graph(executor, nodes, context)
         for proc in procs:
             proc.terminate()
             proc.wait(timeout=10)

@@ -224,6 +224,7 @@ def _graph(parts: list[str], overrides: dict, domain_id: int | None, times: dict
     from rclpy.executors import MultiThreadedExecutor
 
     from miles_ros.commands.up import node_factories, warm_up_safety
+    from miles_ros.nodes.ros_utils import stop_graph
 
     warm_up_safety()
     context = rclpy.Context()
@@ -252,11 +253,7 @@ def _graph(parts: list[str], overrides: dict, domain_id: int | None, times: dict
         )
         yield client, nodes
     finally:
-        executor.shutdown(timeout_sec=5.0)
-        for node in reversed(nodes):
-            executor.remove_node(node)
-            node.destroy_node()
-        rclpy.try_shutdown(context=context)
+        stop_graph(executor, nodes, context)
 
 
 def run_demo(

@@ -153,3 +153,13 @@ def run_node(make_node: Callable[[], Node], args=None, multithreaded: bool = Fal
         if node is not None:
             node.destroy_node()
         rclpy.try_shutdown()
+
+
+def stop_graph(executor, nodes: list[Node], context) -> None:
+    """Tear down an in-process graph: stop the executor, then remove and destroy the nodes
+    (last built first) and shut the context down."""
+    executor.shutdown(timeout_sec=5.0)
+    for node in reversed(nodes):
+        executor.remove_node(node)
+        node.destroy_node()
+    rclpy.try_shutdown(context=context)
