@@ -27,7 +27,7 @@ from sims.tasks.base import ObservationLayout, SimState, TaskConfig, goal_distan
 CONFIG = TaskConfig(
     name="push",
     action_mode="cartesian",
-    episode_steps=50,
+    episode_steps=100,  # 4 s: reach the cube from home, get behind it, push up to 0.25 m
     has_object=True,
     has_gripper=False,
     tracking_gain=0.85,  # PyBullet covers ~83% of a DLS Cartesian step (measured)
