@@ -184,11 +184,10 @@ def main(argv: list[str] | None = None, prog: str = "miles train") -> int:
             cfg.task = args.task
         elif init_data is not None:
             cfg = TrainConfig.from_dict(init_data["config"])
+            cfg.runner.time_limit_s = 0.0  # the source run's limit is not this run's
         else:
             cfg = default_train_config(args.task)
         run_dir = Path(args.out or f"runs/{args.task}-{time.strftime('%Y%m%d-%H%M%S')}")
-        if init_data is not None:
-            cfg.runner.time_limit_s = 0.0
         meta = {
             "command": command,
             "git_commit": git_commit(),

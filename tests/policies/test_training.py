@@ -135,6 +135,63 @@ def test_train_export_eval_round_trip_and_resume(tmp_path, capsys):
     assert 0.0 <= result["ci95"][0] <= result["success"] <= result["ci95"][1] <= 1.0
 
 
+def test_init_from_starts_a_new_run_from_another_runs_weights(tmp_path, capsys):
+    src, tiny = tmp_path / "src", ["--num-envs", "16", "--rollout-steps", "8"]
+    quiet = [
+        "--eval-every",
+        "0",
+        "--final-eval-episodes",
+        "0",
+        "--no-progress",
+        "--no-tensorboard",
+    ]
+    args = ["reach", *tiny, *quiet, "--steps", "256", "--time-limit", "500"]
+    assert train_cmd.main([*args, "--out", str(src)]) == 0
+    # Without --config the source run's config is reused, but not its time limit ...
+    assert (
+        train_cmd.main(
+            [
+                "reach",
+                *quiet,
+                "--init-from",
+                str(src),
+                "--steps",
+                "128",
+                "--out",
+                str(tmp_path / "a"),
+            ]
+        )
+        == 0
+    )
+    a = yaml.safe_load((tmp_path / "a" / "config.yaml").read_text())
+    assert a["runner"]["num_envs"] == 16 and a["runner"]["time_limit_s"] == 0.0
+    meta = yaml.safe_load((tmp_path / "a" / "meta.yaml").read_text())
+    assert meta["init_from"]["env_steps"] == 256
+    # ... while a --config given with it is taken whole, its time limit included.
+    cfg = yaml.safe_load((src / "config.yaml").read_text())
+    cfg["runner"]["time_limit_s"] = 77.0
+    (tmp_path / "ft.yaml").write_text(yaml.safe_dump(cfg))
+    assert (
+        train_cmd.main(
+            [
+                "reach",
+                *quiet,
+                "--init-from",
+                str(src),
+                "--steps",
+                "128",
+                "--config",
+                str(tmp_path / "ft.yaml"),
+                "--out",
+                str(tmp_path / "b"),
+            ]
+        )
+        == 0
+    )
+    b = yaml.safe_load((tmp_path / "b" / "config.yaml").read_text())
+    assert b["runner"]["time_limit_s"] == 77.0
+
+
 def test_eval_writes_a_gif(tmp_path, capsys):
     # The shipped reach skill ends its episode in about ten steps: few frames to render.
     gif = tmp_path / "episode.gif"
