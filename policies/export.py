@@ -103,6 +103,27 @@ def resolve_checkpoint(run_dir: str | Path, which: str = "best") -> Path:
     return last
 
 
+MAX_LINEAGE = 8
+"""How many ``--init-from`` generations a card lists."""
+
+
+def _weights_source(init: dict, depth: int = 0) -> dict:
+    """A run's ``init_from`` record with the source run's own commands, and, where that
+    run was itself started from another one, its ``init_from`` in turn (the lineage)."""
+    init = dict(init)
+    src_meta = Path(init["checkpoint"]).resolve().parents[1] / "meta.yaml"
+    if src_meta.exists():
+        src = yaml.safe_load(src_meta.read_text()) or {}
+        init["command"] = src.get("command", "")
+        init["git_commit"] = src.get("git_commit", "unknown")
+        resumed = [r.get("command", "") for r in src.get("resumed", [])]
+        if resumed:
+            init["resumed"] = resumed
+        if src.get("init_from") and depth + 1 < MAX_LINEAGE:
+            init["init_from"] = _weights_source(src["init_from"], depth + 1)
+    return init
+
+
 def export_run(
     run_dir: str | Path,
     out_dir: str | Path,
@@ -125,6 +146,7 @@ def export_run(
     ckpt_path = resolve_checkpoint(run_dir, checkpoint)
     model, data = load_policy(ckpt_path)
     task = data["task"]
+    export_commit = git_commit()  # before writing: overwriting a shipped skill dirties the tree
     paths = export_onnx(model, out_dir)
     sha = {role: sha256_file(p) for role, p in paths.items()}
     train_cfg = data["config"]
@@ -143,7 +165,7 @@ def export_run(
         "resumed": [r.get("command", "") for r in meta.get("resumed", [])],
         "checkpoint": ckpt_path.name,
         "export_command": command,
-        "export_git_commit": git_commit(),
+        "export_git_commit": export_commit,
         "miles_version": miles_version(),
         "exported": time.strftime("%Y-%m-%dT%H:%M:%S"),
         "training_noise": dict(train_cfg.get("env", {})),
@@ -151,16 +173,7 @@ def export_run(
     if not provenance["resumed"]:
         provenance.pop("resumed")
     if meta.get("init_from"):
-        init = dict(meta["init_from"])
-        src_meta = Path(init["checkpoint"]).resolve().parents[1] / "meta.yaml"
-        if src_meta.exists():  # the run the weights came from: its own commands
-            src = yaml.safe_load(src_meta.read_text()) or {}
-            init["command"] = src.get("command", "")
-            init["git_commit"] = src.get("git_commit", "unknown")
-            resumed = [r.get("command", "") for r in src.get("resumed", [])]
-            if resumed:
-                init["resumed"] = resumed
-        provenance["init_from"] = init
+        provenance["init_from"] = _weights_source(meta["init_from"])
     if eval_episodes > 0:
         from policies.evaluation import evaluate
         from policies.runtime import SkillPolicy

@@ -190,6 +190,33 @@ def test_init_from_starts_a_new_run_from_another_runs_weights(tmp_path, capsys):
     )
     b = yaml.safe_load((tmp_path / "b" / "config.yaml").read_text())
     assert b["runner"]["time_limit_s"] == 77.0
+    # The card of a run started from a run started from another lists both sources.
+    skill = tmp_path / "skill"
+    assert export_cmd.main([str(tmp_path / "b"), "--out", str(skill), "--episodes", "0"]) == 0
+    card = yaml.safe_load((skill / "skill.yaml").read_text())
+    assert card["provenance"]["steps"] == 128
+    b_src = card["provenance"]["init_from"]
+    assert b_src["env_steps"] == 256 and b_src["command"].startswith("miles train reach")
+    assert "init_from" not in b_src
+    assert (
+        train_cmd.main(
+            [
+                "reach",
+                *quiet,
+                "--init-from",
+                str(tmp_path / "b"),
+                "--steps",
+                "64",
+                "--out",
+                str(tmp_path / "c"),
+            ]
+        )
+        == 0
+    )
+    assert export_cmd.main([str(tmp_path / "c"), "--out", str(skill), "--episodes", "0"]) == 0
+    lineage = yaml.safe_load((skill / "skill.yaml").read_text())["provenance"]["init_from"]
+    assert lineage["env_steps"] == 128 and "--config" in lineage["command"]
+    assert lineage["init_from"]["env_steps"] == 256
 
 
 def test_eval_writes_a_gif(tmp_path, capsys):
