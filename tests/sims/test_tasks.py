@@ -34,7 +34,7 @@ def make_state(n=2, tcp=None, obj=None, goal=None, yaw=None, width=None, q=None)
 
 @pytest.mark.parametrize(
     "name, dim, action_dim, mode, steps",
-    [("reach", 23, 7, "joint", 50), ("push", 31, 3, "cartesian", 50),
+    [("reach", 23, 7, "joint", 50), ("push", 31, 3, "cartesian", 100),
      ("pick_place", 32, 4, "cartesian", 75)],
 )  # fmt: skip
 def test_contract_dimensions(name, dim, action_dim, mode, steps):
