@@ -135,7 +135,7 @@ def test_train_export_eval_round_trip_and_resume(tmp_path, capsys):
     assert 0.0 <= result["ci95"][0] <= result["success"] <= result["ci95"][1] <= 1.0
 
 
-def test_init_from_starts_a_new_run_from_another_runs_weights(tmp_path, capsys):
+def test_init_from_starts_a_new_run_from_another_runs_weights(tmp_path):
     src, tiny = tmp_path / "src", ["--num-envs", "16", "--rollout-steps", "8"]
     quiet = [
         "--eval-every",
@@ -147,22 +147,13 @@ def test_init_from_starts_a_new_run_from_another_runs_weights(tmp_path, capsys):
     ]
     args = ["reach", *tiny, *quiet, "--steps", "256", "--time-limit", "500"]
     assert train_cmd.main([*args, "--out", str(src)]) == 0
+
+    def init_from(source, out, steps, *extra):
+        argv = ["reach", *quiet, "--init-from", str(source), "--steps", str(steps)]
+        return train_cmd.main([*argv, *extra, "--out", str(tmp_path / out)])
+
     # Without --config the source run's config is reused, but not its time limit ...
-    assert (
-        train_cmd.main(
-            [
-                "reach",
-                *quiet,
-                "--init-from",
-                str(src),
-                "--steps",
-                "128",
-                "--out",
-                str(tmp_path / "a"),
-            ]
-        )
-        == 0
-    )
+    assert init_from(src, "a", 128) == 0
     a = yaml.safe_load((tmp_path / "a" / "config.yaml").read_text())
     assert a["runner"]["num_envs"] == 16 and a["runner"]["time_limit_s"] == 0.0
     meta = yaml.safe_load((tmp_path / "a" / "meta.yaml").read_text())
@@ -171,23 +162,7 @@ def test_init_from_starts_a_new_run_from_another_runs_weights(tmp_path, capsys):
     cfg = yaml.safe_load((src / "config.yaml").read_text())
     cfg["runner"]["time_limit_s"] = 77.0
     (tmp_path / "ft.yaml").write_text(yaml.safe_dump(cfg))
-    assert (
-        train_cmd.main(
-            [
-                "reach",
-                *quiet,
-                "--init-from",
-                str(src),
-                "--steps",
-                "128",
-                "--config",
-                str(tmp_path / "ft.yaml"),
-                "--out",
-                str(tmp_path / "b"),
-            ]
-        )
-        == 0
-    )
+    assert init_from(src, "b", 128, "--config", str(tmp_path / "ft.yaml")) == 0
     b = yaml.safe_load((tmp_path / "b" / "config.yaml").read_text())
     assert b["runner"]["time_limit_s"] == 77.0
     # The card of a run started from a run started from another lists both sources.
@@ -198,21 +173,7 @@ def test_init_from_starts_a_new_run_from_another_runs_weights(tmp_path, capsys):
     b_src = card["provenance"]["init_from"]
     assert b_src["env_steps"] == 256 and b_src["command"].startswith("miles train reach")
     assert "init_from" not in b_src
-    assert (
-        train_cmd.main(
-            [
-                "reach",
-                *quiet,
-                "--init-from",
-                str(tmp_path / "b"),
-                "--steps",
-                "64",
-                "--out",
-                str(tmp_path / "c"),
-            ]
-        )
-        == 0
-    )
+    assert init_from(tmp_path / "b", "c", 64) == 0
     assert export_cmd.main([str(tmp_path / "c"), "--out", str(skill), "--episodes", "0"]) == 0
     lineage = yaml.safe_load((skill / "skill.yaml").read_text())["provenance"]["init_from"]
     assert lineage["env_steps"] == 128 and "--config" in lineage["command"]
