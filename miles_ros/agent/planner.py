@@ -196,10 +196,14 @@ class Planner:
         threads: int | None = None,
         config: PlannerConfig | None = None,
         memory=None,
+        process: bool = False,
     ) -> Planner:
         """A planner over the default registry and scene unless given, with the embedded
         model + shipped adapter (``adapter="default"``), a local HF dir (``model``), or
-        an OpenAI-compatible server (``endpoint``). ``adapter=None``: no adapter."""
+        an OpenAI-compatible server (``endpoint``). ``adapter=None``: no adapter.
+        ``process``: run a local model in a child process
+        (:class:`~miles_ros.agent.lm_process.ProcessLanguageModel`; what a process that
+        also runs busy ROS nodes needs)."""
         from miles_ros.agent import models
         from miles_ros.agent.lm import EndpointLanguageModel, HFLanguageModel
 
@@ -213,8 +217,14 @@ class Planner:
             if adapter is not None and not (Path(adapter) / "adapter_config.json").exists():
                 log.warning("no shipped adapter at %s; planning with the base model", adapter)
                 adapter = None
+        threads = threads or models.default_threads()
+        if process:
+            from miles_ros.agent.lm_process import ProcessLanguageModel
+
+            lm = ProcessLanguageModel(model, adapter=adapter, cache=cache_dir, threads=threads)
+            return cls(registry, world, lm, config, memory, adapted=adapter is not None)
         loaded = models.load_model(
-            model, adapter=adapter, cache=cache_dir, threads=threads or models.default_threads()
+            model, adapter=adapter, cache=cache_dir, threads=threads
         )
         return cls(
             registry, world, HFLanguageModel(loaded), config, memory, adapted=adapter is not None

@@ -36,3 +36,11 @@ def test_cache_dir_resolution(tmp_path, monkeypatch):
 def test_default_threads_honours_the_environment(monkeypatch):
     monkeypatch.setenv("MILES_THREADS", "3")
     assert models.default_threads() == 3
+
+
+def test_a_missing_model_directory_is_reported_from_the_child_process(tmp_path):
+    pytest.importorskip("transformers")
+    from miles_ros.agent.lm_process import ProcessLanguageModel
+
+    with pytest.raises(models.ModelUnavailable, match="not found"):
+        ProcessLanguageModel(model=str(tmp_path / "no-such-model"))

@@ -60,3 +60,35 @@ def test_constrained_generation_gives_schema_valid_json(planner):
     jsonschema.validate(json.loads(raw), planner.registry.plan_schema())
     plan = planner.plan("push the red cube to the left pad", mode="generate", use_cache=False)
     assert plan.valid and plan.mode == "generate"
+
+
+def test_the_model_in_a_child_process_answers_like_the_model_in_this_one(real_lm, planner):
+    """What manager_node runs by default (``lm_process``): the same weights in a child
+    process give the same scores and the same constrained JSON; a dead child is a clear
+    error, not a hang."""
+    import os
+    import signal
+
+    import numpy as np
+
+    from miles_ros.agent.lm_process import LanguageModelProcessError, ProcessLanguageModel
+    from miles_ros.agent.planner import DEFAULT_ADAPTER
+
+    adapter = DEFAULT_ADAPTER if "+adapter" in real_lm.name else None
+    child = ProcessLanguageModel(adapter=adapter)
+    try:
+        assert child.name == real_lm.name and child.pid != os.getpid()
+        segments = ["Goal: put the red cube on the left pad\n", "Plan:\n"]
+        lines = ["pick_place red_cube left_pad", "push red_cube left_pad", "reach red_cube"]
+        np.testing.assert_allclose(
+            child.score(segments, lines), real_lm.score(segments, lines), atol=1e-4
+        )
+        grammar = planner.grammar(planner.world)
+        prompt = "Goal: push the red cube to the left pad\nJSON:"
+        assert child.generate_json(prompt, grammar) == real_lm.generate_json(prompt, grammar)
+        os.kill(child.pid, signal.SIGKILL)
+        with pytest.raises(LanguageModelProcessError, match="exited"):
+            child.score(segments, lines)
+    finally:
+        child.close()
+    assert not child.alive
