@@ -3,7 +3,7 @@
     .venv/bin/python bench/ros.py --json
 
 The graph of ``miles up`` (sim_node at 250 Hz joint states, safety_node at 250 Hz,
-skill_node) in one process with a multi-threaded executor over loopback DDS. The skill
+skill_node) in one process with a single-threaded executor over loopback DDS. The skill
 node runs the shipped reach skill (ONNX; ``home`` when none is shipped) toward an
 unreachable point, so it keeps working for the whole window, with its loop rate forced
 to 100 Hz and then 250 Hz (``loop_rate_hz``). Each control period records its start
@@ -94,11 +94,11 @@ def measure_loops(rates: list[float], window_s: float, mode: str) -> dict:
     """``mode``: ``one_process`` (the graph of ``miles up``) or ``processes`` (sim and
     safety in their own processes, the skill node and the peer in this one)."""
     import rclpy
-    from rclpy.executors import MultiThreadedExecutor, SingleThreadedExecutor
+    from rclpy.executors import SingleThreadedExecutor
     from std_msgs.msg import String
 
     from miles_ros.commands.up import node_factories, warm_up_safety
-    from miles_ros.nodes.ros_utils import stop_graph
+    from miles_ros.nodes.ros_utils import graph_executor, stop_graph
 
     domain = 230 + (os.getpid() + (mode == "processes")) % 2
     procs = _start_processes(domain) if mode == "processes" else []
@@ -109,7 +109,7 @@ def measure_loops(rates: list[float], window_s: float, mode: str) -> dict:
         executor = SingleThreadedExecutor(context=context)
         parts = ["skills"]
     else:
-        executor = MultiThreadedExecutor(context=context)
+        executor = graph_executor(context)  # as miles up runs it
         parts = ["sim", "safety", "skills"]
     nodes = []
     out: dict = {"loop": {}, "baseline": {}}

@@ -1,7 +1,7 @@
 """The ``miles demo`` loop in a ROS 2 graph: shipped ONNX skills -> safety -> PyBullet.
 
 Brings up sim_node, safety_node and skill_node in this process (their config/*.yaml, one
-multi-threaded executor, a private ROS domain), then a demo client runs a sequence of
+single-threaded executor, a private ROS domain), then a demo client runs a sequence of
 skill requests over the public topics, exactly as the manager would: ``home`` between
 skills (the shipped skills were trained from the home pose), every shipped skill on the
 default scene, and once, mid-motion, the e-stop (``/miles/safety/trigger_estop``): the
@@ -221,16 +221,15 @@ def _graph(parts: list[str], overrides: dict, domain_id: int | None, times: dict
     import os
 
     import rclpy
-    from rclpy.executors import MultiThreadedExecutor
 
     from miles_ros.commands.up import node_factories, warm_up_safety
-    from miles_ros.nodes.ros_utils import stop_graph
+    from miles_ros.nodes.ros_utils import graph_executor, stop_graph
 
     warm_up_safety()
     context = rclpy.Context()
     domain = domain_id if domain_id is not None else 201 + os.getpid() % 30
     rclpy.init(context=context, domain_id=domain)
-    executor = MultiThreadedExecutor(num_threads=4, context=context)
+    executor = graph_executor(context)
     nodes = []
     try:
         for part, make in node_factories(parts, overrides=overrides):

@@ -223,9 +223,7 @@ class Planner:
 
             lm = ProcessLanguageModel(model, adapter=adapter, cache=cache_dir, threads=threads)
             return cls(registry, world, lm, config, memory, adapted=adapter is not None)
-        loaded = models.load_model(
-            model, adapter=adapter, cache=cache_dir, threads=threads
-        )
+        loaded = models.load_model(model, adapter=adapter, cache=cache_dir, threads=threads)
         return cls(
             registry, world, HFLanguageModel(loaded), config, memory, adapted=adapter is not None
         )

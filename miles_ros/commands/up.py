@@ -1,7 +1,8 @@
 """``miles up``: the node graph in one process, like a ROS 2 component container.
 
 The same nodes and parameter files as ``launch/bringup.launch.py`` (config/sim.yaml,
-safety.yaml, skills.yaml, manager.yaml), spun by one multi-threaded executor, for users
+safety.yaml, skills.yaml, manager.yaml), spun by one single-threaded executor (see
+:func:`miles_ros.nodes.ros_utils.graph_executor`), for users
 with rclpy from pip and no ROS distro. Ctrl-C shuts everything down cleanly.
 """
 
@@ -133,8 +134,10 @@ def main(argv: list[str] | None = None, prog: str = "miles up") -> int:
         parser.error(f"--params-file {args.params_file}: no such file")
 
     import rclpy
-    from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
+    from rclpy.executors import ExternalShutdownException
     from rclpy.task import Future
+
+    from miles_ros.nodes.ros_utils import graph_executor
 
     parts = [p for p in PARTS if not (p == "sim" and args.sim == "none")]
     if args.no_manager:
@@ -147,7 +150,7 @@ def main(argv: list[str] | None = None, prog: str = "miles up") -> int:
     context = rclpy.Context()
     rclpy.init(context=context, domain_id=args.domain_id)
     nodes, recorder = [], None
-    executor = MultiThreadedExecutor(context=context)
+    executor = graph_executor(context)
     try:
         for _part, make in node_factories(parts, args.params_file):
             nodes.append(make(context))

@@ -16,7 +16,6 @@ import time
 
 import numpy as np
 import rclpy
-from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
 from rclpy.node import Node
 from rclpy.qos import qos_profile_sensor_data
 from rosgraph_msgs.msg import Clock
@@ -59,15 +58,11 @@ class SimNode(Node):
         )
         self.create_subscription(JointState, prm.joint_command_topic, self.on_command, 10)
         self.create_service(Trigger, prm.reset_service, self.on_reset)
-        # Pictures render in a subprocess and a callback group of their own: the physics
-        # and the joint states keep going while a frame is made.
+        # Pictures render in a subprocess, waited for on a thread (see on_capture): the
+        # physics and the joint states keep going while a frame is made.
         self.camera: CameraProcess | None = None  # started at the first capture
-        self.create_service(
-            Trigger,
-            prm.camera_service,
-            self.on_capture,
-            callback_group=MutuallyExclusiveCallbackGroup(),
-        )
+        self.camera_lock = threading.Lock()
+        self.create_service(Trigger, prm.camera_service, self.on_capture)
         self.objects_every = max(1, round(prm.publish_rate_hz / prm.objects_rate_hz))
         self.ticks = 0
         self.rejected = 0
@@ -165,39 +160,57 @@ class SimNode(Node):
         return response
 
     def on_capture(self, request, response):
+        """Start a frame and answer at once: the frame follows on the camera topic. It
+        renders in a subprocess, waited for on a thread, so no executor (the graph runs
+        on a single-threaded one) ever waits for a picture."""
         prm = self.params
         with self.lock:
             joints, poses = self.world.joint_state()[0], self.world.object_poses()
+        stamp = self.get_clock().now().to_msg()
+        threading.Thread(
+            target=self._render, args=(joints, poses, stamp), daemon=True, name="sim_capture"
+        ).start()
+        response.success = True
+        response.message = (
+            f"rendering a {prm.camera_width}x{prm.camera_height} rgb8 frame of this moment; "
+            f"it follows on {prm.camera_topic}"
+        )
+        return response
+
+    def _render(self, joints, poses, stamp) -> None:
+        prm = self.params
         try:
-            if self.camera is None:
-                self.camera = CameraProcess(prm.scene_file or None)
-            rgb = self.camera.render(joints, poses, prm.camera_width, prm.camera_height)
-        except RuntimeError as exc:
-            response.success, response.message = False, str(exc)
-            return response
+            with self.camera_lock:  # one frame at a time
+                if self.camera is None:
+                    self.camera = CameraProcess(prm.scene_file or None)
+                rgb = self.camera.render(joints, poses, prm.camera_width, prm.camera_height)
+        except Exception as exc:  # the camera process failed: no frame, say why
+            self.get_logger().error(f"camera frame failed: {exc}")
+            return
         msg = Image()
-        msg.header.stamp = self.get_clock().now().to_msg()
+        msg.header.stamp = stamp
         msg.header.frame_id = prm.frame_id
         msg.height, msg.width = rgb.shape[0], rgb.shape[1]
         msg.encoding, msg.is_bigendian, msg.step = "rgb8", 0, rgb.shape[1] * 3
         msg.data = rgb.tobytes()
-        self.pub_image.publish(msg)
-        response.success = True
-        response.message = f"published a {msg.width}x{msg.height} rgb8 frame on {prm.camera_topic}"
-        return response
+        try:
+            self.pub_image.publish(msg)
+        except Exception:  # the node was destroyed while the frame rendered
+            pass
 
     def destroy_node(self):
         self.running = False
         if getattr(self, "thread", None) is not None:
             self.thread.join(timeout=2.0)
-        if self.camera is not None:
-            self.camera.close()
+        with self.camera_lock:  # a frame being rendered finishes first
+            if self.camera is not None:
+                self.camera.close()
         self.world.close()
         return super().destroy_node()
 
 
 def main(args=None) -> None:
-    run_node(SimNode, args, multithreaded=True)  # captures run beside the physics
+    run_node(SimNode, args)
 
 
 if __name__ == "__main__":

@@ -14,8 +14,10 @@ from __future__ import annotations
 import json
 import time
 
+from rclpy.duration import Duration
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy, qos_profile_sensor_data
+from rclpy.time import Time
 from sensor_msgs.msg import JointState
 from std_msgs.msg import String
 
@@ -54,6 +56,8 @@ class SkillNode(Node):
         self.create_subscription(String, prm.request_topic, self.on_request, RELIABLE)
         self.create_subscription(String, prm.safety_state_topic, self.on_safety, LATCHED)
         self.timer = None
+        self.last_stamp = Time(clock_type=self.get_clock().clock_type)
+        """Stamp of the latest command on ``/miles/skill_command``."""
         self.state_stamp = 0.0
         self.ticks: list[tuple[float, float]] = []
         """(monotonic tick time, joint-state stamp to command publish in s) per control
@@ -109,7 +113,12 @@ class SkillNode(Node):
         if result.targets is not None:
             prm, t = self.params, result.targets
             msg = JointState()
-            msg.header.stamp = self.get_clock().now().to_msg()
+            # The time the targets are for (see SkillNodeParams.target_lead_max), never
+            # before the previous command's stamp (the supervisor refuses out-of-order).
+            lead = Duration(seconds=max(0.0, min(result.lead_s, prm.target_lead_max)))
+            stamp = max(self.get_clock().now() + lead, self.last_stamp + Duration(nanoseconds=1))
+            self.last_stamp = stamp
+            msg.header.stamp = stamp.to_msg()
             names = list(prm.joint_names)
             position = [float(v) for v in t.arm]
             if t.finger is not None:  # push holds the fingers closed, pick_place moves them

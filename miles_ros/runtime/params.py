@@ -81,6 +81,13 @@ class SkillNodeParams:
     skill runs slower than in the training simulator."""
     home_speed: float = 0.8
     """Peak joint speed (rad/s) of the scripted home skill."""
+    target_lead_max: float = 0.04
+    """A learned skill's targets are stamped with the time they are for: one control
+    period after the tick (the training simulators let the arm cover each step within
+    the period), at most this far ahead (s). The safety node then approaches each target
+    instead of extrapolating the stream past it (which overshoots and made push ~20
+    points worse behind the supervisor). Keep it below safety_node's max_request_lead
+    (0.05 s). 0: stamp every command with its publish time."""
     state_timeout: float = 0.5
     """A running skill fails when /joint_states is older than this (s)."""
     joint_names: tuple[str, ...] = (

@@ -229,6 +229,10 @@ class TickResult:
     """Joint targets to publish on ``/miles/skill_command`` (None: publish nothing)."""
     statuses: list[dict] = field(default_factory=list)
     """Status JSON objects to publish, in order."""
+    lead_s: float = 0.0
+    """When the targets are meant to be reached, in seconds after the tick: a learned
+    skill's control period (its action is a step the arm covers during the period), 0
+    for the scripted home skill (its target is the point of its trajectory at the tick)."""
 
 
 class SkillExecutor:
@@ -381,7 +385,7 @@ class SkillExecutor:
         obs = skill.task.observe(state)[0]
         action = skill.policy.act(obs)
         targets = action_to_targets(cfg, self.joints.arm_pos, action)
-        return TickResult(targets, [self._progress(run, distance, now)])
+        return TickResult(targets, [self._progress(run, distance, now)], lead_s=cfg.control_dt)
 
     def _tick_home(self, run: Execution, now: float) -> TickResult:
         q = self.joints.arm_pos

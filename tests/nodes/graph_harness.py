@@ -1,5 +1,5 @@
 """A ROS 2 graph in the test process: Miles nodes plus a probe node, in their own context
-and ROS domain, spun by a multi-threaded executor thread (as `miles up` composes them).
+and ROS domain, spun by one executor thread (single-threaded, as `miles up` composes them).
 
 Waits are on conditions with timeouts (``Graph.wait``), never sleeps.
 """
@@ -13,12 +13,13 @@ import threading
 from collections.abc import Callable
 
 import rclpy
-from rclpy.executors import MultiThreadedExecutor
 from rclpy.parameter import Parameter
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy, qos_profile_sensor_data
 from sensor_msgs.msg import JointState
 from std_msgs.msg import String
 from std_srvs.srv import Trigger
+
+from miles_ros.nodes.ros_utils import graph_executor
 
 TIMEOUT = 30.0
 RELIABLE = QoSProfile(depth=50, reliability=ReliabilityPolicy.RELIABLE)
@@ -66,7 +67,7 @@ class Graph:
             self.pub_request = self.probe.create_publisher(
                 String, "/miles/skill/request", RELIABLE
             )
-            self.executor = MultiThreadedExecutor(num_threads=4, context=self.context)
+            self.executor = graph_executor(self.context)
             for node in [*self.nodes, self.probe]:
                 self.executor.add_node(node)
             self.thread = threading.Thread(target=self.executor.spin, daemon=True)

@@ -14,6 +14,8 @@ import pytest
 
 rclpy = pytest.importorskip("rclpy")
 
+from sensor_msgs.msg import JointState  # noqa: E402
+
 from miles_ros.commands.up import IN_PROCESS_SIM_OVERRIDES  # noqa: E402
 from miles_ros.nodes.safety_node import SafetyNode  # noqa: E402
 from miles_ros.nodes.sim_node import SimNode  # noqa: E402
@@ -104,8 +106,16 @@ def test_unknown_skills_and_bad_params_are_refused_with_reasons(graph):
 
 
 def test_a_skill_with_fingers_commands_arm_and_fingers(graph):
+    arrivals = []  # (command stamp, probe clock at arrival) in s
+    clock = graph.probe.get_clock()
+
+    def on_command(msg):
+        arrivals.append((msg.header.stamp.sec + msg.header.stamp.nanosec * 1e-9,
+                         clock.now().nanoseconds * 1e-9))  # fmt: skip
+
+    graph.probe.create_subscription(JointState, "/miles/skill_command", on_command, 50)
     graph.request("p", "push", object="red_cube", target="right_pad")
-    graph.wait(lambda: any(s["id"] == "p" and s["state"] == "running" and s.get("step", 0) >= 2
+    graph.wait(lambda: any(s["id"] == "p" and s["state"] == "running" and s.get("step", 0) >= 8
                            for s in graph.statuses), what="push running")  # fmt: skip
     command = graph.skill_commands[-1]
     assert list(command.name[7:]) == ["panda_finger_joint1", "panda_finger_joint2"]
@@ -113,6 +123,14 @@ def test_a_skill_with_fingers_commands_arm_and_fingers(graph):
     assert np.all(np.isfinite(command.position[:7]))
     graph.cancel("p")
     assert graph.final("p")["state"] == "aborted"
+    # A learned skill's targets are stamped with the time they are for, one control
+    # period (40 ms) after they were computed: ahead of their arrival, in order, and
+    # inside the supervisor's max_request_lead (none refused as stamped in the future).
+    stamps, arrived = np.array(arrivals).T
+    assert len(stamps) >= 5 and np.all(np.diff(stamps) > 0)
+    assert 0.0 < np.median(stamps - arrived) <= 0.04
+    stats = graph.nodes[1].supervisor.stats
+    assert stats["rejected:future_stamp"] == 0 and stats["accepted"] >= 5
 
 
 def test_a_new_request_preempts_and_cancel_aborts(graph):

@@ -140,3 +140,18 @@ def test_home_moves_toward_home_and_succeeds_there(library_dir):
     ex.on_joint_state(JointReading(panda.home_joint_positions + 0.005, np.zeros(7), 0, 0), 1.0)
     (done,) = ex.tick(1.0).statuses
     assert done["state"] == "succeeded"
+
+
+def test_learned_targets_are_for_one_control_period_later_home_targets_for_now(library_dir):
+    """What skill_node stamps: a policy's action is a step the arm covers during the
+    control period (as in training), so its target is for one period after the tick;
+    home's target is the point of its trajectory at the tick."""
+    ex = make_executor(library_dir)
+    ex.on_request(request("p", "push", object="red_cube", target="right_pad"), 0.0)
+    tick = ex.tick(0.0)
+    assert tick.targets is not None
+    assert tick.lead_s == pytest.approx(ex.library.skills["push"].cfg.control_dt)
+    ex.on_request(request("h", "home"), 0.04)
+    ex.on_joint_state(JointReading(panda.home_joint_positions + 0.3, np.zeros(7), 0.04, 0.04), 0.04)
+    tick = ex.tick(0.08)
+    assert tick.targets is not None and tick.lead_s == 0.0
