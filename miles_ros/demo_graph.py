@@ -64,9 +64,9 @@ def demo_sequence(skills: list[str]) -> list[Step]:
             Step("reach", {"target": "blue_cube"}, estop=True),
             Step("home"),
         ]
-    # The fixed sequence shows reach only: push is shipped below its PyBullet target, and
-    # neither push nor pick_place is yet reliable behind the supervisor's acceleration
-    # limits (they were trained with faster arm tracking); `miles goal` runs them.
+    # The fixed sequence shows reach only: behind the supervisor's acceleration limits
+    # push (~85%) and pick_place (~68%) still fail too often for a demo that must
+    # succeed (they were trained with faster arm tracking); `miles goal` runs them.
     if not any(s.estop for s in steps) and len(steps) > 1:
         steps[1].estop = True
     return steps
