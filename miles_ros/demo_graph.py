@@ -65,8 +65,9 @@ def demo_sequence(skills: list[str]) -> list[Step]:
             Step("home"),
         ]
     # The fixed sequence shows reach only: behind the supervisor's acceleration limits
-    # push (~86%) and pick_place (~75%) still fail too often for a demo that must
-    # succeed (they were trained with faster arm tracking); `miles goal` runs them.
+    # push and pick_place still fail too often for a demo that must succeed (85% / 82%
+    # with `miles eval --supervised`; trained with faster arm tracking); `miles goal`
+    # runs them.
     if not any(s.estop for s in steps) and len(steps) > 1:
         steps[1].estop = True
     return steps

@@ -37,7 +37,12 @@ import jsonschema
 import numpy as np
 
 import sims
-from miles_ros.runtime.actions import JointTargets, action_to_targets, home_target
+from miles_ros.runtime.actions import (
+    JointTargets,
+    action_to_targets,
+    home_target,
+    target_lead,
+)
 from miles_ros.runtime.goals import Goal, GoalError, resolve_goal
 from miles_ros.runtime.observation import JointReading, ObjectPose, sim_state
 from policies.cards import CARD_FILE, SkillCardError
@@ -230,9 +235,9 @@ class TickResult:
     statuses: list[dict] = field(default_factory=list)
     """Status JSON objects to publish, in order."""
     lead_s: float = 0.0
-    """When the targets are meant to be reached, in seconds after the tick: a learned
-    skill's control period (its action is a step the arm covers during the period), 0
-    for the scripted home skill (its target is the point of its trajectory at the tick)."""
+    """When the targets are meant to be reached, in seconds after the tick
+    (:func:`~miles_ros.runtime.actions.target_lead`: a Cartesian skill's control period;
+    0 for joint-space skills and for home, whose target is its trajectory at the tick)."""
 
 
 class SkillExecutor:
@@ -385,7 +390,7 @@ class SkillExecutor:
         obs = skill.task.observe(state)[0]
         action = skill.policy.act(obs)
         targets = action_to_targets(cfg, self.joints.arm_pos, action)
-        return TickResult(targets, [self._progress(run, distance, now)], lead_s=cfg.control_dt)
+        return TickResult(targets, [self._progress(run, distance, now)], lead_s=target_lead(cfg))
 
     def _tick_home(self, run: Execution, now: float) -> TickResult:
         q = self.joints.arm_pos

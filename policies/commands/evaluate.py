@@ -61,8 +61,13 @@ def load_any_policy(skill: str, checkpoint: str = "best"):
     return data["task"], torch_policy_fn(model), f"checkpoint {ckpt} (torch)"
 
 
-def main(argv: list[str] | None = None, prog: str = "miles eval") -> int:
-    args = build_parser(prog).parse_args(argv)
+def main(
+    argv: list[str] | None = None, prog: str = "miles eval", parser=None, env_options=None
+) -> int:
+    """``parser``: a parser extending :func:`build_parser`'s; ``env_options(args, task,
+    prog)``: ``(env kwargs, report dict)`` or None after printing an error (how a layer
+    above adds options, e.g. miles_ros's ``--supervised``)."""
+    args = (parser or build_parser(prog)).parse_args(argv)
     if args.episodes < 1 or args.num_envs < 1:
         print(f"{prog}: --episodes and --num-envs must be >= 1", file=sys.stderr)
         return 2
@@ -70,17 +75,18 @@ def main(argv: list[str] | None = None, prog: str = "miles eval") -> int:
 
     setup_logging()
     with stdout_to_stderr() if args.json else _nothing():
-        result, task, what = _run(args, prog)
+        result, task, what, extra = _run(args, prog, env_options)
     if result is None:
         return 2
     if args.json:
         out = result.to_dict()
         out.update({"task": task, "policy": what, "episode_length": result.mean_length})
+        out.update(extra)
         if args.video:
             out["video"] = args.video
         print(json.dumps(out))
     else:
-        print(f"{what}, task {task}")
+        print(f"{what}, task {task}" + "".join(f", {k} {v}" for k, v in extra.items()))
         print(
             f"{result.backend}: success {result.success:.3f} "
             f"({result.successes}/{result.episodes}, 95% CI {result.ci95[0]:.3f}-"
@@ -101,7 +107,7 @@ class _nothing:
         return False
 
 
-def _run(args, prog: str):
+def _run(args, prog: str, env_options=None):
     import torch
 
     torch.set_num_threads(1)
@@ -112,7 +118,13 @@ def _run(args, prog: str):
         task, policy, what = load_any_policy(args.skill, args.checkpoint)
     except (FileNotFoundError, SkillCardError) as exc:
         print(f"{prog}: {exc}", file=sys.stderr)
-        return None, None, None
+        return None, None, None, {}
+    kwargs, extra = {}, {}
+    if env_options is not None:
+        options = env_options(args, task, prog)
+        if options is None:
+            return None, None, None, {}
+        kwargs, extra = options
     result = evaluate(
         policy,
         task,
@@ -121,5 +133,6 @@ def _run(args, prog: str):
         seed=args.seed,
         num_envs=args.num_envs,
         video_path=args.video,
+        **kwargs,
     )
-    return result, task, what
+    return result, task, what, extra

@@ -23,6 +23,11 @@ command, before an episode's first actions). Observation noise (Gaussian,
 ``observation_noise_std``) is added to the measured joint, TCP and cube positions and
 the cube yaw before ``task.observe``.
 
+``motor_filters`` (one per env, in-process only) put a controller between each period's
+targets and the motors: ``f(substep, state_row, arm, finger) -> (arm, finger)`` every
+``f.period_substeps`` physics steps, ``f.reset(state_row)`` at each episode start
+(``miles eval --supervised`` runs the safety supervisor there).
+
 Several envs: by default they run in subprocess workers (``num_workers``, pipes), each
 worker holding a contiguous block of worlds; ``num_workers=0`` keeps them all in this
 process. Both give identical results for the same seed: all sampling happens here.
@@ -234,11 +239,12 @@ class _Workers:
 class _InProcess:
     """All worlds in this process (``num_workers=0``); the same calls as :class:`_Workers`."""
 
-    def __init__(self, specs: list[WorldSpec]):
+    def __init__(self, specs: list[WorldSpec], motor_filters=None):
         self.group = WorldGroup(specs)
+        self.filters = motor_filters
 
     def step(self, arm_targets, finger_targets):
-        return self.group.step(arm_targets, finger_targets)
+        return self.group.step(arm_targets, finger_targets, self.filters)
 
     def reset(self, env_ids, rows):
         return self.group.reset(env_ids.tolist(), rows)
@@ -291,6 +297,7 @@ class PyBulletEnv(BatchedEnv):
         scene: Scene | None = None,
         scene_objects: bool = False,
         start_method: str = "spawn",
+        motor_filters: list | None = None,
     ):
         super().__init__(task_module, num_envs, config)
         self.closed = True  # until the worlds exist
@@ -311,6 +318,13 @@ class PyBulletEnv(BatchedEnv):
                 f"substeps * physics_dt = {substeps} * {physics_dt} s does not equal the "
                 f"task's control period {cfg.control_dt} s; change one of them"
             )
+        if motor_filters is not None:
+            if len(motor_filters) != n:
+                raise ValueError(f"motor_filters: one per env ({n}), got {len(motor_filters)}")
+            if num_workers:
+                raise ValueError("motor_filters run in this process: use num_workers=0")
+            num_workers = 0
+        self.motor_filters = motor_filters
         if num_workers is None:
             num_workers = min(n, os.cpu_count() or 1) if n > 1 else 0
         if not isinstance(num_workers, (int, np.integer)) or num_workers < 0:
@@ -360,7 +374,7 @@ class PyBulletEnv(BatchedEnv):
         spec = self._world_spec(scene_objects)
         specs = [spec] * n
         if self.num_workers == 0:
-            self._worlds = _InProcess(specs)
+            self._worlds = _InProcess(specs, motor_filters)
         else:
             self._worlds = _Workers(specs, self.num_workers, start_method)
         self.closed = False
@@ -543,6 +557,9 @@ class PyBulletEnv(BatchedEnv):
     def _reset_envs(self, ids: np.ndarray) -> None:
         rows, self._episode_draws[ids], self._delay[ids] = self._sample_rows(len(ids))
         states = self._worlds.reset(ids, rows)
+        if self.motor_filters is not None:
+            for k, i in enumerate(ids):
+                self.motor_filters[i].reset(states[k])
         self._state.goal_pos[ids] = rows[:, 12:15]
         self._unpack(states, ids)
         self._steps[ids] = 0

@@ -424,11 +424,22 @@ class BulletWorld:
                 physicsClientId=self.client,
             )
 
-    def step(self, arm_target: np.ndarray, finger_target: float) -> np.ndarray:
-        """Apply targets, run one control period of physics, return the state row."""
-        self.apply_targets(arm_target, finger_target)
+    def step(self, arm_target: np.ndarray, finger_target: float, motor_filter=None) -> np.ndarray:
+        """Apply targets, run one control period of physics, return the state row.
+
+        ``motor_filter(substep, state_row, arm_target, finger_target) -> (arm, finger)``,
+        when given, runs every ``motor_filter.period_substeps`` physics steps between the
+        period's targets and the motors (a controller such as a safety supervisor)."""
         step, cid = p.stepSimulation, self.client
-        for _ in range(self.spec.substeps):
+        if motor_filter is None:
+            self.apply_targets(arm_target, finger_target)
+            for _ in range(self.spec.substeps):
+                step(physicsClientId=cid)
+            return self.read_state()
+        every = max(1, int(motor_filter.period_substeps))
+        for k in range(self.spec.substeps):
+            if k % every == 0:
+                self.apply_targets(*motor_filter(k, self.read_state(), arm_target, finger_target))
             step(physicsClientId=cid)
         return self.read_state()
 
@@ -505,10 +516,13 @@ class WorldGroup:
             raise
         self._out = np.zeros((len(specs), STATE_DIM))
 
-    def step(self, arm_targets: np.ndarray, finger_targets: np.ndarray) -> np.ndarray:
+    def step(
+        self, arm_targets: np.ndarray, finger_targets: np.ndarray, filters=None
+    ) -> np.ndarray:
         out = self._out
         for k, world in enumerate(self.worlds):
-            out[k] = world.step(arm_targets[k], finger_targets[k])
+            f = None if filters is None else filters[k]
+            out[k] = world.step(arm_targets[k], finger_targets[k], f)
         return out
 
     def reset(self, local_indices, rows: np.ndarray) -> np.ndarray:

@@ -1,0 +1,119 @@
+"""A skill behind the safety supervisor in PyBullet, without ROS: what the robot does when
+skill_node's targets go through safety_node before the motors.
+
+:class:`SupervisorFilter` is a PyBullet ``motor_filter`` (see
+:mod:`sims.backends.pybullet_backend`): at the start of each control period it submits
+the period's targets as skill_node would (stamped as it stamps them, fingers included
+where the skill commands them), and every 4 ms (250 Hz, safety_node's rate) it feeds the
+measured state to a :class:`~miles_ros.safety.supervisor.SafetySupervisor` and sends its
+command to the motors. ``miles eval SKILL --supervised`` uses it; the in-process ROS
+graph gives the same picture, slower and with scheduling noise.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import replace
+
+import numpy as np
+
+from miles_ros.runtime.actions import target_lead
+from miles_ros.runtime.params import SkillNodeParams
+from miles_ros.safety.config import SafetyConfig
+from miles_ros.safety.supervisor import JointRequest, SafetySupervisor
+
+SUPERVISOR_PERIOD_S = 0.004
+"""safety_node's output period (250 Hz, config/safety.yaml)."""
+TIME_SCALE = 4.0
+"""Episode time behind the supervisor, in training episodes: skill_node's default time
+budget (timeout_scale 2 x a card's timeout_s, itself 2x the episode)."""
+
+
+class SupervisorFilter:
+    """One env's safety supervisor between a skill's targets and PyBullet's motors."""
+
+    def __init__(
+        self,
+        control_dt: float,
+        physics_dt: float,
+        config: SafetyConfig | None = None,
+        target_lead_s: float = 0.0,
+        fingers: bool = True,
+    ):
+        """``target_lead_s``: how far ahead each period's targets are stamped (skill_node:
+        :func:`~miles_ros.runtime.actions.target_lead`); ``fingers``: the targets include
+        the fingers (push, pick_place)."""
+        self.config = config or SafetyConfig()
+        self.fingers = fingers
+        self.control_dt = float(control_dt)
+        self.period_substeps = max(1, round(SUPERVISOR_PERIOD_S / physics_dt))
+        self.dt = self.period_substeps * physics_dt
+        self.lead = float(target_lead_s)
+        self.names = list(self.config.joint_names)
+        self.finger_names = list(self.config.finger_joint_names)
+        self.supervisor: SafetySupervisor | None = None
+        self.now = 0.0
+        self._totals: dict[str, int] = {}
+
+    @property
+    def stats(self) -> dict[str, int]:
+        """Supervisor counts summed over episodes ('accepted', 'rejected', ...)."""
+        totals = dict(self._totals)
+        if self.supervisor is not None:
+            for key, value in self.supervisor.stats.items():
+                totals[key] = totals.get(key, 0) + int(value)
+        return totals
+
+    def reset(self, row: np.ndarray) -> None:
+        """A new episode from the state row ``row`` (a fresh supervisor: nothing carries
+        over between episodes)."""
+        self._totals = self.stats
+        self.supervisor = SafetySupervisor(self.config)
+        self.now = 1.0
+        self.supervisor.update_robot_state(self.names, row[0:7], row[7:14], self.now)
+
+    def __call__(self, substep: int, row: np.ndarray, arm_target, finger_target):
+        sup = self.supervisor
+        if sup is None:
+            raise RuntimeError("SupervisorFilter used before reset()")
+        if substep == 0:  # a new control period: skill_node publishes its targets
+            names, positions = list(self.names), [float(v) for v in arm_target]
+            if self.fingers:  # push and pick_place command the fingers, reach does not
+                names += self.finger_names
+                positions += [float(finger_target)] * len(self.finger_names)
+            sup.submit(JointRequest(names, positions, self.now + self.lead), self.now)
+        sup.update_robot_state(self.names, row[0:7], row[7:14], self.now)
+        command = sup.step(self.now)
+        self.now += self.dt
+        if command is None:  # no state yet: hold where the arm is
+            return row[0:7], float(finger_target)
+        q = np.asarray(command.positions, dtype=np.float64)
+        finger = float(q[7]) if q.shape[0] > 7 else float(finger_target)
+        return q[:7], finger
+
+
+def supervised_env_kwargs(
+    task: str, num_envs: int, time_scale: float = TIME_SCALE, config: SafetyConfig | None = None
+) -> dict:
+    """Keyword arguments for ``sims.make_env(task, "pybullet", ...)`` that put the safety
+    supervisor between the skill and the motors, with ``time_scale`` x the task's
+    episode length: ``config``, ``motor_filters`` and ``num_workers``."""
+    from sims import get_task
+
+    cfg = get_task(task).CONFIG
+    if not time_scale > 0:
+        raise ValueError(f"time_scale must be > 0, got {time_scale!r}")
+    physics_dt = 0.002  # the PyBullet backend's default
+    fingers = bool(cfg.has_gripper or cfg.has_object)
+    lead = min(target_lead(cfg), SkillNodeParams.target_lead_max)
+    filters = [
+        SupervisorFilter(cfg.control_dt, physics_dt, config, lead, fingers)
+        for _ in range(num_envs)
+    ]
+    logging.getLogger("miles_ros.safety").setLevel(logging.ERROR)  # interventions are counted
+    return {
+        "config": replace(cfg, episode_steps=max(1, round(cfg.episode_steps * time_scale))),
+        "motor_filters": filters,
+        "num_workers": 0,
+        "physics_dt": physics_dt,
+    }

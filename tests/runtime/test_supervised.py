@@ -1,0 +1,74 @@
+"""A skill behind the safety supervisor in PyBullet (no ROS): the supervisor's
+acceleration limits slow the arm the way the robot would be slowed, and `miles eval
+--supervised` reports a success rate with its options."""
+
+import json
+
+import numpy as np
+import pytest
+
+from miles_ros import cli
+from miles_ros.runtime.supervised import SupervisorFilter, supervised_env_kwargs
+from sims.backends.pybullet_backend import PyBulletEnv
+from sims.robots import panda
+from sims.tasks import push
+
+
+def tcp_path(env, action, periods):
+    env.reset(seed=3)
+    points = [env.get_state().tcp_pos[0].copy()]
+    for _ in range(periods):
+        env.step(np.asarray(action, dtype=np.float32)[None])
+        points.append(env.get_state().tcp_pos[0].copy())
+    return np.linalg.norm(np.diff(points, axis=0), axis=1)
+
+
+def test_behind_the_supervisor_the_arm_accelerates_within_limits_then_keeps_up():
+    kwargs = supervised_env_kwargs("push", 1)
+    assert kwargs["config"].episode_steps == 4 * push.CONFIG.episode_steps
+    assert kwargs["num_workers"] == 0 and isinstance(kwargs["motor_filters"][0], SupervisorFilter)
+    plain = PyBulletEnv(push, 1, num_workers=0, autoreset=False)
+    supervised = PyBulletEnv(push, 1, autoreset=False, **kwargs)
+    try:
+        down = [0.0, 0.0, -1.0]  # 2 cm down per period, asked from rest
+        free = tcp_path(plain, down, 8)
+        shaped = tcp_path(supervised, down, 8)
+    finally:
+        plain.close()
+        supervised.close()
+    # PyBullet's motors alone cover most of the first step at once (~100 rad/s^2); the
+    # supervisor ramps up within the Panda's acceleration limits ...
+    assert free[0] > 0.012 and shaped[0] < 0.5 * free[0]
+    # ... and then follows the stream instead of stalling.
+    assert shaped[-3:].mean() > 0.6 * free[-3:].mean()
+    stats = kwargs["motor_filters"][0].stats
+    assert stats["accepted"] >= 8 and stats.get("rejected", 0) == 0
+
+
+def test_miles_eval_supervised_reports_its_options(capsys):
+    code = cli.main(["eval", "reach", "--supervised", "--episodes", "2", "--json"])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    result = json.loads(out.strip().splitlines()[-1])
+    assert result["supervised"] is True and result["time_scale"] == 4.0
+    assert result["episodes"] == 2 and 0.0 <= result["success"] <= 1.0
+    assert result["task"] == "reach"
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--time-scale", "2"], "--time-scale needs --supervised"),
+        (["--supervised", "--backend", "numba"], "pybullet backend only"),
+        (["--supervised", "--time-scale", "0"], "must be > 0"),
+    ],
+)
+def test_miles_eval_supervised_refuses_bad_options(args, message, capsys):
+    assert cli.main(["eval", "reach", "--episodes", "1", *args]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_a_filter_needs_a_reset_before_use():
+    f = SupervisorFilter(0.04, 0.002)
+    with pytest.raises(RuntimeError, match="before reset"):
+        f(0, np.zeros(20), panda.home_joint_positions, 0.0)
