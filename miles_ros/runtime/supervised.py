@@ -92,28 +92,35 @@ class SupervisorFilter:
         return q[:7], finger
 
 
-def supervised_env_kwargs(
-    task: str, num_envs: int, time_scale: float = TIME_SCALE, config: SafetyConfig | None = None
+def pybullet_options(
+    task: str, num_envs: int, task_config=None, safety: SafetyConfig | None = None
 ) -> dict:
-    """Keyword arguments for ``sims.make_env(task, "pybullet", ...)`` that put the safety
-    supervisor between the skill and the motors, with ``time_scale`` x the task's
-    episode length: ``config``, ``motor_filters`` and ``num_workers``."""
+    """``sims.make_env(task, "pybullet", ...)`` keyword arguments that put the safety
+    supervisor between the skill's targets and the motors of each env (in this process).
+    Also the ``env.motor_filter`` of training runs behind the supervisor
+    ('miles_ros.runtime.supervised:pybullet_options')."""
     from sims import get_task
 
-    cfg = get_task(task).CONFIG
-    if not time_scale > 0:
-        raise ValueError(f"time_scale must be > 0, got {time_scale!r}")
+    cfg = task_config if task_config is not None else get_task(task).CONFIG
     physics_dt = 0.002  # the PyBullet backend's default
     fingers = bool(cfg.has_gripper or cfg.has_object)
     lead = min(target_lead(cfg), SkillNodeParams.target_lead_max)
     filters = [
-        SupervisorFilter(cfg.control_dt, physics_dt, config, lead, fingers)
+        SupervisorFilter(cfg.control_dt, physics_dt, safety, lead, fingers)
         for _ in range(num_envs)
     ]
     logging.getLogger("miles_ros.safety").setLevel(logging.ERROR)  # interventions are counted
-    return {
-        "config": replace(cfg, episode_steps=max(1, round(cfg.episode_steps * time_scale))),
-        "motor_filters": filters,
-        "num_workers": 0,
-        "physics_dt": physics_dt,
-    }
+    return {"config": cfg, "motor_filters": filters, "num_workers": 0, "physics_dt": physics_dt}
+
+
+def supervised_env_kwargs(
+    task: str, num_envs: int, time_scale: float = TIME_SCALE, safety: SafetyConfig | None = None
+) -> dict:
+    """:func:`pybullet_options` with ``time_scale`` x the task's episode length."""
+    from sims import get_task
+
+    if not time_scale > 0:
+        raise ValueError(f"time_scale must be > 0, got {time_scale!r}")
+    cfg = get_task(task).CONFIG
+    cfg = replace(cfg, episode_steps=max(1, round(cfg.episode_steps * time_scale)))
+    return pybullet_options(task, num_envs, cfg, safety)

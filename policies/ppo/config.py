@@ -113,6 +113,14 @@ class EnvConfig:
     """Max random action delay (control steps) in the training backend."""
     dense_reward: bool = True
     """Dense reward (negative distance) rather than sparse."""
+    episode_scale: float = 1.0
+    """Episode length in the task's episodes, in training and in the physics evaluations
+    (more time for an arm slowed by a motor filter)."""
+    motor_filter: str = ""
+    """'module:function' giving PyBullet env options that put a controller between the
+    policy's targets and the motors, in training and in the physics evaluations;
+    ``function(task, num_envs, task_config) -> make_env kwargs``. The safety supervisor:
+    'miles_ros.runtime.supervised:pybullet_options'. '' = the motors take the targets."""
 
 
 @dataclass

@@ -13,6 +13,7 @@ Run directory layout::
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import json
 import logging
 import time
@@ -38,14 +39,40 @@ CHECKPOINT_DIR = "checkpoints"
 
 
 def training_task_config(cfg: TrainConfig):
-    """The task's TaskConfig with the run's training-backend noise applied."""
-    task_cfg = sims.get_task(cfg.task).CONFIG
+    """The task's TaskConfig with the run's training-backend noise and episode length."""
+    task_cfg = evaluation_task_config(cfg)
     rand = dataclasses.replace(
         task_cfg.randomization,
         observation_noise_std=cfg.env.observation_noise_std,
         action_latency_steps=cfg.env.action_latency_steps,
     )
     return dataclasses.replace(task_cfg, randomization=rand)
+
+
+def evaluation_task_config(cfg: TrainConfig):
+    """The task's TaskConfig with the run's episode length (no training noise)."""
+    task_cfg = sims.get_task(cfg.task).CONFIG
+    if cfg.env.episode_scale != 1.0:
+        if not cfg.env.episode_scale > 0:
+            raise ValueError(f"env.episode_scale must be > 0, got {cfg.env.episode_scale}")
+        steps = max(1, round(task_cfg.episode_steps * cfg.env.episode_scale))
+        task_cfg = dataclasses.replace(task_cfg, episode_steps=steps)
+    return task_cfg
+
+
+def env_options(cfg: TrainConfig, backend: str, num_envs: int, task_config) -> dict[str, Any]:
+    """``sims.make_env`` keyword arguments: the task config, plus the run's motor filter
+    (``cfg.env.motor_filter``) where it names one."""
+    if not cfg.env.motor_filter:
+        return {"config": task_config}
+    if backend != "pybullet":
+        raise ValueError(f"env.motor_filter runs on the pybullet backend, not {backend!r}")
+    module, _, name = cfg.env.motor_filter.partition(":")
+    try:
+        factory = getattr(importlib.import_module(module), name)
+    except (ImportError, AttributeError) as exc:
+        raise ValueError(f"env.motor_filter {cfg.env.motor_filter!r}: {exc}") from exc
+    return factory(cfg.task, num_envs, task_config)
 
 
 def latest_checkpoint(run_dir: str | Path) -> Path | None:
@@ -94,8 +121,8 @@ class OnPolicyRunner:
                 cfg.task,
                 cfg.backend,
                 num_envs=rc.num_envs,
-                config=training_task_config(cfg),
                 dense_reward=cfg.env.dense_reward,
+                **env_options(cfg, cfg.backend, rc.num_envs, training_task_config(cfg)),
             )
         )
         self.obs_dim = int(self.env.single_observation_space.shape[0])
@@ -178,11 +205,15 @@ class OnPolicyRunner:
             return None
         if self._eval_env is None:
             try:
+                options = env_options(
+                    self.cfg, rc.eval_backend, rc.eval_num_envs, evaluation_task_config(self.cfg)
+                )
                 self._eval_env = sims.make_env(
                     self.cfg.task,
                     rc.eval_backend,
                     num_envs=rc.eval_num_envs,
                     dense_reward=self.cfg.env.dense_reward,
+                    **options,
                 )
             except Exception as exc:  # noqa: BLE001 - a missing backend must not stop training
                 logger.warning(
