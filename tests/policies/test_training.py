@@ -212,3 +212,49 @@ def test_episode_set_is_fixed_by_the_seed(episodes, num_envs):
     assert a.episodes == episodes
     assert a.per_episode_success == b.per_episode_success
     assert a.mean_return == b.mean_return
+
+
+class _CountingFilter:
+    """A motor filter that passes the targets through and counts what it saw."""
+
+    period_substeps = 2
+
+    def __init__(self):
+        self.calls = self.resets = 0
+
+    def reset(self, row):
+        self.resets += 1
+
+    def __call__(self, substep, row, arm, finger):
+        self.calls += 1
+        return arm, finger
+
+
+FILTERS: list[_CountingFilter] = []
+
+
+def counting_filter_options(task, num_envs, task_config):
+    """``env.motor_filter`` of the test below (found by 'module:function')."""
+    FILTERS[:] = [_CountingFilter() for _ in range(num_envs)]
+    return {"config": task_config, "motor_filters": list(FILTERS), "num_workers": 0}
+
+
+def test_a_motor_filter_and_longer_episodes_reach_training_and_evaluation(tmp_path):
+    cfg = _tiny_config(2 * 2 * 16, num_envs=2)
+    cfg.backend = "pybullet"
+    cfg.env.episode_scale = 0.2  # 10-step reach episodes: resets inside the tiny budget
+    cfg.env.motor_filter = f"{__name__}:counting_filter_options"
+    runner = OnPolicyRunner(cfg, tmp_path / "run")
+    assert runner.env.cfg.episode_steps == 10
+    runner.learn()
+    steps = runner.env_steps
+    assert steps == 64
+    # every physics step pair of every env passed the filter (20 substeps per period)
+    assert sum(f.calls for f in FILTERS) == steps * 10
+    assert sum(f.resets for f in FILTERS) >= 2 + 2 * (steps // 2 // 10)  # initial + episodes
+    result = runner.evaluate(episodes=2)
+    assert result is not None and result.mean_length <= 10
+    assert len(FILTERS) == cfg.runner.eval_num_envs  # the evaluation env got its own
+    cfg.env.motor_filter = "no_such_module:nothing"
+    with pytest.raises(ValueError, match="env.motor_filter"):
+        OnPolicyRunner(cfg, tmp_path / "bad")
