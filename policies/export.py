@@ -208,5 +208,29 @@ def export_run(
             "policy": "training checkpoint (torch)",
         }
     card = build_card(name or task, task, sha, provenance, evaluation)
+    affordance = _affordance_center(train_cfg, data)
+    if affordance:
+        card["affordance"] = affordance
     write_card(card, out_dir)
     return card
+
+
+def _affordance_center(train_cfg: dict, data: dict) -> dict | None:
+    """Where the planner's critic squashing is centred, for a run whose critic learned
+    returns of other episodes than the card's plain evaluation (a motor filter such as
+    the safety supervisor, or longer episodes): the mean return of the run's own physics
+    evaluation at the checkpoint. None otherwise (the planner then uses the card's
+    evaluation.mean_return)."""
+    env = train_cfg.get("env", {})
+    if not env.get("motor_filter") and float(env.get("episode_scale", 1.0)) == 1.0:
+        return None
+    evals = [e for e in data.get("evaluations") or [] if e.get("mean_return") is not None]
+    if not evals:
+        return None
+    ev = evals[-1]
+    return {
+        "center": round(float(ev["mean_return"]), 4),
+        "source": f"the run's {ev.get('kind', '')} evaluation at {ev.get('env_steps')} steps "
+        f"({ev.get('episodes')} episodes, seed {ev.get('seed')}) with its motor filter "
+        f"{env.get('motor_filter') or 'none'} and episode_scale {env.get('episode_scale', 1.0)}",
+    }
