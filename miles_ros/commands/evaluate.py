@@ -4,6 +4,7 @@ behind the safety supervisor (:mod:`miles_ros.runtime.supervised`), as a robot r
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 from policies.commands import evaluate as base
 
@@ -17,6 +18,13 @@ def build_parser(prog: str = "miles eval"):
         "250 Hz, targets stamped as skill_node does) in PyBullet, as a robot runs it",
     )
     p.add_argument(
+        "--safety-params",
+        metavar="FILE",
+        default=None,
+        help="with --supervised: a ROS parameter file for safety_node (keys under "
+        "safety_node: ros__parameters:, e.g. your robot's scales); default config/safety.yaml",
+    )
+    p.add_argument(
         "--time-scale",
         type=float,
         default=None,
@@ -26,11 +34,39 @@ def build_parser(prog: str = "miles eval"):
     return p
 
 
+def safety_config(path: str | Path | None = None):
+    """The supervisor's config from a ROS parameter file's ``safety_node`` section
+    (default: config/safety.yaml); the node's topic and service names are ignored.
+    Raises ValueError for unknown keys or values the supervisor refuses."""
+    from dataclasses import fields
+
+    from miles_ros.runtime.params import config_dir, load_node_params
+    from miles_ros.safety.config import SafetyConfig, SafetyNodeNames
+
+    path = Path(path) if path else config_dir() / "safety.yaml"
+    if not path.is_file():
+        raise ValueError(f"{path}: no such file")
+    values = load_node_params(path, "safety_node")
+    known = {f.name for f in fields(SafetyConfig)}
+    unknown = set(values) - known - {f.name for f in fields(SafetyNodeNames)}
+    if unknown:
+        raise ValueError(f"{path}: unknown safety_node parameters: {', '.join(sorted(unknown))}")
+    kwargs = {k: tuple(v) if isinstance(v, list) else v for k, v in values.items() if k in known}
+    try:
+        config = SafetyConfig(**kwargs)
+        config.validate()
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{path}: {exc}") from exc
+    return config
+
+
 def _supervised(args, task: str, prog: str):
     if not args.supervised:
-        if args.time_scale is not None:
-            print(f"{prog}: --time-scale needs --supervised", file=sys.stderr)
-            return None
+        for flag, value in (("--time-scale", args.time_scale),
+                            ("--safety-params", args.safety_params)):  # fmt: skip
+            if value is not None:
+                print(f"{prog}: {flag} needs --supervised", file=sys.stderr)
+                return None
         return {}, {}
     from miles_ros.runtime.supervised import TIME_SCALE, supervised_env_kwargs
 
@@ -41,9 +77,15 @@ def _supervised(args, task: str, prog: str):
     if not scale > 0:
         print(f"{prog}: --time-scale must be > 0", file=sys.stderr)
         return None
-    return supervised_env_kwargs(task, args.num_envs, scale), {
+    try:
+        safety = safety_config(args.safety_params)
+    except ValueError as exc:
+        print(f"{prog}: --safety-params {exc}", file=sys.stderr)
+        return None
+    return supervised_env_kwargs(task, args.num_envs, scale, safety), {
         "supervised": True,
         "time_scale": scale,
+        "safety_params": str(args.safety_params or "config/safety.yaml"),
     }
 
 

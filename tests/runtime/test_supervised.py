@@ -59,6 +59,7 @@ def test_miles_eval_supervised_reports_its_options(capsys):
     "args, message",
     [
         (["--time-scale", "2"], "--time-scale needs --supervised"),
+        (["--safety-params", "x.yaml"], "--safety-params needs --supervised"),
         (["--supervised", "--backend", "numba"], "pybullet backend only"),
         (["--supervised", "--time-scale", "0"], "must be > 0"),
     ],
@@ -72,3 +73,25 @@ def test_a_filter_needs_a_reset_before_use():
     f = SupervisorFilter(0.04, 0.002)
     with pytest.raises(RuntimeError, match="before reset"):
         f(0, np.zeros(20), panda.home_joint_positions, 0.0)
+
+
+def test_safety_params_come_from_a_ros_parameter_file(tmp_path, capsys):
+    from miles_ros.commands.evaluate import safety_config
+    from miles_ros.safety.config import SafetyConfig
+
+    assert safety_config() == SafetyConfig()  # config/safety.yaml = the defaults
+    slow = tmp_path / "slow.yaml"
+    slow.write_text("safety_node:\n  ros__parameters:\n    velocity_scale: 0.3\n"
+                    "    workspace_min: [-0.3, -0.7, 0.0]\n"
+                    "    joint_command_topic: /robot/command\n")  # fmt: skip
+    config = safety_config(slow)
+    assert config.velocity_scale == 0.3 and config.workspace_min == (-0.3, -0.7, 0.0)
+    kwargs = supervised_env_kwargs("reach", 1, 1.0, config)
+    assert kwargs["motor_filters"][0].config is config
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("safety_node:\n  ros__parameters:\n    velocity_scal: 0.3\n")
+    with pytest.raises(ValueError, match="unknown safety_node parameters: velocity_scal"):
+        safety_config(bad)
+    args = ["eval", "reach", "--supervised", "--episodes", "1", "--safety-params", str(bad)]
+    assert cli.main(args) == 2
+    assert "velocity_scal" in capsys.readouterr().err
