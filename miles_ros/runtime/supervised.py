@@ -12,7 +12,6 @@ graph gives the same picture, slower and with scheduling noise.
 
 from __future__ import annotations
 
-import logging
 from dataclasses import replace
 
 import numpy as np
@@ -109,7 +108,6 @@ def pybullet_options(
         SupervisorFilter(cfg.control_dt, physics_dt, safety, lead, fingers)
         for _ in range(num_envs)
     ]
-    logging.getLogger("miles_ros.safety").setLevel(logging.ERROR)  # interventions are counted
     return {"config": cfg, "motor_filters": filters, "num_workers": 0, "physics_dt": physics_dt}
 
 
