@@ -33,7 +33,6 @@ class SupervisorFilter:
 
     def __init__(
         self,
-        control_dt: float,
         physics_dt: float,
         config: SafetyConfig | None = None,
         target_lead_s: float = 0.0,
@@ -44,7 +43,6 @@ class SupervisorFilter:
         the fingers (push, pick_place)."""
         self.config = config or SafetyConfig()
         self.fingers = fingers
-        self.control_dt = float(control_dt)
         self.period_substeps = max(1, round(SUPERVISOR_PERIOD_S / physics_dt))
         self.dt = self.period_substeps * physics_dt
         self.lead = float(target_lead_s)
@@ -104,10 +102,7 @@ def pybullet_options(
     physics_dt = 0.002  # the PyBullet backend's default
     fingers = bool(cfg.has_gripper or cfg.has_object)
     lead = min(target_lead(cfg), SkillNodeParams.target_lead_max)
-    filters = [
-        SupervisorFilter(cfg.control_dt, physics_dt, safety, lead, fingers)
-        for _ in range(num_envs)
-    ]
+    filters = [SupervisorFilter(physics_dt, safety, lead, fingers) for _ in range(num_envs)]
     return {"config": cfg, "motor_filters": filters, "num_workers": 0, "physics_dt": physics_dt}
 
 

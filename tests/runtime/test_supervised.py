@@ -70,7 +70,7 @@ def test_miles_eval_supervised_refuses_bad_options(args, message, capsys):
 
 
 def test_a_filter_needs_a_reset_before_use():
-    f = SupervisorFilter(0.04, 0.002)
+    f = SupervisorFilter(0.002)
     with pytest.raises(RuntimeError, match="before reset"):
         f(0, np.zeros(20), panda.home_joint_positions, 0.0)
 
