@@ -1,4 +1,5 @@
 # The two commands: `make demo` and `make test`. Both create .venv when missing.
+# `make lint`: ruff (pinned in requirements-dev.txt) check and format check, as CI runs it.
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
@@ -8,9 +9,9 @@ STAMP := $(VENV)/.installed
 
 venv: $(STAMP)
 
-$(STAMP): requirements.txt requirements-nodeps.txt setup.py
+$(STAMP): requirements.txt requirements-dev.txt requirements-nodeps.txt setup.py
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt -r requirements-dev.txt
 	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps -r requirements-nodeps.txt
 	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
 	touch $(STAMP)

@@ -10,9 +10,11 @@ setup(
     name=package_name,
     version="0.1.0",
     packages=find_packages(include=["miles_ros*", "sims*", "policies*"]),
-    package_data={"policies": ["skills/*/*"], "sims": ["assets/*"],
-                  "miles_ros": ["agent/cards/*.yaml", "agent/eval_goals.yaml",
-                                "agent/adapters/*/*"]},
+    package_data={
+        "policies": ["skills/*/*"],
+        "sims": ["assets/*"],
+        "miles_ros": ["agent/cards/*.yaml", "agent/eval_goals.yaml", "agent/adapters/*/*"],
+    },
     data_files=[
         ("share/ament_index/resource_index/packages", ["resource/" + package_name]),
         ("share/" + package_name, ["package.xml"]),

@@ -69,10 +69,15 @@ def _start_processes(domain: int) -> list:
     env = {**os.environ, "ROS_DOMAIN_ID": str(domain)}
     procs = []
     for exe, config in (("sim_node", "sim.yaml"), ("safety_node", "safety.yaml")):
-        cmd = [str(Path(sys.executable).parent / exe), "--ros-args", "--params-file",
-               str(config_dir() / config)]  # fmt: skip
-        procs.append(subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL,
-                                      stderr=subprocess.DEVNULL))  # fmt: skip
+        cmd = [
+            str(Path(sys.executable).parent / exe),
+            "--ros-args",
+            "--params-file",
+            str(config_dir() / config),
+        ]
+        procs.append(
+            subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        )
     return procs
 
 
@@ -194,9 +199,13 @@ def main() -> int:
         sys.stdout.flush()
         os.dup2(saved, 1)
         os.close(saved)
-    result["config"] = {"window_s": args.window, "cpus": os.cpu_count(),
-                        "load_avg_1m": round(os.getloadavg()[0], 2),
-                        "joint_states_hz": 250.0, "safety_rate_hz": 250.0}  # fmt: skip
+    result["config"] = {
+        "window_s": args.window,
+        "cpus": os.cpu_count(),
+        "load_avg_1m": round(os.getloadavg()[0], 2),
+        "joint_states_hz": 250.0,
+        "safety_rate_hz": 250.0,
+    }
     print(json.dumps(result, indent=None if args.json else 2))
     return 0
 

@@ -64,8 +64,18 @@ class Adversary:
     """Segments of requests (smooth fast sweeps, far or out-of-range jumps, silences) with
     malformed requests mixed in. ``next(t)`` -> (names, positions, stamp) or None."""
 
-    MALFORMED = ("nan", "inf", "short", "unknown", "missing", "nostamp", "stale", "future",
-                 "reorder", "duplicate")  # fmt: skip
+    MALFORMED = (
+        "nan",
+        "inf",
+        "short",
+        "unknown",
+        "missing",
+        "nostamp",
+        "stale",
+        "future",
+        "reorder",
+        "duplicate",
+    )
 
     def __init__(self, seed: int, malformed_rate: float = 0.04) -> None:
         self.rng = np.random.default_rng(seed)
@@ -174,9 +184,15 @@ def offline_peer(seed: int, steps: int) -> dict:
     v_naive = check_commands(stamps, theirs, limits, workspace, zones, (HOME, 0.0))
 
     def summary(v):
-        return {"total": v.total, "position": v.position, "velocity": v.velocity,
-                "acceleration": v.acceleration, "jerk": v.jerk, "workspace": v.workspace,
-                "worst_ratio": {k: round(x, 4) for k, x in v.worst.items()}}  # fmt: skip
+        return {
+            "total": v.total,
+            "position": v.position,
+            "velocity": v.velocity,
+            "acceleration": v.acceleration,
+            "jerk": v.jerk,
+            "workspace": v.workspace,
+            "worst_ratio": {k: round(x, 4) for k, x in v.worst.items()},
+        }
 
     return {
         "stream_steps": steps,
@@ -203,12 +219,16 @@ def _core_streams(seed: int, checks: int) -> dict[str, tuple[np.ndarray, np.ndar
     t = (np.arange(checks) + 1)[:, None] * PERIOD
     # A skill-like stream: every joint within 0.4 rad/s, the TCP under the speed cap.
     skill = HOME + 0.2 * np.sin(2 * np.pi * 0.1 * t * np.array([1, 2, 3, 1, 2, 3, 1.0]))
-    blocks = rng.uniform(panda.joint_position_min - 0.3, panda.joint_position_max + 0.3,
-                         (checks // 50 + 1, 7))  # fmt: skip
+    blocks = rng.uniform(
+        panda.joint_position_min - 0.3, panda.joint_position_max + 0.3, (checks // 50 + 1, 7)
+    )
     far = np.repeat(blocks, 50, axis=0)[:checks].copy()
     no_stop = np.zeros(checks, dtype=np.bool_)
-    return {"adversarial_mix": (mix, stop), "skill_stream": (skill, no_stop),
-            "far_jumps": (far, no_stop)}  # fmt: skip
+    return {
+        "adversarial_mix": (mix, stop),
+        "skill_stream": (skill, no_stop),
+        "far_jumps": (far, no_stop),
+    }
 
 
 def core_throughput(seed: int, checks: int) -> dict[str, float]:
@@ -222,16 +242,28 @@ def core_throughput(seed: int, checks: int) -> dict[str, float]:
         for k in range(targets.shape[0]):
             if stop[k] and not stopping:  # what the supervisor does on a watchdog hold
                 for i in range(7):
-                    sh.stop_envelope(js[i, sh.V], js[i, sh.A], js[i, sh.VMAX], js[i, sh.JMAX],
-                                     env)  # fmt: skip
+                    sh.stop_envelope(js[i, sh.V], js[i, sh.A], js[i, sh.VMAX], js[i, sh.JMAX], env)
                     js[i, sh.ENV_LO], js[i, sh.ENV_HI] = env[0], env[1]
             stopping = stop[k]
             for i in range(7):
                 js[i, sh.TARGET] = targets[k, i]
             supervise_step(
-                js, PERIOD, stopping, True, out, scratch, work, p, c, cap, ws, boxes, spheres,
-                0.0, res,
-            )  # fmt: skip
+                js,
+                PERIOD,
+                stopping,
+                True,
+                out,
+                scratch,
+                work,
+                p,
+                c,
+                cap,
+                ws,
+                boxes,
+                spheres,
+                0.0,
+                res,
+            )
             p[0], p[1], p[2] = res[2], res[3], res[4]
             c = res[1]
         return c
@@ -240,8 +272,18 @@ def core_throughput(seed: int, checks: int) -> dict[str, float]:
     for name, (targets, stop) in _core_streams(seed, checks).items():
         sup = SafetySupervisor(SafetyConfig())
         sup.update_robot_state(NAMES, HOME, np.zeros(7), 0.0)
-        state = (sup._out, sup._brake, sup._work, sup._p_prev.copy(), sup._c_prev,
-                 sup._speed_cap, sup._ws, sup._boxes, sup._spheres, sup._res)  # fmt: skip
+        state = (
+            sup._out,
+            sup._brake,
+            sup._work,
+            sup._p_prev.copy(),
+            sup._c_prev,
+            sup._speed_cap,
+            sup._ws,
+            sup._boxes,
+            sup._spheres,
+            sup._res,
+        )
         drive(sup._js.copy(), targets[:100], stop[:100], *state)  # compile / warm up
         best = 0.0
         for _ in range(3):
@@ -386,9 +428,11 @@ def dds_phase(seed: int, duration: float, trials: int, rt_priority: int = 0) -> 
     if rt_priority:
         _fifo(rt_priority)  # inherited by the client's executor thread
     node = subprocess.Popen(
-        [sys.executable, "-m", "miles_ros.nodes.safety_node"], env=env,
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )  # fmt: skip
+        [sys.executable, "-m", "miles_ros.nodes.safety_node"],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     client = BenchClient(domain_id)
     config = SafetyConfig()
     result: dict = {}
@@ -416,10 +460,12 @@ def dds_phase(seed: int, duration: float, trials: int, rt_priority: int = 0) -> 
         positions = np.array([r[2] for r in records])
         stamps = (stamps_ns - stamps_ns[0]) * 1e-9
         violations = check_commands(
-            stamps, positions, config.limits,
+            stamps,
+            positions,
+            config.limits,
             (np.array(config.workspace_min), np.array(config.workspace_max)),
             tuple(parse_zone(z)[0] for z in config.keepout_zones),
-        )  # fmt: skip
+        )
         gaps = np.diff(stamps)
         result.update(
             stream_duration_s=duration,
@@ -434,13 +480,13 @@ def dds_phase(seed: int, duration: float, trials: int, rt_priority: int = 0) -> 
                 "workspace": violations.workspace,
                 "stamps": violations.stamps,
                 "worst_ratio": {k: round(x, 6) for k, x in violations.worst.items()},
-            },  # fmt: skip
+            },
             stream_fault_estops=estops,
             stream_fault_reasons=reasons,
             stream_period_ms={
                 "median": round(float(np.median(gaps)) * 1e3, 3),
                 "max": round(float(gaps.max()) * 1e3, 3),
-            },  # fmt: skip
+            },
         )
         # 2. E-stop latency while joint 7 moves at speed (TCP speed unaffected).
         latencies, produced = [], []
@@ -497,8 +543,11 @@ def host_info() -> dict:
     for i in range(1_000_000):
         total += i
     loop_ns = (time.perf_counter() - start) * 1e3
-    return {"loadavg": [round(x, 2) for x in os.getloadavg()], "cpus": os.cpu_count(),
-            "python_loop_ns": round(loop_ns, 1)}  # fmt: skip
+    return {
+        "loadavg": [round(x, 2) for x in os.getloadavg()],
+        "cpus": os.cpu_count(),
+        "python_loop_ns": round(loop_ns, 1),
+    }
 
 
 def main() -> int:
@@ -511,9 +560,11 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--no-dds", action="store_true", help="skip the node/DDS part")
     parser.add_argument(
-        "--rt-priority", type=int, default=0,
+        "--rt-priority",
+        type=int,
+        default=0,
         help="run the node and the DDS client under SCHED_FIFO at this priority (root)",
-    )  # fmt: skip
+    )
     args = parser.parse_args()
     logging.getLogger("miles_ros.safety").setLevel(logging.ERROR)  # rejections are expected
     out: dict = {"host": host_info()}

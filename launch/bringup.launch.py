@@ -31,39 +31,62 @@ def generate_launch_description() -> LaunchDescription:
 
     def part(name: str, condition=None) -> IncludeLaunchDescription:
         return IncludeLaunchDescription(
-            PythonLaunchDescriptionSource(PathJoinSubstitution([share, "launch",
-                                                                f"{name}.launch.py"])),
+            PythonLaunchDescriptionSource(
+                PathJoinSubstitution([share, "launch", f"{name}.launch.py"])
+            ),
             launch_arguments={"params_file": params_file, "namespace": ""}.items(),
             condition=condition,
-        )  # fmt: skip
+        )
 
     is_pybullet = IfCondition(PythonExpression(["'", sim, "' == 'pybullet'"]))
-    return LaunchDescription([
-        DeclareLaunchArgument("robot", default_value="panda", choices=["panda"],
-                              description="robot model (limits from sims/robots/panda.py)"),
-        DeclareLaunchArgument("sim", default_value="pybullet", choices=["pybullet", "none"],
-                              description="pybullet: sim_node is the robot; none: a driver"),
-        DeclareLaunchArgument("use_manager", default_value="true",
-                              description="start the language-model manager"),
-        DeclareLaunchArgument("params_file", default_value="",
-                              description="ROS parameter file applied after the defaults"),
-        DeclareLaunchArgument("namespace", default_value="",
-                              description="namespace pushed onto every node"),
-        DeclareLaunchArgument("command_adapter", default_value="false",
-                              description="also run the Float64MultiArray command adapter"),
-        GroupAction([
-            PushRosNamespace(LaunchConfiguration("namespace")),
-            part("sim", is_pybullet),
-            part("safety"),
-            part("skills"),
-            part("manager", IfCondition(LaunchConfiguration("use_manager"))),
-            Node(
-                package="miles_ros",
-                executable="command_adapter_node",
-                name="command_adapter_node",
-                parameters=[PathJoinSubstitution([share, "config", "command_adapter.yaml"])],
-                condition=IfCondition(LaunchConfiguration("command_adapter")),
-                output="screen",
+    return LaunchDescription(
+        [
+            DeclareLaunchArgument(
+                "robot",
+                default_value="panda",
+                choices=["panda"],
+                description="robot model (limits from sims/robots/panda.py)",
             ),
-        ]),
-    ])  # fmt: skip
+            DeclareLaunchArgument(
+                "sim",
+                default_value="pybullet",
+                choices=["pybullet", "none"],
+                description="pybullet: sim_node is the robot; none: a driver",
+            ),
+            DeclareLaunchArgument(
+                "use_manager", default_value="true", description="start the language-model manager"
+            ),
+            DeclareLaunchArgument(
+                "params_file",
+                default_value="",
+                description="ROS parameter file applied after the defaults",
+            ),
+            DeclareLaunchArgument(
+                "namespace", default_value="", description="namespace pushed onto every node"
+            ),
+            DeclareLaunchArgument(
+                "command_adapter",
+                default_value="false",
+                description="also run the Float64MultiArray command adapter",
+            ),
+            GroupAction(
+                [
+                    PushRosNamespace(LaunchConfiguration("namespace")),
+                    part("sim", is_pybullet),
+                    part("safety"),
+                    part("skills"),
+                    part("manager", IfCondition(LaunchConfiguration("use_manager"))),
+                    Node(
+                        package="miles_ros",
+                        executable="command_adapter_node",
+                        name="command_adapter_node",
+                        parameters=[
+                            PathJoinSubstitution([share, "config", "command_adapter.yaml"])
+                        ],
+                        condition=IfCondition(LaunchConfiguration("command_adapter")),
+                        output="screen",
+                    ),
+                ]
+            ),
+        ]
+    )

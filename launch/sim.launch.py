@@ -21,18 +21,26 @@ def generate_launch_description() -> LaunchDescription:
     params_file = LaunchConfiguration("params_file")
     # An empty params_file falls back to the defaults (loading them twice is harmless).
     overrides = PythonExpression(["'", params_file, "' or '", defaults, "'"])
-    return LaunchDescription([
-        DeclareLaunchArgument("params_file", default_value="",
-                              description="ROS parameter file applied after config/sim.yaml"),
-        DeclareLaunchArgument("namespace", default_value="",
-                              description="namespace of the node (topics are parameters)"),
-        Node(
-            package="miles_ros",
-            executable=EXECUTABLE,
-            name=EXECUTABLE,
-            namespace=LaunchConfiguration("namespace"),
-            parameters=[defaults, overrides],
-            output="screen",
-            emulate_tty=True,
-        ),
-    ])  # fmt: skip
+    return LaunchDescription(
+        [
+            DeclareLaunchArgument(
+                "params_file",
+                default_value="",
+                description="ROS parameter file applied after config/sim.yaml",
+            ),
+            DeclareLaunchArgument(
+                "namespace",
+                default_value="",
+                description="namespace of the node (topics are parameters)",
+            ),
+            Node(
+                package="miles_ros",
+                executable=EXECUTABLE,
+                name=EXECUTABLE,
+                namespace=LaunchConfiguration("namespace"),
+                parameters=[defaults, overrides],
+                output="screen",
+                emulate_tty=True,
+            ),
+        ]
+    )

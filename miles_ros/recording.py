@@ -36,8 +36,23 @@ TOPICS: dict[str, str] = {
 """Recorded topics and their types."""
 
 _SEPARATOR = "=" * 80
-_PRIMITIVES = {"bool", "byte", "char", "float32", "float64", "int8", "uint8", "int16",
-               "uint16", "int32", "uint32", "int64", "uint64", "string", "wstring"}  # fmt: skip
+_PRIMITIVES = {
+    "bool",
+    "byte",
+    "char",
+    "float32",
+    "float64",
+    "int8",
+    "uint8",
+    "int16",
+    "uint16",
+    "int32",
+    "uint32",
+    "int64",
+    "uint64",
+    "string",
+    "wstring",
+}
 
 
 def _msg_file(type_name: str) -> Path:
@@ -65,8 +80,11 @@ def message_definition(type_name: str) -> str:
             base = re.sub(r"\[.*\]$|<=\d+$", "", line.split()[0])
             if base in _PRIMITIVES or base.startswith(("string<", "wstring<")):
                 continue
-            dep = f"{base.split('/')[0]}/msg/{base.split('/')[1]}" if "/" in base else (
-                f"{package}/msg/{base}")  # fmt: skip
+            dep = (
+                f"{base.split('/')[0]}/msg/{base.split('/')[1]}"
+                if "/" in base
+                else (f"{package}/msg/{base}")
+            )
             if dep not in seen:
                 seen.append(dep)
                 order.append((dep, ""))
@@ -98,10 +116,11 @@ class Recorder(Node):
         for topic, type_name in TOPICS.items():
             if type_name not in schemas:
                 schemas[type_name] = self._writer.register_schema(
-                    name=type_name, encoding="ros2msg",
-                    data=message_definition(type_name).encode())  # fmt: skip
-            channel = self._writer.register_channel(topic=topic, message_encoding="cdr",
-                                                    schema_id=schemas[type_name])  # fmt: skip
+                    name=type_name, encoding="ros2msg", data=message_definition(type_name).encode()
+                )
+            channel = self._writer.register_channel(
+                topic=topic, message_encoding="cdr", schema_id=schemas[type_name]
+            )
             package, _, name = type_name.split("/")
             msg_type = getattr(importlib.import_module(f"{package}.msg"), name)
             qos = qos_profile_sensor_data if topic == "/joint_states" else 10
@@ -113,8 +132,9 @@ class Recorder(Node):
             data = serialize_message(msg)
             with self._lock:
                 if self._writer is not None:
-                    self._writer.add_message(channel_id=channel, log_time=now, data=data,
-                                             publish_time=now)  # fmt: skip
+                    self._writer.add_message(
+                        channel_id=channel, log_time=now, data=data, publish_time=now
+                    )
                     self.count += 1
 
         return write

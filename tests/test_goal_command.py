@@ -13,8 +13,13 @@ from miles_ros.commands.goal import GoalFollower, main, topic
 
 
 def status(seq: int, outcome: str, **extra) -> dict:
-    return {"goal": "move to the red cube", "goal_seq": seq, "goals_received": seq,
-            "outcome": outcome, **extra}
+    return {
+        "goal": "move to the red cube",
+        "goal_seq": seq,
+        "goals_received": seq,
+        "outcome": outcome,
+        **extra,
+    }
 
 
 def test_follower_prints_plan_steps_and_outcome_of_its_own_goal_only():
@@ -24,18 +29,51 @@ def test_follower_prints_plan_steps_and_outcome_of_its_own_goal_only():
     follower.sent()
     follower.on_status(status(3, "succeeded", trace_id="old"))  # again, still not ours
     assert follower.outcome is None and not lines
-    plan = {"goal_seq": 4, "trace_id": "t", "replan": False, "mode": "grounded",
-            "model": "fake", "latency_s": 0.5, "steps": [{"skill": "reach",
-                                                          "params": {"target": "red_cube"}}]}
+    plan = {
+        "goal_seq": 4,
+        "trace_id": "t",
+        "replan": False,
+        "mode": "grounded",
+        "model": "fake",
+        "latency_s": 0.5,
+        "steps": [{"skill": "reach", "params": {"target": "red_cube"}}],
+    }
     follower.on_plan(plan)  # before its status: kept until the goal is known to be ours
     request = {"id": "t:1", "skill": "reach", "state": "sent", "progress": 0.0}
     step = {"skill": "reach", "params": {"target": "red_cube"}}
-    follower.on_status(status(4, "running", trace_id="t", request=request, step=step,
-                              step_index=0, steps=1, executed=[]))
-    follower.on_status(status(4, "running", trace_id="t", request=request, step=step,
-                              step_index=0, steps=1, executed=[]))  # no duplicate line
-    done = [{"skill": "reach", "params": {"target": "red_cube"}, "state": "succeeded",
-             "duration_s": 1.25, "reason": ""}]
+    follower.on_status(
+        status(
+            4,
+            "running",
+            trace_id="t",
+            request=request,
+            step=step,
+            step_index=0,
+            steps=1,
+            executed=[],
+        )
+    )
+    follower.on_status(
+        status(
+            4,
+            "running",
+            trace_id="t",
+            request=request,
+            step=step,
+            step_index=0,
+            steps=1,
+            executed=[],
+        )
+    )  # no duplicate line
+    done = [
+        {
+            "skill": "reach",
+            "params": {"target": "red_cube"},
+            "state": "succeeded",
+            "duration_s": 1.25,
+            "reason": "",
+        }
+    ]
     follower.on_status(status(4, "succeeded", trace_id="t", replans=0, executed=done))
     assert follower.outcome == "succeeded" and follower.seq == 4
     assert lines == [
@@ -54,16 +92,40 @@ def test_follower_prints_a_replan_after_the_step_that_failed():
     info = {"mode": "grounded", "model": "fake", "latency_s": 0.25}
     push = {"skill": "push", "params": {"object": "red_cube", "target": "left_pad"}}
     pick = {"skill": "pick_place", "params": {"object": "red_cube", "target": "left_pad"}}
-    follower.on_status(status(1, "running", trace_id="t", replans=0, plan=[push],
-                              plan_info=info, step=push, steps=1, step_index=0,
-                              request={"id": "t:1", "skill": "push"}, executed=[]))
-    follower.on_plan({"goal_seq": 1, "trace_id": "t", "replans": 1, "replan": True,
-                      "steps": [pick], **info})  # may come before the status: held back
+    follower.on_status(
+        status(
+            1,
+            "running",
+            trace_id="t",
+            replans=0,
+            plan=[push],
+            plan_info=info,
+            step=push,
+            steps=1,
+            step_index=0,
+            request={"id": "t:1", "skill": "push"},
+            executed=[],
+        )
+    )
+    follower.on_plan(
+        {"goal_seq": 1, "trace_id": "t", "replans": 1, "replan": True, "steps": [pick], **info}
+    )  # may come before the status: held back
     failed = {**push, "state": "failed", "reason": "slipped", "duration_s": 2.0}
-    follower.on_status(status(1, "running", trace_id="t", replans=1, plan=[pick],
-                              plan_info=info, step=pick, steps=1, step_index=0,
-                              request={"id": "t:2", "skill": "pick_place"},
-                              executed=[failed]))
+    follower.on_status(
+        status(
+            1,
+            "running",
+            trace_id="t",
+            replans=1,
+            plan=[pick],
+            plan_info=info,
+            step=pick,
+            steps=1,
+            step_index=0,
+            request={"id": "t:2", "skill": "pick_place"},
+            executed=[failed],
+        )
+    )
     assert lines == [
         "plan (grounded, fake, 0.25 s, trace t):",
         "  1. push object=red_cube target=left_pad",
@@ -101,18 +163,28 @@ def manager_graph():
         succeed,
     )
 
-    graph = ManagerGraph([
-        manager_factory(fake_planner(scorer(["reach red", "home"]))),
-        lambda ctx: FakeSkillNode(succeed, context=ctx),
-    ])  # fmt: skip
+    graph = ManagerGraph(
+        [
+            manager_factory(fake_planner(scorer(["reach red", "home"]))),
+            lambda ctx: FakeSkillNode(succeed, context=ctx),
+        ]
+    )
     graph.ready()
     yield graph
     graph.close()
 
 
 def test_goal_against_a_running_manager_prints_the_steps_and_exits_0(manager_graph, capsys):
-    rc = main(["move to the red cube, then go home", "--domain-id",
-               str(manager_graph.domain_id), "--timeout", "60", "--json"])
+    rc = main(
+        [
+            "move to the red cube, then go home",
+            "--domain-id",
+            str(manager_graph.domain_id),
+            "--timeout",
+            "60",
+            "--json",
+        ]
+    )
     out = capsys.readouterr().out
     assert rc == 0, out
     lines = out.splitlines()
@@ -130,8 +202,10 @@ def test_goal_refused_under_a_latched_estop_exits_1(manager_graph, capsys):
     from std_msgs.msg import String
 
     manager_graph.pub_safety.publish(String(data=json.dumps({"estop": True})))
-    manager_graph.wait(lambda: any(s.get("estop") for s in manager_graph.manager_status),
-                       what="the manager saw the e-stop")
+    manager_graph.wait(
+        lambda: any(s.get("estop") for s in manager_graph.manager_status),
+        what="the manager saw the e-stop",
+    )
     rc = main(["go home", "--domain-id", str(manager_graph.domain_id), "--timeout", "60"])
     out = capsys.readouterr().out
     assert rc == 1

@@ -19,8 +19,12 @@ from miles_ros.runtime.params import NODE_PARAMS
 ROOT = Path(__file__).resolve().parents[1]
 LAUNCH = ROOT / "launch"
 CONFIG = ROOT / "config"
-PARTS = {"sim": "sim_node", "safety": "safety_node", "skills": "skill_node",
-         "manager": "manager_node"}  # fmt: skip
+PARTS = {
+    "sim": "sim_node",
+    "safety": "safety_node",
+    "skills": "skill_node",
+    "manager": "manager_node",
+}
 
 
 def console_scripts() -> dict[str, str]:
@@ -39,9 +43,13 @@ def node_calls(path: Path) -> list[dict]:
     """Keyword arguments (literal ones) of every ``Node(...)`` call, plus the .yaml names
     in its ``parameters`` (string constants anywhere inside it, or the CONFIG constant)."""
     tree = ast.parse(path.read_text())
-    constants = {t.id: n.value.value for n in tree.body if isinstance(n, ast.Assign)
-                 for t in n.targets if isinstance(t, ast.Name)
-                 and isinstance(n.value, ast.Constant)}  # fmt: skip
+    constants = {
+        t.id: n.value.value
+        for n in tree.body
+        if isinstance(n, ast.Assign)
+        for t in n.targets
+        if isinstance(t, ast.Name) and isinstance(n.value, ast.Constant)
+    }
     calls = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Node":
@@ -75,8 +83,7 @@ def declared_parameters(executable: str) -> set[str] | None:
     if executable == "safety_node":
         from miles_ros.safety import SafetyConfig, SafetyNodeNames
 
-        return {f.name for cls in (SafetyConfig, SafetyNodeNames)
-                for f in dataclasses.fields(cls)}  # fmt: skip
+        return {f.name for cls in (SafetyConfig, SafetyNodeNames) for f in dataclasses.fields(cls)}
     return None
 
 
@@ -86,8 +93,11 @@ def exists(module_function: str) -> bool:
 
 def test_bringup_declares_the_documented_arguments_and_includes_every_part():
     tree = ast.parse((LAUNCH / "bringup.launch.py").read_text())
-    declared = {n.args[0].value for n in ast.walk(tree) if isinstance(n, ast.Call)
-                and getattr(n.func, "id", None) == "DeclareLaunchArgument"}  # fmt: skip
+    declared = {
+        n.args[0].value
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Call) and getattr(n.func, "id", None) == "DeclareLaunchArgument"
+    }
     assert {"robot", "sim", "use_manager", "params_file", "namespace"} <= declared
     text = (LAUNCH / "bringup.launch.py").read_text()
     for part in PARTS:
@@ -134,8 +144,11 @@ def test_config_defaults_equal_the_node_dataclass_defaults():
     from miles_ros.runtime.params import load_node_params
 
     for executable, cls in NODE_PARAMS.items():
-        name = {"sim_node": "sim.yaml", "skill_node": "skills.yaml",
-                "command_adapter_node": "command_adapter.yaml"}[executable]  # fmt: skip
+        name = {
+            "sim_node": "sim.yaml",
+            "skill_node": "skills.yaml",
+            "command_adapter_node": "command_adapter.yaml",
+        }[executable]
         values = load_node_params(CONFIG / name, executable)
         for f in dataclasses.fields(cls):
             default = f.default

@@ -62,8 +62,10 @@ def safety_config(path: str | Path | None = None):
 
 def _supervised(args, task: str, prog: str):
     if not args.supervised:
-        for flag, value in (("--time-scale", args.time_scale),
-                            ("--safety-params", args.safety_params)):  # fmt: skip
+        for flag, value in (
+            ("--time-scale", args.time_scale),
+            ("--safety-params", args.safety_params),
+        ):
             if value is not None:
                 print(f"{prog}: {flag} needs --supervised", file=sys.stderr)
                 return None

@@ -66,8 +66,11 @@ class GoalFollower:
         self.received = max(self.received, int(status.get("goals_received") or 0))
         if self.seq is None:
             if self.baseline is None or status.get("goal") != self.goal:
-                if self.baseline is not None and status.get("planner") == "loading" \
-                        and not self.said_loading:
+                if (
+                    self.baseline is not None
+                    and status.get("planner") == "loading"
+                    and not self.said_loading
+                ):
                     self.said_loading = True
                     self.out("waiting for the manager's planner to load ...")
                 return
@@ -82,7 +85,7 @@ class GoalFollower:
         outcome = status.get("outcome")
         if outcome == "planning" and not self.printed_plans and status.get("event") == "planning":
             self.out(f"planning: {self.goal}")
-        for entry in (status.get("executed") or [])[self.printed_executed:]:
+        for entry in (status.get("executed") or [])[self.printed_executed :]:
             call = f"{entry['skill']} {_params(entry.get('params') or {})}".rstrip()
             line = f"   <- {call}: {entry['state']}"
             if entry.get("duration_s"):
@@ -92,15 +95,21 @@ class GoalFollower:
             self.out(line)
             self.printed_executed += 1
         if status.get("trace_id") and status.get("plan_info"):
-            self._print_plan(status["trace_id"], int(status.get("replans") or 0),
-                             status.get("plan") or [], status["plan_info"])
+            self._print_plan(
+                status["trace_id"],
+                int(status.get("replans") or 0),
+                status.get("plan") or [],
+                status["plan_info"],
+            )
         request = status.get("request")
         if outcome == "running" and request and request["id"] not in self.printed_requests:
             self.printed_requests.add(request["id"])
             step = status.get("step") or {"skill": request["skill"], "params": {}}
             n, total = int(status.get("step_index", 0)) + 1, status.get("steps", "?")
-            self.out(f"-> step {n}/{total}: {step['skill']} {_params(step['params'])}".rstrip()
-                     + f"  [{request['id']}]")
+            self.out(
+                f"-> step {n}/{total}: {step['skill']} {_params(step['params'])}".rstrip()
+                + f"  [{request['id']}]"
+            )
         if outcome in FINAL_OUTCOMES:
             self.outcome = outcome
             line = f"goal {outcome}"
@@ -115,8 +124,9 @@ class GoalFollower:
             self.plans.append(plan)
         elif plan.get("goal_seq") == self.seq and not plan.get("replans"):
             # a replan is printed from the status that carries it, after the failed step
-            self._print_plan(plan.get("trace_id"), int(plan.get("replans") or 0),
-                             plan.get("steps") or [], plan)
+            self._print_plan(
+                plan.get("trace_id"), int(plan.get("replans") or 0), plan.get("steps") or [], plan
+            )
 
     def _print_plan(self, trace, replans: int, steps: list[dict], info: dict) -> None:
         """Print a plan once, from /miles/plan or from a status, whichever comes first."""
@@ -126,8 +136,7 @@ class GoalFollower:
         how = "cached" if info.get("cached") else f"{info.get('latency_s', 0.0):.2f} s"
         label = " [RULE-BASED FALLBACK]" if info.get("fallback_used") else ""
         head = "replanned" if replans else "plan"
-        self.out(f"{head} ({info.get('mode')}, {info.get('model')}, {how}, trace {trace})"
-                 f"{label}:")
+        self.out(f"{head} ({info.get('mode')}, {info.get('model')}, {how}, trace {trace}){label}:")
         for i, step in enumerate(steps, 1):
             self.out(f"  {i}. {step['skill']} {_params(step['params'])}".rstrip())
         for error in info.get("errors") or []:
@@ -135,19 +144,31 @@ class GoalFollower:
 
 
 def main(argv: list[str] | None = None, prog: str = "miles goal") -> int:
-    parser = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n\n")[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter,
-                                     epilog=__doc__.split("\n\n", 1)[1])
+    parser = argparse.ArgumentParser(
+        prog=prog,
+        description=__doc__.split("\n\n")[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=__doc__.split("\n\n", 1)[1],
+    )
     parser.add_argument("goal", help="the goal in words")
     parser.add_argument("--namespace", default="/miles", help="the graph's namespace")
-    parser.add_argument("--timeout", type=float, default=300.0,
-                        help="seconds to follow the goal before giving up (exit 124)")
-    parser.add_argument("--wait", type=float, default=30.0,
-                        help="seconds to wait for the manager to be reachable (it is not "
-                        "while it loads its model)")
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=300.0,
+        help="seconds to follow the goal before giving up (exit 124)",
+    )
+    parser.add_argument(
+        "--wait",
+        type=float,
+        default=30.0,
+        help="seconds to wait for the manager to be reachable (it is not "
+        "while it loads its model)",
+    )
     parser.add_argument("--domain-id", type=int, default=None, help="ROS_DOMAIN_ID to use")
-    parser.add_argument("--json", action="store_true",
-                        help="print the final manager status as one JSON object")
+    parser.add_argument(
+        "--json", action="store_true", help="print the final manager status as one JSON object"
+    )
     args = parser.parse_args(argv)
     if not args.goal.strip():
         parser.error("the goal is empty")
@@ -166,8 +187,11 @@ def main(argv: list[str] | None = None, prog: str = "miles goal") -> int:
     node = rclpy.create_node("miles_goal_cli", context=context)
     executor = SingleThreadedExecutor(context=context)
     executor.add_node(node)
-    reader = QoSProfile(depth=50, reliability=ReliabilityPolicy.RELIABLE,
-                        durability=DurabilityPolicy.TRANSIENT_LOCAL)  # latest + what follows
+    reader = QoSProfile(
+        depth=50,
+        reliability=ReliabilityPolicy.RELIABLE,
+        durability=DurabilityPolicy.TRANSIENT_LOCAL,
+    )  # latest + what follows
     status_topic = topic(args.namespace, names.status_topic)
 
     def on_status(msg):
@@ -178,15 +202,16 @@ def main(argv: list[str] | None = None, prog: str = "miles goal") -> int:
 
     try:
         node.create_subscription(String, status_topic, on_status, reader)
-        node.create_subscription(String, topic(args.namespace, names.plan_topic), on_plan,
-                                 reader)
-        pub = node.create_publisher(String, topic(args.namespace, names.goal_topic),
-                                    COMMAND_QOS)
+        node.create_subscription(String, topic(args.namespace, names.plan_topic), on_plan, reader)
+        pub = node.create_publisher(String, topic(args.namespace, names.goal_topic), COMMAND_QOS)
         deadline = time.monotonic() + args.wait
         while not (follower.seen_status and pub.get_subscription_count() > 0):
             if time.monotonic() > deadline:
-                print(f"{prog}: no manager on {status_topic} within {args.wait:g} s "
-                      "(is `miles up` running, with the same ROS_DOMAIN_ID?)", file=sys.stderr)
+                print(
+                    f"{prog}: no manager on {status_topic} within {args.wait:g} s "
+                    "(is `miles up` running, with the same ROS_DOMAIN_ID?)",
+                    file=sys.stderr,
+                )
                 return NO_MANAGER
             executor.spin_once(timeout_sec=0.1)
         follower.sent()
@@ -194,16 +219,20 @@ def main(argv: list[str] | None = None, prog: str = "miles goal") -> int:
         deadline = time.monotonic() + args.timeout
         while follower.outcome is None:
             if time.monotonic() > deadline:
-                print(f"{prog}: no outcome within {args.timeout:g} s; the manager keeps "
-                      "working on the goal", file=sys.stderr)
+                print(
+                    f"{prog}: no outcome within {args.timeout:g} s; the manager keeps "
+                    "working on the goal",
+                    file=sys.stderr,
+                )
                 return TIMED_OUT
             executor.spin_once(timeout_sec=0.1)
         if args.json:
             print(json.dumps(follower.status))
         return EXIT_CODES.get(follower.outcome, 1)
     except KeyboardInterrupt:
-        print(f"\n{prog}: stopped following (the manager keeps working on the goal)",
-              file=sys.stderr)
+        print(
+            f"\n{prog}: stopped following (the manager keeps working on the goal)", file=sys.stderr
+        )
         return 130
     finally:
         executor.shutdown()

@@ -48,16 +48,22 @@ class ManagerNode(Node):
         self.pub_status = self.create_publisher(String, prm.status_topic, LATCHED_QOS)
         self.pub_request = self.create_publisher(String, prm.request_topic, COMMAND_QOS)
         self.driver = ManagerDriver(
-            prm, self._sender(self.pub_plan), self._sender(self.pub_status),
-            self._sender(self.pub_request), planner_factory,
-        )  # fmt: skip
+            prm,
+            self._sender(self.pub_plan),
+            self._sender(self.pub_status),
+            self._sender(self.pub_request),
+            planner_factory,
+        )
         self.create_subscription(String, prm.goal_topic, self.on_goal, COMMAND_QOS)
-        self.create_subscription(String, prm.skill_status_topic,
-                                 self._json(self.driver.on_skill_status), COMMAND_QOS)
-        self.create_subscription(String, prm.safety_state_topic,
-                                 self._json(self.driver.on_safety_state), LATCHED_QOS)
-        self.create_subscription(String, prm.safety_events_topic,
-                                 self._json(self.driver.on_safety_event), COMMAND_QOS)
+        self.create_subscription(
+            String, prm.skill_status_topic, self._json(self.driver.on_skill_status), COMMAND_QOS
+        )
+        self.create_subscription(
+            String, prm.safety_state_topic, self._json(self.driver.on_safety_state), LATCHED_QOS
+        )
+        self.create_subscription(
+            String, prm.safety_events_topic, self._json(self.driver.on_safety_event), COMMAND_QOS
+        )
         self.create_subscription(String, prm.objects_topic, self._json(self.driver.on_scene), 10)
         self.create_timer(0.1, self.driver.tick)
         self.driver.start()

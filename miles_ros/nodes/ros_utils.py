@@ -21,19 +21,25 @@ from rclpy.parameter import Parameter
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 
 SENSOR_QOS = QoSProfile(
-    history=HistoryPolicy.KEEP_LAST, depth=5, reliability=ReliabilityPolicy.BEST_EFFORT,
+    history=HistoryPolicy.KEEP_LAST,
+    depth=5,
+    reliability=ReliabilityPolicy.BEST_EFFORT,
     durability=DurabilityPolicy.VOLATILE,
-)  # fmt: skip
+)
 """Sensor streams: best effort, small depth (a reliable publisher still connects)."""
 COMMAND_QOS = QoSProfile(
-    history=HistoryPolicy.KEEP_LAST, depth=10, reliability=ReliabilityPolicy.RELIABLE,
+    history=HistoryPolicy.KEEP_LAST,
+    depth=10,
+    reliability=ReliabilityPolicy.RELIABLE,
     durability=DurabilityPolicy.VOLATILE,
-)  # fmt: skip
+)
 """Commands and events: reliable."""
 LATCHED_QOS = QoSProfile(
-    history=HistoryPolicy.KEEP_LAST, depth=1, reliability=ReliabilityPolicy.RELIABLE,
+    history=HistoryPolicy.KEEP_LAST,
+    depth=1,
+    reliability=ReliabilityPolicy.RELIABLE,
     durability=DurabilityPolicy.TRANSIENT_LOCAL,
-)  # fmt: skip
+)
 """State that late joiners must see (e-stop state): reliable + transient-local."""
 
 _SCALARS = {
@@ -84,9 +90,11 @@ def declare_dataclass(node: Node, cls: type, dynamic: Collection[str] = ()) -> A
         default = f.default if f.default is not MISSING else f.default_factory()  # type: ignore[misc]
         ptype = _param_type(hints[f.name])
         descriptor = ParameterDescriptor(
-            name=f.name, type=int(ptype), description=docs.get(f.name, ""),
+            name=f.name,
+            type=int(ptype),
+            description=docs.get(f.name, ""),
             read_only=f.name not in dynamic,
-        )  # fmt: skip
+        )
         initial = list(default) if isinstance(default, tuple) else default
         param = node.declare_parameter(f.name, initial if initial != [] else ptype, descriptor)
         value = param.value

@@ -139,25 +139,36 @@ def build_planner(params: ManagerNodeParams):
     from miles_ros.agent.registry import SkillRegistry
     from miles_ros.agent.world import load_world
 
-    config = PlannerConfig(mode=params.mode, fallback=params.fallback,
-                           affordance_weight=params.affordance_weight)
+    config = PlannerConfig(
+        mode=params.mode, fallback=params.fallback, affordance_weight=params.affordance_weight
+    )
     adapter = None if params.adapter == "none" else (params.adapter or "default")
     return Planner.from_options(
-        registry=SkillRegistry.load([Path(params.skill_library)] if params.skill_library
-                                    else None),
-        world=load_world(params.scene_file or None), model=params.model or None,
-        adapter=adapter, endpoint=params.endpoint or None,
-        endpoint_model=params.endpoint_model, cache_dir=params.cache_dir or None,
-        threads=params.threads or None, config=config, process=params.lm_process)
+        registry=SkillRegistry.load(
+            [Path(params.skill_library)] if params.skill_library else None
+        ),
+        world=load_world(params.scene_file or None),
+        model=params.model or None,
+        adapter=adapter,
+        endpoint=params.endpoint or None,
+        endpoint_model=params.endpoint_model,
+        cache_dir=params.cache_dir or None,
+        threads=params.threads or None,
+        config=config,
+        process=params.lm_process,
+    )
 
 
 def world_from_objects(message: dict) -> World:
     """The planner's world from a ``/miles/scene/objects`` message
     (``{"objects": {name: {"position"}}, "places": {name: {"position"}}}``)."""
-    objects = {str(n): tuple(float(v) for v in o["position"])
-               for n, o in message["objects"].items()}
-    places = {str(n): tuple(float(v) for v in p["position"])
-              for n, p in (message.get("places") or {}).items()}
+    objects = {
+        str(n): tuple(float(v) for v in o["position"]) for n, o in message["objects"].items()
+    }
+    places = {
+        str(n): tuple(float(v) for v in p["position"])
+        for n, p in (message.get("places") or {}).items()
+    }
     if not objects and not places:
         raise ValueError("no objects and no places")
     return World(objects=objects, places=places, source="scene topic")  # type: ignore[arg-type]
@@ -185,11 +196,15 @@ class ManagerDriver:
     (default: :func:`build_planner`); the memory is opened on the worker thread.
     """
 
-    def __init__(self, params: ManagerNodeParams, publish_plan: Callable[[dict], None],
-                 publish_status: Callable[[dict], None],
-                 publish_request: Callable[[dict], None],
-                 planner_factory: Callable[[ManagerNodeParams], Any] | None = None,
-                 clock: Callable[[], float] = time.monotonic):
+    def __init__(
+        self,
+        params: ManagerNodeParams,
+        publish_plan: Callable[[dict], None],
+        publish_status: Callable[[dict], None],
+        publish_request: Callable[[dict], None],
+        planner_factory: Callable[[ManagerNodeParams], Any] | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ):
         self.params = params
         self._publish_plan, self._publish_status = publish_plan, publish_status
         self._publish_request = publish_request
@@ -203,10 +218,18 @@ class ManagerDriver:
         self.estop, self.estop_reason = False, ""
         self.request: _Request | None = None
         self.goal_seq = 0
-        self.status: dict = {"goal": None, "goal_seq": 0, "trace_id": None, "outcome": "idle",
-                             "event": "started", "reason": "", "replans": 0,
-                             "planner": "loading", "estop": False,
-                             "goals_received": 0}
+        self.status: dict = {
+            "goal": None,
+            "goal_seq": 0,
+            "trace_id": None,
+            "outcome": "idle",
+            "event": "started",
+            "reason": "",
+            "replans": 0,
+            "planner": "loading",
+            "estop": False,
+            "goals_received": 0,
+        }
         self.last_status_time = -1e9
         self.goal_seq_running = 0
         self.planner = None
@@ -230,8 +253,12 @@ class ManagerDriver:
         try:
             self.planner = self.planner_factory(self.params)
             self.embedder = build_embedder(self.params)
-            logger.info("planner loaded in %.1f s: %s (%s mode)", time.perf_counter() - t0,
-                        self.planner.lm.name, self.planner.config.mode)
+            logger.info(
+                "planner loaded in %.1f s: %s (%s mode)",
+                time.perf_counter() - t0,
+                self.planner.lm.name,
+                self.planner.config.mode,
+            )
         except Exception as exc:  # report it on the status topic, keep the node up
             logger.exception("planner failed to load")
             self.load_error = f"planner failed to load: {exc}"
@@ -293,9 +320,13 @@ class ManagerDriver:
                 return
             req.ended = True
             duration = status.get("elapsed_s")
-            result = StepResult(req.id, req.state, str(status.get("reason", "") or ""),
-                                req.distance_m, float(duration) if duration is not None
-                                else self.clock() - req.dispatched)
+            result = StepResult(
+                req.id,
+                req.state,
+                str(status.get("reason", "") or ""),
+                req.distance_m,
+                float(duration) if duration is not None else self.clock() - req.dispatched,
+            )
         self.events.put(("result", result))
 
     def tick(self) -> None:
@@ -313,8 +344,12 @@ class ManagerDriver:
             if late is not None:
                 req.ended = True
                 self._publish_request({"id": req.id, "cancel": True})
-                self.events.put(("result", StepResult(req.id, "failed", late, req.distance_m,
-                                                      now - req.dispatched)))
+                self.events.put(
+                    (
+                        "result",
+                        StepResult(req.id, "failed", late, req.distance_m, now - req.dispatched),
+                    )
+                )
             if p.status_period_s > 0 and now - self.last_status_time >= p.status_period_s:
                 self.update_status({"event": "heartbeat"})
 
@@ -324,9 +359,16 @@ class ManagerDriver:
         with self.lock:
             self.status.update(changes)
             req = self.request
-            self.status["request"] = None if req is None else {
-                "id": req.id, "skill": req.skill, "state": req.state,
-                "progress": round(req.progress, 4)}
+            self.status["request"] = (
+                None
+                if req is None
+                else {
+                    "id": req.id,
+                    "skill": req.skill,
+                    "state": req.state,
+                    "progress": round(req.progress, 4),
+                }
+            )
             self.status["estop"] = self.estop
             self.status["stamp"] = time.time()
             self.last_status_time = self.clock()
@@ -339,15 +381,16 @@ class ManagerDriver:
             try:
                 memory = build_memory(self.params, self.embedder)
             except Exception:  # planning works without memory; say so
-                logger.exception("memory %r not opened; goals will not be remembered",
-                                 self.params.memory_db)
+                logger.exception(
+                    "memory %r not opened; goals will not be remembered", self.params.memory_db
+                )
             self.planner.memory = memory
-            self.manager = Manager(self.planner, memory=memory,
-                                   max_replans=self.params.max_replans)
+            self.manager = Manager(
+                self.planner, memory=memory, max_replans=self.params.max_replans
+            )
             self.update_status({"planner": "ready", "event": "ready"})
         else:
-            self.update_status({"planner": "error", "event": "error",
-                                "reason": self.load_error})
+            self.update_status({"planner": "error", "event": "error", "reason": self.load_error})
         while True:
             event = self.events.get()
             kind = event[0]
@@ -373,20 +416,38 @@ class ManagerDriver:
     def _goal_status(self, **changes) -> dict:
         """The running (or just finished) goal's status fields, with ``changes``."""
         w = self.manager.work  # type: ignore[union-attr]
-        executed = [{k: e.get(k) for k in ("id", "skill", "params", "state", "reason",
-                                           "duration_s")} for e in w.executed]
+        executed = [
+            {k: e.get(k) for k in ("id", "skill", "params", "state", "reason", "duration_s")}
+            for e in w.executed
+        ]
         info = {k: v for k, v in w.plan.to_json().items() if k not in ("goal", "steps")}
-        return {**self.manager.status(), "goal_seq": self.goal_seq_running,  # type: ignore[union-attr]
-                "executed": executed, "plan_info": info, **changes}
+        return {
+            **self.manager.status(),
+            "goal_seq": self.goal_seq_running,  # type: ignore[union-attr]
+            "executed": executed,
+            "plan_info": info,
+            **changes,
+        }
 
     def _active(self) -> bool:
         m = self.manager
         return m is not None and m.work is not None and m.work.outcome == "running"
 
     def _goal(self, seq: int, text: str, received: float) -> None:
-        base = {"goal": text, "goal_seq": seq, "trace_id": None, "step": None,
-                "step_index": 0, "steps": 0, "replans": 0, "plan": [], "metrics": {},
-                "failure": None, "executed": [], "reflection": ""}
+        base = {
+            "goal": text,
+            "goal_seq": seq,
+            "trace_id": None,
+            "step": None,
+            "step_index": 0,
+            "steps": 0,
+            "replans": 0,
+            "plan": [],
+            "metrics": {},
+            "failure": None,
+            "executed": [],
+            "reflection": "",
+        }
         refusal = ""
         if self.manager is None:
             refusal = self.load_error or "planner not loaded"
@@ -400,8 +461,9 @@ class ManagerDriver:
         if refusal:
             logger.warning("goal %r refused: %s", text, refusal)
             # a refusal of a second goal must not replace the running goal's state for long
-            self.update_status({**base, "outcome": "refused", "event": "refused",
-                                "reason": refusal})
+            self.update_status(
+                {**base, "outcome": "refused", "event": "refused", "reason": refusal}
+            )
             if self._active():
                 self.update_status(self._goal_status(event="resumed", reason=""))
             return
@@ -419,13 +481,24 @@ class ManagerDriver:
             plan, action = self.manager.start(text, world)
         except Exception as exc:  # the model or the endpoint broke: this goal fails
             logger.exception("planning %r failed", text)
-            self.update_status({**base, "outcome": "failed", "event": "finished",
-                                "reason": f"planning failed: {exc}"})
+            self.update_status(
+                {
+                    **base,
+                    "outcome": "failed",
+                    "event": "finished",
+                    "reason": f"planning failed: {exc}",
+                }
+            )
             return
-        logger.info("goal %r: %s plan in %.2f s (trace %s): %s", text, plan.mode,
-                    plan.latency_s, plan.trace_id, [s.to_dict() for s in plan.steps])
-        self._publish_plan({**plan.to_message(), "goal_seq": seq, "replan": False,
-                            "replans": 0})
+        logger.info(
+            "goal %r: %s plan in %.2f s (trace %s): %s",
+            text,
+            plan.mode,
+            plan.latency_s,
+            plan.trace_id,
+            [s.to_dict() for s in plan.steps],
+        )
+        self._publish_plan({**plan.to_message(), "goal_seq": seq, "replan": False, "replans": 0})
         self._act(action, received)
 
     def _result(self, result: StepResult) -> None:
@@ -436,14 +509,28 @@ class ManagerDriver:
         if not self._active():
             return
         if result.state not in ("succeeded", "estopped"):
-            self.update_status({"event": "step_failed", "reason": result.reason,
-                                "failed_step": {"id": result.id, "state": result.state,
-                                                "reason": result.reason}})
+            self.update_status(
+                {
+                    "event": "step_failed",
+                    "reason": result.reason,
+                    "failed_step": {
+                        "id": result.id,
+                        "state": result.state,
+                        "reason": result.reason,
+                    },
+                }
+            )
         action = self.manager.on_step_result(result)  # type: ignore[union-attr]
         if action.replanned:
             plan = self.manager.work.plan  # type: ignore[union-attr]
-            self._publish_plan({**plan.to_message(), "goal_seq": self.goal_seq_running,
-                                "replan": True, "replans": self.manager.work.metrics.replans})  # type: ignore[union-attr]
+            self._publish_plan(
+                {
+                    **plan.to_message(),
+                    "goal_seq": self.goal_seq_running,
+                    "replan": True,
+                    "replans": self.manager.work.metrics.replans,
+                }
+            )  # type: ignore[union-attr]
         self._act(action)
 
     def _estop(self) -> None:
@@ -456,9 +543,13 @@ class ManagerDriver:
         with self.lock:
             req.ended = True
         self._publish_request({"id": req.id, "cancel": True, "reason": "estop"})
-        self._act(self.manager.on_step_result(  # type: ignore[union-attr]
-            StepResult(req.id, "estopped", reason, req.distance_m,
-                       self.clock() - req.dispatched)))
+        self._act(
+            self.manager.on_step_result(  # type: ignore[union-attr]
+                StepResult(
+                    req.id, "estopped", reason, req.distance_m, self.clock() - req.dispatched
+                )
+            )
+        )
 
     def _act(self, action: Action, received: float | None = None) -> None:
         if action.kind == "dispatch":
@@ -466,8 +557,11 @@ class ManagerDriver:
                 estop = self.estop
             if estop:  # latched while planning: never send the request
                 w = self.manager.work  # type: ignore[union-attr]
-                action = self.manager.on_step_result(StepResult(  # type: ignore[union-attr]
-                    w.current["id"], "estopped", "e-stop latched while planning"))
+                action = self.manager.on_step_result(
+                    StepResult(  # type: ignore[union-attr]
+                        w.current["id"], "estopped", "e-stop latched while planning"
+                    )
+                )
                 return self._finish(action)
             request = action.request or {}
             now = self.clock()
@@ -477,8 +571,9 @@ class ManagerDriver:
             if received is not None:
                 self.first_request_latency_s.append(now - received)
                 logger.info("first skill request %.2f s after the goal arrived", now - received)
-            self.update_status(self._goal_status(
-                event="replanned" if action.replanned else "dispatch", reason=""))
+            self.update_status(
+                self._goal_status(event="replanned" if action.replanned else "dispatch", reason="")
+            )
             return None
         return self._finish(action)
 
@@ -491,9 +586,14 @@ class ManagerDriver:
             reflection = manager.reflect()  # type: ignore[union-attr]
         except Exception:  # memory trouble must not hide the outcome
             logger.exception("reflection failed")
-        status = self._goal_status(outcome=action.kind, event="finished",
-                                   reason=action.reason, reflection=reflection)
+        status = self._goal_status(
+            outcome=action.kind, event="finished", reason=action.reason, reflection=reflection
+        )
         log = logger.info if action.kind == "succeeded" else logger.warning
-        log("goal %r %s%s", status["goal"], action.kind,
-            f": {action.reason}" if action.reason else "")
+        log(
+            "goal %r %s%s",
+            status["goal"],
+            action.kind,
+            f": {action.reason}" if action.reason else "",
+        )
         self.update_status(status)

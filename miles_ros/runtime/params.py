@@ -124,9 +124,14 @@ class CommandAdapterParams:
     """Parameters of ``command_adapter_node`` (JointState -> Float64MultiArray)."""
 
     joint_names: tuple[str, ...] = (
-        "panda_joint1", "panda_joint2", "panda_joint3", "panda_joint4",
-        "panda_joint5", "panda_joint6", "panda_joint7",
-    )  # fmt: skip
+        "panda_joint1",
+        "panda_joint2",
+        "panda_joint3",
+        "panda_joint4",
+        "panda_joint5",
+        "panda_joint6",
+        "panda_joint7",
+    )
     """Joints in the order the controller's command array expects."""
     input_topic: str = "/miles/joint_command"
     """sensor_msgs/JointState in: the safety node's output."""

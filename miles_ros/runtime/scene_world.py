@@ -203,14 +203,16 @@ class CameraProcess:
 
         ctx = mp.get_context(start_method)
         self._conn, child = ctx.Pipe()
-        self._proc = ctx.Process(target=_camera_worker, args=(child, scene_file), daemon=True,
-                                 name="miles-sim-camera")  # fmt: skip
+        self._proc = ctx.Process(
+            target=_camera_worker, args=(child, scene_file), daemon=True, name="miles-sim-camera"
+        )
         self._proc.start()
         child.close()
         self._ready = False
 
-    def render(self, joints, poses: dict[str, BodyPose], width: int, height: int,
-               timeout: float = 30.0) -> np.ndarray:  # fmt: skip
+    def render(
+        self, joints, poses: dict[str, BodyPose], width: int, height: int, timeout: float = 30.0
+    ) -> np.ndarray:
         """RGB image [height, width, 3] uint8 of the scene at these poses."""
         try:
             if not self._ready:

@@ -43,10 +43,14 @@ class Intervention:
     def to_json(self) -> str:
         """One line of JSON (non-finite numbers as strings, so the line stays valid JSON)."""
         data = {
-            "time": self.time, "kind": self.kind, "joint": self.joint,
-            "requested": self.requested, "allowed": self.allowed, "detail": self.detail,
+            "time": self.time,
+            "kind": self.kind,
+            "joint": self.joint,
+            "requested": self.requested,
+            "allowed": self.allowed,
+            "detail": self.detail,
             "suppressed": self.suppressed,
-        }  # fmt: skip
+        }
         return json.dumps(_jsonable(data), separators=(",", ":"), allow_nan=False)
 
 

@@ -164,17 +164,20 @@ def tcp_position_into(q, out):
         m10, m11, m12 = st * ca, ct * ca, -sa
         m20, m21 = st * sa, ct * sa
         r00, r01, r02 = (
-            r00 * ct + r01 * m10 + r02 * m20, -r00 * st + r01 * m11 + r02 * m21,
+            r00 * ct + r01 * m10 + r02 * m20,
+            -r00 * st + r01 * m11 + r02 * m21,
             r01 * m12 + r02 * ca,
-        )  # fmt: skip
+        )
         r10, r11, r12 = (
-            r10 * ct + r11 * m10 + r12 * m20, -r10 * st + r11 * m11 + r12 * m21,
+            r10 * ct + r11 * m10 + r12 * m20,
+            -r10 * st + r11 * m11 + r12 * m21,
             r11 * m12 + r12 * ca,
-        )  # fmt: skip
+        )
         r20, r21, r22 = (
-            r20 * ct + r21 * m10 + r22 * m20, -r20 * st + r21 * m11 + r22 * m21,
+            r20 * ct + r21 * m10 + r22 * m20,
+            -r20 * st + r21 * m11 + r22 * m21,
             r21 * m12 + r22 * ca,
-        )  # fmt: skip
+        )
     # Flange -> TCP: a rotation about z (hand yaw) and flange_to_tcp along z.
     out[0] = px + r02 * panda.flange_to_tcp
     out[1] = py + r12 * panda.flange_to_tcp
@@ -365,9 +368,20 @@ def cartesian_filter(js, h, out, brake, p_prev, c_prev, speed_cap, ws, boxes, sp
     c_floor = min(c_prev, 0.0) - 1e-12
     p = np.empty(3)
     code, m_hi, speed, c = _evaluate(
-        js, out[:, OUT_Q], out[:, OUT_V], out[:, OUT_A], p_prev, c_floor, h, speed_cap, ws,
-        boxes, spheres, pad, p,
-    )  # fmt: skip
+        js,
+        out[:, OUT_Q],
+        out[:, OUT_V],
+        out[:, OUT_A],
+        p_prev,
+        c_floor,
+        h,
+        speed_cap,
+        ws,
+        boxes,
+        spheres,
+        pad,
+        p,
+    )
     if code == 0:
         res[0] = 1.0
         res[1] = c
@@ -379,9 +393,20 @@ def cartesian_filter(js, h, out, brake, p_prev, c_prev, speed_cap, ws, boxes, sp
     # The braking output is always kept (it cannot make a clear state unclear); the speed
     # cap is relaxed to its speed when the arm already moves faster than the cap.
     _, _, bspeed, bc = _evaluate(
-        js, brake[:, OUT_Q], brake[:, OUT_V], brake[:, OUT_A], p_prev, c_floor, h, 1e300, ws,
-        boxes, spheres, pad, p,
-    )  # fmt: skip
+        js,
+        brake[:, OUT_Q],
+        brake[:, OUT_V],
+        brake[:, OUT_A],
+        p_prev,
+        c_floor,
+        h,
+        1e300,
+        ws,
+        boxes,
+        spheres,
+        pad,
+        p,
+    )
     best_p = p.copy()
     cap = max(speed_cap, bspeed)
     qv = np.empty(n)
@@ -407,8 +432,9 @@ def cartesian_filter(js, h, out, brake, p_prev, c_prev, speed_cap, ws, boxes, sp
             s = 0.5 * (s_lo + s_hi)
         s = min(max(s, s_lo + 1e-3 * (s_hi - s_lo)), s_hi - 1e-3 * (s_hi - s_lo))
         _blend(js, h, out, brake, s, qv, vv, av)
-        code, m, speed, c = _evaluate(js, qv, vv, av, p_prev, c_floor, h, cap, ws, boxes,
-                                      spheres, pad, p)  # fmt: skip
+        code, m, speed, c = _evaluate(
+            js, qv, vv, av, p_prev, c_floor, h, cap, ws, boxes, spheres, pad, p
+        )
         if code == 0:
             best_s, best_c = s, c
             best_p[:] = p
@@ -441,9 +467,22 @@ def cartesian_filter(js, h, out, brake, p_prev, c_prev, speed_cap, ws, boxes, sp
 
 @njit(cache=True)
 def supervise_step(
-    js, h, stop_mode, scale_mode, out, scratch, work, p_prev, c_prev, speed_cap, ws, boxes,
-    spheres, pad, res,
-):  # fmt: skip
+    js,
+    h,
+    stop_mode,
+    scale_mode,
+    out,
+    scratch,
+    work,
+    p_prev,
+    c_prev,
+    speed_cap,
+    ws,
+    boxes,
+    spheres,
+    pad,
+    res,
+):
     """One complete check: shape every joint, apply the Cartesian limits (unless stopping),
     then advance the state in ``js`` to the new output (and its stop envelope).
 

@@ -78,9 +78,11 @@ class JointLimits:
         width = self.upper - self.lower
         for i in range(width.size):
             stop = stop_travel(
-                float(self.velocity[i]), float(self.acceleration[i]),
-                float(self.acceleration[i]), float(self.jerk[i]),
-            )  # fmt: skip
+                float(self.velocity[i]),
+                float(self.acceleration[i]),
+                float(self.acceleration[i]),
+                float(self.jerk[i]),
+            )
             if width[i] <= 2.0 * stop:
                 raise ValueError(
                     f"joint {i + 1}: band {width[i]:.3f} rad is too narrow to stop from full "

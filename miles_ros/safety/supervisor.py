@@ -215,9 +215,13 @@ class SafetySupervisor:
         clipped = np.clip(arm, self._js[:, sh.LO], self._js[:, sh.HI])
         for i in np.flatnonzero(clipped != arm) if (clipped != arm).any() else ():
             self._record(
-                now, "position_limit", self.config.joint_names[i], float(arm[i]),
-                float(clipped[i]), "target outside the position limits minus margin",
-            )  # fmt: skip
+                now,
+                "position_limit",
+                self.config.joint_names[i],
+                float(arm[i]),
+                float(clipped[i]),
+                "target outside the position limits minus margin",
+            )
         if not np.all(np.isnan(fingers)):
             self._accept_fingers(fingers, now)
         stamp = float(request.stamp)  # type: ignore[arg-type]
@@ -337,10 +341,22 @@ class SafetySupervisor:
         js, out, res = self._js, self._out, self._res
         js[:, sh.TARGET] = np.nan if stop else self._stream_target(now)
         supervise_step(
-            js, h, stop, self._scale, out, self._brake, self._work, self._p_prev,
-            self._c_prev, self._speed_cap, self._ws, self._boxes, self._spheres,
-            self.config.zone_padding, res,
-        )  # fmt: skip
+            js,
+            h,
+            stop,
+            self._scale,
+            out,
+            self._brake,
+            self._work,
+            self._p_prev,
+            self._c_prev,
+            self._speed_cap,
+            self._ws,
+            self._boxes,
+            self._spheres,
+            self.config.zone_padding,
+            res,
+        )
         self._p_prev = res[2:5].copy()
         self._c_prev = float(res[1])
         self._t_prev = now
@@ -470,9 +486,13 @@ class SafetySupervisor:
             code = int(out[i, sh.OUT_CODE])
             if code == sh.INFEASIBLE or self._new_request:
                 self._record(
-                    now, sh.CODE_NAMES[code], names[i], float(self._target[i]),
-                    float(out[i, sh.OUT_Q]), "request shaped to the limits",
-                )  # fmt: skip
+                    now,
+                    sh.CODE_NAMES[code],
+                    names[i],
+                    float(self._target[i]),
+                    float(out[i, sh.OUT_Q]),
+                    "request shaped to the limits",
+                )
         self._new_request = False
 
     def _command(self, now: float, h: float, stop: bool) -> Command:
@@ -495,9 +515,13 @@ class SafetySupervisor:
         clipped = np.clip(merged, panda.finger_position_min, panda.finger_position_max)
         for i in np.flatnonzero(np.abs(clipped - merged) > 0.0):
             self._record(
-                now, "finger_range", self.config.finger_joint_names[i], float(merged[i]),
-                float(clipped[i]), "finger target outside the gripper travel",
-            )  # fmt: skip
+                now,
+                "finger_range",
+                self.config.finger_joint_names[i],
+                float(merged[i]),
+                float(clipped[i]),
+                "finger target outside the gripper travel",
+            )
         if np.any(np.isnan(clipped)):  # one finger given, the other never known
             clipped = np.where(np.isnan(clipped), clipped[~np.isnan(clipped)][0], clipped)
         self._finger_target = clipped

@@ -261,9 +261,16 @@ class NumbaEnv(BatchedEnv):
             self._cnt[:, nk.C_EPISODE] = 0
         self._obs = np.empty((self.num_envs, self.obs_dim), dtype=np.float32)
         nk.reset_kernel(
-            self._fp, self._ip, self._seed, self._all, bump, self._st,
-            self._cnt, self._abuf, self._obs,
-        )  # fmt: skip
+            self._fp,
+            self._ip,
+            self._seed,
+            self._all,
+            bump,
+            self._st,
+            self._cnt,
+            self._abuf,
+            self._obs,
+        )
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         """Start a new episode in every env; ``seed`` (int >= 0) makes it reproducible.
@@ -308,9 +315,19 @@ class NumbaEnv(BatchedEnv):
         res = np.empty((3, n))
         flags = np.empty((4, n), dtype=np.bool_)
         self._step_kernel(
-            self._fp, self._ip, self._seed, self._n_chunks, actions, self._st, self._cnt,
-            self._abuf, obs, final_obs, res, flags,
-        )  # fmt: skip
+            self._fp,
+            self._ip,
+            self._seed,
+            self._n_chunks,
+            actions,
+            self._st,
+            self._cnt,
+            self._abuf,
+            obs,
+            final_obs,
+            res,
+            flags,
+        )
         self._obs = obs
         info = {
             "success": flags[nk.F_SUCCESS],

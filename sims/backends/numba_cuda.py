@@ -49,25 +49,38 @@ _NOISE_BASE = nk.NOISE_COUNTER_BASE
 
 S_Q, S_QD, S_TCP, S_FAX = nk.S_Q, nk.S_QD, nk.S_TCP, nk.S_FAX
 S_GOAL, S_FRICTION, S_MASS, S_DELAY, S_RETURN = (
-    nk.S_GOAL, nk.S_FRICTION, nk.S_MASS, nk.S_DELAY, nk.S_RETURN,
-)  # fmt: skip
+    nk.S_GOAL,
+    nk.S_FRICTION,
+    nk.S_MASS,
+    nk.S_DELAY,
+    nk.S_RETURN,
+)
 S_WIDTH = nk.S_WIDTH
 S_KICK, S_MU_FINGER, S_LSR = nk.S_KICK, nk.S_MU_FINGER, nk.S_LSR
 NUM_STATE = nk.NUM_STATE
 C_STEPS, C_EPISODE = nk.C_STEPS, nk.C_EPISODE
 R_REWARD, R_FINAL_RETURN, R_FINAL_LENGTH = nk.R_REWARD, nk.R_FINAL_RETURN, nk.R_FINAL_LENGTH
 F_TERMINATED, F_TRUNCATED, F_SUCCESS, F_FINAL = (
-    nk.F_TERMINATED, nk.F_TRUNCATED, nk.F_SUCCESS, nk.F_FINAL,
-)  # fmt: skip
+    nk.F_TERMINATED,
+    nk.F_TRUNCATED,
+    nk.F_SUCCESS,
+    nk.F_FINAL,
+)
 P_DT, P_JOINT_SCALE, P_GAIN, P_SUCCESS = nk.P_DT, nk.P_JOINT_SCALE, nk.P_GAIN, nk.P_SUCCESS
 P_JOINT_NOISE, P_OBS_NOISE, P_INIT_WIDTH = nk.P_JOINT_NOISE, nk.P_OBS_NOISE, nk.P_INIT_WIDTH
 P_FRICTION_LO, P_FRICTION_HI, P_MASS_LO, P_MASS_HI = (
-    nk.P_FRICTION_LO, nk.P_FRICTION_HI, nk.P_MASS_LO, nk.P_MASS_HI,
-)  # fmt: skip
+    nk.P_FRICTION_LO,
+    nk.P_FRICTION_HI,
+    nk.P_MASS_LO,
+    nk.P_MASS_HI,
+)
 P_KICK_LO, P_KICK_HI = nk.P_KICK_LO, nk.P_KICK_HI
 P_MU_FINGER, P_MU_FINGER_HI, P_LSR_LO, P_LSR_HI = (
-    nk.P_MU_FINGER, nk.P_MU_FINGER_HI, nk.P_LSR_LO, nk.P_LSR_HI,
-)  # fmt: skip
+    nk.P_MU_FINGER,
+    nk.P_MU_FINGER_HI,
+    nk.P_LSR_LO,
+    nk.P_LSR_HI,
+)
 P_GOAL_X_LO, P_GOAL_Y_LO, P_GOAL_Z_LO = nk.P_GOAL_X_LO, nk.P_GOAL_Y_LO, nk.P_GOAL_Z_LO
 P_GOAL_X_HI, P_GOAL_Y_HI, P_GOAL_Z_HI = nk.P_GOAL_X_HI, nk.P_GOAL_Y_HI, nk.P_GOAL_Z_HI
 I_DENSE, I_EPISODE_STEPS = nk.I_DENSE, nk.I_EPISODE_STEPS
@@ -392,9 +405,18 @@ class CudaReachStepper:
         res = cuda.device_array((3, n), dtype=np.float64)
         flags = cuda.device_array((4, n), dtype=np.bool_)
         reach_step_cuda[self._blocks, self._threads](
-            self._fp, self._ip, self._seed, cuda.to_device(actions), self._st, self._cnt,
-            self._abuf, obs, fin_obs, res, flags,
-        )  # fmt: skip
+            self._fp,
+            self._ip,
+            self._seed,
+            cuda.to_device(actions),
+            self._st,
+            self._cnt,
+            self._abuf,
+            obs,
+            fin_obs,
+            res,
+            flags,
+        )
         res_h, flags_h = res.copy_to_host(), flags.copy_to_host()
         info = {
             "success": flags_h[F_SUCCESS],

@@ -291,9 +291,23 @@ def fk_row(q, k, scratch):
     for i in range(7):
         if i > 0:
             r00, r01, r02, r10, r11, r12, r20, r21, r22, px, py, pz = _joint_perp(
-                r00, r01, r02, r10, r11, r12, r20, r21, r22, px, py, pz,
-                q[k, i], _DH_A[i], _DH_D[i], _SIN_ALPHA[i],
-            )  # fmt: skip
+                r00,
+                r01,
+                r02,
+                r10,
+                r11,
+                r12,
+                r20,
+                r21,
+                r22,
+                px,
+                py,
+                pz,
+                q[k, i],
+                _DH_A[i],
+                _DH_D[i],
+                _SIN_ALPHA[i],
+            )
         scratch[i, 0] = r02
         scratch[i, 1] = r12
         scratch[i, 2] = r22
@@ -617,8 +631,9 @@ def reset_env(k, fp, ip, seed, st, cnt, abuf, scratch):
     for i in range(NUM_STATE):
         st[k, i] = 0.0
     for i in range(7):
-        st[k, S_Q + i] = _clip(_uniform(key, i, _Q_HOME[i] - noise, _Q_HOME[i] + noise),
-                               _Q_MIN[i], _Q_MAX[i])  # fmt: skip
+        st[k, S_Q + i] = _clip(
+            _uniform(key, i, _Q_HOME[i] - noise, _Q_HOME[i] + noise), _Q_MIN[i], _Q_MAX[i]
+        )
     store_fk(k, st, scratch)
     st[k, S_WIDTH] = fp[P_INIT_WIDTH]
     st[k, S_FRICTION] = _uniform(key, d + 10, fp[P_FRICTION_LO], fp[P_FRICTION_HI])
@@ -853,8 +868,17 @@ def _object_step(k, fp, ip, st, scratch, prev_x, prev_y, prev_z, prev_width, a_g
                             mx = fcx - (b0x + a0 * hx - across * hy)
                             my = fcy - (b0y + a0 * hy + across * hx)
                         ox, oy, oyaw, hit = push_cube(
-                            ox, oy, oyaw, fcx, fcy, mx, my, pad_radius, half,
-                            st[k, S_MU_FINGER], st[k, S_LSR],
+                            ox,
+                            oy,
+                            oyaw,
+                            fcx,
+                            fcy,
+                            mx,
+                            my,
+                            pad_radius,
+                            half,
+                            st[k, S_MU_FINGER],
+                            st[k, S_LSR],
                         )
                         if hit:
                             touched = True
@@ -945,8 +969,16 @@ def step_chunk(lo, hi, fp, ip, seed, actions, st, cnt, abuf, obs, fin_obs, res, 
                 q_old[i] = st[k, S_Q + i]
             if cartesian:
                 dz = max(abuf[k, aslot, 2] * cart_step, fp[P_Z_MIN] - prev_z)
-                _ik_move(k, st, abuf[k, aslot, 0] * cart_step, abuf[k, aslot, 1] * cart_step,
-                         dz, damping, gain, scratch)  # fmt: skip
+                _ik_move(
+                    k,
+                    st,
+                    abuf[k, aslot, 0] * cart_step,
+                    abuf[k, aslot, 1] * cart_step,
+                    dz,
+                    damping,
+                    gain,
+                    scratch,
+                )
             else:
                 for i in range(7):
                     old = q_old[i]
@@ -1023,9 +1055,23 @@ def reach_step_chunk(lo, hi, fp, ip, seed, actions, st, cnt, abuf, obs, fin_obs,
             px, py, pz = 0.0, 0.0, _DH_D[0]
             for i in range(1, 6):
                 r00, r01, r02, r10, r11, r12, r20, r21, r22, px, py, pz = _joint_perp(
-                    r00, r01, r02, r10, r11, r12, r20, r21, r22, px, py, pz,
-                    st[k, S_Q + i], _DH_A[i], _DH_D[i], _SIN_ALPHA[i],
-                )  # fmt: skip
+                    r00,
+                    r01,
+                    r02,
+                    r10,
+                    r11,
+                    r12,
+                    r20,
+                    r21,
+                    r22,
+                    px,
+                    py,
+                    pz,
+                    st[k, S_Q + i],
+                    _DH_A[i],
+                    _DH_D[i],
+                    _SIN_ALPHA[i],
+                )
             a7 = _DH_A[6]
             sd7 = _SIN_ALPHA[6] * _DH_D[6]
             px += a7 * r00 - sd7 * r01
@@ -1060,8 +1106,9 @@ def reach_step_chunk(lo, hi, fp, ip, seed, actions, st, cnt, abuf, obs, fin_obs,
             flags[F_TRUNCATED, k] = done_by_time
             # observation, as write_obs
             if noise > 0.0:
-                write_obs(ip[I_KIND], k, st, obs, noise, episode_key(seed, k, cnt[k, C_EPISODE]),
-                          steps)  # fmt: skip
+                write_obs(
+                    ip[I_KIND], k, st, obs, noise, episode_key(seed, k, cnt[k, C_EPISODE]), steps
+                )
             else:
                 for i in range(7):
                     obs[k, i] = st[k, S_Q + i]

@@ -72,8 +72,9 @@ DEFAULT_CAMERA = {
 
 
 @njit(cache=True)
-def _unpack_rows(rows, ids, has_object, joint_pos, joint_vel, finger_width, object_pos,
-                 object_yaw, tcp_pos):  # fmt: skip
+def _unpack_rows(
+    rows, ids, has_object, joint_pos, joint_vel, finger_width, object_pos, object_yaw, tcp_pos
+):
     """Scatter world state rows into the batched state at ``ids``; TCP by forward kinematics."""
     for k in range(ids.shape[0]):
         i = ids[k]
@@ -518,18 +519,31 @@ class PyBulletEnv(BatchedEnv):
     def _compute_targets(self, actions: np.ndarray) -> None:
         cfg = self.cfg
         _arm_targets(
-            self._state.joint_pos, actions, self._joint_step, cfg.cartesian_step_max,
-            cfg.ik_damping, self._cartesian, cfg.cartesian_z_min, self._arm_target,
-        )  # fmt: skip
+            self._state.joint_pos,
+            actions,
+            self._joint_step,
+            cfg.cartesian_step_max,
+            cfg.ik_damping,
+            self._cartesian,
+            cfg.cartesian_z_min,
+            self._arm_target,
+        )
         if cfg.has_gripper:
             np.copyto(self._finger_target, np.where(actions[:, 3] > 0.0, self._finger_open, 0.0))
 
     def _unpack(self, rows: np.ndarray, ids: np.ndarray) -> None:
         s = self._state
         _unpack_rows(
-            rows, ids, self.cfg.has_object, s.joint_pos, s.joint_vel, s.finger_width,
-            s.object_pos, s.object_yaw, s.tcp_pos,
-        )  # fmt: skip
+            rows,
+            ids,
+            self.cfg.has_object,
+            s.joint_pos,
+            s.joint_vel,
+            s.finger_width,
+            s.object_pos,
+            s.object_yaw,
+            s.tcp_pos,
+        )
 
     def _sample_rows(self, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Reset rows [n, RESET_DIM], (friction, mass) scales [n, 2] and action delays [n]

@@ -23,8 +23,9 @@ from miles_ros.nodes.ros_utils import graph_executor
 
 TIMEOUT = 30.0
 RELIABLE = QoSProfile(depth=50, reliability=ReliabilityPolicy.RELIABLE)
-LATCHED = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
-                     durability=DurabilityPolicy.TRANSIENT_LOCAL)  # fmt: skip
+LATCHED = QoSProfile(
+    depth=1, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL
+)
 _ids = itertools.count()
 
 

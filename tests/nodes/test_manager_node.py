@@ -45,6 +45,7 @@ def scorer(wanted: list[str], after_failure: dict[str, list[str]] | None = None)
     """A fake LM score: the plan line wanted next scores 0, the rest -5, then ``done``.
     ``after_failure``: when the prompt holds that failure note, these lines instead (the
     executed steps are the plan so far in a replan prompt)."""
+
     def score(prompt: str, line: str) -> float:
         plan = prompt.rsplit("Plan:\n", 1)[1].splitlines()
         lines = wanted
@@ -59,6 +60,7 @@ def scorer(wanted: list[str], after_failure: dict[str, list[str]] | None = None)
 
 def fake_planner(score) -> Callable:
     """A planner factory over the fixture cards (the node attaches its memory)."""
+
     def factory(params: ManagerNodeParams) -> Planner:
         registry = SkillRegistry.load([FIXTURE_SKILLS], interface_cards=False)
         factory.lms.append(FakeLanguageModel(score))
@@ -79,8 +81,15 @@ class FakeSkillNode(Node):
         self.create_subscription(String, "/miles/skill/request", self.on_request, RELIABLE)
 
     def send(self, request: dict, state: str, progress: float, reason: str = "") -> None:
-        msg = {"id": request["id"], "skill": request.get("skill", ""), "state": state,
-               "progress": progress, "reason": reason, "distance": 0.1, "elapsed_s": 0.5}
+        msg = {
+            "id": request["id"],
+            "skill": request.get("skill", ""),
+            "state": state,
+            "progress": progress,
+            "reason": reason,
+            "distance": 0.1,
+            "elapsed_s": 0.5,
+        }
         self.pub.publish(String(data=json.dumps(msg)))
 
     def on_request(self, msg: String) -> None:
@@ -109,9 +118,16 @@ class ManagerGraph(Graph):
         self.requests: list[dict] = []
         sub = self.probe.create_subscription
         sub(String, "/miles/plan", self._keep(self.plans, json.loads), LATCHED)
-        sub(String, "/miles/manager/status", self._keep(self.manager_status, json.loads),
-            QoSProfile(depth=200, reliability=ReliabilityPolicy.RELIABLE,
-                       durability=DurabilityPolicy.TRANSIENT_LOCAL))
+        sub(
+            String,
+            "/miles/manager/status",
+            self._keep(self.manager_status, json.loads),
+            QoSProfile(
+                depth=200,
+                reliability=ReliabilityPolicy.RELIABLE,
+                durability=DurabilityPolicy.TRANSIENT_LOCAL,
+            ),
+        )
         sub(String, "/miles/skill/request", self._keep(self.requests, json.loads), RELIABLE)
         self.pub_goal = self.probe.create_publisher(String, "/miles/goal", RELIABLE)
         self.pub_safety = self.probe.create_publisher(String, "/miles/safety/state", LATCHED)
@@ -126,8 +142,10 @@ class ManagerGraph(Graph):
 
     def ready(self) -> None:
         """Wait for the planner and for the goal publisher to reach the manager."""
-        self.wait(lambda: any(s.get("planner") == "ready" for s in self.manager_status),
-                  what="the planner loaded")
+        self.wait(
+            lambda: any(s.get("planner") == "ready" for s in self.manager_status),
+            what="the planner loaded",
+        )
         self.wait(lambda: self.pub_goal.get_subscription_count() > 0, what="goal matched")
 
     def send_goal(self, text: str) -> None:
@@ -135,27 +153,39 @@ class ManagerGraph(Graph):
 
     def outcome(self, goal_seq: int, timeout: float = 30.0) -> dict:
         """The final manager status of goal number ``goal_seq``."""
+
         def final() -> dict | None:
-            return next((s for s in self.manager_status if s.get("goal_seq") == goal_seq
-                         and s.get("outcome") in ("succeeded", "failed", "estopped",
-                                                  "refused")), None)
+            return next(
+                (
+                    s
+                    for s in self.manager_status
+                    if s.get("goal_seq") == goal_seq
+                    and s.get("outcome") in ("succeeded", "failed", "estopped", "refused")
+                ),
+                None,
+            )
 
         self.wait(lambda: final() is not None, timeout, f"goal {goal_seq} to end")
         return final()
 
 
 def manager_factory(planner_factory, **params) -> Callable:
-    return lambda ctx: ManagerNode(planner_factory=planner_factory, context=ctx,
-                                   parameter_overrides=overrides({**FAST, **params}))
+    return lambda ctx: ManagerNode(
+        planner_factory=planner_factory,
+        context=ctx,
+        parameter_overrides=overrides({**FAST, **params}),
+    )
 
 
 # -- the manager with a fake planner and a fake skill node -----------------------------------
 def test_a_goal_becomes_a_plan_and_requests_in_order_and_succeeds(tmp_path):
     db = tmp_path / "memory.sqlite"
-    graph = ManagerGraph([
-        manager_factory(fake_planner(scorer(["reach red", "home"])), memory_db=str(db)),
-        lambda ctx: FakeSkillNode(succeed, context=ctx),
-    ])  # fmt: skip
+    graph = ManagerGraph(
+        [
+            manager_factory(fake_planner(scorer(["reach red", "home"])), memory_db=str(db)),
+            lambda ctx: FakeSkillNode(succeed, context=ctx),
+        ]
+    )
     try:
         graph.ready()
         graph.send_goal("  move to the red cube,\n then go home ")
@@ -187,17 +217,20 @@ def test_a_goal_becomes_a_plan_and_requests_in_order_and_succeeds(tmp_path):
 
 def test_an_injected_failure_triggers_a_replan_with_the_failure_as_feedback():
     note = "push red_cube left_pad failed"
-    plan_score = scorer(["reach red", "push red left"],
-                        after_failure={note: ["reach red", "pick red left"]})
+    plan_score = scorer(
+        ["reach red", "push red left"], after_failure={note: ["reach red", "pick red left"]}
+    )
 
     def script(request: dict):
         return ("failed", "the cube slipped") if request["skill"] == "push" else succeed(request)
 
     factory = fake_planner(plan_score)
-    graph = ManagerGraph([
-        manager_factory(factory),
-        lambda ctx: FakeSkillNode(script, context=ctx),
-    ])  # fmt: skip
+    graph = ManagerGraph(
+        [
+            manager_factory(factory),
+            lambda ctx: FakeSkillNode(script, context=ctx),
+        ]
+    )
     try:
         graph.ready()
         graph.send_goal("bring the red cube to the left pad")
@@ -208,8 +241,10 @@ def test_an_injected_failure_triggers_a_replan_with_the_failure_as_feedback():
         assert graph.plans[0]["trace_id"] == graph.plans[1]["trace_id"] == final["trace_id"]
         assert [s["skill"] for s in graph.plans[1]["steps"]] == ["pick_place"]
         prompts = factory.lms[0].prompts
-        assert any("push red_cube left_pad failed: the cube slipped (0.100 m from success)"
-                   in prompt for prompt in prompts)
+        assert any(
+            "push red_cube left_pad failed: the cube slipped (0.100 m from success)" in prompt
+            for prompt in prompts
+        )
         failed = [s for s in graph.manager_status if s.get("event") == "step_failed"]
         assert failed and failed[0]["reason"] == "the cube slipped"
         assert [e["state"] for e in final["executed"]] == ["succeeded", "failed", "succeeded"]
@@ -221,10 +256,12 @@ def test_a_latched_estop_stops_the_goal_and_refuses_later_goals():
     def script(request: dict):
         return None  # keeps running until the e-stop
 
-    graph = ManagerGraph([
-        manager_factory(fake_planner(scorer(["reach red", "home"]))),
-        lambda ctx: FakeSkillNode(script, context=ctx),
-    ])  # fmt: skip
+    graph = ManagerGraph(
+        [
+            manager_factory(fake_planner(scorer(["reach red", "home"]))),
+            lambda ctx: FakeSkillNode(script, context=ctx),
+        ]
+    )
     try:
         graph.ready()
         graph.send_goal("move to the red cube, then go home")
@@ -236,8 +273,11 @@ def test_a_latched_estop_stops_the_goal_and_refuses_later_goals():
         assert final["outcome"] == "estopped" and final["estop"], final
         assert "e-stop" in final["reason"] and final["replans"] == 0
         graph.wait(lambda: len(graph.requests) == 2, what="the cancel")
-        assert graph.requests[1] == {"id": graph.requests[0]["id"], "cancel": True,
-                                     "reason": "estop"}
+        assert graph.requests[1] == {
+            "id": graph.requests[0]["id"],
+            "cancel": True,
+            "reason": "estop",
+        }
         graph.send_goal("go home")
         refused = graph.outcome(2)
         assert refused["outcome"] == "refused" and "e-stop latched" in refused["reason"]
@@ -250,10 +290,11 @@ def test_a_latched_estop_stops_the_goal_and_refuses_later_goals():
 
 
 def test_a_request_nobody_answers_fails_after_the_ack_timeout():
-    graph = ManagerGraph([
-        manager_factory(fake_planner(scorer(["reach red"])), ack_timeout_s=0.3,
-                        max_replans=0),
-    ])  # fmt: skip
+    graph = ManagerGraph(
+        [
+            manager_factory(fake_planner(scorer(["reach red"])), ack_timeout_s=0.3, max_replans=0),
+        ]
+    )
     try:
         graph.ready()
         graph.send_goal("move to the red cube")
@@ -304,17 +345,25 @@ def test_the_manager_drives_a_goal_to_success_on_the_pybullet_graph():
         pytest.skip("no shipped reach skill in policies/skills/reach")
     real = real_planner_available()
     planner_factory = None if real else fake_planner(scorer(["reach red"]))
-    graph = ManagerGraph([
-        lambda ctx: SimNode(context=ctx),
-        lambda ctx: SafetyNode(context=ctx, parameter_overrides=overrides(
-            IN_PROCESS_SIM_OVERRIDES["safety"])),
-        lambda ctx: SkillNode(context=ctx, parameter_overrides=overrides(
-            {"skill_library": str(reach.parent), **IN_PROCESS_SIM_OVERRIDES["skills"]})),
-        manager_factory(planner_factory, skill_library=str(reach.parent)),
-    ])  # fmt: skip
+    graph = ManagerGraph(
+        [
+            lambda ctx: SimNode(context=ctx),
+            lambda ctx: SafetyNode(
+                context=ctx, parameter_overrides=overrides(IN_PROCESS_SIM_OVERRIDES["safety"])
+            ),
+            lambda ctx: SkillNode(
+                context=ctx,
+                parameter_overrides=overrides(
+                    {"skill_library": str(reach.parent), **IN_PROCESS_SIM_OVERRIDES["skills"]}
+                ),
+            ),
+            manager_factory(planner_factory, skill_library=str(reach.parent)),
+        ]
+    )
     try:
-        graph.wait(lambda: graph.objects and graph.nodes[2].skills.joints is not None,
-                   what="graph up")
+        graph.wait(
+            lambda: graph.objects and graph.nodes[2].skills.joints is not None, what="graph up"
+        )
         graph.ready()
         graph.send_goal("move to the red cube")
         final = graph.outcome(1, timeout=90.0)
@@ -328,8 +377,10 @@ def test_the_manager_drives_a_goal_to_success_on_the_pybullet_graph():
         tcp = panda.fk_tcp(np.asarray(graph.joint_states[-1].position[:7]))
         cube = np.asarray(graph.objects[-1]["objects"]["red_cube"]["position"])
         assert np.linalg.norm(tcp - (cube + [0.0, 0.0, 0.10])) < 0.08
-        print(f"goal -> first skill request: "
-              f"{graph.manager.driver.first_request_latency_s[0]:.2f} s "
-              f"({'real' if real else 'fake'} planner)")
+        print(
+            f"goal -> first skill request: "
+            f"{graph.manager.driver.first_request_latency_s[0]:.2f} s "
+            f"({'real' if real else 'fake'} planner)"
+        )
     finally:
         graph.close()

@@ -55,9 +55,11 @@ class Graph:
         # A long state timeout: a loaded test machine must not latch "robot state lost"
         # (that fault is tested deterministically in tests/safety).
         params = {
-            "audit_throttle": 0.0, "fault_violations": 0, "state_timeout": 5.0,
+            "audit_throttle": 0.0,
+            "fault_violations": 0,
+            "state_timeout": 5.0,
             **(overrides or {}),
-        }  # fmt: skip
+        }
         self.node = SafetyNode(
             context=self.context,
             parameter_overrides=[Parameter(k, value=v) for k, v in params.items()],

@@ -101,8 +101,14 @@ def test_camera_frames_on_request(graph):
 
 def test_fast_mode_publishes_sim_time_on_clock():
     clocks: list[Clock] = []
-    g = Graph([lambda ctx: SimNode(context=ctx, parameter_overrides=overrides(
-        {"real_time": False, "publish_rate_hz": 100.0}))])  # fmt: skip
+    g = Graph(
+        [
+            lambda ctx: SimNode(
+                context=ctx,
+                parameter_overrides=overrides({"real_time": False, "publish_rate_hz": 100.0}),
+            )
+        ]
+    )
     try:
         g.probe.create_subscription(Clock, "/clock", g._keep(clocks), 10)
         g.wait(lambda: len(clocks) >= 20, what="clock messages")

@@ -48,12 +48,15 @@ def make_graph(library, skill_params: dict | None = None) -> Graph:
         **IN_PROCESS_SIM_OVERRIDES["skills"],
         **(skill_params or {}),
     }
-    graph = Graph([
-        lambda ctx: SimNode(context=ctx),
-        lambda ctx: SafetyNode(context=ctx, parameter_overrides=overrides(
-            IN_PROCESS_SIM_OVERRIDES["safety"])),
-        lambda ctx: SkillNode(context=ctx, parameter_overrides=overrides(params)),
-    ])  # fmt: skip
+    graph = Graph(
+        [
+            lambda ctx: SimNode(context=ctx),
+            lambda ctx: SafetyNode(
+                context=ctx, parameter_overrides=overrides(IN_PROCESS_SIM_OVERRIDES["safety"])
+            ),
+            lambda ctx: SkillNode(context=ctx, parameter_overrides=overrides(params)),
+        ]
+    )
     graph.wait(lambda: len(graph.objects) > 0 and len(graph.safety) > 0, what="graph up")
     graph.wait(lambda: graph.nodes[2].skills.joints is not None, what="skill node state")
     return graph
@@ -114,13 +117,22 @@ def test_a_skill_with_fingers_commands_arm_and_fingers(graph):
     clock = graph.probe.get_clock()
 
     def on_command(msg):
-        arrivals.append((msg.header.stamp.sec + msg.header.stamp.nanosec * 1e-9,
-                         clock.now().nanoseconds * 1e-9))  # fmt: skip
+        arrivals.append(
+            (
+                msg.header.stamp.sec + msg.header.stamp.nanosec * 1e-9,
+                clock.now().nanoseconds * 1e-9,
+            )
+        )
 
     graph.probe.create_subscription(JointState, "/miles/skill_command", on_command, 50)
     graph.request("p", "push", object="red_cube", target="right_pad")
-    graph.wait(lambda: any(s["id"] == "p" and s["state"] == "running" and s.get("step", 0) >= 8
-                           for s in graph.statuses), what="push running")  # fmt: skip
+    graph.wait(
+        lambda: any(
+            s["id"] == "p" and s["state"] == "running" and s.get("step", 0) >= 8
+            for s in graph.statuses
+        ),
+        what="push running",
+    )
     command = graph.skill_commands[-1]
     assert list(command.name[7:]) == ["panda_finger_joint1", "panda_finger_joint2"]
     assert list(command.position[7:]) == [0.0, 0.0]  # push holds the fingers closed
@@ -139,8 +151,13 @@ def test_a_skill_with_fingers_commands_arm_and_fingers(graph):
 
 def test_a_new_request_preempts_and_cancel_aborts(graph):
     graph.request("a", "reach", target=[0.3, -0.35, 0.2])  # far: still running later
-    graph.wait(lambda: any(s["id"] == "a" and s["state"] == "running" and s.get("step", 0) >= 3
-                           for s in graph.statuses), what="a running")  # fmt: skip
+    graph.wait(
+        lambda: any(
+            s["id"] == "a" and s["state"] == "running" and s.get("step", 0) >= 3
+            for s in graph.statuses
+        ),
+        what="a running",
+    )
     graph.request("b", "reach", target=[0.3, 0.35, 0.2])
     aborted = graph.final("a")
     assert aborted["state"] == "aborted" and "preempted by request 'b'" in aborted["reason"]
@@ -157,14 +174,17 @@ def test_a_new_request_preempts_and_cancel_aborts(graph):
 
 def test_estop_mid_skill_reports_estopped_and_the_arm_holds(graph):
     graph.request("e", "reach", target=[0.3, -0.35, 0.2])
-    graph.wait(lambda: any(s["id"] == "e" and s.get("progress", 0) > 0.05 for s in graph.statuses),
-               what="the arm moving")  # fmt: skip
+    graph.wait(
+        lambda: any(s["id"] == "e" and s.get("progress", 0) > 0.05 for s in graph.statuses),
+        what="the arm moving",
+    )
     assert graph.call("/miles/safety/trigger_estop").success
     final = graph.final("e")
     assert final["state"] == "estopped" and "e-stop latched" in final["reason"]
     graph.wait(lambda: graph.safety[-1]["mode"] == "estop", what="the supervisor holding")
-    graph.wait(lambda: np.max(np.abs(graph.joint_states[-1].velocity[:7])) < 0.005,
-               what="the arm still")  # fmt: skip
+    graph.wait(
+        lambda: np.max(np.abs(graph.joint_states[-1].velocity[:7])) < 0.005, what="the arm still"
+    )
     n = len(graph.joint_states)
     graph.wait(lambda: len(graph.joint_states) >= n + 100, what="100 more joint states")
     held = np.array([m.position[:7] for m in graph.joint_states[n : n + 100]])

@@ -263,8 +263,15 @@ def test_a_motor_filter_and_longer_episodes_reach_training_and_evaluation(tmp_pa
 def test_a_filtered_runs_card_centres_the_planners_affordance_on_its_own_evaluation():
     from policies.export import _affordance_center
 
-    evaluations = [{"kind": "periodic", "env_steps": 1024, "episodes": 100, "seed": 2000,
-                    "mean_return": -3.6151}]  # fmt: skip
+    evaluations = [
+        {
+            "kind": "periodic",
+            "env_steps": 1024,
+            "episodes": 100,
+            "seed": 2000,
+            "mean_return": -3.6151,
+        }
+    ]
     plain = {"env": {"motor_filter": "", "episode_scale": 1.0}}
     assert _affordance_center(plain, {"evaluations": evaluations}) is None
     filtered = {"env": {"motor_filter": "m:f", "episode_scale": 2.0}}

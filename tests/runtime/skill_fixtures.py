@@ -65,21 +65,33 @@ def linear_reach_skill(out: Path, gain: float = 0.5) -> Path:
     skill_dir.mkdir(parents=True, exist_ok=True)
     obs = helper.make_tensor_value_info("obs", TensorProto.FLOAT, ["batch", layout.dim])
     for role, output, w, nodes in (
-        ("actor", "actions", weights, [
-            helper.make_node("MatMul", ["obs", "w"], ["raw"]),
-            helper.make_node("Clip", ["raw", "lo", "hi"], ["actions"]),
-        ]),
-        ("critic", "value", np.zeros((layout.dim, 1), np.float32), [
-            helper.make_node("MatMul", ["obs", "w"], ["raw"]),
-            helper.make_node("Reshape", ["raw", "shape"], ["value"]),
-        ]),
-    ):  # fmt: skip
+        (
+            "actor",
+            "actions",
+            weights,
+            [
+                helper.make_node("MatMul", ["obs", "w"], ["raw"]),
+                helper.make_node("Clip", ["raw", "lo", "hi"], ["actions"]),
+            ],
+        ),
+        (
+            "critic",
+            "value",
+            np.zeros((layout.dim, 1), np.float32),
+            [
+                helper.make_node("MatMul", ["obs", "w"], ["raw"]),
+                helper.make_node("Reshape", ["raw", "shape"], ["value"]),
+            ],
+        ),
+    ):
         dim = [cfg.action_dim] if role == "actor" else []
         out_info = helper.make_tensor_value_info(output, TensorProto.FLOAT, ["batch", *dim])
         inits = [numpy_helper.from_array(w, "w")]
         if role == "actor":
-            inits += [numpy_helper.from_array(np.array(-1.0, np.float32), "lo"),
-                      numpy_helper.from_array(np.array(1.0, np.float32), "hi")]  # fmt: skip
+            inits += [
+                numpy_helper.from_array(np.array(-1.0, np.float32), "lo"),
+                numpy_helper.from_array(np.array(1.0, np.float32), "hi"),
+            ]
         else:
             inits.append(numpy_helper.from_array(np.array([-1], np.int64), "shape"))
         graph = helper.make_graph(nodes, f"linear_reach_{role}", [obs], [out_info], inits)
@@ -87,7 +99,8 @@ def linear_reach_skill(out: Path, gain: float = 0.5) -> Path:
         onnx.checker.check_model(model)
         onnx.save(model, str(skill_dir / f"{role}.onnx"))
     sha = {r: sha256_file(skill_dir / f"{r}.onnx") for r in ("actor", "critic")}
-    card = build_card("reach", "reach", sha, {"task": "reach", "policy": "linear (scripted)"},
-                      {"episodes": 0})  # fmt: skip
+    card = build_card(
+        "reach", "reach", sha, {"task": "reach", "policy": "linear (scripted)"}, {"episodes": 0}
+    )
     write_card(card, skill_dir)
     return skill_dir

@@ -28,9 +28,16 @@ def test_action_mapping_matches_the_backend_kernel(task):
         action = rng.uniform(-1.5, 1.5, cfg.action_dim)  # beyond [-1, 1]: clipped
         expected = np.zeros((1, 7))
         joint_step = cfg.joint_action_scale * panda.joint_velocity_limits * cfg.control_dt
-        _arm_targets(q[None], np.clip(action, -1, 1)[None], joint_step, cfg.cartesian_step_max,
-                     cfg.ik_damping, cfg.action_mode == "cartesian", cfg.cartesian_z_min,
-                     expected)  # fmt: skip
+        _arm_targets(
+            q[None],
+            np.clip(action, -1, 1)[None],
+            joint_step,
+            cfg.cartesian_step_max,
+            cfg.ik_damping,
+            cfg.action_mode == "cartesian",
+            cfg.cartesian_z_min,
+            expected,
+        )
         targets = action_to_targets(cfg, q, action)
         np.testing.assert_allclose(targets.arm, expected[0], atol=1e-12)
         if task is pick_place:
@@ -56,8 +63,16 @@ def test_cartesian_steps_never_command_the_tcp_below_the_floor(task):
     assert z >= cfg.cartesian_z_min - 1e-3
     assert z < low[2] - 0.002  # it still went down to the floor
     expected = np.zeros((1, 7))
-    _arm_targets(q[None], down[None], np.zeros(7), cfg.cartesian_step_max, cfg.ik_damping,
-                 True, cfg.cartesian_z_min, expected)  # fmt: skip
+    _arm_targets(
+        q[None],
+        down[None],
+        np.zeros(7),
+        cfg.cartesian_step_max,
+        cfg.ik_damping,
+        True,
+        cfg.cartesian_z_min,
+        expected,
+    )
     np.testing.assert_allclose(target, expected[0], atol=1e-12)
 
 

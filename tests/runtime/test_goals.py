@@ -9,8 +9,9 @@ from sims.scene import load_scene
 from sims.tasks import push
 
 SCENE = load_scene()
-LIVE = {n: ObjectPose(np.array(o.position) + [0.01, 0.0, 0.0], 0.0)
-        for n, o in SCENE.objects.items()}  # fmt: skip
+LIVE = {
+    n: ObjectPose(np.array(o.position) + [0.01, 0.0, 0.0], 0.0) for n, o in SCENE.objects.items()
+}
 
 
 def test_reach_targets_hover_above_live_cubes_and_pads_or_are_points():
@@ -36,8 +37,9 @@ def test_push_ignores_z_and_pick_place_keeps_air_goals():
     np.testing.assert_allclose(goal.goal_pos, [0.5, 0.1, push.CUBE_REST_Z])
     goal = resolve_goal("push", {"object": "red_cube", "target": [0.5, 0.1]}, SCENE, LIVE)
     np.testing.assert_allclose(goal.goal_pos, [0.5, 0.1, push.CUBE_REST_Z])
-    air = resolve_goal("pick_place", {"object": "red_cube", "target": [0.5, 0.1, 0.2]}, SCENE,
-                       LIVE)  # fmt: skip
+    air = resolve_goal(
+        "pick_place", {"object": "red_cube", "target": [0.5, 0.1, 0.2]}, SCENE, LIVE
+    )
     np.testing.assert_allclose(air.goal_pos, [0.5, 0.1, 0.2])
 
 

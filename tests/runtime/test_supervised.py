@@ -81,9 +81,11 @@ def test_safety_params_come_from_a_ros_parameter_file(tmp_path, capsys):
 
     assert safety_config() == SafetyConfig()  # config/safety.yaml = the defaults
     slow = tmp_path / "slow.yaml"
-    slow.write_text("safety_node:\n  ros__parameters:\n    velocity_scale: 0.3\n"
-                    "    workspace_min: [-0.3, -0.7, 0.0]\n"
-                    "    joint_command_topic: /robot/command\n")  # fmt: skip
+    slow.write_text(
+        "safety_node:\n  ros__parameters:\n    velocity_scale: 0.3\n"
+        "    workspace_min: [-0.3, -0.7, 0.0]\n"
+        "    joint_command_topic: /robot/command\n"
+    )
     config = safety_config(slow)
     assert config.velocity_scale == 0.3 and config.workspace_min == (-0.3, -0.7, 0.0)
     kwargs = supervised_env_kwargs("reach", 1, 1.0, config)

@@ -104,10 +104,13 @@ def _play(ops, dts):
 def test_no_output_violates_any_limit(ops, dts):
     run, _ = _play(ops, dts)
     violations = check_commands(
-        np.array(run.stamps), np.array(run.positions), run.sup.limits,
+        np.array(run.stamps),
+        np.array(run.positions),
+        run.sup.limits,
         workspace=(np.array(CONFIG.workspace_min), np.array(CONFIG.workspace_max)),
-        zones=tuple(parse_zone(z)[0] for z in ZONES), initial=(HOME, 0.0),
-    )  # fmt: skip
+        zones=tuple(parse_zone(z)[0] for z in ZONES),
+        initial=(HOME, 0.0),
+    )
     assert violations.total == 0, violations
     assert run.sup.stats["fallback_joints"] == 0
 

@@ -256,9 +256,12 @@ def test_keepout_sphere_is_never_entered():
         run.request(target)
         run.tick()
     violations = check_commands(
-        np.array(run.stamps), np.array(run.positions), run.sup.limits,
-        zones=(parse_zone(zone)[0],), initial=(HOME, 0.0),
-    )  # fmt: skip
+        np.array(run.stamps),
+        np.array(run.positions),
+        run.sup.limits,
+        zones=(parse_zone(zone)[0],),
+        initial=(HOME, 0.0),
+    )
     assert violations.total == 0
     assert violations.worst["clearance"] >= 0.0
     assert run.positions[-1][0] < target[0] - 0.1  # it stopped short of the zone
@@ -347,9 +350,13 @@ def test_invalid_config_is_refused(field, value):
 def test_band_too_narrow_to_stop_in_is_refused():
     limits = JointLimits.from_robot()
     narrow = JointLimits(
-        limits.position_min, limits.position_min + 0.5, limits.velocity, limits.acceleration,
-        limits.jerk, margin=0.1,
-    )  # fmt: skip
+        limits.position_min,
+        limits.position_min + 0.5,
+        limits.velocity,
+        limits.acceleration,
+        limits.jerk,
+        margin=0.1,
+    )
     with pytest.raises(ValueError, match="too narrow"):
         narrow.validate()
 

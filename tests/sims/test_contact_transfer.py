@@ -52,9 +52,12 @@ def start_both(pb, nb, q, cube, yaw, finger_width=0.0):
     pb._unpack(pb._worlds.reset(ids, row[None]), ids)
     nb.reset(seed=0)
     nb.set_state(
-        joint_pos=q[None], object_pos=cube[None], object_yaw=np.array([yaw]),
-        goal_pos=GOAL[None], finger_width=np.array([finger_width]),
-    )  # fmt: skip
+        joint_pos=q[None],
+        object_pos=cube[None],
+        object_yaw=np.array([yaw]),
+        goal_pos=GOAL[None],
+        finger_width=np.array([finger_width]),
+    )
     nb._st[:, nk.S_FRICTION] = 1.0
 
 
@@ -97,17 +100,23 @@ def test_closing_while_coming_down_does_not_grasp():
     env.reset(seed=0)
     above = joints_for_tcp(CUBE + [0.0, 0.0, 0.035])
     env.set_state(
-        joint_pos=above[None], object_pos=CUBE[None], object_yaw=np.zeros(1),
-        goal_pos=GOAL[None], finger_width=np.array([panda.gripper_width_max]),
-    )  # fmt: skip
+        joint_pos=above[None],
+        object_pos=CUBE[None],
+        object_yaw=np.zeros(1),
+        goal_pos=GOAL[None],
+        finger_width=np.array([panda.gripper_width_max]),
+    )
     env.step(np.array([[0.0, 0.0, -1.0, -1.0]]))  # down 2 cm and close at once
     assert not env.grasped()[0]
     # the same close with the pads already around the cube grasps it
     env.reset(seed=0)
     around = joints_for_tcp(CUBE + [0.0, 0.0, 0.005])
     env.set_state(
-        joint_pos=around[None], object_pos=CUBE[None], object_yaw=np.zeros(1),
-        goal_pos=GOAL[None], finger_width=np.array([panda.gripper_width_max]),
-    )  # fmt: skip
+        joint_pos=around[None],
+        object_pos=CUBE[None],
+        object_yaw=np.zeros(1),
+        goal_pos=GOAL[None],
+        finger_width=np.array([panda.gripper_width_max]),
+    )
     env.step(np.array([[0.0, 0.0, 0.0, -1.0]]))
     assert env.grasped()[0]

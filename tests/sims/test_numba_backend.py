@@ -77,8 +77,9 @@ def test_counter_rng_is_uniform_and_keyed():
 # --- contact model ----------------------------------------------------------------------
 def test_push_through_the_centre_translates_without_turning():
     # finger (radius 0.011) 0.005 inside the cube's -x face, moving +x
-    cx, cy, yaw, hit = nk.push_cube(0.5, 0.0, 0.0, 0.5 - 0.02 - 0.006, 0.0, 0.01, 0.0,
-                                    0.011, 0.02, 0.5, nk.LIMIT_SURFACE_RATIO)  # fmt: skip
+    cx, cy, yaw, hit = nk.push_cube(
+        0.5, 0.0, 0.0, 0.5 - 0.02 - 0.006, 0.0, 0.01, 0.0, 0.011, 0.02, 0.5, nk.LIMIT_SURFACE_RATIO
+    )
     assert hit
     assert cx == pytest.approx(0.505, abs=1e-9)
     assert cy == pytest.approx(0.0, abs=1e-12) and yaw == pytest.approx(0.0, abs=1e-12)
@@ -86,21 +87,46 @@ def test_push_through_the_centre_translates_without_turning():
 
 def test_off_centre_push_turns_the_cube_the_right_way():
     # pushing +x on the -x face below the centre (y < 0) turns the cube counter-clockwise
-    cx, cy, yaw, hit = nk.push_cube(0.5, 0.0, 0.0, 0.5 - 0.031 + 0.004, -0.015, 0.01, 0.0,
-                                    0.011, 0.02, 0.5, nk.LIMIT_SURFACE_RATIO)  # fmt: skip
+    cx, cy, yaw, hit = nk.push_cube(
+        0.5,
+        0.0,
+        0.0,
+        0.5 - 0.031 + 0.004,
+        -0.015,
+        0.01,
+        0.0,
+        0.011,
+        0.02,
+        0.5,
+        nk.LIMIT_SURFACE_RATIO,
+    )
     assert hit
     assert yaw > 0.01
     assert 0.0 < cx - 0.5 < 0.004  # part of the push goes into the rotation
-    cx2, cy2, yaw2, _ = nk.push_cube(0.5, 0.0, 0.0, 0.5 - 0.031 + 0.004, 0.015, 0.01, 0.0,
-                                     0.011, 0.02, 0.5, nk.LIMIT_SURFACE_RATIO)  # fmt: skip
+    cx2, cy2, yaw2, _ = nk.push_cube(
+        0.5,
+        0.0,
+        0.0,
+        0.5 - 0.031 + 0.004,
+        0.015,
+        0.01,
+        0.0,
+        0.011,
+        0.02,
+        0.5,
+        nk.LIMIT_SURFACE_RATIO,
+    )
     assert yaw2 == pytest.approx(-yaw) and cx2 == pytest.approx(cx)
 
 
 def test_no_contact_leaves_the_cube_alone():
     ratio = nk.LIMIT_SURFACE_RATIO
     assert nk.push_cube(0.5, 0.0, 0.3, 0.45, 0.0, 0.01, 0.0, 0.011, 0.02, 0.5, ratio) == (
-        0.5, 0.0, 0.3, False,
-    )  # fmt: skip
+        0.5,
+        0.0,
+        0.3,
+        False,
+    )
 
 
 def test_fingers_stop_at_the_table():

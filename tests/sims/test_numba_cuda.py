@@ -73,7 +73,11 @@ def test_simulated_cuda_kernel_matches_the_cpu_kernel():
     env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1", PYTHONPATH=str(ROOT))
     proc = subprocess.run(
         [sys.executable, "-c", SIMULATED_ROLLOUT],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=300,
-    )  # fmt: skip
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-4000:]
     assert "CUDASIM_OK" in proc.stdout

@@ -271,8 +271,9 @@ def test_action_latency_replays_earlier_actions():
         assert delay.max() > 0  # the seed gives at least one delayed env
         actions = random_actions(delayed, 8, seed=1)
         for t in range(8):
-            late = np.stack([actions[t - d, i] if t >= d else np.zeros(7)
-                             for i, d in enumerate(delay)])  # fmt: skip
+            late = np.stack(
+                [actions[t - d, i] if t >= d else np.zeros(7) for i, d in enumerate(delay)]
+            )
             obs_delayed, *_ = delayed.step(actions[t])
             obs_plain, *_ = plain.step(late)
             np.testing.assert_array_equal(obs_delayed, obs_plain)

@@ -34,9 +34,12 @@ def make_state(n=2, tcp=None, obj=None, goal=None, yaw=None, width=None, q=None)
 
 @pytest.mark.parametrize(
     "name, dim, action_dim, mode, steps",
-    [("reach", 23, 7, "joint", 50), ("push", 31, 3, "cartesian", 100),
-     ("pick_place", 32, 4, "cartesian", 75)],
-)  # fmt: skip
+    [
+        ("reach", 23, 7, "joint", 50),
+        ("push", 31, 3, "cartesian", 100),
+        ("pick_place", 32, 4, "cartesian", 75),
+    ],
+)
 def test_contract_dimensions(name, dim, action_dim, mode, steps):
     task = TASKS[name]
     assert task.CONFIG.name == name
@@ -51,9 +54,15 @@ def test_contract_dimensions(name, dim, action_dim, mode, steps):
 
 def test_object_layouts_follow_the_contract_order():
     assert [f[0] for f in push.LAYOUT.fields] == [
-        "joint_pos", "joint_vel", "tcp_pos", "object_pos", "object_yaw_sincos",
-        "object_rel_tcp", "goal_pos", "goal_rel_object",
-    ]  # fmt: skip
+        "joint_pos",
+        "joint_vel",
+        "tcp_pos",
+        "object_pos",
+        "object_yaw_sincos",
+        "object_rel_tcp",
+        "goal_pos",
+        "goal_rel_object",
+    ]
     names = [f[0] for f in pick_place.LAYOUT.fields]
     assert names[3] == "finger_width" and pick_place.LAYOUT.slices["finger_width"] == slice(17, 18)
     assert pick_place.LAYOUT.slices["goal_rel_object"] == slice(29, 32)
@@ -78,8 +87,9 @@ def test_push_observation_fields_by_hand():
 
 def test_reach_reward_and_success_by_hand():
     # distances 0.03 (3-4-5 triangle scaled) and 0.1
-    state = make_state(tcp=[[0.4, 0.0, 0.2], [0.4, 0.0, 0.2]],
-                       goal=[[0.418, 0.024, 0.2], [0.4, 0.0, 0.3]])  # fmt: skip
+    state = make_state(
+        tcp=[[0.4, 0.0, 0.2], [0.4, 0.0, 0.2]], goal=[[0.418, 0.024, 0.2], [0.4, 0.0, 0.3]]
+    )
     np.testing.assert_allclose(reach.reward(state), [-0.03, -0.1], atol=1e-12)
     np.testing.assert_array_equal(reach.reward(state, dense=False), [0.0, -1.0])
     np.testing.assert_array_equal(reach.success(state), [True, False])
