@@ -12,7 +12,7 @@ BACKENDS = ("numba", "pybullet", "isaac")
 
 _BACKEND_MODULES = {
     "numba": ("sims.backends.numba_backend", "NumbaEnv"),
-    "pybullet": ("sims.backends.pybullet_backend", "make_pybullet_env"),
+    "pybullet": ("sims.backends.pybullet.env", "make_pybullet_env"),
     "isaac": ("sims.backends.isaac_backend", "IsaacEnv"),
 }
 

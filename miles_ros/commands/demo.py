@@ -192,7 +192,7 @@ def main(argv: list[str] | None = None, prog: str = "miles demo") -> int:
             goal = args.goal or DEFAULT_GOAL
         return _graph_demo(Path(args.out), args.skills, goal)
 
-    from sims.backends.pybullet_backend import make_pybullet_env
+    from sims.backends.pybullet.env import make_pybullet_env
     from sims.scene import load_scene
     from sims.tasks import reach
 

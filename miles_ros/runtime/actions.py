@@ -1,6 +1,6 @@
 """Policy actions to joint position targets, exactly as the PyBullet backend maps them.
 
-The task contract (and :func:`sims.backends.pybullet_backend._arm_targets`, which a test
+The task contract (and :func:`sims.backends.pybullet.env._arm_targets`, which a test
 compares against): actions are clipped to [-1, 1]; joint mode: ``target = q + a *
 joint_action_scale * velocity_limit * control_dt``; Cartesian mode: ``target = q +
 dls_ik_step(q, a[:3] * cartesian_step_max, ik_damping)`` with the z displacement cut so

@@ -1,12 +1,14 @@
 """The default scene as one PyBullet world: the sim node's robot (no ROS here).
 
-Composes :class:`sims.backends.pybullet_world.BulletWorld` (the same Panda URDF, motors,
-table, cube dynamics and friction as the PyBullet training backend) with the scene's
-named cubes and pads (``config/scene.yaml``), movable fingers (so every skill, including
-pick_place, runs in the same world) and no task cube; the world's goal marker is parked
-below the table. Physics advances one timestep at a time so the node can publish
-``/joint_states`` at its own rate; motors track the latest position targets with the
-datasheet torque limits (``setJointMotorControlArray`` POSITION_CONTROL, as training).
+Composes :class:`sims.backends.pybullet.world.BulletWorld` (the same Panda URDF, motors,
+table, cube dynamics and friction as the PyBullet training backend), built by
+:func:`sims.backends.pybullet.scene.world_spec_from_scene` from the scene
+(:func:`sims.scene.load_scene`, ``config/scene.yaml``) with its named cubes and pads,
+movable fingers (so every skill, including pick_place, runs in the same world) and no
+task cube; the world's goal marker is parked below the table. Physics advances one
+timestep at a time so the node can publish ``/joint_states`` at its own rate; motors
+track the latest position targets with the datasheet torque limits
+(``setJointMotorControlArray`` POSITION_CONTROL, as training).
 """
 
 from __future__ import annotations
@@ -17,11 +19,14 @@ from dataclasses import dataclass
 import numpy as np
 import pybullet as p
 
-from sims.backends.pybullet_world import (
-    ARM_JOINT_NAMES,
-    FINGER_JOINT_NAMES,
+from sims.backends.pybullet.scene import DEFAULT_CAMERA, world_spec_from_scene
+from sims.backends.pybullet.urdf import ARM_JOINT_NAMES, FINGER_JOINT_NAMES
+from sims.backends.pybullet.world import (
+    RESET_DIM,
+    RESET_FINGER,
+    RESET_GOAL,
+    RESET_JOINT_POS,
     BulletWorld,
-    WorldSpec,
     yaw_from_quaternion,
 )
 from sims.robots import panda
@@ -71,27 +76,17 @@ class SceneWorld:
             raise ValueError("initial_joint_positions must be 7 finite numbers")
         self.initial_q = np.clip(q0, panda.joint_position_min, panda.joint_position_max)
         self.initial_finger = float(np.clip(finger_position, 0.0, panda.finger_position_max))
-        s = self.scene
-        spec = WorldSpec(
+        spec = world_spec_from_scene(
+            self.scene,
             has_object=False,
             has_gripper=True,
             physics_dt=self.physics_dt,
             substeps=1,
-            arm_forces=tuple(float(f) for f in panda.joint_torque_limits),
-            finger_force=float(panda.gripper_force_continuous),
-            table_size=s.table.size,
-            table_center_xy=s.table.center_xy,
-            table_color=s.table.color,
-            cube_size=s.cube_size,
-            cube_mass=s.cube_mass,
-            decor_cubes=tuple((o.name, o.position, o.color) for o in s.objects.values()),
-            decor_pads=tuple(
-                (pl.name, pl.position, pl.size, pl.color) for pl in s.places.values()
-            ),
+            scene_objects=True,
         )
         self.world = BulletWorld(spec)
         self.client = self.world.client
-        self.cubes = {name: self.world.decor[name] for name in s.objects}
+        self.cubes = {name: self.world.decor[name] for name in self.scene.objects}
         self._joints = self.world.arm_joints + self.world.finger_joints
         self.arm_target = self.initial_q.copy()
         self.finger_target = self.initial_finger
@@ -101,10 +96,10 @@ class SceneWorld:
 
     def reset(self) -> None:
         """Arm at the initial pose (still), fingers open, every cube at its scene pose."""
-        row = np.zeros(17)
-        row[0:7] = self.initial_q
-        row[7] = self.initial_finger
-        row[12:15] = PARKED_MARKER
+        row = np.zeros(RESET_DIM)
+        row[RESET_JOINT_POS] = self.initial_q
+        row[RESET_FINGER] = self.initial_finger
+        row[RESET_GOAL] = PARKED_MARKER
         self.world.reset(row)  # restores the post-construction snapshot (cubes included)
         self.arm_target = self.initial_q.copy()
         self.finger_target = self.initial_finger
@@ -152,9 +147,7 @@ class SceneWorld:
         self, width: int = 640, height: int = 480, camera: dict | None = None
     ) -> np.ndarray:
         """RGB image [height, width, 3] uint8 from the fixed demo camera (headless)."""
-        if camera is None:
-            from sims.backends.pybullet_backend import DEFAULT_CAMERA as camera
-        return self.world.render(width, height, camera)
+        return self.world.render(width, height, DEFAULT_CAMERA if camera is None else camera)
 
     def mirror(self, joint_positions, object_poses: dict[str, BodyPose]) -> None:
         """Put the robot's joints (:data:`JOINT_NAMES` order) and the cubes at the given

@@ -2,7 +2,7 @@
 skill_node's targets go through safety_node before the motors.
 
 :class:`SupervisorFilter` is a PyBullet ``motor_filter`` (see
-:mod:`sims.backends.pybullet_backend`): at the start of each control period it submits
+:mod:`sims.backends.pybullet.env`): at the start of each control period it submits
 the period's targets as skill_node would (stamped as it stamps them, fingers included
 where the skill commands them), and every 4 ms (250 Hz, safety_node's rate) it feeds the
 measured state to a :class:`~miles_ros.safety.supervisor.SafetySupervisor` and sends its

@@ -12,7 +12,7 @@ from miles_ros.runtime.observation import (
     parse_objects,
     sim_state,
 )
-from sims.backends.pybullet_backend import _arm_targets, make_pybullet_env
+from sims.backends.pybullet.env import _arm_targets, make_pybullet_env
 from sims.robots import panda
 from sims.tasks import pick_place, push, reach
 

@@ -9,7 +9,7 @@ import pytest
 
 from miles_ros import cli
 from miles_ros.runtime.supervised import SupervisorFilter, supervised_env_kwargs
-from sims.backends.pybullet_backend import PyBulletEnv
+from sims.backends.pybullet.env import PyBulletEnv
 from sims.robots import panda
 from sims.tasks import push
 

@@ -10,7 +10,7 @@ import pytest
 
 from sims.backends import numba_kernels as nk
 from sims.backends.numba_backend import NumbaEnv
-from sims.backends.pybullet_backend import PyBulletEnv
+from sims.backends.pybullet.env import PyBulletEnv
 from sims.robots import panda
 from sims.tasks import pick_place, push
 

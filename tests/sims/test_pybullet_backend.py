@@ -8,7 +8,7 @@ import pybullet as p
 import pytest
 
 from sims import make_env
-from sims.backends.pybullet_backend import PyBulletEnv, make_pybullet_env
+from sims.backends.pybullet.env import PyBulletEnv, make_pybullet_env
 from sims.robots import panda
 from sims.tasks import pick_place, push, reach
 from sims.tasks.base import DomainRandomization

@@ -1,43 +1,52 @@
 """One PyBullet world per env: the Panda, the table, a cube and a goal marker.
 
-This module is what a subprocess worker imports, so it stays light: numpy, pybullet and
-plain data only (no numba, no task modules). The batched env
-(:mod:`sims.backends.pybullet_backend`) turns actions into joint targets and states into
-observations; a world only applies targets, steps physics and reports raw state rows.
+A subprocess worker imports this, so it stays light: numpy, pybullet and plain data only
+(no numba, no task modules). The batched env (:mod:`sims.backends.pybullet.env`) turns
+actions into joint targets and states into observations; a world only applies targets,
+steps physics and reports raw state rows.
 
 State row layout (float64, ``STATE_DIM``): joint positions (7), joint velocities (7),
 finger width (1), cube centre (3), cube yaw (1).
 Reset row layout (float64, ``RESET_DIM``): joint positions (7), finger position per
 finger (1), cube centre (3), cube yaw (1), goal (3), cube mass (1), table friction (1).
+The ``STATE_*`` and ``RESET_*`` offsets below name these columns.
 """
 
 from __future__ import annotations
 
-import hashlib
-import logging
 import math
-import os
-import tempfile
-import traceback
-import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 
 import numpy as np
 import pybullet as p
-import pybullet_data
 
-logger = logging.getLogger(__name__)
+from sims.backends.pybullet.urdf import ARM_JOINT_NAMES, FINGER_JOINT_NAMES, panda_urdf_path
 
-ARM_JOINT_NAMES = tuple(f"panda_joint{i}" for i in range(1, 8))
-FINGER_JOINT_NAMES = ("panda_finger_joint1", "panda_finger_joint2")
-
+# --- State row: written by BulletWorld.read_state (start offsets) ----------------------
+STATE_JOINT_POS = 0
+STATE_JOINT_VEL = 7
+STATE_FINGER_WIDTH = 14
+STATE_CUBE_POS = 15
+STATE_CUBE_YAW = 18
 STATE_DIM = 19
+
+# --- Reset row: read by BulletWorld.reset ----------------------------------------------
+RESET_JOINT_POS = slice(0, 7)
+RESET_FINGER = 7
+RESET_CUBE_POS = slice(8, 11)
+RESET_CUBE_YAW = 11
+RESET_GOAL = slice(12, 15)
+RESET_CUBE_MASS = 15
+RESET_TABLE_FRICTION = 16
 RESET_DIM = 17
 
 CUBE_LATERAL_FRICTION = 0.5
 """Cube's own friction coefficient; PyBullet multiplies the two bodies' coefficients."""
 FINGER_LATERAL_FRICTION = 2.0
 """Finger pads' coefficient: finger-cube friction = 2.0 * 0.5 = 1.0, enough to lift."""
+TABLE_LATERAL_FRICTION = 1.0
+"""Nominal table coefficient; cube-table friction = this * cube's 0.5, times the
+per-episode ``friction_scale`` draw."""
 GOAL_MARKER_RADIUS = 0.02
 
 
@@ -77,168 +86,6 @@ class WorldSpec:
         tuple[str, tuple[float, float, float], tuple[float, float], tuple[float, ...]], ...
     ] = ()
     """Visual-only pads (name, position, size xy, RGBA) lying on the table."""
-
-
-def panda_urdf_path(fixed_fingers: bool) -> str:
-    """Path of a Panda URDF made from pybullet_data's, with its fixed links merged.
-
-    The hand (and with ``fixed_fingers`` the two fingers, welded closed at width 0) is
-    merged into ``panda_link7``: each fixed link is one more body for the solver, so
-    this cuts the physics cost per step (a blocked gripper as a rigid part instead of
-    two stiff motors halves it). Geometry and masses are unchanged. (PyBullet's own
-    ``URDF_MERGE_FIXED_LINKS`` merges collisions correctly but misplaces the merged
-    visuals in the TinyRenderer, hence this.) Written once into the temp directory,
-    with absolute mesh paths.
-    """
-    source = os.path.join(pybullet_data.getDataPath(), "franka_panda", "panda.urdf")
-    with open(source, encoding="utf-8") as stream:
-        text = stream.read()
-    mesh_dir = os.path.join(os.path.dirname(source), "meshes")
-    text = merge_fixed_links(text.replace("package://meshes", mesh_dir), fixed_fingers)
-    variant = "fixed_fingers" if fixed_fingers else "gripper"
-    digest = hashlib.sha256(text.encode()).hexdigest()[:16]
-    path = os.path.join(tempfile.gettempdir(), f"miles_panda_{variant}_{digest}.urdf")
-    if not os.path.isfile(path):
-        tmp = f"{path}.{os.getpid()}.tmp"
-        with open(tmp, "w", encoding="utf-8") as stream:
-            stream.write(text)
-        os.replace(tmp, path)
-    return path
-
-
-def _rpy_matrix(rpy) -> np.ndarray:
-    r, pch, y = rpy
-    cr, sr, cp, sp, cy, sy = (
-        math.cos(r),
-        math.sin(r),
-        math.cos(pch),
-        math.sin(pch),
-        math.cos(y),
-        math.sin(y),
-    )
-    return np.array(
-        [
-            [cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr],
-            [sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr],
-            [-sp, cp * sr, cp * cr],
-        ]
-    )
-
-
-def _matrix_rpy(rot: np.ndarray) -> tuple[float, float, float]:
-    pitch = math.atan2(-rot[2, 0], math.hypot(rot[0, 0], rot[1, 0]))
-    return (math.atan2(rot[2, 1], rot[2, 2]), pitch, math.atan2(rot[1, 0], rot[0, 0]))
-
-
-def _origin(elem) -> np.ndarray:
-    transform = np.eye(4)
-    origin = elem.find("origin") if elem is not None else None
-    if origin is not None:
-        transform[:3, 3] = [float(v) for v in origin.get("xyz", "0 0 0").split()]
-        transform[:3, :3] = _rpy_matrix([float(v) for v in origin.get("rpy", "0 0 0").split()])
-    return transform
-
-
-def _set_origin(elem, transform: np.ndarray) -> None:
-    origin = elem.find("origin")
-    if origin is None:
-        origin = ET.Element("origin")
-        elem.insert(0, origin)
-    origin.set("xyz", " ".join(f"{v:.12g}" for v in transform[:3, 3]))
-    origin.set("rpy", " ".join(f"{v:.12g}" for v in _matrix_rpy(transform[:3, :3])))
-
-
-def _merge_inertial(parent, child, parent_from_child: np.ndarray) -> None:
-    """Add ``child``'s inertial (expressed through ``parent_from_child``) to ``parent``'s."""
-    parts = []
-    for link, to_parent in ((parent, np.eye(4)), (child, parent_from_child)):
-        inertial = link.find("inertial")
-        if inertial is None:
-            continue
-        mass = float(inertial.find("mass").get("value"))
-        frame = to_parent @ _origin(inertial)
-        i = inertial.find("inertia")
-        tensor = np.array(
-            [
-                [float(i.get("ixx", 0)), float(i.get("ixy", 0)), float(i.get("ixz", 0))],
-                [float(i.get("ixy", 0)), float(i.get("iyy", 0)), float(i.get("iyz", 0))],
-                [float(i.get("ixz", 0)), float(i.get("iyz", 0)), float(i.get("izz", 0))],
-            ]
-        )
-        parts.append((mass, frame[:3, 3], frame[:3, :3] @ tensor @ frame[:3, :3].T))
-    total = sum(m for m, _, _ in parts)
-    if total <= 0.0:
-        return
-    com = sum(m * c for m, c, _ in parts) / total
-    tensor = np.zeros((3, 3))
-    for m, c, inertia in parts:
-        d = c - com
-        tensor += inertia + m * (d @ d * np.eye(3) - np.outer(d, d))
-    inertial = parent.find("inertial")
-    if inertial is None:
-        inertial = ET.SubElement(parent, "inertial")
-        ET.SubElement(inertial, "mass")
-        ET.SubElement(inertial, "inertia")
-    frame = np.eye(4)
-    frame[:3, 3] = com
-    _set_origin(inertial, frame)
-    inertial.find("mass").set("value", f"{total:.12g}")
-    inertia = inertial.find("inertia")
-    for key, (r, c) in {
-        "ixx": (0, 0),
-        "ixy": (0, 1),
-        "ixz": (0, 2),
-        "iyy": (1, 1),
-        "iyz": (1, 2),
-        "izz": (2, 2),
-    }.items():
-        inertia.set(key, f"{tensor[r, c]:.12g}")
-
-
-def merge_fixed_links(urdf_text: str, fixed_fingers: bool) -> str:
-    """The URDF with every fixed joint's child merged into its parent link.
-
-    Visual and collision elements and joints below a merged link are re-expressed in the
-    parent's frame; inertials are combined (mass, centre of mass, parallel-axis inertia).
-    With ``fixed_fingers`` the finger joints become fixed at 0 first (and their
-    ``<contact>`` blocks are dropped: the merged link keeps the arm's contact model).
-    """
-    root = ET.fromstring(urdf_text)
-    links = {link.get("name"): link for link in root.findall("link")}
-    if fixed_fingers:
-        for joint in root.findall("joint"):
-            if joint.get("name") in FINGER_JOINT_NAMES:
-                joint.set("type", "fixed")
-                for tag in ("limit", "mimic", "axis"):
-                    for elem in joint.findall(tag):
-                        joint.remove(elem)
-    while True:
-        fixed = [j for j in root.findall("joint") if j.get("type") == "fixed"]
-        if not fixed:
-            break
-        joint = fixed[0]
-        parent_name = joint.find("parent").get("link")
-        child_name = joint.find("child").get("link")
-        parent, child = links[parent_name], links.pop(child_name)
-        parent_from_child = _origin(joint)
-        for tag in ("visual", "collision"):
-            for elem in child.findall(tag):
-                _set_origin(elem, parent_from_child @ _origin(elem))
-                parent.append(elem)
-        _merge_inertial(parent, child, parent_from_child)
-        for other in root.findall("joint"):
-            if other.find("parent").get("link") == child_name:
-                other.find("parent").set("link", parent_name)
-                _set_origin(other, parent_from_child @ _origin(other))
-        root.remove(joint)
-        root.remove(child)
-    # inertial must come first in a link for some parsers; keep the document tidy.
-    for link in links.values():
-        inertial = link.find("inertial")
-        if inertial is not None:
-            link.remove(inertial)
-            link.insert(0, inertial)
-    return ET.tostring(root, encoding="unicode")
 
 
 def yaw_from_quaternion(x: float, y: float, z: float, w: float) -> float:
@@ -304,7 +151,9 @@ class BulletWorld:
             basePosition=[cx, cy, -thickness / 2],
             physicsClientId=cid,
         )
-        p.changeDynamics(self.table, -1, lateralFriction=1.0, physicsClientId=cid)
+        p.changeDynamics(
+            self.table, -1, lateralFriction=TABLE_LATERAL_FRICTION, physicsClientId=cid
+        )
 
         self.cube = -1
         if spec.has_object:
@@ -377,20 +226,22 @@ class BulletWorld:
             )
         p.performCollisionDetection(physicsClientId=cid)
         p.restoreState(self._initial_state, physicsClientId=cid)
-        q = row[0:7]
+        q = row[RESET_JOINT_POS]
         for k, j in enumerate(self.arm_joints):
             p.resetJointState(robot, j, float(q[k]), 0.0, physicsClientId=cid)
-        finger = float(row[7])
+        finger = float(row[RESET_FINGER])
         for j in self.finger_joints:
             p.resetJointState(robot, j, finger, 0.0, physicsClientId=cid)
         if self.cube >= 0:
-            x, y, z, yaw = (float(v) for v in row[8:12])
+            x, y, z = (float(v) for v in row[RESET_CUBE_POS])
+            yaw = float(row[RESET_CUBE_YAW])
             quat = p.getQuaternionFromEuler([0.0, 0.0, yaw], physicsClientId=cid)
             p.resetBasePositionAndOrientation(self.cube, [x, y, z], quat, physicsClientId=cid)
             p.resetBaseVelocity(self.cube, [0.0, 0.0, 0.0], [0.0, 0.0, 0.0], physicsClientId=cid)
-            p.changeDynamics(self.cube, -1, mass=float(row[15]), physicsClientId=cid)
-            p.changeDynamics(self.table, -1, lateralFriction=float(row[16]), physicsClientId=cid)
-        self.set_goal(row[12:15])
+            p.changeDynamics(self.cube, -1, mass=float(row[RESET_CUBE_MASS]), physicsClientId=cid)
+            friction = float(row[RESET_TABLE_FRICTION])
+            p.changeDynamics(self.table, -1, lateralFriction=friction, physicsClientId=cid)
+        self.set_goal(row[RESET_GOAL])
         self.apply_targets(q, finger)
         return self.read_state()
 
@@ -449,13 +300,13 @@ class BulletWorld:
         pos, vel, _, _ = zip(
             *p.getJointStates(self.robot, self.state_joints, physicsClientId=cid), strict=True
         )
-        row[0:7] = pos[:7]
-        row[7:14] = vel[:7]
-        row[14] = pos[7] + pos[8] if self.finger_joints else 0.0
+        row[STATE_JOINT_POS : STATE_JOINT_POS + 7] = pos[:7]
+        row[STATE_JOINT_VEL : STATE_JOINT_VEL + 7] = vel[:7]
+        row[STATE_FINGER_WIDTH] = pos[7] + pos[8] if self.finger_joints else 0.0
         if self.cube >= 0:
             pos, quat = p.getBasePositionAndOrientation(self.cube, physicsClientId=cid)
-            row[15], row[16], row[17] = pos
-            row[18] = yaw_from_quaternion(*quat)
+            row[STATE_CUBE_POS : STATE_CUBE_POS + 3] = pos
+            row[STATE_CUBE_YAW] = yaw_from_quaternion(*quat)
         return row
 
     # --- extras ------------------------------------------------------------------------
@@ -501,84 +352,3 @@ class BulletWorld:
             except p.error:  # already gone
                 pass
             self.client = None
-
-
-class WorldGroup:
-    """Several worlds in one process; the unit a subprocess worker serves."""
-
-    def __init__(self, specs: list[WorldSpec]):
-        self.worlds: list[BulletWorld] = []
-        try:
-            for spec in specs:
-                self.worlds.append(BulletWorld(spec))
-        except Exception:
-            self.close()
-            raise
-        self._out = np.zeros((len(specs), STATE_DIM))
-
-    def step(
-        self, arm_targets: np.ndarray, finger_targets: np.ndarray, filters=None
-    ) -> np.ndarray:
-        out = self._out
-        for k, world in enumerate(self.worlds):
-            f = None if filters is None else filters[k]
-            out[k] = world.step(arm_targets[k], finger_targets[k], f)
-        return out
-
-    def reset(self, local_indices, rows: np.ndarray) -> np.ndarray:
-        out = np.empty((len(local_indices), STATE_DIM))
-        for k, i in enumerate(local_indices):
-            out[k] = self.worlds[i].reset(rows[k])
-        return out
-
-    def read_state(self) -> np.ndarray:
-        for k, world in enumerate(self.worlds):
-            self._out[k] = world.read_state()
-        return self._out
-
-    def set_goal(self, goals: np.ndarray) -> None:
-        for k, world in enumerate(self.worlds):
-            world.set_goal(goals[k])
-
-    def render(self, local_index: int, width: int, height: int, camera: dict) -> np.ndarray:
-        return self.worlds[local_index].render(width, height, camera)
-
-    def body_positions(self, local_index: int) -> dict:
-        return self.worlds[local_index].body_positions()
-
-    def close(self) -> None:
-        for world in self.worlds:
-            world.close()
-        self.worlds = []
-
-
-def worker_main(conn, specs: list[WorldSpec]) -> None:
-    """Subprocess loop: build a :class:`WorldGroup`, then serve ``(method, args)`` requests.
-
-    Replies are ``("ok", result)`` or ``("error", traceback text)``; ``("close", ())``
-    or a closed pipe ends the loop.
-    """
-    try:
-        group = WorldGroup(specs)
-    except Exception:
-        conn.send(("error", traceback.format_exc()))
-        conn.close()
-        return
-    conn.send(("ok", None))
-    try:
-        while True:
-            try:
-                method, args = conn.recv()
-            except (EOFError, OSError):
-                break
-            if method == "close":
-                conn.send(("ok", None))
-                break
-            try:
-                result = getattr(group, method)(*args)
-                conn.send(("ok", result))
-            except Exception:
-                conn.send(("error", traceback.format_exc()))
-    finally:
-        group.close()
-        conn.close()

@@ -1,4 +1,4 @@
-"""PyBullet backend: the Panda URDF with real rigid-body physics, one world per env.
+"""The PyBullet env: the Panda URDF with real rigid-body physics, one world per env.
 
 Each env is its own PyBullet client (``p.DIRECT``) holding the Panda (pybullet_data's
 URDF, fixed base, fixed links merged; for tasks without a gripper the fingers are
@@ -28,65 +28,27 @@ targets and the motors: ``f(substep, state_row, arm, finger) -> (arm, finger)`` 
 ``f.period_substeps`` physics steps, ``f.reset(state_row)`` at each episode start
 (``miles eval --supervised`` runs the safety supervisor there).
 
-Several envs: by default they run in subprocess workers (``num_workers``, pipes), each
-worker holding a contiguous block of worlds; ``num_workers=0`` keeps them all in this
-process. Both give identical results for the same seed: all sampling happens here.
+Several envs: by default they run in subprocess workers (``num_workers``, pipes, see
+:mod:`sims.backends.pybullet.workers`), each worker holding a contiguous block of worlds;
+``num_workers=0`` keeps them all in this process. Both give identical results for the
+same seed: all sampling happens in this process (:mod:`sims.backends.pybullet.rows`).
 """
 
 from __future__ import annotations
 
-import logging
 import math
-import multiprocessing as mp
-import os
 
 import numpy as np
 from numba import njit
 
 from sims.backends.base import BatchedEnv
-from sims.backends.pybullet_world import (
-    RESET_DIM,
-    STATE_DIM,
-    WorldGroup,
-    WorldSpec,
-    worker_main,
-)
+from sims.backends.pybullet.rows import sample_reset_rows, unpack_state_rows
+from sims.backends.pybullet.scene import DEFAULT_CAMERA, world_spec_from_scene
+from sims.backends.pybullet.workers import open_worlds, worker_count
+from sims.backends.pybullet.world import RESET_GOAL
 from sims.robots import panda
 from sims.scene import Scene, load_scene
 from sims.tasks.base import SimState, TaskConfig
-
-logger = logging.getLogger(__name__)
-
-TABLE_FRICTION = 1.0
-"""Nominal table coefficient; cube-table friction = this * cube's 0.5, times the
-per-episode ``friction_scale`` draw."""
-
-DEFAULT_CAMERA = {
-    "target": [0.42, 0.0, 0.18],
-    "distance": 1.45,
-    "yaw": 60.0,
-    "pitch": -28.0,
-    "fov": 50.0,
-}
-"""Fixed camera looking at the table from the front right (PyBullet yaw/pitch, degrees)."""
-
-
-@njit(cache=True)
-def _unpack_rows(
-    rows, ids, has_object, joint_pos, joint_vel, finger_width, object_pos, object_yaw, tcp_pos
-):
-    """Scatter world state rows into the batched state at ``ids``; TCP by forward kinematics."""
-    for k in range(ids.shape[0]):
-        i = ids[k]
-        for j in range(7):
-            joint_pos[i, j] = rows[k, j]
-            joint_vel[i, j] = rows[k, 7 + j]
-        finger_width[i] = rows[k, 14]
-        if has_object:
-            for j in range(3):
-                object_pos[i, j] = rows[k, 15 + j]
-            object_yaw[i] = rows[k, 18]
-        tcp_pos[i] = panda.fk_tcp(joint_pos[i])
 
 
 @njit(cache=True)
@@ -111,156 +73,10 @@ def _arm_targets(q, actions, joint_step, cartesian_step, damping, cartesian, z_m
 
 
 def make_pybullet_env(
-    task_module,
-    num_envs: int,
-    config: TaskConfig | None = None,
-    num_workers: int | None = None,
-    physics_dt: float = 0.002,
-    substeps: int | None = None,
-    render: bool = False,
-    **kw,
+    task_module, num_envs: int, config: TaskConfig | None = None, **options
 ) -> PyBulletEnv:
-    """A :class:`PyBulletEnv` (see its docstring for ``kw``: ``dense_reward``,
-    ``autoreset``, ``scene``, ``scene_objects``, ``start_method``)."""
-    return PyBulletEnv(
-        task_module,
-        num_envs,
-        config,
-        num_workers=num_workers,
-        physics_dt=physics_dt,
-        substeps=substeps,
-        render=render,
-        **kw,
-    )
-
-
-class _Workers:
-    """Worlds in subprocesses: worker w serves the envs ``blocks[w]`` over a pipe."""
-
-    def __init__(self, specs: list[WorldSpec], num_workers: int, start_method: str):
-        ctx = mp.get_context(start_method)
-        self.blocks = [b for b in np.array_split(np.arange(len(specs)), num_workers) if b.size]
-        self.owner = np.empty(len(specs), dtype=np.int64)
-        self.local = np.empty(len(specs), dtype=np.int64)
-        for w, block in enumerate(self.blocks):
-            self.owner[block] = w
-            self.local[block] = np.arange(block.size)
-        self.conns, self.procs = [], []
-        try:
-            for block in self.blocks:
-                parent, child = ctx.Pipe()
-                proc = ctx.Process(
-                    target=worker_main,
-                    args=(child, [specs[i] for i in block]),
-                    daemon=True,
-                    name=f"miles-pybullet-{block[0]}-{block[-1]}",
-                )
-                proc.start()
-                child.close()
-                self.conns.append(parent)
-                self.procs.append(proc)
-            for w in range(len(self.blocks)):
-                try:
-                    self._receive(w)
-                except RuntimeError as exc:
-                    raise RuntimeError(
-                        f"{exc}\nA pybullet worker failed to start. With the '{start_method}' "
-                        "start method each worker re-imports the main script: guard its entry "
-                        "point with `if __name__ == '__main__':`, or pass num_workers=0 to keep "
-                        "the worlds in this process."
-                    ) from exc
-        except BaseException:
-            self.close()
-            raise
-        self._out = np.zeros((len(specs), STATE_DIM))
-
-    def _receive(self, w: int):
-        try:
-            status, payload = self.conns[w].recv()
-        except (EOFError, OSError) as exc:
-            code = self.procs[w].exitcode
-            raise RuntimeError(f"pybullet worker {w} died (exit code {code})") from exc
-        if status != "ok":
-            raise RuntimeError(f"pybullet worker {w} failed:\n{payload}")
-        return payload
-
-    def step(self, arm_targets: np.ndarray, finger_targets: np.ndarray) -> np.ndarray:
-        for w, block in enumerate(self.blocks):
-            sl = slice(block[0], block[-1] + 1)
-            self.conns[w].send(("step", (arm_targets[sl], finger_targets[sl])))
-        for w, block in enumerate(self.blocks):
-            self._out[block[0] : block[-1] + 1] = self._receive(w)
-        return self._out
-
-    def reset(self, env_ids: np.ndarray, rows: np.ndarray) -> np.ndarray:
-        out = np.empty((len(env_ids), STATE_DIM))
-        busy = []
-        for w in np.unique(self.owner[env_ids]):
-            mask = self.owner[env_ids] == w
-            self.conns[w].send(("reset", (self.local[env_ids[mask]].tolist(), rows[mask])))
-            busy.append((w, mask))
-        for w, mask in busy:
-            out[mask] = self._receive(w)
-        return out
-
-    def set_goal(self, goals: np.ndarray) -> None:
-        for w, block in enumerate(self.blocks):
-            self.conns[w].send(("set_goal", (goals[block[0] : block[-1] + 1],)))
-        for w in range(len(self.blocks)):
-            self._receive(w)
-
-    def _one(self, method: str, env_index: int, *args):
-        w = int(self.owner[env_index])
-        self.conns[w].send((method, (int(self.local[env_index]), *args)))
-        return self._receive(w)
-
-    def render(self, env_index: int, width: int, height: int, camera: dict) -> np.ndarray:
-        return self._one("render", env_index, width, height, camera)
-
-    def body_positions(self, env_index: int) -> dict:
-        return self._one("body_positions", env_index)
-
-    def close(self) -> None:
-        for conn in self.conns:
-            try:
-                conn.send(("close", ()))
-            except (OSError, ValueError):
-                pass
-        for proc in self.procs:
-            proc.join(timeout=5.0)
-            if proc.is_alive():
-                logger.warning("pybullet worker %s did not exit; terminating it", proc.name)
-                proc.terminate()
-                proc.join(timeout=1.0)
-        for conn in self.conns:
-            conn.close()
-        self.conns, self.procs = [], []
-
-
-class _InProcess:
-    """All worlds in this process (``num_workers=0``); the same calls as :class:`_Workers`."""
-
-    def __init__(self, specs: list[WorldSpec], motor_filters=None):
-        self.group = WorldGroup(specs)
-        self.filters = motor_filters
-
-    def step(self, arm_targets, finger_targets):
-        return self.group.step(arm_targets, finger_targets, self.filters)
-
-    def reset(self, env_ids, rows):
-        return self.group.reset(env_ids.tolist(), rows)
-
-    def set_goal(self, goals):
-        self.group.set_goal(goals)
-
-    def render(self, env_index, width, height, camera):
-        return self.group.render(env_index, width, height, camera)
-
-    def body_positions(self, env_index):
-        return self.group.body_positions(env_index)
-
-    def close(self):
-        self.group.close()
+    """A :class:`PyBulletEnv` (its docstring lists the keyword ``options``)."""
+    return PyBulletEnv(task_module, num_envs, config, **options)
 
 
 class PyBulletEnv(BatchedEnv):
@@ -319,22 +135,12 @@ class PyBulletEnv(BatchedEnv):
                 f"substeps * physics_dt = {substeps} * {physics_dt} s does not equal the "
                 f"task's control period {cfg.control_dt} s; change one of them"
             )
-        if motor_filters is not None:
-            if len(motor_filters) != n:
-                raise ValueError(f"motor_filters: one per env ({n}), got {len(motor_filters)}")
-            if num_workers:
-                raise ValueError("motor_filters run in this process: use num_workers=0")
-            num_workers = 0
+        self.num_workers = worker_count(num_workers, n, motor_filters)
         self.motor_filters = motor_filters
-        if num_workers is None:
-            num_workers = min(n, os.cpu_count() or 1) if n > 1 else 0
-        if not isinstance(num_workers, (int, np.integer)) or num_workers < 0:
-            raise ValueError(f"num_workers must be an integer >= 0, got {num_workers!r}")
         if cfg.action_mode not in ("joint", "cartesian"):
             raise ValueError(f"unknown action_mode {cfg.action_mode!r} in the task config")
         self.physics_dt = float(physics_dt)
         self.substeps = int(substeps)
-        self.num_workers = int(min(num_workers, n))
         self.dense_reward = bool(dense_reward)
         self.autoreset = bool(autoreset)
         self.render_mode = "rgb_array" if render else None
@@ -372,35 +178,16 @@ class PyBulletEnv(BatchedEnv):
         self._noise_rng: np.random.Generator | None = None
         self._needs_reset = True
 
-        spec = self._world_spec(scene_objects)
-        specs = [spec] * n
-        if self.num_workers == 0:
-            self._worlds = _InProcess(specs, motor_filters)
-        else:
-            self._worlds = _Workers(specs, self.num_workers, start_method)
-        self.closed = False
-
-    def _world_spec(self, scene_objects: bool) -> WorldSpec:
-        cfg, scene = self.cfg, self.scene
-        cubes, pads = (), ()
-        if scene_objects:
-            cubes = tuple((o.name, o.position, o.color) for o in scene.objects.values())
-            pads = tuple((pl.name, pl.position, pl.size, pl.color) for pl in scene.places.values())
-        return WorldSpec(
+        spec = world_spec_from_scene(
+            self.scene,
             has_object=cfg.has_object,
             has_gripper=cfg.has_gripper,
             physics_dt=self.physics_dt,
             substeps=self.substeps,
-            arm_forces=tuple(float(f) for f in panda.joint_torque_limits),
-            finger_force=float(panda.gripper_force_continuous),
-            table_size=scene.table.size,
-            table_center_xy=scene.table.center_xy,
-            table_color=scene.table.color,
-            cube_size=scene.cube_size,
-            cube_mass=scene.cube_mass,
-            decor_cubes=cubes,
-            decor_pads=pads,
+            scene_objects=scene_objects,
         )
+        self._worlds = open_worlds([spec] * n, self.num_workers, start_method, motor_filters)
+        self.closed = False
 
     # --- gymnasium API -----------------------------------------------------------------
     def reset(self, *, seed: int | list[int] | None = None, options: dict | None = None):
@@ -532,49 +319,17 @@ class PyBulletEnv(BatchedEnv):
             np.copyto(self._finger_target, np.where(actions[:, 3] > 0.0, self._finger_open, 0.0))
 
     def _unpack(self, rows: np.ndarray, ids: np.ndarray) -> None:
-        s = self._state
-        _unpack_rows(
-            rows,
-            ids,
-            self.cfg.has_object,
-            s.joint_pos,
-            s.joint_vel,
-            s.finger_width,
-            s.object_pos,
-            s.object_yaw,
-            s.tcp_pos,
-        )
-
-    def _sample_rows(self, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Reset rows [n, RESET_DIM], (friction, mass) scales [n, 2] and action delays [n]
-        of new episodes."""
-        task, cfg, rng = self.task, self.cfg, self._rng
-        rows = np.zeros((n, RESET_DIM))
-        if hasattr(task, "sample_reset"):
-            q, pos, yaw, goal = task.sample_reset(rng, n, cfg)
-            rows[:, 8:11] = pos
-            rows[:, 11] = yaw
-        else:
-            q = task.reset_distribution(rng, n, cfg)
-            goal = task.sample_goal(rng, n)
-        rows[:, 0:7] = q
-        rows[:, 7] = getattr(task, "INITIAL_FINGER_WIDTH", 0.0) / 2.0
-        rows[:, 12:15] = goal
-        r = cfg.randomization
-        mass_scale = rng.uniform(*r.object_mass_scale, size=n)
-        friction_scale = rng.uniform(*r.friction_scale, size=n)
-        rows[:, 15] = self.scene.cube_mass * mass_scale
-        rows[:, 16] = TABLE_FRICTION * friction_scale
-        draws = np.stack([friction_scale, mass_scale], axis=1)
-        return rows, draws, rng.integers(0, self._latency + 1, size=n)
+        unpack_state_rows(rows, ids, self.cfg.has_object, self._state)
 
     def _reset_envs(self, ids: np.ndarray) -> None:
-        rows, self._episode_draws[ids], self._delay[ids] = self._sample_rows(len(ids))
+        rows, self._episode_draws[ids], self._delay[ids] = sample_reset_rows(
+            self.task, self.cfg, self._rng, len(ids), self.scene.cube_mass, self._latency
+        )
         states = self._worlds.reset(ids, rows)
         if self.motor_filters is not None:
             for k, i in enumerate(ids):
                 self.motor_filters[i].reset(states[k])
-        self._state.goal_pos[ids] = rows[:, 12:15]
+        self._state.goal_pos[ids] = rows[:, RESET_GOAL]
         self._unpack(states, ids)
         self._steps[ids] = 0
         self._returns[ids] = 0.0

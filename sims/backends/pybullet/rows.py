@@ -1,0 +1,89 @@
+"""The env's side of the world rows (layouts in :mod:`sims.backends.pybullet.world`).
+
+Reset rows of new episodes are sampled here, in the parent process (the task's reset
+distribution and the domain-randomization draws), so results do not depend on how the
+worlds are spread over workers; state rows coming back are scattered into the batched
+:class:`~sims.tasks.base.SimState`, with the TCP by forward kinematics.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from sims.backends.pybullet.world import (
+    RESET_CUBE_MASS,
+    RESET_CUBE_POS,
+    RESET_CUBE_YAW,
+    RESET_DIM,
+    RESET_FINGER,
+    RESET_GOAL,
+    RESET_JOINT_POS,
+    RESET_TABLE_FRICTION,
+    STATE_CUBE_POS,
+    STATE_CUBE_YAW,
+    STATE_FINGER_WIDTH,
+    STATE_JOINT_POS,
+    STATE_JOINT_VEL,
+    TABLE_LATERAL_FRICTION,
+)
+from sims.robots import panda
+from sims.tasks.base import SimState, TaskConfig
+
+
+@njit(cache=True)
+def _unpack_rows(
+    rows, ids, has_object, joint_pos, joint_vel, finger_width, object_pos, object_yaw, tcp_pos
+):
+    """Scatter world state rows into the batched state at ``ids``; TCP by forward kinematics."""
+    for k in range(ids.shape[0]):
+        i = ids[k]
+        for j in range(7):
+            joint_pos[i, j] = rows[k, STATE_JOINT_POS + j]
+            joint_vel[i, j] = rows[k, STATE_JOINT_VEL + j]
+        finger_width[i] = rows[k, STATE_FINGER_WIDTH]
+        if has_object:
+            for j in range(3):
+                object_pos[i, j] = rows[k, STATE_CUBE_POS + j]
+            object_yaw[i] = rows[k, STATE_CUBE_YAW]
+        tcp_pos[i] = panda.fk_tcp(joint_pos[i])
+
+
+def unpack_state_rows(rows: np.ndarray, ids: np.ndarray, has_object: bool, state: SimState):
+    """Write state rows [len(ids), STATE_DIM] into ``state`` (in place) at ``ids``."""
+    _unpack_rows(
+        rows,
+        ids,
+        has_object,
+        state.joint_pos,
+        state.joint_vel,
+        state.finger_width,
+        state.object_pos,
+        state.object_yaw,
+        state.tcp_pos,
+    )
+
+
+def sample_reset_rows(
+    task, cfg: TaskConfig, rng: np.random.Generator, n: int, cube_mass: float, max_delay: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Reset rows [n, RESET_DIM], (friction, mass) scales [n, 2] and action delays [n] (in
+    0..``max_delay``) of ``n`` new episodes of ``task``; ``cube_mass`` is the nominal mass."""
+    rows = np.zeros((n, RESET_DIM))
+    if hasattr(task, "sample_reset"):
+        q, pos, yaw, goal = task.sample_reset(rng, n, cfg)
+        rows[:, RESET_CUBE_POS] = pos
+        rows[:, RESET_CUBE_YAW] = yaw
+    else:
+        q = task.reset_distribution(rng, n, cfg)
+        goal = task.sample_goal(rng, n)
+    rows[:, RESET_JOINT_POS] = q
+    rows[:, RESET_FINGER] = getattr(task, "INITIAL_FINGER_WIDTH", 0.0) / 2.0
+    rows[:, RESET_GOAL] = goal
+    r = cfg.randomization
+    mass_scale = rng.uniform(*r.object_mass_scale, size=n)
+    friction_scale = rng.uniform(*r.friction_scale, size=n)
+    rows[:, RESET_CUBE_MASS] = cube_mass * mass_scale
+    rows[:, RESET_TABLE_FRICTION] = TABLE_LATERAL_FRICTION * friction_scale
+    draws = np.stack([friction_scale, mass_scale], axis=1)
+    return rows, draws, rng.integers(0, max_delay + 1, size=n)

@@ -1,0 +1,265 @@
+"""Where the worlds run: in subprocess workers over pipes, or all in this process.
+
+A worker process serves a :class:`WorldGroup` (a contiguous block of the envs' worlds)
+with :func:`worker_main`. The pipe protocol: the parent sends ``(method, args)``, a
+:class:`WorldGroup` method name and its arguments; the worker answers ``("ok", result)``
+or ``("error", traceback text)`` (once after start-up too); ``("close", ())`` or a closed
+pipe ends it. :class:`SubprocessWorlds` is the parent's side, :class:`InProcessWorlds`
+the same calls without processes; :func:`open_worlds` picks one.
+
+Like :mod:`sims.backends.pybullet.world`, this stays light (a spawned worker imports it).
+"""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing as mp
+import os
+import traceback
+
+import numpy as np
+
+from sims.backends.pybullet.world import STATE_DIM, BulletWorld, WorldSpec
+
+logger = logging.getLogger(__name__)
+
+
+class WorldGroup:
+    """Several worlds in one process; the unit a subprocess worker serves."""
+
+    def __init__(self, specs: list[WorldSpec]):
+        self.worlds: list[BulletWorld] = []
+        try:
+            for spec in specs:
+                self.worlds.append(BulletWorld(spec))
+        except Exception:
+            self.close()
+            raise
+        self._out = np.zeros((len(specs), STATE_DIM))
+
+    def step(
+        self, arm_targets: np.ndarray, finger_targets: np.ndarray, filters=None
+    ) -> np.ndarray:
+        out = self._out
+        for k, world in enumerate(self.worlds):
+            f = None if filters is None else filters[k]
+            out[k] = world.step(arm_targets[k], finger_targets[k], f)
+        return out
+
+    def reset(self, local_indices, rows: np.ndarray) -> np.ndarray:
+        out = np.empty((len(local_indices), STATE_DIM))
+        for k, i in enumerate(local_indices):
+            out[k] = self.worlds[i].reset(rows[k])
+        return out
+
+    def read_state(self) -> np.ndarray:
+        for k, world in enumerate(self.worlds):
+            self._out[k] = world.read_state()
+        return self._out
+
+    def set_goal(self, goals: np.ndarray) -> None:
+        for k, world in enumerate(self.worlds):
+            world.set_goal(goals[k])
+
+    def render(self, local_index: int, width: int, height: int, camera: dict) -> np.ndarray:
+        return self.worlds[local_index].render(width, height, camera)
+
+    def body_positions(self, local_index: int) -> dict:
+        return self.worlds[local_index].body_positions()
+
+    def close(self) -> None:
+        for world in self.worlds:
+            world.close()
+        self.worlds = []
+
+
+def worker_main(conn, specs: list[WorldSpec]) -> None:
+    """Subprocess loop: build a :class:`WorldGroup`, then serve ``(method, args)`` requests.
+
+    Replies are ``("ok", result)`` or ``("error", traceback text)``; ``("close", ())``
+    or a closed pipe ends the loop.
+    """
+    try:
+        group = WorldGroup(specs)
+    except Exception:
+        conn.send(("error", traceback.format_exc()))
+        conn.close()
+        return
+    conn.send(("ok", None))
+    try:
+        while True:
+            try:
+                method, args = conn.recv()
+            except (EOFError, OSError):
+                break
+            if method == "close":
+                conn.send(("ok", None))
+                break
+            try:
+                result = getattr(group, method)(*args)
+                conn.send(("ok", result))
+            except Exception:
+                conn.send(("error", traceback.format_exc()))
+    finally:
+        group.close()
+        conn.close()
+
+
+class SubprocessWorlds:
+    """Worlds in subprocesses: worker w serves the envs ``blocks[w]`` over a pipe."""
+
+    def __init__(self, specs: list[WorldSpec], num_workers: int, start_method: str):
+        ctx = mp.get_context(start_method)
+        self.blocks = [b for b in np.array_split(np.arange(len(specs)), num_workers) if b.size]
+        self.owner = np.empty(len(specs), dtype=np.int64)
+        self.local = np.empty(len(specs), dtype=np.int64)
+        for w, block in enumerate(self.blocks):
+            self.owner[block] = w
+            self.local[block] = np.arange(block.size)
+        self.conns, self.procs = [], []
+        try:
+            for block in self.blocks:
+                parent, child = ctx.Pipe()
+                proc = ctx.Process(
+                    target=worker_main,
+                    args=(child, [specs[i] for i in block]),
+                    daemon=True,
+                    name=f"miles-pybullet-{block[0]}-{block[-1]}",
+                )
+                proc.start()
+                child.close()
+                self.conns.append(parent)
+                self.procs.append(proc)
+            for w in range(len(self.blocks)):
+                try:
+                    self._receive(w)
+                except RuntimeError as exc:
+                    raise RuntimeError(
+                        f"{exc}\nA pybullet worker failed to start. With the '{start_method}' "
+                        "start method each worker re-imports the main script: guard its entry "
+                        "point with `if __name__ == '__main__':`, or pass num_workers=0 to keep "
+                        "the worlds in this process."
+                    ) from exc
+        except BaseException:
+            self.close()
+            raise
+        self._out = np.zeros((len(specs), STATE_DIM))
+
+    def _receive(self, w: int):
+        try:
+            status, payload = self.conns[w].recv()
+        except (EOFError, OSError) as exc:
+            code = self.procs[w].exitcode
+            raise RuntimeError(f"pybullet worker {w} died (exit code {code})") from exc
+        if status != "ok":
+            raise RuntimeError(f"pybullet worker {w} failed:\n{payload}")
+        return payload
+
+    def step(self, arm_targets: np.ndarray, finger_targets: np.ndarray) -> np.ndarray:
+        for w, block in enumerate(self.blocks):
+            sl = slice(block[0], block[-1] + 1)
+            self.conns[w].send(("step", (arm_targets[sl], finger_targets[sl])))
+        for w, block in enumerate(self.blocks):
+            self._out[block[0] : block[-1] + 1] = self._receive(w)
+        return self._out
+
+    def reset(self, env_ids: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        out = np.empty((len(env_ids), STATE_DIM))
+        busy = []
+        for w in np.unique(self.owner[env_ids]):
+            mask = self.owner[env_ids] == w
+            self.conns[w].send(("reset", (self.local[env_ids[mask]].tolist(), rows[mask])))
+            busy.append((w, mask))
+        for w, mask in busy:
+            out[mask] = self._receive(w)
+        return out
+
+    def set_goal(self, goals: np.ndarray) -> None:
+        for w, block in enumerate(self.blocks):
+            self.conns[w].send(("set_goal", (goals[block[0] : block[-1] + 1],)))
+        for w in range(len(self.blocks)):
+            self._receive(w)
+
+    def _one(self, method: str, env_index: int, *args):
+        w = int(self.owner[env_index])
+        self.conns[w].send((method, (int(self.local[env_index]), *args)))
+        return self._receive(w)
+
+    def render(self, env_index: int, width: int, height: int, camera: dict) -> np.ndarray:
+        return self._one("render", env_index, width, height, camera)
+
+    def body_positions(self, env_index: int) -> dict:
+        return self._one("body_positions", env_index)
+
+    def close(self) -> None:
+        for conn in self.conns:
+            try:
+                conn.send(("close", ()))
+            except (OSError, ValueError):
+                pass
+        for proc in self.procs:
+            proc.join(timeout=5.0)
+            if proc.is_alive():
+                logger.warning("pybullet worker %s did not exit; terminating it", proc.name)
+                proc.terminate()
+                proc.join(timeout=1.0)
+        for conn in self.conns:
+            conn.close()
+        self.conns, self.procs = [], []
+
+
+class InProcessWorlds:
+    """All worlds in this process (``num_workers=0``); the calls of :class:`SubprocessWorlds`."""
+
+    def __init__(self, specs: list[WorldSpec], motor_filters=None):
+        self.group = WorldGroup(specs)
+        self.filters = motor_filters
+
+    def step(self, arm_targets, finger_targets):
+        return self.group.step(arm_targets, finger_targets, self.filters)
+
+    def reset(self, env_ids, rows):
+        return self.group.reset(env_ids.tolist(), rows)
+
+    def set_goal(self, goals):
+        self.group.set_goal(goals)
+
+    def render(self, env_index, width, height, camera):
+        return self.group.render(env_index, width, height, camera)
+
+    def body_positions(self, env_index):
+        return self.group.body_positions(env_index)
+
+    def close(self):
+        self.group.close()
+
+
+def worker_count(num_workers: int | None, num_envs: int, motor_filters: list | None) -> int:
+    """Subprocess workers to serve ``num_envs`` worlds (0: every world in this process).
+
+    None picks min(num_envs, CPU count) when num_envs > 1, else 0; motor filters run in
+    this process, so they take one per env and num_workers 0 (or None).
+    """
+    if motor_filters is not None:
+        if len(motor_filters) != num_envs:
+            raise ValueError(f"motor_filters: one per env ({num_envs}), got {len(motor_filters)}")
+        if num_workers:
+            raise ValueError("motor_filters run in this process: use num_workers=0")
+        num_workers = 0
+    if num_workers is None:
+        num_workers = min(num_envs, os.cpu_count() or 1) if num_envs > 1 else 0
+    if not isinstance(num_workers, (int, np.integer)) or num_workers < 0:
+        raise ValueError(f"num_workers must be an integer >= 0, got {num_workers!r}")
+    return int(min(num_workers, num_envs))
+
+
+def open_worlds(
+    specs: list[WorldSpec],
+    num_workers: int,
+    start_method: str = "spawn",
+    motor_filters: list | None = None,
+) -> SubprocessWorlds | InProcessWorlds:
+    """The worlds of ``specs``: in ``num_workers`` subprocesses, or here when it is 0."""
+    if num_workers == 0:
+        return InProcessWorlds(specs, motor_filters)
+    return SubprocessWorlds(specs, num_workers, start_method)
