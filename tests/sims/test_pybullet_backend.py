@@ -9,6 +9,7 @@ import pytest
 
 from sims import make_env
 from sims.backends.pybullet.env import PyBulletEnv, make_pybullet_env
+from sims.backends.pybullet.urdf import ARM_JOINT_NAMES, FINGER_JOINT_NAMES
 from sims.robots import panda
 from sims.tasks import pick_place, push, reach
 from sims.tasks.base import DomainRandomization
@@ -376,3 +377,9 @@ def test_dropping_an_env_disconnects_its_worlds():
     del env
     gc.collect()
     assert p.getConnectionInfo(physicsClientId=client)["isConnected"] == 0
+
+
+def test_the_urdf_joint_names_are_the_robot_models():
+    """The worlds name joints without importing the robot model (no numba in a worker)."""
+    assert ARM_JOINT_NAMES == panda.JOINT_NAMES
+    assert FINGER_JOINT_NAMES == panda.FINGER_JOINT_NAMES

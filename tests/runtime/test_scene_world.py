@@ -1,0 +1,75 @@
+"""The sim node's PyBullet world (no ROS): built from the scene file alone, the same
+world as the PyBullet backend's, and pictures from the camera subprocess."""
+
+import numpy as np
+import pytest
+
+from miles_ros.runtime.scene_world import JOINT_NAMES, CameraProcess, SceneWorld
+from sims.backends.pybullet.env import make_pybullet_env
+from sims.robots import panda
+from sims.scene import load_scene
+from sims.tasks import pick_place
+
+
+@pytest.fixture(scope="module")
+def world():
+    world = SceneWorld()
+    yield world
+    world.close()
+
+
+def test_the_world_holds_the_scene_files_cubes_and_pads(world):
+    scene = load_scene()
+    assert world.world.spec.table_size == scene.table.size
+    assert world.world.spec.cube_mass == scene.cube_mass
+    assert set(world.world.decor) == {*scene.objects, *scene.places}
+    poses = world.object_poses()
+    assert list(poses) == list(scene.objects)
+    for name, obj in scene.objects.items():
+        np.testing.assert_allclose(poses[name].position, obj.position, atol=1e-9)
+        assert poses[name].yaw == pytest.approx(0.0)
+
+
+def test_the_same_world_as_the_backends_with_the_scene_objects(world):
+    env = make_pybullet_env(pick_place, 1, num_workers=0, scene_objects=True)
+    try:
+        backend_spec = env._worlds.group.worlds[0].spec
+    finally:
+        env.close()
+    spec = world.world.spec
+    different = {"has_object", "physics_dt", "substeps"}
+    for field in spec.__dataclass_fields__:
+        if field not in different:
+            assert getattr(spec, field) == getattr(backend_spec, field), field
+
+
+def test_targets_move_the_arm_and_reset_restores_the_scene(world):
+    world.reset()
+    pos, vel, effort = world.joint_state()
+    assert len(pos) == len(vel) == len(effort) == len(JOINT_NAMES) == 9
+    np.testing.assert_allclose(pos[:7], panda.home_joint_positions, atol=1e-9)
+    target = panda.home_joint_positions + 0.1
+    world.set_targets(arm=target, finger=0.0)
+    world.step(250)
+    assert world.time == pytest.approx(250 * world.physics_dt)
+    pos, _, _ = world.joint_state()
+    np.testing.assert_allclose(pos[:7], target, atol=0.01)
+    assert pos[7] < 0.005 and pos[8] < 0.005  # fingers closed
+    world.reset()
+    pos, _, _ = world.joint_state()
+    np.testing.assert_allclose(pos[:7], panda.home_joint_positions, atol=1e-9)
+    assert world.steps == 0
+
+
+def test_the_camera_process_renders_what_the_world_renders(world):
+    world.reset()
+    joints, _, _ = world.joint_state()
+    poses = world.object_poses()
+    camera = CameraProcess()
+    try:
+        image = camera.render(joints, poses, 48, 32)
+    finally:
+        camera.close()
+    assert image.shape == (32, 48, 3) and image.dtype == np.uint8
+    np.testing.assert_array_equal(image, world.render(48, 32))
+    assert image.std() > 0  # not a blank frame
