@@ -21,6 +21,7 @@ import pybullet as p
 
 from sims.backends.pybullet.scene import DEFAULT_CAMERA, world_spec_from_scene
 from sims.backends.pybullet.urdf import ARM_JOINT_NAMES, FINGER_JOINT_NAMES
+from sims.backends.pybullet.workers import WorkerProcess
 from sims.backends.pybullet.world import (
     RESET_DIM,
     RESET_FINGER,
@@ -163,74 +164,43 @@ class SceneWorld:
         self.world.close()
 
 
-def _camera_worker(conn, scene_file: str | None) -> None:
-    """Subprocess: a render-only copy of the scene; answers (joints, poses, w, h) with an
-    image (or an error string) until it gets None or the pipe closes."""
-    world = SceneWorld(load_scene(scene_file))
-    conn.send("ready")
-    try:
-        while True:
-            try:
-                request = conn.recv()
-            except (EOFError, OSError):
-                break
-            if request is None:
-                break
-            joints, poses, width, height = request
-            try:
-                world.mirror(joints, poses)
-                conn.send(world.render(width, height))
-            except Exception as exc:  # noqa: BLE001 - reported to the caller
-                conn.send(f"render failed: {exc}")
-    finally:
-        world.close()
-        conn.close()
+def _render_only_world(scene_file: str | None) -> SceneWorld:
+    """The camera process's copy of the scene (built in the subprocess)."""
+    return SceneWorld(load_scene(scene_file))
 
 
 class CameraProcess:
     """Renders the scene in a subprocess, so a picture (0.1-0.5 s of TinyRenderer, which
-    holds the GIL) never pauses the simulation or the other nodes of this process."""
+    holds the GIL) never pauses the simulation or the other nodes of this process.
+
+    The subprocess holds a render-only :class:`SceneWorld` and answers
+    :class:`~sims.backends.pybullet.workers.WorkerProcess` calls on it (``mirror``, then
+    ``render``), the protocol of the PyBullet backend's workers."""
 
     def __init__(self, scene_file: str | None = None, start_method: str = "spawn"):
         import multiprocessing as mp
 
-        ctx = mp.get_context(start_method)
-        self._conn, child = ctx.Pipe()
-        self._proc = ctx.Process(
-            target=_camera_worker, args=(child, scene_file), daemon=True, name="miles-sim-camera"
+        self._worker = WorkerProcess(
+            mp.get_context(start_method),
+            _render_only_world,
+            (scene_file,),
+            name="miles-sim-camera",
+            label="the camera process",
         )
-        self._proc.start()
-        child.close()
         self._ready = False
 
     def render(
         self, joints, poses: dict[str, BodyPose], width: int, height: int, timeout: float = 30.0
     ) -> np.ndarray:
         """RGB image [height, width, 3] uint8 of the scene at these poses."""
-        try:
-            if not self._ready:
-                if not self._conn.poll(timeout):
-                    raise RuntimeError("the camera process did not start")
-                self._conn.recv()
-                self._ready = True
-            self._conn.send((list(joints), poses, int(width), int(height)))
-            if not self._conn.poll(timeout):
-                raise RuntimeError("the camera process did not answer")
-            image = self._conn.recv()
-        except (EOFError, OSError) as exc:
-            code = self._proc.exitcode
-            raise RuntimeError(f"the camera process died (exit code {code})") from exc
-        if isinstance(image, str):
-            raise RuntimeError(image)
-        return image
+        worker = self._worker
+        if not self._ready:
+            worker.receive(timeout)  # the world is built
+            self._ready = True
+        worker.send("mirror", list(joints), poses)
+        worker.receive(timeout)
+        worker.send("render", int(width), int(height))
+        return worker.receive(timeout)
 
     def close(self) -> None:
-        try:
-            self._conn.send(None)
-        except (OSError, ValueError):
-            pass
-        self._proc.join(timeout=5.0)
-        if self._proc.is_alive():
-            self._proc.terminate()
-            self._proc.join(timeout=1.0)
-        self._conn.close()
+        self._worker.close()

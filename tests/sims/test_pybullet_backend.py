@@ -361,7 +361,7 @@ def test_subprocess_workers_match_in_process_for_the_same_seed():
                 trace += [obs, reward, terminated, truncated, info["final_obs"]]
             trace.append(env.render(env_index=2, width=32, height=24))
             traces.append(trace)
-            procs = list(env._worlds.procs) if workers else []
+            procs = [w.proc for w in env._worlds.workers] if workers else []
         finally:
             env.close()
         for proc in procs:  # close() ends the workers

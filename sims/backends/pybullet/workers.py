@@ -1,11 +1,12 @@
 """Where the worlds run: in subprocess workers over pipes, or all in this process.
 
-A worker process serves a :class:`WorldGroup` (a contiguous block of the envs' worlds)
-with :func:`worker_main`. The pipe protocol: the parent sends ``(method, args)``, a
-:class:`WorldGroup` method name and its arguments; the worker answers ``("ok", result)``
-or ``("error", traceback text)`` (once after start-up too); ``("close", ())`` or a closed
-pipe ends it. :class:`SubprocessWorlds` is the parent's side, :class:`InProcessWorlds`
-the same calls without processes; :func:`open_worlds` picks one.
+A worker process (:func:`serve`, driven through a :class:`WorkerProcess`) builds one
+object and answers calls on it over a pipe. The protocol: the parent sends ``(method,
+args)``, a method name and its arguments; the worker answers ``("ok", result)`` or
+``("error", traceback text)`` (once after start-up too); ``("close", ())`` or a closed
+pipe ends it. For the envs the object is a :class:`WorldGroup` (a contiguous block of
+the worlds): :class:`SubprocessWorlds` is the parent's side, :class:`InProcessWorlds` the
+same calls without processes, :func:`open_worlds` picks one.
 
 Like :mod:`sims.backends.pybullet.world`, this stays light (a spawned worker imports it).
 """
@@ -73,14 +74,15 @@ class WorldGroup:
         self.worlds = []
 
 
-def worker_main(conn, specs: list[WorldSpec]) -> None:
-    """Subprocess loop: build a :class:`WorldGroup`, then serve ``(method, args)`` requests.
+def serve(conn, build, *args) -> None:
+    """Subprocess loop: ``target = build(*args)``, then answer ``(method, args)`` requests
+    with ``getattr(target, method)(*args)``, in order.
 
-    Replies are ``("ok", result)`` or ``("error", traceback text)``; ``("close", ())``
-    or a closed pipe ends the loop.
+    Replies are ``("ok", result)`` or ``("error", traceback text)``, the first one once the
+    target is built; ``("close", ())`` or a closed pipe ends the loop and closes the target.
     """
     try:
-        group = WorldGroup(specs)
+        target = build(*args)
     except Exception:
         conn.send(("error", traceback.format_exc()))
         conn.close()
@@ -96,17 +98,71 @@ def worker_main(conn, specs: list[WorldSpec]) -> None:
                 conn.send(("ok", None))
                 break
             try:
-                result = getattr(group, method)(*args)
+                result = getattr(target, method)(*args)
                 conn.send(("ok", result))
             except Exception:
                 conn.send(("error", traceback.format_exc()))
     finally:
-        group.close()
+        target.close()
         conn.close()
 
 
+class WorkerProcess:
+    """The parent's side of one :func:`serve` subprocess (daemonic) and its pipe."""
+
+    def __init__(self, ctx, build, args: tuple, name: str, label: str):
+        self.label = label
+        """Names the worker in errors, e.g. ``pybullet worker 2``."""
+        self.conn, child = ctx.Pipe()
+        self.proc = ctx.Process(target=serve, args=(child, build, *args), daemon=True, name=name)
+        self.proc.start()
+        child.close()
+
+    def send(self, method: str, *args) -> None:
+        """Ask for ``method(*args)``; the answer comes back through :meth:`receive`."""
+        try:
+            self.conn.send((method, args))
+        except OSError as exc:  # the pipe is broken: the worker is gone
+            raise RuntimeError(f"{self.label} died (exit code {self.proc.exitcode})") from exc
+
+    def receive(self, timeout: float | None = None):
+        """The next answer's result; RuntimeError when it is an error, when the worker has
+        died, or when no answer comes within ``timeout`` seconds (None: wait)."""
+        try:
+            if timeout is not None and not self.conn.poll(timeout):
+                raise RuntimeError(f"{self.label} did not answer within {timeout:g} s")
+            status, payload = self.conn.recv()
+        except (EOFError, OSError) as exc:
+            code = self.proc.exitcode
+            raise RuntimeError(f"{self.label} died (exit code {code})") from exc
+        if status != "ok":
+            raise RuntimeError(f"{self.label} failed:\n{payload}")
+        return payload
+
+    def ask_to_close(self) -> None:
+        """Send ``close`` (the worker may be gone already)."""
+        try:
+            self.conn.send(("close", ()))
+        except (OSError, ValueError):
+            pass
+
+    def join(self) -> None:
+        """Wait for the worker to exit (terminated after 5 s) and close the pipe."""
+        self.proc.join(timeout=5.0)
+        if self.proc.is_alive():
+            logger.warning("%s (%s) did not exit; terminating it", self.label, self.proc.name)
+            self.proc.terminate()
+            self.proc.join(timeout=1.0)
+        self.conn.close()
+
+    def close(self) -> None:
+        """:meth:`ask_to_close`, then :meth:`join`."""
+        self.ask_to_close()
+        self.join()
+
+
 class SubprocessWorlds:
-    """Worlds in subprocesses: worker w serves the envs ``blocks[w]`` over a pipe."""
+    """Worlds in subprocesses: worker w serves the envs ``blocks[w]`` (a :class:`WorldGroup`)."""
 
     def __init__(self, specs: list[WorldSpec], num_workers: int, start_method: str):
         ctx = mp.get_context(start_method)
@@ -116,23 +172,21 @@ class SubprocessWorlds:
         for w, block in enumerate(self.blocks):
             self.owner[block] = w
             self.local[block] = np.arange(block.size)
-        self.conns, self.procs = [], []
+        self.workers: list[WorkerProcess] = []
         try:
-            for block in self.blocks:
-                parent, child = ctx.Pipe()
-                proc = ctx.Process(
-                    target=worker_main,
-                    args=(child, [specs[i] for i in block]),
-                    daemon=True,
-                    name=f"miles-pybullet-{block[0]}-{block[-1]}",
+            for w, block in enumerate(self.blocks):
+                self.workers.append(
+                    WorkerProcess(
+                        ctx,
+                        WorldGroup,
+                        ([specs[i] for i in block],),
+                        name=f"miles-pybullet-{block[0]}-{block[-1]}",
+                        label=f"pybullet worker {w}",
+                    )
                 )
-                proc.start()
-                child.close()
-                self.conns.append(parent)
-                self.procs.append(proc)
-            for w in range(len(self.blocks)):
+            for worker in self.workers:
                 try:
-                    self._receive(w)
+                    worker.receive()
                 except RuntimeError as exc:
                     raise RuntimeError(
                         f"{exc}\nA pybullet worker failed to start. With the '{start_method}' "
@@ -145,22 +199,12 @@ class SubprocessWorlds:
             raise
         self._out = np.zeros((len(specs), STATE_DIM))
 
-    def _receive(self, w: int):
-        try:
-            status, payload = self.conns[w].recv()
-        except (EOFError, OSError) as exc:
-            code = self.procs[w].exitcode
-            raise RuntimeError(f"pybullet worker {w} died (exit code {code})") from exc
-        if status != "ok":
-            raise RuntimeError(f"pybullet worker {w} failed:\n{payload}")
-        return payload
-
     def step(self, arm_targets: np.ndarray, finger_targets: np.ndarray) -> np.ndarray:
-        for w, block in enumerate(self.blocks):
+        for worker, block in zip(self.workers, self.blocks, strict=True):
             sl = slice(block[0], block[-1] + 1)
-            self.conns[w].send(("step", (arm_targets[sl], finger_targets[sl])))
-        for w, block in enumerate(self.blocks):
-            self._out[block[0] : block[-1] + 1] = self._receive(w)
+            worker.send("step", arm_targets[sl], finger_targets[sl])
+        for worker, block in zip(self.workers, self.blocks, strict=True):
+            self._out[block[0] : block[-1] + 1] = worker.receive()
         return self._out
 
     def reset(self, env_ids: np.ndarray, rows: np.ndarray) -> np.ndarray:
@@ -168,22 +212,22 @@ class SubprocessWorlds:
         busy = []
         for w in np.unique(self.owner[env_ids]):
             mask = self.owner[env_ids] == w
-            self.conns[w].send(("reset", (self.local[env_ids[mask]].tolist(), rows[mask])))
+            self.workers[w].send("reset", self.local[env_ids[mask]].tolist(), rows[mask])
             busy.append((w, mask))
         for w, mask in busy:
-            out[mask] = self._receive(w)
+            out[mask] = self.workers[w].receive()
         return out
 
     def set_goal(self, goals: np.ndarray) -> None:
-        for w, block in enumerate(self.blocks):
-            self.conns[w].send(("set_goal", (goals[block[0] : block[-1] + 1],)))
-        for w in range(len(self.blocks)):
-            self._receive(w)
+        for worker, block in zip(self.workers, self.blocks, strict=True):
+            worker.send("set_goal", goals[block[0] : block[-1] + 1])
+        for worker in self.workers:
+            worker.receive()
 
     def _one(self, method: str, env_index: int, *args):
-        w = int(self.owner[env_index])
-        self.conns[w].send((method, (int(self.local[env_index]), *args)))
-        return self._receive(w)
+        worker = self.workers[int(self.owner[env_index])]
+        worker.send(method, int(self.local[env_index]), *args)
+        return worker.receive()
 
     def render(self, env_index: int, width: int, height: int, camera: dict) -> np.ndarray:
         return self._one("render", env_index, width, height, camera)
@@ -192,20 +236,11 @@ class SubprocessWorlds:
         return self._one("body_positions", env_index)
 
     def close(self) -> None:
-        for conn in self.conns:
-            try:
-                conn.send(("close", ()))
-            except (OSError, ValueError):
-                pass
-        for proc in self.procs:
-            proc.join(timeout=5.0)
-            if proc.is_alive():
-                logger.warning("pybullet worker %s did not exit; terminating it", proc.name)
-                proc.terminate()
-                proc.join(timeout=1.0)
-        for conn in self.conns:
-            conn.close()
-        self.conns, self.procs = [], []
+        for worker in self.workers:
+            worker.ask_to_close()
+        for worker in self.workers:
+            worker.join()
+        self.workers = []
 
 
 class InProcessWorlds:
