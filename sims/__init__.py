@@ -1,6 +1,8 @@
 """Simulators: the Franka Panda model, tasks, and batched backends (numba, pybullet, isaac).
 
-No ROS here, and no torch in hot paths. Entry point: :func:`make_env`.
+Layer rule: ``miles_ros -> policies -> sims``. ``sims`` is the bottom layer: it imports
+neither ``policies`` nor ``miles_ros`` nor rclpy (``tests/test_layers.py`` fails
+otherwise), and no torch in hot paths. Entry point: :func:`make_env`.
 """
 
 from __future__ import annotations
