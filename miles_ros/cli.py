@@ -10,7 +10,7 @@ import sys
 
 # name -> (module, one-line help). Keep in step with ../shared/INTERFACES.md.
 COMMANDS: dict[str, tuple[str, str]] = {
-    "train": ("policies.commands.train", "train a skill (PPO) on a simulator backend"),
+    "train": ("miles_ros.commands.train", "train a skill (PPO) on a simulator backend"),
     "eval": ("miles_ros.commands.evaluate", "success rate of a skill in PyBullet physics"),
     "export": ("policies.commands.export", "export a run to ONNX actor/critic + skill card"),
     "up": ("miles_ros.commands.up", "bring up the ROS 2 node graph in one process"),

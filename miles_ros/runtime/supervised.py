@@ -8,6 +8,10 @@ where the skill commands them), and every 4 ms (250 Hz, safety_node's rate) it f
 measured state to a :class:`~miles_ros.safety.supervisor.SafetySupervisor` and sends its
 command to the motors. ``miles eval SKILL --supervised`` uses it; the in-process ROS
 graph gives the same picture, slower and with scheduling noise.
+
+Training behind the supervisor: a training config names it (``env.motor_filter:
+safety_supervisor``, :data:`MOTOR_FILTER`) and ``miles train`` (miles_ros) hands policies/
+the factory (:data:`MOTOR_FILTERS`); policies/ never imports this module.
 """
 
 from __future__ import annotations
@@ -94,8 +98,7 @@ def pybullet_options(
 ) -> dict:
     """``sims.make_env(task, "pybullet", ...)`` keyword arguments that put the safety
     supervisor between the skill's targets and the motors of each env (in this process).
-    Also the ``env.motor_filter`` of training runs behind the supervisor
-    ('miles_ros.runtime.supervised:pybullet_options')."""
+    Also the factory of training runs behind the supervisor (:data:`MOTOR_FILTERS`)."""
     from sims import get_task
 
     cfg = task_config if task_config is not None else get_task(task).CONFIG
@@ -104,6 +107,18 @@ def pybullet_options(
     lead = min(target_lead(cfg), SkillNodeParams.target_lead_max)
     filters = [SupervisorFilter(physics_dt, safety, lead, fingers) for _ in range(num_envs)]
     return {"config": cfg, "motor_filters": filters, "num_workers": 0, "physics_dt": physics_dt}
+
+
+MOTOR_FILTER = "safety_supervisor"
+"""The name a training config gives the supervisor (``env.motor_filter``)."""
+MOTOR_FILTERS = {
+    MOTOR_FILTER: pybullet_options,
+    # What configs wrote before the name (earlier runs' config.yaml and checkpoints):
+    # a key here, never imported by its text.
+    "miles_ros.runtime.supervised:pybullet_options": pybullet_options,
+}
+"""The motor filters miles_ros composes into training (``policies.ppo.envs``' factories by
+``env.motor_filter`` name): ``miles train`` passes these to policies/."""
 
 
 def supervised_env_kwargs(

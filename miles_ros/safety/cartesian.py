@@ -1,5 +1,7 @@
 """Cartesian limits through forward kinematics: TCP workspace box, keep-out zones (boxes,
-spheres) and a TCP speed cap.
+spheres) and a TCP speed cap; and :func:`supervise_step`, the supervisor's whole check of
+one output period (joint shaping, then these limits). The geometry is in
+:mod:`miles_ros.safety.zones`, the TCP and braking radius in :mod:`miles_ros.safety.kinematics`.
 
 A candidate output is checked at the commanded pose, along the straight segment from the
 previous TCP position to it, and for its *braking ball*: the TCP cannot leave the ball
@@ -22,18 +24,16 @@ grows every zone and shrinks the workspace to leave room for them.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
 from numba import njit
 
+from miles_ros.safety.kinematics import braking_radius, tcp_position_into
 from miles_ros.safety.shaping import (
-    AMAX,
     CARTESIAN,
     ENV_HI,
     ENV_LO,
     JMAX,
-    LIP,
     OUT_A,
     OUT_CODE,
     OUT_Q,
@@ -45,264 +45,17 @@ from miles_ros.safety.shaping import (
     V,
     brake_step,
     shape_step,
-    stop_envelope,
-    stop_travel,
 )
-from sims.robots import panda
+from miles_ros.safety.stopping import stop_envelope
+from miles_ros.safety.zones import clearance, parse_zone, segment_clear
+
+__all__ = ["cartesian_filter", "parse_zone", "supervise_step"]
+"""``parse_zone`` stays importable here for the callers written before the split."""
 
 _BLEND_ITERS = 10
 _BLEND_TOL = 0.02
 """The blend search stops when the margin is within this fraction of the step allowed
 by the speed cap (the output is then at most 2 % slower than it could be)."""
-
-
-@dataclass(frozen=True)
-class Box:
-    """An axis-aligned box in the robot base frame."""
-
-    name: str
-    """Zone name used in events and permission policies."""
-    lower: tuple[float, float, float]
-    """Minimum corner (m)."""
-    upper: tuple[float, float, float]
-    """Maximum corner (m)."""
-
-
-@dataclass(frozen=True)
-class Sphere:
-    """A sphere in the robot base frame."""
-
-    name: str
-    """Zone name used in events and permission policies."""
-    center: tuple[float, float, float]
-    """Centre (m)."""
-    radius: float
-    """Radius (m)."""
-
-
-Zone = Box | Sphere
-
-
-def parse_zone(spec: str) -> tuple[Zone, frozenset[str]]:
-    """Parse ``"NAME box XMIN YMIN ZMIN XMAX YMAX ZMAX [forbid=TAG,TAG]"`` or
-    ``"NAME sphere X Y Z R [forbid=...]"``. Returns the zone and its forbidden tags."""
-    tokens = spec.split()
-    forbid: frozenset[str] = frozenset()
-    if tokens and tokens[-1].startswith("forbid="):
-        forbid = frozenset(t for t in tokens.pop()[len("forbid=") :].split(",") if t)
-    if len(tokens) < 2:
-        raise ValueError(f"zone {spec!r}: expected 'NAME box|sphere NUMBERS...'")
-    name, shape, numbers = tokens[0], tokens[1].lower(), tokens[2:]
-    try:
-        values = [float(x) for x in numbers]
-    except ValueError as exc:
-        raise ValueError(f"zone {spec!r}: {exc}") from None
-    if not all(math.isfinite(x) for x in values):
-        raise ValueError(f"zone {spec!r}: non-finite number")
-    if shape == "box":
-        if len(values) != 6:
-            raise ValueError(f"zone {spec!r}: a box needs 6 numbers (min xyz, max xyz)")
-        lower, upper = tuple(values[:3]), tuple(values[3:])
-        if any(lo >= hi for lo, hi in zip(lower, upper, strict=True)):
-            raise ValueError(f"zone {spec!r}: every minimum must be below its maximum")
-        return Box(name, lower, upper), forbid
-    if shape == "sphere":
-        if len(values) != 4 or values[3] <= 0.0:
-            raise ValueError(f"zone {spec!r}: a sphere needs x y z and a positive radius")
-        return Sphere(name, tuple(values[:3]), values[3]), forbid
-    raise ValueError(f"zone {spec!r}: unknown shape {shape!r} (box or sphere)")
-
-
-def zone_arrays(zones: list[Zone] | tuple[Zone, ...]) -> tuple[np.ndarray, np.ndarray]:
-    """Boxes [m, 6] (min xyz, max xyz) and spheres [k, 4] (centre, radius) for the kernels."""
-    boxes = [list(z.lower) + list(z.upper) for z in zones if isinstance(z, Box)]
-    spheres = [list(z.center) + [z.radius] for z in zones if isinstance(z, Sphere)]
-    return (
-        np.array(boxes, dtype=np.float64).reshape(-1, 6),
-        np.array(spheres, dtype=np.float64).reshape(-1, 4),
-    )
-
-
-def lipschitz_radii() -> np.ndarray:
-    """Per-joint upper bound [7] on the distance from the joint's axis to the TCP (m).
-
-    Frame ``i`` lies on joint ``i``'s axis; the TCP is reached from it by the translations
-    of the later frames (``a`` then ``d``, perpendicular) and the flange-to-TCP offset.
-    """
-    seg = np.hypot(panda.dh_a, panda.dh_d)
-    return np.array(
-        [seg[i + 1 :].sum() + panda.flange_to_tcp for i in range(panda.NUM_JOINTS)],
-        dtype=np.float64,
-    )
-
-
-_COS_ALPHA = np.cos(panda.dh_alpha)
-_SIN_ALPHA = np.sin(panda.dh_alpha)
-
-
-@njit(cache=True)
-def tcp_position_into(q, out):
-    """TCP position of arm positions ``q`` [7] written into ``out`` [3], without
-    temporaries: the robot model's modified DH chain (``panda.dh_*``) composed in scalars;
-    equal to ``panda.fk_tcp`` (tested)."""
-    r00, r01, r02 = 1.0, 0.0, 0.0
-    r10, r11, r12 = 0.0, 1.0, 0.0
-    r20, r21, r22 = 0.0, 0.0, 1.0
-    px, py, pz = 0.0, 0.0, 0.0
-    for i in range(8):
-        theta = q[i] if i < 7 else 0.0
-        ct, st = math.cos(theta), math.sin(theta)
-        ca, sa = _COS_ALPHA[i], _SIN_ALPHA[i]
-        a, d = panda.dh_a[i], panda.dh_d[i]
-        # T = [[ct, -st, 0, a], [st ca, ct ca, -sa, -sa d], [st sa, ct sa, ca, ca d]]
-        tx, ty, tz = a, -sa * d, ca * d
-        px, py, pz = (
-            px + r00 * tx + r01 * ty + r02 * tz,
-            py + r10 * tx + r11 * ty + r12 * tz,
-            pz + r20 * tx + r21 * ty + r22 * tz,
-        )
-        m10, m11, m12 = st * ca, ct * ca, -sa
-        m20, m21 = st * sa, ct * sa
-        r00, r01, r02 = (
-            r00 * ct + r01 * m10 + r02 * m20,
-            -r00 * st + r01 * m11 + r02 * m21,
-            r01 * m12 + r02 * ca,
-        )
-        r10, r11, r12 = (
-            r10 * ct + r11 * m10 + r12 * m20,
-            -r10 * st + r11 * m11 + r12 * m21,
-            r11 * m12 + r12 * ca,
-        )
-        r20, r21, r22 = (
-            r20 * ct + r21 * m10 + r22 * m20,
-            -r20 * st + r21 * m11 + r22 * m21,
-            r21 * m12 + r22 * ca,
-        )
-    # Flange -> TCP: a rotation about z (hand yaw) and flange_to_tcp along z.
-    out[0] = px + r02 * panda.flange_to_tcp
-    out[1] = py + r12 * panda.flange_to_tcp
-    out[2] = pz + r22 * panda.flange_to_tcp
-
-
-@njit(cache=True)
-def tcp_position(q):
-    """TCP position [3] for arm positions ``q`` [7]."""
-    out = np.empty(3)
-    tcp_position_into(q, out)
-    return out
-
-
-@njit(cache=True)
-def _box_signed_distance(p, bx):
-    """Signed distance from ``p`` to box ``bx`` (negative inside)."""
-    out2 = 0.0
-    inside = -1e300
-    for k in range(3):
-        lo = bx[k] - p[k]
-        hi = p[k] - bx[k + 3]
-        d = lo if lo > hi else hi
-        if d > 0.0:
-            out2 += d * d
-        if d > inside:
-            inside = d
-    if out2 > 0.0:
-        return math.sqrt(out2)
-    return inside
-
-
-@njit(cache=True)
-def clearance(p, radius, ws, boxes, spheres, padding):
-    """Smallest margin (m) of the ball ``(p, radius)`` to the workspace walls and zones;
-    negative when the ball leaves the workspace or touches a zone."""
-    c = 1e300
-    for k in range(3):
-        d = min(p[k] - ws[k], ws[k + 3] - p[k])
-        if d < c:
-            c = d
-    for b in range(boxes.shape[0]):
-        d = _box_signed_distance(p, boxes[b])
-        if d < c:
-            c = d
-    for s in range(spheres.shape[0]):
-        dx = p[0] - spheres[s, 0]
-        dy = p[1] - spheres[s, 1]
-        dz = p[2] - spheres[s, 2]
-        d = math.sqrt(dx * dx + dy * dy + dz * dz) - spheres[s, 3]
-        if d < c:
-            c = d
-    return c - radius - padding
-
-
-@njit(cache=True)
-def _segment_hits_box(p0, p1, bx, pad):
-    """True when the segment enters the padded box (slab test)."""
-    t0 = 0.0
-    t1 = 1.0
-    for k in range(3):
-        d = p1[k] - p0[k]
-        lo = bx[k] - pad
-        hi = bx[k + 3] + pad
-        if abs(d) < 1e-300:
-            if p0[k] < lo or p0[k] > hi:
-                return False
-        else:
-            ta = (lo - p0[k]) / d
-            tb = (hi - p0[k]) / d
-            if ta > tb:
-                ta, tb = tb, ta
-            if ta > t0:
-                t0 = ta
-            if tb < t1:
-                t1 = tb
-            if t0 > t1:
-                return False
-    return True
-
-
-@njit(cache=True)
-def _segment_hits_sphere(p0, p1, sp, pad):
-    """True when the segment comes closer to the centre than radius + padding."""
-    dx = p1[0] - p0[0]
-    dy = p1[1] - p0[1]
-    dz = p1[2] - p0[2]
-    fx = p0[0] - sp[0]
-    fy = p0[1] - sp[1]
-    fz = p0[2] - sp[2]
-    dd = dx * dx + dy * dy + dz * dz
-    t = 0.0
-    if dd > 0.0:
-        t = -(fx * dx + fy * dy + fz * dz) / dd
-        t = min(max(t, 0.0), 1.0)
-    cx = fx + t * dx
-    cy = fy + t * dy
-    cz = fz + t * dz
-    r = sp[3] + pad
-    return cx * cx + cy * cy + cz * cz < r * r
-
-
-@njit(cache=True)
-def segment_clear(p0, p1, boxes, spheres, padding):
-    """True when the segment ``p0 -> p1`` enters no zone that ``p0`` is not already in."""
-    for b in range(boxes.shape[0]):
-        if _box_signed_distance(p0, boxes[b]) >= padding:
-            if _segment_hits_box(p0, p1, boxes[b], padding):
-                return False
-    for s in range(spheres.shape[0]):
-        sp = spheres[s]
-        d0 = math.sqrt((p0[0] - sp[0]) ** 2 + (p0[1] - sp[1]) ** 2 + (p0[2] - sp[2]) ** 2)
-        if d0 >= sp[3] + padding:
-            if _segment_hits_sphere(p0, p1, sp, padding):
-                return False
-    return True
-
-
-@njit(cache=True)
-def braking_radius(js, vel, acc):
-    """Radius of the braking ball for joint velocities/accelerations ``vel``/``acc``."""
-    r = 0.0
-    for i in range(js.shape[0]):
-        r += js[i, LIP] * stop_travel(vel[i], acc[i], js[i, AMAX], js[i, JMAX])
-    return r
 
 
 @njit(cache=True)

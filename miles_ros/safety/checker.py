@@ -10,8 +10,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from miles_ros.safety.cartesian import Zone, clearance, tcp_position, zone_arrays
+from miles_ros.safety.kinematics import tcp_position
 from miles_ros.safety.limits import JointLimits
+from miles_ros.safety.zones import Zone, clearance, zone_arrays
 
 REL_TOL = 1e-9
 """Relative tolerance on every limit."""

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from miles_ros.safety.shaping import stop_travel
+from miles_ros.safety.stopping import stop_travel
 from sims.robots import panda
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from miles_ros.safety.cartesian import Zone, clearance, parse_zone, zone_arrays
+from miles_ros.safety.zones import Zone, clearance, parse_zone, zone_arrays
 
 
 @dataclass(frozen=True)

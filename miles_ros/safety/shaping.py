@@ -38,6 +38,15 @@ import math
 import numpy as np
 from numba import njit
 
+from miles_ros.safety.stopping import (
+    largest_accel_below,
+    reach_hi,
+    reach_lo,
+    smallest_accel_above,
+    stop_envelope,
+    stop_travel_forward,
+)
+
 # Columns of the per-joint state array ``js`` [n, NCOL].
 Q, V, A, LO, HI, VMAX, AMAX, JMAX, ENV_LO, ENV_HI, TARGET, LIP = range(12)
 NCOL = 12
@@ -68,68 +77,10 @@ CODE_NAMES = (
     "scaled",
 )
 
-_BISECT_ITERS = 60
 INTERNAL_TIGHTENING = 1e-6
 """The kernel's limits are this fraction tighter than the published ones, which absorbs
 the rounding of positions in the differences a checker recomputes (for steps >= 0.1 ms
 at the datasheet jerk limits)."""
-
-
-@njit(cache=True)
-def _stop_to_rest(v, a, amax, jmax):
-    """Travel of the time-optimal jerk-limited stop from ``v >= (a^-)^2/(2J)``, ``v >= 0``.
-
-    Profile: jerk ``-J`` down to the peak deceleration ``a_p`` (at most ``A``), hold it,
-    jerk ``+J`` back to zero acceleration exactly when the velocity reaches zero.
-    """
-    ap = -math.sqrt(0.5 * (a * a + 2.0 * jmax * v))
-    t2 = 0.0
-    if ap < -amax:
-        ap = -amax
-        t2 = (v + (a * a - 2.0 * amax * amax) / (2.0 * jmax)) / amax
-        if t2 < 0.0:
-            t2 = 0.0
-    t1 = (a - ap) / jmax
-    if t1 < 0.0:
-        t1 = 0.0
-    t3 = -ap / jmax
-    x1 = v * t1 + 0.5 * a * t1 * t1 - jmax * t1 * t1 * t1 / 6.0
-    v1 = v + a * t1 - 0.5 * jmax * t1 * t1
-    x2 = v1 * t2 + 0.5 * ap * t2 * t2
-    v2 = v1 + ap * t2
-    x3 = v2 * t3 + 0.5 * ap * t3 * t3 + jmax * t3 * t3 * t3 / 6.0
-    return x1 + x2 + x3
-
-
-@njit(cache=True)
-def stop_travel_forward(v, a, amax, jmax):
-    """Largest forward (positive) displacement of the stop-to-rest policy from ``(v, a)``.
-
-    Zero when the joint moves backward and will not come forward again. When a reversal
-    is unavoidable under the jerk limit (small velocity, strong opposite acceleration)
-    the policy releases the acceleration at once and the forward part is integrated.
-    """
-    if v < 0.0 or (v == 0.0 and a <= 0.0):
-        if a <= 0.0:
-            return 0.0
-        disc = a * a + 2.0 * jmax * v
-        if disc <= 0.0:
-            return 0.0
-        # Backward stop overshoots into forward motion: zero crossing with accel sqrt(disc).
-        return _stop_to_rest(0.0, math.sqrt(disc), amax, jmax)
-    if a < 0.0 and 2.0 * jmax * v < a * a:
-        disc = a * a - 2.0 * jmax * v
-        t0 = (-a - math.sqrt(disc)) / jmax
-        return v * t0 + 0.5 * a * t0 * t0 + jmax * t0 * t0 * t0 / 6.0
-    return _stop_to_rest(v, a, amax, jmax)
-
-
-@njit(cache=True)
-def stop_travel(v, a, amax, jmax):
-    """Distance (either direction) the stop-to-rest policy may still travel."""
-    fwd = stop_travel_forward(v, a, amax, jmax)
-    bwd = stop_travel_forward(-v, -a, amax, jmax)
-    return fwd if fwd > bwd else bwd
 
 
 @njit(cache=True)
@@ -149,60 +100,6 @@ def _lower_accel_for_velocity(v, vmin, h, jmax):
         room = 2.0 * (v - vmin)
         return -room / (h + math.sqrt(h * h + room / jmax))
     return (vmin - v) / h
-
-
-@njit(cache=True)
-def _reach_hi(q, v, a1, h, amax, jmax):
-    """Furthest forward position if ``a1`` is commanded now and the joint then stops."""
-    v1 = v + a1 * h
-    return q + v1 * h + stop_travel_forward(v1, a1, amax, jmax)
-
-
-@njit(cache=True)
-def _reach_lo(q, v, a1, h, amax, jmax):
-    """Furthest backward position if ``a1`` is commanded now and the joint then stops."""
-    v1 = v + a1 * h
-    return q + v1 * h - stop_travel_forward(-v1, -a1, amax, jmax)
-
-
-@njit(cache=True)
-def largest_accel_below(q, v, h, amax, jmax, lo, hi, bound):
-    """Largest ``a'`` in ``[lo, hi]`` whose stop stays ``<= bound``.
-
-    Returns ``(a', status)``: status 0 when ``hi`` is fine, 1 when the bound cut the
-    interval, 2 when even ``lo`` overshoots (``lo`` is returned: the hardest braking).
-    """
-    if _reach_hi(q, v, hi, h, amax, jmax) <= bound:
-        return hi, 0
-    if _reach_hi(q, v, lo, h, amax, jmax) > bound:
-        return lo, 2
-    for _ in range(_BISECT_ITERS):
-        mid = 0.5 * (lo + hi)
-        if mid <= lo or mid >= hi:
-            break
-        if _reach_hi(q, v, mid, h, amax, jmax) <= bound:
-            lo = mid
-        else:
-            hi = mid
-    return lo, 1
-
-
-@njit(cache=True)
-def smallest_accel_above(q, v, h, amax, jmax, lo, hi, bound):
-    """Mirror image of :func:`largest_accel_below` for a lower position bound."""
-    if _reach_lo(q, v, lo, h, amax, jmax) >= bound:
-        return lo, 0
-    if _reach_lo(q, v, hi, h, amax, jmax) < bound:
-        return hi, 2
-    for _ in range(_BISECT_ITERS):
-        mid = 0.5 * (lo + hi)
-        if mid <= lo or mid >= hi:
-            break
-        if _reach_lo(q, v, mid, h, amax, jmax) >= bound:
-            hi = mid
-        else:
-            lo = mid
-    return hi, 1
 
 
 @njit(cache=True)
@@ -266,9 +163,9 @@ def joint_interval(q, v, a, h, lo_pos, hi_pos, vmin, vmax, amax, jmax, res):
     if max(lo, jl) <= min(hi, ju):
         lo = max(lo, jl)
         hi = min(hi, ju)
-    if _reach_hi(q, v, lo, h, amax, jmax) > hi_pos:
+    if reach_hi(q, v, lo, h, amax, jmax) > hi_pos:
         hi = lo
-    elif _reach_lo(q, v, hi, h, amax, jmax) < lo_pos:
+    elif reach_lo(q, v, hi, h, amax, jmax) < lo_pos:
         lo = hi
     else:
         x, _ = largest_accel_below(q, v, h, amax, jmax, lo, hi, hi_pos)
@@ -280,16 +177,6 @@ def joint_interval(q, v, a, h, lo_pos, hi_pos, vmin, vmax, amax, jmax, res):
     res[2] = INFEASIBLE
     res[3] = INFEASIBLE
     return False
-
-
-@njit(cache=True)
-def stop_envelope(v, a, vabs, jmax, env):
-    """Velocity envelope ``env[0:2]`` of a stop from ``(v, a)``: the extreme velocities the
-    jerk limit makes inevitable, widened to include zero and capped at ``+-vabs``."""
-    lo = v - (min(a, 0.0) ** 2) / (2.0 * jmax)
-    hi = v + (max(a, 0.0) ** 2) / (2.0 * jmax)
-    env[0] = max(min(lo, 0.0), -vabs)
-    env[1] = min(max(hi, 0.0), vabs)
 
 
 @njit(cache=True)
@@ -446,3 +333,52 @@ def brake_step(js, h, out):
         a_new = min(max(-v / h, res[0]), res[1])
         _commit(js, i, a_new, h, out, math.nan)
         out[i, OUT_CODE] = FREE
+
+
+# --- the per-joint state array's life outside the kernels ----------------------------------
+def joint_state(limits, lipschitz: np.ndarray) -> np.ndarray:
+    """A fresh ``js`` [n, NCOL] for ``limits`` (a :class:`~miles_ros.safety.limits.JointLimits`):
+    the published limits tightened by :data:`INTERNAL_TIGHTENING`, no target, at rest at 0."""
+    n = limits.lower.shape[0]
+    tight = 1.0 - INTERNAL_TIGHTENING
+    js = np.zeros((n, NCOL))
+    js[:, LO] = limits.lower
+    js[:, HI] = limits.upper
+    js[:, VMAX] = limits.velocity * tight
+    js[:, AMAX] = limits.acceleration * tight
+    js[:, JMAX] = limits.jerk * tight
+    js[:, TARGET] = np.nan
+    js[:, LIP] = lipschitz
+    return js
+
+
+def start_at(js: np.ndarray, q: np.ndarray, limits) -> bool:
+    """Put ``js`` at rest at the measured ``q``. A joint measured outside its band may not go
+    further out (the band re-tightens as it moves in, see :func:`relax_band`); returns True
+    when a band was widened."""
+    js[:, Q] = q
+    js[:, V] = 0.0
+    js[:, A] = 0.0
+    js[:, LO] = np.minimum(limits.lower, q)
+    js[:, HI] = np.maximum(limits.upper, q)
+    return bool(np.any(q < limits.lower) or np.any(q > limits.upper))
+
+
+def begin_stop(js: np.ndarray, env: np.ndarray) -> None:
+    """Set every joint's stop envelope (``ENV_LO``, ``ENV_HI``) from its state (``env``
+    [2]: scratch)."""
+    for i in range(js.shape[0]):
+        stop_envelope(js[i, V], js[i, A], js[i, VMAX], js[i, JMAX], env)
+        js[i, ENV_LO], js[i, ENV_HI] = env
+
+
+def relax_band(js: np.ndarray, limits) -> bool:
+    """Tighten a widened band back toward the limits as far as the joint's stop allows;
+    returns True while a band is still wider than the limits."""
+    for i in np.flatnonzero(js[:, HI] > limits.upper):
+        reach = js[i, Q] + stop_travel_forward(js[i, V], js[i, A], js[i, AMAX], js[i, JMAX])
+        js[i, HI] = max(limits.upper[i], min(js[i, HI], reach))
+    for i in np.flatnonzero(js[:, LO] < limits.lower):
+        reach = js[i, Q] - stop_travel_forward(-js[i, V], -js[i, A], js[i, AMAX], js[i, JMAX])
+        js[i, LO] = min(limits.lower[i], max(js[i, LO], reach))
+    return bool(np.any(js[:, HI] > limits.upper) or np.any(js[:, LO] < limits.lower))

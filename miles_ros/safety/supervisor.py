@@ -15,76 +15,36 @@ Modes (``state()["mode"]``):
 * ``stopping``: e-stop latched, decelerating (category 1 style stop, jerk-limited);
 * ``estop``: latched and stopped: the stopped position is held; every request is refused
   until :meth:`reset_estop` succeeds (arm measured still, e-stop input released).
+
+The pieces that do not touch the mode live beside it: request checks and joint layouts
+(:mod:`~miles_ros.safety.requests`), the fingers (:mod:`~miles_ros.safety.fingers`), the
+per-joint kernel state (:mod:`~miles_ros.safety.shaping`), the one-period check
+(:mod:`~miles_ros.safety.cartesian`), the audit trail (:mod:`~miles_ros.safety.audit`).
+The class itself stays whole (~470 lines): every transition (request, watchdog, e-stop,
+reset, skill) reads and writes the same output state, so a split would scatter the mode
+logic over modules.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import math
 from collections import Counter, deque
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import numpy as np
 
 from miles_ros.safety import shaping as sh
 from miles_ros.safety.audit import LOG, AuditLog, BurstLogger
-from miles_ros.safety.cartesian import (
-    braking_radius,
-    clearance,
-    lipschitz_radii,
-    parse_zone,
-    supervise_step,
-    tcp_position,
-    zone_arrays,
-)
+from miles_ros.safety.cartesian import supervise_step
 from miles_ros.safety.config import SafetyConfig
+from miles_ros.safety.fingers import FingerCommand
+from miles_ros.safety.kinematics import braking_radius, lipschitz_radii, tcp_position
 from miles_ros.safety.permissions import PermissionDecision, PermissionPolicy
+from miles_ros.safety.requests import FAULT_KINDS, Command, JointRequest, RequestGate
+from miles_ros.safety.zones import clearance, parse_zone, zone_arrays
 from sims.robots import panda
 
-FAULT_KINDS = frozenset(
-    {
-        "wrong_length",
-        "duplicate_joint",
-        "unknown_joint",
-        "missing_joint",
-        "non_finite",
-        "missing_stamp",
-        "stale",
-        "future_stamp",
-        "out_of_order",
-        "permission",
-    }
-)
-"""Rejections that count toward the repeated-violations fault."""
-
-_FINGER_SPEED = 0.5 * panda.gripper_speed_max  # m/s per finger (datasheet)
-
-
-@dataclass(frozen=True)
-class JointRequest:
-    """A requested joint target (the content of a ``/miles/skill_command`` message)."""
-
-    names: Sequence[str]
-    """Joint names, one per position."""
-    positions: Sequence[float]
-    """Target positions (rad for the arm, m for the fingers)."""
-    stamp: float | None
-    """Stamp on the supervisor's clock (None or 0 = missing)."""
-
-
-@dataclass(frozen=True)
-class Command:
-    """One output period: what the robot receives."""
-
-    stamp: float
-    """Stamp on the supervisor's clock."""
-    names: tuple[str, ...]
-    """Arm joints, then the fingers once a finger target was ever requested."""
-    positions: np.ndarray
-    """Commanded positions, in the order of ``names``."""
-    mode: str
-    """The supervisor's mode when it was produced."""
+__all__ = ["FAULT_KINDS", "Command", "JointRequest", "SafetySupervisor", "warm_up"]
 
 
 class SafetySupervisor:
@@ -101,27 +61,15 @@ class SafetySupervisor:
         """Counts: 'steps', 'accepted', 'rejected', 'rejected:<kind>', 'fallback_joints'."""
         self._time_offset = time_offset
         self._burst = BurstLogger(config.log_burst_gap)
-        self._arm_index = {name: i for i, name in enumerate(config.joint_names)}
-        self._finger_index = {name: i for i, name in enumerate(config.finger_joint_names)}
+        self._gate = RequestGate(config)
         n = len(config.joint_names)
-        tight = 1.0 - sh.INTERNAL_TIGHTENING
-        js = np.zeros((n, sh.NCOL))
-        js[:, sh.LO] = self.limits.lower
-        js[:, sh.HI] = self.limits.upper
-        js[:, sh.VMAX] = self.limits.velocity * tight
-        js[:, sh.AMAX] = self.limits.acceleration * tight
-        js[:, sh.JMAX] = self.limits.jerk * tight
-        js[:, sh.TARGET] = np.nan
-        js[:, sh.LIP] = lipschitz_radii()
-        self._js = js
+        self._js = sh.joint_state(self.limits, lipschitz_radii())
         self._out = np.zeros((n, 4))
         self._brake = np.zeros((n, 4))
         self._work = np.zeros((n, 6))
         self._env = np.zeros(2)
         self._res = np.zeros(7)
         self._band_widened = False
-        self._layout_cache: dict[tuple[str, ...], object] = {}
-        self._request_layouts: dict[tuple[str, ...], tuple[np.ndarray, np.ndarray]] = {}
         self._ws = np.array(tuple(config.workspace_min) + tuple(config.workspace_max), float)
         self._base_zones = tuple(parse_zone(spec)[0] for spec in config.keepout_zones)
         self.policy = PermissionPolicy.from_specs(
@@ -148,13 +96,11 @@ class SafetySupervisor:
         self._stream_velocity: np.ndarray | None = None
         self._stream_period = 0.0
         self._new_request = False
-        self._finger_target: np.ndarray | None = None
-        self._finger_cmd: np.ndarray | None = None
+        self._fingers = FingerCommand()
         self._violations: deque[float] = deque()
         # Measured state.
         self._measured_q: np.ndarray | None = None
         self._measured_v: np.ndarray | None = None
-        self._measured_fingers: np.ndarray | None = None
         self._measured_time: float | None = None
         # Skill permissions.
         self._skill = ""
@@ -169,7 +115,7 @@ class SafetySupervisor:
         now: float,
     ) -> bool:
         """Record the measured state (``/joint_states``). False when unusable (counted)."""
-        layout = self._state_layout(tuple(names))
+        layout = self._gate.state_layout(tuple(names))
         if layout is None or len(positions) != len(names):
             return self._bad_state(now, "joint_states without every arm joint")
         order, finger_order = layout
@@ -189,7 +135,7 @@ class SafetySupervisor:
         if finger_order is not None:
             fingers = np.asarray(positions, dtype=np.float64)[finger_order]
             if np.all(np.isfinite(fingers)):
-                self._measured_fingers = fingers
+                self._fingers.measured = fingers
         self._measured_q, self._measured_v, self._measured_time = q, v, now
         if not self._initialized:
             self._initialize(q, now)
@@ -200,7 +146,7 @@ class SafetySupervisor:
         until the next accepted request or the watchdog)."""
         if self._latched:
             return self._reject(now, "estop_latched", detail="e-stop latched: request refused")
-        kind, joint, value, detail = self._validate(request, now)
+        kind, joint, value, detail = self._gate.validate(request, now, self._request_stamp)
         if kind:
             return self._reject(now, kind, joint, value, detail)
         if not self._initialized:
@@ -208,9 +154,9 @@ class SafetySupervisor:
         if self._skill_block:
             return self._reject(now, "permission", detail=self._skill_block)
         values = np.asarray(request.positions, dtype=np.float64)
-        arm_slots, finger_slots = self._request_layouts[tuple(request.names)]
+        arm_slots, finger_slots = self._gate.request_layout(tuple(request.names))
         arm = values[arm_slots]
-        fingers = np.full(len(self._finger_index), np.nan)
+        fingers = np.full(len(self._gate.finger_index), np.nan)
         fingers[finger_slots[1]] = values[finger_slots[0]]
         clipped = np.clip(arm, self._js[:, sh.LO], self._js[:, sh.HI])
         for i in np.flatnonzero(clipped != arm) if (clipped != arm).any() else ():
@@ -223,7 +169,10 @@ class SafetySupervisor:
                 "target outside the position limits minus margin",
             )
         if not np.all(np.isnan(fingers)):
-            self._accept_fingers(fingers, now)
+            for i, requested, allowed in self._fingers.accept(fingers):
+                name = self.config.finger_joint_names[i]
+                detail = "finger target outside the gripper travel"
+                self._record(now, "finger_range", name, requested, allowed, detail)
         stamp = float(request.stamp)  # type: ignore[arg-type]
         # A stream's velocity, from this request and the previous one (see _stream_target).
         gap = stamp - self._request_stamp if self._request_stamp is not None else 0.0
@@ -363,7 +312,7 @@ class SafetySupervisor:
         if res[5] or (self._new_request and not stop):
             self._report_step(now, out, int(res[5]))
         if self._band_widened:
-            self._relax_band()
+            self._band_widened = sh.relax_band(self._js, self.limits)
         if self._latched:
             self._mode = "estop" if res[6] else "stopping"
         else:
@@ -399,17 +348,9 @@ class SafetySupervisor:
 
     # --- internals --------------------------------------------------------------------
     def _initialize(self, q: np.ndarray, now: float) -> None:
-        js = self._js
-        js[:, sh.Q] = q
-        js[:, sh.V] = 0.0
-        js[:, sh.A] = 0.0
-        # A joint measured outside its band may not go further out (the band re-tightens
-        # as it moves in, see _relax_band).
-        js[:, sh.LO] = np.minimum(self.limits.lower, q)
-        js[:, sh.HI] = np.maximum(self.limits.upper, q)
-        self._band_widened = bool(np.any(q < self.limits.lower) or np.any(q > self.limits.upper))
+        self._band_widened = sh.start_at(self._js, q, self.limits)
         self._t_prev = now
-        self._p_prev = tcp_position(js[:, sh.Q].copy())
+        self._p_prev = tcp_position(self._js[:, sh.Q].copy())
         self._c_prev = self._clearance_now()
         self._initialized = True
         self._begin_stop()
@@ -417,22 +358,6 @@ class SafetySupervisor:
             self._mode, self._reason = "hold", "no request yet"
         else:
             self._mode = "estop"
-
-    def _state_layout(self, names: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray | None] | None:
-        cached = self._layout_cache.get(names)
-        if cached is not None or names in self._layout_cache:
-            return cached
-        idx = {name: i for i, name in enumerate(names)}
-        layout = None
-        if all(n in idx for n in self._arm_index):
-            order = np.array([idx[n] for n in self._arm_index])
-            fingers = None
-            if self._finger_index and all(n in idx for n in self._finger_index):
-                fingers = np.array([idx[n] for n in self._finger_index])
-            layout = (order, fingers)
-        if len(self._layout_cache) < 64:
-            self._layout_cache[names] = layout
-        return layout
 
     def _stream_target(self, now: float) -> np.ndarray:
         """The latest target evaluated at ``now``: a stream of requests (two within the
@@ -455,29 +380,10 @@ class SafetySupervisor:
         return clearance(p, radius, self._ws, self._boxes, self._spheres, self.config.zone_padding)
 
     def _begin_stop(self) -> None:
-        js = self._js
-        for i in range(js.shape[0]):
-            sh.stop_envelope(js[i, sh.V], js[i, sh.A], js[i, sh.VMAX], js[i, sh.JMAX], self._env)
-            js[i, sh.ENV_LO], js[i, sh.ENV_HI] = self._env
+        sh.begin_stop(self._js, self._env)
         self._stop = True
         self._new_request = False
         self._stream_velocity = None
-
-    def _relax_band(self) -> None:
-        js = self._js
-        for i in np.flatnonzero(js[:, sh.HI] > self.limits.upper):
-            reach = js[i, sh.Q] + sh.stop_travel_forward(
-                js[i, sh.V], js[i, sh.A], js[i, sh.AMAX], js[i, sh.JMAX]
-            )
-            js[i, sh.HI] = max(self.limits.upper[i], min(js[i, sh.HI], reach))
-        for i in np.flatnonzero(js[:, sh.LO] < self.limits.lower):
-            reach = js[i, sh.Q] - sh.stop_travel_forward(
-                -js[i, sh.V], -js[i, sh.A], js[i, sh.AMAX], js[i, sh.JMAX]
-            )
-            js[i, sh.LO] = min(self.limits.lower[i], max(js[i, sh.LO], reach))
-        self._band_widened = bool(
-            np.any(js[:, sh.HI] > self.limits.upper) or np.any(js[:, sh.LO] < self.limits.lower)
-        )
 
     def _report_step(self, now: float, out: np.ndarray, n_fallback: int) -> None:
         self.stats["fallback_joints"] += n_fallback
@@ -498,88 +404,11 @@ class SafetySupervisor:
     def _command(self, now: float, h: float, stop: bool) -> Command:
         names = self.config.joint_names
         positions = self._out[:, sh.OUT_Q].copy()
-        if self._finger_cmd is not None and self._finger_index:
-            if self._finger_target is not None and not stop:
-                step = _FINGER_SPEED * h
-                delta = np.clip(self._finger_target - self._finger_cmd, -step, step)
-                self._finger_cmd = self._finger_cmd + delta
+        fingers = self._fingers.step(h, stop) if self._gate.finger_index else None
+        if fingers is not None:
             names = names + self.config.finger_joint_names
-            positions = np.concatenate([positions, self._finger_cmd])
+            positions = np.concatenate([positions, fingers])
         return Command(now, tuple(names), positions, self._mode)
-
-    def _accept_fingers(self, fingers: np.ndarray, now: float) -> None:
-        current = self._finger_cmd if self._finger_cmd is not None else None
-        if current is None:
-            current = self._measured_fingers
-        merged = np.where(np.isnan(fingers), current if current is not None else fingers, fingers)
-        clipped = np.clip(merged, panda.finger_position_min, panda.finger_position_max)
-        for i in np.flatnonzero(np.abs(clipped - merged) > 0.0):
-            self._record(
-                now,
-                "finger_range",
-                self.config.finger_joint_names[i],
-                float(merged[i]),
-                float(clipped[i]),
-                "finger target outside the gripper travel",
-            )
-        if np.any(np.isnan(clipped)):  # one finger given, the other never known
-            clipped = np.where(np.isnan(clipped), clipped[~np.isnan(clipped)][0], clipped)
-        self._finger_target = clipped
-        if self._finger_cmd is None:
-            self._finger_cmd = (
-                self._measured_fingers.copy()
-                if self._measured_fingers is not None
-                else clipped.copy()
-            )
-
-    def _validate(self, req: JointRequest, now: float) -> tuple[str, str | None, object, str]:
-        names = tuple(req.names)
-        if len(names) != len(req.positions):
-            detail = f"{len(names)} names but {len(req.positions)} positions"
-            return "wrong_length", None, len(req.positions), detail
-        if names not in self._request_layouts:
-            why = self._check_names(names)
-            if why[0]:
-                return why
-            if len(self._request_layouts) >= 64:  # bounded under adversarial layouts
-                self._request_layouts.clear()
-            arm = np.array([names.index(n) for n in self._arm_index])
-            fingers = [(names.index(n), j) for n, j in self._finger_index.items() if n in names]
-            self._request_layouts[names] = (arm, np.array(fingers, dtype=int).reshape(-1, 2).T)
-        try:
-            finite = bool(np.all(np.isfinite(np.asarray(req.positions, dtype=np.float64))))
-        except (TypeError, ValueError):
-            finite = False
-        if not finite:
-            for name, value in zip(names, req.positions, strict=True):
-                try:
-                    ok = math.isfinite(float(value))
-                except (TypeError, ValueError):
-                    ok = False
-                if not ok:
-                    return "non_finite", name, str(value), f"non-finite position for {name!r}"
-        stamp = req.stamp
-        if stamp is None or stamp == 0.0 or not math.isfinite(stamp):
-            return "missing_stamp", None, stamp, "request without a stamp"
-        if now - stamp > self.config.max_request_age:
-            return "stale", None, stamp, f"request {now - stamp:.3f} s old"
-        if stamp - now > self.config.max_request_lead:
-            return "future_stamp", None, stamp, f"request stamped {stamp - now:.3f} s ahead"
-        if self._request_stamp is not None and stamp <= self._request_stamp:
-            return "out_of_order", None, stamp, "stamp not after the previous request's"
-        return "", None, None, ""
-
-    def _check_names(self, names: tuple[str, ...]) -> tuple[str, str | None, object, str]:
-        if len(set(names)) != len(names):
-            dup = next(n for n in names if names.count(n) > 1)
-            return "duplicate_joint", dup, None, f"joint {dup!r} given twice"
-        for name in names:
-            if name not in self._arm_index and name not in self._finger_index:
-                return "unknown_joint", name, None, f"unknown joint {name!r}"
-        for name in self._arm_index:
-            if name not in names:
-                return "missing_joint", name, None, f"arm joint {name!r} missing"
-        return "", None, None, ""
 
     def _reject(
         self,
@@ -621,16 +450,10 @@ class SafetySupervisor:
                 f"robot state lost: no joint_states for {now - self._measured_time:.3f} s", now
             )
 
-    def _record(
-        self,
-        now: float,
-        kind: str,
-        joint: str | None = None,
-        requested: object = None,
-        allowed: object = None,
-        detail: str = "",
-    ) -> None:
-        self.audit.add(now + self._time_offset, kind, joint, requested, allowed, detail)
+    def _record(self, now: float, kind: str, *event, **fields) -> None:
+        """An event into the audit trail (:meth:`AuditLog.add`'s joint, requested,
+        allowed, detail), stamped on the audit's clock."""
+        self.audit.add(now + self._time_offset, kind, *event, **fields)
 
 
 def warm_up(config: SafetyConfig | None = None) -> None:

@@ -6,9 +6,14 @@ import argparse
 import json
 import sys
 import time
+from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import yaml
+
+if TYPE_CHECKING:
+    from policies.ppo.envs import MotorFilterFactory
 
 
 def build_parser(prog: str = "miles train") -> argparse.ArgumentParser:
@@ -118,7 +123,14 @@ def _apply_overrides(cfg, args) -> None:
         rc.tensorboard = False
 
 
-def main(argv: list[str] | None = None, prog: str = "miles train") -> int:
+def main(
+    argv: list[str] | None = None,
+    prog: str = "miles train",
+    motor_filters: Mapping[str, MotorFilterFactory] | None = None,
+) -> int:
+    """``motor_filters``: the factories of the motor filters a config may name in
+    ``env.motor_filter`` (:mod:`policies.ppo.envs`), injected by the layer that owns them
+    (miles_ros's ``miles train`` adds the safety supervisor's)."""
     args = build_parser(prog).parse_args(argv)
     from policies.commands._common import setup_logging
 
@@ -199,7 +211,7 @@ def main(argv: list[str] | None = None, prog: str = "miles train") -> int:
         print(f"{prog}: --num-envs and --steps must be >= 1", file=sys.stderr)
         return 2
     try:
-        runner = OnPolicyRunner(cfg, run_dir, meta=meta)
+        runner = OnPolicyRunner(cfg, run_dir, meta=meta, motor_filters=motor_filters)
     except (ImportError, ValueError, RuntimeError) as exc:
         print(f"{prog}: cannot build the {cfg.backend} env for {cfg.task}: {exc}", file=sys.stderr)
         return 2

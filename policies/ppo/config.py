@@ -117,10 +117,10 @@ class EnvConfig:
     """Episode length in the task's episodes, in training and in the physics evaluations
     (more time for an arm slowed by a motor filter)."""
     motor_filter: str = ""
-    """'module:function' giving PyBullet env options that put a controller between the
-    policy's targets and the motors, in training and in the physics evaluations;
-    ``function(task, num_envs, task_config) -> make_env kwargs``. The safety supervisor:
-    'miles_ros.runtime.supervised:pybullet_options'. '' = the motors take the targets."""
+    """Name of a controller between the policy's targets and the PyBullet motors, in
+    training and in the physics evaluations, whose factory the caller injects
+    (:mod:`policies.ppo.envs`; ``miles train`` knows ``safety_supervisor``, the safety
+    supervisor). '' = the motors take the targets."""
 
 
 @dataclass

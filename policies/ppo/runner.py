@@ -12,12 +12,10 @@ Run directory layout::
 
 from __future__ import annotations
 
-import dataclasses
-import importlib
 import json
 import logging
 import time
-from collections import deque
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -25,54 +23,23 @@ import numpy as np
 import torch
 import yaml
 
-import sims
 from policies.evaluation import EvalResult, run_episodes
 from policies.ppo.algorithm import PPO
 from policies.ppo.config import TrainConfig
+from policies.ppo.envs import (
+    MotorFilterFactory,
+    evaluation_task_config,
+    make_env,
+    training_task_config,
+)
 from policies.ppo.networks import ActorCritic
+from policies.ppo.progress import EpisodeStats, EvalSchedule, TrainingLog
 from policies.ppo.storage import RolloutStorage
 from policies.provenance import seed_everything
 
 logger = logging.getLogger(__name__)
 
 CHECKPOINT_DIR = "checkpoints"
-
-
-def training_task_config(cfg: TrainConfig):
-    """The task's TaskConfig with the run's training-backend noise and episode length."""
-    task_cfg = evaluation_task_config(cfg)
-    rand = dataclasses.replace(
-        task_cfg.randomization,
-        observation_noise_std=cfg.env.observation_noise_std,
-        action_latency_steps=cfg.env.action_latency_steps,
-    )
-    return dataclasses.replace(task_cfg, randomization=rand)
-
-
-def evaluation_task_config(cfg: TrainConfig):
-    """The task's TaskConfig with the run's episode length (no training noise)."""
-    task_cfg = sims.get_task(cfg.task).CONFIG
-    if cfg.env.episode_scale != 1.0:
-        if not cfg.env.episode_scale > 0:
-            raise ValueError(f"env.episode_scale must be > 0, got {cfg.env.episode_scale}")
-        steps = max(1, round(task_cfg.episode_steps * cfg.env.episode_scale))
-        task_cfg = dataclasses.replace(task_cfg, episode_steps=steps)
-    return task_cfg
-
-
-def env_options(cfg: TrainConfig, backend: str, num_envs: int, task_config) -> dict[str, Any]:
-    """``sims.make_env`` keyword arguments: the task config, plus the run's motor filter
-    (``cfg.env.motor_filter``) where it names one."""
-    if not cfg.env.motor_filter:
-        return {"config": task_config}
-    if backend != "pybullet":
-        raise ValueError(f"env.motor_filter runs on the pybullet backend, not {backend!r}")
-    module, _, name = cfg.env.motor_filter.partition(":")
-    try:
-        factory = getattr(importlib.import_module(module), name)
-    except (ImportError, AttributeError) as exc:
-        raise ValueError(f"env.motor_filter {cfg.env.motor_filter!r}: {exc}") from exc
-    return factory(cfg.task, num_envs, task_config)
 
 
 def latest_checkpoint(run_dir: str | Path) -> Path | None:
@@ -102,29 +69,33 @@ def torch_policy_fn(model: ActorCritic):
 
 
 class OnPolicyRunner:
-    """Trains ``cfg.task`` with PPO into ``run_dir``; see the module docstring."""
+    """Trains ``cfg.task`` with PPO into ``run_dir``; see the module docstring.
+
+    ``motor_filters``: the factories of the motor filters a config may name in
+    ``env.motor_filter`` (see :mod:`policies.ppo.envs`), injected by the layer that owns
+    them (``miles train``: the safety supervisor)."""
 
     def __init__(
-        self, cfg: TrainConfig, run_dir: str | Path, env=None, meta: dict[str, Any] | None = None
+        self,
+        cfg: TrainConfig,
+        run_dir: str | Path,
+        env=None,
+        meta: dict[str, Any] | None = None,
+        motor_filters: Mapping[str, MotorFilterFactory] | None = None,
     ):
         self.cfg = cfg
         self.run_dir = Path(run_dir)
         self.run_dir.mkdir(parents=True, exist_ok=True)
         self.meta = dict(meta or {})
+        self.motor_filters = dict(motor_filters or {})
         torch.set_num_threads(max(1, cfg.runner.torch_threads))
         seed_everything(cfg.seed)
         rc = cfg.runner
-        self.env = (
-            env
-            if env is not None
-            else sims.make_env(
-                cfg.task,
-                cfg.backend,
-                num_envs=rc.num_envs,
-                dense_reward=cfg.env.dense_reward,
-                **env_options(cfg, cfg.backend, rc.num_envs, training_task_config(cfg)),
+        if env is None:
+            env = make_env(
+                cfg, cfg.backend, rc.num_envs, training_task_config(cfg), self.motor_filters
             )
-        )
+        self.env = env
         self.obs_dim = int(self.env.single_observation_space.shape[0])
         self.action_dim = int(self.env.single_action_space.shape[0])
         self.model = ActorCritic(self.obs_dim, self.action_dim, cfg.network)
@@ -139,9 +110,221 @@ class OnPolicyRunner:
         self.best_eval = -1.0
         self.evaluations: list[dict[str, Any]] = []
         self.solved: dict[str, Any] | None = None
+        self.stopped_at_target = False
+        self.episodes = EpisodeStats(self.env.num_envs, rc.success_window)
+        self.log = TrainingLog(rc, f"{cfg.task}/{cfg.backend}")
         self._eval_env = None
         self._eval_disabled = False
-        self._writer = None
+
+    # ------------------------------------------------------------------ training
+    def learn(self) -> dict[str, Any]:
+        """Train until ``total_steps`` (or the target, with ``stop_at_target``, or the time
+        limit); returns the summary also written to ``summary.json``."""
+        rc = self.cfg.runner
+        self.save_config()
+        self.log.open(self.run_dir, self.env_steps)
+        obs = self._reset_envs()
+        self.episodes = EpisodeStats(self.env.num_envs, rc.success_window)
+        schedule = EvalSchedule(rc, self.env.num_envs * self.env.cfg.episode_steps)
+        self.stopped_at_target = False
+        try:
+            while self.env_steps < rc.total_steps and not self.stopped_at_target:
+                if self._time_limit_reached():
+                    break
+                iter_start = time.perf_counter()
+                obs, last_values, env_s, policy_s = self._rollout(obs)
+                t_update = time.perf_counter()
+                stats = self._update(last_values)
+                update_s = time.perf_counter() - t_update
+                steps = self._count_update(env_s, policy_s, update_s)
+                iter_s = time.perf_counter() - iter_start
+                self.wall_time_s += iter_s
+                perf = {
+                    "env_steps_per_s": steps / max(iter_s, 1e-9),
+                    "rollout_env_s": env_s,
+                    "rollout_policy_s": policy_s,
+                    "update_s": update_s,
+                }
+                self.log.update(self.env_steps, stats, self.episodes, perf)
+                self._evaluate_if_due(schedule)
+                if self.iteration % max(1, rc.checkpoint_every) == 0:
+                    self.checkpoint()
+                self.log.progress(steps, stats, self.episodes, self._last_eval_success())
+        finally:
+            self.log.close_progress()
+        self.checkpoint()
+        final = self._final_evaluation()
+        return self._write_summary(final)
+
+    def _reset_envs(self) -> torch.Tensor:
+        """Reset every env (seeded by the run's seed and update count)."""
+        obs, _ = self.env.reset(seed=self.cfg.seed + 7919 * self.iteration)
+        return torch.from_numpy(np.asarray(obs, dtype=np.float32))
+
+    def _time_limit_reached(self) -> bool:
+        limit = self.cfg.runner.time_limit_s
+        if 0 < limit <= self.wall_time_s:
+            logger.info("time limit of %.0f s reached at %d env steps", limit, self.env_steps)
+            return True
+        return False
+
+    def _rollout(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, float, float]:
+        """``rollout_steps`` steps of every env into the storage (time-outs bootstrapped with
+        the value of the final observation). Returns the next observations, their values,
+        and the seconds spent in the env and in the policy."""
+        model, env, storage = self.model, self.env, self.storage
+        gamma = self.cfg.ppo.gamma
+        model.train()
+        env_s = policy_s = 0.0
+        with torch.no_grad():
+            for _ in range(self.cfg.runner.rollout_steps):
+                t0 = time.perf_counter()
+                actions, log_probs, values = model.act(obs)
+                t1 = time.perf_counter()
+                next_obs, reward, terminated, truncated, info = env.step(actions.numpy())
+                t2 = time.perf_counter()
+                reward = np.asarray(reward, dtype=np.float32)
+                terminated = np.asarray(terminated, dtype=bool)
+                truncated = np.asarray(truncated, dtype=bool)
+                done = terminated | truncated
+                self.episodes.step(reward, terminated, done)
+                bootstrap = truncated & ~terminated
+                if bootstrap.any():
+                    final = torch.from_numpy(
+                        np.asarray(info["final_obs"][bootstrap], dtype=np.float32)
+                    )
+                    reward = reward.copy()
+                    reward[bootstrap] += gamma * model.value(final).numpy()
+                storage.add(obs, actions, log_probs, values, reward, done)
+                obs = torch.from_numpy(np.asarray(next_obs, dtype=np.float32))
+                policy_s += (t1 - t0) + (time.perf_counter() - t2)
+                env_s += t2 - t1
+            last_values = model.value(obs)
+        return obs, last_values, env_s, policy_s
+
+    def _update(self, last_values: torch.Tensor) -> dict[str, float]:
+        """Returns and advantages, the PPO update, the observation normalizer; the storage
+        is emptied. Returns the update's statistics."""
+        ppo_cfg, rc = self.cfg.ppo, self.cfg.runner
+        self.storage.compute_returns(last_values, ppo_cfg.gamma, ppo_cfg.gae_lambda)
+        if ppo_cfg.lr_schedule == "linear":
+            frac = min(1.0, self.env_steps / max(1, rc.total_steps))
+            self.ppo.set_learning_rate(ppo_cfg.learning_rate * (1.0 - 0.9 * frac))
+        stats = self.ppo.update(self.storage)
+        if self.model.normalizer is not None:
+            self.model.normalizer.update(self.storage.obs)
+        self.storage.clear()
+        return stats
+
+    def _count_update(self, env_s: float, policy_s: float, update_s: float) -> int:
+        """Advance the counters and the time split by one update; returns its env steps."""
+        steps = self.cfg.runner.rollout_steps * self.env.num_envs
+        self.env_steps += steps
+        self.iteration += 1
+        self.timing["env_s"] += env_s
+        self.timing["policy_s"] += policy_s
+        self.timing["update_s"] += update_s
+        return steps
+
+    # ------------------------------------------------------------------ evaluation
+    def evaluate(self, episodes: int) -> EvalResult | None:
+        """Deterministic policy over the fixed seeded episode set in the eval backend."""
+        rc = self.cfg.runner
+        if self._eval_disabled or episodes <= 0:
+            return None
+        if self._eval_env is None:
+            try:
+                self._eval_env = make_env(
+                    self.cfg,
+                    rc.eval_backend,
+                    rc.eval_num_envs,
+                    evaluation_task_config(self.cfg),
+                    self.motor_filters,
+                )
+            except Exception as exc:  # noqa: BLE001 - a missing backend must not stop training
+                logger.warning(
+                    "physics evaluation disabled: cannot build the %s env (%s)",
+                    rc.eval_backend,
+                    exc,
+                )
+                self._eval_disabled = True
+                return None
+        start = time.perf_counter()
+        self.model.eval()
+        result = run_episodes(self._eval_env, torch_policy_fn(self.model), episodes, rc.eval_seed)
+        result.backend = rc.eval_backend
+        self.timing["eval_s"] += time.perf_counter() - start
+        return result
+
+    def _timed_evaluate(self, episodes: int) -> EvalResult | None:
+        """:meth:`evaluate`, its time counted in the run's wall time."""
+        start = time.perf_counter()
+        result = self.evaluate(episodes)
+        self.wall_time_s += time.perf_counter() - start
+        return result
+
+    def _evaluate_if_due(self, schedule: EvalSchedule) -> None:
+        """The periodic (or training-success triggered) physics evaluation: recorded, kept
+        as ``best.pt`` when best so far, and the run marked solved (and stopped, with
+        ``stop_at_target``) at the target."""
+        rc = self.cfg.runner
+        last = self._last_eval_success()
+        confirmed = last is not None and last >= rc.target_success
+        train_success = self.episodes.success_rate or 0.0
+        periodic, triggered = schedule.due(
+            self.iteration, self.env_steps, train_success, confirmed
+        )
+        if not (periodic or triggered) or self._eval_disabled:
+            return
+        result = self._timed_evaluate(rc.eval_episodes)
+        schedule.evaluated(triggered, result)
+        if result is None:
+            return
+        self._record_eval(result, "periodic")
+        self._keep_if_best(result)
+        if result.success >= rc.target_success:
+            if self.solved is None:
+                self.solved = {
+                    "env_steps": self.env_steps,
+                    "wall_time_s": round(self.wall_time_s, 3),
+                    "iteration": self.iteration,
+                    "success": result.success,
+                    "episodes": result.episodes,
+                }
+            if rc.stop_at_target:
+                self.stopped_at_target = True
+
+    def _final_evaluation(self) -> EvalResult | None:
+        """The final evaluation (``final_eval_episodes``), kept as best when it is at least
+        as large as a periodic one and as good as the best."""
+        rc = self.cfg.runner
+        if rc.final_eval_episodes <= 0:
+            return None
+        final = self._timed_evaluate(rc.final_eval_episodes)
+        if final is not None:
+            self._record_eval(final, "final")
+            if final.episodes >= rc.eval_episodes:
+                self._keep_if_best(final)
+        return final
+
+    def _keep_if_best(self, result: EvalResult) -> None:
+        if result.success >= self.best_eval:
+            self.best_eval = result.success
+            self.save(self.run_dir / CHECKPOINT_DIR / "best.pt")
+
+    def _last_eval_success(self) -> float | None:
+        return self.evaluations[-1]["success"] if self.evaluations else None
+
+    def _record_eval(self, result: EvalResult, kind: str) -> None:
+        entry = {
+            "kind": kind,
+            "iteration": self.iteration,
+            "env_steps": self.env_steps,
+            "wall_time_s": round(self.wall_time_s, 3),
+            **result.to_dict(),
+        }
+        self.evaluations.append(entry)
+        self.log.evaluation(entry, result)
 
     # ------------------------------------------------------------------ persistence
     def save_config(self) -> None:
@@ -197,263 +380,20 @@ class OnPolicyRunner:
     def checkpoint(self) -> Path:
         return self.save(self.run_dir / CHECKPOINT_DIR / f"model_{self.iteration:06d}.pt")
 
-    # ------------------------------------------------------------------ evaluation
-    def evaluate(self, episodes: int) -> EvalResult | None:
-        """Deterministic policy over the fixed seeded episode set in the eval backend."""
-        rc = self.cfg.runner
-        if self._eval_disabled or episodes <= 0:
-            return None
-        if self._eval_env is None:
-            try:
-                options = env_options(
-                    self.cfg, rc.eval_backend, rc.eval_num_envs, evaluation_task_config(self.cfg)
-                )
-                self._eval_env = sims.make_env(
-                    self.cfg.task,
-                    rc.eval_backend,
-                    num_envs=rc.eval_num_envs,
-                    dense_reward=self.cfg.env.dense_reward,
-                    **options,
-                )
-            except Exception as exc:  # noqa: BLE001 - a missing backend must not stop training
-                logger.warning(
-                    "physics evaluation disabled: cannot build the %s env (%s)",
-                    rc.eval_backend,
-                    exc,
-                )
-                self._eval_disabled = True
-                return None
-        start = time.perf_counter()
-        self.model.eval()
-        result = run_episodes(self._eval_env, torch_policy_fn(self.model), episodes, rc.eval_seed)
-        result.backend = rc.eval_backend
-        self.timing["eval_s"] += time.perf_counter() - start
-        return result
-
-    def close(self) -> None:
-        if self._eval_env is not None:
-            self._eval_env.close()
-            self._eval_env = None
-        if self._writer is not None:
-            self._writer.close()
-            self._writer = None
-
-    # ------------------------------------------------------------------ training
-    def _scalar(self, tag: str, value: float) -> None:
-        if self._writer is not None:
-            self._writer.add_scalar(tag, value, self.env_steps)
-
-    def _record_eval(self, result: EvalResult, kind: str) -> None:
-        entry = {
-            "kind": kind,
-            "iteration": self.iteration,
-            "env_steps": self.env_steps,
-            "wall_time_s": round(self.wall_time_s, 3),
-            **result.to_dict(),
-        }
-        self.evaluations.append(entry)
-        self._scalar(f"eval/{kind}_success_rate", result.success)
-        self._scalar(f"eval/{kind}_mean_return", result.mean_return)
-        self._scalar(f"eval/{kind}_episode_length", result.mean_length)
-        logger.info(
-            "%s eval (%s, %d episodes) at %d steps: success %.3f [%.3f, %.3f], return %.2f",
-            kind,
-            result.backend,
-            result.episodes,
-            self.env_steps,
-            result.success,
-            result.ci95[0],
-            result.ci95[1],
-            result.mean_return,
-        )
-
-    def learn(self) -> dict[str, Any]:
-        """Train until ``total_steps`` (or the target, with ``stop_at_target``); returns the
-        summary also written to ``summary.json``."""
-        cfg, rc = self.cfg, self.cfg.runner
-        self.save_config()
-        if rc.tensorboard:
-            from torch.utils.tensorboard import SummaryWriter
-
-            self._writer = SummaryWriter(log_dir=str(self.run_dir / "tb"))
-        model, env, storage = self.model, self.env, self.storage
-        num_envs = env.num_envs
-        gamma = cfg.ppo.gamma
-        obs_np, _ = env.reset(seed=cfg.seed + 7919 * self.iteration)
-        obs = torch.from_numpy(np.asarray(obs_np, dtype=np.float32))
-        ep_return = np.zeros(num_envs)
-        ep_length = np.zeros(num_envs, dtype=np.int64)
-        recent_success: deque[float] = deque(maxlen=rc.success_window)
-        recent_return: deque[float] = deque(maxlen=rc.success_window)
-        recent_length: deque[float] = deque(maxlen=rc.success_window)
-        since_eval = 0
-        trigger_cooldown = 3  # updates; doubles after each triggered eval physics refutes
-        stopped_at_target = False
-        bar = None
-        if rc.progress:
-            from tqdm import tqdm
-
-            bar = tqdm(
-                total=rc.total_steps,
-                initial=min(self.env_steps, rc.total_steps),
-                unit="step",
-                unit_scale=True,
-                dynamic_ncols=True,
-                mininterval=0.5,
-                desc=f"{cfg.task}/{cfg.backend}",
-            )
-        try:
-            while self.env_steps < rc.total_steps and not stopped_at_target:
-                if 0 < rc.time_limit_s <= self.wall_time_s:
-                    logger.info(
-                        "time limit of %.0f s reached at %d env steps",
-                        rc.time_limit_s,
-                        self.env_steps,
-                    )
-                    break
-                iter_start = time.perf_counter()
-                model.train()
-                env_s = policy_s = 0.0
-                with torch.no_grad():
-                    for _ in range(rc.rollout_steps):
-                        t0 = time.perf_counter()
-                        actions, log_probs, values = model.act(obs)
-                        t1 = time.perf_counter()
-                        next_obs, reward, terminated, truncated, info = env.step(actions.numpy())
-                        t2 = time.perf_counter()
-                        reward = np.asarray(reward, dtype=np.float32)
-                        terminated = np.asarray(terminated, dtype=bool)
-                        truncated = np.asarray(truncated, dtype=bool)
-                        ep_return += reward
-                        ep_length += 1
-                        bootstrap = truncated & ~terminated
-                        if bootstrap.any():
-                            final = torch.from_numpy(
-                                np.asarray(info["final_obs"][bootstrap], dtype=np.float32)
-                            )
-                            reward = reward.copy()
-                            reward[bootstrap] += gamma * model.value(final).numpy()
-                        done = terminated | truncated
-                        storage.add(obs, actions, log_probs, values, reward, done)
-                        for i in np.flatnonzero(done):
-                            recent_success.append(float(terminated[i]))
-                            recent_return.append(float(ep_return[i]))
-                            recent_length.append(float(ep_length[i]))
-                        ep_return[done] = 0.0
-                        ep_length[done] = 0
-                        obs = torch.from_numpy(np.asarray(next_obs, dtype=np.float32))
-                        policy_s += (t1 - t0) + (time.perf_counter() - t2)
-                        env_s += t2 - t1
-                    last_values = model.value(obs)
-                t_update = time.perf_counter()
-                storage.compute_returns(last_values, gamma, cfg.ppo.gae_lambda)
-                if cfg.ppo.lr_schedule == "linear":
-                    frac = min(1.0, self.env_steps / max(1, rc.total_steps))
-                    self.ppo.set_learning_rate(cfg.ppo.learning_rate * (1.0 - 0.9 * frac))
-                stats = self.ppo.update(storage)
-                if model.normalizer is not None:
-                    model.normalizer.update(storage.obs)
-                storage.clear()
-                update_s = time.perf_counter() - t_update
-                steps = rc.rollout_steps * num_envs
-                self.env_steps += steps
-                self.iteration += 1
-                since_eval += 1
-                self.timing["env_s"] += env_s
-                self.timing["policy_s"] += policy_s
-                self.timing["update_s"] += update_s
-                iter_s = time.perf_counter() - iter_start
-                self.wall_time_s += iter_s
-                train_success = float(np.mean(recent_success)) if recent_success else 0.0
-                train_return = float(np.mean(recent_return)) if recent_return else 0.0
-                # ---- logging
-                for key, value in stats.items():
-                    group = "loss" if key.endswith("loss") else "policy"
-                    self._scalar(f"{group}/{key}", value)
-                self._scalar("train/success_rate", train_success)
-                self._scalar("train/episode_return", train_return)
-                if recent_length:
-                    self._scalar("train/episode_length", float(np.mean(recent_length)))
-                self._scalar("perf/env_steps_per_s", steps / max(iter_s, 1e-9))
-                self._scalar("perf/rollout_env_s", env_s)
-                self._scalar("perf/rollout_policy_s", policy_s)
-                self._scalar("perf/update_s", update_s)
-                # ---- evaluation in physics
-                periodic = rc.eval_every > 0 and self.iteration % rc.eval_every == 0
-                # Training success at the target, and physics has not confirmed it yet:
-                # evaluate now rather than at the next periodic evaluation.
-                confirmed = bool(self.evaluations) and (
-                    self.evaluations[-1]["success"] >= rc.target_success
-                )
-                triggered = (
-                    rc.eval_on_train_success
-                    and not confirmed
-                    and self.env_steps >= num_envs * self.env.cfg.episode_steps
-                    and train_success >= rc.target_success
-                    and since_eval >= trigger_cooldown
-                )
-                if (periodic or triggered) and not self._eval_disabled:
-                    t_eval = time.perf_counter()
-                    result = self.evaluate(rc.eval_episodes)
-                    self.wall_time_s += time.perf_counter() - t_eval
-                    since_eval = 0
-                    if result is not None:
-                        self._record_eval(result, "periodic")
-                        if triggered and result.success < rc.target_success:
-                            trigger_cooldown = min(
-                                2 * trigger_cooldown, max(3, rc.eval_every or 3)
-                            )
-                        if result.success >= self.best_eval:
-                            self.best_eval = result.success
-                            self.save(self.run_dir / CHECKPOINT_DIR / "best.pt")
-                        if result.success >= rc.target_success and self.solved is None:
-                            self.solved = {
-                                "env_steps": self.env_steps,
-                                "wall_time_s": round(self.wall_time_s, 3),
-                                "iteration": self.iteration,
-                                "success": result.success,
-                                "episodes": result.episodes,
-                            }
-                        if rc.stop_at_target and result.success >= rc.target_success:
-                            stopped_at_target = True
-                if self.iteration % max(1, rc.checkpoint_every) == 0:
-                    self.checkpoint()
-                if bar is not None:
-                    bar.update(min(steps, max(0, rc.total_steps - bar.n)))
-                    postfix = {
-                        "succ": f"{train_success:.3f}",
-                        "ret": f"{train_return:.2f}",
-                        "kl": f"{stats['approx_kl']:.4f}",
-                    }
-                    if self.evaluations:
-                        postfix["eval"] = f"{self.evaluations[-1]['success']:.3f}"
-                    bar.set_postfix(postfix, refresh=False)
-        finally:
-            if bar is not None:
-                bar.close()
-        self.checkpoint()
-        final = None
-        if rc.final_eval_episodes > 0:
-            t_eval = time.perf_counter()
-            final = self.evaluate(rc.final_eval_episodes)
-            self.wall_time_s += time.perf_counter() - t_eval
-            if final is not None:
-                self._record_eval(final, "final")
-                if final.episodes >= rc.eval_episodes and final.success >= self.best_eval:
-                    self.best_eval = final.success
-                    self.save(self.run_dir / CHECKPOINT_DIR / "best.pt")
+    def _write_summary(self, final: EvalResult | None) -> dict[str, Any]:
+        cfg, episodes = self.cfg, self.episodes
         summary = {
             "task": cfg.task,
             "backend": cfg.backend,
             "seed": cfg.seed,
-            "num_envs": num_envs,
+            "num_envs": self.env.num_envs,
             "iterations": self.iteration,
             "env_steps": self.env_steps,
             "wall_time_s": round(self.wall_time_s, 3),
             "timing_s": {k: round(v, 3) for k, v in self.timing.items()},
-            "train_success_rate": float(np.mean(recent_success)) if recent_success else None,
-            "train_episode_return": float(np.mean(recent_return)) if recent_return else None,
-            "stopped_at_target": stopped_at_target,
+            "train_success_rate": episodes.success_rate,
+            "train_episode_return": episodes.mean_return,
+            "stopped_at_target": self.stopped_at_target,
             "solved": self.solved,
             "final_eval": final.to_dict() if final is not None else None,
             "best_eval_success": self.best_eval if self.best_eval >= 0 else None,
@@ -461,6 +401,11 @@ class OnPolicyRunner:
         }
         with open(self.run_dir / "summary.json", "w") as f:
             json.dump(summary, f, indent=2)
-        if self._writer is not None:
-            self._writer.flush()
+        self.log.flush()
         return summary
+
+    def close(self) -> None:
+        if self._eval_env is not None:
+            self._eval_env.close()
+            self._eval_env = None
+        self.log.close()

@@ -234,7 +234,7 @@ FILTERS: list[_CountingFilter] = []
 
 
 def counting_filter_options(task, num_envs, task_config):
-    """``env.motor_filter`` of the test below (found by 'module:function')."""
+    """The ``counting`` motor filter's factory in the test below (injected by name)."""
     FILTERS[:] = [_CountingFilter() for _ in range(num_envs)]
     return {"config": task_config, "motor_filters": list(FILTERS), "num_workers": 0}
 
@@ -243,8 +243,9 @@ def test_a_motor_filter_and_longer_episodes_reach_training_and_evaluation(tmp_pa
     cfg = _tiny_config(2 * 2 * 16, num_envs=2)
     cfg.backend = "pybullet"
     cfg.env.episode_scale = 0.2  # 10-step reach episodes: resets inside the tiny budget
-    cfg.env.motor_filter = f"{__name__}:counting_filter_options"
-    runner = OnPolicyRunner(cfg, tmp_path / "run")
+    cfg.env.motor_filter = "counting"
+    filters = {"counting": counting_filter_options}
+    runner = OnPolicyRunner(cfg, tmp_path / "run", motor_filters=filters)
     assert runner.env.cfg.episode_steps == 10
     runner.learn()
     steps = runner.env_steps
@@ -255,8 +256,11 @@ def test_a_motor_filter_and_longer_episodes_reach_training_and_evaluation(tmp_pa
     result = runner.evaluate(episodes=2)
     assert result is not None and result.mean_length <= 10
     assert len(FILTERS) == cfg.runner.eval_num_envs  # the evaluation env got its own
-    cfg.env.motor_filter = "no_such_module:nothing"
-    with pytest.raises(ValueError, match="env.motor_filter"):
+    cfg.env.motor_filter = "no_such_filter"
+    with pytest.raises(ValueError, match="env.motor_filter 'no_such_filter': no factory"):
+        OnPolicyRunner(cfg, tmp_path / "bad", motor_filters=filters)
+    cfg.env.motor_filter = "counting"  # named, but nothing injected: refused, not imported
+    with pytest.raises(ValueError, match="env.motor_filter 'counting': no factory"):
         OnPolicyRunner(cfg, tmp_path / "bad")
 
 

@@ -97,3 +97,27 @@ def test_safety_params_come_from_a_ros_parameter_file(tmp_path, capsys):
     args = ["eval", "reach", "--supervised", "--episodes", "1", "--safety-params", str(bad)]
     assert cli.main(args) == 2
     assert "velocity_scal" in capsys.readouterr().err
+
+
+def test_miles_train_composes_the_supervisor_a_config_names(tmp_path, capsys):
+    """config/train/*-supervised-finetune.yaml name the supervisor; `miles train` (miles_ros)
+    injects its factory, policies' own command refuses the name it has no factory for."""
+    from pathlib import Path
+
+    import yaml
+
+    from miles_ros.runtime.supervised import MOTOR_FILTER, MOTOR_FILTERS, pybullet_options
+    from policies.commands import train as policies_train
+
+    root = Path(__file__).resolve().parents[2]
+    config = root / "config" / "train" / "reach-supervised-finetune.yaml"
+    assert yaml.safe_load(config.read_text())["env"]["motor_filter"] == MOTOR_FILTER
+    assert MOTOR_FILTERS[MOTOR_FILTER] is pybullet_options
+    args = ["reach", "--backend", "pybullet", "--config", str(config), "--num-envs", "1"]
+    args += ["--rollout-steps", "2", "--steps", "2", "--eval-every", "0"]
+    args += ["--final-eval-episodes", "0", "--no-progress", "--no-tensorboard", "--json"]
+    assert policies_train.main([*args, "--out", str(tmp_path / "bare")]) == 2
+    assert "env.motor_filter 'safety_supervisor': no factory" in capsys.readouterr().err
+    assert cli.main(["train", *args, "--out", str(tmp_path / "run")]) == 0
+    summary = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert summary["env_steps"] == 2 and summary["backend"] == "pybullet"

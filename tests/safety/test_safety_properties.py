@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from safety_harness import HOME, NAMES, make_run
 
 from miles_ros.safety import SafetyConfig, check_commands
-from miles_ros.safety.cartesian import parse_zone
+from miles_ros.safety.zones import parse_zone
 from sims.robots import panda
 
 ZONES = (

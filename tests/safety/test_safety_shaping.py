@@ -7,6 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from miles_ros.safety import shaping as sh
+from miles_ros.safety import stopping
 from miles_ros.safety.checker import check_commands
 from miles_ros.safety.limits import JointLimits
 
@@ -38,19 +39,25 @@ def _simulate_stop(v, a, amax, jmax, dt=1e-6):
 
 def test_stop_travel_hand_values():
     # At rest, nothing to travel; pure constant-deceleration limit for a huge jerk.
-    assert sh.stop_travel_forward(0.0, 0.0, A, J) == 0.0
-    assert sh.stop_travel_forward(-1.0, 0.0, A, J) == 0.0
-    assert math.isclose(sh.stop_travel_forward(2.0, 0.0, A, 1e12), 4.0 / (2 * A), rel_tol=1e-4)
+    assert stopping.stop_travel_forward(0.0, 0.0, A, J) == 0.0
+    assert stopping.stop_travel_forward(-1.0, 0.0, A, J) == 0.0
+    assert math.isclose(
+        stopping.stop_travel_forward(2.0, 0.0, A, 1e12), 4.0 / (2 * A), rel_tol=1e-4
+    )
     # Pure release from the curve v = a^2 / (2J): travel |a|^3 / (6 J^2).
     a = -5.0
     v = a * a / (2 * J)
-    assert math.isclose(sh.stop_travel_forward(v, a, A, J), 125.0 / (6 * J * J), rel_tol=1e-9)
+    assert math.isclose(
+        stopping.stop_travel_forward(v, a, A, J), 125.0 / (6 * J * J), rel_tol=1e-9
+    )
 
 
 def test_stop_travel_matches_fine_simulation():
     for v, a in ((2.0, 0.0), (1.0, 5.0), (0.5, -7.0), (2.175, 7.5), (0.01, -2.0)):
         ref = _simulate_stop(v, a, A, J)
-        assert math.isclose(sh.stop_travel_forward(v, a, A, J), ref, rel_tol=2e-3, abs_tol=1e-6)
+        assert math.isclose(
+            stopping.stop_travel_forward(v, a, A, J), ref, rel_tol=2e-3, abs_tol=1e-6
+        )
 
 
 @settings(max_examples=200, deadline=None)
@@ -61,9 +68,9 @@ def test_stop_travel_matches_fine_simulation():
     da=st.floats(0.0, 2.0),
 )
 def test_stop_travel_is_monotone_in_velocity_and_acceleration(v, a, dv, da):
-    base = sh.stop_travel_forward(v, a, A, J)
-    assert sh.stop_travel_forward(v + dv, a, A, J) >= base - 1e-12
-    assert sh.stop_travel_forward(v, min(a + da, A), A, J) >= base - 1e-12
+    base = stopping.stop_travel_forward(v, a, A, J)
+    assert stopping.stop_travel_forward(v + dv, a, A, J) >= base - 1e-12
+    assert stopping.stop_travel_forward(v, min(a + da, A), A, J) >= base - 1e-12
 
 
 def test_fallback_brakes_hardest_when_the_stop_cannot_fit():

@@ -21,7 +21,8 @@ from miles_ros.safety import (
     check_commands,
     check_skill_permission,
 )
-from miles_ros.safety.cartesian import parse_zone, tcp_position
+from miles_ros.safety.kinematics import tcp_position
+from miles_ros.safety.zones import parse_zone
 from sims.robots import panda
 
 
