@@ -29,8 +29,8 @@ from std_msgs.msg import Bool, String  # noqa: E402
 from std_srvs.srv import Trigger  # noqa: E402
 
 from miles_ros.commands import estop as estop_cli  # noqa: E402
-from miles_ros.nodes.ros_utils import LATCHED_QOS  # noqa: E402
-from miles_ros.nodes.safety_node import SafetyNode  # noqa: E402
+from miles_ros.ros.qos import LATCHED_QOS  # noqa: E402
+from miles_ros.ros.safety_node import SafetyNode  # noqa: E402
 from miles_ros.safety import SafetyConfig  # noqa: E402
 from sims.robots import panda  # noqa: E402
 
