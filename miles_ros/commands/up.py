@@ -52,9 +52,6 @@ def main(argv: list[str] | None = None, prog: str = "miles up") -> int:
     if args.params_file and not Path(args.params_file).is_file():
         parser.error(f"--params-file {args.params_file}: no such file")
 
-    from rclpy.executors import ExternalShutdownException
-    from rclpy.task import Future
-
     from miles_ros.ros.graph import PARTS, InProcessGraph
 
     parts = [p for p in PARTS if not (p == "sim" and args.sim == "none")]
@@ -72,11 +69,8 @@ def main(argv: list[str] | None = None, prog: str = "miles up") -> int:
             f"({'recording to ' + args.record if recorder else 'not recording'}); "
             "Ctrl-C to stop"
         )
-        if args.duration > 0:
-            graph.executor.spin_until_future_complete(Future(), timeout_sec=args.duration)
-        else:
-            graph.executor.spin()
-    except (KeyboardInterrupt, ExternalShutdownException):
+        graph.spin(args.duration)
+    except KeyboardInterrupt:
         print(f"\n{prog}: shutting down")
     finally:
         graph.close()  # the recorder finishes its file when it is destroyed

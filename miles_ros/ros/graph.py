@@ -16,9 +16,10 @@ import threading
 from collections.abc import Callable
 
 import rclpy
-from rclpy.executors import SingleThreadedExecutor
+from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.parameter import Parameter
+from rclpy.task import Future
 
 from miles_ros.runtime.params import config_dir
 
@@ -164,6 +165,17 @@ class InProcessGraph:
         self.nodes.append(node)
         self.executor.add_node(node)
         return node
+
+    def spin(self, duration: float = 0.0) -> None:
+        """Spin in this thread for ``duration`` s (0: until shutdown; Ctrl-C raises
+        KeyboardInterrupt to the caller)."""
+        try:
+            if duration > 0:
+                self.executor.spin_until_future_complete(Future(), timeout_sec=duration)
+            else:
+                self.executor.spin()
+        except ExternalShutdownException:
+            pass
 
     def spin_in_thread(self, name: str = "miles_graph_spin") -> None:
         self.thread = threading.Thread(target=self.executor.spin, daemon=True, name=name)
