@@ -94,3 +94,20 @@ def test_the_scan_sees_lazy_and_string_imports(tmp_path):
         "sensor_msgs",
     }
     assert ROS_PACKAGE.is_dir() and any(ROS_PACKAGE.glob("*_node.py"))
+
+
+def test_package_xml_lists_the_ros_packages_the_code_imports():
+    """package.xml's ROS dependencies are exactly what miles_ros/ros/ and launch/ import
+    (plus builtin_interfaces, whose .msg files the recorder reads for std_msgs/Header)."""
+    import xml.etree.ElementTree as ET
+
+    root = ET.parse(ROOT / "package.xml").getroot()
+    listed = {e.text for e in root.iter("exec_depend")} - {None}
+    ros_listed = {name for name in listed if not name.startswith("python3-")}
+    imported = {
+        top(module)
+        for path in sources("miles_ros/ros", "launch")
+        for _, module in imported_modules(path)
+        if top(module) in (*ROS_ONLY, "launch")
+    }
+    assert ros_listed == imported | {"builtin_interfaces"}
