@@ -1,12 +1,12 @@
 """`miles demo`: the whole loop on one machine, with pictures.
 
 With shipped skills (policies/skills/NAME/skill.yaml): the ROS 2 graph demo of
-:mod:`miles_ros.demo_graph`: sim_node -> safety_node -> skill_node and manager_node in
-one process; a goal in words (``--goal``, default
-:data:`~miles_ros.demo_graph.DEFAULT_GOAL`) becomes a plan of skills, an e-stop
-mid-motion, hold, reset, the rest of the plan, a report and pictures. ``--no-manager``
-runs a fixed skill sequence instead (no language model). Without skills, or with
-``--scripted``, the scripted version below.
+:mod:`miles_ros.demo_goal` (:mod:`miles_ros.demo_graph` without the manager):
+sim_node -> safety_node -> skill_node and manager_node in one process; a goal in words
+(``--goal``, default :data:`~miles_ros.demo_goal.DEFAULT_GOAL`) becomes a plan of
+skills, an e-stop mid-motion, hold, reset, the rest of the plan, a report and
+pictures. ``--no-manager`` runs a fixed skill sequence instead (no language model).
+Without skills, or with ``--scripted``, the scripted version below.
 
 Scripted version (no ROS, no skills): a scripted Reach in PyBullet physics. The Panda
 visits a point above each cube of the default scene (config/scene.yaml) under a simple
@@ -69,7 +69,8 @@ def _shipped_skills(library: str | None) -> list[str]:
 
 
 def _graph_demo(out: Path, library: str | None, goal: str | None) -> int:
-    from miles_ros.demo_graph import run_demo, run_goal_demo
+    from miles_ros.demo_goal import run_goal_demo
+    from miles_ros.demo_graph import run_demo
 
     try:
         if goal is None:
@@ -189,7 +190,7 @@ def main(argv: list[str] | None = None, prog: str = "miles demo") -> int:
     if not args.scripted and _shipped_skills(args.skills):
         goal = None
         if not args.no_manager:
-            from miles_ros.demo_graph import DEFAULT_GOAL
+            from miles_ros.demo_goal import DEFAULT_GOAL
 
             goal = args.goal or DEFAULT_GOAL
         return _graph_demo(Path(args.out), args.skills, goal)
