@@ -70,12 +70,9 @@ def _start_processes(domain: int) -> list:
     procs = []
     for exe in ("sim_node", "safety_node"):
         config = NODE_CONFIGS[exe]
-        cmd = [
-            str(Path(sys.executable).parent / exe),
-            "--ros-args",
-            "--params-file",
-            str(config_dir() / config),
-        ]
+        # The module the console script runs (the script itself may predate a reinstall).
+        cmd = [sys.executable, "-m", f"miles_ros.ros.{exe}"]
+        cmd += ["--ros-args", "--params-file", str(config_dir() / config)]
         procs.append(
             subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         )
