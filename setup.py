@@ -40,11 +40,11 @@ setup(
     entry_points={
         "console_scripts": [
             "miles = miles_ros.cli:main",
-            "safety_node = miles_ros.nodes.safety_node:main",
-            "sim_node = miles_ros.nodes.sim_node:main",
-            "skill_node = miles_ros.nodes.skill_node:main",
-            "manager_node = miles_ros.nodes.manager_node:main",
-            "command_adapter_node = miles_ros.nodes.command_adapter_node:main",
+            "safety_node = miles_ros.ros.safety_node:main",
+            "sim_node = miles_ros.ros.sim_node:main",
+            "skill_node = miles_ros.ros.skill_node:main",
+            "manager_node = miles_ros.ros.manager_node:main",
+            "command_adapter_node = miles_ros.ros.command_adapter_node:main",
         ],
     },
 )

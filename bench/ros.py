@@ -64,17 +64,15 @@ def _start_processes(domain: int) -> list:
     """sim_node and safety_node as separate processes (as ``ros2 launch`` runs them)."""
     import subprocess
 
-    from miles_ros.runtime.params import config_dir
+    from miles_ros.runtime.params import NODE_CONFIGS, config_dir
 
     env = {**os.environ, "ROS_DOMAIN_ID": str(domain)}
     procs = []
-    for exe, config in (("sim_node", "sim.yaml"), ("safety_node", "safety.yaml")):
-        cmd = [
-            str(Path(sys.executable).parent / exe),
-            "--ros-args",
-            "--params-file",
-            str(config_dir() / config),
-        ]
+    for exe in ("sim_node", "safety_node"):
+        config = NODE_CONFIGS[exe]
+        # The module the console script runs (the script itself may predate a reinstall).
+        cmd = [sys.executable, "-m", f"miles_ros.ros.{exe}"]
+        cmd += ["--ros-args", "--params-file", str(config_dir() / config)]
         procs.append(
             subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         )
@@ -86,7 +84,9 @@ def _reset_estop(node, timeout: float = 10.0) -> None:
     loads numba kernels); the arm is still, so the reset is allowed."""
     from std_srvs.srv import Trigger
 
-    client = node.create_client(Trigger, "/miles/safety/reset_estop")
+    from miles_ros.safety.config import SafetyNodeNames
+
+    client = node.create_client(Trigger, SafetyNodeNames().reset_service)
     client.wait_for_service(timeout_sec=timeout)
     done = threading.Event()
     future = client.call_async(Trigger.Request())
@@ -99,34 +99,25 @@ def measure_loops(rates: list[float], window_s: float, mode: str) -> dict:
     """``mode``: ``one_process`` (the graph of ``miles up``) or ``processes`` (sim and
     safety in their own processes, the skill node and the peer in this one)."""
     import rclpy
-    from rclpy.executors import SingleThreadedExecutor
     from std_msgs.msg import String
 
-    from miles_ros.commands.up import node_factories, warm_up_safety
-    from miles_ros.nodes.ros_utils import graph_executor, stop_graph
+    from miles_ros.ros.graph import InProcessGraph
+    from miles_ros.ros.qos import COMMAND_QOS
+    from miles_ros.runtime.params import SkillNodeParams
 
     domain = 230 + (os.getpid() + (mode == "processes")) % 2
     procs = _start_processes(domain) if mode == "processes" else []
-    warm_up_safety()
-    context = rclpy.Context()
-    rclpy.init(context=context, domain_id=domain)
-    if mode == "processes":
-        executor = SingleThreadedExecutor(context=context)
-        parts = ["skills"]
-    else:
-        executor = graph_executor(context)  # as miles up runs it
-        parts = ["sim", "safety", "skills"]
-    nodes = []
+    # One executor as miles up runs it (also in "processes" mode, where it has only the
+    # skill node and the peer); the safety kernels warmed up as miles up does.
+    parts = ["skills"] if mode == "processes" else ["sim", "safety", "skills"]
     out: dict = {"loop": {}, "baseline": {}}
+    graph = None
     try:
-        for _, make in node_factories(parts):
-            nodes.append(make(context))
-            executor.add_node(nodes[-1])
-        peer = rclpy.create_node("bench_peer", context=context)
-        executor.add_node(peer)
-        requests = peer.create_publisher(String, "/miles/skill/request", 10)
-        threading.Thread(target=executor.spin, daemon=True).start()
-        skill_node = nodes[-1]
+        graph = InProcessGraph.of_parts(parts, domain_id=domain)
+        skill_node = graph.nodes[-1]
+        peer = graph.add(rclpy.create_node("bench_peer", context=graph.context))
+        requests = peer.create_publisher(String, SkillNodeParams().request_topic, COMMAND_QOS)
+        graph.spin_in_thread("bench_spin")
         deadline = time.monotonic() + 60
         while skill_node.skills.joints is None or requests.get_subscription_count() == 0:
             if time.monotonic() > deadline:
@@ -166,7 +157,8 @@ def measure_loops(rates: list[float], window_s: float, mode: str) -> dict:
             "samples": int(lat.size),
         }
     finally:
-        stop_graph(executor, nodes, context)
+        if graph is not None:
+            graph.close()
         for proc in procs:
             proc.terminate()
             proc.wait(timeout=10)

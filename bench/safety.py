@@ -305,7 +305,10 @@ class BenchClient:
         from std_msgs.msg import Bool, String
         from std_srvs.srv import Trigger
 
-        from miles_ros.nodes.ros_utils import COMMAND_QOS, LATCHED_QOS
+        from miles_ros.ros.qos import COMMAND_QOS, LATCHED_QOS
+        from miles_ros.safety.config import SafetyNodeNames
+
+        names = SafetyNodeNames()
 
         self.rclpy, self.JointState, self.Bool, self.Trigger = rclpy, JointState, Bool, Trigger
         self.context = rclpy.Context()
@@ -316,12 +319,13 @@ class BenchClient:
         self.state: dict = {}
         self.source = None  # callable(t) -> request or None
         self.sent = 0
-        self.pub_req = self.node.create_publisher(JointState, "/miles/skill_command", COMMAND_QOS)
-        self.pub_robot = self.node.create_publisher(JointState, "/joint_states", COMMAND_QOS)
-        self.pub_estop = self.node.create_publisher(Bool, "/miles/estop", COMMAND_QOS)
-        self.node.create_subscription(JointState, "/miles/joint_command", self._on_cmd, 1000)
-        self.node.create_subscription(String, "/miles/safety/state", self._on_state, LATCHED_QOS)
-        self.reset_client = self.node.create_client(Trigger, "/miles/safety/reset_estop")
+        pub, sub = self.node.create_publisher, self.node.create_subscription
+        self.pub_req = pub(JointState, names.skill_command_topic, COMMAND_QOS)
+        self.pub_robot = pub(JointState, names.joint_states_topic, COMMAND_QOS)
+        self.pub_estop = pub(Bool, names.estop_topic, COMMAND_QOS)
+        sub(JointState, names.joint_command_topic, self._on_cmd, 1000)  # every command kept
+        sub(String, names.state_topic, self._on_state, LATCHED_QOS)
+        self.reset_client = self.node.create_client(Trigger, names.reset_service)
         self.node.create_timer(PERIOD, self._tick)
         self.home_timer = self.node.create_timer(0.02, self._echo_home)
         self.executor = SingleThreadedExecutor(context=self.context)
@@ -428,7 +432,7 @@ def dds_phase(seed: int, duration: float, trials: int, rt_priority: int = 0) -> 
     if rt_priority:
         _fifo(rt_priority)  # inherited by the client's executor thread
     node = subprocess.Popen(
-        [sys.executable, "-m", "miles_ros.nodes.safety_node"],
+        [sys.executable, "-m", "miles_ros.ros.safety_node"],
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,

@@ -39,12 +39,15 @@ def main(argv: list[str] | None = None) -> int:
     if name not in COMMANDS:
         print(f"miles: unknown command {name!r}\n\n{_usage()}", file=sys.stderr)
         return 2
-    module_name = COMMANDS[name][0]
     try:
-        module = importlib.import_module(module_name)
+        module = importlib.import_module(COMMANDS[name][0])
     except ModuleNotFoundError as exc:
-        if exc.name and module_name.startswith(exc.name):
-            print(f"miles {name}: not available yet in this version of Miles", file=sys.stderr)
+        if exc.name and not exc.name.startswith(("miles_ros", "policies", "sims")):
+            print(
+                f"miles {name}: needs the Python package {exc.name!r}, which is not installed "
+                "(pip install -r requirements.txt)",
+                file=sys.stderr,
+            )
             return 3
         raise
     return int(module.main(rest, prog=f"miles {name}") or 0)

@@ -15,7 +15,7 @@ from PIL import Image
 pytest.importorskip("rclpy")
 
 from miles_ros import cli  # noqa: E402
-from miles_ros.demo_graph import estop_step, remainder_goal  # noqa: E402
+from miles_ros.demo_goal import estop_step, remainder_goal  # noqa: E402
 from tests.runtime.skill_fixtures import linear_reach_skill, shipped_reach  # noqa: E402
 
 PLAN = [

@@ -1,6 +1,7 @@
 """Launch files, by structure (launch/launch_ros are not on PyPI): every file parses,
-declares the documented arguments, runs only installed console scripts, and every
-parameter file it names exists with keys equal to the parameters its node declares.
+declares the documented arguments, runs only installed console scripts through the one
+launch helper (miles_ros/ros/launching.py), and every node's parameter file in config/
+has exactly the parameters its node declares, with the dataclasses' defaults.
 When ``launch_ros`` is importable (a ROS distro), each file also builds a description.
 """
 
@@ -14,10 +15,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-from miles_ros.runtime.params import NODE_PARAMS
+from miles_ros.runtime.params import NODE_CONFIGS, load_node_params, node_param_classes
 
 ROOT = Path(__file__).resolve().parents[1]
 LAUNCH = ROOT / "launch"
+HELPER = ROOT / "miles_ros" / "ros" / "launching.py"
 CONFIG = ROOT / "config"
 PARTS = {
     "sim": "sim_node",
@@ -76,15 +78,22 @@ def node_calls(path: Path) -> list[dict]:
     return calls
 
 
-def declared_parameters(executable: str) -> set[str] | None:
+def declared_parameters(executable: str) -> set[str]:
     """The parameter names a node declares (from its typed dataclasses)."""
-    if executable in NODE_PARAMS:
-        return {f.name for f in dataclasses.fields(NODE_PARAMS[executable])}
-    if executable == "safety_node":
-        from miles_ros.safety import SafetyConfig, SafetyNodeNames
+    return {f.name for cls in node_param_classes(executable) for f in dataclasses.fields(cls)}
 
-        return {f.name for cls in (SafetyConfig, SafetyNodeNames) for f in dataclasses.fields(cls)}
-    return None
+
+def helper_calls(path: Path) -> list[str]:
+    """The executables a launch file starts through ``node_launch_description("...")``."""
+    tree = ast.parse(path.read_text())
+    return [
+        node.args[0].value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        and getattr(node.func, "id", None) == "node_launch_description"
+        and node.args
+        and isinstance(node.args[0], ast.Constant)
+    ]
 
 
 def exists(module_function: str) -> bool:
@@ -105,29 +114,41 @@ def test_bringup_declares_the_documented_arguments_and_includes_every_part():
         assert (LAUNCH / f"{part}.launch.py").exists()
 
 
+def test_the_launch_helper_runs_the_named_executable_with_its_config_then_params_file():
+    (call,) = node_calls(HELPER)
+    assert call["output"] == "screen"
+    text = HELPER.read_text()
+    assert "package=PACKAGE" in text and "executable=executable" in text
+    assert "name=executable" in text and "parameters=[defaults, overrides]" in text
+    for arg in ("params_file", "namespace"):
+        assert f'DeclareLaunchArgument(\n                "{arg}"' in text
+
+
 @pytest.mark.parametrize("part", sorted(PARTS))
 def test_part_launch_file_runs_an_installed_executable_with_matching_parameters(part):
     executable = PARTS[part]
     scripts = console_scripts()
-    (call,) = node_calls(LAUNCH / f"{part}.launch.py")
-    assert call["package"] == "miles_ros"
-    assert call["executable"] == call["name"] == executable
+    assert helper_calls(LAUNCH / f"{part}.launch.py") == [executable]
+    assert not node_calls(LAUNCH / f"{part}.launch.py"), "use the launch helper"
     assert executable in scripts, f"{executable} is not a console script in setup.py"
-    if not exists(scripts[executable]):
-        pytest.skip(f"{scripts[executable]} is not written yet (planner issue)")
-    assert call["yamls"], "the node gets no parameter file"
+    assert exists(scripts[executable])
+    name = NODE_CONFIGS[executable]
+    data = yaml.safe_load((CONFIG / name).read_text())
+    assert list(data) == [executable], f"{name}: keys must be under {executable}:"
+
+
+@pytest.mark.parametrize("executable", sorted(NODE_CONFIGS))
+def test_config_keys_are_the_parameters_the_node_declares(executable):
+    name = NODE_CONFIGS[executable]
+    data = yaml.safe_load((CONFIG / name).read_text())
+    assert list(data) == [executable], f"{name}: keys must be under {executable}:"
+    keys = set(data[executable]["ros__parameters"])
     declared = declared_parameters(executable)
-    for name in call["yamls"]:
-        data = yaml.safe_load((CONFIG / name).read_text())
-        assert list(data) == [executable], f"{name}: keys must be under {executable}:"
-        keys = set(data[executable]["ros__parameters"])
-        if declared is None:
-            continue
-        assert keys <= declared, f"{name}: unknown parameters {sorted(keys - declared)}"
-        # Every declared parameter is in the file, except documented-empty optional ones.
-        text = (CONFIG / name).read_text()
-        missing = {k for k in declared - keys if f"# {k}:" not in text}
-        assert not missing, f"{name}: parameters missing from the file: {sorted(missing)}"
+    assert keys <= declared, f"{name}: unknown parameters {sorted(keys - declared)}"
+    # Every declared parameter is in the file, except documented-empty optional ones.
+    text = (CONFIG / name).read_text()
+    missing = {k for k in declared - keys if f"# {k}:" not in text}
+    assert not missing, f"{name}: parameters missing from the file: {sorted(missing)}"
 
 
 def test_bringup_extra_nodes_use_installed_executables_and_existing_configs():
@@ -140,20 +161,20 @@ def test_bringup_extra_nodes_use_installed_executables_and_existing_configs():
             assert keys == declared_parameters(call["executable"])
 
 
-def test_config_defaults_equal_the_node_dataclass_defaults():
-    from miles_ros.runtime.params import load_node_params
-
-    for executable, cls in NODE_PARAMS.items():
-        name = {
-            "sim_node": "sim.yaml",
-            "skill_node": "skills.yaml",
-            "command_adapter_node": "command_adapter.yaml",
-        }[executable]
-        values = load_node_params(CONFIG / name, executable)
+@pytest.mark.parametrize("executable", sorted(NODE_CONFIGS))
+def test_config_defaults_equal_the_node_dataclass_defaults(executable):
+    """config/*.yaml mirrors the dataclasses for every node, with the same value types
+    (a float parameter written as an int would be refused by its typed declaration)."""
+    values = load_node_params(CONFIG / NODE_CONFIGS[executable], executable)
+    for cls in node_param_classes(executable):
         for f in dataclasses.fields(cls):
-            default = f.default
+            default = f.default if f.default is not dataclasses.MISSING else f.default_factory()
+            if f.name not in values:  # documented-empty optional (checked above)
+                continue
             value = values[f.name]
-            assert (tuple(value) if isinstance(default, tuple) else value) == default, f.name
+            value = tuple(value) if isinstance(default, tuple) else value
+            assert value == default, f"{NODE_CONFIGS[executable]}: {f.name}"
+            assert type(value) is type(default), f"{NODE_CONFIGS[executable]}: {f.name} type"
 
 
 def test_setup_installs_launch_and_config_into_share():

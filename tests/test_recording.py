@@ -12,8 +12,8 @@ from mcap.reader import make_reader  # noqa: E402
 from rclpy.serialization import deserialize_message  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402
 
-from miles_ros.nodes.sim_node import SimNode  # noqa: E402
-from miles_ros.recording import Recorder, message_definition  # noqa: E402
+from miles_ros.ros.recording import TOPICS, Recorder, message_definition  # noqa: E402
+from miles_ros.ros.sim_node import SimNode  # noqa: E402
 from tests.nodes.graph_harness import Graph  # noqa: E402
 
 
@@ -36,11 +36,7 @@ def test_recorder_writes_decodable_joint_states(tmp_path):
     try:
         graph.wait(lambda: recorders[0].count >= 50, what="50 recorded messages")
     finally:
-        graph.executor.shutdown(timeout_sec=5.0)
-        graph.executor = None
-        graph.nodes.remove(recorders[0])
-        recorders[0].close()
-        graph.close()
+        graph.close()  # destroying the recorder finishes the file
     topics = {}
     with open(path, "rb") as f:
         for schema, channel, message in make_reader(f).iter_messages():
@@ -50,3 +46,26 @@ def test_recorder_writes_decodable_joint_states(tmp_path):
     assert name == "sensor_msgs/msg/JointState"
     msg = deserialize_message(data, JointState)
     assert list(msg.name)[:2] == ["panda_joint1", "panda_joint2"] and len(msg.position) == 9
+
+
+def test_recorded_topics_are_the_nodes_default_names():
+    import dataclasses
+
+    from miles_ros.runtime.manager_params import ManagerNodeParams
+    from miles_ros.runtime.params import SimNodeParams, SkillNodeParams
+    from miles_ros.safety.config import SafetyNodeNames
+
+    names = {
+        getattr(params, f.name)
+        for params in (SimNodeParams(), SkillNodeParams(), SafetyNodeNames(), ManagerNodeParams())
+        for f in dataclasses.fields(params)
+        if f.name.endswith("_topic")
+    }
+    assert set(TOPICS) <= names
+    assert {
+        "/joint_states",
+        "/miles/joint_command",
+        "/miles/skill_command",
+        "/miles/estop",
+    } <= set(TOPICS)
+    assert len(TOPICS) == 13

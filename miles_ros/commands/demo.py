@@ -1,19 +1,19 @@
-"""`miles demo`: the best end-to-end path that exists so far, with pictures.
+"""`miles demo`: the whole loop on one machine, with pictures.
 
 With shipped skills (policies/skills/NAME/skill.yaml): the ROS 2 graph demo of
-:mod:`miles_ros.demo_graph`: sim_node -> safety_node -> skill_node and manager_node in
-one process; a goal in words (``--goal``, default
-:data:`~miles_ros.demo_graph.DEFAULT_GOAL`) becomes a plan of skills, an e-stop
-mid-motion, hold, reset, the rest of the plan, a report and pictures. ``--no-manager``
-runs a fixed skill sequence instead (no language model). Without skills, or with
-``--scripted``, the interim version below.
+:mod:`miles_ros.demo_goal` (:mod:`miles_ros.demo_graph` without the manager):
+sim_node -> safety_node -> skill_node and manager_node in one process; a goal in words
+(``--goal``, default :data:`~miles_ros.demo_goal.DEFAULT_GOAL`) becomes a plan of
+skills, an e-stop mid-motion, hold, reset, the rest of the plan, a report and
+pictures. ``--no-manager`` runs a fixed skill sequence instead (no language model).
+Without skills, or with ``--scripted``, the scripted version below.
 
-Interim version: a scripted Reach in PyBullet physics. The Panda visits a point above
-each cube of the default scene (config/scene.yaml) under a simple Cartesian controller
-(one damped-least-squares IK step per control period, sent through the Reach env's
-joint-delta actions), then reports the final distances and saves before/after camera
-pictures. The full demo (trained ONNX skills in a ROS 2 graph behind the safety
-supervisor, driven by the language-model manager) replaces this as those parts land.
+Scripted version (no ROS, no skills): a scripted Reach in PyBullet physics. The Panda
+visits a point above each cube of the default scene (config/scene.yaml) under a simple
+Cartesian controller (one damped-least-squares IK step per control period, sent through
+the Reach env's joint-delta actions), then reports the final distances and saves
+before/after camera pictures. It leaves out the parts of :data:`NOT_IN_SCRIPTED`, which
+the graph demo runs.
 """
 
 from __future__ import annotations
@@ -31,12 +31,14 @@ HOVER_HEIGHT = 0.10
 STOP_DISTANCE = 0.01
 """The controller moves on to the next target once within this distance (m)."""
 
-MISSING = (
+NOT_IN_SCRIPTED = (
     "trained ONNX skills (miles train / miles export: PPO policies with skill cards)",
     "the ROS 2 node graph (sim_node, skill_node, safety_node, manager_node; miles up)",
     "the safety supervisor between skills and the robot (limits, watchdog, e-stop latch)",
     "the language-model manager that turns a goal into a plan of skills (miles goal)",
 )
+"""What the scripted demo leaves out; ``miles demo`` without ``--scripted`` runs them all
+when skills are shipped (policies/skills)."""
 
 
 def reach_action(state, cfg, env_index: int = 0, step_max: float = 0.05) -> np.ndarray:
@@ -67,7 +69,8 @@ def _shipped_skills(library: str | None) -> list[str]:
 
 
 def _graph_demo(out: Path, library: str | None, goal: str | None) -> int:
-    from miles_ros.demo_graph import run_demo, run_goal_demo
+    from miles_ros.demo_goal import run_goal_demo
+    from miles_ros.demo_graph import run_demo
 
     try:
         if goal is None:
@@ -163,7 +166,7 @@ def main(argv: list[str] | None = None, prog: str = "miles demo") -> int:
     parser.add_argument(
         "--scripted",
         action="store_true",
-        help="the interim scripted Reach without ROS, even when skills are shipped",
+        help="a scripted Reach without ROS, even when skills are shipped",
     )
     parser.add_argument("--skills", default=None, help="skill library (default policies/skills)")
     parser.add_argument(
@@ -187,7 +190,7 @@ def main(argv: list[str] | None = None, prog: str = "miles demo") -> int:
     if not args.scripted and _shipped_skills(args.skills):
         goal = None
         if not args.no_manager:
-            from miles_ros.demo_graph import DEFAULT_GOAL
+            from miles_ros.demo_goal import DEFAULT_GOAL
 
             goal = args.goal or DEFAULT_GOAL
         return _graph_demo(Path(args.out), args.skills, goal)
@@ -203,7 +206,7 @@ def main(argv: list[str] | None = None, prog: str = "miles demo") -> int:
     # No episode logic here: no time limit and no autoreset, so the arm stays where the
     # controller puts it.
     cfg = dataclasses.replace(reach.CONFIG, episode_steps=10**9)
-    print("Miles demo (interim): scripted Reach in PyBullet physics, Franka Panda, default scene")
+    print("Miles demo (scripted): Reach in PyBullet physics, Franka Panda, default scene")
     env = make_pybullet_env(reach, 1, cfg, num_workers=0, autoreset=False, scene_objects=True)
     try:
         env.reset(seed=args.seed)
@@ -250,7 +253,7 @@ def main(argv: list[str] | None = None, prog: str = "miles demo") -> int:
         "targets": results,
         "success": all_ok,
         "pictures": ["before.png", "after.png"],
-        "missing": list(MISSING),
+        "not_in_this_demo": list(NOT_IN_SCRIPTED),
         "wall_time_s": round(time.perf_counter() - started, 2),
     }
     (out / "report.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
@@ -260,7 +263,7 @@ def main(argv: list[str] | None = None, prog: str = "miles demo") -> int:
         f"{cfg.success_threshold * 100:.0f} cm."
     )
     print(f"Pictures: {out / 'before.png'}, {out / 'after.png'}; report: {out / 'report.json'}")
-    print("Not in this demo yet (the full loop needs them):")
-    for item in MISSING:
+    print("Left out of this scripted demo (`miles demo` without --scripted runs them):")
+    for item in NOT_IN_SCRIPTED:
         print(f"  - {item}")
     return 0 if all_ok else 1

@@ -14,20 +14,18 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import time
 from collections.abc import Callable
 
-from miles_ros.runtime.manager_glue import FINAL_OUTCOMES, ManagerNodeParams
+from miles_ros.runtime.manager_glue import FINAL_OUTCOMES
+from miles_ros.runtime.manager_params import ManagerNodeParams
+from miles_ros.runtime.params import under_namespace
 
 EXIT_CODES = {"succeeded": 0, "failed": 1, "refused": 1, "estopped": 1}
 NO_MANAGER, TIMED_OUT = 2, 124
 
 
-def topic(namespace: str, default: str) -> str:
-    """``/miles/x`` under another namespace: ``/NS/x``."""
-    if namespace.rstrip("/") in ("", "/miles"):
-        return default
-    return "/" + namespace.strip("/") + default[len("/miles") :]
+topic = under_namespace
+"""``/miles/x`` under another namespace: ``/NS/x``."""
 
 
 def _params(params: dict) -> str:
@@ -173,68 +171,40 @@ def main(argv: list[str] | None = None, prog: str = "miles goal") -> int:
     if not args.goal.strip():
         parser.error("the goal is empty")
 
-    import rclpy  # heavy: only when used
-    from rclpy.executors import SingleThreadedExecutor
-    from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
-    from std_msgs.msg import String
+    from miles_ros.ros.clients import follow_goal  # rclpy: heavy, only when used
 
-    from miles_ros.nodes.ros_utils import COMMAND_QOS
-
-    names = ManagerNodeParams()
     follower = GoalFollower(args.goal, out=lambda line: print(line, flush=True))
-    context = rclpy.Context()
-    rclpy.init(context=context, domain_id=args.domain_id)
-    node = rclpy.create_node("miles_goal_cli", context=context)
-    executor = SingleThreadedExecutor(context=context)
-    executor.add_node(node)
-    reader = QoSProfile(
-        depth=50,
-        reliability=ReliabilityPolicy.RELIABLE,
-        durability=DurabilityPolicy.TRANSIENT_LOCAL,
-    )  # latest + what follows
-    status_topic = topic(args.namespace, names.status_topic)
-
-    def on_status(msg):
-        follower.on_status(json.loads(msg.data))
-
-    def on_plan(msg):
-        follower.on_plan(json.loads(msg.data))
-
     try:
-        node.create_subscription(String, status_topic, on_status, reader)
-        node.create_subscription(String, topic(args.namespace, names.plan_topic), on_plan, reader)
-        pub = node.create_publisher(String, topic(args.namespace, names.goal_topic), COMMAND_QOS)
-        deadline = time.monotonic() + args.wait
-        while not (follower.seen_status and pub.get_subscription_count() > 0):
-            if time.monotonic() > deadline:
-                print(
-                    f"{prog}: no manager on {status_topic} within {args.wait:g} s "
-                    "(is `miles up` running, with the same ROS_DOMAIN_ID?)",
-                    file=sys.stderr,
-                )
-                return NO_MANAGER
-            executor.spin_once(timeout_sec=0.1)
-        follower.sent()
-        pub.publish(String(data=args.goal))
-        deadline = time.monotonic() + args.timeout
-        while follower.outcome is None:
-            if time.monotonic() > deadline:
-                print(
-                    f"{prog}: no outcome within {args.timeout:g} s; the manager keeps "
-                    "working on the goal",
-                    file=sys.stderr,
-                )
-                return TIMED_OUT
-            executor.spin_once(timeout_sec=0.1)
-        if args.json:
-            print(json.dumps(follower.status))
-        return EXIT_CODES.get(follower.outcome, 1)
+        how = follow_goal(
+            args.goal,
+            follower.on_status,
+            follower.on_plan,
+            sent=follower.sent,
+            done=lambda: follower.outcome is not None,
+            namespace=args.namespace,
+            domain_id=args.domain_id,
+            wait=args.wait,
+            timeout=args.timeout,
+        )
     except KeyboardInterrupt:
         print(
             f"\n{prog}: stopped following (the manager keeps working on the goal)", file=sys.stderr
         )
         return 130
-    finally:
-        executor.shutdown()
-        node.destroy_node()
-        rclpy.try_shutdown(context=context)
+    if how == "no_manager":
+        status_topic = topic(args.namespace, ManagerNodeParams().status_topic)
+        print(
+            f"{prog}: no manager on {status_topic} within {args.wait:g} s "
+            "(is `miles up` running, with the same ROS_DOMAIN_ID?)",
+            file=sys.stderr,
+        )
+        return NO_MANAGER
+    if how == "timed_out":
+        print(
+            f"{prog}: no outcome within {args.timeout:g} s; the manager keeps working on the goal",
+            file=sys.stderr,
+        )
+        return TIMED_OUT
+    if args.json:
+        print(json.dumps(follower.status))
+    return EXIT_CODES.get(follower.outcome, 1)

@@ -1,4 +1,4 @@
-"""ROS-free pieces of the ROS 2 runtime, used by the thin nodes in ``miles_ros/nodes``.
+"""ROS-free pieces of the ROS 2 runtime, used by the thin nodes in ``miles_ros/ros``.
 
 - :mod:`miles_ros.runtime.scene_world`: the default scene in one PyBullet world (the
   sim node's robot): every cube and pad, motors driven by joint position targets;

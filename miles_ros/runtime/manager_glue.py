@@ -1,5 +1,9 @@
-"""What ``manager_node`` runs, without ROS: its parameters, and a worker thread that owns
-the planner, the memory and the :class:`~miles_ros.agent.manager.Manager`.
+"""What ``manager_node`` runs, without ROS: a worker thread that owns the planner, the
+memory and the :class:`~miles_ros.agent.manager.Manager`. Its parameters are in
+:mod:`miles_ros.runtime.manager_params`, what it is built from in
+:mod:`miles_ros.runtime.manager_build`. Over 400 lines: :class:`ManagerDriver` is one
+class whose methods share the worker thread's goal state; splitting it would spread that
+state over modules.
 
 The node's callbacks only hand messages to :class:`ManagerDriver` (``on_goal``,
 ``on_skill_status``, ``on_safety_state``, ``on_safety_event``, ``on_scene``, ``tick``);
@@ -26,11 +30,16 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from miles_ros.agent.manager import FINAL_STATES, Action, Manager, StepResult
-from miles_ros.agent.world import World
+from miles_ros.runtime.manager_build import (
+    build_embedder,
+    build_memory,
+    build_planner,
+    world_from_objects,
+)
+from miles_ros.runtime.manager_params import ManagerNodeParams
 
 logger = logging.getLogger(__name__)
 
@@ -38,140 +47,6 @@ FINAL_OUTCOMES = ("succeeded", "failed", "estopped", "refused")
 """Outcomes that end a goal on ``/miles/manager/status``."""
 PROGRESS_PERIOD_S = 0.2
 """Shortest interval between two progress-only status messages."""
-
-
-@dataclass(frozen=True)
-class ManagerNodeParams:
-    """Parameters of ``manager_node`` (defaults mirrored in config/manager.yaml)."""
-
-    mode: str = "grounded"
-    """Planning mode: 'grounded' (likelihood x affordance scoring) or 'generate'
-    (schema-constrained JSON)."""
-    model: str = ""
-    """Local Hugging Face model directory ('' = the embedded Gemma 3 270M)."""
-    adapter: str = "default"
-    """LoRA adapter directory, 'default' (the shipped one) or 'none'."""
-    endpoint: str = ""
-    """OpenAI-compatible server URL (vLLM, llama.cpp, Ollama); '' = a local model."""
-    endpoint_model: str = "default"
-    """Model name at the endpoint."""
-    cache_dir: str = ""
-    """Model cache directory ('' = $MILES_CACHE_DIR or ~/.cache/miles)."""
-    threads: int = 0
-    """torch threads for planning (0 = automatic)."""
-    lm_process: bool = True
-    """Run a local model in a child process. In a one-process graph (`miles up`) the
-    nodes' threads and the model's forward passes share one GIL: plans took ~25x longer
-    (66 s instead of 2.5 s) and the nodes stalled. Off: the model loads in this process."""
-    affordance_weight: float = 1.0
-    """Weight of log(affordance) against the language model's log-likelihood."""
-    fallback: bool = False
-    """Allow the rule-based fallback planner (labelled in every plan it makes)."""
-    skill_library: str = ""
-    """Folder of NAME/skill.yaml cards the planner plans with ('' = policies/skills)."""
-    scene_file: str = ""
-    """Scene YAML used until the first object poses arrive ('' = config/scene.yaml)."""
-    memory_db: str = ""
-    """SQLite memory file ('' = memory.sqlite in the model cache; ':memory:' = not kept)."""
-    memory_embedder: str = "minilm"
-    """Sentence embedder of the semantic memory: 'minilm' or 'hash' (no model)."""
-    max_replans: int = 2
-    """Replans after failed steps before a goal fails."""
-    step_timeout_s: float = 60.0
-    """A skill request with no final status after this long (s) fails (and is cancelled)."""
-    ack_timeout_s: float = 5.0
-    """A skill request with no status at all after this long (s) fails (no skill node)."""
-    status_period_s: float = 1.0
-    """Heartbeat of /miles/manager/status (s); 0 = only on changes."""
-    goal_topic: str = "/miles/goal"
-    """std_msgs/String in: a goal in natural language."""
-    plan_topic: str = "/miles/plan"
-    """std_msgs/String JSON out: the current plan with its trace id (transient-local)."""
-    status_topic: str = "/miles/manager/status"
-    """std_msgs/String JSON out: the manager's state (reliable, transient-local)."""
-    request_topic: str = "/miles/skill/request"
-    """std_msgs/String JSON out: {id, skill, params, trace_id} or {id, cancel: true}."""
-    skill_status_topic: str = "/miles/skill/status"
-    """std_msgs/String JSON in: {id, skill, state, progress, reason}."""
-    safety_state_topic: str = "/miles/safety/state"
-    """std_msgs/String JSON in: the supervisor's state {estop, mode, ...}."""
-    safety_events_topic: str = "/miles/safety/events"
-    """std_msgs/String JSON in: one object per safety intervention (counted per goal)."""
-    objects_topic: str = "/miles/scene/objects"
-    """std_msgs/String JSON in: object and pad poses, the world the planner plans in."""
-
-
-def check_param(name: str, value: Any) -> str | None:
-    """Why a parameter value is refused, or None."""
-    if name == "mode" and value not in ("grounded", "generate"):
-        return "mode must be 'grounded' or 'generate'"
-    if name == "memory_embedder" and value not in ("minilm", "hash"):
-        return "memory_embedder must be 'minilm' or 'hash'"
-    if name in ("max_replans", "threads") and value < 0:
-        return f"{name} must be >= 0"
-    if name in ("step_timeout_s", "ack_timeout_s") and not value > 0:
-        return f"{name} must be > 0"
-    if name == "status_period_s" and value < 0:
-        return "status_period_s must be >= 0"
-    return None
-
-
-def build_embedder(params: ManagerNodeParams):
-    """The semantic memory's sentence embedder (MiniLM loads here, not mid-goal)."""
-    from miles_ros.agent.memory import HashEmbedder, default_embedder
-
-    return HashEmbedder() if params.memory_embedder == "hash" else default_embedder()
-
-
-def build_memory(params: ManagerNodeParams, embedder=None):
-    """The agent's memory (episodic + semantic SQLite) as the parameters say."""
-    from miles_ros.agent.memory import Memory
-    from miles_ros.agent.models import cache_dir
-
-    path = params.memory_db or str(cache_dir(params.cache_dir or None) / "memory.sqlite")
-    return Memory(path, embedder=embedder or build_embedder(params))
-
-
-def build_planner(params: ManagerNodeParams):
-    """The planner as ``miles plan`` builds it, from the node's parameters (its memory is
-    attached later, on the thread that uses it)."""
-    from miles_ros.agent.planner import Planner, PlannerConfig
-    from miles_ros.agent.registry import SkillRegistry
-    from miles_ros.agent.world import load_world
-
-    config = PlannerConfig(
-        mode=params.mode, fallback=params.fallback, affordance_weight=params.affordance_weight
-    )
-    adapter = None if params.adapter == "none" else (params.adapter or "default")
-    return Planner.from_options(
-        registry=SkillRegistry.load(
-            [Path(params.skill_library)] if params.skill_library else None
-        ),
-        world=load_world(params.scene_file or None),
-        model=params.model or None,
-        adapter=adapter,
-        endpoint=params.endpoint or None,
-        endpoint_model=params.endpoint_model,
-        cache_dir=params.cache_dir or None,
-        threads=params.threads or None,
-        config=config,
-        process=params.lm_process,
-    )
-
-
-def world_from_objects(message: dict) -> World:
-    """The planner's world from a ``/miles/scene/objects`` message
-    (``{"objects": {name: {"position"}}, "places": {name: {"position"}}}``)."""
-    objects = {
-        str(n): tuple(float(v) for v in o["position"]) for n, o in message["objects"].items()
-    }
-    places = {
-        str(n): tuple(float(v) for v in p["position"])
-        for n, p in (message.get("places") or {}).items()
-    }
-    if not objects and not places:
-        raise ValueError("no objects and no places")
-    return World(objects=objects, places=places, source="scene topic")  # type: ignore[arg-type]
 
 
 @dataclass

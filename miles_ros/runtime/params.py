@@ -1,21 +1,22 @@
 """Node parameters as typed dataclasses, and ``config/*.yaml`` read as ROS parameter files.
 
-Each node declares one ROS parameter per field of its dataclass (:func:`declare_params`,
-the only function here that touches rclpy, imported lazily) with the field's docstring
-as the description; defaults live in the dataclass and are mirrored in
-``config/<part>.yaml`` under ``<node_name>: ros__parameters:`` (a test keeps them in
-step). Every topic and service name is a parameter.
+Each node declares one ROS parameter per field of its dataclass (with
+:func:`miles_ros.ros.params.declare_params`) with the field's docstring
+(:func:`field_docs`) as the description; defaults live in the dataclass and are mirrored
+in ``config/<part>.yaml`` under ``<node_name>: ros__parameters:`` (tests/test_launch_files.py
+keeps them in step for every node). Every topic and service name is a parameter: the
+demo, the clients, the recorder and the benches read the names from these dataclasses.
+No rclpy here (tests/test_layers.py).
 """
 
 from __future__ import annotations
 
 import ast
-import dataclasses
 import functools
 import inspect
 import os
 import sys
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -146,12 +147,36 @@ NODE_PARAMS: dict[str, type] = {
 }
 """Parameter dataclass of each node written in this package's runtime."""
 
+NODE_CONFIGS: dict[str, str] = {
+    "sim_node": "sim.yaml",
+    "safety_node": "safety.yaml",
+    "skill_node": "skills.yaml",
+    "manager_node": "manager.yaml",
+    "command_adapter_node": "command_adapter.yaml",
+}
+"""Each node executable's parameter file in config/ (keys under ``<node>: ros__parameters``)."""
+
+
+def node_param_classes(executable: str) -> tuple[type, ...]:
+    """The dataclasses whose fields are ``executable``'s parameters, in declaration order
+    (the safety node declares its limits, then its names)."""
+    if executable in NODE_PARAMS:
+        return (NODE_PARAMS[executable],)
+    if executable == "safety_node":
+        from miles_ros.safety.config import SafetyConfig, SafetyNodeNames
+
+        return (SafetyConfig, SafetyNodeNames)
+    if executable == "manager_node":
+        from miles_ros.runtime.manager_params import ManagerNodeParams
+
+        return (ManagerNodeParams,)
+    raise KeyError(f"no node executable {executable!r}")
+
 
 @functools.cache
 def field_docs(cls: type) -> dict[str, str]:
     """The docstring under each field of a dataclass, read from its source."""
-    tree = ast.parse(inspect.getsource(cls))
-    body = tree.body[0].body  # type: ignore[attr-defined]
+    body = ast.parse(inspect.getsource(cls)).body[0].body  # type: ignore[attr-defined]
     docs: dict[str, str] = {}
     for node, nxt in zip(body, body[1:], strict=False):
         if (
@@ -165,31 +190,11 @@ def field_docs(cls: type) -> dict[str, str]:
     return docs
 
 
-def _ros_value(value: Any) -> Any:
-    return list(value) if isinstance(value, tuple) else value
-
-
-def declare_params(node, cls: type):
-    """Declare one ROS parameter per field of ``cls`` on ``node`` (typed, described,
-    read-only) and return the instance built from their values."""
-    from rcl_interfaces.msg import ParameterDescriptor
-    from rclpy.parameter import Parameter
-
-    docs = field_docs(cls)
-    hints = {f.name: f.type for f in fields(cls)}
-    values = {}
-    for f in fields(cls):
-        default = f.default if f.default is not dataclasses.MISSING else f.default_factory()
-        descriptor = ParameterDescriptor(description=docs.get(f.name, ""), read_only=True)
-        if isinstance(default, tuple):
-            floats = "float" in str(hints[f.name])
-            kind = Parameter.Type.DOUBLE_ARRAY if floats else Parameter.Type.STRING_ARRAY
-            param = node.declare_parameter(f.name, list(default) or kind, descriptor)
-            value = param.value
-            values[f.name] = tuple(value) if value is not None else default
-        else:
-            values[f.name] = node.declare_parameter(f.name, _ros_value(default), descriptor).value
-    return cls(**values)
+def under_namespace(namespace: str, name: str) -> str:
+    """``/miles/x`` under another namespace: ``/NS/x`` (names outside /miles unchanged)."""
+    if namespace.rstrip("/") in ("", "/miles") or not name.startswith("/miles/"):
+        return name
+    return "/" + namespace.strip("/") + name[len("/miles") :]
 
 
 def config_dir() -> Path:

@@ -2,7 +2,7 @@
 speed cap through forward kinematics, watchdog, e-stop latch with a controlled stop,
 request validation, skill permission tags and an audit trail.
 
-The node ``miles_ros/nodes/safety_node.py`` is a thin rclpy adapter over
+The node ``miles_ros/ros/safety_node.py`` is a thin rclpy adapter over
 :class:`SafetySupervisor`.
 """
 

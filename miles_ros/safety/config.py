@@ -1,6 +1,6 @@
 """The supervisor's configuration: every limit, margin, zone, rate and name, typed, with
 defaults (mirrored in ``config/safety.yaml``) and validation. No ROS imports: the node
-declares one ROS parameter per field (see ``miles_ros/nodes/ros_utils.py``).
+declares one ROS parameter per field (see ``miles_ros/ros/params.py``).
 """
 
 from __future__ import annotations

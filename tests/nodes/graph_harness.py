@@ -1,5 +1,8 @@
-"""A ROS 2 graph in the test process: Miles nodes plus a probe node, in their own context
-and ROS domain, spun by one executor thread (single-threaded, as `miles up` composes them).
+"""A ROS 2 graph in the test process: Miles nodes plus a probe node, built by the one
+in-process graph builder (:class:`miles_ros.ros.graph.InProcessGraph`: their own context
+and ROS domain, one single-threaded executor as `miles up` composes them, spun on a
+thread). Topic names come from the nodes' parameter dataclasses, QoS from
+:mod:`miles_ros.ros.qos`.
 
 Waits are on conditions with timeouts (``Graph.wait``), never sleeps.
 """
@@ -12,20 +15,21 @@ import os
 import threading
 from collections.abc import Callable
 
-import rclpy
 from rclpy.parameter import Parameter
-from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy, qos_profile_sensor_data
 from sensor_msgs.msg import JointState
 from std_msgs.msg import String
 from std_srvs.srv import Trigger
 
-from miles_ros.nodes.ros_utils import graph_executor
+from miles_ros.ros.graph import InProcessGraph
+from miles_ros.ros.qos import COMMAND_QOS, LATCHED_QOS, READER_QOS, SENSOR_QOS
+from miles_ros.runtime.params import SimNodeParams, SkillNodeParams
+from miles_ros.safety.config import SafetyNodeNames
 
 TIMEOUT = 30.0
-RELIABLE = QoSProfile(depth=50, reliability=ReliabilityPolicy.RELIABLE)
-LATCHED = QoSProfile(
-    depth=1, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL
-)
+RELIABLE = READER_QOS
+LATCHED = LATCHED_QOS
+SIM, SKILL, SAFETY = SimNodeParams(), SkillNodeParams(), SafetyNodeNames()
+"""The default names of the graph (what the probe listens to)."""
 _ids = itertools.count()
 
 
@@ -40,42 +44,42 @@ def overrides(params: dict) -> list[Parameter]:
 
 class Graph:
     """Nodes built by ``factories`` (callables taking ``context``) plus a probe that
-    records joint states, commands, statuses and safety state/events."""
+    records joint states, commands, statuses and safety state/events. ``nodes`` are the
+    factories' nodes (not the probe)."""
 
     def __init__(self, factories: list[Callable]):
-        self.context = rclpy.Context()
-        rclpy.init(context=self.context, domain_id=domain_id())
-        self.nodes = []
+        self.graph = InProcessGraph(factories, domain_id())
+        self.context = self.graph.context
+        self.nodes = list(self.graph.nodes)
         self.cond = threading.Condition()
-        self.executor = None
         try:
-            for make in factories:
-                self.nodes.append(make(self.context))
-            self.probe = rclpy.create_node("probe", context=self.context)
-            self.joint_states: list[JointState] = []
-            self.skill_commands: list[JointState] = []
-            self.statuses: list[dict] = []
-            self.safety: list[dict] = []
-            self.objects: list[dict] = []
-            sub = self.probe.create_subscription
-            sub(
-                JointState, "/joint_states", self._keep(self.joint_states), qos_profile_sensor_data
-            )
-            sub(JointState, "/miles/skill_command", self._keep(self.skill_commands), RELIABLE)
-            sub(String, "/miles/skill/status", self._keep(self.statuses, json.loads), RELIABLE)
-            sub(String, "/miles/safety/state", self._keep(self.safety, json.loads), LATCHED)
-            sub(String, "/miles/scene/objects", self._keep(self.objects, json.loads), 10)
-            self.pub_request = self.probe.create_publisher(
-                String, "/miles/skill/request", RELIABLE
-            )
-            self.executor = graph_executor(self.context)
-            for node in [*self.nodes, self.probe]:
-                self.executor.add_node(node)
-            self.thread = threading.Thread(target=self.executor.spin, daemon=True)
-            self.thread.start()
+            self.probe = self.graph.add(self._make_probe())
+            self.graph.spin_in_thread("test_graph_spin")
         except BaseException:
             self.close()
             raise
+
+    def _make_probe(self):
+        import rclpy
+
+        probe = rclpy.create_node("probe", context=self.context)
+        self.joint_states: list[JointState] = []
+        self.skill_commands: list[JointState] = []
+        self.statuses: list[dict] = []
+        self.safety: list[dict] = []
+        self.objects: list[dict] = []
+        sub = probe.create_subscription
+        sub(JointState, SIM.joint_states_topic, self._keep(self.joint_states), SENSOR_QOS)
+        sub(JointState, SKILL.skill_command_topic, self._keep(self.skill_commands), RELIABLE)
+        sub(String, SKILL.status_topic, self._keep(self.statuses, json.loads), RELIABLE)
+        sub(String, SAFETY.state_topic, self._keep(self.safety, json.loads), LATCHED)
+        sub(String, SIM.objects_topic, self._keep(self.objects, json.loads), COMMAND_QOS)
+        self.pub_request = probe.create_publisher(String, SKILL.request_topic, RELIABLE)
+        return probe
+
+    @property
+    def executor(self):
+        return self.graph.executor
 
     def _keep(self, store: list, convert=None):
         def callback(msg):
@@ -125,8 +129,4 @@ class Graph:
             self.probe.destroy_client(client)
 
     def close(self) -> None:
-        if self.executor is not None:
-            self.executor.shutdown(timeout_sec=5.0)
-        for node in self.nodes:
-            node.destroy_node()
-        rclpy.try_shutdown(context=self.context)
+        self.graph.close()

@@ -30,8 +30,8 @@ from miles_ros.agent.memory import HashEmbedder, Memory  # noqa: E402
 from miles_ros.agent.planner import DEFAULT_ADAPTER, Planner, PlannerConfig  # noqa: E402
 from miles_ros.agent.registry import SkillRegistry  # noqa: E402
 from miles_ros.agent.world import load_world  # noqa: E402
-from miles_ros.nodes.manager_node import ManagerNode  # noqa: E402
-from miles_ros.runtime.manager_glue import ManagerNodeParams  # noqa: E402
+from miles_ros.ros.manager_node import ManagerNode  # noqa: E402
+from miles_ros.runtime.manager_params import ManagerNodeParams  # noqa: E402
 from tests.nodes.graph_harness import LATCHED, RELIABLE, Graph, overrides  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -333,10 +333,10 @@ def test_the_manager_drives_a_goal_to_success_on_the_pybullet_graph():
     fake language model that plans ``reach red_cube``."""
     import numpy as np
 
-    from miles_ros.commands.up import IN_PROCESS_SIM_OVERRIDES
-    from miles_ros.nodes.safety_node import SafetyNode
-    from miles_ros.nodes.sim_node import SimNode
-    from miles_ros.nodes.skill_node import SkillNode
+    from miles_ros.ros.graph import IN_PROCESS_SIM_OVERRIDES
+    from miles_ros.ros.safety_node import SafetyNode
+    from miles_ros.ros.sim_node import SimNode
+    from miles_ros.ros.skill_node import SkillNode
     from sims.robots import panda
     from tests.runtime.skill_fixtures import shipped_reach
 

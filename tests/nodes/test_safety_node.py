@@ -21,7 +21,6 @@ import pytest
 
 rclpy = pytest.importorskip("rclpy")
 
-from rclpy.executors import SingleThreadedExecutor  # noqa: E402
 from rclpy.parameter import Parameter  # noqa: E402
 from rclpy.qos import QoSProfile, ReliabilityPolicy  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402
@@ -29,8 +28,9 @@ from std_msgs.msg import Bool, String  # noqa: E402
 from std_srvs.srv import Trigger  # noqa: E402
 
 from miles_ros.commands import estop as estop_cli  # noqa: E402
-from miles_ros.nodes.ros_utils import LATCHED_QOS  # noqa: E402
-from miles_ros.nodes.safety_node import SafetyNode  # noqa: E402
+from miles_ros.ros.graph import InProcessGraph  # noqa: E402
+from miles_ros.ros.qos import LATCHED_QOS  # noqa: E402
+from miles_ros.ros.safety_node import SafetyNode  # noqa: E402
 from miles_ros.safety import SafetyConfig  # noqa: E402
 from sims.robots import panda  # noqa: E402
 
@@ -49,9 +49,6 @@ class Graph:
     from a reliable publisher), skill (requests) and operator (e-stop, services)."""
 
     def __init__(self, overrides: dict | None = None) -> None:
-        self.domain_id = _domain_id()
-        self.context = rclpy.Context()
-        rclpy.init(context=self.context, domain_id=self.domain_id)
         # A long state timeout: a loaded test machine must not latch "robot state lost"
         # (that fault is tested deterministically in tests/safety).
         params = {
@@ -60,11 +57,13 @@ class Graph:
             "state_timeout": 5.0,
             **(overrides or {}),
         }
-        self.node = SafetyNode(
-            context=self.context,
-            parameter_overrides=[Parameter(k, value=v) for k, v in params.items()],
+        overrides = [Parameter(k, value=v) for k, v in params.items()]
+        self.graph = InProcessGraph(
+            [lambda ctx: SafetyNode(context=ctx, parameter_overrides=overrides)], _domain_id()
         )
-        self.client = rclpy.create_node("test_client", context=self.context)
+        self.domain_id, self.context = self.graph.domain_id, self.graph.context
+        (self.node,) = self.graph.nodes
+        self.client = self.graph.add(rclpy.create_node("test_client", context=self.context))
         self.cond = threading.Condition()
         self.commands: list[JointState] = []
         self.states: list[dict] = []
@@ -82,18 +81,10 @@ class Graph:
         self.reset = self.client.create_client(Trigger, "/miles/safety/reset_estop")
         self.client.create_timer(0.01, self._robot_tick)
         self.client.create_timer(0.004, self._stream_tick)
-        self.executor = SingleThreadedExecutor(context=self.context)
-        self.executor.add_node(self.node)
-        self.executor.add_node(self.client)
-        self.thread = threading.Thread(target=self.executor.spin, daemon=True)
-        self.thread.start()
+        self.graph.spin_in_thread("test_safety_spin")
 
     def close(self) -> None:
-        self.executor.shutdown()
-        self.thread.join(timeout=10)
-        self.node.destroy_node()
-        self.client.destroy_node()
-        rclpy.shutdown(context=self.context)
+        self.graph.close()
 
     # --- callbacks (executor thread) ------------------------------------------------
     def _notify(self, store: list, item) -> None:

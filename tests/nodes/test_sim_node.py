@@ -11,7 +11,7 @@ rclpy = pytest.importorskip("rclpy")
 from rosgraph_msgs.msg import Clock  # noqa: E402
 from sensor_msgs.msg import Image, JointState  # noqa: E402
 
-from miles_ros.nodes.sim_node import SimNode  # noqa: E402
+from miles_ros.ros.sim_node import SimNode  # noqa: E402
 from sims.robots import panda  # noqa: E402
 from sims.scene import load_scene  # noqa: E402
 from tests.nodes.graph_harness import Graph, overrides  # noqa: E402

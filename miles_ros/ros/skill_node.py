@@ -16,21 +16,17 @@ import time
 
 from rclpy.duration import Duration
 from rclpy.node import Node
-from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy, qos_profile_sensor_data
 from rclpy.time import Time
 from sensor_msgs.msg import JointState
 from std_msgs.msg import String
 
-from miles_ros.nodes.ros_utils import run_node
+from miles_ros.ros.node_main import run_node
+from miles_ros.ros.params import declare_params
+from miles_ros.ros.qos import COMMAND_QOS, LATCHED_QOS, SENSOR_QOS
 from miles_ros.runtime.observation import parse_joint_state, parse_objects
-from miles_ros.runtime.params import SkillNodeParams, declare_params
+from miles_ros.runtime.params import SkillNodeParams
 from miles_ros.runtime.skills import SkillExecutor, SkillLibrary
 from sims.scene import load_scene
-
-LATCHED = QoSProfile(
-    depth=1, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL
-)
-RELIABLE = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
 
 
 class SkillNode(Node):
@@ -46,15 +42,13 @@ class SkillNode(Node):
             timeout_scale=prm.timeout_scale,
         )
         self.skills.warm_up()
-        self.pub_command = self.create_publisher(JointState, prm.skill_command_topic, RELIABLE)
-        self.pub_status = self.create_publisher(String, prm.status_topic, RELIABLE)
-        self.pub_tags = self.create_publisher(String, prm.skill_tags_topic, LATCHED)
-        self.create_subscription(
-            JointState, prm.joint_states_topic, self.on_joints, qos_profile_sensor_data
-        )
-        self.create_subscription(String, prm.objects_topic, self.on_objects, 10)
-        self.create_subscription(String, prm.request_topic, self.on_request, RELIABLE)
-        self.create_subscription(String, prm.safety_state_topic, self.on_safety, LATCHED)
+        self.pub_command = self.create_publisher(JointState, prm.skill_command_topic, COMMAND_QOS)
+        self.pub_status = self.create_publisher(String, prm.status_topic, COMMAND_QOS)
+        self.pub_tags = self.create_publisher(String, prm.skill_tags_topic, LATCHED_QOS)
+        self.create_subscription(JointState, prm.joint_states_topic, self.on_joints, SENSOR_QOS)
+        self.create_subscription(String, prm.objects_topic, self.on_objects, COMMAND_QOS)
+        self.create_subscription(String, prm.request_topic, self.on_request, COMMAND_QOS)
+        self.create_subscription(String, prm.safety_state_topic, self.on_safety, LATCHED_QOS)
         self.timer = None
         self.last_stamp = Time(clock_type=self.get_clock().clock_type)
         """Stamp of the latest command on ``/miles/skill_command``."""

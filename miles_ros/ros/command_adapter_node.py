@@ -11,22 +11,21 @@ from __future__ import annotations
 import math
 
 from rclpy.node import Node
-from rclpy.qos import QoSProfile, ReliabilityPolicy
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 
-from miles_ros.nodes.ros_utils import run_node
-from miles_ros.runtime.params import CommandAdapterParams, declare_params
-
-RELIABLE = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
+from miles_ros.ros.node_main import run_node
+from miles_ros.ros.params import declare_params
+from miles_ros.ros.qos import COMMAND_QOS
+from miles_ros.runtime.params import CommandAdapterParams
 
 
 class CommandAdapterNode(Node):
     def __init__(self, **kwargs):
         super().__init__("command_adapter_node", **kwargs)
         self.params = prm = declare_params(self, CommandAdapterParams)
-        self.pub = self.create_publisher(Float64MultiArray, prm.output_topic, RELIABLE)
-        self.create_subscription(JointState, prm.input_topic, self.on_command, RELIABLE)
+        self.pub = self.create_publisher(Float64MultiArray, prm.output_topic, COMMAND_QOS)
+        self.create_subscription(JointState, prm.input_topic, self.on_command, COMMAND_QOS)
         self.dropped = 0
         self.get_logger().info(
             f"{prm.input_topic} -> {prm.output_topic} as [{', '.join(prm.joint_names)}]"

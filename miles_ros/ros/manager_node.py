@@ -22,15 +22,11 @@ import logging
 from rclpy.node import Node
 from std_msgs.msg import String
 
-from miles_ros.nodes.ros_utils import (
-    COMMAND_QOS,
-    LATCHED_QOS,
-    NodeLogHandler,
-    declare_dataclass,
-    run_node,
-    validating_callback,
-)
-from miles_ros.runtime.manager_glue import ManagerDriver, ManagerNodeParams, check_param
+from miles_ros.ros.node_main import NodeLogHandler, run_node
+from miles_ros.ros.params import declare_params
+from miles_ros.ros.qos import COMMAND_QOS, LATCHED_QOS
+from miles_ros.runtime.manager_glue import ManagerDriver
+from miles_ros.runtime.manager_params import ManagerNodeParams, check_param
 
 
 class ManagerNode(Node):
@@ -38,8 +34,7 @@ class ManagerNode(Node):
         """``planner_factory(params) -> Planner`` replaces the planner the parameters
         describe (tests inject fakes through it). The model loads here, before spinning."""
         super().__init__("manager_node", **kwargs)
-        self.add_on_set_parameters_callback(validating_callback(check_param))
-        self.params = prm = declare_dataclass(self, ManagerNodeParams)
+        self.params = prm = declare_params(self, ManagerNodeParams, check=check_param)
         self.log_handler = NodeLogHandler(self.get_logger())
         for name in ("miles_ros.runtime.manager_glue", "miles_ros.agent"):
             logging.getLogger(name).addHandler(self.log_handler)
@@ -64,7 +59,9 @@ class ManagerNode(Node):
         self.create_subscription(
             String, prm.safety_events_topic, self._json(self.driver.on_safety_event), COMMAND_QOS
         )
-        self.create_subscription(String, prm.objects_topic, self._json(self.driver.on_scene), 10)
+        self.create_subscription(
+            String, prm.objects_topic, self._json(self.driver.on_scene), COMMAND_QOS
+        )
         self.create_timer(0.1, self.driver.tick)
         self.driver.start()
         self.get_logger().info(

@@ -17,14 +17,15 @@ import time
 import numpy as np
 import rclpy
 from rclpy.node import Node
-from rclpy.qos import qos_profile_sensor_data
 from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import Image, JointState
 from std_msgs.msg import String
 from std_srvs.srv import Trigger
 
-from miles_ros.nodes.ros_utils import run_node
-from miles_ros.runtime.params import SimNodeParams, declare_params
+from miles_ros.ros.node_main import run_node
+from miles_ros.ros.params import declare_params
+from miles_ros.ros.qos import COMMAND_QOS, IMAGE_QOS, SENSOR_QOS
+from miles_ros.runtime.params import SimNodeParams
 from miles_ros.runtime.scene_world import JOINT_NAMES, CameraProcess, SceneWorld
 from sims.scene import load_scene
 
@@ -48,15 +49,13 @@ class SimNode(Node):
             n: {"position": list(p.position), "size": list(p.size)}
             for n, p in scene.places.items()
         }
-        self.pub_joints = self.create_publisher(
-            JointState, prm.joint_states_topic, qos_profile_sensor_data
-        )
-        self.pub_objects = self.create_publisher(String, prm.objects_topic, 10)
-        self.pub_image = self.create_publisher(Image, prm.camera_topic, 1)
+        self.pub_joints = self.create_publisher(JointState, prm.joint_states_topic, SENSOR_QOS)
+        self.pub_objects = self.create_publisher(String, prm.objects_topic, COMMAND_QOS)
+        self.pub_image = self.create_publisher(Image, prm.camera_topic, IMAGE_QOS)
         self.pub_clock = (
-            None if prm.real_time else self.create_publisher(Clock, prm.clock_topic, 10)
+            None if prm.real_time else self.create_publisher(Clock, prm.clock_topic, COMMAND_QOS)
         )
-        self.create_subscription(JointState, prm.joint_command_topic, self.on_command, 10)
+        self.create_subscription(JointState, prm.joint_command_topic, self.on_command, COMMAND_QOS)
         self.create_service(Trigger, prm.reset_service, self.on_reset)
         # Pictures render in a subprocess, waited for on a thread (see on_capture): the
         # physics and the joint states keep going while a frame is made.

@@ -21,15 +21,9 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import Bool, String
 from std_srvs.srv import Trigger
 
-from miles_ros.nodes.ros_utils import (
-    COMMAND_QOS,
-    LATCHED_QOS,
-    SENSOR_QOS,
-    NodeLogHandler,
-    declare_dataclass,
-    run_node,
-    validating_callback,
-)
+from miles_ros.ros.node_main import NodeLogHandler, run_node
+from miles_ros.ros.params import declare_params
+from miles_ros.ros.qos import COMMAND_QOS, LATCHED_QOS, SENSOR_QOS
 from miles_ros.safety import JointRequest, SafetyConfig, SafetyNodeNames, SafetySupervisor
 from miles_ros.safety.config import check_field
 from miles_ros.safety.supervisor import warm_up
@@ -41,9 +35,10 @@ STATE_MIN_INTERVAL = 0.2
 class SafetyNode(Node):
     def __init__(self, **kwargs) -> None:
         super().__init__("safety_node", **kwargs)
-        self.add_on_set_parameters_callback(validating_callback(check_field))
-        self.config = declare_dataclass(self, SafetyConfig, dynamic={"reduced_speed"})
-        names = declare_dataclass(self, SafetyNodeNames)
+        self.config = declare_params(
+            self, SafetyConfig, dynamic={"reduced_speed"}, check=check_field
+        )
+        self.names = names = declare_params(self, SafetyNodeNames)
         warm_up(self.config)  # numba kernels loaded before the first period and timeout
         self.t0_ns = self.get_clock().now().nanoseconds
         self.log_handler = NodeLogHandler(self.get_logger())

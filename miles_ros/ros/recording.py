@@ -1,7 +1,8 @@
 """MCAP recording of the graph (``miles up --record FILE.mcap``).
 
-A node that subscribes to every topic of the Miles graph it knows (the documented names
-and types) and writes each message as it arrives: CDR bytes from
+A node that subscribes to every topic of the Miles graph it knows (the names from the
+nodes' parameter dataclasses, so a renamed default is recorded under its new name) and
+writes each message as it arrives: CDR bytes from
 ``rclpy.serialization`` under a ``ros2msg`` schema (the .msg text with its dependencies,
 read from the installed message packages), the layout ``ros2 bag`` and Foxglove read.
 Needs the ``mcap`` package (in requirements.txt).
@@ -15,25 +16,49 @@ import threading
 from pathlib import Path
 
 from rclpy.node import Node
-from rclpy.qos import qos_profile_sensor_data
 from rclpy.serialization import serialize_message
 
-TOPICS: dict[str, str] = {
-    "/joint_states": "sensor_msgs/msg/JointState",
-    "/miles/joint_command": "sensor_msgs/msg/JointState",
-    "/miles/skill_command": "sensor_msgs/msg/JointState",
-    "/miles/scene/objects": "std_msgs/msg/String",
-    "/miles/skill/request": "std_msgs/msg/String",
-    "/miles/skill/status": "std_msgs/msg/String",
-    "/miles/safety/state": "std_msgs/msg/String",
-    "/miles/safety/events": "std_msgs/msg/String",
-    "/miles/safety/skill_tags": "std_msgs/msg/String",
-    "/miles/estop": "std_msgs/msg/Bool",
-    "/miles/goal": "std_msgs/msg/String",
-    "/miles/plan": "std_msgs/msg/String",
-    "/miles/manager/status": "std_msgs/msg/String",
-}
+from miles_ros.ros.qos import COMMAND_QOS, SENSOR_QOS
+from miles_ros.runtime.manager_params import ManagerNodeParams
+from miles_ros.runtime.params import SimNodeParams, SkillNodeParams
+from miles_ros.safety.config import SafetyNodeNames
+
+_JOINT_STATE, _STRING, _BOOL = (
+    "sensor_msgs/msg/JointState",
+    "std_msgs/msg/String",
+    "std_msgs/msg/Bool",
+)
+
+
+def recorded_topics() -> dict[str, str]:
+    """Recorded topic -> its type, the names read from the nodes' default parameters."""
+    sim, skill, safety, manager = (
+        SimNodeParams(),
+        SkillNodeParams(),
+        SafetyNodeNames(),
+        ManagerNodeParams(),
+    )
+    return {
+        sim.joint_states_topic: _JOINT_STATE,
+        safety.joint_command_topic: _JOINT_STATE,
+        safety.skill_command_topic: _JOINT_STATE,
+        sim.objects_topic: _STRING,
+        skill.request_topic: _STRING,
+        skill.status_topic: _STRING,
+        safety.state_topic: _STRING,
+        safety.events_topic: _STRING,
+        safety.skill_tags_topic: _STRING,
+        safety.estop_topic: _BOOL,
+        manager.goal_topic: _STRING,
+        manager.plan_topic: _STRING,
+        manager.status_topic: _STRING,
+    }
+
+
+TOPICS: dict[str, str] = recorded_topics()
 """Recorded topics and their types."""
+SENSOR_TOPICS = frozenset({SimNodeParams().joint_states_topic})
+"""Recorded with the sensor QoS (best effort); the others reliable."""
 
 _SEPARATOR = "=" * 80
 _PRIMITIVES = {
@@ -101,7 +126,8 @@ def message_definition(type_name: str) -> str:
 
 
 class Recorder(Node):
-    """Writes every message of :data:`TOPICS` to an MCAP file until :meth:`close`."""
+    """Writes every message of :data:`TOPICS` to an MCAP file until :meth:`close` (or
+    until the node is destroyed)."""
 
     def __init__(self, path: str | Path, **kwargs):
         super().__init__("miles_recorder", **kwargs)
@@ -123,7 +149,7 @@ class Recorder(Node):
             )
             package, _, name = type_name.split("/")
             msg_type = getattr(importlib.import_module(f"{package}.msg"), name)
-            qos = qos_profile_sensor_data if topic == "/joint_states" else 10
+            qos = SENSOR_QOS if topic in SENSOR_TOPICS else COMMAND_QOS
             self.create_subscription(msg_type, topic, self._writer_for(channel), qos)
 
     def _writer_for(self, channel: int):
@@ -140,9 +166,13 @@ class Recorder(Node):
         return write
 
     def close(self) -> None:
+        """Finish the file (later messages are dropped); idempotent."""
         with self._lock:
             if self._writer is not None:
                 self._writer.finish()
                 self._file.close()
                 self._writer = None
-        self.destroy_node()
+
+    def destroy_node(self):
+        self.close()
+        return super().destroy_node()

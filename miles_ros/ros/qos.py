@@ -1,0 +1,58 @@
+"""The QoS profiles of the Miles graph, in one place (STYLE.md 4: QoS on purpose).
+
+Every node, client, probe and recorder takes its profile from here: sensor streams
+best-effort with a small depth, commands and events reliable, state that late joiners
+must see reliable + transient-local. The reader profiles are the same policies with a
+deeper queue, for clients that must not lose a burst while they wait (the demo, tests).
+"""
+
+from __future__ import annotations
+
+from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
+
+SENSOR_QOS = QoSProfile(
+    history=HistoryPolicy.KEEP_LAST,
+    depth=5,
+    reliability=ReliabilityPolicy.BEST_EFFORT,
+    durability=DurabilityPolicy.VOLATILE,
+)
+"""Sensor streams (/joint_states): best effort, small depth (a reliable publisher still
+connects). The same policies as rclpy's ``qos_profile_sensor_data``."""
+COMMAND_QOS = QoSProfile(
+    history=HistoryPolicy.KEEP_LAST,
+    depth=10,
+    reliability=ReliabilityPolicy.RELIABLE,
+    durability=DurabilityPolicy.VOLATILE,
+)
+"""Commands, requests, statuses and events: reliable."""
+LATCHED_QOS = QoSProfile(
+    history=HistoryPolicy.KEEP_LAST,
+    depth=1,
+    reliability=ReliabilityPolicy.RELIABLE,
+    durability=DurabilityPolicy.TRANSIENT_LOCAL,
+)
+"""State that late joiners must see (e-stop state, plan, manager status): reliable +
+transient-local."""
+IMAGE_QOS = QoSProfile(
+    history=HistoryPolicy.KEEP_LAST,
+    depth=1,
+    reliability=ReliabilityPolicy.RELIABLE,
+    durability=DurabilityPolicy.VOLATILE,
+)
+"""Camera frames (one per capture request): reliable, only the newest kept."""
+READER_QOS = QoSProfile(
+    history=HistoryPolicy.KEEP_LAST,
+    depth=50,
+    reliability=ReliabilityPolicy.RELIABLE,
+    durability=DurabilityPolicy.VOLATILE,
+)
+"""A client's reader of reliable streams (statuses, events): :data:`COMMAND_QOS` with a
+deeper queue."""
+LATCHED_READER_QOS = QoSProfile(
+    history=HistoryPolicy.KEEP_LAST,
+    depth=50,
+    reliability=ReliabilityPolicy.RELIABLE,
+    durability=DurabilityPolicy.TRANSIENT_LOCAL,
+)
+"""A client's reader of latched state that must also see what follows (``miles goal``):
+the latest message, then every later one."""
