@@ -12,13 +12,12 @@ import logging
 import time
 import warnings
 from pathlib import Path
-from typing import Any
 
 import torch
 import yaml
 from torch import nn
 
-from policies.cards import build_card, sha256_file, write_card
+from policies.cards import SkillCard, build_card, sha256_file, write_card
 from policies.ppo.networks import ActorCritic
 
 logger = logging.getLogger(__name__)
@@ -133,11 +132,11 @@ def export_run(
     eval_seed: int = 1000,
     eval_backend: str = "pybullet",
     command: str = "",
-) -> dict[str, Any]:
+) -> SkillCard:
     """Export a run's checkpoint into a skill directory and evaluate the exported actor
     (through onnxruntime, so the card's success rate is the shipped file's).
 
-    Returns the card. With ``eval_episodes=0`` the card copies the run's final evaluation.
+    Returns the card it wrote. With ``eval_episodes=0`` the card copies the run's final evaluation.
     """
     from policies.ppo.runner import load_policy
     from policies.provenance import git_commit, miles_version
@@ -207,10 +206,8 @@ def export_run(
             "mean_episode_length": ev.get("mean_length"),
             "policy": "training checkpoint (torch)",
         }
-    card = build_card(name or task, task, sha, provenance, evaluation)
     affordance = _affordance_center(train_cfg, data)
-    if affordance:
-        card["affordance"] = affordance
+    card = build_card(name or task, task, sha, provenance, evaluation, affordance=affordance)
     write_card(card, out_dir)
     return card
 
