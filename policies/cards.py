@@ -232,6 +232,14 @@ class SkillCard:
             ) from exc
         object.__setattr__(self, "_validator", jsonschema.Draft202012Validator(self.parameters))
 
+    def __getstate__(self) -> dict:
+        """Pickled without the compiled validator (it holds local functions)."""
+        return {**self.__dict__, "_validator": None}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        object.__setattr__(self, "_validator", jsonschema.Draft202012Validator(self.parameters))
+
     @property
     def directory(self) -> Path | None:
         """The skill directory (where the card and its files are)."""
