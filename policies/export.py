@@ -25,30 +25,37 @@ logger = logging.getLogger(__name__)
 ONNX_OPSET = 17
 
 
-class ExportedActor(nn.Module):
+class _Normalized(nn.Module):
+    """The observation normalizer of a trained model, baked into an exported network."""
+
+    def __init__(self, model: ActorCritic):
+        super().__init__()
+        self.normalizer = model.normalizer
+
+    def normalize(self, obs: torch.Tensor) -> torch.Tensor:
+        return self.normalizer(obs) if self.normalizer is not None else obs
+
+
+class ExportedActor(_Normalized):
     """obs [B, D] -> deterministic actions [B, A] in [-1, 1] (normalizer inside)."""
 
     def __init__(self, model: ActorCritic):
-        super().__init__()
-        self.normalizer = model.normalizer
+        super().__init__(model)
         self.actor = model.actor
 
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
-        x = self.normalizer(obs) if self.normalizer is not None else obs
-        return torch.clamp(self.actor(x), -1.0, 1.0)
+        return torch.clamp(self.actor(self.normalize(obs)), -1.0, 1.0)
 
 
-class ExportedCritic(nn.Module):
+class ExportedCritic(_Normalized):
     """obs [B, D] -> value [B] (normalizer inside)."""
 
     def __init__(self, model: ActorCritic):
-        super().__init__()
-        self.normalizer = model.normalizer
+        super().__init__(model)
         self.critic = model.critic
 
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
-        x = self.normalizer(obs) if self.normalizer is not None else obs
-        return self.critic(x).squeeze(-1)
+        return self.critic(self.normalize(obs)).squeeze(-1)
 
 
 def export_onnx(model: ActorCritic, out_dir: str | Path) -> dict[str, Path]:
