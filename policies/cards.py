@@ -9,8 +9,8 @@ reader the same readable errors (:meth:`SkillCard.param_errors`). Checks against
 files beside it (sha256) and its task (observation layout, action size, control rate)
 are :meth:`SkillCard.check_files` and :meth:`SkillCard.check_task`; :func:`validate_card`
 runs all of them. The keys are a contract (see the skill card section of the README):
-:func:`build_card` writes them from the task module, the robot model and the scene file
-(one source of truth each, through :mod:`policies.card_text`).
+:func:`policies.card_content.build_card` writes them from the task module, the robot
+model and the scene file (one source of truth each).
 
 The skill library is found by :func:`skill_library` (default: the shipped
 ``policies/skills``); the scripted ``home`` skill's card is :data:`HOME_CARD`.
@@ -29,30 +29,12 @@ import jsonschema
 import yaml
 
 import sims
-from policies.card_text import TASK_TEXT, action_description, parameter_schema
-from sims.robots import panda
 
 CARD_FILE = "skill.yaml"
-REQUIRED_KEYS = (
-    "name",
-    "version",
-    "description",
-    "parameters",
-    "task",
-    "observation",
-    "action",
-    "control_rate_hz",
-    "episode_steps",
-    "timeout_s",
-    "success_threshold_m",
-    "limits",
-    "permissions",
-    "preconditions",
-    "effects",
-    "files",
-    "sha256",
-    "provenance",
-    "evaluation",
+REQUIRED_KEYS = tuple(
+    "name version description parameters task observation action control_rate_hz "
+    "episode_steps timeout_s success_threshold_m limits permissions preconditions effects "
+    "files sha256 provenance evaluation".split()
 )
 """Keys every exported (trained) card has."""
 INTERFACE_KEYS = ("name", "description", "parameters")
@@ -388,48 +370,6 @@ def validate_card(skill: str | Path, check_hashes: bool = True) -> SkillCard:
     card.check_files(check_hashes)
     card.check_task()
     return card
-
-
-def build_card(
-    name: str,
-    task: str,
-    sha256: dict[str, str],
-    provenance: dict[str, Any],
-    evaluation: dict[str, Any],
-    files: dict[str, str] | None = None,
-    version: int = 1,
-    affordance: dict[str, Any] | None = None,
-) -> SkillCard:
-    """A complete skill card for a task's exported networks."""
-    task_module = sims.get_task(task)
-    cfg = task_module.CONFIG
-    text = TASK_TEXT[task]
-    data = {
-        "name": name,
-        "version": version,
-        "description": text["description"],
-        "parameters": parameter_schema(task),
-        "task": task,
-        "goal_mapping": text["goal"],
-        "observation": {"dim": task_module.LAYOUT.dim, "layout": task_module.LAYOUT.describe()},
-        "action": action_description(task),
-        "control_rate_hz": round(1.0 / cfg.control_dt, 6),
-        "episode_steps": cfg.episode_steps,
-        "timeout_s": round(2.0 * cfg.episode_steps * cfg.control_dt, 3),
-        "success_threshold_m": cfg.success_threshold,
-        "limits": panda.limits_dict(),
-        "permissions": list(text["permissions"]),
-        "preconditions": list(text["preconditions"]),
-        "effects": list(text["effects"]),
-        "effects_machine": list(text["effects_machine"]),
-        "files": dict(files or {"actor": "actor.onnx", "critic": "critic.onnx"}),
-        "sha256": dict(sha256),
-        "provenance": dict(provenance),
-        "evaluation": dict(evaluation),
-    }
-    if affordance:
-        data["affordance"] = dict(affordance)
-    return SkillCard.from_dict(data)
 
 
 def write_card(card: SkillCard, skill_dir: str | Path) -> Path:

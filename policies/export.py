@@ -17,7 +17,8 @@ import torch
 import yaml
 from torch import nn
 
-from policies.cards import SkillCard, build_card, sha256_file, write_card
+from policies.card_content import build_card
+from policies.cards import SkillCard, sha256_file, write_card
 from policies.ppo.networks import ActorCritic
 
 logger = logging.getLogger(__name__)

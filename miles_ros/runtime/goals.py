@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from miles_ros.runtime.observation import ObjectPose
-from policies.card_text import HOVER_HEIGHT
+from policies.card_content import HOVER_HEIGHT
 from sims.scene import Scene
 from sims.tasks import push
 

@@ -1,13 +1,14 @@
-"""What export writes into a skill card about each task: the planner's text, the
-parameter JSON schema (named from the default scene) and the action's meaning and scales
-(read from the task's config and the robot model). :func:`policies.cards.build_card`
-assembles a card from these."""
+"""What export writes into a skill card (:func:`build_card`): per task, the planner's
+text, the parameter JSON schema (named from the default scene), the action's meaning and
+scales (from the task's config and the robot model), the observation layout, timing and
+the robot's limits, each read from its one source."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import sims
+from policies.cards import SkillCard
 from sims.robots import panda
 from sims.scene import load_scene
 from sims.tasks import push
@@ -160,3 +161,45 @@ def action_description(task: str) -> dict:
             "finger_position_max_m": panda.finger_position_max if cfg.has_gripper else 0.0,
         },
     }
+
+
+def build_card(
+    name: str,
+    task: str,
+    sha256: dict[str, str],
+    provenance: dict[str, Any],
+    evaluation: dict[str, Any],
+    files: dict[str, str] | None = None,
+    version: int = 1,
+    affordance: dict[str, Any] | None = None,
+) -> SkillCard:
+    """A complete skill card for a task's exported networks."""
+    task_module = sims.get_task(task)
+    cfg = task_module.CONFIG
+    text = TASK_TEXT[task]
+    data = {
+        "name": name,
+        "version": version,
+        "description": text["description"],
+        "parameters": parameter_schema(task),
+        "task": task,
+        "goal_mapping": text["goal"],
+        "observation": {"dim": task_module.LAYOUT.dim, "layout": task_module.LAYOUT.describe()},
+        "action": action_description(task),
+        "control_rate_hz": round(1.0 / cfg.control_dt, 6),
+        "episode_steps": cfg.episode_steps,
+        "timeout_s": round(2.0 * cfg.episode_steps * cfg.control_dt, 3),
+        "success_threshold_m": cfg.success_threshold,
+        "limits": panda.limits_dict(),
+        "permissions": list(text["permissions"]),
+        "preconditions": list(text["preconditions"]),
+        "effects": list(text["effects"]),
+        "effects_machine": list(text["effects_machine"]),
+        "files": dict(files or {"actor": "actor.onnx", "critic": "critic.onnx"}),
+        "sha256": dict(sha256),
+        "provenance": dict(provenance),
+        "evaluation": dict(evaluation),
+    }
+    if affordance:
+        data["affordance"] = dict(affordance)
+    return SkillCard.from_dict(data)
