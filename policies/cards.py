@@ -1,49 +1,62 @@
-"""Skill cards: the ``skill.yaml`` beside ``actor.onnx`` and ``critic.onnx``.
+"""Skill cards: the ``skill.yaml`` beside ``actor.onnx`` and ``critic.onnx``, and
+:class:`SkillCard`, the one model of a card that export writes and the runtime
+(:class:`policies.runtime.SkillPolicy`), the skill node's library and the planner's
+registry read.
 
-The card is what the runtime, the ROS skill node and the planner read. Its keys are a
-contract (see the skill card section of the README); :func:`build_card` writes them from
-the task module, the robot model and the scene file (one source of truth each), and
-:func:`validate_card` checks a card against its files and its task.
+A card is parsed and checked once (:meth:`SkillCard.from_dict`): its keys, the types of
+its fields and its parameter JSON schema, which is compiled there and gives every
+reader the same readable errors (:meth:`SkillCard.param_errors`). Checks against the
+files beside it (sha256) and its task (observation layout, action size, control rate)
+are :meth:`SkillCard.check_files` and :meth:`SkillCard.check_task`; :func:`validate_card`
+runs all of them. The keys are a contract (see the skill card section of the README):
+:func:`policies.card_content.build_card` writes them from the task module, the robot
+model and the scene file (one source of truth each).
+
+The skill library is found by :func:`skill_library` (default: the shipped
+``policies/skills``); the scripted ``home`` skill's card is :data:`HOME_CARD`.
 """
 
 from __future__ import annotations
 
+import copy
 import hashlib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import yaml
 
 import sims
-from sims.robots import panda
 
 CARD_FILE = "skill.yaml"
-REQUIRED_KEYS = (
-    "name",
-    "version",
-    "description",
-    "parameters",
-    "task",
-    "observation",
-    "action",
-    "control_rate_hz",
-    "episode_steps",
-    "timeout_s",
-    "success_threshold_m",
-    "limits",
-    "permissions",
-    "preconditions",
-    "effects",
-    "files",
-    "sha256",
-    "provenance",
-    "evaluation",
+REQUIRED_KEYS = tuple(
+    "name version description parameters task observation action control_rate_hz "
+    "episode_steps timeout_s success_threshold_m limits permissions preconditions effects "
+    "files sha256 provenance evaluation".split()
 )
-SCENE_FILE = Path(__file__).resolve().parents[1] / "config" / "scene.yaml"
+"""Keys every exported (trained) card has."""
+INTERFACE_KEYS = ("name", "description", "parameters")
+"""Keys the planner needs: all that an interface card (a declared, untrained skill) or a
+scripted skill's card has."""
+SHIPPED_LIBRARY = Path(__file__).resolve().parent / "skills"
+"""The shipped skills (``policies/skills``)."""
 
 
 class SkillCardError(ValueError):
     """A skill card that is missing, malformed, or does not match its files or task."""
+
+
+def skill_library(path: str | Path | None = None) -> Path:
+    """The skill library folder holding ``NAME/skill.yaml``: ``path``, else the shipped one."""
+    return Path(path) if path else SHIPPED_LIBRARY
+
+
+def library_cards(path: str | Path | None = None) -> list[Path]:
+    """Every ``NAME/skill.yaml`` in a skill library (sorted; empty when it does not exist)."""
+    root = skill_library(path)
+    return sorted(root.glob(f"*/{CARD_FILE}")) if root.is_dir() else []
 
 
 def sha256_file(path: str | Path) -> str:
@@ -54,190 +67,272 @@ def sha256_file(path: str | Path) -> str:
     return digest.hexdigest()
 
 
-def scene_names(scene_file: str | Path = SCENE_FILE) -> tuple[list[str], list[str]]:
-    """Object and place names of the default scene."""
-    scene = yaml.safe_load(Path(scene_file).read_text())
-    return list(scene.get("objects", {})), list(scene.get("places", {}))
+def format_schema_error(error: jsonschema.ValidationError) -> str:
+    """``where: what`` for one schema violation of a skill's ``params``; for ``oneOf`` /
+    ``anyOf`` it says what each alternative wanted."""
+    where = "/".join(str(p) for p in error.path) or "params"
+    message = error.message
+    if error.context:
+        alternatives = sorted({e.message for e in error.context})
+        message = f"{error.instance!r} matches none of: " + " | ".join(alternatives)
+    return f"{where}: {message}"
 
 
-def _vector(n: int) -> dict:
-    return {"type": "array", "items": {"type": "number"}, "minItems": n, "maxItems": n}
+def _mapping(data: Mapping, key: str, where: str) -> dict:
+    value = data.get(key)
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise SkillCardError(f"{where}: {key} must be a mapping, got {type(value).__name__}")
+    return dict(value)
 
 
-_TEXT: dict[str, dict[str, Any]] = {
-    "reach": {
-        "description": (
-            "Moves the gripper's tool centre point to a target point in free space within "
-            "about 2 s, without touching anything. Use it to approach, hover above or point "
-            "at a scene object or pad (the target is a point above it), or to move to a "
-            "given 3-D position in the robot base frame (m). Joint-space actions at 25 Hz; "
-            "it succeeds when the tool centre point is within 5 cm of the target."
-        ),
+def _items(data: Mapping, key: str, where: str) -> tuple:
+    value = data.get(key)
+    if value is None:
+        return ()
+    if not isinstance(value, list | tuple):
+        raise SkillCardError(f"{where}: {key} must be a list, got {type(value).__name__}")
+    return tuple(value)
+
+
+def _number(data: Mapping, key: str, where: str, kind=float):
+    value = data.get(key)
+    if value is None:
+        return None
+    try:
+        return kind(value)
+    except (TypeError, ValueError) as exc:
+        raise SkillCardError(f"{where}: {key} must be a number, got {value!r}") from exc
+
+
+@dataclass(frozen=True)
+class SkillCard:
+    """One skill card, parsed and checked (build it with :meth:`from_dict`). The mapping
+    fields are the card's own data: read them, never change them."""
+
+    name: str
+    """Name used in ``/miles/skill/request``."""
+    description: str
+    """One paragraph for the planner: what it does, when to use it (whitespace collapsed)."""
+    parameters: dict
+    """JSON schema of the request's ``params`` (checked and compiled once)."""
+    version: int = 0
+    """Card version."""
+    task: str | None = None
+    """The sims task it was trained on (None for interface and scripted skills)."""
+    goal_mapping: str = ""
+    """How parameters become the task's goal, in words."""
+    observation: dict = field(default_factory=dict)
+    """``{"dim": D, "layout": [{"name", "start", "size", "meaning"}, ...]}``."""
+    action: dict = field(default_factory=dict)
+    """``{"dim", "mode", "meaning", "scale": {...}}``: the action it was trained with."""
+    control_rate_hz: float | None = None
+    """Closed-loop rate (Hz)."""
+    episode_steps: int | None = None
+    """Training episode length (control periods)."""
+    timeout_s: float | None = None
+    """Wall-clock budget of one call (s); None: the runner decides (scripted skills)."""
+    success_threshold_m: float | None = None
+    """The task's success distance (m) it was trained under."""
+    limits: dict = field(default_factory=dict)
+    """Joint limits it was trained under (``panda.limits_dict()``)."""
+    permissions: tuple[str, ...] = ()
+    """Permission tags (``moves_arm``, ``contact``, ``grasps``), checked at dispatch."""
+    preconditions: tuple[str, ...] = ()
+    """Preconditions in words."""
+    effects: tuple[str, ...] = ()
+    """Effects in words."""
+    effects_machine: tuple[dict, ...] = ()
+    """Effects the planner applies to its symbolic world (``World.apply``)."""
+    files: dict = field(default_factory=dict)
+    """Role (``actor``, ``critic``) -> file name beside the card."""
+    sha256: dict = field(default_factory=dict)
+    """Role -> sha256 of that file at export."""
+    provenance: dict = field(default_factory=dict)
+    """Task, backend, seed, commit, commands of the run it came from."""
+    evaluation: dict = field(default_factory=dict)
+    """Physics evaluation of the exported actor (success rate, CI, mean return, ...)."""
+    affordance: dict = field(default_factory=dict)
+    """Optional ``center``/``scale`` of the planner's squashing of the critic's value."""
+    path: Path | None = None
+    """The card file (None for a card built in memory)."""
+    data: dict = field(default_factory=dict, repr=False, compare=False)
+    """The whole card as read or built, in file order (what :func:`write_card` writes)."""
+    _validator: Any = field(default=None, init=False, repr=False, compare=False)
+
+    @classmethod
+    def from_dict(
+        cls,
+        data: Any,
+        path: str | Path | None = None,
+        required: tuple[str, ...] = REQUIRED_KEYS,
+    ) -> SkillCard:
+        """Parse and check a card's data (:class:`SkillCardError` names what is wrong)."""
+        where = str(path) if path is not None else "skill card"
+        if not isinstance(data, Mapping):
+            raise SkillCardError(f"{where}: a skill card must be a mapping")
+        missing = [k for k in required if k not in data]
+        if missing:
+            raise SkillCardError(f"{where}: missing keys {', '.join(missing)}")
+        if not isinstance(data.get("name"), str) or not data["name"]:
+            raise SkillCardError(f"{where}: name must be a non-empty string")
+        return cls(
+            name=data["name"],
+            description=" ".join(str(data.get("description", "")).split()),
+            parameters=_mapping(data, "parameters", where),
+            version=_number(data, "version", where, int) or 0,
+            task=None if data.get("task") is None else str(data["task"]),
+            goal_mapping=str(data.get("goal_mapping", "")),
+            observation=_mapping(data, "observation", where),
+            action=_mapping(data, "action", where),
+            control_rate_hz=_number(data, "control_rate_hz", where),
+            episode_steps=_number(data, "episode_steps", where, int),
+            timeout_s=_number(data, "timeout_s", where),
+            success_threshold_m=_number(data, "success_threshold_m", where),
+            limits=_mapping(data, "limits", where),
+            permissions=tuple(str(t) for t in _items(data, "permissions", where)),
+            preconditions=tuple(str(t) for t in _items(data, "preconditions", where)),
+            effects=tuple(str(t) for t in _items(data, "effects", where)),
+            effects_machine=tuple(dict(e) for e in _items(data, "effects_machine", where)),
+            files=_mapping(data, "files", where),
+            sha256=_mapping(data, "sha256", where),
+            provenance=_mapping(data, "provenance", where),
+            evaluation=_mapping(data, "evaluation", where),
+            affordance=_mapping(data, "affordance", where),
+            path=None if path is None else Path(path),
+            data=dict(data),
+        )
+
+    def __post_init__(self) -> None:
+        try:
+            jsonschema.Draft202012Validator.check_schema(self.parameters)
+        except jsonschema.SchemaError as exc:
+            where = self.path or f"skill {self.name!r}"
+            raise SkillCardError(
+                f"{where}: parameters is not a JSON schema: {exc.message}"
+            ) from exc
+        object.__setattr__(self, "_validator", jsonschema.Draft202012Validator(self.parameters))
+
+    def __getstate__(self) -> dict:
+        """Pickled without the compiled validator (it holds local functions)."""
+        return {**self.__dict__, "_validator": None}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        object.__setattr__(self, "_validator", jsonschema.Draft202012Validator(self.parameters))
+
+    @property
+    def directory(self) -> Path | None:
+        """The skill directory (where the card and its files are)."""
+        return None if self.path is None else self.path.parent
+
+    @property
+    def obs_dim(self) -> int:
+        """Observation size the networks take (0 when the card names none)."""
+        return int(self.observation.get("dim") or 0)
+
+    @property
+    def action_dim(self) -> int:
+        """Action size the actor gives (0 when the card names none)."""
+        return int(self.action.get("dim") or 0)
+
+    @property
+    def param_names(self) -> list[str]:
+        """Parameter names in schema order (required ones first)."""
+        props = list(self.parameters.get("properties", {}))
+        required = [p for p in self.parameters.get("required", []) if p in props]
+        return required + [p for p in props if p not in required]
+
+    def param_errors(self, params: Any) -> list[str]:
+        """Readable schema violations of ``params`` (empty when valid)."""
+        errors = sorted(self._validator.iter_errors(params), key=lambda e: list(e.path))
+        return [format_schema_error(e) for e in errors]
+
+    def param_choices(self, param: str, names: list[str]) -> tuple[list[str], bool]:
+        """The scene ``names`` a parameter may take (those its schema enumerates, directly
+        or in its ``oneOf``/``anyOf`` options, in schema order; every name for a string
+        without an enum) and whether it also takes an array (a point)."""
+        spec = self.parameters.get("properties", {}).get(param, {})
+        enums: list = []
+        allows_array = False
+        for option in [spec, *spec.get("oneOf", []), *spec.get("anyOf", [])]:
+            enums += [e for e in option.get("enum", []) if e not in enums]
+            allows_array |= option.get("type") == "array"
+        if not enums and spec.get("type") == "string":
+            enums = list(names)
+        return [e for e in enums if e in names], allows_array
+
+    def file_path(self, role: str) -> Path | None:
+        """The file the card names for ``role`` (``actor``, ``critic``), beside the card."""
+        name = self.files.get(role)
+        return None if not name or self.directory is None else self.directory / str(name)
+
+    def check_files(self, check_hashes: bool = True) -> None:
+        """Both networks are there and (``check_hashes``) unchanged since export."""
+        for role in ("actor", "critic"):
+            path = self.file_path(role)
+            if path is None:
+                raise SkillCardError(f"{self.directory}: the card names no {role} file")
+            if not path.exists():
+                raise SkillCardError(f"{self.directory}: {role} file {path.name} is missing")
+            if check_hashes:
+                actual, expected = sha256_file(path), str(self.sha256.get(role, ""))
+                if actual != expected:
+                    raise SkillCardError(
+                        f"{self.directory}: sha256 of {path.name} is {actual}, the card says "
+                        f"{expected}; the file was changed or replaced after export"
+                    )
+
+    def check_task(self):
+        """The card agrees with its task (observation size and layout, action size, control
+        rate); returns the task module."""
+        where = self.directory
+        try:
+            task_module = sims.get_task(str(self.task))
+        except ValueError as exc:
+            raise SkillCardError(f"{where}: {exc}") from exc
+        layout, cfg = task_module.LAYOUT, task_module.CONFIG
+        if self.obs_dim != layout.dim:
+            raise SkillCardError(
+                f"{where}: observation dim {self.obs_dim} != task {self.task}'s {layout.dim}"
+            )
+        if self.observation.get("layout") != layout.describe():
+            raise SkillCardError(
+                f"{where}: observation layout differs from task {self.task}'s layout"
+            )
+        if self.action_dim != cfg.action_dim:
+            raise SkillCardError(
+                f"{where}: action dim {self.action_dim} != task {self.task}'s {cfg.action_dim}"
+            )
+        dt = float((self.action.get("scale") or {}).get("control_dt_s", cfg.control_dt))
+        if self.control_rate_hz is not None and abs(self.control_rate_hz * dt - 1.0) > 1e-6:
+            raise SkillCardError(
+                f"{where}: control_rate_hz {self.control_rate_hz} disagrees with control_dt {dt}"
+            )
+        return task_module
+
+    def to_dict(self) -> dict[str, Any]:
+        """The card as plain data (a copy), keys in file order."""
+        return copy.deepcopy(self.data)
+
+
+HOME_CARD = SkillCard.from_dict(
+    {
+        "name": "home",
+        "version": 1,
+        "description": "Moves the arm back to its home pose (scripted joint-space motion).",
+        "parameters": {"type": "object", "properties": {}, "additionalProperties": False},
+        "control_rate_hz": 25.0,
         "permissions": ["moves_arm"],
-        "preconditions": [
-            "the arm is idle and not e-stopped",
-            "the target lies in the reach workspace (x 0.30-0.65 m, y -0.30-0.30 m, "
-            "z 0.05-0.45 m above the table)",
-            "the path to the target is free of obstacles",
-        ],
-        "effects": ["the tool centre point is within 5 cm of the target point"],
-        "effects_machine": [{"set": "gripper_at", "place": "$target"}],
-        "goal": "named objects -> 0.10 m above the object; named pads -> 0.10 m above the "
-        "pad; a 3-vector -> that point (m, base frame)",
+        "preconditions": ["none"],
+        "effects": ["the arm is at the home pose"],
+        "effects_machine": [{"set": "arm_at", "target": "home"}],
     },
-    "push": {
-        "description": (
-            "Pushes a cube across the table with the closed fingers until it lies within "
-            "5 cm of a target on the table. Use it to move a cube that does not need to be "
-            "lifted, e.g. onto a pad next to it; it does not grasp. Cartesian end-effector "
-            "actions at 25 Hz; the cube may turn while it slides."
-        ),
-        "permissions": ["moves_arm", "contact"],
-        "preconditions": [
-            "the arm is idle and not e-stopped",
-            "the cube rests upright on the table within x 0.35-0.60 m, y -0.20-0.20 m",
-            "the target is on the table 0.10-0.25 m from the cube",
-            "nothing else lies on the path between the cube and the target",
-        ],
-        "effects": ["the cube rests on the table within 5 cm (xy) of the target"],
-        "effects_machine": [{"set": "object_at", "object": "$object", "place": "$target"}],
-        "goal": "named pads -> the pad centre on the table; a 2- or 3-vector -> that table "
-        "point (z ignored)",
-    },
-    "pick_place": {
-        "description": (
-            "Picks a cube up with the gripper and places it within 5 cm of a target point, "
-            "on the table or up to 0.25 m in the air. Use it to move a cube farther than a "
-            "push can, onto a pad, or to hold it at a point; it grasps. Cartesian "
-            "end-effector actions plus a gripper command at 25 Hz."
-        ),
-        "permissions": ["moves_arm", "contact", "grasps"],
-        "preconditions": [
-            "the arm is idle and not e-stopped, the gripper is empty",
-            "the cube rests upright on the table within x 0.35-0.60 m, y -0.20-0.20 m",
-            "the target is 0.10-0.25 m from the cube (xy), z between 0.02 and 0.25 m",
-        ],
-        "effects": [
-            "the cube's centre is within 5 cm of the target",
-            "the cube is held in the gripper when the target is in the air",
-        ],
-        "effects_machine": [{"set": "object_at", "object": "$object", "place": "$target"}],
-        "goal": "named pads -> resting on the pad (z 0.02 m); a 3-vector -> that point",
-    },
-}
-
-
-def parameter_schema(task: str) -> dict:
-    """JSON schema of the skill request's ``params`` for a task."""
-    objects, places = scene_names()
-    if task == "reach":
-        return {
-            "type": "object",
-            "properties": {
-                "target": {"oneOf": [{"type": "string", "enum": objects + places}, _vector(3)]}
-            },
-            "required": ["target"],
-            "additionalProperties": False,
-        }
-    target = {
-        "oneOf": [
-            {"type": "string", "enum": places},
-            _vector(3)
-            if task == "pick_place"
-            else {"type": "array", "items": {"type": "number"}, "minItems": 2, "maxItems": 3},
-        ]
-    }
-    return {
-        "type": "object",
-        "properties": {"object": {"type": "string", "enum": objects}, "target": target},
-        "required": ["object", "target"],
-        "additionalProperties": False,
-    }
-
-
-def action_description(task: str) -> dict:
-    """Action dimension, mode, meaning and scales, read from the task's config."""
-    cfg = sims.get_task(task).CONFIG
-    if cfg.action_mode == "joint":
-        per_step = cfg.joint_action_scale * panda.joint_velocity_limits * cfg.control_dt
-        return {
-            "dim": cfg.action_dim,
-            "mode": "joint",
-            "meaning": "joint position deltas in [-1, 1]: joint target = measured q + a * "
-            "joint_action_scale * velocity_limit * control_dt, clipped to the "
-            "position limits",
-            "scale": {
-                "joint_action_scale": cfg.joint_action_scale,
-                "max_step_rad": [round(float(x), 6) for x in per_step],
-                "control_dt_s": cfg.control_dt,
-            },
-        }
-    meaning = (
-        "TCP displacement in [-1, 1] x cartesian_step_max (m, base frame), turned "
-        "into a joint target by one damped-least-squares IK step (never commanding the "
-        "TCP below tcp_z_min), clipped to the position limits"
-    )
-    if cfg.has_gripper:
-        meaning += "; a[3] is the gripper: > 0 open (fingers at their maximum), <= 0 close"
-    else:
-        meaning += "; the fingers stay closed"
-    return {
-        "dim": cfg.action_dim,
-        "mode": "cartesian",
-        "meaning": meaning,
-        "scale": {
-            "cartesian_step_max_m": cfg.cartesian_step_max,
-            "ik_damping_m": cfg.ik_damping,
-            "tcp_z_min_m": cfg.cartesian_z_min,
-            "control_dt_s": cfg.control_dt,
-            "finger_position_max_m": panda.finger_position_max if cfg.has_gripper else 0.0,
-        },
-    }
-
-
-def build_card(
-    name: str,
-    task: str,
-    sha256: dict[str, str],
-    provenance: dict[str, Any],
-    evaluation: dict[str, Any],
-    files: dict[str, str] | None = None,
-    version: int = 1,
-) -> dict[str, Any]:
-    """A complete skill card as plain data."""
-    task_module = sims.get_task(task)
-    cfg = task_module.CONFIG
-    text = _TEXT[task]
-    return {
-        "name": name,
-        "version": version,
-        "description": text["description"],
-        "parameters": parameter_schema(task),
-        "task": task,
-        "goal_mapping": text["goal"],
-        "observation": {"dim": task_module.LAYOUT.dim, "layout": task_module.LAYOUT.describe()},
-        "action": action_description(task),
-        "control_rate_hz": round(1.0 / cfg.control_dt, 6),
-        "episode_steps": cfg.episode_steps,
-        "timeout_s": round(2.0 * cfg.episode_steps * cfg.control_dt, 3),
-        "success_threshold_m": cfg.success_threshold,
-        "limits": panda.limits_dict(),
-        "permissions": list(text["permissions"]),
-        "preconditions": list(text["preconditions"]),
-        "effects": list(text["effects"]),
-        "effects_machine": list(text["effects_machine"]),
-        "files": dict(files or {"actor": "actor.onnx", "critic": "critic.onnx"}),
-        "sha256": dict(sha256),
-        "provenance": dict(provenance),
-        "evaluation": dict(evaluation),
-    }
-
-
-def write_card(card: dict[str, Any], skill_dir: str | Path) -> Path:
-    path = Path(skill_dir) / CARD_FILE
-    with open(path, "w") as f:
-        yaml.safe_dump(card, f, sort_keys=False, width=99, allow_unicode=True)
-    return path
+    required=INTERFACE_KEYS,
+)
+"""The scripted ``home`` skill: no parameters, no task, no networks; its time budget is
+the executor's (from the distance to travel)."""
 
 
 def card_path(skill: str | Path) -> Path:
@@ -247,66 +342,39 @@ def card_path(skill: str | Path) -> Path:
         return path / CARD_FILE
     if path.suffix in (".yaml", ".yml"):
         return path
-    shipped = Path(__file__).resolve().parent / "skills" / str(skill) / CARD_FILE
+    shipped = skill_library() / str(skill) / CARD_FILE
     if shipped.exists():
         return shipped
     return path / CARD_FILE
 
 
-def load_card(skill: str | Path) -> tuple[dict[str, Any], Path]:
-    """The card and its directory; :class:`SkillCardError` when missing or malformed."""
+def load_card(skill: str | Path, required: tuple[str, ...] = REQUIRED_KEYS) -> SkillCard:
+    """The card of a skill (see :func:`card_path`); :class:`SkillCardError` when it is
+    missing or malformed. ``required``: the keys it must have (default: an exported card's)."""
     path = card_path(skill)
     if not path.exists():
         raise SkillCardError(
             f"no skill card at {path} (expected {CARD_FILE} beside actor.onnx and critic.onnx)"
         )
     try:
-        card = yaml.safe_load(path.read_text())
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
     except yaml.YAMLError as exc:
         raise SkillCardError(f"{path}: not valid YAML ({exc})") from exc
-    if not isinstance(card, dict):
-        raise SkillCardError(f"{path}: a skill card must be a mapping")
-    missing = [k for k in REQUIRED_KEYS if k not in card]
-    if missing:
-        raise SkillCardError(f"{path}: missing keys {', '.join(missing)}")
-    return card, path.parent
+    return SkillCard.from_dict(data, path, required)
 
 
-def validate_card(skill: str | Path, check_hashes: bool = True) -> dict[str, Any]:
+def validate_card(skill: str | Path, check_hashes: bool = True) -> SkillCard:
     """Load a card and check it against its files (sha256) and its task (dimensions,
-    layout). Returns the card; raises :class:`SkillCardError` with the reason."""
-    card, skill_dir = load_card(skill)
-    for role in ("actor", "critic"):
-        rel = card["files"].get(role)
-        if not rel:
-            raise SkillCardError(f"{skill_dir}: the card names no {role} file")
-        path = skill_dir / rel
-        if not path.exists():
-            raise SkillCardError(f"{skill_dir}: {role} file {rel} is missing")
-        if check_hashes:
-            actual = sha256_file(path)
-            expected = str(card["sha256"].get(role, ""))
-            if actual != expected:
-                raise SkillCardError(
-                    f"{skill_dir}: sha256 of {rel} is {actual}, the card says {expected}; "
-                    "the file was changed or replaced after export"
-                )
-    try:
-        task_module = sims.get_task(card["task"])
-    except ValueError as exc:
-        raise SkillCardError(f"{skill_dir}: {exc}") from exc
-    if card["observation"]["dim"] != task_module.LAYOUT.dim:
-        raise SkillCardError(
-            f"{skill_dir}: observation dim {card['observation']['dim']} != "
-            f"task {card['task']}'s {task_module.LAYOUT.dim}"
-        )
-    if card["observation"].get("layout") != task_module.LAYOUT.describe():
-        raise SkillCardError(
-            f"{skill_dir}: observation layout differs from task {card['task']}'s layout"
-        )
-    if card["action"]["dim"] != task_module.CONFIG.action_dim:
-        raise SkillCardError(
-            f"{skill_dir}: action dim {card['action']['dim']} != task "
-            f"{card['task']}'s {task_module.CONFIG.action_dim}"
-        )
+    layout, control rate). Raises :class:`SkillCardError` with the reason."""
+    card = load_card(skill)
+    card.check_files(check_hashes)
+    card.check_task()
     return card
+
+
+def write_card(card: SkillCard, skill_dir: str | Path) -> Path:
+    """Write ``skill.yaml`` into ``skill_dir``; returns its path."""
+    path = Path(skill_dir) / CARD_FILE
+    with open(path, "w") as f:
+        yaml.safe_dump(card.to_dict(), f, sort_keys=False, width=99, allow_unicode=True)
+    return path

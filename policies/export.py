@@ -12,13 +12,13 @@ import logging
 import time
 import warnings
 from pathlib import Path
-from typing import Any
 
 import torch
 import yaml
 from torch import nn
 
-from policies.cards import build_card, sha256_file, write_card
+from policies.card_content import build_card
+from policies.cards import SkillCard, sha256_file, write_card
 from policies.ppo.networks import ActorCritic
 
 logger = logging.getLogger(__name__)
@@ -26,30 +26,37 @@ logger = logging.getLogger(__name__)
 ONNX_OPSET = 17
 
 
-class ExportedActor(nn.Module):
+class _Normalized(nn.Module):
+    """The observation normalizer of a trained model, baked into an exported network."""
+
+    def __init__(self, model: ActorCritic):
+        super().__init__()
+        self.normalizer = model.normalizer
+
+    def normalize(self, obs: torch.Tensor) -> torch.Tensor:
+        return self.normalizer(obs) if self.normalizer is not None else obs
+
+
+class ExportedActor(_Normalized):
     """obs [B, D] -> deterministic actions [B, A] in [-1, 1] (normalizer inside)."""
 
     def __init__(self, model: ActorCritic):
-        super().__init__()
-        self.normalizer = model.normalizer
+        super().__init__(model)
         self.actor = model.actor
 
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
-        x = self.normalizer(obs) if self.normalizer is not None else obs
-        return torch.clamp(self.actor(x), -1.0, 1.0)
+        return torch.clamp(self.actor(self.normalize(obs)), -1.0, 1.0)
 
 
-class ExportedCritic(nn.Module):
+class ExportedCritic(_Normalized):
     """obs [B, D] -> value [B] (normalizer inside)."""
 
     def __init__(self, model: ActorCritic):
-        super().__init__()
-        self.normalizer = model.normalizer
+        super().__init__(model)
         self.critic = model.critic
 
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
-        x = self.normalizer(obs) if self.normalizer is not None else obs
-        return self.critic(x).squeeze(-1)
+        return self.critic(self.normalize(obs)).squeeze(-1)
 
 
 def export_onnx(model: ActorCritic, out_dir: str | Path) -> dict[str, Path]:
@@ -133,11 +140,11 @@ def export_run(
     eval_seed: int = 1000,
     eval_backend: str = "pybullet",
     command: str = "",
-) -> dict[str, Any]:
+) -> SkillCard:
     """Export a run's checkpoint into a skill directory and evaluate the exported actor
     (through onnxruntime, so the card's success rate is the shipped file's).
 
-    Returns the card. With ``eval_episodes=0`` the card copies the run's final evaluation.
+    Returns the card it wrote. With ``eval_episodes=0`` the card copies the run's final evaluation.
     """
     from policies.ppo.runner import load_policy
     from policies.provenance import git_commit, miles_version
@@ -207,10 +214,8 @@ def export_run(
             "mean_episode_length": ev.get("mean_length"),
             "policy": "training checkpoint (torch)",
         }
-    card = build_card(name or task, task, sha, provenance, evaluation)
     affordance = _affordance_center(train_cfg, data)
-    if affordance:
-        card["affordance"] = affordance
+    card = build_card(name or task, task, sha, provenance, evaluation, affordance=affordance)
     write_card(card, out_dir)
     return card
 

@@ -1,20 +1,20 @@
 """Run exported skills with onnxruntime: :class:`SkillPolicy`.
 
 A skill is a directory with ``skill.yaml``, ``actor.onnx`` and ``critic.onnx``. Loading
-checks the card's keys, the sha256 of both files and the observation size the networks
-expect; acting checks each observation's shape. Sessions use one intra-op thread and
-sequential execution, which is fastest for single observations (tens of microseconds).
+checks the card (:func:`policies.cards.validate_card`: keys, parameter schema, the sha256
+of both files, the task's layout) and the observation size the networks expect; acting
+checks each observation's shape. Sessions use one intra-op thread and sequential
+execution, which is fastest for single observations (tens of microseconds).
 """
 
 from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
-from policies.cards import SkillCardError, validate_card
+from policies.cards import SkillCard, SkillCardError, validate_card
 
 
 class ObservationShapeError(ValueError):
@@ -49,16 +49,15 @@ class SkillPolicy:
     """
 
     def __init__(self, skill: str | Path, threads: int = 1, check_hashes: bool = True):
-        from policies.cards import card_path
-
-        self.card: dict[str, Any] = validate_card(skill, check_hashes=check_hashes)
-        self.path = card_path(skill).parent
-        self.name: str = self.card["name"]
-        self.task: str = self.card["task"]
-        self.obs_dim: int = int(self.card["observation"]["dim"])
-        self.action_dim: int = int(self.card["action"]["dim"])
-        self._actor = _session(self.path / self.card["files"]["actor"], threads)
-        self._critic = _session(self.path / self.card["files"]["critic"], threads)
+        self.card: SkillCard = validate_card(skill, check_hashes=check_hashes)
+        """The skill's card, checked against both files and its task."""
+        self.path: Path = self.card.directory
+        self.name: str = self.card.name
+        self.task: str = self.card.task
+        self.obs_dim: int = self.card.obs_dim
+        self.action_dim: int = self.card.action_dim
+        self._actor = _session(self.card.file_path("actor"), threads)
+        self._critic = _session(self.card.file_path("critic"), threads)
         for role, sess, out_name in (
             ("actor", self._actor, "actions"),
             ("critic", self._critic, "value"),

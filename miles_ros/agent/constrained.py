@@ -101,7 +101,7 @@ class PlanGrammar:
             chosen: set[str] = set()
             for i, param in enumerate(skill.param_names):
                 yield Lit(("" if i == 0 else ", ") + json.dumps(param) + ": ")
-                enums, array = self._value_kinds(skill, param)
+                enums, array = skill.card.param_choices(param, self.names)
                 # one step never names the same thing twice (no cube onto itself)
                 options = tuple(json.dumps(e) for e in enums if e not in chosen) + (
                     ("[",) if array else ()
@@ -119,17 +119,6 @@ class PlanGrammar:
             sep = yield Choice((", ", "]}"))
             if sep == "]}":
                 return
-
-    def _value_kinds(self, skill, param: str) -> tuple[list[str], bool]:
-        spec = skill.parameters.get("properties", {}).get(param, {})
-        enums: list[str] = []
-        array = False
-        for option in [spec, *spec.get("oneOf", []), *spec.get("anyOf", [])]:
-            enums += [e for e in option.get("enum", []) if e not in enums]
-            array |= option.get("type") == "array"
-        if not enums and spec.get("type") == "string":
-            enums = list(self.names)
-        return [e for e in enums if e in self.names], array
 
     def slot(self, history: tuple):
         """The slot after ``history`` (None when the plan is complete)."""

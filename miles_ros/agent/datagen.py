@@ -14,6 +14,11 @@ contrasts a small model otherwise misses:
 
 The hand-written evaluation set (``miles_ros/agent/eval_goals.yaml``) is written
 separately and shares no templates with this file.
+
+Why over 400 lines: most of it is word lists, and it is one :class:`Generator` drawing
+from one random stream, where the order of draws is the data set that
+:data:`GENERATOR_VERSION` names; splitting the templates across modules would scatter
+that order without making any part reusable.
 """
 
 from __future__ import annotations

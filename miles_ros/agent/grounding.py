@@ -6,9 +6,9 @@ objects and places (plus coordinate triples written in the goal), and ``done``.
 Affordance (SayCan's "can I do this here?"), in (0, 1]:
 
 - a skill with an exported critic (``critic.onnx``): the critic's value on an
-  observation built from the planner's world for that call (fields by name from the
-  card's ``observation.layout``: home joint pose, zero velocities, TCP at the home pose or
-  the last reached target, the object's and the goal's positions), mapped through a
+  observation of the planner's world for that call (:func:`build_observation`: a task
+  state passed through the task's own ``observe``, goals from the one goal resolver
+  :mod:`miles_ros.runtime.goals`), mapped through a
   logistic ``1 / (1 + exp(-(value - center) / scale))`` with ``center``/``scale`` from the
   card's optional ``affordance`` block (default: the card's evaluated ``mean_return`` and
   a quarter of its magnitude), times the precondition check below, then divided by the
@@ -28,8 +28,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+import sims
 from miles_ros.agent.registry import Skill, SkillRegistry
 from miles_ros.agent.world import ON_TABLE_MAX_Z, World, in_workspace
+from miles_ros.runtime.goals import Goal, GoalError, goal_from_positions
+from sims.robots import panda
+from sims.tasks.base import SimState
 
 log = logging.getLogger(__name__)
 
@@ -39,8 +43,6 @@ REDUNDANT = 0.2
 """Affordance of a step whose declared effects already hold."""
 IMPOSSIBLE = 0.0
 """Affordance of a step whose preconditions fail (never chosen)."""
-HOVER_M = 0.10
-"""Height (m) above a named target that reach aims for (matches the skill card contract)."""
 
 _NUMBER = r"[-+]?\d*\.?\d+"
 _SEP = r"\s*(?:m\b)?\s*[,;]?\s*(?:and\s+)?"
@@ -121,17 +123,8 @@ def ground_candidates(registry: SkillRegistry, world: World, goal: str = "") -> 
 
 
 def _choices(skill: Skill, param: str, world: World, points: list) -> list:
-    spec = skill.parameters.get("properties", {}).get(param, {})
-    enums: list = []
-    allows_array = False
-    for option in [spec, *spec.get("oneOf", []), *spec.get("anyOf", [])]:
-        enums += [e for e in option.get("enum", []) if e not in enums]
-        allows_array |= option.get("type") == "array"
-    if not enums and spec.get("type") == "string":
-        enums = list(world.names)
-    if enums:
-        enums = [e for e in enums if e in world.names]
-    return enums + ([list(p) for p in points] if allows_array else [])
+    names, allows_array = skill.card.param_choices(param, world.names)
+    return names + ([list(p) for p in points] if allows_array else [])
 
 
 class Affordance:
@@ -187,65 +180,52 @@ class Affordance:
         return 1.0
 
     def critic_affordance(self, skill: Skill, params: dict, world: World) -> float:
-        """The skill critic's value on the built observation, squashed into (0, 1)."""
+        """The skill critic's value on the built observation, squashed into (0, 1); 0 when
+        the executor could not resolve the call's goal."""
         import onnxruntime as ort
 
         key = str(skill.critic)
         if key not in self._sessions:
             self._sessions[key] = ort.InferenceSession(key, providers=["CPUExecutionProvider"])
         session = self._sessions[key]
-        obs = build_observation(skill, params, world)[None, :]
+        try:
+            obs = build_observation(skill, params, world)[None, :]
+        except GoalError as exc:
+            log.debug("%s %s: %s", skill.name, params, exc)
+            return IMPOSSIBLE
         name = session.get_inputs()[0].name
         value = float(np.ravel(session.run(None, {name: obs})[0])[0])
-        settings = skill.card.get("affordance") or {}
-        center = float(
-            settings.get("center", (skill.card.get("evaluation") or {}).get("mean_return", 0.0))
-        )
+        settings = skill.card.affordance
+        center = float(settings.get("center", skill.card.evaluation.get("mean_return", 0.0)))
         scale = float(settings.get("scale", max(abs(center) / 4.0, 1e-3)))
         return 1.0 / (1.0 + math.exp(-(value - center) / scale))
 
 
 def build_observation(skill: Skill, params: dict, world: World) -> np.ndarray:
-    """An observation for ``skill``'s critic from the planner's world, by layout field name."""
-    from sims.robots import panda
-
-    layout = (skill.card.get("observation") or {}).get("layout") or []
+    """An observation for ``skill``'s critic from the planner's world: the one-env task
+    state the skill would start from (home joint pose, zero velocities, the TCP at the
+    home pose or where the last reach put it, the object and the goal where
+    :func:`~miles_ros.runtime.goals.goal_from_positions` puts them, fingers open) through
+    the skill's task's own ``observe``. :class:`GoalError` when the goal cannot be
+    resolved."""
+    task = sims.get_task(str(skill.card.task))
     q = np.asarray(panda.home_joint_positions, dtype=np.float64)
-    home_tcp = np.asarray(panda.fk_tcp(q), dtype=np.float64)
-    arm = world.arm_at
-    tcp = (
-        home_tcp if arm in (None, "home") else np.asarray(world.position_of(arm)) + [0, 0, HOVER_M]
+    tcp = np.asarray(panda.fk_tcp(q), dtype=np.float64)
+    if world.arm_at not in (None, "home"):
+        tcp = _goal(world, "reach", {"target": world.arm_at}).goal_pos
+    goal = _goal(world, task.CONFIG.name, params)
+    obj = np.zeros(3) if goal.object_name is None else np.asarray(world.objects[goal.object_name])
+    state = SimState(
+        joint_pos=q[None, :],
+        joint_vel=np.zeros((1, 7)),
+        tcp_pos=np.asarray(tcp, dtype=np.float64).reshape(1, 3),
+        finger_width=np.array([panda.gripper_width_max]),
+        object_pos=np.asarray(obj, dtype=np.float64).reshape(1, 3),
+        object_yaw=np.zeros(1),
+        goal_pos=np.asarray(goal.goal_pos, dtype=np.float64).reshape(1, 3),
     )
-    obj = np.asarray(world.objects[params["object"]]) if "object" in params else np.zeros(3)
-    goal = np.zeros(3)
-    if "target" in params:
-        goal = np.asarray(world.position_of(params["target"]), dtype=np.float64)
-        if isinstance(params["target"], str) and "object" not in params:
-            goal = goal + [0, 0, HOVER_M]
-    fields = {
-        "joint_pos": q,
-        "joint_vel": np.zeros(7),
-        "tcp_pos": tcp,
-        "goal_pos": goal,
-        "goal_rel_tcp": goal - tcp,
-        "object_pos": obj,
-        "object_rel_tcp": obj - tcp,
-        "goal_rel_object": goal - obj,
-        "object_yaw_sincos": np.array([0.0, 1.0]),
-        "finger_width": np.array([0.08]),
-    }
-    dim = int((skill.card.get("observation") or {}).get("dim", 0)) or sum(
-        int(f["size"]) for f in layout
-    )
-    obs = np.zeros(dim, dtype=np.float32)
-    for entry in layout:
-        start, size, name = int(entry["start"]), int(entry["size"]), entry["name"]
-        if name in fields and fields[name].size == size:
-            obs[start : start + size] = fields[name]
-        else:
-            log.warning(
-                "critic observation field %s of %s not known to the planner; zeros",
-                name,
-                skill.name,
-            )
-    return obs
+    return task.observe(state)[0]
+
+
+def _goal(world: World, task: str, params: dict) -> Goal:
+    return goal_from_positions(task, params, world.objects, world.places)

@@ -11,29 +11,41 @@ Modes:
   plan is validated and, when invalid, retried with the errors in the prompt.
 
 Every plan is validated against the registry and the scene before it is returned. A
-rule-based fallback exists (``fallback=True``), off by default, and a plan it produced is
-always labelled ``fallback_used``.
+rule-based fallback (:mod:`miles_ros.agent.fallback`) exists (``fallback=True``), off
+by default, and a plan it produced is always labelled ``fallback_used``. The plan record
+and the plan cache are in :mod:`miles_ros.agent.plans`.
 """
 
 from __future__ import annotations
 
 import logging
 import math
-import re
 import time
 import uuid
-from collections import OrderedDict
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from miles_ros.agent.constrained import PlanGrammar
-from miles_ros.agent.grounding import DONE, Affordance, Step, goal_points, ground_candidates
+from miles_ros.agent.fallback import rule_based_plan
+from miles_ros.agent.grounding import DONE, Affordance, Step, ground_candidates
+from miles_ros.agent.plans import Plan, PlanCache, normalize_goal
 from miles_ros.agent.prompts import PlanText
 from miles_ros.agent.registry import SkillRegistry
 from miles_ros.agent.validation import PlanError, parse_plan_json, validate_plan
 from miles_ros.agent.world import World, load_world
+
+__all__ = [
+    "DEFAULT_ADAPTER",
+    "MODES",
+    "Plan",
+    "PlanCache",
+    "Planner",
+    "PlannerConfig",
+    "normalize_goal",
+    "rule_based_plan",
+]
 
 log = logging.getLogger(__name__)
 
@@ -67,98 +79,6 @@ class PlannerConfig:
     """Generate mode: sampling seed (None with temperature 0 is greedy)."""
     temperature: float = 0.0
     """Generate mode: sampling temperature (0: greedy)."""
-
-
-@dataclass
-class Plan:
-    """A plan and how it was made."""
-
-    goal: str
-    """The goal in words."""
-    steps: list[Step]
-    """Skill calls, in order (``done`` not included)."""
-    mode: str
-    """``grounded``, ``generate`` or ``fallback``."""
-    model: str
-    """The language model that made it."""
-    latency_s: float
-    """Planning time (s); for a cached plan, the lookup time."""
-    fallback_used: bool = False
-    """True when the rule-based fallback, not the language model, produced the plan."""
-    trace_id: str = field(default_factory=lambda: uuid.uuid4().hex[:16])
-    """Trace id carried on skill requests, statuses and safety events of this goal."""
-    cached: bool = False
-    """True when served from the plan cache."""
-    errors: list[str] = field(default_factory=list)
-    """Validation errors (a plan with errors must not run)."""
-    notes: list[str] = field(default_factory=list)
-    """Memories and feedback that were in the prompt."""
-    scores: list[dict] = field(default_factory=list)
-    """Grounded mode: per step, the best candidates with LM score and affordance."""
-
-    @property
-    def valid(self) -> bool:
-        """True when the plan may run."""
-        return not self.errors and bool(self.steps)
-
-    def to_json(self) -> dict:
-        """``{"goal", "steps": [{"skill", "params"}], "mode", "model", "latency_s",
-        "fallback_used"}`` (plus ``errors`` when invalid)."""
-        out = {
-            "goal": self.goal,
-            "steps": [s.to_dict() for s in self.steps],
-            "mode": self.mode,
-            "model": self.model,
-            "latency_s": round(self.latency_s, 6),
-            "fallback_used": self.fallback_used,
-        }
-        if self.errors:
-            out["errors"] = list(self.errors)
-        return out
-
-    def to_message(self) -> dict:
-        """The ``/miles/plan`` message: the JSON form plus the trace id."""
-        return {**self.to_json(), "trace_id": self.trace_id, "cached": self.cached}
-
-
-def normalize_goal(goal: str) -> str:
-    """Lower case, punctuation dropped (numbers kept), single spaces: the cache key."""
-    text = goal.lower()
-    text = re.sub(r"(?<!\d)[.](?!\d)|[^\w\s.\-]", " ", text)
-    return " ".join(text.split())
-
-
-class PlanCache:
-    """LRU cache of plans keyed by (normalised goal, world, registry, model, mode)."""
-
-    def __init__(self, size: int = 256):
-        self.size = size
-        self.entries: OrderedDict[tuple, Plan] = OrderedDict()
-        self.hits = 0
-        self.misses = 0
-
-    def get(self, key: tuple) -> Plan | None:
-        plan = self.entries.get(key)
-        if plan is None:
-            self.misses += 1
-            return None
-        self.entries.move_to_end(key)
-        self.hits += 1
-        return plan
-
-    def put(self, key: tuple, plan: Plan) -> None:
-        self.entries[key] = plan
-        self.entries.move_to_end(key)
-        while len(self.entries) > self.size:
-            self.entries.popitem(last=False)
-
-    def invalidate(self, goal: str) -> int:
-        """Drop every entry for a goal (after it failed); returns how many."""
-        norm = normalize_goal(goal)
-        keys = [k for k in self.entries if k[0] == norm]
-        for k in keys:
-            del self.entries[k]
-        return len(keys)
 
 
 class Planner:
@@ -394,37 +314,3 @@ class Planner:
             goal, k=self.config.memory_k, min_score=self.config.memory_min_score
         )
         return [f.text for f in facts]
-
-
-# -- the labelled rule-based fallback (off by default, never counted as the model's) --------
-_PUSH_WORDS = ("push", "slide", "shove", "nudge", "scoot", "drag", "without lifting")
-_REACH_WORDS = ("reach", "hover", "point", "go to", "move to", "approach", "above", "over the")
-_HOME_WORDS = ("home", "rest position", "park")
-
-
-def rule_based_plan(goal: str, registry: SkillRegistry, world: World) -> list[Step]:
-    """A keyword plan: one clause per connector, verb words pick the skill, colour and side
-    words pick the things. Crude by design; used only when asked, and always labelled."""
-    steps: list[Step] = []
-    points = iter(goal_points(goal))
-    for clause in re.split(r",? then |, and |\band then\b|;|\. ", goal.lower()):
-        names = [
-            n
-            for n in sorted(world.names, key=lambda n: clause.find(n.split("_")[0]))
-            if n.split("_")[0] in clause
-        ]
-        cubes = [n for n in names if n in world.objects]
-        if any(w in clause for w in _HOME_WORDS) and "home" in registry:
-            steps.append(Step("home"))
-            continue
-        target: object = next((n for n in names if n not in cubes[:1]), None)
-        if target is None and re.search(r"\d", clause):
-            target = list(next(points, ())) or None
-        if cubes and target is not None:
-            skill = "push" if any(w in clause for w in _PUSH_WORDS) else "pick_place"
-            if skill in registry:
-                steps.append(Step(skill, {"object": cubes[0], "target": target}))
-        elif target is not None or names:
-            if "reach" in registry and any(w in clause for w in _REACH_WORDS):
-                steps.append(Step("reach", {"target": target or names[0]}))
-    return steps

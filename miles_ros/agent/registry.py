@@ -1,128 +1,110 @@
-"""Skill registry: RL skills from skill cards, scripted skills, and their JSON schemas.
+"""Skill registry: the skills the planner may call, their plan schemas and descriptions.
 
-Sources, in order of precedence:
+Every skill is a :class:`policies.cards.SkillCard` (read and checked by
+:func:`policies.cards.load_card`, with only the planner's keys required). Sources, in
+order of precedence:
 
 1. skill cards ``DIR/NAME/skill.yaml`` under the given directories (default
-   ``policies/skills``), with ``critic.onnx`` beside them when the skill was exported;
+   :func:`policies.cards.skill_library`), with ``critic.onnx`` beside them when the skill
+   was exported;
 2. interface cards (``miles_ros/agent/cards/*.yaml``) for the skills declared in
    shared/INTERFACES.md (``reach``, ``push``, ``pick_place``) whose trained card does not
    exist yet: same parameters, no policy and no critic, so offline planning works
    before training; a real card with the same name replaces one;
-3. scripted skills: ``home`` (move to the home pose, no parameters).
+3. scripted skills: ``home`` (:data:`policies.cards.HOME_CARD`).
 """
 
 from __future__ import annotations
 
-import copy
 import hashlib
 import json
 import logging
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
-import jsonschema
-import yaml
+from policies.cards import (
+    HOME_CARD,
+    INTERFACE_KEYS,
+    SkillCard,
+    SkillCardError,
+    library_cards,
+    load_card,
+    skill_library,
+)
 
 log = logging.getLogger(__name__)
 
 INTERFACE_CARDS = Path(__file__).resolve().parent / "cards"
-DEFAULT_SKILL_DIR = Path(__file__).resolve().parents[2] / "policies" / "skills"
-REQUIRED_CARD_KEYS = ("name", "description", "parameters")
 
 
-@dataclass
+@dataclass(frozen=True)
 class Skill:
-    """One skill the planner may call."""
+    """One skill the planner may call: its card, where the card came from, and its critic."""
 
-    name: str
-    """Name used in ``/miles/skill/request``."""
-    description: str
-    """One paragraph for the planner: what it does, when to use it."""
-    parameters: dict
-    """JSON schema of the request's ``params``."""
-    permissions: list[str] = field(default_factory=list)
-    """Permission tags (``moves_arm``, ``contact``, ``grasps``), checked at dispatch."""
-    preconditions: list[str] = field(default_factory=list)
-    """Preconditions in words."""
-    effects: list[str] = field(default_factory=list)
-    """Effects in words."""
-    effects_machine: list[dict] = field(default_factory=list)
-    """Effects the planner applies to its symbolic world (see :meth:`World.apply`)."""
+    card: SkillCard
+    """The skill's card (an interface card has only the planner's keys)."""
     source: str = "card"
     """``card`` (a trained skill), ``interface`` (declared, not trained) or ``scripted``."""
-    path: Path | None = None
-    """The card file, when there is one."""
     critic: Path | None = None
     """The exported critic (``critic.onnx``) when present: the skill's affordance."""
-    card: dict = field(default_factory=dict)
-    """The whole card as loaded (observation layout, evaluation, ...)."""
-    timeout_s: float = 10.0
-    """Longest time one call may take before the manager counts it as failed."""
+
+    @classmethod
+    def from_card(cls, card: SkillCard, source: str = "card") -> Skill:
+        """A skill from its card, with the critic beside it when that file exists and the
+        card agrees with its task (else the planner uses preconditions only, and says so)."""
+        critic = card.file_path("critic")
+        if critic is None or not critic.is_file():
+            return cls(card, source)
+        try:
+            card.check_task()
+        except SkillCardError as exc:
+            log.warning("skill %s: critic not used (%s)", card.name, exc)
+            return cls(card, source)
+        return cls(card, source, critic)
+
+    @property
+    def name(self) -> str:
+        """Name used in ``/miles/skill/request``."""
+        return self.card.name
+
+    @property
+    def description(self) -> str:
+        """One paragraph for the planner: what it does, when to use it."""
+        return self.card.description
+
+    @property
+    def parameters(self) -> dict:
+        """JSON schema of the request's ``params``."""
+        return self.card.parameters
+
+    @property
+    def permissions(self) -> tuple[str, ...]:
+        """Permission tags (``moves_arm``, ``contact``, ``grasps``)."""
+        return self.card.permissions
+
+    @property
+    def effects_machine(self) -> tuple[dict, ...]:
+        """Effects the planner applies to its symbolic world (see :meth:`World.apply`)."""
+        return self.card.effects_machine
+
+    @property
+    def path(self) -> Path | None:
+        """The card file, when there is one."""
+        return self.card.path
 
     @property
     def param_names(self) -> list[str]:
         """Parameter names in schema order (required ones first)."""
-        props = list(self.parameters.get("properties", {}))
-        required = [p for p in self.parameters.get("required", []) if p in props]
-        return required + [p for p in props if p not in required]
+        return self.card.param_names
 
     def validate(self, params: dict) -> list[str]:
         """Schema errors of ``params`` for this skill (empty when valid)."""
-        validator = jsonschema.Draft202012Validator(self.parameters)
-        return [f"{self.name}: {_where(e)}{e.message}" for e in validator.iter_errors(params)]
+        return [f"{self.name}: {e}" for e in self.card.param_errors(params)]
 
 
-def _where(error: jsonschema.ValidationError) -> str:
-    path = ".".join(str(p) for p in error.absolute_path)
-    return f"params.{path}: " if path else ""
-
-
-HOME = Skill(
-    name="home",
-    description="Moves the arm back to its home pose (scripted joint-space motion).",
-    parameters={"type": "object", "properties": {}, "additionalProperties": False},
-    permissions=["moves_arm"],
-    preconditions=["none"],
-    effects=["the arm is at the home pose"],
-    effects_machine=[{"set": "arm_at", "target": "home"}],
-    source="scripted",
-    timeout_s=6.0,
-)
-
-
-def load_card(path: str | os.PathLike, source: str = "card") -> Skill:
-    """A :class:`Skill` from a skill card YAML file (ValueError names what is wrong)."""
-    path = Path(path)
-    with open(path, encoding="utf-8") as stream:
-        card = yaml.safe_load(stream)
-    if not isinstance(card, dict):
-        raise ValueError(f"{path}: a skill card is a mapping")
-    missing = [k for k in REQUIRED_CARD_KEYS if k not in card]
-    if missing:
-        raise ValueError(f"{path}: missing keys {missing}")
-    try:
-        jsonschema.Draft202012Validator.check_schema(card["parameters"])
-    except jsonschema.SchemaError as exc:
-        raise ValueError(f"{path}: parameters is not a JSON schema: {exc.message}") from exc
-    critic = None
-    critic_name = (card.get("files") or {}).get("critic")
-    if critic_name and (path.parent / critic_name).is_file():
-        critic = path.parent / critic_name
-    return Skill(
-        name=str(card["name"]),
-        description=" ".join(str(card["description"]).split()),
-        parameters=card["parameters"],
-        permissions=list(card.get("permissions") or []),
-        preconditions=list(card.get("preconditions") or []),
-        effects=list(card.get("effects") or []),
-        effects_machine=list(card.get("effects_machine") or []),
-        source=source,
-        path=path,
-        critic=critic,
-        card=card,
-        timeout_s=float(card.get("timeout_s", 10.0)),
-    )
+HOME = Skill(HOME_CARD, source="scripted")
+"""The scripted ``home`` skill (card: :data:`policies.cards.HOME_CARD`)."""
 
 
 class SkillRegistry:
@@ -143,20 +125,20 @@ class SkillRegistry:
     ) -> SkillRegistry:
         """Cards under ``skill_dirs`` (default policies/skills), then interface cards for
         declared skills without a card, then scripted skills."""
-        dirs = [Path(d) for d in skill_dirs] if skill_dirs is not None else [DEFAULT_SKILL_DIR]
+        dirs = [Path(d) for d in skill_dirs] if skill_dirs is not None else [skill_library()]
         skills: dict[str, Skill] = {}
         for directory in dirs:
-            for card_path in sorted(directory.glob("*/skill.yaml")):
-                skill = load_card(card_path)
+            for card_path in library_cards(directory):
+                skill = Skill.from_card(load_card(card_path, required=INTERFACE_KEYS))
                 if skill.name in skills:
                     log.warning("skill %s defined twice; using %s", skill.name, card_path)
                 skills[skill.name] = skill
         if interface_cards:
             for card_path in sorted(INTERFACE_CARDS.glob("*.yaml")):
-                skill = load_card(card_path, source="interface")
-                skills.setdefault(skill.name, skill)
+                card = load_card(card_path, required=INTERFACE_KEYS)
+                skills.setdefault(card.name, Skill.from_card(card, source="interface"))
         if scripted:
-            skills.setdefault(HOME.name, copy.deepcopy(HOME))
+            skills.setdefault(HOME.name, HOME)
         order = ["reach", "push", "pick_place", "home"]
         ranked = sorted(
             skills.values(), key=lambda s: (order.index(s.name) if s.name in order else 99, s.name)

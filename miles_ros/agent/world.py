@@ -1,7 +1,7 @@
 """The planner's view of the scene: names, positions and a small symbolic state.
 
-Reads the default scene through :func:`sims.scene.load_scene` when that module exists,
-else straight from ``config/scene.yaml`` (the same file). Offline planning advances a
+The scene comes from :func:`sims.scene.load_scene`, the one reader of the scene file.
+Offline planning advances a
 :class:`World` after each chosen step by the skill's declared effects
 (``effects_machine`` in its card), so later steps are grounded in the state they will
 meet. Coordinates are in the robot base frame (m).
@@ -14,12 +14,10 @@ import hashlib
 import json
 import os
 from dataclasses import dataclass, field
-from pathlib import Path
 
-import yaml
+from sims.scene import load_scene
 
 Vec3 = tuple[float, float, float]
-CONFIG_SCENE = Path(__file__).resolve().parents[2] / "config" / "scene.yaml"
 
 WORKSPACE_MIN: Vec3 = (0.2, -0.6, 0.0)
 """Lower corner (m) of the box that coordinate parameters must lie in (above the table,
@@ -136,27 +134,11 @@ def in_workspace(point: Vec3) -> bool:
 
 
 def load_world(path: str | os.PathLike | None = None) -> World:
-    """The scene in ``path`` (default: the project's config/scene.yaml) as a :class:`World`.
-
-    Uses ``sims.scene.load_scene`` when present (the single reader of the scene file);
-    otherwise reads the YAML directly (same keys: ``objects``/``places`` with ``position``).
-    """
-    try:
-        from sims.scene import load_scene
-    except ImportError:
-        load_scene = None
-    if load_scene is not None:
-        scene = load_scene(path)
-        return World(
-            objects={n: tuple(o.position) for n, o in scene.objects.items()},
-            places={n: tuple(p.position) for n, p in scene.places.items()},
-            source=str(path or "default"),
-        )
-    scene_path = Path(path) if path is not None else CONFIG_SCENE
-    with open(scene_path, encoding="utf-8") as stream:
-        data = yaml.safe_load(stream)
+    """The scene in ``path`` (default: the project's scene, see
+    :func:`sims.scene.default_scene_path`) as a :class:`World`."""
+    scene = load_scene(path)
     return World(
-        objects={n: tuple(float(v) for v in s["position"]) for n, s in data["objects"].items()},
-        places={n: tuple(float(v) for v in s["position"]) for n, s in data["places"].items()},
-        source=str(scene_path),
+        objects={n: tuple(o.position) for n, o in scene.objects.items()},
+        places={n: tuple(p.position) for n, p in scene.places.items()},
+        source=str(path or "default"),
     )

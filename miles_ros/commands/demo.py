@@ -26,8 +26,6 @@ from pathlib import Path
 
 import numpy as np
 
-HOVER_HEIGHT = 0.10
-"""Height (m) of each reach target above its cube's centre."""
 STOP_DISTANCE = 0.01
 """The controller moves on to the next target once within this distance (m)."""
 
@@ -62,10 +60,9 @@ def reach_action(state, cfg, env_index: int = 0, step_max: float = 0.05) -> np.n
 
 
 def _shipped_skills(library: str | None) -> list[str]:
-    from miles_ros.runtime.skills import DEFAULT_LIBRARY
+    from policies.cards import library_cards
 
-    root = Path(library) if library else DEFAULT_LIBRARY
-    return sorted(p.parent.name for p in root.glob("*/skill.yaml"))
+    return sorted(p.parent.name for p in library_cards(library))
 
 
 def _graph_demo(out: Path, library: str | None, goal: str | None) -> int:
@@ -195,6 +192,7 @@ def main(argv: list[str] | None = None, prog: str = "miles demo") -> int:
             goal = args.goal or DEFAULT_GOAL
         return _graph_demo(Path(args.out), args.skills, goal)
 
+    from miles_ros.runtime.goals import HOVER_HEIGHT
     from sims.backends.pybullet.env import make_pybullet_env
     from sims.scene import load_scene
     from sims.tasks import reach

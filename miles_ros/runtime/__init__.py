@@ -4,12 +4,13 @@
   sim node's robot): every cube and pad, motors driven by joint position targets;
 - :mod:`miles_ros.runtime.observation`: a :class:`sims.tasks.base.SimState` from joint
   states and object poses, so a skill sees the observation it was trained on;
-- :mod:`miles_ros.runtime.goals`: skill parameters (names or coordinates) to the task's
-  object and goal position;
+- :mod:`miles_ros.runtime.goals`: the one goal resolver, skill parameters (names or
+  coordinates) to the task's object and goal position (the planner uses it too);
 - :mod:`miles_ros.runtime.actions`: policy actions to joint position targets, exactly as
   the PyBullet backend maps them;
-- :mod:`miles_ros.runtime.skills`: the skill library (cards, hashes, parameter schemas)
-  and the executor state machine behind ``/miles/skill/request`` and
+- :mod:`miles_ros.runtime.library`: the skill library (skill cards with their ONNX
+  policies and task configs, plus the scripted ``home``);
+- :mod:`miles_ros.runtime.skills`: the executor state machine behind ``/miles/skill/request`` and
   ``/miles/skill/status``;
 - :mod:`miles_ros.runtime.params`: ``config/*.yaml`` files read as ROS parameter files.
 """

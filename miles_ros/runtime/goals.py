@@ -1,29 +1,32 @@
-"""Skill parameters -> the task's object and goal (the card's ``goal_mapping``).
+"""The one goal resolver: skill parameters -> the task's object and goal position (the
+cards' ``goal_mapping``), for the skill executor and the planner's grounding alike.
 
-- reach ``{target}``: a named cube -> ``HOVER_HEIGHT`` above its current centre; a named
-  pad -> ``HOVER_HEIGHT`` above the pad; a 3-vector -> that point.
+- reach ``{target}``: a named cube -> ``HOVER_HEIGHT`` above its centre; a named pad ->
+  ``HOVER_HEIGHT`` above the table at the pad; a 3-vector -> that point.
 - push ``{object, target}``: the named cube; a pad -> its centre on the table at the
   cube's rest height; a 2- or 3-vector -> that table point (z ignored).
 - pick_place ``{object, target}``: the named cube; a pad -> resting on the pad (rest
   height); a 3-vector -> that point (it may be in the air).
 
-Positions of cubes are the live poses (``/miles/scene/objects``) at the time of the
-request; pads come from the scene file. Coordinates are the robot base frame (m).
+:func:`resolve_goal` is the executor's entry: cubes at their live poses
+(``/miles/scene/objects``) at the time of the request, pads from the scene file.
+:func:`goal_from_positions` is the same mapping over any name -> position tables (the
+planner passes its symbolic world's). Coordinates are the robot base frame (m).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from miles_ros.runtime.observation import ObjectPose
+from policies.card_content import HOVER_HEIGHT
 from sims.scene import Scene
 from sims.tasks import push
 
-HOVER_HEIGHT = 0.10
-"""Height (m) of a reach target above a named object or pad (the skill card says so)."""
+__all__ = ["HOVER_HEIGHT", "Goal", "GoalError", "goal_from_positions", "resolve_goal"]
 
 
 class GoalError(ValueError):
@@ -40,14 +43,19 @@ class Goal:
     """The cube the task manipulates (None for reach)."""
 
 
-def _named_position(name: str, scene: Scene, objects: Mapping[str, ObjectPose]) -> np.ndarray:
+def _named_position(
+    name: str,
+    objects: Mapping[str, Sequence[float]],
+    places: Mapping[str, Sequence[float]],
+    expected: Collection[str],
+) -> np.ndarray:
     if name in objects:
-        return np.asarray(objects[name].position, dtype=np.float64)
-    if name in scene.places:
-        return np.asarray(scene.places[name].position, dtype=np.float64)
-    if name in scene.objects:
+        return np.asarray(objects[name], dtype=np.float64)
+    if name in places:
+        return np.asarray(places[name], dtype=np.float64)
+    if name in expected:
         raise GoalError(f"no pose received yet for {name!r} (is the sim node running?)")
-    known = ", ".join([*scene.objects, *scene.places])
+    known = ", ".join(dict.fromkeys([*expected, *objects, *places]))
     raise GoalError(f"no object or place named {name!r}; known: {known}")
 
 
@@ -61,11 +69,31 @@ def _vector(value, sizes: tuple[int, ...]) -> np.ndarray:
 def resolve_goal(
     task: str, params: Mapping, scene: Scene, objects: Mapping[str, ObjectPose]
 ) -> Goal:
-    """The :class:`Goal` of a request whose ``params`` already passed the card's schema."""
+    """The :class:`Goal` of a request whose ``params`` already passed the card's schema:
+    cubes at their live ``objects`` poses (a scene cube without one is an error), pads
+    from the ``scene``."""
+    return goal_from_positions(
+        task,
+        params,
+        {name: pose.position for name, pose in objects.items()},
+        {name: place.position for name, place in scene.places.items()},
+        expected=scene.objects,
+    )
+
+
+def goal_from_positions(
+    task: str,
+    params: Mapping,
+    objects: Mapping[str, Sequence[float]],
+    places: Mapping[str, Sequence[float]],
+    expected: Collection[str] = (),
+) -> Goal:
+    """The :class:`Goal` of ``params`` given cube centres and pad centres by name (m);
+    ``expected``: cube names that exist but whose position is not known yet."""
     target = params.get("target")
     if task == "reach":
         if isinstance(target, str):
-            point = _named_position(target, scene, objects).copy()
+            point = _named_position(target, objects, places, expected).copy()
             base = point[2] if target in objects else 0.0
             point[2] = base + HOVER_HEIGHT
             return Goal(point, None)
@@ -74,13 +102,14 @@ def resolve_goal(
         raise GoalError(f"no goal mapping for task {task!r}")
     obj = params.get("object")
     if obj not in objects:
-        if obj in scene.objects:
+        if obj in expected:
             raise GoalError(f"no pose received yet for {obj!r} (is the sim node running?)")
-        raise GoalError(f"no cube named {obj!r}; known: {', '.join(scene.objects)}")
+        known = ", ".join(dict.fromkeys([*expected, *objects]))
+        raise GoalError(f"no cube named {obj!r}; known: {known}")
     if isinstance(target, str):
-        if target not in scene.places:
-            raise GoalError(f"no pad named {target!r}; known: {', '.join(scene.places)}")
-        pad = scene.places[target].position
+        if target not in places:
+            raise GoalError(f"no pad named {target!r}; known: {', '.join(places)}")
+        pad = places[target]
         return Goal(np.array([pad[0], pad[1], push.CUBE_REST_Z]), obj)
     if task == "push":
         v = _vector(target, (2, 3))

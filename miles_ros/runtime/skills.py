@@ -1,12 +1,8 @@
-"""The skill library and the executor behind ``/miles/skill/request`` (no ROS here).
+"""The executor behind ``/miles/skill/request`` (no ROS here).
 
-:class:`SkillLibrary` loads every skill card ``DIR/NAME/skill.yaml`` under a library
-path through :class:`policies.runtime.SkillPolicy` (sha256 of both ONNX files, card keys,
-observation size), compiles each card's parameter JSON schema, and adds the scripted
-``home`` skill. A card that fails to load is left out and its reason kept, so a request
-for it is refused with that reason.
-
-:class:`SkillExecutor` is the state machine the skill node drives. Requests (JSON
+:class:`SkillExecutor` is the state machine the skill node drives over a
+:class:`~miles_ros.runtime.library.SkillLibrary` (the skill cards, their ONNX policies
+and the scripted ``home``; imported here for the node). Requests (JSON
 objects, see ``shared/INTERFACES.md``)::
 
     {"id": "r1", "skill": "reach", "params": {"target": "red_cube"}}   run a skill
@@ -24,19 +20,14 @@ preempted) or ``estopped`` (the safety supervisor latched its e-stop).
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import logging
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
 
-import jsonschema
 import numpy as np
 
-import sims
 from miles_ros.runtime.actions import (
     JointTargets,
     action_to_targets,
@@ -44,160 +35,17 @@ from miles_ros.runtime.actions import (
     target_lead,
 )
 from miles_ros.runtime.goals import Goal, GoalError, resolve_goal
+from miles_ros.runtime.library import RunnableSkill, SkillLibrary
 from miles_ros.runtime.observation import JointReading, ObjectPose, sim_state
-from policies.cards import CARD_FILE, SkillCardError
 from sims.robots import panda
 from sims.scene import Scene
-from sims.tasks.base import TaskConfig
+
+__all__ = ["FINAL_STATES", "STATES", "SkillExecutor", "SkillLibrary", "TickResult", "status"]
 
 logger = logging.getLogger(__name__)
 
-DEFAULT_LIBRARY = Path(__file__).resolve().parents[2] / "policies" / "skills"
-"""Shipped skills (``policies/skills``)."""
-
-HOME_SCHEMA: dict[str, Any] = {"type": "object", "properties": {}, "additionalProperties": False}
 STATES = ("running", "succeeded", "failed", "aborted", "estopped")
 FINAL_STATES = frozenset(STATES[1:])
-
-
-@dataclass
-class Skill:
-    """One skill the executor can run."""
-
-    name: str
-    """Name used in requests."""
-    schema: dict
-    """JSON schema of the request's ``params``."""
-    control_rate_hz: float
-    """Closed-loop rate (Hz) the skill was trained at."""
-    timeout_s: float
-    """Wall-clock budget (s) before it fails with a timeout (0: computed per request)."""
-    permissions: list[str]
-    """Permission tags (``moves_arm``, ``contact``, ``grasps``) told to the supervisor."""
-    task: Any = None
-    """The sims task module (None for scripted skills)."""
-    cfg: TaskConfig | None = None
-    """Task config with the card's action scales (None for scripted skills)."""
-    policy: Any = None
-    """:class:`policies.runtime.SkillPolicy` (None for scripted skills)."""
-    card: dict = field(default_factory=dict)
-    """The whole card."""
-
-    def __post_init__(self) -> None:
-        self.validator = jsonschema.Draft202012Validator(self.schema)
-
-    def param_errors(self, params: Any) -> list[str]:
-        """Readable schema violations of ``params`` (empty when valid)."""
-        errors = sorted(self.validator.iter_errors(params), key=lambda e: list(e.path))
-        out = []
-        for err in errors:
-            where = "/".join(str(p) for p in err.path) or "params"
-            message = err.message
-            if err.context:  # oneOf/anyOf: say what the closest alternative wanted
-                alternatives = sorted({e.message for e in err.context})
-                message = f"{err.instance!r} matches none of: " + " | ".join(alternatives)
-            out.append(f"{where}: {message}")
-        return out
-
-
-def _card_config(task_module, card: Mapping) -> TaskConfig:
-    """The task's config with the card's control period and action scales (the numbers
-    the skill was trained under)."""
-    cfg = task_module.CONFIG
-    scale = (card.get("action") or {}).get("scale") or {}
-    updates: dict[str, Any] = {}
-    for key, attr in (
-        ("control_dt_s", "control_dt"),
-        ("joint_action_scale", "joint_action_scale"),
-        ("cartesian_step_max_m", "cartesian_step_max"),
-        ("ik_damping_m", "ik_damping"),
-        ("tcp_z_min_m", "cartesian_z_min"),
-    ):
-        if key in scale:
-            updates[attr] = float(scale[key])
-    if "success_threshold_m" in card:
-        updates["success_threshold"] = float(card["success_threshold_m"])
-    return dataclasses.replace(cfg, **updates)
-
-
-def load_skill(skill_dir: str | Path, check_hashes: bool = True) -> Skill:
-    """A :class:`Skill` from a skill directory; :class:`SkillCardError` says why not."""
-    from policies.runtime import SkillPolicy
-
-    policy = SkillPolicy(skill_dir, check_hashes=check_hashes)
-    card = policy.card
-    task_module = sims.get_task(card["task"])
-    cfg = _card_config(task_module, card)
-    rate = float(card.get("control_rate_hz") or 1.0 / cfg.control_dt)
-    if abs(rate * cfg.control_dt - 1.0) > 1e-6:
-        raise SkillCardError(f"{skill_dir}: control_rate_hz {rate} disagrees with control_dt")
-    try:
-        jsonschema.Draft202012Validator.check_schema(card["parameters"])
-    except jsonschema.SchemaError as exc:
-        raise SkillCardError(
-            f"{skill_dir}: parameters is not a JSON schema ({exc.message})"
-        ) from exc
-    return Skill(
-        name=str(card["name"]),
-        schema=card["parameters"],
-        control_rate_hz=rate,
-        timeout_s=float(card["timeout_s"]),
-        permissions=[str(t) for t in card.get("permissions") or []],
-        task=task_module,
-        cfg=cfg,
-        policy=policy,
-        card=card,
-    )
-
-
-def home_skill(control_rate_hz: float = 25.0) -> Skill:
-    """The scripted ``home`` skill: a straight joint-space move to the home pose."""
-    return Skill(
-        name="home",
-        schema=HOME_SCHEMA,
-        control_rate_hz=control_rate_hz,
-        timeout_s=0.0,
-        permissions=["moves_arm"],
-    )
-
-
-@dataclass
-class SkillLibrary:
-    """Skills by name, and the reasons the cards that failed to load were left out."""
-
-    skills: dict[str, Skill]
-    """Loaded skills (RL skills and ``home``)."""
-    errors: dict[str, str]
-    """Skill directory name -> why its card was refused."""
-
-    @classmethod
-    def load(
-        cls, path: str | Path | None = None, check_hashes: bool = True, with_home: bool = True
-    ) -> SkillLibrary:
-        """Every ``NAME/skill.yaml`` under ``path`` (default: the shipped skills)."""
-        root = Path(path) if path else DEFAULT_LIBRARY
-        skills: dict[str, Skill] = {}
-        errors: dict[str, str] = {}
-        if with_home:
-            skills["home"] = home_skill()
-        cards = sorted(root.glob(f"*/{CARD_FILE}")) if root.is_dir() else []
-        if not root.is_dir():
-            logger.warning("skill library %s does not exist: only scripted skills", root)
-        for card in cards:
-            try:
-                skill = load_skill(card.parent, check_hashes=check_hashes)
-            except (SkillCardError, ValueError, KeyError, OSError) as exc:
-                errors[card.parent.name] = str(exc)
-                logger.error("skill %s not loaded: %s", card.parent.name, exc)
-                continue
-            if skill.name in skills:
-                errors[card.parent.name] = f"duplicate skill name {skill.name!r}"
-                continue
-            skills[skill.name] = skill
-        return cls(skills, errors)
-
-    def names(self) -> list[str]:
-        return list(self.skills)
 
 
 @dataclass
@@ -206,7 +54,7 @@ class Execution:
 
     request_id: str
     """The request's id."""
-    skill: Skill
+    skill: RunnableSkill
     """What runs."""
     params: dict
     """The validated params."""

@@ -60,8 +60,8 @@ def main(argv: list[str] | None = None, prog: str = "miles export") -> int:
     except FileNotFoundError as exc:
         print(f"{prog}: {exc}", file=sys.stderr)
         return 2
-    ev = card["evaluation"]
-    print(f"skill {card['name']!r} -> {out}/ (actor.onnx, critic.onnx, skill.yaml)")
+    ev = card.evaluation
+    print(f"skill {card.name!r} -> {out}/ (actor.onnx, critic.onnx, skill.yaml)")
     if ev.get("success_rate") is not None:
         print(
             f"{ev['backend']} success {ev['success_rate']:.3f} over {ev['episodes']} episodes "

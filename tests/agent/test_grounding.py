@@ -15,6 +15,7 @@ from miles_ros.agent.grounding import (
     ground_candidates,
 )
 from miles_ros.agent.registry import SkillRegistry
+from sims.tasks import reach
 
 
 def test_candidates_cover_every_skill_and_scene_name(registry, world):
@@ -79,20 +80,20 @@ def test_critic_value_is_the_affordance(tmp_path, world):
     from tests.agent.conftest import FIXTURES
 
     card = yaml.safe_load((FIXTURES / "skills" / "reach" / "skill.yaml").read_text())
-    layout = [
-        {"name": "tcp_pos", "start": 0, "size": 3, "meaning": ""},
-        {"name": "goal_pos", "start": 3, "size": 3, "meaning": ""},
-    ]
-    card["observation"] = {"dim": 6, "layout": layout}
+    card["observation"] = {"dim": reach.LAYOUT.dim, "layout": reach.LAYOUT.describe()}
     card["affordance"] = {"center": 0.0, "scale": 0.05}
     (tmp_path / "reach").mkdir()
     (tmp_path / "reach" / "skill.yaml").write_text(yaml.safe_dump(card))
     # value = goal y: targets on the left (y > 0) are "easy", on the right "hard"
-    _linear_critic(str(tmp_path / "reach" / "critic.onnx"), 6, np.array([0, 0, 0, 0, 1.0, 0]), 0.0)
+    goal_y = reach.LAYOUT.slices["goal_pos"].start + 1
+    weights = np.zeros(reach.LAYOUT.dim)
+    weights[goal_y] = 1.0
+    _linear_critic(str(tmp_path / "reach" / "critic.onnx"), reach.LAYOUT.dim, weights, 0.0)
     reg = SkillRegistry.load([tmp_path], interface_cards=False)
     assert reg["reach"].critic is not None
     obs = build_observation(reg["reach"], {"target": "left_pad"}, world)
-    assert obs.shape == (6,) and obs[4] == pytest.approx(world.places["left_pad"][1])
+    assert obs.shape == (reach.LAYOUT.dim,)
+    assert obs[goal_y] == pytest.approx(world.places["left_pad"][1])
     aff = Affordance(reg)
     left = aff(Step("reach", {"target": "left_pad"}), world)
     right = aff(Step("reach", {"target": "right_pad"}), world)

@@ -3,7 +3,8 @@
 import pytest
 import yaml
 
-from miles_ros.agent.registry import SkillRegistry, load_card
+from miles_ros.agent.registry import SkillRegistry
+from policies.cards import INTERFACE_KEYS, load_card
 from tests.agent.conftest import FIXTURES
 
 
@@ -31,12 +32,12 @@ def test_bad_cards_are_rejected_with_the_reason(tmp_path):
     path = tmp_path / "skill.yaml"
     path.write_text(yaml.safe_dump({"name": "x", "description": "d"}))
     with pytest.raises(ValueError, match="missing keys"):
-        load_card(path)
+        load_card(path, required=INTERFACE_KEYS)
     path.write_text(
         yaml.safe_dump({"name": "x", "description": "d", "parameters": {"type": "nonsense"}})
     )
     with pytest.raises(ValueError, match="not a JSON schema"):
-        load_card(path)
+        load_card(path, required=INTERFACE_KEYS)
 
 
 def test_parameter_schema_validation(registry):

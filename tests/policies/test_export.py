@@ -7,7 +7,8 @@ import onnx
 import pytest
 import torch
 
-from policies.cards import SkillCardError, build_card, write_card
+from policies.card_content import build_card
+from policies.cards import SkillCardError, write_card
 from policies.export import ONNX_OPSET, export_onnx
 from policies.ppo.networks import ActorCritic
 from policies.runtime import ObservationShapeError, SkillPolicy

@@ -20,7 +20,7 @@ def test_reach_is_shipped():
 
 @pytest.mark.parametrize("name", SHIPPED)
 def test_card_matches_files_and_task(name):
-    card = validate_card(SKILLS_DIR / name)  # sha256 of both files, dims, layout
+    card = validate_card(SKILLS_DIR / name).to_dict()  # sha256 of both files, dims, layout
     assert set(REQUIRED_KEYS) <= set(card)
     task = sims.get_task(card["task"])
     assert card["observation"]["dim"] == task.LAYOUT.dim

@@ -11,7 +11,8 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from policies.cards import build_card, write_card
+from policies.card_content import build_card
+from policies.cards import write_card
 
 ROOT = Path(__file__).resolve().parents[2]
 SHIPPED = ROOT / "policies" / "skills"

@@ -1,0 +1,103 @@
+"""A plan and how it was made (:class:`Plan`), and the planner's LRU plan cache keyed by
+the normalised goal (:func:`normalize_goal`)."""
+
+from __future__ import annotations
+
+import re
+import uuid
+from collections import OrderedDict
+from dataclasses import dataclass, field
+
+from miles_ros.agent.grounding import Step
+
+
+@dataclass
+class Plan:
+    """A plan and how it was made."""
+
+    goal: str
+    """The goal in words."""
+    steps: list[Step]
+    """Skill calls, in order (``done`` not included)."""
+    mode: str
+    """``grounded``, ``generate`` or ``fallback``."""
+    model: str
+    """The language model that made it."""
+    latency_s: float
+    """Planning time (s); for a cached plan, the lookup time."""
+    fallback_used: bool = False
+    """True when the rule-based fallback, not the language model, produced the plan."""
+    trace_id: str = field(default_factory=lambda: uuid.uuid4().hex[:16])
+    """Trace id carried on skill requests, statuses and safety events of this goal."""
+    cached: bool = False
+    """True when served from the plan cache."""
+    errors: list[str] = field(default_factory=list)
+    """Validation errors (a plan with errors must not run)."""
+    notes: list[str] = field(default_factory=list)
+    """Memories and feedback that were in the prompt."""
+    scores: list[dict] = field(default_factory=list)
+    """Grounded mode: per step, the best candidates with LM score and affordance."""
+
+    @property
+    def valid(self) -> bool:
+        """True when the plan may run."""
+        return not self.errors and bool(self.steps)
+
+    def to_json(self) -> dict:
+        """``{"goal", "steps": [{"skill", "params"}], "mode", "model", "latency_s",
+        "fallback_used"}`` (plus ``errors`` when invalid)."""
+        out = {
+            "goal": self.goal,
+            "steps": [s.to_dict() for s in self.steps],
+            "mode": self.mode,
+            "model": self.model,
+            "latency_s": round(self.latency_s, 6),
+            "fallback_used": self.fallback_used,
+        }
+        if self.errors:
+            out["errors"] = list(self.errors)
+        return out
+
+    def to_message(self) -> dict:
+        """The ``/miles/plan`` message: the JSON form plus the trace id."""
+        return {**self.to_json(), "trace_id": self.trace_id, "cached": self.cached}
+
+
+def normalize_goal(goal: str) -> str:
+    """Lower case, punctuation dropped (numbers kept), single spaces: the cache key."""
+    text = goal.lower()
+    text = re.sub(r"(?<!\d)[.](?!\d)|[^\w\s.\-]", " ", text)
+    return " ".join(text.split())
+
+
+class PlanCache:
+    """LRU cache of plans keyed by (normalised goal, world, registry, model, mode)."""
+
+    def __init__(self, size: int = 256):
+        self.size = size
+        self.entries: OrderedDict[tuple, Plan] = OrderedDict()
+        self.hits = 0
+        self.misses = 0
+
+    def get(self, key: tuple) -> Plan | None:
+        plan = self.entries.get(key)
+        if plan is None:
+            self.misses += 1
+            return None
+        self.entries.move_to_end(key)
+        self.hits += 1
+        return plan
+
+    def put(self, key: tuple, plan: Plan) -> None:
+        self.entries[key] = plan
+        self.entries.move_to_end(key)
+        while len(self.entries) > self.size:
+            self.entries.popitem(last=False)
+
+    def invalidate(self, goal: str) -> int:
+        """Drop every entry for a goal (after it failed); returns how many."""
+        norm = normalize_goal(goal)
+        keys = [k for k in self.entries if k[0] == norm]
+        for k in keys:
+            del self.entries[k]
+        return len(keys)

@@ -1,0 +1,205 @@
+"""What export writes into a skill card (:func:`build_card`): per task, the planner's
+text, the parameter JSON schema (named from the default scene), the action's meaning and
+scales (from the task's config and the robot model), the observation layout, timing and
+the robot's limits, each read from its one source."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import sims
+from policies.cards import SkillCard
+from sims.robots import panda
+from sims.scene import load_scene
+from sims.tasks import push
+
+HOVER_HEIGHT = 0.10
+"""Height (m) of a reach target above a named object or pad: the goal mapping every reach
+card states, and the one number the goal resolver (:mod:`miles_ros.runtime.goals`) uses
+for the executor and the planner."""
+
+
+def scene_names(scene_file: str | None = None) -> tuple[list[str], list[str]]:
+    """Object and place names of the scene (default: the project's scene)."""
+    scene = load_scene(scene_file)
+    return list(scene.objects), list(scene.places)
+
+
+def _vector(n: int) -> dict:
+    return {"type": "array", "items": {"type": "number"}, "minItems": n, "maxItems": n}
+
+
+TASK_TEXT: dict[str, dict[str, Any]] = {
+    "reach": {
+        "description": (
+            "Moves the gripper's tool centre point to a target point in free space within "
+            "about 2 s, without touching anything. Use it to approach, hover above or point "
+            "at a scene object or pad (the target is a point above it), or to move to a "
+            "given 3-D position in the robot base frame (m). Joint-space actions at 25 Hz; "
+            "it succeeds when the tool centre point is within 5 cm of the target."
+        ),
+        "permissions": ["moves_arm"],
+        "preconditions": [
+            "the arm is idle and not e-stopped",
+            "the target lies in the reach workspace (x 0.30-0.65 m, y -0.30-0.30 m, "
+            "z 0.05-0.45 m above the table)",
+            "the path to the target is free of obstacles",
+        ],
+        "effects": ["the tool centre point is within 5 cm of the target point"],
+        "effects_machine": [{"set": "gripper_at", "place": "$target"}],
+        "goal": f"named objects -> {HOVER_HEIGHT:.2f} m above the object; named pads -> "
+        f"{HOVER_HEIGHT:.2f} m above the pad; a 3-vector -> that point (m, base frame)",
+    },
+    "push": {
+        "description": (
+            "Pushes a cube across the table with the closed fingers until it lies within "
+            "5 cm of a target on the table. Use it to move a cube that does not need to be "
+            "lifted, e.g. onto a pad next to it; it does not grasp. Cartesian end-effector "
+            "actions at 25 Hz; the cube may turn while it slides."
+        ),
+        "permissions": ["moves_arm", "contact"],
+        "preconditions": [
+            "the arm is idle and not e-stopped",
+            "the cube rests upright on the table within x 0.35-0.60 m, y -0.20-0.20 m",
+            "the target is on the table 0.10-0.25 m from the cube",
+            "nothing else lies on the path between the cube and the target",
+        ],
+        "effects": ["the cube rests on the table within 5 cm (xy) of the target"],
+        "effects_machine": [{"set": "object_at", "object": "$object", "place": "$target"}],
+        "goal": "named pads -> the pad centre on the table; a 2- or 3-vector -> that table "
+        "point (z ignored)",
+    },
+    "pick_place": {
+        "description": (
+            "Picks a cube up with the gripper and places it within 5 cm of a target point, "
+            "on the table or up to 0.25 m in the air. Use it to move a cube farther than a "
+            "push can, onto a pad, or to hold it at a point; it grasps. Cartesian "
+            "end-effector actions plus a gripper command at 25 Hz."
+        ),
+        "permissions": ["moves_arm", "contact", "grasps"],
+        "preconditions": [
+            "the arm is idle and not e-stopped, the gripper is empty",
+            "the cube rests upright on the table within x 0.35-0.60 m, y -0.20-0.20 m",
+            "the target is 0.10-0.25 m from the cube (xy), z between 0.02 and 0.25 m",
+        ],
+        "effects": [
+            "the cube's centre is within 5 cm of the target",
+            "the cube is held in the gripper when the target is in the air",
+        ],
+        "effects_machine": [{"set": "object_at", "object": "$object", "place": "$target"}],
+        "goal": f"named pads -> resting on the pad (z {push.CUBE_REST_Z:.2f} m); a 3-vector -> "
+        "that point",
+    },
+}
+"""Per task: the planner's description, permission tags, preconditions and effects (in
+words and machine-readable) and the goal mapping in words."""
+
+
+def parameter_schema(task: str) -> dict:
+    """JSON schema of the skill request's ``params`` for a task."""
+    objects, places = scene_names()
+    if task == "reach":
+        return {
+            "type": "object",
+            "properties": {
+                "target": {"oneOf": [{"type": "string", "enum": objects + places}, _vector(3)]}
+            },
+            "required": ["target"],
+            "additionalProperties": False,
+        }
+    target = {
+        "oneOf": [
+            {"type": "string", "enum": places},
+            _vector(3)
+            if task == "pick_place"
+            else {"type": "array", "items": {"type": "number"}, "minItems": 2, "maxItems": 3},
+        ]
+    }
+    return {
+        "type": "object",
+        "properties": {"object": {"type": "string", "enum": objects}, "target": target},
+        "required": ["object", "target"],
+        "additionalProperties": False,
+    }
+
+
+def action_description(task: str) -> dict:
+    """Action dimension, mode, meaning and scales, read from the task's config."""
+    cfg = sims.get_task(task).CONFIG
+    if cfg.action_mode == "joint":
+        per_step = cfg.joint_action_scale * panda.joint_velocity_limits * cfg.control_dt
+        return {
+            "dim": cfg.action_dim,
+            "mode": "joint",
+            "meaning": "joint position deltas in [-1, 1]: joint target = measured q + a * "
+            "joint_action_scale * velocity_limit * control_dt, clipped to the "
+            "position limits",
+            "scale": {
+                "joint_action_scale": cfg.joint_action_scale,
+                "max_step_rad": [round(float(x), 6) for x in per_step],
+                "control_dt_s": cfg.control_dt,
+            },
+        }
+    meaning = (
+        "TCP displacement in [-1, 1] x cartesian_step_max (m, base frame), turned "
+        "into a joint target by one damped-least-squares IK step (never commanding the "
+        "TCP below tcp_z_min), clipped to the position limits"
+    )
+    if cfg.has_gripper:
+        meaning += "; a[3] is the gripper: > 0 open (fingers at their maximum), <= 0 close"
+    else:
+        meaning += "; the fingers stay closed"
+    return {
+        "dim": cfg.action_dim,
+        "mode": "cartesian",
+        "meaning": meaning,
+        "scale": {
+            "cartesian_step_max_m": cfg.cartesian_step_max,
+            "ik_damping_m": cfg.ik_damping,
+            "tcp_z_min_m": cfg.cartesian_z_min,
+            "control_dt_s": cfg.control_dt,
+            "finger_position_max_m": panda.finger_position_max if cfg.has_gripper else 0.0,
+        },
+    }
+
+
+def build_card(
+    name: str,
+    task: str,
+    sha256: dict[str, str],
+    provenance: dict[str, Any],
+    evaluation: dict[str, Any],
+    files: dict[str, str] | None = None,
+    version: int = 1,
+    affordance: dict[str, Any] | None = None,
+) -> SkillCard:
+    """A complete skill card for a task's exported networks."""
+    task_module = sims.get_task(task)
+    cfg = task_module.CONFIG
+    text = TASK_TEXT[task]
+    data = {
+        "name": name,
+        "version": version,
+        "description": text["description"],
+        "parameters": parameter_schema(task),
+        "task": task,
+        "goal_mapping": text["goal"],
+        "observation": {"dim": task_module.LAYOUT.dim, "layout": task_module.LAYOUT.describe()},
+        "action": action_description(task),
+        "control_rate_hz": round(1.0 / cfg.control_dt, 6),
+        "episode_steps": cfg.episode_steps,
+        "timeout_s": round(2.0 * cfg.episode_steps * cfg.control_dt, 3),
+        "success_threshold_m": cfg.success_threshold,
+        "limits": panda.limits_dict(),
+        "permissions": list(text["permissions"]),
+        "preconditions": list(text["preconditions"]),
+        "effects": list(text["effects"]),
+        "effects_machine": list(text["effects_machine"]),
+        "files": dict(files or {"actor": "actor.onnx", "critic": "critic.onnx"}),
+        "sha256": dict(sha256),
+        "provenance": dict(provenance),
+        "evaluation": dict(evaluation),
+    }
+    if affordance:
+        data["affordance"] = dict(affordance)
+    return SkillCard.from_dict(data)
