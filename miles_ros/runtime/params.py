@@ -22,6 +22,8 @@ from typing import Any
 
 import yaml
 
+from sims.robots import panda
+
 PACKAGE = "miles_ros"
 
 
@@ -92,17 +94,9 @@ class SkillNodeParams:
     command with its publish time."""
     state_timeout: float = 0.5
     """A running skill fails when /joint_states is older than this (s)."""
-    joint_names: tuple[str, ...] = (
-        "panda_joint1",
-        "panda_joint2",
-        "panda_joint3",
-        "panda_joint4",
-        "panda_joint5",
-        "panda_joint6",
-        "panda_joint7",
-    )
+    joint_names: tuple[str, ...] = panda.JOINT_NAMES
     """Arm joint names, in the robot model's order."""
-    finger_joint_names: tuple[str, ...] = ("panda_finger_joint1", "panda_finger_joint2")
+    finger_joint_names: tuple[str, ...] = panda.FINGER_JOINT_NAMES
     """Finger joint names (commanded only by skills that use the gripper)."""
     joint_states_topic: str = "/joint_states"
     """sensor_msgs/JointState in (sensor QoS)."""
@@ -124,15 +118,7 @@ class SkillNodeParams:
 class CommandAdapterParams:
     """Parameters of ``command_adapter_node`` (JointState -> Float64MultiArray)."""
 
-    joint_names: tuple[str, ...] = (
-        "panda_joint1",
-        "panda_joint2",
-        "panda_joint3",
-        "panda_joint4",
-        "panda_joint5",
-        "panda_joint6",
-        "panda_joint7",
-    )
+    joint_names: tuple[str, ...] = panda.JOINT_NAMES
     """Joints in the order the controller's command array expects."""
     input_topic: str = "/miles/joint_command"
     """sensor_msgs/JointState in: the safety node's output."""
