@@ -1,17 +1,30 @@
 """What export writes into a skill card (:func:`build_card`): per task, the planner's
 text, the parameter JSON schema (named from the default scene), the action's meaning and
-scales (from the task's config and the robot model), the observation layout, timing and
-the robot's limits, each read from its one source."""
+scales (from the task's config and the robot model), the observation layout, timing, the
+robot's limits and the envelope the policy was trained for (:func:`task_envelope`, from
+the task module's sampling ranges), each read from its one source.
+
+:func:`refresh_envelope` rewrites only the ``envelope`` block of an exported card (no
+retraining, the ONNX files and their sha256 untouched)::
+
+    python -m policies.card_content refresh-envelope policies/skills/*/
+"""
 
 from __future__ import annotations
 
+import argparse
+import logging
+from pathlib import Path
 from typing import Any
 
 import sims
-from policies.cards import SkillCard
+from policies.cards import SkillCard, load_card, write_card
+from policies.envelope import Envelope, Range, Region
 from sims.robots import panda
 from sims.scene import load_scene
-from sims.tasks import push
+from sims.tasks import pick_place, push, reach
+
+logger = logging.getLogger(__name__)
 
 HOVER_HEIGHT = 0.10
 """Height (m) of a reach target above a named object or pad: the goal mapping every reach
@@ -23,6 +36,15 @@ def scene_names(scene_file: str | None = None) -> tuple[list[str], list[str]]:
     """Object and place names of the scene (default: the project's scene)."""
     scene = load_scene(scene_file)
     return list(scene.objects), list(scene.places)
+
+
+def _span(low: float, high: float) -> str:
+    return f"{low:.2f}-{high:.2f}"
+
+
+def _cube_area() -> str:
+    lo, hi = push.OBJECT_XY_LOW, push.OBJECT_XY_HIGH
+    return f"x {_span(lo[0], hi[0])} m, y {_span(lo[1], hi[1])} m"
 
 
 def _vector(n: int) -> dict:
@@ -41,8 +63,12 @@ TASK_TEXT: dict[str, dict[str, Any]] = {
         "permissions": ["moves_arm"],
         "preconditions": [
             "the arm is idle and not e-stopped",
-            "the target lies in the reach workspace (x 0.30-0.65 m, y -0.30-0.30 m, "
-            "z 0.05-0.45 m above the table)",
+            "the target lies in the reach workspace ("
+            + ", ".join(
+                f"{axis} {_span(lo, hi)} m"
+                for axis, lo, hi in zip("xyz", reach.GOAL_LOW, reach.GOAL_HIGH, strict=True)
+            )
+            + " above the table)",
             "the path to the target is free of obstacles",
         ],
         "effects": ["the tool centre point is within 5 cm of the target point"],
@@ -60,8 +86,8 @@ TASK_TEXT: dict[str, dict[str, Any]] = {
         "permissions": ["moves_arm", "contact"],
         "preconditions": [
             "the arm is idle and not e-stopped",
-            "the cube rests upright on the table within x 0.35-0.60 m, y -0.20-0.20 m",
-            "the target is on the table 0.10-0.25 m from the cube",
+            f"the cube rests upright on the table within {_cube_area()}",
+            f"the target is on the table {_span(*push.GOAL_DISTANCE_RANGE)} m from the cube",
             "nothing else lies on the path between the cube and the target",
         ],
         "effects": ["the cube rests on the table within 5 cm (xy) of the target"],
@@ -79,8 +105,9 @@ TASK_TEXT: dict[str, dict[str, Any]] = {
         "permissions": ["moves_arm", "contact", "grasps"],
         "preconditions": [
             "the arm is idle and not e-stopped, the gripper is empty",
-            "the cube rests upright on the table within x 0.35-0.60 m, y -0.20-0.20 m",
-            "the target is 0.10-0.25 m from the cube (xy), z between 0.02 and 0.25 m",
+            f"the cube rests upright on the table within {_cube_area()}",
+            f"the target is {_span(*pick_place.GOAL_DISTANCE_RANGE)} m from the cube (xy), "
+            f"z between {pick_place.GOAL_Z_RANGE[0]:.2f} and {pick_place.GOAL_Z_RANGE[1]:.2f} m",
         ],
         "effects": [
             "the cube's centre is within 5 cm of the target",
@@ -121,6 +148,25 @@ def parameter_schema(task: str) -> dict:
         "required": ["object", "target"],
         "additionalProperties": False,
     }
+
+
+def task_envelope(task: str) -> dict:
+    """The ``envelope`` block for a task: the regions its training episodes sample (goal
+    box for reach; cube area, goal area and cube-goal distance for push and pick_place,
+    whose air goals add the goal height range), read from the task module."""
+    module = sims.get_task(task)
+    if task == "reach":
+        return Envelope(target_region=Region(module.GOAL_LOW, module.GOAL_HIGH)).to_dict()
+    low, high = tuple(module.GOAL_XY_LOW), tuple(module.GOAL_XY_HIGH)
+    if task == "pick_place":
+        low, high = (*low, module.GOAL_Z_RANGE[0]), (*high, module.GOAL_Z_RANGE[1])
+    elif task != "push":
+        raise ValueError(f"no envelope for task {task!r}")
+    return Envelope(
+        target_region=Region(low, high),
+        object_region=Region(tuple(module.OBJECT_XY_LOW), tuple(module.OBJECT_XY_HIGH)),
+        object_target_distance_xy=Range(*module.GOAL_DISTANCE_RANGE),
+    ).to_dict()
 
 
 def action_description(task: str) -> dict:
@@ -193,6 +239,7 @@ def build_card(
         "limits": panda.limits_dict(),
         "permissions": list(text["permissions"]),
         "preconditions": list(text["preconditions"]),
+        "envelope": task_envelope(task),
         "effects": list(text["effects"]),
         "effects_machine": list(text["effects_machine"]),
         "files": dict(files or {"actor": "actor.onnx", "critic": "critic.onnx"}),
@@ -203,3 +250,38 @@ def build_card(
     if affordance:
         data["affordance"] = dict(affordance)
     return SkillCard.from_dict(data)
+
+
+def refresh_envelope(skill: str | Path) -> Path:
+    """Rewrite only the ``envelope`` block of an exported card with :func:`task_envelope`
+    of its task (placed after ``preconditions`` when the card has none yet); every other
+    key, the ONNX files and their sha256 stay as they are. Returns the card's path."""
+    card = load_card(skill)
+    data: dict[str, Any] = {}
+    for key, value in card.data.items():
+        if key != "envelope":
+            data[key] = value
+        if key == "preconditions":
+            data["envelope"] = task_envelope(str(card.task))
+    data.setdefault("envelope", task_envelope(str(card.task)))
+    return write_card(SkillCard.from_dict(data, card.path), card.path.parent)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m policies.card_content refresh-envelope SKILL_DIR...``"""
+    parser = argparse.ArgumentParser(prog="python -m policies.card_content")
+    sub = parser.add_subparsers(dest="command", required=True)
+    refresh = sub.add_parser(
+        "refresh-envelope",
+        help="rewrite the envelope block of exported cards from their task modules",
+    )
+    refresh.add_argument("skills", nargs="+", help="skill directories or skill.yaml files")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(message)s")
+    for skill in args.skills:
+        logger.info("refreshed the envelope block of %s", refresh_envelope(skill))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

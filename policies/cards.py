@@ -10,7 +10,10 @@ files beside it (sha256) and its task (observation layout, action size, control 
 are :meth:`SkillCard.check_files` and :meth:`SkillCard.check_task`; :func:`validate_card`
 runs all of them. The keys are a contract (see the skill card section of the README):
 :func:`policies.card_content.build_card` writes them from the task module, the robot
-model and the scene file (one source of truth each).
+model and the scene file (one source of truth each). The optional ``envelope`` block
+(:mod:`policies.envelope`) is the region the policy was trained for;
+:meth:`SkillCard.envelope_violations` checks a call against it, for the skill executor
+and the planner alike.
 
 The skill library is found by :func:`skill_library` (default: the shipped
 ``policies/skills``); the scripted ``home`` skill's card is :data:`HOME_CARD`.
@@ -29,6 +32,7 @@ import jsonschema
 import yaml
 
 import sims
+from policies.envelope import Envelope, EnvelopeError
 
 CARD_FILE = "skill.yaml"
 REQUIRED_KEYS = tuple(
@@ -106,6 +110,15 @@ def _number(data: Mapping, key: str, where: str, kind=float):
         raise SkillCardError(f"{where}: {key} must be a number, got {value!r}") from exc
 
 
+def _envelope(data: Mapping, where: str) -> Envelope | None:
+    if data.get("envelope") is None:
+        return None
+    try:
+        return Envelope.from_dict(data["envelope"])
+    except EnvelopeError as exc:
+        raise SkillCardError(f"{where}: {exc}") from exc
+
+
 @dataclass(frozen=True)
 class SkillCard:
     """One skill card, parsed and checked (build it with :meth:`from_dict`). The mapping
@@ -141,6 +154,9 @@ class SkillCard:
     """Permission tags (``moves_arm``, ``contact``, ``grasps``), checked at dispatch."""
     preconditions: tuple[str, ...] = ()
     """Preconditions in words."""
+    envelope: Envelope | None = None
+    """The region its policy was trained for, as machine-checkable preconditions (the
+    ``envelope`` block, :mod:`policies.envelope`); None: no check (older cards)."""
     effects: tuple[str, ...] = ()
     """Effects in words."""
     effects_machine: tuple[dict, ...] = ()
@@ -193,6 +209,7 @@ class SkillCard:
             limits=_mapping(data, "limits", where),
             permissions=tuple(str(t) for t in _items(data, "permissions", where)),
             preconditions=tuple(str(t) for t in _items(data, "preconditions", where)),
+            envelope=_envelope(data, where),
             effects=tuple(str(t) for t in _items(data, "effects", where)),
             effects_machine=tuple(dict(e) for e in _items(data, "effects_machine", where)),
             files=_mapping(data, "files", where),
@@ -262,6 +279,15 @@ class SkillCard:
         if not enums and spec.get("type") == "string":
             enums = list(names)
         return [e for e in enums if e in names], allows_array
+
+    def envelope_violations(self, object_pos: Any | None, target_pos: Any | None) -> list[str]:
+        """The card's envelope preconditions that a call violates, each as ``NAME: value
+        not in [low, high]`` (empty when inside, or when the card has no envelope).
+        ``object_pos``: the cube's centre (None for reach); ``target_pos``: the goal the
+        call resolves to (:mod:`miles_ros.runtime.goals`), both m in the base frame."""
+        if self.envelope is None:
+            return []
+        return self.envelope.violations(object_pos, target_pos)
 
     def file_path(self, role: str) -> Path | None:
         """The file the card names for ``role`` (``actor``, ``critic``), beside the card."""

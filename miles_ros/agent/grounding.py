@@ -175,6 +175,14 @@ class Affordance:
                 pushes = "contact" in skill.permissions and "grasps" not in skill.permissions
                 if obj is not None and pushes and target[2] > ON_TABLE_MAX_Z:
                     return IMPOSSIBLE
+        if skill.card.envelope is not None:  # a hard mask: where its policy was trained
+            try:
+                goal = _goal(world, str(skill.card.task), params)
+            except GoalError:
+                return IMPOSSIBLE
+            start = world.objects.get(goal.object_name) if goal.object_name else None
+            if skill.card.envelope_violations(start, goal.goal_pos):
+                return IMPOSSIBLE
         if world.holds(skill.effects_machine, params):
             return REDUNDANT
         return 1.0

@@ -5,7 +5,8 @@ Takes JSON requests on ``/miles/skill/request`` (``{"id", "skill", "params"}``, 
 ``/joint_states`` and ``/miles/scene/objects`` exactly as in training, runs the actor and
 publishes joint position targets on ``/miles/skill_command`` (to the safety node, never
 to the robot); reports ``/miles/skill/status``; watches ``/miles/safety/state`` and ends
-a skill ``estopped`` when the e-stop latches. The logic lives in
+a skill ``estopped`` when the e-stop latches. A goal outside the skill card's envelope
+(checked against the live scene) is refused before any motion. The logic lives in
 :class:`miles_ros.runtime.skills.SkillExecutor`.
 """
 

@@ -12,10 +12,12 @@ objects, see ``shared/INTERFACES.md``)::
 One skill runs at a time: a new accepted request aborts the running one ("preempted").
 A request that cannot run gets one status ``failed`` whose reason starts with
 ``refused:`` (unknown skill, params failing the card's schema, a name absent from the
-scene, the e-stop latched, no robot state). A running skill reports ``running`` with a
-progress in [0, 1] after each control period and ends ``succeeded`` (the task's own
-success predicate), ``failed`` (timeout, lost robot state), ``aborted`` (cancelled or
-preempted) or ``estopped`` (the safety supervisor latched its e-stop).
+scene, the e-stop latched, no robot state), before any motion; so does a goal outside the
+card's envelope (the region its policy was trained for, checked against the live scene):
+``refused: precondition NAME: value not in [low, high]``. A running skill reports
+``running`` with a progress in [0, 1] after each control period and ends ``succeeded``
+(the task's own success predicate), ``failed`` (timeout, lost robot state), ``aborted``
+(cancelled or preempted) or ``estopped`` (the safety supervisor latched its e-stop).
 """
 
 from __future__ import annotations
@@ -178,6 +180,9 @@ class SkillExecutor:
                 goal = resolve_goal(skill.task.CONFIG.name, params, self.scene, self.objects)
             except GoalError as exc:
                 return [status(rid, name, "failed", 0.0, f"refused: {exc}")]
+            refusal = self._envelope_refusal(skill, goal)
+            if refusal:
+                return [status(rid, name, "failed", 0.0, refusal)]
         out = []
         if self.active is not None:
             out.append(self._finish("aborted", f"preempted by request {rid!r}", now))
@@ -273,6 +278,15 @@ class SkillExecutor:
         if self.joints is None:
             return "no robot state yet (/joint_states)"
         return ""
+
+    def _envelope_refusal(self, skill: RunnableSkill, goal: Goal) -> str:
+        """``refused: precondition ...`` when the resolved goal (and the cube's live
+        position) lies outside the card's envelope; "" inside it."""
+        obj = None if goal.object_name is None else self.objects[goal.object_name].position
+        violations = skill.card.envelope_violations(obj, goal.goal_pos)
+        if not violations:
+            return ""
+        return "refused: precondition " + "; precondition ".join(violations)
 
     def _home_timeout(self) -> float:
         q = self.joints.arm_pos if self.joints is not None else panda.home_joint_positions

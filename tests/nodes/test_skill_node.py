@@ -1,7 +1,8 @@
 """skill_node over real rclpy on loopback, in the full graph: sim_node (PyBullet) ->
 safety_node -> skill_node. A skill runs to success through the supervisor; unknown
-skills and bad params are refused with reasons; preemption and cancel; an e-stop
-mid-skill ends it `estopped` and the arm holds.
+skills, bad params and goals outside a skill's envelope are refused with reasons before
+any motion; preemption and cancel; an e-stop mid-skill ends it `estopped` and the arm
+holds.
 
 The success test runs the shipped reach skill when policies/skills/reach exists, else
 the scripted linear reach (an ONNX file with a real card; tests/runtime/skill_fixtures).
@@ -31,6 +32,8 @@ from tests.runtime.skill_fixtures import (  # noqa: E402
 HOME_TCP = panda.fk_tcp(panda.home_joint_positions)
 NEAR = [round(float(v), 3) for v in HOME_TCP + np.array([0.12, 0.10, -0.15])]
 """A reach target the scripted linear skill reaches from home."""
+FAR_RIGHT, FAR_LEFT = [0.35, -0.28, 0.2], [0.35, 0.28, 0.2]
+"""Reach targets far from home inside reach's envelope: a skill still running later."""
 
 
 @pytest.fixture(scope="module")
@@ -112,6 +115,22 @@ def test_unknown_skills_and_bad_params_are_refused_with_reasons(graph):
     assert graph.skill_commands == []  # nothing was ever sent toward the robot
 
 
+def test_goals_outside_a_skills_envelope_are_refused_before_any_motion(graph):
+    graph.request("far", "reach", target=[5.0, 5.0, 5.0])
+    graph.request("under", "reach", target=[0.45, 0.0, -0.05])  # under the table top
+    graph.request("push", "push", object="red_cube", target="left_pad")  # 0.36 m apart
+    far, under, push = graph.final("far"), graph.final("under"), graph.final("push")
+    for final in (far, under, push):
+        assert final["state"] == "failed"
+        assert final["reason"].startswith("refused: precondition "), final
+    assert "target_region: x 5.000 m not in [0.300, 0.650] m" in far["reason"]
+    assert "target_region: z -0.050 m not in [0.050, 0.450] m" in under["reason"]
+    assert "object_target_distance_xy: 0.364 m not in [0.100, 0.250] m" in push["reason"]
+    assert not any(s["state"] == "running" for s in graph.statuses)
+    assert graph.skill_commands == []  # nothing was ever sent toward the robot
+    assert graph.nodes[2].skills.active is None
+
+
 def test_a_skill_with_fingers_commands_arm_and_fingers(graph):
     arrivals = []  # (command stamp, probe clock at arrival) in s
     clock = graph.probe.get_clock()
@@ -150,7 +169,7 @@ def test_a_skill_with_fingers_commands_arm_and_fingers(graph):
 
 
 def test_a_new_request_preempts_and_cancel_aborts(graph):
-    graph.request("a", "reach", target=[0.3, -0.35, 0.2])  # far: still running later
+    graph.request("a", "reach", target=FAR_RIGHT)
     graph.wait(
         lambda: any(
             s["id"] == "a" and s["state"] == "running" and s.get("step", 0) >= 3
@@ -158,7 +177,7 @@ def test_a_new_request_preempts_and_cancel_aborts(graph):
         ),
         what="a running",
     )
-    graph.request("b", "reach", target=[0.3, 0.35, 0.2])
+    graph.request("b", "reach", target=FAR_LEFT)
     aborted = graph.final("a")
     assert aborted["state"] == "aborted" and "preempted by request 'b'" in aborted["reason"]
     graph.wait(lambda: any(s["id"] == "b" for s in graph.statuses), what="b running")
@@ -173,7 +192,7 @@ def test_a_new_request_preempts_and_cancel_aborts(graph):
 
 
 def test_estop_mid_skill_reports_estopped_and_the_arm_holds(graph):
-    graph.request("e", "reach", target=[0.3, -0.35, 0.2])
+    graph.request("e", "reach", target=FAR_RIGHT)
     graph.wait(
         lambda: any(s["id"] == "e" and s.get("progress", 0) > 0.05 for s in graph.statuses),
         what="the arm moving",

@@ -7,7 +7,7 @@ import onnx
 import pytest
 import torch
 
-from policies.card_content import build_card
+from policies.card_content import build_card, main
 from policies.cards import SkillCardError, write_card
 from policies.export import ONNX_OPSET, export_onnx
 from policies.ppo.networks import ActorCritic
@@ -106,3 +106,26 @@ def test_card_for_the_wrong_task_is_rejected(skill_dir, tmp_path):
     (tmp_path / "skill.yaml").write_text(text)
     with pytest.raises(SkillCardError, match="observation dim"):
         SkillPolicy(tmp_path)
+
+
+def test_the_exported_card_carries_the_tasks_envelope(skill_dir):
+    out, _ = skill_dir
+    card = SkillPolicy(out).card
+    assert card.envelope is not None
+    assert card.envelope.target_region.low == tuple(reach.GOAL_LOW)
+    assert card.envelope.target_region.high == tuple(reach.GOAL_HIGH)
+    assert card.envelope_violations(None, [5.0, 5.0, 5.0])
+    assert card.envelope_violations(None, list((reach.GOAL_LOW + reach.GOAL_HIGH) / 2)) == []
+
+
+def test_refresh_envelope_rewrites_only_that_block(skill_dir, tmp_path):
+    out, _ = skill_dir
+    for f in out.iterdir():
+        (tmp_path / f.name).write_bytes(f.read_bytes())
+    original = (tmp_path / "skill.yaml").read_text()
+    stale = original.replace("    - 0.45\n", "    - 0.95\n")  # z high of the target region
+    assert stale != original
+    (tmp_path / "skill.yaml").write_text(stale)
+    assert main(["refresh-envelope", str(tmp_path)]) == 0
+    assert (tmp_path / "skill.yaml").read_text() == original
+    SkillPolicy(tmp_path)  # the sha256 of both ONNX files still hold

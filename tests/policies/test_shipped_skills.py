@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 import sims
-from policies.cards import REQUIRED_KEYS, validate_card
+from policies.card_content import build_card
+from policies.cards import REQUIRED_KEYS, load_card, validate_card
 from policies.runtime import SkillPolicy
 
 SKILLS_DIR = Path(__file__).resolve().parents[2] / "policies" / "skills"
@@ -47,3 +48,16 @@ def test_shipped_skill_acts_on_its_task_observations(name):
     assert actions.shape == (4, policy.action_dim)
     assert np.all(np.isfinite(actions)) and np.all(np.abs(actions) <= 1.0)
     assert np.all(np.isfinite(policy.value(obs)))
+
+
+@pytest.mark.parametrize("name", SHIPPED)
+def test_envelope_block_is_what_build_card_writes(name):
+    """The block and the preconditions in words are the task module's current sampling
+    ranges (refresh with ``python -m policies.card_content refresh-envelope DIR``)."""
+    card = load_card(SKILLS_DIR / name)
+    built = build_card(card.name, str(card.task), card.sha256, card.provenance, card.evaluation)
+    assert card.to_dict()["envelope"] == built.to_dict()["envelope"]
+    assert card.envelope == built.envelope
+    assert card.preconditions == built.preconditions
+    keys = list(card.to_dict())
+    assert keys.index("envelope") == keys.index("preconditions") + 1

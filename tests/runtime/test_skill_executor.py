@@ -121,10 +121,10 @@ def test_timeout_and_lost_state_fail_with_reasons(library_dir):
 
 def test_success_is_the_task_predicate(library_dir):
     ex = make_executor(library_dir)
-    tcp = panda.fk_tcp(panda.home_joint_positions)
-    (running,) = ex.on_request(request("a", "reach", target=list(tcp + [0.0, 0.0, 0.06])), 0.0)
+    tcp = panda.fk_tcp(panda.home_joint_positions)  # below it: inside reach's envelope
+    (running,) = ex.on_request(request("a", "reach", target=list(tcp - [0.0, 0.0, 0.06])), 0.0)
     assert ex.tick(0.04).statuses[0]["state"] == "running"  # 6 cm away: not yet
-    ex.on_request(request("b", "reach", target=list(tcp + [0.0, 0.0, 0.04])), 0.1)
+    ex.on_request(request("b", "reach", target=list(tcp - [0.0, 0.0, 0.04])), 0.1)
     (done,) = ex.tick(0.14).statuses  # 4 cm: inside the 5 cm threshold
     assert (done["id"], done["state"], done["progress"]) == ("b", "succeeded", 1.0)
 
