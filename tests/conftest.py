@@ -19,7 +19,7 @@ from hypothesis import core, settings  # noqa: E402
 
 # Property tests scale their own example counts by max_examples / 100 (see
 # tests/safety/safety_harness.py: ``examples``): 1x locally, CI_EXAMPLES_SCALE x in CI.
-CI_EXAMPLES_SCALE = 4
+CI_EXAMPLES_SCALE = 8
 settings.register_profile("dev", print_blob=True)
 settings.register_profile("ci", max_examples=100 * CI_EXAMPLES_SCALE, print_blob=True)
 settings.load_profile("ci" if os.environ.get("CI", "").lower() in ("1", "true") else "dev")

@@ -207,6 +207,8 @@ def _recovers(q0, target, seconds):
         run.request(target)
         run.tick()
         points.append(_point_clearance(run.sup, run.positions[-1]))
+        if np.array_equal(run.positions[-1], target):
+            break
     return run, np.array(points)
 
 
