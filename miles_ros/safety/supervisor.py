@@ -27,7 +27,7 @@ The pieces that do not touch the mode live beside it: request checks and joint l
 (:mod:`~miles_ros.safety.requests`), the fingers (:mod:`~miles_ros.safety.fingers`), the
 per-joint kernel state (:mod:`~miles_ros.safety.shaping`), the one-period check
 (:mod:`~miles_ros.safety.cartesian`), the audit trail (:mod:`~miles_ros.safety.audit`).
-The class itself stays whole (~470 lines): every transition (request, watchdog, e-stop,
+The class itself stays whole (~520 lines): every transition (request, watchdog, e-stop,
 reset, skill) reads and writes the same output state, so a split would scatter the mode
 logic over modules.
 """
@@ -396,9 +396,11 @@ class SafetySupervisor:
             f"measured {deviation[worst]:.3f} rad from the command (tolerance "
             f"{self.config.tracking_tolerance} rad): re-seeded from the measured state, holding",
         )
-        LOG.warning(
-            "tracking reset: %s measured %.3f rad from the command",
-            *(self.config.joint_names[worst], deviation[worst]),
+        self._burst.warn(
+            "tracking_reset",
+            now,
+            f"tracking reset: {self.config.joint_names[worst]} measured "
+            f"{deviation[worst]:.3f} rad from the command; holding the measured pose",
         )
 
     def _stream_target(self, now: float) -> np.ndarray:
