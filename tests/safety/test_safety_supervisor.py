@@ -363,6 +363,8 @@ def test_supervisor_refuses_requests_of_a_disallowed_skill():
         ("workspace_min", (1.0, 0.0, 0.0)),
         ("position_margin", 0.9),
         ("joint_names", ("a", "b")),
+        ("tracking_tolerance", 0.0),
+        ("tracking_tolerance", math.inf),
     ],
 )
 def test_invalid_config_is_refused(field, value):
