@@ -177,7 +177,7 @@ def _run_sequence(client: GraphClient, steps: list[Step], out: Path, log) -> dic
             "events_by_kind": dict(kinds),
             "final_state": client.safety,
             "note": "interventions: the supervisor's count; events: what it published (at "
-            "most one per kind and joint per audit_throttle)",
+            "most one per kind per audit_throttle, the rest counted in suppressed)",
         },
         "estop": estop,
         "pictures": ["before.png", "estop.png", "after.png"],

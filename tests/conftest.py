@@ -1,6 +1,9 @@
-"""Shared test setup: repository root on sys.path (for runs without `pip install -e`)."""
+"""Shared test setup: repository root on sys.path (for runs without `pip install -e`), and
+the hypothesis profile: randomized every run with the seed printed, a larger example
+budget in CI."""
 
 import os
+import random
 import sys
 from pathlib import Path
 
@@ -11,3 +14,30 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
+
+from hypothesis import core, settings  # noqa: E402
+
+# Property tests scale their own example counts by max_examples / 100 (see
+# tests/safety/safety_harness.py: ``examples``): 1x locally, CI_EXAMPLES_SCALE x in CI.
+CI_EXAMPLES_SCALE = 8
+settings.register_profile("dev", print_blob=True)
+settings.register_profile("ci", max_examples=100 * CI_EXAMPLES_SCALE, print_blob=True)
+settings.load_profile("ci" if os.environ.get("CI", "").lower() in ("1", "true") else "dev")
+
+_seed: int | None = None
+
+
+def pytest_configure(config):
+    """One random seed per run for every hypothesis test (``--hypothesis-seed=N`` replays
+    a run); printed in the summary."""
+    global _seed
+    given = config.getoption("hypothesis_seed", None)
+    _seed = int(given) if given not in (None, "") else random.SystemRandom().randrange(2**32)
+    core.global_force_seed = _seed
+
+
+def pytest_terminal_summary(terminalreporter):
+    terminalreporter.write_line(
+        f"hypothesis profile {settings.get_current_profile_name()!r}, seed {_seed} "
+        f"(replay: pytest --hypothesis-seed={_seed})"
+    )

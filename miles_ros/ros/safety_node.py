@@ -8,7 +8,9 @@ once per control period, ``/miles/safety/state`` (JSON, reliable + transient-loc
 ``/miles/safety/events`` (one JSON object per intervention). Services:
 ``/miles/safety/trigger_estop`` and ``/miles/safety/reset_estop`` (std_srvs/Trigger).
 Every name, limit and rate is a parameter (defaults in ``config/safety.yaml``); only
-``reduced_speed`` may change at run time.
+``reduced_speed`` may change at run time. A measured arm that leaves the commanded
+trajectory by more than ``tracking_tolerance`` (a sim reset, a hand-guided arm) is held
+where it is measured (event ``tracking_reset``), never pulled back.
 """
 
 from __future__ import annotations

@@ -5,6 +5,13 @@ and the cubes' poses as JSON on ``/miles/scene/objects``; takes motor position t
 from ``/miles/joint_command`` (only the safety node publishes there); services reset the
 scene and capture a camera frame (``sensor_msgs/Image`` on ``/miles/camera/image_raw``).
 The physics lives in :class:`miles_ros.runtime.scene_world.SceneWorld`.
+
+Reset and the safety node: the reset moves the arm to its initial pose at once, the way a
+real arm moves under hand-guiding or a controller restart. Until a command agrees with
+the pose it was reset to (within :data:`RESET_AGREEMENT`), arm commands are set aside:
+the ones still in flight were computed for the old pose. The safety node sees the
+measured jump as a tracking reset and holds the new pose, which opens the gate; without
+a safety node the sim follows commands again after :data:`RESET_GATE_S`.
 """
 
 from __future__ import annotations
@@ -27,11 +34,18 @@ from miles_ros.ros.params import declare_params
 from miles_ros.ros.qos import COMMAND_QOS, IMAGE_QOS, SENSOR_QOS
 from miles_ros.runtime.params import SimNodeParams
 from miles_ros.runtime.scene_world import JOINT_NAMES, CameraProcess, SceneWorld
+from miles_ros.safety.config import SafetyConfig
 from sims.scene import load_scene
 
 MAX_CATCH_UP = 4
 """Real time: at most this many publish periods of physics per tick; beyond it (after a
 capture or a stall) the sim drops the lost wall time instead of racing to catch up."""
+RESET_AGREEMENT = SafetyConfig.tracking_tolerance
+"""After a reset, an arm command this close (rad, every joint) to the measured pose opens
+the gate (the safety node's default tracking tolerance)."""
+RESET_GATE_S = 1.0
+"""After a reset with no agreeing command for this long (wall s), commands are followed
+again (no safety node in the graph)."""
 
 
 class SimNode(Node):
@@ -65,6 +79,9 @@ class SimNode(Node):
         self.objects_every = max(1, round(prm.publish_rate_hz / prm.objects_rate_hz))
         self.ticks = 0
         self.rejected = 0
+        self.set_aside = 0
+        """Arm commands set aside after a reset (computed for the pose before it)."""
+        self.reset_gate: float | None = None  # monotonic time of the last reset, until agreed
         self.lock = threading.Lock()
         self.wall_origin = time.monotonic()
         self.running = True
@@ -141,6 +158,9 @@ class SimNode(Node):
             self.get_logger().warning(f"joint command rejected: {bad}", throttle_duration_sec=1.0)
             return
         with self.lock:
+            if self.reset_gate is not None and not self._gate_opens(names, positions):
+                self.set_aside += 1
+                return
             arm = self.world.arm_target.copy()
             fingers = []
             for name, value in zip(names, positions, strict=True):
@@ -151,9 +171,23 @@ class SimNode(Node):
                     fingers.append(value)
             self.world.set_targets(arm, float(np.mean(fingers)) if fingers else None)
 
+    def _gate_opens(self, names, positions) -> bool:
+        """Whether an arm command after a reset may be followed (see the module docstring)."""
+        if time.monotonic() - self.reset_gate > RESET_GATE_S:
+            self.reset_gate = None
+            return True
+        measured = self.world.joint_state()[0]
+        arm = [(self.index[n], v) for n, v in zip(names, positions, strict=True)]
+        arm = [(i, v) for i, v in arm if i < 7]
+        if not arm or any(abs(v - measured[i]) > RESET_AGREEMENT for i, v in arm):
+            return False
+        self.reset_gate = None
+        return True
+
     def on_reset(self, request, response):
         with self.lock:
             self.world.reset()
+            self.reset_gate = time.monotonic()
         self.wall_origin = time.monotonic()
         response.success, response.message = True, "arm at the initial pose, cubes replaced"
         return response

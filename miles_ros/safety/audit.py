@@ -1,5 +1,6 @@
-"""Audit trail: every intervention as one JSON object, published and appended to a JSONL
-file; and a logger that reports a burst of rejected requests once."""
+"""Audit trail: every intervention as one JSON object, appended to a JSONL file (every
+one) and published (at most one per kind per throttle window, with the count of the ones
+left out); and a logger that reports a burst of rejected requests once."""
 
 from __future__ import annotations
 
@@ -15,7 +16,16 @@ LOG = logging.getLogger("miles_ros.safety")
 
 # Kinds that always pass the throttle (state changes an operator must see).
 _UNTHROTTLED = frozenset(
-    {"estop", "estop_input", "reset", "reset_refused", "watchdog", "resume", "skill"}
+    {
+        "estop",
+        "estop_input",
+        "reset",
+        "reset_refused",
+        "watchdog",
+        "resume",
+        "skill",
+        "tracking_reset",
+    }
 )
 NOT_INTERVENTIONS = frozenset({"estop_input", "reset", "resume", "skill"})
 """Kinds written to the trail for context but not counted as interventions."""
@@ -38,7 +48,8 @@ class Intervention:
     detail: str = ""
     """A human-readable reason."""
     suppressed: int = 0
-    """Events of the same kind and joint left out since the previous one (throttle)."""
+    """Events of the same kind (any joint) left out of the published stream since the
+    previous published one (throttle); 0 in the file, which keeps every event."""
 
     def to_json(self) -> str:
         """One line of JSON (non-finite numbers as strings, so the line stays valid JSON)."""
@@ -67,8 +78,9 @@ def _jsonable(value: Any) -> Any:
 
 
 class AuditLog:
-    """Counts every intervention, emits them (throttled per kind and joint) to listeners and
-    an optional JSONL file."""
+    """Counts every intervention, writes every one to an optional JSONL file and emits them
+    to listeners throttled per kind: at most one per kind per ``throttle`` seconds (state
+    changes such as 'estop' always), carrying the number of that kind left out since."""
 
     def __init__(self, path: str | Path | None = None, throttle: float = 0.0) -> None:
         self.count = 0
@@ -77,8 +89,8 @@ class AuditLog:
         self.listeners: list[Callable[[Intervention, str], None]] = []
         """Called with (intervention, json line) for every emitted event."""
         self._throttle = throttle
-        self._last: dict[tuple[str, str | None], float] = {}
-        self._held: dict[tuple[str, str | None], int] = {}
+        self._last: dict[str, float] = {}
+        self._held: dict[str, int] = {}
         self._file = None
         if path:
             Path(path).parent.mkdir(parents=True, exist_ok=True)
@@ -99,21 +111,24 @@ class AuditLog:
         allowed: Any = None,
         detail: str = "",
     ) -> bool:
-        """Like :meth:`record`, building the Intervention only when it is emitted."""
+        """Like :meth:`record`, building the Intervention only when it is written or emitted."""
         if kind not in NOT_INTERVENTIONS:
             self.count += 1
-        key = (kind, joint)
+        emit = True
         if self._throttle > 0.0 and kind not in _UNTHROTTLED:
-            last = self._last.get(key)
-            if last is not None and time - last < self._throttle:
-                self._held[key] = self._held.get(key, 0) + 1
-                return False
-        self._last[key] = time
-        event = Intervention(time, kind, joint, requested, allowed, detail, self._held.pop(key, 0))
-        line = event.to_json()
+            last = self._last.get(kind)
+            emit = last is None or time - last >= self._throttle
         if self._file is not None:
+            line = Intervention(time, kind, joint, requested, allowed, detail).to_json()
             self._file.write(line + "\n")
             self._file.flush()
+        if not emit:
+            self._held[kind] = self._held.get(kind, 0) + 1
+            return False
+        self._last[kind] = time
+        held = self._held.pop(kind, 0)
+        event = Intervention(time, kind, joint, requested, allowed, detail, held)
+        line = event.to_json()
         for listener in self.listeners:
             listener(event, line)
         return True

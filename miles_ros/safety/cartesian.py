@@ -9,13 +9,24 @@ of radius ``sum_i LIP_i * stop_travel_i`` around the commanded pose while every 
 stops (``LIP_i`` bounds the distance from joint ``i``'s axis to the TCP, so it is a
 Lipschitz constant of the TCP position in ``q_i``). The ball must stay inside the
 workspace and outside every zone; a state that already violates this (a robot started
-inside a zone) may only move so that the violation does not grow. Under braking the
+inside a zone, or re-seeded there by a tracking reset) may only move so that neither the
+ball's nor the TCP point's violation grows. Under braking the
 new ball lies inside the old one (up to discretisation, exercised by the property
 tests), so the fully braking command is acceptable: when the shaped command fails, the
 output is the largest blend ``brake + s (shaped - brake)`` found to pass (a
 false-position search on a continuous margin, started from the exact crossing of the
 speed cap along the TCP chord when only the cap bound; every blend respects the joint
 limits because each joint's admissible set is an interval).
+
+Recovery: at rest on a boundary (or in a violation) every first step of a move away
+grows the braking ball faster than it moves the TCP off the boundary (the Lipschitz
+radius is conservative), so the ball rule alone would wedge the arm there. A candidate
+is therefore also accepted when its braking ball is at most :data:`RECOVERY_RADIUS` and
+its TCP point gets no closer to the nearest boundary (point clearance not below
+``min(previous point clearance, RECOVERY_RADIUS)``): a move out of a violation or off a
+boundary is allowed at a low speed, the TCP point never enters a violation it was not in
+nor goes deeper into one, and a stop during it ends at most ``RECOVERY_RADIUS`` past a
+boundary the arm was touching.
 
 Only the TCP point is checked (not the links or the hand's volume); ``zone_padding``
 grows every zone and shrinks the workspace to leave room for them.
@@ -52,6 +63,8 @@ from miles_ros.safety.zones import clearance, parse_zone, segment_clear
 __all__ = ["cartesian_filter", "parse_zone", "supervise_step"]
 """``parse_zone`` stays importable here for the callers written before the split."""
 
+RECOVERY_RADIUS = 0.01
+"""Largest braking ball (m) of a recovery step (see the module docstring)."""
 _BLEND_ITERS = 10
 _BLEND_TOL = 0.02
 """The blend search stops when the margin is within this fraction of the step allowed
@@ -59,28 +72,38 @@ by the speed cap (the output is then at most 2 % slower than it could be)."""
 
 
 @njit(cache=True)
-def _evaluate(js, q_new, v_new, a_new, p_prev, c_floor, h, speed_cap, ws, boxes, spheres, pad, p):
+def _evaluate(
+    js, q_new, v_new, a_new, p_prev, c_floor, d_prev, h, speed_cap, ws, boxes, spheres, pad, p
+):
     """Check one candidate; writes its TCP position into ``p``.
 
-    Returns (code, margin, speed, clearance): code 0 = acceptable; margin (m) >= 0 when
-    both the TCP step (speed cap * h) and the braking-ball clearance pass, a continuous
+    Returns (code, margin, speed, clearance, point clearance, geometric margin): code 0 =
+    acceptable; margin (m) >= 0 when both the TCP step (speed cap * h) and the geometric
+    rule pass (the ball rule, or the recovery rule of the module docstring), a continuous
     quantity used to search the blend factor.
     """
     tcp_position_into(q_new, p)
-    c = clearance(p, braking_radius(js, v_new, a_new), ws, boxes, spheres, pad)
+    r = braking_radius(js, v_new, a_new)
+    d = clearance(p, 0.0, ws, boxes, spheres, pad)
+    c = d - r
+    # The ball no deeper than before and the point no deeper than before; or a recovery
+    # step: a small ball and the point no closer to the nearest boundary.
+    normal = min(c - c_floor, d - min(d_prev, 0.0) + 1e-12)
+    recovery = min(RECOVERY_RADIUS - r, d - min(d_prev, RECOVERY_RADIUS) + 1e-12)
+    geom = max(normal, recovery)
     dx = p[0] - p_prev[0]
     dy = p[1] - p_prev[1]
     dz = p[2] - p_prev[2]
     step = math.sqrt(dx * dx + dy * dy + dz * dz)
-    margin = min(speed_cap * h - step, c - c_floor)
+    margin = min(speed_cap * h - step, geom)
     code = 0
-    if c < c_floor or not segment_clear(p_prev, p, boxes, spheres, pad):
+    if geom < 0.0 or not segment_clear(p_prev, p, boxes, spheres, pad):
         code = CARTESIAN
         if margin >= 0.0:
             margin = -1e-9  # the segment test failed: infeasible, but no distance
     elif step > speed_cap * h:
         code = TCP_SPEED
-    return code, margin, step / h, c
+    return code, margin, step / h, c, d, geom
 
 
 @njit(cache=True)
@@ -108,25 +131,30 @@ def _blend(js, h, out, brake, s, qv, vv, av):
 
 
 @njit(cache=True)
-def cartesian_filter(js, h, out, brake, p_prev, c_prev, speed_cap, ws, boxes, spheres, pad, res):
+def cartesian_filter(
+    js, h, out, brake, p_prev, c_prev, speed_cap, ws, boxes, spheres, pad, res, d_prev=1e300
+):
     """Accept ``out`` or replace it by the largest acceptable blend toward the braking output.
 
     ``brake`` [n, 4] is scratch for the braking output of the same state (computed here
     only when ``out`` fails). The blend factor is searched by false position (Illinois)
-    on the continuous margin, keeping the best acceptable factor found. ``res`` [5]
-    receives (blend factor s, clearance, px, py, pz) of the chosen output. Returns the
-    code of the check that bound (0 when ``out`` passed unchanged).
+    on the continuous margin, keeping the best acceptable factor found. ``c_prev`` and
+    ``d_prev``: the ball's and the TCP point's clearance at the previous output. ``res``
+    [8] receives (blend factor s, clearance, px, py, pz) of the chosen output in
+    ``res[0:5]`` and its point clearance in ``res[7]``. Returns the code of the check that
+    bound (0 when ``out`` passed unchanged).
     """
     n = js.shape[0]
     c_floor = min(c_prev, 0.0) - 1e-12
     p = np.empty(3)
-    code, m_hi, speed, c = _evaluate(
+    code, m_hi, speed, c, d, _ = _evaluate(
         js,
         out[:, OUT_Q],
         out[:, OUT_V],
         out[:, OUT_A],
         p_prev,
         c_floor,
+        d_prev,
         h,
         speed_cap,
         ws,
@@ -139,19 +167,21 @@ def cartesian_filter(js, h, out, brake, p_prev, c_prev, speed_cap, ws, boxes, sp
         res[0] = 1.0
         res[1] = c
         res[2:5] = p
+        res[7] = d
         return 0
     first_code = code
     p_cand = p.copy()
     brake_step(js, h, brake)
     # The braking output is always kept (it cannot make a clear state unclear); the speed
     # cap is relaxed to its speed when the arm already moves faster than the cap.
-    _, _, bspeed, bc = _evaluate(
+    _, _, bspeed, bc, bd, bgeom = _evaluate(
         js,
         brake[:, OUT_Q],
         brake[:, OUT_V],
         brake[:, OUT_A],
         p_prev,
         c_floor,
+        d_prev,
         h,
         1e300,
         ws,
@@ -165,9 +195,10 @@ def cartesian_filter(js, h, out, brake, p_prev, c_prev, speed_cap, ws, boxes, sp
     qv = np.empty(n)
     vv = np.empty(n)
     av = np.empty(n)
-    m_lo = min((cap - bspeed) * h, bc - c_floor)
+    m_lo = min((cap - bspeed) * h, bgeom)
     best_s = 0.0
     best_c = bc
+    best_d = bd
     s_lo, s_hi = 0.0, 1.0
     m_lo = max(m_lo, 0.0)
     side = 0
@@ -185,11 +216,11 @@ def cartesian_filter(js, h, out, brake, p_prev, c_prev, speed_cap, ws, boxes, sp
             s = 0.5 * (s_lo + s_hi)
         s = min(max(s, s_lo + 1e-3 * (s_hi - s_lo)), s_hi - 1e-3 * (s_hi - s_lo))
         _blend(js, h, out, brake, s, qv, vv, av)
-        code, m, speed, c = _evaluate(
-            js, qv, vv, av, p_prev, c_floor, h, cap, ws, boxes, spheres, pad, p
+        code, m, speed, c, d, _ = _evaluate(
+            js, qv, vv, av, p_prev, c_floor, d_prev, h, cap, ws, boxes, spheres, pad, p
         )
         if code == 0:
-            best_s, best_c = s, c
+            best_s, best_c, best_d = s, c, d
             best_p[:] = p
             s_lo, m_lo = s, m
             if side == 1:
@@ -215,6 +246,7 @@ def cartesian_filter(js, h, out, brake, p_prev, c_prev, speed_cap, ws, boxes, sp
     res[0] = best_s
     res[1] = best_c
     res[2:5] = best_p
+    res[7] = best_d
     return first_code
 
 
@@ -235,12 +267,15 @@ def supervise_step(
     spheres,
     pad,
     res,
+    d_prev=1e300,
 ):
     """One complete check: shape every joint, apply the Cartesian limits (unless stopping),
     then advance the state in ``js`` to the new output (and its stop envelope).
 
-    ``res`` [7] receives (blend factor, clearance, px, py, pz, fallback joints, still).
-    Returns the Cartesian code (0 when the Cartesian checks did not intervene).
+    ``c_prev``/``d_prev``: the braking ball's/TCP point's clearance at the previous output
+    (``d_prev`` defaults to clear). ``res`` [8] receives (blend factor, clearance, px, py,
+    pz, fallback joints, still, point clearance). Returns the Cartesian code (0 when the
+    Cartesian checks did not intervene).
     """
     n_fallback = shape_step(js, h, stop_mode, scale_mode, out, work)
     code = 0
@@ -248,13 +283,12 @@ def supervise_step(
         p = np.empty(3)
         tcp_position_into(out[:, OUT_Q], p)
         res[0] = 1.0
-        res[1] = clearance(
-            p, braking_radius(js, out[:, OUT_V], out[:, OUT_A]), ws, boxes, spheres, pad
-        )
+        res[7] = clearance(p, 0.0, ws, boxes, spheres, pad)
+        res[1] = res[7] - braking_radius(js, out[:, OUT_V], out[:, OUT_A])
         res[2:5] = p
     else:
         code = cartesian_filter(
-            js, h, out, scratch, p_prev, c_prev, speed_cap, ws, boxes, spheres, pad, res
+            js, h, out, scratch, p_prev, c_prev, speed_cap, ws, boxes, spheres, pad, res, d_prev
         )
     still = 1.0
     env = np.empty(2)

@@ -47,6 +47,12 @@ class SafetyConfig:
     """Requests stamped further than this (s) in the future are rejected."""
     still_velocity: float = 0.01
     """Reset requires every measured joint speed below this (rad/s)."""
+    tracking_tolerance: float = 0.25
+    """A measured joint this far (rad) from the last command has left the commanded
+    trajectory (a reset or hand-guided arm, a controller restart): the output is re-seeded
+    from the measured state and held there (event 'tracking_reset'). Normal tracking
+    stays below it: a lag of up to 0.045 rad at full speed in PyBullet, 0.13 rad through
+    the in-process ROS graph on a loaded machine."""
     fault_violations: int = 25
     """Rejected requests (malformed, stale, refused skill) within fault_window that
     trigger the e-stop; 0 disables this fault."""
@@ -76,8 +82,9 @@ class SafetyConfig:
     audit_path: str = ""
     """Append every intervention as one JSON line to this file ('' = off)."""
     audit_throttle: float = 0.1
-    """Minimum interval (s) between two events of the same kind and joint; the ones in
-    between are counted in the next event's 'suppressed' field."""
+    """Minimum interval (s) between two published events of the same kind (any joint); the
+    ones in between are counted in the next published event's 'suppressed' field. The
+    audit_path file keeps every event."""
     log_burst_gap: float = 1.0
     """A quiet period (s) that ends a burst of rejected requests (logged once per burst)."""
 
@@ -132,6 +139,7 @@ _FIELD_CHECKS = {
     "max_request_age": (_positive, "positive"),
     "max_request_lead": (lambda x: math.isfinite(x) and x >= 0.0, "non-negative"),
     "still_velocity": (_positive, "positive"),
+    "tracking_tolerance": (lambda x: 0.0 < x <= 1.0, "in (0, 1] rad"),
     "fault_violations": (lambda x: x >= 0, "non-negative"),
     "fault_window": (_positive, "positive"),
     "workspace_min": (lambda x: len(x) == 3 and all(map(math.isfinite, x)), "3 finite numbers"),

@@ -352,16 +352,22 @@ def joint_state(limits, lipschitz: np.ndarray) -> np.ndarray:
     return js
 
 
-def start_at(js: np.ndarray, q: np.ndarray, limits) -> bool:
-    """Put ``js`` at rest at the measured ``q``. A joint measured outside its band may not go
-    further out (the band re-tightens as it moves in, see :func:`relax_band`); returns True
-    when a band was widened."""
+def start_at(js: np.ndarray, q: np.ndarray, limits, v: np.ndarray | None = None) -> bool:
+    """Put ``js`` at the measured ``q``, at rest or moving at ``v`` (clipped to the velocity
+    limits, zero acceleration). A joint whose stop from there ends outside its band may
+    not go further out than that stop (the band re-tightens as it moves in, see
+    :func:`relax_band`); returns True when a band was widened."""
     js[:, Q] = q
-    js[:, V] = 0.0
+    js[:, V] = 0.0 if v is None else np.clip(v, -js[:, VMAX], js[:, VMAX])
     js[:, A] = 0.0
-    js[:, LO] = np.minimum(limits.lower, q)
-    js[:, HI] = np.maximum(limits.upper, q)
-    return bool(np.any(q < limits.lower) or np.any(q > limits.upper))
+    lo, hi = q.copy(), q.copy()
+    for i in np.flatnonzero(js[:, V]):  # the stop's reach, with room for its discretisation
+        vi, amax, jmax = js[i, V], js[i, AMAX], js[i, JMAX]
+        hi[i] += 1.01 * stop_travel_forward(vi, 0.0, amax, jmax) + 1e-9
+        lo[i] -= 1.01 * stop_travel_forward(-vi, 0.0, amax, jmax) + 1e-9
+    js[:, LO] = np.minimum(limits.lower, lo)
+    js[:, HI] = np.maximum(limits.upper, hi)
+    return bool(np.any(js[:, LO] < limits.lower) or np.any(js[:, HI] > limits.upper))
 
 
 def begin_stop(js: np.ndarray, env: np.ndarray) -> None:

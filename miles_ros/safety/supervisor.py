@@ -16,11 +16,18 @@ Modes (``state()["mode"]``):
 * ``estop``: latched and stopped: the stopped position is held; every request is refused
   until :meth:`reset_estop` succeeds (arm measured still, e-stop input released).
 
+Tracking: in every mode, a measured joint further than ``tracking_tolerance`` from the
+last command (a reset or hand-guided arm, a controller restart, a driver reconnect)
+re-seeds the output state from the measured state (its measured velocity when the robot
+reports one, else at rest) and stops and holds there (event ``tracking_reset``): the
+supervisor never commands a jump back to where it believed the arm was, and the e-stop
+hold is the measured stopped pose.
+
 The pieces that do not touch the mode live beside it: request checks and joint layouts
 (:mod:`~miles_ros.safety.requests`), the fingers (:mod:`~miles_ros.safety.fingers`), the
 per-joint kernel state (:mod:`~miles_ros.safety.shaping`), the one-period check
 (:mod:`~miles_ros.safety.cartesian`), the audit trail (:mod:`~miles_ros.safety.audit`).
-The class itself stays whole (~470 lines): every transition (request, watchdog, e-stop,
+The class itself stays whole (~520 lines): every transition (request, watchdog, e-stop,
 reset, skill) reads and writes the same output state, so a split would scatter the mode
 logic over modules.
 """
@@ -68,7 +75,7 @@ class SafetySupervisor:
         self._brake = np.zeros((n, 4))
         self._work = np.zeros((n, 6))
         self._env = np.zeros(2)
-        self._res = np.zeros(7)
+        self._res = np.zeros(8)
         self._band_widened = False
         self._ws = np.array(tuple(config.workspace_min) + tuple(config.workspace_max), float)
         self._base_zones = tuple(parse_zone(spec)[0] for spec in config.keepout_zones)
@@ -83,6 +90,7 @@ class SafetySupervisor:
         self._t_prev = 0.0
         self._p_prev = np.zeros(3)
         self._c_prev = 0.0
+        self._d_prev = 0.0
         self._stop = False
         self._mode = "waiting"
         self._reason = "waiting for robot state"
@@ -127,6 +135,7 @@ class SafetySupervisor:
             v = np.asarray(velocities, dtype=np.float64)[order]
             if not np.all(np.isfinite(v)):
                 v = None
+        reported_v = v
         if v is None and self._measured_q is not None and self._measured_time is not None:
             dt = now - self._measured_time
             v = (q - self._measured_q) / dt if dt > 0.0 else self._measured_v
@@ -139,6 +148,8 @@ class SafetySupervisor:
         self._measured_q, self._measured_v, self._measured_time = q, v, now
         if not self._initialized:
             self._initialize(q, now)
+        else:
+            self._check_tracking(q, reported_v, now)
         return True
 
     def submit(self, request: JointRequest, now: float) -> bool:
@@ -261,7 +272,7 @@ class SafetySupervisor:
         zones = self._base_zones + self.policy.forbidden_zones(tags)
         self._boxes, self._spheres = zone_arrays(zones)
         if self._initialized:
-            self._c_prev = self._clearance_now()
+            self._c_prev, self._d_prev = self._clearance_now()
         detail = decision.reason or f"skill {skill!r} tags {sorted(tags)}"
         self._record(now, "skill", requested=sorted(tags), detail=detail)
         return decision
@@ -305,9 +316,11 @@ class SafetySupervisor:
             self._spheres,
             self.config.zone_padding,
             res,
+            self._d_prev,
         )
         self._p_prev = res[2:5].copy()
         self._c_prev = float(res[1])
+        self._d_prev = float(res[7])
         self._t_prev = now
         if res[5] or (self._new_request and not stop):
             self._report_step(now, out, int(res[5]))
@@ -348,16 +361,47 @@ class SafetySupervisor:
 
     # --- internals --------------------------------------------------------------------
     def _initialize(self, q: np.ndarray, now: float) -> None:
-        self._band_widened = sh.start_at(self._js, q, self.limits)
+        self._seed(q, None)
         self._t_prev = now
-        self._p_prev = tcp_position(self._js[:, sh.Q].copy())
-        self._c_prev = self._clearance_now()
         self._initialized = True
-        self._begin_stop()
         if not self._latched:
             self._mode, self._reason = "hold", "no request yet"
         else:
             self._mode = "estop"
+
+    def _seed(self, q: np.ndarray, v: np.ndarray | None) -> None:
+        """Output state at the measured ``q`` (moving at ``v``, or at rest), then stop."""
+        self._band_widened = sh.start_at(self._js, q, self.limits, v)
+        self._p_prev = tcp_position(self._js[:, sh.Q].copy())
+        self._c_prev, self._d_prev = self._clearance_now()
+        self._begin_stop()
+
+    def _check_tracking(self, q: np.ndarray, v: np.ndarray | None, now: float) -> None:
+        """Re-seed from the measured state when it has left the commanded trajectory."""
+        commanded = self._js[:, sh.Q]
+        deviation = np.abs(q - commanded)
+        worst = int(np.argmax(deviation))
+        if not deviation[worst] > self.config.tracking_tolerance:
+            return
+        was = float(commanded[worst])
+        self._seed(q, v)
+        if not self._latched:
+            self._reason = "tracking reset: holding the measured pose"
+        self._record(
+            now,
+            "tracking_reset",
+            self.config.joint_names[worst],
+            was,
+            float(q[worst]),
+            f"measured {deviation[worst]:.3f} rad from the command (tolerance "
+            f"{self.config.tracking_tolerance} rad): re-seeded from the measured state, holding",
+        )
+        self._burst.warn(
+            "tracking_reset",
+            now,
+            f"tracking reset: {self.config.joint_names[worst]} measured "
+            f"{deviation[worst]:.3f} rad from the command; holding the measured pose",
+        )
 
     def _stream_target(self, now: float) -> np.ndarray:
         """The latest target evaluated at ``now``: a stream of requests (two within the
@@ -373,11 +417,13 @@ class SafetySupervisor:
         js = self._js
         return np.clip(self._target + self._stream_velocity * lead, js[:, sh.LO], js[:, sh.HI])
 
-    def _clearance_now(self) -> float:
+    def _clearance_now(self) -> tuple[float, float]:
+        """(braking ball, TCP point) clearance of the output state."""
         js = self._js
         radius = braking_radius(js, js[:, sh.V].copy(), js[:, sh.A].copy())
         p = tcp_position(js[:, sh.Q].copy())
-        return clearance(p, radius, self._ws, self._boxes, self._spheres, self.config.zone_padding)
+        point = clearance(p, 0.0, self._ws, self._boxes, self._spheres, self.config.zone_padding)
+        return point - radius, point
 
     def _begin_stop(self) -> None:
         sh.begin_stop(self._js, self._env)

@@ -70,6 +70,7 @@ class Graph:
         self.events: list[dict] = []
         self.stream: Callable[[float], np.ndarray] | None = None
         self.measured_speed: float | None = None  # what the fake robot reports
+        self.teleport: np.ndarray | None = None  # the fake robot reports this pose instead
         reliable = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
         self.pub_request = self.client.create_publisher(JointState, "/miles/skill_command", 10)
         self.pub_robot = self.client.create_publisher(JointState, "/joint_states", reliable)
@@ -106,6 +107,8 @@ class Graph:
         msg.header.stamp = self.client.get_clock().now().to_msg()
         last = self.commands[-1] if self.commands else None
         msg.position = list(last.position[:7]) if last is not None else HOME.tolist()
+        if self.teleport is not None:
+            msg.position = self.teleport.tolist()
         if self.measured_speed is not None:
             msg.velocity = [self.measured_speed] * 7
         self.pub_robot.publish(msg)
@@ -246,6 +249,19 @@ def test_watchdog_holds_after_silence(graph):
     graph.wait_for(lambda: len(graph.commands) > n + 80, "commands while holding")
     tail = graph.commands_after(n + 60)
     assert all(np.array_equal(c, tail[0]) for c in tail)
+
+
+def test_a_teleported_robot_is_followed_not_chased(graph):
+    """The robot reports a pose far from the command (reset, hand-guided): one
+    tracking_reset event, and the commands hold the measured pose."""
+    moved = HOME + np.array([0.0, 0.4, 0.0, -0.4, 0.0, 0.3, 0.0])
+    graph.teleport = moved
+    graph.wait_for(lambda: any(e["kind"] == "tracking_reset" for e in graph.events), "event")
+    graph.wait_for(lambda: "tracking" in graph.state().get("reason", ""), "state reason")
+    n = len(graph.commands)
+    graph.wait_for(lambda: len(graph.commands) > n + 10, "commands after the reset")
+    assert all(np.array_equal(c, moved) for c in graph.commands_after(n))
+    assert sum(e["kind"] == "tracking_reset" for e in graph.events) == 1
 
 
 def test_state_is_transient_local_and_parameters_are_guarded(graph):

@@ -1,5 +1,6 @@
 """sim_node over real rclpy on loopback: joint states that move when commanded, object
-poses of the scene, malformed commands ignored, reset, camera frames, sim time."""
+poses of the scene, malformed commands ignored, reset, camera frames, sim time; and reset
+under the safety node: the arm is never pulled back to the pose before the reset."""
 
 from __future__ import annotations
 
@@ -8,10 +9,18 @@ import pytest
 
 rclpy = pytest.importorskip("rclpy")
 
+import json  # noqa: E402
+import threading  # noqa: E402
+import time  # noqa: E402
+
 from rosgraph_msgs.msg import Clock  # noqa: E402
 from sensor_msgs.msg import Image, JointState  # noqa: E402
+from std_msgs.msg import String  # noqa: E402
 
+from miles_ros.ros.qos import COMMAND_QOS  # noqa: E402
+from miles_ros.ros.safety_node import SafetyNode  # noqa: E402
 from miles_ros.ros.sim_node import SimNode  # noqa: E402
+from miles_ros.safety import SafetyConfig  # noqa: E402
 from sims.robots import panda  # noqa: E402
 from sims.scene import load_scene  # noqa: E402
 from tests.nodes.graph_harness import Graph, overrides  # noqa: E402
@@ -117,5 +126,67 @@ def test_fast_mode_publishes_sim_time_on_clock():
         assert np.all(steps > 0)
         np.testing.assert_allclose(steps[steps < 0.011], 0.01, atol=1e-6)  # 5 x 2 ms per tick
         g.wait(lambda: len(g.joint_states) >= 5, what="joint states in fast mode")
+    finally:
+        g.close()
+
+
+def test_reset_under_the_safety_node_never_pulls_the_arm_back():
+    """The arm held away from home, then /miles/sim/reset: the safety node sees the
+    measured jump as a tracking reset and holds home; no arm target the sim applies
+    implies more than the velocity limit from the measured arm, and the arm stays home
+    (before, the held pose pulled it back at up to 54 rad/s)."""
+    safety = {"state_timeout": 2.0, "fault_violations": 0}  # as `miles up` in one process
+    g = Graph(
+        [
+            lambda ctx: SimNode(context=ctx),
+            lambda ctx: SafetyNode(context=ctx, parameter_overrides=overrides(safety)),
+        ]
+    )
+    sim = g.nodes[0]
+    applied: list[tuple[float, np.ndarray, np.ndarray]] = []  # (time, target, measured)
+    set_targets = sim.world.set_targets
+
+    def recording_set_targets(arm=None, finger=None):  # called under the sim's lock
+        measured = np.array(sim.world.joint_state()[0][:7])
+        applied.append((time.monotonic(), np.array(arm), measured))
+        set_targets(arm, finger)
+
+    sim.world.set_targets = recording_set_targets
+    events: list[dict] = []
+    g.probe.create_subscription(String, "/miles/safety/events", g._keep(events, json.loads), 100)
+    pub = g.probe.create_publisher(JointState, "/miles/skill_command", COMMAND_QOS)
+    home = panda.home_joint_positions
+    away = home + np.array([0.6, 0.2, 0.0, -0.3, 0.0, 0.3, 0.5])
+    streaming = threading.Event()
+    streaming.set()
+
+    def request():
+        if streaming.is_set():
+            msg = JointState(name=list(panda.JOINT_NAMES), position=away.tolist())
+            msg.header.stamp = g.probe.get_clock().now().to_msg()
+            pub.publish(msg)
+
+    g.probe.create_timer(0.02, request)
+    try:
+        arm = lambda: np.array(g.joint_states[-1].position[:7])  # noqa: E731
+        g.wait(lambda: g.joint_states and np.abs(arm() - away).max() < 0.01, what="arm away")
+        streaming.clear()
+        g.wait(lambda: g.safety and g.safety[-1]["mode"] == "hold", what="holding away")
+        t_reset = time.monotonic()
+        assert g.call("/miles/sim/reset").success
+        g.wait(lambda: any(e["kind"] == "tracking_reset" for e in events), what="tracking reset")
+        n = len(g.joint_states)
+        g.wait(lambda: len(g.joint_states) > n + 100, what="joint states after the reset")
+        after = [m for m in list(g.joint_states)[n:]]
+        q = np.array([m.position[:7] for m in after])
+        v = np.array([m.velocity[:7] for m in after])
+        vmax = SafetyConfig().limits.velocity
+        assert np.abs(q - home).max() < 0.01, "the arm was pulled away from home"
+        assert np.all(np.abs(v) <= vmax), np.abs(v).max(axis=0)
+        period = 1.0 / 250.0
+        late = [(tgt, meas) for t, tgt, meas in applied if t > t_reset]
+        assert late, "no command applied after the reset"
+        for target, measured in late:
+            assert np.all(np.abs(target - measured) <= vmax * period), (target, measured)
     finally:
         g.close()

@@ -59,3 +59,11 @@ def make_run(config: SafetyConfig | None = None, q0: np.ndarray | None = None) -
         run.q0 = np.asarray(q0, dtype=float).copy()
     sup.update_robot_state(NAMES, run.q0, np.zeros(7), 0.0)
     return run
+
+
+def examples(n: int) -> int:
+    """``n`` property-test examples, scaled by the hypothesis profile (tests/conftest.py:
+    1x locally, more in CI)."""
+    from hypothesis import settings
+
+    return max(1, n * settings.default.max_examples // 100)

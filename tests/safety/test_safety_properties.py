@@ -9,7 +9,7 @@ import math
 import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from safety_harness import HOME, NAMES, make_run
+from safety_harness import HOME, NAMES, examples, make_run
 
 from miles_ros.safety import SafetyConfig, check_commands
 from miles_ros.safety.zones import parse_zone
@@ -97,9 +97,7 @@ def _play(ops, dts):
     return run, resets
 
 
-@settings(
-    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True
-)
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(ops=st.lists(op, min_size=1, max_size=25), dts=periods)
 def test_no_output_violates_any_limit(ops, dts):
     run, _ = _play(ops, dts)
@@ -115,9 +113,7 @@ def test_no_output_violates_any_limit(ops, dts):
     assert run.sup.stats["fallback_joints"] == 0
 
 
-@settings(
-    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True
-)
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     before=st.lists(op, min_size=1, max_size=8),
     after=st.lists(op, min_size=1, max_size=12),
@@ -149,9 +145,7 @@ def test_after_a_trigger_the_output_only_stops_then_holds(before, after, dts):
     assert run.modes[-1] == "estop"
 
 
-@settings(
-    max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True
-)
+@settings(max_examples=examples(30), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(ops=st.lists(op, min_size=1, max_size=25), dts=periods)
 def test_reset_only_succeeds_when_stopped_and_still(ops, dts):
     run, resets = _play(ops, dts)

@@ -5,6 +5,7 @@ import math
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from safety_harness import examples
 
 from miles_ros.safety import shaping as sh
 from miles_ros.safety import stopping
@@ -60,7 +61,7 @@ def test_stop_travel_matches_fine_simulation():
         )
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(
     v=st.floats(-3.0, 3.0),
     a=st.floats(-A, A),
@@ -126,7 +127,7 @@ def test_far_target_is_shaped_and_reported():
     assert np.all(out[:, sh.OUT_CODE] == sh.ACCELERATION)  # from rest, acceleration binds
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(seed=st.integers(0, 2**31 - 1), jerk_scale=st.sampled_from([1.0, 0.1, 0.01]))
 def test_random_streams_with_irregular_steps_never_violate_or_fall_back(seed, jerk_scale):
     """Adversarial targets, stop-mode toggles and steps from 0.2 ms to 50 ms."""

@@ -296,16 +296,38 @@ def test_audit_jsonl_and_throttle(tmp_path):
     path = tmp_path / "audit.jsonl"
     audit = AuditLog(path, throttle=0.1)
     sup = SafetySupervisor(SafetyConfig(), audit=audit, time_offset=1000.0)
+    published = []
+    audit.listeners.append(lambda event, line: published.append(json.loads(line)))
     sup.update_robot_state(NAMES, HOME, [0.0] * 7, 0.0)
     for k in range(20):
         sup.submit(JointRequest(NAMES, [math.nan] * 7, 0.01 * k + 0.001), 0.01 * k + 0.001)
     sup.trigger_estop("test", 0.3)
     audit.close()
-    lines = [json.loads(line) for line in path.read_text().splitlines()]
     assert audit.count == 21
-    assert [e["kind"] for e in lines].count("non_finite") == 2
-    assert lines[1]["suppressed"] == 9
-    assert lines[-1]["kind"] == "estop" and lines[-1]["time"] == pytest.approx(1000.3)
+    # The file keeps every event; the published stream one per kind per window, with the
+    # count of the ones left out.
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    assert [e["kind"] for e in lines].count("non_finite") == 20
+    assert all(e["suppressed"] == 0 for e in lines)
+    assert [e["kind"] for e in published].count("non_finite") == 2
+    assert published[1]["suppressed"] == 9
+    for events in (lines, published):
+        assert events[-1]["kind"] == "estop" and events[-1]["time"] == pytest.approx(1000.3)
+
+
+def test_published_events_are_throttled_per_kind_not_per_joint():
+    """A limited skill: every joint shaped every period is one event per kind per window
+    on the stream (was one per kind and joint, ~70 messages/s)."""
+    audit = AuditLog(None, throttle=0.1)
+    published = []
+    audit.listeners.append(lambda event, line: published.append(event))
+    for k in range(250):  # 1 s at 250 Hz, 7 joints
+        for joint in NAMES:
+            audit.add(0.004 * k, "velocity_limit", joint, 1.0, 0.5, "shaped")
+    assert audit.count == 250 * 7
+    assert 9 <= len(published) <= 11
+    assert sum(e.suppressed for e in published) + len(published) <= audit.count
+    assert published[1].suppressed == 25 * 7 - 1
 
 
 def test_skill_permissions():
@@ -341,6 +363,8 @@ def test_supervisor_refuses_requests_of_a_disallowed_skill():
         ("workspace_min", (1.0, 0.0, 0.0)),
         ("position_margin", 0.9),
         ("joint_names", ("a", "b")),
+        ("tracking_tolerance", 0.0),
+        ("tracking_tolerance", math.inf),
     ],
 )
 def test_invalid_config_is_refused(field, value):
