@@ -79,3 +79,14 @@ def test_ctrl_c_on_miles_up_exits_0_without_a_traceback():
     assert not failures, f"seed {SEED}, {len(failures)}/{CYCLES} failed:\n" + "\n".join(
         failures[:3]
     )
+
+
+def test_stop_signals_turn_sigint_into_a_request_and_restore_the_handler():
+    from miles_ros.ros.signals import StopSignals
+
+    before = signal.getsignal(signal.SIGINT)
+    with StopSignals() as stop:
+        assert not stop()
+        signal.raise_signal(signal.SIGINT)  # no KeyboardInterrupt
+        assert stop() and stop.signal_name == "SIGINT"
+    assert signal.getsignal(signal.SIGINT) is before

@@ -19,7 +19,8 @@ import threading
 class StopSignals:
     """While active (a ``with`` block), SIGINT and SIGTERM set :attr:`requested` instead of
     raising; calling the object answers whether a stop was requested. Leaving the block
-    restores the previous handlers. Outside the main thread (where Python cannot install
+    restores the previous handlers. A signal the process was started ignoring (``nohup``,
+    a background job) stays ignored. Outside the main thread (where Python cannot install
     handlers) it does nothing and only :meth:`request` stops."""
 
     def __init__(self, signals: tuple[int, ...] = (signal.SIGINT, signal.SIGTERM)) -> None:
@@ -44,7 +45,8 @@ class StopSignals:
     def __enter__(self) -> StopSignals:
         if threading.current_thread() is threading.main_thread():
             for signum in self.signals:
-                self._previous[signum] = signal.signal(signum, self.request)
+                if signal.getsignal(signum) is not signal.SIG_IGN:  # as Python does
+                    self._previous[signum] = signal.signal(signum, self.request)
         return self
 
     def __exit__(self, *exc) -> None:
