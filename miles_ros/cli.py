@@ -50,7 +50,11 @@ def main(argv: list[str] | None = None) -> int:
             )
             return 3
         raise
-    return int(module.main(rest, prog=f"miles {name}") or 0)
+    try:
+        return int(module.main(rest, prog=f"miles {name}") or 0)
+    except KeyboardInterrupt:  # commands that stop on Ctrl-C themselves (up, train) return
+        print(f"\nmiles {name}: interrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

@@ -31,7 +31,12 @@ def _parser(prog: str) -> argparse.ArgumentParser:
     p.add_argument("--batch", type=Path, help="file with one goal per line")
     p.add_argument("--json", action="store_true", help="print JSON (one object per goal)")
     p.add_argument("--scene", type=Path, help="scene YAML (default config/scene.yaml)")
-    p.add_argument("--mode", choices=("grounded", "generate"), default="grounded")
+    p.add_argument(
+        "--mode",
+        choices=("grounded", "generate"),
+        default="grounded",
+        help="grounded: score the skill candidates (default); generate: write the plan",
+    )
     p.add_argument("--model", help="local Hugging Face model directory (default: embedded)")
     p.add_argument(
         "--adapter",
@@ -52,7 +57,12 @@ def _parser(prog: str) -> argparse.ArgumentParser:
         action="store_true",
         help="allow the rule-based fallback (labelled in the output)",
     )
-    p.add_argument("--affordance-weight", type=float, default=1.0)
+    p.add_argument(
+        "--affordance-weight",
+        type=float,
+        default=1.0,
+        help="weight of log(affordance) against the LM log-likelihood (default 1)",
+    )
     p.add_argument("--cache-dir", type=Path, help="model cache (default ~/.cache/miles)")
     p.add_argument("--threads", type=int, help="torch threads (default: $MILES_THREADS/auto)")
     p.add_argument("-v", "--verbose", action="store_true", help="log and show step scores")

@@ -31,10 +31,10 @@ def _parser(prog: str) -> argparse.ArgumentParser:
     p.add_argument("--out", type=Path, default=DEFAULT_OUT, help="adapter directory")
     p.add_argument("--examples", type=int, default=1600, help="generated training pairs")
     p.add_argument("--steps", type=int, default=400, help="optimizer steps")
-    p.add_argument("--batch-size", type=int, default=4)
-    p.add_argument("--lr", type=float, default=5e-4)
+    p.add_argument("--batch-size", type=int, default=4, help="examples per step (default 4)")
+    p.add_argument("--lr", type=float, default=5e-4, help="learning rate (default 5e-4)")
     p.add_argument("--rank", type=int, default=16, help="LoRA rank")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=int, default=0, help="seed (default 0)")
     p.add_argument("--max-minutes", type=float, default=20.0, help="training time budget")
     p.add_argument("--threads", type=int, default=0, help="torch threads (0: default)")
     p.add_argument(

@@ -3,7 +3,12 @@
 The same nodes and parameter files as ``launch/bringup.launch.py`` (config/sim.yaml,
 safety.yaml, skills.yaml, manager.yaml), built and spun by
 :class:`miles_ros.ros.graph.InProcessGraph` (one single-threaded executor), for users
-with rclpy from pip and no ROS distro. Ctrl-C shuts everything down cleanly.
+with rclpy from pip and no ROS distro.
+
+Ctrl-C (or SIGTERM) at any moment, even while the nodes are being built, stops the graph
+cleanly with exit status 0: the signal only sets a flag (:class:`StopSignals`, installed
+before anything heavy is imported), the callback that is running finishes, and the nodes
+are destroyed in order (tests/test_up_shutdown.py runs 50 start/Ctrl-C cycles in CI).
 """
 
 from __future__ import annotations
@@ -12,8 +17,15 @@ import argparse
 import sys
 from pathlib import Path
 
+from miles_ros.ros.signals import StopSignals
+
 
 def main(argv: list[str] | None = None, prog: str = "miles up") -> int:
+    with StopSignals() as stop:
+        return _up(argv, prog, stop)
+
+
+def _up(argv: list[str] | None, prog: str, stop: StopSignals) -> int:
     parser = argparse.ArgumentParser(
         prog=prog,
         description="Bring up the Miles node graph in one process (sim_node, safety_node, "
@@ -29,8 +41,9 @@ def main(argv: list[str] | None = None, prog: str = "miles up") -> int:
     parser.add_argument(
         "--headless",
         action="store_true",
-        help="no GUI (the PyBullet sim is always headless here; pictures come "
-        "from the /miles/sim/capture service)",
+        help="deprecated, has no effect: the PyBullet sim of `miles up` is always headless "
+        "(pictures come from the /miles/sim/capture service); kept so that existing "
+        "command lines still work",
     )
     parser.add_argument(
         "--record",
@@ -51,12 +64,18 @@ def main(argv: list[str] | None = None, prog: str = "miles up") -> int:
     args = parser.parse_args(argv)
     if args.params_file and not Path(args.params_file).is_file():
         parser.error(f"--params-file {args.params_file}: no such file")
+    if args.headless:
+        print(
+            f"{prog}: --headless is deprecated and has no effect (the sim is always headless)",
+            file=sys.stderr,
+        )
 
     from miles_ros.ros.graph import PARTS, InProcessGraph
 
     parts = [p for p in PARTS if not (p == "sim" and args.sim == "none")]
     if args.no_manager:
         parts.remove("manager")
+    print(f"{prog}: starting {', '.join(parts)}", flush=True)
     graph = InProcessGraph.of_parts(parts, args.params_file, domain_id=args.domain_id)
     nodes, recorder = list(graph.nodes), None
     try:
@@ -67,11 +86,12 @@ def main(argv: list[str] | None = None, prog: str = "miles up") -> int:
         print(
             f"{prog}: {', '.join(n.get_name() for n in nodes)} up "
             f"({'recording to ' + args.record if recorder else 'not recording'}); "
-            "Ctrl-C to stop"
+            "Ctrl-C to stop",
+            flush=True,
         )
-        graph.spin(args.duration)
-    except KeyboardInterrupt:
-        print(f"\n{prog}: shutting down")
+        graph.spin(args.duration, stop)
+        if stop():
+            print(f"\n{prog}: {stop.signal_name or 'stop requested'}, shutting down")
     finally:
         graph.close()  # the recorder finishes its file when it is destroyed
         if recorder is not None:

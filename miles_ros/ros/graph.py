@@ -16,11 +16,12 @@ import threading
 from collections.abc import Callable
 
 import rclpy
-from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
+from rclpy.executors import SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.parameter import Parameter
-from rclpy.task import Future
+from rclpy.signals import SignalHandlerOptions
 
+from miles_ros.ros.node_main import spin_until
 from miles_ros.runtime.params import config_dir
 
 PARTS: dict[str, tuple[str, str, str]] = {
@@ -122,7 +123,13 @@ class InProcessGraph:
         import time
 
         self.context = rclpy.Context()
-        rclpy.init(context=self.context, domain_id=domain_id)
+        # rclpy's own SIGINT handler would shut the context down under a running callback
+        # (a traceback from inside rclpy): Ctrl-C is the caller's, see spin().
+        rclpy.init(
+            context=self.context,
+            domain_id=domain_id,
+            signal_handler_options=SignalHandlerOptions.NO,
+        )
         self.domain_id = self.context.get_domain_id()
         self.executor = graph_executor(self.context)
         self.nodes: list[Node] = []
@@ -166,16 +173,11 @@ class InProcessGraph:
         self.executor.add_node(node)
         return node
 
-    def spin(self, duration: float = 0.0) -> None:
-        """Spin in this thread for ``duration`` s (0: until shutdown; Ctrl-C raises
-        KeyboardInterrupt to the caller)."""
-        try:
-            if duration > 0:
-                self.executor.spin_until_future_complete(Future(), timeout_sec=duration)
-            else:
-                self.executor.spin()
-        except ExternalShutdownException:
-            pass
+    def spin(self, duration: float = 0.0, stop: Callable[[], bool] | None = None) -> None:
+        """Spin in this thread for ``duration`` s (0: until shutdown) or until ``stop()``
+        is true (:func:`~miles_ros.ros.node_main.spin_until`: a running callback always
+        finishes; ``miles up`` passes its :class:`~miles_ros.ros.signals.StopSignals`)."""
+        spin_until(self.executor, self.context, stop or (lambda: False), duration)
 
     def spin_in_thread(self, name: str = "miles_graph_spin") -> None:
         self.thread = threading.Thread(target=self.executor.spin, daemon=True, name=name)

@@ -1,4 +1,9 @@
-"""``miles export RUN_DIR --out policies/skills/NAME``: ONNX actor + critic + skill card."""
+"""``miles export RUN_DIR --out DIR``: ONNX actor + critic + skill card.
+
+A shipped skill (a folder of ``policies/skills``, :data:`policies.cards.SHIPPED_LIBRARY`)
+is only replaced with ``--force``: the default ``--out`` (``policies/skills/NAME``, from
+the repository root) is such a folder for the shipped tasks.
+"""
 
 from __future__ import annotations
 
@@ -27,7 +32,24 @@ def build_parser(prog: str = "miles export") -> argparse.ArgumentParser:
     )
     p.add_argument("--seed", type=int, default=1000, help="seed of the evaluation episodes")
     p.add_argument("--backend", default="pybullet", help="evaluation backend")
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="replace a shipped skill (an existing folder of policies/skills)",
+    )
     return p
+
+
+def shipped_skill(out: Path) -> Path | None:
+    """The shipped skill folder that ``out`` is (an existing, non-empty folder of
+    policies/skills), or None."""
+    from policies.cards import SHIPPED_LIBRARY
+
+    out = out.resolve()
+    library = SHIPPED_LIBRARY.resolve()
+    if out.parent != library or not out.is_dir() or not any(out.iterdir()):
+        return None
+    return out
 
 
 def main(argv: list[str] | None = None, prog: str = "miles export") -> int:
@@ -46,6 +68,13 @@ def main(argv: list[str] | None = None, prog: str = "miles export") -> int:
         return 2
     task = yaml.safe_load((run_dir / "config.yaml").read_text())["task"]
     out = Path(args.out or f"policies/skills/{args.name or task}")
+    if not args.force and shipped_skill(out) is not None:
+        print(
+            f"{prog}: {out} is a shipped skill; export to another folder "
+            f"(--out {run_dir / 'skill'}) or give --force to replace it",
+            file=sys.stderr,
+        )
+        return 2
     try:
         card = export_run(
             run_dir,

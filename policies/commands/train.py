@@ -90,7 +90,7 @@ def build_parser(prog: str = "miles train") -> argparse.ArgumentParser:
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--no-tensorboard", action="store_true", help="no TensorBoard logs")
     p.add_argument("--json", action="store_true", help="print the run summary as JSON")
-    p.add_argument("-v", "--verbose", action="store_true")
+    p.add_argument("-v", "--verbose", action="store_true", help="debug logging")
     return p
 
 
@@ -210,6 +210,18 @@ def main(
     if cfg.runner.num_envs < 1 or cfg.runner.total_steps < 1:
         print(f"{prog}: --num-envs and --steps must be >= 1", file=sys.stderr)
         return 2
+    if checkpoint is not None:
+        import torch
+
+        done = int(torch.load(checkpoint, map_location="cpu", weights_only=False)["env_steps"])
+        if done >= cfg.runner.total_steps:
+            print(
+                f"{prog}: nothing to resume: {run_dir} is at {done} env steps "
+                f"({checkpoint.name}) and its budget is {cfg.runner.total_steps}; "
+                f"give --steps above {done} to train further",
+                file=sys.stderr,
+            )
+            return 2
     try:
         runner = OnPolicyRunner(cfg, run_dir, meta=meta, motor_filters=motor_filters)
     except (ImportError, ValueError, RuntimeError) as exc:
@@ -228,9 +240,15 @@ def main(
             runner.meta = meta
         summary = runner.learn()
     except KeyboardInterrupt:
-        path = runner.checkpoint()
+        saved = runner.interrupted  # learn() saved a checkpoint and summary.json
         print(
-            f"\ninterrupted: checkpoint {path}; continue with {prog} --resume {run_dir}",
+            f"\n{prog}: interrupted "
+            + (
+                f"at {runner.env_steps} env steps: checkpoint {saved['checkpoint']}, "
+                f"{run_dir / 'summary.json'}; continue with {prog} --resume {run_dir}"
+                if saved
+                else "before training started"
+            ),
             file=sys.stderr,
         )
         return 130
@@ -261,5 +279,8 @@ def main(
                 f"reached {cfg.runner.target_success:.2f} in physics at {s['env_steps']} steps"
                 f", {s['wall_time_s']:.1f} s"
             )
-        print(f"export: miles export {run_dir} --out policies/skills/{cfg.task}")
+        print(
+            f"export: miles export {run_dir} --out {run_dir / 'skill'}   (replacing the "
+            f"shipped policies/skills/{cfg.task} takes --out policies/skills/{cfg.task} --force)"
+        )
     return 0

@@ -7,7 +7,12 @@ Run directory layout::
     RUN_DIR/meta.yaml           command, git commit, start time, version
     RUN_DIR/checkpoints/model_000050.pt, ...   (and best.pt: the best physics evaluation)
     RUN_DIR/tb/                 TensorBoard scalars
-    RUN_DIR/summary.json        wall time, env steps, time split, evaluations
+    RUN_DIR/summary.json        wall time, env steps, time split, evaluations (also
+                                written, marked ``interrupted``, when Ctrl-C or an
+                                error stops the run)
+
+One class of ~440 lines: the loop, the evaluations and the persistence share the run's
+counters (as rsl_rl's runner does); reporting lives in :mod:`policies.ppo.progress`.
 """
 
 from __future__ import annotations
@@ -111,6 +116,8 @@ class OnPolicyRunner:
         self.evaluations: list[dict[str, Any]] = []
         self.solved: dict[str, Any] | None = None
         self.stopped_at_target = False
+        self.interrupted: dict[str, Any] | None = None
+        """Set by an interrupted :meth:`learn`: ``reason`` and the ``checkpoint`` saved."""
         self.episodes = EpisodeStats(self.env.num_envs, rc.success_window)
         self.log = TrainingLog(rc, f"{cfg.task}/{cfg.backend}")
         self._eval_env = None
@@ -119,42 +126,55 @@ class OnPolicyRunner:
     # ------------------------------------------------------------------ training
     def learn(self) -> dict[str, Any]:
         """Train until ``total_steps`` (or the target, with ``stop_at_target``, or the time
-        limit); returns the summary also written to ``summary.json``."""
+        limit); returns the summary also written to ``summary.json``. Interrupted (Ctrl-C,
+        an error), it saves a checkpoint and writes ``summary.json`` marked ``interrupted``
+        before the exception goes on (:meth:`_write_interrupted`)."""
         rc = self.cfg.runner
         self.save_config()
         self.log.open(self.run_dir, self.env_steps)
-        obs = self._reset_envs()
         self.episodes = EpisodeStats(self.env.num_envs, rc.success_window)
         schedule = EvalSchedule(rc, self.env.num_envs * self.env.cfg.episode_steps)
         self.stopped_at_target = False
         try:
-            while self.env_steps < rc.total_steps and not self.stopped_at_target:
-                if self._time_limit_reached():
-                    break
-                iter_start = time.perf_counter()
-                obs, last_values, env_s, policy_s = self._rollout(obs)
-                t_update = time.perf_counter()
-                stats = self._update(last_values)
-                update_s = time.perf_counter() - t_update
-                steps = self._count_update(env_s, policy_s, update_s)
-                iter_s = time.perf_counter() - iter_start
-                self.wall_time_s += iter_s
-                perf = {
-                    "env_steps_per_s": steps / max(iter_s, 1e-9),
-                    "rollout_env_s": env_s,
-                    "rollout_policy_s": policy_s,
-                    "update_s": update_s,
-                }
-                self.log.update(self.env_steps, stats, self.episodes, perf)
-                self._evaluate_if_due(schedule)
-                if self.iteration % max(1, rc.checkpoint_every) == 0:
-                    self.checkpoint()
-                self.log.progress(steps, stats, self.episodes, self._last_eval_success())
-        finally:
-            self.log.close_progress()
-        self.checkpoint()
-        final = self._final_evaluation()
+            try:
+                obs = self._reset_envs()
+                while self.env_steps < rc.total_steps and not self.stopped_at_target:
+                    if self._time_limit_reached():
+                        break
+                    obs = self._train_one_update(obs, schedule)
+            finally:
+                self.log.close_progress()
+            self.checkpoint()
+            final = self._final_evaluation()
+        except BaseException as exc:  # Ctrl-C or an error: keep what was learnt
+            self._write_interrupted(exc)
+            raise
         return self._write_summary(final)
+
+    def _train_one_update(self, obs: torch.Tensor, schedule: EvalSchedule) -> torch.Tensor:
+        """One rollout and PPO update, its logs, a due evaluation and checkpoint; returns
+        the next observations."""
+        rc = self.cfg.runner
+        iter_start = time.perf_counter()
+        obs, last_values, env_s, policy_s = self._rollout(obs)
+        t_update = time.perf_counter()
+        stats = self._update(last_values)
+        update_s = time.perf_counter() - t_update
+        steps = self._count_update(env_s, policy_s, update_s)
+        iter_s = time.perf_counter() - iter_start
+        self.wall_time_s += iter_s
+        perf = {
+            "env_steps_per_s": steps / max(iter_s, 1e-9),
+            "rollout_env_s": env_s,
+            "rollout_policy_s": policy_s,
+            "update_s": update_s,
+        }
+        self.log.update(self.env_steps, stats, self.episodes, perf)
+        self._evaluate_if_due(schedule)
+        if self.iteration % max(1, rc.checkpoint_every) == 0:
+            self.checkpoint()
+        self.log.progress(steps, stats, self.episodes, self._last_eval_success())
+        return obs
 
     def _reset_envs(self) -> torch.Tensor:
         """Reset every env (seeded by the run's seed and update count)."""
@@ -380,7 +400,11 @@ class OnPolicyRunner:
     def checkpoint(self) -> Path:
         return self.save(self.run_dir / CHECKPOINT_DIR / f"model_{self.iteration:06d}.pt")
 
-    def _write_summary(self, final: EvalResult | None) -> dict[str, Any]:
+    def _write_summary(
+        self, final: EvalResult | None, interrupted: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
+        """Write ``summary.json`` and return it. ``interrupted``: None for a run that ended
+        normally, else what stopped it (``reason``) and the checkpoint saved then."""
         cfg, episodes = self.cfg, self.episodes
         summary = {
             "task": cfg.task,
@@ -398,11 +422,24 @@ class OnPolicyRunner:
             "final_eval": final.to_dict() if final is not None else None,
             "best_eval_success": self.best_eval if self.best_eval >= 0 else None,
             "evaluations": self.evaluations,
+            "interrupted": interrupted,
         }
         with open(self.run_dir / "summary.json", "w") as f:
             json.dump(summary, f, indent=2)
         self.log.flush()
         return summary
+
+    def _write_interrupted(self, exc: BaseException) -> None:
+        """On the way out of an interrupted :meth:`learn`: the last checkpoint and
+        ``summary.json`` with ``interrupted: {reason, checkpoint}`` (kept in
+        :attr:`interrupted`). Never raises over ``exc``: a failure here is logged."""
+        reason = "KeyboardInterrupt" if isinstance(exc, KeyboardInterrupt) else repr(exc)
+        self.interrupted = {"reason": reason, "checkpoint": None}
+        try:
+            self.interrupted["checkpoint"] = str(self.checkpoint())
+            self._write_summary(None, self.interrupted)
+        except Exception:  # noqa: BLE001 - the original exception matters more
+            logger.exception("could not save the interrupted run in %s", self.run_dir)
 
     def close(self) -> None:
         if self._eval_env is not None:

@@ -85,7 +85,8 @@ def test_train_export_eval_round_trip_and_resume(tmp_path, capsys):
         "3",
     ]
     assert train_cmd.main(["reach", "--steps", str(32 * 8 * 4), "--out", str(run), *base]) == 0
-    capsys.readouterr()
+    # The export command it suggests writes next to the run, not over the shipped skill.
+    assert f"export: miles export {run} --out {run / 'skill'} " in capsys.readouterr().out
     ckpt = latest_checkpoint(run)
     assert ckpt.name == "model_000004.pt"
     assert torch.load(ckpt, weights_only=False)["env_steps"] == 32 * 8 * 4
@@ -118,6 +119,15 @@ def test_train_export_eval_round_trip_and_resume(tmp_path, capsys):
     meta = yaml.safe_load((run / "meta.yaml").read_text())
     assert meta["command"].startswith("miles train reach")
     assert meta["resumed"][0]["command"].startswith("miles train --resume")
+
+    # A budget the run has already reached is refused before any work, with the step.
+    quiet = ["--no-progress", "--no-tensorboard"]
+    for steps in (["--steps", str(32 * 8 * 5)], []):  # below the saved step, or its own
+        assert train_cmd.main(["--resume", str(run), *steps, *quiet]) == 2
+        err = capsys.readouterr().err
+        assert f"is at {32 * 8 * 6} env steps" in err and "--steps above" in err
+    assert latest_checkpoint(run).name == "model_000006.pt"
+    assert len(yaml.safe_load((run / "meta.yaml").read_text())["resumed"]) == 1
 
     # Export (evaluated through onnxruntime in PyBullet) and evaluate the skill.
     skill = tmp_path / "skill"
@@ -282,3 +292,71 @@ def test_a_filtered_runs_card_centres_the_planners_affordance_on_its_own_evaluat
     centre = _affordance_center(filtered, {"evaluations": evaluations})
     assert centre["center"] == -3.6151 and "m:f" in centre["source"]
     assert _affordance_center(filtered, {"evaluations": []}) is None
+
+
+def test_an_interrupted_run_keeps_a_checkpoint_and_a_summary(tmp_path, capsys, monkeypatch):
+    """Ctrl-C in learn(): the last checkpoint and summary.json marked interrupted are
+    written on the way out; `miles train` says where and how to continue; --resume does."""
+    update = OnPolicyRunner._update
+    calls = []
+
+    def interrupt_the_third(self, last_values):
+        calls.append(1)
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        return update(self, last_values)
+
+    monkeypatch.setattr(OnPolicyRunner, "_update", interrupt_the_third)
+    run = tmp_path / "run"
+    tiny = ["--num-envs", "16", "--rollout-steps", "8", "--eval-every", "0"]
+    quiet = ["--final-eval-episodes", "0", "--no-progress", "--no-tensorboard"]
+    argv = ["reach", *tiny, *quiet, "--checkpoint-every", "50", "--steps", str(16 * 8 * 5)]
+    assert train_cmd.main([*argv, "--out", str(run)]) == 130
+    err = capsys.readouterr().err
+    assert "interrupted at 256 env steps" in err and f"--resume {run}" in err
+    summary = json.loads((run / "summary.json").read_text())
+    assert summary["interrupted"]["reason"] == "KeyboardInterrupt"
+    assert summary["env_steps"] == 16 * 8 * 2 and summary["iterations"] == 2
+    assert summary["interrupted"]["checkpoint"] == str(latest_checkpoint(run))
+    assert latest_checkpoint(run).name == "model_000002.pt"
+
+    monkeypatch.setattr(OnPolicyRunner, "_update", update)
+    assert train_cmd.main(["--resume", str(run), *quiet[2:], "--json"]) == 0
+    resumed = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert resumed["env_steps"] == 16 * 8 * 5 and resumed["interrupted"] is None
+
+
+def test_an_error_in_learn_also_writes_the_summary(tmp_path):
+    runner = OnPolicyRunner(_tiny_config(steps=16 * 8 * 3, num_envs=16), tmp_path / "run")
+
+    def broken(obs):
+        raise RuntimeError("the env died")
+
+    runner._rollout = broken
+    with pytest.raises(RuntimeError, match="the env died"):
+        runner.learn()
+    runner.close()
+    summary = json.loads((tmp_path / "run" / "summary.json").read_text())
+    assert "the env died" in summary["interrupted"]["reason"]
+    assert summary["env_steps"] == 0
+    assert (tmp_path / "run" / "checkpoints" / "model_000000.pt").is_file()
+
+
+def test_export_refuses_to_overwrite_a_shipped_skill_without_force(tmp_path, capsys, monkeypatch):
+    from policies.cards import SHIPPED_LIBRARY
+
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "config.yaml").write_text(yaml.safe_dump({"task": "reach"}))
+    shipped = SHIPPED_LIBRARY / "reach"
+    before = {f.name: f.read_bytes() for f in shipped.iterdir() if f.is_file()}
+    monkeypatch.chdir(SHIPPED_LIBRARY.parents[1])  # the default --out is policies/skills/TASK
+    for argv in ([str(run)], [str(run), "--out", str(shipped)]):
+        assert export_cmd.main([*argv, "--episodes", "0"]) == 2
+        err = capsys.readouterr().err
+        assert "is a shipped skill" in err and "--force" in err and str(run / "skill") in err
+    assert {f.name: f.read_bytes() for f in shipped.iterdir() if f.is_file()} == before
+    # --force gets past the guard (and then fails here on the fake run: no checkpoint).
+    assert export_cmd.main([str(run), "--out", str(shipped), "--episodes", "0", "--force"]) == 2
+    assert "is a shipped skill" not in capsys.readouterr().err
+    assert {f.name: f.read_bytes() for f in shipped.iterdir() if f.is_file()} == before
