@@ -82,10 +82,10 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
+from sims.backends.base import BatchedEnv
 from sims.kernels import contact, layout
 from sims.kernels import kinematics as kin
 from sims.kernels import step as kernels
-from sims.backends.base import BatchedEnv
 from sims.tasks.base import SimState, TaskConfig
 
 log = logging.getLogger(__name__)
@@ -154,7 +154,11 @@ def keep_freed_memory_for_reuse() -> bool:
     return ok
 
 
-_KINDS = {"reach": layout.KIND_REACH, "push": layout.KIND_PUSH, "pick_place": layout.KIND_PICK_PLACE}
+_KINDS = {
+    "reach": layout.KIND_REACH,
+    "push": layout.KIND_PUSH,
+    "pick_place": layout.KIND_PICK_PLACE,
+}
 
 
 def _params(task_module, cfg: TaskConfig, dense: bool) -> tuple[np.ndarray, np.ndarray]:

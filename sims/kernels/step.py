@@ -101,6 +101,31 @@ from sims.kernels.rng import episode_key, uniform, uniform01
 
 
 @register_jitable
+def noise_key(seed, env, episode, noise):
+    """The episode key of the observation noise (0 without noise: no hashing)."""
+    if noise > 0.0:
+        return episode_key(seed, env, episode)
+    return np.uint64(0)
+
+
+@register_jitable
+def gripper_command(a, has_gripper):
+    """The gripper entry of the applied action; -1 (closed) for tasks without a gripper."""
+    if has_gripper != 0:
+        return a[3]
+    return -1.0
+
+
+@register_jitable
+def action_slots(steps, delay, slots):
+    """(slot this step's action goes to, slot of the action applied now) in an action ring
+    buffer of ``slots`` entries, for an action delay of ``delay`` steps."""
+    if slots == 1:
+        return 0, 0
+    return steps % slots, (steps - int(delay) + slots) % slots
+
+
+@register_jitable
 def reset_env(k, fp, ip, seed, st, cnt, abuf, scratch):
     """Start a new episode for env ``k``, drawn from its episode key (``cnt[k, 1]``)."""
     key = episode_key(seed, k, cnt[k, C_EPISODE])
@@ -173,7 +198,7 @@ def finish_env(k, kind, fp, ip, seed, st, cnt, abuf, obs, fin_obs, res, flags, s
     done_by_time = steps >= ip[I_EPISODE_STEPS]
     flags[F_TRUNCATED, k] = done_by_time
     noise = fp[P_OBS_NOISE]
-    key = episode_key(seed, k, cnt[k, C_EPISODE]) if noise > 0.0 else np.uint64(0)
+    key = noise_key(seed, k, cnt[k, C_EPISODE], noise)
     write_obs(kind, k, st, obs, noise, key, steps)
     if ok or done_by_time:
         for j in range(obs.shape[1]):
@@ -183,7 +208,7 @@ def finish_env(k, kind, fp, ip, seed, st, cnt, abuf, obs, fin_obs, res, flags, s
         res[R_FINAL_LENGTH, k] = steps
         cnt[k, C_EPISODE] += 1
         reset_env(k, fp, ip, seed, st, cnt, abuf, scratch)
-        key = episode_key(seed, k, cnt[k, C_EPISODE]) if noise > 0.0 else np.uint64(0)
+        key = noise_key(seed, k, cnt[k, C_EPISODE], noise)
         write_obs(kind, k, st, obs, noise, key, cnt[k, C_STEPS])
     else:
         for j in range(obs.shape[1]):
@@ -202,13 +227,7 @@ def step_env(
     dt = fp[P_DT]
     gain = fp[P_GAIN]
     # action ring buffer: store this step's action, apply the one from d steps ago
-    k1 = abuf.shape[1]
-    slot = 0
-    aslot = 0
-    if k1 > 1:
-        steps = cnt[k, C_STEPS]
-        slot = steps % k1
-        aslot = (steps - int(st[k, S_DELAY]) + k1) % k1
+    slot, aslot = action_slots(cnt[k, C_STEPS], st[k, S_DELAY], abuf.shape[1])
     for j in range(actions.shape[1]):
         abuf[k, slot, j] = clip(actions[k, j], -1.0, 1.0)
     a = abuf[k, aslot]
@@ -240,7 +259,7 @@ def step_env(
             st[k, S_TCP + 1] = ty
             st[k, S_TCP + 2] = tz
     else:
-        a_grip = a[3] if ip[I_HAS_GRIPPER] != 0 else -1.0
+        a_grip = gripper_command(a, ip[I_HAS_GRIPPER])
         object_step(k, fp, ip, st, scratch, prev_x, prev_y, prev_z, prev_width, a_grip)
     inv_dt = 1.0 / dt
     for i in range(7):
@@ -328,7 +347,7 @@ def reset_kernel(fp, ip, seed, mask, bump, st, cnt, abuf, obs):
         if bump:
             cnt[k, C_EPISODE] += 1
         reset_env(k, fp, ip, seed, st, cnt, abuf, scratch)
-        key = episode_key(seed, k, cnt[k, C_EPISODE]) if noise > 0.0 else np.uint64(0)
+        key = noise_key(seed, k, cnt[k, C_EPISODE], noise)
         write_obs(kind, k, st, obs, noise, key, cnt[k, C_STEPS])
 
 
@@ -341,7 +360,7 @@ def refresh_kernel(fp, ip, seed, st, cnt, obs):
     scratch = np.empty(SCRATCH_SHAPE)
     for k in range(st.shape[0]):
         store_fk(k, st, scratch)
-        key = episode_key(seed, k, cnt[k, C_EPISODE]) if noise > 0.0 else np.uint64(0)
+        key = noise_key(seed, k, cnt[k, C_EPISODE], noise)
         write_obs(kind, k, st, obs, noise, key, cnt[k, C_STEPS])
 
 
