@@ -75,7 +75,7 @@ class ControlParams:
         )
 
 
-@register_jitable
+@register_jitable(inline="always")
 def arm_targets_row(q, k, a, cartesian, joint_scale_dt, cartesian_step, damping, z_min, scratch):
     """Joint targets of ``q[k]`` (``q``: [N, >= 7], joint positions in columns 0-6) for the
     action ``a`` [A], written into ``scratch[ROW_TARGET, 0:7]`` (``scratch``:

@@ -226,7 +226,7 @@ def dls_step(tx, ty, tz, dx, dy, dz, damping, scratch):
         )
 
 
-@register_jitable
+@register_jitable(inline="always")
 def tcp_row(q, k):
     """The TCP (x, y, z) of ``q[k]`` alone, bit-identical to :func:`fk_row`'s: the TCP lies
     on joint 7's axis, so its position does not depend on q7 (nor is the finger axis

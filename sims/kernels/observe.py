@@ -45,27 +45,28 @@ from sims.kernels.rng import normal01
 
 
 @register_jitable
+def obs_noise(noise_std, key, counter):
+    """``noise_std`` times the standard normal draw ``counter`` under ``key``; 0 without
+    noise (no draw)."""
+    if noise_std > 0.0:
+        return noise_std * normal01(key, counter)
+    return 0.0
+
+
+@register_jitable
 def write_obs(kind, k, st, out, noise_std, key, step):
     """Observation row ``out[k]`` for the task ``kind``, the same layout and arithmetic as
     the task module's ``observe``; with ``noise_std`` > 0, Gaussian noise on joint, TCP
     and object positions and the cube yaw (derived fields use the noisy values)."""
     base = NOISE_COUNTER_BASE + step * 32
-    noisy = noise_std > 0.0
     o_q = OBS_OFFSETS[kind, O_JOINT_POS]
     o_qd = OBS_OFFSETS[kind, O_JOINT_VEL]
     for i in range(7):
-        v = st[k, S_Q + i]
-        if noisy:
-            v += noise_std * normal01(key, base + i)
-        out[k, o_q + i] = v
+        out[k, o_q + i] = st[k, S_Q + i] + obs_noise(noise_std, key, base + i)
         out[k, o_qd + i] = st[k, S_QD + i]
-    tx = st[k, S_TCP]
-    ty = st[k, S_TCP + 1]
-    tz = st[k, S_TCP + 2]
-    if noisy:
-        tx += noise_std * normal01(key, base + 7)
-        ty += noise_std * normal01(key, base + 8)
-        tz += noise_std * normal01(key, base + 9)
+    tx = st[k, S_TCP] + obs_noise(noise_std, key, base + 7)
+    ty = st[k, S_TCP + 1] + obs_noise(noise_std, key, base + 8)
+    tz = st[k, S_TCP + 2] + obs_noise(noise_std, key, base + 9)
     j = OBS_OFFSETS[kind, O_TCP]
     out[k, j] = tx
     out[k, j + 1] = ty
@@ -86,15 +87,10 @@ def write_obs(kind, k, st, out, noise_std, key, step):
     j_width = OBS_OFFSETS[kind, O_WIDTH]
     if j_width >= 0:
         out[k, j_width] = st[k, S_WIDTH]
-    ox = st[k, S_OBJ]
-    oy = st[k, S_OBJ + 1]
-    oz = st[k, S_OBJ + 2]
-    yaw = st[k, S_YAW]
-    if noisy:
-        ox += noise_std * normal01(key, base + 10)
-        oy += noise_std * normal01(key, base + 11)
-        oz += noise_std * normal01(key, base + 12)
-        yaw += noise_std * normal01(key, base + 13)
+    ox = st[k, S_OBJ] + obs_noise(noise_std, key, base + 10)
+    oy = st[k, S_OBJ + 1] + obs_noise(noise_std, key, base + 11)
+    oz = st[k, S_OBJ + 2] + obs_noise(noise_std, key, base + 12)
+    yaw = st[k, S_YAW] + obs_noise(noise_std, key, base + 13)
     out[k, j] = gx - ox
     out[k, j + 1] = gy - oy
     out[k, j + 2] = gz - oz

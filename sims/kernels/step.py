@@ -116,7 +116,7 @@ def gripper_command(a, has_gripper):
     return -1.0
 
 
-@register_jitable
+@register_jitable(inline="always")
 def action_slots(steps, delay, slots):
     """(slot this step's action goes to, slot of the action applied now) in an action ring
     buffer of ``slots`` entries, for an action delay of ``delay`` steps."""
