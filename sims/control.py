@@ -76,33 +76,30 @@ class ControlParams:
 
 
 @register_jitable(inline="always")
-def arm_targets_row(
-    q, k, a, row, cartesian, joint_scale_dt, cartesian_step, damping, z_min, scratch
-):
+def arm_targets_row(q, k, a, cartesian, joint_scale_dt, cartesian_step, damping, z_min, scratch):
     """Joint targets of ``q[k]`` (``q``: [N, >= 7], joint positions in columns 0-6) for the
-    action ``a[row]`` (``a``: [M, A]; indices, not a row view: a view costs a reference
-    count in a hot loop), written into ``scratch[ROW_TARGET, 0:7]`` (``scratch``:
+    action ``a`` [A], written into ``scratch[ROW_TARGET, 0:7]`` (``scratch``:
     ``SCRATCH_SHAPE``; its kinematics rows are overwritten in Cartesian mode)."""
     if cartesian:
         tx, ty, tz, _, _, _ = fk_row(q, k, scratch)
-        dx = clip(a[row, 0], -1.0, 1.0) * cartesian_step
-        dy = clip(a[row, 1], -1.0, 1.0) * cartesian_step
-        dz = max(clip(a[row, 2], -1.0, 1.0) * cartesian_step, z_min - tz)
+        dx = clip(a[0], -1.0, 1.0) * cartesian_step
+        dy = clip(a[1], -1.0, 1.0) * cartesian_step
+        dz = max(clip(a[2], -1.0, 1.0) * cartesian_step, z_min - tz)
         dls_step(tx, ty, tz, dx, dy, dz, damping, scratch)
         for i in range(7):
             scratch[ROW_TARGET, i] = clip(q[k, i] + scratch[ROW_DQ, i], Q_MIN[i], Q_MAX[i])
     else:
         for i in range(7):
-            step = clip(a[row, i], -1.0, 1.0) * joint_scale_dt * V_MAX[i]
+            step = clip(a[i], -1.0, 1.0) * joint_scale_dt * V_MAX[i]
             scratch[ROW_TARGET, i] = clip(q[k, i] + step, Q_MIN[i], Q_MAX[i])
 
 
 @register_jitable
-def finger_target(a, row, gripper):
-    """Each finger's target (m) for the action ``a[row]``: NaN where the task leaves the
+def finger_target(a, gripper):
+    """Each finger's target (m) for the action ``a``: NaN where the task leaves the
     fingers alone."""
     if gripper == GRIPPER_ACTION:
-        return FINGER_OPEN if a[row, a.shape[1] - 1] > 0.0 else 0.0
+        return FINGER_OPEN if a[a.shape[0] - 1] > 0.0 else 0.0
     if gripper == GRIPPER_CLOSED:
         return 0.0
     return np.nan
@@ -117,12 +114,13 @@ def action_targets(
     ``finger`` [N]."""
     scratch = np.empty(SCRATCH_SHAPE)
     for k in range(q.shape[0]):
+        a = actions[k]
         arm_targets_row(
-            q, k, actions, k, cartesian, joint_scale_dt, cartesian_step, damping, z_min, scratch
+            q, k, a, cartesian, joint_scale_dt, cartesian_step, damping, z_min, scratch
         )
         for i in range(7):
             arm[k, i] = scratch[ROW_TARGET, i]
-        finger[k] = finger_target(actions, k, gripper)
+        finger[k] = finger_target(a, gripper)
 
 
 def joint_targets(

@@ -106,16 +106,15 @@ F_SUCCESS = 2
 F_FINAL = 3
 
 # --- scratch ----------------------------------------------------------------------------
-SCRATCH_SHAPE = (14, 7)
+SCRATCH_SHAPE = (13, 7)
 """Per-chunk (CPU) or per-thread (GPU) scratch: rows 0-6 joint frames (z axis, origin),
 rows 7-9 the Jacobian, row 10 the IK step, row 11 the arm's joint targets, row 12 the joint
-positions before the step, row 13 the applied action. One C-contiguous array type
-everywhere keeps the number of compiled specializations down."""
+positions before the step. One C-contiguous array type everywhere keeps the number of
+compiled specializations down."""
 ROW_JAC = 7
 ROW_DQ = 10
 ROW_TARGET = 11
 ROW_Q_OLD = 12
-ROW_ACTION = 13
 
 # --- observation offsets, from the tasks' layouts -----------------------------------------
 OBS_FIELDS = (

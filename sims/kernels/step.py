@@ -78,7 +78,6 @@ from sims.kernels.layout import (
     R_FINAL_LENGTH,
     R_FINAL_RETURN,
     R_REWARD,
-    ROW_ACTION,
     ROW_Q_OLD,
     ROW_TARGET,
     S_DELAY,
@@ -110,10 +109,10 @@ def noise_key(seed, env, episode, noise):
 
 
 @register_jitable
-def gripper_command(scratch, has_gripper):
+def gripper_command(a, has_gripper):
     """The gripper entry of the applied action; -1 (closed) for tasks without a gripper."""
     if has_gripper != 0:
-        return scratch[ROW_ACTION, 3]
+        return a[3]
     return -1.0
 
 
@@ -231,8 +230,7 @@ def step_env(
     slot, aslot = action_slots(cnt[k, C_STEPS], st[k, S_DELAY], abuf.shape[1])
     for j in range(actions.shape[1]):
         abuf[k, slot, j] = clip(actions[k, j], -1.0, 1.0)
-    for j in range(abuf.shape[2]):  # the applied action, copied: a view costs a refcount
-        scratch[ROW_ACTION, j] = abuf[k, aslot, j]
+    a = abuf[k, aslot]
     prev_x = st[k, S_TCP]
     prev_y = st[k, S_TCP + 1]
     prev_z = st[k, S_TCP + 2]
@@ -240,8 +238,7 @@ def step_env(
     arm_targets_row(
         st,
         k,
-        scratch,
-        ROW_ACTION,
+        a,
         cartesian,
         fp[P_JOINT_SCALE] * dt,
         fp[P_CART_STEP],
@@ -262,7 +259,7 @@ def step_env(
             st[k, S_TCP + 1] = ty
             st[k, S_TCP + 2] = tz
     else:
-        a_grip = gripper_command(scratch, ip[I_HAS_GRIPPER])
+        a_grip = gripper_command(a, ip[I_HAS_GRIPPER])
         object_step(k, fp, ip, st, scratch, prev_x, prev_y, prev_z, prev_width, a_grip)
     inv_dt = 1.0 / dt
     for i in range(7):
