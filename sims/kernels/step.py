@@ -13,7 +13,11 @@ arguments costs ~100 ns per env, so :func:`step_env` is inlined into the chunk l
 (``inline="always"``), twice: once with the task kind and mode as compile-time constants
 for reach in joint mode (the hot training path: the compiler drops the contact model and
 the IK, and only the TCP is computed, :func:`~sims.kernels.kinematics.tcp_row`), once
-generic. This replaces the hand-inlined copy of the reach step the kernels used to have.
+generic. This replaces the hand-inlined copy of the reach step the kernels used to have,
+at a measured cost for reach only (4096 envs, one thread, env-steps per CPU second, same
+session): reach 5.7-5.9 M against 7.8-8.1 M for the hand-inlined copy; push and
+pick_place unchanged (2.4 M). Hoisting the parameters, inlining the observation, the
+reward or the action mapping by hand did not recover it; the cause is not found yet.
 """
 
 from __future__ import annotations
