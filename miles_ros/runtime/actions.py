@@ -1,7 +1,7 @@
-"""Policy actions to joint position targets, exactly as the PyBullet backend maps them.
+"""Policy actions to joint position targets, exactly as every backend maps them: a thin
+wrapper of :func:`sims.control.joint_targets` for one action, with input validation.
 
-The task contract (and :func:`sims.backends.pybullet.env._arm_targets`, which a test
-compares against): actions are clipped to [-1, 1]; joint mode: ``target = q + a *
+The task contract: actions are clipped to [-1, 1]; joint mode: ``target = q + a *
 joint_action_scale * velocity_limit * control_dt``; Cartesian mode: ``target = q +
 dls_ik_step(q, a[:3] * cartesian_step_max, ik_damping)`` with the z displacement cut so
 the TCP is never commanded below ``cartesian_z_min``; both clipped to the datasheet
@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from sims.control import ControlParams, joint_targets
 from sims.robots import panda
 from sims.tasks.base import TaskConfig
 
@@ -56,24 +57,8 @@ def action_to_targets(cfg: TaskConfig, q_measured: np.ndarray, action: np.ndarra
         raise ValueError(f"expected {panda.NUM_JOINTS} joint positions, got {q.shape[0]}")
     if not (np.all(np.isfinite(a)) and np.all(np.isfinite(q))):
         raise ValueError(f"{cfg.name}: non-finite action or joint state")
-    a = np.clip(a, -1.0, 1.0)
-    if cfg.action_mode == "joint":
-        step = cfg.joint_action_scale * panda.joint_velocity_limits * cfg.control_dt
-        target = q + a[:7] * step
-    elif cfg.action_mode == "cartesian":
-        dx = a[:3] * cfg.cartesian_step_max
-        dx[2] = max(dx[2], cfg.cartesian_z_min - panda.fk_tcp(q)[2])
-        target = q + panda.dls_ik_step(q, dx, cfg.ik_damping)
-    else:
-        raise ValueError(f"unknown action_mode {cfg.action_mode!r}")
-    target = np.clip(target, panda.joint_position_min, panda.joint_position_max)
-    if cfg.has_gripper:
-        finger = panda.finger_position_max if a[cfg.action_dim - 1] > 0.0 else 0.0
-    elif cfg.has_object:
-        finger = 0.0  # push: trained with the fingers closed
-    else:
-        finger = None
-    return JointTargets(arm=target, finger=finger)
+    arm, finger = joint_targets(ControlParams.from_config(cfg), q[None], a[None])
+    return JointTargets(arm=arm[0], finger=None if finger is None else float(finger[0]))
 
 
 def home_target(

@@ -9,10 +9,11 @@ backends, see tasks_contract in the task modules):
 - scene: Isaac Lab's Franka Panda asset (``FRANKA_PANDA_CFG``, home pose from
   :mod:`sims.robots.panda`), a table whose top is z = 0, the task's cube (push,
   pick_place) from config/scene.yaml, one copy per env;
-- ``_pre_physics_step``: actions -> joint position targets from the measured joints
-  (joint mode: ``a * joint_action_scale * velocity_limit * control_dt``; Cartesian
-  mode: one damped-least-squares step on PhysX's TCP Jacobian), clipped to the
-  datasheet limits (the asset's own limits are the URDF's, wider);
+- ``_pre_physics_step``: actions -> joint position targets from the measured joints by
+  :func:`sims.control.joint_targets`, the mapping of every backend (joint mode: ``a *
+  joint_action_scale * velocity_limit * control_dt``; Cartesian mode: one
+  damped-least-squares step of the Panda model's Jacobian), clipped to the datasheet
+  limits (the asset's own limits are the URDF's, wider);
   ``decimation = control_dt / sim.dt`` physics steps per action;
 - ``_get_observations`` / ``_get_rewards`` / ``_get_dones``: a :class:`SimState` built from
   the articulation and the cube, then the task's own ``observe``/``reward``/``success``;
@@ -32,6 +33,7 @@ import math
 import numpy as np
 
 from sims.backends.base import BatchedEnv
+from sims.control import ControlParams, joint_targets
 from sims.robots import panda
 from sims.tasks.base import SimState, TaskConfig
 
@@ -156,11 +158,7 @@ def _make_direct_env(
 
     scene = load_scene()
     decimation = max(1, round(cfg.control_dt / physics_dt))
-    q_min = torch.tensor(panda.joint_position_min, device=device)
-    q_max = torch.tensor(panda.joint_position_max, device=device)
-    joint_step = torch.tensor(
-        cfg.joint_action_scale * panda.joint_velocity_limits * cfg.control_dt, device=device
-    )
+    control = ControlParams.from_config(cfg)
 
     robot_cfg = lab_assets.FRANKA_PANDA_CFG.replace(prim_path="/World/envs/env_.*/Robot")
     robot_cfg.spawn.articulation_props.fix_root_link = True
@@ -227,24 +225,13 @@ def _make_direct_env(
             self.last = {}
 
         def _pre_physics_step(self, actions):
-            a = actions.clamp(-1.0, 1.0)
-            q = self.robot.data.joint_pos[:, self.arm_ids]
-            if cfg.action_mode == "joint":
-                target = q + a[:, :7] * joint_step
-            else:
-                jac = self.robot.root_physx_view.get_jacobians()[:, self.tcp_body - 1, :3, :7]
-                dx = a[:, :3] * cfg.cartesian_step_max
-                # TCP height: the hand points down, the TCP is flange_to_tcp below it
-                hand_z = self.robot.data.body_pos_w[:, self.tcp_body, 2]
-                tcp_z = hand_z - self.scene.env_origins[:, 2] - panda.flange_to_tcp
-                dx[:, 2] = torch.maximum(dx[:, 2], cfg.cartesian_z_min - tcp_z)
-                eye = torch.eye(3, device=device) * cfg.ik_damping**2
-                y = torch.linalg.solve(jac @ jac.transpose(1, 2) + eye, dx.unsqueeze(-1))
-                target = q + (jac.transpose(1, 2) @ y).squeeze(-1)
-            self.targets = torch.clamp(target, q_min, q_max)
-            if cfg.has_gripper:
-                opening = torch.where(a[:, 3:4] > 0, panda.finger_position_max, 0.0)
-                self.finger_targets = opening.expand(-1, 2)
+            # the one action mapping of every backend (sims.control), on the measured joints
+            q = self.robot.data.joint_pos[:, self.arm_ids].double().cpu().numpy()
+            arm, finger = joint_targets(control, q, actions.double().cpu().numpy())
+            self.targets = torch.as_tensor(arm, dtype=torch.float32, device=device)
+            if finger is not None:
+                finger = torch.as_tensor(finger, dtype=torch.float32, device=device)
+                self.finger_targets = finger.unsqueeze(-1).expand(-1, 2)
 
         def _apply_action(self):
             self.robot.set_joint_position_target(self.targets, joint_ids=self.arm_ids)

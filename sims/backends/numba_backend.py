@@ -1,6 +1,6 @@
 """The numba backend: all envs of a task in one process, stepped by fused parallel kernels.
 
-Physics (the kernels are in :mod:`sims.backends.numba_kernels`):
+Physics (the kernels are in :mod:`sims.kernels`):
 
 - **Arm.** Kinematic. The action becomes a joint target (joint mode: position deltas
   scaled by the velocity limits; Cartesian mode: one damped-least-squares IK step for the
@@ -62,10 +62,10 @@ actions, the applied action being the one from d steps ago (zeros, and an open g
 command, before the episode's first actions). Observation noise: Gaussian with
 ``observation_noise_std`` on joint, TCP and object positions and the cube yaw, every step.
 
-Kernels: reach in joint mode runs :func:`~sims.backends.numba_kernels.reach_step_kernel`
-(one loop body, FK inlined); every other task/mode runs
-:func:`~sims.backends.numba_kernels.step_kernel`. :mod:`sims.backends.numba_cuda` has the
-reach step as a numba.cuda kernel over the same state.
+Kernels: every task and mode runs :func:`~sims.kernels.step.step_kernel` (one step,
+written once, compiled with reach in joint mode as a specialization);
+:mod:`sims.backends.numba_cuda` runs the same per-env step as a numba.cuda kernel over the
+same state.
 
 Randomness: a counter-based hash (splitmix64 of seed, env index, episode counter and draw
 number), so a seed gives bit-identical rollouts whatever the threads. Reset distributions
@@ -82,8 +82,10 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
-from sims.backends import numba_kernels as nk
 from sims.backends.base import BatchedEnv
+from sims.kernels import contact, layout
+from sims.kernels import kinematics as kin
+from sims.kernels import step as kernels
 from sims.tasks.base import SimState, TaskConfig
 
 log = logging.getLogger(__name__)
@@ -114,7 +116,7 @@ CONTACT_MODELS = {
     "pick_place": ContactModel(
         pad_grid=False,
         mu_finger=(0.5, 0.5),
-        limit_surface=(nk.LIMIT_SURFACE_RATIO, nk.LIMIT_SURFACE_RATIO),
+        limit_surface=(contact.LIMIT_SURFACE_RATIO, contact.LIMIT_SURFACE_RATIO),
     ),
 }
 """Contact model per task with a cube."""
@@ -152,7 +154,11 @@ def keep_freed_memory_for_reuse() -> bool:
     return ok
 
 
-_KINDS = {"reach": nk.KIND_REACH, "push": nk.KIND_PUSH, "pick_place": nk.KIND_PICK_PLACE}
+_KINDS = {
+    "reach": layout.KIND_REACH,
+    "push": layout.KIND_PUSH,
+    "pick_place": layout.KIND_PICK_PLACE,
+}
 
 
 def _params(task_module, cfg: TaskConfig, dense: bool) -> tuple[np.ndarray, np.ndarray]:
@@ -163,57 +169,57 @@ def _params(task_module, cfg: TaskConfig, dense: bool) -> tuple[np.ndarray, np.n
     if cfg.action_mode not in ("joint", "cartesian"):
         raise ValueError(f"unknown action_mode {cfg.action_mode!r}; use joint or cartesian")
     kind = _KINDS[name]
-    if kind == nk.KIND_PICK_PLACE and not cfg.has_gripper:
+    if kind == layout.KIND_PICK_PLACE and not cfg.has_gripper:
         raise ValueError("pick_place needs has_gripper=True")
-    if kind != nk.KIND_PICK_PLACE and cfg.has_gripper:
+    if kind != layout.KIND_PICK_PLACE and cfg.has_gripper:
         raise ValueError(f"{name} has no gripper in the numba backend")
     if cfg.control_dt <= 0 or cfg.episode_steps < 1:
         raise ValueError("control_dt must be > 0 and episode_steps >= 1")
     rnd = cfg.randomization
     if rnd.action_latency_steps < 0 or rnd.observation_noise_std < 0:
         raise ValueError("action_latency_steps and observation_noise_std must be >= 0")
-    fp = np.zeros(nk.NUM_FLOAT_PARAMS)
-    fp[nk.P_DT] = cfg.control_dt
-    fp[nk.P_JOINT_SCALE] = cfg.joint_action_scale
-    fp[nk.P_CART_STEP] = cfg.cartesian_step_max
-    fp[nk.P_IK_DAMPING] = cfg.ik_damping
-    fp[nk.P_Z_MIN] = cfg.cartesian_z_min
-    fp[nk.P_GAIN] = cfg.tracking_gain
-    fp[nk.P_SUCCESS] = cfg.success_threshold
-    fp[nk.P_JOINT_NOISE] = rnd.initial_joint_noise
-    fp[nk.P_OBS_NOISE] = rnd.observation_noise_std
-    fp[nk.P_FRICTION_LO], fp[nk.P_FRICTION_HI] = rnd.friction_scale
-    fp[nk.P_MASS_LO], fp[nk.P_MASS_HI] = rnd.object_mass_scale
-    fp[nk.P_MU_TABLE] = MU_TABLE
-    fp[nk.P_KICK_LO], fp[nk.P_KICK_HI] = KICK_RANGE
-    ip = np.zeros(nk.NUM_INT_PARAMS, dtype=np.int64)
-    ip[nk.I_KIND] = kind
-    ip[nk.I_EPISODE_STEPS] = cfg.episode_steps
-    ip[nk.I_CARTESIAN] = 1 if cfg.action_mode == "cartesian" else 0
-    ip[nk.I_HAS_GRIPPER] = 1 if cfg.has_gripper else 0
-    ip[nk.I_DENSE] = 1 if dense else 0
-    if kind == nk.KIND_REACH:
+    fp = np.zeros(layout.NUM_FLOAT_PARAMS)
+    fp[layout.P_DT] = cfg.control_dt
+    fp[layout.P_JOINT_SCALE] = cfg.joint_action_scale
+    fp[layout.P_CART_STEP] = cfg.cartesian_step_max
+    fp[layout.P_IK_DAMPING] = cfg.ik_damping
+    fp[layout.P_Z_MIN] = cfg.cartesian_z_min
+    fp[layout.P_GAIN] = cfg.tracking_gain
+    fp[layout.P_SUCCESS] = cfg.success_threshold
+    fp[layout.P_JOINT_NOISE] = rnd.initial_joint_noise
+    fp[layout.P_OBS_NOISE] = rnd.observation_noise_std
+    fp[layout.P_FRICTION_LO], fp[layout.P_FRICTION_HI] = rnd.friction_scale
+    fp[layout.P_MASS_LO], fp[layout.P_MASS_HI] = rnd.object_mass_scale
+    fp[layout.P_MU_TABLE] = MU_TABLE
+    fp[layout.P_KICK_LO], fp[layout.P_KICK_HI] = KICK_RANGE
+    ip = np.zeros(layout.NUM_INT_PARAMS, dtype=np.int64)
+    ip[layout.I_KIND] = kind
+    ip[layout.I_EPISODE_STEPS] = cfg.episode_steps
+    ip[layout.I_CARTESIAN] = 1 if cfg.action_mode == "cartesian" else 0
+    ip[layout.I_HAS_GRIPPER] = 1 if cfg.has_gripper else 0
+    ip[layout.I_DENSE] = 1 if dense else 0
+    if kind == layout.KIND_REACH:
         lo, hi = task_module.GOAL_LOW, task_module.GOAL_HIGH
-        fp[[nk.P_GOAL_X_LO, nk.P_GOAL_Y_LO, nk.P_GOAL_Z_LO]] = lo
-        fp[[nk.P_GOAL_X_HI, nk.P_GOAL_Y_HI, nk.P_GOAL_Z_HI]] = hi
+        fp[[layout.P_GOAL_X_LO, layout.P_GOAL_Y_LO, layout.P_GOAL_Z_LO]] = lo
+        fp[[layout.P_GOAL_X_HI, layout.P_GOAL_Y_HI, layout.P_GOAL_Z_HI]] = hi
         return fp, ip
     contact = CONTACT_MODELS[name]
-    fp[nk.P_MU_FINGER], fp[nk.P_MU_FINGER_HI] = contact.mu_finger
-    fp[nk.P_LSR_LO], fp[nk.P_LSR_HI] = contact.limit_surface
-    ip[nk.I_PAD_GRID] = 1 if contact.pad_grid else 0
-    fp[nk.P_REACH_WEIGHT] = task_module.REACH_WEIGHT
-    fp[nk.P_CUBE_HALF] = task_module.CUBE_SIZE / 2
-    fp[nk.P_INIT_WIDTH] = task_module.INITIAL_FINGER_WIDTH
-    fp[[nk.P_OBJ_X_LO, nk.P_OBJ_Y_LO]] = task_module.OBJECT_XY_LOW
-    fp[[nk.P_OBJ_X_HI, nk.P_OBJ_Y_HI]] = task_module.OBJECT_XY_HIGH
-    fp[[nk.P_GOAL_X_LO, nk.P_GOAL_Y_LO]] = task_module.GOAL_XY_LOW
-    fp[[nk.P_GOAL_X_HI, nk.P_GOAL_Y_HI]] = task_module.GOAL_XY_HIGH
-    fp[nk.P_GOAL_D_LO], fp[nk.P_GOAL_D_HI] = task_module.GOAL_DISTANCE_RANGE
-    fp[nk.P_GOAL_Z_LO], fp[nk.P_GOAL_Z_HI] = getattr(
+    fp[layout.P_MU_FINGER], fp[layout.P_MU_FINGER_HI] = contact.mu_finger
+    fp[layout.P_LSR_LO], fp[layout.P_LSR_HI] = contact.limit_surface
+    ip[layout.I_PAD_GRID] = 1 if contact.pad_grid else 0
+    fp[layout.P_REACH_WEIGHT] = task_module.REACH_WEIGHT
+    fp[layout.P_CUBE_HALF] = task_module.CUBE_SIZE / 2
+    fp[layout.P_INIT_WIDTH] = task_module.INITIAL_FINGER_WIDTH
+    fp[[layout.P_OBJ_X_LO, layout.P_OBJ_Y_LO]] = task_module.OBJECT_XY_LOW
+    fp[[layout.P_OBJ_X_HI, layout.P_OBJ_Y_HI]] = task_module.OBJECT_XY_HIGH
+    fp[[layout.P_GOAL_X_LO, layout.P_GOAL_Y_LO]] = task_module.GOAL_XY_LOW
+    fp[[layout.P_GOAL_X_HI, layout.P_GOAL_Y_HI]] = task_module.GOAL_XY_HIGH
+    fp[layout.P_GOAL_D_LO], fp[layout.P_GOAL_D_HI] = task_module.GOAL_DISTANCE_RANGE
+    fp[layout.P_GOAL_Z_LO], fp[layout.P_GOAL_Z_HI] = getattr(
         task_module, "GOAL_Z_RANGE", (task_module.CUBE_REST_Z, task_module.CUBE_REST_Z)
     )
-    fp[nk.P_AIR_PROB] = getattr(task_module, "AIR_GOAL_PROBABILITY", 0.0)
-    ip[nk.I_GOAL_TRIES] = task_module.GOAL_SAMPLE_TRIES
+    fp[layout.P_AIR_PROB] = getattr(task_module, "AIR_GOAL_PROBABILITY", 0.0)
+    ip[layout.I_GOAL_TRIES] = task_module.GOAL_SAMPLE_TRIES
     return fp, ip
 
 
@@ -243,24 +249,22 @@ class NumbaEnv(BatchedEnv):
         self.dense_reward = dense_reward
         n = self.num_envs
         self._n_chunks = int(max(1, min(n, 8 * numba.get_num_threads())))
-        self._st = np.zeros((n, nk.NUM_STATE))
+        self._st = np.zeros((n, layout.NUM_STATE))
         self._cnt = np.zeros((n, 2), dtype=np.int64)
         k1 = self.cfg.randomization.action_latency_steps + 1
         self._abuf = np.zeros((n, k1, self.action_dim))
         self._obs = np.zeros((n, self.obs_dim), dtype=np.float32)
         self._seed = np.uint64(0)
         self._all = np.ones(n, dtype=np.bool_)
-        fast_reach = self._ip[nk.I_KIND] == nk.KIND_REACH and self._ip[nk.I_CARTESIAN] == 0
-        self._step_kernel = nk.reach_step_kernel if fast_reach else nk.step_kernel
         self._reset_all(int(np.random.SeedSequence().generate_state(1, np.uint64)[0]), False)
 
     # ---------------------------------------------------------------------------------
     def _reset_all(self, seed: int | None, bump: bool) -> None:
         if seed is not None:
             self._seed = np.uint64(seed)
-            self._cnt[:, nk.C_EPISODE] = 0
+            self._cnt[:, layout.C_EPISODE] = 0
         self._obs = np.empty((self.num_envs, self.obs_dim), dtype=np.float32)
-        nk.reset_kernel(
+        kernels.reset_kernel(
             self._fp,
             self._ip,
             self._seed,
@@ -300,7 +304,7 @@ class NumbaEnv(BatchedEnv):
                 raise ValueError(f"actions must be real numbers, got dtype {arr.dtype}")
             arr = arr.astype(np.float64)
         arr = np.ascontiguousarray(arr)
-        bad = nk.first_non_finite(arr)
+        bad = kernels.first_non_finite(arr)
         if bad >= 0:
             env, dim = divmod(int(bad), self.action_dim)
             raise ValueError(f"{self.task.CONFIG.name}: non-finite action at env {env}, dim {dim}")
@@ -314,7 +318,7 @@ class NumbaEnv(BatchedEnv):
         final_obs = np.empty((n, dim), dtype=np.float32)
         res = np.empty((3, n))
         flags = np.empty((4, n), dtype=np.bool_)
-        self._step_kernel(
+        kernels.step_kernel(
             self._fp,
             self._ip,
             self._seed,
@@ -330,17 +334,17 @@ class NumbaEnv(BatchedEnv):
         )
         self._obs = obs
         info = {
-            "success": flags[nk.F_SUCCESS],
+            "success": flags[layout.F_SUCCESS],
             "final_obs": final_obs,
-            "_final_obs": flags[nk.F_FINAL],
-            "episode_return": res[nk.R_FINAL_RETURN],
-            "episode_length": res[nk.R_FINAL_LENGTH],
+            "_final_obs": flags[layout.F_FINAL],
+            "episode_return": res[layout.R_FINAL_RETURN],
+            "episode_length": res[layout.R_FINAL_LENGTH],
         }
         return (
             obs,
-            res[nk.R_REWARD],
-            flags[nk.F_TERMINATED],
-            flags[nk.F_TRUNCATED],
+            res[layout.R_REWARD],
+            flags[layout.F_TERMINATED],
+            flags[layout.F_TRUNCATED],
             info,
         )
 
@@ -349,13 +353,13 @@ class NumbaEnv(BatchedEnv):
         """A copy of the current batched state."""
         st = self._st
         return SimState(
-            joint_pos=st[:, nk.S_Q : nk.S_Q + 7].copy(),
-            joint_vel=st[:, nk.S_QD : nk.S_QD + 7].copy(),
-            tcp_pos=st[:, nk.S_TCP : nk.S_TCP + 3].copy(),
-            finger_width=st[:, nk.S_WIDTH].copy(),
-            object_pos=st[:, nk.S_OBJ : nk.S_OBJ + 3].copy(),
-            object_yaw=st[:, nk.S_YAW].copy(),
-            goal_pos=st[:, nk.S_GOAL : nk.S_GOAL + 3].copy(),
+            joint_pos=st[:, layout.S_Q : layout.S_Q + 7].copy(),
+            joint_vel=st[:, layout.S_QD : layout.S_QD + 7].copy(),
+            tcp_pos=st[:, layout.S_TCP : layout.S_TCP + 3].copy(),
+            finger_width=st[:, layout.S_WIDTH].copy(),
+            object_pos=st[:, layout.S_OBJ : layout.S_OBJ + 3].copy(),
+            object_yaw=st[:, layout.S_YAW].copy(),
+            goal_pos=st[:, layout.S_GOAL : layout.S_GOAL + 3].copy(),
         )
 
     def set_state(
@@ -383,34 +387,34 @@ class NumbaEnv(BatchedEnv):
                 st[:, col] = arr
 
         if joint_pos is not None:
-            put(nk.S_Q, 7, joint_pos, "joint_pos")
-            np.clip(st[:, :7], nk._Q_MIN, nk._Q_MAX, out=st[:, :7])
+            put(layout.S_Q, 7, joint_pos, "joint_pos")
+            np.clip(st[:, :7], kin.Q_MIN, kin.Q_MAX, out=st[:, :7])
         if object_pos is not None:
-            put(nk.S_OBJ, 3, object_pos, "object_pos")
+            put(layout.S_OBJ, 3, object_pos, "object_pos")
         if object_yaw is not None:
-            put(nk.S_YAW, 1, object_yaw, "object_yaw")
+            put(layout.S_YAW, 1, object_yaw, "object_yaw")
         if goal_pos is not None:
-            put(nk.S_GOAL, 3, goal_pos, "goal_pos")
+            put(layout.S_GOAL, 3, goal_pos, "goal_pos")
         if finger_width is not None:
-            put(nk.S_WIDTH, 1, finger_width, "finger_width")
-        st[:, nk.S_QD : nk.S_QD + 7] = 0.0
-        st[:, nk.S_VEL : nk.S_VEL + 3] = 0.0
-        st[:, nk.S_GRASPED] = 0.0
+            put(layout.S_WIDTH, 1, finger_width, "finger_width")
+        st[:, layout.S_QD : layout.S_QD + 7] = 0.0
+        st[:, layout.S_VEL : layout.S_VEL + 3] = 0.0
+        st[:, layout.S_GRASPED] = 0.0
         self._obs = np.empty((n, self.obs_dim), dtype=np.float32)
-        nk.refresh_kernel(self._fp, self._ip, self._seed, st, self._cnt, self._obs)
+        kernels.refresh_kernel(self._fp, self._ip, self._seed, st, self._cnt, self._obs)
         return self._obs
 
     def randomization_state(self) -> dict[str, np.ndarray]:
         """This episode's draws per env: friction scale, mass scale, action delay."""
         return {
-            "friction_scale": self._st[:, nk.S_FRICTION].copy(),
-            "mass_scale": self._st[:, nk.S_MASS].copy(),
-            "action_delay": self._st[:, nk.S_DELAY].astype(np.int64),
+            "friction_scale": self._st[:, layout.S_FRICTION].copy(),
+            "mass_scale": self._st[:, layout.S_MASS].copy(),
+            "action_delay": self._st[:, layout.S_DELAY].astype(np.int64),
         }
 
     def grasped(self) -> np.ndarray:
         """[N] bool: whether the cube is held (pick_place)."""
-        return self._st[:, nk.S_GRASPED] > 0.5
+        return self._st[:, layout.S_GRASPED] > 0.5
 
     def close_extras(self, **kwargs) -> None:
         """Nothing to release: the state is plain arrays."""

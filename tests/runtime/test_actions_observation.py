@@ -1,5 +1,5 @@
-"""The runtime builds the training observation and maps actions exactly as the PyBullet
-backend does (compared against the backend itself)."""
+"""The runtime builds the training observation (compared against the PyBullet backend
+itself) and maps actions exactly as every backend does (sims.control)."""
 
 import numpy as np
 import pytest
@@ -12,7 +12,8 @@ from miles_ros.runtime.observation import (
     parse_objects,
     sim_state,
 )
-from sims.backends.pybullet.env import _arm_targets, make_pybullet_env
+from sims.backends.pybullet.env import make_pybullet_env
+from sims.control import joint_targets
 from sims.robots import panda
 from sims.tasks import pick_place, push, reach
 
@@ -26,18 +27,7 @@ def test_action_mapping_matches_the_backend_kernel(task):
     for _ in range(20):
         q = panda.home_joint_positions + rng.uniform(-0.4, 0.4, 7)
         action = rng.uniform(-1.5, 1.5, cfg.action_dim)  # beyond [-1, 1]: clipped
-        expected = np.zeros((1, 7))
-        joint_step = cfg.joint_action_scale * panda.joint_velocity_limits * cfg.control_dt
-        _arm_targets(
-            q[None],
-            np.clip(action, -1, 1)[None],
-            joint_step,
-            cfg.cartesian_step_max,
-            cfg.ik_damping,
-            cfg.action_mode == "cartesian",
-            cfg.cartesian_z_min,
-            expected,
-        )
+        expected, _ = joint_targets(cfg, q[None], np.clip(action, -1, 1)[None])
         targets = action_to_targets(cfg, q, action)
         np.testing.assert_allclose(targets.arm, expected[0], atol=1e-12)
         if task is pick_place:
@@ -62,17 +52,7 @@ def test_cartesian_steps_never_command_the_tcp_below_the_floor(task):
     z = panda.fk_tcp(target)[2]
     assert z >= cfg.cartesian_z_min - 1e-3
     assert z < low[2] - 0.002  # it still went down to the floor
-    expected = np.zeros((1, 7))
-    _arm_targets(
-        q[None],
-        down[None],
-        np.zeros(7),
-        cfg.cartesian_step_max,
-        cfg.ik_damping,
-        True,
-        cfg.cartesian_z_min,
-        expected,
-    )
+    expected, _ = joint_targets(cfg, q[None], down[None])
     np.testing.assert_allclose(target, expected[0], atol=1e-12)
 
 

@@ -8,9 +8,10 @@ Cartesian actions in both backends must move the cube to about the same place.
 import numpy as np
 import pytest
 
-from sims.backends import numba_kernels as nk
 from sims.backends.numba_backend import NumbaEnv
 from sims.backends.pybullet.env import PyBulletEnv
+from sims.kernels import contact as nk
+from sims.kernels import layout
 from sims.robots import panda
 from sims.tasks import pick_place, push
 
@@ -58,7 +59,7 @@ def start_both(pb, nb, q, cube, yaw, finger_width=0.0):
         goal_pos=GOAL[None],
         finger_width=np.array([finger_width]),
     )
-    nb._st[:, nk.S_FRICTION] = 1.0
+    nb._st[:, layout.S_FRICTION] = 1.0
 
 
 @pytest.mark.parametrize("lateral", [0.0, 0.012])

@@ -3,6 +3,7 @@ terms, gymnasium vector-env behaviour, determinism, bad input, domain randomizat
 scripted controllers that validate the kinematics and the contact model."""
 
 import math
+from types import SimpleNamespace
 
 import numba
 import numpy as np
@@ -11,11 +12,28 @@ from gymnasium.utils.env_checker import check_reset_seed_determinism, data_equiv
 from gymnasium.utils.passive_env_checker import check_obs, data_shares_objects
 
 from sims import make_env
-from sims.backends import numba_kernels as nk
 from sims.backends.numba_backend import NumbaEnv
+from sims.kernels import contact, kinematics, layout
+from sims.kernels import rng as counter_rng
 from sims.robots import panda
 from sims.tasks import pick_place, push, reach
 from sims.tasks.base import DomainRandomization
+
+# the kernels' scalar functions, compiled for the CPU (called from Python they would run
+# as plain Python)
+nk = SimpleNamespace(
+    sincos=numba.njit(kinematics.sincos),
+    fk_row=numba.njit(kinematics.fk_row),
+    dls_row=numba.njit(kinematics.dls_row),
+    episode_key=numba.njit(counter_rng.episode_key),
+    uniform01=numba.njit(counter_rng.uniform01),
+    normal01=numba.njit(counter_rng.normal01),
+    push_cube=numba.njit(contact.push_cube),
+    NUM_STATE=layout.NUM_STATE,
+    SCRATCH_SHAPE=layout.SCRATCH_SHAPE,
+    LIMIT_SURFACE_RATIO=contact.LIMIT_SURFACE_RATIO,
+    FINGERTIP_BELOW_TCP=contact.FINGERTIP_BELOW_TCP,
+)
 
 TASKS = {"reach": reach, "push": push, "pick_place": pick_place}
 INFO_KEYS = {"success", "final_obs", "_final_obs", "episode_return", "episode_length"}
@@ -61,7 +79,9 @@ def test_inlined_ik_step_matches_panda_dls():
     for k in range(100):
         d = rng.normal(scale=0.02, size=3)
         nk.dls_row(st, k, d[0], d[1], d[2], 0.05, scratch)
-        np.testing.assert_allclose(scratch[10, :7], panda.dls_ik_step(q[k], d, 0.05), atol=1e-10)
+        np.testing.assert_allclose(
+            scratch[layout.ROW_DQ, :7], panda.dls_ik_step(q[k], d, 0.05), atol=1e-10
+        )
 
 
 def test_counter_rng_is_uniform_and_keyed():

@@ -179,7 +179,9 @@ def test_position_control_tracks_most_of_a_commanded_step():
         env.step(action)
         q1 = env.get_state().joint_pos[0].copy()
         env.step(action)
-        covered = (env.get_state().joint_pos[0] - q1) / (0.3 * env._joint_step)
+        cfg = env.cfg
+        joint_step = cfg.joint_action_scale * panda.joint_velocity_limits * cfg.control_dt
+        covered = (env.get_state().joint_pos[0] - q1) / (0.3 * joint_step)
         assert np.all(covered > 0.6) and np.all(covered < 1.0), covered
         assert not np.allclose(q0, q1)
     finally:

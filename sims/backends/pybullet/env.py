@@ -39,37 +39,15 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
 
 from sims.backends.base import BatchedEnv
 from sims.backends.pybullet.rows import sample_reset_rows, unpack_state_rows
 from sims.backends.pybullet.scene import DEFAULT_CAMERA, world_spec_from_scene
 from sims.backends.pybullet.workers import open_worlds, worker_count
 from sims.backends.pybullet.world import RESET_GOAL
-from sims.robots import panda
+from sims.control import joint_targets
 from sims.scene import Scene, load_scene
 from sims.tasks.base import SimState, TaskConfig
-
-
-@njit(cache=True)
-def _arm_targets(q, actions, joint_step, cartesian_step, damping, cartesian, z_min, out):
-    """Joint targets [N, 7] from measured ``q`` and actions, clipped to the datasheet;
-    Cartesian steps never command the TCP below ``z_min``."""
-    dx = np.empty(3)
-    for k in range(q.shape[0]):
-        if cartesian:
-            for i in range(3):
-                dx[i] = actions[k, i] * cartesian_step
-            dx[2] = max(dx[2], z_min - panda.fk_tcp(q[k])[2])
-            dq = panda.dls_ik_step(q[k], dx, damping)
-            for i in range(7):
-                out[k, i] = q[k, i] + dq[i]
-        else:
-            for i in range(7):
-                out[k, i] = q[k, i] + actions[k, i] * joint_step[i]
-        for i in range(7):
-            lo, hi = panda.joint_position_min[i], panda.joint_position_max[i]
-            out[k, i] = min(max(out[k, i], lo), hi)
 
 
 def make_pybullet_env(
@@ -147,10 +125,6 @@ class PyBulletEnv(BatchedEnv):
         self.scene = scene if scene is not None else load_scene()
         self.camera = dict(DEFAULT_CAMERA)
 
-        # Constants of the action mapping, computed once.
-        self._joint_step = cfg.joint_action_scale * panda.joint_velocity_limits * cfg.control_dt
-        self._cartesian = cfg.action_mode == "cartesian"
-        self._finger_open = panda.finger_position_max
         self._latency = int(cfg.randomization.action_latency_steps)
         if self._latency < 0:
             raise ValueError("randomization.action_latency_steps must be >= 0")
@@ -304,19 +278,9 @@ class PyBulletEnv(BatchedEnv):
             raise IndexError(f"env_index must be in [0, {self.num_envs}), got {env_index!r}")
 
     def _compute_targets(self, actions: np.ndarray) -> None:
-        cfg = self.cfg
-        _arm_targets(
-            self._state.joint_pos,
-            actions,
-            self._joint_step,
-            cfg.cartesian_step_max,
-            cfg.ik_damping,
-            self._cartesian,
-            cfg.cartesian_z_min,
-            self._arm_target,
-        )
-        if cfg.has_gripper:
-            np.copyto(self._finger_target, np.where(actions[:, 3] > 0.0, self._finger_open, 0.0))
+        _, finger = joint_targets(self.cfg, self._state.joint_pos, actions, self._arm_target)
+        if self.cfg.has_gripper:
+            np.copyto(self._finger_target, finger)
 
     def _unpack(self, rows: np.ndarray, ids: np.ndarray) -> None:
         unpack_state_rows(rows, ids, self.cfg.has_object, self._state)

@@ -1,0 +1,153 @@
+"""Policy actions to joint position targets: the one mapping of every backend (numba,
+PyBullet, Isaac Lab) and of the skill node (:mod:`miles_ros.runtime.actions`).
+
+The task contract: actions are clipped to [-1, 1]. Joint mode: ``target = q + a *
+(joint_action_scale * control_dt) * velocity_limit``. Cartesian mode: ``target = q +
+dls_ik_step(q, a[:3] * cartesian_step_max, ik_damping)``, the z displacement cut so the
+TCP is never commanded below ``cartesian_z_min``. Both are clipped to the datasheet
+position limits of :mod:`sims.robots.panda`. With a gripper, ``a[3] > 0`` opens each
+finger to ``finger_position_max`` and ``a[3] <= 0`` closes it (target 0); push trains
+with the fingers closed (target 0); reach leaves the fingers alone (NaN here, None in
+:func:`joint_targets`).
+
+:func:`arm_targets_row` is the per-env maths, written once as a scalar, allocation-free
+function that numba compiles for the CPU kernels, the CUDA kernel
+(:mod:`sims.kernels`) and the batched :func:`action_targets` here. Where the arm then
+moves is the backend's business (the numba kernels cover ``tracking_gain`` of the step).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+from numba.extending import register_jitable
+
+from sims.kernels.kinematics import Q_MAX, Q_MIN, V_MAX, clip, dls_step, fk_row
+from sims.kernels.layout import ROW_DQ, ROW_TARGET, SCRATCH_SHAPE
+from sims.robots import panda
+from sims.tasks.base import TaskConfig
+
+GRIPPER_NONE = 0
+"""The task leaves the fingers alone (reach)."""
+GRIPPER_CLOSED = 1
+"""The fingers stay closed (push)."""
+GRIPPER_ACTION = 2
+"""The last action entry opens (> 0) or closes the fingers (pick_place)."""
+FINGER_OPEN = panda.finger_position_max
+
+
+@dataclass(frozen=True)
+class ControlParams:
+    """The numbers of a task's action mapping (see :meth:`from_config`)."""
+
+    cartesian: bool
+    """True: the first three actions are a TCP displacement; False: 7 joint deltas."""
+    joint_scale_dt: float
+    """Joint mode: ``joint_action_scale * control_dt`` (times each velocity limit)."""
+    cartesian_step: float
+    """Cartesian mode: TCP displacement (m) of an action of 1."""
+    ik_damping: float
+    """Damping (m) of the IK step."""
+    z_min: float
+    """Lowest commanded TCP height (m) in Cartesian mode."""
+    gripper: int
+    """``GRIPPER_NONE``, ``GRIPPER_CLOSED`` or ``GRIPPER_ACTION``."""
+
+    @classmethod
+    def from_config(cls, cfg: TaskConfig) -> ControlParams:
+        if cfg.action_mode not in ("joint", "cartesian"):
+            raise ValueError(f"unknown action_mode {cfg.action_mode!r}")
+        if cfg.has_gripper:
+            gripper = GRIPPER_ACTION
+        elif cfg.has_object:
+            gripper = GRIPPER_CLOSED
+        else:
+            gripper = GRIPPER_NONE
+        return cls(
+            cartesian=cfg.action_mode == "cartesian",
+            joint_scale_dt=cfg.joint_action_scale * cfg.control_dt,
+            cartesian_step=cfg.cartesian_step_max,
+            ik_damping=cfg.ik_damping,
+            z_min=cfg.cartesian_z_min,
+            gripper=gripper,
+        )
+
+
+@register_jitable(inline="always")
+def arm_targets_row(q, k, a, cartesian, joint_scale_dt, cartesian_step, damping, z_min, scratch):
+    """Joint targets of ``q[k]`` (``q``: [N, >= 7], joint positions in columns 0-6) for the
+    action ``a`` [A], written into ``scratch[ROW_TARGET, 0:7]`` (``scratch``:
+    ``SCRATCH_SHAPE``; its kinematics rows are overwritten in Cartesian mode)."""
+    if cartesian:
+        tx, ty, tz, _, _, _ = fk_row(q, k, scratch)
+        dx = clip(a[0], -1.0, 1.0) * cartesian_step
+        dy = clip(a[1], -1.0, 1.0) * cartesian_step
+        dz = max(clip(a[2], -1.0, 1.0) * cartesian_step, z_min - tz)
+        dls_step(tx, ty, tz, dx, dy, dz, damping, scratch)
+        for i in range(7):
+            scratch[ROW_TARGET, i] = clip(q[k, i] + scratch[ROW_DQ, i], Q_MIN[i], Q_MAX[i])
+    else:
+        for i in range(7):
+            step = clip(a[i], -1.0, 1.0) * joint_scale_dt * V_MAX[i]
+            scratch[ROW_TARGET, i] = clip(q[k, i] + step, Q_MIN[i], Q_MAX[i])
+
+
+@register_jitable
+def finger_target(a, gripper):
+    """Each finger's target (m) for the action ``a``: NaN where the task leaves the
+    fingers alone."""
+    if gripper == GRIPPER_ACTION:
+        return FINGER_OPEN if a[a.shape[0] - 1] > 0.0 else 0.0
+    if gripper == GRIPPER_CLOSED:
+        return 0.0
+    return np.nan
+
+
+@njit(cache=True)
+def action_targets(
+    q, actions, cartesian, joint_scale_dt, cartesian_step, damping, z_min, gripper, arm, finger
+):
+    """Batched :func:`arm_targets_row` and :func:`finger_target`: ``q`` [N, 7] and
+    ``actions`` [N, A] (float64) to arm targets ``arm`` [N, 7] and finger targets
+    ``finger`` [N]."""
+    scratch = np.empty(SCRATCH_SHAPE)
+    for k in range(q.shape[0]):
+        a = actions[k]
+        arm_targets_row(
+            q, k, a, cartesian, joint_scale_dt, cartesian_step, damping, z_min, scratch
+        )
+        for i in range(7):
+            arm[k, i] = scratch[ROW_TARGET, i]
+        finger[k] = finger_target(a, gripper)
+
+
+def joint_targets(
+    cfg: TaskConfig | ControlParams,
+    q: np.ndarray,
+    actions: np.ndarray,
+    arm_out: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """Arm targets [N, 7] and finger targets [N] (None where the task leaves the fingers
+    alone) from measured joint positions ``q`` [N, 7] and ``actions`` [N, A] (finite; the
+    caller validates). ``arm_out`` [N, 7] float64 C-contiguous receives the arm targets."""
+    p = cfg if isinstance(cfg, ControlParams) else ControlParams.from_config(cfg)
+    q = np.ascontiguousarray(q, dtype=np.float64)
+    actions = np.ascontiguousarray(actions, dtype=np.float64)
+    n = q.shape[0]
+    arm = np.empty((n, 7)) if arm_out is None else arm_out
+    finger = np.empty(n)
+    action_targets(
+        q,
+        actions,
+        p.cartesian,
+        p.joint_scale_dt,
+        p.cartesian_step,
+        p.ik_damping,
+        p.z_min,
+        p.gripper,
+        arm,
+        finger,
+    )
+    return arm, (None if p.gripper == GRIPPER_NONE else finger)

@@ -1,0 +1,22 @@
+"""Numba kernels of the numba backend, written once for the CPU and the GPU.
+
+Every per-env function here is a plain Python function registered with
+:func:`numba.extending.register_jitable` (numba's "generic" target): the ``@njit`` CPU
+kernels of :mod:`sims.kernels.step` and the ``@cuda.jit`` kernel of
+:mod:`sims.backends.numba_cuda` both compile it, and numba's CUDA simulator
+(``NUMBA_ENABLE_CUDASIM=1``) runs it as Python. None of them allocates: scratch arrays
+are passed in (``np.empty`` per chunk on the CPU, ``cuda.local.array`` on the GPU).
+
+Modules, by concern:
+
+- :mod:`~sims.kernels.layout`: the per-env state columns (``S_*``), the parameter vectors
+  (``P_*``, ``I_*``), result rows, and the observation offsets read from each task's
+  ``LAYOUT``;
+- :mod:`~sims.kernels.rng`: the counter-based RNG (splitmix64);
+- :mod:`~sims.kernels.kinematics`: forward kinematics and the damped-least-squares step;
+- :mod:`~sims.kernels.contact`: fingers, table, grasp and the sliding cube;
+- :mod:`~sims.kernels.observe`: observation rows and reward/success;
+- :mod:`~sims.kernels.step`: reset and step of one env, and the batched ``@njit`` kernels.
+
+The action -> joint target mapping is :mod:`sims.control`, shared with every backend.
+"""

@@ -1,0 +1,148 @@
+"""Column layouts of the kernels' arrays: per-env state rows, parameter vectors, results,
+scratch, and the observation offsets, which are read from each task's ``LAYOUT`` (the
+tasks stay the single source of truth).
+
+Each env's state is one float64 row (``S_*`` columns) plus int64 counters (``C_*``). All
+tasks share one specialization of each kernel: the task is an integer (``KIND_*``) and its
+numbers travel in a float64 parameter vector (``P_*`` indices) and an int64 one (``I_*``),
+built by the backend from the task module.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from sims.tasks import pick_place, push, reach
+
+KIND_REACH = 0
+KIND_PUSH = 1
+KIND_PICK_PLACE = 2
+TASK_LAYOUTS = {
+    KIND_REACH: reach.LAYOUT,
+    KIND_PUSH: push.LAYOUT,
+    KIND_PICK_PLACE: pick_place.LAYOUT,
+}
+"""The observation layout of each task kind."""
+
+# --- float parameter vector -------------------------------------------------------------
+P_DT = 0
+P_JOINT_SCALE = 1
+P_CART_STEP = 2
+P_IK_DAMPING = 3
+P_GAIN = 4
+P_SUCCESS = 5
+P_JOINT_NOISE = 6
+P_OBS_NOISE = 7
+P_FRICTION_LO = 8
+P_FRICTION_HI = 9
+P_MASS_LO = 10
+P_MASS_HI = 11
+P_REACH_WEIGHT = 12
+P_CUBE_HALF = 13
+P_INIT_WIDTH = 14
+P_OBJ_X_LO = 15
+P_OBJ_Y_LO = 16
+P_OBJ_X_HI = 17
+P_OBJ_Y_HI = 18
+P_GOAL_X_LO = 19
+P_GOAL_Y_LO = 20
+P_GOAL_Z_LO = 21
+P_GOAL_X_HI = 22
+P_GOAL_Y_HI = 23
+P_GOAL_Z_HI = 24
+P_GOAL_D_LO = 25
+P_GOAL_D_HI = 26
+P_AIR_PROB = 27
+P_MU_TABLE = 28
+P_MU_FINGER = 29
+P_KICK_LO = 30
+P_KICK_HI = 31
+P_Z_MIN = 32
+P_MU_FINGER_HI = 33  # P_MU_FINGER is the low end of the finger friction range
+P_LSR_LO = 34
+P_LSR_HI = 35
+NUM_FLOAT_PARAMS = 36
+
+# --- int parameter vector ---------------------------------------------------------------
+I_KIND = 0
+I_EPISODE_STEPS = 1
+I_CARTESIAN = 2
+I_HAS_GRIPPER = 3
+I_DENSE = 4
+I_GOAL_TRIES = 5
+I_PAD_GRID = 6  # 1: fingers touch the cube as 2 x 2 circle grids; 0: as one cylinder each
+NUM_INT_PARAMS = 7
+
+# --- per-env state: one float64 row per env ---------------------------------------------
+S_Q = 0  # 7 joint positions (must stay at column 0: fk_row reads st[k, 0:7])
+S_QD = 7  # 7 joint velocities
+S_TCP = 14  # 3 TCP position
+S_FAX = 17  # 3 finger axis (TCP y) in the base frame (reach steps leave it stale)
+S_WIDTH = 20  # finger opening
+S_GRASPED = 21  # 1.0 while the cube is held
+S_OBJ = 22  # 3 cube centre
+S_YAW = 25  # cube yaw
+S_VEL = 26  # 3 cube velocity (sliding x, y; falling z)
+S_GOF = 29  # 4 grasp offset: cube - TCP (3), cube yaw - hand yaw
+S_GOAL = 33  # 3 goal
+S_FRICTION = 36  # friction scale of this episode
+S_MASS = 37  # mass scale of this episode
+S_DELAY = 38  # action delay (steps) of this episode
+S_RETURN = 39  # return so far
+S_KICK = 40  # velocity gain of the cube after a push, this episode
+S_MU_FINGER = 41  # finger-cube friction of this episode
+S_LSR = 42  # limit-surface ratio of this episode
+NUM_STATE = 43
+
+C_STEPS = 0  # steps in this episode
+C_EPISODE = 1  # episode counter (keys the RNG)
+
+R_REWARD = 0  # rows of the float results [3, N]
+R_FINAL_RETURN = 1
+R_FINAL_LENGTH = 2
+F_TERMINATED = 0  # rows of the bool results [4, N]
+F_TRUNCATED = 1
+F_SUCCESS = 2
+F_FINAL = 3
+
+# --- scratch ----------------------------------------------------------------------------
+SCRATCH_SHAPE = (13, 7)
+"""Per-chunk (CPU) or per-thread (GPU) scratch: rows 0-6 joint frames (z axis, origin),
+rows 7-9 the Jacobian, row 10 the IK step, row 11 the arm's joint targets, row 12 the joint
+positions before the step. One C-contiguous array type everywhere keeps the number of
+compiled specializations down."""
+ROW_JAC = 7
+ROW_DQ = 10
+ROW_TARGET = 11
+ROW_Q_OLD = 12
+
+# --- observation offsets, from the tasks' layouts -----------------------------------------
+OBS_FIELDS = (
+    "joint_pos",
+    "joint_vel",
+    "tcp_pos",
+    "goal_pos",
+    "goal_rel",  # reach: goal_rel_tcp; cube tasks: goal_rel_object
+    "finger_width",
+    "object_pos",
+    "object_yaw_sincos",
+    "object_rel_tcp",
+)
+O_JOINT_POS, O_JOINT_VEL, O_TCP, O_GOAL, O_GOAL_REL, O_WIDTH, O_OBJ, O_YAW, O_OBJ_REL = range(9)
+_ALIASES = {"goal_rel": ("goal_rel_tcp", "goal_rel_object")}
+
+
+def _offsets(layout) -> list[int]:
+    row = []
+    for field in OBS_FIELDS:
+        names = [n for n in _ALIASES.get(field, (field,)) if n in layout.slices]
+        row.append(layout.slices[names[0]].start if names else -1)
+    return row
+
+
+OBS_OFFSETS = np.array([_offsets(TASK_LAYOUTS[k]) for k in range(3)], dtype=np.int64)
+"""``OBS_OFFSETS[kind, O_*]``: where each field starts in the task's observation (-1:
+absent). The kernels write every field at these offsets, never at literal columns."""
+
+NOISE_COUNTER_BASE = 1 << 20
+"""Draw counters below this are reset draws; observation noise uses counters above."""

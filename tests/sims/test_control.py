@@ -1,0 +1,102 @@
+"""sims.control, the one action -> joint target mapping, against the mappings it replaced:
+PyBullet's ``_arm_targets`` and the skill node's ``action_to_targets`` (numpy, through
+:mod:`sims.robots.panda`), and the numba kernels' inlined step (their own multiplication
+order), on random inputs in joint and Cartesian mode, including the z floor and the limits.
+"""
+
+import numpy as np
+import pytest
+
+from sims import control
+from sims.robots import panda
+from sims.tasks import pick_place, push, reach
+
+
+def previous_pybullet_targets(cfg, q, actions):
+    """The PyBullet backend's ``_arm_targets`` (and the skill node's mapping) before
+    sims.control, with its finger rule."""
+    a = np.clip(actions, -1.0, 1.0)
+    out = np.empty_like(q)
+    joint_step = cfg.joint_action_scale * panda.joint_velocity_limits * cfg.control_dt
+    for k in range(q.shape[0]):
+        if cfg.action_mode == "cartesian":
+            dx = a[k, :3] * cfg.cartesian_step_max
+            dx[2] = max(dx[2], cfg.cartesian_z_min - panda.fk_tcp(q[k])[2])
+            out[k] = q[k] + panda.dls_ik_step(q[k], dx, cfg.ik_damping)
+        else:
+            out[k] = q[k] + a[k, :7] * joint_step
+        out[k] = np.clip(out[k], panda.joint_position_min, panda.joint_position_max)
+    finger = np.where(a[:, -1] > 0.0, panda.finger_position_max, 0.0) if cfg.has_gripper else None
+    return out, finger
+
+
+def previous_numba_joint_targets(cfg, q, actions):
+    """The numba kernels' joint-mode target, in their multiplication order."""
+    a = np.clip(actions, -1.0, 1.0)
+    step = a[:, :7] * (cfg.joint_action_scale * cfg.control_dt) * panda.joint_velocity_limits
+    return np.clip(q + step, panda.joint_position_min, panda.joint_position_max)
+
+
+def random_inputs(cfg, n, seed):
+    rng = np.random.default_rng(seed)
+    # wide enough that many targets hit the datasheet limits
+    q = rng.uniform(panda.joint_position_min - 0.05, panda.joint_position_max + 0.05, (n, 7))
+    q = np.clip(q, panda.joint_position_min, panda.joint_position_max)
+    return q, rng.uniform(-1.6, 1.6, (n, cfg.action_dim))
+
+
+@pytest.mark.parametrize("task", [reach, push, pick_place])
+def test_matches_the_previous_backend_mappings(task):
+    cfg = task.CONFIG
+    q, actions = random_inputs(cfg, 500, seed=1)
+    arm, finger = control.joint_targets(cfg, q, actions)
+    expected, expected_finger = previous_pybullet_targets(cfg, q, actions)
+    np.testing.assert_allclose(arm, expected, rtol=0, atol=1e-12)
+    assert np.all(arm >= panda.joint_position_min) and np.all(arm <= panda.joint_position_max)
+    at_limit = np.isclose(arm, panda.joint_position_min) | np.isclose(
+        arm, panda.joint_position_max
+    )
+    assert at_limit.any()  # the limits were exercised
+    if cfg.action_mode == "joint":
+        np.testing.assert_array_equal(arm, previous_numba_joint_targets(cfg, q, actions))
+    if task is reach:
+        assert finger is None
+    elif task is push:
+        np.testing.assert_array_equal(finger, 0.0)
+    else:
+        np.testing.assert_array_equal(finger, expected_finger)
+
+
+@pytest.mark.parametrize("task", [push, pick_place])
+def test_cartesian_mode_of_every_task_and_the_z_floor(task):
+    cfg = task.CONFIG
+    # arms with the TCP just above the floor, asked to go down (and sideways)
+    q = np.tile(panda.home_joint_positions, (40, 1))
+    low = np.array([0.5, 0.05, cfg.cartesian_z_min + 0.004])
+    for _ in range(200):
+        step = np.clip(low - panda.fk_tcp_batch(q), -0.02, 0.02)
+        q = q + np.stack([panda.dls_ik_step(qk, sk, 0.01) for qk, sk in zip(q, step, strict=True)])
+    rng = np.random.default_rng(4)
+    q = q + rng.normal(scale=0.01, size=q.shape)
+    actions = rng.uniform(-1.0, 1.0, (40, cfg.action_dim))
+    actions[:, 2] = -1.0
+    arm, _ = control.joint_targets(cfg, q, actions)
+    expected, _ = previous_pybullet_targets(cfg, q, actions)
+    np.testing.assert_allclose(arm, expected, rtol=0, atol=1e-12)
+    z = panda.fk_tcp_batch(arm)[:, 2]
+    assert np.all(z >= cfg.cartesian_z_min - 1e-3)
+    # and reach in Cartesian mode (a config the numba backend supports)
+    cart = reach.CONFIG.__class__(**{**reach.CONFIG.__dict__, "action_mode": "cartesian"})
+    q2, a2 = random_inputs(cart, 200, seed=5)
+    np.testing.assert_allclose(
+        control.joint_targets(cart, q2, a2)[0],
+        previous_pybullet_targets(cart, q2, a2)[0],
+        rtol=0,
+        atol=1e-12,
+    )
+
+
+def test_unknown_action_mode_is_refused():
+    bad = reach.CONFIG.__class__(**{**reach.CONFIG.__dict__, "action_mode": "torque"})
+    with pytest.raises(ValueError, match="action_mode"):
+        control.ControlParams.from_config(bad)
