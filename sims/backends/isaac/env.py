@@ -235,8 +235,9 @@ class IsaacEnv(BatchedEnv):
         newton.eval_fk(self.model, self.model.joint_q, self.model.joint_qd, self._s0)
         self._q = self._s0.joint_q.numpy().reshape(self.num_envs, self._coords).copy()
         self._qd = np.zeros((self.num_envs, self._dofs))
-        self._target = self._control.joint_target_q.numpy().reshape(self.num_envs, self._dofs)
-        self._target = self._target.copy()
+        # joint_target_q has one entry per coordinate here; the robot's 9 come first
+        target = self._control.joint_target_q.numpy()
+        self._target = target.reshape(self.num_envs, -1).copy()
         if cfg.has_object:
             self._nominal = {
                 "mass": self.model.body_mass.numpy().copy(),
