@@ -15,7 +15,7 @@ a free cube (config/scene.yaml geometry and nominal mass).
 Control, as the task contract says (and as the PyBullet backend): actions become joint
 position targets from the *measured* joints through :func:`joint_targets` (clipped to
 the datasheet limits of :mod:`sims.robots.panda`, which also replace the URDF's joint
-limits here); joint PD drives (arm ke/kd 6000/400 within the datasheet torques, fingers
+limits here); joint PD drives (arm ke/kd 6000/150 within the datasheet torques, fingers
 350/50 within the URDF's 20 N) track them for ``substeps = control_dt / physics_dt``
 physics steps (default 4 ms, the contact-tested step). Fingers: open (> 0) or closed
 (<= 0) with a gripper; held closed otherwise.
@@ -43,10 +43,18 @@ from sims.tasks.base import SimState, TaskConfig
 
 logger = logging.getLogger(__name__)
 
-ARM_GAINS = (6000.0, 400.0)
-"""Arm joint drive stiffness (N m/rad) and damping (N m s/rad)."""
+ARM_GAINS = (6000.0, 150.0)
+"""Arm joint drive stiffness (N m/rad) and damping (N m s/rad). Damping 150 makes the arm
+cover ~0.8 of a commanded step per control period, the contract's ``tracking_gain`` (as
+PyBullet's motors); 400 (damping ratio > 2) covered only 0.45."""
 FINGER_GAINS = (350.0, 50.0)
 """Finger drive stiffness (N/m) and damping (N s/m): within the URDF's 20 N, no sinking."""
+ARM_ARMATURE = 0.1
+"""Arm joint armature (kg m^2): reflected motor inertia, as Newton's Panda examples."""
+FINGER_ARMATURE = 0.5
+"""Finger armature (kg): the published fingers weigh 15 g, too light for MuJoCo's soft
+contacts to hold a squeezed cube (they sink in and it slips out); the armature gives the
+finger joints the effective mass the contacts need."""
 CUBE_FRICTION = 0.5
 """Nominal cube sliding friction (PyBullet's cube-table product, 0.5 * 1.0)."""
 TABLE_FRICTION = 0.3
@@ -182,6 +190,7 @@ class IsaacEnv(BatchedEnv):
     def _build(self, urdf) -> None:
         newton, wp, cfg, scene = self._newton, self._wp, self.cfg, self.scene
         robot = newton.ModelBuilder()
+        newton.solvers.SolverMuJoCo.register_custom_attributes(robot)
         robot.add_urdf(str(urdf), floating=False, enable_self_collisions=False)
         dofs = robot.joint_dof_count  # 7 arm + 2 fingers
         robot.joint_limit_lower[:7] = panda.joint_position_min.tolist()
@@ -191,6 +200,7 @@ class IsaacEnv(BatchedEnv):
         robot.joint_target_kd[:7] = [ARM_GAINS[1]] * 7
         robot.joint_target_ke[7:9] = [FINGER_GAINS[0]] * 2
         robot.joint_target_kd[7:9] = [FINGER_GAINS[1]] * 2
+        robot.joint_armature[:9] = [ARM_ARMATURE] * 7 + [FINGER_ARMATURE] * 2
         robot.joint_q[:7] = panda.home_joint_positions.tolist()
         robot.joint_target_q[:7] = panda.home_joint_positions.tolist()
         self._tcp_body = next(
@@ -227,6 +237,12 @@ class IsaacEnv(BatchedEnv):
         world = newton.ModelBuilder()
         world.replicate(robot, self.num_envs)
         self.model = world.finalize(device=self.device)
+        # The Panda's controller compensates gravity (libfranka does): without it each
+        # period's target, taken from the sagged measured joints, lets the arm sink.
+        gravcomp = np.ones((self.num_envs, self._bodies), dtype=np.float32)
+        if self._cube_body is not None:
+            gravcomp[:, self._cube_body] = 0.0
+        self.model.mujoco.gravcomp.assign(gravcomp.reshape(-1))
         self.solver = newton.solvers.SolverMuJoCo(
             self.model, solver="newton", integrator="implicitfast", disable_sensors=True
         )
