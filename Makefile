@@ -56,4 +56,5 @@ isaac-assets: $(ISAAC_STAMP) $(STAMP)
 		$(ISAAC_PY) -m sims.backends.isaac.assets
 
 test-isaac: isaac
-	$(ISAAC_PY) -m pytest -q -p no:cacheprovider tests_isaac
+	MILES_PYBULLET_DATA="$$($(PY) -c 'import pybullet_data; print(pybullet_data.getDataPath())')" \
+		$(ISAAC_PY) -m pytest -q -p no:cacheprovider tests_isaac

@@ -36,7 +36,10 @@ def import_newton():
             errors.append(f"{name}: {exc}")
     if errors:
         raise IsaacLabNotAvailableError(f"{INSTALL_HINT} (import errors: {'; '.join(errors)})")
-    return modules[2], modules[1]
+    warp = modules[1]
+    if hasattr(warp, "LOG_WARNING"):  # no banner and no per-kernel load lines on stdout
+        warp.config.log_level = warp.LOG_WARNING
+    return modules[2], warp
 
 
 def make_isaac_env(task_module, num_envs: int, config=None, **options):
