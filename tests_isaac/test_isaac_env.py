@@ -202,3 +202,31 @@ def test_autoreset_and_bad_inputs():
         env.close()
     with pytest.raises(ValueError, match="control period"):
         make_env("reach", "isaac", 1, physics_dt=0.003)
+
+
+def test_ppo_on_isaac_improves_the_reach_return(tmp_path):
+    from policies.evaluation import run_episodes
+    from policies.ppo.config import default_train_config
+    from policies.ppo.runner import OnPolicyRunner, torch_policy_fn
+
+    cfg = default_train_config("reach")
+    cfg.backend, cfg.seed = "isaac", 0
+    rc = cfg.runner
+    rc.num_envs, rc.rollout_steps, rc.total_steps = 32, 16, 32 * 16 * 24  # 24 updates
+    rc.eval_every, rc.final_eval_episodes = 0, 0
+    rc.eval_on_train_success = False
+    rc.progress = rc.tensorboard = False
+    runner = OnPolicyRunner(cfg, tmp_path / "run")
+    env = make_env("reach", "isaac", 50)
+    try:
+        before = run_episodes(env, torch_policy_fn(runner.model), 50, 7)
+        summary = runner.learn()
+        after = run_episodes(env, torch_policy_fn(runner.model), 50, 7)
+    finally:
+        runner.close()
+        env.close()
+    print(
+        f"PPO on isaac, {summary['env_steps']} steps: return {before.mean_return:.2f} -> "
+        f"{after.mean_return:.2f}, success {before.success:.2f} -> {after.success:.2f}"
+    )
+    assert after.mean_return > before.mean_return + 1.0, (before, after)
