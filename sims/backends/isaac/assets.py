@@ -14,6 +14,7 @@ The rewrite:
   Panda's published identified parameters (Gaz et al., "Dynamic Identification of the
   Franka Emika Panda Robot With Retrieval of Feasible Parameters Using Penalty-Based
   Optimization", RA-L 2019, as in franka_description and MuJoCo Menagerie);
+- massless frames get zero inertia (pybullet gives ``panda_grasptarget`` 0.1 kg m^2);
 - the meshes are copied next to the URDF (relative paths), so the folder stands alone.
 
 Folder: ``$MILES_ISAAC_ASSETS``, else ``$MILES_CACHE_DIR/isaac-assets``, else
@@ -40,7 +41,7 @@ from pathlib import Path
 
 logger = logging.getLogger(__name__)
 
-ASSET_VERSION = 1
+ASSET_VERSION = 2
 """Bumped whenever the rewrite changes; a folder of another version counts as missing."""
 
 HAND_FROM_LINK7 = ("0 0 0.107", "0 0 -0.785398163397")
@@ -182,6 +183,10 @@ def rewrite_urdf(text: str) -> str:
         origin.set("rpy", HAND_FROM_LINK7[1])
     for name, (mass, com, inertia) in PUBLISHED_INERTIALS.items():
         _set_inertial(links[name], mass, com, inertia)
+    for link in links.values():  # massless frames (panda_grasptarget): no inertia either
+        mass = link.find("inertial/mass")
+        if mass is not None and float(mass.get("value")) == 0.0:
+            _set_inertial(link, 0.0, (0.0, 0.0, 0.0), (0.0,) * 6)
     ET.indent(root)
     return '<?xml version="1.0"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
 
