@@ -4,8 +4,10 @@ One Newton world per env, replicated from one builder (``ModelBuilder.replicate`
 worlds at the origin: worlds never collide with each other) and stepped together by
 ``SolverMuJoCo`` (Newton solver, implicit-fast integrator) on ``cpu`` or ``cuda:N``.
 Newton is driven directly rather than through Isaac Lab's ``DirectRLEnv``: the same
-physics, without Isaac Lab's scene/USD layer and torch on the hot path (Isaac Lab's own
-Franka reach ran ~800 env-steps/s on this machine class; this env ~2.5x that).
+physics and solver as Isaac Lab's ``newton_mjwarp`` preset, but the drives, substeps,
+gravity compensation and per-world randomization are set here in a few lines, the
+state comes back as numpy for the task modules, and no torch or USD scene layer sits
+on the step path (Isaac Lab's own env classes can load the USD in the asset folder).
 
 World: the Panda from the local asset folder (:mod:`sims.backends.isaac.assets`: the
 pybullet Panda with ``panda_link8`` flattened and published inertials; fixed base, no
@@ -36,6 +38,7 @@ import numpy as np
 
 from sims.backends.base import BatchedEnv
 from sims.backends.isaac import import_newton
+from sims.backends.isaac.actions import joint_targets
 from sims.backends.isaac.assets import require_assets
 from sims.robots import panda
 from sims.scene import Scene, load_scene
@@ -59,52 +62,6 @@ CUBE_FRICTION = 0.5
 """Nominal cube sliding friction (PyBullet's cube-table product, 0.5 * 1.0)."""
 TABLE_FRICTION = 0.3
 """Table friction: below every cube draw, so MuJoCo's max-combination uses the cube's."""
-
-
-def joint_targets(cfg: TaskConfig, q: np.ndarray, actions: np.ndarray, arm_out: np.ndarray):
-    """THE action -> joint target mapping (arm targets [N, 7] into ``arm_out``; finger
-    targets [N] or None), the one every backend uses: ``sims.control.joint_targets`` where
-    it exists, else the PyBullet backend's ``_arm_targets``."""
-    try:
-        from sims.control import joint_targets as mapping
-    except ImportError:
-        return _pybullet_arm_targets(cfg, q, actions, arm_out)
-    return mapping(cfg, q, actions, arm_out)
-
-
-def _pybullet_arm_targets(cfg, q, actions, arm_out):
-    # pybullet (which sims.backends.pybullet.env imports) has no wheel for Python 3.12; its
-    # ``_arm_targets`` is imported where it can be, else the same maths on panda's model.
-    try:
-        from sims.backends.pybullet.env import _arm_targets
-    except ImportError:
-        _arm_targets = _arm_targets_py
-    step = cfg.joint_action_scale * panda.joint_velocity_limits * cfg.control_dt
-    cartesian = cfg.action_mode == "cartesian"
-    _arm_targets(
-        q,
-        actions,
-        step,
-        cfg.cartesian_step_max,
-        cfg.ik_damping,
-        cartesian,
-        cfg.cartesian_z_min,
-        arm_out,
-    )
-    if cfg.has_gripper:
-        return arm_out, np.where(actions[:, 3] > 0.0, panda.finger_position_max, 0.0)
-    return arm_out, (np.zeros(q.shape[0]) if cfg.has_object else None)
-
-
-def _arm_targets_py(q, actions, joint_step, cartesian_step, damping, cartesian, z_min, out):
-    for k in range(q.shape[0]):
-        if cartesian:
-            dx = actions[k, :3] * cartesian_step
-            dx[2] = max(dx[2], z_min - panda.fk_tcp(q[k])[2])
-            out[k] = q[k] + panda.dls_ik_step(q[k], dx, damping)
-        else:
-            out[k] = q[k] + actions[k, :7] * joint_step
-    np.clip(out, panda.joint_position_min, panda.joint_position_max, out=out)
 
 
 class IsaacEnv(BatchedEnv):
