@@ -53,7 +53,7 @@ $(ISAAC_STAMP): requirements-isaac.txt requirements-isaac-importers.txt setup.py
 # pybullet (the source of the Panda URDF) has no Python 3.12 wheel: its data comes from .venv.
 isaac-assets: $(ISAAC_STAMP) $(STAMP)
 	MILES_PYBULLET_DATA="$$($(PY) -c 'import pybullet_data; print(pybullet_data.getDataPath())')" \
-		$(ISAAC_PY) -m sims.backends.isaac.assets
+		$(ISAAC_PY) -m sims.backends.isaac.assets --if-missing
 
 test-isaac: isaac
 	MILES_PYBULLET_DATA="$$($(PY) -c 'import pybullet_data; print(pybullet_data.getDataPath())')" \

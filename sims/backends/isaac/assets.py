@@ -21,7 +21,7 @@ Folder: ``$MILES_ISAAC_ASSETS``, else ``$MILES_CACHE_DIR/isaac-assets``, else
 ``~/.cache/miles/isaac-assets``. Files: ``panda.urdf`` (what the env loads into Newton),
 ``meshes/``, ``usd/panda/panda.usda`` (Isaac Lab's asset, for Isaac Lab's own env classes)
 and ``manifest.json``. ``python -m
-sims.backends.isaac.assets [--pybullet-data DIR] [--no-usd]`` builds it.
+sims.backends.isaac.assets [--pybullet-data DIR] [--no-usd] [--if-missing]`` builds it.
 """
 
 from __future__ import annotations
@@ -254,8 +254,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--root", help="asset folder (default: the cache folder)")
     parser.add_argument("--pybullet-data", help="pybullet_data folder holding franka_panda/")
     parser.add_argument("--no-usd", action="store_true", help="skip the USD conversion")
+    parser.add_argument(
+        "--if-missing", action="store_true", help="build only if the folder is missing or stale"
+    )
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(message)s")
+    if args.if_missing:
+        try:
+            paths = require_assets(args.root, usd=not args.no_usd)
+        except IsaacAssetsMissingError:
+            pass
+        else:
+            sys.stdout.write(f"{paths['urdf'].parent} (up to date)\n")
+            return 0
     root = build_assets(args.root, args.pybullet_data, usd=not args.no_usd)
     sys.stdout.write(f"{root}\n")
     return 0
