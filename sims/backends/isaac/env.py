@@ -15,18 +15,22 @@ self-collisions), a static table box whose top is z = 0 and, for push and pick_p
 a free cube (config/scene.yaml geometry and nominal mass).
 
 Control, as the task contract says (and as the PyBullet backend): actions become joint
-position targets from the *measured* joints through :func:`joint_targets` (clipped to
-the datasheet limits of :mod:`sims.robots.panda`, which also replace the URDF's joint
-limits here); joint PD drives (arm ke/kd 6000/150 within the datasheet torques, fingers
-350/50 within the URDF's 20 N) track them for ``substeps = control_dt / physics_dt``
-physics steps (default 4 ms, the contact-tested step). Fingers: open (> 0) or closed
-(<= 0) with a gripper; held closed otherwise.
+position targets from the *measured* joints through
+:func:`sims.backends.isaac.actions.joint_targets` (clipped to the datasheet limits of
+:mod:`sims.robots.panda`, which also replace the URDF's joint limits here); joint PD
+drives (arm ke/kd 6000/150 within the datasheet torques, fingers 350/50 within the
+URDF's 20 N), gravity-compensated as libfranka's are, track them for ``substeps =
+control_dt / physics_dt`` physics steps (default 4 ms, the contact-tested step).
+Fingers: open (> 0) or closed (<= 0) with a gripper; held closed otherwise.
 
 Per episode, as the PyBullet backend and in the same sampling order (same seed, same
 episodes): the task's reset sampler, cube mass and cube friction scales (per world,
 written into the solver's per-world model), an action delay of 0..k steps. Observation
 noise is added before ``task.observe``. The TCP in the state is the Panda model's FK of
 the measured joints (as PyBullet); :meth:`IsaacEnv.physics_tcp` gives Newton's own.
+
+(About 420 lines: the world building and the env share their index bookkeeping, so they
+stay in one module.)
 """
 
 from __future__ import annotations
