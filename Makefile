@@ -27,3 +27,34 @@ lint: $(STAMP)
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache
+
+# --- Isaac Lab (issue 14): a separate Python 3.12 venv, it pins its own torch -------------
+# `make isaac`: .venv-isaac with isaaclab (kit-less, Newton physics) and Miles installed
+# editable without its torch pin, then the local asset folder (no downloads at run time).
+# `make test-isaac`: the tests in tests_isaac/ (never collected by `make test`).
+PYTHON312 ?= $(shell for p in python3.12 $$HOME/.pyenv/versions/3.12*/bin/python3.12; do \
+	$$p -c 'import sys; assert sys.version_info[:2] == (3, 12)' 2>/dev/null && echo $$p && break; done)
+ISAAC_VENV := .venv-isaac
+ISAAC_PY := $(ISAAC_VENV)/bin/python
+ISAAC_STAMP := $(ISAAC_VENV)/.installed
+
+.PHONY: isaac isaac-assets test-isaac
+
+isaac: $(ISAAC_STAMP) isaac-assets
+
+$(ISAAC_STAMP): requirements-isaac.txt requirements-isaac-importers.txt setup.py
+	@test -n "$(PYTHON312)" || { echo "make isaac needs python3.12 (set PYTHON312=...)"; exit 1; }
+	test -x $(ISAAC_PY) || $(PYTHON312) -m venv $(ISAAC_VENV)
+	$(ISAAC_PY) -m pip install --quiet --disable-pip-version-check -r requirements-isaac.txt
+	$(ISAAC_PY) -m pip install --quiet --disable-pip-version-check -r requirements-isaac-importers.txt
+	$(ISAAC_PY) -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
+	touch $(ISAAC_STAMP)
+
+# pybullet (the source of the Panda URDF) has no Python 3.12 wheel: its data comes from .venv.
+isaac-assets: $(ISAAC_STAMP) $(STAMP)
+	MILES_PYBULLET_DATA="$$($(PY) -c 'import pybullet_data; print(pybullet_data.getDataPath())')" \
+		$(ISAAC_PY) -m sims.backends.isaac.assets --if-missing
+
+test-isaac: isaac
+	MILES_PYBULLET_DATA="$$($(PY) -c 'import pybullet_data; print(pybullet_data.getDataPath())')" \
+		$(ISAAC_PY) -m pytest -q -p no:cacheprovider tests_isaac

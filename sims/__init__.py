@@ -15,7 +15,7 @@ BACKENDS = ("numba", "pybullet", "isaac")
 _BACKEND_MODULES = {
     "numba": ("sims.backends.numba_backend", "NumbaEnv"),
     "pybullet": ("sims.backends.pybullet.env", "make_pybullet_env"),
-    "isaac": ("sims.backends.isaac_backend", "IsaacEnv"),
+    "isaac": ("sims.backends.isaac", "make_isaac_env"),
 }
 
 
