@@ -10,6 +10,7 @@ import pytest
 
 from sims.backends.numba_backend import NumbaEnv
 from sims.backends.pybullet.env import PyBulletEnv
+from sims.backends.pybullet.rows import unpack_state_rows
 from sims.kernels import contact as nk
 from sims.kernels import layout
 from sims.robots import panda
@@ -50,7 +51,7 @@ def start_both(pb, nb, q, cube, yaw, finger_width=0.0):
     row[15] = pb.scene.cube_mass
     row[16] = 1.0
     ids = np.array([0])
-    pb._unpack(pb._worlds.reset(ids, row[None]), ids)
+    unpack_state_rows(pb._worlds.reset(ids, row[None]), ids, pb.cfg.has_object, pb._state)
     nb.reset(seed=0)
     nb.set_state(
         joint_pos=q[None],

@@ -36,17 +36,16 @@ stay in one module.)
 from __future__ import annotations
 
 import logging
-import math
 
 import numpy as np
 
-from sims.backends.base import BatchedEnv
+from sims.backends.host import HostPhysicsEnv, control_substeps
 from sims.backends.isaac import import_newton
 from sims.backends.isaac.assets import require_assets
 from sims.control import joint_targets
 from sims.robots import panda
 from sims.scene import Scene, load_scene
-from sims.tasks.base import SimState, TaskConfig
+from sims.tasks.base import TaskConfig
 
 logger = logging.getLogger(__name__)
 
@@ -68,7 +67,7 @@ TABLE_FRICTION = 0.3
 """Table friction: below every cube draw, so MuJoCo's max-combination uses the cube's."""
 
 
-class IsaacEnv(BatchedEnv):
+class IsaacEnv(HostPhysicsEnv):
     """Batched Newton env (gymnasium VectorEnv, SAME_STEP autoreset; see base.py).
 
     Keyword options:
@@ -100,51 +99,12 @@ class IsaacEnv(BatchedEnv):
         super().__init__(task_module, num_envs, config)
         self.closed = True
         cfg = self.cfg
-        if cfg.action_mode not in ("joint", "cartesian"):
-            raise ValueError(f"unknown action_mode {cfg.action_mode!r} in the task config")
-        if not (isinstance(physics_dt, (int, float)) and math.isfinite(physics_dt)) or (
-            physics_dt <= 0
-        ):
-            raise ValueError(
-                f"physics_dt must be a positive number of seconds, got {physics_dt!r}"
-            )
-        if substeps is None:
-            substeps = max(1, round(cfg.control_dt / physics_dt))
-        if abs(substeps * physics_dt - cfg.control_dt) > 1e-6 * cfg.control_dt:
-            raise ValueError(
-                f"substeps * physics_dt = {substeps} * {physics_dt} s does not equal the "
-                f"task's control period {cfg.control_dt} s; change one of them"
-            )
-        self.physics_dt, self.substeps = float(physics_dt), int(substeps)
-        self.dense_reward, self.autoreset = bool(dense_reward), bool(autoreset)
+        self.physics_dt, self.substeps = control_substeps(cfg, physics_dt, substeps)
+        self._init_host_state(dense_reward, autoreset)
         self.device = str(device)
         self.scene = scene if scene is not None else load_scene()
-        self._latency = int(cfg.randomization.action_latency_steps)
-        if self._latency < 0:
-            raise ValueError("randomization.action_latency_steps must be >= 0")
-        self._noise_std = float(cfg.randomization.observation_noise_std)
         self._newton, self._wp = import_newton()
         self._build(require_assets(assets)["urdf"])
-
-        n = self.num_envs
-        self._state = SimState(
-            joint_pos=np.zeros((n, 7)),
-            joint_vel=np.zeros((n, 7)),
-            tcp_pos=np.zeros((n, 3)),
-            finger_width=np.zeros(n),
-            object_pos=np.zeros((n, 3)),
-            object_yaw=np.zeros(n),
-            goal_pos=np.zeros((n, 3)),
-        )
-        self._arm_target = np.zeros((n, 7))
-        self._steps = np.zeros(n, dtype=np.int64)
-        self._returns = np.zeros(n)
-        self._delay = np.zeros(n, dtype=np.int64)
-        self._episode_draws = np.ones((n, 2))  # friction scale, mass scale
-        self._history = np.zeros((n, self._latency + 1, self.action_dim))
-        self._rng: np.random.Generator | None = None
-        self._noise_rng: np.random.Generator | None = None
-        self._needs_reset = True
         self.closed = False
 
     # --- building ----------------------------------------------------------------------
@@ -231,29 +191,8 @@ class IsaacEnv(BatchedEnv):
         )
 
     # --- gymnasium API -----------------------------------------------------------------
-    def reset(self, *, seed: int | None = None, options: dict | None = None):
-        """Reset every env; ``seed`` reseeds all sampling (episodes, noise)."""
-        self._check_open()
-        if options:
-            raise ValueError(f"reset options are not supported, got {sorted(options)}")
-        if seed is not None or self._rng is None:
-            streams = np.random.SeedSequence(seed).spawn(2)
-            self._rng, self._noise_rng = (np.random.default_rng(s) for s in streams)
-        self._reset_envs(np.arange(self.num_envs))
-        self._needs_reset = False
-        return self._observe(), {}
-
-    def step(self, actions):
-        """One control period for every env (see the module docstring for the mapping)."""
-        actions = self.check_actions(actions)
-        self._check_open()
-        if self._needs_reset:
-            raise RuntimeError("call reset() before step()")
-        if self._latency:
-            hist = self._history
-            hist[:, 1:] = hist[:, :-1]
-            hist[:, 0] = actions
-            actions = hist[np.arange(self.num_envs), self._delay]
+    # --- the physics of one period (HostPhysicsEnv runs the rest of the step) --------------
+    def _advance(self, actions: np.ndarray) -> None:
         arm, finger = joint_targets(self.cfg, self._state.joint_pos, actions, self._arm_target)
         self._target[:, :7] = arm
         if finger is not None:
@@ -262,55 +201,10 @@ class IsaacEnv(BatchedEnv):
         self._simulate()
         self._read_state()
 
-        state, cfg = self._state, self.cfg
-        reward = self.task.reward(state, cfg, self.dense_reward)
-        success = np.asarray(self.task.success(state, cfg), dtype=bool)
-        self._steps += 1
-        self._returns += reward
-        terminated = success.copy()
-        truncated = self._steps >= cfg.episode_steps
-        obs = self._observe()
-        done = terminated | truncated
-        info = {
-            "success": success,
-            "final_obs": np.zeros(obs.shape, dtype=np.float32),
-            "_final_obs": np.zeros(self.num_envs, dtype=bool),
-            "episode_return": np.zeros(self.num_envs),
-            "episode_length": np.zeros(self.num_envs),
-        }
-        if self.autoreset and done.any():
-            ids = np.flatnonzero(done)
-            info["final_obs"][ids] = obs[ids]
-            info["_final_obs"][ids] = True
-            info["episode_return"][ids] = self._returns[ids]
-            info["episode_length"][ids] = self._steps[ids]
-            self._reset_envs(ids)
-            obs[ids] = self._observe(ids)
-        return obs, reward, terminated, truncated, info
-
     def close_extras(self, **kwargs) -> None:
         self.solver = self.model = None
 
     # --- extras for tests, scripts and benchmarks ----------------------------------------
-    def get_state(self) -> SimState:
-        """A copy of the current batched state (measured, without observation noise)."""
-        return SimState(*(a.copy() for a in self._state))
-
-    def set_goal(self, goal_pos) -> None:
-        """Replace the goals ([3] for every env or [N, 3]) without resetting anything."""
-        goal = np.broadcast_to(np.asarray(goal_pos, dtype=np.float64), (self.num_envs, 3))
-        if not np.all(np.isfinite(goal)):
-            raise ValueError("goal_pos must be finite")
-        self._state.goal_pos[:] = goal
-
-    def randomization_state(self) -> dict[str, np.ndarray]:
-        """This episode's draws per env: friction scale, mass scale, action delay."""
-        return {
-            "friction_scale": self._episode_draws[:, 0].copy(),
-            "mass_scale": self._episode_draws[:, 1].copy(),
-            "action_delay": self._delay.copy(),
-        }
-
     def physics_tcp(self, joint_pos: np.ndarray) -> np.ndarray:
         """Newton's TCP (the ``panda_grasptarget`` body) [N, 3] for arm joints [N, 7], by
         Newton's own forward kinematics of the articulation (the env's state is untouched)."""
@@ -325,10 +219,6 @@ class IsaacEnv(BatchedEnv):
         return body_q[:, self._tcp_body, :3].astype(np.float64)
 
     # --- internals ---------------------------------------------------------------------
-    def _check_open(self) -> None:
-        if self.closed:
-            raise RuntimeError("this Isaac env is closed")
-
     def _simulate(self) -> None:
         solver, control, dt = self.solver, self._control, self.physics_dt
         for _ in range(self.substeps):
@@ -408,21 +298,3 @@ class IsaacEnv(BatchedEnv):
         model.shape_material_mu.assign(mu)
         flags = self._newton.ModelFlags
         self.solver.notify_model_changed(flags.BODY_INERTIAL_PROPERTIES | flags.SHAPE_PROPERTIES)
-
-    def _observe(self, ids=None) -> np.ndarray:
-        s = self._state
-        if ids is None and self._noise_std == 0.0:
-            return self.task.observe(s)
-        if ids is not None:
-            s = SimState(*(a[ids] for a in s))
-        if self._noise_std > 0.0:
-            rng, std = self._noise_rng, self._noise_std
-            noisy = {
-                "joint_pos": s.joint_pos + rng.normal(0.0, std, s.joint_pos.shape),
-                "tcp_pos": s.tcp_pos + rng.normal(0.0, std, s.tcp_pos.shape),
-            }
-            if self.cfg.has_object:
-                noisy["object_pos"] = s.object_pos + rng.normal(0.0, std, s.object_pos.shape)
-                noisy["object_yaw"] = s.object_yaw + rng.normal(0.0, std, s.object_yaw.shape)
-            s = s._replace(**noisy)
-        return self.task.observe(s)

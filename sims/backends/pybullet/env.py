@@ -36,18 +36,16 @@ same seed: all sampling happens in this process (:mod:`sims.backends.pybullet.ro
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
-from sims.backends.base import BatchedEnv
+from sims.backends.host import HostPhysicsEnv, control_substeps
 from sims.backends.pybullet.rows import sample_reset_rows, unpack_state_rows
 from sims.backends.pybullet.scene import DEFAULT_CAMERA, world_spec_from_scene
 from sims.backends.pybullet.workers import open_worlds, worker_count
 from sims.backends.pybullet.world import RESET_GOAL
 from sims.control import joint_targets
 from sims.scene import Scene, load_scene
-from sims.tasks.base import SimState, TaskConfig
+from sims.tasks.base import TaskConfig
 
 
 def make_pybullet_env(
@@ -57,7 +55,7 @@ def make_pybullet_env(
     return PyBulletEnv(task_module, num_envs, config, **options)
 
 
-class PyBulletEnv(BatchedEnv):
+class PyBulletEnv(HostPhysicsEnv):
     """Batched PyBullet env (gymnasium VectorEnv, SAME_STEP autoreset; see base.py).
 
     Keyword options:
@@ -98,59 +96,16 @@ class PyBulletEnv(BatchedEnv):
         self.closed = True  # until the worlds exist
         cfg = self.cfg
         n = self.num_envs
-        if not (
-            isinstance(physics_dt, (int, float)) and math.isfinite(physics_dt) and physics_dt > 0
-        ):
-            raise ValueError(
-                f"physics_dt must be a positive number of seconds, got {physics_dt!r}"
-            )
-        if substeps is None:
-            substeps = max(1, round(cfg.control_dt / physics_dt))
-        if not isinstance(substeps, (int, np.integer)) or substeps < 1:
-            raise ValueError(f"substeps must be an integer >= 1, got {substeps!r}")
-        if abs(substeps * physics_dt - cfg.control_dt) > 1e-6 * cfg.control_dt + 1e-12:
-            raise ValueError(
-                f"substeps * physics_dt = {substeps} * {physics_dt} s does not equal the "
-                f"task's control period {cfg.control_dt} s; change one of them"
-            )
+        self.physics_dt, self.substeps = control_substeps(cfg, physics_dt, substeps)
         self.num_workers = worker_count(num_workers, n, motor_filters)
         self.motor_filters = motor_filters
-        if cfg.action_mode not in ("joint", "cartesian"):
-            raise ValueError(f"unknown action_mode {cfg.action_mode!r} in the task config")
-        self.physics_dt = float(physics_dt)
-        self.substeps = int(substeps)
-        self.dense_reward = bool(dense_reward)
-        self.autoreset = bool(autoreset)
+        self._init_host_state(dense_reward, autoreset)
         self.render_mode = "rgb_array" if render else None
         self.scene = scene if scene is not None else load_scene()
         self.camera = dict(DEFAULT_CAMERA)
 
-        self._latency = int(cfg.randomization.action_latency_steps)
-        if self._latency < 0:
-            raise ValueError("randomization.action_latency_steps must be >= 0")
-        self._noise_std = float(cfg.randomization.observation_noise_std)
-
-        # Batched state, filled in place.
-        self._state = SimState(
-            joint_pos=np.zeros((n, 7)),
-            joint_vel=np.zeros((n, 7)),
-            tcp_pos=np.zeros((n, 3)),
-            finger_width=np.zeros(n),
-            object_pos=np.zeros((n, 3)),
-            object_yaw=np.zeros(n),
-            goal_pos=np.zeros((n, 3)),
-        )
-        self._arm_target = np.zeros((n, 7))
         self._finger_target = np.zeros(n)
-        self._steps = np.zeros(n, dtype=np.int64)
         self._all_ids = np.arange(n)
-        self._returns = np.zeros(n)
-        self._delay = np.zeros(n, dtype=np.int64)
-        self._episode_draws = np.ones((n, 2))  # friction scale, mass scale
-        self._history = np.zeros((n, self._latency + 1, self.action_dim))
-        self._rng: np.random.Generator | None = None
-        self._noise_rng: np.random.Generator | None = None
-        self._needs_reset = True
 
         spec = world_spec_from_scene(
             self.scene,
@@ -163,60 +118,13 @@ class PyBulletEnv(BatchedEnv):
         self._worlds = open_worlds([spec] * n, self.num_workers, start_method, motor_filters)
         self.closed = False
 
-    # --- gymnasium API -----------------------------------------------------------------
-    def reset(self, *, seed: int | list[int] | None = None, options: dict | None = None):
-        """Reset every env; ``seed`` reseeds all sampling (episodes, noise)."""
-        self._check_open()
-        if options:
-            raise ValueError(f"reset options are not supported, got {sorted(options)}")
-        if seed is not None or self._rng is None:
-            streams = np.random.SeedSequence(seed).spawn(2)
-            self._rng, self._noise_rng = (np.random.default_rng(s) for s in streams)
-        ids = np.arange(self.num_envs)
-        self._reset_envs(ids)
-        self._needs_reset = False
-        return self._observe(), {}
-
-    def step(self, actions):
-        """One control period for every env (see the module docstring for the mapping)."""
-        actions = self.check_actions(actions)
-        self._check_open()
-        if self._needs_reset:
-            raise RuntimeError("call reset() before step()")
-        if self._latency:
-            hist = self._history
-            hist[:, 1:] = hist[:, :-1]
-            hist[:, 0] = actions
-            actions = hist[np.arange(self.num_envs), self._delay]
-        self._compute_targets(actions)
+    # --- the physics of one period (HostPhysicsEnv runs the rest of the step) --------------
+    def _advance(self, actions: np.ndarray) -> None:
+        _, finger = joint_targets(self.cfg, self._state.joint_pos, actions, self._arm_target)
+        if self.cfg.has_gripper:
+            np.copyto(self._finger_target, finger)
         rows = self._worlds.step(self._arm_target, self._finger_target)
-        self._unpack(rows, self._all_ids)
-
-        state, cfg = self._state, self.cfg
-        reward = self.task.reward(state, cfg, self.dense_reward)
-        success = np.asarray(self.task.success(state, cfg), dtype=bool)
-        self._steps += 1
-        self._returns += reward
-        terminated = success.copy()
-        truncated = self._steps >= cfg.episode_steps
-        obs = self._observe()
-        done = terminated | truncated
-        info = {
-            "success": success,
-            "final_obs": np.zeros(obs.shape, dtype=np.float32),
-            "_final_obs": np.zeros(self.num_envs, dtype=bool),
-            "episode_return": np.zeros(self.num_envs),
-            "episode_length": np.zeros(self.num_envs),
-        }
-        if self.autoreset and done.any():
-            ids = np.flatnonzero(done)
-            info["final_obs"][ids] = obs[ids]
-            info["_final_obs"][ids] = True
-            info["episode_return"][ids] = self._returns[ids]
-            info["episode_length"][ids] = self._steps[ids]
-            self._reset_envs(ids)
-            obs[ids] = self._observe(ids)
-        return obs, reward, terminated, truncated, info
+        unpack_state_rows(rows, self._all_ids, self.cfg.has_object, self._state)
 
     def render(self, env_index: int = 0, width: int = 640, height: int = 480) -> np.ndarray:
         """RGB image [height, width, 3] uint8 of one env from the fixed camera."""
@@ -241,26 +149,10 @@ class PyBulletEnv(BatchedEnv):
             pass
 
     # --- extras for tests, scripts and the ROS sim node ----------------------------------
-    def get_state(self) -> SimState:
-        """A copy of the current batched state (measured, without observation noise)."""
-        return SimState(*(a.copy() for a in self._state))
-
     def set_goal(self, goal_pos) -> None:
         """Replace the goals ([3] for every env or [N, 3]) without resetting anything."""
-        self._check_open()
-        goal = np.broadcast_to(np.asarray(goal_pos, dtype=np.float64), (self.num_envs, 3))
-        if not np.all(np.isfinite(goal)):
-            raise ValueError("goal_pos must be finite")
-        self._state.goal_pos[:] = goal
+        super().set_goal(goal_pos)
         self._worlds.set_goal(self._state.goal_pos)
-
-    def randomization_state(self) -> dict[str, np.ndarray]:
-        """This episode's draws per env: friction scale, mass scale, action delay."""
-        return {
-            "friction_scale": self._episode_draws[:, 0].copy(),
-            "mass_scale": self._episode_draws[:, 1].copy(),
-            "action_delay": self._delay.copy(),
-        }
 
     def body_positions(self, env_index: int = 0) -> dict[str, tuple[float, float, float]]:
         """Positions of the scene's named cubes and pads (with ``scene_objects=True``)."""
@@ -269,21 +161,9 @@ class PyBulletEnv(BatchedEnv):
         return self._worlds.body_positions(int(env_index))
 
     # --- internals ---------------------------------------------------------------------
-    def _check_open(self) -> None:
-        if self.closed:
-            raise RuntimeError("this PyBullet env is closed")
-
     def _check_index(self, env_index) -> None:
         if not isinstance(env_index, (int, np.integer)) or not 0 <= env_index < self.num_envs:
             raise IndexError(f"env_index must be in [0, {self.num_envs}), got {env_index!r}")
-
-    def _compute_targets(self, actions: np.ndarray) -> None:
-        _, finger = joint_targets(self.cfg, self._state.joint_pos, actions, self._arm_target)
-        if self.cfg.has_gripper:
-            np.copyto(self._finger_target, finger)
-
-    def _unpack(self, rows: np.ndarray, ids: np.ndarray) -> None:
-        unpack_state_rows(rows, ids, self.cfg.has_object, self._state)
 
     def _reset_envs(self, ids: np.ndarray) -> None:
         rows, self._episode_draws[ids], self._delay[ids] = sample_reset_rows(
@@ -294,30 +174,9 @@ class PyBulletEnv(BatchedEnv):
             for k, i in enumerate(ids):
                 self.motor_filters[i].reset(states[k])
         self._state.goal_pos[ids] = rows[:, RESET_GOAL]
-        self._unpack(states, ids)
+        unpack_state_rows(states, ids, self.cfg.has_object, self._state)
         self._steps[ids] = 0
         self._returns[ids] = 0.0
         self._history[ids] = 0.0
         if self.cfg.has_gripper:  # the fingers start open: hold them open until actions arrive
             self._history[ids, :, 3] = 1.0
-
-    def _observe(self, ids=None) -> np.ndarray:
-        s = self._state
-        if ids is None and self._noise_std == 0.0:
-            return self.task.observe(s)
-        if ids is not None:
-            s = SimState(*(a[ids] for a in s))
-        if self._noise_std > 0.0:
-            s = self._add_noise(s)
-        return self.task.observe(s)
-
-    def _add_noise(self, s: SimState) -> SimState:
-        rng, std = self._noise_rng, self._noise_std
-        noisy = {
-            "joint_pos": s.joint_pos + rng.normal(0.0, std, s.joint_pos.shape),
-            "tcp_pos": s.tcp_pos + rng.normal(0.0, std, s.tcp_pos.shape),
-        }
-        if self.cfg.has_object:
-            noisy["object_pos"] = s.object_pos + rng.normal(0.0, std, s.object_pos.shape)
-            noisy["object_yaw"] = s.object_yaw + rng.normal(0.0, std, s.object_yaw.shape)
-        return s._replace(**noisy)

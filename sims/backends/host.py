@@ -1,0 +1,182 @@
+"""The step loop shared by the physics backends whose state lives on the host (PyBullet,
+Isaac/Newton): validated settings, per-episode bookkeeping, the action-latency ring,
+the task's own reward / success / observe, observation noise and SAME_STEP autoreset.
+
+A backend subclasses :class:`HostPhysicsEnv` and implements the physics:
+:meth:`~HostPhysicsEnv._advance` (arm targets of this period -> physics -> ``self._state``)
+and :meth:`~HostPhysicsEnv._reset_envs` (new episodes for some envs, their draws in
+``self._episode_draws`` and ``self._delay``). Actions become targets through
+:func:`sims.control.joint_targets`, the mapping of every backend.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from sims.backends.base import BatchedEnv
+from sims.tasks.base import SimState, TaskConfig
+
+
+def control_substeps(cfg: TaskConfig, physics_dt, substeps) -> tuple[float, int]:
+    """``(physics_dt, substeps)`` checked against the task's control period (``substeps``
+    None: as many physics steps as fit in one control period)."""
+    if not (
+        isinstance(physics_dt, (int, float)) and math.isfinite(physics_dt) and physics_dt > 0
+    ):
+        raise ValueError(f"physics_dt must be a positive number of seconds, got {physics_dt!r}")
+    if substeps is None:
+        substeps = max(1, round(cfg.control_dt / physics_dt))
+    if not isinstance(substeps, (int, np.integer)) or substeps < 1:
+        raise ValueError(f"substeps must be an integer >= 1, got {substeps!r}")
+    if abs(substeps * physics_dt - cfg.control_dt) > 1e-6 * cfg.control_dt + 1e-12:
+        raise ValueError(
+            f"substeps * physics_dt = {substeps} * {physics_dt} s does not equal the "
+            f"task's control period {cfg.control_dt} s; change one of them"
+        )
+    return float(physics_dt), int(substeps)
+
+
+class HostPhysicsEnv(BatchedEnv):
+    """:class:`BatchedEnv` with the step loop of the host-state physics backends."""
+
+    closed: bool
+
+    def _init_host_state(self, dense_reward: bool, autoreset: bool) -> None:
+        """Settings and zeroed per-env state (call from ``__init__`` after ``super``)."""
+        cfg, n = self.cfg, self.num_envs
+        if cfg.action_mode not in ("joint", "cartesian"):
+            raise ValueError(f"unknown action_mode {cfg.action_mode!r} in the task config")
+        self.dense_reward = bool(dense_reward)
+        self.autoreset = bool(autoreset)
+        self._latency = int(cfg.randomization.action_latency_steps)
+        if self._latency < 0:
+            raise ValueError("randomization.action_latency_steps must be >= 0")
+        self._noise_std = float(cfg.randomization.observation_noise_std)
+        self._state = SimState(
+            joint_pos=np.zeros((n, 7)),
+            joint_vel=np.zeros((n, 7)),
+            tcp_pos=np.zeros((n, 3)),
+            finger_width=np.zeros(n),
+            object_pos=np.zeros((n, 3)),
+            object_yaw=np.zeros(n),
+            goal_pos=np.zeros((n, 3)),
+        )
+        self._arm_target = np.zeros((n, 7))
+        self._steps = np.zeros(n, dtype=np.int64)
+        self._returns = np.zeros(n)
+        self._delay = np.zeros(n, dtype=np.int64)
+        self._episode_draws = np.ones((n, 2))  # friction scale, mass scale
+        self._history = np.zeros((n, self._latency + 1, self.action_dim))
+        self._rng: np.random.Generator | None = None
+        self._noise_rng: np.random.Generator | None = None
+        self._needs_reset = True
+
+    # --- what a backend implements -------------------------------------------------------
+    def _advance(self, actions: np.ndarray) -> None:
+        """Apply this period's (delayed) actions [N, A] and update ``self._state``."""
+        raise NotImplementedError
+
+    def _reset_envs(self, ids: np.ndarray) -> None:
+        """Start new episodes for ``ids`` (state, goal, draws, ``_steps``/``_returns``)."""
+        raise NotImplementedError
+
+    def _check_open(self) -> None:
+        if self.closed:
+            raise RuntimeError(f"this {self.backend_name} env is closed")
+
+    # --- gymnasium API -----------------------------------------------------------------
+    def reset(self, *, seed: int | list[int] | None = None, options: dict | None = None):
+        """Reset every env; ``seed`` reseeds all sampling (episodes, noise)."""
+        self._check_open()
+        if options:
+            raise ValueError(f"reset options are not supported, got {sorted(options)}")
+        if seed is not None or self._rng is None:
+            streams = np.random.SeedSequence(seed).spawn(2)
+            self._rng, self._noise_rng = (np.random.default_rng(s) for s in streams)
+        self._reset_envs(np.arange(self.num_envs))
+        self._needs_reset = False
+        return self._observe(), {}
+
+    def step(self, actions):
+        """One control period for every env (see the backend's docstring for the physics)."""
+        actions = self.check_actions(actions)
+        self._check_open()
+        if self._needs_reset:
+            raise RuntimeError("call reset() before step()")
+        if self._latency:
+            hist = self._history
+            hist[:, 1:] = hist[:, :-1]
+            hist[:, 0] = actions
+            actions = hist[np.arange(self.num_envs), self._delay]
+        self._advance(actions)
+
+        state, cfg = self._state, self.cfg
+        reward = self.task.reward(state, cfg, self.dense_reward)
+        success = np.asarray(self.task.success(state, cfg), dtype=bool)
+        self._steps += 1
+        self._returns += reward
+        terminated = success.copy()
+        truncated = self._steps >= cfg.episode_steps
+        obs = self._observe()
+        done = terminated | truncated
+        info = {
+            "success": success,
+            "final_obs": np.zeros(obs.shape, dtype=np.float32),
+            "_final_obs": np.zeros(self.num_envs, dtype=bool),
+            "episode_return": np.zeros(self.num_envs),
+            "episode_length": np.zeros(self.num_envs),
+        }
+        if self.autoreset and done.any():
+            ids = np.flatnonzero(done)
+            info["final_obs"][ids] = obs[ids]
+            info["_final_obs"][ids] = True
+            info["episode_return"][ids] = self._returns[ids]
+            info["episode_length"][ids] = self._steps[ids]
+            self._reset_envs(ids)
+            obs[ids] = self._observe(ids)
+        return obs, reward, terminated, truncated, info
+
+    # --- extras for tests, scripts and the ROS sim node ----------------------------------
+    def get_state(self) -> SimState:
+        """A copy of the current batched state (measured, without observation noise)."""
+        return SimState(*(a.copy() for a in self._state))
+
+    def set_goal(self, goal_pos) -> None:
+        """Replace the goals ([3] for every env or [N, 3]) without resetting anything."""
+        self._check_open()
+        goal = np.broadcast_to(np.asarray(goal_pos, dtype=np.float64), (self.num_envs, 3))
+        if not np.all(np.isfinite(goal)):
+            raise ValueError("goal_pos must be finite")
+        self._state.goal_pos[:] = goal
+
+    def randomization_state(self) -> dict[str, np.ndarray]:
+        """This episode's draws per env: friction scale, mass scale, action delay."""
+        return {
+            "friction_scale": self._episode_draws[:, 0].copy(),
+            "mass_scale": self._episode_draws[:, 1].copy(),
+            "action_delay": self._delay.copy(),
+        }
+
+    # --- observation ---------------------------------------------------------------------
+    def _observe(self, ids=None) -> np.ndarray:
+        s = self._state
+        if ids is None and self._noise_std == 0.0:
+            return self.task.observe(s)
+        if ids is not None:
+            s = SimState(*(a[ids] for a in s))
+        if self._noise_std > 0.0:
+            s = self._add_noise(s)
+        return self.task.observe(s)
+
+    def _add_noise(self, s: SimState) -> SimState:
+        rng, std = self._noise_rng, self._noise_std
+        noisy = {
+            "joint_pos": s.joint_pos + rng.normal(0.0, std, s.joint_pos.shape),
+            "tcp_pos": s.tcp_pos + rng.normal(0.0, std, s.tcp_pos.shape),
+        }
+        if self.cfg.has_object:
+            noisy["object_pos"] = s.object_pos + rng.normal(0.0, std, s.object_pos.shape)
+            noisy["object_yaw"] = s.object_yaw + rng.normal(0.0, std, s.object_yaw.shape)
+        return s._replace(**noisy)
