@@ -201,6 +201,19 @@ def read_goal(goal: str, registry: SkillRegistry, world: World) -> GoalReading:
     return reading
 
 
+def _clauses(text: str) -> list[str]:
+    """The goal split at connectors; a clause that starts with "but" qualifies the one
+    before it and stays with it."""
+    out: list[str] = []
+    for part in _CLAUSES.split(text):
+        part = part.strip()
+        if out and part.startswith("but "):
+            out[-1] += " " + part
+        elif part:
+            out.append(part)
+    return out
+
+
 def _asks_for(text: str, skill: str) -> bool:
     return any(re.search(rf"\b{w}", text) for w in PARAMLESS_WORDS.get(skill, (skill,)))
 
@@ -241,7 +254,7 @@ def _relation(text: str, words: list[str], vocab: _Vocabulary, registry) -> str 
     if re.search(r"\b(?:stack|pile)\w*", text) and not cube_target:
         return _no_stack(registry)
     last: str | None = None
-    for clause in _CLAUSES.split(text):
+    for clause in _clauses(text):
         cubes_before: list[str] = []
         for m in _TARGET_PREP.finditer(clause):
             head = clause[: m.start()].split()
@@ -309,7 +322,7 @@ def _constraints(text: str, vocab: _Vocabulary, reading: GoalReading) -> str | N
     moved: set[str] = set()
     kept: set[str] = set()
     pending = ""
-    for clause in _CLAUSES.split(text):
+    for clause in _clauses(text):
         words = clause.split()
         cubes = [
             vocab.word_to_name[w] for w in words if vocab.word_to_name.get(w) in vocab.objects
