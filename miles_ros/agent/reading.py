@@ -26,7 +26,10 @@ Manner constraints (per clause, on the cube the clause names, or the cube a pron
 refers to): "without lifting / don't pick it up / push / slide ..." forbids skills with
 the ``grasps`` permission; "pick up / lift / by grasping ..." requires it; "tap", "poke",
 "without touching" forbid skills with ``contact`` on that cube (so "tap the red cube" is a
-reach); "without moving it" forbids moving it. :meth:`GoalReading.violation` checks a step.
+reach); "without moving it" forbids moving it; a cube moved in a stated manner and never
+reached, hovered over or tapped is not a reach target. A goal that names nothing in the
+scene and no point allows parameter-free steps only. :meth:`GoalReading.violation` checks
+a step.
 """
 
 from __future__ import annotations
@@ -133,6 +136,9 @@ class GoalReading:
     """(permission, cube): a skill acting on the cube must have the permission."""
     names: list[str] = field(default_factory=list)
     """Scene names the goal mentions, in order."""
+    moved: set[str] = field(default_factory=set)
+    """Cubes the goal asks to move in a stated manner ("without lifting it", "by grasping
+    it") and never to reach, hover over or tap: a reach to one of them serves no clause."""
     anchored: bool = True
     """False when the goal names no scene thing and no point: no step with a parameter
     can serve it (only parameter-free skills such as ``home``)."""
@@ -143,6 +149,9 @@ class GoalReading:
             return None
         if not self.anchored and step.params:
             return "the goal names nothing this step could act on"
+        target = step.params.get("target")
+        if "object" not in step.params and isinstance(target, str) and target in self.moved:
+            return f"the goal asks to move {target}, not to go to it"
         perms = registry[step.skill].permissions
         obj = step.params.get("object")
         for perm, cube in self.forbid:
@@ -321,6 +330,8 @@ def _constraints(text: str, vocab: _Vocabulary, reading: GoalReading) -> str | N
     last: str | None = None
     moved: set[str] = set()
     kept: set[str] = set()
+    visited: set[str] = set()
+    manner_moved: set[str] = set()
     pending = ""
     for clause in _clauses(text):
         words = clause.split()
@@ -349,6 +360,7 @@ def _constraints(text: str, vocab: _Vocabulary, reading: GoalReading) -> str | N
                     moves.add(target)
         last = cubes[-1] if cubes else last
         moved |= moves
+        visited |= set(cubes) - moves
         if cube is None:
             continue
         if no_grasp and grasp:
@@ -362,8 +374,11 @@ def _constraints(text: str, vocab: _Vocabulary, reading: GoalReading) -> str | N
             reading.forbid.append(("grasps", cube))
         elif grasp:
             reading.require.append(("grasps", cube))
+        if (no_grasp or grasp) and cube in moves:
+            manner_moved.add(cube)
         if tap or no_touch or no_move:
             reading.forbid.append(("contact", cube))
+    reading.moved = manner_moved - visited
     both = sorted(kept & moved)
     if both:
         return f"contradictory goal: it asks to move {both[0]} and to leave it where it is"
