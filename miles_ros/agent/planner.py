@@ -209,12 +209,6 @@ class Planner:
             raise ValueError(f"unknown mode {mode!r}; choose one of {', '.join(MODES)}")
         world = world or self.world
         trace_id = trace_id or uuid.uuid4().hex[:16]
-        reading = read_goal(goal, self.registry, world)
-        if reading.refusal or reading.nothing:
-            plan = Plan(goal, [], mode, self.lm.name, 0.0, trace_id=trace_id)
-            plan.refused, plan.reason = bool(reading.refusal), reading.refusal or ""
-            plan.latency_s = time.perf_counter() - t0
-            return plan
         retry = bool(feedback or done_steps or failed or banned)
         cacheable = use_cache and not retry
         key = (
@@ -241,6 +235,13 @@ class Planner:
                     refused=hit.refused,
                     reason=hit.reason,
                 )
+        # only valid plans are cached, and the reading depends on the key alone: read after
+        reading = read_goal(goal, self.registry, world)
+        if reading.refusal or reading.nothing:
+            plan = Plan(goal, [], mode, self.lm.name, 0.0, trace_id=trace_id)
+            plan.refused, plan.reason = bool(reading.refusal), reading.refusal or ""
+            plan.latency_s = time.perf_counter() - t0
+            return plan
         notes = self._recall(goal) + list(feedback or [])
         context = PlanContext(
             reading, [*(failed or [])], list(banned or []), list(done_steps or [])
