@@ -30,6 +30,9 @@ reach); "without moving it" forbids moving it; a cube moved in a stated manner a
 reached, hovered over or tapped is not a reach target. A goal that names nothing in the
 scene and no point allows parameter-free steps only. :meth:`GoalReading.violation` checks
 a step.
+
+Over 400 lines: a third of the module is the vocabulary above; the rest is one reading
+(clauses, then unknown words, relations and manners over the same clauses).
 """
 
 from __future__ import annotations
@@ -81,14 +84,19 @@ RELATIONS = (
     "inside",
     "alongside",
     "around",
+    "near",
+    "close to",
 )
-"""Placements relative to another thing: no skill takes such a parameter."""
+"""Placements relative to another thing: no skill takes such a parameter (refused when
+the clause moves a cube; "hover near the red cube" is a reach)."""
 PARAMLESS_WORDS = {
     "home": ("home", "rest", "resting", "park", "start pose", "retract", "reset", "started")
 }
 """Words that ask for a parameter-free skill (default: its name)."""
 _NOTHING = re.compile(
-    r"(?:(?:please|could you|can you|would you|just|ok|okay|hey|robot|now|for now)[, ]*)*"
+    r"(?:(?:please|could you|can you|would you|just|ok|okay|hey|robot|now|for now|kindly|"
+    r"your task:?|i'?d like you to|i need you to|let'?s|go ahead and|would you kindly)"
+    r"[,: ]*)*"
     r"(?:do nothing|don'?t do anything|do not do anything|nothing|stay (?:still|put|"
     r"where you are|there)|don'?t move|do not move|never ?mind|wait|hold still|stand still|"
     r"relax|no action)"
@@ -96,8 +104,8 @@ _NOTHING = re.compile(
     r"right now))*"
 )
 _CLAUSES = re.compile(
-    r",? (?:and )?then |, and |\band\b|;|\. |, |, after that|, next|, followed by|, but first|"
-    r"\bbefore you\b|\bafter you\b|\bonce you\b|\bafterwards\b"
+    r",? (?:and )?then |, and |\band\b|;|\. |, after that|, next|, followed by|, but first|"
+    r",\s(?![-+]?\d)|\bbefore you\b|\bafter you\b|\bonce you\b|\bafterwards\b"
 )
 _NO_GRASP = re.compile(
     r"without (?:lifting|picking|grasping|grabbing|raising)\w*(?: it)?(?: up)?|"
@@ -113,10 +121,10 @@ _NO_MOVE = re.compile(
 )
 _MOVE_VERBS = frozenset(
     "put place set move moving push slide shove nudge scoot drag pick lift grasp grab carry "
-    "bring take drop stack pile transfer relocate get shift".split()
+    "bring take drop stack pile transfer relocate get shift give".split()
 )
 _TARGET_PREP = re.compile(
-    r"\b(?:on top of|onto|on to|on|atop|against|to|toward|towards|touches|touching|touch)\s+"
+    r"\b(?:on top of|onto|on to|on|atop|against|to|toward|towards|at|touches|touching|touch)\s+"
     r"(?:the |that |this )?([a-z_]+)(?:\s+([a-z_]+))?"
 )
 _SKIP = frozenset({"up", "the", "that", "this", "a", "an"})
@@ -178,7 +186,7 @@ class _Vocabulary:
         for name in world.places:
             head, _, kind = name.partition("_")
             self.place_words.add(kind or name)
-            for word in (head, name):
+            for word in (head, name, head + "most"):
                 self.word_to_name.setdefault(word, name)
         self.objects, self.places = set(world.objects), set(world.places)
         self.known_nouns = self.cube_words | self.place_words | {"table", "tabletop"}
@@ -196,9 +204,10 @@ def read_goal(goal: str, registry: SkillRegistry, world: World) -> GoalReading:
     words = re.findall(r"[a-z_]+", text)
     reading = GoalReading()
     reading.names = [vocab.word_to_name[w] for w in words if w in vocab.word_to_name]
-    reading.refusal = _unknown(words, vocab, world) or _relation(text, words, vocab, registry)
+    clauses = _parse(text, vocab)
+    reading.refusal = _unknown(words, vocab, world) or _relation(text, clauses, vocab, registry)
     if reading.refusal is None:
-        reading.refusal = _constraints(text, vocab, reading)
+        reading.refusal = _constraints(clauses, reading)
     reading.anchored = bool(reading.names or goal_points(goal))
     if reading.refusal is None and not reading.anchored:
         if not any(_asks_for(text, skill.name) for skill in registry if not skill.param_names):
@@ -216,7 +225,7 @@ def _clauses(text: str) -> list[str]:
     out: list[str] = []
     for part in _CLAUSES.split(text):
         part = part.strip()
-        if out and part.startswith("but "):
+        if out and part.startswith("but ") and not part.startswith("but first"):
             out[-1] += " " + part
         elif part:
             out.append(part)
@@ -234,6 +243,9 @@ def _unknown(words: list[str], vocab: _Vocabulary, world: World) -> str | None:
             colours = sorted({n.split("_")[0] for n in vocab.objects})
             return f"the scene has no {word} object (its objects: {', '.join(sorted(colours))})"
         base = word[:-1] if word.endswith("s") and word[:-1] in THINGS else word
+        if word == "can" and i and (words[i - 1] in _SKIP or words[i - 1] in COLOURS):
+            base = "can"  # "the can", "a red can"; not "can you"
+            return f"the scene has no {base} (it has {', '.join(world.names)})"
         if base in THINGS and base not in vocab.known_nouns and base not in vocab.word_to_name:
             return f"the scene has no {base} (it has {', '.join(world.names)})"
         if word in POSITIONS and nxt in vocab.known_nouns - {"table", "tabletop"}:
@@ -249,51 +261,6 @@ def _cube_at(words: list[str], vocab: _Vocabulary) -> str | None:
             continue
         name = vocab.word_to_name.get(w)
         return name if name in vocab.objects else None
-    return None
-
-
-def _relation(text: str, words: list[str], vocab: _Vocabulary, registry) -> str | None:
-    for rel in RELATIONS:
-        if re.search(rf"\b{rel}\b", text):
-            return (
-                f"no skill places a cube {rel} another thing: skill targets are a named "
-                "pad or cube or a point"
-            )
-    cube_target = [s.name for s in registry if _takes_cube_target(s, vocab)]
-    if re.search(r"\b(?:stack|pile)\w*", text) and not cube_target:
-        return _no_stack(registry)
-    last: str | None = None
-    for clause in _clauses(text):
-        cubes_before: list[str] = []
-        for m in _TARGET_PREP.finditer(clause):
-            head = clause[: m.start()].split()
-            found = [
-                vocab.word_to_name[w] for w in head if vocab.word_to_name.get(w) in vocab.objects
-            ]
-            cubes_before = found
-            obj = found[0] if found else (last if re.search(r"\bit\b", " ".join(head)) else None)
-            if obj is None or not (set(head) & _MOVE_VERBS):
-                continue
-            first, second = m.group(1), m.group(2) or ""
-            if first == "it":
-                target = last if last != obj else None
-            else:
-                name = vocab.word_to_name.get(first)
-                target = name if name in vocab.objects else None
-                if target is not None and second and second in vocab.place_words:
-                    target = None
-            if target is None:
-                continue
-            if target == obj:
-                return f"{obj} cannot be put on itself"
-            if not any(not s.validate({"object": obj, "target": target}) for s in registry):
-                return _no_stack(registry, obj, target)
-        mentioned = [
-            vocab.word_to_name[w]
-            for w in clause.split()
-            if vocab.word_to_name.get(w) in vocab.objects
-        ]
-        last = mentioned[-1] if mentioned else (cubes_before[-1] if cubes_before else last)
     return None
 
 
@@ -326,60 +293,139 @@ def _target_kinds(skill) -> str:
     )
 
 
-def _constraints(text: str, vocab: _Vocabulary, reading: GoalReading) -> str | None:
-    last: str | None = None
+@dataclass
+class _Clause:
+    """One clause of a goal, as far as the reading needs it."""
+
+    text: str
+    cubes: list[str]
+    """Cubes it mentions, in order."""
+    places: bool
+    """It mentions a pad or a point."""
+    moved: str | None
+    """The cube it moves (after a moving verb, "it" for the previous cube, or the cube an
+    elided clause starts with: "..., then the red one to the left pad")."""
+
+
+def _parse(text: str, vocab: _Vocabulary) -> list[_Clause]:
+    out: list[_Clause] = []
+    prev: str | None = None
+    for part in _clauses(text):
+        words = re.findall(r"[a-z_]+", part)
+        cubes = [
+            vocab.word_to_name[w] for w in words if vocab.word_to_name.get(w) in vocab.objects
+        ]
+        places = any(vocab.word_to_name.get(w) in vocab.places for w in words) or bool(
+            re.search(r"\d", part)
+        )
+        free = _NO_TOUCH.sub(" ", _NO_MOVE.sub(" ", part)).split()
+        moved = None
+        for i, w in enumerate(free):
+            if w in _MOVE_VERBS:
+                rest = [x for x in free[i + 1 :] if x not in _SKIP]
+                moved = _cube_at(rest[:1], vocab) or (prev if rest[:1] == ["it"] else None)
+                if moved:
+                    break
+        lead = [
+            w
+            for w in words
+            if w not in _SKIP | {"first", "then", "next", "lastly", "finally", "also"}
+        ]
+        if moved is None and lead and not (set(words) & _MOVE_VERBS) and _TARGET_PREP.search(part):
+            moved = _cube_at(lead[:1], vocab)
+        out.append(_Clause(part, cubes, places, moved))
+        prev = cubes[-1] if cubes else (moved or prev)
+    return out
+
+
+def _relation(text: str, clauses: list[_Clause], vocab: _Vocabulary, registry) -> str | None:
+    cube_target = [s.name for s in registry if _takes_cube_target(s, vocab)]
+    if re.search(r"\b(?:stack|pile)\w*", text) and not cube_target:
+        return _no_stack(registry)
+    prev: str | None = None
+    for clause in clauses:
+        obj = clause.moved
+        body = _NO_TOUCH.sub(" ", clause.text)
+        if obj is not None:
+            for rel in RELATIONS:
+                if re.search(rf"\b{rel}\b", body):
+                    return (
+                        f"no skill places a cube {rel} another thing: skill targets are a "
+                        "named pad or cube or a point"
+                    )
+            for m in _TARGET_PREP.finditer(body):
+                first, second = m.group(1), m.group(2) or ""
+                if first == "it":
+                    target = prev if prev != obj else None
+                else:
+                    name = vocab.word_to_name.get(first)
+                    target = name if name in vocab.objects else None
+                    if target is not None and second in vocab.place_words:
+                        target = None
+                if target is None:
+                    continue
+                if target == obj:
+                    return f"{obj} cannot be put on itself"
+                if not any(not s.validate({"object": obj, "target": target}) for s in registry):
+                    return _no_stack(registry, obj, target)
+        prev = clause.cubes[-1] if clause.cubes else (obj or prev)
+    return None
+
+
+def _constraints(clauses: list[_Clause], reading: GoalReading) -> str | None:
+    prev: str | None = None
     moved: set[str] = set()
     kept: set[str] = set()
     visited: set[str] = set()
     manner_moved: set[str] = set()
+    mentions: dict[str, int] = {}
+    forbid: list[tuple[str, str]] = []
+    require: list[tuple[str, str]] = []
     pending = ""
-    for clause in _clauses(text):
-        words = clause.split()
-        cubes = [
-            vocab.word_to_name[w] for w in words if vocab.word_to_name.get(w) in vocab.objects
-        ]
-        cube = cubes[0] if cubes else (last if re.search(r"\b(?:it|one)\b", clause) else None)
-        if cube is None and not cubes:  # "using a push, bring the blue cube ...": carry on
-            pending += " " + clause
+    for clause in clauses:
+        text = (pending + " " + clause.text).strip()  # a manner-only clause qualifies the next
+        pronoun = bool(re.search(r"\b(?:it|one)\b", clause.text))
+        stripped = _NO_GRASP.sub(" ", text)
+        no_grasp, grasp = stripped != text, bool(_GRASP.search(stripped))
+        bare = not clause.cubes and clause.moved is None and not clause.places
+        if bare and (no_grasp or grasp) and clause is not clauses[-1]:
+            pending = text  # "using a push, bring the blue cube ...": carry on
             continue
-        clause, pending = pending + " " + clause, ""
-        stripped = _NO_GRASP.sub(" ", clause)
-        no_grasp, grasp = stripped != clause, bool(_GRASP.search(stripped))
-        tap = bool(_TAP.search(clause))
-        no_touch = bool(_NO_TOUCH.search(clause))
-        no_move = bool(_NO_MOVE.search(clause))
-        free = _NO_MOVE.sub(" ", _NO_TOUCH.sub(" ", clause)).split()
-        moves = set()
-        for i, w in enumerate(free):
-            if w in _MOVE_VERBS:
-                nxt = [x for x in free[i + 1 : i + 3] if x not in _SKIP]
-                target = _cube_at(free[i + 1 :], vocab)
-                if target is None and nxt[:1] == ["it"]:
-                    target = last
-                if target is not None:
-                    moves.add(target)
-        last = cubes[-1] if cubes else last
-        moved |= moves
-        visited |= set(cubes) - moves
-        if cube is None:
+        pending = ""
+        subject = clause.moved or (clause.cubes[0] if clause.cubes else None)
+        if subject is None and pronoun and not clause.places:
+            subject = prev
+        for cube in {*clause.cubes, *([clause.moved] if clause.moved else [])}:
+            mentions[cube] = mentions.get(cube, 0) + 1
+        prev = clause.cubes[-1] if clause.cubes else (clause.moved or prev)
+        if clause.moved:
+            moved.add(clause.moved)
+        visited |= set(clause.cubes) - {clause.moved}
+        if subject is None:
             continue
+        tap = bool(_TAP.search(text))
+        no_touch, no_move = bool(_NO_TOUCH.search(text)), bool(_NO_MOVE.search(text))
         if no_grasp and grasp:
-            return f"contradictory goal: it asks to lift {cube} and not to lift it"
-        if (no_move or no_touch) and (cube in moves or grasp):
+            return f"contradictory goal: it asks to lift {subject} and not to lift it"
+        if (no_move or no_touch) and (clause.moved == subject or grasp):
             what = "touching" if no_touch else "moving"
-            return f"contradictory goal: it asks to move {cube} without {what} it"
-        if no_move or no_touch:
-            kept.add(cube)
+            return f"contradictory goal: it asks to move {subject} without {what} it"
+        if no_move:
+            kept.add(subject)
         if no_grasp:
-            reading.forbid.append(("grasps", cube))
+            forbid.append(("grasps", subject))
         elif grasp:
-            reading.require.append(("grasps", cube))
-        if (no_grasp or grasp) and cube in moves:
-            manner_moved.add(cube)
+            require.append(("grasps", subject))
+        if (no_grasp or grasp) and clause.moved == subject:
+            manner_moved.add(subject)
         if tap or no_touch or no_move:
-            reading.forbid.append(("contact", cube))
-    reading.moved = manner_moved - visited
+            forbid.append(("contact", subject))
     both = sorted(kept & moved)
     if both:
         return f"contradictory goal: it asks to move {both[0]} and to leave it where it is"
+    # a manner can be placed on its cube only when one clause speaks of that cube
+    single = {c for c, n in mentions.items() if n == 1}
+    reading.forbid = [(p, c) for p, c in forbid if c in single]
+    reading.require = [(p, c) for p, c in require if c in single]
+    reading.moved = (manner_moved - visited) & single
     return None

@@ -272,3 +272,22 @@ def test_miles_plan_exits_3_on_refusal(monkeypatch, registry, world, capsys, tmp
     assert "refused" not in lines[1] and lines[1]["steps"] == []
     assert plan_command.main(["do nothing"]) == 0
     assert "nothing to do" in capsys.readouterr().out
+
+
+def test_generated_feasible_goals_are_never_refused_nor_masked(registry, world):
+    """Thousands of goals in the training generator's wording (whose plans the fixture
+    skills can express): the reading refuses none and masks none of their steps; its
+    infeasible goals are refused."""
+    from miles_ros.agent.datagen import generate
+    from miles_ros.agent.reading import read_goal
+
+    examples = generate(world, 1500, seed=21, refusal_fraction=0.15, registry=registry)
+    feasible = [e for e in examples if e.steps]
+    infeasible = [e for e in examples if e.refused]
+    assert len(feasible) > 1000 and len(infeasible) > 150
+    for e in feasible:
+        reading = read_goal(e.goal, registry, world)
+        assert reading.refusal is None, (e.goal, reading.refusal)
+        assert not [s for s in e.steps if reading.violation(s, registry)], e.goal
+    missed = [e.goal for e in infeasible if read_goal(e.goal, registry, world).refusal is None]
+    assert len(missed) <= 0.02 * len(infeasible), missed
