@@ -127,6 +127,7 @@ _TARGET_PREP = re.compile(
     r"\b(?:on top of|onto|on to|on|atop|against|to|toward|towards|at|touches|touching|touch)\s+"
     r"(?:the |that |this )?([a-z_]+)(?:\s+([a-z_]+))?"
 )
+_NEGATED = re.compile(r"(?:don'?t|do not|never|not|without) \w+(?: it)?(?: up)?")
 _SKIP = frozenset({"up", "the", "that", "this", "a", "an"})
 
 
@@ -318,7 +319,7 @@ def _parse(text: str, vocab: _Vocabulary) -> list[_Clause]:
         places = any(vocab.word_to_name.get(w) in vocab.places for w in words) or bool(
             re.search(r"\d", part)
         )
-        free = _NO_TOUCH.sub(" ", _NO_MOVE.sub(" ", part)).split()
+        free = _NEGATED.sub(" ", part).split()  # "don't pick it up" moves nothing
         moved = None
         for i, w in enumerate(free):
             if w in _MOVE_VERBS:
@@ -388,7 +389,8 @@ def _constraints(clauses: list[_Clause], reading: GoalReading) -> str | None:
         stripped = _NO_GRASP.sub(" ", text)
         no_grasp, grasp = stripped != text, bool(_GRASP.search(stripped))
         bare = not clause.cubes and clause.moved is None and not clause.places
-        if bare and (no_grasp or grasp) and clause is not clauses[-1]:
+        fronted = re.match(r"(?:without|using|by|with)\b", clause.text)  # qualifies the next
+        if bare and fronted and (no_grasp or grasp) and clause is not clauses[-1]:
             pending = text  # "using a push, bring the blue cube ...": carry on
             continue
         pending = ""
