@@ -1,13 +1,15 @@
 """Planner quality and speed on the hand-written goal set, adapter vs base model.
 
     .venv/bin/python bench/planner.py --json [--limit N] [--no-base] [--modes grounded]
+                                         [--adapter DIR]
 
 Prints one JSON object::
 
     {"n_goals": 36, "unsupported": [goals the skills cannot express],
      "skills": {"reach": "card", ...}, "model": "embedded:gemma3-270m+adapter", "load_s": ..,
      "cache_hit_ms": .., "threads": 1, "fallback": false,
-     "grounded": {"accuracy", "validity", "latency_p50_s", "latency_p95_s"},
+     "grounded": {"accuracy", "validity", "latency_p50_s", "latency_p95_s",
+                  "refusal": {"precision", "recall", "n_refuse", "n_plan", "nothing_ok"}},
      "generate": {...},
      "base": {"model": "embedded:gemma3-270m", "load_s": .., "grounded": {...},
               "generate": {...}},
@@ -22,8 +24,13 @@ per goal after the model is loaded, with the plan cache bypassed; ``cache_hit_ms
 the median time of a repeated goal served from the cache; ``load_s`` includes one
 warm-up plan (critic sessions). Goals whose expected plan the registry cannot express
 (e.g. stacking, when the trained cards accept pads only) are listed under
-``unsupported`` and not counted; ``--registry interface`` uses only the skills declared
-in shared/INTERFACES.md (any scene name as target, no critics).
+``unsupported`` and not counted in accuracy. ``refusal``: precision and recall of refusals
+on the labelled set (miles_ros/agent/eval_refusals.yaml: infeasible goals written by hand,
+none of their words in the training generator, plus no-motion goals; the feasible goals
+above are the negatives and their unsupported goals count as goals to refuse);
+``misses`` lists the refusal set's wrong answers under ``refusal_<mode>``.
+``--adapter DIR`` benches another adapter than the shipped one. ``--registry interface``
+uses only the skills declared in shared/INTERFACES.md (any scene name as target, no critics).
 """
 
 from __future__ import annotations
@@ -39,7 +46,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from miles_ros.agent import models  # noqa: E402
-from miles_ros.agent.evaluation import evaluate_goals, load_eval_goals  # noqa: E402
+from miles_ros.agent.evaluation import (  # noqa: E402
+    evaluate_goals,
+    evaluate_refusals,
+    load_eval_goals,
+    load_eval_refusals,
+)
 from miles_ros.agent.planner import DEFAULT_ADAPTER, Planner, PlannerConfig  # noqa: E402
 from miles_ros.agent.registry import SkillRegistry  # noqa: E402
 
@@ -52,18 +64,25 @@ def run_model(adapter, goals, modes, threads, registry) -> tuple[dict, Planner]:
     planner.plan("go home", use_cache=False)  # warm-up: critic sessions, first allocations
     out: dict = {"model": planner.lm.name, "load_s": round(time.perf_counter() - t0, 2)}
     misses = {}
+    refusals = load_eval_refusals()
     for mode in modes:
         result = evaluate_goals(planner, goals, mode=mode)
         misses[mode] = result.pop("misses")
         out["n_goals"] = result.pop("n_goals")
         out["unsupported"] = result.pop("unsupported")
-        out[mode] = result
+        refusal = evaluate_refusals(planner, refusals, goals, mode=mode)
+        misses[f"refusal_{mode}"] = refusal.pop("wrong")
+        out[mode] = {**result, "refusal": refusal}
     out["misses"] = misses
     return out, planner
 
 
-def cache_hit_ms(planner: Planner, goal: str) -> float:
-    planner.plan(goal)
+def cache_hit_ms(planner: Planner, goals: list[str]) -> float | None:
+    """Median time of a repeated goal served from the cache (the first goal with a valid
+    plan: refusals are not cached); None when no goal had one."""
+    goal = next((g for g in goals if planner.plan(g).valid), None)
+    if goal is None:
+        return None
     times = []
     for _ in range(200):
         t0 = time.perf_counter()
@@ -80,6 +99,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--modes", default="grounded,generate")
     parser.add_argument("--no-base", action="store_true", help="skip the base-model peer")
     parser.add_argument("--threads", type=int, default=None)
+    parser.add_argument("--adapter", type=Path, default=None, help="adapter (default: shipped)")
     parser.add_argument(
         "--registry",
         choices=("cards", "interface"),
@@ -95,6 +115,7 @@ def main(argv: list[str] | None = None) -> int:
     modes = [m for m in args.modes.split(",") if m]
     threads = args.threads or models.default_threads()
     adapter = DEFAULT_ADAPTER if (DEFAULT_ADAPTER / "adapter_config.json").exists() else None
+    adapter = args.adapter or adapter
     if args.registry == "interface":
         registry = SkillRegistry.load([])
     else:
@@ -106,7 +127,7 @@ def main(argv: list[str] | None = None) -> int:
         "skills": {s.name: s.source for s in registry},
         "model": result["model"],
         "load_s": result["load_s"],
-        "cache_hit_ms": cache_hit_ms(planner, goals[0]["goal"]),
+        "cache_hit_ms": cache_hit_ms(planner, [g["goal"] for g in goals]),
         "threads": threads,
         "fallback": False,
     }
@@ -121,7 +142,11 @@ def main(argv: list[str] | None = None) -> int:
         report["base"] = base
     if not args.json:
         for mode in modes:
-            line = f"{mode}: adapter {report[mode]['accuracy']:.1%}"
+            refusal = report[mode]["refusal"]
+            line = (
+                f"{mode}: adapter {report[mode]['accuracy']:.1%}, refusal precision "
+                f"{refusal['precision']:.1%} recall {refusal['recall']:.1%}"
+            )
             if "base" in report:
                 line += f" vs base {report['base'][mode]['accuracy']:.1%}"
             print(line, file=sys.stderr)

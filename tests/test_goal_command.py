@@ -220,3 +220,19 @@ def test_goal_without_a_manager_exits_2(capsys):
     rc = main(["go home", "--domain-id", str(domain_id()), "--wait", "0.5"])
     assert rc == 2
     assert "no manager on /miles/manager/status" in capsys.readouterr().err
+
+
+def test_goal_the_planner_refuses_exits_3_with_the_reason(manager_graph, capsys):
+    rc = main(
+        [
+            "put the purple cube on the left pad",
+            "--domain-id",
+            str(manager_graph.domain_id),
+            "--timeout",
+            "60",
+        ]
+    )
+    out = capsys.readouterr().out
+    assert rc == 3, out
+    assert "goal refused: the scene has no purple object" in out
+    assert manager_graph.requests == []

@@ -10,7 +10,13 @@ contrasts a small model otherwise misses:
   "by picking it up" / "lift X over to Y" (pick_place); bare "move" means pick_place;
 - a dropped verb in later clauses: "... and the blue cube to the left pad",
   "..., then the red one", "... and the right one too";
-- order words: "first ..., then ...", "after ..., ...", "before ..., ...".
+- order words: "first ..., then ...", "after ..., ...", "before ..., ...";
+- negation and manner: "don't lift it" / "without grasping it" (push), "tap" / "poke"
+  (reach);
+- refusals (v5): infeasible goals whose plan is ``refuse``, goals that ask for no motion
+  (empty plan), from :mod:`miles_ros.agent.datagen_infeasible`; with a registry, a drawn
+  step its schemas reject (e.g. a cube on a cube when ``pick_place`` takes pads only)
+  turns the example into a refusal.
 
 The hand-written evaluation set (``miles_ros/agent/eval_goals.yaml``) is written
 separately and shares no templates with this file.
@@ -26,10 +32,11 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
+from miles_ros.agent.datagen_infeasible import infeasible_goal, nothing_goal
 from miles_ros.agent.grounding import Step
 from miles_ros.agent.world import World
 
-GENERATOR_VERSION = 4
+GENERATOR_VERSION = 5
 """Version of the templates below (recorded in the adapter card)."""
 
 COLOR_WORDS = {
@@ -54,13 +61,16 @@ class Example:
     """Distractor ``Note:`` lines (memories or feedback) the plan must not depend on."""
     json_format: bool
     """True: the target is the JSON plan (generate mode); False: plan lines."""
+    refused: bool = False
+    """True: the goal cannot be done; the target is the ``refuse`` line (never JSON)."""
 
 
 class Generator:
     """Draws examples for a world's cubes and pads."""
 
-    def __init__(self, world: World, seed: int = 0):
+    def __init__(self, world: World, seed: int = 0, registry=None):
         self.world = world
+        self.registry = registry
         self.rng = random.Random(seed)
         self.cubes = list(world.objects)
         self.pads = list(world.places)
@@ -171,6 +181,10 @@ class Generator:
                     f"get the gripper over {where} without touching it",
                     f"move over {where} but don't touch it",
                     f"go and hover over {where}",
+                    f"tap {where}",
+                    f"poke {where}",
+                    f"give {where} a tap",
+                    f"poke at {where} with the gripper",
                 ]
             )
         obj, t = p["object"], p["target"]
@@ -203,6 +217,9 @@ class Generator:
                     f"slide {o} {to} {where} keeping it on the table",
                     f"move {o} {to} {where} by sliding it",
                     f"give {o} a push {to} {where}",
+                    f"move {o} {to} {where}, don't lift it",
+                    f"move {o} {to} {where} but do not pick it up",
+                    f"get {o} {to} {where} without grasping it",
                 ]
             )
         stack = isinstance(t, str) and t in self.world.objects
@@ -436,13 +453,34 @@ class Generator:
         ]
         return r.sample(pool, r.randint(1, 2))
 
-    def example(self, json_fraction: float = 0.2) -> Example:
-        steps = self.steps()
-        goal = self.goal(steps)
-        return Example(goal, steps, self.notes(), self.rng.random() < json_fraction)
+    def example(self, json_fraction: float = 0.2, refusal_fraction: float = 0.0) -> Example:
+        draw = self.rng.random()
+        if draw < refusal_fraction:
+            return Example(infeasible_goal(self), [], self.notes(), False, refused=True)
+        if draw < refusal_fraction * 1.15:
+            return Example(nothing_goal(self), [], self.notes(), False)
+        while True:
+            steps = self.steps()
+            goal = self.goal(steps)
+            if self.registry is None or not any(
+                s.skill not in self.registry or self.registry[s.skill].validate(s.params)
+                for s in steps
+            ):
+                return Example(goal, steps, self.notes(), self.rng.random() < json_fraction)
+            if self.rng.random() < 0.3:  # keep some as refusals, draw again otherwise
+                return Example(goal, [], self.notes(), False, refused=True)
 
 
-def generate(world: World, n: int, seed: int = 0, json_fraction: float = 0.2) -> list[Example]:
-    """``n`` examples, deterministic for a seed."""
-    gen = Generator(world, seed)
-    return [gen.example(json_fraction) for _ in range(n)]
+def generate(
+    world: World,
+    n: int,
+    seed: int = 0,
+    json_fraction: float = 0.2,
+    refusal_fraction: float = 0.0,
+    registry=None,
+) -> list[Example]:
+    """``n`` examples, deterministic for a seed. ``refusal_fraction``: share of infeasible
+    goals (plus 15 % of that of no-motion goals); ``registry``: a drawn example with a step
+    its schemas reject becomes a refusal (30 %) or is drawn again."""
+    gen = Generator(world, seed, registry)
+    return [gen.example(json_fraction, refusal_fraction) for _ in range(n)]

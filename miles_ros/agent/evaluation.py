@@ -1,4 +1,5 @@
-"""Plan accuracy on the hand-written goal set (``eval_goals.yaml``), shared by
+"""Plan accuracy on the hand-written goal set (``eval_goals.yaml``) and refusal
+precision/recall on the hand-written refusal set (``eval_refusals.yaml``), shared by
 ``miles planner-train`` (the adapter card) and ``bench/planner.py``."""
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import yaml
 from miles_ros.agent.grounding import Step, step_text
 
 EVAL_GOALS = Path(__file__).resolve().parent / "eval_goals.yaml"
+EVAL_REFUSALS = Path(__file__).resolve().parent / "eval_refusals.yaml"
 
 
 def parse_step(text: str) -> Step:
@@ -105,4 +107,50 @@ def evaluate_goals(planner, goals: list[dict], mode: str = "grounded") -> dict:
         "latency_p50_s": round(float(np.percentile(latencies, 50)), 4) if n else None,
         "latency_p95_s": round(float(np.percentile(latencies, 95)), 4) if n else None,
         "misses": misses,
+    }
+
+
+def load_eval_refusals(path: str | Path | None = None) -> list[dict]:
+    """``[{"goal": str, "refuse": bool}, ...]`` (``refuse: false``: a no-motion goal)."""
+    items = yaml.safe_load(Path(path or EVAL_REFUSALS).read_text())
+    return [{"goal": str(it["goal"]), "refuse": bool(it["refuse"])} for it in items]
+
+
+def evaluate_refusals(
+    planner, refusals: list[dict], goals: list[dict], mode: str = "grounded"
+) -> dict:
+    """Refusal precision and recall: positives are ``refusals`` labelled ``refuse`` plus
+    the ``goals`` (eval_goals) whose expected plan the registry cannot express; negatives
+    are the other ``goals`` and the no-motion goals (which must give a valid empty plan)."""
+    from miles_ros.agent.validation import validate_plan
+
+    labelled = [(r["goal"], r["refuse"]) for r in refusals] + [
+        (g["goal"], bool(validate_plan(g["plan"], planner.registry, planner.world))) for g in goals
+    ]
+    tp = fp = fn = 0
+    wrong: list[dict] = []
+    for goal, refuse in labelled:
+        plan = planner.plan(goal, mode=mode, use_cache=False)
+        tp += refuse and plan.refused
+        fp += plan.refused and not refuse
+        fn += refuse and not plan.refused
+        if plan.refused != refuse:
+            wrong.append(
+                {
+                    "goal": goal,
+                    "expected": "refuse" if refuse else "plan",
+                    "got": plan.reason if plan.refused else [step_text(s) for s in plan.steps],
+                }
+            )
+    nothing = [r["goal"] for r in refusals if not r["refuse"]]
+    empty_ok = sum(
+        (p := planner.plan(g, mode=mode, use_cache=False)).nothing and p.valid for g in nothing
+    )
+    return {
+        "n_refuse": tp + fn,
+        "n_plan": len(labelled) - tp - fn,
+        "precision": round(tp / (tp + fp), 4) if tp + fp else 1.0,
+        "recall": round(tp / (tp + fn), 4) if tp + fn else 1.0,
+        "nothing_ok": f"{empty_ok}/{len(nothing)}",
+        "wrong": wrong,
     }

@@ -38,7 +38,9 @@ from sims.tasks.base import SimState
 log = logging.getLogger(__name__)
 
 DONE = "done"
-"""The pseudo-skill that ends a plan."""
+"""The pseudo-skill that ends a plan (first: the goal asks for no motion)."""
+REFUSE = "refuse"
+"""The pseudo-skill that answers "this goal cannot be done" (first step only)."""
 REDUNDANT = 0.2
 """Affordance of a step whose declared effects already hold."""
 IMPOSSIBLE = 0.0

@@ -6,6 +6,13 @@ the first skill request; each ``/miles/skill/status`` in a final state goes to
 replan and dispatch, or finish); :meth:`Manager.reflect` writes the episode and a
 reflection to memory. Working memory (goal, plan, current step, outcomes) is in
 :meth:`Manager.status`.
+
+A goal the planner refuses ends ``refused`` with the planner's reason and moves nothing;
+a goal that asks for no motion ("do nothing") ends ``succeeded`` with no step. After a
+failed step the replan gets the failure, every plan tried so far (it never returns one of
+them again) and the steps the skill node refused (reason ``refused: ...``, other than a
+transient e-stop or missing robot state), which are never planned again; a replan the
+planner answers with a refusal ends the goal ``failed`` with that reason.
 """
 
 from __future__ import annotations
@@ -21,6 +28,8 @@ from miles_ros.agent.world import World
 log = logging.getLogger(__name__)
 
 FINAL_STATES = ("succeeded", "failed", "aborted", "estopped")
+TRANSIENT_REFUSALS = ("e-stop", "estop", "no robot state")
+"""Skill-node refusals about the moment, not the step: such a step may be tried again."""
 
 
 @dataclass
@@ -44,7 +53,8 @@ class Action:
     """What the manager asks its driver to do next."""
 
     kind: str
-    """``dispatch`` (send ``request``), ``succeeded``, ``failed`` or ``estopped``."""
+    """``dispatch`` (send ``request``), ``succeeded``, ``failed``, ``estopped`` or
+    ``refused`` (the planner refused the goal; nothing moved)."""
     request: dict | None = None
     """``{"id", "skill", "params", "trace_id"}`` for ``dispatch``."""
     replanned: bool = False
@@ -78,6 +88,8 @@ class _Working:
     failure: str | None = None
     metrics: Metrics = field(default_factory=Metrics)
     current: dict | None = None
+    failed_plans: list[list[Step]] = field(default_factory=list)
+    banned: list[Step] = field(default_factory=list)
 
 
 class Manager:
@@ -95,8 +107,12 @@ class Manager:
         plan = self.planner.plan(goal, world=world)
         self.work = _Working(goal, plan.trace_id, plan, (world or self.planner.world).copy())
         self.work.metrics.planning_latency_s += plan.latency_s
+        if plan.refused:
+            return plan, self._finish("refused", plan.reason)
         if not plan.valid:
             return plan, self._finish("failed", "no valid plan: " + "; ".join(plan.errors))
+        if not plan.steps:
+            return plan, self._finish("succeeded", "nothing to do: the goal asks for no motion")
         return plan, self._dispatch()
 
     def on_step_result(self, result: StepResult) -> Action:
@@ -129,15 +145,28 @@ class Manager:
         if result.state == "estopped":
             return self._finish("estopped", result.reason or "e-stop")
         feedback = failure_feedback(step, result)
+        w.failed_plans.append(list(w.plan.steps[w.index :]))
+        if skill_refused(result.reason):
+            unknown = "unknown skill" in result.reason
+            w.banned.append(Step(step.skill) if unknown else step)
         if w.metrics.replans >= self.max_replans:
             return self._finish("failed", f"{feedback}; no replans left")
         w.metrics.replans += 1
         done = [Step(e["skill"], e["params"]) for e in w.executed if e["state"] == "succeeded"]
+        tried = "; ".join(" then ".join(step_text(s) for s in p) for p in w.failed_plans)
         plan = self.planner.plan(
-            w.goal, world=w.world, feedback=[feedback], done_steps=done, trace_id=w.trace_id
+            w.goal,
+            world=w.world,
+            feedback=[feedback, f"plans that failed: {tried}"],
+            done_steps=done,
+            trace_id=w.trace_id,
+            failed=w.failed_plans,
+            banned=w.banned,
         )
         w.metrics.planning_latency_s += plan.latency_s
-        if not plan.valid:
+        if plan.refused:
+            return self._finish("failed", f"{feedback}; replanning gave up: {plan.reason}")
+        if not plan.valid or not plan.steps:
             return self._finish(
                 "failed", f"{feedback}; replanning gave no valid plan: " + "; ".join(plan.errors)
             )
@@ -214,6 +243,13 @@ class Manager:
         w.outcome, w.failure = outcome, (reason or None)
         w.metrics.success = outcome == "succeeded"
         return Action(outcome, reason=reason)
+
+
+def skill_refused(reason: str) -> bool:
+    """True when the skill node refused the step itself (unknown skill, schema or
+    precondition failure): the step is not to be tried again."""
+    reason = reason or ""
+    return reason.startswith("refused:") and not any(t in reason for t in TRANSIENT_REFUSALS)
 
 
 def failure_feedback(step: Step, result: StepResult) -> str:

@@ -10,10 +10,26 @@ Modes:
   schema (local models) or the server's JSON-schema response format (endpoints); the
   plan is validated and, when invalid, retried with the errors in the prompt.
 
+Refusal is a plan too (``Plan.refused`` with a ``reason``): the symbolic reading of the
+goal (:func:`miles_ros.agent.reading.read_goal`: unknown colours, objects and places,
+relations no skill's schema accepts, contradictions, blank goals, goals naming nothing)
+refuses before the model is asked; otherwise the model may choose ``refuse`` (when its
+adapter was trained on infeasible goals, see ``PlannerConfig.lm_refusal``) or ``done``
+as the first step, which is a refusal unless the goal asks for no motion ("do nothing":
+the empty, valid plan). The reading's manner constraints ("without lifting it" forbids
+grasping skills for that cube, "tap"/"poke" forbid contact skills) mask the candidates
+and are checked on every plan.
+
+Replanning (``failed``: the plans already tried that failed; ``banned``: steps the skill
+node refused) never returns a plan identical to one that failed: the failed plan's first
+step is masked at the first position and the model chooses again; failing that, ``home``
+is put before the failed plan; failing that, the replan is a refusal naming what was tried.
+
 Every plan is validated against the registry and the scene before it is returned. A
 rule-based fallback (:mod:`miles_ros.agent.fallback`) exists (``fallback=True``), off
-by default, and a plan it produced is always labelled ``fallback_used``. The plan record
-and the plan cache are in :mod:`miles_ros.agent.plans`.
+by default, and a plan it produced is always labelled ``fallback_used``. The plan record,
+the plan context and the plan cache are in :mod:`miles_ros.agent.plans`. Over 400 lines:
+one :class:`Planner` whose two modes, refusal and replanning share its scoring state.
 """
 
 from __future__ import annotations
@@ -29,9 +45,17 @@ import numpy as np
 
 from miles_ros.agent.constrained import PlanGrammar
 from miles_ros.agent.fallback import rule_based_plan
-from miles_ros.agent.grounding import DONE, Affordance, Step, ground_candidates
-from miles_ros.agent.plans import Plan, PlanCache, normalize_goal
+from miles_ros.agent.grounding import DONE, REFUSE, Affordance, Step, ground_candidates
+from miles_ros.agent.plans import (
+    Plan,
+    PlanCache,
+    PlanContext,
+    normalize_goal,
+    same_steps,
+    tried_text,
+)
 from miles_ros.agent.prompts import PlanText
+from miles_ros.agent.reading import read_goal
 from miles_ros.agent.registry import SkillRegistry
 from miles_ros.agent.validation import PlanError, parse_plan_json, validate_plan
 from miles_ros.agent.world import World, load_world
@@ -79,6 +103,9 @@ class PlannerConfig:
     """Generate mode: sampling seed (None with temperature 0 is greedy)."""
     temperature: float = 0.0
     """Generate mode: sampling temperature (0: greedy)."""
+    lm_refusal: bool | None = None
+    """Offer the model the ``refuse`` line; None: only when the loaded adapter was trained
+    on infeasible goals (its card's ``generator_version`` >= 5)."""
 
 
 class Planner:
@@ -102,6 +129,8 @@ class Planner:
         self.affordance = Affordance(registry)
         self.cache = PlanCache(self.config.cache_size)
         self._grammars: dict[tuple, PlanGrammar] = {}
+        self.refusal_trained = False
+        """True when the adapter was trained on infeasible goals (set by from_options)."""
 
     @classmethod
     def from_options(
@@ -142,11 +171,15 @@ class Planner:
             from miles_ros.agent.lm_process import ProcessLanguageModel
 
             lm = ProcessLanguageModel(model, adapter=adapter, cache=cache_dir, threads=threads)
-            return cls(registry, world, lm, config, memory, adapted=adapter is not None)
+            planner = cls(registry, world, lm, config, memory, adapted=adapter is not None)
+            planner.refusal_trained = refusal_trained(adapter)
+            return planner
         loaded = models.load_model(model, adapter=adapter, cache=cache_dir, threads=threads)
-        return cls(
+        planner = cls(
             registry, world, HFLanguageModel(loaded), config, memory, adapted=adapter is not None
         )
+        planner.refusal_trained = refusal_trained(adapter)
+        return planner
 
     # -- public -------------------------------------------------------------------------
     def plan(
@@ -158,19 +191,26 @@ class Planner:
         done_steps: list[Step] | None = None,
         trace_id: str | None = None,
         use_cache: bool = True,
+        failed: list[list[Step]] | None = None,
+        banned: list[Step] | None = None,
     ) -> Plan:
         """Plan ``goal`` from ``world`` (default: the planner's scene).
 
         ``feedback``: lines about what went wrong (replanning); ``done_steps``: steps
         already executed (their effects are in ``world``), shown to the model as the plan
-        so far. Plans without feedback are cached.
+        so far; ``failed``: plans (remaining steps) that were tried and failed, none of
+        which is returned again; ``banned``: steps the skill node refused, never planned
+        (a banned ``Step(skill)`` without params bans the skill). Plans without feedback
+        are cached.
         """
         t0 = time.perf_counter()
         mode = mode or self.config.mode
         if mode not in MODES:
             raise ValueError(f"unknown mode {mode!r}; choose one of {', '.join(MODES)}")
         world = world or self.world
-        cacheable = use_cache and not feedback and not done_steps
+        trace_id = trace_id or uuid.uuid4().hex[:16]
+        retry = bool(feedback or done_steps or failed or banned)
+        cacheable = use_cache and not retry
         key = (
             normalize_goal(goal),
             world.signature(),
@@ -188,32 +228,38 @@ class Planner:
                     hit.model,
                     time.perf_counter() - t0,
                     hit.fallback_used,
-                    trace_id=trace_id or uuid.uuid4().hex[:16],
+                    trace_id=trace_id,
                     cached=True,
                     errors=list(hit.errors),
                     notes=list(hit.notes),
+                    refused=hit.refused,
+                    reason=hit.reason,
                 )
+        # only valid plans are cached, and the reading depends on the key alone: read after
+        reading = read_goal(goal, self.registry, world)
+        if reading.refusal or reading.nothing:
+            plan = Plan(goal, [], mode, self.lm.name, 0.0, trace_id=trace_id)
+            plan.refused, plan.reason = bool(reading.refusal), reading.refusal or ""
+            plan.latency_s = time.perf_counter() - t0
+            return plan
         notes = self._recall(goal) + list(feedback or [])
-        if mode == "grounded":
-            steps, scores, errors = self._grounded(goal, world, notes, list(done_steps or []))
-        else:
-            steps, errors = self._generate(goal, world, notes)
-            scores = []
-        plan = Plan(
-            goal,
-            steps,
-            mode,
-            self.lm.name,
-            0.0,
-            trace_id=trace_id or uuid.uuid4().hex[:16],
-            errors=errors,
-            notes=notes,
-            scores=scores,
+        context = PlanContext(
+            reading, [*(failed or [])], list(banned or []), list(done_steps or [])
         )
+        plan = Plan(goal, [], mode, self.lm.name, 0.0, trace_id=trace_id, notes=notes)
+        if mode == "grounded":
+            self._grounded_different(plan, world, context)
+        else:
+            plan.steps, plan.errors = self._generate(goal, world, notes, context)
+            if context.failed and any(same_steps(plan.steps, f) for f in context.failed):
+                plan.steps, plan.errors = [], []
+                plan.refused, plan.reason = True, tried_text(context.failed)
         if plan.errors and self.config.fallback:
             fallback = rule_based_plan(goal, self.registry, world)
-            if fallback and not validate_plan(
-                fallback, self.registry, world, self.config.max_steps
+            if (
+                fallback
+                and not validate_plan(fallback, self.registry, world, self.config.max_steps)
+                and not any(context.reject(s, self.registry) for s in fallback)
             ):
                 plan.steps, plan.errors, plan.fallback_used = fallback, [], True
                 plan.mode, plan.model = "fallback", "rules"
@@ -226,21 +272,74 @@ class Planner:
     def _few_shot(self) -> bool:
         return (not self.adapted) if self.config.few_shot is None else self.config.few_shot
 
-    def _grounded(self, goal: str, world: World, notes: list[str], done: list[Step]):
+    def _lm_refusal(self) -> bool:
+        flag = self.config.lm_refusal
+        return self.refusal_trained if flag is None else flag
+
+    def _grounded_different(self, plan: Plan, world: World, context: PlanContext) -> None:
+        """Grounded planning whose result differs from every failed plan (see the module
+        docstring); fills ``plan``."""
+        steps, plan.scores, plan.errors, answer = self._grounded(
+            plan.goal, world, plan.notes, context
+        )
+        if not context.failed or not any(same_steps(steps, f) for f in context.failed):
+            return self._settle(plan, steps, answer)
+        first = context.failed[-1][0] if context.failed[-1] else None
+        if first is not None:
+            context.first_banned.append(first)
+            steps, plan.scores, plan.errors, answer = self._grounded(
+                plan.goal, world, plan.notes, context
+            )
+            if steps and not any(same_steps(steps, f) for f in context.failed):
+                return self._settle(plan, steps, answer)
+        last = context.failed[-1]
+        if "home" in self.registry and last and last[0].skill != "home":
+            retry = [Step("home"), *last][: self.config.max_steps]
+            if not any(same_steps(retry, f) for f in context.failed):
+                plan.errors = validate_plan(retry, self.registry, world, self.config.max_steps)
+                return self._settle(plan, retry, None)
+        plan.steps, plan.errors, plan.refused, plan.reason = (
+            [],
+            [],
+            True,
+            tried_text(context.failed),
+        )
+
+    def _settle(self, plan: Plan, steps: list[Step], answer: str | None) -> None:
+        plan.steps = steps
+        if steps or plan.errors:
+            return
+        plan.refused = True
+        plan.reason = (
+            "the planner's model judged the goal infeasible with the skills "
+            + ", ".join(self.registry.names)
+            if answer == REFUSE
+            else "the planner found no skill step for this goal (skills: "
+            + ", ".join(self.registry.names)
+            + ")"
+        )
+
+    def _grounded(self, goal: str, world: World, notes: list[str], context: PlanContext):
         text = PlanText(self.registry, world.names)
         work = world.copy()
         steps: list[Step] = []
         scores: list[dict] = []
         weight = self.config.affordance_weight
+        done = context.done
+        answer = None
         for _ in range(self.config.max_steps + 1):
             cands = ground_candidates(self.registry, work, goal)
-            if not steps and not done:
-                cands = [c for c in cands if c.skill != DONE]  # a plan does something
+            if not steps and self._lm_refusal():
+                cands.append(Step(REFUSE))
             lm_scores = self.lm.score(
                 text.segments(goal, done + steps, notes, self._few_shot()),
                 [text.line(c) for c in cands],
             )
-            affordances = self.affordance.batch(cands, work)
+            affordances = self.affordance.batch([c for c in cands if c.skill != REFUSE], work)
+            affordances = np.append(affordances, [1.0] * (len(cands) - len(affordances)))
+            for i, cand in enumerate(cands):
+                if context.reject(cand, self.registry, first=not steps):
+                    affordances[i] = 0.0
             with np.errstate(divide="ignore"):
                 penalty = np.log(np.where(affordances > 0, affordances, 1.0))
             total = np.asarray(lm_scores, dtype=np.float64) + weight * penalty
@@ -260,15 +359,16 @@ class Planner:
                     ],
                 }
             )
-            if not math.isfinite(total[best]) or cands[best].skill == DONE:
+            if not math.isfinite(total[best]) or cands[best].skill in (DONE, REFUSE):
+                answer = cands[best].skill if math.isfinite(total[best]) else None
                 break
             chosen = cands[best]
             steps.append(chosen)
             work.apply(self.registry[chosen.skill].effects_machine, chosen.params)
             if len(steps) >= self.config.max_steps:
                 break
-        errors = validate_plan(steps, self.registry, world, self.config.max_steps)
-        return steps, scores, errors
+        errors = validate_plan(steps, self.registry, world, self.config.max_steps) if steps else []
+        return steps, scores, errors, answer
 
     # -- generate -----------------------------------------------------------------------
     def grammar(self, world: World) -> PlanGrammar:
@@ -280,7 +380,7 @@ class Planner:
             )
         return self._grammars[key]
 
-    def _generate(self, goal: str, world: World, notes: list[str]):
+    def _generate(self, goal: str, world: World, notes: list[str], context: PlanContext):
         text = PlanText(self.registry, world.names)
         grammar = self.grammar(world)
         feedback: list[str] = []
@@ -296,6 +396,11 @@ class Planner:
                 raw = self.lm.generate_json(prompt, grammar, seed=seed, temperature=temperature)
                 steps = parse_plan_json(raw.strip())
                 errors = validate_plan(steps, self.registry, world, self.config.max_steps)
+                errors += [
+                    f"steps[{i}] {s.skill}: {why}"
+                    for i, s in enumerate(steps)
+                    if (why := context.reject(s, self.registry, first=i == 0))
+                ]
             except PlanError as exc:
                 steps, errors = [], exc.errors
             except RuntimeError as exc:  # endpoint or decoding failure
@@ -314,3 +419,16 @@ class Planner:
             goal, k=self.config.memory_k, min_score=self.config.memory_min_score
         )
         return [f.text for f in facts]
+
+
+def refusal_trained(adapter: str | Path | None) -> bool:
+    """True when ``adapter``'s card says it was trained on infeasible goals."""
+    if adapter is None:
+        return False
+    card = Path(adapter) / "adapter_card.yaml"
+    try:
+        import yaml
+
+        return int(yaml.safe_load(card.read_text()).get("generator_version", 0)) >= 5
+    except (OSError, ValueError, TypeError, AttributeError):
+        return False

@@ -1,5 +1,6 @@
-"""A plan and how it was made (:class:`Plan`), and the planner's LRU plan cache keyed by
-the normalised goal (:func:`normalize_goal`)."""
+"""A plan and how it was made (:class:`Plan`), what a plan must respect besides the
+registry (:class:`PlanContext`: the goal's reading, failed plans, refused steps), and the
+planner's LRU plan cache keyed by the normalised goal (:func:`normalize_goal`)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,9 @@ import uuid
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
-from miles_ros.agent.grounding import Step
+from miles_ros.agent.grounding import DONE, REFUSE, Step
+from miles_ros.agent.reading import GoalReading
+from miles_ros.agent.registry import SkillRegistry
 
 
 @dataclass
@@ -37,18 +40,30 @@ class Plan:
     """Memories and feedback that were in the prompt."""
     scores: list[dict] = field(default_factory=list)
     """Grounded mode: per step, the best candidates with LM score and affordance."""
+    refused: bool = False
+    """True when the planner answers that the goal cannot be done (no steps)."""
+    reason: str = ""
+    """Why the goal was refused, naming what is missing."""
 
     @property
     def valid(self) -> bool:
-        """True when the plan may run."""
-        return not self.errors and bool(self.steps)
+        """True when the plan may run: no errors, not refused, and steps, or none because
+        the goal asks for no motion (``nothing``)."""
+        return not self.errors and not self.refused and (bool(self.steps) or self.nothing)
+
+    @property
+    def nothing(self) -> bool:
+        """True for the empty plan of a goal that asks for no motion ("do nothing")."""
+        return not self.steps and not self.errors and not self.refused
 
     def to_json(self) -> dict:
         """``{"goal", "steps": [{"skill", "params"}], "mode", "model", "latency_s",
-        "fallback_used"}`` (plus ``errors`` when invalid)."""
+        "fallback_used"}`` (plus ``errors`` when invalid; ``"refused": true`` and
+        ``reason`` after ``steps`` when refused)."""
         out = {
             "goal": self.goal,
             "steps": [s.to_dict() for s in self.steps],
+            **({"refused": True, "reason": self.reason} if self.refused else {}),
             "mode": self.mode,
             "model": self.model,
             "latency_s": round(self.latency_s, 6),
@@ -101,3 +116,42 @@ class PlanCache:
         for k in keys:
             del self.entries[k]
         return len(keys)
+
+
+@dataclass
+class PlanContext:
+    """What a plan must respect beyond the registry: the goal's reading, the plans that
+    failed, the steps the skill node refused, the steps already executed."""
+
+    reading: GoalReading
+    """The goal's symbolic reading (its manner constraints mask steps)."""
+    failed: list[list[Step]]
+    """Plans (the steps from the failed one on) that were tried and failed."""
+    banned: list[Step]
+    """Steps the skill node refused; a step without params bans its whole skill."""
+    done: list[Step]
+    """Steps already executed (the plan so far)."""
+    first_banned: list[Step] = field(default_factory=list)
+    """Steps that may not come first (the first step of the plan that just failed)."""
+
+    def reject(self, step: Step, registry: SkillRegistry, first: bool = False) -> str | None:
+        """Why ``step`` may not be chosen (None: it may)."""
+        if step.skill in (DONE, REFUSE):
+            return None
+        for bad in self.banned:
+            if bad.skill == step.skill and (not bad.params or bad.params == step.params):
+                return "the skill node refused this step"
+        if first and any(step.key() == bad.key() for bad in self.first_banned):
+            return "this step just failed"
+        return self.reading.violation(step, registry)
+
+
+def same_steps(a: list[Step], b: list[Step]) -> bool:
+    """Same skills with the same parameters, in the same order."""
+    return [s.key() for s in a] == [s.key() for s in b]
+
+
+def tried_text(failed: list[list[Step]]) -> str:
+    """The refusal reason of a replan that found nothing new."""
+    tried = "; ".join(", ".join(s.key() for s in plan) or "(empty)" for plan in failed)
+    return f"no plan different from those that failed ({tried})"

@@ -9,6 +9,9 @@ Grounded scoring (one short line per step; ``done`` ends the plan)::
     home
     done
 
+A goal that cannot be done has the single plan line ``refuse``; one that asks for no
+motion has ``done`` first.
+
 Plan lines name skills and scene things by short aliases (the first word of each name,
 ``pick_place`` -> ``pick``, ``red_cube`` -> ``red``) whenever those are unique, so that
 every choice is one token and a step costs few model passes; full names are used where
@@ -23,7 +26,7 @@ from __future__ import annotations
 
 import json
 
-from miles_ros.agent.grounding import DONE, Step, format_value
+from miles_ros.agent.grounding import DONE, REFUSE, Step, format_value
 from miles_ros.agent.registry import SkillRegistry
 
 PLAN_TAG = "Plan:\n"
@@ -57,13 +60,13 @@ class PlanText:
     def __init__(self, registry: SkillRegistry, names: list[str]):
         self.registry = registry
         self.names = list(names)
-        self.skill_alias = _aliases([*registry.names, DONE])
+        self.skill_alias = _aliases([*registry.names, DONE, REFUSE])
         self.name_alias = _aliases(self.names)
 
     def line(self, step: Step) -> str:
         """One plan line, newline included: ``pick red left\\n``."""
-        if step.skill == DONE:
-            return self.skill_alias[DONE] + "\n"
+        if step.skill in (DONE, REFUSE):
+            return self.skill_alias[step.skill] + "\n"
         order = self.registry[step.skill].param_names
         values = []
         for name in order:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from miles_ros.agent.constrained import PlanGrammar, TokenIndex
 from miles_ros.agent.datagen import GENERATOR_VERSION, Example, generate
-from miles_ros.agent.grounding import DONE, Step
+from miles_ros.agent.grounding import DONE, REFUSE, Step
 from miles_ros.agent.prompts import PlanText
 from miles_ros.agent.registry import SkillRegistry
 from miles_ros.agent.world import World
@@ -46,6 +46,8 @@ class TrainConfig:
     """LoRA scaling numerator."""
     json_fraction: float = 0.2
     """Share of examples whose target is the JSON plan (generate mode)."""
+    refusal_fraction: float = 0.15
+    """Share of infeasible goals (target ``refuse``); see :mod:`miles_ros.agent.datagen`."""
     seed: int = 0
     """Seed of the data generator, LoRA init and batch order."""
     max_minutes: float = 30.0
@@ -65,7 +67,7 @@ def line_target_ids(lm, text: PlanText, ex: Example) -> tuple[list[int], list[in
     segs = text.segments(ex.goal, [], ex.notes)
     prompt = lm.encode_segments(segs)
     plan: list[int] = []
-    for step in [*ex.steps, Step(DONE)]:
+    for step in [Step(REFUSE)] if ex.refused else [*ex.steps, Step(DONE)]:
         plan += lm.encode(text.line(step))
     return prompt + plan, [-100] * len(prompt) + plan
 
@@ -103,7 +105,15 @@ def build_dataset(lm, registry: SkillRegistry, world: World, cfg: TrainConfig):
     grammar = PlanGrammar(registry, world.names, prefix=" ")
     index = TokenIndex(lm.tokenizer)
     data = []
-    for ex in generate(world, cfg.examples, seed=cfg.seed, json_fraction=cfg.json_fraction):
+    examples = generate(
+        world,
+        cfg.examples,
+        seed=cfg.seed,
+        json_fraction=cfg.json_fraction,
+        refusal_fraction=cfg.refusal_fraction,
+        registry=registry,
+    )
+    for ex in examples:
         if ex.json_format:
             prompt = lm.encode(text.json_prompt(ex.goal, ex.notes), bos=True)
             plan = json_target_ids(grammar, index, lm.encode, " " + text.json_plan(ex.steps))

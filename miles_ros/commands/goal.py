@@ -4,8 +4,10 @@
 
 Publishes the goal on ``/miles/goal``, then follows ``/miles/plan`` and
 ``/miles/manager/status`` and prints the plan, each step as it is dispatched and how it
-ended, replans, and the outcome. Exit status: 0 when the goal succeeded; 1 when it
-failed, was refused or ended by the e-stop; 2 when no manager answers (is `miles up`
+ended, replans, and the outcome. Exit status: 0 when the goal succeeded; 3 when the
+planner refused it (it cannot be done; the reason is printed; nothing moved, as for
+``miles plan``); 1 when it failed, was refused by the manager (busy, e-stop latched,
+planner not loaded) or ended by the e-stop; 2 when no manager answers (is `miles up`
 running?); 124 when it did not finish within ``--timeout`` (the manager keeps going).
 """
 
@@ -21,6 +23,8 @@ from miles_ros.runtime.manager_params import ManagerNodeParams
 from miles_ros.runtime.params import under_namespace
 
 EXIT_CODES = {"succeeded": 0, "failed": 1, "refused": 1, "estopped": 1}
+EXIT_PLANNER_REFUSED = 3
+"""The planner refused the goal (a refusal with a trace id: it was planned, not gated)."""
 NO_MANAGER, TIMED_OUT = 2, 124
 
 
@@ -207,4 +211,6 @@ def main(argv: list[str] | None = None, prog: str = "miles goal") -> int:
         return TIMED_OUT
     if args.json:
         print(json.dumps(follower.status))
+    if follower.outcome == "refused" and follower.status.get("trace_id"):
+        return EXIT_PLANNER_REFUSED
     return EXIT_CODES.get(follower.outcome, 1)

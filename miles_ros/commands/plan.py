@@ -7,8 +7,12 @@
 
 With ``--json`` each plan is one object ``{"goal", "steps": [{"skill", "params"}],
 "mode", "model", "latency_s", "fallback_used"}`` (plus ``errors`` when no valid plan
-was found). Exit status: 0 when every plan is valid, 1 otherwise, 2 on usage errors or a
-missing model.
+was found). A goal the planner refuses (it names something the scene lacks, asks for a
+relation no skill offers, contradicts itself, is blank or names nothing to act on) prints
+``{"goal", "steps": [], "refused": true, "reason", "mode", "model", "latency_s",
+"fallback_used"}``; a goal that asks for no motion ("do nothing") is a valid empty plan.
+Exit status: 0 when every plan is valid, 1 when one has errors, else 3 when one was
+refused; 2 on usage errors or a missing model.
 """
 
 from __future__ import annotations
@@ -18,6 +22,9 @@ import json
 import logging
 import sys
 from pathlib import Path
+
+EXIT_REFUSED = 3
+"""Exit status when a goal was refused (and none had errors)."""
 
 
 def _parser(prog: str) -> argparse.ArgumentParser:
@@ -77,6 +84,10 @@ def _print_plan(plan, verbose: bool) -> None:
     for i, step in enumerate(plan.steps, 1):
         params = " ".join(f"{k}={v}" for k, v in step.params.items())
         print(f"  {i}. {step.skill} {params}".rstrip())
+    if plan.refused:
+        print(f"  refused: {plan.reason}")
+    elif plan.nothing:
+        print("  (nothing to do: the goal asks for no motion)")
     for error in plan.errors:
         print(f"  error: {error}")
     if verbose:
@@ -137,12 +148,13 @@ def main(argv: list[str] | None = None, prog: str = "miles plan") -> int:
     except (ModelUnavailable, OSError, ValueError) as exc:
         print(f"{prog}: {exc}", file=sys.stderr)
         return 2
-    all_valid = True
+    invalid = refused = False
     for goal in goals:
         plan = planner.plan(goal)
-        all_valid &= plan.valid
+        refused |= plan.refused
+        invalid |= not plan.valid and not plan.refused
         if args.json:
             print(json.dumps(plan.to_json()), flush=True)
         else:
             _print_plan(plan, args.verbose)
-    return 0 if all_valid else 1
+    return 1 if invalid else (EXIT_REFUSED if refused else 0)

@@ -35,6 +35,12 @@ def _parser(prog: str) -> argparse.ArgumentParser:
     p.add_argument("--lr", type=float, default=5e-4, help="learning rate (default 5e-4)")
     p.add_argument("--rank", type=int, default=16, help="LoRA rank")
     p.add_argument("--seed", type=int, default=0, help="seed (default 0)")
+    p.add_argument(
+        "--refusal-fraction",
+        type=float,
+        default=0.15,
+        help="share of infeasible goals (plan: refuse) in the generated data",
+    )
     p.add_argument("--max-minutes", type=float, default=20.0, help="training time budget")
     p.add_argument("--threads", type=int, default=0, help="torch threads (0: default)")
     p.add_argument(
@@ -143,6 +149,7 @@ def main(argv: list[str] | None = None, prog: str = "miles planner-train") -> in
         rank=args.rank,
         alpha=2 * args.rank,
         seed=args.seed,
+        refusal_fraction=args.refusal_fraction,
         max_minutes=args.max_minutes,
         threads=args.threads,
     )

@@ -15,7 +15,9 @@ opens on the worker thread (a sqlite3 connection belongs to the thread that open
 ``/miles/manager/status`` (JSON): ``goal``, ``goal_seq`` (one per received goal, so a
 client can tell its goal from an earlier one with the same words), ``goals_received``,
 ``trace_id``, ``outcome`` (``idle``, ``planning``, ``running``, ``succeeded``,
-``failed``, ``estopped``, ``refused``), ``event`` (what just happened), ``reason``,
+``failed``, ``estopped``, ``refused``: by the manager (busy, e-stop latched, planner not
+loaded; no trace id) or by the planner (the goal cannot be done, with its reason and a
+trace id; nothing moves)), ``event`` (what just happened), ``reason``,
 ``step``, ``step_index``, ``steps``, ``replans``, ``plan`` (its steps; ``plan_info``:
 mode, model, latency), ``executed`` (steps run so far and how they ended), ``request``
 (the running skill request: id, skill, state, progress), ``estop``, ``planner``

@@ -22,9 +22,7 @@ from sims.tasks.base import SimState, TaskConfig
 def control_substeps(cfg: TaskConfig, physics_dt, substeps) -> tuple[float, int]:
     """``(physics_dt, substeps)`` checked against the task's control period (``substeps``
     None: as many physics steps as fit in one control period)."""
-    if not (
-        isinstance(physics_dt, (int, float)) and math.isfinite(physics_dt) and physics_dt > 0
-    ):
+    if not (isinstance(physics_dt, (int, float)) and math.isfinite(physics_dt) and physics_dt > 0):
         raise ValueError(f"physics_dt must be a positive number of seconds, got {physics_dt!r}")
     if substeps is None:
         substeps = max(1, round(cfg.control_dt / physics_dt))

@@ -86,7 +86,7 @@ def test_endpoint_grounded_mode_scores_with_echo_logprobs(server, registry, worl
 
 def test_unreachable_endpoint_is_reported(registry, world):
     lm = EndpointLanguageModel("http://127.0.0.1:9", timeout_s=2)
-    plan = Planner(registry, world, lm, PlannerConfig(mode="generate", retries=0)).plan("x")
+    plan = Planner(registry, world, lm, PlannerConfig(mode="generate", retries=0)).plan("go home")
     assert not plan.valid and "127.0.0.1:9" in plan.errors[0]
 
 

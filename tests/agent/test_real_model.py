@@ -92,3 +92,41 @@ def test_the_model_in_a_child_process_answers_like_the_model_in_this_one(real_lm
     finally:
         child.close()
     assert not child.alive
+
+
+@pytest.mark.parametrize(
+    "goal, expected",
+    [
+        ("move the green cube to the right pad without lifting it", ["push green_cube right_pad"]),
+        (
+            "Get the blue block over to the left mat, and don't pick it up",
+            ["push blue_cube left_pad"],
+        ),
+        ("Poke the red cube.", ["reach red_cube"]),
+        ("give the blue block a little tap", ["reach blue_cube"]),
+    ],
+)
+def test_negation_and_manner_plan_right(planner, goal, expected):
+    if "+adapter" not in planner.lm.name:
+        pytest.skip("no shipped adapter: the base model alone is not expected to plan")
+    plan = planner.plan(goal, use_cache=False)
+    assert plan.valid and [s.key() for s in plan.steps] == expected, plan.scores
+
+
+@pytest.mark.parametrize(
+    "goal, missing",
+    [
+        ("fly to the moon", "moon"),
+        ("put the purple cube on the left pad", "purple"),
+        ("   ", "empty"),
+        ("put the red cube on the left pad without moving it", "contradictory"),
+    ],
+)
+def test_the_real_planner_refuses_what_cannot_be_done(planner, goal, missing):
+    plan = planner.plan(goal, use_cache=False)
+    assert plan.refused and missing in plan.reason and plan.steps == []
+
+
+def test_do_nothing_plans_no_motion(planner):
+    plan = planner.plan("do nothing", use_cache=False)
+    assert plan.valid and plan.nothing and not plan.refused

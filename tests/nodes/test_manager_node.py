@@ -252,6 +252,34 @@ def test_an_injected_failure_triggers_a_replan_with_the_failure_as_feedback():
         graph.close()
 
 
+def test_a_refused_goal_moves_nothing_and_a_step_the_skill_node_refused_is_not_retried():
+    def script(request: dict):
+        if request["skill"] == "pick_place":
+            return "failed", "refused: precondition: cube 0.36 m from the target"
+        return succeed(request)
+
+    graph = ManagerGraph(
+        [
+            manager_factory(fake_planner(scorer(["pick red left"]))),  # a stubborn model
+            lambda ctx: FakeSkillNode(script, context=ctx),
+        ]
+    )
+    try:
+        graph.ready()
+        graph.send_goal("fly to the moon")
+        final = graph.outcome(1)
+        assert final["outcome"] == "refused" and "moon" in final["reason"], final
+        assert graph.requests == [] and graph.plans[0]["refused"] is True
+        graph.send_goal("put the red cube on the left pad")
+        final = graph.outcome(2)
+        sent = [(r["skill"], r["params"]) for r in graph.requests if not r.get("cancel")]
+        pick = ("pick_place", {"object": "red_cube", "target": "left_pad"})
+        assert sent.count(pick) == 1, sent  # refused by the skill node: never retried
+        assert final["replans"] >= 1 and final["executed"][0]["reason"].startswith("refused:")
+    finally:
+        graph.close()
+
+
 def test_a_latched_estop_stops_the_goal_and_refuses_later_goals():
     def script(request: dict):
         return None  # keeps running until the e-stop

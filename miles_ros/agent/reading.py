@@ -1,0 +1,433 @@
+"""The symbolic reading of a goal: what it names, whether it can be done at all, and the
+manner constraints its words put on the steps.
+
+:func:`read_goal` runs before the language model (and its constraints are applied to the
+model's choices, and to any plan, after it). It refuses, with a reason that names what is
+missing, a goal that
+
+- is blank;
+- names a colour no scene object has (a word of :data:`COLOURS` that is not a scene
+  object's colour or a synonym of one), an object kind or place the scene does not have
+  (:data:`THINGS`), or a position qualifier no pad or cube has ("the middle pad");
+- asks for a relation no skill's parameter schema accepts: a cube put on / pushed against
+  / touching another cube when no skill takes a cube as its target, a stack when no skill
+  does, a placement relative to another thing (:data:`RELATIONS`: "next to", "behind",
+  ...; no skill has such a parameter), or a cube onto itself;
+- contradicts itself: within one clause, lifting and not lifting the same cube, moving a
+  cube and not moving / not touching it;
+- names nothing in the scene, no point and no parameter-free skill ("fly", "dance").
+
+A goal that asks for no motion at all ("do nothing", "stay where you are") is not a
+refusal: its plan is empty and done (``nothing``). The word lists are the English
+vocabulary of colours, household objects and places, not a list of goals; the scene's own
+names and the training generator's synonyms decide what is known.
+
+Manner constraints (per clause, on the cube the clause names, or the cube a pronoun
+refers to): "without lifting / don't pick it up / push / slide ..." forbids skills with
+the ``grasps`` permission; "pick up / lift / by grasping ..." requires it; "tap", "poke",
+"without touching" forbid skills with ``contact`` on that cube (so "tap the red cube" is a
+reach); "without moving it" forbids moving it; a cube moved in a stated manner and never
+reached, hovered over or tapped is not a reach target. A goal that names nothing in the
+scene and no point allows parameter-free steps only. :meth:`GoalReading.violation` checks
+a step.
+
+Over 400 lines: a third of the module is the vocabulary above; the rest is one reading
+(clauses, then unknown words, relations and manners over the same clauses).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from miles_ros.agent.datagen import COLOR_WORDS, CUBE_NOUNS, PAD_NOUNS
+from miles_ros.agent.grounding import Step, goal_points
+from miles_ros.agent.registry import SkillRegistry
+from miles_ros.agent.world import World
+
+COLOURS = frozenset(
+    "red green blue yellow orange purple violet pink magenta cyan teal turquoise white black "
+    "grey gray brown silver gold golden beige maroon indigo olive khaki lavender amber "
+    "bronze copper ivory coral salmon mauve ochre ruby emerald sapphire jade navy lime "
+    "crimson scarlet azure aqua fuchsia lilac burgundy charcoal rainbow transparent".split()
+)
+"""English colour words (a colour the scene lacks makes a goal unknown)."""
+THINGS = frozenset(
+    "ball sphere cylinder cone pyramid cup mug glass bottle jar bowl plate dish spoon "
+    "fork knife pen pencil book phone laptop keyboard mouse apple banana pear lemon fruit "
+    "egg toy doll car truck key coin screw bolt nut hammer screwdriver wrench tool sponge "
+    "towel cloth paper bag basket bin tray shelf drawer cabinet cupboard door window fridge "
+    "sink floor wall ceiling chair sofa couch kitchen room garden moon sun star sky ocean "
+    "sea river mountain house store shop cat dog person human baby child sandwich coffee "
+    "tea water lights lamp television tv rocket plane airplane bicycle bike "
+    "shoe sock hat bucket pot pan tomato potato carrot pizza cake bread flower plant tree "
+    "stone rope wire cable".split()
+)
+"""Object kinds and places a scene may lack (plural ``-s`` accepted)."""
+POSITIONS = frozenset(
+    "middle center centre front back rear top bottom upper lower central inner outer".split()
+)
+"""Qualifiers that pick a pad or cube by position."""
+RELATIONS = (
+    "next to",
+    "beside",
+    "besides",
+    "behind",
+    "in front of",
+    "underneath",
+    "under",
+    "below",
+    "beneath",
+    "between",
+    "left of",
+    "right of",
+    "inside",
+    "alongside",
+    "around",
+    "near",
+    "close to",
+)
+"""Placements relative to another thing: no skill takes such a parameter (refused when
+the clause moves a cube; "hover near the red cube" is a reach)."""
+PARAMLESS_WORDS = {
+    "home": ("home", "rest", "resting", "park", "start pose", "retract", "reset", "started")
+}
+"""Words that ask for a parameter-free skill (default: its name)."""
+_NOTHING = re.compile(
+    r"(?:(?:please|could you|can you|would you|just|ok|okay|hey|robot|now|for now|kindly|"
+    r"your task:?|i'?d like you to|i need you to|let'?s|go ahead and|would you kindly)"
+    r"[,: ]*)*"
+    r"(?:do nothing|don'?t do anything|do not do anything|nothing|stay (?:still|put|"
+    r"where you are|there)|don'?t move|do not move|never ?mind|wait|hold still|stand still|"
+    r"relax|no action)"
+    r"(?:[, ]*(?:please|thanks|thank you|for now|at all|for a moment|for a while|"
+    r"right now))*"
+)
+_CLAUSES = re.compile(
+    r",? (?:and )?then |, and |\band\b|;|\. |, after that|, next|, followed by|, but first|"
+    r",\s(?![-+]?\d)|\bbefore you\b|\bafter you\b|\bonce you\b|\bafterwards\b"
+)
+_NO_GRASP = re.compile(
+    r"without (?:lifting|picking|grasping|grabbing|raising)\w*(?: it)?(?: up)?|"
+    r"(?:don'?t|do not|never|not) (?:lift|pick|grasp|grab|raise)\w*(?: it)?(?: up)?|"
+    r"keep(?:ing)? it on the table|\b(?:push|slid|shov|nudg|scoot|drag)\w*"
+)
+_GRASP = re.compile(r"\b(?:pick|lift|grasp|grab|carr|hold)\w*")
+_NO_TOUCH = re.compile(r"without touching(?: it)?|(?:don'?t|do not|never) touch(?: it)?")
+_TAP = re.compile(r"\b(?:tap|taps|tapping|tapped|poke|pokes|poking|poked)\b")
+_NO_MOVE = re.compile(
+    r"without moving (?:it|the)|(?:don'?t|do not|never) move (?:it|the)|keep it where it is|"
+    r"leave it (?:where it is|alone|there)|keep (?:it|the \w+ \w+) (?:where it is|still|in place)"
+)
+_MOVE_VERBS = frozenset(
+    "put place set move moving push slide shove nudge scoot drag pick lift grasp grab carry "
+    "bring take drop stack pile transfer relocate get shift give".split()
+)
+_TARGET_PREP = re.compile(
+    r"\b(?:on top of|onto|on to|on|atop|against|to|toward|towards|at|touches|touching|touch)\s+"
+    r"(?:the |that |this )?([a-z_]+)(?:\s+([a-z_]+))?"
+)
+_NEGATED = re.compile(r"(?:don'?t|do not|never|not|without) \w+(?: it)?(?: up)?")
+_SKIP = frozenset({"up", "the", "that", "this", "a", "an"})
+
+
+@dataclass
+class GoalReading:
+    """What :func:`read_goal` found."""
+
+    refusal: str | None = None
+    """Why the goal cannot be done (None: no symbolic reason)."""
+    nothing: bool = False
+    """The goal asks for no motion: the plan is empty and done."""
+    forbid: list[tuple[str, str | None]] = field(default_factory=list)
+    """(permission, cube or None for any): skills with the permission may not act on it."""
+    require: list[tuple[str, str]] = field(default_factory=list)
+    """(permission, cube): a skill acting on the cube must have the permission."""
+    names: list[str] = field(default_factory=list)
+    """Scene names the goal mentions, in order."""
+    moved: set[str] = field(default_factory=set)
+    """Cubes the goal asks to move in a stated manner ("without lifting it", "by grasping
+    it") and never to reach, hover over or tap: a reach to one of them serves no clause."""
+    anchored: bool = True
+    """False when the goal names no scene thing and no point: no step with a parameter
+    can serve it (only parameter-free skills such as ``home``)."""
+
+    def violation(self, step: Step, registry: SkillRegistry) -> str | None:
+        """Why ``step`` breaks the goal's manner constraints (None: it does not)."""
+        if step.skill not in registry:
+            return None
+        if not self.anchored and step.params:
+            return "the goal names nothing this step could act on"
+        target = step.params.get("target")
+        if "object" not in step.params and isinstance(target, str) and target in self.moved:
+            return f"the goal asks to move {target}, not to go to it"
+        perms = registry[step.skill].permissions
+        obj = step.params.get("object")
+        for perm, cube in self.forbid:
+            if perm in perms and obj is not None and cube in (None, obj):
+                return f"{step.skill} has {perm!r}, which the goal rules out for {obj}"
+        for perm, cube in self.require:
+            if obj == cube and perm not in perms:
+                return f"{step.skill} lacks {perm!r}, which the goal asks for {obj}"
+        return None
+
+
+class _Vocabulary:
+    """The scene's words: colours and sides to names, and the nouns it knows."""
+
+    def __init__(self, world: World):
+        self.word_to_name: dict[str, str] = {}
+        self.cube_words: set[str] = set(CUBE_NOUNS)
+        self.place_words: set[str] = set(PAD_NOUNS)
+        for name in world.objects:
+            head, _, kind = name.partition("_")
+            self.cube_words.add(kind or name)
+            for word in [head, name, *COLOR_WORDS.get(head, [])]:
+                self.word_to_name.setdefault(word, name)
+        for name in world.places:
+            head, _, kind = name.partition("_")
+            self.place_words.add(kind or name)
+            for word in (head, name, head + "most"):
+                self.word_to_name.setdefault(word, name)
+        self.objects, self.places = set(world.objects), set(world.places)
+        self.known_nouns = self.cube_words | self.place_words | {"table", "tabletop"}
+
+
+def read_goal(goal: str, registry: SkillRegistry, world: World) -> GoalReading:
+    """Read ``goal`` (see the module docstring)."""
+    text = " ".join(goal.lower().replace("-", " ").split())
+    text = re.sub(r"[!?\"']+(?=\s|$)|[!?\"]", "", text).strip(" .")
+    if not text:
+        return GoalReading(refusal="the goal is empty")
+    if _NOTHING.fullmatch(text):
+        return GoalReading(nothing=True)
+    vocab = _Vocabulary(world)
+    words = re.findall(r"[a-z_]+", text)
+    reading = GoalReading()
+    reading.names = [vocab.word_to_name[w] for w in words if w in vocab.word_to_name]
+    clauses = _parse(text, vocab)
+    reading.refusal = _unknown(words, vocab, world) or _relation(text, clauses, vocab, registry)
+    if reading.refusal is None:
+        reading.refusal = _constraints(clauses, reading)
+    reading.anchored = bool(reading.names or goal_points(goal))
+    if reading.refusal is None and not reading.anchored:
+        if not any(_asks_for(text, skill.name) for skill in registry if not skill.param_names):
+            known = ", ".join(world.names)
+            reading.refusal = (
+                f"the goal names nothing in the scene ({known}), no point and no skill "
+                f"that needs neither ({', '.join(registry.names)})"
+            )
+    return reading
+
+
+def _clauses(text: str) -> list[str]:
+    """The goal split at connectors; a clause that starts with "but" qualifies the one
+    before it and stays with it."""
+    out: list[str] = []
+    for part in _CLAUSES.split(text):
+        part = part.strip()
+        if out and part.startswith("but ") and not part.startswith("but first"):
+            out[-1] += " " + part
+        elif part:
+            out.append(part)
+    return out
+
+
+def _asks_for(text: str, skill: str) -> bool:
+    return any(re.search(rf"\b{w}", text) for w in PARAMLESS_WORDS.get(skill, (skill,)))
+
+
+def _unknown(words: list[str], vocab: _Vocabulary, world: World) -> str | None:
+    for i, word in enumerate(words):
+        nxt = words[i + 1] if i + 1 < len(words) else ""
+        if word in COLOURS and word not in vocab.word_to_name:
+            colours = sorted({n.split("_")[0] for n in vocab.objects})
+            return f"the scene has no {word} object (its objects: {', '.join(sorted(colours))})"
+        base = word[:-1] if word.endswith("s") and word[:-1] in THINGS else word
+        if word == "can" and i and (words[i - 1] in _SKIP or words[i - 1] in COLOURS):
+            base = "can"  # "the can", "a red can"; not "can you"
+            return f"the scene has no {base} (it has {', '.join(world.names)})"
+        if base in THINGS and base not in vocab.known_nouns and base not in vocab.word_to_name:
+            return f"the scene has no {base} (it has {', '.join(world.names)})"
+        if word in POSITIONS and nxt in vocab.known_nouns - {"table", "tabletop"}:
+            pool = vocab.places if nxt in vocab.place_words else vocab.objects
+            if not any(n.startswith(word + "_") for n in pool):
+                return f"the scene has no {word} {nxt} (it has {', '.join(sorted(pool))})"
+    return None
+
+
+def _cube_at(words: list[str], vocab: _Vocabulary) -> str | None:
+    for w in words:
+        if w in _SKIP:
+            continue
+        name = vocab.word_to_name.get(w)
+        return name if name in vocab.objects else None
+    return None
+
+
+def _takes_cube_target(skill, vocab: _Vocabulary) -> bool:
+    if "target" not in skill.param_names:
+        return False
+    names, _ = skill.card.param_choices("target", sorted(vocab.objects))
+    return bool(names) and "object" in skill.param_names
+
+
+def _no_stack(registry, obj: str | None = None, target: str | None = None) -> str:
+    movers = [s for s in registry if "object" in s.param_names and "target" in s.param_names]
+    takes = (
+        "; ".join(f"{s.name} takes target {_target_kinds(s)}" for s in movers)
+        or "no skill moves a cube"
+    )
+    what = f"putting {obj} on {target}" if obj else "stacking"
+    return f"no skill for {what} (a cube on a cube): {takes}"
+
+
+def _target_kinds(skill) -> str:
+    spec = skill.parameters.get("properties", {}).get("target", {})
+    names: list[str] = []
+    point = False
+    for option in [spec, *spec.get("oneOf", []), *spec.get("anyOf", [])]:
+        names += [e for e in option.get("enum", []) if e not in names]
+        point |= option.get("type") == "array"
+    return " or ".join(
+        [*(["one of " + ", ".join(names)] if names else []), *(["a point"] if point else [])]
+    )
+
+
+@dataclass
+class _Clause:
+    """One clause of a goal, as far as the reading needs it."""
+
+    text: str
+    cubes: list[str]
+    """Cubes it mentions, in order."""
+    places: bool
+    """It mentions a pad or a point."""
+    moved: str | None
+    """The cube it moves (after a moving verb, "it" for the previous cube, or the cube an
+    elided clause starts with: "..., then the red one to the left pad")."""
+
+
+def _parse(text: str, vocab: _Vocabulary) -> list[_Clause]:
+    out: list[_Clause] = []
+    prev: str | None = None
+    for part in _clauses(text):
+        words = re.findall(r"[a-z_]+", part)
+        cubes = [
+            vocab.word_to_name[w] for w in words if vocab.word_to_name.get(w) in vocab.objects
+        ]
+        places = any(vocab.word_to_name.get(w) in vocab.places for w in words) or bool(
+            re.search(r"\d", part)
+        )
+        free = _NEGATED.sub(" ", part).split()  # "don't pick it up" moves nothing
+        moved = None
+        for i, w in enumerate(free):
+            if w in _MOVE_VERBS:
+                rest = [x for x in free[i + 1 :] if x not in _SKIP]
+                moved = _cube_at(rest[:1], vocab) or (prev if rest[:1] == ["it"] else None)
+                if moved:
+                    break
+        lead = [
+            w
+            for w in words
+            if w not in _SKIP | {"first", "then", "next", "lastly", "finally", "also"}
+        ]
+        if moved is None and lead and not (set(words) & _MOVE_VERBS) and _TARGET_PREP.search(part):
+            moved = _cube_at(lead[:1], vocab)
+        out.append(_Clause(part, cubes, places, moved))
+        prev = cubes[-1] if cubes else (moved or prev)
+    return out
+
+
+def _relation(text: str, clauses: list[_Clause], vocab: _Vocabulary, registry) -> str | None:
+    cube_target = [s.name for s in registry if _takes_cube_target(s, vocab)]
+    if re.search(r"\b(?:stack|pile)\w*", text) and not cube_target:
+        return _no_stack(registry)
+    prev: str | None = None
+    for clause in clauses:
+        obj = clause.moved
+        body = _NO_TOUCH.sub(" ", clause.text)
+        if obj is not None:
+            for rel in RELATIONS:
+                if re.search(rf"\b{rel}\b", body):
+                    return (
+                        f"no skill places a cube {rel} another thing: skill targets are a "
+                        "named pad or cube or a point"
+                    )
+            for m in _TARGET_PREP.finditer(body):
+                first, second = m.group(1), m.group(2) or ""
+                if first == "it":
+                    target = prev if prev != obj else None
+                else:
+                    name = vocab.word_to_name.get(first)
+                    target = name if name in vocab.objects else None
+                    if target is not None and second in vocab.place_words:
+                        target = None
+                if target is None:
+                    continue
+                if target == obj:
+                    return f"{obj} cannot be put on itself"
+                if not any(not s.validate({"object": obj, "target": target}) for s in registry):
+                    return _no_stack(registry, obj, target)
+        prev = clause.cubes[-1] if clause.cubes else (obj or prev)
+    return None
+
+
+def _constraints(clauses: list[_Clause], reading: GoalReading) -> str | None:
+    prev: str | None = None
+    moved: set[str] = set()
+    kept: set[str] = set()
+    visited: set[str] = set()
+    manner_moved: set[str] = set()
+    mentions: dict[str, int] = {}
+    forbid: list[tuple[str, str]] = []
+    require: list[tuple[str, str]] = []
+    pending = ""
+    for clause in clauses:
+        text = (pending + " " + clause.text).strip()  # a manner-only clause qualifies the next
+        pronoun = bool(re.search(r"\b(?:it|one)\b", clause.text))
+        stripped = _NO_GRASP.sub(" ", text)
+        no_grasp, grasp = stripped != text, bool(_GRASP.search(stripped))
+        bare = not clause.cubes and clause.moved is None and not clause.places
+        fronted = re.match(r"(?:without|using|by|with)\b", clause.text)  # qualifies the next
+        if bare and fronted and (no_grasp or grasp) and clause is not clauses[-1]:
+            pending = text  # "using a push, bring the blue cube ...": carry on
+            continue
+        pending = ""
+        subject = clause.moved or (clause.cubes[0] if clause.cubes else None)
+        if subject is None and pronoun and not clause.places:
+            subject = prev
+        for cube in {*clause.cubes, *([clause.moved] if clause.moved else [])}:
+            mentions[cube] = mentions.get(cube, 0) + 1
+        prev = clause.cubes[-1] if clause.cubes else (clause.moved or prev)
+        if clause.moved:
+            moved.add(clause.moved)
+        visited |= set(clause.cubes) - {clause.moved}
+        if subject is None:
+            continue
+        tap = bool(_TAP.search(text))
+        no_touch, no_move = bool(_NO_TOUCH.search(text)), bool(_NO_MOVE.search(text))
+        if no_grasp and grasp:
+            return f"contradictory goal: it asks to lift {subject} and not to lift it"
+        if (no_move or no_touch) and (clause.moved == subject or grasp):
+            what = "touching" if no_touch else "moving"
+            return f"contradictory goal: it asks to move {subject} without {what} it"
+        if no_move:
+            kept.add(subject)
+        if no_grasp:
+            forbid.append(("grasps", subject))
+        elif grasp:
+            require.append(("grasps", subject))
+        if (no_grasp or grasp) and clause.moved == subject:
+            manner_moved.add(subject)
+        if tap or no_touch or no_move:
+            forbid.append(("contact", subject))
+    both = sorted(kept & moved)
+    if both:
+        return f"contradictory goal: it asks to move {both[0]} and to leave it where it is"
+    # a manner can be placed on its cube only when one clause speaks of that cube
+    single = {c for c, n in mentions.items() if n == 1}
+    reading.forbid = [(p, c) for p, c in forbid if c in single]
+    reading.require = [(p, c) for p, c in require if c in single]
+    reading.moved = (manner_moved - visited) & single
+    return None
