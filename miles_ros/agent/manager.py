@@ -176,9 +176,12 @@ class Manager:
         return action
 
     def on_safety_event(self, event: dict | None = None) -> None:
-        """Count a safety intervention during this goal."""
+        """Count a safety intervention during this goal: the event itself plus the events of
+        its kind the supervisor's throttle left out of the stream (``suppressed``)."""
         if self.work is not None:
-            self.work.metrics.safety_interventions += 1
+            suppressed = (event or {}).get("suppressed", 0)
+            extra = suppressed if isinstance(suppressed, int) and suppressed > 0 else 0
+            self.work.metrics.safety_interventions += 1 + extra
 
     def reflect(self) -> str:
         """Write the episode and a one-line reflection to memory; returns the reflection."""

@@ -86,6 +86,17 @@ def test_estop_ends_the_goal_without_replanning(registry, world):
     assert manager.status()["metrics"]["safety_interventions"] == 1
 
 
+def test_throttled_safety_events_count_what_they_stand_for(registry, world):
+    """The supervisor publishes one event per kind per throttle window with the number it
+    left out in ``suppressed``: the goal's metric counts them all."""
+    manager, _ = make_manager(registry, world)
+    manager.start("bring the red cube to the left pad")
+    manager.on_safety_event({"kind": "velocity_limit", "suppressed": 0})
+    manager.on_safety_event({"kind": "velocity_limit", "suppressed": 24})
+    manager.on_safety_event({"kind": "cartesian"})
+    assert manager.status()["metrics"]["safety_interventions"] == 27
+
+
 def test_reflection_goes_to_memory_and_comes_back_for_the_next_goal(registry, world, tmp_path):
     memory = Memory(tmp_path / "memory.sqlite", embedder=HashEmbedder())
     manager, lm = make_manager(registry, world, memory=memory)
