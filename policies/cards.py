@@ -17,6 +17,9 @@ and the planner alike.
 
 The skill library is found by :func:`skill_library` (default: the shipped
 ``policies/skills``); the scripted ``home`` skill's card is :data:`HOME_CARD`.
+
+A little over 400 lines: the card model, its reading and its checks stay in one module,
+so that there is one place that knows what a valid card is.
 """
 
 from __future__ import annotations
