@@ -23,7 +23,8 @@ plans that pass the registry's validation; the rule-based fallback is off. Laten
 per goal after the model is loaded, with the plan cache bypassed; ``cache_hit_ms`` is
 the median time of a repeated goal served from the cache; ``load_s`` includes one
 warm-up plan (critic sessions). Goals whose expected plan the registry cannot express
-(e.g. stacking, when the trained cards accept pads only) are listed under
+(e.g. stacking, when the trained cards accept pads only, or a push / pick_place between a
+cube and a pad farther apart than the card's envelope allows) are listed under
 ``unsupported`` and not counted in accuracy. ``refusal``: precision and recall of refusals
 on the labelled set (miles_ros/agent/eval_refusals.yaml: infeasible goals written by hand,
 none of their words in the training generator, plus no-motion goals; the feasible goals

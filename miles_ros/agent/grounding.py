@@ -179,11 +179,9 @@ class Affordance:
                     return IMPOSSIBLE
         if skill.card.envelope is not None:  # a hard mask: where its policy was trained
             try:
-                goal = _goal(world, str(skill.card.task), params)
+                if envelope_violations(skill, params, world):
+                    return IMPOSSIBLE
             except GoalError:
-                return IMPOSSIBLE
-            start = world.objects.get(goal.object_name) if goal.object_name else None
-            if skill.card.envelope_violations(start, goal.goal_pos):
                 return IMPOSSIBLE
         if world.holds(skill.effects_machine, params):
             return REDUNDANT
@@ -235,6 +233,35 @@ def build_observation(skill: Skill, params: dict, world: World) -> np.ndarray:
         goal_pos=np.asarray(goal.goal_pos, dtype=np.float64).reshape(1, 3),
     )
     return task.observe(state)[0]
+
+
+OUTSIDE_ENVELOPE = "is outside the skill's trained envelope"
+"""The words of every plan error and refusal about a call outside its card's envelope."""
+
+
+def envelope_violations(skill: Skill, params: dict, world: World) -> list[str]:
+    """The envelope preconditions of the skill's card that a call breaks in ``world`` (the
+    executor's check, on the planner's world): [] inside the envelope or without one.
+    Raises GoalError when the call's goal cannot be resolved."""
+    if skill.card.envelope is None:
+        return []
+    goal = _goal(world, str(skill.card.task), params)
+    start = world.objects.get(goal.object_name) if goal.object_name else None
+    return skill.card.envelope_violations(start, goal.goal_pos)
+
+
+def outside_envelope(step: Step, registry: SkillRegistry, world: World) -> str | None:
+    """Why ``step`` lies outside the region its skill was trained for (None: inside, not a
+    registered skill, or a goal that does not resolve: other checks report those)."""
+    if step.skill not in registry:
+        return None
+    try:
+        violations = envelope_violations(registry[step.skill], step.params, world)
+    except GoalError:
+        return None
+    if not violations:
+        return None
+    return f"{step_text(step)} {OUTSIDE_ENVELOPE}: " + "; ".join(violations)
 
 
 def _goal(world: World, task: str, params: dict) -> Goal:

@@ -45,7 +45,15 @@ import numpy as np
 
 from miles_ros.agent.constrained import PlanGrammar
 from miles_ros.agent.fallback import rule_based_plan
-from miles_ros.agent.grounding import DONE, REFUSE, Affordance, Step, ground_candidates
+from miles_ros.agent.grounding import (
+    DONE,
+    OUTSIDE_ENVELOPE,
+    REFUSE,
+    Affordance,
+    Step,
+    ground_candidates,
+    outside_envelope,
+)
 from miles_ros.agent.plans import (
     Plan,
     PlanCache,
@@ -75,6 +83,14 @@ log = logging.getLogger(__name__)
 
 MODES = ("grounded", "generate")
 DEFAULT_ADAPTER = Path(__file__).resolve().parent / "adapters" / "default"
+
+
+@dataclass(frozen=True)
+class Outside:
+    """The grounded search's answer when the step the goal asks for lies outside its
+    skill's trained envelope: the plan is refused with ``reason``."""
+
+    reason: str
 
 
 @dataclass
@@ -251,6 +267,9 @@ class Planner:
             self._grounded_different(plan, world, context)
         else:
             plan.steps, plan.errors = self._generate(goal, world, notes, context)
+            outside = [e for e in plan.errors if OUTSIDE_ENVELOPE in e]
+            if outside:
+                plan.steps, plan.errors, plan.refused, plan.reason = [], [], True, outside[0]
             if context.failed and any(same_steps(plan.steps, f) for f in context.failed):
                 plan.steps, plan.errors = [], []
                 plan.refused, plan.reason = True, tried_text(context.failed)
@@ -305,7 +324,10 @@ class Planner:
             tried_text(context.failed),
         )
 
-    def _settle(self, plan: Plan, steps: list[Step], answer: str | None) -> None:
+    def _settle(self, plan: Plan, steps: list[Step], answer: str | Outside | None) -> None:
+        if isinstance(answer, Outside):
+            plan.steps, plan.errors, plan.refused, plan.reason = [], [], True, answer.reason
+            return
         plan.steps = steps
         if steps or plan.errors:
             return
@@ -340,6 +362,10 @@ class Planner:
             for i, cand in enumerate(cands):
                 if context.reject(cand, self.registry, first=not steps):
                     affordances[i] = 0.0
+            outside = self._asked_outside(cands, lm_scores, affordances, work, context, steps)
+            if outside is not None:
+                answer = Outside(f"step {len(steps) + 1}: {outside}")
+                break
             with np.errstate(divide="ignore"):
                 penalty = np.log(np.where(affordances > 0, affordances, 1.0))
             total = np.asarray(lm_scores, dtype=np.float64) + weight * penalty
@@ -369,6 +395,21 @@ class Planner:
                 break
         errors = validate_plan(steps, self.registry, world, self.config.max_steps) if steps else []
         return steps, scores, errors, answer
+
+    def _asked_outside(self, cands, lm_scores, affordances, world, context, steps) -> str | None:
+        """Why the step the model ranks first lies outside its skill's trained envelope, or
+        None. The planner then refuses the goal (naming the step) instead of doing the
+        next best thing: the goal asks for a call the skill was never trained for, and a
+        robot that does something else is worse than one that says no."""
+        order = np.argsort(-np.asarray(lm_scores, dtype=np.float64))
+        for i in order:
+            cand = cands[i]
+            if affordances[i] > 0:
+                return None  # the model's first choice (among those allowed) can run
+            if context.reject(cand, self.registry, first=not steps):
+                continue  # banned, failed before or against the goal's wording: not asked
+            return outside_envelope(cand, self.registry, world)
+        return None
 
     # -- generate -----------------------------------------------------------------------
     def grammar(self, world: World) -> PlanGrammar:

@@ -6,7 +6,7 @@ import json
 
 import jsonschema
 
-from miles_ros.agent.grounding import DONE, Step
+from miles_ros.agent.grounding import DONE, Step, outside_envelope
 from miles_ros.agent.registry import SkillRegistry
 from miles_ros.agent.world import World, in_workspace
 
@@ -42,7 +42,8 @@ def validate_plan(
 
     Checks the registry's JSON schema (skill names, parameter names and types), then the
     scene: named things exist, an object is not moved onto itself, points lie in the
-    planning workspace, and the plan is not empty or too long.
+    planning workspace, every step lies inside its card's envelope (in the world the steps
+    before it leave), and the plan is not empty or too long.
     """
     errors: list[str] = []
     real = [s for s in steps if s.skill != DONE]
@@ -72,6 +73,17 @@ def validate_plan(
         obj, target = step.params.get("object"), step.params.get("target")
         if obj is not None and obj == target:
             errors.append(f"steps[{i}] {step.skill}: object and target are both {obj!r}")
+    work = world.copy()
+    for i, step in enumerate(real):
+        if step.skill not in registry:
+            break
+        outside = outside_envelope(step, registry, work)
+        if outside:
+            errors.append(f"steps[{i}] {outside}")
+        try:
+            work.apply(registry[step.skill].effects_machine, step.params)
+        except (KeyError, ValueError, TypeError):  # a bad name or point: reported above
+            break
     return list(dict.fromkeys(errors))
 
 

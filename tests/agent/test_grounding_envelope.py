@@ -39,3 +39,50 @@ def test_cards_without_the_block_are_not_masked(registry, world):
     assert registry["push"].card.envelope is None
     params = {"object": "red_cube", "target": "left_pad"}
     assert aff.precondition(registry["push"], params, world) == 1.0
+
+
+def _planner(world, wanted, mode="grounded"):
+    from miles_ros.agent.lm import FakeLanguageModel
+    from miles_ros.agent.planner import Planner, PlannerConfig
+    from tests.agent.conftest import keyword_scorer
+
+    registry = SkillRegistry.load([SHIPPED], interface_cards=False)
+    config = PlannerConfig(mode=mode, fallback=False)
+    return Planner(registry, world, FakeLanguageModel(keyword_scorer(wanted)), config)
+
+
+def test_a_goal_asking_for_a_step_outside_the_envelope_is_refused_not_substituted(world):
+    """The model wants push blue_cube right_pad (0.43 m apart; push was trained for
+    0.10-0.25 m): the planner refuses and names the step and the violated range, instead
+    of pushing another cube or going home."""
+    planner = _planner(world, ["push blue right"])  # plan lines use the prompt aliases
+    plan = planner.plan("slide the blue cube to the right pad", use_cache=False)
+    assert plan.refused and plan.steps == []
+    assert "push blue_cube right_pad" in plan.reason
+    assert "object_target_distance_xy" in plan.reason and "[0.100, 0.250]" in plan.reason
+
+
+def test_a_later_step_outside_the_envelope_refuses_the_whole_goal(world):
+    planner = _planner(world, ["push red right", "pick green right"])
+    goal = "push the red cube to the right pad, then put the green cube on the right pad"
+    plan = planner.plan(goal, use_cache=False)
+    assert plan.refused and plan.steps == [] and plan.reason.startswith("step 2: ")
+
+
+def test_steps_inside_the_envelope_still_plan(world):
+    for obj, pad in NEAR:
+        line = f"pick {obj.split('_')[0]} {pad.split('_')[0]}"
+        planner = _planner(world, [line])
+        plan = planner.plan(f"put the {obj.split('_')[0]} cube on the {pad}", use_cache=False)
+        assert not plan.refused and [s.key() for s in plan.steps] == [f"pick_place {obj} {pad}"]
+
+
+def test_plan_validation_reports_a_step_outside_the_envelope(world):
+    from miles_ros.agent.grounding import OUTSIDE_ENVELOPE
+    from miles_ros.agent.validation import validate_plan
+
+    registry = SkillRegistry.load([SHIPPED], interface_cards=False)
+    far = [Step("pick_place", {"object": "red_cube", "target": "left_pad"})]
+    near = [Step("pick_place", {"object": "red_cube", "target": "right_pad"})]
+    assert any(OUTSIDE_ENVELOPE in e for e in validate_plan(far, registry, world))
+    assert validate_plan(near, registry, world) == []

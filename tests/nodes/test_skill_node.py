@@ -10,8 +10,11 @@ the scripted linear reach (an ONNX file with a real card; tests/runtime/skill_fi
 
 from __future__ import annotations
 
+import shutil
+
 import numpy as np
 import pytest
+import yaml
 
 rclpy = pytest.importorskip("rclpy")
 
@@ -129,6 +132,39 @@ def test_goals_outside_a_skills_envelope_are_refused_before_any_motion(graph):
     assert not any(s["state"] == "running" for s in graph.statuses)
     assert graph.skill_commands == []  # nothing was ever sent toward the robot
     assert graph.nodes[2].skills.active is None
+
+
+@pytest.mark.skipif(shipped_reach() is None, reason="needs the shipped reach skill")
+@pytest.mark.parametrize("door", ["envelope", "no_envelope"])
+def test_the_wedge_sequence_ends_with_the_arm_home(tmp_path, door):
+    """reach [5, 5, 5], reach red_cube, home: the arm ends home. With the shipped card the
+    far point is refused at the door; with a card without an envelope (an older export)
+    the skill drives the arm toward its limits until it times out, and the supervisor's
+    recovery still lets the next skills bring it back."""
+    library = shipped_reach().parent
+    if door == "no_envelope":
+        library = tmp_path / "skills"
+        shutil.copytree(shipped_reach(), library / "reach")
+        card = library / "reach" / "skill.yaml"
+        data = yaml.safe_load(card.read_text())
+        data.pop("envelope", None)
+        card.write_text(yaml.safe_dump(data, sort_keys=False))
+    graph = make_graph(library, {"timeout_scale": 2.0})
+    try:
+        graph.request("far", "reach", target=[5.0, 5.0, 5.0])
+        far = graph.final("far", timeout=60)
+        assert far["state"] == "failed", far
+        if door == "envelope":
+            assert far["reason"].startswith("refused: precondition "), far
+        graph.request("cube", "reach", target="red_cube")
+        graph.final("cube", timeout=60)  # from a wedged arm it may fail; home must not
+        graph.request("home", "home")
+        home = graph.final("home", timeout=60)
+        assert home["state"] == "succeeded", (home, graph.joint_states[-1].position[:7])
+        q = np.asarray(graph.joint_states[-1].position[:7])
+        assert np.max(np.abs(q - panda.home_joint_positions)) < 0.05, q
+    finally:
+        graph.close()
 
 
 def test_a_skill_with_fingers_commands_arm_and_fingers(graph):
