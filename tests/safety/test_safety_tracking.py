@@ -10,7 +10,7 @@ from safety_harness import HOME, NAMES, PERIOD, examples, make_run
 
 from miles_ros.safety import JointRequest, SafetyConfig, SafetySupervisor, check_commands
 from miles_ros.safety import shaping as sh
-from miles_ros.safety.cartesian import RECOVERY_RADIUS
+from miles_ros.safety.cartesian import RECOVERY_RADIUS, STANDOFF
 from miles_ros.safety.kinematics import tcp_position
 from miles_ros.safety.zones import clearance
 from sims.robots import panda
@@ -266,3 +266,28 @@ def test_home_from_behind_the_workspace_and_beyond_the_band():
     beyond[5] = panda.joint_position_max[5] - 0.02
     run, _ = _recovers(beyond, HOME, 4.0)
     assert np.max(np.abs(run.positions[-1] - HOME)) < 1e-6
+
+
+def test_an_arm_driven_against_the_workspace_rests_the_standoff_inside_and_leaves_it():
+    """Targets beyond the workspace from home: the supervisor stops the TCP point about
+    STANDOFF inside (never outside: no recovery exception is used for an arm it moved),
+    and home is reached from there (the wedge of an arm resting on a boundary)."""
+    probe = make_run(CONFIG).sup
+    for direction in (
+        [0.125, 0.0, 0.5, -1.0, 0.75, 0.0, 0.0],
+        [1.0, 0.0, 0.0, -0.25, 0.0, 0.0, 0.0],
+    ):
+        target = None
+        for lam in np.linspace(0.0, 3.0, 601):
+            q = HOME + lam * np.array(direction)
+            if np.any(q < panda.joint_position_min) or np.any(q > panda.joint_position_max):
+                break
+            if _point_clearance(probe, q) < -0.01:
+                target = q
+                break
+        assert target is not None
+        run, points = _recovers(HOME, target, 4.0)
+        assert points.min() >= 0.5 * STANDOFF, points.min()
+        assert _point_clearance(run.sup, run.positions[-1]) < 2 * STANDOFF  # it got there
+        back, _ = _recovers(np.asarray(run.positions[-1]), HOME, 4.0)
+        assert np.max(np.abs(back.positions[-1] - HOME)) < 1e-6
