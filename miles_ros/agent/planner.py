@@ -359,10 +359,11 @@ class Planner:
             )
             affordances = self.affordance.batch([c for c in cands if c.skill != REFUSE], work)
             affordances = np.append(affordances, [1.0] * (len(cands) - len(affordances)))
-            for i, cand in enumerate(cands):
-                if context.reject(cand, self.registry, first=not steps):
-                    affordances[i] = 0.0
-            outside = self._asked_outside(cands, lm_scores, affordances, work, context, steps)
+            rejected = np.array(
+                [bool(context.reject(c, self.registry, first=not steps)) for c in cands]
+            )
+            affordances[rejected] = 0.0
+            outside = self._asked_outside(cands, lm_scores, affordances, rejected, work)
             if outside is not None:
                 answer = Outside(f"step {len(steps) + 1}: {outside}")
                 break
@@ -396,7 +397,7 @@ class Planner:
         errors = validate_plan(steps, self.registry, world, self.config.max_steps) if steps else []
         return steps, scores, errors, answer
 
-    def _asked_outside(self, cands, lm_scores, affordances, world, context, steps) -> str | None:
+    def _asked_outside(self, cands, lm_scores, affordances, rejected, world) -> str | None:
         """Why the step the model ranks first lies outside its skill's trained envelope, or
         None. The planner then refuses the goal (naming the step) instead of doing the
         next best thing: the goal asks for a call the skill was never trained for, and a
@@ -406,7 +407,7 @@ class Planner:
             cand = cands[i]
             if affordances[i] > 0:
                 return None  # the model's first choice (among those allowed) can run
-            if context.reject(cand, self.registry, first=not steps):
+            if rejected[i]:
                 continue  # banned, failed before or against the goal's wording: not asked
             return outside_envelope(cand, self.registry, world)
         return None
