@@ -39,6 +39,8 @@ class SkillNode(Node):
             library,
             load_scene(prm.scene_file or None),
             prm.home_speed,
+            home_min_height=prm.home_min_height,
+            home_settle_speed=prm.home_settle_speed,
             state_timeout=prm.state_timeout,
             timeout_scale=prm.timeout_scale,
         )

@@ -59,17 +59,3 @@ def action_to_targets(cfg: TaskConfig, q_measured: np.ndarray, action: np.ndarra
         raise ValueError(f"{cfg.name}: non-finite action or joint state")
     arm, finger = joint_targets(ControlParams.from_config(cfg), q[None], a[None])
     return JointTargets(arm=arm[0], finger=None if finger is None else float(finger[0]))
-
-
-def home_target(
-    q_start: np.ndarray, q_home: np.ndarray, max_speed: float, elapsed: float
-) -> np.ndarray:
-    """Where a straight joint-space move from ``q_start`` to ``q_home`` is after
-    ``elapsed`` seconds: the fastest joint at ``max_speed`` (rad/s), every joint arriving
-    together. A time-parameterised target (not one step from the measured pose), so a
-    supervisor that shapes each target to a stop still moves the arm at that speed."""
-    start = np.asarray(q_start, dtype=np.float64)
-    delta = np.asarray(q_home, dtype=np.float64) - start
-    peak = float(np.max(np.abs(delta)))
-    fraction = 1.0 if peak <= 0.0 else min(1.0, max(0.0, elapsed) * max_speed / peak)
-    return np.clip(start + fraction * delta, panda.joint_position_min, panda.joint_position_max)

@@ -84,6 +84,12 @@ class SkillNodeParams:
     skill runs slower than in the training simulator."""
     home_speed: float = 0.8
     """Peak joint speed (rad/s) of the scripted home skill."""
+    home_min_height: float = 0.05
+    """The scripted home move keeps the TCP at least this high (m above the table top, or
+    the start height when that is lower): it lifts first where the straight joint-space
+    line to home would dip lower (miles_ros.runtime.homing)."""
+    home_settle_speed: float = 0.05
+    """home succeeds only once every joint is slower than this (rad/s) at the home pose."""
     target_lead_max: float = 0.04
     """A Cartesian skill's targets are stamped with the time they are for: one control
     period after the tick (the training simulators let the arm cover each step within

@@ -33,10 +33,10 @@ import numpy as np
 from miles_ros.runtime.actions import (
     JointTargets,
     action_to_targets,
-    home_target,
     target_lead,
 )
 from miles_ros.runtime.goals import Goal, GoalError, resolve_goal
+from miles_ros.runtime.homing import home_path, path_duration, path_target
 from miles_ros.runtime.library import RunnableSkill, SkillLibrary
 from miles_ros.runtime.observation import JointReading, ObjectPose, sim_state
 from sims.robots import panda
@@ -74,6 +74,8 @@ class Execution:
     """Last reported progress in [0, 1]."""
     start_q: np.ndarray | None = None
     """Measured arm pose at the first period (the scripted home move starts there)."""
+    path: np.ndarray | None = None
+    """The scripted home move's waypoints [M, 7] (:func:`~miles_ros.runtime.homing.home_path`)."""
 
 
 @dataclass
@@ -102,6 +104,8 @@ class SkillExecutor:
         scene: Scene,
         home_speed: float = 0.5,
         home_tolerance: float = 0.02,
+        home_min_height: float = 0.05,
+        home_settle_speed: float = 0.05,
         state_timeout: float = 0.5,
         timeout_scale: float = 1.0,
     ):
@@ -110,7 +114,12 @@ class SkillExecutor:
         self.home_speed = float(home_speed)
         """Peak joint speed (rad/s) of the scripted ``home`` move."""
         self.home_tolerance = float(home_tolerance)
-        """``home`` succeeds when every joint is within this (rad) of the home pose."""
+        """``home`` succeeds when every joint is within this (rad) of the home pose..."""
+        self.home_min_height = float(home_min_height)
+        """Lowest TCP height (m) of the scripted home path (:func:`home_path`)."""
+        self.home_settle_speed = float(home_settle_speed)
+        """...and moves slower than this (rad/s): the arm has settled there, so the last
+        targets (the home pose) leave the supervisor no stream to extrapolate past it."""
         self.state_timeout = float(state_timeout)
         """A running skill fails when ``/joint_states`` is older than this (s)."""
         self.timeout_scale = float(timeout_scale)
@@ -131,7 +140,7 @@ class SkillExecutor:
         reading = JointReading(q, np.zeros(7), 0.0, 0.0)
         for skill in self.library.skills.values():
             if skill.task is None:
-                home_target(q, q, self.home_speed, 0.04)
+                path_target(home_path(q), self.home_speed, 0.04)
                 continue
             state = sim_state(reading, panda.fk_tcp(q), ObjectPose(np.array([0.5, 0, 0.02]), 0.0))
             skill.task.success(state, skill.cfg)
@@ -248,13 +257,15 @@ class SkillExecutor:
     def _tick_home(self, run: Execution, now: float) -> TickResult:
         q = self.joints.arm_pos
         distance = float(np.max(np.abs(panda.home_joint_positions - q)))
-        if distance < self.home_tolerance:
+        speed = float(np.max(np.abs(self.joints.arm_vel)))
+        if distance < self.home_tolerance and speed < self.home_settle_speed:
             return TickResult(statuses=[self._finish("succeeded", "", now, progress=1.0)])
-        if run.start_q is None:
+        if run.path is None:
             run.start_q = q.copy()
+            run.path = home_path(q, min_height=self.home_min_height)
         # One period ahead of the clock, so the first target already moves.
         elapsed = now - run.started + 1.0 / run.skill.control_rate_hz
-        target = home_target(run.start_q, panda.home_joint_positions, self.home_speed, elapsed)
+        target = path_target(run.path, self.home_speed, elapsed)
         return TickResult(JointTargets(target, None), [self._progress(run, distance, now)])
 
     # --- helpers ----------------------------------------------------------------------
@@ -290,8 +301,8 @@ class SkillExecutor:
 
     def _home_timeout(self) -> float:
         q = self.joints.arm_pos if self.joints is not None else panda.home_joint_positions
-        travel = float(np.max(np.abs(panda.home_joint_positions - q)))
-        return 1.5 * travel / self.home_speed + 3.0
+        path = home_path(q, min_height=self.home_min_height)
+        return 1.5 * path_duration(path, self.home_speed) + 3.0
 
     def _progress(self, run: Execution, distance: float, now: float) -> dict:
         run.steps += 1

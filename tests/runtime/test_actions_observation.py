@@ -4,7 +4,8 @@ itself) and maps actions exactly as every backend does (sims.control)."""
 import numpy as np
 import pytest
 
-from miles_ros.runtime.actions import action_to_targets, home_target
+from miles_ros.runtime.actions import action_to_targets
+from miles_ros.runtime.homing import path_target
 from miles_ros.runtime.observation import (
     JointReading,
     ObjectPose,
@@ -69,10 +70,11 @@ def test_action_mapping_clips_to_the_datasheet_and_rejects_bad_input():
 def test_home_target_moves_at_the_speed_and_arrives_together():
     start = panda.home_joint_positions + np.array([0.5, -0.2, 0.1, 0.3, 0.0, -0.1, 0.2])
     home = panda.home_joint_positions
-    half = home_target(start, home, max_speed=0.5, elapsed=0.5)  # 0.25 of the 0.5 rad peak
+    line = np.stack([start, home])
+    half = path_target(line, max_speed=0.5, elapsed=0.5)  # 0.25 of the 0.5 rad peak
     np.testing.assert_allclose(half, start + 0.5 * (home - start))
-    np.testing.assert_allclose(home_target(start, home, 0.5, 5.0), home)
-    np.testing.assert_allclose(home_target(start, home, 0.5, 0.0), start)
+    np.testing.assert_allclose(path_target(line, 0.5, 5.0), home)
+    np.testing.assert_allclose(path_target(line, 0.5, 0.0), start)
 
 
 def test_parse_joint_state_reorders_by_name_and_names_what_is_missing():

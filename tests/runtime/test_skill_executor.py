@@ -142,6 +142,24 @@ def test_home_moves_toward_home_and_succeeds_there(library_dir):
     assert done["state"] == "succeeded"
 
 
+def test_home_succeeds_only_once_the_arm_has_settled_at_home(library_dir):
+    """A success while the arm still moves would end the stream mid-motion: the supervisor
+    extrapolates it and brakes past the home pose."""
+    start = panda.home_joint_positions + np.array([0.0, 0.3, 0.0, 0.0, 0.0, 0.0, 0.0])
+    ex = make_executor(library_dir, q=start, home_speed=0.5)
+    ex.on_request(request("h", "home"), 0.0)
+    ex.tick(0.0)
+    moving = np.full(7, 0.0)
+    moving[1] = -0.4  # still swinging through the home pose
+    ex.on_joint_state(JointReading(panda.home_joint_positions + 0.005, moving, 0, 0), 1.0)
+    tick = ex.tick(1.0)
+    assert tick.statuses[0]["state"] == "running"
+    np.testing.assert_allclose(tick.targets.arm, panda.home_joint_positions)
+    ex.on_joint_state(JointReading(panda.home_joint_positions + 0.005, moving * 0.01, 0, 0), 1.1)
+    (done,) = ex.tick(1.1).statuses
+    assert done["state"] == "succeeded"
+
+
 def test_cartesian_targets_are_for_one_control_period_later_the_others_for_now(library_dir):
     """What skill_node stamps: a Cartesian policy's action is a step the arm covers during
     the control period (as in training), so its target is for one period after the tick;

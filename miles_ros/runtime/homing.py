@@ -1,0 +1,121 @@
+"""The scripted ``home`` skill's path: a time-parameterised joint-space polyline from the
+measured pose to the home pose that keeps the TCP off the table.
+
+A straight joint-space line to home is the simplest move, and from most poses the right
+one. From a pose with the hand low and the shoulder far forward (an arm left near its
+limits by a skill that timed out), that line swings the TCP down through the table before
+it rises: the safety supervisor rightly refuses to follow it, and ``home`` could never
+finish. :func:`home_path` checks the line (the TCP height at 64 points, datasheet FK from
+:mod:`sims.robots.panda`) and, where it dips below ``min_height`` (or below the start,
+when that is lower), first lifts the TCP straight up in Cartesian space (damped
+least-squares steps, :func:`sims.robots.panda.dls_ik_step`) until the line from there is
+clear. :func:`path_target` moves along the polyline with the fastest joint at a set speed,
+one segment after the other, so the supervisor sees a smooth, time-parameterised stream.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from sims.robots import panda
+
+LINE_SAMPLES = 64
+"""TCP heights checked along each straight joint-space segment."""
+LIFT_STEP = 0.01
+"""Height gained per damped least-squares step of the lift (m)."""
+LIFT_MAX = 0.40
+"""Most the lift may raise the TCP (m) before the path gives up lifting."""
+IK_DAMPING = 0.05
+"""Damping of the lift's least-squares steps."""
+LIMIT_MARGIN = 0.05
+"""Lift waypoints stay this far (rad) inside the datasheet position limits."""
+LIFT_CLEARANCE = 0.10
+"""How far above the floor a via pose's TCP is lifted (m)."""
+REPAIR_DEPTH = 4
+"""Most times a segment is split at a lifted via pose."""
+
+
+def segment_min_height(q0: np.ndarray, q1: np.ndarray) -> float:
+    """Lowest TCP height (m, base frame) along the straight joint-space line q0 -> q1."""
+    f = np.linspace(0.0, 1.0, LINE_SAMPLES)[:, None]
+    qs = np.ascontiguousarray(q0[None, :] + f * (q1 - q0)[None, :])
+    return float(np.min(panda.fk_tcp_batch(qs)[:, 2]))
+
+
+def _lift(q: np.ndarray, height: float) -> list[np.ndarray]:
+    """Damped least-squares steps moving the TCP of ``q`` straight up until it is at
+    ``height`` (or ``LIFT_MAX`` higher, or stuck at the limits): the poses after each step."""
+    poses: list[np.ndarray] = []
+    z = float(panda.fk_tcp(q)[2])
+    top = min(height, z + LIFT_MAX)
+    up = np.array([0.0, 0.0, LIFT_STEP])
+    while z < top:
+        nxt = q + panda.dls_ik_step(q, up, IK_DAMPING)
+        panda.clip_joint_positions(nxt, LIMIT_MARGIN)
+        z_next = float(panda.fk_tcp(nxt)[2])
+        if z_next <= z + 1e-4:
+            break  # stuck at the limits
+        q, z = nxt, z_next
+        poses.append(q.copy())
+    return poses
+
+
+def _clear_line(a: np.ndarray, b: np.ndarray, floor: float, depth: int) -> list[np.ndarray]:
+    """Waypoints after ``a`` up to ``b`` whose lines keep the TCP at or above ``floor``:
+    the line itself, or (up to ``depth`` times) a via pose made from the line's lowest
+    point lifted to ``LIFT_CLEARANCE`` above the floor."""
+    if depth == 0 or segment_min_height(a, b) >= floor:
+        return [b]
+    f = np.linspace(0.0, 1.0, LINE_SAMPLES)[:, None]
+    qs = np.ascontiguousarray(a[None, :] + f * (b - a)[None, :])
+    low = qs[int(np.argmin(panda.fk_tcp_batch(qs)[:, 2]))]
+    lifted = _lift(low, floor + LIFT_CLEARANCE)
+    if not lifted:
+        return [b]
+    via = lifted[-1]
+    return _clear_line(a, via, floor, depth - 1) + _clear_line(via, b, floor, depth - 1)
+
+
+def home_path(
+    q_start: np.ndarray, q_home: np.ndarray | None = None, min_height: float = 0.05
+) -> np.ndarray:
+    """Waypoints [M, 7] from ``q_start`` to ``q_home`` (default: the home pose) whose
+    straight joint-space segments keep the TCP at or above ``min(min_height, start
+    height)``: the straight line where it does; otherwise first a straight-up Cartesian
+    lift (1 cm steps) until the line from there clears, and where no lift of at most
+    ``LIFT_MAX`` clears it, via poses lifted from the line's lowest points."""
+    q0 = np.clip(
+        np.asarray(q_start, dtype=np.float64), panda.joint_position_min, panda.joint_position_max
+    )
+    goal = panda.home_joint_positions if q_home is None else np.asarray(q_home, np.float64)
+    floor = min(float(min_height), float(panda.fk_tcp(q0)[2])) - 1e-6
+    points = [q0]
+    if segment_min_height(q0, goal) < floor:
+        for q in _lift(q0, np.inf):
+            points.append(q)
+            if segment_min_height(q, goal) >= floor:
+                break
+    points.extend(_clear_line(points[-1], goal.copy(), floor, REPAIR_DEPTH))
+    return np.stack(points)
+
+
+def path_duration(waypoints: np.ndarray, max_speed: float) -> float:
+    """Seconds :func:`path_target` takes over ``waypoints`` at ``max_speed`` (rad/s)."""
+    steps = np.max(np.abs(np.diff(waypoints, axis=0)), axis=1)
+    return float(np.sum(steps)) / float(max_speed)
+
+
+def path_target(waypoints: np.ndarray, max_speed: float, elapsed: float) -> np.ndarray:
+    """Where the move along ``waypoints`` is after ``elapsed`` seconds: each segment a
+    straight joint-space line with its fastest joint at ``max_speed`` (rad/s), every joint
+    of a segment arriving together; the last waypoint once the path is done. Clipped to
+    the datasheet position limits."""
+    w = np.asarray(waypoints, dtype=np.float64)
+    budget = max(0.0, float(elapsed)) * float(max_speed)  # in units of peak joint travel
+    for a, b in zip(w[:-1], w[1:], strict=True):
+        peak = float(np.max(np.abs(b - a)))
+        if budget < peak:
+            out = a + (budget / peak) * (b - a)
+            return np.clip(out, panda.joint_position_min, panda.joint_position_max)
+        budget -= peak
+    return np.clip(w[-1], panda.joint_position_min, panda.joint_position_max)
