@@ -16,7 +16,9 @@ Prints one JSON object::
 ``wall_s`` runs from the start of training to the end of the evaluation that reached the
 target (evaluations included); ``process_wall_s`` is the whole process (imports, env
 construction, compilation caches). ``env_steps`` are the training steps at that point.
-``confirm_success`` re-evaluates the result over 200 other episodes (not timed).
+``confirm_success`` re-evaluates the result over 200 other episodes (not timed), and
+``supervised_success`` the same episodes behind the safety supervisor (``miles eval
+--supervised``: the datasheet limits of the real arm).
 ``speedup`` = sb3.wall_s / miles.wall_s. Each trainer runs in its own subprocess, one
 after the other; both see the same machine (2 shared cores here: timings vary with load).
 
@@ -202,10 +204,19 @@ def run_miles(target: float, eval_episodes: int, max_steps: int, seed: int) -> d
         confirm_success = (
             json.loads(confirm.stdout)["success"] if confirm.returncode == 0 else None
         )
+        # The same 200 episodes behind the safety supervisor (miles eval --supervised):
+        # what the skill does on the arm the robot really is.
+        supervised = subprocess.run(
+            [*confirm_cmd, "--supervised"], cwd=ROOT, capture_output=True, text=True
+        )
+        supervised_success = (
+            json.loads(supervised.stdout)["success"] if supervised.returncode == 0 else None
+        )
         return {
             "wall_s": solved["wall_time_s"] if solved else None,
             "env_steps": solved["env_steps"] if solved else None,
             "success": solved["success"] if solved else None,
+            "supervised_success": supervised_success,
             "reached_target": solved is not None,
             "process_wall_s": round(process_wall, 3),
             "timing_s": summary["timing_s"],
