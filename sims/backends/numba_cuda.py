@@ -29,6 +29,10 @@ raises a RuntimeError naming the simulator. Usage::
 
 :class:`CudaStepper` is the device state and launches alone (``CudaStepper.from_env`` copies
 a CPU env's state to the GPU, as the parity test does).
+
+Over 400 lines: the kernels, their launches and the env are one unit (the env is the
+launches behind the CPU env's interface); most of the length is the kernels' argument
+lists, one per line.
 """
 
 from __future__ import annotations
@@ -300,18 +304,30 @@ class CudaStepper:
                     raise ValueError(f"non-finite action at env {env}, dim {dim}")
         return self._actions
 
-    def step_device(self, actions, check: bool = True):
-        """One step of every env (SAME_STEP autoreset, as ``NumbaEnv.step``):
-        ``(obs, reward, terminated, truncated, info)``, all numba device arrays, new each
-        call; ``actions`` as :meth:`device_actions`, clipped to [-1, 1] by the kernel."""
-        a = self.device_actions(actions, check)
+    def output_arrays(self):
+        """A set of step output arrays ``(obs, fin_obs, res, flags)`` on the device, for
+        :meth:`step_device`'s ``out``."""
         n, dim = self.num_envs, self.obs_dim
+        with self._on_device():
+            return (
+                cuda.device_array((n, dim), dtype=np.float32),
+                cuda.device_array((n, dim), dtype=np.float32),
+                cuda.device_array((3, n), dtype=np.float64),
+                cuda.device_array((4, n), dtype=np.bool_),
+            )
+
+    def step_device(self, actions, check: bool = True, out=None):
+        """One step of every env (SAME_STEP autoreset, as ``NumbaEnv.step``):
+        ``(obs, reward, terminated, truncated, info)``, all numba device arrays; ``actions``
+        as :meth:`device_actions`, clipped to [-1, 1] by the kernel.
+
+        The outputs are new arrays each call, or views of ``out`` (from
+        :meth:`output_arrays`, overwritten by the next step that gets it), which saves the
+        four allocations and their deferred frees (a free synchronizes the device)."""
+        a = self.device_actions(actions, check)
+        obs, fin_obs, res, flags = self.output_arrays() if out is None else out
         kernel = step_cuda_reach if self._reach_joint else step_cuda
         with self._on_device():
-            obs = cuda.device_array((n, dim), dtype=np.float32)
-            fin_obs = cuda.device_array((n, dim), dtype=np.float32)
-            res = cuda.device_array((3, n), dtype=np.float64)
-            flags = cuda.device_array((4, n), dtype=np.bool_)
             kernel[self._blocks, self._threads](
                 self._fp,
                 self._ip,
@@ -425,9 +441,13 @@ class NumbaCudaEnv(NumbaEnv):
         with self._gpu._on_device():
             return obs.copy_to_host(), {}
 
-    def step_device(self, actions, check: bool = True):
+    def step_device(self, actions, check: bool = True, out=None):
         """One step on the device: see :meth:`CudaStepper.step_device`."""
-        return self._gpu.step_device(actions, check)
+        return self._gpu.step_device(actions, check, out)
+
+    def output_arrays(self):
+        """Reusable step outputs: see :meth:`CudaStepper.output_arrays`."""
+        return self._gpu.output_arrays()
 
     def step(self, actions):
         """As ``NumbaEnv.step``: host actions in (checked here), host arrays out."""
