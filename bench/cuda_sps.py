@@ -121,8 +121,9 @@ def parity(task: str, num_envs: int, seed: int = 0) -> dict:
     }
 
 
-def ptx_check(cc=(9, 0)) -> dict[str, str]:
-    """Compile every CUDA kernel to PTX for ``cc`` without a GPU (NVVM needed)."""
+def ptx_check(cc=(9, 0), names=None) -> dict[str, str]:
+    """Compile the CUDA kernels ``names`` (None: all) to PTX for ``cc`` without a GPU
+    (NVVM needed); kernel name -> "ok" or the error."""
     from numba import cuda
     from numba import types as nt
     from numba.cuda import dispatcher
@@ -143,7 +144,8 @@ def ptx_check(cc=(9, 0)) -> dict[str, str]:
         "prepare_actions": (numba_cuda.prepare_actions, (o2, a2, i1, nt.int64)),
     }
     result = {}
-    for name, (kernel, sig) in kernels.items():
+    for name in names or list(kernels):
+        kernel, sig = kernels[name]
         try:
             cuda.compile_ptx(kernel.py_func, sig, cc=cc)
             result[name] = "ok"

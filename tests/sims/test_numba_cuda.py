@@ -181,3 +181,41 @@ def test_simulated_cuda_kernels_match_the_cpu_kernels():
     assert "CUDASIM_OK" in proc.stdout
     for task in ("reach joint", "reach cartesian", "push cartesian", "pick_place cartesian"):
         assert task in proc.stdout
+
+
+PTX = textwrap.dedent(
+    """
+    import sys
+    try:
+        from numba.cuda.cudadrv import nvvm
+        nvvm.NVVM()
+    except Exception as err:
+        print("NO_NVVM", type(err).__name__, err)
+        sys.exit(0)
+    sys.path.insert(0, "bench")
+    from cuda_sps import ptx_check
+    result = ptx_check(names=["step_cuda", "reset_cuda", "prepare_actions"])
+    print(result)
+    assert set(result.values()) == {"ok"}, result
+    print("PTX_OK")
+    """
+)
+
+
+def test_kernels_compile_for_a_real_gpu():
+    """The simulator runs the kernels as Python, so it cannot see what numba.cuda fails to
+    compile (two-argument max/min did): compile them to PTX where NVVM is installed."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    env.pop("NUMBA_ENABLE_CUDASIM", None)
+    proc = subprocess.run(
+        [sys.executable, "-c", PTX],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-4000:]
+    if "NO_NVVM" in proc.stdout:
+        pytest.skip("no NVVM (CUDA toolkit) here to compile CUDA kernels: " + proc.stdout[-300:])
+    assert "PTX_OK" in proc.stdout
