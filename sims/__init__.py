@@ -13,7 +13,7 @@ TASKS = ("reach", "push", "pick_place")
 BACKENDS = ("numba", "pybullet", "isaac")
 
 _BACKEND_MODULES = {
-    "numba": ("sims.backends.numba_backend", "NumbaEnv"),
+    "numba": ("sims.backends.numba_backend", "make_numba_env"),
     "pybullet": ("sims.backends.pybullet.env", "make_pybullet_env"),
     "isaac": ("sims.backends.isaac", "make_isaac_env"),
 }
@@ -37,7 +37,9 @@ def make_env(
     """A batched env for ``task`` on ``backend`` with ``num_envs`` copies.
 
     ``config`` (a :class:`sims.tasks.base.TaskConfig`) overrides the task's defaults;
-    backend-specific options go in ``kwargs``. The env is reset with ``seed`` when given.
+    backend-specific options go in ``kwargs`` (numba: ``device="cpu"``, the default, or
+    ``"cuda"`` / ``"cuda:N"`` for its GPU kernels). The env is reset with ``seed`` when
+    given.
     """
     task_module = get_task(task)
     if backend not in BACKENDS:

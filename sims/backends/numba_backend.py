@@ -236,6 +236,7 @@ class NumbaEnv(BatchedEnv):
     """
 
     backend_name = "numba"
+    device = "cpu"
 
     def __init__(
         self,
@@ -421,3 +422,29 @@ class NumbaEnv(BatchedEnv):
 
     def close_extras(self, **kwargs) -> None:
         """Nothing to release: the state is plain arrays."""
+
+
+def parse_device(device) -> int | None:
+    """``"cpu"`` -> None; ``"cuda"`` / ``"cuda:N"`` (or a torch.device) -> the GPU index."""
+    name = str(device).strip().lower()
+    if name == "cpu":
+        return None
+    if name == "cuda":
+        return 0
+    head, _, index = name.partition(":")
+    if head == "cuda" and index.isdigit():
+        return int(index)
+    raise ValueError(f"device must be 'cpu', 'cuda' or 'cuda:N', got {device!r}")
+
+
+def make_numba_env(task_module, num_envs: int, config=None, device="cpu", **kwargs):
+    """:class:`NumbaEnv` (``device="cpu"``) or, for ``"cuda"`` / ``"cuda:N"``, its GPU
+    variant :class:`sims.backends.numba_cuda.NumbaCudaEnv` (same interface; RuntimeError
+    before any work where no CUDA device is there)."""
+    index = parse_device(device)
+    if index is None:
+        return NumbaEnv(task_module, num_envs, config, **kwargs)
+    from sims.backends import numba_cuda
+
+    numba_cuda.require_cuda(index)
+    return numba_cuda.NumbaCudaEnv(task_module, num_envs, config, device_index=index, **kwargs)
