@@ -61,9 +61,9 @@ def resolve_device(device: str) -> torch.device:
     is asked for and there is no such GPU (before any work)."""
     try:
         dev = torch.device(device)
-    except RuntimeError as exc:
-        raise DistributedError(f"--device {device!r}: not a device ({exc})") from None
-    if dev.type not in ("cpu", "cuda"):
+    except RuntimeError:
+        dev = None
+    if dev is None or dev.type not in ("cpu", "cuda"):
         raise DistributedError(f"--device {device!r}: choose cpu, cuda or cuda:N")
     if dev.type == "cuda":
         if not torch.cuda.is_available():
