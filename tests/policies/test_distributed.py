@@ -18,7 +18,6 @@ import textwrap
 import time
 from pathlib import Path
 
-import pytest
 import torch
 import yaml
 
