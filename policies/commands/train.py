@@ -150,27 +150,6 @@ ENTRY = ["-m", "policies.commands.train"]
 """How ``--nproc`` starts this command again under torchrun (``python ENTRY ARGS``)."""
 
 
-def _check_launch(args, prog: str) -> str | None:
-    """The error of a bad ``--nproc`` / ``--distributed`` / ``--device``, else None."""
-    from policies.ppo.distributed import DistributedError, launched_by_torchrun, resolve_device
-
-    if args.nproc is not None and args.nproc < 1:
-        return f"--nproc must be >= 1, got {args.nproc}"
-    if args.nproc is not None and args.distributed:
-        return "--nproc starts torchrun with --distributed itself: give one of them"
-    if args.distributed and not launched_by_torchrun():
-        return (
-            "--distributed runs under torchrun (RANK/WORLD_SIZE are not set): use "
-            f"`{prog} ... --nproc N`, or `python -m torch.distributed.run --nproc-per-node N "
-            "-m miles_ros.cli train ... --distributed`"
-        )
-    try:
-        resolve_device(args.device)
-    except DistributedError as exc:
-        return str(exc)
-    return None
-
-
 def main(
     argv: list[str] | None = None,
     prog: str = "miles train",
@@ -186,7 +165,9 @@ def main(
     from policies.commands._common import setup_logging
 
     setup_logging(args.verbose)
-    error = _check_launch(args, prog)
+    from policies.ppo.distributed import launch_error
+
+    error = launch_error(args.nproc, args.distributed, args.device, prog)
     if error:
         print(f"{prog}: {error}", file=sys.stderr)
         return 2
@@ -291,7 +272,17 @@ def main(
 
         if not args.resume and not args.out:
             argv += ["--out", str(run_dir)]  # one run directory for every rank
-        return launch_local(args.nproc, entry or ENTRY, argv, run_dir, prog)
+        code = launch_local(args.nproc, entry or ENTRY, argv)
+        resume = f"{prog} --resume {run_dir} --nproc {args.nproc}"
+        if code == 130:
+            print(f"{prog}: interrupted; continue with {resume}", file=sys.stderr)
+        elif code != 0:
+            print(
+                f"{prog}: the distributed run failed (torchrun exit code {code}; the failing "
+                f"rank's error is above); continue from its last checkpoint with: {resume}",
+                file=sys.stderr,
+            )
+        return code
     ctx = None
     if args.distributed:
         from policies.ppo.distributed import init_distributed

@@ -28,9 +28,7 @@ import logging
 import os
 import subprocess
 import sys
-import time
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 import torch
@@ -281,6 +279,25 @@ def init_distributed(device: str = "cpu") -> DistContext:
 
 
 # ---------------------------------------------------------------------- --nproc
+def launch_error(nproc: int | None, distributed: bool, device: str, prog: str) -> str | None:
+    """What is wrong with ``--nproc`` / ``--distributed`` / ``--device``, else None."""
+    if nproc is not None and nproc < 1:
+        return f"--nproc must be >= 1, got {nproc}"
+    if nproc is not None and distributed:
+        return "--nproc starts torchrun with --distributed itself: give one of them"
+    if distributed and not launched_by_torchrun():
+        return (
+            "--distributed runs under torchrun (RANK/WORLD_SIZE are not set): use "
+            f"`{prog} ... --nproc N`, or `python -m torch.distributed.run --nproc-per-node N "
+            "-m miles_ros.cli train ... --distributed`"
+        )
+    try:
+        resolve_device(device)
+    except DistributedError as exc:
+        return str(exc)
+    return None
+
+
 def strip_option(argv: list[str], option: str) -> list[str]:
     """``argv`` without ``option VALUE`` / ``option=VALUE``."""
     out, skip = [], False
@@ -312,17 +329,14 @@ def torchrun_command(nproc: int, entry: list[str], argv: list[str]) -> list[str]
     ]
 
 
-def launch_local(nproc: int, entry: list[str], argv: list[str], run_dir: Path, prog: str) -> int:
-    """Run ``torchrun_command`` and wait; a failed job is reported with how to resume."""
+def launch_local(nproc: int, entry: list[str], argv: list[str]) -> int:
+    """Run :func:`torchrun_command` and wait; its exit code (130 after Ctrl-C, which
+    reached torchrun and its ranks too: they save a checkpoint and stop)."""
     command = torchrun_command(nproc, entry, argv)
     logger.info("starting %d ranks: %s", nproc, " ".join(command))
-    start = time.perf_counter()
-    code = subprocess.run(command, check=False).returncode
-    if code != 0:
-        print(
-            f"{prog}: the distributed run failed (torchrun exit code {code} after "
-            f"{time.perf_counter() - start:.0f} s; a rank's error is printed above); "
-            f"continue from its last checkpoint with: {prog} --resume {run_dir} --nproc {nproc}",
-            file=sys.stderr,
-        )
-    return code
+    job = subprocess.Popen(command)
+    try:
+        return job.wait()
+    except KeyboardInterrupt:
+        job.wait()
+        return 130
