@@ -18,6 +18,7 @@ import textwrap
 import time
 from pathlib import Path
 
+import pytest
 import torch
 import yaml
 
@@ -272,3 +273,24 @@ def test_a_killed_rank_ends_the_job_and_resume_continues(tmp_path):
     assert summary["iterations"] == data["iteration"] + 2
     meta = yaml.safe_load((out / "meta.yaml").read_text())
     assert meta["resumed"][-1]["command"].endswith("--distributed")
+
+
+def test_the_adaptive_learning_rate_follows_the_kl_within_its_bounds():
+    from policies.ppo.algorithm import ADAPTIVE_LR_BOUNDS, PPO
+    from policies.ppo.config import PPOConfig
+    from policies.ppo.networks import ActorCritic
+
+    cfg = PPOConfig(lr_schedule="adaptive", desired_kl=0.01, learning_rate=1e-3)
+    ppo = PPO(ActorCritic(4, 2), cfg)
+    ppo.adapt_learning_rate(0.05)  # KL above 2x the target: smaller steps
+    assert ppo.learning_rate == pytest.approx(1e-3 / 1.5) == ppo.optimizer.lr
+    ppo.adapt_learning_rate(0.01)  # within the band: unchanged
+    assert ppo.learning_rate == pytest.approx(1e-3 / 1.5)
+    for _ in range(50):
+        ppo.adapt_learning_rate(0.001)
+    assert ppo.learning_rate == ADAPTIVE_LR_BOUNDS[1]
+    for _ in range(50):
+        ppo.adapt_learning_rate(1.0)
+    assert ppo.learning_rate == ADAPTIVE_LR_BOUNDS[0]
+    with pytest.raises(ValueError, match="lr_schedule"):
+        PPO(ActorCritic(4, 2), PPOConfig(lr_schedule="cosine"))
