@@ -341,7 +341,8 @@ def _train(args, prog, cfg, run_dir, meta, checkpoint, init_data, motor_filters,
         if ctx is None:
             raise
         print(
-            f"{prog}: rank {ctx.rank} of {ctx.world_size}: training stopped: {exc!r}; "
+            f"{prog}: rank {ctx.rank} of {ctx.world_size}: training stopped "
+            f"({type(exc).__name__}: {(str(exc).splitlines() or [''])[0][:300]}); "
             f"continue from the last checkpoint in {run_dir / 'checkpoints'} with "
             f"{prog} --resume {run_dir} --nproc {ctx.world_size}",
             file=sys.stderr,
