@@ -238,9 +238,10 @@ class OnPolicyRunner:
         return torch.as_tensor(array, dtype=torch.float32, device=self.device)
 
     def _to_env(self, actions: torch.Tensor):
-        """Actions as the env takes them: the tensor itself for an env that declares
-        ``torch_device`` (GPU-resident), else a host numpy array."""
-        if getattr(self.env, "torch_device", None) is not None:
+        """Actions as the env takes them: the tensor itself for an env whose ``device`` is
+        a torch device (GPU-resident, e.g. ``policies.ppo.device_envs.TorchDeviceEnv``),
+        else a host numpy array."""
+        if isinstance(getattr(self.env, "device", None), torch.device):
             return actions
         return actions.cpu().numpy()
 
