@@ -17,7 +17,7 @@ writes. ``device`` puts the model, the update and the policy of the rollouts the
 stay where their backend steps them; :meth:`OnPolicyRunner._to_torch` and
 :meth:`OnPolicyRunner._to_env` are the hook a GPU-resident env plugs into).
 
-One class of ~500 lines: the loop, the evaluations and the persistence share the run's
+One class of ~540 lines: the loop, the evaluations and the persistence share the run's
 counters (as rsl_rl's runner does); reporting lives in :mod:`policies.ppo.progress`, the
 collectives in :mod:`policies.ppo.distributed`.
 """
