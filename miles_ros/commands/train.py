@@ -18,4 +18,6 @@ def build_parser(prog: str = "miles train") -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None, prog: str = "miles train") -> int:
     from miles_ros.runtime.supervised import MOTOR_FILTERS
 
-    return base.main(argv, prog, motor_filters=MOTOR_FILTERS)
+    # --nproc starts torchrun with this command again: `python -m miles_ros.cli train ...`
+    entry = ["-m", "miles_ros.cli", "train"]
+    return base.main(argv, prog, motor_filters=MOTOR_FILTERS, entry=entry)

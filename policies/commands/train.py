@@ -1,9 +1,13 @@
-"""``miles train TASK``: PPO on a simulator backend, evaluated in PyBullet physics."""
+"""``miles train TASK``: PPO on a simulator backend, evaluated in PyBullet physics; on
+several processes under torchrun (``--distributed``, or ``--nproc N`` which starts torchrun
+itself; :mod:`policies.ppo.distributed`), the torch side on ``--device``."""
 
 from __future__ import annotations
 
 import argparse
 import json
+import logging
+import os
 import sys
 import time
 from collections.abc import Mapping
@@ -87,6 +91,25 @@ def build_parser(prog: str = "miles train") -> argparse.ArgumentParser:
         metavar="S",
         help="stop after S seconds of training (evaluations included)",
     )
+    p.add_argument(
+        "--device",
+        default="cpu",
+        help="where the policy and the PPO update run: cpu (default), cuda or cuda:N "
+        "(with --distributed, cuda means each rank's cuda:LOCAL_RANK)",
+    )
+    p.add_argument(
+        "--distributed",
+        action="store_true",
+        help="one rank of a torchrun job (python -m torch.distributed.run ...): gloo on cpu, "
+        "NCCL on cuda; --num-envs is the total over all ranks",
+    )
+    p.add_argument(
+        "--nproc",
+        type=int,
+        default=None,
+        metavar="N",
+        help="train on N local processes: starts torchrun with this command and --distributed",
+    )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--no-tensorboard", action="store_true", help="no TensorBoard logs")
     p.add_argument("--json", action="store_true", help="print the run summary as JSON")
@@ -123,21 +146,34 @@ def _apply_overrides(cfg, args) -> None:
         rc.tensorboard = False
 
 
+ENTRY = ["-m", "policies.commands.train"]
+"""How ``--nproc`` starts this command again under torchrun (``python ENTRY ARGS``)."""
+
+
 def main(
     argv: list[str] | None = None,
     prog: str = "miles train",
     motor_filters: Mapping[str, MotorFilterFactory] | None = None,
+    entry: list[str] | None = None,
 ) -> int:
     """``motor_filters``: the factories of the motor filters a config may name in
     ``env.motor_filter`` (:mod:`policies.ppo.envs`), injected by the layer that owns them
-    (miles_ros's ``miles train`` adds the safety supervisor's)."""
+    (miles_ros's ``miles train`` adds the safety supervisor's). ``entry``: how ``--nproc``
+    runs this command again under torchrun (default :data:`ENTRY`)."""
+    argv = list(sys.argv[1:] if argv is None else argv)
     args = build_parser(prog).parse_args(argv)
     from policies.commands._common import setup_logging
 
     setup_logging(args.verbose)
+    from policies.ppo.distributed import launch_error
+
+    error = launch_error(args.nproc, args.distributed, args.device, prog)
+    if error:
+        print(f"{prog}: {error}", file=sys.stderr)
+        return 2
     import sims
     from policies.ppo.config import TrainConfig, default_train_config
-    from policies.ppo.runner import OnPolicyRunner, latest_checkpoint
+    from policies.ppo.runner import latest_checkpoint
     from policies.provenance import command_line, git_commit, miles_version
 
     command = command_line(argv, prog)
@@ -191,6 +227,7 @@ def main(
             if init_data["task"] != args.task:
                 print(f"{prog}: {init_ckpt} is a {init_data['task']} policy", file=sys.stderr)
                 return 2
+            init_data["init_ckpt"] = str(init_ckpt)
         if args.config:
             cfg = TrainConfig.from_dict(yaml.safe_load(Path(args.config).read_text()))
             cfg.task = args.task
@@ -210,6 +247,14 @@ def main(
     if cfg.runner.num_envs < 1 or cfg.runner.total_steps < 1:
         print(f"{prog}: --num-envs and --steps must be >= 1", file=sys.stderr)
         return 2
+    ranks = args.nproc or (int(os.environ["WORLD_SIZE"]) if args.distributed else 1)
+    if cfg.runner.num_envs % ranks:
+        print(
+            f"{prog}: --num-envs {cfg.runner.num_envs} (the total over all ranks) does not "
+            f"split over {ranks} ranks; give a multiple of {ranks}",
+            file=sys.stderr,
+        )
+        return 2
     if checkpoint is not None:
         import torch
 
@@ -222,8 +267,48 @@ def main(
                 file=sys.stderr,
             )
             return 2
+    if args.nproc:
+        from policies.ppo.distributed import launch_local
+
+        if not args.resume and not args.out:
+            argv += ["--out", str(run_dir)]  # one run directory for every rank
+        code = launch_local(args.nproc, entry or ENTRY, argv)
+        resume = f"{prog} --resume {run_dir} --nproc {args.nproc}"
+        if code == 130:
+            print(f"{prog}: interrupted; continue with {resume}", file=sys.stderr)
+        elif code != 0:
+            print(
+                f"{prog}: the distributed run failed (torchrun exit code {code}; the failing "
+                f"rank's error is above); continue from its last checkpoint with: {resume}",
+                file=sys.stderr,
+            )
+        return code
+    ctx = None
+    if args.distributed:
+        from policies.ppo.distributed import init_distributed
+
+        ctx = init_distributed(args.device)
+        # every rank: rank 0's run directory, start time and checkpoint
+        run_dir, meta, checkpoint = ctx.object_from_main((run_dir, meta, checkpoint))
+        meta["distributed"] = {"ranks": ctx.world_size, "backend": ctx.backend}
+        if not ctx.is_main:  # rank 0 reports; the others warn only
+            logging.getLogger().setLevel(logging.WARNING)
+    meta["device"] = str(ctx.device if ctx is not None else args.device)
     try:
-        runner = OnPolicyRunner(cfg, run_dir, meta=meta, motor_filters=motor_filters)
+        return _train(args, prog, cfg, run_dir, meta, checkpoint, init_data, motor_filters, ctx)
+    finally:
+        if ctx is not None:
+            ctx.close()
+
+
+def _train(args, prog, cfg, run_dir, meta, checkpoint, init_data, motor_filters, ctx) -> int:
+    """Build the runner, train, report (distributed: rank 0 reports)."""
+    from policies.ppo.runner import OnPolicyRunner
+
+    try:
+        runner = OnPolicyRunner(
+            cfg, run_dir, meta=meta, motor_filters=motor_filters, dist=ctx, device=args.device
+        )
     except (ImportError, ValueError, RuntimeError) as exc:
         print(f"{prog}: cannot build the {cfg.backend} env for {cfg.task}: {exc}", file=sys.stderr)
         return 2
@@ -233,7 +318,7 @@ def main(
         elif args.init_from and init_data is not None:
             runner.model.load_state_dict(init_data["model"])
             meta["init_from"] = {
-                "checkpoint": str(init_ckpt),
+                "checkpoint": init_data["init_ckpt"],
                 "env_steps": int(init_data["env_steps"]),
                 "backend": init_data["config"]["backend"],
             }
@@ -252,8 +337,21 @@ def main(
             file=sys.stderr,
         )
         return 130
+    except Exception as exc:
+        if ctx is None:
+            raise
+        print(
+            f"{prog}: rank {ctx.rank} of {ctx.world_size}: training stopped "
+            f"({type(exc).__name__}: {(str(exc).splitlines() or [''])[0][:300]}); "
+            f"continue from the last checkpoint in {run_dir / 'checkpoints'} with "
+            f"{prog} --resume {run_dir} --nproc {ctx.world_size}",
+            file=sys.stderr,
+        )
+        return 1
     finally:
         runner.close()
+    if ctx is not None and not ctx.is_main:
+        return 0
     if args.json:
         print(json.dumps(summary))
     else:
@@ -284,3 +382,7 @@ def main(
             f"shipped policies/skills/{cfg.task} takes --out policies/skills/{cfg.task} --force)"
         )
     return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,6 +1,14 @@
-"""The PPO update: clipped surrogate, clipped value loss, entropy bonus."""
+"""The PPO update: clipped surrogate, clipped value loss, entropy bonus.
+
+A distributed run passes a :data:`GradientHook` (:mod:`policies.ppo.distributed`) that
+averages the gradients and the approximate KL over ranks after each backward pass, so the
+gradient clip, the KL early stop and the adaptive learning rate see the same numbers on
+every rank and the parameters stay identical.
+"""
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import torch
 
@@ -78,14 +86,44 @@ def _clip_grad_norm(params, max_norm: float) -> None:
         g.mul_(scale)
 
 
-class PPO:
-    """Owns the optimizer; :meth:`update` consumes a filled :class:`RolloutStorage`."""
+GradientHook = Callable[[list[torch.Tensor], list[float]], list[float]]
+"""``hook(params, scalars) -> scalars``: averages the gradients of ``params`` in place and
+returns ``scalars`` averaged, over all ranks of a distributed run."""
 
-    def __init__(self, actor_critic: ActorCritic, cfg: PPOConfig):
+LR_SCHEDULES = ("constant", "linear", "adaptive")
+ADAPTIVE_LR_BOUNDS = (1e-5, 1e-2)
+"""The range the ``adaptive`` schedule keeps the learning rate in (rsl_rl's)."""
+
+
+class PPO:
+    """Owns the optimizer; :meth:`update` consumes a filled :class:`RolloutStorage`.
+
+    ``gradient_hook``: see :data:`GradientHook` (None: one process)."""
+
+    def __init__(
+        self,
+        actor_critic: ActorCritic,
+        cfg: PPOConfig,
+        gradient_hook: GradientHook | None = None,
+    ):
+        if cfg.lr_schedule not in LR_SCHEDULES:
+            raise ValueError(
+                f"ppo.lr_schedule {cfg.lr_schedule!r}: choose one of {', '.join(LR_SCHEDULES)}"
+            )
         self.actor_critic = actor_critic
         self.cfg = cfg
+        self.gradient_hook = gradient_hook
         self.learning_rate = cfg.learning_rate
         self.optimizer = Adam(actor_critic.parameters(), lr=cfg.learning_rate)
+
+    def adapt_learning_rate(self, kl: float) -> None:
+        """The ``adaptive`` schedule's step for a gradient step of approximate KL ``kl``."""
+        low, high = ADAPTIVE_LR_BOUNDS
+        target = self.cfg.desired_kl
+        if kl > 2.0 * target:
+            self.set_learning_rate(max(low, self.learning_rate / 1.5))
+        elif 0.0 < kl < 0.5 * target:
+            self.set_learning_rate(min(high, self.learning_rate * 1.5))
 
     def set_learning_rate(self, lr: float) -> None:
         self.learning_rate = lr
@@ -104,8 +142,10 @@ class PPO:
         }
         count = 0
         stop = False
+        device = self.optimizer.params[0].device
         for _ in range(cfg.num_epochs):
             for batch in storage.minibatches(cfg.num_minibatches):
+                batch = {k: v.to(device) for k, v in batch.items()}
                 log_probs, entropy, values, _ = ac.evaluate(batch["obs"], batch["actions"])
                 adv = batch["advantages"]
                 if cfg.normalize_advantages and adv.numel() > 1:
@@ -132,13 +172,17 @@ class PPO:
                     + cfg.value_loss_coef * value_loss
                     - cfg.entropy_coef * entropy_mean
                 )
-                self.optimizer.zero_grad()
-                loss.backward()
-                _clip_grad_norm(self.optimizer.params, cfg.max_grad_norm)
-                self.optimizer.step()
                 with torch.no_grad():
                     approx_kl = ((ratio - 1.0) - log_ratio).mean().item()
                     clip_frac = ((ratio - 1.0).abs() > cfg.clip_ratio).float().mean().item()
+                self.optimizer.zero_grad()
+                loss.backward()
+                if self.gradient_hook is not None:
+                    (approx_kl,) = self.gradient_hook(self.optimizer.params, [approx_kl])
+                if cfg.lr_schedule == "adaptive":
+                    self.adapt_learning_rate(approx_kl)
+                _clip_grad_norm(self.optimizer.params, cfg.max_grad_norm)
+                self.optimizer.step()
                 sums["policy_loss"] += policy_loss.item()
                 sums["value_loss"] += value_loss.item()
                 sums["entropy"] += entropy_mean.item()

@@ -57,7 +57,12 @@ class PPOConfig:
     normalize_advantages: bool = True
     """Normalize advantages per minibatch."""
     lr_schedule: str = "constant"
-    """``constant`` or ``linear`` (decays to 10% at ``total_steps``)."""
+    """``constant``, ``linear`` (decays to 10% at ``total_steps``) or ``adaptive`` (each
+    gradient step: divided by 1.5 when the approximate KL exceeds ``2 * desired_kl``,
+    multiplied by 1.5 below ``desired_kl / 2``, kept in [1e-5, 1e-2], as rsl_rl; in a
+    distributed run the KL is averaged over ranks first, so every rank steps alike)."""
+    desired_kl: float = 0.01
+    """KL the ``adaptive`` schedule aims at."""
 
 
 @dataclass

@@ -16,6 +16,19 @@ from typing import Any
 import sims
 from policies.ppo.config import TrainConfig
 
+RANK_SEED_STRIDE = 1_000_003
+"""Seed offset between the ranks of a distributed run (a prime: the runner's per-update
+reset seeds, ``seed + 7919 * update``, of one rank never equal another rank's)."""
+
+
+def rank_seed(seed: int, rank: int) -> int:
+    """The seed of rank ``rank``'s envs and generators in a run seeded ``seed``; rank 0 (and
+    a run on one process) uses ``seed`` itself."""
+    if rank < 0:
+        raise ValueError(f"rank must be >= 0, got {rank}")
+    return seed + RANK_SEED_STRIDE * rank
+
+
 MotorFilterFactory = Callable[[str, int, Any], dict[str, Any]]
 """``factory(task, num_envs, task_config) -> sims.make_env keyword arguments`` (the task
 config included) that put a motor filter into each of ``num_envs`` PyBullet envs."""

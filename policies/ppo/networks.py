@@ -31,12 +31,21 @@ class RunningNormalizer(nn.Module):
 
     @torch.no_grad()
     def update(self, x: torch.Tensor) -> None:
-        x = x.reshape(-1, self.mean.shape[0]).to(torch.float64)
-        batch_count = x.shape[0]
+        x = x.reshape(-1, self.mean.shape[0]).to(device=self.mean.device, dtype=torch.float64)
+        if x.shape[0] == 0:
+            return
+        self.update_from_moments(x.mean(dim=0), x.var(dim=0, unbiased=False), x.shape[0])
+
+    @torch.no_grad()
+    def update_from_moments(
+        self, batch_mean: torch.Tensor, batch_var: torch.Tensor, batch_count: int
+    ) -> None:
+        """Fold in a batch given by its mean, (biased) variance and size (Chan et al.);
+        merging several batches one after another is the exact parallel merge."""
         if batch_count == 0:
             return
-        batch_mean = x.mean(dim=0)
-        batch_var = x.var(dim=0, unbiased=False)
+        batch_mean = batch_mean.to(device=self.mean.device, dtype=torch.float64)
+        batch_var = batch_var.to(device=self.mean.device, dtype=torch.float64)
         mean = self.mean.to(torch.float64)
         var = self.var.to(torch.float64)
         total = self.count + batch_count

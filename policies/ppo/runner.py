@@ -11,12 +11,20 @@ Run directory layout::
                                 written, marked ``interrupted``, when Ctrl-C or an
                                 error stops the run)
 
-One class of ~440 lines: the loop, the evaluations and the persistence share the run's
-counters (as rsl_rl's runner does); reporting lives in :mod:`policies.ppo.progress`.
+On several processes (``dist``, :mod:`policies.ppo.distributed`) the same loop runs on
+every rank; the hooks marked "distributed" below share what must agree, and rank 0 alone
+writes. ``device`` puts the model, the update and the policy of the rollouts there (envs
+stay where their backend steps them; :meth:`OnPolicyRunner._to_torch` and
+:meth:`OnPolicyRunner._to_env` are the hook a GPU-resident env plugs into).
+
+One class of ~540 lines: the loop, the evaluations and the persistence share the run's
+counters (as rsl_rl's runner does); reporting lives in :mod:`policies.ppo.progress`, the
+collectives in :mod:`policies.ppo.distributed`.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import time
@@ -31,10 +39,12 @@ import yaml
 from policies.evaluation import EvalResult, run_episodes
 from policies.ppo.algorithm import PPO
 from policies.ppo.config import TrainConfig
+from policies.ppo.distributed import DistContext
 from policies.ppo.envs import (
     MotorFilterFactory,
     evaluation_task_config,
     make_env,
+    rank_seed,
     training_task_config,
 )
 from policies.ppo.networks import ActorCritic
@@ -66,9 +76,12 @@ def load_policy(checkpoint: str | Path) -> tuple[ActorCritic, dict[str, Any]]:
 def torch_policy_fn(model: ActorCritic):
     """Deterministic numpy policy function of a torch actor-critic."""
 
+    device = next(model.parameters()).device
+
     def policy(obs: np.ndarray) -> np.ndarray:
         with torch.no_grad():
-            return model.act_deterministic(torch.from_numpy(obs)).numpy()
+            obs_t = torch.from_numpy(np.asarray(obs, dtype=np.float32)).to(device)
+            return model.act_deterministic(obs_t).cpu().numpy()
 
     return policy
 
@@ -78,7 +91,11 @@ class OnPolicyRunner:
 
     ``motor_filters``: the factories of the motor filters a config may name in
     ``env.motor_filter`` (see :mod:`policies.ppo.envs`), injected by the layer that owns
-    them (``miles train``: the safety supervisor)."""
+    them (``miles train``: the safety supervisor).
+
+    ``dist``: this process's rank in a distributed run (None: one process); ``rc.num_envs``
+    is then the total and each rank steps its share. ``device``: where the model and the
+    update run (``dist.device`` in a distributed run)."""
 
     def __init__(
         self,
@@ -87,24 +104,33 @@ class OnPolicyRunner:
         env=None,
         meta: dict[str, Any] | None = None,
         motor_filters: Mapping[str, MotorFilterFactory] | None = None,
+        dist: DistContext | None = None,
+        device: str | torch.device = "cpu",
     ):
         self.cfg = cfg
+        self.dist = dist
+        self.rank = dist.rank if dist is not None else 0
+        self.world_size = dist.world_size if dist is not None else 1
+        self.device = dist.device if dist is not None else torch.device(device)
         self.run_dir = Path(run_dir)
-        self.run_dir.mkdir(parents=True, exist_ok=True)
+        if self.is_main:
+            self.run_dir.mkdir(parents=True, exist_ok=True)
         self.meta = dict(meta or {})
         self.motor_filters = dict(motor_filters or {})
         torch.set_num_threads(max(1, cfg.runner.torch_threads))
-        seed_everything(cfg.seed)
+        seed_everything(rank_seed(cfg.seed, self.rank))
         rc = cfg.runner
         if env is None:
+            num_envs = dist.local_envs(rc.num_envs) if dist is not None else rc.num_envs
             env = make_env(
-                cfg, cfg.backend, rc.num_envs, training_task_config(cfg), self.motor_filters
+                cfg, cfg.backend, num_envs, training_task_config(cfg), self.motor_filters
             )
         self.env = env
         self.obs_dim = int(self.env.single_observation_space.shape[0])
         self.action_dim = int(self.env.single_action_space.shape[0])
-        self.model = ActorCritic(self.obs_dim, self.action_dim, cfg.network)
-        self.ppo = PPO(self.model, cfg.ppo)
+        self.model = ActorCritic(self.obs_dim, self.action_dim, cfg.network).to(self.device)
+        hook = dist.average_gradients if dist is not None else None
+        self.ppo = PPO(self.model, cfg.ppo, gradient_hook=hook)
         self.storage = RolloutStorage(
             rc.rollout_steps, self.env.num_envs, self.obs_dim, self.action_dim
         )
@@ -119,9 +145,22 @@ class OnPolicyRunner:
         self.interrupted: dict[str, Any] | None = None
         """Set by an interrupted :meth:`learn`: ``reason`` and the ``checkpoint`` saved."""
         self.episodes = EpisodeStats(self.env.num_envs, rc.success_window)
-        self.log = TrainingLog(rc, f"{cfg.task}/{cfg.backend}")
+        self.train_episodes = None
+        """The latest training episode statistics the logs read (distributed: merged)."""
+        log_rc = rc if self.is_main else dataclasses.replace(rc, progress=False, tensorboard=False)
+        self.log = TrainingLog(log_rc, f"{cfg.task}/{cfg.backend}")
         self._eval_env = None
         self._eval_disabled = False
+
+    @property
+    def is_main(self) -> bool:
+        """Whether this process writes (rank 0, or the only process)."""
+        return self.rank == 0
+
+    @property
+    def total_envs(self) -> int:
+        """Envs over all ranks."""
+        return self.env.num_envs * self.world_size
 
     # ------------------------------------------------------------------ training
     def learn(self) -> dict[str, Any]:
@@ -133,10 +172,13 @@ class OnPolicyRunner:
         self.save_config()
         self.log.open(self.run_dir, self.env_steps)
         self.episodes = EpisodeStats(self.env.num_envs, rc.success_window)
-        schedule = EvalSchedule(rc, self.env.num_envs * self.env.cfg.episode_steps)
+        self.train_episodes = None
+        schedule = EvalSchedule(rc, self.total_envs * self.env.cfg.episode_steps)
         self.stopped_at_target = False
         try:
             try:
+                if self.dist is not None:  # distributed: rank 0's weights and normalizer
+                    self.dist.broadcast_module(self.model)
                 obs = self._reset_envs()
                 while self.env_steps < rc.total_steps and not self.stopped_at_target:
                     if self._time_limit_reached():
@@ -161,6 +203,7 @@ class OnPolicyRunner:
         stats = self._update(last_values)
         update_s = time.perf_counter() - t_update
         steps = self._count_update(env_s, policy_s, update_s)
+        episodes = self.train_episodes = self._episode_view()
         iter_s = time.perf_counter() - iter_start
         self.wall_time_s += iter_s
         perf = {
@@ -169,19 +212,42 @@ class OnPolicyRunner:
             "rollout_policy_s": policy_s,
             "update_s": update_s,
         }
-        self.log.update(self.env_steps, stats, self.episodes, perf)
-        self._evaluate_if_due(schedule)
+        self.log.update(self.env_steps, stats, episodes, perf)
+        self._evaluate_if_due(schedule, episodes.success_rate)
         if self.iteration % max(1, rc.checkpoint_every) == 0:
             self.checkpoint()
-        self.log.progress(steps, stats, self.episodes, self._last_eval_success())
+        self.log.progress(steps, stats, episodes, self._last_eval_success())
         return obs
 
+    def _episode_view(self):
+        """The training episode statistics the logs and the evaluation trigger read
+        (distributed: merged over ranks)."""
+        if self.dist is None:
+            return self.episodes
+        return self.dist.merge_episode_stats(self.episodes)
+
     def _reset_envs(self) -> torch.Tensor:
-        """Reset every env (seeded by the run's seed and update count)."""
-        obs, _ = self.env.reset(seed=self.cfg.seed + 7919 * self.iteration)
-        return torch.from_numpy(np.asarray(obs, dtype=np.float32))
+        """Reset every env (seeded by the run's seed, rank and update count)."""
+        obs, _ = self.env.reset(seed=rank_seed(self.cfg.seed, self.rank) + 7919 * self.iteration)
+        return self._to_torch(obs)
+
+    def _to_torch(self, array) -> torch.Tensor:
+        """An env's observations as a float32 tensor on :attr:`device` (the GPU-env hook:
+        an array on the GPU exposing ``__cuda_array_interface__`` is taken without a host
+        copy)."""
+        return torch.as_tensor(array, dtype=torch.float32, device=self.device)
+
+    def _to_env(self, actions: torch.Tensor):
+        """Actions as the env takes them: the tensor itself for an env whose ``device`` is
+        a torch device (GPU-resident, e.g. ``policies.ppo.device_envs.TorchDeviceEnv``),
+        else a host numpy array."""
+        if isinstance(getattr(self.env, "device", None), torch.device):
+            return actions
+        return actions.cpu().numpy()
 
     def _time_limit_reached(self) -> bool:
+        if self.dist is not None:  # distributed: every rank reads rank 0's clock
+            self.wall_time_s = self.dist.from_main(self.wall_time_s)
         limit = self.cfg.runner.time_limit_s
         if 0 < limit <= self.wall_time_s:
             logger.info("time limit of %.0f s reached at %d env steps", limit, self.env_steps)
@@ -201,7 +267,7 @@ class OnPolicyRunner:
                 t0 = time.perf_counter()
                 actions, log_probs, values = model.act(obs)
                 t1 = time.perf_counter()
-                next_obs, reward, terminated, truncated, info = env.step(actions.numpy())
+                next_obs, reward, terminated, truncated, info = env.step(self._to_env(actions))
                 t2 = time.perf_counter()
                 reward = np.asarray(reward, dtype=np.float32)
                 terminated = np.asarray(terminated, dtype=bool)
@@ -210,16 +276,14 @@ class OnPolicyRunner:
                 self.episodes.step(reward, terminated, done)
                 bootstrap = truncated & ~terminated
                 if bootstrap.any():
-                    final = torch.from_numpy(
-                        np.asarray(info["final_obs"][bootstrap], dtype=np.float32)
-                    )
+                    final = self._to_torch(np.asarray(info["final_obs"][bootstrap]))
                     reward = reward.copy()
-                    reward[bootstrap] += gamma * model.value(final).numpy()
+                    reward[bootstrap] += gamma * model.value(final).cpu().numpy()
                 storage.add(obs, actions, log_probs, values, reward, done)
-                obs = torch.from_numpy(np.asarray(next_obs, dtype=np.float32))
+                obs = self._to_torch(next_obs)
                 policy_s += (t1 - t0) + (time.perf_counter() - t2)
                 env_s += t2 - t1
-            last_values = model.value(obs)
+            last_values = model.value(obs).cpu()
         return obs, last_values, env_s, policy_s
 
     def _update(self, last_values: torch.Tensor) -> dict[str, float]:
@@ -232,13 +296,16 @@ class OnPolicyRunner:
             self.ppo.set_learning_rate(ppo_cfg.learning_rate * (1.0 - 0.9 * frac))
         stats = self.ppo.update(self.storage)
         if self.model.normalizer is not None:
-            self.model.normalizer.update(self.storage.obs)
+            if self.dist is not None:  # distributed: every rank's moments, merged alike
+                self.dist.merge_normalizer(self.model.normalizer, self.storage.obs)
+            else:
+                self.model.normalizer.update(self.storage.obs)
         self.storage.clear()
         return stats
 
     def _count_update(self, env_s: float, policy_s: float, update_s: float) -> int:
         """Advance the counters and the time split by one update; returns its env steps."""
-        steps = self.cfg.runner.rollout_steps * self.env.num_envs
+        steps = self.cfg.runner.rollout_steps * self.total_envs
         self.env_steps += steps
         self.iteration += 1
         self.timing["env_s"] += env_s
@@ -248,7 +315,8 @@ class OnPolicyRunner:
 
     # ------------------------------------------------------------------ evaluation
     def evaluate(self, episodes: int) -> EvalResult | None:
-        """Deterministic policy over the fixed seeded episode set in the eval backend."""
+        """Deterministic policy over the fixed seeded episode set in the eval backend
+        (distributed: each rank runs its share, every rank gets the merged result)."""
         rc = self.cfg.runner
         if self._eval_disabled or episodes <= 0:
             return None
@@ -268,10 +336,20 @@ class OnPolicyRunner:
                     exc,
                 )
                 self._eval_disabled = True
+            if self.dist is not None and not self.dist.all_true(not self._eval_disabled):
+                self._eval_disabled = True  # distributed: off everywhere when off anywhere
+            if self._eval_disabled:
                 return None
         start = time.perf_counter()
         self.model.eval()
-        result = run_episodes(self._eval_env, torch_policy_fn(self.model), episodes, rc.eval_seed)
+        policy = torch_policy_fn(self.model)
+        if self.dist is None:
+            result = run_episodes(self._eval_env, policy, episodes, rc.eval_seed)
+        else:  # distributed: this rank's share, then every rank's outcomes
+            share = self.dist.episode_share(episodes)
+            seed = self.dist.eval_seed(rc.eval_seed)
+            part = run_episodes(self._eval_env, policy, share, seed) if share else None
+            result = self.dist.gather_eval(part, rc.eval_seed)
         result.backend = rc.eval_backend
         self.timing["eval_s"] += time.perf_counter() - start
         return result
@@ -283,14 +361,14 @@ class OnPolicyRunner:
         self.wall_time_s += time.perf_counter() - start
         return result
 
-    def _evaluate_if_due(self, schedule: EvalSchedule) -> None:
-        """The periodic (or training-success triggered) physics evaluation: recorded, kept
+    def _evaluate_if_due(self, schedule: EvalSchedule, train_success: float | None) -> None:
+        """The periodic (or ``train_success`` triggered) physics evaluation: recorded, kept
         as ``best.pt`` when best so far, and the run marked solved (and stopped, with
         ``stop_at_target``) at the target."""
         rc = self.cfg.runner
         last = self._last_eval_success()
         confirmed = last is not None and last >= rc.target_success
-        train_success = self.episodes.success_rate or 0.0
+        train_success = train_success or 0.0
         periodic, triggered = schedule.due(
             self.iteration, self.env_steps, train_success, confirmed
         )
@@ -348,6 +426,8 @@ class OnPolicyRunner:
 
     # ------------------------------------------------------------------ persistence
     def save_config(self) -> None:
+        if not self.is_main:
+            return
         with open(self.run_dir / "config.yaml", "w") as f:
             yaml.safe_dump(self.cfg.to_dict(), f, sort_keys=False)
         if self.meta:
@@ -355,7 +435,10 @@ class OnPolicyRunner:
                 yaml.safe_dump(self.meta, f, sort_keys=False)
 
     def save(self, path: str | Path) -> Path:
+        """Write a checkpoint to ``path`` (distributed: rank 0 only; the path either way)."""
         path = Path(path)
+        if not self.is_main:
+            return path
         path.parent.mkdir(parents=True, exist_ok=True)
         data = {
             "model": self.model.state_dict(),
@@ -380,10 +463,13 @@ class OnPolicyRunner:
         return path
 
     def load(self, path: str | Path) -> None:
-        """Restore model, optimizer, counters and RNG states from a checkpoint."""
+        """Restore model, optimizer, counters and RNG states from a checkpoint (distributed:
+        every rank loads the same file; ranks other than 0 then reseed their generators
+        with their rank seed and the update count)."""
         data = torch.load(path, map_location="cpu", weights_only=False)
         self.model.load_state_dict(data["model"])
         self.ppo.optimizer.load_state_dict(data["optimizer"])
+        self.ppo.set_learning_rate(self.ppo.optimizer.lr)
         self.iteration = int(data["iteration"])
         self.env_steps = int(data["env_steps"])
         self.wall_time_s = float(data["wall_time_s"])
@@ -393,6 +479,8 @@ class OnPolicyRunner:
         self.solved = data.get("solved")
         torch.set_rng_state(data["torch_rng"])
         np.random.set_state(data["numpy_rng"])
+        if not self.is_main:
+            seed_everything(rank_seed(self.cfg.seed, self.rank) + 7919 * self.iteration)
         logger.info(
             "resumed from %s at update %d, %d env steps", path, self.iteration, self.env_steps
         )
@@ -405,12 +493,14 @@ class OnPolicyRunner:
     ) -> dict[str, Any]:
         """Write ``summary.json`` and return it. ``interrupted``: None for a run that ended
         normally, else what stopped it (``reason``) and the checkpoint saved then."""
-        cfg, episodes = self.cfg, self.episodes
+        cfg, episodes = self.cfg, self.train_episodes or self.episodes
         summary = {
             "task": cfg.task,
             "backend": cfg.backend,
             "seed": cfg.seed,
-            "num_envs": self.env.num_envs,
+            "num_envs": self.total_envs,
+            "ranks": self.world_size,
+            "device": str(self.device),
             "iterations": self.iteration,
             "env_steps": self.env_steps,
             "wall_time_s": round(self.wall_time_s, 3),
@@ -424,8 +514,9 @@ class OnPolicyRunner:
             "evaluations": self.evaluations,
             "interrupted": interrupted,
         }
-        with open(self.run_dir / "summary.json", "w") as f:
-            json.dump(summary, f, indent=2)
+        if self.is_main:
+            with open(self.run_dir / "summary.json", "w") as f:
+                json.dump(summary, f, indent=2)
         self.log.flush()
         return summary
 
