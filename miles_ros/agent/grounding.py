@@ -245,7 +245,7 @@ def stacking_error(params: dict, world: World) -> str | None:
     obj, target = params.get("object"), params.get("target")
     if obj is None or not isinstance(target, str) or target not in world.objects:
         return None
-    return stack_target_error(obj, target, world.objects[target])
+    return stack_target_error(obj, target, world.objects)
 
 
 OUTSIDE_ENVELOPE = "is outside the skill's trained envelope"

@@ -11,7 +11,8 @@ cards' ``goal_mapping``), for the skill executor and the planner's grounding ali
   says which cube in ``stack_on``); a 3-vector -> that point (it may be in the air).
   A cube cannot be stacked on itself, nor on a cube that is not resting on the table
   (one that is held, or already on another cube: the stack variant was trained on
-  target cubes resting on the table): :class:`GoalError` says so.
+  target cubes resting on the table), nor on one with another cube on top of it
+  (:func:`stack_target_error`): :class:`GoalError` says so.
 
 :func:`resolve_goal` is the executor's entry: cubes at their live poses
 (``/miles/scene/objects``) at the time of the request, pads from the scene file.
@@ -83,17 +84,26 @@ def _vector(value, sizes: tuple[int, ...]) -> np.ndarray:
     return v
 
 
-def stack_target_error(obj: str | None, target: str, position: Sequence[float]) -> str | None:
-    """Why ``obj`` cannot be stacked on the cube ``target`` whose centre is at ``position``
-    (m), or None: not on itself, and only on a cube resting on the table."""
+def stack_target_error(
+    obj: str | None, target: str, positions: Mapping[str, Sequence[float]]
+) -> str | None:
+    """Why ``obj`` cannot be stacked on the cube ``target`` given cube centres by name
+    (m), or None: not on itself, only on a cube resting on the table, and not on one that
+    already has another cube on top."""
     if target == obj:
         return f"{obj} cannot be stacked on itself"
-    z = float(position[2])
-    if abs(z - pick_place.CUBE_REST_Z) > pick_place.STACK_Z_TOLERANCE:
+    base = np.asarray(positions[target], dtype=np.float64)
+    if abs(base[2] - pick_place.CUBE_REST_Z) > pick_place.STACK_Z_TOLERANCE:
         return (
             f"cannot stack on {target}: it is not resting on the table (its centre is at z "
-            f"{z:.3f} m: held in the gripper, or on another cube)"
+            f"{base[2]:.3f} m: held in the gripper, or on another cube)"
         )
+    top = pick_place.stack_goal(base)
+    for name, position in positions.items():
+        offset = np.asarray(position, dtype=np.float64) - top
+        on_top = np.hypot(offset[0], offset[1]) < pick_place.CUBE_SIZE
+        if name not in (obj, target) and on_top and abs(offset[2]) < pick_place.CUBE_SIZE / 2:
+            return f"cannot stack on {target}: {name} already lies on top of it"
     return None
 
 
@@ -140,7 +150,7 @@ def goal_from_positions(
     if isinstance(target, str) and task == "pick_place" and target in {*objects, *expected}:
         if target not in objects:
             raise GoalError(f"no pose received yet for {target!r} (is the sim node running?)")
-        why = stack_target_error(obj, target, objects[target])
+        why = stack_target_error(obj, target, objects)
         if why:
             raise GoalError(why)
         goal = pick_place.stack_goal(np.asarray(objects[target], dtype=np.float64))

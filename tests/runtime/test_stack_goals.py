@@ -38,6 +38,15 @@ def test_stacking_on_itself_or_on_a_cube_not_resting_on_the_table_is_an_error():
     stacked = dict(LIVE, blue_cube=ObjectPose(np.array([0.45, 0.1, 0.06]), 0.0))
     with pytest.raises(GoalError, match="on another cube"):
         resolve_goal("pick_place", {"object": "red_cube", "target": "blue_cube"}, SCENE, stacked)
+    top = LIVE["blue_cube"].position + [0.005, 0.0, pick_place.CUBE_SIZE]
+    occupied = dict(LIVE, green_cube=ObjectPose(top, 0.0))
+    with pytest.raises(GoalError, match="green_cube already lies on top of it"):
+        resolve_goal("pick_place", {"object": "red_cube", "target": "blue_cube"}, SCENE, occupied)
+    # the cube being moved may itself be the one on top (put back in place)
+    goal = resolve_goal(
+        "pick_place", {"object": "green_cube", "target": "blue_cube"}, SCENE, occupied
+    )
+    assert goal.stack_on == "blue_cube"
     with pytest.raises(GoalError, match="no pose received"):
         resolve_goal("pick_place", {"object": "red_cube", "target": "blue_cube"}, SCENE, {})
     with pytest.raises(GoalError, match="no pad"):  # push still takes pads and points only
