@@ -47,6 +47,10 @@ def _cube_area() -> str:
     return f"x {_span(lo[0], hi[0])} m, y {_span(lo[1], hi[1])} m"
 
 
+def _cm(metres: float) -> str:
+    return f"{100 * metres:g}"
+
+
 def _vector(n: int) -> dict:
     return {"type": "array", "items": {"type": "number"}, "minItems": n, "maxItems": n}
 
@@ -98,9 +102,10 @@ TASK_TEXT: dict[str, dict[str, Any]] = {
     "pick_place": {
         "description": (
             "Picks a cube up with the gripper and places it within 5 cm of a target point, "
-            "on the table or up to 0.25 m in the air. Use it to move a cube farther than a "
-            "push can, onto a pad, or to hold it at a point; it grasps. Cartesian "
-            "end-effector actions plus a gripper command at 25 Hz."
+            "on the table or up to 0.25 m in the air, or stacks it on another cube (the "
+            "target is that cube: it is released resting on top of it). Use it to move a "
+            "cube farther than a push can, onto a pad, onto another cube, or to hold it at a "
+            "point; it grasps. Cartesian end-effector actions plus a gripper command at 25 Hz."
         ),
         "permissions": ["moves_arm", "contact", "grasps"],
         "preconditions": [
@@ -112,10 +117,13 @@ TASK_TEXT: dict[str, dict[str, Any]] = {
         "effects": [
             "the cube's centre is within 5 cm of the target",
             "the cube is held in the gripper when the target is in the air",
+            f"a cube target: the cube rests on it within {_cm(pick_place.STACK_XY_TOLERANCE)} "
+            "cm (xy), released",
         ],
         "effects_machine": [{"set": "object_at", "object": "$object", "place": "$target"}],
-        "goal": f"named pads -> resting on the pad (z {push.CUBE_REST_Z:.2f} m); a 3-vector -> "
-        "that point",
+        "goal": f"named pads -> resting on the pad (z {push.CUBE_REST_Z:.2f} m); a named cube "
+        f"-> on top of it (its centre + {pick_place.CUBE_SIZE:.2f} m, variant stack); a "
+        "3-vector -> that point",
     },
 }
 """Per task: the planner's description, permission tags, preconditions and effects (in
@@ -134,14 +142,20 @@ def parameter_schema(task: str) -> dict:
             "required": ["target"],
             "additionalProperties": False,
         }
-    target = {
-        "oneOf": [
-            {"type": "string", "enum": places},
-            _vector(3)
-            if task == "pick_place"
-            else {"type": "array", "items": {"type": "number"}, "minItems": 2, "maxItems": 3},
-        ]
-    }
+    if task == "pick_place":  # a pad, a cube to stack on (variant stack), or a point
+        cube = {
+            "type": "string",
+            "enum": list(objects),
+            "description": "stack on top of this cube",
+        }
+        target = {"oneOf": [{"type": "string", "enum": places}, cube, _vector(3)]}
+    else:
+        target = {
+            "oneOf": [
+                {"type": "string", "enum": places},
+                {"type": "array", "items": {"type": "number"}, "minItems": 2, "maxItems": 3},
+            ]
+        }
     return {
         "type": "object",
         "properties": {"object": {"type": "string", "enum": objects}, "target": target},
@@ -242,6 +256,7 @@ def build_card(
         "envelope": task_envelope(task),
         "effects": list(text["effects"]),
         "effects_machine": list(text["effects_machine"]),
+        **({"variants": list(task_module.VARIANTS)} if hasattr(task_module, "VARIANTS") else {}),
         "files": dict(files or {"actor": "actor.onnx", "critic": "critic.onnx"}),
         "sha256": dict(sha256),
         "provenance": dict(provenance),

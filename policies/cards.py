@@ -164,6 +164,9 @@ class SkillCard:
     """Effects in words."""
     effects_machine: tuple[dict, ...] = ()
     """Effects the planner applies to its symbolic world (``World.apply``)."""
+    variants: tuple[str, ...] = ()
+    """Episode variants of its task it takes (pick_place: ``pads``, ``stack``), the ones
+    ``miles eval --variant`` accepts; empty: the task's default episodes only."""
     files: dict = field(default_factory=dict)
     """Role (``actor``, ``critic``) -> file name beside the card."""
     sha256: dict = field(default_factory=dict)
@@ -215,6 +218,7 @@ class SkillCard:
             envelope=_envelope(data, where),
             effects=tuple(str(t) for t in _items(data, "effects", where)),
             effects_machine=tuple(dict(e) for e in _items(data, "effects_machine", where)),
+            variants=tuple(str(v) for v in _items(data, "variants", where)),
             files=_mapping(data, "files", where),
             sha256=_mapping(data, "sha256", where),
             provenance=_mapping(data, "provenance", where),

@@ -154,6 +154,20 @@ def run_episodes(
     )
 
 
+def variant_config(task: str, variant: str, config=None):
+    """``config`` (default: the task's) running only ``variant`` episodes of ``task`` (its
+    module's ``VARIANTS``, e.g. pick_place's ``pads`` and ``stack``); ValueError naming the
+    task's variants when it has no such variant."""
+    import sims
+
+    module = sims.get_task(task)
+    variants = tuple(getattr(module, "VARIANTS", ()))
+    if variant not in variants:
+        known = f"its variants: {', '.join(variants)}" if variants else "it has none"
+        raise ValueError(f"task {task} has no episode variant {variant!r} ({known})")
+    return module.variant_config(variant, config if config is not None else module.CONFIG)
+
+
 def evaluate(
     policy: PolicyFn,
     task: str,
@@ -163,11 +177,15 @@ def evaluate(
     num_envs: int = 1,
     config=None,
     video_path: str | Path | None = None,
+    variant: str | None = None,
     **env_kwargs,
 ) -> EvalResult:
-    """Build an env, run the episode set, close the env (see :func:`run_episodes`)."""
+    """Build an env, run the episode set, close the env (see :func:`run_episodes`);
+    ``variant``: only that episode variant of the task (:func:`variant_config`)."""
     import sims
 
+    if variant is not None:
+        config = variant_config(task, variant, config)
     env = sims.make_env(task, backend, num_envs=num_envs, config=config, **env_kwargs)
     frames: list | None = [] if video_path is not None else None
     try:

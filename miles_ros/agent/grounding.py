@@ -14,7 +14,8 @@ Affordance (SayCan's "can I do this here?"), in (0, 1]:
   a quarter of its magnitude), times the precondition check below, then divided by the
   best such value among the same skill's candidates at that step (:meth:`Affordance.batch`);
 - scripted skills and cards without a critic: a precondition check on the symbolic world:
-  0 when the call cannot work (unknown name, an object moved onto itself, a point outside
+  0 when the call cannot work (unknown name, an object moved onto itself, a cube stacked
+  on a cube that does not rest on the table (held, or on another cube), a point outside
   the workspace, a push to a point in the air), :data:`REDUNDANT` when every declared
   effect already holds (the step would change nothing), 1 otherwise.
 """
@@ -31,7 +32,7 @@ import numpy as np
 import sims
 from miles_ros.agent.registry import Skill, SkillRegistry
 from miles_ros.agent.world import ON_TABLE_MAX_Z, World, in_workspace
-from miles_ros.runtime.goals import Goal, GoalError, goal_from_positions
+from miles_ros.runtime.goals import Goal, GoalError, goal_from_positions, stack_target_error
 from sims.robots import panda
 from sims.tasks.base import SimState
 
@@ -171,6 +172,8 @@ class Affordance:
             if isinstance(target, str):
                 if target not in world.names or target == obj:
                     return IMPOSSIBLE
+                if stacking_error(params, world):
+                    return IMPOSSIBLE
             else:
                 if not in_workspace(tuple(target)):
                     return IMPOSSIBLE
@@ -233,6 +236,16 @@ def build_observation(skill: Skill, params: dict, world: World) -> np.ndarray:
         goal_pos=np.asarray(goal.goal_pos, dtype=np.float64).reshape(1, 3),
     )
     return task.observe(state)[0]
+
+
+def stacking_error(params: dict, world: World) -> str | None:
+    """Why a call putting its ``object`` on the cube named by ``target`` cannot run in
+    ``world`` (on itself; on a cube not resting on the table: held, or on another cube),
+    or None (no cube target, or it can)."""
+    obj, target = params.get("object"), params.get("target")
+    if obj is None or not isinstance(target, str) or target not in world.objects:
+        return None
+    return stack_target_error(obj, target, world.objects)
 
 
 OUTSIDE_ENVELOPE = "is outside the skill's trained envelope"

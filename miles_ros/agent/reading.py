@@ -12,7 +12,8 @@ missing, a goal that
 - asks for a relation no skill's parameter schema accepts: a cube put on / pushed against
   / touching another cube when no skill takes a cube as its target, a stack when no skill
   does, a placement relative to another thing (:data:`RELATIONS`: "next to", "behind",
-  ...; no skill has such a parameter), or a cube onto itself;
+  ...; no skill has such a parameter), a cube onto itself, or onto a cube that does not
+  rest on the table (held in the gripper, or on another cube);
 - contradicts itself: within one clause, lifting and not lifting the same cube, moving a
   cube and not moving / not touching it;
 - names nothing in the scene, no point and no parameter-free skill ("fly", "dance").
@@ -41,7 +42,7 @@ import re
 from dataclasses import dataclass, field
 
 from miles_ros.agent.datagen import COLOR_WORDS, CUBE_NOUNS, PAD_NOUNS
-from miles_ros.agent.grounding import Step, goal_points
+from miles_ros.agent.grounding import Step, goal_points, stacking_error
 from miles_ros.agent.registry import SkillRegistry
 from miles_ros.agent.world import World
 
@@ -206,7 +207,9 @@ def read_goal(goal: str, registry: SkillRegistry, world: World) -> GoalReading:
     reading = GoalReading()
     reading.names = [vocab.word_to_name[w] for w in words if w in vocab.word_to_name]
     clauses = _parse(text, vocab)
-    reading.refusal = _unknown(words, vocab, world) or _relation(text, clauses, vocab, registry)
+    reading.refusal = _unknown(words, vocab, world) or _relation(
+        text, clauses, vocab, registry, world
+    )
     if reading.refusal is None:
         reading.refusal = _constraints(clauses, reading)
     reading.anchored = bool(reading.names or goal_points(goal))
@@ -339,7 +342,9 @@ def _parse(text: str, vocab: _Vocabulary) -> list[_Clause]:
     return out
 
 
-def _relation(text: str, clauses: list[_Clause], vocab: _Vocabulary, registry) -> str | None:
+def _relation(
+    text: str, clauses: list[_Clause], vocab: _Vocabulary, registry, world: World
+) -> str | None:
     cube_target = [s.name for s in registry if _takes_cube_target(s, vocab)]
     if re.search(r"\b(?:stack|pile)\w*", text) and not cube_target:
         return _no_stack(registry)
@@ -367,6 +372,9 @@ def _relation(text: str, clauses: list[_Clause], vocab: _Vocabulary, registry) -
                     continue
                 if target == obj:
                     return f"{obj} cannot be put on itself"
+                stacking = stacking_error({"object": obj, "target": target}, world)
+                if stacking:
+                    return stacking
                 if not any(not s.validate({"object": obj, "target": target}) for s in registry):
                     return _no_stack(registry, obj, target)
         prev = clause.cubes[-1] if clause.cubes else (obj or prev)

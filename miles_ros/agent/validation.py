@@ -6,7 +6,7 @@ import json
 
 import jsonschema
 
-from miles_ros.agent.grounding import DONE, Step, outside_envelope
+from miles_ros.agent.grounding import DONE, Step, outside_envelope, stacking_error
 from miles_ros.agent.registry import SkillRegistry
 from miles_ros.agent.world import World, in_workspace
 
@@ -41,7 +41,8 @@ def validate_plan(
     """Every problem with a plan (empty when it may run).
 
     Checks the registry's JSON schema (skill names, parameter names and types), then the
-    scene: named things exist, an object is not moved onto itself, points lie in the
+    scene: named things exist, an object is not moved onto itself, nor onto a cube that
+    does not rest on the table then (held, or on another cube), points lie in the
     planning workspace, every step lies inside its card's envelope (in the world the steps
     before it leave), and the plan is not empty or too long.
     """
@@ -80,6 +81,9 @@ def validate_plan(
         outside = outside_envelope(step, registry, work)
         if outside:
             errors.append(f"steps[{i}] {outside}")
+        stacking = stacking_error(step.params, work)
+        if stacking and step.params.get("object") != step.params.get("target"):
+            errors.append(f"steps[{i}] {step.skill}: {stacking}")
         try:
             work.apply(registry[step.skill].effects_machine, step.params)
         except (KeyError, ValueError, TypeError):  # a bad name or point: reported above

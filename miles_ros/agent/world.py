@@ -16,6 +16,7 @@ import os
 from dataclasses import dataclass, field
 
 from sims.scene import load_scene
+from sims.tasks.pick_place import CUBE_SIZE
 
 Vec3 = tuple[float, float, float]
 
@@ -100,7 +101,7 @@ class World:
                     self.object_at[obj] = place
                     above = self.position_of(place)
                     z = above[2] + (
-                        0.04 if isinstance(place, str) and place in self.objects else 0.0
+                        CUBE_SIZE if isinstance(place, str) and place in self.objects else 0.0
                     )
                     self.objects[obj] = (above[0], above[1], max(z, 0.02))
             elif kind in ("arm_at", "gripper_at"):

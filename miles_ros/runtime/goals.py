@@ -6,7 +6,13 @@ cards' ``goal_mapping``), for the skill executor and the planner's grounding ali
 - push ``{object, target}``: the named cube; a pad -> its centre on the table at the
   cube's rest height; a 2- or 3-vector -> that table point (z ignored).
 - pick_place ``{object, target}``: the named cube; a pad -> resting on the pad (rest
-  height); a 3-vector -> that point (it may be in the air).
+  height); another named cube -> the place pose on top of it (stacking, the task's
+  ``stack`` variant: :func:`sims.tasks.pick_place.stack_goal` of its centre; the goal
+  says which cube in ``stack_on``); a 3-vector -> that point (it may be in the air).
+  A cube cannot be stacked on itself, nor on a cube that is not resting on the table
+  (one that is held, or already on another cube: the stack variant was trained on
+  target cubes resting on the table), nor on one with another cube on top of it
+  (:func:`stack_target_error`): :class:`GoalError` says so.
 
 :func:`resolve_goal` is the executor's entry: cubes at their live poses
 (``/miles/scene/objects``) at the time of the request, pads from the scene file.
@@ -24,9 +30,18 @@ import numpy as np
 from miles_ros.runtime.observation import ObjectPose
 from policies.card_content import HOVER_HEIGHT
 from sims.scene import Scene
-from sims.tasks import push
+from sims.tasks import pick_place, push
+from sims.tasks.base import SimState
 
-__all__ = ["HOVER_HEIGHT", "Goal", "GoalError", "goal_from_positions", "resolve_goal"]
+__all__ = [
+    "HOVER_HEIGHT",
+    "Goal",
+    "GoalError",
+    "goal_from_positions",
+    "resolve_goal",
+    "stack_state",
+    "stack_target_error",
+]
 
 
 class GoalError(ValueError):
@@ -41,6 +56,9 @@ class Goal:
     """Goal position [3] (m, base frame), as the task's ``goal_pos``."""
     object_name: str | None
     """The cube the task manipulates (None for reach)."""
+    stack_on: str | None = None
+    """pick_place stacking: the cube the object goes on top of (its pose moves the goal;
+    success is the task's stack rule, ``SimState.stack``); None otherwise."""
 
 
 def _named_position(
@@ -64,6 +82,29 @@ def _vector(value, sizes: tuple[int, ...]) -> np.ndarray:
     if v.shape[0] not in sizes or not np.all(np.isfinite(v)):
         raise GoalError(f"expected {' or '.join(map(str, sizes))} finite numbers, got {value!r}")
     return v
+
+
+def stack_target_error(
+    obj: str | None, target: str, positions: Mapping[str, Sequence[float]]
+) -> str | None:
+    """Why ``obj`` cannot be stacked on the cube ``target`` given cube centres by name
+    (m), or None: not on itself, only on a cube resting on the table, and not on one that
+    already has another cube on top."""
+    if target == obj:
+        return f"{obj} cannot be stacked on itself"
+    base = np.asarray(positions[target], dtype=np.float64)
+    if abs(base[2] - pick_place.CUBE_REST_Z) > pick_place.STACK_Z_TOLERANCE:
+        return (
+            f"cannot stack on {target}: it is not resting on the table (its centre is at z "
+            f"{base[2]:.3f} m: held in the gripper, or on another cube)"
+        )
+    top = pick_place.stack_goal(base)
+    for name, position in positions.items():
+        offset = np.asarray(position, dtype=np.float64) - top
+        on_top = np.hypot(offset[0], offset[1]) < pick_place.CUBE_SIZE
+        if name not in (obj, target) and on_top and abs(offset[2]) < pick_place.CUBE_SIZE / 2:
+            return f"cannot stack on {target}: {name} already lies on top of it"
+    return None
 
 
 def resolve_goal(
@@ -106,6 +147,14 @@ def goal_from_positions(
             raise GoalError(f"no pose received yet for {obj!r} (is the sim node running?)")
         known = ", ".join(dict.fromkeys([*expected, *objects]))
         raise GoalError(f"no cube named {obj!r}; known: {known}")
+    if isinstance(target, str) and task == "pick_place" and target in {*objects, *expected}:
+        if target not in objects:
+            raise GoalError(f"no pose received yet for {target!r} (is the sim node running?)")
+        why = stack_target_error(obj, target, objects)
+        if why:
+            raise GoalError(why)
+        goal = pick_place.stack_goal(np.asarray(objects[target], dtype=np.float64))
+        return Goal(goal, obj, stack_on=target)
     if isinstance(target, str):
         if target not in places:
             raise GoalError(f"no pad named {target!r}; known: {', '.join(places)}")
@@ -115,3 +164,12 @@ def goal_from_positions(
         v = _vector(target, (2, 3))
         return Goal(np.array([v[0], v[1], push.CUBE_REST_Z]), obj)
     return Goal(_vector(target, (3,)), obj)
+
+
+def stack_state(state: SimState, target: ObjectPose | None) -> SimState:
+    """A stacking call's task state: marked as a ``stack`` episode (the task's stack
+    success rule applies), its goal on top of the target cube's live pose when known."""
+    goal = state.goal_pos
+    if target is not None:
+        goal = pick_place.stack_goal(np.asarray(target.position, dtype=np.float64)).reshape(1, 3)
+    return state._replace(goal_pos=goal, stack=np.ones(len(goal), dtype=bool))

@@ -35,7 +35,7 @@ from miles_ros.runtime.actions import (
     action_to_targets,
     target_lead,
 )
-from miles_ros.runtime.goals import Goal, GoalError, resolve_goal
+from miles_ros.runtime.goals import Goal, GoalError, resolve_goal, stack_state
 from miles_ros.runtime.homing import home_path, path_duration, path_target
 from miles_ros.runtime.library import RunnableSkill, SkillLibrary
 from miles_ros.runtime.observation import JointReading, ObjectPose, sim_state
@@ -246,6 +246,8 @@ class SkillExecutor:
                 reason = f"no pose for {run.goal.object_name!r}"
                 return TickResult(statuses=[self._finish("failed", reason, now)])
         state = sim_state(self.joints, run.goal.goal_pos, obj)
+        if run.goal.stack_on is not None:  # stacking: on the target cube's live pose
+            state = stack_state(state, self.objects.get(run.goal.stack_on))
         distance = _goal_distance(cfg.name, state)
         if bool(skill.task.success(state, cfg)[0]):
             return TickResult(statuses=[self._finish("succeeded", "", now, progress=1.0)])

@@ -32,8 +32,32 @@ def build_parser(prog: str = "miles eval") -> argparse.ArgumentParser:
         default=None,
         help="write env 0's first episodes as a GIF (PATH.gif) or PNG frames (a directory)",
     )
+    p.add_argument(
+        "--variant",
+        default=None,
+        help="evaluate only this episode variant of the task, one the skill card lists "
+        "(pick_place: pads, stack)",
+    )
     p.add_argument("--json", action="store_true", help="print one JSON object")
     return p
+
+
+def check_variant(skill: str, variant: str | None) -> str | None:
+    """Why ``variant`` cannot be evaluated for ``skill`` (None: it can, or no variant):
+    a skill with a card must list it under ``variants``; a run or checkpoint's task must
+    have it (checked with its task once loaded)."""
+    from policies.cards import SkillCardError, card_path, load_card
+
+    if variant is None or not card_path(skill).exists():
+        return None
+    try:
+        card = load_card(skill)
+    except SkillCardError as exc:
+        return str(exc)
+    if variant not in card.variants:
+        listed = ", ".join(card.variants) if card.variants else "none (its default episodes)"
+        return f"skill {card.name}'s card does not list variant {variant!r}; it lists {listed}"
+    return None
 
 
 def load_any_policy(skill: str, checkpoint: str = "best"):
@@ -70,6 +94,10 @@ def main(
     args = (parser or build_parser(prog)).parse_args(argv)
     if args.episodes < 1 or args.num_envs < 1:
         print(f"{prog}: --episodes and --num-envs must be >= 1", file=sys.stderr)
+        return 2
+    error = check_variant(args.skill, args.variant)
+    if error:
+        print(f"{prog}: --variant: {error}", file=sys.stderr)
         return 2
     from policies.commands._common import setup_logging, stdout_to_stderr
 
@@ -125,6 +153,15 @@ def _run(args, prog: str, env_options=None):
         if options is None:
             return None, None, None, {}
         kwargs, extra = options
+    if args.variant is not None:
+        from policies.evaluation import variant_config
+
+        try:
+            kwargs["config"] = variant_config(task, args.variant, kwargs.get("config"))
+        except ValueError as exc:
+            print(f"{prog}: --variant: {exc}", file=sys.stderr)
+            return None, None, None, {}
+        extra = {**extra, "variant": args.variant}
     result = evaluate(
         policy,
         task,

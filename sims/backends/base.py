@@ -19,6 +19,7 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 
+from sims.tasks import pick_place
 from sims.tasks.base import TaskConfig
 
 
@@ -27,12 +28,17 @@ class BatchedEnv(VectorEnv):
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP}
     backend_name = "base"
+    supports_stacking = False
+    """Runs pick_place stacking episodes (``TaskConfig.stack_fraction`` > 0): PyBullet."""
 
     def __init__(self, task_module, num_envs: int, config: TaskConfig | None = None):
         if not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs must be an integer >= 1, got {num_envs!r}")
         self.task = task_module
         self.cfg: TaskConfig = config if config is not None else task_module.CONFIG
+        pick_place.check_backend(
+            task_module.CONFIG.name, self.cfg, self.supports_stacking, self.backend_name
+        )
         self.num_envs = int(num_envs)
         self.obs_dim = task_module.LAYOUT.dim
         self.action_dim = self.cfg.action_dim

@@ -60,6 +60,7 @@ class HostPhysicsEnv(BatchedEnv):
             object_pos=np.zeros((n, 3)),
             object_yaw=np.zeros(n),
             goal_pos=np.zeros((n, 3)),
+            stack=np.zeros(n, dtype=bool),
         )
         self._arm_target = np.zeros((n, 7))
         self._steps = np.zeros(n, dtype=np.int64)

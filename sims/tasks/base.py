@@ -63,6 +63,11 @@ class TaskConfig:
     """Distance (m) under which the goal counts as reached (panda-gym uses 0.05)."""
     has_object: bool = False
     has_gripper: bool = False
+    stack_fraction: float = 0.0
+    """pick_place only: fraction of episodes (drawn per episode) whose target is a second
+    cube to stack the carried cube on (:mod:`sims.tasks.pick_place`, variant ``stack``); the
+    rest are the default ``pads`` episodes. Stacking needs cube-on-cube contact: PyBullet
+    only (other backends raise)."""
     randomization: DomainRandomization = field(default_factory=DomainRandomization)
 
     @property
@@ -81,6 +86,7 @@ class SimState(NamedTuple):
     object_pos: np.ndarray  # [N, 3] m, cube centre (zeros where the task has no object)
     object_yaw: np.ndarray  # [N] rad about z
     goal_pos: np.ndarray  # [N, 3] m
+    stack: np.ndarray | None = None  # [N] bool: pick_place stacking episodes (None: none)
 
 
 class ObservationLayout:

@@ -14,9 +14,30 @@ area as push; goal xy as push (0.10-0.25 m from the cube); goal z uniform in
 
 Reward: dense = -(3-D cube-goal distance) - ``REACH_WEIGHT`` * |tcp - cube|; sparse = -1
 until success, then 0. Success: 3-D cube-goal distance < ``success_threshold``.
+
+Variants (:data:`VARIANTS`, per episode; ``TaskConfig.stack_fraction`` of them stack):
+
+- ``pads`` (the default, every episode when ``stack_fraction`` is 0): the above.
+- ``stack``: the target is a second cube resting on the table where a pads goal would lie
+  (xy as above); the goal is the place pose on top of it (:func:`stack_goal`: its centre
+  one cube edge higher), following the target cube if it is pushed. Success
+  (:func:`stacked`): the carried cube's centre within ``STACK_XY_TOLERANCE`` (xy) of the
+  goal and within ``STACK_Z_TOLERANCE`` of its height (resting on the target cube), and
+  released: the fingers opened wider than ``STACK_RELEASE_WIDTH`` (a cube held above the
+  target, or dropped beside it, does not count). Dense reward: the pads reward, minus
+  ``RELEASE_WEIGHT`` while the cube is placed but still gripped. State: ``SimState.stack``.
+  Stacking needs real cube-on-cube contact: the PyBullet backend runs it; the numba
+  kernels' contact model has one cube and a table, so other backends refuse
+  ``stack_fraction > 0`` (:func:`check_backend`).
+
+The observation is the same in both variants (a policy cannot tell a stacking goal from
+an air goal at the same height; one trained for stacking needs the air goals kept out of
+the stacking band or a variant flag in its observation).
 """
 
 from __future__ import annotations
+
+import dataclasses
 
 import numpy as np
 
@@ -64,6 +85,20 @@ AIR_GOAL_PROBABILITY = 0.5
 REACH_WEIGHT = push.REACH_WEIGHT
 """Weight of the TCP-object distance in the dense reward."""
 
+VARIANTS = ("pads", "stack")
+"""Episode variants: ``pads`` (a point on the table or in the air), ``stack`` (on a cube)."""
+STACK_XY_TOLERANCE = 0.02
+"""Stack success: largest xy distance (m) of the carried cube's centre from the goal."""
+STACK_Z_TOLERANCE = 0.01
+"""Stack success: largest height difference (m) from resting on the target cube."""
+STACK_RELEASE_WIDTH = 0.07
+"""Stack success: the finger opening (m) above which the cube counts as released (PyBullet
+reads a gripped 4 cm cube as ~5.5 cm between the fingers; fully open is 8 cm)."""
+RELEASE_WEIGHT = 0.1
+"""Stack episodes: dense-reward penalty per step while the cube is placed but gripped."""
+PARKED_TARGET = np.array([0.0, 0.0, -1.0])
+"""Where a backend keeps the target cube in ``pads`` episodes (below the table, static)."""
+
 reset_distribution = push.reset_distribution
 sample_object_pose = push.sample_object_pose
 
@@ -89,6 +124,63 @@ def sample_reset(
     return q, pos, yaw, sample_goal(rng, n, pos)
 
 
+def check_variant(variant: str) -> str:
+    """``variant`` when it is one of :data:`VARIANTS`, else ValueError naming them."""
+    if variant not in VARIANTS:
+        raise ValueError(
+            f"unknown pick_place variant {variant!r}; choose one of {', '.join(VARIANTS)}"
+        )
+    return variant
+
+
+def variant_config(variant: str, cfg: TaskConfig = CONFIG) -> TaskConfig:
+    """``cfg`` running only ``variant`` episodes (``stack_fraction`` 0 or 1)."""
+    fraction = 1.0 if check_variant(variant) == "stack" else 0.0
+    return dataclasses.replace(cfg, stack_fraction=fraction)
+
+
+def check_backend(task_name: str, cfg: TaskConfig, stacking_supported: bool, backend: str):
+    """ValueError (before any work) when ``cfg`` asks for stacking episodes that this task
+    or ``backend`` cannot run."""
+    fraction = cfg.stack_fraction
+    if not (isinstance(fraction, (int, float)) and 0.0 <= fraction <= 1.0):
+        raise ValueError(f"stack_fraction must be a number in [0, 1], got {fraction!r}")
+    if fraction == 0:
+        return
+    if task_name != CONFIG.name:
+        raise ValueError(f"stack_fraction is a pick_place option; task {task_name!r} has none")
+    if not stacking_supported:
+        raise ValueError(
+            f"stacking episodes (stack_fraction {fraction}) run on the pybullet backend only, "
+            f"not {backend!r}: its contact model has one cube and a table"
+        )
+
+
+def stack_goal(target_pos: np.ndarray) -> np.ndarray:
+    """The place pose [..., 3] on top of target cubes [..., 3] (one cube edge higher)."""
+    goal = np.array(target_pos, dtype=np.float64)
+    goal[..., 2] += CUBE_SIZE
+    return goal
+
+
+def sample_stack(
+    rng: np.random.Generator, n: int, cfg: TaskConfig, goal: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Stacking episodes [n] bool (``cfg.stack_fraction`` of them), target cube centres
+    [n, 3] (resting on the table at the goals' xy; ``PARKED_TARGET`` in pads episodes) and
+    the goals [n, 3] (the place pose on the target cube where stacking). Draws nothing
+    when ``stack_fraction`` is 0, so pads-only episode sets are unchanged."""
+    stack = np.zeros(n, dtype=bool)
+    if cfg.stack_fraction > 0:
+        stack = rng.uniform(size=n) < cfg.stack_fraction
+    target = np.broadcast_to(PARKED_TARGET, (n, 3)).copy()
+    target[stack, :2] = goal[stack, :2]
+    target[stack, 2] = CUBE_REST_Z
+    goal = np.array(goal, dtype=np.float64)
+    goal[stack] = stack_goal(target[stack])
+    return stack, target, goal
+
+
 def observe(state: SimState) -> np.ndarray:
     """Observation [N, 32] float32 from the batched state."""
     return np.concatenate(
@@ -108,14 +200,40 @@ def observe(state: SimState) -> np.ndarray:
 
 
 def reward(state: SimState, cfg: TaskConfig = CONFIG, dense: bool = True) -> np.ndarray:
-    """Dense: -(3-D cube-goal distance) - REACH_WEIGHT * |tcp - cube|; sparse: -1 until
-    success, then 0."""
+    """Dense: -(3-D cube-goal distance) - REACH_WEIGHT * |tcp - cube| (stack episodes: minus
+    RELEASE_WEIGHT while placed but gripped); sparse: -1 until success, then 0."""
+    if not dense:
+        return -(~success(state, cfg)).astype(np.float64)
     d = goal_distance(state.object_pos, state.goal_pos)
-    if dense:
-        return -d - REACH_WEIGHT * goal_distance(state.tcp_pos, state.object_pos)
-    return -(d >= cfg.success_threshold).astype(np.float64)
+    out = -d - REACH_WEIGHT * goal_distance(state.tcp_pos, state.object_pos)
+    if _has_stack(state):
+        gripped = placed(state) & (state.finger_width <= STACK_RELEASE_WIDTH)
+        out = out - RELEASE_WEIGHT * (state.stack & gripped)
+    return out
+
+
+def placed(state: SimState) -> np.ndarray:
+    """True where the cube's centre is at the stack goal: within ``STACK_XY_TOLERANCE``
+    (xy) and ``STACK_Z_TOLERANCE`` (z) of it, gripped or not."""
+    offset = state.object_pos - state.goal_pos
+    xy = np.linalg.norm(offset[:, :2], axis=-1)
+    return (xy < STACK_XY_TOLERANCE) & (np.abs(offset[:, 2]) < STACK_Z_TOLERANCE)
+
+
+def stacked(state: SimState) -> np.ndarray:
+    """The stack variant's success: :func:`placed` and released (fingers opened wider than
+    ``STACK_RELEASE_WIDTH``)."""
+    return placed(state) & (state.finger_width > STACK_RELEASE_WIDTH)
 
 
 def success(state: SimState, cfg: TaskConfig = CONFIG) -> np.ndarray:
-    """True where the cube is within the threshold of the goal (3-D)."""
-    return goal_distance(state.object_pos, state.goal_pos) < cfg.success_threshold
+    """Pads episodes: the cube within the threshold of the goal (3-D); stack episodes
+    (``state.stack``): :func:`stacked`."""
+    pads = goal_distance(state.object_pos, state.goal_pos) < cfg.success_threshold
+    if not _has_stack(state):
+        return pads
+    return np.where(state.stack, stacked(state), pads)
+
+
+def _has_stack(state: SimState) -> bool:
+    return state.stack is not None and bool(np.any(state.stack))

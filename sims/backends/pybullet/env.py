@@ -23,6 +23,13 @@ command, before an episode's first actions). Observation noise (Gaussian,
 ``observation_noise_std``) is added to the measured joint, TCP and cube positions and
 the cube yaw before ``task.observe``.
 
+pick_place stacking episodes (``cfg.stack_fraction`` > 0, variant ``stack`` of
+:mod:`sims.tasks.pick_place`): each world also holds a target cube, resting where the
+episode's goal lies in a stacking episode and parked below the table otherwise; the
+goal of a stacking episode follows the measured target cube
+(:func:`~sims.tasks.pick_place.stack_goal`) and ``state.stack`` marks those episodes.
+Without stacking the worlds hold exactly the bodies they always held.
+
 ``motor_filters`` (one per env, in-process only) put a controller between each period's
 targets and the motors: ``f(substep, state_row, arm, finger) -> (arm, finger)`` every
 ``f.period_substeps`` physics steps, ``f.reset(state_row)`` at each episode start
@@ -36,15 +43,18 @@ same seed: all sampling happens in this process (:mod:`sims.backends.pybullet.ro
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from sims.backends.host import HostPhysicsEnv, control_substeps
 from sims.backends.pybullet.rows import sample_reset_rows, unpack_state_rows
 from sims.backends.pybullet.scene import DEFAULT_CAMERA, world_spec_from_scene
 from sims.backends.pybullet.workers import open_worlds, worker_count
-from sims.backends.pybullet.world import RESET_GOAL
+from sims.backends.pybullet.world import RESET_GOAL, RESET_TARGET_POS, STATE_TARGET_POS
 from sims.control import joint_targets
 from sims.scene import Scene, load_scene
+from sims.tasks import pick_place
 from sims.tasks.base import TaskConfig
 
 
@@ -74,6 +84,7 @@ class PyBulletEnv(HostPhysicsEnv):
     """
 
     backend_name = "pybullet"
+    supports_stacking = True
 
     def __init__(
         self,
@@ -106,6 +117,7 @@ class PyBulletEnv(HostPhysicsEnv):
 
         self._finger_target = np.zeros(n)
         self._all_ids = np.arange(n)
+        self._stacking = cfg.stack_fraction > 0
 
         spec = world_spec_from_scene(
             self.scene,
@@ -115,6 +127,8 @@ class PyBulletEnv(HostPhysicsEnv):
             substeps=self.substeps,
             scene_objects=scene_objects,
         )
+        if self._stacking:
+            spec = dataclasses.replace(spec, target_cube=True)
         self._worlds = open_worlds([spec] * n, self.num_workers, start_method, motor_filters)
         self.closed = False
 
@@ -125,6 +139,8 @@ class PyBulletEnv(HostPhysicsEnv):
             np.copyto(self._finger_target, finger)
         rows = self._worlds.step(self._arm_target, self._finger_target)
         unpack_state_rows(rows, self._all_ids, self.cfg.has_object, self._state)
+        if self._stacking:
+            self._follow_targets(rows, self._all_ids)
 
     def render(self, env_index: int = 0, width: int = 640, height: int = 480) -> np.ndarray:
         """RGB image [height, width, 3] uint8 of one env from the fixed camera."""
@@ -161,6 +177,13 @@ class PyBulletEnv(HostPhysicsEnv):
         return self._worlds.body_positions(int(env_index))
 
     # --- internals ---------------------------------------------------------------------
+    def _follow_targets(self, states: np.ndarray, ids: np.ndarray) -> None:
+        """Stacking episodes among ``ids``: the goal on top of the measured target cube."""
+        stack = self._state.stack[ids]
+        if stack.any():
+            target = states[stack, STATE_TARGET_POS : STATE_TARGET_POS + 3]
+            self._state.goal_pos[ids[stack]] = pick_place.stack_goal(target)
+
     def _check_index(self, env_index) -> None:
         if not isinstance(env_index, (int, np.integer)) or not 0 <= env_index < self.num_envs:
             raise IndexError(f"env_index must be in [0, {self.num_envs}), got {env_index!r}")
@@ -175,6 +198,9 @@ class PyBulletEnv(HostPhysicsEnv):
                 self.motor_filters[i].reset(states[k])
         self._state.goal_pos[ids] = rows[:, RESET_GOAL]
         unpack_state_rows(states, ids, self.cfg.has_object, self._state)
+        self._state.stack[ids] = rows[:, RESET_TARGET_POS][:, 2] >= 0.0
+        if self._stacking:
+            self._follow_targets(states, ids)
         self._steps[ids] = 0
         self._returns[ids] = 0.0
         self._history[ids] = 0.0

@@ -20,6 +20,7 @@ from sims.backends.pybullet.world import (
     RESET_GOAL,
     RESET_JOINT_POS,
     RESET_TABLE_FRICTION,
+    RESET_TARGET_POS,
     STATE_CUBE_POS,
     STATE_CUBE_YAW,
     STATE_FINGER_WIDTH,
@@ -28,6 +29,7 @@ from sims.backends.pybullet.world import (
     TABLE_LATERAL_FRICTION,
 )
 from sims.robots import panda
+from sims.tasks import pick_place
 from sims.tasks.base import SimState, TaskConfig
 
 
@@ -68,12 +70,17 @@ def sample_reset_rows(
     task, cfg: TaskConfig, rng: np.random.Generator, n: int, cube_mass: float, max_delay: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Reset rows [n, RESET_DIM], (friction, mass) scales [n, 2] and action delays [n] (in
-    0..``max_delay``) of ``n`` new episodes of ``task``; ``cube_mass`` is the nominal mass."""
+    0..``max_delay``) of ``n`` new episodes of ``task``; ``cube_mass`` is the nominal mass.
+    The target cube is parked (z < 0) except in pick_place stacking episodes
+    (``cfg.stack_fraction``, :func:`sims.tasks.pick_place.sample_stack`)."""
     rows = np.zeros((n, RESET_DIM))
+    rows[:, RESET_TARGET_POS] = pick_place.PARKED_TARGET
     if hasattr(task, "sample_reset"):
         q, pos, yaw, goal = task.sample_reset(rng, n, cfg)
         rows[:, RESET_CUBE_POS] = pos
         rows[:, RESET_CUBE_YAW] = yaw
+        if cfg.stack_fraction > 0:
+            _, rows[:, RESET_TARGET_POS], goal = task.sample_stack(rng, n, cfg, goal)
     else:
         q = task.reset_distribution(rng, n, cfg)
         goal = task.sample_goal(rng, n)

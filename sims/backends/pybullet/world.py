@@ -6,9 +6,11 @@ actions into joint targets and states into observations; a world only applies ta
 steps physics and reports raw state rows.
 
 State row layout (float64, ``STATE_DIM``): joint positions (7), joint velocities (7),
-finger width (1), cube centre (3), cube yaw (1).
+finger width (1), cube centre (3), cube yaw (1), target cube centre (3; zeros without one).
 Reset row layout (float64, ``RESET_DIM``): joint positions (7), finger position per
-finger (1), cube centre (3), cube yaw (1), goal (3), cube mass (1), table friction (1).
+finger (1), cube centre (3), cube yaw (1), goal (3), cube mass (1), table friction (1),
+target cube centre (3: pick_place stacking episodes; ``z < 0``: parked below the table,
+static).
 The ``STATE_*`` and ``RESET_*`` offsets below name these columns.
 """
 
@@ -28,7 +30,8 @@ STATE_JOINT_VEL = 7
 STATE_FINGER_WIDTH = 14
 STATE_CUBE_POS = 15
 STATE_CUBE_YAW = 18
-STATE_DIM = 19
+STATE_TARGET_POS = 19
+STATE_DIM = 22
 
 # --- Reset row: read by BulletWorld.reset ----------------------------------------------
 RESET_JOINT_POS = slice(0, 7)
@@ -38,7 +41,8 @@ RESET_CUBE_YAW = 11
 RESET_GOAL = slice(12, 15)
 RESET_CUBE_MASS = 15
 RESET_TABLE_FRICTION = 16
-RESET_DIM = 17
+RESET_TARGET_POS = slice(17, 20)
+RESET_DIM = 20
 
 CUBE_LATERAL_FRICTION = 0.5
 """Cube's own friction coefficient; PyBullet multiplies the two bodies' coefficients."""
@@ -86,6 +90,11 @@ class WorldSpec:
         tuple[str, tuple[float, float, float], tuple[float, float], tuple[float, ...]], ...
     ] = ()
     """Visual-only pads (name, position, size xy, RGBA) lying on the table."""
+    target_cube: bool = False
+    """Also load a second dynamic cube, the target of pick_place stacking episodes (off by
+    default: worlds without stacking hold exactly the bodies they always held)."""
+    target_cube_color: tuple[float, float, float, float] = (0.15, 0.30, 0.85, 1.0)
+    """Target cube RGBA."""
 
 
 def yaw_from_quaternion(x: float, y: float, z: float, w: float) -> float:
@@ -158,6 +167,9 @@ class BulletWorld:
         self.cube = -1
         if spec.has_object:
             self.cube = self._make_cube((0.45, 0.0, spec.cube_size / 2), spec.cube_color)
+        self.target = -1
+        if spec.target_cube:
+            self.target = self._make_cube((0.0, 0.0, -1.0), spec.target_cube_color)
         self.goal_marker = p.createMultiBody(
             baseMass=0.0,
             baseCollisionShapeIndex=-1,
@@ -171,7 +183,7 @@ class BulletWorld:
             physicsClientId=cid,
         )
         self.decor: dict[str, int] = {}
-        self._free_bodies: list[int] = [self.cube] if self.cube >= 0 else []
+        self._free_bodies: list[int] = [b for b in (self.cube, self.target) if b >= 0]
         for name, position, color in spec.decor_cubes:
             self.decor[name] = self._make_cube(position, color)
             self._free_bodies.append(self.decor[name])
@@ -241,9 +253,23 @@ class BulletWorld:
             p.changeDynamics(self.cube, -1, mass=float(row[RESET_CUBE_MASS]), physicsClientId=cid)
             friction = float(row[RESET_TABLE_FRICTION])
             p.changeDynamics(self.table, -1, lateralFriction=friction, physicsClientId=cid)
+        if self.target >= 0:
+            self._place_target(row)
         self.set_goal(row[RESET_GOAL])
         self.apply_targets(q, finger)
         return self.read_state()
+
+    def _place_target(self, row: np.ndarray) -> None:
+        """The target cube where the reset row puts it: resting (dynamic, the cube's mass),
+        or parked below the table as a static body (``z < 0``: a pads episode)."""
+        cid, body = self.client, self.target
+        x, y, z = (float(v) for v in row[RESET_TARGET_POS])
+        mass = float(row[RESET_CUBE_MASS]) if z >= 0 else 0.0
+        p.changeDynamics(body, -1, mass=mass, physicsClientId=cid)
+        p.resetBasePositionAndOrientation(
+            body, [x, y, z], [0.0, 0.0, 0.0, 1.0], physicsClientId=cid
+        )
+        p.resetBaseVelocity(body, [0.0, 0.0, 0.0], [0.0, 0.0, 0.0], physicsClientId=cid)
 
     def set_goal(self, goal) -> None:
         """Move the (visual-only) goal marker."""
@@ -307,6 +333,9 @@ class BulletWorld:
             pos, quat = p.getBasePositionAndOrientation(self.cube, physicsClientId=cid)
             row[STATE_CUBE_POS : STATE_CUBE_POS + 3] = pos
             row[STATE_CUBE_YAW] = yaw_from_quaternion(*quat)
+        if self.target >= 0:
+            pos, _ = p.getBasePositionAndOrientation(self.target, physicsClientId=cid)
+            row[STATE_TARGET_POS : STATE_TARGET_POS + 3] = pos
         return row
 
     # --- extras ------------------------------------------------------------------------

@@ -1,0 +1,64 @@
+"""``miles eval --variant``: a variant the skill's card lists runs only those episodes; one
+it does not list, or one its task lacks, is a clear error before any work."""
+
+import dataclasses
+
+import pytest
+
+from miles_ros.commands import evaluate as miles_eval
+from policies.commands import evaluate as base
+from policies.evaluation import variant_config
+from sims.tasks import pick_place
+
+
+@pytest.fixture
+def no_work(monkeypatch):
+    """Fail the test if the command loads a policy or builds an env."""
+
+    def forbidden(*args, **kwargs):
+        raise AssertionError("work started before the variant was checked")
+
+    monkeypatch.setattr(base, "load_any_policy", forbidden)
+    monkeypatch.setattr("policies.evaluation.evaluate", forbidden)
+
+
+@pytest.mark.parametrize(
+    "skill,variant,words",
+    [
+        ("pick_place", "tower", ["does not list variant 'tower'", "pads, stack"]),
+        ("reach", "stack", ["reach's card does not list variant 'stack'", "none"]),
+        ("push", "pads", ["push's card does not list"]),
+    ],
+)
+def test_a_variant_the_card_does_not_list_is_an_error_before_any_work(
+    skill, variant, words, no_work, capsys
+):
+    assert miles_eval.main([skill, "--variant", variant, "--episodes", "1"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("miles eval: --variant:")
+    for word in words:
+        assert word in err, err
+
+
+def test_variant_config_sets_the_episode_mix_or_names_the_task_variants():
+    stack = variant_config("pick_place", "stack")
+    assert stack.stack_fraction == 1.0 and stack.episode_steps == pick_place.CONFIG.episode_steps
+    longer = dataclasses.replace(pick_place.CONFIG, episode_steps=300)
+    assert variant_config("pick_place", "pads", longer) == longer  # keeps the given config
+    with pytest.raises(ValueError, match="its variants: pads, stack"):
+        variant_config("pick_place", "tower")
+    with pytest.raises(ValueError, match="task push has no episode variant 'stack' .it has none"):
+        variant_config("push", "stack")
+
+
+def test_the_stack_variant_runs_stacking_episodes(monkeypatch, capsys):
+    seen = {}
+
+    def fake_evaluate(policy, task, **kwargs):
+        seen.update(kwargs, task=task)
+        raise SystemExit(0)
+
+    monkeypatch.setattr("policies.evaluation.evaluate", fake_evaluate)
+    with pytest.raises(SystemExit):
+        miles_eval.main(["pick_place", "--variant", "stack", "--episodes", "1"])
+    assert seen["task"] == "pick_place" and seen["config"].stack_fraction == 1.0
