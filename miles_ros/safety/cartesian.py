@@ -35,8 +35,12 @@ arm at a boundary (no standoff), that exception let the adversarial stream of
 ``bench/safety.py`` find 387 workspace violations in 20 s; with the standoff it finds
 none.
 
-Only the TCP point is checked (not the links or the hand's volume); ``zone_padding``
-grows every zone and shrinks the workspace to leave room for them.
+Whole arm: the same rules (the ball no deeper than before, the point standoff, the
+recovery step) apply to the link spheres of :mod:`miles_ros.safety.links`, each with
+its own braking ball; the geometric margin of a candidate is the smaller of the TCP's
+and the worst sphere's. The TCP is also checked along its segment; the spheres at each
+output (a sphere moves less in one period than its braking ball grows at any speed that
+matters). ``zone_padding`` grows every zone and shrinks the workspace.
 """
 
 from __future__ import annotations
@@ -47,6 +51,7 @@ import numpy as np
 from numba import njit
 
 from miles_ros.safety.kinematics import braking_radius, tcp_position_into
+from miles_ros.safety.links import link_clearance
 from miles_ros.safety.shaping import (
     CARTESIAN,
     ENV_HI,
@@ -84,9 +89,26 @@ by the speed cap (the output is then at most 2 % slower than it could be)."""
 
 @njit(cache=True)
 def _evaluate(
-    js, q_new, v_new, a_new, p_prev, c_floor, d_prev, h, speed_cap, ws, boxes, spheres, pad, p
+    js,
+    q_new,
+    v_new,
+    a_new,
+    p_prev,
+    c_floor,
+    d_prev,
+    h,
+    speed_cap,
+    ws,
+    boxes,
+    spheres,
+    pad,
+    p,
+    lk,
+    link_prev,
+    link_out,
 ):
-    """Check one candidate; writes its TCP position into ``p``.
+    """Check one candidate; writes its TCP position into ``p`` and its links' (ball,
+    point) clearance into ``link_out`` [2] (``link_prev``: the previous output's).
 
     Returns (code, margin, speed, clearance, point clearance, geometric margin): code 0 =
     acceptable; margin (m) >= 0 when both the TCP step (speed cap * h) and the geometric
@@ -106,6 +128,16 @@ def _evaluate(
     # supervisor, or drifts in while braking hard): a small step out of it.
     if d_prev < STANDOFF:
         geom = max(normal, min(RECOVERY_RADIUS - r, d - d_prev + 1e-12))
+    # The same rules for the worst link sphere.
+    lc, ld, lr = link_clearance(q_new, v_new, a_new, js, ws, boxes, spheres, pad, lk)
+    link_out[0] = lc
+    link_out[1] = ld
+    if lc < 1e299:
+        l_floor = min(link_prev[0], 0.0) - 1e-12
+        l_geom = min(lc - l_floor, ld - min(link_prev[1], STANDOFF) + 1e-12)
+        if link_prev[1] < STANDOFF:
+            l_geom = max(l_geom, min(RECOVERY_RADIUS - lr, ld - link_prev[1] + 1e-12))
+        geom = min(geom, l_geom)
     dx = p[0] - p_prev[0]
     dy = p[1] - p_prev[1]
     dz = p[2] - p_prev[2]
@@ -147,7 +179,7 @@ def _blend(js, h, out, brake, s, qv, vv, av):
 
 @njit(cache=True)
 def cartesian_filter(
-    js, h, out, brake, p_prev, c_prev, speed_cap, ws, boxes, spheres, pad, res, d_prev=1e300
+    js, h, out, brake, p_prev, c_prev, speed_cap, ws, boxes, spheres, pad, res, d_prev, lk
 ):
     """Accept ``out`` or replace it by the largest acceptable blend toward the braking output.
 
@@ -155,13 +187,17 @@ def cartesian_filter(
     only when ``out`` fails). The blend factor is searched by false position (Illinois)
     on the continuous margin, keeping the best acceptable factor found. ``c_prev`` and
     ``d_prev``: the ball's and the TCP point's clearance at the previous output. ``res``
-    [8] receives (blend factor s, clearance, px, py, pz) of the chosen output in
-    ``res[0:5]`` and its point clearance in ``res[7]``. Returns the code of the check that
-    bound (0 when ``out`` passed unchanged).
+    [10] receives (blend factor s, clearance, px, py, pz) of the chosen output in
+    ``res[0:5]``, its point clearance in ``res[7]`` and its links' (ball, point)
+    clearance in ``res[8:10]``, whose previous values it reads first; ``lk``: the link
+    context (:func:`miles_ros.safety.links.link_context`). Returns the code of the check
+    that bound (0 when ``out`` passed unchanged).
     """
     n = js.shape[0]
     c_floor = min(c_prev, 0.0) - 1e-12
     p = np.empty(3)
+    link_prev = res[8:10].copy()
+    link_out = np.empty(2)
     code, m_hi, speed, c, d, _ = _evaluate(
         js,
         out[:, OUT_Q],
@@ -177,12 +213,16 @@ def cartesian_filter(
         spheres,
         pad,
         p,
+        lk,
+        link_prev,
+        link_out,
     )
     if code == 0:
         res[0] = 1.0
         res[1] = c
         res[2:5] = p
         res[7] = d
+        res[8:10] = link_out
         return 0
     first_code = code
     p_cand = p.copy()
@@ -204,8 +244,12 @@ def cartesian_filter(
         spheres,
         pad,
         p,
+        lk,
+        link_prev,
+        link_out,
     )
     best_p = p.copy()
+    best_l = link_out.copy()
     cap = max(speed_cap, bspeed)
     qv = np.empty(n)
     vv = np.empty(n)
@@ -232,11 +276,28 @@ def cartesian_filter(
         s = min(max(s, s_lo + 1e-3 * (s_hi - s_lo)), s_hi - 1e-3 * (s_hi - s_lo))
         _blend(js, h, out, brake, s, qv, vv, av)
         code, m, speed, c, d, _ = _evaluate(
-            js, qv, vv, av, p_prev, c_floor, d_prev, h, cap, ws, boxes, spheres, pad, p
+            js,
+            qv,
+            vv,
+            av,
+            p_prev,
+            c_floor,
+            d_prev,
+            h,
+            cap,
+            ws,
+            boxes,
+            spheres,
+            pad,
+            p,
+            lk,
+            link_prev,
+            link_out,
         )
         if code == 0:
             best_s, best_c, best_d = s, c, d
             best_p[:] = p
+            best_l[:] = link_out
             s_lo, m_lo = s, m
             if side == 1:
                 m_hi *= 0.5  # Illinois: keep the other end from stalling the secant
@@ -262,6 +323,7 @@ def cartesian_filter(
     res[1] = best_c
     res[2:5] = best_p
     res[7] = best_d
+    res[8:10] = best_l
     return first_code
 
 
@@ -282,15 +344,17 @@ def supervise_step(
     spheres,
     pad,
     res,
-    d_prev=1e300,
+    d_prev,
+    lk,
 ):
     """One complete check: shape every joint, apply the Cartesian limits (unless stopping),
     then advance the state in ``js`` to the new output (and its stop envelope).
 
     ``c_prev``/``d_prev``: the braking ball's/TCP point's clearance at the previous output
-    (``d_prev`` defaults to clear). ``res`` [8] receives (blend factor, clearance, px, py,
-    pz, fallback joints, still, point clearance). Returns the Cartesian code (0 when the
-    Cartesian checks did not intervene).
+    ``res`` [10] receives (blend factor, clearance, px, py, pz, fallback joints, still,
+    point clearance, links' ball clearance, links' point clearance) and holds the
+    previous output's link clearances on entry; ``lk``: the link context. Returns the
+    Cartesian code (0 when the Cartesian checks did not intervene).
     """
     n_fallback = shape_step(js, h, stop_mode, scale_mode, out, work)
     code = 0
@@ -301,9 +365,27 @@ def supervise_step(
         res[7] = clearance(p, 0.0, ws, boxes, spheres, pad)
         res[1] = res[7] - braking_radius(js, out[:, OUT_V], out[:, OUT_A])
         res[2:5] = p
+        lc, ld, _ = link_clearance(
+            out[:, OUT_Q], out[:, OUT_V], out[:, OUT_A], js, ws, boxes, spheres, pad, lk
+        )
+        res[8] = lc
+        res[9] = ld
     else:
         code = cartesian_filter(
-            js, h, out, scratch, p_prev, c_prev, speed_cap, ws, boxes, spheres, pad, res, d_prev
+            js,
+            h,
+            out,
+            scratch,
+            p_prev,
+            c_prev,
+            speed_cap,
+            ws,
+            boxes,
+            spheres,
+            pad,
+            res,
+            d_prev,
+            lk,
         )
     still = 1.0
     env = np.empty(2)

@@ -46,6 +46,7 @@ from miles_ros.safety.cartesian import supervise_step
 from miles_ros.safety.config import SafetyConfig
 from miles_ros.safety.fingers import FingerCommand
 from miles_ros.safety.kinematics import braking_radius, lipschitz_radii, tcp_position
+from miles_ros.safety.links import link_clearance, link_context
 from miles_ros.safety.permissions import PermissionDecision, PermissionPolicy
 from miles_ros.safety.requests import FAULT_KINDS, Command, JointRequest, RequestGate
 from miles_ros.safety.zones import clearance, parse_zone, zone_arrays
@@ -75,7 +76,10 @@ class SafetySupervisor:
         self._brake = np.zeros((n, 4))
         self._work = np.zeros((n, 6))
         self._env = np.zeros(2)
-        self._res = np.zeros(8)
+        self._res = np.zeros(10)
+        self._lk = link_context(
+            config.link_checks, config.table_height, config.link_workspace_margin
+        )
         self._band_widened = False
         self._ws = np.array(tuple(config.workspace_min) + tuple(config.workspace_max), float)
         self._base_zones = tuple(parse_zone(spec)[0] for spec in config.keepout_zones)
@@ -317,6 +321,7 @@ class SafetySupervisor:
             self.config.zone_padding,
             res,
             self._d_prev,
+            self._lk,
         )
         self._p_prev = res[2:5].copy()
         self._c_prev = float(res[1])
@@ -418,11 +423,16 @@ class SafetySupervisor:
         return np.clip(self._target + self._stream_velocity * lead, js[:, sh.LO], js[:, sh.HI])
 
     def _clearance_now(self) -> tuple[float, float]:
-        """(braking ball, TCP point) clearance of the output state."""
+        """(braking ball, TCP point) clearance of the output state; its link spheres' (ball,
+        point) clearance goes where the next step reads it (``res[8:10]``)."""
         js = self._js
-        radius = braking_radius(js, js[:, sh.V].copy(), js[:, sh.A].copy())
-        p = tcp_position(js[:, sh.Q].copy())
-        point = clearance(p, 0.0, self._ws, self._boxes, self._spheres, self.config.zone_padding)
+        q, v, a = js[:, sh.Q].copy(), js[:, sh.V].copy(), js[:, sh.A].copy()
+        radius = braking_radius(js, v, a)
+        p = tcp_position(q)
+        pad = self.config.zone_padding
+        point = clearance(p, 0.0, self._ws, self._boxes, self._spheres, pad)
+        links = link_clearance(q, v, a, js, self._ws, self._boxes, self._spheres, pad, self._lk)
+        self._res[8:10] = links[:2]
         return point - radius, point
 
     def _begin_stop(self) -> None:
