@@ -104,11 +104,10 @@ def _evaluate(
     pad,
     p,
     lk,
-    link_prev,
     link_out,
 ):
     """Check one candidate; writes its TCP position into ``p`` and its links' (ball,
-    point) clearance into ``link_out`` [2] (``link_prev``: the previous output's).
+    point) clearance into ``link_out`` [2] (each sphere's rows into ``lk``).
 
     Returns (code, margin, speed, clearance, point clearance, geometric margin): code 0 =
     acceptable; margin (m) >= 0 when both the TCP step (speed cap * h) and the geometric
@@ -128,16 +127,12 @@ def _evaluate(
     # supervisor, or drifts in while braking hard): a small step out of it.
     if d_prev < STANDOFF:
         geom = max(normal, min(RECOVERY_RADIUS - r, d - d_prev + 1e-12))
-    # The same rules for the worst link sphere.
-    lc, ld, lr = link_clearance(q_new, v_new, a_new, js, ws, boxes, spheres, pad, lk)
+    # The same rules for every link sphere, each against its own previous clearances.
+    lc, ld, _ = link_clearance(q_new, v_new, a_new, js, ws, boxes, spheres, pad, lk)
     link_out[0] = lc
     link_out[1] = ld
     if lc < 1e299:
-        l_floor = min(link_prev[0], 0.0) - 1e-12
-        l_geom = min(lc - l_floor, ld - min(link_prev[1], STANDOFF) + 1e-12)
-        if link_prev[1] < STANDOFF:
-            l_geom = max(l_geom, min(RECOVERY_RADIUS - lr, ld - link_prev[1] + 1e-12))
-        geom = min(geom, l_geom)
+        geom = min(geom, _link_geom(lk))
     dx = p[0] - p_prev[0]
     dy = p[1] - p_prev[1]
     dz = p[2] - p_prev[2]
@@ -151,6 +146,26 @@ def _evaluate(
     elif step > speed_cap * h:
         code = TCP_SPEED
     return code, margin, step / h, c, d, geom
+
+
+@njit(cache=True)
+def _link_geom(lk):
+    """The geometric margin of the link spheres (the candidate's rows of ``lk`` against
+    the previous output's): per sphere, its ball no deeper than before and its point out
+    of the standoff band, or, for a sphere whose point was in the band or a violation, a
+    recovery step (small ball, point no closer); the worst sphere's."""
+    flags, prev, cur = lk[0], lk[5], lk[6]
+    geom = 1e300
+    for s in range(flags.shape[0]):
+        if flags[s, 0] == 0.0:
+            continue
+        c, d, r = cur[s, 0], cur[s, 1], cur[s, 2]
+        c_floor = min(prev[s, 0], 0.0) - 1e-12
+        g = min(c - c_floor, d - min(prev[s, 1], STANDOFF) + 1e-12)
+        if prev[s, 1] < STANDOFF:
+            g = max(g, min(RECOVERY_RADIUS - r, d - prev[s, 1] + 1e-12))
+        geom = min(geom, g)
+    return geom
 
 
 @njit(cache=True)
@@ -196,8 +211,8 @@ def cartesian_filter(
     n = js.shape[0]
     c_floor = min(c_prev, 0.0) - 1e-12
     p = np.empty(3)
-    link_prev = res[8:10].copy()
     link_out = np.empty(2)
+    prev_rows, cur_rows, best_rows = lk[5], lk[6], lk[7]
     code, m_hi, speed, c, d, _ = _evaluate(
         js,
         out[:, OUT_Q],
@@ -214,7 +229,6 @@ def cartesian_filter(
         pad,
         p,
         lk,
-        link_prev,
         link_out,
     )
     if code == 0:
@@ -223,6 +237,7 @@ def cartesian_filter(
         res[2:5] = p
         res[7] = d
         res[8:10] = link_out
+        prev_rows[:] = cur_rows
         return 0
     first_code = code
     p_cand = p.copy()
@@ -245,11 +260,11 @@ def cartesian_filter(
         pad,
         p,
         lk,
-        link_prev,
         link_out,
     )
     best_p = p.copy()
     best_l = link_out.copy()
+    best_rows[:] = cur_rows
     cap = max(speed_cap, bspeed)
     qv = np.empty(n)
     vv = np.empty(n)
@@ -291,13 +306,13 @@ def cartesian_filter(
             pad,
             p,
             lk,
-            link_prev,
             link_out,
         )
         if code == 0:
             best_s, best_c, best_d = s, c, d
             best_p[:] = p
             best_l[:] = link_out
+            best_rows[:] = cur_rows
             s_lo, m_lo = s, m
             if side == 1:
                 m_hi *= 0.5  # Illinois: keep the other end from stalling the secant
@@ -324,6 +339,7 @@ def cartesian_filter(
     res[2:5] = best_p
     res[7] = best_d
     res[8:10] = best_l
+    prev_rows[:] = best_rows
     return first_code
 
 
@@ -370,6 +386,7 @@ def supervise_step(
         )
         res[8] = lc
         res[9] = ld
+        lk[5][:] = lk[6]
     else:
         code = cartesian_filter(
             js,

@@ -55,13 +55,21 @@ def link_flags(enabled: bool = True) -> np.ndarray:
 
 def link_context(enabled: bool, table_height: float, workspace_margin: float) -> tuple:
     """The tuple the Cartesian kernels take: (flags [S, 2], [table height, workspace
-    margin], scratch frames [9, 4, 4], scratch centres [S, 3], scratch travel [7])."""
+    margin], scratch frames [9, 4, 4], scratch centres [S, 3], scratch travel [7], and
+    per sphere [S, 3] (ball clearance, point clearance, braking radius): the previous
+    output's, the candidate's, the best candidate's)."""
+    n = ps.NUM_SPHERES
+    prev = np.full((n, 3), 1e300)
+    prev[:, 2] = 0.0
     return (
         link_flags(enabled),
         np.array([table_height, workspace_margin], dtype=np.float64),
         np.empty((9, 4, 4)),
-        np.empty((ps.NUM_SPHERES, 3)),
+        np.empty((n, 3)),
         np.empty(7),
+        prev,
+        prev.copy(),
+        prev.copy(),
     )
 
 
@@ -83,8 +91,9 @@ def link_clearance(q, v, a, js, ws, boxes, spheres, pad, lk):
     """(ball clearance, point clearance, largest braking radius) of the checked spheres
     at arm positions ``q`` moving at ``v``/``a`` [7]: the worst margin of a sphere grown
     by its braking radius, the worst margin of the spheres themselves, and the largest
-    braking radius. (1e300, 1e300, 0) when no sphere is checked."""
-    flags, table, frames, centres, travel = lk
+    braking radius. (1e300, 1e300, 0) when no sphere is checked. Each sphere's (ball,
+    point, braking radius) goes into the context's candidate rows (``lk[6]``)."""
+    flags, table, frames, centres, travel, _, cur, _ = lk
     if flags.shape[0] == 0 or flags[:, ENV].max() == 0.0:
         return 1e300, 1e300, 0.0
     ps.sphere_centers_into(q, frames, centres)
@@ -110,6 +119,9 @@ def link_clearance(q, v, a, js, ws, boxes, spheres, pad, lk):
             table[0],
             table[1],
         )
+        cur[s, 0] = d - r
+        cur[s, 1] = d
+        cur[s, 2] = r
         point = min(point, d)
         ball = min(ball, d - r)
         largest = max(largest, r)
