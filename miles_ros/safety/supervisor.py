@@ -27,7 +27,7 @@ The pieces that do not touch the mode live beside it: request checks and joint l
 (:mod:`~miles_ros.safety.requests`), the fingers (:mod:`~miles_ros.safety.fingers`), the
 per-joint kernel state (:mod:`~miles_ros.safety.shaping`), the one-period check
 (:mod:`~miles_ros.safety.cartesian`), the audit trail (:mod:`~miles_ros.safety.audit`).
-The class itself stays whole (~570 lines): every transition (request, watchdog, e-stop,
+The class itself stays whole (~580 lines): every transition (request, watchdog, e-stop,
 reset, skill) reads and writes the same output state, so a split would scatter the mode
 logic over modules.
 """
