@@ -1,5 +1,6 @@
 """The safety supervisor's core (no ROS): joint limits with braking, Cartesian zones and
-speed cap through forward kinematics, watchdog, e-stop latch with a controlled stop,
+speed cap through forward kinematics (the TCP and every link sphere), separation from
+peer arms, watchdog, e-stop latch with a controlled stop,
 request validation, skill permission tags and an audit trail.
 
 The node ``miles_ros/ros/safety_node.py`` is a thin rclpy adapter over
@@ -15,6 +16,7 @@ from miles_ros.safety.permissions import (
     PermissionPolicy,
     check_skill_permission,
 )
+from miles_ros.safety.separation import Occupancy, PeerMonitor, SeparationConfig
 from miles_ros.safety.supervisor import Command, JointRequest, SafetySupervisor
 
 __all__ = [
@@ -23,10 +25,13 @@ __all__ = [
     "Intervention",
     "JointLimits",
     "JointRequest",
+    "Occupancy",
+    "PeerMonitor",
     "PermissionDecision",
     "PermissionPolicy",
     "SafetyConfig",
     "SafetyNodeNames",
+    "SeparationConfig",
     "SafetySupervisor",
     "Violations",
     "check_commands",

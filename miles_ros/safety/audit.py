@@ -25,9 +25,11 @@ _UNTHROTTLED = frozenset(
         "resume",
         "skill",
         "tracking_reset",
+        "peer_stop",
+        "peer_fresh",
     }
 )
-NOT_INTERVENTIONS = frozenset({"estop_input", "reset", "resume", "skill"})
+NOT_INTERVENTIONS = frozenset({"estop_input", "reset", "resume", "skill", "peer_fresh"})
 """Kinds written to the trail for context but not counted as interventions."""
 
 

@@ -35,8 +35,15 @@ arm at a boundary (no standoff), that exception let the adversarial stream of
 ``bench/safety.py`` find 387 workspace violations in 20 s; with the standoff it finds
 none.
 
-Only the TCP point is checked (not the links or the hand's volume); ``zone_padding``
-grows every zone and shrinks the workspace to leave room for them.
+Whole arm: the same rules (the ball no deeper than before, the point standoff, the
+recovery step) apply to the link spheres of :mod:`miles_ros.safety.links`, each with
+its own braking ball; the geometric margin of a candidate is the smaller of the TCP's
+and the worst sphere's. The TCP is also checked along its segment; the spheres at each
+output (a sphere moves less in one period than its braking ball grows at any speed that
+matters). ``zone_padding`` grows every zone and shrinks the workspace.
+
+The module stays whole (~420 lines): the candidate check, the blend search and the
+link rule read and write the same per-candidate state.
 """
 
 from __future__ import annotations
@@ -47,6 +54,7 @@ import numpy as np
 from numba import njit
 
 from miles_ros.safety.kinematics import braking_radius, tcp_position_into
+from miles_ros.safety.links import link_clearance
 from miles_ros.safety.shaping import (
     CARTESIAN,
     ENV_HI,
@@ -84,9 +92,25 @@ by the speed cap (the output is then at most 2 % slower than it could be)."""
 
 @njit(cache=True)
 def _evaluate(
-    js, q_new, v_new, a_new, p_prev, c_floor, d_prev, h, speed_cap, ws, boxes, spheres, pad, p
+    js,
+    q_new,
+    v_new,
+    a_new,
+    p_prev,
+    c_floor,
+    d_prev,
+    h,
+    speed_cap,
+    ws,
+    boxes,
+    spheres,
+    pad,
+    p,
+    lk,
+    link_out,
 ):
-    """Check one candidate; writes its TCP position into ``p``.
+    """Check one candidate; writes its TCP position into ``p`` and its links' (ball,
+    point) clearance into ``link_out`` [2] (each sphere's rows into ``lk``).
 
     Returns (code, margin, speed, clearance, point clearance, geometric margin): code 0 =
     acceptable; margin (m) >= 0 when both the TCP step (speed cap * h) and the geometric
@@ -106,6 +130,12 @@ def _evaluate(
     # supervisor, or drifts in while braking hard): a small step out of it.
     if d_prev < STANDOFF:
         geom = max(normal, min(RECOVERY_RADIUS - r, d - d_prev + 1e-12))
+    # The same rules for every link sphere, each against its own previous clearances.
+    lc, ld, _ = link_clearance(q_new, v_new, a_new, js, ws, boxes, spheres, pad, lk)
+    link_out[0] = lc
+    link_out[1] = ld
+    if lc < 1e299:
+        geom = min(geom, _link_geom(lk))
     dx = p[0] - p_prev[0]
     dy = p[1] - p_prev[1]
     dz = p[2] - p_prev[2]
@@ -119,6 +149,26 @@ def _evaluate(
     elif step > speed_cap * h:
         code = TCP_SPEED
     return code, margin, step / h, c, d, geom
+
+
+@njit(cache=True)
+def _link_geom(lk):
+    """The geometric margin of the link spheres (the candidate's rows of ``lk`` against
+    the previous output's): per sphere, its ball no deeper than before and its point out
+    of the standoff band, or, for a sphere whose point was in the band or a violation, a
+    recovery step (small ball, point no closer); the worst sphere's."""
+    flags, prev, cur = lk[0], lk[5], lk[6]
+    geom = 1e300
+    for s in range(flags.shape[0]):
+        if flags[s, 0] == 0.0:
+            continue
+        c, d, r = cur[s, 0], cur[s, 1], cur[s, 2]
+        c_floor = min(prev[s, 0], 0.0) - 1e-12
+        g = min(c - c_floor, d - min(prev[s, 1], STANDOFF) + 1e-12)
+        if prev[s, 1] < STANDOFF:
+            g = max(g, min(RECOVERY_RADIUS - r, d - prev[s, 1] + 1e-12))
+        geom = min(geom, g)
+    return geom
 
 
 @njit(cache=True)
@@ -147,7 +197,7 @@ def _blend(js, h, out, brake, s, qv, vv, av):
 
 @njit(cache=True)
 def cartesian_filter(
-    js, h, out, brake, p_prev, c_prev, speed_cap, ws, boxes, spheres, pad, res, d_prev=1e300
+    js, h, out, brake, p_prev, c_prev, speed_cap, ws, boxes, spheres, pad, res, d_prev, lk
 ):
     """Accept ``out`` or replace it by the largest acceptable blend toward the braking output.
 
@@ -155,13 +205,17 @@ def cartesian_filter(
     only when ``out`` fails). The blend factor is searched by false position (Illinois)
     on the continuous margin, keeping the best acceptable factor found. ``c_prev`` and
     ``d_prev``: the ball's and the TCP point's clearance at the previous output. ``res``
-    [8] receives (blend factor s, clearance, px, py, pz) of the chosen output in
-    ``res[0:5]`` and its point clearance in ``res[7]``. Returns the code of the check that
-    bound (0 when ``out`` passed unchanged).
+    [10] receives (blend factor s, clearance, px, py, pz) of the chosen output in
+    ``res[0:5]``, its point clearance in ``res[7]`` and its links' (ball, point)
+    clearance in ``res[8:10]``, whose previous values it reads first; ``lk``: the link
+    context (:func:`miles_ros.safety.links.link_context`). Returns the code of the check
+    that bound (0 when ``out`` passed unchanged).
     """
     n = js.shape[0]
     c_floor = min(c_prev, 0.0) - 1e-12
     p = np.empty(3)
+    link_out = np.empty(2)
+    prev_rows, cur_rows, best_rows = lk[5], lk[6], lk[7]
     code, m_hi, speed, c, d, _ = _evaluate(
         js,
         out[:, OUT_Q],
@@ -177,12 +231,16 @@ def cartesian_filter(
         spheres,
         pad,
         p,
+        lk,
+        link_out,
     )
     if code == 0:
         res[0] = 1.0
         res[1] = c
         res[2:5] = p
         res[7] = d
+        res[8:10] = link_out
+        prev_rows[:] = cur_rows
         return 0
     first_code = code
     p_cand = p.copy()
@@ -204,8 +262,12 @@ def cartesian_filter(
         spheres,
         pad,
         p,
+        lk,
+        link_out,
     )
     best_p = p.copy()
+    best_l = link_out.copy()
+    best_rows[:] = cur_rows
     cap = max(speed_cap, bspeed)
     qv = np.empty(n)
     vv = np.empty(n)
@@ -232,11 +294,28 @@ def cartesian_filter(
         s = min(max(s, s_lo + 1e-3 * (s_hi - s_lo)), s_hi - 1e-3 * (s_hi - s_lo))
         _blend(js, h, out, brake, s, qv, vv, av)
         code, m, speed, c, d, _ = _evaluate(
-            js, qv, vv, av, p_prev, c_floor, d_prev, h, cap, ws, boxes, spheres, pad, p
+            js,
+            qv,
+            vv,
+            av,
+            p_prev,
+            c_floor,
+            d_prev,
+            h,
+            cap,
+            ws,
+            boxes,
+            spheres,
+            pad,
+            p,
+            lk,
+            link_out,
         )
         if code == 0:
             best_s, best_c, best_d = s, c, d
             best_p[:] = p
+            best_l[:] = link_out
+            best_rows[:] = cur_rows
             s_lo, m_lo = s, m
             if side == 1:
                 m_hi *= 0.5  # Illinois: keep the other end from stalling the secant
@@ -262,6 +341,8 @@ def cartesian_filter(
     res[1] = best_c
     res[2:5] = best_p
     res[7] = best_d
+    res[8:10] = best_l
+    prev_rows[:] = best_rows
     return first_code
 
 
@@ -282,15 +363,17 @@ def supervise_step(
     spheres,
     pad,
     res,
-    d_prev=1e300,
+    d_prev,
+    lk,
 ):
     """One complete check: shape every joint, apply the Cartesian limits (unless stopping),
     then advance the state in ``js`` to the new output (and its stop envelope).
 
     ``c_prev``/``d_prev``: the braking ball's/TCP point's clearance at the previous output
-    (``d_prev`` defaults to clear). ``res`` [8] receives (blend factor, clearance, px, py,
-    pz, fallback joints, still, point clearance). Returns the Cartesian code (0 when the
-    Cartesian checks did not intervene).
+    ``res`` [10] receives (blend factor, clearance, px, py, pz, fallback joints, still,
+    point clearance, links' ball clearance, links' point clearance) and holds the
+    previous output's link clearances on entry; ``lk``: the link context. Returns the
+    Cartesian code (0 when the Cartesian checks did not intervene).
     """
     n_fallback = shape_step(js, h, stop_mode, scale_mode, out, work)
     code = 0
@@ -301,9 +384,28 @@ def supervise_step(
         res[7] = clearance(p, 0.0, ws, boxes, spheres, pad)
         res[1] = res[7] - braking_radius(js, out[:, OUT_V], out[:, OUT_A])
         res[2:5] = p
+        lc, ld, _ = link_clearance(
+            out[:, OUT_Q], out[:, OUT_V], out[:, OUT_A], js, ws, boxes, spheres, pad, lk
+        )
+        res[8] = lc
+        res[9] = ld
+        lk[5][:] = lk[6]
     else:
         code = cartesian_filter(
-            js, h, out, scratch, p_prev, c_prev, speed_cap, ws, boxes, spheres, pad, res, d_prev
+            js,
+            h,
+            out,
+            scratch,
+            p_prev,
+            c_prev,
+            speed_cap,
+            ws,
+            boxes,
+            spheres,
+            pad,
+            res,
+            d_prev,
+            lk,
         )
     still = 1.0
     env = np.empty(2)

@@ -67,6 +67,15 @@ class SafetyConfig:
     'NAME sphere X Y Z R' (m, base frame)."""
     zone_padding: float = 0.0
     """Grows every zone and shrinks the workspace by this much (m)."""
+    link_checks: bool = True
+    """Whole-arm checks: the link spheres of links 2-7 and the hand also keep out of the
+    zones, inside the workspace and above the table, the fingers out of the zones
+    (miles_ros/safety/links.py); false checks the TCP point only."""
+    table_height: float = 0.0
+    """Table top (m, base frame): the link spheres (not the fingers) stay above it."""
+    link_workspace_margin: float = 0.1
+    """The link spheres stay inside the workspace box grown by this much (m): the box
+    bounds the TCP; the hand reaches past it (by 2 cm with joint 1 at its limit)."""
     tcp_speed_limit: float = 1.0
     """TCP speed cap (m/s)."""
     reduced_speed: bool = False
@@ -145,6 +154,9 @@ _FIELD_CHECKS = {
     "workspace_min": (lambda x: len(x) == 3 and all(map(math.isfinite, x)), "3 finite numbers"),
     "workspace_max": (lambda x: len(x) == 3 and all(map(math.isfinite, x)), "3 finite numbers"),
     "zone_padding": (lambda x: math.isfinite(x) and x >= 0.0, "non-negative"),
+    "link_checks": (lambda x: isinstance(x, bool), "true or false"),
+    "link_workspace_margin": (lambda x: math.isfinite(x) and 0.0 <= x <= 1.0, "in [0, 1] m"),
+    "table_height": (lambda x: math.isfinite(x) and -1.0 <= x <= 1.0, "in [-1, 1] m"),
     "tcp_speed_limit": (_positive, "positive"),
     "reduced_tcp_speed": (_positive, "positive"),
     "audit_throttle": (lambda x: math.isfinite(x) and x >= 0.0, "non-negative"),

@@ -27,7 +27,7 @@ The pieces that do not touch the mode live beside it: request checks and joint l
 (:mod:`~miles_ros.safety.requests`), the fingers (:mod:`~miles_ros.safety.fingers`), the
 per-joint kernel state (:mod:`~miles_ros.safety.shaping`), the one-period check
 (:mod:`~miles_ros.safety.cartesian`), the audit trail (:mod:`~miles_ros.safety.audit`).
-The class itself stays whole (~520 lines): every transition (request, watchdog, e-stop,
+The class itself stays whole (~580 lines): every transition (request, watchdog, e-stop,
 reset, skill) reads and writes the same output state, so a split would scatter the mode
 logic over modules.
 """
@@ -46,8 +46,10 @@ from miles_ros.safety.cartesian import supervise_step
 from miles_ros.safety.config import SafetyConfig
 from miles_ros.safety.fingers import FingerCommand
 from miles_ros.safety.kinematics import braking_radius, lipschitz_radii, tcp_position
+from miles_ros.safety.links import link_clearance, link_context
 from miles_ros.safety.permissions import PermissionDecision, PermissionPolicy
 from miles_ros.safety.requests import FAULT_KINDS, Command, JointRequest, RequestGate
+from miles_ros.safety.separation import Occupancy, PeerMonitor, SeparationConfig, occupancy
 from miles_ros.safety.zones import clearance, parse_zone, zone_arrays
 from sims.robots import panda
 
@@ -58,9 +60,19 @@ class SafetySupervisor:
     """Takes requests, the measured state and time; returns the commands that may be sent."""
 
     def __init__(
-        self, config: SafetyConfig, audit: AuditLog | None = None, time_offset: float = 0.0
+        self,
+        config: SafetyConfig,
+        audit: AuditLog | None = None,
+        time_offset: float = 0.0,
+        separation: SeparationConfig | None = None,
     ) -> None:
         config.validate()
+        self.separation = separation
+        """Where this arm stands in the cell and which peers it keeps clear of (None: a
+        single arm; :mod:`miles_ros.safety.separation`)."""
+        self.peers = PeerMonitor(separation) if separation and separation.peers else None
+        """The peers' latest occupancy (None without peers)."""
+        self._peer_block = ""
         self.config = config
         self.limits = config.limits
         self.audit = audit or AuditLog(config.audit_path or None, config.audit_throttle)
@@ -75,7 +87,10 @@ class SafetySupervisor:
         self._brake = np.zeros((n, 4))
         self._work = np.zeros((n, 6))
         self._env = np.zeros(2)
-        self._res = np.zeros(8)
+        self._res = np.zeros(10)
+        self._lk = link_context(
+            config.link_checks, config.table_height, config.link_workspace_margin
+        )
         self._band_widened = False
         self._ws = np.array(tuple(config.workspace_min) + tuple(config.workspace_max), float)
         self._base_zones = tuple(parse_zone(spec)[0] for spec in config.keepout_zones)
@@ -198,7 +213,7 @@ class SafetySupervisor:
         self._request_stamp = stamp
         self._new_request = True
         self.stats["accepted"] += 1
-        if self._stop and not self._latched:
+        if self._stop and not self._latched and not self._peer_block:
             self._stop = False
             self._record(now, "resume", detail="fresh request after hold")
         return True
@@ -297,6 +312,7 @@ class SafetySupervisor:
                     self._record(now, "watchdog", detail="no fresh request: stop and hold")
                 self._begin_stop()
                 self._reason = "no fresh request"
+        spheres = self._spheres if self.peers is None else self._peer_spheres(now)
         stop = self._stop
         js, out, res = self._js, self._out, self._res
         js[:, sh.TARGET] = np.nan if stop else self._stream_target(now)
@@ -313,10 +329,11 @@ class SafetySupervisor:
             self._speed_cap,
             self._ws,
             self._boxes,
-            self._spheres,
+            spheres,
             self.config.zone_padding,
             res,
             self._d_prev,
+            self._lk,
         )
         self._p_prev = res[2:5].copy()
         self._c_prev = float(res[1])
@@ -332,6 +349,19 @@ class SafetySupervisor:
             self._mode = "hold" if stop else "active"
         self.stats["steps"] += 1
         return self._command(now, h, stop)
+
+    def update_peer_occupancy(self, occ: Occupancy | str, now: float) -> bool:
+        """A peer's occupancy (or its JSON). False when refused (logged) or without peers."""
+        return self.peers is not None and self.peers.offer(occ, now)
+
+    def occupancy(self, now: float) -> Occupancy | None:
+        """This arm's occupancy at its output state, to publish (None before the robot
+        state is known or without a :class:`SeparationConfig`)."""
+        if not self._initialized or self.separation is None:
+            return None
+        js = self._js
+        q, v, a = js[:, sh.Q].copy(), js[:, sh.V].copy(), js[:, sh.A].copy()
+        return occupancy(self.separation, now, js, q, v, a)
 
     def state(self) -> dict[str, object]:
         """The JSON of ``/miles/safety/state``."""
@@ -417,13 +447,44 @@ class SafetySupervisor:
         js = self._js
         return np.clip(self._target + self._stream_velocity * lead, js[:, sh.LO], js[:, sh.HI])
 
-    def _clearance_now(self) -> tuple[float, float]:
-        """(braking ball, TCP point) clearance of the output state."""
+    def _clearance_now(self, spheres: np.ndarray | None = None) -> tuple[float, float]:
+        """(braking ball, TCP point) clearance of the output state (against the zones, or
+        ``spheres`` in their place); its link spheres' (ball, point) clearance goes where
+        the next step reads it (``res[8:10]``)."""
+        spheres = self._spheres if spheres is None else spheres
         js = self._js
-        radius = braking_radius(js, js[:, sh.V].copy(), js[:, sh.A].copy())
-        p = tcp_position(js[:, sh.Q].copy())
-        point = clearance(p, 0.0, self._ws, self._boxes, self._spheres, self.config.zone_padding)
+        q, v, a = js[:, sh.Q].copy(), js[:, sh.V].copy(), js[:, sh.A].copy()
+        radius = braking_radius(js, v, a)
+        p = tcp_position(q)
+        pad = self.config.zone_padding
+        point = clearance(p, 0.0, self._ws, self._boxes, spheres, pad)
+        links = link_clearance(q, v, a, js, self._ws, self._boxes, spheres, pad, self._lk)
+        self._res[8:10] = links[:2]
+        self._lk[5][:] = self._lk[6]
         return point - radius, point
+
+    def _peer_spheres(self, now: float) -> np.ndarray:
+        """Keep-out spheres with the peers' grown envelopes; a missing or stale peer
+        begins a controlled stop (not a latch) that no request ends until it is fresh."""
+        keepout, why = self.peers.keepout(now)
+        if why:
+            if not self._peer_block:
+                self._record(now, "peer_stop", detail=why)
+                LOG.warning("controlled stop: %s", why)
+            self._peer_block = why
+            if not self._stop and not self._latched:
+                self._begin_stop()
+            if not self._latched:
+                self._reason = why
+            return self._spheres
+        if self._peer_block:
+            self._record(now, "peer_fresh", detail="every peer's occupancy is fresh")
+            self._peer_block = ""
+        spheres = np.vstack([self._spheres, keepout])
+        # The peers moved since the last period: "no deeper than before" compares with
+        # the output state against the same keep-out spheres, not last period's.
+        self._c_prev, self._d_prev = self._clearance_now(spheres)
+        return spheres
 
     def _begin_stop(self) -> None:
         sh.begin_stop(self._js, self._env)

@@ -16,6 +16,7 @@ from miles_ros.safety.zones import clearance
 from sims.robots import panda
 
 CONFIG = SafetyConfig(fault_violations=0)
+TCP_ONLY = SafetyConfig(fault_violations=0, link_checks=False)
 TOL = CONFIG.tracking_tolerance
 VMAX = CONFIG.limits.velocity
 
@@ -199,8 +200,8 @@ def _point_clearance(sup, q):
     return clearance(p, 0.0, sup._ws, sup._boxes, sup._spheres, sup.config.zone_padding)
 
 
-def _recovers(q0, target, seconds):
-    run = make_run(CONFIG, q0=q0)
+def _recovers(q0, target, seconds, config=CONFIG):
+    run = make_run(config, q0=q0)
     run.tick()
     points = []
     for _ in range(int(seconds / PERIOD)):
@@ -243,7 +244,9 @@ def test_home_brings_the_arm_back_from_outside_the_workspace_or_the_band(directi
     back = np.array(path[::-1])
     until_clear = back[: int(np.argmax(back > 2 * RECOVERY_RADIUS)) + 1]
     assume(np.all(np.diff(until_clear) > 0.0))
-    run, points = _recovers(q0, HOME, 6.0)
+    # The TCP point's recovery (the start may put a link sphere deep in a zone, where
+    # the way home first goes deeper: the link rule keeps such an arm where it is).
+    run, points = _recovers(q0, HOME, 6.0, TCP_ONLY)
     assert np.max(np.abs(run.positions[-1] - HOME)) < 1e-6
     assert points.min() >= min(path[-1], 0.0) - 1e-9
     assert run.sup.stats["fallback_joints"] == 0
@@ -286,8 +289,10 @@ def test_an_arm_driven_against_the_workspace_rests_the_standoff_inside_and_leave
                 target = q
                 break
         assert target is not None
-        run, points = _recovers(HOME, target, 4.0)
+        # The TCP point's rule alone: with link checks the tilted hand meets the table
+        # first (tests/safety/test_safety_links.py).
+        run, points = _recovers(HOME, target, 4.0, TCP_ONLY)
         assert points.min() >= 0.5 * STANDOFF, points.min()
         assert _point_clearance(run.sup, run.positions[-1]) < 2 * STANDOFF  # it got there
-        back, _ = _recovers(np.asarray(run.positions[-1]), HOME, 4.0)
+        back, _ = _recovers(np.asarray(run.positions[-1]), HOME, 4.0, TCP_ONLY)
         assert np.max(np.abs(back.positions[-1] - HOME)) < 1e-6
