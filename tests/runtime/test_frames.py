@@ -122,7 +122,9 @@ def test_each_dual_arm_sees_the_cell_inside_its_skills_trained_regions():
         left.places["left_pad"].position, right.places["right_pad"].position, atol=1e-9
     )
     assert left.arms == scene.arms  # the mounts stay in the world frame
-    # the two tasks of the two-arm goal are inside push's and pick_place's distance range
-    for cube, pad in (("red_cube", "left_pad"), ("blue_cube", "right_pad")):
+    # each arm's own task and green to either pad are inside push's and pick_place's range
+    pairs = [("red_cube", "left_pad"), ("blue_cube", "right_pad")]
+    pairs += [("green_cube", "left_pad"), ("green_cube", "right_pad")]
+    for cube, pad in pairs:
         gap = math.dist(scene.position_of(cube)[:2], scene.position_of(pad)[:2])
         assert push.GOAL_DISTANCE_RANGE[0] + 0.01 < gap < push.GOAL_DISTANCE_RANGE[1], (cube, gap)
