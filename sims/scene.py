@@ -4,6 +4,12 @@ One definition of the table, the cubes and the target pads, read by the simulato
 planner and the tests. Coordinates are in the robot base frame (m): x forward, y left,
 z up, table top at z = 0.
 
+A cell with several arms (config/scene_dual.yaml) lists them under ``arms:`` (name, base
+position, base yaw in degrees); its coordinates are then in the world frame
+(:data:`WORLD_FRAME`), each arm's base frame placed by its :class:`ArmMount`. A scene
+without ``arms:`` holds one unnamed arm at the origin (:data:`SINGLE_ARM`): the world frame
+is that arm's base frame, and nothing else changes.
+
 >>> scene = load_scene()
 >>> scene.objects["red_cube"].position
 (0.45, -0.1, 0.02)
@@ -11,7 +17,9 @@ z up, table top at z = 0.
 
 from __future__ import annotations
 
+import math
 import os
+import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +31,29 @@ PACKAGE_NAME = "miles_ros"
 
 RGBA = tuple[float, float, float, float]
 Vec3 = tuple[float, float, float]
+
+WORLD_FRAME = "world"
+"""Frame id of a multi-arm scene's coordinates (the single-arm scene uses the base's)."""
+ARM_NAME_PATTERN = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
+"""An arm name: one ROS namespace token (its topics live under ``/NAME/``)."""
+
+
+@dataclass(frozen=True)
+class ArmMount:
+    """Where an arm's base stands in the world frame."""
+
+    name: str
+    """The arm's name and ROS namespace, e.g. ``left_arm``; "" for the single arm of a
+    scene without ``arms:`` (its names stay unnamespaced)."""
+    base_position: Vec3
+    """Origin of the arm's base frame (``panda_link0``) in the world frame (m)."""
+    base_yaw: float
+    """Rotation of the base frame about the world z axis (rad): its x axis points along
+    (cos yaw, sin yaw)."""
+
+
+SINGLE_ARM = ArmMount(name="", base_position=(0.0, 0.0, 0.0), base_yaw=0.0)
+"""The arm of a scene without ``arms:``: at the origin, base frame = world frame."""
 
 
 @dataclass(frozen=True)
@@ -77,6 +108,23 @@ class Scene:
     """Edge length of every cube (m)."""
     cube_mass: float
     """Nominal mass of every cube (kg); domain randomization scales it."""
+    arms: tuple[ArmMount, ...] = (SINGLE_ARM,)
+    """The arms of the cell, in file order (``arms:``); without it the one unnamed arm
+    :data:`SINGLE_ARM`, so the default scene is unchanged."""
+
+    @property
+    def multi_arm(self) -> bool:
+        """Whether the scene lists its arms (names, namespaces, a world frame)."""
+        return self.arms != (SINGLE_ARM,)
+
+    def arm(self, name: str) -> ArmMount:
+        """The mount of the arm ``name`` ("" = the single arm of a scene without
+        ``arms:``); KeyError lists the arm names."""
+        for mount in self.arms:
+            if mount.name == name:
+                return mount
+        known = ", ".join(repr(m.name) for m in self.arms)
+        raise KeyError(f"no arm named {name!r} in the scene; arms: {known}")
 
     def position_of(self, name: str) -> Vec3:
         """The position of an object or a place by name (KeyError lists the names)."""
@@ -105,10 +153,15 @@ def default_scene_path() -> Path:
 def _floats(value, n: int, where: str) -> tuple[float, ...]:
     if not isinstance(value, (list, tuple)) or len(value) != n:
         raise ValueError(f"{where}: expected a list of {n} numbers, got {value!r}")
+    if any(isinstance(v, bool) for v in value):
+        raise ValueError(f"{where}: expected numbers, got {value!r}")
     try:
-        return tuple(float(v) for v in value)
+        numbers = tuple(float(v) for v in value)
     except (TypeError, ValueError) as exc:
         raise ValueError(f"{where}: expected numbers, got {value!r}") from exc
+    if not all(math.isfinite(v) for v in numbers):
+        raise ValueError(f"{where}: expected finite numbers, got {value!r}")
+    return numbers
 
 
 def _positive(value, where: str) -> float:
@@ -160,7 +213,48 @@ def parse_scene(data: dict, source: str = "<scene>") -> Scene:
         places=places,
         cube_size=_positive(data["cube_size"], f"{source}: cube_size"),
         cube_mass=_positive(data["cube_mass"], f"{source}: cube_mass"),
+        arms=_arms(data["arms"], source) if "arms" in data else (SINGLE_ARM,),
     )
+
+
+ARM_KEYS = ("name", "base_position", "base_yaw_deg")
+"""The keys of one entry of ``arms:`` (``base_yaw_deg`` may be left out: 0)."""
+MIN_BASE_SEPARATION = 0.3
+"""Two arms' bases closer than this (m, in the xy plane) would stand inside each other
+(the Panda's base is about 0.2 m across)."""
+
+
+def _arms(value, source: str) -> tuple[ArmMount, ...]:
+    """The ``arms:`` list: at least one, named ROS namespace tokens, no name twice."""
+    if not isinstance(value, list) or not value:
+        raise ValueError(f"{source}: arms: expected a non-empty list, got {value!r}")
+    mounts: list[ArmMount] = []
+    for k, spec in enumerate(value):
+        where = f"{source}: arms[{k}]"
+        if not isinstance(spec, dict):
+            raise ValueError(f"{where}: expected a mapping with {', '.join(ARM_KEYS)}")
+        unknown = sorted(set(spec) - set(ARM_KEYS))
+        if unknown:
+            raise ValueError(f"{where}: unknown keys {unknown}; known: {', '.join(ARM_KEYS)}")
+        name = spec.get("name")
+        if not isinstance(name, str) or not ARM_NAME_PATTERN.fullmatch(name):
+            raise ValueError(
+                f"{where}.name: expected a name of letters, digits and _ starting with a "
+                f"letter (it becomes a ROS namespace), got {name!r}"
+            )
+        if any(m.name == name for m in mounts):
+            raise ValueError(f"{where}.name: arm name {name!r} used twice")
+        position = _floats(spec.get("base_position"), 3, f"{where}.base_position")
+        yaw_deg = _floats([spec.get("base_yaw_deg", 0.0)], 1, f"{where}.base_yaw_deg")[0]
+        for other in mounts:
+            gap = math.dist(position[:2], other.base_position[:2])
+            if gap < MIN_BASE_SEPARATION:
+                raise ValueError(
+                    f"{where}: the bases of {other.name!r} and {name!r} are {gap:.3f} m apart "
+                    f"(at least {MIN_BASE_SEPARATION} m)"
+                )
+        mounts.append(ArmMount(name, position, math.radians(yaw_deg)))
+    return tuple(mounts)
 
 
 def load_scene(path: str | os.PathLike | None = None) -> Scene:

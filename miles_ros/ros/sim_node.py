@@ -12,6 +12,13 @@ the pose it was reset to (within :data:`RESET_AGREEMENT`), arm commands are set 
 the ones still in flight were computed for the old pose. The safety node sees the
 measured jump as a tracking reset and holds the new pose, which opens the gate; without
 a safety node the sim follows commands again after :data:`RESET_GATE_S`.
+
+Several arms: a scene that lists ``arms:`` (config/scene_dual.yaml) puts one Panda per
+arm in the one world; each arm's joint states and joint commands live under its
+namespace (``/left_arm/joint_states``, ``/left_arm/miles/joint_command``:
+:func:`miles_ros.runtime.params.arm_scoped`), each with its own reset gate. The object
+poses stay in the world frame (``frame_id`` ``world``) on the one objects topic; reset
+and capture serve the whole cell. A scene without ``arms:`` keeps the names above.
 """
 
 from __future__ import annotations
@@ -32,10 +39,10 @@ from std_srvs.srv import Trigger
 from miles_ros.ros.node_main import run_node
 from miles_ros.ros.params import declare_params
 from miles_ros.ros.qos import COMMAND_QOS, IMAGE_QOS, SENSOR_QOS
-from miles_ros.runtime.params import SimNodeParams
+from miles_ros.runtime.params import SimNodeParams, arm_scoped
 from miles_ros.runtime.scene_world import JOINT_NAMES, CameraProcess, SceneWorld
 from miles_ros.safety.config import SafetyConfig
-from sims.scene import load_scene
+from sims.scene import WORLD_FRAME, load_scene
 
 MAX_CATCH_UP = 4
 """Real time: at most this many publish periods of physics per tick; beyond it (after a
@@ -63,13 +70,28 @@ class SimNode(Node):
             n: {"position": list(p.position), "size": list(p.size)}
             for n, p in scene.places.items()
         }
-        self.pub_joints = self.create_publisher(JointState, prm.joint_states_topic, SENSOR_QOS)
+        self.arms = self.world.arm_names
+        """The arms by name ("" = the single arm of a scene without ``arms:``)."""
+        self.frame_id = WORLD_FRAME if scene.multi_arm else prm.frame_id
+        """Frame of the object poses: the world frame of a multi-arm scene."""
+        self.pub_joints = {
+            arm: self.create_publisher(
+                JointState, arm_scoped(arm, prm.joint_states_topic), SENSOR_QOS
+            )
+            for arm in self.arms
+        }
         self.pub_objects = self.create_publisher(String, prm.objects_topic, COMMAND_QOS)
         self.pub_image = self.create_publisher(Image, prm.camera_topic, IMAGE_QOS)
         self.pub_clock = (
             None if prm.real_time else self.create_publisher(Clock, prm.clock_topic, COMMAND_QOS)
         )
-        self.create_subscription(JointState, prm.joint_command_topic, self.on_command, COMMAND_QOS)
+        for arm in self.arms:
+            self.create_subscription(
+                JointState,
+                arm_scoped(arm, prm.joint_command_topic),
+                lambda msg, arm=arm: self.on_command(msg, arm),
+                COMMAND_QOS,
+            )
         self.create_service(Trigger, prm.reset_service, self.on_reset)
         # Pictures render in a subprocess, waited for on a thread (see on_capture): the
         # physics and the joint states keep going while a frame is made.
@@ -81,7 +103,8 @@ class SimNode(Node):
         self.rejected = 0
         self.set_aside = 0
         """Arm commands set aside after a reset (computed for the pose before it)."""
-        self.reset_gate: float | None = None  # monotonic time of the last reset, until agreed
+        self.reset_gate: dict[str, float | None] = dict.fromkeys(self.arms)
+        """Per arm: monotonic time of the last reset, until a command agreed with it."""
         self.lock = threading.Lock()
         self.wall_origin = time.monotonic()
         self.running = True
@@ -91,8 +114,9 @@ class SimNode(Node):
             self.thread = threading.Thread(target=self._run_fast, daemon=True, name="sim_fast")
             self.thread.start()
         self.publish_state()
+        arms = f"arms {', '.join(self.arms)}, " if scene.multi_arm else ""
         self.get_logger().info(
-            f"PyBullet sim: {len(scene.objects)} cubes, {len(scene.places)} pads, "
+            f"PyBullet sim: {arms}{len(scene.objects)} cubes, {len(scene.places)} pads, "
             f"joint states at {prm.publish_rate_hz:g} Hz ({self.steps_per_tick} physics "
             f"steps of {prm.physics_dt * 1e3:g} ms), {'real time' if prm.real_time else 'fast'}"
         )
@@ -124,13 +148,15 @@ class SimNode(Node):
 
     def publish_state(self) -> None:
         with self.lock:
-            pos, vel, effort = self.world.joint_state()
+            states = {arm: self.world.joint_state(arm or None) for arm in self.arms}
             poses = self.world.object_poses() if self.ticks % self.objects_every == 0 else None
         self.ticks += 1
-        msg = JointState()
-        msg.header.stamp = stamp = self.stamp()
-        msg.name, msg.position, msg.velocity, msg.effort = list(JOINT_NAMES), pos, vel, effort
-        self.pub_joints.publish(msg)
+        stamp = self.stamp()
+        for arm, (pos, vel, effort) in states.items():
+            msg = JointState()
+            msg.header.stamp = stamp
+            msg.name, msg.position, msg.velocity, msg.effort = list(JOINT_NAMES), pos, vel, effort
+            self.pub_joints[arm].publish(msg)
         if poses is not None:
             objects = {
                 n: {"position": list(b.position), "orientation": list(b.orientation), "yaw": b.yaw}
@@ -138,13 +164,14 @@ class SimNode(Node):
             }
             payload = {
                 "stamp": stamp.sec + stamp.nanosec * 1e-9,
-                "frame_id": self.params.frame_id,
+                "frame_id": self.frame_id,
                 "objects": objects,
                 "places": self.places,
             }
             self.pub_objects.publish(String(data=json.dumps(payload)))
 
-    def on_command(self, msg: JointState) -> None:
+    def on_command(self, msg: JointState, arm: str = "") -> None:
+        """Motor targets for ``arm`` (by name; "" = the single arm)."""
         names, positions = list(msg.name), list(msg.position)
         bad = ""
         if len(names) != len(positions) or not names:
@@ -155,41 +182,47 @@ class SimNode(Node):
             bad = "non-finite positions"
         if bad:
             self.rejected += 1
-            self.get_logger().warning(f"joint command rejected: {bad}", throttle_duration_sec=1.0)
+            where = f" for {arm}" if arm else ""
+            self.get_logger().warning(
+                f"joint command{where} rejected: {bad}", throttle_duration_sec=1.0
+            )
             return
+        robot = {"robot": arm} if arm else {}
         with self.lock:
-            if self.reset_gate is not None and not self._gate_opens(names, positions):
+            if self.reset_gate[arm] is not None and not self._gate_opens(names, positions, arm):
                 self.set_aside += 1
                 return
-            arm = self.world.arm_target.copy()
+            targets = self.world.arms[arm].arm.copy()
             fingers = []
             for name, value in zip(names, positions, strict=True):
                 i = self.index[name]
                 if i < 7:
-                    arm[i] = value
+                    targets[i] = value
                 else:
                     fingers.append(value)
-            self.world.set_targets(arm, float(np.mean(fingers)) if fingers else None)
+            self.world.set_targets(targets, float(np.mean(fingers)) if fingers else None, **robot)
 
-    def _gate_opens(self, names, positions) -> bool:
-        """Whether an arm command after a reset may be followed (see the module docstring)."""
-        if time.monotonic() - self.reset_gate > RESET_GATE_S:
-            self.reset_gate = None
+    def _gate_opens(self, names, positions, arm: str = "") -> bool:
+        """Whether a command for ``arm`` after a reset may be followed (see the module
+        docstring)."""
+        if time.monotonic() - self.reset_gate[arm] > RESET_GATE_S:
+            self.reset_gate[arm] = None
             return True
-        measured = self.world.joint_state()[0]
-        arm = [(self.index[n], v) for n, v in zip(names, positions, strict=True)]
-        arm = [(i, v) for i, v in arm if i < 7]
-        if not arm or any(abs(v - measured[i]) > RESET_AGREEMENT for i, v in arm):
+        measured = self.world.joint_state(arm or None)[0]
+        joints = [(self.index[n], v) for n, v in zip(names, positions, strict=True)]
+        joints = [(i, v) for i, v in joints if i < 7]
+        if not joints or any(abs(v - measured[i]) > RESET_AGREEMENT for i, v in joints):
             return False
-        self.reset_gate = None
+        self.reset_gate[arm] = None
         return True
 
     def on_reset(self, request, response):
         with self.lock:
             self.world.reset()
-            self.reset_gate = time.monotonic()
+            self.reset_gate = dict.fromkeys(self.arms, time.monotonic())
         self.wall_origin = time.monotonic()
-        response.success, response.message = True, "arm at the initial pose, cubes replaced"
+        arms = "arms" if len(self.arms) > 1 else "arm"
+        response.success, response.message = True, f"{arms} at the initial pose, cubes replaced"
         return response
 
     def on_capture(self, request, response):
@@ -198,7 +231,11 @@ class SimNode(Node):
         on a single-threaded one) ever waits for a picture."""
         prm = self.params
         with self.lock:
-            joints, poses = self.world.joint_state()[0], self.world.object_poses()
+            if len(self.arms) == 1:
+                joints = self.world.joint_state()[0]
+            else:
+                joints = {arm: self.world.joint_state(arm)[0] for arm in self.arms}
+            poses = self.world.object_poses()
         stamp = self.get_clock().now().to_msg()
         threading.Thread(
             target=self._render, args=(joints, poses, stamp), daemon=True, name="sim_capture"
@@ -222,7 +259,7 @@ class SimNode(Node):
             return
         msg = Image()
         msg.header.stamp = stamp
-        msg.header.frame_id = prm.frame_id
+        msg.header.frame_id = self.frame_id
         msg.height, msg.width = rgb.shape[0], rgb.shape[1]
         msg.encoding, msg.is_bigendian, msg.step = "rgb8", 0, rgb.shape[1] * 3
         msg.data = rgb.tobytes()

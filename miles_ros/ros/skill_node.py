@@ -8,6 +8,11 @@ to the robot); reports ``/miles/skill/status``; watches ``/miles/safety/state`` 
 a skill ``estopped`` when the e-stop latches. A goal outside the skill card's envelope
 (checked against the live scene) is refused before any motion. The logic lives in
 :class:`miles_ros.runtime.skills.SkillExecutor`.
+
+In a cell of several arms the ``arm`` parameter names the scene's arm this node drives:
+it sees the object poses (world frame) and the pads in that arm's base frame
+(:mod:`miles_ros.runtime.frames`), where its skills were trained, and its topics (all
+but the objects topic) live under ``/ARM``.
 """
 
 from __future__ import annotations
@@ -24,8 +29,9 @@ from std_msgs.msg import String
 from miles_ros.ros.node_main import run_node
 from miles_ros.ros.params import declare_params
 from miles_ros.ros.qos import COMMAND_QOS, LATCHED_QOS, SENSOR_QOS
+from miles_ros.runtime.frames import poses_to_base, scene_in_base_frame
 from miles_ros.runtime.observation import parse_joint_state, parse_objects
-from miles_ros.runtime.params import SkillNodeParams
+from miles_ros.runtime.params import SkillNodeParams, arm_scoped
 from miles_ros.runtime.skills import SkillExecutor, SkillLibrary
 from sims.scene import load_scene
 
@@ -34,10 +40,19 @@ class SkillNode(Node):
     def __init__(self, **kwargs):
         super().__init__("skill_node", **kwargs)
         self.params = prm = declare_params(self, SkillNodeParams)
+        scene = load_scene(prm.scene_file or None)
+        if scene.multi_arm and not prm.arm:
+            arms = ", ".join(m.name for m in scene.arms)
+            raise ValueError(f"the scene lists the arms {arms}: set the arm parameter to one")
+        try:
+            self.mount = scene.arm(prm.arm)
+            """Where this node's arm stands in the world (identity for the single arm)."""
+        except KeyError as exc:
+            raise ValueError(f"arm parameter: {exc.args[0]}") from None
         library = SkillLibrary.load(prm.skill_library or None, check_hashes=prm.check_hashes)
         self.skills = SkillExecutor(
             library,
-            load_scene(prm.scene_file or None),
+            scene_in_base_frame(scene, self.mount),
             prm.home_speed,
             home_min_height=prm.home_min_height,
             home_settle_speed=prm.home_settle_speed,
@@ -45,13 +60,20 @@ class SkillNode(Node):
             timeout_scale=prm.timeout_scale,
         )
         self.skills.warm_up()
-        self.pub_command = self.create_publisher(JointState, prm.skill_command_topic, COMMAND_QOS)
-        self.pub_status = self.create_publisher(String, prm.status_topic, COMMAND_QOS)
-        self.pub_tags = self.create_publisher(String, prm.skill_tags_topic, LATCHED_QOS)
-        self.create_subscription(JointState, prm.joint_states_topic, self.on_joints, SENSOR_QOS)
-        self.create_subscription(String, prm.objects_topic, self.on_objects, COMMAND_QOS)
-        self.create_subscription(String, prm.request_topic, self.on_request, COMMAND_QOS)
-        self.create_subscription(String, prm.safety_state_topic, self.on_safety, LATCHED_QOS)
+
+        def arm(name: str) -> str:
+            return arm_scoped(prm.arm, name)
+
+        self.pub_command = self.create_publisher(
+            JointState, arm(prm.skill_command_topic), COMMAND_QOS
+        )
+        self.pub_status = self.create_publisher(String, arm(prm.status_topic), COMMAND_QOS)
+        self.pub_tags = self.create_publisher(String, arm(prm.skill_tags_topic), LATCHED_QOS)
+        sub = self.create_subscription
+        sub(JointState, arm(prm.joint_states_topic), self.on_joints, SENSOR_QOS)
+        sub(String, prm.objects_topic, self.on_objects, COMMAND_QOS)  # the world's, shared
+        sub(String, arm(prm.request_topic), self.on_request, COMMAND_QOS)
+        sub(String, arm(prm.safety_state_topic), self.on_safety, LATCHED_QOS)
         self.timer = None
         self.last_stamp = Time(clock_type=self.get_clock().clock_type)
         """Stamp of the latest command on ``/miles/skill_command``."""
@@ -87,7 +109,8 @@ class SkillNode(Node):
 
     def on_objects(self, msg: String) -> None:
         try:
-            self.skills.on_objects(parse_objects(json.loads(msg.data)))
+            poses = parse_objects(json.loads(msg.data))
+            self.skills.on_objects(poses_to_base(self.mount, poses))
         except (ValueError, KeyError, TypeError, AttributeError) as exc:
             self.get_logger().warning(f"object poses ignored: {exc}", throttle_duration_sec=1.0)
 

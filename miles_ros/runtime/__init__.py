@@ -1,7 +1,9 @@
 """ROS-free pieces of the ROS 2 runtime, used by the thin nodes in ``miles_ros/ros``.
 
-- :mod:`miles_ros.runtime.scene_world`: the default scene in one PyBullet world (the
-  sim node's robot): every cube and pad, motors driven by joint position targets;
+- :mod:`miles_ros.runtime.scene_world`: the scene in one PyBullet world (the sim node's
+  robot, one Panda per arm): every cube and pad, motors driven by joint position targets;
+- :mod:`miles_ros.runtime.frames`: world frame <-> an arm's base frame (a cell of several
+  arms: object poses, pads and the table as each arm sees them);
 - :mod:`miles_ros.runtime.observation`: a :class:`sims.tasks.base.SimState` from joint
   states and object poses, so a skill sees the observation it was trained on;
 - :mod:`miles_ros.runtime.goals`: the one goal resolver, skill parameters (names or

@@ -77,6 +77,11 @@ class SkillNodeParams:
     """Refuse skills whose ONNX files do not match the card's sha256."""
     scene_file: str = ""
     """Scene YAML for pad positions and names ('' = the default config/scene.yaml)."""
+    arm: str = ""
+    """The arm this node drives, by its name in the scene's ``arms:`` ('' = the single arm
+    of a scene without them: base frame = world frame, names unchanged). Set: object poses
+    and pads are seen in that arm's base frame (miles_ros.runtime.frames) and every topic
+    of this node but objects_topic lives under /ARM (arm_scoped)."""
     loop_rate_hz: float = 0.0
     """Override of every skill's control rate (Hz); 0 = each card's own rate."""
     timeout_scale: float = 2.0
@@ -187,6 +192,17 @@ def under_namespace(namespace: str, name: str) -> str:
     if namespace.rstrip("/") in ("", "/miles") or not name.startswith("/miles/"):
         return name
     return "/" + namespace.strip("/") + name[len("/miles") :]
+
+
+def arm_scoped(arm: str, name: str) -> str:
+    """``name`` under an arm's namespace: ``/ARM/joint_states``, ``/ARM/miles/x``; unchanged
+    for arm "" (the single arm) and for a name already under ``/ARM/``."""
+    if not arm:
+        return name
+    prefix = "/" + arm.strip("/")
+    if name == prefix or name.startswith(prefix + "/"):
+        return name
+    return prefix + "/" + name.lstrip("/")
 
 
 def config_dir() -> Path:

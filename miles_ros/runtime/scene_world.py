@@ -9,11 +9,17 @@ task cube; the world's goal marker is parked below the table. Physics advances o
 timestep at a time so the node can publish ``/joint_states`` at its own rate; motors
 track the latest position targets with the datasheet torque limits
 (``setJointMotorControlArray`` POSITION_CONTROL, as training).
+
+A scene with several arms (``arms:``, e.g. config/scene_dual.yaml) holds one Panda per
+arm at its mount, all in the one physics world with the cubes; each arm has its own
+targets and joint state, named by the arm (``robot=``; the first arm when not given).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -41,7 +47,8 @@ PARKED_MARKER = (0.0, 0.0, -1.0)
 
 @dataclass(frozen=True)
 class BodyPose:
-    """A body's pose in the robot base frame."""
+    """A body's pose in the scene's frame (the robot base frame of a single-arm scene, the
+    world frame of a multi-arm one)."""
 
     position: tuple[float, float, float]
     """Centre (m)."""
@@ -54,8 +61,37 @@ class BodyPose:
         return yaw_from_quaternion(*self.orientation)
 
 
+@dataclass
+class ArmTargets:
+    """One arm's motor targets in a :class:`SceneWorld`."""
+
+    robot: int
+    """PyBullet body id of the arm."""
+    arm: np.ndarray
+    """Position targets of the 7 arm joints (rad)."""
+    finger: float
+    """Position target of each finger (m)."""
+
+
+def camera_for_scene(scene: Scene) -> dict:
+    """The fixed demo camera; for a multi-arm scene aimed at the table's centre and far
+    enough back to hold every arm."""
+    if not scene.multi_arm:
+        return dict(DEFAULT_CAMERA)
+    cx, cy = scene.table.center_xy
+    reach = max(math.dist((cx, cy), m.base_position[:2]) for m in scene.arms)
+    # From -x, a little to the right: an operator in front of the cell (+y on the left).
+    return {
+        "target": [cx, cy, 0.15],
+        "distance": 1.2 + 1.2 * reach,
+        "yaw": -75.0,
+        "pitch": -30.0,
+        "fov": DEFAULT_CAMERA["fov"],
+    }
+
+
 class SceneWorld:
-    """The Panda, the table, the scene's cubes and pads, stepped one timestep at a time."""
+    """The Panda(s), the table, the scene's cubes and pads, stepped one timestep at a time."""
 
     def __init__(
         self,
@@ -85,52 +121,119 @@ class SceneWorld:
             substeps=1,
             scene_objects=True,
         )
-        self.world = BulletWorld(spec)
+        bases = tuple((m.base_position, m.base_yaw) for m in self.scene.arms)
+        self.world = BulletWorld(dataclasses.replace(spec, robot_bases=bases))
         self.client = self.world.client
         self.cubes = {name: self.world.decor[name] for name in self.scene.objects}
         self._joints = self.world.arm_joints + self.world.finger_joints
-        self.arm_target = self.initial_q.copy()
-        self.finger_target = self.initial_finger
+        self.arm_names: tuple[str, ...] = tuple(m.name for m in self.scene.arms)
+        """The arms by name, in scene order ("" = the single arm of a scene without arms:)."""
+        self.arms = {
+            name: ArmTargets(robot, self.initial_q.copy(), self.initial_finger)
+            for name, robot in zip(self.arm_names, self.world.robots, strict=True)
+        }
+        self.camera = camera_for_scene(self.scene)
+        cx, cy = self.scene.table.center_xy
+        self._parked_marker = (
+            (cx, cy, -self.scene.table.size[2] / 2) if self.scene.multi_arm else PARKED_MARKER
+        )
+        """The goal marker's place: inside the table of a multi-arm scene (its wider camera
+        sees below the table's edge)."""
         self.time = 0.0
         self.steps = 0
         self.reset()
 
+    @property
+    def arm_target(self) -> np.ndarray:
+        """The first arm's joint targets (rad)."""
+        return self.arms[self.arm_names[0]].arm
+
+    @property
+    def finger_target(self) -> float:
+        """The first arm's finger target (m)."""
+        return self.arms[self.arm_names[0]].finger
+
+    def _arm(self, robot: str | None) -> ArmTargets:
+        if robot is None:
+            return self.arms[self.arm_names[0]]
+        if robot not in self.arms:
+            raise KeyError(f"no arm named {robot!r}; arms: {', '.join(map(repr, self.arms))}")
+        return self.arms[robot]
+
     def reset(self) -> None:
-        """Arm at the initial pose (still), fingers open, every cube at its scene pose."""
+        """Every arm at the initial pose (still), fingers open, every cube at its scene pose."""
         row = np.zeros(RESET_DIM)
         row[RESET_JOINT_POS] = self.initial_q
         row[RESET_FINGER] = self.initial_finger
-        row[RESET_GOAL] = PARKED_MARKER
+        row[RESET_GOAL] = self._parked_marker
         self.world.reset(row)  # restores the post-construction snapshot (cubes included)
-        self.arm_target = self.initial_q.copy()
-        self.finger_target = self.initial_finger
+        initial = [*map(float, self.initial_q), self.initial_finger, self.initial_finger]
+        for targets in self.arms.values():
+            if targets.robot != self.world.robot:  # BulletWorld.reset placed the first
+                for joint, value in zip(self._joints, initial, strict=True):
+                    p.resetJointState(
+                        targets.robot, joint, value, 0.0, physicsClientId=self.client
+                    )
+            targets.arm, targets.finger = self.initial_q.copy(), self.initial_finger
         self.time = 0.0
         self.steps = 0
 
-    def set_targets(self, arm: np.ndarray | None = None, finger: float | None = None) -> None:
-        """Motor position targets: the 7 arm joints (rad) and/or each finger (m); clipped
-        into the robot's travel. ValueError for non-finite values."""
+    def set_targets(
+        self, arm: np.ndarray | None = None, finger: float | None = None, robot: str | None = None
+    ) -> None:
+        """Motor position targets of the arm named ``robot`` (default: the first): the 7
+        arm joints (rad) and/or each finger (m); clipped into the robot's travel.
+        ValueError for non-finite values, KeyError for an unknown arm."""
+        targets = self._arm(robot)
         if arm is not None:
             arm = np.asarray(arm, dtype=np.float64)
             if arm.shape != (7,) or not np.all(np.isfinite(arm)):
                 raise ValueError("arm target must be 7 finite numbers")
-            self.arm_target = np.clip(arm, panda.joint_position_min, panda.joint_position_max)
+            targets.arm = np.clip(arm, panda.joint_position_min, panda.joint_position_max)
         if finger is not None:
             if not math.isfinite(finger):
                 raise ValueError("finger target must be finite")
-            self.finger_target = float(np.clip(finger, 0.0, panda.finger_position_max))
+            targets.finger = float(np.clip(finger, 0.0, panda.finger_position_max))
 
     def step(self, n: int = 1) -> None:
-        """Apply the targets and advance ``n`` physics timesteps."""
+        """Apply every arm's targets and advance ``n`` physics timesteps."""
         self.world.apply_targets(self.arm_target, self.finger_target)
+        for targets in self.arms.values():
+            if targets.robot != self.world.robot:
+                self._apply(targets)
         for _ in range(n):
             p.stepSimulation(physicsClientId=self.client)
         self.steps += n
         self.time = self.steps * self.physics_dt
 
-    def joint_state(self) -> tuple[list[float], list[float], list[float]]:
-        """Positions, velocities and applied motor efforts of :data:`JOINT_NAMES`."""
-        states = p.getJointStates(self.world.robot, self._joints, physicsClientId=self.client)
+    def _apply(self, targets: ArmTargets) -> None:
+        """A further arm's motors, driven as :meth:`BulletWorld.apply_targets` drives the
+        first (position control, the datasheet force limits)."""
+        spec, cid = self.world.spec, self.client
+        p.setJointMotorControlArray(
+            targets.robot,
+            self.world.arm_joints,
+            p.POSITION_CONTROL,
+            targetPositions=targets.arm.tolist(),
+            forces=list(spec.arm_forces),
+            physicsClientId=cid,
+        )
+        p.setJointMotorControlArray(
+            targets.robot,
+            self.world.finger_joints,
+            p.POSITION_CONTROL,
+            targetPositions=[targets.finger] * len(self.world.finger_joints),
+            forces=[spec.finger_force] * len(self.world.finger_joints),
+            physicsClientId=cid,
+        )
+
+    def joint_state(
+        self, robot: str | None = None
+    ) -> tuple[list[float], list[float], list[float]]:
+        """Positions, velocities and applied motor efforts of :data:`JOINT_NAMES` of the arm
+        named ``robot`` (default: the first)."""
+        body = self._arm(robot).robot
+        states = p.getJointStates(body, self._joints, physicsClientId=self.client)
         pos = [s[0] for s in states]
         vel = [s[1] for s in states]
         effort = [s[3] for s in states]
@@ -148,13 +251,22 @@ class SceneWorld:
         self, width: int = 640, height: int = 480, camera: dict | None = None
     ) -> np.ndarray:
         """RGB image [height, width, 3] uint8 from the fixed demo camera (headless)."""
-        return self.world.render(width, height, DEFAULT_CAMERA if camera is None else camera)
+        return self.world.render(width, height, self.camera if camera is None else camera)
 
-    def mirror(self, joint_positions, object_poses: dict[str, BodyPose]) -> None:
-        """Put the robot's joints (:data:`JOINT_NAMES` order) and the cubes at the given
-        poses without simulating (for a render-only copy of the world)."""
-        for joint, value in zip(self._joints, joint_positions, strict=True):
-            p.resetJointState(self.world.robot, joint, float(value), physicsClientId=self.client)
+    def mirror(
+        self,
+        joint_positions: Sequence[float] | Mapping[str, Sequence[float]],
+        object_poses: dict[str, BodyPose],
+    ) -> None:
+        """Put the robot's joints (:data:`JOINT_NAMES` order; a mapping arm name -> joints
+        for several arms) and the cubes at the given poses without simulating (for a
+        render-only copy of the world)."""
+        if not isinstance(joint_positions, Mapping):
+            joint_positions = {self.arm_names[0]: joint_positions}
+        for name, positions in joint_positions.items():
+            body = self._arm(name).robot
+            for joint, value in zip(self._joints, positions, strict=True):
+                p.resetJointState(body, joint, float(value), physicsClientId=self.client)
         for name, pose in object_poses.items():
             p.resetBasePositionAndOrientation(
                 self.cubes[name], pose.position, pose.orientation, physicsClientId=self.client
@@ -192,12 +304,14 @@ class CameraProcess:
     def render(
         self, joints, poses: dict[str, BodyPose], width: int, height: int, timeout: float = 30.0
     ) -> np.ndarray:
-        """RGB image [height, width, 3] uint8 of the scene at these poses."""
+        """RGB image [height, width, 3] uint8 of the scene at these poses (``joints`` as
+        :meth:`SceneWorld.mirror` takes them)."""
         worker = self._worker
         if not self._ready:
             worker.receive(timeout)  # the world is built
             self._ready = True
-        worker.send("mirror", list(joints), poses)
+        joints = dict(joints) if isinstance(joints, Mapping) else list(joints)
+        worker.send("mirror", joints, poses)
         worker.receive(timeout)
         worker.send("render", int(width), int(height))
         return worker.receive(timeout)

@@ -80,6 +80,10 @@ class WorldSpec:
     """Cube edge (m)."""
     cube_mass: float
     """Nominal cube mass (kg)."""
+    robot_bases: tuple[tuple[tuple[float, float, float], float], ...] = (((0.0, 0.0, 0.0), 0.0),)
+    """(position (m), yaw about z (rad)) of each Panda's base; the first is
+    :attr:`BulletWorld.robot`, the env's arm, further ones (a multi-arm cell) are in
+    :attr:`BulletWorld.robots`, with the same joint indices."""
     cube_color: tuple[float, float, float, float] = (0.85, 0.15, 0.15, 1.0)
     """Task cube RGBA."""
     goal_color: tuple[float, float, float, float] = (0.9, 0.2, 0.9, 0.7)
@@ -128,12 +132,17 @@ class BulletWorld:
     # --- construction ------------------------------------------------------------------
     def _build(self, spec: WorldSpec) -> None:
         cid = self.client
-        self.robot = p.loadURDF(
-            panda_urdf_path(fixed_fingers=not spec.has_gripper),
-            basePosition=[0.0, 0.0, 0.0],
-            useFixedBase=True,
-            physicsClientId=cid,
-        )
+        self.robots = [
+            p.loadURDF(
+                panda_urdf_path(fixed_fingers=not spec.has_gripper),
+                basePosition=list(position),
+                baseOrientation=p.getQuaternionFromEuler([0.0, 0.0, yaw], physicsClientId=cid),
+                useFixedBase=True,
+                physicsClientId=cid,
+            )
+            for position, yaw in spec.robot_bases
+        ]
+        self.robot = self.robots[0]
         by_name = {}
         for j in range(p.getNumJoints(self.robot, physicsClientId=cid)):
             info = p.getJointInfo(self.robot, j, physicsClientId=cid)
@@ -141,10 +150,11 @@ class BulletWorld:
         self.arm_joints = [by_name[n] for n in ARM_JOINT_NAMES]
         self.finger_joints = [by_name[n] for n in FINGER_JOINT_NAMES] if spec.has_gripper else []
         self.state_joints = self.arm_joints + self.finger_joints
-        for j in self.finger_joints:
-            p.changeDynamics(
-                self.robot, j, lateralFriction=FINGER_LATERAL_FRICTION, physicsClientId=cid
-            )
+        for robot in self.robots:
+            for j in self.finger_joints:
+                p.changeDynamics(
+                    robot, j, lateralFriction=FINGER_LATERAL_FRICTION, physicsClientId=cid
+                )
 
         sx, sy, thickness = spec.table_size
         cx, cy = spec.table_center_xy
