@@ -79,7 +79,7 @@ def joint_interval(q, v, a, h, lo_pos, hi_pos, vmin, vmax, amax, jmax, res):
     of the bounds that set them. Returns False when the constraints were inconsistent
     and the fallback interval was used instead.
     """
-    return _k.joint_interval(q, v, a, h, lo_pos, hi_pos, vmin, vmax, amax, jmax, res)
+    return _k.joint_interval(q, v, a, h, lo_pos, hi_pos, vmin, vmax, amax, jmax, res, False)
 
 
 @njit(cache=True)
@@ -134,7 +134,7 @@ def shape_step(js, h, stop_mode, scale_mode, out, work):
             all_exact = False
         else:
             # the request, braking toward a target out of reach
-            a_req, a_pref = _k.preferred_accel(q, v, h, amax, jmax, lo, hi, target)
+            a_req, a_pref = _k.preferred_accel(q, v, h, amax, jmax, lo, hi, target, 0.0)
             if a_req < lo or a_req > hi:
                 all_exact = False
         work[i, 0] = lo

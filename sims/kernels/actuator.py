@@ -12,7 +12,7 @@ factor to keep its direction (scale mode), or each joint is clamped on its own (
 mode, as libfranka's rate limiter does).
 
 The command state of an env is 21 numbers in one row of a 2-D array, from column ``c0``:
-positions, velocities, accelerations (7 each); the limits are 35 numbers of a 1-D array
+positions, velocities, accelerations (7 each); the limits are 42 numbers of a 1-D array
 from ``l0``: rows ``LIM_*`` of 7. The numba backend keeps them in its state rows and
 parameter vector (:func:`command_path_period`, compiled by the CPU kernels and the CUDA
 kernel); the host-state backends (PyBullet) in their own arrays (:func:`shape_periods`),
@@ -41,7 +41,7 @@ from sims.kernels.layout import (
 )
 from sims.kernels.stopping import joint_interval, preferred_accel
 
-LIM_VEL, LIM_ACC, LIM_JERK, LIM_LO, LIM_HI = range(5)
+LIM_VEL, LIM_ACC, LIM_JERK, LIM_LO, LIM_HI, LIM_REACH = range(6)
 """Rows of the limits (:meth:`sims.robots.actuator.ActuatorModel.limit_arrays`)."""
 CMD_Q, CMD_V, CMD_A = 0, 7, 14
 """Offsets of positions, velocities and accelerations in a command state row."""
@@ -49,6 +49,9 @@ W_LO, W_HI, W_REQ, W_PREF, W_RES = (ROW_ACT + i for i in range(5))
 """Scratch rows: admissible interval, requested and preferred acceleration per joint, and
 :func:`~sims.kernels.stopping.joint_interval`'s result."""
 NUM_WORK_ROWS = 5
+BRAKE_TOLERANCE = 1e-9
+"""rad: how close to the target the braking stop must end (the supervisor's own search
+goes to the last bit; this one stops earlier, on the safe side, in a few evaluations)."""
 
 
 @register_jitable
@@ -68,9 +71,10 @@ def _commit(cs, k, c0, i, a_new, h, exact):
 
 
 @register_jitable
-def shape_arm_step(cs, k, c0, lim, l0, targets, h, scale_mode, work):
+def shape_arm_step(cs, k, c0, lim, l0, targets, h, scale_mode, work, res):
     """One controller period ``h`` of the command ``cs[k, c0:c0+21]`` toward ``targets``
-    [7], within the limits ``lim[l0:l0+35]``; ``work``: scratch with the ``W_*`` rows."""
+    [7], within the limits ``lim[l0:l0+42]``; ``work``: scratch with the ``W_*`` rows,
+    ``res``: its ``W_RES`` row."""
     all_exact = True
     for i in range(7):
         c = cs[k, c0 + CMD_Q + i]
@@ -79,14 +83,14 @@ def shape_arm_step(cs, k, c0, lim, l0, targets, h, scale_mode, work):
         vmax = lim[l0 + 7 * LIM_VEL + i]
         amax = lim[l0 + 7 * LIM_ACC + i]
         jmax = lim[l0 + 7 * LIM_JERK + i]
-        res = work[W_RES]
-        joint_interval(
-            c, v, a, h, lim[l0 + 7 * LIM_LO + i], lim[l0 + 7 * LIM_HI + i], -vmax, vmax, amax,
-            jmax, res,
-        )  # fmt: skip
+        lo_pos = lim[l0 + 7 * LIM_LO + i]
+        hi_pos = lim[l0 + 7 * LIM_HI + i]
+        reach = lim[l0 + 7 * LIM_REACH + i]
+        clear = lo_pos + reach < c < hi_pos - reach
+        joint_interval(c, v, a, h, lo_pos, hi_pos, -vmax, vmax, amax, jmax, res, clear)
         lo = res[0]
         hi = res[1]
-        a_req, a_pref = preferred_accel(c, v, h, amax, jmax, lo, hi, targets[i])
+        a_req, a_pref = preferred_accel(c, v, h, amax, jmax, lo, hi, targets[i], BRAKE_TOLERANCE)
         if a_req < lo or a_req > hi:
             all_exact = False
         work[W_LO, i] = lo
@@ -141,10 +145,11 @@ def command_path_period(k, fp, ip, st, scratch, substeps):
     alpha = fp[P_ACT_ALPHA]
     scale_mode = ip[I_ACT_SCALE] != 0
     targets = scratch[ROW_TARGET]
+    res = scratch[W_RES]
     for i in range(7):
         scratch[ROW_Q_OLD, i] = st[k, S_Q + i]
     for _ in range(substeps):
-        shape_arm_step(st, k, S_ACT_Q, fp, P_ACT_LIM, targets, h, scale_mode, scratch)
+        shape_arm_step(st, k, S_ACT_Q, fp, P_ACT_LIM, targets, h, scale_mode, scratch, res)
         for i in range(7):
             q = st[k, S_Q + i]
             st[k, S_Q + i] = q + alpha * (st[k, S_ACT_Q + CMD_Q + i] - q)
@@ -153,12 +158,13 @@ def command_path_period(k, fp, ip, st, scratch, substeps):
 @njit(cache=True)
 def shape_periods(command, targets, limits, h, scale_mode, out):
     """:func:`shape_arm_step` batched over envs: ``command`` [N, 21] (command state rows,
-    updated in place), ``targets`` [N, 7], ``limits`` [35]; writes the command positions
+    updated in place), ``targets`` [N, 7], ``limits`` [42]; writes the command positions
     at the end of each of the ``out.shape[1]`` controller periods into ``out`` [N, m, 7]."""
     work = np.empty((ROW_ACT + NUM_WORK_ROWS, 7))
+    res = work[W_RES]
     for k in range(command.shape[0]):
         for s in range(out.shape[1]):
-            shape_arm_step(command, k, 0, limits, 0, targets[k], h, scale_mode, work)
+            shape_arm_step(command, k, 0, limits, 0, targets[k], h, scale_mode, work, res)
             for i in range(7):
                 out[k, s, i] = command[k, CMD_Q + i]
 
@@ -169,4 +175,4 @@ def pack_params(model, control_dt: float, fp: np.ndarray, ip: np.ndarray) -> Non
     ip[I_ACT_SCALE] = 1 if model.limit_mode == "scale" else 0
     fp[P_ACT_H] = 1.0 / model.rate_hz
     fp[P_ACT_ALPHA] = model.lag_alpha()
-    fp[P_ACT_LIM : P_ACT_LIM + 35] = model.limit_arrays().reshape(-1)
+    fp[P_ACT_LIM : P_ACT_LIM + 42] = model.limit_arrays().reshape(-1)

@@ -63,8 +63,8 @@ P_LSR_LO = 34
 P_LSR_HI = 35
 P_ACT_H = 36  # command-path model: controller period (s)
 P_ACT_ALPHA = 37  # command-path model: lag fraction closed per controller period
-P_ACT_LIM = 38  # 5 x 7: velocity, acceleration, jerk limits, position band low, high
-NUM_FLOAT_PARAMS = 73
+P_ACT_LIM = 38  # 6 x 7: velocity, acceleration, jerk limits, band low, high, band reach
+NUM_FLOAT_PARAMS = 80
 
 # --- int parameter vector ---------------------------------------------------------------
 I_KIND = 0

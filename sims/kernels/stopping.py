@@ -156,6 +156,49 @@ def smallest_accel_above(q, v, h, amax, jmax, lo, hi, bound):
 
 
 @register_jitable
+def largest_accel_below_within(q, v, h, amax, jmax, lo, hi, bound, tol):
+    """:func:`largest_accel_below` to a tolerance, in fewer evaluations: the stop of the
+    ``a'`` returned stays ``<= bound`` and, with status 1, ends within ``tol`` of it
+    (regula falsi with the Illinois modification on the bracket ``[lo, hi]``)."""
+    f_hi = reach_hi(q, v, hi, h, amax, jmax) - bound
+    if f_hi <= 0.0:
+        return hi, 0
+    f_lo = reach_hi(q, v, lo, h, amax, jmax) - bound
+    if f_lo > 0.0:
+        return lo, 2
+    side = 0
+    for _ in range(_BISECT_ITERS):
+        if f_lo >= -tol:
+            break
+        mid = (lo * f_hi - hi * f_lo) / (f_hi - f_lo)
+        if not lo < mid < hi:
+            mid = 0.5 * (lo + hi)
+            if mid <= lo or mid >= hi:
+                break
+        f = reach_hi(q, v, mid, h, amax, jmax) - bound
+        if f <= 0.0:
+            lo = mid
+            f_lo = f
+            if side == -1:
+                f_hi *= 0.5
+            side = -1
+        else:
+            hi = mid
+            f_hi = f
+            if side == 1:
+                f_lo *= 0.5
+            side = 1
+    return lo, 1
+
+
+@register_jitable
+def smallest_accel_above_within(q, v, h, amax, jmax, lo, hi, bound, tol):
+    """Mirror image of :func:`largest_accel_below_within` for a lower position bound."""
+    x, status = largest_accel_below_within(-q, -v, h, amax, jmax, -hi, -lo, -bound, tol)
+    return -x, status
+
+
+@register_jitable
 def stop_envelope(v, a, vabs, jmax, env):
     """Velocity envelope ``env[0:2]`` of a stop from ``(v, a)``: the extreme velocities the
     jerk limit makes inevitable, widened to include zero and capped at ``+-vabs``."""
@@ -184,13 +227,23 @@ def lower_accel_for_velocity(v, vmin, h, jmax):
     return (vmin - v) / h
 
 
+def band_reach(vmax, amax, jmax, h):
+    """How far (rad) a joint inside the velocity bound can get in one period ``h`` plus
+    its stop: ``vmax h + stop_travel_forward(vmax, amax)`` (the stop's travel grows with
+    velocity and acceleration), with room for rounding. A joint further than this from both
+    edges of its band has ``band_clear`` in :func:`joint_interval`."""
+    return (vmax * h + stop_travel_forward(vmax, amax, amax, jmax)) * (1.0 + 1e-6) + 1e-9
+
+
 @register_jitable
-def joint_interval(q, v, a, h, lo_pos, hi_pos, vmin, vmax, amax, jmax, res):
+def joint_interval(q, v, a, h, lo_pos, hi_pos, vmin, vmax, amax, jmax, res, band_clear):
     """Admissible interval of the next acceleration for one joint.
 
     Writes ``res[0:2]`` = (lowest, highest) admissible ``a'`` and ``res[2:4]`` = the codes
     of the bounds that set them. Returns False when the constraints were inconsistent
     and the fallback interval (see :mod:`miles_ros.safety.shaping`) was used instead.
+    ``band_clear``: the caller knows that no admissible ``a'`` can bring the joint's stop
+    to the position band's edges (:func:`band_reach`), so their searches are skipped.
     """
     lo = -amax
     hi = amax
@@ -213,14 +266,14 @@ def joint_interval(q, v, a, h, lo_pos, hi_pos, vmin, vmax, amax, jmax, res):
         lo = x
         code_lo = VELOCITY
     ok = lo <= hi
-    if ok:
+    if ok and not band_clear:
         x, status = largest_accel_below(q, v, h, amax, jmax, lo, hi, hi_pos)
         if status == 2:
             ok = False
         elif status == 1:
             hi = x
             code_hi = POSITION
-    if ok:
+    if ok and not band_clear:
         x, status = smallest_accel_above(q, v, h, amax, jmax, lo, hi, lo_pos)
         if status == 2:
             ok = False
@@ -262,18 +315,25 @@ def joint_interval(q, v, a, h, lo_pos, hi_pos, vmin, vmax, amax, jmax, res):
 
 
 @register_jitable
-def preferred_accel(q, v, h, amax, jmax, lo, hi, target):
+def preferred_accel(q, v, h, amax, jmax, lo, hi, target, tol):
     """``(a_req, a_pref)`` toward ``target``: the acceleration that lands on it exactly in
     one period, and the preferred one: ``a_req``, or, when that lies outside ``[lo, hi]``,
-    the one that brakes so the stop ends at the target."""
+    the one that brakes so the stop ends at the target (to the last bit when ``tol`` is
+    0, else so the stop ends within ``tol`` of it)."""
     a_req = (target - q - v * h) / (h * h)
     a_pref = a_req
     if a_req > hi:
-        x, status = largest_accel_below(q, v, h, amax, jmax, lo, hi, target)
+        if tol > 0.0:
+            x, status = largest_accel_below_within(q, v, h, amax, jmax, lo, hi, target, tol)
+        else:
+            x, status = largest_accel_below(q, v, h, amax, jmax, lo, hi, target)
         if status == 1:
             a_pref = x
     elif a_req < lo:
-        x, status = smallest_accel_above(q, v, h, amax, jmax, lo, hi, target)
+        if tol > 0.0:
+            x, status = smallest_accel_above_within(q, v, h, amax, jmax, lo, hi, target, tol)
+        else:
+            x, status = smallest_accel_above(q, v, h, amax, jmax, lo, hi, target)
         if status == 1:
             a_pref = x
     return a_req, a_pref

@@ -147,11 +147,20 @@ class ActuatorModel:
         )
 
     def limit_arrays(self) -> np.ndarray:
-        """[5, 7]: velocity, acceleration, jerk limits, lower and upper position band (rows
-        ``LIM_*`` of :mod:`sims.kernels.actuator`)."""
+        """[6, 7]: velocity, acceleration, jerk limits, lower and upper position band, and
+        the band reach of one period (rows ``LIM_*`` of :mod:`sims.kernels.actuator`)."""
+        from sims.kernels.stopping import band_reach
+
         lo, hi = self.position_band()
+        h = 1.0 / self.rate_hz
+        reach = [
+            band_reach(v, a, j, h)
+            for v, a, j in zip(
+                self.velocity_limits, self.acceleration_limits, self.jerk_limits, strict=True
+            )
+        ]
         return np.array(
-            [self.velocity_limits, self.acceleration_limits, self.jerk_limits, lo, hi],
+            [self.velocity_limits, self.acceleration_limits, self.jerk_limits, lo, hi, reach],
             dtype=np.float64,
         )
 

@@ -287,7 +287,7 @@ def test_off_is_bit_identical_to_no_model():
         ({"actuator": "franka"}, "unknown actuator"),
         ({"actuator": 3}, "a name or an ActuatorModel"),
         ({"actuator": ActuatorModel.panda(latency_steps=50)}, "not shorter than the episode"),
-        ({"actuator": ActuatorModel.panda(rate_hz=300.0)}, "whole number"),
+        ({"actuator": ActuatorModel.panda(rate_hz=333.0)}, "whole number"),
         ({"actuator": ActuatorModel.panda(lag_time_constant=-0.01)}, "lag_time_constant"),
         ({"actuator": ActuatorModel.panda(limit_mode="soft")}, "limit_mode"),
         ({"actuator": ActuatorModel.panda(velocity_limits=(1.0,) * 6)}, "velocity_limits"),
