@@ -379,3 +379,21 @@ def test_the_simulated_cuda_kernel_runs_the_model_like_the_cpu_kernel():
     )
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-4000:]
     assert "CUDASIM_OK" in proc.stdout
+
+
+def test_a_training_config_switches_it_on():
+    from policies.ppo.config import TrainConfig, default_train_config
+    from policies.ppo.envs import make_env as run_env
+    from policies.ppo.envs import training_task_config
+
+    cfg = default_train_config("reach")
+    assert cfg.env.actuator == "none"
+    assert TrainConfig.from_dict(cfg.to_dict()).env.actuator == "none"
+    cfg.env.actuator = "panda"
+    cfg.env.action_latency_steps = 2
+    env = run_env(cfg, "numba", 4, training_task_config(cfg))
+    assert env.actuator == ActuatorModel.panda()
+    assert set(env.randomization_state()["action_delay"].tolist()) <= {0, 1, 2}
+    cfg.env.actuator = "franka"
+    with pytest.raises(ValueError, match="unknown actuator"):
+        run_env(cfg, "numba", 4, training_task_config(cfg))
