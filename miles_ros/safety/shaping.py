@@ -79,7 +79,7 @@ def joint_interval(q, v, a, h, lo_pos, hi_pos, vmin, vmax, amax, jmax, res):
     of the bounds that set them. Returns False when the constraints were inconsistent
     and the fallback interval was used instead.
     """
-    return _k.joint_interval(q, v, a, h, lo_pos, hi_pos, vmin, vmax, amax, jmax, res, False)
+    return _k.joint_interval(q, v, a, h, lo_pos, hi_pos, vmin, vmax, amax, jmax, res, False, 0.0)
 
 
 @njit(cache=True)

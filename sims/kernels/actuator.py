@@ -49,9 +49,10 @@ W_LO, W_HI, W_REQ, W_PREF, W_RES = (ROW_ACT + i for i in range(5))
 """Scratch rows: admissible interval, requested and preferred acceleration per joint, and
 :func:`~sims.kernels.stopping.joint_interval`'s result."""
 NUM_WORK_ROWS = 5
-BRAKE_TOLERANCE = 1e-9
-"""rad: how close to the target the braking stop must end (the supervisor's own search
-goes to the last bit; this one stops earlier, on the safe side, in a few evaluations)."""
+SEARCH_TOLERANCE = 1e-9
+"""rad: how close to a target or a band edge a braking stop must end (the supervisor's
+own searches go to the last bit; these stop earlier, on the safe side, in a few
+evaluations)."""
 
 
 @register_jitable
@@ -87,10 +88,12 @@ def shape_arm_step(cs, k, c0, lim, l0, targets, h, scale_mode, work, res):
         hi_pos = lim[l0 + 7 * LIM_HI + i]
         reach = lim[l0 + 7 * LIM_REACH + i]
         clear = lo_pos + reach < c < hi_pos - reach
-        joint_interval(c, v, a, h, lo_pos, hi_pos, -vmax, vmax, amax, jmax, res, clear)
+        joint_interval(
+            c, v, a, h, lo_pos, hi_pos, -vmax, vmax, amax, jmax, res, clear, SEARCH_TOLERANCE
+        )
         lo = res[0]
         hi = res[1]
-        a_req, a_pref = preferred_accel(c, v, h, amax, jmax, lo, hi, targets[i], BRAKE_TOLERANCE)
+        a_req, a_pref = preferred_accel(c, v, h, amax, jmax, lo, hi, targets[i], SEARCH_TOLERANCE)
         if a_req < lo or a_req > hi:
             all_exact = False
         work[W_LO, i] = lo

@@ -236,14 +236,16 @@ def band_reach(vmax, amax, jmax, h):
 
 
 @register_jitable
-def joint_interval(q, v, a, h, lo_pos, hi_pos, vmin, vmax, amax, jmax, res, band_clear):
+def joint_interval(q, v, a, h, lo_pos, hi_pos, vmin, vmax, amax, jmax, res, band_clear, tol):
     """Admissible interval of the next acceleration for one joint.
 
     Writes ``res[0:2]`` = (lowest, highest) admissible ``a'`` and ``res[2:4]`` = the codes
     of the bounds that set them. Returns False when the constraints were inconsistent
     and the fallback interval (see :mod:`miles_ros.safety.shaping`) was used instead.
     ``band_clear``: the caller knows that no admissible ``a'`` can bring the joint's stop
-    to the position band's edges (:func:`band_reach`), so their searches are skipped.
+    to the position band's edges (:func:`band_reach`), so their searches are skipped;
+    ``tol``: 0 finds the band's bounds to the last bit, else the stops they allow end
+    within ``tol`` (rad) of the edges (never beyond them).
     """
     lo = -amax
     hi = amax
@@ -267,14 +269,20 @@ def joint_interval(q, v, a, h, lo_pos, hi_pos, vmin, vmax, amax, jmax, res, band
         code_lo = VELOCITY
     ok = lo <= hi
     if ok and not band_clear:
-        x, status = largest_accel_below(q, v, h, amax, jmax, lo, hi, hi_pos)
+        if tol > 0.0:
+            x, status = largest_accel_below_within(q, v, h, amax, jmax, lo, hi, hi_pos, tol)
+        else:
+            x, status = largest_accel_below(q, v, h, amax, jmax, lo, hi, hi_pos)
         if status == 2:
             ok = False
         elif status == 1:
             hi = x
             code_hi = POSITION
     if ok and not band_clear:
-        x, status = smallest_accel_above(q, v, h, amax, jmax, lo, hi, lo_pos)
+        if tol > 0.0:
+            x, status = smallest_accel_above_within(q, v, h, amax, jmax, lo, hi, lo_pos, tol)
+        else:
+            x, status = smallest_accel_above(q, v, h, amax, jmax, lo, hi, lo_pos)
         if status == 2:
             ok = False
         elif status == 1:

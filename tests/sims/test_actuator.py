@@ -397,3 +397,13 @@ def test_a_training_config_switches_it_on():
     cfg.env.actuator = "franka"
     with pytest.raises(ValueError, match="unknown actuator"):
         run_env(cfg, "numba", 4, training_task_config(cfg))
+
+
+def test_pybullet_workers_give_the_in_process_result():
+    runs = []
+    for workers in (0, 2):
+        env = make_env("push", "pybullet", 3, seed=1, actuator="panda", num_workers=workers)
+        rng = np.random.default_rng(0)
+        runs.append(np.array([env.step(rng.uniform(-1, 1, (3, 3)))[0] for _ in range(8)]))
+        env.close()
+    np.testing.assert_array_equal(runs[0], runs[1])
