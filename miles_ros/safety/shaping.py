@@ -39,12 +39,21 @@ import numpy as np
 from numba import njit
 
 from miles_ros.safety.stopping import (
-    largest_accel_below,
-    reach_hi,
-    reach_lo,
-    smallest_accel_above,
     stop_envelope,
     stop_travel_forward,
+)
+from sims.kernels import stopping as _k
+from sims.kernels.stopping import (  # noqa: F401 - the codes are part of this module's API
+    ACCELERATION,
+    CARTESIAN,
+    CODE_NAMES,
+    FREE,
+    INFEASIBLE,
+    JERK,
+    POSITION,
+    SCALED,
+    TCP_SPEED,
+    VELOCITY,
 )
 
 # Columns of the per-joint state array ``js`` [n, NCOL].
@@ -55,28 +64,6 @@ NCOL = 12
 # Columns of the per-joint output array ``out`` [n, 4].
 OUT_Q, OUT_V, OUT_A, OUT_CODE = range(4)
 
-# What bound a joint's output (codes in ``out[:, OUT_CODE]``).
-FREE = 0
-POSITION = 1
-VELOCITY = 2
-ACCELERATION = 3
-JERK = 4
-CARTESIAN = 5
-TCP_SPEED = 6
-INFEASIBLE = 7
-SCALED = 8
-CODE_NAMES = (
-    "none",
-    "position_limit",
-    "velocity_limit",
-    "acceleration_limit",
-    "jerk_limit",
-    "cartesian",
-    "tcp_speed",
-    "infeasible",
-    "scaled",
-)
-
 INTERNAL_TIGHTENING = 1e-6
 """The kernel's limits are this fraction tighter than the published ones, which absorbs
 the rounding of positions in the differences a checker recomputes (for steps >= 0.1 ms
@@ -84,99 +71,15 @@ at the datasheet jerk limits)."""
 
 
 @njit(cache=True)
-def _upper_accel_for_velocity(v, vmax, h, jmax):
-    """Largest ``a'`` with ``v + a' h + max(a', 0)^2 / (2 J) <= vmax``."""
-    if v <= vmax:
-        # = J (-h + sqrt(h^2 + 2 (vmax - v) / J)), written without cancellation.
-        room = 2.0 * (vmax - v)
-        return room / (h + math.sqrt(h * h + room / jmax))
-    return (vmax - v) / h
-
-
-@njit(cache=True)
-def _lower_accel_for_velocity(v, vmin, h, jmax):
-    """Smallest ``a'`` with ``v + a' h - min(a', 0)^2 / (2 J) >= vmin``."""
-    if v >= vmin:
-        room = 2.0 * (v - vmin)
-        return -room / (h + math.sqrt(h * h + room / jmax))
-    return (vmin - v) / h
-
-
-@njit(cache=True)
 def joint_interval(q, v, a, h, lo_pos, hi_pos, vmin, vmax, amax, jmax, res):
-    """Admissible interval of the next acceleration for one joint.
+    """Admissible interval of the next acceleration for one joint
+    (:func:`sims.kernels.stopping.joint_interval`, the fallback described above).
 
     Writes ``res[0:2]`` = (lowest, highest) admissible ``a'`` and ``res[2:4]`` = the codes
     of the bounds that set them. Returns False when the constraints were inconsistent
-    and the fallback interval (see module docstring) was used instead.
+    and the fallback interval was used instead.
     """
-    lo = -amax
-    hi = amax
-    code_lo = ACCELERATION
-    code_hi = ACCELERATION
-    x = a - jmax * h
-    if x > lo:
-        lo = x
-        code_lo = JERK
-    x = a + jmax * h
-    if x < hi:
-        hi = x
-        code_hi = JERK
-    x = _upper_accel_for_velocity(v, vmax, h, jmax)
-    if x < hi:
-        hi = x
-        code_hi = VELOCITY
-    x = _lower_accel_for_velocity(v, vmin, h, jmax)
-    if x > lo:
-        lo = x
-        code_lo = VELOCITY
-    ok = lo <= hi
-    if ok:
-        x, status = largest_accel_below(q, v, h, amax, jmax, lo, hi, hi_pos)
-        if status == 2:
-            ok = False
-        elif status == 1:
-            hi = x
-            code_hi = POSITION
-    if ok:
-        x, status = smallest_accel_above(q, v, h, amax, jmax, lo, hi, lo_pos)
-        if status == 2:
-            ok = False
-        elif status == 1:
-            lo = x
-            code_lo = POSITION
-    if ok:
-        res[0] = lo
-        res[1] = hi
-        res[2] = code_lo
-        res[3] = code_hi
-        return True
-    # Fallback: acceleration and plain velocity bounds first, jerk when it fits.
-    vabs = vmax if vmax > -vmin else -vmin
-    lo = max(-amax, (-vabs - v) / h)
-    hi = min(amax, (vabs - v) / h)
-    if lo > hi:  # |v| beyond the velocity bound: decelerate as hard as allowed.
-        lo = -amax if v > 0.0 else amax
-        hi = lo
-    jl = a - jmax * h
-    ju = a + jmax * h
-    if max(lo, jl) <= min(hi, ju):
-        lo = max(lo, jl)
-        hi = min(hi, ju)
-    if reach_hi(q, v, lo, h, amax, jmax) > hi_pos:
-        hi = lo
-    elif reach_lo(q, v, hi, h, amax, jmax) < lo_pos:
-        lo = hi
-    else:
-        x, _ = largest_accel_below(q, v, h, amax, jmax, lo, hi, hi_pos)
-        hi = x
-        x, _ = smallest_accel_above(q, v, h, amax, jmax, lo, hi, lo_pos)
-        lo = x
-    res[0] = lo
-    res[1] = hi
-    res[2] = INFEASIBLE
-    res[3] = INFEASIBLE
-    return False
+    return _k.joint_interval(q, v, a, h, lo_pos, hi_pos, vmin, vmax, amax, jmax, res, False, 0.0)
 
 
 @njit(cache=True)
@@ -227,9 +130,11 @@ def shape_step(js, h, stop_mode, scale_mode, out, work):
         target = js[i, TARGET]
         if stop_mode or math.isnan(target):
             a_req = -v / h
+            a_pref = a_req
             all_exact = False
         else:
-            a_req = (target - q - v * h) / (h * h)
+            # the request, braking toward a target out of reach
+            a_req, a_pref = _k.preferred_accel(q, v, h, amax, jmax, lo, hi, target, 0.0)
             if a_req < lo or a_req > hi:
                 all_exact = False
         work[i, 0] = lo
@@ -237,17 +142,6 @@ def shape_step(js, h, stop_mode, scale_mode, out, work):
         work[i, 2] = res[2]
         work[i, 3] = res[3]
         work[i, 4] = a_req
-        # Preferred acceleration: the request, braking toward a target out of reach.
-        a_pref = a_req
-        if not stop_mode and not math.isnan(target):
-            if a_req > hi:
-                x, status = largest_accel_below(q, v, h, amax, jmax, lo, hi, target)
-                if status == 1:
-                    a_pref = x
-            elif a_req < lo:
-                x, status = smallest_accel_above(q, v, h, amax, jmax, lo, hi, target)
-                if status == 1:
-                    a_pref = x
         work[i, 5] = a_pref
     if all_exact:
         for i in range(n):

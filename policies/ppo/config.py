@@ -126,6 +126,11 @@ class EnvConfig:
     training and in the physics evaluations, whose factory the caller injects
     (:mod:`policies.ppo.envs`; ``miles train`` knows ``safety_supervisor``, the safety
     supervisor). '' = the motors take the targets."""
+    actuator: str = "none"
+    """The arm's command path in the training and evaluation backends
+    (:mod:`sims.robots.actuator`): ``panda`` (rate limits of config/safety.yaml at its
+    controller rate, the drives' lag, ``action_latency_steps`` as its latency) or
+    ``none`` (the backends' plain tracking)."""
 
 
 @dataclass

@@ -67,8 +67,11 @@ def env_options(
     (``cfg.env.motor_filter``, built by its factory in ``motor_filters``) where it names
     one. Raises ValueError when the name has no factory there."""
     name = cfg.env.motor_filter
+    actuator = cfg.env.actuator
     if not name:
-        return {"config": task_config}
+        if actuator == "none":  # the backends' default: no keyword for the ones without it
+            return {"config": task_config}
+        return {"config": task_config, "actuator": actuator}
     if backend != "pybullet":
         raise ValueError(f"env.motor_filter runs on the pybullet backend, not {backend!r}")
     factory = (motor_filters or {}).get(name)
@@ -79,7 +82,10 @@ def env_options(
             "a motor filter is composed by the layer that owns it: train through "
             "`miles train`, or pass motor_filters={name: factory} to OnPolicyRunner"
         )
-    return factory(cfg.task, num_envs, task_config)
+    options = factory(cfg.task, num_envs, task_config)
+    if actuator != "none":  # never dropped: the backend refuses what it cannot combine
+        options = {**options, "actuator": actuator}
+    return options
 
 
 def make_env(

@@ -7,6 +7,12 @@ A backend subclasses :class:`HostPhysicsEnv` and implements the physics:
 and :meth:`~HostPhysicsEnv._reset_envs` (new episodes for some envs, their draws in
 ``self._episode_draws`` and ``self._delay``). Actions become targets through
 :func:`sims.control.joint_targets`, the mapping of every backend.
+
+The arm's command path (:mod:`sims.robots.actuator`, ``actuator=`` of the backend): the
+history ring is its latency, and :meth:`HostPhysicsEnv._shape_commands` its rate limiting
+(the numba kernels' :func:`~sims.kernels.actuator.shape_joint`, batched), which turns a
+period's targets into one command per controller period for the drives; the drives'
+own tracking is the lag.
 """
 
 from __future__ import annotations
@@ -16,6 +22,8 @@ import math
 import numpy as np
 
 from sims.backends.base import BatchedEnv
+from sims.kernels.actuator import CMD_Q, shape_periods
+from sims.robots.actuator import check_latency, effective_latency, resolve_actuator
 from sims.tasks.base import SimState, TaskConfig
 
 
@@ -41,16 +49,25 @@ class HostPhysicsEnv(BatchedEnv):
 
     closed: bool
 
-    def _init_host_state(self, dense_reward: bool, autoreset: bool) -> None:
-        """Settings and zeroed per-env state (call from ``__init__`` after ``super``)."""
+    def _init_host_state(self, dense_reward: bool, autoreset: bool, actuator=None) -> None:
+        """Settings and zeroed per-env state (call from ``__init__`` after ``super``);
+        ``actuator``: the command-path model (:func:`sims.robots.actuator.resolve_actuator`)."""
         cfg, n = self.cfg, self.num_envs
         if cfg.action_mode not in ("joint", "cartesian"):
             raise ValueError(f"unknown action_mode {cfg.action_mode!r} in the task config")
         self.dense_reward = bool(dense_reward)
         self.autoreset = bool(autoreset)
-        self._latency = int(cfg.randomization.action_latency_steps)
+        self.actuator = resolve_actuator(actuator)
+        self._latency = effective_latency(self.actuator, cfg.randomization.action_latency_steps)
         if self._latency < 0:
             raise ValueError("randomization.action_latency_steps must be >= 0")
+        check_latency(self._latency, cfg.episode_steps)
+        if self.actuator is not None:
+            m = self.actuator.substeps(cfg.control_dt)
+            self._command = np.zeros((n, 21))
+            self._command_limits = self.actuator.limit_arrays().reshape(-1)
+            self._command_period = 1.0 / self.actuator.rate_hz
+            self._command_schedule = np.zeros((n, m, 7))
         self._noise_std = float(cfg.randomization.observation_noise_std)
         self._state = SimState(
             joint_pos=np.zeros((n, 7)),
@@ -80,6 +97,26 @@ class HostPhysicsEnv(BatchedEnv):
     def _reset_envs(self, ids: np.ndarray) -> None:
         """Start new episodes for ``ids`` (state, goal, draws, ``_steps``/``_returns``)."""
         raise NotImplementedError
+
+    # --- the command path ------------------------------------------------------------------
+    def _shape_commands(self, arm_target: np.ndarray) -> np.ndarray:
+        """The command of every controller period of this control period [N, m, 7] toward
+        ``arm_target`` [N, 7] (the command state advances)."""
+        shape_periods(
+            self._command,
+            arm_target,
+            self._command_limits,
+            self._command_period,
+            self.actuator.limit_mode == "scale",
+            self._command_schedule,
+        )
+        return self._command_schedule
+
+    def _reset_commands(self, ids: np.ndarray) -> None:
+        """The command path of envs ``ids`` at rest at their measured joint positions."""
+        if self.actuator is not None:
+            self._command[ids] = 0.0
+            self._command[ids, CMD_Q : CMD_Q + 7] = self._state.joint_pos[ids]
 
     def _check_open(self) -> None:
         if self.closed:

@@ -55,6 +55,11 @@ Physics (the kernels are in :mod:`sims.kernels`):
   controlled arm is effectively infinitely strong, quasi-static pushing does not depend
   on mass, and Coulomb deceleration mu g is mass independent.
 
+Command path (off by default; ``actuator="panda"``, :mod:`sims.robots.actuator`): the
+targets are tracked at the controller rate under the velocity, acceleration and jerk
+limits (the supervisor's shaping, per joint) and the joints follow the shaped command
+through a first-order lag instead of ``tracking_gain``; its latency is the action delay.
+
 Domain randomization per episode: initial joint noise, friction scale, mass scale, the
 cube's contact parameters (kick, finger friction, limit surface), and an action delay d
 in [0, k] (k = ``action_latency_steps``): a per-env ring buffer of the last k + 1
@@ -86,9 +91,16 @@ import numba
 import numpy as np
 
 from sims.backends.base import BatchedEnv
+from sims.kernels import actuator as act
 from sims.kernels import contact, layout
 from sims.kernels import kinematics as kin
 from sims.kernels import step as kernels
+from sims.robots.actuator import (
+    ActuatorModel,
+    check_latency,
+    effective_latency,
+    resolve_actuator,
+)
 from sims.tasks.base import SimState, TaskConfig
 
 log = logging.getLogger(__name__)
@@ -164,8 +176,11 @@ _KINDS = {
 }
 
 
-def _params(task_module, cfg: TaskConfig, dense: bool) -> tuple[np.ndarray, np.ndarray]:
-    """The kernels' float and int parameter vectors, read from the task and its config."""
+def _params(
+    task_module, cfg: TaskConfig, dense: bool, actuator: ActuatorModel | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """The kernels' float and int parameter vectors, read from the task and its config
+    (and the command-path model, when on)."""
     name = task_module.CONFIG.name
     if name not in _KINDS:
         raise ValueError(f"the numba backend has no kernel for task {name!r}")
@@ -181,6 +196,7 @@ def _params(task_module, cfg: TaskConfig, dense: bool) -> tuple[np.ndarray, np.n
     rnd = cfg.randomization
     if rnd.action_latency_steps < 0 or rnd.observation_noise_std < 0:
         raise ValueError("action_latency_steps and observation_noise_std must be >= 0")
+    check_latency(effective_latency(actuator, rnd.action_latency_steps), cfg.episode_steps)
     fp = np.zeros(layout.NUM_FLOAT_PARAMS)
     fp[layout.P_DT] = cfg.control_dt
     fp[layout.P_JOINT_SCALE] = cfg.joint_action_scale
@@ -201,6 +217,8 @@ def _params(task_module, cfg: TaskConfig, dense: bool) -> tuple[np.ndarray, np.n
     ip[layout.I_CARTESIAN] = 1 if cfg.action_mode == "cartesian" else 0
     ip[layout.I_HAS_GRIPPER] = 1 if cfg.has_gripper else 0
     ip[layout.I_DENSE] = 1 if dense else 0
+    if actuator is not None:
+        act.pack_params(actuator, cfg.control_dt, fp, ip)
     if kind == layout.KIND_REACH:
         lo, hi = task_module.GOAL_LOW, task_module.GOAL_HIGH
         fp[[layout.P_GOAL_X_LO, layout.P_GOAL_Y_LO, layout.P_GOAL_Z_LO]] = lo
@@ -229,8 +247,10 @@ def _params(task_module, cfg: TaskConfig, dense: bool) -> tuple[np.ndarray, np.n
 class NumbaEnv(BatchedEnv):
     """``num_envs`` copies of a task stepped by numba kernels (see the module docstring).
 
-    ``dense_reward`` selects the task's dense or sparse reward. The arrays returned by
-    :meth:`reset` and :meth:`step` are new each call (the caller may keep them);
+    ``dense_reward`` selects the task's dense or sparse reward; ``actuator`` the arm's
+    command-path model (:func:`sims.robots.actuator.resolve_actuator`: ``"panda"``,
+    ``"none"`` (default) or an :class:`~sims.robots.actuator.ActuatorModel`). The arrays
+    returned by :meth:`reset` and :meth:`step` are new each call (the caller may keep them);
     ``tune_malloc`` applies :func:`keep_freed_memory_for_reuse` so that allocating them
     stays cheap.
     """
@@ -245,17 +265,19 @@ class NumbaEnv(BatchedEnv):
         config: TaskConfig | None = None,
         dense_reward: bool = True,
         tune_malloc: bool = True,
+        actuator: str | ActuatorModel | None = None,
     ):
         super().__init__(task_module, num_envs, config)
+        self.actuator = resolve_actuator(actuator)
         if tune_malloc:
             keep_freed_memory_for_reuse()
-        self._fp, self._ip = _params(task_module, self.cfg, dense_reward)
+        self._fp, self._ip = _params(task_module, self.cfg, dense_reward, self.actuator)
         self.dense_reward = dense_reward
         n = self.num_envs
         self._n_chunks = int(max(1, min(n, 8 * numba.get_num_threads())))
         self._st = np.zeros((n, layout.NUM_STATE))
         self._cnt = np.zeros((n, 2), dtype=np.int64)
-        k1 = self.cfg.randomization.action_latency_steps + 1
+        k1 = effective_latency(self.actuator, self.cfg.randomization.action_latency_steps) + 1
         self._abuf = np.zeros((n, k1, self.action_dim))
         self._obs = np.zeros((n, self.obs_dim), dtype=np.float32)
         self._seed = np.uint64(0)
@@ -393,6 +415,8 @@ class NumbaEnv(BatchedEnv):
         if joint_pos is not None:
             put(layout.S_Q, 7, joint_pos, "joint_pos")
             np.clip(st[:, :7], kin.Q_MIN, kin.Q_MAX, out=st[:, :7])
+            st[:, layout.S_ACT_Q : layout.S_ACT_Q + 7] = st[:, :7]  # command path at rest
+            st[:, layout.S_ACT_V : layout.S_ACT_A + 7] = 0.0
         if object_pos is not None:
             put(layout.S_OBJ, 3, object_pos, "object_pos")
         if object_yaw is not None:

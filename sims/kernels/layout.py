@@ -61,7 +61,10 @@ P_Z_MIN = 32
 P_MU_FINGER_HI = 33  # P_MU_FINGER is the low end of the finger friction range
 P_LSR_LO = 34
 P_LSR_HI = 35
-NUM_FLOAT_PARAMS = 36
+P_ACT_H = 36  # command-path model: controller period (s)
+P_ACT_ALPHA = 37  # command-path model: lag fraction closed per controller period
+P_ACT_LIM = 38  # 6 x 7: velocity, acceleration, jerk limits, band low, high, band reach
+NUM_FLOAT_PARAMS = 80
 
 # --- int parameter vector ---------------------------------------------------------------
 I_KIND = 0
@@ -71,7 +74,9 @@ I_HAS_GRIPPER = 3
 I_DENSE = 4
 I_GOAL_TRIES = 5
 I_PAD_GRID = 6  # 1: fingers touch the cube as 2 x 2 circle grids; 0: as one cylinder each
-NUM_INT_PARAMS = 7
+I_ACT_SUBSTEPS = 7  # command-path model: controller periods per control period (0: off)
+I_ACT_SCALE = 8  # command-path model: 1 scales the joint velocity vector, 0 clamps per joint
+NUM_INT_PARAMS = 9
 
 # --- per-env state: one float64 row per env ---------------------------------------------
 S_Q = 0  # 7 joint positions (must stay at column 0: fk_row reads st[k, 0:7])
@@ -92,7 +97,10 @@ S_RETURN = 39  # return so far
 S_KICK = 40  # velocity gain of the cube after a push, this episode
 S_MU_FINGER = 41  # finger-cube friction of this episode
 S_LSR = 42  # limit-surface ratio of this episode
-NUM_STATE = 43
+S_ACT_Q = 43  # 7 command-path model: shaped command positions
+S_ACT_V = 50  # 7 its velocities
+S_ACT_A = 57  # 7 its accelerations
+NUM_STATE = 64
 
 C_STEPS = 0  # steps in this episode
 C_EPISODE = 1  # episode counter (keys the RNG)
@@ -106,15 +114,16 @@ F_SUCCESS = 2
 F_FINAL = 3
 
 # --- scratch ----------------------------------------------------------------------------
-SCRATCH_SHAPE = (13, 7)
+SCRATCH_SHAPE = (18, 7)
 """Per-chunk (CPU) or per-thread (GPU) scratch: rows 0-6 joint frames (z axis, origin),
 rows 7-9 the Jacobian, row 10 the IK step, row 11 the arm's joint targets, row 12 the joint
-positions before the step. One C-contiguous array type everywhere keeps the number of
-compiled specializations down."""
+positions before the step, rows 13-17 the command-path model's work rows. One C-contiguous
+array type everywhere keeps the number of compiled specializations down."""
 ROW_JAC = 7
 ROW_DQ = 10
 ROW_TARGET = 11
 ROW_Q_OLD = 12
+ROW_ACT = 13  # rows 13-17: see sims.kernels.actuator (W_*)
 
 # --- observation offsets, from the tasks' layouts -----------------------------------------
 OBS_FIELDS = (

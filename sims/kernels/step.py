@@ -4,7 +4,10 @@
 kernels below run it over chunks of envs (``parallel=True``, ``cache=True``), the CUDA
 kernel of :mod:`sims.backends.numba_cuda` once per thread. The action becomes joint
 targets through :func:`sims.control.arm_targets_row` (the mapping of every backend); the
-arm covers ``tracking_gain`` of the way to them. Autoresets (SAME_STEP) happen inside.
+arm covers ``tracking_gain`` of the way to them, or, with the command-path model on
+(``ip[I_ACT_SUBSTEPS] > 0``), follows them through
+:func:`~sims.kernels.actuator.command_path_period` (rate limits at the controller rate
+and a lag). Autoresets (SAME_STEP) happen inside.
 The whole-batch :func:`reset_kernel` (``reset(seed=...)``) is serial: a few ms for 4096
 envs, and it compiles faster.
 
@@ -29,6 +32,7 @@ from numba import njit, prange
 from numba.extending import register_jitable
 
 from sims.control import arm_targets_row
+from sims.kernels.actuator import command_path_period
 from sims.kernels.contact import object_step
 from sims.kernels.kinematics import Q_HOME, Q_MAX, Q_MIN, clip, store_fk, tcp_row
 from sims.kernels.layout import (
@@ -38,6 +42,7 @@ from sims.kernels.layout import (
     F_SUCCESS,
     F_TERMINATED,
     F_TRUNCATED,
+    I_ACT_SUBSTEPS,
     I_CARTESIAN,
     I_DENSE,
     I_EPISODE_STEPS,
@@ -84,6 +89,7 @@ from sims.kernels.layout import (
     R_REWARD,
     ROW_Q_OLD,
     ROW_TARGET,
+    S_ACT_Q,
     S_DELAY,
     S_FRICTION,
     S_GOAL,
@@ -143,6 +149,7 @@ def reset_env(k, fp, ip, seed, st, cnt, abuf, scratch):
         st[k, S_Q + i] = clip(
             uniform(key, i, Q_HOME[i] - noise, Q_HOME[i] + noise), Q_MIN[i], Q_MAX[i]
         )
+        st[k, S_ACT_Q + i] = st[k, S_Q + i]  # the command path starts at rest at q
     store_fk(k, st, scratch)
     st[k, S_WIDTH] = fp[P_INIT_WIDTH]
     st[k, S_FRICTION] = uniform(key, d + 10, fp[P_FRICTION_LO], fp[P_FRICTION_HI])
@@ -250,10 +257,14 @@ def step_env(
         fp[P_Z_MIN],
         scratch,
     )
-    for i in range(7):
-        old = st[k, S_Q + i]
-        scratch[ROW_Q_OLD, i] = old
-        st[k, S_Q + i] = old + gain * (scratch[ROW_TARGET, i] - old)
+    substeps = ip[I_ACT_SUBSTEPS]
+    if substeps > 0:  # the arm's command path (sims.robots.actuator)
+        command_path_period(k, fp, ip, st, scratch, substeps)
+    else:
+        for i in range(7):
+            old = st[k, S_Q + i]
+            scratch[ROW_Q_OLD, i] = old
+            st[k, S_Q + i] = old + gain * (scratch[ROW_TARGET, i] - old)
     if kind == KIND_REACH:
         if cartesian:
             store_fk(k, st, scratch)

@@ -53,6 +53,7 @@ from sims.backends.pybullet.scene import DEFAULT_CAMERA, world_spec_from_scene
 from sims.backends.pybullet.workers import open_worlds, worker_count
 from sims.backends.pybullet.world import RESET_GOAL, RESET_TARGET_POS, STATE_TARGET_POS
 from sims.control import joint_targets
+from sims.robots.actuator import ActuatorModel
 from sims.scene import Scene, load_scene
 from sims.tasks import pick_place
 from sims.tasks.base import TaskConfig
@@ -81,6 +82,9 @@ class PyBulletEnv(HostPhysicsEnv):
       ``scene``: the :class:`sims.scene.Scene` giving table and cube geometry (default:
       config/scene.yaml); ``scene_objects``: also add its named cubes and pads.
       ``start_method``: multiprocessing start method of the workers (default spawn).
+      ``actuator``: the arm's command-path model (:mod:`sims.robots.actuator`; ``"panda"``,
+      ``"none"`` (default) or an ``ActuatorModel``): the targets are rate limited at the
+      controller rate and the motors get one command per controller period.
     """
 
     backend_name = "pybullet"
@@ -102,6 +106,7 @@ class PyBulletEnv(HostPhysicsEnv):
         scene_objects: bool = False,
         start_method: str = "spawn",
         motor_filters: list | None = None,
+        actuator: str | ActuatorModel | None = None,
     ):
         super().__init__(task_module, num_envs, config)
         self.closed = True  # until the worlds exist
@@ -110,7 +115,18 @@ class PyBulletEnv(HostPhysicsEnv):
         self.physics_dt, self.substeps = control_substeps(cfg, physics_dt, substeps)
         self.num_workers = worker_count(num_workers, n, motor_filters)
         self.motor_filters = motor_filters
-        self._init_host_state(dense_reward, autoreset)
+        self._init_host_state(dense_reward, autoreset, actuator)
+        if self.actuator is not None:
+            m = self.actuator.substeps(cfg.control_dt)
+            if motor_filters is not None:
+                raise ValueError(
+                    "actuator and motor_filters: both shape the motors' commands; use one"
+                )
+            if self.substeps % m:
+                raise ValueError(
+                    f"actuator: {m} controller periods do not divide the {self.substeps} "
+                    "physics steps of a control period; change physics_dt or rate_hz"
+                )
         self.render_mode = "rgb_array" if render else None
         self.scene = scene if scene is not None else load_scene()
         self.camera = dict(DEFAULT_CAMERA)
@@ -137,7 +153,10 @@ class PyBulletEnv(HostPhysicsEnv):
         _, finger = joint_targets(self.cfg, self._state.joint_pos, actions, self._arm_target)
         if self.cfg.has_gripper:
             np.copyto(self._finger_target, finger)
-        rows = self._worlds.step(self._arm_target, self._finger_target)
+        arm = self._arm_target
+        if self.actuator is not None:  # one command per controller period
+            arm = self._shape_commands(arm)
+        rows = self._worlds.step(arm, self._finger_target)
         unpack_state_rows(rows, self._all_ids, self.cfg.has_object, self._state)
         if self._stacking:
             self._follow_targets(rows, self._all_ids)
@@ -201,6 +220,7 @@ class PyBulletEnv(HostPhysicsEnv):
         self._state.stack[ids] = rows[:, RESET_TARGET_POS][:, 2] >= 0.0
         if self._stacking:
             self._follow_targets(states, ids)
+        self._reset_commands(ids)
         self._steps[ids] = 0
         self._returns[ids] = 0.0
         self._history[ids] = 0.0

@@ -314,10 +314,19 @@ class BulletWorld:
     def step(self, arm_target: np.ndarray, finger_target: float, motor_filter=None) -> np.ndarray:
         """Apply targets, run one control period of physics, return the state row.
 
+        ``arm_target``: [7] for the whole period, or [m, 7], one row per 1/m of the period
+        (the command path's controller periods, :mod:`sims.robots.actuator`).
         ``motor_filter(substep, state_row, arm_target, finger_target) -> (arm, finger)``,
         when given, runs every ``motor_filter.period_substeps`` physics steps between the
         period's targets and the motors (a controller such as a safety supervisor)."""
         step, cid = p.stepSimulation, self.client
+        if np.ndim(arm_target) == 2:
+            every = self.spec.substeps // len(arm_target)
+            for k in range(self.spec.substeps):
+                if k % every == 0:
+                    self.apply_targets(arm_target[k // every], finger_target)
+                step(physicsClientId=cid)
+            return self.read_state()
         if motor_filter is None:
             self.apply_targets(arm_target, finger_target)
             for _ in range(self.spec.substeps):
