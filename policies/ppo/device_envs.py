@@ -8,7 +8,8 @@ memory and keeps the array alive); actions go in the same way (numba reads the t
 ``__cuda_array_interface__``). Both libraries launch on the legacy default stream here,
 so the env's kernels and torch's work are ordered without extra synchronization.
 
-Entry point for the trainer (not wired into :mod:`policies.ppo.runner` yet)::
+The trainer's GPU envs (``miles train SKILL --device cuda``: :func:`policies.ppo.envs.make_env`
+builds them, :class:`policies.ppo.runner.OnPolicyRunner` steps them with tensors)::
 
     envs = make_device_envs("reach", 65536, seed=0, device="cuda")
     obs = envs.reset(seed=0)                       # torch.float32 [N, D] on cuda:0
@@ -57,6 +58,23 @@ class TorchDeviceEnv:
         self.obs_dim = env.obs_dim
         self.action_dim = env.action_dim
         self._simulated = _simulated()
+
+    @property
+    def cfg(self):
+        """The task config the envs run (the wrapped env's)."""
+        return self.env.cfg
+
+    @property
+    def single_observation_space(self):
+        return self.env.single_observation_space
+
+    @property
+    def single_action_space(self):
+        return self.env.single_action_space
+
+    @property
+    def backend_name(self) -> str:
+        return self.env.backend_name
 
     def reset(self, seed: int | None = None) -> torch.Tensor:
         """New episodes in every env (``seed`` as ``NumbaEnv.reset``): obs [N, D] float32."""
