@@ -158,6 +158,7 @@ def make_env(
             config=options["config"],
             dense_reward=cfg.env.dense_reward,
             check_actions=False,  # the runner checks the actions once per rollout
+            buffers=2,  # the runner reads a step's observations until the next step
         )
     if backend == "isaac":
         options["device"] = device

@@ -77,6 +77,10 @@ SIMULATED = textwrap.dedent(
         if where == "cuda":
             assert isinstance(runner.env, TorchDeviceEnv)
             assert isinstance(runner.episodes.returns, torch.Tensor)
+            # the runner's envs write into a ring of two output sets: no allocation a step
+            zeros = torch.zeros(4, runner.action_dim)
+            ptrs = [runner.env.step(zeros)[0].data_ptr() for _ in range(4)]
+            assert ptrs[0] == ptrs[2] and ptrs[1] == ptrs[3] and ptrs[0] != ptrs[1], ptrs
     cpu, dev = rollouts["cpu"], rollouts["cuda"]
     assert cpu["dones"].sum() >= 4, "no episode ended in the rollout"
     for key in ("obs", "actions", "rewards", "dones"):
