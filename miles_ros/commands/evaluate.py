@@ -1,5 +1,6 @@
 """``miles eval SKILL``: :mod:`policies.commands.evaluate` plus ``--supervised``, the skill
-behind the safety supervisor (:mod:`miles_ros.runtime.supervised`), as a robot runs it."""
+behind the safety supervisor (:mod:`miles_ros.runtime.supervised`), as a robot runs it, and
+``--device``, where a numba or isaac env steps (the policy runs on the host)."""
 
 from __future__ import annotations
 
@@ -31,7 +32,36 @@ def build_parser(prog: str = "miles eval"):
         help="with --supervised: episode length in training episodes (default 4: skill_node's "
         "time budget, timeout_scale 2 x the card's timeout)",
     )
+    p.add_argument(
+        "--device",
+        default=None,
+        help="where the env steps: cpu, cuda or cuda:N (isaac: Isaac Lab's device; numba: its "
+        "CUDA kernels; default: the backend's default, cpu); the policy runs on the host",
+    )
     return p
+
+
+def _env_options(args, task: str, prog: str):
+    """:func:`_supervised`'s env options plus ``--device`` (checked before any work), and a
+    clear error naming ``make isaac`` where Isaac Lab is absent."""
+    from policies.ppo.envs import env_device_error
+
+    error = env_device_error(args.backend, args.device, flag="--device")
+    if args.backend == "isaac" and not error:
+        from sims.backends.isaac import import_newton
+
+        try:
+            import_newton()
+        except ImportError as exc:
+            error = str(exc)
+    if error:
+        print(f"{prog}: {error}", file=sys.stderr)
+        return None
+    options = _supervised(args, task, prog)
+    if options is not None and args.device is not None:
+        options[0]["device"] = args.device
+        options[1]["device"] = args.device
+    return options
 
 
 def safety_config(path: str | Path | None = None):
@@ -92,4 +122,4 @@ def _supervised(args, task: str, prog: str):
 
 
 def main(argv: list[str] | None = None, prog: str = "miles eval") -> int:
-    return base.main(argv, prog, parser=build_parser(prog), env_options=_supervised)
+    return base.main(argv, prog, parser=build_parser(prog), env_options=_env_options)

@@ -1,6 +1,8 @@
 """``miles train TASK``: PPO on a simulator backend, evaluated in PyBullet physics; on
 several processes under torchrun (``--distributed``, or ``--nproc N`` which starts torchrun
-itself; :mod:`policies.ppo.distributed`), the torch side on ``--device``."""
+itself; :mod:`policies.ppo.distributed`), the torch side on ``--device``, the envs on
+``--env-device`` (default ``--device`` for numba and isaac: ``--device cuda`` with numba
+keeps env state, rollouts and the update on the GPU)."""
 
 from __future__ import annotations
 
@@ -96,6 +98,15 @@ def build_parser(prog: str = "miles train") -> argparse.ArgumentParser:
         default="cpu",
         help="where the policy and the PPO update run: cpu (default), cuda or cuda:N "
         "(with --distributed, cuda means each rank's cuda:LOCAL_RANK)",
+    )
+    p.add_argument(
+        "--env-device",
+        default=None,
+        metavar="DEVICE",
+        help="where the training envs step: cpu, cuda or cuda:N (default: --device for the "
+        "numba and isaac backends, cpu for pybullet). numba on cuda keeps the env state and "
+        "its tensors on the GPU; --device cpu --env-device cuda under NUMBA_ENABLE_CUDASIM=1 "
+        "runs that code path in numba's CUDA simulator (tests)",
     )
     p.add_argument(
         "--distributed",
@@ -247,6 +258,13 @@ def main(
     if cfg.runner.num_envs < 1 or cfg.runner.total_steps < 1:
         print(f"{prog}: --num-envs and --steps must be >= 1", file=sys.stderr)
         return 2
+    from policies.ppo.envs import env_device_error
+
+    flag = "--device" if args.env_device is None else "--env-device"
+    error = env_device_error(cfg.backend, args.env_device, args.device, flag)
+    if error:
+        print(f"{prog}: {error}", file=sys.stderr)
+        return 2
     ranks = args.nproc or (int(os.environ["WORLD_SIZE"]) if args.distributed else 1)
     if cfg.runner.num_envs % ranks:
         print(
@@ -294,6 +312,8 @@ def main(
         if not ctx.is_main:  # rank 0 reports; the others warn only
             logging.getLogger().setLevel(logging.WARNING)
     meta["device"] = str(ctx.device if ctx is not None else args.device)
+    if args.env_device is not None:
+        meta["env_device"] = args.env_device
     try:
         return _train(args, prog, cfg, run_dir, meta, checkpoint, init_data, motor_filters, ctx)
     finally:
@@ -307,7 +327,13 @@ def _train(args, prog, cfg, run_dir, meta, checkpoint, init_data, motor_filters,
 
     try:
         runner = OnPolicyRunner(
-            cfg, run_dir, meta=meta, motor_filters=motor_filters, dist=ctx, device=args.device
+            cfg,
+            run_dir,
+            meta=meta,
+            motor_filters=motor_filters,
+            dist=ctx,
+            device=args.device,
+            env_device=args.env_device,
         )
     except (ImportError, ValueError, RuntimeError) as exc:
         print(f"{prog}: cannot build the {cfg.backend} env for {cfg.task}: {exc}", file=sys.stderr)

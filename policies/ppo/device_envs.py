@@ -8,7 +8,8 @@ memory and keeps the array alive); actions go in the same way (numba reads the t
 ``__cuda_array_interface__``). Both libraries launch on the legacy default stream here,
 so the env's kernels and torch's work are ordered without extra synchronization.
 
-Entry point for the trainer (not wired into :mod:`policies.ppo.runner` yet)::
+The trainer's GPU envs (``miles train SKILL --device cuda``: :func:`policies.ppo.envs.make_env`
+builds them, :class:`policies.ppo.runner.OnPolicyRunner` steps them with tensors)::
 
     envs = make_device_envs("reach", 65536, seed=0, device="cuda")
     obs = envs.reset(seed=0)                       # torch.float32 [N, D] on cuda:0
@@ -47,9 +48,17 @@ def as_tensor(array, device: torch.device) -> torch.Tensor:
 class TorchDeviceEnv:
     """A :class:`~sims.backends.numba_cuda.NumbaCudaEnv` speaking torch tensors on
     ``device``. ``check_actions`` checks every action batch for non-finite entries (one
-    8-byte copy to the host per step; False skips it)."""
+    8-byte copy to the host per step; False skips it).
 
-    def __init__(self, env, device: torch.device, check_actions: bool = True):
+    ``buffers``: 0 (default), every step's outputs are new device arrays; ``k >= 2``, the
+    steps write into a ring of ``k`` output sets (no allocation, no deferred free, which
+    synchronizes the device; the tensors of a set are made once), so a step's tensors hold
+    its values until ``k`` steps later: the trainer uses 2 (it reads a step's observations
+    until the next step)."""
+
+    def __init__(self, env, device: torch.device, check_actions: bool = True, buffers: int = 0):
+        if buffers == 1 or buffers < 0:
+            raise ValueError(f"buffers must be 0 or >= 2, got {buffers}")
         self.env = env
         self.device = device
         self.check_actions = bool(check_actions)
@@ -57,6 +66,30 @@ class TorchDeviceEnv:
         self.obs_dim = env.obs_dim
         self.action_dim = env.action_dim
         self._simulated = _simulated()
+        self._buffers = int(buffers)
+        self._outs: list = []
+        """The ring of output sets (allocated at the first step: the env's device state
+        exists after its first reset)."""
+        self._tensors: dict[int, tuple] = {}
+        """The step result as tensors, per output set of the ring (made on first use)."""
+        self._turn = 0
+
+    @property
+    def cfg(self):
+        """The task config the envs run (the wrapped env's)."""
+        return self.env.cfg
+
+    @property
+    def single_observation_space(self):
+        return self.env.single_observation_space
+
+    @property
+    def single_action_space(self):
+        return self.env.single_action_space
+
+    @property
+    def backend_name(self) -> str:
+        return self.env.backend_name
 
     def reset(self, seed: int | None = None) -> torch.Tensor:
         """New episodes in every env (``seed`` as ``NumbaEnv.reset``): obs [N, D] float32."""
@@ -79,10 +112,24 @@ class TorchDeviceEnv:
         ``(obs, reward, terminated, truncated, info)`` as tensors on :attr:`device`
         (obs float32 [N, D], reward float64 [N], terminated/truncated bool [N]; ``info``:
         ``success``, ``final_obs``, ``_final_obs``, ``episode_return``,
-        ``episode_length``). They share the env's output memory, new each step."""
-        obs, reward, terminated, truncated, info = self.env.step_device(
-            self._actions(actions), check=self.check_actions
-        )
+        ``episode_length``). They share the env's output memory: new each step, or the
+        ring's (see ``buffers``)."""
+        actions = self._actions(actions)
+        if self._buffers:
+            if not self._outs:
+                self._outs = [self.env.output_arrays() for _ in range(self._buffers)]
+            turn = self._turn
+            self._turn = (turn + 1) % len(self._outs)
+            out = self.env.step_device(actions, check=self.check_actions, out=self._outs[turn])
+            if turn not in self._tensors:
+                self._tensors[turn] = self._wrap(out)
+            obs, reward, terminated, truncated, info = self._tensors[turn]
+            return obs, reward, terminated, truncated, dict(info)
+        return self._wrap(self.env.step_device(actions, check=self.check_actions))
+
+    def _wrap(self, result):
+        """A ``step_device`` result as tensors on :attr:`device` sharing its memory."""
+        obs, reward, terminated, truncated, info = result
         dev = self.device
         return (
             as_tensor(obs, dev),
@@ -105,6 +152,7 @@ def make_device_envs(
     config=None,
     dense_reward: bool = True,
     check_actions: bool = True,
+    buffers: int = 0,
 ) -> TorchDeviceEnv:
     """``num_envs`` envs of ``task`` on the numba CUDA backend (``device`` "cuda" or
     "cuda:N"), reset with ``seed`` when given, behind :class:`TorchDeviceEnv`.
@@ -137,4 +185,4 @@ def make_device_envs(
         dense_reward=dense_reward,
         device=f"cuda:{index}",
     )
-    return TorchDeviceEnv(env, torch_device, check_actions)
+    return TorchDeviceEnv(env, torch_device, check_actions, buffers)

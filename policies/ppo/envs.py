@@ -5,6 +5,11 @@ A motor filter (a controller between the policy's targets and the motors, e.g. t
 supervisor) is named in the config (``env.motor_filter``) and built by a factory the
 caller injects (:data:`MotorFilterFactory`, keyed by that name): policies/ never imports
 the layer that owns the controller. ``miles train`` (miles_ros) injects the supervisor's.
+
+Where the training envs step (the env device, ``miles train --env-device``, by default the
+run's ``--device``): numba on ``cuda``/``cuda:N`` is the GPU-resident env of
+:mod:`policies.ppo.device_envs` (tensors in and out, no host copies), isaac takes the
+device itself (Isaac Lab's ``device``), pybullet steps on the CPU only.
 """
 
 from __future__ import annotations
@@ -88,15 +93,81 @@ def env_options(
     return options
 
 
+DEVICE_BACKENDS = ("numba", "isaac")
+"""The backends that step on a GPU (the others step on the CPU only)."""
+
+
+def resolve_env_device(
+    backend: str, device: str | None, torch_device: str = "cpu", local_rank: int | None = None
+) -> str:
+    """Where ``backend``'s training envs step, as ``cpu`` or ``cuda:N``: ``device`` (cpu,
+    cuda or cuda:N; ``cuda`` is ``cuda:LOCAL_RANK`` on a rank of a distributed run, else
+    ``cuda:0``), or, None, the torch device for the :data:`DEVICE_BACKENDS` and the CPU for
+    the others. ValueError for a malformed device or a GPU for a CPU-only backend."""
+    from sims.backends.numba_backend import parse_device
+
+    if device is None:
+        device = str(torch_device) if backend in DEVICE_BACKENDS else "cpu"
+    index = parse_device(device)
+    if index is None:
+        return "cpu"
+    if backend not in DEVICE_BACKENDS:
+        raise ValueError(
+            f"the {backend} backend steps on the CPU: an env device {device!r} needs the "
+            f"{' or '.join(DEVICE_BACKENDS)} backend"
+        )
+    if str(device).strip().lower() == "cuda" and local_rank is not None:
+        index = local_rank
+    return f"cuda:{index}"
+
+
+def env_device_error(
+    backend: str, env_device: str | None, device: str = "cpu", flag: str = "--env-device"
+) -> str | None:
+    """What is wrong with where ``backend``'s envs would step (``env_device``, default
+    ``device``, as :func:`resolve_env_device`), else None: a check before any work;
+    ``flag`` names the option in the message."""
+    try:
+        where = resolve_env_device(backend, env_device, device)
+    except ValueError as exc:
+        return f"{flag}: {exc}"
+    if where == "cpu" or backend != "numba":
+        return None  # isaac: Isaac Lab checks its device when it builds the env
+    from sims.backends import numba_cuda
+
+    if not numba_cuda.cuda_available():
+        return f"{flag} {where} (numba envs): {numba_cuda.NO_GPU_MESSAGE}"
+    return None
+
+
 def make_env(
     cfg: TrainConfig,
     backend: str,
     num_envs: int,
     task_config,
     motor_filters: Mapping[str, MotorFilterFactory] | None = None,
+    device: str = "cpu",
 ):
-    """The run's env on ``backend``: :func:`env_options` passed to ``sims.make_env``."""
+    """The run's env on ``backend`` on ``device`` (as :func:`resolve_env_device` returns it):
+    :func:`env_options` passed to ``sims.make_env``, or, for numba on a GPU,
+    :func:`policies.ppo.device_envs.make_device_envs` (a
+    :class:`~policies.ppo.device_envs.TorchDeviceEnv`)."""
     options = env_options(cfg, backend, num_envs, task_config, motor_filters)
+    device = resolve_env_device(backend, device)
+    if backend == "numba" and device != "cpu":
+        from policies.ppo.device_envs import make_device_envs
+
+        return make_device_envs(
+            cfg.task,
+            num_envs,
+            device=device,
+            config=options["config"],
+            dense_reward=cfg.env.dense_reward,
+            check_actions=False,  # the runner checks the actions once per rollout
+            buffers=2,  # the runner reads a step's observations until the next step
+        )
+    if backend == "isaac":
+        options["device"] = device
     return sims.make_env(
         cfg.task, backend, num_envs=num_envs, dense_reward=cfg.env.dense_reward, **options
     )

@@ -19,28 +19,85 @@ logger = logging.getLogger(__name__)
 
 class EpisodeStats:
     """Per-env running return and length, and the success, return and length of the last
-    ``window`` finished episodes."""
+    ``window`` finished episodes.
 
-    def __init__(self, num_envs: int, window: int):
-        self.returns = np.zeros(num_envs)
-        """Return so far of each env's running episode."""
-        self.lengths = np.zeros(num_envs, dtype=np.int64)
-        """Steps so far of each env's running episode."""
-        self.success: deque[float] = deque(maxlen=window)
-        self.episode_return: deque[float] = deque(maxlen=window)
-        self.episode_length: deque[float] = deque(maxlen=window)
+    ``device`` None: :meth:`step` takes host arrays. A torch device: it takes tensors there
+    (GPU-resident envs) and keeps the running sums there; the finished episodes of the
+    steps since the last read are gathered and copied to the host once, when a window is
+    read (:attr:`success`, :attr:`success_rate`, ...), in the order the host version
+    records them (step, then env)."""
 
-    def step(self, reward: np.ndarray, terminated: np.ndarray, done: np.ndarray) -> None:
+    def __init__(self, num_envs: int, window: int, device=None):
+        if device is None:
+            self.returns = np.zeros(num_envs)
+            """Return so far of each env's running episode."""
+            self.lengths = np.zeros(num_envs, dtype=np.int64)
+            """Steps so far of each env's running episode."""
+        else:
+            import torch
+
+            self.returns = torch.zeros(num_envs, dtype=torch.float64, device=device)
+            self.lengths = torch.zeros(num_envs, dtype=torch.int64, device=device)
+        self._success: deque[float] = deque(maxlen=window)
+        self._episode_return: deque[float] = deque(maxlen=window)
+        self._episode_length: deque[float] = deque(maxlen=window)
+        self._pending: list = []
+        """Device version: (done, terminated, return, length) of each step not read yet."""
+
+    def step(self, reward, terminated, done) -> None:
         """Add one step of every env; episodes that ``done`` ends are recorded (a
         terminated episode is a success) and restarted."""
         self.returns += reward
         self.lengths += 1
+        if not isinstance(self.returns, np.ndarray):  # tensors: recorded when read
+            self._pending.append(
+                (done.clone(), terminated.clone(), self.returns.clone(), self.lengths.clone())
+            )
+            self.returns.masked_fill_(done, 0.0)
+            self.lengths.masked_fill_(done, 0)
+            return
         for i in np.flatnonzero(done):
-            self.success.append(float(terminated[i]))
-            self.episode_return.append(float(self.returns[i]))
-            self.episode_length.append(float(self.lengths[i]))
+            self._success.append(float(terminated[i]))
+            self._episode_return.append(float(self.returns[i]))
+            self._episode_length.append(float(self.lengths[i]))
         self.returns[done] = 0.0
         self.lengths[done] = 0
+
+    def _flush(self) -> None:
+        """Record the finished episodes of the pending device steps (one copy to the host)."""
+        if not self._pending:
+            return
+        import torch
+
+        columns = zip(*self._pending, strict=True)
+        done, terminated, returns, lengths = (torch.stack(column) for column in columns)
+        self._pending.clear()
+        ended = done.nonzero(as_tuple=True)  # row-major: step, then env
+        rows = torch.stack(
+            (terminated[ended].double(), returns[ended], lengths[ended].double())
+        ).cpu()
+        for success, ret, length in rows.T.tolist():
+            self._success.append(success)
+            self._episode_return.append(ret)
+            self._episode_length.append(length)
+
+    @property
+    def success(self) -> deque[float]:
+        """Success (1.0 or 0.0) of the last ``window`` finished episodes."""
+        self._flush()
+        return self._success
+
+    @property
+    def episode_return(self) -> deque[float]:
+        """Return of the last ``window`` finished episodes."""
+        self._flush()
+        return self._episode_return
+
+    @property
+    def episode_length(self) -> deque[float]:
+        """Length (steps) of the last ``window`` finished episodes."""
+        self._flush()
+        return self._episode_length
 
     @property
     def success_rate(self) -> float | None:

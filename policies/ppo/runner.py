@@ -13,11 +13,16 @@ Run directory layout::
 
 On several processes (``dist``, :mod:`policies.ppo.distributed`) the same loop runs on
 every rank; the hooks marked "distributed" below share what must agree, and rank 0 alone
-writes. ``device`` puts the model, the update and the policy of the rollouts there (envs
-stay where their backend steps them; :meth:`OnPolicyRunner._to_torch` and
-:meth:`OnPolicyRunner._to_env` are the hook a GPU-resident env plugs into).
+writes. ``device`` puts the model, the rollout storage, the update and the policy of the
+rollouts there; ``env_device`` (default: ``device`` for numba and isaac,
+:func:`policies.ppo.envs.resolve_env_device`) is where the envs step. numba on a GPU is the
+GPU-resident env of :mod:`policies.ppo.device_envs`: observations, rewards and dones stay
+tensors on the device through the rollout (:meth:`OnPolicyRunner._device_step`; the
+episode statistics are read to the host once per update, the actions checked for
+non-finite entries once per rollout). :meth:`OnPolicyRunner._to_torch` and
+:meth:`OnPolicyRunner._to_env` convert between the torch device and the env's.
 
-One class of ~540 lines: the loop, the evaluations and the persistence share the run's
+One class of ~590 lines: the loop, the evaluations and the persistence share the run's
 counters (as rsl_rl's runner does); reporting lives in :mod:`policies.ppo.progress`, the
 collectives in :mod:`policies.ppo.distributed`.
 """
@@ -45,6 +50,7 @@ from policies.ppo.envs import (
     evaluation_task_config,
     make_env,
     rank_seed,
+    resolve_env_device,
     training_task_config,
 )
 from policies.ppo.networks import ActorCritic
@@ -95,7 +101,8 @@ class OnPolicyRunner:
 
     ``dist``: this process's rank in a distributed run (None: one process); ``rc.num_envs``
     is then the total and each rank steps its share. ``device``: where the model and the
-    update run (``dist.device`` in a distributed run)."""
+    update run (``dist.device`` in a distributed run). ``env_device``: where the envs step
+    (see the module docstring; ``cuda`` on a rank is its ``cuda:LOCAL_RANK``)."""
 
     def __init__(
         self,
@@ -106,6 +113,7 @@ class OnPolicyRunner:
         motor_filters: Mapping[str, MotorFilterFactory] | None = None,
         dist: DistContext | None = None,
         device: str | torch.device = "cpu",
+        env_device: str | None = None,
     ):
         self.cfg = cfg
         self.dist = dist
@@ -120,10 +128,17 @@ class OnPolicyRunner:
         torch.set_num_threads(max(1, cfg.runner.torch_threads))
         seed_everything(rank_seed(cfg.seed, self.rank))
         rc = cfg.runner
+        local_rank = dist.local_rank if dist is not None else None
+        self.env_device = resolve_env_device(cfg.backend, env_device, str(self.device), local_rank)
         if env is None:
             num_envs = dist.local_envs(rc.num_envs) if dist is not None else rc.num_envs
             env = make_env(
-                cfg, cfg.backend, num_envs, training_task_config(cfg), self.motor_filters
+                cfg,
+                cfg.backend,
+                num_envs,
+                training_task_config(cfg),
+                self.motor_filters,
+                self.env_device,
             )
         self.env = env
         self.obs_dim = int(self.env.single_observation_space.shape[0])
@@ -132,7 +147,7 @@ class OnPolicyRunner:
         hook = dist.average_gradients if dist is not None else None
         self.ppo = PPO(self.model, cfg.ppo, gradient_hook=hook)
         self.storage = RolloutStorage(
-            rc.rollout_steps, self.env.num_envs, self.obs_dim, self.action_dim
+            rc.rollout_steps, self.env.num_envs, self.obs_dim, self.action_dim, self.device
         )
         self.iteration = 0
         self.env_steps = 0
@@ -144,7 +159,7 @@ class OnPolicyRunner:
         self.stopped_at_target = False
         self.interrupted: dict[str, Any] | None = None
         """Set by an interrupted :meth:`learn`: ``reason`` and the ``checkpoint`` saved."""
-        self.episodes = EpisodeStats(self.env.num_envs, rc.success_window)
+        self.episodes = self._episode_stats()
         self.train_episodes = None
         """The latest training episode statistics the logs read (distributed: merged)."""
         log_rc = rc if self.is_main else dataclasses.replace(rc, progress=False, tensorboard=False)
@@ -156,6 +171,17 @@ class OnPolicyRunner:
     def is_main(self) -> bool:
         """Whether this process writes (rank 0, or the only process)."""
         return self.rank == 0
+
+    @property
+    def device_envs(self) -> bool:
+        """Whether the envs speak torch tensors (``device`` a torch device: GPU-resident,
+        :class:`policies.ppo.device_envs.TorchDeviceEnv`)."""
+        return isinstance(getattr(self.env, "device", None), torch.device)
+
+    def _episode_stats(self) -> EpisodeStats:
+        """Empty training episode statistics (on the envs' device for tensor envs)."""
+        device = self.env.device if self.device_envs else None
+        return EpisodeStats(self.env.num_envs, self.cfg.runner.success_window, device)
 
     @property
     def total_envs(self) -> int:
@@ -171,7 +197,7 @@ class OnPolicyRunner:
         rc = self.cfg.runner
         self.save_config()
         self.log.open(self.run_dir, self.env_steps)
-        self.episodes = EpisodeStats(self.env.num_envs, rc.success_window)
+        self.episodes = self._episode_stats()
         self.train_episodes = None
         schedule = EvalSchedule(rc, self.total_envs * self.env.cfg.episode_steps)
         self.stopped_at_target = False
@@ -228,7 +254,10 @@ class OnPolicyRunner:
 
     def _reset_envs(self) -> torch.Tensor:
         """Reset every env (seeded by the run's seed, rank and update count)."""
-        obs, _ = self.env.reset(seed=rank_seed(self.cfg.seed, self.rank) + 7919 * self.iteration)
+        seed = rank_seed(self.cfg.seed, self.rank) + 7919 * self.iteration
+        if self.device_envs:  # TorchDeviceEnv.reset returns the observations alone
+            return self._to_torch(self.env.reset(seed=seed))
+        obs, _ = self.env.reset(seed=seed)
         return self._to_torch(obs)
 
     def _to_torch(self, array) -> torch.Tensor:
@@ -238,11 +267,11 @@ class OnPolicyRunner:
         return torch.as_tensor(array, dtype=torch.float32, device=self.device)
 
     def _to_env(self, actions: torch.Tensor):
-        """Actions as the env takes them: the tensor itself for an env whose ``device`` is
-        a torch device (GPU-resident, e.g. ``policies.ppo.device_envs.TorchDeviceEnv``),
-        else a host numpy array."""
-        if isinstance(getattr(self.env, "device", None), torch.device):
-            return actions
+        """Actions as the env takes them: a tensor on the env's device for an env whose
+        ``device`` is a torch device (:attr:`device_envs`; no copy where that is
+        :attr:`device`), else a host numpy array."""
+        if self.device_envs:
+            return actions.to(self.env.device)
         return actions.cpu().numpy()
 
     def _time_limit_reached(self) -> bool:
@@ -259,9 +288,9 @@ class OnPolicyRunner:
         the value of the final observation). Returns the next observations, their values,
         and the seconds spent in the env and in the policy."""
         model, env, storage = self.model, self.env, self.storage
-        gamma = self.cfg.ppo.gamma
         model.train()
         env_s = policy_s = 0.0
+        finite = torch.ones((), dtype=torch.bool, device=self.device)
         with torch.no_grad():
             for _ in range(self.cfg.runner.rollout_steps):
                 t0 = time.perf_counter()
@@ -269,22 +298,46 @@ class OnPolicyRunner:
                 t1 = time.perf_counter()
                 next_obs, reward, terminated, truncated, info = env.step(self._to_env(actions))
                 t2 = time.perf_counter()
-                reward = np.asarray(reward, dtype=np.float32)
-                terminated = np.asarray(terminated, dtype=bool)
-                truncated = np.asarray(truncated, dtype=bool)
-                done = terminated | truncated
-                self.episodes.step(reward, terminated, done)
-                bootstrap = truncated & ~terminated
-                if bootstrap.any():
-                    final = self._to_torch(np.asarray(info["final_obs"][bootstrap]))
-                    reward = reward.copy()
-                    reward[bootstrap] += gamma * model.value(final).cpu().numpy()
+                if self.device_envs:
+                    finite &= torch.isfinite(actions).all()
+                    reward, done = self._device_step(reward, terminated, truncated, info)
+                else:
+                    reward, done = self._host_step(reward, terminated, truncated, info)
                 storage.add(obs, actions, log_probs, values, reward, done)
                 obs = self._to_torch(next_obs)
                 policy_s += (t1 - t0) + (time.perf_counter() - t2)
                 env_s += t2 - t1
-            last_values = model.value(obs).cpu()
+            last_values = model.value(obs)
+        if self.device_envs and not bool(finite):  # one read per rollout
+            raise FloatingPointError("the policy produced non-finite actions in this rollout")
         return obs, last_values, env_s, policy_s
+
+    def _host_step(self, reward, terminated, truncated, info) -> tuple[np.ndarray, np.ndarray]:
+        """A host env's step outcome into the episode statistics; returns the rewards to
+        store (time-outs bootstrapped with ``gamma * V(final obs)``) and the dones."""
+        reward = np.asarray(reward, dtype=np.float32)
+        terminated = np.asarray(terminated, dtype=bool)
+        truncated = np.asarray(truncated, dtype=bool)
+        done = terminated | truncated
+        self.episodes.step(reward, terminated, done)
+        bootstrap = truncated & ~terminated
+        if bootstrap.any():
+            final = self._to_torch(np.asarray(info["final_obs"][bootstrap]))
+            reward = reward.copy()
+            reward[bootstrap] += self.cfg.ppo.gamma * self.model.value(final).cpu().numpy()
+        return reward, done
+
+    def _device_step(self, reward, terminated, truncated, info):
+        """:meth:`_host_step` for tensor envs, without a host copy or synchronization: the
+        bootstrap values are computed for every env and kept where an episode timed out."""
+        reward = reward.to(torch.float32)
+        done = terminated | truncated
+        self.episodes.step(reward, terminated, done)
+        bootstrap = (truncated & ~terminated).to(self.device)
+        final_values = self.model.value(self._to_torch(info["final_obs"]))
+        reward = self._to_torch(reward)
+        reward = torch.where(bootstrap, reward + self.cfg.ppo.gamma * final_values, reward)
+        return reward, done
 
     def _update(self, last_values: torch.Tensor) -> dict[str, float]:
         """Returns and advantages, the PPO update, the observation normalizer; the storage
@@ -501,6 +554,7 @@ class OnPolicyRunner:
             "num_envs": self.total_envs,
             "ranks": self.world_size,
             "device": str(self.device),
+            "env_device": self.env_device,
             "iterations": self.iteration,
             "env_steps": self.env_steps,
             "wall_time_s": round(self.wall_time_s, 3),
