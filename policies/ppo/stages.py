@@ -30,6 +30,10 @@ evaluation), and, when every stage is done, ``config.yaml`` plus
 ``checkpoints/best.pt`` (the last stage's selected checkpoint), so ``miles export
 RUN_DIR`` exports it. ``miles train --resume RUN_DIR`` skips finished stages and resumes
 the current one from its latest checkpoint.
+
+Over 400 lines: the checks of a ``stages`` block, the stage loop with its selection and
+resume, and the ``miles train`` entry for staged configs (:func:`staged_main`, hooked into
+:mod:`policies.commands.train`) stay in one module, the one place that knows a staged run.
 """
 
 from __future__ import annotations

@@ -133,3 +133,22 @@ def test_stages_chain_resume_mid_stage_after_a_crash_and_export(tmp_path, monkey
     stored = json.loads((run / "summary.json").read_text())
     assert stored["selected_checkpoint"] == sel["checkpoint"]
     assert yaml.safe_load((run / "meta.yaml").read_text())["resumed"]
+
+
+def test_shipped_staged_configs_parse_with_the_supervisor_composed():
+    from pathlib import Path
+
+    from miles_ros.runtime.supervised import MOTOR_FILTERS
+
+    files = [
+        p
+        for p in sorted((Path(__file__).parents[2] / "config" / "train").glob("*.yaml"))
+        if "stages" in yaml.safe_load(p.read_text())
+    ]
+    assert files, "config/train has an example with stages"
+    for path in files:
+        staged = parse_staged_config(yaml.safe_load(path.read_text()), str(path), MOTOR_FILTERS)
+        last = staged.stage_config(len(staged.stages) - 1)
+        assert last.env.motor_filter == "safety_supervisor"
+    with pytest.raises(StageConfigError, match="no factory"):
+        parse_staged_config(yaml.safe_load(files[0].read_text()), str(files[0]))
