@@ -259,13 +259,16 @@ def run_stages(
     init_ckpt: Path | None = None
     for i, stage in enumerate(staged.stages):
         done = records.get(stage.name)
-        if done is not None and Path(done["selected"]["checkpoint"]).exists():
-            logger.info("stage %d (%s): done, skipped", i + 1, stage.name)
-            summary["stages"].append(done)
-            init_ckpt = Path(done["selected"]["checkpoint"])
-            continue
+        if done is not None:  # its pick, found in this run directory wherever it now is
+            picked = Path(done["selected"]["checkpoint"]).name
+            picked = staged.stage_dir(run_dir, i) / "checkpoints" / picked
+            if picked.exists():
+                logger.info("stage %d (%s): done, skipped", i + 1, stage.name)
+                summary["stages"].append(done)
+                init_ckpt = picked
+                continue
         try:
-            record = _run_stage(staged, i, run_dir, init_ckpt, motor_filters, resume)
+            record = _run_stage(staged, i, run_dir, init_ckpt, motor_filters, resume, meta)
         except BaseException as exc:
             summary["stages"].append({"name": stage.name, "status": "interrupted"})
             summary["interrupted"] = {"stage": stage.name, "reason": repr(exc)}
@@ -279,6 +282,10 @@ def run_stages(
     (run_dir / "checkpoints").mkdir(exist_ok=True)
     shutil.copyfile(init_ckpt, run_dir / "checkpoints" / "best.pt")
     summary["selected_checkpoint"] = str(init_ckpt)
+    last_meta = yaml.safe_load((staged.stage_dir(run_dir, last) / "meta.yaml").read_text())
+    if meta is not None and last_meta.get("init_from"):  # the lineage export puts in the card
+        with open(run_dir / "meta.yaml", "w") as f:
+            yaml.safe_dump({**meta, "init_from": last_meta["init_from"]}, f, sort_keys=False)
     return _write_summary(run_dir, summary, start)
 
 
@@ -304,6 +311,7 @@ def _run_stage(
     init_ckpt: Path | None,
     motor_filters: Mapping | None,
     resume: bool,
+    run_meta: dict | None = None,
 ) -> dict[str, Any]:
     """Train one stage (resumed from its latest checkpoint where it has one) and select
     its checkpoint; returns its summary entry."""
@@ -315,7 +323,12 @@ def _run_stage(
     cfg = staged.stage_config(index)
     stage_dir = staged.stage_dir(run_dir, index)
     latest = latest_checkpoint(stage_dir) if resume else None
-    meta: dict[str, Any] = {"stage": stage.name, "staged_run": str(run_dir)}
+    meta: dict[str, Any] = {
+        "command": (run_meta or {}).get("command", ""),
+        "git_commit": (run_meta or {}).get("git_commit", "unknown"),
+        "stage": stage.name,
+        "staged_run": str(run_dir),
+    }
     if init_ckpt is not None:
         data = torch.load(init_ckpt, map_location="cpu", weights_only=False)
         meta["init_from"] = {

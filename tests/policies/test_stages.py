@@ -6,6 +6,7 @@ import json
 import pytest
 import yaml
 
+from policies.commands import export as export_cmd
 from policies.commands import train as train_cmd
 from policies.ppo import runner as runner_mod
 from policies.ppo.config import default_train_config
@@ -132,7 +133,15 @@ def test_stages_chain_resume_mid_stage_after_a_crash_and_export(tmp_path, monkey
     assert yaml.safe_load((run / "config.yaml").read_text())["runner"]["total_steps"] == 768
     stored = json.loads((run / "summary.json").read_text())
     assert stored["selected_checkpoint"] == sel["checkpoint"]
-    assert yaml.safe_load((run / "meta.yaml").read_text())["resumed"]
+    meta = yaml.safe_load((run / "meta.yaml").read_text())
+    assert meta["resumed"] and meta["init_from"]["checkpoint"] == coarse["selected"]["checkpoint"]
+    # the run exports like any other: the last stage's pick, with the stages as lineage
+    skill = tmp_path / "skill"
+    assert export_cmd.main([str(run), "--out", str(skill), "--episodes", "0"]) == 0
+    card = yaml.safe_load((skill / "skill.yaml").read_text())
+    assert card["provenance"]["steps"] == 768
+    assert card["provenance"]["init_from"]["checkpoint"] == coarse["selected"]["checkpoint"]
+    assert card["provenance"]["command"].startswith("miles train --config")
 
 
 def test_shipped_staged_configs_parse_with_the_supervisor_composed():
