@@ -390,7 +390,8 @@ def plot_sweep(doc: dict, path: str | Path) -> Path:
         hi = np.array([p["ci95"][1] for p in entry["points"]]) - y
         ax.errorbar(x, y, yerr=[lo, hi], fmt="o-", capsize=3)
         ax.set_xticks(x, [f"{p['value']:g}" for p in entry["points"]])
-        ax.set_xlabel(entry["unit"], fontsize=8)
+        behind = all(p["supervised"] for p in entry["points"]) and not doc["supervised"]
+        ax.set_xlabel(entry["unit"] + (" (supervised)" if behind else ""), fontsize=8)
     panels[0][0].set_ylabel("success (95% CI)")
     fig.suptitle(
         f"{doc.get('skill', doc['task'])}: {doc['episodes']} episodes per point, seed "
