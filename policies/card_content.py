@@ -8,6 +8,11 @@ the task module's sampling ranges), each read from its one source.
 retraining, the ONNX files and their sha256 untouched)::
 
     python -m policies.card_content refresh-envelope policies/skills/*/
+
+The same way, :func:`refresh_robustness` writes the ``robustness: {axes: [...]}`` block (the
+sweep axes of ``miles eval --sweep``, :mod:`policies.sweep`) and :func:`record_evidence` one
+entry of the ``evidence`` block (``miles eval SKILL --record``: 200-episode success with its
+95% CI, ``pybullet`` plain or ``supervised``).
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from typing import Any
 import sims
 from policies.cards import SkillCard, load_card, write_card
 from policies.envelope import Envelope, Range, Region
+from policies.sweep import task_axes
 from sims.robots import panda
 from sims.scene import load_scene
 from sims.tasks import pick_place, push, reach
@@ -261,6 +267,7 @@ def build_card(
         "sha256": dict(sha256),
         "provenance": dict(provenance),
         "evaluation": dict(evaluation),
+        "robustness": {"axes": task_axes(task)},
     }
     if affordance:
         data["affordance"] = dict(affordance)
@@ -282,6 +289,34 @@ def refresh_envelope(skill: str | Path) -> Path:
     return write_card(SkillCard.from_dict(data, card.path), card.path.parent)
 
 
+def set_card_block(skill: str | Path, key: str, value: Any, after: str) -> Path:
+    """Rewrite only the top-level ``key`` of an exported card (placed after ``after`` when
+    the card has none yet); every other key, the ONNX files and their sha256 stay."""
+    card = load_card(skill)
+    data: dict[str, Any] = {}
+    for k, v in card.data.items():
+        if k != key:
+            data[k] = v
+        if k == after:
+            data[key] = value
+    data.setdefault(key, value)
+    return write_card(SkillCard.from_dict(data, card.path), card.path.parent)
+
+
+def refresh_robustness(skill: str | Path) -> Path:
+    """Write the card's ``robustness.axes``: :func:`policies.sweep.task_axes` of its task."""
+    card = load_card(skill)
+    block = {**(card.data.get("robustness") or {}), "axes": task_axes(str(card.task))}
+    return set_card_block(skill, "robustness", block, after="evaluation")
+
+
+def record_evidence(skill: str | Path, kind: str, entry: dict[str, Any]) -> Path:
+    """Set ``evidence.<kind>`` (``pybullet`` or ``supervised``) of an exported card."""
+    evidence = dict(load_card(skill).data.get("evidence") or {})
+    evidence[kind] = dict(entry)
+    return set_card_block(skill, "evidence", evidence, after="evaluation")
+
+
 def main(argv: list[str] | None = None) -> int:
     """``python -m policies.card_content refresh-envelope SKILL_DIR...``"""
     parser = argparse.ArgumentParser(prog="python -m policies.card_content")
@@ -291,10 +326,15 @@ def main(argv: list[str] | None = None) -> int:
         help="rewrite the envelope block of exported cards from their task modules",
     )
     refresh.add_argument("skills", nargs="+", help="skill directories or skill.yaml files")
+    robust = sub.add_parser(
+        "refresh-robustness", help="write the robustness block (sweep axes) of exported cards"
+    )
+    robust.add_argument("skills", nargs="+", help="skill directories or skill.yaml files")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(message)s")
+    refresh_block = refresh_envelope if args.command == "refresh-envelope" else refresh_robustness
     for skill in args.skills:
-        logger.info("refreshed the envelope block of %s", refresh_envelope(skill))
+        logger.info("%s: %s", args.command, refresh_block(skill))
     return 0
 
 

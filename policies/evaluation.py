@@ -22,14 +22,15 @@ PolicyFn = Callable[[np.ndarray], np.ndarray]
 
 
 def wilson_interval(successes: int, trials: int, z: float = 1.959964) -> tuple[float, float]:
-    """Wilson score interval for a binomial proportion (95% for the default z)."""
+    """Wilson score interval for a binomial proportion (95% for the default z); it always
+    holds the observed rate (clamped there against rounding, e.g. at 100%)."""
     if trials <= 0:
         return (0.0, 1.0)
     p = successes / trials
     denom = 1.0 + z * z / trials
     centre = (p + z * z / (2 * trials)) / denom
     half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denom
-    return (max(0.0, centre - half), min(1.0, centre + half))
+    return (max(0.0, min(p, centre - half)), min(1.0, max(p, centre + half)))
 
 
 @dataclass

@@ -1,13 +1,20 @@
 """``miles eval SKILL``: :mod:`policies.commands.evaluate` plus ``--supervised``, the skill
-behind the safety supervisor (:mod:`miles_ros.runtime.supervised`), as a robot runs it, and
-``--device``, where a numba or isaac env steps (the policy runs on the host)."""
+behind the safety supervisor (:mod:`miles_ros.runtime.supervised`), as a robot runs it;
+``--device``, where a numba or isaac env steps (the policy runs on the host);
+``--record`` (the result into the card's ``evidence`` block) and ``--sweep`` (the robustness
+sweep of :mod:`policies.sweep`, written into the card folder), both composed here because
+the supervisor is."""
 
 from __future__ import annotations
 
 import sys
+import time
 from pathlib import Path
 
 from policies.commands import evaluate as base
+
+EVIDENCE_EPISODES = 200
+"""Episodes a card's evidence entry needs (``--record``)."""
 
 
 def build_parser(prog: str = "miles eval"):
@@ -38,6 +45,23 @@ def build_parser(prog: str = "miles eval"):
         help="where the env steps: cpu, cuda or cuda:N (isaac: Isaac Lab's device; numba: its "
         "CUDA kernels; default: the backend's default, cpu); the policy runs on the host",
     )
+    p.add_argument(
+        "--record",
+        action="store_true",
+        help=f"write the result into the skill card's evidence block (evidence.pybullet, or "
+        f"evidence.supervised with --supervised); needs >= {EVIDENCE_EPISODES} episodes",
+    )
+    p.add_argument(
+        "--sweep",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="AXES",
+        help="robustness sweep over the axes the card lists (or a comma-separated subset): "
+        "success per point over --episodes seeded episodes; writes robustness.json and "
+        "robustness.png into the card folder (or --out)",
+    )
+    p.add_argument("--out", metavar="DIR", default=None, help="with --sweep: output folder")
     return p
 
 
@@ -121,5 +145,157 @@ def _supervised(args, task: str, prog: str):
     }
 
 
+def _record(args, task: str, result, extra: dict) -> None:
+    from policies.card_content import record_evidence
+    from policies.provenance import git_commit
+
+    kind = "supervised" if args.supervised else "pybullet"
+    entry = {
+        "backend": result.backend,
+        "episodes": result.episodes,
+        "seed": args.seed,
+        "success_rate": round(result.success, 4),
+        "ci95": [round(result.ci95[0], 4), round(result.ci95[1], 4)],
+        "successes": result.successes,
+        "mean_return": round(result.mean_return, 4),
+        "mean_episode_length": round(result.mean_length, 2),
+        **extra,
+        "git_commit": git_commit(),
+        "measured": time.strftime("%Y-%m-%dT%H:%M:%S"),
+    }
+    path = record_evidence(args.skill, kind, entry)
+    print(f"recorded evidence.{kind} in {path}", file=sys.stderr)
+
+
+def _check_record(args, prog: str) -> bool:
+    from policies.cards import SkillCardError, load_card
+
+    if args.episodes < EVIDENCE_EPISODES or args.backend != "pybullet":
+        print(
+            f"{prog}: --record needs --episodes >= {EVIDENCE_EPISODES} on the pybullet backend",
+            file=sys.stderr,
+        )
+        return False
+    try:
+        load_card(args.skill)
+    except SkillCardError as exc:
+        print(f"{prog}: --record needs an exported skill: {exc}", file=sys.stderr)
+        return False
+    return True
+
+
+def _sweep(args, prog: str) -> int:
+    """``--sweep``: every check before any episode runs, then :func:`policies.sweep.run_sweep`."""
+    import json
+    from dataclasses import replace
+
+    from policies.cards import SkillCardError, load_card
+    from policies.commands._common import setup_logging, stdout_to_stderr
+    from policies.sweep import check_axes, run_sweep, write_sweep
+
+    setup_logging()
+    for flag, value in (("--video", args.video), ("--record", args.record or None)):
+        if value is not None:
+            print(f"{prog}: {flag} does not go with --sweep", file=sys.stderr)
+            return 2
+    if args.episodes < 1 or args.num_envs < 1:
+        print(f"{prog}: --episodes and --num-envs must be >= 1", file=sys.stderr)
+        return 2
+    try:
+        card = load_card(args.skill)
+    except SkillCardError as exc:
+        print(f"{prog}: --sweep needs an exported skill (its card lists the axes): {exc}",
+              file=sys.stderr)  # fmt: skip
+        return 2
+    requested = [a.strip() for a in args.sweep.split(",") if a.strip()]
+    try:
+        axes = check_axes(requested, (card.data.get("robustness") or {}).get("axes"))
+    except ValueError as exc:
+        print(f"{prog}: {card.path}: {exc}", file=sys.stderr)
+        return 2
+    task = str(card.task)
+    supervised = _supervised(args, task, prog)
+    if supervised is None:
+        return 2
+    from miles_ros.runtime.supervised import TIME_SCALE, pybullet_options
+
+    time_scale = TIME_SCALE if args.time_scale is None else args.time_scale
+    safety = safety_config(args.safety_params)
+
+    def limit_options(task_cfg, limit_scale: float) -> dict:
+        steps = max(1, round(task_cfg.episode_steps * time_scale))
+        scaled = replace(
+            safety,
+            velocity_scale=safety.velocity_scale * limit_scale,
+            acceleration_scale=safety.acceleration_scale * limit_scale,
+            jerk_scale=safety.jerk_scale * limit_scale,
+        )
+        cfg = replace(task_cfg, episode_steps=steps)
+        return pybullet_options(task, args.num_envs, cfg, scaled)
+
+    def supervised_options(task_cfg) -> dict:
+        return limit_options(task_cfg, 1.0)
+
+    import torch
+
+    torch.set_num_threads(1)
+    from policies.runtime import SkillPolicy
+
+    policy = SkillPolicy(args.skill)
+    out_dir = Path(args.out) if args.out else card.directory
+    with stdout_to_stderr() if args.json else base._nothing():
+        doc = run_sweep(
+            policy.act,
+            task,
+            axes,
+            args.episodes,
+            args.seed,
+            args.backend,
+            args.num_envs,
+            env_options=supervised_options if args.supervised else None,
+            limit_options=limit_options,
+            supervised=args.supervised,
+            info={
+                "skill": card.name,
+                "policy": f"{policy.path} (onnxruntime)",
+                "supervisor_time_scale": time_scale,
+                "safety_params": str(args.safety_params or "config/safety.yaml"),
+            },
+        )
+        json_path, png_path = write_sweep(doc, out_dir)
+    if args.json:
+        print(json.dumps({**doc, "files": [str(json_path), str(png_path)]}))
+        return 0
+    print(f"skill {card.name} ({task}), {args.episodes} episodes per point, seed {args.seed}"
+          + (", supervised" if args.supervised else ""))  # fmt: skip
+    for axis in doc["axes"]:
+        if axis["status"] != "ok":
+            print(f"  {axis['name']}: unavailable ({axis['reason']})")
+            continue
+        for p in axis["points"]:
+            print(
+                f"  {axis['name']} = {p['value']:g} {axis['unit']}: success {p['success']:.3f} "
+                f"(95% CI {p['ci95'][0]:.3f}-{p['ci95'][1]:.3f})"
+                + (", supervised" if p["supervised"] else "")
+            )
+    print(f"wrote {json_path} and {png_path}")
+    return 0
+
+
 def main(argv: list[str] | None = None, prog: str = "miles eval") -> int:
-    return base.main(argv, prog, parser=build_parser(prog), env_options=_env_options)
+    parser = build_parser(prog)
+    args = parser.parse_args(argv)
+    if args.sweep is not None:
+        return _sweep(args, prog)
+    if args.out is not None:
+        print(f"{prog}: --out goes with --sweep", file=sys.stderr)
+        return 2
+    if args.record and not _check_record(args, prog):
+        return 2
+    return base.main(
+        argv,
+        prog,
+        parser=parser,
+        env_options=_env_options,
+        on_result=_record if args.record else None,
+    )

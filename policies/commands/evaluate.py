@@ -86,11 +86,16 @@ def load_any_policy(skill: str, checkpoint: str = "best"):
 
 
 def main(
-    argv: list[str] | None = None, prog: str = "miles eval", parser=None, env_options=None
+    argv: list[str] | None = None,
+    prog: str = "miles eval",
+    parser=None,
+    env_options=None,
+    on_result=None,
 ) -> int:
     """``parser``: a parser extending :func:`build_parser`'s; ``env_options(args, task,
     prog)``: ``(env kwargs, report dict)`` or None after printing an error (how a layer
-    above adds options, e.g. miles_ros's ``--supervised``)."""
+    above adds options, e.g. miles_ros's ``--supervised``); ``on_result(args, task, result,
+    extra)``: called with a finished evaluation (miles_ros's ``--record``)."""
     args = (parser or build_parser(prog)).parse_args(argv)
     if args.episodes < 1 or args.num_envs < 1:
         print(f"{prog}: --episodes and --num-envs must be >= 1", file=sys.stderr)
@@ -106,6 +111,8 @@ def main(
         result, task, what, extra = _run(args, prog, env_options)
     if result is None:
         return 2
+    if on_result is not None:
+        on_result(args, task, result, extra)
     if args.json:
         out = result.to_dict()
         out.update({"task": task, "policy": what, "episode_length": result.mean_length})

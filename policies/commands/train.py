@@ -188,6 +188,11 @@ def main(
     from policies.provenance import command_line, git_commit, miles_version
 
     command = command_line(argv, prog)
+    from policies.ppo.stages import staged_main  # a config with `stages:` (or its run)
+
+    staged = staged_main(args, prog, command, motor_filters)
+    if staged is not None:
+        return staged
     checkpoint = None
     init_data = None
     if args.resume:

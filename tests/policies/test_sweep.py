@@ -1,0 +1,179 @@
+"""Evidence and robustness: the Wilson interval, the fixed command latency of the sweep,
+``miles eval --sweep`` (errors before any work, a tiny sweep of the shipped reach skill
+writing a valid robustness.json and its plot) and ``--record`` into a card's evidence."""
+
+import dataclasses
+import json
+import shutil
+
+import jsonschema
+import numpy as np
+import pytest
+import yaml
+from hypothesis import given
+from hypothesis import strategies as st
+
+import sims
+from miles_ros.commands import evaluate as miles_eval
+from policies.card_content import build_card, record_evidence
+from policies.cards import SHIPPED_LIBRARY, load_card, validate_card
+from policies.evaluation import EvalResult, wilson_interval
+from policies.sweep import (
+    SWEEP_AXES,
+    FixedCommandLatency,
+    check_axes,
+    run_sweep,
+    task_axes,
+    validate_robustness,
+)
+
+
+@pytest.mark.parametrize(
+    "successes, trials, expected",
+    [
+        (5, 10, (0.2366, 0.7634)),  # the textbook example
+        (0, 10, (0.0, 0.2775)),  # upper bound z^2 / (n + z^2)
+        (10, 10, (0.7225, 1.0)),
+        (198, 200, (0.9643, 0.9973)),  # the shipped reach card's 99% at 200 episodes
+        (0, 0, (0.0, 1.0)),
+    ],
+)
+def test_wilson_interval_matches_hand_worked_values(successes, trials, expected):
+    assert wilson_interval(successes, trials) == pytest.approx(expected, abs=1e-4)
+
+
+@given(st.integers(1, 2000).flatmap(lambda n: st.tuples(st.integers(0, n), st.just(n))))
+def test_wilson_interval_brackets_the_rate_and_narrows_with_more_episodes(pair):
+    k, n = pair
+    lo, hi = wilson_interval(k, n)
+    assert 0.0 <= lo <= k / n <= hi <= 1.0
+    lo4, hi4 = wilson_interval(4 * k, 4 * n)
+    assert hi4 - lo4 < hi - lo
+
+
+def test_fixed_command_latency_delays_every_command_by_k_periods_per_episode():
+    """The wrapped env sees [idle] * k + the commands, restarted at each episode."""
+    cfg = dataclasses.replace(sims.get_task("pick_place").CONFIG, episode_steps=5)
+    k, steps = 2, 8
+    rng = np.random.default_rng(0)
+    actions = rng.uniform(-1, 1, size=(steps, 2, cfg.action_dim))
+    idle = np.zeros(cfg.action_dim)
+    idle[-1] = 1.0  # fingers open
+    wrapped = FixedCommandLatency(sims.make_env("pick_place", "numba", 2, config=cfg), k)
+    plain = sims.make_env("pick_place", "numba", 2, config=cfg)
+    wrapped.reset(seed=4)
+    plain.reset(seed=4)
+    expected = []
+    for t in range(steps):
+        start = 0 if t < 5 else 5  # the episode this step belongs to
+        expected.append(actions[t - k] if t - k >= start else np.tile(idle, (2, 1)))
+    for t in range(steps):
+        obs_w, _, term_w, trunc_w, _ = wrapped.step(actions[t])
+        obs_p, _, term_p, trunc_p, _ = plain.step(expected[t])
+        np.testing.assert_array_equal(obs_w, obs_p)
+        assert np.array_equal(term_w | trunc_w, term_p | trunc_p)
+        assert np.all(term_w | trunc_w) == (t == 4)  # one episode boundary, after step 5
+    with pytest.raises(ValueError, match="does not fit an episode of 5"):
+        FixedCommandLatency(sims.make_env("pick_place", "numba", 1, config=cfg), 5)
+
+
+def test_axes_not_listed_by_the_card_are_refused():
+    assert check_axes(None, ["command_latency"]) == ["command_latency"]
+    with pytest.raises(ValueError, match="friction_scale is not among the card's axes"):
+        check_axes(["friction_scale"], task_axes("reach"))
+    with pytest.raises(ValueError, match="lists no robustness axes"):
+        check_axes(["command_latency"], None)
+    assert "friction_scale" not in task_axes("reach") and "friction_scale" in task_axes("push")
+
+
+@pytest.mark.parametrize("name", ["reach", "push", "pick_place"])
+def test_shipped_cards_list_the_axes_build_card_writes(name):
+    card = load_card(SHIPPED_LIBRARY / name)
+    built = build_card(card.name, str(card.task), card.sha256, card.provenance, card.evaluation)
+    assert card.data["robustness"] == built.data["robustness"]
+    assert set(card.data["robustness"]["axes"]) <= set(SWEEP_AXES)
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["reach", "--sweep", "gravity"], "gravity is not among the card's axes"),
+        (["reach", "--sweep", "friction_scale"], "friction_scale is not among"),
+        (["reach", "--sweep", "--video", "x.gif"], "--video does not go with --sweep"),
+        (["reach", "--sweep", "--episodes", "0"], "--episodes and --num-envs must be >= 1"),
+        (["reach", "--record", "--episodes", "20"], "--record needs --episodes >= 200"),
+        (["reach", "--out", "x"], "--out goes with --sweep"),
+    ],
+)
+def test_bad_sweep_and_record_requests_fail_before_any_work(tmp_path, capsys, argv, message):
+    out = ["--out", str(tmp_path / "o")] if "--sweep" in argv else []
+    assert miles_eval.main([*argv, *out]) == 2
+    assert message in capsys.readouterr().err
+    assert not (tmp_path / "o").exists()
+
+
+def test_sweep_of_the_shipped_reach_skill_writes_a_valid_robustness_json(tmp_path, capsys):
+    out = tmp_path / "sweep"
+    assert (
+        miles_eval.main(["reach", "--sweep", "--episodes", "2", "--out", str(out), "--json"]) == 0
+    )
+    printed = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    doc = json.loads((out / "robustness.json").read_text())
+    validate_robustness(doc)
+    assert printed["axes"] == doc["axes"]
+    assert [a["name"] for a in doc["axes"]] == task_axes("reach")
+    assert doc["skill"] == "reach" and doc["episodes"] == 2 and doc["supervised"] is False
+    for axis in doc["axes"]:
+        assert axis["status"] == "ok"
+        assert [p["value"] for p in axis["points"]] == list(SWEEP_AXES[axis["name"]].values)
+        assert all(p["episodes"] == 2 for p in axis["points"])
+        behind = axis["name"] == "joint_limit_scale"
+        assert all(p["supervised"] is behind for p in axis["points"])
+    assert (out / "robustness.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    # the nominal points are plain `miles eval` on the same seeded episodes
+    assert miles_eval.main(["reach", "--episodes", "2", "--json"]) == 0
+    plain = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    for name in ("command_latency", "observation_noise"):
+        nominal = next(a for a in doc["axes"] if a["name"] == name)["points"][0]
+        assert nominal["successes"] == plain["successes"]
+        assert nominal["mean_return"] == pytest.approx(plain["mean_return"], abs=1e-3)
+
+
+def test_an_axis_that_cannot_run_is_reported_unavailable_not_estimated():
+    doc = run_sweep(
+        lambda obs: np.zeros((obs.shape[0], 7), np.float32),
+        "reach",
+        ["cube_mass_scale", "joint_limit_scale", "observation_noise"],
+        episodes=2,
+        backend="numba",
+    )
+    validate_robustness(doc)
+    status = {a["name"]: (a["status"], a.get("reason", "")) for a in doc["axes"]}
+    assert status["cube_mass_scale"] == ("unavailable", "task reach has no cube")
+    assert status["joint_limit_scale"][0] == "unavailable"
+    assert "safety supervisor" in status["joint_limit_scale"][1]
+    assert status["observation_noise"][0] == "ok"
+    broken = json.loads(json.dumps(doc))
+    broken["axes"][2]["points"][0]["ci95"] = [0.9, 1.0]
+    broken["axes"][2]["points"][0]["success"] = 0.0
+    with pytest.raises(jsonschema.ValidationError):
+        validate_robustness(broken)
+    broken["axes"][2]["points"] = []
+    with pytest.raises(jsonschema.ValidationError):
+        validate_robustness(broken)
+
+
+def test_recorded_evidence_keeps_the_rest_of_the_card(tmp_path):
+    skill = tmp_path / "reach"
+    shutil.copytree(SHIPPED_LIBRARY / "reach", skill)
+    before = {k: v for k, v in load_card(skill).to_dict().items() if k != "evidence"}
+    result = EvalResult(0.99, wilson_interval(198, 200), -1.7, 9.5, 200, 198, "pybullet", 1000)
+    record_evidence(skill, "pybullet", {"success_rate": result.success, "ci95": result.ci95})
+    record_evidence(skill, "supervised", {"success_rate": 0.97})
+    card = validate_card(skill)  # files and their sha256 untouched
+    data = yaml.safe_load((skill / "skill.yaml").read_text())
+    assert set(data["evidence"]) == {"pybullet", "supervised"}
+    assert data["evidence"]["pybullet"]["success_rate"] == 0.99
+    assert {k: v for k, v in card.to_dict().items() if k != "evidence"} == before
+    keys = list(data)
+    assert keys.index("evidence") == keys.index("evaluation") + 1
