@@ -127,7 +127,7 @@ class ArmAgent:
             return None
         why, seconds = self.evaluate(ann.skill, ann.params)
         if why:
-            return self.contractor.bid(ann.task_id, now, refusal=f"{self.arm}: {why}")
+            return self.contractor.bid(ann.task_id, now, refusal=why)
         total = self.queue_seconds(now) + seconds
         if ann.feedback.startswith(f"{self.arm}:"):
             total += self.cost.retry_penalty_s
