@@ -92,9 +92,12 @@ class Dispatcher:
         bid_window: float = 0.2,
         max_rounds: int = 3,
         claim_ttl: float = 120.0,
+        award_gap: float = 0.0,
     ) -> None:
         """``steps``: the planned ``(skill, params)``; ``cubes``: the scene's cube names
-        (what can be claimed)."""
+        (what can be claimed); ``award_gap``: seconds between an award and the next
+        announcement, so that over a bus whose topics are not ordered with each other
+        the winner has queued its award before it bids again."""
         if not trace_id:
             raise ValueError("need the goal's trace id")
         if max_rounds < 1:
@@ -105,6 +108,8 @@ class Dispatcher:
         self.blackboard = blackboard if blackboard is not None else Blackboard()
         self.max_rounds = max_rounds
         self.claim_ttl = claim_ttl
+        self.award_gap = award_gap
+        self._awarded_at = -float("inf")
         self.tasks = [
             Task(f"{trace_id}/t{i + 1}", s, dict(p), _resources(s, p, cubes))
             for i, (s, p) in enumerate(steps)
@@ -201,6 +206,8 @@ class Dispatcher:
                     return out
                 out += self._close(self._open, now)
                 continue
+            if now < self._awarded_at + self.award_gap:
+                return out
             task = self._announceable(now)
             if task is None:
                 if all(t.state == "succeeded" for t in self.tasks):
@@ -257,6 +264,7 @@ class Dispatcher:
             self._feedback[task.task_id] = refused
             return []
         task.state, task.arm = "awarded", award.arm
+        self._awarded_at = now
         task.history[-1]["award"] = award.arm
         self.awards.append(
             {"task_id": task.task_id, "arm": award.arm, "round": award.round, "cost": award.cost}

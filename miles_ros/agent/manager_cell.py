@@ -62,13 +62,14 @@ class CellDriver:
         bid_window: float = 0.5,
         max_rounds: int = 3,
         clock: Callable[[], float] = time.monotonic,
+        award_gap: float = 0.1,
     ) -> None:
         """``send`` publishes a dispatcher message (announce, award, or an arm's request);
         ``send_status`` the ``/miles/manager/status`` JSON."""
         self.arms, self.cubes = tuple(arms), tuple(cubes)
         self.planner = planner
         self.send, self.send_status = send, send_status
-        self.bid_window, self.max_rounds = bid_window, max_rounds
+        self.bid_window, self.max_rounds, self.award_gap = bid_window, max_rounds, award_gap
         self.clock = clock
         self.blackboard = Blackboard(clock)
         self.dispatcher: Dispatcher | None = None
@@ -140,6 +141,7 @@ class CellDriver:
                 self.blackboard,
                 self.bid_window,
                 self.max_rounds,
+                award_gap=self.award_gap,
             )
             self._emit(self.dispatcher.start(self.clock()))
 

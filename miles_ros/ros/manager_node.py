@@ -103,7 +103,12 @@ class ManagerNode(Node):
             pub.publish(String(data=message.payload))
 
         self.driver = CellDriver(
-            arms, tuple(scene.objects), planner, send, self._sender(self.pub_status)
+            arms,
+            tuple(scene.objects),
+            planner,
+            send,
+            self._sender(self.pub_status),
+            clock=lambda: self.get_clock().now().nanoseconds * 1e-9,  # the arms' clock
         )
         self.create_subscription(
             String, CELL_TOPICS["bid"], lambda m: self.driver.on_bid(m.data), COMMAND_QOS

@@ -79,14 +79,20 @@ def test_a_goal_runs_on_both_arms_with_the_trace_id():
     )
     assert driver.on_goal("put the red cube on the left pad and the blue cube on the right pad")
     driver.close()
+    # the next announcement waits award_gap after an award (topics are not ordered)
+    assert [m.kind for m in sent] == ["announce", "award", "request"]
+    clock[0] = 0.2
+    driver.tick()
     requests = {m.arm: json.loads(m.payload) for m in sent if m.kind == "request"}
     assert set(requests) == {"left_arm", "right_arm"}  # both arms at once
     assert all(r["trace_id"] == "trace-cell" for r in requests.values())
     assert not driver.on_goal("another goal")  # busy
+    assert statuses[-1] == {"goal": "another goal", "outcome": "refused", "failure": "busy"}
     for arm, request in requests.items():
         driver.on_skill_status(arm, {"id": request["id"], "state": "succeeded"})
-    assert statuses[-1]["outcome"] == "succeeded"
-    assert [a["arm"] for a in statuses[-1]["awards"]] == ["left_arm", "right_arm"]
+    final = statuses[-1]
+    assert final["outcome"] == "succeeded" and final["trace_id"] == "trace-cell"
+    assert [a["arm"] for a in final["awards"]] == ["left_arm", "right_arm"]
 
 
 def test_a_refused_plan_announces_nothing():
