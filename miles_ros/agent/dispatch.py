@@ -206,12 +206,12 @@ class Dispatcher:
                     return out
                 out += self._close(self._open, now)
                 continue
-            if now < self._awarded_at + self.award_gap:
-                return out
             task = self._announceable(now)
             if task is None:
                 if all(t.state == "succeeded" for t in self.tasks):
                     self.outcome = "succeeded"
+                return out
+            if now < self._awarded_at + self.award_gap:
                 return out
             out.append(self._announce(task, now))
         return out
