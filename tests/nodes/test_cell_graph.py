@@ -123,7 +123,8 @@ def test_two_arms_run_their_awarded_tasks_at_once():
         final = ended()
         assert final["outcome"] == "succeeded", final.get("failure")
         assert final["trace_id"] == "cell-trace"
-        assert sorted(a["arm"] for a in final["awards"]) == list(ARMS), (bids, events[:6])
+        # round 1 of the two tasks went to different arms (a failed run may add a round)
+        assert {a["arm"] for a in final["awards"][:2]} == set(ARMS), (bids, final["awards"])
         assert {b["trace_id"] for b in bids} == {"cell-trace"} and len(bids) >= 4
         # both arms were running at once: each arm's first "running" came before the
         # other arm's final status
