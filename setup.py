@@ -45,6 +45,7 @@ setup(
             "skill_node = miles_ros.ros.skill_node:main",
             "manager_node = miles_ros.ros.manager_node:main",
             "command_adapter_node = miles_ros.ros.command_adapter_node:main",
+            "arm_agent_node = miles_ros.ros.arm_agent_node:main",
         ],
     },
 )

@@ -12,6 +12,12 @@ is replanned with the failure as feedback; a latched e-stop ends the goal ``esto
 worker thread (:class:`miles_ros.runtime.manager_glue.ManagerDriver`), so statuses and
 the e-stop keep flowing while the language model thinks; the model itself loads in the
 constructor, before the node spins. Parameters: config/manager.yaml.
+
+A scene with several arms (``scene_file`` listing ``arms:``) runs goals as a cell
+(:class:`miles_ros.agent.manager_cell.CellDriver`): the planned steps are announced on
+``/miles/tasks/announce``, bids come on ``/miles/tasks/bid``, awards go on
+``/miles/tasks/award`` and requests on ``/<arm>/miles/skill/request``; statuses come from
+``/<arm>/miles/skill/status``.
 """
 
 from __future__ import annotations
@@ -22,11 +28,15 @@ import logging
 from rclpy.node import Node
 from std_msgs.msg import String
 
+from miles_ros.agent.manager_cell import CELL_TOPICS, CellDriver, cell_registry
 from miles_ros.ros.node_main import NodeLogHandler, run_node
 from miles_ros.ros.params import declare_params
 from miles_ros.ros.qos import COMMAND_QOS, LATCHED_QOS
+from miles_ros.runtime.manager_build import build_planner
 from miles_ros.runtime.manager_glue import ManagerDriver
 from miles_ros.runtime.manager_params import ManagerNodeParams, check_param
+from miles_ros.runtime.params import arm_scoped
+from sims.scene import load_scene
 
 
 class ManagerNode(Node):
@@ -41,6 +51,10 @@ class ManagerNode(Node):
             logging.getLogger(name).setLevel(logging.INFO)
         self.pub_plan = self.create_publisher(String, prm.plan_topic, LATCHED_QOS)
         self.pub_status = self.create_publisher(String, prm.status_topic, LATCHED_QOS)
+        self.scene = load_scene(prm.scene_file or None)
+        if self.scene.multi_arm:  # a cell: contract net; a single arm never announces
+            self._init_cell(planner_factory)
+            return
         self.pub_request = self.create_publisher(String, prm.request_topic, COMMAND_QOS)
         self.driver = ManagerDriver(
             prm,
@@ -69,6 +83,47 @@ class ManagerNode(Node):
             f"{prm.max_replans} replans{'' if self.driver.planner else '; NO PLANNER'}"
         )
 
+    def _init_cell(self, planner_factory) -> None:
+        """The dual-arm path: :class:`miles_ros.agent.manager_cell.CellDriver`."""
+        prm, scene = self.params, self.scene
+        arms = [m.name for m in scene.arms]
+        planner = (planner_factory or build_planner)(prm)
+        planner.registry = cell_registry(planner.registry)
+        pubs = {
+            "announce": self.create_publisher(String, CELL_TOPICS["announce"], COMMAND_QOS),
+            "award": self.create_publisher(String, CELL_TOPICS["award"], COMMAND_QOS),
+        }
+        requests = {
+            arm: self.create_publisher(String, arm_scoped(arm, prm.request_topic), COMMAND_QOS)
+            for arm in arms
+        }
+
+        def send(message) -> None:
+            pub = requests[message.arm] if message.kind == "request" else pubs[message.kind]
+            pub.publish(String(data=message.payload))
+
+        self.driver = CellDriver(
+            arms,
+            tuple(scene.objects),
+            planner,
+            send,
+            self._sender(self.pub_status),
+            clock=lambda: self.get_clock().now().nanoseconds * 1e-9,  # the arms' clock
+        )
+        self.create_subscription(
+            String, CELL_TOPICS["bid"], lambda m: self.driver.on_bid(m.data), COMMAND_QOS
+        )
+        for arm in arms:
+            self.create_subscription(
+                String,
+                arm_scoped(arm, prm.skill_status_topic),
+                self._json(lambda data, arm=arm: self.driver.on_skill_status(arm, data)),
+                COMMAND_QOS,
+            )
+        self.create_subscription(String, prm.goal_topic, self.on_goal, COMMAND_QOS)
+        self.create_timer(0.05, self.driver.tick)
+        self.get_logger().info(f"manager: a cell of {', '.join(arms)}; tasks by contract net")
+
     @staticmethod
     def _sender(publisher):
         return lambda data: publisher.publish(String(data=json.dumps(data)))
@@ -88,6 +143,10 @@ class ManagerNode(Node):
         return callback
 
     def on_goal(self, msg: String) -> None:
+        if isinstance(self.driver, CellDriver):
+            self.driver.on_goal(msg.data)
+            self.get_logger().info(f"goal for the cell: {msg.data!r}")
+            return
         seq = self.driver.on_goal(msg.data)
         self.get_logger().info(f"goal {seq}: {msg.data!r}")
 

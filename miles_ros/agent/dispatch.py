@@ -1,0 +1,333 @@
+"""The cell's dispatcher (no ROS): a goal's planned steps run as contract-net tasks.
+
+:class:`Dispatcher` drives one goal in a cell of several arms. The manager plans the goal
+as for one arm (the planner's steps); each step becomes a task that is announced
+(``/miles/tasks/announce``), and at the bid deadline (or once every arm answered) awarded
+to the least cost (``/miles/tasks/award``, :class:`miles_ros.agent.contract_net.Auction`).
+An awarded task is sent to its arm's skill node (``/<arm>/miles/skill/request``) as soon
+as that arm is idle, so different arms run their tasks at once.
+
+- **Order.** One bid round is open at a time, in plan order, so every bid already counts
+  the tasks awarded before it. A task waits until no earlier unfinished task touches one
+  of its cubes (the ``object``, or a cube as ``target``); ``home`` waits for every earlier
+  task.
+- **Claims.** Before an award goes out, the winner claims the task's cubes on the
+  :class:`miles_ros.agent.blackboard.Blackboard` (atomic, with a time to live); the claims
+  are released when the task ends. A claim held by another arm puts the task back to wait:
+  two arms never get the same cube.
+- **Failures.** A failed task is announced again (next round) with the failure as
+  feedback, up to ``max_rounds`` rounds; a task nobody bids on fails the goal with every
+  arm's reason; an ``estopped`` task ends the goal ``estopped`` (running tasks cancelled).
+- **Bad input.** Bids that are malformed, late, for an unknown task or with another trace
+  id are refused and logged by the auction; statuses with an unknown id are ignored
+  (logged): nothing is awarded or executed on them.
+
+Every call returns the messages to send (:class:`Send`); the caller publishes them.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from miles_ros.agent.blackboard import Blackboard
+from miles_ros.agent.contract_net import Auction, Bid, to_json
+
+LOG = logging.getLogger("miles_ros.agent.dispatch")
+
+FINAL_STATES = ("succeeded", "failed", "aborted", "estopped")
+"""Skill statuses that end a request (as :data:`miles_ros.agent.manager.FINAL_STATES`)."""
+
+
+@dataclass(frozen=True)
+class Send:
+    """One message for the caller to publish."""
+
+    kind: str
+    """``announce`` / ``award`` (JSON on the cell's topics), ``request`` (JSON to
+    ``/<arm>/miles/skill/request``)."""
+    payload: str
+    """The message's JSON."""
+    arm: str = ""
+    """The arm a ``request`` goes to."""
+
+
+@dataclass
+class Task:
+    """One planned step as a contract-net task."""
+
+    task_id: str
+    """``<trace_id>/t<n>``."""
+    skill: str
+    """The skill."""
+    params: dict[str, Any]
+    """Its parameters."""
+    resources: tuple[str, ...]
+    """Cubes it touches (claimed while it runs); ``("*",)`` for a barrier (home)."""
+    state: str = "waiting"
+    """waiting, bidding, awarded, running, succeeded, failed."""
+    arm: str = ""
+    """The arm it was awarded to."""
+    request_id: str = ""
+    """The id of its current skill request."""
+    rounds: int = 0
+    """Bid rounds held."""
+    history: list[dict] = field(default_factory=list)
+    """Per round: bids, the award or the reasons, the outcome."""
+
+
+class Dispatcher:
+    """Announce, award, run in parallel and re-announce the tasks of one goal."""
+
+    def __init__(
+        self,
+        arms: Sequence[str],
+        trace_id: str,
+        steps: Sequence[tuple[str, Mapping[str, Any]]],
+        cubes: Sequence[str],
+        blackboard: Blackboard | None = None,
+        bid_window: float = 0.2,
+        max_rounds: int = 3,
+        claim_ttl: float = 120.0,
+        award_gap: float = 0.0,
+    ) -> None:
+        """``steps``: the planned ``(skill, params)``; ``cubes``: the scene's cube names
+        (what can be claimed); ``award_gap``: seconds between an award and the next
+        announcement, so that over a bus whose topics are not ordered with each other
+        the winner has queued its award before it bids again."""
+        if not trace_id:
+            raise ValueError("need the goal's trace id")
+        if max_rounds < 1:
+            raise ValueError("max_rounds must be >= 1")
+        self.arms = tuple(arms)
+        self.trace_id = trace_id
+        self.auction = Auction(self.arms, bid_window)
+        self.blackboard = blackboard if blackboard is not None else Blackboard()
+        self.max_rounds = max_rounds
+        self.claim_ttl = claim_ttl
+        self.award_gap = award_gap
+        self._awarded_at = -float("inf")
+        self.tasks = [
+            Task(f"{trace_id}/t{i + 1}", s, dict(p), _resources(s, p, cubes))
+            for i, (s, p) in enumerate(steps)
+        ]
+        self.outcome = "running" if self.tasks else "succeeded"
+        """running, succeeded, failed or estopped."""
+        self.reason = ""
+        """Why the goal failed."""
+        self.round_ms: list[float] = []
+        """Each closed bid round's duration, announcement to award (ms)."""
+        self.awards: list[dict] = []
+        """Every award: task, arm, round, cost."""
+        self._open: Task | None = None
+        self._opened = 0.0
+        self._feedback: dict[str, str] = {}
+        self._requests = 0
+
+    # --- inputs ------------------------------------------------------------------------
+    def start(self, now: float) -> list[Send]:
+        """The first announcement."""
+        return self._advance(now)
+
+    def on_bid(self, message: str | Bid, now: float) -> list[Send]:
+        """A bid (JSON from ``/miles/tasks/bid``); refused ones are logged and dropped."""
+        if self.outcome != "running":
+            return []
+        self.auction.offer(message, now)
+        return self._advance(now)
+
+    def tick(self, now: float) -> list[Send]:
+        """Close a round whose deadline passed."""
+        return self._advance(now) if self.outcome == "running" else []
+
+    def on_status(self, arm: str, status: Mapping[str, Any], now: float) -> list[Send]:
+        """A skill status from ``/<arm>/miles/skill/status``."""
+        task = next(
+            (t for t in self.tasks if t.request_id and t.request_id == status.get("id")), None
+        )
+        if task is None or task.arm != arm or task.state != "running":
+            LOG.info(
+                "dispatch: status %r from %s is not for a running task", status.get("id"), arm
+            )
+            return []
+        state = status.get("state")
+        if state not in FINAL_STATES:
+            return []
+        self._release(task, now)
+        reason = str(status.get("reason") or "")
+        task.history[-1]["outcome"] = state if not reason else f"{state}: {reason}"
+        out: list[Send] = []
+        if state == "succeeded":
+            task.state = "succeeded"
+        elif state == "estopped":
+            task.state = "failed"
+            return self._end("estopped", f"{task.skill} on {arm}: estopped {reason}".strip())
+        else:
+            text = f"{arm}: {task.skill} {_params_text(task.params)} {state}"
+            text += f": {reason}" if reason else ""
+            if task.rounds >= self.max_rounds:
+                task.state = "failed"
+                return self._end("failed", f"{text}; no rounds left")
+            task.state, task.arm, task.request_id = "waiting", "", ""
+            self._feedback[task.task_id] = text
+        out += self._next_request(arm, now)
+        return out + self._advance(now)
+
+    # --- queries -----------------------------------------------------------------------
+    def status(self) -> dict:
+        """The goal's tasks for ``/miles/manager/status``."""
+        return {
+            "trace_id": self.trace_id,
+            "outcome": self.outcome,
+            "failure": self.reason or None,
+            "tasks": [
+                {
+                    "task_id": t.task_id,
+                    "skill": t.skill,
+                    "params": t.params,
+                    "state": t.state,
+                    "arm": t.arm,
+                    "rounds": t.rounds,
+                }
+                for t in self.tasks
+            ],
+            "awards": list(self.awards),
+        }
+
+    # --- internals ---------------------------------------------------------------------
+    def _advance(self, now: float) -> list[Send]:
+        out: list[Send] = []
+        while self.outcome == "running":
+            if self._open is not None:
+                if not self.auction.ready(self._open.task_id, now):
+                    return out
+                out += self._close(self._open, now)
+                continue
+            task = self._announceable(now)
+            if task is None:
+                if all(t.state == "succeeded" for t in self.tasks):
+                    self.outcome = "succeeded"
+                return out
+            if now < self._awarded_at + self.award_gap:
+                return out
+            out.append(self._announce(task, now))
+        return out
+
+    def _announceable(self, now: float) -> Task | None:
+        """The first waiting task (plan order) whose cubes no earlier unfinished task and
+        no live claim on the blackboard holds; ``home`` waits for every earlier task."""
+        busy = {k.removeprefix("claim/") for k in self.blackboard.snapshot("claim/", now)}
+        earlier = False
+        for task in self.tasks:
+            if task.state == "succeeded":
+                continue
+            if task.state == "waiting":
+                barrier = "*" in task.resources and earlier
+                clash = barrier or "*" in busy or busy & set(task.resources)
+                return None if clash else task
+            busy |= set(task.resources)
+            earlier = True
+        return None
+
+    def _announce(self, task: Task, now: float) -> Send:
+        task.rounds += 1
+        task.state = "bidding"
+        if task.task_id not in self.auction.tasks:
+            ann = self.auction.announce(task.task_id, self.trace_id, task.skill, task.params, now)
+        else:
+            ann = self.auction.reannounce(task.task_id, self._feedback.get(task.task_id, ""), now)
+        task.history.append({"round": ann.round, "feedback": ann.feedback})
+        self._open, self._opened = task, now
+        return Send("announce", to_json(ann))
+
+    def _close(self, task: Task, now: float) -> list[Send]:
+        outcome = self.auction.close(task.task_id, now)
+        self._open = None
+        self.round_ms.append((now - self._opened) * 1e3)
+        bids = self.auction.tasks[task.task_id].bids
+        task.history[-1]["bids"] = {a: (b.cost, b.refusal) for a, b in bids.items()}
+        award = outcome.award
+        if award is None:
+            task.state = "failed"
+            task.history[-1]["reasons"] = outcome.reasons
+            why = "; ".join(f"{a}: {r}" for a, r in sorted(outcome.reasons.items()))
+            text = f"nobody can do {task.skill} {_params_text(task.params)} ({why})"
+            return self._end("failed", text)
+        refused = self._claim(task, award.arm, now)
+        if refused:
+            LOG.warning("dispatch: %s not awarded: %s", task.task_id, refused)
+            task.state = "waiting"  # announced again once the cube is free
+            task.rounds -= 1  # not a failure of the task
+            self._feedback[task.task_id] = refused
+            return []
+        task.state, task.arm = "awarded", award.arm
+        self._awarded_at = now
+        task.history[-1]["award"] = award.arm
+        self.awards.append(
+            {"task_id": task.task_id, "arm": award.arm, "round": award.round, "cost": award.cost}
+        )
+        return [Send("award", to_json(award)), *self._next_request(award.arm, now)]
+
+    def _claim(self, task: Task, arm: str, now: float) -> str:
+        granted: list[str] = []
+        for cube in task.resources:
+            if cube == "*":
+                continue
+            result = self.blackboard.claim(cube, arm, self.claim_ttl, now)
+            if not result.granted:
+                for c in granted:
+                    self.blackboard.release(c, arm, now)
+                return result.reason
+            granted.append(cube)
+        return ""
+
+    def _release(self, task: Task, now: float) -> None:
+        for cube in task.resources:
+            if cube != "*":
+                self.blackboard.release(cube, task.arm, now)
+
+    def _next_request(self, arm: str, now: float) -> list[Send]:
+        """Send the arm its next awarded task when it is idle."""
+        if any(t.state == "running" and t.arm == arm for t in self.tasks):
+            return []
+        task = next((t for t in self.tasks if t.state == "awarded" and t.arm == arm), None)
+        if task is None:
+            return []
+        self._requests += 1
+        task.state, task.request_id = "running", f"{self.trace_id}:{self._requests}"
+        request = {
+            "id": task.request_id,
+            "skill": task.skill,
+            "params": task.params,
+            "trace_id": self.trace_id,
+        }
+        return [Send("request", _json(request), arm)]
+
+    def _end(self, outcome: str, reason: str) -> list[Send]:
+        self.outcome, self.reason = outcome, reason
+        LOG.warning("dispatch: goal %s %s: %s", self.trace_id, outcome, reason)
+        out = []
+        for task in self.tasks:
+            if task.state == "running":
+                out.append(
+                    Send("request", _json({"id": task.request_id, "cancel": True}), task.arm)
+                )
+        return out
+
+
+def _resources(skill: str, params: Mapping[str, Any], cubes: Sequence[str]) -> tuple[str, ...]:
+    if skill == "home":
+        return ("*",)
+    names = [params.get("object"), params.get("target")]
+    return tuple(n for n in names if isinstance(n, str) and n in cubes)
+
+
+def _params_text(params: Mapping[str, Any]) -> str:
+    return " ".join(f"{k}={v}" for k, v in params.items())
+
+
+def _json(data: dict) -> str:
+    return json.dumps(data)

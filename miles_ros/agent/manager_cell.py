@@ -1,0 +1,166 @@
+"""The manager of a cell of several arms (no ROS): a goal -> planned steps -> contract net.
+
+:class:`CellDriver` is what ``manager_node`` drives when its scene lists several arms (a
+single-arm scene keeps :class:`miles_ros.runtime.manager_glue.ManagerDriver`; it never
+announces). A goal is planned as today (the planner's steps, on a worker thread so bids
+and statuses keep flowing), then run by a :class:`miles_ros.agent.dispatch.Dispatcher`:
+each step announced on ``/miles/tasks/announce``, awarded on ``/miles/tasks/award``,
+requested on ``/<arm>/miles/skill/request``; a failed task is re-announced with the
+failure as feedback; a task nobody can do fails the goal with the reasons. Claims on cubes
+go through one :class:`miles_ros.agent.blackboard.Blackboard` shared by the goals.
+
+The planner plans in the world frame of the cell, where the cards' envelopes (trained in
+an arm's base frame) do not apply: :func:`cell_registry` drops them from the planner's
+cards, and reachability is each arm's to judge in its bid (in its own base frame).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import threading
+import time
+from collections.abc import Callable, Sequence
+
+from miles_ros.agent.blackboard import Blackboard
+from miles_ros.agent.dispatch import Dispatcher, Send
+
+LOG = logging.getLogger("miles_ros.agent.manager_cell")
+
+
+CELL_TOPICS = {
+    "announce": "/miles/tasks/announce",
+    "bid": "/miles/tasks/bid",
+    "award": "/miles/tasks/award",
+}
+"""The contract net's topics (std_msgs/String JSON, :mod:`miles_ros.agent.contract_net`)."""
+
+
+def cell_registry(registry):
+    """The planner's registry with every card's envelope dropped (see the module text)."""
+    from miles_ros.agent.registry import SkillRegistry
+
+    skills = []
+    for skill in registry:
+        card = skill.card
+        if getattr(card, "envelope", None) is not None:
+            card = dataclasses.replace(card, envelope=None)
+        skills.append(dataclasses.replace(skill, card=card))
+    return SkillRegistry(skills)
+
+
+class CellDriver:
+    """One goal at a time over the arms of a cell; thread-safe."""
+
+    def __init__(
+        self,
+        arms: Sequence[str],
+        cubes: Sequence[str],
+        planner,
+        send: Callable[[Send], None],
+        send_status: Callable[[dict], None],
+        bid_window: float = 0.5,
+        max_rounds: int = 3,
+        clock: Callable[[], float] = time.monotonic,
+        award_gap: float = 0.1,
+    ) -> None:
+        """``send`` publishes a dispatcher message (announce, award, or an arm's request);
+        ``send_status`` the ``/miles/manager/status`` JSON."""
+        self.arms, self.cubes = tuple(arms), tuple(cubes)
+        self.planner = planner
+        self.send, self.send_status = send, send_status
+        self.bid_window, self.max_rounds, self.award_gap = bid_window, max_rounds, award_gap
+        self.clock = clock
+        self.blackboard = Blackboard(clock)
+        self.dispatcher: Dispatcher | None = None
+        self.goal = ""
+        self.plan: list[dict] = []
+        self.planning = False
+        self._lock = threading.RLock()
+        self._threads: list[threading.Thread] = []
+        self._reported = False
+
+    # --- inputs ------------------------------------------------------------------------
+    def on_goal(self, text: str) -> bool:
+        """Plan and run ``text``; False (and a status saying why) while a goal runs."""
+        with self._lock:
+            busy = self.planning or (
+                self.dispatcher is not None and self.dispatcher.outcome == "running"
+            )
+            if busy:
+                self.send_status({"goal": text, "outcome": "refused", "failure": "busy"})
+                return False
+            self.planning, self.goal, self.dispatcher, self.plan = True, text, None, []
+            self._reported = False
+        self._publish({"event": "planning"})
+        thread = threading.Thread(target=self._plan, args=(text,), daemon=True)
+        self._threads.append(thread)
+        thread.start()
+        return True
+
+    def on_bid(self, text: str) -> None:
+        with self._lock:
+            if self.dispatcher is not None:
+                self._emit(self.dispatcher.on_bid(text, self.clock()))
+
+    def on_skill_status(self, arm: str, status: dict) -> None:
+        with self._lock:
+            if self.dispatcher is not None:
+                self._emit(self.dispatcher.on_status(arm, status, self.clock()))
+
+    def tick(self) -> None:
+        with self._lock:
+            if self.dispatcher is not None:
+                self._emit(self.dispatcher.tick(self.clock()))
+
+    def close(self, timeout: float = 5.0) -> None:
+        for thread in self._threads:
+            thread.join(timeout)
+
+    # --- internals ---------------------------------------------------------------------
+    def _plan(self, text: str) -> None:
+        try:
+            plan = self.planner.plan(text)
+        except Exception as exc:  # a planner crash fails the goal, not the node
+            LOG.exception("cell manager: planning failed")
+            self._end_planning("failed", f"planning failed: {exc}")
+            return
+        steps = [(s.skill, dict(s.params)) for s in plan.steps]
+        if plan.refused or not plan.valid:
+            why = plan.reason if plan.refused else "; ".join(plan.errors)
+            self._end_planning("refused" if plan.refused else "failed", why, plan.trace_id)
+            return
+        with self._lock:
+            self.planning = False
+            self.plan = [{"skill": s, "params": p} for s, p in steps]
+            self.dispatcher = Dispatcher(
+                self.arms,
+                plan.trace_id,
+                steps,
+                self.cubes,
+                self.blackboard,
+                self.bid_window,
+                self.max_rounds,
+                award_gap=self.award_gap,
+            )
+            self._emit(self.dispatcher.start(self.clock()))
+
+    def _end_planning(self, outcome: str, reason: str, trace_id: str | None = None) -> None:
+        with self._lock:
+            self.planning = False
+        self._publish({"outcome": outcome, "failure": reason, "trace_id": trace_id})
+
+    def _emit(self, sends: list[Send]) -> None:
+        for send in sends:
+            self.send(send)
+        ended = self.dispatcher is not None and self.dispatcher.outcome != "running"
+        if sends or (ended and not self._reported):
+            self._reported = ended
+            self._publish({})
+
+    def _publish(self, changes: dict) -> None:
+        d = self.dispatcher
+        status = {"goal": self.goal, "mode": "cell", "arms": list(self.arms), "plan": self.plan}
+        status.update(d.status() if d is not None else {"outcome": "running"})
+        status.update(changes)
+        self.send_status(status)
