@@ -160,10 +160,10 @@ def test_home_succeeds_only_once_the_arm_has_settled_at_home(library_dir):
     assert done["state"] == "succeeded"
 
 
-def test_cartesian_targets_are_for_one_control_period_later_the_others_for_now(library_dir):
-    """What skill_node stamps: a Cartesian policy's action is a step the arm covers during
-    the control period (as in training), so its target is for one period after the tick;
-    a joint-space policy's (reach) and home's are for the tick."""
+def test_learned_targets_are_for_one_control_period_later_home_for_now(library_dir):
+    """What skill_node stamps: a policy's action is a step the arm covers during the
+    control period (as in training), so its target is for one period after the tick,
+    Cartesian (push) and joint-space (reach) alike; home's trajectory is for the tick."""
     ex = make_executor(library_dir)
     ex.on_request(request("p", "push", object="red_cube", target="right_pad"), 0.0)
     tick = ex.tick(0.0)
@@ -171,7 +171,8 @@ def test_cartesian_targets_are_for_one_control_period_later_the_others_for_now(l
     assert tick.lead_s == pytest.approx(ex.library.skills["push"].cfg.control_dt)
     ex.on_request(request("r", "reach", target="red_cube"), 0.02)
     tick = ex.tick(0.02)
-    assert tick.targets is not None and tick.lead_s == 0.0  # joint deltas: stamped now
+    assert tick.targets is not None
+    assert tick.lead_s == pytest.approx(ex.library.skills["reach"].cfg.control_dt)
     ex.on_request(request("h", "home"), 0.04)
     away = JointReading(panda.home_joint_positions + 0.3, np.zeros(7), 0.04, 0.04)
     ex.on_joint_state(away, 0.04)
