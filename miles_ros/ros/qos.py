@@ -56,3 +56,14 @@ LATCHED_READER_QOS = QoSProfile(
 )
 """A client's reader of latched state that must also see what follows (``miles goal``):
 the latest message, then every later one."""
+OCCUPANCY_QOS = QoSProfile(
+    history=HistoryPolicy.KEEP_LAST,
+    depth=10,
+    reliability=ReliabilityPolicy.BEST_EFFORT,
+    durability=DurabilityPolicy.VOLATILE,
+)
+"""The arms' occupancy (``/miles/safety/occupancy``, one shared topic, every output
+period): best effort and volatile like a sensor stream, since a lost or late message is
+caught by its stamp (a stale peer stops the arm) and a resent old one is worth nothing;
+depth 10 because every arm of the cell writes into the one reader queue, and the newest
+of each must survive until the executor takes it."""
