@@ -111,6 +111,7 @@ class SafetyNode(Node):
         self.occupancy_published = 0
         """Occupancy messages this node published."""
         self.ticks = 0
+        self.own_prefix = json.dumps({"arm": arm})[:-1] + ","
         if self.separation is not None:
             self.pub_occupancy = self.create_publisher(
                 String, names.occupancy_topic, OCCUPANCY_QOS
@@ -164,6 +165,8 @@ class SafetyNode(Node):
     @_own_records
     def on_occupancy(self, msg: String) -> None:
         """A peer's occupancy: stamp from ROS-clock seconds to the supervisor's time."""
+        if msg.data.startswith(self.own_prefix):
+            return  # our own, back from the shared topic (Occupancy.to_json: arm first)
         _, now = self.now()
         try:
             occ = Occupancy.from_json(msg.data)
@@ -262,7 +265,10 @@ class SafetyNode(Node):
 
 def separation_config(config: SafetyConfig) -> SeparationConfig | None:
     """This arm's place in the cell and its peers, from ``config.scene_file`` (None for a
-    scene without ``arms:``); ValueError names a missing or unknown ``arm``."""
+    scene without ``arms:`` and when neither it nor ``arm`` is set); ValueError names a
+    missing or unknown ``arm``."""
+    if not config.scene_file and not config.arm:
+        return None  # one arm, as before: no scene needed
     scene = load_scene(config.scene_file or None)
     if not scene.multi_arm:
         if config.arm:

@@ -16,6 +16,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 rclpy = pytest.importorskip("rclpy")
 
@@ -259,3 +261,38 @@ def test_commands_into_each_other_are_limited_and_the_arms_stay_apart(cell):
         q = np.asarray(cell.states[arm][-1].position[:7])
         assert np.linalg.norm(panda.fk_tcp(q) - panda.fk_tcp(target)) > 0.05
         assert cell.mode(arm)["estop"] is False
+
+
+def test_the_arm_and_its_peers_come_from_the_scene():
+    from miles_ros.ros.safety_node import separation_config
+
+    assert separation_config(SafetyConfig()) is None  # one arm, no scene read
+    left = separation_config(SafetyConfig(arm="left_arm", scene_file=DUAL))
+    assert left.arm == "left_arm" and left.peers == ("right_arm",)
+    assert left.margin == MARGIN and left.max_age == SafetyConfig().peer_max_age
+    with pytest.raises(ValueError, match="set the arm parameter"):
+        separation_config(SafetyConfig(scene_file=DUAL))
+    with pytest.raises(ValueError, match="no arm named 'middle_arm'"):
+        separation_config(SafetyConfig(arm="middle_arm", scene_file=DUAL))
+    with pytest.raises(ValueError, match="the scene lists no arms"):
+        separation_config(SafetyConfig(arm="left_arm"))
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.lists(st.floats(-1.0, 1.0), min_size=7, max_size=7), st.sampled_from(ARMS))
+def test_occupancy_is_placed_by_the_scenes_base_pose(fractions, arm):
+    """The supervisor's cell frame is frames.base_to_world for the arm's mount."""
+    from miles_ros.ros.safety_node import separation_config
+    from miles_ros.safety.kinematics import lipschitz_radii
+    from miles_ros.safety.separation import occupancy
+    from miles_ros.safety.shaping import joint_state
+
+    mid = (panda.joint_position_min + panda.joint_position_max) / 2
+    half = (panda.joint_position_max - panda.joint_position_min) / 2
+    q = mid + half * np.asarray(fractions)
+    config = separation_config(SafetyConfig(arm=arm, scene_file=DUAL))
+    js = joint_state(SafetyConfig().limits, lipschitz_radii())
+    zero = np.zeros(7)
+    occ = occupancy(config, 0.0, js, q, zero, zero)
+    np.testing.assert_allclose(occ.centres, measured_occupancy(arm, q).centres, atol=1e-9)
+    np.testing.assert_allclose(occ.radii, measured_occupancy(arm, q).radii, atol=1e-9)
