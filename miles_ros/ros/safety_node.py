@@ -41,7 +41,13 @@ from std_srvs.srv import Trigger
 
 from miles_ros.ros.node_main import NodeLogHandler, run_node
 from miles_ros.ros.params import declare_params
-from miles_ros.ros.qos import COMMAND_QOS, LATCHED_QOS, OCCUPANCY_QOS, SENSOR_QOS
+from miles_ros.ros.qos import (
+    COMMAND_QOS,
+    LATCHED_QOS,
+    OCCUPANCY_QOS,
+    SENSOR_QOS,
+    occupancy_reader_qos,
+)
 from miles_ros.runtime.params import arm_scoped
 from miles_ros.safety import (
     JointRequest,
@@ -117,9 +123,8 @@ class SafetyNode(Node):
                 String, names.occupancy_topic, OCCUPANCY_QOS
             )
             if self.separation.peers:
-                self.create_subscription(
-                    String, names.occupancy_topic, self.on_occupancy, OCCUPANCY_QOS
-                )
+                reader = occupancy_reader_qos(len(self.separation.peers) + 1)
+                self.create_subscription(String, names.occupancy_topic, self.on_occupancy, reader)
         topic = names.joint_command_topic
         self.pub_command = self.create_publisher(JointState, topic, COMMAND_QOS)
         self.pub_state = self.create_publisher(String, names.state_topic, LATCHED_QOS)
