@@ -102,3 +102,22 @@ def test_miles_up_refuses_a_scene_that_does_not_load(tmp_path):
     missing = _miles_up("--scene", str(tmp_path / "nope.yaml"), "--domain-id", str(DOMAIN))
     out, err = missing.communicate(timeout=60)
     assert missing.returncode == 2 and "--scene" in err, (out, err)
+
+
+def test_the_cell_launch_file_declares_its_arguments_and_runs_installed_executables():
+    """launch/cell.launch.py (needs a ROS distro to run): read as text here."""
+    import ast
+
+    from tests.test_launch_files import console_scripts
+
+    tree = ast.parse((ROOT / "launch" / "cell.launch.py").read_text())
+    declared = {
+        n.args[0].value
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Call) and getattr(n.func, "id", None) == "DeclareLaunchArgument"
+    }
+    assert declared == {"scene_file", "sim", "use_manager", "params_file"}
+    strings = {n.value for n in ast.walk(tree) if isinstance(n, ast.Constant)}
+    scripts = console_scripts()
+    for executable in ("sim_node", "safety_node", "skill_node", "manager_node"):
+        assert executable in strings and executable in scripts

@@ -64,6 +64,10 @@ from sims.scene import load_scene
 STATE_MIN_INTERVAL = 0.2
 """Seconds between state messages when only the intervention count changed."""
 
+PEER_AGES_KEPT = 10_000
+"""The supervisor's PeerMonitor appends the measured peer age every period (for reports);
+the node keeps the newest this many (40 s at 250 Hz), so a long run does not grow."""
+
 _RUNNING = threading.local()
 """The safety node whose callback runs on this thread: several arms' safety nodes in one
 process (``miles up --scene``) share the ``miles_ros.safety`` Python logger, and each
@@ -240,6 +244,9 @@ class SafetyNode(Node):
             if self.ticks % self.config.occupancy_decimation == 0:
                 self.publish_occupancy(ns, t)
             self.ticks += 1
+            peers = self.supervisor.peers
+            if peers is not None and len(peers.ages) > 2 * PEER_AGES_KEPT:
+                del peers.ages[:-PEER_AGES_KEPT]
         self.publish_state()
 
     def publish_state(self, force: bool = False) -> None:
