@@ -5,8 +5,9 @@
 sim_node for every arm of the scene (``sim:=none`` for real drivers), then per arm of
 the scene's ``arms:`` a safety_node and a skill_node in the namespace ``/ARM`` with
 ``arm:=ARM`` (topics under ``/ARM``; occupancy on the shared
-``/miles/safety/occupancy``), and the manager (``use_manager``) driving the first arm,
-as :func:`miles_ros.ros.graph.cell_factories` composes them. ``params_file`` applies on
+``/miles/safety/occupancy``), and with ``use_manager`` an arm_agent_node per arm and
+the manager in its cell mode (contract net), as
+:func:`miles_ros.ros.graph.cell_factories` composes them. ``params_file`` applies on
 top of every node's config/*.yaml. The scene is read when the launch runs
 (``OpaqueFunction``); a scene without ``arms:`` gives the single-arm graph.
 """
@@ -18,13 +19,8 @@ from launch_ros.actions import Node
 
 from miles_ros.runtime.params import NODE_CONFIGS, config_dir
 
-EXECUTABLES = {"sim": "sim_node", "safety": "safety_node", "skills": "skill_node"}
-
 
 def _nodes(context):
-    from miles_ros.ros.graph import MANAGER_ARM_TOPICS
-    from miles_ros.runtime.manager_params import ManagerNodeParams
-    from miles_ros.runtime.params import arm_scoped
     from sims.scene import load_scene
 
     scene_file = context.launch_configurations["scene_file"]
@@ -33,7 +29,8 @@ def _nodes(context):
     arms = [m.name for m in scene.arms]
 
     def node(executable: str, namespace: str = "", **values) -> Node:
-        files = [str(config_dir() / NODE_CONFIGS[executable])]
+        config = config_dir() / NODE_CONFIGS.get(executable, f"{executable}.yaml")
+        files = [str(config)] if config.is_file() else []
         files += [params_file] if params_file else []
         return Node(
             package="miles_ros",
@@ -48,13 +45,12 @@ def _nodes(context):
     out = []
     if context.launch_configurations["sim"] == "pybullet":
         out.append(node("sim_node"))
-    for arm in arms:
-        for part in ("safety", "skills"):
-            out.append(node(EXECUTABLES[part], arm, arm=arm) if arm else node(EXECUTABLES[part]))
-    if context.launch_configurations["use_manager"].lower() == "true":
-        manager = ManagerNodeParams()
-        scoped = {k: arm_scoped(arms[0], getattr(manager, k)) for k in MANAGER_ARM_TOPICS}
-        out.append(node("manager_node", **scoped))
+    manager = context.launch_configurations["use_manager"].lower() == "true"
+    per_arm = ["safety_node", "skill_node"] + (["arm_agent_node"] if manager else [])
+    for executable in per_arm:
+        out += [node(executable, arm, arm=arm) if arm else node(executable) for arm in arms]
+    if manager:
+        out.append(node("manager_node"))
     return out
 
 

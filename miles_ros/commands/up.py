@@ -13,8 +13,8 @@ are destroyed in order (tests/test_up_shutdown.py runs 50 start/Ctrl-C cycles in
 ``--scene FILE`` brings up the cell of a scene: with ``arms:`` (config/scene_dual.yaml)
 one sim_node for every arm, then per arm a safety_node and a skill_node (``arm`` set,
 node namespace ``/ARM``, topics under ``/ARM``, occupancy on the shared
-``/miles/safety/occupancy``), and the manager driving the first arm
-(:func:`miles_ros.ros.graph.cell_factories`).
+``/miles/safety/occupancy``), and with the manager an arm agent per arm and the
+manager in its cell mode (contract net; :func:`miles_ros.ros.graph.cell_factories`).
 """
 
 from __future__ import annotations

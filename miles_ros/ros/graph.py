@@ -13,6 +13,7 @@ and tears them down in order.
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import logging
 import threading
 from collections.abc import Callable
@@ -67,7 +68,7 @@ def node_factories(
         in_process_sim = "sim" in parts
     defaults = IN_PROCESS_SIM_OVERRIDES if in_process_sim and not params_file else {}
     for part in parts:
-        module_name, class_name, config = PARTS[part]
+        module_name, class_name, config = {**PARTS, **CELL_PARTS}[part]
         cls = getattr(importlib.import_module(module_name), class_name)
         args = ["--ros-args"]
         if (config_dir() / config).is_file():
@@ -85,15 +86,11 @@ def node_factories(
     return out
 
 
-MANAGER_ARM_TOPICS = (
-    "request_topic",
-    "skill_status_topic",
-    "safety_state_topic",
-    "safety_events_topic",
-)
-"""The manager's topics that :func:`cell_factories` moves under the first arm's
-namespace: until the manager allocates tasks between arms, it drives
-the first arm of the scene."""
+CELL_PARTS: dict[str, tuple[str, str, str]] = {
+    "agents": ("miles_ros.ros.arm_agent_node", "ArmAgentNode", "arm_agent.yaml"),
+}
+"""Parts only a cell of several arms has (one per arm, with the manager): the arm
+agents that bid for tasks in the manager's contract net."""
 
 
 def cell_factories(
@@ -104,38 +101,34 @@ def cell_factories(
 ) -> list[tuple[str, NodeFactory]]:
     """The graph of ``parts`` for the cell of ``scene_file``: ``sim`` once (every arm of
     the scene), ``safety`` and ``skills`` once per arm (``arm`` set, node namespace
-    ``/ARM``, labels ``safety/ARM``, ``skills/ARM``), ``manager`` once, driving the first
-    arm (:data:`MANAGER_ARM_TOPICS`). ``overrides[part]`` applies to every copy of a part.
-    A scene without ``arms:`` gives :func:`node_factories` with ``scene_file`` set."""
-    from miles_ros.runtime.manager_params import ManagerNodeParams
-    from miles_ros.runtime.params import arm_scoped
+    ``/ARM``, labels ``safety/ARM``, ``skills/ARM``), with ``manager`` an arm agent per
+    arm (``agents/ARM``, :data:`CELL_PARTS`, where this checkout has arm_agent_node)
+    and the manager once (``scene_file`` set: it runs the cell's goals by contract net
+    and scopes each arm's topics itself). ``overrides[part]`` applies to every copy of a
+    part. A scene without ``arms:`` gives :func:`node_factories` with ``scene_file`` set."""
     from sims.scene import load_scene
 
     scene = load_scene(scene_file)  # a clear error before any node is built
     in_process_sim = "sim" in parts
     overrides = overrides or {}
 
-    def with_scene(part: str, **more) -> dict[str, dict]:
-        return {part: {"scene_file": str(scene_file), **more, **(overrides.get(part) or {})}}
-
     def build(part: str, namespace: str = "", **more) -> tuple[str, NodeFactory]:
-        ((_, make),) = node_factories(
-            [part], params_file, with_scene(part, **more), namespace, in_process_sim
-        )
+        values = {part: {"scene_file": str(scene_file), **more, **(overrides.get(part) or {})}}
+        ((_, make),) = node_factories([part], params_file, values, namespace, in_process_sim)
         return (f"{part}/{namespace}" if namespace else part), make
 
     if not scene.multi_arm:
         return [build(part) for part in parts]
-    out = []
     arms = [mount.name for mount in scene.arms]
+    per_arm = ["safety", "skills"]
+    if "manager" in parts and importlib.util.find_spec(CELL_PARTS["agents"][0]) is not None:
+        per_arm.append("agents")
+        parts = [p for p in parts if p != "manager"] + ["agents", "manager"]
+    out = []
     for part in parts:
-        if part in ("safety", "skills"):
+        if part in per_arm:
             out += [build(part, arm, arm=arm) for arm in arms]
-        elif part == "manager":
-            manager = ManagerNodeParams()
-            scoped = {k: arm_scoped(arms[0], getattr(manager, k)) for k in MANAGER_ARM_TOPICS}
-            out.append(build(part, **scoped))
-        else:
+        elif part not in CELL_PARTS:
             out.append(build(part))
     return out
 
