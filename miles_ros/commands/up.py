@@ -9,6 +9,12 @@ Ctrl-C (or SIGTERM) at any moment, even while the nodes are being built, stops t
 cleanly with exit status 0: the signal only sets a flag (:class:`StopSignals`, installed
 before anything heavy is imported), the callback that is running finishes, and the nodes
 are destroyed in order (tests/test_up_shutdown.py runs 50 start/Ctrl-C cycles in CI).
+
+``--scene FILE`` brings up the cell of a scene: with ``arms:`` (config/scene_dual.yaml)
+one sim_node for every arm, then per arm a safety_node and a skill_node (``arm`` set,
+node namespace ``/ARM``, topics under ``/ARM``, occupancy on the shared
+``/miles/safety/occupancy``), and with the manager an arm agent per arm and the
+manager in its cell mode (contract net; :func:`miles_ros.ros.graph.cell_factories`).
 """
 
 from __future__ import annotations
@@ -54,6 +60,13 @@ def _up(argv: list[str] | None, prog: str, stop: StopSignals) -> int:
     parser.add_argument(
         "--params-file", default=None, help="a ROS parameter file applied on top of config/*.yaml"
     )
+    parser.add_argument(
+        "--scene",
+        default=None,
+        metavar="FILE.yaml",
+        help="scene file (default config/scene.yaml); a scene with arms: gets a safety and "
+        "a skill node per arm",
+    )
     parser.add_argument("--domain-id", type=int, default=None, help="ROS_DOMAIN_ID to use")
     parser.add_argument(
         "--duration",
@@ -64,6 +77,13 @@ def _up(argv: list[str] | None, prog: str, stop: StopSignals) -> int:
     args = parser.parse_args(argv)
     if args.params_file and not Path(args.params_file).is_file():
         parser.error(f"--params-file {args.params_file}: no such file")
+    if args.scene:
+        from sims.scene import load_scene
+
+        try:
+            load_scene(args.scene)
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            parser.error(f"--scene {args.scene}: {exc}")
     if args.headless:
         print(
             f"{prog}: --headless is deprecated and has no effect (the sim is always headless)",
@@ -75,8 +95,17 @@ def _up(argv: list[str] | None, prog: str, stop: StopSignals) -> int:
     parts = [p for p in PARTS if not (p == "sim" and args.sim == "none")]
     if args.no_manager:
         parts.remove("manager")
-    print(f"{prog}: starting {', '.join(parts)}", flush=True)
-    graph = InProcessGraph.of_parts(parts, args.params_file, domain_id=args.domain_id)
+    if args.scene:
+        from miles_ros.ros.graph import cell_factories
+
+        labels = [label for label, _ in cell_factories(args.scene, parts, args.params_file)]
+        print(f"{prog}: starting {', '.join(labels)}", flush=True)
+        graph = InProcessGraph.of_cell(
+            args.scene, parts, args.params_file, domain_id=args.domain_id
+        )
+    else:
+        print(f"{prog}: starting {', '.join(parts)}", flush=True)
+        graph = InProcessGraph.of_parts(parts, args.params_file, domain_id=args.domain_id)
     nodes, recorder = list(graph.nodes), None
     try:
         if args.record:
@@ -84,7 +113,7 @@ def _up(argv: list[str] | None, prog: str, stop: StopSignals) -> int:
 
             recorder = graph.add(Recorder(args.record, context=graph.context))
         print(
-            f"{prog}: {', '.join(n.get_name() for n in nodes)} up "
+            f"{prog}: {', '.join(n.get_fully_qualified_name().lstrip('/') for n in nodes)} up "
             f"({'recording to ' + args.record if recorder else 'not recording'}); "
             "Ctrl-C to stop",
             flush=True,
@@ -97,6 +126,11 @@ def _up(argv: list[str] | None, prog: str, stop: StopSignals) -> int:
         if recorder is not None:
             print(f"{prog}: {recorder.count} messages recorded to {args.record}")
     return 0
+
+
+def _label(node) -> str:
+    """``safety_node``, or ``left_arm/safety_node`` for a node in an arm's namespace."""
+    return node.get_fully_qualified_name().lstrip("/")
 
 
 if __name__ == "__main__":

@@ -3,7 +3,9 @@ container, for ``miles up``, ``miles demo``, the benches and the tests.
 
 :func:`node_factories` builds each part's node with its config/*.yaml (the same nodes and
 parameter files as ``launch/bringup.launch.py``), then a params file, then overrides;
-:class:`InProcessGraph` owns the rclpy context (its own ROS domain), the nodes and one
+:func:`cell_factories` does the same for a scene of several arms (one sim, a safety and a
+skill node per arm, under the arm's namespace); :class:`InProcessGraph` owns the rclpy
+context (its own ROS domain), the nodes and one
 single-threaded executor (:func:`graph_executor`), spun on a thread or by the caller,
 and tears them down in order.
 """
@@ -11,6 +13,7 @@ and tears them down in order.
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import logging
 import threading
 from collections.abc import Callable
@@ -33,27 +36,39 @@ PARTS: dict[str, tuple[str, str, str]] = {
 """Part -> (module, Node class, parameter file in config/), in start order."""
 
 IN_PROCESS_SIM_OVERRIDES: dict[str, dict] = {
-    "safety": {"state_timeout": 2.0},
+    "safety": {"state_timeout": 2.0, "peer_max_age": 0.25},
     "skills": {"state_timeout": 2.0},
 }
 """Applied when the PyBullet sim runs in the same Python process (and no params file is
 given): a GIL stall on a busy machine (a model loading, a camera frame) can pause
 /joint_states for longer than the 0.5 s that config/ keeps for a real robot, which
-latched the e-stop with "robot state lost" in tests on 2 loaded cores."""
+latched the e-stop with "robot state lost" in tests on 2 loaded cores. The same stalls
+delay the arms' occupancy past the 0.05 s of ``peer_max_age`` (a controlled stop every
+second or so on 2 loaded cores): in one process a peer counts as stale after 0.25 s.
+Separation does not depend on it: a peer's envelope grows with its measured age."""
 
 NodeFactory = Callable[[rclpy.Context], Node]
 """Builds one node in a context."""
 
 
 def node_factories(
-    parts: list[str], params_file: str | None = None, overrides: dict[str, dict] | None = None
+    parts: list[str],
+    params_file: str | None = None,
+    overrides: dict[str, dict] | None = None,
+    namespace: str = "",
+    in_process_sim: bool | None = None,
 ) -> list[tuple[str, NodeFactory]]:
     """``(part, factory(context) -> Node)`` for each part: the node class with its
-    config/*.yaml, then ``params_file``, then ``overrides[part]`` (name -> value)."""
+    config/*.yaml, then ``params_file``, then ``overrides[part]`` (name -> value), in
+    ``namespace`` (node names only: topics are absolute parameters). ``in_process_sim``
+    (None: ``"sim" in parts``) applies :data:`IN_PROCESS_SIM_OVERRIDES` without a
+    ``params_file``."""
     out = []
-    defaults = IN_PROCESS_SIM_OVERRIDES if "sim" in parts and not params_file else {}
+    if in_process_sim is None:
+        in_process_sim = "sim" in parts
+    defaults = IN_PROCESS_SIM_OVERRIDES if in_process_sim and not params_file else {}
     for part in parts:
-        module_name, class_name, config = PARTS[part]
+        module_name, class_name, config = {**PARTS, **CELL_PARTS}[part]
         cls = getattr(importlib.import_module(module_name), class_name)
         args = ["--ros-args"]
         if (config_dir() / config).is_file():
@@ -64,9 +79,57 @@ def node_factories(
         extra = [Parameter(k, value=v) for k, v in values.items()]
 
         def make(context, cls=cls, args=args, extra=extra):
-            return cls(context=context, cli_args=args, parameter_overrides=extra)
+            kwargs = {"namespace": namespace} if namespace else {}
+            return cls(context=context, cli_args=args, parameter_overrides=extra, **kwargs)
 
         out.append((part, make))
+    return out
+
+
+CELL_PARTS: dict[str, tuple[str, str, str]] = {
+    "agents": ("miles_ros.ros.arm_agent_node", "ArmAgentNode", "arm_agent.yaml"),
+}
+"""Parts only a cell of several arms has (one per arm, with the manager): the arm
+agents that bid for tasks in the manager's contract net."""
+
+
+def cell_factories(
+    scene_file: str,
+    parts: list[str],
+    params_file: str | None = None,
+    overrides: dict[str, dict] | None = None,
+) -> list[tuple[str, NodeFactory]]:
+    """The graph of ``parts`` for the cell of ``scene_file``: ``sim`` once (every arm of
+    the scene), ``safety`` and ``skills`` once per arm (``arm`` set, node namespace
+    ``/ARM``, labels ``safety/ARM``, ``skills/ARM``), with ``manager`` an arm agent per
+    arm (``agents/ARM``, :data:`CELL_PARTS`, where this checkout has arm_agent_node)
+    and the manager once (``scene_file`` set: it runs the cell's goals by contract net
+    and scopes each arm's topics itself). ``overrides[part]`` applies to every copy of a
+    part. A scene without ``arms:`` gives :func:`node_factories` with ``scene_file`` set."""
+    from sims.scene import load_scene
+
+    scene = load_scene(scene_file)  # a clear error before any node is built
+    in_process_sim = "sim" in parts
+    overrides = overrides or {}
+
+    def build(part: str, namespace: str = "", **more) -> tuple[str, NodeFactory]:
+        values = {part: {"scene_file": str(scene_file), **more, **(overrides.get(part) or {})}}
+        ((_, make),) = node_factories([part], params_file, values, namespace, in_process_sim)
+        return (f"{part}/{namespace}" if namespace else part), make
+
+    if not scene.multi_arm:
+        return [build(part) for part in parts]
+    arms = [mount.name for mount in scene.arms]
+    per_arm = ["safety", "skills"]
+    if "manager" in parts and importlib.util.find_spec(CELL_PARTS["agents"][0]) is not None:
+        per_arm.append("agents")
+        parts = [p for p in parts if p != "manager"] + ["agents", "manager"]
+    out = []
+    for part in parts:
+        if part in per_arm:
+            out += [build(part, arm, arm=arm) for arm in arms]
+        elif part not in CELL_PARTS:
+            out.append(build(part))
     return out
 
 
@@ -160,6 +223,28 @@ class InProcessGraph:
         if "safety" in parts:
             warm_up_safety()
         named = node_factories(parts, params_file, overrides)
+
+        def built(k: int, seconds: float) -> None:
+            if times is not None:
+                times[named[k][0]] = round(seconds, 2)
+
+        return cls([make for _, make in named], domain_id, built)
+
+    @classmethod
+    def of_cell(
+        cls,
+        scene_file: str,
+        parts: list[str],
+        params_file: str | None = None,
+        overrides: dict[str, dict] | None = None,
+        domain_id: int | None = None,
+        times: dict[str, float] | None = None,
+    ) -> InProcessGraph:
+        """The graph of ``parts`` for the cell of ``scene_file`` (:func:`cell_factories`);
+        ``times`` keyed by label (``safety/left_arm``)."""
+        named = cell_factories(scene_file, parts, params_file, overrides)
+        if "safety" in parts:
+            warm_up_safety()
 
         def built(k: int, seconds: float) -> None:
             if times is not None:

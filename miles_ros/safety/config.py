@@ -10,6 +10,7 @@ from dataclasses import dataclass, fields
 
 from miles_ros.safety.cartesian import parse_zone
 from miles_ros.safety.limits import JointLimits
+from miles_ros.safety.separation import SeparationConfig
 from sims.robots import panda
 
 LIMIT_MODES = ("clamp", "scale")
@@ -96,6 +97,19 @@ class SafetyConfig:
     audit_path file keeps every event."""
     log_burst_gap: float = 1.0
     """A quiet period (s) that ends a burst of rejected requests (logged once per burst)."""
+    arm: str = ""
+    """This node's arm by its name in the scene's ``arms:`` ('' = the single arm of a
+    scene without them). Set: every topic and service of the node but occupancy_topic
+    lives under /ARM (arm_scoped), and the other arms of the scene are its peers."""
+    scene_file: str = ""
+    """Scene YAML that places the arms ('' = config/scene.yaml: one arm, no peers)."""
+    separation_margin: float = SeparationConfig.margin
+    """Distance (m) kept between the spheres of two arms (miles_ros.safety.separation)."""
+    peer_max_age: float = SeparationConfig.max_age
+    """A peer's occupancy older than this (s) stops the arm (controlled stop, not a
+    latch) until a fresh one arrives."""
+    occupancy_decimation: int = 1
+    """Publish this arm's occupancy every Nth output period (1 = at rate_hz)."""
 
     @property
     def limits(self) -> JointLimits:
@@ -161,6 +175,9 @@ _FIELD_CHECKS = {
     "reduced_tcp_speed": (_positive, "positive"),
     "audit_throttle": (lambda x: math.isfinite(x) and x >= 0.0, "non-negative"),
     "log_burst_gap": (_positive, "positive"),
+    "separation_margin": (lambda x: math.isfinite(x) and 0.0 <= x <= 1.0, "in [0, 1] m"),
+    "peer_max_age": (lambda x: math.isfinite(x) and 0.0 < x <= 1.0, "in (0, 1] s"),
+    "occupancy_decimation": (lambda x: isinstance(x, int) and 1 <= x <= 100, "in 1..100"),
 }
 
 
@@ -207,3 +224,6 @@ class SafetyNodeNames:
     """std_srvs/Trigger that latches the e-stop."""
     reset_service: str = "/miles/safety/reset_estop"
     """std_srvs/Trigger that resets it when allowed."""
+    occupancy_topic: str = "/miles/safety/occupancy"
+    """Every arm's occupancy JSON (std_msgs/String, miles_ros.safety.Occupancy), shared by
+    the arms of a cell (never under /ARM); published and read only in a multi-arm scene."""

@@ -1,0 +1,123 @@
+"""``miles up --scene config/scene_dual.yaml`` as a user runs it (a subprocess): it brings
+up sim_node and a safety and a skill node per arm, both arms' occupancy appears on
+``/miles/safety/occupancy`` (heard by a probe in this process on the same ROS domain),
+and Ctrl-C stops it with exit status 0 and no traceback. A scene file that does not
+load is refused before any node is built. Runs on ROS domain 231 (clear of the node
+tests' 1..200 and test_up_shutdown's 201..230)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+rclpy = pytest.importorskip("rclpy")
+
+from std_msgs.msg import String  # noqa: E402
+
+from miles_ros.ros.qos import OCCUPANCY_QOS  # noqa: E402
+from miles_ros.safety import Occupancy, SafetyNodeNames  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+DUAL = ROOT / "config" / "scene_dual.yaml"
+DOMAIN = 231
+
+
+def _miles_up(*args: str) -> subprocess.Popen:
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1"}
+    return subprocess.Popen(
+        [sys.executable, "-m", "miles_ros.cli", "up", *args],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def _heard_arms(timeout: float) -> set[str]:
+    """The arms whose occupancy a probe on DOMAIN hears within ``timeout`` s."""
+    context = rclpy.Context()
+    rclpy.init(context=context, domain_id=DOMAIN)
+    arms: set[str] = set()
+    done = threading.Event()
+    try:
+        node = rclpy.create_node("up_scene_probe", context=context)
+
+        def on_occupancy(msg: String) -> None:
+            arms.add(Occupancy.from_json(msg.data).arm)
+            if len(arms) >= 2:
+                done.set()
+
+        topic = SafetyNodeNames().occupancy_topic
+        node.create_subscription(String, topic, on_occupancy, OCCUPANCY_QOS)
+        executor = rclpy.executors.SingleThreadedExecutor(context=context)
+        executor.add_node(node)
+        deadline = node.get_clock().now().nanoseconds + int(timeout * 1e9)
+        while not done.is_set() and node.get_clock().now().nanoseconds < deadline:
+            executor.spin_once(timeout_sec=0.1)
+        executor.shutdown()
+        node.destroy_node()
+    finally:
+        rclpy.try_shutdown(context=context)
+    return arms
+
+
+def test_miles_up_with_the_dual_scene_runs_both_arms_and_stops_on_ctrl_c():
+    process = _miles_up("--scene", str(DUAL), "--no-manager", "--domain-id", str(DOMAIN))
+    seen: list[str] = []
+    try:
+        for line in process.stdout:  # blocks until `miles up` prints it
+            seen.append(line)
+            if " up " in line:
+                break
+        assert process.poll() is None, "".join(seen)
+        assert "starting sim, safety/left_arm, safety/right_arm, skills/left_arm" in seen[0]
+        assert "left_arm/safety_node" in seen[-1] and "right_arm/skill_node" in seen[-1]
+        arms = _heard_arms(timeout=60.0)
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+    assert arms == {"left_arm", "right_arm"}
+    assert process.returncode == 0, err[-3000:]
+    assert "Traceback" not in err, err[-3000:]
+    assert "shutting down" in out
+
+
+def test_miles_up_refuses_a_scene_that_does_not_load(tmp_path):
+    bad = tmp_path / "scene.yaml"
+    bad.write_text("arms: [{name: left_arm, base_position: [0, 0, 0]}, {name: left_arm}]\n")
+    process = _miles_up("--scene", str(bad), "--sim", "none", "--domain-id", str(DOMAIN))
+    out, err = process.communicate(timeout=60)
+    assert process.returncode == 2, (out, err)
+    assert "--scene" in err and "Traceback" not in err
+    missing = _miles_up("--scene", str(tmp_path / "nope.yaml"), "--domain-id", str(DOMAIN))
+    out, err = missing.communicate(timeout=60)
+    assert missing.returncode == 2 and "--scene" in err, (out, err)
+
+
+def test_the_cell_launch_file_declares_its_arguments_and_runs_installed_executables():
+    """launch/cell.launch.py (needs a ROS distro to run): read as text here."""
+    import ast
+
+    from tests.test_launch_files import console_scripts
+
+    tree = ast.parse((ROOT / "launch" / "cell.launch.py").read_text())
+    declared = {
+        n.args[0].value
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Call) and getattr(n.func, "id", None) == "DeclareLaunchArgument"
+    }
+    assert declared == {"scene_file", "sim", "use_manager", "params_file"}
+    strings = {n.value for n in ast.walk(tree) if isinstance(n, ast.Constant)}
+    scripts = console_scripts()
+    for executable in ("sim_node", "safety_node", "skill_node", "manager_node"):
+        assert executable in strings and executable in scripts
