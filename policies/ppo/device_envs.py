@@ -153,13 +153,15 @@ def make_device_envs(
     dense_reward: bool = True,
     check_actions: bool = True,
     buffers: int = 0,
+    actuator=None,
 ) -> TorchDeviceEnv:
     """``num_envs`` envs of ``task`` on the numba CUDA backend (``device`` "cuda" or
     "cuda:N"), reset with ``seed`` when given, behind :class:`TorchDeviceEnv`.
 
     ValueError for device "cpu" (CPU training uses ``sims.make_env`` directly);
     RuntimeError, before any work, where no CUDA device is there (unless numba's CUDA
-    simulator is on) or where torch was built without CUDA.
+    simulator is on) or where torch was built without CUDA. ``actuator``: the arm's
+    command-path model (``sims.make_env``'s option; None: the backend's default).
     """
     index = parse_device(device)
     if index is None:
@@ -184,5 +186,6 @@ def make_device_envs(
         config=config,
         dense_reward=dense_reward,
         device=f"cuda:{index}",
+        **({} if actuator is None else {"actuator": actuator}),
     )
     return TorchDeviceEnv(env, torch_device, check_actions, buffers)

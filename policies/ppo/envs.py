@@ -165,6 +165,7 @@ def make_env(
             dense_reward=cfg.env.dense_reward,
             check_actions=False,  # the runner checks the actions once per rollout
             buffers=2,  # the runner reads a step's observations until the next step
+            actuator=options.get("actuator"),
         )
     if backend == "isaac":
         options["device"] = device

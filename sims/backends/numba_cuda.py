@@ -407,12 +407,13 @@ class NumbaCudaEnv(NumbaEnv):
         dense_reward: bool = True,
         device_index: int = 0,
         tune_malloc: bool = False,
+        actuator=None,
     ):
         require_cuda(device_index)
         self._gpu: CudaStepper | None = None
         self._device_index = int(device_index)
         self.device = f"cuda:{self._device_index}"
-        super().__init__(task_module, num_envs, config, dense_reward, tune_malloc)
+        super().__init__(task_module, num_envs, config, dense_reward, tune_malloc, actuator)
 
     def _reset_all(self, seed: int | None, bump: bool) -> None:
         if self._gpu is None:

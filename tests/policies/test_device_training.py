@@ -58,6 +58,7 @@ SIMULATED = textwrap.dedent(
     rc.num_envs, rc.rollout_steps = 4, 8
     rc.progress = rc.tensorboard = False
     cfg.env.episode_scale = 0.03  # a few steps per episode: time-outs within the rollout
+    cfg.env.action_latency_steps = 0  # (latency must stay shorter than the episode)
     rollouts = {}
     for where in ("cpu", "cuda"):
         runner = OnPolicyRunner(cfg, out / where, env_device=where)

@@ -182,10 +182,11 @@ def test_every_rank_holds_the_same_parameters_after_updates(tmp_path):
 
 # ---------------------------------------------------------------------- learning
 def test_two_ranks_with_half_the_envs_learn_reach_like_one_process(tmp_path):
-    """Same seed and config; the total batch (256 envs) split over 2 ranks. Margin: both
+    """Same seed and config; the total batch (256 envs) split over 2 ranks (614,400 steps:
+    the default reach, on the command-path model, reaches 99% at ~600k). Margin: both
     reach >= 0.8 in the 40-episode PyBullet evaluation and differ by <= 0.15 (the
     runs see different envs after rank 0's, so the curves are not identical)."""
-    budget = ["--steps", str(256 * 32 * 30), "--final-eval-episodes", "40", "--json"]
+    budget = ["--steps", str(256 * 32 * 75), "--final-eval-episodes", "40", "--json"]
     args = ["reach", "--eval-every", "0", *QUIET, *budget]
     one = run(miles_train(*args, "--out", str(tmp_path / "one")))
     two = run(miles_train(*args, "--out", str(tmp_path / "two"), "--nproc", "2"))
@@ -194,7 +195,7 @@ def test_two_ranks_with_half_the_envs_learn_reach_like_one_process(tmp_path):
     s1 = json.loads(one.stdout.strip().splitlines()[-1])
     s2 = json.loads(two.stdout.strip().splitlines()[-1])
     assert (s1["ranks"], s2["ranks"]) == (1, 2)
-    assert s1["env_steps"] == s2["env_steps"] == 256 * 32 * 30
+    assert s1["env_steps"] == s2["env_steps"] == 256 * 32 * 75
     assert s2["final_eval"]["episodes"] == 40  # 20 on each rank, gathered
     a, b = s1["final_eval"]["success"], s2["final_eval"]["success"]
     assert a >= 0.8 and b >= 0.8 and abs(a - b) <= 0.15, (a, b)
