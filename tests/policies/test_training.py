@@ -24,6 +24,9 @@ def _tiny_config(steps, num_envs=64, seed=0):
     rc.eval_every, rc.final_eval_episodes = 0, 0
     rc.eval_on_train_success = False
     rc.progress = rc.tensorboard = False
+    # The runner's mechanics, on the plain tracking arm (the default reach trains on the
+    # command-path model with latency, which needs more than these tiny budgets).
+    cfg.env.actuator, cfg.env.action_latency_steps = "none", 0
     return cfg
 
 

@@ -386,7 +386,8 @@ def test_a_training_config_switches_it_on():
     from policies.ppo.envs import make_env as run_env
     from policies.ppo.envs import training_task_config
 
-    cfg = default_train_config("reach")
+    assert default_train_config("reach").env.actuator == "panda"  # reach trains on it
+    cfg = default_train_config("push")
     assert cfg.env.actuator == "none"
     assert TrainConfig.from_dict(cfg.to_dict()).env.actuator == "none"
     cfg.env.actuator = "panda"
