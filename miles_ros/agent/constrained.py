@@ -9,7 +9,8 @@ Skill names come from the registry, parameter names from each skill's schema (in
 order), values from the schema's enums narrowed to the scene's names, and for parameters
 whose schema accepts an array, ``[x, y, z]`` with numbers of the form
 ``-?0(.[0-9]{1,4})?`` (metres, base frame) inside the planning workspace box.
-A step never names the same thing twice (no cube moved onto itself). At most
+A step never names the same thing twice (no cube moved onto itself), and a cube an
+earlier step lifted off the table or covered is never a later step's target. At most
 ``max_steps`` steps. Every string the automaton accepts is schema-valid JSON by
 construction (tests check it over many seeds).
 
@@ -86,6 +87,13 @@ class PlanGrammar:
         self.registry = registry
         self.prefix = prefix
         self.names = list(names)
+        self.cubes = {
+            e
+            for skill in (registry[n] for n in registry.names)
+            if "object" in skill.param_names
+            for e in skill.card.param_choices("object", self.names)[0]
+        }
+        """The names a skill can move (its ``object`` choices): the cubes."""
         self.max_steps = max_steps
         self._slots: dict[tuple, object] = {}
         self.initial = ((), "")
@@ -93,25 +101,37 @@ class PlanGrammar:
     # -- the grammar as a program: yields slots, receives what was matched -----------------
     def _program(self) -> Generator[object, str, None]:
         yield Lit(self.prefix + '{"steps": [')
+        # Cubes an earlier step lifted off the table (moved to a point, or onto a cube) or
+        # covered (a cube put on them): never a target later in the plan, so a plan never
+        # stacks on a cube that is not resting free on the table (validate_plan's rule).
+        unstackable: set[str] = set()
         for n in range(self.max_steps):
             yield Lit('{"skill": "')
             name = (yield Choice(tuple(s + '"' for s in self.registry.names)))[:-1]
             skill = self.registry[name]
             yield Lit(', "params": {')
             chosen: set[str] = set()
+            values: dict[str, object] = {}
             for i, param in enumerate(skill.param_names):
                 yield Lit(("" if i == 0 else ", ") + json.dumps(param) + ": ")
                 enums, array = skill.card.param_choices(param, self.names)
                 # one step never names the same thing twice (no cube onto itself)
-                options = tuple(json.dumps(e) for e in enums if e not in chosen) + (
+                banned = chosen | (unstackable if param == "target" else set())
+                options = tuple(json.dumps(e) for e in enums if e not in banned) + (
                     ("[",) if array else ()
                 )
                 value = yield Choice(options)
+                values[param] = json.loads(value) if value != "[" else None
                 chosen.add(json.loads(value) if value != "[" else "")
                 if value == "[":
                     for k in range(3):
                         yield Number(WORKSPACE_MIN[k], WORKSPACE_MAX[k])
                         yield Lit(", " if k < 2 else "]")
+            moved, target = values.get("object"), values.get("target", "")
+            if isinstance(moved, str) and (target is None or target in self.cubes):
+                unstackable.add(moved)
+                if target is not None:
+                    unstackable.add(target)
             yield Lit("}}")
             if n == self.max_steps - 1:
                 yield Lit("]}")
