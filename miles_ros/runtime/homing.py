@@ -9,8 +9,9 @@ finish. :func:`home_path` checks the line (the TCP height at 64 points, datashee
 :mod:`sims.robots.panda`) and, where it dips below ``min_height`` (or below the start,
 when that is lower), first lifts the TCP straight up in Cartesian space (damped
 least-squares steps, :func:`sims.robots.panda.dls_ik_step`) until the line from there is
-clear. :func:`path_target` moves along the polyline with the fastest joint at a set speed,
-one segment after the other, so the supervisor sees a smooth, time-parameterised stream.
+clear. :func:`path_target` moves along the polyline, one segment after the other, on a
+minimum-jerk profile in time with the fastest joint's peak at a set speed, so the
+supervisor sees a smooth, time-parameterised stream that starts and stops at rest.
 """
 
 from __future__ import annotations
@@ -99,19 +100,33 @@ def home_path(
     return np.stack(points)
 
 
+MIN_JERK_PEAK = 1.875
+"""Peak of the minimum-jerk profile's speed, in units of its mean speed."""
+
+
+def _travel(waypoints: np.ndarray) -> float:
+    """Sum over the segments of their fastest joint's travel (rad)."""
+    return float(np.sum(np.max(np.abs(np.diff(waypoints, axis=0)), axis=1)))
+
+
 def path_duration(waypoints: np.ndarray, max_speed: float) -> float:
-    """Seconds :func:`path_target` takes over ``waypoints`` at ``max_speed`` (rad/s)."""
-    steps = np.max(np.abs(np.diff(waypoints, axis=0)), axis=1)
-    return float(np.sum(steps)) / float(max_speed)
+    """Seconds :func:`path_target` takes over ``waypoints`` with its peak joint speed at
+    ``max_speed`` (rad/s)."""
+    return MIN_JERK_PEAK * _travel(np.asarray(waypoints, dtype=np.float64)) / float(max_speed)
 
 
 def path_target(waypoints: np.ndarray, max_speed: float, elapsed: float) -> np.ndarray:
-    """Where the move along ``waypoints`` is after ``elapsed`` seconds: each segment a
-    straight joint-space line with its fastest joint at ``max_speed`` (rad/s), every joint
-    of a segment arriving together; the last waypoint once the path is done. Clipped to
-    the datasheet position limits."""
+    """Where the move along ``waypoints`` is after ``elapsed`` seconds: the segments
+    straight joint-space lines, every joint of a segment arriving together, the progress
+    along the whole path a minimum-jerk profile in time (at rest at both ends, the fastest
+    joint at most ``max_speed`` rad/s, at the middle), so the arm starts and stops within
+    its acceleration limits instead of being clamped there; the last waypoint once the
+    path is done. Clipped to the datasheet position limits."""
     w = np.asarray(waypoints, dtype=np.float64)
-    budget = max(0.0, float(elapsed)) * float(max_speed)  # in units of peak joint travel
+    total = _travel(w)
+    duration = path_duration(w, max_speed) if total > 0.0 else 0.0
+    tau = 1.0 if duration <= 0.0 else min(1.0, max(0.0, float(elapsed)) / duration)
+    budget = total * tau**3 * (10.0 - 15.0 * tau + 6.0 * tau**2)  # peak joint travel done
     for a, b in zip(w[:-1], w[1:], strict=True):
         peak = float(np.max(np.abs(b - a)))
         if budget < peak:

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from miles_ros.runtime.actions import action_to_targets
-from miles_ros.runtime.homing import path_target
+from miles_ros.runtime.homing import path_duration, path_target
 from miles_ros.runtime.observation import (
     JointReading,
     ObjectPose,
@@ -71,10 +71,21 @@ def test_home_target_moves_at_the_speed_and_arrives_together():
     start = panda.home_joint_positions + np.array([0.5, -0.2, 0.1, 0.3, 0.0, -0.1, 0.2])
     home = panda.home_joint_positions
     line = np.stack([start, home])
-    half = path_target(line, max_speed=0.5, elapsed=0.5)  # 0.25 of the 0.5 rad peak
+    duration = path_duration(line, 0.5)
+    assert duration == pytest.approx(1.875 * 0.5 / 0.5)  # minimum jerk: peak 1.875 x mean
+    # every joint on the line, arriving together; halfway at half time (symmetric profile)
+    half = path_target(line, max_speed=0.5, elapsed=duration / 2)
     np.testing.assert_allclose(half, start + 0.5 * (home - start))
     np.testing.assert_allclose(path_target(line, 0.5, 5.0), home)
     np.testing.assert_allclose(path_target(line, 0.5, 0.0), start)
+    # at rest at both ends, the fastest joint at the set speed at the middle
+    dt = 1e-4
+
+    def speed(t):
+        return np.max(np.abs(path_target(line, 0.5, t + dt) - path_target(line, 0.5, t))) / dt
+
+    assert speed(0.0) < 1e-3 and speed(duration - dt) < 1e-3
+    assert speed(duration / 2) == pytest.approx(0.5, rel=1e-3)
 
 
 def test_parse_joint_state_reorders_by_name_and_names_what_is_missing():
