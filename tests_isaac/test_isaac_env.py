@@ -211,6 +211,9 @@ def test_ppo_on_isaac_improves_the_reach_return(tmp_path):
 
     cfg = default_train_config("reach")
     cfg.backend, cfg.seed = "isaac", 0
+    # The runner on Isaac, on the plain tracking arm: the default reach trains on the
+    # command-path model with latency, which needs more than this smoke budget.
+    cfg.env.actuator, cfg.env.action_latency_steps = "none", 0
     rc = cfg.runner
     rc.num_envs, rc.rollout_steps, rc.total_steps = 32, 16, 32 * 16 * 24  # 24 updates
     rc.eval_every, rc.final_eval_episodes = 0, 0
@@ -230,3 +233,21 @@ def test_ppo_on_isaac_improves_the_reach_return(tmp_path):
         f"{after.mean_return:.2f}, success {before.success:.2f} -> {after.success:.2f}"
     )
     assert after.mean_return > before.mean_return + 1.0, (before, after)
+
+
+def test_the_command_path_model_rate_limits_the_arm():
+    """actuator="panda": the joints follow the command path (the supervisor's rate limits
+    at 250 Hz), so a full-scale first action is an acceleration-limited start; without it
+    the arm jumps toward the period's targets."""
+    first = {}
+    for actuator in ("none", "panda"):
+        env = make_env("reach", "isaac", 2, autoreset=False, actuator=actuator)
+        try:
+            env.reset(seed=0)
+            env.step(np.ones((2, 7)))
+            first[actuator] = np.abs(env._state.joint_vel).max(axis=0)
+        finally:
+            env.close()
+    bound = panda.joint_acceleration_limits * reach.CONFIG.control_dt * 1.25 + 0.05
+    assert np.all(first["panda"] <= bound), (first["panda"], bound)
+    assert np.any(first["none"] > bound), (first["none"], bound)  # the test can fail

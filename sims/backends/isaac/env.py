@@ -78,6 +78,9 @@ class IsaacEnv(HostPhysicsEnv):
       ``autoreset``: reset ended envs inside ``step`` (default); False leaves them running.
       ``scene``: the :class:`sims.scene.Scene` (default config/scene.yaml).
       ``assets``: the asset folder (default: :func:`sims.backends.isaac.assets.asset_dir`).
+      ``actuator``: the arm's command-path model (:mod:`sims.robots.actuator`; ``"panda"``,
+      ``"none"`` or an ``ActuatorModel``; default none): each physics step's joint targets
+      are then the command of its controller period, as in the PyBullet backend.
     """
 
     backend_name = "isaac"
@@ -95,12 +98,13 @@ class IsaacEnv(HostPhysicsEnv):
         autoreset: bool = True,
         scene: Scene | None = None,
         assets=None,
+        actuator=None,
     ):
         super().__init__(task_module, num_envs, config)
         self.closed = True
         cfg = self.cfg
         self.physics_dt, self.substeps = control_substeps(cfg, physics_dt, substeps)
-        self._init_host_state(dense_reward, autoreset)
+        self._init_host_state(dense_reward, autoreset, actuator)
         self.device = str(device)
         self.scene = scene if scene is not None else load_scene()
         self._newton, self._wp = import_newton()
@@ -194,11 +198,19 @@ class IsaacEnv(HostPhysicsEnv):
     # --- the physics of one period (HostPhysicsEnv runs the rest of the step) --------------
     def _advance(self, actions: np.ndarray) -> None:
         arm, finger = joint_targets(self.cfg, self._state.joint_pos, actions, self._arm_target)
-        self._target[:, :7] = arm
         if finger is not None:
             self._target[:, 7:9] = np.asarray(finger)[:, None]
-        self._control.joint_target_q.assign(self._target.reshape(-1).astype(np.float32))
-        self._simulate()
+        if self.actuator is None:
+            self._target[:, :7] = arm
+            self._control.joint_target_q.assign(self._target.reshape(-1).astype(np.float32))
+            self._simulate()
+        else:  # one command per controller period, each held over its physics steps
+            schedule = self._shape_commands(arm)
+            periods = schedule.shape[1]
+            for j in range(self.substeps):
+                self._target[:, :7] = schedule[:, min(periods - 1, j * periods // self.substeps)]
+                self._control.joint_target_q.assign(self._target.reshape(-1).astype(np.float32))
+                self._simulate(1)
         self._read_state()
 
     def close_extras(self, **kwargs) -> None:
@@ -219,9 +231,10 @@ class IsaacEnv(HostPhysicsEnv):
         return body_q[:, self._tcp_body, :3].astype(np.float64)
 
     # --- internals ---------------------------------------------------------------------
-    def _simulate(self) -> None:
+    def _simulate(self, steps: int | None = None) -> None:
+        """``steps`` physics steps (default: a control period's ``substeps``)."""
         solver, control, dt = self.solver, self._control, self.physics_dt
-        for _ in range(self.substeps):
+        for _ in range(self.substeps if steps is None else steps):
             self._s0.clear_forces()
             solver.step(self._s0, self._s1, control, None, dt)
             self._s0, self._s1 = self._s1, self._s0
@@ -273,6 +286,7 @@ class IsaacEnv(HostPhysicsEnv):
         wp.synchronize_device(self.device)
         self._state.goal_pos[ids] = goal
         self._read_state(ids)
+        self._reset_commands(ids)
         self._steps[ids] = 0
         self._returns[ids] = 0.0
         self._history[ids] = 0.0
