@@ -30,6 +30,7 @@ from dataclasses import dataclass
 
 from miles_ros.agent.registry import SkillRegistry
 from miles_ros.agent.world import WORKSPACE_MAX, WORKSPACE_MIN
+from miles_ros.runtime.goals import resting_on_table
 
 _NUM_PREFIX = re.compile(r"^-?$|^-?0(\.[0-9]{0,4})?$")
 _NUM_FULL = re.compile(r"^-?0(\.[0-9]{1,4})?$")
@@ -101,9 +102,10 @@ class PlanGrammar:
     # -- the grammar as a program: yields slots, receives what was matched -----------------
     def _program(self) -> Generator[object, str, None]:
         yield Lit(self.prefix + '{"steps": [')
-        # Cubes an earlier step lifted off the table (moved to a point, or onto a cube) or
-        # covered (a cube put on them): never a target later in the plan, so a plan never
-        # stacks on a cube that is not resting free on the table (validate_plan's rule).
+        # Cubes an earlier step lifted off the table (moved to a point above it, or onto a
+        # cube) or covered (a cube put on them): never a target later in the plan, so a
+        # plan never stacks on a cube that is not resting free on the table
+        # (validate_plan's rule, miles_ros.runtime.goals.stack_target_error).
         unstackable: set[str] = set()
         for n in range(self.max_steps):
             yield Lit('{"skill": "')
@@ -111,7 +113,7 @@ class PlanGrammar:
             skill = self.registry[name]
             yield Lit(', "params": {')
             chosen: set[str] = set()
-            values: dict[str, object] = {}
+            values: dict[str, object] = {}  # the step's params: names, or [x, y, z]
             for i, param in enumerate(skill.param_names):
                 yield Lit(("" if i == 0 else ", ") + json.dumps(param) + ": ")
                 enums, array = skill.card.param_choices(param, self.names)
@@ -124,14 +126,17 @@ class PlanGrammar:
                 values[param] = json.loads(value) if value != "[" else None
                 chosen.add(json.loads(value) if value != "[" else "")
                 if value == "[":
+                    point = []
                     for k in range(3):
-                        yield Number(WORKSPACE_MIN[k], WORKSPACE_MAX[k])
+                        point.append(float((yield Number(WORKSPACE_MIN[k], WORKSPACE_MAX[k]))))
                         yield Lit(", " if k < 2 else "]")
+                    values[param] = point
             moved, target = values.get("object"), values.get("target", "")
-            if isinstance(moved, str) and (target is None or target in self.cubes):
-                unstackable.add(moved)
-                if target is not None:
-                    unstackable.add(target)
+            if isinstance(moved, str):
+                if isinstance(target, list) and not resting_on_table(target[2]):
+                    unstackable.add(moved)  # left in the air (or on a cube)
+                elif isinstance(target, str) and target in self.cubes:
+                    unstackable.update((moved, target))  # stacked, and covered
             yield Lit("}}")
             if n == self.max_steps - 1:
                 yield Lit("]}")

@@ -84,6 +84,12 @@ def _vector(value, sizes: tuple[int, ...]) -> np.ndarray:
     return v
 
 
+def resting_on_table(z: float) -> bool:
+    """True where a cube centred at height ``z`` (m) rests on the table (not held, not on
+    another cube): the base a stack needs."""
+    return abs(float(z) - pick_place.CUBE_REST_Z) <= pick_place.STACK_Z_TOLERANCE
+
+
 def stack_target_error(
     obj: str | None, target: str, positions: Mapping[str, Sequence[float]]
 ) -> str | None:
@@ -93,7 +99,7 @@ def stack_target_error(
     if target == obj:
         return f"{obj} cannot be stacked on itself"
     base = np.asarray(positions[target], dtype=np.float64)
-    if abs(base[2] - pick_place.CUBE_REST_Z) > pick_place.STACK_Z_TOLERANCE:
+    if not resting_on_table(base[2]):
         return (
             f"cannot stack on {target}: it is not resting on the table (its centre is at z "
             f"{base[2]:.3f} m: held in the gripper, or on another cube)"
