@@ -36,11 +36,17 @@ REPAIR_DEPTH = 4
 """Most times a segment is split at a lifted via pose."""
 
 
-def segment_min_height(q0: np.ndarray, q1: np.ndarray) -> float:
-    """Lowest TCP height (m, base frame) along the straight joint-space line q0 -> q1."""
+def _line(q0: np.ndarray, q1: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``LINE_SAMPLES`` poses [S, 7] along the straight joint-space line q0 -> q1 and their
+    TCP heights [S] (m, base frame)."""
     f = np.linspace(0.0, 1.0, LINE_SAMPLES)[:, None]
     qs = np.ascontiguousarray(q0[None, :] + f * (q1 - q0)[None, :])
-    return float(np.min(panda.fk_tcp_batch(qs)[:, 2]))
+    return qs, panda.fk_tcp_batch(qs)[:, 2]
+
+
+def segment_min_height(q0: np.ndarray, q1: np.ndarray) -> float:
+    """Lowest TCP height (m, base frame) along the straight joint-space line q0 -> q1."""
+    return float(np.min(_line(q0, q1)[1]))
 
 
 def _lift(q: np.ndarray, height: float) -> list[np.ndarray]:
@@ -65,12 +71,10 @@ def _clear_line(a: np.ndarray, b: np.ndarray, floor: float, depth: int) -> list[
     """Waypoints after ``a`` up to ``b`` whose lines keep the TCP at or above ``floor``:
     the line itself, or (up to ``depth`` times) a via pose made from the line's lowest
     point lifted to ``LIFT_CLEARANCE`` above the floor."""
-    if depth == 0 or segment_min_height(a, b) >= floor:
+    qs, heights = _line(a, b)
+    if depth == 0 or float(np.min(heights)) >= floor:
         return [b]
-    f = np.linspace(0.0, 1.0, LINE_SAMPLES)[:, None]
-    qs = np.ascontiguousarray(a[None, :] + f * (b - a)[None, :])
-    low = qs[int(np.argmin(panda.fk_tcp_batch(qs)[:, 2]))]
-    lifted = _lift(low, floor + LIFT_CLEARANCE)
+    lifted = _lift(qs[int(np.argmin(heights))], floor + LIFT_CLEARANCE)
     if not lifted:
         return [b]
     via = lifted[-1]
@@ -126,6 +130,8 @@ def path_target(waypoints: np.ndarray, max_speed: float, elapsed: float) -> np.n
     total = _travel(w)
     duration = path_duration(w, max_speed) if total > 0.0 else 0.0
     tau = 1.0 if duration <= 0.0 else min(1.0, max(0.0, float(elapsed)) / duration)
+    if tau >= 1.0:  # done: exactly the last waypoint (no rounding of the travel sums)
+        return np.clip(w[-1], panda.joint_position_min, panda.joint_position_max)
     budget = total * tau**3 * (10.0 - 15.0 * tau + 6.0 * tau**2)  # peak joint travel done
     for a, b in zip(w[:-1], w[1:], strict=True):
         peak = float(np.max(np.abs(b - a)))
