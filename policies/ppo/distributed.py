@@ -2,7 +2,8 @@
 process (rank) per CPU share or GPU, started by ``torchrun`` (``torch.distributed.run``),
 gloo on CPU and NCCL on CUDA. No process pool or socket protocol of our own.
 
-What a distributed run shares (:class:`DistContext`, used by the runner's hooks):
+What a distributed run shares (:class:`DistContext`, used by the runner's hooks; one
+process uses :class:`SingleProcess`, the same methods with nothing to share):
 
 - ``runner.num_envs`` is the total over all ranks: each rank steps
   ``num_envs / world_size`` envs (it must divide), so the batch of an update, the
@@ -108,6 +109,11 @@ class DistContext:
     @property
     def backend(self) -> str:
         return dist.get_backend()
+
+    @property
+    def gradient_hook(self):
+        """What the PPO update calls after each backward pass: :meth:`average_gradients`."""
+        return self.average_gradients
 
     # ------------------------------------------------------------------ training
     def local_envs(self, num_envs: int) -> int:
@@ -245,6 +251,49 @@ class DistContext:
     def close(self) -> None:
         if dist.is_initialized():
             dist.destroy_process_group()
+
+
+class SingleProcess:
+    """The one-process stand-in of :class:`DistContext`: the same methods, with nothing to
+    share (rank 0 of 1), so the runner reads the same with or without torch.distributed."""
+
+    rank = 0
+    world_size = 1
+    local_rank = None
+    is_main = True
+    gradient_hook = None
+    """No hook: the PPO update uses its own gradients."""
+
+    def __init__(self, device: torch.device):
+        self.device = device
+        """Where the model and the update run."""
+
+    def local_envs(self, num_envs: int) -> int:
+        return num_envs
+
+    def broadcast_module(self, module: torch.nn.Module) -> None:
+        pass
+
+    def merge_normalizer(self, normalizer, obs: torch.Tensor) -> None:
+        normalizer.update(obs)
+
+    def merge_episode_stats(self, episodes):
+        return episodes
+
+    def from_main(self, value: float) -> float:
+        return value
+
+    def all_true(self, flag: bool) -> bool:
+        return flag
+
+    def episode_share(self, episodes: int) -> int:
+        return episodes
+
+    def eval_seed(self, seed: int) -> int:
+        return seed
+
+    def gather_eval(self, result: EvalResult | None, seed: int) -> EvalResult | None:
+        return result
 
 
 def init_distributed(device: str = "cpu") -> DistContext:
