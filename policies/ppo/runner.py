@@ -224,6 +224,7 @@ class OnPolicyRunner:
         return self.envs.reset(self._update_seed())
 
     def _update_seed(self) -> int:
+        """The seed of the envs' reset (and of a resumed rank's generators) at this update."""
         return rank_seed(self.cfg.seed, self.dist.rank) + RESET_SEED_STRIDE * self.iteration
 
     def _time_limit_reached(self) -> bool:
@@ -236,9 +237,10 @@ class OnPolicyRunner:
 
     def _rollout(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, float, float]:
         """:func:`policies.ppo.rollout.collect_rollout` of ``rollout_steps`` steps."""
-        rc, gamma = self.cfg.runner, self.cfg.ppo.gamma
-        args = (self.model, self.envs, self.storage, self.episodes, rc.rollout_steps, gamma)
-        return collect_rollout(*args, obs)
+        steps, gamma = self.cfg.runner.rollout_steps, self.cfg.ppo.gamma
+        return collect_rollout(
+            self.model, self.envs, self.storage, self.episodes, steps, gamma, obs
+        )
 
     def _update(self, last_values: torch.Tensor) -> dict[str, float]:
         """Returns and advantages, the PPO update, the observation normalizer (distributed:
