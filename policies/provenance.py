@@ -6,6 +6,7 @@ import random
 import shlex
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -58,3 +59,27 @@ def command_line(argv: list[str] | None, prog: str) -> str:
     """The exact command as a user would type it (``miles train reach --seed 1``)."""
     args = sys.argv[1:] if argv is None else argv
     return " ".join([prog] + [shlex.quote(a) for a in args])
+
+
+def new_run_meta(command: str, **extra) -> dict:
+    """A new run's ``meta.yaml``: the command, git commit, version and start time, then
+    ``extra`` keys."""
+    return {
+        "command": command,
+        "git_commit": git_commit(),
+        "miles_version": miles_version(),
+        "started": time.strftime("%Y-%m-%dT%H:%M:%S"),
+        **extra,
+    }
+
+
+def add_resume(meta: dict, command: str) -> dict:
+    """``meta`` with this resume (command, git commit, time) appended to its ``resumed``."""
+    meta.setdefault("resumed", []).append(
+        {
+            "command": command,
+            "git_commit": git_commit(),
+            "time": time.strftime("%Y-%m-%dT%H:%M:%S"),
+        }
+    )
+    return meta

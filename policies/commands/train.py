@@ -53,7 +53,7 @@ def main(
     import sims
     from policies.ppo.config import TrainConfig, default_train_config
     from policies.ppo.runner import latest_checkpoint
-    from policies.provenance import command_line, git_commit, miles_version
+    from policies.provenance import add_resume, command_line, new_run_meta
 
     command = command_line(argv, prog)
     from policies.commands.train_staged import staged_main  # a config with `stages:`
@@ -81,13 +81,7 @@ def main(
             if (run_dir / "meta.yaml").exists()
             else {}
         )
-        meta.setdefault("resumed", []).append(
-            {
-                "command": command,
-                "git_commit": git_commit(),
-                "time": time.strftime("%Y-%m-%dT%H:%M:%S"),
-            }
-        )
+        meta = add_resume(meta, command)
     else:
         if not args.task:
             print(
@@ -121,12 +115,7 @@ def main(
         else:
             cfg = default_train_config(args.task)
         run_dir = Path(args.out or f"runs/{args.task}-{time.strftime('%Y%m%d-%H%M%S')}")
-        meta = {
-            "command": command,
-            "git_commit": git_commit(),
-            "miles_version": miles_version(),
-            "started": time.strftime("%Y-%m-%dT%H:%M:%S"),
-        }
+        meta = new_run_meta(command)
     apply_overrides(cfg, args)
     if cfg.runner.num_envs < 1 or cfg.runner.total_steps < 1:
         print(f"{prog}: --num-envs and --steps must be >= 1", file=sys.stderr)

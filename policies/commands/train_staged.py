@@ -26,7 +26,7 @@ from policies.ppo.stages import (
 def staged_main(args, prog: str, command: str, motor_filters: Mapping | None = None):
     """``miles train`` for staged configs: the exit code, or None when ``args`` name no
     staged config (``--config`` with ``stages``, or ``--resume`` of a staged run)."""
-    from policies.provenance import git_commit, miles_version
+    from policies.provenance import add_resume, new_run_meta
 
     resume_dir = Path(args.resume) if args.resume else None
     if resume_dir is not None and (resume_dir / STAGES_FILE).exists():
@@ -67,18 +67,10 @@ def staged_main(args, prog: str, command: str, motor_filters: Mapping | None = N
     if resume_dir is not None:
         run_dir = resume_dir
         meta = yaml.safe_load((run_dir / "meta.yaml").read_text()) or {}
-        meta.setdefault("resumed", []).append(
-            {"command": command, "git_commit": git_commit(), "time": time.strftime("%FT%T")}
-        )
+        meta = add_resume(meta, command)
     else:
         run_dir = Path(args.out or f"runs/{task}-{time.strftime('%Y%m%d-%H%M%S')}")
-        meta = {
-            "command": command,
-            "git_commit": git_commit(),
-            "miles_version": miles_version(),
-            "started": time.strftime("%Y-%m-%dT%H:%M:%S"),
-            "stages": [s.name for s in staged.stages],
-        }
+        meta = new_run_meta(command, stages=[s.name for s in staged.stages])
     try:
         summary = run_stages(staged, run_dir, meta, motor_filters, resume=resume_dir is not None)
     except KeyboardInterrupt:
