@@ -48,8 +48,9 @@ def build_parser(prog: str = "miles eval"):
     p.add_argument(
         "--record",
         action="store_true",
-        help=f"write the result into the skill card's evidence block (evidence.pybullet, or "
-        f"evidence.supervised with --supervised); needs >= {EVIDENCE_EPISODES} episodes",
+        help=f"write the result into the skill card's evidence block (evidence.pybullet; "
+        f"evidence.supervised with --supervised; evidence.isaac with --backend isaac, the "
+        f"cross-check engine); needs >= {EVIDENCE_EPISODES} episodes",
     )
     p.add_argument(
         "--sweep",
@@ -149,7 +150,7 @@ def _record(args, task: str, result, extra: dict) -> None:
     from policies.card_content import record_evidence
     from policies.provenance import git_commit
 
-    kind = "supervised" if args.supervised else "pybullet"
+    kind = evidence_kind(args)
     entry = {
         "backend": result.backend,
         "episodes": result.episodes,
@@ -167,12 +168,21 @@ def _record(args, task: str, result, extra: dict) -> None:
     print(f"recorded evidence.{kind} in {path}", file=sys.stderr)
 
 
+def evidence_kind(args) -> str | None:
+    """The card's evidence entry an evaluation fills: ``pybullet``, ``supervised`` (behind the
+    supervisor, PyBullet) or ``isaac`` (Newton, the cross-check engine); None for others."""
+    if args.backend == "pybullet":
+        return "supervised" if args.supervised else "pybullet"
+    return "isaac" if args.backend == "isaac" else None
+
+
 def _check_record(args, prog: str) -> bool:
     from policies.cards import SkillCardError, load_card
 
-    if args.episodes < EVIDENCE_EPISODES or args.backend != "pybullet":
+    if args.episodes < EVIDENCE_EPISODES or evidence_kind(args) is None:
         print(
-            f"{prog}: --record needs --episodes >= {EVIDENCE_EPISODES} on the pybullet backend",
+            f"{prog}: --record needs --episodes >= {EVIDENCE_EPISODES} on the pybullet or "
+            "isaac backend",
             file=sys.stderr,
         )
         return False

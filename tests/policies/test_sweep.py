@@ -102,6 +102,7 @@ def test_shipped_cards_list_the_axes_build_card_writes(name):
         (["reach", "--sweep", "--video", "x.gif"], "--video does not go with --sweep"),
         (["reach", "--sweep", "--episodes", "0"], "--episodes and --num-envs must be >= 1"),
         (["reach", "--record", "--episodes", "20"], "--record needs --episodes >= 200"),
+        (["reach", "--record", "--backend", "numba"], "on the pybullet or isaac backend"),
         (["reach", "--out", "x"], "--out goes with --sweep"),
     ],
 )
