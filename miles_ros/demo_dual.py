@@ -54,13 +54,11 @@ def run_dual_demo(
     skill_library: str | None = None,
     domain_id: int | None = None,
     log: Callable[[str], None] = print,
-    planner_factory: Callable | None = None,
     overrides: dict[str, dict] | None = None,
     timeout: float = GOAL_TIMEOUT_S,
     scene_file: str = DUAL_SCENE,
 ) -> dict:
     """Run ``goal`` on the cell and return the report (also ``out/report.json``).
-    ``planner_factory(params) -> Planner`` replaces the manager's planner (tests);
     ``overrides[part]`` are node parameters on top of config/ (every copy of a part)."""
     from miles_ros.ros.cell_client import CellClient
     from miles_ros.ros.graph import InProcessGraph, cell_factories, warm_up_safety
@@ -76,13 +74,6 @@ def run_dual_demo(
             values.setdefault(part, {})["skill_library"] = skill_library
     parts = ["sim", "safety", "skills", "manager"]
     named = cell_factories(scene_file, parts, overrides=values)
-    if planner_factory is not None:
-        named = [
-            (label, _manager(planner_factory, scene_file, values["manager"]))
-            if label == "manager"
-            else (label, make)
-            for label, make in named
-        ]
     labels = [label for label, _ in named]
     log(f"Miles demo (two arms): goal {goal!r}")
     log(f"  loading the cell: {', '.join(labels)} ...")
@@ -129,25 +120,6 @@ def run_dual_demo(
     )
     (out / "report.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     return report
-
-
-def _manager(planner_factory: Callable, scene_file: str, values: dict):
-    """manager_node with config/manager.yaml, ``values`` and an injected planner."""
-    from rclpy.parameter import Parameter
-
-    from miles_ros.ros.graph import PARTS
-    from miles_ros.ros.manager_node import ManagerNode
-    from miles_ros.runtime.params import config_dir
-
-    args = ["--ros-args", "--params-file", str(config_dir() / PARTS["manager"][2])]
-    params = [Parameter(k, value=v) for k, v in {**values, "scene_file": scene_file}.items()]
-
-    def make(context):
-        return ManagerNode(
-            planner_factory, context=context, cli_args=args, parameter_overrides=params
-        )
-
-    return make
 
 
 def _wait_ready(client: CellClient, skill_nodes: list) -> None:

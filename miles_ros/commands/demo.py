@@ -6,7 +6,11 @@ sim_node -> safety_node -> skill_node and manager_node in one process; a goal in
 (``--goal``, default :data:`~miles_ros.demo_goal.DEFAULT_GOAL`) becomes a plan of
 skills, an e-stop mid-motion, hold, reset, the rest of the plan, a report and
 pictures. ``--no-manager`` runs a fixed skill sequence instead (no language model).
-Without skills, or with ``--scripted``, the scripted version below.
+Without skills, or with ``--scripted``, the scripted version below. ``--dual``: the
+two-arm cell of config/scene_dual.yaml (:mod:`miles_ros.demo_dual`): a goal for both arms
+(default :data:`~miles_ros.demo_dual.DUAL_GOAL`) by contract net, each arm behind its
+safety node, with pictures and a report of bids, awards, per-arm task intervals, the
+makespan and the safety interventions per arm.
 
 Scripted version (no ROS, no skills): a scripted Reach in PyBullet physics. The Panda
 visits a point above each cube of the default scene (config/scene.yaml) under a simple
