@@ -79,11 +79,23 @@ class CellDriver:
         self._lock = threading.RLock()
         self._threads: list[threading.Thread] = []
         self._reported = False
+        self.goals_received = 0
+        """Goals received so far; each goal's ``goal_seq`` (as the single-arm manager)."""
+        self.goal_seq = 0
+        """The ``goal_seq`` of the goal being planned or run (0: none yet)."""
+
+    def start(self) -> None:
+        """Publish the idle status (the planner is built before the driver): on the
+        reliable + transient-local status topic a ``miles goal`` started later sees the
+        manager at once, as it sees the single-arm manager's."""
+        self.send_status({**self._base(), "goal": None, "outcome": "idle", "event": "started"})
 
     # --- inputs ------------------------------------------------------------------------
     def on_goal(self, text: str) -> bool:
         """Plan and run ``text``; False (and a status saying why) while a goal runs."""
+        text = " ".join(text.split())
         with self._lock:
+            self.goals_received += 1
             busy = self.planning or (
                 self.dispatcher is not None and self.dispatcher.outcome == "running"
             )
@@ -91,8 +103,9 @@ class CellDriver:
                 self.send_status({"goal": text, "outcome": "refused", "failure": "busy"})
                 return False
             self.planning, self.goal, self.dispatcher, self.plan = True, text, None, []
+            self.goal_seq = self.goals_received
             self._reported = False
-        self._publish({"event": "planning"})
+        self._publish({"event": "planning", "outcome": "planning"})
         thread = threading.Thread(target=self._plan, args=(text,), daemon=True)
         self._threads.append(thread)
         thread.start()
@@ -158,9 +171,21 @@ class CellDriver:
             self._reported = ended
             self._publish({})
 
+    def _base(self) -> dict:
+        """The fields every status carries (the planner is loaded before the driver)."""
+        return {
+            "mode": "cell",
+            "arms": list(self.arms),
+            "planner": "ready",
+            "goals_received": self.goals_received,
+            "goal_seq": self.goal_seq,
+            "stamp": time.time(),
+        }
+
     def _publish(self, changes: dict) -> None:
         d = self.dispatcher
-        status = {"goal": self.goal, "mode": "cell", "arms": list(self.arms), "plan": self.plan}
+        status = {**self._base(), "goal": self.goal, "plan": self.plan}
         status.update(d.status() if d is not None else {"outcome": "running"})
         status.update(changes)
+        status["reason"] = status.get("failure") or ""
         self.send_status(status)

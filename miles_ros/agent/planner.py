@@ -136,17 +136,32 @@ class Planner:
         memory=None,
         adapted: bool = True,
     ):
-        self.registry = registry
         self.world = world
         self.lm = lm
         self.config = config or PlannerConfig()
         self.memory = memory
         self.adapted = adapted
+        self.registry = registry  # the affordance, the cache and the grammars follow it
+        self.refusal_trained = False
+        """True when the adapter was trained on infeasible goals (set by from_options)."""
+
+    @property
+    def registry(self) -> SkillRegistry:
+        """The skills the planner plans with. Setting it (the cell manager drops the
+        cards' envelopes: :func:`miles_ros.agent.manager_cell.cell_registry`) also renews
+        what was derived from the old one: the affordance (whose envelope check is a hard
+        mask: a stale one kept the old envelopes, and in the cell's world frame every
+        pick_place and push was masked, leaving ``home``), the generate mode's grammars
+        and the plan cache (its key holds the registry's names and schemas, not the
+        envelopes)."""
+        return self._registry
+
+    @registry.setter
+    def registry(self, registry: SkillRegistry) -> None:
+        self._registry = registry
         self.affordance = Affordance(registry)
         self.cache = PlanCache(self.config.cache_size)
         self._grammars: dict[tuple, PlanGrammar] = {}
-        self.refusal_trained = False
-        """True when the adapter was trained on infeasible goals (set by from_options)."""
 
     @classmethod
     def from_options(

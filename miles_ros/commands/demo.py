@@ -6,7 +6,11 @@ sim_node -> safety_node -> skill_node and manager_node in one process; a goal in
 (``--goal``, default :data:`~miles_ros.demo_goal.DEFAULT_GOAL`) becomes a plan of
 skills, an e-stop mid-motion, hold, reset, the rest of the plan, a report and
 pictures. ``--no-manager`` runs a fixed skill sequence instead (no language model).
-Without skills, or with ``--scripted``, the scripted version below.
+Without skills, or with ``--scripted``, the scripted version below. ``--dual``: the
+two-arm cell of config/scene_dual.yaml (:mod:`miles_ros.demo_dual`): a goal for both arms
+(default :data:`~miles_ros.demo_dual.DUAL_GOAL`) by contract net, each arm behind its
+safety node, with pictures and a report of bids, awards, per-arm task intervals, the
+makespan and the safety interventions per arm.
 
 Scripted version (no ROS, no skills): a scripted Reach in PyBullet physics. The Panda
 visits a point above each cube of the default scene (config/scene.yaml) under a simple
@@ -101,6 +105,71 @@ def _graph_demo(out: Path, library: str | None, goal: str | None) -> int:
     return 0 if report["success"] else 1
 
 
+def _dual_demo(out: Path, library: str | None, goal: str) -> int:
+    from miles_ros.demo_dual import run_dual_demo
+
+    try:
+        report = run_dual_demo(out, goal, library)
+    except (TimeoutError, RuntimeError) as exc:
+        print(f"miles demo --dual: FAILED: {exc}")
+        return 1
+    print("Report:")
+    print(f"  goal: {report['goal']!r} (trace {report['trace_id']})")
+    print(f"  plan: {' -> '.join(_step_text(s) for s in report['plan']) or 'none'}")
+    for ann in report["announcements"]:
+        bids = [
+            b
+            for b in report["bids"]
+            if (b["task_id"], b["round"]) == (ann["task_id"], ann["round"])
+        ]
+        offers = ", ".join(
+            f"{b['arm']} {b['cost']:.2f}"
+            if b["cost"] is not None
+            else f"{b['arm']} refused ({b['refusal']})"
+            for b in bids
+        )
+        award = next(
+            (
+                a
+                for a in report["awards"]
+                if (a["task_id"], a["round"]) == (ann["task_id"], ann["round"])
+            ),
+            None,
+        )
+        won = f" -> {award['arm']}" if award else " -> not awarded"
+        print(
+            f"  {ann['task_id'].rsplit('/', 1)[-1]} round {ann['round']} "
+            f"{_step_text(ann)}: bids {offers or 'none'}{won}"
+        )
+    for arm, items in report["intervals"].items():
+        for i in items:
+            end = f"{i['ended_s']:.1f}" if i["ended_s"] is not None else "?"
+            why = f" ({i['reason']})" if i["reason"] else ""
+            print(f"  {arm}: {_step_text(i)} {i['requested_s']:.1f}-{end} s [{i['state']}]{why}")
+        if not items:
+            print(f"  {arm}: no task")
+    makespan = report["makespan_s"]
+    print(
+        f"  makespan: {'-' if makespan is None else f'{makespan:.1f} s'} (tasks' busy time "
+        f"{report['busy_s']:.1f} s; both arms at once {report['both_arms_at_once_s']:.1f} s: "
+        f"{'overlapped' if report['overlapped'] else 'NOT overlapped'}; succeeded tasks at "
+        f"once {report['succeeded_at_once_s']:.1f} s)"
+    )
+    for arm, safety in report["safety"].items():
+        kinds = ", ".join(f"{k} {v}" for k, v in sorted(safety["events_by_kind"].items()))
+        print(f"  safety {arm}: {safety['interventions']} interventions ({kinds or 'no events'})")
+    print(
+        f"  outcome: {report['outcome']}" + (f": {report['failure']}" if report["failure"] else "")
+    )
+    print(f"  planner: {report['model']}")
+    print(
+        f"Pictures: {', '.join(str(out / p) for p in report['pictures'])}; report: "
+        f"{out / 'report.json'}; {report['wall_time_s']:.1f} s"
+    )
+    print(f"Result: {'succeeded' if report['success'] else 'FAILED'}")
+    return 0 if report["success"] else 1
+
+
 def _goal_summary(out: Path, report: dict) -> int:
     estop = report["estop"] or {}
     goals = report["goals"]
@@ -155,7 +224,9 @@ def main(argv: list[str] | None = None, prog: str = "miles demo") -> int:
         description="The whole loop on one machine, with pictures "
         "(skills -> safety -> PyBullet in a ROS 2 graph, from a goal in words).",
     )
-    parser.add_argument("--out", default="out/demo", help="output folder (default out/demo)")
+    parser.add_argument(
+        "--out", default=None, help="output folder (default out/demo, with --dual out/demo_dual)"
+    )
     parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     parser.add_argument(
         "--max-steps", type=int, default=80, help="control steps allowed per target (default 80)"
@@ -177,13 +248,30 @@ def main(argv: list[str] | None = None, prog: str = "miles demo") -> int:
         action="store_true",
         help="no language model: a fixed sequence of the shipped skills",
     )
+    parser.add_argument(
+        "--dual",
+        action="store_true",
+        help="the two-arm cell (config/scene_dual.yaml): a goal for both arms by contract "
+        "net, each arm behind its safety node (default goal: 'put the red cube on the left "
+        "pad and the blue cube on the right pad')",
+    )
     args = parser.parse_args(argv)
+    if args.dual and (args.scripted or args.no_manager):
+        parser.error("--dual needs the manager and the skills (drop --scripted / --no-manager)")
+    if args.out is None:
+        args.out = "out/demo_dual" if args.dual else "out/demo"
     if args.max_steps < 1:
         parser.error("--max-steps must be >= 1")
     if args.goal is not None and not args.goal.strip():
         parser.error("--goal must not be empty")
     if args.goal is not None and (args.no_manager or args.scripted):
         parser.error("--goal needs the manager (drop --no-manager / --scripted)")
+    if args.dual:
+        if not _shipped_skills(args.skills):
+            parser.error("--dual needs trained skills (policies/skills or --skills)")
+        from miles_ros.demo_dual import DUAL_GOAL
+
+        return _dual_demo(Path(args.out), args.skills, args.goal or DUAL_GOAL)
     if not args.scripted and _shipped_skills(args.skills):
         goal = None
         if not args.no_manager:

@@ -59,6 +59,8 @@ class GoalFollower:
         self.printed_executed = 0
         self.printed_plans: set[tuple] = set()
         self.said_loading = False
+        self.running: dict[str, tuple[int, str]] = {}
+        """A cell's tasks printed as running: task id -> (round, arm)."""
 
     def sent(self) -> None:
         self.baseline = self.received
@@ -103,6 +105,8 @@ class GoalFollower:
                 status.get("plan") or [],
                 status["plan_info"],
             )
+        if status.get("mode") == "cell":
+            self._print_tasks(status)
         request = status.get("request")
         if outcome == "running" and request and request["id"] not in self.printed_requests:
             self.printed_requests.add(request["id"])
@@ -120,6 +124,36 @@ class GoalFollower:
             if status.get("trace_id"):
                 line += f" (replans: {status.get('replans', 0)}, trace {status['trace_id']})"
             self.out(line)
+
+    def _print_tasks(self, status: dict) -> None:
+        """A cell's goal (contract net): its plan once, then each task's award and end."""
+        trace, plan = status.get("trace_id"), status.get("plan") or []
+        if trace and plan and (trace, 0) not in self.printed_plans:
+            self.printed_plans.add((trace, 0))
+            arms = ", ".join(status.get("arms") or [])
+            self.out(f"plan (cell of {arms}: tasks by contract net, trace {trace}):")
+            for i, step in enumerate(plan, 1):
+                self.out(f"  {i}. {step['skill']} {_params(step['params'])}".rstrip())
+        awards = {a["task_id"]: a for a in status.get("awards") or []}
+        for n, task in enumerate(status.get("tasks") or [], 1):
+            tid, state, rounds = task["task_id"], task["state"], int(task.get("rounds") or 0)
+            call = f"{task['skill']} {_params(task.get('params') or {})}".rstrip()
+            ran = self.running.get(tid)
+            if ran is not None and state != "running" and (state != "bidding" or rounds > ran[0]):
+                del self.running[tid]
+                if state == "succeeded":
+                    self.out(f"   <- task {n}: {call} on {ran[1]}: succeeded")
+                elif state == "failed":
+                    self.out(f"   <- task {n}: {call} on {ran[1]}: failed")
+                else:  # waiting or bidding again: a failure, re-announced with it
+                    self.out(f"   <- task {n}: {call} on {ran[1]}: failed, announced again")
+            elif state == "running" and (ran is None or ran[0] != rounds):
+                if ran is not None:  # its earlier round failed between two statuses
+                    self.out(f"   <- task {n}: {call} on {ran[1]}: failed, announced again")
+                self.running[tid] = (rounds, task["arm"])
+                cost = awards.get(tid, {}).get("cost")
+                bid = f", bid {cost:.2f}" if isinstance(cost, (int, float)) else ""
+                self.out(f"-> task {n}: {call} on {task['arm']} (round {rounds}{bid})")
 
     def on_plan(self, plan: dict) -> None:
         if self.seq is None:

@@ -11,8 +11,10 @@ was found). A goal the planner refuses (it names something the scene lacks, asks
 relation no skill offers, contradicts itself, is blank or names nothing to act on) prints
 ``{"goal", "steps": [], "refused": true, "reason", "mode", "model", "latency_s",
 "fallback_used"}``; a goal that asks for no motion ("do nothing") is a valid empty plan.
-Exit status: 0 when every plan is valid, 1 when one has errors, else 3 when one was
-refused; 2 on usage errors or a missing model.
+A scene with ``arms:`` (config/scene_dual.yaml) is planned as the cell's manager plans
+it: in the world frame, without the cards' envelopes (each arm's bid judges those in its
+own base frame). Exit status: 0 when every plan is valid, 1 when one has errors, else 3
+when one was refused; 2 on usage errors or a missing model.
 """
 
 from __future__ import annotations
@@ -109,10 +111,12 @@ def main(argv: list[str] | None = None, prog: str = "miles plan") -> int:
         level=logging.INFO if args.verbose else logging.WARNING,
         format="%(levelname)s %(name)s: %(message)s",
     )
+    from miles_ros.agent.manager_cell import cell_registry
     from miles_ros.agent.models import ModelUnavailable
     from miles_ros.agent.planner import Planner, PlannerConfig
     from miles_ros.agent.registry import SkillRegistry
     from miles_ros.agent.world import load_world
+    from sims.scene import load_scene
 
     goals = (
         [args.goal]
@@ -133,8 +137,13 @@ def main(argv: list[str] | None = None, prog: str = "miles plan") -> int:
     )
     adapter = None if args.adapter == "none" else args.adapter
     try:
+        registry = SkillRegistry.load(args.skills)
+        if args.scene is not None and load_scene(args.scene).multi_arm:
+            # as the cell's manager plans: in the world frame, each arm's bid judges
+            # whether the call lies inside the card's envelope in its own base frame
+            registry = cell_registry(registry)
         planner = Planner.from_options(
-            registry=SkillRegistry.load(args.skills),
+            registry=registry,
             world=load_world(args.scene),
             model=args.model,
             adapter=adapter,

@@ -111,7 +111,7 @@ def _up(argv: list[str] | None, prog: str, stop: StopSignals) -> int:
         if args.record:
             from miles_ros.ros.recording import Recorder
 
-            recorder = graph.add(Recorder(args.record, context=graph.context))
+            recorder = graph.add(Recorder(args.record, args.scene, context=graph.context))
         print(
             f"{prog}: {', '.join(n.get_fully_qualified_name().lstrip('/') for n in nodes)} up "
             f"({'recording to ' + args.record if recorder else 'not recording'}); "

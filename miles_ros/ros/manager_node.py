@@ -122,6 +122,7 @@ class ManagerNode(Node):
             )
         self.create_subscription(String, prm.goal_topic, self.on_goal, COMMAND_QOS)
         self.create_timer(0.05, self.driver.tick)
+        self.driver.start()  # the idle status, latched: `miles goal` sees the manager
         self.get_logger().info(f"manager: a cell of {', '.join(arms)}; tasks by contract net")
 
     @staticmethod

@@ -6,6 +6,12 @@ writes each message as it arrives: CDR bytes from
 ``rclpy.serialization`` under a ``ros2msg`` schema (the .msg text with its dependencies,
 read from the installed message packages), the layout ``ros2 bag`` and Foxglove read.
 Needs the ``mcap`` package (in requirements.txt).
+
+A cell of several arms (``Recorder(path, scene_file=...)``, ``miles up --scene FILE
+--record``: :func:`cell_recorded_topics`) records each arm's topics under its namespace
+(``/left_arm/joint_states``, ``/left_arm/miles/skill/status``, ...), the shared ones
+(objects, goal, plan, manager status), the arms' ``/miles/safety/occupancy`` and the
+contract net's ``/miles/tasks/announce|bid|award``.
 """
 
 from __future__ import annotations
@@ -13,6 +19,7 @@ from __future__ import annotations
 import importlib
 import re
 import threading
+from collections import Counter
 from pathlib import Path
 
 from rclpy.node import Node
@@ -20,7 +27,7 @@ from rclpy.serialization import serialize_message
 
 from miles_ros.ros.qos import COMMAND_QOS, SENSOR_QOS
 from miles_ros.runtime.manager_params import ManagerNodeParams
-from miles_ros.runtime.params import SimNodeParams, SkillNodeParams
+from miles_ros.runtime.params import SimNodeParams, SkillNodeParams, arm_scoped
 from miles_ros.safety.config import SafetyNodeNames
 
 _JOINT_STATE, _STRING, _BOOL = (
@@ -59,6 +66,55 @@ TOPICS: dict[str, str] = recorded_topics()
 """Recorded topics and their types."""
 SENSOR_TOPICS = frozenset({SimNodeParams().joint_states_topic})
 """Recorded with the sensor QoS (best effort); the others reliable."""
+
+ARM_TOPICS = frozenset(
+    {
+        SimNodeParams().joint_states_topic,
+        *(
+            getattr(SafetyNodeNames(), f"{name}_topic")
+            for name in (
+                "joint_command",
+                "skill_command",
+                "state",
+                "events",
+                "skill_tags",
+                "estop",
+            )
+        ),
+        SkillNodeParams().request_topic,
+        SkillNodeParams().status_topic,
+    }
+)
+"""The topics of :data:`TOPICS` that each arm of a cell has under its namespace
+(``arm_scoped``); the others (objects, goal, plan, manager status) the cell shares."""
+
+
+def cell_recorded_topics(scene_file: str | Path | None) -> dict[str, str]:
+    """Recorded topic -> type for the graph of ``scene_file``: :data:`TOPICS` for a
+    scene without ``arms:``; for a cell, each of :data:`ARM_TOPICS` under every arm's
+    namespace, the shared topics, the arms' occupancy and the contract net's topics."""
+    from miles_ros.agent.manager_cell import CELL_TOPICS
+    from sims.scene import load_scene
+
+    scene = load_scene(str(scene_file) if scene_file else None)
+    if not scene.multi_arm:
+        return dict(TOPICS)
+    out = {topic: kind for topic, kind in TOPICS.items() if topic not in ARM_TOPICS}
+    for mount in scene.arms:
+        for topic in ARM_TOPICS:
+            out[arm_scoped(mount.name, topic)] = TOPICS[topic]
+    out[SafetyNodeNames().occupancy_topic] = _STRING
+    for topic in CELL_TOPICS.values():
+        out[topic] = _STRING
+    return out
+
+
+def best_effort(topic: str) -> bool:
+    """Recorded with a best-effort reader: joint states (also an arm's) and occupancy,
+    whose writers are best effort (a reliable reader would never match them)."""
+    occupancy = SafetyNodeNames().occupancy_topic
+    return topic == occupancy or any(topic.endswith(t) for t in SENSOR_TOPICS)
+
 
 _SEPARATOR = "=" * 80
 _PRIMITIVES = {
@@ -129,8 +185,11 @@ class Recorder(Node):
     """Writes every message of :data:`TOPICS` to an MCAP file until :meth:`close` (or
     until the node is destroyed)."""
 
-    def __init__(self, path: str | Path, **kwargs):
+    def __init__(self, path: str | Path, scene_file: str | Path | None = None, **kwargs):
+        """``scene_file``: a cell's scene (:func:`cell_recorded_topics`); None: the
+        single-arm graph's :data:`TOPICS`."""
         super().__init__("miles_recorder", **kwargs)
+        self.topics = cell_recorded_topics(scene_file) if scene_file else dict(TOPICS)
         from mcap.writer import Writer
 
         self._file = open(path, "wb")  # noqa: SIM115 - closed in close()
@@ -138,8 +197,10 @@ class Recorder(Node):
         self._writer.start(profile="ros2", library="miles")
         self._lock = threading.Lock()
         self.count = 0
+        self.counts: Counter[str] = Counter()
+        """Messages written per topic."""
         schemas: dict[str, int] = {}
-        for topic, type_name in TOPICS.items():
+        for topic, type_name in self.topics.items():
             if type_name not in schemas:
                 schemas[type_name] = self._writer.register_schema(
                     name=type_name, encoding="ros2msg", data=message_definition(type_name).encode()
@@ -149,10 +210,10 @@ class Recorder(Node):
             )
             package, _, name = type_name.split("/")
             msg_type = getattr(importlib.import_module(f"{package}.msg"), name)
-            qos = SENSOR_QOS if topic in SENSOR_TOPICS else COMMAND_QOS
-            self.create_subscription(msg_type, topic, self._writer_for(channel), qos)
+            qos = SENSOR_QOS if best_effort(topic) else COMMAND_QOS
+            self.create_subscription(msg_type, topic, self._writer_for(channel, topic), qos)
 
-    def _writer_for(self, channel: int):
+    def _writer_for(self, channel: int, topic: str):
         def write(msg) -> None:
             now = self.get_clock().now().nanoseconds
             data = serialize_message(msg)
@@ -162,6 +223,7 @@ class Recorder(Node):
                         channel_id=channel, log_time=now, data=data, publish_time=now
                     )
                     self.count += 1
+                    self.counts[topic] += 1
 
         return write
 

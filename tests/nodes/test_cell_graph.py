@@ -31,6 +31,8 @@ from tests.nodes.graph_harness import SIM, SKILL, Graph, overrides  # noqa: E402
 DUAL = str(Path(__file__).resolve().parents[2] / "config" / "scene_dual.yaml")
 ARMS = ("left_arm", "right_arm")
 GOAL = "put the red cube on the left pad and the blue cube on the right pad"
+NOT_ENDED = (None, "idle", "planning", "running")
+"""Manager outcomes before a goal's end (the cell manager is idle until the goal)."""
 
 
 class FixedPlan:
@@ -117,7 +119,7 @@ def test_two_arms_run_their_awarded_tasks_at_once():
         goal.publish(String(data=GOAL))
 
         def ended():
-            return next((s for s in statuses if s.get("outcome") not in (None, "running")), None)
+            return next((s for s in statuses if s.get("outcome") not in NOT_ENDED), None)
 
         graph.wait(lambda: ended() is not None, timeout=180.0, what="the goal's end")
         final = ended()
