@@ -100,7 +100,17 @@ class CellDriver:
                 self.dispatcher is not None and self.dispatcher.outcome == "running"
             )
             if busy:
-                self.send_status({"goal": text, "outcome": "refused", "failure": "busy"})
+                # as the single-arm manager: the refusal carries the refused goal's own
+                # goal_seq (so `miles goal` matches it), then the running goal's status
+                # is published again so it stays the latest
+                reason = f"busy with goal {self.goal!r}"
+                LOG.warning("goal %r refused: %s", text, reason)
+                refusal = {"goal": text, "outcome": "refused", "event": "refused"}
+                self.send_status(
+                    {**self._base(), **refusal, "goal_seq": self.goals_received,
+                     "failure": "busy", "reason": reason}
+                )  # fmt: skip
+                self._publish({})
                 return False
             self.planning, self.goal, self.dispatcher, self.plan = True, text, None, []
             self.goal_seq = self.goals_received

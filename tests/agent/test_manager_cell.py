@@ -87,7 +87,15 @@ def test_a_goal_runs_on_both_arms_with_the_trace_id():
     assert set(requests) == {"left_arm", "right_arm"}  # both arms at once
     assert all(r["trace_id"] == "trace-cell" for r in requests.values())
     assert not driver.on_goal("another goal")  # busy
-    assert statuses[-1] == {"goal": "another goal", "outcome": "refused", "failure": "busy"}
+    refusal, running = statuses[-2], statuses[-1]
+    assert {k: refusal[k] for k in ("goal", "outcome", "failure", "goal_seq")} == {
+        "goal": "another goal",
+        "outcome": "refused",
+        "failure": "busy",
+        "goal_seq": 2,  # its own number, so `miles goal` matches the refusal
+    }
+    assert "busy with goal" in refusal["reason"]
+    assert running["goal_seq"] == 1 and running["outcome"] == "running"  # stays the latest
     for arm, request in requests.items():
         driver.on_skill_status(arm, {"id": request["id"], "state": "succeeded"})
     final = statuses[-1]
