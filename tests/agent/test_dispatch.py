@@ -242,3 +242,59 @@ def test_home_waits_for_every_earlier_task(cards):
     cell.finish(cell.awards[1]["arm"])
     cell.finish(cell.awards[2]["arm"])
     assert d.outcome == "succeeded"
+
+
+WHERE = {k: o.position[:2] for k, o in SCENE.objects.items()}
+WHERE.update({k: p.position[:2] for k, p in SCENE.places.items()})
+
+
+def test_conflicting_tasks_are_staggered_and_a_parked_arm_clears_the_way(cards):
+    from miles_ros.agent.dispatch import CELL_CLEARANCE
+
+    d = Dispatcher(
+        ("left_arm", "right_arm"), "trace-c", [RED, BLUE], CUBES, where=WHERE,
+        clearance=CELL_CLEARANCE, stagger=0.5,
+    )  # fmt: skip
+    cell = Cell(d, agents(cards))
+    cell.route(d.start(cell.now))
+    assert [a["arm"] for a in cell.awards] == ["left_arm", "right_arm"]
+    # red and blue are 0.32 m apart: blue waits while red is short of half its progress
+    assert [arm for arm, _ in cell.requests] == ["left_arm"]
+    rid = cell.requests[0][1]["id"]
+    for progress in (0.1, 0.3):
+        status = {"id": rid, "state": "running", "progress": progress}
+        cell.route(d.on_status("left_arm", status, cell.now))
+    assert [arm for arm, _ in cell.requests] == ["left_arm"]
+    status = {"id": rid, "state": "running", "progress": 0.6}
+    cell.route(d.on_status("left_arm", status, cell.now))
+    assert [arm for arm, _ in cell.requests] == ["left_arm", "right_arm"]  # both at once
+    cell.finish("left_arm")
+    assert d.outcome == "running"
+    cell.finish("right_arm")
+    assert d.outcome == "succeeded"
+    assert not any(r["skill"] == "home" for _, r in cell.requests)  # nobody stood in the way
+
+
+def test_an_arm_standing_where_the_next_task_goes_is_sent_home_first(cards):
+    d = Dispatcher(("left_arm", "right_arm"), "trace-h", [RED], CUBES, where=WHERE, clearance=0.35)
+    cell = Cell(d, agents(cards))
+    cell.route(d.start(cell.now))
+    first = cell.awards[0]["arm"]
+    cell.finish(first, "failed", "cube slipped")  # it stands over the red cube
+    other = cell.awards[1]["arm"]
+    assert other != first
+    arms = [(arm, r.get("skill")) for arm, r in cell.requests]
+    assert arms[-2:] == [(first, "home"), (other, "pick_place")]
+    home = cell.requests[-2][1]
+    assert home["trace_id"] == "trace-h"
+    cell.finish(other)
+    assert d.outcome == "succeeded"
+    cell.route(d.on_status(first, {"id": home["id"], "state": "succeeded"}, cell.now))
+    assert d.outcome == "succeeded"
+
+
+def test_without_clearance_conflicting_tasks_still_run_at_once(cards):
+    d = Dispatcher(("left_arm", "right_arm"), "trace-n", [RED, BLUE], CUBES, where=WHERE)
+    cell = Cell(d, agents(cards))
+    cell.route(d.start(cell.now))
+    assert {arm for arm, _ in cell.requests} == {"left_arm", "right_arm"}
