@@ -18,12 +18,14 @@ as that arm is idle, so different arms run their tasks at once.
 - **Shared space.** With ``where`` (the cell's cubes and places, world x/y) and a
   ``clearance``, two tasks *conflict* when a point of one (its cube, its target) lies
   closer than ``clearance`` to a point of the other: two arms cannot both work there
-  (the supervisors would hold both, each keeping the other's envelope out). A task is
-  not started while another arm runs a conflicting task that has not reached
-  ``stagger`` of its progress (past its grasp, on its way out), and an arm that stands
-  where it ended a conflicting task is first sent ``home`` (a clearing move, not a plan
-  step) as the other task starts. Safety never depends on this (the supervisors keep
-  the arms apart); it keeps both arms moving instead of holding each other up.
+  (the supervisors would hold both, each keeping the other's envelope out, and neither
+  finishes). A task does not start while another arm runs a conflicting task short of
+  ``stagger`` of its progress (1: until it ends). An arm that stands where it ended a
+  task conflicting with another arm's running or next task is sent ``home`` (a
+  clearing move, not a plan step), and the conflicting task starts once that move is
+  ``stagger_home`` of its way, so the two arms move at once, one leaving as the other
+  comes. Safety never depends on this (the supervisors keep the arms apart); it keeps
+  both arms from holding each other up.
 - **Failures.** A failed task is announced again (next round) with the failure as
   feedback, up to ``max_rounds`` rounds; a task nobody bids on fails the goal with every
   arm's reason; an ``estopped`` task ends the goal ``estopped`` (running tasks cancelled).
@@ -114,25 +116,32 @@ class Dispatcher:
         award_gap: float = 0.0,
         where: Mapping[str, Sequence[float]] | None = None,
         clearance: float = 0.0,
-        stagger: float = 0.5,
+        stagger: float = 1.0,
+        stagger_home: float = 0.5,
     ) -> None:
         """``steps``: the planned ``(skill, params)``; ``cubes``: the scene's cube names
         (what can be claimed); ``award_gap``: seconds between an award and the next
         announcement, so that over a bus whose topics are not ordered with each other
         the winner has queued its award before it bids again; ``where``, ``clearance``
-        (m), ``stagger`` (progress in [0, 1]): see "Shared space" (clearance 0: off)."""
+        (m), ``stagger``, ``stagger_home`` (progress in [0, 1]): see "Shared space"
+        (clearance 0: off)."""
         if not trace_id:
             raise ValueError("need the goal's trace id")
         if max_rounds < 1:
             raise ValueError("max_rounds must be >= 1")
-        if not (clearance >= 0.0 and 0.0 <= stagger <= 1.0):
-            raise ValueError("clearance must be >= 0 m and stagger in [0, 1]")
+        if not (clearance >= 0.0 and 0.0 <= stagger <= 1.0 and 0.0 <= stagger_home <= 1.0):
+            raise ValueError("clearance must be >= 0 m, stagger and stagger_home in [0, 1]")
         self.where = {k: (float(v[0]), float(v[1])) for k, v in (where or {}).items()}
         self.clearance, self.stagger = float(clearance), float(stagger)
+        self.stagger_home = float(stagger_home)
         self._parked: dict[str, Task] = {}
         """Per arm, the task it ended where it still stands."""
         self._clearing: dict[str, str] = {}
         """Per arm, the request id of its clearing ``home``."""
+        self._leaving: dict[str, Task] = {}
+        """Per arm on its clearing ``home``, the task whose place it is leaving."""
+        self._cleared: dict[str, float] = {}
+        """Per arm on its clearing ``home``, that move's progress."""
         self.arms = tuple(arms)
         self.trace_id = trace_id
         self.auction = Auction(self.arms, bid_window)
@@ -178,8 +187,12 @@ class Dispatcher:
         """A skill status from ``/<arm>/miles/skill/status``."""
         if self._clearing.get(arm) and self._clearing[arm] == status.get("id"):
             if status.get("state") not in FINAL_STATES:
-                return []
+                progress = status.get("progress")
+                if isinstance(progress, int | float) and not isinstance(progress, bool):
+                    self._cleared[arm] = max(self._cleared.get(arm, 0.0), float(progress))
+                return self._start_idle(now)
             del self._clearing[arm]
+            self._leaving.pop(arm, None)
             if status.get("state") != "succeeded":
                 LOG.warning("dispatch: %s's clearing home %s", arm, status.get("state"))
             return self._start_idle(now) + self._advance(now)
@@ -201,7 +214,6 @@ class Dispatcher:
         self._parked[arm] = task
         reason = str(status.get("reason") or "")
         task.history[-1]["outcome"] = state if not reason else f"{state}: {reason}"
-        out: list[Send] = []
         if state == "succeeded":
             task.state = "succeeded"
         elif state == "estopped":
@@ -215,7 +227,7 @@ class Dispatcher:
                 return self._end("failed", f"{text}; no rounds left")
             task.state, task.arm, task.request_id = "waiting", "", ""
             self._feedback[task.task_id] = text
-        out += self._start_idle(now)
+        out = self._clear_if_in_way(arm) + self._start_idle(now)
         return out + self._advance(now)
 
     # --- queries -----------------------------------------------------------------------
@@ -356,13 +368,31 @@ class Dispatcher:
             if running is not None and running.progress < self.stagger:
                 if self._conflict(task, running):
                     return out  # wait until it is past the shared space
+            leaving = self._leaving.get(other)
+            if leaving is not None and self._cleared.get(other, 0.0) < self.stagger_home:
+                if self._conflict(task, leaving):
+                    return out  # until it is on its way out
             parked = self._parked.get(other)
             if running is None and parked is not None and self._conflict(task, parked):
                 if other not in self._clearing:
                     out.append(self._clear(other))
+                return out  # starts once that arm is on its way out
         self._parked.pop(arm, None)
         task.progress = 0.0
         return out + [self._request(task, arm, task.skill, task.params)]
+
+    def _clear_if_in_way(self, arm: str) -> list[Send]:
+        """Send ``arm`` home now when it has no task of its own queued and stands where
+        another arm's running or awarded task goes."""
+        parked = self._parked.get(arm)
+        if parked is None or arm in self._clearing:
+            return []
+        if any(t.state == "awarded" and t.arm == arm for t in self.tasks):
+            return []
+        for t in self.tasks:
+            if t.arm != arm and t.state in ("running", "awarded") and self._conflict(t, parked):
+                return [self._clear(arm)]
+        return []
 
     def _conflict(self, a: Task, b: Task) -> bool:
         """Whether two tasks' points (cube, target) come closer than the clearance."""
@@ -377,7 +407,8 @@ class Dispatcher:
 
     def _clear(self, arm: str) -> Send:
         """A clearing ``home`` for ``arm`` (it stands where another arm's task goes)."""
-        self._parked.pop(arm, None)
+        self._leaving[arm] = self._parked.pop(arm)
+        self._cleared[arm] = 0.0
         self._requests += 1
         rid = f"{self.trace_id}:{self._requests}"
         self._clearing[arm] = rid
