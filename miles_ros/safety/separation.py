@@ -44,6 +44,7 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
+from numba import njit
 
 from miles_ros.safety.shaping import AMAX, JMAX, VMAX
 from miles_ros.safety.stopping import stop_travel
@@ -132,16 +133,17 @@ class Occupancy:
 
     def to_json(self) -> str:
         """The JSON carried by the topic (std_msgs/String). Radii are rounded up to the
-        micrometre and grown by one, so the rounding of the centres cannot shrink them."""
+        micrometre and grown by one, so the rounding of the centres cannot shrink them;
+        ``reach`` goes as ``reach_um``, whole micrometres."""
         data = {
             "arm": self.arm,
             "stamp": self.stamp,
             "centres": np.round(self.centres, 6).tolist(),
             "radii": _round_up(self.radii).tolist(),
         }
-        if self.horizons:
+        if self.horizons:  # whole micrometres, rounded up: fast to write and to read
             data["horizons"] = list(self.horizons)
-            data["reach"] = _round_up(self.reach).tolist()
+            data["reach_um"] = (np.ceil(self.reach * 1e6).astype(np.int64) + 1).tolist()
         return json.dumps(data)
 
     @staticmethod
@@ -152,9 +154,9 @@ class Occupancy:
         except (TypeError, ValueError) as exc:
             raise ValueError(f"occupancy: not JSON ({exc})") from None
         keys = {"arm", "stamp", "centres", "radii"}
-        if not isinstance(data, dict) or set(data) not in (keys, keys | {"horizons", "reach"}):
+        if not isinstance(data, dict) or set(data) not in (keys, keys | {"horizons", "reach_um"}):
             raise ValueError(
-                "occupancy: need exactly arm, stamp, centres, radii (+ horizons, reach)"
+                "occupancy: need exactly arm, stamp, centres, radii (+ horizons, reach_um)"
             )
         arm, stamp = data["arm"], data["stamp"]
         if not isinstance(arm, str) or not arm:
@@ -169,12 +171,12 @@ class Occupancy:
                 if not isinstance(data["horizons"], list):
                     raise ValueError("occupancy: horizons must be a list of numbers")
                 horizons = tuple(float(h) for h in data["horizons"])
-                reach = np.asarray(data["reach"], dtype=np.float64)
+                reach = np.asarray(data["reach_um"], dtype=np.float64) * 1e-6
         except (TypeError, ValueError) as exc:
             if str(exc).startswith("occupancy:"):
                 raise
             raise ValueError(
-                "occupancy: centres, radii, horizons, reach must be numbers"
+                "occupancy: centres, radii, horizons, reach_um must be numbers"
             ) from None
         occ = Occupancy(arm, float(stamp), centres, radii, horizons, reach)
         occ.validate()
@@ -202,7 +204,7 @@ class Occupancy:
             raise ValueError("occupancy: reach [K, S] for K horizons and S spheres")
         if not np.all(np.isfinite(reach)):
             raise ValueError("occupancy: non-finite number")
-        if np.any(reach < r[None, :]) or np.any(np.diff(reach, axis=0) < 0.0):
+        if np.any(reach < r[None, :] - 1e-9) or np.any(np.diff(reach, axis=0) < 0.0):
             raise ValueError("occupancy: reach below the envelope or shrinking with age")
 
 
@@ -226,14 +228,25 @@ def reach_radii(js: np.ndarray, v: np.ndarray, horizons: tuple[float, ...]) -> n
     stop's travel grows with speed and with acceleration along the motion:
     ``tests/safety/test_safety_separation.py`` checks it). Non-decreasing in ``k``."""
     speed = np.abs(np.asarray(v, dtype=np.float64))
-    amax, jmax, vmax = js[:7, AMAX], js[:7, JMAX], js[:7, VMAX]
-    out = np.empty((len(horizons), ps.NUM_SPHERES))
-    for k, tau in enumerate(horizons):
-        top = np.minimum(speed + amax * tau, vmax)
-        travel = np.minimum(speed * tau + amax * tau * tau, vmax * tau)
-        travel += np.array([stop_travel(top[j], amax[j], amax[j], jmax[j]) for j in range(7)])
-        out[k] = ps.sphere_radii + ps.sphere_lipschitz @ travel
+    taus = np.asarray(horizons, dtype=np.float64)
+    travel = _reach_travel(
+        speed, js[:7, AMAX].copy(), js[:7, JMAX].copy(), js[:7, VMAX].copy(), taus
+    )
+    out = ps.sphere_radii[None, :] + travel @ ps.sphere_lipschitz.T
     return np.maximum.accumulate(out, axis=0) if len(horizons) else out
+
+
+@njit(cache=True)
+def _reach_travel(speed, amax, jmax, vmax, taus):
+    """Per horizon and joint [K, 7]: the joint travel bound of :func:`reach_radii`."""
+    out = np.empty((taus.shape[0], speed.shape[0]))
+    for k in range(taus.shape[0]):
+        tau = taus[k]
+        for j in range(speed.shape[0]):
+            top = min(speed[j] + amax[j] * tau, vmax[j])
+            moved = min(speed[j] * tau + amax[j] * tau * tau, vmax[j] * tau)
+            out[k, j] = moved + stop_travel(top, amax[j], amax[j], jmax[j])
+    return out
 
 
 def occupancy(

@@ -1,9 +1,12 @@
 """The two-arm cell over real rclpy on loopback with every safety node in the loop:
 sim_node, a safety node, a skill node and an arm agent per arm, manager_node in its cell
 mode with a fixed plan. "put the red cube on the left pad and the blue cube on the right
-pad" succeeds with both arms moving at once behind their supervisors, which exchange
-occupancy (with reach radii) on ``/miles/safety/occupancy``; the arms' link spheres,
-at their commanded positions, never come closer than the separation margin."""
+pad" succeeds behind the supervisors, which exchange occupancy (with reach radii) on
+``/miles/safety/occupancy``, with both arms moving at once: red and blue are closer than
+the dispatcher's clearance, so the first arm, done over the shared space, goes home
+while the second arm's pick_place runs (in this layout the two pick_places cannot run
+at once 0.05 m apart). The arms' link spheres, at their commanded positions, never come
+closer than the separation margin."""
 
 from __future__ import annotations
 

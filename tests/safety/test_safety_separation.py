@@ -385,16 +385,20 @@ def test_reach_follows_the_speed_and_round_trips_through_json():
     [
         ({"horizons": [0.004, 0.002]}, "increasing"),
         ({"horizons": [0.002, "x"]}, "numbers"),
-        ({"reach": [[0.1] * 3]}, "reach"),
-        ({"reach": [[0.05] * 3, [0.2] * 3]}, "below"),
-        ({"reach": [[0.3] * 3, [0.2] * 3]}, "shrinking"),
+        ({"reach_um": [[110000] * 3]}, "reach"),
+        ({"reach_um": [[50000] * 3, [200000] * 3]}, "below"),
+        ({"reach_um": [[300000] * 3, [200000] * 3]}, "shrinking"),
+        ({"reach": [[110000] * 3, [200000] * 3]}, "exactly"),
     ],
 )
 def test_malformed_reach_is_refused(change, why, caplog):
-    good = {**_valid(), "horizons": [0.002, 0.004], "reach": [[0.11] * 3, [0.2] * 3]}
+    good = {**_valid(), "horizons": [0.002, 0.004], "reach_um": [[110000] * 3, [200000] * 3]}
     monitor = PeerMonitor(LEFT)
     assert monitor.offer(json.dumps(good), now=1.0)
-    assert not monitor.offer(json.dumps({**good, **change, "stamp": 1.001}), now=1.001)
+    bad = {**good, **change, "stamp": 1.001}
+    if "reach" in change:
+        del bad["reach_um"]
+    assert not monitor.offer(json.dumps(bad), now=1.001)
     assert why in caplog.text
 
 
