@@ -2,7 +2,8 @@
 every arm behind its safety supervisor.
 
     .venv/bin/python bench/multi.py --json [--repeats 1] [--limit 60]
-        [--latency-ms 6 25] [--seed 0]
+        [--latency-ms 6 25] [--seed 0] [--margin 0.05] [--clearance 0.35]
+        [--stagger-home 0.5] [--goals 0,2]
 
 Runs without ROS (the ROS graph on 2 shared cores is too slow to time skills): one
 PyBullet world of ``config/scene_dual.yaml`` (:class:`miles_ros.runtime.scene_world.
@@ -19,7 +20,9 @@ occupancy goes to the other as JSON and arrives after a latency drawn per messag
 log-normal with the given median and 99th percentile (default 6 and 25 ms: what a safety
 node measured in the one-process ROS graph on 2 loaded cores). Both supervisors run in
 both configurations; the peer in the same run: the same goals dispatched to ``left_arm``
-alone (the right arm stays at home behind its supervisor).
+alone (the right arm stays at home behind its supervisor). The dispatcher plans for
+shared space as the cell manager does (``--clearance``, ``--stagger-home``: see
+:mod:`miles_ros.agent.dispatch`); ``--margin`` sets both supervisors' separation margin.
 
 Prints one JSON object:
 
@@ -163,6 +166,7 @@ class Cell:
         bus: Bus,
         margin: float = SafetyConfig.separation_margin,
         clearance: float = CELL_CLEARANCE,
+        stagger_home: float = 0.5,
     ):
         self.world, self.scene = world, world.scene
         self.mounts = {m.name: m for m in self.scene.arms}
@@ -185,7 +189,13 @@ class Cell:
         where = {k: o.position[:2] for k, o in self.scene.objects.items()}
         where.update({k: p.position[:2] for k, p in self.scene.places.items()})
         self.dispatcher = Dispatcher(
-            arms, trace, steps, tuple(self.scene.objects), where=where, clearance=clearance
+            arms,
+            trace,
+            steps,
+            tuple(self.scene.objects),
+            where=where,
+            clearance=clearance,
+            stagger_home=stagger_home,
         )
         self.next_tick = dict.fromkeys(self.mounts, 0.0)
         self.round_ms: list[float] = []
@@ -337,6 +347,15 @@ def main() -> None:
         help="dispatcher's clearance between the tasks of different arms (m; 0: off)",
     )
     parser.add_argument(
+        "--stagger-home",
+        type=float,
+        default=0.5,
+        help="progress of a clearing home at which the waiting task starts (0..1)",
+    )
+    parser.add_argument(
+        "--goals", default="", help="comma-separated indices into the fixed goals (all)"
+    )
+    parser.add_argument(
         "--margin",
         type=float,
         default=SafetyConfig.separation_margin,
@@ -350,6 +369,12 @@ def main() -> None:
         parser.error("--latency-ms: need 0 < P50 <= P99 < 1000")
     if not (0.0 <= args.margin <= 1.0 and 0.0 <= args.clearance <= 2.0):
         parser.error("--margin must be in [0, 1] m and --clearance in [0, 2] m")
+    try:
+        chosen = [GOALS[int(i)] for i in args.goals.split(",")] if args.goals else list(GOALS)
+    except (ValueError, IndexError):
+        parser.error(f"--goals: indices in 0..{len(GOALS) - 1}")
+    if not 0.0 <= args.stagger_home <= 1.0:
+        parser.error("--stagger-home must be in [0, 1]")
     rng = np.random.default_rng(args.seed)
     scene = load_scene(SCENE_FILE)
     world = SceneWorld(scene)
@@ -361,7 +386,7 @@ def main() -> None:
     rounds, seps, commanded, ages, goals = [], [], [], [], []
     kinds: Counter[str] = Counter()
     for rep in range(args.repeats):
-        for g, steps in enumerate(GOALS):
+        for g, steps in enumerate(chosen):
             for key, arms in configs.items():
                 world.reset()
                 bus = Bus(p50 * 1e-3, p99 * 1e-3, rng)
@@ -416,6 +441,7 @@ def main() -> None:
         "separation": {k: kinds[k] for k in ("cartesian", "peer_stop", "estop") if kinds[k]},
         "latency_ms": {"p50": p50, "p99": p99},
         "clearance_m": args.clearance,
+        "stagger_home": args.stagger_home,
         "goals": goals,
         "backend": "pybullet, no ROS; a SafetySupervisor per arm, occupancy at 250 Hz",
     }
