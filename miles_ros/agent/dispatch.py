@@ -33,7 +33,9 @@ as that arm is idle, so different arms run their tasks at once.
   id are refused and logged by the auction; statuses with an unknown id are ignored
   (logged): nothing is awarded or executed on them.
 
-Every call returns the messages to send (:class:`Send`); the caller publishes them.
+Every call returns the messages to send (:class:`Send`); the caller publishes them. The
+module stays whole (~460 lines): the shared-space rule starts, holds and clears the same
+task states the auction and the statuses move, so a split would scatter one state machine.
 """
 
 from __future__ import annotations
