@@ -52,17 +52,27 @@ class CostModel:
     """Added to a re-announced task's cost by the arm whose run of it failed (the
     feedback names that arm), so another arm that can do it gets it."""
 
+    reach_comfort_m: float = 0.55
+    """Horizontal distance from the arm's base beyond which a cube or goal counts as far
+    (the shipped skills are slower and fail more there: 6/10 vs 10/10 in bench/multi.py
+    for the far cube of config/scene_dual.yaml)."""
+    reach_s_per_m: float = 2.0
+    """Added seconds per metre a cube or goal lies beyond ``reach_comfort_m``: of two
+    arms equally far along the path, the one with the task nearer its base wins."""
+
     def estimate(self, skill: str, start, obj, goal) -> float:
         """Seconds for ``skill`` from the TCP at ``start`` via the cube at ``obj`` (None for
-        reach/home) to ``goal`` (all m, one frame)."""
-        path = 0.0
+        reach/home) to ``goal`` (all m, the arm's base frame)."""
+        path = far = 0.0
         here = np.asarray(start, dtype=np.float64)
         for point in (obj, goal):
             if point is not None:
                 point = np.asarray(point, dtype=np.float64)
                 path += float(np.linalg.norm(point - here))
+                far += max(0.0, float(np.linalg.norm(point[:2])) - self.reach_comfort_m)
                 here = point
-        return self.overhead_s.get(skill, self.default_overhead_s) + path / self.tcp_speed
+        overhead = self.overhead_s.get(skill, self.default_overhead_s)
+        return overhead + path / self.tcp_speed + far * self.reach_s_per_m
 
 
 @dataclass

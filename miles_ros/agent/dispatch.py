@@ -15,6 +15,17 @@ as that arm is idle, so different arms run their tasks at once.
   :class:`miles_ros.agent.blackboard.Blackboard` (atomic, with a time to live); the claims
   are released when the task ends. A claim held by another arm puts the task back to wait:
   two arms never get the same cube.
+- **Shared space.** With ``where`` (the cell's cubes and places, world x/y) and a
+  ``clearance``, two tasks *conflict* when a point of one (its cube, its target) lies
+  closer than ``clearance`` to a point of the other: two arms cannot both work there
+  (the supervisors would hold both, each keeping the other's envelope out, and neither
+  finishes). A task does not start while another arm runs a conflicting task short of
+  ``stagger`` of its progress (1: until it ends). An arm that stands where it ended a
+  task conflicting with another arm's running or next task is sent ``home`` (a
+  clearing move, not a plan step), and the conflicting task starts once that move is
+  ``stagger_home`` of its way, so the two arms move at once, one leaving as the other
+  comes. Safety never depends on this (the supervisors keep the arms apart); it keeps
+  both arms from holding each other up.
 - **Failures.** A failed task is announced again (next round) with the failure as
   feedback, up to ``max_rounds`` rounds; a task nobody bids on fails the goal with every
   arm's reason; an ``estopped`` task ends the goal ``estopped`` (running tasks cancelled).
@@ -22,13 +33,16 @@ as that arm is idle, so different arms run their tasks at once.
   id are refused and logged by the auction; statuses with an unknown id are ignored
   (logged): nothing is awarded or executed on them.
 
-Every call returns the messages to send (:class:`Send`); the caller publishes them.
+Every call returns the messages to send (:class:`Send`); the caller publishes them. The
+module stays whole (~460 lines): the shared-space rule starts, holds and clears the same
+task states the auction and the statuses move, so a split would scatter one state machine.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -37,6 +51,13 @@ from miles_ros.agent.blackboard import Blackboard
 from miles_ros.agent.contract_net import Auction, Bid, to_json
 
 LOG = logging.getLogger("miles_ros.agent.dispatch")
+
+CELL_CLEARANCE = 0.35
+"""Default ``clearance`` (m) of a cell's dispatcher: two Pandas whose tasks' points lie
+closer than this cannot both work there. The hands' sphere model spans 0.28 m across the
+fingers (:mod:`sims.robots.panda_spheres`) and the supervisors keep 0.05 m between arms;
+red and blue cubes of ``config/scene_dual.yaml`` (0.32 m apart) conflict, a cube and the
+far pad (0.40 m) do not."""
 
 FINAL_STATES = ("succeeded", "failed", "aborted", "estopped")
 """Skill statuses that end a request (as :data:`miles_ros.agent.manager.FINAL_STATES`)."""
@@ -77,6 +98,8 @@ class Task:
     """Bid rounds held."""
     history: list[dict] = field(default_factory=list)
     """Per round: bids, the award or the reasons, the outcome."""
+    progress: float = 0.0
+    """The running request's last reported progress in [0, 1]."""
 
 
 class Dispatcher:
@@ -93,15 +116,34 @@ class Dispatcher:
         max_rounds: int = 3,
         claim_ttl: float = 120.0,
         award_gap: float = 0.0,
+        where: Mapping[str, Sequence[float]] | None = None,
+        clearance: float = 0.0,
+        stagger: float = 1.0,
+        stagger_home: float = 0.5,
     ) -> None:
         """``steps``: the planned ``(skill, params)``; ``cubes``: the scene's cube names
         (what can be claimed); ``award_gap``: seconds between an award and the next
         announcement, so that over a bus whose topics are not ordered with each other
-        the winner has queued its award before it bids again."""
+        the winner has queued its award before it bids again; ``where``, ``clearance``
+        (m), ``stagger``, ``stagger_home`` (progress in [0, 1]): see "Shared space"
+        (clearance 0: off)."""
         if not trace_id:
             raise ValueError("need the goal's trace id")
         if max_rounds < 1:
             raise ValueError("max_rounds must be >= 1")
+        if not (clearance >= 0.0 and 0.0 <= stagger <= 1.0 and 0.0 <= stagger_home <= 1.0):
+            raise ValueError("clearance must be >= 0 m, stagger and stagger_home in [0, 1]")
+        self.where = {k: (float(v[0]), float(v[1])) for k, v in (where or {}).items()}
+        self.clearance, self.stagger = float(clearance), float(stagger)
+        self.stagger_home = float(stagger_home)
+        self._parked: dict[str, Task] = {}
+        """Per arm, the task it ended where it still stands."""
+        self._clearing: dict[str, str] = {}
+        """Per arm, the request id of its clearing ``home``."""
+        self._leaving: dict[str, Task] = {}
+        """Per arm on its clearing ``home``, the task whose place it is leaving."""
+        self._cleared: dict[str, float] = {}
+        """Per arm on its clearing ``home``, that move's progress."""
         self.arms = tuple(arms)
         self.trace_id = trace_id
         self.auction = Auction(self.arms, bid_window)
@@ -145,6 +187,17 @@ class Dispatcher:
 
     def on_status(self, arm: str, status: Mapping[str, Any], now: float) -> list[Send]:
         """A skill status from ``/<arm>/miles/skill/status``."""
+        if self._clearing.get(arm) and self._clearing[arm] == status.get("id"):
+            if status.get("state") not in FINAL_STATES:
+                progress = status.get("progress")
+                if isinstance(progress, int | float) and not isinstance(progress, bool):
+                    self._cleared[arm] = max(self._cleared.get(arm, 0.0), float(progress))
+                return self._start_idle(now)
+            del self._clearing[arm]
+            self._leaving.pop(arm, None)
+            if status.get("state") != "succeeded":
+                LOG.warning("dispatch: %s's clearing home %s", arm, status.get("state"))
+            return self._start_idle(now) + self._advance(now)
         task = next(
             (t for t in self.tasks if t.request_id and t.request_id == status.get("id")), None
         )
@@ -155,11 +208,14 @@ class Dispatcher:
             return []
         state = status.get("state")
         if state not in FINAL_STATES:
-            return []
+            progress = status.get("progress")
+            if isinstance(progress, int | float) and not isinstance(progress, bool):
+                task.progress = max(task.progress, float(progress))
+            return self._start_idle(now) if self.clearance > 0.0 else []
         self._release(task, now)
+        self._parked[arm] = task
         reason = str(status.get("reason") or "")
         task.history[-1]["outcome"] = state if not reason else f"{state}: {reason}"
-        out: list[Send] = []
         if state == "succeeded":
             task.state = "succeeded"
         elif state == "estopped":
@@ -173,7 +229,7 @@ class Dispatcher:
                 return self._end("failed", f"{text}; no rounds left")
             task.state, task.arm, task.request_id = "waiting", "", ""
             self._feedback[task.task_id] = text
-        out += self._next_request(arm, now)
+        out = self._clear_if_in_way(arm) + self._start_idle(now)
         return out + self._advance(now)
 
     # --- queries -----------------------------------------------------------------------
@@ -289,27 +345,97 @@ class Dispatcher:
             if cube != "*":
                 self.blackboard.release(cube, task.arm, now)
 
+    def _start_idle(self, now: float) -> list[Send]:
+        """Every idle arm's next awarded task that may start now."""
+        out: list[Send] = []
+        for arm in self.arms:
+            out += self._next_request(arm, now)
+        return out
+
     def _next_request(self, arm: str, now: float) -> list[Send]:
-        """Send the arm its next awarded task when it is idle."""
-        if any(t.state == "running" and t.arm == arm for t in self.tasks):
+        """Send the arm its next awarded task when it is idle and no other arm is in its
+        way (see "Shared space"); an idle arm in the way is sent home first."""
+        if arm in self._clearing or any(t.state == "running" and t.arm == arm for t in self.tasks):
             return []
         task = next((t for t in self.tasks if t.state == "awarded" and t.arm == arm), None)
         if task is None:
             return []
+        out: list[Send] = []
+        for other in self.arms:
+            if other == arm:
+                continue
+            running = next(
+                (t for t in self.tasks if t.state == "running" and t.arm == other), None
+            )
+            if running is not None and running.progress < self.stagger:
+                if self._conflict(task, running):
+                    return out  # wait until it is past the shared space
+            leaving = self._leaving.get(other)
+            if leaving is not None and self._cleared.get(other, 0.0) < self.stagger_home:
+                if self._conflict(task, leaving):
+                    return out  # until it is on its way out
+            parked = self._parked.get(other)
+            if running is None and parked is not None and self._conflict(task, parked):
+                if other not in self._clearing:
+                    out.append(self._clear(other))
+                return out  # starts once that arm is on its way out
+        self._parked.pop(arm, None)
+        task.progress = 0.0
+        return out + [self._request(task, arm, task.skill, task.params)]
+
+    def _clear_if_in_way(self, arm: str) -> list[Send]:
+        """Send ``arm`` home now when it has no task of its own queued and stands where
+        another arm's running or awarded task goes."""
+        parked = self._parked.get(arm)
+        if parked is None or arm in self._clearing:
+            return []
+        if any(t.state == "awarded" and t.arm == arm for t in self.tasks):
+            return []
+        for t in self.tasks:
+            if t.arm != arm and t.state in ("running", "awarded") and self._conflict(t, parked):
+                return [self._clear(arm)]
+        return []
+
+    def _conflict(self, a: Task, b: Task) -> bool:
+        """Whether two tasks' points (cube, target) come closer than the clearance."""
+        if self.clearance <= 0.0:
+            return False
+        pa, pb = self._points(a), self._points(b)
+        return any(math.dist(p, q) < self.clearance for p in pa for q in pb)
+
+    def _points(self, task: Task) -> list[tuple[float, float]]:
+        names = (task.params.get("object"), task.params.get("target"))
+        return [self.where[n] for n in names if isinstance(n, str) and n in self.where]
+
+    def _clear(self, arm: str) -> Send:
+        """A clearing ``home`` for ``arm`` (it stands where another arm's task goes)."""
+        self._leaving[arm] = self._parked.pop(arm)
+        self._cleared[arm] = 0.0
+        self._requests += 1
+        rid = f"{self.trace_id}:{self._requests}"
+        self._clearing[arm] = rid
+        LOG.info("dispatch: %s goes home to clear the way", arm)
+        request = {"id": rid, "skill": "home", "params": {}, "trace_id": self.trace_id}
+        return Send("request", _json(request), arm)
+
+    def _request(self, task: Task, arm: str, skill: str, params: dict) -> Send:
         self._requests += 1
         task.state, task.request_id = "running", f"{self.trace_id}:{self._requests}"
         request = {
             "id": task.request_id,
-            "skill": task.skill,
-            "params": task.params,
+            "skill": skill,
+            "params": params,
             "trace_id": self.trace_id,
         }
-        return [Send("request", _json(request), arm)]
+        return Send("request", _json(request), arm)
 
     def _end(self, outcome: str, reason: str) -> list[Send]:
         self.outcome, self.reason = outcome, reason
         LOG.warning("dispatch: goal %s %s: %s", self.trace_id, outcome, reason)
-        out = []
+        out = [
+            Send("request", _json({"id": rid, "cancel": True}), arm)
+            for arm, rid in self._clearing.items()
+        ]
         for task in self.tasks:
             if task.state == "running":
                 out.append(

@@ -20,10 +20,10 @@ import dataclasses
 import logging
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from miles_ros.agent.blackboard import Blackboard
-from miles_ros.agent.dispatch import Dispatcher, Send
+from miles_ros.agent.dispatch import CELL_CLEARANCE, Dispatcher, Send
 
 LOG = logging.getLogger("miles_ros.agent.manager_cell")
 
@@ -63,9 +63,13 @@ class CellDriver:
         max_rounds: int = 3,
         clock: Callable[[], float] = time.monotonic,
         award_gap: float = 0.1,
+        where: Mapping[str, Sequence[float]] | None = None,
+        clearance: float = CELL_CLEARANCE,
     ) -> None:
         """``send`` publishes a dispatcher message (announce, award, or an arm's request);
-        ``send_status`` the ``/miles/manager/status`` JSON."""
+        ``send_status`` the ``/miles/manager/status`` JSON; ``where`` (the cubes' and
+        places' world x/y) and ``clearance``: the dispatcher's shared-space rule."""
+        self.where, self.clearance = dict(where or {}), clearance
         self.arms, self.cubes = tuple(arms), tuple(cubes)
         self.planner = planner
         self.send, self.send_status = send, send_status
@@ -165,6 +169,8 @@ class CellDriver:
                 self.bid_window,
                 self.max_rounds,
                 award_gap=self.award_gap,
+                where=self.where,
+                clearance=self.clearance,
             )
             self._emit(self.dispatcher.start(self.clock()))
 

@@ -109,6 +109,8 @@ class ManagerNode(Node):
             send,
             self._sender(self.pub_status),
             clock=lambda: self.get_clock().now().nanoseconds * 1e-9,  # the arms' clock
+            where={k: v.position[:2] for k, v in {**scene.objects, **scene.places}.items()},
+            clearance=prm.cell_clearance,
         )
         self.create_subscription(
             String, CELL_TOPICS["bid"], lambda m: self.driver.on_bid(m.data), COMMAND_QOS

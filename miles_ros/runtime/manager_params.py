@@ -8,6 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from miles_ros.agent.dispatch import CELL_CLEARANCE
+
 
 @dataclass(frozen=True)
 class ManagerNodeParams:
@@ -46,6 +48,10 @@ class ManagerNodeParams:
     """Sentence embedder of the semantic memory: 'minilm' or 'hash' (no model)."""
     max_replans: int = 2
     """Replans after failed steps before a goal fails."""
+    cell_clearance: float = CELL_CLEARANCE
+    """In a cell (a scene with ``arms:``): two tasks whose cubes or targets lie closer
+    than this (m) do not run on two arms at once (the dispatcher's shared space,
+    :data:`miles_ros.agent.dispatch.CELL_CLEARANCE`); 0 lets them."""
     step_timeout_s: float = 60.0
     """A skill request with no final status after this long (s) fails (and is cancelled)."""
     ack_timeout_s: float = 5.0
@@ -82,4 +88,6 @@ def check_param(name: str, value: Any) -> str | None:
         return f"{name} must be > 0"
     if name == "status_period_s" and value < 0:
         return "status_period_s must be >= 0"
+    if name == "cell_clearance" and not 0.0 <= value <= 2.0:
+        return "cell_clearance must be in [0, 2] m"
     return None

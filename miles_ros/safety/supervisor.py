@@ -480,6 +480,13 @@ class SafetySupervisor:
         if self._peer_block:
             self._record(now, "peer_fresh", detail="every peer's occupancy is fresh")
             self._peer_block = ""
+            if not self._latched:  # the stale reason goes; a live request resumes now
+                live = self._request_time is not None
+                if live and now - self._request_time <= self.config.watchdog_period:
+                    self._stop = False
+                    self._record(now, "resume", detail="peers fresh, request live")
+                else:
+                    self._reason = "no fresh request"
         spheres = np.vstack([self._spheres, keepout])
         # The peers moved since the last period: "no deeper than before" compares with
         # the output state against the same keep-out spheres, not last period's.

@@ -242,3 +242,80 @@ def test_home_waits_for_every_earlier_task(cards):
     cell.finish(cell.awards[1]["arm"])
     cell.finish(cell.awards[2]["arm"])
     assert d.outcome == "succeeded"
+
+
+WHERE = {k: o.position[:2] for k, o in SCENE.objects.items()}
+WHERE.update({k: p.position[:2] for k, p in SCENE.places.items()})
+
+
+def _progress(cell, arm, rid, progress):
+    status = {"id": rid, "state": "running", "progress": progress}
+    cell.route(cell.d.on_status(arm, status, cell.now))
+
+
+def test_a_conflicting_task_starts_as_the_arm_before_it_leaves(cards):
+    from miles_ros.agent.dispatch import CELL_CLEARANCE
+
+    d = Dispatcher(
+        ("left_arm", "right_arm"), "trace-c", [RED, BLUE], CUBES, where=WHERE,
+        clearance=CELL_CLEARANCE,
+    )  # fmt: skip
+    cell = Cell(d, agents(cards))
+    cell.route(d.start(cell.now))
+    assert [a["arm"] for a in cell.awards] == ["left_arm", "right_arm"]
+    # red and blue are 0.32 m apart: blue waits while red runs
+    assert [arm for arm, _ in cell.requests] == ["left_arm"]
+    _progress(cell, "left_arm", cell.requests[0][1]["id"], 0.9)
+    assert [arm for arm, _ in cell.requests] == ["left_arm"]
+    cell.finish("left_arm")  # it stands over the left pad, next to blue: it goes home
+    assert [(arm, r["skill"]) for arm, r in cell.requests] == [
+        ("left_arm", "pick_place"),
+        ("left_arm", "home"),
+    ]
+    home = cell.requests[-1][1]
+    assert home["trace_id"] == "trace-c" and d.outcome == "running"
+    _progress(cell, "left_arm", home["id"], 0.3)
+    assert len(cell.requests) == 2
+    _progress(cell, "left_arm", home["id"], 0.6)  # on its way out: blue starts
+    assert cell.requests[-1][0] == "right_arm" and cell.requests[-1][1]["skill"] == "pick_place"
+    cell.route(d.on_status("left_arm", {"id": home["id"], "state": "succeeded"}, cell.now))
+    assert d.outcome == "running"
+    cell.finish("right_arm")
+    assert d.outcome == "succeeded"
+
+
+def test_stagger_lets_a_conflicting_task_start_before_the_other_ends(cards):
+    d = Dispatcher(
+        ("left_arm", "right_arm"), "trace-s", [RED, BLUE], CUBES, where=WHERE,
+        clearance=0.35, stagger=0.5,
+    )  # fmt: skip
+    cell = Cell(d, agents(cards))
+    cell.route(d.start(cell.now))
+    rid = cell.requests[0][1]["id"]
+    _progress(cell, "left_arm", rid, 0.3)
+    assert [arm for arm, _ in cell.requests] == ["left_arm"]
+    _progress(cell, "left_arm", rid, 0.6)
+    assert [arm for arm, _ in cell.requests] == ["left_arm", "right_arm"]  # both at once
+
+
+def test_an_arm_standing_where_the_next_task_goes_is_sent_home_first(cards):
+    d = Dispatcher(("left_arm", "right_arm"), "trace-h", [RED], CUBES, where=WHERE, clearance=0.35)
+    cell = Cell(d, agents(cards))
+    cell.route(d.start(cell.now))
+    first = cell.awards[0]["arm"]
+    cell.finish(first, "failed", "cube slipped")  # it stands over the red cube
+    other = cell.awards[1]["arm"]
+    assert other != first
+    assert [(arm, r.get("skill")) for arm, r in cell.requests][-1] == (first, "home")
+    home = cell.requests[-1][1]
+    cell.route(d.on_status(first, {"id": home["id"], "state": "succeeded"}, cell.now))
+    assert cell.requests[-1][0] == other  # the way is clear
+    cell.finish(other)
+    assert d.outcome == "succeeded"
+
+
+def test_without_clearance_conflicting_tasks_still_run_at_once(cards):
+    d = Dispatcher(("left_arm", "right_arm"), "trace-n", [RED, BLUE], CUBES, where=WHERE)
+    cell = Cell(d, agents(cards))
+    cell.route(d.start(cell.now))
+    assert {arm for arm, _ in cell.requests} == {"left_arm", "right_arm"}

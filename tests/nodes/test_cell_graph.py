@@ -74,6 +74,7 @@ def test_two_arms_run_their_awarded_tasks_at_once():
         return lambda ctx: ArmAgentNode(context=ctx, parameter_overrides=overrides(params))
 
     manager = {"scene_file": DUAL, "memory_db": ":memory:", "memory_embedder": "hash"}
+    manager["cell_clearance"] = 0.0  # no safety nodes here: the arms may share the space
     graph = Graph(
         [
             lambda ctx: SimNode(context=ctx, parameter_overrides=overrides({"scene_file": DUAL})),

@@ -1,7 +1,9 @@
 """Separation between arms: two supervisors facing each other across the table, each fed
 adversarial command streams and the other's occupancy with a delay, never bring their
-link spheres closer than the margin; a missing or stale peer stops the arm (controlled,
-not latched) until fresh; malformed or forged occupancy is refused."""
+link spheres closer than the margin nor a link into a keep-out zone; an arm's braking
+envelope stays inside the reach it published for every age; a missing or stale peer
+stops the arm (controlled, not latched) until fresh, and fresh occupancy clears the
+stop's reason; malformed or forged occupancy is refused."""
 
 import json
 import math
@@ -14,13 +16,17 @@ from hypothesis import strategies as st
 from safety_harness import HOME, NAMES, PERIOD, examples
 
 from miles_ros.safety import JointRequest, SafetyConfig, SafetySupervisor
+from miles_ros.safety.links import link_violations
 from miles_ros.safety.separation import (
+    HORIZONS,
     Occupancy,
     PeerMonitor,
     SeparationConfig,
     decide,
     separation,
 )
+from miles_ros.safety.stopping import stop_travel
+from miles_ros.safety.zones import parse_zone
 from sims.robots import panda
 from sims.robots import panda_spheres as ps
 
@@ -45,8 +51,10 @@ not of the other arm doing the same."""
 class Cell:
     """Two supervisors, their clock and the occupancy messages between them."""
 
-    def __init__(self, delay: int = 1) -> None:
-        config = SafetyConfig(fault_violations=0)
+    def __init__(self, delay: int = 1, config: SafetyConfig | None = None) -> None:
+        config = config or SafetyConfig(fault_violations=0)
+        self.config = config
+        self.path = {"left": [HOME.copy()], "right": [HOME.copy()]}
         self.sup = {
             "left": SafetySupervisor(config, separation=LEFT),
             "right": SafetySupervisor(config, separation=RIGHT),
@@ -82,6 +90,7 @@ class Cell:
             cmd = sup.step(self.t)
             if cmd is not None:
                 self.q[arm] = cmd.positions[:7].copy()
+                self.path[arm].append(self.q[arm])
         for arm in self.sup:
             self._publish(arm)
         self.closest = min(self.closest, self.gap())
@@ -94,6 +103,24 @@ class Cell:
 
     def gap(self) -> float:
         return separation(self.spheres("left"), self.spheres("right"))
+
+    def zone_violations(self) -> int:
+        """Outputs that put a checked link sphere into a keep-out zone (or out of the
+        workspace, below the table), over both arms' paths."""
+        cfg = self.config
+        zones = tuple(parse_zone(z)[0] for z in cfg.keepout_zones)
+        workspace = (np.array(cfg.workspace_min), np.array(cfg.workspace_max))
+        return sum(
+            link_violations(
+                np.array(path),
+                workspace,
+                zones,
+                cfg.table_height,
+                cfg.link_workspace_margin,
+                cfg.zone_padding,
+            )
+            for path in self.path.values()
+        )
 
 
 offsets = st.lists(st.floats(-2.5, 2.5), min_size=7, max_size=7)
@@ -108,10 +135,17 @@ op = st.one_of(
 )
 
 
+ZONED = SafetyConfig(
+    keepout_zones=SafetyConfig().keepout_zones + ("fixture sphere 0.42 0.12 0.15 0.06",),
+    fault_violations=0,
+)
+"""A fixture beside each arm's lunge toward the middle (each arm's own base frame)."""
+
+
 @settings(max_examples=examples(30), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(ops=st.lists(op, min_size=1, max_size=14))
 def test_two_supervisors_never_bring_their_spheres_closer_than_the_margin(ops):
-    cell = Cell()
+    cell = Cell(config=ZONED)
     lo, hi = panda.joint_position_min, panda.joint_position_max
     for item in ops + [("lunge", "left"), ("lunge", "right"), ("run", 300)]:
         kind = item[0]
@@ -130,6 +164,7 @@ def test_two_supervisors_never_bring_their_spheres_closer_than_the_margin(ops):
                 cell.tick()
         cell.tick()
     assert cell.closest >= LEFT.margin - 1e-9, cell.closest
+    assert cell.zone_violations() == 0
     assert not any(sup.latched for sup in cell.sup.values())
 
 
@@ -249,3 +284,162 @@ def test_separation_config_is_validated():
         PeerMonitor(SeparationConfig("left", ("left",)))
     with pytest.raises(ValueError):
         PeerMonitor(SeparationConfig("left", ("right",), margin=-1.0))
+
+
+@settings(max_examples=examples(200), deadline=None)
+@given(
+    speed=st.floats(0.0, 2.5),
+    fraction=st.floats(0.0, 1.0),
+    accel=st.floats(-1.0, 1.0),
+    joint=st.integers(0, 6),
+)
+def test_the_stop_from_the_top_speed_at_full_acceleration_travels_furthest(
+    speed, fraction, accel, joint
+):
+    """What :func:`reach_radii` relies on: no state with ``|v| <= speed`` and
+    ``|a| <= A`` stops further than ``speed`` at ``+A``."""
+    amax = panda.joint_acceleration_limits[joint]
+    jmax = panda.joint_jerk_limits[joint]
+    worst = stop_travel(speed, amax, amax, jmax)
+    for sign in (1.0, -1.0):
+        assert stop_travel(sign * fraction * speed, accel * amax, amax, jmax) <= worst + 1e-12
+
+
+def _reach_run(ops):
+    """One supervisor (an arm of the cell with no peers) driven by ``ops``; each output
+    period's occupancy, with reach radii for :data:`HORIZONS`."""
+    sup = SafetySupervisor(
+        SafetyConfig(fault_violations=0), separation=SeparationConfig("left", (), LEFT.base_xyz)
+    )
+    t, q = 0.0, HOME.copy()
+    sup.update_robot_state(NAMES, HOME, np.zeros(7), t)
+    out = []
+    lo, hi = panda.joint_position_min, panda.joint_position_max
+    for offsets_, periods, dt in ops:
+        target = np.clip(HOME + np.array(offsets_), lo, hi)
+        for _ in range(periods):
+            t += dt
+            sup.update_robot_state(NAMES, q, np.zeros(7), t)
+            sup.submit(JointRequest(NAMES, list(target), t), t)
+            cmd = sup.step(t)
+            q = cmd.positions[:7].copy()
+            out.append(sup.occupancy(t))
+    return out
+
+
+@settings(max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    ops=st.lists(
+        st.tuples(
+            st.lists(st.floats(-2.5, 2.5), min_size=7, max_size=7),
+            st.integers(1, 60),
+            st.floats(0.001, 0.01),
+        ),
+        min_size=1,
+        max_size=6,
+    )
+)
+def test_an_arm_never_leaves_the_reach_it_published(ops):
+    """Every later output period's envelope (centres and radii) lies inside every earlier
+    occupancy's reach for the age between them: what a peer relies on."""
+    occs = _reach_run(ops)
+    worst = -np.inf
+    for i, then in enumerate(occs):
+        assert then.horizons == HORIZONS
+        for later in occs[i + 1 :]:
+            age = later.stamp - then.stamp
+            k = int(np.searchsorted(HORIZONS, age))  # first horizon >= age
+            if k == len(HORIZONS):
+                break
+            moved = np.linalg.norm(later.centres - then.centres, axis=1)
+            worst = max(worst, float(np.max(moved + later.radii - then.reach[k])))
+    assert worst <= 1e-9, worst
+
+
+def test_reach_follows_the_speed_and_round_trips_through_json():
+    occs = _reach_run([([1.5, -1.0, 0.5, 1.0, 0.0, 1.0, 0.0], 60, PERIOD)])
+    rest, moving = occs[0], occs[30]  # at the first period nearly at rest, then moving
+    assert np.all(np.diff(moving.reach, axis=0) >= 0.0)
+    assert np.all(moving.reach[0] >= moving.radii)
+    # At rest the 4 ms bound is millimetres; the datasheet rate would add 8 cm.
+    assert float(np.max(rest.reach[1] - rest.radii)) < 0.01 < 0.004 * LEFT.growth
+    assert float(np.max(moving.reach[1] - moving.radii)) > float(
+        np.max(rest.reach[1] - rest.radii)
+    )
+    back = Occupancy.from_json(moving.to_json())
+    assert back.horizons == moving.horizons
+    assert np.all(back.reach >= moving.reach) and np.all(back.reach <= moving.reach + 3e-6)
+    # A peer reads the first horizon at or above the age.
+    monitor = PeerMonitor(RIGHT)
+    assert monitor.offer(back, now=back.stamp)
+    spheres, why = monitor.keepout(back.stamp + 0.005)
+    assert why == ""
+    np.testing.assert_allclose(spheres[:, 3], back.reach[HORIZONS.index(0.006)] + RIGHT.margin)
+    assert "past its horizon" in monitor.keepout(back.stamp + HORIZONS[-1] + 1e-3)[1] or (
+        RIGHT.max_age < HORIZONS[-1]
+    )
+
+
+@pytest.mark.parametrize(
+    ("change", "why"),
+    [
+        ({"horizons": [0.004, 0.002]}, "increasing"),
+        ({"horizons": [0.002, "x"]}, "numbers"),
+        ({"reach_um": [[110000] * 3]}, "reach"),
+        ({"reach_um": [[50000] * 3, [200000] * 3]}, "below"),
+        ({"reach_um": [[300000] * 3, [200000] * 3]}, "shrinking"),
+        ({"reach": [[110000] * 3, [200000] * 3]}, "exactly"),
+    ],
+)
+def test_malformed_reach_is_refused(change, why, caplog):
+    good = {**_valid(), "horizons": [0.002, 0.004], "reach_um": [[110000] * 3, [200000] * 3]}
+    monitor = PeerMonitor(LEFT)
+    assert monitor.offer(json.dumps(good), now=1.0)
+    bad = {**good, **change, "stamp": 1.001}
+    if "reach" in change:
+        del bad["reach_um"]
+    assert not monitor.offer(json.dumps(bad), now=1.001)
+    assert why in caplog.text
+
+
+def _stale_then_fresh(request_live: bool):
+    """The left arm stopped by a silent peer, then the peer's occupancy fresh again."""
+    sup = SafetySupervisor(SafetyConfig(fault_violations=0), separation=LEFT)
+    peer = SafetySupervisor(SafetyConfig(fault_violations=0), separation=RIGHT)
+    sup.kinds = []
+    sup.audit.listeners.append(lambda event, _: sup.kinds.append(event.kind))
+    t = 0.0
+    for s in (sup, peer):
+        s.update_robot_state(NAMES, HOME, np.zeros(7), t)
+    target = list(HOME + 0.2)
+    for _ in range(30):  # fresh peer, streaming: active
+        t += PERIOD
+        sup.update_peer_occupancy(peer.occupancy(t), t)
+        sup.update_robot_state(NAMES, HOME, np.zeros(7), t)
+        sup.submit(JointRequest(NAMES, target, t), t)
+        sup.step(t)
+    assert sup.mode == "active"
+    for _ in range(int(LEFT.max_age / PERIOD) + 5):  # the peer falls silent
+        t += PERIOD
+        sup.update_robot_state(NAMES, HOME, np.zeros(7), t)
+        sup.submit(JointRequest(NAMES, target, t), t)
+        sup.step(t)
+    assert sup.mode == "hold" and "old" in sup.state()["reason"]
+    t += PERIOD
+    if request_live:  # a request within the watchdog period, then none
+        sup.submit(JointRequest(NAMES, target, t), t)
+    else:
+        t += SafetyConfig().watchdog_period
+    sup.update_peer_occupancy(peer.occupancy(t), t)  # fresh again
+    sup.update_robot_state(NAMES, HOME, np.zeros(7), t)
+    sup.step(t)
+    return sup
+
+
+def test_fresh_occupancy_clears_the_stale_reason_and_a_live_request_resumes():
+    live = _stale_then_fresh(request_live=True)
+    assert live.mode == "active" and live.state()["reason"] == ""
+    fresh = live.kinds.index("peer_fresh")
+    assert live.kinds[fresh + 1] == "resume"
+    idle = _stale_then_fresh(request_live=False)
+    assert idle.mode == "hold" and idle.state()["reason"] == "no fresh request"

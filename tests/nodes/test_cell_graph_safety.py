@@ -1,0 +1,171 @@
+"""The two-arm cell over real rclpy on loopback with every safety node in the loop:
+sim_node, a safety node, a skill node and an arm agent per arm, manager_node in its cell
+mode with a fixed plan. "put the red cube on the left pad and the blue cube on the right
+pad" succeeds behind the supervisors, which exchange occupancy (with reach radii) on
+``/miles/safety/occupancy``, with both arms moving at once: red and blue are closer than
+the dispatcher's clearance, so the first arm, done over the shared space, goes home
+while the second arm's pick_place runs (in this layout the two pick_places cannot run
+at once 0.05 m apart). The arms' link spheres, at their commanded positions, never come
+closer than the separation margin."""
+
+from __future__ import annotations
+
+import json
+import threading
+
+import numpy as np
+import pytest
+
+rclpy = pytest.importorskip("rclpy")
+
+from sensor_msgs.msg import JointState  # noqa: E402
+from std_msgs.msg import String  # noqa: E402
+
+from miles_ros.agent.manager_cell import CELL_TOPICS  # noqa: E402
+from miles_ros.ros.arm_agent_node import ArmAgentNode  # noqa: E402
+from miles_ros.ros.graph import cell_factories  # noqa: E402
+from miles_ros.ros.manager_node import ManagerNode  # noqa: E402
+from miles_ros.ros.qos import COMMAND_QOS, LATCHED_QOS  # noqa: E402
+from miles_ros.runtime.frames import base_to_world  # noqa: E402
+from miles_ros.runtime.library import SkillLibrary  # noqa: E402
+from miles_ros.runtime.params import arm_scoped  # noqa: E402
+from miles_ros.safety import SafetyConfig  # noqa: E402
+from sims.robots import panda_spheres as ps  # noqa: E402
+from sims.scene import load_scene  # noqa: E402
+from tests.nodes.graph_harness import SAFETY, SKILL, Graph, overrides  # noqa: E402
+from tests.nodes.test_cell_graph import ARMS, DUAL, GOAL, FixedPlanner  # noqa: E402
+
+MARGIN = SafetyConfig().separation_margin
+PAIRED = 0.006
+"""Two arms' commands at most this far apart (s) count as one moment: the supervisors
+keep their commands apart at every output period, and an arm moves a few millimetres
+in 6 ms, hence the 1 cm slack below."""
+
+
+class Commands:
+    """Each arm's latest commanded joints (the safety nodes' output) and the smallest
+    separation between the two arms' link spheres over every command."""
+
+    def __init__(self) -> None:
+        scene = load_scene(DUAL)
+        self.mounts = {arm: scene.arm(arm) for arm in ARMS}
+        self.latest: dict[str, np.ndarray] = {}
+        self.closest = np.inf
+        self.pairs = 0
+        self.lock = threading.Lock()
+
+    def callback(self, arm: str):
+        def on_command(msg: JointState) -> None:
+            q = np.asarray(msg.position[:7], dtype=np.float64)
+            centres = base_to_world(self.mounts[arm], ps.link_spheres(q)[0])
+            stamp = msg.header.stamp.sec + msg.header.stamp.nanosec * 1e-9
+            with self.lock:
+                self.latest[arm] = (stamp, centres)
+                if len(self.latest) < 2:
+                    return
+                (ta, a), (tb, b) = (self.latest[name] for name in ARMS)
+                if abs(ta - tb) > PAIRED:
+                    return
+                r = ps.sphere_radii
+                d = np.linalg.norm(a[:, None] - b[None], axis=2) - r[:, None] - r[None]
+                self.closest = min(self.closest, float(d.min()))
+                self.pairs += 1
+
+        return on_command
+
+
+@pytest.mark.skipif(
+    "pick_place" not in SkillLibrary.load().skills, reason="needs the shipped pick_place"
+)
+def test_two_arms_behind_their_safety_nodes_run_the_goal_at_once():
+    factories = cell_factories(
+        DUAL,
+        ["sim", "safety", "skills"],
+        overrides={"skills": {"timeout_scale": 4.0}},  # a loaded box slows the sim
+    )
+
+    def agent(arm):
+        params = {"scene_file": DUAL, "arm": arm}
+        return lambda ctx: ArmAgentNode(context=ctx, parameter_overrides=overrides(params))
+
+    manager = {"scene_file": DUAL, "memory_db": ":memory:", "memory_embedder": "hash"}
+    labels = [label for label, _ in factories]
+    graph = Graph(
+        [make for _, make in factories]
+        + [agent(arm) for arm in ARMS]
+        + [
+            lambda ctx: ManagerNode(
+                FixedPlanner, context=ctx, parameter_overrides=overrides(manager)
+            )
+        ]
+    )
+    try:
+        probe = graph.probe
+        commands = Commands()
+        events: list[tuple[str, dict]] = []
+        statuses: list[dict] = []
+        safety_events: list[tuple[str, dict]] = []
+        for arm in ARMS:
+            probe.create_subscription(
+                String,
+                arm_scoped(arm, SKILL.status_topic),
+                graph._keep(events, lambda d, arm=arm: (arm, json.loads(d))),
+                COMMAND_QOS,
+            )
+            probe.create_subscription(
+                JointState,
+                arm_scoped(arm, SAFETY.joint_command_topic),
+                commands.callback(arm),
+                COMMAND_QOS,
+            )
+            probe.create_subscription(
+                String,
+                arm_scoped(arm, SAFETY.events_topic),
+                graph._keep(safety_events, lambda d, arm=arm: (arm, json.loads(d))),
+                COMMAND_QOS,
+            )
+        probe.create_subscription(
+            String, "/miles/manager/status", graph._keep(statuses, json.loads), LATCHED_QOS
+        )
+        skills = [graph.nodes[labels.index(f"skills/{arm}")] for arm in ARMS]
+        for node in skills:
+            graph.wait(
+                lambda n=node: n.skills.joints is not None and n.skills.objects, what="state"
+            )
+        goal = probe.create_publisher(String, "/miles/goal", COMMAND_QOS)
+        graph.wait(lambda: probe.count_subscribers("/miles/goal") > 0, what="the manager")
+        graph.wait(
+            lambda: probe.count_subscribers(CELL_TOPICS["announce"]) >= 2, what="the agents"
+        )
+        goal.publish(String(data=GOAL))
+
+        def ended():
+            return next((s for s in statuses if s.get("outcome") not in (None, "running")), None)
+
+        graph.wait(lambda: ended() is not None, timeout=300.0, what="the goal's end")
+        final = ended()
+        assert final["outcome"] == "succeeded", final.get("failure")
+        assert final["trace_id"] == "cell-trace"
+        assert {a["arm"] for a in final["awards"]} == set(ARMS), final["awards"]
+        # Both arms moved at once: one arm's request ran while the other's did (the
+        # second pick_place starts as the first arm clears the shared space).
+        order = [(arm, s["id"], s["state"]) for arm, s in events]
+        spans = {}
+        for i, (arm, rid, state) in enumerate(order):
+            start, end = spans.get((arm, rid), (i, None))
+            spans[(arm, rid)] = (start, i if state != "running" else end)
+        left = [s for (arm, _), s in spans.items() if arm == "left_arm"]
+        right = [s for (arm, _), s in spans.items() if arm == "right_arm"]
+        assert any(
+            a0 < (b1 if b1 is not None else len(order)) and b0 < (a1 or len(order))
+            for a0, a1 in left
+            for b0, b1 in right
+        ), order
+        # The supervisors were in the loop and kept the arms apart.
+        assert not any(e.get("kind") == "estop" for _, e in safety_events)
+        with commands.lock:
+            closest, pairs = commands.closest, commands.pairs
+        assert pairs > 100
+        assert closest >= MARGIN - 0.01, closest  # latest-vs-latest pairs: 1 cm slack
+    finally:
+        graph.close()
