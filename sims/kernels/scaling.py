@@ -10,7 +10,9 @@ Each joint's admissible accelerations form one interval ``[a_lo, a_hi]``
 an interval of ``s``; the search intersects them over the joints with ``[0, 1]``.
 Scalar ``register_jitable`` functions over 1-D arrays (views of the callers' state and
 scratch), compiled by the supervisor's ``@njit`` kernels, the numba backend's CPU kernels
-and its CUDA kernel.
+and its CUDA kernel. :func:`velocity_scale` is inlined into its callers by numba
+(``inline="always"``): as a call, building its four views cost the supervisor's
+``shape_step`` about 5 ns (0.5 %) per period against the search written in place.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from __future__ import annotations
 from numba.extending import register_jitable
 
 
-@register_jitable
+@register_jitable(inline="always")
 def velocity_scale(v, a_pref, a_lo, a_hi, h):
     """Largest ``s`` in ``[0, 1]`` with ``s * (v + a_pref h)`` inside every joint's
     admissible velocity interval ``[v + a_lo h, v + a_hi h]``.
