@@ -236,7 +236,9 @@ def core_throughput(seed: int, checks: int) -> dict[str, float]:
     from numba import njit
 
     @njit(cache=False)
-    def drive(js, targets, stop, out, scratch, work, p, c, cap, ws, boxes, spheres, res):
+    def drive(
+        js, targets, stop, out, scratch, work, p, c, d, cap, ws, boxes, spheres, pad, res, lk
+    ):
         env = np.empty(2)
         stopping = False
         for k in range(targets.shape[0]):
@@ -261,11 +263,14 @@ def core_throughput(seed: int, checks: int) -> dict[str, float]:
                 ws,
                 boxes,
                 spheres,
-                0.0,
+                pad,
                 res,
+                d,
+                lk,
             )
             p[0], p[1], p[2] = res[2], res[3], res[4]
             c = res[1]
+            d = res[7]
         return c
 
     rates = {}
@@ -278,11 +283,14 @@ def core_throughput(seed: int, checks: int) -> dict[str, float]:
             sup._work,
             sup._p_prev.copy(),
             sup._c_prev,
+            sup._d_prev,
             sup._speed_cap,
             sup._ws,
             sup._boxes,
             sup._spheres,
+            sup.config.zone_padding,
             sup._res,
+            sup._lk,
         )
         drive(sup._js.copy(), targets[:100], stop[:100], *state)  # compile / warm up
         best = 0.0

@@ -17,8 +17,9 @@ Which spheres meet which boundary (the sphere model's link sets):
 Braking ball of a sphere: while every joint stops, its centre moves by at most
 ``sum_j lipschitz[s, j] * stop_travel_j`` (``panda_spheres.sphere_lipschitz``), so the
 ball of that radius plus the sphere's own radius bounds where the link can still go: the
-same argument as the TCP's ball in :mod:`miles_ros.safety.cartesian`, which applies the
-same rules (ball no deeper than before, point standoff, recovery) to the worst sphere.
+same argument as the TCP's ball in :mod:`miles_ros.safety.cartesian`; the same rules (ball
+no deeper than before, point standoff, recovery) apply to the worst sphere
+(:mod:`miles_ros.safety.candidate`).
 
 :func:`link_violations` is the outside check used by the tests: the spheres of a
 command sequence against the same boundaries, independent of the supervisor's state.

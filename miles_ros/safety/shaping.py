@@ -23,12 +23,14 @@ rounded positions exactly as a checker would. One step chooses the new accelerat
 
 All constraints are monotone in ``a'``, so their intersection is one interval; the
 kernel picks the value closest to the requested one (clamp) or scales the whole
-velocity vector (scale mode, see :func:`shape_step`). From every state the kernel itself
-produces the intersection is non-empty (verified by the property tests over random and
-adversarial streams with irregular stamps). If it is ever empty (a state not produced by
-this kernel, for example a joint measured outside its band at start-up), the fallback
-keeps the acceleration and velocity limits, keeps jerk when possible, and brakes as hard
-as they allow toward the position band; the joint is then reported as ``INFEASIBLE``.
+velocity vector (scale mode, see :func:`shape_step`; the search is
+:func:`sims.kernels.scaling.velocity_scale`, shared with the arm's command-path model).
+From every state the kernel itself produces the intersection is non-empty (verified by
+the property tests over random and adversarial streams with irregular stamps). If it is
+ever empty (a state not produced by this kernel, for example a joint measured outside its
+band at start-up), the fallback keeps the acceleration and velocity limits, keeps jerk
+when possible, and brakes as hard as they allow toward the position band; the joint is
+then reported as ``INFEASIBLE``.
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ from miles_ros.safety.stopping import (
     stop_travel_forward,
 )
 from sims.kernels import stopping as _k
+from sims.kernels.scaling import scaled_accel, velocity_scale
 from sims.kernels.stopping import (  # noqa: F401 - the codes are part of this module's API
     ACCELERATION,
     CARTESIAN,
@@ -150,39 +153,13 @@ def shape_step(js, h, stop_mode, scale_mode, out, work):
         return n_fallback
     scaled = False
     if scale_mode and not stop_mode:
-        # Largest s in [0, 1] with s * v_pref inside every joint's velocity interval.
-        s_lo = 0.0
-        s_hi = 1.0
-        binding = -1
-        for i in range(n):
-            v = js[i, V]
-            vp = v + work[i, 5] * h
-            vl = v + work[i, 0] * h
-            vu = v + work[i, 1] * h
-            if vp > 0.0:
-                lo_s = vl / vp
-                hi_s = vu / vp
-            elif vp < 0.0:
-                lo_s = vu / vp
-                hi_s = vl / vp
-            else:
-                if vl > 0.0 or vu < 0.0:
-                    s_lo = 2.0  # infeasible: zero velocity not admissible for this joint
-                continue
-            if lo_s > s_lo:
-                s_lo = lo_s
-            if hi_s < s_hi:
-                s_hi = hi_s
-                binding = i
-        if s_lo <= s_hi:
+        feasible, scale, binding = velocity_scale(js[:, V], work[:, 5], work[:, 0], work[:, 1], h)
+        if feasible:
             scaled = True
             for i in range(n):
-                v = js[i, V]
-                vp = v + work[i, 5] * h
-                a_new = (s_hi * vp - v) / h
-                a_new = min(max(a_new, work[i, 0]), work[i, 1])  # rounding guard
+                a_new = scaled_accel(js[i, V], work[i, 5], work[i, 0], work[i, 1], h, scale)
                 _commit(js, i, a_new, h, out, math.nan)
-                if s_hi >= 1.0:
+                if scale >= 1.0:
                     code = FREE if work[i, 5] == work[i, 4] else _bound_code(work, i)
                 elif i == binding:
                     code = _bound_code(work, i)

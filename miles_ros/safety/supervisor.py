@@ -27,9 +27,11 @@ The pieces that do not touch the mode live beside it: request checks and joint l
 (:mod:`~miles_ros.safety.requests`), the fingers (:mod:`~miles_ros.safety.fingers`), the
 per-joint kernel state (:mod:`~miles_ros.safety.shaping`), the one-period check
 (:mod:`~miles_ros.safety.cartesian`), the audit trail (:mod:`~miles_ros.safety.audit`).
-The class itself stays whole (~580 lines): every transition (request, watchdog, e-stop,
-reset, skill) reads and writes the same output state, so a split would scatter the mode
-logic over modules.
+The class is one state machine over one output state, written in three modules by
+concern: this one (construction, skills, the output period, peers, state reports), its
+inputs (:class:`~miles_ros.safety.inputs.SupervisorInputs`: robot state, tracking resets,
+requests) and its e-stop latch (:class:`~miles_ros.safety.latch.EstopLatch`: input,
+services, faults, rejections).
 """
 
 from __future__ import annotations
@@ -45,7 +47,9 @@ from miles_ros.safety.audit import LOG, AuditLog, BurstLogger
 from miles_ros.safety.cartesian import supervise_step
 from miles_ros.safety.config import SafetyConfig
 from miles_ros.safety.fingers import FingerCommand
+from miles_ros.safety.inputs import SupervisorInputs
 from miles_ros.safety.kinematics import braking_radius, lipschitz_radii, tcp_position
+from miles_ros.safety.latch import EstopLatch
 from miles_ros.safety.links import link_clearance, link_context
 from miles_ros.safety.permissions import PermissionDecision, PermissionPolicy
 from miles_ros.safety.requests import FAULT_KINDS, Command, JointRequest, RequestGate
@@ -56,7 +60,7 @@ from sims.robots import panda
 __all__ = ["FAULT_KINDS", "Command", "JointRequest", "SafetySupervisor", "warm_up"]
 
 
-class SafetySupervisor:
+class SafetySupervisor(SupervisorInputs, EstopLatch):
     """Takes requests, the measured state and time; returns the commands that may be sent."""
 
     def __init__(
@@ -129,149 +133,7 @@ class SafetySupervisor:
         self._skill = ""
         self._skill_block = ""
 
-    # --- inputs -----------------------------------------------------------------------
-    def update_robot_state(
-        self,
-        names: Sequence[str],
-        positions: Sequence[float],
-        velocities: Sequence[float],
-        now: float,
-    ) -> bool:
-        """Record the measured state (``/joint_states``). False when unusable (counted)."""
-        layout = self._gate.state_layout(tuple(names))
-        if layout is None or len(positions) != len(names):
-            return self._bad_state(now, "joint_states without every arm joint")
-        order, finger_order = layout
-        q = np.asarray(positions, dtype=np.float64)[order]
-        if not np.all(np.isfinite(q)):
-            return self._bad_state(now, "non-finite measured positions")
-        v = None
-        if len(velocities) == len(names):
-            v = np.asarray(velocities, dtype=np.float64)[order]
-            if not np.all(np.isfinite(v)):
-                v = None
-        reported_v = v
-        if v is None and self._measured_q is not None and self._measured_time is not None:
-            dt = now - self._measured_time
-            v = (q - self._measured_q) / dt if dt > 0.0 else self._measured_v
-        if v is None:
-            v = np.zeros_like(q)
-        if finger_order is not None:
-            fingers = np.asarray(positions, dtype=np.float64)[finger_order]
-            if np.all(np.isfinite(fingers)):
-                self._fingers.measured = fingers
-        self._measured_q, self._measured_v, self._measured_time = q, v, now
-        if not self._initialized:
-            self._initialize(q, now)
-        else:
-            self._check_tracking(q, reported_v, now)
-        return True
-
-    def submit(self, request: JointRequest, now: float) -> bool:
-        """Offer a requested target. Returns True when accepted (it then drives the output
-        until the next accepted request or the watchdog)."""
-        if self._latched:
-            return self._reject(now, "estop_latched", detail="e-stop latched: request refused")
-        kind, joint, value, detail = self._gate.validate(request, now, self._request_stamp)
-        if kind:
-            return self._reject(now, kind, joint, value, detail)
-        if not self._initialized:
-            return self._reject(now, "no_robot_state", detail="no robot state yet")
-        if self._skill_block:
-            return self._reject(now, "permission", detail=self._skill_block)
-        values = np.asarray(request.positions, dtype=np.float64)
-        arm_slots, finger_slots = self._gate.request_layout(tuple(request.names))
-        arm = values[arm_slots]
-        fingers = np.full(len(self._gate.finger_index), np.nan)
-        fingers[finger_slots[1]] = values[finger_slots[0]]
-        clipped = np.clip(arm, self._js[:, sh.LO], self._js[:, sh.HI])
-        for i in np.flatnonzero(clipped != arm) if (clipped != arm).any() else ():
-            self._record(
-                now,
-                "position_limit",
-                self.config.joint_names[i],
-                float(arm[i]),
-                float(clipped[i]),
-                "target outside the position limits minus margin",
-            )
-        if not np.all(np.isnan(fingers)):
-            for i, requested, allowed in self._fingers.accept(fingers):
-                name = self.config.finger_joint_names[i]
-                detail = "finger target outside the gripper travel"
-                self._record(now, "finger_range", name, requested, allowed, detail)
-        stamp = float(request.stamp)  # type: ignore[arg-type]
-        # A stream's velocity, from this request and the previous one (see _stream_target).
-        gap = stamp - self._request_stamp if self._request_stamp is not None else 0.0
-        fresh_pair = self._request_time is not None and not self._stop and not self._latched
-        if fresh_pair and 0.0 < gap <= self.config.watchdog_period:
-            self._stream_velocity = (clipped - self._target) / gap
-            self._stream_period = gap
-        else:
-            self._stream_velocity = None
-        self._target = clipped
-        self._request_time = now
-        self._request_stamp = stamp
-        self._new_request = True
-        self.stats["accepted"] += 1
-        if self._stop and not self._latched and not self._peer_block:
-            self._stop = False
-            self._record(now, "resume", detail="fresh request after hold")
-        return True
-
-    def set_estop_input(self, pressed: bool, now: float) -> None:
-        """State of an e-stop input (``/miles/estop``): True latches; False only permits a
-        later reset."""
-        if pressed != self._input_pressed:
-            self._record(now, "estop_input", detail="pressed" if pressed else "released")
-        self._input_pressed = pressed
-        if pressed:
-            self.trigger_estop("e-stop input pressed", now)
-
-    def trigger_estop(self, reason: str, now: float) -> bool:
-        """Latch the e-stop. Returns False when it was already latched."""
-        if self._latched:
-            return False
-        self._latched = True
-        self._reason = reason
-        self._begin_stop()
-        self._target[:] = np.nan
-        self._request_time = None
-        self._stream_velocity = None
-        self._mode = "stopping" if self._initialized else "waiting"
-        self._record(now, "estop", detail=reason)
-        LOG.error("e-stop latched: %s", reason)
-        return True
-
-    def reset_estop(self, now: float) -> tuple[bool, str]:
-        """Reset the latch if the arm is still and no input is pressed; else say why not."""
-        if not self._latched:
-            return True, "e-stop not latched"
-        why = ""
-        if self._input_pressed:
-            why = "e-stop input still pressed (last /miles/estop was true)"
-        elif self._mode == "stopping":
-            why = "the controlled stop is still in progress"
-        elif self._measured_time is None or now - self._measured_time > self.config.state_timeout:
-            why = "no fresh robot state"
-        else:
-            speed = np.abs(self._measured_v)
-            worst = int(np.argmax(speed))
-            if speed[worst] > self.config.still_velocity:
-                why = (
-                    f"arm moving: {self.config.joint_names[worst]} at {speed[worst]:.4f} rad/s "
-                    f"(still below {self.config.still_velocity} rad/s)"
-                )
-        if why:
-            self._record(now, "reset_refused", detail=why)
-            return False, why
-        self._latched = False
-        self._reason = "reset: waiting for a fresh request"
-        self._mode = "hold" if self._initialized else "waiting"
-        self._violations.clear()
-        self._record(now, "reset", detail="e-stop reset")
-        LOG.warning("e-stop reset")
-        return True, "e-stop reset"
-
+    # --- inputs (robot state and requests: SupervisorInputs; e-stop: EstopLatch) --------
     def set_skill(self, skill: str, tags: Sequence[str], now: float) -> PermissionDecision:
         """The running skill and its permission tags (empty skill = none). A tag that this
         deployment does not allow refuses its requests; zones forbidding one of its tags
@@ -390,63 +252,6 @@ class SafetySupervisor:
         return self._latched
 
     # --- internals --------------------------------------------------------------------
-    def _initialize(self, q: np.ndarray, now: float) -> None:
-        self._seed(q, None)
-        self._t_prev = now
-        self._initialized = True
-        if not self._latched:
-            self._mode, self._reason = "hold", "no request yet"
-        else:
-            self._mode = "estop"
-
-    def _seed(self, q: np.ndarray, v: np.ndarray | None) -> None:
-        """Output state at the measured ``q`` (moving at ``v``, or at rest), then stop."""
-        self._band_widened = sh.start_at(self._js, q, self.limits, v)
-        self._p_prev = tcp_position(self._js[:, sh.Q].copy())
-        self._c_prev, self._d_prev = self._clearance_now()
-        self._begin_stop()
-
-    def _check_tracking(self, q: np.ndarray, v: np.ndarray | None, now: float) -> None:
-        """Re-seed from the measured state when it has left the commanded trajectory."""
-        commanded = self._js[:, sh.Q]
-        deviation = np.abs(q - commanded)
-        worst = int(np.argmax(deviation))
-        if not deviation[worst] > self.config.tracking_tolerance:
-            return
-        was = float(commanded[worst])
-        self._seed(q, v)
-        if not self._latched:
-            self._reason = "tracking reset: holding the measured pose"
-        self._record(
-            now,
-            "tracking_reset",
-            self.config.joint_names[worst],
-            was,
-            float(q[worst]),
-            f"measured {deviation[worst]:.3f} rad from the command (tolerance "
-            f"{self.config.tracking_tolerance} rad): re-seeded from the measured state, holding",
-        )
-        self._burst.warn(
-            "tracking_reset",
-            now,
-            f"tracking reset: {self.config.joint_names[worst]} measured "
-            f"{deviation[worst]:.3f} rad from the command; holding the measured pose",
-        )
-
-    def _stream_target(self, now: float) -> np.ndarray:
-        """The latest target evaluated at ``now``: a stream of requests (two within the
-        watchdog period) is extrapolated at its own velocity, at most one request period
-        past the latest stamp, so an output period that sees no new request (jitter, or a
-        skill slower than the output rate) continues the motion instead of braking toward
-        a point the stream has already left. A lone request is the target as is."""
-        if self._stream_velocity is None or self._request_stamp is None:
-            return self._target
-        lead = min(max(now - self._request_stamp, 0.0), self._stream_period)
-        if lead == 0.0:
-            return self._target
-        js = self._js
-        return np.clip(self._target + self._stream_velocity * lead, js[:, sh.LO], js[:, sh.HI])
-
     def _clearance_now(self, spheres: np.ndarray | None = None) -> tuple[float, float]:
         """(braking ball, TCP point) clearance of the output state (against the zones, or
         ``spheres`` in their place); its link spheres' (ball, point) clearance goes where
@@ -523,46 +328,6 @@ class SafetySupervisor:
             names = names + self.config.finger_joint_names
             positions = np.concatenate([positions, fingers])
         return Command(now, tuple(names), positions, self._mode)
-
-    def _reject(
-        self,
-        now: float,
-        kind: str,
-        joint: str | None = None,
-        value: object = None,
-        detail: str = "",
-    ) -> bool:
-        self.stats["rejected"] += 1
-        self.stats[f"rejected:{kind}"] += 1
-        self._record(now, kind, joint, value, None, detail)
-        self._burst.warn(kind, now, f"request rejected ({kind}): {detail}")
-        if kind in FAULT_KINDS and self.config.fault_violations > 0:
-            window = self._violations
-            window.append(now)
-            while window and now - window[0] > self.config.fault_window:
-                window.popleft()
-            if len(window) >= self.config.fault_violations:
-                self.trigger_estop(
-                    f"repeated violations: {len(window)} rejected requests within "
-                    f"{self.config.fault_window} s",
-                    now,
-                )
-        return False
-
-    def _bad_state(self, now: float, detail: str) -> bool:
-        self.stats["bad_state"] += 1
-        self._burst.warn("bad_state", now, f"robot state ignored: {detail}")
-        return False
-
-    def _check_faults(self, now: float) -> None:
-        if (
-            not self._latched
-            and self._measured_time is not None
-            and now - self._measured_time > self.config.state_timeout
-        ):
-            self.trigger_estop(
-                f"robot state lost: no joint_states for {now - self._measured_time:.3f} s", now
-            )
 
     def _record(self, now: float, kind: str, *event, **fields) -> None:
         """An event into the audit trail (:meth:`AuditLog.add`'s joint, requested,

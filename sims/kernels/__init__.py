@@ -16,7 +16,10 @@ Modules, by concern:
 - :mod:`~sims.kernels.kinematics`: forward kinematics and the damped-least-squares step;
 - :mod:`~sims.kernels.contact`: fingers, table, grasp and the sliding cube;
 - :mod:`~sims.kernels.observe`: observation rows and reward/success;
-- :mod:`~sims.kernels.step`: reset and step of one env, and the batched ``@njit`` kernels.
+- :mod:`~sims.kernels.step`: reset and step of one env, and the batched ``@njit`` kernels;
+- :mod:`~sims.kernels.stopping`, :mod:`~sims.kernels.scaling`: the jerk-limited shaping of
+  one joint and the scale mode over the arm, shared with the safety supervisor;
+  :mod:`~sims.kernels.actuator`: the arm's command-path model built on them.
 
 The action -> joint target mapping is :mod:`sims.control`, shared with every backend.
 """

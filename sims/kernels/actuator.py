@@ -8,8 +8,9 @@ without its Cartesian checks): per joint, the admissible interval of the next
 acceleration (:func:`sims.kernels.stopping.joint_interval`) and the preferred one
 (:func:`~sims.kernels.stopping.preferred_accel`, braking so the stop ends at the target);
 then either every joint lands on its target, or the whole velocity vector is scaled by one
-factor to keep its direction (scale mode), or each joint is clamped on its own (clamp
-mode, as libfranka's rate limiter does).
+factor to keep its direction (scale mode, :mod:`sims.kernels.scaling`, the supervisor's
+search), or each joint is clamped on its own (clamp mode, as libfranka's rate limiter
+does).
 
 The command state of an env is 21 numbers in one row of a 2-D array, from column ``c0``:
 positions, velocities, accelerations (7 each); the limits are 42 numbers of a 1-D array
@@ -39,6 +40,7 @@ from sims.kernels.layout import (
     S_ACT_Q,
     S_Q,
 )
+from sims.kernels.scaling import scaled_accel, velocity_scale
 from sims.kernels.stopping import joint_interval, preferred_accel
 
 LIM_VEL, LIM_ACC, LIM_JERK, LIM_LO, LIM_HI, LIM_REACH = range(6)
@@ -105,33 +107,11 @@ def shape_arm_step(cs, k, c0, lim, l0, targets, h, scale_mode, work, res):
             _commit(cs, k, c0, i, work[W_REQ, i], h, targets[i])
         return
     if scale_mode:
-        # Largest s in [0, 1] with s * v_pref inside every joint's velocity interval.
-        s_lo = 0.0
-        s_hi = 1.0
-        for i in range(7):
-            v = cs[k, c0 + CMD_V + i]
-            vp = v + work[W_PREF, i] * h
-            vl = v + work[W_LO, i] * h
-            vu = v + work[W_HI, i] * h
-            if vp > 0.0:
-                lo_s = vl / vp
-                hi_s = vu / vp
-            elif vp < 0.0:
-                lo_s = vu / vp
-                hi_s = vl / vp
-            else:
-                if vl > 0.0 or vu < 0.0:
-                    s_lo = 2.0  # infeasible: zero velocity not admissible for this joint
-                continue
-            if lo_s > s_lo:
-                s_lo = lo_s
-            if hi_s < s_hi:
-                s_hi = hi_s
-        if s_lo <= s_hi:
+        v = cs[k, c0 + CMD_V : c0 + CMD_V + 7]
+        feasible, scale, _ = velocity_scale(v, work[W_PREF], work[W_LO], work[W_HI], h)
+        if feasible:
             for i in range(7):
-                v = cs[k, c0 + CMD_V + i]
-                a_new = (s_hi * (v + work[W_PREF, i] * h) - v) / h
-                a_new = min(max(a_new, work[W_LO, i]), work[W_HI, i])  # rounding guard
+                a_new = scaled_accel(v[i], work[W_PREF, i], work[W_LO, i], work[W_HI, i], h, scale)
                 _commit(cs, k, c0, i, a_new, h, math.nan)
             return
     for i in range(7):

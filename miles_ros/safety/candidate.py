@@ -1,0 +1,130 @@
+"""Whether one candidate output passes the supervisor's Cartesian limits
+(:func:`evaluate_candidate`): the TCP at the commanded pose and along its segment from the
+previous output, its braking ball, the TCP speed cap, and the same rules for every link
+sphere; with a continuous margin for the blend search of
+:func:`miles_ros.safety.cartesian.cartesian_filter` (whose docstring describes the braking
+ball and the blend).
+
+Standoff and recovery: commanded TCP points keep :data:`STANDOFF` from every boundary they
+are not already closer to (clearance never below ``min(previous, STANDOFF)``), so an arm
+the supervisor steers toward a boundary comes to rest about that far inside (a hard
+brake may drift into the band), with room for the braking ball of its first step away.
+An arm in a violation or in the band got there from outside the supervisor (moved by
+hand, a simulator reset, a driver) or by such a drift; there every first step of a move
+out grows the braking ball faster than it moves the TCP (the Lipschitz radius is
+conservative), so the ball rule alone would wedge it. While the previous output's point
+is in a violation or in the band, a candidate is therefore also accepted when its
+braking ball is at most :data:`RECOVERY_RADIUS` and its TCP point gets no closer to the
+nearest boundary: the arm moves out at a low speed and never deeper. The price: a stop
+during such a step is bounded by the ball, not by the boundary, so it could end up to
+:data:`RECOVERY_RADIUS` past a boundary the arm was within the band of. Applied to any
+arm at a boundary (no standoff), that exception let the adversarial stream of
+``bench/safety.py`` find 387 workspace violations in 20 s; with the standoff it finds
+none.
+
+Whole arm: the same rules (the ball no deeper than before, the point standoff, the
+recovery step) apply to the link spheres of :mod:`miles_ros.safety.links`, each with
+its own braking ball; the geometric margin of a candidate is the smaller of the TCP's
+and the worst sphere's. The TCP is also checked along its segment; the spheres at each
+output (a sphere moves less in one period than its braking ball grows at any speed that
+matters). ``zone_padding`` grows every zone and shrinks the workspace.
+"""
+
+from __future__ import annotations
+
+import math
+
+from numba import njit
+
+from miles_ros.safety.kinematics import braking_radius, tcp_position_into
+from miles_ros.safety.links import link_clearance
+from miles_ros.safety.shaping import CARTESIAN, TCP_SPEED
+from miles_ros.safety.zones import clearance, segment_clear
+
+RECOVERY_RADIUS = 0.01
+"""Largest braking ball (m) of a recovery step (see the module docstring)."""
+STANDOFF = 0.005
+"""The TCP point keeps this far (m) from every boundary it is not already closer to, so an
+arm brought to rest against a boundary rests this far inside it, with room for the
+braking ball of its first step away (see the module docstring)."""
+
+
+@njit(cache=True)
+def evaluate_candidate(
+    js,
+    q_new,
+    v_new,
+    a_new,
+    p_prev,
+    c_floor,
+    d_prev,
+    h,
+    speed_cap,
+    ws,
+    boxes,
+    spheres,
+    pad,
+    p,
+    lk,
+    link_out,
+):
+    """Check one candidate; writes its TCP position into ``p`` and its links' (ball,
+    point) clearance into ``link_out`` [2] (each sphere's rows into ``lk``).
+
+    Returns (code, margin, speed, clearance, point clearance, geometric margin): code 0 =
+    acceptable; margin (m) >= 0 when both the TCP step (speed cap * h) and the geometric
+    rule pass (the ball rule, or the recovery rule of the module docstring), a continuous
+    quantity used to search the blend factor.
+    """
+    tcp_position_into(q_new, p)
+    r = braking_radius(js, v_new, a_new)
+    d = clearance(p, 0.0, ws, boxes, spheres, pad)
+    c = d - r
+    # The ball no deeper than before and the point no deeper than before; or a recovery
+    # step: a small ball and the point no closer to the nearest boundary.
+    normal = min(c - c_floor, d - min(d_prev, STANDOFF) + 1e-12)
+    geom = normal
+    # The point in a violation (a hand, a reset or a driver put the arm there) or in the
+    # standoff band (commanded points never enter it; an arm gets there from outside the
+    # supervisor, or drifts in while braking hard): a small step out of it.
+    if d_prev < STANDOFF:
+        geom = max(normal, min(RECOVERY_RADIUS - r, d - d_prev + 1e-12))
+    # The same rules for every link sphere, each against its own previous clearances.
+    lc, ld, _ = link_clearance(q_new, v_new, a_new, js, ws, boxes, spheres, pad, lk)
+    link_out[0] = lc
+    link_out[1] = ld
+    if lc < 1e299:
+        geom = min(geom, _link_geom(lk))
+    dx = p[0] - p_prev[0]
+    dy = p[1] - p_prev[1]
+    dz = p[2] - p_prev[2]
+    step = math.sqrt(dx * dx + dy * dy + dz * dz)
+    margin = min(speed_cap * h - step, geom)
+    code = 0
+    if geom < 0.0 or not segment_clear(p_prev, p, boxes, spheres, pad):
+        code = CARTESIAN
+        if margin >= 0.0:
+            margin = -1e-9  # the segment test failed: infeasible, but no distance
+    elif step > speed_cap * h:
+        code = TCP_SPEED
+    return code, margin, step / h, c, d, geom
+
+
+@njit(cache=True)
+def _link_geom(lk):
+    """The geometric margin of the link spheres (the candidate's rows of ``lk`` against
+    the previous output's): per sphere, its ball no deeper than before and its point out
+    of the standoff band, or, for a sphere whose point was in the band or a violation, a
+    recovery step (small ball, point no closer); the worst sphere's."""
+    flags, prev, cur = lk[0], lk[5], lk[6]
+    geom = 1e300
+    for s in range(flags.shape[0]):
+        if flags[s, 0] == 0.0:
+            continue
+        c, d, r = cur[s, 0], cur[s, 1], cur[s, 2]
+        c_floor = min(prev[s, 0], 0.0) - 1e-12
+        g = min(c - c_floor, d - min(prev[s, 1], STANDOFF) + 1e-12)
+        if prev[s, 1] < STANDOFF:
+            g = max(g, min(RECOVERY_RADIUS - r, d - prev[s, 1] + 1e-12))
+        geom = min(geom, g)
+    return geom
