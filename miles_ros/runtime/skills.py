@@ -16,7 +16,9 @@ scene, the e-stop latched, no robot state), before any motion; so does a goal ou
 card's envelope (the region its policy was trained for, checked against the live scene):
 ``refused: precondition NAME: value not in [low, high]``. A running skill reports
 ``running`` with a progress in [0, 1] after each control period and ends ``succeeded``
-(the task's own success predicate), ``failed`` (timeout, lost robot state), ``aborted``
+(the task's own success predicate; a gripper skill whose goal is met with the cube still
+gripped first holds the arm and opens the fingers, so it ends released and the next move
+leaves the cube where it was placed), ``failed`` (timeout, lost robot state), ``aborted``
 (cancelled or preempted) or ``estopped`` (the safety supervisor latched its e-stop).
 """
 
@@ -39,8 +41,10 @@ from miles_ros.runtime.goals import Goal, GoalError, resolve_goal, stack_state
 from miles_ros.runtime.homing import home_path, path_duration, path_target
 from miles_ros.runtime.library import RunnableSkill, SkillLibrary
 from miles_ros.runtime.observation import JointReading, ObjectPose, sim_state
+from sims.control import FINGER_OPEN
 from sims.robots import panda
 from sims.scene import Scene
+from sims.tasks.pick_place import STACK_RELEASE_WIDTH as RELEASE_WIDTH
 
 __all__ = ["FINAL_STATES", "STATES", "SkillExecutor", "SkillLibrary", "TickResult", "status"]
 
@@ -76,6 +80,9 @@ class Execution:
     """Measured arm pose at the first period (the scripted home move starts there)."""
     path: np.ndarray | None = None
     """The scripted home move's waypoints [M, 7] (:func:`~miles_ros.runtime.homing.home_path`)."""
+    release_q: np.ndarray | None = None
+    """Arm pose held while a gripper skill's fingers open after its goal is met (the skill
+    ends released, so the next move does not carry the cube away); None otherwise."""
 
 
 @dataclass
@@ -250,7 +257,14 @@ class SkillExecutor:
             state = stack_state(state, self.objects.get(run.goal.stack_on))
         distance = _goal_distance(cfg.name, state)
         if bool(skill.task.success(state, cfg)[0]):
-            return TickResult(statuses=[self._finish("succeeded", "", now, progress=1.0)])
+            if not (cfg.has_gripper and self.joints.finger_width < RELEASE_WIDTH):
+                return TickResult(statuses=[self._finish("succeeded", "", now, progress=1.0)])
+            # placed but still gripped: hold the arm there and open the fingers first
+            if run.release_q is None:
+                run.release_q = self.joints.arm_pos.copy()
+            targets = JointTargets(run.release_q.copy(), FINGER_OPEN)
+            return TickResult(targets, [self._progress(run, distance, now)])
+        run.release_q = None  # the cube left the goal while released: the policy goes on
         obs = skill.task.observe(state)[0]
         action = skill.policy.act(obs)
         targets = action_to_targets(cfg, self.joints.arm_pos, action)

@@ -179,3 +179,37 @@ def test_learned_targets_are_for_one_control_period_later_home_for_now(library_d
     ex.on_joint_state(away, 0.04)
     tick = ex.tick(0.08)
     assert tick.targets is not None and tick.lead_s == 0.0
+
+
+def test_a_gripper_skill_ends_released_where_it_placed_the_cube(library_dir, tmp_path):
+    """pick_place's goal met with the cube still between the fingers: the arm holds there
+    and the fingers open before it succeeds (a following move would carry the cube away);
+    a cube that leaves the goal while released hands control back to the policy."""
+    from miles_ros.runtime.skills import RELEASE_WIDTH
+    from sims.control import FINGER_OPEN
+
+    random_skill(tmp_path, "pick_place")
+    ex = SkillExecutor(SkillLibrary.load(tmp_path), SCENE)
+    q = panda.home_joint_positions.copy()
+    pad = np.array(SCENE.places["left_pad"].position)
+    objects = dict(OBJECTS, red_cube=ObjectPose(pad + [0.0, -0.15, 0.02], 0.0))  # in envelope
+    ex.on_joint_state(JointReading(q, np.zeros(7), 0.055, 0.0), 0.0)  # a gripped 4 cm cube
+    ex.on_objects(objects)
+    (running,) = ex.on_request(
+        request("p", "pick_place", object="red_cube", target="left_pad"), 0.0
+    )
+    assert running["state"] == "running", running["reason"]
+    placed = ex.active.goal.goal_pos.copy()
+    ex.on_objects(dict(objects, red_cube=ObjectPose(placed, 0.0)))
+    for t in (0.04, 0.08):  # placed, still gripped: hold and open
+        out = ex.tick(t)
+        assert [s["state"] for s in out.statuses] == ["running"]
+        np.testing.assert_array_equal(out.targets.arm, q)
+        assert out.targets.finger == FINGER_OPEN
+    ex.on_objects(dict(objects, red_cube=ObjectPose(placed + [0.2, 0.0, 0.0], 0.0)))
+    out = ex.tick(0.12)  # knocked off the goal while opening: the policy acts again
+    assert out.statuses[0]["state"] == "running" and ex.active.release_q is None
+    ex.on_objects(dict(objects, red_cube=ObjectPose(placed, 0.0)))
+    ex.on_joint_state(JointReading(q, np.zeros(7), RELEASE_WIDTH + 0.005, 0.16), 0.16)
+    (done,) = ex.tick(0.16).statuses  # placed and released
+    assert (done["state"], done["progress"]) == ("succeeded", 1.0)
