@@ -11,16 +11,19 @@ and a lag). Autoresets (SAME_STEP) happen inside.
 The whole-batch :func:`reset_kernel` (``reset(seed=...)``) is serial: a few ms for 4096
 envs, and it compiles faster.
 
-Speed: numba does not inline calls between compiled functions, and a call with many array
-arguments costs ~100 ns per env, so :func:`step_env` is inlined into the chunk loop
-(``inline="always"``), twice: once with the task kind and mode as compile-time constants
-for reach in joint mode (the hot training path: the compiler drops the contact model and
-the IK, and only the TCP is computed, :func:`~sims.kernels.kinematics.tcp_row`), once
-generic. This replaces the hand-inlined copy of the reach step the kernels used to have,
-at a measured cost for reach only (4096 envs, one thread, env-steps per CPU second, same
-session): reach 5.7-5.9 M against 7.8-8.1 M for the hand-inlined copy; push and
-pick_place unchanged (2.4 M). Hoisting the parameters, inlining the observation, the
-reward or the action mapping by hand did not recover it; the cause is not found yet.
+Speed: :func:`step_env` is inlined into the chunk loop (``inline="always"``) twice: once
+with the task kind and mode as compile-time constants for reach in joint mode (the hot
+training path: the compiler drops the contact model and the IK, and only the TCP is
+computed, :func:`~sims.kernels.kinematics.tcp_row`), once generic. :func:`step_chunk` is
+compiled without numba's reference counting (``_nrt=False``; it allocates nothing, its
+scratch comes from :func:`step_kernel`): numba inlining copies every array argument of an
+inlined function into a new variable, and with reference counting each copy is an
+``NRT_incref``/``NRT_decref`` call (an atomic update) that its pruning pass cannot remove
+across the step's branches, ~20 per env and step, which made reach 30% slower than the
+hand-inlined reach step this replaced. Small helpers with branches (:func:`action_slots`)
+are left to LLVM's inliner, which compiles them better than numba's.
+Measured (4096 envs, one thread, env-steps per CPU second through ``env.step``, same
+session): see the commit that added this paragraph.
 """
 
 from __future__ import annotations
@@ -126,7 +129,7 @@ def gripper_command(a, has_gripper):
     return -1.0
 
 
-@register_jitable(inline="always")
+@register_jitable
 def action_slots(steps, delay, slots):
     """(slot this step's action goes to, slot of the action applied now) in an action ring
     buffer of ``slots`` entries, for an action delay of ``delay`` steps."""
@@ -285,10 +288,10 @@ def step_env(
 # ======================================================================================
 # Batched kernels (CPU)
 # ======================================================================================
-@njit(cache=True)
-def step_chunk(lo, hi, fp, ip, seed, actions, st, cnt, abuf, obs, fin_obs, res, flags):
-    """One control step of envs ``lo..hi-1`` (see :func:`step_kernel`)."""
-    scratch = np.empty(SCRATCH_SHAPE)
+@njit(cache=True, _nrt=False)
+def step_chunk(lo, hi, fp, ip, seed, actions, st, cnt, abuf, obs, fin_obs, res, flags, scratch):
+    """One control step of envs ``lo..hi-1`` (see :func:`step_kernel`; ``scratch``:
+    ``SCRATCH_SHAPE``). No reference counting: see the module docstring."""
     kind = ip[I_KIND]
     cartesian = ip[I_CARTESIAN] != 0
     if kind == KIND_REACH and not cartesian:
@@ -346,7 +349,8 @@ def step_kernel(fp, ip, seed, n_chunks, actions, st, cnt, abuf, obs, fin_obs, re
     for c in prange(n_chunks):
         lo = c * chunk
         hi = min(n, lo + chunk)
-        step_chunk(lo, hi, fp, ip, seed, actions, st, cnt, abuf, obs, fin_obs, res, flags)
+        scratch = np.empty(SCRATCH_SHAPE)
+        step_chunk(lo, hi, fp, ip, seed, actions, st, cnt, abuf, obs, fin_obs, res, flags, scratch)
 
 
 @njit(cache=True)
