@@ -21,6 +21,7 @@ from sims.kernels.layout import (
     I_CARTESIAN,
     I_KIND,
     KIND_REACH,
+    P_DT,
     P_OBS_NOISE,
     SCRATCH_SHAPE,
 )
@@ -97,6 +98,7 @@ def step_cuda(fp, ip, seed, actions, st, cnt, abuf, obs, fin_obs, res, flags):
         k,
         ip[I_KIND],
         ip[I_CARTESIAN] != 0,
+        1.0 / fp[P_DT],
         fp,
         ip,
         seed,
@@ -124,6 +126,7 @@ def step_cuda_reach(fp, ip, seed, actions, st, cnt, abuf, obs, fin_obs, res, fla
         k,
         KIND_REACH,
         False,
+        1.0 / fp[P_DT],
         fp,
         ip,
         seed,
