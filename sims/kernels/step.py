@@ -21,9 +21,10 @@ inlined function into a new variable, and with reference counting each copy is a
 ``NRT_incref``/``NRT_decref`` call (an atomic update) that its pruning pass cannot remove
 across the step's branches, ~20 per env and step, which made reach 30% slower than the
 hand-inlined reach step this replaced. Small helpers with branches (:func:`action_slots`)
-are left to LLVM's inliner, which compiles them better than numba's.
-Measured (4096 envs, one thread, env-steps per CPU second through ``env.step``, same
-session): see the commit that added this paragraph.
+are left to LLVM's inliner, which compiles them better than numba's, and ``1 / dt`` is
+computed once per chunk. Measured (4096 envs, one thread, the kernel alone, best of 400
+calls, same session): reach 154 -> 115 ns per env-step (the hand-inlined copy: 109), push
+400 -> 345, pick_place 395 -> 345 (before the split: 385-390).
 """
 
 from __future__ import annotations
