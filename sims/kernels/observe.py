@@ -53,7 +53,7 @@ def obs_noise(noise_std, key, counter):
     return 0.0
 
 
-@register_jitable
+@register_jitable(inline="always")
 def write_obs(kind, k, st, out, noise_std, key, step):
     """Observation row ``out[k]`` for the task ``kind``, the same layout and arithmetic as
     the task module's ``observe``; with ``noise_std`` > 0, Gaussian noise on joint, TCP

@@ -1,0 +1,174 @@
+"""The numba backend's CUDA kernels (one GPU thread per env) and the device checks.
+
+The kernels run :func:`sims.kernels.step.step_env` and :func:`~sims.kernels.step.reset_env`,
+the per-env step and reset the CPU kernels run, over the same state layout and parameter
+vectors. :mod:`sims.backends.numba_cuda` holds the device state, the launches and the env,
+and re-exports every name here. Importing this module needs no GPU: kernels compile on
+first launch.
+"""
+
+from __future__ import annotations
+
+import math
+
+from numba import config as numba_config
+from numba import cuda, float64, types
+from numba.core.extending import overload
+
+from sims.kernels.layout import (
+    C_EPISODE,
+    C_STEPS,
+    I_CARTESIAN,
+    I_KIND,
+    KIND_REACH,
+    P_DT,
+    P_OBS_NOISE,
+    SCRATCH_SHAPE,
+)
+from sims.kernels.observe import write_obs
+from sims.kernels.step import noise_key, reset_env, step_env
+
+THREADS_PER_BLOCK = 128
+
+NO_GPU_MESSAGE = (
+    "no CUDA device: the numba CUDA kernels need an NVIDIA GPU with a CUDA driver; use "
+    "device='cpu', or set NUMBA_ENABLE_CUDASIM=1 (before numba is imported) to run them "
+    "in numba's CUDA simulator (slow; for tests)"
+)
+
+
+def _scalars(*args) -> bool:
+    return all(isinstance(a, (types.Number, types.Boolean)) for a in args)
+
+
+@overload(max, target="cuda")
+def _cuda_max2(a, b):
+    """Two-argument ``max`` for the CUDA target. numba >= 0.66 made ``max``/``min`` one
+    ``*args`` overload that the CUDA target fails to compile ("Signature mismatch: 2
+    argument types given, but function takes 1 arguments", numba issue #10753); this
+    fixed-arity overload is preferred on CUDA, with the CPU's result (``a`` unless
+    ``b > a``). The CPU kernels keep numba's own."""
+    if _scalars(a, b):
+        return lambda a, b: b if b > a else a
+    return None
+
+
+@overload(min, target="cuda")
+def _cuda_min2(a, b):
+    """Two-argument ``min`` for the CUDA target (see :func:`_cuda_max2`)."""
+    if _scalars(a, b):
+        return lambda a, b: b if b < a else a
+    return None
+
+
+def cuda_available() -> bool:
+    """True where a CUDA device (or numba's CUDA simulator) can run the kernels."""
+    try:
+        return bool(cuda.is_available())
+    except Exception:  # noqa: BLE001 - a broken driver install must not break imports
+        return False
+
+
+def simulated() -> bool:
+    """True under numba's CUDA simulator (device arrays are host arrays there)."""
+    return bool(numba_config.ENABLE_CUDASIM)
+
+
+def require_cuda(index: int = 0) -> None:
+    """RuntimeError (naming the simulator) unless CUDA device ``index`` can run kernels."""
+    if not cuda_available():
+        raise RuntimeError(NO_GPU_MESSAGE)
+    count = len(cuda.gpus)
+    if not 0 <= index < count:
+        raise RuntimeError(f"no CUDA device {index}: this machine has {count} (0..{count - 1})")
+
+
+# ======================================================================================
+# Kernels
+# ======================================================================================
+@cuda.jit
+def step_cuda(fp, ip, seed, actions, st, cnt, abuf, obs, fin_obs, res, flags):
+    """One step of env ``cuda.grid(1)``; arguments as
+    :func:`sims.kernels.step.step_kernel` (without ``n_chunks``)."""
+    k = cuda.grid(1)
+    if k >= st.shape[0]:
+        return
+    scratch = cuda.local.array(SCRATCH_SHAPE, float64)
+    step_env(
+        k,
+        ip[I_KIND],
+        ip[I_CARTESIAN] != 0,
+        1.0 / fp[P_DT],
+        fp,
+        ip,
+        seed,
+        actions,
+        st,
+        cnt,
+        abuf,
+        obs,
+        fin_obs,
+        res,
+        flags,
+        scratch,
+    )
+
+
+@cuda.jit
+def step_cuda_reach(fp, ip, seed, actions, st, cnt, abuf, obs, fin_obs, res, flags):
+    """:func:`step_cuda` compiled for reach in joint mode (kind and mode constants, as the
+    CPU kernel's fast path: no contact model, no IK)."""
+    k = cuda.grid(1)
+    if k >= st.shape[0]:
+        return
+    scratch = cuda.local.array(SCRATCH_SHAPE, float64)
+    step_env(
+        k,
+        KIND_REACH,
+        False,
+        1.0 / fp[P_DT],
+        fp,
+        ip,
+        seed,
+        actions,
+        st,
+        cnt,
+        abuf,
+        obs,
+        fin_obs,
+        res,
+        flags,
+        scratch,
+    )
+
+
+@cuda.jit
+def reset_cuda(fp, ip, seed, restart, st, cnt, abuf, obs):
+    """A new episode in every env, as :func:`sims.kernels.step.reset_kernel`: ``restart``
+    1 zeroes the episode counters (a new seed), 0 advances them (a reset without one)."""
+    k = cuda.grid(1)
+    if k >= st.shape[0]:
+        return
+    scratch = cuda.local.array(SCRATCH_SHAPE, float64)
+    if restart != 0:
+        cnt[k, C_EPISODE] = 0
+    else:
+        cnt[k, C_EPISODE] += 1
+    reset_env(k, fp, ip, seed, st, cnt, abuf, scratch)
+    noise = fp[P_OBS_NOISE]
+    key = noise_key(seed, k, cnt[k, C_EPISODE], noise)
+    write_obs(ip[I_KIND], k, st, obs, noise, key, cnt[k, C_STEPS])
+
+
+@cuda.jit
+def prepare_actions(src, dst, bad, check):
+    """Copy actions ``src`` [N, A] (any float dtype) into ``dst`` (float64); with ``check``
+    1, ``bad[0]`` becomes the smallest flat index of a non-finite entry (atomic min)."""
+    k = cuda.grid(1)
+    if k >= dst.shape[0]:
+        return
+    a = dst.shape[1]
+    for j in range(a):
+        dst[k, j] = src[k, j]
+        if check != 0 and not math.isfinite(dst[k, j]):
+            cuda.atomic.min(bad, 0, k * a + j)
