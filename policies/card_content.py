@@ -2,7 +2,8 @@
 text, the parameter JSON schema (named from the default scene), the action's meaning and
 scales (from the task's config and the robot model), the observation layout, timing, the
 robot's limits and the envelope the policy was trained for (:func:`task_envelope`, from
-the task module's sampling ranges), each read from its one source.
+the task module's sampling ranges and the training config's ``env.goal_distance``), each
+read from its one source.
 
 :func:`refresh_envelope` rewrites only the ``envelope`` block of an exported card (no
 retraining, the ONNX files and their sha256 untouched)::
@@ -97,7 +98,7 @@ TASK_TEXT: dict[str, dict[str, Any]] = {
         "preconditions": [
             "the arm is idle and not e-stopped",
             f"the cube rests upright on the table within {_cube_area()}",
-            f"the target is on the table {_span(*push.GOAL_DISTANCE_RANGE)} m from the cube",
+            "the target is on the table {distance} m from the cube",
             "nothing else lies on the path between the cube and the target",
         ],
         "effects": ["the cube rests on the table within 5 cm (xy) of the target"],
@@ -117,7 +118,7 @@ TASK_TEXT: dict[str, dict[str, Any]] = {
         "preconditions": [
             "the arm is idle and not e-stopped, the gripper is empty",
             f"the cube rests upright on the table within {_cube_area()}",
-            f"the target is {_span(*pick_place.GOAL_DISTANCE_RANGE)} m from the cube (xy), "
+            "the target is {distance} m from the cube (xy), "
             f"z between {pick_place.GOAL_Z_RANGE[0]:.2f} and {pick_place.GOAL_Z_RANGE[1]:.2f} m",
         ],
         "effects": [
@@ -170,10 +171,29 @@ def parameter_schema(task: str) -> dict:
     }
 
 
-def task_envelope(task: str) -> dict:
+def trained_goal_distance(task: str, goal_distance=None) -> tuple[float, float]:
+    """The cube-goal distance range (m) a push or pick_place policy was trained on: the
+    training config's ``env.goal_distance`` when it sets one, else the task's default
+    (``CONFIG.goal_distance_range``). ValueError for a malformed range."""
+    if not goal_distance:
+        return tuple(sims.get_task(task).CONFIG.goal_distance_range)
+    return push.check_distance_range(goal_distance)
+
+
+def preconditions(task: str, goal_distance=None) -> list[str]:
+    """The card's preconditions in words, the distance range the one trained on."""
+    text = TASK_TEXT[task]["preconditions"]
+    if task not in ("push", "pick_place"):
+        return list(text)
+    distance = _span(*trained_goal_distance(task, goal_distance))
+    return [line.replace("{distance}", distance) for line in text]
+
+
+def task_envelope(task: str, goal_distance=None) -> dict:
     """The ``envelope`` block for a task: the regions its training episodes sample (goal
     box for reach; cube area, goal area and cube-goal distance for push and pick_place,
-    whose air goals add the goal height range), read from the task module."""
+    whose air goals add the goal height range), read from the task module; the distance
+    from the training config's ``env.goal_distance`` when given (:func:`trained_goal_distance`)."""
     module = sims.get_task(task)
     if task == "reach":
         return Envelope(target_region=Region(module.GOAL_LOW, module.GOAL_HIGH)).to_dict()
@@ -185,7 +205,7 @@ def task_envelope(task: str) -> dict:
     return Envelope(
         target_region=Region(low, high),
         object_region=Region(tuple(module.OBJECT_XY_LOW), tuple(module.OBJECT_XY_HIGH)),
-        object_target_distance_xy=Range(*module.GOAL_DISTANCE_RANGE),
+        object_target_distance_xy=Range(*trained_goal_distance(task, goal_distance)),
     ).to_dict()
 
 
@@ -238,8 +258,10 @@ def build_card(
     files: dict[str, str] | None = None,
     version: int = 1,
     affordance: dict[str, Any] | None = None,
+    goal_distance=None,
 ) -> SkillCard:
-    """A complete skill card for a task's exported networks."""
+    """A complete skill card for a task's exported networks; ``goal_distance``: the
+    training config's ``env.goal_distance`` (the envelope's cube-goal distances)."""
     task_module = sims.get_task(task)
     cfg = task_module.CONFIG
     text = TASK_TEXT[task]
@@ -258,8 +280,8 @@ def build_card(
         "success_threshold_m": cfg.success_threshold,
         "limits": panda.limits_dict(),
         "permissions": list(text["permissions"]),
-        "preconditions": list(text["preconditions"]),
-        "envelope": task_envelope(task),
+        "preconditions": preconditions(task, goal_distance),
+        "envelope": task_envelope(task, goal_distance),
         "effects": list(text["effects"]),
         "effects_machine": list(text["effects_machine"]),
         **({"variants": list(task_module.VARIANTS)} if hasattr(task_module, "VARIANTS") else {}),
@@ -277,15 +299,19 @@ def build_card(
 def refresh_envelope(skill: str | Path) -> Path:
     """Rewrite only the ``envelope`` block of an exported card with :func:`task_envelope`
     of its task (placed after ``preconditions`` when the card has none yet); every other
-    key, the ONNX files and their sha256 stay as they are. Returns the card's path."""
+    key, the ONNX files and their sha256 stay as they are; the cube-goal distances are the
+    training config's (provenance ``training_noise.goal_distance``) when it recorded them.
+    Returns the card's path."""
     card = load_card(skill)
+    env = (card.data.get("provenance") or {}).get("training_noise") or {}
+    envelope = task_envelope(str(card.task), env.get("goal_distance"))
     data: dict[str, Any] = {}
     for key, value in card.data.items():
         if key != "envelope":
             data[key] = value
         if key == "preconditions":
-            data["envelope"] = task_envelope(str(card.task))
-    data.setdefault("envelope", task_envelope(str(card.task)))
+            data["envelope"] = envelope
+    data.setdefault("envelope", envelope)
     return write_card(SkillCard.from_dict(data, card.path), card.path.parent)
 
 

@@ -181,15 +181,24 @@ def export_run(
         provenance.pop("resumed")
     if meta.get("init_from"):
         provenance["init_from"] = _weights_source(meta["init_from"])
+    goal_distance = train_cfg.get("env", {}).get("goal_distance") or None
     if eval_episodes > 0:
         from policies.evaluation import evaluate
         from policies.runtime import SkillPolicy
 
         # A provisional card so the runtime can load and hash-check the new files.
-        write_card(build_card(name or task, task, sha, provenance, {}), out_dir)
+        write_card(
+            build_card(name or task, task, sha, provenance, {}, goal_distance=goal_distance),
+            out_dir,
+        )
         policy = SkillPolicy(out_dir)
         result = evaluate(
-            policy.act, task, backend=eval_backend, episodes=eval_episodes, seed=eval_seed
+            policy.act,
+            task,
+            backend=eval_backend,
+            episodes=eval_episodes,
+            seed=eval_seed,
+            **_envelope_config(task, goal_distance),
         )
         evaluation = {
             "backend": eval_backend,
@@ -215,9 +224,28 @@ def export_run(
             "policy": "training checkpoint (torch)",
         }
     affordance = _affordance_center(train_cfg, data)
-    card = build_card(name or task, task, sha, provenance, evaluation, affordance=affordance)
+    card = build_card(
+        name or task,
+        task,
+        sha,
+        provenance,
+        evaluation,
+        affordance=affordance,
+        goal_distance=goal_distance,
+    )
     write_card(card, out_dir)
     return card
+
+
+def _envelope_config(task: str, goal_distance) -> dict:
+    """``evaluate`` keyword arguments for episodes over the trained cube-goal distances
+    (none: the task's default episodes)."""
+    if not goal_distance:
+        return {}
+    import sims
+    from policies.ppo.envs import with_goal_distance
+
+    return {"config": with_goal_distance(sims.get_task(task).CONFIG, goal_distance)}
 
 
 def _affordance_center(train_cfg: dict, data: dict) -> dict | None:

@@ -38,8 +38,43 @@ def build_parser(prog: str = "miles eval") -> argparse.ArgumentParser:
         help="evaluate only this episode variant of the task, one the skill card lists "
         "(pick_place: pads, stack)",
     )
+    p.add_argument(
+        "--goal-distance",
+        nargs=2,
+        type=float,
+        metavar=("LO", "HI"),
+        default=None,
+        help="push/pick_place: cube-goal xy distances (m) of the episodes (default: the "
+        "card's envelope, object_target_distance_xy; without a card the task's default)",
+    )
     p.add_argument("--json", action="store_true", help="print one JSON object")
     return p
+
+
+def goal_distance_for(skill: str, task: str, flag) -> tuple[float, float] | None:
+    """The episodes' cube-goal distances: ``flag`` when given, else the card's envelope
+    ``object_target_distance_xy`` where it differs from the task's default; None: the
+    task's default episodes."""
+    import sims
+
+    if task not in ("push", "pick_place"):
+        if flag is not None:
+            raise ValueError(f"--goal-distance is a push/pick_place option, not {task}'s")
+        return None
+    if flag is not None:
+        from sims.tasks.push import check_distance_range
+
+        return check_distance_range(flag)
+    from policies.cards import card_path, load_card
+
+    if not card_path(skill).exists():
+        return None
+    envelope = load_card(skill).data.get("envelope") or {}
+    distance = envelope.get("object_target_distance_xy")
+    if not distance:
+        return None
+    lo_hi = (float(distance["min"]), float(distance["max"]))
+    return None if lo_hi == tuple(sims.get_task(task).CONFIG.goal_distance_range) else lo_hi
 
 
 def check_variant(skill: str, variant: str | None) -> str | None:
@@ -160,6 +195,18 @@ def _run(args, prog: str, env_options=None):
         if options is None:
             return None, None, None, {}
         kwargs, extra = options
+    try:
+        goal_distance = goal_distance_for(args.skill, task, args.goal_distance)
+    except ValueError as exc:
+        print(f"{prog}: {exc}", file=sys.stderr)
+        return None, None, None, {}
+    if goal_distance is not None:
+        import sims
+        from policies.ppo.envs import with_goal_distance
+
+        base_cfg = kwargs.get("config") or sims.get_task(task).CONFIG
+        kwargs["config"] = with_goal_distance(base_cfg, goal_distance)
+        extra = {**extra, "goal_distance": list(goal_distance)}
     if args.variant is not None:
         from policies.evaluation import variant_config
 

@@ -131,6 +131,10 @@ class EnvConfig:
     (:mod:`sims.robots.actuator`): ``panda`` (rate limits of config/safety.yaml at its
     controller rate, the drives' lag, ``action_latency_steps`` as its latency) or
     ``none`` (the backends' plain tracking)."""
+    goal_distance: tuple[float, ...] = ()
+    """push and pick_place: ``[lo, hi]`` (m), the cube-to-goal xy distance of the training
+    and evaluation episodes (the exported card's envelope declares it); empty: the task's
+    default (``GOAL_DISTANCE_RANGE``)."""
 
 
 @dataclass
@@ -168,9 +172,16 @@ class TrainConfig:
             network=NetworkConfig(**net),
             ppo=PPOConfig(**data.pop("ppo", {})),
             runner=RunnerConfig(**data.pop("runner", {})),
-            env=EnvConfig(**data.pop("env", {})),
+            env=_env_config(data.pop("env", {})),
             **data,
         )
+
+
+def _env_config(data: dict[str, Any]) -> EnvConfig:
+    data = dict(data)
+    if "goal_distance" in data:
+        data["goal_distance"] = tuple(data["goal_distance"] or ())
+    return EnvConfig(**data)
 
 
 def _plain(value: Any) -> Any:

@@ -40,14 +40,31 @@ config included) that put a motor filter into each of ``num_envs`` PyBullet envs
 
 
 def evaluation_task_config(cfg: TrainConfig):
-    """The task's TaskConfig with the run's episode length (no training noise)."""
-    task_cfg = sims.get_task(cfg.task).CONFIG
+    """The task's TaskConfig with the run's episode length and goal distances
+    (``env.goal_distance``), no training noise."""
+    task_cfg = with_goal_distance(sims.get_task(cfg.task).CONFIG, cfg.env.goal_distance)
     if cfg.env.episode_scale != 1.0:
         if not cfg.env.episode_scale > 0:
             raise ValueError(f"env.episode_scale must be > 0, got {cfg.env.episode_scale}")
         steps = max(1, round(task_cfg.episode_steps * cfg.env.episode_scale))
         task_cfg = dataclasses.replace(task_cfg, episode_steps=steps)
     return task_cfg
+
+
+def with_goal_distance(task_cfg, goal_distance):
+    """``task_cfg`` with ``goal_distance_range`` = ``goal_distance`` ([lo, hi] m; empty:
+    unchanged). ValueError for a malformed range or a task without one (reach)."""
+    if not goal_distance:
+        return task_cfg
+    from sims.tasks.push import check_distance_range
+
+    if task_cfg.name not in ("push", "pick_place"):
+        raise ValueError(f"env.goal_distance is a push/pick_place option, not {task_cfg.name!r}'s")
+    try:
+        lo_hi = check_distance_range(goal_distance)
+    except ValueError as exc:
+        raise ValueError(f"env.goal_distance: {exc}") from None
+    return dataclasses.replace(task_cfg, goal_distance_range=lo_hi)
 
 
 def training_task_config(cfg: TrainConfig):

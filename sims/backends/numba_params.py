@@ -118,7 +118,7 @@ def kernel_params(
     fp[[layout.P_OBJ_X_HI, layout.P_OBJ_Y_HI]] = task_module.OBJECT_XY_HIGH
     fp[[layout.P_GOAL_X_LO, layout.P_GOAL_Y_LO]] = task_module.GOAL_XY_LOW
     fp[[layout.P_GOAL_X_HI, layout.P_GOAL_Y_HI]] = task_module.GOAL_XY_HIGH
-    fp[layout.P_GOAL_D_LO], fp[layout.P_GOAL_D_HI] = task_module.GOAL_DISTANCE_RANGE
+    fp[layout.P_GOAL_D_LO], fp[layout.P_GOAL_D_HI] = cfg.goal_distance_range
     fp[layout.P_GOAL_Z_LO], fp[layout.P_GOAL_Z_HI] = getattr(
         task_module, "GOAL_Z_RANGE", (task_module.CUBE_REST_Z, task_module.CUBE_REST_Z)
     )

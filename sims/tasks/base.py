@@ -68,6 +68,10 @@ class TaskConfig:
     cube to stack the carried cube on (:mod:`sims.tasks.pick_place`, variant ``stack``); the
     rest are the default ``pads`` episodes. Stacking needs cube-on-cube contact: PyBullet
     only (other backends raise)."""
+    goal_distance_range: tuple[float, float] = (0.0, 0.0)
+    """push and pick_place: range (m) of the xy distance from the cube's start to the goal,
+    uniform (their ``CONFIG`` sets the module's ``GOAL_DISTANCE_RANGE``; a training config
+    widens it with ``env.goal_distance``); unused by reach."""
     randomization: DomainRandomization = field(default_factory=DomainRandomization)
 
     @property

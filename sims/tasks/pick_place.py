@@ -52,6 +52,7 @@ CONFIG = TaskConfig(
     has_object=True,
     has_gripper=True,
     tracking_gain=0.85,  # PyBullet covers ~83% of a DLS Cartesian step (measured)
+    goal_distance_range=push.GOAL_DISTANCE_RANGE,
 )
 
 LAYOUT = ObservationLayout(
@@ -104,11 +105,15 @@ sample_object_pose = push.sample_object_pose
 
 
 def sample_goal(
-    rng: np.random.Generator, n: int, object_pos: np.ndarray | None = None
+    rng: np.random.Generator,
+    n: int,
+    object_pos: np.ndarray | None = None,
+    distance_range: tuple[float, float] = push.GOAL_DISTANCE_RANGE,
 ) -> np.ndarray:
-    """Goals [n, 3]: xy as in push (near ``object_pos`` [n, 3] when given), z in the air
-    with probability ``AIR_GOAL_PROBABILITY``, else the cube's rest height."""
-    goal = push.sample_goal(rng, n, object_pos)
+    """Goals [n, 3]: xy as in push (``distance_range`` from ``object_pos`` [n, 3] when
+    given), z in the air with probability ``AIR_GOAL_PROBABILITY``, else the cube's rest
+    height."""
+    goal = push.sample_goal(rng, n, object_pos, distance_range)
     air = rng.uniform(size=n) < AIR_GOAL_PROBABILITY
     z = rng.uniform(*GOAL_Z_RANGE, size=n)
     goal[:, 2] = np.where(air, z, CUBE_REST_Z)
@@ -121,7 +126,7 @@ def sample_reset(
     """Joint positions [n, 7], cube position [n, 3], cube yaw [n], goal [n, 3]."""
     q = reset_distribution(rng, n, cfg)
     pos, yaw = sample_object_pose(rng, n)
-    return q, pos, yaw, sample_goal(rng, n, pos)
+    return q, pos, yaw, sample_goal(rng, n, pos, cfg.goal_distance_range)
 
 
 def check_variant(variant: str) -> str:

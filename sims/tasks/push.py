@@ -9,8 +9,9 @@ joint targets by one damped-least-squares IK step, clipped to the datasheet limi
 fingers stay closed (finger width 0).
 
 Reset: home pose plus joint noise (:func:`reset_distribution`), cube resting on the table
-(:func:`sample_object_pose`), goal on the table 0.10-0.25 m from the cube
-(:func:`sample_goal`); :func:`sample_reset` draws all three in that order.
+(:func:`sample_object_pose`), goal on the table ``CONFIG.goal_distance_range`` (default
+0.10-0.25 m) from the cube (:func:`sample_goal`); :func:`sample_reset` draws all three
+in that order.
 
 Reward: dense = -(object-goal xy distance) - ``REACH_WEIGHT`` * (TCP-object distance)
 (the second term guides the fingers to the cube); sparse = -1 until success, then 0.
@@ -24,6 +25,10 @@ import numpy as np
 from sims.robots import panda
 from sims.tasks.base import ObservationLayout, SimState, TaskConfig, goal_distance
 
+GOAL_DISTANCE_RANGE = (0.10, 0.25)
+"""Default distance (m) from the cube's start to the goal, uniform (``CONFIG``'s
+``goal_distance_range``; a training config may widen it: ``env.goal_distance``)."""
+
 CONFIG = TaskConfig(
     name="push",
     action_mode="cartesian",
@@ -31,6 +36,7 @@ CONFIG = TaskConfig(
     has_object=True,
     has_gripper=False,
     tracking_gain=0.85,  # PyBullet covers ~83% of a DLS Cartesian step (measured)
+    goal_distance_range=GOAL_DISTANCE_RANGE,
 )
 
 LAYOUT = ObservationLayout(
@@ -59,8 +65,6 @@ OBJECT_XY_HIGH = np.array([0.60, 0.20])
 GOAL_XY_LOW = np.array([0.30, -0.25])
 """Area (m) where goals may lie: the cube area extended by 0.05 m on every side."""
 GOAL_XY_HIGH = np.array([0.65, 0.25])
-GOAL_DISTANCE_RANGE = (0.10, 0.25)
-"""Distance (m) from the cube's start to the goal, uniform."""
 GOAL_SAMPLE_TRIES = 64
 """Rejection-sampling rounds for a goal inside the goal area; then it is clipped into it."""
 REACH_WEIGHT = 0.5
@@ -84,8 +88,25 @@ def sample_object_pose(rng: np.random.Generator, n: int) -> tuple[np.ndarray, np
     return pos, yaw
 
 
-def sample_goal_xy(rng: np.random.Generator, object_xy: np.ndarray) -> np.ndarray:
-    """Goal xy [n, 2]: ``GOAL_DISTANCE_RANGE`` from ``object_xy`` [n, 2] in a uniform
+def check_distance_range(distance_range) -> tuple[float, float]:
+    """``(lo, hi)`` as floats when ``0 <= lo <= hi`` (m), else ValueError."""
+    try:
+        lo, hi = (float(v) for v in distance_range)
+    except (TypeError, ValueError):
+        raise ValueError(
+            f"goal distance range must be [lo, hi] in m, got {distance_range!r}"
+        ) from None
+    if not 0.0 <= lo <= hi:
+        raise ValueError(f"goal distance range needs 0 <= lo <= hi (m), got [{lo}, {hi}]")
+    return lo, hi
+
+
+def sample_goal_xy(
+    rng: np.random.Generator,
+    object_xy: np.ndarray,
+    distance_range: tuple[float, float] = GOAL_DISTANCE_RANGE,
+) -> np.ndarray:
+    """Goal xy [n, 2]: ``distance_range`` (m) from ``object_xy`` [n, 2] in a uniform
     direction, inside the goal area (rejection sampling)."""
     n = object_xy.shape[0]
     goal = np.empty((n, 2))
@@ -93,7 +114,7 @@ def sample_goal_xy(rng: np.random.Generator, object_xy: np.ndarray) -> np.ndarra
     for _ in range(GOAL_SAMPLE_TRIES):
         if todo.size == 0:
             break
-        dist = rng.uniform(*GOAL_DISTANCE_RANGE, size=todo.size)
+        dist = rng.uniform(*distance_range, size=todo.size)
         angle = rng.uniform(-np.pi, np.pi, size=todo.size)
         cand = object_xy[todo] + dist[:, None] * np.stack([np.cos(angle), np.sin(angle)], 1)
         inside = np.all((cand >= GOAL_XY_LOW) & (cand <= GOAL_XY_HIGH), axis=1)
@@ -104,15 +125,18 @@ def sample_goal_xy(rng: np.random.Generator, object_xy: np.ndarray) -> np.ndarra
 
 
 def sample_goal(
-    rng: np.random.Generator, n: int, object_pos: np.ndarray | None = None
+    rng: np.random.Generator,
+    n: int,
+    object_pos: np.ndarray | None = None,
+    distance_range: tuple[float, float] = GOAL_DISTANCE_RANGE,
 ) -> np.ndarray:
-    """Goals [n, 3] on the table (z = cube rest height) near ``object_pos`` [n, 3]; without
-    ``object_pos``, uniform over the goal area."""
+    """Goals [n, 3] on the table (z = cube rest height) ``distance_range`` (m) from
+    ``object_pos`` [n, 3]; without ``object_pos``, uniform over the goal area."""
     goal = np.empty((n, 3))
     if object_pos is None:
         goal[:, :2] = rng.uniform(GOAL_XY_LOW, GOAL_XY_HIGH, size=(n, 2))
     else:
-        goal[:, :2] = sample_goal_xy(rng, np.asarray(object_pos)[:, :2])
+        goal[:, :2] = sample_goal_xy(rng, np.asarray(object_pos)[:, :2], distance_range)
     goal[:, 2] = CUBE_REST_Z
     return goal
 
@@ -121,10 +145,10 @@ def sample_reset(
     rng: np.random.Generator, n: int, cfg: TaskConfig = CONFIG
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Everything an episode starts from: joint positions [n, 7], cube position [n, 3],
-    cube yaw [n], goal [n, 3]."""
+    cube yaw [n], goal [n, 3] (``cfg.goal_distance_range`` from the cube)."""
     q = reset_distribution(rng, n, cfg)
     pos, yaw = sample_object_pose(rng, n)
-    return q, pos, yaw, sample_goal(rng, n, pos)
+    return q, pos, yaw, sample_goal(rng, n, pos, cfg.goal_distance_range)
 
 
 def yaw_sincos(yaw: np.ndarray) -> np.ndarray:
