@@ -11,7 +11,8 @@ Reset row layout (float64, ``RESET_DIM``): joint positions (7), finger position 
 finger (1), cube centre (3), cube yaw (1), goal (3), cube mass (1), table friction (1),
 target cube centre (3: pick_place stacking episodes; ``z < 0``: parked below the table,
 static).
-The ``STATE_*`` and ``RESET_*`` offsets below name these columns.
+The ``STATE_*`` and ``RESET_*`` offsets below name these columns. Just over 400 lines:
+one world's bodies, resets and stepping, kept whole for the worker that imports it.
 """
 
 from __future__ import annotations
