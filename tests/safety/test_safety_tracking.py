@@ -244,6 +244,11 @@ def test_home_brings_the_arm_back_from_outside_the_workspace_or_the_band(directi
     back = np.array(path[::-1])
     until_clear = back[: int(np.argmax(back > 2 * RECOVERY_RADIUS)) + 1]
     assume(np.all(np.diff(until_clear) > 0.0))
+    # ... also within the last sampled interval, at the supervisor's step scale: where two
+    # faces of a zone are about equally near, the way back can first go deeper (e.g. -9.84
+    # -> -10.12 mm), and the recovery rule rightly keeps such an arm where it is
+    first = [_point_clearance(probe, q0 - e * direction) for e in np.linspace(0.0, 0.005, 11)]
+    assume(np.all(np.diff(first) > 0.0))
     # The TCP point's recovery (the start may put a link sphere deep in a zone, where
     # the way home first goes deeper: the link rule keeps such an arm where it is).
     run, points = _recovers(q0, HOME, 6.0, TCP_ONLY)
