@@ -1,0 +1,30 @@
+"""Scripted experts: memoryless state-feedback controllers, one per object task, that an
+imitation stage of ``miles train`` (DAgger) uses as the teacher of a neural skill.
+
+Each task module (``policies.experts.push``, ``policies.experts.pick_place``) has
+``act(obs, cfg) -> actions``: batched observations ``[N, obs_dim]`` in the task's layout
+(``sims.tasks.<task>.LAYOUT``) and its ``TaskConfig`` in, actions ``[N, action_dim]`` in
+[-1, 1] out. An expert reads nothing but the observation (no hidden phase, no simulator
+state), so it can label any state a student policy visits.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+
+import numpy as np
+
+EXPERT_TASKS = ("push", "pick_place")
+"""Tasks with a scripted expert."""
+
+Expert = Callable[[np.ndarray, object], np.ndarray]
+
+
+def get_expert(task: str) -> Expert:
+    """The expert's ``act`` for ``task``; ValueError naming the tasks that have one."""
+    if task not in EXPERT_TASKS:
+        raise ValueError(
+            f"no scripted expert for task {task!r}; experts exist for {', '.join(EXPERT_TASKS)}"
+        )
+    return importlib.import_module(f"policies.experts.{task}").act
