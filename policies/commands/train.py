@@ -107,7 +107,11 @@ def main(
                 return 2
             init_data["init_ckpt"] = str(init_ckpt)
         if args.config:
-            cfg = TrainConfig.from_dict(yaml.safe_load(Path(args.config).read_text()))
+            try:
+                cfg = TrainConfig.from_dict(yaml.safe_load(Path(args.config).read_text()))
+            except (TypeError, ValueError) as exc:
+                print(f"{prog}: {args.config}: {exc}", file=sys.stderr)
+                return 2
             cfg.task = args.task
         elif init_data is not None:
             cfg = TrainConfig.from_dict(init_data["config"])
@@ -185,10 +189,10 @@ def main(
 
 def _train(args, prog, cfg, run_dir, meta, checkpoint, init_data, motor_filters, ctx) -> int:
     """Build the runner, train, report (distributed: rank 0 reports)."""
-    from policies.ppo.runner import OnPolicyRunner
+    from policies.ppo.imitation import runner_class
 
     try:
-        runner = OnPolicyRunner(
+        runner = runner_class(cfg)(
             cfg,
             run_dir,
             meta=meta,

@@ -1,4 +1,4 @@
-"""Scripted experts: memoryless state-feedback controllers, one per object task, that an
+"""Scripted experts: memoryless state-feedback controllers, one per task, that an
 imitation stage of ``miles train`` (DAgger) uses as the teacher of a neural skill.
 
 Each task module (``policies.experts.push``, ``policies.experts.pick_place``) has
@@ -15,7 +15,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-EXPERT_TASKS = ("push", "pick_place")
+EXPERT_TASKS = ("reach", "push", "pick_place")
 """Tasks with a scripted expert."""
 
 Expert = Callable[[np.ndarray, object], np.ndarray]

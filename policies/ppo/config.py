@@ -138,6 +138,35 @@ class EnvConfig:
 
 
 @dataclass
+class ImitationConfig:
+    """An imitation stage (DAgger, :mod:`policies.ppo.imitation`): the student policy is
+    rolled out, a scripted expert (:mod:`policies.experts`) labels every state it visits,
+    and the actor regresses onto the labels of everything collected so far."""
+
+    expert: str = ""
+    """``scripted``: the task's scripted expert teaches (the run is an imitation run);
+    '' (default): no imitation, PPO."""
+    beta_start: float = 1.0
+    """Probability that the expert's action, not the student's, is executed at a step, at
+    the start of the run (decays linearly to ``beta_end`` over ``beta_steps``)."""
+    beta_end: float = 0.0
+    """The same probability after ``beta_steps`` env steps."""
+    beta_steps: int = 2_000_000
+    """Env steps over which the mixing probability decays."""
+    exploration_std: float = 0.1
+    """Standard deviation of the Gaussian noise on the student's executed actions; also the
+    policy's std when the run ends (where a PPO stage that follows starts exploring)."""
+    buffer_size: int = 1_000_000
+    """Labelled states kept (the oldest are dropped first)."""
+    gradient_steps: int = 40
+    """Gradient steps per update (each one minibatch from the whole buffer)."""
+    minibatch_size: int = 4096
+    """States per gradient step."""
+    learning_rate: float = 1e-3
+    """Adam step size of the actor (and of the critic's regression onto the returns)."""
+
+
+@dataclass
 class TrainConfig:
     """Everything a run needs; saved as ``config.yaml`` in the run directory."""
 
@@ -155,6 +184,8 @@ class TrainConfig:
     """Rollout, logging and evaluation settings."""
     env: EnvConfig = field(default_factory=EnvConfig)
     """Training-backend options."""
+    imitation: ImitationConfig = field(default_factory=ImitationConfig)
+    """Imitation of a scripted expert instead of PPO (``imitation.expert``; off by default)."""
 
     def to_dict(self) -> dict[str, Any]:
         """Plain data (tuples as lists) for YAML."""
@@ -173,6 +204,7 @@ class TrainConfig:
             ppo=PPOConfig(**data.pop("ppo", {})),
             runner=RunnerConfig(**data.pop("runner", {})),
             env=_env_config(data.pop("env", {})),
+            imitation=_imitation_config(data.pop("imitation", {})),
             **data,
         )
 
@@ -182,6 +214,23 @@ def _env_config(data: dict[str, Any]) -> EnvConfig:
     if "goal_distance" in data:
         data["goal_distance"] = tuple(data["goal_distance"] or ())
     return EnvConfig(**data)
+
+
+IMITATION_EXPERTS = ("", "scripted")
+"""The values ``imitation.expert`` may take."""
+
+
+def _imitation_config(data: dict[str, Any]) -> ImitationConfig:
+    cfg = ImitationConfig(**data)
+    if cfg.expert not in IMITATION_EXPERTS:
+        raise ValueError(f"imitation.expert must be 'scripted' or '', got {cfg.expert!r}")
+    if not (0.0 <= cfg.beta_end <= 1.0 and 0.0 <= cfg.beta_start <= 1.0):
+        raise ValueError("imitation.beta_start and beta_end must lie in [0, 1]")
+    if cfg.buffer_size < 1 or cfg.gradient_steps < 1 or cfg.minibatch_size < 1:
+        raise ValueError("imitation.buffer_size, gradient_steps, minibatch_size must be >= 1")
+    if not cfg.exploration_std > 0:
+        raise ValueError("imitation.exploration_std must be > 0")
+    return cfg
 
 
 def _plain(value: Any) -> Any:

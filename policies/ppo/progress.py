@@ -241,8 +241,11 @@ class TrainingLog:
         postfix = {
             "succ": f"{episodes.success_rate or 0.0:.3f}",
             "ret": f"{episodes.mean_return or 0.0:.2f}",
-            "kl": f"{stats['approx_kl']:.4f}",
         }
+        if "approx_kl" in stats:  # PPO (an imitation run reports its loss instead)
+            postfix["kl"] = f"{stats['approx_kl']:.4f}"
+        else:
+            postfix["loss"] = f"{stats.get('imitation_loss', 0.0):.4f}"
         if last_eval is not None:
             postfix["eval"] = f"{last_eval:.3f}"
         bar.set_postfix(postfix, refresh=False)

@@ -208,6 +208,14 @@ def parse_staged_config(
                 f"{at}: env.motor_filter {cfg.env.motor_filter!r} has no factory here "
                 "(train through `miles train`)"
             )
+        if cfg.imitation.expert:
+            from policies.experts import EXPERT_TASKS
+
+            if cfg.task not in EXPERT_TASKS:
+                raise StageConfigError(
+                    f"{at}: imitation.expert: no scripted expert for {cfg.task}; experts "
+                    f"exist for {', '.join(EXPERT_TASKS)}"
+                )
         if stage.select.rule != "last" and cfg.runner.eval_backend not in sims.BACKENDS:
             raise StageConfigError(f"{at}: unknown runner.eval_backend")
     return staged

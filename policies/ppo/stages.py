@@ -124,7 +124,8 @@ def _run_stage(
     its checkpoint; returns its summary entry."""
     import torch
 
-    from policies.ppo.runner import OnPolicyRunner, latest_checkpoint
+    from policies.ppo.imitation import runner_class
+    from policies.ppo.runner import latest_checkpoint
 
     stage = staged.stages[index]
     cfg = staged.stage_config(index)
@@ -143,7 +144,7 @@ def _run_stage(
             "env_steps": int(data["env_steps"]),
             "backend": data["config"]["backend"],
         }
-    runner = OnPolicyRunner(cfg, stage_dir, meta=meta, motor_filters=motor_filters)
+    runner = runner_class(cfg)(cfg, stage_dir, meta=meta, motor_filters=motor_filters)
     try:
         if latest is not None:
             logger.info("stage %d (%s): resuming from %s", index + 1, stage.name, latest)

@@ -1,0 +1,167 @@
+"""Imitation of a scripted expert (DAgger, Ross et al. 2011) as a training stage.
+
+A run whose config sets ``imitation.expert: scripted`` trains with :class:`DAggerRunner`
+instead of PPO: the same envs, evaluations, checkpoints, logs and stage machinery as
+:class:`~policies.ppo.runner.OnPolicyRunner`, another rollout and update.
+
+- Rollout: at every step the task's expert (:func:`policies.experts.get_expert`) labels
+  the observation the policy sees; with probability beta (``beta_start`` decaying linearly
+  to ``beta_end`` over ``beta_steps`` env steps) the env executes the expert's action,
+  otherwise the student's deterministic action plus Gaussian noise
+  (``exploration_std``). So the student meets the states its own mistakes lead to, and
+  learns what the expert would do there.
+- Update: every labelled state goes into an aggregate buffer (``buffer_size``, oldest
+  dropped first); ``gradient_steps`` minibatches from it regress the actor's mean onto the
+  labels (mean squared error). The critic regresses onto the rollout's GAE returns
+  (``ppo.gamma``, ``ppo.gae_lambda``), so a PPO stage that follows starts with a critic
+  that knows the task. The observation normalizer is updated as in PPO.
+- The policy's std is ``exploration_std`` throughout (a PPO stage that follows explores
+  from there).
+
+One process only (a distributed run is refused); the buffer is not checkpointed (a
+resumed stage refills it from its own rollouts).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import torch
+
+from policies.ppo.config import TrainConfig
+from policies.ppo.runner import OnPolicyRunner
+
+
+def runner_class(cfg: TrainConfig) -> type[OnPolicyRunner]:
+    """The runner a config trains with: :class:`DAggerRunner` for an imitation config,
+    else :class:`~policies.ppo.runner.OnPolicyRunner` (PPO)."""
+    return DAggerRunner if cfg.imitation.expert else OnPolicyRunner
+
+
+class DAggerRunner(OnPolicyRunner):
+    """Trains ``cfg.task``'s policy by DAgger from its scripted expert (module docstring);
+    the constructor takes :class:`~policies.ppo.runner.OnPolicyRunner`'s arguments."""
+
+    def __init__(self, cfg: TrainConfig, run_dir, **kwargs):
+        from policies.experts import get_expert
+
+        dist = kwargs.get("dist")
+        if dist is not None and dist.world_size > 1:
+            raise ValueError("an imitation run trains in one process (no torchrun)")
+        self.expert = get_expert(cfg.task)  # unknown task: ValueError before any env
+        super().__init__(cfg, run_dir, **kwargs)
+        ic, rc = cfg.imitation, cfg.runner
+        self.task_config = self.env.cfg
+        """The task config the expert reads (its Cartesian step, control period)."""
+        self.labels = torch.zeros(rc.rollout_steps, self.env.num_envs, self.action_dim)
+        size = ic.buffer_size
+        self.buffer_obs = torch.zeros(size, self.obs_dim)
+        self.buffer_labels = torch.zeros(size, self.action_dim)
+        self.buffer_len = 0
+        self.buffer_next = 0
+        params = list(self.model.actor.parameters()) + list(self.model.critic.parameters())
+        self.optimizer = torch.optim.Adam(params, lr=ic.learning_rate)
+        self.generator = torch.Generator().manual_seed(int(cfg.seed))
+
+    def beta(self) -> float:
+        """The probability of executing the expert's action at the current env step."""
+        ic = self.cfg.imitation
+        frac = min(1.0, self.env_steps / max(1, ic.beta_steps))
+        return ic.beta_start + (ic.beta_end - ic.beta_start) * frac
+
+    def learn(self):
+        with torch.no_grad():
+            self.model.log_std.fill_(math.log(self.cfg.imitation.exploration_std))
+        return super().learn()
+
+    def label(self, obs: torch.Tensor) -> torch.Tensor:
+        """The expert's actions for observations ``obs`` (on the model's device)."""
+        actions = self.expert(obs.detach().cpu().numpy(), self.task_config)
+        actions = np.clip(np.asarray(actions, dtype=np.float32), -1.0, 1.0)
+        return torch.as_tensor(actions, device=self.device)
+
+    def _rollout(self, obs: torch.Tensor):
+        """``rollout_steps`` steps of the mixed policy; labels into :attr:`labels`."""
+        import time
+
+        model, envs, storage = self.model, self.envs, self.storage
+        steps, gamma = self.cfg.runner.rollout_steps, self.cfg.ppo.gamma
+        beta, std = self.beta(), self.cfg.imitation.exploration_std
+        n = self.env.num_envs
+        env_s = policy_s = 0.0
+        model.eval()
+        with torch.no_grad():
+            for t in range(steps):
+                t0 = time.perf_counter()
+                label = self.label(obs)
+                student = model.act_deterministic(obs)
+                noise = torch.randn(student.shape, generator=self.generator) * std
+                student = student + noise.to(self.device)
+                use_expert = torch.rand(n, generator=self.generator).to(self.device) < beta
+                actions = torch.where(use_expert[:, None], label, student)
+                values = model.value(obs)
+                t1 = time.perf_counter()
+                next_obs, reward, terminated, truncated, info = envs.env.step(envs.to_env(actions))
+                t2 = time.perf_counter()
+                reward, done = envs.outcome(
+                    reward, terminated, truncated, info, self.episodes, model.value, gamma
+                )
+                storage.add(obs, actions, torch.zeros(n, device=self.device), values, reward, done)
+                self.labels[t] = label.cpu()
+                obs = envs.to_torch(next_obs)
+                policy_s += (t1 - t0) + (time.perf_counter() - t2)
+                env_s += t2 - t1
+            last_values = model.value(obs)
+        return obs, last_values, env_s, policy_s
+
+    def _aggregate(self, obs: torch.Tensor, labels: torch.Tensor) -> None:
+        """Append labelled states to the ring buffer."""
+        size = self.buffer_obs.shape[0]
+        obs, labels = obs[-size:], labels[-size:]
+        k = obs.shape[0]
+        idx = (self.buffer_next + torch.arange(k)) % size
+        self.buffer_obs[idx] = obs
+        self.buffer_labels[idx] = labels
+        self.buffer_next = int((self.buffer_next + k) % size)
+        self.buffer_len = min(size, self.buffer_len + k)
+
+    def _update(self, last_values: torch.Tensor) -> dict[str, float]:
+        """Aggregate the rollout, regress the actor onto the labels and the critic onto the
+        returns; returns the update's statistics."""
+        ic, ppo_cfg = self.cfg.imitation, self.cfg.ppo
+        storage = self.storage
+        storage.compute_returns(last_values, ppo_cfg.gamma, ppo_cfg.gae_lambda)
+        obs = storage.obs.reshape(-1, self.obs_dim).cpu()
+        returns = storage.returns.reshape(-1).cpu()
+        self._aggregate(obs, self.labels.reshape(-1, self.action_dim))
+        if self.model.normalizer is not None:
+            self.model.normalizer.update(storage.obs)
+        self.model.train()
+        batch = min(ic.minibatch_size, self.buffer_len)
+        actor_total = value_total = 0.0
+        for _ in range(ic.gradient_steps):
+            i = torch.randint(0, self.buffer_len, (batch,), generator=self.generator)
+            j = torch.randint(0, obs.shape[0], (batch,), generator=self.generator)
+            x = self.model.normalize(self.buffer_obs[i].to(self.device))
+            actor_loss = torch.mean((self.model.actor(x) - self.buffer_labels[i].to(x)) ** 2)
+            v = self.model.value(obs[j].to(self.device))
+            value_loss = torch.mean((v - returns[j].to(v)) ** 2)
+            loss = actor_loss + ppo_cfg.value_loss_coef * value_loss
+            self.optimizer.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(
+                [p for g in self.optimizer.param_groups for p in g["params"]],
+                ppo_cfg.max_grad_norm,
+            )
+            self.optimizer.step()
+            actor_total += float(actor_loss.detach())
+            value_total += float(value_loss.detach())
+        storage.clear()
+        k = ic.gradient_steps
+        return {
+            "imitation_loss": actor_total / k,
+            "value_loss": value_total / k,
+            "beta": self.beta(),
+            "buffer_states": float(self.buffer_len),
+        }

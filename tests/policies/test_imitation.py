@@ -1,0 +1,157 @@
+"""Imitation stages (policies.ppo.imitation, DAgger from policies.experts): the mixing of
+expert and student actions, a student that learns reach on the arm's command-path model,
+an imitation stage chained into a PPO stage, and bad imitation configs refused."""
+
+import json
+
+import numpy as np
+import pytest
+import torch
+import yaml
+
+from policies.commands import train as train_cmd
+from policies.experts import get_expert
+from policies.ppo.config import TrainConfig, default_train_config
+from policies.ppo.imitation import DAggerRunner, runner_class
+from policies.ppo.runner import OnPolicyRunner
+from policies.ppo.stages import StageConfigError, parse_staged_config
+
+
+def _reach_config(total_steps=4096, **imitation):
+    data = default_train_config("reach").to_dict()
+    data["runner"].update(
+        num_envs=32,
+        rollout_steps=16,
+        total_steps=total_steps,
+        checkpoint_every=1000,
+        eval_every=0,
+        final_eval_episodes=0,
+        eval_on_train_success=False,
+        eval_backend="numba",
+        eval_num_envs=50,
+        progress=False,
+        tensorboard=False,
+    )
+    data["imitation"] = {"expert": "scripted", "gradient_steps": 10, "minibatch_size": 512}
+    data["imitation"].update(imitation)
+    return TrainConfig.from_dict(data)
+
+
+def test_runner_class_follows_the_config():
+    assert runner_class(_reach_config()) is DAggerRunner
+    assert runner_class(default_train_config("reach")) is OnPolicyRunner
+
+
+def test_beta_one_executes_the_expert_and_beta_zero_the_noisy_student(tmp_path):
+    cfg = _reach_config(beta_start=1.0, beta_end=1.0, exploration_std=0.05)
+    runner = DAggerRunner(cfg, tmp_path / "a")
+    try:
+        obs = runner._reset_envs()
+        runner._rollout(obs)
+        executed = runner.storage.actions
+        np.testing.assert_allclose(executed.numpy(), runner.labels.numpy(), atol=1e-6)
+    finally:
+        runner.close()
+    cfg = _reach_config(beta_start=0.0, beta_end=0.0, exploration_std=0.05)
+    runner = DAggerRunner(cfg, tmp_path / "b")
+    try:
+        obs = runner._reset_envs()
+        with torch.no_grad():
+            first = runner.model.act_deterministic(obs)
+        runner._rollout(obs)
+        noise = runner.storage.actions[0] - first
+        assert 0.03 < float(noise.std()) < 0.07  # the student's action plus its noise
+        assert not torch.allclose(runner.storage.actions, runner.labels)
+    finally:
+        runner.close()
+
+
+def test_beta_decays_linearly_over_beta_steps(tmp_path):
+    runner = DAggerRunner(_reach_config(beta_steps=1000, beta_end=0.2), tmp_path)
+    try:
+        assert runner.beta() == 1.0
+        runner.record.env_steps = 500
+        assert runner.beta() == pytest.approx(0.6)
+        runner.record.env_steps = 5000
+        assert runner.beta() == pytest.approx(0.2)
+    finally:
+        runner.close()
+
+
+def test_a_student_learns_reach_on_the_command_path_model(tmp_path):
+    """DAgger from the IK expert: the deterministic student succeeds like the expert on
+    seeded episodes it never trained on (the rate-limited arm, 0..2 periods of latency)."""
+    from policies.evaluation import run_episodes
+    from policies.ppo.checkpoints import torch_policy_fn
+    from policies.ppo.envs import evaluation_task_config, make_env
+
+    cfg = _reach_config(total_steps=40_000, beta_steps=20_000)
+    assert cfg.env.actuator == "panda" and cfg.env.action_latency_steps == 2
+    runner = DAggerRunner(cfg, tmp_path)
+    try:
+        summary = runner.learn()
+        env = make_env(cfg, "numba", 50, evaluation_task_config(cfg))
+        student = run_episodes(env, torch_policy_fn(runner.model), 200, seed=4242)
+        expert = get_expert("reach")
+        teacher = run_episodes(env, lambda o: expert(o, env.cfg), 200, seed=4242)
+    finally:
+        runner.close()
+    assert summary["env_steps"] >= 40_000
+    assert teacher.success >= 0.95
+    assert student.success >= 0.9  # measured 1.0 at 40k steps
+    assert float(runner.model.log_std.detach().exp().mean()) == pytest.approx(0.1)
+
+
+def test_an_imitation_stage_chains_into_a_ppo_stage(tmp_path, capsys):
+    data = _reach_config(total_steps=1024).to_dict()
+    data["imitation"] = {"expert": ""}
+    data["stages"] = [
+        {
+            "name": "dagger",
+            "backend": "numba",
+            "steps": 1024,
+            "overrides": {"imitation": {"expert": "scripted", "gradient_steps": 4}},
+        },
+        {"name": "ppo", "backend": "numba", "steps": 512},
+    ]
+    path = tmp_path / "staged.yaml"
+    path.write_text(yaml.safe_dump(data))
+    run = tmp_path / "run"
+    assert train_cmd.main(["--config", str(path), "--out", str(run), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert [s["status"] for s in out["stages"]] == ["done", "done"]
+    cfg1 = yaml.safe_load((run / "stage_1_dagger" / "config.yaml").read_text())
+    cfg2 = yaml.safe_load((run / "stage_2_ppo" / "config.yaml").read_text())
+    assert cfg1["imitation"]["expert"] == "scripted" and cfg2["imitation"]["expert"] == ""
+    meta2 = yaml.safe_load((run / "stage_2_ppo" / "meta.yaml").read_text())
+    assert meta2["init_from"]["checkpoint"] == out["stages"][0]["selected"]["checkpoint"]
+
+
+@pytest.mark.parametrize(
+    "imitation, message",
+    [
+        ({"expert": "human"}, "imitation.expert must be"),
+        ({"expert": "scripted", "beta_start": 1.5}, "beta_start"),
+        ({"expert": "scripted", "gradient_steps": 0}, "gradient_steps"),
+        ({"expert": "scripted", "exploration_std": 0.0}, "exploration_std"),
+        ({"expert": "scripted", "epochs": 3}, "epochs"),
+    ],
+)
+def test_bad_imitation_configs_fail_before_any_work(tmp_path, capsys, imitation, message):
+    data = _reach_config().to_dict()
+    data["stages"] = [{"name": "a", "backend": "numba", "overrides": {"imitation": imitation}}]
+    with pytest.raises(StageConfigError, match=message):
+        parse_staged_config(data)
+    path = tmp_path / "bad.yaml"
+    data.pop("stages")
+    data["imitation"] = imitation
+    path.write_text(yaml.safe_dump(data))
+    run = tmp_path / "run"
+    assert train_cmd.main(["reach", "--config", str(path), "--out", str(run)]) == 2
+    assert message in capsys.readouterr().err
+    assert not run.exists()
+
+
+def test_a_task_without_an_expert_is_named():
+    with pytest.raises(ValueError, match="experts exist for reach"):
+        get_expert("stack")
