@@ -135,6 +135,9 @@ class EnvConfig:
     """push and pick_place: ``[lo, hi]`` (m), the cube-to-goal xy distance of the training
     and evaluation episodes (the exported card's envelope declares it); empty: the task's
     default (``GOAL_DISTANCE_RANGE``)."""
+    stack_fraction: float = 0.0
+    """pick_place: fraction of training and evaluation episodes of the ``stack`` variant
+    (the cube goes on a second cube; PyBullet runs them, other backends refuse)."""
 
 
 @dataclass
@@ -163,7 +166,10 @@ class ImitationConfig:
     minibatch_size: int = 4096
     """States per gradient step."""
     learning_rate: float = 1e-3
-    """Adam step size of the actor (and of the critic's regression onto the returns)."""
+    """Adam step size of the actor (and of the critic's regression onto the returns) at the
+    start of the run; it decays linearly to ``final_lr_fraction`` of it at ``total_steps``."""
+    final_lr_fraction: float = 0.1
+    """The step size at the end of the run, as a fraction of ``learning_rate``."""
 
 
 @dataclass
@@ -228,6 +234,8 @@ def _imitation_config(data: dict[str, Any]) -> ImitationConfig:
         raise ValueError("imitation.beta_start and beta_end must lie in [0, 1]")
     if cfg.buffer_size < 1 or cfg.gradient_steps < 1 or cfg.minibatch_size < 1:
         raise ValueError("imitation.buffer_size, gradient_steps, minibatch_size must be >= 1")
+    if not 0.0 < cfg.final_lr_fraction <= 1.0:
+        raise ValueError("imitation.final_lr_fraction must lie in (0, 1]")
     if not cfg.exploration_std > 0:
         raise ValueError("imitation.exploration_std must be > 0")
     return cfg

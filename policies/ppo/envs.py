@@ -41,13 +41,21 @@ config included) that put a motor filter into each of ``num_envs`` PyBullet envs
 
 def evaluation_task_config(cfg: TrainConfig):
     """The task's TaskConfig with the run's episode length and goal distances
-    (``env.goal_distance``), no training noise."""
+    (``env.goal_distance``) and stacking episodes (``env.stack_fraction``), no training
+    noise."""
     task_cfg = with_goal_distance(sims.get_task(cfg.task).CONFIG, cfg.env.goal_distance)
     if cfg.env.episode_scale != 1.0:
         if not cfg.env.episode_scale > 0:
             raise ValueError(f"env.episode_scale must be > 0, got {cfg.env.episode_scale}")
         steps = max(1, round(task_cfg.episode_steps * cfg.env.episode_scale))
         task_cfg = dataclasses.replace(task_cfg, episode_steps=steps)
+    if cfg.env.stack_fraction:
+        if cfg.task != "pick_place" or not 0.0 <= cfg.env.stack_fraction <= 1.0:
+            raise ValueError(
+                "env.stack_fraction is a pick_place option in [0, 1], not "
+                f"{cfg.env.stack_fraction!r} for {cfg.task}"
+            )
+        task_cfg = dataclasses.replace(task_cfg, stack_fraction=float(cfg.env.stack_fraction))
     return task_cfg
 
 

@@ -12,9 +12,11 @@ instead of PPO: the same envs, evaluations, checkpoints, logs and stage machiner
   learns what the expert would do there.
 - Update: every labelled state goes into an aggregate buffer (``buffer_size``, oldest
   dropped first); ``gradient_steps`` minibatches from it regress the actor's mean onto the
-  labels (mean squared error). The critic regresses onto the rollout's GAE returns
-  (``ppo.gamma``, ``ppo.gae_lambda``), so a PPO stage that follows starts with a critic
-  that knows the task. The observation normalizer is updated as in PPO.
+  labels (mean squared error; Adam, its step size decaying linearly from
+  ``learning_rate`` to ``final_lr_fraction`` of it over the run). The critic regresses
+  onto the rollout's GAE returns (``ppo.gamma``, ``ppo.gae_lambda``), so a PPO stage that
+  follows starts with a critic that knows the task. The observation normalizer is
+  updated as in PPO.
 - The policy's std is ``exploration_std`` throughout (a PPO stage that follows explores
   from there).
 
@@ -137,6 +139,10 @@ class DAggerRunner(OnPolicyRunner):
         self._aggregate(obs, self.labels.reshape(-1, self.action_dim))
         if self.model.normalizer is not None:
             self.model.normalizer.update(storage.obs)
+        frac = min(1.0, self.env_steps / max(1, self.cfg.runner.total_steps))
+        lr = ic.learning_rate * (1.0 - (1.0 - ic.final_lr_fraction) * frac)
+        for group in self.optimizer.param_groups:
+            group["lr"] = lr
         self.model.train()
         batch = min(ic.minibatch_size, self.buffer_len)
         actor_total = value_total = 0.0
@@ -164,4 +170,5 @@ class DAggerRunner(OnPolicyRunner):
             "value_loss": value_total / k,
             "beta": self.beta(),
             "buffer_states": float(self.buffer_len),
+            "learning_rate": lr,
         }
