@@ -2,8 +2,8 @@
 text, the parameter JSON schema (named from the default scene), the action's meaning and
 scales (from the task's config and the robot model), the observation layout, timing, the
 robot's limits and the envelope the policy was trained for (:func:`task_envelope`, from
-the task module's sampling ranges and the training config's ``env.goal_distance``), each
-read from its one source.
+the task module's sampling ranges and the training config's ``env.goal_distance``,
+``env.object_region`` and ``env.goal_region``), each read from its one source.
 
 :func:`refresh_envelope` rewrites only the ``envelope`` block of an exported card (no
 retraining, the ONNX files and their sha256 untouched)::
@@ -49,8 +49,8 @@ def _span(low: float, high: float) -> str:
     return f"{low:.2f}-{high:.2f}"
 
 
-def _cube_area() -> str:
-    lo, hi = push.OBJECT_XY_LOW, push.OBJECT_XY_HIGH
+def _cube_area(region: push.XYRegion = push.OBJECT_XY_RANGE) -> str:
+    lo, hi = region
     return f"x {_span(lo[0], hi[0])} m, y {_span(lo[1], hi[1])} m"
 
 
@@ -97,7 +97,7 @@ TASK_TEXT: dict[str, dict[str, Any]] = {
         "permissions": ["moves_arm", "contact"],
         "preconditions": [
             "the arm is idle and not e-stopped",
-            f"the cube rests upright on the table within {_cube_area()}",
+            "the cube rests upright on the table within {cube_area}",
             "the target is on the table {distance} m from the cube",
             "nothing else lies on the path between the cube and the target",
         ],
@@ -117,7 +117,7 @@ TASK_TEXT: dict[str, dict[str, Any]] = {
         "permissions": ["moves_arm", "contact", "grasps"],
         "preconditions": [
             "the arm is idle and not e-stopped, the gripper is empty",
-            f"the cube rests upright on the table within {_cube_area()}",
+            "the cube rests upright on the table within {cube_area}",
             "the target is {distance} m from the cube (xy), "
             f"z between {pick_place.GOAL_Z_RANGE[0]:.2f} and {pick_place.GOAL_Z_RANGE[1]:.2f} m",
         ],
@@ -180,31 +180,50 @@ def trained_goal_distance(task: str, goal_distance=None) -> tuple[float, float]:
     return push.check_distance_range(goal_distance)
 
 
-def preconditions(task: str, goal_distance=None) -> list[str]:
-    """The card's preconditions in words, the distance range the one trained on."""
+def trained_regions(
+    task: str, object_region=None, goal_region=None
+) -> tuple[push.XYRegion, push.XYRegion]:
+    """The cube area and the goal area (``((xlo, ylo), (xhi, yhi))`` m each) a push or
+    pick_place policy was trained on: the training config's ``env.object_region`` and
+    ``env.goal_region`` where it sets them, else the task's defaults (``CONFIG``'s
+    ``object_xy_range`` / ``goal_xy_range``). ValueError for a malformed region."""
+    cfg = sims.get_task(task).CONFIG
+    obj = push.check_xy_region(object_region, "object_region") if object_region else None
+    goal = push.check_xy_region(goal_region, "goal_region") if goal_region else None
+    return obj or cfg.object_xy_range, goal or cfg.goal_xy_range
+
+
+def preconditions(task: str, goal_distance=None, object_region=None) -> list[str]:
+    """The card's preconditions in words, the distance range and the cube area the ones
+    trained on."""
     text = TASK_TEXT[task]["preconditions"]
     if task not in ("push", "pick_place"):
         return list(text)
     distance = _span(*trained_goal_distance(task, goal_distance))
-    return [line.replace("{distance}", distance) for line in text]
+    area = _cube_area(trained_regions(task, object_region)[0])
+    return [line.replace("{distance}", distance).replace("{cube_area}", area) for line in text]
 
 
-def task_envelope(task: str, goal_distance=None) -> dict:
+def task_envelope(task: str, goal_distance=None, object_region=None, goal_region=None) -> dict:
     """The ``envelope`` block for a task: the regions its training episodes sample (goal
     box for reach; cube area, goal area and cube-goal distance for push and pick_place,
     whose air goals add the goal height range), read from the task module; the distance
-    from the training config's ``env.goal_distance`` when given (:func:`trained_goal_distance`)."""
+    and the areas from the training config's ``env.goal_distance``, ``env.object_region``
+    and ``env.goal_region`` when given (:func:`trained_goal_distance`,
+    :func:`trained_regions`)."""
     module = sims.get_task(task)
     if task == "reach":
+        if object_region or goal_region:
+            raise ValueError("object_region and goal_region are push/pick_place options")
         return Envelope(target_region=Region(module.GOAL_LOW, module.GOAL_HIGH)).to_dict()
-    low, high = tuple(module.GOAL_XY_LOW), tuple(module.GOAL_XY_HIGH)
+    if task not in ("push", "pick_place"):
+        raise ValueError(f"no envelope for task {task!r}")
+    (obj_low, obj_high), (low, high) = trained_regions(task, object_region, goal_region)
     if task == "pick_place":
         low, high = (*low, module.GOAL_Z_RANGE[0]), (*high, module.GOAL_Z_RANGE[1])
-    elif task != "push":
-        raise ValueError(f"no envelope for task {task!r}")
     return Envelope(
-        target_region=Region(low, high),
-        object_region=Region(tuple(module.OBJECT_XY_LOW), tuple(module.OBJECT_XY_HIGH)),
+        target_region=Region(tuple(low), tuple(high)),
+        object_region=Region(tuple(obj_low), tuple(obj_high)),
         object_target_distance_xy=Range(*trained_goal_distance(task, goal_distance)),
     ).to_dict()
 
@@ -259,9 +278,13 @@ def build_card(
     version: int = 1,
     affordance: dict[str, Any] | None = None,
     goal_distance=None,
+    object_region=None,
+    goal_region=None,
 ) -> SkillCard:
-    """A complete skill card for a task's exported networks; ``goal_distance``: the
-    training config's ``env.goal_distance`` (the envelope's cube-goal distances)."""
+    """A complete skill card for a task's exported networks; ``goal_distance``,
+    ``object_region``, ``goal_region``: the training config's ``env.goal_distance``,
+    ``env.object_region``, ``env.goal_region`` (the envelope's cube-goal distances, cube
+    area and goal area; empty: the task's defaults)."""
     task_module = sims.get_task(task)
     cfg = task_module.CONFIG
     text = TASK_TEXT[task]
@@ -280,8 +303,8 @@ def build_card(
         "success_threshold_m": cfg.success_threshold,
         "limits": panda.limits_dict(),
         "permissions": list(text["permissions"]),
-        "preconditions": preconditions(task, goal_distance),
-        "envelope": task_envelope(task, goal_distance),
+        "preconditions": preconditions(task, goal_distance, object_region),
+        "envelope": task_envelope(task, goal_distance, object_region, goal_region),
         "effects": list(text["effects"]),
         "effects_machine": list(text["effects_machine"]),
         **({"variants": list(task_module.VARIANTS)} if hasattr(task_module, "VARIANTS") else {}),
@@ -299,12 +322,15 @@ def build_card(
 def refresh_envelope(skill: str | Path) -> Path:
     """Rewrite only the ``envelope`` block of an exported card with :func:`task_envelope`
     of its task (placed after ``preconditions`` when the card has none yet); every other
-    key, the ONNX files and their sha256 stay as they are; the cube-goal distances are the
-    training config's (provenance ``training_noise.goal_distance``) when it recorded them.
-    Returns the card's path."""
+    key, the ONNX files and their sha256 stay as they are; the cube-goal distances and the
+    cube and goal areas are the training config's (provenance ``training_noise``'s
+    ``goal_distance``, ``object_region``, ``goal_region``) when it recorded them. Returns
+    the card's path."""
     card = load_card(skill)
     env = (card.data.get("provenance") or {}).get("training_noise") or {}
-    envelope = task_envelope(str(card.task), env.get("goal_distance"))
+    envelope = task_envelope(
+        str(card.task), env.get("goal_distance"), env.get("object_region"), env.get("goal_region")
+    )
     data: dict[str, Any] = {}
     for key, value in card.data.items():
         if key != "envelope":

@@ -182,13 +182,18 @@ def export_run(
     if meta.get("init_from"):
         provenance["init_from"] = _weights_source(meta["init_from"])
     goal_distance = train_cfg.get("env", {}).get("goal_distance") or None
+    regions = {
+        k: train_cfg.get("env", {}).get(k) or None for k in ("object_region", "goal_region")
+    }
     if eval_episodes > 0:
         from policies.evaluation import evaluate
         from policies.runtime import SkillPolicy
 
         # A provisional card so the runtime can load and hash-check the new files.
         write_card(
-            build_card(name or task, task, sha, provenance, {}, goal_distance=goal_distance),
+            build_card(
+                name or task, task, sha, provenance, {}, goal_distance=goal_distance, **regions
+            ),
             out_dir,
         )
         policy = SkillPolicy(out_dir)
@@ -198,7 +203,7 @@ def export_run(
             backend=eval_backend,
             episodes=eval_episodes,
             seed=eval_seed,
-            **_envelope_config(task, goal_distance),
+            **_envelope_config(task, goal_distance, **regions),
         )
         evaluation = {
             "backend": eval_backend,
@@ -232,20 +237,22 @@ def export_run(
         evaluation,
         affordance=affordance,
         goal_distance=goal_distance,
+        **regions,
     )
     write_card(card, out_dir)
     return card
 
 
-def _envelope_config(task: str, goal_distance) -> dict:
-    """``evaluate`` keyword arguments for episodes over the trained cube-goal distances
-    (none: the task's default episodes)."""
-    if not goal_distance:
+def _envelope_config(task: str, goal_distance, object_region=None, goal_region=None) -> dict:
+    """``evaluate`` keyword arguments for episodes over the trained cube-goal distances and
+    cube and goal areas (none set: the task's default episodes)."""
+    if not (goal_distance or object_region or goal_region):
         return {}
     import sims
-    from policies.ppo.envs import with_goal_distance
+    from policies.ppo.envs import with_goal_distance, with_regions
 
-    return {"config": with_goal_distance(sims.get_task(task).CONFIG, goal_distance)}
+    cfg = with_goal_distance(sims.get_task(task).CONFIG, goal_distance)
+    return {"config": with_regions(cfg, object_region or (), goal_region or ())}
 
 
 def _affordance_center(train_cfg: dict, data: dict) -> dict | None:

@@ -47,6 +47,19 @@ def build_parser(prog: str = "miles eval") -> argparse.ArgumentParser:
         help="push/pick_place: cube-goal xy distances (m) of the episodes (default: the "
         "card's envelope, object_target_distance_xy; without a card the task's default)",
     )
+    for flag, what, key in (
+        ("--object-region", "the area where the cubes start", "object_region"),
+        ("--goal-region", "the area where the goals lie", "target_region"),
+    ):
+        p.add_argument(
+            flag,
+            nargs=4,
+            type=float,
+            metavar=("XLO", "YLO", "XHI", "YHI"),
+            default=None,
+            help=f"push/pick_place: {what} (m, base frame) (default: the card's envelope, "
+            f"{key}; without a card the task's default)",
+        )
     p.add_argument("--json", action="store_true", help="print one JSON object")
     return p
 
@@ -75,6 +88,53 @@ def goal_distance_for(skill: str, task: str, flag) -> tuple[float, float] | None
         return None
     lo_hi = (float(distance["min"]), float(distance["max"]))
     return None if lo_hi == tuple(sims.get_task(task).CONFIG.goal_distance_range) else lo_hi
+
+
+def regions_for(skill: str, task: str, object_flag=None, goal_flag=None) -> dict:
+    """The episodes' cube and goal areas: ``{"object_region": ..., "goal_region": ...}``
+    (each ``((xlo, ylo), (xhi, yhi))`` m) for those that differ from the task's default:
+    a flag (``XLO YLO XHI YHI``) when given, else the card's envelope (``object_region``,
+    the xy of ``target_region``). Empty: the task's default areas. ValueError for a
+    malformed flag or a task without areas."""
+    import sims
+    from sims.tasks.push import check_xy_region
+
+    if task not in ("push", "pick_place"):
+        for name, flag in (("--object-region", object_flag), ("--goal-region", goal_flag)):
+            if flag is not None:
+                raise ValueError(f"{name} is a push/pick_place option, not {task}'s")
+        return {}
+    from policies.cards import card_path, load_card
+
+    envelope = {}
+    if card_path(skill).exists():
+        envelope = load_card(skill).data.get("envelope") or {}
+    cfg = sims.get_task(task).CONFIG
+    out = {}
+    for key, name, flag, card_key, default in (
+        ("object_region", "--object-region", object_flag, "object_region", cfg.object_xy_range),
+        ("goal_region", "--goal-region", goal_flag, "target_region", cfg.goal_xy_range),
+    ):
+        if flag is not None:
+            region = flag_region(flag, name)
+        elif envelope.get(card_key):
+            low, high = envelope[card_key]["low"], envelope[card_key]["high"]
+            region = check_xy_region([low[:2], high[:2]], f"the card's {card_key}")
+        else:
+            continue
+        if region != tuple(default):
+            out[key] = region
+    return out
+
+
+def flag_region(flag, name: str):
+    """``XLO YLO XHI YHI`` (m) as ``((xlo, ylo), (xhi, yhi))``; ValueError naming the flag
+    for a malformed one."""
+    from sims.tasks.push import check_xy_region
+
+    if len(flag) != 4:
+        raise ValueError(f"{name} takes XLO YLO XHI YHI (m), got {list(flag)}")
+    return check_xy_region([list(flag[:2]), list(flag[2:])], name)
 
 
 def check_variant(skill: str, variant: str | None) -> str | None:
@@ -139,6 +199,16 @@ def main(
     if error:
         print(f"{prog}: --variant: {error}", file=sys.stderr)
         return 2
+    for name, flag in (
+        ("--object-region", args.object_region),
+        ("--goal-region", args.goal_region),
+    ):
+        try:
+            if flag is not None:
+                flag_region(flag, name)
+        except ValueError as exc:
+            print(f"{prog}: {exc}", file=sys.stderr)
+            return 2
     from policies.commands._common import setup_logging, stdout_to_stderr
 
     setup_logging()
@@ -207,6 +277,18 @@ def _run(args, prog: str, env_options=None):
         base_cfg = kwargs.get("config") or sims.get_task(task).CONFIG
         kwargs["config"] = with_goal_distance(base_cfg, goal_distance)
         extra = {**extra, "goal_distance": list(goal_distance)}
+    try:
+        regions = regions_for(args.skill, task, args.object_region, args.goal_region)
+    except ValueError as exc:
+        print(f"{prog}: {exc}", file=sys.stderr)
+        return None, None, None, {}
+    if regions:
+        import sims
+        from policies.ppo.envs import with_regions
+
+        base_cfg = kwargs.get("config") or sims.get_task(task).CONFIG
+        kwargs["config"] = with_regions(base_cfg, **regions)
+        extra = {**extra, **{k: [list(v) for v in r] for k, r in regions.items()}}
     if args.variant is not None:
         from policies.evaluation import variant_config
 

@@ -135,6 +135,14 @@ class EnvConfig:
     """push and pick_place: ``[lo, hi]`` (m), the cube-to-goal xy distance of the training
     and evaluation episodes (the exported card's envelope declares it); empty: the task's
     default (``GOAL_DISTANCE_RANGE``)."""
+    object_region: tuple = ()
+    """push and pick_place: ``[[xlo, ylo], [xhi, yhi]]`` (m, base frame), the area where the
+    training and evaluation episodes' cubes start (the exported card's envelope declares
+    it); empty: the task's default (``OBJECT_XY_LOW/HIGH``)."""
+    goal_region: tuple = ()
+    """push and pick_place: ``[[xlo, ylo], [xhi, yhi]]`` (m), the area where the episodes'
+    goals lie (the card's envelope ``target_region``); empty: the task's default
+    (``GOAL_XY_LOW/HIGH``)."""
     stack_fraction: float = 0.0
     """pick_place: fraction of training and evaluation episodes of the ``stack`` variant
     (the cube goes on a second cube; PyBullet runs them, other backends refuse)."""
@@ -219,6 +227,11 @@ def _env_config(data: dict[str, Any]) -> EnvConfig:
     data = dict(data)
     if "goal_distance" in data:
         data["goal_distance"] = tuple(data["goal_distance"] or ())
+    for key in ("object_region", "goal_region"):  # [[xlo, ylo], [xhi, yhi]] m; empty: default
+        if key in data:
+            from sims.tasks.push import check_xy_region
+
+            data[key] = check_xy_region(data[key], f"env.{key}") if data[key] else ()
     return EnvConfig(**data)
 
 

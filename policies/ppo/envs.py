@@ -40,10 +40,11 @@ config included) that put a motor filter into each of ``num_envs`` PyBullet envs
 
 
 def evaluation_task_config(cfg: TrainConfig):
-    """The task's TaskConfig with the run's episode length and goal distances
-    (``env.goal_distance``) and stacking episodes (``env.stack_fraction``), no training
-    noise."""
+    """The task's TaskConfig with the run's episode length, goal distances
+    (``env.goal_distance``), cube and goal areas (``env.object_region``, ``env.goal_region``)
+    and stacking episodes (``env.stack_fraction``), no training noise."""
     task_cfg = with_goal_distance(sims.get_task(cfg.task).CONFIG, cfg.env.goal_distance)
+    task_cfg = with_regions(task_cfg, cfg.env.object_region, cfg.env.goal_region)
     if cfg.env.episode_scale != 1.0:
         if not cfg.env.episode_scale > 0:
             raise ValueError(f"env.episode_scale must be > 0, got {cfg.env.episode_scale}")
@@ -73,6 +74,25 @@ def with_goal_distance(task_cfg, goal_distance):
     except ValueError as exc:
         raise ValueError(f"env.goal_distance: {exc}") from None
     return dataclasses.replace(task_cfg, goal_distance_range=lo_hi)
+
+
+def with_regions(task_cfg, object_region=(), goal_region=()):
+    """``task_cfg`` with ``object_xy_range`` = ``object_region`` and ``goal_xy_range`` =
+    ``goal_region`` (each ``[[xlo, ylo], [xhi, yhi]]`` m; empty: unchanged). ValueError for
+    a malformed region or a task without them (reach)."""
+    from sims.tasks.push import check_xy_region
+
+    changes = {}
+    for flag, field, region in (
+        ("env.object_region", "object_xy_range", object_region),
+        ("env.goal_region", "goal_xy_range", goal_region),
+    ):
+        if region is None or (isinstance(region, (tuple, list)) and not region):
+            continue
+        if task_cfg.name not in ("push", "pick_place"):
+            raise ValueError(f"{flag} is a push/pick_place option, not {task_cfg.name!r}'s")
+        changes[field] = check_xy_region(region, flag)
+    return dataclasses.replace(task_cfg, **changes) if changes else task_cfg
 
 
 def training_task_config(cfg: TrainConfig):

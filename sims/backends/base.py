@@ -19,7 +19,7 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 
-from sims.tasks import pick_place
+from sims.tasks import pick_place, push
 from sims.tasks.base import TaskConfig
 
 
@@ -39,6 +39,7 @@ class BatchedEnv(VectorEnv):
         pick_place.check_backend(
             task_module.CONFIG.name, self.cfg, self.supports_stacking, self.backend_name
         )
+        push.check_regions(self.cfg)  # the cube and goal areas, before any world is built
         self.num_envs = int(num_envs)
         self.obs_dim = task_module.LAYOUT.dim
         self.action_dim = self.cfg.action_dim

@@ -16,6 +16,7 @@ from sims.kernels import actuator as act
 from sims.kernels import contact, layout
 from sims.robots.actuator import ActuatorModel, check_latency, effective_latency
 from sims.tasks.base import TaskConfig
+from sims.tasks.push import check_regions
 
 MU_TABLE = 0.5
 """Nominal cube-table sliding friction (scaled per episode by the friction scale)."""
@@ -114,10 +115,13 @@ def kernel_params(
     fp[layout.P_REACH_WEIGHT] = task_module.REACH_WEIGHT
     fp[layout.P_CUBE_HALF] = task_module.CUBE_SIZE / 2
     fp[layout.P_INIT_WIDTH] = task_module.INITIAL_FINGER_WIDTH
-    fp[[layout.P_OBJ_X_LO, layout.P_OBJ_Y_LO]] = task_module.OBJECT_XY_LOW
-    fp[[layout.P_OBJ_X_HI, layout.P_OBJ_Y_HI]] = task_module.OBJECT_XY_HIGH
-    fp[[layout.P_GOAL_X_LO, layout.P_GOAL_Y_LO]] = task_module.GOAL_XY_LOW
-    fp[[layout.P_GOAL_X_HI, layout.P_GOAL_Y_HI]] = task_module.GOAL_XY_HIGH
+    check_regions(cfg)
+    obj_lo, obj_hi = task_module.object_area(cfg)
+    goal_lo, goal_hi = task_module.goal_area(cfg)
+    fp[[layout.P_OBJ_X_LO, layout.P_OBJ_Y_LO]] = obj_lo
+    fp[[layout.P_OBJ_X_HI, layout.P_OBJ_Y_HI]] = obj_hi
+    fp[[layout.P_GOAL_X_LO, layout.P_GOAL_Y_LO]] = goal_lo
+    fp[[layout.P_GOAL_X_HI, layout.P_GOAL_Y_HI]] = goal_hi
     fp[layout.P_GOAL_D_LO], fp[layout.P_GOAL_D_HI] = cfg.goal_distance_range
     fp[layout.P_GOAL_Z_LO], fp[layout.P_GOAL_Z_HI] = getattr(
         task_module, "GOAL_Z_RANGE", (task_module.CUBE_REST_Z, task_module.CUBE_REST_Z)

@@ -72,6 +72,15 @@ class TaskConfig:
     """push and pick_place: range (m) of the xy distance from the cube's start to the goal,
     uniform (their ``CONFIG`` sets the module's ``GOAL_DISTANCE_RANGE``; a training config
     widens it with ``env.goal_distance``); unused by reach."""
+    object_xy_range: tuple[tuple[float, float], tuple[float, float]] | None = None
+    """push and pick_place: the area (m, base frame) where the cube starts, uniform,
+    ``((xlo, ylo), (xhi, yhi))`` (their ``CONFIG`` sets the module's ``OBJECT_XY_LOW/HIGH``;
+    a training config widens it with ``env.object_region``); None: the task's default;
+    unused by reach."""
+    goal_xy_range: tuple[tuple[float, float], tuple[float, float]] | None = None
+    """push and pick_place: the area (m) where goals may lie, ``((xlo, ylo), (xhi, yhi))``
+    (their ``CONFIG`` sets the module's ``GOAL_XY_LOW/HIGH``; ``env.goal_region``); None:
+    the task's default; unused by reach."""
     randomization: DomainRandomization = field(default_factory=DomainRandomization)
 
     @property

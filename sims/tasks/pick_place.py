@@ -9,8 +9,9 @@ one damped-least-squares IK step, plus a gripper command: > 0 opens the fingers 
 width ``panda.gripper_width_max``), <= 0 closes them (the cube stops them).
 
 Reset: home pose plus joint noise, fingers open, cube resting on the table in the same
-area as push; goal xy as push (0.10-0.25 m from the cube); goal z uniform in
-``GOAL_Z_RANGE`` with probability ``AIR_GOAL_PROBABILITY``, on the table otherwise.
+area as push (``CONFIG.object_xy_range``); goal xy as push (0.10-0.25 m from the cube,
+inside ``CONFIG.goal_xy_range``); goal z uniform in ``GOAL_Z_RANGE`` with probability
+``AIR_GOAL_PROBABILITY``, on the table otherwise.
 
 Reward: dense = -(3-D cube-goal distance) - ``REACH_WEIGHT`` * |tcp - cube|; sparse = -1
 until success, then 0. Success: 3-D cube-goal distance < ``success_threshold``.
@@ -53,6 +54,8 @@ CONFIG = TaskConfig(
     has_gripper=True,
     tracking_gain=0.85,  # PyBullet covers ~83% of a DLS Cartesian step (measured)
     goal_distance_range=push.GOAL_DISTANCE_RANGE,
+    object_xy_range=push.OBJECT_XY_RANGE,
+    goal_xy_range=push.GOAL_XY_RANGE,
 )
 
 LAYOUT = ObservationLayout(
@@ -77,6 +80,8 @@ OBJECT_XY_LOW = push.OBJECT_XY_LOW
 OBJECT_XY_HIGH = push.OBJECT_XY_HIGH
 GOAL_XY_LOW = push.GOAL_XY_LOW
 GOAL_XY_HIGH = push.GOAL_XY_HIGH
+OBJECT_XY_RANGE = push.OBJECT_XY_RANGE
+GOAL_XY_RANGE = push.GOAL_XY_RANGE
 GOAL_DISTANCE_RANGE = push.GOAL_DISTANCE_RANGE
 GOAL_SAMPLE_TRIES = push.GOAL_SAMPLE_TRIES
 GOAL_Z_RANGE = (CUBE_REST_Z, 0.25)
@@ -102,6 +107,8 @@ PARKED_TARGET = np.array([0.0, 0.0, -1.0])
 
 reset_distribution = push.reset_distribution
 sample_object_pose = push.sample_object_pose
+object_area = push.object_area
+goal_area = push.goal_area
 
 
 def sample_goal(
@@ -109,11 +116,12 @@ def sample_goal(
     n: int,
     object_pos: np.ndarray | None = None,
     distance_range: tuple[float, float] = push.GOAL_DISTANCE_RANGE,
+    region: push.XYRegion | None = None,
 ) -> np.ndarray:
     """Goals [n, 3]: xy as in push (``distance_range`` from ``object_pos`` [n, 3] when
-    given), z in the air with probability ``AIR_GOAL_PROBABILITY``, else the cube's rest
-    height."""
-    goal = push.sample_goal(rng, n, object_pos, distance_range)
+    given, inside the goal area ``region``; None: the default), z in the air with
+    probability ``AIR_GOAL_PROBABILITY``, else the cube's rest height."""
+    goal = push.sample_goal(rng, n, object_pos, distance_range, region)
     air = rng.uniform(size=n) < AIR_GOAL_PROBABILITY
     z = rng.uniform(*GOAL_Z_RANGE, size=n)
     goal[:, 2] = np.where(air, z, CUBE_REST_Z)
@@ -123,10 +131,11 @@ def sample_goal(
 def sample_reset(
     rng: np.random.Generator, n: int, cfg: TaskConfig = CONFIG
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Joint positions [n, 7], cube position [n, 3], cube yaw [n], goal [n, 3]."""
+    """Joint positions [n, 7], cube position [n, 3] (in ``cfg.object_xy_range``), cube yaw
+    [n], goal [n, 3] (xy in ``cfg.goal_xy_range``)."""
     q = reset_distribution(rng, n, cfg)
-    pos, yaw = sample_object_pose(rng, n)
-    return q, pos, yaw, sample_goal(rng, n, pos, cfg.goal_distance_range)
+    pos, yaw = sample_object_pose(rng, n, cfg.object_xy_range)
+    return q, pos, yaw, sample_goal(rng, n, pos, cfg.goal_distance_range, cfg.goal_xy_range)
 
 
 def check_variant(variant: str) -> str:

@@ -9,9 +9,11 @@ joint targets by one damped-least-squares IK step, clipped to the datasheet limi
 fingers stay closed (finger width 0).
 
 Reset: home pose plus joint noise (:func:`reset_distribution`), cube resting on the table
-(:func:`sample_object_pose`), goal on the table ``CONFIG.goal_distance_range`` (default
-0.10-0.25 m) from the cube (:func:`sample_goal`); :func:`sample_reset` draws all three
-in that order.
+in ``CONFIG.object_xy_range`` (:func:`sample_object_pose`), goal on the table
+``CONFIG.goal_distance_range`` (default 0.10-0.25 m) from the cube, inside
+``CONFIG.goal_xy_range`` (:func:`sample_goal`); :func:`sample_reset` draws all three in
+that order. A training config may widen the distances and both areas (``env.goal_distance``,
+``env.object_region``, ``env.goal_region``).
 
 Reward: dense = -(object-goal xy distance) - ``REACH_WEIGHT`` * (TCP-object distance)
 (the second term guides the fingers to the cube); sparse = -1 until success, then 0.
@@ -29,6 +31,29 @@ GOAL_DISTANCE_RANGE = (0.10, 0.25)
 """Default distance (m) from the cube's start to the goal, uniform (``CONFIG``'s
 ``goal_distance_range``; a training config may widen it: ``env.goal_distance``)."""
 
+OBJECT_XY_LOW = np.array([0.35, -0.20])
+"""Default area (m, base frame) where the cube starts (``CONFIG``'s ``object_xy_range``; a
+training config may widen it: ``env.object_region``)."""
+OBJECT_XY_HIGH = np.array([0.60, 0.20])
+GOAL_XY_LOW = np.array([0.30, -0.25])
+"""Default area (m) where goals may lie: the cube area extended by 0.05 m on every side
+(``CONFIG``'s ``goal_xy_range``; a training config may widen it: ``env.goal_region``)."""
+GOAL_XY_HIGH = np.array([0.65, 0.25])
+
+
+XYRegion = tuple[tuple[float, float], tuple[float, float]]
+"""An xy area ``((xlo, ylo), (xhi, yhi))`` (m, base frame)."""
+
+
+def _region(low, high) -> XYRegion:
+    return (float(low[0]), float(low[1])), (float(high[0]), float(high[1]))
+
+
+OBJECT_XY_RANGE = _region(OBJECT_XY_LOW, OBJECT_XY_HIGH)
+"""The default cube area as ``((xlo, ylo), (xhi, yhi))`` (m)."""
+GOAL_XY_RANGE = _region(GOAL_XY_LOW, GOAL_XY_HIGH)
+"""The default goal area as ``((xlo, ylo), (xhi, yhi))`` (m)."""
+
 CONFIG = TaskConfig(
     name="push",
     action_mode="cartesian",
@@ -37,6 +62,8 @@ CONFIG = TaskConfig(
     has_gripper=False,
     tracking_gain=0.85,  # PyBullet covers ~83% of a DLS Cartesian step (measured)
     goal_distance_range=GOAL_DISTANCE_RANGE,
+    object_xy_range=OBJECT_XY_RANGE,
+    goal_xy_range=GOAL_XY_RANGE,
 )
 
 LAYOUT = ObservationLayout(
@@ -59,12 +86,6 @@ CUBE_REST_Z = CUBE_SIZE / 2
 INITIAL_FINGER_WIDTH = 0.0
 """Opening (m) between the fingers at reset: closed for pushing."""
 
-OBJECT_XY_LOW = np.array([0.35, -0.20])
-"""Area (m, base frame) where the cube starts."""
-OBJECT_XY_HIGH = np.array([0.60, 0.20])
-GOAL_XY_LOW = np.array([0.30, -0.25])
-"""Area (m) where goals may lie: the cube area extended by 0.05 m on every side."""
-GOAL_XY_HIGH = np.array([0.65, 0.25])
 GOAL_SAMPLE_TRIES = 64
 """Rejection-sampling rounds for a goal inside the goal area; then it is clipped into it."""
 REACH_WEIGHT = 0.5
@@ -78,11 +99,57 @@ def reset_distribution(rng: np.random.Generator, n: int, cfg: TaskConfig = CONFI
     return np.clip(q, panda.joint_position_min, panda.joint_position_max)
 
 
-def sample_object_pose(rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndarray]:
-    """Cube centres [n, 3] resting on the table in the object area, and yaws [n] (rad)
-    uniform in [-pi/4, pi/4) (every yaw up to the cube's 90 deg symmetry)."""
+def check_xy_region(region, what: str = "xy region") -> XYRegion:
+    """``((xlo, ylo), (xhi, yhi))`` as floats when ``region`` is ``[[xlo, ylo], [xhi, yhi]]``
+    (m, finite) with ``xlo < xhi`` and ``ylo < yhi``, else ValueError naming ``what``."""
+    try:
+        arr = np.asarray(region, dtype=float)
+    except (TypeError, ValueError):
+        arr = None
+    if arr is None or arr.shape != (2, 2) or not np.all(np.isfinite(arr)):
+        raise ValueError(
+            f"{what} must be [[xlo, ylo], [xhi, yhi]] in m (finite numbers), got {region!r}"
+        )
+    if not np.all(arr[0] < arr[1]):
+        raise ValueError(f"{what} needs xlo < xhi and ylo < yhi (m), got {region!r}")
+    return _region(arr[0], arr[1])
+
+
+def check_regions(cfg: TaskConfig) -> TaskConfig:
+    """``cfg`` when its cube and goal areas (``object_xy_range``, ``goal_xy_range``) are
+    None or well formed (:func:`check_xy_region`), else ValueError naming the field."""
+    for what in ("object_xy_range", "goal_xy_range"):
+        if getattr(cfg, what) is not None:
+            check_xy_region(getattr(cfg, what), what)
+    return cfg
+
+
+def _bounds(region, default: XYRegion) -> tuple[np.ndarray, np.ndarray]:
+    low, high = default if region is None else region
+    return np.array(low, dtype=np.float64), np.array(high, dtype=np.float64)
+
+
+def object_area(cfg: TaskConfig = CONFIG) -> tuple[np.ndarray, np.ndarray]:
+    """Low and high xy corners [2] (m) of the area where ``cfg``'s cubes start
+    (``cfg.object_xy_range``; None: the default ``OBJECT_XY_LOW/HIGH``)."""
+    return _bounds(cfg.object_xy_range, OBJECT_XY_RANGE)
+
+
+def goal_area(cfg: TaskConfig = CONFIG) -> tuple[np.ndarray, np.ndarray]:
+    """Low and high xy corners [2] (m) of the area where ``cfg``'s goals lie
+    (``cfg.goal_xy_range``; None: the default ``GOAL_XY_LOW/HIGH``)."""
+    return _bounds(cfg.goal_xy_range, GOAL_XY_RANGE)
+
+
+def sample_object_pose(
+    rng: np.random.Generator, n: int, region: XYRegion | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Cube centres [n, 3] resting on the table, xy uniform in ``region`` (None: the
+    default object area), and yaws [n] (rad) uniform in [-pi/4, pi/4) (every yaw up to the
+    cube's 90 deg symmetry)."""
+    low, high = _bounds(region, OBJECT_XY_RANGE)
     pos = np.empty((n, 3))
-    pos[:, :2] = rng.uniform(OBJECT_XY_LOW, OBJECT_XY_HIGH, size=(n, 2))
+    pos[:, :2] = rng.uniform(low, high, size=(n, 2))
     pos[:, 2] = CUBE_REST_Z
     yaw = rng.uniform(-np.pi / 4, np.pi / 4, size=n)
     return pos, yaw
@@ -105,9 +172,11 @@ def sample_goal_xy(
     rng: np.random.Generator,
     object_xy: np.ndarray,
     distance_range: tuple[float, float] = GOAL_DISTANCE_RANGE,
+    region: XYRegion | None = None,
 ) -> np.ndarray:
     """Goal xy [n, 2]: ``distance_range`` (m) from ``object_xy`` [n, 2] in a uniform
-    direction, inside the goal area (rejection sampling)."""
+    direction, inside the goal area ``region`` (None: the default; rejection sampling)."""
+    low, high = _bounds(region, GOAL_XY_RANGE)
     n = object_xy.shape[0]
     goal = np.empty((n, 2))
     todo = np.arange(n)
@@ -117,10 +186,10 @@ def sample_goal_xy(
         dist = rng.uniform(*distance_range, size=todo.size)
         angle = rng.uniform(-np.pi, np.pi, size=todo.size)
         cand = object_xy[todo] + dist[:, None] * np.stack([np.cos(angle), np.sin(angle)], 1)
-        inside = np.all((cand >= GOAL_XY_LOW) & (cand <= GOAL_XY_HIGH), axis=1)
+        inside = np.all((cand >= low) & (cand <= high), axis=1)
         goal[todo[inside]] = cand[inside]
         todo = todo[~inside]
-        goal[todo] = np.clip(cand[~inside], GOAL_XY_LOW, GOAL_XY_HIGH)
+        goal[todo] = np.clip(cand[~inside], low, high)
     return goal
 
 
@@ -129,14 +198,17 @@ def sample_goal(
     n: int,
     object_pos: np.ndarray | None = None,
     distance_range: tuple[float, float] = GOAL_DISTANCE_RANGE,
+    region: XYRegion | None = None,
 ) -> np.ndarray:
     """Goals [n, 3] on the table (z = cube rest height) ``distance_range`` (m) from
-    ``object_pos`` [n, 3]; without ``object_pos``, uniform over the goal area."""
+    ``object_pos`` [n, 3]; without ``object_pos``, uniform over the goal area ``region``
+    (None: the default)."""
     goal = np.empty((n, 3))
     if object_pos is None:
-        goal[:, :2] = rng.uniform(GOAL_XY_LOW, GOAL_XY_HIGH, size=(n, 2))
+        goal[:, :2] = rng.uniform(*_bounds(region, GOAL_XY_RANGE), size=(n, 2))
     else:
-        goal[:, :2] = sample_goal_xy(rng, np.asarray(object_pos)[:, :2], distance_range)
+        object_xy = np.asarray(object_pos)[:, :2]
+        goal[:, :2] = sample_goal_xy(rng, object_xy, distance_range, region)
     goal[:, 2] = CUBE_REST_Z
     return goal
 
@@ -144,11 +216,12 @@ def sample_goal(
 def sample_reset(
     rng: np.random.Generator, n: int, cfg: TaskConfig = CONFIG
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Everything an episode starts from: joint positions [n, 7], cube position [n, 3],
-    cube yaw [n], goal [n, 3] (``cfg.goal_distance_range`` from the cube)."""
+    """Everything an episode starts from: joint positions [n, 7], cube position [n, 3]
+    (in ``cfg.object_xy_range``), cube yaw [n], goal [n, 3] (``cfg.goal_distance_range``
+    from the cube, in ``cfg.goal_xy_range``)."""
     q = reset_distribution(rng, n, cfg)
-    pos, yaw = sample_object_pose(rng, n)
-    return q, pos, yaw, sample_goal(rng, n, pos, cfg.goal_distance_range)
+    pos, yaw = sample_object_pose(rng, n, cfg.object_xy_range)
+    return q, pos, yaw, sample_goal(rng, n, pos, cfg.goal_distance_range, cfg.goal_xy_range)
 
 
 def yaw_sincos(yaw: np.ndarray) -> np.ndarray:
