@@ -1,0 +1,147 @@
+"""Scripted pick_place expert: a memoryless grasp-carry-place controller.
+
+The phase is read from the geometry of each observation alone (no memory), in this order:
+
+1. **placed** (release): the goal is a placement (its height at most
+   :data:`PLACE_Z_MAX`: on the table or on a cube) and the cube sits at it (xy within
+   :data:`RELEASE_XY`, z within :data:`RELEASE_Z`): open the fingers, hold still, and
+   rise once they are open. Goals higher up are held, never released.
+2. **grasped**: the fingers are closed on something (narrower than :data:`HOLD_WIDTH`,
+   wider than :data:`EMPTY_WIDTH`) and the cube is at the TCP (within :data:`HELD_TOL`):
+   carry the cube to the goal, lifting it first, travelling :data:`CLEARANCE` above the
+   goal while far from it in xy (over a target cube) and coming down onto it when over it.
+3. **around**: the TCP is at the cube's centre (within :data:`NEAR_XY`, :data:`NEAR_Z`)
+   and the fingers are not closed on nothing: close them, holding the TCP there.
+4. **approach** (everything else, also a cube knocked away or dropped): open the fingers,
+   go above the cube (:data:`APPROACH` over its centre; straight up first where the TCP is
+   low and off to the side), and come down onto it as the TCP gets over it with the
+   fingers open (a continuous ramp of the target height in the xy error and the opening).
+
+Motions are proportional (:data:`GAIN` of the error per period, direction kept when
+saturating at one ``cartesian_step_max``), so the commands shrink near every target and
+the rate-limited arm can follow them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from sims.robots import panda
+from sims.tasks import pick_place
+from sims.tasks.base import TaskConfig
+
+EDGE = pick_place.CUBE_SIZE
+REST_Z = pick_place.CUBE_REST_Z
+
+APPROACH = 0.06
+"""Height (m) of the TCP above the cube's centre before coming down onto it."""
+CONE = 3.0
+"""Slope of the approach funnel: height (m) over the cube per m of xy distance from it."""
+GAIN = 0.5
+"""Fraction of the position error commanded per control period."""
+NEAR_XY = 0.012
+"""Around the cube: largest xy distance (m) of the TCP from the cube's centre to close."""
+NEAR_Z = 0.012
+"""Around the cube: largest height difference (m) of the TCP from the cube's centre."""
+OPEN_WIDTH = panda.gripper_width_max - 0.005
+"""Finger opening (m) from which the fingers count as open (coming down is allowed)."""
+HOLD_WIDTH = 0.065
+"""Fingers narrower than this (m) hold the cube (between the cube's edge and open)."""
+EMPTY_WIDTH = 0.5 * EDGE
+"""Fingers narrower than this (m) closed on nothing."""
+HELD_TOL = 0.03
+"""Grasped: largest distance (m) of the cube's centre from the TCP, per axis."""
+CLEARANCE = 0.05
+"""Height (m) the cube travels above the goal while away from it in xy."""
+CLEAR_XY = (0.01, 0.03)
+"""xy distance (m) to the goal over which the travel height ramps from 0 to CLEARANCE."""
+LIFT = 0.015
+"""Height (m) the cube is lifted off the table before it moves sideways."""
+PLACE_Z_MAX = REST_Z + 1.5 * EDGE
+"""Goals at most this high (m) are placements (table 0.02, on a cube 0.06): the cube is
+released there. Higher goals are held."""
+RELEASE_XY = 0.012
+"""Release: largest xy distance (m) of the cube from a placement goal."""
+RELEASE_Z = 0.008
+"""Release: largest height difference (m) of the cube from a placement goal."""
+
+
+def _ramp(x: np.ndarray, lo: float, hi: float) -> np.ndarray:
+    """0 below ``lo``, 1 above ``hi``, linear between."""
+    return np.clip((x - lo) / (hi - lo), 0.0, 1.0)
+
+
+def _step(delta: np.ndarray, step_max: float) -> np.ndarray:
+    """Displacement [N, 3] (m) as actions in [-1, 1], direction kept when saturating."""
+    a = GAIN * delta / step_max
+    return a / np.maximum(np.abs(a).max(axis=1, keepdims=True), 1.0)
+
+
+def act(obs: np.ndarray, cfg: TaskConfig = pick_place.CONFIG) -> np.ndarray:
+    """Actions [N, 4] (TCP displacement in units of ``cfg.cartesian_step_max``, gripper:
+    > 0 open) for observations [N, 32] in pick_place's layout."""
+    obs = np.asarray(obs, dtype=np.float64)
+    if obs.ndim != 2 or obs.shape[1] != pick_place.LAYOUT.dim:
+        raise ValueError(
+            f"pick_place expert: observations must be [N, {pick_place.LAYOUT.dim}], "
+            f"got {obs.shape}"
+        )
+    sl = pick_place.LAYOUT.slices
+    tcp = obs[:, sl["tcp_pos"]]
+    width = obs[:, sl["finger_width"]][:, 0]
+    cube = obs[:, sl["object_pos"]]
+    rel = obs[:, sl["object_rel_tcp"]]  # cube - tcp
+    goal = obs[:, sl["goal_pos"]]
+    to_goal = obs[:, sl["goal_rel_object"]]  # goal - cube
+    step_max = cfg.cartesian_step_max
+
+    rel_xy = np.linalg.norm(rel[:, :2], axis=1)
+    goal_xy = np.linalg.norm(to_goal[:, :2], axis=1)
+
+    # 1. placed at a placement goal: release, then rise
+    placement = goal[:, 2] <= PLACE_Z_MAX
+    placed = placement & (goal_xy < RELEASE_XY) & (np.abs(to_goal[:, 2]) < RELEASE_Z)
+    released = _ramp(width, HOLD_WIDTH, OPEN_WIDTH)
+    place_move = np.zeros_like(tcp)
+    place_move[:, 2] = released * (cube[:, 2] + APPROACH - tcp[:, 2])
+
+    # 2. grasped: carry the cube to the goal (the cube moves with the TCP)
+    held = (
+        (width < HOLD_WIDTH)
+        & (width > EMPTY_WIDTH)
+        & (rel_xy < HELD_TOL)
+        & (np.abs(rel[:, 2]) < HELD_TOL)
+    )
+    away = _ramp(goal_xy, *CLEAR_XY)
+    # travel above a goal at a target cube's height (the stacking band), else straight
+    over = _ramp(goal[:, 2], REST_Z + 0.25 * EDGE, REST_Z + 0.5 * EDGE) * away
+    carry_z = np.maximum(goal[:, 2] + CLEARANCE * over, REST_Z + LIFT * away)
+    carry = to_goal.copy()
+    carry[:, 2] = carry_z - cube[:, 2]
+    lifted = np.maximum(_ramp(cube[:, 2] - REST_Z, 0.3 * LIFT, LIFT), 1.0 - away)
+    carry[:, :2] *= lifted[:, None]
+    carry *= _ramp(HOLD_WIDTH - width, 0.0, 0.008)[:, None]  # a firm grip before moving
+
+    # 3. TCP around the cube: close, holding still at the cube's centre
+    around = (rel_xy < NEAR_XY) & (np.abs(rel[:, 2]) < NEAR_Z) & (width > EMPTY_WIDTH)
+    hold = rel.copy()
+
+    # 4. approach: above the cube, then down onto it once over it with the fingers open
+    # a funnel: the height over the cube falls with the xy distance to it
+    funnel = np.clip(CONE * (rel_xy - 0.004), 0.0, APPROACH)
+    hover = np.maximum(funnel, APPROACH * _ramp(OPEN_WIDTH - width, 0.0, 0.01))
+    target = cube.copy()
+    target[:, 2] += hover
+    reach = target - tcp
+    low = tcp[:, 2] - cube[:, 2]
+    # low and off to the side (a knocked cube): up first, then across
+    sideways = np.maximum(_ramp(low, 0.02, 0.05), 1.0 - _ramp(rel_xy, 0.015, 0.03))
+    reach[:, :2] *= sideways[:, None]
+
+    move = np.where(
+        placed[:, None],
+        place_move,
+        np.where(held[:, None], carry, np.where(around[:, None], hold, reach)),
+    )
+    grip = np.where(placed | ~(held | around), 1.0, -1.0)
+    return np.column_stack([_step(move, step_max), grip])
