@@ -35,6 +35,8 @@ REST_Z = pick_place.CUBE_REST_Z
 
 APPROACH = 0.06
 """Height (m) of the TCP above the cube's centre before coming down onto it."""
+SPEED_MAX = 1.0
+"""Largest commanded step (in units of ``cartesian_step_max``, per axis)."""
 CONE = 3.0
 """Slope of the approach funnel: height (m) over the cube per m of xy distance from it."""
 GAIN = 0.5
@@ -51,6 +53,11 @@ EMPTY_WIDTH = 0.5 * EDGE
 """Fingers narrower than this (m) closed on nothing."""
 HELD_TOL = 0.03
 """Grasped: largest distance (m) of the cube's centre from the TCP, per axis."""
+SLIP = (0.006, 0.016)
+"""Grasped: how far (m) the cube lags below the TCP when the lift slows to a creep (a
+linear ramp between the two), while the cube is still near the table."""
+CREEP = 0.08
+"""Slowest lift (in steps of ``cartesian_step_max``) of a cube that lags the TCP."""
 CLEARANCE = 0.05
 """Height (m) the cube travels above the goal while away from it in xy."""
 CLEAR_XY = (0.01, 0.03)
@@ -74,7 +81,7 @@ def _ramp(x: np.ndarray, lo: float, hi: float) -> np.ndarray:
 def _step(delta: np.ndarray, step_max: float) -> np.ndarray:
     """Displacement [N, 3] (m) as actions in [-1, 1], direction kept when saturating."""
     a = GAIN * delta / step_max
-    return a / np.maximum(np.abs(a).max(axis=1, keepdims=True), 1.0)
+    return a / np.maximum(np.abs(a).max(axis=1, keepdims=True) / SPEED_MAX, 1.0)
 
 
 def act(obs: np.ndarray, cfg: TaskConfig = pick_place.CONFIG) -> np.ndarray:
@@ -121,6 +128,13 @@ def act(obs: np.ndarray, cfg: TaskConfig = pick_place.CONFIG) -> np.ndarray:
     lifted = np.maximum(_ramp(cube[:, 2] - REST_Z, 0.3 * LIFT, LIFT), 1.0 - away)
     carry[:, :2] *= lifted[:, None]
     carry *= _ramp(HOLD_WIDTH - width, 0.0, 0.008)[:, None]  # a firm grip before moving
+    # lift off gently, and creep while the cube lags below the TCP near the table (a grip
+    # still firming up: behind the supervisor the fingers close at the gripper's speed)
+    height = cube[:, 2] - REST_Z
+    firm = np.maximum(1.0 - _ramp(-rel[:, 2], *SLIP), _ramp(height, 0.01, 0.02))
+    rise = CREEP + (1.0 - CREEP) * firm * (0.3 + 0.7 * _ramp(height, 0.0, 0.03))
+    rise_max = rise * step_max / GAIN
+    carry[:, 2] = np.minimum(carry[:, 2], rise_max)
 
     # 3. TCP around the cube: close, holding still at the cube's centre
     around = (rel_xy < NEAR_XY) & (np.abs(rel[:, 2]) < NEAR_Z) & (width > EMPTY_WIDTH)
