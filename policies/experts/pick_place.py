@@ -53,16 +53,16 @@ EMPTY_WIDTH = 0.5 * EDGE
 """Fingers narrower than this (m) closed on nothing."""
 HELD_TOL = 0.03
 """Grasped: largest distance (m) of the cube's centre from the TCP, per axis."""
-SLIP = (0.006, 0.016)
+SLIP = (0.003, 0.009)
 """Grasped: how far (m) the cube lags below the TCP when the lift slows to a creep (a
 linear ramp between the two), while the cube is still near the table."""
-CREEP = 0.08
+CREEP = 0.05
 """Slowest lift (in steps of ``cartesian_step_max``) of a cube that lags the TCP."""
 CLEARANCE = 0.05
 """Height (m) the cube travels above the goal while away from it in xy."""
 CLEAR_XY = (0.01, 0.03)
 """xy distance (m) to the goal over which the travel height ramps from 0 to CLEARANCE."""
-LIFT = 0.015
+LIFT = 0.02
 """Height (m) the cube is lifted off the table before it moves sideways."""
 PLACE_Z_MAX = REST_Z + 1.5 * EDGE
 """Goals at most this high (m) are placements (table 0.02, on a cube 0.06): the cube is
@@ -78,10 +78,19 @@ def _ramp(x: np.ndarray, lo: float, hi: float) -> np.ndarray:
     return np.clip((x - lo) / (hi - lo), 0.0, 1.0)
 
 
-def _step(delta: np.ndarray, step_max: float) -> np.ndarray:
-    """Displacement [N, 3] (m) as actions in [-1, 1], direction kept when saturating."""
+def _command(
+    delta: np.ndarray, step_max: float, scale: np.ndarray, xy_max: np.ndarray, up_max: np.ndarray
+) -> np.ndarray:
+    """Displacements [N, 3] (m) as actions in [-1, 1]: ``GAIN`` of them, direction kept when
+    saturating at ``SPEED_MAX``, times ``scale`` [N]; then the xy part at most ``xy_max``
+    [N] (direction kept) and the upward part at most ``up_max`` [N] (action units)."""
     a = GAIN * delta / step_max
-    return a / np.maximum(np.abs(a).max(axis=1, keepdims=True) / SPEED_MAX, 1.0)
+    a = a / np.maximum(np.abs(a).max(axis=1, keepdims=True) / SPEED_MAX, 1.0)
+    a = a * scale[:, None]
+    xy = np.abs(a[:, :2]).max(axis=1)
+    a[:, :2] *= (np.minimum(xy, xy_max) / np.maximum(xy, 1e-12))[:, None]
+    a[:, 2] = np.minimum(a[:, 2], up_max)
+    return a
 
 
 def act(obs: np.ndarray, cfg: TaskConfig = pick_place.CONFIG) -> np.ndarray:
@@ -125,16 +134,15 @@ def act(obs: np.ndarray, cfg: TaskConfig = pick_place.CONFIG) -> np.ndarray:
     carry_z = np.maximum(goal[:, 2] + CLEARANCE * over, REST_Z + LIFT * away)
     carry = to_goal.copy()
     carry[:, 2] = carry_z - cube[:, 2]
-    lifted = np.maximum(_ramp(cube[:, 2] - REST_Z, 0.3 * LIFT, LIFT), 1.0 - away)
-    carry[:, :2] *= lifted[:, None]
-    carry *= _ramp(HOLD_WIDTH - width, 0.0, 0.008)[:, None]  # a firm grip before moving
-    # lift off gently, and creep while the cube lags below the TCP near the table (a grip
-    # still firming up: behind the supervisor the fingers close at the gripper's speed)
+    # move only with a firm grip; lift off gently, and creep while the cube lags below the
+    # TCP near the table (a grip still firming up: behind the supervisor the fingers close
+    # at the gripper's speed); sideways once the cube is off the table
     height = cube[:, 2] - REST_Z
-    firm = np.maximum(1.0 - _ramp(-rel[:, 2], *SLIP), _ramp(height, 0.01, 0.02))
-    rise = CREEP + (1.0 - CREEP) * firm * (0.3 + 0.7 * _ramp(height, 0.0, 0.03))
-    rise_max = rise * step_max / GAIN
-    carry[:, 2] = np.minimum(carry[:, 2], rise_max)
+    grip_firm = _ramp(HOLD_WIDTH - width, 0.0, 0.008)
+    firm = np.maximum(1.0 - _ramp(-rel[:, 2], *SLIP), _ramp(height, 0.25 * LIFT, 0.5 * LIFT))
+    lifted = np.maximum(_ramp(height, 0.2 * LIFT, 0.5 * LIFT), 1.0 - away)
+    carry_xy = firm * lifted
+    carry_up = CREEP + (1.0 - CREEP) * firm * (0.3 + 0.7 * _ramp(height, 0.0, 0.03))
 
     # 3. TCP around the cube: close, holding still at the cube's centre
     around = (rel_xy < NEAR_XY) & (np.abs(rel[:, 2]) < NEAR_Z) & (width > EMPTY_WIDTH)
@@ -150,12 +158,12 @@ def act(obs: np.ndarray, cfg: TaskConfig = pick_place.CONFIG) -> np.ndarray:
     low = tcp[:, 2] - cube[:, 2]
     # low and off to the side (a knocked cube): up first, then across
     sideways = np.maximum(_ramp(low, 0.02, 0.05), 1.0 - _ramp(rel_xy, 0.015, 0.03))
-    reach[:, :2] *= sideways[:, None]
 
-    move = np.where(
-        placed[:, None],
-        place_move,
-        np.where(held[:, None], carry, np.where(around[:, None], hold, reach)),
-    )
+    one = np.ones(len(obs))
+    phase = [placed, held, around]
+    delta = np.select([p[:, None] for p in phase], [place_move, carry, hold], reach)
+    scale = np.select(phase, [one, grip_firm, one], one)
+    xy_max = np.select(phase, [one, carry_xy, one], sideways)
+    up_max = np.select(phase, [one, carry_up, one], one)
     grip = np.where(placed | ~(held | around), 1.0, -1.0)
-    return np.column_stack([_step(move, step_max), grip])
+    return np.column_stack([_command(delta, step_max, scale, xy_max, up_max), grip])
