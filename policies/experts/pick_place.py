@@ -61,6 +61,8 @@ CREEP = 0.05
 CLEARANCE = 0.05
 """Height (m) the cube travels above the goal while away from it in xy."""
 CLEAR_XY = (0.01, 0.03)
+SETTLE_XY = (0.02, 0.05)
+"""TCP-goal xy distance (m) over which the carry steers from the cube to the TCP."""
 """xy distance (m) to the goal over which the travel height ramps from 0 to CLEARANCE."""
 LIFT = 0.02
 """Height (m) the cube is lifted off the table before it moves sideways."""
@@ -128,11 +130,20 @@ def act(obs: np.ndarray, cfg: TaskConfig = pick_place.CONFIG) -> np.ndarray:
         & (rel_xy < HELD_TOL)
         & (np.abs(rel[:, 2]) < HELD_TOL)
     )
-    away = _ramp(goal_xy, *CLEAR_XY)
+    # near the goal, steer by the TCP while the cube hangs free (a cube held by friction
+    # swings about the finger axis; chasing it keeps it swinging), by the cube itself once
+    # it rests on the goal's height
+    tcp_goal_xy = np.linalg.norm(goal[:, :2] - tcp[:, :2], axis=1)
+    settle = (1.0 - _ramp(tcp_goal_xy, *SETTLE_XY)) * _ramp(-to_goal[:, 2], 0.005, 0.015)
+    steer = cube[:, :2] + settle[:, None] * (tcp[:, :2] - cube[:, :2])
+    carry = goal - np.column_stack([steer, cube[:, 2]])
+    carry_xy = np.linalg.norm(carry[:, :2], axis=1)
+    away = _ramp(carry_xy, *CLEAR_XY)
     # travel above a goal at a target cube's height (the stacking band), else straight
-    over = _ramp(goal[:, 2], REST_Z + 0.25 * EDGE, REST_Z + 0.5 * EDGE) * away
+    band = _ramp(goal[:, 2], REST_Z + 0.25 * EDGE, REST_Z + 0.5 * EDGE)
+    band *= 1.0 - _ramp(goal[:, 2], PLACE_Z_MAX, PLACE_Z_MAX + 0.25 * EDGE)
+    over = band * away
     carry_z = np.maximum(goal[:, 2] + CLEARANCE * over, REST_Z + LIFT * away)
-    carry = to_goal.copy()
     carry[:, 2] = carry_z - cube[:, 2]
     # move only with a firm grip; lift off gently, and creep while the cube lags below the
     # TCP near the table (a grip still firming up: behind the supervisor the fingers close
@@ -141,7 +152,7 @@ def act(obs: np.ndarray, cfg: TaskConfig = pick_place.CONFIG) -> np.ndarray:
     grip_firm = _ramp(HOLD_WIDTH - width, 0.0, 0.008)
     firm = np.maximum(1.0 - _ramp(-rel[:, 2], *SLIP), _ramp(height, 0.25 * LIFT, 0.5 * LIFT))
     lifted = np.maximum(_ramp(height, 0.2 * LIFT, 0.5 * LIFT), 1.0 - away)
-    carry_xy = firm * lifted
+    carry_xy_max = firm * lifted
     carry_up = CREEP + (1.0 - CREEP) * firm * (0.3 + 0.7 * _ramp(height, 0.0, 0.03))
 
     # 3. TCP around the cube: close, holding still at the cube's centre
@@ -163,7 +174,7 @@ def act(obs: np.ndarray, cfg: TaskConfig = pick_place.CONFIG) -> np.ndarray:
     phase = [placed, held, around]
     delta = np.select([p[:, None] for p in phase], [place_move, carry, hold], reach)
     scale = np.select(phase, [one, grip_firm, one], one)
-    xy_max = np.select(phase, [one, carry_xy, one], sideways)
+    xy_max = np.select(phase, [one, carry_xy_max, one], sideways)
     up_max = np.select(phase, [one, carry_up, one], one)
     grip = np.where(placed | ~(held | around), 1.0, -1.0)
     return np.column_stack([_command(delta, step_max, scale, xy_max, up_max), grip])
