@@ -73,6 +73,70 @@ def test_expert_is_memoryless_and_in_range():
     assert np.any(first[:, 3] > 0) and np.any(first[:, 3] <= 0)
 
 
+def _one(tcp, width, cube, goal):
+    """One observation [1, 32] from the TCP, finger opening, cube and goal."""
+    sl = pick_place.LAYOUT.slices
+    obs = np.zeros((1, pick_place.LAYOUT.dim))
+    tcp, cube, goal = (np.asarray(v, dtype=float) for v in (tcp, cube, goal))
+    obs[0, sl["tcp_pos"]] = tcp
+    obs[0, sl["finger_width"]] = width
+    obs[0, sl["object_pos"]] = cube
+    obs[0, sl["object_rel_tcp"]] = cube - tcp
+    obs[0, sl["goal_pos"]] = goal
+    obs[0, sl["goal_rel_object"]] = goal - cube
+    return obs
+
+
+CUBE = np.array([0.5, 0.0, pick_place.CUBE_REST_Z])
+ON_TARGET = np.array([0.5, 0.2, pick_place.CUBE_REST_Z + pick_place.CUBE_SIZE])
+
+
+@pytest.mark.parametrize(
+    "name,tcp,width,cube,goal,up,grip_open",
+    [
+        # far from the cube, fingers open: towards it, staying open
+        ("approach", CUBE + [-0.2, 0.0, 0.3], 0.08, CUBE, ON_TARGET, None, True),
+        # over the cube, open: straight down
+        ("descend", CUBE + [0.0, 0.0, 0.06], 0.08, CUBE, ON_TARGET, False, True),
+        # around the cube: close
+        ("close", CUBE, 0.08, CUBE, ON_TARGET, None, False),
+        # held on the table: lift, closed
+        ("lift", CUBE, 0.045, CUBE, ON_TARGET, True, False),
+        # held over the target cube: down onto it, closed
+        (
+            "lower",
+            ON_TARGET + [0, 0, 0.05],
+            0.045,
+            ON_TARGET + [0, 0, 0.05],
+            ON_TARGET,
+            False,
+            False,
+        ),
+        # resting on the target cube: release
+        ("release", ON_TARGET, 0.045, ON_TARGET, ON_TARGET, None, True),
+        # released there: rise
+        ("rise", ON_TARGET, 0.08, ON_TARGET, ON_TARGET, True, True),
+        # at an air goal above the release height: hold it
+        (
+            "hold",
+            CUBE + [0, 0, 0.15],
+            0.045,
+            CUBE + [0, 0, 0.15],
+            CUBE + [0, 0, 0.15],
+            None,
+            False,
+        ),
+        # fingers closed, cube knocked away: open and go back up over it
+        ("recover", CUBE + [0.06, 0.0, 0.0], 0.0, CUBE, ON_TARGET, True, True),
+    ],
+)
+def test_phase_from_geometry(name, tcp, width, cube, goal, up, grip_open):
+    action = expert.act(_one(tcp, width, cube, goal), pick_place.CONFIG)[0]
+    assert (action[3] > 0) == grip_open, (name, action)
+    if up is not None:
+        assert (action[2] > 0.05) if up else (action[2] < -0.05), (name, action)
+
+
 def test_registry_returns_this_expert_and_bad_observations_are_errors():
     assert get_expert("pick_place") is expert.act
     with pytest.raises(ValueError, match="observations must be"):
