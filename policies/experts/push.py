@@ -41,14 +41,21 @@ CLEAR_OUT = 0.05
 """xy clearance (m) above which a path may stay at ``PUSH_Z`` (ramp in between)."""
 BEHIND_MIN = HALF_EDGE + 0.004
 """Push phase: the TCP is at least this far (m) behind the cube's centre along ``d``..."""
-LAT_MAX = 0.02
+LAT_MAX = 0.025
 """... at most this far (m) off the line through the cube to the goal..."""
 PUSH_Z_MAX = CUBE_SIZE + 0.005
 """... and below this height (m)."""
 GAIN = 0.6
 """Fraction of the remaining distance commanded per step (approach, height)."""
-LAT_GAIN = 0.8
+LAT_SLOW = 0.015
+"""Push speed falls linearly to 0 over the last this many m (lateral) before ``LAT_MAX``."""
+LAT_GAIN = 0.3
 """Fraction of the lateral error corrected per step while pushing."""
+TURN_GAIN = 0.03
+"""Lateral push offset (m) per rad of misalignment between the push direction and the
+normal of the cube's face in contact (turns the face towards the push direction)."""
+TURN_LAT_MAX = 0.01
+"""Largest lateral push offset (m) used for turning the cube."""
 PUSH_SPEED = 0.8
 """Forward push speed (units of cartesian_step_max) far from the goal."""
 SLOW_DISTANCE = 0.06
@@ -60,6 +67,11 @@ MIN_PUSH_SPEED = 0.3
 def _ramp(x: np.ndarray, lo: float, hi: float) -> np.ndarray:
     """0 at ``x <= lo``, 1 at ``x >= hi``, linear in between."""
     return np.clip((x - lo) / (hi - lo), 0.0, 1.0)
+
+
+def _wrap(angle: np.ndarray) -> np.ndarray:
+    """``angle`` wrapped into [-pi, pi)."""
+    return (angle + np.pi) % (2.0 * np.pi) - np.pi
 
 
 def act(obs: np.ndarray, cfg) -> np.ndarray:
@@ -98,12 +110,17 @@ def act(obs: np.ndarray, cfg) -> np.ndarray:
     approach[:, :2] = GAIN * path * lateral_ok[:, None] / step
     approach[:, 2] = GAIN * (z_req - z) / step
 
+    # Steer by turning the cube: a push off the centre turns the face in contact towards
+    # the push direction (the cube slides along that face's normal).
+    yaw4 = np.arctan2(obs[:, s["object_yaw_sincos"]][:, 0], obs[:, s["object_yaw_sincos"]][:, 1])
+    misalign = _wrap(4.0 * np.arctan2(d[:, 1], d[:, 0]) - yaw4) / 4.0
+    lat_target = np.clip(-TURN_GAIN * misalign, -TURN_LAT_MAX, TURN_LAT_MAX)
     # Push: along d, back onto the line, at pushing height.
-    aligned = _ramp(LAT_MAX - np.abs(lat), 0.0, LAT_MAX / 2)
+    aligned = _ramp(LAT_MAX - np.abs(lat), 0.0, LAT_SLOW)
     speed = MIN_PUSH_SPEED + (PUSH_SPEED - MIN_PUSH_SPEED) * _ramp(dist, 0.0, SLOW_DISTANCE)
     fwd = speed * aligned
     push = np.empty_like(tcp)
-    push[:, :2] = fwd[:, None] * d - (LAT_GAIN * lat / step)[:, None] * n
+    push[:, :2] = fwd[:, None] * d + (LAT_GAIN * (lat_target - lat) / step)[:, None] * n
     push[:, 2] = GAIN * (push_z - z) / step
 
     pushing = (along <= -BEHIND_MIN) & (np.abs(lat) <= LAT_MAX) & (z <= PUSH_Z_MAX)
