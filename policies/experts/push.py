@@ -49,14 +49,14 @@ GAIN = 0.6
 """Fraction of the remaining distance commanded per step (approach, height)."""
 LAT_SLOW = 0.015
 """Push speed falls linearly to 0 over the last this many m (lateral) before ``LAT_MAX``."""
-LAT_GAIN = 0.3
+LAT_GAIN = 0.5
 """Fraction of the lateral error corrected per step while pushing."""
 TURN_GAIN = 0.03
 """Lateral push offset (m) per rad of misalignment between the push direction and the
 normal of the cube's face in contact (turns the face towards the push direction)."""
 TURN_LAT_MAX = 0.01
 """Largest lateral push offset (m) used for turning the cube."""
-PUSH_SPEED = 0.8
+PUSH_SPEED = 1.0
 """Forward push speed (units of cartesian_step_max) far from the goal."""
 SLOW_DISTANCE = 0.06
 """Cube-goal distance (m) under which the push speed ramps down."""
