@@ -49,7 +49,7 @@ GAIN = 0.6
 """Fraction of the remaining distance commanded per step (approach, height)."""
 LAT_SLOW = 0.015
 """Push speed falls linearly to 0 over the last this many m (lateral) before ``LAT_MAX``."""
-LAT_GAIN = 0.5
+LAT_GAIN = 1.0
 """Fraction of the lateral error corrected per step while pushing."""
 TURN_GAIN = 0.03
 """Lateral push offset (m) per rad of misalignment between the push direction and the
