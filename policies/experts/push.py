@@ -29,15 +29,15 @@ from sims.tasks.push import CUBE_REST_Z, CUBE_SIZE, LAYOUT
 
 HALF_EDGE = CUBE_SIZE / 2
 """Half the cube's edge (m)."""
-STANDOFF = HALF_EDGE + 0.03
+STANDOFF = HALF_EDGE + 0.04
 """Distance (m) behind the cube's centre, along the push direction, of the approach point."""
 PUSH_Z = CUBE_REST_Z
 """TCP height (m) while pushing: the cube's centre (the fingertips are ~1 cm lower)."""
 SAFE_Z = CUBE_SIZE + 0.045
 """TCP height (m) at which the fingertips pass over the cube with a margin."""
-CLEAR_IN = 0.036
+CLEAR_IN = 0.045
 """xy clearance (m) from the cube's centre under which a path needs ``SAFE_Z``."""
-CLEAR_OUT = 0.05
+CLEAR_OUT = 0.06
 """xy clearance (m) above which a path may stay at ``PUSH_Z`` (ramp in between)."""
 BEHIND_MIN = HALF_EDGE + 0.004
 """Push phase: the TCP is at least this far (m) behind the cube's centre along ``d``..."""
