@@ -170,10 +170,17 @@ def _record(args, task: str, result, extra: dict) -> None:
 
 def evidence_kind(args) -> str | None:
     """The card's evidence entry an evaluation fills: ``pybullet``, ``supervised`` (behind the
-    supervisor, PyBullet) or ``isaac`` (Newton, the cross-check engine); None for others."""
+    supervisor, PyBullet) or ``isaac`` (Newton, the cross-check engine), with ``_VARIANT``
+    appended for one episode variant (``--variant stack``: ``supervised_stack``); None for
+    other backends."""
     if args.backend == "pybullet":
-        return "supervised" if args.supervised else "pybullet"
-    return "isaac" if args.backend == "isaac" else None
+        kind = "supervised" if args.supervised else "pybullet"
+    elif args.backend == "isaac":
+        kind = "isaac"
+    else:
+        return None
+    variant = getattr(args, "variant", None)
+    return f"{kind}_{variant}" if variant else kind
 
 
 def _check_record(args, prog: str) -> bool:

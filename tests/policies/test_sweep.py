@@ -179,3 +179,23 @@ def test_recorded_evidence_keeps_the_rest_of_the_card(tmp_path):
     assert {k: v for k, v in card.to_dict().items() if k != "evidence"} == before
     keys = list(data)
     assert keys.index("evidence") == keys.index("evaluation") + 1
+
+
+def test_a_variant_evaluation_records_its_own_evidence_entry():
+    """``--variant stack --supervised --record`` fills ``evidence.supervised_stack``, never
+    the pads' ``evidence.supervised``."""
+    from types import SimpleNamespace
+
+    from miles_ros.commands.evaluate import evidence_kind
+
+    def args(**kw):
+        return SimpleNamespace(
+            **{"backend": "pybullet", "supervised": False, "variant": None, **kw}
+        )
+
+    assert evidence_kind(args()) == "pybullet"
+    assert evidence_kind(args(supervised=True)) == "supervised"
+    assert evidence_kind(args(supervised=True, variant="stack")) == "supervised_stack"
+    assert evidence_kind(args(variant="pads")) == "pybullet_pads"
+    assert evidence_kind(args(backend="isaac", variant="stack")) == "isaac_stack"
+    assert evidence_kind(args(backend="numba")) is None
