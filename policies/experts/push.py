@@ -5,11 +5,13 @@ xy, ``g`` the goal's xy, ``d = unit(g - c)`` the push direction and ``n`` its no
 ``p`` is read in the cube's push frame: ``along = (p - c) . d`` (negative: behind the cube)
 and ``lat = (p - c) . n``.
 
-- Push (TCP low, behind the cube and near the line through it to the goal): move along
-  ``d``, steer the TCP back onto the line (``lat -> 0``; ``d`` is re-aimed every step, so
-  the cube is always pushed through its centre towards the goal), hold the pushing height.
-  The forward speed drops with the lateral error (let the correction catch up) and near
-  the goal.
+- Push (TCP low, behind the cube, ``|lat| <= LAT_MAX``): move along ``d`` (re-aimed every
+  step, so the cube is always pushed towards the goal) and steer ``lat`` to a small offset
+  that turns the cube: the face in contact slides along its own normal, so the offset is
+  proportional to the angle between ``d`` and the nearest face normal (from the cube's yaw
+  in the observation), on the side whose push torque turns that normal onto ``d``. The
+  forward speed drops with the lateral error (let the correction catch up) and near the
+  goal. Success ends the episode, so the push need not stop the cube on the goal.
 - Approach (otherwise): go to the standoff point ``b = c - STANDOFF * d`` at pushing height.
   Where the straight xy path from the TCP to ``b`` passes near the cube, the TCP first rises
   to a height where its fingertips clear the cube, and moves sideways only as far as its
