@@ -15,6 +15,7 @@ from sims.scene import load_scene
 from sims.tasks import pick_place, push
 
 PUSH_CONFIG = "config/train/push.yaml"
+PICK_PLACE_CONFIG = "config/train/pick_place.yaml"
 
 
 def card(task, goal_distance=None, provenance=None):
@@ -71,11 +72,12 @@ def scene_pairs():
             yield cube, pad, obj.position, place.position
 
 
-def test_the_push_training_config_covers_every_scene_pair():
-    data = yaml.safe_load(open(PUSH_CONFIG))
+@pytest.mark.parametrize("path", [PUSH_CONFIG, PICK_PLACE_CONFIG])
+def test_the_training_configs_cover_every_scene_pair(path):
+    data = yaml.safe_load(open(path))
     from miles_ros.runtime.supervised import MOTOR_FILTERS
 
-    staged = parse_staged_config(data, PUSH_CONFIG, MOTOR_FILTERS)
+    staged = parse_staged_config(data, path, MOTOR_FILTERS)
     for index in range(len(staged.stages)):
         lo, hi = staged.stage_config(index).env.goal_distance
         for cube, pad, cube_pos, pad_pos in scene_pairs():
