@@ -53,6 +53,7 @@ from miles_ros.safety.latch import EstopLatch
 from miles_ros.safety.links import link_clearance, link_context
 from miles_ros.safety.permissions import PermissionDecision, PermissionPolicy
 from miles_ros.safety.requests import FAULT_KINDS, Command, JointRequest, RequestGate
+from miles_ros.safety.schedule import TRACKING_CODES, on_schedule, schedule_target
 from miles_ros.safety.separation import Occupancy, PeerMonitor, SeparationConfig, occupancy
 from miles_ros.safety.zones import clearance, parse_zone, zone_arrays
 from sims.robots import panda
@@ -202,7 +203,7 @@ class SafetySupervisor(SupervisorInputs, EstopLatch):
         self._d_prev = float(res[7])
         self._t_prev = now
         if res[5] or (self._new_request and not stop):
-            self._report_step(now, out, int(res[5]))
+            self._report_step(now, h, out, int(res[5]))
         if self._band_widened:
             self._band_widened = sh.relax_band(self._js, self.limits)
         if self._latched:
@@ -304,11 +305,17 @@ class SafetySupervisor(SupervisorInputs, EstopLatch):
         self._new_request = False
         self._stream_velocity = None
 
-    def _report_step(self, now: float, out: np.ndarray, n_fallback: int) -> None:
+    def _report_step(self, now: float, h: float, out: np.ndarray, n_fallback: int) -> None:
         self.stats["fallback_joints"] += n_fallback
         names = self.config.joint_names
+        on_time = None
         for i in np.flatnonzero(out[:, sh.OUT_CODE] != sh.FREE):
             code = int(out[i, sh.OUT_CODE])
+            if code in TRACKING_CODES and self._new_request:
+                if on_time is None:  # approaching a future target is not an override
+                    on_time = self._on_schedule(now, h, out)
+                if on_time[i]:
+                    continue
             if code == sh.INFEASIBLE or self._new_request:
                 self._record(
                     now,
@@ -319,6 +326,20 @@ class SafetySupervisor(SupervisorInputs, EstopLatch):
                     "request shaped to the limits",
                 )
         self._new_request = False
+
+    def _on_schedule(self, now: float, h: float, out: np.ndarray) -> np.ndarray:
+        """Per joint: this output keeps the request on its schedule (:mod:`.schedule`)."""
+        js = self._js
+        x, rest = schedule_target(
+            self._target,
+            self._request_stamp,
+            self._stream_velocity,
+            self._stream_period,
+            now,
+            js[:, sh.LO],
+            js[:, sh.HI],
+        )
+        return on_schedule(js, out, x, rest, h)
 
     def _command(self, now: float, h: float, stop: bool) -> Command:
         names = self.config.joint_names
