@@ -22,6 +22,22 @@ from policies.ppo.stages import (
     run_stages,
 )
 
+DEFAULT_RECIPES = {"push": "config/train/push.yaml", "pick_place": "config/train/pick_place.yaml"}
+"""The staged config ``miles train TASK`` runs when given nothing else (the recipe of the
+shipped skill; relative to the working directory, the repository root)."""
+
+
+def default_recipe(args) -> Path | None:
+    """The task's shipped recipe (:data:`DEFAULT_RECIPES`) when ``args`` name a task and no
+    config, resume, source checkpoint, backend or budget (those keep the single-run
+    defaults of :func:`policies.ppo.config.default_train_config`) and the file exists."""
+    if args.resume or args.config or not args.task:
+        return None
+    if any(getattr(args, flag, None) is not None for flag in ("backend", "steps", "init_from")):
+        return None
+    path = DEFAULT_RECIPES.get(args.task)
+    return Path(path) if path is not None and Path(path).exists() else None
+
 
 def staged_main(args, prog: str, command: str, motor_filters: Mapping | None = None):
     """``miles train`` for staged configs: the exit code, or None when ``args`` name no
@@ -29,6 +45,10 @@ def staged_main(args, prog: str, command: str, motor_filters: Mapping | None = N
     from policies.provenance import add_resume, new_run_meta
 
     resume_dir = Path(args.resume) if args.resume else None
+    recipe = default_recipe(args)
+    if recipe is not None:
+        print(f"{prog}: {args.task}: the shipped recipe {recipe}", file=sys.stderr)
+        args.config = str(recipe)
     if resume_dir is not None and (resume_dir / STAGES_FILE).exists():
         data, where = yaml.safe_load((resume_dir / STAGES_FILE).read_text()), str(resume_dir)
     elif resume_dir is None and args.config:

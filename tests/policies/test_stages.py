@@ -161,3 +161,25 @@ def test_shipped_staged_configs_parse_with_the_supervisor_composed():
         assert last.env.motor_filter == "safety_supervisor"
     with pytest.raises(StageConfigError, match="no factory"):
         parse_staged_config(yaml.safe_load(files[0].read_text()), str(files[0]))
+
+
+def test_train_task_alone_runs_the_shipped_recipe(monkeypatch, tmp_path):
+    """``miles train push`` runs config/train/push.yaml; a budget, backend or config of the
+    caller keeps the single-run defaults; a task without a recipe too."""
+    from types import SimpleNamespace
+
+    from policies.commands import train_staged
+
+    def args(**kw):
+        base = {"task": "push", "resume": None, "config": None}
+        base.update(backend=None, steps=None, init_from=None)
+        return SimpleNamespace(**{**base, **kw})
+
+    assert str(train_staged.default_recipe(args())) == "config/train/push.yaml"
+    assert str(train_staged.default_recipe(args(task="pick_place"))).endswith("pick_place.yaml")
+    assert train_staged.default_recipe(args(task="reach")) is None
+    assert train_staged.default_recipe(args(steps=1000)) is None
+    assert train_staged.default_recipe(args(config="mine.yaml")) is None
+    assert train_staged.default_recipe(args(resume="runs/x")) is None
+    monkeypatch.chdir(tmp_path)  # elsewhere than the repository: no recipe, the defaults
+    assert train_staged.default_recipe(args()) is None
