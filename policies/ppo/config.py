@@ -169,6 +169,10 @@ class ImitationConfig:
     policy's std when the run ends (where a PPO stage that follows starts exploring)."""
     buffer_size: int = 1_000_000
     """Labelled states kept (the oldest are dropped first)."""
+    carry_states: int = 0
+    """Labelled states of the previous imitation stage (a random subset of its buffer, saved
+    as ``imitation_buffer.pt`` in its run directory) that start this stage's buffer, so a
+    later stage keeps what the earlier ones taught (another backend's states); 0: none."""
     gradient_steps: int = 40
     """Gradient steps per update (each one minibatch from the whole buffer)."""
     minibatch_size: int = 4096
@@ -245,6 +249,8 @@ def _imitation_config(data: dict[str, Any]) -> ImitationConfig:
         raise ValueError(f"imitation.expert must be 'scripted' or '', got {cfg.expert!r}")
     if not (0.0 <= cfg.beta_end <= 1.0 and 0.0 <= cfg.beta_start <= 1.0):
         raise ValueError("imitation.beta_start and beta_end must lie in [0, 1]")
+    if cfg.carry_states < 0 or cfg.carry_states > cfg.buffer_size:
+        raise ValueError("imitation.carry_states must lie in [0, buffer_size]")
     if cfg.buffer_size < 1 or cfg.gradient_steps < 1 or cfg.minibatch_size < 1:
         raise ValueError("imitation.buffer_size, gradient_steps, minibatch_size must be >= 1")
     if not 0.0 < cfg.final_lr_fraction <= 1.0:

@@ -21,18 +21,28 @@ instead of PPO: the same envs, evaluations, checkpoints, logs and stage machiner
   from there).
 
 One process only (a distributed run is refused); the buffer is not checkpointed (a
-resumed stage refills it from its own rollouts).
+resumed stage refills it from its own rollouts). At the end of a run a random subset of
+the buffer is saved (:data:`BUFFER_FILE`); a later stage with ``imitation.carry_states``
+starts from that many of those states, so the last stage still regresses onto what the
+earlier stages' backends taught (DAgger's aggregate across stages).
 """
 
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 import torch
 
 from policies.ppo.config import TrainConfig
 from policies.ppo.runner import OnPolicyRunner
+
+BUFFER_FILE = "imitation_buffer.pt"
+"""Where an imitation run leaves a subset of its labelled states (:meth:`DAggerRunner.
+save_buffer`) for the next stage's ``imitation.carry_states``."""
+BUFFER_FILE_STATES = 500_000
+"""At most this many states go into :data:`BUFFER_FILE`."""
 
 
 def runner_class(cfg: TrainConfig) -> type[OnPolicyRunner]:
@@ -75,7 +85,33 @@ class DAggerRunner(OnPolicyRunner):
     def learn(self):
         with torch.no_grad():
             self.model.log_std.fill_(math.log(self.cfg.imitation.exploration_std))
-        return super().learn()
+        summary = super().learn()
+        self.save_buffer()
+        return summary
+
+    def save_buffer(self, max_states: int = BUFFER_FILE_STATES) -> Path | None:
+        """A random subset (at most ``max_states``) of the labelled states into
+        :data:`BUFFER_FILE` in the run directory, for a later stage's ``carry_states``."""
+        if not self.is_main or self.buffer_len == 0:
+            return None
+        keep = torch.randperm(self.buffer_len, generator=self.generator)[:max_states]
+        path = self.run_dir / BUFFER_FILE
+        data = {"obs": self.buffer_obs[keep].clone(), "labels": self.buffer_labels[keep].clone()}
+        torch.save(data, path)
+        return path
+
+    def carry(self, path: str | Path) -> int:
+        """Start the buffer with up to ``imitation.carry_states`` labelled states saved by an
+        earlier stage (:meth:`save_buffer`); returns how many. ValueError when their
+        dimensions are not this run's."""
+        data = torch.load(path, map_location="cpu", weights_only=True)
+        obs, labels = data["obs"], data["labels"]
+        if obs.shape[1:] != (self.obs_dim,) or labels.shape[1:] != (self.action_dim,):
+            raise ValueError(f"{path}: states of another observation or action size")
+        n = min(self.cfg.imitation.carry_states, obs.shape[0])
+        pick = torch.randperm(obs.shape[0], generator=self.generator)[:n]
+        self._aggregate(obs[pick], labels[pick])
+        return n
 
     def label(self, obs: torch.Tensor) -> torch.Tensor:
         """The expert's actions for observations ``obs`` (on the model's device)."""

@@ -151,6 +151,7 @@ def _run_stage(
             runner.load(latest)
         elif init_ckpt is not None:
             runner.model.load_state_dict(data["model"])
+        _carry_states(runner, cfg, init_ckpt)
         logger.info(
             "stage %d (%s): %s, %d env steps", index + 1, stage.name, cfg.backend, stage.steps
         )
@@ -172,6 +173,20 @@ def _run_stage(
         "best_eval_success": result.get("best_eval_success"),
         "selected": selected,
     }
+
+
+def _carry_states(runner, cfg, init_ckpt: Path | None) -> None:
+    """An imitation stage with ``imitation.carry_states`` starts its buffer from the states
+    the previous stage saved beside its checkpoints (none saved: nothing carried)."""
+    if not (cfg.imitation.expert and cfg.imitation.carry_states and init_ckpt is not None):
+        return
+    from policies.ppo.imitation import BUFFER_FILE
+
+    path = init_ckpt.parent.parent / BUFFER_FILE
+    if path.exists():
+        logger.info("carried %d labelled states from %s", runner.carry(path), path)
+    else:
+        logger.warning("imitation.carry_states: %s saved no labelled states", path.parent)
 
 
 def select_checkpoint(runner, rule: SelectRule) -> dict[str, Any]:

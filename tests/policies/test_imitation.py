@@ -155,3 +155,41 @@ def test_bad_imitation_configs_fail_before_any_work(tmp_path, capsys, imitation,
 def test_a_task_without_an_expert_is_named():
     with pytest.raises(ValueError, match="experts exist for reach"):
         get_expert("stack")
+
+
+def test_a_later_imitation_stage_carries_the_earlier_stages_states(tmp_path, monkeypatch):
+    from policies.ppo import stages as stages_mod
+    from policies.ppo.imitation import BUFFER_FILE
+
+    data = _reach_config(total_steps=1024).to_dict()
+    data["stages"] = [
+        {"name": "first", "backend": "numba", "steps": 1024},
+        {
+            "name": "second",
+            "backend": "numba",
+            "steps": 512,
+            "overrides": {"imitation": {"carry_states": 300}, "env": {"actuator": "none"}},
+        },
+    ]
+    carried = []
+    original = DAggerRunner.carry
+
+    def spy(self, path):
+        n = original(self, path)
+        carried.append((n, self.buffer_len))
+        return n
+
+    monkeypatch.setattr(DAggerRunner, "carry", spy)
+    staged = parse_staged_config(data)
+    stages_mod.run_stages(staged, tmp_path / "run")
+    first = tmp_path / "run" / "stage_1_first" / BUFFER_FILE
+    saved = torch.load(first, weights_only=True)
+    assert saved["obs"].shape == (1024, 23) and saved["labels"].shape == (1024, 7)
+    assert carried == [(300, 300)]  # the second stage started from 300 of them
+    assert (tmp_path / "run" / "stage_2_second" / BUFFER_FILE).exists()
+    with pytest.raises(StageConfigError, match="carry_states"):
+        bad = _reach_config().to_dict()
+        bad["stages"] = [
+            {"name": "a", "backend": "numba", "overrides": {"imitation": {"carry_states": -1}}}
+        ]
+        parse_staged_config(bad)
