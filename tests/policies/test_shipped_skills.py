@@ -52,10 +52,22 @@ def test_shipped_skill_acts_on_its_task_observations(name):
 
 @pytest.mark.parametrize("name", SHIPPED)
 def test_envelope_block_is_what_build_card_writes(name):
-    """The block and the preconditions in words are the task module's current sampling
-    ranges (refresh with ``python -m policies.card_content refresh-envelope DIR``)."""
+    """The block and the preconditions in words are the sampling ranges the skill was
+    trained on: the task module's, or its training config's (``env.goal_distance``,
+    ``object_region``, ``goal_region``, kept in the card's provenance); refresh with
+    ``python -m policies.card_content refresh-envelope DIR``."""
     card = load_card(SKILLS_DIR / name)
-    built = build_card(card.name, str(card.task), card.sha256, card.provenance, card.evaluation)
+    trained = (card.provenance or {}).get("training_noise") or {}  # the run's env block
+    built = build_card(
+        card.name,
+        str(card.task),
+        card.sha256,
+        card.provenance,
+        card.evaluation,
+        goal_distance=trained.get("goal_distance"),
+        object_region=trained.get("object_region"),
+        goal_region=trained.get("goal_region"),
+    )
     assert card.to_dict()["envelope"] == built.to_dict()["envelope"]
     assert card.envelope == built.envelope
     assert card.preconditions == built.preconditions
