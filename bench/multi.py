@@ -8,8 +8,10 @@ every arm behind its safety supervisor.
 Runs without ROS (the ROS graph on 2 shared cores is too slow to time skills): one
 PyBullet world of ``config/scene_dual.yaml`` (:class:`miles_ros.runtime.scene_world.
 SceneWorld`, both Pandas, the cubes), one :class:`miles_ros.runtime.skills.SkillExecutor`
-per arm (the skill node's logic, fed joint states and world-frame object poses moved into
-its base frame), one :class:`miles_ros.agent.arm_agent.ArmAgent` per arm and the
+per arm (the skill node's logic with its default parameters, :class:`miles_ros.runtime.
+params.SkillNodeParams`: its timeout_scale and home speed; fed joint states and
+world-frame object poses moved into its base frame), one :class:`miles_ros.agent.
+arm_agent.ArmAgent` per arm and the
 :class:`miles_ros.agent.dispatch.Dispatcher`, all in sim time. Between each skill and its
 arm runs that arm's :class:`miles_ros.safety.SafetySupervisor` as its safety node drives
 it (the node's default :class:`~miles_ros.safety.SafetyConfig`, 250 Hz, the skill's
@@ -63,6 +65,7 @@ from miles_ros.agent.dispatch import CELL_CLEARANCE, FINAL_STATES, Dispatcher  #
 from miles_ros.agent.registry import SkillRegistry  # noqa: E402
 from miles_ros.runtime.frames import base_to_world, poses_to_base, scene_in_base_frame  # noqa: E402
 from miles_ros.runtime.observation import JointReading, ObjectPose  # noqa: E402
+from miles_ros.runtime.params import SkillNodeParams  # noqa: E402
 from miles_ros.runtime.scene_world import SceneWorld  # noqa: E402
 from miles_ros.runtime.skills import SkillExecutor, SkillLibrary  # noqa: E402
 from miles_ros.safety import JointRequest, SafetyConfig, SafetySupervisor  # noqa: E402
@@ -170,8 +173,17 @@ class Cell:
     ):
         self.world, self.scene = world, world.scene
         self.mounts = {m.name: m for m in self.scene.arms}
+        node = SkillNodeParams()  # the skill node's defaults (timeouts, home)
         self.executors = {
-            name: SkillExecutor(library, scene_in_base_frame(self.scene, m))
+            name: SkillExecutor(
+                library,
+                scene_in_base_frame(self.scene, m),
+                node.home_speed,
+                home_min_height=node.home_min_height,
+                home_settle_speed=node.home_settle_speed,
+                state_timeout=node.state_timeout,
+                timeout_scale=node.timeout_scale,
+            )
             for name, m in self.mounts.items()
         }
         config = SafetyConfig(scene_file=SCENE_FILE, separation_margin=margin)

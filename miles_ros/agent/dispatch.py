@@ -55,9 +55,9 @@ LOG = logging.getLogger("miles_ros.agent.dispatch")
 CELL_CLEARANCE = 0.35
 """Default ``clearance`` (m) of a cell's dispatcher: two Pandas whose tasks' points lie
 closer than this cannot both work there. The hands' sphere model spans 0.28 m across the
-fingers (:mod:`sims.robots.panda_spheres`) and the supervisors keep 0.05 m between arms;
-red and blue cubes of ``config/scene_dual.yaml`` (0.32 m apart) conflict, a cube and the
-far pad (0.40 m) do not."""
+fingers (:mod:`sims.robots.panda_spheres`) and the supervisors keep 0.05 m between arms.
+In ``config/scene_dual.yaml`` the red and blue tasks' cubes and pads lie >= 0.47 m apart
+and do not conflict; red and blue 0.32 m apart (its first layout) did."""
 
 FINAL_STATES = ("succeeded", "failed", "aborted", "estopped")
 """Skill statuses that end a request (as :data:`miles_ros.agent.manager.FINAL_STATES`)."""

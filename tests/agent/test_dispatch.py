@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 
 import pytest
 
@@ -246,6 +247,15 @@ def test_home_waits_for_every_earlier_task(cards):
 
 WHERE = {k: o.position[:2] for k, o in SCENE.objects.items()}
 WHERE.update({k: p.position[:2] for k, p in SCENE.places.items()})
+TIGHT = {
+    "red_cube": (-0.16, 0.0),
+    "green_cube": (0.0, 0.0),
+    "blue_cube": (0.16, 0.0),
+    "left_pad": (-0.23, 0.09),
+    "right_pad": (0.23, -0.09),
+}
+"""A tighter layout (the dual scene's first one): red and blue 0.32 m apart, so the
+red and blue tasks conflict under the cell's clearance."""
 
 
 def _progress(cell, arm, rid, progress):
@@ -257,7 +267,7 @@ def test_a_conflicting_task_starts_as_the_arm_before_it_leaves(cards):
     from miles_ros.agent.dispatch import CELL_CLEARANCE
 
     d = Dispatcher(
-        ("left_arm", "right_arm"), "trace-c", [RED, BLUE], CUBES, where=WHERE,
+        ("left_arm", "right_arm"), "trace-c", [RED, BLUE], CUBES, where=TIGHT,
         clearance=CELL_CLEARANCE,
     )  # fmt: skip
     cell = Cell(d, agents(cards))
@@ -286,7 +296,7 @@ def test_a_conflicting_task_starts_as_the_arm_before_it_leaves(cards):
 
 def test_stagger_lets_a_conflicting_task_start_before_the_other_ends(cards):
     d = Dispatcher(
-        ("left_arm", "right_arm"), "trace-s", [RED, BLUE], CUBES, where=WHERE,
+        ("left_arm", "right_arm"), "trace-s", [RED, BLUE], CUBES, where=TIGHT,
         clearance=0.35, stagger=0.5,
     )  # fmt: skip
     cell = Cell(d, agents(cards))
@@ -314,8 +324,28 @@ def test_an_arm_standing_where_the_next_task_goes_is_sent_home_first(cards):
     assert d.outcome == "succeeded"
 
 
+def test_in_the_dual_scene_the_red_and_blue_tasks_run_at_once(cards):
+    from miles_ros.agent.dispatch import CELL_CLEARANCE
+
+    # the scene's layout keeps the two tasks' cubes and pads beyond the cell's clearance
+    red = [WHERE[k] for k in ("red_cube", "left_pad")]
+    blue = [WHERE[k] for k in ("blue_cube", "right_pad")]
+    assert min(math.dist(a, b) for a in red for b in blue) > CELL_CLEARANCE
+    d = Dispatcher(
+        ("left_arm", "right_arm"), "trace-p", [RED, BLUE], CUBES, where=WHERE,
+        clearance=CELL_CLEARANCE,
+    )  # fmt: skip
+    cell = Cell(d, agents(cards))
+    cell.route(d.start(cell.now))
+    assert sorted(arm for arm, _ in cell.requests) == ["left_arm", "right_arm"]  # no waiting
+    cell.finish("left_arm")
+    assert all(r["skill"] == "pick_place" for _, r in cell.requests)  # no clearing home
+    cell.finish("right_arm")
+    assert d.outcome == "succeeded"
+
+
 def test_without_clearance_conflicting_tasks_still_run_at_once(cards):
-    d = Dispatcher(("left_arm", "right_arm"), "trace-n", [RED, BLUE], CUBES, where=WHERE)
+    d = Dispatcher(("left_arm", "right_arm"), "trace-n", [RED, BLUE], CUBES, where=TIGHT)
     cell = Cell(d, agents(cards))
     cell.route(d.start(cell.now))
     assert {arm for arm, _ in cell.requests} == {"left_arm", "right_arm"}

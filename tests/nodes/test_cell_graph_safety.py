@@ -3,11 +3,11 @@ sim_node, a safety node, a skill node and an arm agent per arm, manager_node in 
 mode with a fixed plan. "put the red cube on the left pad and the blue cube on the right
 pad" runs behind the supervisors (and succeeds, or fails only by the learned
 pick_place's own timeout, about 1 run in 5), which exchange occupancy (with reach radii) on
-``/miles/safety/occupancy``, with both arms moving at once: red and blue are closer than
-the dispatcher's clearance, so the first arm, done over the shared space, goes home
-while the second arm's pick_place runs (in this layout the two pick_places cannot run
-at once 0.05 m apart). The arms' link spheres, at their commanded positions, never come
-closer than the separation margin."""
+``/miles/safety/occupancy``, with both arms moving at once (the two tasks' cubes and pads
+lie beyond the dispatcher's clearance, so both pick_places run together; in a tighter
+layout the first arm would go home while the second arm's pick_place runs). The arms'
+link spheres, at their commanded positions, never come closer than the separation
+margin."""
 
 from __future__ import annotations
 
@@ -159,8 +159,7 @@ def test_two_arms_behind_their_safety_nodes_run_the_goal_at_once():
         ), final.get("failure")
         assert final["trace_id"] == "cell-trace"
         assert {a["arm"] for a in final["awards"]} == set(ARMS), final["awards"]
-        # Both arms moved at once: one arm's request ran while the other's did (the
-        # second pick_place starts as the first arm clears the shared space).
+        # Both arms moved at once: one arm's request ran while the other's did.
         succeeded = final["outcome"] == "succeeded"
         order = [(arm, s["id"], s["state"]) for arm, s in events]
         spans = {}
