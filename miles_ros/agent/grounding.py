@@ -207,7 +207,7 @@ class Affordance:
         name = session.get_inputs()[0].name
         value = float(np.ravel(session.run(None, {name: obs})[0])[0])
         settings = skill.card.affordance
-        center = float(settings.get("center", skill.card.evaluation.get("mean_return", 0.0)))
+        center = float(settings.get("center", skill.card.evaluation.get("mean_return") or 0.0))
         scale = float(settings.get("scale", max(abs(center) / 4.0, 1e-3)))
         return 1.0 / (1.0 + math.exp(-(value - center) / scale))
 
