@@ -10,6 +10,21 @@ from miles_ros.agent.registry import SkillRegistry
 SHIPPED = Path(__file__).resolve().parents[2] / "policies" / "skills"
 FAR = [("red_cube", "left_pad"), ("green_cube", "right_pad"), ("blue_cube", "right_pad")]
 NEAR = [("red_cube", "right_pad"), ("green_cube", "left_pad"), ("blue_cube", "left_pad")]
+FAR_CUBES = {
+    "red_cube": (0.65, -0.28, 0.02),
+    "green_cube": (0.35, 0.28, 0.02),
+    "blue_cube": (0.65, 0.28, 0.02),
+}
+"""Cubes in corners of the shipped cards' cube area (x 0.30-0.65, |y| <= 0.30 m), each
+0.54-0.57 m from its FAR pad: beyond the 0.10-0.45 m the skills were trained on (every
+pair of the scene itself lies inside it)."""
+
+
+def far(world):
+    """``world`` with the cubes moved to :data:`FAR_CUBES`."""
+    out = world.copy()
+    out.objects.update(FAR_CUBES)
+    return out
 
 
 def test_out_of_envelope_candidates_are_masked(world):
@@ -19,8 +34,9 @@ def test_out_of_envelope_candidates_are_masked(world):
         assert registry[skill].card.envelope is not None
         for obj, pad in FAR:
             step = Step(skill, {"object": obj, "target": pad})
-            assert aff.precondition(registry[skill], step.params, world) == IMPOSSIBLE
-            assert aff(step, world) == IMPOSSIBLE  # the critic never overrules the mask
+            assert aff.precondition(registry[skill], step.params, far(world)) == IMPOSSIBLE
+            assert aff(step, far(world)) == IMPOSSIBLE  # the critic never overrules the mask
+            assert aff.precondition(registry[skill], step.params, world) == 1.0
         for obj, pad in NEAR:
             params = {"object": obj, "target": pad}
             assert aff.precondition(registry[skill], params, world) == 1.0
@@ -52,18 +68,18 @@ def _planner(world, wanted, mode="grounded"):
 
 
 def test_a_goal_asking_for_a_step_outside_the_envelope_is_refused_not_substituted(world):
-    """The model wants push blue_cube right_pad (0.43 m apart; push was trained for
-    0.10-0.25 m): the planner refuses and names the step and the violated range, instead
-    of pushing another cube or going home."""
-    planner = _planner(world, ["push blue right"])  # plan lines use the prompt aliases
+    """The model wants push blue_cube right_pad (0.54 m apart in the far world; push was
+    trained for 0.10-0.45 m): the planner refuses and names the step and the violated
+    range, instead of pushing another cube or going home."""
+    planner = _planner(far(world), ["push blue right"])  # plan lines use the prompt aliases
     plan = planner.plan("slide the blue cube to the right pad", use_cache=False)
     assert plan.refused and plan.steps == []
     assert "push blue_cube right_pad" in plan.reason
-    assert "object_target_distance_xy" in plan.reason and "[0.100, 0.250]" in plan.reason
+    assert "object_target_distance_xy" in plan.reason and "[0.100, 0.450]" in plan.reason
 
 
 def test_a_later_step_outside_the_envelope_refuses_the_whole_goal(world):
-    planner = _planner(world, ["push red right", "pick green right"])
+    planner = _planner(far(world), ["push red right", "pick green right"])
     goal = "push the red cube to the right pad, then put the green cube on the right pad"
     plan = planner.plan(goal, use_cache=False)
     assert plan.refused and plan.steps == [] and plan.reason.startswith("step 2: ")
@@ -82,7 +98,8 @@ def test_plan_validation_reports_a_step_outside_the_envelope(world):
     from miles_ros.agent.validation import validate_plan
 
     registry = SkillRegistry.load([SHIPPED], interface_cards=False)
-    far = [Step("pick_place", {"object": "red_cube", "target": "left_pad"})]
+    outside = [Step("pick_place", {"object": "red_cube", "target": "left_pad"})]
     near = [Step("pick_place", {"object": "red_cube", "target": "right_pad"})]
-    assert any(OUTSIDE_ENVELOPE in e for e in validate_plan(far, registry, world))
+    assert any(OUTSIDE_ENVELOPE in e for e in validate_plan(outside, registry, far(world)))
+    assert validate_plan(outside, registry, world) == []  # the scene's own pair: inside
     assert validate_plan(near, registry, world) == []

@@ -61,16 +61,28 @@ def test_generate_mode_plans_it_and_its_grammar_allows_it(shipped, world):
 
 
 def test_a_stack_beyond_the_trained_envelope_is_refused_with_the_range(shipped, world):
-    # red and blue lie 0.255 m apart; the shipped pick_place was trained up to 0.25 m
-    plan = planner(shipped, world, keyword_scorer(["pick red blue"])).plan(
+    import math
+
+    envelope = shipped["pick_place"].card.envelope
+    far = world.copy()  # red moved to a corner of the cube area, blue where the scene has it
+    corner = (envelope.object_region.high[0], envelope.object_region.low[1] + 0.02, 0.02)
+    far.objects["red_cube"] = corner
+    gap = math.dist(corner[:2], far.objects["blue_cube"][:2])
+    assert gap > envelope.object_target_distance_xy.max  # beyond what it was trained on
+    plan = planner(shipped, far, keyword_scorer(["pick red blue"])).plan(
         "put the red cube on the blue cube", use_cache=False
     )
     assert plan.refused and plan.steps == []
     assert "object_target_distance_xy" in plan.reason, plan.reason
     errors = validate_plan(
-        [Step("pick_place", {"object": "red_cube", "target": "blue_cube"})], shipped, world
+        [Step("pick_place", {"object": "red_cube", "target": "blue_cube"})], shipped, far
     )
     assert any("object_target_distance_xy" in e for e in errors)
+    # in the scene itself (0.255 m apart, inside the trained 0.10-0.45 m) it is planned
+    plan = planner(shipped, world, keyword_scorer(["pick red blue"])).plan(
+        "put the red cube on the blue cube", use_cache=False
+    )
+    assert not plan.refused and [s.key() for s in plan.steps] == ["pick_place red_cube blue_cube"]
 
 
 def test_stacking_on_itself_or_on_a_held_cube_is_refused(shipped, world):
