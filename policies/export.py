@@ -8,6 +8,7 @@ self-contained (weights inside, no external data).
 
 from __future__ import annotations
 
+import json
 import logging
 import time
 import warnings
@@ -179,6 +180,7 @@ def export_run(
     }
     if not provenance["resumed"]:
         provenance.pop("resumed")
+    provenance.update(staged_provenance(run_dir))
     if meta.get("init_from"):
         provenance["init_from"] = _weights_source(meta["init_from"])
     goal_distance = train_cfg.get("env", {}).get("goal_distance") or None
@@ -241,6 +243,31 @@ def export_run(
     )
     write_card(card, out_dir)
     return card
+
+
+def staged_provenance(run_dir: str | Path) -> dict:
+    """For a staged run (``summary.json`` with ``staged``): every stage's name, backend,
+    env steps and training wall time, and the totals (``total_steps``,
+    ``total_wall_time_s``: the whole run from scratch); an empty dict for other runs.
+    ``steps`` and ``wall_time_s`` of a card stay the last stage's (its checkpoint's)."""
+    path = Path(run_dir) / "summary.json"
+    summary = json.loads(path.read_text()) if path.exists() else {}
+    if not summary.get("staged"):
+        return {}
+    stages = [
+        {
+            "name": st.get("name"),
+            "backend": st.get("backend"),
+            "env_steps": int(st.get("env_steps", 0)),
+            "wall_time_s": round(float(st.get("wall_time_s", 0.0)), 2),
+        }
+        for st in summary.get("stages", [])
+    ]
+    return {
+        "stages": stages,
+        "total_steps": sum(st["env_steps"] for st in stages),
+        "total_wall_time_s": round(sum(st["wall_time_s"] for st in stages), 2),
+    }
 
 
 def _envelope_config(task: str, goal_distance, object_region=None, goal_region=None) -> dict:
