@@ -30,7 +30,12 @@ STEP_TIMEOUT_S = 75.0
 """Budget (s) per planned step while a goal runs (the manager's own step timeout is 60 s)."""
 GOAL_FINAL = ("succeeded", "failed", "estopped", "refused")
 """Manager outcomes that end a goal."""
-PHRASES = {"home": "go home", "reach": "move to the {target}"}
+PHRASES = {
+    "home": "go home",
+    "reach": "move to the {target}",
+    "push": "slide the {object} to the {target}",
+    "pick_place": "put the {object} on the {target}",
+}
 """How the demo words a step when it asks for the rest of an interrupted plan."""
 
 

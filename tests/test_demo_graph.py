@@ -35,7 +35,13 @@ def test_the_estop_interrupts_the_last_moving_step_and_the_rest_is_asked_for_in_
         "go home, then move to the blue cube, then go home"
     )  # a leading home is not repeated
     assert remainder_goal(PLAN, 0).startswith("go home, then move to the red cube, then go")
-    unknown = [{"skill": "push", "params": {"object": "red_cube", "target": "left_pad"}}]
+    cell = [
+        {"skill": "pick_place", "params": {"object": "red_cube", "target": "left_pad"}},
+        {"skill": "push", "params": {"object": "blue_cube", "target": "right_pad"}},
+    ]  # the README's cell goal: after an e-stop in the push, the pick is not asked again
+    assert remainder_goal(cell, 1) == "go home, then slide the blue cube to the right pad"
+    assert remainder_goal(cell, 0).startswith("go home, then put the red cube on the left pad")
+    unknown = [{"skill": "wave", "params": {}}]
     assert remainder_goal(unknown, 0) is None  # the demo then sends the whole goal again
 
 
