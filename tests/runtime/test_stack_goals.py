@@ -98,5 +98,12 @@ def test_a_stack_target_outside_the_envelope_is_a_violation():
         return card.envelope_violations(objects[obj], goal.goal_pos)
 
     assert violations("green_cube", "blue_cube") == []  # 0.14 m apart
-    far = violations("red_cube", "blue_cube")  # 0.25+ m apart: beyond the trained range
+    assert violations("red_cube", "blue_cube") == []  # 0.255 m: inside 0.10-0.45 m
+    # red moved to the far corner of the cube area: beyond the trained distance from blue
+    region, distance = card.envelope.object_region, card.envelope.object_target_distance_xy
+    corner = np.array([region.high[0], region.low[1] + 0.02, pick_place.CUBE_REST_Z])
+    objects["red_cube"] = corner
+    goal = resolve_goal("pick_place", {"object": "red_cube", "target": "blue_cube"}, SCENE, LIVE)
+    assert np.linalg.norm(corner[:2] - goal.goal_pos[:2]) > distance.max
+    far = card.envelope_violations(corner, goal.goal_pos)
     assert far and "object_target_distance_xy" in far[0]
