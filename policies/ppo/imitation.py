@@ -30,6 +30,7 @@ earlier stages' backends taught (DAgger's aggregate across stages).
 from __future__ import annotations
 
 import math
+import time
 from pathlib import Path
 
 import numpy as np
@@ -121,8 +122,6 @@ class DAggerRunner(OnPolicyRunner):
 
     def _rollout(self, obs: torch.Tensor):
         """``rollout_steps`` steps of the mixed policy; labels into :attr:`labels`."""
-        import time
-
         model, envs, storage = self.model, self.envs, self.storage
         steps, gamma = self.cfg.runner.rollout_steps, self.cfg.ppo.gamma
         beta, std = self.beta(), self.cfg.imitation.exploration_std
@@ -174,7 +173,7 @@ class DAggerRunner(OnPolicyRunner):
         returns = storage.returns.reshape(-1).cpu()
         self._aggregate(obs, self.labels.reshape(-1, self.action_dim))
         if self.model.normalizer is not None:
-            self.model.normalizer.update(storage.obs)
+            self.dist.merge_normalizer(self.model.normalizer, storage.obs)
         frac = min(1.0, self.env_steps / max(1, self.cfg.runner.total_steps))
         lr = ic.learning_rate * (1.0 - (1.0 - ic.final_lr_fraction) * frac)
         for group in self.optimizer.param_groups:
