@@ -63,7 +63,7 @@ from miles_ros.agent.arm_agent import ArmAgent, cards_from_registry  # noqa: E40
 from miles_ros.agent.contract_net import to_json  # noqa: E402
 from miles_ros.agent.dispatch import CELL_CLEARANCE, FINAL_STATES, Dispatcher  # noqa: E402
 from miles_ros.agent.registry import SkillRegistry  # noqa: E402
-from miles_ros.runtime.frames import base_to_world, poses_to_base, scene_in_base_frame  # noqa: E402
+from miles_ros.runtime.frames import arm_bodies, base_to_world, poses_to_base, scene_in_base_frame  # noqa: E402
 from miles_ros.runtime.observation import JointReading, ObjectPose  # noqa: E402
 from miles_ros.runtime.params import SkillNodeParams  # noqa: E402
 from miles_ros.runtime.scene_world import SceneWorld  # noqa: E402
@@ -183,6 +183,10 @@ class Cell:
                 home_settle_speed=node.home_settle_speed,
                 state_timeout=node.state_timeout,
                 timeout_scale=node.timeout_scale,
+                start_from_home=node.start_from_home,
+                stall_window_s=node.stall_window_s,
+                stall_motion=node.stall_motion,
+                stall_restarts=node.stall_restarts,
             )
             for name, m in self.mounts.items()
         }
@@ -208,6 +212,7 @@ class Cell:
             where=where,
             clearance=clearance,
             stagger_home=stagger_home,
+            bodies=arm_bodies(self.scene),
         )
         self.next_tick = dict.fromkeys(self.mounts, 0.0)
         self.round_ms: list[float] = []

@@ -56,6 +56,10 @@ class CostModel:
     """Horizontal distance from the arm's base beyond which a cube or goal counts as far
     (the shipped skills are slower and fail more there: 6/10 vs 10/10 in bench/multi.py
     for the far cube of config/scene_dual.yaml)."""
+    home_tolerance_m: float = 0.05
+    """A learned skill starts from home (the skill node moves the arm home first,
+    ``start_from_home``) when the TCP would start further than this from its home
+    position (m): the estimate then adds that home move."""
     reach_s_per_m: float = 2.0
     """Added seconds per metre a cube or goal lies beyond ``reach_comfort_m``: of two
     arms equally far along the path, the one with the task nearer its base wins."""
@@ -161,7 +165,11 @@ class ArmAgent:
         violations = card.envelope_violations(obj, goal.goal_pos)
         if violations:
             return "out of reach: " + "; ".join(violations), 0.0
-        return "", self.cost.estimate(skill, start, obj, goal.goal_pos)
+        lead_in = 0.0  # the skill node homes first where the arm stands away from home
+        home = np.asarray(panda.fk_tcp(panda.home_joint_positions), dtype=np.float64)
+        if float(np.linalg.norm(np.asarray(start) - home)) > self.cost.home_tolerance_m:
+            lead_in, start = self.cost.estimate("home", start, None, home), home
+        return "", lead_in + self.cost.estimate(skill, start, obj, goal.goal_pos)
 
     def on_award(self, message: str | Award, now: float) -> Award | None:
         """An award for this arm (queued), else None (another arm's, or refused)."""

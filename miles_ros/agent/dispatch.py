@@ -24,8 +24,14 @@ as that arm is idle, so different arms run their tasks at once.
   task conflicting with another arm's running or next task is sent ``home`` (a
   clearing move, not a plan step), and the conflicting task starts once that move is
   ``stagger_home`` of its way, so the two arms move at once, one leaving as the other
-  comes. Safety never depends on this (the supervisors keep the arms apart); it keeps
-  both arms from holding each other up.
+  comes. With ``bodies`` (each arm's base and home TCP, world x/y) an arm parked over
+  the table is judged by its whole body, not only by its task's points: it is in the
+  way when the line from its base to where its TCP rests comes closer than
+  ``clearance`` to the path the other arm's TCP takes (home, the cube, the target). An
+  arm parked after a reach at a cube near the middle otherwise holds the other arm on
+  its way from home (bench/multi.py: the right arm at the blue cube stopped the left
+  arm's pick of the red cube until its timeout). Safety never depends on this (the
+  supervisors keep the arms apart); it keeps both arms from holding each other up.
 - **Failures.** A failed task is announced again (next round) with the failure as
   feedback, up to ``max_rounds`` rounds; a task nobody bids on fails the goal with every
   arm's reason; an ``estopped`` task ends the goal ``estopped`` (running tasks cancelled).
@@ -56,7 +62,7 @@ CELL_CLEARANCE = 0.35
 """Default ``clearance`` (m) of a cell's dispatcher: two Pandas whose tasks' points lie
 closer than this cannot both work there. The hands' sphere model spans 0.28 m across the
 fingers (:mod:`sims.robots.panda_spheres`) and the supervisors keep 0.05 m between arms.
-In ``config/scene_dual.yaml`` the red and blue tasks' cubes and pads lie >= 0.47 m apart
+In ``config/scene_dual.yaml`` the red and blue tasks' cubes and pads lie >= 0.37 m apart
 and do not conflict; red and blue 0.32 m apart (its first layout) did."""
 
 FINAL_STATES = ("succeeded", "failed", "aborted", "estopped")
@@ -120,13 +126,15 @@ class Dispatcher:
         clearance: float = 0.0,
         stagger: float = 1.0,
         stagger_home: float = 0.5,
+        bodies: Mapping[str, tuple[Sequence[float], Sequence[float]]] | None = None,
     ) -> None:
         """``steps``: the planned ``(skill, params)``; ``cubes``: the scene's cube names
         (what can be claimed); ``award_gap``: seconds between an award and the next
         announcement, so that over a bus whose topics are not ordered with each other
         the winner has queued its award before it bids again; ``where``, ``clearance``
-        (m), ``stagger``, ``stagger_home`` (progress in [0, 1]): see "Shared space"
-        (clearance 0: off)."""
+        (m), ``stagger``, ``stagger_home`` (progress in [0, 1]), ``bodies`` (arm ->
+        (base x/y, home TCP x/y) in the world frame, m): see "Shared space" (clearance 0:
+        off)."""
         if not trace_id:
             raise ValueError("need the goal's trace id")
         if max_rounds < 1:
@@ -136,6 +144,10 @@ class Dispatcher:
         self.where = {k: (float(v[0]), float(v[1])) for k, v in (where or {}).items()}
         self.clearance, self.stagger = float(clearance), float(stagger)
         self.stagger_home = float(stagger_home)
+        self.bodies = {
+            a: ((float(b[0]), float(b[1])), (float(h[0]), float(h[1])))
+            for a, (b, h) in (bodies or {}).items()
+        }
         self._parked: dict[str, Task] = {}
         """Per arm, the task it ended where it still stands."""
         self._clearing: dict[str, str] = {}
@@ -375,7 +387,7 @@ class Dispatcher:
                 if self._conflict(task, leaving):
                     return out  # until it is on its way out
             parked = self._parked.get(other)
-            if running is None and parked is not None and self._conflict(task, parked):
+            if running is None and parked is not None and self._in_way(other, parked, task, arm):
                 if other not in self._clearing:
                     out.append(self._clear(other))
                 return out  # starts once that arm is on its way out
@@ -392,9 +404,24 @@ class Dispatcher:
         if any(t.state == "awarded" and t.arm == arm for t in self.tasks):
             return []
         for t in self.tasks:
-            if t.arm != arm and t.state in ("running", "awarded") and self._conflict(t, parked):
-                return [self._clear(arm)]
+            if t.arm != arm and t.state in ("running", "awarded"):
+                if self._in_way(arm, parked, t, t.arm):
+                    return [self._clear(arm)]
         return []
+
+    def _in_way(self, parked_arm: str, parked: Task, task: Task, arm: str) -> bool:
+        """Whether ``parked_arm``, standing where it ended ``parked``, is in the way of
+        ``arm``'s ``task``: their points conflict, or (with both arms' ``bodies``) the
+        parked arm's base-to-TCP line comes within the clearance of the task's TCP path
+        from ``arm``'s home."""
+        if self._conflict(task, parked):
+            return True
+        rest = self._points(parked)
+        if not rest or parked_arm not in self.bodies or arm not in self.bodies:
+            return False
+        body = [self.bodies[parked_arm][0], rest[-1]]
+        path = [self.bodies[arm][1], *self._points(task)]
+        return _polyline_distance(body, path) < self.clearance
 
     def _conflict(self, a: Task, b: Task) -> bool:
         """Whether two tasks' points (cube, target) come closer than the clearance."""
@@ -457,3 +484,35 @@ def _params_text(params: Mapping[str, Any]) -> str:
 
 def _json(data: dict) -> str:
     return json.dumps(data)
+
+
+def _segment_distance(p1, p2, q1, q2) -> float:
+    """Shortest distance (m) between the 2-D segments p1-p2 and q1-q2."""
+
+    def point_segment(p, a, b) -> float:
+        ab = (b[0] - a[0], b[1] - a[1])
+        n = ab[0] ** 2 + ab[1] ** 2
+        t = 0.0 if n == 0.0 else ((p[0] - a[0]) * ab[0] + (p[1] - a[1]) * ab[1]) / n
+        t = min(1.0, max(0.0, t))
+        return math.dist(p, (a[0] + t * ab[0], a[1] + t * ab[1]))
+
+    def cross(o, a, b) -> float:
+        return (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0])
+
+    d1, d2 = cross(q1, q2, p1), cross(q1, q2, p2)
+    d3, d4 = cross(p1, p2, q1), cross(p1, p2, q2)
+    if d1 * d2 < 0.0 and d3 * d4 < 0.0:
+        return 0.0  # they cross
+    return min(
+        point_segment(p1, q1, q2),
+        point_segment(p2, q1, q2),
+        point_segment(q1, p1, p2),
+        point_segment(q2, p1, p2),
+    )
+
+
+def _polyline_distance(a: Sequence, b: Sequence) -> float:
+    """Shortest distance (m) between two 2-D polylines (a single point is one)."""
+    sa = list(zip(a, a[1:], strict=False)) or [(a[0], a[0])]
+    sb = list(zip(b, b[1:], strict=False)) or [(b[0], b[0])]
+    return min(_segment_distance(p1, p2, q1, q2) for p1, p2 in sa for q1, q2 in sb)

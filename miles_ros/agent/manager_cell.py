@@ -65,11 +65,14 @@ class CellDriver:
         award_gap: float = 0.1,
         where: Mapping[str, Sequence[float]] | None = None,
         clearance: float = CELL_CLEARANCE,
+        bodies: Mapping[str, tuple[Sequence[float], Sequence[float]]] | None = None,
     ) -> None:
         """``send`` publishes a dispatcher message (announce, award, or an arm's request);
         ``send_status`` the ``/miles/manager/status`` JSON; ``where`` (the cubes' and
-        places' world x/y) and ``clearance``: the dispatcher's shared-space rule."""
+        places' world x/y), ``clearance`` and ``bodies`` (arm -> base and home TCP x/y,
+        :func:`miles_ros.runtime.frames.arm_bodies`): the dispatcher's shared-space rule."""
         self.where, self.clearance = dict(where or {}), clearance
+        self.bodies = dict(bodies or {})
         self.arms, self.cubes = tuple(arms), tuple(cubes)
         self.planner = planner
         self.send, self.send_status = send, send_status
@@ -171,6 +174,7 @@ class CellDriver:
                 award_gap=self.award_gap,
                 where=self.where,
                 clearance=self.clearance,
+                bodies=self.bodies,
             )
             self._emit(self.dispatcher.start(self.clock()))
 

@@ -32,6 +32,7 @@ from miles_ros.agent.manager_cell import CELL_TOPICS, CellDriver, cell_registry
 from miles_ros.ros.node_main import NodeLogHandler, run_node
 from miles_ros.ros.params import declare_params
 from miles_ros.ros.qos import COMMAND_QOS, LATCHED_QOS
+from miles_ros.runtime.frames import arm_bodies
 from miles_ros.runtime.manager_build import build_planner
 from miles_ros.runtime.manager_glue import ManagerDriver
 from miles_ros.runtime.manager_params import ManagerNodeParams, check_param
@@ -111,6 +112,7 @@ class ManagerNode(Node):
             clock=lambda: self.get_clock().now().nanoseconds * 1e-9,  # the arms' clock
             where={k: v.position[:2] for k, v in {**scene.objects, **scene.places}.items()},
             clearance=prm.cell_clearance,
+            bodies=arm_bodies(scene),
         )
         self.create_subscription(
             String, CELL_TOPICS["bid"], lambda m: self.driver.on_bid(m.data), COMMAND_QOS

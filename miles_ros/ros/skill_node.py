@@ -58,6 +58,10 @@ class SkillNode(Node):
             home_settle_speed=prm.home_settle_speed,
             state_timeout=prm.state_timeout,
             timeout_scale=prm.timeout_scale,
+            start_from_home=prm.start_from_home,
+            stall_window_s=prm.stall_window_s,
+            stall_motion=prm.stall_motion,
+            stall_restarts=prm.stall_restarts,
         )
         self.skills.warm_up()
 

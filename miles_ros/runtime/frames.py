@@ -23,6 +23,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from miles_ros.runtime.observation import ObjectPose
+from sims.robots import panda
 from sims.scene import SINGLE_ARM, ArmMount, Scene, Table
 
 
@@ -49,6 +50,20 @@ def base_to_world(mount: ArmMount, points) -> np.ndarray:
         raise ValueError(f"expected points with 3 coordinates, got shape {p.shape}")
     p[..., :2] = p[..., :2] @ _rotation(mount.base_yaw).T  # Rz(yaw) p
     return p + np.asarray(mount.base_position, dtype=np.float64)
+
+
+def arm_bodies(scene: Scene) -> dict[str, tuple[tuple[float, float], tuple[float, float]]]:
+    """Arm name -> (its base's x/y, its TCP's x/y at the home pose), world frame (m): where
+    each arm stands and where its skills start (the cell dispatcher's ``bodies``)."""
+    home = panda.fk_tcp(panda.home_joint_positions)
+    out = {}
+    for mount in scene.arms:
+        tcp = base_to_world(mount, home)
+        out[mount.name] = (
+            (float(mount.base_position[0]), float(mount.base_position[1])),
+            (float(tcp[0]), float(tcp[1])),
+        )
+    return out
 
 
 def wrap_angle(angle: float) -> float:

@@ -95,6 +95,20 @@ class SkillNodeParams:
     line to home would dip lower (miles_ros.runtime.homing)."""
     home_settle_speed: float = 0.05
     """home succeeds only once every joint is slower than this (rad/s) at the home pose."""
+    start_from_home: bool = True
+    """A learned skill asked for while the arm stands away from the states it was trained
+    from (some joint further from home than its task's initial_joint_noise, e.g. after an
+    earlier task) runs the scripted home move first, then the skill with its whole time
+    budget. false: the policy starts wherever the arm is."""
+    stall_window_s: float = 2.0
+    """A learned skill whose TCP has not moved and whose goal has come no nearer by
+    stall_motion for this long (s) has settled where its policy was never trained to stop:
+    it goes home and starts again (stall_restarts times), then fails "stalled: ..." before
+    its timeout. 0: no watchdog (the skill runs until it succeeds or times out)."""
+    stall_motion: float = 0.01
+    """Least motion (m) of the TCP or of the goal distance that counts as progress."""
+    stall_restarts: int = 1
+    """Home-and-restart attempts of a stalled skill before it fails."""
     target_lead_max: float = 0.04
     """A learned skill's targets are stamped with the time they are for: one control
     period after the tick (the training simulators let the arm cover each step within

@@ -20,6 +20,18 @@ card's envelope (the region its policy was trained for, checked against the live
 gripped first holds the arm and opens the fingers, so it ends released and the next move
 leaves the cube where it was placed), ``failed`` (timeout, lost robot state), ``aborted``
 (cancelled or preempted) or ``estopped`` (the safety supervisor latched its e-stop).
+
+A learned skill was trained from the home pose (every joint within its task's
+``initial_joint_noise``); where the arm stands further away (after an earlier task), it is
+outside every state the policy saw and the policy may hover until its timeout. With
+``start_from_home`` (the default) the scripted home move runs first (``running`` statuses
+with ``"phase": "home"``, within the home move's own time budget), then the skill, with
+its whole budget from there. A policy can also settle where it was never trained to stop
+(a fixed point of its actor, e.g. after the supervisor held the arm for a while): with a
+``stall_window_s``, a learned skill whose TCP has not moved and whose goal has come no
+nearer by ``stall_motion`` for that long goes home and starts again (at most
+``stall_restarts`` times), and then fails early with ``stalled: ...`` rather than at
+its timeout, so a manager can re-plan or re-announce the task sooner.
 """
 
 from __future__ import annotations
@@ -80,6 +92,13 @@ class Execution:
     """Measured arm pose at the first period (the scripted home move starts there)."""
     path: np.ndarray | None = None
     """The scripted home move's waypoints [M, 7] (:func:`~miles_ros.runtime.homing.home_path`)."""
+    homing: bool = False
+    """A learned skill's lead-in: the arm stood away from the skill's start states, so the
+    scripted home move runs first (:attr:`SkillExecutor.start_from_home`)."""
+    restarts: int = 0
+    """Times a stalled policy was sent home and started again."""
+    stall_ref: tuple[float, np.ndarray, float] | None = None
+    """(time, TCP, goal distance) when the skill last made progress (the stall watchdog)."""
     release_q: np.ndarray | None = None
     """Arm pose held while a gripper skill's fingers open after its goal is met (the skill
     ends released, so the next move does not carry the cube away); None otherwise."""
@@ -115,6 +134,10 @@ class SkillExecutor:
         home_settle_speed: float = 0.05,
         state_timeout: float = 0.5,
         timeout_scale: float = 1.0,
+        start_from_home: bool = True,
+        stall_window_s: float = 0.0,
+        stall_motion: float = 0.01,
+        stall_restarts: int = 1,
     ):
         self.library = library
         self.scene = scene
@@ -131,6 +154,18 @@ class SkillExecutor:
         """A running skill fails when ``/joint_states`` is older than this (s)."""
         self.timeout_scale = float(timeout_scale)
         """Multiplier on each card's ``timeout_s``."""
+        self.start_from_home = bool(start_from_home)
+        """Home first when a learned skill is asked for with the arm away from the states
+        its policy was trained from (:meth:`away_from_start`)."""
+        self.stall_window_s = float(stall_window_s)
+        """A learned skill stalls when for this long (s) its TCP moved less than
+        ``stall_motion`` and its goal came no nearer by as much; 0: no watchdog."""
+        self.stall_motion = float(stall_motion)
+        """Least motion (m) of the TCP or of the goal distance that counts as progress."""
+        self.stall_restarts = int(stall_restarts)
+        """Home-and-restart attempts of a stalled skill before it fails ``stalled``."""
+        if self.stall_window_s < 0 or self.stall_motion <= 0 or self.stall_restarts < 0:
+            raise ValueError("need stall_window_s >= 0, stall_motion > 0, stall_restarts >= 0")
         self.active: Execution | None = None
         self.joints: JointReading | None = None
         self.joints_received: float | None = None
@@ -202,11 +237,25 @@ class SkillExecutor:
         out = []
         if self.active is not None:
             out.append(self._finish("aborted", f"preempted by request {rid!r}", now))
-        timeout = skill.timeout_s * self.timeout_scale if skill.timeout_s else self._home_timeout()
-        self.active = Execution(rid, skill, dict(params), goal, now, timeout)
+        homing = skill.task is not None and self.start_from_home and self.away_from_start(skill)
+        if skill.timeout_s and not homing:
+            timeout = skill.timeout_s * self.timeout_scale
+        else:
+            timeout = self._home_timeout()
+        self.active = Execution(rid, skill, dict(params), goal, now, timeout, homing=homing)
         self.tags_changed = True
         out.append(status(rid, name, "running", 0.0, ""))
+        if homing:
+            logger.info("skill %s (%s): homing first (the arm is away from its start)", name, rid)
         return out
+
+    def away_from_start(self, skill: RunnableSkill) -> bool:
+        """Whether the arm stands outside the start states ``skill`` was trained from: some
+        joint further from home than the task's ``initial_joint_noise`` (rad)."""
+        if self.joints is None or skill.cfg is None:
+            return False
+        noise = skill.cfg.randomization.initial_joint_noise
+        return bool(np.max(np.abs(self.joints.arm_pos - panda.home_joint_positions)) > noise)
 
     def cancel(self, rid: str, now: float, estop: bool = False) -> list[dict]:
         """Abort the running skill if ``rid`` is its id (or empty). ``estop``: the canceller
@@ -242,6 +291,20 @@ class SkillExecutor:
             )
         if run.skill.task is None:
             return self._tick_home(run, now)
+        if run.homing:
+            result = self._tick_home(run, now)
+            if result.targets is not None:
+                for out in result.statuses:
+                    out["phase"] = "home"
+                return result
+            # home reached: the skill starts now, with its whole budget
+            run.homing, run.path, run.steps, run.started = False, None, 0, now
+            run.stall_ref = None
+            run.timeout_s = run.skill.timeout_s * self.timeout_scale
+            run.initial_distance, run.progress = None, 0.0
+            logger.info(
+                "skill %s (%s): home reached, the policy starts", run.skill.name, run.request_id
+            )
         return self._tick_policy(run, now)
 
     def _tick_policy(self, run: Execution, now: float) -> TickResult:
@@ -265,16 +328,55 @@ class SkillExecutor:
             targets = JointTargets(run.release_q.copy(), FINGER_OPEN)
             return TickResult(targets, [self._progress(run, distance, now)])
         run.release_q = None  # the cube left the goal while released: the policy goes on
+        stalled = self._stall_check(run, state.tcp_pos[0], distance, now)
+        if stalled:
+            return stalled
         obs = skill.task.observe(state)[0]
         action = skill.policy.act(obs)
         targets = action_to_targets(cfg, self.joints.arm_pos, action)
         return TickResult(targets, [self._progress(run, distance, now)], lead_s=target_lead(cfg))
+
+    def _stall_check(self, run: Execution, tcp, distance: float, now: float):
+        """None while the skill progresses; else the restart's first period (home) or the
+        ``stalled`` failure."""
+        if self.stall_window_s <= 0:
+            return None
+        ref = run.stall_ref
+        if (
+            ref is None
+            or float(np.linalg.norm(tcp - ref[1])) > self.stall_motion
+            or ref[2] - distance > self.stall_motion
+        ):
+            run.stall_ref = (now, np.array(tcp, dtype=np.float64), distance)
+            return None
+        if now - ref[0] < self.stall_window_s:
+            return None
+        why = (
+            f"stalled: the TCP moved < {self.stall_motion * 100:.0f} cm and the goal came no "
+            f"nearer for {self.stall_window_s:.1f} s"
+        )
+        if run.restarts >= self.stall_restarts:
+            return TickResult(statuses=[self._finish("failed", why, now)])
+        logger.warning(
+            "skill %s (%s) %s: homing and starting it again", run.skill.name, run.request_id, why
+        )
+        run.restarts += 1
+        run.homing, run.path, run.stall_ref, run.started = True, None, None, now
+        run.timeout_s = self._home_timeout()
+        result = self._tick_home(run, now)
+        if not result.statuses:  # already at home: the policy starts again next period
+            result.statuses.append(status(run.request_id, run.skill.name, "running", 0.0, ""))
+        for out in result.statuses:
+            out["phase"] = "home"
+        return result
 
     def _tick_home(self, run: Execution, now: float) -> TickResult:
         q = self.joints.arm_pos
         distance = float(np.max(np.abs(panda.home_joint_positions - q)))
         speed = float(np.max(np.abs(self.joints.arm_vel)))
         if distance < self.home_tolerance and speed < self.home_settle_speed:
+            if run.homing:  # a learned skill's lead-in: the skill goes on from here
+                return TickResult()
             return TickResult(statuses=[self._finish("succeeded", "", now, progress=1.0)])
         if run.path is None:
             run.start_q = q.copy()

@@ -7,7 +7,10 @@ import json
 import logging
 import math
 
+import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from miles_ros.agent.arm_agent import ArmAgent, cards_from_registry
 from miles_ros.agent.blackboard import Blackboard
@@ -17,6 +20,7 @@ from miles_ros.agent.registry import SkillRegistry
 from sims.scene import load_scene
 
 SCENE = load_scene("config/scene_dual.yaml")
+_xy = st.tuples(st.floats(-1.0, 1.0), st.floats(-1.0, 1.0))
 CUBES = tuple(SCENE.objects)
 RED = ("pick_place", {"object": "red_cube", "target": "left_pad"})
 BLUE = ("pick_place", {"object": "blue_cube", "target": "right_pad"})
@@ -349,3 +353,73 @@ def test_without_clearance_conflicting_tasks_still_run_at_once(cards):
     cell = Cell(d, agents(cards))
     cell.route(d.start(cell.now))
     assert {arm for arm, _ in cell.requests} == {"left_arm", "right_arm"}
+
+
+MIDDLE = {
+    "red_cube": (-0.24, -0.02),
+    "green_cube": (0.0, 0.0),
+    "blue_cube": (0.24, 0.02),
+    "left_pad": (-0.22, 0.12),
+    "right_pad": (0.22, -0.12),
+}
+"""The dual scene's second layout: cubes on the middle line, every point of the red
+task >= 0.47 m from the blue one's, yet an arm parked at the blue cube reaches over the
+middle, where the other arm's forearm passes on its way from home to the red cube."""
+
+
+@pytest.mark.parametrize("with_bodies", [True, False])
+def test_an_arm_parked_across_the_other_arms_path_is_sent_home(cards, with_bodies):
+    from miles_ros.agent.dispatch import CELL_CLEARANCE
+    from miles_ros.runtime.frames import arm_bodies
+
+    reach_blue = ("reach", {"target": "blue_cube"})
+    d = Dispatcher(
+        ("left_arm", "right_arm"), "trace-b", [RED, reach_blue], CUBES, where=MIDDLE,
+        clearance=CELL_CLEARANCE, bodies=arm_bodies(SCENE) if with_bodies else None,
+    )  # fmt: skip
+    cell = Cell(d, agents(cards))
+    cell.route(d.start(cell.now))
+    assert sorted(arm for arm, _ in cell.requests) == ["left_arm", "right_arm"]  # at once
+    cell.finish("right_arm")  # it stands at the blue cube while red runs
+    sent = [(arm, r["skill"]) for arm, r in cell.requests]
+    assert (sent[-1] == ("right_arm", "home")) is with_bodies
+    cell.finish("left_arm")
+    assert d.outcome == "succeeded"
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(_xy, _xy), min_size=4, max_size=4))
+def test_polyline_distance_is_the_least_distance_between_their_points(pts):
+    from miles_ros.agent.dispatch import _polyline_distance
+
+    a, b = [pts[0][0], pts[0][1], pts[1][0]], [pts[2][0], pts[2][1], pts[3][0]]
+    d = _polyline_distance(a, b)
+
+    def sample(line):
+        t = np.linspace(0.0, 1.0, 201)[:, None]
+        return np.concatenate(
+            [np.add(p, t * np.subtract(q, p)) for p, q in zip(line, line[1:], strict=False)]
+        )
+
+    sa, sb = sample(a), sample(b)
+    brute = float(np.min(np.linalg.norm(sa[:, None] - sb[None], axis=2)))
+    step = (
+        max(math.dist(p, q) for line in (a, b) for p, q in zip(line, line[1:], strict=False)) / 200
+    )
+    assert d <= brute + 1e-9  # never more than what two sampled points show
+    assert d >= brute - step - 1e-9  # and the samples lie within a step of the truth
+    assert _polyline_distance([a[0]], [a[0]]) == 0.0
+
+
+def test_a_bid_from_away_from_home_counts_the_home_move_first(cards):
+    """The skill node homes the arm before a learned skill that would start elsewhere."""
+    from sims.robots import panda
+
+    agent = agents(cards, ("left_arm",))["left_arm"]
+    _, at_home = agent.evaluate(*RED)
+    away = panda.home_joint_positions + np.array([0.5, 0.0, 0.0, 0.3, 0.0, 0.0, 0.0])
+    agent.on_joints(away)
+    _, from_away = agent.evaluate(*RED)
+    start = np.asarray(panda.fk_tcp(away))
+    home = np.asarray(panda.fk_tcp(panda.home_joint_positions))
+    assert from_away == pytest.approx(at_home + agent.cost.estimate("home", start, None, home))

@@ -213,3 +213,67 @@ def test_a_gripper_skill_ends_released_where_it_placed_the_cube(library_dir, tmp
     ex.on_joint_state(JointReading(q, np.zeros(7), RELEASE_WIDTH + 0.005, 0.16), 0.16)
     (done,) = ex.tick(0.16).statuses  # placed and released
     assert (done["state"], done["progress"]) == ("succeeded", 1.0)
+
+
+def test_a_learned_skill_asked_for_away_from_home_goes_home_first(library_dir):
+    """Its policy was trained from home (joints within initial_joint_noise): from further
+    away the scripted home move runs first, then the policy with its whole budget."""
+    skill = SkillLibrary.load(library_dir).skills["reach"]
+    noise = skill.cfg.randomization.initial_joint_noise
+    away = panda.home_joint_positions + np.array([3 * noise, 0, 0, 2 * noise, 0, 0, 0])
+    ex = make_executor(library_dir, q=away, timeout_scale=1.0)
+    assert ex.away_from_start(skill)
+    ex.on_request(request("a", "reach", target="red_cube"), 0.0)
+    tick = ex.tick(0.0)
+    assert tick.statuses[0]["phase"] == "home" and tick.lead_s == 0.0
+    step = tick.targets.arm - away
+    assert step[0] < 0.0 and step[3] < 0.0  # toward home
+    ex.on_joint_state(JointReading(away, np.zeros(7), 0.0, 0.0), 3.0)
+    assert ex.tick(3.0).statuses[0]["phase"] == "home"
+    at_home = JointReading(panda.home_joint_positions + 0.005, np.zeros(7), 0.0, 0.0)
+    ex.on_joint_state(at_home, 3.5)
+    tick = ex.tick(3.5)  # home reached: the policy runs from here
+    assert "phase" not in tick.statuses[0] and tick.lead_s == pytest.approx(skill.cfg.control_dt)
+    ex.on_joint_state(at_home, 7.4)
+    assert ex.tick(7.4).statuses[0]["state"] == "running"  # its 4 s count from 3.5 s
+    ex.on_joint_state(at_home, 7.55)
+    (out,) = ex.tick(7.55).statuses
+    assert out["state"] == "failed" and out["reason"] == "timeout after 4.0 s"
+    # the deployment's choice: start wherever the arm is
+    ex = make_executor(library_dir, q=away, start_from_home=False)
+    ex.on_request(request("b", "reach", target="red_cube"), 0.0)
+    tick = ex.tick(0.0)
+    assert "phase" not in tick.statuses[0] and tick.lead_s == pytest.approx(skill.cfg.control_dt)
+    # within the training start states: no home move
+    near = panda.home_joint_positions + 0.5 * noise
+    ex = make_executor(library_dir, q=near)
+    ex.on_request(request("c", "reach", target="red_cube"), 0.0)
+    assert "phase" not in ex.tick(0.0).statuses[0]
+
+
+def test_a_stalled_skill_goes_home_and_starts_again_then_fails_stalled(library_dir):
+    """A policy settled where it was never trained to stop (the arm does not move here:
+    the joint states stay put) is sent home and started again once, then fails early."""
+    with pytest.raises(ValueError, match="stall"):
+        make_executor(library_dir, stall_window_s=-1.0)
+    ex = make_executor(library_dir, stall_window_s=1.0, stall_restarts=1, timeout_scale=10.0)
+    ex.on_request(request("a", "push", object="red_cube", target="right_pad"), 0.0)
+    reading = ex.joints
+    phases, t = [], 0.0
+    while ex.active is not None and t < 10.0:
+        ex.on_joint_state(reading, t)
+        for out in ex.tick(t).statuses:
+            phases.append((round(t, 2), out.get("phase", ""), out["state"], out["reason"]))
+        t += 0.04
+    homes = [p for p in phases if p[1] == "home"]
+    assert len(homes) == 1  # already at home: the restart's home move ends at once
+    assert 1.0 <= homes[0][0] <= 1.1
+    last = phases[-1]
+    assert last[2] == "failed" and last[3].startswith("stalled: ")
+    assert 2.0 <= last[0] <= 2.2  # a second stall after the restart: no third try
+    # without the watchdog the same stall runs on until the timeout
+    ex = make_executor(library_dir, stall_window_s=0.0, timeout_scale=10.0)
+    ex.on_request(request("b", "push", object="red_cube", target="right_pad"), 0.0)
+    for t in np.arange(0.0, 3.0, 0.04):
+        ex.on_joint_state(reading, float(t))
+        assert ex.tick(float(t)).statuses[0]["state"] == "running"
