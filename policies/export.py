@@ -25,6 +25,11 @@ from policies.ppo.networks import ActorCritic
 logger = logging.getLogger(__name__)
 
 ONNX_OPSET = 17
+EVAL_NUM_ENVS = 1
+"""Envs of export's evaluation. The seeded episode set depends on (seed, num_envs, episodes)
+(the backends draw every episode from one stream, in the order envs reset), so
+``miles eval SKILL --num-envs 1`` runs the card's ``evaluation`` episodes; other
+``--num-envs`` run another sample of the same distribution."""
 
 
 class _Normalized(nn.Module):
@@ -205,12 +210,14 @@ def export_run(
             backend=eval_backend,
             episodes=eval_episodes,
             seed=eval_seed,
+            num_envs=EVAL_NUM_ENVS,
             **_envelope_config(task, goal_distance, **regions),
         )
         evaluation = {
             "backend": eval_backend,
             "episodes": result.episodes,
             "seed": eval_seed,
+            "num_envs": EVAL_NUM_ENVS,
             "success_rate": round(result.success, 4),
             "ci95": [round(result.ci95[0], 4), round(result.ci95[1], 4)],
             "mean_return": round(result.mean_return, 4),
