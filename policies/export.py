@@ -12,7 +12,9 @@ import json
 import logging
 import time
 import warnings
+from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import torch
 import yaml
@@ -22,9 +24,17 @@ from policies.card_content import build_card
 from policies.cards import SkillCard, sha256_file, write_card
 from policies.ppo.networks import ActorCritic
 
+if TYPE_CHECKING:
+    from policies.ppo.envs import MotorFilterFactory
+
 logger = logging.getLogger(__name__)
 
 ONNX_OPSET = 17
+EVAL_NUM_ENVS = 1
+"""Envs of export's evaluation. The seeded episode set depends on (seed, num_envs, episodes)
+(the backends draw every episode from one stream, in the order envs reset), so
+``miles eval SKILL --num-envs 1`` runs the card's ``evaluation`` episodes; other
+``--num-envs`` run another sample of the same distribution."""
 
 
 class _Normalized(nn.Module):
@@ -141,11 +151,15 @@ def export_run(
     eval_seed: int = 1000,
     eval_backend: str = "pybullet",
     command: str = "",
+    motor_filters: Mapping[str, MotorFilterFactory] | None = None,
 ) -> SkillCard:
     """Export a run's checkpoint into a skill directory and evaluate the exported actor
     (through onnxruntime, so the card's success rate is the shipped file's).
 
     Returns the card it wrote. With ``eval_episodes=0`` the card copies the run's final evaluation.
+    ``motor_filters``: the factories of the motor filters a run's config may name (injected
+    by the layer that owns them, as for training); :func:`_affordance_center` needs them to
+    evaluate a filtered run that recorded no evaluation of its own.
     """
     from policies.ppo.runner import load_policy
     from policies.provenance import git_commit, miles_version
@@ -205,12 +219,14 @@ def export_run(
             backend=eval_backend,
             episodes=eval_episodes,
             seed=eval_seed,
+            num_envs=EVAL_NUM_ENVS,
             **_envelope_config(task, goal_distance, **regions),
         )
         evaluation = {
             "backend": eval_backend,
             "episodes": result.episodes,
             "seed": eval_seed,
+            "num_envs": EVAL_NUM_ENVS,
             "success_rate": round(result.success, 4),
             "ci95": [round(result.ci95[0], 4), round(result.ci95[1], 4)],
             "mean_return": round(result.mean_return, 4),
@@ -230,7 +246,9 @@ def export_run(
             "mean_episode_length": ev.get("mean_length"),
             "policy": "training checkpoint (torch)",
         }
-    affordance = _affordance_center(train_cfg, data)
+    affordance = _affordance_center(
+        train_cfg, data, lambda: evaluate_at_export(model, train_cfg, data, motor_filters)
+    )
     card = build_card(
         name or task,
         task,
@@ -282,22 +300,65 @@ def _envelope_config(task: str, goal_distance, object_region=None, goal_region=N
     return {"config": with_regions(cfg, object_region or (), goal_region or ())}
 
 
-def _affordance_center(train_cfg: dict, data: dict) -> dict | None:
+def _affordance_center(
+    train_cfg: dict, data: dict, evaluate: Callable[[], dict | None] | None = None
+) -> dict | None:
     """Where the planner's critic squashing is centred, for a run whose critic learned
     returns of other episodes than the card's plain evaluation (a motor filter such as
     the safety supervisor, or longer episodes): the mean return of the run's own physics
-    evaluation at the checkpoint. None otherwise (the planner then uses the card's
-    evaluation.mean_return)."""
+    evaluation at the checkpoint (its latest recorded one; a run that recorded none, such
+    as an imitation run (:mod:`policies.ppo.imitation`, no periodic or final evaluations):
+    ``evaluate()``'s entry, e.g. :func:`evaluate_at_export`). None otherwise (the planner
+    then uses the card's evaluation.mean_return)."""
     env = train_cfg.get("env", {})
     if not env.get("motor_filter") and float(env.get("episode_scale", 1.0)) == 1.0:
         return None
     evals = [e for e in data.get("evaluations") or [] if e.get("mean_return") is not None]
-    if not evals:
+    ev = evals[-1] if evals else (evaluate() if evaluate is not None else None)
+    if ev is None or ev.get("mean_return") is None:
         return None
-    ev = evals[-1]
     return {
         "center": round(float(ev["mean_return"]), 4),
         "source": f"the run's {ev.get('kind', '')} evaluation at {ev.get('env_steps')} steps "
         f"({ev.get('episodes')} episodes, seed {ev.get('seed')}) with its motor filter "
         f"{env.get('motor_filter') or 'none'} and episode_scale {env.get('episode_scale', 1.0)}",
+    }
+
+
+def evaluate_at_export(
+    model: ActorCritic,
+    train_cfg: dict,
+    data: dict,
+    motor_filters: Mapping[str, MotorFilterFactory] | None = None,
+) -> dict | None:
+    """The checkpoint's physics evaluation as its run's periodic ones ran it (the runner's
+    :class:`~policies.ppo.physics_eval.PhysicsEvaluator`: ``runner.eval_backend``, the
+    run's motor filter, episode scale and envelope, ``runner.eval_episodes`` episodes of
+    ``runner.eval_seed``), as an evaluation entry of kind ``export``; None, with a warning,
+    where that env cannot be built here (e.g. a motor filter nobody injected)."""
+    from policies.ppo.config import TrainConfig
+    from policies.ppo.distributed import SingleProcess
+    from policies.ppo.physics_eval import PhysicsEvaluator
+
+    cfg = TrainConfig.from_dict(train_cfg)
+    evaluator = PhysicsEvaluator(cfg, motor_filters or {}, SingleProcess(torch.device("cpu")))
+    timing = {"eval_s": 0.0}
+    try:
+        result = evaluator.evaluate(model, cfg.runner.eval_episodes, timing)
+    finally:
+        evaluator.close()
+    if result is None:
+        logger.warning(
+            "no affordance.center: the run recorded no evaluation and its evaluation env "
+            "(motor filter %r) cannot be built here",
+            cfg.env.motor_filter or "none",
+        )
+        return None
+    logger.info("affordance.center: %s evaluation at export, %.1f s", cfg.task, timing["eval_s"])
+    return {
+        "kind": "export",
+        "env_steps": int(data.get("env_steps", 0)),
+        "episodes": result.episodes,
+        "seed": cfg.runner.eval_seed,
+        "mean_return": result.mean_return,
     }

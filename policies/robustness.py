@@ -92,6 +92,23 @@ def task_axes(task: str) -> list[str]:
     return [n for n, a in SWEEP_AXES.items() if has_object or not a.needs_object]
 
 
+def episode_set(task_cfg) -> dict[str, Any]:
+    """The episodes a sweep ran, as ``robustness.json`` records them (``episode_set``):
+    ``goal_distance`` [lo, hi] (m, cube-goal in the table plane), ``object_region`` and
+    ``goal_region`` ([[xlo, ylo], [xhi, yhi]] m, base frame) of a task with a cube; empty
+    for other tasks. ``miles eval --sweep`` adds ``source`` (where they came from)."""
+    if not task_cfg.has_object:
+        return {}
+    out: dict[str, Any] = {"goal_distance": [float(v) for v in task_cfg.goal_distance_range]}
+    for key, region in (
+        ("object_region", task_cfg.object_xy_range),
+        ("goal_region", task_cfg.goal_xy_range),
+    ):
+        if region is not None:
+            out[key] = [[float(v) for v in corner] for corner in region]
+    return out
+
+
 def check_axes(requested: Sequence[str] | None, card_axes: Sequence[str] | None) -> list[str]:
     """The axes to run: ``requested`` (None or empty: every axis the card lists). Raises
     ValueError naming an axis the card does not list (or a card that lists none)."""
@@ -143,6 +160,15 @@ ROBUSTNESS_SCHEMA = {
         "supervised": {"type": "boolean"},
         "episodes": {"type": "integer", "minimum": 1},
         "seed": {"type": "integer"},
+        "episode_set": {
+            "type": "object",
+            "properties": {
+                "goal_distance": {"type": "array", "items": {"type": "number"}, "maxItems": 2},
+                "object_region": {"type": "array", "maxItems": 2},
+                "goal_region": {"type": "array", "maxItems": 2},
+                "source": {"type": "string"},
+            },
+        },
         "axes": {
             "type": "array",
             "items": {

@@ -19,7 +19,10 @@ see :func:`task_axes`):
   layer that owns it (``limit_options``); without one the axis is reported
   ``unavailable`` with the reason, never estimated.
 
-Every other setting stays at the task's evaluation defaults (or the ``--supervised`` run's).
+Every other setting stays at the episodes' base config (``run_sweep(config=...)``: ``miles eval
+--sweep`` passes the card's envelope, as plain ``miles eval`` runs it; default the task's) or
+the ``--supervised`` run's; ``robustness.json`` records the distances and areas that ran
+(``episode_set``, :func:`policies.robustness.episode_set`).
 :func:`run_sweep` returns the ``robustness.json`` document (:data:`ROBUSTNESS_SCHEMA`,
 checked by :func:`validate_robustness`); :func:`write_sweep` writes it and a PNG plot.
 The axes and the document are :mod:`policies.robustness` (re-exported here).
@@ -45,6 +48,7 @@ from policies.robustness import (  # noqa: F401 - re-exported: the public import
     SWEEP_AXES,
     SweepAxis,
     check_axes,
+    episode_set,
     plot_sweep,
     task_axes,
     validate_robustness,
@@ -115,9 +119,11 @@ def _point_config(task_cfg, axis: str, value: float):
     return dataclasses.replace(task_cfg, randomization=r)
 
 
-def _run_point(policy, task, backend, axis, value, episodes, seed, num_envs, env_opts, limits):
-    """One point's evaluation as a ``robustness.json`` point."""
-    task_cfg = _point_config(sims.get_task(task).CONFIG, axis, value)
+def _run_point(
+    policy, task, base, backend, axis, value, episodes, seed, num_envs, env_opts, limits
+):
+    """One point's evaluation as a ``robustness.json`` point (``base``: the task config)."""
+    task_cfg = _point_config(base, axis, value)
     supervised = axis == "joint_limit_scale"
     if supervised:
         if limits is None:
@@ -158,14 +164,19 @@ def run_sweep(
     limit_options: LimitOptions | None = None,
     supervised: bool = False,
     info: dict | None = None,
+    config=None,
 ) -> dict[str, Any]:
     """Evaluate ``policy`` at every point of ``axes`` (:data:`SWEEP_AXES` names) over the
     same ``episodes`` seeded episodes; returns the ``robustness.json`` document.
     ``supervised``: whether ``env_options`` puts the supervisor in (recorded);
-    ``info``: extra top-level keys (skill, policy)."""
+    ``info``: extra top-level keys (skill, policy); ``config``: the task config every point
+    starts from (default: the task's; ``miles eval --sweep``: the card's envelope)."""
     unknown = [a for a in axes if a not in SWEEP_AXES]
     if unknown:
         raise ValueError(f"unknown sweep axes: {', '.join(unknown)}")
+    base = sims.get_task(task).CONFIG if config is None else config
+    if base.name != task:
+        raise ValueError(f"config is task {base.name!r}'s, not {task!r}'s")
     start = time.perf_counter()
     doc: dict[str, Any] = {
         "schema": SCHEMA_ID,
@@ -175,10 +186,11 @@ def run_sweep(
         "supervised": bool(supervised),
         "episodes": int(episodes),
         "seed": int(seed),
+        "episode_set": episode_set(base),
         "created": time.strftime("%Y-%m-%dT%H:%M:%S"),
         "axes": [],
     }
-    has_object = sims.get_task(task).CONFIG.has_object
+    has_object = base.has_object
     for name in axes:
         axis = SWEEP_AXES[name]
         entry = {
@@ -194,7 +206,7 @@ def run_sweep(
                 raise SweepUnavailable(f"task {task} has no cube")
             for value in axis.values:
                 point = _run_point(
-                    policy, task, backend, name, value, episodes, seed, num_envs,
+                    policy, task, base, backend, name, value, episodes, seed, num_envs,
                     env_options, limit_options,
                 )  # fmt: skip
                 point["supervised"] = point["supervised"] or bool(supervised)

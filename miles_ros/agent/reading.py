@@ -10,8 +10,10 @@ missing, a goal that
   object's colour or a synonym of one), an object kind or place the scene does not have
   (:data:`THINGS`), or a position qualifier no pad or cube has ("the middle pad");
 - asks for a relation no skill's parameter schema accepts: a cube put on / pushed against
-  / touching another cube when no skill takes a cube as its target, a stack when no skill
-  does, a placement relative to another thing (:data:`RELATIONS`: "next to", "behind",
+  / touching another cube when no skill takes a cube as its target (or, when the clause
+  moves it without lifting, "push / slide / nudge ...", when only skills that grasp do:
+  a push is never substituted by a stack, nor by a push to some pad), a stack when no
+  skill does, a placement relative to another thing (:data:`RELATIONS`: "next to", "behind",
   ...; no skill has such a parameter), a cube onto itself, or onto a cube that does not
   rest on the table (held in the gripper, or on another cube);
 - contradicts itself: within one clause, lifting and not lifting the same cube, moving a
@@ -285,6 +287,31 @@ def _no_stack(registry, obj: str | None = None, target: str | None = None) -> st
     return f"no skill for {what} (a cube on a cube): {takes}"
 
 
+def _rules_out_grasping(text: str) -> bool:
+    """The clause moves its cube without lifting it ("push", "slide", "nudge", "without
+    lifting ...") and nowhere asks to lift it."""
+    stripped = _NO_GRASP.sub(" ", text)
+    return stripped != text and not _GRASP.search(stripped)
+
+
+def _no_push_to_cube(registry, obj: str, target: str, takers) -> str:
+    """Why a cube cannot be pushed (moved without lifting) to another cube: the skills that
+    take the cube as a target lift it; those that do not lift take no cube."""
+    pushers = [
+        s
+        for s in registry
+        if "object" in s.param_names
+        and "target" in s.param_names
+        and "grasps" not in s.permissions
+    ]
+    takes = "; ".join(f"{s.name} takes target {_target_kinds(s)}" for s in pushers)
+    lifters = ", ".join(s.name for s in takers)
+    return (
+        f"no skill moves {obj} to {target} without lifting it (a cube to a cube): "
+        f"{takes or 'no skill moves a cube without lifting it'}; {lifters} would lift it"
+    )
+
+
 def _target_kinds(skill) -> str:
     spec = skill.parameters.get("properties", {}).get("target", {})
     names: list[str] = []
@@ -375,8 +402,12 @@ def _relation(
                 stacking = stacking_error({"object": obj, "target": target}, world)
                 if stacking:
                     return stacking
-                if not any(not s.validate({"object": obj, "target": target}) for s in registry):
+                params = {"object": obj, "target": target}
+                takers = [s for s in registry if not s.validate(params)]
+                if not takers:
                     return _no_stack(registry, obj, target)
+                if _rules_out_grasping(body) and all("grasps" in s.permissions for s in takers):
+                    return _no_push_to_cube(registry, obj, target, takers)
         prev = clause.cubes[-1] if clause.cubes else (obj or prev)
     return None
 

@@ -155,6 +155,7 @@ def _record(args, task: str, result, extra: dict) -> None:
         "backend": result.backend,
         "episodes": result.episodes,
         "seed": args.seed,
+        "num_envs": args.num_envs,  # the seeded episode set depends on it
         "success_rate": round(result.success, 4),
         "ci95": [round(result.ci95[0], 4), round(result.ci95[1], 4)],
         "successes": result.successes,
@@ -234,6 +235,17 @@ def _sweep(args, prog: str) -> int:
     supervised = _supervised(args, task, prog)
     if supervised is None:
         return 2
+    error = base.check_variant(args.skill, args.variant)
+    try:
+        if error:
+            raise ValueError(f"--variant: {error}")
+        config, episodes_extra = base.episode_config(
+            args.skill, task, None, args.goal_distance, args.object_region, args.goal_region,
+            args.variant,
+        )  # fmt: skip
+    except ValueError as exc:
+        print(f"{prog}: {exc}", file=sys.stderr)
+        return 2
     from miles_ros.runtime.supervised import TIME_SCALE, pybullet_options
 
     time_scale = TIME_SCALE if args.time_scale is None else args.time_scale
@@ -277,14 +289,20 @@ def _sweep(args, prog: str) -> int:
                 "policy": f"{policy.path} (onnxruntime)",
                 "supervisor_time_scale": time_scale,
                 "safety_params": str(args.safety_params or "config/safety.yaml"),
+                **({"variant": args.variant} if args.variant else {}),
             },
+            config=config,
         )
+        if doc["episode_set"]:
+            doc["episode_set"]["source"] = _episode_source(args, card, episodes_extra)
         json_path, png_path = write_sweep(doc, out_dir)
     if args.json:
         print(json.dumps({**doc, "files": [str(json_path), str(png_path)]}))
         return 0
     print(f"skill {card.name} ({task}), {args.episodes} episodes per point, seed {args.seed}"
           + (", supervised" if args.supervised else ""))  # fmt: skip
+    if doc["episode_set"]:
+        print("  episodes: " + ", ".join(f"{k} {v}" for k, v in doc["episode_set"].items()))
     for axis in doc["axes"]:
         if axis["status"] != "ok":
             print(f"  {axis['name']}: unavailable ({axis['reason']})")
@@ -297,6 +315,24 @@ def _sweep(args, prog: str) -> int:
             )
     print(f"wrote {json_path} and {png_path}")
     return 0
+
+
+def _episode_source(args, card, differs: dict) -> str:
+    """Where a sweep's distances and areas came from, in words (``episode_set.source``)."""
+    flags = [
+        flag
+        for flag, value in (
+            ("--goal-distance", args.goal_distance),
+            ("--object-region", args.object_region),
+            ("--goal-region", args.goal_region),
+        )
+        if value is not None
+    ]
+    if flags:
+        return f"{', '.join(flags)}; the rest the card's envelope or the task's default"
+    if card.data.get("envelope") and set(differs) - {"variant"}:
+        return "the card's envelope (as plain miles eval)"
+    return "the task's default (the card declares no other envelope)"
 
 
 def main(argv: list[str] | None = None, prog: str = "miles eval") -> int:

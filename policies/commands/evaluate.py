@@ -127,6 +127,44 @@ def regions_for(skill: str, task: str, object_flag=None, goal_flag=None) -> dict
     return out
 
 
+def episode_config(
+    skill: str,
+    task: str,
+    config=None,
+    goal_distance=None,
+    object_region=None,
+    goal_region=None,
+    variant: str | None = None,
+):
+    """The task config of the episodes ``miles eval`` runs for ``skill`` (plain, ``--record``
+    and ``--sweep`` alike): ``config`` (None: the task's) over the card's envelope or the
+    flags (:func:`goal_distance_for`, :func:`regions_for`), then only ``variant``'s episodes.
+    Returns ``(config, extra)``: ``config`` None where nothing changed the task's default;
+    ``extra`` what differs from it (``goal_distance``, ``object_region``, ``goal_region``,
+    ``variant``), as evaluations record it. ValueError for a bad flag or variant."""
+    import sims
+    from policies.ppo.envs import with_goal_distance, with_regions
+
+    distance = goal_distance_for(skill, task, goal_distance)
+    regions = regions_for(skill, task, object_region, goal_region)
+    extra: dict = {}
+    if distance is not None or regions:
+        base_cfg = config or sims.get_task(task).CONFIG
+        config = with_regions(with_goal_distance(base_cfg, distance), **regions)
+    if distance is not None:
+        extra["goal_distance"] = list(distance)
+    extra.update({k: [list(v) for v in r] for k, r in regions.items()})
+    if variant is not None:
+        from policies.evaluation import variant_config
+
+        try:
+            config = variant_config(task, variant, config)
+        except ValueError as exc:
+            raise ValueError(f"--variant: {exc}") from None
+        extra["variant"] = variant
+    return config, extra
+
+
 def flag_region(flag, name: str):
     """``XLO YLO XHI YHI`` (m) as ``((xlo, ylo), (xhi, yhi))``; ValueError naming the flag
     for a malformed one."""
@@ -266,38 +304,19 @@ def _run(args, prog: str, env_options=None):
             return None, None, None, {}
         kwargs, extra = options
     try:
-        goal_distance = goal_distance_for(args.skill, task, args.goal_distance)
+        kwargs["config"], episodes_extra = episode_config(
+            args.skill,
+            task,
+            kwargs.get("config"),
+            args.goal_distance,
+            args.object_region,
+            args.goal_region,
+            args.variant,
+        )
     except ValueError as exc:
         print(f"{prog}: {exc}", file=sys.stderr)
         return None, None, None, {}
-    if goal_distance is not None:
-        import sims
-        from policies.ppo.envs import with_goal_distance
-
-        base_cfg = kwargs.get("config") or sims.get_task(task).CONFIG
-        kwargs["config"] = with_goal_distance(base_cfg, goal_distance)
-        extra = {**extra, "goal_distance": list(goal_distance)}
-    try:
-        regions = regions_for(args.skill, task, args.object_region, args.goal_region)
-    except ValueError as exc:
-        print(f"{prog}: {exc}", file=sys.stderr)
-        return None, None, None, {}
-    if regions:
-        import sims
-        from policies.ppo.envs import with_regions
-
-        base_cfg = kwargs.get("config") or sims.get_task(task).CONFIG
-        kwargs["config"] = with_regions(base_cfg, **regions)
-        extra = {**extra, **{k: [list(v) for v in r] for k, r in regions.items()}}
-    if args.variant is not None:
-        from policies.evaluation import variant_config
-
-        try:
-            kwargs["config"] = variant_config(task, args.variant, kwargs.get("config"))
-        except ValueError as exc:
-            print(f"{prog}: --variant: {exc}", file=sys.stderr)
-            return None, None, None, {}
-        extra = {**extra, "variant": args.variant}
+    extra = {**extra, **episodes_extra}
     result = evaluate(
         policy,
         task,

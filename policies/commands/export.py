@@ -52,7 +52,10 @@ def shipped_skill(out: Path) -> Path | None:
     return out
 
 
-def main(argv: list[str] | None = None, prog: str = "miles export") -> int:
+def main(argv: list[str] | None = None, prog: str = "miles export", motor_filters=None) -> int:
+    """``motor_filters``: the factories of the motor filters a run's config may name
+    (miles_ros's ``miles export`` injects the safety supervisor's), so the affordance
+    centre of a filtered run without evaluations is measured in its own env."""
     args = build_parser(prog).parse_args(argv)
     from policies.commands._common import setup_logging
 
@@ -85,6 +88,7 @@ def main(argv: list[str] | None = None, prog: str = "miles export") -> int:
             eval_seed=args.seed,
             eval_backend=args.backend,
             command=command_line(argv, prog),
+            motor_filters=motor_filters,
         )
     except FileNotFoundError as exc:
         print(f"{prog}: {exc}", file=sys.stderr)

@@ -107,3 +107,33 @@ def test_stacking_on_itself_or_on_a_held_cube_is_refused(shipped, world):
     red_on_blue = Step("pick_place", {"object": "red_cube", "target": "blue_cube"})
     errors = validate_plan([STACK, red_on_blue], shipped, world)
     assert any(e.startswith("steps[1]") and "green_cube already lies on top" in e for e in errors)
+
+
+@pytest.mark.parametrize(
+    "goal,obj,target",
+    [
+        ("Nudge the blue block over to the green block.", "blue_cube", "green_cube"),
+        ("Push the red cube so it touches the blue cube.", "red_cube", "blue_cube"),
+        ("slide the green cube onto the red cube", "green_cube", "red_cube"),
+    ],
+)
+def test_a_push_to_a_cube_is_refused_not_substituted(shipped, world, goal, obj, target):
+    """Push takes pads and points only; pick_place takes the cube but lifts it, which the
+    goal's push rules out: refused with the reason, never planned as a push to a pad (the
+    model here wants exactly that) nor as a stack."""
+    cube, on = obj.split("_")[0], target.split("_")[0]
+    side = "left" if cube != "blue" else "right"
+    for wanted in (f"push {cube} {side}", f"pick {cube} {on}"):
+        plan = planner(shipped, world, keyword_scorer([wanted])).plan(goal, use_cache=False)
+        assert plan.refused and plan.steps == [], plan.to_json()
+        assert f"no skill moves {obj} to {target} without lifting it" in plan.reason
+        assert "push takes target one of left_pad, right_pad" in plan.reason
+    # the same pair with lifting allowed is a stack, and a push to a pad is still a push
+    stack = planner(shipped, world, keyword_scorer([f"pick {cube} {on}"])).plan(
+        f"put the {cube} cube on the {on} cube", use_cache=False
+    )
+    assert not stack.refused and [s.key() for s in stack.steps] == [f"pick_place {obj} {target}"]
+    push = planner(shipped, world, keyword_scorer([f"push {cube} {side}"])).plan(
+        f"push the {cube} cube to the {side} pad", use_cache=False
+    )
+    assert [s.key() for s in push.steps] == [f"push {obj} {side}_pad"]

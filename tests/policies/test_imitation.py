@@ -193,3 +193,87 @@ def test_a_later_imitation_stage_carries_the_earlier_stages_states(tmp_path, mon
             {"name": "a", "backend": "numba", "overrides": {"imitation": {"carry_states": -1}}}
         ]
         parse_staged_config(bad)
+
+
+class _PassThrough:
+    """A motor filter that passes the targets through and counts its calls."""
+
+    period_substeps = 2
+    calls = 0
+
+    def reset(self, row):
+        pass
+
+    def __call__(self, substep, row, arm, finger):
+        _PassThrough.calls += 1
+        return arm, finger
+
+
+def _pass_through_options(task, num_envs, task_config):
+    return {
+        "config": task_config,
+        "motor_filters": [_PassThrough() for _ in range(num_envs)],
+        "num_workers": 0,
+    }
+
+
+def test_an_imitation_runs_card_gets_its_affordance_centre_from_an_evaluation_at_export(
+    tmp_path, caplog
+):
+    """A DAgger run records no evaluation; export measures the checkpoint in the run's own
+    evaluation env (episode scale, motor filter) so the card still gets affordance.center
+    (the critic learned those episodes' returns, not the card's plain evaluation's)."""
+    from policies.evaluation import run_episodes
+    from policies.export import (
+        _affordance_center,
+        evaluate_at_export,
+        export_run,
+        resolve_checkpoint,
+    )
+    from policies.ppo.checkpoints import load_policy, torch_policy_fn
+    from policies.ppo.envs import evaluation_task_config, make_env
+
+    cfg = _reach_config(total_steps=512)
+    cfg.env.episode_scale = 0.5
+    cfg.runner.eval_num_envs, cfg.runner.eval_episodes = 5, 10
+    runner = DAggerRunner(cfg, tmp_path / "run")
+    try:
+        runner.learn()
+    finally:
+        runner.close()
+    model, data = load_policy(resolve_checkpoint(tmp_path / "run"))
+    assert data["evaluations"] == []  # imitation: no periodic or final evaluation
+    card = export_run(tmp_path / "run", tmp_path / "skill", eval_episodes=0)
+    env = make_env(cfg, "numba", 5, evaluation_task_config(cfg))
+    try:
+        own = run_episodes(env, torch_policy_fn(model), 10, cfg.runner.eval_seed)
+    finally:
+        env.close()
+    assert env.cfg.episode_steps != sims_episode_steps("reach")
+    assert card.affordance["center"] == pytest.approx(own.mean_return, abs=1e-3)
+    assert "export evaluation" in card.affordance["source"]
+    # behind a motor filter: measured where its factory is injected, else none (and why)
+    filtered = json.loads(json.dumps(data["config"]))
+    filtered["env"].update(motor_filter="pass_through", episode_scale=0.2, actuator="none")
+    filtered["runner"].update(eval_backend="pybullet", eval_num_envs=1, eval_episodes=2)
+    with caplog.at_level("WARNING"):
+        assert evaluate_at_export(model, filtered, data) is None
+    assert "cannot be built here" in caplog.text
+    assert (
+        _affordance_center(filtered, data, lambda: evaluate_at_export(model, filtered, data))
+        is None
+    )
+    _PassThrough.calls = 0
+    centre = _affordance_center(
+        filtered,
+        data,
+        lambda: evaluate_at_export(model, filtered, data, {"pass_through": _pass_through_options}),
+    )
+    assert centre is not None and "pass_through" in centre["source"]
+    assert _PassThrough.calls > 0
+
+
+def sims_episode_steps(task):
+    import sims
+
+    return sims.get_task(task).CONFIG.episode_steps

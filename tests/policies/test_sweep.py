@@ -199,3 +199,106 @@ def test_a_variant_evaluation_records_its_own_evidence_entry():
     assert evidence_kind(args(variant="pads")) == "pybullet_pads"
     assert evidence_kind(args(backend="isaac", variant="stack")) == "isaac_stack"
     assert evidence_kind(args(backend="numba")) is None
+
+
+def _flat(nested):
+    return np.hstack([np.ravel(np.asarray(x, dtype=float)) for x in nested])
+
+
+def test_the_sweep_runs_the_cards_envelope_as_plain_eval_does(tmp_path, capsys, monkeypatch):
+    """``--sweep`` on the shipped push skill: every point's episodes are the card's envelope
+    (cube-goal distance and areas, not the task's default 0.10-0.25 m), robustness.json
+    records them, and the nominal point is plain ``miles eval`` on the same episodes."""
+    import policies.sweep
+
+    card = load_card(SHIPPED_LIBRARY / "push")
+    envelope = card.envelope
+    wanted = (
+        (envelope.object_target_distance_xy.min, envelope.object_target_distance_xy.max),
+        (envelope.object_region.low[:2], envelope.object_region.high[:2]),
+        (envelope.target_region.low[:2], envelope.target_region.high[:2]),
+    )
+    default = sims.get_task("push").CONFIG
+    assert wanted != (default.goal_distance_range, default.object_xy_range, default.goal_xy_range)
+    seen = []
+    make_env = sims.make_env
+
+    def spy(task, backend, num_envs=1, **kwargs):
+        seen.append(kwargs["config"])
+        return make_env(task, backend, num_envs=num_envs, **kwargs)
+
+    monkeypatch.setattr(policies.sweep.sims, "make_env", spy)
+    out = tmp_path / "sweep"
+    argv = ["push", "--sweep", "command_latency", "--episodes", "1", "--out", str(out)]
+    assert miles_eval.main([*argv, "--json"]) == 0
+    capsys.readouterr()
+    assert len(seen) == len(SWEEP_AXES["command_latency"].values)
+    for cfg in seen:
+        ran = (cfg.goal_distance_range, cfg.object_xy_range, cfg.goal_xy_range)
+        np.testing.assert_allclose(_flat(ran), _flat(wanted))
+    doc = json.loads((out / "robustness.json").read_text())
+    validate_robustness(doc)
+    recorded = doc["episode_set"]
+    keys = ("goal_distance", "object_region", "goal_region")
+    np.testing.assert_allclose(_flat([recorded[k] for k in keys]), _flat(wanted))
+    assert "card's envelope" in recorded["source"]
+    monkeypatch.undo()
+    assert miles_eval.main(["push", "--episodes", "1", "--json"]) == 0
+    plain = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert plain["goal_distance"] == pytest.approx(list(wanted[0]))
+    nominal = doc["axes"][0]["points"][0]
+    assert nominal["value"] == 0 and nominal["successes"] == plain["successes"]
+    assert nominal["mean_return"] == pytest.approx(plain["mean_return"], abs=1e-6)
+
+
+def test_a_sweep_flag_outside_the_task_or_card_fails_before_any_work(tmp_path, capsys):
+    out = tmp_path / "o"
+    for argv, message in (
+        (["reach", "--sweep", "--goal-distance", "0.1", "0.2"], "push/pick_place option"),
+        (["push", "--sweep", "--goal-distance", "0.3", "0.1"], "0 <= lo <= hi"),
+        (["push", "--sweep", "--variant", "stack"], "does not list variant 'stack'"),
+    ):
+        assert miles_eval.main([*argv, "--out", str(out)]) == 2
+        assert message in capsys.readouterr().err
+        assert not out.exists()
+
+
+def test_plain_eval_with_one_env_runs_exports_episodes(tmp_path, monkeypatch, capsys):
+    """Export evaluates on ``EVAL_NUM_ENVS`` envs over the run's envelope; ``miles eval`` of
+    the exported skill (``--num-envs 1``, what ``--record`` writes with it) builds the same
+    episode config from the card, so both run the same seeded episodes."""
+    from policies.commands import evaluate as base
+    from policies.export import EVAL_NUM_ENVS, export_run
+    from policies.ppo.config import default_train_config
+    from policies.ppo.runner import OnPolicyRunner
+
+    cfg = default_train_config("push")
+    cfg.backend = "numba"
+    rc = cfg.runner
+    rc.num_envs, rc.rollout_steps, rc.total_steps = 4, 4, 16
+    rc.eval_every, rc.final_eval_episodes = 0, 0
+    rc.progress = rc.tensorboard = False
+    cfg.env.goal_distance = (0.1, 0.45)
+    cfg.env.object_region = ((0.30, -0.30), (0.65, 0.30))
+    runner = OnPolicyRunner(cfg, tmp_path / "run")
+    runner.checkpoint()
+    runner.close()
+    seen = []
+
+    def fake_evaluate(policy, task, **kwargs):
+        seen.append(kwargs)
+        raise RuntimeError("stop once the episodes are known")
+
+    monkeypatch.setattr("policies.evaluation.evaluate", fake_evaluate)
+    with pytest.raises(RuntimeError, match="stop once"):
+        export_run(tmp_path / "run", tmp_path / "skill", eval_episodes=8)
+    with pytest.raises(RuntimeError, match="stop once"):  # the provisional card is written
+        base.main([str(tmp_path / "skill"), "--episodes", "8", "--num-envs", "1"])
+    exported, evaluated = seen
+    assert exported["num_envs"] == EVAL_NUM_ENVS == evaluated["num_envs"] == 1
+    assert exported["seed"] == evaluated["seed"] and exported["episodes"] == evaluated["episodes"]
+    assert exported["config"] == evaluated["config"]
+    assert exported["config"].goal_distance_range == (0.1, 0.45)
+    assert exported["config"] != sims.get_task("push").CONFIG
+    config, extra = base.episode_config(str(tmp_path / "skill"), "push")
+    assert config == exported["config"] and extra["goal_distance"] == [0.1, 0.45]
