@@ -146,7 +146,7 @@ def test_no_bid_by_the_deadline_fails_the_goal_with_the_reasons(cards):
 
 
 def test_a_task_nobody_can_reach_fails_with_every_refusal(cards):
-    far = ("pick_place", {"object": "red_cube", "target": "right_pad"})  # 0.4 m apart
+    far = ("pick_place", {"object": "red_cube", "target": "blue_cube"})  # 0.53 m apart
     d = Dispatcher(("left_arm", "right_arm"), "trace-5", [far], CUBES)
     cell = Cell(d, agents(cards))
     cell.route(d.start(cell.now))
@@ -156,7 +156,7 @@ def test_a_task_nobody_can_reach_fails_with_every_refusal(cards):
 
 def test_one_arm_that_cannot_reach_refuses_and_the_other_wins(cards):
     arm = agents(cards)["left_arm"]
-    why, _ = arm.evaluate("pick_place", {"object": "red_cube", "target": "right_pad"})
+    why, _ = arm.evaluate("pick_place", {"object": "red_cube", "target": "blue_cube"})
     assert why.startswith("out of reach")
     why, _ = arm.evaluate("fly", {})
     assert why.startswith("no skill")
