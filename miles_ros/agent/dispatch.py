@@ -40,7 +40,7 @@ as that arm is idle, so different arms run their tasks at once.
   (logged): nothing is awarded or executed on them.
 
 Every call returns the messages to send (:class:`Send`); the caller publishes them. The
-module stays whole (~460 lines): the shared-space rule starts, holds and clears the same
+module stays whole (~480 lines): the shared-space rule starts, holds and clears the same
 task states the auction and the statuses move, so a split would scatter one state machine.
 """
 
@@ -55,6 +55,7 @@ from typing import Any
 
 from miles_ros.agent.blackboard import Blackboard
 from miles_ros.agent.contract_net import Auction, Bid, to_json
+from miles_ros.agent.geometry import polyline_distance
 
 LOG = logging.getLogger("miles_ros.agent.dispatch")
 
@@ -421,7 +422,7 @@ class Dispatcher:
             return False
         body = [self.bodies[parked_arm][0], rest[-1]]
         path = [self.bodies[arm][1], *self._points(task)]
-        return _polyline_distance(body, path) < self.clearance
+        return polyline_distance(body, path) < self.clearance
 
     def _conflict(self, a: Task, b: Task) -> bool:
         """Whether two tasks' points (cube, target) come closer than the clearance."""
@@ -484,35 +485,3 @@ def _params_text(params: Mapping[str, Any]) -> str:
 
 def _json(data: dict) -> str:
     return json.dumps(data)
-
-
-def _segment_distance(p1, p2, q1, q2) -> float:
-    """Shortest distance (m) between the 2-D segments p1-p2 and q1-q2."""
-
-    def point_segment(p, a, b) -> float:
-        ab = (b[0] - a[0], b[1] - a[1])
-        n = ab[0] ** 2 + ab[1] ** 2
-        t = 0.0 if n == 0.0 else ((p[0] - a[0]) * ab[0] + (p[1] - a[1]) * ab[1]) / n
-        t = min(1.0, max(0.0, t))
-        return math.dist(p, (a[0] + t * ab[0], a[1] + t * ab[1]))
-
-    def cross(o, a, b) -> float:
-        return (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0])
-
-    d1, d2 = cross(q1, q2, p1), cross(q1, q2, p2)
-    d3, d4 = cross(p1, p2, q1), cross(p1, p2, q2)
-    if d1 * d2 < 0.0 and d3 * d4 < 0.0:
-        return 0.0  # they cross
-    return min(
-        point_segment(p1, q1, q2),
-        point_segment(p2, q1, q2),
-        point_segment(q1, p1, p2),
-        point_segment(q2, p1, p2),
-    )
-
-
-def _polyline_distance(a: Sequence, b: Sequence) -> float:
-    """Shortest distance (m) between two 2-D polylines (a single point is one)."""
-    sa = list(zip(a, a[1:], strict=False)) or [(a[0], a[0])]
-    sb = list(zip(b, b[1:], strict=False)) or [(b[0], b[0])]
-    return min(_segment_distance(p1, p2, q1, q2) for p1, p2 in sa for q1, q2 in sb)

@@ -40,7 +40,6 @@ import json
 import logging
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -48,6 +47,14 @@ from miles_ros.runtime.actions import (
     JointTargets,
     action_to_targets,
     target_lead,
+)
+from miles_ros.runtime.execution import (
+    FINAL_STATES,
+    STATES,
+    Execution,
+    TickResult,
+    goal_distance,
+    status,
 )
 from miles_ros.runtime.goals import Goal, GoalError, resolve_goal, stack_state
 from miles_ros.runtime.homing import home_path, path_duration, path_target
@@ -60,62 +67,8 @@ from sims.tasks.pick_place import STACK_RELEASE_WIDTH as RELEASE_WIDTH
 
 __all__ = ["FINAL_STATES", "STATES", "SkillExecutor", "SkillLibrary", "TickResult", "status"]
 
+
 logger = logging.getLogger(__name__)
-
-STATES = ("running", "succeeded", "failed", "aborted", "estopped")
-FINAL_STATES = frozenset(STATES[1:])
-
-
-@dataclass
-class Execution:
-    """One accepted request while it runs."""
-
-    request_id: str
-    """The request's id."""
-    skill: RunnableSkill
-    """What runs."""
-    params: dict
-    """The validated params."""
-    goal: Goal | None
-    """Resolved goal (None for ``home``)."""
-    started: float
-    """Start time (s, the executor's clock)."""
-    timeout_s: float
-    """Budget for this run (s)."""
-    steps: int = 0
-    """Control periods run."""
-    initial_distance: float | None = None
-    """Distance to the goal at the first period (for progress)."""
-    progress: float = 0.0
-    """Last reported progress in [0, 1]."""
-    start_q: np.ndarray | None = None
-    """Measured arm pose at the first period (the scripted home move starts there)."""
-    path: np.ndarray | None = None
-    """The scripted home move's waypoints [M, 7] (:func:`~miles_ros.runtime.homing.home_path`)."""
-    homing: bool = False
-    """A learned skill's lead-in: the arm stood away from the skill's start states, so the
-    scripted home move runs first (:attr:`SkillExecutor.start_from_home`)."""
-    restarts: int = 0
-    """Times a stalled policy was sent home and started again."""
-    stall_ref: tuple[float, np.ndarray, float] | None = None
-    """(time, TCP, goal distance) when the skill last made progress (the stall watchdog)."""
-    release_q: np.ndarray | None = None
-    """Arm pose held while a gripper skill's fingers open after its goal is met (the skill
-    ends released, so the next move does not carry the cube away); None otherwise."""
-
-
-@dataclass
-class TickResult:
-    """What one control period produced."""
-
-    targets: JointTargets | None = None
-    """Joint targets to publish on ``/miles/skill_command`` (None: publish nothing)."""
-    statuses: list[dict] = field(default_factory=list)
-    """Status JSON objects to publish, in order."""
-    lead_s: float = 0.0
-    """When the targets are meant to be reached, in seconds after the tick
-    (:func:`~miles_ros.runtime.actions.target_lead`: a Cartesian skill's control period;
-    0 for joint-space skills and for home, whose target is its trajectory at the tick)."""
 
 
 class SkillExecutor:
@@ -318,7 +271,7 @@ class SkillExecutor:
         state = sim_state(self.joints, run.goal.goal_pos, obj)
         if run.goal.stack_on is not None:  # stacking: on the target cube's live pose
             state = stack_state(state, self.objects.get(run.goal.stack_on))
-        distance = _goal_distance(cfg.name, state)
+        distance = goal_distance(cfg.name, state)
         if bool(skill.task.success(state, cfg)[0]):
             if not (cfg.has_gripper and self.joints.finger_width < RELEASE_WIDTH):
                 return TickResult(statuses=[self._finish("succeeded", "", now, progress=1.0)])
@@ -462,22 +415,3 @@ class SkillExecutor:
         if self.active is None:
             return {"skill": "", "tags": []}
         return {"skill": self.active.skill.name, "tags": list(self.active.skill.permissions)}
-
-
-def _goal_distance(task: str, state) -> float:
-    if task == "reach":
-        return float(np.linalg.norm(state.tcp_pos[0] - state.goal_pos[0]))
-    if task == "push":
-        return float(np.linalg.norm(state.object_pos[0, :2] - state.goal_pos[0, :2]))
-    return float(np.linalg.norm(state.object_pos[0] - state.goal_pos[0]))
-
-
-def status(rid: str, skill: str, state: str, progress: float, reason: str) -> dict:
-    """A ``/miles/skill/status`` JSON object."""
-    return {
-        "id": rid,
-        "skill": skill,
-        "state": state,
-        "progress": round(float(progress), 4),
-        "reason": reason,
-    }

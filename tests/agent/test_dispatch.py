@@ -390,10 +390,10 @@ def test_an_arm_parked_across_the_other_arms_path_is_sent_home(cards, with_bodie
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.tuples(_xy, _xy), min_size=4, max_size=4))
 def test_polyline_distance_is_the_least_distance_between_their_points(pts):
-    from miles_ros.agent.dispatch import _polyline_distance
+    from miles_ros.agent.geometry import polyline_distance
 
     a, b = [pts[0][0], pts[0][1], pts[1][0]], [pts[2][0], pts[2][1], pts[3][0]]
-    d = _polyline_distance(a, b)
+    d = polyline_distance(a, b)
 
     def sample(line):
         t = np.linspace(0.0, 1.0, 201)[:, None]
@@ -408,7 +408,7 @@ def test_polyline_distance_is_the_least_distance_between_their_points(pts):
     )
     assert d <= brute + 1e-9  # never more than what two sampled points show
     assert d >= brute - step - 1e-9  # and the samples lie within a step of the truth
-    assert _polyline_distance([a[0]], [a[0]]) == 0.0
+    assert polyline_distance([a[0]], [a[0]]) == 0.0
 
 
 def test_a_bid_from_away_from_home_counts_the_home_move_first(cards):

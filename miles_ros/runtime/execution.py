@@ -1,0 +1,90 @@
+"""What the skill executor (:mod:`miles_ros.runtime.skills`) keeps and returns per
+request, without the state machine: a running request (:class:`Execution`), one control
+period's output (:class:`TickResult`), the ``/miles/skill/status`` JSON (:func:`status`)
+and the distance a skill's progress is measured by (:func:`goal_distance`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from miles_ros.runtime.actions import JointTargets
+from miles_ros.runtime.goals import Goal
+from miles_ros.runtime.library import RunnableSkill
+
+STATES = ("running", "succeeded", "failed", "aborted", "estopped")
+FINAL_STATES = frozenset(STATES[1:])
+
+
+@dataclass
+class Execution:
+    """One accepted request while it runs."""
+
+    request_id: str
+    """The request's id."""
+    skill: RunnableSkill
+    """What runs."""
+    params: dict
+    """The validated params."""
+    goal: Goal | None
+    """Resolved goal (None for ``home``)."""
+    started: float
+    """Start time (s, the executor's clock)."""
+    timeout_s: float
+    """Budget for this run (s)."""
+    steps: int = 0
+    """Control periods run."""
+    initial_distance: float | None = None
+    """Distance to the goal at the first period (for progress)."""
+    progress: float = 0.0
+    """Last reported progress in [0, 1]."""
+    start_q: np.ndarray | None = None
+    """Measured arm pose at the first period (the scripted home move starts there)."""
+    path: np.ndarray | None = None
+    """The scripted home move's waypoints [M, 7] (:func:`~miles_ros.runtime.homing.home_path`)."""
+    homing: bool = False
+    """A learned skill's lead-in: the arm stood away from the skill's start states, so the
+    scripted home move runs first (:attr:`SkillExecutor.start_from_home`)."""
+    restarts: int = 0
+    """Times a stalled policy was sent home and started again."""
+    stall_ref: tuple[float, np.ndarray, float] | None = None
+    """(time, TCP, goal distance) when the skill last made progress (the stall watchdog)."""
+    release_q: np.ndarray | None = None
+    """Arm pose held while a gripper skill's fingers open after its goal is met (the skill
+    ends released, so the next move does not carry the cube away); None otherwise."""
+
+
+@dataclass
+class TickResult:
+    """What one control period produced."""
+
+    targets: JointTargets | None = None
+    """Joint targets to publish on ``/miles/skill_command`` (None: publish nothing)."""
+    statuses: list[dict] = field(default_factory=list)
+    """Status JSON objects to publish, in order."""
+    lead_s: float = 0.0
+    """When the targets are meant to be reached, in seconds after the tick
+    (:func:`~miles_ros.runtime.actions.target_lead`: a learned skill's control period; 0
+    for home, whose target is its trajectory at the tick)."""
+
+
+def goal_distance(task: str, state) -> float:
+    """The distance a skill's progress is measured by (m): reach, TCP to target; push,
+    the cube's xy to the goal's; pick_place, the cube to the goal."""
+    if task == "reach":
+        return float(np.linalg.norm(state.tcp_pos[0] - state.goal_pos[0]))
+    if task == "push":
+        return float(np.linalg.norm(state.object_pos[0, :2] - state.goal_pos[0, :2]))
+    return float(np.linalg.norm(state.object_pos[0] - state.goal_pos[0]))
+
+
+def status(rid: str, skill: str, state: str, progress: float, reason: str) -> dict:
+    """A ``/miles/skill/status`` JSON object."""
+    return {
+        "id": rid,
+        "skill": skill,
+        "state": state,
+        "progress": round(float(progress), 4),
+        "reason": reason,
+    }
