@@ -8,6 +8,7 @@ numba env is a small fraction of wall time; the update dominates). On a big mach
 from __future__ import annotations
 
 import dataclasses
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -173,6 +174,15 @@ class ImitationConfig:
     """Labelled states of the previous imitation stage (a random subset of its buffer, saved
     as ``imitation_buffer.pt`` in its run directory) that start this stage's buffer, so a
     later stage keeps what the earlier ones taught (another backend's states); 0: none."""
+    augment_fields: tuple[str, ...] = ()
+    """Observation fields (names of the task's ``LAYOUT``, e.g. ``joint_vel``) the expert's
+    labels do not depend on: at every gradient step each state's values of these fields are
+    multiplied by one factor drawn uniformly in ``augment_scale``, so the student's actions
+    do not hinge on how they are measured (PyBullet reports the joint velocity at the end of
+    a period, ~0.3-0.5x the period's mean that the numba kernels and a 250 Hz supervisor
+    give). The run refuses a field whose scaling changes the expert's labels."""
+    augment_scale: tuple[float, float] = (0.0, 1.5)
+    """``[lo, hi]``: the range of that factor."""
     gradient_steps: int = 40
     """Gradient steps per update (each one minibatch from the whole buffer)."""
     minibatch_size: int = 4096
@@ -217,7 +227,7 @@ class TrainConfig:
         for key in ("actor_hidden", "critic_hidden"):
             if key in net:
                 net[key] = tuple(net[key])
-        return cls(
+        cfg = cls(
             network=NetworkConfig(**net),
             ppo=PPOConfig(**data.pop("ppo", {})),
             runner=RunnerConfig(**data.pop("runner", {})),
@@ -225,6 +235,8 @@ class TrainConfig:
             imitation=_imitation_config(data.pop("imitation", {})),
             **data,
         )
+        _check_augment_fields(cfg)
+        return cfg
 
 
 def _env_config(data: dict[str, Any]) -> EnvConfig:
@@ -239,11 +251,46 @@ def _env_config(data: dict[str, Any]) -> EnvConfig:
     return EnvConfig(**data)
 
 
+def _check_augment_fields(cfg: TrainConfig) -> None:
+    """ValueError for an ``imitation.augment_fields`` name that is not a field of the task's
+    observation (no check for an unknown task: the runner names it)."""
+    fields = cfg.imitation.augment_fields
+    if not fields:
+        return
+    import sims
+
+    try:
+        slices = sims.get_task(cfg.task).LAYOUT.slices
+    except (KeyError, ValueError):
+        return
+    unknown = [f for f in fields if f not in slices]
+    if unknown:
+        raise ValueError(
+            f"imitation.augment_fields {unknown}: not fields of {cfg.task}'s observation "
+            f"({', '.join(slices)})"
+        )
+
+
 IMITATION_EXPERTS = ("", "scripted")
 """The values ``imitation.expert`` may take."""
 
 
 def _imitation_config(data: dict[str, Any]) -> ImitationConfig:
+    data = dict(data)
+    if "augment_fields" in data:
+        fields = data["augment_fields"] or ()
+        if isinstance(fields, str) or not all(isinstance(f, str) for f in fields):
+            raise ValueError(f"imitation.augment_fields must be a list of names, got {fields!r}")
+        data["augment_fields"] = tuple(fields)
+    if "augment_scale" in data:
+        scale = data["augment_scale"]
+        try:
+            lo, hi = (float(v) for v in scale)
+        except (TypeError, ValueError):
+            raise ValueError(f"imitation.augment_scale must be [lo, hi], got {scale!r}") from None
+        if not (math.isfinite(lo) and math.isfinite(hi) and 0.0 <= lo <= hi):
+            raise ValueError(f"imitation.augment_scale needs finite 0 <= lo <= hi, got {scale!r}")
+        data["augment_scale"] = (lo, hi)
     cfg = ImitationConfig(**data)
     if cfg.expert not in IMITATION_EXPERTS:
         raise ValueError(f"imitation.expert must be 'scripted' or '', got {cfg.expert!r}")
