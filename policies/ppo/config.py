@@ -127,6 +127,11 @@ class EnvConfig:
     training and in the physics evaluations, whose factory the caller injects
     (:mod:`policies.ppo.envs`; ``miles train`` knows ``safety_supervisor``, the safety
     supervisor). '' = the motors take the targets."""
+    plain_fraction: float = 0.0
+    """With ``motor_filter``: this fraction of the PyBullet envs (the last
+    ``round(plain_fraction x num_envs)``, in training and in the physics evaluations) run
+    without the filter, on the plain arm (the motors take the targets), so one stage meets
+    both arms; 0: every env behind the filter."""
     actuator: str = "none"
     """The arm's command path in the training and evaluation backends
     (:mod:`sims.robots.actuator`): ``panda`` (rate limits of config/safety.yaml at its
@@ -248,7 +253,13 @@ def _env_config(data: dict[str, Any]) -> EnvConfig:
             from sims.tasks.push import check_xy_region
 
             data[key] = check_xy_region(data[key], f"env.{key}") if data[key] else ()
-    return EnvConfig(**data)
+    cfg = EnvConfig(**data)
+    fraction = cfg.plain_fraction
+    if not (isinstance(fraction, (int, float)) and 0.0 <= fraction <= 1.0):
+        raise ValueError(f"env.plain_fraction must lie in [0, 1], got {fraction!r}")
+    if fraction and not cfg.motor_filter:
+        raise ValueError("env.plain_fraction takes envs off a motor filter: set env.motor_filter")
+    return cfg
 
 
 def _check_augment_fields(cfg: TrainConfig) -> None:
