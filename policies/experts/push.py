@@ -16,7 +16,11 @@ and ``lat = (p - c) . n``.
   Where the straight xy path from the TCP to ``b`` passes near the cube, the TCP first rises
   to a height where its fingertips clear the cube, and moves sideways only as far as its
   height allows; the height it asks for ramps with the path's clearance, so the action
-  varies continuously with the observation except at the push/approach boundary.
+  varies continuously with the observation except at the push/approach boundary. Once
+  behind the cube on the push line (``DESCEND_BEHIND``) it descends to pushing height
+  whatever the clearance: holding height there (backing up to the standoff point first)
+  made the labels on either side of the boundary disagree, and students that blend them
+  hovered behind the cube on PyBullet's quick arm.
 
 Actions are displacements in units of ``cfg.cartesian_step_max``, proportional to the
 remaining distance with a gain below 1 (a small step near targets, gentle on the
@@ -47,6 +51,10 @@ LAT_MAX = 0.025
 """... at most this far (m) off the line through the cube to the goal..."""
 PUSH_Z_MAX = CUBE_SIZE + 0.005
 """... and below this height (m)."""
+DESCEND_BEHIND = HALF_EDGE + 0.01
+"""Approach: at least this far (m) behind the cube's centre along ``d`` (and on the push
+line) the TCP descends to pushing height whatever the clearance (full effect 1 cm
+further back)."""
 GAIN = 0.6
 """Fraction of the remaining distance commanded per step (approach, height)."""
 LAT_SLOW = 0.015
@@ -105,6 +113,10 @@ def act(obs: np.ndarray, cfg) -> np.ndarray:
     closest = tcp[:, :2] + t[:, None] * path - cube[:, :2]
     clearance = np.linalg.norm(closest, axis=1)
     need = 1.0 - _ramp(clearance, CLEAR_IN, CLEAR_OUT)  # 1: the path crosses the cube
+    # Already behind the cube on the push line: nothing to cross, go down to push (no
+    # hovering behind it, where a student's blend of approach and push labels stalls).
+    behind = _ramp(-along, DESCEND_BEHIND, DESCEND_BEHIND + 0.01)
+    need = need * (1.0 - behind * _ramp(LAT_MAX - np.abs(lat), 0.0, 0.01))
     z_req = push_z + (SAFE_Z - push_z) * need
     # Sideways only as far as the height allows: full speed once within 1 cm of z_req.
     lateral_ok = _ramp(z - z_req, -0.03, -0.01)

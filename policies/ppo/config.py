@@ -8,6 +8,7 @@ numba env is a small fraction of wall time; the update dominates). On a big mach
 from __future__ import annotations
 
 import dataclasses
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -126,6 +127,11 @@ class EnvConfig:
     training and in the physics evaluations, whose factory the caller injects
     (:mod:`policies.ppo.envs`; ``miles train`` knows ``safety_supervisor``, the safety
     supervisor). '' = the motors take the targets."""
+    plain_fraction: float = 0.0
+    """With ``motor_filter``: this fraction of the PyBullet envs (the last
+    ``round(plain_fraction x num_envs)``, in training and in the physics evaluations) run
+    without the filter, on the plain arm (the motors take the targets), so one stage meets
+    both arms; 0: every env behind the filter."""
     actuator: str = "none"
     """The arm's command path in the training and evaluation backends
     (:mod:`sims.robots.actuator`): ``panda`` (rate limits of config/safety.yaml at its
@@ -173,6 +179,15 @@ class ImitationConfig:
     """Labelled states of the previous imitation stage (a random subset of its buffer, saved
     as ``imitation_buffer.pt`` in its run directory) that start this stage's buffer, so a
     later stage keeps what the earlier ones taught (another backend's states); 0: none."""
+    augment_fields: tuple[str, ...] = ()
+    """Observation fields (names of the task's ``LAYOUT``, e.g. ``joint_vel``) the expert's
+    labels do not depend on: at every gradient step each state's values of these fields are
+    multiplied by one factor drawn uniformly in ``augment_scale``, so the student's actions
+    do not hinge on how they are measured (PyBullet reports the joint velocity at the end of
+    a period, ~0.3-0.5x the period's mean that the numba kernels and a 250 Hz supervisor
+    give). The run refuses a field whose scaling changes the expert's labels."""
+    augment_scale: tuple[float, float] = (0.0, 1.5)
+    """``[lo, hi]``: the range of that factor."""
     gradient_steps: int = 40
     """Gradient steps per update (each one minibatch from the whole buffer)."""
     minibatch_size: int = 4096
@@ -217,7 +232,7 @@ class TrainConfig:
         for key in ("actor_hidden", "critic_hidden"):
             if key in net:
                 net[key] = tuple(net[key])
-        return cls(
+        cfg = cls(
             network=NetworkConfig(**net),
             ppo=PPOConfig(**data.pop("ppo", {})),
             runner=RunnerConfig(**data.pop("runner", {})),
@@ -225,6 +240,8 @@ class TrainConfig:
             imitation=_imitation_config(data.pop("imitation", {})),
             **data,
         )
+        _check_augment_fields(cfg)
+        return cfg
 
 
 def _env_config(data: dict[str, Any]) -> EnvConfig:
@@ -236,7 +253,33 @@ def _env_config(data: dict[str, Any]) -> EnvConfig:
             from sims.tasks.push import check_xy_region
 
             data[key] = check_xy_region(data[key], f"env.{key}") if data[key] else ()
-    return EnvConfig(**data)
+    cfg = EnvConfig(**data)
+    fraction = cfg.plain_fraction
+    if not (isinstance(fraction, (int, float)) and 0.0 <= fraction <= 1.0):
+        raise ValueError(f"env.plain_fraction must lie in [0, 1], got {fraction!r}")
+    if fraction and not cfg.motor_filter:
+        raise ValueError("env.plain_fraction takes envs off a motor filter: set env.motor_filter")
+    return cfg
+
+
+def _check_augment_fields(cfg: TrainConfig) -> None:
+    """ValueError for an ``imitation.augment_fields`` name that is not a field of the task's
+    observation (no check for an unknown task: the runner names it)."""
+    fields = cfg.imitation.augment_fields
+    if not fields:
+        return
+    import sims
+
+    try:
+        slices = sims.get_task(cfg.task).LAYOUT.slices
+    except (KeyError, ValueError):
+        return
+    unknown = [f for f in fields if f not in slices]
+    if unknown:
+        raise ValueError(
+            f"imitation.augment_fields {unknown}: not fields of {cfg.task}'s observation "
+            f"({', '.join(slices)})"
+        )
 
 
 IMITATION_EXPERTS = ("", "scripted")
@@ -244,6 +287,21 @@ IMITATION_EXPERTS = ("", "scripted")
 
 
 def _imitation_config(data: dict[str, Any]) -> ImitationConfig:
+    data = dict(data)
+    if "augment_fields" in data:
+        fields = data["augment_fields"] or ()
+        if isinstance(fields, str) or not all(isinstance(f, str) for f in fields):
+            raise ValueError(f"imitation.augment_fields must be a list of names, got {fields!r}")
+        data["augment_fields"] = tuple(fields)
+    if "augment_scale" in data:
+        scale = data["augment_scale"]
+        try:
+            lo, hi = (float(v) for v in scale)
+        except (TypeError, ValueError):
+            raise ValueError(f"imitation.augment_scale must be [lo, hi], got {scale!r}") from None
+        if not (math.isfinite(lo) and math.isfinite(hi) and 0.0 <= lo <= hi):
+            raise ValueError(f"imitation.augment_scale needs finite 0 <= lo <= hi, got {scale!r}")
+        data["augment_scale"] = (lo, hi)
     cfg = ImitationConfig(**data)
     if cfg.expert not in IMITATION_EXPERTS:
         raise ValueError(f"imitation.expert must be 'scripted' or '', got {cfg.expert!r}")

@@ -133,9 +133,23 @@ def env_options(
             "`miles train`, or pass motor_filters={name: factory} to OnPolicyRunner"
         )
     options = factory(cfg.task, num_envs, task_config)
+    options = with_plain_envs(options, cfg.env.plain_fraction)
     if actuator != "none":  # never dropped: the backend refuses what it cannot combine
         options = {**options, "actuator": actuator}
     return options
+
+
+def with_plain_envs(options: dict[str, Any], fraction: float) -> dict[str, Any]:
+    """``options`` with the motor filters of the last ``round(fraction x num_envs)`` envs
+    removed (None: those envs' motors take the targets; ``env.plain_fraction``)."""
+    if not (isinstance(fraction, (int, float)) and 0.0 <= fraction <= 1.0):
+        raise ValueError(f"env.plain_fraction must lie in [0, 1], got {fraction!r}")
+    filters = options.get("motor_filters")
+    if not fraction or filters is None:
+        return options
+    n = len(filters)
+    plain = round(fraction * n)
+    return {**options, "motor_filters": list(filters[: n - plain]) + [None] * plain}
 
 
 DEVICE_BACKENDS = ("numba", "isaac")

@@ -16,7 +16,10 @@ instead of PPO: the same envs, evaluations, checkpoints, logs and stage machiner
   ``learning_rate`` to ``final_lr_fraction`` of it over the run). The critic regresses
   onto the rollout's GAE returns (``ppo.gamma``, ``ppo.gae_lambda``), so a PPO stage that
   follows starts with a critic that knows the task. The observation normalizer is
-  updated as in PPO.
+  updated as in PPO. Observation fields the expert never reads (``augment_fields``, e.g.
+  the joint velocities, which each engine estimates its own way) are scaled by a random
+  factor per state in that regression, so the student learns to ignore them too; the run
+  checks on its first observations that the expert's labels indeed ignore them.
 - The policy's std is ``exploration_std`` throughout (a PPO stage that follows explores
   from there).
 
@@ -63,6 +66,8 @@ class DAggerRunner(OnPolicyRunner):
         if dist is not None and dist.world_size > 1:
             raise ValueError("an imitation run trains in one process (no torchrun)")
         self.expert = get_expert(cfg.task)  # unknown task: ValueError before any env
+        self.augment_columns = augment_columns(cfg.task, cfg.imitation.augment_fields)
+        """Observation columns scaled per state in the regression (``augment_fields``)."""
         super().__init__(cfg, run_dir, **kwargs)
         ic, rc = cfg.imitation, cfg.runner
         self.task_config = self.env.cfg
@@ -113,6 +118,37 @@ class DAggerRunner(OnPolicyRunner):
         pick = torch.randperm(obs.shape[0], generator=self.generator)[:n]
         self._aggregate(obs[pick], labels[pick])
         return n
+
+    def _reset_envs(self) -> torch.Tensor:
+        obs = super()._reset_envs()
+        if len(self.augment_columns) and not getattr(self, "_augment_checked", False):
+            self.check_expert_ignores(obs)
+            self._augment_checked = True
+        return obs
+
+    def check_expert_ignores(self, obs: torch.Tensor) -> None:
+        """ValueError unless the expert's labels of ``obs`` ignore the ``augment_fields``
+        (:func:`expert_ignores`)."""
+        ic = self.cfg.imitation
+        base = obs.detach().cpu().float().numpy()
+        if not expert_ignores(
+            self.expert, self.task_config, base, self.augment_columns, ic.augment_scale
+        ):
+            raise ValueError(
+                f"imitation.augment_fields {list(ic.augment_fields)}: the {self.cfg.task} "
+                "expert's actions depend on them; augment only fields the expert does not read"
+            )
+
+    def augment(self, obs: torch.Tensor) -> torch.Tensor:
+        """``obs`` (a copy) with its ``augment_fields`` columns multiplied by one factor per
+        state, uniform in ``imitation.augment_scale``."""
+        if not len(self.augment_columns):
+            return obs
+        lo, hi = self.cfg.imitation.augment_scale
+        factor = lo + (hi - lo) * torch.rand(obs.shape[0], 1, generator=self.generator)
+        obs = obs.clone()
+        obs[:, self.augment_columns] = obs[:, self.augment_columns] * factor
+        return obs
 
     def label(self, obs: torch.Tensor) -> torch.Tensor:
         """The expert's actions for observations ``obs`` (on the model's device)."""
@@ -184,7 +220,7 @@ class DAggerRunner(OnPolicyRunner):
         for _ in range(ic.gradient_steps):
             i = torch.randint(0, self.buffer_len, (batch,), generator=self.generator)
             j = torch.randint(0, obs.shape[0], (batch,), generator=self.generator)
-            x = self.model.normalize(self.buffer_obs[i].to(self.device))
+            x = self.model.normalize(self.augment(self.buffer_obs[i]).to(self.device))
             actor_loss = torch.mean((self.model.actor(x) - self.buffer_labels[i].to(x)) ** 2)
             v = self.model.value(obs[j].to(self.device))
             value_loss = torch.mean((v - returns[j].to(v)) ** 2)
@@ -207,3 +243,36 @@ class DAggerRunner(OnPolicyRunner):
             "buffer_states": float(self.buffer_len),
             "learning_rate": lr,
         }
+
+
+def augment_columns(task: str, fields) -> torch.Tensor:
+    """The observation columns of ``task``'s ``fields`` (names of its ``LAYOUT``), as an
+    index tensor; ValueError naming the task's fields for an unknown one."""
+    import sims
+
+    slices = sims.get_task(task).LAYOUT.slices
+    unknown = [f for f in fields if f not in slices]
+    if unknown:
+        raise ValueError(
+            f"imitation.augment_fields {unknown}: not fields of {task}'s observation "
+            f"({', '.join(slices)})"
+        )
+    cols = [c for f in fields for c in range(slices[f].start, slices[f].stop)]
+    return torch.tensor(sorted(set(cols)), dtype=torch.long)
+
+
+def expert_ignores(expert, task_config, obs: np.ndarray, columns, scale, seed: int = 0) -> bool:
+    """True when ``expert``'s actions for observations ``obs`` [N, D] stay the same (to
+    1e-6) with the ``columns`` replaced by standard normal draws, and scaled by either end
+    of ``scale``."""
+    obs = np.asarray(obs, dtype=np.float64)
+    cols = np.asarray(columns, dtype=np.int64)
+    labels = np.asarray(expert(obs, task_config), dtype=np.float64)
+    rng = np.random.default_rng(seed)
+    trials = [rng.standard_normal((obs.shape[0], cols.size))] + [obs[:, cols] * f for f in scale]
+    for values in trials:
+        other = obs.copy()
+        other[:, cols] = values
+        if not np.allclose(np.asarray(expert(other, task_config)), labels, atol=1e-6):
+            return False
+    return True

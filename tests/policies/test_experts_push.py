@@ -106,6 +106,17 @@ def test_high_above_the_standoff_point_it_descends():
     assert np.linalg.norm(a[:2]) < 0.1
 
 
+@pytest.mark.parametrize("behind", [0.04, 0.045, 0.052])
+def test_behind_the_cube_above_pushing_height_it_descends_without_hovering(behind):
+    # short of the standoff point, on the push line: the path back to it passes within
+    # CLEAR_OUT of the cube, yet nothing lies in the way down
+    cube, goal = [0.45, 0.0, 0.02], [0.60, 0.0, 0.02]
+    assert behind < expert.CLEAR_OUT
+    for z in (0.05, 0.06, 0.08):
+        a = expert.act(_obs([0.45 - behind, 0.0, z], cube, goal), CFG)[0]
+        assert a[2] < -0.5, (behind, z, a)
+
+
 @pytest.mark.parametrize("angle", [0.0, 0.7, 2.0, -2.6])
 def test_behind_the_cube_it_pushes_towards_the_goal(angle):
     d = np.array([np.cos(angle), np.sin(angle)])

@@ -33,7 +33,8 @@ Without stacking the worlds hold exactly the bodies they always held.
 ``motor_filters`` (one per env, in-process only) put a controller between each period's
 targets and the motors: ``f(substep, state_row, arm, finger) -> (arm, finger)`` every
 ``f.period_substeps`` physics steps, ``f.reset(state_row)`` at each episode start
-(``miles eval --supervised`` runs the safety supervisor there).
+(``miles eval --supervised`` runs the safety supervisor there); a None entry leaves that
+env's motors on the targets (the plain arm).
 
 Several envs: by default they run in subprocess workers (``num_workers``, pipes, see
 :mod:`sims.backends.pybullet.workers`), each worker holding a contiguous block of worlds;
@@ -214,7 +215,8 @@ class PyBulletEnv(HostPhysicsEnv):
         states = self._worlds.reset(ids, rows)
         if self.motor_filters is not None:
             for k, i in enumerate(ids):
-                self.motor_filters[i].reset(states[k])
+                if self.motor_filters[i] is not None:  # None: that env's motors take the targets
+                    self.motor_filters[i].reset(states[k])
         self._state.goal_pos[ids] = rows[:, RESET_GOAL]
         unpack_state_rows(states, ids, self.cfg.has_object, self._state)
         self._state.stack[ids] = rows[:, RESET_TARGET_POS][:, 2] >= 0.0
