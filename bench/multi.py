@@ -124,6 +124,7 @@ class Guard:
     def request(self, arm: np.ndarray, finger: float | None, lead: float, now: float) -> None:
         """A skill's targets, stamped ``lead`` ahead (never before the previous stamp)."""
         stamp = max(now + max(0.0, min(lead, TARGET_LEAD_MAX)), self.last_stamp + 1e-9)
+        stamp = max(stamp, 1e-6)  # sim time starts at 0, which a stamp may not be
         self.last_stamp = stamp
         names, position = list(self.sup.config.joint_names), [float(v) for v in arm]
         if finger is not None:

@@ -97,8 +97,9 @@ class SkillNodeParams:
     """home succeeds only once every joint is slower than this (rad/s) at the home pose."""
     start_from_home: bool = True
     """A learned skill asked for while the arm stands away from the states it was trained
-    from (some joint further from home than its task's initial_joint_noise, e.g. after an
-    earlier task) runs the scripted home move first, then the skill with its whole time
+    from (some joint further from home than its task's initial_joint_noise, or the fingers
+    away from the width its episodes start with, e.g. after an earlier task) runs the
+    scripted home move first (fingers to that width), then the skill with its whole time
     budget. false: the policy starts wherever the arm is."""
     stall_window_s: float = 2.0
     """A learned skill whose TCP has not moved and whose goal has come no nearer by

@@ -22,9 +22,10 @@ leaves the cube where it was placed), ``failed`` (timeout, lost robot state), ``
 (cancelled or preempted) or ``estopped`` (the safety supervisor latched its e-stop).
 
 A learned skill was trained from the home pose (every joint within its task's
-``initial_joint_noise``); where the arm stands further away (after an earlier task), it is
-outside every state the policy saw and the policy may hover until its timeout. With
-``start_from_home`` (the default) the scripted home move runs first (``running`` statuses
+``initial_joint_noise``, the fingers at its ``INITIAL_FINGER_WIDTH``); where the arm stands
+further away (after an earlier task), it is outside every state the policy saw and the
+policy may hover until its timeout. With ``start_from_home`` (the default) the scripted
+home move runs first (the fingers to that width) (``running`` statuses
 with ``"phase": "home"``, within the home move's own time budget), then the skill, with
 its whole budget from there. A policy can also settle where it was never trained to stop
 (a fixed point of its actor, e.g. after the supervisor held the arm for a while): with a
@@ -69,6 +70,17 @@ __all__ = ["FINAL_STATES", "STATES", "SkillExecutor", "SkillLibrary", "TickResul
 
 
 logger = logging.getLogger(__name__)
+
+FINGER_START_TOLERANCE = 0.01
+"""How far (m) the finger width may be from the width a learned skill's episodes start
+with (its task's ``INITIAL_FINGER_WIDTH``) for the skill to start without a lead-in."""
+
+
+def start_width(skill: RunnableSkill) -> float | None:
+    """The finger width (m, both fingers) ``skill``'s training episodes start with; None
+    when its task does not say."""
+    width = getattr(skill.task, "INITIAL_FINGER_WIDTH", None)
+    return None if width is None else float(width)
 
 
 class SkillExecutor:
@@ -204,11 +216,16 @@ class SkillExecutor:
 
     def away_from_start(self, skill: RunnableSkill) -> bool:
         """Whether the arm stands outside the start states ``skill`` was trained from: some
-        joint further from home than the task's ``initial_joint_noise`` (rad)."""
+        joint further from home than the task's ``initial_joint_noise`` (rad), or the
+        fingers further than :data:`FINGER_START_TOLERANCE` from the width its episodes
+        start with (push: closed, pick_place: open)."""
         if self.joints is None or skill.cfg is None:
             return False
         noise = skill.cfg.randomization.initial_joint_noise
-        return bool(np.max(np.abs(self.joints.arm_pos - panda.home_joint_positions)) > noise)
+        if np.max(np.abs(self.joints.arm_pos - panda.home_joint_positions)) > noise:
+            return True
+        width = start_width(skill)
+        return width is not None and abs(self.joints.finger_width - width) > FINGER_START_TOLERANCE
 
     def cancel(self, rid: str, now: float, estop: bool = False) -> list[dict]:
         """Abort the running skill if ``rid`` is its id (or empty). ``estop``: the canceller
@@ -327,8 +344,14 @@ class SkillExecutor:
         q = self.joints.arm_pos
         distance = float(np.max(np.abs(panda.home_joint_positions - q)))
         speed = float(np.max(np.abs(self.joints.arm_vel)))
-        if distance < self.home_tolerance and speed < self.home_settle_speed:
-            if run.homing:  # a learned skill's lead-in: the skill goes on from here
+        finger, fingers_ready = None, True
+        if run.homing:  # a learned skill's lead-in: its fingers go to their start width too
+            width = start_width(run.skill)
+            if width is not None:
+                finger = width / 2.0
+                fingers_ready = abs(self.joints.finger_width - width) <= FINGER_START_TOLERANCE
+        if distance < self.home_tolerance and speed < self.home_settle_speed and fingers_ready:
+            if run.homing:  # the skill goes on from here
                 return TickResult()
             return TickResult(statuses=[self._finish("succeeded", "", now, progress=1.0)])
         if run.path is None:
@@ -337,7 +360,7 @@ class SkillExecutor:
         # One period ahead of the clock, so the first target already moves.
         elapsed = now - run.started + 1.0 / run.skill.control_rate_hz
         target = path_target(run.path, self.home_speed, elapsed)
-        return TickResult(JointTargets(target, None), [self._progress(run, distance, now)])
+        return TickResult(JointTargets(target, finger), [self._progress(run, distance, now)])
 
     # --- helpers ----------------------------------------------------------------------
     def _refusal(self, name, request: Mapping) -> str:

@@ -277,3 +277,27 @@ def test_a_stalled_skill_goes_home_and_starts_again_then_fails_stalled(library_d
     for t in np.arange(0.0, 3.0, 0.04):
         ex.on_joint_state(reading, float(t))
         assert ex.tick(float(t)).statuses[0]["state"] == "running"
+
+
+def test_the_lead_in_also_sets_the_fingers_a_skill_starts_with(library_dir):
+    """push episodes start with the fingers closed: open fingers (after a pick_place) are
+    closed on the way home, and the policy starts only once they are."""
+    from miles_ros.runtime.skills import FINGER_START_TOLERANCE, start_width
+
+    push = SkillLibrary.load(library_dir).skills["push"]
+    assert start_width(push) == pytest.approx(0.0)
+    q = panda.home_joint_positions.copy()
+    ex = make_executor(library_dir)
+    opened = JointReading(q, np.zeros(7), 0.08, 0.0)
+    ex.on_joint_state(opened, 0.0)
+    assert ex.away_from_start(push)
+    ex.on_request(request("p", "push", object="red_cube", target="right_pad"), 0.0)
+    tick = ex.tick(0.0)  # at home, fingers open: the lead-in closes them
+    assert tick.statuses[0]["phase"] == "home" and tick.targets.finger == pytest.approx(0.0)
+    closing = JointReading(q, np.zeros(7), 2 * FINGER_START_TOLERANCE, 0.0)
+    ex.on_joint_state(closing, 0.2)
+    assert ex.tick(0.2).statuses[0]["phase"] == "home"
+    closed = JointReading(q, np.zeros(7), 0.5 * FINGER_START_TOLERANCE, 0.0)
+    ex.on_joint_state(closed, 0.4)
+    tick = ex.tick(0.4)
+    assert "phase" not in tick.statuses[0] and tick.lead_s > 0.0  # the policy runs
