@@ -25,9 +25,9 @@ A learned skill was trained from the home pose (every joint within its task's
 ``initial_joint_noise``, the fingers at its ``INITIAL_FINGER_WIDTH``); where the arm stands
 further away (after an earlier task), it is outside every state the policy saw and the
 policy may hover until its timeout. With ``start_from_home`` (the default) the scripted
-home move runs first (the fingers to that width) (``running`` statuses
-with ``"phase": "home"``, within the home move's own time budget), then the skill, with
-its whole budget from there. A policy can also settle where it was never trained to stop
+home move runs first, setting the fingers to that width (``running`` statuses with
+``"phase": "home"``, within the home move's own time budget), then the skill, with its
+whole budget from there. A policy can also settle where it was never trained to stop
 (a fixed point of its actor, e.g. after the supervisor held the arm for a while): with a
 ``stall_window_s``, a learned skill whose TCP has not moved and whose goal has come no
 nearer by ``stall_motion`` for that long goes home and starts again (at most
