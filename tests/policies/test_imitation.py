@@ -11,39 +11,23 @@ import yaml
 
 from policies.commands import train as train_cmd
 from policies.experts import get_expert
-from policies.ppo.config import TrainConfig, default_train_config
+from policies.ppo.config import default_train_config
 from policies.ppo.imitation import DAggerRunner, runner_class
 from policies.ppo.runner import OnPolicyRunner
 from policies.ppo.stages import StageConfigError, parse_staged_config
-
-
-def _reach_config(total_steps=4096, **imitation):
-    data = default_train_config("reach").to_dict()
-    data["runner"].update(
-        num_envs=32,
-        rollout_steps=16,
-        total_steps=total_steps,
-        checkpoint_every=1000,
-        eval_every=0,
-        final_eval_episodes=0,
-        eval_on_train_success=False,
-        eval_backend="numba",
-        eval_num_envs=50,
-        progress=False,
-        tensorboard=False,
-    )
-    data["imitation"] = {"expert": "scripted", "gradient_steps": 10, "minibatch_size": 512}
-    data["imitation"].update(imitation)
-    return TrainConfig.from_dict(data)
+from tests.policies.imitation_configs import (
+    assert_refused_before_any_work,
+    reach_imitation_config,
+)
 
 
 def test_runner_class_follows_the_config():
-    assert runner_class(_reach_config()) is DAggerRunner
+    assert runner_class(reach_imitation_config()) is DAggerRunner
     assert runner_class(default_train_config("reach")) is OnPolicyRunner
 
 
 def test_beta_one_executes_the_expert_and_beta_zero_the_noisy_student(tmp_path):
-    cfg = _reach_config(beta_start=1.0, beta_end=1.0, exploration_std=0.05)
+    cfg = reach_imitation_config(beta_start=1.0, beta_end=1.0, exploration_std=0.05)
     runner = DAggerRunner(cfg, tmp_path / "a")
     try:
         obs = runner._reset_envs()
@@ -52,7 +36,7 @@ def test_beta_one_executes_the_expert_and_beta_zero_the_noisy_student(tmp_path):
         np.testing.assert_allclose(executed.numpy(), runner.labels.numpy(), atol=1e-6)
     finally:
         runner.close()
-    cfg = _reach_config(beta_start=0.0, beta_end=0.0, exploration_std=0.05)
+    cfg = reach_imitation_config(beta_start=0.0, beta_end=0.0, exploration_std=0.05)
     runner = DAggerRunner(cfg, tmp_path / "b")
     try:
         obs = runner._reset_envs()
@@ -67,7 +51,7 @@ def test_beta_one_executes_the_expert_and_beta_zero_the_noisy_student(tmp_path):
 
 
 def test_beta_decays_linearly_over_beta_steps(tmp_path):
-    runner = DAggerRunner(_reach_config(beta_steps=1000, beta_end=0.2), tmp_path)
+    runner = DAggerRunner(reach_imitation_config(beta_steps=1000, beta_end=0.2), tmp_path)
     try:
         assert runner.beta() == 1.0
         runner.record.env_steps = 500
@@ -85,7 +69,7 @@ def test_a_student_learns_reach_on_the_command_path_model(tmp_path):
     from policies.ppo.checkpoints import torch_policy_fn
     from policies.ppo.envs import evaluation_task_config, make_env
 
-    cfg = _reach_config(total_steps=40_000, beta_steps=20_000)
+    cfg = reach_imitation_config(total_steps=40_000, beta_steps=20_000)
     assert cfg.env.actuator == "panda" and cfg.env.action_latency_steps == 2
     runner = DAggerRunner(cfg, tmp_path)
     try:
@@ -103,7 +87,7 @@ def test_a_student_learns_reach_on_the_command_path_model(tmp_path):
 
 
 def test_an_imitation_stage_chains_into_a_ppo_stage(tmp_path, capsys):
-    data = _reach_config(total_steps=1024).to_dict()
+    data = reach_imitation_config(total_steps=1024).to_dict()
     data["imitation"] = {"expert": ""}
     data["stages"] = [
         {
@@ -138,18 +122,7 @@ def test_an_imitation_stage_chains_into_a_ppo_stage(tmp_path, capsys):
     ],
 )
 def test_bad_imitation_configs_fail_before_any_work(tmp_path, capsys, imitation, message):
-    data = _reach_config().to_dict()
-    data["stages"] = [{"name": "a", "backend": "numba", "overrides": {"imitation": imitation}}]
-    with pytest.raises(StageConfigError, match=message):
-        parse_staged_config(data)
-    path = tmp_path / "bad.yaml"
-    data.pop("stages")
-    data["imitation"] = imitation
-    path.write_text(yaml.safe_dump(data))
-    run = tmp_path / "run"
-    assert train_cmd.main(["reach", "--config", str(path), "--out", str(run)]) == 2
-    assert message in capsys.readouterr().err
-    assert not run.exists()
+    assert_refused_before_any_work(tmp_path, capsys, imitation, message)
 
 
 def test_a_task_without_an_expert_is_named():
@@ -161,7 +134,7 @@ def test_a_later_imitation_stage_carries_the_earlier_stages_states(tmp_path, mon
     from policies.ppo import stages as stages_mod
     from policies.ppo.imitation import BUFFER_FILE
 
-    data = _reach_config(total_steps=1024).to_dict()
+    data = reach_imitation_config(total_steps=1024).to_dict()
     data["stages"] = [
         {"name": "first", "backend": "numba", "steps": 1024},
         {
@@ -188,7 +161,7 @@ def test_a_later_imitation_stage_carries_the_earlier_stages_states(tmp_path, mon
     assert carried == [(300, 300)]  # the second stage started from 300 of them
     assert (tmp_path / "run" / "stage_2_second" / BUFFER_FILE).exists()
     with pytest.raises(StageConfigError, match="carry_states"):
-        bad = _reach_config().to_dict()
+        bad = reach_imitation_config().to_dict()
         bad["stages"] = [
             {"name": "a", "backend": "numba", "overrides": {"imitation": {"carry_states": -1}}}
         ]
@@ -233,7 +206,7 @@ def test_an_imitation_runs_card_gets_its_affordance_centre_from_an_evaluation_at
     from policies.ppo.checkpoints import load_policy, torch_policy_fn
     from policies.ppo.envs import evaluation_task_config, make_env
 
-    cfg = _reach_config(total_steps=512)
+    cfg = reach_imitation_config(total_steps=512)
     cfg.env.episode_scale = 0.5
     cfg.runner.eval_num_envs, cfg.runner.eval_episodes = 5, 10
     runner = DAggerRunner(cfg, tmp_path / "run")

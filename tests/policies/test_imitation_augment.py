@@ -6,35 +6,16 @@ any work, and a student trained with the augmentation leans less on the augmente
 import numpy as np
 import pytest
 import torch
-import yaml
 
-from policies.commands import train as train_cmd
 from policies.experts import get_expert
-from policies.ppo.config import TrainConfig, default_train_config
+from policies.ppo.config import TrainConfig
 from policies.ppo.envs import make_env, training_task_config
 from policies.ppo.imitation import DAggerRunner, augment_columns, expert_ignores
-from policies.ppo.stages import StageConfigError, parse_staged_config
 from sims.tasks import push, reach
-
-
-def _reach_config(total_steps=4096, **imitation):
-    data = default_train_config("reach").to_dict()
-    data["runner"].update(
-        num_envs=32,
-        rollout_steps=16,
-        total_steps=total_steps,
-        checkpoint_every=1000,
-        eval_every=0,
-        final_eval_episodes=0,
-        eval_on_train_success=False,
-        eval_backend="numba",
-        eval_num_envs=50,
-        progress=False,
-        tensorboard=False,
-    )
-    data["imitation"] = {"expert": "scripted", "gradient_steps": 10, "minibatch_size": 512}
-    data["imitation"].update(imitation)
-    return TrainConfig.from_dict(data)
+from tests.policies.imitation_configs import (
+    assert_refused_before_any_work,
+    reach_imitation_config,
+)
 
 
 def _moving_observations(task: str, steps: int = 12, num_envs: int = 16) -> tuple:
@@ -72,7 +53,7 @@ def test_the_push_expert_ignores_joint_velocities_but_not_the_tcp():
 
 def test_augment_scales_only_the_fields_by_one_factor_per_state_in_range(tmp_path):
     runner = DAggerRunner(
-        _reach_config(augment_fields=["joint_vel"], augment_scale=[0.5, 2.0]), tmp_path
+        reach_imitation_config(augment_fields=["joint_vel"], augment_scale=[0.5, 2.0]), tmp_path
     )
     try:
         obs = torch.randn(512, runner.obs_dim)
@@ -88,7 +69,7 @@ def test_augment_scales_only_the_fields_by_one_factor_per_state_in_range(tmp_pat
         assert float(factor[:, 0].std()) > 0.2  # a factor per state, not one per batch
     finally:
         runner.close()
-    runner = DAggerRunner(_reach_config(), tmp_path / "off")
+    runner = DAggerRunner(reach_imitation_config(), tmp_path / "off")
     try:
         obs = torch.randn(8, runner.obs_dim)
         assert torch.equal(runner.augment(obs), obs)  # default: no augmentation
@@ -97,7 +78,7 @@ def test_augment_scales_only_the_fields_by_one_factor_per_state_in_range(tmp_pat
 
 
 def test_a_field_the_expert_reads_is_refused_before_training(tmp_path):
-    cfg = _reach_config(augment_fields=["joint_pos"])  # the reach expert reads them
+    cfg = reach_imitation_config(augment_fields=["joint_pos"])  # the reach expert reads them
     runner = DAggerRunner(cfg, tmp_path)
     try:
         with pytest.raises(ValueError, match="expert's actions depend on them"):
@@ -118,18 +99,7 @@ def test_a_field_the_expert_reads_is_refused_before_training(tmp_path):
     ],
 )
 def test_bad_augment_configs_fail_before_any_work(tmp_path, capsys, imitation, message):
-    data = _reach_config().to_dict()
-    data["stages"] = [{"name": "a", "backend": "numba", "overrides": {"imitation": imitation}}]
-    with pytest.raises(StageConfigError, match=message):
-        parse_staged_config(data)
-    path = tmp_path / "bad.yaml"
-    data.pop("stages")
-    data["imitation"] = imitation
-    path.write_text(yaml.safe_dump(data))
-    run = tmp_path / "run"
-    assert train_cmd.main(["reach", "--config", str(path), "--out", str(run)]) == 2
-    assert message in capsys.readouterr().err
-    assert not run.exists()
+    assert_refused_before_any_work(tmp_path, capsys, imitation, message)
 
 
 def _velocity_sensitivity(runner) -> float:
@@ -147,7 +117,9 @@ def _velocity_sensitivity(runner) -> float:
 def test_a_student_trained_with_the_augmentation_leans_less_on_the_field(tmp_path):
     sensitivity = {}
     for name, fields in (("plain", []), ("augmented", ["joint_vel"])):
-        cfg = _reach_config(total_steps=8192, augment_fields=fields, augment_scale=[0.0, 1.5])
+        cfg = reach_imitation_config(
+            total_steps=8192, augment_fields=fields, augment_scale=[0.0, 1.5]
+        )
         runner = DAggerRunner(cfg, tmp_path / name)
         try:
             runner.learn()
