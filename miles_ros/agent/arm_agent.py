@@ -35,6 +35,9 @@ from sims.scene import ArmMount
 
 LOG = logging.getLogger("miles_ros.agent.arm_agent")
 
+HOME_TCP = np.asarray(panda.fk_tcp(panda.home_joint_positions), dtype=np.float64)
+"""The TCP at the home pose (m, the arm's base frame): where every skill starts."""
+
 
 @dataclass(frozen=True)
 class CostModel:
@@ -109,7 +112,7 @@ class ArmAgent:
         self.contractor = Contractor(arm)
         self.objects: dict[str, np.ndarray] = {}
         """Cube centres in this arm's base frame (m), from the world-frame poses."""
-        self.tcp = np.asarray(panda.fk_tcp(panda.home_joint_positions), dtype=np.float64)
+        self.tcp = HOME_TCP.copy()
         """The TCP in the base frame (m): home until the first joint state."""
         self.queue: list[_Queued] = []
 
@@ -155,8 +158,7 @@ class ArmAgent:
         start = self.queue[-1].end if self.queue else self.tcp
         card = self.cards[skill]
         if card is None or getattr(card, "task", None) is None:
-            home = np.asarray(panda.fk_tcp(panda.home_joint_positions), dtype=np.float64)
-            return "", self.cost.estimate(skill, start, None, home)
+            return "", self.cost.estimate(skill, start, None, HOME_TCP)
         try:
             goal = goal_from_positions(str(card.task), params, self.objects, self.places)
         except GoalError as exc:
@@ -166,9 +168,9 @@ class ArmAgent:
         if violations:
             return "out of reach: " + "; ".join(violations), 0.0
         lead_in = 0.0  # the skill node homes first where the arm stands away from home
-        home = np.asarray(panda.fk_tcp(panda.home_joint_positions), dtype=np.float64)
-        if float(np.linalg.norm(np.asarray(start) - home)) > self.cost.home_tolerance_m:
-            lead_in, start = self.cost.estimate("home", start, None, home), home
+        if float(np.linalg.norm(np.asarray(start) - HOME_TCP)) > self.cost.home_tolerance_m:
+            lead_in = self.cost.estimate("home", start, None, HOME_TCP)
+            start = HOME_TCP
         return "", lead_in + self.cost.estimate(skill, start, obj, goal.goal_pos)
 
     def on_award(self, message: str | Award, now: float) -> Award | None:
@@ -195,7 +197,7 @@ class ArmAgent:
     def _end_point(self, ann: Announce) -> np.ndarray:
         card = self.cards.get(ann.skill)
         if card is None or getattr(card, "task", None) is None:
-            return np.asarray(panda.fk_tcp(panda.home_joint_positions), dtype=np.float64)
+            return HOME_TCP.copy()
         try:
             goal = goal_from_positions(str(card.task), ann.params, self.objects, self.places)
         except GoalError:

@@ -254,32 +254,46 @@ def _env_config(data: dict[str, Any]) -> EnvConfig:
 
             data[key] = check_xy_region(data[key], f"env.{key}") if data[key] else ()
     cfg = EnvConfig(**data)
-    fraction = cfg.plain_fraction
-    if not (isinstance(fraction, (int, float)) and 0.0 <= fraction <= 1.0):
-        raise ValueError(f"env.plain_fraction must lie in [0, 1], got {fraction!r}")
+    fraction = check_plain_fraction(cfg.plain_fraction)
     if fraction and not cfg.motor_filter:
         raise ValueError("env.plain_fraction takes envs off a motor filter: set env.motor_filter")
     return cfg
 
 
+def check_plain_fraction(fraction) -> float:
+    """``env.plain_fraction``, or ValueError when it is not a number in [0, 1]."""
+    if not (isinstance(fraction, (int, float)) and 0.0 <= fraction <= 1.0):
+        raise ValueError(f"env.plain_fraction must lie in [0, 1], got {fraction!r}")
+    return fraction
+
+
+def augment_field_slices(task: str, fields) -> list[slice]:
+    """The observation slices of ``task``'s ``fields`` (names of its ``LAYOUT``);
+    ValueError naming the task's fields for an unknown one (``imitation.augment_fields``)."""
+    import sims
+
+    slices = sims.get_task(task).LAYOUT.slices
+    unknown = [f for f in fields if f not in slices]
+    if unknown:
+        raise ValueError(
+            f"imitation.augment_fields {unknown}: not fields of {task}'s observation "
+            f"({', '.join(slices)})"
+        )
+    return [slices[f] for f in fields]
+
+
 def _check_augment_fields(cfg: TrainConfig) -> None:
     """ValueError for an ``imitation.augment_fields`` name that is not a field of the task's
     observation (no check for an unknown task: the runner names it)."""
-    fields = cfg.imitation.augment_fields
-    if not fields:
+    if not cfg.imitation.augment_fields:
         return
     import sims
 
     try:
-        slices = sims.get_task(cfg.task).LAYOUT.slices
+        sims.get_task(cfg.task)
     except (KeyError, ValueError):
         return
-    unknown = [f for f in fields if f not in slices]
-    if unknown:
-        raise ValueError(
-            f"imitation.augment_fields {unknown}: not fields of {cfg.task}'s observation "
-            f"({', '.join(slices)})"
-        )
+    augment_field_slices(cfg.task, cfg.imitation.augment_fields)
 
 
 IMITATION_EXPERTS = ("", "scripted")

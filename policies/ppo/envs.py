@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 import sims
-from policies.ppo.config import TrainConfig
+from policies.ppo.config import TrainConfig, check_plain_fraction
 
 RANK_SEED_STRIDE = 1_000_003
 """Seed offset between the ranks of a distributed run (a prime: the runner's per-update
@@ -142,8 +142,7 @@ def env_options(
 def with_plain_envs(options: dict[str, Any], fraction: float) -> dict[str, Any]:
     """``options`` with the motor filters of the last ``round(fraction x num_envs)`` envs
     removed (None: those envs' motors take the targets; ``env.plain_fraction``)."""
-    if not (isinstance(fraction, (int, float)) and 0.0 <= fraction <= 1.0):
-        raise ValueError(f"env.plain_fraction must lie in [0, 1], got {fraction!r}")
+    check_plain_fraction(fraction)
     filters = options.get("motor_filters")
     if not fraction or filters is None:
         return options

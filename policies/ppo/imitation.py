@@ -39,7 +39,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from policies.ppo.config import TrainConfig
+from policies.ppo.config import TrainConfig, augment_field_slices
 from policies.ppo.runner import OnPolicyRunner
 
 BUFFER_FILE = "imitation_buffer.pt"
@@ -248,16 +248,7 @@ class DAggerRunner(OnPolicyRunner):
 def augment_columns(task: str, fields) -> torch.Tensor:
     """The observation columns of ``task``'s ``fields`` (names of its ``LAYOUT``), as an
     index tensor; ValueError naming the task's fields for an unknown one."""
-    import sims
-
-    slices = sims.get_task(task).LAYOUT.slices
-    unknown = [f for f in fields if f not in slices]
-    if unknown:
-        raise ValueError(
-            f"imitation.augment_fields {unknown}: not fields of {task}'s observation "
-            f"({', '.join(slices)})"
-        )
-    cols = [c for f in fields for c in range(slices[f].start, slices[f].stop)]
+    cols = [c for sl in augment_field_slices(task, fields) for c in range(sl.start, sl.stop)]
     return torch.tensor(sorted(set(cols)), dtype=torch.long)
 
 
