@@ -165,7 +165,8 @@ class SafetyNode(Node):
     @_own_records
     def on_request(self, msg: JointState) -> None:
         stamp = self.stamp_seconds(msg.header.stamp)
-        self.supervisor.submit(JointRequest(msg.name, msg.position, stamp), self.now()[1])
+        request = JointRequest(msg.name, msg.position, stamp, msg.velocity)
+        self.supervisor.submit(request, self.now()[1])
 
     @_own_records
     def on_robot(self, msg: JointState) -> None:

@@ -97,11 +97,29 @@ class SupervisorInputs:
         # A stream's velocity, from this request and the previous one (see _stream_target).
         gap = stamp - self._request_stamp if self._request_stamp is not None else 0.0
         fresh_pair = self._request_time is not None and not self._stop and not self._latched
-        if fresh_pair and 0.0 < gap <= self.config.watchdog_period:
+        fresh_pair = fresh_pair and 0.0 < gap <= self.config.watchdog_period
+        if fresh_pair:
             self._stream_velocity = (clipped - self._target) / gap
             self._stream_period = gap
         else:
             self._stream_velocity = None
+        velocities = request.velocities
+        if velocities is not None and len(velocities):  # a trajectory point (see _reference)
+            js = self._js
+            u1 = np.clip(
+                np.asarray(velocities, dtype=np.float64)[arm_slots],
+                -js[:, sh.VMAX],
+                js[:, sh.VMAX],
+            )
+            if fresh_pair and self._traj is not None:  # on from the previous point
+                start = self._traj[3:]
+            else:  # from the command as it is
+                start = (js[:, sh.Q].copy(), js[:, sh.V].copy(), self._t_prev)
+            self._traj = (*start, clipped, u1, stamp)
+            self._stream_velocity = u1
+            self._stream_period = max(stamp - start[2], 0.0)
+        else:
+            self._traj = None
         self._target = clipped
         self._request_time = now
         self._request_stamp = stamp
@@ -154,6 +172,49 @@ class SupervisorInputs:
             f"tracking reset: {self.config.joint_names[worst]} measured "
             f"{deviation[worst]:.3f} rad from the command; holding the measured pose",
         )
+
+    def _reference(self, now: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """A trajectory's reference at ``now``: (position, velocity, acceleration) [n].
+
+        Between the previous point ``(x0, u0)`` at ``t0`` (or the command as it was when the
+        trajectory started) and the latest ``(x1, u1)`` at ``t1``, the cubic Hermite curve
+        through both positions and velocities; after ``t1``, the latest point continued at
+        its velocity (a late point: the stream's sender fell behind) until the watchdog
+        stops a stream that went silent, at most ``watchdog_period`` past ``t1``; before
+        ``t0``, the previous point, moved back along its velocity (at most one period).
+        Inside the position band; velocities inside the limits."""
+        x0, u0, t0, x1, u1, t1 = self._traj
+        js = self._js
+        d = t1 - t0
+        zero = np.zeros_like(u1)
+        if now >= t1 or d <= 1e-9:
+            coast = self.config.watchdog_period
+            ahead = now - t1
+            if ahead < coast:
+                r, w = x1 + u1 * max(ahead, 0.0), u1
+            else:
+                r, w = x1 + u1 * coast, zero
+            alpha = zero
+        elif now <= t0:
+            r, w, alpha = x0 - u0 * min(t0 - now, d), u0, zero
+        else:
+            s = (now - t0) / d
+            s2, s3 = s * s, s * s * s
+            r = (
+                (2 * s3 - 3 * s2 + 1) * x0
+                + (s3 - 2 * s2 + s) * d * u0
+                + (3 * s2 - 2 * s3) * x1
+                + (s3 - s2) * d * u1
+            )
+            w = (
+                (6 * s2 - 6 * s) * (x0 - x1) / d
+                + (3 * s2 - 4 * s + 1) * u0
+                + (3 * s2 - 2 * s) * u1
+            )
+            alpha = ((12 * s - 6) * (x0 - x1) / d + (6 * s - 4) * u0 + (6 * s - 2) * u1) / d
+        r = np.clip(r, js[:, sh.LO], js[:, sh.HI])
+        w = np.clip(w, -js[:, sh.VMAX], js[:, sh.VMAX])
+        return r, w, np.clip(alpha, -js[:, sh.AMAX], js[:, sh.AMAX])
 
     def _stream_target(self, now: float) -> np.ndarray:
         """The latest target evaluated at ``now``: a stream of requests (two within the

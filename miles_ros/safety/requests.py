@@ -47,6 +47,11 @@ class JointRequest:
     """Target positions (rad for the arm, m for the fingers)."""
     stamp: float | None
     """Stamp on the supervisor's clock (None or 0 = missing)."""
+    velocities: Sequence[float] | None = None
+    """Optional: the joints' velocities at the stamp (rad/s, one per name; the message's
+    ``velocity`` field). A request with them is a point of a trajectory the supervisor
+    tracks in time (:meth:`~miles_ros.safety.inputs.SupervisorInputs._reference`); without
+    them (None or empty), a target to approach."""
 
 
 @dataclass(frozen=True)
@@ -127,6 +132,17 @@ class RequestGate:
                     ok = False
                 if not ok:
                     return "non_finite", name, str(value), f"non-finite position for {name!r}"
+        velocities = req.velocities
+        if velocities is not None and len(velocities):
+            if len(velocities) != len(names):
+                detail = f"{len(names)} names but {len(velocities)} velocities"
+                return "wrong_length", None, len(velocities), detail
+            try:
+                vel = np.asarray(velocities, dtype=np.float64)
+            except (TypeError, ValueError):
+                vel = np.array([np.nan])
+            if not np.all(np.isfinite(vel)):
+                return "non_finite", None, None, "non-finite velocity in the request"
         stamp = req.stamp
         if stamp is None or stamp == 0.0 or not math.isfinite(stamp):
             return "missing_stamp", None, stamp, "request without a stamp"

@@ -60,9 +60,15 @@ from sims.kernels.stopping import (  # noqa: F401 - the codes are part of this m
 )
 
 # Columns of the per-joint state array ``js`` [n, NCOL].
-Q, V, A, LO, HI, VMAX, AMAX, JMAX, ENV_LO, ENV_HI, TARGET, LIP = range(12)
-NCOL = 12
-"""``LIP``: an upper bound on the distance from this joint's axis to the TCP (m)."""
+Q, V, A, LO, HI, VMAX, AMAX, JMAX, ENV_LO, ENV_HI, TARGET, LIP, TRACK, TVEL, TACC = range(15)
+NCOL = 15
+"""``LIP``: an upper bound on the distance from this joint's axis to the TCP (m).
+``TRACK`` 1: ``TARGET`` is a trajectory's reference at this output, ``TVEL`` and ``TACC``
+its velocity and acceleration (see :func:`shape_step`); 0: ``TARGET`` is a target."""
+
+TRACK_BANDWIDTH = 0.25
+"""Natural frequency of a trajectory's tracking, times the output period (critically
+damped: about 10 Hz at 250 Hz)."""
 
 # Columns of the per-joint output array ``out`` [n, 4].
 OUT_Q, OUT_V, OUT_A, OUT_CODE = range(4)
@@ -106,6 +112,12 @@ def shape_step(js, h, stop_mode, scale_mode, out, work):
     ``js``: per-joint state [n, NCOL] (``TARGET`` NaN = no target); ``stop_mode``: bring
     every joint to rest inside the stop envelope ``ENV_LO..ENV_HI`` and hold; otherwise
     move toward ``TARGET`` (exactly when every joint can reach it within one period).
+    A trajectory's reference (``TRACK`` 1: position ``TARGET``, velocity ``TVEL``,
+    acceleration ``TACC`` at this output) is tracked, not approached: the request is its
+    acceleration plus a critically damped correction toward its position and velocity
+    (:func:`track_accel`), so a joint follows a moving reference without the lag of
+    stopping at each of its points. The admissible interval, and so every limit, is the
+    same either way.
     ``scale_mode``: keep the direction of the preferred velocity vector by one common
     factor when possible; else (or in clamp mode) each joint is clamped on its own.
     ``out``: [n, 4] result; ``work``: scratch [n, 6].
@@ -136,9 +148,13 @@ def shape_step(js, h, stop_mode, scale_mode, out, work):
             a_pref = a_req
             all_exact = False
         else:
-            # the request, braking toward a target out of reach
-            a_req, a_pref = _k.preferred_accel(q, v, h, amax, jmax, lo, hi, target, 0.0)
-            if a_req < lo or a_req > hi:
+            if js[i, TRACK] == 0.0:  # a target: the request, braking toward it out of reach
+                a_req, a_pref = _k.preferred_accel(q, v, h, amax, jmax, lo, hi, target, 0.0)
+                if a_req < lo or a_req > hi:
+                    all_exact = False
+            else:  # a trajectory's reference: its acceleration, corrected toward it
+                a_req = track_accel(q, v, h, target, js[i, TVEL], js[i, TACC])
+                a_pref = a_req
                 all_exact = False
         work[i, 0] = lo
         work[i, 1] = hi
@@ -176,6 +192,16 @@ def shape_step(js, h, stop_mode, scale_mode, out, work):
             else:
                 out[i, OUT_CODE] = _bound_code(work, i)
     return n_fallback
+
+
+@njit(cache=True)
+def track_accel(q, v, h, r, w, alpha):
+    """The acceleration that moves a joint at ``(q, v)`` along a reference at ``(r, w,
+    alpha)`` (position, velocity, acceleration at the end of this period ``h``): the
+    reference's own plus a critically damped correction of the position error (against
+    coasting through the period) and the velocity error (:data:`TRACK_BANDWIDTH`)."""
+    wn = TRACK_BANDWIDTH / h
+    return alpha + wn * wn * (r - q - v * h) + 2.0 * wn * (w - v)
 
 
 @njit(cache=True)
@@ -219,6 +245,9 @@ def joint_state(limits, lipschitz: np.ndarray) -> np.ndarray:
     js[:, AMAX] = limits.acceleration * tight
     js[:, JMAX] = limits.jerk * tight
     js[:, TARGET] = np.nan
+    js[:, TRACK] = 0.0
+    js[:, TVEL] = 0.0
+    js[:, TACC] = 0.0
     js[:, LIP] = lipschitz
     return js
 

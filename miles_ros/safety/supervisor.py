@@ -122,6 +122,9 @@ class SafetySupervisor(SupervisorInputs, EstopLatch):
         self._request_time: float | None = None
         self._request_stamp: float | None = None
         self._stream_velocity: np.ndarray | None = None
+        self._traj: tuple | None = None
+        """A trajectory's previous and latest points (x0, u0, t0, x1, u1, t1), or None
+        while requests are targets (:meth:`_reference`)."""
         self._stream_period = 0.0
         self._new_request = False
         self._fingers = FingerCommand()
@@ -178,12 +181,24 @@ class SafetySupervisor(SupervisorInputs, EstopLatch):
         spheres = self._spheres if self.peers is None else self._peer_spheres(now)
         stop = self._stop
         js, out, res = self._js, self._out, self._res
-        js[:, sh.TARGET] = np.nan if stop else self._stream_target(now)
+        # A trajectory's joints each track their own reference (clamp mode): its points
+        # are already shaped, and scaling every joint by the most lagging one's factor
+        # would slow them all. Targets keep the configured limit mode.
+        scale = self._scale
+        js[:, sh.TRACK] = 0.0
+        if stop:
+            js[:, sh.TARGET] = np.nan
+        elif self._traj is not None:
+            js[:, sh.TARGET], js[:, sh.TVEL], js[:, sh.TACC] = self._reference(now)
+            js[:, sh.TRACK] = 1.0
+            scale = False
+        else:
+            js[:, sh.TARGET] = self._stream_target(now)
         supervise_step(
             js,
             h,
             stop,
-            self._scale,
+            scale,
             out,
             self._brake,
             self._work,
@@ -225,6 +240,11 @@ class SafetySupervisor(SupervisorInputs, EstopLatch):
         js = self._js
         q, v, a = js[:, sh.Q].copy(), js[:, sh.V].copy(), js[:, sh.A].copy()
         return occupancy(self.separation, now, js, q, v, a)
+
+    def command_state(self) -> tuple[np.ndarray, np.ndarray]:
+        """(positions, velocities) [n] of the latest command (what ``/miles/joint_command``
+        carries, its velocity the difference to the one before)."""
+        return self._js[:, sh.Q].copy(), self._js[:, sh.V].copy()
 
     def state(self) -> dict[str, object]:
         """The JSON of ``/miles/safety/state``."""
@@ -304,6 +324,7 @@ class SafetySupervisor(SupervisorInputs, EstopLatch):
         self._stop = True
         self._new_request = False
         self._stream_velocity = None
+        self._traj = None
 
     def _report_step(self, now: float, h: float, out: np.ndarray, n_fallback: int) -> None:
         self.stats["fallback_joints"] += n_fallback

@@ -42,9 +42,12 @@ class Run:
             self.velocity.append(self.sup._js[:, V].copy())
             self.accel.append(self.sup._js[:, A].copy())
 
-    def request(self, target, stamp_offset: float = 0.0, names=NAMES) -> bool:
-        """Submit a request stamped now (plus an offset)."""
-        return self.sup.submit(JointRequest(names, list(target), self.t + stamp_offset), self.t)
+    def request(self, target, stamp_offset: float = 0.0, names=NAMES, velocities=None) -> bool:
+        """Submit a request stamped now (plus an offset); with ``velocities``, a trajectory
+        point."""
+        stamp = self.t + stamp_offset
+        vel = None if velocities is None else list(velocities)
+        return self.sup.submit(JointRequest(names, list(target), stamp, vel), self.t)
 
     @property
     def jerk_limits(self) -> np.ndarray:

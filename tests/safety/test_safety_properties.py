@@ -1,6 +1,7 @@
 """Property-based tests of the supervisor: for arbitrary request sequences (random,
-adversarial, NaN/Inf, huge jumps, wrong lengths, reordered stamps, e-stops, resets,
-silences, irregular periods) no output violates a limit, the workspace or a keep-out
+adversarial, NaN/Inf, huge jumps, wrong lengths, reordered stamps, trajectory points with
+arbitrary velocities, e-stops, resets, silences, irregular periods) no output violates a
+limit, the workspace or a keep-out
 zone; after a trigger the output only follows the stop and then holds; reset refuses
 while the arm moves."""
 
@@ -32,7 +33,13 @@ small = st.lists(st.floats(-0.02, 0.02), min_size=7, max_size=7)
 op = st.one_of(
     st.tuples(st.just("jump"), offsets),
     st.tuples(st.just("stream"), small, st.integers(1, 40)),
-    st.tuples(st.just("bad"), st.sampled_from(["nan", "inf", "short", "unknown", "missing"])),
+    st.tuples(st.just("trajectory"), small, offsets, st.integers(1, 40), st.floats(0.0, 0.05)),
+    st.tuples(
+        st.just("bad"),
+        st.sampled_from(
+            ["nan", "inf", "short", "unknown", "missing", "nan_velocity", "short_velocity"]
+        ),
+    ),
     st.tuples(st.just("old_stamp"), st.floats(0.0005, 0.05)),
     st.tuples(st.just("trigger")),
     st.tuples(st.just("input"), st.booleans()),
@@ -62,10 +69,20 @@ def _play(ops, dts):
             for _ in range(item[2]):
                 run.request(run.positions[-1] + np.array(item[1]))
                 tick()
+        elif kind == "trajectory":  # points with arbitrary velocities (up to 3 rad/s)
+            for _ in range(item[3]):
+                target = run.positions[-1] + np.array(item[1])
+                run.request(target, stamp_offset=item[4], velocities=item[2])
+                tick()
         elif kind == "bad":
             target = list(HOME)
             names = NAMES
-            if item[1] == "nan":
+            velocities = None
+            if item[1] == "nan_velocity":
+                velocities = [0.1] * 6 + [math.nan]
+            elif item[1] == "short_velocity":
+                velocities = [0.1] * 5
+            elif item[1] == "nan":
                 target[3] = math.nan
             elif item[1] == "inf":
                 target[5] = -math.inf
@@ -75,7 +92,7 @@ def _play(ops, dts):
                 names = NAMES[:6] + ("wrist",)
             else:
                 names, target = NAMES[1:], target[1:]
-            assert not run.request(target, names=names)
+            assert not run.request(target, names=names, velocities=velocities)
             tick()
         elif kind == "old_stamp":
             run.request(HOME + 0.3, stamp_offset=-item[1])
