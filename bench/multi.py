@@ -121,8 +121,16 @@ class Guard:
         self.kinds: list[str] = []
         self.sup.audit.listeners.append(lambda event, _: self.kinds.append(event.kind))
 
-    def request(self, arm: np.ndarray, finger: float | None, lead: float, now: float) -> None:
-        """A skill's targets, stamped ``lead`` ahead (never before the previous stamp)."""
+    def request(
+        self,
+        arm: np.ndarray,
+        finger: float | None,
+        lead: float,
+        now: float,
+        velocity: np.ndarray | None = None,
+    ) -> None:
+        """A skill's targets (with the arm's velocities at them: a trajectory point),
+        stamped ``lead`` ahead (never before the previous stamp)."""
         stamp = max(now + max(0.0, min(lead, TARGET_LEAD_MAX)), self.last_stamp + 1e-9)
         stamp = max(stamp, 1e-6)  # sim time starts at 0, which a stamp may not be
         self.last_stamp = stamp
@@ -130,7 +138,10 @@ class Guard:
         if finger is not None:
             names += list(self.sup.config.finger_joint_names)
             position += [float(finger)] * len(self.sup.config.finger_joint_names)
-        self.sup.submit(JointRequest(names, position, stamp), now)
+        velocities = None
+        if velocity is not None:
+            velocities = [float(v) for v in velocity] + [0.0] * (len(names) - len(velocity))
+        self.sup.submit(JointRequest(names, position, stamp, velocities), now)
 
 
 class Bus:
@@ -250,6 +261,7 @@ class Cell:
                 finger = float(np.mean(fingers)) if len(fingers) else None
                 self.world.set_targets(cmd.positions[:7], finger, robot=name)
                 guard.commanded = cmd.positions[:7].copy()
+                self.executors[name].on_command(guard.commanded, now)
             occ = guard.sup.occupancy(now)
             if occ is not None:
                 self.bus.publish(name, occ.to_json(), now)
@@ -336,7 +348,7 @@ class Cell:
                 result = ex.tick(now)
                 if result.targets is not None:
                     t = result.targets
-                    self.guards[name].request(t.arm, t.finger, result.lead_s, now)
+                    self.guards[name].request(t.arm, t.finger, result.lead_s, now, t.velocity)
                 self.statuses(name, result.statuses, now)
                 self.next_tick[name] = now + (ex.period or TICK_S)
             self.route(self.dispatcher.tick(now), now)

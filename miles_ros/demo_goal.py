@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from miles_ros.demo_graph import GRAPH_TIMEOUT_S, client_graph, estop_mid_motion
+from miles_ros.safety.audit import interventions_by_kind
 
 if TYPE_CHECKING:
     from miles_ros.ros.clients import GraphClient
@@ -153,6 +154,7 @@ def run_goal_demo(
         "safety": {
             "interventions": int(safety.get("interventions", len(client.events))),
             "events_by_kind": dict(kinds),
+            "interventions_by_kind": interventions_by_kind(client.events),
             "final_state": safety,
         },
         "estop": estop,

@@ -33,6 +33,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from miles_ros.safety.audit import interventions_by_kind
+
 if TYPE_CHECKING:
     from miles_ros.ros.clients import GraphClient
 
@@ -175,6 +177,7 @@ def _run_sequence(client: GraphClient, steps: list[Step], out: Path, log) -> dic
         "safety": {
             "interventions": int(client.safety.get("interventions", len(client.events))),
             "events_by_kind": dict(kinds),
+            "interventions_by_kind": interventions_by_kind(client.events),
             "final_state": client.safety,
             "note": "interventions: the supervisor's count; events: what it published (at "
             "most one per kind per audit_throttle, the rest counted in suppressed)",

@@ -246,6 +246,7 @@ def _sweep(args, prog: str) -> int:
     except ValueError as exc:
         print(f"{prog}: {exc}", file=sys.stderr)
         return 2
+    from miles_ros.runtime.params import SkillNodeParams
     from miles_ros.runtime.supervised import TIME_SCALE, pybullet_options
 
     time_scale = TIME_SCALE if args.time_scale is None else args.time_scale
@@ -259,8 +260,9 @@ def _sweep(args, prog: str) -> int:
             acceleration_scale=safety.acceleration_scale * limit_scale,
             jerk_scale=safety.jerk_scale * limit_scale,
         )
-        cfg = replace(task_cfg, episode_steps=steps)
-        return pybullet_options(task, args.num_envs, cfg, scaled)
+        cfg = replace(task_cfg, episode_steps=steps)  # targets sent as skill_node sends them
+        shape = SkillNodeParams.shape_commands
+        return pybullet_options(task, args.num_envs, cfg, scaled, shape)
 
     def supervised_options(task_cfg) -> dict:
         return limit_options(task_cfg, 1.0)

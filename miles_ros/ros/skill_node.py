@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import time
 
+import numpy as np
 from rclpy.duration import Duration
 from rclpy.node import Node
 from rclpy.time import Time
@@ -62,6 +63,8 @@ class SkillNode(Node):
             stall_window_s=prm.stall_window_s,
             stall_motion=prm.stall_motion,
             stall_restarts=prm.stall_restarts,
+            shape_commands=prm.shape_commands,
+            command_velocity_scale=prm.command_velocity_scale,
         )
         self.skills.warm_up()
 
@@ -78,6 +81,10 @@ class SkillNode(Node):
         sub(String, prm.objects_topic, self.on_objects, COMMAND_QOS)  # the world's, shared
         sub(String, arm(prm.request_topic), self.on_request, COMMAND_QOS)
         sub(String, arm(prm.safety_state_topic), self.on_safety, LATCHED_QOS)
+        if arm(prm.joint_command_topic) != arm(prm.skill_command_topic):  # not our own
+            sub(JointState, arm(prm.joint_command_topic), self.on_command, SENSOR_QOS)
+        self._command_names: tuple[str, ...] = ()
+        self._command_order: list[int] | None = None
         self.timer = None
         self.last_stamp = Time(clock_type=self.get_clock().clock_type)
         """Stamp of the latest command on ``/miles/skill_command``."""
@@ -110,6 +117,24 @@ class SkillNode(Node):
             return
         self.skills.on_joint_state(reading, reading.stamp)
         self.state_stamp = msg.header.stamp.sec + msg.header.stamp.nanosec * 1e-9
+
+    def on_command(self, msg: JointState) -> None:
+        """The safety node's command to the robot: the arm joints, in this node's order."""
+        if self._command_order is None or self._command_names != tuple(msg.name):
+            names = tuple(msg.name)
+            try:
+                order = [names.index(n) for n in self.params.joint_names]
+            except ValueError:
+                return  # not this arm's command layout
+            self._command_names, self._command_order = names, order
+        positions = msg.position
+        if len(positions) != len(self._command_names):
+            return
+        # On the command's own stamp (its output time, 4 ms apart), not the arrival time:
+        # the velocity is the difference of two commands over their stamps.
+        stamp = msg.header.stamp.sec + msg.header.stamp.nanosec * 1e-9
+        arm = np.array([positions[i] for i in self._command_order])
+        self.skills.on_command(arm, stamp if stamp > 0.0 else self.now())
 
     def on_objects(self, msg: String) -> None:
         try:
@@ -150,6 +175,8 @@ class SkillNode(Node):
                 position += [float(t.finger)] * len(prm.finger_joint_names)
             msg.name = names
             msg.position = position
+            if t.velocity is not None:  # a trajectory point: the arm's velocities with it
+                msg.velocity = [float(v) for v in t.velocity] + [0.0] * (len(names) - 7)
             self.pub_command.publish(msg)
             if self.record_ticks:
                 self.ticks.append((started, self.now() - self.state_stamp))

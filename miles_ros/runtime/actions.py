@@ -29,6 +29,10 @@ class JointTargets:
     """The 7 arm joints (rad), inside the datasheet limits."""
     finger: float | None
     """Each finger's position (m), or None to leave the fingers as they are."""
+    velocity: np.ndarray | None = None
+    """The arm joints' velocities at the targets' time (rad/s): the targets are a point of a
+    trajectory, published with them (``/miles/skill_command``'s ``velocity``) for the
+    supervisor to track in time; None: a target to approach."""
 
 
 def target_lead(cfg: TaskConfig) -> float:

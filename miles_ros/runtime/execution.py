@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from miles_ros.runtime.actions import JointTargets
+from miles_ros.runtime.command_path import CommandPath
 from miles_ros.runtime.goals import Goal
 from miles_ros.runtime.library import RunnableSkill
 
@@ -43,6 +44,11 @@ class Execution:
     """Measured arm pose at the first period (the scripted home move starts there)."""
     path: np.ndarray | None = None
     """The scripted home move's waypoints [M, 7] (:func:`~miles_ros.runtime.homing.home_path`)."""
+    path_started: float = 0.0
+    """When the home move (brake and path) was planned (s, the executor's clock)."""
+    brake: tuple[np.ndarray, np.ndarray, float] | None = None
+    """The home move's opening brake (commanded q, commanded velocity, duration s) when the
+    arm was still moving (:func:`~miles_ros.runtime.homing.brake_target`); None: at rest."""
     homing: bool = False
     """A learned skill's lead-in: the arm stood away from the skill's start states, so the
     scripted home move runs first (:attr:`SkillExecutor.start_from_home`)."""
@@ -50,6 +56,9 @@ class Execution:
     """Times a stalled policy was sent home and started again."""
     stall_ref: tuple[float, np.ndarray, float] | None = None
     """(time, TCP, goal distance) when the skill last made progress (the stall watchdog)."""
+    command_path: CommandPath | None = None
+    """The learned skill's command-path model (:mod:`miles_ros.runtime.command_path`), made
+    at its first period when the executor shapes commands."""
     release_q: np.ndarray | None = None
     """Arm pose held while a gripper skill's fingers open after its goal is met (the skill
     ends released, so the next move does not carry the cube away); None otherwise."""
@@ -65,8 +74,8 @@ class TickResult:
     """Status JSON objects to publish, in order."""
     lead_s: float = 0.0
     """When the targets are meant to be reached, in seconds after the tick
-    (:func:`~miles_ros.runtime.actions.target_lead`: a learned skill's control period; 0
-    for home, whose target is its trajectory at the tick)."""
+    (:func:`~miles_ros.runtime.actions.target_lead`: a learned skill's control period;
+    home's targets are its trajectory one control period after the tick, stamped so)."""
 
 
 def goal_distance(task: str, state) -> float:

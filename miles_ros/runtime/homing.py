@@ -12,6 +12,11 @@ least-squares steps, :func:`sims.robots.panda.dls_ik_step`) until the line from 
 clear. :func:`path_target` moves along the polyline, one segment after the other, on a
 minimum-jerk profile in time with the fastest joint's peak at a set speed, so the
 supervisor sees a smooth, time-parameterised stream that starts and stops at rest.
+
+An arm still moving when ``home`` starts (a skill that succeeded in passing, at speed)
+is first braked to rest from the commanded state (:func:`brake_target`), and the path
+starts where the brake ends: a stream that began at rest from the measured pose would ask
+the supervisor, whose command runs ahead of the joints, to turn around at once.
 """
 
 from __future__ import annotations
@@ -104,6 +109,36 @@ def home_path(
     return np.stack(points)
 
 
+BRAKE_FRACTION = 0.5
+"""Fraction of each joint's datasheet acceleration limit a home move's opening brake uses."""
+
+
+def brake_duration(v0: np.ndarray, fraction: float = BRAKE_FRACTION) -> float:
+    """Seconds to bring joint velocities ``v0`` [7] (rad/s) to rest together on one
+    straight joint-space line, the most loaded joint decelerating at ``fraction`` of its
+    acceleration limit (:data:`sims.robots.panda.joint_acceleration_limits`)."""
+    rates = np.abs(np.asarray(v0, dtype=np.float64)) / (fraction * panda.joint_acceleration_limits)
+    return float(np.max(rates))
+
+
+def brake_target(q0: np.ndarray, v0: np.ndarray, duration: float, elapsed: float) -> np.ndarray:
+    """Where a brake from ``(q0, v0)`` to rest within ``duration`` s (every joint at a
+    constant deceleration, so the joints stop together) is after ``elapsed`` s; at rest
+    ``q0 + v0 duration / 2`` from ``duration`` on. Clipped to the datasheet position limits."""
+    t = min(max(float(elapsed), 0.0), float(duration))
+    q = np.asarray(q0, dtype=np.float64)
+    v = np.asarray(v0, dtype=np.float64)
+    shrink = 0.0 if duration <= 0.0 else 0.5 * t / duration
+    return np.clip(q + v * t * (1.0 - shrink), panda.joint_position_min, panda.joint_position_max)
+
+
+def brake_velocity(v0: np.ndarray, duration: float, elapsed: float) -> np.ndarray:
+    """The velocity of :func:`brake_target`'s brake after ``elapsed`` s (rad/s)."""
+    t = min(max(float(elapsed), 0.0), float(duration))
+    left = 0.0 if duration <= 0.0 else 1.0 - t / duration
+    return np.asarray(v0, dtype=np.float64) * left
+
+
 MIN_JERK_PEAK = 1.875
 """Peak of the minimum-jerk profile's speed, in units of its mean speed."""
 
@@ -140,3 +175,16 @@ def path_target(waypoints: np.ndarray, max_speed: float, elapsed: float) -> np.n
             return np.clip(out, panda.joint_position_min, panda.joint_position_max)
         budget -= peak
     return np.clip(w[-1], panda.joint_position_min, panda.joint_position_max)
+
+
+VELOCITY_DT = 1e-3
+"""Time step (s) of :func:`path_velocity`'s central difference."""
+
+
+def path_velocity(waypoints: np.ndarray, max_speed: float, elapsed: float) -> np.ndarray:
+    """The joint velocities (rad/s) of :func:`path_target`'s move after ``elapsed`` s (a
+    central difference of it; 0 at rest before the start and after the end)."""
+    before = path_target(waypoints, max_speed, max(float(elapsed) - VELOCITY_DT, 0.0))
+    after = path_target(waypoints, max_speed, float(elapsed) + VELOCITY_DT)
+    span = float(elapsed) + VELOCITY_DT - max(float(elapsed) - VELOCITY_DT, 0.0)
+    return (after - before) / span

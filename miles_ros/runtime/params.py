@@ -22,6 +22,7 @@ from typing import Any
 
 import yaml
 
+from miles_ros.runtime.command_path import VELOCITY_SCALE
 from sims.robots import panda
 
 PACKAGE = "miles_ros"
@@ -110,6 +111,16 @@ class SkillNodeParams:
     """Least motion (m) of the TCP or of the goal distance that counts as progress."""
     stall_restarts: int = 1
     """Home-and-restart attempts of a stalled skill before it fails."""
+    shape_commands: bool = True
+    """A learned skill's targets go through the arm's command-path model its policy was
+    trained behind (the limits of config/safety.yaml at 250 Hz) before they are published,
+    as trajectory points (position and velocity) that the safety node tracks in time
+    (miles_ros.runtime.command_path). false: the policy's targets as they are, each one
+    shaped by the safety node (an intervention where the arm cannot follow it)."""
+    command_velocity_scale: float = VELOCITY_SCALE
+    """With shape_commands: the fraction of the joint velocity limits the command path
+    allows (at full speed the hand's braking distance reaches the base keep-out zone and
+    the safety node slows the arm; miles_ros.runtime.command_path.VELOCITY_SCALE)."""
     target_lead_max: float = 0.04
     """A learned skill's targets are stamped with the time they are for: one control
     period after the tick (the training simulators let the arm cover each step within
@@ -132,7 +143,11 @@ class SkillNodeParams:
     status_topic: str = "/miles/skill/status"
     """std_msgs/String JSON status out: {id, skill, state, progress, reason}."""
     skill_command_topic: str = "/miles/skill_command"
-    """sensor_msgs/JointState out: requested joint targets, to the safety node."""
+    """sensor_msgs/JointState out: requested joint targets, to the safety node (with the
+    arm's velocities when they are trajectory points: home, shaped learned skills)."""
+    joint_command_topic: str = "/miles/joint_command"
+    """sensor_msgs/JointState in: the safety node's commands to the robot (where a home
+    move or a skill's command path starts from)."""
     safety_state_topic: str = "/miles/safety/state"
     """std_msgs/String JSON in: the supervisor's state (reliable, transient-local)."""
     skill_tags_topic: str = "/miles/safety/skill_tags"

@@ -49,6 +49,7 @@ from miles_ros.runtime.actions import (
     action_to_targets,
     target_lead,
 )
+from miles_ros.runtime.command_path import SYNC_TOLERANCE, VELOCITY_SCALE, CommandPath
 from miles_ros.runtime.execution import (
     FINAL_STATES,
     STATES,
@@ -58,7 +59,15 @@ from miles_ros.runtime.execution import (
     status,
 )
 from miles_ros.runtime.goals import Goal, GoalError, resolve_goal, stack_state
-from miles_ros.runtime.homing import home_path, path_duration, path_target
+from miles_ros.runtime.homing import (
+    brake_duration,
+    brake_target,
+    brake_velocity,
+    home_path,
+    path_duration,
+    path_target,
+    path_velocity,
+)
 from miles_ros.runtime.library import RunnableSkill, SkillLibrary
 from miles_ros.runtime.observation import JointReading, ObjectPose, sim_state
 from sims.control import FINGER_OPEN
@@ -71,6 +80,9 @@ __all__ = ["FINAL_STATES", "STATES", "SkillExecutor", "SkillLibrary", "TickResul
 
 logger = logging.getLogger(__name__)
 
+COMMAND_FRESH_S = 0.05
+"""The safety supervisor's latest output (``/miles/joint_command``, 250 Hz) older than this
+(s) no longer tells where the command is; the home move then starts from the measured pose."""
 FINGER_START_TOLERANCE = 0.01
 """How far (m) the finger width may be from the width a learned skill's episodes start
 with (its task's ``INITIAL_FINGER_WIDTH``) for the skill to start without a lead-in."""
@@ -103,6 +115,8 @@ class SkillExecutor:
         stall_window_s: float = 0.0,
         stall_motion: float = 0.01,
         stall_restarts: int = 1,
+        shape_commands: bool = True,
+        command_velocity_scale: float = VELOCITY_SCALE,
     ):
         self.library = library
         self.scene = scene
@@ -129,11 +143,21 @@ class SkillExecutor:
         """Least motion (m) of the TCP or of the goal distance that counts as progress."""
         self.stall_restarts = int(stall_restarts)
         """Home-and-restart attempts of a stalled skill before it fails ``stalled``."""
+        self.shape_commands = bool(shape_commands)
+        """A learned skill's targets go through its command-path model before they are
+        published (:mod:`miles_ros.runtime.command_path`): trajectory points the arm can
+        follow; False: the policy's targets as they are."""
+        self.command_velocity_scale = float(command_velocity_scale)
+        """Fraction of the joint velocity limits the command path allows."""
+        if not 0.0 < self.command_velocity_scale <= 1.0:
+            raise ValueError("command_velocity_scale must be in (0, 1]")
         if self.stall_window_s < 0 or self.stall_motion <= 0 or self.stall_restarts < 0:
             raise ValueError("need stall_window_s >= 0, stall_motion > 0, stall_restarts >= 0")
         self.active: Execution | None = None
         self.joints: JointReading | None = None
         self.joints_received: float | None = None
+        self.command: tuple[np.ndarray, np.ndarray, float] | None = None
+        """(q, velocity, time) of the robot's latest command (:meth:`on_command`)."""
         self.objects: dict[str, ObjectPose] = {}
         self.estop = False
         self.safety_reason = ""
@@ -157,6 +181,17 @@ class SkillExecutor:
     # --- inputs -----------------------------------------------------------------------
     def on_joint_state(self, reading: JointReading, now: float) -> None:
         self.joints, self.joints_received = reading, now
+
+    def on_command(self, arm: np.ndarray, now: float) -> None:
+        """The command the robot last received (``/miles/joint_command``, the safety
+        supervisor's output): its 7 arm positions at ``now``; the velocity is the difference
+        to the previous one. The home move starts from it (the command runs ahead of the
+        measured joints by the drives' lag)."""
+        q = np.array(arm[: panda.NUM_JOINTS], dtype=np.float64)
+        v = np.zeros_like(q)
+        if self.command is not None and 0.0 < now - self.command[2] <= COMMAND_FRESH_S:
+            v = (q - self.command[0]) / (now - self.command[2])
+        self.command = (q, v, now)
 
     def on_objects(self, objects: Mapping[str, ObjectPose]) -> None:
         self.objects = dict(objects)
@@ -304,6 +339,14 @@ class SkillExecutor:
         obs = skill.task.observe(state)[0]
         action = skill.policy.act(obs)
         targets = action_to_targets(cfg, self.joints.arm_pos, action)
+        if self.shape_commands:  # the trajectory the arm follows, as in training
+            if run.command_path is None:
+                run.command_path = CommandPath(
+                    cfg.control_dt, velocity_scale=self.command_velocity_scale
+                )
+            run.command_path.follow(*self._command_now(now))
+            arm, velocity = run.command_path.step(targets.arm)
+            targets = JointTargets(arm, targets.finger, velocity)
         return TickResult(targets, [self._progress(run, distance, now)], lead_s=target_lead(cfg))
 
     def _stall_check(self, run: Execution, tcp, distance: float, now: float):
@@ -354,15 +397,60 @@ class SkillExecutor:
             if run.homing:  # the skill goes on from here
                 return TickResult()
             return TickResult(statuses=[self._finish("succeeded", "", now, progress=1.0)])
-        if run.path is None:
-            run.start_q = q.copy()
-            run.path = home_path(q, min_height=self.home_min_height)
-        # One period ahead of the clock, so the first target already moves.
-        elapsed = now - run.started + 1.0 / run.skill.control_rate_hz
-        target = path_target(run.path, self.home_speed, elapsed)
-        return TickResult(JointTargets(target, finger), [self._progress(run, distance, now)])
+        if run.path is None or self._home_parted(run):
+            run.brake, start = None, q.copy()
+            moving = self._moving_command(now)
+            if moving is not None:  # brake the motion left over first, then the path
+                duration = brake_duration(moving[1])
+                run.brake = (moving[0], moving[1], duration)
+                start = brake_target(moving[0], moving[1], duration, duration)
+            run.start_q = start
+            run.path = home_path(start, min_height=self.home_min_height)
+            run.path_started = now
+        # Where the move is one period ahead of the clock (so the first target already
+        # moves), stamped for that time.
+        lead = 1.0 / run.skill.control_rate_hz
+        target, velocity = self._home_point(run, now - run.path_started + lead)
+        progress = [self._progress(run, distance, now)]
+        return TickResult(JointTargets(target, finger, velocity), progress, lead_s=lead)
 
     # --- helpers ----------------------------------------------------------------------
+    def _command_now(self, now: float) -> tuple[np.ndarray, np.ndarray]:
+        """(q, velocity) of the robot's command at ``now``: the latest one (:meth:`on_command`)
+        moved on at its velocity when fresh, else the measured joints."""
+        if self.command is not None and 0.0 <= now - self.command[2] <= COMMAND_FRESH_S:
+            q, v, t = self.command
+            return q + v * (now - t), v
+        return self.joints.arm_pos.copy(), self.joints.arm_vel.copy()
+
+    def _moving_command(self, now: float) -> tuple[np.ndarray, np.ndarray] | None:
+        """(q, velocity) at ``now`` of a fresh command (:meth:`on_command`) moving faster
+        than ``home_settle_speed``; None when the command is at rest or unknown."""
+        if self.command is None or not 0.0 <= now - self.command[2] <= COMMAND_FRESH_S:
+            return None
+        q, v = self._command_now(now)
+        return (q, v) if float(np.max(np.abs(v))) > self.home_settle_speed else None
+
+    def _home_point(self, run: Execution, elapsed: float) -> tuple[np.ndarray, np.ndarray]:
+        """(position, velocity) of the home move ``elapsed`` s after it was planned: the
+        opening brake, then the path."""
+        if run.brake is not None and elapsed < run.brake[2]:
+            q0, v0, duration = run.brake
+            return brake_target(q0, v0, duration, elapsed), brake_velocity(v0, duration, elapsed)
+        braked = 0.0 if run.brake is None else run.brake[2]
+        t = elapsed - braked
+        speed = self.home_speed
+        return path_target(run.path, speed, t), path_velocity(run.path, speed, t)
+
+    def _home_parted(self, run: Execution) -> bool:
+        """Whether the robot's latest command is further than ``SYNC_TOLERANCE`` from the
+        home move at that command's time (the safety node held or slowed the arm, or this
+        node fell behind): the move is then planned again from the command."""
+        if self.command is None or self.command[2] < run.path_started:
+            return False
+        planned, _ = self._home_point(run, self.command[2] - run.path_started)
+        return float(np.max(np.abs(planned - self.command[0]))) > SYNC_TOLERANCE
+
     def _refusal(self, name, request: Mapping) -> str:
         if not isinstance(name, str) or not name:
             return "request needs a skill name"

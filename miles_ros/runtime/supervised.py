@@ -21,6 +21,7 @@ from dataclasses import replace
 import numpy as np
 
 from miles_ros.runtime.actions import target_lead
+from miles_ros.runtime.command_path import CommandPath, actuator_of
 from miles_ros.runtime.params import SkillNodeParams
 from miles_ros.safety.config import SafetyConfig
 from miles_ros.safety.supervisor import JointRequest, SafetySupervisor
@@ -41,12 +42,18 @@ class SupervisorFilter:
         config: SafetyConfig | None = None,
         target_lead_s: float = 0.0,
         fingers: bool = True,
+        command_path_dt: float = 0.0,
     ):
         """``target_lead_s``: how far ahead each period's targets are stamped (skill_node:
         :func:`~miles_ros.runtime.actions.target_lead`); ``fingers``: the targets include
-        the fingers (push, pick_place)."""
+        the fingers (push, pick_place); ``command_path_dt``: the skill's control period
+        when its targets go through the command-path model first, as skill_node's
+        ``shape_commands`` sends them (:mod:`miles_ros.runtime.command_path`: trajectory
+        points with velocities); 0: the targets as they are."""
         self.config = config or SafetyConfig()
         self.fingers = fingers
+        self.command_path_dt = float(command_path_dt)
+        self.path: CommandPath | None = None
         self.period_substeps = max(1, round(SUPERVISOR_PERIOD_S / physics_dt))
         self.dt = self.period_substeps * physics_dt
         self.lead = float(target_lead_s)
@@ -70,6 +77,12 @@ class SupervisorFilter:
         over between episodes)."""
         self._totals = self.stats
         self.supervisor = SafetySupervisor(self.config)
+        if self.command_path_dt:
+            self.path = CommandPath(
+                self.command_path_dt,
+                actuator_of(self.config),
+                SkillNodeParams.command_velocity_scale,
+            )
         self.now = 1.0
         self.supervisor.update_robot_state(self.names, row[0:7], row[7:14], self.now)
 
@@ -82,7 +95,14 @@ class SupervisorFilter:
             if self.fingers:  # push and pick_place command the fingers, reach does not
                 names += self.finger_names
                 positions += [float(finger_target)] * len(self.finger_names)
-            sup.submit(JointRequest(names, positions, self.now + self.lead), self.now)
+            velocities = None
+            if self.path is not None:  # skill_node's shape_commands: a trajectory point
+                self.path.follow(*sup.command_state())
+                arm, velocity = self.path.step(np.asarray(arm_target, dtype=np.float64))
+                positions[:7] = [float(v) for v in arm]
+                velocities = [float(v) for v in velocity] + [0.0] * (len(names) - 7)
+            request = JointRequest(names, positions, self.now + self.lead, velocities)
+            sup.submit(request, self.now)
         sup.update_robot_state(self.names, row[0:7], row[7:14], self.now)
         command = sup.step(self.now)
         self.now += self.dt
@@ -94,18 +114,27 @@ class SupervisorFilter:
 
 
 def pybullet_options(
-    task: str, num_envs: int, task_config=None, safety: SafetyConfig | None = None
+    task: str,
+    num_envs: int,
+    task_config=None,
+    safety: SafetyConfig | None = None,
+    shape_commands: bool = False,
 ) -> dict:
     """``sims.make_env(task, "pybullet", ...)`` keyword arguments that put the safety
     supervisor between the skill's targets and the motors of each env (in this process).
-    Also the factory of training runs behind the supervisor (:data:`MOTOR_FILTERS`)."""
+    Also the factory of training runs behind the supervisor (:data:`MOTOR_FILTERS`: the
+    targets as they are, as the shipped skills were trained). ``shape_commands``: the
+    targets go through the command-path model first, as skill_node sends them."""
     from sims import get_task
 
     cfg = task_config if task_config is not None else get_task(task).CONFIG
     physics_dt = 0.002  # the PyBullet backend's default
     fingers = bool(cfg.has_gripper or cfg.has_object)
     lead = min(target_lead(cfg), SkillNodeParams.target_lead_max)
-    filters = [SupervisorFilter(physics_dt, safety, lead, fingers) for _ in range(num_envs)]
+    path_dt = cfg.control_dt if shape_commands else 0.0
+    filters = [
+        SupervisorFilter(physics_dt, safety, lead, fingers, path_dt) for _ in range(num_envs)
+    ]
     return {"config": cfg, "motor_filters": filters, "num_workers": 0, "physics_dt": physics_dt}
 
 
@@ -122,13 +151,18 @@ MOTOR_FILTERS = {
 
 
 def supervised_env_kwargs(
-    task: str, num_envs: int, time_scale: float = TIME_SCALE, safety: SafetyConfig | None = None
+    task: str,
+    num_envs: int,
+    time_scale: float = TIME_SCALE,
+    safety: SafetyConfig | None = None,
+    shape_commands: bool = SkillNodeParams.shape_commands,
 ) -> dict:
-    """:func:`pybullet_options` with ``time_scale`` x the task's episode length."""
+    """:func:`pybullet_options` with ``time_scale`` x the task's episode length, the
+    targets sent as skill_node sends them (``shape_commands``, its default)."""
     from sims import get_task
 
     if not time_scale > 0:
         raise ValueError(f"time_scale must be > 0, got {time_scale!r}")
     cfg = get_task(task).CONFIG
     cfg = replace(cfg, episode_steps=max(1, round(cfg.episode_steps * time_scale)))
-    return pybullet_options(task, num_envs, cfg, safety)
+    return pybullet_options(task, num_envs, cfg, safety, shape_commands)

@@ -33,6 +33,18 @@ NOT_INTERVENTIONS = frozenset({"estop_input", "reset", "resume", "skill", "peer_
 """Kinds written to the trail for context but not counted as interventions."""
 
 
+def interventions_by_kind(events) -> dict[str, int]:
+    """Every intervention by kind from published events (JSON dicts of
+    :meth:`Intervention.to_json`): each published one and the ones it left out
+    (``suppressed``); context kinds (:data:`NOT_INTERVENTIONS`) are not counted."""
+    counts: dict[str, int] = {}
+    for event in events:
+        kind = event.get("kind", "?")
+        if kind not in NOT_INTERVENTIONS:
+            counts[kind] = counts.get(kind, 0) + 1 + int(event.get("suppressed", 0) or 0)
+    return counts
+
+
 @dataclass(frozen=True)
 class Intervention:
     """One decision of the supervisor that changed or refused what was requested."""

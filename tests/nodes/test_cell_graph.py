@@ -65,6 +65,7 @@ def test_two_arms_run_their_awarded_tasks_at_once():
             "arm": arm,
             "timeout_scale": 4.0,  # a loaded box slows the real-time sim
             "skill_command_topic": SIM.joint_command_topic,  # straight to the sim: tests only
+            "shape_commands": False,  # no supervisor in between to track trajectory points
             **IN_PROCESS_SIM_OVERRIDES["skills"],
         }
         return lambda ctx: SkillNode(context=ctx, parameter_overrides=overrides(params))

@@ -24,6 +24,7 @@ from miles_ros.ros.graph import IN_PROCESS_SIM_OVERRIDES  # noqa: E402
 from miles_ros.ros.safety_node import SafetyNode  # noqa: E402
 from miles_ros.ros.sim_node import SimNode  # noqa: E402
 from miles_ros.ros.skill_node import SkillNode  # noqa: E402
+from miles_ros.runtime.params import SkillNodeParams  # noqa: E402
 from sims.robots import panda  # noqa: E402
 from tests.nodes.graph_harness import Graph, overrides  # noqa: E402
 from tests.runtime.skill_fixtures import (  # noqa: E402
@@ -197,6 +198,12 @@ def test_a_skill_with_fingers_commands_arm_and_fingers(graph):
     assert list(command.name[7:]) == ["panda_finger_joint1", "panda_finger_joint2"]
     assert list(command.position[7:]) == [0.0, 0.0]  # push holds the fingers closed
     assert np.all(np.isfinite(command.position[:7]))
+    # shaped by the skill's command path: a trajectory point, the arm's velocities with it
+    # (inside the command path's share of the velocity limits), the fingers' 0
+    assert len(command.velocity) == len(command.name)
+    velocity = np.array(command.velocity)
+    limit = panda.joint_velocity_limits * SkillNodeParams.command_velocity_scale
+    assert np.all(np.abs(velocity[:7]) <= limit + 1e-9) and np.all(velocity[7:] == 0.0)
     graph.cancel("p")
     assert graph.final("p")["state"] == "aborted"
     # A learned skill's targets are stamped with the time they are for, one control

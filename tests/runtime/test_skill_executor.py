@@ -161,10 +161,11 @@ def test_home_succeeds_only_once_the_arm_has_settled_at_home(library_dir):
     assert done["state"] == "succeeded"
 
 
-def test_learned_targets_are_for_one_control_period_later_home_for_now(library_dir):
+def test_targets_are_for_one_control_period_later(library_dir):
     """What skill_node stamps: a policy's action is a step the arm covers during the
     control period (as in training), so its target is for one period after the tick,
-    Cartesian (push) and joint-space (reach) alike; home's trajectory is for the tick."""
+    Cartesian (push) and joint-space (reach) alike; home's trajectory point is where the
+    move is one period after the tick, stamped so."""
     ex = make_executor(library_dir)
     ex.on_request(request("p", "push", object="red_cube", target="right_pad"), 0.0)
     tick = ex.tick(0.0)
@@ -178,7 +179,8 @@ def test_learned_targets_are_for_one_control_period_later_home_for_now(library_d
     away = JointReading(panda.home_joint_positions + 0.3, np.zeros(7), 0.04, 0.04)
     ex.on_joint_state(away, 0.04)
     tick = ex.tick(0.08)
-    assert tick.targets is not None and tick.lead_s == 0.0
+    assert tick.targets is not None
+    assert tick.lead_s == pytest.approx(ex.library.skills["reach"].cfg.control_dt)
 
 
 def test_a_gripper_skill_ends_released_where_it_placed_the_cube(library_dir, tmp_path):
@@ -225,7 +227,8 @@ def test_a_learned_skill_asked_for_away_from_home_goes_home_first(library_dir):
     assert ex.away_from_start(skill)
     ex.on_request(request("a", "reach", target="red_cube"), 0.0)
     tick = ex.tick(0.0)
-    assert tick.statuses[0]["phase"] == "home" and tick.lead_s == 0.0
+    assert tick.statuses[0]["phase"] == "home"
+    assert tick.lead_s == pytest.approx(skill.cfg.control_dt)
     step = tick.targets.arm - away
     assert step[0] < 0.0 and step[3] < 0.0  # toward home
     ex.on_joint_state(JointReading(away, np.zeros(7), 0.0, 0.0), 3.0)
