@@ -139,10 +139,15 @@ def _supervised(args, task: str, prog: str):
     except ValueError as exc:
         print(f"{prog}: --safety-params {exc}", file=sys.stderr)
         return None
+    from miles_ros.runtime.params import SkillNodeParams
+
     return supervised_env_kwargs(task, args.num_envs, scale, safety), {
         "supervised": True,
         "time_scale": scale,
         "safety_params": str(args.safety_params or "config/safety.yaml"),
+        # as skill_node sends them: through the command path, as trajectory points
+        "shape_commands": SkillNodeParams.shape_commands,
+        "command_velocity_scale": SkillNodeParams.command_velocity_scale,
     }
 
 
