@@ -49,7 +49,7 @@ from miles_ros.runtime.actions import (
     action_to_targets,
     target_lead,
 )
-from miles_ros.runtime.command_path import SYNC_TOLERANCE, VELOCITY_SCALE, CommandPath
+from miles_ros.runtime.command_path import VELOCITY_SCALE, CommandPath
 from miles_ros.runtime.execution import (
     FINAL_STATES,
     STATES,
@@ -80,6 +80,10 @@ __all__ = ["FINAL_STATES", "STATES", "SkillExecutor", "SkillLibrary", "TickResul
 
 logger = logging.getLogger(__name__)
 
+HOME_REPLAN_TOLERANCE = 0.05
+"""rad: a home move whose command has fallen this far from it (the safety node stopped or
+held the arm, or this node got no CPU for a while) is planned again from the command. Less
+and a supervisor that merely slows the arm (near a zone) would restart it over and over."""
 COMMAND_FRESH_S = 0.05
 """The safety supervisor's latest output (``/miles/joint_command``, 250 Hz) older than this
 (s) no longer tells where the command is; the home move then starts from the measured pose."""
@@ -443,13 +447,13 @@ class SkillExecutor:
         return path_target(run.path, speed, t), path_velocity(run.path, speed, t)
 
     def _home_parted(self, run: Execution) -> bool:
-        """Whether the robot's latest command is further than ``SYNC_TOLERANCE`` from the
-        home move at that command's time (the safety node held or slowed the arm, or this
-        node fell behind): the move is then planned again from the command."""
+        """Whether the robot's latest command is further than :data:`HOME_REPLAN_TOLERANCE`
+        from the home move at that command's time: the move is then planned again from the
+        command."""
         if self.command is None or self.command[2] < run.path_started:
             return False
         planned, _ = self._home_point(run, self.command[2] - run.path_started)
-        return float(np.max(np.abs(planned - self.command[0]))) > SYNC_TOLERANCE
+        return float(np.max(np.abs(planned - self.command[0]))) > HOME_REPLAN_TOLERANCE
 
     def _refusal(self, name, request: Mapping) -> str:
         if not isinstance(name, str) or not name:

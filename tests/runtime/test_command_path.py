@@ -100,3 +100,30 @@ def test_home_brakes_a_moving_command_before_its_path(library_dir):  # noqa: F81
     ex.on_request(request("h", "home"), 1.0)
     tick = ex.tick(1.0)
     assert ex.active.brake is None and tick.targets.velocity[1] < 0.0
+
+
+def test_home_plans_again_from_a_command_that_fell_behind(library_dir):  # noqa: F811
+    """The supervisor held the arm (or the node got no CPU): home's path went on without
+    it. Once the command is further than HOME_REPLAN_TOLERANCE from the path, home plans
+    again from the command instead of asking the supervisor to catch up at its limits."""
+    away = HOME + np.array([0.4, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0])
+    still = np.zeros(7)
+    ex = make_executor(library_dir, q=away)
+    ex.on_command(away, 0.996)
+    ex.on_command(away, 1.0)
+    ex.on_joint_state(JointReading(away, still, 0.0, 0.0), 1.0)
+    ex.on_request(request("h", "home"), 1.0)
+    ex.tick(1.0)
+    run = ex.active
+    planned = ex._home_point(run, 0.1)[0]  # where the path is 0.1 s in
+    ex.on_command(planned, 1.1)  # the command on the path: nothing to do
+    ex.on_joint_state(JointReading(planned, still, 0.0, 0.0), 1.1)
+    ex.tick(1.1)
+    assert run.path_started == 1.0
+    for t in (1.496, 1.5):  # held where it was for 0.4 s
+        ex.on_command(planned, t)
+    ex.on_joint_state(JointReading(planned, still, 0.0, 0.0), 1.5)
+    tick = ex.tick(1.5)
+    assert run.path_started == 1.5 and np.allclose(run.start_q, planned)
+    step = tick.targets.arm - planned
+    assert 0.0 > step[0] > -0.01  # a fresh start from rest, toward home
