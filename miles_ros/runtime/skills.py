@@ -169,8 +169,10 @@ class SkillExecutor:
         """Set when the running skill (and so its permission tags) changed."""
 
     def warm_up(self) -> None:
-        """Run every skill's observation, actor and action mapping once on the home pose,
-        so the first real control period does not pay for JIT loading and session setup."""
+        """Run every skill's observation, actor, action mapping and command path once on the
+        home pose, so the first real control period does not pay for JIT compiling (seconds
+        in a fresh clone: a single-threaded graph would stop publishing joint states) and
+        session setup."""
         q = panda.home_joint_positions.copy()
         reading = JointReading(q, np.zeros(7), 0.0, 0.0)
         for skill in self.library.skills.values():
@@ -180,7 +182,12 @@ class SkillExecutor:
             state = sim_state(reading, panda.fk_tcp(q), ObjectPose(np.array([0.5, 0, 0.02]), 0.0))
             skill.task.success(state, skill.cfg)
             action = skill.policy.act(skill.task.observe(state)[0])
-            action_to_targets(skill.cfg, q, action)
+            targets = action_to_targets(skill.cfg, q, action)
+            if self.shape_commands:  # its numba kernel compiles here, not mid-graph
+                scale = self.command_velocity_scale
+                path = CommandPath(skill.cfg.control_dt, velocity_scale=scale)
+                path.sync(q, np.zeros(7))
+                path.step(targets.arm)
 
     # --- inputs -----------------------------------------------------------------------
     def on_joint_state(self, reading: JointReading, now: float) -> None:
