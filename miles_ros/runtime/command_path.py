@@ -53,6 +53,44 @@ SHAPED_TOLERANCE = 1e-6
 """rad: a period's shaped command further than this from its target counts as shaped."""
 
 
+COMMAND_FRESH_S = 0.05
+"""The safety supervisor's latest output (``/miles/joint_command``, 250 Hz) older than this
+(s) no longer tells where the command is."""
+
+
+class RobotCommand:
+    """The command the robot last received (``/miles/joint_command``, the safety
+    supervisor's output): the arm's positions, their velocity (the difference to the
+    previous command) and its time. It runs ahead of the measured joints by the drives'
+    lag, so a home move or a command path starts from it."""
+
+    def __init__(self) -> None:
+        self.q: np.ndarray | None = None
+        self.v: np.ndarray | None = None
+        self.time = -np.inf
+
+    def update(self, arm: np.ndarray, now: float) -> None:
+        """A command's 7 arm positions at ``now``."""
+        q = np.array(arm[: panda.NUM_JOINTS], dtype=np.float64)
+        v = np.zeros_like(q)
+        if self.q is not None and 0.0 < now - self.time <= COMMAND_FRESH_S:
+            v = (q - self.q) / (now - self.time)
+        self.q, self.v, self.time = q, v, now
+
+    def at(self, now: float) -> tuple[np.ndarray, np.ndarray] | None:
+        """(q, velocity) moved on to ``now`` at its velocity; None when the latest command
+        is unknown or older than :data:`COMMAND_FRESH_S`."""
+        if self.q is None or not 0.0 <= now - self.time <= COMMAND_FRESH_S:
+            return None
+        return self.q + self.v * (now - self.time), self.v
+
+    def moving(self, now: float, speed: float) -> tuple[np.ndarray, np.ndarray] | None:
+        """:meth:`at` ``now`` when some joint moves faster than ``speed`` (rad/s); None
+        when the command is at rest or not fresh."""
+        fresh = self.at(now)
+        return fresh if fresh is not None and float(np.max(np.abs(fresh[1]))) > speed else None
+
+
 def actuator_of(config) -> ActuatorModel:
     """The command-path model of a safety supervisor's config (a
     :class:`~miles_ros.safety.config.SafetyConfig`): its limits, margin, rate and limit mode."""

@@ -40,10 +40,9 @@ class Execution:
     """Distance to the goal at the first period (for progress)."""
     progress: float = 0.0
     """Last reported progress in [0, 1]."""
-    start_q: np.ndarray | None = None
-    """Measured arm pose at the first period (the scripted home move starts there)."""
     path: np.ndarray | None = None
-    """The scripted home move's waypoints [M, 7] (:func:`~miles_ros.runtime.homing.home_path`)."""
+    """The scripted home move's waypoints [M, 7] from where it starts
+    (:func:`~miles_ros.runtime.homing.home_path`)."""
     path_started: float = 0.0
     """When the home move (brake and path) was planned (s, the executor's clock)."""
     brake: tuple[np.ndarray, np.ndarray, float] | None = None

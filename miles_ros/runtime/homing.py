@@ -188,3 +188,32 @@ def path_velocity(waypoints: np.ndarray, max_speed: float, elapsed: float) -> np
     after = path_target(waypoints, max_speed, float(elapsed) + VELOCITY_DT)
     span = float(elapsed) + VELOCITY_DT - max(float(elapsed) - VELOCITY_DT, 0.0)
     return (after - before) / span
+
+
+def home_point(
+    brake: tuple[np.ndarray, np.ndarray, float] | None,
+    path: np.ndarray,
+    max_speed: float,
+    elapsed: float,
+) -> tuple[np.ndarray, np.ndarray]:
+    """(position, velocity) of a home move ``elapsed`` s after it was planned: the opening
+    ``brake`` (q, velocity, duration; None: none) of :func:`brake_target`, then ``path`` on
+    :func:`path_target`'s profile."""
+    if brake is not None and elapsed < brake[2]:
+        q0, v0, duration = brake
+        return brake_target(q0, v0, duration, elapsed), brake_velocity(v0, duration, elapsed)
+    t = elapsed - (0.0 if brake is None else brake[2])
+    return path_target(path, max_speed, t), path_velocity(path, max_speed, t)
+
+
+def plan_home(
+    q: np.ndarray, moving: tuple[np.ndarray, np.ndarray] | None, min_height: float
+) -> tuple[tuple[np.ndarray, np.ndarray, float] | None, np.ndarray]:
+    """(brake, path) of a home move from the measured pose ``q``, or, when the command is
+    still ``moving`` (q, velocity), from where braking that motion ends
+    (:func:`brake_duration`, :func:`brake_target`); the path is :func:`home_path`'s."""
+    if moving is None:
+        return None, home_path(q, min_height=min_height)
+    duration = brake_duration(moving[1])
+    brake = (moving[0], moving[1], duration)
+    return brake, home_path(brake_target(*brake, duration), min_height=min_height)

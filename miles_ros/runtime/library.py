@@ -134,3 +134,15 @@ class SkillLibrary:
 
     def names(self) -> list[str]:
         return list(self.skills)
+
+
+FINGER_START_TOLERANCE = 0.01
+"""How far (m) the finger width may be from the width a learned skill's episodes start
+with (its task's ``INITIAL_FINGER_WIDTH``) for the skill to start without a lead-in."""
+
+
+def start_width(skill: RunnableSkill) -> float | None:
+    """The finger width (m, both fingers) ``skill``'s training episodes start with; None
+    when its task does not say."""
+    width = getattr(skill.task, "INITIAL_FINGER_WIDTH", None)
+    return None if width is None else float(width)

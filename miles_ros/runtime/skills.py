@@ -49,7 +49,7 @@ from miles_ros.runtime.actions import (
     action_to_targets,
     target_lead,
 )
-from miles_ros.runtime.command_path import VELOCITY_SCALE, CommandPath
+from miles_ros.runtime.command_path import VELOCITY_SCALE, CommandPath, RobotCommand
 from miles_ros.runtime.execution import (
     FINAL_STATES,
     STATES,
@@ -60,15 +60,18 @@ from miles_ros.runtime.execution import (
 )
 from miles_ros.runtime.goals import Goal, GoalError, resolve_goal, stack_state
 from miles_ros.runtime.homing import (
-    brake_duration,
-    brake_target,
-    brake_velocity,
     home_path,
+    home_point,
     path_duration,
     path_target,
-    path_velocity,
+    plan_home,
 )
-from miles_ros.runtime.library import RunnableSkill, SkillLibrary
+from miles_ros.runtime.library import (
+    FINGER_START_TOLERANCE,
+    RunnableSkill,
+    SkillLibrary,
+    start_width,
+)
 from miles_ros.runtime.observation import JointReading, ObjectPose, sim_state
 from sims.control import FINGER_OPEN
 from sims.robots import panda
@@ -84,19 +87,6 @@ HOME_REPLAN_TOLERANCE = 0.05
 """rad: a home move whose command has fallen this far from it (the safety node stopped or
 held the arm, or this node got no CPU for a while) is planned again from the command. Less
 and a supervisor that merely slows the arm (near a zone) would restart it over and over."""
-COMMAND_FRESH_S = 0.05
-"""The safety supervisor's latest output (``/miles/joint_command``, 250 Hz) older than this
-(s) no longer tells where the command is; the home move then starts from the measured pose."""
-FINGER_START_TOLERANCE = 0.01
-"""How far (m) the finger width may be from the width a learned skill's episodes start
-with (its task's ``INITIAL_FINGER_WIDTH``) for the skill to start without a lead-in."""
-
-
-def start_width(skill: RunnableSkill) -> float | None:
-    """The finger width (m, both fingers) ``skill``'s training episodes start with; None
-    when its task does not say."""
-    width = getattr(skill.task, "INITIAL_FINGER_WIDTH", None)
-    return None if width is None else float(width)
 
 
 class SkillExecutor:
@@ -160,8 +150,8 @@ class SkillExecutor:
         self.active: Execution | None = None
         self.joints: JointReading | None = None
         self.joints_received: float | None = None
-        self.command: tuple[np.ndarray, np.ndarray, float] | None = None
-        """(q, velocity, time) of the robot's latest command (:meth:`on_command`)."""
+        self.command = RobotCommand()
+        """The robot's latest command (:meth:`on_command`)."""
         self.objects: dict[str, ObjectPose] = {}
         self.estop = False
         self.safety_reason = ""
@@ -194,15 +184,9 @@ class SkillExecutor:
         self.joints, self.joints_received = reading, now
 
     def on_command(self, arm: np.ndarray, now: float) -> None:
-        """The command the robot last received (``/miles/joint_command``, the safety
-        supervisor's output): its 7 arm positions at ``now``; the velocity is the difference
-        to the previous one. The home move starts from it (the command runs ahead of the
-        measured joints by the drives' lag)."""
-        q = np.array(arm[: panda.NUM_JOINTS], dtype=np.float64)
-        v = np.zeros_like(q)
-        if self.command is not None and 0.0 < now - self.command[2] <= COMMAND_FRESH_S:
-            v = (q - self.command[0]) / (now - self.command[2])
-        self.command = (q, v, now)
+        """The command the robot last received (:class:`RobotCommand`): its 7 arm
+        positions at ``now``."""
+        self.command.update(arm, now)
 
     def on_objects(self, objects: Mapping[str, ObjectPose]) -> None:
         self.objects = dict(objects)
@@ -409,58 +393,33 @@ class SkillExecutor:
                 return TickResult()
             return TickResult(statuses=[self._finish("succeeded", "", now, progress=1.0)])
         if run.path is None or self._home_parted(run):
-            run.brake, start = None, q.copy()
-            moving = self._moving_command(now)
-            if moving is not None:  # brake the motion left over first, then the path
-                duration = brake_duration(moving[1])
-                run.brake = (moving[0], moving[1], duration)
-                start = brake_target(moving[0], moving[1], duration, duration)
-            run.start_q = start
-            run.path = home_path(start, min_height=self.home_min_height)
+            moving = self.command.moving(now, self.home_settle_speed)
+            run.brake, run.path = plan_home(q, moving, self.home_min_height)
             run.path_started = now
         # Where the move is one period ahead of the clock (so the first target already
         # moves), stamped for that time.
         lead = 1.0 / run.skill.control_rate_hz
-        target, velocity = self._home_point(run, now - run.path_started + lead)
+        elapsed = now - run.path_started + lead
+        target, velocity = home_point(run.brake, run.path, self.home_speed, elapsed)
         progress = [self._progress(run, distance, now)]
         return TickResult(JointTargets(target, finger, velocity), progress, lead_s=lead)
 
     # --- helpers ----------------------------------------------------------------------
     def _command_now(self, now: float) -> tuple[np.ndarray, np.ndarray]:
-        """(q, velocity) of the robot's command at ``now``: the latest one (:meth:`on_command`)
-        moved on at its velocity when fresh, else the measured joints."""
-        if self.command is not None and 0.0 <= now - self.command[2] <= COMMAND_FRESH_S:
-            q, v, t = self.command
-            return q + v * (now - t), v
-        return self.joints.arm_pos.copy(), self.joints.arm_vel.copy()
-
-    def _moving_command(self, now: float) -> tuple[np.ndarray, np.ndarray] | None:
-        """(q, velocity) at ``now`` of a fresh command (:meth:`on_command`) moving faster
-        than ``home_settle_speed``; None when the command is at rest or unknown."""
-        if self.command is None or not 0.0 <= now - self.command[2] <= COMMAND_FRESH_S:
-            return None
-        q, v = self._command_now(now)
-        return (q, v) if float(np.max(np.abs(v))) > self.home_settle_speed else None
-
-    def _home_point(self, run: Execution, elapsed: float) -> tuple[np.ndarray, np.ndarray]:
-        """(position, velocity) of the home move ``elapsed`` s after it was planned: the
-        opening brake, then the path."""
-        if run.brake is not None and elapsed < run.brake[2]:
-            q0, v0, duration = run.brake
-            return brake_target(q0, v0, duration, elapsed), brake_velocity(v0, duration, elapsed)
-        braked = 0.0 if run.brake is None else run.brake[2]
-        t = elapsed - braked
-        speed = self.home_speed
-        return path_target(run.path, speed, t), path_velocity(run.path, speed, t)
+        """(q, velocity) of the robot's command at ``now`` (:meth:`RobotCommand.at`), or
+        the measured joints when it is not fresh."""
+        fresh = self.command.at(now)
+        return fresh if fresh is not None else (self.joints.arm_pos, self.joints.arm_vel)
 
     def _home_parted(self, run: Execution) -> bool:
         """Whether the robot's latest command is further than :data:`HOME_REPLAN_TOLERANCE`
         from the home move at that command's time: the move is then planned again from the
         command."""
-        if self.command is None or self.command[2] < run.path_started:
+        cmd = self.command
+        if cmd.q is None or cmd.time < run.path_started:
             return False
-        planned, _ = self._home_point(run, self.command[2] - run.path_started)
-        return float(np.max(np.abs(planned - self.command[0]))) > HOME_REPLAN_TOLERANCE
+        planned, _ = home_point(run.brake, run.path, self.home_speed, cmd.time - run.path_started)
+        return float(np.max(np.abs(planned - cmd.q))) > HOME_REPLAN_TOLERANCE
 
     def _refusal(self, name, request: Mapping) -> str:
         if not isinstance(name, str) or not name:

@@ -10,6 +10,7 @@ from miles_ros.runtime.command_path import (
     SYNC_TOLERANCE,
     CommandPath,
 )
+from miles_ros.runtime.homing import home_point
 from miles_ros.runtime.observation import JointReading
 from sims.robots import panda
 from tests.runtime.test_skill_executor import library_dir, make_executor, request  # noqa: F401
@@ -115,7 +116,7 @@ def test_home_plans_again_from_a_command_that_fell_behind(library_dir):  # noqa:
     ex.on_request(request("h", "home"), 1.0)
     ex.tick(1.0)
     run = ex.active
-    planned = ex._home_point(run, 0.1)[0]  # where the path is 0.1 s in
+    planned = home_point(run.brake, run.path, ex.home_speed, 0.1)[0]  # the path 0.1 s in
     ex.on_command(planned, 1.1)  # the command on the path: nothing to do
     ex.on_joint_state(JointReading(planned, still, 0.0, 0.0), 1.1)
     ex.tick(1.1)
@@ -124,6 +125,6 @@ def test_home_plans_again_from_a_command_that_fell_behind(library_dir):  # noqa:
         ex.on_command(planned, t)
     ex.on_joint_state(JointReading(planned, still, 0.0, 0.0), 1.5)
     tick = ex.tick(1.5)
-    assert run.path_started == 1.5 and np.allclose(run.start_q, planned)
+    assert run.path_started == 1.5 and np.allclose(run.path[0], planned)
     step = tick.targets.arm - planned
     assert 0.0 > step[0] > -0.01  # a fresh start from rest, toward home

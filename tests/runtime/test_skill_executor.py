@@ -285,7 +285,7 @@ def test_a_stalled_skill_goes_home_and_starts_again_then_fails_stalled(library_d
 def test_the_lead_in_also_sets_the_fingers_a_skill_starts_with(library_dir):
     """push episodes start with the fingers closed: open fingers (after a pick_place) are
     closed on the way home, and the policy starts only once they are."""
-    from miles_ros.runtime.skills import FINGER_START_TOLERANCE, start_width
+    from miles_ros.runtime.library import FINGER_START_TOLERANCE, start_width
 
     push = SkillLibrary.load(library_dir).skills["push"]
     assert start_width(push) == pytest.approx(0.0)
