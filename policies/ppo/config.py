@@ -152,6 +152,16 @@ class EnvConfig:
     stack_fraction: float = 0.0
     """pick_place: fraction of training and evaluation episodes of the ``stack`` variant
     (the cube goes on a second cube; PyBullet runs them, other backends refuse)."""
+    cube_size: tuple[float, ...] = ()
+    """push and pick_place: ``[lo, hi]`` (m), the cube's edge drawn per training episode
+    (``randomization.cube_size``; the evaluations keep the scene's cube); empty: the
+    task's ``CUBE_SIZE``."""
+    finger_friction_scale: tuple[float, ...] = ()
+    """``[lo, hi]``: multiplier on the finger-cube friction per training episode
+    (``randomization.finger_friction_scale``); empty: 1."""
+    contact_stiffness: tuple[float, ...] = ()
+    """PyBullet stages: ``[lo, hi]`` (N/m), the cube's contact stiffness per training
+    episode, log-uniform (``randomization.contact_stiffness``); empty: rigid contacts."""
 
 
 @dataclass
@@ -253,11 +263,33 @@ def _env_config(data: dict[str, Any]) -> EnvConfig:
             from sims.tasks.push import check_xy_region
 
             data[key] = check_xy_region(data[key], f"env.{key}") if data[key] else ()
+    for key in CONTACT_RANDOMIZATION:
+        if key in data:
+            data[key] = tuple(float(v) for v in data[key] or ())
     cfg = EnvConfig(**data)
+    contact_randomization(cfg)  # ValueError now, before any work
     fraction = check_plain_fraction(cfg.plain_fraction)
     if fraction and not cfg.motor_filter:
         raise ValueError("env.plain_fraction takes envs off a motor filter: set env.motor_filter")
     return cfg
+
+
+CONTACT_RANDOMIZATION = ("cube_size", "finger_friction_scale", "contact_stiffness")
+"""The ``env`` keys that are ``DomainRandomization`` fields of the same name."""
+
+
+def contact_randomization(env: EnvConfig) -> dict[str, tuple[float, float]]:
+    """The ``DomainRandomization`` fields the run's ``env`` sets (those not empty);
+    ValueError for a malformed range."""
+    from sims.tasks.base import DomainRandomization
+
+    changes = {k: tuple(getattr(env, k)) for k in CONTACT_RANDOMIZATION if getattr(env, k)}
+    for key, value in changes.items():
+        try:
+            DomainRandomization(**{key: value})
+        except (ValueError, TypeError) as exc:
+            raise ValueError(f"env.{key}: {exc}") from None
+    return changes
 
 
 def check_plain_fraction(fraction) -> float:

@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 import sims
-from policies.ppo.config import TrainConfig, check_plain_fraction
+from policies.ppo.config import TrainConfig, check_plain_fraction, contact_randomization
 
 RANK_SEED_STRIDE = 1_000_003
 """Seed offset between the ranks of a distributed run (a prime: the runner's per-update
@@ -96,12 +96,14 @@ def with_regions(task_cfg, object_region=(), goal_region=()):
 
 
 def training_task_config(cfg: TrainConfig):
-    """The task's TaskConfig with the run's training-backend noise and episode length."""
+    """The task's TaskConfig with the run's training-backend noise, latency and contact
+    randomization (``env.cube_size``, ``finger_friction_scale``, ``contact_stiffness``)."""
     task_cfg = evaluation_task_config(cfg)
     rand = dataclasses.replace(
         task_cfg.randomization,
         observation_noise_std=cfg.env.observation_noise_std,
         action_latency_steps=cfg.env.action_latency_steps,
+        **contact_randomization(cfg.env),
     )
     return dataclasses.replace(task_cfg, randomization=rand)
 

@@ -216,6 +216,19 @@ def parse_staged_config(
                     f"{at}: imitation.expert: no scripted expert for {cfg.task}; experts "
                     f"exist for {', '.join(EXPERT_TASKS)}"
                 )
+        unsupported = [
+            f"env.{key}"
+            for key, backends in (
+                ("cube_size", ("numba", "pybullet")),
+                ("finger_friction_scale", ("numba", "pybullet")),
+                ("contact_stiffness", ("pybullet",)),
+            )
+            if getattr(cfg.env, key) and cfg.backend not in backends
+        ]
+        if unsupported:
+            raise StageConfigError(
+                f"{at}: the {cfg.backend} backend cannot randomize {', '.join(unsupported)}"
+            )
         if stage.select.rule != "last" and cfg.runner.eval_backend not in sims.BACKENDS:
             raise StageConfigError(f"{at}: unknown runner.eval_backend")
     return staged

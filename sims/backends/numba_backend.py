@@ -43,7 +43,7 @@ Physics (the kernels are in :mod:`sims.kernels`):
   toward 0 with the tracking gain; if the cube's centre is between the pads (across the
   finger axis within the cube's half edge, at the TCP's height within the half edge both
   before and after the step, and along it inside the current opening) when the width
-  reaches the cube's edge, the cube is grasped: the fingers stop at 0.04 m, the cube is
+  reaches the cube's edge, the cube is grasped: the fingers stop at the cube's edge, the cube is
   centred between the pads and squared to them (yaw snapped to the nearest face), and it
   then moves rigidly with the TCP (never below the table). Opening past the cube's edge
   by 2 mm releases it; a released cube falls under gravity to the table.
@@ -61,7 +61,9 @@ limits (the supervisor's shaping, per joint) and the joints follow the shaped co
 through a first-order lag instead of ``tracking_gain``; its latency is the action delay.
 
 Domain randomization per episode: initial joint noise, friction scale, mass scale, the
-cube's contact parameters (kick, finger friction, limit surface), and an action delay d
+cube's edge (``randomization.cube_size``; default the task's 0.04 m) and contact
+parameters (kick, finger friction (scaled by ``finger_friction_scale``), limit surface),
+and an action delay d
 in [0, k] (k = ``action_latency_steps``): a per-env ring buffer of the last k + 1
 actions, the applied action being the one from d steps ago (zeros, and an open gripper
 command, before the episode's first actions). Observation noise: Gaussian with
@@ -339,11 +341,14 @@ class NumbaEnv(BatchedEnv):
         return self._obs
 
     def randomization_state(self) -> dict[str, np.ndarray]:
-        """This episode's draws per env: friction scale, mass scale, action delay."""
+        """This episode's draws per env: friction scale, mass scale, action delay, and
+        the cube's edge (m) and finger-cube friction coefficient (tasks with a cube)."""
         return {
             "friction_scale": self._st[:, layout.S_FRICTION].copy(),
             "mass_scale": self._st[:, layout.S_MASS].copy(),
             "action_delay": self._st[:, layout.S_DELAY].astype(np.int64),
+            "cube_size": 2.0 * self._st[:, layout.S_CUBE_HALF],
+            "finger_friction": self._st[:, layout.S_MU_FINGER].copy(),
         }
 
     def grasped(self) -> np.ndarray:

@@ -81,6 +81,11 @@ def kernel_params(
     if rnd.action_latency_steps < 0 or rnd.observation_noise_std < 0:
         raise ValueError("action_latency_steps and observation_noise_std must be >= 0")
     check_latency(effective_latency(actuator, rnd.action_latency_steps), cfg.episode_steps)
+    if rnd.contact_stiffness is not None:
+        raise ValueError(
+            "randomization.contact_stiffness: the numba kernels' contacts are kinematic, "
+            "without a stiffness; it is a PyBullet option"
+        )
     fp = np.zeros(layout.NUM_FLOAT_PARAMS)
     fp[layout.P_DT] = cfg.control_dt
     fp[layout.P_JOINT_SCALE] = cfg.joint_action_scale
@@ -109,11 +114,14 @@ def kernel_params(
         fp[[layout.P_GOAL_X_HI, layout.P_GOAL_Y_HI, layout.P_GOAL_Z_HI]] = hi
         return fp, ip
     contact = CONTACT_MODELS[name]
-    fp[layout.P_MU_FINGER], fp[layout.P_MU_FINGER_HI] = contact.mu_finger
+    scale_lo, scale_hi = rnd.finger_friction_scale
+    fp[layout.P_MU_FINGER] = contact.mu_finger[0] * scale_lo
+    fp[layout.P_MU_FINGER_HI] = contact.mu_finger[1] * scale_hi
     fp[layout.P_LSR_LO], fp[layout.P_LSR_HI] = contact.limit_surface
     ip[layout.I_PAD_GRID] = 1 if contact.pad_grid else 0
     fp[layout.P_REACH_WEIGHT] = task_module.REACH_WEIGHT
-    fp[layout.P_CUBE_HALF] = task_module.CUBE_SIZE / 2
+    lo, hi = rnd.cube_size if rnd.cube_size is not None else (task_module.CUBE_SIZE,) * 2
+    fp[layout.P_CUBE_HALF], fp[layout.P_CUBE_HALF_HI] = lo / 2, hi / 2
     fp[layout.P_INIT_WIDTH] = task_module.INITIAL_FINGER_WIDTH
     check_regions(cfg)
     obj_lo, obj_hi = task_module.object_area(cfg)

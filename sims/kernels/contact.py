@@ -20,11 +20,11 @@ from sims.kernels.kinematics import clip, fk_row, ik_move
 from sims.kernels.layout import (
     I_HAS_GRIPPER,
     I_PAD_GRID,
-    P_CUBE_HALF,
     P_DT,
     P_GAIN,
     P_IK_DAMPING,
     P_MU_TABLE,
+    S_CUBE_HALF,
     S_FAX,
     S_FRICTION,
     S_GOF,
@@ -191,7 +191,7 @@ def object_step(k, fp, ip, st, scratch, prev_x, prev_y, prev_z, prev_width, a_gr
     """Table/cube floor for the fingers, gripper and grasp, and the cube's motion, after
     the arm has moved to its new joint positions."""
     dt = fp[P_DT]
-    half = fp[P_CUBE_HALF]
+    half = st[k, S_CUBE_HALF]
     radius = FINGER_RADIUS
     tx, ty, tz, fx, fy, fz = fk_row(st, k, scratch)
     hx, hy = horizontal_axis(fx, fy)

@@ -38,7 +38,7 @@ P_FRICTION_HI = 9
 P_MASS_LO = 10
 P_MASS_HI = 11
 P_REACH_WEIGHT = 12
-P_CUBE_HALF = 13
+P_CUBE_HALF = 13  # low end of the per-episode half-edge range (P_CUBE_HALF_HI: high)
 P_INIT_WIDTH = 14
 P_OBJ_X_LO = 15
 P_OBJ_Y_LO = 16
@@ -64,7 +64,8 @@ P_LSR_HI = 35
 P_ACT_H = 36  # command-path model: controller period (s)
 P_ACT_ALPHA = 37  # command-path model: lag fraction closed per controller period
 P_ACT_LIM = 38  # 6 x 7: velocity, acceleration, jerk limits, band low, high, band reach
-NUM_FLOAT_PARAMS = 80
+P_CUBE_HALF_HI = 80
+NUM_FLOAT_PARAMS = 81
 
 # --- int parameter vector ---------------------------------------------------------------
 I_KIND = 0
@@ -100,7 +101,8 @@ S_LSR = 42  # limit-surface ratio of this episode
 S_ACT_Q = 43  # 7 command-path model: shaped command positions
 S_ACT_V = 50  # 7 its velocities
 S_ACT_A = 57  # 7 its accelerations
-NUM_STATE = 64
+S_CUBE_HALF = 64  # half edge of this episode's cube
+NUM_STATE = 65
 
 C_STEPS = 0  # steps in this episode
 C_EPISODE = 1  # episode counter (keys the RNG)

@@ -59,6 +59,7 @@ from sims.kernels.layout import (
     P_AIR_PROB,
     P_CART_STEP,
     P_CUBE_HALF,
+    P_CUBE_HALF_HI,
     P_DT,
     P_FRICTION_HI,
     P_FRICTION_LO,
@@ -95,6 +96,7 @@ from sims.kernels.layout import (
     ROW_Q_OLD,
     ROW_TARGET,
     S_ACT_Q,
+    S_CUBE_HALF,
     S_DELAY,
     S_FRICTION,
     S_GOAL,
@@ -176,7 +178,9 @@ def reset_env(k, fp, ip, seed, st, cnt, abuf, scratch):
         st[k, S_GOAL + 1] = uniform(key, d + 16, fp[P_GOAL_Y_LO], fp[P_GOAL_Y_HI])
         st[k, S_GOAL + 2] = uniform(key, d + 17, fp[P_GOAL_Z_LO], fp[P_GOAL_Z_HI])
         return
-    half = fp[P_CUBE_HALF]
+    # the cube's half edge: drawn past every other reset draw (goal tries use 20 + 2t)
+    half = uniform(key, d + 200, fp[P_CUBE_HALF], fp[P_CUBE_HALF_HI])
+    st[k, S_CUBE_HALF] = half
     ox = uniform(key, d + 7, fp[P_OBJ_X_LO], fp[P_OBJ_X_HI])
     oy = uniform(key, d + 8, fp[P_OBJ_Y_LO], fp[P_OBJ_Y_HI])
     st[k, S_OBJ] = ox

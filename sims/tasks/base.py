@@ -29,6 +29,45 @@ class DomainRandomization:
     """Std of Gaussian noise on positions in the observation (m or rad); 0 disables."""
     action_latency_steps: int = 0
     """Max action delay k (control steps); each episode draws a delay in [0, k]."""
+    cube_size: tuple[float, float] | None = None
+    """Edge (m) of the task's cube, drawn per episode (numba: uniform; PyBullet: one of
+    :data:`CUBE_SIZE_LEVELS` cubes evenly spread over the range); None: the task's
+    ``CUBE_SIZE``."""
+    finger_friction_scale: tuple[float, float] = (1.0, 1.0)
+    """Multiplier on the finger-cube friction coefficient, sampled uniformly per episode
+    (numba: on the ends of its contact model's range; PyBullet: on the finger pads')."""
+    contact_stiffness: tuple[float, float] | None = None
+    """PyBullet: the cube's contact stiffness (N/m), drawn log-uniformly per episode and
+    critically damped for the cube's mass (soft contacts: the fingers sink into the cube
+    and the cube into the table); None: Bullet's rigid contacts. The numba kernels' contacts
+    are kinematic and have no stiffness."""
+
+    def __post_init__(self):
+        for name, hi_max in (
+            ("cube_size", 0.06),  # the gripper opens 0.08 m
+            ("finger_friction_scale", np.inf),
+            ("contact_stiffness", np.inf),
+        ):
+            value = getattr(self, name)
+            if value is None:
+                continue
+            if len(value) != 2 or not 0.0 < float(value[0]) <= float(value[1]) <= hi_max:
+                raise ValueError(f"{name} must be [lo, hi] with 0 < lo <= hi <= {hi_max}")
+
+
+CUBE_SIZE_LEVELS = 5
+"""PyBullet cannot resize a body, so a world with ``cube_size`` randomized holds this many
+cubes (edges evenly spread over the range, the unused ones parked below the table)."""
+
+
+def cube_sizes(r: DomainRandomization, nominal: float) -> tuple[float, ...]:
+    """The cube edges (m) a PyBullet world holds for ``r.cube_size`` (one: ``nominal``)."""
+    if r.cube_size is None:
+        return (float(nominal),)
+    lo, hi = (float(v) for v in r.cube_size)
+    if lo == hi:
+        return (lo,)
+    return tuple(float(v) for v in np.linspace(lo, hi, CUBE_SIZE_LEVELS))
 
 
 @dataclass(frozen=True)

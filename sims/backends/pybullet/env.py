@@ -16,6 +16,8 @@ limits) then track them for ``substeps = control_dt / physics_dt`` physics steps
 pick_place gripper command opens (> 0) or closes (<= 0) both fingers.
 
 Per episode: cube mass and cube-table friction are randomized (``cfg.randomization``),
+and where it turns them on the cube's edge (one of a few cubes each world holds), the
+finger pads' friction and the cube's contact stiffness;
 an action delay of 0..k steps is drawn, and each world is restored to the snapshot
 taken when it was built, so an episode depends only on the seed and the actions.
 An action delay d replays the action from d steps ago (zeros, and an open-gripper
@@ -57,7 +59,7 @@ from sims.control import joint_targets
 from sims.robots.actuator import ActuatorModel
 from sims.scene import Scene, load_scene
 from sims.tasks import pick_place
-from sims.tasks.base import TaskConfig
+from sims.tasks.base import TaskConfig, cube_sizes
 
 
 def make_pybullet_env(
@@ -146,6 +148,9 @@ class PyBulletEnv(HostPhysicsEnv):
         )
         if self._stacking:
             spec = dataclasses.replace(spec, target_cube=True)
+        if cfg.has_object and cfg.randomization.cube_size is not None:
+            sizes = cube_sizes(cfg.randomization, task_module.CUBE_SIZE)
+            spec = dataclasses.replace(spec, cube_sizes=sizes)
         self._worlds = open_worlds([spec] * n, self.num_workers, start_method, motor_filters)
         self.closed = False
 

@@ -12,11 +12,15 @@ import numpy as np
 from numba import njit
 
 from sims.backends.pybullet.world import (
+    FINGER_LATERAL_FRICTION,
+    RESET_CONTACT_STIFFNESS,
     RESET_CUBE_MASS,
     RESET_CUBE_POS,
+    RESET_CUBE_SIZE,
     RESET_CUBE_YAW,
     RESET_DIM,
     RESET_FINGER,
+    RESET_FINGER_FRICTION,
     RESET_GOAL,
     RESET_JOINT_POS,
     RESET_TABLE_FRICTION,
@@ -30,7 +34,7 @@ from sims.backends.pybullet.world import (
 )
 from sims.robots import panda
 from sims.tasks import pick_place
-from sims.tasks.base import SimState, TaskConfig
+from sims.tasks.base import SimState, TaskConfig, cube_sizes
 
 
 @njit(cache=True)
@@ -72,7 +76,9 @@ def sample_reset_rows(
     """Reset rows [n, RESET_DIM], (friction, mass) scales [n, 2] and action delays [n] (in
     0..``max_delay``) of ``n`` new episodes of ``task``; ``cube_mass`` is the nominal mass.
     The target cube is parked (z < 0) except in pick_place stacking episodes
-    (``cfg.stack_fraction``, :func:`sims.tasks.pick_place.sample_stack`)."""
+    (``cfg.stack_fraction``, :func:`sims.tasks.pick_place.sample_stack`). Where
+    ``cfg.randomization`` turns them on, also the cube's edge (resting on the table), the
+    finger pads' friction and the cube's contact stiffness (log-uniform)."""
     rows = np.zeros((n, RESET_DIM))
     rows[:, RESET_TARGET_POS] = pick_place.PARKED_TARGET
     if hasattr(task, "sample_reset"):
@@ -93,4 +99,17 @@ def sample_reset_rows(
     rows[:, RESET_CUBE_MASS] = cube_mass * mass_scale
     rows[:, RESET_TABLE_FRICTION] = TABLE_LATERAL_FRICTION * friction_scale
     draws = np.stack([friction_scale, mass_scale], axis=1)
-    return rows, draws, rng.integers(0, max_delay + 1, size=n)
+    delays = rng.integers(0, max_delay + 1, size=n)
+    # contact randomization draws only where it is on, so episodes without it are unchanged
+    if r.cube_size is not None and hasattr(task, "sample_reset"):
+        size = rng.choice(np.array(cube_sizes(r, task.CUBE_SIZE)), size=n)
+        rows[:, RESET_CUBE_SIZE] = size
+        rows[:, RESET_CUBE_POS.start + 2] = size / 2  # resting on the table
+    if tuple(r.finger_friction_scale) != (1.0, 1.0):
+        rows[:, RESET_FINGER_FRICTION] = FINGER_LATERAL_FRICTION * rng.uniform(
+            *r.finger_friction_scale, size=n
+        )
+    if r.contact_stiffness is not None:
+        lo, hi = np.log(r.contact_stiffness)
+        rows[:, RESET_CONTACT_STIFFNESS] = np.exp(rng.uniform(lo, hi, size=n))
+    return rows, draws, delays

@@ -10,7 +10,8 @@ finger width (1), cube centre (3), cube yaw (1), target cube centre (3; zeros wi
 Reset row layout (float64, ``RESET_DIM``): joint positions (7), finger position per
 finger (1), cube centre (3), cube yaw (1), goal (3), cube mass (1), table friction (1),
 target cube centre (3: pick_place stacking episodes; ``z < 0``: parked below the table,
-static).
+static), cube edge (1: which of ``WorldSpec.cube_sizes`` to use; 0: the one cube), finger
+pads' friction coefficient (1; 0: as built), cube contact stiffness (1, N/m; 0: rigid).
 The ``STATE_*`` and ``RESET_*`` offsets below name these columns. Just over 400 lines:
 one world's bodies, resets and stepping, kept whole for the worker that imports it.
 """
@@ -43,7 +44,10 @@ RESET_GOAL = slice(12, 15)
 RESET_CUBE_MASS = 15
 RESET_TABLE_FRICTION = 16
 RESET_TARGET_POS = slice(17, 20)
-RESET_DIM = 20
+RESET_CUBE_SIZE = 20
+RESET_FINGER_FRICTION = 21
+RESET_CONTACT_STIFFNESS = 22
+RESET_DIM = 23
 
 CUBE_LATERAL_FRICTION = 0.5
 """Cube's own friction coefficient; PyBullet multiplies the two bodies' coefficients."""
@@ -81,6 +85,10 @@ class WorldSpec:
     """Cube edge (m)."""
     cube_mass: float
     """Nominal cube mass (kg)."""
+    cube_sizes: tuple[float, ...] = ()
+    """Task cube edges (m) an episode picks from (by its reset row's ``RESET_CUBE_SIZE``):
+    one cube per edge, the unused ones parked below the table as static bodies; empty: the
+    one cube of ``cube_size``."""
     robot_bases: tuple[tuple[tuple[float, float, float], float], ...] = (((0.0, 0.0, 0.0), 0.0),)
     """(position (m), yaw about z (rad)) of each Panda's base; the first is
     :attr:`BulletWorld.robot`, the env's arm, further ones (a multi-arm cell) are in
@@ -176,7 +184,14 @@ class BulletWorld:
         )
 
         self.cube = -1
-        if spec.has_object:
+        self._sized_cubes: dict[float, int] = {}
+        if spec.has_object and spec.cube_sizes:
+            for k, size in enumerate(spec.cube_sizes):
+                body = self._make_cube(self._parking(k), spec.cube_color, size)
+                p.changeDynamics(body, -1, mass=0.0, physicsClientId=cid)
+                self._sized_cubes[float(size)] = body
+            self.cube = next(iter(self._sized_cubes.values()))
+        elif spec.has_object:
             self.cube = self._make_cube((0.45, 0.0, spec.cube_size / 2), spec.cube_color)
         self.target = -1
         if spec.target_cube:
@@ -195,6 +210,7 @@ class BulletWorld:
         )
         self.decor: dict[str, int] = {}
         self._free_bodies: list[int] = [b for b in (self.cube, self.target) if b >= 0]
+        self._free_bodies += [b for b in self._sized_cubes.values() if b != self.cube]
         for name, position, color in spec.decor_cubes:
             self.decor[name] = self._make_cube(position, color)
             self._free_bodies.append(self.decor[name])
@@ -212,9 +228,14 @@ class BulletWorld:
                 physicsClientId=cid,
             )
 
-    def _make_cube(self, position, color) -> int:
+    @staticmethod
+    def _parking(k: int) -> tuple[float, float, float]:
+        """Where the ``k``-th unused sized cube waits, static, below the table."""
+        return (0.2 * k, 0.0, -2.0)
+
+    def _make_cube(self, position, color, size: float | None = None) -> int:
         cid = self.client
-        half = [self.spec.cube_size / 2] * 3
+        half = [(self.spec.cube_size if size is None else size) / 2] * 3
         body = p.createMultiBody(
             baseMass=self.spec.cube_mass,
             baseCollisionShapeIndex=p.createCollisionShape(
@@ -255,7 +276,10 @@ class BulletWorld:
         finger = float(row[RESET_FINGER])
         for j in self.finger_joints:
             p.resetJointState(robot, j, finger, 0.0, physicsClientId=cid)
+        if self._sized_cubes:
+            self._pick_cube(float(row[RESET_CUBE_SIZE]))
         if self.cube >= 0:
+            self._randomize_contacts(row)
             x, y, z = (float(v) for v in row[RESET_CUBE_POS])
             yaw = float(row[RESET_CUBE_YAW])
             quat = p.getQuaternionFromEuler([0.0, 0.0, yaw], physicsClientId=cid)
@@ -269,6 +293,35 @@ class BulletWorld:
         self.set_goal(row[RESET_GOAL])
         self.apply_targets(q, finger)
         return self.read_state()
+
+    def _pick_cube(self, size: float) -> None:
+        """Make the cube of edge ``size`` (the nearest held) the task cube; the others
+        stay parked as static bodies (restoreState has put them back)."""
+        cid = self.client
+        sizes = np.array(list(self._sized_cubes))
+        chosen = self._sized_cubes[float(sizes[np.argmin(np.abs(sizes - size))])]
+        for body in self._sized_cubes.values():
+            if body != chosen:
+                p.changeDynamics(body, -1, mass=0.0, physicsClientId=cid)
+        self.cube = chosen
+
+    def _randomize_contacts(self, row: np.ndarray) -> None:
+        """The episode's finger-pad friction and cube contact stiffness (0: unchanged)."""
+        cid = self.client
+        friction = float(row[RESET_FINGER_FRICTION])
+        if friction > 0.0:
+            for j in self.finger_joints:
+                p.changeDynamics(self.robot, j, lateralFriction=friction, physicsClientId=cid)
+        stiffness = float(row[RESET_CONTACT_STIFFNESS])
+        if stiffness > 0.0:  # critically damped for the cube's mass
+            damping = 2.0 * math.sqrt(stiffness * float(row[RESET_CUBE_MASS]))
+            p.changeDynamics(
+                self.cube,
+                -1,
+                contactStiffness=stiffness,
+                contactDamping=damping,
+                physicsClientId=cid,
+            )
 
     def _place_target(self, row: np.ndarray) -> None:
         """The target cube where the reset row puts it: resting (dynamic, the cube's mass),
