@@ -63,6 +63,7 @@ from miles_ros.agent.arm_agent import ArmAgent, cards_from_registry  # noqa: E40
 from miles_ros.agent.contract_net import to_json  # noqa: E402
 from miles_ros.agent.dispatch import CELL_CLEARANCE, FINAL_STATES, Dispatcher  # noqa: E402
 from miles_ros.agent.registry import SkillRegistry  # noqa: E402
+from miles_ros.runtime.actions import JointTargets  # noqa: E402
 from miles_ros.runtime.frames import arm_bodies, base_to_world, poses_to_base, scene_in_base_frame  # noqa: E402
 from miles_ros.runtime.observation import JointReading, ObjectPose  # noqa: E402
 from miles_ros.runtime.params import SkillNodeParams  # noqa: E402
@@ -134,13 +135,9 @@ class Guard:
         stamp = max(now + max(0.0, min(lead, TARGET_LEAD_MAX)), self.last_stamp + 1e-9)
         stamp = max(stamp, 1e-6)  # sim time starts at 0, which a stamp may not be
         self.last_stamp = stamp
-        names, position = list(self.sup.config.joint_names), [float(v) for v in arm]
-        if finger is not None:
-            names += list(self.sup.config.finger_joint_names)
-            position += [float(finger)] * len(self.sup.config.finger_joint_names)
-        velocities = None
-        if velocity is not None:
-            velocities = [float(v) for v in velocity] + [0.0] * (len(names) - len(velocity))
+        names, position, velocities = JointTargets(arm, finger, velocity).message(
+            self.sup.config.joint_names, self.sup.config.finger_joint_names
+        )
         self.sup.submit(JointRequest(names, position, stamp, velocities), now)
 
 

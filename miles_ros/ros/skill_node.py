@@ -168,15 +168,11 @@ class SkillNode(Node):
             stamp = max(self.get_clock().now() + lead, self.last_stamp + Duration(nanoseconds=1))
             self.last_stamp = stamp
             msg.header.stamp = stamp.to_msg()
-            names = list(prm.joint_names)
-            position = [float(v) for v in t.arm]
-            if t.finger is not None:  # push holds the fingers closed, pick_place moves them
-                names += list(prm.finger_joint_names)
-                position += [float(t.finger)] * len(prm.finger_joint_names)
-            msg.name = names
-            msg.position = position
-            if t.velocity is not None:  # a trajectory point: the arm's velocities with it
-                msg.velocity = [float(v) for v in t.velocity] + [0.0] * (len(names) - 7)
+            # push holds the fingers closed, pick_place moves them, reach leaves them; a
+            # trajectory point carries the arm's velocities
+            msg.name, msg.position, velocity = t.message(prm.joint_names, prm.finger_joint_names)
+            if velocity is not None:
+                msg.velocity = velocity
             self.pub_command.publish(msg)
             if self.record_ticks:
                 self.ticks.append((started, self.now() - self.state_stamp))

@@ -34,6 +34,20 @@ class JointTargets:
     trajectory, published with them (``/miles/skill_command``'s ``velocity``) for the
     supervisor to track in time; None: a target to approach."""
 
+    def message(self, joint_names, finger_names) -> tuple[list[str], list[float], list | None]:
+        """The command's ``name``, ``position`` and ``velocity`` lists (a JointState's, a
+        ``JointRequest``'s): the arm joints, then each finger at ``finger`` when it is set;
+        the velocities (None for a target) are zero for the fingers."""
+        names, position = list(joint_names), [float(v) for v in self.arm]
+        if self.finger is not None:
+            names += list(finger_names)
+            position += [float(self.finger)] * len(finger_names)
+        velocity = None
+        if self.velocity is not None:
+            velocity = [float(v) for v in self.velocity]
+            velocity += [0.0] * (len(names) - len(velocity))
+        return names, position, velocity
+
 
 def target_lead(cfg: TaskConfig) -> float:
     """How long after the tick a skill's targets are meant to be reached (s): what skill_node

@@ -20,7 +20,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from miles_ros.runtime.actions import target_lead
+from miles_ros.runtime.actions import JointTargets, target_lead
 from miles_ros.runtime.command_path import CommandPath, actuator_of
 from miles_ros.runtime.params import SkillNodeParams
 from miles_ros.safety.config import SafetyConfig
@@ -91,16 +91,15 @@ class SupervisorFilter:
         if sup is None:
             raise RuntimeError("SupervisorFilter used before reset()")
         if substep == 0:  # a new control period: skill_node publishes its targets
-            names, positions = list(self.names), [float(v) for v in arm_target]
-            if self.fingers:  # push and pick_place command the fingers, reach does not
-                names += self.finger_names
-                positions += [float(finger_target)] * len(self.finger_names)
-            velocities = None
+            arm, velocity = np.asarray(arm_target, dtype=np.float64), None
             if self.path is not None:  # skill_node's shape_commands: a trajectory point
                 self.path.follow(*sup.command_state())
-                arm, velocity = self.path.step(np.asarray(arm_target, dtype=np.float64))
-                positions[:7] = [float(v) for v in arm]
-                velocities = [float(v) for v in velocity] + [0.0] * (len(names) - 7)
+                arm, velocity = self.path.step(arm)
+            # push and pick_place command the fingers, reach does not
+            finger = float(finger_target) if self.fingers else None
+            names, positions, velocities = JointTargets(arm, finger, velocity).message(
+                self.names, self.finger_names
+            )
             request = JointRequest(names, positions, self.now + self.lead, velocities)
             sup.submit(request, self.now)
         sup.update_robot_state(self.names, row[0:7], row[7:14], self.now)

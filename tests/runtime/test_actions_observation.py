@@ -4,7 +4,7 @@ itself) and maps actions exactly as every backend does (sims.control)."""
 import numpy as np
 import pytest
 
-from miles_ros.runtime.actions import action_to_targets
+from miles_ros.runtime.actions import JointTargets, action_to_targets
 from miles_ros.runtime.homing import path_duration, path_target
 from miles_ros.runtime.observation import (
     JointReading,
@@ -134,3 +134,16 @@ def test_sim_state_is_one_env_in_float64():
     assert state.joint_pos.shape == (1, 7) and state.joint_pos.dtype == np.float64
     np.testing.assert_allclose(state.tcp_pos[0], panda.fk_tcp(panda.home_joint_positions))
     assert state.finger_width[0] == pytest.approx(0.02)
+
+
+def test_a_command_message_lists_the_arm_then_the_fingers():
+    """A trajectory point's fingers get zero velocity; a target has no velocities; reach
+    (finger None) names the arm joints only."""
+    arm, v = np.linspace(-0.3, 0.3, 7), np.arange(7) * 0.1
+    fingers = list(panda.FINGER_JOINT_NAMES)
+    names, position, velocity = JointTargets(arm, 0.02, v).message(panda.JOINT_NAMES, fingers)
+    assert names == NAMES
+    np.testing.assert_allclose(position, list(arm) + [0.02, 0.02])
+    np.testing.assert_allclose(velocity, list(v) + [0.0, 0.0])
+    names, position, velocity = JointTargets(arm, None).message(panda.JOINT_NAMES, fingers)
+    assert names == list(panda.JOINT_NAMES) and len(position) == 7 and velocity is None
