@@ -16,17 +16,29 @@ $(STAMP): requirements.txt requirements-dev.txt requirements-nodeps.txt setup.py
 	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
 	touch $(STAMP)
 
-demo: $(STAMP)
+# numba's on-disk cache (cache=True) checks only the source file of the kernel it caches,
+# not the files of the functions compiled into it: after an edit to any kernel source the
+# caches are dropped (they rebuild on first use), so no stale kernel keeps running.
+NUMBA_SOURCES := $(shell grep -rl --include='*.py' -e 'njit' -e 'register_jitable' -e 'cuda.jit' \
+	sims policies miles_ros 2>/dev/null)
+NUMBA_STAMP := .numba-sources
+
+$(NUMBA_STAMP): $(NUMBA_SOURCES)
+	find . -path ./$(VENV) -prune -o -path ./$(ISAAC_VENV) -prune -o \
+		\( -name '*.nbi' -o -name '*.nbc' \) -type f -exec rm -f {} +
+	touch $(NUMBA_STAMP)
+
+demo: $(STAMP) $(NUMBA_STAMP)
 	$(VENV)/bin/miles demo
 
-test: $(STAMP)
+test: $(STAMP) $(NUMBA_STAMP)
 	$(PY) -m pytest -q tests
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check . && $(VENV)/bin/ruff format --check .
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache
+	rm -rf $(VENV) build *.egg-info .pytest_cache $(NUMBA_STAMP)
 
 # --- Isaac Lab (issue 14): a separate Python 3.12 venv, it pins its own torch -------------
 # `make isaac`: .venv-isaac with isaaclab (kit-less, Newton physics) and Miles installed
