@@ -12,7 +12,7 @@ from policies.experts import pick_place as pick_expert
 from policies.ppo.config import TrainConfig
 from policies.ppo.stage_config import StageConfigError, parse_staged_config
 from sims.backends.numba_backend import NumbaEnv
-from sims.backends.numba_params import kernel_params
+from sims.backends.numba_params import CONTACT_MODELS, kernel_params
 from sims.backends.pybullet import world
 from sims.backends.pybullet.env import PyBulletEnv
 from sims.backends.pybullet.rows import sample_reset_rows
@@ -35,6 +35,15 @@ def test_numba_draws_the_cube_edge_per_episode():
     np.testing.assert_allclose(env.get_state().object_pos[:, 2], size / 2)  # on the table
     env.reset(seed=3)
     assert not np.allclose(env.randomization_state()["cube_size"], size)  # per episode
+
+
+def test_numba_scales_the_finger_friction_range():
+    lo, hi = CONTACT_MODELS["push"].mu_finger
+    env = NumbaEnv(push, 2000, with_randomization(push, finger_friction_scale=(0.5, 2.0)))
+    env.reset(seed=1)
+    mu = env.randomization_state()["finger_friction"]
+    assert mu.min() >= 0.5 * lo and mu.max() <= 2.0 * hi
+    assert mu.min() < lo and mu.max() > hi  # wider than the contact model's own range
 
 
 def test_numba_defaults_keep_the_task_cube():
