@@ -75,6 +75,14 @@ SWEEP_AXES: dict[str, SweepAxis] = {
             needs_object=True,
         ),
         SweepAxis(
+            "cube_size",
+            (0.035, 0.04, 0.045),
+            0.04,
+            "m",
+            "the cube's edge",
+            needs_object=True,
+        ),
+        SweepAxis(
             "joint_limit_scale",
             (1.0, 0.5),
             1.0,

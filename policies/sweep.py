@@ -14,6 +14,9 @@ see :func:`task_axes`):
   the cube-table friction fixed at that multiple of nominal (the task config's
   ``randomization.object_mass_scale`` / ``friction_scale`` as a zero-width range); tasks
   with a cube only.
+- ``cube_size`` (0.035, 0.04, 0.045 m): the cube's edge (``randomization.cube_size`` as a
+  zero-width range; the task's own edge runs the base config); tasks with a cube, not on
+  the isaac backend (its cube is the scene's).
 - ``joint_limit_scale`` (1, 0.5): the safety supervisor's velocity, acceleration and jerk
   scales (a cautious deployment). Both points run behind the supervisor, composed by the
   layer that owns it (``limit_options``); without one the axis is reported
@@ -116,6 +119,8 @@ def _point_config(task_cfg, axis: str, value: float):
         r = dataclasses.replace(r, object_mass_scale=(float(value), float(value)))
     elif axis == "friction_scale":
         r = dataclasses.replace(r, friction_scale=(float(value), float(value)))
+    elif axis == "cube_size" and not np.isclose(value, sims.get_task(task_cfg.name).CUBE_SIZE):
+        r = dataclasses.replace(r, cube_size=(float(value), float(value)))
     return dataclasses.replace(task_cfg, randomization=r)
 
 
@@ -124,6 +129,8 @@ def _run_point(
 ):
     """One point's evaluation as a ``robustness.json`` point (``base``: the task config)."""
     task_cfg = _point_config(base, axis, value)
+    if axis == "cube_size" and backend == "isaac":
+        raise SweepUnavailable("the isaac backend keeps the scene's cube")
     supervised = axis == "joint_limit_scale"
     if supervised:
         if limits is None:

@@ -302,3 +302,27 @@ def test_plain_eval_with_one_env_runs_exports_episodes(tmp_path, monkeypatch, ca
     assert exported["config"] != sims.get_task("push").CONFIG
     config, extra = base.episode_config(str(tmp_path / "skill"), "push")
     assert config == exported["config"] and extra["goal_distance"] == [0.1, 0.45]
+
+
+def test_cube_size_axis_runs_the_cube_of_each_point():
+    """Each point's episodes draw that edge only; the task's own edge runs the base
+    config unchanged (the nominal point is plain `miles eval`); isaac keeps its cube."""
+    from policies.sweep import _point_config
+
+    base = sims.get_task("push").CONFIG
+    assert "cube_size" in task_axes("push") and "cube_size" not in task_axes("reach")
+    for value in SWEEP_AXES["cube_size"].values:
+        cfg = _point_config(base, "cube_size", value)
+        if value == SWEEP_AXES["cube_size"].nominal:
+            assert cfg == base
+        else:
+            assert cfg.randomization.cube_size == (value, value)
+    doc = run_sweep(
+        lambda obs: np.zeros((obs.shape[0], 3), np.float32),
+        "push",
+        ["cube_size"],
+        episodes=2,
+        backend="isaac",
+    )
+    assert doc["axes"][0]["status"] == "unavailable"
+    assert "scene's cube" in doc["axes"][0]["reason"]
