@@ -12,7 +12,7 @@ finger (1), cube centre (3), cube yaw (1), goal (3), cube mass (1), table fricti
 target cube centre (3: pick_place stacking episodes; ``z < 0``: parked below the table,
 static), cube edge (1: which of ``WorldSpec.cube_sizes`` to use; 0: the one cube), finger
 pads' friction coefficient (1; 0: as built), cube contact stiffness (1, N/m; 0: rigid).
-The ``STATE_*`` and ``RESET_*`` offsets below name these columns. Just over 400 lines:
+The ``STATE_*`` and ``RESET_*`` offsets below name these columns. About 460 lines:
 one world's bodies, resets and stepping, kept whole for the worker that imports it.
 """
 
