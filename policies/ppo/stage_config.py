@@ -34,7 +34,8 @@ from pathlib import Path
 from typing import Any
 
 import sims
-from policies.ppo.config import TrainConfig
+from policies.ppo.config import TrainConfig, contact_randomization
+from sims.tasks.base import unsupported_randomization
 
 SELECT_RULES = ("last", "best_periodic", "best_eval_success")
 """The checkpoint-selection rules a stage may name (see the module docstring)."""
@@ -216,19 +217,10 @@ def parse_staged_config(
                     f"{at}: imitation.expert: no scripted expert for {cfg.task}; experts "
                     f"exist for {', '.join(EXPERT_TASKS)}"
                 )
-        unsupported = [
-            f"env.{key}"
-            for key, backends in (
-                ("cube_size", ("numba", "pybullet")),
-                ("finger_friction_scale", ("numba", "pybullet")),
-                ("contact_stiffness", ("pybullet",)),
-            )
-            if getattr(cfg.env, key) and cfg.backend not in backends
-        ]
+        unsupported = unsupported_randomization(contact_randomization(cfg.env), cfg.backend)
         if unsupported:
-            raise StageConfigError(
-                f"{at}: the {cfg.backend} backend cannot randomize {', '.join(unsupported)}"
-            )
+            names = ", ".join(f"env.{key}" for key in unsupported)
+            raise StageConfigError(f"{at}: the {cfg.backend} backend cannot randomize {names}")
         if stage.select.rule != "last" and cfg.runner.eval_backend not in sims.BACKENDS:
             raise StageConfigError(f"{at}: unknown runner.eval_backend")
     return staged

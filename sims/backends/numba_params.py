@@ -15,7 +15,7 @@ import numpy as np
 from sims.kernels import actuator as act
 from sims.kernels import contact, layout
 from sims.robots.actuator import ActuatorModel, check_latency, effective_latency
-from sims.tasks.base import TaskConfig
+from sims.tasks.base import TaskConfig, check_backend_randomization
 from sims.tasks.push import check_regions
 
 MU_TABLE = 0.5
@@ -81,11 +81,7 @@ def kernel_params(
     if rnd.action_latency_steps < 0 or rnd.observation_noise_std < 0:
         raise ValueError("action_latency_steps and observation_noise_std must be >= 0")
     check_latency(effective_latency(actuator, rnd.action_latency_steps), cfg.episode_steps)
-    if rnd.contact_stiffness is not None:
-        raise ValueError(
-            "randomization.contact_stiffness: the numba kernels' contacts are kinematic, "
-            "without a stiffness; it is a PyBullet option"
-        )
+    check_backend_randomization(rnd, "numba", "its contacts are kinematic, without a stiffness")
     fp = np.zeros(layout.NUM_FLOAT_PARAMS)
     fp[layout.P_DT] = cfg.control_dt
     fp[layout.P_JOINT_SCALE] = cfg.joint_action_scale

@@ -55,6 +55,32 @@ class DomainRandomization:
                 raise ValueError(f"{name} must be [lo, hi] with 0 < lo <= hi <= {hi_max}")
 
 
+RANDOMIZATION_BACKENDS: dict[str, tuple[str, ...]] = {
+    "cube_size": ("numba", "pybullet"),
+    "finger_friction_scale": ("numba", "pybullet"),
+    "contact_stiffness": ("pybullet",),
+}
+"""The contact randomization fields of :class:`DomainRandomization` and the backends that
+apply them; the others refuse them (:func:`check_backend_randomization`)."""
+
+
+def unsupported_randomization(fields, backend: str) -> list[str]:
+    """Those of ``fields`` (:data:`RANDOMIZATION_BACKENDS` names) that ``backend`` cannot
+    randomize."""
+    return [f for f in fields if backend not in RANDOMIZATION_BACKENDS[f]]
+
+
+def check_backend_randomization(r: DomainRandomization, backend: str, why: str) -> None:
+    """ValueError (saying ``why``) when ``r`` turns on a contact randomization that
+    ``backend`` cannot apply."""
+    defaults = DomainRandomization()
+    fields = [f for f in RANDOMIZATION_BACKENDS if getattr(r, f) != getattr(defaults, f)]
+    refused = unsupported_randomization(fields, backend)
+    if refused:
+        names = ", ".join(f"randomization.{f}" for f in refused)
+        raise ValueError(f"the {backend} backend cannot randomize {names}: {why}")
+
+
 CUBE_SIZE_LEVELS = 5
 """PyBullet cannot resize a body, so a world with ``cube_size`` randomized holds this many
 cubes (edges evenly spread over the range, the unused ones parked below the table)."""

@@ -45,7 +45,7 @@ from sims.backends.isaac.assets import require_assets
 from sims.control import joint_targets
 from sims.robots import panda
 from sims.scene import Scene, load_scene
-from sims.tasks.base import TaskConfig
+from sims.tasks.base import TaskConfig, check_backend_randomization
 
 logger = logging.getLogger(__name__)
 
@@ -103,17 +103,9 @@ class IsaacEnv(HostPhysicsEnv):
         super().__init__(task_module, num_envs, config)
         self.closed = True
         cfg = self.cfg
-        r = cfg.randomization
-        if (
-            r.cube_size is not None
-            or r.contact_stiffness is not None
-            or tuple(r.finger_friction_scale) != (1.0, 1.0)
-        ):
-            raise ValueError(
-                "the isaac backend keeps the scene's cube, fingers and Newton's contacts: "
-                "randomization.cube_size, finger_friction_scale and contact_stiffness are "
-                "numba/PyBullet options"
-            )
+        check_backend_randomization(
+            cfg.randomization, "isaac", "it keeps the scene's cube, fingers and Newton's contacts"
+        )
         self.physics_dt, self.substeps = control_substeps(cfg, physics_dt, substeps)
         self._init_host_state(dense_reward, autoreset, actuator)
         self.device = str(device)
