@@ -162,6 +162,10 @@ class EnvConfig:
     contact_stiffness: tuple[float, ...] = ()
     """PyBullet stages: ``[lo, hi]`` (N/m), the cube's contact stiffness per training
     episode, log-uniform (``randomization.contact_stiffness``); empty: rigid contacts."""
+    finger_pad: tuple[float, ...] = ()
+    """numba stages: ``[lo, hi]`` (m), how far each finger pad's face lies inside the
+    reported opening, per training episode (``randomization.finger_pad``: a held cube reads
+    wider by twice that); empty: the numba model's thin pads."""
 
 
 @dataclass
@@ -250,7 +254,7 @@ class TrainConfig:
             imitation=_imitation_config(data.pop("imitation", {})),
             **data,
         )
-        _check_augment_fields(cfg)
+        _check_task_options(cfg)
         return cfg
 
 
@@ -274,7 +278,7 @@ def _env_config(data: dict[str, Any]) -> EnvConfig:
     return cfg
 
 
-CONTACT_RANDOMIZATION = ("cube_size", "finger_friction_scale", "contact_stiffness")
+CONTACT_RANDOMIZATION = ("cube_size", "finger_friction_scale", "contact_stiffness", "finger_pad")
 """The ``env`` keys that are ``DomainRandomization`` fields of the same name."""
 
 
@@ -314,18 +318,22 @@ def augment_field_slices(task: str, fields) -> list[slice]:
     return [slices[f] for f in fields]
 
 
-def _check_augment_fields(cfg: TrainConfig) -> None:
-    """ValueError for an ``imitation.augment_fields`` name that is not a field of the task's
-    observation (no check for an unknown task: the runner names it)."""
-    if not cfg.imitation.augment_fields:
-        return
+def _check_task_options(cfg: TrainConfig) -> None:
+    """ValueError for an option the task cannot take: an ``imitation.augment_fields`` name
+    that is not a field of its observation, a contact randomization (``env.cube_size``, ...)
+    on a task without a cube (no check for an unknown task: the runner names it)."""
     import sims
 
     try:
-        sims.get_task(cfg.task)
+        task = sims.get_task(cfg.task)
     except (KeyError, ValueError):
         return
-    augment_field_slices(cfg.task, cfg.imitation.augment_fields)
+    if cfg.imitation.augment_fields:
+        augment_field_slices(cfg.task, cfg.imitation.augment_fields)
+    contact = contact_randomization(cfg.env)
+    if contact and not task.CONFIG.has_object:
+        names = ", ".join(f"env.{key}" for key in contact)
+        raise ValueError(f"{names}: task {cfg.task!r} has no cube to randomize")
 
 
 IMITATION_EXPERTS = ("", "scripted")

@@ -342,13 +342,15 @@ class NumbaEnv(BatchedEnv):
 
     def randomization_state(self) -> dict[str, np.ndarray]:
         """This episode's draws per env: friction scale, mass scale, action delay, and
-        the cube's edge (m) and finger-cube friction coefficient (tasks with a cube)."""
+        the cube's edge (m), finger-cube friction coefficient and finger pad inset (m;
+        tasks with a cube)."""
         return {
             "friction_scale": self._st[:, layout.S_FRICTION].copy(),
             "mass_scale": self._st[:, layout.S_MASS].copy(),
             "action_delay": self._st[:, layout.S_DELAY].astype(np.int64),
             "cube_size": 2.0 * self._st[:, layout.S_CUBE_HALF],
             "finger_friction": self._st[:, layout.S_MU_FINGER].copy(),
+            "finger_pad": self._st[:, layout.S_PAD].copy(),
         }
 
     def grasped(self) -> np.ndarray:

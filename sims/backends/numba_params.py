@@ -118,6 +118,7 @@ def kernel_params(
     fp[layout.P_REACH_WEIGHT] = task_module.REACH_WEIGHT
     lo, hi = rnd.cube_size if rnd.cube_size is not None else (task_module.CUBE_SIZE,) * 2
     fp[layout.P_CUBE_HALF], fp[layout.P_CUBE_HALF_HI] = lo / 2, hi / 2
+    fp[layout.P_PAD_LO], fp[layout.P_PAD_HI] = rnd.finger_pad
     fp[layout.P_INIT_WIDTH] = task_module.INITIAL_FINGER_WIDTH
     check_regions(cfg)
     obj_lo, obj_hi = task_module.object_area(cfg)

@@ -33,6 +33,7 @@ from sims.kernels.layout import (
     S_LSR,
     S_MU_FINGER,
     S_OBJ,
+    S_PAD,
     S_TCP,
     S_VEL,
     S_WIDTH,
@@ -192,6 +193,7 @@ def object_step(k, fp, ip, st, scratch, prev_x, prev_y, prev_z, prev_width, a_gr
     the arm has moved to its new joint positions."""
     dt = fp[P_DT]
     half = st[k, S_CUBE_HALF]
+    pad = st[k, S_PAD]  # the pads' inner faces lie pad inside the opening's ends
     radius = FINGER_RADIUS
     tx, ty, tz, fx, fy, fz = fk_row(st, k, scratch)
     hx, hy = horizontal_axis(fx, fy)
@@ -206,7 +208,7 @@ def object_step(k, fp, ip, st, scratch, prev_x, prev_y, prev_z, prev_width, a_gr
     if grasped:
         floor = max(floor, half - st[k, S_GOF + 2])
     elif prev_z - FINGERTIP_BELOW_TCP >= oz + half - 1e-3:
-        off = 0.5 * width + radius
+        off = 0.5 * width - pad + radius
         for side in (-1.0, 1.0):
             fcx = tx + side * off * hx
             fcy = ty + side * off * hy
@@ -230,13 +232,13 @@ def object_step(k, fp, ip, st, scratch, prev_x, prev_y, prev_z, prev_width, a_gr
         if grasped:
             if opening:
                 width = width + gain * (WIDTH_MAX - width)
-                if width > 2.0 * half + GRASP_RELEASE_SLACK:
+                if width > 2.0 * (half + pad) + GRASP_RELEASE_SLACK:
                     grasped = False
                     st[k, S_VEL] = 0.0
                     st[k, S_VEL + 1] = 0.0
                     st[k, S_VEL + 2] = 0.0
         else:
-            target = WIDTH_MAX if opening else 0.0
+            target = WIDTH_MAX if opening else 2.0 * pad  # closed: the pads meet
             new_width = width + gain * (target - width)
             if not opening:
                 rx = ox - tx
@@ -249,11 +251,11 @@ def object_step(k, fp, ip, st, scratch, prev_x, prev_y, prev_z, prev_width, a_gr
                     abs(across) < half
                     and abs(oz - tz) < half
                     and abs(oz - prev_z) < half
-                    and abs(along) < 0.5 * width
+                    and abs(along) < 0.5 * width - pad
                 )
-                if between and new_width <= 2.0 * half:
+                if between and new_width <= 2.0 * (half + pad):
                     grasped = True
-                    new_width = 2.0 * half
+                    new_width = 2.0 * (half + pad)
                     # the closing fingers centre the cube and square it to the pads
                     ox = tx - across * hy
                     oy = ty + across * hx
@@ -312,8 +314,8 @@ def object_step(k, fp, ip, st, scratch, prev_x, prev_y, prev_z, prev_width, a_gr
             grid = ip[I_PAD_GRID] != 0
             pads = 4 if grid else 1
             pad_radius = PAD_RADIUS if grid else radius
-            off = 0.5 * width + radius
-            prev_off = 0.5 * prev_width + radius
+            off = 0.5 * width - pad + radius
+            prev_off = 0.5 * prev_width - pad + radius
             for sub in range(CONTACT_SUBSTEPS):
                 f1 = (sub + 1.0) / CONTACT_SUBSTEPS
                 f0 = sub / CONTACT_SUBSTEPS
@@ -321,8 +323,8 @@ def object_step(k, fp, ip, st, scratch, prev_x, prev_y, prev_z, prev_width, a_gr
                 by = prev_y + f1 * (ty - prev_y)
                 b0x = prev_x + f0 * (tx - prev_x)
                 b0y = prev_y + f0 * (ty - prev_y)
-                w1 = 0.5 * (prev_width + f1 * (width - prev_width))
-                w0 = 0.5 * (prev_width + f0 * (width - prev_width))
+                w1 = 0.5 * (prev_width + f1 * (width - prev_width)) - pad
+                w0 = 0.5 * (prev_width + f0 * (width - prev_width)) - pad
                 off1 = prev_off + f1 * (off - prev_off)
                 off0 = prev_off + f0 * (off - prev_off)
                 dragged = False

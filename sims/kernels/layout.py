@@ -65,7 +65,9 @@ P_ACT_H = 36  # command-path model: controller period (s)
 P_ACT_ALPHA = 37  # command-path model: lag fraction closed per controller period
 P_ACT_LIM = 38  # 6 x 7: velocity, acceleration, jerk limits, band low, high, band reach
 P_CUBE_HALF_HI = 80
-NUM_FLOAT_PARAMS = 81
+P_PAD_LO = 81  # per-episode finger pad inset range (m per finger), low end
+P_PAD_HI = 82
+NUM_FLOAT_PARAMS = 83
 
 # --- int parameter vector ---------------------------------------------------------------
 I_KIND = 0
@@ -102,7 +104,8 @@ S_ACT_Q = 43  # 7 command-path model: shaped command positions
 S_ACT_V = 50  # 7 its velocities
 S_ACT_A = 57  # 7 its accelerations
 S_CUBE_HALF = 64  # half edge of this episode's cube
-NUM_STATE = 65
+S_PAD = 65  # finger pad inset of this episode: the opening reads 2 x this beyond the gap
+NUM_STATE = 66
 
 C_STEPS = 0  # steps in this episode
 C_EPISODE = 1  # episode counter (keys the RNG)

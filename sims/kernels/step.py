@@ -89,6 +89,8 @@ from sims.kernels.layout import (
     P_OBJ_Y_HI,
     P_OBJ_Y_LO,
     P_OBS_NOISE,
+    P_PAD_HI,
+    P_PAD_LO,
     P_Z_MIN,
     R_FINAL_LENGTH,
     R_FINAL_RETURN,
@@ -105,6 +107,7 @@ from sims.kernels.layout import (
     S_MASS,
     S_MU_FINGER,
     S_OBJ,
+    S_PAD,
     S_Q,
     S_QD,
     S_RETURN,
@@ -181,6 +184,7 @@ def reset_env(k, fp, ip, seed, st, cnt, abuf, scratch):
     # the cube's half edge: drawn past every other reset draw (goal tries use 20 + 2t)
     half = uniform(key, d + 200, fp[P_CUBE_HALF], fp[P_CUBE_HALF_HI])
     st[k, S_CUBE_HALF] = half
+    st[k, S_PAD] = uniform(key, d + 201, fp[P_PAD_LO], fp[P_PAD_HI])
     ox = uniform(key, d + 7, fp[P_OBJ_X_LO], fp[P_OBJ_X_HI])
     oy = uniform(key, d + 8, fp[P_OBJ_Y_LO], fp[P_OBJ_Y_HI])
     st[k, S_OBJ] = ox

@@ -14,6 +14,10 @@ from typing import NamedTuple
 
 import numpy as np
 
+FINGER_PAD_MAX = 0.01
+"""The widest finger pad inset (m per finger) a randomization may draw: a 4 cm cube then
+reads 6 cm, and a closed empty gripper 2 cm."""
+
 
 @dataclass(frozen=True)
 class DomainRandomization:
@@ -41,6 +45,12 @@ class DomainRandomization:
     critically damped for the cube's mass (soft contacts: the fingers sink into the cube
     and the cube into the table); None: Bullet's rigid contacts. The numba kernels' contacts
     are kinematic and have no stiffness."""
+    finger_pad: tuple[float, float] = (0.0, 0.0)
+    """numba: how far (m) each finger pad's gripping face lies inside the end of the opening
+    the gripper reports, drawn uniformly per episode. Grippers (and engines' finger meshes)
+    differ here: a held 4 cm cube reads 4 cm between thin pads, ~5.5 cm in PyBullet's Panda
+    (about 7.5 mm per finger); the open gripper reads its full opening either way. (0, 0):
+    the numba model's thin pads."""
 
     def __post_init__(self):
         for name, hi_max in (
@@ -53,12 +63,16 @@ class DomainRandomization:
                 continue
             if len(value) != 2 or not 0.0 < float(value[0]) <= float(value[1]) <= hi_max:
                 raise ValueError(f"{name} must be [lo, hi] with 0 < lo <= hi <= {hi_max}")
+        pad = self.finger_pad
+        if len(pad) != 2 or not 0.0 <= float(pad[0]) <= float(pad[1]) <= FINGER_PAD_MAX:
+            raise ValueError(f"finger_pad must be [lo, hi] with 0 <= lo <= hi <= {FINGER_PAD_MAX}")
 
 
 RANDOMIZATION_BACKENDS: dict[str, tuple[str, ...]] = {
     "cube_size": ("numba", "pybullet"),
     "finger_friction_scale": ("numba", "pybullet"),
     "contact_stiffness": ("pybullet",),
+    "finger_pad": ("numba",),
 }
 """The contact randomization fields of :class:`DomainRandomization` and the backends that
 apply them; the others refuse them (:func:`check_backend_randomization`)."""

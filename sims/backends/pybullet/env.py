@@ -59,7 +59,7 @@ from sims.control import joint_targets
 from sims.robots.actuator import ActuatorModel
 from sims.scene import Scene, load_scene
 from sims.tasks import pick_place
-from sims.tasks.base import TaskConfig, cube_sizes
+from sims.tasks.base import TaskConfig, check_backend_randomization, cube_sizes
 
 
 def make_pybullet_env(
@@ -115,6 +115,7 @@ class PyBulletEnv(HostPhysicsEnv):
         self.closed = True  # until the worlds exist
         cfg = self.cfg
         n = self.num_envs
+        check_backend_randomization(cfg.randomization, "pybullet", "its fingers are the URDF's")
         self.physics_dt, self.substeps = control_substeps(cfg, physics_dt, substeps)
         self.num_workers = worker_count(num_workers, n, motor_filters)
         self.motor_filters = motor_filters
