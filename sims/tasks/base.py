@@ -47,10 +47,10 @@ class DomainRandomization:
     are kinematic and have no stiffness."""
     finger_pad: tuple[float, float] = (0.0, 0.0)
     """numba: how far (m) each finger pad's gripping face lies inside the end of the opening
-    the gripper reports, drawn uniformly per episode. Grippers (and engines' finger meshes)
-    differ here: a held 4 cm cube reads 4 cm between thin pads, ~5.5 cm in PyBullet's Panda
-    (about 7.5 mm per finger); the open gripper reads its full opening either way. (0, 0):
-    the numba model's thin pads."""
+    the gripper reports, drawn uniformly per episode: a held cube reads its edge plus twice
+    that, the open gripper its full opening either way. Grippers and engines differ here
+    (a held 4 cm cube: 4 cm between numba's thin pads, 4.0-5.8 cm in PyBullet's Panda).
+    (0, 0): the numba model's thin pads."""
 
     def __post_init__(self):
         for name, hi_max in (

@@ -99,7 +99,7 @@ STACK_Z_TOLERANCE = 0.01
 """Stack success: largest height difference (m) from resting on the target cube."""
 STACK_RELEASE_WIDTH = 0.07
 """Stack success: the finger opening (m) above which the cube counts as released (PyBullet
-reads a gripped 4 cm cube as ~5.5 cm between the fingers; fully open is 8 cm)."""
+reads a gripped 4 cm cube as 4.0-5.8 cm between the fingers; fully open is 8 cm)."""
 RELEASE_WEIGHT = 0.1
 """Stack episodes: dense-reward penalty per step while the cube is placed but gripped."""
 PARKED_TARGET = np.array([0.0, 0.0, -1.0])

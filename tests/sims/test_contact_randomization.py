@@ -74,7 +74,7 @@ def test_numba_fingers_close_on_the_episode_cube(edge):
 @pytest.mark.parametrize("pad", (0.0, 0.0075))
 def test_numba_finger_pads_set_the_width_a_held_cube_reads(pad):
     """With pads inset ``pad`` inside the opening's ends, the fingers stop on the cube
-    at an opening of its edge plus 2 pad (PyBullet's Panda reads ~5.5 cm on a 4 cm cube),
+    at an opening of its edge plus 2 pad (PyBullet's Panda reads 4.0-5.8 cm on a 4 cm cube),
     the cube is still gripped and carried, and the open gripper reads its full opening."""
     cfg = dataclasses.replace(
         with_randomization(pick_place, finger_pad=(pad, pad)), episode_steps=80
