@@ -61,13 +61,14 @@ limits (the supervisor's shaping, per joint) and the joints follow the shaped co
 through a first-order lag instead of ``tracking_gain``; its latency is the action delay.
 
 Domain randomization per episode: initial joint noise, friction scale, mass scale, the
-cube's edge (``randomization.cube_size``; default the task's 0.04 m) and contact
-parameters (kick, finger friction (scaled by ``finger_friction_scale``), limit surface),
-and an action delay d
-in [0, k] (k = ``action_latency_steps``): a per-env ring buffer of the last k + 1
-actions, the applied action being the one from d steps ago (zeros, and an open gripper
-command, before the episode's first actions). Observation noise: Gaussian with
-``observation_noise_std`` on joint, TCP and object positions and the cube yaw, every step.
+cube's edge (``randomization.cube_size``; default the task's 0.04 m), the finger pads'
+inset (``randomization.finger_pad``: a held cube reads its edge plus twice that; default 0)
+and contact parameters (kick, finger friction (scaled by ``finger_friction_scale``), limit
+surface), and an action delay d in [0, k] (k = ``action_latency_steps``): a per-env ring
+buffer of the last k + 1 actions, the applied action being the one from d steps ago
+(zeros, and an open gripper command, before the episode's first actions). Observation
+noise: Gaussian with ``observation_noise_std`` on joint, TCP and object positions and the
+cube yaw, every step.
 
 Kernels: every task and mode runs :func:`~sims.kernels.step.step_kernel` (one step,
 written once, compiled with reach in joint mode as a specialization);
