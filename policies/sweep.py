@@ -57,6 +57,7 @@ from policies.robustness import (  # noqa: F401 - re-exported: the public import
     validate_robustness,
     write_sweep,
 )
+from sims.tasks.base import unsupported_randomization
 
 logger = logging.getLogger(__name__)
 
@@ -129,8 +130,12 @@ def _run_point(
 ):
     """One point's evaluation as a ``robustness.json`` point (``base``: the task config)."""
     task_cfg = _point_config(base, axis, value)
-    if axis == "cube_size" and backend == "isaac":
-        raise SweepUnavailable("the isaac backend keeps the scene's cube")
+    if (
+        axis == "cube_size"
+        and backend in sims.BACKENDS
+        and unsupported_randomization([axis], backend)
+    ):
+        raise SweepUnavailable(f"the {backend} backend keeps the scene's cube")
     supervised = axis == "joint_limit_scale"
     if supervised:
         if limits is None:
