@@ -283,11 +283,19 @@ CONTACT_RANDOMIZATION = ("cube_size", "finger_friction_scale", "contact_stiffnes
 
 
 def contact_randomization(env: EnvConfig) -> dict[str, tuple[float, float]]:
-    """The ``DomainRandomization`` fields the run's ``env`` sets (those not empty);
+    """The ``DomainRandomization`` fields the run's ``env`` sets (those neither empty nor
+    equal to the field's default, which changes nothing: ``finger_pad: [0, 0]``);
     ValueError for a malformed range."""
+    import dataclasses
+
     from sims.tasks.base import DomainRandomization
 
-    changes = {k: tuple(getattr(env, k)) for k in CONTACT_RANDOMIZATION if getattr(env, k)}
+    defaults = {f.name: f.default for f in dataclasses.fields(DomainRandomization)}
+    changes = {
+        k: tuple(getattr(env, k))
+        for k in CONTACT_RANDOMIZATION
+        if getattr(env, k) and tuple(getattr(env, k)) != defaults[k]
+    }
     for key, value in changes.items():
         try:
             DomainRandomization(**{key: value})

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from policies.experts import pick_place as pick_expert
-from policies.ppo.config import TrainConfig
+from policies.ppo.config import TrainConfig, contact_randomization
 from policies.ppo.stage_config import StageConfigError, parse_staged_config
 from sims.backends.numba_backend import NumbaEnv
 from sims.backends.numba_params import CONTACT_MODELS, kernel_params
@@ -204,3 +204,21 @@ def test_backends_refuse_what_they_cannot_randomize():
     data["stages"][0]["backend"] = "pybullet"
     with pytest.raises(StageConfigError, match="stage 1.*cannot randomize env.finger_pad"):
         parse_staged_config(data)
+
+
+def test_a_default_range_is_no_randomization():
+    """``finger_pad: [0, 0]`` (or friction x[1, 1]) changes nothing, so a PyBullet stage
+    may switch off what the run's numba stages draw."""
+    data = {
+        "task": "pick_place",
+        "env": {"finger_pad": [0.0, 0.01], "finger_friction_scale": [0.7, 1.3]},
+        "stages": [
+            {"name": "numba", "backend": "numba", "steps": 100},
+            {"name": "pybullet", "backend": "pybullet", "steps": 100},
+        ],
+    }
+    data["stages"][1]["overrides"] = {"env": {"finger_pad": [0.0, 0.0]}}
+    staged = parse_staged_config(data)
+    pybullet = contact_randomization(staged.stage_config(1).env)
+    assert pybullet == {"finger_friction_scale": (0.7, 1.3)}
+    assert contact_randomization(staged.stage_config(0).env)["finger_pad"] == (0.0, 0.01)
