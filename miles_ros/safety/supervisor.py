@@ -46,6 +46,7 @@ from miles_ros.safety import shaping as sh
 from miles_ros.safety.audit import LOG, AuditLog, BurstLogger
 from miles_ros.safety.cartesian import supervise_step
 from miles_ros.safety.config import SafetyConfig
+from miles_ros.safety.explain import nearest_boundary, zone_names
 from miles_ros.safety.fingers import FingerCommand
 from miles_ros.safety.inputs import SupervisorInputs
 from miles_ros.safety.kinematics import braking_radius, lipschitz_radii, tcp_position
@@ -103,6 +104,7 @@ class SafetySupervisor(SupervisorInputs, EstopLatch):
             config.allowed_skill_tags, config.permission_zones
         )
         self._boxes, self._spheres = zone_arrays(self._base_zones)
+        self._zone_names = zone_names(self._base_zones)
         self._scale = config.limit_mode == "scale"
         self._speed_cap = config.tcp_speed_cap
         # Output state.
@@ -152,6 +154,7 @@ class SafetySupervisor(SupervisorInputs, EstopLatch):
         self._skill_block = "" if decision.allowed else decision.reason
         zones = self._base_zones + self.policy.forbidden_zones(tags)
         self._boxes, self._spheres = zone_arrays(zones)
+        self._zone_names = zone_names(zones)
         if self._initialized:
             self._c_prev, self._d_prev = self._clearance_now()
         detail = decision.reason or f"skill {skill!r} tags {sorted(tags)}"
@@ -218,7 +221,7 @@ class SafetySupervisor(SupervisorInputs, EstopLatch):
         self._d_prev = float(res[7])
         self._t_prev = now
         if res[5] or (self._new_request and not stop):
-            self._report_step(now, h, out, int(res[5]))
+            self._report_step(now, h, out, int(res[5]), spheres)
         if self._band_widened:
             self._band_widened = sh.relax_band(self._js, self.limits)
         if self._latched:
@@ -326,10 +329,15 @@ class SafetySupervisor(SupervisorInputs, EstopLatch):
         self._stream_velocity = None
         self._traj = None
 
-    def _report_step(self, now: float, h: float, out: np.ndarray, n_fallback: int) -> None:
+    def _report_step(
+        self, now: float, h: float, out: np.ndarray, n_fallback: int, spheres: np.ndarray
+    ) -> None:
         self.stats["fallback_joints"] += n_fallback
         names = self.config.joint_names
         on_time = None
+        why = "request shaped to the limits"
+        if (out[:, sh.OUT_CODE] == sh.CARTESIAN).any():
+            why = f"{why}: {self._boundary(spheres)}"
         for i in np.flatnonzero(out[:, sh.OUT_CODE] != sh.FREE):
             code = int(out[i, sh.OUT_CODE])
             if code in TRACKING_CODES and self._new_request:
@@ -344,9 +352,26 @@ class SafetySupervisor(SupervisorInputs, EstopLatch):
                     names[i],
                     float(self._target[i]),
                     float(out[i, sh.OUT_Q]),
-                    "request shaped to the limits",
+                    why,
                 )
         self._new_request = False
+
+    def _boundary(self, spheres: np.ndarray) -> str:
+        """The boundary nearest the output state's braking balls (:mod:`.explain`)."""
+        js = self._js
+        what, margin = nearest_boundary(
+            js,
+            js[:, sh.Q],
+            js[:, sh.V],
+            js[:, sh.A],
+            self._ws,
+            self._boxes,
+            spheres,
+            self._zone_names,
+            self.config.zone_padding,
+            self._lk,
+        )
+        return f"nearest boundary: {what} ({margin * 1000.0:+.1f} mm)"
 
     def _on_schedule(self, now: float, h: float, out: np.ndarray) -> np.ndarray:
         """Per joint: this output keeps the request on its schedule (:mod:`.schedule`)."""

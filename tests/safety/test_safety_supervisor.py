@@ -268,6 +268,44 @@ def test_keepout_sphere_is_never_entered():
     assert run.positions[-1][0] < target[0] - 0.1  # it stopped short of the zone
 
 
+def _cartesian_details(config: SafetyConfig, target: np.ndarray, periods: int) -> list[str]:
+    audit = AuditLog(None, throttle=0.0)
+    events = []
+    audit.listeners.append(lambda event, line: events.append(event))
+    run = make_run(config)
+    run.sup.audit = audit
+    run.tick()
+    for _ in range(periods):
+        run.request(target)
+        run.tick()
+    return [e.detail for e in events if e.kind == "cartesian"]
+
+
+@pytest.mark.parametrize(
+    ("config", "joint", "delta", "boundary"),
+    [
+        # The hand's arc passes through a sphere in front of it.
+        (
+            SafetyConfig(keepout_zones=("obstacle sphere 0.31 0.15 0.49 0.05",)),
+            0,
+            0.9,
+            "panda_hand braking ball at zone obstacle",
+        ),
+        # Shoulder forward: the TCP alone (no link checks) goes down to the floor.
+        (SafetyConfig(link_checks=False), 1, 1.2, "TCP braking ball at workspace z min"),
+        # The same with the links checked: the hand meets the table first.
+        (SafetyConfig(), 1, 1.2, "panda_hand braking ball at the table"),
+    ],
+)
+def test_cartesian_events_name_the_boundary_they_met(config, joint, delta, boundary):
+    target = HOME.copy()
+    target[joint] += delta
+    details = _cartesian_details(config, target, 600)
+    assert details, "the request never met a Cartesian limit"
+    assert all("nearest boundary: " in d for d in details)
+    assert any(boundary in d for d in details), sorted(set(details))[:5]
+
+
 def test_scale_mode_keeps_the_direction():
     run = make_run(SafetyConfig(limit_mode="scale"))
     run.tick()
