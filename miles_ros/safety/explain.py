@@ -4,17 +4,20 @@ it, so an operator reading "shaped to the limits" learns what the arm was kept f
 :func:`nearest_boundary` measures the output state the way the supervisor's check does
 (:mod:`miles_ros.safety.candidate`, :mod:`miles_ros.safety.links`): the TCP's braking ball
 against each workspace wall and keep-out zone, and each checked link sphere's braking ball
-against the zones and, for the arm's links, the grown workspace walls and the table. It
-names the smallest of those margins. The blend search stops a commanded step where its
-bounding rule is met, so the boundary with the smallest margin at the output is the one
-that bound (a tie between two, or the TCP segment test, which has no margin, can make it
-name a neighbour). It runs only for periods that report an intervention, in Python.
+against the zones and, for the arm's links, the grown workspace walls and the table. Per
+boundary it takes the tighter of the two rules a commanded point meets there: the braking
+ball outside it, and the point itself :data:`~miles_ros.safety.candidate.STANDOFF` away
+from it. It names the boundary where that margin is smallest. The blend search stops a
+commanded step where its bounding rule is met, so that boundary is the one that bound (a
+tie between two, or the TCP segment test, which has no margin, can make it name a
+neighbour). It runs only for periods that report an intervention, in Python.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from miles_ros.safety.candidate import STANDOFF
 from miles_ros.safety.kinematics import braking_radius, tcp_position
 from miles_ros.safety.links import BOUNDS, ENV
 from miles_ros.safety.shaping import AMAX, JMAX
@@ -44,29 +47,33 @@ def _box_distance(p: np.ndarray, bx: np.ndarray) -> float:
     return float(np.linalg.norm(outside)) if outside.any() else float(d.max())
 
 
-def _margins(
+def _distances(
     p: np.ndarray,
-    radius: float,
     ws: np.ndarray | None,
     boxes: np.ndarray,
     spheres: np.ndarray,
     names: tuple[list[str], list[str]],
-    pad: float,
 ):
-    """(margin, boundary) pairs of the ball ``(p, radius)``: workspace walls (when ``ws``
-    is given), boxes, spheres; negative inside a zone or outside a wall."""
+    """(distance, boundary) pairs of the point ``p``: workspace walls (when ``ws`` is
+    given), boxes, spheres; negative inside a zone or outside a wall."""
     if ws is not None:
         for k in range(3):
-            yield p[k] - ws[k] - radius - pad, f"workspace {WALLS[k]}"
-            yield ws[k + 3] - p[k] - radius - pad, f"workspace {WALLS[k + 3]}"
+            yield p[k] - ws[k], f"workspace {WALLS[k]}"
+            yield ws[k + 3] - p[k], f"workspace {WALLS[k + 3]}"
     box_names, sphere_names = names
     for b in range(boxes.shape[0]):
         name = box_names[b] if b < len(box_names) else "peer arm"
-        yield _box_distance(p, boxes[b]) - radius - pad, f"zone {name}"
+        yield _box_distance(p, boxes[b]), f"zone {name}"
     for s in range(spheres.shape[0]):
         name = sphere_names[s] if s < len(sphere_names) else "peer arm"
-        d = float(np.linalg.norm(p - spheres[s, :3])) - spheres[s, 3]
-        yield d - radius - pad, f"zone {name}"
+        yield float(np.linalg.norm(p - spheres[s, :3])) - spheres[s, 3], f"zone {name}"
+
+
+def _candidate(what: str, point: float, braking: float) -> tuple[float, str, float, float]:
+    """(the tighter rule's margin, what, ball clearance, point clearance) of one boundary:
+    ``point`` is the body's clearance, ``braking`` its braking radius."""
+    ball = point - braking
+    return min(ball, point - STANDOFF), what, ball, point
 
 
 def nearest_boundary(
@@ -80,17 +87,17 @@ def nearest_boundary(
     names: tuple[list[str], list[str]],
     pad: float,
     lk: tuple,
-) -> tuple[str, float]:
-    """(description, margin in m) of the boundary closest to the braking balls of the arm
-    at ``q`` moving at ``v``/``a``: "TCP ... workspace z min (floor)", "panda_hand ...
-    table", "panda_leftfinger ... zone robot_base". Spheres beyond the first
-    ``len(names)`` rows of ``spheres``/``boxes`` are peers' envelopes ("peer arm").
-    ``lk``: the supervisor's link context (its flags and table/margin row)."""
-    best = (np.inf, "")
-    p = tcp_position(q)
+) -> str:
+    """The boundary nearest to stopping the arm at ``q`` moving at ``v``/``a``, with the
+    clearance (m) of the body's braking ball and of the body itself there: "TCP at
+    workspace z min (floor) (ball +0.1 mm, point +12.0 mm)", "panda_hand at the table
+    (...)", "panda_fingers at zone robot_base (...)". Spheres or boxes beyond
+    ``names``' rows are peers' envelopes ("peer arm"). ``lk``: the supervisor's link
+    context (its flags and table/margin row)."""
+    found = []
     r_tcp = float(braking_radius(js, v, a))
-    for m, what in _margins(p, r_tcp, ws, boxes, spheres, names, pad):
-        best = min(best, (m, f"TCP braking ball at {what}"))
+    for d, what in _distances(tcp_position(q), ws, boxes, spheres, names):
+        found.append(_candidate(f"TCP at {what}", d - pad, r_tcp))
     flags, (table, ws_margin) = lk[0], lk[1]
     if flags.shape[0] and flags[:, ENV].any():
         centres = ps.sphere_centers(q)
@@ -99,14 +106,15 @@ def nearest_boundary(
         )
         grown = np.concatenate([ws[:3] - ws_margin, ws[3:] + ws_margin])
         for s in np.flatnonzero(flags[:, ENV]):
-            r = float(ps.sphere_radii[s] + ps.sphere_lipschitz[s] @ travel)
+            size = float(ps.sphere_radii[s]) + pad
+            r = float(ps.sphere_lipschitz[s] @ travel)
             link = ps.sphere_links[s]
             bounded = flags[s, BOUNDS] != 0.0
-            for m, what in _margins(
-                centres[s], r, grown if bounded else None, boxes, spheres, names, pad
+            for d, what in _distances(
+                centres[s], grown if bounded else None, boxes, spheres, names
             ):
-                best = min(best, (m, f"{link} braking ball at {what}"))
+                found.append(_candidate(f"{link} at {what}", d - size, r))
             if bounded:
-                m = float(centres[s][2] - table - r - pad)
-                best = min(best, (m, f"{link} braking ball at the table"))
-    return best[1], float(best[0])
+                found.append(_candidate(f"{link} at the table", centres[s][2] - table - size, r))
+    _, what, ball, point = min(found)
+    return f"{what} (ball {ball * 1000.0:+.1f} mm, point {point * 1000.0:+.1f} mm)"

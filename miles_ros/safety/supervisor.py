@@ -359,7 +359,7 @@ class SafetySupervisor(SupervisorInputs, EstopLatch):
     def _boundary(self, spheres: np.ndarray) -> str:
         """The boundary nearest the output state's braking balls (:mod:`.explain`)."""
         js = self._js
-        what, margin = nearest_boundary(
+        what = nearest_boundary(
             js,
             js[:, sh.Q],
             js[:, sh.V],
@@ -371,7 +371,7 @@ class SafetySupervisor(SupervisorInputs, EstopLatch):
             self.config.zone_padding,
             self._lk,
         )
-        return f"nearest boundary: {what} ({margin * 1000.0:+.1f} mm)"
+        return f"nearest boundary: {what}"
 
     def _on_schedule(self, now: float, h: float, out: np.ndarray) -> np.ndarray:
         """Per joint: this output keeps the request on its schedule (:mod:`.schedule`)."""

@@ -289,12 +289,12 @@ def _cartesian_details(config: SafetyConfig, target: np.ndarray, periods: int) -
             SafetyConfig(keepout_zones=("obstacle sphere 0.31 0.15 0.49 0.05",)),
             0,
             0.9,
-            "panda_hand braking ball at zone obstacle",
+            "panda_hand at zone obstacle",
         ),
         # Shoulder forward: the TCP alone (no link checks) goes down to the floor.
-        (SafetyConfig(link_checks=False), 1, 1.2, "TCP braking ball at workspace z min"),
+        (SafetyConfig(link_checks=False), 1, 1.2, "TCP at workspace z min"),
         # The same with the links checked: the hand meets the table first.
-        (SafetyConfig(), 1, 1.2, "panda_hand braking ball at the table"),
+        (SafetyConfig(), 1, 1.2, "panda_hand at the table"),
     ],
 )
 def test_cartesian_events_name_the_boundary_they_met(config, joint, delta, boundary):
