@@ -19,6 +19,7 @@ entry of the ``evidence`` block (``miles eval SKILL --record``: 200-episode succ
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import logging
 from pathlib import Path
 from typing import Any
@@ -228,9 +229,10 @@ def task_envelope(task: str, goal_distance=None, object_region=None, goal_region
     ).to_dict()
 
 
-def action_description(task: str) -> dict:
-    """Action dimension, mode, meaning and scales, read from the task's config."""
-    cfg = sims.get_task(task).CONFIG
+def action_description(task: str, ik_tilt_gain: float = 0.0) -> dict:
+    """Action dimension, mode, meaning and scales, read from the task's config
+    (``ik_tilt_gain``: the training config's ``env.ik_tilt_gain``)."""
+    cfg = dataclasses.replace(sims.get_task(task).CONFIG, ik_tilt_gain=float(ik_tilt_gain))
     if cfg.action_mode == "joint":
         per_step = cfg.joint_action_scale * panda.joint_velocity_limits * cfg.control_dt
         return {
@@ -250,6 +252,11 @@ def action_description(task: str) -> dict:
         "into a joint target by one damped-least-squares IK step (never commanding the "
         "TCP below tcp_z_min), clipped to the position limits"
     )
+    if cfg.ik_tilt_gain:
+        meaning += (
+            "; plus a step in that IK step's null space turning the tool axis towards "
+            "straight down (gain ik_tilt_gain)"
+        )
     if cfg.has_gripper:
         meaning += "; a[3] is the gripper: > 0 open (fingers at their maximum), <= 0 close"
     else:
@@ -261,6 +268,7 @@ def action_description(task: str) -> dict:
         "scale": {
             "cartesian_step_max_m": cfg.cartesian_step_max,
             "ik_damping_m": cfg.ik_damping,
+            "ik_tilt_gain": cfg.ik_tilt_gain,
             "tcp_z_min_m": cfg.cartesian_z_min,
             "control_dt_s": cfg.control_dt,
             "finger_position_max_m": panda.finger_position_max if cfg.has_gripper else 0.0,
@@ -280,11 +288,13 @@ def build_card(
     goal_distance=None,
     object_region=None,
     goal_region=None,
+    ik_tilt_gain: float = 0.0,
 ) -> SkillCard:
     """A complete skill card for a task's exported networks; ``goal_distance``,
     ``object_region``, ``goal_region``: the training config's ``env.goal_distance``,
     ``env.object_region``, ``env.goal_region`` (the envelope's cube-goal distances, cube
-    area and goal area; empty: the task's defaults)."""
+    area and goal area; empty: the task's defaults); ``ik_tilt_gain``: its
+    ``env.ik_tilt_gain`` (the action block records it)."""
     task_module = sims.get_task(task)
     cfg = task_module.CONFIG
     text = TASK_TEXT[task]
@@ -296,7 +306,7 @@ def build_card(
         "task": task,
         "goal_mapping": text["goal"],
         "observation": {"dim": task_module.LAYOUT.dim, "layout": task_module.LAYOUT.describe()},
-        "action": action_description(task),
+        "action": action_description(task, ik_tilt_gain),
         "control_rate_hz": round(1.0 / cfg.control_dt, 6),
         "episode_steps": cfg.episode_steps,
         "timeout_s": round(2.0 * cfg.episode_steps * cfg.control_dt, 3),

@@ -51,6 +51,17 @@ SHIPPED_LIBRARY = Path(__file__).resolve().parent / "skills"
 """The shipped skills (``policies/skills``)."""
 
 
+CARD_SCALES = (
+    ("control_dt_s", "control_dt"),
+    ("joint_action_scale", "joint_action_scale"),
+    ("cartesian_step_max_m", "cartesian_step_max"),
+    ("ik_damping_m", "ik_damping"),
+    ("ik_tilt_gain", "ik_tilt_gain"),
+    ("tcp_z_min_m", "cartesian_z_min"),
+)
+"""``action.scale`` keys of a card and the TaskConfig fields they set."""
+
+
 class SkillCardError(ValueError):
     """A skill card that is missing, malformed, or does not match its files or task."""
 
@@ -344,6 +355,22 @@ class SkillCard:
                 f"{where}: control_rate_hz {self.control_rate_hz} disagrees with control_dt {dt}"
             )
         return task_module
+
+    def task_config(self, base=None):
+        """``base`` (default: the card's task's TaskConfig) with the card's control period,
+        action scales (the numbers the skill was trained under; a key the card lacks keeps
+        the base's) and success threshold."""
+        import dataclasses
+
+        scale = self.action.get("scale") or {}
+        updates: dict[str, Any] = {}
+        for key, attr in CARD_SCALES:
+            if key in scale:
+                updates[attr] = float(scale[key])
+        if self.success_threshold_m is not None:
+            updates["success_threshold"] = float(self.success_threshold_m)
+        base = sims.get_task(self.task).CONFIG if base is None else base
+        return dataclasses.replace(base, **updates)
 
     def to_dict(self) -> dict[str, Any]:
         """The card as plain data (a copy), keys in file order."""

@@ -201,6 +201,7 @@ def export_run(
     regions = {
         k: train_cfg.get("env", {}).get(k) or None for k in ("object_region", "goal_region")
     }
+    tilt = float(train_cfg.get("env", {}).get("ik_tilt_gain") or 0.0)
     if eval_episodes > 0:
         from policies.evaluation import evaluate
         from policies.runtime import SkillPolicy
@@ -208,7 +209,14 @@ def export_run(
         # A provisional card so the runtime can load and hash-check the new files.
         write_card(
             build_card(
-                name or task, task, sha, provenance, {}, goal_distance=goal_distance, **regions
+                name or task,
+                task,
+                sha,
+                provenance,
+                {},
+                goal_distance=goal_distance,
+                ik_tilt_gain=tilt,
+                **regions,
             ),
             out_dir,
         )
@@ -220,7 +228,7 @@ def export_run(
             episodes=eval_episodes,
             seed=eval_seed,
             num_envs=EVAL_NUM_ENVS,
-            **_envelope_config(task, goal_distance, **regions),
+            **_envelope_config(task, goal_distance, ik_tilt_gain=tilt, **regions),
         )
         evaluation = {
             "backend": eval_backend,
@@ -257,6 +265,7 @@ def export_run(
         evaluation,
         affordance=affordance,
         goal_distance=goal_distance,
+        ik_tilt_gain=tilt,
         **regions,
     )
     write_card(card, out_dir)
@@ -288,15 +297,21 @@ def staged_provenance(run_dir: str | Path) -> dict:
     }
 
 
-def _envelope_config(task: str, goal_distance, object_region=None, goal_region=None) -> dict:
+def _envelope_config(
+    task: str, goal_distance, object_region=None, goal_region=None, ik_tilt_gain: float = 0.0
+) -> dict:
     """``evaluate`` keyword arguments for episodes over the trained cube-goal distances and
-    cube and goal areas (none set: the task's default episodes)."""
-    if not (goal_distance or object_region or goal_region):
+    cube and goal areas, with the trained tool levelling (none set: the task's default
+    episodes)."""
+    if not (goal_distance or object_region or goal_region or ik_tilt_gain):
         return {}
+    import dataclasses
+
     import sims
     from policies.ppo.envs import with_goal_distance, with_regions
 
     cfg = with_goal_distance(sims.get_task(task).CONFIG, goal_distance)
+    cfg = dataclasses.replace(cfg, ik_tilt_gain=float(ik_tilt_gain))
     return {"config": with_regions(cfg, object_region or (), goal_region or ())}
 
 

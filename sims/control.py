@@ -4,11 +4,14 @@ PyBullet, Isaac Lab) and of the skill node (:mod:`miles_ros.runtime.actions`).
 The task contract: actions are clipped to [-1, 1]. Joint mode: ``target = q + a *
 (joint_action_scale * control_dt) * velocity_limit``. Cartesian mode: ``target = q +
 dls_ik_step(q, a[:3] * cartesian_step_max, ik_damping)``, the z displacement cut so the
-TCP is never commanded below ``cartesian_z_min``. Both are clipped to the datasheet
-position limits of :mod:`sims.robots.panda`. With a gripper, ``a[3] > 0`` opens each
-finger to ``finger_position_max`` and ``a[3] <= 0`` closes it (target 0); push trains
-with the fingers closed (target 0); reach leaves the fingers alone (NaN here, None in
-:func:`joint_targets`).
+TCP is never commanded below ``cartesian_z_min``; with ``ik_tilt_gain`` > 0, plus a step in
+that IK step's null space that turns the tool axis back towards straight down
+(:func:`sims.kernels.kinematics.level_step`: position-only IK lets the hand tilt 12-37
+degrees on straight moves from home to the table, more along longer paths). Both are
+clipped to the datasheet position limits of :mod:`sims.robots.panda`. With a gripper,
+``a[3] > 0`` opens each finger to ``finger_position_max`` and ``a[3] <= 0`` closes it
+(target 0); push trains with the fingers closed (target 0); reach leaves the fingers
+alone (NaN here, None in :func:`joint_targets`).
 
 :func:`arm_targets_row` is the per-env maths, written once as a scalar, allocation-free
 function that numba compiles for the CPU kernels, the CUDA kernel
@@ -24,7 +27,7 @@ import numpy as np
 from numba import njit
 from numba.extending import register_jitable
 
-from sims.kernels.kinematics import Q_MAX, Q_MIN, V_MAX, clip, dls_step, fk_row
+from sims.kernels.kinematics import Q_MAX, Q_MIN, V_MAX, clip, dls_step, fk_row, level_step
 from sims.kernels.layout import ROW_DQ, ROW_TARGET, SCRATCH_SHAPE
 from sims.robots import panda
 from sims.tasks.base import TaskConfig
@@ -52,6 +55,8 @@ class ControlParams:
     """Damping (m) of the IK step."""
     z_min: float
     """Lowest commanded TCP height (m) in Cartesian mode."""
+    tilt_gain: float
+    """Cartesian mode: gain of the null-space step that levels the tool (0: none)."""
     gripper: int
     """``GRIPPER_NONE``, ``GRIPPER_CLOSED`` or ``GRIPPER_ACTION``."""
 
@@ -71,12 +76,15 @@ class ControlParams:
             cartesian_step=cfg.cartesian_step_max,
             ik_damping=cfg.ik_damping,
             z_min=cfg.cartesian_z_min,
+            tilt_gain=cfg.ik_tilt_gain,
             gripper=gripper,
         )
 
 
 @register_jitable(inline="always")
-def arm_targets_row(q, k, a, cartesian, joint_scale_dt, cartesian_step, damping, z_min, scratch):
+def arm_targets_row(
+    q, k, a, cartesian, joint_scale_dt, cartesian_step, damping, z_min, tilt_gain, scratch
+):
     """Joint targets of ``q[k]`` (``q``: [N, >= 7], joint positions in columns 0-6) for the
     action ``a`` [A], written into ``scratch[ROW_TARGET, 0:7]`` (``scratch``:
     ``SCRATCH_SHAPE``; its kinematics rows are overwritten in Cartesian mode)."""
@@ -86,6 +94,8 @@ def arm_targets_row(q, k, a, cartesian, joint_scale_dt, cartesian_step, damping,
         dy = clip(a[1], -1.0, 1.0) * cartesian_step
         dz = max(clip(a[2], -1.0, 1.0) * cartesian_step, z_min - tz)
         dls_step(tx, ty, tz, dx, dy, dz, damping, scratch)
+        if tilt_gain > 0.0:
+            level_step(tilt_gain, damping, scratch)
         for i in range(7):
             scratch[ROW_TARGET, i] = clip(q[k, i] + scratch[ROW_DQ, i], Q_MIN[i], Q_MAX[i])
     else:
@@ -107,7 +117,17 @@ def finger_target(a, gripper):
 
 @njit(cache=True)
 def action_targets(
-    q, actions, cartesian, joint_scale_dt, cartesian_step, damping, z_min, gripper, arm, finger
+    q,
+    actions,
+    cartesian,
+    joint_scale_dt,
+    cartesian_step,
+    damping,
+    z_min,
+    tilt_gain,
+    gripper,
+    arm,
+    finger,
 ):
     """Batched :func:`arm_targets_row` and :func:`finger_target`: ``q`` [N, 7] and
     ``actions`` [N, A] (float64) to arm targets ``arm`` [N, 7] and finger targets
@@ -116,7 +136,7 @@ def action_targets(
     for k in range(q.shape[0]):
         a = actions[k]
         arm_targets_row(
-            q, k, a, cartesian, joint_scale_dt, cartesian_step, damping, z_min, scratch
+            q, k, a, cartesian, joint_scale_dt, cartesian_step, damping, z_min, tilt_gain, scratch
         )
         for i in range(7):
             arm[k, i] = scratch[ROW_TARGET, i]
@@ -146,6 +166,7 @@ def joint_targets(
         p.cartesian_step,
         p.ik_damping,
         p.z_min,
+        p.tilt_gain,
         p.gripper,
         arm,
         finger,

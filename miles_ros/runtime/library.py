@@ -11,7 +11,6 @@ card's action scales.
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 from dataclasses import dataclass
 from pathlib import Path
@@ -66,21 +65,8 @@ class RunnableSkill:
 
 def card_config(task_module, card: SkillCard) -> TaskConfig:
     """The task's config with the card's control period and action scales (the numbers
-    the skill was trained under)."""
-    scale = card.action.get("scale") or {}
-    updates: dict[str, Any] = {}
-    for key, attr in (
-        ("control_dt_s", "control_dt"),
-        ("joint_action_scale", "joint_action_scale"),
-        ("cartesian_step_max_m", "cartesian_step_max"),
-        ("ik_damping_m", "ik_damping"),
-        ("tcp_z_min_m", "cartesian_z_min"),
-    ):
-        if key in scale:
-            updates[attr] = float(scale[key])
-    if card.success_threshold_m is not None:
-        updates["success_threshold"] = float(card.success_threshold_m)
-    return dataclasses.replace(task_module.CONFIG, **updates)
+    the skill was trained under: :meth:`SkillCard.task_config`)."""
+    return card.task_config(task_module.CONFIG)
 
 
 def load_skill(skill_dir: str | Path, check_hashes: bool = True) -> RunnableSkill:

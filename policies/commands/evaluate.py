@@ -148,6 +148,7 @@ def episode_config(
     distance = goal_distance_for(skill, task, goal_distance)
     regions = regions_for(skill, task, object_region, goal_region)
     extra: dict = {}
+    config = trained_config(skill, task, config)
     if distance is not None or regions:
         base_cfg = config or sims.get_task(task).CONFIG
         config = with_regions(with_goal_distance(base_cfg, distance), **regions)
@@ -163,6 +164,31 @@ def episode_config(
             raise ValueError(f"--variant: {exc}") from None
         extra["variant"] = variant
     return config, extra
+
+
+def trained_config(skill: str, task: str, config=None):
+    """``config`` (None: the task's) with the action mapping ``skill`` was trained under,
+    which its episodes must share: a card's control period and action scales
+    (``ik_tilt_gain`` among them); a run directory's or checkpoint's ``env.ik_tilt_gain``.
+    Returns ``config`` itself (None stays None) where that changes nothing."""
+    import dataclasses
+
+    import sims
+    from policies.cards import card_path, load_card
+
+    base = config or sims.get_task(task).CONFIG
+    if card_path(skill).exists():
+        trained = load_card(skill).task_config(base)
+    else:
+        from policies.export import resolve_checkpoint
+        from policies.ppo.runner import load_policy
+
+        path = Path(skill)
+        ckpt = resolve_checkpoint(path, "best") if path.is_dir() else path
+        gain = float((load_policy(ckpt)[1].get("config") or {}).get("env", {}).get(
+            "ik_tilt_gain", 0.0) or 0.0)  # fmt: skip
+        trained = dataclasses.replace(base, ik_tilt_gain=gain) if gain else base
+    return config if trained == base else trained
 
 
 def flag_region(flag, name: str):

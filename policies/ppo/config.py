@@ -152,6 +152,11 @@ class EnvConfig:
     stack_fraction: float = 0.0
     """pick_place: fraction of training and evaluation episodes of the ``stack`` variant
     (the cube goes on a second cube; PyBullet runs them, other backends refuse)."""
+    ik_tilt_gain: float = 0.0
+    """Cartesian tasks: gain of the IK's tool-levelling null-space step
+    (``TaskConfig.ik_tilt_gain``) in training and the evaluations; the exported card
+    records it and the skill node applies it. 0: the orientation is left to the
+    position-only IK."""
     cube_size: tuple[float, ...] = ()
     """push and pick_place: ``[lo, hi]`` (m), the cube's edge drawn per training episode
     (``randomization.cube_size``; the evaluations keep the scene's cube); empty: the
@@ -329,7 +334,8 @@ def augment_field_slices(task: str, fields) -> list[slice]:
 def _check_task_options(cfg: TrainConfig) -> None:
     """ValueError for an option the task cannot take: an ``imitation.augment_fields`` name
     that is not a field of its observation, a contact randomization (``env.cube_size``, ...)
-    on a task without a cube (no check for an unknown task: the runner names it)."""
+    on a task without a cube, a tool levelling (``env.ik_tilt_gain``) on a joint-space task
+    (no check for an unknown task: the runner names it)."""
     import sims
 
     try:
@@ -342,6 +348,22 @@ def _check_task_options(cfg: TrainConfig) -> None:
     if contact and not task.CONFIG.has_object:
         names = ", ".join(f"env.{key}" for key in contact)
         raise ValueError(f"{names}: task {cfg.task!r} has no cube to randomize")
+    check_tilt_gain(cfg.env.ik_tilt_gain, task.CONFIG)
+
+
+def check_tilt_gain(gain, task_config) -> float:
+    """``env.ik_tilt_gain``, or ValueError when it is not 0 or a number in (0, 1] for a task
+    with Cartesian actions."""
+    if gain == 0:
+        return 0.0
+    if task_config.action_mode != "cartesian" or not (
+        isinstance(gain, (int, float)) and 0.0 < gain <= 1.0
+    ):
+        raise ValueError(
+            f"env.ik_tilt_gain is a Cartesian-task option in (0, 1], not {gain!r} for "
+            f"{task_config.name} ({task_config.action_mode} actions)"
+        )
+    return float(gain)
 
 
 IMITATION_EXPERTS = ("", "scripted")

@@ -87,6 +87,7 @@ def kernel_params(
     fp[layout.P_JOINT_SCALE] = cfg.joint_action_scale
     fp[layout.P_CART_STEP] = cfg.cartesian_step_max
     fp[layout.P_IK_DAMPING] = cfg.ik_damping
+    fp[layout.P_TILT_GAIN] = cfg.ik_tilt_gain
     fp[layout.P_Z_MIN] = cfg.cartesian_z_min
     fp[layout.P_GAIN] = cfg.tracking_gain
     fp[layout.P_SUCCESS] = cfg.success_threshold

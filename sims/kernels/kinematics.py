@@ -8,7 +8,7 @@ import math
 import numpy as np
 from numba.extending import register_jitable
 
-from sims.kernels.layout import ROW_DQ, ROW_JAC, S_FAX, S_Q, S_TCP
+from sims.kernels.layout import ROW_DQ, ROW_JAC, ROW_TARGET, S_FAX, S_Q, S_TCP
 from sims.robots import panda
 
 DH_A = panda.dh_a.copy()
@@ -193,6 +193,18 @@ def dls_step(tx, ty, tz, dx, dy, dz, damping, scratch):
         scratch[jr, i] = zy * rz - zz * ry
         scratch[jr + 1, i] = zz * rx - zx * rz
         scratch[jr + 2, i] = zx * ry - zy * rx
+    y0, y1, y2 = _damped_solve(dx, dy, dz, damping, scratch)
+    for i in range(7):
+        scratch[ROW_DQ, i] = (
+            scratch[jr, i] * y0 + scratch[jr + 1, i] * y1 + scratch[jr + 2, i] * y2
+        )
+
+
+@register_jitable
+def _damped_solve(dx, dy, dz, damping, scratch):
+    """y = (J J^T + damping^2 I)^-1 (dx, dy, dz) for the TCP Jacobian J in
+    ``scratch[ROW_JAC:ROW_JAC + 3]``."""
+    jr = ROW_JAC
     m00 = damping * damping
     m11 = m00
     m22 = m00
@@ -220,8 +232,32 @@ def dls_step(tx, ty, tz, dx, dy, dz, damping, scratch):
     y0 = (c00 * dx + c01 * dy + c02 * dz) / det
     y1 = (c01 * dx + c11 * dy + c12 * dz) / det
     y2 = (c02 * dx + c12 * dy + c22 * dz) / det
+    return y0, y1, y2
+
+
+@register_jitable
+def level_step(gain, damping, scratch):
+    """Add to :func:`dls_step`'s joint delta (``scratch[ROW_DQ]``) a step that turns the
+    tool axis towards straight down, in the null space of the TCP step: ``v = gain *
+    Jw^T e`` with ``e = u x (-z)`` (``u``: the tool axis, joint 7's; ``Jw``: the joint
+    axes, the angular Jacobian), minus its TCP motion ``J^T (J J^T + damping^2 I)^-1 J
+    v``. Tilt only: the tool's yaw about the vertical stays free. Uses
+    ``scratch[ROW_TARGET]`` as scratch (the caller writes the targets afterwards)."""
+    jr = ROW_JAC
+    ex = -scratch[6, 1] * gain
+    ey = scratch[6, 0] * gain
+    b0 = 0.0
+    b1 = 0.0
+    b2 = 0.0
     for i in range(7):
-        scratch[ROW_DQ, i] = (
+        v = scratch[i, 0] * ex + scratch[i, 1] * ey
+        scratch[ROW_TARGET, i] = v
+        b0 += scratch[jr, i] * v
+        b1 += scratch[jr + 1, i] * v
+        b2 += scratch[jr + 2, i] * v
+    y0, y1, y2 = _damped_solve(b0, b1, b2, damping, scratch)
+    for i in range(7):
+        scratch[ROW_DQ, i] += scratch[ROW_TARGET, i] - (
             scratch[jr, i] * y0 + scratch[jr + 1, i] * y1 + scratch[jr + 2, i] * y2
         )
 

@@ -67,7 +67,8 @@ P_ACT_LIM = 38  # 6 x 7: velocity, acceleration, jerk limits, band low, high, ba
 P_CUBE_HALF_HI = 80
 P_PAD_LO = 81  # per-episode finger pad inset range (m per finger), low end
 P_PAD_HI = 82
-NUM_FLOAT_PARAMS = 83
+P_TILT_GAIN = 83  # Cartesian mode: gain of the IK's tool-levelling null-space step (0: none)
+NUM_FLOAT_PARAMS = 84
 
 # --- int parameter vector ---------------------------------------------------------------
 I_KIND = 0

@@ -91,6 +91,7 @@ from sims.kernels.layout import (
     P_OBS_NOISE,
     P_PAD_HI,
     P_PAD_LO,
+    P_TILT_GAIN,
     P_Z_MIN,
     R_FINAL_LENGTH,
     R_FINAL_RETURN,
@@ -285,6 +286,7 @@ def step_env(
         fp[P_CART_STEP],
         fp[P_IK_DAMPING],
         fp[P_Z_MIN],
+        fp[P_TILT_GAIN],
         scratch,
     )
     substeps = ip[I_ACT_SUBSTEPS]

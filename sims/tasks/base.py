@@ -130,6 +130,11 @@ class TaskConfig:
     """Cartesian mode: TCP displacement (m) asked for by an action of 1."""
     ik_damping: float = 0.05
     """Damping (m) of the IK step in Cartesian mode."""
+    ik_tilt_gain: float = 0.0
+    """Cartesian mode: gain of a null-space step added to the IK step that turns the tool
+    axis back towards straight down (:func:`sims.kernels.kinematics.level_step`; 0: the
+    hand's orientation is left to the position-only IK, as the skills shipped before it
+    were trained)."""
     cartesian_z_min: float = 0.012
     """Cartesian mode: the commanded TCP height never goes below this (m, table top at
     z = 0): a downward displacement is cut to ``cartesian_z_min - tcp_z`` (the fingertips,

@@ -4,6 +4,8 @@ PyBullet's ``_arm_targets`` and the skill node's ``action_to_targets`` (numpy, t
 order), on random inputs in joint and Cartesian mode, including the z floor and the limits.
 """
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -100,3 +102,84 @@ def test_unknown_action_mode_is_refused():
     bad = reach.CONFIG.__class__(**{**reach.CONFIG.__dict__, "action_mode": "torque"})
     with pytest.raises(ValueError, match="action_mode"):
         control.ControlParams.from_config(bad)
+
+
+def _tilt_deg(q):
+    """Angle (deg) between the tool axis and straight down."""
+    _, rot = panda.fk_tcp_pose(np.ascontiguousarray(q))
+    return float(np.degrees(np.arccos(np.clip(-rot[2, 2], -1.0, 1.0))))
+
+
+def _drive(cfg, target, steps=120):
+    """Steer the TCP from home to ``target`` with Cartesian actions (the arm covers 80 % of
+    each step, as the numba backend's tracking); the final q."""
+    q = panda.home_joint_positions.copy()
+    for _ in range(steps):
+        error = (np.asarray(target) - panda.fk_tcp(q)) / cfg.cartesian_step_max
+        action = error * min(1.0, 0.8 / max(np.linalg.norm(error), 1e-9))
+        arm, _ = control.joint_targets(cfg, q[None], action[None])
+        q = q + 0.8 * (arm[0] - q)
+    return q
+
+
+@pytest.mark.parametrize("target", [(0.31, -0.24, 0.03), (0.30, 0.0, 0.02), (0.60, 0.30, 0.02)])
+def test_tilt_gain_keeps_the_tool_level_and_the_tcp_on_its_path(target):
+    """Position-only IK tilts the hand on the way to the table (12-37 deg; the hand's link
+    spheres then meet the table near the base); the null-space levelling step keeps it within
+    a few degrees and the TCP still arrives."""
+    free = _drive(push.CONFIG, target)
+    level = _drive(dataclasses.replace(push.CONFIG, ik_tilt_gain=0.2), target)
+    assert _tilt_deg(free) > 10.0
+    assert _tilt_deg(level) < 3.0
+    np.testing.assert_allclose(panda.fk_tcp(level), target, atol=1e-3)
+
+
+def test_the_levelling_step_is_in_the_null_space_of_the_tcp_step():
+    """From a level arm, one step with and without levelling moves the TCP alike (to the
+    IK's damping and second order); from a tilted one, a zero action only turns the tool."""
+    rng = np.random.default_rng(7)
+    cfg = dataclasses.replace(push.CONFIG, ik_tilt_gain=0.2)
+    q = np.tile(_drive(push.CONFIG, (0.45, 0.1, 0.12)), (30, 1))  # above the z floor
+    q = q + rng.normal(scale=0.05, size=q.shape)
+    assert panda.fk_tcp_batch(q)[:, 2].min() > 0.05
+    actions = rng.uniform(-1.0, 1.0, (30, 3))
+    free, _ = control.joint_targets(push.CONFIG, q, actions)
+    level, _ = control.joint_targets(cfg, q, actions)
+    assert np.abs(level - free).max() > 1e-3  # the levelling did move the joints
+    tcp_free = panda.fk_tcp_batch(free)
+    tcp_level = panda.fk_tcp_batch(level)
+    assert np.abs(tcp_level - tcp_free).max() < 2e-3
+    still, _ = control.joint_targets(cfg, q, np.zeros((30, 3)))
+    assert np.abs(panda.fk_tcp_batch(still) - panda.fk_tcp_batch(q)).max() < 2e-3
+    assert all(_tilt_deg(a) < _tilt_deg(b) for a, b in zip(still, q, strict=True))
+
+
+def test_a_zero_tilt_gain_is_the_plain_ik():
+    cfg = dataclasses.replace(push.CONFIG, ik_tilt_gain=0.0)
+    q, actions = random_inputs(cfg, 200, seed=3)
+    arm, _ = control.joint_targets(cfg, q, actions)
+    expected, _ = previous_pybullet_targets(cfg, q, actions)
+    np.testing.assert_allclose(arm, expected, rtol=0, atol=1e-12)
+
+
+def test_the_numba_kernels_apply_the_tilt_gain():
+    """The kernels read ``ik_tilt_gain`` from their parameter vector: steered down to the
+    table near the base at full speed, a levelled arm tilts a third as much (the levelling
+    lags a moving arm: the host test above ends at rest)."""
+    from sims.backends.numba_backend import NumbaEnv
+
+    layout = push.LAYOUT.slices
+    target = np.array([0.31, -0.24, 0.03])
+    tilts = {}
+    for gain in (0.0, 0.3):
+        cfg = dataclasses.replace(push.CONFIG, ik_tilt_gain=gain)
+        env = NumbaEnv(push, 4, cfg)
+        obs = env.reset(seed=0)[0]
+        for _ in range(40):
+            error = (target - obs[:, layout["tcp_pos"]]) / cfg.cartesian_step_max
+            norm = np.maximum(np.linalg.norm(error, axis=1, keepdims=True), 1e-9)
+            obs = env.step((error * np.minimum(1.0, 0.8 / norm)).astype(np.float32))[0]
+        assert np.abs(obs[:, layout["tcp_pos"]] - target).max() < 0.03  # a cube may be in the way
+        tilts[gain] = max(_tilt_deg(q.astype(np.float64)) for q in obs[:, layout["joint_pos"]])
+    assert tilts[0.0] > 25.0
+    assert tilts[0.3] < tilts[0.0] / 3.0
