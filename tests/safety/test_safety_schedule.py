@@ -31,7 +31,7 @@ class OldRule(SafetySupervisor):
 class Silent(SafetySupervisor):
     """No classification at all: the commands alone."""
 
-    def _report_step(self, now, h, out, n_fallback):
+    def _report_step(self, now, h, out, n_fallback, spheres):
         self._new_request = False
 
 
