@@ -22,7 +22,7 @@ from miles_ros.safety.kinematics import braking_radius, tcp_position
 from miles_ros.safety.links import BOUNDS, ENV
 from miles_ros.safety.shaping import AMAX, JMAX
 from miles_ros.safety.stopping import stop_travel
-from miles_ros.safety.zones import Box, Zone
+from miles_ros.safety.zones import Box, Zone, _box_signed_distance
 from sims.robots import panda_spheres as ps
 
 WALLS = ("x min", "y min", "z min (floor)", "x max", "y max", "z max")
@@ -38,13 +38,6 @@ def zone_names(zones: tuple[Zone, ...] | list[Zone]) -> tuple[list[str], list[st
         [z.name for z in zones if isinstance(z, Box)],
         [z.name for z in zones if not isinstance(z, Box)],
     )
-
-
-def _box_distance(p: np.ndarray, bx: np.ndarray) -> float:
-    lo, hi = bx[:3] - p, p - bx[3:]
-    d = np.maximum(lo, hi)
-    outside = np.maximum(d, 0.0)
-    return float(np.linalg.norm(outside)) if outside.any() else float(d.max())
 
 
 def _distances(
@@ -63,7 +56,7 @@ def _distances(
     box_names, sphere_names = names
     for b in range(boxes.shape[0]):
         name = box_names[b] if b < len(box_names) else "peer arm"
-        yield _box_distance(p, boxes[b]), f"zone {name}"
+        yield float(_box_signed_distance(p, boxes[b])), f"zone {name}"
     for s in range(spheres.shape[0]):
         name = sphere_names[s] if s < len(sphere_names) else "peer arm"
         yield float(np.linalg.norm(p - spheres[s, :3])) - spheres[s, 3], f"zone {name}"
