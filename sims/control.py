@@ -27,7 +27,16 @@ import numpy as np
 from numba import njit
 from numba.extending import register_jitable
 
-from sims.kernels.kinematics import Q_MAX, Q_MIN, V_MAX, clip, dls_step, fk_row, level_step
+from sims.kernels.kinematics import (
+    Q_MAX,
+    Q_MIN,
+    V_MAX,
+    clip,
+    dls_step,
+    fk_row,
+    level_step,
+    tcp_row,
+)
 from sims.kernels.layout import ROW_DQ, ROW_TARGET, SCRATCH_SHAPE
 from sims.robots import panda
 from sims.tasks.base import TaskConfig
@@ -39,6 +48,9 @@ GRIPPER_CLOSED = 1
 GRIPPER_ACTION = 2
 """The last action entry opens (> 0) or closes the fingers (pick_place)."""
 FINGER_OPEN = panda.finger_position_max
+FLOOR_SLACK = 1e-4
+"""How far (m) a levelled Cartesian target may put the TCP below ``cartesian_z_min`` (or
+below the plain step's height, when that is lower) before the step drops its levelling."""
 
 
 @dataclass(frozen=True)
@@ -98,6 +110,15 @@ def arm_targets_row(
             level_step(tilt_gain, damping, scratch)
         for i in range(7):
             scratch[ROW_TARGET, i] = clip(q[k, i] + scratch[ROW_DQ, i], Q_MIN[i], Q_MAX[i])
+        if tilt_gain > 0.0:
+            # The levelling step moves the TCP only to second order, but a large one (a
+            # tilted arm) can still carry it below the floor: then this step is the plain one.
+            _, _, lz = tcp_row(scratch, ROW_TARGET)
+            if lz < min(z_min, tz + dz) - FLOOR_SLACK:
+                fk_row(q, k, scratch)
+                dls_step(tx, ty, tz, dx, dy, dz, damping, scratch)
+                for i in range(7):
+                    scratch[ROW_TARGET, i] = clip(q[k, i] + scratch[ROW_DQ, i], Q_MIN[i], Q_MAX[i])
     else:
         for i in range(7):
             step = clip(a[i], -1.0, 1.0) * joint_scale_dt * V_MAX[i]

@@ -183,3 +183,20 @@ def test_the_numba_kernels_apply_the_tilt_gain():
         tilts[gain] = max(_tilt_deg(q.astype(np.float64)) for q in obs[:, layout["joint_pos"]])
     assert tilts[0.0] > 25.0
     assert tilts[0.3] < tilts[0.0] / 3.0
+
+
+def test_the_levelling_never_takes_the_tcp_below_the_floor():
+    """A tilted arm just above the floor, asked down and sideways: its levelled targets keep
+    the TCP above ``cartesian_z_min`` (or the plain step's height where that is lower), on
+    the host and in the kernel's own arithmetic alike."""
+    rng = np.random.default_rng(11)
+    cfg = dataclasses.replace(push.CONFIG, ik_tilt_gain=1.0)
+    tilted = np.array([-0.28, 0.75, -0.28, -1.94, 0.02, 1.63, 0.78])  # 60 deg, TCP z 3 cm
+    q = tilted + rng.normal(scale=0.05, size=(300, 7))
+    actions = rng.uniform(-1.0, 1.0, (300, 3))
+    actions[:, 2] = -1.0
+    level, _ = control.joint_targets(cfg, q, actions)
+    plain, _ = control.joint_targets(push.CONFIG, q, actions)
+    floor = np.minimum(cfg.cartesian_z_min, panda.fk_tcp_batch(plain)[:, 2])
+    assert np.all(panda.fk_tcp_batch(level)[:, 2] >= floor - control.FLOOR_SLACK - 1e-9)
+    assert np.abs(level - plain).max() > 1e-2  # the levelling did act on most of them
