@@ -35,7 +35,6 @@ from sims.kernels.kinematics import (
     dls_step,
     fk_row,
     level_step,
-    tcp_row,
 )
 from sims.kernels.layout import ROW_DQ, ROW_TARGET, SCRATCH_SHAPE
 from sims.robots import panda
@@ -113,7 +112,7 @@ def arm_targets_row(
         if tilt_gain > 0.0:
             # The levelling step moves the TCP only to second order, but a large one (a
             # tilted arm) can still carry it below the floor: then this step is the plain one.
-            _, _, lz = tcp_row(scratch, ROW_TARGET)
+            _, _, lz, _, _, _ = fk_row(scratch, ROW_TARGET, scratch)
             if lz < min(z_min, tz + dz) - FLOOR_SLACK:
                 fk_row(q, k, scratch)
                 dls_step(tx, ty, tz, dx, dy, dz, damping, scratch)
