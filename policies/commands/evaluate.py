@@ -137,8 +137,9 @@ def episode_config(
     variant: str | None = None,
 ):
     """The task config of the episodes ``miles eval`` runs for ``skill`` (plain, ``--record``
-    and ``--sweep`` alike): ``config`` (None: the task's) over the card's envelope or the
-    flags (:func:`goal_distance_for`, :func:`regions_for`), then only ``variant``'s episodes.
+    and ``--sweep`` alike): ``config`` (None: the task's) with the action mapping it was
+    trained under (:func:`trained_config`), over the card's envelope or the flags
+    (:func:`goal_distance_for`, :func:`regions_for`), then only ``variant``'s episodes.
     Returns ``(config, extra)``: ``config`` None where nothing changed the task's default;
     ``extra`` what differs from it (``goal_distance``, ``object_region``, ``goal_region``,
     ``variant``), as evaluations record it. ValueError for a bad flag or variant."""
