@@ -229,10 +229,11 @@ def task_envelope(task: str, goal_distance=None, object_region=None, goal_region
     ).to_dict()
 
 
-def action_description(task: str, ik_tilt_gain: float = 0.0) -> dict:
+def action_description(task: str, levelling: dict | None = None) -> dict:
     """Action dimension, mode, meaning and scales, read from the task's config
-    (``ik_tilt_gain``: the training config's ``env.ik_tilt_gain``)."""
-    cfg = dataclasses.replace(sims.get_task(task).CONFIG, ik_tilt_gain=float(ik_tilt_gain))
+    (``levelling``: the training config's tool levelling, as
+    :func:`policies.ppo.config.levelling_fields` gives it)."""
+    cfg = dataclasses.replace(sims.get_task(task).CONFIG, **(levelling or {}))
     if cfg.action_mode == "joint":
         per_step = cfg.joint_action_scale * panda.joint_velocity_limits * cfg.control_dt
         return {
@@ -252,11 +253,13 @@ def action_description(task: str, ik_tilt_gain: float = 0.0) -> dict:
         "into a joint target by one damped-least-squares IK step (never commanding the "
         "TCP below tcp_z_min), clipped to the position limits"
     )
+    levelled = {}
     if cfg.ik_tilt_gain:
         meaning += (
             "; plus a step in that IK step's null space turning the tool axis towards "
-            "straight down (gain ik_tilt_gain)"
+            "straight down (gain ik_tilt_gain, on the tilt beyond ik_tilt_allowance_deg)"
         )
+        levelled = {"ik_tilt_allowance_deg": cfg.ik_tilt_allowance_deg}
     if cfg.has_gripper:
         meaning += "; a[3] is the gripper: > 0 open (fingers at their maximum), <= 0 close"
     else:
@@ -269,6 +272,7 @@ def action_description(task: str, ik_tilt_gain: float = 0.0) -> dict:
             "cartesian_step_max_m": cfg.cartesian_step_max,
             "ik_damping_m": cfg.ik_damping,
             "ik_tilt_gain": cfg.ik_tilt_gain,
+            **levelled,
             "tcp_z_min_m": cfg.cartesian_z_min,
             "control_dt_s": cfg.control_dt,
             "finger_position_max_m": panda.finger_position_max if cfg.has_gripper else 0.0,
@@ -288,13 +292,13 @@ def build_card(
     goal_distance=None,
     object_region=None,
     goal_region=None,
-    ik_tilt_gain: float = 0.0,
+    levelling: dict | None = None,
 ) -> SkillCard:
     """A complete skill card for a task's exported networks; ``goal_distance``,
     ``object_region``, ``goal_region``: the training config's ``env.goal_distance``,
     ``env.object_region``, ``env.goal_region`` (the envelope's cube-goal distances, cube
-    area and goal area; empty: the task's defaults); ``ik_tilt_gain``: its
-    ``env.ik_tilt_gain`` (the action block records it)."""
+    area and goal area; empty: the task's defaults); ``levelling``: its tool levelling
+    (:func:`policies.ppo.config.levelling_fields`; the action block records it)."""
     task_module = sims.get_task(task)
     cfg = task_module.CONFIG
     text = TASK_TEXT[task]
@@ -306,7 +310,7 @@ def build_card(
         "task": task,
         "goal_mapping": text["goal"],
         "observation": {"dim": task_module.LAYOUT.dim, "layout": task_module.LAYOUT.describe()},
-        "action": action_description(task, ik_tilt_gain),
+        "action": action_description(task, levelling),
         "control_rate_hz": round(1.0 / cfg.control_dt, 6),
         "episode_steps": cfg.episode_steps,
         "timeout_s": round(2.0 * cfg.episode_steps * cfg.control_dt, 3),

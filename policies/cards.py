@@ -57,6 +57,7 @@ CARD_SCALES = (
     ("cartesian_step_max_m", "cartesian_step_max"),
     ("ik_damping_m", "ik_damping"),
     ("ik_tilt_gain", "ik_tilt_gain"),
+    ("ik_tilt_allowance_deg", "ik_tilt_allowance_deg"),
     ("tcp_z_min_m", "cartesian_z_min"),
 )
 """``action.scale`` keys of a card and the TaskConfig fields they set."""

@@ -161,6 +161,8 @@ def export_run(
     by the layer that owns them, as for training); :func:`_affordance_center` needs them to
     evaluate a filtered run that recorded no evaluation of its own.
     """
+    import sims
+    from policies.ppo.config import levelling_fields
     from policies.ppo.runner import load_policy
     from policies.provenance import git_commit, miles_version
 
@@ -201,7 +203,7 @@ def export_run(
     regions = {
         k: train_cfg.get("env", {}).get(k) or None for k in ("object_region", "goal_region")
     }
-    tilt = float(train_cfg.get("env", {}).get("ik_tilt_gain") or 0.0)
+    levelling = levelling_fields(train_cfg.get("env", {}), sims.get_task(task).CONFIG)
     if eval_episodes > 0:
         from policies.evaluation import evaluate
         from policies.runtime import SkillPolicy
@@ -215,7 +217,7 @@ def export_run(
                 provenance,
                 {},
                 goal_distance=goal_distance,
-                ik_tilt_gain=tilt,
+                levelling=levelling,
                 **regions,
             ),
             out_dir,
@@ -228,7 +230,7 @@ def export_run(
             episodes=eval_episodes,
             seed=eval_seed,
             num_envs=EVAL_NUM_ENVS,
-            **_envelope_config(task, goal_distance, ik_tilt_gain=tilt, **regions),
+            **_envelope_config(task, goal_distance, levelling=levelling, **regions),
         )
         evaluation = {
             "backend": eval_backend,
@@ -265,7 +267,7 @@ def export_run(
         evaluation,
         affordance=affordance,
         goal_distance=goal_distance,
-        ik_tilt_gain=tilt,
+        levelling=levelling,
         **regions,
     )
     write_card(card, out_dir)
@@ -298,12 +300,12 @@ def staged_provenance(run_dir: str | Path) -> dict:
 
 
 def _envelope_config(
-    task: str, goal_distance, object_region=None, goal_region=None, ik_tilt_gain: float = 0.0
+    task: str, goal_distance, object_region=None, goal_region=None, levelling=None
 ) -> dict:
     """``evaluate`` keyword arguments for episodes over the trained cube-goal distances and
     cube and goal areas, with the trained tool levelling (none set: the task's default
     episodes)."""
-    if not (goal_distance or object_region or goal_region or ik_tilt_gain):
+    if not (goal_distance or object_region or goal_region or levelling):
         return {}
     import dataclasses
 
@@ -311,7 +313,7 @@ def _envelope_config(
     from policies.ppo.envs import with_goal_distance, with_regions
 
     cfg = with_goal_distance(sims.get_task(task).CONFIG, goal_distance)
-    cfg = dataclasses.replace(cfg, ik_tilt_gain=float(ik_tilt_gain))
+    cfg = dataclasses.replace(cfg, **(levelling or {}))
     return {"config": with_regions(cfg, object_region or (), goal_region or ())}
 
 

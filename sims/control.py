@@ -5,9 +5,10 @@ The task contract: actions are clipped to [-1, 1]. Joint mode: ``target = q + a 
 (joint_action_scale * control_dt) * velocity_limit``. Cartesian mode: ``target = q +
 dls_ik_step(q, a[:3] * cartesian_step_max, ik_damping)``, the z displacement cut so the
 TCP is never commanded below ``cartesian_z_min``; with ``ik_tilt_gain`` > 0, plus a step in
-that IK step's null space that turns the tool axis back towards straight down
-(:func:`sims.kernels.kinematics.level_step`: position-only IK lets the hand tilt 12-37
-degrees on straight moves from home to the table, more along longer paths). Both are
+that IK step's null space that turns the tool axis back towards straight down, on the tilt
+beyond ``ik_tilt_allowance_deg`` (:func:`sims.kernels.kinematics.level_step`: position-only
+IK lets the hand tilt 12-37 degrees on straight moves from home to the table, more along
+longer paths). Both are
 clipped to the datasheet position limits of :mod:`sims.robots.panda`. With a gripper,
 ``a[3] > 0`` opens each finger to ``finger_position_max`` and ``a[3] <= 0`` closes it
 (target 0); push trains with the fingers closed (target 0); reach leaves the fingers
@@ -21,6 +22,7 @@ moves is the backend's business (the numba kernels cover ``tracking_gain`` of th
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -68,6 +70,8 @@ class ControlParams:
     """Lowest commanded TCP height (m) in Cartesian mode."""
     tilt_gain: float
     """Cartesian mode: gain of the null-space step that levels the tool (0: none)."""
+    tilt_sin_allowance: float
+    """Cartesian mode: sine of the tilt the levelling leaves alone."""
     gripper: int
     """``GRIPPER_NONE``, ``GRIPPER_CLOSED`` or ``GRIPPER_ACTION``."""
 
@@ -88,13 +92,24 @@ class ControlParams:
             ik_damping=cfg.ik_damping,
             z_min=cfg.cartesian_z_min,
             tilt_gain=cfg.ik_tilt_gain,
+            tilt_sin_allowance=math.sin(math.radians(cfg.ik_tilt_allowance_deg)),
             gripper=gripper,
         )
 
 
 @register_jitable(inline="always")
 def arm_targets_row(
-    q, k, a, cartesian, joint_scale_dt, cartesian_step, damping, z_min, tilt_gain, scratch
+    q,
+    k,
+    a,
+    cartesian,
+    joint_scale_dt,
+    cartesian_step,
+    damping,
+    z_min,
+    tilt_gain,
+    sin_allowance,
+    scratch,
 ):
     """Joint targets of ``q[k]`` (``q``: [N, >= 7], joint positions in columns 0-6) for the
     action ``a`` [A], written into ``scratch[ROW_TARGET, 0:7]`` (``scratch``:
@@ -106,7 +121,7 @@ def arm_targets_row(
         dz = max(clip(a[2], -1.0, 1.0) * cartesian_step, z_min - tz)
         dls_step(tx, ty, tz, dx, dy, dz, damping, scratch)
         if tilt_gain > 0.0:
-            level_step(tilt_gain, damping, scratch)
+            level_step(tilt_gain, sin_allowance, damping, scratch)
         for i in range(7):
             scratch[ROW_TARGET, i] = clip(q[k, i] + scratch[ROW_DQ, i], Q_MIN[i], Q_MAX[i])
         if tilt_gain > 0.0:
@@ -145,6 +160,7 @@ def action_targets(
     damping,
     z_min,
     tilt_gain,
+    sin_allowance,
     gripper,
     arm,
     finger,
@@ -156,7 +172,17 @@ def action_targets(
     for k in range(q.shape[0]):
         a = actions[k]
         arm_targets_row(
-            q, k, a, cartesian, joint_scale_dt, cartesian_step, damping, z_min, tilt_gain, scratch
+            q,
+            k,
+            a,
+            cartesian,
+            joint_scale_dt,
+            cartesian_step,
+            damping,
+            z_min,
+            tilt_gain,
+            sin_allowance,
+            scratch,
         )
         for i in range(7):
             arm[k, i] = scratch[ROW_TARGET, i]
@@ -187,6 +213,7 @@ def joint_targets(
         p.ik_damping,
         p.z_min,
         p.tilt_gain,
+        p.tilt_sin_allowance,
         p.gripper,
         arm,
         finger,

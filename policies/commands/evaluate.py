@@ -170,7 +170,8 @@ def episode_config(
 def trained_config(skill: str, task: str, config=None):
     """``config`` (None: the task's) with the action mapping ``skill`` was trained under,
     which its episodes must share: a card's control period and action scales
-    (``ik_tilt_gain`` among them); a run directory's or checkpoint's ``env.ik_tilt_gain``.
+    (``ik_tilt_gain`` among them); a run directory's or checkpoint's tool levelling
+    (``env.ik_tilt_gain``, ``env.ik_tilt_allowance_deg``).
     Returns ``config`` itself (None stays None) where that changes nothing."""
     import dataclasses
 
@@ -182,13 +183,13 @@ def trained_config(skill: str, task: str, config=None):
         trained = load_card(skill).task_config(base)
     else:
         from policies.export import resolve_checkpoint
+        from policies.ppo.config import levelling_fields
         from policies.ppo.runner import load_policy
 
         path = Path(skill)
         ckpt = resolve_checkpoint(path, "best") if path.is_dir() else path
-        gain = float((load_policy(ckpt)[1].get("config") or {}).get("env", {}).get(
-            "ik_tilt_gain", 0.0) or 0.0)  # fmt: skip
-        trained = dataclasses.replace(base, ik_tilt_gain=gain) if gain else base
+        env = (load_policy(ckpt)[1].get("config") or {}).get("env", {})
+        trained = dataclasses.replace(base, **levelling_fields(env, base))
     return config if trained == base else trained
 
 

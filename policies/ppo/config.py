@@ -157,6 +157,10 @@ class EnvConfig:
     (``TaskConfig.ik_tilt_gain``) in training and the evaluations; the exported card
     records it and the skill node applies it. 0: the orientation is left to the
     position-only IK."""
+    ik_tilt_allowance_deg: float = 0.0
+    """With ``ik_tilt_gain``: the tool tilt (degrees from straight down) the levelling
+    leaves alone (``TaskConfig.ik_tilt_allowance_deg``); it turns back only the tilt beyond
+    it."""
     cube_size: tuple[float, ...] = ()
     """push and pick_place: ``[lo, hi]`` (m), the cube's edge drawn per training episode
     (``randomization.cube_size``; the evaluations keep the scene's cube); empty: the
@@ -335,7 +339,7 @@ def _check_task_options(cfg: TrainConfig) -> None:
     """ValueError for an option the task cannot take: an ``imitation.augment_fields`` name
     that is not a field of its observation, a contact randomization (``env.cube_size``, ...)
     on a task without a cube, a tool levelling (``env.ik_tilt_gain``) on a joint-space task
-    (no check for an unknown task: the runner names it)."""
+    or with a bad gain or allowance (no check for an unknown task: the runner names it)."""
     import sims
 
     try:
@@ -348,14 +352,25 @@ def _check_task_options(cfg: TrainConfig) -> None:
     if contact and not task.CONFIG.has_object:
         names = ", ".join(f"env.{key}" for key in contact)
         raise ValueError(f"{names}: task {cfg.task!r} has no cube to randomize")
-    check_tilt_gain(cfg.env.ik_tilt_gain, task.CONFIG)
+    levelling_fields(cfg.env, task.CONFIG)
 
 
-def check_tilt_gain(gain, task_config) -> float:
-    """``env.ik_tilt_gain``, or ValueError when it is not 0 or a number in (0, 1] for a task
-    with Cartesian actions."""
+def levelling_fields(env, task_config) -> dict:
+    """The TaskConfig fields of a training env block's tool levelling (``env``: an
+    :class:`EnvConfig` or its dict, as a checkpoint or run stores it):
+    ``{"ik_tilt_gain": ..., "ik_tilt_allowance_deg": ...}``, empty when the gain is 0.
+    ValueError for a gain that is not a number in (0, 1] on a task with Cartesian actions,
+    an allowance outside [0, 90) degrees, or an allowance without a gain."""
+    get = env.get if isinstance(env, dict) else lambda key, default: getattr(env, key, default)
+    gain = get("ik_tilt_gain", 0.0) or 0.0
+    allowance = get("ik_tilt_allowance_deg", 0.0) or 0.0
     if gain == 0:
-        return 0.0
+        if allowance != 0:
+            raise ValueError(
+                f"env.ik_tilt_allowance_deg ({allowance!r}) needs env.ik_tilt_gain > 0: "
+                "it is the tilt the tool levelling leaves alone"
+            )
+        return {}
     if task_config.action_mode != "cartesian" or not (
         isinstance(gain, (int, float)) and 0.0 < gain <= 1.0
     ):
@@ -363,7 +378,11 @@ def check_tilt_gain(gain, task_config) -> float:
             f"env.ik_tilt_gain is a Cartesian-task option in (0, 1], not {gain!r} for "
             f"{task_config.name} ({task_config.action_mode} actions)"
         )
-    return float(gain)
+    if not (isinstance(allowance, (int, float)) and 0.0 <= allowance < 90.0):
+        raise ValueError(
+            f"env.ik_tilt_allowance_deg is a tilt in [0, 90) degrees, not {allowance!r}"
+        )
+    return {"ik_tilt_gain": float(gain), "ik_tilt_allowance_deg": float(allowance)}
 
 
 IMITATION_EXPERTS = ("", "scripted")

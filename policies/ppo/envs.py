@@ -22,8 +22,8 @@ import sims
 from policies.ppo.config import (
     TrainConfig,
     check_plain_fraction,
-    check_tilt_gain,
     contact_randomization,
+    levelling_fields,
 )
 
 RANK_SEED_STRIDE = 1_000_003
@@ -47,8 +47,8 @@ config included) that put a motor filter into each of ``num_envs`` PyBullet envs
 def evaluation_task_config(cfg: TrainConfig):
     """The task's TaskConfig with the run's episode length, goal distances
     (``env.goal_distance``), cube and goal areas (``env.object_region``, ``env.goal_region``),
-    stacking episodes (``env.stack_fraction``) and tool levelling (``env.ik_tilt_gain``), no
-    training noise."""
+    stacking episodes (``env.stack_fraction``) and tool levelling (``env.ik_tilt_gain``,
+    ``env.ik_tilt_allowance_deg``), no training noise."""
     task_cfg = with_goal_distance(sims.get_task(cfg.task).CONFIG, cfg.env.goal_distance)
     task_cfg = with_regions(task_cfg, cfg.env.object_region, cfg.env.goal_region)
     if cfg.env.episode_scale != 1.0:
@@ -63,9 +63,9 @@ def evaluation_task_config(cfg: TrainConfig):
                 f"{cfg.env.stack_fraction!r} for {cfg.task}"
             )
         task_cfg = dataclasses.replace(task_cfg, stack_fraction=float(cfg.env.stack_fraction))
-    if cfg.env.ik_tilt_gain:
-        gain = check_tilt_gain(cfg.env.ik_tilt_gain, task_cfg)
-        task_cfg = dataclasses.replace(task_cfg, ik_tilt_gain=gain)
+    levelling = levelling_fields(cfg.env, task_cfg)
+    if levelling:
+        task_cfg = dataclasses.replace(task_cfg, **levelling)
     return task_cfg
 
 

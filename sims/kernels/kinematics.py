@@ -236,16 +236,25 @@ def _damped_solve(dx, dy, dz, damping, scratch):
 
 
 @register_jitable
-def level_step(gain, damping, scratch):
+def level_step(gain, sin_allowance, damping, scratch):
     """Add to :func:`dls_step`'s joint delta (``scratch[ROW_DQ]``) a step that turns the
     tool axis towards straight down, in the null space of the TCP step: ``v = gain *
     Jw^T e`` with ``e = u x (-z)`` (``u``: the tool axis, joint 7's; ``Jw``: the joint
     axes, the angular Jacobian), minus its TCP motion ``J^T (J J^T + damping^2 I)^-1 J
-    v``. Tilt only: the tool's yaw about the vertical stays free. Uses
+    v``. Tilt only: the tool's yaw about the vertical stays free. ``sin_allowance``: the
+    sine of a tilt left alone; ``|e|`` (the tilt's sine) is shortened by it, so a tool
+    tilted less than the allowance gets no step (0: every tilt is levelled). Uses
     ``scratch[ROW_TARGET]`` as scratch (the caller writes the targets afterwards)."""
     jr = ROW_JAC
-    ex = -scratch[6, 1] * gain
-    ey = scratch[6, 0] * gain
+    ux = scratch[6, 0]
+    uy = scratch[6, 1]
+    if sin_allowance > 0.0:
+        s = math.sqrt(ux * ux + uy * uy)
+        if s <= sin_allowance:
+            return
+        gain *= (s - sin_allowance) / s
+    ex = -uy * gain
+    ey = ux * gain
     b0 = 0.0
     b1 = 0.0
     b2 = 0.0

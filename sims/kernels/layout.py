@@ -68,7 +68,8 @@ P_CUBE_HALF_HI = 80
 P_PAD_LO = 81  # per-episode finger pad inset range (m per finger), low end
 P_PAD_HI = 82
 P_TILT_GAIN = 83  # Cartesian mode: gain of the IK's tool-levelling null-space step (0: none)
-NUM_FLOAT_PARAMS = 84
+P_TILT_SIN_ALLOW = 84  # sine of the tool tilt the levelling leaves alone
+NUM_FLOAT_PARAMS = 85
 
 # --- int parameter vector ---------------------------------------------------------------
 I_KIND = 0

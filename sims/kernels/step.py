@@ -92,6 +92,7 @@ from sims.kernels.layout import (
     P_PAD_HI,
     P_PAD_LO,
     P_TILT_GAIN,
+    P_TILT_SIN_ALLOW,
     P_Z_MIN,
     R_FINAL_LENGTH,
     R_FINAL_RETURN,
@@ -287,6 +288,7 @@ def step_env(
         fp[P_IK_DAMPING],
         fp[P_Z_MIN],
         fp[P_TILT_GAIN],
+        fp[P_TILT_SIN_ALLOW],
         scratch,
     )
     substeps = ip[I_ACT_SUBSTEPS]

@@ -135,6 +135,9 @@ class TaskConfig:
     axis back towards straight down (:func:`sims.kernels.kinematics.level_step`; 0: the
     hand's orientation is left to the position-only IK, as the skills shipped before it
     were trained)."""
+    ik_tilt_allowance_deg: float = 0.0
+    """Cartesian mode, with ``ik_tilt_gain``: the tool tilt (degrees from straight down)
+    the levelling leaves alone; it turns the tool back only by the tilt beyond it."""
     cartesian_z_min: float = 0.012
     """Cartesian mode: the commanded TCP height never goes below this (m, table top at
     z = 0): a downward displacement is cut to ``cartesian_z_min - tcp_z`` (the fingertips,

@@ -35,7 +35,9 @@ def test_the_card_records_the_gain_and_the_skill_node_applies_it(module, tmp_pat
     plain = build_card(task, task, {}, {"task": task}, {"episodes": 0})
     assert plain.action["scale"]["ik_tilt_gain"] == 0.0
     assert card_config(module, plain) == module.CONFIG  # today's cards: nothing changes
-    level = build_card(task, task, {}, {"task": task}, {"episodes": 0}, ik_tilt_gain=0.3)
+    level = build_card(
+        task, task, {}, {"task": task}, {"episodes": 0}, levelling={"ik_tilt_gain": 0.3}
+    )
     assert level.action["scale"]["ik_tilt_gain"] == 0.3
     assert "null space" in level.action["meaning"]
     assert card_config(module, level) == dataclasses.replace(module.CONFIG, ik_tilt_gain=0.3)
@@ -48,3 +50,31 @@ def test_the_card_records_the_gain_and_the_skill_node_applies_it(module, tmp_pat
     config, _ = base.episode_config(str(tmp_path), task)
     assert config.ik_tilt_gain == 0.3
     assert load_card(tmp_path).task_config().ik_tilt_gain == 0.3
+
+
+def test_the_allowance_reaches_the_envs_and_the_card():
+    env = {"ik_tilt_gain": 0.3, "ik_tilt_allowance_deg": 25}
+    cfg = TrainConfig.from_dict({"task": "push", "env": env})
+    assert training_task_config(cfg).ik_tilt_allowance_deg == 25.0
+    assert evaluation_task_config(cfg).ik_tilt_allowance_deg == 25.0
+    card = build_card("push", "push", {}, {"task": "push"}, {"episodes": 0}, levelling=env)
+    assert card.action["scale"]["ik_tilt_allowance_deg"] == 25
+    assert "ik_tilt_allowance_deg" in card.action["meaning"]
+    expected = dataclasses.replace(push.CONFIG, ik_tilt_gain=0.3, ik_tilt_allowance_deg=25.0)
+    assert card_config(push, card) == expected
+    # a card without levelling does not carry the allowance
+    plain = build_card("push", "push", {}, {"task": "push"}, {"episodes": 0})
+    assert "ik_tilt_allowance_deg" not in plain.action["scale"]
+
+
+@pytest.mark.parametrize(
+    ("env", "match"),
+    [
+        ({"ik_tilt_allowance_deg": 20}, "needs env.ik_tilt_gain"),
+        ({"ik_tilt_gain": 0.3, "ik_tilt_allowance_deg": 90}, r"\[0, 90\)"),
+        ({"ik_tilt_gain": 0.3, "ik_tilt_allowance_deg": -5}, r"\[0, 90\)"),
+    ],
+)
+def test_a_bad_allowance_is_refused_when_the_config_loads(env, match):
+    with pytest.raises(ValueError, match=match):
+        TrainConfig.from_dict({"task": "push", "env": env})

@@ -154,6 +154,35 @@ def test_the_levelling_step_is_in_the_null_space_of_the_tcp_step():
     assert all(_tilt_deg(a) < _tilt_deg(b) for a, b in zip(still, q, strict=True))
 
 
+@pytest.mark.parametrize("target", [(0.31, -0.24, 0.03), (0.30, 0.0, 0.02), (0.60, 0.30, 0.02)])
+def test_the_tilt_allowance_levels_only_the_tilt_beyond_it(target):
+    """With ``ik_tilt_allowance_deg`` the levelling turns the tool back to the allowance, not
+    to straight down; a move that stays within it is the plain IK's, bit for bit."""
+    free = _drive(push.CONFIG, target)
+    cfg = dataclasses.replace(push.CONFIG, ik_tilt_gain=0.2, ik_tilt_allowance_deg=15.0)
+    allowed = _drive(cfg, target)
+    np.testing.assert_allclose(panda.fk_tcp(allowed), target, atol=1e-3)
+    if _tilt_deg(free) > 15.0:
+        assert 14.0 < _tilt_deg(allowed) < 16.5
+    else:  # no state on the way tilts past the allowance
+        np.testing.assert_array_equal(allowed, free)
+
+
+def test_a_tool_within_the_allowance_gets_the_plain_step():
+    rng = np.random.default_rng(5)
+    cfg = dataclasses.replace(push.CONFIG, ik_tilt_gain=0.5, ik_tilt_allowance_deg=20.0)
+    q = panda.home_joint_positions + rng.normal(scale=0.15, size=(400, 7))
+    tilt = np.array([_tilt_deg(row) for row in q])
+    within = tilt < 19.9
+    assert 50 < within.sum() < 350  # both kinds of arm are drawn
+    actions = rng.uniform(-1.0, 1.0, (400, 3))
+    allowed, _ = control.joint_targets(cfg, q, actions)
+    plain, _ = control.joint_targets(push.CONFIG, q, actions)
+    np.testing.assert_array_equal(allowed[within], plain[within])
+    beyond = tilt > 20.5
+    assert np.abs(allowed[beyond] - plain[beyond]).max(axis=1).min() > 0.0
+
+
 def test_a_zero_tilt_gain_is_the_plain_ik():
     cfg = dataclasses.replace(push.CONFIG, ik_tilt_gain=0.0)
     q, actions = random_inputs(cfg, 200, seed=3)
