@@ -8,11 +8,11 @@ TCP is never commanded below ``cartesian_z_min``; with ``ik_tilt_gain`` > 0, plu
 that IK step's null space that turns the tool axis back towards straight down, on the tilt
 beyond ``ik_tilt_allowance_deg`` (:func:`sims.kernels.kinematics.level_step`: position-only
 IK lets the hand tilt 12-37 degrees on straight moves from home to the table, more along
-longer paths). Both are
-clipped to the datasheet position limits of :mod:`sims.robots.panda`. With a gripper,
-``a[3] > 0`` opens each finger to ``finger_position_max`` and ``a[3] <= 0`` closes it
-(target 0); push trains with the fingers closed (target 0); reach leaves the fingers
-alone (NaN here, None in :func:`joint_targets`).
+longer paths). Both are clipped to the datasheet position limits of
+:mod:`sims.robots.panda`. With a gripper, ``a[3] > 0`` opens each finger to
+``finger_position_max`` and ``a[3] <= 0`` closes it (target 0); push trains with the
+fingers closed (target 0); reach leaves the fingers alone (NaN here, None in
+:func:`joint_targets`).
 
 :func:`arm_targets_row` is the per-env maths, written once as a scalar, allocation-free
 function that numba compiles for the CPU kernels, the CUDA kernel
