@@ -22,7 +22,6 @@ moves is the backend's business (the numba kernels cover ``tracking_gain`` of th
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -92,7 +91,7 @@ class ControlParams:
             ik_damping=cfg.ik_damping,
             z_min=cfg.cartesian_z_min,
             tilt_gain=cfg.ik_tilt_gain,
-            tilt_sin_allowance=math.sin(math.radians(cfg.ik_tilt_allowance_deg)),
+            tilt_sin_allowance=cfg.ik_tilt_sin_allowance,
             gripper=gripper,
         )
 

@@ -8,7 +8,6 @@ The contact models here are the numbers of the cube model described in
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -89,7 +88,7 @@ def kernel_params(
     fp[layout.P_CART_STEP] = cfg.cartesian_step_max
     fp[layout.P_IK_DAMPING] = cfg.ik_damping
     fp[layout.P_TILT_GAIN] = cfg.ik_tilt_gain
-    fp[layout.P_TILT_SIN_ALLOW] = math.sin(math.radians(cfg.ik_tilt_allowance_deg))
+    fp[layout.P_TILT_SIN_ALLOW] = cfg.ik_tilt_sin_allowance
     fp[layout.P_Z_MIN] = cfg.cartesian_z_min
     fp[layout.P_GAIN] = cfg.tracking_gain
     fp[layout.P_SUCCESS] = cfg.success_threshold

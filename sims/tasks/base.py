@@ -9,6 +9,7 @@ formulas into kernels for speed and is tested against these functions.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -174,6 +175,11 @@ class TaskConfig:
     def action_dim(self) -> int:
         arm = 7 if self.action_mode == "joint" else 3
         return arm + (1 if self.has_gripper else 0)
+
+    @property
+    def ik_tilt_sin_allowance(self) -> float:
+        """The sine of ``ik_tilt_allowance_deg``, as the IK's levelling step takes it."""
+        return math.sin(math.radians(self.ik_tilt_allowance_deg))
 
 
 class SimState(NamedTuple):
