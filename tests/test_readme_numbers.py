@@ -1,0 +1,93 @@
+"""The README's skill numbers are the shipped cards' (``evidence``) and sweeps'
+(``robustness.json``): re-exporting or re-recording a skill without updating the README
+fails here, so a reader never sees numbers of a skill that is no longer shipped."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+README = (ROOT / "README.md").read_text()
+SKILLS = ("reach", "push", "pick_place")
+ROBUSTNESS_HEADER = "| skill | PyBullet | supervised | Isaac (Newton) |"
+
+
+def _evidence(skill: str) -> dict:
+    card = yaml.safe_load((ROOT / "policies" / "skills" / skill / "skill.yaml").read_text())
+    return {k: round(100.0 * v["success_rate"], 1) for k, v in card["evidence"].items()}
+
+
+def _sweep(skill: str) -> dict[str, dict[float, float]]:
+    data = json.loads((ROOT / "policies" / "skills" / skill / "robustness.json").read_text())
+    return {
+        axis["name"]: {float(p["value"]): round(100.0 * p["success"], 1) for p in axis["points"]}
+        for axis in data["axes"]
+    }
+
+
+def _numbers(text: str) -> list[float]:
+    return [float(v) for v in re.findall(r"\d+(?:\.\d+)?", text)]
+
+
+def _robustness_rows() -> dict[str, list[str]]:
+    lines = README[README.index(ROBUSTNESS_HEADER) :].splitlines()
+    rows = {}
+    for line in lines[2:]:
+        if not line.startswith("|"):
+            break
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        rows[cells[0]] = cells[1:]
+    return rows
+
+
+@pytest.mark.parametrize("skill", SKILLS)
+def test_the_robustness_table_is_the_cards_and_sweeps(skill):
+    cells = _robustness_rows()[skill]
+    evidence, sweep = _evidence(skill), _sweep(skill)
+    plain, supervised, isaac, latency, noise, mass, friction, cube, limits = cells
+    assert _numbers(plain) == [evidence["pybullet"]]
+    expected = [evidence["supervised"]]
+    if "supervised_stack" in evidence:
+        expected.append(evidence["supervised_stack"])
+    assert _numbers(supervised) == expected
+    assert _numbers(isaac) == [evidence["isaac"]]
+    lat = sweep["command_latency"]
+    assert _numbers(latency)[-3:] == [lat[1.0], lat[2.0], lat[3.0]]
+    obs = sweep["observation_noise"]
+    assert _numbers(noise) == [obs[0.005], obs[0.01]]
+    for cell, axis, points in (
+        (mass, "cube_mass_scale", (0.5, 2.0)),
+        (friction, "friction_scale", (0.5, 1.5)),
+        (cube, "cube_size", (0.035, 0.045)),
+    ):
+        if axis in sweep:
+            assert _numbers(cell) == [sweep[axis][p] for p in points], axis
+        else:
+            assert cell == "-", axis
+    js = sweep["joint_limit_scale"]
+    assert _numbers(limits)[-2:] == [js[1.0], js[0.5]]
+
+
+@pytest.mark.parametrize(
+    "phrase, key",
+    [
+        ("behind the safety supervisor (targets sent as skill_node sends them)", "supervised"),
+        ("in Isaac (Newton, never trained in)", "isaac"),
+        ("in plain PyBullet (the quick arm)", "pybullet"),
+    ],
+)
+def test_the_overview_quotes_the_cards(phrase, key):
+    row = next(line for line in README.splitlines() if line.startswith("| skills |"))
+    text = row[row.index(phrase) + len(phrase) :].split(";")[0]
+    for skill in SKILLS:
+        found = re.search(rf"\b{skill} (\d+(?:\.\d+)?)%", text)
+        assert found, f"{skill} after {phrase!r}"
+        assert float(found.group(1)) == _evidence(skill)[key], (skill, key)
+    if key == "supervised":
+        stacking = re.search(r"(\d+(?:\.\d+)?)% stacking", text)
+        assert float(stacking.group(1)) == _evidence("pick_place")["supervised_stack"]
