@@ -155,6 +155,31 @@ def run_episodes(
     )
 
 
+def merge_results(
+    parts: list[EvalResult | None], seed: int = 0, parallel: bool = True
+) -> EvalResult:
+    """One result from several episode sets' outcomes (the ranks of a distributed run, or
+    the two arms of a run with plain-arm episodes); ``None`` and empty parts are skipped.
+    ``parallel``: the sets ran at once (wall time: the longest), else one after another
+    (the sum)."""
+    parts = [p for p in parts if p is not None and p.episodes > 0]
+    n = sum(p.episodes for p in parts)
+    successes = sum(p.successes for p in parts)
+    walls = [p.wall_s for p in parts]
+    return EvalResult(
+        success=successes / n if n else 0.0,
+        ci95=wilson_interval(successes, n),
+        mean_return=sum(p.mean_return * p.episodes for p in parts) / n if n else 0.0,
+        mean_length=sum(p.mean_length * p.episodes for p in parts) / n if n else 0.0,
+        episodes=n,
+        successes=successes,
+        backend=parts[0].backend if parts else "",
+        seed=seed,
+        wall_s=(max(walls, default=0.0) if parallel else sum(walls)),
+        per_episode_success=[s for p in parts for s in p.per_episode_success],
+    )
+
+
 def variant_config(task: str, variant: str, config=None):
     """``config`` (default: the task's) running only ``variant`` episodes of ``task`` (its
     module's ``VARIANTS``, e.g. pick_place's ``pads`` and ``stack``); ValueError naming the

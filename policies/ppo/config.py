@@ -175,6 +175,11 @@ class EnvConfig:
     """numba stages: ``[lo, hi]`` (m), how far each finger pad's face lies inside the
     reported opening, per training episode (``randomization.finger_pad``: a held cube reads
     wider by twice that); empty: the numba model's thin pads."""
+    plain_arm_prob: float = 0.0
+    """numba stages with ``actuator: panda``: the fraction of training episodes (drawn per
+    episode, ``randomization.plain_arm_prob``) that bypass the command-path model and run
+    on the plain quick tracking, so the skill meets both arms; 0: none. A stage without
+    a model runs every episode on the plain arm and ignores it."""
 
 
 @dataclass
@@ -281,6 +286,7 @@ def _env_config(data: dict[str, Any]) -> EnvConfig:
             data[key] = tuple(float(v) for v in data[key] or ())
     cfg = EnvConfig(**data)
     contact_randomization(cfg)  # ValueError now, before any work
+    plain_arm_randomization(cfg)
     fraction = check_plain_fraction(cfg.plain_fraction)
     if fraction and not cfg.motor_filter:
         raise ValueError("env.plain_fraction takes envs off a motor filter: set env.motor_filter")
@@ -311,6 +317,22 @@ def contact_randomization(env: EnvConfig) -> dict[str, tuple[float, float]]:
         except (ValueError, TypeError) as exc:
             raise ValueError(f"env.{key}: {exc}") from None
     return changes
+
+
+def plain_arm_randomization(env: EnvConfig) -> dict[str, float]:
+    """``{"plain_arm_prob": p}`` when the run's ``env`` sends a fraction p > 0 of its
+    episodes past its command-path model (``env.actuator``), else empty (without a model
+    every episode is on the plain arm already); ValueError for a p outside [0, 1]."""
+    from sims.tasks.base import DomainRandomization
+
+    prob = env.plain_arm_prob
+    try:
+        DomainRandomization(plain_arm_prob=prob)
+    except ValueError as exc:
+        raise ValueError(f"env.{exc}") from None
+    if not prob or env.actuator == "none":
+        return {}
+    return {"plain_arm_prob": float(prob)}
 
 
 def check_plain_fraction(fraction) -> float:
@@ -443,8 +465,14 @@ def default_train_config(task: str) -> TrainConfig:
                 target_success=0.99,
             ),
             # On the arm the robot really is: the command-path model (the supervisor's
-            # rate limits at 250 Hz, the drives' lag) and 0..2 periods of command latency.
-            env=EnvConfig(observation_noise_std=0.002, action_latency_steps=2, actuator="panda"),
+            # rate limits at 250 Hz, the drives' lag) and 0..2 periods of command latency;
+            # 30% of the episodes on the plain quick arm (simulators, a quicker controller).
+            env=EnvConfig(
+                observation_noise_std=0.002,
+                action_latency_steps=2,
+                actuator="panda",
+                plain_arm_prob=0.3,
+            ),
         )
     if task == "push":
         return TrainConfig(

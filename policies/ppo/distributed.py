@@ -35,7 +35,7 @@ import numpy as np
 import torch
 import torch.distributed as dist
 
-from policies.evaluation import EvalResult, wilson_interval
+from policies.evaluation import EvalResult, merge_results
 
 logger = logging.getLogger(__name__)
 
@@ -215,34 +215,9 @@ class DistContext:
 
     def gather_eval(self, result: EvalResult | None, seed: int) -> EvalResult:
         """Every rank's evaluation outcomes merged into one result (on every rank)."""
-        part = None
-        if result is not None and result.episodes > 0:
-            part = (
-                result.successes,
-                result.episodes,
-                result.mean_return * result.episodes,
-                result.mean_length * result.episodes,
-                result.wall_s,
-                list(result.per_episode_success),
-                result.backend,
-            )
         parts: list = [None] * self.world_size
-        dist.all_gather_object(parts, part)
-        parts = [p for p in parts if p is not None]
-        successes = sum(p[0] for p in parts)
-        n = sum(p[1] for p in parts)
-        return EvalResult(
-            success=successes / n if n else 0.0,
-            ci95=wilson_interval(successes, n),
-            mean_return=sum(p[2] for p in parts) / n if n else 0.0,
-            mean_length=sum(p[3] for p in parts) / n if n else 0.0,
-            episodes=n,
-            successes=successes,
-            backend=parts[0][6] if parts else "",
-            seed=seed,
-            wall_s=max((p[4] for p in parts), default=0.0),
-            per_episode_success=[s for p in parts for s in p[5]],
-        )
+        dist.all_gather_object(parts, result)
+        return merge_results(parts, seed)
 
     # ------------------------------------------------------------------ lifetime
     def _collective_device(self) -> torch.device:

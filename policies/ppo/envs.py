@@ -24,6 +24,7 @@ from policies.ppo.config import (
     check_plain_fraction,
     contact_randomization,
     levelling_fields,
+    plain_arm_randomization,
 )
 
 RANK_SEED_STRIDE = 1_000_003
@@ -105,14 +106,16 @@ def with_regions(task_cfg, object_region=(), goal_region=()):
 
 
 def training_task_config(cfg: TrainConfig):
-    """The task's TaskConfig with the run's training-backend noise, latency and contact
-    randomization (``env.cube_size``, ``finger_friction_scale``, ``contact_stiffness``)."""
+    """The task's TaskConfig with the run's training-backend noise, latency, contact
+    randomization (``env.cube_size``, ``finger_friction_scale``, ``contact_stiffness``,
+    ``finger_pad``) and plain-arm episodes (``env.plain_arm_prob``)."""
     task_cfg = evaluation_task_config(cfg)
     rand = dataclasses.replace(
         task_cfg.randomization,
         observation_noise_std=cfg.env.observation_noise_std,
         action_latency_steps=cfg.env.action_latency_steps,
         **contact_randomization(cfg.env),
+        **plain_arm_randomization(cfg.env),
     )
     return dataclasses.replace(task_cfg, randomization=rand)
 

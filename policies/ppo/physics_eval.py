@@ -5,15 +5,21 @@ distributed run) with a warning instead of stopping training. On several ranks e
 its share of the episodes and every rank gets the merged result
 (:mod:`policies.ppo.distributed`). When to evaluate is :class:`policies.ppo.progress.
 EvalSchedule`'s call; what the runner keeps of a result is the runner's.
+
+A run that trains a share of its episodes on the plain arm (``env.plain_arm_prob``, past
+its command-path model) is evaluated on both arms in that proportion: the same share of
+the episodes runs in a second env without the model, so its checkpoints are ranked by
+the arms they were trained for.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import time
 from collections.abc import Mapping
 
-from policies.evaluation import EvalResult, run_episodes
+from policies.evaluation import EvalResult, merge_results, run_episodes
 from policies.ppo.checkpoints import torch_policy_fn
 from policies.ppo.config import TrainConfig
 from policies.ppo.envs import MotorFilterFactory, evaluation_task_config, make_env
@@ -35,6 +41,8 @@ class PhysicsEvaluator:
         self.dist = dist
         self.env = None
         """The evaluation env (built by the first :meth:`ready`)."""
+        self.plain_env = None
+        """With ``env.plain_arm_prob``: the evaluation env without the command-path model."""
         self.disabled = False
         """Whether evaluation is off (its env could not be built)."""
 
@@ -53,6 +61,18 @@ class PhysicsEvaluator:
                     evaluation_task_config(self.cfg),
                     self.motor_filters,
                 )
+                if self.cfg.env.plain_arm_prob:
+                    plain = dataclasses.replace(
+                        self.cfg,
+                        env=dataclasses.replace(self.cfg.env, actuator="none", plain_arm_prob=0.0),
+                    )
+                    self.plain_env = make_env(
+                        plain,
+                        rc.eval_backend,
+                        rc.eval_num_envs,
+                        evaluation_task_config(plain),
+                        self.motor_filters,
+                    )
             except Exception as exc:  # noqa: BLE001 - a missing backend must not stop training
                 logger.warning(
                     "physics evaluation disabled: cannot build the %s env (%s)",
@@ -84,12 +104,18 @@ class PhysicsEvaluator:
         policy = torch_policy_fn(model)
         share = self.dist.episode_share(episodes)
         seed = self.dist.eval_seed(rc.eval_seed)
-        part = run_episodes(self.env, policy, share, seed) if share else None
+        plain = round(share * self.cfg.env.plain_arm_prob) if self.plain_env is not None else 0
+        parts = [
+            run_episodes(env, policy, n, seed) if n else None
+            for env, n in ((self.env, share - plain), (self.plain_env, plain))
+        ]
+        part = merge_results(parts, seed, parallel=False) if share else None
         result = self.dist.gather_eval(part, rc.eval_seed)
         result.backend = rc.eval_backend
         return result
 
     def close(self) -> None:
-        if self.env is not None:
-            self.env.close()
-            self.env = None
+        for env in (self.env, self.plain_env):
+            if env is not None:
+                env.close()
+        self.env = self.plain_env = None

@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 import sims
-from policies.ppo.config import TrainConfig, contact_randomization
+from policies.ppo.config import TrainConfig, contact_randomization, plain_arm_randomization
 from sims.tasks.base import unsupported_randomization
 
 SELECT_RULES = ("last", "best_periodic", "best_eval_success")
@@ -217,7 +217,9 @@ def parse_staged_config(
                     f"{at}: imitation.expert: no scripted expert for {cfg.task}; experts "
                     f"exist for {', '.join(EXPERT_TASKS)}"
                 )
-        unsupported = unsupported_randomization(contact_randomization(cfg.env), cfg.backend)
+        unsupported = unsupported_randomization(
+            {**contact_randomization(cfg.env), **plain_arm_randomization(cfg.env)}, cfg.backend
+        )
         if unsupported:
             names = ", ".join(f"env.{key}" for key in unsupported)
             raise StageConfigError(f"{at}: the {cfg.backend} backend cannot randomize {names}")

@@ -59,6 +59,8 @@ Command path (off by default; ``actuator="panda"``, :mod:`sims.robots.actuator`)
 targets are tracked at the controller rate under the velocity, acceleration and jerk
 limits (the supervisor's shaping, per joint) and the joints follow the shaped command
 through a first-order lag instead of ``tracking_gain``; its latency is the action delay.
+``randomization.plain_arm_prob`` of the episodes (drawn per episode) bypass it and track
+as without it, so a skill also meets the quick arm.
 
 Domain randomization per episode: initial joint noise, friction scale, mass scale, the
 cube's edge (``randomization.cube_size``; default the task's 0.04 m), the finger pads'
@@ -342,9 +344,10 @@ class NumbaEnv(BatchedEnv):
         return self._obs
 
     def randomization_state(self) -> dict[str, np.ndarray]:
-        """This episode's draws per env: friction scale, mass scale, action delay, and
-        the cube's edge (m), finger-cube friction coefficient and finger pad inset (m;
-        tasks with a cube)."""
+        """This episode's draws per env: friction scale, mass scale, action delay, the
+        cube's edge (m), finger-cube friction coefficient and finger pad inset (m; tasks
+        with a cube), and whether it runs on the plain tracking (``plain_arm``:
+        ``randomization.plain_arm_prob``)."""
         return {
             "friction_scale": self._st[:, layout.S_FRICTION].copy(),
             "mass_scale": self._st[:, layout.S_MASS].copy(),
@@ -352,6 +355,7 @@ class NumbaEnv(BatchedEnv):
             "cube_size": 2.0 * self._st[:, layout.S_CUBE_HALF],
             "finger_friction": self._st[:, layout.S_MU_FINGER].copy(),
             "finger_pad": self._st[:, layout.S_PAD].copy(),
+            "plain_arm": self._st[:, layout.S_PLAIN] > 0.5,
         }
 
     def grasped(self) -> np.ndarray:

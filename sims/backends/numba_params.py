@@ -94,6 +94,8 @@ def kernel_params(
     fp[layout.P_SUCCESS] = cfg.success_threshold
     fp[layout.P_JOINT_NOISE] = rnd.initial_joint_noise
     fp[layout.P_OBS_NOISE] = rnd.observation_noise_std
+    # without a command-path model every episode tracks plainly (and reports so)
+    fp[layout.P_PLAIN_PROB] = rnd.plain_arm_prob if actuator is not None else 1.0
     fp[layout.P_FRICTION_LO], fp[layout.P_FRICTION_HI] = rnd.friction_scale
     fp[layout.P_MASS_LO], fp[layout.P_MASS_HI] = rnd.object_mass_scale
     fp[layout.P_MU_TABLE] = MU_TABLE

@@ -69,7 +69,8 @@ P_PAD_LO = 81  # per-episode finger pad inset range (m per finger), low end
 P_PAD_HI = 82
 P_TILT_GAIN = 83  # Cartesian mode: gain of the IK's tool-levelling null-space step (0: none)
 P_TILT_SIN_ALLOW = 84  # sine of the tool tilt the levelling leaves alone
-NUM_FLOAT_PARAMS = 85
+P_PLAIN_PROB = 85  # command-path model: probability an episode runs on the plain tracking
+NUM_FLOAT_PARAMS = 86
 
 # --- int parameter vector ---------------------------------------------------------------
 I_KIND = 0
@@ -107,7 +108,8 @@ S_ACT_V = 50  # 7 its velocities
 S_ACT_A = 57  # 7 its accelerations
 S_CUBE_HALF = 64  # half edge of this episode's cube
 S_PAD = 65  # finger pad inset of this episode: the opening reads 2 x this beyond the gap
-NUM_STATE = 66
+S_PLAIN = 66  # 1.0: this episode bypasses the command-path model (the plain tracking)
+NUM_STATE = 67
 
 C_STEPS = 0  # steps in this episode
 C_EPISODE = 1  # episode counter (keys the RNG)

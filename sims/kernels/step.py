@@ -91,6 +91,7 @@ from sims.kernels.layout import (
     P_OBS_NOISE,
     P_PAD_HI,
     P_PAD_LO,
+    P_PLAIN_PROB,
     P_TILT_GAIN,
     P_TILT_SIN_ALLOW,
     P_Z_MIN,
@@ -110,6 +111,7 @@ from sims.kernels.layout import (
     S_MU_FINGER,
     S_OBJ,
     S_PAD,
+    S_PLAIN,
     S_Q,
     S_QD,
     S_RETURN,
@@ -171,6 +173,10 @@ def reset_env(k, fp, ip, seed, st, cnt, abuf, scratch):
     st[k, S_KICK] = uniform(key, d + 18, fp[P_KICK_LO], fp[P_KICK_HI])
     st[k, S_MU_FINGER] = uniform(key, d + 19, fp[P_MU_FINGER], fp[P_MU_FINGER_HI])
     st[k, S_LSR] = uniform(key, d + 20, fp[P_LSR_LO], fp[P_LSR_HI])
+    # the command-path model's plain episodes: a draw of its own (past every other), so a
+    # probability of 0 leaves every other draw and trajectory as they were
+    if uniform01(key, d + 202) < fp[P_PLAIN_PROB]:
+        st[k, S_PLAIN] = 1.0
     has_gripper = ip[I_HAS_GRIPPER] != 0
     for s in range(k1):
         for j in range(abuf.shape[2]):
@@ -292,7 +298,7 @@ def step_env(
         scratch,
     )
     substeps = ip[I_ACT_SUBSTEPS]
-    if substeps > 0:  # the arm's command path (sims.robots.actuator)
+    if substeps > 0 and st[k, S_PLAIN] == 0.0:  # the arm's command path (sims.robots.actuator)
         command_path_period(k, fp, ip, st, scratch, substeps)
     else:
         for i in range(7):

@@ -52,6 +52,12 @@ class DomainRandomization:
     that, the open gripper its full opening either way. Grippers and engines differ here
     (a held 4 cm cube: 4 cm between numba's thin pads, 4.0-5.8 cm in PyBullet's Panda).
     (0, 0): the numba model's thin pads."""
+    plain_arm_prob: float = 0.0
+    """numba, with a command-path model (``actuator``): the probability that an episode
+    bypasses it and runs on the backend's plain tracking (the quick arm of the simulators
+    and of a robot whose controller follows its targets at once), drawn per episode, so a
+    skill trained on the rate-limited arm also meets the quick one; 0: every episode on
+    the model. Without a model every episode is plain."""
 
     def __post_init__(self):
         for name, hi_max in (
@@ -67,6 +73,9 @@ class DomainRandomization:
         pad = self.finger_pad
         if len(pad) != 2 or not 0.0 <= float(pad[0]) <= float(pad[1]) <= FINGER_PAD_MAX:
             raise ValueError(f"finger_pad must be [lo, hi] with 0 <= lo <= hi <= {FINGER_PAD_MAX}")
+        prob = self.plain_arm_prob
+        if isinstance(prob, bool) or not isinstance(prob, (int, float)) or not 0.0 <= prob <= 1.0:
+            raise ValueError(f"plain_arm_prob must be a number in [0, 1], got {prob!r}")
 
 
 RANDOMIZATION_BACKENDS: dict[str, tuple[str, ...]] = {
@@ -74,9 +83,10 @@ RANDOMIZATION_BACKENDS: dict[str, tuple[str, ...]] = {
     "finger_friction_scale": ("numba", "pybullet"),
     "contact_stiffness": ("pybullet",),
     "finger_pad": ("numba",),
+    "plain_arm_prob": ("numba",),
 }
-"""The contact randomization fields of :class:`DomainRandomization` and the backends that
-apply them; the others refuse them (:func:`check_backend_randomization`)."""
+"""The contact and command-path randomization fields of :class:`DomainRandomization` and
+the backends that apply them; the others refuse them (:func:`check_backend_randomization`)."""
 
 
 def unsupported_randomization(fields, backend: str) -> list[str]:

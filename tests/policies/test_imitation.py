@@ -208,6 +208,7 @@ def test_an_imitation_runs_card_gets_its_affordance_centre_from_an_evaluation_at
 
     cfg = reach_imitation_config(total_steps=512)
     cfg.env.episode_scale = 0.5
+    cfg.env.plain_arm_prob = 0.0  # one evaluation env (the two-arm split: test_plain_arm.py)
     cfg.runner.eval_num_envs, cfg.runner.eval_episodes = 5, 10
     runner = DAggerRunner(cfg, tmp_path / "run")
     try:
