@@ -6,9 +6,10 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from numba import njit
 from numba.extending import register_jitable
 
-from sims.kernels.layout import ROW_DQ, ROW_JAC, ROW_TARGET, S_FAX, S_Q, S_TCP
+from sims.kernels.layout import ROW_DQ, ROW_JAC, ROW_TARGET, S_FAX, S_Q, S_TCP, SCRATCH_SHAPE
 from sims.robots import panda
 
 DH_A = panda.dh_a.copy()
@@ -172,10 +173,23 @@ def fk_row(q, k, scratch):
 @register_jitable
 def dls_row(q, k, dx, dy, dz, damping, scratch):
     """One damped-least-squares IK step for ``q[k]``: writes into ``scratch[ROW_DQ, 0:7]``
-    the joint delta that moves the TCP by (dx, dy, dz) (``scratch``: ``SCRATCH_SHAPE``).
-    Same formula as :func:`sims.robots.panda.dls_ik_step`."""
+    the joint delta that moves the TCP by (dx, dy, dz) (``scratch``: ``SCRATCH_SHAPE``):
+    dq = J^T (J J^T + damping^2 I)^-1 dx. Joint limits are not applied here."""
     tx, ty, tz, _, _, _ = fk_row(q, k, scratch)
     dls_step(tx, ty, tz, dx, dy, dz, damping, scratch)
+
+
+@njit(cache=True)
+def dls_joint_step(q, delta_tcp, damping):
+    """:func:`dls_row` for one configuration ``q`` [7]: the joint delta [7] that moves the
+    TCP by ``delta_tcp`` [3] (the host callers' step, :func:`sims.robots.panda.dls_ik_step`;
+    one implementation for the kernels and the host)."""
+    scratch = np.zeros(SCRATCH_SHAPE)
+    rows = np.empty((1, 7))
+    for i in range(7):
+        rows[0, i] = q[i]
+    dls_row(rows, 0, delta_tcp[0], delta_tcp[1], delta_tcp[2], damping, scratch)
+    return scratch[ROW_DQ, 0:7].copy()
 
 
 @register_jitable

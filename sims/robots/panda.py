@@ -154,41 +154,18 @@ def tcp_jacobian(q):
     return p_tcp.copy(), jac
 
 
-@njit(cache=True)
 def dls_ik_step(q, delta_tcp, damping):
     """One damped-least-squares step: joint delta [7] that moves the TCP by ``delta_tcp``.
 
-    dq = J^T (J J^T + damping^2 I)^-1 dx. Joint limits are not applied here.
+    dq = J^T (J J^T + damping^2 I)^-1 dx. Joint limits are not applied here. The kernels'
+    own step (:func:`sims.kernels.kinematics.dls_joint_step`), so the host and the
+    simulators solve it one way.
     """
-    _, jac = tcp_jacobian(q)
-    m = np.empty((3, 3))
-    for i in range(3):
-        for j in range(3):
-            acc = 0.0
-            for k in range(7):
-                acc += jac[i, k] * jac[j, k]
-            m[i, j] = acc
-        m[i, i] += damping * damping
-    # Solve the 3x3 SPD system m y = delta_tcp by Cramer's rule (no BLAS/LAPACK needed).
-    det = (
-        m[0, 0] * (m[1, 1] * m[2, 2] - m[1, 2] * m[2, 1])
-        - m[0, 1] * (m[1, 0] * m[2, 2] - m[1, 2] * m[2, 0])
-        + m[0, 2] * (m[1, 0] * m[2, 1] - m[1, 1] * m[2, 0])
+    from sims.kernels.kinematics import dls_joint_step  # imports this module
+
+    return dls_joint_step(
+        np.asarray(q, dtype=np.float64), np.asarray(delta_tcp, dtype=np.float64), float(damping)
     )
-    y = np.empty(3)
-    for c in range(3):
-        mc = m.copy()
-        for r in range(3):
-            mc[r, c] = delta_tcp[r]
-        y[c] = (
-            mc[0, 0] * (mc[1, 1] * mc[2, 2] - mc[1, 2] * mc[2, 1])
-            - mc[0, 1] * (mc[1, 0] * mc[2, 2] - mc[1, 2] * mc[2, 0])
-            + mc[0, 2] * (mc[1, 0] * mc[2, 1] - mc[1, 1] * mc[2, 0])
-        ) / det
-    dq = np.empty(7)
-    for k in range(7):
-        dq[k] = jac[0, k] * y[0] + jac[1, k] * y[1] + jac[2, k] * y[2]
-    return dq
 
 
 @njit(cache=True)
