@@ -38,29 +38,16 @@ def test_a_plain_episode_is_the_model_free_episode_bit_for_bit(task_module):
     rng = np.random.default_rng(3)
     act_dim = 7 if task_module is reach else 3
     actions = rng.uniform(-1, 1, (task_module.CONFIG.episode_steps + 20, 8, act_dim))
-    plain = make_env(
-        task_module.CONFIG.name,
-        "numba",
-        8,
-        seed=5,
-        config=_config(task_module, 1.0),
-        actuator="panda",
-    )
-    free = make_env(
-        task_module.CONFIG.name,
-        "numba",
-        8,
-        seed=5,
-        config=_config(task_module, 0.0),
-        actuator="none",
-    )
-    model = make_env(
-        task_module.CONFIG.name,
-        "numba",
-        8,
-        seed=5,
-        config=_config(task_module, 0.0),
-        actuator="panda",
+    plain, free, model = (
+        make_env(
+            task_module.CONFIG.name,
+            "numba",
+            8,
+            seed=5,
+            config=_config(task_module, prob),
+            actuator=actuator,
+        )
+        for prob, actuator in ((1.0, "panda"), (0.0, "none"), (0.0, "panda"))
     )
     assert plain.randomization_state()["plain_arm"].all()
     assert not model.randomization_state()["plain_arm"].any()
