@@ -21,7 +21,7 @@ from collections.abc import Mapping
 
 from policies.evaluation import EvalResult, merge_results, run_episodes
 from policies.ppo.checkpoints import torch_policy_fn
-from policies.ppo.config import TrainConfig
+from policies.ppo.config import TrainConfig, plain_arm_randomization
 from policies.ppo.envs import MotorFilterFactory, evaluation_task_config, make_env
 from policies.ppo.networks import ActorCritic
 
@@ -61,7 +61,7 @@ class PhysicsEvaluator:
                     evaluation_task_config(self.cfg),
                     self.motor_filters,
                 )
-                if self.cfg.env.plain_arm_prob:
+                if plain_arm_randomization(self.cfg.env):  # a model that episodes bypass
                     plain = dataclasses.replace(
                         self.cfg,
                         env=dataclasses.replace(self.cfg.env, actuator="none", plain_arm_prob=0.0),

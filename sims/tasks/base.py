@@ -95,15 +95,26 @@ def unsupported_randomization(fields, backend: str) -> list[str]:
     return [f for f in fields if backend not in RANDOMIZATION_BACKENDS[f]]
 
 
+REFUSAL_REASONS = {
+    "plain_arm_prob": "its command-path model runs every episode (plain-arm episodes are a "
+    "numba option)"
+}
+"""Why a backend refuses a field, where that is not the backend's contact reason."""
+
+
 def check_backend_randomization(r: DomainRandomization, backend: str, why: str) -> None:
-    """ValueError (saying ``why``) when ``r`` turns on a contact randomization that
-    ``backend`` cannot apply."""
+    """ValueError when ``r`` turns on a randomization that ``backend`` cannot apply, saying
+    ``why`` (the backend's reason for its contacts) or the field's own reason
+    (:data:`REFUSAL_REASONS`)."""
     defaults = DomainRandomization()
     fields = [f for f in RANDOMIZATION_BACKENDS if getattr(r, f) != getattr(defaults, f)]
     refused = unsupported_randomization(fields, backend)
     if refused:
-        names = ", ".join(f"randomization.{f}" for f in refused)
-        raise ValueError(f"the {backend} backend cannot randomize {names}: {why}")
+        reasons: dict[str, list[str]] = {}
+        for f in refused:
+            reasons.setdefault(REFUSAL_REASONS.get(f, why), []).append(f"randomization.{f}")
+        text = "; ".join(f"{', '.join(names)}: {reason}" for reason, names in reasons.items())
+        raise ValueError(f"the {backend} backend cannot randomize {text}")
 
 
 CUBE_SIZE_LEVELS = 5

@@ -109,7 +109,7 @@ def test_without_a_model_every_episode_is_plain_and_the_probability_changes_noth
 
 
 def test_pybullet_refuses_it():
-    with pytest.raises(ValueError, match="cannot randomize randomization.plain_arm_prob"):
+    with pytest.raises(ValueError, match="plain_arm_prob: its command-path model runs every"):
         make_env(
             "reach", "pybullet", 1, config=_config(reach, 0.5), actuator="panda", num_workers=0
         )
