@@ -2,12 +2,12 @@
 sim_node, a safety node, a skill node and an arm agent per arm, manager_node in its cell
 mode with a fixed plan. "put the red cube on the left pad and the blue cube on the right
 pad" runs behind the supervisors (and succeeds, or fails only by the learned
-pick_place's own timeout, about 1 run in 5), which exchange occupancy (with reach radii) on
-``/miles/safety/occupancy``, with both arms moving at once (the two tasks' cubes and pads
-lie beyond the dispatcher's clearance, so both pick_places run together; in a tighter
-layout the first arm would go home while the second arm's pick_place runs). The arms'
-link spheres, at their commanded positions, never come closer than the separation
-margin."""
+pick_place's own timeout or stall, about 1 run in 5), which exchange occupancy (with
+reach radii) on ``/miles/safety/occupancy``, with both arms moving at once (the two
+tasks' cubes and pads lie beyond the dispatcher's clearance, so both pick_places run
+together; in a tighter layout the first arm would go home while the second arm's
+pick_place runs). The arms' link spheres, at their commanded positions, never come
+closer than the separation margin."""
 
 from __future__ import annotations
 
@@ -147,15 +147,18 @@ def test_two_arms_behind_their_safety_nodes_run_the_goal_at_once():
         goal.publish(String(data=GOAL))
         graph.wait(lambda: ended() is not None, timeout=300.0, what="the goal's end")
         final = ended()
-        # The learned pick_place sometimes hovers with the cube near the pad until its
-        # timeout (about 1 run in 5 here; its reliability is issue 13's), and the cube is
-        # then too near the pad for a retry inside the card's envelope. Such a run may
-        # fail the goal, by the skill's own timeout only: never by a safety stop.
-        timeouts = [
-            s for _, s in events if s["state"] == "failed" and s["reason"].startswith("timeout")
+        # The learned pick_place sometimes hovers with the cube near the pad (about 1 run
+        # in 5 here), and the cube is then too near the pad for a retry inside the card's
+        # envelope. Such a run may fail the goal, by the skill's own end only (its timeout,
+        # or the skill node's stall check, which since it came ends a hover early and
+        # fails it 'stalled' after one home-and-restart): never by a safety stop.
+        own_ends = [
+            s
+            for _, s in events
+            if s["state"] == "failed" and s["reason"].startswith(("timeout", "stalled"))
         ]
         assert final["outcome"] == "succeeded" or (
-            final["outcome"] == "failed" and timeouts and "nobody can do" in final["failure"]
+            final["outcome"] == "failed" and own_ends and "nobody can do" in final["failure"]
         ), final.get("failure")
         assert final["trace_id"] == "cell-trace"
         assert {a["arm"] for a in final["awards"]} == set(ARMS), final["awards"]
