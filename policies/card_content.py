@@ -232,7 +232,7 @@ def task_envelope(task: str, goal_distance=None, object_region=None, goal_region
 def action_description(task: str, levelling: dict | None = None) -> dict:
     """Action dimension, mode, meaning and scales, read from the task's config
     (``levelling``: the training config's tool levelling, as
-    :func:`policies.ppo.config.levelling_fields` gives it)."""
+    :func:`policies.ppo.env_options.levelling_fields` gives it)."""
     cfg = dataclasses.replace(sims.get_task(task).CONFIG, **(levelling or {}))
     if cfg.action_mode == "joint":
         per_step = cfg.joint_action_scale * panda.joint_velocity_limits * cfg.control_dt
@@ -298,7 +298,7 @@ def build_card(
     ``object_region``, ``goal_region``: the training config's ``env.goal_distance``,
     ``env.object_region``, ``env.goal_region`` (the envelope's cube-goal distances, cube
     area and goal area; empty: the task's defaults); ``levelling``: its tool levelling
-    (:func:`policies.ppo.config.levelling_fields`; the action block records it)."""
+    (:func:`policies.ppo.env_options.levelling_fields`; the action block records it)."""
     task_module = sims.get_task(task)
     cfg = task_module.CONFIG
     text = TASK_TEXT[task]

@@ -162,7 +162,7 @@ def export_run(
     evaluate a filtered run that recorded no evaluation of its own.
     """
     import sims
-    from policies.ppo.config import levelling_fields
+    from policies.ppo.env_options import levelling_fields
     from policies.ppo.runner import load_policy
     from policies.provenance import git_commit, miles_version
 

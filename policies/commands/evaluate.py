@@ -183,7 +183,7 @@ def trained_config(skill: str, task: str, config=None):
         trained = load_card(skill).task_config(base)
     else:
         from policies.export import resolve_checkpoint
-        from policies.ppo.config import levelling_fields
+        from policies.ppo.env_options import levelling_fields
         from policies.ppo.runner import load_policy
 
         path = Path(skill)

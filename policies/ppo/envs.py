@@ -19,8 +19,8 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 import sims
-from policies.ppo.config import (
-    TrainConfig,
+from policies.ppo.config import TrainConfig
+from policies.ppo.env_options import (
     check_plain_fraction,
     contact_randomization,
     levelling_fields,

@@ -21,7 +21,8 @@ from collections.abc import Mapping
 
 from policies.evaluation import EvalResult, merge_results, run_episodes
 from policies.ppo.checkpoints import torch_policy_fn
-from policies.ppo.config import TrainConfig, plain_arm_randomization
+from policies.ppo.config import TrainConfig
+from policies.ppo.env_options import plain_arm_randomization
 from policies.ppo.envs import MotorFilterFactory, evaluation_task_config, make_env
 from policies.ppo.networks import ActorCritic
 

@@ -34,7 +34,8 @@ from pathlib import Path
 from typing import Any
 
 import sims
-from policies.ppo.config import TrainConfig, contact_randomization, plain_arm_randomization
+from policies.ppo.config import TrainConfig
+from policies.ppo.env_options import contact_randomization, plain_arm_randomization
 from sims.tasks.base import unsupported_randomization
 
 SELECT_RULES = ("last", "best_periodic", "best_eval_success")

@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 from policies.experts import pick_place as pick_expert
-from policies.ppo.config import TrainConfig, contact_randomization
+from policies.ppo.config import TrainConfig
+from policies.ppo.env_options import contact_randomization
 from policies.ppo.stage_config import StageConfigError, parse_staged_config
 from sims.backends.numba_backend import NumbaEnv
 from sims.backends.numba_params import CONTACT_MODELS, kernel_params
