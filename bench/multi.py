@@ -63,10 +63,10 @@ from miles_ros.agent.arm_agent import ArmAgent, cards_from_registry  # noqa: E40
 from miles_ros.agent.contract_net import to_json  # noqa: E402
 from miles_ros.agent.dispatch import CELL_CLEARANCE, FINAL_STATES, Dispatcher  # noqa: E402
 from miles_ros.agent.registry import SkillRegistry  # noqa: E402
+from miles_ros.params.skill import SkillNodeParams  # noqa: E402
 from miles_ros.runtime.actions import JointTargets  # noqa: E402
 from miles_ros.runtime.frames import arm_bodies, base_to_world, poses_to_base, scene_in_base_frame  # noqa: E402
 from miles_ros.runtime.observation import JointReading, ObjectPose  # noqa: E402
-from miles_ros.runtime.params import SkillNodeParams  # noqa: E402
 from miles_ros.runtime.scene_world import SceneWorld  # noqa: E402
 from miles_ros.runtime.skills import SkillExecutor, SkillLibrary  # noqa: E402
 from miles_ros.safety import JointRequest, SafetyConfig, SafetySupervisor  # noqa: E402

@@ -51,9 +51,10 @@ def test_recorder_writes_decodable_joint_states(tmp_path):
 def test_recorded_topics_are_the_nodes_default_names():
     import dataclasses
 
-    from miles_ros.runtime.manager_params import ManagerNodeParams
-    from miles_ros.runtime.params import SimNodeParams, SkillNodeParams
-    from miles_ros.safety.config import SafetyNodeNames
+    from miles_ros.params.manager import ManagerNodeParams
+    from miles_ros.params.safety import SafetyNodeNames
+    from miles_ros.params.sim import SimNodeParams
+    from miles_ros.params.skill import SkillNodeParams
 
     names = {
         getattr(params, f.name)

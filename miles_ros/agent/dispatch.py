@@ -67,7 +67,7 @@ In ``config/scene_dual.yaml`` the red and blue tasks' cubes and pads lie >= 0.37
 and do not conflict; red and blue 0.32 m apart (its first layout) did."""
 
 FINAL_STATES = ("succeeded", "failed", "aborted", "estopped")
-"""Skill statuses that end a request (as :data:`miles_ros.agent.manager.FINAL_STATES`)."""
+"""Skill statuses that end a request (as :data:`miles_ros.manager.core.FINAL_STATES`)."""
 
 
 @dataclass(frozen=True)

@@ -18,9 +18,9 @@ import json
 import sys
 from collections.abc import Callable
 
-from miles_ros.runtime.manager_glue import FINAL_OUTCOMES
-from miles_ros.runtime.manager_params import ManagerNodeParams
-from miles_ros.runtime.params import under_namespace
+from miles_ros.interfaces import under_namespace
+from miles_ros.manager.glue import FINAL_OUTCOMES
+from miles_ros.params.manager import ManagerNodeParams
 
 EXIT_CODES = {"succeeded": 0, "failed": 1, "refused": 1, "estopped": 1}
 EXIT_PLANNER_REFUSED = 3

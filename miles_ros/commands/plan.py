@@ -111,11 +111,11 @@ def main(argv: list[str] | None = None, prog: str = "miles plan") -> int:
         level=logging.INFO if args.verbose else logging.WARNING,
         format="%(levelname)s %(name)s: %(message)s",
     )
-    from miles_ros.agent.manager_cell import cell_registry
     from miles_ros.agent.models import ModelUnavailable
     from miles_ros.agent.planner import Planner, PlannerConfig
     from miles_ros.agent.registry import SkillRegistry
     from miles_ros.agent.world import load_world
+    from miles_ros.manager.cell import cell_registry
     from sims.scene import load_scene
 
     goals = (

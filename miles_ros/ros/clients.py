@@ -20,6 +20,11 @@ from sensor_msgs.msg import Image, JointState
 from std_msgs.msg import String
 from std_srvs.srv import Trigger
 
+from miles_ros.interfaces import under_namespace
+from miles_ros.params.manager import ManagerNodeParams
+from miles_ros.params.safety import SafetyNodeNames
+from miles_ros.params.sim import SimNodeParams
+from miles_ros.params.skill import SkillNodeParams
 from miles_ros.ros.qos import (
     COMMAND_QOS,
     IMAGE_QOS,
@@ -28,9 +33,6 @@ from miles_ros.ros.qos import (
     READER_QOS,
     SENSOR_QOS,
 )
-from miles_ros.runtime.manager_params import ManagerNodeParams
-from miles_ros.runtime.params import SimNodeParams, SkillNodeParams, under_namespace
-from miles_ros.safety.config import SafetyNodeNames
 
 
 @dataclass

@@ -9,9 +9,9 @@ import json
 from miles_ros.agent.arm_agent import ArmAgent, cards_from_registry
 from miles_ros.agent.contract_net import to_json
 from miles_ros.agent.grounding import Step
-from miles_ros.agent.manager_cell import CellDriver
 from miles_ros.agent.registry import SkillRegistry
 from miles_ros.commands.goal import GoalFollower
+from miles_ros.manager.cell import CellDriver
 from sims.scene import load_scene
 from tests.agent.test_manager_cell import FakePlan, FakePlanner
 

@@ -22,14 +22,13 @@ rclpy = pytest.importorskip("rclpy")
 from sensor_msgs.msg import JointState  # noqa: E402
 from std_msgs.msg import String  # noqa: E402
 
-from miles_ros.agent.manager_cell import CELL_TOPICS  # noqa: E402
+from miles_ros.interfaces import CELL_TOPICS, arm_scoped  # noqa: E402
 from miles_ros.ros.arm_agent_node import ArmAgentNode  # noqa: E402
 from miles_ros.ros.graph import cell_factories  # noqa: E402
 from miles_ros.ros.manager_node import ManagerNode  # noqa: E402
 from miles_ros.ros.qos import COMMAND_QOS, LATCHED_QOS  # noqa: E402
 from miles_ros.runtime.frames import base_to_world  # noqa: E402
 from miles_ros.runtime.library import SkillLibrary  # noqa: E402
-from miles_ros.runtime.params import arm_scoped  # noqa: E402
 from miles_ros.safety import SafetyConfig  # noqa: E402
 from sims.robots import panda_spheres as ps  # noqa: E402
 from sims.scene import load_scene  # noqa: E402

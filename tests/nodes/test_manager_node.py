@@ -30,8 +30,8 @@ from miles_ros.agent.memory import HashEmbedder, Memory  # noqa: E402
 from miles_ros.agent.planner import DEFAULT_ADAPTER, Planner, PlannerConfig  # noqa: E402
 from miles_ros.agent.registry import SkillRegistry  # noqa: E402
 from miles_ros.agent.world import load_world  # noqa: E402
+from miles_ros.params.manager import ManagerNodeParams  # noqa: E402
 from miles_ros.ros.manager_node import ManagerNode  # noqa: E402
-from miles_ros.runtime.manager_params import ManagerNodeParams  # noqa: E402
 from tests.nodes.graph_harness import LATCHED, RELIABLE, Graph, overrides  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]

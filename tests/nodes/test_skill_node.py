@@ -20,11 +20,11 @@ rclpy = pytest.importorskip("rclpy")
 
 from sensor_msgs.msg import JointState  # noqa: E402
 
+from miles_ros.params.skill import SkillNodeParams  # noqa: E402
 from miles_ros.ros.graph import IN_PROCESS_SIM_OVERRIDES  # noqa: E402
 from miles_ros.ros.safety_node import SafetyNode  # noqa: E402
 from miles_ros.ros.sim_node import SimNode  # noqa: E402
 from miles_ros.ros.skill_node import SkillNode  # noqa: E402
-from miles_ros.runtime.params import SkillNodeParams  # noqa: E402
 from sims.robots import panda  # noqa: E402
 from tests.nodes.graph_harness import Graph, overrides  # noqa: E402
 from tests.runtime.skill_fixtures import (  # noqa: E402

@@ -1,7 +1,7 @@
 """What ``manager_node`` runs, without ROS: a worker thread that owns the planner, the
-memory and the :class:`~miles_ros.agent.manager.Manager`. Its parameters are in
-:mod:`miles_ros.runtime.manager_params`, what it is built from in
-:mod:`miles_ros.runtime.manager_build`. Over 400 lines: :class:`ManagerDriver` is one
+memory and the :class:`~miles_ros.manager.core.Manager`. Its parameters are in
+:mod:`miles_ros.params.manager`, what it is built from in
+:mod:`miles_ros.manager.build`. Over 400 lines: :class:`ManagerDriver` is one
 class whose methods share the worker thread's goal state; splitting it would spread that
 state over modules.
 
@@ -34,14 +34,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from miles_ros.agent.manager import FINAL_STATES, Action, Manager, StepResult
-from miles_ros.runtime.manager_build import (
+from miles_ros.manager.build import (
     build_embedder,
     build_memory,
     build_planner,
     world_from_objects,
 )
-from miles_ros.runtime.manager_params import ManagerNodeParams
+from miles_ros.manager.core import FINAL_STATES, Action, Manager, StepResult
+from miles_ros.params.manager import ManagerNodeParams
 
 logger = logging.getLogger(__name__)
 

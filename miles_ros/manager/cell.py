@@ -1,7 +1,7 @@
 """The manager of a cell of several arms (no ROS): a goal -> planned steps -> contract net.
 
 :class:`CellDriver` is what ``manager_node`` drives when its scene lists several arms (a
-single-arm scene keeps :class:`miles_ros.runtime.manager_glue.ManagerDriver`; it never
+single-arm scene keeps :class:`miles_ros.manager.glue.ManagerDriver`; it never
 announces). A goal is planned as today (the planner's steps, on a worker thread so bids
 and statuses keep flowing), then run by a :class:`miles_ros.agent.dispatch.Dispatcher`:
 each step announced on ``/miles/tasks/announce``, awarded on ``/miles/tasks/award``,
@@ -25,15 +25,7 @@ from collections.abc import Callable, Mapping, Sequence
 from miles_ros.agent.blackboard import Blackboard
 from miles_ros.agent.dispatch import CELL_CLEARANCE, Dispatcher, Send
 
-LOG = logging.getLogger("miles_ros.agent.manager_cell")
-
-
-CELL_TOPICS = {
-    "announce": "/miles/tasks/announce",
-    "bid": "/miles/tasks/bid",
-    "award": "/miles/tasks/award",
-}
-"""The contract net's topics (std_msgs/String JSON, :mod:`miles_ros.agent.contract_net`)."""
+LOG = logging.getLogger("miles_ros.manager.cell")
 
 
 def cell_registry(registry):
