@@ -25,8 +25,7 @@ import logging
 import sys
 from pathlib import Path
 
-EXIT_REFUSED = 3
-"""Exit status when a goal was refused (and none had errors)."""
+from miles_ros.interfaces import EXIT_FAILED, EXIT_OK, EXIT_REFUSED, EXIT_USAGE
 
 
 def _parser(prog: str) -> argparse.ArgumentParser:
@@ -156,7 +155,7 @@ def main(argv: list[str] | None = None, prog: str = "miles plan") -> int:
         )
     except (ModelUnavailable, OSError, ValueError) as exc:
         print(f"{prog}: {exc}", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
     invalid = refused = False
     for goal in goals:
         plan = planner.plan(goal)
@@ -166,4 +165,4 @@ def main(argv: list[str] | None = None, prog: str = "miles plan") -> int:
             print(json.dumps(plan.to_json()), flush=True)
         else:
             _print_plan(plan, args.verbose)
-    return 1 if invalid else (EXIT_REFUSED if refused else 0)
+    return EXIT_FAILED if invalid else (EXIT_REFUSED if refused else EXIT_OK)

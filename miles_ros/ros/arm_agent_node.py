@@ -24,15 +24,13 @@ from std_msgs.msg import String
 from miles_ros.agent.arm_agent import ArmAgent, cards_from_registry
 from miles_ros.agent.contract_net import to_json
 from miles_ros.agent.registry import SkillRegistry
-from miles_ros.interfaces import arm_scoped
+from miles_ros.interfaces import FINAL_SKILL_STATES, RUNNING, arm_scoped
 from miles_ros.params.arm_agent import ArmAgentParams
 from miles_ros.ros.node_main import NodeLogHandler, run_node
 from miles_ros.ros.params import declare_params
 from miles_ros.ros.qos import COMMAND_QOS, SENSOR_QOS
 from sims.robots import panda
 from sims.scene import load_scene
-
-FINAL_STATES = ("succeeded", "failed", "aborted", "estopped")
 
 
 class ArmAgentNode(Node):
@@ -100,9 +98,9 @@ class ArmAgentNode(Node):
         queue = self.agent.queue
         if not queue:
             return
-        if state == "running" and queue[0].started is None:
+        if state == RUNNING and queue[0].started is None:
             self.agent.started(queue[0].task_id, self.now())
-        elif state in FINAL_STATES:
+        elif state in FINAL_SKILL_STATES:
             self.agent.done(queue[0].task_id)
 
     def destroy_node(self):
