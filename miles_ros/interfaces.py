@@ -151,8 +151,8 @@ FINAL_GOAL_OUTCOMES = (SUCCEEDED, FAILED, ESTOPPED, REFUSED)
 SKILL_REQUEST_KEYS = ("id", "skill", "params", "trace_id")
 """A ``/miles/skill/request`` message; a cancel is ``{"id", "cancel": true}``."""
 SKILL_STATUS_KEYS = ("id", "skill", "state", "progress", "reason")
-"""Every ``/miles/skill/status`` message carries these (and may carry more: ``phase``,
-``distance``, ``elapsed_s``)."""
+"""Every ``/miles/skill/status`` message carries these (and may carry more: ``step``,
+``elapsed_s``, ``distance``, ``phase``)."""
 SAFETY_STATE_KEYS = ("estop", "mode", "interventions", "reason")
 """Every ``/miles/safety/state`` message carries these."""
 MANAGER_STATUS_KEYS = ("goal", "goal_seq", "goals_received", "trace_id", "outcome", "reason")

@@ -3,7 +3,7 @@
 :class:`SkillExecutor` is the state machine the skill node drives over a
 :class:`~miles_ros.runtime.library.SkillLibrary` (the skill cards, their ONNX policies
 and the scripted ``home``; imported here for the node). Requests (JSON
-objects, see ``shared/INTERFACES.md``)::
+objects, see docs/interfaces.md)::
 
     {"id": "r1", "skill": "reach", "params": {"target": "red_cube"}}   run a skill
     {"id": "r1", "cancel": true}          abort skill r1 (an empty or missing id: any)
