@@ -40,6 +40,7 @@ from std_msgs.msg import Bool, String
 from std_srvs.srv import Trigger
 
 from miles_ros.interfaces import arm_scoped
+from miles_ros.params.safety import SafetyNodeNames
 from miles_ros.ros.node_main import NodeLogHandler, run_node
 from miles_ros.ros.params import declare_params
 from miles_ros.ros.qos import (
@@ -53,7 +54,6 @@ from miles_ros.safety import (
     JointRequest,
     Occupancy,
     SafetyConfig,
-    SafetyNodeNames,
     SafetySupervisor,
     SeparationConfig,
 )
