@@ -155,8 +155,9 @@ SKILL_STATUS_KEYS = ("id", "skill", "state", "progress", "reason")
 ``elapsed_s``, ``distance``, ``phase``)."""
 SAFETY_STATE_KEYS = ("estop", "mode", "interventions", "reason")
 """Every ``/miles/safety/state`` message carries these."""
-MANAGER_STATUS_KEYS = ("goal", "goal_seq", "goals_received", "trace_id", "outcome", "reason")
-"""Every ``/miles/manager/status`` message carries these (single-arm and cell manager)."""
+MANAGER_STATUS_KEYS = ("goal", "goal_seq", "goals_received", "outcome")
+"""Every ``/miles/manager/status`` message carries these (single-arm and cell manager);
+most also carry ``trace_id``, ``event``, ``reason``, ``step``, ``replans``."""
 PLAN_REFUSAL_KEYS = ("refused", "reason")
 """A refused plan (``/miles/plan``, ``miles plan --json``): ``"refused": true`` and why."""
 

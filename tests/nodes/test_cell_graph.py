@@ -15,6 +15,7 @@ rclpy = pytest.importorskip("rclpy")
 
 from std_msgs.msg import String  # noqa: E402
 
+from miles_ros import interfaces  # noqa: E402
 from miles_ros.agent.grounding import Step  # noqa: E402
 from miles_ros.agent.registry import SkillRegistry  # noqa: E402
 from miles_ros.interfaces import CELL_TOPICS, arm_scoped  # noqa: E402
@@ -107,7 +108,7 @@ def test_two_arms_run_their_awarded_tasks_at_once():
         )
         probe.create_subscription(
             String,
-            "/miles/manager/status",
+            interfaces.MANAGER_STATUS,
             graph._keep(statuses, json.loads),
             LATCHED_QOS,
         )
@@ -115,8 +116,8 @@ def test_two_arms_run_their_awarded_tasks_at_once():
             graph.wait(
                 lambda n=node: n.skills.joints is not None and n.skills.objects, what="state"
             )
-        goal = probe.create_publisher(String, "/miles/goal", COMMAND_QOS)
-        graph.wait(lambda: probe.count_subscribers("/miles/goal") > 0, what="the manager")
+        goal = probe.create_publisher(String, interfaces.GOAL, COMMAND_QOS)
+        graph.wait(lambda: probe.count_subscribers(interfaces.GOAL) > 0, what="the manager")
         goal.publish(String(data=GOAL))
 
         def ended():
