@@ -13,7 +13,7 @@ from miles_ros.agent.registry import SkillRegistry
 from miles_ros.commands.goal import GoalFollower
 from miles_ros.manager.cell import CellDriver
 from sims.scene import load_scene
-from tests.agent.test_manager_cell import FakePlan, FakePlanner
+from tests.manager.test_cell import FakePlan, FakePlanner
 
 SCENE = load_scene("config/scene_dual.yaml")
 GOAL = "put the red cube on the left pad and the blue cube on the right pad"
