@@ -61,12 +61,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repo, not be
 
 from miles_ros.agent.arm_agent import ArmAgent, cards_from_registry  # noqa: E402
 from miles_ros.agent.contract_net import to_json  # noqa: E402
-from miles_ros.agent.dispatch import CELL_CLEARANCE, FINAL_STATES, Dispatcher  # noqa: E402
+from miles_ros.agent.dispatch import CELL_CLEARANCE, Dispatcher  # noqa: E402
 from miles_ros.agent.registry import SkillRegistry  # noqa: E402
+from miles_ros.interfaces import FINAL_SKILL_STATES  # noqa: E402
+from miles_ros.params.skill import SkillNodeParams  # noqa: E402
 from miles_ros.runtime.actions import JointTargets  # noqa: E402
 from miles_ros.runtime.frames import arm_bodies, base_to_world, poses_to_base, scene_in_base_frame  # noqa: E402
 from miles_ros.runtime.observation import JointReading, ObjectPose  # noqa: E402
-from miles_ros.runtime.params import SkillNodeParams  # noqa: E402
 from miles_ros.runtime.scene_world import SceneWorld  # noqa: E402
 from miles_ros.runtime.skills import SkillExecutor, SkillLibrary  # noqa: E402
 from miles_ros.safety import JointRequest, SafetyConfig, SafetySupervisor  # noqa: E402
@@ -292,7 +293,7 @@ class Cell:
 
     def statuses(self, arm: str, statuses, now: float) -> None:
         for status in statuses:
-            if status.get("state") in FINAL_STATES:
+            if status.get("state") in FINAL_SKILL_STATES:
                 task = next(
                     (t for t in self.dispatcher.tasks if t.request_id == status.get("id")), None
                 )

@@ -31,7 +31,7 @@ none of their words in the training generator, plus no-motion goals; the feasibl
 above are the negatives and their unsupported goals count as goals to refuse);
 ``misses`` lists the refusal set's wrong answers under ``refusal_<mode>``.
 ``--adapter DIR`` benches another adapter than the shipped one. ``--registry interface``
-uses only the skills declared in shared/INTERFACES.md (any scene name as target, no critics).
+uses only the skills declared in docs/interfaces.md (any scene name as target, no critics).
 """
 
 from __future__ import annotations
@@ -106,7 +106,7 @@ def main(argv: list[str] | None = None) -> int:
         choices=("cards", "interface"),
         default="cards",
         help="skills: trained cards where present (as `miles plan`), or "
-        "only the interface cards declared in shared/INTERFACES.md",
+        "only the interface cards declared in docs/interfaces.md",
     )
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING)

@@ -83,7 +83,7 @@ def _start_processes(domain: int) -> list:
     """sim_node and safety_node as separate processes (as ``ros2 launch`` runs them)."""
     import subprocess
 
-    from miles_ros.runtime.params import NODE_CONFIGS, config_dir
+    from miles_ros.params import NODE_CONFIGS, config_dir
 
     env = {**os.environ, "ROS_DOMAIN_ID": str(domain)}
     procs = []
@@ -103,7 +103,7 @@ def _reset_estop(node, timeout: float = 10.0) -> None:
     loads numba kernels); the arm is still, so the reset is allowed."""
     from std_srvs.srv import Trigger
 
-    from miles_ros.safety.config import SafetyNodeNames
+    from miles_ros.params.safety import SafetyNodeNames
 
     client = node.create_client(Trigger, SafetyNodeNames().reset_service)
     client.wait_for_service(timeout_sec=timeout)
@@ -120,9 +120,9 @@ def measure_loops(rates: list[float], window_s: float, mode: str) -> dict:
     import rclpy
     from std_msgs.msg import String
 
+    from miles_ros.params.skill import SkillNodeParams
     from miles_ros.ros.graph import InProcessGraph
     from miles_ros.ros.qos import COMMAND_QOS
-    from miles_ros.runtime.params import SkillNodeParams
 
     domain = 230 + (os.getpid() + (mode == "processes")) % 2
     procs = _start_processes(domain) if mode == "processes" else []

@@ -313,8 +313,8 @@ class BenchClient:
         from std_msgs.msg import Bool, String
         from std_srvs.srv import Trigger
 
+        from miles_ros.params.safety import SafetyNodeNames
         from miles_ros.ros.qos import COMMAND_QOS, LATCHED_QOS
-        from miles_ros.safety.config import SafetyNodeNames
 
         names = SafetyNodeNames()
 

@@ -17,7 +17,7 @@ from launch import LaunchDescription
 from launch.actions import DeclareLaunchArgument, OpaqueFunction
 from launch_ros.actions import Node
 
-from miles_ros.runtime.params import NODE_CONFIGS, config_dir
+from miles_ros.params import NODE_CONFIGS, config_dir
 
 
 def _nodes(context):

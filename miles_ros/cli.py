@@ -8,7 +8,7 @@ from __future__ import annotations
 import importlib
 import sys
 
-# name -> (module, one-line help). Keep in step with ../shared/INTERFACES.md.
+# name -> (module, one-line help). docs/interfaces.md lists them (tests/test_interfaces_doc.py).
 COMMANDS: dict[str, tuple[str, str]] = {
     "train": ("miles_ros.commands.train", "train a skill (PPO) on a simulator backend"),
     "eval": ("miles_ros.commands.evaluate", "success rate of a skill in PyBullet physics"),

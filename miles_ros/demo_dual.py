@@ -29,6 +29,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from miles_ros.interfaces import FINAL_GOAL_OUTCOMES, FINAL_SKILL_STATES, RUNNING, SUCCEEDED
+
 if TYPE_CHECKING:
     from miles_ros.ros.cell_client import CellClient
 
@@ -42,10 +44,6 @@ planning fit many times over; the demo reports ``timed_out`` after it)."""
 READY_TIMEOUT_S = 60.0
 """Longest wait (s) for the graph: both arms' joint states and safety state, the object
 poses, the skill nodes' state and the manager's idle status."""
-FINAL = ("succeeded", "failed", "estopped", "refused")
-"""Manager outcomes that end a goal."""
-SKILL_FINAL = ("succeeded", "failed", "aborted", "estopped")
-"""Skill states that end a request."""
 
 
 def run_dual_demo(
@@ -153,7 +151,7 @@ def _follow(client: CellClient, goal: str, out: Path, log, timeout: float):
                 (arm, s)
                 for arm, items in client.arm_statuses.items()
                 for _, s in items
-                if s.get("state") in SKILL_FINAL
+                if s.get("state") in FINAL_SKILL_STATES
             ]
         if status.get("plan") and not logged_plan:
             logged_plan = True
@@ -169,7 +167,7 @@ def _follow(client: CellClient, goal: str, out: Path, log, timeout: float):
         if not during and (len(running) == len(client.arms) or (running and ends)):
             during = True  # both at once, or one while the other has finished
             client.capture(out / "during.png")
-        if status.get("outcome") in FINAL:
+        if status.get("outcome") in FINAL_GOAL_OUTCOMES:
             if not during and running:
                 client.capture(out / "during.png")
             return t_goal, status
@@ -186,7 +184,7 @@ def _running_arms(client: CellClient) -> set[str]:
     return {
         arm
         for arm, items in client.arm_statuses.items()
-        if items and items[-1][1].get("state") == "running"
+        if items and items[-1][1].get("state") == RUNNING
     }
 
 
@@ -204,8 +202,8 @@ def arm_intervals(requests: list, statuses: list, trace_id: str | None, t0: floa
         if req.get("cancel") or (trace_id and req.get("trace_id") != trace_id):
             continue
         mine = [(t, s) for t, s in statuses if s.get("id") == req["id"]]
-        run = next((t for t, s in mine if s.get("state") == "running"), None)
-        end = next(((t, s) for t, s in mine if s.get("state") in SKILL_FINAL), None)
+        run = next((t for t, s in mine if s.get("state") == RUNNING), None)
+        end = next(((t, s) for t, s in mine if s.get("state") in FINAL_SKILL_STATES), None)
         start = run if run is not None else (end[0] if end else None)
         out.append(
             {
@@ -273,7 +271,7 @@ def cell_report(goal: str, final: dict, heard: dict, t0: float) -> dict:
     makespan = round(max(ended) - first, 3) if ended and first is not None else None
     busy = sum(i["duration_s"] for i in spans if i["duration_s"] is not None)
     at_once = both_at_once_s(intervals)
-    ok = {a: [i for i in items if i["state"] == "succeeded"] for a, items in intervals.items()}
+    ok = {a: [i for i in items if i["state"] == SUCCEEDED] for a, items in intervals.items()}
     announces = of_goal("announce")
     safety = {
         arm: {
@@ -303,5 +301,5 @@ def cell_report(goal: str, final: dict, heard: dict, t0: float) -> dict:
         "succeeded_at_once_s": both_at_once_s(ok),
         "arms_used": sorted(a for a, items in intervals.items() if items),
         "safety": safety,
-        "success": final.get("outcome") == "succeeded",
+        "success": final.get("outcome") == SUCCEEDED,
     }

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from miles_ros.demo_graph import GRAPH_TIMEOUT_S, client_graph, estop_mid_motion
+from miles_ros.interfaces import ESTOPPED, FINAL_GOAL_OUTCOMES, SUCCEEDED
 from miles_ros.safety.audit import interventions_by_kind
 
 if TYPE_CHECKING:
@@ -29,8 +30,6 @@ PLAN_TIMEOUT_S = 120.0
 """Longest wait (s) for the manager's plan of a goal (a few seconds on 2 idle cores)."""
 STEP_TIMEOUT_S = 75.0
 """Budget (s) per planned step while a goal runs (the manager's own step timeout is 60 s)."""
-GOAL_FINAL = ("succeeded", "failed", "estopped", "refused")
-"""Manager outcomes that end a goal."""
 PHRASES = {
     "home": "go home",
     "reach": "move to the {target}",
@@ -125,7 +124,7 @@ def run_goal_demo(
         client.capture(out / "before.png")
         goals = [_run_goal(client, goal, out, log, estop=True)]
         estop = goals[0].pop("estop_result")
-        if goals[0]["outcome"] == "estopped" and estop is not None and estop["reset"]:
+        if goals[0]["outcome"] == ESTOPPED and estop is not None and estop["reset"]:
             client.wait(
                 lambda: client.manager[-1].get("estop") is False,
                 10.0,
@@ -148,7 +147,7 @@ def run_goal_demo(
         "goals": goals,
         "runs": runs,
         "skills_run": len(runs),
-        "succeeded": sum(r["state"] == "succeeded" for r in runs),
+        "succeeded": sum(r["state"] == SUCCEEDED for r in runs),
         "outcomes": dict(Counter(r["state"] for r in runs)),
         "replans": sum(g["replans"] for g in goals),
         "safety": {
@@ -166,8 +165,8 @@ def run_goal_demo(
             estop is not None
             and estop["held"]
             and estop["reset"]
-            and goals[0]["outcome"] == "estopped"
-            and goals[-1]["outcome"] == "succeeded"
+            and goals[0]["outcome"] == ESTOPPED
+            and goals[-1]["outcome"] == SUCCEEDED
         ),
     }
     report["wall_time_s"] = round(time.perf_counter() - started, 2)
@@ -183,7 +182,7 @@ def _run_goal(client: GraphClient, text: str, out: Path, log, estop: bool) -> di
 
     def planned():
         st = _goal_status(client, seq)
-        ended = st is not None and st.get("outcome") in GOAL_FINAL
+        ended = st is not None and st.get("outcome") in FINAL_GOAL_OUTCOMES
         return ended or any(p.get("goal_seq") == seq for p in client.plans)
 
     client.wait(planned, PLAN_TIMEOUT_S, f"the manager's plan for {text!r}")
@@ -215,7 +214,7 @@ def _run_goal(client: GraphClient, text: str, out: Path, log, estop: bool) -> di
         st = _goal_status(client, seq) or {}
         executed = st.get("executed") or []
         for e in executed[printed:]:
-            mark = {"succeeded": "ok"}.get(e["state"], str(e["state"]).upper())
+            mark = {SUCCEEDED: "ok"}.get(e["state"], str(e["state"]).upper())
             why = f" ({e['reason']})" if e.get("reason") else ""
             dur = e.get("duration_s") or 0.0
             log(f"    step {_fmt_step(e):<30} {dur:5.2f} s  [{mark}]{why}")
@@ -224,7 +223,7 @@ def _run_goal(client: GraphClient, text: str, out: Path, log, estop: bool) -> di
         for p in replans[plans_seen:]:
             log("  replanned: " + " -> ".join(_fmt_step(s) for s in p["steps"]))
         plans_seen = max(plans_seen, len(replans))
-        if st.get("outcome") in GOAL_FINAL:
+        if st.get("outcome") in FINAL_GOAL_OUTCOMES:
             break
         request = st.get("request") or {}
         current = st.get("plan") or record["plan"]  # a replan may have changed it
@@ -245,7 +244,7 @@ def _run_goal(client: GraphClient, text: str, out: Path, log, estop: bool) -> di
             client.cond.wait_for(lambda c=count: len(client.manager) > c, min(remaining, 5.0))
     st = _goal_status(client, seq) or {}
     outcome = st.get("outcome")
-    mark = "ok" if outcome == "succeeded" else str(outcome).upper()
+    mark = "ok" if outcome == SUCCEEDED else str(outcome).upper()
     why = f": {st['reason']}" if st.get("reason") else ""
     log(f"  goal {mark}{why} ({time.monotonic() - t0:.1f} s, {st.get('replans', 0)} replans)")
     record.update(

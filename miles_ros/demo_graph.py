@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from miles_ros.interfaces import ESTOPPED, RUNNING, SUCCEEDED
 from miles_ros.safety.audit import interventions_by_kind
 
 if TYPE_CHECKING:
@@ -83,10 +84,10 @@ def _final(client: GraphClient, rid: str, timeout: float) -> dict:
     """The final status of skill request ``rid``."""
 
     def done():
-        return any(s["id"] == rid and s["state"] != "running" for s in client.statuses)
+        return any(s["id"] == rid and s["state"] != RUNNING for s in client.statuses)
 
     client.wait(done, timeout, f"the end of {rid}")
-    return next(s for s in client.statuses if s["id"] == rid and s["state"] != "running")
+    return next(s for s in client.statuses if s["id"] == rid and s["state"] != RUNNING)
 
 
 @contextlib.contextmanager
@@ -157,7 +158,7 @@ def _run_sequence(client: GraphClient, steps: list[Step], out: Path, log) -> dic
             result = _record(client, rid, step, t0, log)
             result["index"] = k
             runs.append(result)
-            if result["state"] == "succeeded" or attempt == 2:
+            if result["state"] == SUCCEEDED or attempt == 2:
                 break
             client.request(f"{rid}-home", "home", {})
             runs.append(_record(client, f"{rid}-home", Step("home"), time.monotonic(), log))
@@ -165,14 +166,14 @@ def _run_sequence(client: GraphClient, steps: list[Step], out: Path, log) -> dic
     kinds = Counter(e.get("kind", "?") for e in client.events)
     last_of_step = {r["index"]: r for r in runs if "index" in r}
     ok = len(last_of_step) == len(steps) and all(
-        r["state"] == "succeeded" for r in last_of_step.values()
+        r["state"] == SUCCEEDED for r in last_of_step.values()
     )
     report = {
         "demo": "ros2_graph_pybullet",
         "graph": ["sim_node", "safety_node", "skill_node"],
         "runs": runs,
         "skills_run": len(runs),
-        "succeeded": sum(r["state"] == "succeeded" for r in runs),
+        "succeeded": sum(r["state"] == SUCCEEDED for r in runs),
         "outcomes": dict(Counter(r["state"] for r in runs)),
         "safety": {
             "interventions": int(client.safety.get("interventions", len(client.events))),
@@ -202,7 +203,7 @@ def _record(client: GraphClient, rid: str, step: Step, t0: float, log) -> dict:
         "control_periods": final.get("step", 0),
         "wall_s": round(time.monotonic() - t0, 2),
     }
-    mark = {"succeeded": "ok"}.get(final["state"], final["state"].upper())
+    mark = {SUCCEEDED: "ok"}.get(final["state"], final["state"].upper())
     why = f" ({final['reason']})" if final["reason"] else ""
     log(
         f"  {step.skill:<10} {json.dumps(step.params):<48} {result['wall_s']:5.2f} s  "
@@ -214,7 +215,7 @@ def _record(client: GraphClient, rid: str, step: Step, t0: float, log) -> dict:
 def estop_mid_motion(client: GraphClient, rid: str, out: Path, log) -> dict:
     def moving():
         return any(
-            s["id"] == rid and s["state"] == "running" and s.get("progress", 0.0) >= ESTOP_PROGRESS
+            s["id"] == rid and s["state"] == RUNNING and s.get("progress", 0.0) >= ESTOP_PROGRESS
             for s in client.statuses
         )
 
@@ -224,9 +225,9 @@ def estop_mid_motion(client: GraphClient, rid: str, out: Path, log) -> dict:
     client.trigger_estop()
     t_answer = time.monotonic()
     client.wait(
-        lambda: any(s["id"] == rid and s["state"] == "estopped" for s in client.statuses),
+        lambda: any(s["id"] == rid and s["state"] == ESTOPPED for s in client.statuses),
         10.0,
-        "estopped",
+        ESTOPPED,
     )
     t_status = time.monotonic()
     client.wait(

@@ -72,7 +72,7 @@ def test_every_option_of_every_command_has_a_help_text(monkeypatch):
 
 
 def test_up_headless_is_accepted_and_says_it_has_no_effect():
-    """`--headless` stays accepted (INTERFACES.md), is documented as having no effect and
+    """`--headless` stays accepted (docs/interfaces.md), is documented as having no effect and
     says so when given; the graph runs for ``--duration`` and exits 0."""
     import subprocess
     import sys

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from miles_ros.runtime.params import NODE_CONFIGS, load_node_params, node_param_classes
+from miles_ros.params import NODE_CONFIGS, load_node_params, node_param_classes
 
 ROOT = Path(__file__).resolve().parents[1]
 LAUNCH = ROOT / "launch"

@@ -1,7 +1,9 @@
 """The layers, checked on the source (ast, no imports run): ``sims/`` and ``policies/``
 never import ``miles_ros`` or ROS, and ROS (rclpy and the modules only a ROS install
-has) is imported only under ``miles_ros/ros/``. ``bench/`` and ``tests/`` are exempt.
-String imports (``importlib.import_module("...")``) count too."""
+has) is imported only under ``miles_ros/ros/``; inside ``miles_ros`` imports point down
+its layers (:data:`MILES_LAYERS`: interfaces, safety, runtime, agent, params, manager,
+ros, the demos, the CLI). ``bench/`` and ``tests/`` are exempt. String imports
+(``importlib.import_module("...")``) count too."""
 
 from __future__ import annotations
 
@@ -111,3 +113,81 @@ def test_package_xml_lists_the_ros_packages_the_code_imports():
         if top(module) in (*ROS_ONLY, "launch")
     }
     assert ros_listed == imported | {"builtin_interfaces"}
+
+
+MILES_LAYERS = (
+    ("interfaces",),
+    ("safety",),
+    ("runtime",),
+    ("agent",),
+    ("params",),
+    ("manager",),
+    ("ros",),
+    ("demo_graph", "demo_goal", "demo_dual"),
+    ("commands", "cli"),
+)
+"""The parts of ``miles_ros`` from the bottom up: a part imports its own layer and those
+below, never one above (so ``agent`` and ``runtime`` cannot import each other again, and
+neither imports the managers or the node parameters)."""
+
+
+def part_of(path: Path, root: Path = ROOT) -> str:
+    """The part of ``miles_ros`` a source file belongs to (``agent``, ``interfaces``, ...)."""
+    return path.relative_to(root / "miles_ros").parts[0].removesuffix(".py")
+
+
+def imported_parts(path: Path) -> list[tuple[int, str]]:
+    """(line, part of ``miles_ros``) of every import of miles_ros in ``path``, lazy ones
+    included; ``from miles_ros import x`` counts as part ``x``."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    found = [
+        (node.lineno, alias.name)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module == "miles_ros"
+        for alias in node.names
+    ]
+    found += [
+        (line, m.split(".")[1]) for line, m in imported_modules(path) if m.startswith("miles_ros.")
+    ]
+    return sorted(found)
+
+
+def upward_imports(paths: list[Path], root: Path = ROOT) -> list[str]:
+    """Every import of a higher layer of ``miles_ros`` (or of a part with no layer)."""
+    rank = {part: i for i, layer in enumerate(MILES_LAYERS) for part in layer}
+    bad = []
+    for path in paths:
+        own = part_of(path, root)
+        for line, part in imported_parts(path):
+            if own != "__init__" and rank.get(part, len(MILES_LAYERS)) > rank[own]:
+                bad.append(f"{path.relative_to(root)}:{line}: {own} imports {part}")
+    return bad
+
+
+def test_every_part_of_miles_ros_has_a_layer():
+    parts = {part_of(p) for p in sources("miles_ros")} - {"__init__"}
+    assert parts == {part for layer in MILES_LAYERS for part in layer}
+
+
+def test_miles_ros_imports_point_down_its_layers():
+    bad = upward_imports(sources("miles_ros"))
+    assert not bad, "imports up the layers of miles_ros:\n" + "\n".join(bad)
+
+
+def test_the_layer_check_sees_an_upward_import(tmp_path):
+    """A runtime module that imports the manager, or lazily the agent, is reported; the
+    same imports from the manager are not."""
+    probe = (
+        "from miles_ros.manager.glue import ManagerDriver\n"
+        "import json\n"
+        "def f():\n"
+        "    from miles_ros import agent\n"
+    )
+    for part in ("runtime", "manager"):
+        path = tmp_path / "miles_ros" / part / "probe.py"
+        path.parent.mkdir(parents=True)
+        path.write_text(probe)
+    assert upward_imports(sorted((tmp_path / "miles_ros").rglob("*.py")), tmp_path) == [
+        "miles_ros/runtime/probe.py:1: runtime imports manager",
+        "miles_ros/runtime/probe.py:4: runtime imports agent",
+    ]

@@ -12,6 +12,7 @@ from mcap.reader import make_reader  # noqa: E402
 from rclpy.serialization import deserialize_message  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402
 
+from miles_ros import interfaces  # noqa: E402
 from miles_ros.ros.recording import TOPICS, Recorder, message_definition  # noqa: E402
 from miles_ros.ros.sim_node import SimNode  # noqa: E402
 from tests.nodes.graph_harness import Graph  # noqa: E402
@@ -41,8 +42,8 @@ def test_recorder_writes_decodable_joint_states(tmp_path):
     with open(path, "rb") as f:
         for schema, channel, message in make_reader(f).iter_messages():
             topics.setdefault(channel.topic, (schema.name, message.data))
-    assert {"/joint_states", "/miles/scene/objects"} <= set(topics)
-    name, data = topics["/joint_states"]
+    assert {interfaces.JOINT_STATES, interfaces.SCENE_OBJECTS} <= set(topics)
+    name, data = topics[interfaces.JOINT_STATES]
     assert name == "sensor_msgs/msg/JointState"
     msg = deserialize_message(data, JointState)
     assert list(msg.name)[:2] == ["panda_joint1", "panda_joint2"] and len(msg.position) == 9
@@ -51,9 +52,10 @@ def test_recorder_writes_decodable_joint_states(tmp_path):
 def test_recorded_topics_are_the_nodes_default_names():
     import dataclasses
 
-    from miles_ros.runtime.manager_params import ManagerNodeParams
-    from miles_ros.runtime.params import SimNodeParams, SkillNodeParams
-    from miles_ros.safety.config import SafetyNodeNames
+    from miles_ros.params.manager import ManagerNodeParams
+    from miles_ros.params.safety import SafetyNodeNames
+    from miles_ros.params.sim import SimNodeParams
+    from miles_ros.params.skill import SkillNodeParams
 
     names = {
         getattr(params, f.name)
@@ -63,9 +65,9 @@ def test_recorded_topics_are_the_nodes_default_names():
     }
     assert set(TOPICS) <= names
     assert {
-        "/joint_states",
-        "/miles/joint_command",
-        "/miles/skill_command",
-        "/miles/estop",
+        interfaces.JOINT_STATES,
+        interfaces.JOINT_COMMAND,
+        interfaces.SKILL_COMMAND,
+        interfaces.ESTOP,
     } <= set(TOPICS)
     assert len(TOPICS) == 13

@@ -20,8 +20,9 @@ rclpy = pytest.importorskip("rclpy")
 
 from std_msgs.msg import String  # noqa: E402
 
+from miles_ros.params.safety import SafetyNodeNames  # noqa: E402
 from miles_ros.ros.qos import OCCUPANCY_QOS  # noqa: E402
-from miles_ros.safety import Occupancy, SafetyNodeNames  # noqa: E402
+from miles_ros.safety import Occupancy  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 DUAL = ROOT / "config" / "scene_dual.yaml"

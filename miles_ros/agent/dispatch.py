@@ -56,6 +56,7 @@ from typing import Any
 from miles_ros.agent.blackboard import Blackboard
 from miles_ros.agent.contract_net import Auction, Bid, to_json
 from miles_ros.agent.geometry import polyline_distance
+from miles_ros.interfaces import ESTOPPED, FAILED, FINAL_SKILL_STATES, RUNNING, SUCCEEDED
 
 LOG = logging.getLogger("miles_ros.agent.dispatch")
 
@@ -65,9 +66,6 @@ closer than this cannot both work there. The hands' sphere model spans 0.28 m ac
 fingers (:mod:`sims.robots.panda_spheres`) and the supervisors keep 0.05 m between arms.
 In ``config/scene_dual.yaml`` the red and blue tasks' cubes and pads lie >= 0.37 m apart
 and do not conflict; red and blue 0.32 m apart (its first layout) did."""
-
-FINAL_STATES = ("succeeded", "failed", "aborted", "estopped")
-"""Skill statuses that end a request (as :data:`miles_ros.agent.manager.FINAL_STATES`)."""
 
 
 @dataclass(frozen=True)
@@ -169,7 +167,7 @@ class Dispatcher:
             Task(f"{trace_id}/t{i + 1}", s, dict(p), _resources(s, p, cubes))
             for i, (s, p) in enumerate(steps)
         ]
-        self.outcome = "running" if self.tasks else "succeeded"
+        self.outcome = RUNNING if self.tasks else SUCCEEDED
         """running, succeeded, failed or estopped."""
         self.reason = ""
         """Why the goal failed."""
@@ -189,38 +187,38 @@ class Dispatcher:
 
     def on_bid(self, message: str | Bid, now: float) -> list[Send]:
         """A bid (JSON from ``/miles/tasks/bid``); refused ones are logged and dropped."""
-        if self.outcome != "running":
+        if self.outcome != RUNNING:
             return []
         self.auction.offer(message, now)
         return self._advance(now)
 
     def tick(self, now: float) -> list[Send]:
         """Close a round whose deadline passed."""
-        return self._advance(now) if self.outcome == "running" else []
+        return self._advance(now) if self.outcome == RUNNING else []
 
     def on_status(self, arm: str, status: Mapping[str, Any], now: float) -> list[Send]:
         """A skill status from ``/<arm>/miles/skill/status``."""
         if self._clearing.get(arm) and self._clearing[arm] == status.get("id"):
-            if status.get("state") not in FINAL_STATES:
+            if status.get("state") not in FINAL_SKILL_STATES:
                 progress = status.get("progress")
                 if isinstance(progress, int | float) and not isinstance(progress, bool):
                     self._cleared[arm] = max(self._cleared.get(arm, 0.0), float(progress))
                 return self._start_idle(now)
             del self._clearing[arm]
             self._leaving.pop(arm, None)
-            if status.get("state") != "succeeded":
+            if status.get("state") != SUCCEEDED:
                 LOG.warning("dispatch: %s's clearing home %s", arm, status.get("state"))
             return self._start_idle(now) + self._advance(now)
         task = next(
             (t for t in self.tasks if t.request_id and t.request_id == status.get("id")), None
         )
-        if task is None or task.arm != arm or task.state != "running":
+        if task is None or task.arm != arm or task.state != RUNNING:
             LOG.info(
                 "dispatch: status %r from %s is not for a running task", status.get("id"), arm
             )
             return []
         state = status.get("state")
-        if state not in FINAL_STATES:
+        if state not in FINAL_SKILL_STATES:
             progress = status.get("progress")
             if isinstance(progress, int | float) and not isinstance(progress, bool):
                 task.progress = max(task.progress, float(progress))
@@ -229,17 +227,17 @@ class Dispatcher:
         self._parked[arm] = task
         reason = str(status.get("reason") or "")
         task.history[-1]["outcome"] = state if not reason else f"{state}: {reason}"
-        if state == "succeeded":
-            task.state = "succeeded"
-        elif state == "estopped":
-            task.state = "failed"
-            return self._end("estopped", f"{task.skill} on {arm}: estopped {reason}".strip())
+        if state == SUCCEEDED:
+            task.state = SUCCEEDED
+        elif state == ESTOPPED:
+            task.state = FAILED
+            return self._end(ESTOPPED, f"{task.skill} on {arm}: estopped {reason}".strip())
         else:
             text = f"{arm}: {task.skill} {_params_text(task.params)} {state}"
             text += f": {reason}" if reason else ""
             if task.rounds >= self.max_rounds:
-                task.state = "failed"
-                return self._end("failed", f"{text}; no rounds left")
+                task.state = FAILED
+                return self._end(FAILED, f"{text}; no rounds left")
             task.state, task.arm, task.request_id = "waiting", "", ""
             self._feedback[task.task_id] = text
         out = self._clear_if_in_way(arm) + self._start_idle(now)
@@ -269,7 +267,7 @@ class Dispatcher:
     # --- internals ---------------------------------------------------------------------
     def _advance(self, now: float) -> list[Send]:
         out: list[Send] = []
-        while self.outcome == "running":
+        while self.outcome == RUNNING:
             if self._open is not None:
                 if not self.auction.ready(self._open.task_id, now):
                     return out
@@ -277,8 +275,8 @@ class Dispatcher:
                 continue
             task = self._announceable(now)
             if task is None:
-                if all(t.state == "succeeded" for t in self.tasks):
-                    self.outcome = "succeeded"
+                if all(t.state == SUCCEEDED for t in self.tasks):
+                    self.outcome = SUCCEEDED
                 return out
             if now < self._awarded_at + self.award_gap:
                 return out
@@ -291,7 +289,7 @@ class Dispatcher:
         busy = {k.removeprefix("claim/") for k in self.blackboard.snapshot("claim/", now)}
         earlier = False
         for task in self.tasks:
-            if task.state == "succeeded":
+            if task.state == SUCCEEDED:
                 continue
             if task.state == "waiting":
                 barrier = "*" in task.resources and earlier
@@ -320,11 +318,11 @@ class Dispatcher:
         task.history[-1]["bids"] = {a: (b.cost, b.refusal) for a, b in bids.items()}
         award = outcome.award
         if award is None:
-            task.state = "failed"
+            task.state = FAILED
             task.history[-1]["reasons"] = outcome.reasons
             why = "; ".join(f"{a}: {r}" for a, r in sorted(outcome.reasons.items()))
             text = f"nobody can do {task.skill} {_params_text(task.params)} ({why})"
-            return self._end("failed", text)
+            return self._end(FAILED, text)
         refused = self._claim(task, award.arm, now)
         if refused:
             LOG.warning("dispatch: %s not awarded: %s", task.task_id, refused)
@@ -368,7 +366,7 @@ class Dispatcher:
     def _next_request(self, arm: str, now: float) -> list[Send]:
         """Send the arm its next awarded task when it is idle and no other arm is in its
         way (see "Shared space"); an idle arm in the way is sent home first."""
-        if arm in self._clearing or any(t.state == "running" and t.arm == arm for t in self.tasks):
+        if arm in self._clearing or any(t.state == RUNNING and t.arm == arm for t in self.tasks):
             return []
         task = next((t for t in self.tasks if t.state == "awarded" and t.arm == arm), None)
         if task is None:
@@ -377,9 +375,7 @@ class Dispatcher:
         for other in self.arms:
             if other == arm:
                 continue
-            running = next(
-                (t for t in self.tasks if t.state == "running" and t.arm == other), None
-            )
+            running = next((t for t in self.tasks if t.state == RUNNING and t.arm == other), None)
             if running is not None and running.progress < self.stagger:
                 if self._conflict(task, running):
                     return out  # wait until it is past the shared space
@@ -405,7 +401,7 @@ class Dispatcher:
         if any(t.state == "awarded" and t.arm == arm for t in self.tasks):
             return []
         for t in self.tasks:
-            if t.arm != arm and t.state in ("running", "awarded"):
+            if t.arm != arm and t.state in (RUNNING, "awarded"):
                 if self._in_way(arm, parked, t, t.arm):
                     return [self._clear(arm)]
         return []
@@ -448,7 +444,7 @@ class Dispatcher:
 
     def _request(self, task: Task, arm: str, skill: str, params: dict) -> Send:
         self._requests += 1
-        task.state, task.request_id = "running", f"{self.trace_id}:{self._requests}"
+        task.state, task.request_id = RUNNING, f"{self.trace_id}:{self._requests}"
         request = {
             "id": task.request_id,
             "skill": skill,
@@ -465,7 +461,7 @@ class Dispatcher:
             for arm, rid in self._clearing.items()
         ]
         for task in self.tasks:
-            if task.state == "running":
+            if task.state == RUNNING:
                 out.append(
                     Send("request", _json({"id": task.request_id, "cancel": True}), task.arm)
                 )

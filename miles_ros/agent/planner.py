@@ -148,7 +148,7 @@ class Planner:
     @property
     def registry(self) -> SkillRegistry:
         """The skills the planner plans with. Setting it (the cell manager drops the
-        cards' envelopes: :func:`miles_ros.agent.manager_cell.cell_registry`) also renews
+        cards' envelopes: :func:`miles_ros.manager.cell.cell_registry`) also renews
         what was derived from the old one: the affordance (whose envelope check is a hard
         mask: a stale one kept the old envelopes, and in the cell's world frame every
         pick_place and push was masked, leaving ``home``), the generate mode's grammars

@@ -8,7 +8,7 @@ order of precedence:
    :func:`policies.cards.skill_library`), with ``critic.onnx`` beside them when the skill
    was exported;
 2. interface cards (``miles_ros/agent/cards/*.yaml``) for the skills declared in
-   shared/INTERFACES.md (``reach``, ``push``, ``pick_place``) whose trained card does not
+   docs/interfaces.md (``reach``, ``push``, ``pick_place``) whose trained card does not
    exist yet: same parameters, no policy and no critic, so offline planning works
    before training; a real card with the same name replaces one;
 3. scripted skills: ``home`` (:data:`policies.cards.HOME_CARD`).

@@ -6,11 +6,13 @@ from __future__ import annotations
 import argparse
 import sys
 
+from miles_ros.interfaces import NAMESPACE
+
 
 def main(argv: list[str] | None = None, prog: str = "miles estop") -> int:
     parser = argparse.ArgumentParser(prog=prog, description=__doc__)
     parser.add_argument("--reset", action="store_true", help="reset instead of triggering")
-    parser.add_argument("--namespace", default="/miles", help="the graph's namespace")
+    parser.add_argument("--namespace", default=NAMESPACE, help="the graph's namespace")
     parser.add_argument("--timeout", type=float, default=5.0, help="seconds to wait")
     parser.add_argument("--domain-id", type=int, default=None, help="ROS_DOMAIN_ID to use")
     args = parser.parse_args(argv)

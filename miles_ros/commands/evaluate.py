@@ -95,8 +95,9 @@ def safety_config(path: str | Path | None = None):
     Raises ValueError for unknown keys or values the supervisor refuses."""
     from dataclasses import fields
 
-    from miles_ros.runtime.params import config_dir, load_node_params
-    from miles_ros.safety.config import SafetyConfig, SafetyNodeNames
+    from miles_ros.params import config_dir, load_node_params
+    from miles_ros.params.safety import SafetyNodeNames
+    from miles_ros.safety.config import SafetyConfig
 
     path = Path(path) if path else config_dir() / "safety.yaml"
     if not path.is_file():
@@ -139,7 +140,7 @@ def _supervised(args, task: str, prog: str):
     except ValueError as exc:
         print(f"{prog}: --safety-params {exc}", file=sys.stderr)
         return None
-    from miles_ros.runtime.params import SkillNodeParams
+    from miles_ros.params.skill import SkillNodeParams
 
     return supervised_env_kwargs(task, args.num_envs, scale, safety), {
         "supervised": True,
@@ -251,7 +252,7 @@ def _sweep(args, prog: str) -> int:
     except ValueError as exc:
         print(f"{prog}: {exc}", file=sys.stderr)
         return 2
-    from miles_ros.runtime.params import SkillNodeParams
+    from miles_ros.params.skill import SkillNodeParams
     from miles_ros.runtime.supervised import TIME_SCALE, pybullet_options
 
     time_scale = TIME_SCALE if args.time_scale is None else args.time_scale

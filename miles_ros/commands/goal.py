@@ -18,15 +18,23 @@ import json
 import sys
 from collections.abc import Callable
 
-from miles_ros.runtime.manager_glue import FINAL_OUTCOMES
-from miles_ros.runtime.manager_params import ManagerNodeParams
-from miles_ros.runtime.params import under_namespace
-
-EXIT_CODES = {"succeeded": 0, "failed": 1, "refused": 1, "estopped": 1}
-EXIT_PLANNER_REFUSED = 3
-"""The planner refused the goal (a refusal with a trace id: it was planned, not gated)."""
-NO_MANAGER, TIMED_OUT = 2, 124
-
+from miles_ros.interfaces import (
+    EXIT_FAILED,
+    EXIT_INTERRUPTED,
+    EXIT_NO_MANAGER,
+    EXIT_OK,
+    EXIT_REFUSED,
+    EXIT_TIMED_OUT,
+    FAILED,
+    FINAL_GOAL_OUTCOMES,
+    NAMESPACE,
+    PLANNING,
+    REFUSED,
+    RUNNING,
+    SUCCEEDED,
+    under_namespace,
+)
+from miles_ros.params.manager import ManagerNodeParams
 
 topic = under_namespace
 """``/miles/x`` under another namespace: ``/NS/x``."""
@@ -87,7 +95,7 @@ class GoalFollower:
             return
         self.status = status
         outcome = status.get("outcome")
-        if outcome == "planning" and not self.printed_plans and status.get("event") == "planning":
+        if outcome == PLANNING and not self.printed_plans and status.get("event") == "planning":
             self.out(f"planning: {self.goal}")
         for entry in (status.get("executed") or [])[self.printed_executed :]:
             call = f"{entry['skill']} {_params(entry.get('params') or {})}".rstrip()
@@ -108,7 +116,7 @@ class GoalFollower:
         if status.get("mode") == "cell":
             self._print_tasks(status)
         request = status.get("request")
-        if outcome == "running" and request and request["id"] not in self.printed_requests:
+        if outcome == RUNNING and request and request["id"] not in self.printed_requests:
             self.printed_requests.add(request["id"])
             step = status.get("step") or {"skill": request["skill"], "params": {}}
             n, total = int(status.get("step_index", 0)) + 1, status.get("steps", "?")
@@ -116,7 +124,7 @@ class GoalFollower:
                 f"-> step {n}/{total}: {step['skill']} {_params(step['params'])}".rstrip()
                 + f"  [{request['id']}]"
             )
-        if outcome in FINAL_OUTCOMES:
+        if outcome in FINAL_GOAL_OUTCOMES:
             self.outcome = outcome
             line = f"goal {outcome}"
             if status.get("reason"):
@@ -139,15 +147,15 @@ class GoalFollower:
             tid, state, rounds = task["task_id"], task["state"], int(task.get("rounds") or 0)
             call = f"{task['skill']} {_params(task.get('params') or {})}".rstrip()
             ran = self.running.get(tid)
-            if ran is not None and state != "running" and (state != "bidding" or rounds > ran[0]):
+            if ran is not None and state != RUNNING and (state != "bidding" or rounds > ran[0]):
                 del self.running[tid]
-                if state == "succeeded":
+                if state == SUCCEEDED:
                     self.out(f"   <- task {n}: {call} on {ran[1]}: succeeded")
-                elif state == "failed":
+                elif state == FAILED:
                     self.out(f"   <- task {n}: {call} on {ran[1]}: failed")
                 else:  # waiting or bidding again: a failure, re-announced with it
                     self.out(f"   <- task {n}: {call} on {ran[1]}: failed, announced again")
-            elif state == "running" and (ran is None or ran[0] != rounds):
+            elif state == RUNNING and (ran is None or ran[0] != rounds):
                 if ran is not None:  # its earlier round failed between two statuses
                     self.out(f"   <- task {n}: {call} on {ran[1]}: failed, announced again")
                 self.running[tid] = (rounds, task["arm"])
@@ -187,7 +195,7 @@ def main(argv: list[str] | None = None, prog: str = "miles goal") -> int:
         epilog=__doc__.split("\n\n", 1)[1],
     )
     parser.add_argument("goal", help="the goal in words")
-    parser.add_argument("--namespace", default="/miles", help="the graph's namespace")
+    parser.add_argument("--namespace", default=NAMESPACE, help="the graph's namespace")
     parser.add_argument(
         "--timeout",
         type=float,
@@ -228,7 +236,7 @@ def main(argv: list[str] | None = None, prog: str = "miles goal") -> int:
         print(
             f"\n{prog}: stopped following (the manager keeps working on the goal)", file=sys.stderr
         )
-        return 130
+        return EXIT_INTERRUPTED
     if how == "no_manager":
         status_topic = topic(args.namespace, ManagerNodeParams().status_topic)
         print(
@@ -236,15 +244,15 @@ def main(argv: list[str] | None = None, prog: str = "miles goal") -> int:
             "(is `miles up` running, with the same ROS_DOMAIN_ID?)",
             file=sys.stderr,
         )
-        return NO_MANAGER
+        return EXIT_NO_MANAGER
     if how == "timed_out":
         print(
             f"{prog}: no outcome within {args.timeout:g} s; the manager keeps working on the goal",
             file=sys.stderr,
         )
-        return TIMED_OUT
+        return EXIT_TIMED_OUT
     if args.json:
         print(json.dumps(follower.status))
-    if follower.outcome == "refused" and follower.status.get("trace_id"):
-        return EXIT_PLANNER_REFUSED
-    return EXIT_CODES.get(follower.outcome, 1)
+    if follower.outcome == REFUSED and follower.status.get("trace_id"):
+        return EXIT_REFUSED  # by the planner (planned, not gated): nothing moved
+    return EXIT_OK if follower.outcome == SUCCEEDED else EXIT_FAILED

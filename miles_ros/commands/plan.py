@@ -25,8 +25,7 @@ import logging
 import sys
 from pathlib import Path
 
-EXIT_REFUSED = 3
-"""Exit status when a goal was refused (and none had errors)."""
+from miles_ros.interfaces import EXIT_FAILED, EXIT_OK, EXIT_REFUSED, EXIT_USAGE
 
 
 def _parser(prog: str) -> argparse.ArgumentParser:
@@ -111,11 +110,11 @@ def main(argv: list[str] | None = None, prog: str = "miles plan") -> int:
         level=logging.INFO if args.verbose else logging.WARNING,
         format="%(levelname)s %(name)s: %(message)s",
     )
-    from miles_ros.agent.manager_cell import cell_registry
     from miles_ros.agent.models import ModelUnavailable
     from miles_ros.agent.planner import Planner, PlannerConfig
     from miles_ros.agent.registry import SkillRegistry
     from miles_ros.agent.world import load_world
+    from miles_ros.manager.cell import cell_registry
     from sims.scene import load_scene
 
     goals = (
@@ -156,7 +155,7 @@ def main(argv: list[str] | None = None, prog: str = "miles plan") -> int:
         )
     except (ModelUnavailable, OSError, ValueError) as exc:
         print(f"{prog}: {exc}", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
     invalid = refused = False
     for goal in goals:
         plan = planner.plan(goal)
@@ -166,4 +165,4 @@ def main(argv: list[str] | None = None, prog: str = "miles plan") -> int:
             print(json.dumps(plan.to_json()), flush=True)
         else:
             _print_plan(plan, args.verbose)
-    return 1 if invalid else (EXIT_REFUSED if refused else 0)
+    return EXIT_FAILED if invalid else (EXIT_REFUSED if refused else EXIT_OK)

@@ -2,10 +2,10 @@
 
 - the nodes, one per file, thin adapters over ROS-free code: :mod:`.sim_node`,
   :mod:`.skill_node`, :mod:`.safety_node`, :mod:`.manager_node`,
-  :mod:`.command_adapter_node` (console scripts of the same names);
+  :mod:`.command_adapter_node`, :mod:`.arm_agent_node` (console scripts of the same
+  names);
 - :mod:`.params`: the one parameter helper (declared from the typed dataclasses of
-  :mod:`miles_ros.runtime.params`, :mod:`miles_ros.safety.config`,
-  :mod:`miles_ros.runtime.manager_params`); :mod:`.qos`: the QoS profiles;
+  :mod:`miles_ros.params`, one module per node); :mod:`.qos`: the QoS profiles;
   :mod:`.node_main`: each executable's ``main``;
 - :mod:`.graph`: the one in-process graph builder (``miles up``, ``miles demo``,
   bench/ros.py, the tests);

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import logging
-from dataclasses import dataclass
 from pathlib import Path
 
 from rclpy.node import Node
@@ -24,40 +23,14 @@ from std_msgs.msg import String
 
 from miles_ros.agent.arm_agent import ArmAgent, cards_from_registry
 from miles_ros.agent.contract_net import to_json
-from miles_ros.agent.manager_cell import CELL_TOPICS
 from miles_ros.agent.registry import SkillRegistry
+from miles_ros.interfaces import FINAL_SKILL_STATES, RUNNING, arm_scoped
+from miles_ros.params.arm_agent import ArmAgentParams
 from miles_ros.ros.node_main import NodeLogHandler, run_node
 from miles_ros.ros.params import declare_params
 from miles_ros.ros.qos import COMMAND_QOS, SENSOR_QOS
-from miles_ros.runtime.params import arm_scoped
 from sims.robots import panda
 from sims.scene import load_scene
-
-FINAL_STATES = ("succeeded", "failed", "aborted", "estopped")
-
-
-@dataclass(frozen=True)
-class ArmAgentParams:
-    """Parameters of ``arm_agent_node``."""
-
-    arm: str = ""
-    """The scene's arm this agent bids for (required)."""
-    scene_file: str = ""
-    """Scene YAML with ``arms:`` ('' = config/scene.yaml)."""
-    skill_library: str = ""
-    """Skill directory ('' = the shipped skills)."""
-    announce_topic: str = CELL_TOPICS["announce"]
-    """std_msgs/String JSON in: task announcements."""
-    bid_topic: str = CELL_TOPICS["bid"]
-    """std_msgs/String JSON out: bids and refusals."""
-    award_topic: str = CELL_TOPICS["award"]
-    """std_msgs/String JSON in: awards."""
-    joint_states_topic: str = "/joint_states"
-    """sensor_msgs/JointState in, under /ARM."""
-    objects_topic: str = "/miles/scene/objects"
-    """std_msgs/String JSON in: world-frame object poses (shared by the arms)."""
-    skill_status_topic: str = "/miles/skill/status"
-    """std_msgs/String JSON in, under /ARM: the arm's skill statuses."""
 
 
 class ArmAgentNode(Node):
@@ -125,9 +98,9 @@ class ArmAgentNode(Node):
         queue = self.agent.queue
         if not queue:
             return
-        if state == "running" and queue[0].started is None:
+        if state == RUNNING and queue[0].started is None:
             self.agent.started(queue[0].task_id, self.now())
-        elif state in FINAL_STATES:
+        elif state in FINAL_SKILL_STATES:
             self.agent.done(queue[0].task_id)
 
     def destroy_node(self):

@@ -2,7 +2,7 @@
 :class:`~miles_ros.ros.clients.GraphClient` records (manager statuses, camera frames,
 object poses; goals and the camera service), plus per arm its skill requests and statuses,
 its safety state and events and whether its joint states flow (each arm's names under its
-namespace, :func:`~miles_ros.runtime.params.arm_scoped`), and the contract net's
+namespace, :func:`~miles_ros.interfaces.arm_scoped`), and the contract net's
 announcements, bids and awards. Every per-arm and contract-net message is kept with the
 ``time.monotonic()`` of its arrival, so the demo can tell when each task ran.
 """
@@ -16,10 +16,11 @@ from collections.abc import Sequence
 from sensor_msgs.msg import JointState
 from std_msgs.msg import String
 
-from miles_ros.agent.manager_cell import CELL_TOPICS
+from miles_ros.interfaces import CELL_TOPICS, arm_scoped
+from miles_ros.params.sim import SimNodeParams
+from miles_ros.params.skill import SkillNodeParams
 from miles_ros.ros.clients import GraphClient
 from miles_ros.ros.qos import LATCHED_QOS, READER_QOS, SENSOR_QOS
-from miles_ros.runtime.params import SimNodeParams, SkillNodeParams, arm_scoped
 
 
 class CellClient(GraphClient):

@@ -20,6 +20,11 @@ from sensor_msgs.msg import Image, JointState
 from std_msgs.msg import String
 from std_srvs.srv import Trigger
 
+from miles_ros.interfaces import NAMESPACE, under_namespace
+from miles_ros.params.manager import ManagerNodeParams
+from miles_ros.params.safety import SafetyNodeNames
+from miles_ros.params.sim import SimNodeParams
+from miles_ros.params.skill import SkillNodeParams
 from miles_ros.ros.qos import (
     COMMAND_QOS,
     IMAGE_QOS,
@@ -28,9 +33,6 @@ from miles_ros.ros.qos import (
     READER_QOS,
     SENSOR_QOS,
 )
-from miles_ros.runtime.manager_params import ManagerNodeParams
-from miles_ros.runtime.params import SimNodeParams, SkillNodeParams, under_namespace
-from miles_ros.safety.config import SafetyNodeNames
 
 
 @dataclass
@@ -67,7 +69,7 @@ def call_trigger(
         rclpy.try_shutdown(context=context)
 
 
-def estop(reset: bool, namespace: str = "/miles", domain_id: int | None = None, timeout=5.0):
+def estop(reset: bool, namespace: str = NAMESPACE, domain_id: int | None = None, timeout=5.0):
     """Trigger (or reset) the e-stop of a running graph; returns ``(service, result)``."""
     names = SafetyNodeNames()
     service = under_namespace(namespace, names.reset_service if reset else names.trigger_service)
@@ -80,7 +82,7 @@ def follow_goal(
     on_plan: Callable[[dict], None],
     sent: Callable[[], None],
     done: Callable[[], bool],
-    namespace: str = "/miles",
+    namespace: str = NAMESPACE,
     domain_id: int | None = None,
     wait: float = 30.0,
     timeout: float = 300.0,

@@ -14,10 +14,10 @@ from rclpy.node import Node
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 
+from miles_ros.params.command_adapter import CommandAdapterParams
 from miles_ros.ros.node_main import run_node
 from miles_ros.ros.params import declare_params
 from miles_ros.ros.qos import COMMAND_QOS
-from miles_ros.runtime.params import CommandAdapterParams
 
 
 class CommandAdapterNode(Node):

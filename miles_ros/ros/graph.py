@@ -24,8 +24,8 @@ from rclpy.node import Node
 from rclpy.parameter import Parameter
 from rclpy.signals import SignalHandlerOptions
 
+from miles_ros.params import config_dir
 from miles_ros.ros.node_main import spin_until
-from miles_ros.runtime.params import config_dir
 
 PARTS: dict[str, tuple[str, str, str]] = {
     "sim": ("miles_ros.ros.sim_node", "SimNode", "sim.yaml"),

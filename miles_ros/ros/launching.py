@@ -14,7 +14,7 @@ from launch.substitutions import LaunchConfiguration, PathJoinSubstitution, Pyth
 from launch_ros.actions import Node
 from launch_ros.substitutions import FindPackageShare
 
-from miles_ros.runtime.params import NODE_CONFIGS, PACKAGE
+from miles_ros.params import NODE_CONFIGS, PACKAGE
 
 
 def node_launch_description(executable: str) -> LaunchDescription:

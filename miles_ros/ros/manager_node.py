@@ -9,12 +9,12 @@ reliable + transient-local, so a late ``miles goal`` sees the latest),
 ``{"id", "cancel": true}`` on a timeout or an e-stop). One goal at a time; a failed step
 is replanned with the failure as feedback; a latched e-stop ends the goal ``estopped``
 (the manager never resets it); every goal is reflected into memory. Planning runs on a
-worker thread (:class:`miles_ros.runtime.manager_glue.ManagerDriver`), so statuses and
+worker thread (:class:`miles_ros.manager.glue.ManagerDriver`), so statuses and
 the e-stop keep flowing while the language model thinks; the model itself loads in the
 constructor, before the node spins. Parameters: config/manager.yaml.
 
 A scene with several arms (``scene_file`` listing ``arms:``) runs goals as a cell
-(:class:`miles_ros.agent.manager_cell.CellDriver`): the planned steps are announced on
+(:class:`miles_ros.manager.cell.CellDriver`): the planned steps are announced on
 ``/miles/tasks/announce``, bids come on ``/miles/tasks/bid``, awards go on
 ``/miles/tasks/award`` and requests on ``/<arm>/miles/skill/request``; statuses come from
 ``/<arm>/miles/skill/status``.
@@ -28,15 +28,15 @@ import logging
 from rclpy.node import Node
 from std_msgs.msg import String
 
-from miles_ros.agent.manager_cell import CELL_TOPICS, CellDriver, cell_registry
+from miles_ros.interfaces import CELL_TOPICS, arm_scoped
+from miles_ros.manager.build import build_planner
+from miles_ros.manager.cell import CellDriver, cell_registry
+from miles_ros.manager.glue import ManagerDriver
+from miles_ros.params.manager import ManagerNodeParams, check_param
 from miles_ros.ros.node_main import NodeLogHandler, run_node
 from miles_ros.ros.params import declare_params
 from miles_ros.ros.qos import COMMAND_QOS, LATCHED_QOS
 from miles_ros.runtime.frames import arm_bodies
-from miles_ros.runtime.manager_build import build_planner
-from miles_ros.runtime.manager_glue import ManagerDriver
-from miles_ros.runtime.manager_params import ManagerNodeParams, check_param
-from miles_ros.runtime.params import arm_scoped
 from sims.scene import load_scene
 
 
@@ -47,7 +47,7 @@ class ManagerNode(Node):
         super().__init__("manager_node", **kwargs)
         self.params = prm = declare_params(self, ManagerNodeParams, check=check_param)
         self.log_handler = NodeLogHandler(self.get_logger())
-        for name in ("miles_ros.runtime.manager_glue", "miles_ros.agent"):
+        for name in ("miles_ros.manager", "miles_ros.agent"):
             logging.getLogger(name).addHandler(self.log_handler)
             logging.getLogger(name).setLevel(logging.INFO)
         self.pub_plan = self.create_publisher(String, prm.plan_topic, LATCHED_QOS)
@@ -85,7 +85,7 @@ class ManagerNode(Node):
         )
 
     def _init_cell(self, planner_factory) -> None:
-        """The dual-arm path: :class:`miles_ros.agent.manager_cell.CellDriver`."""
+        """The dual-arm path: :class:`miles_ros.manager.cell.CellDriver`."""
         prm, scene = self.params, self.scene
         arms = [m.name for m in scene.arms]
         planner = (planner_factory or build_planner)(prm)
@@ -157,7 +157,7 @@ class ManagerNode(Node):
 
     def destroy_node(self):
         self.driver.close()
-        for name in ("miles_ros.runtime.manager_glue", "miles_ros.agent"):
+        for name in ("miles_ros.manager", "miles_ros.agent"):
             logging.getLogger(name).removeHandler(self.log_handler)
         return super().destroy_node()
 

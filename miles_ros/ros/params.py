@@ -3,8 +3,8 @@
 :func:`declare_params` declares one parameter per field (typed default, the field's
 docstring as description, read-only unless listed as dynamic) and, given a ``check``,
 adds an on-set callback that refuses invalid values with a reason. The dataclasses
-themselves (and reading ``config/*.yaml``) are ROS-free: :mod:`miles_ros.runtime.params`,
-:mod:`miles_ros.safety.config`, :mod:`miles_ros.runtime.manager_params`.
+themselves (one module per node, and reading ``config/*.yaml``) are ROS-free:
+:mod:`miles_ros.params`.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from rcl_interfaces.msg import ParameterDescriptor, SetParametersResult
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 
-from miles_ros.runtime.params import field_docs
+from miles_ros.params import field_docs
 
 _SCALARS = {
     bool: Parameter.Type.BOOL,

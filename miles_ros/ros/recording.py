@@ -25,10 +25,12 @@ from pathlib import Path
 from rclpy.node import Node
 from rclpy.serialization import serialize_message
 
+from miles_ros.interfaces import arm_scoped
+from miles_ros.params.manager import ManagerNodeParams
+from miles_ros.params.safety import SafetyNodeNames
+from miles_ros.params.sim import SimNodeParams
+from miles_ros.params.skill import SkillNodeParams
 from miles_ros.ros.qos import COMMAND_QOS, SENSOR_QOS
-from miles_ros.runtime.manager_params import ManagerNodeParams
-from miles_ros.runtime.params import SimNodeParams, SkillNodeParams, arm_scoped
-from miles_ros.safety.config import SafetyNodeNames
 
 _JOINT_STATE, _STRING, _BOOL = (
     "sensor_msgs/msg/JointState",
@@ -93,7 +95,7 @@ def cell_recorded_topics(scene_file: str | Path | None) -> dict[str, str]:
     """Recorded topic -> type for the graph of ``scene_file``: :data:`TOPICS` for a
     scene without ``arms:``; for a cell, each of :data:`ARM_TOPICS` under every arm's
     namespace, the shared topics, the arms' occupancy and the contract net's topics."""
-    from miles_ros.agent.manager_cell import CELL_TOPICS
+    from miles_ros.interfaces import CELL_TOPICS
     from sims.scene import load_scene
 
     scene = load_scene(str(scene_file) if scene_file else None)

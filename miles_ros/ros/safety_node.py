@@ -13,7 +13,7 @@ trajectory by more than ``tracking_tolerance`` (a sim reset, a hand-guided arm) 
 where it is measured (event ``tracking_reset``), never pulled back.
 
 Several arms (a scene with ``arms:``, ``scene_file`` and ``arm`` set): every name above
-moves under ``/ARM`` (:func:`~miles_ros.runtime.params.arm_scoped`, as skill_node's), and
+moves under ``/ARM`` (:func:`~miles_ros.interfaces.arm_scoped`, as skill_node's), and
 the scene's other arms are this arm's peers. Every ``occupancy_decimation``-th output
 period the node publishes its arm's occupancy on the shared ``/miles/safety/occupancy``
 (std_msgs/String, the JSON of :class:`~miles_ros.safety.Occupancy`: its link spheres in
@@ -39,6 +39,8 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import Bool, String
 from std_srvs.srv import Trigger
 
+from miles_ros.interfaces import arm_scoped
+from miles_ros.params.safety import SafetyNodeNames
 from miles_ros.ros.node_main import NodeLogHandler, run_node
 from miles_ros.ros.params import declare_params
 from miles_ros.ros.qos import (
@@ -48,12 +50,10 @@ from miles_ros.ros.qos import (
     SENSOR_QOS,
     occupancy_reader_qos,
 )
-from miles_ros.runtime.params import arm_scoped
 from miles_ros.safety import (
     JointRequest,
     Occupancy,
     SafetyConfig,
-    SafetyNodeNames,
     SafetySupervisor,
     SeparationConfig,
 )

@@ -16,7 +16,7 @@ a safety node the sim follows commands again after :data:`RESET_GATE_S`.
 Several arms: a scene that lists ``arms:`` (config/scene_dual.yaml) puts one Panda per
 arm in the one world; each arm's joint states and joint commands live under its
 namespace (``/left_arm/joint_states``, ``/left_arm/miles/joint_command``:
-:func:`miles_ros.runtime.params.arm_scoped`), each with its own reset gate. The object
+:func:`miles_ros.interfaces.arm_scoped`), each with its own reset gate. The object
 poses stay in the world frame (``frame_id`` ``world``) on the one objects topic; reset
 and capture serve the whole cell. A scene without ``arms:`` keeps the names above.
 """
@@ -36,10 +36,11 @@ from sensor_msgs.msg import Image, JointState
 from std_msgs.msg import String
 from std_srvs.srv import Trigger
 
+from miles_ros.interfaces import arm_scoped
+from miles_ros.params.sim import SimNodeParams
 from miles_ros.ros.node_main import run_node
 from miles_ros.ros.params import declare_params
 from miles_ros.ros.qos import COMMAND_QOS, IMAGE_QOS, SENSOR_QOS
-from miles_ros.runtime.params import SimNodeParams, arm_scoped
 from miles_ros.runtime.scene_world import JOINT_NAMES, CameraProcess, SceneWorld
 from miles_ros.safety.config import SafetyConfig
 from sims.scene import WORLD_FRAME, load_scene

@@ -27,12 +27,13 @@ from rclpy.time import Time
 from sensor_msgs.msg import JointState
 from std_msgs.msg import String
 
+from miles_ros.interfaces import arm_scoped
+from miles_ros.params.skill import SkillNodeParams
 from miles_ros.ros.node_main import run_node
 from miles_ros.ros.params import declare_params
 from miles_ros.ros.qos import COMMAND_QOS, LATCHED_QOS, SENSOR_QOS
 from miles_ros.runtime.frames import poses_to_base, scene_in_base_frame
 from miles_ros.runtime.observation import parse_joint_state, parse_objects
-from miles_ros.runtime.params import SkillNodeParams, arm_scoped
 from miles_ros.runtime.skills import SkillExecutor, SkillLibrary
 from sims.scene import load_scene
 

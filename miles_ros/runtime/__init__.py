@@ -13,6 +13,7 @@
 - :mod:`miles_ros.runtime.library`: the skill library (skill cards with their ONNX
   policies and task configs, plus the scripted ``home``);
 - :mod:`miles_ros.runtime.skills`: the executor state machine behind ``/miles/skill/request`` and
-  ``/miles/skill/status`` (:mod:`miles_ros.runtime.execution`: its per-request records);
-- :mod:`miles_ros.runtime.params`: ``config/*.yaml`` files read as ROS parameter files.
+  ``/miles/skill/status`` (:mod:`miles_ros.runtime.execution`: its per-request records).
+
+Node parameters are in :mod:`miles_ros.params`, the managers in :mod:`miles_ros.manager`.
 """

@@ -49,6 +49,11 @@ class JointTargets:
         return names, position, velocity
 
 
+TARGET_LEAD_MAX = 0.04
+"""The furthest ahead (s) skill_node stamps a learned skill's targets (its
+``target_lead_max``; keep it below safety_node's ``max_request_lead``)."""
+
+
 def target_lead(cfg: TaskConfig) -> float:
     """How long after the tick a skill's targets are meant to be reached (s): what skill_node
     stamps them with (capped by its ``target_lead_max``), so the supervisor approaches

@@ -41,6 +41,9 @@ LIMIT_MARGIN = 0.8
 """The model shapes within this fraction of the supervisor's acceleration and jerk limits:
 the supervisor tracks its points with room to correct the small errors of its
 interpolation (at the limits themselves, every correction is an intervention)."""
+SHAPE_COMMANDS = True
+"""skill_node sends a learned skill's targets through this model by default (its
+``shape_commands``)."""
 VELOCITY_SCALE = 0.55
 """Default fraction of the supervisor's joint velocity limits the model allows
 (skill_node's ``command_velocity_scale``). At full speed a reach swings the hand so fast

@@ -1,7 +1,8 @@
 """What the skill executor (:mod:`miles_ros.runtime.skills`) keeps and returns per
 request, without the state machine: a running request (:class:`Execution`), one control
 period's output (:class:`TickResult`), the ``/miles/skill/status`` JSON (:func:`status`)
-and the distance a skill's progress is measured by (:func:`goal_distance`)."""
+and the distance a skill's progress is measured by (:func:`goal_distance`). Its states are
+:data:`miles_ros.interfaces.SKILL_STATES`."""
 
 from __future__ import annotations
 
@@ -13,9 +14,6 @@ from miles_ros.runtime.actions import JointTargets
 from miles_ros.runtime.command_path import CommandPath
 from miles_ros.runtime.goals import Goal
 from miles_ros.runtime.library import RunnableSkill
-
-STATES = ("running", "succeeded", "failed", "aborted", "estopped")
-FINAL_STATES = frozenset(STATES[1:])
 
 
 @dataclass

@@ -3,7 +3,7 @@
 :class:`SkillExecutor` is the state machine the skill node drives over a
 :class:`~miles_ros.runtime.library.SkillLibrary` (the skill cards, their ONNX policies
 and the scripted ``home``; imported here for the node). Requests (JSON
-objects, see ``shared/INTERFACES.md``)::
+objects, see docs/interfaces.md)::
 
     {"id": "r1", "skill": "reach", "params": {"target": "red_cube"}}   run a skill
     {"id": "r1", "cancel": true}          abort skill r1 (an empty or missing id: any)
@@ -44,6 +44,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from miles_ros.interfaces import ABORTED, ESTOPPED, FAILED, RUNNING, SUCCEEDED
 from miles_ros.runtime.actions import (
     JointTargets,
     action_to_targets,
@@ -51,8 +52,6 @@ from miles_ros.runtime.actions import (
 )
 from miles_ros.runtime.command_path import VELOCITY_SCALE, CommandPath, RobotCommand
 from miles_ros.runtime.execution import (
-    FINAL_STATES,
-    STATES,
     Execution,
     TickResult,
     goal_distance,
@@ -78,7 +77,7 @@ from sims.robots import panda
 from sims.scene import Scene
 from sims.tasks.pick_place import STACK_RELEASE_WIDTH as RELEASE_WIDTH
 
-__all__ = ["FINAL_STATES", "STATES", "SkillExecutor", "SkillLibrary", "TickResult", "status"]
+__all__ = ["SkillExecutor", "SkillLibrary", "TickResult", "status"]
 
 
 logger = logging.getLogger(__name__)
@@ -197,7 +196,7 @@ class SkillExecutor:
         self.safety_reason = str(state.get("reason", ""))
         if self.estop and self.active is not None:
             reason = "e-stop latched" + (f": {self.safety_reason}" if self.safety_reason else "")
-            return [self._finish("estopped", reason, now)]
+            return [self._finish(ESTOPPED, reason, now)]
         return []
 
     def on_request(self, payload: str | Mapping, now: float) -> list[dict]:
@@ -205,19 +204,19 @@ class SkillExecutor:
         try:
             request = json.loads(payload) if isinstance(payload, str) else dict(payload)
         except (json.JSONDecodeError, TypeError, ValueError) as exc:
-            return [status("", "", "failed", 0.0, f"refused: request is not JSON ({exc})")]
+            return [status("", "", FAILED, 0.0, f"refused: request is not JSON ({exc})")]
         if not isinstance(request, dict):
-            return [status("", "", "failed", 0.0, "refused: request must be a JSON object")]
+            return [status("", "", FAILED, 0.0, "refused: request must be a JSON object")]
         rid = request.get("id", "")
         rid = rid if isinstance(rid, str) else json.dumps(rid)
         if request.get("cancel"):
             return self.cancel(rid, now, estop=request.get("reason") == "estop")
         name = request.get("skill")
         if not rid:
-            return [status("", str(name or ""), "failed", 0.0, "refused: request needs an id")]
+            return [status("", str(name or ""), FAILED, 0.0, "refused: request needs an id")]
         refusal = self._refusal(name, request)
         if refusal:
-            return [status(rid, str(name or ""), "failed", 0.0, "refused: " + refusal)]
+            return [status(rid, str(name or ""), FAILED, 0.0, "refused: " + refusal)]
         skill = self.library.skills[name]
         params = request.get("params") or {}
         goal = None
@@ -225,13 +224,13 @@ class SkillExecutor:
             try:
                 goal = resolve_goal(skill.task.CONFIG.name, params, self.scene, self.objects)
             except GoalError as exc:
-                return [status(rid, name, "failed", 0.0, f"refused: {exc}")]
+                return [status(rid, name, FAILED, 0.0, f"refused: {exc}")]
             refusal = self._envelope_refusal(skill, goal)
             if refusal:
-                return [status(rid, name, "failed", 0.0, refusal)]
+                return [status(rid, name, FAILED, 0.0, refusal)]
         out = []
         if self.active is not None:
-            out.append(self._finish("aborted", f"preempted by request {rid!r}", now))
+            out.append(self._finish(ABORTED, f"preempted by request {rid!r}", now))
         homing = skill.task is not None and self.start_from_home and self.away_from_start(skill)
         if skill.timeout_s and not homing:
             timeout = skill.timeout_s * self.timeout_scale
@@ -239,7 +238,7 @@ class SkillExecutor:
             timeout = self._home_timeout()
         self.active = Execution(rid, skill, dict(params), goal, now, timeout, homing=homing)
         self.tags_changed = True
-        out.append(status(rid, name, "running", 0.0, ""))
+        out.append(status(rid, name, RUNNING, 0.0, ""))
         if homing:
             logger.info("skill %s (%s): homing first (the arm is away from its start)", name, rid)
         return out
@@ -266,8 +265,8 @@ class SkillExecutor:
                 logger.warning("cancel %r: no running skill with that id", rid)
             return []
         if estop:
-            return [self._finish("estopped", "e-stop latched", now)]
-        return [self._finish("aborted", "cancelled", now)]
+            return [self._finish(ESTOPPED, "e-stop latched", now)]
+        return [self._finish(ABORTED, "cancelled", now)]
 
     # --- the control period -----------------------------------------------------------
     @property
@@ -281,13 +280,13 @@ class SkillExecutor:
         if run is None:
             return TickResult()
         if self.estop:
-            return TickResult(statuses=[self._finish("estopped", "e-stop latched", now)])
+            return TickResult(statuses=[self._finish(ESTOPPED, "e-stop latched", now)])
         received = -math.inf if self.joints_received is None else self.joints_received
         if self.joints is None or now - received > self.state_timeout:
-            return TickResult(statuses=[self._finish("failed", "robot state lost", now)])
+            return TickResult(statuses=[self._finish(FAILED, "robot state lost", now)])
         if now - run.started > run.timeout_s:
             return TickResult(
-                statuses=[self._finish("failed", f"timeout after {run.timeout_s:.1f} s", now)]
+                statuses=[self._finish(FAILED, f"timeout after {run.timeout_s:.1f} s", now)]
             )
         if run.skill.task is None:
             return self._tick_home(run, now)
@@ -314,14 +313,14 @@ class SkillExecutor:
             obj = self.objects.get(run.goal.object_name)
             if obj is None:
                 reason = f"no pose for {run.goal.object_name!r}"
-                return TickResult(statuses=[self._finish("failed", reason, now)])
+                return TickResult(statuses=[self._finish(FAILED, reason, now)])
         state = sim_state(self.joints, run.goal.goal_pos, obj)
         if run.goal.stack_on is not None:  # stacking: on the target cube's live pose
             state = stack_state(state, self.objects.get(run.goal.stack_on))
         distance = goal_distance(cfg.name, state)
         if bool(skill.task.success(state, cfg)[0]):
             if not (cfg.has_gripper and self.joints.finger_width < RELEASE_WIDTH):
-                return TickResult(statuses=[self._finish("succeeded", "", now, progress=1.0)])
+                return TickResult(statuses=[self._finish(SUCCEEDED, "", now, progress=1.0)])
             # placed but still gripped: hold the arm there and open the fingers first
             if run.release_q is None:
                 run.release_q = self.joints.arm_pos.copy()
@@ -364,7 +363,7 @@ class SkillExecutor:
             f"nearer for {self.stall_window_s:.1f} s"
         )
         if run.restarts >= self.stall_restarts:
-            return TickResult(statuses=[self._finish("failed", why, now)])
+            return TickResult(statuses=[self._finish(FAILED, why, now)])
         logger.warning(
             "skill %s (%s) %s: homing and starting it again", run.skill.name, run.request_id, why
         )
@@ -373,7 +372,7 @@ class SkillExecutor:
         run.timeout_s = self._home_timeout()
         result = self._tick_home(run, now)
         if not result.statuses:  # already at home: the policy starts again next period
-            result.statuses.append(status(run.request_id, run.skill.name, "running", 0.0, ""))
+            result.statuses.append(status(run.request_id, run.skill.name, RUNNING, 0.0, ""))
         for out in result.statuses:
             out["phase"] = "home"
         return result
@@ -391,7 +390,7 @@ class SkillExecutor:
         if distance < self.home_tolerance and speed < self.home_settle_speed and fingers_ready:
             if run.homing:  # the skill goes on from here
                 return TickResult()
-            return TickResult(statuses=[self._finish("succeeded", "", now, progress=1.0)])
+            return TickResult(statuses=[self._finish(SUCCEEDED, "", now, progress=1.0)])
         if run.path is None or self._home_parted(run):
             moving = self.command.moving(now, self.home_settle_speed)
             run.brake, run.path = plan_home(q, moving, self.home_min_height)
@@ -461,7 +460,7 @@ class SkillExecutor:
         if run.initial_distance is None:
             run.initial_distance = max(distance, 1e-9)
         run.progress = float(np.clip(1.0 - distance / run.initial_distance, 0.0, 1.0))
-        out = status(run.request_id, run.skill.name, "running", run.progress, "")
+        out = status(run.request_id, run.skill.name, RUNNING, run.progress, "")
         out.update(
             step=run.steps, elapsed_s=round(now - run.started, 4), distance=round(distance, 5)
         )
@@ -480,7 +479,7 @@ class SkillExecutor:
             reason,
         )
         out.update(step=run.steps, elapsed_s=round(now - run.started, 4))
-        log = logger.info if state == "succeeded" else logger.warning
+        log = logger.info if state == SUCCEEDED else logger.warning
         log(
             "skill %s (%s) %s%s",
             run.skill.name,

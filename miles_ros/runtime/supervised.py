@@ -20,9 +20,13 @@ from dataclasses import replace
 
 import numpy as np
 
-from miles_ros.runtime.actions import JointTargets, target_lead
-from miles_ros.runtime.command_path import CommandPath, actuator_of
-from miles_ros.runtime.params import SkillNodeParams
+from miles_ros.runtime.actions import TARGET_LEAD_MAX, JointTargets, target_lead
+from miles_ros.runtime.command_path import (
+    SHAPE_COMMANDS,
+    VELOCITY_SCALE,
+    CommandPath,
+    actuator_of,
+)
 from miles_ros.safety.config import SafetyConfig
 from miles_ros.safety.supervisor import JointRequest, SafetySupervisor
 
@@ -81,7 +85,7 @@ class SupervisorFilter:
             self.path = CommandPath(
                 self.command_path_dt,
                 actuator_of(self.config),
-                SkillNodeParams.command_velocity_scale,
+                VELOCITY_SCALE,
             )
         self.now = 1.0
         self.supervisor.update_robot_state(self.names, row[0:7], row[7:14], self.now)
@@ -129,7 +133,7 @@ def pybullet_options(
     cfg = task_config if task_config is not None else get_task(task).CONFIG
     physics_dt = 0.002  # the PyBullet backend's default
     fingers = bool(cfg.has_gripper or cfg.has_object)
-    lead = min(target_lead(cfg), SkillNodeParams.target_lead_max)
+    lead = min(target_lead(cfg), TARGET_LEAD_MAX)
     path_dt = cfg.control_dt if shape_commands else 0.0
     filters = [
         SupervisorFilter(physics_dt, safety, lead, fingers, path_dt) for _ in range(num_envs)
@@ -154,7 +158,7 @@ def supervised_env_kwargs(
     num_envs: int,
     time_scale: float = TIME_SCALE,
     safety: SafetyConfig | None = None,
-    shape_commands: bool = SkillNodeParams.shape_commands,
+    shape_commands: bool = SHAPE_COMMANDS,
 ) -> dict:
     """:func:`pybullet_options` with ``time_scale`` x the task's episode length, the
     targets sent as skill_node sends them (``shape_commands``, its default)."""

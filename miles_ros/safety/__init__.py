@@ -9,7 +9,7 @@ The node ``miles_ros/ros/safety_node.py`` is a thin rclpy adapter over
 
 from miles_ros.safety.audit import AuditLog, Intervention
 from miles_ros.safety.checker import Violations, check_commands
-from miles_ros.safety.config import SafetyConfig, SafetyNodeNames
+from miles_ros.safety.config import SafetyConfig
 from miles_ros.safety.limits import JointLimits
 from miles_ros.safety.permissions import (
     PermissionDecision,
@@ -30,7 +30,6 @@ __all__ = [
     "PermissionDecision",
     "PermissionPolicy",
     "SafetyConfig",
-    "SafetyNodeNames",
     "SeparationConfig",
     "SafetySupervisor",
     "Violations",

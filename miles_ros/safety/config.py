@@ -1,4 +1,4 @@
-"""The supervisor's configuration: every limit, margin, zone, rate and name, typed, with
+"""The supervisor's configuration: every limit, margin, zone and rate, typed, with
 defaults (mirrored in ``config/safety.yaml``) and validation. No ROS imports: the node
 declares one ROS parameter per field (see ``miles_ros/ros/params.py``).
 """
@@ -200,30 +200,3 @@ def validate_fields(config: object) -> None:
         reason = check_field(f.name, getattr(config, f.name))
         if reason:
             raise ValueError(reason)
-
-
-@dataclass(frozen=True)
-class SafetyNodeNames:
-    """Topic and service names of the safety node (``../shared/INTERFACES.md``)."""
-
-    skill_command_topic: str = "/miles/skill_command"
-    """Requested joint targets (sensor_msgs/JointState) from the skill node."""
-    joint_states_topic: str = "/joint_states"
-    """Measured robot state (sensor_msgs/JointState), sensor QoS."""
-    joint_command_topic: str = "/miles/joint_command"
-    """The only commands a robot receives (sensor_msgs/JointState)."""
-    estop_topic: str = "/miles/estop"
-    """E-stop input state (std_msgs/Bool): true latches, false allows a later reset."""
-    state_topic: str = "/miles/safety/state"
-    """Supervisor state JSON (std_msgs/String), reliable + transient-local."""
-    events_topic: str = "/miles/safety/events"
-    """One JSON object per intervention (std_msgs/String)."""
-    skill_tags_topic: str = "/miles/safety/skill_tags"
-    """Active skill and its permission tags as JSON {"skill", "tags"} (std_msgs/String)."""
-    trigger_service: str = "/miles/safety/trigger_estop"
-    """std_srvs/Trigger that latches the e-stop."""
-    reset_service: str = "/miles/safety/reset_estop"
-    """std_srvs/Trigger that resets it when allowed."""
-    occupancy_topic: str = "/miles/safety/occupancy"
-    """Every arm's occupancy JSON (std_msgs/String, miles_ros.safety.Occupancy), shared by
-    the arms of a cell (never under /ARM); published and read only in a multi-arm scene."""

@@ -9,10 +9,10 @@ import json
 import pytest
 
 from miles_ros.agent.lm import FakeLanguageModel
-from miles_ros.agent.manager_cell import cell_registry
 from miles_ros.agent.planner import Planner
 from miles_ros.agent.registry import SkillRegistry
 from miles_ros.agent.world import load_world
+from miles_ros.manager.cell import cell_registry
 from tests.agent.conftest import keyword_scorer
 
 DUAL = "config/scene_dual.yaml"

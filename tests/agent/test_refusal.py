@@ -13,9 +13,9 @@ import yaml
 
 from miles_ros.agent import datagen_infeasible
 from miles_ros.agent.lm import FakeLanguageModel
-from miles_ros.agent.manager import Manager, StepResult
 from miles_ros.agent.planner import Planner, PlannerConfig
 from miles_ros.agent.registry import SkillRegistry
+from miles_ros.manager.core import Manager, StepResult
 from tests.agent.conftest import FIXTURES, keyword_scorer
 
 

@@ -20,10 +20,11 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import String
 from std_srvs.srv import Trigger
 
+from miles_ros.params.safety import SafetyNodeNames
+from miles_ros.params.sim import SimNodeParams
+from miles_ros.params.skill import SkillNodeParams
 from miles_ros.ros.graph import InProcessGraph
 from miles_ros.ros.qos import COMMAND_QOS, LATCHED_QOS, READER_QOS, SENSOR_QOS
-from miles_ros.runtime.params import SimNodeParams, SkillNodeParams
-from miles_ros.safety.config import SafetyNodeNames
 
 TIMEOUT = 30.0
 RELIABLE = READER_QOS

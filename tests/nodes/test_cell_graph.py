@@ -15,9 +15,10 @@ rclpy = pytest.importorskip("rclpy")
 
 from std_msgs.msg import String  # noqa: E402
 
+from miles_ros import interfaces  # noqa: E402
 from miles_ros.agent.grounding import Step  # noqa: E402
-from miles_ros.agent.manager_cell import CELL_TOPICS  # noqa: E402
 from miles_ros.agent.registry import SkillRegistry  # noqa: E402
+from miles_ros.interfaces import CELL_TOPICS, arm_scoped  # noqa: E402
 from miles_ros.ros.arm_agent_node import ArmAgentNode  # noqa: E402
 from miles_ros.ros.graph import IN_PROCESS_SIM_OVERRIDES  # noqa: E402
 from miles_ros.ros.manager_node import ManagerNode  # noqa: E402
@@ -25,7 +26,6 @@ from miles_ros.ros.qos import COMMAND_QOS, LATCHED_QOS  # noqa: E402
 from miles_ros.ros.sim_node import SimNode  # noqa: E402
 from miles_ros.ros.skill_node import SkillNode  # noqa: E402
 from miles_ros.runtime.library import SkillLibrary  # noqa: E402
-from miles_ros.runtime.params import arm_scoped  # noqa: E402
 from tests.nodes.graph_harness import SIM, SKILL, Graph, overrides  # noqa: E402
 
 DUAL = str(Path(__file__).resolve().parents[2] / "config" / "scene_dual.yaml")
@@ -108,7 +108,7 @@ def test_two_arms_run_their_awarded_tasks_at_once():
         )
         probe.create_subscription(
             String,
-            "/miles/manager/status",
+            interfaces.MANAGER_STATUS,
             graph._keep(statuses, json.loads),
             LATCHED_QOS,
         )
@@ -116,8 +116,8 @@ def test_two_arms_run_their_awarded_tasks_at_once():
             graph.wait(
                 lambda n=node: n.skills.joints is not None and n.skills.objects, what="state"
             )
-        goal = probe.create_publisher(String, "/miles/goal", COMMAND_QOS)
-        graph.wait(lambda: probe.count_subscribers("/miles/goal") > 0, what="the manager")
+        goal = probe.create_publisher(String, interfaces.GOAL, COMMAND_QOS)
+        graph.wait(lambda: probe.count_subscribers(interfaces.GOAL) > 0, what="the manager")
         goal.publish(String(data=GOAL))
 
         def ended():

@@ -22,14 +22,14 @@ rclpy = pytest.importorskip("rclpy")
 from sensor_msgs.msg import JointState  # noqa: E402
 from std_msgs.msg import String  # noqa: E402
 
-from miles_ros.agent.manager_cell import CELL_TOPICS  # noqa: E402
+from miles_ros import interfaces  # noqa: E402
+from miles_ros.interfaces import CELL_TOPICS, arm_scoped  # noqa: E402
 from miles_ros.ros.arm_agent_node import ArmAgentNode  # noqa: E402
 from miles_ros.ros.graph import cell_factories  # noqa: E402
 from miles_ros.ros.manager_node import ManagerNode  # noqa: E402
 from miles_ros.ros.qos import COMMAND_QOS, LATCHED_QOS  # noqa: E402
 from miles_ros.runtime.frames import base_to_world  # noqa: E402
 from miles_ros.runtime.library import SkillLibrary  # noqa: E402
-from miles_ros.runtime.params import arm_scoped  # noqa: E402
 from miles_ros.safety import SafetyConfig  # noqa: E402
 from sims.robots import panda_spheres as ps  # noqa: E402
 from sims.scene import load_scene  # noqa: E402
@@ -126,15 +126,15 @@ def test_two_arms_behind_their_safety_nodes_run_the_goal_at_once():
                 COMMAND_QOS,
             )
         probe.create_subscription(
-            String, "/miles/manager/status", graph._keep(statuses, json.loads), LATCHED_QOS
+            String, interfaces.MANAGER_STATUS, graph._keep(statuses, json.loads), LATCHED_QOS
         )
         skills = [graph.nodes[labels.index(f"skills/{arm}")] for arm in ARMS]
         for node in skills:
             graph.wait(
                 lambda n=node: n.skills.joints is not None and n.skills.objects, what="state"
             )
-        goal = probe.create_publisher(String, "/miles/goal", COMMAND_QOS)
-        graph.wait(lambda: probe.count_subscribers("/miles/goal") > 0, what="the manager")
+        goal = probe.create_publisher(String, interfaces.GOAL, COMMAND_QOS)
+        graph.wait(lambda: probe.count_subscribers(interfaces.GOAL) > 0, what="the manager")
         graph.wait(
             lambda: probe.count_subscribers(CELL_TOPICS["announce"]) >= 2, what="the agents"
         )

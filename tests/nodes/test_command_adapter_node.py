@@ -10,6 +10,7 @@ rclpy = pytest.importorskip("rclpy")
 from sensor_msgs.msg import JointState  # noqa: E402
 from std_msgs.msg import Float64MultiArray  # noqa: E402
 
+from miles_ros import interfaces  # noqa: E402
 from miles_ros.ros.command_adapter_node import CommandAdapterNode  # noqa: E402
 from miles_ros.ros.qos import COMMAND_QOS  # noqa: E402
 from sims.robots import panda  # noqa: E402
@@ -20,9 +21,9 @@ def test_joint_commands_become_ordered_arrays_and_bad_ones_are_dropped():
     graph = Graph([lambda ctx: CommandAdapterNode(context=ctx)])
     try:
         out: list[Float64MultiArray] = []
-        topic = "/forward_position_controller/commands"
+        topic = interfaces.FORWARD_POSITION_COMMANDS
         graph.probe.create_subscription(Float64MultiArray, topic, graph._keep(out), COMMAND_QOS)
-        pub = graph.probe.create_publisher(JointState, "/miles/joint_command", COMMAND_QOS)
+        pub = graph.probe.create_publisher(JointState, interfaces.JOINT_COMMAND, COMMAND_QOS)
         graph.wait(lambda: pub.get_subscription_count() > 0, what="the adapter")
         names = list(panda.JOINT_NAMES)[::-1] + ["panda_finger_joint1"]
         msg = JointState(name=names, position=[float(i) for i in range(8)])

@@ -25,13 +25,14 @@ from rclpy.node import Node  # noqa: E402
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy  # noqa: E402
 from std_msgs.msg import String  # noqa: E402
 
+from miles_ros import interfaces  # noqa: E402
 from miles_ros.agent.lm import FakeLanguageModel  # noqa: E402
 from miles_ros.agent.memory import HashEmbedder, Memory  # noqa: E402
 from miles_ros.agent.planner import DEFAULT_ADAPTER, Planner, PlannerConfig  # noqa: E402
 from miles_ros.agent.registry import SkillRegistry  # noqa: E402
 from miles_ros.agent.world import load_world  # noqa: E402
+from miles_ros.params.manager import ManagerNodeParams  # noqa: E402
 from miles_ros.ros.manager_node import ManagerNode  # noqa: E402
-from miles_ros.runtime.manager_params import ManagerNodeParams  # noqa: E402
 from tests.nodes.graph_harness import LATCHED, RELIABLE, Graph, overrides  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -77,8 +78,8 @@ class FakeSkillNode(Node):
     def __init__(self, script: Callable[[dict], tuple[str, str] | None], **kwargs):
         super().__init__("fake_skill_node", **kwargs)
         self.script = script
-        self.pub = self.create_publisher(String, "/miles/skill/status", RELIABLE)
-        self.create_subscription(String, "/miles/skill/request", self.on_request, RELIABLE)
+        self.pub = self.create_publisher(String, interfaces.SKILL_STATUS, RELIABLE)
+        self.create_subscription(String, interfaces.SKILL_REQUEST, self.on_request, RELIABLE)
 
     def send(self, request: dict, state: str, progress: float, reason: str = "") -> None:
         msg = {
@@ -117,10 +118,10 @@ class ManagerGraph(Graph):
         self.manager_status: list[dict] = []
         self.requests: list[dict] = []
         sub = self.probe.create_subscription
-        sub(String, "/miles/plan", self._keep(self.plans, json.loads), LATCHED)
+        sub(String, interfaces.PLAN, self._keep(self.plans, json.loads), LATCHED)
         sub(
             String,
-            "/miles/manager/status",
+            interfaces.MANAGER_STATUS,
             self._keep(self.manager_status, json.loads),
             QoSProfile(
                 depth=200,
@@ -128,9 +129,9 @@ class ManagerGraph(Graph):
                 durability=DurabilityPolicy.TRANSIENT_LOCAL,
             ),
         )
-        sub(String, "/miles/skill/request", self._keep(self.requests, json.loads), RELIABLE)
-        self.pub_goal = self.probe.create_publisher(String, "/miles/goal", RELIABLE)
-        self.pub_safety = self.probe.create_publisher(String, "/miles/safety/state", LATCHED)
+        sub(String, interfaces.SKILL_REQUEST, self._keep(self.requests, json.loads), RELIABLE)
+        self.pub_goal = self.probe.create_publisher(String, interfaces.GOAL, RELIABLE)
+        self.pub_safety = self.probe.create_publisher(String, interfaces.SAFETY_STATE, LATCHED)
 
     @property
     def domain_id(self) -> int:
@@ -312,7 +313,7 @@ def test_a_latched_estop_stops_the_goal_and_refuses_later_goals():
         assert len(graph.requests) == 2  # nothing was sent after the e-stop
         # it never resets the e-stop: no service client, no publisher on the e-stop input
         assert list(graph.manager.clients) == []
-        assert graph.probe.count_publishers("/miles/estop") == 0
+        assert graph.probe.count_publishers(interfaces.ESTOP) == 0
     finally:
         graph.close()
 

@@ -27,6 +27,7 @@ from sensor_msgs.msg import JointState  # noqa: E402
 from std_msgs.msg import Bool, String  # noqa: E402
 from std_srvs.srv import Trigger  # noqa: E402
 
+from miles_ros import interfaces  # noqa: E402
 from miles_ros.commands import estop as estop_cli  # noqa: E402
 from miles_ros.ros.graph import InProcessGraph  # noqa: E402
 from miles_ros.ros.qos import LATCHED_QOS  # noqa: E402
@@ -72,14 +73,18 @@ class Graph:
         self.measured_speed: float | None = None  # what the fake robot reports
         self.teleport: np.ndarray | None = None  # the fake robot reports this pose instead
         reliable = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
-        self.pub_request = self.client.create_publisher(JointState, "/miles/skill_command", 10)
-        self.pub_robot = self.client.create_publisher(JointState, "/joint_states", reliable)
-        self.pub_estop = self.client.create_publisher(Bool, "/miles/estop", 10)
-        self.client.create_subscription(JointState, "/miles/joint_command", self._on_cmd, 100)
-        self.client.create_subscription(String, "/miles/safety/state", self._on_state, LATCHED_QOS)
-        self.client.create_subscription(String, "/miles/safety/events", self._on_event, 100)
-        self.trigger = self.client.create_client(Trigger, "/miles/safety/trigger_estop")
-        self.reset = self.client.create_client(Trigger, "/miles/safety/reset_estop")
+        self.pub_request = self.client.create_publisher(JointState, interfaces.SKILL_COMMAND, 10)
+        self.pub_robot = self.client.create_publisher(
+            JointState, interfaces.JOINT_STATES, reliable
+        )
+        self.pub_estop = self.client.create_publisher(Bool, interfaces.ESTOP, 10)
+        self.client.create_subscription(JointState, interfaces.JOINT_COMMAND, self._on_cmd, 100)
+        self.client.create_subscription(
+            String, interfaces.SAFETY_STATE, self._on_state, LATCHED_QOS
+        )
+        self.client.create_subscription(String, interfaces.SAFETY_EVENTS, self._on_event, 100)
+        self.trigger = self.client.create_client(Trigger, interfaces.TRIGGER_ESTOP)
+        self.reset = self.client.create_client(Trigger, interfaces.RESET_ESTOP)
         self.client.create_timer(0.01, self._robot_tick)
         self.client.create_timer(0.004, self._stream_tick)
         self.graph.spin_in_thread("test_safety_spin")
@@ -272,7 +277,7 @@ def test_state_is_transient_local_and_parameters_are_guarded(graph):
         late.append(json.loads(msg.data))
         got.set()
 
-    graph.client.create_subscription(String, "/miles/safety/state", on_state, LATCHED_QOS)
+    graph.client.create_subscription(String, interfaces.SAFETY_STATE, on_state, LATCHED_QOS)
     assert got.wait(TIMEOUT)
     assert set(late[0]) == {"estop", "mode", "interventions", "reason"}
     result = graph.node.set_parameters([Parameter("position_margin", value=0.0)])[0]

@@ -24,10 +24,10 @@ rclpy = pytest.importorskip("rclpy")
 from sensor_msgs.msg import JointState  # noqa: E402
 from std_msgs.msg import String  # noqa: E402
 
+from miles_ros.interfaces import arm_scoped  # noqa: E402
 from miles_ros.ros.graph import cell_factories  # noqa: E402
 from miles_ros.ros.qos import COMMAND_QOS, LATCHED_QOS, OCCUPANCY_QOS, SENSOR_QOS  # noqa: E402
 from miles_ros.runtime.frames import base_to_world  # noqa: E402
-from miles_ros.runtime.params import arm_scoped  # noqa: E402
 from miles_ros.safety import Occupancy, SafetyConfig  # noqa: E402
 from miles_ros.safety.separation import separation  # noqa: E402
 from sims.robots import panda  # noqa: E402

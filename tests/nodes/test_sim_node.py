@@ -17,6 +17,7 @@ from rosgraph_msgs.msg import Clock  # noqa: E402
 from sensor_msgs.msg import Image, JointState  # noqa: E402
 from std_msgs.msg import String  # noqa: E402
 
+from miles_ros import interfaces  # noqa: E402
 from miles_ros.ros.qos import COMMAND_QOS  # noqa: E402
 from miles_ros.ros.safety_node import SafetyNode  # noqa: E402
 from miles_ros.ros.sim_node import SimNode  # noqa: E402
@@ -41,7 +42,7 @@ def joint(msg: JointState, name: str) -> float:
 
 def command(graph: Graph, names, positions) -> None:
     pub = getattr(graph, "_cmd_pub", None) or graph.probe.create_publisher(
-        JointState, "/miles/joint_command", 10
+        JointState, interfaces.JOINT_COMMAND, 10
     )
     graph._cmd_pub = pub
     msg = JointState()
@@ -59,7 +60,7 @@ def test_joint_states_move_when_commanded_and_reset_restores(graph):
     # The arm only: the fingers stay where they are (open).
     target = panda.home_joint_positions.copy()
     target[0] += 0.3
-    graph.wait(lambda: graph.probe.count_subscribers("/miles/joint_command") > 0, what="sub")
+    graph.wait(lambda: graph.probe.count_subscribers(interfaces.JOINT_COMMAND) > 0, what="sub")
     command(graph, panda.JOINT_NAMES, target)
     graph.wait(lambda: joint(graph.joint_states[-1], "panda_joint1") > 0.29, what="joint1 moved")
     latest = graph.joint_states[-1]
@@ -69,12 +70,12 @@ def test_joint_states_move_when_commanded_and_reset_restores(graph):
     # Fingers by name: close them.
     command(graph, panda.FINGER_JOINT_NAMES, [0.0, 0.0])
     graph.wait(lambda: joint(graph.joint_states[-1], "panda_finger_joint1") < 0.002, what="close")
-    assert graph.call("/miles/sim/reset").success
+    assert graph.call(interfaces.SIM_RESET).success
     graph.wait(lambda: abs(joint(graph.joint_states[-1], "panda_joint1")) < 1e-3, what="reset")
 
 
 def test_malformed_commands_are_ignored(graph):
-    graph.wait(lambda: graph.probe.count_subscribers("/miles/joint_command") > 0, what="sub")
+    graph.wait(lambda: graph.probe.count_subscribers(interfaces.JOINT_COMMAND) > 0, what="sub")
     node = graph.nodes[0]
     command(graph, ["panda_joint1", "elbow"], [0.5, 0.5])
     command(graph, panda.JOINT_NAMES, [float("nan")] + [0.0] * 6)
@@ -97,9 +98,9 @@ def test_object_poses_of_the_scene_are_published(graph):
 
 def test_camera_frames_on_request(graph):
     images: list[Image] = []
-    graph.probe.create_subscription(Image, "/miles/camera/image_raw", graph._keep(images), 1)
-    graph.wait(lambda: graph.probe.count_publishers("/miles/camera/image_raw") > 0, what="pub")
-    response = graph.call("/miles/sim/capture")
+    graph.probe.create_subscription(Image, interfaces.CAMERA_IMAGE, graph._keep(images), 1)
+    graph.wait(lambda: graph.probe.count_publishers(interfaces.CAMERA_IMAGE) > 0, what="pub")
+    response = graph.call(interfaces.SIM_CAPTURE)
     assert response.success and "640x480" in response.message
     graph.wait(lambda: len(images) == 1, what="an image")
     image = images[0]
@@ -119,7 +120,7 @@ def test_fast_mode_publishes_sim_time_on_clock():
         ]
     )
     try:
-        g.probe.create_subscription(Clock, "/clock", g._keep(clocks), 10)
+        g.probe.create_subscription(Clock, interfaces.CLOCK, g._keep(clocks), 10)
         g.wait(lambda: len(clocks) >= 20, what="clock messages")
         times = [c.clock.sec + c.clock.nanosec * 1e-9 for c in clocks]
         steps = np.diff(times)
@@ -153,8 +154,8 @@ def test_reset_under_the_safety_node_never_pulls_the_arm_back():
 
     sim.world.set_targets = recording_set_targets
     events: list[dict] = []
-    g.probe.create_subscription(String, "/miles/safety/events", g._keep(events, json.loads), 100)
-    pub = g.probe.create_publisher(JointState, "/miles/skill_command", COMMAND_QOS)
+    g.probe.create_subscription(String, interfaces.SAFETY_EVENTS, g._keep(events, json.loads), 100)
+    pub = g.probe.create_publisher(JointState, interfaces.SKILL_COMMAND, COMMAND_QOS)
     home = panda.home_joint_positions
     away = home + np.array([0.6, 0.2, 0.0, -0.3, 0.0, 0.3, 0.5])
     streaming = threading.Event()
@@ -173,7 +174,7 @@ def test_reset_under_the_safety_node_never_pulls_the_arm_back():
         streaming.clear()
         g.wait(lambda: g.safety and g.safety[-1]["mode"] == "hold", what="holding away")
         t_reset = time.monotonic()
-        assert g.call("/miles/sim/reset").success
+        assert g.call(interfaces.SIM_RESET).success
         g.wait(lambda: any(e["kind"] == "tracking_reset" for e in events), what="tracking reset")
         n = len(g.joint_states)
         g.wait(lambda: len(g.joint_states) > n + 100, what="joint states after the reset")

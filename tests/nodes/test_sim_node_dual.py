@@ -16,14 +16,14 @@ rclpy = pytest.importorskip("rclpy")
 from sensor_msgs.msg import JointState  # noqa: E402
 from std_msgs.msg import String  # noqa: E402
 
+from miles_ros.interfaces import arm_scoped  # noqa: E402
+from miles_ros.params.safety import SafetyNodeNames  # noqa: E402
 from miles_ros.ros.graph import IN_PROCESS_SIM_OVERRIDES  # noqa: E402
 from miles_ros.ros.qos import COMMAND_QOS, SENSOR_QOS  # noqa: E402
 from miles_ros.ros.safety_node import SafetyNode  # noqa: E402
 from miles_ros.ros.sim_node import SimNode  # noqa: E402
 from miles_ros.ros.skill_node import SkillNode  # noqa: E402
 from miles_ros.runtime.frames import base_to_world, world_to_base  # noqa: E402
-from miles_ros.runtime.params import arm_scoped  # noqa: E402
-from miles_ros.safety.config import SafetyNodeNames  # noqa: E402
 from policies.card_content import HOVER_HEIGHT  # noqa: E402
 from sims.robots import panda  # noqa: E402
 from sims.scene import load_scene  # noqa: E402

@@ -20,11 +20,12 @@ rclpy = pytest.importorskip("rclpy")
 
 from sensor_msgs.msg import JointState  # noqa: E402
 
+from miles_ros import interfaces  # noqa: E402
+from miles_ros.params.skill import SkillNodeParams  # noqa: E402
 from miles_ros.ros.graph import IN_PROCESS_SIM_OVERRIDES  # noqa: E402
 from miles_ros.ros.safety_node import SafetyNode  # noqa: E402
 from miles_ros.ros.sim_node import SimNode  # noqa: E402
 from miles_ros.ros.skill_node import SkillNode  # noqa: E402
-from miles_ros.runtime.params import SkillNodeParams  # noqa: E402
 from sims.robots import panda  # noqa: E402
 from tests.nodes.graph_harness import Graph, overrides  # noqa: E402
 from tests.runtime.skill_fixtures import (  # noqa: E402
@@ -180,7 +181,7 @@ def test_a_skill_with_fingers_commands_arm_and_fingers(graph):
             )
         )
 
-    graph.probe.create_subscription(JointState, "/miles/skill_command", on_command, 50)
+    graph.probe.create_subscription(JointState, interfaces.SKILL_COMMAND, on_command, 50)
     graph.request("p", "push", object="red_cube", target="right_pad")
     # the policy's commands, after the lead-in home (fingers closed, as push's episodes
     # start) where an earlier test left the arm or fingers elsewhere
@@ -245,7 +246,7 @@ def test_estop_mid_skill_reports_estopped_and_the_arm_holds(graph):
         lambda: any(s["id"] == "e" and s.get("progress", 0) > 0.05 for s in graph.statuses),
         what="the arm moving",
     )
-    assert graph.call("/miles/safety/trigger_estop").success
+    assert graph.call(interfaces.TRIGGER_ESTOP).success
     final = graph.final("e")
     assert final["state"] == "estopped" and "e-stop latched" in final["reason"]
     graph.wait(lambda: graph.safety[-1]["mode"] == "estop", what="the supervisor holding")

@@ -427,7 +427,7 @@ def test_band_too_narrow_to_stop_in_is_refused():
 def test_config_yaml_mirrors_the_defaults():
     import yaml
 
-    from miles_ros.safety import SafetyNodeNames
+    from miles_ros.params.safety import SafetyNodeNames
 
     path = Path(__file__).resolve().parents[2] / "config" / "safety.yaml"
     params = yaml.safe_load(path.read_text())["safety_node"]["ros__parameters"]

@@ -1,4 +1,4 @@
-"""The default scene: names (INTERFACES.md), geometry, and clear errors for bad files."""
+"""The default scene: names (docs/interfaces.md), geometry, and clear errors for bad files."""
 
 import pytest
 import yaml

@@ -24,10 +24,10 @@ from dataclasses import dataclass, field
 from miles_ros.agent.grounding import Step, step_text
 from miles_ros.agent.planner import Plan, Planner
 from miles_ros.agent.world import World
+from miles_ros.interfaces import ESTOPPED, FAILED, IDLE, REFUSED, RUNNING, SUCCEEDED
 
 log = logging.getLogger(__name__)
 
-FINAL_STATES = ("succeeded", "failed", "aborted", "estopped")
 TRANSIENT_REFUSALS = ("e-stop", "estop", "no robot state")
 """Skill-node refusals about the moment, not the step: such a step may be tried again."""
 
@@ -84,7 +84,7 @@ class _Working:
     index: int = 0
     counter: int = 0
     executed: list[dict] = field(default_factory=list)
-    outcome: str = "running"
+    outcome: str = RUNNING
     failure: str | None = None
     metrics: Metrics = field(default_factory=Metrics)
     current: dict | None = None
@@ -108,11 +108,11 @@ class Manager:
         self.work = _Working(goal, plan.trace_id, plan, (world or self.planner.world).copy())
         self.work.metrics.planning_latency_s += plan.latency_s
         if plan.refused:
-            return plan, self._finish("refused", plan.reason)
+            return plan, self._finish(REFUSED, plan.reason)
         if not plan.valid:
-            return plan, self._finish("failed", "no valid plan: " + "; ".join(plan.errors))
+            return plan, self._finish(FAILED, "no valid plan: " + "; ".join(plan.errors))
         if not plan.steps:
-            return plan, self._finish("succeeded", "nothing to do: the goal asks for no motion")
+            return plan, self._finish(SUCCEEDED, "nothing to do: the goal asks for no motion")
         return plan, self._dispatch()
 
     def on_step_result(self, result: StepResult) -> Action:
@@ -135,24 +135,24 @@ class Manager:
             }
         )
         w.current = None
-        if result.state == "succeeded":
+        if result.state == SUCCEEDED:
             w.metrics.steps_executed += 1
             w.world.apply(self.planner.registry[step.skill].effects_machine, step.params)
             w.index += 1
             if w.index >= len(w.plan.steps):
-                return self._finish("succeeded", "")
+                return self._finish(SUCCEEDED, "")
             return self._dispatch()
-        if result.state == "estopped":
-            return self._finish("estopped", result.reason or "e-stop")
+        if result.state == ESTOPPED:
+            return self._finish(ESTOPPED, result.reason or "e-stop")
         feedback = failure_feedback(step, result)
         w.failed_plans.append(list(w.plan.steps[w.index :]))
         if skill_refused(result.reason):
             unknown = "unknown skill" in result.reason
             w.banned.append(Step(step.skill) if unknown else step)
         if w.metrics.replans >= self.max_replans:
-            return self._finish("failed", f"{feedback}; no replans left")
+            return self._finish(FAILED, f"{feedback}; no replans left")
         w.metrics.replans += 1
-        done = [Step(e["skill"], e["params"]) for e in w.executed if e["state"] == "succeeded"]
+        done = [Step(e["skill"], e["params"]) for e in w.executed if e["state"] == SUCCEEDED]
         tried = "; ".join(" then ".join(step_text(s) for s in p) for p in w.failed_plans)
         plan = self.planner.plan(
             w.goal,
@@ -165,10 +165,10 @@ class Manager:
         )
         w.metrics.planning_latency_s += plan.latency_s
         if plan.refused:
-            return self._finish("failed", f"{feedback}; replanning gave up: {plan.reason}")
+            return self._finish(FAILED, f"{feedback}; replanning gave up: {plan.reason}")
         if not plan.valid or not plan.steps:
             return self._finish(
-                "failed", f"{feedback}; replanning gave no valid plan: " + "; ".join(plan.errors)
+                FAILED, f"{feedback}; replanning gave no valid plan: " + "; ".join(plan.errors)
             )
         w.plan, w.index = plan, 0
         action = self._dispatch()
@@ -198,14 +198,14 @@ class Manager:
                 vars(w.metrics),
             )
             self.memory.add_fact(text, kind="reflection", trace_id=w.trace_id)
-        if w.outcome != "succeeded":
+        if w.outcome != SUCCEEDED:
             self.planner.cache.invalidate(w.goal)
         return text
 
     def status(self) -> dict:
         """Working memory as the ``/miles/manager/status`` message."""
         if self.work is None:
-            return {"goal": None, "step": None, "outcome": "idle", "replans": 0, "trace_id": None}
+            return {"goal": None, "step": None, "outcome": IDLE, "replans": 0, "trace_id": None}
         w = self.work
         step = w.plan.steps[w.index].to_dict() if w.index < len(w.plan.steps) else None
         return {
@@ -244,7 +244,7 @@ class Manager:
     def _finish(self, outcome: str, reason: str) -> Action:
         w = self._require()
         w.outcome, w.failure = outcome, (reason or None)
-        w.metrics.success = outcome == "succeeded"
+        w.metrics.success = outcome == SUCCEEDED
         return Action(outcome, reason=reason)
 
 
@@ -269,11 +269,11 @@ def reflection(
     goal: str, outcome: str, executed: list[dict], failure: str | None, replans: int
 ) -> str:
     """One line on what worked, what failed and why."""
-    ok = [step_text(Step(e["skill"], e["params"])) for e in executed if e["state"] == "succeeded"]
+    ok = [step_text(Step(e["skill"], e["params"])) for e in executed if e["state"] == SUCCEEDED]
     bad = [
         f"{step_text(Step(e['skill'], e['params']))} ({e['reason'] or e['state']})"
         for e in executed
-        if e["state"] != "succeeded"
+        if e["state"] != SUCCEEDED
     ]
     parts = [f"goal '{' '.join(goal.split())}' {outcome}"]
     if ok:
@@ -282,6 +282,6 @@ def reflection(
         parts.append("failed: " + ", ".join(bad))
     if replans:
         parts.append(f"{replans} replan(s)")
-    if failure and outcome != "succeeded":
+    if failure and outcome != SUCCEEDED:
         parts.append("reason: " + failure)
     return "; ".join(parts)

@@ -1,7 +1,7 @@
 """The manager of a cell of several arms (no ROS): a goal -> planned steps -> contract net.
 
 :class:`CellDriver` is what ``manager_node`` drives when its scene lists several arms (a
-single-arm scene keeps :class:`miles_ros.runtime.manager_glue.ManagerDriver`; it never
+single-arm scene keeps :class:`miles_ros.manager.glue.ManagerDriver`; it never
 announces). A goal is planned as today (the planner's steps, on a worker thread so bids
 and statuses keep flowing), then run by a :class:`miles_ros.agent.dispatch.Dispatcher`:
 each step announced on ``/miles/tasks/announce``, awarded on ``/miles/tasks/award``,
@@ -24,16 +24,9 @@ from collections.abc import Callable, Mapping, Sequence
 
 from miles_ros.agent.blackboard import Blackboard
 from miles_ros.agent.dispatch import CELL_CLEARANCE, Dispatcher, Send
+from miles_ros.interfaces import FAILED, IDLE, PLANNING, REFUSED, RUNNING
 
-LOG = logging.getLogger("miles_ros.agent.manager_cell")
-
-
-CELL_TOPICS = {
-    "announce": "/miles/tasks/announce",
-    "bid": "/miles/tasks/bid",
-    "award": "/miles/tasks/award",
-}
-"""The contract net's topics (std_msgs/String JSON, :mod:`miles_ros.agent.contract_net`)."""
+LOG = logging.getLogger("miles_ros.manager.cell")
 
 
 def cell_registry(registry):
@@ -95,7 +88,7 @@ class CellDriver:
         """Publish the idle status (the planner is built before the driver): on the
         reliable + transient-local status topic a ``miles goal`` started later sees the
         manager at once, as it sees the single-arm manager's."""
-        self.send_status({**self._base(), "goal": None, "outcome": "idle", "event": "started"})
+        self.send_status({**self._base(), "goal": None, "outcome": IDLE, "event": "started"})
 
     # --- inputs ------------------------------------------------------------------------
     def on_goal(self, text: str) -> bool:
@@ -104,7 +97,7 @@ class CellDriver:
         with self._lock:
             self.goals_received += 1
             busy = self.planning or (
-                self.dispatcher is not None and self.dispatcher.outcome == "running"
+                self.dispatcher is not None and self.dispatcher.outcome == RUNNING
             )
             if busy:
                 # as the single-arm manager: the refusal carries the refused goal's own
@@ -112,7 +105,7 @@ class CellDriver:
                 # is published again so it stays the latest
                 reason = f"busy with goal {self.goal!r}"
                 LOG.warning("goal %r refused: %s", text, reason)
-                refusal = {"goal": text, "outcome": "refused", "event": "refused"}
+                refusal = {"goal": text, "outcome": REFUSED, "event": "refused"}
                 self.send_status(
                     {**self._base(), **refusal, "goal_seq": self.goals_received,
                      "failure": "busy", "reason": reason}
@@ -122,7 +115,7 @@ class CellDriver:
             self.planning, self.goal, self.dispatcher, self.plan = True, text, None, []
             self.goal_seq = self.goals_received
             self._reported = False
-        self._publish({"event": "planning", "outcome": "planning"})
+        self._publish({"event": "planning", "outcome": PLANNING})
         thread = threading.Thread(target=self._plan, args=(text,), daemon=True)
         self._threads.append(thread)
         thread.start()
@@ -153,12 +146,12 @@ class CellDriver:
             plan = self.planner.plan(text)
         except Exception as exc:  # a planner crash fails the goal, not the node
             LOG.exception("cell manager: planning failed")
-            self._end_planning("failed", f"planning failed: {exc}")
+            self._end_planning(FAILED, f"planning failed: {exc}")
             return
         steps = [(s.skill, dict(s.params)) for s in plan.steps]
         if plan.refused or not plan.valid:
             why = plan.reason if plan.refused else "; ".join(plan.errors)
-            self._end_planning("refused" if plan.refused else "failed", why, plan.trace_id)
+            self._end_planning(REFUSED if plan.refused else FAILED, why, plan.trace_id)
             return
         with self._lock:
             self.planning = False
@@ -186,7 +179,7 @@ class CellDriver:
     def _emit(self, sends: list[Send]) -> None:
         for send in sends:
             self.send(send)
-        ended = self.dispatcher is not None and self.dispatcher.outcome != "running"
+        ended = self.dispatcher is not None and self.dispatcher.outcome != RUNNING
         if sends or (ended and not self._reported):
             self._reported = ended
             self._publish({})
@@ -205,7 +198,7 @@ class CellDriver:
     def _publish(self, changes: dict) -> None:
         d = self.dispatcher
         status = {**self._base(), "goal": self.goal, "plan": self.plan}
-        status.update(d.status() if d is not None else {"outcome": "running"})
+        status.update(d.status() if d is not None else {"outcome": RUNNING})
         status.update(changes)
         status["reason"] = status.get("failure") or ""
         self.send_status(status)

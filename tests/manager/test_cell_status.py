@@ -9,11 +9,11 @@ import json
 from miles_ros.agent.arm_agent import ArmAgent, cards_from_registry
 from miles_ros.agent.contract_net import to_json
 from miles_ros.agent.grounding import Step
-from miles_ros.agent.manager_cell import CellDriver
 from miles_ros.agent.registry import SkillRegistry
 from miles_ros.commands.goal import GoalFollower
+from miles_ros.manager.cell import CellDriver
 from sims.scene import load_scene
-from tests.agent.test_manager_cell import FakePlan, FakePlanner
+from tests.manager.test_cell import FakePlan, FakePlanner
 
 SCENE = load_scene("config/scene_dual.yaml")
 GOAL = "put the red cube on the left pad and the blue cube on the right pad"

@@ -1,7 +1,7 @@
 """What ``manager_node`` runs, without ROS: a worker thread that owns the planner, the
-memory and the :class:`~miles_ros.agent.manager.Manager`. Its parameters are in
-:mod:`miles_ros.runtime.manager_params`, what it is built from in
-:mod:`miles_ros.runtime.manager_build`. Over 400 lines: :class:`ManagerDriver` is one
+memory and the :class:`~miles_ros.manager.core.Manager`. Its parameters are in
+:mod:`miles_ros.params.manager`, what it is built from in
+:mod:`miles_ros.manager.build`. Over 400 lines: :class:`ManagerDriver` is one
 class whose methods share the worker thread's goal state; splitting it would spread that
 state over modules.
 
@@ -34,19 +34,27 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from miles_ros.agent.manager import FINAL_STATES, Action, Manager, StepResult
-from miles_ros.runtime.manager_build import (
+from miles_ros.interfaces import (
+    ESTOPPED,
+    FAILED,
+    FINAL_SKILL_STATES,
+    IDLE,
+    PLANNING,
+    REFUSED,
+    RUNNING,
+    SUCCEEDED,
+)
+from miles_ros.manager.build import (
     build_embedder,
     build_memory,
     build_planner,
     world_from_objects,
 )
-from miles_ros.runtime.manager_params import ManagerNodeParams
+from miles_ros.manager.core import Action, Manager, StepResult
+from miles_ros.params.manager import ManagerNodeParams
 
 logger = logging.getLogger(__name__)
 
-FINAL_OUTCOMES = ("succeeded", "failed", "estopped", "refused")
-"""Outcomes that end a goal on ``/miles/manager/status``."""
 PROGRESS_PERIOD_S = 0.2
 """Shortest interval between two progress-only status messages."""
 
@@ -99,7 +107,7 @@ class ManagerDriver:
             "goal": None,
             "goal_seq": 0,
             "trace_id": None,
-            "outcome": "idle",
+            "outcome": IDLE,
             "event": "started",
             "reason": "",
             "replans": 0,
@@ -191,7 +199,7 @@ class ManagerDriver:
             req.progress = float(status.get("progress", req.progress) or 0.0)
             if status.get("distance") is not None:
                 req.distance_m = float(status["distance"])
-            if req.state not in FINAL_STATES:
+            if req.state not in FINAL_SKILL_STATES:
                 if self.clock() - self.last_status_time >= PROGRESS_PERIOD_S:
                     self.update_status({"event": "progress"})
                 return
@@ -224,7 +232,7 @@ class ManagerDriver:
                 self.events.put(
                     (
                         "result",
-                        StepResult(req.id, "failed", late, req.distance_m, now - req.dispatched),
+                        StepResult(req.id, FAILED, late, req.distance_m, now - req.dispatched),
                     )
                 )
             if p.status_period_s > 0 and now - self.last_status_time >= p.status_period_s:
@@ -285,8 +293,8 @@ class ManagerDriver:
             except Exception as exc:  # never let one bad event kill the manager
                 logger.exception("manager: %s event failed", kind)
                 if self._active():
-                    self.manager._finish("failed", f"internal error: {exc}")  # type: ignore[union-attr]
-                    self._finish(Action("failed", reason=f"internal error: {exc}"))
+                    self.manager._finish(FAILED, f"internal error: {exc}")  # type: ignore[union-attr]
+                    self._finish(Action(FAILED, reason=f"internal error: {exc}"))
         if memory is not None:
             memory.close()
 
@@ -308,7 +316,7 @@ class ManagerDriver:
 
     def _active(self) -> bool:
         m = self.manager
-        return m is not None and m.work is not None and m.work.outcome == "running"
+        return m is not None and m.work is not None and m.work.outcome == RUNNING
 
     def _goal(self, seq: int, text: str, received: float) -> None:
         base = {
@@ -338,13 +346,11 @@ class ManagerDriver:
         if refusal:
             logger.warning("goal %r refused: %s", text, refusal)
             # a refusal of a second goal must not replace the running goal's state for long
-            self.update_status(
-                {**base, "outcome": "refused", "event": "refused", "reason": refusal}
-            )
+            self.update_status({**base, "outcome": REFUSED, "event": "refused", "reason": refusal})
             if self._active():
                 self.update_status(self._goal_status(event="resumed", reason=""))
             return
-        self.update_status({**base, "outcome": "planning", "event": "planning", "reason": ""})
+        self.update_status({**base, "outcome": PLANNING, "event": "planning", "reason": ""})
         with self.lock:
             scene = self.scene
         world = None  # None: the planner's scene file
@@ -361,7 +367,7 @@ class ManagerDriver:
             self.update_status(
                 {
                     **base,
-                    "outcome": "failed",
+                    "outcome": FAILED,
                     "event": "finished",
                     "reason": f"planning failed: {exc}",
                 }
@@ -385,7 +391,7 @@ class ManagerDriver:
                 return
         if not self._active():
             return
-        if result.state not in ("succeeded", "estopped"):
+        if result.state not in (SUCCEEDED, ESTOPPED):
             self.update_status(
                 {
                     "event": "step_failed",
@@ -422,9 +428,7 @@ class ManagerDriver:
         self._publish_request({"id": req.id, "cancel": True, "reason": "estop"})
         self._act(
             self.manager.on_step_result(  # type: ignore[union-attr]
-                StepResult(
-                    req.id, "estopped", reason, req.distance_m, self.clock() - req.dispatched
-                )
+                StepResult(req.id, ESTOPPED, reason, req.distance_m, self.clock() - req.dispatched)
             )
         )
 
@@ -436,7 +440,7 @@ class ManagerDriver:
                 w = self.manager.work  # type: ignore[union-attr]
                 action = self.manager.on_step_result(
                     StepResult(  # type: ignore[union-attr]
-                        w.current["id"], "estopped", "e-stop latched while planning"
+                        w.current["id"], ESTOPPED, "e-stop latched while planning"
                     )
                 )
                 return self._finish(action)
@@ -466,7 +470,7 @@ class ManagerDriver:
         status = self._goal_status(
             outcome=action.kind, event="finished", reason=action.reason, reflection=reflection
         )
-        log = logger.info if action.kind == "succeeded" else logger.warning
+        log = logger.info if action.kind == SUCCEEDED else logger.warning
         log(
             "goal %r %s%s",
             status["goal"],

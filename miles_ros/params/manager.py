@@ -1,13 +1,14 @@
 """Parameters of ``manager_node`` as a typed dataclass (defaults mirrored in
-config/manager.yaml; tests/test_launch_files.py keeps the two in step) and the check its
-on-set callback runs. ROS-free: the node declares them with
-:func:`miles_ros.ros.params.declare_params`."""
+config/manager.yaml; tests/test_launch_files.py keeps the two in step; names from
+:mod:`miles_ros.interfaces`) and the check its on-set callback runs. ROS-free: the node
+declares them with :func:`miles_ros.ros.params.declare_params`."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
 
+from miles_ros import interfaces
 from miles_ros.agent.dispatch import CELL_CLEARANCE
 
 
@@ -58,21 +59,21 @@ class ManagerNodeParams:
     """A skill request with no status at all after this long (s) fails (no skill node)."""
     status_period_s: float = 1.0
     """Heartbeat of /miles/manager/status (s); 0 = only on changes."""
-    goal_topic: str = "/miles/goal"
+    goal_topic: str = interfaces.GOAL
     """std_msgs/String in: a goal in natural language."""
-    plan_topic: str = "/miles/plan"
+    plan_topic: str = interfaces.PLAN
     """std_msgs/String JSON out: the current plan with its trace id (transient-local)."""
-    status_topic: str = "/miles/manager/status"
+    status_topic: str = interfaces.MANAGER_STATUS
     """std_msgs/String JSON out: the manager's state (reliable, transient-local)."""
-    request_topic: str = "/miles/skill/request"
+    request_topic: str = interfaces.SKILL_REQUEST
     """std_msgs/String JSON out: {id, skill, params, trace_id} or {id, cancel: true}."""
-    skill_status_topic: str = "/miles/skill/status"
+    skill_status_topic: str = interfaces.SKILL_STATUS
     """std_msgs/String JSON in: {id, skill, state, progress, reason}."""
-    safety_state_topic: str = "/miles/safety/state"
+    safety_state_topic: str = interfaces.SAFETY_STATE
     """std_msgs/String JSON in: the supervisor's state {estop, mode, ...}."""
-    safety_events_topic: str = "/miles/safety/events"
+    safety_events_topic: str = interfaces.SAFETY_EVENTS
     """std_msgs/String JSON in: one object per safety intervention (counted per goal)."""
-    objects_topic: str = "/miles/scene/objects"
+    objects_topic: str = interfaces.SCENE_OBJECTS
     """std_msgs/String JSON in: object and pad poses, the world the planner plans in."""
 
 

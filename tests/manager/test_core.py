@@ -1,9 +1,9 @@
 """The manager: trace ids, replanning after an injected failure, reflection, metrics."""
 
 from miles_ros.agent.lm import FakeLanguageModel
-from miles_ros.agent.manager import Manager, StepResult
 from miles_ros.agent.memory import HashEmbedder, Memory
 from miles_ros.agent.planner import Planner, PlannerConfig
+from miles_ros.manager.core import Manager, StepResult
 
 
 def scorer(prompt: str, line: str) -> float:

@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 from miles_ros.agent.arm_agent import ArmAgent, cards_from_registry
 from miles_ros.agent.contract_net import to_json
 from miles_ros.agent.grounding import Step
-from miles_ros.agent.manager_cell import CellDriver, cell_registry
 from miles_ros.agent.registry import SkillRegistry
+from miles_ros.manager.cell import CellDriver, cell_registry
 from sims.scene import load_scene
 
 SCENE = load_scene("config/scene_dual.yaml")

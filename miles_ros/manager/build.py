@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from miles_ros.agent.world import World
-from miles_ros.runtime.manager_params import ManagerNodeParams
+from miles_ros.params.manager import ManagerNodeParams
 
 
 def build_embedder(params: ManagerNodeParams):

@@ -1,0 +1,179 @@
+"""The public contract of Miles in one place: every default topic and service name, the
+skill states, the goal outcomes, the public JSON keys and the exit codes of ``miles goal``
+and ``miles plan``.
+
+Users, launch files and outside clients depend on these. Every other module imports them
+instead of retyping them; ``docs/interfaces.md`` documents them, and
+``tests/test_interfaces_doc.py`` holds the document and this module to each other. Every
+name is also a node parameter (its default comes from here); a cell's per-arm names are
+these under ``/ARM`` (:func:`arm_scoped`). Pure Python: no ROS here.
+"""
+
+from __future__ import annotations
+
+NAMESPACE = "/miles"
+"""The default namespace of every name of the graph but the robot's own topics."""
+
+# -- the robot ---------------------------------------------------------------------------
+JOINT_STATES = "/joint_states"
+"""sensor_msgs/JointState, robot -> all: measured joint positions and velocities."""
+CLOCK = "/clock"
+"""rosgraph_msgs/Clock, sim_node -> all: simulated time (sim_node with real_time false)."""
+FORWARD_POSITION_COMMANDS = "/forward_position_controller/commands"
+"""std_msgs/Float64MultiArray, command_adapter_node -> a ros2_control forward position
+controller."""
+
+# -- the command path: skill_node -> safety_node -> robot --------------------------------
+SKILL_COMMAND = "/miles/skill_command"
+"""sensor_msgs/JointState, skill_node -> safety_node: requested joint targets."""
+JOINT_COMMAND = "/miles/joint_command"
+"""sensor_msgs/JointState, safety_node -> robot: the only commands a robot receives."""
+
+# -- the safety supervisor ---------------------------------------------------------------
+ESTOP = "/miles/estop"
+"""std_msgs/Bool, anyone -> safety_node: an e-stop input (true latches)."""
+SAFETY_STATE = "/miles/safety/state"
+"""std_msgs/String JSON, safety_node -> all (reliable, transient-local)."""
+SAFETY_EVENTS = "/miles/safety/events"
+"""std_msgs/String JSON, safety_node -> all: one object per intervention."""
+SAFETY_SKILL_TAGS = "/miles/safety/skill_tags"
+"""std_msgs/String JSON, skill_node -> safety_node: the running skill's permission tags."""
+SAFETY_OCCUPANCY = "/miles/safety/occupancy"
+"""std_msgs/String JSON, safety_node -> the other arms' safety nodes (shared by a cell)."""
+TRIGGER_ESTOP = "/miles/safety/trigger_estop"
+"""std_srvs/Trigger service: latch the e-stop."""
+RESET_ESTOP = "/miles/safety/reset_estop"
+"""std_srvs/Trigger service: reset it when the arm is still and no input is pressed."""
+
+# -- skills ------------------------------------------------------------------------------
+SKILL_REQUEST = "/miles/skill/request"
+"""std_msgs/String JSON, manager -> skill_node: :data:`SKILL_REQUEST_KEYS`."""
+SKILL_STATUS = "/miles/skill/status"
+"""std_msgs/String JSON, skill_node -> manager: :data:`SKILL_STATUS_KEYS`."""
+
+# -- the manager -------------------------------------------------------------------------
+GOAL = "/miles/goal"
+"""std_msgs/String, operator -> manager: a goal in natural language."""
+PLAN = "/miles/plan"
+"""std_msgs/String JSON, manager -> all: the current plan with its trace id."""
+MANAGER_STATUS = "/miles/manager/status"
+"""std_msgs/String JSON, manager -> all: :data:`MANAGER_STATUS_KEYS`."""
+
+# -- the scene and the simulator ---------------------------------------------------------
+SCENE_OBJECTS = "/miles/scene/objects"
+"""std_msgs/String JSON, sim_node (or perception) -> all: object and pad poses."""
+SIM_RESET = "/miles/sim/reset"
+"""std_srvs/Trigger service of sim_node: arm to its initial pose, cubes to the scene's."""
+SIM_CAPTURE = "/miles/sim/capture"
+"""std_srvs/Trigger service of sim_node: render one camera frame."""
+CAMERA_IMAGE = "/miles/camera/image_raw"
+"""sensor_msgs/Image, sim_node -> all: one rgb8 frame per capture request."""
+
+# -- a cell of several arms --------------------------------------------------------------
+TASKS_ANNOUNCE = "/miles/tasks/announce"
+"""std_msgs/String JSON, manager -> arm agents: a task of the contract net."""
+TASKS_BID = "/miles/tasks/bid"
+"""std_msgs/String JSON, arm agents -> manager: a bid (cost) or a refusal with its reason."""
+TASKS_AWARD = "/miles/tasks/award"
+"""std_msgs/String JSON, manager -> arm agents: the award of a task."""
+CELL_TOPICS = {"announce": TASKS_ANNOUNCE, "bid": TASKS_BID, "award": TASKS_AWARD}
+"""The contract net's topics by kind (:mod:`miles_ros.agent.contract_net`)."""
+BLACKBOARD = "/miles/blackboard"
+"""Reserved: the cell's blackboard (facts with a version and a time to live, claims on
+objects). It lives inside the cell manager today and is not published yet."""
+
+TOPICS = (
+    JOINT_STATES,
+    CLOCK,
+    FORWARD_POSITION_COMMANDS,
+    SKILL_COMMAND,
+    JOINT_COMMAND,
+    ESTOP,
+    SAFETY_STATE,
+    SAFETY_EVENTS,
+    SAFETY_SKILL_TAGS,
+    SAFETY_OCCUPANCY,
+    SKILL_REQUEST,
+    SKILL_STATUS,
+    GOAL,
+    PLAN,
+    MANAGER_STATUS,
+    SCENE_OBJECTS,
+    CAMERA_IMAGE,
+    TASKS_ANNOUNCE,
+    TASKS_BID,
+    TASKS_AWARD,
+    BLACKBOARD,
+)
+"""Every default topic name."""
+SERVICES = (TRIGGER_ESTOP, RESET_ESTOP, SIM_RESET, SIM_CAPTURE)
+"""Every default service name."""
+
+
+def under_namespace(namespace: str, name: str) -> str:
+    """``/miles/x`` under another namespace: ``/NS/x`` (names outside /miles unchanged)."""
+    if namespace.rstrip("/") in ("", NAMESPACE) or not name.startswith(NAMESPACE + "/"):
+        return name
+    return "/" + namespace.strip("/") + name[len(NAMESPACE) :]
+
+
+def arm_scoped(arm: str, name: str) -> str:
+    """``name`` under an arm's namespace: ``/ARM/joint_states``, ``/ARM/miles/x``; unchanged
+    for arm "" (the single arm) and for a name already under ``/ARM/``."""
+    if not arm:
+        return name
+    prefix = "/" + arm.strip("/")
+    if name == prefix or name.startswith(prefix + "/"):
+        return name
+    return prefix + "/" + name.lstrip("/")
+
+
+# -- states and outcomes -----------------------------------------------------------------
+RUNNING = "running"
+SUCCEEDED = "succeeded"
+FAILED = "failed"
+ABORTED = "aborted"
+ESTOPPED = "estopped"
+IDLE = "idle"
+PLANNING = "planning"
+REFUSED = "refused"
+
+SKILL_STATES = (RUNNING, SUCCEEDED, FAILED, ABORTED, ESTOPPED)
+"""``state`` of a ``/miles/skill/status`` message."""
+FINAL_SKILL_STATES = (SUCCEEDED, FAILED, ABORTED, ESTOPPED)
+"""Skill states that end a request."""
+GOAL_OUTCOMES = (IDLE, PLANNING, RUNNING, SUCCEEDED, FAILED, ESTOPPED, REFUSED)
+"""``outcome`` of a ``/miles/manager/status`` message."""
+FINAL_GOAL_OUTCOMES = (SUCCEEDED, FAILED, ESTOPPED, REFUSED)
+"""Goal outcomes that end a goal."""
+
+# -- public JSON keys --------------------------------------------------------------------
+SKILL_REQUEST_KEYS = ("id", "skill", "params", "trace_id")
+"""A ``/miles/skill/request`` message; a cancel is ``{"id", "cancel": true}``."""
+SKILL_STATUS_KEYS = ("id", "skill", "state", "progress", "reason")
+"""Every ``/miles/skill/status`` message carries these (and may carry more: ``step``,
+``elapsed_s``, ``distance``, ``phase``)."""
+SAFETY_STATE_KEYS = ("estop", "mode", "interventions", "reason")
+"""Every ``/miles/safety/state`` message carries these."""
+MANAGER_STATUS_KEYS = ("goal", "goal_seq", "goals_received", "outcome")
+"""Every ``/miles/manager/status`` message carries these (single-arm and cell manager);
+most also carry ``trace_id``, ``event``, ``reason``, ``step``, ``replans``."""
+PLAN_REFUSAL_KEYS = ("refused", "reason")
+"""A refused plan (``/miles/plan``, ``miles plan --json``): ``"refused": true`` and why."""
+
+# -- exit codes --------------------------------------------------------------------------
+EXIT_OK = 0
+"""``miles goal``: the goal succeeded; ``miles plan``: every plan is valid."""
+EXIT_FAILED = 1
+"""``miles goal``: failed, refused by the manager or ended by the e-stop; ``miles plan``:
+a plan has errors."""
+EXIT_USAGE = 2
+"""``miles plan``: usage error or missing model."""
+EXIT_NO_MANAGER = 2
+"""``miles goal``: no manager answers."""
+EXIT_REFUSED = 3
+"""``miles goal`` and ``miles plan``: the planner refused the goal (nothing moved)."""
+EXIT_TIMED_OUT = 124
+"""``miles goal``: the goal did not end within ``--timeout`` (the manager keeps going)."""
+EXIT_INTERRUPTED = 130
+"""``miles goal``: interrupted (ctrl-C)."""

@@ -1,0 +1,48 @@
+"""Parameters of ``sim_node`` (defaults mirrored in config/sim.yaml; names from
+:mod:`miles_ros.interfaces`). ROS-free."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from miles_ros import interfaces
+
+
+@dataclass(frozen=True)
+class SimNodeParams:
+    """Parameters of ``sim_node`` (PyBullet as a robot)."""
+
+    scene_file: str = ""
+    """Scene YAML ('' = the default config/scene.yaml)."""
+    physics_dt: float = 0.002
+    """Physics timestep (s), as in training."""
+    publish_rate_hz: float = 250.0
+    """Rate of /joint_states (Hz); physics runs round(1 / (rate * physics_dt)) steps per
+    message."""
+    real_time: bool = True
+    """True: physics paced at wall-clock rate; False: as fast as possible, with sim time
+    on /clock (run the other nodes with use_sim_time:=true)."""
+    objects_rate_hz: float = 50.0
+    """Rate of the object poses message (Hz)."""
+    initial_joint_positions: tuple[float, ...] = ()
+    """Arm pose at start and reset (rad, 7 values; empty = the home pose)."""
+    frame_id: str = "panda_link0"
+    """Frame of the object poses and camera (the robot base)."""
+    joint_states_topic: str = interfaces.JOINT_STATES
+    """sensor_msgs/JointState out: the 7 arm joints and both fingers (sensor QoS)."""
+    joint_command_topic: str = interfaces.JOINT_COMMAND
+    """sensor_msgs/JointState in: motor position targets by joint name."""
+    objects_topic: str = interfaces.SCENE_OBJECTS
+    """std_msgs/String out: JSON object poses (see the README)."""
+    clock_topic: str = interfaces.CLOCK
+    """rosgraph_msgs/Clock out, only when real_time is False."""
+    reset_service: str = interfaces.SIM_RESET
+    """std_srvs/Trigger: arm to the initial pose, cubes to their scene poses."""
+    camera_service: str = interfaces.SIM_CAPTURE
+    """std_srvs/Trigger: render one frame and publish it on camera_topic."""
+    camera_topic: str = interfaces.CAMERA_IMAGE
+    """sensor_msgs/Image out (rgb8), one per capture request."""
+    camera_width: int = 640
+    """Image width (px)."""
+    camera_height: int = 480
+    """Image height (px)."""
