@@ -51,20 +51,8 @@ class SkillNode(Node):
         except KeyError as exc:
             raise ValueError(f"arm parameter: {exc.args[0]}") from None
         library = SkillLibrary.load(prm.skill_library or None, check_hashes=prm.check_hashes)
-        self.skills = SkillExecutor(
-            library,
-            scene_in_base_frame(scene, self.mount),
-            prm.home_speed,
-            home_min_height=prm.home_min_height,
-            home_settle_speed=prm.home_settle_speed,
-            state_timeout=prm.state_timeout,
-            timeout_scale=prm.timeout_scale,
-            start_from_home=prm.start_from_home,
-            stall_window_s=prm.stall_window_s,
-            stall_motion=prm.stall_motion,
-            stall_restarts=prm.stall_restarts,
-            shape_commands=prm.shape_commands,
-            command_velocity_scale=prm.command_velocity_scale,
+        self.skills = SkillExecutor.from_params(
+            library, scene_in_base_frame(scene, self.mount), prm
         )
         self.skills.warm_up()
 

@@ -37,6 +37,32 @@ def request(rid, skill, **params):
     return json.dumps({"id": rid, "skill": skill, "params": params})
 
 
+def test_the_executors_defaults_are_config_skills_yaml(library_dir):
+    """One set of defaults: every argument of the executor but home_tolerance is a skill
+    node parameter, with config/skills.yaml's value, and from_params passes each one."""
+    import dataclasses
+    import inspect
+    from pathlib import Path
+
+    import yaml
+
+    from miles_ros.runtime.params import SkillNodeParams
+
+    path = Path(__file__).resolve().parents[2] / "config" / "skills.yaml"
+    config = yaml.safe_load(path.read_text())["skill_node"]["ros__parameters"]
+    arguments = inspect.signature(SkillExecutor).parameters
+    defaults = {n: p.default for n, p in arguments.items() if n not in ("library", "scene")}
+    del defaults["home_tolerance"]
+    assert defaults == {name: config[name] for name in defaults}
+    lib = SkillLibrary.load(library_dir)
+    ex = SkillExecutor.from_params(lib, SCENE)
+    assert {name: getattr(ex, name) for name in defaults} == defaults
+    changed = {"home_speed": 0.6, "timeout_scale": 3.0, "stall_window_s": 0.0}
+    changed |= {"shape_commands": False, "command_velocity_scale": 0.5}
+    ex = SkillExecutor.from_params(lib, SCENE, dataclasses.replace(SkillNodeParams(), **changed))
+    assert {name: getattr(ex, name) for name in changed} == changed
+
+
 def test_library_loads_cards_and_home_and_verifies_hashes(library_dir, tmp_path):
     lib = SkillLibrary.load(library_dir)
     assert sorted(lib.names()) == ["home", "push", "reach"]
@@ -223,7 +249,8 @@ def test_a_learned_skill_asked_for_away_from_home_goes_home_first(library_dir):
     skill = SkillLibrary.load(library_dir).skills["reach"]
     noise = skill.cfg.randomization.initial_joint_noise
     away = panda.home_joint_positions + np.array([3 * noise, 0, 0, 2 * noise, 0, 0, 0])
-    ex = make_executor(library_dir, q=away, timeout_scale=1.0)
+    # no stall watchdog: the arm below stands still until the timeout
+    ex = make_executor(library_dir, q=away, timeout_scale=1.0, stall_window_s=0.0)
     assert ex.away_from_start(skill)
     ex.on_request(request("a", "reach", target="red_cube"), 0.0)
     tick = ex.tick(0.0)
