@@ -106,6 +106,8 @@ def test_a_card_without_the_block_has_no_envelope_check():
         ({"target_region": {"low": [0, 0, 0], "high": [1, 1]}}, "2 or 3 numbers"),
         ({"target_region": {"low": [1, 0], "high": [0, 1]}}, "exceeds high"),
         ({"target_region": {"low": ["a", 0], "high": [1, 1]}}, "list of numbers"),
+        ({"target_region": {"low": [True, 0], "high": [1, 1]}}, "expected numbers"),
+        ({"object_target_distance_xy": {"min": False, "max": 0.1}}, "expected numbers"),
         ({"object_target_distance_xy": {"min": 0.3, "max": 0.1}}, "min <= max"),
     ],
 )
