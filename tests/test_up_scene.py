@@ -108,14 +108,10 @@ def test_the_cell_launch_file_declares_its_arguments_and_runs_installed_executab
     """launch/cell.launch.py (needs a ROS distro to run): read as text here."""
     import ast
 
-    from tests.test_launch_files import console_scripts
+    from tests.test_launch_files import console_scripts, declared_arguments
 
     tree = ast.parse((ROOT / "launch" / "cell.launch.py").read_text())
-    declared = {
-        n.args[0].value
-        for n in ast.walk(tree)
-        if isinstance(n, ast.Call) and getattr(n.func, "id", None) == "DeclareLaunchArgument"
-    }
+    declared = declared_arguments(ROOT / "launch" / "cell.launch.py")
     assert declared == {"scene_file", "sim", "use_manager", "params_file"}
     strings = {n.value for n in ast.walk(tree) if isinstance(n, ast.Constant)}
     scripts = console_scripts()
