@@ -209,13 +209,7 @@ class InProcessGraph:
         supervisor's kernels are warmed up first when ``safety`` is a part."""
         if "safety" in parts:
             warm_up_safety()
-        named = node_factories(parts, params_file, overrides)
-
-        def built(k: int, seconds: float) -> None:
-            if times is not None:
-                times[named[k][0]] = round(seconds, 2)
-
-        return cls([make for _, make in named], domain_id, built)
+        return cls.of_named(node_factories(parts, params_file, overrides), domain_id, times)
 
     @classmethod
     def of_cell(
@@ -232,6 +226,17 @@ class InProcessGraph:
         named = cell_factories(scene_file, parts, params_file, overrides)
         if "safety" in parts:
             warm_up_safety()
+        return cls.of_named(named, domain_id, times)
+
+    @classmethod
+    def of_named(
+        cls,
+        named: list[tuple[str, NodeFactory]],
+        domain_id: int | None = None,
+        times: dict[str, float] | None = None,
+    ) -> InProcessGraph:
+        """The graph of ``(label, factory)`` pairs; ``times[label]`` gets each node's
+        construction time (s)."""
 
         def built(k: int, seconds: float) -> None:
             if times is not None:
