@@ -10,27 +10,7 @@ import pytest
 from miles_ros.runtime.observation import JointReading, ObjectPose
 from miles_ros.runtime.skills import SkillExecutor, SkillLibrary
 from sims.robots import panda
-from sims.scene import load_scene
-from tests.runtime.skill_fixtures import random_skill
-
-SCENE = load_scene()
-OBJECTS = {n: ObjectPose(np.array(o.position), 0.0) for n, o in SCENE.objects.items()}
-
-
-@pytest.fixture(scope="module")
-def library_dir(tmp_path_factory):
-    root = tmp_path_factory.mktemp("skills")
-    random_skill(root, "reach")
-    random_skill(root, "push")
-    return root
-
-
-def make_executor(library_dir, q=None, **kw):
-    ex = SkillExecutor(SkillLibrary.load(library_dir), SCENE, **kw)
-    q = panda.home_joint_positions.copy() if q is None else q
-    ex.on_joint_state(JointReading(q, np.zeros(7), 0.0, 0.0), 0.0)
-    ex.on_objects(OBJECTS)
-    return ex
+from tests.runtime.skill_fixtures import OBJECTS, SCENE, make_executor, random_skill
 
 
 def request(rid, skill, **params):
