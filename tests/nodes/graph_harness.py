@@ -22,7 +22,7 @@ from std_srvs.srv import Trigger
 
 from miles_ros.ros.graph import InProcessGraph
 from miles_ros.ros.qos import COMMAND_QOS, LATCHED_QOS, READER_QOS, SENSOR_QOS
-from miles_ros.runtime.params import SimNodeParams, SkillNodeParams
+from miles_ros.runtime.params import SimNodeParams, SkillNodeParams, arm_scoped
 from miles_ros.safety.config import SafetyNodeNames
 
 TIMEOUT = 30.0
@@ -91,6 +91,17 @@ class Graph:
                 self.cond.notify_all()
 
         return callback
+
+    def keep_arms(self, store: list, arms, topic: str) -> None:
+        """Every JSON message on each of ``arms``' ``topic`` (under ``/ARM``, reliable) into
+        ``store`` as ``(arm, message)``."""
+        for arm in arms:
+            self.probe.create_subscription(
+                String,
+                arm_scoped(arm, topic),
+                self._keep(store, lambda data, arm=arm: (arm, json.loads(data))),
+                COMMAND_QOS,
+            )
 
     def wait(
         self, predicate: Callable[[], bool], timeout: float = TIMEOUT, what: str = ""

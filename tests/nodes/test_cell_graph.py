@@ -25,7 +25,6 @@ from miles_ros.ros.qos import COMMAND_QOS, LATCHED_QOS  # noqa: E402
 from miles_ros.ros.sim_node import SimNode  # noqa: E402
 from miles_ros.ros.skill_node import SkillNode  # noqa: E402
 from miles_ros.runtime.library import SkillLibrary  # noqa: E402
-from miles_ros.runtime.params import arm_scoped  # noqa: E402
 from tests.nodes.graph_harness import SIM, SKILL, Graph, overrides  # noqa: E402
 
 DUAL = str(Path(__file__).resolve().parents[2] / "config" / "scene_dual.yaml")
@@ -92,13 +91,7 @@ def test_two_arms_run_their_awarded_tasks_at_once():
         probe = graph.probe
         events: list[tuple[str, dict]] = []
         statuses: list[dict] = []
-        for arm in ARMS:
-            probe.create_subscription(
-                String,
-                arm_scoped(arm, SKILL.status_topic),
-                graph._keep(events, lambda d, arm=arm: (arm, json.loads(d))),
-                COMMAND_QOS,
-            )
+        graph.keep_arms(events, ARMS, SKILL.status_topic)
         bids: list[dict] = []
         probe.create_subscription(
             String,
