@@ -51,6 +51,12 @@ class Run:
         vel = None if velocities is None else list(velocities)
         return self.sup.submit(JointRequest(names, list(target), stamp, vel), self.t)
 
+    def stream(self, target, periods: int) -> None:
+        """Request ``target`` and step, every period for ``periods`` periods."""
+        for _ in range(periods):
+            self.request(target)
+            self.tick()
+
     def violations(self) -> Violations:
         """What the independent checker finds in everything output, from ``q0`` at rest:
         the supervisor's limits, its config's workspace box and keep-out zones."""
