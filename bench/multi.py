@@ -8,8 +8,8 @@ every arm behind its safety supervisor.
 Runs without ROS (the ROS graph on 2 shared cores is too slow to time skills): one
 PyBullet world of ``config/scene_dual.yaml`` (:class:`miles_ros.runtime.scene_world.
 SceneWorld`, both Pandas, the cubes), one :class:`miles_ros.runtime.skills.SkillExecutor`
-per arm (the skill node's logic with its default parameters, :class:`miles_ros.runtime.
-params.SkillNodeParams`: its timeout_scale and home speed; fed joint states and
+per arm (the skill node's logic with its default parameters, :meth:`miles_ros.runtime.
+params.skill.skill_executor`: its timeout_scale and home speed; fed joint states and
 world-frame object poses moved into its base frame), one :class:`miles_ros.agent.
 arm_agent.ArmAgent` per arm and the
 :class:`miles_ros.agent.dispatch.Dispatcher`, all in sim time. Between each skill and its
@@ -64,12 +64,12 @@ from miles_ros.agent.contract_net import to_json  # noqa: E402
 from miles_ros.agent.dispatch import CELL_CLEARANCE, Dispatcher  # noqa: E402
 from miles_ros.agent.registry import SkillRegistry  # noqa: E402
 from miles_ros.interfaces import FINAL_SKILL_STATES  # noqa: E402
-from miles_ros.params.skill import SkillNodeParams  # noqa: E402
+from miles_ros.params.skill import skill_executor  # noqa: E402
 from miles_ros.runtime.actions import JointTargets  # noqa: E402
 from miles_ros.runtime.frames import arm_bodies, base_to_world, poses_to_base, scene_in_base_frame  # noqa: E402
 from miles_ros.runtime.observation import JointReading, ObjectPose  # noqa: E402
 from miles_ros.runtime.scene_world import SceneWorld  # noqa: E402
-from miles_ros.runtime.skills import SkillExecutor, SkillLibrary  # noqa: E402
+from miles_ros.runtime.skills import SkillLibrary  # noqa: E402
 from miles_ros.safety import JointRequest, SafetyConfig, SafetySupervisor  # noqa: E402
 from miles_ros.safety.separation import SeparationConfig  # noqa: E402
 from sims.robots import panda_spheres  # noqa: E402
@@ -183,21 +183,8 @@ class Cell:
     ):
         self.world, self.scene = world, world.scene
         self.mounts = {m.name: m for m in self.scene.arms}
-        node = SkillNodeParams()  # the skill node's defaults (timeouts, home)
-        self.executors = {
-            name: SkillExecutor(
-                library,
-                scene_in_base_frame(self.scene, m),
-                node.home_speed,
-                home_min_height=node.home_min_height,
-                home_settle_speed=node.home_settle_speed,
-                state_timeout=node.state_timeout,
-                timeout_scale=node.timeout_scale,
-                start_from_home=node.start_from_home,
-                stall_window_s=node.stall_window_s,
-                stall_motion=node.stall_motion,
-                stall_restarts=node.stall_restarts,
-            )
+        self.executors = {  # the skill node's, with its default parameters
+            name: skill_executor(library, scene_in_base_frame(self.scene, m))
             for name, m in self.mounts.items()
         }
         config = SafetyConfig(scene_file=SCENE_FILE, separation_margin=margin)

@@ -14,12 +14,14 @@ Float64MultiArray adapter for a ros2_control forward position controller.
 
 # ruff: noqa: I001 - `launch` is the ROS package, not this repository's launch/ folder
 from launch import LaunchDescription
-from launch.actions import DeclareLaunchArgument, GroupAction, IncludeLaunchDescription
+from launch.actions import GroupAction, IncludeLaunchDescription
 from launch.conditions import IfCondition
 from launch.launch_description_sources import PythonLaunchDescriptionSource
 from launch.substitutions import LaunchConfiguration, PathJoinSubstitution, PythonExpression
 from launch_ros.actions import Node, PushRosNamespace
 from launch_ros.substitutions import FindPackageShare
+
+from miles_ros.ros.launching import launch_arguments
 
 PARTS = ("sim", "safety", "skills", "manager")
 
@@ -41,33 +43,14 @@ def generate_launch_description() -> LaunchDescription:
     is_pybullet = IfCondition(PythonExpression(["'", sim, "' == 'pybullet'"]))
     return LaunchDescription(
         [
-            DeclareLaunchArgument(
+            *launch_arguments(
                 "robot",
-                default_value="panda",
-                choices=["panda"],
-                description="robot model (limits from sims/robots/panda.py)",
-            ),
-            DeclareLaunchArgument(
                 "sim",
-                default_value="pybullet",
-                choices=["pybullet", "none"],
-                description="pybullet: sim_node is the robot; none: a driver",
-            ),
-            DeclareLaunchArgument(
-                "use_manager", default_value="true", description="start the language-model manager"
-            ),
-            DeclareLaunchArgument(
+                "use_manager",
                 "params_file",
-                default_value="",
-                description="ROS parameter file applied after the defaults",
-            ),
-            DeclareLaunchArgument(
-                "namespace", default_value="", description="namespace pushed onto every node"
-            ),
-            DeclareLaunchArgument(
+                "namespace",
                 "command_adapter",
-                default_value="false",
-                description="also run the Float64MultiArray command adapter",
+                namespace="namespace pushed onto every node",
             ),
             GroupAction(
                 [

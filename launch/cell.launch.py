@@ -15,9 +15,9 @@ top of every node's config/*.yaml. The scene is read when the launch runs
 # ruff: noqa: I001 - `launch` is the ROS package, not this repository's launch/ folder
 from launch import LaunchDescription
 from launch.actions import DeclareLaunchArgument, OpaqueFunction
-from launch_ros.actions import Node
 
 from miles_ros.params import NODE_CONFIGS, config_dir
+from miles_ros.ros.launching import launch_arguments, miles_node
 
 
 def _nodes(context):
@@ -28,19 +28,11 @@ def _nodes(context):
     scene = load_scene(scene_file)
     arms = [m.name for m in scene.arms]
 
-    def node(executable: str, namespace: str = "", **values) -> Node:
+    def node(executable: str, namespace: str = "", **values):
         config = config_dir() / NODE_CONFIGS.get(executable, f"{executable}.yaml")
         files = [str(config)] if config.is_file() else []
         files += [params_file] if params_file else []
-        return Node(
-            package="miles_ros",
-            executable=executable,
-            name=executable,
-            namespace=namespace,
-            parameters=[*files, {"scene_file": scene_file, **values}],
-            output="screen",
-            emulate_tty=True,
-        )
+        return miles_node(executable, namespace, [*files, {"scene_file": scene_file, **values}])
 
     out = []
     if context.launch_configurations["sim"] == "pybullet":
@@ -62,19 +54,11 @@ def generate_launch_description() -> LaunchDescription:
                 default_value=str(config_dir() / "scene_dual.yaml"),
                 description="scene YAML; its arms: get a safety and a skill node each",
             ),
-            DeclareLaunchArgument(
+            *launch_arguments(
                 "sim",
-                default_value="pybullet",
-                choices=["pybullet", "none"],
-                description="pybullet: sim_node is every arm; none: drivers",
-            ),
-            DeclareLaunchArgument(
-                "use_manager", default_value="true", description="start the manager"
-            ),
-            DeclareLaunchArgument(
+                "use_manager",
                 "params_file",
-                default_value="",
-                description="ROS parameter file applied after the defaults",
+                sim="pybullet: sim_node is every arm; none: drivers",
             ),
             OpaqueFunction(function=_nodes),
         ]

@@ -76,13 +76,9 @@ def run_dual_demo(
     log(f"Miles demo (two arms): goal {goal!r}")
     log(f"  loading the cell: {', '.join(labels)} ...")
     times: dict[str, float] = {}
-
-    def built(k: int, seconds: float) -> None:
-        times[labels[k]] = round(seconds, 2)
-
     warm_up_safety()
     domain = domain_id if domain_id is not None else 201 + os.getpid() % 30  # as demo_graph
-    with InProcessGraph([make for _, make in named], domain, built) as graph:
+    with InProcessGraph.of_named(named, domain, times) as graph:
         nodes = dict(zip(labels, graph.nodes, strict=True))
         arms = [label.split("/", 1)[1] for label in labels if label.startswith("skills/")]
         client = CellClient(graph.context, arms)

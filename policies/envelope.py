@@ -22,6 +22,8 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from sims.scene import finite_numbers
+
 TOLERANCE_M = 1e-6
 """Slack (m) on every bound, for floating-point noise only (a pad on the border of the
 trained target region stays inside)."""
@@ -30,18 +32,6 @@ AXES = "xyz"
 
 class EnvelopeError(ValueError):
     """A malformed ``envelope`` block."""
-
-
-def _numbers(value, where: str) -> tuple[float, ...]:
-    if not isinstance(value, list | tuple) or not value:
-        raise EnvelopeError(f"{where} must be a list of numbers, got {value!r}")
-    try:
-        out = tuple(float(v) for v in value)
-    except (TypeError, ValueError) as exc:
-        raise EnvelopeError(f"{where} must be a list of numbers, got {value!r}") from exc
-    if not all(math.isfinite(v) for v in out):
-        raise EnvelopeError(f"{where} must be finite, got {value!r}")
-    return out
 
 
 def _inside(value: float, low: float, high: float) -> bool:
@@ -65,7 +55,8 @@ class Region:
     def from_dict(cls, data, where: str) -> Region:
         if not isinstance(data, Mapping) or set(data) != {"low", "high"}:
             raise EnvelopeError(f"{where} must be a mapping with low and high, got {data!r}")
-        low, high = _numbers(data["low"], f"{where}.low"), _numbers(data["high"], f"{where}.high")
+        low = finite_numbers(data["low"], f"{where}.low", error=EnvelopeError)
+        high = finite_numbers(data["high"], f"{where}.high", error=EnvelopeError)
         if len(low) != len(high) or len(low) not in (2, 3):
             raise EnvelopeError(f"{where}: low and high must both have 2 or 3 numbers")
         if any(lo > hi for lo, hi in zip(low, high, strict=True)):
@@ -105,7 +96,7 @@ class Range:
     def from_dict(cls, data, where: str) -> Range:
         if not isinstance(data, Mapping) or set(data) != {"min", "max"}:
             raise EnvelopeError(f"{where} must be a mapping with min and max, got {data!r}")
-        low, high = _numbers([data["min"], data["max"]], where)
+        low, high = finite_numbers([data["min"], data["max"]], where, 2, EnvelopeError)
         if not 0.0 <= low <= high:
             raise EnvelopeError(f"{where}: need 0 <= min <= max, got [{low}, {high}]")
         return cls(low, high)

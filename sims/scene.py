@@ -150,17 +150,24 @@ def default_scene_path() -> Path:
     raise FileNotFoundError(f"default scene {SCENE_FILE} not found; looked in: {tried}")
 
 
-def _floats(value, n: int, where: str) -> tuple[float, ...]:
-    if not isinstance(value, (list, tuple)) or len(value) != n:
-        raise ValueError(f"{where}: expected a list of {n} numbers, got {value!r}")
+def finite_numbers(
+    value, where: str, n: int | None = None, error: type[ValueError] = ValueError
+) -> tuple[float, ...]:
+    """A list from a YAML file as finite floats: a list or tuple of ``n`` numbers (None: one
+    or more), none of them a boolean (YAML's ``yes``/``true`` are not numbers); else
+    ``error`` naming ``where``. The scene's and the skill cards' envelopes' one check."""
+    count = "" if n is None else f"{n} "
+    if not isinstance(value, list | tuple) or (len(value) != n if n is not None else not value):
+        raise error(f"{where}: expected a list of {count}numbers, got {value!r}")
+    message = f"{where}: expected numbers, got {value!r} (a list of {count}numbers)"
     if any(isinstance(v, bool) for v in value):
-        raise ValueError(f"{where}: expected numbers, got {value!r}")
+        raise error(message)
     try:
         numbers = tuple(float(v) for v in value)
     except (TypeError, ValueError) as exc:
-        raise ValueError(f"{where}: expected numbers, got {value!r}") from exc
+        raise error(message) from exc
     if not all(math.isfinite(v) for v in numbers):
-        raise ValueError(f"{where}: expected finite numbers, got {value!r}")
+        raise error(f"{where}: expected finite numbers, got {value!r}")
     return numbers
 
 
@@ -183,24 +190,28 @@ def parse_scene(data: dict, source: str = "<scene>") -> Scene:
             raise ValueError(f"{source}: missing key {key!r}")
     t = data["table"]
     table = Table(
-        size=_floats(t.get("size"), 3, f"{source}: table.size"),
-        center_xy=_floats(t.get("center_xy"), 2, f"{source}: table.center_xy"),
-        color=_floats(t.get("color", [0.8, 0.7, 0.55, 1.0]), 4, f"{source}: table.color"),
+        size=finite_numbers(t.get("size"), f"{source}: table.size", 3),
+        center_xy=finite_numbers(t.get("center_xy"), f"{source}: table.center_xy", 2),
+        color=finite_numbers(t.get("color", [0.8, 0.7, 0.55, 1.0]), f"{source}: table.color", 4),
     )
     objects = {
         name: SceneObject(
             name=name,
-            position=_floats(spec.get("position"), 3, f"{source}: objects.{name}.position"),
-            color=_floats(spec.get("color", [0.5, 0.5, 0.5, 1.0]), 4, f"{source}: {name}.color"),
+            position=finite_numbers(spec.get("position"), f"{source}: objects.{name}.position", 3),
+            color=finite_numbers(
+                spec.get("color", [0.5, 0.5, 0.5, 1.0]), f"{source}: {name}.color", 4
+            ),
         )
         for name, spec in (data["objects"] or {}).items()
     }
     places = {
         name: Place(
             name=name,
-            position=_floats(spec.get("position"), 3, f"{source}: places.{name}.position"),
-            size=_floats(spec.get("size"), 2, f"{source}: places.{name}.size"),
-            color=_floats(spec.get("color", [0.6, 0.6, 0.6, 1.0]), 4, f"{source}: {name}.color"),
+            position=finite_numbers(spec.get("position"), f"{source}: places.{name}.position", 3),
+            size=finite_numbers(spec.get("size"), f"{source}: places.{name}.size", 2),
+            color=finite_numbers(
+                spec.get("color", [0.6, 0.6, 0.6, 1.0]), f"{source}: {name}.color", 4
+            ),
         )
         for name, spec in (data["places"] or {}).items()
     }
@@ -244,8 +255,8 @@ def _arms(value, source: str) -> tuple[ArmMount, ...]:
             )
         if any(m.name == name for m in mounts):
             raise ValueError(f"{where}.name: arm name {name!r} used twice")
-        position = _floats(spec.get("base_position"), 3, f"{where}.base_position")
-        yaw_deg = _floats([spec.get("base_yaw_deg", 0.0)], 1, f"{where}.base_yaw_deg")[0]
+        position = finite_numbers(spec.get("base_position"), f"{where}.base_position", 3)
+        yaw_deg = finite_numbers([spec.get("base_yaw_deg", 0.0)], f"{where}.base_yaw_deg", 1)[0]
         for other in mounts:
             gap = math.dist(position[:2], other.base_position[:2])
             if gap < MIN_BASE_SEPARATION:

@@ -22,6 +22,21 @@ def status(seq: int, outcome: str, **extra) -> dict:
     }
 
 
+def running(seq: int, step: dict, request: dict, executed: list, **extra) -> dict:
+    """The status of goal ``seq`` (trace ``t``) running ``step``, its only step."""
+    return status(
+        seq,
+        "running",
+        trace_id="t",
+        request=request,
+        step=step,
+        step_index=0,
+        steps=1,
+        executed=executed,
+        **extra,
+    )
+
+
 def test_follower_prints_plan_steps_and_outcome_of_its_own_goal_only():
     lines: list[str] = []
     follower = GoalFollower("move  to the red cube", out=lines.append)
@@ -41,30 +56,8 @@ def test_follower_prints_plan_steps_and_outcome_of_its_own_goal_only():
     follower.on_plan(plan)  # before its status: kept until the goal is known to be ours
     request = {"id": "t:1", "skill": "reach", "state": "sent", "progress": 0.0}
     step = {"skill": "reach", "params": {"target": "red_cube"}}
-    follower.on_status(
-        status(
-            4,
-            "running",
-            trace_id="t",
-            request=request,
-            step=step,
-            step_index=0,
-            steps=1,
-            executed=[],
-        )
-    )
-    follower.on_status(
-        status(
-            4,
-            "running",
-            trace_id="t",
-            request=request,
-            step=step,
-            step_index=0,
-            steps=1,
-            executed=[],
-        )
-    )  # no duplicate line
+    follower.on_status(running(4, step, request, []))
+    follower.on_status(running(4, step, request, []))  # no duplicate line
     done = [
         {
             "skill": "reach",
@@ -92,40 +85,14 @@ def test_follower_prints_a_replan_after_the_step_that_failed():
     info = {"mode": "grounded", "model": "fake", "latency_s": 0.25}
     push = {"skill": "push", "params": {"object": "red_cube", "target": "left_pad"}}
     pick = {"skill": "pick_place", "params": {"object": "red_cube", "target": "left_pad"}}
-    follower.on_status(
-        status(
-            1,
-            "running",
-            trace_id="t",
-            replans=0,
-            plan=[push],
-            plan_info=info,
-            step=push,
-            steps=1,
-            step_index=0,
-            request={"id": "t:1", "skill": "push"},
-            executed=[],
-        )
-    )
+    request = {"id": "t:1", "skill": "push"}
+    follower.on_status(running(1, push, request, [], replans=0, plan=[push], plan_info=info))
     follower.on_plan(
         {"goal_seq": 1, "trace_id": "t", "replans": 1, "replan": True, "steps": [pick], **info}
     )  # may come before the status: held back
     failed = {**push, "state": "failed", "reason": "slipped", "duration_s": 2.0}
-    follower.on_status(
-        status(
-            1,
-            "running",
-            trace_id="t",
-            replans=1,
-            plan=[pick],
-            plan_info=info,
-            step=pick,
-            steps=1,
-            step_index=0,
-            request={"id": "t:2", "skill": "pick_place"},
-            executed=[failed],
-        )
-    )
+    request = {"id": "t:2", "skill": "pick_place"}
+    follower.on_status(running(1, pick, request, [failed], replans=1, plan=[pick], plan_info=info))
     assert lines == [
         "plan (grounded, fake, 0.25 s, trace t):",
         "  1. push object=red_cube target=left_pad",

@@ -100,13 +100,38 @@ def exists(module_function: str) -> bool:
     return importlib.util.find_spec(module_function.split(":")[0]) is not None
 
 
+def shared_arguments() -> set[str]:
+    """The names in the helper's LAUNCH_ARGUMENTS table."""
+    tree = ast.parse(HELPER.read_text())
+    (table,) = (
+        n.value
+        for n in tree.body
+        if isinstance(n, ast.AnnAssign) and getattr(n.target, "id", None) == "LAUNCH_ARGUMENTS"
+    )
+    return {key.value for key in table.keys}
+
+
+def declared_arguments(path: Path, function: str | None = None) -> set[str]:
+    """The launch arguments ``path`` (inside ``function``, if named) declares: by
+    ``DeclareLaunchArgument("name", ...)`` or by the helper's ``launch_arguments("name",
+    ...)``, each of whose names must be in its LAUNCH_ARGUMENTS table."""
+    tree = ast.parse(path.read_text())
+    if function is not None:
+        (tree,) = (n for n in ast.walk(tree) if getattr(n, "name", None) == function)
+    declared, shared = set(), shared_arguments()
+    for n in ast.walk(tree):
+        name = getattr(n.func, "id", None) if isinstance(n, ast.Call) else None
+        if name == "DeclareLaunchArgument":
+            declared.add(n.args[0].value)
+        elif name == "launch_arguments":
+            names = {a.value for a in n.args}
+            assert names <= shared, f"{path.name}: not in LAUNCH_ARGUMENTS: {names - shared}"
+            declared |= names
+    return declared
+
+
 def test_bringup_declares_the_documented_arguments_and_includes_every_part():
-    tree = ast.parse((LAUNCH / "bringup.launch.py").read_text())
-    declared = {
-        n.args[0].value
-        for n in ast.walk(tree)
-        if isinstance(n, ast.Call) and getattr(n.func, "id", None) == "DeclareLaunchArgument"
-    }
+    declared = declared_arguments(LAUNCH / "bringup.launch.py")
     assert {"robot", "sim", "use_manager", "params_file", "namespace"} <= declared
     text = (LAUNCH / "bringup.launch.py").read_text()
     for part in PARTS:
@@ -120,8 +145,9 @@ def test_the_launch_helper_runs_the_named_executable_with_its_config_then_params
     text = HELPER.read_text()
     assert "package=PACKAGE" in text and "executable=executable" in text
     assert "name=executable" in text and "parameters=[defaults, overrides]" in text
+    declared = declared_arguments(HELPER, "node_launch_description")
     for arg in ("params_file", "namespace"):
-        assert f'DeclareLaunchArgument(\n                "{arg}"' in text
+        assert arg in declared
 
 
 @pytest.mark.parametrize("part", sorted(PARTS))

@@ -7,10 +7,7 @@ tests' 1..200 and test_up_shutdown's 201..230)."""
 
 from __future__ import annotations
 
-import os
 import signal
-import subprocess
-import sys
 import threading
 from pathlib import Path
 
@@ -23,22 +20,11 @@ from std_msgs.msg import String  # noqa: E402
 from miles_ros.params.safety import SafetyNodeNames  # noqa: E402
 from miles_ros.ros.qos import OCCUPANCY_QOS  # noqa: E402
 from miles_ros.safety import Occupancy  # noqa: E402
+from tests.miles_up import lines_until, miles_up  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 DUAL = ROOT / "config" / "scene_dual.yaml"
 DOMAIN = 231
-
-
-def _miles_up(*args: str) -> subprocess.Popen:
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1"}
-    return subprocess.Popen(
-        [sys.executable, "-m", "miles_ros.cli", "up", *args],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
 
 
 def _heard_arms(timeout: float) -> set[str]:
@@ -70,23 +56,14 @@ def _heard_arms(timeout: float) -> set[str]:
 
 
 def test_miles_up_with_the_dual_scene_runs_both_arms_and_stops_on_ctrl_c():
-    process = _miles_up("--scene", str(DUAL), "--no-manager", "--domain-id", str(DOMAIN))
-    seen: list[str] = []
-    try:
-        for line in process.stdout:  # blocks until `miles up` prints it
-            seen.append(line)
-            if " up " in line:
-                break
+    with miles_up("--scene", str(DUAL), "--no-manager", "--domain-id", str(DOMAIN)) as process:
+        seen = lines_until(process, " up ")
         assert process.poll() is None, "".join(seen)
         assert "starting sim, safety/left_arm, safety/right_arm, skills/left_arm" in seen[0]
         assert "left_arm/safety_node" in seen[-1] and "right_arm/skill_node" in seen[-1]
         arms = _heard_arms(timeout=60.0)
         process.send_signal(signal.SIGINT)
         out, err = process.communicate(timeout=60)
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.communicate()
     assert arms == {"left_arm", "right_arm"}
     assert process.returncode == 0, err[-3000:]
     assert "Traceback" not in err, err[-3000:]
@@ -96,12 +73,13 @@ def test_miles_up_with_the_dual_scene_runs_both_arms_and_stops_on_ctrl_c():
 def test_miles_up_refuses_a_scene_that_does_not_load(tmp_path):
     bad = tmp_path / "scene.yaml"
     bad.write_text("arms: [{name: left_arm, base_position: [0, 0, 0]}, {name: left_arm}]\n")
-    process = _miles_up("--scene", str(bad), "--sim", "none", "--domain-id", str(DOMAIN))
-    out, err = process.communicate(timeout=60)
+    with miles_up("--scene", str(bad), "--sim", "none", "--domain-id", str(DOMAIN)) as process:
+        out, err = process.communicate(timeout=60)
     assert process.returncode == 2, (out, err)
     assert "--scene" in err and "Traceback" not in err
-    missing = _miles_up("--scene", str(tmp_path / "nope.yaml"), "--domain-id", str(DOMAIN))
-    out, err = missing.communicate(timeout=60)
+    nope = str(tmp_path / "nope.yaml")
+    with miles_up("--scene", nope, "--domain-id", str(DOMAIN)) as missing:
+        out, err = missing.communicate(timeout=60)
     assert missing.returncode == 2 and "--scene" in err, (out, err)
 
 
@@ -109,14 +87,10 @@ def test_the_cell_launch_file_declares_its_arguments_and_runs_installed_executab
     """launch/cell.launch.py (needs a ROS distro to run): read as text here."""
     import ast
 
-    from tests.test_launch_files import console_scripts
+    from tests.test_launch_files import console_scripts, declared_arguments
 
     tree = ast.parse((ROOT / "launch" / "cell.launch.py").read_text())
-    declared = {
-        n.args[0].value
-        for n in ast.walk(tree)
-        if isinstance(n, ast.Call) and getattr(n.func, "id", None) == "DeclareLaunchArgument"
-    }
+    declared = declared_arguments(ROOT / "launch" / "cell.launch.py")
     assert declared == {"scene_file", "sim", "use_manager", "params_file"}
     strings = {n.value for n in ast.walk(tree) if isinstance(n, ast.Constant)}
     scripts = console_scripts()

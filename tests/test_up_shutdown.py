@@ -15,11 +15,10 @@ import os
 import random
 import signal
 import subprocess
-import sys
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from tests.miles_up import lines_until, miles_up
+
 CYCLES = 50 if os.environ.get("CI", "").lower() == "true" else 10
 WORKERS = max(2, min(4, (os.cpu_count() or 1) // 2))  # 2 on 2 cores: a cycle waits on I/O
 SEED = random.SystemRandom().randrange(1 << 30)
@@ -39,31 +38,14 @@ def _cycle(cycle: int) -> tuple[int, str, str, float, int | None, str]:
     rng = random.Random(SEED + cycle)
     wait_for, delay = _delays(cycle, rng)
     domain = 201 + (os.getpid() + cycle) % 30
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1"}
-    command = [sys.executable, "-m", "miles_ros.cli", "up", "--sim", "none", "--no-manager"]
-    process = subprocess.Popen(
-        [*command, "--domain-id", str(domain)],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    seen = []
-    try:
-        for line in process.stdout:  # blocks until `miles up` prints it
-            seen.append(line)
-            if wait_for in line:
-                break
+    args = ("--sim", "none", "--no-manager", "--domain-id", str(domain))
+    with miles_up(*args) as process:
+        seen = lines_until(process, wait_for)
         try:
             process.wait(timeout=delay)  # an exit now is a failure, reported below
         except subprocess.TimeoutExpired:
             process.send_signal(signal.SIGINT)
         out, err = process.communicate(timeout=60)
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.communicate()
     return cycle, wait_for, "".join(seen) + out, delay, process.returncode, err
 
 

@@ -9,6 +9,7 @@ from sims import make_env
 from sims.backends.numba_backend import NumbaEnv
 from sims.robots import panda
 from sims.tasks import pick_place, push, reach
+from tests.sims.scripted_reach import scripted_reach
 
 TASKS = {"reach": reach, "push": push, "pick_place": pick_place}
 INFO_KEYS = {"success", "final_obs", "_final_obs", "episode_return", "episode_length"}
@@ -94,22 +95,12 @@ def test_reset_follows_the_task_distribution_and_the_datasheet(reach_env):
     )
 
 
-def _scripted_reach(state, cfg):
-    error = state.goal_pos - state.tcp_pos
-    actions = np.zeros((len(error), 7))
-    for i in range(len(error)):
-        dq = panda.dls_ik_step(state.joint_pos[i], error[i], cfg.ik_damping)
-        a = dq / (cfg.joint_action_scale * panda.joint_velocity_limits * cfg.control_dt)
-        actions[i] = a / max(1.0, np.abs(a).max())
-    return actions
-
-
 def test_scripted_reach_succeeds(reach_env):
     reach_env.reset(seed=2)
     succeeded = np.zeros(N_REACH, dtype=bool)
     for _ in range(40):
         _, _, terminated, _, _ = reach_env.step(
-            _scripted_reach(reach_env.get_state(), reach_env.cfg)
+            scripted_reach(reach_env.get_state(), reach_env.cfg)
         )
         succeeded |= terminated
     assert succeeded.mean() >= 0.98, succeeded.mean()

@@ -3,12 +3,19 @@
 
 from __future__ import annotations
 
+import dataclasses
+import inspect
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from miles_ros import interfaces
 from miles_ros.runtime.actions import TARGET_LEAD_MAX
 from miles_ros.runtime.command_path import SHAPE_COMMANDS, VELOCITY_SCALE
 from sims.robots import panda
+
+if TYPE_CHECKING:
+    from miles_ros.runtime.skills import SkillExecutor, SkillLibrary
+    from sims.scene import Scene
 
 
 @dataclass(frozen=True)
@@ -95,3 +102,16 @@ class SkillNodeParams:
     """std_msgs/String JSON in: the supervisor's state (reliable, transient-local)."""
     skill_tags_topic: str = interfaces.SAFETY_SKILL_TAGS
     """std_msgs/String JSON out: {skill, tags} of the running skill, for the supervisor."""
+
+
+def skill_executor(
+    library: SkillLibrary, scene: Scene, params: SkillNodeParams | None = None
+) -> SkillExecutor:
+    """skill_node's executor: every argument that is a field of ``params`` (default: the
+    node's defaults, config/skills.yaml's) from it."""
+    from miles_ros.runtime.skills import SkillExecutor
+
+    params = SkillNodeParams() if params is None else params
+    fields = {f.name for f in dataclasses.fields(params)}
+    names = fields & inspect.signature(SkillExecutor).parameters.keys()
+    return SkillExecutor(library, scene, **{name: getattr(params, name) for name in names})

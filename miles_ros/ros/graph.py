@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
-import logging
 import threading
 from collections.abc import Callable
 
@@ -135,25 +134,13 @@ def cell_factories(
 
 def warm_up_safety() -> None:
     """Load the safety supervisor's numba kernels into this process before the graph
-    starts. Otherwise the safety node's first control period loads them (about a second
-    with the GIL held) while its robot-state timeout runs, and latches the e-stop with
-    "robot state lost" on a slow machine."""
-    from miles_ros.safety import JointRequest, SafetyConfig, SafetySupervisor
-    from sims.robots import panda
+    starts (:func:`miles_ros.safety.supervisor.warm_up`). Otherwise the first safety
+    node's construction loads them (about a second with the GIL held) while nodes built
+    before it already run, and a robot-state timeout can latch the e-stop with "robot
+    state lost" on a slow machine."""
+    from miles_ros.safety.supervisor import warm_up
 
-    safety_log = logging.getLogger("miles_ros.safety")
-    disabled, safety_log.disabled = safety_log.disabled, True  # no "e-stop latched: warm-up"
-    try:
-        supervisor = SafetySupervisor(SafetyConfig())
-        home = panda.home_joint_positions
-        supervisor.update_robot_state(panda.JOINT_NAMES, home, [0.0] * 7, 0.0)
-        supervisor.submit(JointRequest(panda.JOINT_NAMES, home + 0.01, 0.004), 0.004)
-        for k in range(1, 4):
-            supervisor.step(0.004 * k)
-        supervisor.trigger_estop("warm-up", 0.02)
-        supervisor.step(0.024)
-    finally:
-        safety_log.disabled = disabled
+    warm_up()
 
 
 def graph_executor(context) -> SingleThreadedExecutor:
@@ -222,13 +209,7 @@ class InProcessGraph:
         supervisor's kernels are warmed up first when ``safety`` is a part."""
         if "safety" in parts:
             warm_up_safety()
-        named = node_factories(parts, params_file, overrides)
-
-        def built(k: int, seconds: float) -> None:
-            if times is not None:
-                times[named[k][0]] = round(seconds, 2)
-
-        return cls([make for _, make in named], domain_id, built)
+        return cls.of_named(node_factories(parts, params_file, overrides), domain_id, times)
 
     @classmethod
     def of_cell(
@@ -245,6 +226,17 @@ class InProcessGraph:
         named = cell_factories(scene_file, parts, params_file, overrides)
         if "safety" in parts:
             warm_up_safety()
+        return cls.of_named(named, domain_id, times)
+
+    @classmethod
+    def of_named(
+        cls,
+        named: list[tuple[str, NodeFactory]],
+        domain_id: int | None = None,
+        times: dict[str, float] | None = None,
+    ) -> InProcessGraph:
+        """The graph of ``(label, factory)`` pairs; ``times[label]`` gets each node's
+        construction time (s)."""
 
         def built(k: int, seconds: float) -> None:
             if times is not None:

@@ -10,58 +10,35 @@ from __future__ import annotations
 
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 
-SENSOR_QOS = QoSProfile(
-    history=HistoryPolicy.KEEP_LAST,
-    depth=5,
-    reliability=ReliabilityPolicy.BEST_EFFORT,
-    durability=DurabilityPolicy.VOLATILE,
-)
+
+def keep_last(depth: int, reliable: bool = True, latched: bool = False) -> QoSProfile:
+    """The newest ``depth`` messages: reliable (else best effort), transient-local for late
+    joiners when ``latched`` (else volatile). Every profile below is one."""
+    return QoSProfile(
+        history=HistoryPolicy.KEEP_LAST,
+        depth=depth,
+        reliability=ReliabilityPolicy.RELIABLE if reliable else ReliabilityPolicy.BEST_EFFORT,
+        durability=DurabilityPolicy.TRANSIENT_LOCAL if latched else DurabilityPolicy.VOLATILE,
+    )
+
+
+SENSOR_QOS = keep_last(5, reliable=False)
 """Sensor streams (/joint_states): best effort, small depth (a reliable publisher still
 connects). The same policies as rclpy's ``qos_profile_sensor_data``."""
-COMMAND_QOS = QoSProfile(
-    history=HistoryPolicy.KEEP_LAST,
-    depth=10,
-    reliability=ReliabilityPolicy.RELIABLE,
-    durability=DurabilityPolicy.VOLATILE,
-)
+COMMAND_QOS = keep_last(10)
 """Commands, requests, statuses and events: reliable."""
-LATCHED_QOS = QoSProfile(
-    history=HistoryPolicy.KEEP_LAST,
-    depth=1,
-    reliability=ReliabilityPolicy.RELIABLE,
-    durability=DurabilityPolicy.TRANSIENT_LOCAL,
-)
+LATCHED_QOS = keep_last(1, latched=True)
 """State that late joiners must see (e-stop state, plan, manager status): reliable +
 transient-local."""
-IMAGE_QOS = QoSProfile(
-    history=HistoryPolicy.KEEP_LAST,
-    depth=1,
-    reliability=ReliabilityPolicy.RELIABLE,
-    durability=DurabilityPolicy.VOLATILE,
-)
+IMAGE_QOS = keep_last(1)
 """Camera frames (one per capture request): reliable, only the newest kept."""
-READER_QOS = QoSProfile(
-    history=HistoryPolicy.KEEP_LAST,
-    depth=50,
-    reliability=ReliabilityPolicy.RELIABLE,
-    durability=DurabilityPolicy.VOLATILE,
-)
+READER_QOS = keep_last(50)
 """A client's reader of reliable streams (statuses, events): :data:`COMMAND_QOS` with a
 deeper queue."""
-LATCHED_READER_QOS = QoSProfile(
-    history=HistoryPolicy.KEEP_LAST,
-    depth=50,
-    reliability=ReliabilityPolicy.RELIABLE,
-    durability=DurabilityPolicy.TRANSIENT_LOCAL,
-)
+LATCHED_READER_QOS = keep_last(50, latched=True)
 """A client's reader of latched state that must also see what follows (``miles goal``):
 the latest message, then every later one."""
-OCCUPANCY_QOS = QoSProfile(
-    history=HistoryPolicy.KEEP_LAST,
-    depth=10,
-    reliability=ReliabilityPolicy.BEST_EFFORT,
-    durability=DurabilityPolicy.VOLATILE,
-)
+OCCUPANCY_QOS = keep_last(10, reliable=False)
 """The arms' occupancy (``/miles/safety/occupancy``, one shared topic, every output
 period): best effort and volatile like a sensor stream, since a lost or late message is
 caught by its stamp (a stale peer stops the arm) and a resent old one is worth nothing.

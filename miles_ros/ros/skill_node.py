@@ -28,13 +28,13 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import String
 
 from miles_ros.interfaces import arm_scoped
-from miles_ros.params.skill import SkillNodeParams
+from miles_ros.params.skill import SkillNodeParams, skill_executor
 from miles_ros.ros.node_main import run_node
 from miles_ros.ros.params import declare_params
 from miles_ros.ros.qos import COMMAND_QOS, LATCHED_QOS, SENSOR_QOS
 from miles_ros.runtime.frames import poses_to_base, scene_in_base_frame
 from miles_ros.runtime.observation import parse_joint_state, parse_objects
-from miles_ros.runtime.skills import SkillExecutor, SkillLibrary
+from miles_ros.runtime.skills import SkillLibrary
 from sims.scene import load_scene
 
 
@@ -52,21 +52,7 @@ class SkillNode(Node):
         except KeyError as exc:
             raise ValueError(f"arm parameter: {exc.args[0]}") from None
         library = SkillLibrary.load(prm.skill_library or None, check_hashes=prm.check_hashes)
-        self.skills = SkillExecutor(
-            library,
-            scene_in_base_frame(scene, self.mount),
-            prm.home_speed,
-            home_min_height=prm.home_min_height,
-            home_settle_speed=prm.home_settle_speed,
-            state_timeout=prm.state_timeout,
-            timeout_scale=prm.timeout_scale,
-            start_from_home=prm.start_from_home,
-            stall_window_s=prm.stall_window_s,
-            stall_motion=prm.stall_motion,
-            stall_restarts=prm.stall_restarts,
-            shape_commands=prm.shape_commands,
-            command_velocity_scale=prm.command_velocity_scale,
-        )
+        self.skills = skill_executor(library, scene_in_base_frame(scene, self.mount), prm)
         self.skills.warm_up()
 
         def arm(name: str) -> str:

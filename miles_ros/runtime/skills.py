@@ -50,7 +50,7 @@ from miles_ros.runtime.actions import (
     action_to_targets,
     target_lead,
 )
-from miles_ros.runtime.command_path import VELOCITY_SCALE, CommandPath, RobotCommand
+from miles_ros.runtime.command_path import CommandPath, RobotCommand
 from miles_ros.runtime.execution import (
     Execution,
     TickResult,
@@ -98,50 +98,40 @@ class SkillExecutor:
         self,
         library: SkillLibrary,
         scene: Scene,
-        home_speed: float = 0.5,
+        *,
+        home_speed: float,
+        home_min_height: float,
+        home_settle_speed: float,
+        state_timeout: float,
+        timeout_scale: float,
+        start_from_home: bool,
+        stall_window_s: float,
+        stall_motion: float,
+        stall_restarts: int,
+        shape_commands: bool,
+        command_velocity_scale: float,
         home_tolerance: float = 0.02,
-        home_min_height: float = 0.05,
-        home_settle_speed: float = 0.05,
-        state_timeout: float = 0.5,
-        timeout_scale: float = 1.0,
-        start_from_home: bool = True,
-        stall_window_s: float = 0.0,
-        stall_motion: float = 0.01,
-        stall_restarts: int = 1,
-        shape_commands: bool = True,
-        command_velocity_scale: float = VELOCITY_SCALE,
     ):
+        """Every argument but ``home_tolerance`` is the skill node's parameter of that name
+        (:class:`~miles_ros.params.skill.SkillNodeParams`: its meaning, and its default,
+        that of config/skills.yaml); :func:`miles_ros.params.skill.skill_executor` builds
+        an executor from those parameters, defaults included."""
         self.library = library
         self.scene = scene
         self.home_speed = float(home_speed)
-        """Peak joint speed (rad/s) of the scripted ``home`` move."""
         self.home_tolerance = float(home_tolerance)
-        """``home`` succeeds when every joint is within this (rad) of the home pose..."""
+        """``home`` succeeds with every joint this near (rad) the home pose and slower than
+        ``home_settle_speed``: settled, so its last targets leave no stream to extrapolate."""
         self.home_min_height = float(home_min_height)
-        """Lowest TCP height (m) of the scripted home path (:func:`home_path`)."""
         self.home_settle_speed = float(home_settle_speed)
-        """...and moves slower than this (rad/s): the arm has settled there, so the last
-        targets (the home pose) leave the supervisor no stream to extrapolate past it."""
         self.state_timeout = float(state_timeout)
-        """A running skill fails when ``/joint_states`` is older than this (s)."""
         self.timeout_scale = float(timeout_scale)
-        """Multiplier on each card's ``timeout_s``."""
         self.start_from_home = bool(start_from_home)
-        """Home first when a learned skill is asked for with the arm away from the states
-        its policy was trained from (:meth:`away_from_start`)."""
         self.stall_window_s = float(stall_window_s)
-        """A learned skill stalls when for this long (s) its TCP moved less than
-        ``stall_motion`` and its goal came no nearer by as much; 0: no watchdog."""
         self.stall_motion = float(stall_motion)
-        """Least motion (m) of the TCP or of the goal distance that counts as progress."""
         self.stall_restarts = int(stall_restarts)
-        """Home-and-restart attempts of a stalled skill before it fails ``stalled``."""
         self.shape_commands = bool(shape_commands)
-        """A learned skill's targets go through its command-path model before they are
-        published (:mod:`miles_ros.runtime.command_path`): trajectory points the arm can
-        follow; False: the policy's targets as they are."""
         self.command_velocity_scale = float(command_velocity_scale)
-        """Fraction of the joint velocity limits the command path allows."""
         if not 0.0 < self.command_velocity_scale <= 1.0:
             raise ValueError("command_velocity_scale must be in (0, 1]")
         if self.stall_window_s < 0 or self.stall_motion <= 0 or self.stall_restarts < 0:

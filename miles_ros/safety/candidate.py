@@ -50,32 +50,20 @@ braking ball of its first step away (see the module docstring)."""
 
 
 @njit(cache=True)
-def evaluate_candidate(
-    js,
-    q_new,
-    v_new,
-    a_new,
-    p_prev,
-    c_floor,
-    d_prev,
-    h,
-    speed_cap,
-    ws,
-    boxes,
-    spheres,
-    pad,
-    p,
-    lk,
-    link_out,
-):
-    """Check one candidate; writes its TCP position into ``p`` and its links' (ball,
-    point) clearance into ``link_out`` [2] (each sphere's rows into ``lk``).
+def evaluate_candidate(js, q_new, v_new, a_new, speed_cap, period):
+    """Check one candidate (``q_new``, ``v_new``, ``a_new``) under the TCP speed cap
+    ``speed_cap``. ``period`` holds what every candidate of one output period shares:
+    ``(p_prev, c_floor, d_prev, h, ws, boxes, spheres, pad, p, lk, link_out)``, the
+    previous TCP position, ball clearance floor and point clearance, the period, the
+    geometry, and the outputs: it writes its TCP position into ``p`` and its links'
+    (ball, point) clearance into ``link_out`` [2] (each sphere's rows into ``lk``).
 
     Returns (code, margin, speed, clearance, point clearance, geometric margin): code 0 =
     acceptable; margin (m) >= 0 when both the TCP step (speed cap * h) and the geometric
     rule pass (the ball rule, or the recovery rule of the module docstring), a continuous
     quantity used to search the blend factor.
     """
+    p_prev, c_floor, d_prev, h, ws, boxes, spheres, pad, p, lk, link_out = period
     tcp_position_into(q_new, p)
     r = braking_radius(js, v_new, a_new)
     d = clearance(p, 0.0, ws, boxes, spheres, pad)

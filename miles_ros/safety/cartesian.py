@@ -92,6 +92,20 @@ def _blend(js, h, out, brake, s, qv, vv, av):
 
 
 @njit(cache=True)
+def _record(res, s, c, p, d, link_c, link_d, prev_rows, rows):
+    """The chosen output into ``res``: blend factor ``s``, the ball's clearance ``c``, the
+    TCP ``p``, its point clearance ``d`` and the links' (ball, point) clearances; its link
+    sphere rows ``rows`` become the previous output's (``prev_rows``, ``lk[5]``)."""
+    res[0] = s
+    res[1] = c
+    res[2:5] = p
+    res[7] = d
+    res[8] = link_c
+    res[9] = link_d
+    prev_rows[:] = rows
+
+
+@njit(cache=True)
 def cartesian_filter(
     js, h, out, brake, p_prev, c_prev, speed_cap, ws, boxes, spheres, pad, res, d_prev, lk
 ):
@@ -112,31 +126,12 @@ def cartesian_filter(
     p = np.empty(3)
     link_out = np.empty(2)
     prev_rows, cur_rows, best_rows = lk[5], lk[6], lk[7]
+    period = (p_prev, c_floor, d_prev, h, ws, boxes, spheres, pad, p, lk, link_out)
     code, m_hi, speed, c, d, _ = evaluate_candidate(
-        js,
-        out[:, OUT_Q],
-        out[:, OUT_V],
-        out[:, OUT_A],
-        p_prev,
-        c_floor,
-        d_prev,
-        h,
-        speed_cap,
-        ws,
-        boxes,
-        spheres,
-        pad,
-        p,
-        lk,
-        link_out,
+        js, out[:, OUT_Q], out[:, OUT_V], out[:, OUT_A], speed_cap, period
     )
     if code == 0:
-        res[0] = 1.0
-        res[1] = c
-        res[2:5] = p
-        res[7] = d
-        res[8:10] = link_out
-        prev_rows[:] = cur_rows
+        _record(res, 1.0, c, p, d, link_out[0], link_out[1], prev_rows, cur_rows)
         return 0
     first_code = code
     p_cand = p.copy()
@@ -144,22 +139,7 @@ def cartesian_filter(
     # The braking output is always kept (it cannot make a clear state unclear); the speed
     # cap is relaxed to its speed when the arm already moves faster than the cap.
     _, _, bspeed, bc, bd, bgeom = evaluate_candidate(
-        js,
-        brake[:, OUT_Q],
-        brake[:, OUT_V],
-        brake[:, OUT_A],
-        p_prev,
-        c_floor,
-        d_prev,
-        h,
-        1e300,
-        ws,
-        boxes,
-        spheres,
-        pad,
-        p,
-        lk,
-        link_out,
+        js, brake[:, OUT_Q], brake[:, OUT_V], brake[:, OUT_A], 1e300, period
     )
     best_p = p.copy()
     best_l = link_out.copy()
@@ -189,24 +169,7 @@ def cartesian_filter(
             s = 0.5 * (s_lo + s_hi)
         s = min(max(s, s_lo + 1e-3 * (s_hi - s_lo)), s_hi - 1e-3 * (s_hi - s_lo))
         _blend(js, h, out, brake, s, qv, vv, av)
-        code, m, speed, c, d, _ = evaluate_candidate(
-            js,
-            qv,
-            vv,
-            av,
-            p_prev,
-            c_floor,
-            d_prev,
-            h,
-            cap,
-            ws,
-            boxes,
-            spheres,
-            pad,
-            p,
-            lk,
-            link_out,
-        )
+        code, m, speed, c, d, _ = evaluate_candidate(js, qv, vv, av, cap, period)
         if code == 0:
             best_s, best_c, best_d = s, c, d
             best_p[:] = p
@@ -233,12 +196,7 @@ def cartesian_filter(
         out[i, OUT_A] = (v_new - js[i, V]) / h
         out[i, OUT_V] = v_new
         out[i, OUT_CODE] = first_code
-    res[0] = best_s
-    res[1] = best_c
-    res[2:5] = best_p
-    res[7] = best_d
-    res[8:10] = best_l
-    prev_rows[:] = best_rows
+    _record(res, best_s, best_c, best_p, best_d, best_l[0], best_l[1], prev_rows, best_rows)
     return first_code
 
 
@@ -276,16 +234,12 @@ def supervise_step(
     if stop_mode:
         p = np.empty(3)
         tcp_position_into(out[:, OUT_Q], p)
-        res[0] = 1.0
-        res[7] = clearance(p, 0.0, ws, boxes, spheres, pad)
-        res[1] = res[7] - braking_radius(js, out[:, OUT_V], out[:, OUT_A])
-        res[2:5] = p
+        d = clearance(p, 0.0, ws, boxes, spheres, pad)
+        c = d - braking_radius(js, out[:, OUT_V], out[:, OUT_A])
         lc, ld, _ = link_clearance(
             out[:, OUT_Q], out[:, OUT_V], out[:, OUT_A], js, ws, boxes, spheres, pad, lk
         )
-        res[8] = lc
-        res[9] = ld
-        lk[5][:] = lk[6]
+        _record(res, 1.0, c, p, d, lc, ld, lk[5], lk[6])
     else:
         code = cartesian_filter(
             js,

@@ -53,6 +53,13 @@ class Cell:
         self.bids: list[Bid] = []
         self.mute: set[str] = set()
 
+    @classmethod
+    def started(cls, dispatcher: Dispatcher, cards, arms=None) -> Cell:
+        """The agents of ``arms`` (all) with ``dispatcher`` started among them."""
+        cell = cls(dispatcher, agents(cards, arms))
+        cell.route(dispatcher.start(cell.now))
+        return cell
+
     def route(self, sends) -> None:
         for send in sends:
             if send.kind == "announce":
@@ -76,8 +83,7 @@ class Cell:
 
 def test_two_tasks_go_to_both_arms_at_once_and_least_cost_wins(cards):
     d = Dispatcher(("left_arm", "right_arm"), "trace-1", [RED, BLUE], CUBES)
-    cell = Cell(d, agents(cards))
-    cell.route(d.start(cell.now))
+    cell = Cell.started(d, cards)
     # both tasks awarded, each to a different arm, both running before either finished
     assert [a["arm"] for a in cell.awards] in (
         ["left_arm", "right_arm"],
@@ -110,8 +116,7 @@ def test_two_tasks_go_to_both_arms_at_once_and_least_cost_wins(cards):
 
 def test_a_failed_task_is_reannounced_with_the_failure_and_goes_to_the_other_arm(cards):
     d = Dispatcher(("left_arm", "right_arm"), "trace-2", [RED], CUBES)
-    cell = Cell(d, agents(cards))
-    cell.route(d.start(cell.now))
+    cell = Cell.started(d, cards)
     loser = cell.awards[0]["arm"]
     cell.finish(loser, "failed", "cube slipped")
     assert d.outcome == "running"
@@ -126,8 +131,7 @@ def test_a_failed_task_is_reannounced_with_the_failure_and_goes_to_the_other_arm
 
 def test_no_rounds_left_fails_the_goal(cards):
     d = Dispatcher(("left_arm",), "trace-3", [RED], CUBES, max_rounds=2)
-    cell = Cell(d, agents(cards, {"left_arm"}))
-    cell.route(d.start(cell.now))
+    cell = Cell.started(d, cards, {"left_arm"})
     cell.finish("left_arm", "failed", "dropped")
     cell.finish("left_arm", "failed", "dropped again")
     assert d.outcome == "failed" and "dropped again" in d.reason and "no rounds left" in d.reason
@@ -148,8 +152,7 @@ def test_no_bid_by_the_deadline_fails_the_goal_with_the_reasons(cards):
 def test_a_task_nobody_can_reach_fails_with_every_refusal(cards):
     far = ("pick_place", {"object": "red_cube", "target": "blue_cube"})  # 0.53 m apart
     d = Dispatcher(("left_arm", "right_arm"), "trace-5", [far], CUBES)
-    cell = Cell(d, agents(cards))
-    cell.route(d.start(cell.now))
+    cell = Cell.started(d, cards)
     assert d.outcome == "failed" and cell.requests == [] and cell.awards == []
     assert d.reason.count("out of reach") == 2, d.reason
 
@@ -199,8 +202,7 @@ def test_a_cube_claimed_elsewhere_holds_the_task_back(cards):
     board = Blackboard()
     assert board.claim("red_cube", "someone_else", 5.0, now=0.0).granted
     d = Dispatcher(("left_arm", "right_arm"), "trace-8", [RED], CUBES, blackboard=board)
-    cell = Cell(d, agents(cards))
-    cell.route(d.start(cell.now))
+    cell = Cell.started(d, cards)
     assert cell.requests == [] and d.tasks[0].state == "waiting"
     cell.now = 6.0  # the other claim expired
     cell.route(d.tick(cell.now))
@@ -210,8 +212,7 @@ def test_a_cube_claimed_elsewhere_holds_the_task_back(cards):
 def test_tasks_on_one_cube_run_in_plan_order(cards):
     steps = [RED, ("pick_place", {"object": "red_cube", "target": "green_cube"})]
     d = Dispatcher(("left_arm", "right_arm"), "trace-9", steps, CUBES)
-    cell = Cell(d, agents(cards))
-    cell.route(d.start(cell.now))
+    cell = Cell.started(d, cards)
     assert len(cell.awards) == 1  # the second waits for the first
     cell.finish(cell.awards[0]["arm"])
     assert len(cell.awards) == 2
@@ -239,8 +240,7 @@ def test_estop_cancels_the_other_arm():
 
 def test_home_waits_for_every_earlier_task(cards):
     d = Dispatcher(("left_arm", "right_arm"), "trace-11", [RED, ("home", {}), BLUE], CUBES)
-    cell = Cell(d, agents(cards))
-    cell.route(d.start(cell.now))
+    cell = Cell.started(d, cards)
     assert [a["task_id"] for a in cell.awards] == ["trace-11/t1"]
     cell.finish(cell.awards[0]["arm"])
     assert [a["task_id"] for a in cell.awards][1] == "trace-11/t2"
@@ -274,8 +274,7 @@ def test_a_conflicting_task_starts_as_the_arm_before_it_leaves(cards):
         ("left_arm", "right_arm"), "trace-c", [RED, BLUE], CUBES, where=TIGHT,
         clearance=CELL_CLEARANCE,
     )  # fmt: skip
-    cell = Cell(d, agents(cards))
-    cell.route(d.start(cell.now))
+    cell = Cell.started(d, cards)
     assert [a["arm"] for a in cell.awards] == ["left_arm", "right_arm"]
     # red and blue are 0.32 m apart: blue waits while red runs
     assert [arm for arm, _ in cell.requests] == ["left_arm"]
@@ -303,8 +302,7 @@ def test_stagger_lets_a_conflicting_task_start_before_the_other_ends(cards):
         ("left_arm", "right_arm"), "trace-s", [RED, BLUE], CUBES, where=TIGHT,
         clearance=0.35, stagger=0.5,
     )  # fmt: skip
-    cell = Cell(d, agents(cards))
-    cell.route(d.start(cell.now))
+    cell = Cell.started(d, cards)
     rid = cell.requests[0][1]["id"]
     _progress(cell, "left_arm", rid, 0.3)
     assert [arm for arm, _ in cell.requests] == ["left_arm"]
@@ -314,8 +312,7 @@ def test_stagger_lets_a_conflicting_task_start_before_the_other_ends(cards):
 
 def test_an_arm_standing_where_the_next_task_goes_is_sent_home_first(cards):
     d = Dispatcher(("left_arm", "right_arm"), "trace-h", [RED], CUBES, where=WHERE, clearance=0.35)
-    cell = Cell(d, agents(cards))
-    cell.route(d.start(cell.now))
+    cell = Cell.started(d, cards)
     first = cell.awards[0]["arm"]
     cell.finish(first, "failed", "cube slipped")  # it stands over the red cube
     other = cell.awards[1]["arm"]
@@ -339,8 +336,7 @@ def test_in_the_dual_scene_the_red_and_blue_tasks_run_at_once(cards):
         ("left_arm", "right_arm"), "trace-p", [RED, BLUE], CUBES, where=WHERE,
         clearance=CELL_CLEARANCE,
     )  # fmt: skip
-    cell = Cell(d, agents(cards))
-    cell.route(d.start(cell.now))
+    cell = Cell.started(d, cards)
     assert sorted(arm for arm, _ in cell.requests) == ["left_arm", "right_arm"]  # no waiting
     cell.finish("left_arm")
     assert all(r["skill"] == "pick_place" for _, r in cell.requests)  # no clearing home
@@ -350,8 +346,7 @@ def test_in_the_dual_scene_the_red_and_blue_tasks_run_at_once(cards):
 
 def test_without_clearance_conflicting_tasks_still_run_at_once(cards):
     d = Dispatcher(("left_arm", "right_arm"), "trace-n", [RED, BLUE], CUBES, where=TIGHT)
-    cell = Cell(d, agents(cards))
-    cell.route(d.start(cell.now))
+    cell = Cell.started(d, cards)
     assert {arm for arm, _ in cell.requests} == {"left_arm", "right_arm"}
 
 
@@ -377,8 +372,7 @@ def test_an_arm_parked_across_the_other_arms_path_is_sent_home(cards, with_bodie
         ("left_arm", "right_arm"), "trace-b", [RED, reach_blue], CUBES, where=MIDDLE,
         clearance=CELL_CLEARANCE, bodies=arm_bodies(SCENE) if with_bodies else None,
     )  # fmt: skip
-    cell = Cell(d, agents(cards))
-    cell.route(d.start(cell.now))
+    cell = Cell.started(d, cards)
     assert sorted(arm for arm, _ in cell.requests) == ["left_arm", "right_arm"]  # at once
     cell.finish("right_arm")  # it stands at the blue cube while red runs
     sent = [(arm, r["skill"]) for arm, r in cell.requests]

@@ -20,6 +20,7 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import String
 from std_srvs.srv import Trigger
 
+from miles_ros.interfaces import arm_scoped
 from miles_ros.params.safety import SafetyNodeNames
 from miles_ros.params.sim import SimNodeParams
 from miles_ros.params.skill import SkillNodeParams
@@ -92,6 +93,17 @@ class Graph:
                 self.cond.notify_all()
 
         return callback
+
+    def keep_arms(self, store: list, arms, topic: str) -> None:
+        """Every JSON message on each of ``arms``' ``topic`` (under ``/ARM``, reliable) into
+        ``store`` as ``(arm, message)``."""
+        for arm in arms:
+            self.probe.create_subscription(
+                String,
+                arm_scoped(arm, topic),
+                self._keep(store, lambda data, arm=arm: (arm, json.loads(data))),
+                COMMAND_QOS,
+            )
 
     def wait(
         self, predicate: Callable[[], bool], timeout: float = TIMEOUT, what: str = ""

@@ -18,7 +18,7 @@ from std_msgs.msg import String  # noqa: E402
 from miles_ros import interfaces  # noqa: E402
 from miles_ros.agent.grounding import Step  # noqa: E402
 from miles_ros.agent.registry import SkillRegistry  # noqa: E402
-from miles_ros.interfaces import CELL_TOPICS, arm_scoped  # noqa: E402
+from miles_ros.interfaces import CELL_TOPICS  # noqa: E402
 from miles_ros.ros.arm_agent_node import ArmAgentNode  # noqa: E402
 from miles_ros.ros.graph import IN_PROCESS_SIM_OVERRIDES  # noqa: E402
 from miles_ros.ros.manager_node import ManagerNode  # noqa: E402
@@ -92,13 +92,7 @@ def test_two_arms_run_their_awarded_tasks_at_once():
         probe = graph.probe
         events: list[tuple[str, dict]] = []
         statuses: list[dict] = []
-        for arm in ARMS:
-            probe.create_subscription(
-                String,
-                arm_scoped(arm, SKILL.status_topic),
-                graph._keep(events, lambda d, arm=arm: (arm, json.loads(d))),
-                COMMAND_QOS,
-            )
+        graph.keep_arms(events, ARMS, SKILL.status_topic)
         bids: list[dict] = []
         probe.create_subscription(
             String,

@@ -106,23 +106,13 @@ def test_two_arms_behind_their_safety_nodes_run_the_goal_at_once():
         events: list[tuple[str, dict]] = []
         statuses: list[dict] = []
         safety_events: list[tuple[str, dict]] = []
+        graph.keep_arms(events, ARMS, SKILL.status_topic)
+        graph.keep_arms(safety_events, ARMS, SAFETY.events_topic)
         for arm in ARMS:
-            probe.create_subscription(
-                String,
-                arm_scoped(arm, SKILL.status_topic),
-                graph._keep(events, lambda d, arm=arm: (arm, json.loads(d))),
-                COMMAND_QOS,
-            )
             probe.create_subscription(
                 JointState,
                 arm_scoped(arm, SAFETY.joint_command_topic),
                 commands.callback(arm),
-                COMMAND_QOS,
-            )
-            probe.create_subscription(
-                String,
-                arm_scoped(arm, SAFETY.events_topic),
-                graph._keep(safety_events, lambda d, arm=arm: (arm, json.loads(d))),
                 COMMAND_QOS,
             )
         probe.create_subscription(

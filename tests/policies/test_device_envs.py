@@ -2,15 +2,11 @@
 CUDA simulator (a subprocess: NUMBA_ENABLE_CUDASIM must be set before numba is imported)
 tensors that share the env's memory and a rollout equal to the CPU env's."""
 
-import os
-import subprocess
-import sys
 import textwrap
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.cudasim import run_script
 
 SIMULATED = textwrap.dedent(
     """
@@ -75,14 +71,5 @@ def test_make_device_envs_without_a_gpu_is_a_clear_error():
 
 
 def test_simulated_bridge_shares_memory_and_matches_the_cpu_env():
-    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1", PYTHONPATH=str(ROOT))
-    proc = subprocess.run(
-        [sys.executable, "-c", SIMULATED],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-4000:]
+    proc = run_script(SIMULATED)
     assert "BRIDGE_OK" in proc.stdout

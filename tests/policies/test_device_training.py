@@ -5,11 +5,7 @@ tensor versions of the episode statistics and the storage, and where ``--device`
 ``--env-device`` take the envs (the Isaac factory monkeypatched: no Isaac Lab here)."""
 
 import json
-import os
-import subprocess
-import sys
 import textwrap
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -20,8 +16,7 @@ from policies.ppo.envs import env_device_error, resolve_env_device
 from policies.ppo.gae import compute_gae
 from policies.ppo.progress import EpisodeStats
 from policies.ppo.storage import RolloutStorage
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.cudasim import run_script
 
 SIMULATED = textwrap.dedent(
     """
@@ -104,16 +99,7 @@ SIMULATED = textwrap.dedent(
 
 
 def test_training_on_simulated_gpu_envs_matches_the_cpu_envs(tmp_path):
-    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1", PYTHONPATH=str(ROOT))
-    proc = subprocess.run(
-        [sys.executable, "-c", SIMULATED, str(tmp_path)],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=900,
-    )
-    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-4000:]
+    proc = run_script(SIMULATED, str(tmp_path), timeout=900)
     line = next(x for x in proc.stdout.splitlines() if x.startswith("SUMMARY "))
     summary = json.loads(line[len("SUMMARY ") :])
     assert summary["env_device"] == "cuda:0" and summary["device"] == "cpu"

@@ -269,27 +269,11 @@ def test_plain_eval_with_one_env_runs_exports_episodes(tmp_path, monkeypatch, ca
     episode config from the card, so both run the same seeded episodes."""
     from policies.commands import evaluate as base
     from policies.export import EVAL_NUM_ENVS, export_run
-    from policies.ppo.config import default_train_config
-    from policies.ppo.runner import OnPolicyRunner
+    from tests.policies.tiny_runs import push_run, stopped_evaluations
 
-    cfg = default_train_config("push")
-    cfg.backend = "numba"
-    rc = cfg.runner
-    rc.num_envs, rc.rollout_steps, rc.total_steps = 4, 4, 16
-    rc.eval_every, rc.final_eval_episodes = 0, 0
-    rc.progress = rc.tensorboard = False
-    cfg.env.goal_distance = (0.1, 0.45)
-    cfg.env.object_region = ((0.30, -0.30), (0.65, 0.30))
-    runner = OnPolicyRunner(cfg, tmp_path / "run")
-    runner.checkpoint()
-    runner.close()
-    seen = []
-
-    def fake_evaluate(policy, task, **kwargs):
-        seen.append(kwargs)
-        raise RuntimeError("stop once the episodes are known")
-
-    monkeypatch.setattr("policies.evaluation.evaluate", fake_evaluate)
+    region = ((0.30, -0.30), (0.65, 0.30))
+    push_run(tmp_path / "run", 4, 16, goal_distance=(0.1, 0.45), object_region=region)
+    seen = stopped_evaluations(monkeypatch, "stop once the episodes are known")
     with pytest.raises(RuntimeError, match="stop once"):
         export_run(tmp_path / "run", tmp_path / "skill", eval_episodes=8)
     with pytest.raises(RuntimeError, match="stop once"):  # the provisional card is written

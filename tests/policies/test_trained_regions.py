@@ -11,10 +11,10 @@ from policies.card_content import build_card, preconditions, refresh_envelope, t
 from policies.cards import load_card, write_card
 from policies.commands import evaluate as base
 from policies.export import export_run
-from policies.ppo.config import TrainConfig, default_train_config
+from policies.ppo.config import TrainConfig
 from policies.ppo.envs import evaluation_task_config, training_task_config, with_regions
-from policies.ppo.runner import OnPolicyRunner
 from sims.tasks import pick_place, push
+from tests.policies.tiny_runs import push_run, stopped_evaluations
 
 WIDE_OBJECT = ((0.30, -0.35), (0.65, 0.35))
 WIDE_GOAL = ((0.25, -0.40), (0.70, 0.40))
@@ -99,27 +99,13 @@ def test_a_malformed_training_area_fails_when_the_config_is_read(region, words):
 
 
 def test_export_declares_the_runs_areas_and_evaluates_over_them(tmp_path, monkeypatch):
-    cfg = default_train_config("push")
-    cfg.backend = "numba"
-    rc = cfg.runner
-    rc.num_envs, rc.rollout_steps, rc.total_steps = 8, 4, 32
-    rc.eval_every, rc.final_eval_episodes = 0, 0
-    rc.progress = rc.tensorboard = False
-    cfg.env.object_region, cfg.env.goal_region = WIDE_OBJECT, WIDE_GOAL
-    runner = OnPolicyRunner(cfg, tmp_path / "run")
+    runner = push_run(tmp_path / "run", 8, 32, object_region=WIDE_OBJECT, goal_region=WIDE_GOAL)
     assert runner.env.cfg.object_xy_range == WIDE_OBJECT
     assert runner.env.cfg.goal_xy_range == WIDE_GOAL
-    runner.checkpoint()
-    runner.close()
-    seen = {}
-
-    def fake_evaluate(policy, task, **kwargs):
-        seen.update(kwargs)
-        raise RuntimeError("stop after the episodes' config is known")
-
-    monkeypatch.setattr("policies.evaluation.evaluate", fake_evaluate)
+    calls = stopped_evaluations(monkeypatch, "stop after the episodes' config is known")
     with pytest.raises(RuntimeError, match="stop after"):
         export_run(tmp_path / "run", tmp_path / "evaluated", eval_episodes=2)
+    (seen,) = calls
     assert seen["config"].object_xy_range == WIDE_OBJECT
     assert seen["config"].goal_xy_range == WIDE_GOAL
     exported = export_run(tmp_path / "run", tmp_path / "skill", eval_episodes=0)

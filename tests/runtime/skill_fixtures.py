@@ -3,19 +3,42 @@
 ``shipped_or_exported_reach`` gives the shipped reach skill when it exists (the trained
 policy), otherwise one exported here from ``runs/reach-*`` if a local training run is
 there; None when neither exists. ``random_skill`` exports an untrained (random) network
-with a valid card: enough for loading, hashing, refusals, preemption and e-stops.
+with a valid card: enough for loading, hashing, refusals, preemption and e-stops;
+``make_executor`` runs a library of them (tests/runtime/conftest.py's ``library_dir``).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from pathlib import Path
 
+import numpy as np
+
+from miles_ros.params.skill import SkillNodeParams, skill_executor
+from miles_ros.runtime.observation import JointReading, ObjectPose
+from miles_ros.runtime.skills import SkillExecutor, SkillLibrary
 from policies.card_content import build_card
 from policies.cards import write_card
+from sims.robots import panda
+from sims.scene import load_scene
 
 ROOT = Path(__file__).resolve().parents[2]
 SHIPPED = ROOT / "policies" / "skills"
+SCENE = load_scene()
+OBJECTS = {n: ObjectPose(np.array(o.position), 0.0) for n, o in SCENE.objects.items()}
+"""The default scene's cubes where it puts them."""
+
+
+def make_executor(library_dir: Path, q=None, **kw) -> SkillExecutor:
+    """An executor of the skills in ``library_dir`` (``kw``: its arguments) in the default
+    scene, the arm still at ``q`` (home), the cubes at :data:`OBJECTS`."""
+    params = dataclasses.replace(SkillNodeParams(), **kw)
+    ex = skill_executor(SkillLibrary.load(library_dir), SCENE, params)
+    q = panda.home_joint_positions.copy() if q is None else q
+    ex.on_joint_state(JointReading(q, np.zeros(7), 0.0, 0.0), 0.0)
+    ex.on_objects(OBJECTS)
+    return ex
 
 
 def random_skill(out: Path, task: str = "reach", seed: int = 1) -> Path:

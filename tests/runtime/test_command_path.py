@@ -13,7 +13,8 @@ from miles_ros.runtime.command_path import (
 from miles_ros.runtime.homing import home_point
 from miles_ros.runtime.observation import JointReading
 from sims.robots import panda
-from tests.runtime.test_skill_executor import library_dir, make_executor, request  # noqa: F401
+from tests.runtime.skill_fixtures import make_executor
+from tests.runtime.test_skill_executor import request
 
 HOME = panda.home_joint_positions
 DT = 0.04

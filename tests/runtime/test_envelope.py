@@ -10,38 +10,18 @@ import pytest
 import yaml
 
 from miles_ros.runtime.goals import goal_from_positions
-from miles_ros.runtime.observation import JointReading, ObjectPose
-from miles_ros.runtime.skills import SkillExecutor, SkillLibrary
+from miles_ros.runtime.observation import ObjectPose
 from policies.card_content import build_card, task_envelope
 from policies.cards import CARD_FILE, SkillCard, SkillCardError, load_card, write_card
 from policies.envelope import Envelope
-from sims.robots import panda
-from sims.scene import load_scene
 from sims.tasks import pick_place, push, reach
-from tests.runtime.skill_fixtures import random_skill
+from tests.runtime.skill_fixtures import OBJECTS, SCENE, make_executor
 
-SCENE = load_scene()
-OBJECTS = {n: ObjectPose(np.array(o.position), 0.0) for n, o in SCENE.objects.items()}
 UNDER_TABLE = [0.45, 0.0, -0.05]
 
 
 def card(task: str) -> SkillCard:
     return build_card(task, task, {}, {"task": task}, {"episodes": 0})
-
-
-@pytest.fixture(scope="module")
-def library_dir(tmp_path_factory):
-    root = tmp_path_factory.mktemp("skills")
-    random_skill(root, "reach")
-    random_skill(root, "push")
-    return root
-
-
-def make_executor(library_dir):
-    ex = SkillExecutor(SkillLibrary.load(library_dir), SCENE)
-    ex.on_joint_state(JointReading(panda.home_joint_positions, np.zeros(7), 0.0, 0.0), 0.0)
-    ex.on_objects(OBJECTS)
-    return ex
 
 
 def request(rid, skill, **params):
@@ -106,6 +86,8 @@ def test_a_card_without_the_block_has_no_envelope_check():
         ({"target_region": {"low": [0, 0, 0], "high": [1, 1]}}, "2 or 3 numbers"),
         ({"target_region": {"low": [1, 0], "high": [0, 1]}}, "exceeds high"),
         ({"target_region": {"low": ["a", 0], "high": [1, 1]}}, "list of numbers"),
+        ({"target_region": {"low": [True, 0], "high": [1, 1]}}, "expected numbers"),
+        ({"object_target_distance_xy": {"min": False, "max": 0.1}}, "expected numbers"),
         ({"object_target_distance_xy": {"min": 0.3, "max": 0.1}}, "min <= max"),
     ],
 )

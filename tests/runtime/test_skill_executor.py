@@ -7,34 +7,39 @@ import shutil
 import numpy as np
 import pytest
 
+from miles_ros.params.skill import SkillNodeParams, skill_executor
 from miles_ros.runtime.observation import JointReading, ObjectPose
 from miles_ros.runtime.skills import SkillExecutor, SkillLibrary
 from sims.robots import panda
-from sims.scene import load_scene
-from tests.runtime.skill_fixtures import random_skill
-
-SCENE = load_scene()
-OBJECTS = {n: ObjectPose(np.array(o.position), 0.0) for n, o in SCENE.objects.items()}
-
-
-@pytest.fixture(scope="module")
-def library_dir(tmp_path_factory):
-    root = tmp_path_factory.mktemp("skills")
-    random_skill(root, "reach")
-    random_skill(root, "push")
-    return root
-
-
-def make_executor(library_dir, q=None, **kw):
-    ex = SkillExecutor(SkillLibrary.load(library_dir), SCENE, **kw)
-    q = panda.home_joint_positions.copy() if q is None else q
-    ex.on_joint_state(JointReading(q, np.zeros(7), 0.0, 0.0), 0.0)
-    ex.on_objects(OBJECTS)
-    return ex
+from tests.runtime.skill_fixtures import OBJECTS, SCENE, make_executor, random_skill
 
 
 def request(rid, skill, **params):
     return json.dumps({"id": rid, "skill": skill, "params": params})
+
+
+def test_the_executors_defaults_are_config_skills_yaml(library_dir):
+    """One set of defaults: every argument of the executor but home_tolerance is a skill
+    node parameter, with config/skills.yaml's value, and skill_executor passes each one."""
+    import dataclasses
+    import inspect
+    from pathlib import Path
+
+    import yaml
+
+    path = Path(__file__).resolve().parents[2] / "config" / "skills.yaml"
+    config = yaml.safe_load(path.read_text())["skill_node"]["ros__parameters"]
+    arguments = inspect.signature(SkillExecutor).parameters
+    names = [n for n in arguments if n not in ("library", "scene", "home_tolerance")]
+    defaults = {name: getattr(SkillNodeParams(), name) for name in names}
+    assert defaults == {name: config[name] for name in names}
+    lib = SkillLibrary.load(library_dir)
+    ex = skill_executor(lib, SCENE)
+    assert {name: getattr(ex, name) for name in defaults} == defaults
+    changed = {"home_speed": 0.6, "timeout_scale": 3.0, "stall_window_s": 0.0}
+    changed |= {"shape_commands": False, "command_velocity_scale": 0.5}
+    ex = skill_executor(lib, SCENE, dataclasses.replace(SkillNodeParams(), **changed))
+    assert {name: getattr(ex, name) for name in changed} == changed
 
 
 def test_library_loads_cards_and_home_and_verifies_hashes(library_dir, tmp_path):
@@ -47,7 +52,7 @@ def test_library_loads_cards_and_home_and_verifies_hashes(library_dir, tmp_path)
         f.write(b"\0")
     lib = SkillLibrary.load(tampered)
     assert "reach" not in lib.skills and "sha256" in lib.errors["reach"]
-    ex = SkillExecutor(lib, SCENE)
+    ex = skill_executor(lib, SCENE)
     ex.on_joint_state(JointReading(panda.home_joint_positions, np.zeros(7), 0.0, 0.0), 0.0)
     (refusal,) = ex.on_request(request("a", "reach", target="red_cube"), 0.0)
     assert refusal["state"] == "failed" and "failed to load" in refusal["reason"]
@@ -191,7 +196,7 @@ def test_a_gripper_skill_ends_released_where_it_placed_the_cube(library_dir, tmp
     from sims.control import FINGER_OPEN
 
     random_skill(tmp_path, "pick_place")
-    ex = SkillExecutor(SkillLibrary.load(tmp_path), SCENE)
+    ex = skill_executor(SkillLibrary.load(tmp_path), SCENE)
     q = panda.home_joint_positions.copy()
     pad = np.array(SCENE.places["left_pad"].position)
     objects = dict(OBJECTS, red_cube=ObjectPose(pad + [0.0, -0.15, 0.02], 0.0))  # in envelope
@@ -223,7 +228,8 @@ def test_a_learned_skill_asked_for_away_from_home_goes_home_first(library_dir):
     skill = SkillLibrary.load(library_dir).skills["reach"]
     noise = skill.cfg.randomization.initial_joint_noise
     away = panda.home_joint_positions + np.array([3 * noise, 0, 0, 2 * noise, 0, 0, 0])
-    ex = make_executor(library_dir, q=away, timeout_scale=1.0)
+    # no stall watchdog: the arm below stands still until the timeout
+    ex = make_executor(library_dir, q=away, timeout_scale=1.0, stall_window_s=0.0)
     assert ex.away_from_start(skill)
     ex.on_request(request("a", "reach", target="red_cube"), 0.0)
     tick = ex.tick(0.0)

@@ -6,8 +6,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from miles_ros.safety import JointRequest, SafetyConfig, SafetySupervisor
+from miles_ros.safety import JointRequest, SafetyConfig, SafetySupervisor, check_commands
+from miles_ros.safety.checker import Violations
 from miles_ros.safety.shaping import JMAX, A, V
+from miles_ros.safety.zones import parse_zone
 from sims.robots import panda
 
 HOME = panda.home_joint_positions.copy()
@@ -48,6 +50,25 @@ class Run:
         stamp = self.t + stamp_offset
         vel = None if velocities is None else list(velocities)
         return self.sup.submit(JointRequest(names, list(target), stamp, vel), self.t)
+
+    def stream(self, target, periods: int) -> None:
+        """Request ``target`` and step, every period for ``periods`` periods."""
+        for _ in range(periods):
+            self.request(target)
+            self.tick()
+
+    def violations(self) -> Violations:
+        """What the independent checker finds in everything output, from ``q0`` at rest:
+        the supervisor's limits, its config's workspace box and keep-out zones."""
+        config = self.sup.config
+        return check_commands(
+            np.array(self.stamps),
+            np.array(self.positions),
+            self.sup.limits,
+            workspace=(np.array(config.workspace_min), np.array(config.workspace_max)),
+            zones=tuple(parse_zone(z)[0] for z in config.keepout_zones),
+            initial=(self.q0, 0.0),
+        )
 
     @property
     def jerk_limits(self) -> np.ndarray:

@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from safety_harness import HOME, examples, make_run
 
-from miles_ros.safety import SafetyConfig, check_commands
+from miles_ros.safety import SafetyConfig
 from miles_ros.safety.kinematics import lipschitz_radii
 from miles_ros.safety.links import link_clearance, link_context, link_violations
 from miles_ros.safety.shaping import joint_state
@@ -19,12 +19,6 @@ from sims.robots import panda_spheres as ps
 BEHIND = "behind box -0.6 -0.3 0.3 -0.25 0.3 0.8"
 LEAN_BACK = HOME + np.array([0.0, -0.6, 0.0, 0.9, 0.0, 0.0, 0.0])
 """Leans the arm back: links 3-6 enter BEHIND, the TCP stays ahead of it."""
-
-
-def _stream(run, target, periods):
-    for _ in range(periods):
-        run.request(target)
-        run.tick()
 
 
 def _violations(run, config):
@@ -53,7 +47,7 @@ def test_links_are_kept_out_of_a_zone_that_the_tcp_never_enters():
     for name, config in (("checked", checked), ("tcp_only", tcp_only)):
         run = make_run(config)
         run.tick()
-        _stream(run, LEAN_BACK, 500)
+        run.stream(LEAN_BACK, 500)
         runs[name] = run
         assert not _tcp_in_box(np.array(run.positions), BEHIND)
     # Without link checks the arm leans into the zone; with them it stops at its edge.
@@ -88,7 +82,7 @@ def test_the_hand_stays_above_the_table_where_the_tcp_may_go():
     )
     run = make_run(config)
     run.tick()
-    _stream(run, target, 500)
+    run.stream(target, 500)
     assert _violations(run, config) == 0
     centres, radii = ps.link_spheres(np.array(run.positions))
     body = ~ps.link_mask(ps.MOUNTED_LINKS + ps.TOOL_LINKS)
@@ -101,7 +95,7 @@ def test_an_arm_started_with_a_link_in_a_zone_moves_out_and_never_deeper():
     config = SafetyConfig(keepout_zones=zones, fault_violations=0)
     run = make_run(config, q0=start)
     run.tick()
-    _stream(run, HOME, 800)
+    run.stream(HOME, 800)
     js = joint_state(config.limits, lipschitz_radii())
     ws = np.array(config.workspace_min + config.workspace_max)
     boxes, spheres = zone_arrays(tuple(parse_zone(z)[0] for z in zones))
@@ -133,7 +127,7 @@ def test_a_grasp_pose_above_the_table_is_reached_unchanged():
         for target in np.linspace(HOME, q, 375):
             run.request(target)
             run.tick()
-        _stream(run, q, 200)
+        run.stream(q, 200)
         paths.append(np.array(run.positions))
     assert np.allclose(paths[0][-1], q, atol=1e-9)
     assert _violations(run, SafetyConfig()) == 0
@@ -191,12 +185,5 @@ def test_no_output_puts_a_link_into_a_zone_or_below_the_table(ops, dt):
             for _ in range(item[1]):
                 run.tick(dt, measured_still=False)
     assert _violations(run, CONFIG) == 0
-    tcp = check_commands(
-        np.array(run.stamps),
-        np.array(run.positions),
-        run.sup.limits,
-        workspace=(np.array(CONFIG.workspace_min), np.array(CONFIG.workspace_max)),
-        zones=tuple(parse_zone(z)[0] for z in ZONES),
-        initial=(HOME, 0.0),
-    )
+    tcp = run.violations()
     assert tcp.total == 0, tcp

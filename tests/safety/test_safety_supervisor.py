@@ -58,9 +58,7 @@ def test_target_beyond_position_limit_is_clipped_to_the_band():
     run.tick()
     target = HOME.copy()
     target[0] = 10.0
-    for _ in range(600):
-        run.request(target)
-        run.tick()
+    run.stream(target, 600)
     upper = panda.joint_position_max[0] - 0.1
     assert max(p[0] for p in run.positions) <= upper + 1e-12
     assert run.positions[-1][0] == pytest.approx(upper, abs=1e-6)
@@ -104,9 +102,7 @@ def test_rejections_are_logged_once_per_burst(caplog):
     run = make_run(SafetyConfig(fault_violations=0))
     run.tick()
     with caplog.at_level(logging.WARNING, logger="miles_ros.safety"):
-        for _ in range(50):
-            run.request([math.nan] * 7)
-            run.tick()
+        run.stream([math.nan] * 7, 50)
         run.t += 2.0  # a quiet period ends the burst
         run.request([math.nan] * 7)
     lines = [r.getMessage() for r in caplog.records if "non_finite" in r.getMessage()]
@@ -146,9 +142,7 @@ def test_watchdog_stops_and_holds_after_silence():
     run.tick()
     target = HOME.copy()
     target[0] += 1.0
-    for _ in range(75):  # chasing a far target for 0.3 s, then silence
-        run.request(target)
-        run.tick()
+    run.stream(target, 75)  # chasing a far target for 0.3 s, then silence
     assert run.sup.mode == "active"
     moving_at = len(run.positions)
     for _ in range(200):
@@ -238,9 +232,7 @@ def test_reduced_speed_caps_the_tcp_speed():
     run.tick()
     target = HOME.copy()
     target[0] += 1.0  # joint 1 sweeps the TCP sideways
-    for _ in range(300):
-        run.request(target)
-        run.tick()
+    run.stream(target, 300)
     p = np.array([tcp_position(q) for q in run.positions])
     speed = np.linalg.norm(np.diff(p, axis=0), axis=1) / np.diff(run.stamps)
     assert speed.max() <= 0.25 + 1e-9
@@ -253,9 +245,7 @@ def test_keepout_sphere_is_never_entered():
     run.tick()
     target = HOME.copy()
     target[0] += 0.9  # the TCP's arc passes through the sphere
-    for _ in range(500):
-        run.request(target)
-        run.tick()
+    run.stream(target, 500)
     violations = check_commands(
         np.array(run.stamps),
         np.array(run.positions),
@@ -275,9 +265,7 @@ def _cartesian_details(config: SafetyConfig, target: np.ndarray, periods: int) -
     run = make_run(config)
     run.sup.audit = audit
     run.tick()
-    for _ in range(periods):
-        run.request(target)
-        run.tick()
+    run.stream(target, periods)
     return [e.detail for e in events if e.kind == "cartesian"]
 
 
@@ -324,9 +312,7 @@ def test_joint_started_outside_the_band_does_not_go_further_out():
     run.tick()
     target = q0.copy()
     target[0] = 10.0
-    for _ in range(100):
-        run.request(target)
-        run.tick()
+    run.stream(target, 100)
     assert max(p[0] for p in run.positions) <= q0[0]
 
 

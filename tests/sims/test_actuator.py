@@ -10,11 +10,7 @@ own checker, over random streams); bad configurations fail before any work.
 from __future__ import annotations
 
 import dataclasses
-import os
-import subprocess
-import sys
 import textwrap
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -40,8 +36,8 @@ from sims.robots.actuator import (
 )
 from sims.tasks import reach
 from sims.tasks.base import DomainRandomization
+from tests.cudasim import run_script
 
-ROOT = Path(__file__).resolve().parents[2]
 HOME = panda.home_joint_positions.copy()
 LONG = dataclasses.replace(reach.CONFIG, episode_steps=1000)
 """Reach in joint mode with episodes longer than any stream here (no autoreset)."""
@@ -368,16 +364,7 @@ SIMULATED_ROLLOUT = textwrap.dedent(
 
 
 def test_the_simulated_cuda_kernel_runs_the_model_like_the_cpu_kernel():
-    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1", PYTHONPATH=str(ROOT))
-    proc = subprocess.run(
-        [sys.executable, "-c", SIMULATED_ROLLOUT],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-4000:]
+    proc = run_script(SIMULATED_ROLLOUT)
     assert "CUDASIM_OK" in proc.stdout
 
 

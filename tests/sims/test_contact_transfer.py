@@ -100,26 +100,21 @@ def test_closing_while_coming_down_does_not_grasp():
     """Fingers that start closing above the cube close above it in PyBullet: the numba
     grasp needs the pads at the cube's height when the step starts."""
     env = NumbaEnv(pick_place, 1)
-    env.reset(seed=0)
-    above = joints_for_tcp(CUBE + [0.0, 0.0, 0.035])
-    env.set_state(
-        joint_pos=above[None],
-        object_pos=CUBE[None],
-        object_yaw=np.zeros(1),
-        goal_pos=GOAL[None],
-        finger_width=np.array([panda.gripper_width_max]),
-    )
+
+    def open_over_the_cube(height: float) -> None:  # the TCP this high over its centre
+        env.reset(seed=0)
+        env.set_state(
+            joint_pos=joints_for_tcp(CUBE + [0.0, 0.0, height])[None],
+            object_pos=CUBE[None],
+            object_yaw=np.zeros(1),
+            goal_pos=GOAL[None],
+            finger_width=np.array([panda.gripper_width_max]),
+        )
+
+    open_over_the_cube(0.035)
     env.step(np.array([[0.0, 0.0, -1.0, -1.0]]))  # down 2 cm and close at once
     assert not env.grasped()[0]
     # the same close with the pads already around the cube grasps it
-    env.reset(seed=0)
-    around = joints_for_tcp(CUBE + [0.0, 0.0, 0.005])
-    env.set_state(
-        joint_pos=around[None],
-        object_pos=CUBE[None],
-        object_yaw=np.zeros(1),
-        goal_pos=GOAL[None],
-        finger_width=np.array([panda.gripper_width_max]),
-    )
+    open_over_the_cube(0.005)
     env.step(np.array([[0.0, 0.0, 0.0, -1.0]]))
     assert env.grasped()[0]

@@ -106,36 +106,16 @@ def test_push_through_the_centre_translates_without_turning():
 
 
 def test_off_centre_push_turns_the_cube_the_right_way():
+    def push(y: float):  # the finger (r 11 mm) 4 mm into the -x face at y, moved 1 cm +x
+        args = (0.5 - 0.031 + 0.004, y, 0.01, 0.0, 0.011, 0.02, 0.5, nk.LIMIT_SURFACE_RATIO)
+        return nk.push_cube(0.5, 0.0, 0.0, *args)
+
     # pushing +x on the -x face below the centre (y < 0) turns the cube counter-clockwise
-    cx, cy, yaw, hit = nk.push_cube(
-        0.5,
-        0.0,
-        0.0,
-        0.5 - 0.031 + 0.004,
-        -0.015,
-        0.01,
-        0.0,
-        0.011,
-        0.02,
-        0.5,
-        nk.LIMIT_SURFACE_RATIO,
-    )
+    cx, cy, yaw, hit = push(-0.015)
     assert hit
     assert yaw > 0.01
     assert 0.0 < cx - 0.5 < 0.004  # part of the push goes into the rotation
-    cx2, cy2, yaw2, _ = nk.push_cube(
-        0.5,
-        0.0,
-        0.0,
-        0.5 - 0.031 + 0.004,
-        0.015,
-        0.01,
-        0.0,
-        0.011,
-        0.02,
-        0.5,
-        nk.LIMIT_SURFACE_RATIO,
-    )
+    cx2, cy2, yaw2, _ = push(0.015)
     assert yaw2 == pytest.approx(-yaw) and cx2 == pytest.approx(cx)
 
 

@@ -3,15 +3,11 @@ there is none, and, under numba's CUDA simulator, the same rollouts as the CPU k
 reach, push and pick_place (run in a subprocess: NUMBA_ENABLE_CUDASIM must be set before
 numba is imported)."""
 
-import os
-import subprocess
-import sys
 import textwrap
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.cudasim import run_script
 
 SIMULATED = textwrap.dedent(
     """
@@ -168,16 +164,7 @@ def test_device_cpu_is_the_cpu_env():
 
 
 def test_simulated_cuda_kernels_match_the_cpu_kernels():
-    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1", PYTHONPATH=str(ROOT))
-    proc = subprocess.run(
-        [sys.executable, "-c", SIMULATED],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-4000:]
+    proc = run_script(SIMULATED)
     assert "CUDASIM_OK" in proc.stdout
     for task in ("reach joint", "reach cartesian", "push cartesian", "pick_place cartesian"):
         assert task in proc.stdout
@@ -205,17 +192,7 @@ PTX = textwrap.dedent(
 def test_kernels_compile_for_a_real_gpu():
     """The simulator runs the kernels as Python, so it cannot see what numba.cuda fails to
     compile (two-argument max/min did): compile them to PTX where NVVM is installed."""
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    env.pop("NUMBA_ENABLE_CUDASIM", None)
-    proc = subprocess.run(
-        [sys.executable, "-c", PTX],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=900,
-    )
-    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-4000:]
+    proc = run_script(PTX, cudasim=False, timeout=900)
     if "NO_NVVM" in proc.stdout:
         pytest.skip("no NVVM (CUDA toolkit) here to compile CUDA kernels: " + proc.stdout[-300:])
     assert "PTX_OK" in proc.stdout

@@ -13,6 +13,7 @@ from sims.backends.pybullet.urdf import ARM_JOINT_NAMES, FINGER_JOINT_NAMES
 from sims.robots import panda
 from sims.tasks import pick_place, push, reach
 from sims.tasks.base import DomainRandomization
+from tests.sims.scripted_reach import scripted_reach
 
 TASKS = {"reach": reach, "push": push, "pick_place": pick_place}
 INFO_KEYS = {"success", "final_obs", "_final_obs", "episode_return", "episode_length"}
@@ -188,23 +189,13 @@ def test_position_control_tracks_most_of_a_commanded_step():
         env.close()
 
 
-def _scripted_reach(state, cfg):
-    error = state.goal_pos - state.tcp_pos
-    actions = np.zeros((len(error), 7))
-    for i in range(len(error)):
-        dq = panda.dls_ik_step(state.joint_pos[i], error[i], cfg.ik_damping)
-        a = dq / (cfg.joint_action_scale * panda.joint_velocity_limits * cfg.control_dt)
-        actions[i] = a / max(1.0, np.abs(a).max())
-    return actions
-
-
 def test_scripted_reach_succeeds_on_sampled_goals():
     env = make_pybullet_env(reach, 3, num_workers=0)
     try:
         env.reset(seed=2)
         succeeded = np.zeros(3, dtype=bool)
         for _ in range(40):
-            _, _, terminated, truncated, info = env.step(_scripted_reach(env.get_state(), env.cfg))
+            _, _, terminated, truncated, info = env.step(scripted_reach(env.get_state(), env.cfg))
             assert not truncated.any()
             succeeded |= terminated
             if succeeded.all():

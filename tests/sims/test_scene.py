@@ -65,3 +65,29 @@ def test_bad_scene_files_name_the_problem(tmp_path, change, message):
 def test_unknown_name_lists_the_known_ones():
     with pytest.raises(KeyError, match="red_cube"):
         load_scene().position_of("purple_cube")
+
+
+@pytest.mark.parametrize(
+    ("value", "n", "message"),
+    [
+        ([0.1, 0.2], 3, "expected a list of 3 numbers"),
+        ([], None, "expected a list of numbers"),
+        ("0.1 0.2", None, "expected a list of numbers"),
+        ([0.1, True], 2, "expected numbers"),  # YAML's true/yes is not a number
+        ([False], None, "expected numbers"),
+        ([0.1, "x"], 2, "expected numbers"),
+        ([0.1, float("nan")], 2, "expected finite numbers"),
+        ([float("inf")], None, "expected finite numbers"),
+    ],
+)
+def test_finite_numbers_refuses_all_but_a_list_of_finite_numbers(value, n, message):
+    """The one validator of YAML number lists (scene files and skill card envelopes)."""
+    from sims.scene import finite_numbers
+
+    class Refused(ValueError):
+        pass
+
+    with pytest.raises(Refused, match=f"where: {message}"):
+        finite_numbers(value, "where", n, Refused)
+    assert finite_numbers([1, 0.5, -2], "where") == (1.0, 0.5, -2.0)
+    assert finite_numbers((1, 2), "where", 2) == (1.0, 2.0)
