@@ -1,6 +1,7 @@
-"""The README's skill numbers are the shipped cards' (``evidence``) and sweeps'
-(``robustness.json``): re-exporting or re-recording a skill without updating the README
-fails here, so a reader never sees numbers of a skill that is no longer shipped."""
+"""The README's skill numbers and docs/training.md's robustness table are the shipped cards'
+(``evidence``, ``provenance``) and sweeps' (``robustness.json``): re-exporting or
+re-recording a skill without updating them fails here, so a reader never sees numbers of a
+skill that is no longer shipped."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text()
+TRAINING_DOC = (ROOT / "docs" / "training.md").read_text()
 SKILLS = ("reach", "push", "pick_place")
 ROBUSTNESS_HEADER = "| skill | PyBullet | supervised | Isaac (Newton) |"
 
@@ -34,8 +36,8 @@ def _numbers(text: str) -> list[float]:
     return [float(v) for v in re.findall(r"\d+(?:\.\d+)?", text)]
 
 
-def _robustness_rows() -> dict[str, list[str]]:
-    lines = README[README.index(ROBUSTNESS_HEADER) :].splitlines()
+def _robustness_rows(text: str = TRAINING_DOC) -> dict[str, list[str]]:
+    lines = text[text.index(ROBUSTNESS_HEADER) :].splitlines()
     rows = {}
     for line in lines[2:]:
         if not line.startswith("|"):
@@ -45,9 +47,24 @@ def _robustness_rows() -> dict[str, list[str]]:
     return rows
 
 
+def _status_row(part: str) -> str:
+    return next(line for line in README.splitlines() if re.match(rf"\| \[?{part}\b", line))
+
+
 @pytest.mark.parametrize("skill", SKILLS)
 def test_the_robustness_table_is_the_cards_and_sweeps(skill):
-    cells = _robustness_rows()[skill]
+    _assert_row_is_the_card(skill, _robustness_rows()[skill])
+
+
+def test_a_number_that_disagrees_with_a_card_fails():
+    table = TRAINING_DOC[TRAINING_DOC.index(ROBUSTNESS_HEADER) :]
+    wrong = table.replace("| push | 100 |", "| push | 99.0 |", 1)
+    assert wrong != table
+    with pytest.raises(AssertionError):
+        _assert_row_is_the_card("push", _robustness_rows(wrong)["push"])
+
+
+def _assert_row_is_the_card(skill: str, cells: list[str]) -> None:
     evidence, sweep = _evidence(skill), _sweep(skill)
     plain, supervised, isaac, latency, noise, mass, friction, cube, limits = cells
     assert _numbers(plain) == [evidence["pybullet"]]
@@ -82,7 +99,7 @@ def test_the_robustness_table_is_the_cards_and_sweeps(skill):
     ],
 )
 def test_the_overview_quotes_the_cards(phrase, key):
-    row = next(line for line in README.splitlines() if line.startswith("| skills |"))
+    row = _status_row("skills")
     text = row[row.index(phrase) + len(phrase) :].split(";")[0]
     for skill in SKILLS:
         found = re.search(rf"\b{skill} (\d+(?:\.\d+)?)%", text)
@@ -91,3 +108,10 @@ def test_the_overview_quotes_the_cards(phrase, key):
     if key == "supervised":
         stacking = re.search(r"(\d+(?:\.\d+)?)% stacking", text)
         assert float(stacking.group(1)) == _evidence("pick_place")["supervised_stack"]
+
+
+@pytest.mark.parametrize("skill", ("push", "pick_place"))
+def test_the_overview_training_times_are_the_cards(skill):
+    card = yaml.safe_load((ROOT / "policies" / "skills" / skill / "skill.yaml").read_text())
+    minutes = round(card["provenance"]["total_wall_time_s"] / 60.0)
+    assert re.search(rf"\b{skill} in {minutes} min\b", _status_row("training")), (skill, minutes)
