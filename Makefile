@@ -31,8 +31,12 @@ $(NUMBA_STAMP): $(NUMBA_SOURCES)
 demo: $(STAMP) $(NUMBA_STAMP)
 	$(VENV)/bin/miles demo
 
+# Every core runs tests (pytest-xdist; work stealing evens out the long tests), and the
+# 25 slowest are listed at the end.
+PYTEST_WORKERS ?= auto
+
 test: $(STAMP) $(NUMBA_STAMP)
-	$(PY) -m pytest -q tests
+	$(PY) -m pytest -q -n $(PYTEST_WORKERS) --dist worksteal --durations=25 tests
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check . && $(VENV)/bin/ruff format --check .

@@ -4,6 +4,7 @@ budget in CI."""
 
 import os
 import random
+import signal
 import sys
 from pathlib import Path
 
@@ -14,6 +15,17 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
+
+from tests.ros_domains import ENVIRONMENT_DOMAIN  # noqa: E402
+
+# Code that takes its ROS domain from the environment (`miles demo`, rclpy's default
+# context) runs on this worker's own domain, never on a parallel worker's.
+os.environ["ROS_DOMAIN_ID"] = str(ENVIRONMENT_DOMAIN)
+
+# pytest-xdist's workers start with SIGINT ignored, and a child process inherits that (the
+# Ctrl-C tests' `miles up` would never see their Ctrl-C): give SIGINT its default meaning.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 from hypothesis import core, settings  # noqa: E402
 

@@ -1,6 +1,7 @@
 """The `miles` dispatcher."""
 
 from miles_ros import cli
+from tests.ros_domains import domain_id
 
 
 def test_help_lists_every_interface_command(capsys):
@@ -86,7 +87,7 @@ def test_up_headless_is_accepted_and_says_it_has_no_effect():
     assert "--headless" in help_text and "no effect" in help_text
     run = subprocess.run(
         [*up, "--headless", "--sim", "none", "--no-manager", "--duration", "0.3"]
-        + ["--domain-id", "231"],
+        + ["--domain-id", str(domain_id())],
         cwd=root,
         capture_output=True,
         text=True,

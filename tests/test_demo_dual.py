@@ -99,7 +99,7 @@ def test_the_dual_demo_reports_bids_awards_intervals_makespan_and_safety(tmp_pat
     pytest.importorskip("rclpy")
     from miles_ros.demo_dual import run_dual_demo
     from miles_ros.runtime.library import SkillLibrary
-    from tests.nodes.graph_harness import domain_id
+    from tests.ros_domains import domain_id
 
     if "pick_place" not in SkillLibrary.load().skills:
         pytest.skip("needs the shipped pick_place skill")

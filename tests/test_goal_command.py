@@ -182,7 +182,7 @@ def test_goal_refused_under_a_latched_estop_exits_1(manager_graph, capsys):
 
 def test_goal_without_a_manager_exits_2(capsys):
     pytest.importorskip("rclpy")
-    from tests.nodes.graph_harness import domain_id
+    from tests.ros_domains import domain_id
 
     rc = main(["go home", "--domain-id", str(domain_id()), "--wait", "0.5"])
     assert rc == 2

@@ -2,8 +2,8 @@
 up sim_node and a safety and a skill node per arm, both arms' occupancy appears on
 ``/miles/safety/occupancy`` (heard by a probe in this process on the same ROS domain),
 and Ctrl-C stops it with exit status 0 and no traceback. A scene file that does not
-load is refused before any node is built. Runs on ROS domain 231 (clear of the node
-tests' 1..200 and test_up_shutdown's 201..230)."""
+load is refused before any node is built. Runs on a ROS domain of its own
+(tests/ros_domains.py)."""
 
 from __future__ import annotations
 
@@ -21,10 +21,11 @@ from miles_ros.params.safety import SafetyNodeNames  # noqa: E402
 from miles_ros.ros.qos import OCCUPANCY_QOS  # noqa: E402
 from miles_ros.safety import Occupancy  # noqa: E402
 from tests.miles_up import lines_until, miles_up  # noqa: E402
+from tests.ros_domains import domain_id  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 DUAL = ROOT / "config" / "scene_dual.yaml"
-DOMAIN = 231
+DOMAIN = domain_id()
 
 
 def _heard_arms(timeout: float) -> set[str]:

@@ -5,7 +5,7 @@
 nodes are being built, right after the graph is up, and while it spins. Each cycle takes
 2-4 s (process start, numba cache loads), so CI (``CI=true``) runs the 50 cycles of
 issue 12 and a local ``make test`` runs 10; cycles run a few at a time, each on its own
-ROS domain (201..230, clear of the node tests' 1..200). The delays are drawn from a seed
+ROS domain (tests/ros_domains.py). The delays are drawn from a seed
 printed on failure.
 """
 
@@ -18,6 +18,7 @@ import subprocess
 from concurrent.futures import ThreadPoolExecutor
 
 from tests.miles_up import lines_until, miles_up
+from tests.ros_domains import domain_id
 
 CYCLES = 50 if os.environ.get("CI", "").lower() == "true" else 10
 WORKERS = max(2, min(4, (os.cpu_count() or 1) // 2))  # 2 on 2 cores: a cycle waits on I/O
@@ -37,7 +38,7 @@ def _delays(cycle: int, rng: random.Random) -> tuple[str, float]:
 def _cycle(cycle: int) -> tuple[int, str, str, float, int | None, str]:
     rng = random.Random(SEED + cycle)
     wait_for, delay = _delays(cycle, rng)
-    domain = 201 + (os.getpid() + cycle) % 30
+    domain = domain_id()
     args = ("--sim", "none", "--no-manager", "--domain-id", str(domain))
     with miles_up(*args) as process:
         seen = lines_until(process, wait_for)

@@ -11,6 +11,8 @@ missing package gives an error that names what to install.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import logging
 import os
 import shutil
@@ -116,8 +118,34 @@ def embedded_model_dir(cache: str | os.PathLike | None = None) -> Path:
     """The safetensors copy of the embedded default, converting it from the GGUF if needed."""
     root = cache_dir(cache)
     out = root / "models" / "gemma3-270m"
-    if (out / "model.safetensors").exists() and (out / "tokenizer.json").exists():
+    if _converted(out):
         return out
+    with _exclusive(root / "models" / ".convert.lock"):
+        if not _converted(out):  # another process may have converted it while we waited
+            _convert(root, out)
+    return out
+
+
+def _converted(out: Path) -> bool:
+    return (out / "model.safetensors").exists() and (out / "tokenizer.json").exists()
+
+
+@contextlib.contextmanager
+def _exclusive(lock: Path):
+    """One process at a time in the block (an advisory lock on ``lock``, released when the
+    holder exits, however it exits): parallel test workers or two `miles` commands
+    convert the model once, never into each other's temporary folder."""
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    with open(lock, "w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _convert(root: Path, out: Path) -> None:
+    """Convert the embedded GGUF into a safetensors model folder at ``out``."""
     torch, transformers = _import_transformers()
     gguf = embedded_gguf_path(root)
     try:
@@ -142,7 +170,6 @@ def embedded_model_dir(cache: str | os.PathLike | None = None) -> Path:
     shutil.rmtree(out, ignore_errors=True)
     tmp.rename(out)
     log.info("converted in %.1f s", time.perf_counter() - t0)
-    return out
 
 
 def load_model(

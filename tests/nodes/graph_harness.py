@@ -9,9 +9,7 @@ Waits are on conditions with timeouts (``Graph.wait``), never sleeps.
 
 from __future__ import annotations
 
-import itertools
 import json
-import os
 import threading
 from collections.abc import Callable
 
@@ -26,18 +24,13 @@ from miles_ros.params.sim import SimNodeParams
 from miles_ros.params.skill import SkillNodeParams
 from miles_ros.ros.graph import InProcessGraph
 from miles_ros.ros.qos import COMMAND_QOS, LATCHED_QOS, READER_QOS, SENSOR_QOS
+from tests.ros_domains import domain_id
 
 TIMEOUT = 30.0
 RELIABLE = READER_QOS
 LATCHED = LATCHED_QOS
 SIM, SKILL, SAFETY = SimNodeParams(), SkillNodeParams(), SafetyNodeNames()
 """The default names of the graph (what the probe listens to)."""
-_ids = itertools.count()
-
-
-def domain_id() -> int:
-    """A ROS domain id per graph (101..200; the safety tests use 1..100)."""
-    return 101 + (os.getpid() * 13 + next(_ids)) % 100
 
 
 def overrides(params: dict) -> list[Parameter]:

@@ -8,10 +8,8 @@ by one executor thread; waits are on conditions with timeouts.
 
 from __future__ import annotations
 
-import itertools
 import json
 import math
-import os
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -34,15 +32,11 @@ from miles_ros.ros.qos import LATCHED_QOS  # noqa: E402
 from miles_ros.ros.safety_node import SafetyNode  # noqa: E402
 from miles_ros.safety import SafetyConfig  # noqa: E402
 from sims.robots import panda  # noqa: E402
+from tests.ros_domains import domain_id  # noqa: E402
 
 HOME = panda.home_joint_positions
 NAMES = list(panda.JOINT_NAMES)
 TIMEOUT = 20.0
-_ids = itertools.count()
-
-
-def _domain_id() -> int:
-    return 1 + (os.getpid() * 7 + next(_ids)) % 100
 
 
 class Graph:
@@ -60,7 +54,7 @@ class Graph:
         }
         overrides = [Parameter(k, value=v) for k, v in params.items()]
         self.graph = InProcessGraph(
-            [lambda ctx: SafetyNode(context=ctx, parameter_overrides=overrides)], _domain_id()
+            [lambda ctx: SafetyNode(context=ctx, parameter_overrides=overrides)], domain_id()
         )
         self.domain_id, self.context = self.graph.domain_id, self.graph.context
         (self.node,) = self.graph.nodes
@@ -289,7 +283,7 @@ def test_state_is_transient_local_and_parameters_are_guarded(graph):
 
 def test_invalid_parameter_override_is_refused():
     context = rclpy.Context()
-    rclpy.init(context=context, domain_id=_domain_id())
+    rclpy.init(context=context, domain_id=domain_id())
     try:
         with pytest.raises(Exception, match="rate_hz"):
             SafetyNode(context=context, parameter_overrides=[Parameter("rate_hz", value=-5.0)])
@@ -311,7 +305,7 @@ def test_config_file_loads_as_ros_parameters():
     path = Path(__file__).resolve().parents[2] / "config" / "safety.yaml"
     context = rclpy.Context()
     args = ["--ros-args", "--params-file", str(path), "-p", "reduced_speed:=true"]
-    rclpy.init(context=context, domain_id=_domain_id(), args=args)
+    rclpy.init(context=context, domain_id=domain_id(), args=args)
     try:
         node = SafetyNode(context=context)
         try:
