@@ -141,14 +141,19 @@ def test_two_arms_behind_their_safety_nodes_run_the_goal_at_once():
         # in 5 here), and the cube is then too near the pad for a retry inside the card's
         # envelope. Such a run may fail the goal, by the skill's own end only (its timeout,
         # or the skill node's stall check, which since it came ends a hover early and
-        # fails it 'stalled' after one home-and-restart): never by a safety stop.
+        # fails it 'stalled' after one home-and-restart): never by a safety stop. The
+        # contract net then gives up when no arm bids for the task again ("nobody can
+        # do"), or when the task's rounds are spent ("no rounds left").
         own_ends = [
             s
             for _, s in events
             if s["state"] == "failed" and s["reason"].startswith(("timeout", "stalled"))
         ]
+        gave_up = ("nobody can do", "no rounds left")
         assert final["outcome"] == "succeeded" or (
-            final["outcome"] == "failed" and own_ends and "nobody can do" in final["failure"]
+            final["outcome"] == "failed"
+            and own_ends
+            and any(words in final["failure"] for words in gave_up)
         ), final.get("failure")
         assert final["trace_id"] == "cell-trace"
         assert {a["arm"] for a in final["awards"]} == set(ARMS), final["awards"]
