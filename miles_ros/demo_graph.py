@@ -71,10 +71,8 @@ def demo_sequence(skills: list[str]) -> list[Step]:
             Step("reach", {"target": "blue_cube"}, estop=True),
             Step("home"),
         ]
-    # The fixed sequence shows reach only: behind the supervisor's acceleration limits
-    # push and pick_place still fail too often for a demo that must succeed (85% / 82%
-    # with `miles eval --supervised`; trained with faster arm tracking); `miles goal`
-    # runs them.
+    # The fixed sequence (--no-manager) shows reach and home only: a goal in words
+    # (`miles demo --goal`, `miles goal`) runs push and pick_place through the manager.
     if not any(s.estop for s in steps) and len(steps) > 1:
         steps[1].estop = True
     return steps

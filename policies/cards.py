@@ -8,7 +8,7 @@ its fields and its parameter JSON schema, which is compiled there and gives ever
 reader the same readable errors (:meth:`SkillCard.param_errors`). Checks against the
 files beside it (sha256) and its task (observation layout, action size, control rate)
 are :meth:`SkillCard.check_files` and :meth:`SkillCard.check_task`; :func:`validate_card`
-runs all of them. The keys are a contract (see the skill card section of the README):
+runs all of them. The keys are a contract (docs/training.md, "Export and the skill card"):
 :func:`policies.card_content.build_card` writes them from the task module, the robot
 model and the scene file (one source of truth each). The optional ``envelope`` block
 (:mod:`policies.envelope`) is the region the policy was trained for;

@@ -33,7 +33,7 @@ class SimNodeParams:
     joint_command_topic: str = interfaces.JOINT_COMMAND
     """sensor_msgs/JointState in: motor position targets by joint name."""
     objects_topic: str = interfaces.SCENE_OBJECTS
-    """std_msgs/String out: JSON object poses (see the README)."""
+    """std_msgs/String out: JSON object poses (docs/interfaces.md)."""
     clock_topic: str = interfaces.CLOCK
     """rosgraph_msgs/Clock out, only when real_time is False."""
     reset_service: str = interfaces.SIM_RESET

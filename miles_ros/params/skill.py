@@ -75,9 +75,9 @@ class SkillNodeParams:
     """A learned skill's targets are stamped with the time they are for: one control
     period after the tick (the training simulators let the arm cover each step within
     the period), at most this far ahead (s). The safety node then approaches each target
-    instead of extrapolating the stream past it (behind the supervisor: push 76% -> 85%,
-    pick_place 65% -> 82%, reach 99% -> 100%). Keep it below safety_node's
-    max_request_lead (0.05 s). 0: stamp every command with its publish time."""
+    instead of extrapolating the stream past it (miles_ros.runtime.actions.target_lead).
+    Keep it below safety_node's max_request_lead (0.05 s). 0: stamp every command with
+    its publish time."""
     state_timeout: float = 0.5
     """A running skill fails when /joint_states is older than this (s)."""
     joint_names: tuple[str, ...] = panda.JOINT_NAMES

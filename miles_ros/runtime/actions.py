@@ -62,11 +62,8 @@ def target_lead(cfg: TaskConfig) -> float:
     One control period for every learned skill: the arm covers each step during the
     period, as in training, and the command-path model of the training backends
     (:mod:`sims.robots.actuator`) shapes each period's targets as reached at its end.
-    Measured behind the supervisor (PyBullet, ``miles eval --supervised``, 4x the episode
-    time): push 76% -> 85% and pick_place 65% -> 82% with the lead (100 episodes); the
-    shipped reach 99.0% -> 100% (200 episodes), and a reach trained on the command-path
-    model 90% -> 100% (100 episodes). (Before the supervisor's tracking and standoff
-    changes, reach had lost with it: 82% -> 66%.)"""
+    What the lead did behind the supervisor: docs/training.md, "Other measured
+    effects"."""
     return float(cfg.control_dt)
 
 

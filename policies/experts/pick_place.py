@@ -32,10 +32,7 @@ saturating at one ``cartesian_step_max``) with per-phase speed caps in action un
 the commands shrink near every target and the rate-limited arm can follow them. Every
 ramp between phases is linear where a sharp switch is not needed (an MLP fits it).
 
-Measured (scratch script, not committed): numba with the command-path model, 0-2 periods
-latency, 0.002 noise, 0.10-0.45 m, 1.5x episodes: 99.4% (1000 episodes); PyBullet behind
-the supervisor, 0.10-0.45 m, seed 1000, 200 episodes: pads 100%, stack 99.5%; PyBullet
-plain, 75 steps, 0.10-0.25 m: pads and stack 100% (100 episodes each).
+How well it does: docs/training.md, "pick_place".
 """
 
 from __future__ import annotations
