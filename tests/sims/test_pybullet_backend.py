@@ -10,6 +10,7 @@ import pytest
 from sims import make_env
 from sims.backends.pybullet.env import PyBulletEnv, make_pybullet_env
 from sims.backends.pybullet.urdf import ARM_JOINT_NAMES, FINGER_JOINT_NAMES
+from sims.kernels.kinematics import dls_ik_step
 from sims.robots import panda
 from sims.tasks import pick_place, push, reach
 from sims.tasks.base import DomainRandomization
@@ -192,7 +193,7 @@ def _scripted_reach(state, cfg):
     error = state.goal_pos - state.tcp_pos
     actions = np.zeros((len(error), 7))
     for i in range(len(error)):
-        dq = panda.dls_ik_step(state.joint_pos[i], error[i], cfg.ik_damping)
+        dq = dls_ik_step(state.joint_pos[i], error[i], cfg.ik_damping)
         a = dq / (cfg.joint_action_scale * panda.joint_velocity_limits * cfg.control_dt)
         actions[i] = a / max(1.0, np.abs(a).max())
     return actions
