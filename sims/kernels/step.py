@@ -207,7 +207,7 @@ def _build(task_kernel) -> SimpleNamespace:
         fn.__qualname__ = f"{tag}.{fn.__name__}"
         return fn
 
-    @register_jitable(_nrt=False)
+    @register_jitable(inline="always")
     @named
     def observe_env(k, fp, seed, st, cnt, obs, steps):
         """Observation row ``obs[k]`` after ``steps`` steps of the episode (noise keyed

@@ -14,7 +14,8 @@ A task is one module (or any object with the same attributes) holding all of it:
 
 The built-in tasks (:data:`BUILTIN_TASKS`) are imported on first use; :func:`register` adds
 another at run time. A new task is one new module plus its name in :data:`BUILTIN_TASKS`:
-no kernel or backend names a task.
+no kernel names a task, and the backends take the task object they are given (only the
+PyBullet backend knows pick_place's stacking variant, its second cube).
 """
 
 from __future__ import annotations
