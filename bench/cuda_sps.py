@@ -41,7 +41,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from sims import TASKS, make_env  # noqa: E402
+from sims import TASKS, get_task, make_env  # noqa: E402
 from sims.backends import numba_cuda  # noqa: E402
 from sims.kernels import layout  # noqa: E402
 
@@ -121,9 +121,9 @@ def parity(task: str, num_envs: int, seed: int = 0) -> dict:
     }
 
 
-def ptx_check(cc=(9, 0), names=None) -> dict[str, str]:
-    """Compile the CUDA kernels ``names`` (None: all) to PTX for ``cc`` without a GPU
-    (NVVM needed); kernel name -> "ok" or the error."""
+def ptx_check(cc=(9, 0), names=None, tasks=TASKS) -> dict[str, str]:
+    """Compile the CUDA kernels ``names`` (None: all) of every task in ``tasks`` to PTX for
+    ``cc`` without a GPU (NVVM needed); kernel name -> "ok" or the first error."""
     from numba import cuda
     from numba import types as nt
     from numba.cuda import dispatcher
@@ -134,20 +134,19 @@ def ptx_check(cc=(9, 0), names=None) -> dict[str, str]:
     f1, i1, a2 = nt.float64[::1], nt.int64[::1], nt.float64[:, ::1]
     o2, st3 = nt.float32[:, ::1], nt.float64[:, :, ::1]
     step = (f1, i1, nt.uint64, a2, a2, nt.int64[:, ::1], st3, o2, o2, a2, nt.boolean[:, ::1])
-    kernels = {
-        "step_cuda": (numba_cuda.step_cuda, step),
-        "step_cuda_reach": (numba_cuda.step_cuda_reach, step),
-        "reset_cuda": (
-            numba_cuda.reset_cuda,
-            (f1, i1, nt.uint64, nt.int64, a2, nt.int64[:, ::1], st3, o2),
-        ),
-        "prepare_actions": (numba_cuda.prepare_actions, (o2, a2, i1, nt.int64)),
-    }
+    reset = (f1, i1, nt.uint64, nt.int64, a2, nt.int64[:, ::1], st3, o2)
+    kernels = {"prepare_actions": [(numba_cuda.prepare_actions, (o2, a2, i1, nt.int64))]}
+    for task in tasks:
+        built = numba_cuda.task_cuda_kernels(get_task(task).KERNEL)
+        kernels.setdefault("step_cuda", []).append((built.step_cuda, step))
+        if built.step_cuda_joint is not None:
+            kernels.setdefault("step_cuda_joint", []).append((built.step_cuda_joint, step))
+        kernels.setdefault("reset_cuda", []).append((built.reset_cuda, reset))
     result = {}
     for name in names or list(kernels):
-        kernel, sig = kernels[name]
         try:
-            cuda.compile_ptx(kernel.py_func, sig, cc=cc)
+            for kernel, sig in kernels[name]:
+                cuda.compile_ptx(kernel.py_func, sig, cc=cc)
             result[name] = "ok"
         except Exception as err:  # noqa: BLE001 - reported in the JSON
             result[name] = f"{type(err).__name__}: {str(err)[:300]}"

@@ -9,21 +9,22 @@ from __future__ import annotations
 
 import importlib
 
-TASKS = ("reach", "push", "pick_place")
+from sims.tasks import registry
+
+TASKS = registry.BUILTIN_TASKS
+"""The built-in tasks; :func:`sims.tasks.registry.register` adds others."""
 BACKENDS = ("numba", "pybullet", "isaac")
 
 _BACKEND_MODULES = {
-    "numba": ("sims.backends.numba_backend", "make_numba_env"),
+    "numba": ("sims.backends.numba_devices", "make_numba_env"),
     "pybullet": ("sims.backends.pybullet.env", "make_pybullet_env"),
     "isaac": ("sims.backends.isaac", "make_isaac_env"),
 }
 
 
 def get_task(name: str):
-    """The task module (``sims.tasks.<name>``) for a task name."""
-    if name not in TASKS:
-        raise ValueError(f"unknown task {name!r}; choose one of {', '.join(TASKS)}")
-    return importlib.import_module(f"sims.tasks.{name}")
+    """The task registered as ``name`` (a built-in one: the module ``sims.tasks.<name>``)."""
+    return registry.get(name)
 
 
 def make_env(

@@ -1,6 +1,7 @@
 """The Isaac (Newton) env against the task contract, the Panda model and the shipped skill."""
 
 import dataclasses
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -66,7 +67,8 @@ def test_observation_contract_matches_numba(name, request):
     obs, reward, terminated, truncated, info = env.step(np.zeros((env.num_envs, env.action_dim)))
     np.testing.assert_array_equal(obs, task.observe(env.get_state()))
     np.testing.assert_allclose(reward, task.reward(env.get_state(), env.cfg))
-    assert set(info) == INFO_KEYS and not truncated.any()
+    assert set(info) == INFO_KEYS | {f"reward/{t}" for t in task.REWARD_TERMS}
+    assert not truncated.any()
 
 
 def test_isaac_tcp_matches_the_panda_fk_within_1mm(reach_env):
@@ -242,3 +244,24 @@ def test_the_command_path_model_rate_limits_the_arm():
     bound = panda.joint_acceleration_limits * reach.CONFIG.control_dt * 1.25 + 0.05
     assert np.all(first["panda"] <= bound), (first["panda"], bound)
     assert np.any(first["none"] > bound), (first["none"], bound)  # the test can fail
+
+
+def test_a_registered_task_steps_in_isaac():
+    """The toy task of tests/sims/test_task_registry.py, added through the registry alone,
+    steps on the Isaac backend with its own observation, reward terms and reset."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "sims"))
+    import test_task_registry as toy
+
+    from sims.tasks import registry
+
+    registry.register(toy.TOY)
+    try:
+        env = make_env("toy_hover", "isaac", 2)
+        try:
+            toy.check_rollout(env, toy.TOY)
+        finally:
+            env.close()
+    finally:
+        registry.unregister(toy.CONFIG.name)

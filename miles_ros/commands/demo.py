@@ -50,6 +50,7 @@ def reach_action(state, cfg, env_index: int = 0, step_max: float = 0.05) -> np.n
     expressed in the Reach action's units and scaled down as a whole (direction kept)
     when a joint would exceed its velocity budget.
     """
+    from sims.kernels.kinematics import dls_ik_step
     from sims.robots import panda
 
     q = state.joint_pos[env_index]
@@ -57,7 +58,7 @@ def reach_action(state, cfg, env_index: int = 0, step_max: float = 0.05) -> np.n
     norm = float(np.linalg.norm(error))
     if norm > step_max:
         error = error * (step_max / norm)
-    dq = panda.dls_ik_step(q, error, cfg.ik_damping)
+    dq = dls_ik_step(q, error, cfg.ik_damping)
     action = dq / (cfg.joint_action_scale * panda.joint_velocity_limits * cfg.control_dt)
     peak = float(np.max(np.abs(action)))
     return action / peak if peak > 1.0 else action

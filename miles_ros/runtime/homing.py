@@ -8,7 +8,7 @@ it rises: the safety supervisor rightly refuses to follow it, and ``home`` could
 finish. :func:`home_path` checks the line (the TCP height at 64 points, datasheet FK from
 :mod:`sims.robots.panda`) and, where it dips below ``min_height`` (or below the start,
 when that is lower), first lifts the TCP straight up in Cartesian space (damped
-least-squares steps, :func:`sims.robots.panda.dls_ik_step`) until the line from there is
+least-squares steps, :func:`sims.kernels.kinematics.dls_ik_step`) until the line from there is
 clear. :func:`path_target` moves along the polyline, one segment after the other, on a
 minimum-jerk profile in time with the fastest joint's peak at a set speed, so the
 supervisor sees a smooth, time-parameterised stream that starts and stops at rest.
@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from sims.kernels.kinematics import dls_ik_step
 from sims.robots import panda
 
 LINE_SAMPLES = 64
@@ -62,7 +63,7 @@ def _lift(q: np.ndarray, height: float) -> list[np.ndarray]:
     top = min(height, z + LIFT_MAX)
     up = np.array([0.0, 0.0, LIFT_STEP])
     while z < top:
-        nxt = q + panda.dls_ik_step(q, up, IK_DAMPING)
+        nxt = q + dls_ik_step(q, up, IK_DAMPING)
         panda.clip_joint_positions(nxt, LIMIT_MARGIN)
         z_next = float(panda.fk_tcp(nxt)[2])
         if z_next <= z + 1e-4:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from sims.kernels.kinematics import dls_ik_step
 from sims.robots import panda
 from sims.tasks import reach
 
@@ -31,5 +32,5 @@ def act(obs: np.ndarray, cfg=reach.CONFIG) -> np.ndarray:
     scale = cfg.joint_action_scale * panda.joint_velocity_limits * cfg.control_dt
     out = np.empty((obs.shape[0], 7))
     for k in range(obs.shape[0]):
-        out[k] = panda.dls_ik_step(np.ascontiguousarray(q[k]), offset[k], IK_DAMPING)
+        out[k] = dls_ik_step(np.ascontiguousarray(q[k]), offset[k], IK_DAMPING)
     return np.clip(out / scale, -1.0, 1.0)

@@ -43,6 +43,23 @@ class EpisodeStats:
         self._episode_length: deque[float] = deque(maxlen=window)
         self._pending: list = []
         """Device version: (done, terminated, return, length) of each step not read yet."""
+        self._terms: dict[str, tuple] = {}
+        """Sum and count of each weighted reward term (``info["reward/<term>"]``) since the
+        last :meth:`take_term_means`."""
+
+    def add_terms(self, info: dict) -> None:
+        """Add one step's weighted reward terms, ``info["reward/<term>"]`` [N] (arrays or
+        tensors: summed where they are, read once in :meth:`take_term_means`)."""
+        for key, value in info.items():
+            if key.startswith("reward/"):
+                total, count = self._terms.get(key, (0.0, 0))
+                self._terms[key] = (total + value.sum(), count + len(value))
+
+    def take_term_means(self) -> dict[str, float]:
+        """``{"reward/<term>": mean per env and step}`` since the last call (then cleared)."""
+        means = {key: float(total) / count for key, (total, count) in self._terms.items()}
+        self._terms.clear()
+        return means
 
     def step(self, reward, terminated, done) -> None:
         """Add one step of every env; episodes that ``done`` ends are recorded (a
@@ -196,8 +213,11 @@ class TrainingLog:
         stats: dict[str, float],
         episodes: EpisodeStats,
         perf: dict[str, float],
+        terms: dict[str, float] | None = None,
     ) -> None:
-        """Scalars of one update: PPO ``stats``, the training episodes, ``perf`` timings."""
+        """Scalars of one update: PPO ``stats``, the training episodes, ``perf`` timings and
+        the reward ``terms`` (``reward/<term>``: its mean per env and step,
+        :meth:`EpisodeStats.take_term_means`)."""
         for key, value in stats.items():
             group = "loss" if key.endswith("loss") else "policy"
             self.scalar(f"{group}/{key}", value, env_steps)
@@ -207,6 +227,8 @@ class TrainingLog:
             self.scalar("train/episode_length", episodes.mean_length, env_steps)
         for key, value in perf.items():
             self.scalar(f"perf/{key}", value, env_steps)
+        for key, value in (terms or {}).items():
+            self.scalar(key, value, env_steps)
 
     def evaluation(self, entry: dict[str, Any], result: EvalResult) -> None:
         """Scalars and a log line of one physics evaluation (``entry``: its record)."""

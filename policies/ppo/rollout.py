@@ -70,6 +70,7 @@ class EnvBridge:
         truncated = np.asarray(truncated, dtype=bool)
         done = terminated | truncated
         episodes.step(reward, terminated, done)
+        episodes.add_terms(info)
         bootstrap = truncated & ~terminated
         if bootstrap.any():
             final = self.to_torch(np.asarray(info["final_obs"][bootstrap]))
@@ -83,6 +84,7 @@ class EnvBridge:
         reward = reward.to(torch.float32)
         done = terminated | truncated
         episodes.step(reward, terminated, done)
+        episodes.add_terms(info)
         bootstrap = (truncated & ~terminated).to(self.device)
         final_values = value(self.to_torch(info["final_obs"]))
         reward = self.to_torch(reward)

@@ -212,7 +212,9 @@ class OnPolicyRunner:
             "rollout_policy_s": policy_s,
             "update_s": update_s,
         }
-        self.log.update(self.env_steps, stats, episodes, perf)
+        # the reward terms of this rank's envs (rank 0's are logged)
+        terms = self.episodes.take_term_means()
+        self.log.update(self.env_steps, stats, episodes, perf, terms)
         self._evaluate_if_due(schedule, episodes.success_rate)
         if self.iteration % max(1, self.cfg.runner.checkpoint_every) == 0:
             self.checkpoint()

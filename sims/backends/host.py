@@ -1,6 +1,7 @@
 """The step loop shared by the physics backends whose state lives on the host (PyBullet,
 Isaac/Newton): validated settings, per-episode bookkeeping, the action-latency ring,
-the task's own reward / success / observe, observation noise and SAME_STEP autoreset.
+the task's own reward terms / success / observe (``info["reward/<term>"]``: each term,
+weighted), observation noise and SAME_STEP autoreset.
 
 A backend subclasses :class:`HostPhysicsEnv` and implements the physics:
 :meth:`~HostPhysicsEnv._advance` (arm targets of this period -> physics -> ``self._state``)
@@ -24,7 +25,7 @@ import numpy as np
 from sims.backends.base import BatchedEnv
 from sims.kernels.actuator import CMD_Q, shape_periods
 from sims.robots.actuator import check_latency, effective_latency, resolve_actuator
-from sims.tasks.base import SimState, TaskConfig
+from sims.tasks.base import SimState, TaskConfig, weighted_reward
 
 
 def control_substeps(cfg: TaskConfig, physics_dt, substeps) -> tuple[float, int]:
@@ -149,7 +150,7 @@ class HostPhysicsEnv(BatchedEnv):
         self._advance(actions)
 
         state, cfg = self._state, self.cfg
-        reward = self.task.reward(state, cfg, self.dense_reward)
+        reward, terms = weighted_reward(self.task.reward_terms(state, cfg), cfg, self.dense_reward)
         success = np.asarray(self.task.success(state, cfg), dtype=bool)
         self._steps += 1
         self._returns += reward
@@ -163,6 +164,7 @@ class HostPhysicsEnv(BatchedEnv):
             "_final_obs": np.zeros(self.num_envs, dtype=bool),
             "episode_return": np.zeros(self.num_envs),
             "episode_length": np.zeros(self.num_envs),
+            **{f"reward/{name}": value for name, value in terms.items()},
         }
         if self.autoreset and done.any():
             ids = np.flatnonzero(done)

@@ -72,10 +72,11 @@ buffer of the last k + 1 actions, the applied action being the one from d steps 
 noise: Gaussian with ``observation_noise_std`` on joint, TCP and object positions and the
 cube yaw, every step.
 
-Kernels: every task and mode runs :func:`~sims.kernels.step.step_kernel` (one step,
-written once, compiled with reach in joint mode as a specialization);
+Kernels: every task and mode runs the step kernel that
+:func:`~sims.kernels.step.task_kernels` builds around the task's scalar terms (its
+``KERNEL``, :mod:`sims.tasks.registry`; one step, written once);
 :mod:`sims.backends.numba_cuda` runs the same per-env step as a numba.cuda kernel over the
-same state.
+same state. ``info["reward/<term>"]``: each of the task's reward terms, weighted.
 
 Randomness: a counter-based hash (splitmix64 of seed, env index, episode counter and draw
 number), so a seed gives bit-identical rollouts whatever the threads. Reset distributions
@@ -120,7 +121,6 @@ __all__ = [
     "ContactModel",
     "NumbaEnv",
     "keep_freed_memory_for_reuse",
-    "make_numba_env",
     "parse_device",
 ]
 
@@ -183,6 +183,8 @@ class NumbaEnv(BatchedEnv):
         if tune_malloc:
             keep_freed_memory_for_reuse()
         self._fp, self._ip = kernel_params(task_module, self.cfg, dense_reward, self.actuator)
+        self._kernels = kernels.task_kernels(task_module.KERNEL)
+        self.reward_terms = tuple(task_module.REWARD_TERMS)
         self.dense_reward = dense_reward
         n = self.num_envs
         self._n_chunks = int(max(1, min(n, 8 * numba.get_num_threads())))
@@ -201,7 +203,7 @@ class NumbaEnv(BatchedEnv):
             self._seed = np.uint64(seed)
             self._cnt[:, layout.C_EPISODE] = 0
         self._obs = np.empty((self.num_envs, self.obs_dim), dtype=np.float32)
-        kernels.reset_kernel(
+        self._kernels.reset_kernel(
             self._fp,
             self._ip,
             self._seed,
@@ -253,9 +255,9 @@ class NumbaEnv(BatchedEnv):
         n, dim = self.num_envs, self.obs_dim
         obs = np.empty((n, dim), dtype=np.float32)
         final_obs = np.empty((n, dim), dtype=np.float32)
-        res = np.empty((3, n))
+        res = np.empty((layout.R_TERMS + len(self.reward_terms), n))
         flags = np.empty((4, n), dtype=np.bool_)
-        kernels.step_kernel(
+        self._kernels.step_kernel(
             self._fp,
             self._ip,
             self._seed,
@@ -276,6 +278,7 @@ class NumbaEnv(BatchedEnv):
             "_final_obs": flags[layout.F_FINAL],
             "episode_return": res[layout.R_FINAL_RETURN],
             "episode_length": res[layout.R_FINAL_LENGTH],
+            **reward_term_infos(self.reward_terms, res),
         }
         return (
             obs,
@@ -340,7 +343,7 @@ class NumbaEnv(BatchedEnv):
         st[:, layout.S_VEL : layout.S_VEL + 3] = 0.0
         st[:, layout.S_GRASPED] = 0.0
         self._obs = np.empty((n, self.obs_dim), dtype=np.float32)
-        kernels.refresh_kernel(self._fp, self._ip, self._seed, st, self._cnt, self._obs)
+        self._kernels.refresh_kernel(self._fp, self._ip, self._seed, st, self._cnt, self._obs)
         return self._obs
 
     def randomization_state(self) -> dict[str, np.ndarray]:
@@ -366,6 +369,11 @@ class NumbaEnv(BatchedEnv):
         """Nothing to release: the state is plain arrays."""
 
 
+def reward_term_infos(names, res) -> dict:
+    """``{"reward/<term>": row}`` of the weighted reward terms in a step's ``res``."""
+    return {f"reward/{name}": res[layout.R_TERMS + i] for i, name in enumerate(names)}
+
+
 def parse_device(device) -> int | None:
     """``"cpu"`` -> None; ``"cuda"`` / ``"cuda:N"`` (or a torch.device) -> the GPU index."""
     name = str(device).strip().lower()
@@ -377,16 +385,3 @@ def parse_device(device) -> int | None:
     if head == "cuda" and index.isdigit():
         return int(index)
     raise ValueError(f"device must be 'cpu', 'cuda' or 'cuda:N', got {device!r}")
-
-
-def make_numba_env(task_module, num_envs: int, config=None, device="cpu", **kwargs):
-    """:class:`NumbaEnv` (``device="cpu"``) or, for ``"cuda"`` / ``"cuda:N"``, its GPU
-    variant :class:`sims.backends.numba_cuda.NumbaCudaEnv` (same interface; RuntimeError
-    before any work where no CUDA device is there)."""
-    index = parse_device(device)
-    if index is None:
-        return NumbaEnv(task_module, num_envs, config, **kwargs)
-    from sims.backends import numba_cuda
-
-    numba_cuda.require_cuda(index)
-    return numba_cuda.NumbaCudaEnv(task_module, num_envs, config, device_index=index, **kwargs)

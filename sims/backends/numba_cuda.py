@@ -2,10 +2,10 @@
 thread per env), the state kept on the device, and :class:`NumbaCudaEnv`, the env that
 ``sims.make_env(task, "numba", n, device="cuda")`` returns.
 
-The kernels run :func:`sims.kernels.step.step_env` and :func:`~sims.kernels.step.reset_env`,
-the per-env step and reset the CPU kernels run (the kernels' scalar functions compile for
-both targets), over the same state layout and parameter vectors, for reach, push and
-pick_place in joint or Cartesian mode. So a GPU rollout is the CPU rollout for the same
+The kernels run the per-env step and reset the CPU kernels run (built for the task from its
+``KERNEL`` by :func:`sims.kernels.step.task_kernels`; the scalar functions compile for both
+targets), over the same state layout and parameter vectors, for every task in joint or
+Cartesian mode. So a GPU rollout is the CPU rollout for the same
 seed and actions: under numba's CUDA simulator (``NUMBA_ENABLE_CUDASIM=1``) a test
 compares them over full episodes. On a real GPU the math library (libdevice) and fused
 multiply-adds round differently in the last bits, so the two agree to rounding until a
@@ -31,7 +31,7 @@ raises a RuntimeError naming the simulator. Usage::
 a CPU env's state to the GPU, as the parity test does).
 
 The kernels and the device checks are in :mod:`sims.backends.numba_cuda_kernels`,
-re-exported here (``numba_cuda.step_cuda``, ``numba_cuda.require_cuda``, ...).
+re-exported here (``numba_cuda.task_cuda_kernels``, ``numba_cuda.require_cuda``, ...).
 """
 
 from __future__ import annotations
@@ -39,17 +39,15 @@ from __future__ import annotations
 import numpy as np
 from numba import cuda
 
-from sims.backends.numba_backend import NumbaEnv
+from sims.backends.numba_backend import NumbaEnv, reward_term_infos
 from sims.backends.numba_cuda_kernels import (
     NO_GPU_MESSAGE,
     THREADS_PER_BLOCK,
     cuda_available,
     prepare_actions,
     require_cuda,
-    reset_cuda,
     simulated,
-    step_cuda,
-    step_cuda_reach,
+    task_cuda_kernels,
 )
 from sims.kernels.layout import (
     F_FINAL,
@@ -57,11 +55,10 @@ from sims.kernels.layout import (
     F_TERMINATED,
     F_TRUNCATED,
     I_CARTESIAN,
-    I_KIND,
-    KIND_REACH,
     R_FINAL_LENGTH,
     R_FINAL_RETURN,
     R_REWARD,
+    R_TERMS,
 )
 
 __all__ = [
@@ -73,10 +70,8 @@ __all__ = [
     "cuda_available",
     "prepare_actions",
     "require_cuda",
-    "reset_cuda",
     "simulated",
-    "step_cuda",
-    "step_cuda_reach",
+    "task_cuda_kernels",
 ]
 
 
@@ -84,18 +79,23 @@ __all__ = [
 # Device state and launches
 # ======================================================================================
 class CudaStepper:
-    """Envs stepped on CUDA device ``device_index``: the state (``st``, ``cnt``, ``abuf``)
-    lives on the device. Arguments are the CPU env's parameter vectors and state arrays
+    """Envs of ``task`` (a registered task, :mod:`sims.tasks.registry`) stepped on CUDA
+    device ``device_index``: the state (``st``, ``cnt``, ``abuf``) lives on the device.
+    Arguments are the CPU env's parameter vectors and state arrays
     (:class:`~sims.backends.numba_backend.NumbaEnv`'s ``_fp``, ``_ip``, ``_seed``, ...)."""
 
-    def __init__(self, fp, ip, seed, st, cnt, abuf, obs_dim: int, device_index: int = 0):
+    def __init__(self, task, fp, ip, seed, st, cnt, abuf, obs_dim: int, device_index: int = 0):
         require_cuda(device_index)
+        self._kernels = task_cuda_kernels(task.KERNEL)
+        self.reward_terms = tuple(task.REWARD_TERMS)
         self.device_index = int(device_index)
         self.num_envs = int(st.shape[0])
         self.obs_dim = int(obs_dim)
         self.action_dim = int(abuf.shape[2])
         self.seed = np.uint64(seed)
-        self._reach_joint = int(ip[I_KIND]) == KIND_REACH and int(ip[I_CARTESIAN]) == 0
+        joint = self._kernels.step_cuda_joint
+        use_joint = joint is not None and int(ip[I_CARTESIAN]) == 0
+        self._step = joint if use_joint else self._kernels.step_cuda
         self._threads = min(THREADS_PER_BLOCK, self.num_envs)
         self._blocks = (self.num_envs + self._threads - 1) // self._threads
         with self._on_device():
@@ -112,7 +112,15 @@ class CudaStepper:
         """Copy a CPU :class:`~sims.backends.numba_backend.NumbaEnv` (its parameters and
         current state) to the GPU."""
         return cls(
-            env._fp, env._ip, env._seed, env._st, env._cnt, env._abuf, env.obs_dim, device_index
+            env.task,
+            env._fp,
+            env._ip,
+            env._seed,
+            env._st,
+            env._cnt,
+            env._abuf,
+            env.obs_dim,
+            device_index,
         )
 
     def _on_device(self):
@@ -129,7 +137,7 @@ class CudaStepper:
             restart = 1
         with self._on_device():
             obs = cuda.device_array((self.num_envs, self.obs_dim), dtype=np.float32)
-            reset_cuda[self._blocks, self._threads](
+            self._kernels.reset_cuda[self._blocks, self._threads](
                 self._fp, self._ip, self.seed, restart, self._st, self._cnt, self._abuf, obs
             )
         return obs
@@ -184,7 +192,7 @@ class CudaStepper:
             return (
                 cuda.device_array((n, dim), dtype=np.float32),
                 cuda.device_array((n, dim), dtype=np.float32),
-                cuda.device_array((3, n), dtype=np.float64),
+                cuda.device_array((R_TERMS + len(self.reward_terms), n), dtype=np.float64),
                 cuda.device_array((4, n), dtype=np.bool_),
             )
 
@@ -198,9 +206,8 @@ class CudaStepper:
         four allocations and their deferred frees (a free synchronizes the device)."""
         a = self.device_actions(actions, check)
         obs, fin_obs, res, flags = self.output_arrays() if out is None else out
-        kernel = step_cuda_reach if self._reach_joint else step_cuda
         with self._on_device():
-            kernel[self._blocks, self._threads](
+            self._step[self._blocks, self._threads](
                 self._fp,
                 self._ip,
                 self.seed,
@@ -219,6 +226,7 @@ class CudaStepper:
             "_final_obs": flags[F_FINAL],
             "episode_return": res[R_FINAL_RETURN],
             "episode_length": res[R_FINAL_LENGTH],
+            **reward_term_infos(self.reward_terms, res),
         }
         return obs, res[R_REWARD], flags[F_TERMINATED], flags[F_TRUNCATED], info
 
@@ -290,6 +298,7 @@ class NumbaCudaEnv(NumbaEnv):
     def _reset_all(self, seed: int | None, bump: bool) -> None:
         if self._gpu is None:
             self._gpu = CudaStepper(
+                self.task,
                 self._fp,
                 self._ip,
                 self._seed,

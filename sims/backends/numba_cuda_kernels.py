@@ -1,32 +1,24 @@
 """The numba backend's CUDA kernels (one GPU thread per env) and the device checks.
 
-The kernels run :func:`sims.kernels.step.step_env` and :func:`~sims.kernels.step.reset_env`,
-the per-env step and reset the CPU kernels run, over the same state layout and parameter
-vectors. :mod:`sims.backends.numba_cuda` holds the device state, the launches and the env,
-and re-exports every name here. Importing this module needs no GPU: kernels compile on
-first launch.
+:func:`task_cuda_kernels` builds a task's kernels around the per-env step and reset that
+:func:`sims.kernels.step.task_kernels` builds for its CPU kernels (from the task's
+``KERNEL``), over the same state layout and parameter vectors.
+:mod:`sims.backends.numba_cuda` holds the device state, the launches and the env, and
+re-exports every name here. Importing this module needs no GPU: kernels compile on first
+launch.
 """
 
 from __future__ import annotations
 
 import math
+from types import SimpleNamespace
 
 from numba import config as numba_config
 from numba import cuda, float64, types
 from numba.core.extending import overload
 
-from sims.kernels.layout import (
-    C_EPISODE,
-    C_STEPS,
-    I_CARTESIAN,
-    I_KIND,
-    KIND_REACH,
-    P_DT,
-    P_OBS_NOISE,
-    SCRATCH_SHAPE,
-)
-from sims.kernels.observe import write_obs
-from sims.kernels.step import noise_key, reset_env, step_env
+from sims.kernels.layout import C_EPISODE, C_STEPS, I_CARTESIAN, P_DT, SCRATCH_SHAPE
+from sims.kernels.step import task_kernels
 
 THREADS_PER_BLOCK = 128
 
@@ -86,78 +78,96 @@ def require_cuda(index: int = 0) -> None:
 # ======================================================================================
 # Kernels
 # ======================================================================================
-@cuda.jit
-def step_cuda(fp, ip, seed, actions, st, cnt, abuf, obs, fin_obs, res, flags):
-    """One step of env ``cuda.grid(1)``; arguments as
-    :func:`sims.kernels.step.step_kernel` (without ``n_chunks``)."""
-    k = cuda.grid(1)
-    if k >= st.shape[0]:
-        return
-    scratch = cuda.local.array(SCRATCH_SHAPE, float64)
-    step_env(
-        k,
-        ip[I_KIND],
-        ip[I_CARTESIAN] != 0,
-        1.0 / fp[P_DT],
-        fp,
-        ip,
-        seed,
-        actions,
-        st,
-        cnt,
-        abuf,
-        obs,
-        fin_obs,
-        res,
-        flags,
-        scratch,
+_BUILT: dict = {}
+
+
+def task_cuda_kernels(task_kernel) -> SimpleNamespace:
+    """The CUDA kernels ``step_cuda`` and ``reset_cuda`` of a task, from its ``KERNEL``
+    (:class:`sims.tasks.registry.TaskKernel`); built once per task, compiled on first
+    launch."""
+    if task_kernel not in _BUILT:
+        _BUILT[task_kernel] = _build(task_kernel)
+    return _BUILT[task_kernel]
+
+
+def _build(task_kernel) -> SimpleNamespace:
+    cpu = task_kernels(task_kernel)
+    step_env = cpu.step_env
+    reset_env = cpu.reset_env
+    observe_env = cpu.observe_env
+
+    @cuda.jit
+    def step_cuda(fp, ip, seed, actions, st, cnt, abuf, obs, fin_obs, res, flags):
+        """One step of env ``cuda.grid(1)``; arguments as the CPU ``step_kernel`` (without
+        ``n_chunks``)."""
+        k = cuda.grid(1)
+        if k >= st.shape[0]:
+            return
+        scratch = cuda.local.array(SCRATCH_SHAPE, float64)
+        step_env(
+            k,
+            ip[I_CARTESIAN] != 0,
+            1.0 / fp[P_DT],
+            fp,
+            ip,
+            seed,
+            actions,
+            st,
+            cnt,
+            abuf,
+            obs,
+            fin_obs,
+            res,
+            flags,
+            scratch,
+        )
+
+    @cuda.jit
+    def step_cuda_joint(fp, ip, seed, actions, st, cnt, abuf, obs, fin_obs, res, flags):
+        """:func:`step_cuda` compiled for joint mode (the mode a constant, as the CPU
+        kernel's fast path: no IK); launched for tasks with ``joint_fast_path`` (reach)."""
+        k = cuda.grid(1)
+        if k >= st.shape[0]:
+            return
+        scratch = cuda.local.array(SCRATCH_SHAPE, float64)
+        step_env(
+            k,
+            False,
+            1.0 / fp[P_DT],
+            fp,
+            ip,
+            seed,
+            actions,
+            st,
+            cnt,
+            abuf,
+            obs,
+            fin_obs,
+            res,
+            flags,
+            scratch,
+        )
+
+    @cuda.jit
+    def reset_cuda(fp, ip, seed, restart, st, cnt, abuf, obs):
+        """A new episode in every env, as the CPU ``reset_kernel``: ``restart`` 1 zeroes the
+        episode counters (a new seed), 0 advances them (a reset without one)."""
+        k = cuda.grid(1)
+        if k >= st.shape[0]:
+            return
+        scratch = cuda.local.array(SCRATCH_SHAPE, float64)
+        if restart != 0:
+            cnt[k, C_EPISODE] = 0
+        else:
+            cnt[k, C_EPISODE] += 1
+        reset_env(k, fp, ip, seed, st, cnt, abuf, scratch)
+        observe_env(k, fp, seed, st, cnt, obs, cnt[k, C_STEPS])
+
+    return SimpleNamespace(
+        step_cuda=step_cuda,
+        step_cuda_joint=step_cuda_joint if task_kernel.joint_fast_path else None,
+        reset_cuda=reset_cuda,
     )
-
-
-@cuda.jit
-def step_cuda_reach(fp, ip, seed, actions, st, cnt, abuf, obs, fin_obs, res, flags):
-    """:func:`step_cuda` compiled for reach in joint mode (kind and mode constants, as the
-    CPU kernel's fast path: no contact model, no IK)."""
-    k = cuda.grid(1)
-    if k >= st.shape[0]:
-        return
-    scratch = cuda.local.array(SCRATCH_SHAPE, float64)
-    step_env(
-        k,
-        KIND_REACH,
-        False,
-        1.0 / fp[P_DT],
-        fp,
-        ip,
-        seed,
-        actions,
-        st,
-        cnt,
-        abuf,
-        obs,
-        fin_obs,
-        res,
-        flags,
-        scratch,
-    )
-
-
-@cuda.jit
-def reset_cuda(fp, ip, seed, restart, st, cnt, abuf, obs):
-    """A new episode in every env, as :func:`sims.kernels.step.reset_kernel`: ``restart``
-    1 zeroes the episode counters (a new seed), 0 advances them (a reset without one)."""
-    k = cuda.grid(1)
-    if k >= st.shape[0]:
-        return
-    scratch = cuda.local.array(SCRATCH_SHAPE, float64)
-    if restart != 0:
-        cnt[k, C_EPISODE] = 0
-    else:
-        cnt[k, C_EPISODE] += 1
-    reset_env(k, fp, ip, seed, st, cnt, abuf, scratch)
-    noise = fp[P_OBS_NOISE]
-    key = noise_key(seed, k, cnt[k, C_EPISODE], noise)
-    write_obs(ip[I_KIND], k, st, obs, noise, key, cnt[k, C_STEPS])
 
 
 @cuda.jit

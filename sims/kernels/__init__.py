@@ -10,13 +10,15 @@ are passed in (``np.empty`` per chunk on the CPU, ``cuda.local.array`` on the GP
 Modules, by concern:
 
 - :mod:`~sims.kernels.layout`: the per-env state columns (``S_*``), the parameter vectors
-  (``P_*``, ``I_*``), result rows, and the observation offsets read from each task's
-  ``LAYOUT``;
+  (``P_*``, ``I_*``) and result rows (no task: a task's offsets are its own ``LAYOUT``'s);
 - :mod:`~sims.kernels.rng`: the counter-based RNG (splitmix64);
 - :mod:`~sims.kernels.kinematics`: forward kinematics and the damped-least-squares step;
 - :mod:`~sims.kernels.contact`: fingers, table, grasp and the sliding cube;
-- :mod:`~sims.kernels.observe`: observation rows and reward/success;
-- :mod:`~sims.kernels.step`: reset and step of one env, and the batched ``@njit`` kernels;
+- :mod:`~sims.kernels.observe`: the building blocks of the tasks' scalar terms
+  (observation fields with their noise, distances);
+- :mod:`~sims.kernels.step`: reset and step of one env, and the batched ``@njit`` kernels,
+  built per task around the task's scalar terms (its ``KERNEL``,
+  :mod:`sims.tasks.registry`): the kernels import no task;
 - :mod:`~sims.kernels.stopping`, :mod:`~sims.kernels.scaling`: the jerk-limited shaping of
   one joint and the scale mode over the arm, shared with the safety supervisor;
   :mod:`~sims.kernels.actuator`: the arm's command-path model built on them.

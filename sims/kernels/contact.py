@@ -13,6 +13,7 @@ off-centre pushes), with Coulomb friction at the finger contact. See
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 from numba.extending import register_jitable
 
@@ -23,6 +24,10 @@ from sims.kernels.layout import (
     P_DT,
     P_GAIN,
     P_IK_DAMPING,
+    P_LSR_HI,
+    P_LSR_LO,
+    P_MU_FINGER,
+    P_MU_FINGER_HI,
     P_MU_TABLE,
     S_CUBE_HALF,
     S_FAX,
@@ -40,6 +45,21 @@ from sims.kernels.layout import (
     S_YAW,
 )
 from sims.robots import panda
+
+
+@dataclass(frozen=True)
+class ContactModel:
+    """How a task's fingers touch the cube, and which contact parameters vary (a cube
+    task's ``CONTACT_MODEL``, packed by :func:`pack_contact`)."""
+
+    pad_grid: bool
+    """True: each finger is a 2 x 2 grid of circles (flat faces); False: one cylinder."""
+    mu_finger: tuple[float, float]
+    """Finger-cube friction coefficient, drawn per episode (uniform in this range)."""
+    limit_surface: tuple[float, float]
+    """Limit-surface radius over the cube's edge, drawn per episode: 0.383 is a uniform
+    table pressure, 0.707 all of it at the corners (Bullet's four box-plane contacts)."""
+
 
 FINGER_RADIUS = 0.0135
 """Radius of each finger cylinder: PyBullet's Panda finger has a footprint of about
@@ -187,7 +207,7 @@ def horizontal_axis(fx, fy):
     return fx / norm, fy / norm
 
 
-@register_jitable(inline="always")
+@register_jitable(_nrt=False)
 def object_step(k, fp, ip, st, scratch, prev_x, prev_y, prev_z, prev_width, a_grip):
     """Table/cube floor for the fingers, gripper and grasp, and the cube's motion, after
     the arm has moved to its new joint positions."""
@@ -374,3 +394,30 @@ def object_step(k, fp, ip, st, scratch, prev_x, prev_y, prev_z, prev_width, a_gr
     st[k, S_OBJ + 1] = oy
     st[k, S_OBJ + 2] = oz
     st[k, S_YAW] = oyaw
+
+
+@register_jitable
+def gripper_command(a, has_gripper):
+    """The gripper entry of the applied action; -1 (closed) for tasks without a gripper."""
+    if has_gripper != 0:
+        return a[3]
+    return -1.0
+
+
+@register_jitable(_nrt=False)
+def cube_physics(k, fp, ip, st, scratch, a, cartesian, prev_x, prev_y, prev_z, prev_width):
+    """The world of a task with a cube after the arm has moved (:func:`object_step`, the
+    gripper commanded by the action's fourth entry where the task has a gripper). A cube
+    task's ``KERNEL.physics``."""
+    a_grip = gripper_command(a, ip[I_HAS_GRIPPER])
+    object_step(k, fp, ip, st, scratch, prev_x, prev_y, prev_z, prev_width, a_grip)
+
+
+def pack_contact(model: ContactModel, finger_friction_scale, fp, ip) -> None:
+    """``model``'s numbers into the parameter vectors, its finger friction range scaled by
+    the randomization's ``finger_friction_scale`` (lo, hi)."""
+    scale_lo, scale_hi = finger_friction_scale
+    fp[P_MU_FINGER] = model.mu_finger[0] * scale_lo
+    fp[P_MU_FINGER_HI] = model.mu_finger[1] * scale_hi
+    fp[P_LSR_LO], fp[P_LSR_HI] = model.limit_surface
+    ip[I_PAD_GRID] = 1 if model.pad_grid else 0

@@ -182,14 +182,26 @@ def dls_row(q, k, dx, dy, dz, damping, scratch):
 @njit(cache=True)
 def dls_joint_step(q, delta_tcp, damping):
     """:func:`dls_row` for one configuration ``q`` [7]: the joint delta [7] that moves the
-    TCP by ``delta_tcp`` [3] (the host callers' step, :func:`sims.robots.panda.dls_ik_step`;
-    one implementation for the kernels and the host)."""
+    TCP by ``delta_tcp`` [3] (the host callers' step, :func:`dls_ik_step`; one
+    implementation for the kernels and the host)."""
     scratch = np.zeros(SCRATCH_SHAPE)
     rows = np.empty((1, 7))
     for i in range(7):
         rows[0, i] = q[i]
     dls_row(rows, 0, delta_tcp[0], delta_tcp[1], delta_tcp[2], damping, scratch)
     return scratch[ROW_DQ, 0:7].copy()
+
+
+def dls_ik_step(q, delta_tcp, damping) -> np.ndarray:
+    """One damped-least-squares step: joint delta [7] that moves the TCP by ``delta_tcp``.
+
+    dq = J^T (J J^T + damping^2 I)^-1 dx. Joint limits are not applied here. The kernels'
+    own step (:func:`dls_joint_step`), so the host and the simulators solve it one way (it
+    lives here, not in :mod:`sims.robots.panda`: the robot model imports no kernel).
+    """
+    return dls_joint_step(
+        np.asarray(q, dtype=np.float64), np.asarray(delta_tcp, dtype=np.float64), float(damping)
+    )
 
 
 @register_jitable
@@ -346,3 +358,17 @@ def ik_move(k, st, dx, dy, dz, damping, gain, scratch):
         old = st[k, S_Q + i]
         target = clip(old + scratch[ROW_DQ, i], Q_MIN[i], Q_MAX[i])
         st[k, S_Q + i] = old + gain * (target - old)
+
+
+@register_jitable(_nrt=False)
+def arm_physics(k, fp, ip, st, scratch, a, cartesian, prev_x, prev_y, prev_z, prev_width):
+    """The world of a task without a cube after the arm has moved: the TCP (Cartesian mode
+    also the finger axis, with the frames the IK left in ``scratch``; joint mode leaves the
+    axis stale: such a task never reads it). A task's ``KERNEL.physics``."""
+    if cartesian:
+        store_fk(k, st, scratch)
+    else:
+        tx, ty, tz = tcp_row(st, k)
+        st[k, S_TCP] = tx
+        st[k, S_TCP + 1] = ty
+        st[k, S_TCP + 2] = tz

@@ -1,28 +1,14 @@
-"""Column layouts of the kernels' arrays: per-env state rows, parameter vectors, results,
-scratch, and the observation offsets, which are read from each task's ``LAYOUT`` (the
-tasks stay the single source of truth).
+"""Column layouts of the kernels' arrays: per-env state rows, parameter vectors, results
+and scratch.
 
-Each env's state is one float64 row (``S_*`` columns) plus int64 counters (``C_*``). All
-tasks share one specialization of each kernel: the task is an integer (``KIND_*``) and its
-numbers travel in a float64 parameter vector (``P_*`` indices) and an int64 one (``I_*``),
-built by the backend from the task module.
+Each env's state is one float64 row (``S_*`` columns) plus int64 counters (``C_*``). A
+task's numbers travel in a float64 parameter vector (``P_*`` indices) and an int64 one
+(``I_*``), built by the backend from the task module; the task's own scalar functions (its
+``KERNEL``, :mod:`sims.tasks.registry`) write its observation at its ``LAYOUT``'s offsets.
+Nothing here names a task.
 """
 
 from __future__ import annotations
-
-import numpy as np
-
-from sims.tasks import pick_place, push, reach
-
-KIND_REACH = 0
-KIND_PUSH = 1
-KIND_PICK_PLACE = 2
-TASK_LAYOUTS = {
-    KIND_REACH: reach.LAYOUT,
-    KIND_PUSH: push.LAYOUT,
-    KIND_PICK_PLACE: pick_place.LAYOUT,
-}
-"""The observation layout of each task kind."""
 
 # --- float parameter vector -------------------------------------------------------------
 P_DT = 0
@@ -37,7 +23,7 @@ P_FRICTION_LO = 8
 P_FRICTION_HI = 9
 P_MASS_LO = 10
 P_MASS_HI = 11
-P_REACH_WEIGHT = 12
+# 12: free (the reach weight of push and pick_place, now a reward-term weight)
 P_CUBE_HALF = 13  # low end of the per-episode half-edge range (P_CUBE_HALF_HI: high)
 P_INIT_WIDTH = 14
 P_OBJ_X_LO = 15
@@ -70,19 +56,19 @@ P_PAD_HI = 82
 P_TILT_GAIN = 83  # Cartesian mode: gain of the IK's tool-levelling null-space step (0: none)
 P_TILT_SIN_ALLOW = 84  # sine of the tool tilt the levelling leaves alone
 P_PLAIN_PROB = 85  # command-path model: probability an episode runs on the plain tracking
-NUM_FLOAT_PARAMS = 86
+P_REWARD_W = 86  # MAX_REWARD_TERMS: the weights of the task's reward terms, in its order
+MAX_REWARD_TERMS = 8
+NUM_FLOAT_PARAMS = P_REWARD_W + MAX_REWARD_TERMS
 
 # --- int parameter vector ---------------------------------------------------------------
-I_KIND = 0
-I_EPISODE_STEPS = 1
-I_CARTESIAN = 2
-I_HAS_GRIPPER = 3
-I_DENSE = 4
-I_GOAL_TRIES = 5
-I_PAD_GRID = 6  # 1: fingers touch the cube as 2 x 2 circle grids; 0: as one cylinder each
-I_ACT_SUBSTEPS = 7  # command-path model: controller periods per control period (0: off)
-I_ACT_SCALE = 8  # command-path model: 1 scales the joint velocity vector, 0 clamps per joint
-NUM_INT_PARAMS = 9
+I_EPISODE_STEPS = 0
+I_CARTESIAN = 1
+I_HAS_GRIPPER = 2
+I_GOAL_TRIES = 3
+I_PAD_GRID = 4  # 1: fingers touch the cube as 2 x 2 circle grids; 0: as one cylinder each
+I_ACT_SUBSTEPS = 5  # command-path model: controller periods per control period (0: off)
+I_ACT_SCALE = 6  # command-path model: 1 scales the joint velocity vector, 0 clamps per joint
+NUM_INT_PARAMS = 7
 
 # --- per-env state: one float64 row per env ---------------------------------------------
 S_Q = 0  # 7 joint positions (must stay at column 0: fk_row reads st[k, 0:7])
@@ -114,9 +100,10 @@ NUM_STATE = 67
 C_STEPS = 0  # steps in this episode
 C_EPISODE = 1  # episode counter (keys the RNG)
 
-R_REWARD = 0  # rows of the float results [3, N]
+R_REWARD = 0  # rows of the float results [R_TERMS + terms, N]
 R_FINAL_RETURN = 1
 R_FINAL_LENGTH = 2
+R_TERMS = 3  # the task's reward terms, weighted, one row each
 F_TERMINATED = 0  # rows of the bool results [4, N]
 F_TRUNCATED = 1
 F_SUCCESS = 2
@@ -133,34 +120,6 @@ ROW_DQ = 10
 ROW_TARGET = 11
 ROW_Q_OLD = 12
 ROW_ACT = 13  # rows 13-17: see sims.kernels.actuator (W_*)
-
-# --- observation offsets, from the tasks' layouts -----------------------------------------
-OBS_FIELDS = (
-    "joint_pos",
-    "joint_vel",
-    "tcp_pos",
-    "goal_pos",
-    "goal_rel",  # reach: goal_rel_tcp; cube tasks: goal_rel_object
-    "finger_width",
-    "object_pos",
-    "object_yaw_sincos",
-    "object_rel_tcp",
-)
-O_JOINT_POS, O_JOINT_VEL, O_TCP, O_GOAL, O_GOAL_REL, O_WIDTH, O_OBJ, O_YAW, O_OBJ_REL = range(9)
-_ALIASES = {"goal_rel": ("goal_rel_tcp", "goal_rel_object")}
-
-
-def _offsets(layout) -> list[int]:
-    row = []
-    for field in OBS_FIELDS:
-        names = [n for n in _ALIASES.get(field, (field,)) if n in layout.slices]
-        row.append(layout.slices[names[0]].start if names else -1)
-    return row
-
-
-OBS_OFFSETS = np.array([_offsets(TASK_LAYOUTS[k]) for k in range(3)], dtype=np.int64)
-"""``OBS_OFFSETS[kind, O_*]``: where each field starts in the task's observation (-1:
-absent). The kernels write every field at these offsets, never at literal columns."""
 
 NOISE_COUNTER_BASE = 1 << 20
 """Draw counters below this are reset draws; observation noise uses counters above."""

@@ -1,14 +1,10 @@
-"""Observation rows and reward/success of one env, as the task modules compute them.
+"""Scalar building blocks of the tasks' kernel terms (:mod:`sims.tasks.registry`'s
+``TaskKernel``): observation fields with their noise, and distances over the state row.
 
-The observation is written at the offsets of the task's own ``LAYOUT``
-(:data:`sims.kernels.layout.OBS_OFFSETS`), with the same arithmetic as its ``observe``.
-
-Reward and success are retyped here from each task's ``reward`` and ``success``: those are
-batched numpy terms over a :class:`~sims.tasks.base.SimState` (norms over whole arrays),
-and a scalar rewrite shared with the kernels would change their arithmetic (and with it the
-PyBullet and Isaac rewards) bit for bit; ``tests/sims/test_tasks.py`` and
-``tests/sims/test_numba_backend.py`` check that the two agree on every task, dense and
-sparse.
+A task's ``observe`` writes its row at its own ``LAYOUT``'s offsets from these, with the
+same arithmetic as its numpy ``observe``; its ``evaluate`` computes its reward terms and
+success from the distances here. ``tests/sims/test_tasks.py`` and
+``tests/sims/test_numba_backend.py`` check the scalar and numpy terms agree on every task.
 """
 
 from __future__ import annotations
@@ -17,34 +13,11 @@ import math
 
 from numba.extending import register_jitable
 
-from sims.kernels.layout import (
-    KIND_PUSH,
-    KIND_REACH,
-    NOISE_COUNTER_BASE,
-    O_GOAL,
-    O_GOAL_REL,
-    O_JOINT_POS,
-    O_JOINT_VEL,
-    O_OBJ,
-    O_OBJ_REL,
-    O_TCP,
-    O_WIDTH,
-    O_YAW,
-    OBS_OFFSETS,
-    P_REACH_WEIGHT,
-    P_SUCCESS,
-    S_GOAL,
-    S_OBJ,
-    S_Q,
-    S_QD,
-    S_TCP,
-    S_WIDTH,
-    S_YAW,
-)
+from sims.kernels.layout import S_GOAL, S_OBJ, S_Q, S_QD, S_TCP, S_YAW
 from sims.kernels.rng import normal01
 
 
-@register_jitable
+@register_jitable(_nrt=False)
 def obs_noise(noise_std, key, counter):
     """``noise_std`` times the standard normal draw ``counter`` under ``key``; 0 without
     noise (no draw)."""
@@ -54,82 +27,67 @@ def obs_noise(noise_std, key, counter):
 
 
 @register_jitable(inline="always")
-def write_obs(kind, k, st, out, noise_std, key, step):
-    """Observation row ``out[k]`` for the task ``kind``, the same layout and arithmetic as
-    the task module's ``observe``; with ``noise_std`` > 0, Gaussian noise on joint, TCP
-    and object positions and the cube yaw (derived fields use the noisy values)."""
-    base = NOISE_COUNTER_BASE + step * 32
-    o_q = OBS_OFFSETS[kind, O_JOINT_POS]
-    o_qd = OBS_OFFSETS[kind, O_JOINT_VEL]
+def observe_arm(k, st, out, o_q, o_qd, o_tcp, o_goal, noise_std, key, base):
+    """Joint positions and velocities, TCP and goal of env ``k`` into ``out[k]`` at the
+    offsets ``o_*``, with noise on the joint positions (draws ``base + 0..6``) and the TCP
+    (``base + 7..9``); returns the noisy TCP and the goal ``(tx, ty, tz, gx, gy, gz)``."""
     for i in range(7):
         out[k, o_q + i] = st[k, S_Q + i] + obs_noise(noise_std, key, base + i)
         out[k, o_qd + i] = st[k, S_QD + i]
     tx = st[k, S_TCP] + obs_noise(noise_std, key, base + 7)
     ty = st[k, S_TCP + 1] + obs_noise(noise_std, key, base + 8)
     tz = st[k, S_TCP + 2] + obs_noise(noise_std, key, base + 9)
-    j = OBS_OFFSETS[kind, O_TCP]
-    out[k, j] = tx
-    out[k, j + 1] = ty
-    out[k, j + 2] = tz
+    out[k, o_tcp] = tx
+    out[k, o_tcp + 1] = ty
+    out[k, o_tcp + 2] = tz
     gx = st[k, S_GOAL]
     gy = st[k, S_GOAL + 1]
     gz = st[k, S_GOAL + 2]
-    j = OBS_OFFSETS[kind, O_GOAL]
-    out[k, j] = gx
-    out[k, j + 1] = gy
-    out[k, j + 2] = gz
-    j = OBS_OFFSETS[kind, O_GOAL_REL]
-    if kind == KIND_REACH:
-        out[k, j] = gx - tx
-        out[k, j + 1] = gy - ty
-        out[k, j + 2] = gz - tz
-        return
-    j_width = OBS_OFFSETS[kind, O_WIDTH]
-    if j_width >= 0:
-        out[k, j_width] = st[k, S_WIDTH]
+    out[k, o_goal] = gx
+    out[k, o_goal + 1] = gy
+    out[k, o_goal + 2] = gz
+    return tx, ty, tz, gx, gy, gz
+
+
+@register_jitable(inline="always")
+def write_difference(out, k, j, ax, ay, az, bx, by, bz):
+    """``out[k, j:j + 3] = a - b``."""
+    out[k, j] = ax - bx
+    out[k, j + 1] = ay - by
+    out[k, j + 2] = az - bz
+
+
+@register_jitable(inline="always")
+def observe_cube(k, st, out, o_obj, o_yaw, o_obj_rel, o_goal_rel, arm, noise_std, key, base):
+    """The cube's fields of env ``k`` at the offsets ``o_*``: its centre, sin and cos of 4 x
+    its yaw, cube - TCP and goal - cube, with noise on the centre (draws ``base + 10..12``)
+    and the yaw (``base + 13``); ``arm``: :func:`observe_arm`'s result."""
+    tx, ty, tz, gx, gy, gz = arm
     ox = st[k, S_OBJ] + obs_noise(noise_std, key, base + 10)
     oy = st[k, S_OBJ + 1] + obs_noise(noise_std, key, base + 11)
     oz = st[k, S_OBJ + 2] + obs_noise(noise_std, key, base + 12)
     yaw = st[k, S_YAW] + obs_noise(noise_std, key, base + 13)
-    out[k, j] = gx - ox
-    out[k, j + 1] = gy - oy
-    out[k, j + 2] = gz - oz
-    j = OBS_OFFSETS[kind, O_OBJ]
-    out[k, j] = ox
-    out[k, j + 1] = oy
-    out[k, j + 2] = oz
-    j = OBS_OFFSETS[kind, O_YAW]
-    out[k, j] = math.sin(4.0 * yaw)
-    out[k, j + 1] = math.cos(4.0 * yaw)
-    j = OBS_OFFSETS[kind, O_OBJ_REL]
-    out[k, j] = ox - tx
-    out[k, j + 1] = oy - ty
-    out[k, j + 2] = oz - tz
+    write_difference(out, k, o_goal_rel, gx, gy, gz, ox, oy, oz)
+    out[k, o_obj] = ox
+    out[k, o_obj + 1] = oy
+    out[k, o_obj + 2] = oz
+    out[k, o_yaw] = math.sin(4.0 * yaw)
+    out[k, o_yaw + 1] = math.cos(4.0 * yaw)
+    write_difference(out, k, o_obj_rel, ox, oy, oz, tx, ty, tz)
 
 
-@register_jitable
-def reward_success(kind, dense, k, fp, st):
-    """(reward, success) of env ``k``: the task module's ``reward`` and ``success``."""
-    thr = fp[P_SUCCESS]
-    if kind == KIND_REACH:
-        dx = st[k, S_TCP] - st[k, S_GOAL]
-        dy = st[k, S_TCP + 1] - st[k, S_GOAL + 1]
-        dz = st[k, S_TCP + 2] - st[k, S_GOAL + 2]
-        d = math.sqrt(dx * dx + dy * dy + dz * dz)
-        if dense:
-            return -d, d < thr
-        return -1.0 if d > thr else 0.0, d < thr
-    dx = st[k, S_OBJ] - st[k, S_GOAL]
-    dy = st[k, S_OBJ + 1] - st[k, S_GOAL + 1]
-    if kind == KIND_PUSH:
-        d = math.sqrt(dx * dx + dy * dy)
-    else:
-        dz = st[k, S_OBJ + 2] - st[k, S_GOAL + 2]
-        d = math.sqrt(dx * dx + dy * dy + dz * dz)
-    if not dense:
-        return -1.0 if d >= thr else 0.0, d < thr
-    ex = st[k, S_TCP] - st[k, S_OBJ]
-    ey = st[k, S_TCP + 1] - st[k, S_OBJ + 1]
-    ez = st[k, S_TCP + 2] - st[k, S_OBJ + 2]
-    reach = math.sqrt(ex * ex + ey * ey + ez * ez)
-    return -d - fp[P_REACH_WEIGHT] * reach, d < thr
+@register_jitable(_nrt=False)
+def distance3(st, k, a, b):
+    """Euclidean distance between the 3-vectors at columns ``a`` and ``b`` of row ``k``."""
+    dx = st[k, a] - st[k, b]
+    dy = st[k, a + 1] - st[k, b + 1]
+    dz = st[k, a + 2] - st[k, b + 2]
+    return math.sqrt(dx * dx + dy * dy + dz * dz)
+
+
+@register_jitable(_nrt=False)
+def distance2(st, k, a, b):
+    """Distance in x and y between the vectors at columns ``a`` and ``b`` of row ``k``."""
+    dx = st[k, a] - st[k, b]
+    dy = st[k, a + 1] - st[k, b + 1]
+    return math.sqrt(dx * dx + dy * dy)

@@ -154,20 +154,6 @@ def tcp_jacobian(q):
     return p_tcp.copy(), jac
 
 
-def dls_ik_step(q, delta_tcp, damping):
-    """One damped-least-squares step: joint delta [7] that moves the TCP by ``delta_tcp``.
-
-    dq = J^T (J J^T + damping^2 I)^-1 dx. Joint limits are not applied here. The kernels'
-    own step (:func:`sims.kernels.kinematics.dls_joint_step`), so the host and the
-    simulators solve it one way.
-    """
-    from sims.kernels.kinematics import dls_joint_step  # imports this module
-
-    return dls_joint_step(
-        np.asarray(q, dtype=np.float64), np.asarray(delta_tcp, dtype=np.float64), float(damping)
-    )
-
-
 @njit(cache=True)
 def clip_joint_positions(q, margin):
     """``q`` clipped into the datasheet position limits shrunk by ``margin`` (rad), in place."""

@@ -133,6 +133,15 @@ def cube_sizes(r: DomainRandomization, nominal: float) -> tuple[float, ...]:
 
 
 @dataclass(frozen=True)
+class RewardTerm:
+    """One named term of a task's reward and its weight (Isaac Lab's ``RewTerm``): a task
+    lists its terms (``REWARD_TERMS``), a config weighs them (``TaskConfig.rewards``)."""
+
+    name: str
+    weight: float
+
+
+@dataclass(frozen=True)
 class TaskConfig:
     """Timing, action meaning and success threshold of one task."""
 
@@ -191,6 +200,12 @@ class TaskConfig:
     (their ``CONFIG`` sets the module's ``GOAL_XY_LOW/HIGH``; ``env.goal_region``); None:
     the task's default; unused by reach."""
     randomization: DomainRandomization = field(default_factory=DomainRandomization)
+    rewards: tuple[RewardTerm, ...] = ()
+    """The dense reward: weighted terms of the task's ``REWARD_TERMS`` (as Isaac Lab's
+    ``RewardsCfg``); a term not named weighs 0. Each backend reports every term, weighted,
+    in ``info["reward/<term>"]``."""
+    sparse_rewards: tuple[RewardTerm, ...] = ()
+    """The sparse reward (a backend's ``dense_reward=False``), in the same terms."""
 
     @property
     def action_dim(self) -> int:
@@ -239,3 +254,37 @@ class ObservationLayout:
 def goal_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Euclidean distance over the last axis."""
     return np.linalg.norm(a - b, axis=-1)
+
+
+def term_weights(names: tuple[str, ...], cfg: TaskConfig, dense: bool) -> np.ndarray:
+    """The weight of each of a task's reward terms ``names`` under ``cfg`` (its ``rewards``
+    or, sparse, its ``sparse_rewards``; 0 where not named); ValueError for a term the task
+    does not have, or one named twice."""
+    weights = np.zeros(len(names))
+    seen: set[str] = set()
+    for term in cfg.rewards if dense else cfg.sparse_rewards:
+        if term.name not in names or term.name in seen:
+            why = "is named twice" if term.name in seen else "is not one of its terms"
+            raise ValueError(f"{cfg.name}: reward term {term.name!r} {why} ({', '.join(names)})")
+        seen.add(term.name)
+        weights[names.index(term.name)] = float(term.weight)
+    return weights
+
+
+def weighted_reward(
+    values: dict[str, np.ndarray], cfg: TaskConfig, dense: bool
+) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """``(reward, {term: weight x value})`` from a task's term values (``values``, in the
+    order of its ``REWARD_TERMS``): the reward sums the weighted terms in that order, from
+    the first with a non-zero weight (the numba kernels sum from 0.0: a sparse success reads
+    0.0 there, -0.0 here, as before the terms)."""
+    names = tuple(values)
+    weights = term_weights(names, cfg, dense)
+    weighted = {name: w * values[name] for name, w in zip(names, weights, strict=True)}
+    total = None
+    for name, w in zip(names, weights, strict=True):
+        if w != 0.0:
+            total = weighted[name] if total is None else total + weighted[name]
+    if total is None:
+        total = np.zeros(np.shape(values[names[0]]))
+    return total, weighted

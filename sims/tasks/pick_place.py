@@ -13,8 +13,11 @@ area as push (``CONFIG.object_xy_range``); goal xy as push (0.10-0.25 m from the
 inside ``CONFIG.goal_xy_range``); goal z uniform in ``GOAL_Z_RANGE`` with probability
 ``AIR_GOAL_PROBABILITY``, on the table otherwise.
 
-Reward: dense = -(3-D cube-goal distance) - ``REACH_WEIGHT`` * |tcp - cube|; sparse = -1
-until success, then 0. Success: 3-D cube-goal distance < ``success_threshold``.
+Reward terms (:data:`REWARD_TERMS`): ``object_goal`` (3-D cube-goal distance),
+``tcp_object`` (|tcp - cube|), ``release`` (stack episodes: 1 while the cube is placed but
+gripped), ``unsolved`` (1 until success); dense = -object_goal - ``REACH_WEIGHT`` *
+tcp_object - ``RELEASE_WEIGHT`` * release; sparse = -unsolved. Success: 3-D cube-goal
+distance < ``success_threshold``.
 
 Variants (:data:`VARIANTS`, per episode; ``TaskConfig.stack_fraction`` of them stack):
 
@@ -41,10 +44,29 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
+from numba.extending import register_jitable
 
+from sims.kernels import layout as L
+from sims.kernels.contact import LIMIT_SURFACE_RATIO, ContactModel, cube_physics
+from sims.kernels.observe import distance3, observe_arm, observe_cube
 from sims.robots import panda
 from sims.tasks import push
-from sims.tasks.base import ObservationLayout, SimState, TaskConfig, goal_distance
+from sims.tasks.base import (
+    ObservationLayout,
+    RewardTerm,
+    SimState,
+    TaskConfig,
+    goal_distance,
+    weighted_reward,
+)
+from sims.tasks.registry import TaskKernel
+
+REACH_WEIGHT = push.REACH_WEIGHT
+"""Weight of the TCP-object distance in the dense reward."""
+RELEASE_WEIGHT = 0.1
+"""Stack episodes: dense-reward penalty per step while the cube is placed but gripped."""
+REWARD_TERMS = ("object_goal", "tcp_object", "release", "unsolved")
+"""The reward's terms, in the order the kernels and ``reward_terms`` give them."""
 
 CONFIG = TaskConfig(
     name="pick_place",
@@ -56,6 +78,12 @@ CONFIG = TaskConfig(
     goal_distance_range=push.GOAL_DISTANCE_RANGE,
     object_xy_range=push.OBJECT_XY_RANGE,
     goal_xy_range=push.GOAL_XY_RANGE,
+    rewards=(
+        RewardTerm("object_goal", -1.0),
+        RewardTerm("tcp_object", -REACH_WEIGHT),
+        RewardTerm("release", -RELEASE_WEIGHT),
+    ),
+    sparse_rewards=(RewardTerm("unsolved", -1.0),),
 )
 
 LAYOUT = ObservationLayout(
@@ -88,8 +116,14 @@ GOAL_Z_RANGE = (CUBE_REST_Z, 0.25)
 """Height (m) of the cube centre at an air goal, uniform."""
 AIR_GOAL_PROBABILITY = 0.5
 """Fraction of episodes whose goal is in the air; the rest lie on the table."""
-REACH_WEIGHT = push.REACH_WEIGHT
-"""Weight of the TCP-object distance in the dense reward."""
+CONTACT_MODEL = ContactModel(
+    pad_grid=False,
+    mu_finger=(0.5, 0.5),
+    limit_surface=(LIMIT_SURFACE_RATIO, LIMIT_SURFACE_RATIO),
+)
+"""The numba contact model's numbers: the shipped skill was trained with one cylinder per
+finger and the nominal values; the push settings were tried and left its training stuck at
+~60%."""
 
 VARIANTS = ("pads", "stack")
 """Episode variants: ``pads`` (a point on the table or in the air), ``stack`` (on a cube)."""
@@ -100,8 +134,6 @@ STACK_Z_TOLERANCE = 0.01
 STACK_RELEASE_WIDTH = 0.07
 """Stack success: the finger opening (m) above which the cube counts as released (PyBullet
 reads a gripped 4 cm cube as 4.0-5.8 cm between the fingers; fully open is 8 cm)."""
-RELEASE_WEIGHT = 0.1
-"""Stack episodes: dense-reward penalty per step while the cube is placed but gripped."""
 PARKED_TARGET = np.array([0.0, 0.0, -1.0])
 """Where a backend keeps the target cube in ``pads`` episodes (below the table, static)."""
 
@@ -213,17 +245,23 @@ def observe(state: SimState) -> np.ndarray:
     ).astype(np.float32)
 
 
+def reward_terms(state: SimState, cfg: TaskConfig = CONFIG) -> dict[str, np.ndarray]:
+    """The reward's terms (:data:`REWARD_TERMS`), unweighted."""
+    gripped = placed(state) & (state.finger_width <= STACK_RELEASE_WIDTH)
+    stack = state.stack if _has_stack(state) else np.zeros(len(gripped), dtype=bool)
+    return {
+        "object_goal": goal_distance(state.object_pos, state.goal_pos),
+        "tcp_object": goal_distance(state.tcp_pos, state.object_pos),
+        "release": (stack & gripped).astype(np.float64),
+        "unsolved": (~success(state, cfg)).astype(np.float64),
+    }
+
+
 def reward(state: SimState, cfg: TaskConfig = CONFIG, dense: bool = True) -> np.ndarray:
     """Dense: -(3-D cube-goal distance) - REACH_WEIGHT * |tcp - cube| (stack episodes: minus
-    RELEASE_WEIGHT while placed but gripped); sparse: -1 until success, then 0."""
-    if not dense:
-        return -(~success(state, cfg)).astype(np.float64)
-    d = goal_distance(state.object_pos, state.goal_pos)
-    out = -d - REACH_WEIGHT * goal_distance(state.tcp_pos, state.object_pos)
-    if _has_stack(state):
-        gripped = placed(state) & (state.finger_width <= STACK_RELEASE_WIDTH)
-        out = out - RELEASE_WEIGHT * (state.stack & gripped)
-    return out
+    RELEASE_WEIGHT while placed but gripped); sparse: -1 until success, then 0 (``cfg``'s
+    weights of :func:`reward_terms`)."""
+    return weighted_reward(reward_terms(state, cfg), cfg, dense)[0]
 
 
 def placed(state: SimState) -> np.ndarray:
@@ -251,3 +289,56 @@ def success(state: SimState, cfg: TaskConfig = CONFIG) -> np.ndarray:
 
 def _has_stack(state: SimState) -> bool:
     return state.stack is not None and bool(np.any(state.stack))
+
+
+# --- the numba kernels' terms (reset and packing: push's) -----------------------------------
+O_Q, O_QD, O_TCP, O_WIDTH, O_OBJ, O_YAW, O_OBJ_REL, O_GOAL, O_GOAL_REL = (
+    LAYOUT.slices[name].start
+    for name in (
+        "joint_pos",
+        "joint_vel",
+        "tcp_pos",
+        "finger_width",
+        "object_pos",
+        "object_yaw_sincos",
+        "object_rel_tcp",
+        "goal_pos",
+        "goal_rel_object",
+    )
+)
+
+
+@register_jitable(_nrt=False)
+def kernel_observe(k, st, out, noise_std, key, base):
+    """:func:`observe` of env ``k`` (with observation noise)."""
+    arm = observe_arm(k, st, out, O_Q, O_QD, O_TCP, O_GOAL, noise_std, key, base)
+    out[k, O_WIDTH] = st[k, L.S_WIDTH]
+    observe_cube(k, st, out, O_OBJ, O_YAW, O_OBJ_REL, O_GOAL_REL, arm, noise_std, key, base)
+
+
+@register_jitable(_nrt=False)
+def kernel_evaluate(k, fp, st):
+    """(:func:`reward_terms`, :func:`success`) of env ``k``: pads episodes (the kernels'
+    contact model has no second cube), so ``release`` is 0."""
+    d = distance3(st, k, L.S_OBJ, L.S_GOAL)
+    reach = distance3(st, k, L.S_TCP, L.S_OBJ)
+    thr = fp[L.P_SUCCESS]
+    return (d, reach, 0.0, 1.0 if d >= thr else 0.0), d < thr
+
+
+def kernel_pack(cfg: TaskConfig, fp: np.ndarray, ip: np.ndarray) -> None:
+    """Pick and place's numbers into the parameter vectors (push's packing, with its own
+    contact model, open fingers and air goals)."""
+    push.pack_cube_task(
+        cfg, fp, ip, CONTACT_MODEL, INITIAL_FINGER_WIDTH, GOAL_Z_RANGE, AIR_GOAL_PROBABILITY
+    )
+
+
+KERNEL = TaskKernel(
+    observe=kernel_observe,
+    evaluate=kernel_evaluate,
+    reset=push.kernel_reset,
+    physics=cube_physics,
+    pack=kernel_pack,
+)
+"""Pick and place's scalar terms for the numba kernels (:mod:`sims.tasks.registry`)."""

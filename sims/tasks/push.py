@@ -15,17 +15,38 @@ in ``CONFIG.object_xy_range`` (:func:`sample_object_pose`), goal on the table
 that order. A training config may widen the distances and both areas (``env.goal_distance``,
 ``env.object_region``, ``env.goal_region``).
 
-Reward: dense = -(object-goal xy distance) - ``REACH_WEIGHT`` * (TCP-object distance)
-(the second term guides the fingers to the cube); sparse = -1 until success, then 0.
-Success: xy distance between the cube and the goal < ``success_threshold``.
+Reward terms (:data:`REWARD_TERMS`): ``object_goal`` (the cube-goal xy distance),
+``tcp_object`` (the TCP-cube distance), ``unsolved`` (1 until success); dense =
+-object_goal - ``REACH_WEIGHT`` * tcp_object (the second term guides the fingers to the
+cube); sparse = -unsolved. Success: xy distance between the cube and the goal <
+``success_threshold``.
+
+The numba kernels' terms (:data:`KERNEL`, shared with pick_place) are below the numpy ones,
+with the same arithmetic; the contact model's numbers are :data:`CONTACT_MODEL`.
 """
 
 from __future__ import annotations
 
-import numpy as np
+import math
 
+import numpy as np
+from numba.extending import register_jitable
+
+from sims.kernels import layout as L
+from sims.kernels.contact import ContactModel, cube_physics, pack_contact
+from sims.kernels.kinematics import clip
+from sims.kernels.observe import distance2, distance3, observe_arm, observe_cube
+from sims.kernels.rng import uniform, uniform01
 from sims.robots import panda
-from sims.tasks.base import ObservationLayout, SimState, TaskConfig, goal_distance
+from sims.tasks.base import (
+    ObservationLayout,
+    RewardTerm,
+    SimState,
+    TaskConfig,
+    goal_distance,
+    weighted_reward,
+)
+from sims.tasks.registry import TaskKernel
 
 GOAL_DISTANCE_RANGE = (0.10, 0.25)
 """Default distance (m) from the cube's start to the goal, uniform (``CONFIG``'s
@@ -53,6 +74,10 @@ OBJECT_XY_RANGE = _region(OBJECT_XY_LOW, OBJECT_XY_HIGH)
 """The default cube area as ``((xlo, ylo), (xhi, yhi))`` (m)."""
 GOAL_XY_RANGE = _region(GOAL_XY_LOW, GOAL_XY_HIGH)
 """The default goal area as ``((xlo, ylo), (xhi, yhi))`` (m)."""
+REACH_WEIGHT = 0.5
+"""Weight of the TCP-object distance in the dense reward."""
+REWARD_TERMS = ("object_goal", "tcp_object", "unsolved")
+"""The reward's terms, in the order the kernels and ``reward_terms`` give them."""
 
 CONFIG = TaskConfig(
     name="push",
@@ -64,6 +89,8 @@ CONFIG = TaskConfig(
     goal_distance_range=GOAL_DISTANCE_RANGE,
     object_xy_range=OBJECT_XY_RANGE,
     goal_xy_range=GOAL_XY_RANGE,
+    rewards=(RewardTerm("object_goal", -1.0), RewardTerm("tcp_object", -REACH_WEIGHT)),
+    sparse_rewards=(RewardTerm("unsolved", -1.0),),
 )
 
 LAYOUT = ObservationLayout(
@@ -88,8 +115,10 @@ INITIAL_FINGER_WIDTH = 0.0
 
 GOAL_SAMPLE_TRIES = 64
 """Rejection-sampling rounds for a goal inside the goal area; then it is clipped into it."""
-REACH_WEIGHT = 0.5
-"""Weight of the TCP-object distance in the dense reward."""
+CONTACT_MODEL = ContactModel(pad_grid=True, mu_finger=(0.25, 0.8), limit_surface=(0.3, 0.7))
+"""The numba contact model's numbers: fitting it to random PyBullet push segments found no
+single friction or limit surface that fits every push, so the policy learns under a range
+of them."""
 
 
 def reset_distribution(rng: np.random.Generator, n: int, cfg: TaskConfig = CONFIG) -> np.ndarray:
@@ -251,15 +280,134 @@ def object_goal_distance(state: SimState) -> np.ndarray:
     return goal_distance(state.object_pos[:, :2], state.goal_pos[:, :2])
 
 
+def reward_terms(state: SimState, cfg: TaskConfig = CONFIG) -> dict[str, np.ndarray]:
+    """The reward's terms (:data:`REWARD_TERMS`), unweighted."""
+    d = object_goal_distance(state)
+    return {
+        "object_goal": d,
+        "tcp_object": goal_distance(state.tcp_pos, state.object_pos),
+        "unsolved": (d >= cfg.success_threshold).astype(np.float64),
+    }
+
+
 def reward(state: SimState, cfg: TaskConfig = CONFIG, dense: bool = True) -> np.ndarray:
     """Dense: -(cube-goal xy distance) - REACH_WEIGHT * |tcp - cube|; sparse: -1 until
-    success, then 0."""
-    d = object_goal_distance(state)
-    if dense:
-        return -d - REACH_WEIGHT * goal_distance(state.tcp_pos, state.object_pos)
-    return -(d >= cfg.success_threshold).astype(np.float64)
+    success, then 0 (``cfg``'s weights of :func:`reward_terms`)."""
+    return weighted_reward(reward_terms(state, cfg), cfg, dense)[0]
 
 
 def success(state: SimState, cfg: TaskConfig = CONFIG) -> np.ndarray:
     """True where the cube's xy distance to the goal is below the threshold."""
     return object_goal_distance(state) < cfg.success_threshold
+
+
+# --- the numba kernels' terms (pick_place shares the reset and the packing) -----------------
+O_Q, O_QD, O_TCP, O_OBJ, O_YAW, O_OBJ_REL, O_GOAL, O_GOAL_REL = (
+    LAYOUT.slices[name].start
+    for name in (
+        "joint_pos",
+        "joint_vel",
+        "tcp_pos",
+        "object_pos",
+        "object_yaw_sincos",
+        "object_rel_tcp",
+        "goal_pos",
+        "goal_rel_object",
+    )
+)
+
+
+@register_jitable(_nrt=False)
+def kernel_observe(k, st, out, noise_std, key, base):
+    """:func:`observe` of env ``k`` (with observation noise)."""
+    arm = observe_arm(k, st, out, O_Q, O_QD, O_TCP, O_GOAL, noise_std, key, base)
+    observe_cube(k, st, out, O_OBJ, O_YAW, O_OBJ_REL, O_GOAL_REL, arm, noise_std, key, base)
+
+
+@register_jitable(_nrt=False)
+def kernel_evaluate(k, fp, st):
+    """(:func:`reward_terms`, :func:`success`) of env ``k``."""
+    d = distance2(st, k, L.S_OBJ, L.S_GOAL)
+    reach = distance3(st, k, L.S_TCP, L.S_OBJ)
+    thr = fp[L.P_SUCCESS]
+    return (d, reach, 1.0 if d >= thr else 0.0), d < thr
+
+
+@register_jitable
+def kernel_reset(k, fp, ip, key, st):
+    """The cube (its edge, the finger pads, its pose) and the goal of a new episode, as
+    :func:`sample_reset` (xy ``distance_range`` from the cube in a uniform direction inside
+    the goal area, rejection sampled, then clipped) and, pick_place, an air goal with
+    probability ``P_AIR_PROB``. The half edge and pads are drawn past every other reset
+    draw (goal tries use 20 + 2t)."""
+    d = np.int64(0)  # draw numbers as int64 values, not literals (one specialization)
+    half = uniform(key, d + 200, fp[L.P_CUBE_HALF], fp[L.P_CUBE_HALF_HI])
+    st[k, L.S_CUBE_HALF] = half
+    st[k, L.S_PAD] = uniform(key, d + 201, fp[L.P_PAD_LO], fp[L.P_PAD_HI])
+    ox = uniform(key, d + 7, fp[L.P_OBJ_X_LO], fp[L.P_OBJ_X_HI])
+    oy = uniform(key, d + 8, fp[L.P_OBJ_Y_LO], fp[L.P_OBJ_Y_HI])
+    st[k, L.S_OBJ] = ox
+    st[k, L.S_OBJ + 1] = oy
+    st[k, L.S_OBJ + 2] = half
+    st[k, L.S_YAW] = uniform(key, d + 9, -0.25 * math.pi, 0.25 * math.pi)
+    gx = ox
+    gy = oy
+    x_lo, x_hi = fp[L.P_GOAL_X_LO], fp[L.P_GOAL_X_HI]
+    y_lo, y_hi = fp[L.P_GOAL_Y_LO], fp[L.P_GOAL_Y_HI]
+    for t in range(ip[L.I_GOAL_TRIES]):
+        dist = uniform(key, 20 + 2 * t, fp[L.P_GOAL_D_LO], fp[L.P_GOAL_D_HI])
+        ang = uniform(key, 21 + 2 * t, -math.pi, math.pi)
+        gx = ox + dist * math.cos(ang)
+        gy = oy + dist * math.sin(ang)
+        if x_lo <= gx <= x_hi and y_lo <= gy <= y_hi:
+            break
+    st[k, L.S_GOAL] = clip(gx, x_lo, x_hi)
+    st[k, L.S_GOAL + 1] = clip(gy, y_lo, y_hi)
+    if uniform01(key, d + 13) < fp[L.P_AIR_PROB]:
+        st[k, L.S_GOAL + 2] = uniform(key, d + 14, fp[L.P_GOAL_Z_LO], fp[L.P_GOAL_Z_HI])
+    else:
+        st[k, L.S_GOAL + 2] = half
+
+
+def pack_cube_task(
+    cfg: TaskConfig,
+    fp: np.ndarray,
+    ip: np.ndarray,
+    contact: ContactModel = CONTACT_MODEL,
+    initial_width: float = INITIAL_FINGER_WIDTH,
+    goal_z_range: tuple[float, float] = (CUBE_REST_Z, CUBE_REST_Z),
+    air_goal_probability: float = 0.0,
+) -> None:
+    """A cube task's numbers into the parameter vectors (defaults: push's; pick_place passes
+    its own): the contact model, the cube, the finger opening at reset, the cube and goal
+    areas and the goal heights (air goals with ``air_goal_probability``)."""
+    if cfg.has_gripper != (initial_width > 0.0):
+        gripper = initial_width > 0.0
+        raise ValueError(f"{cfg.name} needs has_gripper={gripper} in the numba backend")
+    rnd = cfg.randomization
+    pack_contact(contact, rnd.finger_friction_scale, fp, ip)
+    lo, hi = rnd.cube_size if rnd.cube_size is not None else (CUBE_SIZE,) * 2
+    fp[L.P_CUBE_HALF], fp[L.P_CUBE_HALF_HI] = lo / 2, hi / 2
+    fp[L.P_PAD_LO], fp[L.P_PAD_HI] = rnd.finger_pad
+    fp[L.P_INIT_WIDTH] = initial_width
+    check_regions(cfg)
+    obj_lo, obj_hi = object_area(cfg)
+    goal_lo, goal_hi = goal_area(cfg)
+    fp[[L.P_OBJ_X_LO, L.P_OBJ_Y_LO]] = obj_lo
+    fp[[L.P_OBJ_X_HI, L.P_OBJ_Y_HI]] = obj_hi
+    fp[[L.P_GOAL_X_LO, L.P_GOAL_Y_LO]] = goal_lo
+    fp[[L.P_GOAL_X_HI, L.P_GOAL_Y_HI]] = goal_hi
+    fp[L.P_GOAL_D_LO], fp[L.P_GOAL_D_HI] = cfg.goal_distance_range
+    fp[L.P_GOAL_Z_LO], fp[L.P_GOAL_Z_HI] = goal_z_range
+    fp[L.P_AIR_PROB] = air_goal_probability
+    ip[L.I_GOAL_TRIES] = GOAL_SAMPLE_TRIES
+
+
+KERNEL = TaskKernel(
+    observe=kernel_observe,
+    evaluate=kernel_evaluate,
+    reset=kernel_reset,
+    physics=cube_physics,
+    pack=pack_cube_task,
+)
+"""Push's scalar terms for the numba kernels (:mod:`sims.tasks.registry`)."""

@@ -30,6 +30,7 @@ from miles_ros.ros.qos import COMMAND_QOS, LATCHED_QOS, OCCUPANCY_QOS, SENSOR_QO
 from miles_ros.runtime.frames import base_to_world  # noqa: E402
 from miles_ros.safety import Occupancy, SafetyConfig  # noqa: E402
 from miles_ros.safety.separation import separation  # noqa: E402
+from sims.kernels.kinematics import dls_ik_step  # noqa: E402
 from sims.robots import panda  # noqa: E402
 from sims.robots import panda_spheres as ps  # noqa: E402
 from sims.scene import load_scene  # noqa: E402
@@ -53,7 +54,7 @@ def reach_ik(goal) -> np.ndarray:
     q = panda.home_joint_positions.copy()
     lo, hi = panda.joint_position_min + 0.15, panda.joint_position_max - 0.15
     for _ in range(300):
-        q = np.clip(q + panda.dls_ik_step(q, goal - panda.fk_tcp(q), 0.05), lo, hi)
+        q = np.clip(q + dls_ik_step(q, goal - panda.fk_tcp(q), 0.05), lo, hi)
     assert np.linalg.norm(panda.fk_tcp(q) - goal) < 1e-3
     return q
 

@@ -15,6 +15,7 @@ from miles_ros.runtime.observation import (
 )
 from sims.backends.pybullet.env import make_pybullet_env
 from sims.control import joint_targets
+from sims.kernels.kinematics import dls_ik_step
 from sims.robots import panda
 from sims.tasks import pick_place, push, reach
 
@@ -46,7 +47,7 @@ def test_cartesian_steps_never_command_the_tcp_below_the_floor(task):
     low = np.array([0.5, 0.05, cfg.cartesian_z_min + 0.004])
     for _ in range(200):  # IK to a TCP 4 mm above the floor
         step = np.clip(low - panda.fk_tcp(q), -0.02, 0.02)
-        q = q + panda.dls_ik_step(q, step, 0.01)
+        q = q + dls_ik_step(q, step, 0.01)
     down = np.zeros(cfg.action_dim)
     down[2] = -1.0  # asks for 2 cm down
     target = action_to_targets(cfg, q, down).arm

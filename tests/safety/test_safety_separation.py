@@ -27,6 +27,7 @@ from miles_ros.safety.separation import (
 )
 from miles_ros.safety.stopping import stop_travel
 from miles_ros.safety.zones import parse_zone
+from sims.kernels.kinematics import dls_ik_step
 from sims.robots import panda
 from sims.robots import panda_spheres as ps
 
@@ -39,7 +40,7 @@ LUNGE = np.array([0.0, 1.3, 0.0, -0.9, 0.0, 2.2, 0.785])
 def _reach(goal):
     q = HOME.copy()
     for _ in range(300):
-        q = q + panda.dls_ik_step(q, np.asarray(goal) - panda.fk_tcp(q), 0.05)
+        q = q + dls_ik_step(q, np.asarray(goal) - panda.fk_tcp(q), 0.05)
     return q
 
 

@@ -4,6 +4,7 @@ direction kept) where a joint would exceed its action range."""
 
 import numpy as np
 
+from sims.kernels.kinematics import dls_ik_step
 from sims.robots import panda
 
 
@@ -12,7 +13,7 @@ def scripted_reach(state, cfg) -> np.ndarray:
     error = state.goal_pos - state.tcp_pos
     actions = np.zeros((len(error), 7))
     for i in range(len(error)):
-        dq = panda.dls_ik_step(state.joint_pos[i], error[i], cfg.ik_damping)
+        dq = dls_ik_step(state.joint_pos[i], error[i], cfg.ik_damping)
         a = dq / (cfg.joint_action_scale * panda.joint_velocity_limits * cfg.control_dt)
         actions[i] = a / max(1.0, np.abs(a).max())
     return actions

@@ -14,6 +14,7 @@ from sims.backends.pybullet.env import PyBulletEnv
 from sims.backends.pybullet.rows import unpack_state_rows
 from sims.kernels import contact as nk
 from sims.kernels import layout
+from sims.kernels.kinematics import dls_ik_step
 from sims.robots import panda
 from sims.tasks import pick_place, push
 
@@ -26,7 +27,7 @@ def joints_for_tcp(target):
     q = panda.home_joint_positions.copy()
     for _ in range(300):
         step = np.clip(target - panda.fk_tcp(q), -0.02, 0.02)
-        q = q + panda.dls_ik_step(q, step, 0.01)
+        q = q + dls_ik_step(q, step, 0.01)
         q = np.clip(q, panda.joint_position_min, panda.joint_position_max)
     assert np.linalg.norm(panda.fk_tcp(q) - target) < 1e-4
     return q

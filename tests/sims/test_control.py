@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from sims import control
+from sims.kernels.kinematics import dls_ik_step
 from sims.robots import panda
 from sims.tasks import pick_place, push, reach
 
@@ -24,7 +25,7 @@ def previous_pybullet_targets(cfg, q, actions):
         if cfg.action_mode == "cartesian":
             dx = a[k, :3] * cfg.cartesian_step_max
             dx[2] = max(dx[2], cfg.cartesian_z_min - panda.fk_tcp(q[k])[2])
-            out[k] = q[k] + panda.dls_ik_step(q[k], dx, cfg.ik_damping)
+            out[k] = q[k] + dls_ik_step(q[k], dx, cfg.ik_damping)
         else:
             out[k] = q[k] + a[k, :7] * joint_step
         out[k] = np.clip(out[k], panda.joint_position_min, panda.joint_position_max)
@@ -77,7 +78,7 @@ def test_cartesian_mode_of_every_task_and_the_z_floor(task):
     low = np.array([0.5, 0.05, cfg.cartesian_z_min + 0.004])
     for _ in range(200):
         step = np.clip(low - panda.fk_tcp_batch(q), -0.02, 0.02)
-        q = q + np.stack([panda.dls_ik_step(qk, sk, 0.01) for qk, sk in zip(q, step, strict=True)])
+        q = q + np.stack([dls_ik_step(qk, sk, 0.01) for qk, sk in zip(q, step, strict=True)])
     rng = np.random.default_rng(4)
     q = q + rng.normal(scale=0.01, size=q.shape)
     actions = rng.uniform(-1.0, 1.0, (40, cfg.action_dim))

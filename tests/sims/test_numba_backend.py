@@ -15,9 +15,10 @@ from sims import make_env
 from sims.backends.numba_backend import NumbaEnv
 from sims.kernels import contact, kinematics, layout
 from sims.kernels import rng as counter_rng
+from sims.kernels.kinematics import dls_ik_step
 from sims.robots import panda
 from sims.tasks import pick_place, push, reach
-from sims.tasks.base import DomainRandomization
+from sims.tasks.base import DomainRandomization, weighted_reward
 
 # the kernels' scalar functions, compiled for the CPU (called from Python they would run
 # as plain Python)
@@ -80,7 +81,7 @@ def test_inlined_ik_step_matches_panda_dls():
         d = rng.normal(scale=0.02, size=3)
         nk.dls_row(st, k, d[0], d[1], d[2], 0.05, scratch)
         np.testing.assert_allclose(
-            scratch[layout.ROW_DQ, :7], panda.dls_ik_step(q[k], d, 0.05), atol=1e-10
+            scratch[layout.ROW_DQ, :7], dls_ik_step(q[k], d, 0.05), atol=1e-10
         )
 
 
@@ -228,7 +229,7 @@ def test_scripted_ik_controller_solves_reach():
         for k in range(n):
             step = s.goal_pos[k] - s.tcp_pos[k]
             step *= min(1.0, 0.03 / (np.linalg.norm(step) + 1e-12))
-            actions[k] = np.clip(panda.dls_ik_step(s.joint_pos[k], step, 0.05) / scale, -1, 1)
+            actions[k] = np.clip(dls_ik_step(s.joint_pos[k], step, 0.05) / scale, -1, 1)
         _, _, term, trunc, _ = env.step(actions)
         solved |= term & ~ended
         ended |= term | trunc
@@ -251,6 +252,10 @@ def test_observation_reward_success_equal_the_task_terms(name):
         live = ~(term | trunc)  # envs that were not reset this step
         np.testing.assert_allclose(rew[live], task.reward(state)[live], atol=1e-12)
         np.testing.assert_array_equal(info["success"][live], task.success(state)[live])
+        # every term, weighted, as the numpy terms give it
+        _, terms = weighted_reward(task.reward_terms(state), task.CONFIG, dense=True)
+        for t in task.REWARD_TERMS:
+            np.testing.assert_allclose(info[f"reward/{t}"][live], terms[t][live], atol=1e-12)
 
 
 def test_sparse_reward_option():
@@ -277,7 +282,9 @@ def test_smoke_rollout_with_autoreset(name):
         check_obs(obs, env.observation_space, "step")
         assert rew.shape == (n,) and rew.dtype == np.float64 and np.all(np.isfinite(rew))
         assert term.dtype == np.bool_ and trunc.dtype == np.bool_
-        assert set(info) == INFO_KEYS
+        assert set(info) == INFO_KEYS | {f"reward/{t}" for t in task.REWARD_TERMS}
+        terms = sum(info[f"reward/{t}"] for t in task.REWARD_TERMS)
+        np.testing.assert_allclose(terms, rew, rtol=0, atol=1e-12)  # the terms sum to it
         ended = term | trunc
         np.testing.assert_array_equal(info["_final_obs"], ended)
         assert info["final_obs"].shape == (n, task.LAYOUT.dim)
