@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from numba.extending import register_jitable
 
-from sims.kernels.kinematics import clip, fk_row, ik_move
+from sims.kernels.kinematics import clip, fk_row, ik_move, store_tcp
 from sims.kernels.layout import (
     I_HAS_GRIPPER,
     I_PAD_GRID,
@@ -30,7 +30,6 @@ from sims.kernels.layout import (
     P_MU_FINGER_HI,
     P_MU_TABLE,
     S_CUBE_HALF,
-    S_FAX,
     S_FRICTION,
     S_GOF,
     S_GRASPED,
@@ -39,7 +38,6 @@ from sims.kernels.layout import (
     S_MU_FINGER,
     S_OBJ,
     S_PAD,
-    S_TCP,
     S_VEL,
     S_WIDTH,
     S_YAW,
@@ -238,12 +236,7 @@ def object_step(k, fp, ip, st, scratch, prev_x, prev_y, prev_z, prev_width, a_gr
         ik_move(k, st, 0.0, 0.0, floor - tz, fp[P_IK_DAMPING], 1.0, scratch)
         tx, ty, tz, fx, fy, fz = fk_row(st, k, scratch)
         hx, hy = horizontal_axis(fx, fy)
-    st[k, S_TCP] = tx
-    st[k, S_TCP + 1] = ty
-    st[k, S_TCP + 2] = tz
-    st[k, S_FAX] = fx
-    st[k, S_FAX + 1] = fy
-    st[k, S_FAX + 2] = fz
+    store_tcp(k, st, tx, ty, tz, fx, fy, fz)
     gain = fp[P_GAIN]
     hand_yaw = math.atan2(hy, hx)
     # --- gripper and grasp -----------------------------------------------------------

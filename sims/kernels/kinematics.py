@@ -337,16 +337,22 @@ def tcp_row(q, k):
     return tx, ty, tz
 
 
-@register_jitable
-def store_fk(k, st, scratch):
-    """TCP and finger axis of env ``k`` from its joint positions, into its state row."""
-    tx, ty, tz, fx, fy, fz = fk_row(st, k, scratch)
+@register_jitable(inline="always")
+def store_tcp(k, st, tx, ty, tz, fx, fy, fz):
+    """The TCP (tx, ty, tz) and finger axis (fx, fy, fz) into env ``k``'s state row."""
     st[k, S_TCP] = tx
     st[k, S_TCP + 1] = ty
     st[k, S_TCP + 2] = tz
     st[k, S_FAX] = fx
     st[k, S_FAX + 1] = fy
     st[k, S_FAX + 2] = fz
+
+
+@register_jitable
+def store_fk(k, st, scratch):
+    """TCP and finger axis of env ``k`` from its joint positions, into its state row."""
+    tx, ty, tz, fx, fy, fz = fk_row(st, k, scratch)
+    store_tcp(k, st, tx, ty, tz, fx, fy, fz)
 
 
 @register_jitable

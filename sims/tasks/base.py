@@ -243,6 +243,10 @@ class ObservationLayout:
             start += size
         self.dim = start
 
+    def starts(self) -> tuple[int, ...]:
+        """Each field's first index, in the layout's order (a kernel's offsets)."""
+        return tuple(self.slices[name].start for name, _, _ in self.fields)
+
     def describe(self) -> list[dict]:
         """The layout as plain data (for skill cards and docs)."""
         return [

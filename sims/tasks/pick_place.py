@@ -50,7 +50,7 @@ from sims.kernels import layout as L
 from sims.kernels.contact import LIMIT_SURFACE_RATIO, ContactModel, cube_physics
 from sims.kernels.observe import distance3, observe_arm, observe_cube
 from sims.robots import panda
-from sims.tasks import push
+from sims.tasks import fields, push
 from sims.tasks.base import (
     ObservationLayout,
     RewardTerm,
@@ -88,15 +88,10 @@ CONFIG = TaskConfig(
 
 LAYOUT = ObservationLayout(
     [
-        ("joint_pos", 7, "joint positions (rad)"),
-        ("joint_vel", 7, "joint velocities (rad/s)"),
-        ("tcp_pos", 3, "TCP position in the base frame (m)"),
+        *fields.ARM,
         ("finger_width", 1, "opening between the fingers (m)"),
-        ("object_pos", 3, "cube centre in the base frame (m)"),
-        ("object_yaw_sincos", 2, "sin(4 yaw), cos(4 yaw) of the cube (90 deg symmetric)"),
-        ("object_rel_tcp", 3, "cube centre minus TCP (m)"),
-        ("goal_pos", 3, "goal position in the base frame (m)"),
-        ("goal_rel_object", 3, "goal minus cube centre (m)"),
+        *fields.CUBE,
+        *fields.CUBE_GOAL,
     ]
 )
 
@@ -231,15 +226,10 @@ def observe(state: SimState) -> np.ndarray:
     """Observation [N, 32] float32 from the batched state."""
     return np.concatenate(
         [
-            state.joint_pos,
-            state.joint_vel,
-            state.tcp_pos,
+            *fields.arm(state),
             state.finger_width[:, None],
-            state.object_pos,
-            push.yaw_sincos(state.object_yaw),
-            state.object_pos - state.tcp_pos,
-            state.goal_pos,
-            state.goal_pos - state.object_pos,
+            *fields.cube(state),
+            *fields.cube_goal(state),
         ],
         axis=1,
     ).astype(np.float32)
@@ -292,20 +282,7 @@ def _has_stack(state: SimState) -> bool:
 
 
 # --- the numba kernels' terms (reset and packing: push's) -----------------------------------
-O_Q, O_QD, O_TCP, O_WIDTH, O_OBJ, O_YAW, O_OBJ_REL, O_GOAL, O_GOAL_REL = (
-    LAYOUT.slices[name].start
-    for name in (
-        "joint_pos",
-        "joint_vel",
-        "tcp_pos",
-        "finger_width",
-        "object_pos",
-        "object_yaw_sincos",
-        "object_rel_tcp",
-        "goal_pos",
-        "goal_rel_object",
-    )
-)
+O_Q, O_QD, O_TCP, O_WIDTH, O_OBJ, O_YAW, O_OBJ_REL, O_GOAL, O_GOAL_REL = LAYOUT.starts()
 
 
 @register_jitable(_nrt=False)

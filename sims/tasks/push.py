@@ -38,6 +38,7 @@ from sims.kernels.kinematics import clip
 from sims.kernels.observe import distance2, distance3, observe_arm, observe_cube
 from sims.kernels.rng import uniform, uniform01
 from sims.robots import panda
+from sims.tasks import fields
 from sims.tasks.base import (
     ObservationLayout,
     RewardTerm,
@@ -93,18 +94,7 @@ CONFIG = TaskConfig(
     sparse_rewards=(RewardTerm("unsolved", -1.0),),
 )
 
-LAYOUT = ObservationLayout(
-    [
-        ("joint_pos", 7, "joint positions (rad)"),
-        ("joint_vel", 7, "joint velocities (rad/s)"),
-        ("tcp_pos", 3, "TCP position in the base frame (m)"),
-        ("object_pos", 3, "cube centre in the base frame (m)"),
-        ("object_yaw_sincos", 2, "sin(4 yaw), cos(4 yaw) of the cube (90 deg symmetric)"),
-        ("object_rel_tcp", 3, "cube centre minus TCP (m)"),
-        ("goal_pos", 3, "goal position in the base frame (m)"),
-        ("goal_rel_object", 3, "goal minus cube centre (m)"),
-    ]
-)
+LAYOUT = ObservationLayout([*fields.ARM, *fields.CUBE, *fields.CUBE_GOAL])
 
 CUBE_SIZE = 0.04
 """Cube edge (m); must equal ``cube_size`` in config/scene.yaml (a test checks)."""
@@ -253,23 +243,13 @@ def sample_reset(
     return q, pos, yaw, sample_goal(rng, n, pos, cfg.goal_distance_range, cfg.goal_xy_range)
 
 
-def yaw_sincos(yaw: np.ndarray) -> np.ndarray:
-    """[N, 2]: sin(4 yaw), cos(4 yaw), the cube's yaw modulo its 90 deg symmetry."""
-    return np.stack([np.sin(4.0 * yaw), np.cos(4.0 * yaw)], axis=1)
-
-
 def observe(state: SimState) -> np.ndarray:
     """Observation [N, 31] float32 from the batched state."""
     return np.concatenate(
         [
-            state.joint_pos,
-            state.joint_vel,
-            state.tcp_pos,
-            state.object_pos,
-            yaw_sincos(state.object_yaw),
-            state.object_pos - state.tcp_pos,
-            state.goal_pos,
-            state.goal_pos - state.object_pos,
+            *fields.arm(state),
+            *fields.cube(state),
+            *fields.cube_goal(state),
         ],
         axis=1,
     ).astype(np.float32)
@@ -302,19 +282,7 @@ def success(state: SimState, cfg: TaskConfig = CONFIG) -> np.ndarray:
 
 
 # --- the numba kernels' terms (pick_place shares the reset and the packing) -----------------
-O_Q, O_QD, O_TCP, O_OBJ, O_YAW, O_OBJ_REL, O_GOAL, O_GOAL_REL = (
-    LAYOUT.slices[name].start
-    for name in (
-        "joint_pos",
-        "joint_vel",
-        "tcp_pos",
-        "object_pos",
-        "object_yaw_sincos",
-        "object_rel_tcp",
-        "goal_pos",
-        "goal_rel_object",
-    )
-)
+O_Q, O_QD, O_TCP, O_OBJ, O_YAW, O_OBJ_REL, O_GOAL, O_GOAL_REL = LAYOUT.starts()
 
 
 @register_jitable(_nrt=False)

@@ -21,6 +21,7 @@ from sims.kernels.kinematics import arm_physics
 from sims.kernels.observe import distance3, observe_arm, write_difference
 from sims.kernels.rng import uniform
 from sims.robots import panda
+from sims.tasks import fields
 from sims.tasks.base import (
     ObservationLayout,
     RewardTerm,
@@ -43,13 +44,7 @@ CONFIG = TaskConfig(
 )
 
 LAYOUT = ObservationLayout(
-    [
-        ("joint_pos", 7, "joint positions (rad)"),
-        ("joint_vel", 7, "joint velocities (rad/s)"),
-        ("tcp_pos", 3, "TCP position in the base frame (m)"),
-        ("goal_pos", 3, "goal position in the base frame (m)"),
-        ("goal_rel_tcp", 3, "goal minus TCP (m)"),
-    ]
+    [*fields.ARM, fields.GOAL_POS, ("goal_rel_tcp", 3, "goal minus TCP (m)")]
 )
 
 GOAL_LOW = np.array([0.30, -0.30, 0.05])
@@ -73,9 +68,7 @@ def observe(state: SimState) -> np.ndarray:
     """Observation [N, 23] float32 from the batched state."""
     return np.concatenate(
         [
-            state.joint_pos,
-            state.joint_vel,
-            state.tcp_pos,
+            *fields.arm(state),
             state.goal_pos,
             state.goal_pos - state.tcp_pos,
         ],
@@ -101,10 +94,7 @@ def success(state: SimState, cfg: TaskConfig = CONFIG) -> np.ndarray:
 
 
 # --- the numba kernels' terms ---------------------------------------------------------------
-O_Q, O_QD, O_TCP, O_GOAL, O_GOAL_REL = (
-    LAYOUT.slices[name].start
-    for name in ("joint_pos", "joint_vel", "tcp_pos", "goal_pos", "goal_rel_tcp")
-)
+O_Q, O_QD, O_TCP, O_GOAL, O_GOAL_REL = LAYOUT.starts()
 
 
 @register_jitable(_nrt=False)
