@@ -1,6 +1,7 @@
-"""Shared test setup: repository root on sys.path (for runs without `pip install -e`), and
-the hypothesis profile: randomized every run with the seed printed, a larger example
-budget in CI."""
+"""Shared test setup: repository root on sys.path (for runs without `pip install -e`), a
+ROS domain per pytest-xdist worker (tests/ros_domains.py), SIGINT's default meaning in the
+workers, and the hypothesis profile: randomized every run with the seed printed, a larger
+example budget in CI."""
 
 import os
 import random

@@ -6,16 +6,13 @@ from __future__ import annotations
 import dataclasses
 import inspect
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from miles_ros import interfaces
 from miles_ros.runtime.actions import TARGET_LEAD_MAX
 from miles_ros.runtime.command_path import SHAPE_COMMANDS, VELOCITY_SCALE
+from miles_ros.runtime.skills import SkillExecutor, SkillLibrary
 from sims.robots import panda
-
-if TYPE_CHECKING:
-    from miles_ros.runtime.skills import SkillExecutor, SkillLibrary
-    from sims.scene import Scene
+from sims.scene import Scene
 
 
 @dataclass(frozen=True)
@@ -109,8 +106,6 @@ def skill_executor(
 ) -> SkillExecutor:
     """skill_node's executor: every argument that is a field of ``params`` (default: the
     node's defaults, config/skills.yaml's) from it."""
-    from miles_ros.runtime.skills import SkillExecutor
-
     params = SkillNodeParams() if params is None else params
     fields = {f.name for f in dataclasses.fields(params)}
     names = fields & inspect.signature(SkillExecutor).parameters.keys()
