@@ -183,6 +183,13 @@ class EnvConfig:
     """numba stages: ``[lo, hi]`` (m), how far each finger pad's face lies inside the
     reported opening, per training episode (``randomization.finger_pad``: a held cube reads
     wider by twice that); empty: the numba model's thin pads."""
+    rewards: dict = field(default_factory=dict)
+    """Weights of the dense reward's named terms (term -> weight, as Isaac Lab's
+    ``RewardsCfg`` weights), over the task's ``CONFIG.rewards``: a term not named keeps its
+    weight, 0 drops it; the task refuses a name not in its ``REWARD_TERMS``. The run's
+    training and evaluations use them; each term is logged to TensorBoard."""
+    sparse_rewards: dict = field(default_factory=dict)
+    """The same for the sparse reward (``dense_reward: false``)."""
     plain_arm_prob: float = 0.0
     """numba stages with ``actuator: panda``: the fraction of training episodes (drawn per
     episode, ``randomization.plain_arm_prob``) that bypass the command-path model and run
@@ -292,6 +299,11 @@ def _env_config(data: dict[str, Any]) -> EnvConfig:
     for key in CONTACT_RANDOMIZATION:
         if key in data:
             data[key] = tuple(float(v) for v in data[key] or ())
+    for key in ("rewards", "sparse_rewards"):
+        if key in data:
+            if not isinstance(data[key] or {}, dict):
+                raise ValueError(f"env.{key}: a mapping of reward term -> weight")
+            data[key] = dict(data[key] or {})
     cfg = EnvConfig(**data)
     contact_randomization(cfg)  # ValueError now, before any work
     plain_arm_randomization(cfg)
@@ -334,6 +346,19 @@ def _check_task_options(cfg: TrainConfig) -> None:
         names = ", ".join(f"env.{key}" for key in contact)
         raise ValueError(f"{names}: task {cfg.task!r} has no cube to randomize")
     levelling_fields(cfg.env, task.CONFIG)
+    with_run_rewards(task.CONFIG, cfg.env, task.REWARD_TERMS)
+
+
+def with_run_rewards(task_cfg, env: EnvConfig, terms):
+    """``task_cfg`` with the run's reward weights (``env.rewards``, ``env.sparse_rewards``)
+    over its own; ``terms``: the task's ``REWARD_TERMS``. ValueError naming the task's terms
+    for a term it does not have."""
+    from sims.tasks.base import with_reward_weights
+
+    for weights, dense in ((env.rewards, True), (env.sparse_rewards, False)):
+        if weights:
+            task_cfg = with_reward_weights(task_cfg, tuple(terms), weights, dense)
+    return task_cfg
 
 
 IMITATION_EXPERTS = ("", "scripted")

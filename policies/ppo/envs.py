@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 import sims
-from policies.ppo.config import TrainConfig
+from policies.ppo.config import TrainConfig, with_run_rewards
 from policies.ppo.env_options import (
     check_plain_fraction,
     contact_randomization,
@@ -49,8 +49,11 @@ def evaluation_task_config(cfg: TrainConfig):
     """The task's TaskConfig with the run's episode length, goal distances
     (``env.goal_distance``), cube and goal areas (``env.object_region``, ``env.goal_region``),
     stacking episodes (``env.stack_fraction``) and tool levelling (``env.ik_tilt_gain``,
-    ``env.ik_tilt_allowance_deg``), no training noise."""
-    task_cfg = with_goal_distance(sims.get_task(cfg.task).CONFIG, cfg.env.goal_distance)
+    ``env.ik_tilt_allowance_deg``) and reward weights (``env.rewards``,
+    ``env.sparse_rewards``), no training noise."""
+    task = sims.get_task(cfg.task)
+    task_cfg = with_run_rewards(task.CONFIG, cfg.env, task.REWARD_TERMS)
+    task_cfg = with_goal_distance(task_cfg, cfg.env.goal_distance)
     task_cfg = with_regions(task_cfg, cfg.env.object_region, cfg.env.goal_region)
     if cfg.env.episode_scale != 1.0:
         if not cfg.env.episode_scale > 0:

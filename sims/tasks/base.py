@@ -9,6 +9,7 @@ formulas into kernels for speed and is tested against these functions.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass, field
 from typing import NamedTuple
@@ -273,6 +274,29 @@ def term_weights(names: tuple[str, ...], cfg: TaskConfig, dense: bool) -> np.nda
         seen.add(term.name)
         weights[names.index(term.name)] = float(term.weight)
     return weights
+
+
+def with_reward_weights(
+    cfg: TaskConfig, names: tuple[str, ...], weights: dict, dense: bool
+) -> TaskConfig:
+    """``cfg`` with the weights of the named terms of its dense (``rewards``) or sparse
+    (``sparse_rewards``) reward set to ``weights`` (term -> weight), the other terms kept;
+    a term weighted 0 is dropped. ``names``: the task's ``REWARD_TERMS``. ValueError naming
+    the task's terms for one it does not have, or for a weight that is not a finite number."""
+    which = "rewards" if dense else "sparse_rewards"
+    current = {term.name: term.weight for term in getattr(cfg, which)}
+    for name, weight in weights.items():
+        if name not in names:
+            raise ValueError(
+                f"env.{which}: {name!r} is not a reward term of {cfg.name} ({', '.join(names)})"
+            )
+        if isinstance(weight, bool) or not isinstance(weight, (int, float)):
+            raise ValueError(f"env.{which}.{name}: a number, not {weight!r}")
+        if not math.isfinite(weight):
+            raise ValueError(f"env.{which}.{name}: a finite number, not {weight!r}")
+        current[name] = float(weight)
+    terms = tuple(RewardTerm(n, current[n]) for n in names if current.get(n, 0.0) != 0.0)
+    return dataclasses.replace(cfg, **{which: terms})
 
 
 def weighted_reward(
