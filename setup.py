@@ -13,7 +13,12 @@ setup(
     package_data={
         "policies": ["skills/*/*"],
         "sims": ["assets/*"],
-        "miles_ros": ["agent/cards/*.yaml", "agent/eval_goals.yaml", "agent/adapters/*/*"],
+        "miles_ros": [
+            "agent/cards/*.yaml",
+            "agent/eval_goals.yaml",
+            "agent/adapters/*/*",
+            "console/static/*",
+        ],
     },
     data_files=[
         ("share/ament_index/resource_index/packages", ["resource/" + package_name]),

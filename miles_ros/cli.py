@@ -17,6 +17,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "goal": ("miles_ros.commands.goal", "send a goal to a running manager and follow it"),
     "plan": ("miles_ros.commands.plan", "plan a goal offline and print the plan"),
     "estop": ("miles_ros.commands.estop", "trigger (or --reset) the e-stop on a running graph"),
+    "console": ("miles_ros.commands.console", "the operator console (a web page) for a graph"),
     "planner-train": ("miles_ros.commands.planner_train", "fit the planner's LoRA adapter"),
     "demo": ("miles_ros.commands.demo", "the whole loop on one machine, with pictures"),
 }

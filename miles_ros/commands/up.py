@@ -69,6 +69,10 @@ def _up(argv: list[str] | None, prog: str, stop: StopSignals) -> int:
     )
     parser.add_argument("--domain-id", type=int, default=None, help="ROS_DOMAIN_ID to use")
     parser.add_argument(
+        "--console", action="store_true", help="serve the operator console (docs/console.md)"
+    )
+    parser.add_argument("--console-port", type=int, default=0, help="its port (0: a free one)")
+    parser.add_argument(
         "--duration",
         type=float,
         default=0.0,
@@ -106,8 +110,12 @@ def _up(argv: list[str] | None, prog: str, stop: StopSignals) -> int:
     else:
         print(f"{prog}: starting {', '.join(parts)}", flush=True)
         graph = InProcessGraph.of_parts(parts, args.params_file, domain_id=args.domain_id)
-    nodes, recorder = list(graph.nodes), None
+    nodes, recorder, console = list(graph.nodes), None, None
     try:
+        if args.console:
+            from miles_ros.ros.console_node import attach_console
+
+            console = attach_console(graph, args.scene, port=args.console_port)
         if args.record:
             from miles_ros.ros.recording import Recorder
 
@@ -122,6 +130,8 @@ def _up(argv: list[str] | None, prog: str, stop: StopSignals) -> int:
         if stop():
             print(f"\n{prog}: {stop.signal_name or 'stop requested'}, shutting down")
     finally:
+        if console is not None:
+            console.stop()
         graph.close()  # the recorder finishes its file when it is destroyed
         if recorder is not None:
             print(f"{prog}: {recorder.count} messages recorded to {args.record}")

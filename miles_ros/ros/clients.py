@@ -20,7 +20,7 @@ from sensor_msgs.msg import Image, JointState
 from std_msgs.msg import String
 from std_srvs.srv import Trigger
 
-from miles_ros.interfaces import NAMESPACE, under_namespace
+from miles_ros.interfaces import NAMESPACE, arm_scoped, under_namespace
 from miles_ros.params.manager import ManagerNodeParams
 from miles_ros.params.safety import SafetyNodeNames
 from miles_ros.params.sim import SimNodeParams
@@ -69,10 +69,17 @@ def call_trigger(
         rclpy.try_shutdown(context=context)
 
 
-def estop(reset: bool, namespace: str = NAMESPACE, domain_id: int | None = None, timeout=5.0):
-    """Trigger (or reset) the e-stop of a running graph; returns ``(service, result)``."""
+def estop_services(reset: bool, namespace: str = NAMESPACE, arms=("",)) -> list[str]:
+    """The e-stop trigger (or reset) service of each of ``arms``' safety nodes (arm "":
+    the single arm's), under ``namespace``."""
     names = SafetyNodeNames()
     service = under_namespace(namespace, names.reset_service if reset else names.trigger_service)
+    return [arm_scoped(arm, service) for arm in arms]
+
+
+def estop(reset: bool, namespace: str = NAMESPACE, domain_id: int | None = None, timeout=5.0):
+    """Trigger (or reset) the e-stop of a running graph; returns ``(service, result)``."""
+    (service,) = estop_services(reset, namespace)
     return service, call_trigger(service, domain_id, timeout)
 
 

@@ -1,0 +1,191 @@
+"""The operator console's bridge to the graph: :class:`ConsoleBridge` is the
+:class:`miles_ros.console.port.CellPort` the web app (:mod:`miles_ros.console.app`)
+talks to.
+
+It publishes goals on ``/miles/goal``, calls every arm's safety node's
+``trigger_estop`` / ``reset_estop`` (std_srvs/Trigger; the services ``miles estop``
+calls, :func:`miles_ros.ros.clients.estop_services`) and keeps the cell's state
+(:class:`miles_ros.console.state.CellState`) from ``/miles/plan``,
+``/miles/manager/status`` and each arm's ``/miles/skill/status`` and
+``/miles/safety/state``. The web server calls it from its own threads: the e-stop is
+sent at once with ``call_async`` (never waiting, never on the executor), a reset waits
+for the supervisors' answers on an event set by the executor, with a deadline.
+
+:func:`attach_console` adds the bridge to an in-process graph and serves the console
+(``miles up --console``, ``miles console``).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from concurrent.futures import Future
+
+from rclpy.node import Node
+from std_msgs.msg import String
+from std_srvs.srv import Trigger
+
+from miles_ros.console.port import card_summaries
+from miles_ros.console.server import DEFAULT_HOST, ConsoleServer
+from miles_ros.console.state import CellState
+from miles_ros.interfaces import NAMESPACE, arm_scoped, under_namespace
+from miles_ros.params.manager import ManagerNodeParams
+from miles_ros.params.safety import SafetyNodeNames
+from miles_ros.params.skill import SkillNodeParams
+from miles_ros.ros.clients import estop_services
+from miles_ros.ros.qos import COMMAND_QOS, LATCHED_READER_QOS, READER_QOS
+
+
+def scene_arms(scene_file: str | None) -> tuple[str, ...]:
+    """The arms of a scene (``("",)``: the single arm of a scene without ``arms:``)."""
+    if not scene_file:
+        return ("",)
+    from sims.scene import load_scene
+
+    scene = load_scene(scene_file)
+    return tuple(m.name for m in scene.arms) if scene.multi_arm else ("",)
+
+
+class ConsoleBridge(Node):
+    """The console's port to the graph of ``arms`` under ``namespace``."""
+
+    def __init__(
+        self,
+        arms: tuple[str, ...] = ("",),
+        namespace: str = NAMESPACE,
+        skill_library: str | None = None,
+        **kwargs,
+    ) -> None:
+        super().__init__("console_bridge", **kwargs)
+        self.arms = tuple(arms)
+        self.state = CellState(self.arms)
+        self.skill_library = skill_library
+        manager, skill, safety = ManagerNodeParams(), SkillNodeParams(), SafetyNodeNames()
+
+        def name(topic: str) -> str:
+            return under_namespace(namespace, topic)
+
+        self.goal_topic = name(manager.goal_topic)
+        self.pub_goal = self.create_publisher(String, self.goal_topic, COMMAND_QOS)
+        sub = self.create_subscription
+        sub(String, name(manager.plan_topic), self._json(self.state.on_plan), LATCHED_READER_QOS)
+        sub(
+            String,
+            name(manager.status_topic),
+            self._json(self.state.on_manager_status),
+            LATCHED_READER_QOS,
+        )
+        for arm in self.arms:
+            status = arm_scoped(arm, name(skill.status_topic))
+            sub(String, status, self._json(self.state.on_skill_status, arm), READER_QOS)
+            state = arm_scoped(arm, name(safety.state_topic))
+            sub(String, state, self._json(self.state.on_safety, arm), LATCHED_READER_QOS)
+        self.triggers = self._trigger_clients(estop_services(False, namespace, self.arms))
+        self.resets = self._trigger_clients(estop_services(True, namespace, self.arms))
+
+    def _trigger_clients(self, services: list[str]) -> dict[str, object]:
+        return {
+            arm: self.create_client(Trigger, service)
+            for arm, service in zip(self.arms, services, strict=True)
+        }
+
+    def _json(self, handler, *args):
+        def callback(msg: String) -> None:
+            try:
+                data = json.loads(msg.data)
+            except ValueError:
+                self.get_logger().warning(f"console: not JSON: {msg.data[:80]!r}")
+                return
+            if isinstance(data, dict):
+                handler(*args, data)
+
+        return callback
+
+    # -- the port (any thread) -----------------------------------------------------------
+    def send_goal(self, text: str) -> dict:
+        if self.pub_goal.get_subscription_count() == 0:
+            return {"sent": False, "message": f"no manager listens on {self.goal_topic}"}
+        self.pub_goal.publish(String(data=text))
+        return {"sent": True, "message": f"goal sent on {self.goal_topic}"}
+
+    def estop(self) -> Future:
+        return self._call_all(self.triggers, "latched")
+
+    def reset(self, timeout: float) -> dict:
+        future = self._call_all(self.resets, "success")
+        done = threading.Event()
+        future.add_done_callback(lambda _: done.set())
+        if not done.wait(timeout):
+            return {
+                "success": False,
+                "answered": False,
+                "message": f"no answer from every supervisor within {timeout} s",
+            }
+        return {**future.result(), "answered": True}
+
+    def snapshot(self) -> dict:
+        return self.state.snapshot()
+
+    def wait_newer(self, version: int, timeout: float) -> dict | None:
+        return self.state.wait_newer(version, timeout)
+
+    def cards(self) -> list[dict]:
+        return card_summaries(self.skill_library)
+
+    # -- internals -----------------------------------------------------------------------
+    def _call_all(self, clients: dict, key: str) -> Future:
+        """Call every arm's Trigger ``clients`` at once; a future of ``{key: every arm
+        answered success, "message", "arms": {arm: message}}``. An arm whose service is
+        not there answers "no service" at once (its request would be lost)."""
+        result: Future = Future()
+        answers: dict[str, tuple[bool, str]] = {}
+        lock = threading.Lock()
+
+        def answer(arm: str, success: bool, message: str) -> None:
+            with lock:
+                answers[arm] = (success, message)
+                if len(answers) < len(clients):
+                    return
+            label = {arm: (f"{arm}: " if arm else "") for arm in clients}
+            result.set_result(
+                {
+                    key: all(ok for ok, _ in answers.values()),
+                    "message": "; ".join(label[a] + answers[a][1] for a in clients),
+                    "arms": {a or "arm": answers[a][1] for a in clients},
+                }
+            )
+
+        for arm, client in clients.items():
+            if not client.service_is_ready():
+                answer(arm, False, f"no service {client.srv_name}")
+                continue
+            call = client.call_async(Trigger.Request())
+
+            def done(call, arm=arm) -> None:
+                response = call.result()
+                if response is None:
+                    answer(arm, False, "the call failed")
+                else:
+                    answer(arm, bool(response.success), response.message)
+
+            call.add_done_callback(done)
+        return result
+
+
+def attach_console(
+    graph,
+    scene_file: str | None = None,
+    host: str = DEFAULT_HOST,
+    port: int = 0,
+    metrics_registry=None,
+    view_url: str | None = None,
+) -> ConsoleServer:
+    """Add a :class:`ConsoleBridge` for the cell of ``scene_file`` to ``graph`` (an
+    :class:`~miles_ros.ros.graph.InProcessGraph`) and serve the console on
+    ``host:port`` (0: a free one); prints its URL. Stop it with ``.stop()`` before the
+    graph closes."""
+    bridge = graph.add(ConsoleBridge(scene_arms(scene_file), context=graph.context))
+    server = ConsoleServer(
+        bridge, host, port, metrics_registry=metrics_registry, view_url=view_url
+    )
+    return server.start()
