@@ -74,6 +74,13 @@ def _up(argv: list[str] | None, prog: str, stop: StopSignals) -> int:
         default=0.0,
         help="stop after this many seconds (0: until Ctrl-C)",
     )
+    parser.add_argument(
+        "--metrics-port",
+        type=int,
+        default=None,
+        metavar="PORT",
+        help="serve Prometheus metrics on http://127.0.0.1:PORT/metrics (0: a free port)",
+    )
     args = parser.parse_args(argv)
     if args.params_file and not Path(args.params_file).is_file():
         parser.error(f"--params-file {args.params_file}: no such file")
@@ -106,8 +113,13 @@ def _up(argv: list[str] | None, prog: str, stop: StopSignals) -> int:
     else:
         print(f"{prog}: starting {', '.join(parts)}", flush=True)
         graph = InProcessGraph.of_parts(parts, args.params_file, domain_id=args.domain_id)
-    nodes, recorder = list(graph.nodes), None
+    nodes, recorder, metrics = list(graph.nodes), None, None
     try:
+        if args.metrics_port is not None:
+            from miles_ros.ros.monitor_node import serve_metrics
+
+            metrics = serve_metrics(graph, args.metrics_port, args.scene)
+            print(f"metrics: {metrics.url}", flush=True)
         if args.record:
             from miles_ros.ros.recording import Recorder
 
@@ -122,6 +134,8 @@ def _up(argv: list[str] | None, prog: str, stop: StopSignals) -> int:
         if stop():
             print(f"\n{prog}: {stop.signal_name or 'stop requested'}, shutting down")
     finally:
+        if metrics is not None:
+            metrics.close()
         graph.close()  # the recorder finishes its file when it is destroyed
         if recorder is not None:
             print(f"{prog}: {recorder.count} messages recorded to {args.record}")
