@@ -202,12 +202,14 @@ class CellMetrics:
     def handle(self, stream: str, payload: str | bytes | Mapping, arm: str = "") -> bool:
         """Read one message of ``stream`` (a kind above; ``payload`` its JSON text or the
         decoded object). False, with ``miles_anomalies_total{kind="malformed"}`` counted
-        and a warning logged (rate-limited), when it cannot be read."""
+        and a warning logged (rate-limited), when it cannot be read; KeyError for an
+        unknown ``stream``."""
+        handler = self._handlers[stream]
         try:
             data = json.loads(payload) if isinstance(payload, str | bytes) else payload
             if not isinstance(data, Mapping):
                 raise ValueError("not a JSON object")
-            self._handlers[stream](data, arm)
+            handler(data, arm)
             return True
         except (ValueError, TypeError, KeyError, AttributeError) as exc:
             self.anomalies.labels(arm, "malformed").inc()

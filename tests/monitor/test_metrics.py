@@ -272,6 +272,13 @@ def test_a_malformed_message_is_an_anomaly_and_moves_nothing_else(stream, payloa
     }
 
 
+def test_an_unknown_stream_is_a_programming_error_not_an_anomaly():
+    m = CellMetrics()
+    with pytest.raises(KeyError):
+        m.handle("goal", {"outcome": "succeeded"})
+    assert value(samples(m), "miles_anomalies_total", arm="", kind="malformed") == 0
+
+
 def test_two_cells_never_share_counters():
     a, b = CellMetrics(), CellMetrics()
     a.handle(SAFETY_STATE, {"estop": True, "reason": ""})

@@ -134,3 +134,21 @@ def samples_of(text: str):
         for family in text_string_to_metric_families(text)
         for s in family.samples
     }
+
+
+def test_serve_metrics_reads_the_cells_arms_from_the_scene():
+    from miles_ros.params import config_dir
+    from sims.scene import load_scene
+
+    scene = config_dir() / "scene_dual.yaml"
+    arms = tuple(m.name for m in load_scene(scene).arms)
+    with InProcessGraph([], domain_id()) as graph:
+        server = serve_metrics(graph, 0, str(scene))
+        try:
+            (monitor,) = graph.nodes
+            assert monitor.params.arms == arms and len(arms) == 2
+            with urllib.request.urlopen(server.url, timeout=10) as response:
+                s = samples_of(response.read().decode())
+            assert all(value(s, "miles_estops_total", arm=arm) == 0 for arm in arms)
+        finally:
+            server.close()
