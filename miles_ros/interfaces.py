@@ -152,12 +152,27 @@ SKILL_REQUEST_KEYS = ("id", "skill", "params", "trace_id")
 """A ``/miles/skill/request`` message; a cancel is ``{"id", "cancel": true}``."""
 SKILL_STATUS_KEYS = ("id", "skill", "state", "progress", "reason")
 """Every ``/miles/skill/status`` message carries these (and may carry more: ``step``,
-``elapsed_s``, ``distance``, ``phase``)."""
+``elapsed_s``, ``distance``, ``phase``, and on the final status of a learned skill whose
+policy ran, ``return``: :data:`SKILL_RETURN`)."""
+SKILL_RETURN = "return"
+"""Key of a final ``/miles/skill/status``: the episode return, the task's dense reward
+summed over the control periods the policy ran (a scripted skill has none)."""
+REFUSED_PREFIX = "refused:"
+"""A skill status ``reason`` that starts with this: the request was refused before any
+motion (unknown skill, bad params, outside the envelope, e-stop latched, no robot state)."""
+STALLED_PREFIX = "stalled:"
+"""A skill status ``reason`` that starts with this: the stall watchdog ended the skill."""
+STATE_LOST = "robot state lost"
+"""A reason (skill status, safety state) that starts with this: ``/joint_states`` went
+stale."""
 SAFETY_STATE_KEYS = ("estop", "mode", "interventions", "reason")
 """Every ``/miles/safety/state`` message carries these."""
 MANAGER_STATUS_KEYS = ("goal", "goal_seq", "goals_received", "outcome")
 """Every ``/miles/manager/status`` message carries these (single-arm and cell manager);
 most also carry ``trace_id``, ``event``, ``reason``, ``step``, ``replans``."""
+PLAN_KEYS = ("goal", "steps", "trace_id", "latency_s")
+"""Every ``/miles/plan`` message carries these; ``latency_s`` is how long the planner took
+to decide (s), one message per decision (the first plan and each replan)."""
 PLAN_REFUSAL_KEYS = ("refused", "reason")
 """A refused plan (``/miles/plan``, ``miles plan --json``): ``"refused": true`` and why."""
 

@@ -39,6 +39,14 @@ def test_both_managers_first_status_has_the_public_keys_and_outcome_idle():
         assert message["outcome"] in interfaces.GOAL_OUTCOMES
 
 
+def test_a_plan_message_has_the_public_keys():
+    from miles_ros.agent.plans import Plan
+
+    message = Plan("move to the red cube", [], "grounded", "lm", 0.25).to_message()
+    assert set(interfaces.PLAN_KEYS) <= set(message)
+    assert message["latency_s"] == 0.25
+
+
 def test_final_states_and_outcomes_are_members_of_their_lists():
     assert set(interfaces.FINAL_SKILL_STATES) < set(interfaces.SKILL_STATES)
     assert set(interfaces.FINAL_GOAL_OUTCOMES) < set(interfaces.GOAL_OUTCOMES)

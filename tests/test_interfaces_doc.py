@@ -22,7 +22,7 @@ TOPIC_KEYS = {
     interfaces.SKILL_STATUS: interfaces.SKILL_STATUS_KEYS,
     interfaces.SAFETY_STATE: interfaces.SAFETY_STATE_KEYS,
     interfaces.MANAGER_STATUS: interfaces.MANAGER_STATUS_KEYS,
-    interfaces.PLAN: interfaces.PLAN_REFUSAL_KEYS,
+    interfaces.PLAN: interfaces.PLAN_KEYS + interfaces.PLAN_REFUSAL_KEYS,
 }
 """The graph table's row of each JSON topic names its public keys (as ``"key"``)."""
 GRAPH = "ROS 2 graph (default namespace `/miles`; every name is a parameter)"

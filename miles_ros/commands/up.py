@@ -69,7 +69,9 @@ def _up(argv: list[str] | None, prog: str, stop: StopSignals) -> int:
     )
     parser.add_argument("--domain-id", type=int, default=None, help="ROS_DOMAIN_ID to use")
     parser.add_argument(
-        "--console", action="store_true", help="serve the operator console (docs/console.md)"
+        "--console",
+        action="store_true",
+        help="serve the operator console, with the metrics at its /metrics (docs/console.md)",
     )
     parser.add_argument("--console-port", type=int, default=0, help="its port (0: a free one)")
     parser.add_argument(
@@ -77,6 +79,13 @@ def _up(argv: list[str] | None, prog: str, stop: StopSignals) -> int:
         type=float,
         default=0.0,
         help="stop after this many seconds (0: until Ctrl-C)",
+    )
+    parser.add_argument(
+        "--metrics-port",
+        type=int,
+        default=None,
+        metavar="PORT",
+        help="serve Prometheus metrics on http://127.0.0.1:PORT/metrics (0: a free port)",
     )
     args = parser.parse_args(argv)
     if args.params_file and not Path(args.params_file).is_file():
@@ -110,12 +119,27 @@ def _up(argv: list[str] | None, prog: str, stop: StopSignals) -> int:
     else:
         print(f"{prog}: starting {', '.join(parts)}", flush=True)
         graph = InProcessGraph.of_parts(parts, args.params_file, domain_id=args.domain_id)
-    nodes, recorder, console = list(graph.nodes), None, None
+    nodes, recorder, console, metrics = list(graph.nodes), None, None, None
     try:
+        monitor = None
+        if args.console or args.metrics_port is not None:
+            from miles_ros.ros.monitor_node import add_monitor
+
+            monitor = add_monitor(graph, args.scene)
+        if args.metrics_port is not None:
+            from miles_ros.monitor.metrics import serve
+
+            metrics = serve(monitor.metrics.registry, args.metrics_port)
+            print(f"metrics: {metrics.url}", flush=True)
         if args.console:
             from miles_ros.ros.console_node import attach_console
 
-            console = attach_console(graph, args.scene, port=args.console_port)
+            console = attach_console(
+                graph,
+                args.scene,
+                port=args.console_port,
+                metrics_registry=monitor.metrics.registry,
+            )
         if args.record:
             from miles_ros.ros.recording import Recorder
 
@@ -132,6 +156,8 @@ def _up(argv: list[str] | None, prog: str, stop: StopSignals) -> int:
     finally:
         if console is not None:
             console.stop()
+        if metrics is not None:
+            metrics.close()
         graph.close()  # the recorder finishes its file when it is destroyed
         if recorder is not None:
             print(f"{prog}: {recorder.count} messages recorded to {args.record}")

@@ -24,7 +24,15 @@ from dataclasses import dataclass, field
 from miles_ros.agent.grounding import Step, step_text
 from miles_ros.agent.planner import Plan, Planner
 from miles_ros.agent.world import World
-from miles_ros.interfaces import ESTOPPED, FAILED, IDLE, REFUSED, RUNNING, SUCCEEDED
+from miles_ros.interfaces import (
+    ESTOPPED,
+    FAILED,
+    IDLE,
+    REFUSED,
+    REFUSED_PREFIX,
+    RUNNING,
+    SUCCEEDED,
+)
 
 log = logging.getLogger(__name__)
 
@@ -252,7 +260,7 @@ def skill_refused(reason: str) -> bool:
     """True when the skill node refused the step itself (unknown skill, schema or
     precondition failure): the step is not to be tried again."""
     reason = reason or ""
-    return reason.startswith("refused:") and not any(t in reason for t in TRANSIENT_REFUSALS)
+    return reason.startswith(REFUSED_PREFIX) and not any(t in reason for t in TRANSIENT_REFUSALS)
 
 
 def failure_feedback(step: Step, result: StepResult) -> str:

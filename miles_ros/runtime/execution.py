@@ -59,6 +59,12 @@ class Execution:
     release_q: np.ndarray | None = None
     """Arm pose held while a gripper skill's fingers open after its goal is met (the skill
     ends released, so the next move does not carry the cube away); None otherwise."""
+    episode_return: float | None = None
+    """The task's dense reward summed over the control periods that followed an action of
+    the policy (the reward each action earned); None until the policy first acts."""
+    policy_acted: bool = False
+    """Whether the last control period's targets came from the policy (so this period's
+    reward is the policy's): false at the start and after a home move."""
 
 
 @dataclass

@@ -44,7 +44,17 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from miles_ros.interfaces import ABORTED, ESTOPPED, FAILED, RUNNING, SUCCEEDED
+from miles_ros.interfaces import (
+    ABORTED,
+    ESTOPPED,
+    FAILED,
+    REFUSED_PREFIX,
+    RUNNING,
+    SKILL_RETURN,
+    STALLED_PREFIX,
+    STATE_LOST,
+    SUCCEEDED,
+)
 from miles_ros.runtime.actions import (
     JointTargets,
     action_to_targets,
@@ -194,19 +204,20 @@ class SkillExecutor:
         try:
             request = json.loads(payload) if isinstance(payload, str) else dict(payload)
         except (json.JSONDecodeError, TypeError, ValueError) as exc:
-            return [status("", "", FAILED, 0.0, f"refused: request is not JSON ({exc})")]
+            return [status("", "", FAILED, 0.0, f"{REFUSED_PREFIX} request is not JSON ({exc})")]
         if not isinstance(request, dict):
-            return [status("", "", FAILED, 0.0, "refused: request must be a JSON object")]
+            return [status("", "", FAILED, 0.0, f"{REFUSED_PREFIX} request must be a JSON object")]
         rid = request.get("id", "")
         rid = rid if isinstance(rid, str) else json.dumps(rid)
         if request.get("cancel"):
             return self.cancel(rid, now, estop=request.get("reason") == "estop")
         name = request.get("skill")
         if not rid:
-            return [status("", str(name or ""), FAILED, 0.0, "refused: request needs an id")]
+            why = f"{REFUSED_PREFIX} request needs an id"
+            return [status("", str(name or ""), FAILED, 0.0, why)]
         refusal = self._refusal(name, request)
         if refusal:
-            return [status(rid, str(name or ""), FAILED, 0.0, "refused: " + refusal)]
+            return [status(rid, str(name or ""), FAILED, 0.0, f"{REFUSED_PREFIX} {refusal}")]
         skill = self.library.skills[name]
         params = request.get("params") or {}
         goal = None
@@ -214,7 +225,7 @@ class SkillExecutor:
             try:
                 goal = resolve_goal(skill.task.CONFIG.name, params, self.scene, self.objects)
             except GoalError as exc:
-                return [status(rid, name, FAILED, 0.0, f"refused: {exc}")]
+                return [status(rid, name, FAILED, 0.0, f"{REFUSED_PREFIX} {exc}")]
             refusal = self._envelope_refusal(skill, goal)
             if refusal:
                 return [status(rid, name, FAILED, 0.0, refusal)]
@@ -273,7 +284,7 @@ class SkillExecutor:
             return TickResult(statuses=[self._finish(ESTOPPED, "e-stop latched", now)])
         received = -math.inf if self.joints_received is None else self.joints_received
         if self.joints is None or now - received > self.state_timeout:
-            return TickResult(statuses=[self._finish(FAILED, "robot state lost", now)])
+            return TickResult(statuses=[self._finish(FAILED, STATE_LOST, now)])
         if now - run.started > run.timeout_s:
             return TickResult(
                 statuses=[self._finish(FAILED, f"timeout after {run.timeout_s:.1f} s", now)]
@@ -308,6 +319,11 @@ class SkillExecutor:
         if run.goal.stack_on is not None:  # stacking: on the target cube's live pose
             state = stack_state(state, self.objects.get(run.goal.stack_on))
         distance = goal_distance(cfg.name, state)
+        if run.policy_acted:  # the reward the policy's last action earned
+            run.episode_return = (run.episode_return or 0.0) + float(
+                skill.task.reward(state, cfg)[0]
+            )
+        run.policy_acted = False
         if bool(skill.task.success(state, cfg)[0]):
             if not (cfg.has_gripper and self.joints.finger_width < RELEASE_WIDTH):
                 return TickResult(statuses=[self._finish(SUCCEEDED, "", now, progress=1.0)])
@@ -331,6 +347,9 @@ class SkillExecutor:
             run.command_path.follow(*self._command_now(now))
             arm, velocity = run.command_path.step(targets.arm)
             targets = JointTargets(arm, targets.finger, velocity)
+        run.policy_acted = True
+        if run.episode_return is None:
+            run.episode_return = 0.0
         return TickResult(targets, [self._progress(run, distance, now)], lead_s=target_lead(cfg))
 
     def _stall_check(self, run: Execution, tcp, distance: float, now: float):
@@ -349,8 +368,8 @@ class SkillExecutor:
         if now - ref[0] < self.stall_window_s:
             return None
         why = (
-            f"stalled: the TCP moved < {self.stall_motion * 100:.0f} cm and the goal came no "
-            f"nearer for {self.stall_window_s:.1f} s"
+            f"{STALLED_PREFIX} the TCP moved < {self.stall_motion * 100:.0f} cm and the goal "
+            f"came no nearer for {self.stall_window_s:.1f} s"
         )
         if run.restarts >= self.stall_restarts:
             return TickResult(statuses=[self._finish(FAILED, why, now)])
@@ -438,7 +457,7 @@ class SkillExecutor:
         violations = skill.card.envelope_violations(obj, goal.goal_pos)
         if not violations:
             return ""
-        return "refused: precondition " + "; precondition ".join(violations)
+        return f"{REFUSED_PREFIX} precondition " + "; precondition ".join(violations)
 
     def _home_timeout(self) -> float:
         q = self.joints.arm_pos if self.joints is not None else panda.home_joint_positions
@@ -469,6 +488,8 @@ class SkillExecutor:
             reason,
         )
         out.update(step=run.steps, elapsed_s=round(now - run.started, 4))
+        if run.episode_return is not None:
+            out[SKILL_RETURN] = round(run.episode_return, 6)
         log = logger.info if state == SUCCEEDED else logger.warning
         log(
             "skill %s (%s) %s%s",

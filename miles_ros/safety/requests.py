@@ -28,6 +28,9 @@ FAULT_KINDS = frozenset(
     }
 )
 """Rejections that count toward the repeated-violations fault."""
+REJECTION_KINDS = FAULT_KINDS | {"estop_latched", "no_robot_state"}
+"""Every kind of a refused request (an event with nothing allowed): the gate's checks and
+permissions above, and a request while the e-stop is latched or before any robot state."""
 
 Rejection = tuple[str, str | None, object, str]
 """(kind, joint, value, detail) of a refused request; kind '' = it passed."""

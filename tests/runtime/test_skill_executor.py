@@ -134,6 +134,27 @@ def test_success_is_the_task_predicate(library_dir):
     assert (done["id"], done["state"], done["progress"]) == ("b", "succeeded", 1.0)
 
 
+def test_the_final_status_carries_the_return_the_policy_earned(library_dir):
+    """reach's dense reward is minus the TCP-goal distance: with the arm held still 6 cm
+    from the goal, each period after an action earns -0.06, so two rewarded periods and a
+    cancel give -0.12. A refusal and the scripted home carry no return."""
+    ex = make_executor(library_dir)
+    tcp = panda.fk_tcp(panda.home_joint_positions)
+    ex.on_request(request("a", "reach", target=list(tcp - [0.0, 0.0, 0.06])), 0.0)
+    for t in (0.0, 0.04, 0.08):
+        ex.on_joint_state(ex.joints, t)
+        (running,) = ex.tick(t).statuses
+        assert "return" not in running
+    (aborted,) = ex.cancel("a", 0.1)
+    assert aborted["state"] == "aborted"
+    assert aborted["return"] == pytest.approx(-0.12, abs=1e-6)
+    (refused,) = ex.on_request(request("b", "fly"), 0.2)
+    assert "return" not in refused
+    ex.on_request(request("h", "home"), 0.3)
+    (done,) = ex.tick(0.3).statuses  # already at home, still
+    assert done["state"] == "succeeded" and "return" not in done
+
+
 def test_home_moves_toward_home_and_succeeds_there(library_dir):
     start = panda.home_joint_positions + np.array([0.4, 0.0, 0.0, 0.2, 0.0, 0.0, 0.0])
     ex = make_executor(library_dir, q=start, home_speed=0.5)
