@@ -32,6 +32,8 @@ def main(argv: list[str] | None = None, prog: str = "miles up") -> int:
 
 
 def _up(argv: list[str] | None, prog: str, stop: StopSignals) -> int:
+    from miles_ros.view.options import DEFAULT_WEB_PORT
+
     parser = argparse.ArgumentParser(
         prog=prog,
         description="Bring up the Miles node graph in one process (sim_node, safety_node, "
@@ -53,9 +55,26 @@ def _up(argv: list[str] | None, prog: str, stop: StopSignals) -> int:
     )
     parser.add_argument(
         "--record",
-        metavar="FILE.mcap",
+        metavar="FILE.mcap|FILE.rrd",
         default=None,
-        help="record every topic of the graph to an MCAP file",
+        help="FILE.mcap: record every topic of the graph to MCAP (Foxglove, ros2 bag); "
+        "FILE.rrd (by its extension): save the 3D view as a Rerun recording (`rerun FILE.rrd`)",
+    )
+    parser.add_argument(
+        "--view",
+        action="store_true",
+        help="live 3D view in the native Rerun viewer (without a display: the web viewer)",
+    )
+    parser.add_argument(
+        "--view-web",
+        action="store_true",
+        help="serve the 3D view's web viewer on 127.0.0.1 and print its URL",
+    )
+    parser.add_argument(
+        "--view-port",
+        type=int,
+        default=None,
+        help=f"the web viewer's port (default {DEFAULT_WEB_PORT}; 0: a free one)",
     )
     parser.add_argument(
         "--params-file", default=None, help="a ROS parameter file applied on top of config/*.yaml"
@@ -108,13 +127,25 @@ def _up(argv: list[str] | None, prog: str, stop: StopSignals) -> int:
         graph = InProcessGraph.of_parts(parts, args.params_file, domain_id=args.domain_id)
     nodes, recorder = list(graph.nodes), None
     try:
-        if args.record:
+        from miles_ros.ros.view_node import start_view
+        from miles_ros.view.options import is_rerun_recording
+
+        if args.record and not is_rerun_recording(args.record):
             from miles_ros.ros.recording import Recorder
 
             recorder = graph.add(Recorder(args.record, args.scene, context=graph.context))
+        start_view(
+            graph,
+            args.scene,
+            args.params_file,
+            args.record,
+            args.view,
+            args.view_web,
+            args.view_port,
+        )
         print(
             f"{prog}: {', '.join(n.get_fully_qualified_name().lstrip('/') for n in nodes)} up "
-            f"({'recording to ' + args.record if recorder else 'not recording'}); "
+            f"({'recording to ' + args.record if args.record else 'not recording'}); "
             "Ctrl-C to stop",
             flush=True,
         )
