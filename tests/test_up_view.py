@@ -46,3 +46,18 @@ def test_miles_up_view_without_display_serves_the_web_viewer_and_records(tmp_pat
     assert len(tcps) == len(logged) > 0
     for (_, row), (_, q) in zip(tcps, logged, strict=True):
         np.testing.assert_allclose(pose(row)[:3, 3], panda.fk_tcp(np.array(q)), atol=1e-6, rtol=0)
+
+
+@pytest.mark.parametrize(
+    ("argv", "says"),
+    [
+        (["--record", "run.mcap"], "--record"),
+        (["--view", "--scripted"], "--scripted"),
+    ],
+)
+def test_miles_demo_refuses_a_view_it_cannot_give(argv, says, capsys):
+    from miles_ros.commands import demo
+
+    with pytest.raises(SystemExit):
+        demo.main(argv)
+    assert says in capsys.readouterr().err
