@@ -1,33 +1,53 @@
 """``view_node``: the live 3D view of the cell (Rerun), fed from the graph's topics.
 
-Subscribes per arm (:func:`~miles_ros.interfaces.arm_scoped`, ``""`` for the single arm)
-to the joint states, the safety node's joint command, safety state and events and the
-skill status, and once to the scene objects, the plan, the manager status and the camera
-frames. Callbacks only decode and keep: the newest joint state and command per arm (and
-the periods between joint-state arrivals), every event in order. A timer at the view's
-rate hands one batch to the view (:class:`~miles_ros.view.process.ViewProcess`, a child
-process, in ``miles up``; anything with ``apply(batch)`` and ``close()``), so the 250 Hz
-loops of the graph never wait for the drawing. Joint states and commands are read best
-effort (only the newest matters; a reliable reader would add acknowledgements to the
-250 Hz writers).
+Reads per arm (:func:`~miles_ros.interfaces.arm_scoped`, ``""`` for the single arm) the
+joint states, the safety node's joint command, safety state and events and the skill
+status, and once the scene objects, the plan, the manager status and the camera frames.
+A timer at the view's rate (30 Hz) hands what arrived as one batch to the view (anything
+with ``apply(batch)`` and ``close()``: a :class:`~miles_ros.view.process.LocalView`).
 
-``miles up --view`` / ``--view-web`` / ``--record FILE.rrd``: :func:`start_view`.
+The fast topics (the 250 Hz joint states and commands, the objects at 50 Hz) are
+sampled, not called back: their readers belong to a second node that no executor spins,
+and each batch takes what waits there (every joint state's arrival time gives the
+periods between them; only the newest message is decoded), so the view costs no callback
+per message (a callback for each of 500 messages a second cost the view's process about
+as much CPU as drawing the arm). They are read best
+effort: only the newest matters, and a reliable reader would add acknowledgements to the
+writers. The other topics (a few messages a second) are called back as usual, decoded
+and queued in order; of the camera frames only the newest is kept.
+
+``miles up --view`` / ``--view-web`` / ``--record FILE.rrd`` and ``miles demo`` run the
+node in a process of its own on the graph's ROS domain (:func:`start_view`), so neither
+its reading nor its drawing runs on the graph's executor.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
-from collections.abc import Callable
+import traceback
+from collections.abc import Iterator
 
+import rclpy
+from rclpy.experimental import EventsExecutor
 from rclpy.node import Node
+from rclpy.serialization import deserialize_message
+from rclpy.signals import SignalHandlerOptions
 from sensor_msgs.msg import Image, JointState
 from std_msgs.msg import String
 
 from miles_ros import interfaces
 from miles_ros.interfaces import arm_scoped
-from miles_ros.ros.qos import COMMAND_QOS, IMAGE_QOS, LATCHED_QOS, SENSOR_QOS
+from miles_ros.ros.qos import COMMAND_QOS, IMAGE_QOS, LATCHED_QOS, keep_last
 from miles_ros.view.options import DEFAULT_RATE_HZ, DEFAULT_WEB_PORT, is_rerun_recording
-from miles_ros.view.process import Call
+from miles_ros.view.process import Call, LocalView, ViewProcess, ViewSpec, child_setup
+from sims.scene import load_scene
+
+SAMPLED_QOS = keep_last(64, reliable=False)
+"""The sampled readers: best effort, deep enough to hold every message between two
+batches at 250 Hz (8 at 30 Hz) with room for late batches."""
+SPIN_PERIOD_S = 0.1
+"""How often the view's process looks for its parent's stop while nothing arrives (s)."""
 
 
 class ViewNode(Node):
@@ -45,6 +65,10 @@ class ViewNode(Node):
         super().__init__("view_node", **kwargs)
         self.view = view
         self.arms = tuple(arms)
+        self._sampler = Node("view_node_sampler", context=kwargs.get("context"))
+        """Holds the readers of the fast topics; never spun (see the module)."""
+        self._sampled: dict[tuple[str, str], tuple[object, type]] = {}
+        """(method, arm) -> the reader of a fast topic and its type, read at each batch."""
         self._latest: dict[tuple[str, str], Call] = {}
         """(method, arm) -> the newest call of a kind where only the newest matters."""
         self._events: list[Call] = []
@@ -55,8 +79,11 @@ class ViewNode(Node):
         sub = self.create_subscription
         for arm in self.arms:
             scoped = lambda name, arm=arm: arm_scoped(arm, name)  # noqa: E731
-            sub(JointState, scoped(interfaces.JOINT_STATES), self._joint_state(arm), SENSOR_QOS)
-            sub(JointState, scoped(interfaces.JOINT_COMMAND), self._command(arm), SENSOR_QOS)
+            for method, topic in (
+                ("joint_state", interfaces.JOINT_STATES),
+                ("joint_command", interfaces.JOINT_COMMAND),
+            ):
+                self._sample(method, arm, JointState, scoped(topic))
             sub(
                 String,
                 scoped(interfaces.SAFETY_STATE),
@@ -75,7 +102,7 @@ class ViewNode(Node):
                 self._json("skill_status", arm),
                 COMMAND_QOS,
             )
-        sub(String, interfaces.SCENE_OBJECTS, self._json("objects", newest=True), COMMAND_QOS)
+        self._sample("objects", "", String, interfaces.SCENE_OBJECTS)
         sub(String, interfaces.PLAN, self._json("plan"), LATCHED_QOS)
         sub(String, interfaces.MANAGER_STATUS, self._json("manager_status"), LATCHED_QOS)
         sub(Image, interfaces.CAMERA_IMAGE, self._on_image, IMAGE_QOS)
@@ -84,42 +111,34 @@ class ViewNode(Node):
     def _now(self) -> float:
         return self.get_clock().now().nanoseconds * 1e-9
 
-    def _joint_state(self, arm: str) -> Callable[[JointState], None]:
-        def callback(msg: JointState) -> None:
-            t = self._now()
-            last = self._arrival.get(arm)
-            if last is not None:
-                self._periods[arm].append(t - last)
-            self._arrival[arm] = t
-            self._latest[("joint_state", arm)] = (
-                "joint_state",
-                (arm, list(msg.name), list(msg.position), t),
-            )
+    def _sample(self, method: str, arm: str, msg_type: type, topic: str) -> None:
+        sub = self._sampler.create_subscription(msg_type, topic, _unused, SAMPLED_QOS, raw=True)
+        self._sampled[(method, arm)] = (sub, msg_type)
 
-        return callback
+    def _take_newest(self, method: str, arm: str) -> tuple[bytes, float] | None:
+        """The newest serialized message waiting on a sampled reader and its arrival time
+        (s); every joint state taken adds its arrival period."""
+        (sub, msg_type), newest = self._sampled[(method, arm)], None
+        with sub.handle:
+            while (taken := sub.handle.take_message(msg_type, True)) is not None:
+                data, info = taken
+                t = info["received_timestamp"] * 1e-9
+                if method == "joint_state":
+                    last = self._arrival.get(arm)
+                    if last is not None:
+                        self._periods[arm].append(t - last)
+                    self._arrival[arm] = t
+                newest = (data, t)
+        return newest
 
-    def _command(self, arm: str) -> Callable[[JointState], None]:
-        def callback(msg: JointState) -> None:
-            call = (arm, list(msg.name), list(msg.position), self._now())
-            self._latest[("joint_command", arm)] = ("joint_command", call)
-
-        return callback
-
-    def _json(self, method: str, arm: str | None = None, newest: bool = False):
+    def _json(self, method: str, arm: str | None = None):
         """A callback that decodes a JSON message for ``method`` (with ``arm`` first when
-        given); ``newest``: only the newest is kept until the next batch."""
+        given) and queues it."""
 
         def callback(msg: String) -> None:
-            try:
-                data = json.loads(msg.data)
-            except ValueError:
-                return
-            if not isinstance(data, dict):
-                return
-            args = (data, self._now()) if arm is None else (arm, data, self._now())
-            if newest:
-                self._latest[(method, arm or "")] = (method, args)
-            else:
+            data = _json_object(msg.data)
+            if data is not None:
+                args = (data, self._now()) if arm is None else (arm, data, self._now())
                 self._events.append((method, args))
 
         return callback
@@ -132,21 +151,87 @@ class ViewNode(Node):
         """Hand what arrived since the last batch to the view (nothing when nothing did)."""
         batch = list(self._events)
         self._events.clear()
-        for key, (method, args) in self._latest.items():
+        for (method, arm), (_, msg_type) in self._sampled.items():
+            newest = self._take_newest(method, arm)
+            if newest is None:
+                continue
+            msg, t = deserialize_message(newest[0], msg_type), newest[1]
+            if msg_type is String:
+                data = _json_object(msg.data)
+                if data is not None:
+                    batch.append((method, (data, t)))
+                continue
+            args = (arm, list(msg.name), list(msg.position), t)
             if method == "joint_state":
-                arm = key[1]
-                args = (*args, self._periods[arm])
-                self._periods[arm] = []
+                args, self._periods[arm] = (*args, self._periods[arm]), []
             batch.append((method, args))
+        batch += self._latest.values()
         self._latest.clear()
         if batch:
             self.view.apply(batch)
             self.batches += 1
 
     def destroy_node(self):
+        """Hand over what is pending, then close the view."""
         self.flush()
         self.view.close()
+        self._sampler.destroy_node()
         return super().destroy_node()
+
+
+def _json_object(text: str) -> dict | None:
+    """A JSON object, or None for anything else."""
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _unused(_msg) -> None:
+    """The sampled readers' callback: never called (their node is never spun)."""
+
+
+def run_view_process(conn, spec: ViewSpec) -> None:
+    """The view's process (:class:`~miles_ros.view.process.ViewProcess`'s target): a
+    :class:`ViewNode` drawing into a :class:`~miles_ros.view.process.LocalView`, on its
+    own context in the graph's ROS domain, spun until the parent says stop or is gone."""
+    child_setup()
+    context = view = None
+    try:
+        view = LocalView(spec)
+        context = rclpy.Context()
+        rclpy.init(
+            context=context,
+            domain_id=spec.domain_id,
+            signal_handler_options=SignalHandlerOptions.NO,
+        )
+        arms = tuple(mount.name for mount in load_scene(spec.scene_file).arms)
+        node = ViewNode(view, arms, spec.rate_hz, context=context)
+        executor = EventsExecutor(context=context)
+        executor.add_node(node)
+    except Exception:
+        conn.send(("error", traceback.format_exc()))
+        conn.close()
+        if view is not None:
+            view.close()
+        if context is not None:
+            rclpy.try_shutdown(context=context)
+        return
+    conn.send(("ok", view.lines, view.url))
+    try:
+        while not conn.poll():  # a message (stop) or a closed pipe (the parent is gone)
+            executor.spin_once(timeout_sec=SPIN_PERIOD_S)
+    finally:
+        executor.remove_node(node)
+        node.destroy_node()  # the last batch, then the recording is finished
+        try:
+            conn.send(("closed",))
+        except OSError:
+            pass
+        conn.close()
+        executor.shutdown()
+        rclpy.try_shutdown(context=context)
 
 
 def start_view(
@@ -157,20 +242,18 @@ def start_view(
     native: bool = False,
     web: bool = False,
     web_port: int | None = None,
-) -> ViewNode | None:
-    """The view of ``graph`` (an :class:`~miles_ros.ros.graph.InProcessGraph`) for
-    ``miles up``: a Rerun recording to ``record`` (when it ends in .rrd), the native
+) -> ViewProcess | None:
+    """The view of ``graph`` (an :class:`~miles_ros.ros.graph.InProcessGraph`, for its ROS
+    domain) in a process of its own (:func:`run_view_process`), for ``miles up`` and
+    ``miles demo``: a Rerun recording to ``record`` (when it ends in .rrd), the native
     viewer (``native``; without a display the web viewer, and it says so) and/or the web
     viewer on 127.0.0.1 (``web``, ``web_port``); None when none is asked for. Prints one
     line per output, each starting ``view: ``; the web viewer's is
     ``view: http://127.0.0.1:PORT/?url=rerun%2Bhttp://127.0.0.1:GRPC_PORT/proxy``.
-    The view node is added to the graph (closed with it)."""
+    The caller closes it (:meth:`~miles_ros.view.process.ViewProcess.close`)."""
     record = record if is_rerun_recording(record) else None
     if not (record or native or web):
         return None
-    from miles_ros.view.process import ViewProcess, ViewSpec
-    from sims.scene import load_scene
-
     spec = ViewSpec(
         scene_file=scene_file,
         params_file=params_file,
@@ -178,9 +261,21 @@ def start_view(
         native=native,
         web=web,
         web_port=DEFAULT_WEB_PORT if web_port is None else web_port,
+        domain_id=graph.domain_id,
     )
-    view = ViewProcess(spec)
+    view = ViewProcess(spec, run_view_process)
     for line in view.lines:
         print(line, flush=True)
-    arms = tuple(mount.name for mount in load_scene(scene_file).arms)
-    return graph.add(ViewNode(view, arms, spec.rate_hz, context=graph.context))
+    return view
+
+
+@contextlib.contextmanager
+def viewing(graph, scene_file: str | None = None, view: dict | None = None) -> Iterator:
+    """:func:`start_view` for the length of a ``with`` block (``view``: its ``record``,
+    ``native``, ``web``, ``web_port``; None: no view); yields the view's process or None."""
+    viewer = start_view(graph, scene_file, **view) if view else None
+    try:
+        yield viewer
+    finally:
+        if viewer is not None:
+            viewer.close()

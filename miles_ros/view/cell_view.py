@@ -52,6 +52,11 @@ ROOT = "cell"
 """Entity path of the world frame."""
 SINGLE_ARM_PATH = "arm"
 """Entity name of the single arm of a scene without ``arms:`` (its name is "")."""
+STILL_RAD = 1e-5
+"""An arm that moved less than this on every joint (rad; under 0.01 mm at the TCP) since
+it was last drawn is not drawn again."""
+STILL_M = 1e-6
+"""The same for the fingers (m)."""
 BOUND_HOLD_S = 1.0
 """A link named as the bound of a safety event stays red this long (s)."""
 PERCEIVED_SOURCE = "camera"
@@ -125,6 +130,9 @@ class _ArmState:
     """Link (or ``TCP``) -> time until which it is drawn as the bound."""
     periods: list[float] = field(default_factory=list)
     estop: bool | None = None
+    drawn: tuple | None = None
+    """(q, fingers, bound links) as last drawn."""
+    drawn_command: np.ndarray | None = None
 
 
 class CellView:
@@ -157,6 +165,8 @@ class CellView:
         )
         if sinks:
             self.rec.set_sinks(*sinks)
+        self._objects_drawn: dict[str, tuple[list[str], np.ndarray]] = {}
+        """Per group (truth, perceived): the cube names and centres last drawn."""
         self._pads: list = []
         """The pads last logged (name, position, size)."""
         self._skill_keys: dict[str, tuple] = {}
@@ -311,14 +321,19 @@ class CellView:
             state.command, state.command_t, state.command_fresh = q, t, True
 
     def tick(self) -> None:
-        """Log each arm's newest state and command (only what changed since the last tick)
-        and the period statistics of its joint states."""
+        """Log each arm's newest state and command and the period statistics of its joint
+        states. An arm (or a command) that has not moved by :data:`STILL_RAD` on any joint
+        since it was last drawn, with the same links bound, is not drawn again: a cell
+        that waits costs next to nothing."""
         for arm, state in self.arms.items():
             base = arm_path(arm)
             name = arm or SINGLE_ARM_PATH
             if state.fresh:
                 state.fresh = False
-                self._log_arm(base, state)
+                bound = frozenset(link for link, until in state.bound.items() if until >= state.t)
+                if not _same_pose(state.drawn, state.q, state.fingers, bound):
+                    state.drawn = (state.q, state.fingers, bound)
+                    self._log_arm(base, state, bound)
                 if state.periods:
                     ms = np.array(state.periods) * 1e3
                     state.periods.clear()
@@ -329,11 +344,14 @@ class CellView:
                     )
             if state.command_fresh:
                 state.command_fresh = False
+                if _still(state.drawn_command, state.command):
+                    continue
+                state.drawn_command = state.command
                 self._at(state.command_t)
                 _, tcp = link_poses(state.command)
                 self.rec.log(f"{base}/tcp/commanded", _transform(tcp))
 
-    def _log_arm(self, base: str, state: _ArmState) -> None:
+    def _log_arm(self, base: str, state: _ArmState, bound: frozenset[str]) -> None:
         self._at(state.t)
         log = self.rec.log
         poses, tcp = link_poses(state.q, state.fingers)
@@ -342,7 +360,6 @@ class CellView:
         log(f"{base}/tcp/measured", _transform(tcp))
         log(f"timeline/{base.rsplit('/', 1)[-1]}/joints", rr.Scalars(state.q))
         centres = panda_spheres.sphere_centers(state.q)
-        bound = {link for link, until in state.bound.items() if until >= state.t}
         colors = np.tile(np.array(SPHERE_COLOR, dtype=np.uint8), (len(centres), 1))
         if bound:
             mask = panda_spheres.link_mask([b for b in bound if b in panda_spheres.LINK_NAMES])
@@ -359,7 +376,7 @@ class CellView:
 
     def objects(self, payload: Mapping, t: float) -> None:
         """A ``/miles/scene/objects`` message: the cubes (ground truth, and perceived ones
-        beside them) and the pads."""
+        beside them; drawn when one moved by :data:`STILL_M`) and the pads."""
         self._at(t)
         source = payload.get("source")
         groups: dict[str, list[tuple[str, Mapping]]] = {"truth": [], "perceived": []}
@@ -368,13 +385,20 @@ class CellView:
             groups["perceived" if perceived else "truth"].append((name, pose))
         edge = self.scene.cube_size
         for group, items in groups.items():
-            if not items:
-                continue
+            centers = np.array([p["position"] for _, p in items], dtype=np.float64)
+            drawn = self._objects_drawn.get(group)
+            if not items or (
+                drawn is not None
+                and drawn[0] == [n for n, _ in items]
+                and float(np.max(np.abs(drawn[1] - centers))) < STILL_M
+            ):
+                continue  # nothing there, or nothing moved
+            self._objects_drawn[group] = ([n for n, _ in items], centers)
             grey = (160, 160, 160, 255)
             self.rec.log(
                 f"{ROOT}/objects/{group}",
                 rr.Boxes3D(
-                    centers=[p["position"] for _, p in items],
+                    centers=centers,
                     sizes=[[edge] * 3] * len(items),
                     quaternions=[p.get("orientation") or (0.0, 0.0, 0.0, 1.0) for _, p in items],
                     colors=[self._cube_colors.get(n, grey) for n, _ in items],
@@ -476,6 +500,20 @@ class CellView:
         self.tick()
         self.rec.flush()
         self.rec.disconnect()
+
+
+def _still(drawn: np.ndarray | None, q: np.ndarray) -> bool:
+    """Whether ``q`` is within :data:`STILL_RAD` of ``drawn`` on every joint."""
+    return drawn is not None and float(np.max(np.abs(q - drawn))) < STILL_RAD
+
+
+def _same_pose(drawn: tuple | None, q, fingers, bound: frozenset[str]) -> bool:
+    """Whether an arm at ``q`` with ``fingers`` and ``bound`` looks as ``drawn``."""
+    if drawn is None or not _still(drawn[0], q) or drawn[2] != bound:
+        return False
+    if (drawn[1] is None) != (fingers is None):
+        return False
+    return fingers is None or float(np.max(np.abs(np.subtract(drawn[1], fingers)))) < STILL_M
 
 
 def _call(step: Mapping) -> str:

@@ -1,24 +1,28 @@
-"""The view in a child process, so that drawing the cell never holds this process's GIL.
+"""The view in its own process, so that drawing the cell takes nothing from the graph's.
 
-The graph of ``miles up`` runs every node on one single-threaded executor; a 250 Hz
-safety loop there must not wait behind the view's forward kinematics and Rerun logging
-(about 1.4 ms per arm and update). :class:`ViewProcess` starts a child that owns the
-:class:`~miles_ros.view.cell_view.CellView` and its sinks (the recording file, the web
-viewer and its stream server, or the native viewer's connection); the parent sends it,
-at the view's rate, one batch of decoded calls (``(method, args)``: the newest joint
-state per arm, new events) over a pipe, one write per batch. The child applies them and
-logs (:meth:`CellView.tick`). It ignores SIGINT (Ctrl-C reaches the whole process group:
-the parent decides when the view ends) and ends on :meth:`ViewProcess.close`, or when the
-pipe closes because the parent is gone, finishing the recording either way.
+The graph of ``miles up`` runs every node on one single-threaded executor; its 250 Hz
+loops must not wait behind the view, neither behind its forward kinematics and Rerun
+logging (about 1.7 ms per arm and update) nor behind its 250 Hz joint-state callbacks.
+So the view is a node of its own process (as ``ros2 run`` would start it): the
+:class:`ViewProcess` child joins the graph's ROS domain, subscribes there and draws into
+a :class:`LocalView`; the graph's process only publishes to one more reader. The child
+runs at a lower priority (:data:`NICENESS`), ignores SIGINT (Ctrl-C reaches the whole
+process group: the parent decides when the view ends) and ends on
+:meth:`ViewProcess.close`, or when its pipe closes because the parent is gone, finishing
+the recording either way.
+
+What the child runs (the ROS node) is passed in as ``target``
+(:func:`miles_ros.ros.view_node.run_view_process`): this package stays ROS-free.
 """
 
 from __future__ import annotations
 
 import multiprocessing as mp
+import os
 import signal
 import sys
 import traceback
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from miles_ros.view.options import DEFAULT_RATE_HZ, DEFAULT_WEB_PORT
@@ -27,6 +31,9 @@ START_TIMEOUT_S = 60.0
 """How long the child may take to import Rerun, load the meshes and start its sinks."""
 CLOSE_TIMEOUT_S = 30.0
 """How long the child may take to log what is pending and finish the recording."""
+NICENESS = 10
+"""The child's niceness: on a loaded machine the graph's control loops get the CPU first
+(the view draws a little later, never the loops)."""
 
 Call = tuple[str, tuple]
 """One call of a :class:`~miles_ros.view.cell_view.CellView` method: (name, args)."""
@@ -34,7 +41,7 @@ Call = tuple[str, tuple]
 
 @dataclass(frozen=True)
 class ViewSpec:
-    """What the child builds: the cell, the supervisor's zones and the sinks."""
+    """What the view draws and where: the cell, the supervisor's zones and the outputs."""
 
     scene_file: str | None = None
     params_file: str | None = None
@@ -47,56 +54,54 @@ class ViewSpec:
     """The web viewer on 127.0.0.1."""
     web_port: int = DEFAULT_WEB_PORT
     rate_hz: float = DEFAULT_RATE_HZ
+    domain_id: int | None = None
+    """The graph's ROS domain (None: ``ROS_DOMAIN_ID``)."""
 
 
-def _serve(conn, spec: ViewSpec) -> None:
-    """The child: build the view, answer ``("ok", lines, url)`` (or ``("error", text)``),
-    then apply batches until ``None`` (answered ``("closed",)``) or a closed pipe."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    try:
+class LocalView:
+    """A :class:`~miles_ros.view.cell_view.CellView` with the outputs of ``spec``, in this
+    process: :meth:`apply` runs a batch of calls and draws (:meth:`CellView.tick`).
+    ``lines`` say where the view goes; ``url`` is the web viewer's page (None without)."""
+
+    def __init__(self, spec: ViewSpec) -> None:
         from miles_ros.view.cell_view import CellView, safety_config
         from miles_ros.view.sinks import plan_outputs, start_web_viewer
 
         outputs = plan_outputs(spec.record, spec.native, spec.web, spec.web_port)
-        view = CellView(
+        self.view = CellView(
             outputs.sinks, spec.scene_file, safety_config(spec.params_file), spec.rate_hz
         )
         start_web_viewer(outputs)
-    except Exception:
-        conn.send(("error", traceback.format_exc()))
-        conn.close()
-        return
-    conn.send(("ok", outputs.lines, outputs.url))
-    try:
-        while True:
+        self.lines, self.url = outputs.lines, outputs.url
+
+    def apply(self, batch: Sequence[Call]) -> None:
+        for method, args in batch:
             try:
-                batch = conn.recv()
-            except (EOFError, OSError):
-                break
-            if batch is None:
-                view.close()
-                conn.send(("closed",))
-                break
-            for method, args in batch:
-                try:
-                    getattr(view, method)(*args)
-                except Exception:  # a malformed message: say so, keep drawing the rest
-                    print(f"view: {method} failed:\n{traceback.format_exc()}", file=sys.stderr)
-            view.tick()
-    finally:
-        view.close()
-        conn.close()
+                getattr(self.view, method)(*args)
+            except Exception:  # a malformed message: say so, keep drawing the rest
+                print(f"view: {method} failed:\n{traceback.format_exc()}", file=sys.stderr)
+        self.view.tick()
+
+    def close(self) -> None:
+        self.view.close()
+
+
+def child_setup() -> None:
+    """What every view child does first: leave SIGINT to the parent, yield the CPU."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    os.nice(NICENESS)
 
 
 class ViewProcess:
-    """The parent's side: :meth:`apply` sends a batch of calls, :meth:`close` ends the
-    view. ``lines`` are what to tell the user (the recording file, the web viewer's URL,
-    why there is no native window); ``url`` is the web viewer's page (None without)."""
+    """The view child: ``target(conn, spec)`` answers ``("ok", lines, url)`` (or
+    ``("error", text)``) on ``conn`` once it draws, and finishes when ``conn`` receives
+    ``None`` (answering ``("closed",)``) or closes. ``lines`` and ``url`` as
+    :class:`LocalView`'s."""
 
-    def __init__(self, spec: ViewSpec, start_method: str = "spawn") -> None:
+    def __init__(self, spec: ViewSpec, target: Callable, start_method: str = "spawn") -> None:
         ctx = mp.get_context(start_method)
         self.conn, child = ctx.Pipe()
-        self.proc = ctx.Process(target=_serve, args=(child, spec), daemon=True, name="miles-view")
+        self.proc = ctx.Process(target=target, args=(child, spec), daemon=True, name="miles-view")
         self.proc.start()
         child.close()
         self._open = True
@@ -115,15 +120,9 @@ class ViewProcess:
             raise RuntimeError(f"the view process failed:\n{answer[1]}")
         _, self.lines, self.url = answer
 
-    def apply(self, batch: Sequence[Call]) -> None:
-        """Send one batch (one pipe write); a view that has died is closed and ignored
-        (the graph goes on without it)."""
-        if not self._open:
-            return
-        try:
-            self.conn.send(list(batch))
-        except (OSError, ValueError):
-            self._reap()
+    @property
+    def alive(self) -> bool:
+        return self._open and self.proc.is_alive()
 
     def close(self) -> None:
         """Ask the child to finish the recording and wait for it; idempotent."""
@@ -144,6 +143,8 @@ class ViewProcess:
             self.proc.join(timeout=5.0)
         self.conn.close()
 
-    @property
-    def alive(self) -> bool:
-        return self._open and self.proc.is_alive()
+    def __enter__(self) -> ViewProcess:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()

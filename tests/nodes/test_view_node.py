@@ -1,7 +1,8 @@
-"""view_node over real rclpy on loopback, its view in the child process ``miles up`` uses,
-recording to an .rrd: joint states published on /joint_states come back from the
-recording as TCP transforms equal to the FK of the logged joint positions (1e-6 m), and
-those positions are the published ones; a safety event reaches the text log."""
+"""view_node over real rclpy on loopback, drawing into a view that records to an .rrd:
+joint states published on /joint_states come back from the recording as TCP transforms
+equal to the FK of the logged joint positions (1e-6 m), and those positions are the
+published ones; a safety event reaches the text log. (``miles up``'s view process, the
+same node on its own context: tests/test_up_view.py.)"""
 
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ from miles_ros import interfaces  # noqa: E402
 from miles_ros.ros.graph import InProcessGraph  # noqa: E402
 from miles_ros.ros.qos import COMMAND_QOS, SENSOR_QOS  # noqa: E402
 from miles_ros.ros.view_node import ViewNode  # noqa: E402
-from miles_ros.view.process import ViewProcess, ViewSpec  # noqa: E402
+from miles_ros.view.process import LocalView, ViewSpec  # noqa: E402
 from sims.robots import panda  # noqa: E402
 from tests.ros_domains import domain_id  # noqa: E402
 from tests.view.rrd_reader import pose, read_recording  # noqa: E402
@@ -41,7 +42,7 @@ def wait_for(predicate, what: str, timeout: float = TIMEOUT) -> None:
 
 def test_view_node_logs_the_fk_of_the_published_joint_states(tmp_path):
     path = tmp_path / "view.rrd"
-    view = ViewProcess(ViewSpec(record=str(path)))
+    view = LocalView(ViewSpec(record=str(path)))
     graph = InProcessGraph([], domain_id())
     try:
         node = graph.add(ViewNode(view, context=graph.context))

@@ -2,7 +2,8 @@
 of the joint states it was given (1e-6 m, in the cell frame, for the single arm and for
 both arms of the dual cell at their mounts), the link transforms compose to it, the
 commanded TCP follows the joint command, a link named by a safety event turns red, the
-joint states' periods and perceived cubes are logged."""
+joint states' periods and perceived cubes are logged, an arm that holds still is drawn
+once."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import pytest
 import rerun as rr
 
 from miles_ros.runtime.frames import base_to_world
-from miles_ros.view.cell_view import BOUND_COLOR, CellView, arm_path
+from miles_ros.view.cell_view import BOUND_COLOR, STILL_RAD, CellView, arm_path
 from sims.robots import panda, panda_spheres
 from sims.scene import load_scene
 from tests.view.rrd_reader import pose, read_recording
@@ -132,3 +133,15 @@ def test_perceived_cubes_are_drawn_beside_the_ground_truth(tmp_path):
     ((_, seen_centres),) = recording["/cell/objects/perceived"].column("Boxes3D:centers")
     np.testing.assert_allclose(truth_centres, [[0.5, 0.1, 0.02]], atol=1e-6)
     np.testing.assert_allclose(seen_centres, [[0.51, 0.1, 0.02]], atol=1e-6)
+
+
+def test_an_arm_that_has_not_moved_is_not_drawn_again(tmp_path):
+    path = tmp_path / "view.rrd"
+    view = CellView([rr.FileSink(path)])
+    q = panda.home_joint_positions.copy()
+    for dq in (0.0, 0.0, 0.1 * STILL_RAD, 10 * STILL_RAD):
+        view.joint_state("", NAMES, [*(q + dq), 0.04, 0.04], 1.0 + dq)
+        view.tick()
+    view.close()
+    rows = read_recording(path)["/cell/arm/tcp/measured"].rows
+    assert len(rows) == 2  # the first state and the one that moved
