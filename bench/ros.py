@@ -132,7 +132,7 @@ def measure_loops(rates: list[float], window_s: float, mode: str, view: bool = F
     # skill node and the peer); the safety kernels warmed up as miles up does.
     parts = ["skills"] if mode == "processes" else ["sim", "safety", "skills"]
     out: dict = {"loop": {}, "baseline": {}}
-    graph = viewer = None
+    graph = None
     library = _library_without_envelopes(Path(tempfile.mkdtemp(prefix="bench_ros_")))
     try:
         overrides = {"skills": {"skill_library": str(library)}}
@@ -141,7 +141,7 @@ def measure_loops(rates: list[float], window_s: float, mode: str, view: bool = F
         if view:
             from miles_ros.ros.view_node import start_view
 
-            viewer = start_view(graph, record=str(library / "view.rrd"))
+            start_view(graph, record=str(library / "view.rrd"))
         peer = graph.add(rclpy.create_node("bench_peer", context=graph.context))
         requests = peer.create_publisher(String, SkillNodeParams().request_topic, COMMAND_QOS)
         graph.spin_in_thread("bench_spin")
@@ -186,8 +186,6 @@ def measure_loops(rates: list[float], window_s: float, mode: str, view: bool = F
     finally:
         if graph is not None:
             graph.close()
-        if viewer is not None:
-            viewer.close()
         for proc in procs:
             proc.terminate()
             proc.wait(timeout=10)

@@ -63,7 +63,7 @@ def run_dual_demo(
     ``record``, ``native``, ``web``, ``web_port``), None for none."""
     from miles_ros.ros.cell_client import CellClient
     from miles_ros.ros.graph import InProcessGraph, cell_factories, warm_up_safety
-    from miles_ros.ros.view_node import viewing
+    from miles_ros.ros.view_node import start_view
 
     started = time.perf_counter()
     out.mkdir(parents=True, exist_ok=True)
@@ -82,8 +82,10 @@ def run_dual_demo(
     times: dict[str, float] = {}
     warm_up_safety()
     domain = domain_id if domain_id is not None else 201 + os.getpid() % 30  # as demo_graph
-    with InProcessGraph.of_named(named, domain, times) as graph, viewing(graph, scene_file, view):
+    with InProcessGraph.of_named(named, domain, times) as graph:
         nodes = dict(zip(labels, graph.nodes, strict=True))
+        if view:
+            start_view(graph, scene_file, **view)
         arms = [label.split("/", 1)[1] for label in labels if label.startswith("skills/")]
         client = CellClient(graph.context, arms)
         graph.add(client.node)

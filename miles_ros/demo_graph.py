@@ -98,14 +98,13 @@ def client_graph(
     ``record``, ``native``, ``web``, ``web_port``), None for none."""
     from miles_ros.ros.clients import GraphClient
     from miles_ros.ros.graph import InProcessGraph
-    from miles_ros.ros.view_node import viewing
+    from miles_ros.ros.view_node import start_view
 
     domain = domain_id if domain_id is not None else 201 + os.getpid() % 30
-    with (
-        InProcessGraph.of_parts(parts, overrides=overrides, domain_id=domain, times=times) as g,
-        viewing(g, None, view),
-    ):
+    with InProcessGraph.of_parts(parts, overrides=overrides, domain_id=domain, times=times) as g:
         nodes = list(g.nodes)
+        if view:
+            start_view(g, **view)
         client = GraphClient(g.context)
         g.add(client.node)
         g.spin_in_thread("miles_demo_spin")

@@ -125,7 +125,7 @@ def _up(argv: list[str] | None, prog: str, stop: StopSignals) -> int:
     else:
         print(f"{prog}: starting {', '.join(parts)}", flush=True)
         graph = InProcessGraph.of_parts(parts, args.params_file, domain_id=args.domain_id)
-    nodes, recorder, view = list(graph.nodes), None, None
+    nodes, recorder = list(graph.nodes), None
     try:
         from miles_ros.ros.view_node import start_view
         from miles_ros.view.options import is_rerun_recording
@@ -134,7 +134,7 @@ def _up(argv: list[str] | None, prog: str, stop: StopSignals) -> int:
             from miles_ros.ros.recording import Recorder
 
             recorder = graph.add(Recorder(args.record, args.scene, context=graph.context))
-        view = start_view(
+        start_view(
             graph,
             args.scene,
             args.params_file,
@@ -153,9 +153,7 @@ def _up(argv: list[str] | None, prog: str, stop: StopSignals) -> int:
         if stop():
             print(f"\n{prog}: {stop.signal_name or 'stop requested'}, shutting down")
     finally:
-        graph.close()  # the recorder finishes its file when it is destroyed
-        if view is not None:
-            view.close()  # the view's process finishes its recording
+        graph.close()  # the recorder and the view finish their files when destroyed
         if recorder is not None:
             print(f"{prog}: {recorder.count} messages recorded to {args.record}")
     return 0

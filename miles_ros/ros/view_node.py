@@ -4,35 +4,30 @@ Reads per arm (:func:`~miles_ros.interfaces.arm_scoped`, ``""`` for the single a
 joint states, the safety node's joint command, safety state and events and the skill
 status, and once the scene objects, the plan, the manager status and the camera frames.
 A timer at the view's rate (30 Hz) hands what arrived as one batch to the view (anything
-with ``apply(batch)`` and ``close()``: a :class:`~miles_ros.view.process.LocalView`).
+with ``apply(batch)`` and ``close()``: a :class:`~miles_ros.view.process.ViewProcess`,
+whose child process draws, or a :class:`~miles_ros.view.process.LocalView`).
 
 The fast topics (the 250 Hz joint states and commands, the objects at 50 Hz) are
 sampled, not called back: their readers belong to a second node that no executor spins,
 and each batch takes what waits there (every joint state's arrival time gives the
-periods between them; only the newest message is decoded), so the view costs no callback
-per message (a callback for each of 500 messages a second cost the view's process about
-as much CPU as drawing the arm). They are read best
-effort: only the newest matters, and a reliable reader would add acknowledgements to the
-writers. The other topics (a few messages a second) are called back as usual, decoded
-and queued in order; of the camera frames only the newest is kept.
+periods between them; only the newest message is decoded), so the view adds no callback
+per message to the graph's executor (500 callbacks a second cost about as much CPU as
+drawing the arm). They are read best effort: only the newest matters, and a reliable
+reader would add acknowledgements to the writers. The other topics (a few messages a
+second) are called back as usual, decoded and queued in order; of the camera frames only
+the newest is kept.
 
-``miles up --view`` / ``--view-web`` / ``--record FILE.rrd`` and ``miles demo`` run the
-node in a process of its own on the graph's ROS domain (:func:`start_view`), so neither
-its reading nor its drawing runs on the graph's executor.
+``miles up --view`` / ``--view-web`` / ``--record FILE.rrd`` and ``miles demo``:
+:func:`start_view`. The node stays in the graph's process (a reader in another process
+would make every 250 Hz publication cross processes); the drawing does not.
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
-import traceback
-from collections.abc import Iterator
 
-import rclpy
-from rclpy.experimental import EventsExecutor
 from rclpy.node import Node
 from rclpy.serialization import deserialize_message
-from rclpy.signals import SignalHandlerOptions
 from sensor_msgs.msg import Image, JointState
 from std_msgs.msg import String
 
@@ -40,14 +35,12 @@ from miles_ros import interfaces
 from miles_ros.interfaces import arm_scoped
 from miles_ros.ros.qos import COMMAND_QOS, IMAGE_QOS, LATCHED_QOS, keep_last
 from miles_ros.view.options import DEFAULT_RATE_HZ, DEFAULT_WEB_PORT, is_rerun_recording
-from miles_ros.view.process import Call, LocalView, ViewProcess, ViewSpec, child_setup
+from miles_ros.view.process import Call, ViewProcess, ViewSpec
 from sims.scene import load_scene
 
 SAMPLED_QOS = keep_last(64, reliable=False)
 """The sampled readers: best effort, deep enough to hold every message between two
 batches at 250 Hz (8 at 30 Hz) with room for late batches."""
-SPIN_PERIOD_S = 0.1
-"""How often the view's process looks for its parent's stop while nothing arrives (s)."""
 
 
 class ViewNode(Node):
@@ -192,48 +185,6 @@ def _unused(_msg) -> None:
     """The sampled readers' callback: never called (their node is never spun)."""
 
 
-def run_view_process(conn, spec: ViewSpec) -> None:
-    """The view's process (:class:`~miles_ros.view.process.ViewProcess`'s target): a
-    :class:`ViewNode` drawing into a :class:`~miles_ros.view.process.LocalView`, on its
-    own context in the graph's ROS domain, spun until the parent says stop or is gone."""
-    child_setup()
-    context = view = None
-    try:
-        view = LocalView(spec)
-        context = rclpy.Context()
-        rclpy.init(
-            context=context,
-            domain_id=spec.domain_id,
-            signal_handler_options=SignalHandlerOptions.NO,
-        )
-        arms = tuple(mount.name for mount in load_scene(spec.scene_file).arms)
-        node = ViewNode(view, arms, spec.rate_hz, context=context)
-        executor = EventsExecutor(context=context)
-        executor.add_node(node)
-    except Exception:
-        conn.send(("error", traceback.format_exc()))
-        conn.close()
-        if view is not None:
-            view.close()
-        if context is not None:
-            rclpy.try_shutdown(context=context)
-        return
-    conn.send(("ok", view.lines, view.url))
-    try:
-        while not conn.poll():  # a message (stop) or a closed pipe (the parent is gone)
-            executor.spin_once(timeout_sec=SPIN_PERIOD_S)
-    finally:
-        executor.remove_node(node)
-        node.destroy_node()  # the last batch, then the recording is finished
-        try:
-            conn.send(("closed",))
-        except OSError:
-            pass
-        conn.close()
-        executor.shutdown()
-        rclpy.try_shutdown(context=context)
-
-
 def start_view(
     graph,
     scene_file: str | None = None,
@@ -242,15 +193,16 @@ def start_view(
     native: bool = False,
     web: bool = False,
     web_port: int | None = None,
-) -> ViewProcess | None:
-    """The view of ``graph`` (an :class:`~miles_ros.ros.graph.InProcessGraph`, for its ROS
-    domain) in a process of its own (:func:`run_view_process`), for ``miles up`` and
-    ``miles demo``: a Rerun recording to ``record`` (when it ends in .rrd), the native
-    viewer (``native``; without a display the web viewer, and it says so) and/or the web
-    viewer on 127.0.0.1 (``web``, ``web_port``); None when none is asked for. Prints one
-    line per output, each starting ``view: ``; the web viewer's is
+) -> ViewNode | None:
+    """The view of ``graph`` (an :class:`~miles_ros.ros.graph.InProcessGraph`) for
+    ``miles up`` and ``miles demo``: a :class:`ViewNode` in the graph drawing through a
+    :class:`~miles_ros.view.process.ViewProcess` to a Rerun recording to ``record`` (when
+    it ends in .rrd), the native viewer (``native``; without a display the web viewer, and
+    it says so) and/or the web viewer on 127.0.0.1 (``web``, ``web_port``); None when
+    none is asked for. Prints one line per output, each starting ``view: ``; the web
+    viewer's is
     ``view: http://127.0.0.1:PORT/?url=rerun%2Bhttp://127.0.0.1:GRPC_PORT/proxy``.
-    The caller closes it (:meth:`~miles_ros.view.process.ViewProcess.close`)."""
+    Closing the graph closes the view (the recording is finished)."""
     record = record if is_rerun_recording(record) else None
     if not (record or native or web):
         return None
@@ -261,21 +213,13 @@ def start_view(
         native=native,
         web=web,
         web_port=DEFAULT_WEB_PORT if web_port is None else web_port,
-        domain_id=graph.domain_id,
     )
-    view = ViewProcess(spec, run_view_process)
+    view = ViewProcess(spec)
     for line in view.lines:
         print(line, flush=True)
-    return view
-
-
-@contextlib.contextmanager
-def viewing(graph, scene_file: str | None = None, view: dict | None = None) -> Iterator:
-    """:func:`start_view` for the length of a ``with`` block (``view``: its ``record``,
-    ``native``, ``web``, ``web_port``; None: no view); yields the view's process or None."""
-    viewer = start_view(graph, scene_file, **view) if view else None
+    arms = tuple(mount.name for mount in load_scene(scene_file).arms)
     try:
-        yield viewer
-    finally:
-        if viewer is not None:
-            viewer.close()
+        return graph.add(ViewNode(view, arms, spec.rate_hz, context=graph.context))
+    except BaseException:
+        view.close()
+        raise

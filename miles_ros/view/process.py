@@ -1,18 +1,17 @@
-"""The view in its own process, so that drawing the cell takes nothing from the graph's.
+"""The view's drawing in a process of its own, so that it takes nothing from the graph's.
 
 The graph of ``miles up`` runs every node on one single-threaded executor; its 250 Hz
-loops must not wait behind the view, neither behind its forward kinematics and Rerun
-logging (about 1.7 ms per arm and update) nor behind its 250 Hz joint-state callbacks.
-So the view is a node of its own process (as ``ros2 run`` would start it): the
-:class:`ViewProcess` child joins the graph's ROS domain, subscribes there and draws into
-a :class:`LocalView`; the graph's process only publishes to one more reader. The child
-runs at a lower priority (:data:`NICENESS`), ignores SIGINT (Ctrl-C reaches the whole
-process group: the parent decides when the view ends) and ends on
+loops must not wait behind the view's forward kinematics and Rerun logging (about 1.7 ms
+per arm and update). The view node (:mod:`miles_ros.ros.view_node`) stays in the graph,
+where it reads the topics cheaply (sampled, in-process), and hands one batch of decoded
+calls per update to :meth:`ViewProcess.apply`; a sender thread writes the batches to a
+pipe (the executor never waits on it: while the child is behind, batches queue, up to
+:data:`MAX_PENDING_CALLS`, the oldest dropped beyond), and the child applies them to a
+:class:`LocalView` (a :class:`~miles_ros.view.cell_view.CellView` with its outputs). The
+child runs at a lower priority (:data:`NICENESS`), ignores SIGINT (Ctrl-C reaches the
+whole process group: the parent decides when the view ends) and ends on
 :meth:`ViewProcess.close`, or when its pipe closes because the parent is gone, finishing
 the recording either way.
-
-What the child runs (the ROS node) is passed in as ``target``
-(:func:`miles_ros.ros.view_node.run_view_process`): this package stays ROS-free.
 """
 
 from __future__ import annotations
@@ -21,8 +20,9 @@ import multiprocessing as mp
 import os
 import signal
 import sys
+import threading
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from miles_ros.view.options import DEFAULT_RATE_HZ, DEFAULT_WEB_PORT
@@ -34,6 +34,10 @@ CLOSE_TIMEOUT_S = 30.0
 NICENESS = 10
 """The child's niceness: on a loaded machine the graph's control loops get the CPU first
 (the view draws a little later, never the loops)."""
+
+MAX_PENDING_CALLS = 2000
+"""Calls queued for a child that is behind (about a minute of a quiet cell, some seconds
+of a busy one); older ones are dropped."""
 
 Call = tuple[str, tuple]
 """One call of a :class:`~miles_ros.view.cell_view.CellView` method: (name, args)."""
@@ -54,8 +58,6 @@ class ViewSpec:
     """The web viewer on 127.0.0.1."""
     web_port: int = DEFAULT_WEB_PORT
     rate_hz: float = DEFAULT_RATE_HZ
-    domain_id: int | None = None
-    """The graph's ROS domain (None: ``ROS_DOMAIN_ID``)."""
 
 
 class LocalView:
@@ -92,16 +94,45 @@ def child_setup() -> None:
     os.nice(NICENESS)
 
 
+def serve_view(conn, spec: ViewSpec) -> None:
+    """The child: a :class:`LocalView` of ``spec``; answers ``("ok", lines, url)`` (or
+    ``("error", text)``), then applies each batch received until ``None`` (answered
+    ``("closed",)``) or a closed pipe."""
+    child_setup()
+    try:
+        view = LocalView(spec)
+    except Exception:
+        conn.send(("error", traceback.format_exc()))
+        conn.close()
+        return
+    conn.send(("ok", view.lines, view.url))
+    try:
+        while True:
+            try:
+                batch = conn.recv()
+            except (EOFError, OSError):
+                break
+            if batch is None:
+                view.close()
+                conn.send(("closed",))
+                break
+            view.apply(batch)
+    finally:
+        view.close()
+        conn.close()
+
+
 class ViewProcess:
-    """The view child: ``target(conn, spec)`` answers ``("ok", lines, url)`` (or
-    ``("error", text)``) on ``conn`` once it draws, and finishes when ``conn`` receives
-    ``None`` (answering ``("closed",)``) or closes. ``lines`` and ``url`` as
+    """The parent's side of :func:`serve_view`: :meth:`apply` queues a batch for the
+    child (never blocks), :meth:`close` ends the view. ``lines`` and ``url`` as
     :class:`LocalView`'s."""
 
-    def __init__(self, spec: ViewSpec, target: Callable, start_method: str = "spawn") -> None:
+    def __init__(self, spec: ViewSpec, start_method: str = "spawn") -> None:
         ctx = mp.get_context(start_method)
         self.conn, child = ctx.Pipe()
-        self.proc = ctx.Process(target=target, args=(child, spec), daemon=True, name="miles-view")
+        self.proc = ctx.Process(
+            target=serve_view, args=(child, spec), daemon=True, name="miles-view"
+        )
         self.proc.start()
         child.close()
         self._open = True
@@ -119,14 +150,54 @@ class ViewProcess:
             self._reap()
             raise RuntimeError(f"the view process failed:\n{answer[1]}")
         _, self.lines, self.url = answer
+        self.dropped = 0
+        """Calls dropped because the child was too far behind."""
+        self._pending: list[Call] = []
+        self._cond = threading.Condition()
+        self._stopping = False
+        self._sender = threading.Thread(
+            target=self._send_loop, daemon=True, name="miles-view-send"
+        )
+        self._sender.start()
+
+    def apply(self, batch: Sequence[Call]) -> None:
+        """Queue ``batch`` for the child; returns at once."""
+        with self._cond:
+            if not self._open or self._stopping:
+                return
+            self._pending.extend(batch)
+            excess = len(self._pending) - MAX_PENDING_CALLS
+            if excess > 0:
+                del self._pending[:excess]
+                self.dropped += excess
+            self._cond.notify()
+
+    def _send_loop(self) -> None:
+        while True:
+            with self._cond:
+                self._cond.wait_for(lambda: self._pending or self._stopping)
+                batch, self._pending = self._pending, []
+                stopping = self._stopping
+            if batch:
+                try:
+                    self.conn.send(batch)
+                except (OSError, ValueError):
+                    return  # the child is gone: close() reaps it
+            if stopping:
+                return
 
     @property
     def alive(self) -> bool:
         return self._open and self.proc.is_alive()
 
     def close(self) -> None:
-        """Ask the child to finish the recording and wait for it; idempotent."""
+        """Send what is queued, ask the child to finish the recording and wait for it;
+        idempotent."""
         if self._open:
+            with self._cond:
+                self._stopping = True
+                self._cond.notify()
+            self._sender.join(timeout=CLOSE_TIMEOUT_S)
             try:
                 self.conn.send(None)
                 if self.conn.poll(CLOSE_TIMEOUT_S):
@@ -142,9 +213,3 @@ class ViewProcess:
             self.proc.terminate()
             self.proc.join(timeout=5.0)
         self.conn.close()
-
-    def __enter__(self) -> ViewProcess:
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.close()
