@@ -19,6 +19,7 @@ and ``miles demo`` run it).
 Prints one JSON object: ``loop`` {"100": {rate_hz, jitter_p50_ms, jitter_p99_ms,
 periods}, "250": {...}}, ``baseline`` (same keys), ``state_to_command_ms`` {p50, p99}
 (at 250 Hz), ``one_process`` (the same keys for the one-process layout),
+``one_process_view`` (with ``--view``: the same with the 3D view recording),
 ``demo_wall_s`` (``miles demo`` with the shipped skills), ``config`` (with the 1-minute
 load average: on a shared 2-core machine the numbers say more about the load than the
 code; compare each loop with its ``baseline`` peer).
@@ -114,9 +115,10 @@ def _reset_estop(node, timeout: float = 10.0) -> None:
     node.destroy_client(client)
 
 
-def measure_loops(rates: list[float], window_s: float, mode: str) -> dict:
+def measure_loops(rates: list[float], window_s: float, mode: str, view: bool = False) -> dict:
     """``mode``: ``one_process`` (the graph of ``miles up``) or ``processes`` (sim and
-    safety in their own processes, the skill node and the peer in this one)."""
+    safety in their own processes, the skill node and the peer in this one). ``view``:
+    with the 3D view recording to a temporary .rrd (``miles up --record FILE.rrd``)."""
     import rclpy
     from std_msgs.msg import String
 
@@ -136,6 +138,10 @@ def measure_loops(rates: list[float], window_s: float, mode: str) -> dict:
         overrides = {"skills": {"skill_library": str(library)}}
         graph = InProcessGraph.of_parts(parts, overrides=overrides, domain_id=domain)
         skill_node = graph.nodes[-1]
+        if view:
+            from miles_ros.ros.view_node import start_view
+
+            start_view(graph, record=str(library / "view.rrd"))
         peer = graph.add(rclpy.create_node("bench_peer", context=graph.context))
         requests = peer.create_publisher(String, SkillNodeParams().request_topic, COMMAND_QOS)
         graph.spin_in_thread("bench_spin")
@@ -202,12 +208,21 @@ def main() -> int:
     parser.add_argument("--json", action="store_true", help="print only the JSON object")
     parser.add_argument("--window", type=float, default=4.0, help="seconds per loop rate")
     parser.add_argument("--no-demo", action="store_true", help="skip the demo timing")
+    parser.add_argument(
+        "--view",
+        action="store_true",
+        help="also the one-process graph with the 3D view on (one_process_view)",
+    )
     args = parser.parse_args()
     saved = os.dup(1)
     os.dup2(2, 1)  # C libraries print to stdout (pybullet's build line): keep JSON clean
     try:
         result = measure_loops([100.0, 250.0], args.window, "processes")
         result["one_process"] = measure_loops([100.0, 250.0], args.window, "one_process")
+        if args.view:
+            result["one_process_view"] = measure_loops(
+                [100.0, 250.0], args.window, "one_process", view=True
+            )
         result["demo_wall_s"] = None if args.no_demo else measure_demo()
     finally:
         sys.stdout.flush()

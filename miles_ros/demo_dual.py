@@ -55,11 +55,15 @@ def run_dual_demo(
     overrides: dict[str, dict] | None = None,
     timeout: float = GOAL_TIMEOUT_S,
     scene_file: str = DUAL_SCENE,
+    view: dict | None = None,
 ) -> dict:
     """Run ``goal`` on the cell and return the report (also ``out/report.json``).
-    ``overrides[part]`` are node parameters on top of config/ (every copy of a part)."""
+    ``overrides[part]`` are node parameters on top of config/ (every copy of a part);
+    ``view``: the 3D view's outputs (:func:`miles_ros.ros.view_node.start_view`'s
+    ``record``, ``native``, ``web``, ``web_port``), None for none."""
     from miles_ros.ros.cell_client import CellClient
     from miles_ros.ros.graph import InProcessGraph, cell_factories, warm_up_safety
+    from miles_ros.ros.view_node import start_view
 
     started = time.perf_counter()
     out.mkdir(parents=True, exist_ok=True)
@@ -80,6 +84,8 @@ def run_dual_demo(
     domain = domain_id if domain_id is not None else 201 + os.getpid() % 30  # as demo_graph
     with InProcessGraph.of_named(named, domain, times) as graph:
         nodes = dict(zip(labels, graph.nodes, strict=True))
+        if view:
+            start_view(graph, scene_file, **view)
         arms = [label.split("/", 1)[1] for label in labels if label.startswith("skills/")]
         client = CellClient(graph.context, arms)
         graph.add(client.node)

@@ -94,13 +94,15 @@ def run_goal_demo(
     skill_library: str | None = None,
     domain_id: int | None = None,
     log: Callable[[str], None] = print,
+    view: dict | None = None,
 ) -> dict:
     """The demo from a goal in words: sim_node, safety_node, skill_node and manager_node
     in this process; the goal goes to ``/miles/goal``; the plan and every step are followed
     on ``/miles/plan`` and ``/miles/manager/status``; the e-stop is pressed during the
     plan's last moving step, the hold checked and the e-stop reset; then the rest of the
     plan is asked for in words (``home`` first) and followed to its end. Returns the
-    report (also written to ``out/report.json``)."""
+    report (also written to ``out/report.json``). ``view``: the 3D view's outputs
+    (:func:`miles_ros.demo_graph.client_graph`)."""
     started = time.perf_counter()
     out.mkdir(parents=True, exist_ok=True)
     for name in ("before.png", "estop.png", "after.png"):  # none from an earlier run
@@ -114,7 +116,7 @@ def run_goal_demo(
     parts = ["sim", "safety", "skills", "manager"]
     log(f"Miles demo: goal {goal!r}")
     log("  loading the graph: sim_node (PyBullet), safety_node, skill_node, manager_node ...")
-    with client_graph(parts, overrides, domain_id, times) as (client, nodes):
+    with client_graph(parts, overrides, domain_id, times, view) as (client, nodes):
         skills = nodes[2].skills.library.names()
         model = getattr(getattr(nodes[3].driver.planner, "lm", None), "name", "?")
         log(

@@ -89,16 +89,22 @@ def _final(client: GraphClient, rid: str, timeout: float) -> dict:
 
 
 @contextlib.contextmanager
-def client_graph(parts: list[str], overrides: dict, domain_id: int | None, times: dict):
+def client_graph(
+    parts: list[str], overrides: dict, domain_id: int | None, times: dict, view: dict | None = None
+):
     """Bring up ``parts`` (and a :class:`~miles_ros.ros.clients.GraphClient`) in this
     process; yields ``(client, nodes)``; ``times[part]`` is how long each node took to
-    construct."""
+    construct. ``view``: the 3D view's outputs (:func:`miles_ros.ros.view_node.start_view`'s
+    ``record``, ``native``, ``web``, ``web_port``), None for none."""
     from miles_ros.ros.clients import GraphClient
     from miles_ros.ros.graph import InProcessGraph
+    from miles_ros.ros.view_node import start_view
 
     domain = domain_id if domain_id is not None else 201 + os.getpid() % 30
     with InProcessGraph.of_parts(parts, overrides=overrides, domain_id=domain, times=times) as g:
         nodes = list(g.nodes)
+        if view:
+            start_view(g, **view)
         client = GraphClient(g.context)
         g.add(client.node)
         g.spin_in_thread("miles_demo_spin")
@@ -120,13 +126,15 @@ def run_demo(
     skill_library: str | None = None,
     domain_id: int | None = None,
     log: Callable[[str], None] = print,
+    view: dict | None = None,
 ) -> dict:
     """Run the graph demo with a fixed skill sequence (no manager); returns the report
-    (also written to ``out/report.json``)."""
+    (also written to ``out/report.json``). ``view``: as :func:`client_graph`."""
     started = time.perf_counter()
     out.mkdir(parents=True, exist_ok=True)
     overrides = {"skills": {"skill_library": skill_library}} if skill_library else {}
-    with client_graph(["sim", "safety", "skills"], overrides, domain_id, {}) as (client, nodes):
+    parts = ["sim", "safety", "skills"]
+    with client_graph(parts, overrides, domain_id, {}, view) as (client, nodes):
         skills = [n for n in nodes[2].skills.library.names() if n != "home"]
         log(
             f"Miles demo: sim_node (PyBullet) -> safety_node -> skill_node, skills: "

@@ -70,15 +70,15 @@ def _shipped_skills(library: str | None) -> list[str]:
     return sorted(p.parent.name for p in library_cards(library))
 
 
-def _graph_demo(out: Path, library: str | None, goal: str | None) -> int:
+def _graph_demo(out: Path, library: str | None, goal: str | None, view: dict | None) -> int:
     from miles_ros.demo_goal import run_goal_demo
     from miles_ros.demo_graph import run_demo
 
     try:
         if goal is None:
-            report = run_demo(out, library)
+            report = run_demo(out, library, view=view)
         else:
-            report = run_goal_demo(out, goal, library)
+            report = run_goal_demo(out, goal, library, view=view)
     except (TimeoutError, RuntimeError) as exc:
         print(f"miles demo: FAILED: {exc}")
         return 1
@@ -106,11 +106,11 @@ def _graph_demo(out: Path, library: str | None, goal: str | None) -> int:
     return 0 if report["success"] else 1
 
 
-def _dual_demo(out: Path, library: str | None, goal: str) -> int:
+def _dual_demo(out: Path, library: str | None, goal: str, view: dict | None) -> int:
     from miles_ros.demo_dual import run_dual_demo
 
     try:
-        report = run_dual_demo(out, goal, library)
+        report = run_dual_demo(out, goal, library, view=view)
     except (TimeoutError, RuntimeError) as exc:
         print(f"miles demo --dual: FAILED: {exc}")
         return 1
@@ -256,7 +256,34 @@ def main(argv: list[str] | None = None, prog: str = "miles demo") -> int:
         "net, each arm behind its safety node (default goal: 'put the red cube on the left "
         "pad and the blue cube on the right pad')",
     )
+    parser.add_argument(
+        "--view",
+        action="store_true",
+        help="live 3D view of the graph in the native Rerun viewer (without a display: the "
+        "web viewer); it lasts while the demo runs",
+    )
+    parser.add_argument(
+        "--view-web", action="store_true", help="serve the 3D view's web viewer on 127.0.0.1"
+    )
+    parser.add_argument("--view-port", type=int, default=None, help="the web viewer's port")
+    parser.add_argument(
+        "--record", metavar="FILE.rrd", default=None, help="save the 3D view as a Rerun recording"
+    )
     args = parser.parse_args(argv)
+    view = None
+    if args.view or args.view_web or args.record:
+        from miles_ros.view.options import RRD_SUFFIX, is_rerun_recording
+
+        if args.record and not is_rerun_recording(args.record):
+            parser.error(f"--record must name a Rerun recording (*{RRD_SUFFIX})")
+        if args.scripted:
+            parser.error("--view, --view-web and --record need the ROS graph (drop --scripted)")
+        view = {
+            "record": args.record,
+            "native": args.view,
+            "web": args.view_web,
+            "web_port": args.view_port,
+        }
     if args.dual and (args.scripted or args.no_manager):
         parser.error("--dual needs the manager and the skills (drop --scripted / --no-manager)")
     if args.out is None:
@@ -272,14 +299,16 @@ def main(argv: list[str] | None = None, prog: str = "miles demo") -> int:
             parser.error("--dual needs trained skills (policies/skills or --skills)")
         from miles_ros.demo_dual import DUAL_GOAL
 
-        return _dual_demo(Path(args.out), args.skills, args.goal or DUAL_GOAL)
+        return _dual_demo(Path(args.out), args.skills, args.goal or DUAL_GOAL, view)
     if not args.scripted and _shipped_skills(args.skills):
         goal = None
         if not args.no_manager:
             from miles_ros.demo_goal import DEFAULT_GOAL
 
             goal = args.goal or DEFAULT_GOAL
-        return _graph_demo(Path(args.out), args.skills, goal)
+        return _graph_demo(Path(args.out), args.skills, goal, view)
+    if view:
+        parser.error("--view, --view-web and --record need the ROS graph demo (trained skills)")
 
     from miles_ros.runtime.goals import HOVER_HEIGHT
     from sims.backends.pybullet.env import make_pybullet_env

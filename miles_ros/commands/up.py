@@ -32,6 +32,8 @@ def main(argv: list[str] | None = None, prog: str = "miles up") -> int:
 
 
 def _up(argv: list[str] | None, prog: str, stop: StopSignals) -> int:
+    from miles_ros.view.options import DEFAULT_WEB_PORT
+
     parser = argparse.ArgumentParser(
         prog=prog,
         description="Bring up the Miles node graph in one process (sim_node, safety_node, "
@@ -53,9 +55,26 @@ def _up(argv: list[str] | None, prog: str, stop: StopSignals) -> int:
     )
     parser.add_argument(
         "--record",
-        metavar="FILE.mcap",
+        metavar="FILE.mcap|FILE.rrd",
         default=None,
-        help="record every topic of the graph to an MCAP file",
+        help="FILE.mcap: record every topic of the graph to MCAP (Foxglove, ros2 bag); "
+        "FILE.rrd (by its extension): save the 3D view as a Rerun recording (`rerun FILE.rrd`)",
+    )
+    parser.add_argument(
+        "--view",
+        action="store_true",
+        help="live 3D view in the native Rerun viewer (without a display: the web viewer)",
+    )
+    parser.add_argument(
+        "--view-web",
+        action="store_true",
+        help="serve the 3D view's web viewer on 127.0.0.1 and print its URL",
+    )
+    parser.add_argument(
+        "--view-port",
+        type=int,
+        default=None,
+        help=f"the web viewer's port (default {DEFAULT_WEB_PORT}; 0: a free one)",
     )
     parser.add_argument(
         "--params-file", default=None, help="a ROS parameter file applied on top of config/*.yaml"
@@ -121,6 +140,18 @@ def _up(argv: list[str] | None, prog: str, stop: StopSignals) -> int:
         graph = InProcessGraph.of_parts(parts, args.params_file, domain_id=args.domain_id)
     nodes, recorder, console, metrics = list(graph.nodes), None, None, None
     try:
+        from miles_ros.ros.view_node import start_view
+        from miles_ros.view.options import is_rerun_recording
+
+        view_node = start_view(
+            graph,
+            args.scene,
+            args.params_file,
+            args.record,
+            args.view,
+            args.view_web,
+            args.view_port,
+        )
         monitor = None
         if args.console or args.metrics_port is not None:
             from miles_ros.ros.monitor_node import add_monitor
@@ -139,14 +170,15 @@ def _up(argv: list[str] | None, prog: str, stop: StopSignals) -> int:
                 args.scene,
                 port=args.console_port,
                 metrics_registry=monitor.metrics.registry,
+                view_url=view_node.view.url if view_node is not None else None,
             )
-        if args.record:
+        if args.record and not is_rerun_recording(args.record):
             from miles_ros.ros.recording import Recorder
 
             recorder = graph.add(Recorder(args.record, args.scene, context=graph.context))
         print(
             f"{prog}: {', '.join(n.get_fully_qualified_name().lstrip('/') for n in nodes)} up "
-            f"({'recording to ' + args.record if recorder else 'not recording'}); "
+            f"({'recording to ' + args.record if args.record else 'not recording'}); "
             "Ctrl-C to stop",
             flush=True,
         )
@@ -158,7 +190,7 @@ def _up(argv: list[str] | None, prog: str, stop: StopSignals) -> int:
             console.stop()
         if metrics is not None:
             metrics.close()
-        graph.close()  # the recorder finishes its file when it is destroyed
+        graph.close()  # the recorder and the view finish their files when destroyed
         if recorder is not None:
             print(f"{prog}: {recorder.count} messages recorded to {args.record}")
     return 0

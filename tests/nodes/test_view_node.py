@@ -1,0 +1,88 @@
+"""view_node over real rclpy on loopback, drawing into a view that records to an .rrd:
+joint states published on /joint_states come back from the recording as TCP transforms
+equal to the FK of the logged joint positions (1e-6 m), and those positions are the
+published ones; a safety event reaches the text log. (``miles up``'s view process, the
+same node on its own context: tests/test_up_view.py.)"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+
+import numpy as np
+import pytest
+
+rclpy = pytest.importorskip("rclpy")
+
+from sensor_msgs.msg import JointState  # noqa: E402
+from std_msgs.msg import String  # noqa: E402
+
+from miles_ros import interfaces  # noqa: E402
+from miles_ros.ros.graph import InProcessGraph  # noqa: E402
+from miles_ros.ros.qos import COMMAND_QOS, SENSOR_QOS  # noqa: E402
+from miles_ros.ros.view_node import ViewNode  # noqa: E402
+from miles_ros.view.process import LocalView, ViewSpec  # noqa: E402
+from sims.robots import panda  # noqa: E402
+from tests.ros_domains import domain_id  # noqa: E402
+from tests.view.rrd_reader import pose, read_recording  # noqa: E402
+
+TIMEOUT = 30.0
+CONFIGURATIONS = 6
+
+
+def wait_for(predicate, what: str, timeout: float = TIMEOUT) -> None:
+    """Poll ``predicate`` (set by the executor's thread) until it holds, else fail."""
+    deadline = time.monotonic() + timeout
+    done = threading.Event()
+    while not predicate():
+        assert time.monotonic() < deadline, f"timed out after {timeout} s waiting for {what}"
+        done.wait(0.01)
+
+
+def test_view_node_logs_the_fk_of_the_published_joint_states(tmp_path):
+    path = tmp_path / "view.rrd"
+    view = LocalView(ViewSpec(record=str(path)))
+    graph = InProcessGraph([], domain_id())
+    try:
+        node = graph.add(ViewNode(view, context=graph.context))
+        probe = graph.add(rclpy.create_node("view_probe", context=graph.context))
+        joints = probe.create_publisher(JointState, interfaces.JOINT_STATES, SENSOR_QOS)
+        events = probe.create_publisher(String, interfaces.SAFETY_EVENTS, COMMAND_QOS)
+        graph.spin_in_thread("test_view_spin")
+        wait_for(lambda: joints.get_subscription_count() > 0, "the view's subscription")
+        rng = np.random.default_rng()
+        published = rng.uniform(
+            panda.joint_position_min, panda.joint_position_max, size=(CONFIGURATIONS, 7)
+        )
+        for q in published:
+            msg = JointState()
+            msg.name = list(panda.JOINT_NAMES)
+            msg.position = q.tolist()
+            batches = node.batches
+            # Best effort: publish until two batches have gone out since (the second one
+            # holds this state or a later publication of it).
+            while node.batches < batches + 2:
+                joints.publish(msg)
+                wait_for(lambda b=node.batches: node.batches > b, "a batch")
+        wait_for(lambda: events.get_subscription_count() > 0, "the events subscription")
+        event = {"kind": "estop", "detail": "operator"}
+        batches = node.batches
+        events.publish(String(data=json.dumps(event)))
+        wait_for(lambda: node.batches > batches, "the event's batch")
+    finally:
+        graph.close()  # destroys the view node, which finishes the recording
+        view.close()
+
+    recording = read_recording(path)
+    tcps = recording["/cell/arm/tcp/measured"].rows
+    logged = recording["/timeline/arm/joints"].column("Scalars:scalars")
+    assert len(tcps) == len(logged) >= CONFIGURATIONS
+    for (t_tcp, row), (t_q, q) in zip(tcps, logged, strict=True):
+        assert t_tcp == t_q
+        np.testing.assert_allclose(pose(row)[:3, 3], panda.fk_tcp(np.array(q)), atol=1e-6, rtol=0)
+        assert np.abs(published - np.array(q)).max(axis=1).min() == 0.0  # a published state
+    distinct = {tuple(q) for _, q in logged}
+    assert len(distinct) == CONFIGURATIONS
+    lines = [row["TextLog:text"][0] for _, row in recording["/timeline/safety"].rows]
+    assert any("estop" in line and "operator" in line for line in lines)
