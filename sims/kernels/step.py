@@ -39,6 +39,7 @@ push 345, pick_place 345.
 from __future__ import annotations
 
 import hashlib
+import linecache
 import math
 import re
 from pathlib import Path
@@ -50,6 +51,7 @@ from numba.extending import register_jitable
 
 from sims.control import arm_targets_row
 from sims.kernels.actuator import command_path_period
+from sims.kernels.inline_source import inline_source
 from sims.kernels.kinematics import Q_HOME, Q_MAX, Q_MIN, clip, store_fk
 from sims.kernels.layout import (
     C_EPISODE,
@@ -186,7 +188,9 @@ _BUILT: dict = {}
 def task_kernels(task_kernel) -> SimpleNamespace:
     """The per-env functions (``reset_env``, ``step_env``, ``observe_env``) and the CPU
     kernels (``step_kernel``, ``reset_kernel``, ``refresh_kernel``) of a task, from its
-    ``KERNEL`` (:class:`sims.tasks.registry.TaskKernel`); built once per task."""
+    ``KERNEL`` (:class:`sims.tasks.registry.TaskKernel`), and ``step_chunk_source``, the
+    generated source of the CPU step (to read: ``print(task_kernels(task.KERNEL)
+    .step_chunk_source)``); built once per task."""
     if task_kernel not in _BUILT:
         _BUILT[task_kernel] = _build(task_kernel)
     return _BUILT[task_kernel]
@@ -321,11 +325,9 @@ def _build(task_kernel) -> SimpleNamespace:
 
     if task_kernel.joint_fast_path:
 
-        @register_jitable(_nrt=False)
-        @named
         def step_chunk(lo, hi, fp, ip, seed, actions, st, cnt, abuf, obs, fin_obs, res, flags, w):
             """One control step of envs ``lo..hi-1`` (scratch ``w``), joint mode compiled
-            as a constant. No reference counting: see the module docstring."""
+            as a constant; the source the generated step is pasted from."""
             inv_dt = 1.0 / fp[P_DT]
             if ip[I_CARTESIAN] == 0:
                 for k in range(lo, hi):
@@ -368,11 +370,9 @@ def _build(task_kernel) -> SimpleNamespace:
 
     else:
 
-        @register_jitable(_nrt=False)
-        @named
         def step_chunk(lo, hi, fp, ip, seed, actions, st, cnt, abuf, obs, fin_obs, res, flags, w):
-            """One control step of envs ``lo..hi-1`` (scratch ``w``). No reference counting:
-            see the module docstring."""
+            """One control step of envs ``lo..hi-1`` (scratch ``w``); the source the
+            generated step is pasted from."""
             cartesian = ip[I_CARTESIAN] != 0
             inv_dt = 1.0 / fp[P_DT]
             for k in range(lo, hi):
@@ -393,6 +393,17 @@ def _build(task_kernel) -> SimpleNamespace:
                     flags,
                     w,
                 )
+
+    # the CPU step: step_chunk's source with the step and the task's terms pasted in (see
+    # the module docstring), compiled without reference counting
+    namespace: dict = {}
+    source = inline_source(
+        step_chunk, (step_env, finish_env, observe_env, observe, evaluate, physics), namespace
+    )
+    filename = f"<generated step_chunk of {tag}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    exec(compile(source, filename, "exec"), namespace)
+    step_chunk = register_jitable(_nrt=False)(named(namespace["step_chunk"]))
 
     @njit(cache=True, parallel=True)
     @named
@@ -448,6 +459,7 @@ def _build(task_kernel) -> SimpleNamespace:
         step_kernel=step_kernel,
         reset_kernel=reset_kernel,
         refresh_kernel=refresh_kernel,
+        step_chunk_source=source,
     )
 
 
