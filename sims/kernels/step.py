@@ -19,21 +19,27 @@ written to ``res[R_TERMS + i]``) and success, and its ``observe`` the observatio
 Autoresets (SAME_STEP) happen inside. The whole-batch reset kernel (``reset(seed=...)``)
 is serial: a few ms for 4096 envs, and it compiles faster.
 
-Speed: the step is inlined into the chunk loop (``inline="always"``), for a task with
-``joint_fast_path`` (reach) twice: once with joint mode a compile-time constant (the hot
-training path: the compiler drops the IK), once generic. The task's functions and the
-physics are calls (compiled without reference counting, ``_nrt=False``, where they
-allocate nothing), not numba inlines: numba compiles an ``inline="always"`` function on
-its own as well, at every level, which had made a task's cold compile 3-6x slower.
-The chunk loop is compiled without numba's reference counting (``_nrt=False``; it
-allocates nothing, its scratch comes from the parallel kernel): numba inlining copies
-every array argument of an inlined function into a new variable, and with reference
-counting each copy is an ``NRT_incref``/``NRT_decref`` call (an atomic update) that its
-pruning pass cannot remove across the step's branches, ~20 per env and step, which made
-reach 30% slower. Small helpers with branches (:func:`action_slots`) are left to LLVM's
-inliner, and ``1 / dt`` is computed once per chunk. Measured before the task registry
-(4096 envs, one thread, the kernel alone, best of 400 calls): reach 115 ns per env-step,
-push 345, pick_place 345.
+Speed: the CPU step is generated source (:mod:`sims.kernels.inline_source`): the chunk
+loop with the per-env step (``step_env``, ``finish_env``, ``observe_env``), the task's
+``observe``, ``evaluate`` and ``physics`` and the kernel helpers marked ``pasted`` (the
+contact model's ``object_step``) pasted in, one function that numba types once
+(``task_kernels(...).step_chunk_source`` is its text). For a task with
+``joint_fast_path`` (reach) the step is pasted twice: once with joint mode a constant (the
+hot training path: the compiler drops the IK), once generic. The task's terms as calls
+cost 5-16% per env-step (array arguments passed as structs, no constant joint mode in the
+physics); numba's ``inline="always"`` of them compiles each on its own and re-types its
+caller at every site and level (a cold compile 2-4.5x slower); the pasted source compiles
+no slower than the calls did. The per-env functions stay numba inlines for the CUDA
+kernels and the reset kernels. The generated loop is compiled without numba's reference
+counting (``_nrt=False``; it allocates nothing, its scratch comes from the parallel
+kernel): each array view or copy of an array variable (the action row) would be an
+``NRT_incref``/``NRT_decref`` call (an atomic update) that its pruning pass cannot remove
+across the step's branches, ~20 per env and step with numba's inlining, which made reach
+30% slower. Small helpers with branches (:func:`action_slots`) are left to LLVM's
+inliner, and ``1 / dt`` is computed once per chunk. Measured with ``bench/step_kernel.py``
+(4096 envs, one thread, the kernel alone, best of 300-call runs, back to back with the
+terms as calls and with the commit before the task registry): reach 114 ns per env-step
+(calls 132, before the registry 114), push 348 (371, 349), pick_place 353 (377, 352).
 """
 
 from __future__ import annotations
