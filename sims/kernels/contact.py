@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from numba.extending import register_jitable
 
+from sims.kernels.inline_source import pasted
 from sims.kernels.kinematics import clip, fk_row, ik_move, store_tcp
 from sims.kernels.layout import (
     I_HAS_GRIPPER,
@@ -205,6 +206,7 @@ def horizontal_axis(fx, fy):
     return fx / norm, fy / norm
 
 
+@pasted  # into the generated CPU step (sims.kernels.step): a call costs push 5%
 @register_jitable(_nrt=False)
 def object_step(k, fp, ip, st, scratch, prev_x, prev_y, prev_z, prev_width, a_grip):
     """Table/cube floor for the fingers, gripper and grasp, and the cube's motion, after

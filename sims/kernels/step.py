@@ -19,26 +19,33 @@ written to ``res[R_TERMS + i]``) and success, and its ``observe`` the observatio
 Autoresets (SAME_STEP) happen inside. The whole-batch reset kernel (``reset(seed=...)``)
 is serial: a few ms for 4096 envs, and it compiles faster.
 
-Speed: the step is inlined into the chunk loop (``inline="always"``), for a task with
-``joint_fast_path`` (reach) twice: once with joint mode a compile-time constant (the hot
-training path: the compiler drops the IK), once generic. The task's functions and the
-physics are calls (compiled without reference counting, ``_nrt=False``, where they
-allocate nothing), not numba inlines: numba compiles an ``inline="always"`` function on
-its own as well, at every level, which had made a task's cold compile 3-6x slower.
-The chunk loop is compiled without numba's reference counting (``_nrt=False``; it
-allocates nothing, its scratch comes from the parallel kernel): numba inlining copies
-every array argument of an inlined function into a new variable, and with reference
-counting each copy is an ``NRT_incref``/``NRT_decref`` call (an atomic update) that its
-pruning pass cannot remove across the step's branches, ~20 per env and step, which made
-reach 30% slower. Small helpers with branches (:func:`action_slots`) are left to LLVM's
-inliner, and ``1 / dt`` is computed once per chunk. Measured before the task registry
-(4096 envs, one thread, the kernel alone, best of 400 calls): reach 115 ns per env-step,
-push 345, pick_place 345.
+Speed: the CPU step is generated source (:mod:`sims.kernels.inline_source`): the chunk
+loop with the per-env step (``step_env``, ``finish_env``, ``observe_env``), the task's
+``observe``, ``evaluate`` and ``physics`` and the kernel helpers marked ``pasted`` (the
+contact model's ``object_step``) pasted in, one function that numba types once
+(``task_kernels(...).step_chunk_source`` is its text). For a task with
+``joint_fast_path`` (reach) the step is pasted twice: once with joint mode a constant (the
+hot training path: the compiler drops the IK), once generic. The task's terms as calls
+cost 5-16% per env-step (array arguments passed as structs, no constant joint mode in the
+physics); numba's ``inline="always"`` of them compiles each on its own and re-types its
+caller at every site and level (a cold compile 2-4.5x slower); the pasted source compiles
+no slower than the calls did. The per-env functions stay numba inlines for the CUDA
+kernels and the reset kernels. The generated loop is compiled without numba's reference
+counting (``_nrt=False``; it allocates nothing, its scratch comes from the parallel
+kernel): each array view or copy of an array variable (the action row) would be an
+``NRT_incref``/``NRT_decref`` call (an atomic update) that its pruning pass cannot remove
+across the step's branches, ~20 per env and step with numba's inlining, which made reach
+30% slower. Small helpers with branches (:func:`action_slots`) are left to LLVM's
+inliner, and ``1 / dt`` is computed once per chunk. Measured with ``bench/step_kernel.py``
+(4096 envs, one thread, the kernel alone, best of 300-call runs, back to back with the
+terms as calls and with the commit before the task registry): reach 114 ns per env-step
+(calls 132, before the registry 114), push 348 (371, 349), pick_place 353 (377, 352).
 """
 
 from __future__ import annotations
 
 import hashlib
+import linecache
 import math
 import re
 from pathlib import Path
@@ -50,6 +57,7 @@ from numba.extending import register_jitable
 
 from sims.control import arm_targets_row
 from sims.kernels.actuator import command_path_period
+from sims.kernels.inline_source import inline_source
 from sims.kernels.kinematics import Q_HOME, Q_MAX, Q_MIN, clip, store_fk
 from sims.kernels.layout import (
     C_EPISODE,
@@ -186,7 +194,9 @@ _BUILT: dict = {}
 def task_kernels(task_kernel) -> SimpleNamespace:
     """The per-env functions (``reset_env``, ``step_env``, ``observe_env``) and the CPU
     kernels (``step_kernel``, ``reset_kernel``, ``refresh_kernel``) of a task, from its
-    ``KERNEL`` (:class:`sims.tasks.registry.TaskKernel`); built once per task."""
+    ``KERNEL`` (:class:`sims.tasks.registry.TaskKernel`), and ``step_chunk_source``, the
+    generated source of the CPU step (to read: ``print(task_kernels(task.KERNEL)
+    .step_chunk_source)``); built once per task."""
     if task_kernel not in _BUILT:
         _BUILT[task_kernel] = _build(task_kernel)
     return _BUILT[task_kernel]
@@ -321,11 +331,9 @@ def _build(task_kernel) -> SimpleNamespace:
 
     if task_kernel.joint_fast_path:
 
-        @register_jitable(_nrt=False)
-        @named
         def step_chunk(lo, hi, fp, ip, seed, actions, st, cnt, abuf, obs, fin_obs, res, flags, w):
             """One control step of envs ``lo..hi-1`` (scratch ``w``), joint mode compiled
-            as a constant. No reference counting: see the module docstring."""
+            as a constant; the source the generated step is pasted from."""
             inv_dt = 1.0 / fp[P_DT]
             if ip[I_CARTESIAN] == 0:
                 for k in range(lo, hi):
@@ -368,11 +376,9 @@ def _build(task_kernel) -> SimpleNamespace:
 
     else:
 
-        @register_jitable(_nrt=False)
-        @named
         def step_chunk(lo, hi, fp, ip, seed, actions, st, cnt, abuf, obs, fin_obs, res, flags, w):
-            """One control step of envs ``lo..hi-1`` (scratch ``w``). No reference counting:
-            see the module docstring."""
+            """One control step of envs ``lo..hi-1`` (scratch ``w``); the source the
+            generated step is pasted from."""
             cartesian = ip[I_CARTESIAN] != 0
             inv_dt = 1.0 / fp[P_DT]
             for k in range(lo, hi):
@@ -393,6 +399,17 @@ def _build(task_kernel) -> SimpleNamespace:
                     flags,
                     w,
                 )
+
+    # the CPU step: step_chunk's source with the step and the task's terms pasted in (see
+    # the module docstring), compiled without reference counting
+    namespace: dict = {}
+    source = inline_source(
+        step_chunk, (step_env, finish_env, observe_env, observe, evaluate, physics), namespace
+    )
+    filename = f"<generated step_chunk of {tag}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    exec(compile(source, filename, "exec"), namespace)
+    step_chunk = register_jitable(_nrt=False)(named(namespace["step_chunk"]))
 
     @njit(cache=True, parallel=True)
     @named
@@ -448,6 +465,7 @@ def _build(task_kernel) -> SimpleNamespace:
         step_kernel=step_kernel,
         reset_kernel=reset_kernel,
         refresh_kernel=refresh_kernel,
+        step_chunk_source=source,
     )
 
 
