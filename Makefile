@@ -38,6 +38,20 @@ PYTEST_WORKERS ?= auto
 test: $(STAMP) $(NUMBA_STAMP)
 	$(PY) -m pytest -q -n $(PYTEST_WORKERS) --dist worksteal --durations=25 tests
 
+# `make test-browser`: the operator console and the 3D view in a real headless Chromium
+# (tests_browser/, Playwright driving Debian's chromium: no browser download). Installs the
+# chromium package when it is missing (CI runs as root).
+CHROMIUM ?= /usr/bin/chromium
+
+.PHONY: browser test-browser
+
+browser:
+	@test -x $(CHROMIUM) || { apt-get update -q && apt-get install -y -q --no-install-recommends chromium; } \
+		|| { echo "make test-browser needs Debian's chromium: apt-get install chromium (as root)"; exit 1; }
+
+test-browser: $(STAMP) $(NUMBA_STAMP) browser
+	MILES_CHROMIUM=$(CHROMIUM) $(PY) -m pytest -q -p no:cacheprovider --durations=10 tests_browser
+
 lint: $(STAMP)
 	$(VENV)/bin/ruff check . && $(VENV)/bin/ruff format --check .
 

@@ -19,7 +19,10 @@ and ``miles demo`` run it).
 Prints one JSON object: ``loop`` {"100": {rate_hz, jitter_p50_ms, jitter_p99_ms,
 periods}, "250": {...}}, ``baseline`` (same keys), ``state_to_command_ms`` {p50, p99}
 (at 250 Hz), ``one_process`` (the same keys for the one-process layout),
-``one_process_view`` (with ``--view``: the same with the 3D view recording),
+``operator`` (the one-process graph at 250 Hz with the console, the 3D view on its web
+viewer and the metrics on: ``loop``, ``baseline``, ``estop_ms`` {p50, p99, max, samples}
+from ``POST /api/estop`` reaching the server to every supervisor's latched answer, and
+``estop_round_trip_ms`` as this client sees it),
 ``demo_wall_s`` (``miles demo`` with the shipped skills), ``config`` (with the 1-minute
 load average: on a shared 2-core machine the numbers say more about the load than the
 code; compare each loop with its ``baseline`` peer).
@@ -115,10 +118,9 @@ def _reset_estop(node, timeout: float = 10.0) -> None:
     node.destroy_client(client)
 
 
-def measure_loops(rates: list[float], window_s: float, mode: str, view: bool = False) -> dict:
+def measure_loops(rates: list[float], window_s: float, mode: str) -> dict:
     """``mode``: ``one_process`` (the graph of ``miles up``) or ``processes`` (sim and
-    safety in their own processes, the skill node and the peer in this one). ``view``:
-    with the 3D view recording to a temporary .rrd (``miles up --record FILE.rrd``)."""
+    safety in their own processes, the skill node and the peer in this one)."""
     import rclpy
     from std_msgs.msg import String
 
@@ -138,10 +140,6 @@ def measure_loops(rates: list[float], window_s: float, mode: str, view: bool = F
         overrides = {"skills": {"skill_library": str(library)}}
         graph = InProcessGraph.of_parts(parts, overrides=overrides, domain_id=domain)
         skill_node = graph.nodes[-1]
-        if view:
-            from miles_ros.ros.view_node import start_view
-
-            start_view(graph, record=str(library / "view.rrd"))
         peer = graph.add(rclpy.create_node("bench_peer", context=graph.context))
         requests = peer.create_publisher(String, SkillNodeParams().request_topic, COMMAND_QOS)
         graph.spin_in_thread("bench_spin")
@@ -193,6 +191,117 @@ def measure_loops(rates: list[float], window_s: float, mode: str, view: bool = F
     return out
 
 
+def _attach_operator(graph):
+    """The operator's side of ``miles up --console --view-web`` on ``graph``: the metrics
+    node, the 3D view (its node in the graph, drawing in a child process, web viewer on a
+    free port; the graph closes it) and the console (its bridge on the graph's executor,
+    uvicorn on a thread: the caller stops it)."""
+    from miles_ros.ros.console_node import attach_console
+    from miles_ros.ros.monitor_node import add_monitor
+    from miles_ros.ros.view_node import start_view
+
+    registry = add_monitor(graph).metrics.registry
+    view = start_view(graph, web=True, web_port=0)
+    return attach_console(graph, metrics_registry=registry, view_url=view.view.url)
+
+
+def measure_operator(window_s: float, presses: int) -> dict:
+    """The one-process graph (sim, safety, skills) with the operator's console, 3D view and
+    metrics on: the skill loop at 250 Hz (as :func:`measure_loops`, with its ``baseline``
+    peer), then ``presses`` e-stops through ``POST /api/estop``, each followed by a reset
+    once the arm is still. ``estop_ms``: from the request reaching the server to every
+    supervisor's answer that it latched (the console's ``server_ms``); ``estop_round_trip_ms``:
+    the same from this client, HTTP included."""
+    import httpx
+    import rclpy
+    from std_msgs.msg import String
+
+    from miles_ros.params.skill import SkillNodeParams
+    from miles_ros.ros.graph import InProcessGraph
+    from miles_ros.ros.qos import COMMAND_QOS
+
+    rate = 250.0
+    domain = 228 + os.getpid() % 2
+    library = _library_without_envelopes(Path(tempfile.mkdtemp(prefix="bench_ros_")))
+    graph, console = None, None
+    out: dict = {"on": ["console", "view_web", "metrics"]}
+    try:
+        overrides = {"skills": {"skill_library": str(library)}}
+        graph = InProcessGraph.of_parts(
+            ["sim", "safety", "skills"], overrides=overrides, domain_id=domain
+        )
+        skill_node = graph.nodes[-1]
+        console = _attach_operator(graph)
+        peer = graph.add(rclpy.create_node("bench_operator_peer", context=graph.context))
+        requests = peer.create_publisher(String, SkillNodeParams().request_topic, COMMAND_QOS)
+        graph.spin_in_thread("bench_operator_spin")
+        deadline = time.monotonic() + 60
+        while skill_node.skills.joints is None or requests.get_subscription_count() == 0:
+            if time.monotonic() > deadline:
+                raise RuntimeError("the graph did not come up")
+            time.sleep(0.05)  # polling for start-up, not synchronising a measurement
+        base = console.base_url
+        auth = {"Authorization": f"Bearer {console.token}"}
+        client = httpx.Client(base_url=base, timeout=10.0, headers={"Origin": base})
+        client.post("/api/reset", headers=auth)  # a latch from start-up, if any
+        names = skill_node.skills.library.names()
+        skill = "reach" if "reach" in names else "home"
+        skill_node.params = dataclasses.replace(skill_node.params, loop_rate_hz=rate)
+        baseline: list[float] = []
+        timer = peer.create_timer(1.0 / rate, lambda: baseline.append(time.monotonic()))
+        skill_node.ticks.clear()
+        skill_node.record_ticks = True
+        params = {"target": UNREACHABLE} if skill == "reach" else {}
+        request = {"id": "bench-operator", "skill": skill, "params": params}
+        requests.publish(String(data=json.dumps(request)))
+        time.sleep(window_s)  # the measurement window (not a synchronisation)
+        skill_node.record_ticks = False
+        requests.publish(String(data=json.dumps({"id": request["id"], "cancel": True})))
+        peer.destroy_timer(timer)
+        out["loop"] = _stats([t for t, _ in list(skill_node.ticks)[1:]], 1.0 / rate)
+        out["baseline"] = _stats(baseline[1:], 1.0 / rate)
+        server_ms, round_trip_ms, failed = [], [], 0
+        for k in range(presses):
+            request = {"id": f"bench-estop-{k}", "skill": skill, "params": params}
+            requests.publish(String(data=json.dumps(request)))
+            time.sleep(0.3)  # let the arm start moving: the e-stop lands mid-motion
+            t0 = time.perf_counter()
+            answer = client.post("/api/estop")
+            round_trip_ms.append((time.perf_counter() - t0) * 1e3)
+            if answer.status_code != 200:
+                failed += 1
+                continue
+            server_ms.append(answer.json()["server_ms"])
+            deadline = time.monotonic() + 10
+            while client.post("/api/reset", headers=auth).status_code != 200:
+                if time.monotonic() > deadline:
+                    raise RuntimeError("the supervisor did not reset after an e-stop")
+                time.sleep(0.1)  # polling the supervisor until the arm is still
+        out["estop_ms"] = _percentiles(server_ms)
+        out["estop_round_trip_ms"] = _percentiles(round_trip_ms)
+        out["estop_failed"] = failed
+        client.close()
+    finally:
+        if console is not None:
+            console.stop()
+        if graph is not None:
+            graph.close()
+        shutil.rmtree(library, ignore_errors=True)
+    return out
+
+
+def _percentiles(values: list[float]) -> dict:
+    v = np.asarray(values)
+    if not v.size:
+        return {"p50": None, "p99": None, "max": None, "samples": 0}
+    return {
+        "p50": round(float(np.percentile(v, 50)), 3),
+        "p99": round(float(np.percentile(v, 99)), 3),
+        "max": round(float(v.max()), 3),
+        "samples": int(v.size),
+    }
+
+
 def measure_demo() -> float | None:
     from miles_ros.demo_graph import run_demo
 
@@ -209,9 +318,10 @@ def main() -> int:
     parser.add_argument("--window", type=float, default=4.0, help="seconds per loop rate")
     parser.add_argument("--no-demo", action="store_true", help="skip the demo timing")
     parser.add_argument(
-        "--view",
-        action="store_true",
-        help="also the one-process graph with the 3D view on (one_process_view)",
+        "--presses",
+        type=int,
+        default=50,
+        help="console e-stops in the operator measurement (0: skip it)",
     )
     args = parser.parse_args()
     saved = os.dup(1)
@@ -219,10 +329,8 @@ def main() -> int:
     try:
         result = measure_loops([100.0, 250.0], args.window, "processes")
         result["one_process"] = measure_loops([100.0, 250.0], args.window, "one_process")
-        if args.view:
-            result["one_process_view"] = measure_loops(
-                [100.0, 250.0], args.window, "one_process", view=True
-            )
+        if args.presses:
+            result["operator"] = measure_operator(args.window, args.presses)
         result["demo_wall_s"] = None if args.no_demo else measure_demo()
     finally:
         sys.stdout.flush()
