@@ -118,15 +118,33 @@ def _reset_estop(node, timeout: float = 10.0) -> None:
     node.destroy_client(client)
 
 
-def measure_loops(rates: list[float], window_s: float, mode: str) -> dict:
-    """``mode``: ``one_process`` (the graph of ``miles up``) or ``processes`` (sim and
-    safety in their own processes, the skill node and the peer in this one)."""
+def _spin_with_peer(graph, skill_node, name: str):
+    """A peer node on ``graph`` (the bench's timer and skill requests), the graph spun on
+    a thread; returns (peer, its skill-request publisher) once the skill node has joint
+    states and hears the requests."""
     import rclpy
     from std_msgs.msg import String
 
     from miles_ros.params.skill import SkillNodeParams
-    from miles_ros.ros.graph import InProcessGraph
     from miles_ros.ros.qos import COMMAND_QOS
+
+    peer = graph.add(rclpy.create_node(name, context=graph.context))
+    requests = peer.create_publisher(String, SkillNodeParams().request_topic, COMMAND_QOS)
+    graph.spin_in_thread(f"{name}_spin")
+    deadline = time.monotonic() + 60
+    while skill_node.skills.joints is None or requests.get_subscription_count() == 0:
+        if time.monotonic() > deadline:
+            raise RuntimeError("the graph did not come up")
+        time.sleep(0.05)  # polling for start-up, not synchronising a measurement
+    return peer, requests
+
+
+def measure_loops(rates: list[float], window_s: float, mode: str) -> dict:
+    """``mode``: ``one_process`` (the graph of ``miles up``) or ``processes`` (sim and
+    safety in their own processes, the skill node and the peer in this one)."""
+    from std_msgs.msg import String
+
+    from miles_ros.ros.graph import InProcessGraph
 
     domain = 230 + (os.getpid() + (mode == "processes")) % 2
     procs = _start_processes(domain) if mode == "processes" else []
@@ -140,14 +158,7 @@ def measure_loops(rates: list[float], window_s: float, mode: str) -> dict:
         overrides = {"skills": {"skill_library": str(library)}}
         graph = InProcessGraph.of_parts(parts, overrides=overrides, domain_id=domain)
         skill_node = graph.nodes[-1]
-        peer = graph.add(rclpy.create_node("bench_peer", context=graph.context))
-        requests = peer.create_publisher(String, SkillNodeParams().request_topic, COMMAND_QOS)
-        graph.spin_in_thread("bench_spin")
-        deadline = time.monotonic() + 60
-        while skill_node.skills.joints is None or requests.get_subscription_count() == 0:
-            if time.monotonic() > deadline:
-                raise RuntimeError("the graph did not come up")
-            time.sleep(0.05)  # polling for start-up, not synchronising a measurement
+        peer, requests = _spin_with_peer(graph, skill_node, "bench_peer")
         time.sleep(2.0)  # let the safety process load its kernels
         _reset_estop(peer)
         names = skill_node.skills.library.names()
@@ -213,12 +224,9 @@ def measure_operator(window_s: float, presses: int) -> dict:
     supervisor's answer that it latched (the console's ``server_ms``); ``estop_round_trip_ms``:
     the same from this client, HTTP included."""
     import httpx
-    import rclpy
     from std_msgs.msg import String
 
-    from miles_ros.params.skill import SkillNodeParams
     from miles_ros.ros.graph import InProcessGraph
-    from miles_ros.ros.qos import COMMAND_QOS
 
     rate = 250.0
     domain = 228 + os.getpid() % 2
@@ -232,14 +240,7 @@ def measure_operator(window_s: float, presses: int) -> dict:
         )
         skill_node = graph.nodes[-1]
         console = _attach_operator(graph)
-        peer = graph.add(rclpy.create_node("bench_operator_peer", context=graph.context))
-        requests = peer.create_publisher(String, SkillNodeParams().request_topic, COMMAND_QOS)
-        graph.spin_in_thread("bench_operator_spin")
-        deadline = time.monotonic() + 60
-        while skill_node.skills.joints is None or requests.get_subscription_count() == 0:
-            if time.monotonic() > deadline:
-                raise RuntimeError("the graph did not come up")
-            time.sleep(0.05)  # polling for start-up, not synchronising a measurement
+        peer, requests = _spin_with_peer(graph, skill_node, "bench_operator_peer")
         base = console.base_url
         auth = {"Authorization": f"Bearer {console.token}"}
         client = httpx.Client(base_url=base, timeout=10.0, headers={"Origin": base})
