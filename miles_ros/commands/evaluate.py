@@ -93,27 +93,13 @@ def safety_config(path: str | Path | None = None):
     """The supervisor's config from a ROS parameter file's ``safety_node`` section
     (default: config/safety.yaml); the node's topic and service names are ignored.
     Raises ValueError for unknown keys or values the supervisor refuses."""
-    from dataclasses import fields
-
-    from miles_ros.params import config_dir, load_node_params
-    from miles_ros.params.safety import SafetyNodeNames
-    from miles_ros.safety.config import SafetyConfig
+    from miles_ros.params import config_dir
+    from miles_ros.params.safety import load_safety_config
 
     path = Path(path) if path else config_dir() / "safety.yaml"
     if not path.is_file():
         raise ValueError(f"{path}: no such file")
-    values = load_node_params(path, "safety_node")
-    known = {f.name for f in fields(SafetyConfig)}
-    unknown = set(values) - known - {f.name for f in fields(SafetyNodeNames)}
-    if unknown:
-        raise ValueError(f"{path}: unknown safety_node parameters: {', '.join(sorted(unknown))}")
-    kwargs = {k: tuple(v) if isinstance(v, list) else v for k, v in values.items() if k in known}
-    try:
-        config = SafetyConfig(**kwargs)
-        config.validate()
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{path}: {exc}") from exc
-    return config
+    return load_safety_config([path])
 
 
 def _supervised(args, task: str, prog: str):

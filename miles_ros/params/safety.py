@@ -5,9 +5,15 @@ ROS-free), then these. ROS-free."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from miles_ros import interfaces
+
+if TYPE_CHECKING:
+    from miles_ros.safety.config import SafetyConfig
 
 
 @dataclass(frozen=True)
@@ -35,3 +41,34 @@ class SafetyNodeNames:
     occupancy_topic: str = interfaces.SAFETY_OCCUPANCY
     """Every arm's occupancy JSON (std_msgs/String, miles_ros.safety.Occupancy), shared by
     the arms of a cell (never under /ARM); published and read only in a multi-arm scene."""
+
+
+def load_safety_config(paths: Sequence[str | Path], strict: bool = True) -> SafetyConfig:
+    """The supervisor's config from the ``safety_node`` sections of the ROS parameter files
+    ``paths``, later files over earlier ones; the node's topic and service names are not
+    part of it. ``strict``: a name neither the config nor the node knows, or a value the
+    supervisor refuses, is a ValueError naming the file; otherwise such names are skipped
+    and the values taken as they are (a viewer's reading: the node validates its own)."""
+    from miles_ros.params import load_node_params
+    from miles_ros.safety.config import SafetyConfig  # numba: loaded when used
+
+    known = {f.name for f in fields(SafetyConfig)}
+    node_names = {f.name for f in fields(SafetyNodeNames)}
+    values: dict = {}
+    for path in paths:
+        section = load_node_params(path, "safety_node")
+        unknown = set(section) - known - node_names
+        if strict and unknown:
+            raise ValueError(
+                f"{path}: unknown safety_node parameters: {', '.join(sorted(unknown))}"
+            )
+        values.update({k: v for k, v in section.items() if k in known})
+    kwargs = {k: tuple(v) if isinstance(v, list) else v for k, v in values.items()}
+    if not strict:
+        return SafetyConfig(**kwargs)
+    try:
+        config = SafetyConfig(**kwargs)
+        config.validate()
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{', '.join(map(str, paths))}: {exc}") from exc
+    return config

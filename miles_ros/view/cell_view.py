@@ -31,7 +31,7 @@ import math
 import re
 import uuid
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -80,16 +80,11 @@ def safety_config(params_file: str | Path | None = None) -> SafetyConfig:
     """The supervisor's zones and limits from config/safety.yaml, then ``params_file``
     (their ``safety_node`` sections; names the config does not know are skipped: the
     node validates its own parameters)."""
-    from miles_ros.params import config_dir, load_node_params
+    from miles_ros.params import config_dir
+    from miles_ros.params.safety import load_safety_config
 
-    values: dict = {}
-    for path in (config_dir() / "safety.yaml", params_file):
-        if path and Path(path).is_file():
-            values.update(load_node_params(path, "safety_node"))
-    known = {f.name for f in fields(SafetyConfig)}
-    return SafetyConfig(
-        **{k: tuple(v) if isinstance(v, list) else v for k, v in values.items() if k in known}
-    )
+    paths = [p for p in (config_dir() / "safety.yaml", params_file) if p and Path(p).is_file()]
+    return load_safety_config(paths, strict=False)
 
 
 def arm_path(arm: str) -> str:
