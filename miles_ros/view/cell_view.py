@@ -23,6 +23,10 @@ per arm) are logged by :meth:`CellView.tick`, called at :attr:`CellView.rate_hz`
 (30 Hz by default), so a 250 Hz control loop does not pay for the view on every state.
 Time: every log carries the ``ros_time`` timeline, a timestamp (the ROS time handed in
 with the message, in seconds).
+
+One module on purpose: it is the one place the recording's entity paths, colours and
+timelines are defined (the tests read recordings back by these paths); the arm's geometry
+is :mod:`.arm_model`, the outputs :mod:`.sinks`, the process around it :mod:`.process`.
 """
 
 from __future__ import annotations
