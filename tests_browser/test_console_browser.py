@@ -82,6 +82,17 @@ def wait_for(condition, timeout: float, what: str, every: float = 0.05):
     pytest.fail(f"timed out after {timeout:.0f} s waiting for {what}")
 
 
+def page_state(page) -> dict:
+    """What the console shows: the goal's outcome and text, each step's state."""
+    status = page.locator('[data-testid="goal-status"]')
+    return {
+        "outcome": status.get_attribute("data-outcome") or "",
+        "goal": status.inner_text(),
+        "steps": page.locator('[data-testid="plan-step"]').all_inner_texts(),
+        "message": page.locator('[data-testid="message"]').inner_text(),
+    }
+
+
 @pytest.fixture(scope="module")
 def cell():
     """``miles up --console --view-web`` on its own ROS domain: (the URLs it printed by
@@ -120,6 +131,7 @@ def cell():
             pytest.fail(f"miles up exited {process.returncode}:\n{''.join(lines + errors)}")
         watch = JointWatch(domain)
         try:
+            wait_for(lambda: watch.since(0.0), 60.0, "this test to hear /joint_states")
             yield urls, watch
         finally:
             watch.close()
@@ -146,7 +158,14 @@ def test_goal_plan_steps_estop_hold_and_guarded_reset(browser, cell, shots):
     # A longer goal, and the e-stop while the arm moves: it latches and the arm holds.
     page.fill('[data-testid="goal-input"]', "Place the red cube onto the left pad.")
     page.click('[data-testid="goal-submit"]')
-    wait_for(watch.moving, GOAL_TIMEOUT, "the arm to move for the second goal")
+    running = '[data-testid="plan-step"][data-state="running"]'
+    page.wait_for_selector(running, timeout=GOAL_TIMEOUT * 1000)
+    wait_for(
+        lambda: watch.moving() or page_state(page)["outcome"] not in ("", "planning", "running"),
+        GOAL_TIMEOUT,
+        "the arm to move for the second goal",
+    )
+    assert watch.moving(), f"the second goal ended before the e-stop: {page_state(page)}"
     page.click('[data-testid="estop"]')
     page.wait_for_selector('[data-testid="safety-state"][data-estop="true"]', timeout=5_000)
     latched = time.monotonic()
@@ -186,7 +205,9 @@ def test_the_3d_view_shows_the_arm(browser, cell, shots):
     path = shots / "view.png"
 
     def rendered() -> bool:
-        canvas.screenshot(path=str(path))
+        # The page's pixels inside the canvas's box (an element screenshot waits for the
+        # viewer's canvas to stop changing, which a live view never does).
+        page.screenshot(path=str(path), clip=canvas.bounding_box())
         from PIL import Image
 
         pixels = np.asarray(Image.open(path).convert("RGB"), dtype=float)
