@@ -20,7 +20,8 @@ Prints one JSON object: ``loop`` {"100": {rate_hz, jitter_p50_ms, jitter_p99_ms,
 periods}, "250": {...}}, ``baseline`` (same keys), ``state_to_command_ms`` {p50, p99}
 (at 250 Hz), ``one_process`` (the same keys for the one-process layout),
 ``operator`` (the one-process graph at 250 Hz with the console, the 3D view on its web
-viewer and the metrics on: ``loop``, ``baseline``, ``estop_ms`` {p50, p99, max, samples}
+viewer and the metrics on: ``loop``, ``baseline``, ``estop_latch_ms`` {p50, p99, max,
+samples} from the console's handler to the supervisor's latch, ``estop_ms``
 from ``POST /api/estop`` reaching the server to every supervisor's latched answer, and
 ``estop_round_trip_ms`` as this client sees it),
 ``demo_wall_s`` (``miles demo`` with the shipped skills), ``config`` (with the 1-minute
@@ -216,11 +217,37 @@ def _attach_operator(graph):
     return attach_console(graph, metrics_registry=registry, view_url=view.view.url)
 
 
+def _time_the_latch(graph) -> tuple[list[float], list[float]]:
+    """Two lists that fill as the console's e-stops go through ``graph`` (one process, one
+    clock): when the console's handler calls its bridge, and when the safety node's
+    supervisor has latched (each press latches once: the bench resets in between)."""
+    bridge = graph.nodes[-1]  # attach_console adds the bridge last
+    supervisor = next(n for n in graph.nodes if n.get_name() == "safety_node").supervisor
+    pressed: list[float] = []
+    latched: list[float] = []
+    estop, trigger = bridge.estop, supervisor.trigger_estop
+
+    def timed_estop():
+        pressed.append(time.perf_counter())
+        return estop()
+
+    def timed_trigger(*args, **kwargs):
+        fresh = trigger(*args, **kwargs)
+        if fresh:
+            latched.append(time.perf_counter())
+        return fresh
+
+    bridge.estop, supervisor.trigger_estop = timed_estop, timed_trigger
+    return pressed, latched
+
+
 def measure_operator(window_s: float, presses: int) -> dict:
     """The one-process graph (sim, safety, skills) with the operator's console, 3D view and
     metrics on: the skill loop at 250 Hz (as :func:`measure_loops`, with its ``baseline``
     peer), then ``presses`` e-stops through ``POST /api/estop``, each followed by a reset
-    once the arm is still. ``estop_ms``: from the request reaching the server to every
+    once the arm is still. ``estop_latch_ms``: from the console's handler taking the
+    request to the supervisor's latch (one process, one clock); ``estop_ms``: from the
+    request reaching the server to every
     supervisor's answer that it latched (the console's ``server_ms``); ``estop_round_trip_ms``:
     the same from this client, HTTP included."""
     import httpx
@@ -240,6 +267,7 @@ def measure_operator(window_s: float, presses: int) -> dict:
         )
         skill_node = graph.nodes[-1]
         console = _attach_operator(graph)
+        pressed, latched = _time_the_latch(graph)
         peer, requests = _spin_with_peer(graph, skill_node, "bench_operator_peer")
         base = console.base_url
         auth = {"Authorization": f"Bearer {console.token}"}
@@ -278,6 +306,9 @@ def measure_operator(window_s: float, presses: int) -> dict:
                 if time.monotonic() > deadline:
                     raise RuntimeError("the supervisor did not reset after an e-stop")
                 time.sleep(0.1)  # polling the supervisor until the arm is still
+        # Every press latched afresh, or the pairs would not match: then none is reported.
+        pairs = zip(pressed, latched, strict=True) if len(pressed) == len(latched) else ()
+        out["estop_latch_ms"] = _percentiles([(b - a) * 1e3 for a, b in pairs])
         out["estop_ms"] = _percentiles(server_ms)
         out["estop_round_trip_ms"] = _percentiles(round_trip_ms)
         out["estop_failed"] = failed
