@@ -28,6 +28,7 @@ import numpy as np
 from numba import njit
 from numba.extending import register_jitable
 
+from sims.kernels.jit import inlined
 from sims.kernels.kinematics import (
     Q_MAX,
     Q_MIN,
@@ -96,7 +97,7 @@ class ControlParams:
         )
 
 
-@register_jitable(inline="always")
+@inlined
 def arm_targets_row(
     q,
     k,

@@ -28,6 +28,7 @@ import numpy as np
 from numba import njit
 from numba.extending import register_jitable
 
+from sims.kernels.jit import inlined
 from sims.kernels.layout import (
     I_ACT_SCALE,
     I_ACT_SUBSTEPS,
@@ -119,7 +120,7 @@ def shape_arm_step(cs, k, c0, lim, l0, targets, h, scale_mode, work, res):
         _commit(cs, k, c0, i, a_new, h, math.nan)
 
 
-@register_jitable(inline="always")
+@inlined
 def command_path_period(k, fp, ip, st, scratch, substeps):
     """One control period of env ``k``'s arm (numba backend): ``substeps`` controller
     periods of shaping toward ``scratch[ROW_TARGET]``, the joints ``st[k, S_Q:S_Q+7]``

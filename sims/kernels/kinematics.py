@@ -9,6 +9,7 @@ import numpy as np
 from numba import njit
 from numba.extending import register_jitable
 
+from sims.kernels.jit import inlined
 from sims.kernels.layout import ROW_DQ, ROW_JAC, ROW_TARGET, S_FAX, S_Q, S_TCP, SCRATCH_SHAPE
 from sims.robots import panda
 
@@ -297,7 +298,7 @@ def level_step(gain, sin_allowance, damping, scratch):
         )
 
 
-@register_jitable(inline="always")
+@inlined
 def tcp_row(q, k):
     """The TCP (x, y, z) of ``q[k]`` alone, bit-identical to :func:`fk_row`'s: the TCP lies
     on joint 7's axis, so its position does not depend on q7 (nor is the finger axis
@@ -337,7 +338,7 @@ def tcp_row(q, k):
     return tx, ty, tz
 
 
-@register_jitable(inline="always")
+@inlined
 def store_tcp(k, st, tx, ty, tz, fx, fy, fz):
     """The TCP (tx, ty, tz) and finger axis (fx, fy, fz) into env ``k``'s state row."""
     st[k, S_TCP] = tx

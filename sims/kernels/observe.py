@@ -13,6 +13,7 @@ import math
 
 from numba.extending import register_jitable
 
+from sims.kernels.jit import inlined
 from sims.kernels.layout import S_GOAL, S_OBJ, S_Q, S_QD, S_TCP, S_YAW
 from sims.kernels.rng import normal01
 
@@ -26,7 +27,7 @@ def obs_noise(noise_std, key, counter):
     return 0.0
 
 
-@register_jitable(inline="always")
+@inlined
 def observe_arm(k, st, out, o_q, o_qd, o_tcp, o_goal, noise_std, key, base):
     """Joint positions and velocities, TCP and goal of env ``k`` into ``out[k]`` at the
     offsets ``o_*``, with noise on the joint positions (draws ``base + 0..6``) and the TCP
@@ -49,7 +50,7 @@ def observe_arm(k, st, out, o_q, o_qd, o_tcp, o_goal, noise_std, key, base):
     return tx, ty, tz, gx, gy, gz
 
 
-@register_jitable(inline="always")
+@inlined
 def write_difference(out, k, j, ax, ay, az, bx, by, bz):
     """``out[k, j:j + 3] = a - b``."""
     out[k, j] = ax - bx
@@ -57,7 +58,7 @@ def write_difference(out, k, j, ax, ay, az, bx, by, bz):
     out[k, j + 2] = az - bz
 
 
-@register_jitable(inline="always")
+@inlined
 def observe_cube(k, st, out, o_obj, o_yaw, o_obj_rel, o_goal_rel, arm, noise_std, key, base):
     """The cube's fields of env ``k`` at the offsets ``o_*``: its centre, sin and cos of 4 x
     its yaw, cube - TCP and goal - cube, with noise on the centre (draws ``base + 10..12``)

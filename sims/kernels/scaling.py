@@ -19,8 +19,10 @@ from __future__ import annotations
 
 from numba.extending import register_jitable
 
+from sims.kernels.jit import inlined
 
-@register_jitable(inline="always")
+
+@inlined
 def velocity_scale(v, a_pref, a_lo, a_hi, h):
     """Largest ``s`` in ``[0, 1]`` with ``s * (v + a_pref h)`` inside every joint's
     admissible velocity interval ``[v + a_lo h, v + a_hi h]``.

@@ -58,6 +58,7 @@ from numba.extending import register_jitable
 from sims.control import arm_targets_row
 from sims.kernels.actuator import command_path_period
 from sims.kernels.inline_source import inline_source
+from sims.kernels.jit import inlined
 from sims.kernels.kinematics import Q_HOME, Q_MAX, Q_MIN, clip, store_fk
 from sims.kernels.layout import (
     C_EPISODE,
@@ -217,7 +218,7 @@ def _build(task_kernel) -> SimpleNamespace:
         fn.__qualname__ = f"{tag}.{fn.__name__}"
         return fn
 
-    @register_jitable(inline="always")
+    @inlined
     @named
     def observe_env(k, fp, seed, st, cnt, obs, steps):
         """Observation row ``obs[k]`` after ``steps`` steps of the episode (noise keyed
@@ -233,7 +234,7 @@ def _build(task_kernel) -> SimpleNamespace:
         key = reset_arm(k, fp, ip, seed, st, cnt, abuf, scratch)
         task_reset(k, fp, ip, key, st)
 
-    @register_jitable(inline="always")
+    @inlined
     @named
     def finish_env(k, fp, ip, seed, st, cnt, abuf, obs, fin_obs, res, flags, scratch):
         """Reward (its terms), success, counters and observation of env ``k`` after its
@@ -269,7 +270,7 @@ def _build(task_kernel) -> SimpleNamespace:
             res[R_FINAL_RETURN, k] = 0.0
             res[R_FINAL_LENGTH, k] = 0.0
 
-    @register_jitable(inline="always")
+    @inlined
     @named
     def step_env(
         k,
