@@ -1,21 +1,25 @@
-"""How training scales over processes (and GPU env stepping, where bench/cuda_sps.py exists).
+"""How training scales over processes, and over a GPU where one is present.
 
 Prints one JSON object::
 
     {"task", "ranks": {"1": {"env_steps_per_s", "wall_to_target_s", ...}, "2": {...}},
-     "efficiency_2", "cuda": {"reach", "push", "pick_place", "wall_to_target_s"} | null,
-     "cores", "note"}
+     "efficiency_2", "cuda": {"reach", "push", "pick_place", "train": {...}} | null,
+     "eval_backend", "cores", "note"}
 
 - ranks: ``miles train TASK --stop-at-target`` with the task defaults (``--num-envs``, the
   total, split over the ranks), on 1 process (plain, no torchrun) and under ``--nproc R``
   for each other R of ``--ranks``. ``env_steps_per_s``: training env steps per second of
-  training (rollouts and updates, the PyBullet evaluations left out);
-  ``wall_to_target_s``: training wall time (evaluations included) to the first PyBullet
+  training (rollouts and updates, the evaluations left out);
+  ``wall_to_target_s``: training wall time (evaluations included) to the first
   evaluation at the task's target, null when the budget ran out first.
 - ``efficiency_R`` = sps(R) / (R * sps(1)): 1.0 is linear scaling. The peers run one
   after the other in this process's run, on the same machine.
 - cuda: ``bench/cuda_sps.py``'s ``measure(task, num_envs, steps)`` (numba CUDA env-steps/s,
-  None without a GPU) for each task where that file exists, else null.
+  None without a GPU) for each task, and ``train``: the same ``miles train`` on one process
+  with ``--device cuda`` (numba envs, rollouts and update on the GPU), the peer of
+  ``ranks["1"]``; null without a GPU.
+- ``--eval-backend``: where the evaluations that decide "at target" run (default pybullet;
+  numba where PyBullet is not installed, e.g. a Python without its wheel).
 """
 
 from __future__ import annotations
@@ -33,11 +37,18 @@ REPO = Path(__file__).resolve().parents[1]
 TASKS = ("reach", "push", "pick_place")
 
 
-def train(task: str, ranks: int, out: Path, steps: int | None) -> dict:
+def train(
+    task: str,
+    ranks: int,
+    out: Path,
+    steps: int | None,
+    eval_backend: str = "pybullet",
+    device: str = "cpu",
+) -> dict:
     """One ``miles train`` to the target; its summary's numbers."""
     cmd = [sys.executable, "-m", "miles_ros.cli", "train", task, "--stop-at-target"]
     cmd += ["--no-progress", "--no-tensorboard", "--json", "--out", str(out)]
-    cmd += ["--final-eval-episodes", "0"]
+    cmd += ["--final-eval-episodes", "0", "--eval-backend", eval_backend, "--device", device]
     if steps:
         cmd += ["--steps", str(steps)]
     if ranks > 1:
@@ -63,17 +74,13 @@ def train(task: str, ranks: int, out: Path, steps: int | None) -> dict:
 
 
 def cuda_numbers(num_envs: int, steps: int) -> dict | None:
-    """numba CUDA env-steps/s per task from bench/cuda_sps.py, or None (no file, no GPU)."""
-    path = REPO / "bench" / "cuda_sps.py"
-    if not path.exists():
-        return None
-    spec = importlib.util.spec_from_file_location("cuda_sps", path)
+    """numba CUDA env-steps/s per task from bench/cuda_sps.py, or None (no GPU)."""
+    spec = importlib.util.spec_from_file_location("cuda_sps", REPO / "bench" / "cuda_sps.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     numbers = {task: module.measure(task, num_envs, steps) for task in TASKS}
     if all(v is None for v in numbers.values()):
         return None
-    numbers["wall_to_target_s"] = None  # a GPU training run is not part of this bench
     return numbers
 
 
@@ -84,6 +91,7 @@ def main() -> int:
     p.add_argument("--steps", type=int, default=None, help="budget cap (task default)")
     p.add_argument("--cuda-envs", type=int, default=65536)
     p.add_argument("--cuda-steps", type=int, default=200)
+    p.add_argument("--eval-backend", default="pybullet", choices=("pybullet", "numba"))
     p.add_argument("--json", action="store_true", help="print the JSON object only")
     args = p.parse_args()
     counts = sorted({int(r) for r in args.ranks.split(",")} | {1})
@@ -91,15 +99,20 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         for ranks in counts:
             result["ranks"][str(ranks)] = train(
-                args.task, ranks, Path(tmp, f"r{ranks}"), args.steps
+                args.task, ranks, Path(tmp, f"r{ranks}"), args.steps, args.eval_backend
             )
             if not args.json:
                 print(ranks, result["ranks"][str(ranks)], file=sys.stderr)
+        result["cuda"] = cuda_numbers(args.cuda_envs, args.cuda_steps)
+        if result["cuda"] is not None:
+            result["cuda"]["train"] = train(
+                args.task, 1, Path(tmp, "cuda"), args.steps, args.eval_backend, device="cuda"
+            )
     base = result["ranks"]["1"]["env_steps_per_s"]
     for ranks in counts[1:]:
         sps = result["ranks"][str(ranks)]["env_steps_per_s"]
         result[f"efficiency_{ranks}"] = round(sps / (ranks * base), 3)
-    result["cuda"] = cuda_numbers(args.cuda_envs, args.cuda_steps)
+    result["eval_backend"] = args.eval_backend
     cores = os.cpu_count() or 1
     result["cores"] = cores
     result["note"] = (
