@@ -124,24 +124,10 @@ def test_topics_follow_the_namespace():
 @pytest.fixture
 def manager_graph():
     pytest.importorskip("rclpy")
-    from tests.nodes.test_manager_node import (
-        FakeSkillNode,
-        ManagerGraph,
-        fake_planner,
-        manager_factory,
-        scorer,
-        succeed,
-    )
+    from tests.nodes.test_manager_node import fake_graph, fake_planner, scorer
 
-    graph = ManagerGraph(
-        [
-            manager_factory(fake_planner(scorer(["reach red", "home"]))),
-            lambda ctx: FakeSkillNode(succeed, context=ctx),
-        ]
-    )
-    graph.ready()
-    yield graph
-    graph.close()
+    with fake_graph(fake_planner(scorer(["reach red", "home"]))) as graph:
+        yield graph
 
 
 def goal_command(graph, goal: str, capsys, *more: str) -> tuple[int, str]:
