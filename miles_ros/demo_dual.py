@@ -1,7 +1,7 @@
 """``miles demo --dual``: a goal in words on the two-arm cell of config/scene_dual.yaml.
 
 One process, as ``miles up --scene config/scene_dual.yaml``
-(:meth:`miles_ros.ros.graph.InProcessGraph.of_cell`): sim_node with both arms, per arm a
+(:func:`miles_ros.ros.graph.cell_factories`): sim_node with both arms, per arm a
 safety_node, a skill_node and an arm agent, and manager_node in its cell mode (the
 embedded planner; the goal's steps handed out by contract net). A probe
 (:class:`miles_ros.ros.cell_client.CellClient`) sends the goal (default

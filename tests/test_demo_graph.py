@@ -16,9 +16,8 @@ pytest.importorskip("rclpy")
 
 from miles_ros import cli  # noqa: E402
 from miles_ros.demo_goal import estop_step, remainder_goal  # noqa: E402
-from sims.robots import panda  # noqa: E402
 from tests.runtime.skill_fixtures import linear_reach_skill, shipped_reach  # noqa: E402
-from tests.view.rrd_reader import pose, read_recording  # noqa: E402
+from tests.view.rrd_reader import assert_tcp_at_fk, read_recording  # noqa: E402
 
 PLAN = [
     {"skill": "reach", "params": {"target": "red_cube"}},
@@ -73,11 +72,7 @@ def test_miles_demo_no_manager_runs_the_graph_with_an_estop_and_writes_pictures(
     assert all(p.shape == (480, 640, 3) and p.std() > 10 for p in pictures)
     assert not np.array_equal(pictures[0], pictures[1])  # the arm is elsewhere at the e-stop
     view = read_recording(rrd)
-    tcps = view["/cell/arm/tcp/measured"].rows
-    joints = view["/timeline/arm/joints"].column("Scalars:scalars")
-    assert len(tcps) == len(joints) > 0
-    for (_, row), (_, q) in zip(tcps, joints, strict=True):
-        np.testing.assert_allclose(pose(row)[:3, 3], panda.fk_tcp(np.array(q)), atol=1e-6, rtol=0)
+    assert_tcp_at_fk(view)
     assert len(view["/camera/image"].rows) == len(report["pictures"])
     skill_lines = [row["TextLog:text"][0] for _, row in view["/timeline/skills"].rows]
     assert sum("estopped" in line for line in skill_lines) == 1

@@ -37,9 +37,14 @@ def running(seq: int, step: dict, request: dict, executed: list, **extra) -> dic
     )
 
 
-def test_follower_prints_plan_steps_and_outcome_of_its_own_goal_only():
+def printing_follower(goal: str = "move to the red cube") -> tuple[GoalFollower, list[str]]:
+    """A follower of ``goal`` and the lines it prints."""
     lines: list[str] = []
-    follower = GoalFollower("move  to the red cube", out=lines.append)
+    return GoalFollower(goal, out=lines.append), lines
+
+
+def test_follower_prints_plan_steps_and_outcome_of_its_own_goal_only():
+    follower, lines = printing_follower("move  to the red cube")
     follower.on_status(status(3, "succeeded", trace_id="old"))  # the latched one: an old goal
     follower.sent()
     follower.on_status(status(3, "succeeded", trace_id="old"))  # again, still not ours
@@ -79,8 +84,7 @@ def test_follower_prints_plan_steps_and_outcome_of_its_own_goal_only():
 
 
 def test_follower_prints_a_replan_after_the_step_that_failed():
-    lines: list[str] = []
-    follower = GoalFollower("move to the red cube", out=lines.append)
+    follower, lines = printing_follower()
     follower.sent()
     info = {"mode": "grounded", "model": "fake", "latency_s": 0.25}
     push = {"skill": "push", "params": {"object": "red_cube", "target": "left_pad"}}
@@ -105,8 +109,7 @@ def test_follower_prints_a_replan_after_the_step_that_failed():
 
 
 def test_follower_reports_a_refusal_with_its_reason():
-    lines: list[str] = []
-    follower = GoalFollower("move to the red cube", out=lines.append)
+    follower, lines = printing_follower()
     follower.sent()
     follower.on_status(status(1, "refused", reason="e-stop latched"))
     assert follower.outcome == "refused" and lines == ["goal refused: e-stop latched"]
@@ -121,38 +124,20 @@ def test_topics_follow_the_namespace():
 @pytest.fixture
 def manager_graph():
     pytest.importorskip("rclpy")
-    from tests.nodes.test_manager_node import (
-        FakeSkillNode,
-        ManagerGraph,
-        fake_planner,
-        manager_factory,
-        scorer,
-        succeed,
-    )
+    from tests.nodes.test_manager_node import fake_graph, fake_planner, scorer
 
-    graph = ManagerGraph(
-        [
-            manager_factory(fake_planner(scorer(["reach red", "home"]))),
-            lambda ctx: FakeSkillNode(succeed, context=ctx),
-        ]
-    )
-    graph.ready()
-    yield graph
-    graph.close()
+    with fake_graph(fake_planner(scorer(["reach red", "home"]))) as graph:
+        yield graph
+
+
+def goal_command(graph, goal: str, capsys, *more: str) -> tuple[int, str]:
+    """``miles goal GOAL`` against ``graph``'s manager: its exit code and what it printed."""
+    rc = main([goal, "--domain-id", str(graph.domain_id), "--timeout", "60", *more])
+    return rc, capsys.readouterr().out
 
 
 def test_goal_against_a_running_manager_prints_the_steps_and_exits_0(manager_graph, capsys):
-    rc = main(
-        [
-            "move to the red cube, then go home",
-            "--domain-id",
-            str(manager_graph.domain_id),
-            "--timeout",
-            "60",
-            "--json",
-        ]
-    )
-    out = capsys.readouterr().out
+    rc, out = goal_command(manager_graph, "move to the red cube, then go home", capsys, "--json")
     assert rc == 0, out
     lines = out.splitlines()
     trace = manager_graph.plans[0]["trace_id"]
@@ -173,8 +158,7 @@ def test_goal_refused_under_a_latched_estop_exits_1(manager_graph, capsys):
         lambda: any(s.get("estop") for s in manager_graph.manager_status),
         what="the manager saw the e-stop",
     )
-    rc = main(["go home", "--domain-id", str(manager_graph.domain_id), "--timeout", "60"])
-    out = capsys.readouterr().out
+    rc, out = goal_command(manager_graph, "go home", capsys)
     assert rc == 1
     assert "goal refused: e-stop latched (reset it first: miles estop --reset)" in out
     assert manager_graph.requests == []
@@ -190,16 +174,7 @@ def test_goal_without_a_manager_exits_2(capsys):
 
 
 def test_goal_the_planner_refuses_exits_3_with_the_reason(manager_graph, capsys):
-    rc = main(
-        [
-            "put the purple cube on the left pad",
-            "--domain-id",
-            str(manager_graph.domain_id),
-            "--timeout",
-            "60",
-        ]
-    )
-    out = capsys.readouterr().out
+    rc, out = goal_command(manager_graph, "put the purple cube on the left pad", capsys)
     assert rc == 3, out
     assert "goal refused: the scene has no purple object" in out
     assert manager_graph.requests == []

@@ -9,15 +9,13 @@ from __future__ import annotations
 import re
 import urllib.request
 
-import numpy as np
 import pytest
 
 pytest.importorskip("rclpy")
 
-from sims.robots import panda  # noqa: E402
 from tests.miles_up import lines_until, miles_up  # noqa: E402
 from tests.ros_domains import domain_id  # noqa: E402
-from tests.view.rrd_reader import pose, read_recording  # noqa: E402
+from tests.view.rrd_reader import assert_tcp_at_fk, read_recording  # noqa: E402
 
 URL = re.compile(r"^view: (http://127\.0\.0\.1:\d+/\?url=rerun%2Bhttp://127\.0\.0\.1:\d+/proxy)$")
 
@@ -40,12 +38,7 @@ def test_miles_up_view_without_display_serves_the_web_viewer_and_records(tmp_pat
     assert "Traceback" not in err
     assert "no display" in text and f"recording to {path}" in text
 
-    recording = read_recording(path)
-    tcps = recording["/cell/arm/tcp/measured"].rows
-    logged = recording["/timeline/arm/joints"].column("Scalars:scalars")
-    assert len(tcps) == len(logged) > 0
-    for (_, row), (_, q) in zip(tcps, logged, strict=True):
-        np.testing.assert_allclose(pose(row)[:3, 3], panda.fk_tcp(np.array(q)), atol=1e-6, rtol=0)
+    assert_tcp_at_fk(read_recording(path))
 
 
 @pytest.mark.parametrize(

@@ -17,27 +17,28 @@ INFO_KEYS = {"success", "final_obs", "_final_obs", "episode_return", "episode_le
 N_REACH = 50
 
 
-@pytest.fixture(scope="module")
-def reach_env():
-    env = make_env("reach", "isaac", N_REACH, autoreset=False)
+def _isaac_env(task, num_envs, **config):
+    """An Isaac env of ``task`` (its config with these changes) without autoreset, closed
+    after the module's tests."""
+    cfg = dataclasses.replace(task.CONFIG, **config)
+    env = make_env(cfg.name, "isaac", num_envs, config=cfg, autoreset=False)
     yield env
     env.close()
+
+
+@pytest.fixture(scope="module")
+def reach_env():
+    yield from _isaac_env(reach, N_REACH)
 
 
 @pytest.fixture(scope="module")
 def push_env():
-    cfg = dataclasses.replace(push.CONFIG, episode_steps=10_000)
-    env = make_env("push", "isaac", 2, config=cfg, autoreset=False)
-    yield env
-    env.close()
+    yield from _isaac_env(push, 2, episode_steps=10_000)  # scripted motions outlast an episode
 
 
 @pytest.fixture(scope="module")
 def pick_env():
-    cfg = dataclasses.replace(pick_place.CONFIG, episode_steps=10_000)
-    env = make_env("pick_place", "isaac", 2, config=cfg, autoreset=False)
-    yield env
-    env.close()
+    yield from _isaac_env(pick_place, 2, episode_steps=10_000)
 
 
 def _numba_observation(task, state):

@@ -132,8 +132,8 @@ def _up(argv: list[str] | None, prog: str, stop: StopSignals) -> int:
 
         labels = [label for label, _ in cell_factories(args.scene, parts, args.params_file)]
         print(f"{prog}: starting {', '.join(labels)}", flush=True)
-        graph = InProcessGraph.of_cell(
-            args.scene, parts, args.params_file, domain_id=args.domain_id
+        graph = InProcessGraph.of_parts(
+            parts, args.params_file, domain_id=args.domain_id, scene_file=args.scene
         )
     else:
         print(f"{prog}: starting {', '.join(parts)}", flush=True)

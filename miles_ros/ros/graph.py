@@ -203,27 +203,17 @@ class InProcessGraph:
         overrides: dict[str, dict] | None = None,
         domain_id: int | None = None,
         times: dict[str, float] | None = None,
+        scene_file: str | None = None,
     ) -> InProcessGraph:
         """The graph of ``parts`` (keys of :data:`PARTS`) as :func:`node_factories` builds
-        them; ``times[part]`` gets each node's construction time (s). The safety
-        supervisor's kernels are warmed up first when ``safety`` is a part."""
-        if "safety" in parts:
-            warm_up_safety()
-        return cls.of_named(node_factories(parts, params_file, overrides), domain_id, times)
-
-    @classmethod
-    def of_cell(
-        cls,
-        scene_file: str,
-        parts: list[str],
-        params_file: str | None = None,
-        overrides: dict[str, dict] | None = None,
-        domain_id: int | None = None,
-        times: dict[str, float] | None = None,
-    ) -> InProcessGraph:
-        """The graph of ``parts`` for the cell of ``scene_file`` (:func:`cell_factories`);
-        ``times`` keyed by label (``safety/left_arm``)."""
-        named = cell_factories(scene_file, parts, params_file, overrides)
+        them, or with ``scene_file`` for that scene's cell as :func:`cell_factories` does
+        (labels such as ``safety/left_arm``); ``times[label]`` gets each node's
+        construction time (s). The safety supervisor's kernels are warmed up first when
+        ``safety`` is a part."""
+        if scene_file is None:
+            named = node_factories(parts, params_file, overrides)
+        else:
+            named = cell_factories(scene_file, parts, params_file, overrides)
         if "safety" in parts:
             warm_up_safety()
         return cls.of_named(named, domain_id, times)

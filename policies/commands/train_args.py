@@ -4,6 +4,54 @@ config (:func:`apply_overrides`); :mod:`policies.commands.train` runs them."""
 from __future__ import annotations
 
 import argparse
+import functools
+
+CONFIG_OPTIONS: tuple[tuple[str, str, dict], ...] = (
+    (
+        "--backend",
+        "backend",
+        {"choices": ["numba", "pybullet", "isaac"], "help": "training backend (default numba)"},
+    ),
+    ("--num-envs", "runner.num_envs", {"type": int, "help": "parallel envs (task default)"}),
+    ("--seed", "seed", {"type": int, "help": "seed (default 0)"}),
+    ("--steps", "runner.total_steps", {"type": int, "help": "budget in env steps"}),
+    ("--rollout-steps", "runner.rollout_steps", {"type": int, "help": "steps per env per update"}),
+    ("--lr", "ppo.learning_rate", {"type": float, "help": "learning rate"}),
+    (
+        "--checkpoint-every",
+        "runner.checkpoint_every",
+        {"type": int, "help": "updates per checkpoint"},
+    ),
+    (
+        "--eval-every",
+        "runner.eval_every",
+        {"type": int, "help": "updates between PyBullet evaluations (0: none)"},
+    ),
+    ("--eval-episodes", "runner.eval_episodes", {"type": int, "help": "episodes per evaluation"}),
+    (
+        "--final-eval-episodes",
+        "runner.final_eval_episodes",
+        {"type": int, "help": "episodes of the final evaluation (0: skip)"},
+    ),
+    ("--eval-backend", "runner.eval_backend", {"help": "evaluation backend (default pybullet)"}),
+    (
+        "--target-success",
+        "runner.target_success",
+        {"type": float, "help": "physics success rate that counts as solved"},
+    ),
+    (
+        "--time-limit",
+        "runner.time_limit_s",
+        {
+            "type": float,
+            "metavar": "S",
+            "help": "stop after S seconds of training (evaluations included)",
+        },
+    ),
+)
+"""The options that set one key of the training config: (option, key under the config
+as ``section.attr``, argparse keywords); the one table :func:`build_parser` and
+:func:`apply_overrides` read."""
 
 
 def build_parser(prog: str = "miles train") -> argparse.ArgumentParser:
@@ -13,15 +61,6 @@ def build_parser(prog: str = "miles train") -> argparse.ArgumentParser:
         "checkpoints (RUN_DIR/checkpoints), periodic PyBullet evaluation.",
     )
     p.add_argument("task", nargs="?", help="reach, push or pick_place (omit with --resume)")
-    p.add_argument(
-        "--backend",
-        choices=["numba", "pybullet", "isaac"],
-        default=None,
-        help="training backend (default numba)",
-    )
-    p.add_argument("--num-envs", type=int, default=None, help="parallel envs (task default)")
-    p.add_argument("--seed", type=int, default=None, help="seed (default 0)")
-    p.add_argument("--steps", type=int, default=None, help="budget in env steps")
     p.add_argument("--out", default=None, help="run directory (default runs/TASK-<timestamp>)")
     p.add_argument(
         "--resume",
@@ -42,40 +81,13 @@ def build_parser(prog: str = "miles train") -> argparse.ArgumentParser:
         default=None,
         help="a config.yaml (e.g. from an earlier run) to start from",
     )
-    p.add_argument("--rollout-steps", type=int, default=None, help="steps per env per update")
-    p.add_argument("--lr", type=float, default=None, help="learning rate")
-    p.add_argument("--checkpoint-every", type=int, default=None, help="updates per checkpoint")
-    p.add_argument(
-        "--eval-every",
-        type=int,
-        default=None,
-        help="updates between PyBullet evaluations (0: none)",
-    )
-    p.add_argument("--eval-episodes", type=int, default=None, help="episodes per evaluation")
-    p.add_argument(
-        "--final-eval-episodes",
-        type=int,
-        default=None,
-        help="episodes of the final evaluation (0: skip)",
-    )
-    p.add_argument("--eval-backend", default=None, help="evaluation backend (default pybullet)")
-    p.add_argument(
-        "--target-success",
-        type=float,
-        default=None,
-        help="physics success rate that counts as solved",
-    )
-    p.add_argument(
+    config = p.add_argument_group("training config (unset: the task's or --config's value)")
+    for option, _, kwargs in CONFIG_OPTIONS:
+        config.add_argument(option, default=None, **kwargs)
+    config.add_argument(
         "--stop-at-target",
         action="store_true",
         help="stop as soon as a physics evaluation reaches --target-success",
-    )
-    p.add_argument(
-        "--time-limit",
-        type=float,
-        default=None,
-        metavar="S",
-        help="stop after S seconds of training (evaluations included)",
     )
     p.add_argument(
         "--device",
@@ -114,26 +126,12 @@ def build_parser(prog: str = "miles train") -> argparse.ArgumentParser:
 
 def apply_overrides(cfg, args) -> None:
     """Set the config keys the options name (left as they are where an option is unset)."""
-    rc = cfg.runner
-    pairs = [
-        ("backend", cfg, "backend"),
-        ("seed", cfg, "seed"),
-        ("num_envs", rc, "num_envs"),
-        ("steps", rc, "total_steps"),
-        ("rollout_steps", rc, "rollout_steps"),
-        ("checkpoint_every", rc, "checkpoint_every"),
-        ("eval_every", rc, "eval_every"),
-        ("eval_episodes", rc, "eval_episodes"),
-        ("final_eval_episodes", rc, "final_eval_episodes"),
-        ("eval_backend", rc, "eval_backend"),
-        ("target_success", rc, "target_success"),
-        ("lr", cfg.ppo, "learning_rate"),
-        ("time_limit", rc, "time_limit_s"),
-    ]
-    for arg, obj, attr in pairs:
-        value = getattr(args, arg)
+    for option, key, _ in CONFIG_OPTIONS:
+        value = getattr(args, option.removeprefix("--").replace("-", "_"))
         if value is not None:
-            setattr(obj, attr, value)
+            *sections, attr = key.split(".")
+            setattr(functools.reduce(getattr, sections, cfg), attr, value)
+    rc = cfg.runner
     if args.stop_at_target:
         rc.stop_at_target = True
     if args.no_progress:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from collections.abc import Callable
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -178,17 +179,27 @@ def manager_factory(planner_factory, **params) -> Callable:
     )
 
 
+@contextmanager
+def fake_graph(planner_factory, script: Callable | None = succeed, **params):
+    """The manager (``params`` over :data:`FAST`) with the fake planner of
+    ``planner_factory`` and, with a ``script``, a fake skill node answering by it: ready
+    for goals, closed on exit."""
+    factories = [manager_factory(planner_factory, **params)]
+    if script is not None:
+        factories.append(lambda ctx: FakeSkillNode(script, context=ctx))
+    graph = ManagerGraph(factories)
+    try:
+        graph.ready()
+        yield graph
+    finally:
+        graph.close()
+
+
 # -- the manager with a fake planner and a fake skill node -----------------------------------
 def test_a_goal_becomes_a_plan_and_requests_in_order_and_succeeds(tmp_path):
     db = tmp_path / "memory.sqlite"
-    graph = ManagerGraph(
-        [
-            manager_factory(fake_planner(scorer(["reach red", "home"])), memory_db=str(db)),
-            lambda ctx: FakeSkillNode(succeed, context=ctx),
-        ]
-    )
-    try:
-        graph.ready()
+    planner = fake_planner(scorer(["reach red", "home"]))
+    with fake_graph(planner, memory_db=str(db)) as graph:
         graph.send_goal("  move to the red cube,\n then go home ")
         final = graph.outcome(1)
         assert final["outcome"] == "succeeded" and final["replans"] == 0, final
@@ -207,8 +218,6 @@ def test_a_goal_becomes_a_plan_and_requests_in_order_and_succeeds(tmp_path):
         assert len(graph.manager.driver.first_request_latency_s) == 1
         # the latched status is the final one (a late joiner sees the outcome)
         assert graph.manager_status[-1]["outcome"] == "succeeded"
-    finally:
-        graph.close()
     memory = Memory(db, embedder=HashEmbedder())  # reflected into memory, kept on disk
     (episode,) = memory.episodes()
     assert episode["outcome"] == "succeeded" and episode["trace_id"] == trace
@@ -226,14 +235,7 @@ def test_an_injected_failure_triggers_a_replan_with_the_failure_as_feedback():
         return ("failed", "the cube slipped") if request["skill"] == "push" else succeed(request)
 
     factory = fake_planner(plan_score)
-    graph = ManagerGraph(
-        [
-            manager_factory(factory),
-            lambda ctx: FakeSkillNode(script, context=ctx),
-        ]
-    )
-    try:
-        graph.ready()
+    with fake_graph(factory, script) as graph:
         graph.send_goal("bring the red cube to the left pad")
         final = graph.outcome(1)
         assert final["outcome"] == "succeeded" and final["replans"] == 1, final
@@ -249,8 +251,6 @@ def test_an_injected_failure_triggers_a_replan_with_the_failure_as_feedback():
         failed = [s for s in graph.manager_status if s.get("event") == "step_failed"]
         assert failed and failed[0]["reason"] == "the cube slipped"
         assert [e["state"] for e in final["executed"]] == ["succeeded", "failed", "succeeded"]
-    finally:
-        graph.close()
 
 
 def test_a_refused_goal_moves_nothing_and_a_step_the_skill_node_refused_is_not_retried():
@@ -259,14 +259,7 @@ def test_a_refused_goal_moves_nothing_and_a_step_the_skill_node_refused_is_not_r
             return "failed", "refused: precondition: cube 0.36 m from the target"
         return succeed(request)
 
-    graph = ManagerGraph(
-        [
-            manager_factory(fake_planner(scorer(["pick red left"]))),  # a stubborn model
-            lambda ctx: FakeSkillNode(script, context=ctx),
-        ]
-    )
-    try:
-        graph.ready()
+    with fake_graph(fake_planner(scorer(["pick red left"])), script) as graph:  # stubborn LM
         graph.send_goal("fly to the moon")
         final = graph.outcome(1)
         assert final["outcome"] == "refused" and "moon" in final["reason"], final
@@ -277,22 +270,13 @@ def test_a_refused_goal_moves_nothing_and_a_step_the_skill_node_refused_is_not_r
         pick = ("pick_place", {"object": "red_cube", "target": "left_pad"})
         assert sent.count(pick) == 1, sent  # refused by the skill node: never retried
         assert final["replans"] >= 1 and final["executed"][0]["reason"].startswith("refused:")
-    finally:
-        graph.close()
 
 
 def test_a_latched_estop_stops_the_goal_and_refuses_later_goals():
     def script(request: dict):
         return None  # keeps running until the e-stop
 
-    graph = ManagerGraph(
-        [
-            manager_factory(fake_planner(scorer(["reach red", "home"]))),
-            lambda ctx: FakeSkillNode(script, context=ctx),
-        ]
-    )
-    try:
-        graph.ready()
+    with fake_graph(fake_planner(scorer(["reach red", "home"])), script) as graph:
         graph.send_goal("move to the red cube, then go home")
         graph.wait(lambda: len(graph.requests) == 1, what="the first request")
         graph.wait(lambda: any(s["state"] == "running" for s in graph.statuses), what="running")
@@ -314,26 +298,17 @@ def test_a_latched_estop_stops_the_goal_and_refuses_later_goals():
         # it never resets the e-stop: no service client, no publisher on the e-stop input
         assert list(graph.manager.clients) == []
         assert graph.probe.count_publishers(interfaces.ESTOP) == 0
-    finally:
-        graph.close()
 
 
 def test_a_request_nobody_answers_fails_after_the_ack_timeout():
-    graph = ManagerGraph(
-        [
-            manager_factory(fake_planner(scorer(["reach red"])), ack_timeout_s=0.3, max_replans=0),
-        ]
-    )
-    try:
-        graph.ready()
+    planner = fake_planner(scorer(["reach red"]))
+    with fake_graph(planner, None, ack_timeout_s=0.3, max_replans=0) as graph:  # no skill node
         graph.send_goal("move to the red cube")
         final = graph.outcome(1)
         assert final["outcome"] == "failed"
         assert "no status from a skill node within 0.3 s" in final["reason"]
         assert "no replans left" in final["reason"]
         assert graph.requests[-1] == {"id": graph.requests[0]["id"], "cancel": True}
-    finally:
-        graph.close()
 
 
 def test_parameter_file_matches_the_declared_parameters():

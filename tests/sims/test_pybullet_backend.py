@@ -24,6 +24,12 @@ def short(task, **changes):
     return dataclasses.replace(task.CONFIG, **{"episode_steps": 6, **changes})
 
 
+def randomized_env(task, num_envs, **randomization):
+    """An in-process env of ``task`` with these domain randomization settings."""
+    cfg = dataclasses.replace(task.CONFIG, randomization=DomainRandomization(**randomization))
+    return make_pybullet_env(task, num_envs, cfg, num_workers=0)
+
+
 def random_actions(env, steps, seed=0):
     rng = np.random.default_rng(seed)
     return rng.uniform(-1.0, 1.0, size=(steps, env.num_envs, env.action_dim))
@@ -97,10 +103,7 @@ def test_state_matches_pybullet_and_the_numba_fk():
 
 
 def test_observation_noise_perturbs_positions_only():
-    cfg = dataclasses.replace(
-        push.CONFIG, randomization=DomainRandomization(observation_noise_std=0.01)
-    )
-    env = make_pybullet_env(push, 2, cfg, num_workers=0)
+    env = randomized_env(push, 2, observation_noise_std=0.01)
     try:
         obs, _ = env.reset(seed=0)
         clean = push.observe(env.get_state())
@@ -253,10 +256,7 @@ def test_cube_mass_and_friction_are_randomized_per_episode():
 
 def test_action_latency_replays_earlier_actions():
     """An env with delay d behaves as a delay-free env fed the actions d steps late."""
-    delayed_cfg = dataclasses.replace(
-        reach.CONFIG, randomization=DomainRandomization(action_latency_steps=2)
-    )
-    delayed = make_pybullet_env(reach, 4, delayed_cfg, num_workers=0)
+    delayed = randomized_env(reach, 4, action_latency_steps=2)
     plain = make_pybullet_env(reach, 4, num_workers=0)
     try:
         delayed.reset(seed=7)

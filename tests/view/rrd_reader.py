@@ -12,6 +12,7 @@ import numpy as np
 from rerun.chunk import RrdReader
 
 from miles_ros.view.cell_view import TIMELINE
+from sims.robots import panda
 
 
 @dataclass
@@ -54,3 +55,15 @@ def pose(components: dict[str, list]) -> np.ndarray:
     out[:3, :3] = np.array(components["Transform3D:mat3x3"][0], dtype=np.float64).reshape(3, 3).T
     out[:3, 3] = components["Transform3D:translation"][0]
     return out
+
+
+def assert_tcp_at_fk(recording: dict[str, Entity], arm: str = "arm") -> list[tuple[int, list]]:
+    """Checks that ``arm`` has measured TCP frames, each logged with its joint positions
+    (the same time) and at their forward kinematics; returns those (time, joints) rows."""
+    tcps = recording[f"/cell/{arm}/tcp/measured"].rows
+    logged = recording[f"/timeline/{arm}/joints"].column("Scalars:scalars")
+    assert len(tcps) == len(logged) > 0
+    for (t_tcp, row), (t_q, q) in zip(tcps, logged, strict=True):
+        assert t_tcp == t_q
+        np.testing.assert_allclose(pose(row)[:3, 3], panda.fk_tcp(np.array(q)), atol=1e-6, rtol=0)
+    return logged
