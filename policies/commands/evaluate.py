@@ -8,6 +8,8 @@ import json
 import sys
 from pathlib import Path
 
+from policies.ppo.config import RunnerConfig
+
 
 def build_parser(prog: str = "miles eval") -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
@@ -18,7 +20,9 @@ def build_parser(prog: str = "miles eval") -> argparse.ArgumentParser:
     )
     p.add_argument("skill", help="skill dir/name, run dir, or checkpoint .pt")
     p.add_argument("--episodes", type=int, default=100, help="number of episodes")
-    p.add_argument("--seed", type=int, default=1000, help="seed of the episode set")
+    p.add_argument(
+        "--seed", type=int, default=RunnerConfig.eval_seed, help="seed of the episode set"
+    )
     p.add_argument("--backend", default="pybullet", help="pybullet (default), numba, isaac")
     p.add_argument("--num-envs", type=int, default=1, help="parallel envs of the backend")
     p.add_argument(

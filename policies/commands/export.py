@@ -11,6 +11,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from policies.ppo.config import RunnerConfig
+
 
 def build_parser(prog: str = "miles export") -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
@@ -30,7 +32,9 @@ def build_parser(prog: str = "miles export") -> argparse.ArgumentParser:
         default=200,
         help="PyBullet evaluation episodes for the card (0: copy the run's)",
     )
-    p.add_argument("--seed", type=int, default=1000, help="seed of the evaluation episodes")
+    p.add_argument(
+        "--seed", type=int, default=RunnerConfig.eval_seed, help="seed of the evaluation episodes"
+    )
     p.add_argument("--backend", default="pybullet", help="evaluation backend")
     p.add_argument(
         "--force",
