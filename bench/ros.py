@@ -23,7 +23,9 @@ periods}, "250": {...}}, ``baseline`` (same keys), ``state_to_command_ms`` {p50,
 viewer and the metrics on: ``loop``, ``baseline``, ``estop_latch_ms`` {p50, p99, max,
 samples} from the console's handler to the supervisor's latch, ``estop_ms``
 from ``POST /api/estop`` reaching the server to every supervisor's latched answer, and
-``estop_round_trip_ms`` as this client sees it),
+``estop_round_trip_ms`` as this client sees it), ``operator_ab`` (the 250 Hz loop's p99
+jitter in the same graph with those parts off and on, alternated over ``--ab-rounds``
+rounds: :func:`measure_operator_ab`),
 ``demo_wall_s`` (``miles demo`` with the shipped skills), ``config`` (with the 1-minute
 load average: on a shared 2-core machine the numbers say more about the load than the
 code; compare each loop with its ``baseline`` peer).
@@ -241,7 +243,7 @@ def _time_the_latch(graph) -> tuple[list[float], list[float]]:
     return pressed, latched
 
 
-def measure_operator(window_s: float, presses: int) -> dict:
+def measure_operator(window_s: float, presses: int, operator: bool = True) -> dict:
     """The one-process graph (sim, safety, skills) with the operator's console, 3D view and
     metrics on: the skill loop at 250 Hz (as :func:`measure_loops`, with its ``baseline``
     peer), then ``presses`` e-stops through ``POST /api/estop``, each followed by a reset
@@ -249,7 +251,11 @@ def measure_operator(window_s: float, presses: int) -> dict:
     request to the supervisor's latch (one process, one clock); ``estop_ms``: from the
     request reaching the server to every
     supervisor's answer that it latched (the console's ``server_ms``); ``estop_round_trip_ms``:
-    the same from this client, HTTP included."""
+    the same from this client, HTTP included. ``operator=False``: the same graph and
+    window with none of the operator's parts (no presses), the loop's own peer for
+    :func:`measure_operator_ab`."""
+    if not operator and presses:
+        raise ValueError("e-stops go through the console: presses need operator=True")
     import httpx
     from std_msgs.msg import String
 
@@ -259,20 +265,24 @@ def measure_operator(window_s: float, presses: int) -> dict:
     domain = 228 + os.getpid() % 2
     library = _library_without_envelopes(Path(tempfile.mkdtemp(prefix="bench_ros_")))
     graph, console = None, None
-    out: dict = {"on": ["console", "view_web", "metrics"]}
+    out: dict = {"on": ["console", "view_web", "metrics"] if operator else []}
     try:
         overrides = {"skills": {"skill_library": str(library)}}
         graph = InProcessGraph.of_parts(
             ["sim", "safety", "skills"], overrides=overrides, domain_id=domain
         )
         skill_node = graph.nodes[-1]
-        console = _attach_operator(graph)
-        pressed, latched = _time_the_latch(graph)
+        if operator:
+            console = _attach_operator(graph)
+            pressed, latched = _time_the_latch(graph)
         peer, requests = _spin_with_peer(graph, skill_node, "bench_operator_peer")
-        base = console.base_url
-        auth = {"Authorization": f"Bearer {console.token}"}
-        client = httpx.Client(base_url=base, timeout=10.0, headers={"Origin": base})
-        client.post("/api/reset", headers=auth)  # a latch from start-up, if any
+        if operator:
+            base = console.base_url
+            auth = {"Authorization": f"Bearer {console.token}"}
+            client = httpx.Client(base_url=base, timeout=10.0, headers={"Origin": base})
+            client.post("/api/reset", headers=auth)  # a latch from start-up, if any
+        else:
+            _reset_estop(peer)
         names = skill_node.skills.library.names()
         skill = "reach" if "reach" in names else "home"
         skill_node.params = dataclasses.replace(skill_node.params, loop_rate_hz=rate)
@@ -283,12 +293,16 @@ def measure_operator(window_s: float, presses: int) -> dict:
         params = {"target": UNREACHABLE} if skill == "reach" else {}
         request = {"id": "bench-operator", "skill": skill, "params": params}
         requests.publish(String(data=json.dumps(request)))
+        cpu0 = time.process_time()
         time.sleep(window_s)  # the measurement window (not a synchronisation)
+        out["process_cpu"] = round((time.process_time() - cpu0) / window_s, 3)
         skill_node.record_ticks = False
         requests.publish(String(data=json.dumps({"id": request["id"], "cancel": True})))
         peer.destroy_timer(timer)
         out["loop"] = _stats([t for t, _ in list(skill_node.ticks)[1:]], 1.0 / rate)
         out["baseline"] = _stats(baseline[1:], 1.0 / rate)
+        if not operator:
+            return out
         server_ms, round_trip_ms, failed = [], [], 0
         for k in range(presses):
             request = {"id": f"bench-estop-{k}", "skill": skill, "params": params}
@@ -319,6 +333,32 @@ def measure_operator(window_s: float, presses: int) -> dict:
         if graph is not None:
             graph.close()
         shutil.rmtree(library, ignore_errors=True)
+    return out
+
+
+def measure_operator_ab(window_s: float, rounds: int) -> dict:
+    """The 250 Hz loop's jitter with the operator's parts off and on, the same graph and
+    window each time, in ``rounds`` rounds that alternate which goes first (a load on the
+    machine hits both alike). Per side: each round's ``jitter_p99_ms`` and ``rate_hz``,
+    their medians, the same of the executor's ``baseline`` timer, and ``process_cpu``:
+    the graph process's CPU seconds per second of the window (every thread; the view's
+    drawing process not counted)."""
+    runs: dict = {"off": [], "on": []}
+    for k in range(rounds):
+        for side in ("off", "on") if k % 2 == 0 else ("on", "off"):
+            runs[side].append(measure_operator(window_s, 0, operator=side == "on"))
+    out: dict = {"rounds": rounds, "window_s": window_s}
+    for side, results in runs.items():
+        p99 = [r["loop"]["jitter_p99_ms"] for r in results]
+        base = [r["baseline"]["jitter_p99_ms"] for r in results]
+        out[side] = {
+            "jitter_p99_ms": p99,
+            "median_jitter_p99_ms": round(float(np.median(p99)), 3),
+            "rate_hz": [r["loop"]["rate_hz"] for r in results],
+            "baseline_jitter_p99_ms": base,
+            "median_baseline_jitter_p99_ms": round(float(np.median(base)), 3),
+            "process_cpu": [r["process_cpu"] for r in results],
+        }
     return out
 
 
@@ -355,6 +395,12 @@ def main() -> int:
         default=50,
         help="console e-stops in the operator measurement (0: skip it)",
     )
+    parser.add_argument(
+        "--ab-rounds",
+        type=int,
+        default=3,
+        help="rounds of the loop's jitter with the operator's parts off and on (0: skip)",
+    )
     args = parser.parse_args()
     saved = os.dup(1)
     os.dup2(2, 1)  # C libraries print to stdout (pybullet's build line): keep JSON clean
@@ -363,6 +409,8 @@ def main() -> int:
         result["one_process"] = measure_loops([100.0, 250.0], args.window, "one_process")
         if args.presses:
             result["operator"] = measure_operator(args.window, args.presses)
+        if args.ab_rounds:
+            result["operator_ab"] = measure_operator_ab(args.window, args.ab_rounds)
         result["demo_wall_s"] = None if args.no_demo else measure_demo()
     finally:
         sys.stdout.flush()
