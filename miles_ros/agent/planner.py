@@ -64,6 +64,7 @@ from miles_ros.agent.plans import (
 )
 from miles_ros.agent.prompts import PlanText
 from miles_ros.agent.reading import read_goal
+from miles_ros.agent.references import resolve_references
 from miles_ros.agent.registry import SkillRegistry
 from miles_ros.agent.validation import PlanError, parse_plan_json, validate_plan
 from miles_ros.agent.world import World, load_world
@@ -267,6 +268,13 @@ class Planner:
                     reason=hit.reason,
                 )
         # only valid plans are cached, and the reading depends on the key alone: read after
+        references = resolve_references(goal, world)
+        if references.refusal:
+            plan = Plan(goal, [], mode, self.lm.name, 0.0, trace_id=trace_id)
+            plan.refused, plan.reason = True, references.refusal
+            plan.latency_s = time.perf_counter() - t0
+            return plan
+        goal = references.text  # the phrases that pick a thing by position or colour, named
         reading = read_goal(goal, self.registry, world)
         if reading.refusal or reading.nothing:
             plan = Plan(goal, [], mode, self.lm.name, 0.0, trace_id=trace_id)

@@ -44,6 +44,9 @@ class World:
     """Where the arm was last sent (``home``, a name or a point); None: unknown."""
     source: str = "<scene>"
     """File the scene came from."""
+    colors: dict[str, tuple[float, ...]] = field(default_factory=dict)
+    """RGBA colours of the objects and places the scene gives one (referring expressions
+    such as "the yellow pad": :mod:`miles_ros.agent.references`)."""
 
     def __post_init__(self) -> None:
         for name in self.objects:
@@ -77,6 +80,7 @@ class World:
                 k: v if v is None or isinstance(v, str) else list(v)
                 for k, v in self.object_at.items()
             },
+            "colors": {k: [round(v, 3) for v in c] for k, c in self.colors.items()},
             "arm_at": self.arm_at
             if self.arm_at is None or isinstance(self.arm_at, str)
             else list(self.arm_at),
@@ -142,4 +146,5 @@ def load_world(path: str | os.PathLike | None = None) -> World:
         objects={n: tuple(o.position) for n, o in scene.objects.items()},
         places={n: tuple(p.position) for n, p in scene.places.items()},
         source=str(path or "default"),
+        colors={n: tuple(t.color) for n, t in [*scene.objects.items(), *scene.places.items()]},
     )

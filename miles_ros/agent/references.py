@@ -1,0 +1,231 @@
+"""Referring expressions resolved against the scene's positions and colours, before the
+goal is read: "the leftmost cube", "the cube nearest to the robot", "the cube closest to
+the right pad", "the middle cube", "the second cube from the left", "the yellow pad".
+
+:func:`resolve_references` rewrites each such phrase to the name of the one thing it picks
+in the planner's :class:`~miles_ros.agent.world.World` (its current positions, so the
+same words pick another cube when the cubes move), and refuses, with the reason, a phrase
+whose referent does not exist ("the fourth cube" among three) or is not unique (two cubes
+equally far left, "the middle cube" among four). The rest of the planner then reads
+names only.
+
+Frame: the robot's base frame (x forward, y to the robot's left, m); "left" is +y,
+"nearest to the robot" is the smallest distance from the base in the table plane. Colours
+of places come from the scene file's RGBA (:func:`colour_name`); a cube's colour is in its
+name.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+from miles_ros.agent.datagen import CUBE_NOUNS, PAD_NOUNS
+from miles_ros.agent.world import World
+
+TIE_M = 0.01
+"""Two candidates closer than this (m) in the ordering quantity are a tie: no unique
+referent."""
+
+PALETTE = {
+    "red": (0.85, 0.15, 0.15),
+    "green": (0.15, 0.70, 0.20),
+    "blue": (0.15, 0.30, 0.85),
+    "yellow": (0.95, 0.85, 0.20),
+    "orange": (0.95, 0.55, 0.10),
+    "purple": (0.55, 0.25, 0.70),
+    "grey": (0.60, 0.60, 0.60),
+    "white": (0.95, 0.95, 0.95),
+    "black": (0.10, 0.10, 0.10),
+}
+"""The colour names a place's RGBA is named by (nearest in RGB)."""
+SYNONYMS = {"gray": "grey"}
+
+ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6}
+
+_CUBE = rf"(?:{'|'.join(CUBE_NOUNS)})s?"
+_PAD = rf"(?:{'|'.join(PAD_NOUNS)})s?"
+_ROBOT = r"(?:the )?(?:robot|arm|base|you|yourself|me)"
+_NEAR = r"(?:nearest|closest)"
+_FAR = r"(?:farthest|furthest)"
+
+
+@dataclass(frozen=True)
+class Resolution:
+    """The goal with each referring phrase replaced by a name, or the refusal."""
+
+    text: str
+    refusal: str | None = None
+    resolved: tuple[tuple[str, str], ...] = ()
+    """(phrase, name) for each phrase replaced, in the order found."""
+
+
+def colour_name(rgba) -> str:
+    """The :data:`PALETTE` name nearest to an RGBA (or RGB) colour."""
+    rgb = tuple(float(v) for v in list(rgba)[:3])
+    return min(PALETTE, key=lambda name: math.dist(PALETTE[name], rgb))
+
+
+def spoken(name: str) -> str:
+    """``red_cube`` -> ``red cube``."""
+    return name.replace("_", " ")
+
+
+def resolve_references(goal: str, world: World) -> Resolution:
+    """``goal`` with its referring phrases resolved in ``world`` (see the module)."""
+    text = goal
+    resolved: list[tuple[str, str]] = []
+    refusals: list[str] = []
+
+    def replace(match: re.Match, pick) -> str:
+        if refusals:
+            return match.group(0)
+        name, refusal = pick(match, world)
+        if refusal is not None:
+            refusals.append(refusal)
+        if name is None:
+            return match.group(0)
+        resolved.append((match.group(0), name))
+        return "the " + spoken(name)
+
+    for pattern, pick in _RULES:
+        text = pattern.sub(lambda m, pick=pick: replace(m, pick), text)
+        if refusals:
+            return Resolution(goal, refusals[0], tuple(resolved))
+    return Resolution(text, None, tuple(resolved))
+
+
+def _unique(ranked: list[tuple[float, str]], what: str) -> tuple[str | None, str | None]:
+    """The first of ``ranked`` (ascending key, name), or a refusal when the first two tie."""
+    if not ranked:
+        return None, f"the scene has no {what}"
+    ranked = sorted(ranked)
+    if len(ranked) > 1 and ranked[1][0] - ranked[0][0] < TIE_M:
+        a, b = spoken(ranked[0][1]), spoken(ranked[1][1])
+        return None, f"{what} is ambiguous: the {a} and the {b} are level"
+    return ranked[0][1], None
+
+
+def _place_named(phrase: str, world: World) -> str | None:
+    """The place a phrase like "right pad", "left_pad" or "yellow pad" names."""
+    words = phrase.replace("_", " ").split()
+    head = words[0] if words else ""
+    for name in world.places:
+        if name.split("_")[0] == head or spoken(name) == " ".join(words):
+            return name
+    colour = SYNONYMS.get(head, head)
+    matches = [n for n, c in place_colours(world).items() if c == colour]
+    return matches[0] if len(matches) == 1 else None
+
+
+def place_colours(world: World) -> dict[str, str]:
+    """Each place's colour name (places the scene gives a colour)."""
+    return {n: colour_name(rgba) for n, rgba in world.colors.items() if n in world.places}
+
+
+def _side(match, world):
+    side = match.group("side").lower()
+    sign = 1.0 if side == "left" else -1.0
+    ranked = [(-sign * p[1], n) for n, p in world.objects.items()]
+    return _unique(ranked, f"the {side}most cube")
+
+
+def _robot_distance(match, world):
+    how = match.group("how").lower()
+    sign = 1.0 if re.match(_NEAR, how) else -1.0
+    ranked = [(sign * math.hypot(p[0], p[1]), n) for n, p in world.objects.items()]
+    return _unique(ranked, f"the cube {how} the robot")
+
+
+def _place_distance(match, world):
+    place = _place_named(match.group("place").lower(), world)
+    if place is None:
+        return None, f"the scene has no {match.group('place')}"
+    how = match.group("how").lower()
+    sign = 1.0 if re.match(_NEAR, how) else -1.0
+    px, py, _ = world.places[place]
+    ranked = [(sign * math.hypot(p[0] - px, p[1] - py), n) for n, p in world.objects.items()]
+    return _unique(ranked, f"the cube {how} the {spoken(place)}")
+
+
+def _middle(match, world):
+    cubes = sorted((p[1], n) for n, p in world.objects.items())
+    if len(cubes) % 2 == 0:
+        return None, f"the scene has {len(cubes)} cubes: none is in the middle"
+    k = len(cubes) // 2
+    gaps = [cubes[k][0] - cubes[k - 1][0], cubes[k + 1][0] - cubes[k][0]] if k else []
+    if gaps and min(gaps) < TIE_M:
+        return None, "the middle cube is ambiguous: two cubes are level"
+    return cubes[k][1], None
+
+
+def _ordinal(match, world):
+    nth = match.group("nth").lower()
+    k, cubes = ORDINALS[nth], world.objects
+    if k > len(cubes):
+        return None, f"the scene has {len(cubes)} cubes: there is no {nth} cube"
+    side = (match.group("side") or "").lower()
+    if not side:
+        return None, f"which cube is the {nth} is not said: from the left or from the right?"
+    sign = 1.0 if side == "left" else -1.0
+    ranked = sorted((-sign * p[1], n) for n, p in cubes.items())
+    keys = [key for key, _ in ranked]
+    if any(b - a < TIE_M for a, b in zip(keys, keys[1:], strict=False)):
+        return None, f"the {nth} cube from the {side} is ambiguous"
+    return ranked[k - 1][1], None
+
+
+def _coloured_place(match, world):
+    """The one place of that colour; else left alone (the goal's reading refuses a colour
+    the scene lacks)."""
+    colour = match.group("colour").lower()
+    colour = SYNONYMS.get(colour, colour)
+    named = [
+        n for n in world.places if n in world.colors and colour_name(world.colors[n]) == colour
+    ]
+    return (named[0] if len(named) == 1 else None), None
+
+
+_COLOUR_WORDS = "|".join([*PALETTE, *SYNONYMS])
+_RULES = [
+    (
+        re.compile(rf"\bthe (?P<colour>{_COLOUR_WORDS}) {_PAD}\b", re.I),
+        _coloured_place,
+    ),
+    (
+        re.compile(rf"\bthe (?P<side>left|right)(?:-| )?most {_CUBE}\b", re.I),
+        _side,
+    ),
+    (
+        re.compile(
+            rf"\bthe {_CUBE} (?:that is |which is )?(?P<how>{_NEAR} to|{_FAR} from|{_NEAR}"
+            rf"|{_FAR}) {_ROBOT}\b",
+            re.I,
+        ),
+        _robot_distance,
+    ),
+    (
+        re.compile(
+            rf"\bthe {_CUBE} (?:that is |which is )?(?P<how>{_NEAR} to|{_FAR} from) the "
+            rf"(?P<place>[a-z_]+(?: {_PAD})?)",
+            re.I,
+        ),
+        _place_distance,
+    ),
+    (
+        re.compile(
+            rf"\bthe (?:(?:middle|center|centre|central) {_CUBE}|{_CUBE} in the "
+            r"(?:middle|center|centre))\b",
+            re.I,
+        ),
+        _middle,
+    ),
+    (
+        re.compile(
+            rf"\bthe (?P<nth>{'|'.join(ORDINALS)}) {_CUBE}(?: from the (?P<side>left|right))?\b",
+            re.I,
+        ),
+        _ordinal,
+    ),
+]

@@ -1,0 +1,115 @@
+"""Referring expressions resolved from the scene's positions and colours: the same words
+pick another cube when the cubes move; a referent that does not exist, or is not unique,
+is refused with the reason; the planner plans with the names they resolve to."""
+
+from __future__ import annotations
+
+import math
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from miles_ros.agent.lm import FakeLanguageModel
+from miles_ros.agent.planner import Planner, PlannerConfig
+from miles_ros.agent.references import TIE_M, place_colours, resolve_references
+from miles_ros.agent.world import load_world
+from tests.agent.conftest import keyword_scorer
+
+CUBES = ("red_cube", "green_cube", "blue_cube")
+SCENE = load_world()
+
+
+def moved(world, positions):
+    """``world`` with the cubes at ``positions`` (x, y on the table)."""
+    out = world.copy()
+    out.objects = {name: (x, y, 0.02) for name, (x, y) in zip(CUBES, positions, strict=True)}
+    return out
+
+
+def spread(values, gap):
+    """True when every two of ``values`` differ by more than ``gap``."""
+    values = sorted(values)
+    return all(b - a > gap for a, b in zip(values, values[1:], strict=False))
+
+
+table = st.tuples(st.floats(0.3, 0.7), st.floats(-0.4, 0.4))
+
+
+def resolved(goal, world):
+    answer = resolve_references(goal, world)
+    assert answer.refusal is None, answer.refusal
+    return dict(answer.resolved)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(table, min_size=3, max_size=3))
+def test_positional_words_pick_the_cube_the_positions_say(positions):
+    w = moved(SCENE, positions)
+    ys = [y for _, y in positions]
+    dists = [math.hypot(x, y) for x, y in positions]
+    by_y = [CUBES[i] for i in sorted(range(3), key=lambda i: -ys[i])]  # left to right
+    if spread(ys, 2 * TIE_M):
+        names = resolved(
+            "put the leftmost cube on the right pad, then the rightmost block on the left "
+            "pad and lift the middle cube, then the second cube from the right",
+            w,
+        )
+        assert list(names.values()) == [by_y[0], by_y[2], by_y[1], by_y[1]]
+    if spread(dists, 2 * TIE_M):
+        near = resolved("hover over the cube nearest to the robot", w)
+        far = resolved("hover over the cube farthest from the robot", w)
+        assert list(near.values()) == [CUBES[dists.index(min(dists))]]
+        assert list(far.values()) == [CUBES[dists.index(max(dists))]]
+        pad = w.places["right_pad"]
+        to_pad = [math.hypot(x - pad[0], y - pad[1]) for x, y in positions]
+        if spread(to_pad, 2 * TIE_M):
+            closest = resolved("push the cube closest to the right pad to the left pad", w)
+            assert list(closest.values()) == [CUBES[to_pad.index(min(to_pad))]]
+
+
+def test_the_rewritten_goal_names_the_cube_and_the_pad(world):
+    answer = resolve_references("Put the leftmost cube on the yellow pad", world)
+    assert answer.text == "Put the blue cube on the left pad"  # blue is at y = +0.15
+    swapped = moved(world, [(0.45, 0.20), (0.50, 0.05), (0.40, -0.15)])
+    assert resolve_references("Put the leftmost cube on the yellow pad", swapped).text == (
+        "Put the red cube on the left pad"
+    )
+
+
+def test_pad_colours_come_from_the_scene_file(world):
+    assert place_colours(world) == {"left_pad": "yellow", "right_pad": "grey"}
+    repainted = world.copy()
+    repainted.colors = {"left_pad": (0.6, 0.6, 0.6, 1.0), "right_pad": (0.95, 0.85, 0.2, 1.0)}
+    assert resolved("slide it to the yellow pad", repainted) == {"the yellow pad": "right_pad"}
+    assert resolved("slide it to the gray mat", world) == {"the gray mat": "right_pad"}
+    # a colour no place has is left for the goal's reading to refuse
+    assert resolve_references("put it on the purple pad", world).text == (
+        "put it on the purple pad"
+    )
+
+
+def test_referents_that_do_not_exist_or_are_not_unique_are_refused(world):
+    assert "there is no fourth cube" in resolve_references("grab the fourth cube", world).refusal
+    level = moved(world, [(0.45, 0.10), (0.50, 0.105), (0.40, -0.2)])
+    refusal = resolve_references("lift the leftmost cube", level).refusal
+    assert "ambiguous" in refusal and "red cube" in refusal and "green cube" in refusal
+    four = world.copy()
+    four.objects = {**world.objects, "yellow_cube": (0.6, 0.3, 0.02)}
+    assert "none is in the middle" in resolve_references("lift the middle cube", four).refusal
+    assert (
+        "from the left or from the right"
+        in resolve_references("lift the second cube", world).refusal
+    )
+
+
+def test_the_planner_plans_with_the_resolved_names(registry, world):
+    lm = FakeLanguageModel(keyword_scorer(["push blue right"]))
+    plan = Planner(registry, world, lm, PlannerConfig()).plan(
+        "push the leftmost cube to the grey pad"
+    )
+    assert [s.key() for s in plan.steps] == ["push blue_cube right_pad"] and not plan.refused
+    assert "the blue cube to the right pad" in lm.prompts[0]
+    refused = Planner(registry, world, FakeLanguageModel(), PlannerConfig()).plan(
+        "push the fourth cube to the left pad"
+    )
+    assert refused.refused and not refused.steps and "no fourth cube" in refused.reason
