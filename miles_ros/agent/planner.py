@@ -63,7 +63,7 @@ from miles_ros.agent.plans import (
     tried_text,
 )
 from miles_ros.agent.prompts import PlanText
-from miles_ros.agent.reading import read_goal
+from miles_ros.agent.reading import GoalReading, read_goal
 from miles_ros.agent.references import resolve_references
 from miles_ros.agent.registry import SkillRegistry
 from miles_ros.agent.validation import PlanError, parse_plan_json, validate_plan
@@ -268,14 +268,13 @@ class Planner:
                     reason=hit.reason,
                 )
         # only valid plans are cached, and the reading depends on the key alone: read after
+        # the phrases that pick a thing by position or colour, named (or refused)
         references = resolve_references(goal, world)
+        goal = references.text
         if references.refusal:
-            plan = Plan(goal, [], mode, self.lm.name, 0.0, trace_id=trace_id)
-            plan.refused, plan.reason = True, references.refusal
-            plan.latency_s = time.perf_counter() - t0
-            return plan
-        goal = references.text  # the phrases that pick a thing by position or colour, named
-        reading = read_goal(goal, self.registry, world)
+            reading = GoalReading(refusal=references.refusal)
+        else:
+            reading = read_goal(goal, self.registry, world)
         if reading.refusal or reading.nothing:
             plan = Plan(goal, [], mode, self.lm.name, 0.0, trace_id=trace_id)
             plan.refused, plan.reason = bool(reading.refusal), reading.refusal or ""
