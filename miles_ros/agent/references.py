@@ -181,9 +181,7 @@ def _coloured_place(match, world):
     the scene lacks)."""
     colour = match.group("colour").lower()
     colour = SYNONYMS.get(colour, colour)
-    named = [
-        n for n in world.places if n in world.colors and colour_name(world.colors[n]) == colour
-    ]
+    named = [n for n, c in place_colours(world).items() if c == colour]
     return (named[0] if len(named) == 1 else None), None
 
 
