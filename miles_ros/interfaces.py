@@ -137,15 +137,26 @@ ESTOPPED = "estopped"
 IDLE = "idle"
 PLANNING = "planning"
 REFUSED = "refused"
+NEEDS_CLARIFICATION = "needs_clarification"
 
 SKILL_STATES = (RUNNING, SUCCEEDED, FAILED, ABORTED, ESTOPPED)
 """``state`` of a ``/miles/skill/status`` message."""
 FINAL_SKILL_STATES = (SUCCEEDED, FAILED, ABORTED, ESTOPPED)
 """Skill states that end a request."""
-GOAL_OUTCOMES = (IDLE, PLANNING, RUNNING, SUCCEEDED, FAILED, ESTOPPED, REFUSED)
+GOAL_OUTCOMES = (
+    IDLE,
+    PLANNING,
+    RUNNING,
+    SUCCEEDED,
+    FAILED,
+    ESTOPPED,
+    REFUSED,
+    NEEDS_CLARIFICATION,
+)
 """``outcome`` of a ``/miles/manager/status`` message."""
-FINAL_GOAL_OUTCOMES = (SUCCEEDED, FAILED, ESTOPPED, REFUSED)
-"""Goal outcomes that end a goal."""
+FINAL_GOAL_OUTCOMES = (SUCCEEDED, FAILED, ESTOPPED, REFUSED, NEEDS_CLARIFICATION)
+"""Goal outcomes that end a goal (``needs_clarification``: nothing moved; the manager's
+next goal may answer the question)."""
 
 # -- public JSON keys --------------------------------------------------------------------
 SKILL_REQUEST_KEYS = ("id", "skill", "params", "trace_id")
@@ -175,6 +186,9 @@ PLAN_KEYS = ("goal", "steps", "trace_id", "latency_s")
 to decide (s), one message per decision (the first plan and each replan)."""
 PLAN_REFUSAL_KEYS = ("refused", "reason")
 """A refused plan (``/miles/plan``, ``miles plan --json``): ``"refused": true`` and why."""
+PLAN_CLARIFY_KEYS = ("clarify", "options")
+"""A plan that asks back (``/miles/plan``, ``miles plan --json``, the manager status's
+``plan_info``): the question, and the names it offers; no steps."""
 
 # -- exit codes --------------------------------------------------------------------------
 EXIT_OK = 0
@@ -188,6 +202,9 @@ EXIT_NO_MANAGER = 2
 """``miles goal``: no manager answers."""
 EXIT_REFUSED = 3
 """``miles goal`` and ``miles plan``: the planner refused the goal (nothing moved)."""
+EXIT_CLARIFY = 4
+"""``miles goal`` and ``miles plan``: the planner asks back which thing the goal means
+(nothing moved)."""
 EXIT_TIMED_OUT = 124
 """``miles goal``: the goal did not end within ``--timeout`` (the manager keeps going)."""
 EXIT_INTERRUPTED = 130

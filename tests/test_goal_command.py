@@ -178,3 +178,19 @@ def test_goal_the_planner_refuses_exits_3_with_the_reason(manager_graph, capsys)
     assert rc == 3, out
     assert "goal refused: the scene has no purple object" in out
     assert manager_graph.requests == []
+
+
+def test_a_goal_that_does_not_say_which_cube_exits_4_and_the_next_goal_answers(
+    manager_graph, capsys
+):
+    rc, out = goal_command(manager_graph, "hover over the cube", capsys)
+    assert rc == 4, out
+    assert "goal needs_clarification: Which cube do you mean:" in out
+    assert manager_graph.requests == []
+    asked = manager_graph.plans[-1]
+    assert asked["steps"] == [] and asked["clarify"].startswith("Which cube")
+    assert set(asked["options"]) == {"red_cube", "green_cube", "blue_cube"}
+    rc, out = goal_command(manager_graph, "the red one", capsys)
+    assert rc == 0, out
+    assert manager_graph.plans[-1]["goal"] == "hover over the red cube"
+    assert [r["skill"] for r in manager_graph.requests] == ["reach", "home"]

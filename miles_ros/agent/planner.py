@@ -271,6 +271,11 @@ class Planner:
         # the phrases that pick a thing by position or colour, named (or refused)
         references = resolve_references(goal, world)
         goal = references.text
+        if references.clarify:
+            plan = Plan(goal, [], mode, self.lm.name, 0.0, trace_id=trace_id)
+            plan.clarification = references.clarify
+            plan.latency_s = time.perf_counter() - t0
+            return plan
         if references.refusal:
             reading = GoalReading(refusal=references.refusal)
         else:

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from miles_ros.agent.grounding import DONE, REFUSE, Step
 from miles_ros.agent.reading import GoalReading
+from miles_ros.agent.references import Clarification
 from miles_ros.agent.registry import SkillRegistry
 
 
@@ -44,26 +45,30 @@ class Plan:
     """True when the planner answers that the goal cannot be done (no steps)."""
     reason: str = ""
     """Why the goal was refused, naming what is missing."""
+    clarification: Clarification | None = None
+    """The question back when the goal does not say which thing it means (no steps)."""
 
     @property
     def valid(self) -> bool:
         """True when the plan may run: no errors, not refused, and steps, or none because
         the goal asks for no motion (``nothing``)."""
-        return not self.errors and not self.refused and (bool(self.steps) or self.nothing)
+        return self.nothing or (bool(self.steps) and not self.errors and not self.refused)
 
     @property
     def nothing(self) -> bool:
         """True for the empty plan of a goal that asks for no motion ("do nothing")."""
-        return not self.steps and not self.errors and not self.refused
+        return not self.steps and not self.errors and not self.refused and not self.clarification
 
     def to_json(self) -> dict:
         """``{"goal", "steps": [{"skill", "params"}], "mode", "model", "latency_s",
         "fallback_used"}`` (plus ``errors`` when invalid; ``"refused": true`` and
-        ``reason`` after ``steps`` when refused)."""
+        ``reason`` after ``steps`` when refused; ``clarify`` (the question) and ``options``
+        (names) when it asks back)."""
         out = {
             "goal": self.goal,
             "steps": [s.to_dict() for s in self.steps],
             **({"refused": True, "reason": self.reason} if self.refused else {}),
+            **(self._question() if self.clarification else {}),
             "mode": self.mode,
             "model": self.model,
             "latency_s": round(self.latency_s, 6),
@@ -72,6 +77,10 @@ class Plan:
         if self.errors:
             out["errors"] = list(self.errors)
         return out
+
+    def _question(self) -> dict:
+        asked = self.clarification
+        return {"clarify": asked.question, "options": list(asked.options)}
 
     def to_message(self) -> dict:
         """The ``/miles/plan`` message: the JSON form plus the trace id."""

@@ -4,10 +4,13 @@ the right pad", "the middle cube", "the second cube from the left", "the yellow 
 
 :func:`resolve_references` rewrites each such phrase to the name of the one thing it picks
 in the planner's :class:`~miles_ros.agent.world.World` (its current positions, so the
-same words pick another cube when the cubes move), and refuses, with the reason, a phrase
-whose referent does not exist ("the fourth cube" among three) or is not unique (two cubes
-equally far left, "the middle cube" among four). The rest of the planner then reads
-names only.
+same words pick another cube when the cubes move), refuses, with the reason, a phrase whose
+referent does not exist ("the fourth cube" among three), and asks back, with the
+candidates as options, when the goal does not say which thing it means: two cubes equally
+far left, "the middle cube" among four, "the second cube" without a side, "the cube" or
+"the pad" where the scene has several, "it" with nothing named before. The rest of the
+planner then reads names only. :func:`follow_up` resolves the question with the answer
+("the red one") in the same conversation.
 
 Frame: the robot's base frame (x forward, y to the robot's left, m); "left" is +y,
 "nearest to the robot" is the smallest distance from the base in the table plane. Colours
@@ -52,13 +55,39 @@ _FAR = r"(?:farthest|furthest)"
 
 
 @dataclass(frozen=True)
+class Clarification:
+    """A question back: which of ``options`` (names) the ``phrase`` of ``goal`` means."""
+
+    goal: str
+    phrase: str
+    question: str
+    options: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class Resolution:
-    """The goal with each referring phrase replaced by a name, or the refusal."""
+    """The goal with each referring phrase replaced by a name, or the refusal, or the
+    question."""
 
     text: str
     refusal: str | None = None
     resolved: tuple[tuple[str, str], ...] = ()
     """(phrase, name) for each phrase replaced, in the order found."""
+    clarify: Clarification | None = None
+
+
+class _Ambiguous(Exception):
+    """A phrase that does not say which of ``options`` it means."""
+
+    def __init__(self, question: str, options: list[str]):
+        super().__init__(question)
+        self.question, self.options = question, tuple(options)
+
+
+def _which(what: str, names: list[str]) -> _Ambiguous:
+    listed = [f"the {spoken(n)}" for n in names]
+    choices = ", ".join(listed[:-1]) + " or " + listed[-1]
+    return _Ambiguous(f"Which {what} do you mean: {choices}?", names)
 
 
 def colour_name(rgba) -> str:
@@ -77,11 +106,16 @@ def resolve_references(goal: str, world: World) -> Resolution:
     text = goal
     resolved: list[tuple[str, str]] = []
     refusals: list[str] = []
+    asked: list[Clarification] = []
 
     def replace(match: re.Match, pick) -> str:
         if refusals:
             return match.group(0)
-        name, refusal = pick(match, world)
+        try:
+            name, refusal = pick(match, world)
+        except _Ambiguous as question:
+            asked.append(Clarification(goal, match.group(0), question.question, question.options))
+            return match.group(0)
         if refusal is not None:
             refusals.append(refusal)
         if name is None:
@@ -93,7 +127,36 @@ def resolve_references(goal: str, world: World) -> Resolution:
         text = pattern.sub(lambda m, pick=pick: replace(m, pick), text)
         if refusals:
             return Resolution(goal, refusals[0], tuple(resolved))
+    if asked:
+        return Resolution(goal, None, tuple(resolved), asked[0])
+    if len(world.objects) > 1 and _UNNAMED_IT.search(text):
+        if not set(re.findall(r"[a-z_]+", text.lower())) & _cube_words(world):
+            question = _which("cube", sorted(world.objects))
+            clarify = Clarification(goal, "it", question.question, question.options)
+            return Resolution(goal, None, tuple(resolved), clarify)
     return Resolution(text, None, tuple(resolved))
+
+
+def _cube_words(world: World) -> set[str]:
+    """The words that name a cube, of ``world`` or any ("red", "red_cube", "blocks", ...):
+    an "it" after one of them refers to it (or the goal's reading refuses the cube)."""
+    names = {w for name in world.objects for w in (name, *name.split("_"))}
+    return names | set(CUBE_NOUNS) | {noun + "s" for noun in CUBE_NOUNS}
+
+
+def follow_up(question: Clarification, answer: str, world: World) -> str | None:
+    """The question's goal with its phrase replaced by the option ``answer`` picks ("the
+    red one", "red", "the red cube"), or None when the answer picks no single option."""
+    words = set(re.findall(r"[a-z_]+", answer.lower()))
+    picked = [
+        name
+        for name in question.options
+        if name in words or name.split("_")[0] in words or spoken(name) in answer.lower()
+    ]
+    if len(picked) != 1:
+        return None
+    phrase = re.compile(rf"\b{re.escape(question.phrase)}\b", re.I)
+    return phrase.sub("the " + spoken(picked[0]), question.goal, count=1)
 
 
 def _unique(ranked: list[tuple[float, str]], what: str) -> tuple[str | None, str | None]:
@@ -101,9 +164,9 @@ def _unique(ranked: list[tuple[float, str]], what: str) -> tuple[str | None, str
     if not ranked:
         return None, f"the scene has no {what}"
     ranked = sorted(ranked)
-    if len(ranked) > 1 and ranked[1][0] - ranked[0][0] < TIE_M:
-        a, b = spoken(ranked[0][1]), spoken(ranked[1][1])
-        return None, f"{what} is ambiguous: the {a} and the {b} are level"
+    level = [n for key, n in ranked if key - ranked[0][0] < TIE_M]
+    if len(level) > 1:
+        raise _which(f"cube ({what} is not one: they are level)", level)
     return ranked[0][1], None
 
 
@@ -151,12 +214,12 @@ def _place_distance(match, world):
 
 def _middle(match, world):
     cubes = sorted((p[1], n) for n, p in world.objects.items())
-    if len(cubes) % 2 == 0:
-        return None, f"the scene has {len(cubes)} cubes: none is in the middle"
     k = len(cubes) // 2
+    if len(cubes) % 2 == 0:
+        raise _which(f"cube (of {len(cubes)}, none is in the middle)", [n for _, n in cubes])
     gaps = [cubes[k][0] - cubes[k - 1][0], cubes[k + 1][0] - cubes[k][0]] if k else []
     if gaps and min(gaps) < TIE_M:
-        return None, "the middle cube is ambiguous: two cubes are level"
+        raise _which("cube (two are level in the middle)", [n for _, n in cubes])
     return cubes[k][1], None
 
 
@@ -167,12 +230,16 @@ def _ordinal(match, world):
         return None, f"the scene has {len(cubes)} cubes: there is no {nth} cube"
     side = (match.group("side") or "").lower()
     if not side:
-        return None, f"which cube is the {nth} is not said: from the left or from the right?"
+        by_y = [n for _, n in sorted((-p[1], n) for n, p in cubes.items())]
+        options = sorted({by_y[k - 1], by_y[-k]})
+        if len(options) == 1:
+            return options[0], None
+        raise _which(f"cube (the {nth} from the left or from the right?)", options)
     sign = 1.0 if side == "left" else -1.0
     ranked = sorted((-sign * p[1], n) for n, p in cubes.items())
     keys = [key for key, _ in ranked]
     if any(b - a < TIE_M for a, b in zip(keys, keys[1:], strict=False)):
-        return None, f"the {nth} cube from the {side} is ambiguous"
+        raise _which(f"cube (the {nth} from the {side}: some are level)", sorted(cubes))
     return ranked[k - 1][1], None
 
 
@@ -185,6 +252,19 @@ def _coloured_place(match, world):
     return (named[0] if len(named) == 1 else None), None
 
 
+def _bare(kind: str):
+    def pick(match, world):
+        names = sorted(world.objects if kind == "cube" else world.places)
+        if len(names) == 1:
+            return names[0], None
+        if not names:
+            return None, None
+        raise _which(kind, names)
+
+    return pick
+
+
+_UNNAMED_IT = re.compile(r"\bit\b", re.I)
 _COLOUR_WORDS = "|".join([*PALETTE, *SYNONYMS])
 _RULES = [
     (
@@ -225,5 +305,17 @@ _RULES = [
             re.I,
         ),
         _ordinal,
+    ),
+    # "the cube" / "the pad" with nothing that says which (run last: the rules above
+    # have replaced the phrases that do say it)
+    (
+        re.compile(
+            rf"\bthe {_CUBE}\b(?! (?:that|which|with|from|nearest|closest|farthest))", re.I
+        ),
+        _bare("cube"),
+    ),
+    (
+        re.compile(rf"\bthe {_PAD}\b(?! (?:that|which|with|on the (?:left|right)))", re.I),
+        _bare("pad"),
     ),
 ]

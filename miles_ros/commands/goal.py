@@ -6,9 +6,11 @@ Publishes the goal on ``/miles/goal``, then follows ``/miles/plan`` and
 ``/miles/manager/status`` and prints the plan, each step as it is dispatched and how it
 ended, replans, and the outcome. Exit status: 0 when the goal succeeded; 3 when the
 planner refused it (it cannot be done; the reason is printed; nothing moved, as for
-``miles plan``); 1 when it failed, was refused by the manager (busy, e-stop latched,
-planner not loaded) or ended by the e-stop; 2 when no manager answers (is `miles up`
-running?); 124 when it did not finish within ``--timeout`` (the manager keeps going).
+``miles plan``); 4 when the planner asks back which thing the goal means (the question
+is printed; the manager's next goal may answer it: "the red one"); 1 when it failed, was
+refused by the manager (busy, e-stop latched, planner not loaded) or ended by the e-stop;
+2 when no manager answers (is `miles up` running?); 124 when it did not finish within
+``--timeout`` (the manager keeps going).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import sys
 from collections.abc import Callable
 
 from miles_ros.interfaces import (
+    EXIT_CLARIFY,
     EXIT_FAILED,
     EXIT_INTERRUPTED,
     EXIT_NO_MANAGER,
@@ -28,6 +31,7 @@ from miles_ros.interfaces import (
     FAILED,
     FINAL_GOAL_OUTCOMES,
     NAMESPACE,
+    NEEDS_CLARIFICATION,
     PLANNING,
     REFUSED,
     RUNNING,
@@ -255,4 +259,6 @@ def main(argv: list[str] | None = None, prog: str = "miles goal") -> int:
         print(json.dumps(follower.status))
     if follower.outcome == REFUSED and follower.status.get("trace_id"):
         return EXIT_REFUSED  # by the planner (planned, not gated): nothing moved
+    if follower.outcome == NEEDS_CLARIFICATION:
+        return EXIT_CLARIFY  # the question is the status's reason; the next goal answers
     return EXIT_OK if follower.outcome == SUCCEEDED else EXIT_FAILED

@@ -14,7 +14,8 @@ relation no skill offers, contradicts itself, is blank or names nothing to act o
 A scene with ``arms:`` (config/scene_dual.yaml) is planned as the cell's manager plans
 it: in the world frame, without the cards' envelopes (each arm's bid judges those in its
 own base frame). Exit status: 0 when every plan is valid, 1 when one has errors, else 3
-when one was refused; 2 on usage errors or a missing model.
+when one was refused, else 4 when one asks back which thing the goal means
+(``"clarify"``, ``"options"``); 2 on usage errors or a missing model.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ import logging
 import sys
 from pathlib import Path
 
-from miles_ros.interfaces import EXIT_FAILED, EXIT_OK, EXIT_REFUSED, EXIT_USAGE
+from miles_ros.interfaces import EXIT_CLARIFY, EXIT_FAILED, EXIT_OK, EXIT_REFUSED, EXIT_USAGE
 
 
 def _parser(prog: str) -> argparse.ArgumentParser:
@@ -87,6 +88,8 @@ def _print_plan(plan, verbose: bool) -> None:
         print(f"  {i}. {step.skill} {params}".rstrip())
     if plan.refused:
         print(f"  refused: {plan.reason}")
+    elif plan.clarification is not None:
+        print(f"  asks: {plan.clarification.question}")
     elif plan.nothing:
         print("  (nothing to do: the goal asks for no motion)")
     for error in plan.errors:
@@ -156,13 +159,16 @@ def main(argv: list[str] | None = None, prog: str = "miles plan") -> int:
     except (ModelUnavailable, OSError, ValueError) as exc:
         print(f"{prog}: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    invalid = refused = False
+    invalid = refused = asks = False
     for goal in goals:
         plan = planner.plan(goal)
         refused |= plan.refused
-        invalid |= not plan.valid and not plan.refused
+        asks |= plan.clarification is not None
+        invalid |= bool(plan.errors)
         if args.json:
             print(json.dumps(plan.to_json()), flush=True)
         else:
             _print_plan(plan, args.verbose)
-    return EXIT_FAILED if invalid else (EXIT_REFUSED if refused else EXIT_OK)
+    if invalid:
+        return EXIT_FAILED
+    return EXIT_REFUSED if refused else (EXIT_CLARIFY if asks else EXIT_OK)

@@ -24,7 +24,14 @@ from collections.abc import Callable, Mapping, Sequence
 
 from miles_ros.agent.blackboard import Blackboard
 from miles_ros.agent.dispatch import CELL_CLEARANCE, Dispatcher, Send
-from miles_ros.interfaces import FAILED, IDLE, PLANNING, REFUSED, RUNNING
+from miles_ros.interfaces import (
+    FAILED,
+    IDLE,
+    NEEDS_CLARIFICATION,
+    PLANNING,
+    REFUSED,
+    RUNNING,
+)
 
 LOG = logging.getLogger("miles_ros.manager.cell")
 
@@ -149,6 +156,10 @@ class CellDriver:
             self._end_planning(FAILED, f"planning failed: {exc}")
             return
         steps = [(s.skill, dict(s.params)) for s in plan.steps]
+        if plan.clarification is not None:
+            question = plan.clarification.question
+            self._end_planning(NEEDS_CLARIFICATION, question, plan.trace_id)
+            return
         if plan.refused or not plan.valid:
             why = plan.reason if plan.refused else "; ".join(plan.errors)
             self._end_planning(REFUSED if plan.refused else FAILED, why, plan.trace_id)

@@ -23,11 +23,13 @@ from dataclasses import dataclass, field
 
 from miles_ros.agent.grounding import Step, step_text
 from miles_ros.agent.planner import Plan, Planner
+from miles_ros.agent.references import Clarification, follow_up
 from miles_ros.agent.world import World
 from miles_ros.interfaces import (
     ESTOPPED,
     FAILED,
     IDLE,
+    NEEDS_CLARIFICATION,
     REFUSED,
     REFUSED_PREFIX,
     RUNNING,
@@ -61,8 +63,9 @@ class Action:
     """What the manager asks its driver to do next."""
 
     kind: str
-    """``dispatch`` (send ``request``), ``succeeded``, ``failed``, ``estopped`` or
-    ``refused`` (the planner refused the goal; nothing moved)."""
+    """``dispatch`` (send ``request``), ``succeeded``, ``failed``, ``estopped``,
+    ``refused`` (the planner refused the goal; nothing moved) or ``needs_clarification``
+    (the planner asks which thing the goal means: ``reason`` is the question)."""
     request: dict | None = None
     """``{"id", "skill", "params", "trace_id"}`` for ``dispatch``."""
     replanned: bool = False
@@ -108,15 +111,25 @@ class Manager:
         self.memory = memory if memory is not None else planner.memory
         self.max_replans = max_replans
         self.work: _Working | None = None
+        self.question: Clarification | None = None
+        """The question the last goal ended with; the next goal may answer it."""
 
     # -- lifecycle ----------------------------------------------------------------------
     def start(self, goal: str, world: World | None = None) -> tuple[Plan, Action]:
-        """Plan ``goal`` (new trace id) and return the plan and the first action."""
+        """Plan ``goal`` (new trace id) and return the plan and the first action. When the
+        last goal ended with a question and ``goal`` picks one of its options ("the red
+        one"), the asked goal is planned with that choice."""
+        question, self.question = self.question, None
+        if question is not None:
+            goal = follow_up(question, goal, world or self.planner.world) or goal
         plan = self.planner.plan(goal, world=world)
         self.work = _Working(goal, plan.trace_id, plan, (world or self.planner.world).copy())
         self.work.metrics.planning_latency_s += plan.latency_s
         if plan.refused:
             return plan, self._finish(REFUSED, plan.reason)
+        if plan.clarification is not None:
+            self.question = plan.clarification
+            return plan, self._finish(NEEDS_CLARIFICATION, plan.clarification.question)
         if not plan.valid:
             return plan, self._finish(FAILED, "no valid plan: " + "; ".join(plan.errors))
         if not plan.steps:

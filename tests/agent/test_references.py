@@ -11,8 +11,15 @@ from hypothesis import strategies as st
 
 from miles_ros.agent.lm import FakeLanguageModel
 from miles_ros.agent.planner import Planner, PlannerConfig
-from miles_ros.agent.references import TIE_M, place_colours, resolve_references
+from miles_ros.agent.references import (
+    TIE_M,
+    follow_up,
+    place_colours,
+    resolve_references,
+)
 from miles_ros.agent.world import load_world
+from miles_ros.interfaces import NEEDS_CLARIFICATION
+from miles_ros.manager.core import Manager
 from tests.agent.conftest import keyword_scorer
 
 CUBES = ("red_cube", "green_cube", "blue_cube")
@@ -88,18 +95,49 @@ def test_pad_colours_come_from_the_scene_file(world):
     )
 
 
-def test_referents_that_do_not_exist_or_are_not_unique_are_refused(world):
-    assert "there is no fourth cube" in resolve_references("grab the fourth cube", world).refusal
+def test_a_referent_that_does_not_exist_is_refused(world):
+    answer = resolve_references("grab the fourth cube", world)
+    assert "there is no fourth cube" in answer.refusal and answer.clarify is None
+
+
+def asked(goal, world):
+    answer = resolve_references(goal, world)
+    assert answer.refusal is None and answer.clarify is not None, answer
+    return answer.clarify
+
+
+def test_a_goal_that_does_not_say_which_thing_gets_a_question_with_the_candidates(world):
     level = moved(world, [(0.45, 0.10), (0.50, 0.105), (0.40, -0.2)])
-    refusal = resolve_references("lift the leftmost cube", level).refusal
-    assert "ambiguous" in refusal and "red cube" in refusal and "green cube" in refusal
+    tie = asked("lift the leftmost cube", level)
+    assert tie.options == ("green_cube", "red_cube") and "red cube" in tie.question
     four = world.copy()
     four.objects = {**world.objects, "yellow_cube": (0.6, 0.3, 0.02)}
-    assert "none is in the middle" in resolve_references("lift the middle cube", four).refusal
-    assert (
-        "from the left or from the right"
-        in resolve_references("lift the second cube", world).refusal
-    )
+    assert len(asked("lift the middle cube", four).options) == 4
+    # three cubes: the second from either side is the same one; four: not
+    assert resolved("lift the second cube", world) == {"the second cube": "green_cube"}
+    assert len(asked("lift the second cube", four).options) == 2
+    bare = asked("put the cube on the left pad", world)
+    assert bare.phrase == "the cube" and set(bare.options) == set(CUBES)
+    assert asked("put the red cube on the pad", world).options == ("left_pad", "right_pad")
+    assert asked("push it there", world).phrase == "it"
+    # the goal says which: no question
+    for goal in (
+        "pick up the red cube and put it on the left pad",
+        "relocate the red block to the pad on the right",
+        "grab the silver block and drop it on the left pad",  # the reading refuses silver
+    ):
+        answer = resolve_references(goal, world)
+        assert answer.clarify is None and answer.refusal is None, goal
+
+
+def test_the_answer_completes_the_asked_goal(world):
+    question = asked("put the cube on the left pad", world)
+    assert follow_up(question, "the red one", world) == "put the red cube on the left pad"
+    assert follow_up(question, "blue", world) == "put the blue cube on the left pad"
+    assert follow_up(question, "the big one", world) is None
+    pad = asked("put the red cube on the pad", world)
+    assert follow_up(pad, "the right one", world) == "put the red cube on the right pad"
+    assert follow_up(asked("push it there", world), "green", world) == "push the green cube there"
 
 
 def test_the_planner_plans_with_the_resolved_names(registry, world):
@@ -113,3 +151,44 @@ def test_the_planner_plans_with_the_resolved_names(registry, world):
         "push the fourth cube to the left pad"
     )
     assert refused.refused and not refused.steps and "no fourth cube" in refused.reason
+
+
+def test_the_planner_asks_back_instead_of_guessing(registry, world):
+    lm = FakeLanguageModel()
+    plan = Planner(registry, world, lm, PlannerConfig()).plan("put the cube on the left pad")
+    assert plan.steps == [] and not plan.refused and not plan.valid and lm.prompts == []
+    out = plan.to_json()
+    assert out["clarify"].startswith("Which cube") and set(out["options"]) == set(CUBES)
+
+
+def test_the_manager_takes_the_next_goal_as_the_answer(registry, world):
+    lm = FakeLanguageModel(keyword_scorer(["pick red left"]))
+    manager = Manager(Planner(registry, world, lm, PlannerConfig()))
+    plan, action = manager.start("put the cube on the left pad")
+    assert action.kind == NEEDS_CLARIFICATION and action.request is None
+    assert action.reason == plan.clarification.question
+    plan, action = manager.start("the red one")
+    assert plan.goal == "put the red cube on the left pad"
+    assert action.kind == "dispatch" and action.request["skill"] == "pick_place"
+    assert action.request["params"] == {"object": "red_cube", "target": "left_pad"}
+    # an answer that picks nothing is planned as a goal of its own
+    manager = Manager(Planner(registry, world, FakeLanguageModel(), PlannerConfig()))
+    manager.start("put the cube on the left pad")
+    plan, _ = manager.start("fly to the moon")
+    assert plan.goal == "fly to the moon" and plan.refused
+
+
+def test_miles_plan_exits_4_when_it_asks_back(monkeypatch, registry, world, capsys):
+    import json
+
+    from miles_ros.commands import plan as plan_command
+
+    planner = Planner(registry, world, FakeLanguageModel(), PlannerConfig())
+    monkeypatch.setattr(Planner, "from_options", classmethod(lambda cls, **kw: planner))
+    assert plan_command.main(["put the cube on the left pad", "--json"]) == 4
+    out = json.loads(capsys.readouterr().out)
+    assert out["steps"] == [] and out["clarify"].startswith("Which cube")
+    assert plan_command.main(["put the red cube on the pad"]) == 4
+    assert "asks: Which pad do you mean: the left pad or the right pad?" in (
+        capsys.readouterr().out
+    )

@@ -10,7 +10,9 @@ from dataclasses import dataclass, field
 from miles_ros.agent.arm_agent import ArmAgent, cards_from_registry
 from miles_ros.agent.contract_net import to_json
 from miles_ros.agent.grounding import Step
+from miles_ros.agent.references import Clarification
 from miles_ros.agent.registry import SkillRegistry
+from miles_ros.interfaces import NEEDS_CLARIFICATION
 from miles_ros.manager.cell import CellDriver, cell_registry
 from sims.scene import load_scene
 
@@ -25,6 +27,7 @@ class FakePlan:
     valid: bool = True
     reason: str = ""
     errors: list = field(default_factory=list)
+    clarification: object = None
 
 
 class FakePlanner:
@@ -111,3 +114,14 @@ def test_a_refused_plan_announces_nothing():
     driver.close()
     assert sent == [] and statuses[-1]["outcome"] == "refused"
     assert statuses[-1]["failure"] == "no such cube"
+
+
+def test_a_question_back_announces_nothing_and_ends_the_goal_with_it():
+    sent, statuses = [], []
+    question = Clarification("put the cube on the left pad", "the cube", "Which cube?", ("a",))
+    plan = FakePlan([], valid=False, clarification=question)
+    driver = CellDriver(["a", "b"], (), FakePlanner(plan), sent.append, statuses.append)
+    driver.on_goal("put the cube on the left pad")
+    driver.close()
+    assert sent == [] and statuses[-1]["outcome"] == NEEDS_CLARIFICATION
+    assert statuses[-1]["failure"] == "Which cube?"
