@@ -7,7 +7,8 @@ in the planner's :class:`~miles_ros.agent.world.World` (its current positions, s
 same words pick another cube when the cubes move), refuses, with the reason, a phrase whose
 referent does not exist ("the fourth cube" among three), and asks back, with the
 candidates as options, when the goal does not say which thing it means: two cubes equally
-far left, "the middle cube" among four, "the second cube" without a side, "the cube" or
+far left, "the middle cube" among four, "the second cube" without a side where the two
+sides differ, "the cube" or
 "the pad" where the scene has several, "it" with nothing named before. The rest of the
 planner then reads names only. :func:`follow_up` resolves the question with the answer
 ("the red one") in the same conversation.
@@ -28,8 +29,8 @@ from miles_ros.agent.datagen import CUBE_NOUNS, PAD_NOUNS
 from miles_ros.agent.world import World
 
 TIE_M = 0.01
-"""Two candidates closer than this (m) in the ordering quantity are a tie: no unique
-referent."""
+"""Two candidates closer than this (m) in the ordering quantity are a tie: the planner
+asks which one is meant."""
 
 PALETTE = {
     "red": (0.85, 0.15, 0.15),
@@ -160,7 +161,8 @@ def follow_up(question: Clarification, answer: str, world: World) -> str | None:
 
 
 def _unique(ranked: list[tuple[float, str]], what: str) -> tuple[str | None, str | None]:
-    """The first of ``ranked`` (ascending key, name), or a refusal when the first two tie."""
+    """The first of ``ranked`` (ascending key, name); :class:`_Ambiguous` (the question)
+    when others tie with it."""
     if not ranked:
         return None, f"the scene has no {what}"
     ranked = sorted(ranked)
