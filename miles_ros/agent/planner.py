@@ -270,18 +270,13 @@ class Planner:
         # only valid plans are cached, and the reading depends on the key alone: read after
         # the phrases that pick a thing by position or colour, named (or refused)
         references = resolve_references(goal, world)
-        goal = references.text
-        if references.clarify:
-            plan = Plan(goal, [], mode, self.lm.name, 0.0, trace_id=trace_id)
-            plan.clarification = references.clarify
-            plan.latency_s = time.perf_counter() - t0
-            return plan
-        if references.refusal:
+        goal, asks = references.text, references.clarify
+        if references.refusal or asks:
             reading = GoalReading(refusal=references.refusal)
         else:
             reading = read_goal(goal, self.registry, world)
-        if reading.refusal or reading.nothing:
-            plan = Plan(goal, [], mode, self.lm.name, 0.0, trace_id=trace_id)
+        if reading.refusal or reading.nothing or asks:
+            plan = Plan(goal, [], mode, self.lm.name, 0.0, trace_id=trace_id, clarification=asks)
             plan.refused, plan.reason = bool(reading.refusal), reading.refusal or ""
             plan.latency_s = time.perf_counter() - t0
             return plan
