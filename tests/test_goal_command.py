@@ -183,14 +183,19 @@ def test_goal_the_planner_refuses_exits_3_with_the_reason(manager_graph, capsys)
 def test_a_goal_that_does_not_say_which_cube_exits_4_and_the_next_goal_answers(
     manager_graph, capsys
 ):
+    from tests.nodes.test_monitor_node import wait_for
+
     rc, out = goal_command(manager_graph, "hover over the cube", capsys)
     assert rc == 4, out
     assert "goal needs_clarification: Which cube do you mean:" in out
     assert manager_graph.requests == []
+    # /miles/plan reaches the graph's own reader on its executor, maybe after the status
+    wait_for(lambda: len(manager_graph.plans) == 1, "the plan that asks back")
     asked = manager_graph.plans[-1]
     assert asked["steps"] == [] and asked["clarify"].startswith("Which cube")
     assert set(asked["options"]) == {"red_cube", "green_cube", "blue_cube"}
     rc, out = goal_command(manager_graph, "the red one", capsys)
     assert rc == 0, out
+    wait_for(lambda: len(manager_graph.plans) == 2, "the answered goal's plan")
     assert manager_graph.plans[-1]["goal"] == "hover over the red cube"
     assert [r["skill"] for r in manager_graph.requests] == ["reach", "home"]

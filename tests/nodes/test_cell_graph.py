@@ -39,7 +39,7 @@ class FixedPlan:
     """The plan of GOAL, as the planner gives it."""
 
     trace_id = "cell-trace"
-    refused, valid, reason, errors = False, True, "", []
+    refused, valid, reason, errors, clarification = False, True, "", [], None
     steps = [
         Step("pick_place", {"object": "red_cube", "target": "left_pad"}),
         Step("pick_place", {"object": "blue_cube", "target": "right_pad"}),
