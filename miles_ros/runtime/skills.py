@@ -33,6 +33,11 @@ whole budget from there. A policy can also settle where it was never trained to 
 nearer by ``stall_motion`` for that long goes home and starts again (at most
 ``stall_restarts`` times), and then fails early with ``stalled: ...`` rather than at
 its timeout, so a manager can re-plan or re-announce the task sooner.
+
+Over 500 lines: one state machine, :class:`SkillExecutor`, whose transitions (request,
+tick, home lead-in, stall restart, cancel, finish) all read and write the same running
+execution; this docstring, the contract the node and the tests hold it to, is a sixth
+of it.
 """
 
 from __future__ import annotations
