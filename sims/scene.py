@@ -26,6 +26,8 @@ from pathlib import Path
 
 import yaml
 
+from sims.camera import CameraConfig, CameraIntrinsics, CameraNoise, CameraPose
+
 SCENE_FILE = "scene.yaml"
 PACKAGE_NAME = "miles_ros"
 
@@ -111,6 +113,9 @@ class Scene:
     arms: tuple[ArmMount, ...] = (SINGLE_ARM,)
     """The arms of the cell, in file order (``arms:``); without it the one unnamed arm
     :data:`SINGLE_ARM`, so the default scene is unchanged."""
+    camera: CameraConfig | None = None
+    """The RGB-D camera looking at the table (``camera:``), None when the scene has none:
+    then only the simulator's ground truth knows where the cubes are."""
 
     @property
     def multi_arm(self) -> bool:
@@ -225,6 +230,50 @@ def parse_scene(data: dict, source: str = "<scene>") -> Scene:
         cube_size=_positive(data["cube_size"], f"{source}: cube_size"),
         cube_mass=_positive(data["cube_mass"], f"{source}: cube_mass"),
         arms=_arms(data["arms"], source) if "arms" in data else (SINGLE_ARM,),
+        camera=_camera(data["camera"], source) if data.get("camera") is not None else None,
+    )
+
+
+CAMERA_KEYS = ("resolution", "vfov_deg", "position", "look_at", "rate_hz", "frame_id", "noise")
+"""The keys of ``camera:`` (``rate_hz``, ``frame_id`` and ``noise`` may be left out)."""
+
+
+def _camera(value, source: str) -> CameraConfig:
+    """The ``camera:`` section: a pinhole camera (resolution, vertical field of view) at
+    ``position`` looking at ``look_at``, its rate, and the simulated camera's noise
+    (:class:`sims.camera.CameraNoise` fields; left out: a RealSense D4xx's)."""
+    where = f"{source}: camera"
+    if not isinstance(value, dict):
+        raise ValueError(f"{where}: expected a mapping with {', '.join(CAMERA_KEYS)}")
+    unknown = sorted(set(value) - set(CAMERA_KEYS))
+    if unknown:
+        raise ValueError(f"{where}: unknown keys {unknown}; known: {', '.join(CAMERA_KEYS)}")
+    width, height = finite_numbers(value.get("resolution"), f"{where}.resolution", 2)
+    if width != int(width) or height != int(height) or min(width, height) < 16:
+        raise ValueError(f"{where}.resolution: expected two whole numbers >= 16 (pixels)")
+    vfov = finite_numbers([value.get("vfov_deg")], f"{where}.vfov_deg", 1)[0]
+    if not 1.0 <= vfov <= 150.0:
+        raise ValueError(f"{where}.vfov_deg: expected 1-150 degrees, got {vfov}")
+    eye = finite_numbers(value.get("position"), f"{where}.position", 3)
+    target = finite_numbers(value.get("look_at"), f"{where}.look_at", 3)
+    if math.dist(eye, target) < 1e-3:
+        raise ValueError(f"{where}: position and look_at are the same point")
+    noise = value.get("noise") or {}
+    fields = CameraNoise.__dataclass_fields__
+    if not isinstance(noise, dict) or set(noise) - set(fields):
+        raise ValueError(f"{where}.noise: expected a mapping of {', '.join(fields)}")
+    values = finite_numbers(list(noise.values()), f"{where}.noise", len(noise)) if noise else ()
+    if any(v < 0 for v in values):
+        raise ValueError(f"{where}.noise: values must be >= 0, got {noise}")
+    frame_id = value.get("frame_id", CameraConfig.frame_id)
+    if not isinstance(frame_id, str) or not frame_id:
+        raise ValueError(f"{where}.frame_id: expected a frame name, got {frame_id!r}")
+    return CameraConfig(
+        intrinsics=CameraIntrinsics.from_fov(int(width), int(height), vfov),
+        pose=CameraPose.look_at(eye, target),
+        rate_hz=_positive(value.get("rate_hz", CameraConfig.rate_hz), f"{where}.rate_hz"),
+        frame_id=frame_id,
+        noise=CameraNoise(**dict(zip(noise, values, strict=True))),
     )
 
 

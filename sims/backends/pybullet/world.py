@@ -447,6 +447,31 @@ class BulletWorld:
         image = np.asarray(rgba, dtype=np.uint8).reshape(height, width, 4)
         return np.ascontiguousarray(image[:, :, :3])
 
+    def render_rgbd(self, intrinsics, pose, segmentation: bool = False):
+        """An RGB-D frame from a pinhole camera (:mod:`sims.camera`): rgb uint8 [H, W, 3]
+        and depth float32 [H, W] along the view (m, 0 = nothing), plus PyBullet's body-id
+        mask [H, W] when ``segmentation`` (ground truth, for evaluation only)."""
+        from sims.camera import gl_projection_matrix, gl_view_matrix, metric_depth
+
+        w, h = intrinsics.width, intrinsics.height
+        flags = 0 if segmentation else p.ER_NO_SEGMENTATION_MASK
+        _, _, rgba, zbuf, seg = p.getCameraImage(
+            w,
+            h,
+            viewMatrix=gl_view_matrix(pose),
+            projectionMatrix=gl_projection_matrix(intrinsics),
+            renderer=p.ER_TINY_RENDERER,
+            shadow=0,
+            lightDirection=[1.0, -0.5, 2.0],
+            flags=flags,
+            physicsClientId=self.client,
+        )
+        rgb = np.ascontiguousarray(np.asarray(rgba, dtype=np.uint8).reshape(h, w, 4)[:, :, :3])
+        depth = metric_depth(np.asarray(zbuf, dtype=np.float64).reshape(h, w)).astype(np.float32)
+        if not segmentation:
+            return rgb, depth
+        return rgb, depth, np.asarray(seg, dtype=np.int32).reshape(h, w)
+
     def close(self) -> None:
         if self.client is not None and self.client >= 0:
             try:
