@@ -1,7 +1,7 @@
 """The layers, checked on the source (ast, no imports run): ``sims/`` and ``policies/``
 never import ``miles_ros`` or ROS, and ROS (rclpy and the modules only a ROS install
 has) is imported only under ``miles_ros/ros/``; inside ``miles_ros`` imports point down
-its layers (:data:`MILES_LAYERS`: interfaces, safety, runtime, agent, params, manager,
+its layers (:data:`MILES_LAYERS`: interfaces, safety, runtime, perception, agent, params, manager,
 ros, the demos, the CLI). ``bench/`` and ``tests/`` are exempt. String imports
 (``importlib.import_module("...")``) count too."""
 
@@ -119,6 +119,7 @@ MILES_LAYERS = (
     ("interfaces",),
     ("safety",),
     ("runtime",),
+    ("perception",),
     ("agent",),
     ("params",),
     ("manager",),

@@ -1,0 +1,36 @@
+"""Seeing the cell, ROS-free: camera messages as arrays (:mod:`.images`), the scene's cubes
+found in an RGB-D frame (:mod:`.detect`), and their poses tracked through occlusion and
+grasps (:mod:`.pipeline`). ``miles_ros/ros/perception_node.py`` runs it on ROS topics."""
+
+from miles_ros.perception.detect import CubeDetector, DetectConfig, Detection, yaw_difference
+from miles_ros.perception.images import (
+    FrameRefused,
+    decode_color,
+    decode_depth,
+    encode_depth_mm,
+    intrinsics_from_camera_info,
+)
+from miles_ros.perception.pipeline import (
+    SOURCE,
+    STATES,
+    FrameReport,
+    Perception,
+    PerceptionConfig,
+)
+
+__all__ = [
+    "SOURCE",
+    "STATES",
+    "CubeDetector",
+    "DetectConfig",
+    "Detection",
+    "FrameRefused",
+    "FrameReport",
+    "Perception",
+    "PerceptionConfig",
+    "decode_color",
+    "decode_depth",
+    "encode_depth_mm",
+    "intrinsics_from_camera_info",
+    "yaw_difference",
+]

@@ -1,0 +1,246 @@
+"""Perception, ROS-free: frames of one RGB-D camera and the arms' joint states in, the
+scene's cube poses out, each with its age, its uncertainty and how it is known.
+
+A cube is in one of three states:
+
+- ``seen``: measured in the latest frame that could measure it;
+- ``held``: closed in a gripper and not measured since the grasp; it follows that arm's
+  TCP (forward kinematics of the joint states) at the offset it had when grasped;
+- ``occluded``: neither: it keeps its last pose, which ages, and its standard deviation
+  grows with the age (:attr:`PerceptionConfig.occluded_growth_m_per_s`).
+
+A cube never measured is not published: it is listed under ``missing`` with the reason,
+and so is one not measured for :attr:`PerceptionConfig.forget_after_s`. Nothing is ever
+made up: every pose carries the stamp of the frame (or joint state) it comes from, so a
+consumer judges its age itself (the skill node refuses motion from a pose older than its
+bound).
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from miles_ros.perception.detect import CubeDetector, DetectConfig, Detection
+from miles_ros.perception.images import FrameRefused
+from miles_ros.runtime.frames import base_to_world
+from sims.camera import CameraIntrinsics, CameraPose
+from sims.robots import panda
+from sims.scene import Scene
+
+SOURCE = "camera"
+"""The ``source`` of every pose perception publishes (the simulator's is ``sim``)."""
+STATES = ("seen", "held", "occluded")
+"""How a published pose is known (see the module docstring)."""
+
+
+@dataclass(frozen=True)
+class PerceptionConfig:
+    """Tuning of the tracking; the detection's is :class:`DetectConfig`."""
+
+    detect: DetectConfig = field(default_factory=DetectConfig)
+    measurement_std_m: float = 0.003
+    """Standard deviation of a fresh measurement's position (m): the camera's noise and
+    a calibration's residual together (bench/perception.py measures what it is)."""
+    occluded_growth_m_per_s: float = 0.01
+    """An unmeasured pose's standard deviation grows by this per second of age (m/s)."""
+    forget_after_s: float = 30.0
+    """A cube not measured for this long is dropped to ``missing`` (s)."""
+    grasp_radius_m: float = 0.03
+    """A cube whose centre is this close to a closed gripper's TCP is held by it (m)."""
+    grip_margin_m: float = 0.006
+    """Fingers closed on a cube: their opening within this of the cube's size (m)."""
+    min_coverage: float = 0.3
+    """A cube with less of its top face in view (a hand over it) is not measured: the fit
+    of its sides alone would be off by up to half its size."""
+
+
+@dataclass
+class Track:
+    """What is known of one cube."""
+
+    position: np.ndarray
+    yaw: float
+    stamp: float
+    """When the pose was true: the frame's exposure, or the joint state's for a held cube."""
+    std: float
+    confidence: float
+    state: str
+    held_by: str | None = None
+    """The arm holding it ("" = the single arm), None when no arm is."""
+    offset: np.ndarray | None = None
+    """Cube centre minus TCP (scene frame, m) while held."""
+    measured: float = 0.0
+    """Stamp of its last measurement."""
+
+
+@dataclass(frozen=True)
+class FrameReport:
+    """What one frame gave: the cubes measured and why each other one was not."""
+
+    stamp: float
+    measured: tuple[str, ...]
+    reasons: dict[str, str]
+
+
+@dataclass
+class _Arm:
+    tcp: np.ndarray
+    closed: bool
+    stamp: float
+
+
+class Perception:
+    """Cube poses of ``scene`` from one camera at ``camera_pose`` (the calibrated pose, from
+    the scene file) and the arms' joint states."""
+
+    def __init__(
+        self, scene: Scene, camera_pose: CameraPose, config: PerceptionConfig | None = None
+    ):
+        self.scene = scene
+        self.config = config or PerceptionConfig()
+        self.detector = CubeDetector(scene, camera_pose, self.config.detect)
+        self.intrinsics: CameraIntrinsics | None = None
+        self.tracks: dict[str, Track] = {}
+        self.reasons: dict[str, str] = {
+            name: f"{name} not seen yet: no frame measured it" for name in scene.objects
+        }
+        self.arms: dict[str, _Arm] = {}
+        self.frames = 0
+        self.lock = threading.Lock()
+        """Frames are measured on a worker thread while joint states and reads go on."""
+
+    def set_intrinsics(self, intrinsics: CameraIntrinsics) -> None:
+        """The camera's intrinsics (from its camera_info)."""
+        self.intrinsics = intrinsics
+
+    def on_arm(
+        self, arm: str, joint_positions: Sequence[float], finger_width: float, stamp: float
+    ) -> None:
+        """An arm's joint state (7 arm joints; ``finger_width`` the sum of both fingers):
+        grasps start and end here, and held cubes follow the TCP."""
+        mount = self.scene.arm(arm)
+        q = np.asarray(joint_positions, dtype=np.float64)[:7]
+        tcp = base_to_world(mount, panda.fk_tcp(q)[None])[0]
+        size, cfg = self.scene.cube_size, self.config
+        closed = abs(float(finger_width) - size) <= cfg.grip_margin_m
+        with self.lock:
+            self.arms[arm] = _Arm(tcp, closed, float(stamp))
+            self._follow(arm, tcp, closed, float(stamp))
+
+    def _follow(self, arm: str, tcp: np.ndarray, closed: bool, stamp: float) -> None:
+        cfg = self.config
+        for track in self.tracks.values():
+            if track.held_by == arm:
+                if not closed:  # released: it stays where it was last known to be
+                    track.held_by, track.offset = None, None
+                    if track.state == "held":
+                        track.state = "occluded"
+                elif track.state == "held":
+                    track.position = tcp + track.offset
+                    track.stamp = float(stamp)
+            elif track.held_by is None and closed:
+                if np.linalg.norm(track.position - tcp) <= cfg.grasp_radius_m:
+                    track.held_by, track.offset = arm, track.position - tcp
+
+    def on_frame(self, rgb: np.ndarray, depth_m: np.ndarray, stamp: float) -> FrameReport:
+        """Measure the cubes in one frame (``stamp``: its exposure time); FrameRefused says
+        why a frame cannot be used."""
+        if self.intrinsics is None:
+            raise FrameRefused("no camera_info yet: cannot place pixels in the scene")
+        k = self.intrinsics
+        if rgb.shape[:2] != (k.height, k.width) or depth_m.shape != (k.height, k.width):
+            raise FrameRefused(
+                f"frame size {rgb.shape[1]}x{rgb.shape[0]} (depth {depth_m.shape[1]}x"
+                f"{depth_m.shape[0]}) does not match camera_info's {k.width}x{k.height}"
+            )
+        if not np.any(np.isfinite(depth_m) & (depth_m > 0)):
+            raise FrameRefused("the depth image has no valid pixel (all zero or NaN)")
+        found, reasons = self.detector.detect(rgb, depth_m, k)
+        for name, d in list(found.items()):
+            if d.coverage < self.config.min_coverage:
+                del found[name]
+                reasons[name] = (
+                    f"{name} partly hidden: {d.coverage:.0%} of its top face in view"
+                )
+        with self.lock:
+            latest = max((t.measured for t in self.tracks.values()), default=-math.inf)
+            if stamp < latest:
+                raise FrameRefused(f"frame {latest - stamp:.3f} s older than one already used")
+            self.frames += 1
+            for name, detection in found.items():
+                self._measured(name, detection, float(stamp))
+            for name, reason in reasons.items():
+                track = self.tracks.get(name)
+                if track is not None and track.state == "seen":
+                    track.state = "held" if track.held_by is not None else "occluded"
+                self.reasons[name] = reason
+        return FrameReport(float(stamp), tuple(found), reasons)
+
+    def _measured(self, name: str, d: Detection, stamp: float) -> None:
+        cfg = self.config
+        track = self.tracks.get(name)
+        if track is None:
+            track = self.tracks[name] = Track(d.position, d.yaw, stamp, 0.0, 0.0, "seen")
+        track.position, track.yaw, track.stamp, track.measured = d.position, d.yaw, stamp, stamp
+        track.std, track.confidence, track.state = cfg.measurement_std_m, d.coverage, "seen"
+        if track.held_by is not None:
+            arm = self.arms[track.held_by]
+            track.offset = d.position - arm.tcp
+        self.reasons.pop(name, None)
+
+    def payload(self, now: float, frame_id: str) -> dict:
+        """The ``/miles/scene/objects`` JSON: today's schema (``objects`` with position,
+        orientation and yaw; ``places`` from the scene), each object with its ``stamp``,
+        ``age``, ``source``, ``confidence``, ``std`` (m) and ``state``; ``missing`` names
+        every cube without a pose, with the reason."""
+        with self.lock:
+            return self._payload(now, frame_id)
+
+    def _payload(self, now: float, frame_id: str) -> dict:
+        cfg = self.config
+        objects, missing = {}, {}
+        for name in self.scene.objects:
+            track = self.tracks.get(name)
+            if track is None:
+                missing[name] = self.reasons.get(name, f"{name} not seen yet")
+                continue
+            unmeasured = max(0.0, now - track.measured)
+            if unmeasured > cfg.forget_after_s and track.state != "held":
+                missing[name] = (
+                    f"{name} not seen for {unmeasured:.0f} s: "
+                    f"{self.reasons.get(name, 'no frame measured it')}"
+                )
+                continue
+            age = max(0.0, now - track.stamp)
+            std = track.std
+            if track.state != "seen":
+                std += cfg.occluded_growth_m_per_s * unmeasured
+            half = track.yaw / 2.0
+            objects[name] = {
+                "position": [float(v) for v in track.position],
+                "orientation": [0.0, 0.0, math.sin(half), math.cos(half)],
+                "yaw": float(track.yaw),
+                "stamp": track.stamp,
+                "age": age,
+                "source": SOURCE,
+                "confidence": round(float(track.confidence), 3),
+                "std": float(std),
+                "state": track.state,
+            }
+        places = {
+            n: {"position": list(p.position), "size": list(p.size)}
+            for n, p in self.scene.places.items()
+        }
+        return {
+            "stamp": float(now),
+            "frame_id": frame_id,
+            "source": SOURCE,
+            "objects": objects,
+            "places": places,
+            "missing": missing,
+        }
