@@ -22,7 +22,6 @@ import numpy as np
 from sims.camera import CameraIntrinsics, CameraPose, back_project, project, to_scene
 from sims.scene import Scene
 
-
 LUT_BITS = 6
 """Colour bins per channel: 2^6 levels (a step of 4 of 255), fine against chromaticity
 distances of ~0.07."""
@@ -46,8 +45,6 @@ class DetectConfig:
     """A cube needs this many pixels with depth to be fitted."""
     top_band_m: float = 0.006
     """Points within this of the top face's height belong to it (m)."""
-    yaw_steps: int = 45
-    """Yaw candidates over the cube's 90-degree symmetry (the best is refined)."""
     edge_percentile: float = 2.0
     """A face's extent from this percentile to 100 minus it (robust to stray points)."""
 
@@ -195,7 +192,7 @@ class CubeDetector:
         if len(top) < cfg.min_depth_points:
             return "too few points on the top face to fit"
         height = float(np.median(top[:, 2]))
-        yaw, centre_xy, extent = fit_square(top[:, :2], cfg.yaw_steps, cfg.edge_percentile)
+        yaw, centre_xy, _ = fit_square(top[:, :2], cfg.edge_percentile)
         expected = self._expected_top_pixels(np.array([*centre_xy, height]), intrinsics)
         coverage = float(min(1.0, len(top) / max(expected, 1.0)))
         position = np.array([centre_xy[0], centre_xy[1], height - s / 2])
@@ -210,30 +207,23 @@ class CubeDetector:
         return 0.5 * abs(float(np.dot(x, np.roll(y, 1)) - np.dot(y, np.roll(x, 1))))
 
 
-def fit_square(xy: np.ndarray, steps: int = 90, edge_percentile: float = 2.0):
-    """The yaw (rad, in [-pi/4, pi/4)) and centre of the square whose sides bound the
-    points most tightly, and its extent along its two sides (m). Each side's position is
-    a robust percentile of the points, so a few stray points move nothing."""
-    centred = xy - xy.mean(axis=0)
-    lo, hi = edge_percentile, 100.0 - edge_percentile
+def fit_square(xy: np.ndarray, edge_percentile: float = 2.0):
+    """The yaw (rad, in [-pi/4, pi/4)) and centre of a square from points spread over it,
+    and its extent along its two sides (m).
 
-    def area(theta: np.ndarray) -> np.ndarray:
-        c, s = np.cos(theta), np.sin(theta)
-        a = centred[:, 0, None] * c + centred[:, 1, None] * s
-        b = -centred[:, 0, None] * s + centred[:, 1, None] * c
-        ea = np.percentile(a, hi, axis=0) - np.percentile(a, lo, axis=0)
-        eb = np.percentile(b, hi, axis=0) - np.percentile(b, lo, axis=0)
-        return ea * eb
-
-    thetas = np.linspace(-math.pi / 4, math.pi / 4, steps, endpoint=False)
-    best = int(np.argmin(area(thetas)))
-    step = thetas[1] - thetas[0]
-    fine = thetas[best] + np.linspace(-step, step, 21)
-    theta = float(fine[int(np.argmin(area(fine)))])
+    The yaw is the phase of the points' fourth-order moment, sum((z - mean)^4) with
+    z = x + iy: for a square turned by theta it is 4 theta + pi, whatever the square's
+    size, and noise spread evenly in every direction adds nothing to it. The centre is
+    midway between robust percentiles along the square's sides, so a few stray points
+    move nothing."""
+    z = (xy[:, 0] - xy[:, 0].mean()) + 1j * (xy[:, 1] - xy[:, 1].mean())
+    moment = np.sum(z**4)
+    theta = float((np.angle(moment) - math.pi) / 4.0)
     theta = (theta + math.pi / 4) % (math.pi / 2) - math.pi / 4
     c, s = math.cos(theta), math.sin(theta)
     rot = np.array([[c, -s], [s, c]])
     local = xy @ rot  # coordinates along the square's sides
+    lo, hi = edge_percentile, 100.0 - edge_percentile
     low, high = np.percentile(local, lo, axis=0), np.percentile(local, hi, axis=0)
     centre = rot @ ((low + high) / 2)
     return theta, centre, high - low

@@ -164,9 +164,7 @@ class Perception:
         for name, d in list(found.items()):
             if d.coverage < self.config.min_coverage:
                 del found[name]
-                reasons[name] = (
-                    f"{name} partly hidden: {d.coverage:.0%} of its top face in view"
-                )
+                reasons[name] = f"{name} partly hidden: {d.coverage:.0%} of its top face in view"
         with self.lock:
             latest = max((t.measured for t in self.tracks.values()), default=-math.inf)
             if stamp < latest:

@@ -1,0 +1,127 @@
+"""Cubes found and fitted in RGB-D frames with known answers (ray-cast and rendered), and
+every frame that cannot say where a cube is says why instead."""
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from miles_ros.perception import CubeDetector, yaw_difference
+from sims.camera import CameraIntrinsics, CameraPose
+from sims.scene import load_scene
+from tests.perception.synthetic import cast
+
+SCENE = load_scene()
+CAM = SCENE.camera
+RED = tuple(int(round(c * 255)) for c in SCENE.objects["red_cube"].color[:3])
+BLUE = tuple(int(round(c * 255)) for c in SCENE.objects["blue_cube"].color[:3])
+
+
+def detect(rgb, depth, intrinsics=CAM.intrinsics, pose=CAM.pose):
+    return CubeDetector(SCENE, pose).detect(rgb, depth, intrinsics)
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    st.floats(0.32, 0.62),
+    st.floats(-0.28, 0.28),
+    st.floats(-math.pi, math.pi),
+)
+def test_a_ray_cast_cube_is_found_where_it_stands(x, y, yaw):
+    rgb, depth = cast(CAM.intrinsics, CAM.pose, [((x, y), yaw, RED)])
+    found, reasons = detect(rgb, depth)
+    assert set(found) == {"red_cube"}
+    assert set(reasons) == {"green_cube", "blue_cube"}
+    d = found["red_cube"]
+    assert np.linalg.norm(d.position[:2] - (x, y)) < 0.0015  # a pixel is ~1.5 mm here
+    assert d.position[2] == pytest.approx(SCENE.cube_size / 2, abs=0.0015)
+    assert math.degrees(yaw_difference(d.yaw, yaw)) < 3.0
+    assert d.coverage > 0.8
+
+
+def test_a_lens_with_distortion_is_undone_before_back_projection():
+    k = CAM.intrinsics
+    distorted = CameraIntrinsics(
+        k.width, k.height, k.fx, k.fy, k.cx, k.cy, (-0.35, 0.12, 0.001, -0.001, 0.0)
+    )
+    cubes = [((0.62, -0.3), 0.3, RED), ((0.33, 0.3), -0.2, BLUE)]  # near the corners
+    rgb, depth = cast(distorted, CAM.pose, cubes)
+    found, _ = detect(rgb, depth, distorted)
+    for name, ((x, y), _, _) in zip(("red_cube", "blue_cube"), cubes, strict=True):
+        assert np.linalg.norm(found[name].position[:2] - (x, y)) < 0.0015, name
+    # read as if undistorted, the same pixels land centimetres away: the test has teeth
+    wrong, _ = detect(rgb, depth, k)
+    assert np.linalg.norm(wrong["red_cube"].position[:2] - (0.62, -0.3)) > 0.004
+
+
+def test_a_rendered_cube_gives_its_yaw_at_known_angles():
+    from miles_ros.runtime.scene_world import BodyPose, SceneWorld
+
+    world = SceneWorld(SCENE)
+    try:
+        for degrees in (0.0, 10.0, 20.0, 30.0, 40.0, -25.0):
+            yaw = math.radians(degrees)
+            poses = dict(world.object_poses())
+            poses["red_cube"] = BodyPose(
+                (0.5, -0.05, 0.02), (0, 0, math.sin(yaw / 2), math.cos(yaw / 2))
+            )
+            world.mirror(world.joint_state()[0], poses)
+            rgb, depth = world.world.render_rgbd(CAM.intrinsics, CAM.pose)
+            found, _ = detect(rgb, depth)
+            d = found["red_cube"]
+            assert math.degrees(yaw_difference(d.yaw, yaw)) < 2.0, degrees
+            assert np.linalg.norm(d.position - (0.5, -0.05, 0.02)) < 0.002, degrees
+    finally:
+        world.close()
+
+
+def test_a_cube_outside_the_view_is_not_seen_and_says_so():
+    rgb, depth = cast(CAM.intrinsics, CAM.pose, [((0.45, 0.0), 0.0, RED), ((3.0, 2.0), 0.0, BLUE)])
+    found, reasons = detect(rgb, depth)
+    assert "red_cube" in found and "blue_cube" not in found
+    assert "blue_cube not seen" in reasons["blue_cube"]
+
+
+def test_two_blobs_of_one_colour_are_refused_not_averaged():
+    rgb, depth = cast(
+        CAM.intrinsics, CAM.pose, [((0.4, -0.15), 0.0, RED), ((0.55, 0.1), 0.0, RED)]
+    )
+    found, reasons = detect(rgb, depth)
+    assert "red_cube" not in found
+    assert "two red blobs" in reasons["red_cube"]
+
+
+def test_a_cube_split_by_something_across_it_is_one_cube():
+    rgb, depth = cast(CAM.intrinsics, CAM.pose, [((0.45, 0.0), 0.0, RED)])
+    v, u = np.nonzero(np.all(rgb == RED, axis=-1))
+    column = int(np.median(u))
+    rgb[:, column - 1 : column + 2] = (200, 200, 200)  # a grey finger across the cube
+    found, _ = detect(rgb, depth)
+    assert np.linalg.norm(found["red_cube"].position[:2] - (0.45, 0.0)) < 0.003
+
+
+@pytest.mark.parametrize("bad", [0.0, np.nan])
+def test_a_cube_without_depth_is_not_fitted(bad):
+    rgb, depth = cast(CAM.intrinsics, CAM.pose, [((0.45, 0.0), 0.0, RED)])
+    depth[np.all(rgb == RED, axis=-1)] = bad
+    found, reasons = detect(rgb, depth)
+    assert "red_cube" not in found
+    assert "without depth" in reasons["red_cube"]
+
+
+def test_a_red_pad_flat_on_the_table_is_not_a_cube():
+    # a red sticker: the colour is right but nothing stands above the table
+    rgb, depth = cast(CAM.intrinsics, CAM.pose, [])
+    rgb[200:240, 300:340] = RED
+    found, reasons = detect(rgb, depth)
+    assert not found and "red_cube" in reasons
+
+
+def test_a_looking_down_camera_agrees_with_an_oblique_one():
+    down = CameraPose.look_at((0.45, 0.0, 0.9), (0.45, 0.0, 0.0), up=(1.0, 0.0, 0.0))
+    rgb, depth = cast(CAM.intrinsics, down, [((0.5, 0.1), 0.4, RED)])
+    found, _ = detect(rgb, depth, CAM.intrinsics, down)
+    assert np.linalg.norm(found["red_cube"].position - (0.5, 0.1, 0.02)) < 0.0015
+    assert math.degrees(yaw_difference(found["red_cube"].yaw, 0.4)) < 2.0

@@ -1,0 +1,158 @@
+"""Poses tracked between frames: an occluded cube ages and grows uncertain, a grasped one
+follows the gripper, a cube never seen has no pose, and frames that cannot be used are
+refused with the reason."""
+
+import math
+
+import numpy as np
+import pytest
+
+from miles_ros.perception import FrameRefused, Perception, PerceptionConfig
+from sims.kernels.kinematics import dls_ik_step
+from sims.robots import panda
+from sims.scene import load_scene
+from tests.perception.synthetic import TABLE_RGB, cast
+
+SCENE = load_scene()
+CAM = SCENE.camera
+RED = tuple(int(round(c * 255)) for c in SCENE.objects["red_cube"].color[:3])
+Q = np.asarray(panda.home_joint_positions, dtype=np.float64)
+OPEN = panda.finger_position_max * 2
+
+
+def perception(**config) -> Perception:
+    p = Perception(SCENE, CAM.pose, PerceptionConfig(**config))
+    p.set_intrinsics(CAM.intrinsics)
+    return p
+
+
+def frame_with_red_at(xy, yaw=0.0):
+    return cast(CAM.intrinsics, CAM.pose, [(xy, yaw, RED)])
+
+
+def empty_frame():
+    return cast(CAM.intrinsics, CAM.pose, [])
+
+
+def test_nothing_is_published_for_a_cube_never_seen():
+    p = perception()
+    payload = p.payload(now=1.0, frame_id="world")
+    assert payload["objects"] == {}
+    assert set(payload["missing"]) == set(SCENE.objects)
+    p.on_frame(*frame_with_red_at((0.45, 0.0)), stamp=1.0)
+    payload = p.payload(now=1.05, frame_id="world")
+    assert set(payload["objects"]) == {"red_cube"}
+    red = payload["objects"]["red_cube"]
+    assert red["source"] == "camera" and red["state"] == "seen"
+    assert red["stamp"] == 1.0 and red["age"] == pytest.approx(0.05)
+    assert "blue_cube not seen" in payload["missing"]["blue_cube"]
+    assert set(payload["places"]) == set(SCENE.places)
+
+
+def test_an_occluded_cube_keeps_its_pose_ageing_and_growing_uncertain():
+    p = perception(occluded_growth_m_per_s=0.01, forget_after_s=5.0)
+    p.on_frame(*frame_with_red_at((0.45, 0.05)), stamp=0.0)
+    seen = p.payload(0.0, "f")["objects"]["red_cube"]
+    p.on_frame(*empty_frame(), stamp=1.0)  # the arm in front of it
+    stds, ages = [], []
+    for now in (1.0, 2.0, 4.0):
+        red = p.payload(now, "f")["objects"]["red_cube"]
+        assert red["state"] == "occluded"
+        assert red["position"] == seen["position"] and red["stamp"] == 0.0
+        stds.append(red["std"])
+        ages.append(red["age"])
+    assert ages == [1.0, 2.0, 4.0]
+    assert stds[0] > seen["std"] and np.all(np.diff(stds) > 0)
+    assert stds[2] - stds[0] == pytest.approx(0.03)
+    gone = p.payload(6.0, "f")
+    assert "red_cube" not in gone["objects"]
+    assert "not seen for 6 s" in gone["missing"]["red_cube"]
+    p.on_frame(*frame_with_red_at((0.46, 0.05)), stamp=7.0)  # back in view: fresh again
+    back = p.payload(7.0, "f")["objects"]["red_cube"]
+    assert back["state"] == "seen" and back["std"] == seen["std"] and back["age"] == 0.0
+
+
+def arm_at(target) -> np.ndarray:
+    """Joint positions putting the TCP at ``target`` (damped least squares from home)."""
+    q = Q.copy()
+    for _ in range(300):
+        q += dls_ik_step(q, np.asarray(target) - panda.fk_tcp(q), 0.05)
+    assert np.linalg.norm(panda.fk_tcp(q) - target) < 1e-4
+    return q
+
+
+def test_a_grasped_cube_follows_the_gripper_until_released():
+    Q = arm_at((0.45, 0.0, 0.02))  # noqa: N806 (the arm's pose of the grasp)
+    tcp = panda.fk_tcp(Q)
+    p = perception()
+    # the cube seen at the TCP (as it is when the fingers close on it)
+    p.on_frame(*frame_with_red_at(tuple(tcp[:2])), stamp=0.0)
+    before = np.array(p.payload(0.0, "f")["objects"]["red_cube"]["position"])
+    p.on_arm("", Q, SCENE.cube_size, stamp=0.1)  # fingers closed on a cube's width
+    p.on_frame(*empty_frame(), stamp=0.2)  # hidden by the hand
+    q = Q.copy()
+    q[0] += 0.3  # the arm turns about its base, lifting nothing: the cube goes along
+    p.on_arm("", q, SCENE.cube_size, stamp=0.5)
+    held = p.payload(0.5, "f")["objects"]["red_cube"]
+    assert held["state"] == "held" and held["stamp"] == 0.5
+    offset = before - tcp
+    assert np.allclose(held["position"], panda.fk_tcp(q) + offset, atol=1e-9)
+    p.on_arm("", q, OPEN, stamp=0.6)  # released: it stays where it was let go
+    p.on_arm("", Q, OPEN, stamp=0.9)
+    let_go = p.payload(1.0, "f")["objects"]["red_cube"]
+    assert let_go["state"] == "occluded"
+    assert np.allclose(let_go["position"], held["position"])
+
+
+def test_open_fingers_near_a_cube_do_not_hold_it():
+    Q = arm_at((0.45, 0.0, 0.02))  # noqa: N806
+    tcp = panda.fk_tcp(Q)
+    p = perception()
+    p.on_frame(*frame_with_red_at(tuple(tcp[:2])), stamp=0.0)
+    p.on_arm("", Q, OPEN, stamp=0.1)
+    p.on_frame(*empty_frame(), stamp=0.2)
+    q = Q.copy()
+    q[0] += 0.3
+    p.on_arm("", q, OPEN, stamp=0.3)
+    red = p.payload(0.3, "f")["objects"]["red_cube"]
+    assert red["state"] == "occluded" and red["stamp"] == 0.0
+
+
+def test_frames_that_cannot_be_used_are_refused_with_the_reason():
+    p = Perception(SCENE, CAM.pose)
+    rgb, depth = frame_with_red_at((0.45, 0.0))
+    with pytest.raises(FrameRefused, match="camera_info"):
+        p.on_frame(rgb, depth, stamp=0.0)
+    p.set_intrinsics(CAM.intrinsics)
+    with pytest.raises(FrameRefused, match="does not match"):
+        p.on_frame(rgb[:, :-2], depth[:, :-2], stamp=0.0)
+    for bad in (np.zeros_like(depth), np.full_like(depth, np.nan)):
+        with pytest.raises(FrameRefused, match="no valid pixel"):
+            p.on_frame(rgb, bad, stamp=0.0)
+    p.on_frame(rgb, depth, stamp=2.0)
+    with pytest.raises(FrameRefused, match="older"):
+        p.on_frame(rgb, depth, stamp=1.0)
+    assert p.payload(2.0, "f")["objects"]["red_cube"]["stamp"] == 2.0
+
+
+def test_a_cube_mostly_hidden_is_not_measured_from_its_sides():
+    p = perception()
+    rgb, depth = frame_with_red_at((0.45, 0.0))
+    p.on_frame(rgb, depth, stamp=0.0)
+    v, u = np.nonzero(np.all(rgb == RED, axis=-1))
+    cover = v < np.percentile(v, 85)  # a hand over all but the cube's lowest rows
+    rgb[v[cover], u[cover]] = TABLE_RGB[::-1]
+    report = p.on_frame(rgb, depth, stamp=0.5)
+    assert "red_cube" not in report.measured
+    assert "partly hidden" in report.reasons["red_cube"]
+    red = p.payload(0.5, "f")["objects"]["red_cube"]
+    assert red["state"] == "occluded" and red["stamp"] == 0.0
+
+
+def test_yaw_and_orientation_agree():
+    p = perception()
+    p.on_frame(*frame_with_red_at((0.45, 0.0), yaw=0.3), stamp=0.0)
+    red = p.payload(0.0, "f")["objects"]["red_cube"]
+    x, y, z, w = red["orientation"]
+    assert x == y == 0.0 and 2 * math.atan2(z, w) == pytest.approx(red["yaw"])
+    assert red["yaw"] == pytest.approx(0.3, abs=math.radians(2))
