@@ -115,11 +115,7 @@ class CubeDetector:
         """The cubes measured in this frame, and for every other cube the reason it was
         not (``rgb`` uint8 [H, W, 3]; ``depth`` [H, W] m along the view, 0 = none)."""
         cfg = self.config
-        rgb = np.asarray(rgb, dtype=np.uint8)
-        bins = (rgb[..., 0] >> LUT_SHIFT).astype(np.int32) << (2 * LUT_BITS)
-        bins |= (rgb[..., 1] >> LUT_SHIFT).astype(np.int32) << LUT_BITS
-        bins |= rgb[..., 2] >> LUT_SHIFT
-        label = self.lut[bins]
+        label = self.labels(rgb)
         depth = np.where(np.isfinite(depth), depth, 0.0)
         found: dict[str, Detection] = {}
         reasons: dict[str, str] = {}
@@ -134,6 +130,15 @@ class CubeDetector:
             else:
                 found[name] = result
         return found, reasons
+
+    def labels(self, rgb: np.ndarray) -> np.ndarray:
+        """Each pixel's colour label [H, W]: the index of its cube (in :attr:`cube_names`)
+        or of a pad or the table after them, -1 for none."""
+        rgb = np.asarray(rgb, dtype=np.uint8)
+        bins = (rgb[..., 0] >> LUT_SHIFT).astype(np.int32) << (2 * LUT_BITS)
+        bins |= (rgb[..., 1] >> LUT_SHIFT).astype(np.int32) << LUT_BITS
+        bins |= rgb[..., 2] >> LUT_SHIFT
+        return self.lut[bins]
 
     def _unseen_reason(self, name: str, intrinsics: CameraIntrinsics) -> str:
         return f"{name} not seen: no {colour_word(name)} blob in the camera's view"
