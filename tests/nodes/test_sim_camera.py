@@ -35,7 +35,14 @@ def camera_graph():
     g = Graph(
         [lambda ctx: SimNode(context=ctx, parameter_overrides=overrides({"publish_camera": True}))]
     )
-    g.color, g.depth, g.info = [], [], []
+    g.color, g.depth, g.info, g.arrivals = [], [], [], []
+    clock = g.probe.get_clock()
+    g.probe.create_subscription(
+        Image,
+        interfaces.CAMERA_COLOR,
+        lambda m: g.arrivals.append((stamp_of(m), clock.now().nanoseconds)),
+        IMAGE_QOS,
+    )
     for kind, topic, store in (
         (Image, interfaces.CAMERA_COLOR, g.color),
         (Image, interfaces.CAMERA_DEPTH, g.depth),
@@ -75,6 +82,9 @@ def test_frames_come_as_a_realsense_sends_them_with_one_stamp(camera_graph):
     assert list(info.d) == [0.0] * 5
     rgb = decode_color(color.encoding, color.height, color.width, color.step, color.data)
     assert rgb.std() > 10  # a scene, not a blank frame
+    # Stamped at exposure, published the noise model's latency later, never earlier.
+    latency_ns = cam.noise.latency_s * 1e9
+    assert g.arrivals and all(at - stamp >= latency_ns for stamp, at in g.arrivals)
 
 
 def test_depth_agrees_with_the_render_and_a_table_pixel_lies_on_the_table(camera_graph):
@@ -127,5 +137,48 @@ def test_truth_only_moves_the_object_poses_to_the_truth_topic():
         assert set(truth[-1]["objects"]) == set(load_scene().objects)
         assert g.probe.count_publishers(interfaces.SCENE_OBJECTS) == 0
         assert g.objects == []  # the probe listens on /miles/scene/objects
+    finally:
+        g.close()
+
+
+def scene_with_camera_noise(tmp_path, scene_file: str, **noise) -> str:
+    """``scene_file`` with its camera's noise model set to ``noise``."""
+    import yaml
+
+    data = yaml.safe_load(open(scene_file, encoding="utf-8"))
+    data["camera"]["noise"] = noise
+    path = tmp_path / "scene.yaml"
+    path.write_text(yaml.safe_dump(data), encoding="utf-8")
+    return str(path)
+
+
+def test_a_dropped_frame_never_arrives(tmp_path):
+    scene = scene_with_camera_noise(tmp_path, "config/scene.yaml", drop_probability=1.0)
+    params = {"publish_camera": True, "scene_file": scene}
+    g = Graph([lambda ctx: SimNode(context=ctx, parameter_overrides=overrides(params))])
+    try:
+        color: list[Image] = []
+        g.probe.create_subscription(Image, interfaces.CAMERA_COLOR, g._keep(color), IMAGE_QOS)
+        camera = g.nodes[0].rgbd
+        g.wait(lambda: camera.dropped >= 3, timeout=90.0, what="three frames dropped")
+        assert camera.published == 0 and color == []
+    finally:
+        g.close()
+
+
+def test_the_cell_camera_sees_both_arms_from_its_own_pose():
+    params = {"publish_camera": True, "scene_file": "config/scene_dual.yaml"}
+    g = Graph([lambda ctx: SimNode(context=ctx, parameter_overrides=overrides(params))])
+    try:
+        infos: list[CameraInfo] = []
+        depth: list[Image] = []
+        g.probe.create_subscription(CameraInfo, interfaces.CAMERA_INFO, g._keep(infos), IMAGE_QOS)
+        g.probe.create_subscription(Image, interfaces.CAMERA_DEPTH, g._keep(depth), IMAGE_QOS)
+        g.wait(lambda: infos and depth, timeout=90.0, what="a frame of the cell's camera")
+        cam = load_scene("config/scene_dual.yaml").camera
+        np.testing.assert_allclose(np.reshape(infos[-1].k, (3, 3)), cam.intrinsics.K)
+        msg = depth[-1]
+        metres = decode_depth(msg.encoding, msg.height, msg.width, msg.step, msg.data)
+        assert (metres > 0).mean() > 0.5
     finally:
         g.close()
