@@ -141,12 +141,13 @@ class Camera:
         self.pub_depth = probe.create_publisher(Image, interfaces.CAMERA_DEPTH, IMAGE_QOS)
         self.pub_info = probe.create_publisher(CameraInfo, interfaces.CAMERA_INFO, IMAGE_QOS)
         self.pub_joints = probe.create_publisher(JointState, interfaces.JOINT_STATES, SENSOR_QOS)
-        self.t = 1000.0
+        self.t = 0.0
         for pub in (self.pub_color, self.pub_depth, self.pub_info, self.pub_joints):
             self.g.wait(lambda pub=pub: pub.get_subscription_count() > 0, what="the node")
 
     def stamp(self):
-        self.t += 0.1
+        """Now on the node's clock (a live camera's frames are fresh), after the last."""
+        self.t = max(self.t + 1e-3, self.g.probe.get_clock().now().nanoseconds * 1e-9)
         ns = int(round(self.t * 1e9))
         msg = Image().header.stamp
         msg.sec, msg.nanosec = ns // 1_000_000_000, ns % 1_000_000_000
