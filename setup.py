@@ -51,6 +51,7 @@ setup(
             "manager_node = miles_ros.ros.manager_node:main",
             "command_adapter_node = miles_ros.ros.command_adapter_node:main",
             "arm_agent_node = miles_ros.ros.arm_agent_node:main",
+            "perception_node = miles_ros.ros.perception_node:main",
         ],
     },
 )

@@ -9,7 +9,8 @@ real robot driver publishes /joint_states and takes /miles/joint_command), ``use
 node's config/*.yaml defaults), ``namespace`` (for the node names; topic and service
 names are parameters). Command path: skill_node -> /miles/skill_command -> safety_node ->
 /miles/joint_command -> robot. ``command_adapter:=true`` also starts the
-Float64MultiArray adapter for a ros2_control forward position controller.
+Float64MultiArray adapter for a ros2_control forward position controller;
+``perception:=true`` starts perception_node (object poses from a camera's topics).
 """
 
 # ruff: noqa: I001 - `launch` is the ROS package, not this repository's launch/ folder
@@ -50,6 +51,7 @@ def generate_launch_description() -> LaunchDescription:
                 "params_file",
                 "namespace",
                 "command_adapter",
+                "perception",
                 namespace="namespace pushed onto every node",
             ),
             GroupAction(
@@ -59,6 +61,7 @@ def generate_launch_description() -> LaunchDescription:
                     part("safety"),
                     part("skills"),
                     part("manager", IfCondition(LaunchConfiguration("use_manager"))),
+                    part("perception", IfCondition(LaunchConfiguration("perception"))),
                     Node(
                         package="miles_ros",
                         executable="command_adapter_node",

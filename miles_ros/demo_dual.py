@@ -56,13 +56,15 @@ def run_dual_demo(
     timeout: float = GOAL_TIMEOUT_S,
     scene_file: str = DUAL_SCENE,
     view: dict | None = None,
+    perception: bool = False,
 ) -> dict:
     """Run ``goal`` on the cell and return the report (also ``out/report.json``).
     ``overrides[part]`` are node parameters on top of config/ (every copy of a part);
     ``view``: the 3D view's outputs (:func:`miles_ros.ros.view_node.start_view`'s
-    ``record``, ``native``, ``web``, ``web_port``), None for none."""
+    ``record``, ``native``, ``web``, ``web_port``), None for none; ``perception``: the
+    object poses from the camera (:func:`miles_ros.ros.graph.with_perception`)."""
     from miles_ros.ros.cell_client import CellClient
-    from miles_ros.ros.graph import InProcessGraph, cell_factories, warm_up_safety
+    from miles_ros.ros.graph import InProcessGraph, cell_factories, warm_up_safety, with_perception
     from miles_ros.ros.view_node import start_view
 
     started = time.perf_counter()
@@ -75,6 +77,8 @@ def run_dual_demo(
         for part in ("skills", "manager", "agents"):
             values.setdefault(part, {})["skill_library"] = skill_library
     parts = ["sim", "safety", "skills", "manager"]
+    if perception:
+        parts, values = with_perception(parts, values)
     named = cell_factories(scene_file, parts, overrides=values)
     labels = [label for label, _ in named]
     log(f"Miles demo (two arms): goal {goal!r}")

@@ -95,6 +95,7 @@ def run_goal_demo(
     domain_id: int | None = None,
     log: Callable[[str], None] = print,
     view: dict | None = None,
+    perception: bool = False,
 ) -> dict:
     """The demo from a goal in words: sim_node, safety_node, skill_node and manager_node
     in this process; the goal goes to ``/miles/goal``; the plan and every step are followed
@@ -102,7 +103,8 @@ def run_goal_demo(
     plan's last moving step, the hold checked and the e-stop reset; then the rest of the
     plan is asked for in words (``home`` first) and followed to its end. Returns the
     report (also written to ``out/report.json``). ``view``: the 3D view's outputs
-    (:func:`miles_ros.demo_graph.client_graph`)."""
+    (:func:`miles_ros.demo_graph.client_graph`); ``perception``: the object poses from the
+    camera (:func:`miles_ros.ros.graph.with_perception`)."""
     started = time.perf_counter()
     out.mkdir(parents=True, exist_ok=True)
     for name in ("before.png", "estop.png", "after.png"):  # none from an earlier run
@@ -114,6 +116,10 @@ def run_goal_demo(
         manager["skill_library"] = skill_library
     times: dict[str, float] = {}
     parts = ["sim", "safety", "skills", "manager"]
+    if perception:
+        from miles_ros.ros.graph import with_perception
+
+        parts, overrides = with_perception(parts, overrides)
     log(f"Miles demo: goal {goal!r}")
     log("  loading the graph: sim_node (PyBullet), safety_node, skill_node, manager_node ...")
     with client_graph(parts, overrides, domain_id, times, view) as (client, nodes):

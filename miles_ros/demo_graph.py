@@ -127,13 +127,19 @@ def run_demo(
     domain_id: int | None = None,
     log: Callable[[str], None] = print,
     view: dict | None = None,
+    perception: bool = False,
 ) -> dict:
     """Run the graph demo with a fixed skill sequence (no manager); returns the report
-    (also written to ``out/report.json``). ``view``: as :func:`client_graph`."""
+    (also written to ``out/report.json``). ``view``: as :func:`client_graph`;
+    ``perception``: the object poses from the camera (``miles_ros.ros.graph.with_perception``)."""
     started = time.perf_counter()
     out.mkdir(parents=True, exist_ok=True)
     overrides = {"skills": {"skill_library": skill_library}} if skill_library else {}
     parts = ["sim", "safety", "skills"]
+    if perception:
+        from miles_ros.ros.graph import with_perception
+
+        parts, overrides = with_perception(parts, overrides)
     with client_graph(parts, overrides, domain_id, {}, view) as (client, nodes):
         skills = [n for n in nodes[2].skills.library.names() if n != "home"]
         log(

@@ -68,6 +68,24 @@ SIM_CAPTURE = "/miles/sim/capture"
 """std_srvs/Trigger service of sim_node: render one camera frame."""
 CAMERA_IMAGE = "/miles/camera/image_raw"
 """sensor_msgs/Image, sim_node -> all: one rgb8 frame per capture request."""
+SCENE_OBJECTS_TRUTH = "/miles/scene/objects_truth"
+"""std_msgs/String JSON, sim_node -> evaluation: the simulator's true object poses, in
+the schema of :data:`SCENE_OBJECTS`, published instead of it when perception is on (for
+measuring perception only; nothing that moves the arm reads it)."""
+
+# -- the RGB-D camera (relative names: a RealSense driver's, under its namespace) ---------
+CAMERA_COLOR = "camera/color/image_raw"
+"""sensor_msgs/Image, camera -> perception_node: colour (rgb8 or bgr8)."""
+CAMERA_DEPTH = "camera/aligned_depth_to_color/image_raw"
+"""sensor_msgs/Image, camera -> perception_node: depth aligned to the colour image (16UC1
+in mm, or 32FC1 in m), on the colour frame's stamp."""
+CAMERA_INFO = "camera/color/camera_info"
+"""sensor_msgs/CameraInfo, camera -> perception_node: the colour (and aligned depth)
+image's intrinsics."""
+CAMERA_TOPICS = (CAMERA_COLOR, CAMERA_DEPTH, CAMERA_INFO)
+"""The camera's topics, relative: they resolve under the node's namespace (``/camera/...``
+at the root), so a RealSense driver launched with ``camera_namespace:=/`` and
+``camera_name:=camera`` (or a remap) feeds perception_node unchanged."""
 
 # -- a cell of several arms --------------------------------------------------------------
 TASKS_ANNOUNCE = "/miles/tasks/announce"
@@ -99,7 +117,11 @@ TOPICS = (
     PLAN,
     MANAGER_STATUS,
     SCENE_OBJECTS,
+    SCENE_OBJECTS_TRUTH,
     CAMERA_IMAGE,
+    CAMERA_COLOR,
+    CAMERA_DEPTH,
+    CAMERA_INFO,
     TASKS_ANNOUNCE,
     TASKS_BID,
     TASKS_AWARD,

@@ -16,7 +16,8 @@ from miles_ros.cli import COMMANDS
 
 ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT / "docs" / "interfaces.md"
-NAME = re.compile(r"`(/[A-Za-z0-9_/]+)`")
+NAME = re.compile(r"`(/[A-Za-z0-9_/]+|[A-Za-z0-9_]+(?:/[A-Za-z0-9_]+)+)`")
+"""A backticked absolute name, or a relative one with a slash (the camera's topics)."""
 TOPIC_KEYS = {
     interfaces.SKILL_REQUEST: interfaces.SKILL_REQUEST_KEYS,
     interfaces.SKILL_STATUS: interfaces.SKILL_STATUS_KEYS,

@@ -26,6 +26,7 @@ PARTS = {
     "safety": "safety_node",
     "skills": "skill_node",
     "manager": "manager_node",
+    "perception": "perception_node",
 }
 
 

@@ -123,7 +123,7 @@ MILES_LAYERS = (
     ("agent",),
     ("params",),
     ("manager",),
-    ("monitor", "view", "console"),
+    ("monitor", "view", "console", "perception"),
     ("ros",),
     ("demo_graph", "demo_goal", "demo_dual"),
     ("commands", "cli"),

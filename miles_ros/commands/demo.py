@@ -70,15 +70,17 @@ def _shipped_skills(library: str | None) -> list[str]:
     return sorted(p.parent.name for p in library_cards(library))
 
 
-def _graph_demo(out: Path, library: str | None, goal: str | None, view: dict | None) -> int:
+def _graph_demo(
+    out: Path, library: str | None, goal: str | None, view: dict | None, perception: bool = False
+) -> int:
     from miles_ros.demo_goal import run_goal_demo
     from miles_ros.demo_graph import run_demo
 
     try:
         if goal is None:
-            report = run_demo(out, library, view=view)
+            report = run_demo(out, library, view=view, perception=perception)
         else:
-            report = run_goal_demo(out, goal, library, view=view)
+            report = run_goal_demo(out, goal, library, view=view, perception=perception)
     except (TimeoutError, RuntimeError) as exc:
         print(f"miles demo: FAILED: {exc}")
         return 1
@@ -106,11 +108,13 @@ def _graph_demo(out: Path, library: str | None, goal: str | None, view: dict | N
     return 0 if report["success"] else 1
 
 
-def _dual_demo(out: Path, library: str | None, goal: str, view: dict | None) -> int:
+def _dual_demo(
+    out: Path, library: str | None, goal: str, view: dict | None, perception: bool = False
+) -> int:
     from miles_ros.demo_dual import run_dual_demo
 
     try:
-        report = run_dual_demo(out, goal, library, view=view)
+        report = run_dual_demo(out, goal, library, view=view, perception=perception)
     except (TimeoutError, RuntimeError) as exc:
         print(f"miles demo --dual: FAILED: {exc}")
         return 1
@@ -269,7 +273,15 @@ def main(argv: list[str] | None = None, prog: str = "miles demo") -> int:
     parser.add_argument(
         "--record", metavar="FILE.rrd", default=None, help="save the 3D view as a Rerun recording"
     )
+    parser.add_argument(
+        "--perception",
+        action="store_true",
+        help="the object poses from the simulated RGB-D camera through perception_node "
+        "(the sim's true poses only on /miles/scene/objects_truth)",
+    )
     args = parser.parse_args(argv)
+    if args.perception and args.scripted:
+        parser.error("--perception needs the ROS graph (drop --scripted)")
     view = None
     if args.view or args.view_web or args.record:
         from miles_ros.view.options import RRD_SUFFIX, is_rerun_recording
@@ -299,14 +311,16 @@ def main(argv: list[str] | None = None, prog: str = "miles demo") -> int:
             parser.error("--dual needs trained skills (policies/skills or --skills)")
         from miles_ros.demo_dual import DUAL_GOAL
 
-        return _dual_demo(Path(args.out), args.skills, args.goal or DUAL_GOAL, view)
+        return _dual_demo(
+            Path(args.out), args.skills, args.goal or DUAL_GOAL, view, args.perception
+        )
     if not args.scripted and _shipped_skills(args.skills):
         goal = None
         if not args.no_manager:
             from miles_ros.demo_goal import DEFAULT_GOAL
 
             goal = args.goal or DEFAULT_GOAL
-        return _graph_demo(Path(args.out), args.skills, goal, view)
+        return _graph_demo(Path(args.out), args.skills, goal, view, args.perception)
     if view:
         parser.error("--view, --view-web and --record need the ROS graph demo (trained skills)")
 

@@ -106,6 +106,12 @@ def _up(argv: list[str] | None, prog: str, stop: StopSignals) -> int:
         metavar="PORT",
         help="serve Prometheus metrics on http://127.0.0.1:PORT/metrics (0: a free port)",
     )
+    parser.add_argument(
+        "--perception",
+        action="store_true",
+        help="object poses from the camera: perception_node, and with the PyBullet sim its "
+        "RGB-D camera (its true poses only on /miles/scene/objects_truth)",
+    )
     args = parser.parse_args(argv)
     if args.params_file and not Path(args.params_file).is_file():
         parser.error(f"--params-file {args.params_file}: no such file")
@@ -125,19 +131,27 @@ def _up(argv: list[str] | None, prog: str, stop: StopSignals) -> int:
     from miles_ros.ros.graph import PARTS, InProcessGraph
 
     parts = [p for p in PARTS if not (p == "sim" and args.sim == "none")]
+    parts.remove("perception")
     if args.no_manager:
         parts.remove("manager")
+    overrides: dict[str, dict] = {}
+    if args.perception:
+        from miles_ros.ros.graph import with_perception
+
+        parts, overrides = with_perception(parts, overrides)
     if args.scene:
         from miles_ros.ros.graph import cell_factories
 
-        labels = [label for label, _ in cell_factories(args.scene, parts, args.params_file)]
-        print(f"{prog}: starting {', '.join(labels)}", flush=True)
+        named = cell_factories(args.scene, parts, args.params_file, overrides)
+        print(f"{prog}: starting {', '.join(label for label, _ in named)}", flush=True)
         graph = InProcessGraph.of_parts(
-            parts, args.params_file, domain_id=args.domain_id, scene_file=args.scene
+            parts, args.params_file, overrides, domain_id=args.domain_id, scene_file=args.scene
         )
     else:
         print(f"{prog}: starting {', '.join(parts)}", flush=True)
-        graph = InProcessGraph.of_parts(parts, args.params_file, domain_id=args.domain_id)
+        graph = InProcessGraph.of_parts(
+            parts, args.params_file, overrides, domain_id=args.domain_id
+        )
     nodes, recorder, console, metrics = list(graph.nodes), None, None, None
     try:
         from miles_ros.ros.view_node import start_view

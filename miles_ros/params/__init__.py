@@ -5,7 +5,8 @@ as ROS parameter files.
   :mod:`miles_ros.params.safety`: ``safety_node``'s names (its limits are
   :class:`miles_ros.safety.config.SafetyConfig`); :mod:`miles_ros.params.manager`:
   ``manager_node``; :mod:`miles_ros.params.arm_agent`: ``arm_agent_node``;
-  :mod:`miles_ros.params.command_adapter`: ``command_adapter_node``.
+  :mod:`miles_ros.params.command_adapter`: ``command_adapter_node``;
+  :mod:`miles_ros.params.perception`: ``perception_node``.
 
 Each node declares one ROS parameter per field of its dataclass (with
 :func:`miles_ros.ros.params.declare_params`) with the field's docstring
@@ -40,6 +41,7 @@ NODE_PARAMS: dict[str, tuple[str, ...]] = {
     "manager_node": ("miles_ros.params.manager:ManagerNodeParams",),
     "arm_agent_node": ("miles_ros.params.arm_agent:ArmAgentParams",),
     "command_adapter_node": ("miles_ros.params.command_adapter:CommandAdapterParams",),
+    "perception_node": ("miles_ros.params.perception:PerceptionNodeParams",),
 }
 """Each node executable's parameter dataclasses, in declaration order (the safety node
 declares its limits, then its names), as ``module:class`` (imported on demand)."""
@@ -50,6 +52,7 @@ NODE_CONFIGS: dict[str, str] = {
     "skill_node": "skills.yaml",
     "manager_node": "manager.yaml",
     "command_adapter_node": "command_adapter.yaml",
+    "perception_node": "perception.yaml",
 }
 """Each node executable's parameter file in config/ (keys under ``<node>: ros__parameters``)."""
 

@@ -46,3 +46,21 @@ class SimNodeParams:
     """Image width (px)."""
     camera_height: int = 480
     """Image height (px)."""
+    publish_camera: bool = False
+    """Publish the scene's RGB-D camera (the scene file's camera: section) as a RealSense
+    driver does: colour, aligned depth (16UC1, mm) and camera_info at its rate_hz, with its
+    noise model (depth noise, invalid pixels, colour noise, dropped frames, latency, and a
+    calibration error drawn once per run), rendered off the physics thread."""
+    camera_seed: int = 0
+    """Seed of the simulated camera's noise, frame drops and calibration error."""
+    camera_color_topic: str = interfaces.CAMERA_COLOR
+    """sensor_msgs/Image out (rgb8) with publish_camera (relative: under the namespace)."""
+    camera_depth_topic: str = interfaces.CAMERA_DEPTH
+    """sensor_msgs/Image out (16UC1, mm, 0 = none) with publish_camera."""
+    camera_info_topic: str = interfaces.CAMERA_INFO
+    """sensor_msgs/CameraInfo out with publish_camera (plumb_bob, no distortion)."""
+    publish_truth_only: bool = False
+    """true: the object poses go to truth_topic instead of objects_topic, for evaluation
+    only (a perception node then owns objects_topic)."""
+    truth_topic: str = interfaces.SCENE_OBJECTS_TRUTH
+    """std_msgs/String out: the true object poses, with publish_truth_only."""

@@ -31,8 +31,29 @@ PARTS: dict[str, tuple[str, str, str]] = {
     "safety": ("miles_ros.ros.safety_node", "SafetyNode", "safety.yaml"),
     "skills": ("miles_ros.ros.skill_node", "SkillNode", "skills.yaml"),
     "manager": ("miles_ros.ros.manager_node", "ManagerNode", "manager.yaml"),
+    "perception": ("miles_ros.ros.perception_node", "PerceptionNode", "perception.yaml"),
 }
-"""Part -> (module, Node class, parameter file in config/), in start order."""
+"""Part -> (module, Node class, parameter file in config/), in start order. ``perception``
+runs only when asked for (:func:`with_perception`)."""
+
+PERCEPTION_OVERRIDES: dict[str, dict] = {
+    "sim": {"publish_camera": True, "publish_truth_only": True},
+}
+"""With perception: the sim publishes its camera, and its true object poses only on
+/miles/scene/objects_truth (the perception node owns /miles/scene/objects)."""
+
+
+def with_perception(
+    parts: list[str], overrides: dict[str, dict] | None = None
+) -> tuple[list[str], dict[str, dict]]:
+    """``parts`` with the perception node (last, so the other parts keep their places; once
+    for a whole cell) and ``overrides`` with :data:`PERCEPTION_OVERRIDES` under them (the
+    caller's win)."""
+    merged = {part: dict(values) for part, values in (overrides or {}).items()}
+    for part, values in PERCEPTION_OVERRIDES.items():
+        merged[part] = {**values, **merged.get(part, {})}
+    return [p for p in parts if p != "perception"] + ["perception"], merged
+
 
 IN_PROCESS_SIM_OVERRIDES: dict[str, dict] = {
     "safety": {"state_timeout": 2.0, "peer_max_age": 0.25},

@@ -24,6 +24,12 @@ LAUNCH_ARGUMENTS: dict[str, tuple[str, list[str] | None, str]] = {
     "sim": ("pybullet", ["pybullet", "none"], "pybullet: sim_node is the robot; none: drivers"),
     "use_manager": ("true", None, "start the language-model manager"),
     "command_adapter": ("false", None, "also run the Float64MultiArray command adapter"),
+    "perception": (
+        "false",
+        None,
+        "also run perception_node: object poses from the camera's topics (with sim:=pybullet "
+        "set sim_node's publish_camera and publish_truth_only in params_file)",
+    ),
 }
 """name -> (default, choices or None, description) of each launch argument that more than
 one launch file declares."""

@@ -19,6 +19,14 @@ namespace (``/left_arm/joint_states``, ``/left_arm/miles/joint_command``:
 :func:`miles_ros.interfaces.arm_scoped`), each with its own reset gate. The object
 poses stay in the world frame (``frame_id`` ``world``) on the one objects topic; reset
 and capture serve the whole cell. A scene without ``arms:`` keeps the names above.
+
+The RGB-D camera (``publish_camera``): the scene's camera as a RealSense driver publishes
+it (``camera/color/image_raw`` rgb8, ``camera/aligned_depth_to_color/image_raw`` 16UC1 in
+mm, ``camera/color/camera_info``), with a depth camera's noise, drops, latency and a
+calibration error (:mod:`miles_ros.ros.sim_camera`), rendered in the camera subprocess
+and noised on a thread of its own. With ``publish_truth_only`` the object poses go to
+``/miles/scene/objects_truth`` instead, for evaluation, and a perception node publishes
+``/miles/scene/objects`` from the camera.
 """
 
 from __future__ import annotations
@@ -41,6 +49,7 @@ from miles_ros.params.sim import SimNodeParams
 from miles_ros.ros.node_main import run_node
 from miles_ros.ros.params import declare_params
 from miles_ros.ros.qos import COMMAND_QOS, IMAGE_QOS, SENSOR_QOS
+from miles_ros.ros.sim_camera import SimCamera
 from miles_ros.runtime.scene_world import JOINT_NAMES, CameraProcess, SceneWorld
 from miles_ros.safety.config import SafetyConfig
 from sims.scene import WORLD_FRAME, load_scene
@@ -81,7 +90,8 @@ class SimNode(Node):
             )
             for arm in self.arms
         }
-        self.pub_objects = self.create_publisher(String, prm.objects_topic, COMMAND_QOS)
+        objects_topic = prm.truth_topic if prm.publish_truth_only else prm.objects_topic
+        self.pub_objects = self.create_publisher(String, objects_topic, COMMAND_QOS)
         self.pub_image = self.create_publisher(Image, prm.camera_topic, IMAGE_QOS)
         self.pub_clock = (
             None if prm.real_time else self.create_publisher(Clock, prm.clock_topic, COMMAND_QOS)
@@ -99,6 +109,23 @@ class SimNode(Node):
         self.camera: CameraProcess | None = None  # started at the first capture
         self.camera_lock = threading.Lock()
         self.create_service(Trigger, prm.camera_service, self.on_capture)
+        self.rgbd: SimCamera | None = None
+        if prm.publish_camera:
+            if scene.camera is None:
+                raise ValueError(
+                    f"publish_camera: the scene {prm.scene_file or 'config/scene.yaml'} has "
+                    "no camera: section"
+                )
+            self.rgbd = SimCamera(
+                self,
+                scene.camera,
+                prm.camera_seed,
+                (prm.camera_color_topic, prm.camera_depth_topic, prm.camera_info_topic),
+                IMAGE_QOS,
+                self.camera_snapshot,
+                self._render_rgbd,
+                self.now,
+            )
         self.objects_every = max(1, round(prm.publish_rate_hz / prm.objects_rate_hz))
         self.ticks = 0
         self.rejected = 0
@@ -115,6 +142,8 @@ class SimNode(Node):
             self.thread = threading.Thread(target=self._run_fast, daemon=True, name="sim_fast")
             self.thread.start()
         self.publish_state()
+        if self.rgbd is not None:
+            self.rgbd.start()
         arms = f"arms {', '.join(self.arms)}, " if scene.multi_arm else ""
         self.get_logger().info(
             f"PyBullet sim: {arms}{len(scene.objects)} cubes, {len(scene.places)} pads, "
@@ -137,6 +166,28 @@ class SimNode(Node):
             with self.lock:
                 self.world.step(self.steps_per_tick)
             self.publish_state()
+
+    def now(self) -> float:
+        """The time of the published state (s): sim time with real_time false."""
+        if self.pub_clock is None:
+            return self.get_clock().now().nanoseconds * 1e-9
+        return self.world.time
+
+    def camera_snapshot(self):
+        """The arms' joints, the cubes' poses and their time, read together (a camera
+        frame's exposure)."""
+        with self.lock:
+            if len(self.arms) == 1:
+                joints = self.world.joint_state()[0]
+            else:
+                joints = {arm: self.world.joint_state(arm)[0] for arm in self.arms}
+            return joints, self.world.object_poses(), self.now()
+
+    def _render_rgbd(self, joints, poses, intrinsics, pose):
+        with self.camera_lock:  # one frame at a time, captures included
+            if self.camera is None:
+                self.camera = CameraProcess(self.params.scene_file or None)
+            return self.camera.render_rgbd(joints, poses, intrinsics, pose)
 
     def stamp(self):
         if self.pub_clock is None:
@@ -231,12 +282,7 @@ class SimNode(Node):
         renders in a subprocess, waited for on a thread, so no executor (the graph runs
         on a single-threaded one) ever waits for a picture."""
         prm = self.params
-        with self.lock:
-            if len(self.arms) == 1:
-                joints = self.world.joint_state()[0]
-            else:
-                joints = {arm: self.world.joint_state(arm)[0] for arm in self.arms}
-            poses = self.world.object_poses()
+        joints, poses, _ = self.camera_snapshot()
         stamp = self.get_clock().now().to_msg()
         threading.Thread(
             target=self._render, args=(joints, poses, stamp), daemon=True, name="sim_capture"
@@ -273,6 +319,8 @@ class SimNode(Node):
         self.running = False
         if getattr(self, "thread", None) is not None:
             self.thread.join(timeout=2.0)
+        if self.rgbd is not None:
+            self.rgbd.close()
         with self.camera_lock:  # a frame being rendered finishes first
             if self.camera is not None:
                 self.camera.close()

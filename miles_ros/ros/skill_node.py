@@ -33,7 +33,7 @@ from miles_ros.ros.node_main import run_node
 from miles_ros.ros.params import declare_params
 from miles_ros.ros.qos import COMMAND_QOS, LATCHED_QOS, SENSOR_QOS
 from miles_ros.runtime.frames import poses_to_base, scene_in_base_frame
-from miles_ros.runtime.observation import parse_joint_state, parse_objects
+from miles_ros.runtime.observation import parse_freshness, parse_joint_state, parse_objects
 from miles_ros.runtime.skills import SkillLibrary
 from sims.scene import load_scene
 
@@ -125,8 +125,10 @@ class SkillNode(Node):
 
     def on_objects(self, msg: String) -> None:
         try:
-            poses = parse_objects(json.loads(msg.data))
-            self.skills.on_objects(poses_to_base(self.mount, poses))
+            payload = json.loads(msg.data)
+            poses = parse_objects(payload)
+            stamps, missing = parse_freshness(payload)
+            self.skills.on_objects(poses_to_base(self.mount, poses), stamps, missing)
         except (ValueError, KeyError, TypeError, AttributeError) as exc:
             self.get_logger().warning(f"object poses ignored: {exc}", throttle_duration_sec=1.0)
 

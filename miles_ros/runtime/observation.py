@@ -108,3 +108,34 @@ def parse_objects(payload: Mapping) -> dict[str, ObjectPose]:
             raise ValueError(f"object {name!r}: bad pose {body!r}")
         poses[str(name)] = ObjectPose(position, yaw)
     return poses
+
+
+def parse_freshness(payload: Mapping) -> tuple[dict[str, float], dict[str, str]]:
+    """When each object of a ``/miles/scene/objects`` payload was seen and which are
+    missing: (name -> stamp in s: the object's own ``stamp`` where it has one, a
+    perception node's, else the payload's; the simulator's poses are all of its time),
+    (name -> why it is missing: the payload's ``missing``). Objects without any stamp are
+    left out (their age is unknown)."""
+    default = payload.get("stamp")
+    stamps = {}
+    for name, body in (payload.get("objects") or {}).items():
+        stamp = body.get("stamp", default) if isinstance(body, Mapping) else default
+        if isinstance(stamp, int | float) and math.isfinite(stamp):
+            stamps[str(name)] = float(stamp)
+    missing = {str(n): str(why) for n, why in (payload.get("missing") or {}).items()}
+    return stamps, missing
+
+
+def pose_refusal(
+    names, stamps: Mapping[str, float], missing: Mapping[str, str], now: float, max_age: float
+) -> str:
+    """Why a skill on the objects ``names`` may not start from their poses ('' when it
+    may): an object listed missing, or one whose pose is older than ``max_age`` s at
+    ``now`` (0: no age bound; an object without a stamp is not aged)."""
+    for name in names:
+        if name in missing:
+            return f"no pose of {name}: {missing[name]}"
+        if max_age > 0 and name in stamps and now - stamps[name] > max_age:
+            age = now - stamps[name]
+            return f"the pose of {name} is {age:.2f} s old (more than max_pose_age_s {max_age:g})"
+    return ""

@@ -253,6 +253,12 @@ class SceneWorld:
         """RGB image [height, width, 3] uint8 from the fixed demo camera (headless)."""
         return self.world.render(width, height, self.camera if camera is None else camera)
 
+    def render_rgbd(self, intrinsics, pose) -> tuple[np.ndarray, np.ndarray]:
+        """An RGB-D frame from a pinhole camera (:class:`sims.camera.CameraIntrinsics` at a
+        :class:`sims.camera.CameraPose` in the scene frame): rgb uint8 [H, W, 3] and depth
+        float32 [H, W] along the view (m, 0 = nothing), noise-free."""
+        return self.world.render_rgbd(intrinsics, pose)
+
     def mirror(
         self,
         joint_positions: Sequence[float] | Mapping[str, Sequence[float]],
@@ -306,6 +312,20 @@ class CameraProcess:
     ) -> np.ndarray:
         """RGB image [height, width, 3] uint8 of the scene at these poses (``joints`` as
         :meth:`SceneWorld.mirror` takes them)."""
+        self._mirror(joints, poses, timeout)
+        self._worker.send("render", int(width), int(height))
+        return self._worker.receive(timeout)
+
+    def render_rgbd(
+        self, joints, poses: dict[str, BodyPose], intrinsics, pose, timeout: float = 30.0
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`SceneWorld.render_rgbd` of the scene at these poses (``joints`` as
+        :meth:`SceneWorld.mirror` takes them): rgb uint8 and metric depth float32."""
+        self._mirror(joints, poses, timeout)
+        self._worker.send("render_rgbd", intrinsics, pose)
+        return self._worker.receive(timeout)
+
+    def _mirror(self, joints, poses: dict[str, BodyPose], timeout: float) -> None:
         worker = self._worker
         if not self._ready:
             worker.receive(timeout)  # the world is built
@@ -313,8 +333,6 @@ class CameraProcess:
         joints = dict(joints) if isinstance(joints, Mapping) else list(joints)
         worker.send("mirror", joints, poses)
         worker.receive(timeout)
-        worker.send("render", int(width), int(height))
-        return worker.receive(timeout)
 
     def close(self) -> None:
         self._worker.close()

@@ -12,7 +12,8 @@ objects, see docs/interfaces.md)::
 One skill runs at a time: a new accepted request aborts the running one ("preempted").
 A request that cannot run gets one status ``failed`` whose reason starts with
 ``refused:`` (unknown skill, params failing the card's schema, a name absent from the
-scene, the e-stop latched, no robot state), before any motion; so does a goal outside the
+scene, an object whose pose is missing or older than ``max_pose_age_s``, the e-stop
+latched, no robot state), before any motion; so does a goal outside the
 card's envelope (the region its policy was trained for, checked against the live scene):
 ``refused: precondition NAME: value not in [low, high]``. A running skill reports
 ``running`` with a progress in [0, 1] after each control period and ends ``succeeded``
@@ -86,7 +87,7 @@ from miles_ros.runtime.library import (
     SkillLibrary,
     start_width,
 )
-from miles_ros.runtime.observation import JointReading, ObjectPose, sim_state
+from miles_ros.runtime.observation import JointReading, ObjectPose, pose_refusal, sim_state
 from sims.control import FINGER_OPEN
 from sims.robots import panda
 from sims.scene import Scene
@@ -126,8 +127,10 @@ class SkillExecutor:
         shape_commands: bool,
         command_velocity_scale: float,
         home_tolerance: float = 0.02,
+        max_pose_age_s: float = 0.0,
     ):
         """Every argument but ``home_tolerance`` is the skill node's parameter of that name
+        (``max_pose_age_s``: 0 here, no age bound, for callers that give no stamps)
         (:class:`~miles_ros.params.skill.SkillNodeParams`: its meaning, and its default,
         that of config/skills.yaml); :func:`miles_ros.params.skill.skill_executor` builds
         an executor from those parameters, defaults included."""
@@ -157,6 +160,11 @@ class SkillExecutor:
         self.command = RobotCommand()
         """The robot's latest command (:meth:`on_command`)."""
         self.objects: dict[str, ObjectPose] = {}
+        self.max_pose_age_s = float(max_pose_age_s)
+        self.pose_stamps: dict[str, float] = {}
+        """When each object's pose was seen (s; :func:`parse_freshness`)."""
+        self.missing: dict[str, str] = {}
+        """Objects the pose source lists as missing, with why."""
         self.estop = False
         self.safety_reason = ""
         self.tags_changed = False
@@ -192,8 +200,17 @@ class SkillExecutor:
         positions at ``now``."""
         self.command.update(arm, now)
 
-    def on_objects(self, objects: Mapping[str, ObjectPose]) -> None:
+    def on_objects(
+        self,
+        objects: Mapping[str, ObjectPose],
+        stamps: Mapping[str, float] | None = None,
+        missing: Mapping[str, str] | None = None,
+    ) -> None:
+        """The latest object poses, when each was seen (s, the clock of ``now``; none: not
+        aged) and the objects the source lists as missing (with why)."""
         self.objects = dict(objects)
+        self.pose_stamps = dict(stamps or {})
+        self.missing = dict(missing or {})
 
     def on_safety_state(self, state: Mapping, now: float) -> list[dict]:
         """``/miles/safety/state``; returns the statuses to publish (estopped)."""
@@ -227,6 +244,9 @@ class SkillExecutor:
         params = request.get("params") or {}
         goal = None
         if skill.task is not None:
+            refusal = self._pose_refusal(params, now)
+            if refusal:
+                return [status(rid, name, FAILED, 0.0, f"{REFUSED_PREFIX} {refusal}")]
             try:
                 goal = resolve_goal(skill.task.CONFIG.name, params, self.scene, self.objects)
             except GoalError as exc:
@@ -454,6 +474,14 @@ class SkillExecutor:
         if self.joints is None:
             return "no robot state yet (/joint_states)"
         return ""
+
+    def _pose_refusal(self, params: Mapping, now: float) -> str:
+        """Why the objects ``params`` name may not be moved from their poses now: listed
+        missing, or seen longer ago than ``max_pose_age_s`` (no motion from a stale or
+        missing pose)."""
+        known = {*self.objects, *self.missing, *self.scene.objects}
+        names = [v for v in params.values() if isinstance(v, str) and v in known]
+        return pose_refusal(names, self.pose_stamps, self.missing, now, self.max_pose_age_s)
 
     def _envelope_refusal(self, skill: RunnableSkill, goal: Goal) -> str:
         """``refused: precondition ...`` when the resolved goal (and the cube's live

@@ -260,3 +260,58 @@ def test_estop_mid_skill_reports_estopped_and_the_arm_holds(graph):
     graph.request("f", "home")  # refused while latched
     refused = graph.final("f")
     assert refused["state"] == "failed" and "e-stop latched" in refused["reason"]
+
+
+def test_a_request_on_a_stale_or_missing_pose_is_refused_with_the_reason(linear_library):
+    """Perception owns the object poses (the sim's go to the truth topic): a cube seen
+    longer ago than max_pose_age_s, or listed missing, starts no motion."""
+    import json
+
+    from std_msgs.msg import String
+
+    from miles_ros.ros.qos import COMMAND_QOS
+    from sims.scene import load_scene
+
+    params = {"skill_library": str(linear_library), **IN_PROCESS_SIM_OVERRIDES["skills"]}
+    g = Graph(
+        [
+            lambda ctx: SimNode(
+                context=ctx, parameter_overrides=overrides({"publish_truth_only": True})
+            ),
+            lambda ctx: SkillNode(context=ctx, parameter_overrides=overrides(params)),
+        ]
+    )
+    try:
+        skill = g.nodes[1]
+        g.wait(lambda: skill.skills.joints is not None, what="skill node state")
+        pub = g.probe.create_publisher(String, interfaces.SCENE_OBJECTS, COMMAND_QOS)
+        g.wait(lambda: pub.get_subscription_count() > 0, what="the skill node")
+        scene = load_scene()
+        max_age = SkillNodeParams().max_pose_age_s
+
+        def perceive(age: float, missing=None) -> float:
+            now = g.probe.get_clock().now().nanoseconds * 1e-9
+            seen = now - age
+            objects = {
+                n: {"position": list(o.position), "yaw": 0.0, "stamp": seen, "source": "camera"}
+                for n, o in scene.objects.items()
+                if n not in (missing or {})
+            }
+            payload = {"stamp": now, "frame_id": "panda_link0", "objects": objects}
+            pub.publish(String(data=json.dumps({**payload, "missing": missing or {}})))
+            return seen
+
+        seen = perceive(age=4 * max_age)
+        g.wait(lambda: skill.skills.pose_stamps.get("red_cube") == seen, what="the old poses")
+        g.request("old", "reach", target="red_cube")
+        refused = g.final("old")
+        assert refused["state"] == "failed"
+        assert refused["reason"].startswith("refused: the pose of red_cube is ")
+        assert "max_pose_age_s" in refused["reason"]
+        perceive(age=0.0, missing={"red_cube": "occluded"})
+        g.wait(lambda: "red_cube" in skill.skills.missing, what="red_cube missing")
+        g.request("gone", "reach", target="red_cube")
+        assert g.final("gone")["reason"] == "refused: no pose of red_cube: occluded"
+        assert not g.skill_commands  # nothing moved
+    finally:
+        g.close()
