@@ -123,7 +123,7 @@ MILES_LAYERS = (
     ("agent",),
     ("params",),
     ("manager",),
-    ("monitor", "view", "console", "perception"),
+    ("monitor", "view", "console"),
     ("ros",),
     ("demo_graph", "demo_goal", "demo_dual"),
     ("commands", "cli"),
