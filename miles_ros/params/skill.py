@@ -77,7 +77,7 @@ class SkillNodeParams:
     its publish time."""
     state_timeout: float = 0.5
     """A running skill fails when /joint_states is older than this (s)."""
-    max_pose_age_s: float = 0.5
+    max_pose_age_s: float = 1.0
     """A request is refused when a cube it names has a pose older than this (s) at the
     request (the cube's own stamp, as a perception node sends it, else the message's) or
     is listed missing: no motion starts from a stale or missing pose. 0: no age bound."""
