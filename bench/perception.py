@@ -1,15 +1,17 @@
 """Perception accuracy and cost: the scene's cubes seen by the simulated RGB-D camera.
 
     .venv/bin/python bench/perception.py --json [--frames 200] [--seed 0] [--scene FILE]
+                                         [--calibrate [--frames-per-camera 20]]
 
 Each frame is a new layout of the scene file's cubes (uniform over the workspace, random
 yaws, at least 7 cm apart) and a random arm pose near home, rendered by PyBullet from the
 scene's camera through the noise model of its ``camera:`` section
 (:class:`sims.camera.CameraNoise`: depth noise growing with distance, invalid edges and
 speckle, colour noise) and from a camera pose off by a calibration error drawn per frame
-(its ``extrinsic_*`` fields): the perception code believes the scene file's pose, as it
-would on a real cell. The frame goes through the 16UC1 / rgb8 encodings a RealSense sends
-and :class:`miles_ros.perception.Perception` (decode, detect, fit, track, payload).
+(its ``extrinsic_*`` fields): the perception code believes the scene file's pose
+(``camera.believed_pose``), as it would on a real cell. The frame goes through the 16UC1 /
+rgb8 encodings a RealSense sends and :class:`miles_ros.perception.Perception` (decode,
+detect, fit, track, payload).
 
 A cube counts as visible when at least half the pixels it covers with the arm turned away
 are still in view (PyBullet's segmentation, ground truth used for scoring only). The peer
@@ -30,6 +32,22 @@ Prints one JSON object:
 - ``rate_hz``: frames per second one core sustains rendering (PyBullet TinyRenderer) and
   perceiving in sequence; ``render_ms`` {p50}: the render alone;
 - ``peer``: ``xy_error_mm`` {p50, p95} of the centroid-on-a-plane peer on the same frames.
+
+With ``--calibrate`` the calibration error is drawn once per camera, not per frame: the
+frames come in runs of ``--frames-per-camera``, each run with the camera the sim node
+mounts for ``camera_seed`` = the run's index (:meth:`sims.camera.CameraConfig.mounted_pose`),
+calibrated first as ``miles calibrate camera --camera-seed K`` does
+(:func:`miles_ros.perception.calibration.calibrate_in_sim`). Every frame is then perceived
+twice: through the believed pose (the keys above: before calibration) and through the
+calibrated one. Added keys:
+
+- ``xy_error_mm_calibrated`` {p50, p95}, ``z_error_mm_calibrated`` {p50, p95},
+  ``yaw_error_deg_calibrated`` {p50, p95}: the same visible cubes, perceived through the
+  calibrated pose;
+- ``calibration``: ``cameras`` (runs), ``poses`` (placements each), ``residual_rms_mm``
+  {p50, max}, and the calibrated poses' error against the truth: ``position_mm``,
+  ``rotation_deg``, ``workspace_mean_mm`` {p50, max} (the last: the mean displacement of
+  a grid of workspace points seen through it).
 """
 
 from __future__ import annotations
@@ -52,25 +70,25 @@ from miles_ros.perception import (  # noqa: E402
     encode_depth_mm,
     yaw_difference,
 )
+from miles_ros.perception.calibration import (  # noqa: E402
+    PARKED_JOINTS,
+    calibrate_in_sim,
+    target_region,
+)
 from miles_ros.runtime.scene_world import BodyPose, SceneWorld  # noqa: E402
 from sims.camera import add_noise, back_project, to_scene  # noqa: E402
 from sims.robots import panda  # noqa: E402
 from sims.scene import load_scene  # noqa: E402
 
-PARKED = [math.pi * 0.9, -0.3, 0.0, -2.0, 0.0, 1.8, 0.8]
-"""An arm pose turned away from the table (behind its base): the unoccluded view."""
 MIN_GAP = 0.07
 """Cubes of a layout stand at least this far apart (m, centre to centre)."""
 
 
 def layout(scene, rng) -> dict[str, BodyPose]:
     """Random cube poses inside the trained region (around the table centre for a cell)."""
-    cx, cy = scene.table.center_xy
-    lo, hi = ((0.3, -0.28), (0.65, 0.28)) if not scene.multi_arm else ((-0.3, -0.12), (0.3, 0.12))
-    if not scene.multi_arm:
-        cx = cy = 0.0
+    lo, hi = target_region(scene)
     while True:
-        xy = rng.uniform(lo, hi, size=(len(scene.objects), 2)) + (cx, cy)
+        xy = rng.uniform(lo, hi, size=(len(scene.objects), 2))
         gaps = [np.linalg.norm(a - b) for i, a in enumerate(xy) for b in xy[i + 1 :]]
         if not gaps or min(gaps) >= MIN_GAP:
             break
@@ -103,26 +121,40 @@ def percentiles(values, *qs) -> dict:
     return {f"p{q}": round(float(np.percentile(values, q)), 3) for q in qs}
 
 
-def run(frames: int, seed: int, scene_file: str | None) -> dict:
+def run(
+    frames: int,
+    seed: int,
+    scene_file: str | None,
+    calibrate: bool = False,
+    frames_per_camera: int = 20,
+) -> dict:
     scene = load_scene(scene_file)
     cam = scene.camera
     if cam is None:
         raise SystemExit(f"{scene_file or 'the default scene'} has no camera: section")
+    believed = cam.believed_pose
     rng = np.random.default_rng(seed)
-    world = SceneWorld(scene)
     k = cam.intrinsics
+    calibrations = []
+    if calibrate:  # one camera per run of frames, calibrated before its frames
+        for camera_seed in range(math.ceil(frames / frames_per_camera)):
+            calibrations.append(calibrate_in_sim(scene, camera_seed, seed=seed + camera_seed))
+    world = SceneWorld(scene)
     xy, yaw, z, xy_exact, peer_xy, latency, render = [], [], [], [], [], [], []
+    xy_cal, yaw_cal, z_cal = [], [], []
     visible = measured = false_poses = 0
     loop_start = time.perf_counter()
     try:
-        for _ in range(frames):
+        for frame in range(frames):
             poses = layout(scene, rng)
             fingers = [panda.finger_position_max] * 2
-            parked = {arm: [*PARKED, *fingers] for arm in world.arm_names}
+            parked = {arm: [*PARKED_JOINTS, *fingers] for arm in world.arm_names}
             world.mirror(parked if scene.multi_arm else parked[""], poses)
-            truth_pose = cam.pose.perturbed(
-                rng, cam.noise.extrinsic_position_std, cam.noise.extrinsic_angle_std_deg
-            )
+            if calibrate:
+                calibration = calibrations[frame // frames_per_camera]
+                truth_pose = calibration.truth
+            else:
+                truth_pose = cam.mounted_pose(rng)
             _, _, seg_alone = world.world.render_rgbd(k, truth_pose, segmentation=True)
             joints = {
                 arm: [*(panda.home_joint_positions + rng.normal(0.0, 0.15, 7)), *fingers]
@@ -135,7 +167,7 @@ def run(frames: int, seed: int, scene_file: str | None) -> dict:
             rgb_n, depth_n = add_noise(rgb, depth, cam.noise, rng)
             color_msg, depth_msg = rgb_n.tobytes(), encode_depth_mm(depth_n).tobytes()
 
-            perception = Perception(scene, cam.pose)
+            perception = Perception(scene, believed)
             perception.set_intrinsics(k)
             t0 = time.perf_counter()
             color = decode_color("rgb8", k.height, k.width, k.width * 3, color_msg)
@@ -144,11 +176,17 @@ def run(frames: int, seed: int, scene_file: str | None) -> dict:
             payload = json.dumps(perception.payload(0.0, "world"))
             latency.append((time.perf_counter() - t0) * 1e3)
             objects = json.loads(payload)["objects"]
-            peer = centroid_peer(perception, color, cam.pose, scene)
+            peer = centroid_peer(perception, color, believed, scene)
+            calibrated_objects = {}
+            if calibrate:
+                calibrated = Perception(scene, calibration.pose)
+                calibrated.set_intrinsics(k)
+                calibrated.on_frame(color, depth_m, stamp=0.0)
+                calibrated_objects = calibrated.payload(0.0, "world")["objects"]
 
-            exact = Perception(scene, cam.pose)
+            exact = Perception(scene, believed)
             exact.set_intrinsics(k)
-            rgb_e, depth_e, _ = world.world.render_rgbd(k, cam.pose, segmentation=True)
+            rgb_e, depth_e, _ = world.world.render_rgbd(k, believed, segmentation=True)
             exact.on_frame(*add_noise(rgb_e, depth_e, cam.noise, rng), stamp=0.0)
             exact_objects = exact.payload(0.0, "world")["objects"]
 
@@ -165,6 +203,13 @@ def run(frames: int, seed: int, scene_file: str | None) -> dict:
                         np.linalg.norm(np.array(exact_objects[name]["position"][:2]) - true_xy)
                         * 1e3
                     )
+                if name in calibrated_objects:
+                    got = np.array(calibrated_objects[name]["position"])
+                    xy_cal.append(np.linalg.norm(got[:2] - true_xy) * 1e3)
+                    z_cal.append(abs(got[2] - truth.position[2]) * 1e3)
+                    yaw_cal.append(
+                        math.degrees(yaw_difference(calibrated_objects[name]["yaw"], truth.yaw))
+                    )
                 if name not in objects:
                     continue
                 measured += 1
@@ -178,7 +223,7 @@ def run(frames: int, seed: int, scene_file: str | None) -> dict:
         world.close()
     wall = time.perf_counter() - loop_start
     per_frame_s = (float(np.median(render)) + float(np.median(latency))) / 1e3
-    return {
+    result = {
         "frames": frames,
         "scene": scene_file or "config/scene.yaml",
         "resolution": [k.width, k.height],
@@ -202,6 +247,24 @@ def run(frames: int, seed: int, scene_file: str | None) -> dict:
             "xy_error_mm": percentiles(peer_xy, 50, 95),
         },
     }
+    if calibrate:
+        result["xy_error_mm_calibrated"] = percentiles(xy_cal, 50, 95)
+        result["yaw_error_deg_calibrated"] = percentiles(yaw_cal, 50, 95)
+        result["z_error_mm_calibrated"] = percentiles(z_cal, 50, 95)
+
+        def p50_max(values) -> dict:
+            return {"p50": round(float(np.median(values)), 3), "max": round(max(values), 3)}
+
+        result["calibration"] = {
+            "cameras": len(calibrations),
+            "poses": len(calibrations[0].placements),
+            "residual_rms_mm": p50_max([c.residual_rms_mm for c in calibrations]),
+            **{
+                key: p50_max([c.error[key] for c in calibrations])
+                for key in ("position_mm", "rotation_deg", "workspace_mean_mm")
+            },
+        }
+    return result
 
 
 def main() -> None:
@@ -210,8 +273,17 @@ def main() -> None:
     ap.add_argument("--frames", type=int, default=200)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--scene", default=None, help="scene file (default config/scene.yaml)")
+    ap.add_argument(
+        "--calibrate",
+        action="store_true",
+        help="one camera per run of frames, calibrated first; report before and after",
+    )
+    ap.add_argument("--frames-per-camera", type=int, default=20, help="with --calibrate")
     args = ap.parse_args()
-    print(json.dumps(run(args.frames, args.seed, args.scene)))
+    if args.frames_per_camera < 1:
+        ap.error("--frames-per-camera must be >= 1")
+    result = run(args.frames, args.seed, args.scene, args.calibrate, args.frames_per_camera)
+    print(json.dumps(result))
 
 
 if __name__ == "__main__":

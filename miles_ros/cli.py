@@ -20,6 +20,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "console": ("miles_ros.commands.console", "the operator console (a web page) for a graph"),
     "planner-train": ("miles_ros.commands.planner_train", "fit the planner's LoRA adapter"),
     "demo": ("miles_ros.commands.demo", "the whole loop on one machine, with pictures"),
+    "calibrate": ("miles_ros.commands.calibrate", "measure the camera's pose into a scene file"),
 }
 
 

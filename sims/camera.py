@@ -119,6 +119,49 @@ def rotation_from_vector(rotvec) -> np.ndarray:
     return np.eye(3) + math.sin(angle) * kx + (1.0 - math.cos(angle)) * kx @ kx
 
 
+def quaternion_from_rotation(rotation) -> tuple[float, float, float, float]:
+    """A rotation matrix as a unit quaternion (x, y, z, w), w >= 0 (ROS's order)."""
+    r = np.asarray(rotation, dtype=np.float64).reshape(3, 3)
+    # The largest of the four squared components first: no division by a small number.
+    squares = np.array(
+        [
+            1.0 + r[0, 0] - r[1, 1] - r[2, 2],
+            1.0 - r[0, 0] + r[1, 1] - r[2, 2],
+            1.0 - r[0, 0] - r[1, 1] + r[2, 2],
+            1.0 + r[0, 0] + r[1, 1] + r[2, 2],
+        ]
+    )
+    k = int(np.argmax(squares))
+    big = math.sqrt(max(squares[k], 0.0)) / 2.0
+    f = 1.0 / (4.0 * big)
+    if k == 0:
+        q = (big, (r[0, 1] + r[1, 0]) * f, (r[0, 2] + r[2, 0]) * f, (r[2, 1] - r[1, 2]) * f)
+    elif k == 1:
+        q = ((r[0, 1] + r[1, 0]) * f, big, (r[1, 2] + r[2, 1]) * f, (r[0, 2] - r[2, 0]) * f)
+    elif k == 2:
+        q = ((r[0, 2] + r[2, 0]) * f, (r[1, 2] + r[2, 1]) * f, big, (r[1, 0] - r[0, 1]) * f)
+    else:
+        q = ((r[2, 1] - r[1, 2]) * f, (r[0, 2] - r[2, 0]) * f, (r[1, 0] - r[0, 1]) * f, big)
+    q = np.asarray(q) * (1.0 if q[3] >= 0 else -1.0)
+    return tuple(float(v) for v in q / np.linalg.norm(q))
+
+
+def rotation_from_quaternion(quaternion) -> np.ndarray:
+    """A quaternion (x, y, z, w; normalised here) as a rotation matrix."""
+    q = np.asarray(quaternion, dtype=np.float64).ravel()
+    norm = float(np.linalg.norm(q)) if q.shape == (4,) else 0.0
+    if not norm > 1e-9:
+        raise ValueError(f"expected a quaternion (x, y, z, w) of non-zero length, got {q}")
+    x, y, z, w = q / norm
+    return np.array(
+        [
+            [1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
+            [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
+            [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)],
+        ]
+    )
+
+
 def rotation_angle_deg(a: np.ndarray, b: np.ndarray) -> float:
     """The angle of the rotation between two rotation matrices (deg)."""
     c = (np.trace(np.asarray(a).T @ np.asarray(b)) - 1.0) / 2.0
@@ -156,19 +199,55 @@ class CameraNoise:
 
 
 @dataclass(frozen=True)
+class CameraCalibration:
+    """A measured camera pose (``camera.calibration`` of a scene file, written by
+    ``miles calibrate camera``) and what it rests on."""
+
+    pose: CameraPose
+    """Scene from optical frame, as measured."""
+    residual_rms_mm: float
+    """RMS distance between the known target points and the measured ones mapped by
+    :attr:`pose` (mm): how well the measurements agree with one rigid pose."""
+    poses: int
+    """Target placements the pose was solved from."""
+    date: str = ""
+    """When it was measured (ISO 8601)."""
+    command: str = ""
+    """The command line that measured it."""
+
+
+@dataclass(frozen=True)
 class CameraConfig:
     """One camera of a scene file's ``camera:`` section."""
 
     intrinsics: CameraIntrinsics
     pose: CameraPose
-    """Where the camera truly is (the simulator renders from here); a real cell's
-    calibrated pose."""
+    """The nominal mount pose (``position``, ``look_at``): where the camera was meant to
+    stand. The simulator's camera is mounted here, off by the noise model's extrinsic
+    error (:meth:`mounted_pose`)."""
     rate_hz: float = 15.0
     """Frames per second."""
     frame_id: str = "camera_color_optical_frame"
     """The optical frame's name (a RealSense driver's)."""
     noise: CameraNoise = field(default_factory=CameraNoise)
     """The simulated camera's noise (a real camera brings its own)."""
+    calibration: CameraCalibration | None = None
+    """The measured pose, when the camera has been calibrated."""
+
+    @property
+    def believed_pose(self) -> CameraPose:
+        """Where the cell believes the camera is: the calibrated pose when there is one,
+        else the nominal pose. Everything that turns pixels into scene points uses this."""
+        return self.calibration.pose if self.calibration is not None else self.pose
+
+    def mounted_pose(self, rng: np.random.Generator) -> CameraPose:
+        """Where the simulated camera really is: the nominal pose off by a calibration
+        error drawn from ``rng`` (the noise model's ``extrinsic_*``). The sim node's
+        camera draws it first from ``default_rng(camera_seed)``; a calibration in sim
+        draws the same to know the truth it measures."""
+        return self.pose.perturbed(
+            rng, self.noise.extrinsic_position_std, self.noise.extrinsic_angle_std_deg
+        )
 
 
 def to_camera(points, pose: CameraPose) -> np.ndarray:

@@ -17,6 +17,7 @@ is that arm's base frame, and nothing else changes.
 
 from __future__ import annotations
 
+import datetime
 import math
 import os
 import re
@@ -26,7 +27,14 @@ from pathlib import Path
 
 import yaml
 
-from sims.camera import CameraConfig, CameraIntrinsics, CameraNoise, CameraPose
+from sims.camera import (
+    CameraCalibration,
+    CameraConfig,
+    CameraIntrinsics,
+    CameraNoise,
+    CameraPose,
+    rotation_from_quaternion,
+)
 
 SCENE_FILE = "scene.yaml"
 PACKAGE_NAME = "miles_ros"
@@ -234,14 +242,27 @@ def parse_scene(data: dict, source: str = "<scene>") -> Scene:
     )
 
 
-CAMERA_KEYS = ("resolution", "vfov_deg", "position", "look_at", "rate_hz", "frame_id", "noise")
-"""The keys of ``camera:`` (``rate_hz``, ``frame_id`` and ``noise`` may be left out)."""
+CAMERA_KEYS = (
+    "resolution",
+    "vfov_deg",
+    "position",
+    "look_at",
+    "rate_hz",
+    "frame_id",
+    "noise",
+    "calibration",
+)
+"""The keys of ``camera:`` (``rate_hz``, ``frame_id``, ``noise`` and ``calibration`` may be
+left out)."""
+CALIBRATION_KEYS = ("position", "orientation", "residual_rms_mm", "poses", "date", "command")
+"""The keys of ``camera.calibration`` (``date`` and ``command`` may be left out)."""
 
 
 def _camera(value, source: str) -> CameraConfig:
     """The ``camera:`` section: a pinhole camera (resolution, vertical field of view) at
-    ``position`` looking at ``look_at``, its rate, and the simulated camera's noise
-    (:class:`sims.camera.CameraNoise` fields; left out: a RealSense D4xx's)."""
+    ``position`` looking at ``look_at``, its rate, the simulated camera's noise
+    (:class:`sims.camera.CameraNoise` fields; left out: a RealSense D4xx's) and, once
+    measured, its ``calibration``."""
     where = f"{source}: camera"
     if not isinstance(value, dict):
         raise ValueError(f"{where}: expected a mapping with {', '.join(CAMERA_KEYS)}")
@@ -274,6 +295,43 @@ def _camera(value, source: str) -> CameraConfig:
         rate_hz=_positive(value.get("rate_hz", CameraConfig.rate_hz), f"{where}.rate_hz"),
         frame_id=frame_id,
         noise=CameraNoise(**dict(zip(noise, values, strict=True))),
+        calibration=(
+            _calibration(value["calibration"], f"{where}.calibration")
+            if value.get("calibration") is not None
+            else None
+        ),
+    )
+
+
+def _calibration(value, where: str) -> CameraCalibration:
+    """``camera.calibration``: the measured pose of the optical frame in the scene frame
+    (``position`` m, ``orientation`` quaternion x, y, z, w) and what it rests on."""
+    if not isinstance(value, dict):
+        raise ValueError(f"{where}: expected a mapping with {', '.join(CALIBRATION_KEYS)}")
+    unknown = sorted(set(value) - set(CALIBRATION_KEYS))
+    if unknown:
+        raise ValueError(f"{where}: unknown keys {unknown}; known: {', '.join(CALIBRATION_KEYS)}")
+    position = finite_numbers(value.get("position"), f"{where}.position", 3)
+    quaternion = finite_numbers(value.get("orientation"), f"{where}.orientation", 4)
+    if abs(math.hypot(*quaternion) - 1.0) > 1e-3:
+        raise ValueError(f"{where}.orientation: expected a unit quaternion, got {quaternion}")
+    rms = finite_numbers([value.get("residual_rms_mm")], f"{where}.residual_rms_mm", 1)[0]
+    poses = value.get("poses")
+    if isinstance(poses, bool) or not isinstance(poses, int) or poses < 3:
+        raise ValueError(f"{where}.poses: expected a whole number >= 3, got {poses!r}")
+    date, command = value.get("date", ""), value.get("command", "")
+    if isinstance(date, datetime.date):  # YAML reads an unquoted timestamp as one
+        date = date.isoformat()
+    if not isinstance(date, str) or not isinstance(command, str):
+        raise ValueError(f"{where}: date and command must be text")
+    if rms < 0:
+        raise ValueError(f"{where}.residual_rms_mm: must be >= 0, got {rms}")
+    return CameraCalibration(
+        pose=CameraPose.from_matrix(rotation_from_quaternion(quaternion), position),
+        residual_rms_mm=rms,
+        poses=poses,
+        date=date,
+        command=command,
     )
 
 

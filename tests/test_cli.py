@@ -17,6 +17,7 @@ def test_help_lists_every_interface_command(capsys):
         "estop",
         "planner-train",
         "demo",
+        "calibrate",
     ):
         assert f"  {name} " in out
 

@@ -95,8 +95,8 @@ class _Arm:
 
 
 class Perception:
-    """Cube poses of ``scene`` from one camera at ``camera_pose`` (the calibrated pose, from
-    the scene file) and the arms' joint states."""
+    """Cube poses of ``scene`` from one camera at ``camera_pose`` (where the cell believes
+    it is: the scene file's ``camera.believed_pose``) and the arms' joint states."""
 
     def __init__(
         self, scene: Scene, camera_pose: CameraPose, config: PerceptionConfig | None = None

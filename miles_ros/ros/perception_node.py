@@ -51,7 +51,8 @@ LOG_PERIOD_S = 2.0
 
 
 def default_perception(scene, camera_pose):
-    """The perception core of ``scene`` with the camera at its calibrated pose."""
+    """The perception core of ``scene`` with the camera where the cell believes it is
+    (:attr:`sims.camera.CameraConfig.believed_pose`)."""
     from miles_ros.perception import Perception
 
     return Perception(scene, camera_pose)
@@ -77,7 +78,7 @@ class PerceptionNode(Node):
                 "(the camera's calibrated pose)"
             )
         factory = perception_factory or default_perception
-        self.perception = factory(scene, scene.camera.pose)
+        self.perception = factory(scene, scene.camera.believed_pose)
         self.frame_id = WORLD_FRAME if scene.multi_arm else prm.frame_id
         self.frames = 0
         """Frames the core took."""

@@ -11,10 +11,12 @@ stamp. The whole loop runs on one thread of its own: the physics and the executo
 wait for a frame; a frame that takes longer than the period delays the next (the rate
 drops, the stamps stay true).
 
-The extrinsic error: the scene file holds the camera's calibrated pose, and a real camera
-is never exactly there. The sim renders from that pose perturbed once per run
-(:meth:`sims.camera.CameraPose.perturbed`), so perception, which believes the file, sees
-a calibration error of a few mm and tenths of a degree.
+The extrinsic error: the scene file holds the camera's nominal pose, and a real camera is
+never exactly there. The sim renders from that pose perturbed once per run
+(:meth:`sims.camera.CameraConfig.mounted_pose`, drawn first from
+``default_rng(camera_seed)``), so perception, which believes the file, sees a calibration
+error of a few mm and tenths of a degree until ``miles calibrate camera --camera-seed``
+measures this run's pose into the file's ``camera.calibration``.
 """
 
 from __future__ import annotations
@@ -87,12 +89,9 @@ class SimCamera:
         self.node = node
         self.config = config
         self.rng = np.random.default_rng(seed)
-        noise = config.noise
-        self.true_pose = config.pose.perturbed(
-            self.rng, noise.extrinsic_position_std, noise.extrinsic_angle_std_deg
-        )
-        """Where the simulated camera really is: the scene file's pose with this run's
-        calibration error."""
+        self.true_pose = config.mounted_pose(self.rng)
+        """Where the simulated camera really is: the scene file's nominal pose with this
+        run's calibration error (``miles calibrate camera --camera-seed`` measures it)."""
         color, depth, info = topics
         self.pub_color = node.create_publisher(Image, color, qos)
         self.pub_depth = node.create_publisher(Image, depth, qos)

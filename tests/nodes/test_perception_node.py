@@ -288,3 +288,34 @@ def test_a_pair_that_comes_during_a_frame_is_dropped_and_counted(frame):
         if cam.core is not None and cam.core.gate is not None:
             cam.core.gate.set()
         cam.close()
+
+
+def test_a_calibrated_scene_gives_the_core_its_calibrated_pose(tmp_path):
+    import yaml
+
+    from miles_ros.perception.calibration import calibration_section
+    from sims.scene import default_scene_path
+    from tests.nodes.graph_harness import overrides
+
+    scene = load_scene()
+    measured = scene.camera.mounted_pose(np.random.default_rng(4))
+    data = yaml.safe_load(default_scene_path().read_text())
+    data["camera"]["calibration"] = calibration_section(measured, 1.0, 12, "", "test")
+    path = tmp_path / "scene.yaml"
+    path.write_text(yaml.safe_dump(data))
+    given = []
+
+    def build(context):
+        return PerceptionNode(
+            perception_factory=lambda s, pose: given.append(pose) or StandInCore(s, pose),
+            context=context,
+            parameter_overrides=overrides({"scene_file": str(path)}),
+        )
+
+    g = Graph([build])
+    try:
+        (pose,) = given
+        assert pose == load_scene(path).camera.calibration.pose != scene.camera.pose
+        np.testing.assert_allclose(pose.t, measured.t, atol=1e-6)
+    finally:
+        g.close()

@@ -96,6 +96,9 @@ def test_depth_agrees_with_the_render_and_a_table_pixel_lies_on_the_table(camera
     cam = scene.camera
     true_pose = g.nodes[0].rgbd.true_pose
     assert not np.allclose(true_pose.t, cam.pose.t)  # this run's calibration error
+    # the pose `miles calibrate camera --camera-seed` measures for this camera_seed
+    camera_seed = g.nodes[0].params.camera_seed
+    assert true_pose == cam.mounted_pose(np.random.default_rng(camera_seed))
     world = SceneWorld(scene)
     try:
         _, rendered = world.render_rgbd(cam.intrinsics, true_pose)

@@ -1,0 +1,168 @@
+"""`miles calibrate camera`: measure where the scene's camera is, and write it into a scene
+file's ``camera.calibration``.
+
+    miles calibrate camera [--scene FILE] [--poses 12] [--seed 0] [--camera-seed 0]
+                           [--out FILE [--overwrite]] [--json]
+
+In simulation (PyBullet; no ROS graph): the camera stands where ``sim_node`` with
+``camera_seed`` = ``--camera-seed`` mounts it (the scene's nominal pose off by the noise
+model's calibration error; ``miles up`` runs with camera seed 0). The arm puts the
+scene's first cube at ``--poses`` places spread over the workspace, half of them on top of
+the second cube, and parks out of view; the camera measures each, and the rigid transform
+that best maps the measurements onto the places is the camera's pose
+(``miles_ros/perception/calibration.py``). It prints the residual (how well one rigid pose
+fits every measurement) and, since the simulator knows the truth, the calibrated pose's
+error against it, next to the error of the pose the scene file had.
+
+``--out FILE`` writes the scene file with the ``calibration:`` overlay under ``camera:``
+(perception uses it from then on; the nominal ``position`` / ``look_at`` stay, the
+simulator still mounts its camera there). Without ``--out`` nothing is written: it prints
+the overlay. An existing file is never replaced without ``--overwrite``.
+
+Exit status: 0 when calibrated, 1 when the measurements could not give a pose (a
+placement not seen, points on a line), 2 on usage errors.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import shlex
+import sys
+from pathlib import Path
+
+from miles_ros.interfaces import EXIT_FAILED, EXIT_OK, EXIT_USAGE
+
+TARGETS = ("camera",)
+"""What ``miles calibrate`` calibrates."""
+
+
+def _parser(prog: str) -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog=prog,
+        description=__doc__.split("\n\n")[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=__doc__.split("\n\n", 1)[1],
+    )
+    p.add_argument("target", choices=TARGETS, help="what to calibrate")
+    p.add_argument("--scene", type=Path, help="scene YAML (default config/scene.yaml)")
+    p.add_argument("--poses", type=int, default=12, help="target placements (>= 3)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the placements and the noise")
+    p.add_argument(
+        "--camera-seed",
+        type=int,
+        default=0,
+        help="sim_node's camera_seed whose camera pose to measure (miles up: 0)",
+    )
+    p.add_argument("--out", type=Path, help="write the scene with the calibration here")
+    p.add_argument("--overwrite", action="store_true", help="replace an existing --out file")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    return p
+
+
+def scene_with_calibration(scene_path: Path, section: dict) -> str:
+    """The text of the scene file ``scene_path`` with ``camera.calibration`` set to
+    ``section`` (re-emitted from its data: the file's comments are not kept)."""
+    import yaml
+
+    data = yaml.safe_load(scene_path.read_text(encoding="utf-8"))
+    data["camera"] = {**data["camera"], "calibration": section}
+    header = (
+        f"# {scene_path.name} with the camera's calibration (camera.calibration), written by\n"
+        f"# {section['command']}\n"
+    )
+    return header + yaml.safe_dump(data, sort_keys=False, default_flow_style=None)
+
+
+def main(argv: list[str] | None = None, prog: str = "miles calibrate") -> int:
+    parser = _parser(prog)
+    args = parser.parse_args(argv)
+    if args.poses < 3:
+        parser.error("--poses: a camera pose needs at least 3 placements")
+    if args.out is not None and args.out.exists() and not args.overwrite:
+        print(
+            f"{prog}: {args.out} exists; pass --overwrite to replace it (nothing written)",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
+
+    from miles_ros.perception.calibration import (
+        CalibrationRefused,
+        calibrate_in_sim,
+        calibration_section,
+    )
+    from sims.scene import default_scene_path, load_scene
+
+    scene_path = args.scene if args.scene is not None else default_scene_path()
+    scene = load_scene(scene_path)
+    if scene.camera is None:
+        print(f"{prog}: {scene_path} has no camera: section", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        result = calibrate_in_sim(scene, args.camera_seed, args.poses, args.seed)
+    except CalibrationRefused as exc:
+        print(f"{prog} camera: no pose: {exc}", file=sys.stderr)
+        return EXIT_FAILED
+    command = shlex.join([*prog.split(), *(argv if argv is not None else sys.argv[1:])])
+    section = calibration_section(
+        result.pose,
+        result.residual_rms_mm,
+        len(result.placements),
+        datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+        command,
+    )
+    if args.out is not None:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(scene_with_calibration(Path(scene_path), section), encoding="utf-8")
+    stacked = sum(p.stacked for p in result.placements)
+    residual_max_mm = float(result.residuals.max() * 1e3)
+    if args.json:
+        print(
+            json.dumps(
+                {
+                    "scene": str(scene_path),
+                    "camera_seed": args.camera_seed,
+                    "poses": len(result.placements),
+                    "stacked": stacked,
+                    "residual_rms_mm": round(result.residual_rms_mm, 3),
+                    "residual_max_mm": round(residual_max_mm, 3),
+                    "error": {k: round(v, 3) for k, v in result.error.items()},
+                    "error_before": {k: round(v, 3) for k, v in result.error_before.items()},
+                    "calibration": section,
+                    "out": str(args.out) if args.out is not None else None,
+                }
+            )
+        )
+        return EXIT_OK
+    e, b = result.error, result.error_before
+    print(
+        f"calibrate camera: {len(result.placements)} placements of {result.target} "
+        f"({len(result.placements) - stacked} on the table, {stacked} on {result.support}), "
+        f"sim camera seed {args.camera_seed}"
+    )
+    print(f"residual: rms {result.residual_rms_mm:.2f} mm, max {residual_max_mm:.2f} mm")
+    print(
+        f"error against the true pose (sim): position {e['position_mm']:.2f} mm, rotation "
+        f"{e['rotation_deg']:.3f} deg; on the workspace {e['workspace_mean_mm']:.2f} mm mean, "
+        f"{e['workspace_max_mm']:.2f} mm max"
+    )
+    print(
+        f"the scene file's pose before: position {b['position_mm']:.2f} mm, rotation "
+        f"{b['rotation_deg']:.3f} deg; on the workspace {b['workspace_mean_mm']:.2f} mm mean, "
+        f"{b['workspace_max_mm']:.2f} mm max"
+    )
+    if args.out is not None:
+        print(f"wrote {args.out} (camera.calibration); perception uses it with --scene {args.out}")
+    else:
+        import yaml
+
+        print("camera:\n  calibration:")
+        for line in yaml.safe_dump(section, sort_keys=False, default_flow_style=None).splitlines():
+            print(f"    {line}")
+        print("not written: pass --out FILE to write the scene with this calibration")
+    return EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main())
