@@ -70,4 +70,4 @@ def test_recorded_topics_are_the_nodes_default_names():
         interfaces.SKILL_COMMAND,
         interfaces.ESTOP,
     } <= set(TOPICS)
-    assert len(TOPICS) == 13
+    assert len(TOPICS) == 14

@@ -52,6 +52,7 @@ def recorded_topics() -> dict[str, str]:
         safety.joint_command_topic: _JOINT_STATE,
         safety.skill_command_topic: _JOINT_STATE,
         sim.objects_topic: _STRING,
+        sim.truth_topic: _STRING,  # the simulator's poses while perception publishes objects
         skill.request_topic: _STRING,
         skill.status_topic: _STRING,
         safety.state_topic: _STRING,
