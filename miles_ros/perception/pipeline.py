@@ -4,8 +4,10 @@ scene's cube poses out, each with its age, its uncertainty and how it is known.
 A cube is in one of three states:
 
 - ``seen``: measured in the latest frame that could measure it;
-- ``held``: closed in a gripper and not measured since the grasp; it follows that arm's
-  TCP (forward kinematics of the joint states) at the offset it had when grasped;
+- ``held``: closed in a gripper; it follows that arm's TCP (forward kinematics of the
+  joint states) at the offset it had when grasped, and each frame that measures it
+  corrects that offset against the TCP at the frame's exposure (a frame arrives tenths of
+  a second late; the joint states do not);
 - ``occluded``: neither: it keeps its last pose, which ages, and its standard deviation
   grows with the age (:attr:`PerceptionConfig.occluded_growth_m_per_s`).
 
@@ -20,6 +22,7 @@ from __future__ import annotations
 
 import math
 import threading
+from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -36,6 +39,9 @@ SOURCE = "camera"
 """The ``source`` of every pose perception publishes (the simulator's is ``sim``)."""
 STATES = ("seen", "held", "occluded")
 """How a published pose is known (see the module docstring)."""
+TCP_HISTORY = 400
+"""Joint states kept per arm to find the TCP at a frame's exposure (at 250 Hz, 1.6 s: more
+than a frame's age on arrival)."""
 
 
 @dataclass(frozen=True)
@@ -54,6 +60,9 @@ class PerceptionConfig:
     """A cube whose centre is this close to a closed gripper's TCP is held by it (m)."""
     grip_margin_m: float = 0.006
     """Fingers closed on a cube: their opening within this of the cube's size (m)."""
+    tcp_match_s: float = 0.05
+    """A held cube's measurement corrects its grasp offset only against a joint state this
+    close to the frame's exposure (s)."""
     min_coverage: float = 0.3
     """A cube with less of its top face in view (a hand over it) is not measured: the fit
     of its sides alone would be off by up to half its size."""
@@ -89,9 +98,22 @@ class FrameReport:
 
 @dataclass
 class _Arm:
+    """An arm's latest TCP and grip, and its recent TCPs to match frames' exposures."""
+
     tcp: np.ndarray
     closed: bool
     stamp: float
+    history: deque = field(default_factory=lambda: deque(maxlen=TCP_HISTORY))
+    """(stamp, tcp) of recent joint states, oldest first."""
+
+    def tcp_at(self, stamp: float, tolerance: float) -> np.ndarray | None:
+        """The TCP at ``stamp`` (the joint state nearest to it, within ``tolerance`` s);
+        None when the history does not reach back that far."""
+        if not self.history:
+            return None
+        times = np.fromiter((t for t, _ in self.history), dtype=np.float64)
+        i = int(np.argmin(np.abs(times - stamp)))
+        return self.history[i][1] if abs(times[i] - stamp) <= tolerance else None
 
 
 class Perception:
@@ -129,23 +151,27 @@ class Perception:
         size, cfg = self.scene.cube_size, self.config
         closed = abs(float(finger_width) - size) <= cfg.grip_margin_m
         with self.lock:
-            self.arms[arm] = _Arm(tcp, closed, float(stamp))
+            state = self.arms.get(arm)
+            if state is None:
+                state = self.arms[arm] = _Arm(tcp, closed, float(stamp))
+            state.tcp, state.closed, state.stamp = tcp, closed, float(stamp)
+            state.history.append((float(stamp), tcp))
             self._follow(arm, tcp, closed, float(stamp))
 
     def _follow(self, arm: str, tcp: np.ndarray, closed: bool, stamp: float) -> None:
         cfg = self.config
         for track in self.tracks.values():
-            if track.held_by == arm:
-                if not closed:  # released: it stays where it was last known to be
-                    track.held_by, track.offset = None, None
-                    if track.state == "held":
-                        track.state = "occluded"
-                elif track.state == "held":
-                    track.position = tcp + track.offset
-                    track.stamp = float(stamp)
+            if track.held_by == arm and not closed:
+                # released: it stays where it was last known to be, until a frame sees it
+                track.held_by, track.offset = None, None
+                track.state = "occluded"
             elif track.held_by is None and closed:
                 if np.linalg.norm(track.position - tcp) <= cfg.grasp_radius_m:
                     track.held_by, track.offset = arm, track.position - tcp
+                    track.state = "held"
+            if track.held_by == arm:  # it goes where the gripper goes
+                track.position = tcp + track.offset
+                track.stamp = stamp
 
     def on_frame(self, rgb: np.ndarray, depth_m: np.ndarray, stamp: float) -> FrameReport:
         """Measure the cubes in one frame (``stamp``: its exposure time); FrameRefused says
@@ -175,7 +201,7 @@ class Perception:
             for name, reason in reasons.items():
                 track = self.tracks.get(name)
                 if track is not None and track.state == "seen":
-                    track.state = "held" if track.held_by is not None else "occluded"
+                    track.state = "occluded"
                 self.reasons[name] = reason
         return FrameReport(float(stamp), tuple(found), reasons)
 
@@ -184,12 +210,19 @@ class Perception:
         track = self.tracks.get(name)
         if track is None:
             track = self.tracks[name] = Track(d.position, d.yaw, stamp, 0.0, 0.0, "seen")
-        track.position, track.yaw, track.stamp, track.measured = d.position, d.yaw, stamp, stamp
-        track.std, track.confidence, track.state = cfg.measurement_std_m, d.coverage, "seen"
-        if track.held_by is not None:
-            arm = self.arms[track.held_by]
-            track.offset = d.position - arm.tcp
+        track.yaw, track.measured = d.yaw, stamp
+        track.std, track.confidence = cfg.measurement_std_m, d.coverage
         self.reasons.pop(name, None)
+        if track.held_by is not None:
+            # A held cube follows the TCP; the frame, older than the latest joint state,
+            # corrects only where in the gripper it sits (against the TCP at the exposure).
+            arm = self.arms[track.held_by]
+            tcp = arm.tcp_at(stamp, cfg.tcp_match_s)
+            if tcp is not None:
+                track.offset = d.position - tcp
+                track.position, track.stamp = arm.tcp + track.offset, arm.stamp
+            return
+        track.position, track.stamp, track.state = d.position, stamp, "seen"
 
     def payload(self, now: float, frame_id: str) -> dict:
         """The ``/miles/scene/objects`` JSON: today's schema (``objects`` with position,

@@ -156,3 +156,44 @@ def test_yaw_and_orientation_agree():
     x, y, z, w = red["orientation"]
     assert x == y == 0.0 and 2 * math.atan2(z, w) == pytest.approx(red["yaw"])
     assert red["yaw"] == pytest.approx(0.3, abs=math.radians(2))
+
+
+def test_a_cube_hidden_by_the_hand_before_the_fingers_close_is_still_held():
+    # the live order: the hand covers the cube, then the fingers close on it
+    Q = arm_at((0.45, 0.0, 0.02))  # noqa: N806
+    p = perception()
+    p.on_frame(*frame_with_red_at((0.45, 0.0)), stamp=0.0)
+    p.on_frame(*empty_frame(), stamp=0.2)  # the hand over it: occluded
+    assert p.payload(0.2, "f")["objects"]["red_cube"]["state"] == "occluded"
+    p.on_arm("", Q, SCENE.cube_size, stamp=0.3)
+    q = Q.copy()
+    q[0] += 0.3
+    p.on_arm("", q, SCENE.cube_size, stamp=0.6)
+    held = p.payload(0.6, "f")["objects"]["red_cube"]
+    assert held["state"] == "held" and held["stamp"] == 0.6
+    assert np.linalg.norm(np.array(held["position"]) - panda.fk_tcp(q)) < 0.02
+
+
+def test_a_late_frame_of_a_held_cube_corrects_the_grip_not_the_time():
+    """A frame arrives tenths of a second after its exposure; while the arm carries the
+    cube, it must not pull the pose back to where the cube was then."""
+    Q = arm_at((0.45, 0.0, 0.02))  # noqa: N806
+    p = perception()
+    p.on_frame(*frame_with_red_at((0.45, 0.0)), stamp=0.0)
+    p.on_arm("", Q, SCENE.cube_size, stamp=0.1)  # grasped at the measured pose
+    offset = np.array(p.payload(0.1, "f")["objects"]["red_cube"]["position"]) - panda.fk_tcp(Q)
+    q = Q.copy()
+    q[0] += 0.3
+    p.on_arm("", q, SCENE.cube_size, stamp=0.8)  # carried on
+    # exposed at 0.1, where the TCP was at Q, showing the cube 1 cm off in x in the gripper
+    seen_at = panda.fk_tcp(Q) + offset + (0.01, 0.0, 0.0)
+    p.on_frame(*frame_with_red_at(tuple(seen_at[:2])), stamp=0.1)
+    red = p.payload(0.8, "f")["objects"]["red_cube"]
+    assert red["state"] == "held" and red["stamp"] == 0.8
+    expected = panda.fk_tcp(q) + offset + (0.01, 0.0, 0.0)
+    assert np.linalg.norm(np.array(red["position"][:2]) - expected[:2]) < 0.003
+    # without a joint state near the exposure, the frame cannot say where in the grip it
+    # is: the pose keeps following the TCP at the offset it had
+    p.on_frame(*frame_with_red_at((0.3, 0.2)), stamp=0.5)
+    again = p.payload(0.8, "f")["objects"]["red_cube"]
+    assert np.allclose(again["position"], red["position"])
