@@ -1,15 +1,16 @@
 """The sim node's RGB-D camera: the scene's camera (``camera:`` of the scene file) on the
 topics and in the encodings a RealSense driver uses, with a depth camera's faults.
 
-Each frame: the state of the world is read at the frame's exposure (its stamp), rendered
-in the sim node's camera subprocess (:class:`miles_ros.runtime.scene_world.CameraProcess`,
-``BulletWorld.render_rgbd``), noised with :func:`sims.camera.add_noise` (depth noise
-growing with distance, invalid pixels at edges and at random, colour noise), dropped with
-the noise model's ``drop_probability``, and published ``latency_s`` after its exposure,
-never earlier: ``rgb8`` colour, ``16UC1`` depth in mm and a ``CameraInfo`` with the same
-stamp. The whole loop runs on one thread of its own: the physics and the executor never
-wait for a frame; a frame that takes longer than the period delays the next (the rate
-drops, the stamps stay true).
+Each frame: dropped with the noise model's ``drop_probability``, or the state of the world
+is read at the frame's exposure (its stamp), rendered and noised in the sim node's camera
+subprocess (:class:`miles_ros.runtime.scene_world.CameraProcess`, ``BulletWorld.
+render_rgbd`` and :func:`sims.camera.add_noise`: depth noise growing with distance, invalid
+pixels at edges and at random, colour noise), and published ``latency_s`` after its
+exposure, never earlier: ``rgb8`` colour, ``16UC1`` depth in mm and a ``CameraInfo`` with
+the same stamp. Frames are made on one thread and published on another, so the wait for
+the latency never holds up the next frame: the physics and the executor never wait for a
+frame; a frame that takes longer than the period delays the next (the rate drops, the
+stamps stay true).
 
 The extrinsic error: the scene file holds the camera's nominal pose, and a real camera is
 never exactly there. The sim renders from that pose perturbed once per run
@@ -22,13 +23,14 @@ measures this run's pose into the file's ``camera.calibration``.
 from __future__ import annotations
 
 import threading
+from collections import deque
 from collections.abc import Callable
 
 import numpy as np
 from sensor_msgs.msg import CameraInfo, Image
 
 from miles_ros.perception.images import encode_depth_mm
-from sims.camera import CameraConfig, CameraIntrinsics, add_noise
+from sims.camera import CameraConfig, CameraIntrinsics
 
 Snapshot = Callable[[], tuple[object, dict, float]]
 """Reads the world for one frame: (joints as CameraProcess.render_rgbd takes them, object
@@ -72,7 +74,8 @@ def _time(seconds: float):
 
 class SimCamera:
     """One RGB-D camera stream of the sim node, on its own thread (see the module
-    docstring). ``render(joints, poses, intrinsics, pose)`` makes the noise-free frame;
+    docstring). ``render(joints, poses, intrinsics, pose, noise)`` makes the frame with
+    ``noise`` added;
     ``snapshot()`` reads the world; ``now()`` is the node's clock (s)."""
 
     def __init__(
@@ -105,14 +108,22 @@ class SimCamera:
         """Frames the camera process failed to render."""
         self.stop = threading.Event()
         self.thread = threading.Thread(target=self._run, daemon=True, name="sim_rgbd")
+        self.outbox: deque[tuple[float, tuple]] = deque()
+        """Frames made, waiting for their publication time (in stamp order)."""
+        self.outbox_ready = threading.Condition()
+        self.sender = threading.Thread(target=self._send, daemon=True, name="sim_rgbd_out")
 
     def start(self) -> None:
         self.thread.start()
+        self.sender.start()
 
     def close(self) -> None:
         self.stop.set()
-        if self.thread.is_alive():
-            self.thread.join(timeout=35.0)  # a frame being rendered finishes first
+        with self.outbox_ready:
+            self.outbox_ready.notify()
+        for thread in (self.thread, self.sender):
+            if thread.is_alive():
+                thread.join(timeout=35.0)  # a frame being rendered finishes first
 
     def _wait_until(self, t: float) -> bool:
         """Wait until the node's clock reads ``t`` (in short steps: sim time may run
@@ -138,24 +149,39 @@ class SimCamera:
                 )
 
     def frame(self) -> bool:
-        """Expose, render, noise and publish one frame; False when it was dropped."""
+        """Expose, render and noise one frame and queue it for publication ``latency_s``
+        after its exposure; False when it was dropped."""
         cfg, noise = self.config, self.config.noise
-        joints, poses, stamp = self.snapshot()
-        rgb, depth = self.render(joints, poses, cfg.intrinsics, self.true_pose)
         if self.rng.random() < noise.drop_probability:
             self.dropped += 1
             return False
-        rgb, depth = add_noise(rgb, depth, noise, self.rng)
+        joints, poses, stamp = self.snapshot()
+        rgb, depth = self.render(joints, poses, cfg.intrinsics, self.true_pose, noise)
         color_msg = image_message(rgb, "rgb8", stamp, cfg.frame_id)
         depth_msg = image_message(encode_depth_mm(depth), "16UC1", stamp, cfg.frame_id)
         info_msg = camera_info_message(cfg.intrinsics, stamp, cfg.frame_id)
-        if not self._wait_until(stamp + noise.latency_s):
-            return False
-        try:
-            self.pub_info.publish(info_msg)
-            self.pub_depth.publish(depth_msg)
-            self.pub_color.publish(color_msg)
-        except Exception:  # the node is being destroyed
-            return False
-        self.published += 1
+        with self.outbox_ready:
+            self.outbox.append((stamp + noise.latency_s, (info_msg, depth_msg, color_msg)))
+            self.outbox_ready.notify()
         return True
+
+    def _send(self) -> None:
+        """Publish each queued frame when its time comes (the sender thread)."""
+        while not self.stop.is_set():
+            with self.outbox_ready:
+                self.outbox_ready.wait_for(lambda: self.outbox or self.stop.is_set())
+                if self.stop.is_set():
+                    return
+                due, messages = self.outbox[0]
+            if not self._wait_until(due):
+                return
+            with self.outbox_ready:
+                self.outbox.popleft()
+            try:
+                for pub, msg in zip(
+                    (self.pub_info, self.pub_depth, self.pub_color), messages, strict=True
+                ):
+                    pub.publish(msg)
+            except Exception:  # the node is being destroyed
+                return
+            self.published += 1

@@ -183,11 +183,13 @@ class SimNode(Node):
                 joints = {arm: self.world.joint_state(arm)[0] for arm in self.arms}
             return joints, self.world.object_poses(), self.now()
 
-    def _render_rgbd(self, joints, poses, intrinsics, pose):
+    def _render_rgbd(self, joints, poses, intrinsics, pose, noise=None):
         with self.camera_lock:  # one frame at a time, captures included
             if self.camera is None:
                 self.camera = CameraProcess(self.params.scene_file or None)
-            return self.camera.render_rgbd(joints, poses, intrinsics, pose)
+            # the noise's own stream, apart from the mount's and the drops' (SimCamera.rng)
+            seed = (self.params.camera_seed, 1)
+            return self.camera.render_rgbd(joints, poses, intrinsics, pose, noise, seed)
 
     def stamp(self):
         if self.pub_clock is None:

@@ -36,6 +36,7 @@ from sims.backends.pybullet.world import (
     BulletWorld,
     yaw_from_quaternion,
 )
+from sims.camera import add_noise
 from sims.robots import panda
 from sims.scene import Scene, load_scene
 
@@ -133,6 +134,8 @@ class SceneWorld:
             for name, robot in zip(self.arm_names, self.world.robots, strict=True)
         }
         self.camera = camera_for_scene(self.scene)
+        self._noise_rng: np.random.Generator | None = None
+        """The camera noise's generator (:meth:`render_rgbd`), made at the first noisy frame."""
         cx, cy = self.scene.table.center_xy
         self._parked_marker = (
             (cx, cy, -self.scene.table.size[2] / 2) if self.scene.multi_arm else PARKED_MARKER
@@ -253,11 +256,19 @@ class SceneWorld:
         """RGB image [height, width, 3] uint8 from the fixed demo camera (headless)."""
         return self.world.render(width, height, self.camera if camera is None else camera)
 
-    def render_rgbd(self, intrinsics, pose) -> tuple[np.ndarray, np.ndarray]:
+    def render_rgbd(self, intrinsics, pose, noise=None, seed=0) -> tuple[np.ndarray, np.ndarray]:
         """An RGB-D frame from a pinhole camera (:class:`sims.camera.CameraIntrinsics` at a
         :class:`sims.camera.CameraPose` in the scene frame): rgb uint8 [H, W, 3] and depth
-        float32 [H, W] along the view (m, 0 = nothing), noise-free."""
-        return self.world.render_rgbd(intrinsics, pose)
+        float32 [H, W] along the view (m, 0 = nothing); noise-free, or with ``noise``
+        (:class:`sims.camera.CameraNoise`, :func:`sims.camera.add_noise`) drawn from this
+        world's own generator, seeded with ``seed`` (numpy's: an int or ints) at its first noisy
+        frame."""
+        rgb, depth = self.world.render_rgbd(intrinsics, pose)
+        if noise is None:
+            return rgb, depth
+        if self._noise_rng is None:
+            self._noise_rng = np.random.default_rng(seed)
+        return add_noise(rgb, depth, noise, self._noise_rng)
 
     def mirror(
         self,
@@ -317,12 +328,20 @@ class CameraProcess:
         return self._worker.receive(timeout)
 
     def render_rgbd(
-        self, joints, poses: dict[str, BodyPose], intrinsics, pose, timeout: float = 30.0
+        self,
+        joints,
+        poses: dict[str, BodyPose],
+        intrinsics,
+        pose,
+        noise=None,
+        seed=0,
+        timeout: float = 30.0,
     ) -> tuple[np.ndarray, np.ndarray]:
         """:meth:`SceneWorld.render_rgbd` of the scene at these poses (``joints`` as
-        :meth:`SceneWorld.mirror` takes them): rgb uint8 and metric depth float32."""
+        :meth:`SceneWorld.mirror` takes them): rgb uint8 and metric depth float32, the
+        ``noise`` added in the subprocess too (its numpy work off this process's GIL)."""
         self._mirror(joints, poses, timeout)
-        self._worker.send("render_rgbd", intrinsics, pose)
+        self._worker.send("render_rgbd", intrinsics, pose, noise, seed)
         return self._worker.receive(timeout)
 
     def _mirror(self, joints, poses: dict[str, BodyPose], timeout: float) -> None:
