@@ -25,7 +25,10 @@ samples} from the console's handler to the supervisor's latch, ``estop_ms``
 from ``POST /api/estop`` reaching the server to every supervisor's latched answer, and
 ``estop_round_trip_ms`` as this client sees it), ``operator_ab`` (the 250 Hz loop's p99
 jitter in the same graph with those parts off and on, alternated over ``--ab-rounds``
-rounds: :func:`measure_operator_ab`),
+rounds: :func:`measure_operator_ab`), ``perception_ab`` (the same with the camera and the
+perception node off and on, and on, the camera's frame rate and exposure-to-pose latency:
+:func:`measure_perception_ab`), ``perception_processes`` (the same with sim, safety and
+perception each in its own process),
 ``demo_wall_s`` (``miles demo`` with the shipped skills), ``config`` (with the 1-minute
 load average: on a shared 2-core machine the numbers say more about the load than the
 code; compare each loop with its ``baseline`` peer).
@@ -86,19 +89,24 @@ def _stats(times: list[float], nominal: float) -> dict:
     }
 
 
-def _start_processes(domain: int) -> list:
-    """sim_node and safety_node as separate processes (as ``ros2 launch`` runs them)."""
+def _start_processes(domain: int, perception: bool = False) -> list:
+    """sim_node and safety_node as separate processes (as ``ros2 launch`` runs them); with
+    ``perception`` the sim's camera on and perception_node in a process of its own."""
     import subprocess
 
     from miles_ros.params import NODE_CONFIGS, config_dir
+    from miles_ros.ros.graph import PERCEPTION_OVERRIDES
 
     env = {**os.environ, "ROS_DOMAIN_ID": str(domain)}
     procs = []
-    for exe in ("sim_node", "safety_node"):
+    for exe in ("sim_node", "safety_node", *(("perception_node",) if perception else ())):
         config = NODE_CONFIGS[exe]
         # The module the console script runs (the script itself may predate a reinstall).
         cmd = [sys.executable, "-m", f"miles_ros.ros.{exe}"]
         cmd += ["--ros-args", "--params-file", str(config_dir() / config)]
+        if perception and exe == "sim_node":
+            for name, value in PERCEPTION_OVERRIDES["sim"].items():
+                cmd += ["-p", f"{name}:={str(value).lower()}"]
         procs.append(
             subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         )
@@ -362,6 +370,110 @@ def measure_operator_ab(window_s: float, rounds: int) -> dict:
     return out
 
 
+def measure_perception(window_s: float, perception: bool, mode: str = "one_process") -> dict:
+    """The one-process graph (sim, safety, skills) with the camera and the perception node
+    on (``miles up --perception``) or off, or with ``mode`` ``processes`` sim, safety and
+    perception each in its own process (as ``ros2 launch`` runs them) and the skill node
+    here: the skill loop at 250 Hz with its ``baseline``
+    peer, this process's CPU, and with perception the camera as the skills see it:
+    ``frames_hz`` (new measurements of a cube in plain view per second) and
+    ``exposure_to_pose_ms`` {p50, p99} (from a frame's exposure to its pose arriving on
+    ``/miles/scene/objects``: render, camera latency, transport, perception)."""
+    from std_msgs.msg import String
+
+    from miles_ros.interfaces import SCENE_OBJECTS
+    from miles_ros.ros.graph import InProcessGraph, with_perception
+    from miles_ros.ros.qos import COMMAND_QOS
+
+    rate = 250.0
+    domain = 226 + os.getpid() % 2
+    library = _library_without_envelopes(Path(tempfile.mkdtemp(prefix="bench_ros_")))
+    parts, overrides = ["sim", "safety", "skills"], {"skills": {"skill_library": str(library)}}
+    if perception and mode == "one_process":
+        parts, overrides = with_perception(parts, overrides)
+    procs = _start_processes(domain, perception) if mode == "processes" else []
+    if mode == "processes":
+        parts = ["skills"]
+    graph = None
+    out: dict = {"perception": perception, "mode": mode}
+    try:
+        graph = InProcessGraph.of_parts(parts, overrides=overrides, domain_id=domain)
+        skill_node = next(n for n in graph.nodes if n.get_name() == "skill_node")
+        peer, requests = _spin_with_peer(graph, skill_node, "bench_perception_peer")
+        _reset_estop(peer)
+        seen: dict[float, float] = {}  # a cube's measurement stamp -> its arrival
+
+        def on_objects(msg) -> None:
+            body = json.loads(msg.data).get("objects", {}).get("blue_cube")
+            if body and body.get("state") == "seen" and body["stamp"] not in seen:
+                seen[body["stamp"]] = peer.get_clock().now().nanoseconds * 1e-9
+
+        peer.create_subscription(String, SCENE_OBJECTS, on_objects, COMMAND_QOS)
+        names = skill_node.skills.library.names()
+        skill = "reach" if "reach" in names else "home"
+        skill_node.params = dataclasses.replace(skill_node.params, loop_rate_hz=rate)
+        if perception:  # the first frames are in: the camera process has started
+            deadline = time.monotonic() + 30.0
+            while len(seen) < 3 and time.monotonic() < deadline:
+                time.sleep(0.05)  # polling for the camera's first frames, with a deadline
+            seen.clear()
+        baseline: list[float] = []
+        timer = peer.create_timer(1.0 / rate, lambda: baseline.append(time.monotonic()))
+        skill_node.ticks.clear()
+        skill_node.record_ticks = True
+        params = {"target": UNREACHABLE} if skill == "reach" else {}
+        request = {"id": "bench-perception", "skill": skill, "params": params}
+        requests.publish(String(data=json.dumps(request)))
+        cpu0 = time.process_time()
+        time.sleep(window_s)  # the measurement window (not a synchronisation)
+        out["process_cpu"] = round((time.process_time() - cpu0) / window_s, 3)
+        skill_node.record_ticks = False
+        requests.publish(String(data=json.dumps({"id": request["id"], "cancel": True})))
+        peer.destroy_timer(timer)
+        out["loop"] = _stats([t for t, _ in list(skill_node.ticks)[1:]], 1.0 / rate)
+        out["baseline"] = _stats(baseline[1:], 1.0 / rate)
+        if perception:
+            stamps = sorted(seen)
+            out["frames_hz"] = (
+                round((len(stamps) - 1) / (stamps[-1] - stamps[0]), 2) if len(stamps) > 2 else 0.0
+            )
+            out["exposure_to_pose_ms"] = _percentiles([(seen[t] - t) * 1e3 for t in stamps])
+    finally:
+        if graph is not None:
+            graph.close()
+        for proc in procs:
+            proc.terminate()
+            proc.wait(timeout=10)
+        shutil.rmtree(library, ignore_errors=True)
+    return out
+
+
+def measure_perception_ab(window_s: float, rounds: int) -> dict:
+    """:func:`measure_perception` off and on, alternated over ``rounds`` rounds (as
+    :func:`measure_operator_ab`): per side each round's loop ``jitter_p99_ms`` and their
+    median, the baseline's, the process CPU; on the "on" side the camera's ``frames_hz``
+    and ``exposure_to_pose_ms``."""
+    runs: dict = {"off": [], "on": []}
+    for k in range(rounds):
+        for side in ("off", "on") if k % 2 == 0 else ("on", "off"):
+            runs[side].append(measure_perception(window_s, perception=side == "on"))
+    out: dict = {"rounds": rounds, "window_s": window_s}
+    for side, results in runs.items():
+        p99 = [r["loop"]["jitter_p99_ms"] for r in results]
+        base = [r["baseline"]["jitter_p99_ms"] for r in results]
+        out[side] = {
+            "jitter_p99_ms": p99,
+            "median_jitter_p99_ms": round(float(np.median(p99)), 3),
+            "rate_hz": [r["loop"]["rate_hz"] for r in results],
+            "median_baseline_jitter_p99_ms": round(float(np.median(base)), 3),
+            "process_cpu": [r["process_cpu"] for r in results],
+        }
+        if side == "on":
+            out[side]["frames_hz"] = [r["frames_hz"] for r in results]
+            out[side]["exposure_to_pose_ms"] = [r["exposure_to_pose_ms"] for r in results]
+    return out
+
+
 def _percentiles(values: list[float]) -> dict:
     v = np.asarray(values)
     if not v.size:
@@ -396,6 +508,12 @@ def main() -> int:
         help="console e-stops in the operator measurement (0: skip it)",
     )
     parser.add_argument(
+        "--perception-rounds",
+        type=int,
+        default=3,
+        help="rounds of the loop's jitter with the camera and perception off and on (0: skip)",
+    )
+    parser.add_argument(
         "--ab-rounds",
         type=int,
         default=3,
@@ -411,6 +529,9 @@ def main() -> int:
             result["operator"] = measure_operator(args.window, args.presses)
         if args.ab_rounds:
             result["operator_ab"] = measure_operator_ab(args.window, args.ab_rounds)
+        if args.perception_rounds:
+            result["perception_ab"] = measure_perception_ab(args.window, args.perception_rounds)
+            result["perception_processes"] = measure_perception(args.window, True, "processes")
         result["demo_wall_s"] = None if args.no_demo else measure_demo()
     finally:
         sys.stdout.flush()
