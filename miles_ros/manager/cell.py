@@ -164,12 +164,21 @@ class CellDriver:
             why = plan.reason if plan.refused else "; ".join(plan.errors)
             self._end_planning(REFUSED if plan.refused else FAILED, why, plan.trace_id)
             return
+        try:
+            self._dispatch(plan.trace_id, steps)
+        except Exception as exc:  # a dispatch that cannot start fails the goal, not the node
+            LOG.exception("cell manager: the plan could not be dispatched")
+            with self._lock:
+                self.dispatcher = None
+            self._end_planning(FAILED, f"dispatch failed: {exc}", plan.trace_id)
+
+    def _dispatch(self, trace_id: str, steps: list) -> None:
         with self._lock:
             self.planning = False
             self.plan = [{"skill": s, "params": p} for s, p in steps]
             self.dispatcher = Dispatcher(
                 self.arms,
-                plan.trace_id,
+                trace_id,
                 steps,
                 self.cubes,
                 self.blackboard,

@@ -125,3 +125,25 @@ def test_a_question_back_announces_nothing_and_ends_the_goal_with_it():
     driver.close()
     assert sent == [] and statuses[-1]["outcome"] == NEEDS_CLARIFICATION
     assert statuses[-1]["failure"] == "Which cube?"
+
+
+def test_a_plan_that_cannot_be_dispatched_fails_the_goal_and_frees_the_cell(monkeypatch):
+    """A dispatcher that raises (a bug, a step it cannot announce) must end the goal with
+    a final status: before, the status stayed "planning" and every later goal was busy."""
+    import miles_ros.manager.cell as cell_module
+
+    def broken(*args, **kwargs):
+        raise ValueError("no arm can reach it")
+
+    sent, statuses = [], []
+    plan = FakePlan([Step("reach", {"target": "red_cube"})])
+    driver = CellDriver(["a", "b"], (), FakePlanner(plan), sent.append, statuses.append)
+    monkeypatch.setattr(cell_module, "Dispatcher", broken)
+    driver.on_goal("move to the red cube")
+    driver.close()
+    assert sent == [] and statuses[-1]["outcome"] == "failed"
+    assert "dispatch failed: no arm can reach it" in statuses[-1]["failure"]
+    assert not driver.planning
+    monkeypatch.undo()
+    assert driver.on_goal("move to the red cube")  # not busy: the cell takes the next goal
+    driver.close()
