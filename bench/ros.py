@@ -376,9 +376,11 @@ def measure_perception(window_s: float, perception: bool, mode: str = "one_proce
     perception each in its own process (as ``ros2 launch`` runs them) and the skill node
     here: the skill loop at 250 Hz with its ``baseline``
     peer, this process's CPU, and with perception the camera as the skills see it:
-    ``frames_hz`` (new measurements of a cube in plain view per second) and
+    ``frames_hz`` (new measurements of a cube in plain view per second),
     ``exposure_to_pose_ms`` {p50, p99} (from a frame's exposure to its pose arriving on
-    ``/miles/scene/objects``: render, camera latency, transport, perception)."""
+    ``/miles/scene/objects``: render, camera latency, transport, perception) and, in one
+    process, ``frame_to_pose_ms`` (perception_node's own: from a frame's colour and depth
+    both received to its pose published)."""
     from std_msgs.msg import String
 
     from miles_ros.interfaces import SCENE_OBJECTS
@@ -438,6 +440,9 @@ def measure_perception(window_s: float, perception: bool, mode: str = "one_proce
                 round((len(stamps) - 1) / (stamps[-1] - stamps[0]), 2) if len(stamps) > 2 else 0.0
             )
             out["exposure_to_pose_ms"] = _percentiles([(seen[t] - t) * 1e3 for t in stamps])
+            node = next((n for n in graph.nodes if n.get_name() == "perception_node"), None)
+            if node is not None:  # one process: the node's own frame-to-pose times
+                out["frame_to_pose_ms"] = _percentiles([t * 1e3 for t in node.frame_to_pose])
     finally:
         if graph is not None:
             graph.close()
@@ -471,6 +476,7 @@ def measure_perception_ab(window_s: float, rounds: int) -> dict:
         if side == "on":
             out[side]["frames_hz"] = [r["frames_hz"] for r in results]
             out[side]["exposure_to_pose_ms"] = [r["exposure_to_pose_ms"] for r in results]
+            out[side]["frame_to_pose_ms"] = [r.get("frame_to_pose_ms") for r in results]
     return out
 
 

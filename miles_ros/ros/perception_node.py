@@ -23,7 +23,8 @@ from __future__ import annotations
 
 import json
 import threading
-from collections import OrderedDict
+import time
+from collections import OrderedDict, deque
 from collections.abc import Callable
 
 from rclpy.node import Node
@@ -47,6 +48,8 @@ from sims.scene import WORLD_FRAME, load_scene
 PAIRING_DEPTH = 4
 """Unpaired colour or depth images kept while waiting for their other half."""
 LOG_PERIOD_S = 2.0
+FRAME_TIMES = 1000
+"""Frames whose pair-to-pose time :attr:`PerceptionNode.frame_to_pose` keeps."""
 """A refusal's reason is logged at most this often (s)."""
 
 
@@ -100,7 +103,10 @@ class PerceptionNode(Node):
         self._info_key = None
         self.colors: OrderedDict[int, Image] = OrderedDict()
         self.depths: OrderedDict[int, Image] = OrderedDict()
-        self.job: tuple[Image, Image] | None = None
+        self.job: tuple[Image, Image, float] | None = None
+        self.frame_to_pose: deque[float] = deque(maxlen=FRAME_TIMES)
+        """Per frame the core took: seconds from its pair being complete (both halves
+        received) to the published pose (decode, detect, track, publish)."""
         self.busy = False
         self.cond = threading.Condition()
         self.running = True
@@ -201,7 +207,7 @@ class PerceptionNode(Node):
             if self.busy or self.job is not None:
                 self.dropped += 1
                 return
-            self.job = (color, depth)
+            self.job = (color, depth, time.monotonic())
             self.cond.notify()
 
     def on_timer(self) -> None:
@@ -236,18 +242,20 @@ class PerceptionNode(Node):
                 self.cond.wait_for(lambda: self.job is not None or not self.running)
                 if not self.running:
                     return
-                (color, depth), self.job = self.job, None
+                (color, depth, paired), self.job = self.job, None
                 self.busy = True
             try:
-                self.process(color, depth)
+                if self.process(color, depth):
+                    self.frame_to_pose.append(time.monotonic() - paired)
             except Exception as exc:  # a bug in the core must not end the node's eyes
                 self._refuse(f"frame failed: {type(exc).__name__}: {exc}")
             finally:
                 with self.cond:
                     self.busy = False
 
-    def process(self, color: Image, depth: Image) -> None:
-        """Decode one pair and give it to the core, then publish; a refusal says why."""
+    def process(self, color: Image, depth: Image) -> bool:
+        """Decode one pair and give it to the core, then publish; a refusal says why (and
+        returns False)."""
         stamp = _seconds(color.header.stamp)
         with self.core_lock:
             try:
@@ -276,9 +284,12 @@ class PerceptionNode(Node):
                 self.perception.on_frame(rgb, depth_m, stamp)
             except FrameRefused as exc:
                 self._refuse(str(exc))
+                taken = False
             else:
                 self.frames += 1
+                taken = True
             self._publish()
+        return taken
 
     def _refuse(self, reason: str) -> None:
         with self.inputs_lock:  # from the executor (camera_info) and the worker (frames)

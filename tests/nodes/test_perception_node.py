@@ -223,6 +223,9 @@ def test_recorded_frames_become_camera_poses(camera, frame):
         truth = load_scene().objects[name].position
         np.testing.assert_allclose(obj["position"][:2], truth[:2], atol=0.01)
     assert camera.node.refused == 0
+    # each frame taken is timed from its pair to its published pose
+    camera.g.wait(lambda: len(camera.node.frame_to_pose) >= 2, what="two frames timed")
+    assert all(0.0 < t < 5.0 for t in camera.node.frame_to_pose)
     core = camera.core
     if core is None:  # the real core: its own tests hold what it does with the frame
         return
@@ -241,7 +244,7 @@ def test_an_unknown_encoding_is_refused_with_the_reason(camera, frame):
     yuv = (frame[0], frame[1])
     camera.send_until(yuv, lambda: camera.node.refused >= 2, color_encoding="yuv422")
     assert "yuv422" in camera.node.last_refusal
-    assert camera.node.frames == 0
+    assert camera.node.frames == 0 and not camera.node.frame_to_pose
     assert all(not p["objects"] for p in camera.g.objects)
     if camera.core is not None:
         assert camera.core.frames == []
