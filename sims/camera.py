@@ -188,7 +188,8 @@ class CameraNoise:
     latency_s: float = 0.04
     """From exposure to the frame's publication; the stamp is the exposure time."""
     extrinsic_position_std: float = 0.003
-    """Calibration error drawn once per run: offset of the camera's position (m)..."""
+    """The mounting error, drawn once per run (:meth:`CameraConfig.mounted_pose`): where
+    the camera really is against the scene file's nominal pose, an offset (m) ..."""
     extrinsic_angle_std_deg: float = 0.3
     """... and a turn about a random axis (deg)."""
 
