@@ -251,6 +251,33 @@ def _time_the_latch(graph) -> tuple[list[float], list[float]]:
     return pressed, latched
 
 
+def _loop_window(skill_node, peer, requests, rate, window_s, request_id, out) -> tuple:
+    """One measurement window: the skill node's loop at ``rate`` running a skill toward
+    :data:`UNREACHABLE` (``home`` without reach), the peer's baseline timer beside it; puts
+    ``process_cpu``, ``loop`` and ``baseline`` into ``out``; returns (skill, params)."""
+    from std_msgs.msg import String
+
+    names = skill_node.skills.library.names()
+    skill = "reach" if "reach" in names else "home"
+    skill_node.params = dataclasses.replace(skill_node.params, loop_rate_hz=rate)
+    baseline: list[float] = []
+    timer = peer.create_timer(1.0 / rate, lambda: baseline.append(time.monotonic()))
+    skill_node.ticks.clear()
+    skill_node.record_ticks = True
+    params = {"target": UNREACHABLE} if skill == "reach" else {}
+    request = {"id": request_id, "skill": skill, "params": params}
+    requests.publish(String(data=json.dumps(request)))
+    cpu0 = time.process_time()
+    time.sleep(window_s)  # the measurement window (not a synchronisation)
+    out["process_cpu"] = round((time.process_time() - cpu0) / window_s, 3)
+    skill_node.record_ticks = False
+    requests.publish(String(data=json.dumps({"id": request_id, "cancel": True})))
+    peer.destroy_timer(timer)
+    out["loop"] = _stats([t for t, _ in list(skill_node.ticks)[1:]], 1.0 / rate)
+    out["baseline"] = _stats(baseline[1:], 1.0 / rate)
+    return skill, params
+
+
 def measure_operator(window_s: float, presses: int, operator: bool = True) -> dict:
     """The one-process graph (sim, safety, skills) with the operator's console, 3D view and
     metrics on: the skill loop at 250 Hz (as :func:`measure_loops`, with its ``baseline``
@@ -291,24 +318,9 @@ def measure_operator(window_s: float, presses: int, operator: bool = True) -> di
             client.post("/api/reset", headers=auth)  # a latch from start-up, if any
         else:
             _reset_estop(peer)
-        names = skill_node.skills.library.names()
-        skill = "reach" if "reach" in names else "home"
-        skill_node.params = dataclasses.replace(skill_node.params, loop_rate_hz=rate)
-        baseline: list[float] = []
-        timer = peer.create_timer(1.0 / rate, lambda: baseline.append(time.monotonic()))
-        skill_node.ticks.clear()
-        skill_node.record_ticks = True
-        params = {"target": UNREACHABLE} if skill == "reach" else {}
-        request = {"id": "bench-operator", "skill": skill, "params": params}
-        requests.publish(String(data=json.dumps(request)))
-        cpu0 = time.process_time()
-        time.sleep(window_s)  # the measurement window (not a synchronisation)
-        out["process_cpu"] = round((time.process_time() - cpu0) / window_s, 3)
-        skill_node.record_ticks = False
-        requests.publish(String(data=json.dumps({"id": request["id"], "cancel": True})))
-        peer.destroy_timer(timer)
-        out["loop"] = _stats([t for t, _ in list(skill_node.ticks)[1:]], 1.0 / rate)
-        out["baseline"] = _stats(baseline[1:], 1.0 / rate)
+        skill, params = _loop_window(
+            skill_node, peer, requests, rate, window_s, "bench-operator", out
+        )
         if not operator:
             return out
         server_ms, round_trip_ms, failed = [], [], 0
@@ -411,29 +423,12 @@ def measure_perception(window_s: float, perception: bool, mode: str = "one_proce
                 seen[body["stamp"]] = peer.get_clock().now().nanoseconds * 1e-9
 
         peer.create_subscription(String, SCENE_OBJECTS, on_objects, COMMAND_QOS)
-        names = skill_node.skills.library.names()
-        skill = "reach" if "reach" in names else "home"
-        skill_node.params = dataclasses.replace(skill_node.params, loop_rate_hz=rate)
         if perception:  # the first frames are in: the camera process has started
             deadline = time.monotonic() + 30.0
             while len(seen) < 3 and time.monotonic() < deadline:
                 time.sleep(0.05)  # polling for the camera's first frames, with a deadline
             seen.clear()
-        baseline: list[float] = []
-        timer = peer.create_timer(1.0 / rate, lambda: baseline.append(time.monotonic()))
-        skill_node.ticks.clear()
-        skill_node.record_ticks = True
-        params = {"target": UNREACHABLE} if skill == "reach" else {}
-        request = {"id": "bench-perception", "skill": skill, "params": params}
-        requests.publish(String(data=json.dumps(request)))
-        cpu0 = time.process_time()
-        time.sleep(window_s)  # the measurement window (not a synchronisation)
-        out["process_cpu"] = round((time.process_time() - cpu0) / window_s, 3)
-        skill_node.record_ticks = False
-        requests.publish(String(data=json.dumps({"id": request["id"], "cancel": True})))
-        peer.destroy_timer(timer)
-        out["loop"] = _stats([t for t, _ in list(skill_node.ticks)[1:]], 1.0 / rate)
-        out["baseline"] = _stats(baseline[1:], 1.0 / rate)
+        _loop_window(skill_node, peer, requests, rate, window_s, "bench-perception", out)
         if perception:
             stamps = sorted(seen)
             out["frames_hz"] = (
