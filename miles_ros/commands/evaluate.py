@@ -75,7 +75,7 @@ def build_parser(prog: str = "miles eval"):
     p.add_argument(
         "--camera-seed",
         type=int,
-        default=0,
+        default=None,
         help="with --perception: the draw of the simulated camera's mount error (default 0, "
         "sim_node's; the scene file's calibration was measured for it)",
     )
@@ -119,7 +119,7 @@ def _env_options(args, task: str, prog: str):
         if env_kwargs is None:
             return None
         if args.perception:  # the observer, replaced by its summary once the run is done
-            options[1]["camera_seed"] = args.camera_seed
+            options[1]["camera_seed"] = camera_seed(args)
             options[1]["perception"] = env_kwargs["observation_filter"]
     if options is not None and args.device is not None:
         options[0]["device"] = args.device
@@ -143,7 +143,11 @@ def safety_config(path: str | Path | None = None):
 def _perceived(args, task: str, prog: str, options: dict) -> dict | None:
     """``--perception``: :func:`_supervised`'s env options with the perceived observation
     (:func:`miles_ros.perception.closed_loop.perceived_options`), or None after an error."""
-    flags = (("--camera-rate", args.camera_rate), ("--scene", args.scene))
+    flags = (
+        ("--camera-seed", args.camera_seed),
+        ("--camera-rate", args.camera_rate),
+        ("--scene", args.scene),
+    )
     if not args.perception:
         for flag, value in flags:
             if value is not None:
@@ -166,7 +170,7 @@ def _perceived(args, task: str, prog: str, options: dict) -> dict | None:
     try:
         scene = load_scene(args.scene)
         extra = perceived_options(
-            task, scene, args.num_envs, args.camera_seed, args.seed, args.camera_rate
+            task, scene, args.num_envs, camera_seed(args), args.seed, args.camera_rate
         )
     except (OSError, ValueError) as exc:
         print(f"{prog}: --perception: {args.scene or 'config/scene.yaml'}: {exc}",
@@ -174,6 +178,11 @@ def _perceived(args, task: str, prog: str, options: dict) -> dict | None:
         return None
     options.update(extra)
     return options
+
+
+def camera_seed(args) -> int:
+    """``--camera-seed``, 0 (sim_node's default) when not given."""
+    return 0 if args.camera_seed is None else args.camera_seed
 
 
 def _supervised(args, task: str, prog: str):
@@ -278,7 +287,11 @@ def _sweep(args, prog: str) -> int:
     from policies.sweep import check_axes, run_sweep, write_sweep
 
     setup_logging()
-    for flag, value in (("--video", args.video), ("--record", args.record or None)):
+    for flag, value in (
+        ("--video", args.video),
+        ("--record", args.record or None),
+        ("--perception", args.perception or None),
+    ):
         if value is not None:
             print(f"{prog}: {flag} does not go with --sweep", file=sys.stderr)
             return 2

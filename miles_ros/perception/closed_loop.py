@@ -146,8 +146,9 @@ class PerceivedObservation:
             "render_s": 0.0,
             "perception_s": 0.0,
         }
-        self.errors: list[float] = []
-        """Per control period: |observed - true| of the perceived position (m)."""
+        self.errors: list[tuple[str, float]] = []
+        """Per control period: the pose's state (seen, held, occluded; "missing") and
+        |observed - true| of the perceived position (m)."""
 
     def __call__(self, env, state, ids: np.ndarray, started: bool):
         if self.detector_scene is None:
@@ -215,8 +216,9 @@ class PerceivedObservation:
             seen = np.zeros(3)
         else:
             seen = np.asarray(cube["position"], dtype=np.float64)
+        how = cube["state"] if cube is not None else "missing"
         if cfg.has_object:
-            self.errors.append(float(np.linalg.norm(seen - state.object_pos[k])))
+            self.errors.append((how, float(np.linalg.norm(seen - state.object_pos[k]))))
             state.object_pos[k] = seen
             state.object_yaw[k] = float(cube["yaw"]) if cube is not None else 0.0
             if state.stack is not None and state.stack[k]:
@@ -226,17 +228,26 @@ class PerceivedObservation:
                     state.goal_pos[k] = pick_place.stack_goal(position[None])[0]
         else:  # reach: the goal stands where it does above the goal cube, as perceived
             true_cube = np.array([*state.goal_pos[k, :2], self.detector_scene.cube_size / 2])
-            self.errors.append(float(np.linalg.norm(seen - true_cube)))
+            self.errors.append((how, float(np.linalg.norm(seen - true_cube))))
             state.goal_pos[k] = state.goal_pos[k] + (seen - true_cube)
 
     def summary(self) -> dict:
         """What the camera did over the run: frame counts, time spent rendering and
         perceiving per episode started (s; the last autoreset starts one more than the run
         counts), and the perceived position's error (m, per control period: the cube's, or
-        reach's goal cube's)."""
+        reach's goal cube's; all, and by the pose's state with its share of the periods)."""
         s = dict(self.stats)
         episodes = max(1, s["episodes_started"])
-        errors = np.asarray(self.errors) if self.errors else np.zeros(1)
+        errors = np.asarray([e for _, e in self.errors] or [0.0])
+        states = np.asarray([how for how, _ in self.errors] or ["missing"])
+        by_state = {}
+        for how in dict.fromkeys(states.tolist()):
+            e = errors[states == how]
+            by_state[how] = {
+                "share": round(len(e) / len(errors), 3),
+                "p50": round(float(np.percentile(e, 50)), 4),
+                "p95": round(float(np.percentile(e, 95)), 4),
+            }
         return {
             "episodes_started": s["episodes_started"],
             "frames_rendered": s["frames_rendered"],
@@ -247,6 +258,7 @@ class PerceivedObservation:
             "perception_s_per_episode": round(s["perception_s"] / episodes, 3),
             "position_error_m_p50": round(float(np.percentile(errors, 50)), 4),
             "position_error_m_p95": round(float(np.percentile(errors, 95)), 4),
+            "position_error_m_by_state": by_state,
         }
 
 

@@ -143,6 +143,9 @@ def test_miles_eval_perception_reports_the_camera(capsys):
     assert result["episodes"] == 2 and 0.0 <= result["success"] <= 1.0
     camera = result["perception"]
     assert camera["frames_delivered"] >= 2 and camera["episodes_never_seen"] == 0
+    shares = camera["position_error_m_by_state"]
+    assert set(shares) <= {"seen", "held", "occluded", "missing"}
+    assert sum(v["share"] for v in shares.values()) == pytest.approx(1.0, abs=0.01)
 
 
 @pytest.mark.parametrize(
@@ -150,6 +153,8 @@ def test_miles_eval_perception_reports_the_camera(capsys):
     [
         (["--perception"], "--perception needs --supervised"),
         (["--camera-rate", "2"], "--camera-rate needs --perception"),
+        (["--camera-seed", "1"], "--camera-seed needs --perception"),
+        (["--supervised", "--perception", "--sweep"], "--perception does not go with --sweep"),
         (["--supervised", "--perception", "--camera-rate", "0"], "must be > 0"),
         (["--supervised", "--perception", "--video", "x.gif"], "does not go with"),
     ],
