@@ -1,6 +1,8 @@
 """``miles eval SKILL``: :mod:`policies.commands.evaluate` plus ``--supervised``, the skill
 behind the safety supervisor (:mod:`miles_ros.runtime.supervised`), as a robot runs it;
 ``--device``, where a numba or isaac env steps (the policy runs on the host);
+``--perception``, with ``--supervised``: the skill observes the cube poses the perception
+core finds in the scene camera's frames (:mod:`miles_ros.perception.closed_loop`);
 ``--record`` (the result into the card's ``evidence`` block) and ``--sweep`` (the robustness
 sweep of :mod:`policies.sweep`, written into the card folder), both composed here because
 the supervisor is."""
@@ -63,6 +65,35 @@ def build_parser(prog: str = "miles eval"):
         "robustness.png into the card folder (or --out)",
     )
     p.add_argument("--out", metavar="DIR", default=None, help="with --sweep: output folder")
+    p.add_argument(
+        "--perception",
+        action="store_true",
+        help="with --supervised: the skill observes the cube (and a stacking target) as the "
+        "perception core finds it in the scene camera's rendered, noisy, late frames, not "
+        "the simulator's exact pose; success is still judged on the true state",
+    )
+    p.add_argument(
+        "--camera-seed",
+        type=int,
+        default=None,
+        help="with --perception: the draw of the simulated camera's mount error (default 0, "
+        "sim_node's; the scene file's calibration was measured for it)",
+    )
+    p.add_argument(
+        "--camera-rate",
+        type=float,
+        default=None,
+        metavar="HZ",
+        help="with --perception: frames per second of sim time (default: the scene "
+        "camera's rate_hz)",
+    )
+    p.add_argument(
+        "--scene",
+        metavar="FILE",
+        default=None,
+        help="with --perception: the scene file (its table, cube size and camera; default "
+        "config/scene.yaml)",
+    )
     return p
 
 
@@ -83,6 +114,13 @@ def _env_options(args, task: str, prog: str):
         print(f"{prog}: {error}", file=sys.stderr)
         return None
     options = _supervised(args, task, prog)
+    if options is not None:
+        env_kwargs = _perceived(args, task, prog, options[0])
+        if env_kwargs is None:
+            return None
+        if args.perception:  # the observer, replaced by its summary once the run is done
+            options[1]["camera_seed"] = camera_seed(args)
+            options[1]["perception"] = env_kwargs["observation_filter"]
     if options is not None and args.device is not None:
         options[0]["device"] = args.device
         options[1]["device"] = args.device
@@ -100,6 +138,51 @@ def safety_config(path: str | Path | None = None):
     if not path.is_file():
         raise ValueError(f"{path}: no such file")
     return load_safety_config([path])
+
+
+def _perceived(args, task: str, prog: str, options: dict) -> dict | None:
+    """``--perception``: :func:`_supervised`'s env options with the perceived observation
+    (:func:`miles_ros.perception.closed_loop.perceived_options`), or None after an error."""
+    flags = (
+        ("--camera-seed", args.camera_seed),
+        ("--camera-rate", args.camera_rate),
+        ("--scene", args.scene),
+    )
+    if not args.perception:
+        for flag, value in flags:
+            if value is not None:
+                print(f"{prog}: {flag} needs --perception", file=sys.stderr)
+                return None
+        return options
+    if not args.supervised:
+        print(f"{prog}: --perception needs --supervised", file=sys.stderr)
+        return None
+    for flag, value in (("--record", args.record or None), ("--video", args.video)):
+        if value is not None:
+            print(f"{prog}: {flag} does not go with --perception", file=sys.stderr)
+            return None
+    if args.camera_rate is not None and not args.camera_rate > 0:
+        print(f"{prog}: --camera-rate must be > 0", file=sys.stderr)
+        return None
+    from miles_ros.perception.closed_loop import perceived_options
+    from sims.scene import load_scene
+
+    try:
+        scene = load_scene(args.scene)
+        extra = perceived_options(
+            task, scene, args.num_envs, camera_seed(args), args.seed, args.camera_rate
+        )
+    except (OSError, ValueError) as exc:
+        print(f"{prog}: --perception: {args.scene or 'config/scene.yaml'}: {exc}",
+              file=sys.stderr)  # fmt: skip
+        return None
+    options.update(extra)
+    return options
+
+
+def camera_seed(args) -> int:
+    """``--camera-seed``, 0 (sim_node's default) when not given."""
+    return 0 if args.camera_seed is None else args.camera_seed
 
 
 def _supervised(args, task: str, prog: str):
@@ -204,7 +287,11 @@ def _sweep(args, prog: str) -> int:
     from policies.sweep import check_axes, run_sweep, write_sweep
 
     setup_logging()
-    for flag, value in (("--video", args.video), ("--record", args.record or None)):
+    for flag, value in (
+        ("--video", args.video),
+        ("--record", args.record or None),
+        ("--perception", args.perception or None),
+    ):
         if value is not None:
             print(f"{prog}: {flag} does not go with --sweep", file=sys.stderr)
             return 2
@@ -344,5 +431,13 @@ def main(argv: list[str] | None = None, prog: str = "miles eval") -> int:
         prog,
         parser=parser,
         env_options=_env_options,
-        on_result=_record if args.record else None,
+        on_result=_record if args.record else _perception_summary,
     )
+
+
+def _perception_summary(args, task: str, result, extra: dict) -> None:
+    """``--perception``: what the camera did, added to the printed result
+    (:meth:`~miles_ros.perception.closed_loop.PerceivedObservation.summary`)."""
+    observer = extra.get("perception")
+    if observer is not None:
+        extra["perception"] = observer.summary()

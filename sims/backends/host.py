@@ -49,6 +49,14 @@ class HostPhysicsEnv(BatchedEnv):
     """:class:`BatchedEnv` with the step loop of the host-state physics backends."""
 
     closed: bool
+    observation_filter = None
+    """What the policy is told instead of the measured state, or None: ``f(env, state,
+    ids, started) -> state`` on a copy of the measured state of the envs ``ids`` (a
+    SimState of those rows), before the observation noise; ``started``: they have just
+    begun an episode (the reset), else they have just stepped one control period (every
+    env steps at once). A
+    perception model, say, replaces the cube's pose by the one it perceives (``miles eval
+    --perception``); reward and success stay on the true state."""
 
     def _init_host_state(self, dense_reward: bool, autoreset: bool, actuator=None) -> None:
         """Settings and zeroed per-env state (call from ``__init__`` after ``super``);
@@ -134,7 +142,7 @@ class HostPhysicsEnv(BatchedEnv):
             self._rng, self._noise_rng = (np.random.default_rng(s) for s in streams)
         self._reset_envs(np.arange(self.num_envs))
         self._needs_reset = False
-        return self._observe(), {}
+        return self._observe(started=True), {}
 
     def step(self, actions):
         """One control period for every env (see the backend's docstring for the physics)."""
@@ -173,7 +181,7 @@ class HostPhysicsEnv(BatchedEnv):
             info["episode_return"][ids] = self._returns[ids]
             info["episode_length"][ids] = self._steps[ids]
             self._reset_envs(ids)
-            obs[ids] = self._observe(ids)
+            obs[ids] = self._observe(ids, started=True)
         return obs, reward, terminated, truncated, info
 
     # --- extras for tests, scripts and the ROS sim node ----------------------------------
@@ -198,12 +206,16 @@ class HostPhysicsEnv(BatchedEnv):
         }
 
     # --- observation ---------------------------------------------------------------------
-    def _observe(self, ids=None) -> np.ndarray:
+    def _observe(self, ids=None, started: bool = False) -> np.ndarray:
         s = self._state
-        if ids is None and self._noise_std == 0.0:
+        if ids is None and self._noise_std == 0.0 and self.observation_filter is None:
             return self.task.observe(s)
         if ids is not None:
             s = SimState(*(a[ids] for a in s))
+        if self.observation_filter is not None:
+            rows = np.arange(self.num_envs) if ids is None else np.asarray(ids)
+            copy = SimState(*(None if a is None else a.copy() for a in s))
+            s = self.observation_filter(self, copy, rows, started)
         if self._noise_std > 0.0:
             s = self._add_noise(s)
         return self.task.observe(s)

@@ -88,6 +88,10 @@ class PyBulletEnv(HostPhysicsEnv):
       ``actuator``: the arm's command-path model (:mod:`sims.robots.actuator`; ``"panda"``,
       ``"none"`` (default) or an ``ActuatorModel``): the targets are rate limited at the
       controller rate and the motors get one command per controller period.
+      ``observation_filter``: what the policy is told instead of the measured state
+      (:attr:`HostPhysicsEnv.observation_filter`).
+      ``goal_cube``: a visual-only cube on the table under the goal (reach: a target a
+      camera sees, :attr:`WorldSpec.goal_cube`).
     """
 
     backend_name = "pybullet"
@@ -110,6 +114,8 @@ class PyBulletEnv(HostPhysicsEnv):
         start_method: str = "spawn",
         motor_filters: list | None = None,
         actuator: str | ActuatorModel | None = None,
+        observation_filter=None,
+        goal_cube: bool = False,
     ):
         super().__init__(task_module, num_envs, config)
         self.closed = True  # until the worlds exist
@@ -120,6 +126,7 @@ class PyBulletEnv(HostPhysicsEnv):
         self.num_workers = worker_count(num_workers, n, motor_filters)
         self.motor_filters = motor_filters
         self._init_host_state(dense_reward, autoreset, actuator)
+        self.observation_filter = observation_filter
         if self.actuator is not None:
             m = self.actuator.substeps(cfg.control_dt)
             if motor_filters is not None:
@@ -149,9 +156,12 @@ class PyBulletEnv(HostPhysicsEnv):
         )
         if self._stacking:
             spec = dataclasses.replace(spec, target_cube=True)
+        if goal_cube:
+            spec = dataclasses.replace(spec, goal_cube=True)
         if cfg.has_object and cfg.randomization.cube_size is not None:
             sizes = cube_sizes(cfg.randomization, task_module.CUBE_SIZE)
             spec = dataclasses.replace(spec, cube_sizes=sizes)
+        self._spec = spec
         self._worlds = open_worlds([spec] * n, self.num_workers, start_method, motor_filters)
         self.closed = False
 
@@ -176,6 +186,19 @@ class PyBulletEnv(HostPhysicsEnv):
             if not isinstance(value, (int, np.integer)) or not 1 <= value <= 4096:
                 raise ValueError(f"{name} must be an integer in [1, 4096], got {value!r}")
         return self._worlds.render(int(env_index), int(width), int(height), self.camera)
+
+    def render_rgbd(self, env_index: int, intrinsics, pose) -> tuple[np.ndarray, np.ndarray]:
+        """An RGB-D frame of one env from a pinhole camera (:mod:`sims.camera`): rgb uint8
+        [H, W, 3] and depth float32 [H, W] along the view (m, 0 = nothing)."""
+        self._check_open()
+        self._check_index(env_index)
+        return self._worlds.render_rgbd(int(env_index), intrinsics, pose)
+
+    @property
+    def world_spec(self):
+        """The :class:`~sims.backends.pybullet.world.WorldSpec` every world was built from
+        (what a camera sees of them: colours, cube size)."""
+        return self._spec
 
     def close_extras(self, **kwargs) -> None:
         worlds = getattr(self, "_worlds", None)

@@ -65,6 +65,9 @@ class WorldGroup:
     def render(self, local_index: int, width: int, height: int, camera: dict) -> np.ndarray:
         return self.worlds[local_index].render(width, height, camera)
 
+    def render_rgbd(self, local_index: int, intrinsics, pose):
+        return self.worlds[local_index].render_rgbd(intrinsics, pose)
+
     def body_positions(self, local_index: int) -> dict:
         return self.worlds[local_index].body_positions()
 
@@ -232,6 +235,9 @@ class SubprocessWorlds:
     def render(self, env_index: int, width: int, height: int, camera: dict) -> np.ndarray:
         return self._one("render", env_index, width, height, camera)
 
+    def render_rgbd(self, env_index: int, intrinsics, pose):
+        return self._one("render_rgbd", env_index, intrinsics, pose)
+
     def body_positions(self, env_index: int) -> dict:
         return self._one("body_positions", env_index)
 
@@ -261,6 +267,9 @@ class InProcessWorlds:
 
     def render(self, env_index, width, height, camera):
         return self.group.render(env_index, width, height, camera)
+
+    def render_rgbd(self, env_index, intrinsics, pose):
+        return self.group.render_rgbd(env_index, intrinsics, pose)
 
     def body_positions(self, env_index):
         return self.group.body_positions(env_index)

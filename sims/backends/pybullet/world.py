@@ -108,6 +108,10 @@ class WorldSpec:
     default: worlds without stacking hold exactly the bodies they always held)."""
     target_cube_color: tuple[float, float, float, float] = (0.15, 0.30, 0.85, 1.0)
     """Target cube RGBA."""
+    goal_cube: bool = False
+    """Also show a visual-only cube (``cube_color``, ``cube_size``) resting on the table
+    under the goal: a reach target a camera can see (skill_node's reach to a named cube
+    hovers above it); it changes no physics."""
 
 
 def yaw_from_quaternion(x: float, y: float, z: float, w: float) -> float:
@@ -208,6 +212,21 @@ class BulletWorld:
             basePosition=[0.45, 0.0, 0.2],
             physicsClientId=cid,
         )
+        self.goal_cube = -1
+        if spec.goal_cube:
+            half = [spec.cube_size / 2] * 3
+            self.goal_cube = p.createMultiBody(
+                baseMass=0.0,
+                baseCollisionShapeIndex=-1,
+                baseVisualShapeIndex=p.createVisualShape(
+                    p.GEOM_BOX,
+                    halfExtents=half,
+                    rgbaColor=list(spec.cube_color),
+                    physicsClientId=cid,
+                ),
+                basePosition=[0.45, 0.0, spec.cube_size / 2],
+                physicsClientId=cid,
+            )
         self.decor: dict[str, int] = {}
         self._free_bodies: list[int] = [b for b in (self.cube, self.target) if b >= 0]
         self._free_bodies += [b for b in self._sized_cubes.values() if b != self.cube]
@@ -336,13 +355,18 @@ class BulletWorld:
         p.resetBaseVelocity(body, [0.0, 0.0, 0.0], [0.0, 0.0, 0.0], physicsClientId=cid)
 
     def set_goal(self, goal) -> None:
-        """Move the (visual-only) goal marker."""
+        """Move the (visual-only) goal marker, and the goal cube under it where there is one."""
+        x, y, z = (float(v) for v in goal[:3])
         p.resetBasePositionAndOrientation(
-            self.goal_marker,
-            [float(goal[0]), float(goal[1]), float(goal[2])],
-            [0.0, 0.0, 0.0, 1.0],
-            physicsClientId=self.client,
+            self.goal_marker, [x, y, z], [0.0, 0.0, 0.0, 1.0], physicsClientId=self.client
         )
+        if self.goal_cube >= 0:
+            p.resetBasePositionAndOrientation(
+                self.goal_cube,
+                [x, y, self.spec.cube_size / 2],
+                [0.0, 0.0, 0.0, 1.0],
+                physicsClientId=self.client,
+            )
 
     def apply_targets(self, arm_target: np.ndarray, finger_target: float) -> None:
         """Position-control targets: the 7 arm joints, and each finger when movable."""

@@ -1,0 +1,176 @@
+"""A skill on perceived poses (no ROS): the pose the perception core reports, not the
+simulator's, reaches the policy; frames arrive only after their latency; the goal marker
+is never taken for a cube; `miles eval --perception` refuses what it cannot run."""
+
+import dataclasses
+import json
+
+import numpy as np
+import pytest
+
+from miles_ros import cli
+from miles_ros.perception import CubeDetector, Perception
+from miles_ros.perception.closed_loop import CUBE, camera_scene, perceived_options
+from miles_ros.runtime.supervised import supervised_env_kwargs
+from policies.runtime import SkillPolicy
+from sims.backends.pybullet.env import PyBulletEnv
+from sims.camera import project
+from sims.scene import load_scene
+from sims.tasks import push, reach
+
+OFFSET = np.array([0.05, 0.0, 0.0])
+"""What the stand-in perception adds to every pose it reports (m)."""
+
+
+class OffsetPerception(Perception):
+    """The perception core, every reported position moved by :data:`OFFSET`."""
+
+    def payload(self, now, frame_id):
+        out = super().payload(now, frame_id)
+        for body in out["objects"].values():
+            body["position"] = list(np.asarray(body["position"]) + OFFSET)
+        return out
+
+
+class RecordingPerception(Perception):
+    """The perception core, noting when (arm clock) each frame of which exposure arrived."""
+
+    log: list = []
+
+    def on_arm(self, arm, joint_positions, finger_width, stamp):
+        self.now = stamp
+        super().on_arm(arm, joint_positions, finger_width, stamp)
+
+    def on_frame(self, rgb, depth_m, stamp):
+        RecordingPerception.log.append((self.now, stamp))
+        return super().on_frame(rgb, depth_m, stamp)
+
+
+def run_reach(env_options: dict | None, periods: int = 100):
+    """One supervised reach episode (time scale 2) from seed 3; the TCP and the true goal
+    at its end."""
+    kwargs = supervised_env_kwargs("reach", 1, 2.0)
+    kwargs.update(env_options or {})
+    env = PyBulletEnv(reach, 1, autoreset=False, **kwargs)
+    policy = SkillPolicy("reach")
+    try:
+        obs, _ = env.reset(seed=3)
+        for _ in range(periods):
+            obs = env.step(policy.act(obs))[0]
+        state = env.get_state()
+    finally:
+        env.close()
+    return state.tcp_pos[0], state.goal_pos[0]
+
+
+def test_the_policy_goes_where_perception_says_the_cube_is():
+    scene = load_scene()
+    exact, goal = run_reach(None)
+    assert np.linalg.norm(exact - goal) < reach.CONFIG.success_threshold
+    perceived = perceived_options("reach", scene, 1, rate_hz=5.0)
+    seen, _ = run_reach(perceived)
+    assert perceived["observation_filter"].summary()["frames_delivered"] >= 5
+    # the real perception, calibrated camera: the arm ends where exact poses put it ...
+    assert np.linalg.norm(seen - exact) < 0.01
+    shifted = perceived_options(
+        "reach", scene, 1, rate_hz=5.0, perception_factory=OffsetPerception
+    )
+    off, _ = run_reach(shifted)
+    # ... a stand-in reporting the cube 5 cm further along x: the arm follows it there
+    assert off[0] - exact[0] > 0.03
+
+
+def test_frames_arrive_only_after_their_latency_and_some_are_dropped():
+    scene = load_scene()
+    noise = dataclasses.replace(scene.camera.noise, latency_s=0.1, drop_probability=0.0)
+    scene = dataclasses.replace(scene, camera=dataclasses.replace(scene.camera, noise=noise))
+    RecordingPerception.log = []
+    options = perceived_options(
+        "reach", scene, 1, rate_hz=5.0, perception_factory=RecordingPerception
+    )
+    run_reach(options, periods=30)  # 1.2 s of sim time
+    log = RecordingPerception.log
+    assert log[0] == (0.0, 0.0)  # the resting scene, before the policy's first action
+    control_dt = reach.CONFIG.control_dt
+    exposures = [stamp for _, stamp in log[1:]]
+    assert exposures == pytest.approx([0.2 * k for k in range(1, len(log))], abs=control_dt)
+    for arrival, stamp in log[1:]:
+        assert stamp + 0.1 - 1e-9 <= arrival < stamp + 0.1 + control_dt
+    assert len(log) == 1 + 5  # exposed at 0.2 ... 1.0 s, all arrived by 1.2 s
+
+    noise = dataclasses.replace(noise, drop_probability=1.0)
+    scene = dataclasses.replace(scene, camera=dataclasses.replace(scene.camera, noise=noise))
+    RecordingPerception.log = []
+    options = perceived_options(
+        "reach", scene, 1, rate_hz=5.0, perception_factory=RecordingPerception
+    )
+    run_reach(options, periods=30)
+    assert len(RecordingPerception.log) == 1  # every frame dropped but the start's
+    assert options["observation_filter"].summary()["frames_dropped"] == 6
+
+
+def test_the_goal_marker_is_not_taken_for_a_cube():
+    scene = load_scene()
+    env = PyBulletEnv(push, 1, num_workers=0, autoreset=False, scene=scene)
+    try:
+        env.reset(seed=5)
+        cube = env.get_state().object_pos[0]
+        goal = cube + np.array([0.0, 0.12 if cube[1] < 0 else -0.12, 0.0])
+        env.set_goal(goal)  # the translucent marker on the table, in full view
+        camera = scene.camera
+        rgb, depth = env.render_rgbd(0, camera.intrinsics, camera.pose)
+        detector = CubeDetector(camera_scene(scene, env.world_spec), camera.pose)
+    finally:
+        env.close()
+    found, _ = detector.detect(rgb, depth, camera.intrinsics)
+    assert set(found) == {CUBE}
+    assert np.linalg.norm(found[CUBE].position[:2] - cube[:2]) < 0.005
+    uv, _ = project(goal[None], camera.intrinsics, camera.pose)
+    u, v = (int(round(c)) for c in uv[0])
+    patch = (slice(v - 3, v + 4), slice(u - 3, u + 4))
+    table = np.asarray(scene.table.color[:3]) * 255
+    assert np.abs(rgb[patch].mean(axis=(0, 1)) - table).max() > 40  # the marker is drawn
+    assert not np.any(detector.labels(rgb)[patch] == detector.cube_names.index(CUBE))
+
+
+def test_miles_eval_perception_reports_the_camera(capsys):
+    args = ["eval", "reach", "--supervised", "--perception", "--episodes", "2"]
+    code = cli.main([*args, "--time-scale", "1", "--camera-rate", "2", "--json"])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    result = json.loads(out.strip().splitlines()[-1])
+    assert result["supervised"] is True and result["camera_seed"] == 0
+    assert result["episodes"] == 2 and 0.0 <= result["success"] <= 1.0
+    camera = result["perception"]
+    assert camera["frames_delivered"] >= 2 and camera["episodes_never_seen"] == 0
+    shares = camera["position_error_m_by_state"]
+    assert set(shares) <= {"seen", "held", "occluded", "missing"}
+    assert sum(v["share"] for v in shares.values()) == pytest.approx(1.0, abs=0.01)
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--perception"], "--perception needs --supervised"),
+        (["--camera-rate", "2"], "--camera-rate needs --perception"),
+        (["--camera-seed", "1"], "--camera-seed needs --perception"),
+        (["--supervised", "--perception", "--sweep"], "--perception does not go with --sweep"),
+        (["--supervised", "--perception", "--camera-rate", "0"], "must be > 0"),
+        (["--supervised", "--perception", "--video", "x.gif"], "does not go with"),
+    ],
+)
+def test_miles_eval_perception_refuses_bad_options(args, message, capsys):
+    assert cli.main(["eval", "reach", "--episodes", "1", *args]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_a_scene_without_a_camera_is_refused(tmp_path, capsys):
+    from sims.scene import default_scene_path
+
+    text = default_scene_path().read_text()
+    blind = tmp_path / "blind.yaml"
+    blind.write_text(text[: text.index("\ncamera:")] + "\n")
+    assert load_scene(blind).camera is None
+    args = ["eval", "reach", "--supervised", "--perception", "--scene", str(blind)]
+    assert cli.main([*args, "--episodes", "1"]) == 2
+    assert "the scene has no camera" in capsys.readouterr().err
