@@ -1,14 +1,16 @@
 """Perception, ROS-free: frames of one RGB-D camera and the arms' joint states in, the
 scene's cube poses out, each with its age, its uncertainty and how it is known.
 
-A cube is in one of three states:
+A cube is in one of four states:
 
 - ``seen``: measured in the latest frame that could measure it;
 - ``held``: closed in a gripper; it follows that arm's TCP (forward kinematics of the
   joint states) at the offset it had when grasped, and each frame that measures it
   corrects that offset against the TCP at the frame's exposure (a frame arrives tenths of
   a second late; the joint states do not);
-- ``occluded``: neither: it keeps its last pose, which ages, and its standard deviation
+- ``pushed``: closed fingers (a pusher) moved into it since it was last measured: it
+  was pushed out of their way (:meth:`Perception._push_out`);
+- ``occluded``: none of these: it keeps its last pose, which ages, and its standard deviation
   grows with the age (:attr:`PerceptionConfig.occluded_growth_m_per_s`).
 
 A cube never measured is not published: it is listed under ``missing`` with the reason,
@@ -37,7 +39,7 @@ from sims.scene import Scene
 
 SOURCE = "camera"
 """The ``source`` of every pose perception publishes (the simulator's is ``sim``)."""
-STATES = ("seen", "held", "occluded")
+STATES = ("seen", "held", "pushed", "occluded")
 """How a published pose is known (see the module docstring)."""
 TCP_HISTORY = 400
 """Joint states kept per arm to find the TCP at a frame's exposure (at 250 Hz, 1.6 s: more
@@ -59,7 +61,12 @@ class PerceptionConfig:
     grasp_radius_m: float = 0.03
     """A cube whose centre is this close to a closed gripper's TCP is held by it (m)."""
     grip_margin_m: float = 0.006
-    """Fingers closed on a cube: their opening within this of the cube's size (m)."""
+    """Fingers closed on a cube: their opening between the cube's size and its diagonal
+    (a cube gripped across two corners: size * sqrt(2)), within this (m)."""
+    pusher_radius_m: float = 0.01
+    """Closed fingers, seen from above: a disc of this radius about the TCP (m)."""
+    contact_height_m: float = 0.01
+    """The fingertips touch a cube's sides when the TCP is below its top plus this (m)."""
     tcp_match_s: float = 0.05
     """A held cube's measurement corrects its grasp offset only against a joint state this
     close to the frame's exposure (s)."""
@@ -103,6 +110,8 @@ class _Arm:
     tcp: np.ndarray
     closed: bool
     stamp: float
+    empty: bool = False
+    """The fingers closed on nothing (narrower than a cube): they push."""
     history: deque = field(default_factory=lambda: deque(maxlen=TCP_HISTORY))
     """(stamp, tcp) of recent joint states, oldest first."""
 
@@ -148,13 +157,14 @@ class Perception:
         mount = self.scene.arm(arm)
         q = np.asarray(joint_positions, dtype=np.float64)[:7]
         tcp = base_to_world(mount, panda.fk_tcp(q)[None])[0]
-        size, cfg = self.scene.cube_size, self.config
-        closed = abs(float(finger_width) - size) <= cfg.grip_margin_m
+        size, cfg, width = self.scene.cube_size, self.config, float(finger_width)
+        closed = size - cfg.grip_margin_m <= width <= size * math.sqrt(2) + cfg.grip_margin_m
+        empty = width < size - cfg.grip_margin_m  # closed on nothing: a pusher
         with self.lock:
             state = self.arms.get(arm)
             if state is None:
                 state = self.arms[arm] = _Arm(tcp, closed, float(stamp))
-            state.tcp, state.closed, state.stamp = tcp, closed, float(stamp)
+            state.tcp, state.closed, state.empty, state.stamp = tcp, closed, empty, float(stamp)
             state.history.append((float(stamp), tcp))
             self._follow(arm, tcp, closed, float(stamp))
 
@@ -172,6 +182,30 @@ class Perception:
             if track.held_by == arm:  # it goes where the gripper goes
                 track.position = tcp + track.offset
                 track.stamp = stamp
+            elif track.held_by is None and self.arms[arm].empty:
+                self._push_out(track, tcp, stamp)
+
+    def _push_out(self, track: Track, tcp: np.ndarray, stamp: float) -> None:
+        """Closed fingers cannot be inside a cube: where the TCP (a disc of
+        :attr:`PerceptionConfig.pusher_radius_m` at the cube's height) overlaps a cube's
+        square, the cube has been pushed out of the way, along its side's normal by the
+        overlap. A pushing hand hides the cube it pushes; this keeps its pose moving with
+        the push until a frame sees it again (state ``pushed``)."""
+        cfg, half = self.config, self.scene.cube_size / 2
+        if tcp[2] > track.position[2] + half + cfg.contact_height_m:
+            return
+        c, s = math.cos(track.yaw), math.sin(track.yaw)
+        d = tcp[:2] - track.position[:2]
+        local = np.array([c * d[0] + s * d[1], -s * d[0] + c * d[1]])  # along its sides
+        overlap = half + cfg.pusher_radius_m - np.abs(local)
+        if np.any(overlap <= 0):
+            return
+        axis = int(np.argmin(overlap))
+        step = np.zeros(2)
+        step[axis] = -(1.0 if local[axis] >= 0 else -1.0) * overlap[axis]
+        track.position = track.position.copy()
+        track.position[:2] += (c * step[0] - s * step[1], s * step[0] + c * step[1])
+        track.stamp, track.state = stamp, "pushed"
 
     def on_frame(self, rgb: np.ndarray, depth_m: np.ndarray, stamp: float) -> FrameReport:
         """Measure the cubes in one frame (``stamp``: its exposure time); FrameRefused says
@@ -223,6 +257,9 @@ class Perception:
                 track.position, track.stamp = arm.tcp + track.offset, arm.stamp
             return
         track.position, track.stamp, track.state = d.position, stamp, "seen"
+        for arm in self.arms.values():  # a pusher since the exposure: still in it?
+            if arm.empty and arm.stamp > stamp:
+                self._push_out(track, arm.tcp, arm.stamp)
 
     def payload(self, now: float, frame_id: str) -> dict:
         """The ``/miles/scene/objects`` JSON: today's schema (``objects`` with position,

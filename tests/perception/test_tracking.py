@@ -197,3 +197,40 @@ def test_a_late_frame_of_a_held_cube_corrects_the_grip_not_the_time():
     p.on_frame(*frame_with_red_at((0.3, 0.2)), stamp=0.5)
     again = p.payload(0.8, "f")["objects"]["red_cube"]
     assert np.allclose(again["position"], red["position"])
+
+
+def test_a_cube_gripped_across_its_corners_is_held():
+    """Fingers closed on a cube turned 45 degrees stand a diagonal apart (size * sqrt 2)."""
+    Q = arm_at((0.45, 0.0, 0.02))  # noqa: N806
+    p = perception()
+    p.on_frame(*frame_with_red_at((0.45, 0.0), yaw=math.pi / 4), stamp=0.0)
+    p.on_arm("", Q, SCENE.cube_size * math.sqrt(2), stamp=0.1)
+    assert p.payload(0.1, "f")["objects"]["red_cube"]["state"] == "held"
+
+
+def test_closed_fingers_push_a_hidden_cube_ahead_of_them():
+    """A pushing hand hides the cube it pushes: the cube moves out of the fingers' way."""
+    p = perception()
+    p.on_frame(*frame_with_red_at((0.45, 0.0)), stamp=0.0)
+    p.on_frame(*empty_frame(), stamp=0.1)  # the hand over it from now on
+    reach = SCENE.cube_size / 2 + PerceptionConfig().pusher_radius_m
+    for k, x in enumerate(np.linspace(0.40, 0.50, 11)):  # the fingers sweep along +x
+        p.on_arm("", arm_at((x, 0.0, 0.02)), 0.0, stamp=0.2 + 0.1 * k)
+    red = p.payload(1.2, "f")["objects"]["red_cube"]
+    assert red["state"] == "pushed" and red["stamp"] == pytest.approx(1.2)
+    assert red["position"][0] == pytest.approx(0.50 + reach, abs=1e-3)  # just ahead of them
+    assert red["position"][1] == pytest.approx(0.0, abs=1e-3)
+
+
+def test_open_fingers_around_a_cube_do_not_push_it():
+    """Open fingers come down around a cube to grasp it: the TCP inside its square is no
+    push; nor do closed fingers passing above it."""
+    p = perception()
+    p.on_frame(*frame_with_red_at((0.45, 0.0)), stamp=0.0)
+    p.on_frame(*empty_frame(), stamp=0.1)
+    p.on_arm("", arm_at((0.45, 0.0, 0.02)), OPEN, stamp=0.2)
+    p.on_arm("", arm_at((0.45, 0.0, 0.10)), 0.0, stamp=0.3)
+    red = p.payload(0.3, "f")["objects"]["red_cube"]
+    assert red["state"] == "occluded" and red["position"][:2] == pytest.approx(
+        [0.45, 0.0], abs=2e-3
+    )
