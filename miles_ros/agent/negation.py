@@ -1,0 +1,327 @@
+"""Negation and scope: the cubes a goal forbids touching or moving, and the goal's
+positive part that the model plans.
+
+:func:`read_scope` runs first on a goal (before the referring phrases are resolved: "all
+the cubes" must not be asked back as "which cube?"). It
+
+- expands "every cube", "all (the) cubes", "each cube" to the scene's cubes, and "every
+  cube except / but / other than the blue one" to the others ("move every cube except the
+  blue one to the right pad" -> "move the red cube and the green cube to the right pad",
+  in the default scene; the set of cubes comes from the :class:`World`);
+- records a :class:`Prohibition` for each cube the goal keeps out of the plan and takes the
+  words that say so out of the text:
+
+  ==============================================================  ==============
+  words                                                           forbids
+  ==============================================================  ==============
+  "don't / do not / never / without / avoid" + touch, hit, bump,  touching X
+  knock (over) X; "leave X alone / untouched"; "stay / keep
+  away from X"
+  "don't / do not / never / without / avoid" + move, shift,       moving X
+  displace, relocate, disturb X; "leave / keep X where it is /
+  in place / still"; "every cube except X"; "X, not Y" / "but
+  not Y"; "only X" (every other cube)
+  ==============================================================  ==============
+
+A goal that only forbids ("leave the red cube alone") asks for no motion
+(:attr:`Scope.nothing`); "every cube except" all of them is refused; an "it" whose only
+antecedent is a forbidden cube ("don't move the blue cube. Put it on the left pad") is a
+contradiction, refused.
+
+The model then plans the positive part only ("don't touch the red cube, just push the
+green cube to the left pad" -> "push the green cube to the left pad"): a model that still
+sees "the red cube" tends to plan a step for it. A prohibition holds for the whole goal,
+as English gives it ("don't touch the red cube, just push the green one" forbids the red
+cube throughout), except a "without ..." phrase inside a clause whose cube another clause
+acts on ("push the red cube to the left pad without touching the blue cube, then put the
+blue cube on the right pad"): that one holds in its own clause only
+(:attr:`Prohibition.scope` ``"clause"``; its clause names no other cube to act on, so it
+constrains no step). :meth:`Prohibition.forbids` decides whether a step breaks a
+goal-wide prohibition; :meth:`miles_ros.agent.reading.GoalReading.violation` applies it to
+every candidate and every plan, and the reading refuses a goal whose positive part asks
+for a forbidden step.
+
+A cube is named by its colour (or a synonym the training generator uses), with or without
+a noun ("the red cube", "the red one", "red", "red_cube"), or a list of them ("the red and
+the blue cube"); a phrase that picks a cube by position ("the leftmost cube") is not read
+here (it stays in the text, where the reading's manner constraints apply). A pronoun ("don't
+lift it") is a manner of the clause's own cube: :mod:`miles_ros.agent.reading`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from miles_ros.agent.datagen import COLOR_WORDS, CUBE_NOUNS
+from miles_ros.agent.grounding import Step
+from miles_ros.agent.reading import split_clauses
+from miles_ros.agent.registry import SkillRegistry
+from miles_ros.agent.world import World
+
+TOUCH = "touch"
+"""A prohibition on any step that touches the cube (moves it, or puts something on it)."""
+MOVE = "move"
+"""A prohibition on any step that moves the cube (something may still be put on it)."""
+
+
+@dataclass(frozen=True)
+class Prohibition:
+    """A cube the goal keeps out of the plan."""
+
+    cube: str
+    """The cube's scene name."""
+    what: str
+    """:data:`TOUCH` or :data:`MOVE`."""
+    phrase: str
+    """The goal's words that say so."""
+    scope: str = "goal"
+    """``goal``: every step; ``clause``: the clause it stands in only (not checked on steps)."""
+
+    def forbids(self, step: Step, registry: SkillRegistry) -> str | None:
+        """Why ``step`` breaks this prohibition (None: it does not, or it holds in one
+        clause only). A step acting on the cube (its ``object``) breaks either kind; one
+        whose target is the cube breaks :data:`TOUCH` when its skill has ``contact`` (a
+        stack, a push against it) and :data:`MOVE` when it pushes against it (contact
+        without grasping); a reach never touches."""
+        if self.scope != "goal" or step.skill not in registry:
+            return None
+        perms = registry[step.skill].permissions
+        if step.params.get("object") == self.cube:
+            verb = "touches" if self.what == TOUCH else "moves"
+        elif step.params.get("target") == self.cube and "contact" in perms:
+            if self.what == MOVE and "grasps" in perms:
+                return None  # a cube put on top of it does not move it
+            verb = "touches" if self.what == TOUCH else "pushes against"
+        else:
+            return None
+        return f"it {verb} {self.cube}, which the goal forbids ({self.phrase!r})"
+
+
+@dataclass(frozen=True)
+class Scope:
+    """What :func:`read_scope` found."""
+
+    text: str
+    """The goal with "every/all cubes" expanded and the prohibitions taken out (the part
+    the model plans); the goal itself when it has neither."""
+    prohibitions: tuple[Prohibition, ...] = ()
+    refusal: str | None = None
+    """Why the goal cannot be done ("every cube except" all of them)."""
+
+    @property
+    def nothing(self) -> bool:
+        """The goal only forbids ("don't touch the red cube"): no motion is asked."""
+        return bool(self.prohibitions) and not re.search(r"[a-z0-9]", self.text.lower())
+
+
+_TOUCH_VERBS = (
+    r"touch(?:es|ed|ing)?|hit(?:s|ting)?|bump(?:s|ed|ing)?|knock(?:s|ed|ing)?(?: over| into)?"
+)
+_MOVE_VERBS = (
+    r"mov(?:e|es|ed|ing)|shift(?:s|ed|ing)?|displac(?:e|es|ed|ing)|relocat(?:e|es|ed|ing)|"
+    r"disturb(?:s|ed|ing)?"
+)
+_NEG = r"(?:don'?t|do not|never|please don'?t|without|avoid|try not to)"
+_EXCEPT = r"(?:except(?: for)?|other than|apart from|save for|excluding|not including)"
+_PLACED = (
+    r"(?:where (?:it|they) (?:is|are|was|were|stands?|lies?)|in (?:its |their )?place|"
+    r"as (?:it is|they are|is)|still|put|alone|untouched|be|on its own)"
+)
+
+
+class _Cubes:
+    """The scene's cube phrases: a pattern for one cube or a list, and its names."""
+
+    def __init__(self, world: World):
+        self.names = list(world.objects)
+        self.word: dict[str, str] = {}
+        for name in self.names:
+            head = name.split("_")[0]
+            for word in (name, head, *COLOR_WORDS.get(head, [])):
+                self.word.setdefault(word, name)
+        words = "|".join(sorted(map(re.escape, self.word), key=len, reverse=True))
+        nouns = "|".join(CUBE_NOUNS)
+        one = rf"(?:(?:the|that|this)\s+)?(?:{words})\b(?:\s+(?:{nouns}|one)s?\b)?"
+        self.one = one
+        self.list = rf"{one}(?:\s*(?:,|,?\s*and|,?\s*or|,?\s*nor)\s+{one})*"
+        self.every = (
+            rf"(?:\b(?:every|each)\s+(?:single\s+)?(?:{nouns}|one)\b|"
+            rf"\ball\s+(?:of\s+)?(?:the\s+)?(?:{nouns})s\b|\beverything\b|"
+            rf"\ball\s+of\s+them\b|\ball(?=\s+but\b))"
+        )
+
+    def named(self, phrase: str) -> list[str]:
+        """The cubes a phrase names, in order, once each."""
+        out: list[str] = []
+        for w in re.findall(r"[a-z_]+", phrase.lower()):
+            name = self.word.get(w)
+            if name and name not in out:
+                out.append(name)
+        return out
+
+    def spoken(self, names: list[str]) -> str:
+        """``[red_cube, green_cube]`` -> ``the red cube and the green cube``."""
+        phrases = ["the " + n.replace("_", " ") for n in names]
+        return (
+            " and ".join(phrases)
+            if len(phrases) < 3
+            else ", ".join(phrases[:-1]) + (" and " + phrases[-1])
+        )
+
+
+def read_scope(goal: str, world: World) -> Scope:
+    """``goal``'s prohibitions and its positive part in ``world`` (see the module)."""
+    text = goal.replace("\u2019", "'")
+    if not world.objects:
+        return Scope(goal)
+    cubes = _Cubes(world)
+    found: list[tuple[str, str, str, str | None]] = []  # (cube, what, phrase, marker)
+    text, refusal = _expand_every(text, cubes, found)
+    if refusal:
+        return Scope(goal, refusal=refusal)
+    rules = [
+        (
+            rf"(?:,?\s*\b(?:and|but)\s+)?\b(?P<neg>{_NEG})\s+(?:ever\s+)?(?P<verb>"
+            rf"(?:{_TOUCH_VERBS}|{_MOVE_VERBS})(?:\s+or\s+(?:{_TOUCH_VERBS}|{_MOVE_VERBS}))?)\s+(?P<list>{cubes.list})",
+            None,
+        ),
+        (
+            rf"(?:,?\s*\b(?:and|but)\s+)?\b(?:stay|keep|steer)\s+(?:well\s+)?(?:away|clear)\s+"
+            rf"(?:from|of)\s+(?P<list>{cubes.list})",
+            TOUCH,
+        ),
+        (
+            rf"(?:,?\s*\b(?:and|but)\s+)?\b(?:leave|keep|let)\s+(?P<list>{cubes.list})\s+"
+            rf"(?P<how>{_PLACED})\b",
+            None,
+        ),
+        (
+            rf",\s*(?:but\s+)?not\s+(?P<list>{cubes.list})\s*,?|\s(?:but\s+)?not\s+"
+            rf"(?P<list2>{cubes.list})",
+            MOVE,
+        ),
+    ]
+    for pattern, what in rules:
+        text = re.sub(
+            pattern,
+            lambda m, what=what: _prohibit(m, what, cubes, found),
+            text,
+            flags=re.I,
+        )
+    text = re.sub(
+        rf"\bonly\s+(?=(?:(?!the\b)[a-z]+\s+)?(?P<list>{cubes.list}))",
+        lambda m: _only(m, cubes, found),
+        text,
+        flags=re.I,
+    )
+    if not found:
+        return Scope(text)
+    refusal = _forbidden_antecedent(found, text, cubes)
+    if refusal:
+        return Scope(goal, refusal=refusal)
+    prohibitions = _scoped(found, text, cubes)
+    return Scope(_tidy(re.sub(rf"{_MARK}\d+{_MARK}", " ", text)), prohibitions)
+
+
+def _expand_every(text: str, cubes: _Cubes, found: list) -> tuple[str, str | None]:
+    every = re.search(cubes.every, text, re.I)
+    if every is None:
+        return text, None
+    rest = text[every.end() :]
+    but = re.match(
+        rf"\s*,?\s*(?:{_EXCEPT}|but(?:\s+not)?)\s+(?P<list>{cubes.list})\s*,?", rest, re.I
+    )
+    tail = None if but else re.search(rf"\s*,?\s*{_EXCEPT}\s+(?P<list>{cubes.list})", rest, re.I)
+    cut = but or tail
+    excepted = cubes.named(cut.group("list")) if cut else []
+    kept = [n for n in cubes.names if n not in excepted]
+    if not kept:
+        return text, f"every cube except {', '.join(excepted)} leaves no cube to act on"
+    for name in excepted:
+        found.append((name, MOVE, (every.group(0) + " " + cut.group(0).strip(" ,")), None))
+    if cut is None:
+        after = rest
+    else:
+        after = rest[: cut.start()] + (" " if but else "") + rest[cut.end() :]
+    return text[: every.start()] + cubes.spoken(kept) + after, None
+
+
+def _prohibit(match: re.Match, what: str | None, cubes: _Cubes, found: list) -> str:
+    """Records the cubes ``match`` forbids; returns a marker where its words stood (the
+    clause they stood in decides a "without" phrase's scope)."""
+    groups = match.groupdict()
+    phrase = match.group(0).strip(" ,")
+    verb, how = (groups.get("verb") or "").lower(), (groups.get("how") or "").lower()
+    if what is None:
+        touch = re.match(rf"(?:{_TOUCH_VERBS})", verb) or how in ("alone", "untouched")
+        what = TOUCH if touch else MOVE
+    without = (groups.get("neg") or "").lower() == "without"
+    marker = f" {_MARK}{len(found)}{_MARK} "
+    for name in cubes.named(groups.get("list") or groups.get("list2") or ""):
+        found.append((name, what, phrase, marker.strip() if without else None))
+    words = match.group(0).strip()
+    return marker + ("," if words.endswith(",") and not words.startswith(",") else "")
+
+
+def _forbidden_antecedent(found: list, marked: str, cubes: _Cubes) -> str | None:
+    """A contradiction when the first "it" of the positive part can only mean a cube the
+    goal forbids ("don't move the blue cube. Put it on the left pad"): no cube is named
+    before it but the forbidden ones."""
+    it = re.search(r"\bit\b", marked, re.I)
+    if it is None:
+        return None
+    before = marked[: it.start()]
+    marks = [int(m) for m in re.findall(rf"{_MARK}(\d+){_MARK}", before)]
+    if not marks or cubes.named(re.sub(rf"{_MARK}\d+{_MARK}", " ", before)):
+        return None
+    cube, _, phrase, _ = found[max(marks)] if max(marks) < len(found) else found[-1]
+    return f"contradictory goal: it asks to act on {cube} ('it') and forbids it ({phrase!r})"
+
+
+def _only(match: re.Match, cubes: _Cubes, found: list) -> str:
+    named = cubes.named(match.group("list"))
+    for name in cubes.names:
+        if name not in named:
+            found.append((name, MOVE, "only " + match.group("list"), None))
+    return ""
+
+
+_MARK = "\u00a7"
+"""Marks where a prohibition's words stood until the scope is decided."""
+
+
+def _scoped(found: list, marked: str, cubes: _Cubes) -> tuple[Prohibition, ...]:
+    """Prohibitions, each once (touching over moving). A "without ..." phrase whose cube
+    the positive part acts on in another clause than the one the phrase qualifies (its
+    own, or the next when it stands alone before it) holds in its own clause only; one
+    whose cube its own clause acts on is goal-wide (the reading refuses the
+    contradiction)."""
+    clauses = split_clauses(marked.lower())
+    out: dict[str, Prohibition] = {}
+    for cube, what, phrase, marker in found:
+        scope = "goal"
+        if marker is not None:
+            at = next((i for i, c in enumerate(clauses) if marker in c), None)
+            if at is not None:
+                rest = re.sub(rf"{_MARK}\d+{_MARK}", " ", clauses[at])
+                if not re.search(r"[a-z0-9]", rest) and at + 1 < len(clauses):
+                    at += 1  # "without touching the blue cube, put ...": the next clause
+                own = cube in cubes.named(clauses[at])
+                others = [c for i, c in enumerate(clauses) if i != at]
+                if not own and any(cube in cubes.named(c) for c in others):
+                    scope = "clause"
+        old = out.get(cube)
+        if old is None or old.scope == "clause" or (old.what == MOVE and what == TOUCH):
+            out[cube] = Prohibition(cube, what, phrase, scope)
+    return tuple(out.values())
+
+
+def _tidy(text: str) -> str:
+    text = re.sub(r"\s+([,.;:!?])", r"\1", text)
+    text = re.sub(r"([,;:])(?:\s*[,;:])+", r"\1", text)
+    text = " ".join(text.split())
+    lead = r"^(?:[\s,;:.-]|\b(?:and|but|then|just|so|also|instead)\b)+"
+    text = re.sub(lead, "", text, flags=re.I)
+    trail = r"(?:[\s,;:-]|\b(?:and|but|then|while|just)\b)+(?=[.!?]*$)"
+    return re.sub(trail, "", text, flags=re.I).strip()
