@@ -160,14 +160,19 @@ class _Cubes:
                 out.append(name)
         return out
 
-    def spoken(self, names: list[str]) -> str:
-        """``[red_cube, green_cube]`` -> ``the red cube and the green cube``."""
-        phrases = ["the " + n.replace("_", " ") for n in names]
-        return (
-            " and ".join(phrases)
-            if len(phrases) < 3
-            else ", ".join(phrases[:-1]) + (" and " + phrases[-1])
-        )
+    def each(self, names: list[str], after: str) -> str:
+        """The cubes ``names`` in place of "every cube", then ``after`` (the rest of the
+        goal): the clause's rest is said for the first cube and the others follow it as
+        "then the green one" ("put every cube on the left pad" -> "put the red cube on the
+        left pad, then the green one, then the blue one"), the wording the model was
+        trained on for a step repeated on another cube."""
+        first = "the " + names[0].replace("_", " ")
+        if len(names) == 1:
+            return first + after
+        end = re.search(r"\s*(?:[,;:]|\.\s|[.!?]+$|\b(?:and|then|but)\b)", after)
+        clause, remainder = (after[: end.start()], after[end.start() :]) if end else (after, "")
+        others = "".join(f", then the {n.split('_')[0]} one" for n in names[1:])
+        return first + clause + others + remainder
 
 
 def read_scope(goal: str, world: World) -> Scope:
@@ -244,7 +249,7 @@ def _expand_every(text: str, cubes: _Cubes, found: list) -> tuple[str, str | Non
         after = rest
     else:
         after = rest[: cut.start()] + (" " if but else "") + rest[cut.end() :]
-    return text[: every.start()] + cubes.spoken(kept) + after, None
+    return text[: every.start()] + cubes.each(kept, after), None
 
 
 def _prohibit(match: re.Match, what: str | None, cubes: _Cubes, found: list) -> str:

@@ -78,12 +78,12 @@ SCOPES = [
     ),
     (
         "move every cube except the blue one to the right pad",
-        "move the red cube and the green cube to the right pad",
+        "move the red cube to the right pad, then the green one",
         {"blue_cube": MOVE},
     ),
     (
         "Move all the cubes to the right pad except the green block.",
-        "Move the red cube and the blue cube to the right pad.",
+        "Move the red cube to the right pad, then the blue one.",
         {"green_cube": MOVE},
     ),
     (
@@ -160,16 +160,17 @@ def test_every_cube_except_expands_to_the_scenes_other_cubes(seed, world):
     colour = excepted.split("_")[0]
     scope = read_scope(f"move every cube except the {colour} one to the left pad", scene)
     kept = [c for c in cubes if c != excepted]
-    assert scope.text == "move " + _spoken(kept) + " to the left pad"
+    assert scope.text == _each("move", kept, " to the left pad")
     assert [(p.cube, p.what) for p in scope.prohibitions] == [(excepted, MOVE)]
-    everything = read_scope("put all cubes on the right pad", scene)
-    assert everything.text == "put " + _spoken(cubes) + " on the right pad"
+    everything = read_scope("put all cubes on the right pad, then go home", scene)
+    assert everything.text == _each("put", cubes, " on the right pad") + ", then go home"
     assert not everything.prohibitions
 
 
-def _spoken(names: list[str]) -> str:
-    phrases = ["the " + n.replace("_", " ") for n in names]
-    return (", ".join(phrases[:-1]) + " and " + phrases[-1]) if len(phrases) > 1 else phrases[0]
+def _each(verb: str, names: list[str], rest: str) -> str:
+    """ "put the red cube on the pad, then the green one, then the blue one"."""
+    first = f"{verb} the {names[0].replace('_', ' ')}{rest}"
+    return first + "".join(f", then the {n.split('_')[0]} one" for n in names[1:])
 
 
 def test_every_cube_except_all_of_them_is_refused(world):
