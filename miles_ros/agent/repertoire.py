@@ -12,14 +12,15 @@ the red cube" plannable), naming the verb, what the robot can do, and the closes
 one with the permission the action needs and the fewest others (``grasps``: pick_place,
 ``contact``: push, ``moves_arm``: reach, in the default registry). A verb outside both
 lists is left to the model and the reading (its unknown objects, relations and
-contradictions).
+contradictions). A cube handed to a person ("give the red cube to me", "pass me the blue
+cube") is refused the same way: no skill's target is a person.
 """
 
 from __future__ import annotations
 
 import re
 
-from miles_ros.agent.datagen import skill_verbs
+from miles_ros.agent.datagen import CUBE_NOUNS, skill_verbs
 from miles_ros.agent.registry import Skill, SkillRegistry
 
 _HELD = (
@@ -77,19 +78,33 @@ def _base(word: str) -> str:
     return word[:-1] if word.endswith("s") and not word.endswith("ss") else word
 
 
+_TO_PERSON = re.compile(
+    r"\b(?:to|into the hands? of)\s+(?:me|us|him|her|them|my hand|the (?:person|operator|"
+    r"user|human))\b|^(?:give|pass|bring|hand|toss|throw)\s+(?:me|us|him|her|them)\b"
+)
+"""A person as the receiver ("... to me", "give me ..."): no skill's target is a person."""
+_CUBE = re.compile(rf"\b(?:{'|'.join(CUBE_NOUNS)})s?\b")
+
+
 def verb_refusal(clauses: list[str], registry: SkillRegistry) -> str | None:
-    """Why a goal (its clauses, lower case) asks for an action no skill does, or None."""
+    """Why a goal (its clauses, lower case) asks for an action no skill does, or None: an
+    imperative of :data:`ACTIONS` outside the repertoire, or a cube handed to a person."""
     known = repertoire(registry)
     done = set().union(*known.values()) if known else set()
     for clause in clauses:
-        words = _LEAD.sub("", clause.strip()).split()
+        text = _LEAD.sub("", clause.strip())
+        words = text.split()
         verb = words[0].strip(",.:;") if words else ""
-        if verb not in ACTIONS or verb in done:
+        if verb in ACTIONS and verb not in done:
+            what, permission = f"no skill can {verb}", ACTIONS[verb]
+        elif _TO_PERSON.search(text) and _CUBE.search(text):
+            what, permission = "no skill hands a cube to a person", "grasps"
+        else:
             continue
         can = ", ".join(f"{s.name} ({_summary(s)})" for s in registry)
-        close = closest_skill(ACTIONS[verb], registry, takes_object="cube" in clause)
+        close = closest_skill(permission, registry, takes_object=bool(_CUBE.search(clause)))
         nearest = f"; the closest is {close.name}" if close else ""
-        return f"no skill can {verb}: the robot can {can}{nearest}"
+        return f"{what}: the robot can {can}{nearest}"
     return None
 
 

@@ -294,6 +294,11 @@ REPERTOIRE = [
     ("Pick up the red block and toss it onto the left pad.", "toss", "pick_place"),
     ("Could you please scan the blue cube?", "scan", "reach"),
 ]
+TO_A_PERSON = [
+    "give the red cube to me",
+    "Pass me the green block, please.",
+    "bring the blue cube to the operator",
+]
 
 
 @pytest.mark.parametrize("goal,verb,closest", REPERTOIRE)
@@ -306,6 +311,16 @@ def test_a_verb_no_skill_does_is_refused_naming_the_closest_skill(
     for skill in registry.names:
         assert skill in plan.reason
     assert plan.reason.endswith(f"the closest is {closest}")
+
+
+@pytest.mark.parametrize("goal", TO_A_PERSON)
+def test_a_cube_handed_to_a_person_is_refused(goal, registry, world):
+    plan = planner_for(registry, world, wanting("pick_place red_cube left_pad", [])).plan(goal)
+    assert plan.refused and "no skill hands a cube to a person" in plan.reason
+    assert plan.reason.endswith("the closest is pick_place")
+    # a person who is only the beneficiary is no receiver
+    plan = planner_for(registry, world, keyword_scorer(["pick green right"]))
+    assert plan.plan("Could you set the green block down on the right pad for me?").valid
 
 
 def test_the_repertoire_comes_from_the_cards_and_the_generator(registry, world, tmp_path):
