@@ -122,6 +122,7 @@ _MOVE_VERBS = (
     r"mov(?:e|es|ed|ing)|shift(?:s|ed|ing)?|displac(?:e|es|ed|ing)|relocat(?:e|es|ed|ing)|"
     r"disturb(?:s|ed|ing)?"
 )
+_VERBS = rf"(?:{_TOUCH_VERBS}|{_MOVE_VERBS})"
 _NEG = r"(?:don'?t|do not|never|please don'?t|without|avoid|try not to)"
 _EXCEPT = r"(?:except(?: for)?|other than|apart from|save for|excluding|not including)"
 _PLACED = (
@@ -143,7 +144,6 @@ class _Cubes:
         words = "|".join(sorted(map(re.escape, self.word), key=len, reverse=True))
         nouns = "|".join(CUBE_NOUNS)
         one = rf"(?:(?:the|that|this)\s+)?(?:{words})\b(?:\s+(?:{nouns}|one)s?\b)?"
-        self.one = one
         self.list = rf"{one}(?:\s*(?:,|,?\s*and|,?\s*or|,?\s*nor)\s+{one})*"
         self.every = (
             rf"(?:\b(?:every|each)\s+(?:single\s+)?(?:{nouns}|one)\b|"
@@ -187,8 +187,8 @@ def read_scope(goal: str, world: World) -> Scope:
         return Scope(goal, refusal=refusal)
     rules = [
         (
-            rf"(?:,?\s*\b(?:and|but)\s+)?\b(?P<neg>{_NEG})\s+(?:ever\s+)?(?P<verb>"
-            rf"(?:{_TOUCH_VERBS}|{_MOVE_VERBS})(?:\s+or\s+(?:{_TOUCH_VERBS}|{_MOVE_VERBS}))?)\s+(?P<list>{cubes.list})",
+            rf"(?:,?\s*\b(?:and|but)\s+)?\b(?P<neg>{_NEG})\s+(?:ever\s+)?"
+            rf"(?P<verb>{_VERBS}(?:\s+or\s+{_VERBS})?)\s+(?P<list>{cubes.list})",
             None,
         ),
         (
