@@ -25,12 +25,12 @@ from miles_ros.agent.registry import Skill, SkillRegistry
 
 _HELD = (
     "hand throw toss fling hurl lob shake rotate turn spin twist flip tilt wave swing "
-    "pour squeeze roll wiggle jiggle"
+    "pour squeeze wiggle jiggle"
 )
 _SURFACE = (
     "paint colour color weld glue tape nail screw solder wipe clean wash polish scrub rub "
-    "dust hit strike kick punch smash crush break cut slice chop saw drill scratch draw "
-    "write sign stamp engrave heat melt cook freeze fold open close lock unlock"
+    "dust roll knock hit strike kick punch smash crush break cut slice chop saw drill scratch "
+    "draw write sign stamp engrave heat melt cook freeze fold open close lock unlock"
 )
 _AFAR = "inspect photograph scan film measure"
 ACTIONS: dict[str, str] = {
