@@ -63,6 +63,8 @@ TOUCH = "touch"
 """A prohibition on any step that touches the cube (moves it, or puts something on it)."""
 MOVE = "move"
 """A prohibition on any step that moves the cube (something may still be put on it)."""
+AVOID = "avoid"
+"""A prohibition on any step that acts on the cube or goes to it (a reach too)."""
 
 
 @dataclass(frozen=True)
@@ -83,11 +85,17 @@ class Prohibition:
         clause only). A step acting on the cube (its ``object``) breaks either kind; one
         whose target is the cube breaks :data:`TOUCH` when its skill has ``contact`` (a
         stack, a push against it) and :data:`MOVE` when it pushes against it (contact
-        without grasping); a reach never touches."""
+        without grasping); a reach never touches. :data:`AVOID`: any step naming the
+        cube."""
         if self.scope != "goal" or step.skill not in registry:
             return None
         perms = registry[step.skill].permissions
-        if step.params.get("object") == self.cube:
+        if self.what == AVOID and self.cube in (
+            step.params.get("object"),
+            step.params.get("target"),
+        ):
+            verb = "goes to"
+        elif step.params.get("object") == self.cube:
             verb = "touches" if self.what == TOUCH else "moves"
         elif step.params.get("target") == self.cube and "contact" in perms:
             if self.what == MOVE and "grasps" in perms:
@@ -123,6 +131,8 @@ _MOVE_VERBS = (
     r"disturb(?:s|ed|ing)?"
 )
 _VERBS = rf"(?:{_TOUCH_VERBS}|{_MOVE_VERBS})"
+_MANNERS = r"(?:push|slid|shov|nudg|lift|pick(?:ing)? up|grab|grasp|tak|carr)(?:e|es|s|ing|ed)?"
+"""Verbs that are a manner when the goal moves the cube elsewhere, else a prohibition."""
 _NEG = r"(?:don'?t|do not|never|please don'?t|without|avoid|try not to)"
 _EXCEPT = r"(?:except(?: for)?|other than|apart from|save for|excluding|not including)"
 _PLACED = (
@@ -185,20 +195,43 @@ def read_scope(goal: str, world: World) -> Scope:
     text, refusal = _expand_every(text, cubes, found)
     if refusal:
         return Scope(goal, refusal=refusal)
+    lead = r"(?:,?\s*\b(?:and|but)\s+)?"
+    while_you = r"(?:\s*,?\s*\b(?:while|as|when) you\b)?"
     rules = [
         (
-            rf"(?:,?\s*\b(?:and|but)\s+)?\b(?P<neg>{_NEG})\s+(?:ever\s+)?"
-            rf"(?P<verb>{_VERBS}(?:\s+or\s+{_VERBS})?)\s+(?P<list>{cubes.list})",
+            rf"{lead}\b(?P<neg>{_NEG})\s+(?:ever\s+)?(?P<verb>{_VERBS}(?:\s+or\s+{_VERBS})?)"
+            rf"(?:\s+(?:into|against|over|with))?\s+(?P<list>{cubes.list}){while_you}",
             None,
         ),
         (
-            rf"(?:,?\s*\b(?:and|but)\s+)?\b(?:stay|keep|steer)\s+(?:well\s+)?(?:away|clear)\s+"
-            rf"(?:from|of)\s+(?P<list>{cubes.list})",
+            rf"{lead}\b(?P<neg>{_NEG})\s+(?:(?:go|come|get|move)\s+(?:near|close to|towards?|"
+            rf"over to|to)|approach|reach(?: for)?|hover (?:over|above))\s+"
+            rf"(?P<list>{cubes.list}){while_you}",
+            AVOID,
+        ),
+        (
+            rf"{lead}\b(?:stay|keep|steer)\s+(?:well\s+)?(?:away|clear)\s+(?:from|of)\s+"
+            rf"(?P<list>{cubes.list})",
+            AVOID,
+        ),
+        (
+            rf"{lead}\b(?:keep\s+(?:your\s+)?(?:hands?|gripper|fingers)\s+off|hands off)\s+"
+            rf"(?P<list>{cubes.list})",
             TOUCH,
         ),
         (
-            rf"(?:,?\s*\b(?:and|but)\s+)?\b(?:leave|keep|let)\s+(?P<list>{cubes.list})\s+"
+            rf"{lead}\b(?:leave|keep|let)\s+(?P<list>{cubes.list})\s+(?P<how>{_PLACED})\b",
+            None,
+        ),
+        (
+            rf"{lead}(?:\b(?:make sure|ensure|see to it)\s+(?:that\s+)?)?(?P<list>{cubes.list})"
+            rf"\s+(?:stays?|remains?|is left|(?:must|should|has to)\s+(?:stay|remain))\s+"
             rf"(?P<how>{_PLACED})\b",
+            None,
+        ),
+        (
+            rf"{lead}(?P<list>{cubes.list})\s+(?:must|should|may|can|is to)(?:\s+not|n'?t)\s+"
+            rf"(?:be\s+)?(?P<verb>{_VERBS})\b",
             None,
         ),
         (
@@ -214,6 +247,12 @@ def read_scope(goal: str, world: World) -> Scope:
             text,
             flags=re.I,
         )
+    text = re.sub(  # "don't push the blue one": a prohibition unless a manner of a cube
+        rf"{lead}\b(?P<neg>{_NEG})\s+(?P<verb>{_MANNERS})\s+(?P<list>{cubes.list})",
+        lambda m: _prohibit(m, MOVE, cubes, found) if _only_here(m, cubes) else m.group(0),
+        text,
+        flags=re.I,
+    )
     text = re.sub(
         rf"\bonly\s+(?=(?:(?!the\b)[a-z]+\s+)?(?P<list>{cubes.list}))",
         lambda m: _only(m, cubes, found),
@@ -238,18 +277,31 @@ def _expand_every(text: str, cubes: _Cubes, found: list) -> tuple[str, str | Non
         rf"\s*,?\s*(?:{_EXCEPT}|but(?:\s+not)?)\s+(?P<list>{cubes.list})\s*,?", rest, re.I
     )
     tail = None if but else re.search(rf"\s*,?\s*{_EXCEPT}\s+(?P<list>{cubes.list})", rest, re.I)
-    cut = but or tail
+    front = None
+    if not (but or tail):  # "except for the red cube, put every cube ..."
+        front = re.search(
+            rf"(?:^|\b)(?:{_EXCEPT}|but for)\s+(?P<list>{cubes.list})\s*,?\s*",
+            text[: every.start()],
+            re.I,
+        )
+    cut = but or tail or front
     excepted = cubes.named(cut.group("list")) if cut else []
     kept = [n for n in cubes.names if n not in excepted]
     if not kept:
         return text, f"every cube except {', '.join(excepted)} leaves no cube to act on"
     for name in excepted:
         found.append((name, MOVE, (every.group(0) + " " + cut.group(0).strip(" ,")), None))
-    if cut is None:
-        after = rest
-    else:
+    before, after = text[: every.start()], rest
+    if front is not None:
+        before = before[: front.start()] + before[front.end() :]
+    elif cut is not None:
         after = rest[: cut.start()] + (" " if but else "") + rest[cut.end() :]
-    return text[: every.start()] + cubes.each(kept, after), None
+    them = re.match(r"\s*,?\s*and\s+(?:then\s+)?(?P<verb>[a-z]+)\s+them\b", after, re.I)
+    if them:  # "pick up every cube and place them on the pad": "place" each cube there
+        starts = [m.end() for m in re.finditer(r"[,;:.!?]\s*|\b(?:and|then)\s+", before)]
+        before = before[: max(starts, default=0)] + them.group("verb") + " "
+        after = after[them.end() :]
+    return before + cubes.each(kept, after), None
 
 
 def _prohibit(match: re.Match, what: str | None, cubes: _Cubes, found: list) -> str:
@@ -267,6 +319,17 @@ def _prohibit(match: re.Match, what: str | None, cubes: _Cubes, found: list) -> 
         found.append((name, what, phrase, marker.strip() if without else None))
     words = match.group(0).strip()
     return marker + ("," if words.endswith(",") and not words.startswith(",") else "")
+
+
+def _only_here(match: re.Match, cubes: _Cubes) -> bool:
+    """The cubes ``match`` names are named nowhere else in its goal ("push the red cube to
+    the left pad but don't push the blue one"; not "don't lift the red cube, push it
+    ...", where the words are a manner of the red cube's own step, nor one an "it" after
+    them may refer to)."""
+    before, after = match.string[: match.start()], match.string[match.end() :]
+    if re.search(r"\bit\b", after, re.I):
+        return False  # "don't lift the blue cube, push it ..."
+    return not set(cubes.named(match.group("list"))) & set(cubes.named(before + " " + after))
 
 
 def _forbidden_antecedent(found: list, marked: str, cubes: _Cubes) -> str | None:

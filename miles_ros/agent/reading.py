@@ -447,8 +447,9 @@ def _relation(
 
 
 def _forbidden(clauses: list[_Clause], prohibitions) -> str | None:
-    """Why a clause asks for what a goal-wide prohibition forbids: moving the cube, or
-    putting another cube on one it forbids to touch."""
+    """Why a clause asks for what a goal-wide prohibition forbids: moving the cube,
+    putting another cube on one it forbids to touch, or going to one it forbids to go
+    near."""
     rules = {p.cube: p for p in prohibitions if p.scope == "goal"}
     for clause in clauses:
         rule = rules.get(clause.moved)
@@ -458,6 +459,10 @@ def _forbidden(clauses: list[_Clause], prohibitions) -> str | None:
             )
         for cube in clause.cubes:
             rule = rules.get(cube)
+            if rule is not None and rule.what == "avoid":
+                return (
+                    f"contradictory goal: it asks to go to {cube} and forbids it ({rule.phrase!r})"
+                )
             if clause.moved and rule is not None and rule.what == "touch":
                 return (
                     f"the goal asks to put {clause.moved} on or against {cube} and forbids "

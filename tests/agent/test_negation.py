@@ -17,7 +17,7 @@ import yaml
 from miles_ros.agent.evaluation import load_eval_goals, load_eval_refusals
 from miles_ros.agent.grounding import Step
 from miles_ros.agent.lm import FakeLanguageModel
-from miles_ros.agent.negation import MOVE, TOUCH, read_scope
+from miles_ros.agent.negation import AVOID, MOVE, TOUCH, read_scope
 from miles_ros.agent.planner import Planner, PlannerConfig
 from miles_ros.agent.reading import read_goal
 from miles_ros.agent.references import resolve_references
@@ -119,11 +119,61 @@ SCOPES = [
     (
         "stay away from the green cube and hover over the left pad",
         "hover over the left pad",
-        {"green_cube": TOUCH},
+        {"green_cube": AVOID},
     ),
     (
         "leave the blue cube alone and go home",
         "go home",
+        {"blue_cube": TOUCH},
+    ),
+    (
+        "Please don't move the green cube while you put the blue cube on the right pad",
+        "put the blue cube on the right pad",
+        {"green_cube": MOVE},
+    ),
+    (
+        "Put the blue cube on the left pad without bumping into the red cube",
+        "Put the blue cube on the left pad",
+        {"red_cube": TOUCH},
+    ),
+    (
+        "Make sure the red cube stays where it is, and put the blue cube on the left pad",
+        "put the blue cube on the left pad",
+        {"red_cube": MOVE},
+    ),
+    (
+        "Move the green cube to the right pad; the red cube must not move",
+        "Move the green cube to the right pad",
+        {"red_cube": MOVE},
+    ),
+    (
+        "The blue cube mustn't be touched; put the red cube on the left pad",
+        "put the red cube on the left pad",
+        {"blue_cube": TOUCH},
+    ),
+    (
+        "Except for the red cube, put every cube on the right pad",
+        "put the green cube on the right pad, then the blue one",
+        {"red_cube": MOVE},
+    ),
+    (
+        "Push the red cube to the left pad but don't push the blue one",
+        "Push the red cube to the left pad",
+        {"blue_cube": MOVE},
+    ),
+    (
+        "Pick up every cube except the green one and place them on the right pad",
+        "place the red cube on the right pad, then the blue one",
+        {"green_cube": MOVE},
+    ),
+    (
+        "Don't go near the red cube and reach the left pad",
+        "reach the left pad",
+        {"red_cube": AVOID},
+    ),
+    (
+        "Move the red cube to the left pad but keep your hands off the blue cube",
+        "Move the red cube to the left pad",
         {"blue_cube": TOUCH},
     ),
 ]
@@ -144,6 +194,8 @@ def test_manners_on_a_pronoun_are_left_to_the_reading(world):
         "Move the red cube to the left pad, but do not lift it - just push.",
         "Move over to the blue cube without touching it.",
         "Carry the green cube to the right pad but leave it where it is",
+        "Don't lift the red cube, push it to the left pad",
+        "Don't pick up the blue cube; slide the blue cube to the right pad",
     ):
         scope = read_scope(goal, world)
         assert scope.text == goal and not scope.prohibitions
@@ -384,9 +436,10 @@ def test_readme_and_docs_examples_still_plan(registry, world):
 
 def test_step_checks_of_each_prohibition(registry, world):
     """A reach never touches; a stack touches its target but does not move it; a push
-    against a cube moves it."""
+    against a cube moves it; "don't go near" rules out every step naming the cube."""
     touch = read_scope("don't touch the blue cube", world).prohibitions[0]
     move = read_scope("don't move the blue cube", world).prohibitions[0]
+    avoid = read_scope("don't go near the blue cube", world).prohibitions[0]
     reach = Step("reach", {"target": "blue_cube"})
     stack = Step("pick_place", {"object": "red_cube", "target": "blue_cube"})
     against = Step("push", {"object": "red_cube", "target": "blue_cube"})
@@ -403,6 +456,8 @@ def test_step_checks_of_each_prohibition(registry, world):
         True,
         True,
     ]
+    assert all(avoid.forbids(s, registry) for s in (reach, stack, against, lift))
+    assert not avoid.forbids(Step("reach", {"target": "left_pad"}), registry)
 
 
 def test_eval_files_name_their_categories():
