@@ -6,7 +6,7 @@ the cubes" must not be asked back as "which cube?"). It
 
 - expands "every cube", "all (the) cubes", "each cube" to the scene's cubes, and "every
   cube except / but / other than the blue one" to the others ("move every cube except the
-  blue one to the right pad" -> "move the red cube and the green cube to the right pad",
+  blue one to the right pad" -> "move the red cube to the right pad, then the green one",
   in the default scene; the set of cubes comes from the :class:`World`);
 - records a :class:`Prohibition` for each cube the goal keeps out of the plan and takes the
   words that say so out of the text:
@@ -14,13 +14,18 @@ the cubes" must not be asked back as "which cube?"). It
   ==============================================================  ==============
   words                                                           forbids
   ==============================================================  ==============
-  "don't / do not / never / without / avoid" + touch, hit, bump,  touching X
-  knock (over) X; "leave X alone / untouched"; "stay / keep
-  away from X"
+  "don't / do not / never / without / avoid" + touch, hit, bump   touching X
+  (into), knock (over) X; "leave X alone / untouched"; "keep
+  your hands off X"; "X mustn't be touched"
   "don't / do not / never / without / avoid" + move, shift,       moving X
   displace, relocate, disturb X; "leave / keep X where it is /
-  in place / still"; "every cube except X"; "X, not Y" / "but
-  not Y"; "only X" (every other cube)
+  in place / still"; "make sure X stays where it is"; "X must
+  not move"; "every cube except X", "except for X, ... every
+  cube"; "X, not Y" / "but not Y"; "only X" (every other cube);
+  "don't push / lift X" when no other clause acts on X (else a
+  manner of its step, :mod:`miles_ros.agent.reading`)
+  "don't go near / approach / hover over X"; "stay / keep away    going to X
+  from X"
   ==============================================================  ==============
 
 A goal that only forbids ("leave the red cube alone") asks for no motion
