@@ -9,7 +9,9 @@ Prints one JSON object::
      "skills": {"reach": "card", ...}, "model": "embedded:gemma3-270m+adapter", "load_s": ..,
      "cache_hit_ms": .., "threads": 1, "fallback": false,
      "grounded": {"accuracy", "validity", "latency_p50_s", "latency_p95_s",
-                  "refusal": {"precision", "recall", "n_refuse", "n_plan", "nothing_ok"}},
+                  "by_category": {"everyday": {"n", "accuracy", "validity"}, ...},
+                  "refusal": {"precision", "recall", "n_refuse", "n_plan", "nothing_ok",
+                              "by_category": {"repertoire": "12/12", ...}}},
      "generate": {...},
      "base": {"model": "embedded:gemma3-270m", "load_s": .., "grounded": {...},
               "generate": {...}},
@@ -30,6 +32,11 @@ on the labelled set (miles_ros/agent/eval_refusals.yaml: infeasible goals writte
 none of their words in the training generator, plus no-motion goals; the feasible goals
 above are the negatives and their unsupported goals count as goals to refuse);
 ``misses`` lists the refusal set's wrong answers under ``refusal_<mode>``.
+``by_category``: the same per category of the sets (``category:`` in the YAML files:
+eval goals ``everyday`` (unnamed) and ``negation`` (a cube the goal forbids touching or
+moving, "every cube except ..."); refusal goals ``infeasible`` and ``nothing`` (unnamed),
+``negation`` (the only plan is forbidden) and ``repertoire`` (a verb no skill does)); for
+refusals, the goals answered right (refused or not, as labelled) out of the category's.
 ``--adapter DIR`` benches another adapter than the shipped one. ``--registry interface``
 uses only the skills declared in docs/interfaces.md (any scene name as target, no critics).
 """
@@ -151,6 +158,10 @@ def main(argv: list[str] | None = None) -> int:
             if "base" in report:
                 line += f" vs base {report['base'][mode]['accuracy']:.1%}"
             print(line, file=sys.stderr)
+            for name, cat in report[mode]["by_category"].items():
+                print(f"  {name}: {cat['accuracy']:.1%} of {cat['n']}", file=sys.stderr)
+            for name, right in refusal["by_category"].items():
+                print(f"  refusal {name}: {right} right", file=sys.stderr)
     print(json.dumps(report))
     return 0
 

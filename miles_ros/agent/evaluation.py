@@ -37,12 +37,17 @@ def parse_step(text: str) -> Step:
     return Step(skill, dict(zip(names, values, strict=False)))
 
 
+GOAL_CATEGORY = "everyday"
+"""The category of an eval goal that names none."""
+
+
 def load_eval_goals(path: str | Path | None = None) -> list[dict]:
-    """``[{"goal": str, "plan": [Step, ...]}, ...]``."""
+    """``[{"goal": str, "plan": [Step, ...], "category": str}, ...]``."""
     items = yaml.safe_load(Path(path or EVAL_GOALS).read_text())
     return [
         {
             "goal": it["goal"],
+            "category": str(it.get("category", GOAL_CATEGORY)),
             "plan": [
                 parse_step(s) if isinstance(s, str) else parse_step(" ".join(map(str, s)))
                 for s in it["plan"]
@@ -70,13 +75,15 @@ def same_plan(a: list[Step], b: list[Step], tol: float = 1e-3) -> bool:
 
 
 def evaluate_goals(planner, goals: list[dict], mode: str = "grounded") -> dict:
-    """Accuracy, validity and latency of ``planner`` on ``goals`` (cache bypassed).
+    """Accuracy, validity and latency of ``planner`` on ``goals`` (cache bypassed), in
+    all and per category (``by_category``).
 
     Goals whose expected plan does not validate against the planner's registry are left
     out (listed under ``unsupported``)."""
     from miles_ros.agent.validation import validate_plan
 
     latencies, correct, valid, misses, unsupported = [], 0, 0, [], []
+    by_category: dict[str, dict] = {}
     for item in goals:
         if validate_plan(item["plan"], planner.registry, planner.world):
             # the expected plan is not expressible with these skills (e.g. a trained card
@@ -89,6 +96,12 @@ def evaluate_goals(planner, goals: list[dict], mode: str = "grounded") -> dict:
         valid += plan.valid and not plan.fallback_used
         ok = plan.valid and not plan.fallback_used and same_plan(plan.steps, item["plan"])
         correct += ok
+        tally = by_category.setdefault(
+            item.get("category", GOAL_CATEGORY), {"n": 0, "exact": 0, "valid": 0}
+        )
+        tally["n"] += 1
+        tally["exact"] += ok
+        tally["valid"] += plan.valid and not plan.fallback_used
         if not ok:
             misses.append(
                 {
@@ -106,14 +119,30 @@ def evaluate_goals(planner, goals: list[dict], mode: str = "grounded") -> dict:
         "validity": round(valid / n, 4) if n else 0.0,
         "latency_p50_s": round(float(np.percentile(latencies, 50)), 4) if n else None,
         "latency_p95_s": round(float(np.percentile(latencies, 95)), 4) if n else None,
+        "by_category": {
+            name: {
+                "n": t["n"],
+                "accuracy": round(t["exact"] / t["n"], 4),
+                "validity": round(t["valid"] / t["n"], 4),
+            }
+            for name, t in sorted(by_category.items())
+        },
         "misses": misses,
     }
 
 
 def load_eval_refusals(path: str | Path | None = None) -> list[dict]:
-    """``[{"goal": str, "refuse": bool}, ...]`` (``refuse: false``: a no-motion goal)."""
+    """``[{"goal": str, "refuse": bool, "category": str}, ...]`` (``refuse: false``: a
+    no-motion goal; category ``infeasible`` or ``nothing`` unless named)."""
     items = yaml.safe_load(Path(path or EVAL_REFUSALS).read_text())
-    return [{"goal": str(it["goal"]), "refuse": bool(it["refuse"])} for it in items]
+    return [
+        {
+            "goal": str(it["goal"]),
+            "refuse": bool(it["refuse"]),
+            "category": str(it.get("category", "infeasible" if it["refuse"] else "nothing")),
+        }
+        for it in items
+    ]
 
 
 def evaluate_refusals(
@@ -121,16 +150,27 @@ def evaluate_refusals(
 ) -> dict:
     """Refusal precision and recall: positives are ``refusals`` labelled ``refuse`` plus
     the ``goals`` (eval_goals) whose expected plan the registry cannot express; negatives
-    are the other ``goals`` and the no-motion goals (which must give a valid empty plan)."""
+    are the other ``goals`` and the no-motion goals (which must give a valid empty plan).
+    ``by_category``: per category, the goals answered right (refused when labelled so,
+    not refused otherwise) out of its goals."""
     from miles_ros.agent.validation import validate_plan
 
-    labelled = [(r["goal"], r["refuse"]) for r in refusals] + [
-        (g["goal"], bool(validate_plan(g["plan"], planner.registry, planner.world))) for g in goals
+    labelled = [(r["goal"], r["refuse"], r.get("category", "infeasible")) for r in refusals] + [
+        (
+            g["goal"],
+            bool(validate_plan(g["plan"], planner.registry, planner.world)),
+            g.get("category", GOAL_CATEGORY),
+        )
+        for g in goals
     ]
     tp = fp = fn = 0
     wrong: list[dict] = []
-    for goal, refuse in labelled:
+    by_category: dict[str, dict] = {}
+    for goal, refuse, category in labelled:
         plan = planner.plan(goal, mode=mode, use_cache=False)
+        tally = by_category.setdefault(category, {"n": 0, "right": 0})
+        tally["n"] += 1
+        tally["right"] += plan.refused == refuse
         tp += refuse and plan.refused
         fp += plan.refused and not refuse
         fn += refuse and not plan.refused
@@ -152,5 +192,6 @@ def evaluate_refusals(
         "precision": round(tp / (tp + fp), 4) if tp + fp else 1.0,
         "recall": round(tp / (tp + fn), 4) if tp + fn else 1.0,
         "nothing_ok": f"{empty_ok}/{len(nothing)}",
+        "by_category": {name: f"{t['right']}/{t['n']}" for name, t in sorted(by_category.items())},
         "wrong": wrong,
     }

@@ -12,13 +12,18 @@ Modes:
 
 Refusal is a plan too (``Plan.refused`` with a ``reason``): the symbolic reading of the
 goal (:func:`miles_ros.agent.reading.read_goal`: unknown colours, objects and places,
-relations no skill's schema accepts, contradictions, blank goals, goals naming nothing)
-refuses before the model is asked; otherwise the model may choose ``refuse`` (when its
-adapter was trained on infeasible goals, see ``PlannerConfig.lm_refusal``) or ``done``
-as the first step, which is a refusal unless the goal asks for no motion ("do nothing":
-the empty, valid plan). The reading's manner constraints ("without lifting it" forbids
-grasping skills for that cube, "tap"/"poke" forbid contact skills) mask the candidates
-and are checked on every plan.
+relations no skill's schema accepts, verbs no skill does, contradictions, blank goals,
+goals naming nothing) refuses before the model is asked; otherwise the model may choose
+``refuse`` (when its adapter was trained on infeasible goals, see
+``PlannerConfig.lm_refusal``) or ``done`` as the first step, which is a refusal unless
+the goal asks for no motion ("do nothing": the empty, valid plan). The reading's manner
+constraints ("without lifting it" forbids grasping skills for that cube, "tap"/"poke"
+forbid contact skills) mask the candidates and are checked on every plan. Before
+anything else, :func:`~miles_ros.agent.negation.read_scope` takes the goal's
+prohibitions out of it ("don't touch the red cube", "every cube except the blue one"):
+the model plans the positive part, a step the goal forbids is masked, a plan holding one
+is refused, and so is a goal whose model's first choice is a forbidden step on a cube its
+positive part names.
 
 Replanning (``failed``: the plans already tried that failed; ``banned``: steps the skill
 node refused) never returns a plan identical to one that failed: the failed plan's first
@@ -54,6 +59,7 @@ from miles_ros.agent.grounding import (
     ground_candidates,
     outside_envelope,
 )
+from miles_ros.agent.negation import read_scope
 from miles_ros.agent.plans import (
     Plan,
     PlanCache,
@@ -267,14 +273,22 @@ class Planner:
                     refused=hit.refused,
                     reason=hit.reason,
                 )
-        # only valid plans are cached, and the reading depends on the key alone: read after
-        # the phrases that pick a thing by position or colour, named (or refused)
-        references = resolve_references(goal, world)
-        goal, asks = references.text, references.clarify
-        if references.refusal or asks:
+        # only valid plans are cached, and the reading depends on the key alone: the
+        # prohibitions first ("all the cubes" is not a cube to ask about), then the phrases
+        # that pick a thing by position or colour, named (or refused); the model plans the
+        # goal's positive part
+        scope = read_scope(goal, world)
+        references = resolve_references(scope.text, world)
+        asks = references.clarify
+        if scope.refusal or scope.nothing:  # the goal's own words stay in the plan
+            asks = None
+            reading = GoalReading(refusal=scope.refusal, nothing=not scope.refusal)
+        elif references.refusal or asks:
+            goal = references.text
             reading = GoalReading(refusal=references.refusal)
         else:
-            reading = read_goal(goal, self.registry, world)
+            goal = references.text
+            reading = read_goal(goal, self.registry, world, scope.prohibitions)
         if reading.refusal or reading.nothing or asks:
             plan = Plan(goal, [], mode, self.lm.name, 0.0, trace_id=trace_id, clarification=asks)
             plan.refused, plan.reason = bool(reading.refusal), reading.refusal or ""
@@ -304,6 +318,11 @@ class Planner:
             ):
                 plan.steps, plan.errors, plan.fallback_used = fallback, [], True
                 plan.mode, plan.model = "fallback", "rules"
+        forbidden = [(s, why) for s in plan.steps if (why := reading.prohibited(s, self.registry))]
+        if forbidden:  # never a step the goal forbids, whichever path produced it
+            step, why = forbidden[0]
+            plan.steps, plan.errors, plan.refused = [], [], True
+            plan.reason = f"{step.key()}: {why}"
         plan.latency_s = time.perf_counter() - t0
         if cacheable and plan.valid:
             self.cache.put(key, plan)
@@ -385,7 +404,9 @@ class Planner:
                 [bool(context.reject(c, self.registry, first=not steps)) for c in cands]
             )
             affordances[rejected] = 0.0
-            outside = self._asked_outside(cands, lm_scores, affordances, rejected, work)
+            outside = self._asked_outside(
+                cands, lm_scores, affordances, rejected, work, context.reading
+            )
             if outside is not None:
                 answer = Outside(f"step {len(steps) + 1}: {outside}")
                 break
@@ -419,16 +440,24 @@ class Planner:
         errors = validate_plan(steps, self.registry, world, self.config.max_steps) if steps else []
         return steps, scores, errors, answer
 
-    def _asked_outside(self, cands, lm_scores, affordances, rejected, world) -> str | None:
-        """Why the step the model ranks first lies outside its skill's trained envelope, or
-        None. The planner then refuses the goal (naming the step) instead of doing the
-        next best thing: the goal asks for a call the skill was never trained for, and a
-        robot that does something else is worse than one that says no."""
+    def _asked_outside(
+        self, cands, lm_scores, affordances, rejected, world, reading: GoalReading
+    ) -> str | None:
+        """Why the step the model ranks first lies outside its skill's trained envelope,
+        or does what the goal forbids on a cube its positive part names ("don't touch the
+        blue cube, put the red cube on it"), or None. The planner then refuses the goal
+        (naming the step) instead of doing the next best thing: the goal asks for a call
+        the skill was never trained for, or one it rules out itself, and a robot that does
+        something else is worse than one that says no."""
         order = np.argsort(-np.asarray(lm_scores, dtype=np.float64))
         for i in order:
             cand = cands[i]
             if affordances[i] > 0:
                 return None  # the model's first choice (among those allowed) can run
+            forbidden = reading.prohibited(cand, self.registry)
+            named = {v for v in cand.params.values() if isinstance(v, str)} & set(reading.names)
+            if forbidden and any(r.cube in named for r in reading.prohibitions):
+                return f"{cand.key()}: {forbidden}"
             if rejected[i]:
                 continue  # banned, failed before or against the goal's wording: not asked
             return outside_envelope(cand, self.registry, world)

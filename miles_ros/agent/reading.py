@@ -18,6 +18,8 @@ missing, a goal that
   rest on the table (held in the gripper, or on another cube);
 - contradicts itself: within one clause, lifting and not lifting the same cube, moving a
   cube and not moving / not touching it;
+- asks for an action no skill does ("paint", "throw", "rotate":
+  :mod:`miles_ros.agent.repertoire`);
 - names nothing in the scene, no point and no parameter-free skill ("fly", "dance").
 
 A goal that asks for no motion at all ("do nothing", "stay where you are") is not a
@@ -42,11 +44,16 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from miles_ros.agent.datagen import COLOR_WORDS, CUBE_NOUNS, PAD_NOUNS
 from miles_ros.agent.grounding import Step, goal_points, stacking_error
 from miles_ros.agent.registry import SkillRegistry
+from miles_ros.agent.repertoire import verb_refusal
 from miles_ros.agent.world import World
+
+if TYPE_CHECKING:
+    from miles_ros.agent.negation import Prohibition
 
 COLOURS = frozenset(
     "red green blue yellow orange purple violet pink magenta cyan teal turquoise white black "
@@ -154,11 +161,26 @@ class GoalReading:
     anchored: bool = True
     """False when the goal names no scene thing and no point: no step with a parameter
     can serve it (only parameter-free skills such as ``home``)."""
+    prohibitions: tuple[Prohibition, ...] = ()
+    """The cubes the goal keeps out of the plan ("don't touch the red cube", "every cube
+    except the blue one"; :func:`miles_ros.agent.negation.read_scope`)."""
+
+    def prohibited(self, step: Step, registry: SkillRegistry) -> str | None:
+        """Why ``step`` does what the goal forbids (None: it does not)."""
+        for rule in self.prohibitions:
+            why = rule.forbids(step, registry)
+            if why:
+                return why
+        return None
 
     def violation(self, step: Step, registry: SkillRegistry) -> str | None:
-        """Why ``step`` breaks the goal's manner constraints (None: it does not)."""
+        """Why ``step`` does what the goal forbids or breaks its manner constraints (None:
+        it does not)."""
         if step.skill not in registry:
             return None
+        forbidden = self.prohibited(step, registry)
+        if forbidden:
+            return forbidden
         if not self.anchored and step.params:
             return "the goal names nothing this step could act on"
         target = step.params.get("target")
@@ -196,8 +218,16 @@ class _Vocabulary:
         self.known_nouns = self.cube_words | self.place_words | {"table", "tabletop"}
 
 
-def read_goal(goal: str, registry: SkillRegistry, world: World) -> GoalReading:
-    """Read ``goal`` (see the module docstring)."""
+def read_goal(
+    goal: str,
+    registry: SkillRegistry,
+    world: World,
+    prohibitions: tuple[Prohibition, ...] = (),
+) -> GoalReading:
+    """Read ``goal`` (see the module docstring): its positive part, when
+    :func:`~miles_ros.agent.negation.read_scope` took ``prohibitions`` out of it (a clause
+    that moves a cube they forbid to move or touch, or puts a cube on one they forbid to
+    touch, is a contradiction)."""
     text = " ".join(goal.lower().replace("-", " ").split())
     text = re.sub(r"[!?\"']+(?=\s|$)|[!?\"]", "", text).strip(" .")
     if not text:
@@ -206,14 +236,18 @@ def read_goal(goal: str, registry: SkillRegistry, world: World) -> GoalReading:
         return GoalReading(nothing=True)
     vocab = _Vocabulary(world)
     words = re.findall(r"[a-z_]+", text)
-    reading = GoalReading()
+    reading = GoalReading(prohibitions=tuple(prohibitions))
     reading.names = [vocab.word_to_name[w] for w in words if w in vocab.word_to_name]
     clauses = _parse(text, vocab)
-    reading.refusal = _unknown(words, vocab, world) or _relation(
-        text, clauses, vocab, registry, world
+    reading.refusal = (
+        _unknown(words, vocab, world)
+        or verb_refusal(split_clauses(text), registry)
+        or _relation(text, clauses, vocab, registry, world)
     )
     if reading.refusal is None:
-        reading.refusal = _constraints(clauses, reading)
+        reading.refusal = _forbidden(clauses, reading.prohibitions) or _constraints(
+            clauses, reading
+        )
     reading.anchored = bool(reading.names or goal_points(goal))
     if reading.refusal is None and not reading.anchored:
         if not any(_asks_for(text, skill.name) for skill in registry if not skill.param_names):
@@ -225,7 +259,7 @@ def read_goal(goal: str, registry: SkillRegistry, world: World) -> GoalReading:
     return reading
 
 
-def _clauses(text: str) -> list[str]:
+def split_clauses(text: str) -> list[str]:
     """The goal split at connectors; a clause that starts with "but" qualifies the one
     before it and stays with it."""
     out: list[str] = []
@@ -341,7 +375,7 @@ class _Clause:
 def _parse(text: str, vocab: _Vocabulary) -> list[_Clause]:
     out: list[_Clause] = []
     prev: str | None = None
-    for part in _clauses(text):
+    for part in split_clauses(text):
         words = re.findall(r"[a-z_]+", part)
         cubes = [
             vocab.word_to_name[w] for w in words if vocab.word_to_name.get(w) in vocab.objects
@@ -409,6 +443,31 @@ def _relation(
                 if _rules_out_grasping(body) and all("grasps" in s.permissions for s in takers):
                     return _no_push_to_cube(registry, obj, target, takers)
         prev = clause.cubes[-1] if clause.cubes else (obj or prev)
+    return None
+
+
+def _forbidden(clauses: list[_Clause], prohibitions) -> str | None:
+    """Why a clause asks for what a goal-wide prohibition forbids: moving the cube,
+    putting another cube on one it forbids to touch, or going to one it forbids to go
+    near."""
+    rules = {p.cube: p for p in prohibitions if p.scope == "goal"}
+    for clause in clauses:
+        rule = rules.get(clause.moved)
+        if rule is not None:
+            return (
+                f"contradictory goal: it asks to move {rule.cube} and forbids it ({rule.phrase!r})"
+            )
+        for cube in clause.cubes:
+            rule = rules.get(cube)
+            if rule is not None and rule.what == "avoid":
+                return (
+                    f"contradictory goal: it asks to go to {cube} and forbids it ({rule.phrase!r})"
+                )
+            if clause.moved and rule is not None and rule.what == "touch":
+                return (
+                    f"the goal asks to put {clause.moved} on or against {cube} and forbids "
+                    f"touching {cube} ({rule.phrase!r}): every plan for it is forbidden"
+                )
     return None
 
 

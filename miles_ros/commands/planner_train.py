@@ -114,6 +114,7 @@ def _evaluate(args, registry, world, limit: int, lm=None) -> dict:
         "accuracy": result["accuracy"],
         "validity": result["validity"],
         "latency_p50_s": result["latency_p50_s"],
+        "by_category": result["by_category"],
         "misses": result["misses"][:20],
     }
 

@@ -1,0 +1,128 @@
+"""The robot's verb repertoire: a goal whose action verb no skill does is refused.
+
+A verb maps to a skill when the skill's card uses it (its description's verbs: "Pushes
+a cube ... Use it to slide, shove or nudge a cube") or the training generator words the
+skill with it (:func:`miles_ros.agent.datagen.skill_verbs`, the one list of phrases per
+skill). :data:`ACTIONS` is English vocabulary, like the reading's colour words: actions a
+person asks of an arm at a table, each with the permission it would need (``grasps``:
+done with the cube in the hand; ``contact``: done to its surface; ``moves_arm``: done
+from a distance). :func:`verb_refusal` refuses a clause whose imperative verb is one of
+them and not in the repertoire (so a future skill whose card says "rotate" makes "rotate
+the red cube" plannable), naming the verb, what the robot can do, and the closest skill:
+one with the permission the action needs and the fewest others (``grasps``: pick_place,
+``contact``: push, ``moves_arm``: reach, in the default registry). A verb outside both
+lists is left to the model and the reading (its unknown objects, relations and
+contradictions). A cube handed to a person ("give the red cube to me", "pass me the blue
+cube") is refused the same way: no skill's target is a person.
+"""
+
+from __future__ import annotations
+
+import re
+
+from miles_ros.agent.datagen import CUBE_NOUNS, skill_verbs
+from miles_ros.agent.registry import Skill, SkillRegistry
+
+_HELD = (
+    "hand throw toss fling hurl lob shake rotate turn spin twist flip tilt wave swing "
+    "pour squeeze wiggle jiggle"
+)
+_SURFACE = (
+    "paint colour color weld glue tape nail screw solder wipe clean wash polish scrub rub "
+    "dust roll knock hit strike kick punch smash crush break cut slice chop saw drill scratch "
+    "draw write sign stamp engrave heat melt cook freeze fold open close lock unlock"
+)
+_AFAR = "inspect photograph scan film measure"
+ACTIONS: dict[str, str] = {
+    **{verb: "moves_arm" for verb in _AFAR.split()},
+    **{verb: "contact" for verb in _SURFACE.split()},
+    **{verb: "grasps" for verb in _HELD.split()},
+}
+"""English action verbs and the permission each would need."""
+
+_LEAD = re.compile(
+    r"^(?:(?:please|kindly|now|then|first|next|finally|lastly|also|and|just|ok|okay|hey|"
+    r"robot|could you|can you|would you|will you|i'?d like you to|i want you to|"
+    r"i need you to|go ahead and|let'?s|try to|your task:?)[,: ]+)*"
+)
+
+
+def repertoire(registry: SkillRegistry) -> dict[str, frozenset[str]]:
+    """Per registered skill, the verbs it does: its card's description verbs and the
+    training generator's verbs for it."""
+    generated = skill_verbs()
+    return {
+        skill.name: frozenset(_card_verbs(skill)) | generated.get(skill.name, frozenset())
+        for skill in registry
+    }
+
+
+def _card_verbs(skill: Skill) -> set[str]:
+    """The verbs of a card's description: its first word ("Pushes" -> push) and the list
+    after "Use it to" ("approach, hover above or point at")."""
+    text = skill.description.lower()
+    verbs = {_base(w) for w in re.findall(r"^([a-z]+)", text)}
+    for listed in re.findall(r"use it to ([^.;]*)", text):
+        for part in re.split(r",|\bor\b|\band\b", listed):
+            words = part.split()
+            if words:
+                verbs.add(_base(words[0]))
+    return verbs
+
+
+def _base(word: str) -> str:
+    """``pushes`` -> ``push``, ``moves`` -> ``move``, ``picks`` -> ``pick``."""
+    for suffix in ("shes", "ches", "sses", "xes"):
+        if word.endswith(suffix):
+            return word[:-2]
+    return word[:-1] if word.endswith("s") and not word.endswith("ss") else word
+
+
+_TO_PERSON = re.compile(
+    r"\b(?:to|into the hands? of)\s+(?:me|us|him|her|them|my hand|the (?:person|operator|"
+    r"user|human))\b|^(?:give|pass|bring|hand|toss|throw)\s+(?:me|us|him|her|them)\b"
+)
+"""A person as the receiver ("... to me", "give me ..."): no skill's target is a person."""
+_CUBE = re.compile(rf"\b(?:{'|'.join(CUBE_NOUNS)})s?\b")
+
+
+def verb_refusal(clauses: list[str], registry: SkillRegistry) -> str | None:
+    """Why a goal (its clauses, lower case) asks for an action no skill does, or None: an
+    imperative of :data:`ACTIONS` outside the repertoire, or a cube handed to a person."""
+    known = repertoire(registry)
+    done = set().union(*known.values()) if known else set()
+    for clause in clauses:
+        text = _LEAD.sub("", clause.strip())
+        words = text.split()
+        verb = words[0].strip(",.:;") if words else ""
+        if verb in ACTIONS and verb not in done:
+            what, permission = f"no skill can {verb}", ACTIONS[verb]
+        elif _TO_PERSON.search(text) and _CUBE.search(text):
+            what, permission = "no skill hands a cube to a person", "grasps"
+        else:
+            continue
+        can = ", ".join(f"{s.name} ({_summary(s)})" for s in registry)
+        close = closest_skill(permission, registry, takes_object=bool(_CUBE.search(clause)))
+        nearest = f"; the closest is {close.name}" if close else ""
+        return f"{what}: the robot can {can}{nearest}"
+    return None
+
+
+def closest_skill(permission: str, registry: SkillRegistry, takes_object: bool) -> Skill | None:
+    """The skill with ``permission`` and the fewest other permissions; among equals, one
+    that takes an ``object`` when the clause names a cube (else one with a parameter)."""
+
+    def rank(skill: Skill) -> tuple:
+        fits = "object" in skill.param_names if takes_object else bool(skill.param_names)
+        return (permission not in skill.permissions, len(skill.permissions), not fits)
+
+    skills = sorted(registry, key=rank)
+    return skills[0] if skills else None
+
+
+def _summary(skill: Skill) -> str:
+    """The first phrase of the card's description, in lower case ("picks a cube up with
+    the gripper and places it")."""
+    first = re.split(r"\.\s|[,;(]| within | until ", skill.description, maxsplit=1)[0]
+    first = first.strip().rstrip(".")
+    return first[:1].lower() + first[1:]
