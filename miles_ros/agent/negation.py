@@ -58,9 +58,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from miles_ros.agent.datagen import COLOR_WORDS, CUBE_NOUNS
 from miles_ros.agent.grounding import Step
-from miles_ros.agent.reading import split_clauses
+from miles_ros.agent.phrases import COLOR_WORDS, CUBE_NOUNS
+from miles_ros.agent.reading import GoalReading, read_goal, split_clauses
+from miles_ros.agent.references import Clarification, resolve_references
 from miles_ros.agent.registry import SkillRegistry
 from miles_ros.agent.world import World
 
@@ -398,3 +399,22 @@ def _tidy(text: str) -> str:
     text = re.sub(lead, "", text, flags=re.I)
     trail = r"(?:[\s,;:-]|\b(?:and|but|then|while|just)\b)+(?=[.!?]*$)"
     return re.sub(trail, "", text, flags=re.I).strip()
+
+
+def read_in_scope(
+    goal: str, registry: SkillRegistry, world: World
+) -> tuple[str, GoalReading, Clarification | None]:
+    """The whole symbolic reading of ``goal``, in order: the prohibitions first ("all the
+    cubes" is not a cube to ask about), then the phrases that pick a thing by position or
+    colour, named (or refused, or asked about), then :func:`read_goal` on what is left.
+    Returns the text the model plans (the goal's positive part, references named; the
+    goal itself when it only forbids or is refused), its reading, and the question back
+    when the goal does not say which thing it means."""
+    scope = read_scope(goal, world)
+    references = resolve_references(scope.text, world)
+    if scope.refusal or scope.nothing:  # the goal's own words stay in the plan
+        return goal, GoalReading(refusal=scope.refusal, nothing=not scope.refusal), None
+    if references.refusal or references.clarify:
+        return references.text, GoalReading(refusal=references.refusal), references.clarify
+    reading = read_goal(references.text, registry, world, scope.prohibitions)
+    return references.text, reading, None

@@ -59,7 +59,7 @@ from miles_ros.agent.grounding import (
     ground_candidates,
     outside_envelope,
 )
-from miles_ros.agent.negation import read_scope
+from miles_ros.agent.negation import read_in_scope
 from miles_ros.agent.plans import (
     Plan,
     PlanCache,
@@ -69,8 +69,7 @@ from miles_ros.agent.plans import (
     tried_text,
 )
 from miles_ros.agent.prompts import PlanText
-from miles_ros.agent.reading import GoalReading, read_goal
-from miles_ros.agent.references import resolve_references
+from miles_ros.agent.reading import GoalReading
 from miles_ros.agent.registry import SkillRegistry
 from miles_ros.agent.validation import PlanError, parse_plan_json, validate_plan
 from miles_ros.agent.world import World, load_world
@@ -259,36 +258,9 @@ class Planner:
         if cacheable:
             hit = self.cache.get(key)
             if hit is not None:
-                return Plan(
-                    goal,
-                    list(hit.steps),
-                    hit.mode,
-                    hit.model,
-                    time.perf_counter() - t0,
-                    hit.fallback_used,
-                    trace_id=trace_id,
-                    cached=True,
-                    errors=list(hit.errors),
-                    notes=list(hit.notes),
-                    refused=hit.refused,
-                    reason=hit.reason,
-                )
-        # only valid plans are cached, and the reading depends on the key alone: the
-        # prohibitions first ("all the cubes" is not a cube to ask about), then the phrases
-        # that pick a thing by position or colour, named (or refused); the model plans the
-        # goal's positive part
-        scope = read_scope(goal, world)
-        references = resolve_references(scope.text, world)
-        asks = references.clarify
-        if scope.refusal or scope.nothing:  # the goal's own words stay in the plan
-            asks = None
-            reading = GoalReading(refusal=scope.refusal, nothing=not scope.refusal)
-        elif references.refusal or asks:
-            goal = references.text
-            reading = GoalReading(refusal=references.refusal)
-        else:
-            goal = references.text
-            reading = read_goal(goal, self.registry, world, scope.prohibitions)
+                return hit.cached_copy(goal, trace_id, time.perf_counter() - t0)
+        # only valid plans are cached, and the reading depends on the key alone
+        goal, reading, asks = read_in_scope(goal, self.registry, world)
         if reading.refusal or reading.nothing or asks:
             plan = Plan(goal, [], mode, self.lm.name, 0.0, trace_id=trace_id, clarification=asks)
             plan.refused, plan.reason = bool(reading.refusal), reading.refusal or ""

@@ -59,6 +59,23 @@ class Plan:
         """True for the empty plan of a goal that asks for no motion ("do nothing")."""
         return not self.steps and not self.errors and not self.refused and not self.clarification
 
+    def cached_copy(self, goal: str, trace_id: str, latency_s: float) -> Plan:
+        """This (cached) plan answering ``goal`` again, under its own trace id."""
+        return Plan(
+            goal,
+            list(self.steps),
+            self.mode,
+            self.model,
+            latency_s,
+            self.fallback_used,
+            trace_id=trace_id,
+            cached=True,
+            errors=list(self.errors),
+            notes=list(self.notes),
+            refused=self.refused,
+            reason=self.reason,
+        )
+
     def to_json(self) -> dict:
         """``{"goal", "steps": [{"skill", "params"}], "mode", "model", "latency_s",
         "fallback_used"}`` (plus ``errors`` when invalid; ``"refused": true`` and

@@ -36,7 +36,7 @@ reached, hovered over or tapped is not a reach target. A goal that names nothing
 scene and no point allows parameter-free steps only. :meth:`GoalReading.violation` checks
 a step.
 
-Over 400 lines: a third of the module is the vocabulary above; the rest is one reading
+The vocabulary lives in :mod:`miles_ros.agent.vocabulary`; this module is one reading
 (clauses, then unknown words, relations and manners over the same clauses).
 """
 
@@ -46,63 +46,16 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from miles_ros.agent.datagen import COLOR_WORDS, CUBE_NOUNS, PAD_NOUNS
 from miles_ros.agent.grounding import Step, goal_points, stacking_error
+from miles_ros.agent.phrases import COLOR_WORDS, CUBE_NOUNS, PAD_NOUNS
 from miles_ros.agent.registry import SkillRegistry
 from miles_ros.agent.repertoire import verb_refusal
+from miles_ros.agent.vocabulary import COLOURS, PARAMLESS_WORDS, POSITIONS, RELATIONS, THINGS
 from miles_ros.agent.world import World
 
 if TYPE_CHECKING:
     from miles_ros.agent.negation import Prohibition
 
-COLOURS = frozenset(
-    "red green blue yellow orange purple violet pink magenta cyan teal turquoise white black "
-    "grey gray brown silver gold golden beige maroon indigo olive khaki lavender amber "
-    "bronze copper ivory coral salmon mauve ochre ruby emerald sapphire jade navy lime "
-    "crimson scarlet azure aqua fuchsia lilac burgundy charcoal rainbow transparent".split()
-)
-"""English colour words (a colour the scene lacks makes a goal unknown)."""
-THINGS = frozenset(
-    "ball sphere cylinder cone pyramid cup mug glass bottle jar bowl plate dish spoon "
-    "fork knife pen pencil book phone laptop keyboard mouse apple banana pear lemon fruit "
-    "egg toy doll car truck key coin screw bolt nut hammer screwdriver wrench tool sponge "
-    "towel cloth paper bag basket bin tray shelf drawer cabinet cupboard door window fridge "
-    "sink floor wall ceiling chair sofa couch kitchen room garden moon sun star sky ocean "
-    "sea river mountain house store shop cat dog person human baby child sandwich coffee "
-    "tea water lights lamp television tv rocket plane airplane bicycle bike "
-    "shoe sock hat bucket pot pan tomato potato carrot pizza cake bread flower plant tree "
-    "stone rope wire cable".split()
-)
-"""Object kinds and places a scene may lack (plural ``-s`` accepted)."""
-POSITIONS = frozenset(
-    "middle center centre front back rear top bottom upper lower central inner outer".split()
-)
-"""Qualifiers that pick a pad or cube by position."""
-RELATIONS = (
-    "next to",
-    "beside",
-    "besides",
-    "behind",
-    "in front of",
-    "underneath",
-    "under",
-    "below",
-    "beneath",
-    "between",
-    "left of",
-    "right of",
-    "inside",
-    "alongside",
-    "around",
-    "near",
-    "close to",
-)
-"""Placements relative to another thing: no skill takes such a parameter (refused when
-the clause moves a cube; "hover near the red cube" is a reach)."""
-PARAMLESS_WORDS = {
-    "home": ("home", "rest", "resting", "park", "start pose", "retract", "reset", "started")
-}
-"""Words that ask for a parameter-free skill (default: its name)."""
 _NOTHING = re.compile(
     r"(?:(?:please|could you|can you|would you|just|ok|okay|hey|robot|now|for now|kindly|"
     r"your task:?|i'?d like you to|i need you to|let'?s|go ahead and|would you kindly)"

@@ -25,7 +25,7 @@ import math
 import re
 from dataclasses import dataclass
 
-from miles_ros.agent.datagen import CUBE_NOUNS, PAD_NOUNS
+from miles_ros.agent.phrases import CUBE_NOUNS, PAD_NOUNS
 from miles_ros.agent.world import World
 
 TIE_M = 0.01

@@ -2,7 +2,7 @@
 
 A verb maps to a skill when the skill's card uses it (its description's verbs: "Pushes
 a cube ... Use it to slide, shove or nudge a cube") or the training generator words the
-skill with it (:func:`miles_ros.agent.datagen.skill_verbs`, the one list of phrases per
+skill with it (:func:`miles_ros.agent.phrases.skill_verbs`, the one list of phrases per
 skill). :data:`ACTIONS` is English vocabulary, like the reading's colour words: actions a
 person asks of an arm at a table, each with the permission it would need (``grasps``:
 done with the cube in the hand; ``contact``: done to its surface; ``moves_arm``: done
@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 
-from miles_ros.agent.datagen import CUBE_NOUNS, skill_verbs
+from miles_ros.agent.phrases import CUBE_NOUNS, skill_verbs
 from miles_ros.agent.registry import Skill, SkillRegistry
 
 _HELD = (

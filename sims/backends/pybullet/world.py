@@ -24,6 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 import pybullet as p
 
+from sims.backends.pybullet.render import render_rgbd, render_view
 from sims.backends.pybullet.urdf import ARM_JOINT_NAMES, FINGER_JOINT_NAMES, panda_urdf_path
 
 # --- State row: written by BulletWorld.read_state (start offsets) ----------------------
@@ -444,57 +445,12 @@ class BulletWorld:
         }
 
     def render(self, width: int, height: int, camera: dict) -> np.ndarray:
-        """RGB image [height, width, 3] uint8 from ``camera`` (TinyRenderer, headless)."""
-        cid = self.client
-        view = p.computeViewMatrixFromYawPitchRoll(
-            cameraTargetPosition=camera["target"],
-            distance=camera["distance"],
-            yaw=camera["yaw"],
-            pitch=camera["pitch"],
-            roll=0.0,
-            upAxisIndex=2,
-            physicsClientId=cid,
-        )
-        proj = p.computeProjectionMatrixFOV(
-            fov=camera["fov"], aspect=width / height, nearVal=0.05, farVal=5.0, physicsClientId=cid
-        )
-        _, _, rgba, _, _ = p.getCameraImage(
-            width,
-            height,
-            viewMatrix=view,
-            projectionMatrix=proj,
-            renderer=p.ER_TINY_RENDERER,
-            shadow=0,
-            lightDirection=[1.0, -0.5, 2.0],
-            physicsClientId=cid,
-        )
-        image = np.asarray(rgba, dtype=np.uint8).reshape(height, width, 4)
-        return np.ascontiguousarray(image[:, :, :3])
+        """RGB image [height, width, 3] uint8 from ``camera`` (:func:`render.render_view`)."""
+        return render_view(self.client, width, height, camera)
 
     def render_rgbd(self, intrinsics, pose, segmentation: bool = False):
-        """An RGB-D frame from a pinhole camera (:mod:`sims.camera`): rgb uint8 [H, W, 3]
-        and depth float32 [H, W] along the view (m, 0 = nothing), plus PyBullet's body-id
-        mask [H, W] when ``segmentation`` (ground truth, for evaluation only)."""
-        from sims.camera import gl_projection_matrix, gl_view_matrix, metric_depth
-
-        w, h = intrinsics.width, intrinsics.height
-        flags = 0 if segmentation else p.ER_NO_SEGMENTATION_MASK
-        _, _, rgba, zbuf, seg = p.getCameraImage(
-            w,
-            h,
-            viewMatrix=gl_view_matrix(pose),
-            projectionMatrix=gl_projection_matrix(intrinsics),
-            renderer=p.ER_TINY_RENDERER,
-            shadow=0,
-            lightDirection=[1.0, -0.5, 2.0],
-            flags=flags,
-            physicsClientId=self.client,
-        )
-        rgb = np.ascontiguousarray(np.asarray(rgba, dtype=np.uint8).reshape(h, w, 4)[:, :, :3])
-        depth = metric_depth(np.asarray(zbuf, dtype=np.float64).reshape(h, w)).astype(np.float32)
-        if not segmentation:
-            return rgb, depth
-        return rgb, depth, np.asarray(seg, dtype=np.int32).reshape(h, w)
+        """An RGB-D frame from a pinhole camera (:func:`render.render_rgbd`)."""
+        return render_rgbd(self.client, intrinsics, pose, segmentation)
 
     def close(self) -> None:
         if self.client is not None and self.client >= 0:
