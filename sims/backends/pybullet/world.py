@@ -201,32 +201,17 @@ class BulletWorld:
         self.target = -1
         if spec.target_cube:
             self.target = self._make_cube((0.0, 0.0, -1.0), spec.target_cube_color)
-        self.goal_marker = p.createMultiBody(
-            baseMass=0.0,
-            baseCollisionShapeIndex=-1,
-            baseVisualShapeIndex=p.createVisualShape(
-                p.GEOM_SPHERE,
-                radius=GOAL_MARKER_RADIUS,
-                rgbaColor=list(spec.goal_color),
-                physicsClientId=cid,
-            ),
-            basePosition=[0.45, 0.0, 0.2],
-            physicsClientId=cid,
+        self.goal_marker = self._visual_body(
+            spec.goal_color, (0.45, 0.0, 0.2), shapeType=p.GEOM_SPHERE, radius=GOAL_MARKER_RADIUS
         )
         self.goal_cube = -1
         if spec.goal_cube:
             half = [spec.cube_size / 2] * 3
-            self.goal_cube = p.createMultiBody(
-                baseMass=0.0,
-                baseCollisionShapeIndex=-1,
-                baseVisualShapeIndex=p.createVisualShape(
-                    p.GEOM_BOX,
-                    halfExtents=half,
-                    rgbaColor=list(spec.cube_color),
-                    physicsClientId=cid,
-                ),
-                basePosition=[0.45, 0.0, spec.cube_size / 2],
-                physicsClientId=cid,
+            self.goal_cube = self._visual_body(
+                spec.cube_color,
+                (0.45, 0.0, spec.cube_size / 2),
+                shapeType=p.GEOM_BOX,
+                halfExtents=half,
             )
         self.decor: dict[str, int] = {}
         self._free_bodies: list[int] = [b for b in (self.cube, self.target) if b >= 0]
@@ -252,6 +237,18 @@ class BulletWorld:
     def _parking(k: int) -> tuple[float, float, float]:
         """Where the ``k``-th unused sized cube waits, static, below the table."""
         return (0.2 * k, 0.0, -2.0)
+
+    def _visual_body(self, color, position, **shape) -> int:
+        """A body that is only seen, never touched (``shape``: createVisualShape's)."""
+        cid = self.client
+        visual = p.createVisualShape(rgbaColor=list(color), physicsClientId=cid, **shape)
+        return p.createMultiBody(
+            baseMass=0.0,
+            baseCollisionShapeIndex=-1,
+            baseVisualShapeIndex=visual,
+            basePosition=list(position),
+            physicsClientId=cid,
+        )
 
     def _make_cube(self, position, color, size: float | None = None) -> int:
         cid = self.client
