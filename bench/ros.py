@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import functools
 import json
 import os
 import shutil
@@ -363,23 +364,7 @@ def measure_operator_ab(window_s: float, rounds: int) -> dict:
     their medians, the same of the executor's ``baseline`` timer, and ``process_cpu``:
     the graph process's CPU seconds per second of the window (every thread; the view's
     drawing process not counted)."""
-    runs: dict = {"off": [], "on": []}
-    for k in range(rounds):
-        for side in ("off", "on") if k % 2 == 0 else ("on", "off"):
-            runs[side].append(measure_operator(window_s, 0, operator=side == "on"))
-    out: dict = {"rounds": rounds, "window_s": window_s}
-    for side, results in runs.items():
-        p99 = [r["loop"]["jitter_p99_ms"] for r in results]
-        base = [r["baseline"]["jitter_p99_ms"] for r in results]
-        out[side] = {
-            "jitter_p99_ms": p99,
-            "median_jitter_p99_ms": round(float(np.median(p99)), 3),
-            "rate_hz": [r["loop"]["rate_hz"] for r in results],
-            "baseline_jitter_p99_ms": base,
-            "median_baseline_jitter_p99_ms": round(float(np.median(base)), 3),
-            "process_cpu": [r["process_cpu"] for r in results],
-        }
-    return out
+    return _alternate(rounds, window_s, lambda on: measure_operator(window_s, 0, operator=on))
 
 
 def measure_perception(window_s: float, perception: bool, mode: str = "one_process") -> dict:
@@ -453,10 +438,21 @@ def measure_perception_ab(window_s: float, rounds: int) -> dict:
     :func:`measure_operator_ab`): per side each round's loop ``jitter_p99_ms`` and their
     median, the baseline's, the process CPU; on the "on" side the camera's ``frames_hz``
     and ``exposure_to_pose_ms``."""
+    measure = functools.partial(measure_perception, window_s)  # measure(perception)
+    return _alternate(
+        rounds, window_s, measure, ("frames_hz", "exposure_to_pose_ms", "frame_to_pose_ms")
+    )
+
+
+def _alternate(rounds: int, window_s: float, measure, on_keys: tuple[str, ...] = ()) -> dict:
+    """``measure(on)`` off and on in ``rounds`` rounds that alternate which goes first (a
+    load on the machine hits both alike). Per side: each round's loop ``jitter_p99_ms`` and
+    ``rate_hz``, their median, the same of the executor's ``baseline`` timer and the
+    ``process_cpu``; on the "on" side each round's ``on_keys`` too."""
     runs: dict = {"off": [], "on": []}
     for k in range(rounds):
         for side in ("off", "on") if k % 2 == 0 else ("on", "off"):
-            runs[side].append(measure_perception(window_s, perception=side == "on"))
+            runs[side].append(measure(side == "on"))
     out: dict = {"rounds": rounds, "window_s": window_s}
     for side, results in runs.items():
         p99 = [r["loop"]["jitter_p99_ms"] for r in results]
@@ -465,13 +461,12 @@ def measure_perception_ab(window_s: float, rounds: int) -> dict:
             "jitter_p99_ms": p99,
             "median_jitter_p99_ms": round(float(np.median(p99)), 3),
             "rate_hz": [r["loop"]["rate_hz"] for r in results],
+            "baseline_jitter_p99_ms": base,
             "median_baseline_jitter_p99_ms": round(float(np.median(base)), 3),
             "process_cpu": [r["process_cpu"] for r in results],
         }
         if side == "on":
-            out[side]["frames_hz"] = [r["frames_hz"] for r in results]
-            out[side]["exposure_to_pose_ms"] = [r["exposure_to_pose_ms"] for r in results]
-            out[side]["frame_to_pose_ms"] = [r.get("frame_to_pose_ms") for r in results]
+            out[side].update({key: [r.get(key) for r in results] for key in on_keys})
     return out
 
 
