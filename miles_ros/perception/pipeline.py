@@ -108,8 +108,9 @@ class _Arm:
     """An arm's latest TCP and grip, and its recent TCPs to match frames' exposures."""
 
     tcp: np.ndarray
-    closed: bool
     stamp: float
+    gripping: bool = False
+    """The fingers closed on a cube (between its size and its diagonal apart)."""
     empty: bool = False
     """The fingers closed on nothing (narrower than a cube): they push."""
     history: deque = field(default_factory=lambda: deque(maxlen=TCP_HISTORY))
@@ -158,31 +159,36 @@ class Perception:
         q = np.asarray(joint_positions, dtype=np.float64)[:7]
         tcp = base_to_world(mount, panda.fk_tcp(q)[None])[0]
         size, cfg, width = self.scene.cube_size, self.config, float(finger_width)
-        closed = size - cfg.grip_margin_m <= width <= size * math.sqrt(2) + cfg.grip_margin_m
-        empty = width < size - cfg.grip_margin_m  # closed on nothing: a pusher
         with self.lock:
             state = self.arms.get(arm)
             if state is None:
-                state = self.arms[arm] = _Arm(tcp, closed, float(stamp))
-            state.tcp, state.closed, state.empty, state.stamp = tcp, closed, empty, float(stamp)
+                state = self.arms[arm] = _Arm(tcp, float(stamp))
+            state.tcp, state.stamp = tcp, float(stamp)
+            state.gripping = (
+                size - cfg.grip_margin_m <= width <= size * math.sqrt(2) + cfg.grip_margin_m
+            )
+            state.empty = width < size - cfg.grip_margin_m
             state.history.append((float(stamp), tcp))
-            self._follow(arm, tcp, closed, float(stamp))
+            self._follow(arm)
 
-    def _follow(self, arm: str, tcp: np.ndarray, closed: bool, stamp: float) -> None:
-        cfg = self.config
+    def _follow(self, arm: str) -> None:
+        """After ``arm``'s joint state: grasps start and end, held cubes follow the TCP,
+        closed fingers push hidden cubes."""
+        cfg, state = self.config, self.arms[arm]
+        tcp, stamp = state.tcp, state.stamp
         for track in self.tracks.values():
-            if track.held_by == arm and not closed:
+            if track.held_by == arm and not state.gripping:
                 # released: it stays where it was last known to be, until a frame sees it
                 track.held_by, track.offset = None, None
                 track.state = "occluded"
-            elif track.held_by is None and closed:
+            elif track.held_by is None and state.gripping:
                 if np.linalg.norm(track.position - tcp) <= cfg.grasp_radius_m:
                     track.held_by, track.offset = arm, track.position - tcp
                     track.state = "held"
             if track.held_by == arm:  # it goes where the gripper goes
                 track.position = tcp + track.offset
                 track.stamp = stamp
-            elif track.held_by is None and self.arms[arm].empty:
+            elif track.held_by is None and state.empty:
                 self._push_out(track, tcp, stamp)
 
     def _push_out(self, track: Track, tcp: np.ndarray, stamp: float) -> None:
