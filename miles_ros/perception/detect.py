@@ -122,7 +122,9 @@ class CubeDetector:
         for k, name in enumerate(self.cube_names):
             mask = label == k
             if int(mask.sum()) < cfg.min_pixels:
-                reasons[name] = self._unseen_reason(name, intrinsics)
+                reasons[name] = (
+                    f"{name} not seen: no {colour_word(name)} blob in the camera's view"
+                )
                 continue
             result = self._fit(name, mask, depth, intrinsics)
             if isinstance(result, str):
@@ -139,9 +141,6 @@ class CubeDetector:
         bins |= (rgb[..., 1] >> LUT_SHIFT).astype(np.int32) << LUT_BITS
         bins |= rgb[..., 2] >> LUT_SHIFT
         return self.lut[bins]
-
-    def _unseen_reason(self, name: str, intrinsics: CameraIntrinsics) -> str:
-        return f"{name} not seen: no {colour_word(name)} blob in the camera's view"
 
     def _fit(self, name, mask, depth, intrinsics) -> Detection | str:
         cfg = self.config
