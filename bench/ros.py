@@ -151,6 +151,17 @@ def _spin_with_peer(graph, skill_node, name: str):
     return peer, requests
 
 
+def _tear_down(graph, procs, library: Path) -> None:
+    """After a measurement: the graph closed, the node processes ended, the library copy
+    removed."""
+    if graph is not None:
+        graph.close()
+    for proc in procs:
+        proc.terminate()
+        proc.wait(timeout=10)
+    shutil.rmtree(library, ignore_errors=True)
+
+
 def measure_loops(rates: list[float], window_s: float, mode: str) -> dict:
     """``mode``: ``one_process`` (the graph of ``miles up``) or ``processes`` (sim and
     safety in their own processes, the skill node and the peer in this one)."""
@@ -205,12 +216,7 @@ def measure_loops(rates: list[float], window_s: float, mode: str) -> dict:
             "samples": int(lat.size),
         }
     finally:
-        if graph is not None:
-            graph.close()
-        for proc in procs:
-            proc.terminate()
-            proc.wait(timeout=10)
-        shutil.rmtree(library, ignore_errors=True)
+        _tear_down(graph, procs, library)
     return out
 
 
@@ -351,9 +357,7 @@ def measure_operator(window_s: float, presses: int, operator: bool = True) -> di
     finally:
         if console is not None:
             console.stop()
-        if graph is not None:
-            graph.close()
-        shutil.rmtree(library, ignore_errors=True)
+        _tear_down(graph, (), library)
     return out
 
 
@@ -424,12 +428,7 @@ def measure_perception(window_s: float, perception: bool, mode: str = "one_proce
             if node is not None:  # one process: the node's own frame-to-pose times
                 out["frame_to_pose_ms"] = _percentiles([t * 1e3 for t in node.frame_to_pose])
     finally:
-        if graph is not None:
-            graph.close()
-        for proc in procs:
-            proc.terminate()
-            proc.wait(timeout=10)
-        shutil.rmtree(library, ignore_errors=True)
+        _tear_down(graph, procs, library)
     return out
 
 
