@@ -65,9 +65,9 @@ def reach_action(state, cfg, env_index: int = 0, step_max: float = 0.05) -> np.n
 
 
 def _shipped_skills(library: str | None) -> list[str]:
-    from policies.cards import library_cards
+    from policies.cards import library_skill_dirs
 
-    return sorted(p.parent.name for p in library_cards(library))
+    return [p.name for p in library_skill_dirs(library)]
 
 
 def _graph_demo(

@@ -26,6 +26,7 @@ from miles_ros.ros.graph import IN_PROCESS_SIM_OVERRIDES  # noqa: E402
 from miles_ros.ros.safety_node import SafetyNode  # noqa: E402
 from miles_ros.ros.sim_node import SimNode  # noqa: E402
 from miles_ros.ros.skill_node import SkillNode  # noqa: E402
+from policies.cards import card_path  # noqa: E402
 from sims.robots import panda  # noqa: E402
 from tests.nodes.graph_harness import Graph, overrides  # noqa: E402
 from tests.runtime.skill_fixtures import (  # noqa: E402
@@ -147,7 +148,7 @@ def test_the_wedge_sequence_ends_with_the_arm_home(tmp_path, door):
     if door == "no_envelope":
         library = tmp_path / "skills"
         shutil.copytree(shipped_reach(), library / "reach")
-        card = library / "reach" / "skill.yaml"
+        card = card_path(library / "reach")  # its active version's
         data = yaml.safe_load(card.read_text())
         data.pop("envelope", None)
         card.write_text(yaml.safe_dump(data, sort_keys=False))
