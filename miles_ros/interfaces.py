@@ -186,10 +186,14 @@ SKILL_REQUEST_KEYS = ("id", "skill", "params", "trace_id")
 SKILL_STATUS_KEYS = ("id", "skill", "state", "progress", "reason")
 """Every ``/miles/skill/status`` message carries these (and may carry more: ``step``,
 ``elapsed_s``, ``distance``, ``phase``, and on the final status of a learned skill whose
-policy ran, ``return``: :data:`SKILL_RETURN`)."""
+policy ran, ``return``: :data:`SKILL_RETURN`; on the final status of a learned skill,
+``version``: :data:`SKILL_VERSION`)."""
 SKILL_RETURN = "return"
 """Key of a final ``/miles/skill/status``: the episode return, the task's dense reward
 summed over the control periods the policy ran (a scripted skill has none)."""
+SKILL_VERSION = "version"
+"""Key of the final ``/miles/skill/status`` of a learned skill: the version of the skill
+that ran (its card's ``version``; a request keeps the version it started with)."""
 REFUSED_PREFIX = "refused:"
 """A skill status ``reason`` that starts with this: the request was refused before any
 motion (unknown skill, bad params, outside the envelope, e-stop latched, no robot state)."""
