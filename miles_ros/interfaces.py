@@ -218,12 +218,14 @@ PLAN_CLARIFY_KEYS = ("clarify", "options")
 
 # -- exit codes --------------------------------------------------------------------------
 EXIT_OK = 0
-"""``miles goal``: the goal succeeded; ``miles plan``: every plan is valid."""
+"""``miles goal``: the goal succeeded; ``miles plan``: every plan is valid; ``miles
+skills``: done."""
 EXIT_FAILED = 1
 """``miles goal``: failed, refused by the manager or ended by the e-stop; ``miles plan``:
-a plan has errors."""
+a plan has errors; ``miles skills``: a version refused (the reason on stderr)."""
 EXIT_USAGE = 2
-"""``miles plan``: usage error or missing model."""
+"""``miles plan``: usage error or missing model; ``miles skills``: no such skill or
+version."""
 EXIT_NO_MANAGER = 2
 """``miles goal``: no manager answers."""
 EXIT_REFUSED = 3
