@@ -11,7 +11,7 @@ setup(
     version="0.1.0",
     packages=find_packages(include=["miles_ros*", "sims*", "policies*"]),
     package_data={
-        "policies": ["skills/*/*"],
+        "policies": ["skills/*/active.yaml", "skills/*/versions/*/*"],
         "sims": ["assets/*"],
         "miles_ros": [
             "agent/cards/*.yaml",

@@ -66,13 +66,14 @@ def _library_without_envelopes(dest: Path) -> Path:
     ONNX files and their sha256 fields are unchanged)."""
     import yaml
 
-    from policies.cards import library_cards
+    from policies.cards import card_path, library_skill_dirs
 
-    for card in library_cards():
-        shutil.copytree(card.parent, dest / card.parent.name)
+    for folder in library_skill_dirs():
+        shutil.copytree(folder, dest / folder.name)
+        card = card_path(dest / folder.name)  # the active version's
         data = yaml.safe_load(card.read_text())
         data.pop("envelope", None)
-        (dest / card.parent.name / "skill.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
+        card.write_text(yaml.safe_dump(data, sort_keys=False))
     return dest
 
 

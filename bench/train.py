@@ -259,11 +259,12 @@ def onnx_latency(calls: int = 5000, warmup: int = 500) -> dict:
     """Single-observation latency (us) of every shipped skill."""
     import numpy as np
 
+    from policies.cards import library_skill_dirs
     from policies.runtime import SkillPolicy
 
     out = {}
-    for card in sorted((ROOT / "policies" / "skills").glob("*/skill.yaml")):
-        policy = SkillPolicy(card.parent)
+    for folder in library_skill_dirs():
+        policy = SkillPolicy(folder)
         obs = np.random.default_rng(0).normal(size=policy.obs_dim).astype(np.float32)
         batch = obs[None, :]
         session = policy._actor

@@ -13,6 +13,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "train": ("miles_ros.commands.train", "train a skill (PPO) on a simulator backend"),
     "eval": ("miles_ros.commands.evaluate", "success rate of a skill in PyBullet physics"),
     "export": ("miles_ros.commands.export", "export a run to ONNX actor/critic + skill card"),
+    "skills": ("miles_ros.commands.skills", "list, add, promote and roll back skill versions"),
     "up": ("miles_ros.commands.up", "bring up the ROS 2 node graph in one process"),
     "goal": ("miles_ros.commands.goal", "send a goal to a running manager and follow it"),
     "plan": ("miles_ros.commands.plan", "plan a goal offline and print the plan"),

@@ -186,10 +186,14 @@ SKILL_REQUEST_KEYS = ("id", "skill", "params", "trace_id")
 SKILL_STATUS_KEYS = ("id", "skill", "state", "progress", "reason")
 """Every ``/miles/skill/status`` message carries these (and may carry more: ``step``,
 ``elapsed_s``, ``distance``, ``phase``, and on the final status of a learned skill whose
-policy ran, ``return``: :data:`SKILL_RETURN`)."""
+policy ran, ``return``: :data:`SKILL_RETURN`; on the final status of a learned skill,
+``version``: :data:`SKILL_VERSION`)."""
 SKILL_RETURN = "return"
 """Key of a final ``/miles/skill/status``: the episode return, the task's dense reward
 summed over the control periods the policy ran (a scripted skill has none)."""
+SKILL_VERSION = "version"
+"""Key of the final ``/miles/skill/status`` of a learned skill: the version of the skill
+that ran (its card's ``version``; a request keeps the version it started with)."""
 REFUSED_PREFIX = "refused:"
 """A skill status ``reason`` that starts with this: the request was refused before any
 motion (unknown skill, bad params, outside the envelope, e-stop latched, no robot state)."""
@@ -214,12 +218,14 @@ PLAN_CLARIFY_KEYS = ("clarify", "options")
 
 # -- exit codes --------------------------------------------------------------------------
 EXIT_OK = 0
-"""``miles goal``: the goal succeeded; ``miles plan``: every plan is valid."""
+"""``miles goal``: the goal succeeded; ``miles plan``: every plan is valid; ``miles
+skills``: done."""
 EXIT_FAILED = 1
 """``miles goal``: failed, refused by the manager or ended by the e-stop; ``miles plan``:
-a plan has errors."""
+a plan has errors; ``miles skills``: a version refused (the reason on stderr)."""
 EXIT_USAGE = 2
-"""``miles plan``: usage error or missing model."""
+"""``miles plan``: usage error or missing model; ``miles skills``: no such skill or
+version."""
 EXIT_NO_MANAGER = 2
 """``miles goal``: no manager answers."""
 EXIT_REFUSED = 3

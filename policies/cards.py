@@ -16,7 +16,8 @@ model and the scene file (one source of truth each). The optional ``envelope`` b
 and the planner alike.
 
 The skill library is found by :func:`skill_library` (default: the shipped
-``policies/skills``); the scripted ``home`` skill's card is :data:`HOME_CARD`.
+``policies/skills``; its layout, plain and versioned skills, is :mod:`policies.library`);
+the scripted ``home`` skill's card is :data:`HOME_CARD`.
 
 A little over 400 lines: the card model, its reading and its checks stay in one module,
 so that there is one place that knows what a valid card is.
@@ -36,8 +37,8 @@ import yaml
 
 import sims
 from policies.envelope import Envelope, EnvelopeError
+from policies.library import CARD_FILE, SkillCardError, active_skill_dir, library_skills
 
-CARD_FILE = "skill.yaml"
 REQUIRED_KEYS = tuple(
     "name version description parameters task observation action control_rate_hz "
     "episode_steps timeout_s success_threshold_m limits permissions preconditions effects "
@@ -63,19 +64,16 @@ CARD_SCALES = (
 """``action.scale`` keys of a card and the TaskConfig fields they set."""
 
 
-class SkillCardError(ValueError):
-    """A skill card that is missing, malformed, or does not match its files or task."""
-
-
 def skill_library(path: str | Path | None = None) -> Path:
-    """The skill library folder holding ``NAME/skill.yaml``: ``path``, else the shipped one."""
+    """The skill library folder (one folder per skill, :mod:`policies.library`): ``path``,
+    else the shipped one."""
     return Path(path) if path else SHIPPED_LIBRARY
 
 
-def library_cards(path: str | Path | None = None) -> list[Path]:
-    """Every ``NAME/skill.yaml`` in a skill library (sorted; empty when it does not exist)."""
-    root = skill_library(path)
-    return sorted(root.glob(f"*/{CARD_FILE}")) if root.is_dir() else []
+def library_skill_dirs(path: str | Path | None = None) -> list[Path]:
+    """The skill folders of a skill library (``path``, else the shipped one), sorted by
+    name; load each with :func:`load_card`, which reads its active version."""
+    return library_skills(skill_library(path))
 
 
 def sha256_file(path: str | Path) -> str:
@@ -397,15 +395,16 @@ the executor's (from the distance to travel)."""
 
 
 def card_path(skill: str | Path) -> Path:
-    """``skill.yaml`` of a skill given as a directory, a card file, or a shipped name."""
+    """``skill.yaml`` of a skill given as a directory (plain, versioned: its active
+    version, or one version's), a card file, or a shipped name."""
     path = Path(skill)
     if path.is_dir():
-        return path / CARD_FILE
+        return active_skill_dir(path) / CARD_FILE
     if path.suffix in (".yaml", ".yml"):
         return path
-    shipped = skill_library() / str(skill) / CARD_FILE
-    if shipped.exists():
-        return shipped
+    shipped = skill_library() / str(skill)
+    if shipped.is_dir():
+        return active_skill_dir(shipped) / CARD_FILE
     return path / CARD_FILE
 
 

@@ -18,6 +18,7 @@ def test_help_lists_every_interface_command(capsys):
         "planner-train",
         "demo",
         "calibrate",
+        "skills",
     ):
         assert f"  {name} " in out
 

@@ -12,6 +12,10 @@ from pathlib import Path
 import pytest
 import yaml
 
+from policies.cards import CARD_FILE, SHIPPED_LIBRARY
+from policies.library import active_skill_dir
+from policies.robustness import ROBUSTNESS_FILE
+
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text()
 TRAINING_DOC = (ROOT / "docs" / "training.md").read_text()
@@ -19,13 +23,18 @@ SKILLS = ("reach", "push", "pick_place")
 ROBUSTNESS_HEADER = "| skill | PyBullet | supervised | Isaac (Newton) |"
 
 
+def _active(skill: str, name: str) -> Path:
+    """The file ``name`` of the shipped skill's active version."""
+    return active_skill_dir(SHIPPED_LIBRARY / skill) / name
+
+
 def _evidence(skill: str) -> dict:
-    card = yaml.safe_load((ROOT / "policies" / "skills" / skill / "skill.yaml").read_text())
+    card = yaml.safe_load(_active(skill, CARD_FILE).read_text())
     return {k: round(100.0 * v["success_rate"], 1) for k, v in card["evidence"].items()}
 
 
 def _sweep(skill: str) -> dict[str, dict[float, float]]:
-    data = json.loads((ROOT / "policies" / "skills" / skill / "robustness.json").read_text())
+    data = json.loads(_active(skill, ROBUSTNESS_FILE).read_text())
     return {
         axis["name"]: {float(p["value"]): round(100.0 * p["success"], 1) for p in axis["points"]}
         for axis in data["axes"]
@@ -112,6 +121,6 @@ def test_the_overview_quotes_the_cards(phrase, key):
 
 @pytest.mark.parametrize("skill", ("push", "pick_place"))
 def test_the_overview_training_times_are_the_cards(skill):
-    card = yaml.safe_load((ROOT / "policies" / "skills" / skill / "skill.yaml").read_text())
+    card = yaml.safe_load(_active(skill, CARD_FILE).read_text())
     minutes = round(card["provenance"]["total_wall_time_s"] / 60.0)
     assert re.search(rf"\b{skill} in {minutes} min\b", _status_row("training")), (skill, minutes)

@@ -4,9 +4,9 @@ Every skill is a :class:`policies.cards.SkillCard` (read and checked by
 :func:`policies.cards.load_card`, with only the planner's keys required). Sources, in
 order of precedence:
 
-1. skill cards ``DIR/NAME/skill.yaml`` under the given directories (default
-   :func:`policies.cards.skill_library`), with ``critic.onnx`` beside them when the skill
-   was exported;
+1. skill cards of the skill folders under the given directories (default
+   :func:`policies.cards.skill_library`; a versioned skill's active version,
+   :mod:`policies.library`), with ``critic.onnx`` beside them when the skill was exported;
 2. interface cards (``miles_ros/agent/cards/*.yaml``) for the skills declared in
    docs/interfaces.md (``reach``, ``push``, ``pick_place``) whose trained card does not
    exist yet: same parameters, no policy and no critic, so offline planning works
@@ -28,7 +28,7 @@ from policies.cards import (
     INTERFACE_KEYS,
     SkillCard,
     SkillCardError,
-    library_cards,
+    library_skill_dirs,
     load_card,
     skill_library,
 )
@@ -128,10 +128,10 @@ class SkillRegistry:
         dirs = [Path(d) for d in skill_dirs] if skill_dirs is not None else [skill_library()]
         skills: dict[str, Skill] = {}
         for directory in dirs:
-            for card_path in library_cards(directory):
-                skill = Skill.from_card(load_card(card_path, required=INTERFACE_KEYS))
+            for skill_dir in library_skill_dirs(directory):
+                skill = Skill.from_card(load_card(skill_dir, required=INTERFACE_KEYS))
                 if skill.name in skills:
-                    log.warning("skill %s defined twice; using %s", skill.name, card_path)
+                    log.warning("skill %s defined twice; using %s", skill.name, skill_dir)
                 skills[skill.name] = skill
         if interface_cards:
             for card_path in sorted(INTERFACE_CARDS.glob("*.yaml")):

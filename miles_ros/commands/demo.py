@@ -1,6 +1,6 @@
 """`miles demo`: the whole loop on one machine, with pictures.
 
-With shipped skills (policies/skills/NAME/skill.yaml): the ROS 2 graph demo of
+With shipped skills (policies/skills/NAME): the ROS 2 graph demo of
 :mod:`miles_ros.demo_goal` (:mod:`miles_ros.demo_graph` without the manager):
 sim_node -> safety_node -> skill_node and manager_node in one process; a goal in words
 (``--goal``, default :data:`~miles_ros.demo_goal.DEFAULT_GOAL`) becomes a plan of
@@ -65,9 +65,9 @@ def reach_action(state, cfg, env_index: int = 0, step_max: float = 0.05) -> np.n
 
 
 def _shipped_skills(library: str | None) -> list[str]:
-    from policies.cards import library_cards
+    from policies.cards import library_skill_dirs
 
-    return sorted(p.parent.name for p in library_cards(library))
+    return [p.name for p in library_skill_dirs(library)]
 
 
 def _graph_demo(

@@ -9,7 +9,7 @@ from __future__ import annotations
 from concurrent.futures import Future
 from typing import Protocol
 
-from policies.cards import SkillCardError, library_cards, load_card
+from policies.cards import SkillCardError, library_skill_dirs, load_card
 
 EVIDENCE_KEYS = ("backend", "episodes", "success_rate", "ci95", "measured")
 """The fields of each evidence entry of a card that the console shows."""
@@ -48,11 +48,11 @@ def card_summaries(library: str | None = None) -> list[dict]:
     ``{"name", "description", "parameters", "permissions", "evidence": {kind: {...}}}``;
     a card that does not load is listed with its ``error``."""
     out = []
-    for path in library_cards(library):
+    for skill_dir in library_skill_dirs(library):
         try:
-            card = load_card(path)
+            card = load_card(skill_dir)
         except (SkillCardError, OSError, ValueError) as exc:
-            out.append({"name": path.parent.name, "error": str(exc)})
+            out.append({"name": skill_dir.name, "error": str(exc)})
             continue
         evidence = card.data.get("evidence") or {}
         out.append(

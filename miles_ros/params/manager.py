@@ -40,7 +40,8 @@ class ManagerNodeParams:
     fallback: bool = False
     """Allow the rule-based fallback planner (labelled in every plan it makes)."""
     skill_library: str = ""
-    """Folder of NAME/skill.yaml cards the planner plans with ('' = policies/skills)."""
+    """Skill library the planner plans with, one folder per skill (its active version:
+    docs/skills.md; '' = policies/skills)."""
     scene_file: str = ""
     """Scene YAML used until the first object poses arrive ('' = config/scene.yaml)."""
     memory_db: str = ""

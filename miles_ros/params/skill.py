@@ -20,7 +20,9 @@ class SkillNodeParams:
     """Parameters of ``skill_node`` (the ONNX skill executor)."""
 
     skill_library: str = ""
-    """Folder holding NAME/skill.yaml skill cards ('' = the shipped policies/skills)."""
+    """Skill library, one folder per skill: a plain skill directory or versions with one
+    active, swapped in between requests when another is promoted (docs/skills.md; '' = the
+    shipped policies/skills)."""
     check_hashes: bool = True
     """Refuse skills whose ONNX files do not match the card's sha256."""
     scene_file: str = ""

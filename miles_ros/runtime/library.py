@@ -1,23 +1,38 @@
 """The skill node's library: every skill card in a library folder, ready to run.
 
-:class:`SkillLibrary` loads each ``DIR/NAME/skill.yaml`` (folder: :func:`policies.cards.
-skill_library`) through :class:`policies.runtime.SkillPolicy`, which checks the
+:class:`SkillLibrary` loads each skill folder of a library (:func:`policies.cards.
+library_skill_dirs`; of a versioned skill, its active version: :mod:`policies.library`)
+through :class:`policies.runtime.SkillPolicy`, which checks the
 :class:`policies.cards.SkillCard` against its files (sha256) and its task, and adds the
 scripted ``home`` skill (:data:`policies.cards.HOME_CARD`). A card that fails to load is
 left out and its reason kept, so a request for it is refused with that reason. What is
 specific to running a skill lives here: the ONNX policy and the task config with the
 card's action scales.
+
+A versioned skill's active version may change while the node runs (``miles skills
+promote|rollback``): :meth:`SkillLibrary.refresh`, called when a request for it arrives,
+loads the new active version, checks it against the one it replaces
+(:func:`policies.versions.check_card`) and swaps it in; a refused version is logged with
+its reason and the old one stays. A request already running keeps the
+:class:`RunnableSkill` it started with, so a swap never changes a skill mid-run.
 """
 
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import sims
-from policies.cards import HOME_CARD, SkillCard, SkillCardError, library_cards, skill_library
+from policies.cards import (
+    HOME_CARD,
+    SkillCard,
+    SkillCardError,
+    library_skill_dirs,
+    skill_library,
+)
+from policies.library import ACTIVE_FILE
 from sims.tasks.base import TaskConfig
 
 logger = logging.getLogger(__name__)
@@ -69,11 +84,17 @@ def card_config(task_module, card: SkillCard) -> TaskConfig:
     return card.task_config(task_module.CONFIG)
 
 
-def load_skill(skill_dir: str | Path, check_hashes: bool = True) -> RunnableSkill:
-    """A :class:`RunnableSkill` from a skill directory; :class:`SkillCardError` says why not."""
+def load_skill(
+    skill_dir: str | Path, check_hashes: bool = True, replaces: SkillCard | None = None
+) -> RunnableSkill:
+    """A :class:`RunnableSkill` from a skill folder (a versioned skill's active version);
+    :class:`SkillCardError` says why not. ``replaces``: the card of the version it would
+    replace, which it must match (:func:`policies.versions.check_card`)."""
     from policies.runtime import SkillPolicy
+    from policies.versions import check_card
 
     policy = SkillPolicy(skill_dir, check_hashes=check_hashes)  # validates the card
+    check_card(policy.card, replaces)
     task_module = sims.get_task(policy.card.task)
     cfg = card_config(task_module, policy.card)
     return RunnableSkill(policy.card, task_module, cfg, policy)
@@ -84,6 +105,15 @@ def home_skill() -> RunnableSkill:
     return RunnableSkill(HOME_CARD)
 
 
+def active_stamp(skill_dir: Path) -> str:
+    """What says which version of a skill folder is active: its ``active.yaml``'s text
+    ("" for a plain skill directory, or when unreadable)."""
+    try:
+        return (skill_dir / ACTIVE_FILE).read_text(encoding="utf-8")
+    except OSError:
+        return ""
+
+
 @dataclass
 class SkillLibrary:
     """Skills by name, and the reasons the cards that failed to load were left out."""
@@ -92,34 +122,70 @@ class SkillLibrary:
     """Loaded skills (RL skills and ``home``)."""
     errors: dict[str, str]
     """Skill directory name -> why its card was refused."""
+    folders: dict[str, Path] = field(default_factory=dict)
+    """Skill name (the folder name of one that failed to load) -> its skill folder."""
+    check_hashes: bool = True
+    """Refuse versions whose ONNX files do not match their card's sha256."""
+    stamps: dict[Path, str] = field(default_factory=dict)
+    """Skill folder -> its :func:`active_stamp` when it was last read."""
 
     @classmethod
     def load(
         cls, path: str | Path | None = None, check_hashes: bool = True, with_home: bool = True
     ) -> SkillLibrary:
-        """Every ``NAME/skill.yaml`` under ``path`` (default: the shipped skills)."""
+        """Every skill folder under ``path`` (default: the shipped skills)."""
+        library = cls({"home": home_skill()} if with_home else {}, {}, check_hashes=check_hashes)
         root = skill_library(path)
-        skills: dict[str, RunnableSkill] = {}
-        errors: dict[str, str] = {}
-        if with_home:
-            skills["home"] = home_skill()
         if not root.is_dir():
             logger.warning("skill library %s does not exist: only scripted skills", root)
-        for card in library_cards(root):
+        for folder in library_skill_dirs(path):
+            library.stamps[folder] = active_stamp(folder)
             try:
-                skill = load_skill(card.parent, check_hashes=check_hashes)
+                skill = load_skill(folder, check_hashes=check_hashes)
             except (SkillCardError, ValueError, KeyError, OSError) as exc:
-                errors[card.parent.name] = str(exc)
-                logger.error("skill %s not loaded: %s", card.parent.name, exc)
+                library.errors[folder.name] = str(exc)
+                library.folders[folder.name] = folder
+                logger.error("skill %s not loaded: %s", folder.name, exc)
                 continue
-            if skill.name in skills:
-                errors[card.parent.name] = f"duplicate skill name {skill.name!r}"
+            if skill.name in library.skills:
+                library.errors[folder.name] = f"duplicate skill name {skill.name!r}"
                 continue
-            skills[skill.name] = skill
-        return cls(skills, errors)
+            library.skills[skill.name] = skill
+            library.folders[skill.name] = folder
+        return library
 
     def names(self) -> list[str]:
         return list(self.skills)
+
+    def refresh(self, name: str) -> None:
+        """Swap in skill ``name``'s active version when its ``active.yaml`` changed since
+        it was last read: loaded and checked against the version it replaces (the same
+        contract, its files as its card says). A refused version is logged with its reason
+        and the loaded one stays; the refusal is not retried until ``active.yaml`` changes
+        again."""
+        folder = self.folders.get(name)
+        if folder is None:
+            return
+        stamp = active_stamp(folder)
+        if stamp == self.stamps.get(folder):
+            return
+        self.stamps[folder] = stamp
+        current = self.skills.get(name)
+        replaces = None if current is None else current.card
+        try:
+            skill = load_skill(folder, check_hashes=self.check_hashes, replaces=replaces)
+        except (SkillCardError, ValueError, KeyError, OSError) as exc:
+            kept = "" if current is None else f"; version {current.card.version} stays"
+            logger.error("skill %s: active version refused: %s%s", name, exc, kept)
+            return
+        if current is None and skill.name in self.skills:
+            logger.error("skill %s: duplicate skill name %r", name, skill.name)
+            return
+        self.skills[skill.name] = skill
+        self.folders[skill.name] = folder
+        self.errors.pop(folder.name, None)
+        before = "none" if current is None else current.card.version
+        logger.info("skill %s: version %s -> %s", skill.name, before, skill.card.version)
 
 
 FINGER_START_TOLERANCE = 0.01

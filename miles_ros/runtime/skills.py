@@ -10,6 +10,9 @@ objects, see docs/interfaces.md)::
     {"id": "r1", "cancel": true, "reason": "estop"}   the e-stop latched: end r1 estopped
 
 One skill runs at a time: a new accepted request aborts the running one ("preempted").
+A request first swaps in its skill's newly promoted version, if any
+(:meth:`SkillLibrary.refresh`); a running request keeps the version it started with, which
+its final status names (``version``).
 A request that cannot run gets one status ``failed`` whose reason starts with
 ``refused:`` (unknown skill, params failing the card's schema, a name absent from the
 scene, an object whose pose is missing or older than ``max_pose_age_s``, the e-stop
@@ -57,6 +60,7 @@ from miles_ros.interfaces import (
     REFUSED_PREFIX,
     RUNNING,
     SKILL_RETURN,
+    SKILL_VERSION,
     STALLED_PREFIX,
     STATE_LOST,
     SUCCEEDED,
@@ -234,6 +238,8 @@ class SkillExecutor:
         if request.get("cancel"):
             return self.cancel(rid, now, estop=request.get("reason") == "estop")
         name = request.get("skill")
+        if isinstance(name, str):  # between requests: a newly promoted version swaps in
+            self.library.refresh(name)
         if not rid:
             why = f"{REFUSED_PREFIX} request needs an id"
             return [status("", str(name or ""), FAILED, 0.0, why)]
@@ -523,6 +529,8 @@ class SkillExecutor:
         out.update(step=run.steps, elapsed_s=round(now - run.started, 4))
         if run.episode_return is not None:
             out[SKILL_RETURN] = round(run.episode_return, 6)
+        if run.skill.task is not None:
+            out[SKILL_VERSION] = run.skill.card.version
         log = logger.info if state == SUCCEEDED else logger.warning
         log(
             "skill %s (%s) %s%s",

@@ -1,8 +1,10 @@
 """``miles export RUN_DIR --out DIR``: ONNX actor + critic + skill card.
 
-A shipped skill (a folder of ``policies/skills``, :data:`policies.cards.SHIPPED_LIBRARY`)
-is only replaced with ``--force``: the default ``--out`` (``policies/skills/NAME``, from
-the repository root) is such a folder for the shipped tasks.
+A versioned skill (a folder with ``active.yaml``, :mod:`policies.library`, as every
+shipped skill is) is never written into: export to another folder and add it as a new
+version with ``miles skills add NAME DIR``. A plain skill directory in
+``policies/skills`` (:data:`policies.cards.SHIPPED_LIBRARY`) is only replaced with
+``--force``. The default ``--out`` is ``policies/skills/NAME`` (from the repository root).
 """
 
 from __future__ import annotations
@@ -39,7 +41,8 @@ def build_parser(prog: str = "miles export") -> argparse.ArgumentParser:
     p.add_argument(
         "--force",
         action="store_true",
-        help="replace a shipped skill (an existing folder of policies/skills)",
+        help="replace a plain skill directory of policies/skills (a versioned skill is "
+        "never replaced: add a new version with `miles skills add`)",
     )
     return p
 
@@ -67,6 +70,7 @@ def main(argv: list[str] | None = None, prog: str = "miles export", motor_filter
     import yaml
 
     from policies.export import export_run
+    from policies.library import is_versioned
     from policies.provenance import command_line
 
     run_dir = Path(args.run_dir)
@@ -75,6 +79,14 @@ def main(argv: list[str] | None = None, prog: str = "miles export", motor_filter
         return 2
     task = yaml.safe_load((run_dir / "config.yaml").read_text())["task"]
     out = Path(args.out or f"policies/skills/{args.name or task}")
+    if is_versioned(out):
+        print(
+            f"{prog}: {out} is a versioned skill and versions are never overwritten; export "
+            f"to another folder (--out {run_dir / 'skill'}), then add it as the next version: "
+            f"miles skills add {out.name} {run_dir / 'skill'}",
+            file=sys.stderr,
+        )
+        return 2
     if not args.force and shipped_skill(out) is not None:
         print(
             f"{prog}: {out} is a shipped skill; export to another folder "

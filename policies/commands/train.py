@@ -270,8 +270,8 @@ def _train(args, prog, cfg, run_dir, meta, checkpoint, init_data, motor_filters,
                 f", {s['wall_time_s']:.1f} s"
             )
         print(
-            f"export: miles export {run_dir} --out {run_dir / 'skill'}   (replacing the "
-            f"shipped policies/skills/{cfg.task} takes --out policies/skills/{cfg.task} --force)"
+            f"export: miles export {run_dir} --out {run_dir / 'skill'}   (then, as the next "
+            f"version of the shipped skill: miles skills add {cfg.task} {run_dir / 'skill'})"
         )
     return 0
 

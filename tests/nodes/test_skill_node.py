@@ -26,6 +26,8 @@ from miles_ros.ros.graph import IN_PROCESS_SIM_OVERRIDES  # noqa: E402
 from miles_ros.ros.safety_node import SafetyNode  # noqa: E402
 from miles_ros.ros.sim_node import SimNode  # noqa: E402
 from miles_ros.ros.skill_node import SkillNode  # noqa: E402
+from policies.cards import card_path  # noqa: E402
+from policies.versions import add_version, promote  # noqa: E402
 from sims.robots import panda  # noqa: E402
 from tests.nodes.graph_harness import Graph, overrides  # noqa: E402
 from tests.runtime.skill_fixtures import (  # noqa: E402
@@ -147,7 +149,7 @@ def test_the_wedge_sequence_ends_with_the_arm_home(tmp_path, door):
     if door == "no_envelope":
         library = tmp_path / "skills"
         shutil.copytree(shipped_reach(), library / "reach")
-        card = library / "reach" / "skill.yaml"
+        card = card_path(library / "reach")  # its active version's
         data = yaml.safe_load(card.read_text())
         data.pop("envelope", None)
         card.write_text(yaml.safe_dump(data, sort_keys=False))
@@ -165,6 +167,27 @@ def test_the_wedge_sequence_ends_with_the_arm_home(tmp_path, door):
         assert home["state"] == "succeeded", (home, graph.joint_states[-1].position[:7])
         q = np.asarray(graph.joint_states[-1].position[:7])
         assert np.max(np.abs(q - panda.home_joint_positions)) < 0.05, q
+    finally:
+        graph.close()
+
+
+def test_a_promoted_version_runs_from_the_next_request(tmp_path):
+    """Version 1 reaches; version 2 is promoted while the node runs; the next request runs
+    version 2 (its final status says so), with no restart."""
+    library = tmp_path / "skills"
+    for version, gain in ((1, 0.5), (2, 0.4)):
+        exported = linear_reach_skill(tmp_path / f"v{version}", gain=gain)
+        assert add_version(library / "reach", exported) == version
+    graph = make_graph(library, {"timeout_scale": 4.0})
+    try:
+        graph.request("r1", "reach", target=NEAR)
+        first = graph.final("r1")
+        assert first["state"] == "succeeded" and first[interfaces.SKILL_VERSION] == 1, first
+        promote(library / "reach", 2, reason="test")
+        graph.request("r2", "reach", target=NEAR)
+        graph.cancel("r2")
+        second = graph.final("r2")
+        assert second[interfaces.SKILL_VERSION] == 2, second
     finally:
         graph.close()
 

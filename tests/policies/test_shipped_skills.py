@@ -1,4 +1,5 @@
-"""The skills shipped in policies/skills/: cards validate against their files and tasks."""
+"""The skills shipped in policies/skills/: each active version's card validates against its
+files and task."""
 
 from pathlib import Path
 
@@ -9,10 +10,11 @@ import pytest
 import sims
 from policies.card_content import build_card
 from policies.cards import REQUIRED_KEYS, load_card, validate_card
+from policies.library import library_skills
 from policies.runtime import SkillPolicy
 
 SKILLS_DIR = Path(__file__).resolve().parents[2] / "policies" / "skills"
-SHIPPED = sorted(p.parent.name for p in SKILLS_DIR.glob("*/skill.yaml"))
+SHIPPED = [p.name for p in library_skills(SKILLS_DIR)]
 
 
 def test_reach_is_shipped():

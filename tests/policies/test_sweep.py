@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 import sims
 from miles_ros.commands import evaluate as miles_eval
 from policies.card_content import build_card, record_evidence
-from policies.cards import SHIPPED_LIBRARY, load_card, validate_card
+from policies.cards import SHIPPED_LIBRARY, card_path, load_card, validate_card
 from policies.evaluation import EvalResult, wilson_interval
 from policies.sweep import (
     SWEEP_AXES,
@@ -172,7 +172,7 @@ def test_recorded_evidence_keeps_the_rest_of_the_card(tmp_path):
     record_evidence(skill, "pybullet", {"success_rate": result.success, "ci95": result.ci95})
     record_evidence(skill, "supervised", {"success_rate": 0.97})
     card = validate_card(skill)  # files and their sha256 untouched
-    data = yaml.safe_load((skill / "skill.yaml").read_text())
+    data = yaml.safe_load(card_path(skill).read_text())
     shipped = set(load_card(SHIPPED_LIBRARY / "reach").data.get("evidence") or {})
     assert set(data["evidence"]) == shipped | {"pybullet", "supervised"}  # others kept
     assert data["evidence"]["pybullet"]["success_rate"] == 0.99

@@ -1,6 +1,7 @@
 """PPO on the numba Reach env: learning, seeding, resume, and train -> export -> eval."""
 
 import json
+import shutil
 
 import numpy as np
 import pytest
@@ -345,21 +346,44 @@ def test_an_error_in_learn_also_writes_the_summary(tmp_path):
     assert (tmp_path / "run" / "checkpoints" / "model_000000.pt").is_file()
 
 
-def test_export_refuses_to_overwrite_a_shipped_skill_without_force(tmp_path, capsys, monkeypatch):
+def _tree(folder):
+    return {str(f.relative_to(folder)): f.read_bytes() for f in folder.rglob("*") if f.is_file()}
+
+
+def test_export_never_writes_into_a_versioned_skill(tmp_path, capsys, monkeypatch):
+    """The shipped skills are versioned: export refuses them even with --force and says how
+    to add a new version."""
     from policies.cards import SHIPPED_LIBRARY
 
     run = tmp_path / "run"
     run.mkdir()
     (run / "config.yaml").write_text(yaml.safe_dump({"task": "reach"}))
     shipped = SHIPPED_LIBRARY / "reach"
-    before = {f.name: f.read_bytes() for f in shipped.iterdir() if f.is_file()}
+    before = _tree(shipped)
     monkeypatch.chdir(SHIPPED_LIBRARY.parents[1])  # the default --out is policies/skills/TASK
-    for argv in ([str(run)], [str(run), "--out", str(shipped)]):
+    for argv in ([str(run)], [str(run), "--out", str(shipped)], [str(run), "--force"]):
         assert export_cmd.main([*argv, "--episodes", "0"]) == 2
         err = capsys.readouterr().err
-        assert "is a shipped skill" in err and "--force" in err and str(run / "skill") in err
-    assert {f.name: f.read_bytes() for f in shipped.iterdir() if f.is_file()} == before
+        assert "is a versioned skill" in err and f"miles skills add reach {run / 'skill'}" in err
+    assert _tree(shipped) == before
+
+
+def test_export_replaces_a_plain_shipped_skill_only_with_force(tmp_path, capsys, monkeypatch):
+    from policies import cards
+    from policies.library import active_skill_dir
+
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "config.yaml").write_text(yaml.safe_dump({"task": "reach"}))
+    library = tmp_path / "skills"
+    plain = library / "reach"
+    shutil.copytree(active_skill_dir(cards.SHIPPED_LIBRARY / "reach"), plain)
+    monkeypatch.setattr(cards, "SHIPPED_LIBRARY", library)
+    before = _tree(plain)
+    assert export_cmd.main([str(run), "--out", str(plain), "--episodes", "0"]) == 2
+    err = capsys.readouterr().err
+    assert "is a shipped skill" in err and "--force" in err and str(run / "skill") in err
     # --force gets past the guard (and then fails here on the fake run: no checkpoint).
-    assert export_cmd.main([str(run), "--out", str(shipped), "--episodes", "0", "--force"]) == 2
+    assert export_cmd.main([str(run), "--out", str(plain), "--episodes", "0", "--force"]) == 2
     assert "is a shipped skill" not in capsys.readouterr().err
-    assert {f.name: f.read_bytes() for f in shipped.iterdir() if f.is_file()} == before
+    assert _tree(plain) == before

@@ -20,6 +20,7 @@ from miles_ros.runtime.observation import JointReading, ObjectPose
 from miles_ros.runtime.skills import SkillExecutor, SkillLibrary
 from policies.card_content import build_card
 from policies.cards import write_card
+from policies.library import is_skill_folder
 from sims.robots import panda
 from sims.scene import load_scene
 
@@ -60,9 +61,10 @@ def random_skill(out: Path, task: str = "reach", seed: int = 1) -> Path:
 
 
 def shipped_reach() -> Path | None:
-    """The shipped reach skill directory, when it is there."""
+    """The shipped reach skill's folder (versioned: :mod:`policies.library`), when it is
+    there."""
     path = SHIPPED / "reach"
-    return path if (path / "skill.yaml").exists() else None
+    return path if is_skill_folder(path) else None
 
 
 def linear_reach_skill(out: Path, gain: float = 0.5) -> Path:

@@ -20,7 +20,7 @@ from miles_ros.runtime.frames import (
     yaw_world_to_base,
 )
 from miles_ros.runtime.observation import ObjectPose
-from policies.cards import CARD_FILE, load_card, skill_library
+from policies.cards import card_path, load_card, skill_library
 from sims.scene import SINGLE_ARM, ArmMount, load_scene
 
 DUAL = Path(__file__).resolve().parents[2] / "config" / "scene_dual.yaml"
@@ -111,8 +111,8 @@ def test_each_dual_arm_sees_the_cell_inside_its_skills_trained_regions():
     seen = {m.name: scene_in_base_frame(scene, m) for m in scene.arms}
     cards = {}
     for name in ("push", "pick_place"):
-        path = skill_library() / name / CARD_FILE
-        card = load_card(path.parent) if path.exists() else None
+        path = card_path(skill_library() / name)
+        card = load_card(path) if path.exists() else None
         if card is None or card.envelope is None or card.envelope.object_region is None:
             pytest.skip(f"needs the shipped {name} card with its envelope")
         cards[name] = card.envelope
