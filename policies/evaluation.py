@@ -16,6 +16,8 @@ from pathlib import Path
 
 import numpy as np
 
+from policies.grasp_report import GraspTracker, empty_report, tracks_grasps
+
 logger = logging.getLogger(__name__)
 
 PolicyFn = Callable[[np.ndarray], np.ndarray]
@@ -57,12 +59,18 @@ class EvalResult:
     """Wall time of the evaluation (s)."""
     per_episode_success: list[bool] = field(default_factory=list, repr=False)
     """Outcome of each episode, in (env, episode) order."""
+    grasp: dict[str, int] | None = None
+    """Tasks that grasp: the episodes by what happened to the cube
+    (:data:`policies.grasp_report.OUTCOMES`: success, never grasped, dropped in transit,
+    placed off target, knocked at release, held at the end); None for the others."""
 
     def to_dict(self, per_episode: bool = False) -> dict:
         d = asdict(self)
         d["ci95"] = [round(self.ci95[0], 4), round(self.ci95[1], 4)]
         if not per_episode:
             d.pop("per_episode_success")
+        if self.grasp is None:
+            d.pop("grasp")
         return d
 
 
@@ -96,13 +104,15 @@ def run_episodes(
     seed: int,
     video_frames: list | None = None,
     video_episodes: int = 1,
+    grasps: GraspTracker | None = None,
 ) -> EvalResult:
     """Run ``episodes`` episodes of ``policy`` on an existing batched ``env``.
 
     The env is reset with ``seed`` first, so calling this again on the same env replays
     the same episode set (given a deterministic policy and backend). Where
     ``video_frames`` is a list, frames of env 0's first ``video_episodes`` episodes are
-    appended to it (from ``env.render()``).
+    appended to it (from ``env.render()``). ``grasps`` (a :class:`GraspTracker` for the
+    env's task and batch): the result's :attr:`EvalResult.grasp` report.
     """
     import time
 
@@ -116,6 +126,9 @@ def run_episodes(
     ep_length = np.zeros(num_envs, dtype=np.int64)
     outcomes: list[list[tuple[bool, float, int]]] = [[] for _ in range(num_envs)]
     obs, _ = env.reset(seed=seed)
+    report = None if grasps is None else empty_report()
+    if grasps is not None:
+        grasps.start(obs)
     record = video_frames is not None
     if record:
         frame = _render(env)
@@ -127,6 +140,8 @@ def run_episodes(
         ep_return += reward
         ep_length += 1
         ended = np.logical_or(terminated, truncated)
+        if grasps is not None:
+            grasps.step(obs, ended, info["final_obs"])
         if record and done_count[0] < video_episodes:
             frame = _render(env)
             if frame is not None:
@@ -135,6 +150,8 @@ def run_episodes(
             if done_count[i] < quota[i]:
                 success = bool(info["success"][i]) if "success" in info else bool(terminated[i])
                 outcomes[i].append((success, float(ep_return[i]), int(ep_length[i])))
+                if report is not None:
+                    report[grasps.outcome(int(i), success)] += 1
             done_count[i] += 1
             ep_return[i] = 0.0
             ep_length[i] = 0
@@ -152,6 +169,7 @@ def run_episodes(
         backend=getattr(env, "backend_name", ""),
         wall_s=time.perf_counter() - start,
         per_episode_success=[s for s, _, _ in flat],
+        grasp=report,
     )
 
 
@@ -177,7 +195,19 @@ def merge_results(
         seed=seed,
         wall_s=(max(walls, default=0.0) if parallel else sum(walls)),
         per_episode_success=[s for p in parts for s in p.per_episode_success],
+        grasp=_merge_grasps([p.grasp for p in parts]),
     )
+
+
+def _merge_grasps(reports: list[dict[str, int] | None]) -> dict[str, int] | None:
+    """The parts' grasp reports summed; None unless every part has one."""
+    if not reports or any(r is None for r in reports):
+        return None
+    total = empty_report()
+    for report in reports:
+        for outcome, count in report.items():
+            total[outcome] += count
+    return total
 
 
 def variant_config(task: str, variant: str, config=None):
@@ -192,6 +222,17 @@ def variant_config(task: str, variant: str, config=None):
         known = f"its variants: {', '.join(variants)}" if variants else "it has none"
         raise ValueError(f"task {task} has no episode variant {variant!r} ({known})")
     return module.variant_config(variant, config if config is not None else module.CONFIG)
+
+
+def grasp_tracker(task: str, num_envs: int, cfg) -> GraspTracker | None:
+    """A :class:`GraspTracker` for ``task``'s episodes when it grasps (a cube and a
+    gripper, ``cfg``: the episodes' task config), else None."""
+    import sims
+
+    layout = sims.get_task(task).LAYOUT
+    if not (cfg.has_object and cfg.has_gripper and tracks_grasps(layout)):
+        return None
+    return GraspTracker(layout, num_envs, cfg.success_threshold)
 
 
 def evaluate(
@@ -215,7 +256,15 @@ def evaluate(
     env = sims.make_env(task, backend, num_envs=num_envs, config=config, **env_kwargs)
     frames: list | None = [] if video_path is not None else None
     try:
-        result = run_episodes(env, policy, episodes, seed, video_frames=frames, video_episodes=3)
+        result = run_episodes(
+            env,
+            policy,
+            episodes,
+            seed,
+            video_frames=frames,
+            video_episodes=3,
+            grasps=grasp_tracker(task, env.num_envs, env.cfg),
+        )
     finally:
         env.close()
     result.backend = backend

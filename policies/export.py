@@ -241,6 +241,7 @@ def export_run(
             "ci95": [round(result.ci95[0], 4), round(result.ci95[1], 4)],
             "mean_return": round(result.mean_return, 4),
             "mean_episode_length": round(result.mean_length, 2),
+            **({"grasp": dict(result.grasp)} if result.grasp is not None else {}),
             "policy": "actor.onnx (onnxruntime)",
         }
     else:

@@ -236,6 +236,7 @@ def _record(args, task: str, result, extra: dict) -> None:
         "successes": result.successes,
         "mean_return": round(result.mean_return, 4),
         "mean_episode_length": round(result.mean_length, 2),
+        **({"grasp": dict(result.grasp)} if result.grasp is not None else {}),
         **extra,
         "git_commit": git_commit(),
         "measured": time.strftime("%Y-%m-%dT%H:%M:%S"),

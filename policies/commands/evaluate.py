@@ -304,6 +304,8 @@ def main(
             f"length {result.mean_length:.1f} steps, seed {args.seed}, "
             f"{result.wall_s:.1f} s"
         )
+        if result.grasp is not None:
+            print("episodes by outcome: " + ", ".join(f"{k} {v}" for k, v in result.grasp.items()))
         if args.video:
             print(f"video: {args.video}")
     return 0
