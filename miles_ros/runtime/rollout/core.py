@@ -38,6 +38,7 @@ from miles_ros.runtime.observation import JointReading
 from miles_ros.runtime.rollout.canary import Canary, CanaryConfig, DecisionLog, card_success
 from miles_ros.runtime.rollout.shadow import ShadowEpisode
 from miles_ros.safety.config import SafetyConfig
+from sims.robots.actuator import ActuatorModel
 
 SHADOW_HISTORY = 64
 """Shadow episode records kept in memory (:attr:`Rollout.shadow_history`)."""
@@ -91,6 +92,8 @@ class Rollout:
         self.shape_commands = shape_commands
         self.velocity_scale = velocity_scale
         self.safety = safety
+        self.actuator = ActuatorModel.panda() if self.shadows else None
+        """The shadows' command-path model, read once (config/safety.yaml)."""
         self.shadow_history: deque[dict] = deque(maxlen=SHADOW_HISTORY)
         """The latest shadow episode records, each with its request id and outcome."""
 
@@ -115,7 +118,11 @@ class Rollout:
                 req.candidate, runs = True, candidate
         if name in self.shadows and not req.candidate:
             req.shadow = ShadowEpisode(
-                self.shadows[name], self.shape_commands, self.velocity_scale, self.safety
+                self.shadows[name],
+                self.shape_commands,
+                self.velocity_scale,
+                self.safety,
+                self.actuator,
             )
         return runs, req
 

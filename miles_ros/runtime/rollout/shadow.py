@@ -8,7 +8,8 @@ both versions at the start. The supervisor's part is the supervisor itself run o
 (:class:`OfflineSupervisor`): its own :class:`~miles_ros.safety.supervisor.SafetySupervisor`,
 restarted each period at the robot's command, given the candidate's targets as skill_node
 would send them (through the candidate's own command-path model when the executor shapes
-commands) and stepped through the period at its rate. The executor's command comes from
+commands) and stepped at its rate through the outputs where it would write an
+intervention (:data:`OUTPUTS_CHECKED`). The executor's command comes from
 the active policy alone: the shadow reads the period's observation and targets, and
 nothing it computes flows back.
 """
@@ -28,12 +29,22 @@ from miles_ros.runtime.observation import JointReading
 from miles_ros.safety.audit import NOT_INTERVENTIONS, AuditLog, Intervention
 from miles_ros.safety.config import SafetyConfig
 from miles_ros.safety.supervisor import JointRequest, SafetySupervisor
+from sims.robots.actuator import ActuatorModel
+
+OUTPUTS_CHECKED = 1
+"""Supervisor outputs run per control period by default. The supervisor writes an
+intervention for a request at its first output (the joints shaped or blended to a limit
+and off the request's schedule, a target clipped at submission); later outputs of the
+same request write only a joint found infeasible, a state its own outputs never reach.
+The first output therefore finds what the supervisor would write, at a tenth of the cost
+of the period's ten outputs (measured with bench/shadow.py)."""
 
 
 class OfflineSupervisor:
     """The safety supervisor's maths on commands that are never sent, one control period
     at a time from the robot's state (the module docstring). Its limits are ``config``'s
-    (default: config/safety.yaml's, the safety node's defaults)."""
+    (default: config/safety.yaml's, the safety node's defaults); ``outputs``: supervisor
+    outputs run per period (:data:`OUTPUTS_CHECKED`; None: the whole period)."""
 
     def __init__(
         self,
@@ -41,6 +52,7 @@ class OfflineSupervisor:
         skill: str,
         tags: list[str],
         config: SafetyConfig | None = None,
+        outputs: int | None = OUTPUTS_CHECKED,
     ) -> None:
         cfg = dataclasses.replace(config or SafetyConfig(), audit_path="")
         self.kinds: Counter[str] = Counter()
@@ -48,7 +60,8 @@ class OfflineSupervisor:
         audit = AuditLog(None)
         audit.listeners.append(self._count)
         self.supervisor = SafetySupervisor(cfg, audit)
-        self.substeps = max(1, round(control_dt * cfg.rate_hz))
+        period_outputs = max(1, round(control_dt * cfg.rate_hz))
+        self.substeps = period_outputs if outputs is None else min(outputs, period_outputs)
         self.h = 1.0 / cfg.rate_hz
         self.names = tuple(cfg.joint_names)
         self.finger_names = tuple(cfg.finger_joint_names)
@@ -68,8 +81,8 @@ class OfflineSupervisor:
         now: float,
     ) -> int:
         """The interventions the supervisor would make on ``targets`` (stamped ``lead_s``
-        after ``now``) over one control period, from the measured ``joints`` and the
-        robot's ``command`` (q, velocity)."""
+        after ``now``) in one control period, from the measured ``joints`` and the robot's
+        ``command`` (q, velocity)."""
         sup = self.supervisor
         half = joints.finger_width / 2.0
         sup.update_robot_state(
@@ -99,8 +112,13 @@ class ShadowEpisode:
         shape_commands: bool,
         velocity_scale: float,
         safety: SafetyConfig | None = None,
+        actuator: ActuatorModel | None = None,
     ) -> None:
+        """``actuator``: the command-path model the executor shapes with (default:
+        config/safety.yaml's, read from the file: pass it to keep file reads out of the
+        control period)."""
         self.candidate = candidate
+        self.actuator = actuator
         self.shape_commands = bool(shape_commands)
         self.velocity_scale = float(velocity_scale)
         self.safety = safety
@@ -145,7 +163,8 @@ class ShadowEpisode:
         self.target_l2.append(float(np.linalg.norm(cand_targets.arm - targets.arm)))
         if self.shape_commands:  # as the executor would send them
             if self._path is None:
-                self._path = CommandPath(cand.cfg.control_dt, velocity_scale=self.velocity_scale)
+                dt, scale = cand.cfg.control_dt, self.velocity_scale
+                self._path = CommandPath(dt, self.actuator, velocity_scale=scale)
             self._path.follow(*command)
             arm, velocity = self._path.step(cand_targets.arm)
             cand_targets = JointTargets(arm, cand_targets.finger, velocity)
