@@ -22,8 +22,11 @@ from miles_ros.runtime.rollout import (
     CanaryConfig,
     DecisionLog,
     Rollout,
+    load_candidate,
     parse_canary,
+    parse_shadow,
     rollout_from_config,
+    rollout_params,
 )
 from miles_ros.runtime.skills import SkillLibrary
 from sims.robots import panda
@@ -156,10 +159,28 @@ def test_canary_config_from_yaml_and_refusals():
     assert SkillNodeParams().canary == "" and SkillNodeParams().shadow == ""
 
 
-def test_a_candidate_of_another_task_is_refused(library_dir):
+def test_a_candidate_of_another_task_is_refused_and_left_out(library_dir, caplog):
     lib = SkillLibrary.load(library_dir)
     with pytest.raises(ValueError, match="task"):
-        rollout_from_config(lib, shadow=f"{{reach: {library_dir / 'push'}}}")
+        load_candidate(lib, "reach", library_dir / "push")
+    assert rollout_from_config(lib, shadow=f"{{reach: {library_dir / 'push'}}}") is None
+    assert "left out" in caplog.text and "task" in caplog.text
+    both = f"{{reach: {library_dir / 'push'}, push: {library_dir / 'push'}}}"
+    assert set(rollout_from_config(lib, shadow=both).shadows) == {"push"}
+
+
+def test_miles_up_flags_become_the_skill_node_parameters(tmp_path):
+    params = rollout_params(
+        ["reach=skills/reach2"], ["push=/c/push"], 0.3, 5, str(tmp_path / "d.jsonl")
+    )
+    assert set(parse_shadow(params["shadow"])) == {"reach"}
+    assert parse_shadow(params["shadow"])["reach"].endswith("skills/reach2")
+    (cfg,) = parse_canary(params["canary"]).values()
+    assert (cfg.candidate, cfg.share, cfg.seed) == ("/c/push", 0.3, 5)
+    assert params["rollout_log"] == str(tmp_path / "d.jsonl")
+    assert rollout_params([], [], 0.2, 0, None) == {}
+    with pytest.raises(ValueError, match="SKILL=DIR"):
+        rollout_params(["reach"], [], 0.2, 0, None)
 
 
 def test_a_mirrored_candidate_is_rolled_back_and_no_request_is_lost(linear_dir, tmp_path):

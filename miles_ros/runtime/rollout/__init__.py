@@ -16,6 +16,7 @@ from miles_ros.runtime.rollout.core import (
     parse_canary,
     parse_shadow,
     rollout_from_config,
+    rollout_params,
 )
 from miles_ros.runtime.rollout.shadow import OfflineSupervisor, ShadowEpisode
 from miles_ros.runtime.rollout.sprt import (
@@ -42,6 +43,7 @@ __all__ = [
     "parse_canary",
     "parse_shadow",
     "rollout_from_config",
+    "rollout_params",
     "sprt_decision",
     "sprt_thresholds",
 ]

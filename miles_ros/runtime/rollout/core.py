@@ -17,6 +17,8 @@ the status says so (``canary.fallback``) and the candidate's outcome is a failur
 
 from __future__ import annotations
 
+import json
+import logging
 from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,7 +40,10 @@ from miles_ros.runtime.observation import JointReading
 from miles_ros.runtime.rollout.canary import Canary, CanaryConfig, DecisionLog, card_success
 from miles_ros.runtime.rollout.shadow import ShadowEpisode
 from miles_ros.safety.config import SafetyConfig
+from policies.cards import SkillCardError
 from sims.robots.actuator import ActuatorModel
+
+logger = logging.getLogger(__name__)
 
 SHADOW_HISTORY = 64
 """Shadow episode records kept in memory (:attr:`Rollout.shadow_history`)."""
@@ -245,16 +250,55 @@ def rollout_from_config(
     safety: SafetyConfig | None = None,
 ) -> Rollout | None:
     """The rollout skill_node's ``shadow`` and ``canary`` parameters describe (None when
-    both are empty); ``decision_log``: the canaries' JSON-lines file ("" = none)."""
-    shadows = {
-        skill: load_candidate(library, skill, path, check_hashes)
-        for skill, path in parse_shadow(shadow).items()
-    }
+    both are empty or no candidate loads); ``decision_log``: the canaries' JSON-lines file
+    ("" = none). Unreadable parameters raise ValueError; a candidate that does not load
+    or cannot stand in for its skill is left out, its reason logged (the skill runs its
+    active version alone)."""
+    candidates = {("shadow", k): v for k, v in parse_shadow(shadow).items()}
+    configs = parse_canary(canary)
+    candidates |= {("canary", k): cfg.candidate for k, cfg in configs.items()}
+    loaded = {}
+    for (role, skill), path in candidates.items():
+        try:
+            loaded[role, skill] = load_candidate(library, skill, path, check_hashes)
+        except (SkillCardError, ValueError, KeyError, OSError) as exc:
+            logger.error("%s candidate for %s left out: %s", role, skill, exc)
+    shadows = {skill: c for (role, skill), c in loaded.items() if role == "shadow"}
     log = DecisionLog(decision_log or None)
     canaries = {}
-    for skill, cfg in parse_canary(canary).items():
-        candidate = load_candidate(library, skill, cfg.candidate, check_hashes)
-        rate = card_success(library.skills[skill].card)
-        canaries[skill] = (Canary(skill, cfg, rate, log), candidate)
+    for skill, cfg in configs.items():
+        if ("canary", skill) in loaded:
+            rate = card_success(library.skills[skill].card)
+            canaries[skill] = (Canary(skill, cfg, rate, log), loaded["canary", skill])
     rollout = Rollout(shadows, canaries, shape_commands, velocity_scale, safety)
     return rollout if rollout else None
+
+
+def rollout_params(
+    shadow: list[str], canary: list[str], share: float, seed: int, decision_log: str | None
+) -> dict:
+    """skill_node's ``shadow``, ``canary`` and ``rollout_log`` parameters from ``miles
+    up``'s flags (``SKILL=DIR`` each; one share and seed for every canary); {} when none is
+    given. ValueError for a flag that is not ``SKILL=DIR``."""
+
+    def pairs(flags: list[str], what: str) -> dict[str, str]:
+        out = {}
+        for flag in flags:
+            skill, sep, path = flag.partition("=")
+            if not (sep and skill and path):
+                raise ValueError(f"--{what} {flag!r}: expected SKILL=DIR")
+            out[skill] = str(Path(path).expanduser().resolve())
+        return out
+
+    params: dict = {}
+    if shadow:
+        params["shadow"] = json.dumps(pairs(shadow, "shadow"))
+    if canary:
+        specs = {
+            skill: {"candidate": path, "share": share, "seed": seed}
+            for skill, path in pairs(canary, "canary").items()
+        }
+        params["canary"] = json.dumps(specs)
+    if decision_log:
+        params["rollout_log"] = str(Path(decision_log).expanduser().resolve())
+    return params
