@@ -35,6 +35,12 @@ nearer by ``stall_motion`` for that long goes home and starts again (at most
 ``stall_restarts`` times), and then fails early with ``stalled: ...`` rather than at
 its timeout, so a manager can re-plan or re-announce the task sooner.
 
+With a :class:`~miles_ros.runtime.rollout.Rollout` (skill_node's ``shadow`` and
+``canary``), a request may run a candidate version of its skill (a canary's share), a
+shadow candidate acts beside the active one on every control period and is never sent,
+and a candidate request that fails falls back to the active version from where the arm
+is (``running`` with ``"canary": {"fallback": ...}``) instead of failing.
+
 Over 500 lines: one state machine, :class:`SkillExecutor`, whose transitions (request,
 tick, home lead-in, stall restart, cancel, finish) all read and write the same running
 execution; this docstring, the contract the node and the tests hold it to, is a sixth

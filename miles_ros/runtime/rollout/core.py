@@ -70,12 +70,16 @@ class RequestRollout:
     """The supervisor's intervention count (``/miles/safety/state``) when it started."""
     shadow: ShadowEpisode | None = None
     """The candidate beside the active version, when the skill has a shadow."""
+    decision: dict | None = None
+    """The canary's decision record on this request's candidate outcome, once tested."""
 
     def canary_status(self) -> dict:
         """The ``canary`` key of this request's statuses."""
-        out = {"version": CANDIDATE if self.candidate else ACTIVE}
+        out: dict = {"version": CANDIDATE if self.candidate else ACTIVE}
         if self.fallback:
             out["fallback"] = self.fallback
+        if self.decision is not None:
+            out["decision"] = self.decision
         return out
 
 
@@ -165,7 +169,7 @@ class Rollout:
         if not req.candidate or req.canary is None or reason.startswith(STATE_LOST):
             return None
         caused = interventions - req.interventions_at_start
-        req.canary.candidate_outcome(request_id, False, caused)
+        req.decision = req.canary.candidate_outcome(request_id, False, caused)
         req.candidate, req.fallback = False, reason
         return req.active
 
@@ -175,13 +179,13 @@ class Rollout:
         out: dict = {}
         tested = state in (SUCCEEDED, FAILED)
         if req.canary is not None:
-            canary = out[SKILL_CANARY] = req.canary_status()
             if tested and req.candidate:
                 caused = interventions - req.interventions_at_start
-                record = req.canary.candidate_outcome(request_id, state == SUCCEEDED, caused)
-                canary["decision"] = record
+                succeeded = state == SUCCEEDED
+                req.decision = req.canary.candidate_outcome(request_id, succeeded, caused)
             elif tested and not req.fallback:  # a fallback's outcome is not the baseline's
                 req.canary.active_outcome(state == SUCCEEDED)
+            out[SKILL_CANARY] = req.canary_status()
         if req.shadow is not None and req.shadow.periods + bool(req.shadow.error):
             record = req.shadow.record()
             out[SKILL_SHADOW] = record
