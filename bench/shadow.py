@@ -5,8 +5,8 @@ with the shadow off and on, alternated in one run.
 
 The one-process graph of ``miles up`` (sim_node and safety_node at 250 Hz, skill_node,
 one single-threaded executor) runs the shipped reach skill toward an unreachable point
-at its card's rate (25 Hz; the library copy of bench/ros.py, cards without envelopes; no
-home lead-in, so the policy runs in every window from where the last one left the arm), in
+at its card's rate (25 Hz; the library copy of bench/ros.py, cards without envelopes),
+each window from the home pose (the scripted home move runs before it, untimed), in
 windows that alternate the shadow off and on (``--rounds``; which goes first alternates,
 so a load on the machine hits both alike). The shadow's candidate is a copy of the
 shipped reach: one more actor, action mapping, command-path model and the safety
@@ -53,6 +53,19 @@ def _timed(calls: list, fn):
     return wrapper
 
 
+def _home(requests, finals: set, rid: str, timeout: float = 30.0) -> None:
+    """Run the scripted home move to its end (``finals``: ids of the skill requests that
+    ended), so every window starts from the same state."""
+    from std_msgs.msg import String
+
+    requests.publish(String(data=json.dumps({"id": rid, "skill": "home", "params": {}})))
+    deadline = time.monotonic() + timeout
+    while rid not in finals:
+        if time.monotonic() > deadline:
+            raise RuntimeError("the arm did not get home")
+        time.sleep(0.05)  # polling for the home move's end, not synchronising a measurement
+
+
 def _window(graph, skill_node, safety_node, peer, requests, shadow, window_s, rid) -> dict:
     from std_msgs.msg import String
 
@@ -97,7 +110,12 @@ def _window(graph, skill_node, safety_node, peer, requests, shadow, window_s, ri
 
 
 def measure(rounds: int, window_s: float) -> dict:
+    from std_msgs.msg import String
+
+    from miles_ros.interfaces import FINAL_SKILL_STATES
+    from miles_ros.params.skill import SkillNodeParams
     from miles_ros.ros.graph import InProcessGraph
+    from miles_ros.ros.qos import COMMAND_QOS
     from miles_ros.runtime.rollout import rollout_from_config
 
     domain = 232  # above the tests' ids (tests/ros_domains.py) and bench/ros.py's 230-231
@@ -113,16 +131,25 @@ def measure(rounds: int, window_s: float) -> dict:
         skill_node = graph.nodes[-1]
         safety_node = next(n for n in graph.nodes if n.get_name() == "safety_node")
         skill_node.params = dataclasses.replace(skill_node.params, loop_rate_hz=0.0)
-        # every window runs the policy from where the last one left the arm (no home lead-in)
+        # each window starts at home (a home move before it): no lead-in to time
         skill_node.skills.start_from_home = False
         shadow = rollout_from_config(skill_node.skills.library, shadow=f"{{reach: {candidate}}}")
         peer, requests = ros_bench._spin_with_peer(graph, skill_node, "bench_shadow_peer")
+        finals: set[str] = set()
+
+        def on_status(msg) -> None:
+            status = json.loads(msg.data)
+            if status["state"] in FINAL_SKILL_STATES:
+                finals.add(status["id"])
+
+        peer.create_subscription(String, SkillNodeParams().status_topic, on_status, COMMAND_QOS)
         time.sleep(1.0)
         ros_bench._reset_estop(peer)
         runs: dict = {"off": [], "on": []}
         for k in range(rounds):
             for side in ("off", "on") if k % 2 == 0 else ("on", "off"):
                 rid = f"shadow-{side}-{k}"
+                _home(requests, finals, f"home-{side}-{k}")
                 runs[side].append(
                     _window(
                         graph,
