@@ -36,8 +36,10 @@ OUTPUTS_CHECKED = 1
 intervention for a request at its first output (the joints shaped or blended to a limit
 and off the request's schedule, a target clipped at submission); later outputs of the
 same request write only a joint found infeasible, a state its own outputs never reach.
-The first output therefore finds what the supervisor would write, at a tenth of the cost
-of the period's ten outputs (measured with bench/shadow.py)."""
+The first output therefore finds what the supervisor would write, for one output's work
+instead of the period's ten (each as costly as one of the safety node's own periods). The
+restart starts the output state at the command's position and velocity with no
+acceleration: the one thing of the live supervisor's state it does not copy."""
 
 
 class OfflineSupervisor:
