@@ -17,10 +17,13 @@ from miles_ros.interfaces import (
     SUCCEEDED,
 )
 from miles_ros.params.skill import SkillNodeParams
+from miles_ros.runtime.actions import JointTargets
+from miles_ros.runtime.observation import JointReading
 from miles_ros.runtime.rollout import (
     Canary,
     CanaryConfig,
     DecisionLog,
+    OfflineSupervisor,
     Rollout,
     load_candidate,
     parse_canary,
@@ -220,3 +223,45 @@ def test_a_mirrored_candidate_is_rolled_back_and_no_request_is_lost(linear_dir, 
     assert last_candidate < 11 and versions[last_candidate + 1 :] == ["active"] * (
         11 - last_candidate
     )
+
+
+def test_a_candidate_over_the_intervention_bound_falls_back_mid_request(linear_dir):
+    """The supervisor's count (its state) rises past the bound while the candidate runs:
+    the next period switches the request to the active version, the canary rolls the
+    candidate back at once, and the request still succeeds."""
+    ex = make_executor(linear_dir)
+    active = ex.library.skills["reach"]
+    cfg = CanaryConfig(str(linear_dir / "reach"), share=1.0, max_interventions=3)
+    canary = Canary("reach", cfg, 0.95)
+    mirrored = with_policy(active, MirroredPolicy(active.policy))
+    ex.rollout = Rollout(canaries={"reach": (canary, mirrored)})
+    ex.on_safety_state({"estop": False, "interventions": 10}, 0.0)
+    (start,) = ex.on_request(request("r", "reach", target=reach_goal(-0.1)), 0.0)
+    assert start[SKILL_CANARY]["version"] == "candidate"
+    _, _, t = drive(ex, 0.0, 3)
+    ex.on_safety_state({"estop": False, "interventions": 14}, t)  # 4 during the request
+    (switched,) = ex.tick(t).statuses
+    assert switched["state"] == "running"
+    assert switched[SKILL_CANARY]["fallback"] == "4 interventions > bound 3"
+    assert switched[SKILL_CANARY]["decision"]["decision"] == CANARY_ROLLBACK
+    statuses, _, _ = drive(ex, t + 0.04, 1000)
+    assert statuses[-1]["state"] == SUCCEEDED
+    assert statuses[-1][SKILL_CANARY]["version"] == "active"
+
+
+def test_the_offline_supervisor_checks_from_the_state_it_is_given():
+    """From the arm at rest: a target where it stands is not an intervention, one past a
+    joint's band is (clipped at submission), and restarting puts the output state where
+    it is told."""
+    q = panda.home_joint_positions.copy()
+    joints = JointReading(q, np.zeros(7), 0.08, 0.0)
+    offline = OfflineSupervisor(0.04, "reach", ["moves_arm"])
+    assert offline.check(joints, (q, np.zeros(7)), JointTargets(q.copy(), None), 0.04, 1.0) == 0
+    far = q.copy()
+    far[6] = panda.joint_position_max[6]  # inside the datasheet, past the 0.1 rad margin
+    assert offline.check(joints, (q, np.zeros(7)), JointTargets(far, None), 0.04, 1.1) > 0
+    assert offline.kinds["position_limit"] == 1
+    moving = np.full(7, 0.1)
+    offline.supervisor.restart_at(q, moving, 1.2)
+    q_out, v_out = offline.supervisor.command_state()
+    assert np.array_equal(q_out, q) and np.allclose(v_out, moving)
