@@ -186,7 +186,8 @@ SKILL_REQUEST_KEYS = ("id", "skill", "params", "trace_id")
 SKILL_STATUS_KEYS = ("id", "skill", "state", "progress", "reason")
 """Every ``/miles/skill/status`` message carries these (and may carry more: ``step``,
 ``elapsed_s``, ``distance``, ``phase``, and on the final status of a learned skill whose
-policy ran, ``return``: :data:`SKILL_RETURN`; on the final status of a learned skill,
+policy ran, ``return``: :data:`SKILL_RETURN`; with a shadow or a canary,
+:data:`SKILL_SHADOW` and :data:`SKILL_CANARY`; on the final status of a learned skill,
 ``version``: :data:`SKILL_VERSION`)."""
 SKILL_RETURN = "return"
 """Key of a final ``/miles/skill/status``: the episode return, the task's dense reward
@@ -194,6 +195,25 @@ summed over the control periods the policy ran (a scripted skill has none)."""
 SKILL_VERSION = "version"
 """Key of the final ``/miles/skill/status`` of a learned skill: the version of the skill
 that ran (its card's ``version``; a request keeps the version it started with)."""
+SKILL_SHADOW = "shadow"
+"""Key of a final ``/miles/skill/status`` of a skill with a shadow candidate: the episode's
+record of the candidate, computed on the same observations and never sent (action and
+joint-target divergence, the interventions the supervisor would have made, the critic's
+values at the start; :mod:`miles_ros.runtime.rollout.shadow`)."""
+SKILL_CANARY = "canary"
+"""Key of a ``/miles/skill/status`` of a skill under a canary rollout: which version ran
+(``version``: ``candidate`` or ``active``), a fallback to the active version mid-request
+(``fallback``: why) and, when the request's outcome was tested, the ``decision`` with its
+evidence (:mod:`miles_ros.runtime.rollout.canary`)."""
+CANARY_PROMOTE = "promote"
+"""Canary decision: the candidate is not worse than the active version (promote it)."""
+CANARY_ROLLBACK = "rollback"
+"""Canary decision: the candidate is worse, or exceeded the intervention bound; no request
+goes to it any more."""
+CANARY_CONTINUE = "continue"
+"""Canary decision: not enough evidence yet; the rollout goes on."""
+CANARY_DECISIONS = (CANARY_PROMOTE, CANARY_ROLLBACK, CANARY_CONTINUE)
+"""``decision`` of a canary's decision record (status key :data:`SKILL_CANARY`)."""
 REFUSED_PREFIX = "refused:"
 """A skill status ``reason`` that starts with this: the request was refused before any
 motion (unknown skill, bad params, outside the envelope, e-stop latched, no robot state)."""

@@ -20,7 +20,8 @@ NAME = re.compile(r"`(/[A-Za-z0-9_/]+|[A-Za-z0-9_]+(?:/[A-Za-z0-9_]+)+)`")
 """A backticked absolute name, or a relative one with a slash (the camera's topics)."""
 TOPIC_KEYS = {
     interfaces.SKILL_REQUEST: interfaces.SKILL_REQUEST_KEYS,
-    interfaces.SKILL_STATUS: interfaces.SKILL_STATUS_KEYS,
+    interfaces.SKILL_STATUS: interfaces.SKILL_STATUS_KEYS
+    + (interfaces.SKILL_RETURN, interfaces.SKILL_SHADOW, interfaces.SKILL_CANARY),
     interfaces.SAFETY_STATE: interfaces.SAFETY_STATE_KEYS,
     interfaces.MANAGER_STATUS: interfaces.MANAGER_STATUS_KEYS,
     interfaces.PLAN: interfaces.PLAN_KEYS + interfaces.PLAN_REFUSAL_KEYS,
@@ -69,11 +70,13 @@ def name_drift(text: str) -> list[str]:
 
 
 def word_drift(text: str) -> list[str]:
-    """Skill states and goal outcomes that differ between the module and the document."""
+    """Skill states, goal outcomes and canary decisions that differ between the module and
+    the document."""
     drift = []
     for title, words in (
         ("Skill states", interfaces.SKILL_STATES),
         ("Goal outcomes", interfaces.GOAL_OUTCOMES),
+        ("Shadow and canary", interfaces.CANARY_DECISIONS),
     ):
         listed = first_words(section(text, title))
         drift += [f"{title}: {w} not in the document" for w in sorted(set(words) - listed)]

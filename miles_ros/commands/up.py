@@ -112,7 +112,37 @@ def _up(argv: list[str] | None, prog: str, stop: StopSignals) -> int:
         help="object poses from the camera: perception_node, and with the PyBullet sim its "
         "RGB-D camera (its true poses only on /miles/scene/objects_truth)",
     )
+    parser.add_argument(
+        "--shadow",
+        action="append",
+        default=[],
+        metavar="SKILL=DIR|VERSION",
+        help="run the candidate (a skill directory, or a version number of SKILL in the "
+        "library) beside SKILL on its requests, never sent (its record on each final skill "
+        "status); repeatable",
+    )
+    parser.add_argument(
+        "--canary",
+        action="append",
+        default=[],
+        metavar="SKILL=DIR|VERSION",
+        help="send a share of SKILL's requests to the candidate (a skill directory or a "
+        "version number), promoted or rolled back by a sequential test; repeatable",
+    )
+    parser.add_argument("--canary-share", type=float, default=0.2, help="(default 0.2)")
+    parser.add_argument("--canary-seed", type=int, default=0, help="its routing seed")
+    parser.add_argument(
+        "--rollout-log", default=None, metavar="FILE.jsonl", help="the canaries' decisions"
+    )
     args = parser.parse_args(argv)
+    from miles_ros.runtime.rollout import rollout_params
+
+    try:
+        rollout = rollout_params(
+            args.shadow, args.canary, args.canary_share, args.canary_seed, args.rollout_log
+        )
+    except ValueError as exc:
+        parser.error(str(exc))
     if args.params_file and not Path(args.params_file).is_file():
         parser.error(f"--params-file {args.params_file}: no such file")
     if args.scene:
@@ -134,7 +164,7 @@ def _up(argv: list[str] | None, prog: str, stop: StopSignals) -> int:
     parts.remove("perception")
     if args.no_manager:
         parts.remove("manager")
-    overrides: dict[str, dict] = {}
+    overrides: dict[str, dict] = {"skills": rollout} if rollout else {}
     if args.perception:
         from miles_ros.ros.graph import with_perception
 

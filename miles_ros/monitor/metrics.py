@@ -28,6 +28,10 @@ graph's one executor thread. What moves each metric (docs/ros.md#metrics):
   ``refused_goal`` (the manager refused a goal: busy, e-stop latched, no planner; not the
   planner's own refusal of a goal that cannot be done), ``refused_skill`` (a skill request
   refused before any motion), ``malformed`` (a message this class could not read).
+- ``miles_canary_decisions_total{arm,skill,decision}``: the canary's decision on a
+  candidate request (``promote``, ``rollback``, ``continue``), from its final status;
+  ``miles_canary_fallbacks_total{arm,skill}``: candidate requests that fell back to the
+  active version (:mod:`miles_ros.runtime.rollout`).
 - ``miles_loop_jitter_seconds{arm}``: ``|period - nominal|`` between consecutive
   ``/joint_states`` header stamps of an arm (the publishing loop's jitter, free of the
   monitor's own scheduling).
@@ -52,11 +56,13 @@ from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
 
 from miles_ros.interfaces import (
+    CANARY_DECISIONS,
     FINAL_GOAL_OUTCOMES,
     FINAL_SKILL_STATES,
     GOAL_OUTCOMES,
     REFUSED,
     REFUSED_PREFIX,
+    SKILL_CANARY,
     SKILL_RETURN,
     SKILL_STATES,
     STALLED_PREFIX,
@@ -160,6 +166,18 @@ class CellMetrics:
             registry=r,
         )
         self.estops = Counter("miles_estops", "E-stop latches.", ["arm"], registry=r)
+        self.canary_decisions = Counter(
+            "miles_canary_decisions",
+            "Canary rollout decisions (promote, rollback, continue) on candidate outcomes.",
+            ["arm", "skill", "decision"],
+            registry=r,
+        )
+        self.canary_fallbacks = Counter(
+            "miles_canary_fallbacks",
+            "Candidate requests that fell back to the active version mid-request.",
+            ["arm", "skill"],
+            registry=r,
+        )
         self.anomalies = Counter(
             "miles_anomalies",
             "Stalls, stale robot state, refused requests, malformed messages.",
@@ -282,10 +300,21 @@ class CellMetrics:
             self.anomalies.labels(arm, "refused_skill").inc()
             return
         self.skill_runs.labels(arm, skill, state).inc()
+        self._count_canary(status.get(SKILL_CANARY), arm, skill)
         if reason.startswith(STALLED_PREFIX):
             self.anomalies.labels(arm, "stall").inc()
         elif reason.startswith(STATE_LOST):
             self.anomalies.labels(arm, "stale_state").inc()
+
+    def _count_canary(self, canary, arm: str, skill: str) -> None:
+        """A final status's canary key (:data:`SKILL_CANARY`): its decision and fallback."""
+        if not isinstance(canary, Mapping):
+            return
+        record = canary.get("decision")
+        if isinstance(record, Mapping) and record.get("decision") in CANARY_DECISIONS:
+            self.canary_decisions.labels(arm, skill, record["decision"]).inc()
+        if canary.get("fallback"):
+            self.canary_fallbacks.labels(arm, skill).inc()
 
     def on_safety_event(self, event: Mapping, arm: str = "") -> None:
         """A ``/miles/safety/events`` event: itself plus the ``suppressed`` ones of its

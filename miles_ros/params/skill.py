@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from miles_ros import interfaces
 from miles_ros.runtime.actions import TARGET_LEAD_MAX
 from miles_ros.runtime.command_path import SHAPE_COMMANDS, VELOCITY_SCALE
+from miles_ros.runtime.rollout import rollout_from_config
 from miles_ros.runtime.skills import SkillExecutor, SkillLibrary
 from sims.robots import panda
 from sims.scene import Scene
@@ -83,6 +84,20 @@ class SkillNodeParams:
     """A request is refused when a cube it names has a pose older than this (s) at the
     request (the cube's own stamp, as a perception node sends it, else the message's) or
     is listed missing: no motion starts from a stale or missing pose. 0: no age bound."""
+    shadow: str = ""
+    """Shadow candidates, a YAML mapping {SKILL: CANDIDATE_SKILL_DIR} ('' = none): on every
+    control period of a request of SKILL the candidate acts on the same observation and
+    is never sent; the final status carries its record under "shadow" (action and target
+    divergence, the interventions the supervisor would have made, the critic's values;
+    miles_ros.runtime.rollout.shadow)."""
+    canary: str = ""
+    """Canary rollouts, a YAML mapping {SKILL: {candidate: DIR, share: 0.2, seed: 0, alpha:
+    0.05, beta: 0.05, delta: 0.3, max_interventions: 20}} ('' = none): that share of SKILL's
+    requests runs the candidate behind the same supervisor; an SPRT on success and a bound
+    on interventions per request decide promote, rollback or continue; a failing
+    candidate request falls back to the active version (miles_ros.runtime.rollout.canary)."""
+    rollout_log: str = ""
+    """JSON-lines file of the canaries' decisions with their evidence ('' = none)."""
     joint_names: tuple[str, ...] = panda.JOINT_NAMES
     """Arm joint names, in the robot model's order."""
     finger_joint_names: tuple[str, ...] = panda.FINGER_JOINT_NAMES
@@ -115,4 +130,14 @@ def skill_executor(
     params = SkillNodeParams() if params is None else params
     fields = {f.name for f in dataclasses.fields(params)}
     names = fields & inspect.signature(SkillExecutor).parameters.keys()
-    return SkillExecutor(library, scene, **{name: getattr(params, name) for name in names})
+    rollout = rollout_from_config(
+        library,
+        params.shadow,
+        params.canary,
+        params.rollout_log,
+        params.shape_commands,
+        params.command_velocity_scale,
+        params.check_hashes,
+    )
+    kwargs = {name: getattr(params, name) for name in names}
+    return SkillExecutor(library, scene, rollout=rollout, **kwargs)

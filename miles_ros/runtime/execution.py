@@ -7,6 +7,7 @@ and the distance a skill's progress is measured by (:func:`goal_distance`). Its 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -65,6 +66,9 @@ class Execution:
     policy_acted: bool = False
     """Whether the last control period's targets came from the policy (so this period's
     reward is the policy's): false at the start and after a home move."""
+    rollout: Any = None
+    """The request's :class:`~miles_ros.runtime.rollout.RequestRollout` (the version that
+    runs it, its shadow, a fallback), or None when no candidate rolls out for its skill."""
 
 
 @dataclass

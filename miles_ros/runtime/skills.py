@@ -38,6 +38,12 @@ nearer by ``stall_motion`` for that long goes home and starts again (at most
 ``stall_restarts`` times), and then fails early with ``stalled: ...`` rather than at
 its timeout, so a manager can re-plan or re-announce the task sooner.
 
+With a :class:`~miles_ros.runtime.rollout.Rollout` (skill_node's ``shadow`` and
+``canary``), a request may run a candidate version of its skill (a canary's share), a
+shadow candidate acts beside the active one on every control period and is never sent,
+and a candidate request that fails falls back to the active version from where the arm
+is (``running`` with ``"canary": {"fallback": ...}``) instead of failing.
+
 Over 500 lines: one state machine, :class:`SkillExecutor`, whose transitions (request,
 tick, home lead-in, stall restart, cancel, finish) all read and write the same running
 execution; this docstring, the contract the node and the tests hold it to, is a sixth
@@ -59,6 +65,7 @@ from miles_ros.interfaces import (
     FAILED,
     REFUSED_PREFIX,
     RUNNING,
+    SKILL_CANARY,
     SKILL_RETURN,
     SKILL_VERSION,
     STALLED_PREFIX,
@@ -92,6 +99,7 @@ from miles_ros.runtime.library import (
     start_width,
 )
 from miles_ros.runtime.observation import JointReading, ObjectPose, pose_refusal, sim_state
+from miles_ros.runtime.rollout import Rollout
 from sims.control import FINGER_OPEN
 from sims.robots import panda
 from sims.scene import Scene
@@ -132,12 +140,14 @@ class SkillExecutor:
         command_velocity_scale: float,
         home_tolerance: float = 0.02,
         max_pose_age_s: float = 0.0,
+        rollout: Rollout | None = None,
     ):
         """Every argument but ``home_tolerance`` is the skill node's parameter of that name
         (``max_pose_age_s``: 0 here, no age bound, for callers that give no stamps)
         (:class:`~miles_ros.params.skill.SkillNodeParams`: its meaning, and its default,
         that of config/skills.yaml); :func:`miles_ros.params.skill.skill_executor` builds
-        an executor from those parameters, defaults included."""
+        an executor from those parameters, defaults included. ``rollout``: the shadows and
+        canaries of candidate versions (:mod:`miles_ros.runtime.rollout`), None: none."""
         self.library = library
         self.scene = scene
         self.home_speed = float(home_speed)
@@ -173,6 +183,9 @@ class SkillExecutor:
         self.safety_reason = ""
         self.tags_changed = False
         """Set when the running skill (and so its permission tags) changed."""
+        self.rollout = rollout
+        self.safety_interventions = 0
+        """The supervisor's intervention count (``/miles/safety/state``)."""
 
     def warm_up(self) -> None:
         """Run every skill's observation, actor, action mapping and command path once on the
@@ -220,6 +233,7 @@ class SkillExecutor:
         """``/miles/safety/state``; returns the statuses to publish (estopped)."""
         self.estop = bool(state.get("estop", False))
         self.safety_reason = str(state.get("reason", ""))
+        self.safety_interventions = int(state.get("interventions", 0) or 0)
         if self.estop and self.active is not None:
             reason = "e-stop latched" + (f": {self.safety_reason}" if self.safety_reason else "")
             return [self._finish(ESTOPPED, reason, now)]
@@ -263,14 +277,21 @@ class SkillExecutor:
         out = []
         if self.active is not None:
             out.append(self._finish(ABORTED, f"preempted by request {rid!r}", now))
+        rollout = None
+        if self.rollout is not None:  # the version that runs it: the canary's seam
+            skill, rollout = self.rollout.start(name, skill, self.safety_interventions)
         homing = skill.task is not None and self.start_from_home and self.away_from_start(skill)
         if skill.timeout_s and not homing:
             timeout = skill.timeout_s * self.timeout_scale
         else:
             timeout = self._home_timeout()
-        self.active = Execution(rid, skill, dict(params), goal, now, timeout, homing=homing)
+        self.active = Execution(
+            rid, skill, dict(params), goal, now, timeout, homing=homing, rollout=rollout
+        )
         self.tags_changed = True
         out.append(status(rid, name, RUNNING, 0.0, ""))
+        if rollout is not None and rollout.canary is not None:
+            out[-1][SKILL_CANARY] = rollout.canary_status()
         if homing:
             logger.info("skill %s (%s): homing first (the arm is away from its start)", name, rid)
         return out
@@ -320,6 +341,10 @@ class SkillExecutor:
             return TickResult(
                 statuses=[self._finish(FAILED, f"timeout after {run.timeout_s:.1f} s", now)]
             )
+        if run.rollout is not None:
+            why = self.rollout.over_bound(run.rollout, self.safety_interventions)
+            if why:
+                return TickResult(statuses=[self._finish(FAILED, why, now)])
         if run.skill.task is None:
             return self._tick_home(run, now)
         if run.homing:
@@ -370,6 +395,9 @@ class SkillExecutor:
         obs = skill.task.observe(state)[0]
         action = skill.policy.act(obs)
         targets = action_to_targets(cfg, self.joints.arm_pos, action)
+        if run.rollout is not None:  # the shadow's seam: it reads, nothing flows back
+            command = self._command_now(now)
+            self.rollout.period(run.rollout, obs, action, targets, self.joints, command, now)
         if self.shape_commands:  # the trajectory the arm follows, as in training
             if run.command_path is None:
                 run.command_path = CommandPath(
@@ -517,6 +545,12 @@ class SkillExecutor:
     def _finish(self, state: str, reason: str, now: float, progress: float | None = None) -> dict:
         run = self.active
         assert run is not None
+        if state == FAILED and run.rollout is not None:
+            active = self.rollout.fall_back(
+                run.rollout, reason, self.safety_interventions, run.request_id
+            )
+            if active is not None:
+                return self._fall_back(run, active, reason, now)
         self.active = None
         self.tags_changed = True
         out = status(
@@ -531,6 +565,10 @@ class SkillExecutor:
             out[SKILL_RETURN] = round(run.episode_return, 6)
         if run.skill.task is not None:
             out[SKILL_VERSION] = run.skill.card.version
+        if run.rollout is not None:
+            out.update(
+                self.rollout.finish(run.rollout, state, self.safety_interventions, run.request_id)
+            )
         log = logger.info if state == SUCCEEDED else logger.warning
         log(
             "skill %s (%s) %s%s",
@@ -539,6 +577,31 @@ class SkillExecutor:
             state,
             f": {reason}" if reason else "",
         )
+        return out
+
+    def _fall_back(self, run: Execution, active: RunnableSkill, why: str, now: float) -> dict:
+        """The candidate's request goes on with the ``active`` version from the current
+        state (home first when the arm stands away from its start), with a fresh budget;
+        returns its ``running`` status, which says it fell back."""
+        logger.warning(
+            "skill %s (%s): the candidate failed (%s); the active version goes on",
+            run.skill.name,
+            run.request_id,
+            why,
+        )
+        run.skill = active
+        run.homing = self.start_from_home and self.away_from_start(active)
+        run.timeout_s = (
+            active.timeout_s * self.timeout_scale
+            if active.timeout_s and not run.homing
+            else self._home_timeout()
+        )
+        run.started, run.restarts, run.progress, run.initial_distance = now, 0, 0.0, None
+        run.path = run.command_path = run.release_q = run.stall_ref = None
+        run.episode_return, run.policy_acted = None, False
+        self.tags_changed = True
+        out = status(run.request_id, active.name, RUNNING, 0.0, "")
+        out[SKILL_CANARY] = run.rollout.canary_status()
         return out
 
     def active_tags(self) -> dict:

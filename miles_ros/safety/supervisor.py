@@ -244,6 +244,19 @@ class SafetySupervisor(SupervisorInputs, EstopLatch):
         q, v, a = js[:, sh.Q].copy(), js[:, sh.V].copy(), js[:, sh.A].copy()
         return occupancy(self.separation, now, js, q, v, a)
 
+    def restart_at(self, q: np.ndarray, v: np.ndarray, now: float) -> None:
+        """Put the output state at ``q`` moving at ``v`` at ``now``, braking until the next
+        request, and forget the previous request, writing no event: the next request is
+        then checked from that state as a request from a command the supervisor did not
+        produce itself. For a supervisor run offline on commands that are never sent (the
+        shadow of :mod:`miles_ros.runtime.rollout`); needs a robot state first
+        (:meth:`update_robot_state`)."""
+        if not self._initialized:
+            raise RuntimeError("restart_at before the robot state is known")
+        self._seed(np.asarray(q, dtype=np.float64), np.asarray(v, dtype=np.float64))
+        self._t_prev = now
+        self._request_time = self._request_stamp = None
+
     def command_state(self) -> tuple[np.ndarray, np.ndarray]:
         """(positions, velocities) [n] of the latest command (what ``/miles/joint_command``
         carries, its velocity the difference to the one before)."""

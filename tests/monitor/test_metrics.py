@@ -299,3 +299,20 @@ def test_the_server_serves_the_registry_on_loopback():
     families = {f.name: f for f in text_string_to_metric_families(text)}
     (sample,) = [s for s in families["miles_estops"].samples if s.name == "miles_estops_total"]
     assert sample.value == 1
+
+
+def test_canary_decisions_and_fallbacks_count_from_final_statuses():
+    m = CellMetrics()
+    record = {"decision": names.CANARY_CONTINUE, "llr": 1.2}
+    fell_back = {"version": "active", "fallback": "stalled: ...", "decision": record}
+    m.on_skill_status(skill("c1", "running", canary=fell_back))  # not final: not counted
+    m.on_skill_status(skill("c1", "succeeded", canary=fell_back))
+    m.on_skill_status(skill("c1", "succeeded", canary=fell_back))  # the same request again
+    rollback = {"version": "candidate", "decision": {"decision": names.CANARY_ROLLBACK}}
+    m.on_skill_status(skill("c2", "failed", canary=rollback))
+    m.on_skill_status(skill("c3", "succeeded", canary={"version": "active"}))
+    s = samples(m)
+    labels = {"arm": "", "skill": "reach"}
+    assert value(s, "miles_canary_decisions_total", decision="continue", **labels) == 1
+    assert value(s, "miles_canary_decisions_total", decision="rollback", **labels) == 1
+    assert value(s, "miles_canary_fallbacks_total", **labels) == 1

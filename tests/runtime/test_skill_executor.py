@@ -19,8 +19,9 @@ def request(rid, skill, **params):
 
 
 def test_the_executors_defaults_are_config_skills_yaml(library_dir):
-    """One set of defaults: every argument of the executor but home_tolerance is a skill
-    node parameter, with config/skills.yaml's value, and skill_executor passes each one."""
+    """One set of defaults: every argument of the executor but home_tolerance and rollout
+    (built from the shadow and canary parameters) is a skill node parameter, with
+    config/skills.yaml's value, and skill_executor passes each one."""
     import dataclasses
     import inspect
     from pathlib import Path
@@ -30,7 +31,7 @@ def test_the_executors_defaults_are_config_skills_yaml(library_dir):
     path = Path(__file__).resolve().parents[2] / "config" / "skills.yaml"
     config = yaml.safe_load(path.read_text())["skill_node"]["ros__parameters"]
     arguments = inspect.signature(SkillExecutor).parameters
-    names = [n for n in arguments if n not in ("library", "scene", "home_tolerance")]
+    names = [n for n in arguments if n not in ("library", "scene", "home_tolerance", "rollout")]
     defaults = {name: getattr(SkillNodeParams(), name) for name in names}
     assert defaults == {name: config[name] for name in names}
     lib = SkillLibrary.load(library_dir)

@@ -1,0 +1,204 @@
+"""Canary rollout: a seeded share of a skill's requests runs a candidate version for real
+(behind the same safety supervisor, whose limits never change for it), and a sequential
+test decides after each of its outcomes whether to promote it, roll it back or go on.
+
+The test (:mod:`~miles_ros.runtime.rollout.sprt`) is an SPRT on success: H0, the candidate
+succeeds as often as the active version; H1, ``delta`` less often. The active's rate is
+measured on the same stream of requests (the ones the canary left to it) once it has
+``min_baseline`` outcomes, before that it is the card's (its supervised evidence, else its
+evaluation); ``baseline`` > 0 fixes it. Beside it, a bound on the supervisor's
+interventions per request: a candidate request over ``max_interventions`` is a failure and
+rolls the candidate back at once. After a rollback, and after a promotion (which only
+decides: the library's promote acts on it), every request goes to the active version.
+
+Every decision (``continue`` included) is a record with its evidence: the counts, the
+log-likelihood ratio, the thresholds, the baseline and where it came from, the
+request's interventions. The records go to the logger, to a bounded history and, when
+a path is given, to a JSON-lines file.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import random
+import time
+from collections import deque
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from miles_ros.interfaces import CANARY_CONTINUE, CANARY_ROLLBACK
+from miles_ros.runtime.rollout.sprt import (
+    bernoulli_llr,
+    hypotheses,
+    sprt_decision,
+    sprt_thresholds,
+)
+from policies.cards import SkillCard
+
+logger = logging.getLogger(__name__)
+
+DECISIONS_KEPT = 256
+"""Decision records kept in memory (the JSON-lines file keeps every one)."""
+
+
+@dataclass(frozen=True)
+class CanaryConfig:
+    """One skill's canary (config/skills.yaml's ``canary``: ``{SKILL: {candidate: DIR,
+    ...}}``)."""
+
+    candidate: str
+    """The candidate's skill directory."""
+    share: float = 0.2
+    """Fraction of the skill's requests that go to the candidate (seeded draw)."""
+    seed: int = 0
+    """Seed of the routing draw."""
+    alpha: float = 0.05
+    """Largest rate of rolling back a candidate as good as the active version."""
+    beta: float = 0.05
+    """Largest rate of promoting a candidate ``delta`` worse."""
+    delta: float = 0.3
+    """The success-rate drop the test must catch (H1: baseline - delta)."""
+    max_interventions: int = 20
+    """Supervisor interventions one candidate request may cause; more: that request
+    falls back to the active version and the candidate is rolled back."""
+    baseline: float = 0.0
+    """H0's success rate; 0: measured (the module docstring)."""
+    min_baseline: int = 20
+    """Active outcomes on the stream before its measured rate replaces the card's."""
+
+    def __post_init__(self) -> None:
+        if not self.candidate:
+            raise ValueError("canary: a candidate skill directory is needed")
+        if not 0.0 <= self.share <= 1.0:
+            raise ValueError(f"canary share must be in [0, 1], got {self.share!r}")
+        if self.max_interventions < 0 or self.min_baseline < 0:
+            raise ValueError("canary max_interventions and min_baseline must be >= 0")
+        if not 0.0 <= self.baseline < 1.0:
+            raise ValueError(f"canary baseline must be in [0, 1), got {self.baseline!r}")
+        sprt_thresholds(self.alpha, self.beta)
+        hypotheses(0.9, self.delta)
+
+
+def card_success(card: SkillCard) -> float | None:
+    """The success rate a card claims: its supervised evidence, else its evaluation."""
+    supervised = (card.data.get("evidence") or {}).get("supervised") or {}
+    for source in (supervised, card.evaluation or {}):
+        rate = source.get("success_rate")
+        if isinstance(rate, int | float):
+            return float(rate)
+    return None
+
+
+class DecisionLog:
+    """Decision records: the logger, a bounded history, and a JSON-lines file when
+    ``path`` is set (appended, one object a line)."""
+
+    def __init__(self, path: str | Path | None = None, kept: int = DECISIONS_KEPT) -> None:
+        self.path = Path(path) if path else None
+        self.history: deque[dict] = deque(maxlen=kept)
+
+    def add(self, record: dict) -> None:
+        self.history.append(record)
+        log = logger.info if record["decision"] == CANARY_CONTINUE else logger.warning
+        log("canary %s: %s (%s)", record["skill"], record["decision"], json.dumps(record))
+        if self.path is not None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            with self.path.open("a", encoding="utf-8") as f:
+                f.write(json.dumps(record) + "\n")
+
+
+class Canary:
+    """One skill's canary rollout (the module docstring)."""
+
+    def __init__(
+        self,
+        skill: str,
+        config: CanaryConfig,
+        card_rate: float | None,
+        log: DecisionLog | None = None,
+    ) -> None:
+        self.skill = skill
+        self.config = config
+        self.card_rate = card_rate
+        self.log = log or DecisionLog()
+        self.thresholds = sprt_thresholds(config.alpha, config.beta)
+        self.decision = CANARY_CONTINUE
+        """The latest decision; promote or rollback end the rollout."""
+        self.successes = self.failures = 0
+        """The candidate's outcomes."""
+        self.active_successes = self.active_failures = 0
+        """The active version's outcomes on the same stream."""
+        self.routed = 0
+        """Requests the canary drew for (while it went on)."""
+        self._rng = random.Random(config.seed)
+
+    @property
+    def open(self) -> bool:
+        """Whether requests may still go to the candidate."""
+        return self.decision == CANARY_CONTINUE
+
+    def draw(self) -> bool:
+        """Whether this request goes to the candidate (the seeded share); always False
+        once decided."""
+        if not self.open:
+            return False
+        self.routed += 1
+        return self._rng.random() < self.config.share
+
+    def baseline(self) -> tuple[float, str]:
+        """H0's success rate and where it comes from (``config``, ``stream``, ``card``)."""
+        cfg = self.config
+        if cfg.baseline > 0.0:
+            return cfg.baseline, "config"
+        n = self.active_successes + self.active_failures
+        if n >= max(cfg.min_baseline, 1) or self.card_rate is None:
+            # Laplace's rule: a short run of successes is not a rate of 1
+            return (self.active_successes + 1.0) / (n + 2.0), "stream"
+        return self.card_rate, "card"
+
+    def active_outcome(self, succeeded: bool) -> None:
+        """An outcome of the active version on this skill's stream."""
+        if succeeded:
+            self.active_successes += 1
+        else:
+            self.active_failures += 1
+
+    def candidate_outcome(self, request: str, succeeded: bool, interventions: int) -> dict:
+        """An outcome of the candidate: the decision it leads to, as its record."""
+        if succeeded:
+            self.successes += 1
+        else:
+            self.failures += 1
+        cfg = self.config
+        rate, source = self.baseline()
+        p0, p1 = hypotheses(rate, cfg.delta)
+        llr = bernoulli_llr(self.successes, self.failures, p0, p1)
+        decision = sprt_decision(llr, self.thresholds) if self.open else self.decision
+        reason = "sequential test"
+        if interventions > cfg.max_interventions and self.open:
+            decision = CANARY_ROLLBACK
+            reason = f"{interventions} interventions > bound {cfg.max_interventions}"
+        self.decision = decision
+        record = {
+            "time": round(time.time(), 3),
+            "skill": self.skill,
+            "request": request,
+            "decision": decision,
+            "reason": reason,
+            "succeeded": bool(succeeded),
+            "interventions": int(interventions),
+            "successes": self.successes,
+            "failures": self.failures,
+            "active_successes": self.active_successes,
+            "active_failures": self.active_failures,
+            "baseline": round(p0, 6),
+            "baseline_source": source,
+            "p1": round(p1, 6),
+            "llr": round(llr, 6),
+            "lower": round(self.thresholds.lower, 6),
+            "upper": round(self.thresholds.upper, 6),
+            "config": asdict(cfg),
+        }
+        self.log.add(record)
+        return record
