@@ -169,6 +169,13 @@ class EnvConfig:
     """With ``ik_tilt_gain``: the tool tilt (degrees from straight down) the levelling
     leaves alone (``TaskConfig.ik_tilt_allowance_deg``); it turns back only the tilt beyond
     it."""
+    object_mass_scale: tuple[float, ...] = ()
+    """push and pick_place: ``[lo, hi]``, multiplier on the cube's mass per training episode
+    (``randomization.object_mass_scale``; numba's model does not depend on it); empty: the
+    task's default range, x0.8-1.2."""
+    friction_scale: tuple[float, ...] = ()
+    """push and pick_place: ``[lo, hi]``, multiplier on the cube-table friction per training
+    episode (``randomization.friction_scale``); empty: the task's default range, x0.7-1.3."""
     cube_size: tuple[float, ...] = ()
     """push and pick_place: ``[lo, hi]`` (m), the cube's edge drawn per training episode
     (``randomization.cube_size``; the evaluations keep the scene's cube); empty: the

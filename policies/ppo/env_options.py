@@ -16,6 +16,8 @@ if TYPE_CHECKING:
     from policies.ppo.config import EnvConfig
 
 CONTACT_RANDOMIZATION = (
+    "object_mass_scale",
+    "friction_scale",
     "cube_size",
     "finger_friction_scale",
     "contact_stiffness",

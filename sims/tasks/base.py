@@ -73,6 +73,8 @@ class DomainRandomization:
 
     def __post_init__(self):
         for name, hi_max in (
+            ("object_mass_scale", np.inf),
+            ("friction_scale", np.inf),
             ("cube_size", 0.06),  # the gripper opens 0.08 m
             ("finger_friction_scale", np.inf),
             ("contact_stiffness", np.inf),
@@ -92,14 +94,18 @@ class DomainRandomization:
 
 
 RANDOMIZATION_BACKENDS: dict[str, tuple[str, ...]] = {
+    "object_mass_scale": ("numba", "pybullet", "isaac"),
+    "friction_scale": ("numba", "pybullet", "isaac"),
     "cube_size": ("numba", "pybullet"),
     "finger_friction_scale": ("numba", "pybullet"),
     "contact_stiffness": ("pybullet",),
     "finger_reading": ("numba", "pybullet"),
     "plain_arm_prob": ("numba",),
 }
-"""The contact and command-path randomization fields of :class:`DomainRandomization` and
-the backends that apply them; the others refuse them (:func:`check_backend_randomization`)."""
+"""The cube, contact and command-path randomization fields of :class:`DomainRandomization`
+and the backends that apply them; the others refuse them (:func:`check_backend_randomization`).
+numba draws the cube's mass but its model does not depend on it (quasi-static pushing, a
+rigid grasp by an arm of unlimited strength)."""
 
 
 def unsupported_randomization(fields, backend: str) -> list[str]:

@@ -188,3 +188,26 @@ def test_a_default_range_is_no_randomization():
     pybullet = contact_randomization(staged.stage_config(1).env)
     assert pybullet == {"finger_friction_scale": (0.7, 1.3)}
     assert contact_randomization(staged.stage_config(0).env)["finger_reading"] == (0.0, 0.02)
+
+
+def test_a_training_config_widens_the_cube_mass_and_table_friction():
+    """``env.object_mass_scale`` and ``env.friction_scale`` replace the task's default
+    ranges (x0.8-1.2, x0.7-1.3) in the training envs, which draw over the wider ranges;
+    a range that is not positive fails when the config loads."""
+    from policies.ppo.envs import training_task_config
+
+    wide = {"object_mass_scale": [0.5, 2.0], "friction_scale": [0.4, 1.6]}
+    cfg = training_task_config(TrainConfig.from_dict({"task": "pick_place", "env": wide}))
+    assert cfg.randomization.object_mass_scale == (0.5, 2.0)
+    assert cfg.randomization.friction_scale == (0.4, 1.6)
+    env = NumbaEnv(pick_place, 2000, cfg)
+    env.reset(seed=0)
+    draws = env.randomization_state()
+    for key, (lo, hi), (default_lo, default_hi) in (
+        ("mass_scale", (0.5, 2.0), (0.8, 1.2)),
+        ("friction_scale", (0.4, 1.6), (0.7, 1.3)),
+    ):
+        assert draws[key].min() >= lo and draws[key].max() <= hi
+        assert draws[key].min() < default_lo and draws[key].max() > default_hi
+    with pytest.raises(ValueError, match="env.friction_scale"):
+        TrainConfig.from_dict({"task": "pick_place", "env": {"friction_scale": [0.0, 1.0]}})
