@@ -14,8 +14,10 @@ fading linearly to nothing at the open gripper:
 
     w' = w + shift * clip((OPEN - w) / (OPEN - EDGE), 0, 1)
 
-(a reading re-map, not another finger: training randomizes the fingers themselves, numba's
-``randomization.finger_pad``). The episodes are the card's envelope, as ``miles eval``.
+(a reading re-map anchored at the nominal cube's edge; training randomizes the reading with
+``randomization.finger_reading``, numba's fingers and PyBullet's own map, and
+``miles eval --sweep finger_reading`` measures a skill under it). The episodes are the
+card's envelope, as ``miles eval``.
 
 Prints one JSON object::
 

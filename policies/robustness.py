@@ -39,6 +39,11 @@ class SweepAxis:
     """What the value changes, in words."""
     needs_object: bool = False
     """Only for tasks with a cube."""
+    needs_gripper: bool = False
+    """Only for tasks with a gripper."""
+    randomization: str = ""
+    """The ``DomainRandomization`` field a point sets (``sims.tasks.base``); a backend that
+    cannot randomize it reports the axis ``unavailable``. '': every backend can."""
 
 
 SWEEP_AXES: dict[str, SweepAxis] = {
@@ -81,6 +86,18 @@ SWEEP_AXES: dict[str, SweepAxis] = {
             "m",
             "the cube's edge",
             needs_object=True,
+            randomization="cube_size",
+        ),
+        SweepAxis(
+            "finger_reading",
+            (-0.004, 0.0, 0.004, 0.009, 0.018),
+            0.0,
+            "m",
+            "the finger opening a held cube reads, minus its edge (under 0: compliant pads; "
+            "PyBullet: on top of its own reading)",
+            needs_object=True,
+            needs_gripper=True,
+            randomization="finger_reading",
         ),
         SweepAxis(
             "joint_limit_scale",
@@ -96,8 +113,12 @@ SWEEP_AXES: dict[str, SweepAxis] = {
 
 def task_axes(task: str) -> list[str]:
     """The axes that apply to ``task`` (what its card lists by default)."""
-    has_object = sims.get_task(task).CONFIG.has_object
-    return [n for n, a in SWEEP_AXES.items() if has_object or not a.needs_object]
+    cfg = sims.get_task(task).CONFIG
+    return [
+        n
+        for n, a in SWEEP_AXES.items()
+        if (cfg.has_object or not a.needs_object) and (cfg.has_gripper or not a.needs_gripper)
+    ]
 
 
 def episode_set(task_cfg) -> dict[str, Any]:

@@ -17,6 +17,11 @@ see :func:`task_axes`):
 - ``cube_size`` (0.035, 0.04, 0.045 m): the cube's edge (``randomization.cube_size`` as a
   zero-width range; the task's own edge runs the base config); tasks with a cube, not on
   the isaac backend (its cube is the scene's).
+- ``finger_reading`` (-4, 0, 4, 9, 18 mm): the finger opening a held cube reads, minus its
+  edge (``randomization.finger_reading`` as a zero-width range; 0 runs the base config):
+  the numba kernels' pads, PyBullet's reading map on top of its own reading
+  (:func:`sims.tasks.base.reported_finger_width`); tasks with a gripper, not on the isaac
+  backend.
 - ``joint_limit_scale`` (1, 0.5): the safety supervisor's velocity, acceleration and jerk
   scales (a cautious deployment). Both points run behind the supervisor, composed by the
   layer that owns it (``limit_options``); without one the axis is reported
@@ -122,7 +127,17 @@ def _point_config(task_cfg, axis: str, value: float):
         r = dataclasses.replace(r, friction_scale=(float(value), float(value)))
     elif axis == "cube_size" and not np.isclose(value, sims.get_task(task_cfg.name).CUBE_SIZE):
         r = dataclasses.replace(r, cube_size=(float(value), float(value)))
+    elif axis == "finger_reading" and value != 0.0:
+        r = dataclasses.replace(r, finger_reading=(float(value), float(value)))
     return dataclasses.replace(task_cfg, randomization=r)
+
+
+_CANNOT_RANDOMIZE = {
+    "cube_size": "it keeps the scene's cube",
+    "finger_reading": "its fingers report their own opening",
+}
+"""Why a backend that cannot randomize an axis's field (``SweepAxis.randomization``) runs
+none of its points."""
 
 
 def _run_point(
@@ -130,12 +145,11 @@ def _run_point(
 ):
     """One point's evaluation as a ``robustness.json`` point (``base``: the task config)."""
     task_cfg = _point_config(base, axis, value)
-    if (
-        axis == "cube_size"
-        and backend in sims.BACKENDS
-        and unsupported_randomization([axis], backend)
-    ):
-        raise SweepUnavailable(f"the {backend} backend keeps the scene's cube")
+    field = SWEEP_AXES[axis].randomization
+    if field and backend in sims.BACKENDS and unsupported_randomization([field], backend):
+        raise SweepUnavailable(
+            f"the {backend} backend cannot randomize {field}: {_CANNOT_RANDOMIZE[field]}"
+        )
     supervised = axis == "joint_limit_scale"
     if supervised:
         if limits is None:
@@ -216,6 +230,8 @@ def run_sweep(
         try:
             if axis.needs_object and not has_object:
                 raise SweepUnavailable(f"task {task} has no cube")
+            if axis.needs_gripper and not base.has_gripper:
+                raise SweepUnavailable(f"task {task} has no gripper")
             for value in axis.values:
                 point = _run_point(
                     policy, task, base, backend, name, value, episodes, seed, num_envs,

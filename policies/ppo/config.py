@@ -169,6 +169,13 @@ class EnvConfig:
     """With ``ik_tilt_gain``: the tool tilt (degrees from straight down) the levelling
     leaves alone (``TaskConfig.ik_tilt_allowance_deg``); it turns back only the tilt beyond
     it."""
+    object_mass_scale: tuple[float, ...] = ()
+    """push and pick_place: ``[lo, hi]``, multiplier on the cube's mass per training episode
+    (``randomization.object_mass_scale``; numba's model does not depend on it); empty: the
+    task's default range, x0.8-1.2."""
+    friction_scale: tuple[float, ...] = ()
+    """push and pick_place: ``[lo, hi]``, multiplier on the cube-table friction per training
+    episode (``randomization.friction_scale``); empty: the task's default range, x0.7-1.3."""
     cube_size: tuple[float, ...] = ()
     """push and pick_place: ``[lo, hi]`` (m), the cube's edge drawn per training episode
     (``randomization.cube_size``; the evaluations keep the scene's cube); empty: the
@@ -179,10 +186,11 @@ class EnvConfig:
     contact_stiffness: tuple[float, ...] = ()
     """PyBullet stages: ``[lo, hi]`` (N/m), the cube's contact stiffness per training
     episode, log-uniform (``randomization.contact_stiffness``); empty: rigid contacts."""
-    finger_pad: tuple[float, ...] = ()
-    """numba stages: ``[lo, hi]`` (m), how far each finger pad's face lies inside the
-    reported opening, per training episode (``randomization.finger_pad``: a held cube reads
-    wider by twice that); empty: the numba model's thin pads."""
+    finger_reading: tuple[float, ...] = ()
+    """numba and PyBullet stages: ``[lo, hi]`` (m, within -0.005..0.02), how much wider
+    than its edge a held cube reads, per training episode (``randomization.finger_reading``:
+    numba's pads, PyBullet's reading map); empty: each engine's own reading. A run saved
+    with ``finger_pad`` (per finger, 0..0.01) loads as ``finger_reading`` of twice that."""
     rewards: dict = field(default_factory=dict)
     """Weights of the dense reward's named terms (term -> weight, as Isaac Lab's
     ``RewardsCfg`` weights), over the task's ``CONFIG.rewards``: a term not named keeps its
@@ -296,6 +304,9 @@ def _env_config(data: dict[str, Any]) -> EnvConfig:
             from sims.tasks.push import check_xy_region
 
             data[key] = check_xy_region(data[key], f"env.{key}") if data[key] else ()
+    if "finger_pad" in data:  # runs saved before finger_reading: per finger, half of it
+        pad = data.pop("finger_pad") or ()
+        data.setdefault("finger_reading", [2.0 * float(v) for v in pad])
     for key in CONTACT_RANDOMIZATION:
         if key in data:
             data[key] = tuple(float(v) for v in data[key] or ())

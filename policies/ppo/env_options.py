@@ -1,5 +1,5 @@
 """What a training run's ``env`` block does to the task it trains: the randomization it
-adds to the task's ``DomainRandomization`` (cube size, finger friction and pads, contact
+adds to the task's ``DomainRandomization`` (cube size, finger friction and reading, contact
 stiffness; plain-arm episodes), the tool levelling it gives the task's IK, and the checks
 of those options (ValueError naming the ``env.`` key). Apart from the typed configs
 (:mod:`policies.ppo.config`, which checks a block with these when it is parsed) because
@@ -15,13 +15,20 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from policies.ppo.config import EnvConfig
 
-CONTACT_RANDOMIZATION = ("cube_size", "finger_friction_scale", "contact_stiffness", "finger_pad")
+CONTACT_RANDOMIZATION = (
+    "object_mass_scale",
+    "friction_scale",
+    "cube_size",
+    "finger_friction_scale",
+    "contact_stiffness",
+    "finger_reading",
+)
 """The ``env`` keys that are ``DomainRandomization`` fields of the same name."""
 
 
 def contact_randomization(env: EnvConfig) -> dict[str, tuple[float, float]]:
     """The ``DomainRandomization`` fields the run's ``env`` sets (those neither empty nor
-    equal to the field's default, which changes nothing: ``finger_pad: [0, 0]``);
+    equal to the field's default, which changes nothing: ``finger_reading: [0, 0]``);
     ValueError for a malformed range."""
     from sims.tasks.base import DomainRandomization
 

@@ -111,7 +111,7 @@ def with_regions(task_cfg, object_region=(), goal_region=()):
 def training_task_config(cfg: TrainConfig):
     """The task's TaskConfig with the run's training-backend noise, latency, contact
     randomization (``env.cube_size``, ``finger_friction_scale``, ``contact_stiffness``,
-    ``finger_pad``) and plain-arm episodes (``env.plain_arm_prob``)."""
+    ``finger_reading``) and plain-arm episodes (``env.plain_arm_prob``)."""
     task_cfg = evaluation_task_config(cfg)
     rand = dataclasses.replace(
         task_cfg.randomization,

@@ -25,7 +25,7 @@ import numpy as np
 from sims.backends.base import BatchedEnv
 from sims.kernels.actuator import CMD_Q, shape_periods
 from sims.robots.actuator import check_latency, effective_latency, resolve_actuator
-from sims.tasks.base import SimState, TaskConfig, weighted_reward
+from sims.tasks.base import SimState, TaskConfig, reported_finger_width, weighted_reward
 
 
 def control_substeps(cfg: TaskConfig, physics_dt, substeps) -> tuple[float, int]:
@@ -78,6 +78,8 @@ class HostPhysicsEnv(BatchedEnv):
             self._command_period = 1.0 / self.actuator.rate_hz
             self._command_schedule = np.zeros((n, m, 7))
         self._noise_std = float(cfg.randomization.observation_noise_std)
+        reading_on = tuple(cfg.randomization.finger_reading) != (0.0, 0.0)
+        self._reading_offset = np.zeros(n) if reading_on else None
         self._state = SimState(
             joint_pos=np.zeros((n, 7)),
             joint_vel=np.zeros((n, 7)),
@@ -106,6 +108,13 @@ class HostPhysicsEnv(BatchedEnv):
     def _reset_envs(self, ids: np.ndarray) -> None:
         """Start new episodes for ``ids`` (state, goal, draws, ``_steps``/``_returns``)."""
         raise NotImplementedError
+
+    def _draw_finger_reading(self, ids: np.ndarray) -> None:
+        """The finger reading offset of new episodes ``ids`` (``randomization.finger_reading``,
+        uniform; no draw where it is off, so episodes without it are unchanged)."""
+        if self._reading_offset is not None:
+            lo, hi = self.cfg.randomization.finger_reading
+            self._reading_offset[ids] = self._rng.uniform(lo, hi, size=len(ids))
 
     # --- the command path ------------------------------------------------------------------
     def _shape_commands(self, arm_target: np.ndarray) -> np.ndarray:
@@ -198,20 +207,28 @@ class HostPhysicsEnv(BatchedEnv):
         self._state.goal_pos[:] = goal
 
     def randomization_state(self) -> dict[str, np.ndarray]:
-        """This episode's draws per env: friction scale, mass scale, action delay."""
-        return {
+        """This episode's draws per env: friction scale, mass scale, action delay and,
+        where it is randomized, the finger reading offset (m)."""
+        draws = {
             "friction_scale": self._episode_draws[:, 0].copy(),
             "mass_scale": self._episode_draws[:, 1].copy(),
             "action_delay": self._delay.copy(),
         }
+        if self._reading_offset is not None:
+            draws["finger_reading"] = self._reading_offset.copy()
+        return draws
 
     # --- observation ---------------------------------------------------------------------
     def _observe(self, ids=None, started: bool = False) -> np.ndarray:
         s = self._state
-        if ids is None and self._noise_std == 0.0 and self.observation_filter is None:
+        plain = self._noise_std == 0.0 and self._reading_offset is None
+        if ids is None and plain and self.observation_filter is None:
             return self.task.observe(s)
         if ids is not None:
             s = SimState(*(a[ids] for a in s))
+        if self._reading_offset is not None:  # what the gripper reports of its opening
+            offset = self._reading_offset if ids is None else self._reading_offset[ids]
+            s = s._replace(finger_width=reported_finger_width(s.finger_width, offset))
         if self.observation_filter is not None:
             rows = np.arange(self.num_envs) if ids is None else np.asarray(ids)
             copy = SimState(*(None if a is None else a.copy() for a in s))

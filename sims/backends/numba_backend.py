@@ -46,7 +46,12 @@ Physics (the kernels are in :mod:`sims.kernels`):
   reaches the cube's edge, the cube is grasped: the fingers stop at the cube's edge, the cube is
   centred between the pads and squared to them (yaw snapped to the nearest face), and it
   then moves rigidly with the TCP (never below the table). Opening past the cube's edge
-  by 2 mm releases it; a released cube falls under gravity to the table.
+  by 2 mm releases it; a released cube falls under gravity to the table. With a finger
+  reading offset d (``randomization.finger_reading``) the reported width of a held cube
+  is its edge plus d: d > 0, pads whose faces lie d/2 inside each end of the reported
+  opening (an empty closed gripper reads d); d < 0, compliant pads the closing fingers
+  squeeze by -d (an empty closed gripper reads 0, the pads spring back on release). The
+  open gripper reads its full opening either way.
 - **Limits of the model.** The table is unbounded (a cube pushed past its edge stays at
   table height), the robot's links other than the fingers do not collide, and a held cube
   cannot slip or be knocked out of the grasp.
@@ -63,8 +68,9 @@ through a first-order lag instead of ``tracking_gain``; its latency is the actio
 as without it, so a skill also meets the quick arm.
 
 Domain randomization per episode: initial joint noise, friction scale, mass scale, the
-cube's edge (``randomization.cube_size``; default the task's 0.04 m), the finger pads'
-inset (``randomization.finger_pad``: a held cube reads its edge plus twice that; default 0)
+cube's edge (``randomization.cube_size``; default the task's 0.04 m), the finger pads
+(``randomization.finger_reading``: a held cube reads its edge plus that offset, from pads
+inset in the reported opening or, below 0, compliant pads squeezed; default 0)
 and contact parameters (kick, finger friction (scaled by ``finger_friction_scale``), limit
 surface), and an action delay d in [0, k] (k = ``action_latency_steps``): a per-env ring
 buffer of the last k + 1 actions, the applied action being the one from d steps ago
@@ -348,16 +354,16 @@ class NumbaEnv(BatchedEnv):
 
     def randomization_state(self) -> dict[str, np.ndarray]:
         """This episode's draws per env: friction scale, mass scale, action delay, the
-        cube's edge (m), finger-cube friction coefficient and finger pad inset (m; tasks
-        with a cube), and whether it runs on the plain tracking (``plain_arm``:
-        ``randomization.plain_arm_prob``)."""
+        cube's edge (m), finger-cube friction coefficient and finger reading offset (m, a
+        held cube's reading minus its edge; tasks with a cube), and whether it runs on the
+        plain tracking (``plain_arm``: ``randomization.plain_arm_prob``)."""
         return {
             "friction_scale": self._st[:, layout.S_FRICTION].copy(),
             "mass_scale": self._st[:, layout.S_MASS].copy(),
             "action_delay": self._st[:, layout.S_DELAY].astype(np.int64),
             "cube_size": 2.0 * self._st[:, layout.S_CUBE_HALF],
             "finger_friction": self._st[:, layout.S_MU_FINGER].copy(),
-            "finger_pad": self._st[:, layout.S_PAD].copy(),
+            "finger_reading": 2.0 * self._st[:, layout.S_PAD],
             "plain_arm": self._st[:, layout.S_PLAIN] > 0.5,
         }
 

@@ -213,12 +213,17 @@ def object_step(k, fp, ip, st, scratch, prev_x, prev_y, prev_z, prev_width, a_gr
     the arm has moved to its new joint positions."""
     dt = fp[P_DT]
     half = st[k, S_CUBE_HALF]
-    pad = st[k, S_PAD]  # the pads' inner faces lie pad inside the opening's ends
+    # the pads (half this episode's finger_reading, per finger): > 0, each pad's face lies
+    # this far inside the end of the reported opening; < 0, compliant pads that gripping
+    # squeezes by -pad, so a held cube reads under its edge while their faces rest on it
+    pad = st[k, S_PAD]
+    face = max(pad, 0.0)  # the faces' inset when not gripping (squeezed pads spring back)
     radius = FINGER_RADIUS
     tx, ty, tz, fx, fy, fz = fk_row(st, k, scratch)
     hx, hy = horizontal_axis(fx, fy)
     width = st[k, S_WIDTH]
     grasped = st[k, S_GRASPED] > 0.5
+    prev_face = pad if grasped else face  # the faces' inset as the step starts
     ox = st[k, S_OBJ]
     oy = st[k, S_OBJ + 1]
     oz = st[k, S_OBJ + 2]
@@ -228,7 +233,7 @@ def object_step(k, fp, ip, st, scratch, prev_x, prev_y, prev_z, prev_width, a_gr
     if grasped:
         floor = max(floor, half - st[k, S_GOF + 2])
     elif prev_z - FINGERTIP_BELOW_TCP >= oz + half - 1e-3:
-        off = 0.5 * width - pad + radius
+        off = 0.5 * width - face + radius
         for side in (-1.0, 1.0):
             fcx = tx + side * off * hx
             fcy = ty + side * off * hy
@@ -247,13 +252,13 @@ def object_step(k, fp, ip, st, scratch, prev_x, prev_y, prev_z, prev_width, a_gr
         if grasped:
             if opening:
                 width = width + gain * (WIDTH_MAX - width)
-                if width > 2.0 * (half + pad) + GRASP_RELEASE_SLACK:
+                if width > 2.0 * (half + face) + GRASP_RELEASE_SLACK:
                     grasped = False
                     st[k, S_VEL] = 0.0
                     st[k, S_VEL + 1] = 0.0
                     st[k, S_VEL + 2] = 0.0
         else:
-            target = WIDTH_MAX if opening else 2.0 * pad  # closed: the pads meet
+            target = WIDTH_MAX if opening else 2.0 * face  # closed: the pads meet
             new_width = width + gain * (target - width)
             if not opening:
                 rx = ox - tx
@@ -266,7 +271,7 @@ def object_step(k, fp, ip, st, scratch, prev_x, prev_y, prev_z, prev_width, a_gr
                     abs(across) < half
                     and abs(oz - tz) < half
                     and abs(oz - prev_z) < half
-                    and abs(along) < 0.5 * width - pad
+                    and abs(along) < 0.5 * width - face
                 )
                 if between and new_width <= 2.0 * (half + pad):
                     grasped = True
@@ -329,8 +334,8 @@ def object_step(k, fp, ip, st, scratch, prev_x, prev_y, prev_z, prev_width, a_gr
             grid = ip[I_PAD_GRID] != 0
             pads = 4 if grid else 1
             pad_radius = PAD_RADIUS if grid else radius
-            off = 0.5 * width - pad + radius
-            prev_off = 0.5 * prev_width - pad + radius
+            off = 0.5 * width - face + radius
+            prev_off = 0.5 * prev_width - prev_face + radius
             for sub in range(CONTACT_SUBSTEPS):
                 f1 = (sub + 1.0) / CONTACT_SUBSTEPS
                 f0 = sub / CONTACT_SUBSTEPS
@@ -338,8 +343,12 @@ def object_step(k, fp, ip, st, scratch, prev_x, prev_y, prev_z, prev_width, a_gr
                 by = prev_y + f1 * (ty - prev_y)
                 b0x = prev_x + f0 * (tx - prev_x)
                 b0y = prev_y + f0 * (ty - prev_y)
-                w1 = 0.5 * (prev_width + f1 * (width - prev_width)) - pad
-                w0 = 0.5 * (prev_width + f0 * (width - prev_width)) - pad
+                w1 = 0.5 * (prev_width + f1 * (width - prev_width)) - (
+                    prev_face + f1 * (face - prev_face)
+                )
+                w0 = 0.5 * (prev_width + f0 * (width - prev_width)) - (
+                    prev_face + f0 * (face - prev_face)
+                )
                 off1 = prev_off + f1 * (off - prev_off)
                 off0 = prev_off + f0 * (off - prev_off)
                 dragged = False

@@ -51,7 +51,7 @@ P_ACT_H = 36  # command-path model: controller period (s)
 P_ACT_ALPHA = 37  # command-path model: lag fraction closed per controller period
 P_ACT_LIM = 38  # 6 x 7: velocity, acceleration, jerk limits, band low, high, band reach
 P_CUBE_HALF_HI = 80
-P_PAD_LO = 81  # per-episode finger pad inset range (m per finger), low end
+P_PAD_LO = 81  # per-episode finger pad range (m per finger: half finger_reading), low end
 P_PAD_HI = 82
 P_TILT_GAIN = 83  # Cartesian mode: gain of the IK's tool-levelling null-space step (0: none)
 P_TILT_SIN_ALLOW = 84  # sine of the tool tilt the levelling leaves alone
@@ -93,7 +93,7 @@ S_ACT_Q = 43  # 7 command-path model: shaped command positions
 S_ACT_V = 50  # 7 its velocities
 S_ACT_A = 57  # 7 its accelerations
 S_CUBE_HALF = 64  # half edge of this episode's cube
-S_PAD = 65  # finger pad inset of this episode: the opening reads 2 x this beyond the gap
+S_PAD = 65  # this episode's pad per finger: a held cube reads its edge + 2 x this (< 0: squeezed)
 S_PLAIN = 66  # 1.0: this episode bypasses the command-path model (the plain tracking)
 NUM_STATE = 67
 

@@ -16,9 +16,16 @@ from typing import NamedTuple
 
 import numpy as np
 
-FINGER_PAD_MAX = 0.01
-"""The widest finger pad inset (m per finger) a randomization may draw: a 4 cm cube then
-reads 6 cm, and a closed empty gripper 2 cm."""
+from sims.robots import panda
+
+FINGER_READING_RANGE = (-0.005, 0.02)
+"""The offsets (m) from a held cube's edge that ``finger_reading`` may draw for the opening
+the gripper reports, both fingers together: a held 4 cm cube reads 3.5-6 cm (compliant pads
+squeezed read under the edge; PyBullet's Panda reads 4.0-5.8 cm)."""
+HELD_READING_MAX = 0.058
+"""The widest opening (m) the PyBullet reading map treats as a held cube's: readings up to
+it move by the whole offset, wider ones by less, down to nothing at the open gripper (a 4 cm
+cube in PyBullet's Panda reads at most 5.8 cm, 95th percentile)."""
 
 
 @dataclass(frozen=True)
@@ -47,12 +54,16 @@ class DomainRandomization:
     critically damped for the cube's mass (soft contacts: the fingers sink into the cube
     and the cube into the table); None: Bullet's rigid contacts. The numba kernels' contacts
     are kinematic and have no stiffness."""
-    finger_pad: tuple[float, float] = (0.0, 0.0)
-    """numba: how far (m) each finger pad's gripping face lies inside the end of the opening
-    the gripper reports, drawn uniformly per episode: a held cube reads its edge plus twice
-    that, the open gripper its full opening either way. Grippers and engines differ here
-    (a held 4 cm cube: 4 cm between numba's thin pads, 4.0-5.8 cm in PyBullet's Panda).
-    (0, 0): the numba model's thin pads."""
+    finger_reading: tuple[float, float] = (0.0, 0.0)
+    """The opening (m) the gripper reports for a held cube, as an offset from the cube's
+    edge (both fingers together), drawn uniformly per episode within
+    :data:`FINGER_READING_RANGE`; the open gripper reads its full opening either way.
+    Grippers and engines differ here: a held 4 cm cube reads 3.5-3.8 cm between compliant
+    pads, 4 cm between numba's thin pads, 4.0-5.8 cm in PyBullet's Panda. numba: the
+    fingers themselves (:func:`sims.kernels.contact.object_step`: offset > 0 pads whose
+    faces lie half of it inside each end of the reported opening, offset < 0 compliant pads
+    that the closing fingers squeeze by it); PyBullet: a map of its measured opening
+    (:func:`reported_finger_width`, on top of the engine's own reading). (0, 0): unchanged."""
     plain_arm_prob: float = 0.0
     """numba, with a command-path model (``actuator``): the probability that an episode
     bypasses it and runs on the backend's plain tracking (the quick arm of the simulators
@@ -62,6 +73,8 @@ class DomainRandomization:
 
     def __post_init__(self):
         for name, hi_max in (
+            ("object_mass_scale", np.inf),
+            ("friction_scale", np.inf),
             ("cube_size", 0.06),  # the gripper opens 0.08 m
             ("finger_friction_scale", np.inf),
             ("contact_stiffness", np.inf),
@@ -71,23 +84,28 @@ class DomainRandomization:
                 continue
             if len(value) != 2 or not 0.0 < float(value[0]) <= float(value[1]) <= hi_max:
                 raise ValueError(f"{name} must be [lo, hi] with 0 < lo <= hi <= {hi_max}")
-        pad = self.finger_pad
-        if len(pad) != 2 or not 0.0 <= float(pad[0]) <= float(pad[1]) <= FINGER_PAD_MAX:
-            raise ValueError(f"finger_pad must be [lo, hi] with 0 <= lo <= hi <= {FINGER_PAD_MAX}")
+        lo, hi = FINGER_READING_RANGE
+        reading = self.finger_reading
+        if len(reading) != 2 or not lo <= float(reading[0]) <= float(reading[1]) <= hi:
+            raise ValueError(f"finger_reading must be [lo, hi] with {lo} <= lo <= hi <= {hi}")
         prob = self.plain_arm_prob
         if isinstance(prob, bool) or not isinstance(prob, (int, float)) or not 0.0 <= prob <= 1.0:
             raise ValueError(f"plain_arm_prob must be a number in [0, 1], got {prob!r}")
 
 
 RANDOMIZATION_BACKENDS: dict[str, tuple[str, ...]] = {
+    "object_mass_scale": ("numba", "pybullet", "isaac"),
+    "friction_scale": ("numba", "pybullet", "isaac"),
     "cube_size": ("numba", "pybullet"),
     "finger_friction_scale": ("numba", "pybullet"),
     "contact_stiffness": ("pybullet",),
-    "finger_pad": ("numba",),
+    "finger_reading": ("numba", "pybullet"),
     "plain_arm_prob": ("numba",),
 }
-"""The contact and command-path randomization fields of :class:`DomainRandomization` and
-the backends that apply them; the others refuse them (:func:`check_backend_randomization`)."""
+"""The cube, contact and command-path randomization fields of :class:`DomainRandomization`
+and the backends that apply them; the others refuse them (:func:`check_backend_randomization`).
+numba draws the cube's mass but its model does not depend on it (quasi-static pushing, a
+rigid grasp by an arm of unlimited strength)."""
 
 
 def unsupported_randomization(fields, backend: str) -> list[str]:
@@ -131,6 +149,19 @@ def cube_sizes(r: DomainRandomization, nominal: float) -> tuple[float, ...]:
     if lo == hi:
         return (lo,)
     return tuple(float(v) for v in np.linspace(lo, hi, CUBE_SIZE_LEVELS))
+
+
+def reported_finger_width(width: np.ndarray, offset: np.ndarray) -> np.ndarray:
+    """The opening a gripper reports, from the ``width`` (m) an engine measures, when a held
+    cube is to read ``offset`` (m, :data:`FINGER_READING_RANGE`) wider: readings up to
+    :data:`HELD_READING_MAX` (a held cube's, an empty closed gripper's) move by the whole
+    offset, wider ones by linearly less, the open gripper's not at all; never below 0 (closed
+    pads meet). Monotone in ``width`` over the whole range, so a wider grip still reads wider.
+    It moves the reading only: the fingers, the cube and the contacts stay the engine's."""
+    width = np.asarray(width, dtype=np.float64)
+    open_width = panda.gripper_width_max
+    fade = np.clip((open_width - width) / (open_width - HELD_READING_MAX), 0.0, 1.0)
+    return np.maximum(width + np.asarray(offset, dtype=np.float64) * fade, 0.0)
 
 
 @dataclass(frozen=True)

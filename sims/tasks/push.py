@@ -356,7 +356,8 @@ def pack_cube_task(
     pack_contact(contact, rnd.finger_friction_scale, fp, ip)
     lo, hi = rnd.cube_size if rnd.cube_size is not None else (CUBE_SIZE,) * 2
     fp[L.P_CUBE_HALF], fp[L.P_CUBE_HALF_HI] = lo / 2, hi / 2
-    fp[L.P_PAD_LO], fp[L.P_PAD_HI] = rnd.finger_pad
+    lo, hi = rnd.finger_reading  # both fingers together; each pad takes half
+    fp[L.P_PAD_LO], fp[L.P_PAD_HI] = 0.5 * lo, 0.5 * hi
     fp[L.P_INIT_WIDTH] = initial_width
     check_regions(cfg)
     obj_lo, obj_hi = object_area(cfg)

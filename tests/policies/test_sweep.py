@@ -164,6 +164,50 @@ def test_an_axis_that_cannot_run_is_reported_unavailable_not_estimated():
         validate_robustness(broken)
 
 
+def test_the_finger_reading_axis_runs_where_the_backend_can_express_it():
+    """pick_place's finger_reading axis runs every point on numba (the expert, 2 episodes
+    each); isaac cannot randomize the reading and reports it unavailable, naming both,
+    without building an env; a task without a gripper reports that."""
+    from policies.experts import pick_place as expert
+    from policies.sweep import _point_config
+
+    cfg = sims.get_task("pick_place").CONFIG
+    assert "finger_reading" in task_axes("pick_place")
+    assert "finger_reading" not in task_axes("push") + task_axes("reach")
+    assert _point_config(cfg, "finger_reading", 0.009).randomization.finger_reading == (
+        0.009,
+        0.009,
+    )
+    assert _point_config(cfg, "finger_reading", 0.0) == cfg  # the nominal is the base config
+
+    def policy(obs):
+        return expert.act(obs, cfg)
+
+    doc = run_sweep(policy, "pick_place", ["finger_reading"], episodes=2, backend="numba")
+    validate_robustness(doc)
+    (axis,) = doc["axes"]
+    assert axis["status"] == "ok"
+    assert [p["value"] for p in axis["points"]] == list(SWEEP_AXES["finger_reading"].values)
+    assert all(p["episodes"] == 2 for p in axis["points"])
+    doc = run_sweep(policy, "pick_place", ["finger_reading"], episodes=2, backend="isaac")
+    validate_robustness(doc)
+    assert doc["axes"][0]["status"] == "unavailable"
+    assert doc["axes"][0]["reason"] == (
+        "the isaac backend cannot randomize finger_reading: its fingers report their own opening"
+    )
+    doc = run_sweep(
+        lambda obs: np.zeros((obs.shape[0], 3), np.float32),
+        "push",
+        ["finger_reading"],
+        episodes=1,
+        backend="numba",
+    )
+    assert (doc["axes"][0]["status"], doc["axes"][0]["reason"]) == (
+        "unavailable",
+        "task push has no gripper",
+    )
+
+
 def test_recorded_evidence_keeps_the_rest_of_the_card(tmp_path):
     skill = tmp_path / "reach"
     shutil.copytree(SHIPPED_LIBRARY / "reach", skill)

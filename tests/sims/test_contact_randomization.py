@@ -1,8 +1,8 @@
 """Contact randomization per episode (``DomainRandomization.cube_size``,
-``finger_friction_scale``, ``contact_stiffness``, ``finger_pad``): the numba kernels and
-PyBullet draw the cube's edge, PyBullet the finger pads' friction and the cube's contact
-stiffness, numba the finger pads' inset; with the defaults nothing changes; bad ranges fail
-before any work."""
+``finger_friction_scale``, ``contact_stiffness``): the numba kernels and PyBullet draw the
+cube's edge, PyBullet the finger pads' friction and the cube's contact stiffness; with the
+defaults nothing changes; bad ranges fail before any work. The finger reading
+(``finger_reading``) is tests/sims/test_finger_reading.py's."""
 
 import dataclasses
 
@@ -72,41 +72,6 @@ def test_numba_fingers_close_on_the_episode_cube(edge):
     np.testing.assert_allclose(widths, edge)
 
 
-@pytest.mark.parametrize("pad", (0.0, 0.0075))
-def test_numba_finger_pads_set_the_width_a_held_cube_reads(pad):
-    """With pads inset ``pad`` inside the opening's ends, the fingers stop on the cube
-    at an opening of its edge plus 2 pad (PyBullet's Panda reads 4.0-5.8 cm on a 4 cm cube),
-    the cube is still gripped and carried, and the open gripper reads its full opening."""
-    cfg = dataclasses.replace(
-        with_randomization(pick_place, finger_pad=(pad, pad)), episode_steps=80
-    )
-    env = NumbaEnv(pick_place, 32, cfg)
-    obs, _ = env.reset(seed=4)
-    assert np.all(env.get_state().finger_width == pick_place.INITIAL_FINGER_WIDTH)
-    widths, lifted = [], []
-    for _ in range(60):
-        obs, *_ = env.step(pick_expert.act(obs, cfg))
-        s = env.get_state()
-        held = env.grasped()
-        widths.extend(s.finger_width[held])
-        lifted.extend(s.object_pos[held, 2] - pick_place.CUBE_SIZE / 2)
-    assert len(widths) > 100
-    np.testing.assert_allclose(widths, pick_place.CUBE_SIZE + 2 * pad)
-    assert max(lifted) > 0.02
-
-
-def test_numba_draws_the_finger_pads_per_episode():
-    env = NumbaEnv(pick_place, 512, with_randomization(pick_place, finger_pad=(0.0, 0.01)))
-    env.reset(seed=2)
-    pad = env.randomization_state()["finger_pad"]
-    assert pad.min() >= 0.0 and pad.max() <= 0.01 and pad.std() > 0.002
-    env.reset(seed=3)
-    assert not np.allclose(env.randomization_state()["finger_pad"], pad)
-    plain = NumbaEnv(pick_place, 8)
-    plain.reset(seed=2)
-    assert np.all(plain.randomization_state()["finger_pad"] == 0.0)
-
-
 def test_pybullet_worlds_hold_a_cube_of_each_level():
     """A randomized PyBullet world rests a cube of the drawn edge on the table: a 4 cm
     body put at a 3.5 cm cube's height would be pushed up out of the table."""
@@ -169,8 +134,8 @@ def test_soft_contacts_let_the_cube_sink_into_the_table():
         ({"cube_size": [0.02, 0.07]}, "env.cube_size"),
         ({"finger_friction_scale": [0.0, 1.0]}, "env.finger_friction_scale"),
         ({"contact_stiffness": [1e5]}, "env.contact_stiffness"),
-        ({"finger_pad": [0.0, 0.02]}, "env.finger_pad"),
-        ({"finger_pad": [-0.001, 0.005]}, "env.finger_pad"),
+        ({"finger_reading": [0.0, 0.03]}, "env.finger_reading"),
+        ({"finger_reading": [-0.01, 0.005]}, "env.finger_reading"),
     ],
 )
 def test_bad_ranges_fail_when_the_config_loads(env, message):
@@ -198,28 +163,51 @@ def test_backends_refuse_what_they_cannot_randomize():
     }
     with pytest.raises(StageConfigError, match="stage 1.*cannot randomize env.contact_stiffness"):
         parse_staged_config(data)
-    cfg = with_randomization(pick_place, finger_pad=(0.0, 0.01))
-    with pytest.raises(ValueError, match="pybullet backend cannot randomize .*finger_pad"):
+    cfg = with_randomization(pick_place, plain_arm_prob=0.5)
+    with pytest.raises(ValueError, match="pybullet backend cannot randomize .*plain_arm_prob"):
         PyBulletEnv(pick_place, 1, cfg)
-    data["env"] = {"finger_pad": [0.0, 0.01]}
-    data["stages"][0]["backend"] = "pybullet"
-    with pytest.raises(StageConfigError, match="stage 1.*cannot randomize env.finger_pad"):
+    data["env"] = {"finger_reading": [0.0, 0.01]}
+    data["stages"][0]["backend"] = "isaac"
+    with pytest.raises(StageConfigError, match="stage 1.*isaac .*randomize env.finger_reading"):
         parse_staged_config(data)
 
 
 def test_a_default_range_is_no_randomization():
-    """``finger_pad: [0, 0]`` (or friction x[1, 1]) changes nothing, so a PyBullet stage
-    may switch off what the run's numba stages draw."""
+    """``finger_reading: [0, 0]`` (or friction x[1, 1]) changes nothing, so a PyBullet
+    stage may switch off what the run's numba stages draw."""
     data = {
         "task": "pick_place",
-        "env": {"finger_pad": [0.0, 0.01], "finger_friction_scale": [0.7, 1.3]},
+        "env": {"finger_reading": [0.0, 0.02], "finger_friction_scale": [0.7, 1.3]},
         "stages": [
             {"name": "numba", "backend": "numba", "steps": 100},
             {"name": "pybullet", "backend": "pybullet", "steps": 100},
         ],
     }
-    data["stages"][1]["overrides"] = {"env": {"finger_pad": [0.0, 0.0]}}
+    data["stages"][1]["overrides"] = {"env": {"finger_reading": [0.0, 0.0]}}
     staged = parse_staged_config(data)
     pybullet = contact_randomization(staged.stage_config(1).env)
     assert pybullet == {"finger_friction_scale": (0.7, 1.3)}
-    assert contact_randomization(staged.stage_config(0).env)["finger_pad"] == (0.0, 0.01)
+    assert contact_randomization(staged.stage_config(0).env)["finger_reading"] == (0.0, 0.02)
+
+
+def test_a_training_config_widens_the_cube_mass_and_table_friction():
+    """``env.object_mass_scale`` and ``env.friction_scale`` replace the task's default
+    ranges (x0.8-1.2, x0.7-1.3) in the training envs, which draw over the wider ranges;
+    a range that is not positive fails when the config loads."""
+    from policies.ppo.envs import training_task_config
+
+    wide = {"object_mass_scale": [0.5, 2.0], "friction_scale": [0.4, 1.6]}
+    cfg = training_task_config(TrainConfig.from_dict({"task": "pick_place", "env": wide}))
+    assert cfg.randomization.object_mass_scale == (0.5, 2.0)
+    assert cfg.randomization.friction_scale == (0.4, 1.6)
+    env = NumbaEnv(pick_place, 2000, cfg)
+    env.reset(seed=0)
+    draws = env.randomization_state()
+    for key, (lo, hi), (default_lo, default_hi) in (
+        ("mass_scale", (0.5, 2.0), (0.8, 1.2)),
+        ("friction_scale", (0.4, 1.6), (0.7, 1.3)),
+    ):
+        assert draws[key].min() >= lo and draws[key].max() <= hi
+        assert draws[key].min() < default_lo and draws[key].max() > default_hi
+    with pytest.raises(ValueError, match="env.friction_scale"):
+        TrainConfig.from_dict({"task": "pick_place", "env": {"friction_scale": [0.0, 1.0]}})

@@ -17,7 +17,9 @@ pick_place gripper command opens (> 0) or closes (<= 0) both fingers.
 
 Per episode: cube mass and cube-table friction are randomized (``cfg.randomization``),
 and where it turns them on the cube's edge (one of a few cubes each world holds), the
-finger pads' friction and the cube's contact stiffness;
+finger pads' friction, the cube's contact stiffness and the finger reading (an offset that
+moves the measured opening of a held cube in the observation,
+:func:`~sims.tasks.base.reported_finger_width`: the fingers and contacts stay the URDF's);
 an action delay of 0..k steps is drawn, and each world is restored to the snapshot
 taken when it was built, so an episode depends only on the seed and the actions.
 An action delay d replays the action from d steps ago (zeros, and an open-gripper
@@ -241,6 +243,7 @@ class PyBulletEnv(HostPhysicsEnv):
         rows, self._episode_draws[ids], self._delay[ids] = sample_reset_rows(
             self.task, self.cfg, self._rng, len(ids), self.scene.cube_mass, self._latency
         )
+        self._draw_finger_reading(ids)
         states = self._worlds.reset(ids, rows)
         if self.motor_filters is not None:
             for k, i in enumerate(ids):
