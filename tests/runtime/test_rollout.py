@@ -4,6 +4,7 @@ interventions, the canary's seeded routing, and a broken candidate rolled back w
 losing a request."""
 
 import json
+import shutil
 
 import numpy as np
 import pytest
@@ -11,6 +12,7 @@ import pytest
 from miles_ros.interfaces import (
     ABORTED,
     CANARY_CONTINUE,
+    CANARY_PROMOTE,
     CANARY_ROLLBACK,
     SKILL_CANARY,
     SKILL_SHADOW,
@@ -32,6 +34,8 @@ from miles_ros.runtime.rollout import (
     rollout_params,
 )
 from miles_ros.runtime.skills import SkillLibrary
+from policies.library import read_active
+from policies.versions import add_version
 from sims.robots import panda
 from tests.runtime.rollout_fixtures import FixedPolicy, MirroredPolicy, drive, with_policy
 from tests.runtime.skill_fixtures import linear_reach_skill, make_executor, random_skill
@@ -276,3 +280,34 @@ def test_a_candidate_can_be_named_by_its_version_in_the_skill_folder():
     params = rollout_params(["reach=1"], ["push=2"], 0.2, 0, None)
     assert json.loads(params["shadow"]) == {"reach": "1"}
     assert json.loads(params["canary"])["push"]["candidate"] == "2"
+
+
+def test_a_promoted_canary_becomes_the_active_version_between_requests(linear_dir, tmp_path):
+    """A canary of version 2 of a versioned skill: once the test promotes it, the skill's
+    folder makes it active (the decision as the reason) and the next request runs it, no
+    longer routed."""
+    library = tmp_path / "library"
+    shutil.copytree(linear_dir, library)
+    shutil.copytree(linear_dir / "reach", tmp_path / "exported")
+    assert add_version(library / "reach", tmp_path / "exported") == 2
+    ex = make_executor(library)
+    spec = '{reach: {candidate: "2", share: 1.0, seed: 0, baseline: 0.5}}'
+    ex.rollout = rollout_from_config(ex.library, canary=spec)
+    canary = ex.rollout.canaries["reach"][0]
+    t, decisions = 0.0, []
+    while canary.decision == CANARY_CONTINUE and len(decisions) < 20:
+        (start,) = ex.on_request(request(f"r{len(decisions)}", "reach", target=reach_goal()), t)
+        assert start[SKILL_CANARY]["version"] == "candidate"
+        statuses, _, t = drive(ex, t, 1000)
+        assert statuses[-1]["state"] == SUCCEEDED and statuses[-1]["version"] == 2
+        decisions.append(statuses[-1][SKILL_CANARY]["decision"])
+        t += 0.1
+    assert canary.decision == CANARY_PROMOTE
+    assert decisions[-1]["applied"] == "promoted: reach version 2 is active"
+    assert all("applied" not in d for d in decisions[:-1])
+    record = read_active(library / "reach")
+    assert record.active == 2 and "canary request" in record.history[-1].reason
+    (start,) = ex.on_request(request("next", "reach", target=reach_goal()), t)
+    assert start[SKILL_CANARY]["version"] == "active"
+    statuses, _, _ = drive(ex, t, 1000)
+    assert statuses[-1]["state"] == SUCCEEDED and statuses[-1]["version"] == 2

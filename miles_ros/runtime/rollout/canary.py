@@ -24,10 +24,11 @@ import logging
 import random
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from miles_ros.interfaces import CANARY_CONTINUE, CANARY_ROLLBACK
+from miles_ros.interfaces import CANARY_CONTINUE, CANARY_PROMOTE, CANARY_ROLLBACK
 from miles_ros.runtime.rollout.sprt import (
     bernoulli_llr,
     hypotheses,
@@ -132,6 +133,9 @@ class Canary:
         self.routed = 0
         """Requests the canary drew for (while it went on)."""
         self._rng = random.Random(config.seed)
+        self.apply_promotion: Callable[[dict], str] | None = None
+        """Carries out a promotion when the test decides it (the record in, what it did
+        out, kept as the record's ``applied``); None: the decision is only recorded."""
 
     @property
     def open(self) -> bool:
@@ -174,7 +178,8 @@ class Canary:
         rate, source = self.baseline()
         p0, p1 = hypotheses(rate, cfg.delta)
         llr = bernoulli_llr(self.successes, self.failures, p0, p1)
-        decision = sprt_decision(llr, self.thresholds) if self.open else self.decision
+        was_open = self.open
+        decision = sprt_decision(llr, self.thresholds) if was_open else self.decision
         reason = "sequential test"
         if interventions > cfg.max_interventions and self.open:
             decision = CANARY_ROLLBACK
@@ -200,5 +205,7 @@ class Canary:
             "upper": round(self.thresholds.upper, 6),
             "config": asdict(cfg),
         }
+        if was_open and decision == CANARY_PROMOTE and self.apply_promotion is not None:
+            record["applied"] = self.apply_promotion(record)
         self.log.add(record)
         return record

@@ -17,9 +17,11 @@ the status says so (``canary.fallback``) and the candidate's outcome is a failur
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -93,7 +95,11 @@ class Rollout:
         shape_commands: bool = SHAPE_COMMANDS,
         velocity_scale: float = VELOCITY_SCALE,
         safety: SafetyConfig | None = None,
+        promote: Callable[[str, RunnableSkill, dict], str] | None = None,
     ) -> None:
+        """``promote(skill, candidate, record)``: carries out a canary's promotion (makes
+        the candidate the active version) and says what it did (the record's ``applied``);
+        None: a decision is only recorded."""
         self.shadows = dict(shadows or {})
         """Skill name -> its shadow candidate."""
         self.canaries = dict(canaries or {})
@@ -105,6 +111,9 @@ class Rollout:
         """The shadows' command-path model, read once (config/safety.yaml)."""
         self.shadow_history: deque[dict] = deque(maxlen=SHADOW_HISTORY)
         """The latest shadow episode records, each with its request id and outcome."""
+        if promote is not None:
+            for skill, (canary, candidate) in self.canaries.items():
+                canary.apply_promotion = functools.partial(promote, skill, candidate)
 
     def __bool__(self) -> bool:
         return bool(self.shadows or self.canaries)
@@ -247,6 +256,37 @@ def load_candidate(library: SkillLibrary, skill: str, path: str | Path, check_ha
         raise ValueError(f"candidate {path} for {skill!r}: {exc}") from None
 
 
+def library_promoter(library: SkillLibrary) -> Callable[[str, RunnableSkill, dict], str]:
+    """A :attr:`Rollout.promote` that makes a promoted candidate the active version of its
+    skill's library folder (:func:`policies.versions.promote`, the decision as its reason),
+    which the executor then loads between requests; a candidate that is not a version of
+    that folder is left as it is, and the answer says how to add it."""
+    from policies.library import VERSIONS_DIR
+    from policies.versions import VersionError, promote
+
+    def apply(skill: str, candidate: RunnableSkill, record: dict) -> str:
+        folder = library.folders.get(skill)
+        where = candidate.card.directory
+        if folder is None or where is None or where.parent != folder / VERSIONS_DIR:
+            return (
+                f"not applied: {where} is not a version of {skill}'s library folder "
+                f"(add it with `miles skills add {skill} DIR`, then promote it)"
+            )
+        reason = (
+            f"canary request {record['request']}: {record['successes']} successes, "
+            f"{record['failures']} failures, llr {record['llr']} >= {record['upper']}"
+        )
+        try:
+            promote(folder, candidate.card.version, reason=reason)
+        except VersionError as exc:
+            logger.error("canary promotion of %s version %s refused: %s", skill, where.name, exc)
+            return f"not applied: {exc}"
+        logger.info("canary: %s version %s promoted (%s)", skill, where.name, reason)
+        return f"promoted: {skill} version {where.name} is active"
+
+    return apply
+
+
 def rollout_from_config(
     library: SkillLibrary,
     shadow: str = "",
@@ -278,7 +318,8 @@ def rollout_from_config(
         if ("canary", skill) in loaded:
             rate = card_success(library.skills[skill].card)
             canaries[skill] = (Canary(skill, cfg, rate, log), loaded["canary", skill])
-    rollout = Rollout(shadows, canaries, shape_commands, velocity_scale, safety)
+    promote = library_promoter(library) if canaries else None
+    rollout = Rollout(shadows, canaries, shape_commands, velocity_scale, safety, promote)
     return rollout if rollout else None
 
 
