@@ -190,6 +190,14 @@ policy ran, ``return``: :data:`SKILL_RETURN`)."""
 SKILL_RETURN = "return"
 """Key of a final ``/miles/skill/status``: the episode return, the task's dense reward
 summed over the control periods the policy ran (a scripted skill has none)."""
+SKILL_INPUTS = "inputs"
+"""Key of a ``running`` ``/miles/skill/status`` of a period its policy ran: what that
+period's observation was built from, ``{"stamp", "q", "dq", "finger_width"}`` (the
+``/joint_states`` reading: its stamp in s, the 7 arm joints in rad and rad/s, the finger
+opening in m) and, for a skill on cubes, ``"object"`` (and, stacking, ``"stack_on"``):
+``[x, y, z, yaw]`` of that cube's pose. A recording then rebuilds the observation the
+policy saw exactly (:mod:`miles_ros.runtime.logs`); the recorded ``/joint_states`` alone
+cannot (its best-effort recording misses messages the skill node used)."""
 REFUSED_PREFIX = "refused:"
 """A skill status ``reason`` that starts with this: the request was refused before any
 motion (unknown skill, bad params, outside the envelope, e-stop latched, no robot state)."""

@@ -56,6 +56,7 @@ from miles_ros.interfaces import (
     FAILED,
     REFUSED_PREFIX,
     RUNNING,
+    SKILL_INPUTS,
     SKILL_RETURN,
     STALLED_PREFIX,
     STATE_LOST,
@@ -375,7 +376,24 @@ class SkillExecutor:
         run.policy_acted = True
         if run.episode_return is None:
             run.episode_return = 0.0
-        return TickResult(targets, [self._progress(run, distance, now)], lead_s=target_lead(cfg))
+        progress = self._progress(run, distance, now)
+        progress[SKILL_INPUTS] = self._inputs(run)
+        return TickResult(targets, [progress], lead_s=target_lead(cfg))
+
+    def _inputs(self, run: Execution) -> dict:
+        """What this period's observation was built from (:data:`SKILL_INPUTS`)."""
+        joints = self.joints
+        out = {
+            "stamp": joints.stamp,
+            "q": joints.arm_pos.tolist(),
+            "dq": joints.arm_vel.tolist(),
+            "finger_width": joints.finger_width,
+        }
+        for key, name in (("object", run.goal.object_name), ("stack_on", run.goal.stack_on)):
+            pose = self.objects.get(name) if name is not None else None
+            if pose is not None:
+                out[key] = [*pose.position.tolist(), pose.yaw]
+        return out
 
     def _stall_check(self, run: Execution, tcp, distance: float, now: float):
         """None while the skill progresses; else the restart's first period (home) or the

@@ -1,0 +1,76 @@
+"""Logs -> dataset on a real recorded run: the shipped reach skill runs one request in the
+graph (sim_node, safety_node, skill_node) while the Recorder writes the MCAP; the dataset
+converted from it holds one episode whose observations are the ones the executor fed its
+policy, and whose outcome is the request's final status."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("rclpy")
+pytest.importorskip("mcap")
+
+from miles_ros import interfaces  # noqa: E402
+from miles_ros.ros.recording import Recorder  # noqa: E402
+from miles_ros.runtime.logs import convert_recording  # noqa: E402
+from policies.logs import add_mark, read_dataset, read_marks  # noqa: E402
+from tests.nodes.test_skill_node import make_graph  # noqa: E402
+from tests.runtime.skill_fixtures import shipped_reach  # noqa: E402
+
+OBS_TOLERANCE = 1e-5
+"""Largest difference allowed between a rebuilt observation and the executor's: the
+dataset stores float32 (about 1e-7 relative); the inputs are the very messages the
+executor used (the status names them by stamp)."""
+
+
+@pytest.mark.skipif(shipped_reach() is None, reason="needs the shipped reach skill")
+def test_a_recorded_reach_request_converts_to_the_executors_episode(tmp_path):
+    library = shipped_reach().parent
+    path = tmp_path / "run.mcap"
+    graph = make_graph(library, {"timeout_scale": 4.0})
+    try:
+        recorder = graph.graph.add(Recorder(path, context=graph.context))
+        seen = []
+        policy = graph.nodes[2].skills.library.skills["reach"].policy
+        act = policy.act
+
+        def recording_act(obs):
+            seen.append(np.array(obs, dtype=np.float64))
+            return act(obs)
+
+        policy.act = recording_act
+        recorded = (interfaces.JOINT_STATES, interfaces.SCENE_OBJECTS)
+        graph.wait(lambda: all(recorder.counts[t] for t in recorded), what="recording")
+        graph.request("r1", "reach", target="red_cube")
+        final = graph.final("r1")
+        graph.wait(
+            lambda: (
+                recorder.counts[interfaces.SKILL_STATUS]
+                >= len([s for s in graph.statuses if s["id"] == "r1"])
+            ),
+            what="every status recorded",
+        )
+    finally:
+        graph.close()
+    out = convert_recording(path, tmp_path / "run.npz", library / "reach")
+    data = read_dataset(out)
+    assert data.header["skill"] == "reach" and len(data.episodes) == 1
+    episode = data.episodes[0]
+    assert (episode["id"], episode["state"]) == ("r1", final["state"])
+    assert episode["reason"] == final["reason"]
+    assert episode["return"] == pytest.approx(final[interfaces.SKILL_RETURN], abs=1e-6)
+    executed = np.stack(seen)
+    obs = data.arrays["obs"]
+    assert obs.shape == executed.shape, (obs.shape, executed.shape)
+    error = np.abs(obs - executed).max(axis=0)
+    print(f"rebuilt vs executor: max abs difference per field {np.round(error, 5)}")
+    assert float(error.max()) < OBS_TOLERANCE
+    assert np.isfinite(data.arrays["commands"]).all()
+
+    # an operator's bad mark turns the success into a failure in the dataset
+    marks = tmp_path / "feedback.jsonl"
+    add_mark(marks, "r1", "bad", note="hovered too low")
+    marked = read_dataset(out, read_marks(marks))
+    assert marked.episodes[0]["state"] == "failed"
+    assert "hovered too low" in marked.episodes[0]["reason"]
