@@ -26,7 +26,7 @@ import json
 import math
 import struct
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -250,6 +250,8 @@ class RecordingEpisodes:
         joints, objects = self._inputs(status, goal)
         if joints is None:
             return None
+        if "goal" in (status.get(SKILL_INPUTS) or {}):  # the executor's, resolved at its start
+            goal = replace(goal, goal_pos=np.asarray(status[SKILL_INPUTS]["goal"], dtype=float))
         obj = truth = None
         if goal.object_name is not None:
             obj, truth = objects.get(goal.object_name), self.truth.get(goal.object_name)

@@ -388,6 +388,7 @@ class SkillExecutor:
             "q": joints.arm_pos.tolist(),
             "dq": joints.arm_vel.tolist(),
             "finger_width": joints.finger_width,
+            "goal": run.goal.goal_pos.tolist(),
         }
         for key, name in (("object", run.goal.object_name), ("stack_on", run.goal.stack_on)):
             pose = self.objects.get(name) if name is not None else None

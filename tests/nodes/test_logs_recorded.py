@@ -49,6 +49,12 @@ def recorded(tmp_path_factory):
         policy.act = recording_act
         recorded = (interfaces.JOINT_STATES, interfaces.SCENE_OBJECTS)
         graph.wait(lambda: all(recorder.counts[t] for t in recorded), what="recording")
+        skill_node = graph.nodes[2]
+        publishers = (graph.pub_request, skill_node.pub_status, skill_node.pub_command)
+        graph.wait(  # checked on every message: the recorder's readers matched, none lost
+            lambda: min(p.get_subscription_count() for p in publishers) >= 2,
+            what="the recorder subscribed to the request, status and command topics",
+        )
         graph.request("r1", "reach", target="red_cube")
         final = graph.final("r1")
         graph.wait(
