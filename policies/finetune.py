@@ -4,10 +4,13 @@ The active version's actor is the start: its weights are read back from its ``ac
 into the project's torch network (:func:`model_from_onnx`; the normalizer and every
 layer are initializers of the exported graph). Then DAgger relabelling with the skill's
 scripted expert (:mod:`policies.experts`): the expert labels every logged state (the
-observation the skill saw at each control period, :mod:`policies.logs`), and the actor's
-mean regresses onto those labels. Not done here: restarting the simulator near the
-logged failure states to label the states the student visits from there (the backends
-reset to their own episode distribution only), so the data are the logged states.
+observation the skill saw at each control period, :mod:`policies.logs`) and the states the
+parent actor visits (with exploration noise) in the numba simulator restarted near the
+states of the logged failures (:func:`restart_states`: the arm's joints within
+:data:`RESTART_JOINT_NOISE` of the logged ones, the cube and the goal where they were),
+and the actor's mean regresses onto those labels. The restarts run the simulator's own
+dynamics: a cell whose physics changed (a heavier cube) is relabelled from its logged
+states, not simulated.
 
 Against forgetting, rehearsal: the parent actor runs the card's own evaluation episodes
 (its backend, seed and envelope), the expert labels the states it visits, and every
@@ -43,6 +46,8 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
+RESTART_JOINT_NOISE = 0.02
+"""rad: each arm joint of a restart differs from the logged state's by up to this much."""
 REHEARSAL_FRACTION = 0.5
 """Share of each minibatch drawn from the rehearsal states (the card's evaluation episodes)."""
 _ACTIVATIONS = {"Tanh": "tanh", "Elu": "elu", "Relu": "relu"}
@@ -140,13 +145,11 @@ def load_logged(paths: Sequence[str | Path], card: SkillCard, marks=()) -> Logge
     return LoggedData(np.concatenate(obs), np.concatenate(failed), files)
 
 
-def rehearsal_states(model: ActorCritic, card: SkillCard, episodes: int) -> np.ndarray:
-    """The observations the parent actor visits on the first ``episodes`` of the card's
-    evaluation set (its backend, seed and envelope, one env)."""
+def card_env_config(card: SkillCard):
+    """The task config of the card's evaluation: its envelope (cube-goal distances, areas),
+    tool levelling, control period, action scales and success threshold."""
     import sims
-    from policies.evaluation import run_episodes
-    from policies.export import EVAL_NUM_ENVS, _envelope_config
-    from policies.ppo.checkpoints import torch_policy_fn
+    from policies.export import _envelope_config
     from policies.ppo.env_options import levelling_fields
 
     noise = card.provenance.get("training_noise") or {}
@@ -158,13 +161,23 @@ def rehearsal_states(model: ActorCritic, card: SkillCard, episodes: int) -> np.n
         goal_region=noise.get("goal_region") or None,
         levelling=levelling or None,
     )
-    config = card.task_config(kwargs.pop("config", None))
+    return card.task_config(kwargs.get("config"))
+
+
+def rehearsal_states(model: ActorCritic, card: SkillCard, episodes: int) -> np.ndarray:
+    """The observations the parent actor visits on the first ``episodes`` of the card's
+    evaluation set (its backend, seed and envelope, one env)."""
+    import sims
+    from policies.evaluation import run_episodes
+    from policies.export import EVAL_NUM_ENVS
+    from policies.ppo.checkpoints import torch_policy_fn
+
     evaluation = card.evaluation or {}
     env = sims.make_env(
         card.task,
         evaluation.get("backend", "pybullet"),
         num_envs=EVAL_NUM_ENVS,
-        config=config,
+        config=card_env_config(card),
     )
     policy, seen = torch_policy_fn(model), []
 
@@ -177,6 +190,51 @@ def rehearsal_states(model: ActorCritic, card: SkillCard, episodes: int) -> np.n
     finally:
         env.close()
     return np.concatenate(seen)
+
+
+def restart_states(
+    model: ActorCritic,
+    card: SkillCard,
+    starts: np.ndarray,
+    horizon: int,
+    exploration_std: float,
+    seed: int = 0,
+) -> np.ndarray:
+    """The observations the parent actor (plus Gaussian noise of ``exploration_std``)
+    visits in ``horizon`` periods of the numba simulator restarted near each logged state
+    of ``starts`` [M, D]: the arm joints within :data:`RESTART_JOINT_NOISE` of the
+    observation's, the cube (pose, yaw) and the goal where the observation has them, the
+    fingers at its width; velocities zero."""
+    import sims
+    from policies.ppo.checkpoints import torch_policy_fn
+
+    fields = sims.get_task(card.task).LAYOUT.slices
+    rng = np.random.default_rng(seed)
+    starts = np.asarray(starts, dtype=np.float64)
+    noise = rng.uniform(-RESTART_JOINT_NOISE, RESTART_JOINT_NOISE, (len(starts), 7))
+    state = {
+        "joint_pos": starts[:, fields["joint_pos"]] + noise,
+        "goal_pos": starts[:, fields["goal_pos"]],
+    }
+    if "object_pos" in fields:
+        state["object_pos"] = starts[:, fields["object_pos"]]
+        sin, cos = starts[:, fields["object_yaw_sincos"]].T  # of 4 * yaw
+        state["object_yaw"] = np.arctan2(sin, cos) / 4.0
+    if "finger_width" in fields:
+        state["finger_width"] = starts[:, fields["finger_width"]].reshape(-1)
+    env = sims.make_env(
+        card.task, "numba", num_envs=len(starts), seed=seed, config=card_env_config(card)
+    )
+    policy, seen = torch_policy_fn(model), []
+    try:
+        obs = env.set_state(**state)
+        for _ in range(horizon):
+            seen.append(np.array(obs, dtype=np.float32))
+            actions = policy(obs) + rng.normal(0.0, exploration_std, (len(obs), model.action_dim))
+            obs = env.step(np.clip(actions, -1.0, 1.0).astype(np.float32))[0]
+    finally:
+        env.close()
+    return np.concatenate(seen) if seen else np.zeros((0, model.obs_dim), np.float32)
 
 
 def expert_labels(card: SkillCard, obs: np.ndarray) -> np.ndarray:
@@ -192,6 +250,12 @@ class FineTuneConfig:
     gradient_steps: int = 2000
     minibatch: int = 256
     learning_rate: float = 3e-4
+    restarts: int = 64
+    """Simulator restarts near logged failure states (0: relabel the logged states only)."""
+    restart_horizon: int = 20
+    """Periods the parent actor runs from each restart."""
+    exploration_std: float = 0.1
+    """Gaussian noise on the parent's actions from a restart (as DAgger's student explores)."""
     rehearsal_episodes: int = 20
     """Episodes of the card's evaluation set whose states are rehearsed (0: none)."""
     rehearsal_fraction: float = REHEARSAL_FRACTION
@@ -236,7 +300,7 @@ def regress(
             float(torch.mean((model.act_deterministic(x_reh) - y_reh) ** 2)) if n_reh else None
         )
     return {
-        "logged_mse": logged_loss,
+        "relabelled_mse": logged_loss,
         "rehearsal_mse": rehearsal_loss,
         "last_batch_mse": float(loss.detach()),
     }
@@ -267,12 +331,22 @@ def fine_tune(
     seed_everything(cfg.seed)
     started = time.perf_counter()
     model = model_from_onnx(parent.directory)
-    labels = expert_labels(parent, logged.obs)
+    states = logged.obs
+    failures = logged.obs[logged.failed]
+    restarted = np.zeros((0, logged.obs.shape[1]), np.float32)
+    if cfg.restarts > 0 and len(failures):
+        rng = np.random.default_rng(cfg.seed)
+        starts = failures[rng.choice(len(failures), cfg.restarts)]
+        restarted = restart_states(
+            model, parent, starts, cfg.restart_horizon, cfg.exploration_std, cfg.seed
+        )
+        states = np.concatenate([states, restarted])
+    labels = expert_labels(parent, states)
     rehearsal = None
     if cfg.rehearsal_episodes > 0:
-        states = rehearsal_states(model, parent, cfg.rehearsal_episodes)
-        rehearsal = (states, expert_labels(parent, states))
-    losses = regress(model, (logged.obs, labels), rehearsal, cfg)
+        rehearsed = rehearsal_states(model, parent, cfg.rehearsal_episodes)
+        rehearsal = (rehearsed, expert_labels(parent, rehearsed))
+    losses = regress(model, (states, labels), rehearsal, cfg)
     train_s = time.perf_counter() - started
     train_cfg = TrainConfig(task=parent.task, seed=cfg.seed)
     train_cfg.network = onnx_network_config(parent.directory)
@@ -311,9 +385,9 @@ def fine_tune(
     data = card.to_dict()
     data["version"] = int(parent.version) + 1
     data["provenance"]["fine_tune"] = {
-        "method": "DAgger relabelling of the logged states by the scripted expert, "
-        f"rehearsal of the card's evaluation episodes ({cfg.rehearsal_fraction:g} of each "
-        "minibatch)",
+        "method": "DAgger: the scripted expert labels the logged states and the states the "
+        "parent visits in sim restarted near the logged failures; rehearsal of the card's "
+        f"evaluation episodes ({cfg.rehearsal_fraction:g} of each minibatch)",
         "parent": {
             "name": parent.name,
             "version": int(parent.version),
@@ -323,6 +397,8 @@ def fine_tune(
         "data": logged.files,
         "logged_states": int(len(logged.obs)),
         "failed_states": int(logged.failed.sum()),
+        "restart_states": int(len(restarted)),
+        "restarts": cfg.restarts if len(failures) else 0,
         "rehearsal_states": 0 if rehearsal is None else int(len(rehearsal[0])),
         "rehearsal_episodes": cfg.rehearsal_episodes,
         "gradient_steps": cfg.gradient_steps,

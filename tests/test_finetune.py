@@ -13,11 +13,14 @@ import torch
 
 from policies.cards import load_card, sha256_file
 from policies.finetune import (
+    RESTART_JOINT_NOISE,
     FineTuneConfig,
     FromLogsError,
     fine_tune,
     load_logged,
     model_from_onnx,
+    rehearsal_states,
+    restart_states,
 )
 from policies.logs import (
     MARKED_BAD_REASON,
@@ -145,7 +148,9 @@ def test_a_tiny_fine_tune_writes_the_next_version_with_its_provenance(tmp_path):
         [("r1", "t1", "failed"), ("r2", "t2", "succeeded")],
     )
     out = tmp_path / "reach_v2"
-    cfg = FineTuneConfig(gradient_steps=30, rehearsal_episodes=2, eval_episodes=2)
+    cfg = FineTuneConfig(
+        gradient_steps=30, restarts=8, restart_horizon=5, rehearsal_episodes=2, eval_episodes=2
+    )
     new = fine_tune(card.directory, [path], out, cfg, command="miles train reach --from-logs x")
     assert new.version == card.version + 1 and new.name == card.name
     tune = new.provenance["fine_tune"]
@@ -153,6 +158,7 @@ def test_a_tiny_fine_tune_writes_the_next_version_with_its_provenance(tmp_path):
     assert tune["parent"]["actor_sha256"] == card.sha256["actor"]
     assert tune["data"][0]["sha256"] == sha256_file(path) and tune["data"][0]["states"] == 64
     assert tune["failed_states"] == 32 and tune["rehearsal_states"] > 0
+    assert (tune["restarts"], tune["restart_states"]) == (8, 40)
     assert tune["command"] == "miles train reach --from-logs x"
     assert new.evaluation["episodes"] == 2
     assert new.observation == card.observation and new.action["scale"] == card.action["scale"]
@@ -160,3 +166,29 @@ def test_a_tiny_fine_tune_writes_the_next_version_with_its_provenance(tmp_path):
     assert policy.act(reach_states(card, 4)).shape == (4, card.action_dim)
     with pytest.raises(FromLogsError, match="exists"):
         fine_tune(card.directory, [path], out, cfg)
+
+
+@pytest.mark.parametrize("skill", ["reach", "push"])
+def test_restarts_begin_near_the_logged_states(skill):
+    """A restart's first observation: the arm within the restart noise of the logged
+    state's joints, the goal (and the cube) where they were logged."""
+    import sims
+
+    directory = shipped_reach().parent / skill
+    if not directory.exists():
+        pytest.skip(f"needs the shipped {skill} skill")
+    card = load_card(directory)
+    model = model_from_onnx(directory)
+    starts = rehearsal_states(model, card, 1)[::3][:6]
+    seen = restart_states(model, card, starts, horizon=3, exploration_std=0.1)
+    assert seen.shape == (3 * len(starts), card.obs_dim)
+    fields = sims.get_task(card.task).LAYOUT.slices
+    first = seen[: len(starts)]
+    moved = np.abs(first[:, fields["joint_pos"]] - starts[:, fields["joint_pos"]])
+    assert moved.max() <= RESTART_JOINT_NOISE + 1e-6 and moved.max() > 0
+    np.testing.assert_allclose(
+        first[:, fields["goal_pos"]], starts[:, fields["goal_pos"]], atol=1e-6
+    )
+    if "object_pos" in fields:
+        for name in ("object_pos", "object_yaw_sincos"):
+            np.testing.assert_allclose(first[:, fields[name]], starts[:, fields[name]], atol=1e-5)

@@ -37,6 +37,8 @@ def build_parser(prog: str = "miles train") -> argparse.ArgumentParser:
     p.add_argument("--scene", default=None, help="the recordings' scene file (pads)")
     p.add_argument("--feedback", default=str(DEFAULT_FEEDBACK_FILE), help="the operator's marks")
     p.add_argument("--gradient-steps", type=int, default=DEFAULTS.gradient_steps)
+    p.add_argument("--restarts", type=int, default=DEFAULTS.restarts)
+    p.add_argument("--restart-horizon", type=int, default=DEFAULTS.restart_horizon)
     p.add_argument("--rehearsal-episodes", type=int, default=DEFAULTS.rehearsal_episodes)
     p.add_argument("--eval-episodes", type=int, default=DEFAULTS.eval_episodes)
     p.add_argument("--seed", type=int, default=DEFAULTS.seed)
@@ -66,6 +68,8 @@ def main(argv: list[str], prog: str = "miles train") -> int:
     skill_dir = Path(args.skill_dir) if args.skill_dir else skill_library() / args.skill
     cfg = FineTuneConfig(
         gradient_steps=args.gradient_steps,
+        restarts=args.restarts,
+        restart_horizon=args.restart_horizon,
         rehearsal_episodes=args.rehearsal_episodes,
         eval_episodes=args.eval_episodes,
         seed=args.seed,
@@ -95,8 +99,8 @@ def main(argv: list[str], prog: str = "miles train") -> int:
     else:
         print(
             f"{prog}: {tune['logged_states']} logged states ({tune['failed_states']} of failed "
-            f"episodes) from {len(tune['data'])} datasets, {tune['rehearsal_states']} rehearsed; "
-            f"{tune['train_wall_time_s']} s"
+            f"episodes) from {len(tune['data'])} datasets, {tune['restart_states']} from "
+            f"restarts, {tune['rehearsal_states']} rehearsed; {tune['train_wall_time_s']} s"
         )
         ev = card.evaluation
         print(

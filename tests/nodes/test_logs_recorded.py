@@ -113,13 +113,15 @@ def test_miles_train_from_logs_fine_tunes_a_new_version_from_the_recording(
         "--feedback",
         str(marks),
     ]
-    fast = ["--gradient-steps", "20", "--rehearsal-episodes", "1", "--eval-episodes", "1"]
+    fast = ["--gradient-steps", "20", "--restarts", "4", "--restart-horizon", "3"]
+    fast += ["--rehearsal-episodes", "1", "--eval-episodes", "1"]
     assert miles(args + fast) == 0
     assert (logs / "run.npz").exists()  # the dataset beside its recording
     card, parent = load_card(out), load_card(shipped_reach())
     assert card.version == parent.version + 1
     tune = card.provenance["fine_tune"]
     assert tune["logged_states"] == len(executed) == tune["failed_states"]  # marked bad
+    assert tune["restart_states"] == 4 * 3  # restarted near the (marked) failure's states
     assert tune["command"].startswith("miles train reach --from-logs")
     assert f"wrote {out}: reach version {card.version}" in capsys.readouterr().out
     # another skill's active version refuses these logs before anything is written
