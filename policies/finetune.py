@@ -37,7 +37,7 @@ import numpy as np
 import torch
 
 from policies.cards import SkillCard, sha256_file, validate_card, write_card
-from policies.logs import Dataset, card_expectations, dataset_refusal, read_dataset
+from policies.logs import Dataset, dataset_refusal, read_dataset
 from policies.ppo.config import NetworkConfig
 from policies.ppo.networks import ActorCritic
 
@@ -121,11 +121,10 @@ def load_logged(paths: Sequence[str | Path], card: SkillCard, marks=()) -> Logge
     """The states of the datasets ``paths`` (operator ``marks`` applied); FromLogsError
     naming the file and the difference for a dataset of another skill or layout, or when
     none holds a state."""
-    expected = card_expectations(card)
     obs, failed, files = [], [], []
     for path in paths:
         data: Dataset = read_dataset(path, marks)
-        refusal = dataset_refusal(data.header, expected)
+        refusal = dataset_refusal(data.header, card)
         if refusal:
             raise FromLogsError(f"{path}: {refusal}")
         bad = np.array([data.failed(int(e)) for e in data.arrays["episode"]], dtype=bool)

@@ -31,7 +31,7 @@ import hashlib
 import json
 import time
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -110,10 +110,6 @@ class Dataset:
     def episodes(self) -> list[dict]:
         return self.header["episodes"]
 
-    def rows(self, index: int) -> np.ndarray:
-        """Row indices of episode ``index``."""
-        return np.flatnonzero(self.arrays["episode"] == index)
-
     def failed(self, index: int) -> bool:
         """Whether episode ``index`` is a failure: any final state but succeeded, or a
         mark ``bad`` (:func:`apply_marks`)."""
@@ -191,51 +187,26 @@ def read_marks(path: str | Path) -> list[dict]:
     return [json.loads(line) for line in lines if line.strip()]
 
 
-@dataclass
-class Compatibility:
-    """What a skill card expects of logged data (:func:`card_expectations`)."""
-
-    skill: str
-    task: str
-    observation_layout: list[dict]
-    action_layout: dict
-    sha256: str = field(init=False)
-
-    def __post_init__(self) -> None:
-        self.sha256 = layout_sha256(self.observation_layout)
-
-
-def card_expectations(card) -> Compatibility:
-    """The skill, task, observation layout and action layout of a :class:`SkillCard`."""
-    return Compatibility(
-        card.name,
-        str(card.task),
-        list(card.observation.get("layout") or []),
-        action_layout(card.action),
-    )
-
-
-def dataset_refusal(header: Mapping, expected: Compatibility) -> str:
-    """Why logs with ``header`` may not fine-tune the skill ``expected`` describes ('' when
-    they may): another skill, another observation layout (naming the fields that differ),
-    another action layout (naming the keys that differ)."""
-    if header.get("skill") != expected.skill:
-        return f"logs of skill {header.get('skill')!r}, not {expected.skill!r}"
-    if header.get("observation_layout_sha256") != expected.sha256:
+def dataset_refusal(header: Mapping, card) -> str:
+    """Why logs with ``header`` may not fine-tune the skill of ``card`` ('' when they may):
+    another skill, another observation layout (naming the fields that differ), another
+    action layout (naming the keys that differ). The card's side is
+    :func:`dataset_header`'s (one description of what a skill's logs look like)."""
+    ours = dataset_header(card, "", [])
+    if header.get("skill") != ours["skill"]:
+        return f"logs of skill {header.get('skill')!r}, not {ours['skill']!r}"
+    sha = ours["observation_layout_sha256"]
+    if header.get("observation_layout_sha256") != sha:
         theirs = {f["name"]: f for f in header.get("observation_layout") or []}
-        ours = {f["name"]: f for f in expected.observation_layout}
-        diff = sorted(n for n in {*theirs, *ours} if theirs.get(n) != ours.get(n))
+        mine = {f["name"]: f for f in ours["observation_layout"]}
+        diff = sorted(n for n in {*theirs, *mine} if theirs.get(n) != mine.get(n))
         fields = f" (fields {', '.join(diff)})" if diff else ""
         return (
             f"logs of another observation layout{fields}: sha256 "
-            f"{str(header.get('observation_layout_sha256'))[:12]} != {expected.sha256[:12]}"
+            f"{str(header.get('observation_layout_sha256'))[:12]} != {sha[:12]}"
         )
-    theirs = header.get("action_layout") or {}
-    if theirs != expected.action_layout:
-        diff = sorted(
-            k
-            for k in {*theirs, *expected.action_layout}
-            if theirs.get(k) != expected.action_layout.get(k)
-        )
+    theirs, mine = header.get("action_layout") or {}, ours["action_layout"]
+    if theirs != mine:
+        diff = sorted(k for k in {*theirs, *mine} if theirs.get(k) != mine.get(k))
         return f"logs of another action layout: {', '.join(diff)} differ"
     return ""
