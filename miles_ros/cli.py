@@ -22,6 +22,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "planner-train": ("miles_ros.commands.planner_train", "fit the planner's LoRA adapter"),
     "demo": ("miles_ros.commands.demo", "the whole loop on one machine, with pictures"),
     "calibrate": ("miles_ros.commands.calibrate", "measure the camera's pose into a scene file"),
+    "feedback": ("miles_ros.commands.feedback", "mark a goal or a step good or bad"),
 }
 
 

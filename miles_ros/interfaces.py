@@ -214,6 +214,15 @@ CANARY_CONTINUE = "continue"
 """Canary decision: not enough evidence yet; the rollout goes on."""
 CANARY_DECISIONS = (CANARY_PROMOTE, CANARY_ROLLBACK, CANARY_CONTINUE)
 """``decision`` of a canary's decision record (status key :data:`SKILL_CANARY`)."""
+SKILL_INPUTS = "inputs"
+"""Key of a ``running`` ``/miles/skill/status`` of a period its policy ran: what that
+period's observation was built from, ``{"stamp", "q", "dq", "finger_width", "goal"}``
+(the ``/joint_states`` reading: its stamp in s, the 7 arm joints in rad and rad/s, the
+finger opening in m; the resolved goal position [3] in m) and, for a skill on cubes,
+``"object"`` (and, stacking, ``"stack_on"``): ``[x, y, z, yaw]`` of that cube's pose. A
+recording then rebuilds the observation the policy saw exactly
+(:mod:`miles_ros.runtime.logs`); the recorded ``/joint_states`` alone cannot (its
+best-effort recording misses messages the skill node used)."""
 REFUSED_PREFIX = "refused:"
 """A skill status ``reason`` that starts with this: the request was refused before any
 motion (unknown skill, bad params, outside the envelope, e-stop latched, no robot state)."""

@@ -12,10 +12,19 @@ from policies.commands import train as base
 
 
 def build_parser(prog: str = "miles train") -> argparse.ArgumentParser:
-    return base.build_parser(prog)
+    parser = base.build_parser(prog)
+    parser.epilog = (
+        f"{prog} SKILL --from-logs DIR --out NEW_DIR: fine-tune the skill's active version on "
+        f"logged episodes instead ({prog} SKILL --from-logs DIR --help)"
+    )
+    return parser
 
 
 def main(argv: list[str] | None = None, prog: str = "miles train") -> int:
+    if argv is not None and any(a.split("=")[0] == "--from-logs" for a in argv):
+        from miles_ros.commands.train_logs import main as from_logs
+
+        return from_logs(argv, prog)  # fine-tuning a skill's active version on logs
     from miles_ros.runtime.supervised import MOTOR_FILTERS
 
     # --nproc starts torchrun with this command again: `python -m miles_ros.cli train ...`

@@ -66,6 +66,7 @@ from miles_ros.interfaces import (
     REFUSED_PREFIX,
     RUNNING,
     SKILL_CANARY,
+    SKILL_INPUTS,
     SKILL_RETURN,
     SKILL_VERSION,
     STALLED_PREFIX,
@@ -409,7 +410,25 @@ class SkillExecutor:
         run.policy_acted = True
         if run.episode_return is None:
             run.episode_return = 0.0
-        return TickResult(targets, [self._progress(run, distance, now)], lead_s=target_lead(cfg))
+        progress = self._progress(run, distance, now)
+        progress[SKILL_INPUTS] = self._inputs(run)
+        return TickResult(targets, [progress], lead_s=target_lead(cfg))
+
+    def _inputs(self, run: Execution) -> dict:
+        """What this period's observation was built from (:data:`SKILL_INPUTS`)."""
+        joints = self.joints
+        out = {
+            "stamp": joints.stamp,
+            "q": joints.arm_pos.tolist(),
+            "dq": joints.arm_vel.tolist(),
+            "finger_width": joints.finger_width,
+            "goal": run.goal.goal_pos.tolist(),
+        }
+        for key, name in (("object", run.goal.object_name), ("stack_on", run.goal.stack_on)):
+            pose = self.objects.get(name) if name is not None else None
+            if pose is not None:
+                out[key] = [*pose.position.tolist(), pose.yaw]
+        return out
 
     def _stall_check(self, run: Execution, tcp, distance: float, now: float):
         """None while the skill progresses; else the restart's first period (home) or the

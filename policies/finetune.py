@@ -1,0 +1,412 @@
+"""Fine-tuning a skill from logged episodes (``miles train SKILL --from-logs DIR``).
+
+The active version's actor is the start: its weights are read back from its ``actor.onnx``
+into the project's torch network (:func:`model_from_onnx`; the normalizer and every
+layer are initializers of the exported graph). Then DAgger relabelling with the skill's
+scripted expert (:mod:`policies.experts`): the expert labels every logged state (the
+observation the skill saw at each control period, :mod:`policies.logs`) and the states the
+parent actor visits (with exploration noise) in the numba simulator restarted near the
+states of the logged failures (:func:`restart_states`: the arm's joints within
+:data:`RESTART_JOINT_NOISE` of the logged ones, the cube and the goal where they were),
+and the actor's mean regresses onto those labels. The restarts run the simulator's own
+dynamics: a cell whose physics changed (a heavier cube) is relabelled from its logged
+states, not simulated.
+
+Against forgetting, rehearsal: the parent actor runs the card's own evaluation episodes
+(its backend, seed and envelope), the expert labels the states it visits, and every
+minibatch draws :data:`REHEARSAL_FRACTION` of its states from those.
+
+The result is a new skill directory, written by the project's export path
+(:func:`policies.export.export_run`: ONNX files, card, physics evaluation) from a one-
+checkpoint run directory; its card has ``version`` = parent + 1 and a ``fine_tune``
+provenance block naming the parent (card version, actor sha256), the data (files and their
+sha256) and the command. Never written into an existing directory.
+"""
+
+from __future__ import annotations
+
+import logging
+import tempfile
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+import torch
+
+from policies.cards import SkillCard, sha256_file, validate_card, write_card
+from policies.library import active_skill_dir
+from policies.logs import Dataset, dataset_refusal, read_dataset
+from policies.ppo.config import NetworkConfig
+from policies.ppo.networks import ActorCritic
+
+if TYPE_CHECKING:
+    from policies.ppo.envs import MotorFilterFactory
+
+logger = logging.getLogger(__name__)
+
+RESTART_JOINT_NOISE = 0.02
+"""rad: each arm joint of a restart differs from the logged state's by up to this much."""
+REHEARSAL_FRACTION = 0.5
+"""Share of each minibatch drawn from the rehearsal states (the card's evaluation episodes)."""
+_ACTIVATIONS = {"Tanh": "tanh", "Elu": "elu", "Relu": "relu"}
+
+
+class FromLogsError(ValueError):
+    """Logs that may not fine-tune this skill, or an output directory that exists."""
+
+
+def _onnx_network(path: Path) -> tuple[dict[str, torch.Tensor], list[int], str, np.ndarray]:
+    """(state-dict tensors by name, hidden widths, activation, the normalizer's divisor) of
+    an exported actor or critic."""
+    import onnx
+    from onnx import numpy_helper
+
+    graph = onnx.load(str(path)).graph
+    init = {i.name: numpy_helper.to_array(i) for i in graph.initializer}
+    divs = [n.input[1] for n in graph.node if n.op_type == "Div" and n.input[1] in init]
+    acts = {n.op_type for n in graph.node if n.op_type in _ACTIVATIONS}
+    if len(divs) != 1 or len(acts) != 1:
+        raise ValueError(f"{path}: not an exported Miles network (normalizer, one activation)")
+    tensors = {k: torch.as_tensor(v.copy()) for k, v in init.items() if k != divs[0]}
+    weights = sorted(
+        (k for k in tensors if k.endswith(".weight")), key=lambda k: int(k.split(".")[1])
+    )
+    hidden = [int(tensors[k].shape[0]) for k in weights[:-1]]
+    return tensors, hidden, _ACTIVATIONS[acts.pop()], init[divs[0]]
+
+
+def onnx_network_config(skill_dir: str | Path) -> NetworkConfig:
+    """The architecture of an exported skill's networks (hidden widths, activation)."""
+    skill_dir = active_skill_dir(skill_dir)
+    _, actor_hidden, activation, _ = _onnx_network(skill_dir / "actor.onnx")
+    _, critic_hidden, _, _ = _onnx_network(skill_dir / "critic.onnx")
+    return NetworkConfig(
+        actor_hidden=tuple(actor_hidden), critic_hidden=tuple(critic_hidden), activation=activation
+    )
+
+
+def model_from_onnx(skill_dir: str | Path) -> ActorCritic:
+    """The torch actor-critic of an exported skill, read from its ``actor.onnx`` and
+    ``critic.onnx`` (weights, biases, the normalizer's mean; its variance from the
+    exported divisor ``sqrt(var + eps)``). Its deterministic actor reproduces the ONNX
+    actor (tests: within 1e-5); ``log_std`` is not exported and keeps its default."""
+    skill_dir = active_skill_dir(skill_dir)
+    actor, actor_hidden, _, div = _onnx_network(skill_dir / "actor.onnx")
+    critic, _, _, _ = _onnx_network(skill_dir / "critic.onnx")
+    obs_dim = actor["actor.0.weight"].shape[1]
+    action_dim = actor[f"actor.{2 * len(actor_hidden)}.weight"].shape[0]
+    model = ActorCritic(int(obs_dim), int(action_dim), onnx_network_config(skill_dir))
+    state = model.state_dict()
+    for name, value in {**critic, **actor}.items():
+        state[name] = value.to(state[name].dtype)
+    eps = model.normalizer.eps
+    var = np.asarray(div, dtype=np.float64) ** 2 - eps
+    state["normalizer.var"] = torch.as_tensor(var, dtype=state["normalizer.var"].dtype)
+    model.load_state_dict(state)
+    return model.eval()
+
+
+@dataclass
+class LoggedData:
+    """The logged states of the datasets that fit a card, and where they came from."""
+
+    obs: np.ndarray
+    failed: np.ndarray
+    """Per state: whether its episode failed (its status, or an operator's bad mark)."""
+    files: list[dict] = field(default_factory=list)
+
+
+def load_logged(paths: Sequence[str | Path], card: SkillCard, marks=()) -> LoggedData:
+    """The states of the datasets ``paths`` (operator ``marks`` applied); FromLogsError
+    naming the file and the difference for a dataset of another skill or layout, or when
+    none holds a state."""
+    obs, failed, files = [], [], []
+    for path in paths:
+        data: Dataset = read_dataset(path, marks)
+        refusal = dataset_refusal(data.header, card)
+        if refusal:
+            raise FromLogsError(f"{path}: {refusal}")
+        bad = np.array([data.failed(int(e)) for e in data.arrays["episode"]], dtype=bool)
+        obs.append(data.arrays["obs"].astype(np.float32))
+        failed.append(bad)
+        files.append(
+            {
+                "file": str(path),
+                "sha256": sha256_file(path),
+                "episodes": len(data.episodes),
+                "failed_episodes": sum(data.failed(i) for i in range(len(data.episodes))),
+                "states": int(len(bad)),
+            }
+        )
+    if not obs or sum(len(o) for o in obs) == 0:
+        raise FromLogsError("no logged states of this skill")
+    return LoggedData(np.concatenate(obs), np.concatenate(failed), files)
+
+
+def card_env_config(card: SkillCard):
+    """The task config of the card's evaluation: its envelope (cube-goal distances, areas),
+    tool levelling, control period, action scales and success threshold."""
+    import sims
+    from policies.export import _envelope_config
+    from policies.ppo.env_options import levelling_fields
+
+    noise = card.provenance.get("training_noise") or {}
+    levelling = levelling_fields(noise, sims.get_task(card.task).CONFIG)
+    kwargs = _envelope_config(
+        card.task,
+        noise.get("goal_distance") or None,
+        object_region=noise.get("object_region") or None,
+        goal_region=noise.get("goal_region") or None,
+        levelling=levelling or None,
+    )
+    return card.task_config(kwargs.get("config"))
+
+
+def rehearsal_states(model: ActorCritic, card: SkillCard, episodes: int) -> np.ndarray:
+    """The observations the parent actor visits on the first ``episodes`` of the card's
+    evaluation set (its backend, seed and envelope, one env)."""
+    import sims
+    from policies.evaluation import run_episodes
+    from policies.export import EVAL_NUM_ENVS
+    from policies.ppo.checkpoints import torch_policy_fn
+
+    evaluation = card.evaluation or {}
+    env = sims.make_env(
+        card.task,
+        evaluation.get("backend", "pybullet"),
+        num_envs=EVAL_NUM_ENVS,
+        config=card_env_config(card),
+    )
+    policy, seen = torch_policy_fn(model), []
+
+    def visiting(obs):
+        seen.append(np.array(obs, dtype=np.float32))
+        return policy(obs)
+
+    try:
+        run_episodes(env, visiting, episodes, int(evaluation.get("seed", 1000)))
+    finally:
+        env.close()
+    return np.concatenate(seen)
+
+
+def restart_states(
+    model: ActorCritic,
+    card: SkillCard,
+    starts: np.ndarray,
+    horizon: int,
+    exploration_std: float,
+    seed: int = 0,
+) -> np.ndarray:
+    """The observations the parent actor (plus Gaussian noise of ``exploration_std``)
+    visits in ``horizon`` periods of the numba simulator restarted near each logged state
+    of ``starts`` [M, D]: the arm joints within :data:`RESTART_JOINT_NOISE` of the
+    observation's, the cube (pose, yaw) and the goal where the observation has them, the
+    fingers at its width; velocities zero."""
+    import sims
+    from policies.ppo.checkpoints import torch_policy_fn
+
+    fields = sims.get_task(card.task).LAYOUT.slices
+    rng = np.random.default_rng(seed)
+    starts = np.asarray(starts, dtype=np.float64)
+    noise = rng.uniform(-RESTART_JOINT_NOISE, RESTART_JOINT_NOISE, (len(starts), 7))
+    state = {
+        "joint_pos": starts[:, fields["joint_pos"]] + noise,
+        "goal_pos": starts[:, fields["goal_pos"]],
+    }
+    if "object_pos" in fields:
+        state["object_pos"] = starts[:, fields["object_pos"]]
+        sin, cos = starts[:, fields["object_yaw_sincos"]].T  # of 4 * yaw
+        state["object_yaw"] = np.arctan2(sin, cos) / 4.0
+    if "finger_width" in fields:
+        state["finger_width"] = starts[:, fields["finger_width"]].reshape(-1)
+    env = sims.make_env(
+        card.task, "numba", num_envs=len(starts), seed=seed, config=card_env_config(card)
+    )
+    policy, seen = torch_policy_fn(model), []
+    try:
+        obs = env.set_state(**state)
+        for _ in range(horizon):
+            seen.append(np.array(obs, dtype=np.float32))
+            actions = policy(obs) + rng.normal(0.0, exploration_std, (len(obs), model.action_dim))
+            obs = env.step(np.clip(actions, -1.0, 1.0).astype(np.float32))[0]
+    finally:
+        env.close()
+    return np.concatenate(seen) if seen else np.zeros((0, model.obs_dim), np.float32)
+
+
+def expert_labels(card: SkillCard, obs: np.ndarray) -> np.ndarray:
+    """The skill's scripted expert's actions for ``obs`` under the card's task config."""
+    from policies.experts import get_expert
+
+    actions = get_expert(card.task)(np.asarray(obs, dtype=np.float64), card.task_config())
+    return np.clip(np.asarray(actions, dtype=np.float32), -1.0, 1.0)
+
+
+@dataclass
+class FineTuneConfig:
+    gradient_steps: int = 2000
+    minibatch: int = 256
+    learning_rate: float = 3e-4
+    restarts: int = 64
+    """Simulator restarts near logged failure states (0: relabel the logged states only)."""
+    restart_horizon: int = 20
+    """Periods the parent actor runs from each restart."""
+    exploration_std: float = 0.1
+    """Gaussian noise on the parent's actions from a restart (as DAgger's student explores)."""
+    rehearsal_episodes: int = 20
+    """Episodes of the card's evaluation set whose states are rehearsed (0: none)."""
+    rehearsal_fraction: float = REHEARSAL_FRACTION
+    eval_episodes: int = 50
+    """Episodes of the new version's physics evaluation (the card's seed and backend)."""
+    seed: int = 0
+
+
+def regress(
+    model: ActorCritic,
+    logged: tuple[np.ndarray, np.ndarray],
+    rehearsal: tuple[np.ndarray, np.ndarray] | None,
+    cfg: FineTuneConfig,
+) -> dict[str, float]:
+    """Regress the actor's mean onto the labels (normalizer fixed: the parent's); each
+    minibatch mixes ``rehearsal_fraction`` rehearsal states. Returns the final losses."""
+    gen = torch.Generator().manual_seed(cfg.seed)
+    x_log, y_log = (torch.as_tensor(a) for a in logged)
+    x_reh = y_reh = None
+    n_reh = 0
+    if rehearsal is not None and len(rehearsal[0]) and cfg.rehearsal_fraction > 0:
+        x_reh, y_reh = (torch.as_tensor(a) for a in rehearsal)
+        n_reh = int(round(cfg.minibatch * cfg.rehearsal_fraction))
+    n_log = cfg.minibatch - n_reh
+    optimizer = torch.optim.Adam(model.actor.parameters(), lr=cfg.learning_rate)
+    model.train()
+    loss = torch.tensor(0.0)
+    for _ in range(cfg.gradient_steps):
+        i = torch.randint(0, len(x_log), (n_log,), generator=gen)
+        x, y = x_log[i], y_log[i]
+        if n_reh:
+            j = torch.randint(0, len(x_reh), (n_reh,), generator=gen)
+            x, y = torch.cat([x, x_reh[j]]), torch.cat([y, y_reh[j]])
+        loss = torch.mean((model.actor(model.normalize(x)) - y) ** 2)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+    model.eval()
+    with torch.no_grad():
+        logged_loss = float(torch.mean((model.act_deterministic(x_log) - y_log) ** 2))
+        rehearsal_loss = (
+            float(torch.mean((model.act_deterministic(x_reh) - y_reh) ** 2)) if n_reh else None
+        )
+    return {
+        "relabelled_mse": logged_loss,
+        "rehearsal_mse": rehearsal_loss,
+        "last_batch_mse": float(loss.detach()),
+    }
+
+
+def fine_tune(
+    skill_dir: str | Path,
+    datasets: Sequence[str | Path],
+    out_dir: str | Path,
+    cfg: FineTuneConfig | None = None,
+    marks=(),
+    command: str = "",
+    motor_filters: Mapping[str, MotorFilterFactory] | None = None,
+) -> SkillCard:
+    """A new version of the skill in ``skill_dir`` fine-tuned on ``datasets`` (module
+    docstring), exported to ``out_dir`` (which must not exist); returns its card."""
+    from policies.export import export_run
+    from policies.ppo.checkpoints import checkpoint_path, write_checkpoint, write_run_config
+    from policies.ppo.config import TrainConfig, _env_config
+    from policies.provenance import git_commit, seed_everything
+
+    cfg = cfg or FineTuneConfig()
+    out_dir = Path(out_dir)
+    if out_dir.exists():
+        raise FromLogsError(f"{out_dir} exists: a fine-tune writes a new skill directory")
+    parent = validate_card(skill_dir)
+    logged = load_logged(datasets, parent, marks)
+    seed_everything(cfg.seed)
+    started = time.perf_counter()
+    model = model_from_onnx(parent.directory)
+    states = logged.obs
+    failures = logged.obs[logged.failed]
+    restarted = np.zeros((0, logged.obs.shape[1]), np.float32)
+    if cfg.restarts > 0 and len(failures):
+        rng = np.random.default_rng(cfg.seed)
+        starts = failures[rng.choice(len(failures), cfg.restarts)]
+        restarted = restart_states(
+            model, parent, starts, cfg.restart_horizon, cfg.exploration_std, cfg.seed
+        )
+        states = np.concatenate([states, restarted])
+    labels = expert_labels(parent, states)
+    rehearsal = None
+    if cfg.rehearsal_episodes > 0:
+        rehearsed = rehearsal_states(model, parent, cfg.rehearsal_episodes)
+        rehearsal = (rehearsed, expert_labels(parent, rehearsed))
+    losses = regress(model, (states, labels), rehearsal, cfg)
+    train_s = time.perf_counter() - started
+    train_cfg = TrainConfig(task=parent.task, seed=cfg.seed)
+    train_cfg.network = onnx_network_config(parent.directory)
+    train_cfg.env = _env_config(dict(parent.provenance.get("training_noise") or {}))
+    train_cfg.backend = str(parent.provenance.get("backend", train_cfg.backend))
+    with tempfile.TemporaryDirectory(prefix="miles-finetune-") as run:
+        run_dir = Path(run)
+        meta = {"command": command, "git_commit": git_commit()}
+        write_run_config(run_dir, train_cfg, meta)
+        write_checkpoint(
+            checkpoint_path(run_dir, 0),
+            {
+                "model": model.state_dict(),
+                "obs_dim": model.obs_dim,
+                "action_dim": model.action_dim,
+                "config": train_cfg.to_dict(),
+                "task": parent.task,
+                "env_steps": 0,
+                "iteration": 0,
+                "wall_time_s": train_s,
+                "evaluations": [],
+            },
+        )
+        evaluation = parent.evaluation or {}
+        card = export_run(
+            run_dir,
+            out_dir,
+            name=parent.name,
+            checkpoint="last",
+            eval_episodes=cfg.eval_episodes,
+            eval_seed=int(evaluation.get("seed", 1000)),
+            eval_backend=str(evaluation.get("backend", "pybullet")),
+            command=command,
+            motor_filters=motor_filters,
+        )
+    data = card.to_dict()
+    data["version"] = int(parent.version) + 1
+    data["provenance"]["fine_tune"] = {
+        "method": "DAgger: the scripted expert labels the logged states and the states the "
+        "parent visits in sim restarted near the logged failures; rehearsal of the card's "
+        f"evaluation episodes ({cfg.rehearsal_fraction:g} of each minibatch)",
+        "parent": {
+            "name": parent.name,
+            "version": int(parent.version),
+            "actor_sha256": parent.sha256.get("actor"),
+            "path": str(parent.directory),
+        },
+        "data": logged.files,
+        "logged_states": int(len(logged.obs)),
+        "failed_states": int(logged.failed.sum()),
+        "restart_states": int(len(restarted)),
+        "restarts": cfg.restarts if len(failures) else 0,
+        "rehearsal_states": 0 if rehearsal is None else int(len(rehearsal[0])),
+        "rehearsal_episodes": cfg.rehearsal_episodes,
+        "gradient_steps": cfg.gradient_steps,
+        "losses": {k: (None if v is None else round(v, 6)) for k, v in losses.items()},
+        "train_wall_time_s": round(train_s, 2),
+        "command": command,
+    }
+    new = SkillCard.from_dict(data, card.path)
+    write_card(new, out_dir)
+    return validate_card(out_dir)

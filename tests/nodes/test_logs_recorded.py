@@ -1,0 +1,133 @@
+"""Logs -> dataset on a real recorded run: the shipped reach skill runs one request in the
+graph (sim_node, safety_node, skill_node) while the Recorder writes the MCAP; the dataset
+converted from it holds one episode whose observations are the ones the executor fed its
+policy, and whose outcome is the request's final status; `miles train reach --from-logs`
+fine-tunes a new version from that recording directory."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("rclpy")
+pytest.importorskip("mcap")
+
+from miles_ros import interfaces  # noqa: E402
+from miles_ros.cli import main as miles  # noqa: E402
+from miles_ros.ros.recording import Recorder  # noqa: E402
+from miles_ros.runtime.logs import convert_recording  # noqa: E402
+from policies.cards import load_card  # noqa: E402
+from policies.logs import add_mark, read_dataset, read_marks  # noqa: E402
+from tests.nodes.test_skill_node import make_graph  # noqa: E402
+from tests.runtime.skill_fixtures import shipped_reach  # noqa: E402
+
+OBS_TOLERANCE = 1e-5
+"""Largest difference allowed between a rebuilt observation and the executor's: the
+dataset stores float32 (about 1e-7 relative); the inputs are the very messages the
+executor used (the status names them by stamp)."""
+
+
+pytestmark = pytest.mark.skipif(shipped_reach() is None, reason="needs the shipped reach skill")
+
+
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory):
+    """(recording, final status, observations the executor's policy got) of one reach."""
+    library = shipped_reach().parent
+    path = tmp_path_factory.mktemp("logs") / "run.mcap"
+    graph = make_graph(library, {"timeout_scale": 4.0})
+    try:
+        recorder = graph.graph.add(Recorder(path, context=graph.context))
+        seen = []
+        policy = graph.nodes[2].skills.library.skills["reach"].policy
+        act = policy.act
+
+        def recording_act(obs):
+            seen.append(np.array(obs, dtype=np.float64))
+            return act(obs)
+
+        policy.act = recording_act
+        recorded = (interfaces.JOINT_STATES, interfaces.SCENE_OBJECTS)
+        graph.wait(lambda: all(recorder.counts[t] for t in recorded), what="recording")
+        skill_node = graph.nodes[2]
+        publishers = (graph.pub_request, skill_node.pub_status, skill_node.pub_command)
+        graph.wait(  # checked on every message: the recorder's readers matched, none lost
+            lambda: min(p.get_subscription_count() for p in publishers) >= 2,
+            what="the recorder subscribed to the request, status and command topics",
+        )
+        graph.request("r1", "reach", target="red_cube")
+        final = graph.final("r1")
+        graph.wait(
+            lambda: (
+                recorder.counts[interfaces.SKILL_STATUS]
+                >= len([s for s in graph.statuses if s["id"] == "r1"])
+            ),
+            what="every status recorded",
+        )
+    finally:
+        graph.close()
+    return path, final, np.stack(seen)
+
+
+def test_a_recorded_reach_request_converts_to_the_executors_episode(recorded, tmp_path):
+    path, final, executed = recorded
+    out = convert_recording(path, tmp_path / "run.npz", shipped_reach())
+    data = read_dataset(out)
+    assert data.header["skill"] == "reach" and len(data.episodes) == 1
+    episode = data.episodes[0]
+    assert (episode["id"], episode["state"]) == ("r1", final["state"])
+    assert episode["reason"] == final["reason"]
+    assert episode["return"] == pytest.approx(final[interfaces.SKILL_RETURN], abs=1e-6)
+    obs = data.arrays["obs"]
+    assert obs.shape == executed.shape, (obs.shape, executed.shape)
+    error = np.abs(obs - executed).max(axis=0)
+    print(f"rebuilt vs executor: max abs difference per field {np.round(error, 7)}")
+    assert float(error.max()) < OBS_TOLERANCE
+    assert np.isfinite(data.arrays["commands"]).all()
+
+    # an operator's bad mark turns the success into a failure in the dataset
+    marks = tmp_path / "feedback.jsonl"
+    add_mark(marks, "r1", "bad", note="hovered too low")
+    marked = read_dataset(out, read_marks(marks))
+    assert marked.episodes[0]["state"] == "failed"
+    assert "hovered too low" in marked.episodes[0]["reason"]
+
+
+def test_miles_train_from_logs_fine_tunes_a_new_version_from_the_recording(
+    recorded, tmp_path, capsys
+):
+    path, _, executed = recorded
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / path.name).write_bytes(path.read_bytes())
+    marks = tmp_path / "feedback.jsonl"
+    assert miles(["feedback", "r1", "bad", "--file", str(marks), "--no-memory"]) == 0
+    out = tmp_path / "reach_v2"
+    args = [
+        "train",
+        "reach",
+        "--from-logs",
+        str(logs),
+        "--out",
+        str(out),
+        "--feedback",
+        str(marks),
+    ]
+    fast = ["--gradient-steps", "20", "--restarts", "4", "--restart-horizon", "3"]
+    fast += ["--rehearsal-episodes", "1", "--eval-episodes", "1"]
+    assert miles(args + fast) == 0
+    assert (logs / "run.npz").exists()  # the dataset beside its recording
+    card, parent = load_card(out), load_card(shipped_reach())
+    assert card.version == parent.version + 1
+    tune = card.provenance["fine_tune"]
+    assert tune["logged_states"] == len(executed) == tune["failed_states"]  # marked bad
+    assert tune["restart_states"] == 4 * 3  # restarted near the (marked) failure's states
+    assert tune["command"].startswith("miles train reach --from-logs")
+    assert f"wrote {out}: reach version {card.version}" in capsys.readouterr().out
+    # another skill's active version refuses these logs before anything is written
+    other = tmp_path / "push_v2"
+    refused = ["train", "push", "--from-logs", str(logs), "--out", str(other)]
+    refused += ["--skill-dir", str(shipped_reach().parent / "push")]
+    assert miles(refused) == 2
+    assert "logs of skill 'reach', not 'push'" in capsys.readouterr().err
+    assert not other.exists()

@@ -1,0 +1,194 @@
+"""Fine-tuning from logs (policies/finetune.py, policies/logs.py), without ROS: the torch
+actor read back from an exported ONNX actor; logs of another skill or layout refused with
+the difference named; operator marks turning a logged success into a failure; a tiny
+fine-tune end to end producing a loadable card of the next version with its provenance."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+import torch
+
+from policies.cards import load_card, sha256_file
+from policies.finetune import (
+    RESTART_JOINT_NOISE,
+    FineTuneConfig,
+    FromLogsError,
+    fine_tune,
+    load_logged,
+    model_from_onnx,
+    rehearsal_states,
+    restart_states,
+)
+from policies.logs import (
+    MARKED_BAD_REASON,
+    add_mark,
+    dataset_header,
+    read_dataset,
+    read_marks,
+    write_dataset,
+)
+from policies.runtime import SkillPolicy
+from tests.runtime.skill_fixtures import shipped_reach
+
+pytestmark = pytest.mark.skipif(shipped_reach() is None, reason="needs the shipped reach skill")
+
+
+def synthetic_dataset(path, card, states: np.ndarray, outcomes: list[tuple[str, str, str]]):
+    """A dataset of ``card``'s skill whose episodes (request id, trace id, state) share
+    ``states`` evenly."""
+    parts = np.array_split(np.arange(len(states)), len(outcomes))
+    episodes = [
+        {
+            "id": rid,
+            "trace_id": trace,
+            "skill": card.name,
+            "params": {"target": "red_cube"},
+            "state": state,
+            "reason": "" if state == "succeeded" else "timeout after 4.0 s",
+            "return": -2.0,
+            "steps": len(part),
+        }
+        for (rid, trace, state), part in zip(outcomes, parts, strict=True)
+    ]
+    n = len(states)
+    arrays = {
+        "obs": states.astype(np.float32),
+        "actions": np.zeros((n, card.action_dim), np.float32),
+        "commands": np.zeros((n, 7), np.float32),
+        "object_pos": np.full((n, 3), np.nan, np.float32),
+        "truth_object_pos": np.full((n, 3), np.nan, np.float32),
+        "episode": np.concatenate([np.full(len(p), i, np.int32) for i, p in enumerate(parts)]),
+    }
+    return write_dataset(path, dataset_header(card, "synthetic", episodes), arrays)
+
+
+def reach_states(card, n: int, seed: int = 0) -> np.ndarray:
+    """Observations around the card's normalizer statistics (its training distribution)."""
+    model = model_from_onnx(card.directory)
+    rng = np.random.default_rng(seed)
+    mean = model.normalizer.mean.numpy()
+    std = np.sqrt(model.normalizer.var.numpy())
+    return (mean + std * rng.standard_normal((n, card.obs_dim))).astype(np.float32)
+
+
+def test_the_torch_actor_read_from_onnx_equals_the_onnx_actor():
+    card = load_card(shipped_reach())
+    model = model_from_onnx(card.directory)
+    obs = reach_states(card, 256)
+    with torch.no_grad():
+        ours = model.act_deterministic(torch.as_tensor(obs)).numpy()
+    theirs = SkillPolicy(card.directory).act(obs)
+    assert np.abs(ours - theirs).max() < 1e-5
+    assert np.abs(theirs).max() > 0.05  # the comparison saw non-trivial actions
+
+
+def test_logs_of_another_skill_or_layout_are_refused_naming_the_difference(tmp_path):
+    card = load_card(shipped_reach())
+    states = reach_states(card, 20)
+    good = synthetic_dataset(tmp_path / "ok.npz", card, states, [("r1", "t1", "succeeded")])
+    assert len(load_logged([good], card).obs) == 20
+
+    data = read_dataset(good)
+    other = dict(data.header, skill="push")
+    write_dataset(tmp_path / "push.npz", other, data.arrays)
+    with pytest.raises(FromLogsError, match="logs of skill 'push', not 'reach'"):
+        load_logged([tmp_path / "push.npz"], card)
+
+    layout = [dict(f) for f in data.header["observation_layout"]]
+    layout[1]["meaning"] = "joint velocities (deg/s)"
+    from policies.logs import layout_sha256
+
+    moved = dict(
+        data.header, observation_layout=layout, observation_layout_sha256=layout_sha256(layout)
+    )
+    write_dataset(tmp_path / "layout.npz", moved, data.arrays)
+    with pytest.raises(FromLogsError, match=r"another observation layout \(fields joint_vel\)"):
+        load_logged([tmp_path / "layout.npz"], card)
+
+    action = dict(data.header["action_layout"], mode="cartesian")
+    write_dataset(tmp_path / "action.npz", dict(data.header, action_layout=action), data.arrays)
+    with pytest.raises(FromLogsError, match="another action layout: mode differ"):
+        load_logged([tmp_path / "action.npz"], card)
+
+
+def test_operator_marks_change_the_datasets_outcomes(tmp_path):
+    card = load_card(shipped_reach())
+    path = synthetic_dataset(
+        tmp_path / "run.npz",
+        card,
+        reach_states(card, 30),
+        [("r1", "goal-a", "succeeded"), ("r2", "goal-b", "succeeded"), ("r3", "goal-b", "failed")],
+    )
+    marks = tmp_path / "feedback.jsonl"
+    add_mark(marks, "r1", "bad", "grazed the cube")
+    add_mark(marks, "goal-b", "good")
+    with pytest.raises(ValueError, match="good, bad"):
+        add_mark(marks, "r2", "meh")
+    entries = read_marks(marks)
+    assert [json.loads(line)["id"] for line in marks.read_text().splitlines()] == ["r1", "goal-b"]
+
+    plain, marked = read_dataset(path), read_dataset(path, entries)
+    assert [plain.failed(i) for i in range(3)] == [False, False, True]
+    assert [marked.failed(i) for i in range(3)] == [True, False, True]
+    assert marked.episodes[0]["reason"] == f"{MARKED_BAD_REASON}: grazed the cube"
+    assert marked.episodes[0]["logged_state"] == "succeeded"
+    assert [e.get("operator") for e in marked.episodes] == ["bad", "good", "good"]
+    assert load_logged([path], card, entries).failed.sum() == 20  # r1 and r3: 10 states each
+
+
+def test_a_tiny_fine_tune_writes_the_next_version_with_its_provenance(tmp_path):
+    card = load_card(shipped_reach())
+    path = synthetic_dataset(
+        tmp_path / "logs" / "run.npz",
+        card,
+        reach_states(card, 64),
+        [("r1", "t1", "failed"), ("r2", "t2", "succeeded")],
+    )
+    out = tmp_path / "reach_v2"
+    cfg = FineTuneConfig(
+        gradient_steps=30, restarts=8, restart_horizon=5, rehearsal_episodes=2, eval_episodes=2
+    )
+    new = fine_tune(card.directory, [path], out, cfg, command="miles train reach --from-logs x")
+    assert new.version == card.version + 1 and new.name == card.name
+    tune = new.provenance["fine_tune"]
+    assert tune["parent"]["version"] == card.version
+    assert tune["parent"]["actor_sha256"] == card.sha256["actor"]
+    assert tune["data"][0]["sha256"] == sha256_file(path) and tune["data"][0]["states"] == 64
+    assert tune["failed_states"] == 32 and tune["rehearsal_states"] > 0
+    assert (tune["restarts"], tune["restart_states"]) == (8, 40)
+    assert tune["command"] == "miles train reach --from-logs x"
+    assert new.evaluation["episodes"] == 2
+    assert new.observation == card.observation and new.action["scale"] == card.action["scale"]
+    policy = SkillPolicy(out)
+    assert policy.act(reach_states(card, 4)).shape == (4, card.action_dim)
+    with pytest.raises(FromLogsError, match="exists"):
+        fine_tune(card.directory, [path], out, cfg)
+
+
+@pytest.mark.parametrize("skill", ["reach", "push"])
+def test_restarts_begin_near_the_logged_states(skill):
+    """A restart's first observation: the arm within the restart noise of the logged
+    state's joints, the goal (and the cube) where they were logged."""
+    import sims
+
+    directory = shipped_reach().parent / skill
+    if not directory.exists():
+        pytest.skip(f"needs the shipped {skill} skill")
+    card = load_card(directory)
+    model = model_from_onnx(directory)
+    starts = rehearsal_states(model, card, 1)[::3][:6]
+    seen = restart_states(model, card, starts, horizon=3, exploration_std=0.1)
+    assert seen.shape == (3 * len(starts), card.obs_dim)
+    fields = sims.get_task(card.task).LAYOUT.slices
+    first = seen[: len(starts)]
+    moved = np.abs(first[:, fields["joint_pos"]] - starts[:, fields["joint_pos"]])
+    assert moved.max() <= RESTART_JOINT_NOISE + 1e-6 and moved.max() > 0
+    np.testing.assert_allclose(
+        first[:, fields["goal_pos"]], starts[:, fields["goal_pos"]], atol=1e-6
+    )
+    if "object_pos" in fields:
+        for name in ("object_pos", "object_yaw_sincos"):
+            np.testing.assert_allclose(first[:, fields[name]], starts[:, fields[name]], atol=1e-5)
