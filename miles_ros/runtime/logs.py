@@ -49,6 +49,7 @@ from miles_ros.runtime.library import RunnableSkill, load_skill
 from miles_ros.runtime.observation import (
     JointReading,
     ObjectPose,
+    decode_inputs,
     parse_joint_state,
     parse_objects,
     sim_state,
@@ -232,17 +233,11 @@ class RecordingEpisodes:
         inputs = status.get(SKILL_INPUTS)
         if inputs is None:
             return self.joints, self.objects
-        joints = JointReading(
-            np.asarray(inputs["q"], dtype=np.float64),
-            np.asarray(inputs["dq"], dtype=np.float64),
-            float(inputs["finger_width"]),
-            float(inputs["stamp"]),
-        )
+        joints, _, poses = decode_inputs(inputs)
         objects = dict(self.objects)
-        for key, name in (("object", goal.object_name), ("stack_on", goal.stack_on)):
-            if name is not None and key in inputs:
-                *position, yaw = inputs[key]
-                objects[name] = ObjectPose(np.asarray(position, dtype=np.float64), float(yaw))
+        for role, name in (("object", goal.object_name), ("stack_on", goal.stack_on)):
+            if name is not None and role in poses:
+                objects[name] = poses[role]
         return joints, objects
 
     def _observe(self, episode: _Episode, status: Mapping) -> dict | None:
@@ -251,7 +246,7 @@ class RecordingEpisodes:
         if joints is None:
             return None
         if "goal" in (status.get(SKILL_INPUTS) or {}):  # the executor's, resolved at its start
-            goal = replace(goal, goal_pos=np.asarray(status[SKILL_INPUTS]["goal"], dtype=float))
+            goal = replace(goal, goal_pos=decode_inputs(status[SKILL_INPUTS])[1])
         obj = truth = None
         if goal.object_name is not None:
             obj, truth = objects.get(goal.object_name), self.truth.get(goal.object_name)

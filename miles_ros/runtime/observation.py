@@ -139,3 +139,49 @@ def pose_refusal(
             age = now - stamps[name]
             return f"the pose of {name} is {age:.2f} s old (more than max_pose_age_s {max_age:g})"
     return ""
+
+
+INPUT_POSES = ("object", "stack_on")
+"""The roles of the cube poses a skill's observation reads, as keys of
+:func:`encode_inputs`' record: the cube it moves and the cube it stacks on."""
+
+
+def encode_inputs(
+    joints: JointReading, goal_pos: np.ndarray, poses: Mapping[str, ObjectPose | None]
+) -> dict:
+    """What one period's observation was built from, as the plain data of a ``running``
+    skill status (``inputs``, :data:`miles_ros.interfaces.SKILL_INPUTS`): the joint
+    reading, the resolved goal and the cube poses by role (:data:`INPUT_POSES`; a role
+    without a pose is left out). :func:`decode_inputs` reads it back exactly."""
+    out = {
+        "stamp": joints.stamp,
+        "q": joints.arm_pos.tolist(),
+        "dq": joints.arm_vel.tolist(),
+        "finger_width": joints.finger_width,
+        "goal": np.asarray(goal_pos, dtype=float).tolist(),
+    }
+    for role in INPUT_POSES:
+        pose = poses.get(role)
+        if pose is not None:
+            out[role] = [*pose.position.tolist(), pose.yaw]
+    return out
+
+
+def decode_inputs(
+    inputs: Mapping,
+) -> tuple[JointReading, np.ndarray | None, dict[str, ObjectPose]]:
+    """The joint reading, the goal (None when the record has none) and the cube poses by
+    role of an :func:`encode_inputs` record."""
+    joints = JointReading(
+        np.asarray(inputs["q"], dtype=np.float64),
+        np.asarray(inputs["dq"], dtype=np.float64),
+        float(inputs["finger_width"]),
+        float(inputs["stamp"]),
+    )
+    goal = np.asarray(inputs["goal"], dtype=np.float64) if "goal" in inputs else None
+    poses = {}
+    for role in INPUT_POSES:
+        if role in inputs:
+            *position, yaw = inputs[role]
+            poses[role] = ObjectPose(np.asarray(position, dtype=np.float64), float(yaw))
+    return joints, goal, poses

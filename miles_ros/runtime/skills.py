@@ -99,7 +99,13 @@ from miles_ros.runtime.library import (
     SkillLibrary,
     start_width,
 )
-from miles_ros.runtime.observation import JointReading, ObjectPose, pose_refusal, sim_state
+from miles_ros.runtime.observation import (
+    JointReading,
+    ObjectPose,
+    encode_inputs,
+    pose_refusal,
+    sim_state,
+)
 from miles_ros.runtime.rollout import Rollout
 from sims.control import FINGER_OPEN
 from sims.robots import panda
@@ -416,19 +422,9 @@ class SkillExecutor:
 
     def _inputs(self, run: Execution) -> dict:
         """What this period's observation was built from (:data:`SKILL_INPUTS`)."""
-        joints = self.joints
-        out = {
-            "stamp": joints.stamp,
-            "q": joints.arm_pos.tolist(),
-            "dq": joints.arm_vel.tolist(),
-            "finger_width": joints.finger_width,
-            "goal": run.goal.goal_pos.tolist(),
-        }
-        for key, name in (("object", run.goal.object_name), ("stack_on", run.goal.stack_on)):
-            pose = self.objects.get(name) if name is not None else None
-            if pose is not None:
-                out[key] = [*pose.position.tolist(), pose.yaw]
-        return out
+        names = {"object": run.goal.object_name, "stack_on": run.goal.stack_on}
+        poses = {role: self.objects.get(n) for role, n in names.items() if n is not None}
+        return encode_inputs(self.joints, run.goal.goal_pos, poses)
 
     def _stall_check(self, run: Execution, tcp, distance: float, now: float):
         """None while the skill progresses; else the restart's first period (home) or the

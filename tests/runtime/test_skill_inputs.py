@@ -5,10 +5,20 @@ lead-in's statuses carry none (no policy ran)."""
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
+from hypothesis import given
+from hypothesis import strategies as st
 
 from miles_ros.interfaces import SKILL_INPUTS
-from miles_ros.runtime.observation import JointReading, ObjectPose, sim_state
+from miles_ros.runtime.observation import (
+    JointReading,
+    ObjectPose,
+    decode_inputs,
+    encode_inputs,
+    sim_state,
+)
 from sims.robots import panda
 from tests.runtime.skill_fixtures import make_executor
 
@@ -41,3 +51,24 @@ def test_the_home_lead_in_carries_no_inputs(library_dir):
     ex.on_request({"id": "a", "skill": "reach", "params": {"target": "red_cube"}}, 0.0)
     (status,) = ex.tick(0.0).statuses
     assert status["phase"] == "home" and SKILL_INPUTS not in status
+
+
+@given(
+    q=st.lists(st.floats(-3, 3), min_size=7, max_size=7),
+    dq=st.lists(st.floats(-2, 2), min_size=7, max_size=7),
+    width=st.floats(0, 0.08),
+    stamp=st.floats(0, 1e6),
+    goal=st.lists(st.floats(-1, 1), min_size=3, max_size=3),
+    cube=st.none() | st.lists(st.floats(-1, 1), min_size=4, max_size=4),
+)
+def test_inputs_read_back_exactly_through_json(q, dq, width, stamp, goal, cube):
+    joints = JointReading(np.array(q), np.array(dq), width, stamp)
+    poses = {} if cube is None else {"object": ObjectPose(np.array(cube[:3]), cube[3])}
+    record = json.loads(json.dumps(encode_inputs(joints, np.array(goal), poses)))
+    back, back_goal, back_poses = decode_inputs(record)
+    assert np.array_equal(back.arm_pos, joints.arm_pos) and back.stamp == stamp
+    assert np.array_equal(back.arm_vel, joints.arm_vel) and back.finger_width == width
+    assert np.array_equal(back_goal, goal) and set(back_poses) == set(poses)
+    for role, pose in poses.items():
+        assert np.array_equal(back_poses[role].position, pose.position)
+        assert back_poses[role].yaw == pose.yaw
