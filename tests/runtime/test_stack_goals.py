@@ -72,7 +72,7 @@ def test_the_executor_state_of_a_stacking_call_uses_the_stack_success_rule():
 
 def test_the_card_schema_takes_pads_cubes_and_points_and_lists_its_variants():
     card = load_card("pick_place")
-    assert card.variants == ("pads", "stack")
+    assert card.variants == ("pads", "stack", "tower")
     assert card.parameters == parameter_schema("pick_place")
     assert card.param_errors({"object": "red_cube", "target": "blue_cube"}) == []
     assert card.param_errors({"object": "red_cube", "target": "left_pad"}) == []
