@@ -164,3 +164,27 @@ def test_a_fourth_level_on_a_full_tower_is_refused_by_the_validator_and_the_gram
     assert accepts(stack("green", "blue"), stack("red", "green"))
     assert not accepts(stack("green", "blue"), stack("red", "green"), stack("blue", "red"))
     assert not accepts(stack("green", "blue"), stack("red", "blue"))  # covered: name the top
+
+
+def test_eval_items_stand_their_cubes_where_the_goal_finds_them(world):
+    """``objects:`` in the eval sets replaces cube centres for that goal only."""
+    from types import SimpleNamespace
+
+    from miles_ros.agent.evaluation import goal_world, load_eval_goals, load_eval_refusals
+
+    holder = SimpleNamespace(world=world)
+    items = [i for i in [*load_eval_goals(), *load_eval_refusals()] if i["objects"]]
+    assert {i["category"] for i in items} == {"tower"}
+    for item in items:
+        where = goal_world(holder, item)
+        for name, position in item["objects"].items():
+            assert where.objects[name] == position
+        assert where is not world and world.objects == load_world_objects()
+    plain = next(i for i in load_eval_goals() if not i["objects"])
+    assert goal_world(holder, plain) is world
+
+
+def load_world_objects():
+    from miles_ros.agent.world import load_world
+
+    return load_world().objects
