@@ -33,9 +33,11 @@ none of their words in the training generator, plus no-motion goals; the feasibl
 above are the negatives and their unsupported goals count as goals to refuse);
 ``misses`` lists the refusal set's wrong answers under ``refusal_<mode>``.
 ``by_category``: the same per category of the sets (``category:`` in the YAML files:
-eval goals ``everyday`` (unnamed) and ``negation`` (a cube the goal forbids touching or
-moving, "every cube except ..."); refusal goals ``infeasible`` and ``nothing`` (unnamed),
-``negation`` (the only plan is forbidden) and ``repertoire`` (a verb no skill does)); for
+eval goals ``everyday`` (unnamed), ``negation`` (a cube the goal forbids touching or
+moving, "every cube except ...") and ``tower`` (cubes stacked up to three high); refusal
+goals ``infeasible`` and ``nothing`` (unnamed), ``negation`` (the only plan is forbidden),
+``repertoire`` (a verb no skill does) and ``tower`` (a fourth level)); a goal's
+``objects:`` stands cubes where it finds them (the planner's scene otherwise); for
 refusals, the goals answered right (refused or not, as labelled) out of the category's.
 ``--adapter DIR`` benches another adapter than the shipped one. ``--registry interface``
 uses only the skills declared in docs/interfaces.md (any scene name as target, no critics).

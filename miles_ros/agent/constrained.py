@@ -9,8 +9,9 @@ Skill names come from the registry, parameter names from each skill's schema (in
 order), values from the schema's enums narrowed to the scene's names, and for parameters
 whose schema accepts an array, ``[x, y, z]`` with numbers of the form
 ``-?0(.[0-9]{1,4})?`` (metres, base frame) inside the planning workspace box.
-A step never names the same thing twice (no cube moved onto itself), and a cube an
-earlier step lifted off the table or covered is never a later step's target. At most
+A step never names the same thing twice (no cube moved onto itself), a cube an earlier
+step left in the air, covered, or put at a tower's third level is never a later step's
+target, and a covered cube is never moved. At most
 ``max_steps`` steps. Every string the automaton accepts is schema-valid JSON by
 construction (tests check it over many seeds).
 
@@ -31,6 +32,7 @@ from dataclasses import dataclass
 from miles_ros.agent.registry import SkillRegistry
 from miles_ros.agent.world import WORKSPACE_MAX, WORKSPACE_MIN
 from miles_ros.runtime.goals import resting_on_table
+from sims.tasks.pick_place import TOWER_LEVELS
 
 _NUM_PREFIX = re.compile(r"^-?$|^-?0(\.[0-9]{0,4})?$")
 _NUM_FULL = re.compile(r"^-?0(\.[0-9]{1,4})?$")
@@ -102,11 +104,16 @@ class PlanGrammar:
     # -- the grammar as a program: yields slots, receives what was matched -----------------
     def _program(self) -> Generator[object, str, None]:
         yield Lit(self.prefix + '{"steps": [')
-        # Cubes an earlier step lifted off the table (moved to a point above it, or onto a
-        # cube) or covered (a cube put on them): never a target later in the plan, so a
-        # plan never stacks on a cube that is not resting free on the table
-        # (validate_plan's rule, miles_ros.runtime.goals.stack_target_error).
-        unstackable: set[str] = set()
+        # Cubes an earlier step left in the air, covered (a cube put on them: a plan names
+        # the top of a stack) or put at the third level are never a later step's target,
+        # and a covered cube is never its object (validate_plan's rules,
+        # miles_ros.runtime.goals.stack_target_error and covered_error).
+        in_air: set[str] = set()
+        under: dict[str, str] = {}  # cube -> the cube a step put it on
+
+        def level(cube: str) -> int:
+            return 1 + level(under[cube]) if cube in under else 1
+
         for n in range(self.max_steps):
             yield Lit('{"skill": "')
             name = (yield Choice(tuple(s + '"' for s in self.registry.names)))[:-1]
@@ -118,7 +125,11 @@ class PlanGrammar:
                 yield Lit(("" if i == 0 else ", ") + json.dumps(param) + ": ")
                 enums, array = skill.card.param_choices(param, self.names)
                 # one step never names the same thing twice (no cube onto itself)
-                banned = chosen | (unstackable if param == "target" else set())
+                covered = set(under.values())
+                banned = chosen | (covered if param == "object" else set())
+                if param == "target":
+                    full = {c for c in under if level(c) >= TOWER_LEVELS}
+                    banned |= in_air | covered | full
                 options = tuple(json.dumps(e) for e in enums if e not in banned) + (
                     ("[",) if array else ()
                 )
@@ -133,10 +144,12 @@ class PlanGrammar:
                     values[param] = point
             moved, target = values.get("object"), values.get("target", "")
             if isinstance(moved, str):
+                under.pop(moved, None)
+                in_air.discard(moved)
                 if isinstance(target, list) and not resting_on_table(target[2]):
-                    unstackable.add(moved)  # left in the air (or on a cube)
+                    in_air.add(moved)  # left in the air (or on a cube)
                 elif isinstance(target, str) and target in self.cubes:
-                    unstackable.update((moved, target))  # stacked, and covered
+                    under[moved] = target
             yield Lit("}}")
             if n == self.max_steps - 1:
                 yield Lit("]}")

@@ -42,12 +42,15 @@ GOAL_CATEGORY = "everyday"
 
 
 def load_eval_goals(path: str | Path | None = None) -> list[dict]:
-    """``[{"goal": str, "plan": [Step, ...], "category": str}, ...]``."""
+    """``[{"goal": str, "plan": [Step, ...], "category": str, "objects": {...}}, ...]``
+    (``objects``: cube centres by name that replace the planner's scene's for that goal,
+    e.g. a tower already standing; empty: the scene as it is)."""
     items = yaml.safe_load(Path(path or EVAL_GOALS).read_text())
     return [
         {
             "goal": it["goal"],
             "category": str(it.get("category", GOAL_CATEGORY)),
+            "objects": _objects(it),
             "plan": [
                 parse_step(s) if isinstance(s, str) else parse_step(" ".join(map(str, s)))
                 for s in it["plan"]
@@ -55,6 +58,19 @@ def load_eval_goals(path: str | Path | None = None) -> list[dict]:
         }
         for it in items
     ]
+
+
+def _objects(item: dict) -> dict[str, tuple[float, ...]]:
+    return {str(k): tuple(float(v) for v in p) for k, p in (item.get("objects") or {}).items()}
+
+
+def goal_world(planner, item: dict):
+    """The planner's world with the item's ``objects`` (cube centres) in place."""
+    if not item.get("objects"):
+        return planner.world
+    world = planner.world.copy()
+    world.objects.update(item["objects"])
+    return world
 
 
 def same_plan(a: list[Step], b: list[Step], tol: float = 1e-3) -> bool:
@@ -85,13 +101,14 @@ def evaluate_goals(planner, goals: list[dict], mode: str = "grounded") -> dict:
     latencies, correct, valid, misses, unsupported = [], 0, 0, [], []
     by_category: dict[str, dict] = {}
     for item in goals:
-        if validate_plan(item["plan"], planner.registry, planner.world):
+        world = goal_world(planner, item)
+        if validate_plan(item["plan"], planner.registry, world):
             # the expected plan is not expressible with these skills (e.g. a trained card
             # whose targets are pads only cannot stack): not counted
             unsupported.append(item["goal"])
             continue
         t0 = time.perf_counter()
-        plan = planner.plan(item["goal"], mode=mode, use_cache=False)
+        plan = planner.plan(item["goal"], world=world, mode=mode, use_cache=False)
         latencies.append(time.perf_counter() - t0)
         valid += plan.valid and not plan.fallback_used
         ok = plan.valid and not plan.fallback_used and same_plan(plan.steps, item["plan"])
@@ -132,13 +149,15 @@ def evaluate_goals(planner, goals: list[dict], mode: str = "grounded") -> dict:
 
 
 def load_eval_refusals(path: str | Path | None = None) -> list[dict]:
-    """``[{"goal": str, "refuse": bool, "category": str}, ...]`` (``refuse: false``: a
-    no-motion goal; category ``infeasible`` or ``nothing`` unless named)."""
+    """``[{"goal": str, "refuse": bool, "category": str, "objects": {...}}, ...]``
+    (``refuse: false``: a no-motion goal; category ``infeasible`` or ``nothing`` unless
+    named; ``objects`` as in :func:`load_eval_goals`)."""
     items = yaml.safe_load(Path(path or EVAL_REFUSALS).read_text())
     return [
         {
             "goal": str(it["goal"]),
             "refuse": bool(it["refuse"]),
+            "objects": _objects(it),
             "category": str(it.get("category", "infeasible" if it["refuse"] else "nothing")),
         }
         for it in items
@@ -155,19 +174,23 @@ def evaluate_refusals(
     not refused otherwise) out of its goals."""
     from miles_ros.agent.validation import validate_plan
 
-    labelled = [(r["goal"], r["refuse"], r.get("category", "infeasible")) for r in refusals] + [
+    labelled = [
+        (r["goal"], r["refuse"], r.get("category", "infeasible"), goal_world(planner, r))
+        for r in refusals
+    ] + [
         (
             g["goal"],
-            bool(validate_plan(g["plan"], planner.registry, planner.world)),
+            bool(validate_plan(g["plan"], planner.registry, goal_world(planner, g))),
             g.get("category", GOAL_CATEGORY),
+            goal_world(planner, g),
         )
         for g in goals
     ]
     tp = fp = fn = 0
     wrong: list[dict] = []
     by_category: dict[str, dict] = {}
-    for goal, refuse, category in labelled:
-        plan = planner.plan(goal, mode=mode, use_cache=False)
+    for goal, refuse, category, world in labelled:
+        plan = planner.plan(goal, world=world, mode=mode, use_cache=False)
         tally = by_category.setdefault(category, {"n": 0, "right": 0})
         tally["n"] += 1
         tally["right"] += plan.refused == refuse

@@ -32,7 +32,13 @@ import numpy as np
 import sims
 from miles_ros.agent.registry import Skill, SkillRegistry
 from miles_ros.agent.world import ON_TABLE_MAX_Z, World, in_workspace
-from miles_ros.runtime.goals import Goal, GoalError, goal_from_positions, stack_target_error
+from miles_ros.runtime.goals import (
+    Goal,
+    GoalError,
+    covered_error,
+    goal_from_positions,
+    stack_target_error,
+)
 from sims.robots import panda
 from sims.tasks.base import SimState
 
@@ -239,13 +245,18 @@ def build_observation(skill: Skill, params: dict, world: World) -> np.ndarray:
 
 
 def stacking_error(params: dict, world: World) -> str | None:
-    """Why a call putting its ``object`` on the cube named by ``target`` cannot run in
-    ``world`` (on itself; on a cube not resting on the table: held, or on another cube),
-    or None (no cube target, or it can)."""
+    """Why a call moving its ``object`` cannot run in ``world`` because of a stack: a
+    cube lies on the object, or the cube named by ``target`` cannot take it (on itself;
+    on a cube that is not resting; above a tower's third level), or None."""
     obj, target = params.get("object"), params.get("target")
-    if obj is None or not isinstance(target, str) or target not in world.objects:
+    if obj is None or obj not in world.objects:
         return None
-    return stack_target_error(obj, target, world.objects)
+    why = None
+    if isinstance(target, str) and target in world.objects:
+        why = stack_target_error(obj, target, world.objects)
+    if why is None and target != obj:
+        why = covered_error(obj, world.objects)
+    return why
 
 
 OUTSIDE_ENVELOPE = "is outside the skill's trained envelope"

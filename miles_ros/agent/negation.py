@@ -63,6 +63,7 @@ from miles_ros.agent.phrases import COLOR_WORDS, CUBE_NOUNS
 from miles_ros.agent.reading import GoalReading, read_goal, split_clauses
 from miles_ros.agent.references import Clarification, resolve_references
 from miles_ros.agent.registry import SkillRegistry
+from miles_ros.agent.towers import read_tower
 from miles_ros.agent.world import World
 
 TOUCH = "touch"
@@ -407,10 +408,15 @@ def read_in_scope(
     """The whole symbolic reading of ``goal``, in order: the prohibitions first ("all the
     cubes" is not a cube to ask about), then the phrases that pick a thing by position or
     colour, named (or refused, or asked about), then :func:`read_goal` on what is left.
+    Before them all, a tower in words becomes its stacking steps
+    (:func:`~miles_ros.agent.towers.read_tower`).
     Returns the text the model plans (the goal's positive part, references named; the
     goal itself when it only forbids or is refused), its reading, and the question back
     when the goal does not say which thing it means."""
-    scope = read_scope(goal, world)
+    tower = read_tower(goal, world)
+    if tower.refusal:
+        return goal, GoalReading(refusal=tower.refusal), None
+    scope = read_scope(tower.text, world)
     references = resolve_references(scope.text, world)
     if scope.refusal or scope.nothing:  # the goal's own words stay in the plan
         return goal, GoalReading(refusal=scope.refusal, nothing=not scope.refusal), None

@@ -15,8 +15,9 @@ import json
 import os
 from dataclasses import dataclass, field
 
+from miles_ros.runtime.goals import stack_top
 from sims.scene import load_scene
-from sims.tasks.pick_place import CUBE_SIZE
+from sims.tasks.pick_place import CUBE_REST_Z, stack_goal
 
 Vec3 = tuple[float, float, float]
 
@@ -103,11 +104,12 @@ class World:
                 obj, place = value(effect.get("object")), value(effect.get("place"))
                 if obj in self.objects and place is not None:
                     self.object_at[obj] = place
+                    if isinstance(place, str) and place in self.objects:  # the stack's top
+                        top = self.objects[stack_top(obj, place, self.objects)]
+                        self.objects[obj] = tuple(float(v) for v in stack_goal(top))
+                        continue
                     above = self.position_of(place)
-                    z = above[2] + (
-                        CUBE_SIZE if isinstance(place, str) and place in self.objects else 0.0
-                    )
-                    self.objects[obj] = (above[0], above[1], max(z, 0.02))
+                    self.objects[obj] = (above[0], above[1], max(above[2], CUBE_REST_Z))
             elif kind in ("arm_at", "gripper_at"):
                 self.arm_at = value(effect.get("target", effect.get("place", "home")))
 

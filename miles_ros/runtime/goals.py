@@ -6,12 +6,15 @@ cards' ``goal_mapping``), for the skill executor and the planner's grounding ali
 - push ``{object, target}``: the named cube; a pad -> its centre on the table at the
   cube's rest height; a 2- or 3-vector -> that table point (z ignored).
 - pick_place ``{object, target}``: the named cube; a pad -> resting on the pad (rest
-  height); another named cube -> the place pose on top of it (stacking, the task's
-  ``stack`` variant: :func:`sims.tasks.pick_place.stack_goal` of its centre; the goal
-  says which cube in ``stack_on``); a 3-vector -> that point (it may be in the air).
-  A cube cannot be stacked on itself, nor on a cube that is not resting on the table
-  (one that is held, or already on another cube: the stack variant was trained on
-  target cubes resting on the table), nor on one with another cube on top of it
+  height); another named cube -> the place pose on top of the stack that cube stands in
+  (stacking, the task's ``stack`` and ``tower`` variants:
+  :func:`sims.tasks.pick_place.stack_goal` of the top cube's centre; a cube with another
+  on it resolves to the top of its stack, :func:`stack_top`; the goal says which cube in
+  ``stack_on``); a 3-vector -> that point (it may be in the air).
+  A cube with another cube on it is not moved (:func:`covered_error`, push too). A cube
+  cannot be stacked on itself, nor on a cube that is not resting (held, or in the
+  air: :func:`tower_level`), nor on a cube it stands on, nor above the third level: a
+  tower is at most :data:`~sims.tasks.pick_place.TOWER_LEVELS` cubes high
   (:func:`stack_target_error`): :class:`GoalError` says so.
 
 :func:`resolve_goal` is the executor's entry: cubes at their live poses
@@ -37,10 +40,14 @@ __all__ = [
     "HOVER_HEIGHT",
     "Goal",
     "GoalError",
+    "covered_error",
     "goal_from_positions",
     "resolve_goal",
+    "rests_on",
     "stack_state",
     "stack_target_error",
+    "stack_top",
+    "tower_level",
 ]
 
 
@@ -57,8 +64,9 @@ class Goal:
     object_name: str | None
     """The cube the task manipulates (None for reach)."""
     stack_on: str | None = None
-    """pick_place stacking: the cube the object goes on top of (its pose moves the goal;
-    success is the task's stack rule, ``SimState.stack``); None otherwise."""
+    """pick_place stacking: the cube the object goes on top of, the top of the stack the
+    named target stands in (its pose moves the goal; success is the task's stack rule,
+    ``SimState.stack``); None otherwise."""
 
 
 def _named_position(
@@ -84,32 +92,110 @@ def _vector(value, sizes: tuple[int, ...]) -> np.ndarray:
     return v
 
 
+_ORDINALS = {1: "first", 2: "second", 3: "third"}
+
+
 def resting_on_table(z: float) -> bool:
-    """True where a cube centred at height ``z`` (m) rests on the table (not held, not on
-    another cube): the base a stack needs."""
-    return abs(float(z) - pick_place.CUBE_REST_Z) <= pick_place.STACK_Z_TOLERANCE
+    """True where a cube centred at height ``z`` (m) rests on the table (the first level)."""
+    return pick_place.cube_level(z) == 1
+
+
+def rests_on(upper: Sequence[float], lower: Sequence[float]) -> bool:
+    """True where a cube centred at ``upper`` lies on the cube centred at ``lower`` (m):
+    about one cube edge higher (within half an edge) and overlapping it in xy (centres
+    less than an edge apart)."""
+    offset = np.asarray(upper, dtype=np.float64) - np.asarray(lower, dtype=np.float64)
+    level = abs(offset[2] - pick_place.CUBE_SIZE) < pick_place.CUBE_SIZE / 2
+    return bool(level and np.hypot(offset[0], offset[1]) < pick_place.CUBE_SIZE)
+
+
+def _under(name: str, positions: Mapping[str, Sequence[float]]) -> str | None:
+    """The cube ``name`` lies on, or None."""
+    return next(
+        (n for n, p in positions.items() if n != name and rests_on(positions[name], p)), None
+    )
+
+
+def tower_level(name: str, positions: Mapping[str, Sequence[float]]) -> int | None:
+    """The level cube ``name`` rests at (1: on the table, 2: on one cube, 3: on two), or
+    None when it is not resting: held, in the air, or at a level's height with nothing
+    under it. Cube centres by name (m)."""
+    below: list[str] = []
+    current = name
+    while (level := pick_place.cube_level(positions[current][2])) != 1:
+        if level is None:
+            return None
+        current = _under(current, positions)
+        if current is None or current in below:
+            return None
+        below.append(current)
+    return len(below) + 1
+
+
+def stack_top(obj: str | None, target: str, positions: Mapping[str, Sequence[float]]) -> str:
+    """The top cube of the stack standing on ``target`` (``target`` itself when nothing
+    lies on it), leaving out ``obj``, the cube being moved."""
+    top, seen = target, {target}
+    while True:
+        above = next(
+            (
+                n
+                for n, p in positions.items()
+                if n not in seen and n != obj and rests_on(p, positions[top])
+            ),
+            None,
+        )
+        if above is None:
+            return top
+        top = above
+        seen.add(top)
+
+
+def covered_error(obj: str, positions: Mapping[str, Sequence[float]]) -> str | None:
+    """Why the cube ``obj`` cannot be moved given cube centres by name (m): another cube
+    lies on it (moving it would topple that one; the top of a stack moves first), or
+    None."""
+    above = next(
+        (n for n, p in positions.items() if n != obj and rests_on(p, positions[obj])), None
+    )
+    if above is None:
+        return None
+    return f"cannot move {obj}: {above} lies on top of it (a stack is taken apart from the top)"
 
 
 def stack_target_error(
     obj: str | None, target: str, positions: Mapping[str, Sequence[float]]
 ) -> str | None:
-    """Why ``obj`` cannot be stacked on the cube ``target`` given cube centres by name
-    (m), or None: not on itself, only on a cube resting on the table, and not on one that
-    already has another cube on top."""
+    """Why ``obj`` cannot be stacked on the cube ``target`` (on the top of the stack it
+    stands in, :func:`stack_top`) given cube centres by name (m), or None: not on itself,
+    not on a cube that is not resting (:func:`tower_level`), not on a cube standing on
+    ``obj``, and not above the third level (:data:`~sims.tasks.pick_place.TOWER_LEVELS`;
+    said first when both hold)."""
     if target == obj:
         return f"{obj} cannot be stacked on itself"
-    base = np.asarray(positions[target], dtype=np.float64)
-    if not resting_on_table(base[2]):
+    level = tower_level(target, positions)
+    if level is None:
+        z = float(positions[target][2])
         return (
-            f"cannot stack on {target}: it is not resting on the table (its centre is at z "
-            f"{base[2]:.3f} m: held in the gripper, or on another cube)"
+            f"cannot stack on {target}: it is not resting on the table or on a stack of cubes "
+            f"(its centre is at z {z:.3f} m: held in the gripper, or in the air)"
         )
-    top = pick_place.stack_goal(base)
-    for name, position in positions.items():
-        offset = np.asarray(position, dtype=np.float64) - top
-        on_top = np.hypot(offset[0], offset[1]) < pick_place.CUBE_SIZE
-        if name not in (obj, target) and on_top and abs(offset[2]) < pick_place.CUBE_SIZE / 2:
-            return f"cannot stack on {target}: {name} already lies on top of it"
+    top = stack_top(obj, target, positions)
+    top_level = tower_level(top, positions) or level
+    below, current = [], target
+    while (current := _under(current, positions)) is not None and current not in below:
+        below.append(current)
+    if top_level < pick_place.TOWER_LEVELS and obj in below:
+        return f"cannot stack {obj} on {target}: {target} stands on {obj}"
+    if top_level >= pick_place.TOWER_LEVELS:
+        where = "" if top == target else f" of the tower on {target}"
+        at = (
+            f"the {_ORDINALS[top_level]} level" if top_level in _ORDINALS else f"level {top_level}"
+        )
+        return (
+            f"a tower is at most {pick_place.TOWER_LEVELS} cubes high: {top} is already "
+            f"{at}{where}"
+        )
     return None
 
 
@@ -153,14 +239,18 @@ def goal_from_positions(
             raise GoalError(f"no pose received yet for {obj!r} (is the sim node running?)")
         known = ", ".join(dict.fromkeys([*expected, *objects]))
         raise GoalError(f"no cube named {obj!r}; known: {known}")
+    covered = covered_error(obj, objects)  # said after a stack target's own reason
     if isinstance(target, str) and task == "pick_place" and target in {*objects, *expected}:
         if target not in objects:
             raise GoalError(f"no pose received yet for {target!r} (is the sim node running?)")
-        why = stack_target_error(obj, target, objects)
+        why = stack_target_error(obj, target, objects) or covered
         if why:
             raise GoalError(why)
-        goal = pick_place.stack_goal(np.asarray(objects[target], dtype=np.float64))
-        return Goal(goal, obj, stack_on=target)
+        top = stack_top(obj, target, objects)
+        goal = pick_place.stack_goal(np.asarray(objects[top], dtype=np.float64))
+        return Goal(goal, obj, stack_on=top)
+    if covered:
+        raise GoalError(covered)
     if isinstance(target, str):
         if target not in places:
             raise GoalError(f"no pad named {target!r}; known: {', '.join(places)}")

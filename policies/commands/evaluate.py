@@ -40,7 +40,7 @@ def build_parser(prog: str = "miles eval") -> argparse.ArgumentParser:
         "--variant",
         default=None,
         help="evaluate only this episode variant of the task, one the skill card lists "
-        "(pick_place: pads, stack)",
+        "(pick_place: pads, stack, tower)",
     )
     p.add_argument(
         "--goal-distance",

@@ -218,6 +218,10 @@ class TaskConfig:
     cube to stack the carried cube on (:mod:`sims.tasks.pick_place`, variant ``stack``); the
     rest are the default ``pads`` episodes. Stacking needs cube-on-cube contact: PyBullet
     only (other backends raise)."""
+    stack_base_cubes: int = 1
+    """pick_place stacking episodes: the cubes standing under the place pose, the target
+    on top (1: variant ``stack``; 2: a tower, variant ``tower``, the carried cube at the
+    third level)."""
     goal_distance_range: tuple[float, float] = (0.0, 0.0)
     """push and pick_place: range (m) of the xy distance from the cube's start to the goal,
     uniform (their ``CONFIG`` sets the module's ``GOAL_DISTANCE_RANGE``; a training config

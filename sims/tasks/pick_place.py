@@ -33,6 +33,10 @@ Variants (:data:`VARIANTS`, per episode; ``TaskConfig.stack_fraction`` of them s
   Stacking needs real cube-on-cube contact: the PyBullet backend runs it; the numba
   kernels' contact model has one cube and a table, so other backends refuse
   ``stack_fraction > 0`` (:func:`check_backend`).
+- ``tower``: ``stack`` on the top cube of two already stacked (``stack_base_cubes`` 2): the
+  carried cube goes to the third level (:data:`TOWER_LEVELS`, the highest); success as
+  ``stack``, the goal at the third level's height above the top cube (:func:`tower_goal`:
+  a cube put on a knocked-over tower does not count). PyBullet only, as ``stack``.
 
 The observation is the same in both variants (a policy cannot tell a stacking goal from
 an air goal at the same height; one trained for stacking needs the air goals kept out of
@@ -120,8 +124,12 @@ CONTACT_MODEL = ContactModel(
 finger and the nominal values; the push settings were tried and left its training stuck at
 ~60%."""
 
-VARIANTS = ("pads", "stack")
-"""Episode variants: ``pads`` (a point on the table or in the air), ``stack`` (on a cube)."""
+VARIANTS = ("pads", "stack", "tower")
+"""Episode variants: ``pads`` (a point on the table or in the air), ``stack`` (on a cube),
+``tower`` (on the top cube of two already stacked: the third level)."""
+TOWER_LEVELS = 3
+"""The highest level a cube may be placed at: resting on the table is the first level, on
+one cube the second, on two cubes the third (:func:`level_height`, :func:`cube_level`)."""
 STACK_XY_TOLERANCE = 0.02
 """Stack success: largest xy distance (m) of the carried cube's centre from the goal."""
 STACK_Z_TOLERANCE = 0.01
@@ -175,9 +183,12 @@ def check_variant(variant: str) -> str:
 
 
 def variant_config(variant: str, cfg: TaskConfig = CONFIG) -> TaskConfig:
-    """``cfg`` running only ``variant`` episodes (``stack_fraction`` 0 or 1)."""
-    fraction = 1.0 if check_variant(variant) == "stack" else 0.0
-    return dataclasses.replace(cfg, stack_fraction=fraction)
+    """``cfg`` running only ``variant`` episodes: ``stack_fraction`` 0 (pads) or 1, on one
+    cube (stack) or on the top of two (tower: ``stack_base_cubes`` 2)."""
+    check_variant(variant)
+    fraction = 0.0 if variant == "pads" else 1.0
+    base_cubes = 2 if variant == "tower" else 1
+    return dataclasses.replace(cfg, stack_fraction=fraction, stack_base_cubes=base_cubes)
 
 
 def check_backend(task_name: str, cfg: TaskConfig, stacking_supported: bool, backend: str):
@@ -186,15 +197,38 @@ def check_backend(task_name: str, cfg: TaskConfig, stacking_supported: bool, bac
     fraction = cfg.stack_fraction
     if not (isinstance(fraction, (int, float)) and 0.0 <= fraction <= 1.0):
         raise ValueError(f"stack_fraction must be a number in [0, 1], got {fraction!r}")
+    base_cubes = cfg.stack_base_cubes
+    if not (isinstance(base_cubes, int) and 1 <= base_cubes <= TOWER_LEVELS - 1):
+        raise ValueError(
+            f"stack_base_cubes must be an integer in [1, {TOWER_LEVELS - 1}] (a tower is at "
+            f"most {TOWER_LEVELS} cubes high), got {base_cubes!r}"
+        )
     if fraction == 0:
         return
     if task_name != CONFIG.name:
         raise ValueError(f"stack_fraction is a pick_place option; task {task_name!r} has none")
     if not stacking_supported:
+        what = "tower episodes (variant tower)" if base_cubes > 1 else "stacking episodes"
         raise ValueError(
-            f"stacking episodes (stack_fraction {fraction}) run on the pybullet backend only, "
+            f"{what} (stack_fraction {fraction}) run on the pybullet backend only, "
             f"not {backend!r}: its contact model has one cube and a table"
         )
+
+
+def level_height(level: int) -> float:
+    """Height (m) of the centre of a cube resting at ``level`` (1: on the table)."""
+    return CUBE_REST_Z + (level - 1) * CUBE_SIZE
+
+
+def cube_level(z: float) -> int | None:
+    """The level (1: on the table, 2: on one cube, ...) whose resting height a cube centred
+    at ``z`` (m) is within ``STACK_Z_TOLERANCE`` of, or None (in the air, or below the
+    table). Height alone: a cube held at a level's height reads as that level (what stands
+    under it decides whether it rests there)."""
+    level = round((float(z) - CUBE_REST_Z) / CUBE_SIZE) + 1
+    if level < 1 or abs(float(z) - level_height(level)) > STACK_Z_TOLERANCE:
+        return None
+    return level
 
 
 def stack_goal(target_pos: np.ndarray) -> np.ndarray:
@@ -204,19 +238,32 @@ def stack_goal(target_pos: np.ndarray) -> np.ndarray:
     return goal
 
 
+def tower_goal(target_pos: np.ndarray, base_cubes: int) -> np.ndarray:
+    """The place pose [..., 3] of a tower episode (``base_cubes`` > 1) on target cubes
+    [..., 3]: above the target in xy, at the height of the level the tower builds
+    (``base_cubes + 1``) whatever the target's height, so a cube put on the top of a
+    knocked-over tower is not on the goal. ``base_cubes`` 1: :func:`stack_goal`."""
+    if base_cubes <= 1:
+        return stack_goal(target_pos)
+    goal = np.array(target_pos, dtype=np.float64)
+    goal[..., 2] = level_height(base_cubes + 1)
+    return goal
+
+
 def sample_stack(
     rng: np.random.Generator, n: int, cfg: TaskConfig, goal: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Stacking episodes [n] bool (``cfg.stack_fraction`` of them), target cube centres
-    [n, 3] (resting on the table at the goals' xy; ``PARKED_TARGET`` in pads episodes) and
-    the goals [n, 3] (the place pose on the target cube where stacking). Draws nothing
-    when ``stack_fraction`` is 0, so pads-only episode sets are unchanged."""
+    [n, 3] (at the goals' xy, the top of a stack of ``cfg.stack_base_cubes`` cubes: resting
+    on the table, or on the cubes a backend puts under it; ``PARKED_TARGET`` in pads
+    episodes) and the goals [n, 3] (the place pose on the target cube where stacking).
+    Draws nothing when ``stack_fraction`` is 0, so pads-only episode sets are unchanged."""
     stack = np.zeros(n, dtype=bool)
     if cfg.stack_fraction > 0:
         stack = rng.uniform(size=n) < cfg.stack_fraction
     target = np.broadcast_to(PARKED_TARGET, (n, 3)).copy()
     target[stack, :2] = goal[stack, :2]
-    target[stack, 2] = CUBE_REST_Z
+    target[stack, 2] = level_height(cfg.stack_base_cubes)
     goal = np.array(goal, dtype=np.float64)
     goal[stack] = stack_goal(target[stack])
     return stack, target, goal

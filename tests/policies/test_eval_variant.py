@@ -25,7 +25,7 @@ def no_work(monkeypatch):
 @pytest.mark.parametrize(
     "skill,variant,words",
     [
-        ("pick_place", "tower", ["does not list variant 'tower'", "pads, stack"]),
+        ("pick_place", "spiral", ["does not list variant 'spiral'", "pads, stack, tower"]),
         ("reach", "stack", ["reach's card does not list variant 'stack'", "none"]),
         ("push", "pads", ["push's card does not list"]),
     ],
@@ -45,8 +45,11 @@ def test_variant_config_sets_the_episode_mix_or_names_the_task_variants():
     assert stack.stack_fraction == 1.0 and stack.episode_steps == pick_place.CONFIG.episode_steps
     longer = dataclasses.replace(pick_place.CONFIG, episode_steps=300)
     assert variant_config("pick_place", "pads", longer) == longer  # keeps the given config
-    with pytest.raises(ValueError, match="its variants: pads, stack"):
-        variant_config("pick_place", "tower")
+    tower = variant_config("pick_place", "tower")
+    assert tower.stack_fraction == 1.0 and tower.stack_base_cubes == 2
+    assert stack.stack_base_cubes == 1
+    with pytest.raises(ValueError, match="its variants: pads, stack, tower"):
+        variant_config("pick_place", "spiral")
     with pytest.raises(ValueError, match="task push has no episode variant 'stack' .it has none"):
         variant_config("push", "stack")
 

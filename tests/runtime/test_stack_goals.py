@@ -35,13 +35,18 @@ def test_stacking_on_itself_or_on_a_cube_not_resting_on_the_table_is_an_error():
     held = dict(LIVE, blue_cube=ObjectPose(np.array([0.45, 0.1, 0.18]), 0.0))
     with pytest.raises(GoalError, match="not resting on the table.*held"):
         resolve_goal("pick_place", {"object": "red_cube", "target": "blue_cube"}, SCENE, held)
-    stacked = dict(LIVE, blue_cube=ObjectPose(np.array([0.45, 0.1, 0.06]), 0.0))
-    with pytest.raises(GoalError, match="on another cube"):
-        resolve_goal("pick_place", {"object": "red_cube", "target": "blue_cube"}, SCENE, stacked)
+    # at the second level's height with nothing under it: held there
+    floating = dict(LIVE, blue_cube=ObjectPose(np.array([0.45, 0.1, 0.06]), 0.0))
+    with pytest.raises(GoalError, match="not resting on the table or on a stack"):
+        resolve_goal("pick_place", {"object": "red_cube", "target": "blue_cube"}, SCENE, floating)
+    # a cube with another on it: the goal is on the top of that stack (a tower)
     top = LIVE["blue_cube"].position + [0.005, 0.0, pick_place.CUBE_SIZE]
     occupied = dict(LIVE, green_cube=ObjectPose(top, 0.0))
-    with pytest.raises(GoalError, match="green_cube already lies on top of it"):
-        resolve_goal("pick_place", {"object": "red_cube", "target": "blue_cube"}, SCENE, occupied)
+    goal = resolve_goal(
+        "pick_place", {"object": "red_cube", "target": "blue_cube"}, SCENE, occupied
+    )
+    np.testing.assert_allclose(goal.goal_pos, pick_place.stack_goal(top))
+    assert goal.stack_on == "green_cube"
     # the cube being moved may itself be the one on top (put back in place)
     goal = resolve_goal(
         "pick_place", {"object": "green_cube", "target": "blue_cube"}, SCENE, occupied
@@ -72,7 +77,7 @@ def test_the_executor_state_of_a_stacking_call_uses_the_stack_success_rule():
 
 def test_the_card_schema_takes_pads_cubes_and_points_and_lists_its_variants():
     card = load_card("pick_place")
-    assert card.variants == ("pads", "stack")
+    assert card.variants == ("pads", "stack", "tower")
     assert card.parameters == parameter_schema("pick_place")
     assert card.param_errors({"object": "red_cube", "target": "blue_cube"}) == []
     assert card.param_errors({"object": "red_cube", "target": "left_pad"}) == []

@@ -49,7 +49,7 @@ def scripted_stack(env, offset=(0.0, 0.0, 0.0), release=True, steps=160):
             | ((phase == 1) & near(s.tcp_pos, s.object_pos, 0.006))
             | ((phase == 2) & (count > 8))
             | ((phase == 3) & (s.tcp_pos[:, 2] > place[:, 2] + APPROACH - 0.01))
-            | ((phase == 4) & near(s.tcp_pos, above_goal, 0.01))
+            | ((phase == 4) & near(s.object_pos, above_goal, 0.01))
             | ((phase == 5) & near(s.object_pos[:, :2], place[:, :2], 0.006) & on_target)
         )
         phase[advance] += 1
@@ -145,5 +145,5 @@ def test_pads_only_episodes_are_unchanged_and_bad_fractions_are_errors():
             make_pybullet_env(pick_place, 1, cfg, num_workers=0)
     with pytest.raises(ValueError, match="pybullet backend only"):
         sims.make_env("pick_place", "numba", 2, config=stack_config())
-    with pytest.raises(ValueError, match="unknown pick_place variant 'tower'"):
-        pick_place.variant_config("tower")
+    with pytest.raises(ValueError, match="unknown pick_place variant 'spiral'"):
+        pick_place.variant_config("spiral")

@@ -32,7 +32,8 @@ pick_place stacking episodes (``cfg.stack_fraction`` > 0, variant ``stack`` of
 episode's goal lies in a stacking episode and parked below the table otherwise; the
 goal of a stacking episode follows the measured target cube
 (:func:`~sims.tasks.pick_place.stack_goal`) and ``state.stack`` marks those episodes.
-Without stacking the worlds hold exactly the bodies they always held.
+Tower episodes (``cfg.stack_base_cubes`` 2, variant ``tower``) also hold the cube under
+the target cube. Without stacking the worlds hold exactly the bodies they always held.
 
 ``motor_filters`` (one per env, in-process only) put a controller between each period's
 targets and the motors: ``f(substep, state_row, arm, finger) -> (arm, finger)`` every
@@ -157,7 +158,8 @@ class PyBulletEnv(HostPhysicsEnv):
             scene_objects=scene_objects,
         )
         if self._stacking:
-            spec = dataclasses.replace(spec, target_cube=True)
+            under = cfg.stack_base_cubes - 1  # a tower: cubes under the target cube
+            spec = dataclasses.replace(spec, target_cube=True, cubes_under_target=under)
         if goal_cube:
             spec = dataclasses.replace(spec, goal_cube=True)
         if cfg.has_object and cfg.randomization.cube_size is not None:
@@ -229,11 +231,13 @@ class PyBulletEnv(HostPhysicsEnv):
 
     # --- internals ---------------------------------------------------------------------
     def _follow_targets(self, states: np.ndarray, ids: np.ndarray) -> None:
-        """Stacking episodes among ``ids``: the goal on top of the measured target cube."""
+        """Stacking episodes among ``ids``: the goal on top of the measured target cube (a
+        tower's at the level it builds, :func:`~sims.tasks.pick_place.tower_goal`)."""
         stack = self._state.stack[ids]
         if stack.any():
             target = states[stack, STATE_TARGET_POS : STATE_TARGET_POS + 3]
-            self._state.goal_pos[ids[stack]] = pick_place.stack_goal(target)
+            goal = pick_place.tower_goal(target, self.cfg.stack_base_cubes)
+            self._state.goal_pos[ids[stack]] = goal
 
     def _check_index(self, env_index) -> None:
         if not isinstance(env_index, (int, np.integer)) or not 0 <= env_index < self.num_envs:

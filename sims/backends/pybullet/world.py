@@ -9,10 +9,11 @@ State row layout (float64, ``STATE_DIM``): joint positions (7), joint velocities
 finger width (1), cube centre (3), cube yaw (1), target cube centre (3; zeros without one).
 Reset row layout (float64, ``RESET_DIM``): joint positions (7), finger position per
 finger (1), cube centre (3), cube yaw (1), goal (3), cube mass (1), table friction (1),
-target cube centre (3: pick_place stacking episodes; ``z < 0``: parked below the table,
-static), cube edge (1: which of ``WorldSpec.cube_sizes`` to use; 0: the one cube), finger
-pads' friction coefficient (1; 0: as built), cube contact stiffness (1, N/m; 0: rigid).
-The ``STATE_*`` and ``RESET_*`` offsets below name these columns. About 460 lines:
+target cube centre (3: pick_place stacking episodes, the top of the stack; ``z < 0``:
+parked below the table, static, with the cubes under it), cube edge (1: which of
+``WorldSpec.cube_sizes`` to use; 0: the one cube), finger pads' friction coefficient
+(1; 0: as built), cube contact stiffness (1, N/m; 0: rigid).
+The ``STATE_*`` and ``RESET_*`` offsets below name these columns. About 480 lines:
 one world's bodies, resets and stepping, kept whole for the worker that imports it.
 """
 
@@ -109,6 +110,12 @@ class WorldSpec:
     default: worlds without stacking hold exactly the bodies they always held)."""
     target_cube_color: tuple[float, float, float, float] = (0.15, 0.30, 0.85, 1.0)
     """Target cube RGBA."""
+    cubes_under_target: int = 0
+    """With ``target_cube``: dynamic cubes stacked under the target cube (a tower, variant
+    ``tower``: 1), each one cube edge below the one above, where the target's height leaves
+    room (parked below the table, static, otherwise)."""
+    under_cube_color: tuple[float, float, float, float] = (0.15, 0.70, 0.20, 1.0)
+    """RGBA of the cubes under the target cube."""
     goal_cube: bool = False
     """Also show a visual-only cube (``cube_color``, ``cube_size``) resting on the table
     under the goal: a reach target a camera can see (skill_node's reach to a named cube
@@ -199,8 +206,13 @@ class BulletWorld:
         elif spec.has_object:
             self.cube = self._make_cube((0.45, 0.0, spec.cube_size / 2), spec.cube_color)
         self.target = -1
+        self.under_target: list[int] = []
         if spec.target_cube:
             self.target = self._make_cube((0.0, 0.0, -1.0), spec.target_cube_color)
+            self.under_target = [
+                self._make_cube((0.2 * (k + 1), 0.0, -1.0), spec.under_cube_color)
+                for k in range(spec.cubes_under_target)
+            ]
         self.goal_marker = self._visual_body(
             spec.goal_color, (0.45, 0.0, 0.2), shapeType=p.GEOM_SPHERE, radius=GOAL_MARKER_RADIUS
         )
@@ -216,6 +228,7 @@ class BulletWorld:
         self.decor: dict[str, int] = {}
         self._free_bodies: list[int] = [b for b in (self.cube, self.target) if b >= 0]
         self._free_bodies += [b for b in self._sized_cubes.values() if b != self.cube]
+        self._free_bodies += self.under_target
         for name, position, color in spec.decor_cubes:
             self.decor[name] = self._make_cube(position, color)
             self._free_bodies.append(self.decor[name])
@@ -342,15 +355,22 @@ class BulletWorld:
 
     def _place_target(self, row: np.ndarray) -> None:
         """The target cube where the reset row puts it: resting (dynamic, the cube's mass),
-        or parked below the table as a static body (``z < 0``: a pads episode)."""
-        cid, body = self.client, self.target
+        or parked below the table as a static body (``z < 0``: a pads episode); the cubes
+        under it (a tower) each one edge lower, where that is above the table, else
+        parked."""
+        cid = self.client
         x, y, z = (float(v) for v in row[RESET_TARGET_POS])
-        mass = float(row[RESET_CUBE_MASS]) if z >= 0 else 0.0
-        p.changeDynamics(body, -1, mass=mass, physicsClientId=cid)
-        p.resetBasePositionAndOrientation(
-            body, [x, y, z], [0.0, 0.0, 0.0, 1.0], physicsClientId=cid
-        )
-        p.resetBaseVelocity(body, [0.0, 0.0, 0.0], [0.0, 0.0, 0.0], physicsClientId=cid)
+        edge = self.spec.cube_size
+        for k, body in enumerate([self.target, *self.under_target]):
+            height = z - k * edge
+            resting = z >= 0 and height > 0
+            where = [x, y, height] if resting else [0.2 * k, 0.0, -1.0]
+            mass = float(row[RESET_CUBE_MASS]) if resting else 0.0
+            p.changeDynamics(body, -1, mass=mass, physicsClientId=cid)
+            p.resetBasePositionAndOrientation(
+                body, where, [0.0, 0.0, 0.0, 1.0], physicsClientId=cid
+            )
+            p.resetBaseVelocity(body, [0.0, 0.0, 0.0], [0.0, 0.0, 0.0], physicsClientId=cid)
 
     def set_goal(self, goal) -> None:
         """Move the (visual-only) goal marker, and the goal cube under it where there is one."""

@@ -1,0 +1,177 @@
+"""Towers: goals that ask for several cubes stacked one on another, said as a tower.
+
+:func:`read_tower` runs first on a goal (before the prohibitions and the referring
+phrases) and turns a tower in words into the stacking steps the model was trained on, one
+pair a clause, bottom first:
+
+- "stack all three cubes", "stack the cubes on top of each other", "build a tower of
+  (all) the cubes", "put the cubes in a tower": the planner chooses the order and says it
+  in the text it plans ("stack all three cubes" -> "put the blue cube on the green cube,
+  then put the red cube on the blue cube" in the default scene). A tower already standing
+  in the world is built on (its cubes keep their order); otherwise the base is the cube
+  closest to the others (the shortest carries), and each next cube the nearest of those
+  left to the one below it;
+- "build a tower: blue, then green, then red on top", "a tower with blue at the bottom,
+  then green, then red", "... from the top: red, green, blue": the cubes in the order the
+  goal names them (bottom first, or top first when it says "from the top" / "top to
+  bottom").
+
+A tower of more cubes than :data:`~sims.tasks.pick_place.TOWER_LEVELS` is refused with
+the reason. Everything else about a stack (a named cube that has cubes on it means the
+top of its stack; a fourth level; a cube that is held) is the goal resolver's rule
+(:func:`miles_ros.runtime.goals.stack_target_error`), which the reading and the validator
+apply to every step against the planner's world. Goals that name each pair ("put green on
+blue and red on green") need no rewriting: the model plans them as they are.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+from miles_ros.agent.phrases import COLOR_WORDS, CUBE_NOUNS
+from miles_ros.agent.world import World
+from miles_ros.runtime.goals import rests_on, tower_level
+from sims.tasks.pick_place import TOWER_LEVELS
+
+_NOUNS = "|".join(CUBE_NOUNS)
+_ALL = (
+    rf"(?:(?:all\s+(?:of\s+)?)?(?:the\s+)?(?:three\s+|3\s+)?(?:{_NOUNS}|one)s\b"
+    rf"|(?:every|each)\s+(?:{_NOUNS})\b)"
+)
+"""All the cubes: "all three cubes", "all the blocks", "the cubes", "every cube"."""
+_ANY_ORDER = [
+    rf"\b(?:stack|pile)\s+(?:up\s+)?{_ALL}(?:\s+(?:up|together))?"
+    rf"(?:\s+(?:on\s+(?:top\s+of\s+)?(?:each\s+other|one\s+another)|into\s+(?:a|one)\s+"
+    rf"(?:tower|stack|pile))|(?=\s*(?:$|[,.;!?]|\b(?:and|then)\b)))",
+    rf"\b(?:build|make|form|stack|put|arrange)\s+(?:up\s+)?(?:a|one)\s+(?:tower|stack|pile)\s+"
+    rf"(?:of|from|with|out\s+of|using)\s+{_ALL}",
+    rf"\b(?:put|place|arrange|set)\s+{_ALL}\s+(?:in|into)\s+(?:a|one)\s+(?:tower|stack|pile)",
+    rf"\b(?:put|place|stack|set)\s+{_ALL}\s+on\s+(?:top\s+of\s+)?(?:each\s+other|one\s+another)",
+]
+"""A tower of all the cubes, the order left to the planner."""
+_ORDERED = re.compile(
+    r"\b(?:build|make|form|stack|erect)\s+(?:up\s+)?(?:a|one|the)\s+(?:tower|stack|pile)\b"
+    r"(?P<rest>.*)",
+    re.I | re.S,
+)
+"""A tower whose cubes follow in the goal's words."""
+_TOP_FIRST = re.compile(
+    r"\bfrom\s+the\s+top\b|\btop\s+(?:to|down\s+to)\s+(?:the\s+)?bottom\b", re.I
+)
+
+
+@dataclass(frozen=True)
+class TowerReading:
+    """What :func:`read_tower` found."""
+
+    text: str
+    """The goal the model plans: the tower as stacking steps, bottom first (the goal
+    itself when it asks for no tower)."""
+    order: tuple[str, ...] = ()
+    """The tower's cubes, bottom first (empty: no tower asked for)."""
+    refusal: str | None = None
+    """Why the tower cannot be built (None: it can, or no tower)."""
+
+
+def read_tower(goal: str, world: World) -> TowerReading:
+    """``goal``'s tower in ``world``, rewritten as stacking steps (see the module)."""
+    words = _cube_words(world)
+    for pattern in _ANY_ORDER:
+        match = re.search(pattern, goal, re.I)
+        if match:
+            order = chosen_order(world)
+            return _rewritten(goal, match.start(), match.end(), order)
+    ordered = _ORDERED.search(goal)
+    if ordered:
+        rest = ordered.group("rest")
+        end = re.search(r"(?:\.\s|;|\bthen\s+(?:go|return|move\s+home|head)\b)", rest, re.I)
+        listed = rest[: end.start()] if end else rest
+        order = _named(listed, words)
+        if len(order) >= 2:
+            if _TOP_FIRST.search(listed):
+                order.reverse()
+            cut = ordered.end("rest") - len(rest) + len(listed)
+            return _rewritten(goal, ordered.start(), cut, tuple(order))
+    return TowerReading(goal)
+
+
+def chosen_order(world: World) -> tuple[str, ...]:
+    """The planner's order for a tower of all the world's cubes, bottom first: on the
+    highest tower already standing (its order kept), else on the cube closest to the
+    others; then each next cube the nearest to the one below it."""
+    cubes = list(world.objects)
+    standing = _standing_towers(world)
+    if standing:
+        order = max(standing, key=len)
+    else:
+        base = min(cubes, key=lambda c: sum(_xy_distance(world, c, o) for o in cubes))
+        order = [base]
+    left = [c for c in cubes if c not in order]
+    while left:
+        nearest = min(left, key=lambda c: _xy_distance(world, order[-1], c))
+        order.append(nearest)
+        left.remove(nearest)
+    return tuple(order)
+
+
+def _standing_towers(world: World) -> list[list[str]]:
+    """Stacks of two cubes or more standing in ``world``, bottom first."""
+    towers = []
+    for cube in world.objects:
+        if tower_level(cube, world.objects) != 1:
+            continue
+        order = [cube]
+        while above := [
+            c
+            for c in world.objects
+            if c not in order and rests_on(world.objects[c], world.objects[order[-1]])
+        ]:
+            order.append(above[0])
+        if len(order) >= 2:
+            towers.append(order)
+    return towers
+
+
+def _xy_distance(world: World, a: str, b: str) -> float:
+    pa, pb = world.objects[a], world.objects[b]
+    return math.hypot(pa[0] - pb[0], pa[1] - pb[1])
+
+
+def _rewritten(goal: str, start: int, end: int, order: tuple[str, ...]) -> TowerReading:
+    if len(order) > TOWER_LEVELS:
+        return TowerReading(
+            goal,
+            order,
+            f"a tower is at most {TOWER_LEVELS} cubes high: the goal asks for "
+            f"{len(order)} ({', '.join(order)})",
+        )
+    steps = ", then ".join(
+        f"put the {_said(upper)} on the {_said(lower)}"
+        for lower, upper in zip(order, order[1:], strict=False)
+    )
+    before, after = goal[:start], goal[end:]
+    after = re.sub(r"^\s*(?:on\s+top|at\s+the\s+top)\b", "", after, flags=re.I)
+    text = re.sub(r"\s+([,.;:!?])", r"\1", " ".join(f"{before} {steps} {after}".split()))
+    return TowerReading(text, order)
+
+
+def _said(name: str) -> str:
+    return name.replace("_", " ")
+
+
+def _cube_words(world: World) -> dict[str, str]:
+    """Words naming each cube of ``world``: its name, its colour and the colour's synonyms."""
+    words: dict[str, str] = {}
+    for name in world.objects:
+        head = name.split("_")[0]
+        for word in (name, head, *COLOR_WORDS.get(head, [])):
+            words.setdefault(word.lower(), name)
+    return words
+
+
+def _named(text: str, words: dict[str, str]) -> list[str]:
+    """The cubes ``text`` names, in order; a cube named twice counts twice (a tower cannot
+    hold it twice: the validator refuses the plan)."""
+    return [words[w] for w in re.findall(r"[a-z_]+", text.lower()) if w in words]
