@@ -377,8 +377,9 @@ def refresh_robustness(skill: str | Path) -> Path:
 
 
 def record_evidence(skill: str | Path, kind: str, entry: dict[str, Any]) -> Path:
-    """Set ``evidence.<kind>`` (``pybullet``, ``supervised`` or ``isaac``, each possibly with
-    ``_VARIANT`` for one episode variant, e.g. ``supervised_stack``) of an exported card."""
+    """Set ``evidence.<kind>`` (``pybullet``, ``supervised``, ``perceived`` or ``isaac``, each
+    possibly with ``_VARIANT`` for one episode variant, e.g. ``supervised_stack``) of an
+    exported card."""
     evidence = dict(load_card(skill).data.get("evidence") or {})
     evidence[kind] = dict(entry)
     return set_card_block(skill, "evidence", evidence, after="evaluation")

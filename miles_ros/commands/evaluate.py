@@ -225,6 +225,7 @@ def _record(args, task: str, result, extra: dict) -> None:
     from policies.card_content import record_evidence
     from policies.provenance import git_commit
 
+    _perception_summary(args, task, result, extra)
     kind = evidence_kind(args)
     entry = {
         "backend": result.backend,
@@ -247,11 +248,15 @@ def _record(args, task: str, result, extra: dict) -> None:
 
 def evidence_kind(args) -> str | None:
     """The card's evidence entry an evaluation fills: ``pybullet``, ``supervised`` (behind the
-    supervisor, PyBullet) or ``isaac`` (Newton, the cross-check engine), with ``_VARIANT``
+    supervisor, PyBullet), ``perceived`` (behind the supervisor on the cube poses perception
+    finds, ``--perception``) or ``isaac`` (Newton, the cross-check engine), with ``_VARIANT``
     appended for one episode variant (``--variant stack``: ``supervised_stack``); None for
     other backends."""
     if args.backend == "pybullet":
-        kind = "supervised" if args.supervised else "pybullet"
+        if getattr(args, "perception", False):
+            kind = "perceived"
+        else:
+            kind = "supervised" if args.supervised else "pybullet"
     elif args.backend == "isaac":
         kind = "isaac"
     else:

@@ -240,6 +240,11 @@ def test_a_variant_evaluation_records_its_own_evidence_entry():
     assert evidence_kind(args()) == "pybullet"
     assert evidence_kind(args(supervised=True)) == "supervised"
     assert evidence_kind(args(supervised=True, variant="stack")) == "supervised_stack"
+    # on perceived poses: its own entry, never the exact poses' evidence.supervised
+    assert evidence_kind(args(supervised=True, perception=True)) == "perceived"
+    assert evidence_kind(args(supervised=True, perception=True, variant="stack")) == (
+        "perceived_stack"
+    )
     assert evidence_kind(args(variant="pads")) == "pybullet_pads"
     assert evidence_kind(args(backend="isaac", variant="stack")) == "isaac_stack"
     assert evidence_kind(args(backend="numba")) is None
