@@ -109,6 +109,7 @@ from miles_ros.runtime.observation import (
 from miles_ros.runtime.rollout import Rollout
 from sims.control import FINGER_OPEN
 from sims.robots import panda
+from sims.robots.actuator import ActuatorModel
 from sims.scene import Scene
 from sims.tasks.pick_place import STACK_RELEASE_WIDTH as RELEASE_WIDTH
 
@@ -171,6 +172,8 @@ class SkillExecutor:
         self.stall_restarts = int(stall_restarts)
         self.shape_commands = bool(shape_commands)
         self.command_velocity_scale = float(command_velocity_scale)
+        self.actuator = ActuatorModel.panda() if self.shape_commands else None
+        """The command path's model (config/safety.yaml), read once, not per request."""
         if not 0.0 < self.command_velocity_scale <= 1.0:
             raise ValueError("command_velocity_scale must be in (0, 1]")
         if self.stall_window_s < 0 or self.stall_motion <= 0 or self.stall_restarts < 0:
@@ -211,7 +214,7 @@ class SkillExecutor:
             targets = action_to_targets(skill.cfg, q, action)
             if self.shape_commands:  # its numba kernel compiles here, not mid-graph
                 scale = self.command_velocity_scale
-                path = CommandPath(skill.cfg.control_dt, velocity_scale=scale)
+                path = CommandPath(skill.cfg.control_dt, self.actuator, velocity_scale=scale)
                 path.sync(q, np.zeros(7))
                 path.step(targets.arm)
 
@@ -408,7 +411,7 @@ class SkillExecutor:
         if self.shape_commands:  # the trajectory the arm follows, as in training
             if run.command_path is None:
                 run.command_path = CommandPath(
-                    cfg.control_dt, velocity_scale=self.command_velocity_scale
+                    cfg.control_dt, self.actuator, velocity_scale=self.command_velocity_scale
                 )
             run.command_path.follow(*self._command_now(now))
             arm, velocity = run.command_path.step(targets.arm)

@@ -332,3 +332,32 @@ def test_the_lead_in_also_sets_the_fingers_a_skill_starts_with(library_dir):
     ex.on_joint_state(closed, 0.4)
     tick = ex.tick(0.4)
     assert "phase" not in tick.statuses[0] and tick.lead_s > 0.0  # the policy runs
+
+
+def test_the_command_path_model_is_read_once_not_per_request(library_dir, monkeypatch):
+    """Reading config/safety.yaml costs milliseconds (tens under load) in the first control
+    period of a request; the executor reads the command path's model once, when built."""
+    import json as _json
+
+    from sims.robots.actuator import ActuatorModel
+    from tests.runtime.rollout_fixtures import drive
+
+    reads = []
+    original = ActuatorModel.panda.__func__
+
+    def counted(cls, *args, **kwargs):
+        reads.append(1)
+        return original(cls, *args, **kwargs)
+
+    monkeypatch.setattr(ActuatorModel, "panda", classmethod(counted))
+    ex = make_executor(library_dir, shape_commands=True)
+    built = len(reads)
+    t = 0.0
+    for k in range(2):
+        goal = list(panda.fk_tcp(panda.home_joint_positions) + [0.0, 0.0, -0.05])
+        request = {"id": f"r{k}", "skill": "reach", "params": {"target": goal}}
+        ex.on_request(_json.dumps(request), t)
+        _, targets, t = drive(ex, t, 3)
+        assert targets  # the policy ran and its targets went through the command path
+        ex.cancel(f"r{k}", t)
+    assert built == 1 and len(reads) == built
