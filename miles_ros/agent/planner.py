@@ -125,6 +125,9 @@ class PlannerConfig:
     """Generate mode: sampling seed (None with temperature 0 is greedy)."""
     temperature: float = 0.0
     """Generate mode: sampling temperature (0: greedy)."""
+    exact_scores: bool = False
+    """Grounded mode: score every candidate exactly (no branch and bound; the same plans,
+    slower: the bench's peer, and ``scores`` with every candidate's true log-probability)."""
     lm_refusal: bool | None = None
     """Offer the model the ``refuse`` line; None: only when the loaded adapter was trained
     on infeasible goals (its card's ``generator_version`` >= 5)."""
@@ -385,7 +388,7 @@ class Planner:
             lm_scores = self.lm.score(
                 text.segments(goal, done + steps, notes, self._few_shot()),
                 [text.line(c) for c in cands],
-                penalty,
+                None if self.config.exact_scores else penalty,
             )
             outside = self._asked_outside(
                 cands, lm_scores, affordances, rejected, work, context.reading
