@@ -129,7 +129,8 @@ def run_sets(adapter, threads, registry, peer: bool) -> dict:
     for planner in planners.values():
         planner.plan("go home", use_cache=False)  # warm-up
     out: dict = {"dtype": models.PLANNING_DTYPE, **({"peer": PEER} if peer else {})}
-    for name, items in (("dev", dev_set()), ("heldout", load_eval_set())):
+    sets = (("dev", dev_set(registry, planners["new"].world)), ("heldout", load_eval_set()))
+    for name, items in sets:
         rows: dict[str, list] = {who: [] for who in planners}
         for item in items:
             for who, planner in planners.items():

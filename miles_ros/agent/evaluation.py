@@ -227,10 +227,23 @@ def load_eval_set(path: str | Path | None = None) -> list[dict]:
     return out
 
 
-def dev_set() -> list[dict]:
+def dev_set(registry, world) -> list[dict]:
     """``eval_goals.yaml`` and ``eval_refusals.yaml`` in :func:`load_eval_set`'s form (the
-    sets the reading's rules were written beside: the development set)."""
-    items = [{**g, "expect": "plan", "objects": None} for g in load_eval_goals()] + [
+    sets the reading's rules were written beside: the development set). As in
+    :func:`evaluate_refusals`, a goal whose expected plan ``registry`` cannot express in
+    ``world`` (a call outside a card's envelope, a stack a card does not take) is one to
+    refuse."""
+    from miles_ros.agent.validation import validate_plan
+
+    goals = [
+        {
+            **g,
+            "expect": "refuse" if validate_plan(g["plan"], registry, world) else "plan",
+            "objects": None,
+        }
+        for g in load_eval_goals()
+    ]
+    refusals = [
         {
             "goal": r["goal"],
             "category": r["category"],
@@ -240,7 +253,7 @@ def dev_set() -> list[dict]:
         }
         for r in load_eval_refusals()
     ]
-    return items
+    return goals + refusals
 
 
 def _ratio(num: int, den: int) -> float | None:
