@@ -1,11 +1,19 @@
-"""Planner quality and speed on the hand-written goal set, adapter vs base model.
+"""Planner quality and speed on the hand-written goal sets, adapter vs base model, new
+path vs old.
 
     .venv/bin/python bench/planner.py --json [--limit N] [--no-base] [--modes grounded]
-                                         [--adapter DIR]
+                                         [--adapter DIR] [--sets-only] [--no-peer]
 
 Prints one JSON object::
 
-    {"n_goals": 36, "unsupported": [goals the skills cannot express],
+    {"sets": {"dtype": "bfloat16", "peer": "float32 weights, every candidate scored exactly",
+              "dev": {"all": tally, "by_category": {"everyday": tally, ...},
+                      "targets": {"everyday_exact", "harder_exact", "infeasible_refused",
+                                  "feasible_wrongly_refused", "ambiguous_asked",
+                                  "latency_p50_s", "latency_p99_s"},
+                      "misses": [...], "peer": {same, old path}, "same_answers_as_peer": n},
+              "heldout": {...}},
+     "n_goals": 36, "unsupported": [goals the skills cannot express],
      "skills": {"reach": "card", ...}, "model": "embedded:gemma3-270m+adapter", "load_s": ..,
      "cache_hit_ms": .., "threads": 1, "fallback": false,
      "grounded": {"accuracy", "validity", "latency_p50_s", "latency_p95_s",
@@ -37,6 +45,16 @@ eval goals ``everyday`` (unnamed) and ``negation`` (a cube the goal forbids touc
 moving, "every cube except ..."); refusal goals ``infeasible`` and ``nothing`` (unnamed),
 ``negation`` (the only plan is forbidden) and ``repertoire`` (a verb no skill does)); for
 refusals, the goals answered right (refused or not, as labelled) out of the category's.
+``sets`` (grounded mode, the planner as ``miles plan`` runs it): the development set
+(eval_goals + eval_refusals, written beside the reading's rules) and the held-out set
+(miles_ros/agent/eval_heldout.yaml: written before anything was tuned on it, never produced
+by the training generator, cubes moved where the category needs it), each goal answered
+by the new path and by the old one (``peer``: float32 weights, every candidate scored) in
+turn, so both meet the same machine load. A tally
+(:func:`miles_ros.agent.evaluation.summarize`): ``exact`` (the expected plan, refusal or
+question), ``valid`` (of the goals with a plan to give), refusal and clarification
+precision/recall, latency p50/p99; a plan from the rule-based fallback is a failure.
+``--sets-only`` stops there.
 ``--adapter DIR`` benches another adapter than the shipped one. ``--registry interface``
 uses only the skills declared in docs/interfaces.md (any scene name as target, no critics).
 """
