@@ -398,6 +398,8 @@ class Planner:
                 break
             total = np.asarray(lm_scores, dtype=np.float64) + penalty
             best = int(np.argmax(total))
+            # "lm" of a candidate the scoring pruned is an upper bound (lm.py, _prune); the
+            # chosen step and every candidate totalling above it are exact
             order = np.argsort(-total)[:3]
             scores.append(
                 {
