@@ -404,13 +404,17 @@ def _tidy(text: str) -> str:
 def read_in_scope(
     goal: str, registry: SkillRegistry, world: World
 ) -> tuple[str, GoalReading, Clarification | None]:
-    """The whole symbolic reading of ``goal``, in order: the prohibitions first ("all the
-    cubes" is not a cube to ask about), then the phrases that pick a thing by position or
-    colour, named (or refused, or asked about), then :func:`read_goal` on what is left.
-    Returns the text the model plans (the goal's positive part, references named; the
-    goal itself when it only forbids or is refused), its reading, and the question back
-    when the goal does not say which thing it means."""
-    scope = read_scope(goal, world)
+    """The whole symbolic reading of ``goal``, in order: the phrases that pick a thing by
+    position, order or colour, named (so a prohibition can name one: "don't touch the
+    leftmost cube"), then the prohibitions ("all the cubes" is not a cube to ask about),
+    then "the cube", "the pad" and "it" where the scene has several (asked about), then
+    :func:`read_goal` on what is left. Returns the text the model plans (the goal's
+    positive part, references named; the goal itself when it only forbids or is refused),
+    its reading, and the question back when the goal does not say which thing it means."""
+    named = resolve_references(goal, world, bare=False)
+    if named.refusal or named.clarify:
+        return named.text, GoalReading(refusal=named.refusal), named.clarify
+    scope = read_scope(named.text, world)
     references = resolve_references(scope.text, world)
     if scope.refusal or scope.nothing:  # the goal's own words stay in the plan
         return goal, GoalReading(refusal=scope.refusal, nothing=not scope.refusal), None
