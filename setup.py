@@ -16,6 +16,8 @@ setup(
         "miles_ros": [
             "agent/cards/*.yaml",
             "agent/eval_goals.yaml",
+            "agent/eval_refusals.yaml",
+            "agent/eval_heldout.yaml",
             "agent/adapters/*/*",
             "console/static/*",
         ],

@@ -1,11 +1,19 @@
-"""Planner quality and speed on the hand-written goal set, adapter vs base model.
+"""Planner quality and speed on the hand-written goal sets, adapter vs base model, new
+path vs old.
 
     .venv/bin/python bench/planner.py --json [--limit N] [--no-base] [--modes grounded]
-                                         [--adapter DIR]
+                                         [--adapter DIR] [--sets-only] [--no-peer]
 
 Prints one JSON object::
 
-    {"n_goals": 36, "unsupported": [goals the skills cannot express],
+    {"sets": {"dtype": "bfloat16", "peer": "float32 weights, every candidate scored exactly",
+              "dev": {"all": tally, "by_category": {"everyday": tally, ...},
+                      "targets": {"everyday_exact", "harder_exact", "infeasible_refused",
+                                  "feasible_wrongly_refused", "ambiguous_asked",
+                                  "latency_p50_s", "latency_p99_s"},
+                      "misses": [...], "peer": {same, old path}, "same_answers_as_peer": n},
+              "heldout": {...}},
+     "n_goals": 36, "unsupported": [goals the skills cannot express],
      "skills": {"reach": "card", ...}, "model": "embedded:gemma3-270m+adapter", "load_s": ..,
      "cache_hit_ms": .., "threads": 1, "fallback": false,
      "grounded": {"accuracy", "validity", "latency_p50_s", "latency_p95_s",
@@ -39,6 +47,16 @@ goals ``infeasible`` and ``nothing`` (unnamed), ``negation`` (the only plan is f
 ``repertoire`` (a verb no skill does) and ``tower`` (a fourth level)); a goal's
 ``objects:`` stands cubes where it finds them (the planner's scene otherwise); for
 refusals, the goals answered right (refused or not, as labelled) out of the category's.
+``sets`` (grounded mode, the planner as ``miles plan`` runs it): the development set
+(eval_goals + eval_refusals, written beside the reading's rules) and the held-out set
+(miles_ros/agent/eval_heldout.yaml: written before anything was tuned on it, never produced
+by the training generator, cubes moved where the category needs it), each goal answered
+by the new path and by the old one (``peer``: float32 weights, every candidate scored) in
+turn, so both meet the same machine load. A tally
+(:func:`miles_ros.agent.evaluation.summarize`): ``exact`` (the expected plan, refusal or
+question), ``valid`` (of the goals with a plan to give), refusal and clarification
+precision/recall, latency p50/p99; a plan from the rule-based fallback is a failure.
+``--sets-only`` stops there.
 ``--adapter DIR`` benches another adapter than the shipped one. ``--registry interface``
 uses only the skills declared in docs/interfaces.md (any scene name as target, no critics).
 """
@@ -57,10 +75,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from miles_ros.agent import models  # noqa: E402
 from miles_ros.agent.evaluation import (  # noqa: E402
+    answer,
+    dev_set,
     evaluate_goals,
     evaluate_refusals,
     load_eval_goals,
     load_eval_refusals,
+    load_eval_set,
+    summarize,
 )
 from miles_ros.agent.planner import DEFAULT_ADAPTER, Planner, PlannerConfig  # noqa: E402
 from miles_ros.agent.registry import SkillRegistry  # noqa: E402
@@ -102,12 +124,61 @@ def cache_hit_ms(planner: Planner, goals: list[str]) -> float | None:
     return round(statistics.median(times) * 1000, 4)
 
 
+PEER = "float32 weights, every candidate scored exactly"
+"""The old path the sets are compared against in the same run."""
+
+
+def run_sets(adapter, threads, registry, peer: bool) -> dict:
+    """The development set (eval_goals + eval_refusals) and the held-out set, per
+    category, grounded mode; with ``peer``, the old path on the same goals, goal by goal
+    in turn with the new one (the same machine load for both)."""
+    config = PlannerConfig(fallback=False)
+    planners = {
+        "new": Planner.from_options(
+            registry=registry, adapter=adapter, threads=threads, config=config
+        )
+    }
+    if peer:
+        planners["peer"] = Planner.from_options(
+            registry=registry,
+            adapter=adapter,
+            threads=threads,
+            dtype="float32",
+            config=PlannerConfig(fallback=False, exact_scores=True),
+        )
+    for planner in planners.values():
+        planner.plan("go home", use_cache=False)  # warm-up
+    out: dict = {"dtype": models.PLANNING_DTYPE, **({"peer": PEER} if peer else {})}
+    sets = (("dev", dev_set(registry, planners["new"].world)), ("heldout", load_eval_set()))
+    for name, items in sets:
+        rows: dict[str, list] = {who: [] for who in planners}
+        for item in items:
+            for who, planner in planners.items():
+                rows[who].append(answer(planner, item))
+        out[name] = summarize(rows["new"])
+        if peer:
+            old = summarize(rows["peer"])
+            old.pop("misses")
+            out[name]["peer"] = old
+            out[name]["same_answers_as_peer"] = sum(
+                a["got"] == b["got"] and a["steps"] == b["steps"]
+                for a, b in zip(rows["new"], rows["peer"], strict=True)
+            )
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--json", action="store_true", help="print only the JSON object")
     parser.add_argument("--limit", type=int, default=0, help="first N goals only")
     parser.add_argument("--modes", default="grounded,generate")
     parser.add_argument("--no-base", action="store_true", help="skip the base-model peer")
+    parser.add_argument(
+        "--sets-only",
+        action="store_true",
+        help="only the categorised dev and held-out sets (grounded; no modes, no base)",
+    )
+    parser.add_argument("--no-peer", action="store_true", help="sets without the old path")
     parser.add_argument("--threads", type=int, default=None)
     parser.add_argument("--adapter", type=Path, default=None, help="adapter (default: shipped)")
     parser.add_argument(
@@ -130,6 +201,10 @@ def main(argv: list[str] | None = None) -> int:
         registry = SkillRegistry.load([])
     else:
         registry = SkillRegistry.load()
+    sets = run_sets(adapter, threads, registry, peer=not args.no_peer)
+    if args.sets_only:
+        print(json.dumps({"threads": threads, "fallback": False, "sets": sets}))
+        return 0
     result, planner = run_model(adapter, goals, modes, threads, registry)
     report = {
         "n_goals": result["n_goals"],
@@ -141,6 +216,7 @@ def main(argv: list[str] | None = None) -> int:
         "threads": threads,
         "fallback": False,
     }
+    report["sets"] = sets
     for mode in modes:
         report[mode] = result[mode]
     report["misses"] = result["misses"]

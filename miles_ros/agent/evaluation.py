@@ -218,3 +218,169 @@ def evaluate_refusals(
         "by_category": {name: f"{t['right']}/{t['n']}" for name, t in sorted(by_category.items())},
         "wrong": wrong,
     }
+
+
+EVAL_HELDOUT = Path(__file__).resolve().parent / "eval_heldout.yaml"
+HARDER = ("references", "attributes", "negation", "ordering", "pronouns")
+"""The categories of issue 31's "harder set"."""
+ANSWERS = ("plan", "refuse", "clarify")
+"""What an item of an eval set expects: a plan (possibly empty), a refusal, a question."""
+
+
+def load_eval_set(path: str | Path | None = None) -> list[dict]:
+    """A categorised eval set (default: the held-out set, ``eval_heldout.yaml``) as
+    ``[{"goal", "category", "expect": "plan" | "refuse" | "clarify", "plan": [Step],
+    "objects": {cube: position} | None}, ...]``; ``objects`` moves the cubes of the
+    planner's scene (the item's ``scene`` under the file's ``scenes``)."""
+    data = yaml.safe_load(Path(path or EVAL_HELDOUT).read_text())
+    scenes = data.get("scenes", {})
+    out = []
+    for it in data["goals"]:
+        expect = "refuse" if it.get("refuse") else "clarify" if it.get("clarify") else "plan"
+        scene = it.get("scene")
+        out.append(
+            {
+                "goal": str(it["goal"]),
+                "category": str(it["category"]),
+                "expect": expect,
+                "plan": [parse_step(s) for s in it.get("plan", [])],
+                "objects": {k: tuple(v) for k, v in scenes[scene].items()} if scene else None,
+            }
+        )
+    return out
+
+
+def dev_set(registry, world) -> list[dict]:
+    """``eval_goals.yaml`` and ``eval_refusals.yaml`` in :func:`load_eval_set`'s form (the
+    sets the reading's rules were written beside: the development set). As in
+    :func:`evaluate_refusals`, a goal whose expected plan ``registry`` cannot express in
+    ``world`` (a call outside a card's envelope, a stack a card does not take) is one to
+    refuse."""
+    from miles_ros.agent.validation import validate_plan
+
+    goals = [
+        {
+            **g,
+            "expect": "refuse" if validate_plan(g["plan"], registry, world) else "plan",
+            "objects": None,
+        }
+        for g in load_eval_goals()
+    ]
+    refusals = [
+        {
+            "goal": r["goal"],
+            "category": r["category"],
+            "expect": "refuse" if r["refuse"] else "plan",
+            "plan": [],
+            "objects": None,
+        }
+        for r in load_eval_refusals()
+    ]
+    return goals + refusals
+
+
+def _ratio(num: int, den: int) -> float | None:
+    return round(num / den, 4) if den else None
+
+
+def _tally(rows: list[dict]) -> dict:
+    """Exact answers, valid plans, refusal and clarification precision/recall and latency
+    of a list of :func:`evaluate_set` rows."""
+    n = len(rows)
+    wanted = [r for r in rows if r["expect"] == "plan"]
+    out: dict = {
+        "n": n,
+        "exact": _ratio(sum(r["ok"] for r in rows), n),
+        "valid": _ratio(sum(r["got"] == "plan" for r in wanted), len(wanted)),
+    }
+    for answer in ("refuse", "clarify"):
+        got = sum(r["got"] == answer for r in rows)
+        hit = sum(r["got"] == answer and r["expect"] == answer for r in rows)
+        expected = sum(r["expect"] == answer for r in rows)
+        name = "refusal" if answer == "refuse" else "clarification"
+        out[f"{name}_precision"] = _ratio(hit, got)
+        out[f"{name}_recall"] = _ratio(hit, expected)
+    times = [r["latency_s"] for r in rows]
+    out["latency_p50_s"] = round(float(np.percentile(times, 50)), 4) if times else None
+    out["latency_p99_s"] = round(float(np.percentile(times, 99)), 4) if times else None
+    return out
+
+
+def evaluate_set(planner, items: list[dict], mode: str = "grounded") -> dict:
+    """:func:`summarize` of :func:`answer` on every item."""
+    return summarize([answer(planner, item, mode) for item in items])
+
+
+def answer(planner, item: dict, mode: str = "grounded") -> dict:
+    """Plan one item of an eval set (cache bypassed; the item's ``objects`` move the cubes
+    of the planner's world) and judge the answer: a plan must be valid and exactly the
+    expected one, a refusal or a question must be one. A plan from the rule-based fallback
+    is a failure, whatever it holds."""
+    world = planner.world.copy()
+    if item["objects"]:
+        world.objects.update(item["objects"])
+    t0 = time.perf_counter()
+    plan = planner.plan(item["goal"], world=world, mode=mode, use_cache=False)
+    latency = time.perf_counter() - t0
+    if plan.fallback_used:
+        got = "fallback"
+    elif plan.clarification is not None:
+        got = "clarify"
+    elif plan.refused:
+        got = "refuse"
+    else:
+        got = "plan" if plan.valid else "invalid"
+    return {
+        "goal": item["goal"],
+        "category": item["category"],
+        "expect": item["expect"],
+        "got": got,
+        "ok": got == item["expect"] and (got != "plan" or same_plan(plan.steps, item["plan"])),
+        "latency_s": latency,
+        "steps": [step_text(s) for s in plan.steps],
+        "reason": plan.reason or (plan.clarification.question if plan.clarification else ""),
+        "expected": [step_text(s) for s in item["plan"]],
+        "moved": bool(item["objects"]),
+    }
+
+
+def summarize(rows: list[dict]) -> dict:
+    """``{"all": tally, "by_category": {name: tally}, "targets": ..., "misses": [...]}`` of
+    :func:`answer` rows (tallies: :func:`_tally`). ``targets``, as issue 31 states them:
+    everyday exact, harder-set exact (:data:`HARDER` categories, refusals there included),
+    goals to refuse that were refused, feasible goals refused, ambiguous goals asked back,
+    latency."""
+
+    def share(subset: list[dict], test) -> float | None:
+        return _ratio(sum(bool(test(r)) for r in subset), len(subset))
+
+    everyday = [r for r in rows if r["category"] == "everyday"]
+    harder = [r for r in rows if r["category"] in HARDER]
+    feasible = [r for r in rows if r["expect"] == "plan" and r["category"] != "nothing"]
+    everything = _tally(rows)
+    return {
+        "all": everything,
+        "by_category": {
+            c: _tally([r for r in rows if r["category"] == c])
+            for c in sorted({r["category"] for r in rows})
+        },
+        "targets": {
+            "everyday_exact": share(everyday, lambda r: r["ok"]),
+            "harder_exact": share(harder, lambda r: r["ok"]),
+            "infeasible_refused": share(
+                [r for r in rows if r["expect"] == "refuse"], lambda r: r["got"] == "refuse"
+            ),
+            "feasible_wrongly_refused": share(feasible, lambda r: r["got"] == "refuse"),
+            "ambiguous_asked": share(
+                [r for r in rows if r["expect"] == "clarify"], lambda r: r["got"] == "clarify"
+            ),
+            "latency_p50_s": everything["latency_p50_s"],
+            "latency_p99_s": everything["latency_p99_s"],
+        },
+        "misses": [
+            {k: r[k] for k in ("goal", "category", "expect", "got", "expected", "steps", "reason")}
+            | {"moved": r["moved"]}
+            for r in rows
+            if not r["ok"]
+        ],
+    }

@@ -23,7 +23,6 @@ Affordance (SayCan's "can I do this here?"), in (0, 1]:
 from __future__ import annotations
 
 import logging
-import math
 import re
 from dataclasses import dataclass, field
 
@@ -156,15 +155,31 @@ class Affordance:
         """Affordances of all candidates of one planning step. Critic-based values are
         divided by the best value of the same skill in this step, so a skill's most
         feasible call scores 1 like a scripted skill does (critics' scales differ and
-        would otherwise bias the choice between skills or towards ``done``)."""
-        values = np.array([self(s, world) for s in steps], dtype=np.float64)
-        for name in {s.skill for s in steps}:
-            if name == DONE or self.registry[name].critic is None:
+        would otherwise bias the choice between skills or towards ``done``). Each critic
+        runs once per step, on the observations of all its skill's candidates."""
+        values = np.ones(len(steps), dtype=np.float64)
+        rows: dict[str, list[tuple[int, np.ndarray]]] = {}
+        for i, step in enumerate(steps):
+            if step.skill == DONE:
                 continue
-            rows = [i for i, s in enumerate(steps) if s.skill == name]
-            best = values[rows].max()
+            skill = self.registry[step.skill]
+            values[i] = self.precondition(skill, step.params, world)
+            if values[i] == IMPOSSIBLE or skill.critic is None:
+                continue
+            try:
+                rows.setdefault(skill.name, []).append(
+                    (i, build_observation(skill, step.params, world))
+                )
+            except GoalError as exc:
+                log.debug("%s %s: %s", skill.name, step.params, exc)
+                values[i] = IMPOSSIBLE
+        for name, batch in rows.items():
+            skill = self.registry[name]
+            index = [i for i, _ in batch]
+            values[index] *= self._squash(skill, self._critic(skill, [o for _, o in batch]))
+            best = values[index].max()
             if best > 0:
-                values[rows] = values[rows] / best
+                values[index] = values[index] / best
         return values
 
     def precondition(self, skill: Skill, params: dict, world: World) -> float:
@@ -199,23 +214,40 @@ class Affordance:
     def critic_affordance(self, skill: Skill, params: dict, world: World) -> float:
         """The skill critic's value on the built observation, squashed into (0, 1); 0 when
         the executor could not resolve the call's goal."""
+        try:
+            obs = build_observation(skill, params, world)
+        except GoalError as exc:
+            log.debug("%s %s: %s", skill.name, params, exc)
+            return IMPOSSIBLE
+        return float(self._squash(skill, self._critic(skill, [obs]))[0])
+
+    def _critic(self, skill: Skill, observations: list[np.ndarray]) -> np.ndarray:
+        """The critic's values of a batch of observations (one session run)."""
         import onnxruntime as ort
 
         key = str(skill.critic)
         if key not in self._sessions:
-            self._sessions[key] = ort.InferenceSession(key, providers=["CPUExecutionProvider"])
+            # one thread, no spinning: a critic is a small MLP, and onnxruntime's default
+            # pool keeps threads spinning after each run, taking the cores the language
+            # model's next pass needs
+            options = ort.SessionOptions()
+            options.intra_op_num_threads = options.inter_op_num_threads = 1
+            options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+            self._sessions[key] = ort.InferenceSession(
+                key, options, providers=["CPUExecutionProvider"]
+            )
         session = self._sessions[key]
-        try:
-            obs = build_observation(skill, params, world)[None, :]
-        except GoalError as exc:
-            log.debug("%s %s: %s", skill.name, params, exc)
-            return IMPOSSIBLE
         name = session.get_inputs()[0].name
-        value = float(np.ravel(session.run(None, {name: obs})[0])[0])
+        return np.ravel(session.run(None, {name: np.stack(observations)})[0]).astype(np.float64)
+
+    @staticmethod
+    def _squash(skill: Skill, values: np.ndarray) -> np.ndarray:
+        """Critic values -> (0, 1) by the card's logistic (see the module docstring)."""
         settings = skill.card.affordance
         center = float(settings.get("center", skill.card.evaluation.get("mean_return") or 0.0))
         scale = float(settings.get("scale", max(abs(center) / 4.0, 1e-3)))
-        return 1.0 / (1.0 + math.exp(-(value - center) / scale))
+        with np.errstate(over="ignore"):  # far below the centre: 0
+            return 1.0 / (1.0 + np.exp(-(values - center) / scale))
 
 
 def build_observation(skill: Skill, params: dict, world: World) -> np.ndarray:

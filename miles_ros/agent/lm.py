@@ -17,6 +17,7 @@ so a step costs one prompt pass plus one batched one-token pass per trie level.
 
 from __future__ import annotations
 
+import copy
 import json
 import logging
 import urllib.error
@@ -36,8 +37,18 @@ class LanguageModel(Protocol):
 
     name: str
 
-    def score(self, segments: list[str], continuations: list[str]) -> np.ndarray:
-        """Log-score of each continuation after the prompt ``"".join(segments)``."""
+    def score(
+        self,
+        segments: list[str],
+        continuations: list[str],
+        penalties: np.ndarray | None = None,
+    ) -> np.ndarray:
+        """Log-score of each continuation after the prompt ``"".join(segments)``.
+
+        ``penalties``: what the caller adds to each score before taking the best (<= 0;
+        -inf for a continuation it will not take). A backend may then stop early: the
+        scores are exact for the best total and for every continuation scoring above it,
+        and an upper bound below it for the others (see :func:`_prune`)."""
 
     def generate_json(
         self, prompt: str, grammar: PlanGrammar, seed: int | None = None, temperature: float = 0.0
@@ -64,7 +75,12 @@ class FakeLanguageModel:
         self.prompts: list[str] = []
         """Every prompt seen, in order (tests inspect them)."""
 
-    def score(self, segments: list[str], continuations: list[str]) -> np.ndarray:
+    def score(
+        self,
+        segments: list[str],
+        continuations: list[str],
+        penalties: np.ndarray | None = None,
+    ) -> np.ndarray:
         prompt = "".join(segments)
         self.prompts.append(prompt)
         return np.array([float(self.score_fn(prompt, c)) for c in continuations])
@@ -116,6 +132,40 @@ class _Node:
         self.row = -1
 
 
+def _prune(root: _Node, penalties: np.ndarray) -> None:
+    """Drop from the batched pass the first-token branches that cannot hold the best
+    candidate (branch and bound on ``log p + penalty``, the planner's total).
+
+    A branch without a fork below its first token holds one line whose score is already
+    exact; the best total among those is a floor. Every line of a branch scores at most
+    its first token's log-probability (the rest adds log-probabilities <= 0) plus a penalty
+    <= 0, so a branch whose first token scores below the floor is left out: its lines
+    keep that first-token score, an upper bound below the floor, so the best candidate and
+    the order of every candidate scoring above the floor are those of the full pass.
+    ``done`` after the last step (log p near 0) usually prunes every branch: no batched pass.
+    """
+    floor = -np.inf
+    for child in root.children.values():
+        if child.row:
+            continue
+        node = child
+        while node.children:  # a chain: every token after the first is forced
+            node = next(iter(node.children.values()))
+        for i in node.ends:
+            if np.isfinite(penalties[i]):
+                floor = max(floor, child.logprob + penalties[i])
+    for child in root.children.values():
+        if child.row and child.logprob < floor:
+            child.row = 0
+            _unmark(child)
+
+
+def _unmark(node: _Node) -> None:
+    for child in node.children.values():
+        child.row = 0
+        _unmark(child)
+
+
 def _mark_needed(node: _Node) -> bool:
     """Set ``row`` truthy on nodes that must be fed to the model: those with two or more
     children (their children need scoring) or with such a node below them."""
@@ -157,16 +207,16 @@ class HFLanguageModel:
         return ids
 
     def _logits(self, hidden, token_ids):
-        logits = hidden @ self.head[token_ids].T
+        # in float32 whatever the weights' dtype: log-probabilities are summed and compared
+        logits = hidden.float() @ self.head[token_ids].float().T
         if self.softcap:
             logits = self.torch.tanh(logits / self.softcap) * self.softcap
         return logits
 
     def _prefix(self, segments: list[str]):
         """(KV cache, last hidden state) after the prompt, reusing the previous call's
-        work when the prompt only grew by whole segments (the next step of a plan)."""
-        import copy
-
+        work when the prompt only grew by whole segments (the next step of a plan). The
+        cache is kept for that reuse: a caller that extends it extends a copy."""
         torch = self.torch
         cached = self._prefix_cache
         if cached is not None and segments[: len(cached[0])] == cached[0]:
@@ -182,9 +232,14 @@ class HFLanguageModel:
             out = self.decoder(input_ids=torch.tensor([new_ids]), cache=cache, use_cache=True)
             cache, hidden = out.past_key_values, out.last_hidden_state[0, -1]
         self._prefix_cache = (list(segments), cache, hidden)
-        return copy.deepcopy(cache), hidden
+        return cache, hidden
 
-    def score(self, segments: list[str], continuations: list[str]) -> np.ndarray:
+    def score(
+        self,
+        segments: list[str],
+        continuations: list[str],
+        penalties: np.ndarray | None = None,
+    ) -> np.ndarray:
         torch = self.torch
         root = _Node(None)
         for i, text in enumerate(continuations):
@@ -196,6 +251,8 @@ class HFLanguageModel:
         with torch.inference_mode():
             cache, hidden = self._prefix(segments)
             self._score_children(root, hidden)
+            if penalties is not None:
+                _prune(root, np.asarray(penalties, dtype=np.float64))
             # One batched pass: a row per deepest node that needs scoring, holding the
             # path from the root (right-padded; causal attention ignores what follows).
             rows: list[list[_Node]] = []
@@ -210,6 +267,7 @@ class HFLanguageModel:
                 width = max(len(p) for p in rows)
                 pad = self.tokenizer.pad_token_id or 0
                 ids = torch.tensor([[n.token for n in p] + [pad] * (width - len(p)) for p in rows])
+                cache = copy.deepcopy(cache)
                 cache.reorder_cache(torch.zeros(len(rows), dtype=torch.long))
                 out = self.decoder(input_ids=ids, cache=cache, use_cache=True)
                 states = out.last_hidden_state
@@ -329,7 +387,12 @@ class EndpointLanguageModel:
         except (KeyError, IndexError, TypeError) as exc:
             raise EndpointError(f"unexpected reply: {str(reply)[:200]}") from exc
 
-    def score(self, segments: list[str], continuations: list[str]) -> np.ndarray:
+    def score(
+        self,
+        segments: list[str],
+        continuations: list[str],
+        penalties: np.ndarray | None = None,
+    ) -> np.ndarray:
         prompt = "".join(segments)
         scores = []
         for text in continuations:

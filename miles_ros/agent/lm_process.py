@@ -72,6 +72,7 @@ class ProcessLanguageModel:
         adapter: str | os.PathLike | None = None,
         cache: str | os.PathLike | None = None,
         threads: int | None = None,
+        dtype: str = "float32",
     ):
         t0 = time.perf_counter()
         env = dict(os.environ)
@@ -90,6 +91,7 @@ class ProcessLanguageModel:
             "adapter": None if adapter is None else str(adapter),
             "cache": None if cache is None else str(cache),
             "threads": threads,
+            "dtype": dtype,
         }
         try:
             info = self._exchange(spec)
@@ -102,8 +104,13 @@ class ProcessLanguageModel:
         self.pid: int = self._proc.pid
 
     # -- the LanguageModel interface ------------------------------------------------------
-    def score(self, segments: list[str], continuations: list[str]) -> np.ndarray:
-        return self._call("score", list(segments), list(continuations))
+    def score(
+        self,
+        segments: list[str],
+        continuations: list[str],
+        penalties: np.ndarray | None = None,
+    ) -> np.ndarray:
+        return self._call("score", list(segments), list(continuations), penalties=penalties)
 
     def generate_json(
         self, prompt: str, grammar: PlanGrammar, seed: int | None = None, temperature: float = 0.0

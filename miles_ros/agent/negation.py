@@ -405,18 +405,21 @@ def _tidy(text: str) -> str:
 def read_in_scope(
     goal: str, registry: SkillRegistry, world: World
 ) -> tuple[str, GoalReading, Clarification | None]:
-    """The whole symbolic reading of ``goal``, in order: the prohibitions first ("all the
-    cubes" is not a cube to ask about), then the phrases that pick a thing by position or
-    colour, named (or refused, or asked about), then :func:`read_goal` on what is left.
-    Before them all, a tower in words becomes its stacking steps
-    (:func:`~miles_ros.agent.towers.read_tower`).
-    Returns the text the model plans (the goal's positive part, references named; the
-    goal itself when it only forbids or is refused), its reading, and the question back
-    when the goal does not say which thing it means."""
+    """The whole symbolic reading of ``goal``, in order: a tower in words becomes its
+    stacking steps (:func:`~miles_ros.agent.towers.read_tower`); the phrases that pick a
+    thing by position, order or colour are named (so a prohibition can name one: "don't
+    touch the leftmost cube"); then the prohibitions ("all the cubes" is not a cube to ask
+    about); then "the cube", "the pad" and "it" where the scene has several (asked about);
+    then :func:`read_goal` on what is left. Returns the text the model plans (the goal's
+    positive part, references named; the goal itself when it only forbids or is refused),
+    its reading, and the question back when the goal does not say which thing it means."""
     tower = read_tower(goal, world)
     if tower.refusal:
         return goal, GoalReading(refusal=tower.refusal), None
-    scope = read_scope(tower.text, world)
+    named = resolve_references(tower.text, world, bare=False)
+    if named.refusal or named.clarify:
+        return named.text, GoalReading(refusal=named.refusal), named.clarify
+    scope = read_scope(named.text, world)
     references = resolve_references(scope.text, world)
     if scope.refusal or scope.nothing:  # the goal's own words stay in the plan
         return goal, GoalReading(refusal=scope.refusal, nothing=not scope.refusal), None

@@ -125,6 +125,9 @@ class PlannerConfig:
     """Generate mode: sampling seed (None with temperature 0 is greedy)."""
     temperature: float = 0.0
     """Generate mode: sampling temperature (0: greedy)."""
+    exact_scores: bool = False
+    """Grounded mode: score every candidate exactly (no branch and bound; the same plans,
+    slower: the bench's peer, and ``scores`` with every candidate's true log-probability)."""
     lm_refusal: bool | None = None
     """Offer the model the ``refuse`` line; None: only when the loaded adapter was trained
     on infeasible goals (its card's ``generator_version`` >= 5)."""
@@ -183,13 +186,15 @@ class Planner:
         config: PlannerConfig | None = None,
         memory=None,
         process: bool = False,
+        dtype: str | None = None,
     ) -> Planner:
         """A planner over the default registry and scene unless given, with the embedded
         model + shipped adapter (``adapter="default"``), a local HF dir (``model``), or
         an OpenAI-compatible server (``endpoint``). ``adapter=None``: no adapter.
         ``process``: run a local model in a child process
         (:class:`~miles_ros.agent.lm_process.ProcessLanguageModel`; what a process that
-        also runs busy ROS nodes needs)."""
+        also runs busy ROS nodes needs). ``dtype``: a local model's weights
+        (:data:`~miles_ros.agent.models.PLANNING_DTYPE` unless given)."""
         from miles_ros.agent import models
         from miles_ros.agent.lm import EndpointLanguageModel, HFLanguageModel
 
@@ -204,14 +209,19 @@ class Planner:
                 log.warning("no shipped adapter at %s; planning with the base model", adapter)
                 adapter = None
         threads = threads or models.default_threads()
+        dtype = dtype or models.PLANNING_DTYPE
         if process:
             from miles_ros.agent.lm_process import ProcessLanguageModel
 
-            lm = ProcessLanguageModel(model, adapter=adapter, cache=cache_dir, threads=threads)
+            lm = ProcessLanguageModel(
+                model, adapter=adapter, cache=cache_dir, threads=threads, dtype=dtype
+            )
             planner = cls(registry, world, lm, config, memory, adapted=adapter is not None)
             planner.refusal_trained = refusal_trained(adapter)
             return planner
-        loaded = models.load_model(model, adapter=adapter, cache=cache_dir, threads=threads)
+        loaded = models.load_model(
+            model, adapter=adapter, cache=cache_dir, threads=threads, dtype=dtype
+        )
         planner = cls(
             registry, world, HFLanguageModel(loaded), config, memory, adapted=adapter is not None
         )
@@ -366,27 +376,30 @@ class Planner:
             cands = ground_candidates(self.registry, work, goal)
             if not steps and self._lm_refusal():
                 cands.append(Step(REFUSE))
-            lm_scores = self.lm.score(
-                text.segments(goal, done + steps, notes, self._few_shot()),
-                [text.line(c) for c in cands],
-            )
             affordances = self.affordance.batch([c for c in cands if c.skill != REFUSE], work)
             affordances = np.append(affordances, [1.0] * (len(cands) - len(affordances)))
             rejected = np.array(
                 [bool(context.reject(c, self.registry, first=not steps)) for c in cands]
             )
             affordances[rejected] = 0.0
+            with np.errstate(divide="ignore"):
+                penalty = np.log(np.where(affordances > 0, affordances, 1.0))
+            penalty = np.where(affordances > 0, weight * penalty, -np.inf)
+            lm_scores = self.lm.score(
+                text.segments(goal, done + steps, notes, self._few_shot()),
+                [text.line(c) for c in cands],
+                None if self.config.exact_scores else penalty,
+            )
             outside = self._asked_outside(
                 cands, lm_scores, affordances, rejected, work, context.reading
             )
             if outside is not None:
                 answer = Outside(f"step {len(steps) + 1}: {outside}")
                 break
-            with np.errstate(divide="ignore"):
-                penalty = np.log(np.where(affordances > 0, affordances, 1.0))
-            total = np.asarray(lm_scores, dtype=np.float64) + weight * penalty
-            total[affordances <= 0] = -np.inf
+            total = np.asarray(lm_scores, dtype=np.float64) + penalty
             best = int(np.argmax(total))
+            # "lm" of a candidate the scoring pruned is an upper bound (lm.py, _prune); the
+            # chosen step and every candidate totalling above it are exact
             order = np.argsort(-total)[:3]
             scores.append(
                 {

@@ -102,8 +102,11 @@ def spoken(name: str) -> str:
     return name.replace("_", " ")
 
 
-def resolve_references(goal: str, world: World) -> Resolution:
-    """``goal`` with its referring phrases resolved in ``world`` (see the module)."""
+def resolve_references(goal: str, world: World, bare: bool = True) -> Resolution:
+    """``goal`` with its referring phrases resolved in ``world`` (see the module).
+    ``bare=False``: only the phrases that say which thing they mean (by position, order or
+    colour), not "the cube", "the pad" or "it" (those are asked about): what can be named
+    before the goal's prohibitions are read ("don't touch the leftmost cube")."""
     text = goal
     resolved: list[tuple[str, str]] = []
     refusals: list[str] = []
@@ -124,13 +127,13 @@ def resolve_references(goal: str, world: World) -> Resolution:
         resolved.append((match.group(0), name))
         return "the " + spoken(name)
 
-    for pattern, pick in _RULES:
+    for pattern, pick in _RULES if bare else _RULES[:_SAYS_WHICH]:
         text = pattern.sub(lambda m, pick=pick: replace(m, pick), text)
         if refusals:
             return Resolution(goal, refusals[0], tuple(resolved))
     if asked:
         return Resolution(goal, None, tuple(resolved), asked[0])
-    if len(world.objects) > 1 and _UNNAMED_IT.search(text):
+    if bare and len(world.objects) > 1 and _UNNAMED_IT.search(text):
         if not set(re.findall(r"[a-z_]+", text.lower())) & _cube_words(world):
             question = _which("cube", sorted(world.objects))
             clarify = Clarification(goal, "it", question.question, question.options)
@@ -309,7 +312,7 @@ _RULES = [
         _ordinal,
     ),
     # "the cube" / "the pad" with nothing that says which (run last: the rules above
-    # have replaced the phrases that do say it)
+    # have replaced the phrases that do say it; _SAYS_WHICH counts the rules above)
     (
         re.compile(
             rf"\bthe {_CUBE}\b(?! (?:that|which|with|from|nearest|closest|farthest))", re.I
@@ -321,3 +324,5 @@ _RULES = [
         _bare("pad"),
     ),
 ]
+_SAYS_WHICH = len(_RULES) - 2
+"""The rules before the two for "the cube" / "the pad" with nothing that says which."""

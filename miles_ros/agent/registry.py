@@ -20,7 +20,7 @@ import hashlib
 import json
 import logging
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from policies.cards import (
@@ -48,6 +48,8 @@ class Skill:
     """``card`` (a trained skill), ``interface`` (declared, not trained) or ``scripted``."""
     critic: Path | None = None
     """The exported critic (``critic.onnx``) when present: the skill's affordance."""
+    _errors: dict = field(default_factory=dict, init=False, repr=False, compare=False)
+    """:meth:`validate`'s answers by parameters (planning asks the same few hundred)."""
 
     @classmethod
     def from_card(cls, card: SkillCard, source: str = "card") -> Skill:
@@ -99,8 +101,13 @@ class Skill:
         return self.card.param_names
 
     def validate(self, params: dict) -> list[str]:
-        """Schema errors of ``params`` for this skill (empty when valid)."""
-        return [f"{self.name}: {e}" for e in self.card.param_errors(params)]
+        """Schema errors of ``params`` for this skill (empty when valid). Remembered per
+        parameters: a card's schema does not change, and grounding validates every
+        candidate at every step."""
+        key = json.dumps(params, sort_keys=True, default=str)
+        if key not in self._errors:
+            self._errors[key] = [f"{self.name}: {e}" for e in self.card.param_errors(params)]
+        return list(self._errors[key])
 
 
 HOME = Skill(HOME_CARD, source="scripted")

@@ -49,7 +49,9 @@ def real_lm():
 
     adapter = DEFAULT_ADAPTER if (DEFAULT_ADAPTER / "adapter_config.json").exists() else None
     try:
-        loaded = models.load_model(adapter=adapter, threads=models.default_threads())
+        loaded = models.load_model(
+            adapter=adapter, threads=models.default_threads(), dtype=models.PLANNING_DTYPE
+        )
     except models.ModelUnavailable as exc:
         pytest.skip(str(exc))
     return HFLanguageModel(loaded)

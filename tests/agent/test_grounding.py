@@ -107,3 +107,5 @@ def test_critic_value_is_the_affordance(tmp_path, world):
         world,
     )
     assert batch[0] == pytest.approx(1.0) and batch[1] < 0.01 and batch[2] == 1.0
+    # one critic run for the step's reach candidates, each as the single call gives it
+    assert batch[1] == pytest.approx(right / left, rel=1e-5)

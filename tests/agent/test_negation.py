@@ -20,6 +20,7 @@ from miles_ros.agent.lm import FakeLanguageModel
 from miles_ros.agent.negation import AVOID, MOVE, TOUCH, read_in_scope, read_scope
 from miles_ros.agent.planner import Planner, PlannerConfig
 from miles_ros.agent.reading import read_goal
+from miles_ros.agent.references import resolve_references
 from miles_ros.agent.registry import SkillRegistry
 from miles_ros.agent.repertoire import ACTIONS, repertoire
 from miles_ros.agent.world import World
@@ -464,3 +465,49 @@ def test_eval_files_name_their_categories():
         (Path(__file__).resolve().parents[2] / "miles_ros/agent/eval_refusals.yaml").read_text()
     )
     assert {r.get("category") for r in raw} >= {None, "negation", "repertoire"}
+
+
+def _placed(world: World, order_left_to_right: list[str]) -> World:
+    """``world`` with its cubes in a row across the table, leftmost (largest y) first."""
+    ys = [0.15, 0.02, -0.11]
+    return World(
+        {name: (0.45, y, 0.02) for name, y in zip(order_left_to_right, ys, strict=True)},
+        dict(world.places),
+    )
+
+
+@pytest.mark.parametrize(
+    "order, forbidden",
+    [
+        (["blue_cube", "green_cube", "red_cube"], "blue_cube"),
+        (["green_cube", "red_cube", "blue_cube"], "green_cube"),
+    ],
+)
+def test_a_positional_phrase_inside_a_prohibition_names_the_cube_it_picks(
+    order, forbidden, registry, world
+):
+    """ "Don't touch the leftmost cube" forbids whichever cube is leftmost now: the model
+    wants a step on that cube first, and the plan leaves it out."""
+    scene = _placed(world, order)
+    goal = "don't touch the leftmost cube; put the red cube on the left pad"
+    (rule,) = read_scope(resolve_references(goal, scene, bare=False).text, scene).prohibitions
+    assert rule.cube == forbidden
+    wanted = ["pick_place red_cube left_pad"]
+    plan = planner_for(registry, scene, wanting(f"push {forbidden} right_pad", wanted)).plan(goal)
+    assert plan.valid and [s.key() for s in plan.steps] == wanted, plan.to_json()
+
+
+def test_a_positional_prohibition_on_the_cube_the_goal_acts_on_is_refused(registry, world):
+    """The same words with the red cube leftmost: the goal forbids what it asks for."""
+    scene = _placed(world, ["red_cube", "green_cube", "blue_cube"])
+    goal = "don't touch the leftmost cube; put the red cube on the left pad"
+    plan = planner_for(registry, scene, wanting("pick_place red_cube left_pad", [])).plan(goal)
+    assert plan.refused and plan.steps == [] and "red_cube" in plan.reason, plan.to_json()
+
+
+def test_every_cube_except_a_positional_one(registry, world):
+    scene = _placed(world, ["green_cube", "blue_cube", "red_cube"])
+    goal = "put every cube except the rightmost cube on the left pad"
+    wanted = ["pick_place green_cube left_pad", "pick_place blue_cube left_pad"]
+    plan = planner_for(registry, scene, wanting("pick_place red_cube left_pad", wanted)).plan(goal)
+    assert [s.key() for s in plan.steps] == wanted, plan.to_json()

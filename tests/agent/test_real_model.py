@@ -71,11 +71,12 @@ def test_the_model_in_a_child_process_answers_like_the_model_in_this_one(real_lm
 
     import numpy as np
 
+    from miles_ros.agent import models
     from miles_ros.agent.lm_process import LanguageModelProcessError, ProcessLanguageModel
     from miles_ros.agent.planner import DEFAULT_ADAPTER
 
     adapter = DEFAULT_ADAPTER if "+adapter" in real_lm.name else None
-    child = ProcessLanguageModel(adapter=adapter)
+    child = ProcessLanguageModel(adapter=adapter, dtype=models.PLANNING_DTYPE)
     try:
         assert child.name == real_lm.name and child.pid != os.getpid()
         segments = ["Goal: put the red cube on the left pad\n", "Plan:\n"]
@@ -165,3 +166,95 @@ def test_negation_plans_leave_the_forbidden_cube_out(planner, goal, expected):
         pytest.skip("no shipped adapter: the base model alone is not expected to plan")
     plan = planner.plan(goal, use_cache=False)
     assert plan.valid and [s.key() for s in plan.steps] == expected, plan.scores
+
+
+def _totals_and_passes(lm, segments, lines, penalties):
+    """Scores with and without the penalties, and the decoder passes each call made."""
+    import numpy as np
+
+    calls = []
+    decoder = lm.decoder
+
+    def counted(**kwargs):
+        calls.append(tuple(kwargs["input_ids"].shape))
+        return decoder(**kwargs)
+
+    lm.decoder, lm._prefix_cache = counted, None
+    try:
+        exact = lm.score(segments, lines)
+        exact_calls = list(calls)
+        calls.clear()
+        lm._prefix_cache = None
+        pruned = lm.score(segments, lines, np.asarray(penalties))
+    finally:
+        lm.decoder = decoder
+    return exact, pruned, exact_calls, calls
+
+
+@pytest.mark.parametrize(
+    "goal, steps_so_far",
+    [
+        ("put the red cube on the left pad", []),
+        ("put the red cube on the left pad", ["pick_place red_cube left_pad"]),
+        ("slide the blue cube to the right pad, then go home", ["push blue_cube right_pad"]),
+        ("hover over the green cube", []),
+    ],
+)
+def test_pruned_scoring_picks_what_exact_scoring_picks(planner, goal, steps_so_far):
+    """Branch and bound in :meth:`HFLanguageModel.score`: with the planner's penalties,
+    the best total is the same candidate, every score at or above it is exact, and a
+    pruned score is an upper bound of the exact one."""
+    import numpy as np
+
+    from miles_ros.agent.evaluation import parse_step
+    from miles_ros.agent.grounding import ground_candidates
+    from miles_ros.agent.prompts import PlanText
+
+    world = planner.world.copy()
+    done = [parse_step(s) for s in steps_so_far]
+    for step in done:
+        world.apply(planner.registry[step.skill].effects_machine, step.params)
+    cands = ground_candidates(planner.registry, world, goal)
+    affordances = planner.affordance.batch(cands, world)
+    with np.errstate(divide="ignore"):
+        penalties = np.where(affordances > 0, np.log(np.maximum(affordances, 1e-300)), -np.inf)
+    text = PlanText(planner.registry, world.names)
+    segments = text.segments(goal, done, [], few_shot="+adapter" not in planner.lm.name)
+    lines = [text.line(c) for c in cands]
+    exact, pruned, exact_calls, pruned_calls = _totals_and_passes(
+        planner.lm, segments, lines, penalties
+    )
+    best = int(np.argmax(exact + penalties))
+    assert int(np.argmax(pruned + penalties)) == best
+    above = exact + penalties >= (exact + penalties)[best] - 1e-9
+    np.testing.assert_allclose(pruned[above], exact[above], atol=1e-5)
+    assert np.all(pruned >= exact - 1e-5)
+    assert len(pruned_calls) <= len(exact_calls)
+
+
+def test_the_step_after_a_finished_plan_needs_no_batched_pass(planner):
+    """``done`` after the plan's last step: the first-token scores settle it, so scoring
+    makes the prompt pass only."""
+    import numpy as np
+
+    from miles_ros.agent.grounding import DONE, Step
+    from miles_ros.agent.prompts import PlanText
+
+    if "+adapter" not in planner.lm.name:
+        pytest.skip("no shipped adapter: the base model's 'done' is not confident")
+    goal = "put the red cube on the left pad"
+    step = Step("pick_place", {"object": "red_cube", "target": "left_pad"})
+    world = planner.world.copy()
+    world.apply(planner.registry[step.skill].effects_machine, step.params)
+    from miles_ros.agent.grounding import ground_candidates
+
+    cands = ground_candidates(planner.registry, world, goal)
+    text = PlanText(planner.registry, world.names)
+    exact, pruned, exact_calls, pruned_calls = _totals_and_passes(
+        planner.lm,
+        text.segments(goal, [step]),
+        [text.line(c) for c in cands],
+        np.zeros(len(cands)),
+    )
+    assert cands[int(np.argmax(pruned))].skill == DONE
+    assert len(exact_calls) == 2 and len(pruned_calls) == 1
