@@ -242,6 +242,18 @@ class SceneWorld:
                 p.changeDynamics(targets.robot, j, lateralFriction=fingers, physicsClientId=cid)
         self.change = change
 
+    def place_object(self, name: str, position: Sequence[float], yaw: float = 0.0) -> None:
+        """Put the scene cube ``name`` at ``position`` (m) turned by ``yaw`` (rad), at rest
+        (an episode's start; until the next reset). KeyError for an unknown cube."""
+        if name not in self.cubes:
+            raise KeyError(f"no cube named {name!r}; cubes: {', '.join(self.cubes)}")
+        quat = p.getQuaternionFromEuler([0.0, 0.0, float(yaw)], physicsClientId=self.client)
+        body = self.cubes[name]
+        p.resetBasePositionAndOrientation(
+            body, [float(v) for v in position], quat, physicsClientId=self.client
+        )
+        p.resetBaseVelocity(body, [0.0] * 3, [0.0] * 3, physicsClientId=self.client)
+
     def set_targets(
         self, arm: np.ndarray | None = None, finger: float | None = None, robot: str | None = None
     ) -> None:

@@ -128,3 +128,14 @@ def test_the_reported_finger_positions_sum_to_the_reported_width():
     open_ = [panda.finger_position_max] * 2  # the open gripper reads its full opening
     assert reported_finger_positions(open_, 0.009) == pytest.approx(open_)
     assert reported_finger_positions(held, 0.0) == held
+
+
+def test_a_cube_is_placed_at_rest_where_asked(world):
+    world.place_object("red_cube", (0.5, -0.05, 0.02), yaw=0.3)
+    world.step(50)
+    pose = world.object_poses()["red_cube"]
+    np.testing.assert_allclose(pose.position, (0.5, -0.05, 0.02), atol=2e-3)
+    assert pose.yaw == pytest.approx(0.3, abs=1e-2)
+    with pytest.raises(KeyError, match="purple_cube"):
+        world.place_object("purple_cube", (0.5, 0.0, 0.02))
+    world.reset()
