@@ -96,3 +96,21 @@ def test_the_rollout_records_drift_on_the_active_versions_outcomes_only():
     _, req = alone.start("reach", active, 0)
     assert req is not None and alone.finish(req, SUCCEEDED, 0, "a")[SKILL_DRIFT]["outcomes"] == 1
     assert alone.start("push", active, 0) == (active, None)
+
+
+def test_skill_nodes_drift_parameter_watches_a_skill_against_its_cards_rate():
+    from miles_ros.runtime.library import SkillLibrary
+    from miles_ros.runtime.rollout import card_success, parse_drift, rollout_from_config
+
+    assert parse_drift("") == {}
+    assert parse_drift("{reach: {delta: 0.2}}")["reach"].delta == 0.2
+    assert parse_drift("{reach: null}")["reach"] == DriftConfig()
+    with pytest.raises(ValueError, match="drift reach"):
+        parse_drift("{reach: {gamma: 1}}")
+    library = SkillLibrary.load()
+    rollout = rollout_from_config(library, drift="{reach: {delta: 0.2}, no_such_skill: {}}")
+    assert set(rollout.drifts) == {"reach"}  # the unknown skill is left out, logged
+    drift = rollout.drifts["reach"]
+    assert drift.config.delta == 0.2
+    assert drift.p0 == pytest.approx(min(card_success(library.skills["reach"].card), 0.999))
+    assert rollout_from_config(library) is None

@@ -41,7 +41,7 @@ from miles_ros.runtime.command_path import SHAPE_COMMANDS, VELOCITY_SCALE
 from miles_ros.runtime.library import RunnableSkill, SkillLibrary, load_skill
 from miles_ros.runtime.observation import JointReading
 from miles_ros.runtime.rollout.canary import Canary, CanaryConfig, DecisionLog, card_success
-from miles_ros.runtime.rollout.drift import Drift
+from miles_ros.runtime.rollout.drift import Drift, DriftConfig
 from miles_ros.runtime.rollout.shadow import ShadowEpisode
 from miles_ros.safety.config import SafetyConfig
 from policies.cards import SkillCardError
@@ -243,6 +243,20 @@ def parse_canary(text: str) -> dict[str, CanaryConfig]:
     return out
 
 
+def parse_drift(text: str) -> dict[str, DriftConfig]:
+    """skill_node's ``drift``: a YAML mapping ``{SKILL: {alpha, beta, delta}}`` of
+    :class:`DriftConfig` fields (``{}`` or null: the defaults; "" = none)."""
+    out = {}
+    for skill, spec in _mapping(text, "drift").items():
+        if not isinstance(spec, dict | None):
+            raise ValueError(f"drift {skill}: expected {{alpha, beta, delta}}, got {spec!r}")
+        try:
+            out[skill] = DriftConfig(**(spec or {}))
+        except TypeError as exc:
+            raise ValueError(f"drift {skill}: {exc}") from None
+    return out
+
+
 def load_candidate(library: SkillLibrary, skill: str, path: str | Path, check_hashes=True):
     """A candidate version of the library's ``skill``: a version number of its folder
     (``versions/V``) or a skill directory. ValueError when the skill is not loaded or the
@@ -305,12 +319,14 @@ def rollout_from_config(
     velocity_scale: float = VELOCITY_SCALE,
     check_hashes: bool = True,
     safety: SafetyConfig | None = None,
+    drift: str = "",
 ) -> Rollout | None:
-    """The rollout skill_node's ``shadow`` and ``canary`` parameters describe (None when
-    both are empty or no candidate loads); ``decision_log``: the canaries' JSON-lines file
-    ("" = none). Unreadable parameters raise ValueError; a candidate that does not load
-    or cannot stand in for its skill is left out, its reason logged (the skill runs its
-    active version alone)."""
+    """The rollout skill_node's ``shadow``, ``canary`` and ``drift`` parameters describe
+    (None when all are empty or nothing loads); ``decision_log``: the canaries' JSON-lines
+    file ("" = none). A drift monitor needs the skill loaded and a success rate on its
+    card; without either it is left out, the reason logged. Unreadable parameters raise
+    ValueError; a candidate that does not load or cannot stand in for its skill is left
+    out, its reason logged (the skill runs its active version alone)."""
     candidates = {("shadow", k): v for k, v in parse_shadow(shadow).items()}
     configs = parse_canary(canary)
     candidates |= {("canary", k): cfg.candidate for k, cfg in configs.items()}
@@ -327,8 +343,16 @@ def rollout_from_config(
         if ("canary", skill) in loaded:
             rate = card_success(library.skills[skill].card)
             canaries[skill] = (Canary(skill, cfg, rate, log), loaded["canary", skill])
+    drifts = {}
+    for skill, cfg in parse_drift(drift).items():
+        loaded_skill = library.skills.get(skill)
+        rate = None if loaded_skill is None else card_success(loaded_skill.card)
+        if rate is None:
+            logger.error("drift monitor for %s left out: no such skill or no card rate", skill)
+            continue
+        drifts[skill] = Drift(skill, rate, cfg, DecisionLog(decision_log or None, what="drift"))
     promote = library_promoter(library) if canaries else None
-    rollout = Rollout(shadows, canaries, shape_commands, velocity_scale, safety, promote)
+    rollout = Rollout(shadows, canaries, shape_commands, velocity_scale, safety, promote, drifts)
     return rollout if rollout else None
 
 
