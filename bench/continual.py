@@ -484,7 +484,8 @@ def run(s: Settings) -> dict:
         "change": SCENARIO,
         "why": "the issue's literal change (cube mass x3, friction x0.5) leaves the shipped "
         "skill's success where it was (`literal`); a held cube read 9 mm wider (a worn or "
-        "recalibrated gripper) on top of it degrades the skill",
+        "recalibrated gripper) on top of it degrades the skill on the card's episodes "
+        "(changed_cell_success_before); the live requests are the red cube to a table pad",
     }
 
     t = time.perf_counter()
