@@ -15,8 +15,9 @@ Stages (each timed, ``stage_s``):
 2. ``detect``: the one-process graph (sim_node, safety_node, skill_node on one executor, a
    temporary copy of the skill library: the repository's is never written) with the
    change applied live through sim_node's parameters. Requests go straight to the skill
-   node (``pick_place`` of the red cube to a pad), the sim reset and the cube placed from a
-   seeded episode set before each; a drift monitor (:mod:`miles_ros.runtime.rollout.drift`)
+   node (``pick_place`` of the red cube to a pad or, half the time, onto the blue cube, as
+   the card's episodes), the sim reset and the cubes placed from a seeded episode set
+   before each; a drift monitor (:mod:`miles_ros.runtime.rollout.drift`)
    tests the active version's outcomes against its card's success. ``detect_requests``:
    the outcome that raised it. Every request is recorded (MCAP).
 3. ``fine_tune``: the recording converted to a dataset, :func:`policies.finetune.fine_tune`
@@ -64,18 +65,24 @@ sys.path.insert(0, str(ROOT))
 
 SKILL = "pick_place"
 CUBE = "red_cube"
+BASE = "blue_cube"
+"""The cube a stacking request puts the red one on."""
 PADS = ("left_pad", "right_pad")
 PARKED = {"green_cube": (0.85, 0.45, 0.02), "blue_cube": (0.85, -0.45, 0.02)}
-"""The other cubes, out of the way of every request."""
+"""The other cubes, out of the way of every request (the blue one unless stacked on)."""
 CUBE_REGION = ((0.38, -0.08), (0.52, 0.08))
 """Where the red cube starts (x, y box, m): inside the card's object region and within its
 cube-goal distances of both pads."""
+BASE_REGION = ((0.38, 0.18), (0.55, 0.26))
+"""Where the blue cube stands for a stacking request: at least 0.1 m from the red one."""
+STACK_SHARE = 0.5
+"""Share of stacking requests (the card's evaluation set has the same: stack_fraction)."""
 LITERAL = {"cube_mass_scale": 3.0, "table_friction_scale": 0.5}
 """The issue's change: cube mass x3, friction x0.5."""
 SCENARIO = {**LITERAL, "finger_reading": 0.009}
 """The change the loop runs on: the literal one and a held cube reading 9 mm wider."""
-DOMAIN = 224
-"""ROS domain: its own among the benches' (bench/ros.py 226-231, bench/shadow.py 232)."""
+DOMAIN = 231
+"""ROS domain: above the tests' (tests/ros_domains.py: up to 230); bench/ros.py may use it too."""
 REQUEST_TIMEOUT_S = 120.0
 
 
@@ -271,6 +278,8 @@ class Cell:
             for name, where in PARKED.items():
                 self.sim.world.place_object(name, where)
             self.sim.world.place_object(CUBE, episode["cube"], episode["yaw"])
+            if episode["target"] == BASE:
+                self.sim.world.place_object(BASE, episode["base"])
         self.cube_seen = None
         wait_for(
             lambda: (
@@ -283,7 +292,8 @@ class Cell:
         time.sleep(0.1)  # the skill node hears the same objects message (same executor)
         with self.lock:
             first = len(self.commands)
-        request = {"id": rid, "skill": SKILL, "params": {"object": CUBE, "target": episode["pad"]}}
+        params = {"object": CUBE, "target": episode["target"]}
+        request = {"id": rid, "skill": SKILL, "params": params}
         self.requests.publish(String(data=json.dumps(request)))
         wait_for(lambda: rid in self.finals, REQUEST_TIMEOUT_S, f"request {rid} to end")
         with self.lock:
@@ -303,15 +313,21 @@ def wait_for(condition, timeout: float, what: str) -> None:
 
 
 def episodes(seed: int):
-    """The seeded episode set: the red cube's start and the pad, request after request."""
+    """The seeded episode set, request after request: the red cube's start and its target
+    (a pad, or the blue cube it is stacked on, :data:`STACK_SHARE` of them)."""
     rng = np.random.default_rng(seed)
     (x0, y0), (x1, y1) = CUBE_REGION
+    (bx0, by0), (bx1, by1) = BASE_REGION
     while True:
-        yield {
+        episode = {
             "cube": (float(rng.uniform(x0, x1)), float(rng.uniform(y0, y1)), 0.02),
             "yaw": float(rng.uniform(-math.pi / 4, math.pi / 4)),
-            "pad": PADS[int(rng.integers(len(PADS)))],
+            "target": PADS[int(rng.integers(len(PADS)))],
+            "base": (float(rng.uniform(bx0, bx1)), float(rng.uniform(by0, by1)), 0.02),
         }
+        if rng.random() < STACK_SHARE:
+            episode["target"] = BASE
+        yield episode
 
 
 def check(commands: list):
@@ -485,7 +501,8 @@ def run(s: Settings) -> dict:
         "why": "the issue's literal change (cube mass x3, friction x0.5) leaves the shipped "
         "skill's success where it was (`literal`); a held cube read 9 mm wider (a worn or "
         "recalibrated gripper) on top of it degrades the skill on the card's episodes "
-        "(changed_cell_success_before); the live requests are the red cube to a table pad",
+        "(changed_cell_success_before); live, the red cube goes to a table pad or onto the "
+        "blue cube, half each, as in the card's episodes",
     }
 
     t = time.perf_counter()
