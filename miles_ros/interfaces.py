@@ -214,6 +214,17 @@ CANARY_CONTINUE = "continue"
 """Canary decision: not enough evidence yet; the rollout goes on."""
 CANARY_DECISIONS = (CANARY_PROMOTE, CANARY_ROLLBACK, CANARY_CONTINUE)
 """``decision`` of a canary's decision record (status key :data:`SKILL_CANARY`)."""
+SKILL_DRIFT = "drift"
+"""Key of a final ``/miles/skill/status`` of a skill whose active version is watched for
+drift: the monitor's decision record on this request's outcome
+(:mod:`miles_ros.runtime.rollout.drift`)."""
+DRIFT_DETECTED = "drift"
+"""Drift decision: the active version succeeds less often than its card says (the
+sequential test rejected the card's rate); the monitor stays latched until reset."""
+DRIFT_STEADY = "steady"
+"""Drift decision: the stream agrees with the card's rate; a fresh test starts."""
+DRIFT_DECISIONS = (DRIFT_DETECTED, DRIFT_STEADY, CANARY_CONTINUE)
+"""``decision`` of a drift record (``continue``: not enough evidence yet)."""
 SKILL_INPUTS = "inputs"
 """Key of a ``running`` ``/miles/skill/status`` of a period its policy ran: what that
 period's observation was built from, ``{"stamp", "q", "dq", "finger_width", "goal"}``

@@ -79,6 +79,9 @@ def _action_mapping(card: SkillCard) -> dict[str, Any]:
     """What turns the actor's output into joint targets: the action's size, mode and
     scales, and the rate it is applied at."""
     mapping = {key: card.action.get(key) for key in ("dim", "mode", "scale")}
+    if mapping["mode"] == "cartesian" and isinstance(mapping["scale"], Mapping):
+        # a card exported before tool levelling has no gain: levelling off, as a gain of 0
+        mapping["scale"] = {"ik_tilt_gain": 0.0, **mapping["scale"]}
     return {**mapping, "control_rate_hz": card.control_rate_hz}
 
 

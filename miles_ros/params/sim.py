@@ -64,3 +64,20 @@ class SimNodeParams:
     only (a perception node then owns objects_topic)."""
     truth_topic: str = interfaces.SCENE_OBJECTS_TRUTH
     """std_msgs/String out: the true object poses, with publish_truth_only."""
+    cube_mass_scale: float = 1.0
+    """The cell's change (settable while running): multiplier on every cube's mass."""
+    table_friction_scale: float = 1.0
+    """The cell's change (settable while running): multiplier on cube-table friction."""
+    finger_friction_scale: float = 1.0
+    """The cell's change (settable while running): multiplier on finger-cube friction."""
+    finger_reading: float = 0.0
+    """The cell's change (settable while running): offset (m) of the opening the gripper
+    reports for a held cube, from its edge (a worn or recalibrated gripper; the finger
+    positions on the joint states carry it, the physics does not)."""
+
+
+CELL_CHANGE_PARAMS = frozenset(
+    {"cube_mass_scale", "table_friction_scale", "finger_friction_scale", "finger_reading"}
+)
+"""sim_node's parameters that change the cell live
+(:class:`~miles_ros.runtime.scene_world.CellChange`'s fields)."""

@@ -98,6 +98,10 @@ class SkillNodeParams:
     candidate request falls back to the active version (miles_ros.runtime.rollout.canary)."""
     rollout_log: str = ""
     """JSON-lines file of the canaries' decisions with their evidence ('' = none)."""
+    drift: str = ""
+    """Drift monitors of active versions, a YAML mapping {SKILL: {alpha: 0.01, beta: 0.05,
+    delta: 0.3}} ('' = none): an SPRT of SKILL's live success against its card's; the final
+    status carries its record under "drift" (miles_ros.runtime.rollout.drift)."""
     joint_names: tuple[str, ...] = panda.JOINT_NAMES
     """Arm joint names, in the robot model's order."""
     finger_joint_names: tuple[str, ...] = panda.FINGER_JOINT_NAMES
@@ -138,6 +142,7 @@ def skill_executor(
         params.shape_commands,
         params.command_velocity_scale,
         params.check_hashes,
+        drift=params.drift,
     )
     kwargs = {name: getattr(params, name) for name in names}
     return SkillExecutor(library, scene, rollout=rollout, **kwargs)

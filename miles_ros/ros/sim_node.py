@@ -31,6 +31,7 @@ and noised on a thread of its own. With ``publish_truth_only`` the object poses 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import threading
@@ -45,12 +46,18 @@ from std_msgs.msg import String
 from std_srvs.srv import Trigger
 
 from miles_ros.interfaces import arm_scoped
-from miles_ros.params.sim import SimNodeParams
+from miles_ros.params.sim import CELL_CHANGE_PARAMS, SimNodeParams
 from miles_ros.ros.node_main import run_node
 from miles_ros.ros.params import declare_params
 from miles_ros.ros.qos import COMMAND_QOS, IMAGE_QOS, SENSOR_QOS
 from miles_ros.ros.sim_camera import SimCamera
-from miles_ros.runtime.scene_world import JOINT_NAMES, CameraProcess, SceneWorld
+from miles_ros.runtime.scene_world import (
+    JOINT_NAMES,
+    CameraProcess,
+    CellChange,
+    SceneWorld,
+    reported_finger_positions,
+)
 from miles_ros.safety.config import SafetyConfig
 from sims.scene import WORLD_FRAME, load_scene
 
@@ -65,15 +72,35 @@ RESET_GATE_S = 1.0
 again (no safety node in the graph)."""
 
 
+def cell_change(prm: SimNodeParams) -> CellChange:
+    """The cell's change that ``prm`` describes."""
+    return CellChange(**{name: getattr(prm, name) for name in CELL_CHANGE_PARAMS})
+
+
+def check_cell_change(name: str, value) -> str | None:
+    """Why a change parameter may not take ``value`` (None: it may)."""
+    if name not in CELL_CHANGE_PARAMS:
+        return None
+    try:
+        CellChange(**{name: float(value)})
+    except (TypeError, ValueError) as exc:
+        return str(exc)
+    return None
+
+
 class SimNode(Node):
     def __init__(self, **kwargs):
         super().__init__("sim_node", **kwargs)
-        self.params = prm = declare_params(self, SimNodeParams)
+        self.params = prm = declare_params(
+            self, SimNodeParams, dynamic=CELL_CHANGE_PARAMS, check=check_cell_change
+        )
         if not (prm.publish_rate_hz > 0 and prm.objects_rate_hz > 0):
             raise ValueError("publish_rate_hz and objects_rate_hz must be positive")
         scene = load_scene(prm.scene_file or None)
         q0 = np.asarray(prm.initial_joint_positions) if prm.initial_joint_positions else None
         self.world = SceneWorld(scene, prm.physics_dt, q0)
+        self.world.set_change(cell_change(prm))
+        self.add_post_set_parameters_callback(self.on_parameters_set)
         self.steps_per_tick = max(1, round(1.0 / (prm.publish_rate_hz * prm.physics_dt)))
         self.index = {name: i for i, name in enumerate(JOINT_NAMES)}
         self.places = {
@@ -206,7 +233,10 @@ class SimNode(Node):
             poses = self.world.object_poses() if self.ticks % self.objects_every == 0 else None
         self.ticks += 1
         stamp = self.stamp()
+        reading = self.world.change.finger_reading
         for arm, (pos, vel, effort) in states.items():
+            if reading:
+                pos[7:] = reported_finger_positions(pos[7:], reading)
             msg = JointState()
             msg.header.stamp = stamp
             msg.name, msg.position, msg.velocity, msg.effort = list(JOINT_NAMES), pos, vel, effort
@@ -269,6 +299,17 @@ class SimNode(Node):
             return False
         self.reset_gate[arm] = None
         return True
+
+    def on_parameters_set(self, params) -> None:
+        """The cell changes live: a set of the change parameters applies at once."""
+        values = {p.name: p.value for p in params if p.name in CELL_CHANGE_PARAMS}
+        if not values:
+            return
+        self.params = dataclasses.replace(self.params, **values)
+        change = cell_change(self.params)
+        with self.lock:
+            self.world.set_change(change)
+        self.get_logger().warning(f"the cell changed: {change}")
 
     def on_reset(self, request, response):
         with self.lock:

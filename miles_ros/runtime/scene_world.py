@@ -29,21 +29,63 @@ from sims.backends.pybullet.scene import DEFAULT_CAMERA, world_spec_from_scene
 from sims.backends.pybullet.urdf import ARM_JOINT_NAMES, FINGER_JOINT_NAMES
 from sims.backends.pybullet.workers import WorkerProcess
 from sims.backends.pybullet.world import (
+    FINGER_LATERAL_FRICTION,
     RESET_DIM,
     RESET_FINGER,
     RESET_GOAL,
     RESET_JOINT_POS,
+    TABLE_LATERAL_FRICTION,
     BulletWorld,
     yaw_from_quaternion,
 )
 from sims.camera import add_noise
 from sims.robots import panda
 from sims.scene import Scene, load_scene
+from sims.tasks.base import FINGER_READING_RANGE, reported_finger_width
 
 JOINT_NAMES: tuple[str, ...] = ARM_JOINT_NAMES + FINGER_JOINT_NAMES
 """Joints reported on ``/joint_states``: the 7 arm joints, then both fingers."""
 PARKED_MARKER = (0.0, 0.0, -1.0)
 """Where the world's goal marker waits (below the table, out of every picture)."""
+
+
+@dataclass(frozen=True)
+class CellChange:
+    """How the cell differs from the nominal one the skills were trained for: the
+    randomization terms of :class:`~sims.tasks.base.DomainRandomization` as fixed values
+    (a heavier cube, a slippery table, worn finger pads, a gripper that reads wider)."""
+
+    cube_mass_scale: float = 1.0
+    """Multiplier on every cube's mass (the scene's ``cube_mass``)."""
+    table_friction_scale: float = 1.0
+    """Multiplier on the cube-table sliding friction."""
+    finger_friction_scale: float = 1.0
+    """Multiplier on the finger-cube friction."""
+    finger_reading: float = 0.0
+    """Offset (m) of the opening the gripper reports for a held cube, from its edge
+    (:func:`~sims.tasks.base.reported_finger_width`, both fingers together)."""
+
+    def __post_init__(self) -> None:
+        for name in ("cube_mass_scale", "table_friction_scale", "finger_friction_scale"):
+            value = getattr(self, name)
+            if not (math.isfinite(value) and value > 0.0):
+                raise ValueError(f"{name} must be a positive number, got {value!r}")
+        lo, hi = FINGER_READING_RANGE
+        if not lo <= self.finger_reading <= hi:
+            raise ValueError(
+                f"finger_reading must be in [{lo}, {hi}] m, got {self.finger_reading!r}"
+            )
+
+
+def reported_finger_positions(positions: Sequence[float], offset: float) -> list[float]:
+    """The two finger positions (m) a gripper reports when its reading is ``offset`` off
+    (:func:`~sims.tasks.base.reported_finger_width` of their sum, split evenly): the
+    opening the skills compute from them (the sum) is the reported width."""
+    if offset == 0.0:
+        return [float(v) for v in positions]
+    width = float(sum(positions))
+    shift = (float(reported_finger_width(width, offset)) - width) / len(positions)
+    return [float(v) + shift for v in positions]
 
 
 @dataclass(frozen=True)
@@ -144,6 +186,8 @@ class SceneWorld:
         sees below the table's edge)."""
         self.time = 0.0
         self.steps = 0
+        self.change = CellChange()
+        """The cell's change from the nominal (:meth:`set_change`)."""
         self.reset()
 
     @property
@@ -178,8 +222,37 @@ class SceneWorld:
                         targets.robot, joint, value, 0.0, physicsClientId=self.client
                     )
             targets.arm, targets.finger = self.initial_q.copy(), self.initial_finger
+        self.set_change(self.change)
         self.time = 0.0
         self.steps = 0
+
+    def set_change(self, change: CellChange) -> None:
+        """Apply ``change`` now; it stays through resets until the next change. The masses
+        and frictions are the physics'; the finger reading is only what the sim node
+        reports (:func:`reported_finger_positions`): :meth:`joint_state` stays the engine's."""
+        cid, world = self.client, self.world
+        for body in self.cubes.values():
+            mass = self.scene.cube_mass * change.cube_mass_scale
+            p.changeDynamics(body, -1, mass=mass, physicsClientId=cid)
+        table = TABLE_LATERAL_FRICTION * change.table_friction_scale
+        p.changeDynamics(world.table, -1, lateralFriction=table, physicsClientId=cid)
+        fingers = FINGER_LATERAL_FRICTION * change.finger_friction_scale
+        for targets in self.arms.values():
+            for j in world.finger_joints:
+                p.changeDynamics(targets.robot, j, lateralFriction=fingers, physicsClientId=cid)
+        self.change = change
+
+    def place_object(self, name: str, position: Sequence[float], yaw: float = 0.0) -> None:
+        """Put the scene cube ``name`` at ``position`` (m) turned by ``yaw`` (rad), at rest
+        (an episode's start; until the next reset). KeyError for an unknown cube."""
+        if name not in self.cubes:
+            raise KeyError(f"no cube named {name!r}; cubes: {', '.join(self.cubes)}")
+        quat = p.getQuaternionFromEuler([0.0, 0.0, float(yaw)], physicsClientId=self.client)
+        body = self.cubes[name]
+        p.resetBasePositionAndOrientation(
+            body, [float(v) for v in position], quat, physicsClientId=self.client
+        )
+        p.resetBaseVelocity(body, [0.0] * 3, [0.0] * 3, physicsClientId=self.client)
 
     def set_targets(
         self, arm: np.ndarray | None = None, finger: float | None = None, robot: str | None = None

@@ -191,3 +191,32 @@ def test_reset_under_the_safety_node_never_pulls_the_arm_back():
             assert np.all(np.abs(target - measured) <= vmax * period), (target, measured)
     finally:
         g.close()
+
+
+def test_the_cell_changes_live_and_the_fingers_report_the_new_reading(graph):
+    from rclpy.parameter import Parameter
+
+    from miles_ros.runtime.scene_world import reported_finger_positions
+
+    node = graph.nodes[0]
+    graph.wait(lambda: graph.probe.count_subscribers(interfaces.JOINT_COMMAND) > 0, what="sub")
+    command(graph, panda.FINGER_JOINT_NAMES, [0.02, 0.02])  # a 4 cm opening, as on a cube
+    graph.wait(lambda: abs(sum(node.world.joint_state()[0][7:]) - 0.04) < 1e-3, what="4 cm")
+    reading = 0.009
+    result = node.set_parameters(
+        [Parameter("finger_reading", value=reading), Parameter("cube_mass_scale", value=3.0)]
+    )
+    assert all(r.successful for r in result)
+    assert node.world.change.finger_reading == reading
+    assert node.world.change.cube_mass_scale == 3.0
+
+    def reported_matches() -> bool:
+        msg = graph.joint_states[-1]
+        engine = node.world.joint_state()[0][7:]
+        wanted = sum(reported_finger_positions(engine, reading))
+        return abs(joint(msg, NAMES[7]) + joint(msg, NAMES[8]) - wanted) < 1e-3
+
+    graph.wait(reported_matches, what="the shifted finger reading")
+    refused = node.set_parameters([Parameter("table_friction_scale", value=-1.0)])
+    assert not refused[0].successful and "table_friction_scale" in refused[0].reason
+    assert node.world.change.table_friction_scale == 1.0

@@ -298,3 +298,20 @@ def test_a_moved_observation_entry_is_named_with_its_old_and_new_start(data):
         f"observation layout differs: {entry['name']} start {entry['start']} -> "
         f"{entry['start'] + delta}"
     ]
+
+
+def test_a_card_from_before_tool_levelling_maps_actions_as_a_gain_of_zero(tmp_path):
+    shipped = active_skill_dir(SHIPPED_LIBRARY / "pick_place")
+    assert "ik_tilt_gain" not in load_card(shipped).action["scale"]  # exported before it
+
+    def with_gain(gain, where):
+        copy_dir = tmp_path / where
+        shutil.copytree(shipped, copy_dir)
+        return load_card(
+            edited(copy_dir, lambda d: d["action"]["scale"].update(ik_tilt_gain=gain))
+        )
+
+    assert differences(load_card(shipped), with_gain(0.0, "off")) == []
+    assert differences(load_card(shipped), with_gain(0.3, "on")) == [
+        "action mapping differs: scale.ik_tilt_gain 0.0 -> 0.3"
+    ]

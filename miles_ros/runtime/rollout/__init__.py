@@ -4,6 +4,8 @@
   record and the supervisor's maths run offline on its commands;
 - :mod:`.canary`: a seeded share of requests to the candidate, decided by
   :mod:`.sprt` (promote, rollback, continue) with every decision's evidence;
+- :mod:`.drift`: the active version's live success tested against its card's (the same
+  SPRT), a decision record per outcome;
 - :mod:`.core`: :class:`Rollout`, the executor's seams, the per-request fallback and the
   ``shadow`` / ``canary`` parameters of skill_node.
 """
@@ -14,10 +16,12 @@ from miles_ros.runtime.rollout.core import (
     Rollout,
     load_candidate,
     parse_canary,
+    parse_drift,
     parse_shadow,
     rollout_from_config,
     rollout_params,
 )
+from miles_ros.runtime.rollout.drift import Drift, DriftConfig
 from miles_ros.runtime.rollout.shadow import OfflineSupervisor, ShadowEpisode
 from miles_ros.runtime.rollout.sprt import (
     Thresholds,
@@ -31,6 +35,8 @@ __all__ = [
     "Canary",
     "CanaryConfig",
     "DecisionLog",
+    "Drift",
+    "DriftConfig",
     "OfflineSupervisor",
     "RequestRollout",
     "Rollout",
@@ -41,6 +47,7 @@ __all__ = [
     "hypotheses",
     "load_candidate",
     "parse_canary",
+    "parse_drift",
     "parse_shadow",
     "rollout_from_config",
     "rollout_params",

@@ -95,14 +95,18 @@ class DecisionLog:
     """Decision records: the logger, a bounded history, and a JSON-lines file when
     ``path`` is set (appended, one object a line)."""
 
-    def __init__(self, path: str | Path | None = None, kept: int = DECISIONS_KEPT) -> None:
+    def __init__(
+        self, path: str | Path | None = None, kept: int = DECISIONS_KEPT, what: str = "canary"
+    ) -> None:
         self.path = Path(path) if path else None
+        self.what = what
+        """What decides (the log lines' first word)."""
         self.history: deque[dict] = deque(maxlen=kept)
 
     def add(self, record: dict) -> None:
         self.history.append(record)
         log = logger.info if record["decision"] == CANARY_CONTINUE else logger.warning
-        log("canary %s: %s (%s)", record["skill"], record["decision"], json.dumps(record))
+        log("%s %s: %s (%s)", self.what, record["skill"], record["decision"], json.dumps(record))
         if self.path is not None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             with self.path.open("a", encoding="utf-8") as f:

@@ -31,6 +31,7 @@ import yaml
 from miles_ros.interfaces import (
     FAILED,
     SKILL_CANARY,
+    SKILL_DRIFT,
     SKILL_SHADOW,
     STATE_LOST,
     SUCCEEDED,
@@ -40,6 +41,7 @@ from miles_ros.runtime.command_path import SHAPE_COMMANDS, VELOCITY_SCALE
 from miles_ros.runtime.library import RunnableSkill, SkillLibrary, load_skill
 from miles_ros.runtime.observation import JointReading
 from miles_ros.runtime.rollout.canary import Canary, CanaryConfig, DecisionLog, card_success
+from miles_ros.runtime.rollout.drift import Drift, DriftConfig
 from miles_ros.runtime.rollout.shadow import ShadowEpisode
 from miles_ros.safety.config import SafetyConfig
 from policies.cards import SkillCardError
@@ -96,10 +98,12 @@ class Rollout:
         velocity_scale: float = VELOCITY_SCALE,
         safety: SafetyConfig | None = None,
         promote: Callable[[str, RunnableSkill, dict], str] | None = None,
+        drifts: dict[str, Drift] | None = None,
     ) -> None:
         """``promote(skill, candidate, record)``: carries out a canary's promotion (makes
         the candidate the active version) and says what it did (the record's ``applied``);
-        None: a decision is only recorded."""
+        None: a decision is only recorded. ``drifts``: skill name -> the drift monitor of
+        its active version."""
         self.shadows = dict(shadows or {})
         """Skill name -> its shadow candidate."""
         self.canaries = dict(canaries or {})
@@ -111,12 +115,14 @@ class Rollout:
         """The shadows' command-path model, read once (config/safety.yaml)."""
         self.shadow_history: deque[dict] = deque(maxlen=SHADOW_HISTORY)
         """The latest shadow episode records, each with its request id and outcome."""
+        self.drifts = dict(drifts or {})
+        """Skill name -> the drift monitor of its active version."""
         if promote is not None:
             for skill, (canary, candidate) in self.canaries.items():
                 canary.apply_promotion = functools.partial(promote, skill, candidate)
 
     def __bool__(self) -> bool:
-        return bool(self.shadows or self.canaries)
+        return bool(self.shadows or self.canaries or self.drifts)
 
     # --- the executor's seams ------------------------------------------------------------
     def start(
@@ -125,7 +131,7 @@ class Rollout:
         """The version that runs a request of skill ``name`` (the library's ``active`` or
         the canary's candidate) and the request's rollout record (None: nothing rolls out
         for this skill)."""
-        if name not in self.shadows and name not in self.canaries:
+        if name not in self.shadows and name not in self.canaries and name not in self.drifts:
             return active, None
         req = RequestRollout(name, active, interventions_at_start=int(interventions))
         runs = active
@@ -195,6 +201,9 @@ class Rollout:
             elif tested and not req.fallback:  # a fallback's outcome is not the baseline's
                 req.canary.active_outcome(state == SUCCEEDED)
             out[SKILL_CANARY] = req.canary_status()
+        drift = self.drifts.get(req.skill)
+        if drift is not None and tested and not req.candidate and not req.fallback:
+            out[SKILL_DRIFT] = drift.outcome(request_id, state == SUCCEEDED)
         if req.shadow is not None and req.shadow.periods + bool(req.shadow.error):
             record = req.shadow.record()
             out[SKILL_SHADOW] = record
@@ -231,6 +240,20 @@ def parse_canary(text: str) -> dict[str, CanaryConfig]:
             out[skill] = CanaryConfig(**spec)
         except TypeError as exc:
             raise ValueError(f"canary {skill}: {exc}") from None
+    return out
+
+
+def parse_drift(text: str) -> dict[str, DriftConfig]:
+    """skill_node's ``drift``: a YAML mapping ``{SKILL: {alpha, beta, delta}}`` of
+    :class:`DriftConfig` fields (``{}`` or null: the defaults; "" = none)."""
+    out = {}
+    for skill, spec in _mapping(text, "drift").items():
+        if not isinstance(spec, dict | None):
+            raise ValueError(f"drift {skill}: expected {{alpha, beta, delta}}, got {spec!r}")
+        try:
+            out[skill] = DriftConfig(**(spec or {}))
+        except TypeError as exc:
+            raise ValueError(f"drift {skill}: {exc}") from None
     return out
 
 
@@ -296,12 +319,14 @@ def rollout_from_config(
     velocity_scale: float = VELOCITY_SCALE,
     check_hashes: bool = True,
     safety: SafetyConfig | None = None,
+    drift: str = "",
 ) -> Rollout | None:
-    """The rollout skill_node's ``shadow`` and ``canary`` parameters describe (None when
-    both are empty or no candidate loads); ``decision_log``: the canaries' JSON-lines file
-    ("" = none). Unreadable parameters raise ValueError; a candidate that does not load
-    or cannot stand in for its skill is left out, its reason logged (the skill runs its
-    active version alone)."""
+    """The rollout skill_node's ``shadow``, ``canary`` and ``drift`` parameters describe
+    (None when all are empty or nothing loads); ``decision_log``: the canaries' JSON-lines
+    file ("" = none). A drift monitor needs the skill loaded and a success rate on its
+    card; without either it is left out, the reason logged. Unreadable parameters raise
+    ValueError; a candidate that does not load or cannot stand in for its skill is left
+    out, its reason logged (the skill runs its active version alone)."""
     candidates = {("shadow", k): v for k, v in parse_shadow(shadow).items()}
     configs = parse_canary(canary)
     candidates |= {("canary", k): cfg.candidate for k, cfg in configs.items()}
@@ -318,8 +343,16 @@ def rollout_from_config(
         if ("canary", skill) in loaded:
             rate = card_success(library.skills[skill].card)
             canaries[skill] = (Canary(skill, cfg, rate, log), loaded["canary", skill])
+    drifts = {}
+    for skill, cfg in parse_drift(drift).items():
+        loaded_skill = library.skills.get(skill)
+        rate = None if loaded_skill is None else card_success(loaded_skill.card)
+        if rate is None:
+            logger.error("drift monitor for %s left out: no such skill or no card rate", skill)
+            continue
+        drifts[skill] = Drift(skill, rate, cfg, DecisionLog(decision_log or None, what="drift"))
     promote = library_promoter(library) if canaries else None
-    rollout = Rollout(shadows, canaries, shape_commands, velocity_scale, safety, promote)
+    rollout = Rollout(shadows, canaries, shape_commands, velocity_scale, safety, promote, drifts)
     return rollout if rollout else None
 
 
