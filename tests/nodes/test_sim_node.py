@@ -153,6 +153,13 @@ def test_reset_under_the_safety_node_never_pulls_the_arm_back():
         set_targets(arm, finger)
 
     sim.world.set_targets = recording_set_targets
+    world_reset, reset_done = sim.world.reset, []
+
+    def recording_reset():  # under the sim's lock too: every later target meets the new pose
+        world_reset()
+        reset_done.append(time.monotonic())
+
+    sim.world.reset = recording_reset
     events: list[dict] = []
     g.probe.create_subscription(String, interfaces.SAFETY_EVENTS, g._keep(events, json.loads), 100)
     pub = g.probe.create_publisher(JointState, interfaces.SKILL_COMMAND, COMMAND_QOS)
@@ -173,7 +180,6 @@ def test_reset_under_the_safety_node_never_pulls_the_arm_back():
         g.wait(lambda: g.joint_states and np.abs(arm() - away).max() < 0.01, what="arm away")
         streaming.clear()
         g.wait(lambda: g.safety and g.safety[-1]["mode"] == "hold", what="holding away")
-        t_reset = time.monotonic()
         assert g.call(interfaces.SIM_RESET).success
         g.wait(lambda: any(e["kind"] == "tracking_reset" for e in events), what="tracking reset")
         n = len(g.joint_states)
@@ -185,6 +191,7 @@ def test_reset_under_the_safety_node_never_pulls_the_arm_back():
         assert np.abs(q - home).max() < 0.01, "the arm was pulled away from home"
         assert np.all(np.abs(v) <= vmax), np.abs(v).max(axis=0)
         period = 1.0 / 250.0
+        (t_reset,) = reset_done  # targets applied before it met the arm still away
         late = [(tgt, meas) for t, tgt, meas in applied if t > t_reset]
         assert late, "no command applied after the reset"
         for target, measured in late:
