@@ -64,8 +64,11 @@ NEAR_Z = 0.012
 """Around the cube: largest height difference (m) of the TCP from the cube's centre."""
 OPEN_WIDTH = panda.gripper_width_max - 0.005
 """Finger opening (m) from which the fingers count as open (coming down is allowed)."""
-HOLD_WIDTH = 0.065
-"""Fingers narrower than this (m) hold the cube (between the cube's edge and open)."""
+HOLD_WIDTH = 0.071
+"""Fingers narrower than this (m) hold the cube (between the cube's edge and open): wide
+enough for a held cube's reading on any gripper it meets (PyBullet's Panda reads a 4 cm
+cube as 4.0-5.8 cm; a worn or recalibrated gripper adds up to a centimetre more), narrow
+enough that opening fingers pass it well before they read open."""
 EMPTY_WIDTH = 0.5 * EDGE
 """Fingers narrower than this (m) closed on nothing."""
 HELD_TOL = 0.03
