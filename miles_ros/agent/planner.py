@@ -59,6 +59,7 @@ from miles_ros.agent.grounding import (
     ground_candidates,
     outside_envelope,
 )
+from miles_ros.agent.models import refusal_trained
 from miles_ros.agent.negation import read_in_scope
 from miles_ros.agent.plans import (
     Plan,
@@ -497,16 +498,3 @@ class Planner:
             goal, k=self.config.memory_k, min_score=self.config.memory_min_score
         )
         return [f.text for f in facts]
-
-
-def refusal_trained(adapter: str | Path | None) -> bool:
-    """True when ``adapter``'s card says it was trained on infeasible goals."""
-    if adapter is None:
-        return False
-    card = Path(adapter) / "adapter_card.yaml"
-    try:
-        import yaml
-
-        return int(yaml.safe_load(card.read_text()).get("generator_version", 0)) >= 5
-    except (OSError, ValueError, TypeError, AttributeError):
-        return False

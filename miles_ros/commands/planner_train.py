@@ -18,8 +18,9 @@ from pathlib import Path
 
 import yaml
 
+from miles_ros.agent.models import ADAPTER_CARD
+
 DEFAULT_OUT = Path(__file__).resolve().parents[1] / "agent" / "adapters" / "default"
-CARD = "adapter_card.yaml"
 
 
 def _parser(prog: str) -> argparse.ArgumentParser:
@@ -128,7 +129,7 @@ def main(argv: list[str] | None = None, prog: str = "miles planner-train") -> in
 
     registry = SkillRegistry.load(args.skills)
     world = load_world(args.scene)
-    card_path = args.out / CARD
+    card_path = args.out / ADAPTER_CARD
     if args.eval_only:
         if not card_path.exists():
             print(f"{prog}: no adapter card at {card_path}", file=sys.stderr)
@@ -171,8 +172,8 @@ def main(argv: list[str] | None = None, prog: str = "miles planner-train") -> in
             print(f"step {step}/{cfg.steps} loss {loss:.4f} {elapsed:.0f}s", flush=True)
 
     previous = None
-    if args.init_adapter is not None and (args.init_adapter / CARD).exists():
-        previous = yaml.safe_load((args.init_adapter / CARD).read_text())
+    if args.init_adapter is not None and (args.init_adapter / ADAPTER_CARD).exists():
+        previous = yaml.safe_load((args.init_adapter / ADAPTER_CARD).read_text())
         previous.pop("evaluation", None)
     stats = train_adapter(
         lm, registry, world, cfg, args.out, progress=progress, init_adapter=args.init_adapter
