@@ -132,14 +132,30 @@ def _up(argv: list[str] | None, prog: str, stop: StopSignals) -> int:
     parser.add_argument("--canary-share", type=float, default=0.2, help="(default 0.2)")
     parser.add_argument("--canary-seed", type=int, default=0, help="its routing seed")
     parser.add_argument(
-        "--rollout-log", default=None, metavar="FILE.jsonl", help="the canaries' decisions"
+        "--drift",
+        action="append",
+        default=[],
+        metavar="SKILL",
+        help="watch SKILL's live success against its card's (a sequential test: 'drift' on "
+        "the final skill statuses, the records in --rollout-log); repeatable",
+    )
+    parser.add_argument(
+        "--rollout-log",
+        default=None,
+        metavar="FILE.jsonl",
+        help="the canaries' and drift monitors' decisions",
     )
     args = parser.parse_args(argv)
     from miles_ros.runtime.rollout import rollout_params
 
     try:
         rollout = rollout_params(
-            args.shadow, args.canary, args.canary_share, args.canary_seed, args.rollout_log
+            args.shadow,
+            args.canary,
+            args.canary_share,
+            args.canary_seed,
+            args.rollout_log,
+            args.drift,
         )
     except ValueError as exc:
         parser.error(str(exc))

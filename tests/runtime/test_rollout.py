@@ -25,10 +25,12 @@ from miles_ros.runtime.rollout import (
     Canary,
     CanaryConfig,
     DecisionLog,
+    DriftConfig,
     OfflineSupervisor,
     Rollout,
     load_candidate,
     parse_canary,
+    parse_drift,
     parse_shadow,
     rollout_from_config,
     rollout_params,
@@ -185,6 +187,10 @@ def test_miles_up_flags_become_the_skill_node_parameters(tmp_path):
     (cfg,) = parse_canary(params["canary"]).values()
     assert (cfg.candidate, cfg.share, cfg.seed) == ("/c/push", 0.3, 5)
     assert params["rollout_log"] == str(tmp_path / "d.jsonl")
+    assert "drift" not in params
+    watched = rollout_params([], [], 0.2, 0, None, ["pick_place"])
+    assert set(watched) == {"drift"}
+    assert parse_drift(watched["drift"]) == {"pick_place": DriftConfig()}
     assert rollout_params([], [], 0.2, 0, None) == {}
     with pytest.raises(ValueError, match="SKILL=DIR"):
         rollout_params(["reach"], [], 0.2, 0, None)

@@ -357,12 +357,18 @@ def rollout_from_config(
 
 
 def rollout_params(
-    shadow: list[str], canary: list[str], share: float, seed: int, decision_log: str | None
+    shadow: list[str],
+    canary: list[str],
+    share: float,
+    seed: int,
+    decision_log: str | None,
+    drift: list[str] = (),
 ) -> dict:
-    """skill_node's ``shadow``, ``canary`` and ``rollout_log`` parameters from ``miles
-    up``'s flags (``SKILL=DIR`` or ``SKILL=VERSION``, a version of the skill's library
-    folder, each; one share and seed for every canary); {} when none is given. ValueError
-    for a flag that is neither."""
+    """skill_node's ``shadow``, ``canary``, ``drift`` and ``rollout_log`` parameters from
+    ``miles up``'s flags (``SKILL=DIR`` or ``SKILL=VERSION``, a version of the skill's
+    library folder, each; one share and seed for every canary; ``drift``: skill names, each
+    watched with :class:`DriftConfig`'s defaults); {} when none is given. ValueError for a
+    flag that is neither."""
 
     def pairs(flags: list[str], what: str) -> dict[str, str]:
         out = {}
@@ -382,6 +388,8 @@ def rollout_params(
             for skill, path in pairs(canary, "canary").items()
         }
         params["canary"] = json.dumps(specs)
+    if drift:
+        params["drift"] = json.dumps(dict.fromkeys(drift, {}))
     if decision_log:
         params["rollout_log"] = str(Path(decision_log).expanduser().resolve())
     return params
