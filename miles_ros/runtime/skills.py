@@ -45,9 +45,11 @@ and a candidate request that fails falls back to the active version from where t
 is (``running`` with ``"canary": {"fallback": ...}``) instead of failing.
 
 Over 500 lines: one state machine, :class:`SkillExecutor`, whose transitions (request,
-tick, home lead-in, stall restart, cancel, finish) all read and write the same running
-execution; this docstring, the contract the node and the tests hold it to, is a sixth
-of it.
+tick, home lead-in, stall restart, a candidate's fallback, cancel, finish) all read and
+write the same running execution; what a rollout decides (which version runs, the
+shadow, the canary's test) lives in :mod:`miles_ros.runtime.rollout`, which the executor
+only calls at its seams; this docstring, the contract the node and the tests hold it to,
+is a sixth of it.
 """
 
 from __future__ import annotations
