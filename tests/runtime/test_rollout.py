@@ -259,6 +259,39 @@ def test_a_candidate_over_the_intervention_bound_falls_back_mid_request(linear_d
     assert statuses[-1][SKILL_CANARY]["version"] == "active"
 
 
+def test_the_active_versions_interventions_raise_the_bound_a_candidate_is_held_to(linear_dir):
+    """In a cell where the active version needs the supervisor (its requests each count 6
+    interventions), the candidate's bound rises from max_interventions to
+    intervention_ratio x 6: a candidate request as bad as the active ones goes on."""
+    ex = make_executor(linear_dir)
+    active = ex.library.skills["reach"]
+    cfg = CanaryConfig(
+        str(linear_dir / "reach"),
+        share=0.0,
+        max_interventions=3,
+        intervention_ratio=1.5,
+        min_baseline=2,
+        baseline=0.95,
+    )
+    canary = Canary("reach", cfg, 0.95)
+    ex.rollout = Rollout(canaries={"reach": (canary, active)})
+    t, count = 0.0, 0
+    for k in range(2):
+        ex.on_safety_state({"estop": False, "interventions": count}, t)
+        (start,) = ex.on_request(request(f"a{k}", "reach", target=reach_goal(-0.1)), t)
+        assert start[SKILL_CANARY]["version"] == "active"
+        _, _, t = drive(ex, t, 2)
+        count += 6
+        ex.on_safety_state({"estop": False, "interventions": count}, t)
+        statuses, _, t = drive(ex, t, 1000)
+        assert statuses[-1]["state"] == SUCCEEDED
+        t += 0.1
+    assert list(canary.active_interventions) == [6, 6]
+    assert canary.intervention_bound() == (9, "stream")
+    assert canary.candidate_outcome("c", True, 9)["decision"] == CANARY_CONTINUE
+    assert canary.candidate_outcome("c", True, 10)["decision"] == CANARY_ROLLBACK
+
+
 def test_the_offline_supervisor_checks_from_the_state_it_is_given():
     """From the arm at rest: a target where it stands is not an intervention, one past a
     joint's band is (clipped at submission), and restarting puts the output state where

@@ -6,6 +6,8 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from miles_ros.interfaces import CANARY_CONTINUE, CANARY_PROMOTE, CANARY_ROLLBACK
 from miles_ros.runtime.rollout import (
@@ -106,3 +108,35 @@ def test_a_good_candidate_is_promoted_and_a_bad_one_rolled_back_by_the_canary():
         while canary.open:
             canary.candidate_outcome("r", bool(rng.random() < p_true), 0)
         assert canary.decision == expected
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    counts=st.lists(st.integers(0, 500), max_size=60),
+    floor=st.integers(0, 50),
+    ratio=st.floats(0.0, 4.0),
+    min_baseline=st.integers(0, 30),
+)
+def test_the_intervention_bound_follows_the_active_version_never_below_its_floor(
+    counts, floor, ratio, min_baseline
+):
+    """The bound is ``max_interventions`` until the active version has ``min_baseline``
+    outcomes; then ``ratio`` x its 95th percentile when that is larger. Never lower than
+    the floor, and a candidate request over it rolls the candidate back."""
+    cfg = CanaryConfig(
+        "dir", max_interventions=floor, intervention_ratio=ratio, min_baseline=min_baseline
+    )
+    canary = Canary("pick_place", cfg, card_rate=0.9)
+    for n in counts:
+        canary.active_outcome(True, n)
+    bound, source = canary.intervention_bound()
+    assert bound >= floor
+    if len(counts) < max(min_baseline, 1) or ratio == 0.0:
+        assert (bound, source) == (floor, "config")
+    else:
+        q95 = float(np.quantile(counts, 0.95, method="inverted_cdf"))
+        assert bound == max(floor, math.ceil(ratio * q95))
+        assert source == ("stream" if bound > floor else "config")
+    assert canary.candidate_outcome("r", True, bound)["decision"] != CANARY_ROLLBACK
+    record = canary.candidate_outcome("r", True, bound + 1)
+    assert record["decision"] == CANARY_ROLLBACK and record["intervention_bound"] == bound

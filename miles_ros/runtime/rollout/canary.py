@@ -7,9 +7,15 @@ succeeds as often as the active version; H1, ``delta`` less often. The active's 
 measured on the same stream of requests (the ones the canary left to it) once it has
 ``min_baseline`` outcomes, before that it is the card's (its supervised evidence, else its
 evaluation); ``baseline`` > 0 fixes it. Beside it, a bound on the supervisor's
-interventions per request: a candidate request over ``max_interventions`` is a failure and
-rolls the candidate back at once. After a rollback, and after a promotion (which only
-decides: the library's promote acts on it), every request goes to the active version.
+interventions per request: a candidate request over it is a failure and rolls the
+candidate back at once. The bound is ``max_interventions`` until the active version has
+``min_baseline`` outcomes on the stream, then the larger of that and
+``intervention_ratio`` times the active's own 95th percentile there
+(:meth:`Canary.intervention_bound`): a changed cell that makes every version need the
+supervisor more does not roll back a candidate that needs it as often as the active one,
+and the bound never drops below ``max_interventions``. After a rollback, and after a
+promotion (which only decides: the library's promote acts on it), every request goes to
+the active version.
 
 Every decision (``continue`` included) is a record with its evidence: the counts, the
 log-likelihood ratio, the thresholds, the baseline and where it came from, the
@@ -21,6 +27,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import random
 import time
 from collections import deque
@@ -41,6 +48,10 @@ logger = logging.getLogger(__name__)
 
 DECISIONS_KEPT = 256
 """Decision records kept in memory (the JSON-lines file keeps every one)."""
+ACTIVE_INTERVENTIONS_KEPT = 1000
+"""The active version's latest requests whose interventions set the canary's bound."""
+INTERVENTION_QUANTILE = 0.95
+"""The quantile of the active version's interventions per request the bound scales."""
 
 
 @dataclass(frozen=True)
@@ -61,8 +72,12 @@ class CanaryConfig:
     delta: float = 0.3
     """The success-rate drop the test must catch (H1: baseline - delta)."""
     max_interventions: int = 20
-    """Supervisor interventions one candidate request may cause; more: that request
-    falls back to the active version and the candidate is rolled back."""
+    """Supervisor interventions one candidate request may cause (the bound's floor); more:
+    that request falls back to the active version and the candidate is rolled back."""
+    intervention_ratio: float = 1.5
+    """Once the active version has ``min_baseline`` outcomes on the stream, the bound is
+    at least this times its 95th percentile of interventions per request (0: the bound
+    is ``max_interventions`` only)."""
     baseline: float = 0.0
     """H0's success rate; 0: measured (the module docstring)."""
     min_baseline: int = 20
@@ -73,8 +88,10 @@ class CanaryConfig:
             raise ValueError("canary: a candidate skill directory is needed")
         if not 0.0 <= self.share <= 1.0:
             raise ValueError(f"canary share must be in [0, 1], got {self.share!r}")
-        if self.max_interventions < 0 or self.min_baseline < 0:
-            raise ValueError("canary max_interventions and min_baseline must be >= 0")
+        if self.max_interventions < 0 or self.min_baseline < 0 or self.intervention_ratio < 0:
+            raise ValueError(
+                "canary max_interventions, intervention_ratio and min_baseline must be >= 0"
+            )
         if not 0.0 <= self.baseline < 1.0:
             raise ValueError(f"canary baseline must be in [0, 1), got {self.baseline!r}")
         sprt_thresholds(self.alpha, self.beta)
@@ -134,6 +151,9 @@ class Canary:
         """The candidate's outcomes."""
         self.active_successes = self.active_failures = 0
         """The active version's outcomes on the same stream."""
+        self.active_interventions: deque[int] = deque(maxlen=ACTIVE_INTERVENTIONS_KEPT)
+        """The active version's interventions per request on the stream (latest first
+        out)."""
         self.routed = 0
         """Requests the canary drew for (while it went on)."""
         self._rng = random.Random(config.seed)
@@ -165,12 +185,29 @@ class Canary:
             return (self.active_successes + 1.0) / (n + 2.0), "stream"
         return self.card_rate, "card"
 
-    def active_outcome(self, succeeded: bool) -> None:
-        """An outcome of the active version on this skill's stream."""
+    def intervention_bound(self) -> tuple[int, str]:
+        """The most interventions a candidate request may cause, and where it comes from
+        (``config``: ``max_interventions``; ``stream``: the active version's own count,
+        the module docstring)."""
+        cfg = self.config
+        seen = sorted(self.active_interventions)
+        if cfg.intervention_ratio <= 0.0 or len(seen) < max(cfg.min_baseline, 1):
+            return cfg.max_interventions, "config"
+        quantile = seen[math.ceil(INTERVENTION_QUANTILE * len(seen)) - 1]
+        scaled = math.ceil(cfg.intervention_ratio * quantile)
+        if scaled <= cfg.max_interventions:
+            return cfg.max_interventions, "config"
+        return scaled, "stream"
+
+    def active_outcome(self, succeeded: bool, interventions: int | None = None) -> None:
+        """An outcome of the active version on this skill's stream, with the supervisor's
+        interventions during the request when known."""
         if succeeded:
             self.active_successes += 1
         else:
             self.active_failures += 1
+        if interventions is not None:
+            self.active_interventions.append(max(int(interventions), 0))
 
     def candidate_outcome(self, request: str, succeeded: bool, interventions: int) -> dict:
         """An outcome of the candidate: the decision it leads to, as its record."""
@@ -185,9 +222,10 @@ class Canary:
         was_open = self.open
         decision = sprt_decision(llr, self.thresholds) if was_open else self.decision
         reason = "sequential test"
-        if interventions > cfg.max_interventions and self.open:
+        bound, bound_source = self.intervention_bound()
+        if interventions > bound and self.open:
             decision = CANARY_ROLLBACK
-            reason = f"{interventions} interventions > bound {cfg.max_interventions}"
+            reason = f"{interventions} interventions > bound {bound}"
         self.decision = decision
         record = {
             "time": round(time.time(), 3),
@@ -197,6 +235,8 @@ class Canary:
             "reason": reason,
             "succeeded": bool(succeeded),
             "interventions": int(interventions),
+            "intervention_bound": bound,
+            "intervention_bound_source": bound_source,
             "successes": self.successes,
             "failures": self.failures,
             "active_successes": self.active_successes,

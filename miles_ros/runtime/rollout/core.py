@@ -171,7 +171,7 @@ class Rollout:
         if not req.candidate or req.canary is None:
             return ""
         caused = interventions - req.interventions_at_start
-        bound = req.canary.config.max_interventions
+        bound, _ = req.canary.intervention_bound()
         return f"{caused} interventions > bound {bound}" if caused > bound else ""
 
     def fall_back(
@@ -199,7 +199,8 @@ class Rollout:
                 succeeded = state == SUCCEEDED
                 req.decision = req.canary.candidate_outcome(request_id, succeeded, caused)
             elif tested and not req.fallback:  # a fallback's outcome is not the baseline's
-                req.canary.active_outcome(state == SUCCEEDED)
+                caused = interventions - req.interventions_at_start
+                req.canary.active_outcome(state == SUCCEEDED, caused)
             out[SKILL_CANARY] = req.canary_status()
         drift = self.drifts.get(req.skill)
         if drift is not None and tested and not req.candidate and not req.fallback:
