@@ -98,6 +98,7 @@ class Settings:
     gradient_steps: int = 2000
     restarts: int = 64
     rehearsal_episodes: int = 20
+    anchor: str = "parent"
     export_eval_episodes: int = 50
     """The fine-tune's own evaluation for its card (behind the supervisor: slow); the
     bench's comparisons are its own ``eval_episodes`` evaluations."""
@@ -419,6 +420,7 @@ def stage_fine_tune(recording: Path, library: Path, out: Path, s: Settings) -> d
         gradient_steps=s.gradient_steps,
         restarts=s.restarts,
         rehearsal_episodes=s.rehearsal_episodes,
+        anchor=s.anchor,
         eval_episodes=s.export_eval_episodes,
         seed=s.seed,
     )
@@ -594,8 +596,14 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--json", action="store_true", help="print the JSON on one line")
     parser.add_argument("--quick", action="store_true", help="a short smoke run")
+    parser.add_argument(
+        "--anchor",
+        choices=("parent", "expert"),
+        default=Settings.anchor,
+        help="the fine-tune's labels of rehearsal and succeeded states (policies.finetune)",
+    )
     args = parser.parse_args()
-    settings = QUICK if args.quick else Settings()
+    settings = dataclasses.replace(QUICK if args.quick else Settings(), anchor=args.anchor)
     saved = os.dup(1)
     os.dup2(2, 1)  # C libraries print to stdout (pybullet's build line): keep JSON clean
     started = time.perf_counter()

@@ -13,8 +13,13 @@ dynamics: a cell whose physics changed (a heavier cube) is relabelled from its l
 states, not simulated.
 
 Against forgetting, rehearsal: the parent actor runs the card's own evaluation episodes
-(its backend, seed and envelope), the expert labels the states it visits, and every
-minibatch draws :data:`REHEARSAL_FRACTION` of its states from those.
+(its backend, seed and envelope), and every minibatch draws :data:`REHEARSAL_FRACTION` of
+its states from those. With ``anchor="parent"`` (the default) the parent's own actions
+label the rehearsal states and the logged states of episodes that succeeded, and the
+expert only the logged failures and the restarts: the parent was fine-tuned past its
+expert in physics (PyBullet behind the supervisor), so regressing every state onto the
+expert undoes what the parent learned there. ``anchor="expert"``: the expert labels every
+state.
 
 The result is a new skill directory, written by the project's export path
 (:func:`policies.export.export_run`: ONNX files, card, physics evaluation) from a one-
@@ -246,6 +251,26 @@ def expert_labels(card: SkillCard, obs: np.ndarray) -> np.ndarray:
     return np.clip(np.asarray(actions, dtype=np.float32), -1.0, 1.0)
 
 
+def parent_labels(model: ActorCritic, obs: np.ndarray) -> np.ndarray:
+    """The parent actor's own deterministic actions for ``obs`` (call before training)."""
+    with torch.no_grad():
+        actions = model.act_deterministic(torch.as_tensor(np.asarray(obs, dtype=np.float32)))
+    return np.clip(actions.numpy().astype(np.float32), -1.0, 1.0)
+
+
+METHODS = {
+    "parent": "DAgger: the scripted expert labels the logged failures and the states the "
+    "parent visits in sim restarted near them; the parent's own actions label the logged "
+    "states of succeeded episodes and the rehearsal of the card's evaluation episodes "
+    "({fraction:g} of each minibatch)",
+    "expert": "DAgger: the scripted expert labels the logged states and the states the "
+    "parent visits in sim restarted near the logged failures; rehearsal of the card's "
+    "evaluation episodes ({fraction:g} of each minibatch)",
+}
+"""The card's ``fine_tune.method`` by anchor."""
+ANCHORS = tuple(METHODS)
+
+
 @dataclass
 class FineTuneConfig:
     gradient_steps: int = 2000
@@ -260,6 +285,14 @@ class FineTuneConfig:
     rehearsal_episodes: int = 20
     """Episodes of the card's evaluation set whose states are rehearsed (0: none)."""
     rehearsal_fraction: float = REHEARSAL_FRACTION
+    anchor: str = "parent"
+    """Who labels the rehearsal states and the logged states of succeeded episodes:
+    ``parent`` (its own actions) or ``expert`` (module docstring)."""
+
+    def __post_init__(self) -> None:
+        if self.anchor not in ANCHORS:
+            raise ValueError(f"fine-tune anchor must be one of {ANCHORS}, got {self.anchor!r}")
+
     eval_episodes: int = 50
     """Episodes of the new version's physics evaluation (the card's seed and backend)."""
     seed: int = 0
@@ -343,10 +376,16 @@ def fine_tune(
         )
         states = np.concatenate([states, restarted])
     labels = expert_labels(parent, states)
+    if cfg.anchor == "parent":
+        kept = np.concatenate([~logged.failed, np.zeros(len(restarted), dtype=bool)])
+        labels[kept] = parent_labels(model, states[kept])
     rehearsal = None
     if cfg.rehearsal_episodes > 0:
         rehearsed = rehearsal_states(model, parent, cfg.rehearsal_episodes)
-        rehearsal = (rehearsed, expert_labels(parent, rehearsed))
+        if cfg.anchor == "parent":
+            rehearsal = (rehearsed, parent_labels(model, rehearsed))
+        else:
+            rehearsal = (rehearsed, expert_labels(parent, rehearsed))
     losses = regress(model, (states, labels), rehearsal, cfg)
     train_s = time.perf_counter() - started
     train_cfg = TrainConfig(task=parent.task, seed=cfg.seed)
@@ -386,9 +425,8 @@ def fine_tune(
     data = card.to_dict()
     data["version"] = int(parent.version) + 1
     data["provenance"]["fine_tune"] = {
-        "method": "DAgger: the scripted expert labels the logged states and the states the "
-        "parent visits in sim restarted near the logged failures; rehearsal of the card's "
-        f"evaluation episodes ({cfg.rehearsal_fraction:g} of each minibatch)",
+        "method": METHODS[cfg.anchor].format(fraction=cfg.rehearsal_fraction),
+        "anchor": cfg.anchor,
         "parent": {
             "name": parent.name,
             "version": int(parent.version),

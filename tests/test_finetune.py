@@ -13,9 +13,11 @@ import torch
 
 from policies.cards import load_card, sha256_file
 from policies.finetune import (
+    ANCHORS,
     RESTART_JOINT_NOISE,
     FineTuneConfig,
     FromLogsError,
+    expert_labels,
     fine_tune,
     load_logged,
     model_from_onnx,
@@ -192,3 +194,29 @@ def test_restarts_begin_near_the_logged_states(skill):
     if "object_pos" in fields:
         for name in ("object_pos", "object_yaw_sincos"):
             np.testing.assert_allclose(first[:, fields[name]], starts[:, fields[name]], atol=1e-5)
+
+
+def test_the_parent_anchor_keeps_what_the_parent_does_where_it_succeeded(tmp_path):
+    """On logged states of succeeded episodes only: anchored to the parent, the new version
+    acts as the parent did there; anchored to the expert, it moves towards the expert."""
+    card = load_card(shipped_reach())
+    states = reach_states(card, 256, seed=3)
+    path = synthetic_dataset(
+        tmp_path / "logs" / "run.npz", card, states, [("r1", "t1", "succeeded")]
+    )
+    parent = SkillPolicy(card.directory).act(states)
+    expert = expert_labels(card, states)
+    moved = {}
+    for anchor in ANCHORS:
+        cfg = FineTuneConfig(
+            gradient_steps=200, restarts=0, rehearsal_episodes=0, eval_episodes=1, anchor=anchor
+        )
+        new = fine_tune(card.directory, [path], tmp_path / anchor, cfg)
+        assert new.provenance["fine_tune"]["anchor"] == anchor
+        acts = SkillPolicy(tmp_path / anchor).act(states)
+        moved[anchor] = (np.abs(acts - parent).mean(), np.abs(acts - expert).mean())
+    assert np.abs(parent - expert).mean() > 0.05  # the two teachers disagree here
+    assert moved["parent"][0] < 0.25 * moved["expert"][0]
+    assert moved["expert"][1] < np.abs(parent - expert).mean()
+    with pytest.raises(ValueError, match="anchor"):
+        FineTuneConfig(anchor="teacher")

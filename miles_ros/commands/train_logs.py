@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 from policies.cards import SkillCardError, load_card, skill_library
-from policies.finetune import FineTuneConfig, FromLogsError, fine_tune
+from policies.finetune import ANCHORS, FineTuneConfig, FromLogsError, fine_tune
 from policies.logs import DEFAULT_FEEDBACK_FILE, read_marks
 
 DEFAULTS = FineTuneConfig()
@@ -40,6 +40,13 @@ def build_parser(prog: str = "miles train") -> argparse.ArgumentParser:
     p.add_argument("--restarts", type=int, default=DEFAULTS.restarts)
     p.add_argument("--restart-horizon", type=int, default=DEFAULTS.restart_horizon)
     p.add_argument("--rehearsal-episodes", type=int, default=DEFAULTS.rehearsal_episodes)
+    p.add_argument(
+        "--anchor",
+        choices=ANCHORS,
+        default=DEFAULTS.anchor,
+        help="who labels the rehearsal and the succeeded episodes' states (the parent's own "
+        "actions, against forgetting; or the expert)",
+    )
     p.add_argument("--eval-episodes", type=int, default=DEFAULTS.eval_episodes)
     p.add_argument("--seed", type=int, default=DEFAULTS.seed)
     p.add_argument("--json", action="store_true", help="print the new card's fine_tune block")
@@ -71,6 +78,7 @@ def main(argv: list[str], prog: str = "miles train") -> int:
         restarts=args.restarts,
         restart_horizon=args.restart_horizon,
         rehearsal_episodes=args.rehearsal_episodes,
+        anchor=args.anchor,
         eval_episodes=args.eval_episodes,
         seed=args.seed,
     )
