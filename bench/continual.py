@@ -99,6 +99,9 @@ class Settings:
     restarts: int = 64
     rehearsal_episodes: int = 20
     anchor: str = "parent"
+    method: str = "relabel"
+    """``relabel`` (policies.finetune) or ``sim`` (policies.finetune_sim)."""
+    sim_steps: int = 60_000
     export_eval_episodes: int = 50
     """The fine-tune's own evaluation for its card (behind the supervisor: slow); the
     bench's comparisons are its own ``eval_episodes`` evaluations."""
@@ -114,6 +117,7 @@ QUICK = Settings(
     gradient_steps=100,
     restarts=8,
     rehearsal_episodes=2,
+    sim_steps=2_000,
     export_eval_episodes=5,
 )
 
@@ -408,6 +412,7 @@ def stage_fine_tune(recording: Path, library: Path, out: Path, s: Settings) -> d
     from miles_ros.runtime.logs import convert_recording
     from miles_ros.runtime.supervised import MOTOR_FILTERS
     from policies.finetune import FineTuneConfig, fine_tune
+    from policies.finetune_sim import SimFineTuneConfig, sim_fine_tune
     from policies.library import active_skill_dir
     from policies.versions import add_version
 
@@ -416,29 +421,38 @@ def stage_fine_tune(recording: Path, library: Path, out: Path, s: Settings) -> d
     dataset = convert_recording(recording, recording.with_suffix(".npz"), active)
     if dataset is None:
         raise RuntimeError(f"{recording}: no {SKILL} episodes recorded")
-    cfg = FineTuneConfig(
-        gradient_steps=s.gradient_steps,
-        restarts=s.restarts,
-        rehearsal_episodes=s.rehearsal_episodes,
-        anchor=s.anchor,
-        eval_episodes=s.export_eval_episodes,
-        seed=s.seed,
-    )
+    if s.method == "sim":
+        tune_fn, cfg = (
+            sim_fine_tune,
+            SimFineTuneConfig(
+                steps=s.sim_steps, eval_episodes=s.export_eval_episodes, seed=s.seed
+            ),
+        )
+    else:
+        tune_fn, cfg = (
+            fine_tune,
+            FineTuneConfig(
+                gradient_steps=s.gradient_steps,
+                restarts=s.restarts,
+                rehearsal_episodes=s.rehearsal_episodes,
+                anchor=s.anchor,
+                eval_episodes=s.export_eval_episodes,
+                seed=s.seed,
+            ),
+        )
     started = time.perf_counter()
-    card = fine_tune(
+    card = tune_fn(
         active, [dataset], out, cfg, command="bench/continual.py", motor_filters=MOTOR_FILTERS
     )
     tune_s = time.perf_counter() - started
     version = add_version(folder, out, data=f"bench/continual.py: {recording.name}")
     tune = card.provenance["fine_tune"]
+    kept = ("logged_states", "failed_states", "restart_states", "rehearsal_states", "losses")
     return {
         "version": version,
+        "method": s.method,
         "fine_tune_s": round(tune_s, 1),
-        "logged_states": tune["logged_states"],
-        "failed_states": tune["failed_states"],
-        "restart_states": tune["restart_states"],
-        "rehearsal_states": tune["rehearsal_states"],
-        "losses": tune["losses"],
+        **{k: tune[k] for k in (*kept, "identified", "env_finger_reading") if k in tune},
     }
 
 
@@ -602,8 +616,17 @@ def main() -> int:
         default=Settings.anchor,
         help="the fine-tune's labels of rehearsal and succeeded states (policies.finetune)",
     )
+    parser.add_argument(
+        "--method",
+        choices=("relabel", "sim"),
+        default=Settings.method,
+        help="the fine-tune: one regression onto labelled logged states, or DAgger in "
+        "simulation on the cell the logs identify",
+    )
     args = parser.parse_args()
-    settings = dataclasses.replace(QUICK if args.quick else Settings(), anchor=args.anchor)
+    settings = dataclasses.replace(
+        QUICK if args.quick else Settings(), anchor=args.anchor, method=args.method
+    )
     saved = os.dup(1)
     os.dup2(2, 1)  # C libraries print to stdout (pybullet's build line): keep JSON clean
     started = time.perf_counter()

@@ -422,18 +422,9 @@ def fine_tune(
             command=command,
             motor_filters=motor_filters,
         )
-    data = card.to_dict()
-    data["version"] = int(parent.version) + 1
-    data["provenance"]["fine_tune"] = {
+    block = {
         "method": METHODS[cfg.anchor].format(fraction=cfg.rehearsal_fraction),
         "anchor": cfg.anchor,
-        "parent": {
-            "name": parent.name,
-            "version": int(parent.version),
-            "actor_sha256": parent.sha256.get("actor"),
-            "path": str(parent.directory),
-        },
-        "data": logged.files,
         "logged_states": int(len(logged.obs)),
         "failed_states": int(logged.failed.sum()),
         "restart_states": int(len(restarted)),
@@ -443,6 +434,31 @@ def fine_tune(
         "gradient_steps": cfg.gradient_steps,
         "losses": {k: (None if v is None else round(v, 6)) for k, v in losses.items()},
         "train_wall_time_s": round(train_s, 2),
+    }
+    return as_next_version(card, parent, logged, block, out_dir, command)
+
+
+def as_next_version(
+    card: SkillCard,
+    parent: SkillCard,
+    logged: LoggedData,
+    block: dict,
+    out_dir: Path,
+    command: str,
+) -> SkillCard:
+    """Rewrite the card exported to ``out_dir`` as the version after ``parent``'s, with the
+    ``provenance.fine_tune`` ``block`` completed by the parent, the data and the command."""
+    data = card.to_dict()
+    data["version"] = int(parent.version) + 1
+    data["provenance"]["fine_tune"] = {
+        **block,
+        "parent": {
+            "name": parent.name,
+            "version": int(parent.version),
+            "actor_sha256": parent.sha256.get("actor"),
+            "path": str(parent.directory),
+        },
+        "data": logged.files,
         "command": command,
     }
     new = SkillCard.from_dict(data, card.path)

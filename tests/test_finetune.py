@@ -24,6 +24,12 @@ from policies.finetune import (
     rehearsal_states,
     restart_states,
 )
+from policies.finetune_sim import (
+    MIN_HELD_STATES,
+    SimFineTuneConfig,
+    reading_offset,
+    sim_fine_tune,
+)
 from policies.logs import (
     MARKED_BAD_REASON,
     add_mark,
@@ -220,3 +226,63 @@ def test_the_parent_anchor_keeps_what_the_parent_does_where_it_succeeded(tmp_pat
     assert moved["expert"][1] < np.abs(parent - expert).mean()
     with pytest.raises(ValueError, match="anchor"):
         FineTuneConfig(anchor="teacher")
+
+
+def held_obs(n: int, width: float, held: bool, rng) -> np.ndarray:
+    """pick_place observations: the cube lifted at the TCP (held) or resting away from it,
+    the fingers reading ``width`` (m)."""
+    import sims
+    from sims.tasks.push import CUBE_REST_Z
+
+    f = sims.get_task("pick_place").LAYOUT.slices
+    obs = np.zeros((n, sims.get_task("pick_place").LAYOUT.dim), np.float32)
+    tcp = np.column_stack([rng.uniform(0.3, 0.6, n), rng.uniform(-0.2, 0.2, n), np.full(n, 0.2)])
+    obs[:, f["tcp_pos"]] = tcp
+    cube = (
+        tcp + [0.0, 0.0, -0.01] if held else np.column_stack([tcp[:, :2] + 0.1, [CUBE_REST_Z] * n])
+    )
+    obs[:, f["object_pos"]] = cube
+    obs[:, f["finger_width"]] = (width + rng.normal(0.0, 0.001, n))[:, None]
+    return obs
+
+
+def test_the_reading_offset_is_identified_from_held_cubes_only():
+    """Held states (cube lifted at the TCP) give the offset, median against median; a
+    cube resting away from the hand does not count; too few held states give none."""
+    rng = np.random.default_rng(0)
+    reference = np.concatenate([held_obs(60, 0.042, True, rng), held_obs(60, 0.08, False, rng)])
+    logged = np.concatenate([held_obs(80, 0.051, True, rng), held_obs(200, 0.0, False, rng)])
+    found = reading_offset(logged, reference, "pick_place")
+    assert found["offset"] == pytest.approx(0.009, abs=0.0005)
+    assert (found["logged_held_states"], found["reference_held_states"]) == (80, 60)
+    few = held_obs(MIN_HELD_STATES - 1, 0.06, True, rng)
+    assert reading_offset(few, reference, "pick_place")["offset"] is None
+    assert reading_offset(logged, reference, "reach")["offset"] is None  # no finger reading
+
+
+def test_a_tiny_fine_tune_in_sim_starts_from_the_parent_and_writes_the_next_version(tmp_path):
+    """DAgger in the parent's training backend from its weights and its normalizer's
+    statistics: at a learning rate of 0 the new version acts as the parent did (a fresh
+    network or fresh statistics would not); its card is the next version and says how it
+    was made."""
+    card = load_card(shipped_reach())
+    states = reach_states(card, 64)
+    path = synthetic_dataset(
+        tmp_path / "logs" / "run.npz", card, states, [("r1", "t1", "succeeded")]
+    )
+    cfg = SimFineTuneConfig(
+        steps=1,
+        num_envs=2,
+        rollout_steps=4,
+        learning_rate=0.0,
+        reference_episodes=1,
+        eval_episodes=1,
+    )
+    new = sim_fine_tune(card.directory, [path], tmp_path / "v2", cfg, command="x")
+    assert new.version == card.version + 1
+    tune = new.provenance["fine_tune"]
+    assert tune["parent"]["actor_sha256"] == card.sha256["actor"]
+    assert tune["identified"]["offset"] is None and tune["env_finger_reading"] == []
+    assert tune["backend"] == card.provenance["backend"] and tune["command"] == "x"
+    acts = SkillPolicy(tmp_path / "v2").act(states)
+    np.testing.assert_allclose(acts, SkillPolicy(card.directory).act(states), atol=1e-3)

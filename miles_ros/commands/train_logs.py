@@ -1,5 +1,7 @@
 """``miles train SKILL --from-logs DIR --out NEW_DIR``: a new version of a skill fine-tuned
-on logged episodes (:mod:`policies.finetune`).
+on logged episodes: ``--method relabel`` (the default) regresses the active version once onto
+labelled logged states (:mod:`policies.finetune`); ``--method sim`` trains it by DAgger
+in simulation on the cell the logs identify (:mod:`policies.finetune_sim`).
 
 DIR holds recordings (``*.mcap`` of ``miles up --record``) and datasets (``*.npz``); a
 recording without a dataset of the same name beside it is converted first
@@ -16,9 +18,12 @@ from pathlib import Path
 
 from policies.cards import SkillCardError, load_card, skill_library
 from policies.finetune import ANCHORS, FineTuneConfig, FromLogsError, fine_tune
+from policies.finetune_sim import SimFineTuneConfig, sim_fine_tune
 from policies.logs import DEFAULT_FEEDBACK_FILE, read_marks
 
 DEFAULTS = FineTuneConfig()
+SIM_DEFAULTS = SimFineTuneConfig()
+METHODS = ("relabel", "sim")
 
 
 def build_parser(prog: str = "miles train") -> argparse.ArgumentParser:
@@ -36,10 +41,24 @@ def build_parser(prog: str = "miles train") -> argparse.ArgumentParser:
     )
     p.add_argument("--scene", default=None, help="the recordings' scene file (pads)")
     p.add_argument("--feedback", default=str(DEFAULT_FEEDBACK_FILE), help="the operator's marks")
+    p.add_argument(
+        "--method",
+        choices=METHODS,
+        default=METHODS[0],
+        help="relabel: one regression onto labelled logged states; sim: DAgger in simulation "
+        "on the cell the logs identify",
+    )
+    p.add_argument("--steps", type=int, default=SIM_DEFAULTS.steps, help="--method sim: env steps")
     p.add_argument("--gradient-steps", type=int, default=DEFAULTS.gradient_steps)
     p.add_argument("--restarts", type=int, default=DEFAULTS.restarts)
     p.add_argument("--restart-horizon", type=int, default=DEFAULTS.restart_horizon)
-    p.add_argument("--rehearsal-episodes", type=int, default=DEFAULTS.rehearsal_episodes)
+    p.add_argument(
+        "--rehearsal-episodes",
+        type=int,
+        default=DEFAULTS.rehearsal_episodes,
+        help="episodes of the card's evaluation set the parent runs: rehearsed (relabel) or "
+        "the reference of the identification (sim)",
+    )
     p.add_argument(
         "--anchor",
         choices=ANCHORS,
@@ -89,7 +108,17 @@ def main(argv: list[str], prog: str = "miles train") -> int:
         if Path(args.out).exists():
             raise FromLogsError(f"{args.out} exists: a fine-tune writes a new skill directory")
         files = datasets(Path(args.from_logs), skill_dir, args.scene)
-        card = fine_tune(
+        if args.method == "sim":
+            tune_fn = sim_fine_tune
+            cfg = SimFineTuneConfig(
+                steps=args.steps,
+                reference_episodes=args.rehearsal_episodes,
+                eval_episodes=args.eval_episodes,
+                seed=args.seed,
+            )
+        else:
+            tune_fn = fine_tune
+        card = tune_fn(
             skill_dir,
             files,
             args.out,
@@ -105,10 +134,13 @@ def main(argv: list[str], prog: str = "miles train") -> int:
     if args.json:
         print(json.dumps(tune, indent=1))
     else:
+        if args.method == "sim":
+            done = f"reading offset {tune['identified']['offset']} m identified"
+        else:
+            done = f"{tune['restart_states']} from restarts, {tune['rehearsal_states']} rehearsed"
         print(
             f"{prog}: {tune['logged_states']} logged states ({tune['failed_states']} of failed "
-            f"episodes) from {len(tune['data'])} datasets, {tune['restart_states']} from "
-            f"restarts, {tune['rehearsal_states']} rehearsed; {tune['train_wall_time_s']} s"
+            f"episodes) from {len(tune['data'])} datasets, {done}; {tune['train_wall_time_s']} s"
         )
         ev = card.evaluation
         print(

@@ -124,6 +124,16 @@ def test_miles_train_from_logs_fine_tunes_a_new_version_from_the_recording(
     assert tune["restart_states"] == 4 * 3  # restarted near the (marked) failure's states
     assert tune["command"].startswith("miles train reach --from-logs")
     assert f"wrote {out}: reach version {card.version}" in capsys.readouterr().out
+    # DAgger in simulation from the same logs: the next version too, made another way
+    in_sim = tmp_path / "reach_v2_sim"
+    sim_args = ["--method", "sim", "--steps", "1", "--rehearsal-episodes", "1"]
+    sim_args += ["--eval-episodes", "1", "--feedback", str(marks)]
+    assert (
+        miles(["train", "reach", "--from-logs", str(logs), "--out", str(in_sim), *sim_args]) == 0
+    )
+    tune = load_card(in_sim).provenance["fine_tune"]
+    assert tune["method"].startswith("DAgger on-policy") and tune["identified"]["offset"] is None
+    assert "reading offset None m identified" in capsys.readouterr().out
     # another skill's active version refuses these logs before anything is written
     other = tmp_path / "push_v2"
     refused = ["train", "push", "--from-logs", str(logs), "--out", str(other)]

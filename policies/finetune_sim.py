@@ -1,0 +1,218 @@
+"""Fine-tuning in simulation from logs (``miles train SKILL --from-logs DIR --method sim``):
+DAgger on-policy, in the backend the active version was last trained in, on the cell the
+logs describe, starting from the active version's own weights.
+
+:mod:`policies.finetune` regresses the actor once onto labelled logged states; here the
+student drives the simulator and the scripted expert labels every state it visits (the
+training recipe's own last stage, :class:`~policies.ppo.imitation.DAggerRunner`), so the
+states it learns on are the ones it reaches. The cell comes from two places:
+
+- the active version's training environment (its card's ``provenance.training_noise``:
+  backend, motor filter, envelope, randomization), as it was trained;
+- what the logs identify (:func:`reading_offset`): how much wider than in that
+  environment the fingers read on a held cube. The logged held readings are compared with
+  the parent's own on the card's evaluation episodes in simulation, so the simulator's own
+  reading cancels. The training then draws the reading offset per episode between 0 (the
+  original cell, against forgetting) and the identified one (``env.finger_reading``).
+
+Masses and frictions do not show in the observation and are not identified: a cell that
+changed only those is trained on as it was. The result is a new skill directory of the next
+version, with the parent, the data and the identification in its card's
+``provenance.fine_tune`` (:func:`policies.finetune.as_next_version`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import tempfile
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from policies.cards import SkillCard, validate_card
+from policies.finetune import (
+    FromLogsError,
+    as_next_version,
+    load_logged,
+    model_from_onnx,
+    onnx_network_config,
+    rehearsal_states,
+)
+
+if TYPE_CHECKING:
+    from policies.ppo.envs import MotorFilterFactory
+
+logger = logging.getLogger(__name__)
+
+HELD_LIFT = 0.02
+"""m: a cube whose centre is this far above its rest height, near the TCP, is held."""
+HELD_NEAR = 0.03
+"""m: the most a held cube's centre lies from the TCP."""
+MIN_HELD_STATES = 20
+"""Held states needed on each side (logs, reference) to identify a reading offset."""
+MIN_OFFSET = 0.002
+"""m: identified offsets smaller than this are noise (the cell trains as it was)."""
+
+
+@dataclass
+class SimFineTuneConfig:
+    steps: int = 60_000
+    """Env steps of the DAgger stage."""
+    num_envs: int = 16
+    rollout_steps: int = 64
+    beta_start: float = 0.2
+    """Share of the expert's actions in the executed mixture at the start (to 0 at
+    ``beta_steps``): the student drives from its own, already good, weights."""
+    beta_steps: int = 30_000
+    learning_rate: float = 1e-4
+    augment_fields: tuple[str, ...] = ("joint_vel",)
+    """Observation fields scaled randomly in the regression (the recipe's; the expert never
+    reads them)."""
+    reference_episodes: int = 20
+    """Episodes of the card's evaluation set whose held readings are the reference."""
+    eval_episodes: int = 50
+    seed: int = 0
+
+
+def held_readings(obs: np.ndarray, task: str) -> np.ndarray:
+    """The finger readings (m) of the states in ``obs`` where the cube is held (lifted, near
+    the TCP); empty for a task without a finger reading."""
+    import sims
+
+    slices = sims.get_task(task).LAYOUT.slices
+    if "finger_width" not in slices or "object_pos" not in slices:
+        return np.zeros(0)
+    from sims.tasks.push import CUBE_REST_Z
+
+    obs = np.asarray(obs, dtype=np.float64)
+    cube, tcp = obs[:, slices["object_pos"]], obs[:, slices["tcp_pos"]]
+    held = (cube[:, 2] > CUBE_REST_Z + HELD_LIFT) & (
+        np.linalg.norm(cube - tcp, axis=1) < HELD_NEAR
+    )
+    return obs[held, slices["finger_width"]].reshape(-1)
+
+
+def reading_offset(logged: np.ndarray, reference: np.ndarray, task: str) -> dict:
+    """How much wider (m) the fingers read on a held cube in ``logged`` than in
+    ``reference`` (median against median), with the evidence; ``offset`` None when either
+    side has fewer than :data:`MIN_HELD_STATES` held states or the task has no reading."""
+    a, b = held_readings(logged, task), held_readings(reference, task)
+    out = {"logged_held_states": int(len(a)), "reference_held_states": int(len(b))}
+    if len(a) < MIN_HELD_STATES or len(b) < MIN_HELD_STATES:
+        return {**out, "offset": None}
+    la, lb = float(np.median(a)), float(np.median(b))
+    return {
+        **out,
+        "logged_median": round(la, 5),
+        "reference_median": round(lb, 5),
+        "offset": round(la - lb, 5),
+    }
+
+
+def sim_train_config(parent: SkillCard, offset: float | None, cfg: SimFineTuneConfig):
+    """The DAgger stage's :class:`~policies.ppo.config.TrainConfig`: the parent's network,
+    backend and training environment, the reading offset drawn in [0, ``offset``]."""
+    from policies.ppo.config import ImitationConfig, RunnerConfig, TrainConfig, _env_config
+
+    env = dict(parent.provenance.get("training_noise") or {})
+    if offset is not None and abs(offset) >= MIN_OFFSET:
+        env["finger_reading"] = sorted([0.0, float(offset)])
+    backend = str(parent.provenance.get("backend", "pybullet"))
+    return TrainConfig(
+        task=parent.task,
+        backend=backend,
+        seed=cfg.seed,
+        network=onnx_network_config(parent.directory),
+        runner=RunnerConfig(
+            num_envs=cfg.num_envs,
+            rollout_steps=cfg.rollout_steps,
+            total_steps=cfg.steps,
+            checkpoint_every=10**6,
+            eval_every=0,
+            eval_backend=backend,
+            final_eval_episodes=0,
+            eval_on_train_success=False,
+            progress=False,
+            tensorboard=False,
+        ),
+        env=_env_config(env),
+        imitation=ImitationConfig(
+            expert="scripted",
+            beta_start=cfg.beta_start,
+            beta_steps=cfg.beta_steps,
+            learning_rate=cfg.learning_rate,
+            augment_fields=tuple(cfg.augment_fields),
+        ),
+    )
+
+
+def sim_fine_tune(
+    skill_dir: str | Path,
+    datasets: Sequence[str | Path],
+    out_dir: str | Path,
+    cfg: SimFineTuneConfig | None = None,
+    marks=(),
+    command: str = "",
+    motor_filters: Mapping[str, MotorFilterFactory] | None = None,
+) -> SkillCard:
+    """A new version of the skill in ``skill_dir`` trained by DAgger in simulation on the
+    cell ``datasets`` describe (module docstring), exported to ``out_dir`` (which must not
+    exist); returns its card."""
+    from policies.export import export_run
+    from policies.ppo.imitation import runner_class
+    from policies.provenance import git_commit, seed_everything
+
+    cfg = cfg or SimFineTuneConfig()
+    out_dir = Path(out_dir)
+    if out_dir.exists():
+        raise FromLogsError(f"{out_dir} exists: a fine-tune writes a new skill directory")
+    parent = validate_card(skill_dir)
+    logged = load_logged(datasets, parent, marks)
+    seed_everything(cfg.seed)
+    started = time.perf_counter()
+    model = model_from_onnx(parent.directory)
+    reference = rehearsal_states(model, parent, cfg.reference_episodes)
+    identified = reading_offset(logged.obs, reference, parent.task)
+    train_cfg = sim_train_config(parent, identified["offset"], cfg)
+    logger.info("fine-tune in sim: reading offset %s, %d steps", identified, cfg.steps)
+    evaluation = parent.evaluation or {}
+    with tempfile.TemporaryDirectory(prefix="miles-finetune-sim-") as run:
+        meta = {"command": command, "git_commit": git_commit()}
+        runner = runner_class(train_cfg)(
+            train_cfg, Path(run), meta=meta, motor_filters=motor_filters
+        )
+        runner.model.load_state_dict(model.state_dict())
+        if runner.model.normalizer is not None:  # the parent's statistics, at their weight
+            seen = parent.provenance.get("total_steps") or parent.provenance.get("steps") or 0
+            runner.model.normalizer.count.fill_(float(max(int(seen), 1)))
+        runner.learn()
+        train_s = time.perf_counter() - started
+        card = export_run(
+            Path(run),
+            out_dir,
+            name=parent.name,
+            checkpoint="last",
+            eval_episodes=cfg.eval_episodes,
+            eval_seed=int(evaluation.get("seed", 1000)),
+            eval_backend=str(evaluation.get("backend", "pybullet")),
+            command=command,
+            motor_filters=motor_filters,
+        )
+    block = {
+        "method": "DAgger on-policy in simulation from the parent's weights: the training "
+        "environment of the parent, the finger reading offset identified from the logs' held "
+        "cubes drawn per episode between 0 and it; the scripted expert labels every state",
+        "config": dataclasses.asdict(cfg),
+        "identified": identified,
+        "env_finger_reading": list(train_cfg.env.finger_reading),
+        "backend": train_cfg.backend,
+        "logged_states": int(len(logged.obs)),
+        "failed_states": int(logged.failed.sum()),
+        "train_wall_time_s": round(train_s, 2),
+    }
+    return as_next_version(card, parent, logged, block, out_dir, command)
