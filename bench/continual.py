@@ -20,8 +20,11 @@ Stages (each timed, ``stage_s``):
    before each; a drift monitor (:mod:`miles_ros.runtime.rollout.drift`)
    tests the active version's outcomes against its card's success. ``detect_requests``:
    the outcome that raised it. Every request is recorded (MCAP).
-3. ``fine_tune``: the recording converted to a dataset, :func:`policies.finetune.fine_tune`
-   (DAgger relabelling with the scripted expert, restarts, rehearsal), the result added to
+3. ``fine_tune``: the recording converted to a dataset, then (``--method sim``, the
+   default) :func:`policies.finetune_sim.sim_fine_tune` (DAgger in PyBullet behind the
+   supervisor from the active version's weights, the finger reading offset identified from
+   the logs) or (``--method relabel``) :func:`policies.finetune.fine_tune` (one regression
+   onto logged states relabelled by the expert, restarts, rehearsal), the result added to
    the library copy as a new version. Then offline PyBullet evaluations on the card's
    episodes: the active version on the changed cell (the peer) and the new one on the
    changed and the original cell.
@@ -99,8 +102,8 @@ class Settings:
     restarts: int = 64
     rehearsal_episodes: int = 20
     anchor: str = "parent"
-    method: str = "relabel"
-    """``relabel`` (policies.finetune) or ``sim`` (policies.finetune_sim)."""
+    method: str = "sim"
+    """``sim`` (policies.finetune_sim) or ``relabel`` (policies.finetune)."""
     sim_steps: int = 60_000
     export_eval_episodes: int = 50
     """The fine-tune's own evaluation for its card (behind the supervisor: slow); the
@@ -618,7 +621,7 @@ def main() -> int:
     )
     parser.add_argument(
         "--method",
-        choices=("relabel", "sim"),
+        choices=("sim", "relabel"),
         default=Settings.method,
         help="the fine-tune: one regression onto labelled logged states, or DAgger in "
         "simulation on the cell the logs identify",

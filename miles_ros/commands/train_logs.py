@@ -1,7 +1,7 @@
 """``miles train SKILL --from-logs DIR --out NEW_DIR``: a new version of a skill fine-tuned
-on logged episodes: ``--method relabel`` (the default) regresses the active version once onto
-labelled logged states (:mod:`policies.finetune`); ``--method sim`` trains it by DAgger
-in simulation on the cell the logs identify (:mod:`policies.finetune_sim`).
+on logged episodes: ``--method sim`` (the default) trains the active version by DAgger in
+simulation on the cell the logs identify (:mod:`policies.finetune_sim`); ``--method
+relabel`` regresses it once onto labelled logged states (:mod:`policies.finetune`).
 
 DIR holds recordings (``*.mcap`` of ``miles up --record``) and datasets (``*.npz``); a
 recording without a dataset of the same name beside it is converted first
@@ -23,7 +23,8 @@ from policies.logs import DEFAULT_FEEDBACK_FILE, read_marks
 
 DEFAULTS = FineTuneConfig()
 SIM_DEFAULTS = SimFineTuneConfig()
-METHODS = ("relabel", "sim")
+METHODS = ("sim", "relabel")
+"""``--method``'s choices, the default first."""
 
 
 def build_parser(prog: str = "miles train") -> argparse.ArgumentParser:
@@ -45,8 +46,8 @@ def build_parser(prog: str = "miles train") -> argparse.ArgumentParser:
         "--method",
         choices=METHODS,
         default=METHODS[0],
-        help="relabel: one regression onto labelled logged states; sim: DAgger in simulation "
-        "on the cell the logs identify",
+        help="sim: DAgger in simulation on the cell the logs identify; relabel: one "
+        "regression onto labelled logged states",
     )
     p.add_argument("--steps", type=int, default=SIM_DEFAULTS.steps, help="--method sim: env steps")
     p.add_argument("--gradient-steps", type=int, default=DEFAULTS.gradient_steps)

@@ -113,7 +113,8 @@ def test_miles_train_from_logs_fine_tunes_a_new_version_from_the_recording(
         "--feedback",
         str(marks),
     ]
-    fast = ["--gradient-steps", "20", "--restarts", "4", "--restart-horizon", "3"]
+    fast = ["--method", "relabel", "--gradient-steps", "20", "--restarts", "4"]
+    fast += ["--restart-horizon", "3"]
     fast += ["--rehearsal-episodes", "1", "--eval-episodes", "1"]
     assert miles(args + fast) == 0
     assert (logs / "run.npz").exists()  # the dataset beside its recording
