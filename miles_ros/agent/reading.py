@@ -18,8 +18,10 @@ missing, a goal that
   rest on the table (held in the gripper, or on another cube);
 - contradicts itself: within one clause, lifting and not lifting the same cube, moving a
   cube and not moving / not touching it;
-- asks for an action no skill does ("paint", "throw", "rotate":
+- asks for an action no skill does ("paint", "throw", "flip":
   :mod:`miles_ros.agent.repertoire`);
+- asks to turn a cube without saying how far, or only by multiples of 90 degrees (a cube
+  looks the same after them): :func:`miles_ros.agent.turns.turn_refusal`;
 - names nothing in the scene, no point and no parameter-free skill ("fly", "dance").
 
 A goal that asks for no motion at all ("do nothing", "stay where you are") is not a
@@ -50,6 +52,7 @@ from miles_ros.agent.grounding import Step, goal_points, stacking_error
 from miles_ros.agent.phrases import COLOR_WORDS, CUBE_NOUNS, PAD_NOUNS
 from miles_ros.agent.registry import SkillRegistry
 from miles_ros.agent.repertoire import verb_refusal
+from miles_ros.agent.turns import turn_refusal
 from miles_ros.agent.vocabulary import COLOURS, PARAMLESS_WORDS, POSITIONS, RELATIONS, THINGS
 from miles_ros.agent.world import World
 
@@ -195,6 +198,7 @@ def read_goal(
     reading.refusal = (
         _unknown(words, vocab, world)
         or verb_refusal(split_clauses(text), registry)
+        or turn_refusal(text, split_clauses(text), registry)
         or _relation(text, clauses, vocab, registry, world)
     )
     if reading.refusal is None:

@@ -19,8 +19,8 @@ cards' ``goal_mapping``), for the skill executor and the planner's grounding ali
 - turn ``{object, angle}``: the named cube, in place (its centre at the request, on the
   table at the rest height) and a goal yaw (:func:`turn_yaw`): the cube's yaw at the
   request plus ``angle`` degrees (counter-clockwise seen from above), or for
-  :data:`FACE_ROBOT` the yaw whose face normal points at the robot base. A covered cube is
-  not turned either.
+  :data:`FACE_ROBOT` the yaw whose face normal points at the robot base. A covered cube,
+  or one not resting on the table, is not turned (:func:`in_place_error`).
 
 :func:`resolve_goal` is the executor's entry: cubes at their live poses
 (``/miles/scene/objects``) at the time of the request, pads from the scene file.
@@ -52,6 +52,7 @@ __all__ = [
     "covered_error",
     "cube_yaw_error",
     "goal_from_positions",
+    "in_place_error",
     "resolve_goal",
     "rests_on",
     "stack_state",
@@ -184,6 +185,21 @@ def covered_error(obj: str, positions: Mapping[str, Sequence[float]]) -> str | N
     return f"cannot move {obj}: {above} lies on top of it (a stack is taken apart from the top)"
 
 
+def in_place_error(obj: str, positions: Mapping[str, Sequence[float]]) -> str | None:
+    """Why the cube ``obj`` cannot be worked on where it stands (turned) given cube
+    centres by name (m): a cube lies on it (:func:`covered_error`), or it does not rest on
+    the table (held, in the air, or on another cube); None when it can."""
+    covered = covered_error(obj, positions)
+    if covered:
+        return covered
+    if not resting_on_table(float(positions[obj][2])):
+        z = float(positions[obj][2])
+        return (
+            f"cannot turn {obj} in place: it is not resting on the table (centre at z {z:.3f} m)"
+        )
+    return None
+
+
 def stack_target_error(
     obj: str | None, target: str, positions: Mapping[str, Sequence[float]]
 ) -> str | None:
@@ -294,13 +310,16 @@ def goal_from_positions(
         top = stack_top(obj, target, objects)
         goal = pick_place.stack_goal(np.asarray(objects[top], dtype=np.float64))
         return Goal(goal, obj, stack_on=top)
-    if covered:
-        raise GoalError(covered)
     if task == "turn":
+        why = in_place_error(obj, objects)
+        if why:
+            raise GoalError(why)
         centre = np.asarray(objects[obj], dtype=np.float64)
         yaw = None if yaws is None else yaws.get(obj)
         goal_yaw = turn_yaw(params.get("angle"), yaw, centre)
         return Goal(np.array([centre[0], centre[1], push.CUBE_REST_Z]), obj, goal_yaw=goal_yaw)
+    if covered:
+        raise GoalError(covered)
     if isinstance(target, str):
         if target not in places:
             raise GoalError(f"no pad named {target!r}; known: {', '.join(places)}")

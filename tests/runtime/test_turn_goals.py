@@ -75,7 +75,7 @@ def test_the_planner_without_yaws_gets_the_same_place_and_no_relative_yaw():
     assert facing.goal_yaw == pytest.approx(math.atan2(y, x))
 
 
-def test_a_covered_or_unknown_cube_is_not_turned_and_a_bad_angle_says_why():
+def test_a_covered_stacked_or_unknown_cube_is_not_turned_and_a_bad_angle_says_why():
     cubes = {n: o.position for n, o in SCENE.objects.items()}
     x, y, _ = SCENE.objects["red_cube"].position
     cubes["blue_cube"] = (x, y, push.CUBE_REST_Z + push.CUBE_SIZE)  # on the red cube
@@ -83,8 +83,10 @@ def test_a_covered_or_unknown_cube_is_not_turned_and_a_bad_angle_says_why():
         goal_from_positions("turn", {"object": "red_cube", "angle": 45}, cubes, PADS)
     with pytest.raises(GoalError, match="no cube named 'purple_cube'"):
         goal_from_positions("turn", {"object": "purple_cube", "angle": 45}, cubes, PADS)
+    with pytest.raises(GoalError, match="blue_cube in place: it is not resting on the table"):
+        goal_from_positions("turn", {"object": "blue_cube", "angle": 45}, cubes, PADS)
     with pytest.raises(GoalError, match="number of degrees or 'face_robot'"):
-        goal_from_positions("turn", {"object": "blue_cube", "angle": "sideways"}, cubes, PADS)
+        goal_from_positions("turn", {"object": "green_cube", "angle": "sideways"}, cubes, PADS)
 
 
 @given(yaws, st.floats(-10.0, 10.0), st.integers(-4, 4))
