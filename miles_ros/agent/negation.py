@@ -139,8 +139,12 @@ _MOVE_VERBS = (
     r"disturb(?:s|ed|ing)?"
 )
 _VERBS = rf"(?:{_TOUCH_VERBS}|{_MOVE_VERBS})"
-_MANNERS = r"(?:push|slid|shov|nudg|lift|pick(?:ing)? up|grab|grasp|tak|carr)(?:e|es|s|ing|ed)?"
-"""Verbs that are a manner when the goal moves the cube elsewhere, else a prohibition."""
+_MANNERS = (
+    r"(?:push|slid|shov|nudg|lift|pick(?:ing)? up|grab|grasp|tak|carr|turn|rotat|spin|twist)"
+    r"(?:e|es|s|ing|ed)?"
+)
+"""Verbs that are a manner when the goal moves the cube elsewhere, else a prohibition
+("don't rotate the red cube": the turn skill's verbs too)."""
 _NEG = r"(?:don'?t|do not|never|please don'?t|without|avoid|try not to)"
 _EXCEPT = r"(?:except(?: for)?|other than|apart from|save for|excluding|not including)"
 _PLACED = (

@@ -5,8 +5,9 @@ planned as said.
 ``angle`` takes it (degrees, counter-clockwise seen from above, or
 :data:`~miles_ros.runtime.goals.FACE_ROBOT`):
 
-- "by 45 degrees", "45 deg", "45°": 45; "30 degrees clockwise": -30; "counter-clockwise"
-  / "anticlockwise" keep the number positive (a direction word decides the sign of every
+- "by 45 degrees", "45 deg", "45°", "forty-five degrees": 45; "30 degrees clockwise": -30;
+  "counter-clockwise"
+/ "anticlockwise" keep the number positive (a direction word decides the sign of every
   number of its clause; without one the number is taken as written);
 - "a quarter turn": 90, "half a turn": 180, "three quarters of a turn": 270, "a full turn",
   "all the way around", "spin it around": 360;
@@ -23,7 +24,9 @@ degrees": it would look as it is), each with the reason.
 
 The adapter was trained before the turn skill existed, so :func:`turn_text` says a turn
 in the words the plan line uses before the model reads the goal: every turn verb becomes
-"turn" ("rotate", "spin", "twist" ...), and a clause that drops the verb after a turn
+"turn" ("rotate", "spin", "twist" ...), a clause that turns a cube to face the robot
+without a turn verb says it ("make the green cube face the robot" -> "turn the green cube
+so a face points at the robot"), and a clause that drops the verb after a turn
 ("turn the red cube by 15 degrees, then the green one": how "every cube except ..." is
 expanded) says it again with its angle ("..., then turn the green one by 15 degrees").
 """
@@ -44,7 +47,16 @@ SYMMETRY_DEG = 90.0
 """A cube looks the same after a turn by a multiple of this (degrees)."""
 
 _NUMBER = r"[-+]?\d+(?:\.\d+)?"
-_DEGREES = re.compile(rf"({_NUMBER})\s*(?:degrees?\b|degs?\b|°|º)", re.I)
+_UNITS = (
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+    "fifteen sixteen seventeen eighteen nineteen".split()
+)
+_TENS = "twenty thirty forty fifty sixty seventy eighty ninety".split()
+_WORDS = (
+    rf"(?:{'|'.join(_TENS)})(?:[ -](?:{'|'.join(_UNITS[1:10])}))?\b|"
+    rf"(?:{'|'.join(sorted(_UNITS, key=len, reverse=True))})\b"
+)
+_DEGREES = re.compile(rf"({_NUMBER}|\b(?:{_WORDS}))\s*(?:degrees?\b|degs?\b|°|º)", re.I)
 _FRACTIONS = (
     (re.compile(r"\bthree[ -]quarters? (?:of )?(?:a )?(?:turn|rotation|circle)\b", re.I), 270.0),
     (re.compile(r"\b(?:a |one )?quarter[ -]?(?:turn|rotation|circle)\b", re.I), 90.0),
@@ -80,7 +92,7 @@ def clause_angles(clause: str) -> list[float | str]:
     """The angles one clause states, in order (see the module docstring)."""
     found: list[tuple[int, float | str]] = []
     for match in _DEGREES.finditer(clause):
-        found.append((match.start(), float(match.group(1))))
+        found.append((match.start(), _number(match.group(1))))
     taken = [m.span() for m in _DEGREES.finditer(clause)]
     for pattern, degrees in _FRACTIONS:
         for match in pattern.finditer(clause):
@@ -99,6 +111,16 @@ def clause_angles(clause: str) -> list[float | str]:
             value = sign * abs(value)
         out.append(value)
     return out
+
+
+def _number(text: str) -> float:
+    """``45``, ``-12.5``, ``twenty``, ``forty-five`` -> a float."""
+    words = text.lower().replace("-", " ").split()
+    if not words or words[0] not in [*_UNITS, *_TENS]:
+        return float(text)
+    units = _UNITS.index(words[-1]) if words[-1] in _UNITS else 0
+    tens = 10 * (_TENS.index(words[0]) + 2) if words[0] in _TENS else 0
+    return float(tens + units)
 
 
 def goal_angles(goal: str) -> list[float | str]:
@@ -170,6 +192,14 @@ def turn_refusal(goal: str, clauses: list[str], registry: SkillRegistry) -> str 
 
 
 _SEPARATORS = re.compile(r"(,\s*|;\s*|\.\s+|\s+then\s+|\s+and\s+)", re.I)
+_FACING = re.compile(
+    r"^(?:(?:please |now |then |and |also )*(?:make|have|let|get) )?(?P<cube>(?:the |that )?(?:"
+    + "|".join(w for words in COLOR_WORDS.values() for w in words)
+    + rf")(?: (?:{'|'.join(CUBE_NOUNS)}|one))?) (?:should |must |to )?(?:face|faces|facing)\b",
+    re.I,
+)
+"""A clause whose cube is to face something, with no verb of its own ("make the green
+cube face the robot", "the red cube should face the robot")."""
 _LEAD = re.compile(r"^((?:and\s+)?(?:then\s+)?(?:also\s+)?)(.*)$", re.I | re.S)
 _ELIDED = re.compile(
     r"^(?:and\s+)?(?:then\s+)?(?:also\s+)?(?:the\s+|that\s+)?(?:"
@@ -194,6 +224,9 @@ def turn_text(goal: str, registry: SkillRegistry) -> str:
         if verb.search(part) and _CUBE.search(part):
             parts[i] = verb.sub("turn", part)
             said = _in_words(angles[0]) if angles else said
+        elif FACE_ROBOT in angles and (facing := _FACING.match(part.strip())):
+            parts[i] = f"turn {facing.group('cube')} {_in_words(FACE_ROBOT)}"
+            said = _in_words(FACE_ROBOT)
         elif said and _ELIDED.match(part.strip()):
             lead, rest = _LEAD.match(part.strip()).groups()
             rest = re.sub(r"\s+(?:too|as well)$", "", rest)

@@ -19,6 +19,7 @@ from miles_ros.agent.validation import validate_plan
 from miles_ros.runtime.goals import FACE_ROBOT
 from sims.tasks import push
 from tests.agent.conftest import FIXTURES, keyword_scorer
+from tests.agent.test_negation import wanting
 
 
 @pytest.fixture
@@ -41,6 +42,8 @@ def turning() -> SkillRegistry:
         ("rotate the blue block so a face points at the robot", [FACE_ROBOT]),
         ("turn the green cube to face the robot", [FACE_ROBOT]),
         ("turn red by 45 degrees and the blue one by 30 degrees clockwise", [45.0, -30.0]),
+        ("turn the red block forty-five degrees", [45.0]),
+        ("turn it twenty degrees clockwise", [-20.0]),
         ("twist the green cube a little", []),
         ("move to 0.4, 0.1, 0.3", []),  # a point is no angle
     ],
@@ -121,6 +124,12 @@ def test_the_model_reads_each_turn_as_the_plan_says_it(turning, world):
     assert turn_text("Spin the green cube 60 degrees counterclockwise.", turning) == (
         "turn the green cube 60 degrees counterclockwise."
     )
+    assert turn_text("make the green cube face the robot", turning) == (
+        "turn the green cube so a face points at the robot"
+    )
+    assert turn_text("put the red cube on the left pad facing the robot", turning) == (
+        "put the red cube on the left pad facing the robot"  # a placement keeps its verb
+    )
     assert turn_text("push the blue cube to the right pad", turning) == (
         "push the blue cube to the right pad"
     )
@@ -169,3 +178,12 @@ def test_the_turn_eval_goals_read_and_validate_and_the_turn_refusals_are_refused
         _, reading, _ = read_in_scope(item["goal"], turning, world)
         assert reading.refusal, item["goal"]
     assert math.isclose(parse_step("turn red_cube -12.5").params["angle"], -12.5)
+
+
+def test_a_cube_the_goal_says_not_to_turn_is_never_turned(turning, world):
+    goal = "don't rotate the red cube; rotate the blue one by 40 degrees"
+    text, reading, _ = read_in_scope(goal, turning, world)
+    assert [(p.cube, p.what) for p in reading.prohibitions] == [("red_cube", "move")]
+    lm = FakeLanguageModel(wanting("turn red_cube 40", ["turn blue_cube 40"]))
+    plan = Planner(turning, world, lm, PlannerConfig()).plan(goal)
+    assert [s.key() for s in plan.steps] == ["turn blue_cube 40"]
