@@ -267,14 +267,17 @@ def build_observation(skill: Skill, params: dict, world: World) -> np.ndarray:
     state the skill would start from (home joint pose, zero velocities, the TCP at the
     home pose or where the last reach put it, the object and the goal where
     :func:`~miles_ros.runtime.goals.goal_from_positions` puts them, fingers open) through
-    the skill's task's own ``observe``. :class:`GoalError` when the goal cannot be
+    the skill's task's own ``observe``; the world has no yaws, so every cube stands at yaw
+    0 and a turn's goal yaw is its angle. :class:`GoalError` when the goal cannot be
     resolved."""
     task = sims.get_task(str(skill.card.task))
     q = np.asarray(panda.home_joint_positions, dtype=np.float64)
     tcp = np.asarray(panda.fk_tcp(q), dtype=np.float64)
     if world.arm_at not in (None, "home"):
         tcp = _goal(world, "reach", {"target": world.arm_at}).goal_pos
-    goal = _goal(world, task.CONFIG.name, params)
+    # the world has no yaws: each cube stands at yaw 0, so a turn's goal yaw is its angle
+    flat = {name: 0.0 for name in world.objects}
+    goal = goal_from_positions(task.CONFIG.name, params, world.objects, world.places, yaws=flat)
     obj = np.zeros(3) if goal.object_name is None else np.asarray(world.objects[goal.object_name])
     state = SimState(
         joint_pos=q[None, :],
@@ -284,6 +287,7 @@ def build_observation(skill: Skill, params: dict, world: World) -> np.ndarray:
         object_pos=np.asarray(obj, dtype=np.float64).reshape(1, 3),
         object_yaw=np.zeros(1),
         goal_pos=np.asarray(goal.goal_pos, dtype=np.float64).reshape(1, 3),
+        goal_yaw=None if goal.goal_yaw is None else np.array([goal.goal_yaw]),
     )
     return task.observe(state)[0]
 
