@@ -164,15 +164,39 @@ def turn_verbs(registry: SkillRegistry) -> frozenset[str]:
     return repertoire(registry).get(TURN, frozenset()) if TURN in registry else frozenset()
 
 
+def turning_clauses(clauses: list[str], registry: SkillRegistry) -> list[str]:
+    """The clauses that ask to turn a cube: a turn verb and a cube (or "it"), or a cube
+    told to face the robot ("make the green cube face the robot"); none without a turn
+    skill. ``clauses``: lower case (:func:`miles_ros.agent.reading.split_clauses`)."""
+    verbs = turn_verbs(registry)
+    if not verbs:
+        return []
+    verb = _verb_pattern(verbs)
+    return [
+        c
+        for c in clauses
+        if (verb.search(c) and _CUBE.search(c))
+        or (FACE_ROBOT in clause_angles(c) and _FACING.match(c.strip()))
+    ]
+
+
+def missing_turn(turning: list[str], steps: list) -> str | None:
+    """Why a plan of ``steps`` does not serve a goal whose ``turning`` clauses ask to turn
+    a cube: it has steps and none of them turns (the model chose another skill, or the
+    skill node refused the turn skill and the replan left it out); None otherwise."""
+    if not turning or not steps or any(s.skill == TURN for s in steps):
+        return None
+    return (
+        f"the goal asks to turn a cube ({turning[0]!r}) and no turn step could be planned "
+        "for it: another skill would not do what it asks"
+    )
+
+
 def turn_refusal(goal: str, clauses: list[str], registry: SkillRegistry) -> str | None:
     """Why a goal that asks to turn a cube cannot be planned as said, or None: it states
     no angle, or only angles that change nothing (multiples of 90 degrees). ``clauses``:
     the goal's clauses, lower case (:func:`miles_ros.agent.reading.split_clauses`)."""
-    verbs = turn_verbs(registry)
-    if not verbs:
-        return None
-    verb = _verb_pattern(verbs)
-    turning = [c for c in clauses if verb.search(c) and _CUBE.search(c)]
+    turning = turning_clauses(clauses, registry)
     if not turning:
         return None
     angles = goal_angles(goal)

@@ -16,6 +16,7 @@ from miles_ros.agent.planner import Planner, PlannerConfig
 from miles_ros.agent.registry import SkillRegistry
 from miles_ros.agent.turns import goal_angles, turn_text
 from miles_ros.agent.validation import validate_plan
+from miles_ros.manager.core import Manager, StepResult
 from miles_ros.runtime.goals import FACE_ROBOT
 from sims.tasks import push
 from tests.agent.conftest import FIXTURES, keyword_scorer
@@ -187,3 +188,22 @@ def test_a_cube_the_goal_says_not_to_turn_is_never_turned(turning, world):
     lm = FakeLanguageModel(wanting("turn red_cube 40", ["turn blue_cube 40"]))
     plan = Planner(turning, world, lm, PlannerConfig()).plan(goal)
     assert [s.key() for s in plan.steps] == ["turn blue_cube 40"]
+
+
+def prefers_turn_then_pick(prompt: str, line: str) -> float:
+    """A model that wants to turn the red cube, else to pick it up, then stops."""
+    steps = prompt.rsplit("Plan:\n", 1)[1].count("\n")
+    if steps:
+        return 0.0 if line.strip() == "done" else -9.0
+    return {"turn red 45": 0.0, "pick red left": -1.0}.get(line.strip(), -9.0)
+
+
+def test_a_turn_the_skill_node_refuses_is_not_replaced_by_another_skill(turning, world):
+    lm = FakeLanguageModel(prefers_turn_then_pick)
+    manager = Manager(Planner(turning, world, lm, PlannerConfig()), max_replans=3)
+    plan, action = manager.start("turn the red cube by 45 degrees")
+    assert [s.key() for s in plan.steps] == ["turn red_cube 45"] and action.kind == "dispatch"
+    refused = "refused: unknown skill 'turn'; available: home, pick_place, push, reach"
+    action = manager.on_step_result(StepResult(action.request["id"], "failed", reason=refused))
+    assert action.kind != "dispatch"  # no pick_place in its place: the goal ends
+    assert "no turn step could be planned" in manager.status()["failure"]
