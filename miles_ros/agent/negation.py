@@ -433,4 +433,5 @@ def read_in_scope(
     if references.refusal or references.clarify:
         return references.text, GoalReading(refusal=references.refusal), references.clarify
     reading = read_goal(references.text, registry, world, scope.prohibitions)
-    return turn_text(references.text, registry), reading, None
+    text = references.text if reading.refusal else turn_text(references.text, registry)
+    return text, reading, None
