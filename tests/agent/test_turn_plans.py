@@ -6,6 +6,7 @@ checked is the reading and the grounding, not a model's luck."""
 import math
 
 import pytest
+import yaml
 
 from miles_ros.agent.constrained import PlanGrammar
 from miles_ros.agent.evaluation import load_eval_goals, load_eval_refusals, parse_step, same_plan
@@ -13,7 +14,7 @@ from miles_ros.agent.grounding import IMPOSSIBLE, Affordance, Step, ground_candi
 from miles_ros.agent.lm import FakeLanguageModel
 from miles_ros.agent.negation import read_in_scope
 from miles_ros.agent.planner import Planner, PlannerConfig
-from miles_ros.agent.registry import SkillRegistry
+from miles_ros.agent.registry import INTERFACE_CARDS, SkillRegistry
 from miles_ros.agent.turns import goal_angles, turn_text
 from miles_ros.agent.validation import validate_plan
 from miles_ros.manager.core import Manager, StepResult
@@ -207,3 +208,17 @@ def test_a_turn_the_skill_node_refuses_is_not_replaced_by_another_skill(turning,
     action = manager.on_step_result(StepResult(action.request["id"], "failed", reason=refused))
     assert action.kind != "dispatch"  # no pick_place in its place: the goal ends
     assert "no turn step could be planned" in manager.status()["failure"]
+
+
+def test_the_turn_verbs_do_not_hang_on_the_turn_cards_wording(tmp_path, world):
+    """A trained turn card that says only "Use it to rotate a cube" keeps "twist" and
+    "spin" turn verbs: the turn phrases give them."""
+    card = yaml.safe_load((INTERFACE_CARDS / "turn.yaml").read_text())
+    card["description"] = "Turns a cube in place. Use it to rotate a cube."
+    (tmp_path / "turn").mkdir()
+    (tmp_path / "turn" / "skill.yaml").write_text(yaml.safe_dump(card))
+    reg = SkillRegistry.load([FIXTURES / "skills", tmp_path], interface_cards=False)
+    assert reg["turn"].description.endswith("rotate a cube.")
+    for goal in ("twist the red cube by 20 degrees", "spin the blue block 30 degrees clockwise"):
+        _, reading, _ = read_in_scope(goal, reg, world)
+        assert reading.refusal is None and reading.turning, goal
