@@ -229,7 +229,8 @@ SKILL_INPUTS = "inputs"
 """Key of a ``running`` ``/miles/skill/status`` of a period its policy ran: what that
 period's observation was built from, ``{"stamp", "q", "dq", "finger_width", "goal"}``
 (the ``/joint_states`` reading: its stamp in s, the 7 arm joints in rad and rad/s, the
-finger opening in m; the resolved goal position [3] in m) and, for a skill on cubes,
+finger opening in m; the resolved goal position [3] in m), for turn ``"goal_yaw"`` (the
+cube's target yaw, rad) and, for a skill on cubes,
 ``"object"`` (and, stacking, ``"stack_on"``): ``[x, y, z, yaw]`` of that cube's pose. A
 recording then rebuilds the observation the policy saw exactly
 (:mod:`miles_ros.runtime.logs`); the recorded ``/joint_states`` alone cannot (its

@@ -8,7 +8,9 @@ plan (``json.dumps`` separators)::
 Skill names come from the registry, parameter names from each skill's schema (in schema
 order), values from the schema's enums narrowed to the scene's names, and for parameters
 whose schema accepts an array, ``[x, y, z]`` with numbers of the form
-``-?0(.[0-9]{1,4})?`` (metres, base frame) inside the planning workspace box.
+``-?0(.[0-9]{1,4})?`` (metres, base frame) inside the planning workspace box. A skill
+with a parameter that takes neither a scene name nor a point (turn's ``angle``: numbers
+come from the goal's words, which only the grounded mode reads) is left out.
 A step never names the same thing twice (no cube moved onto itself), a cube an earlier
 step left in the air, covered, or put at a tower's third level is never a later step's
 target, and a covered cube is never moved. At most
@@ -97,6 +99,14 @@ class PlanGrammar:
             for e in skill.card.param_choices("object", self.names)[0]
         }
         """The names a skill can move (its ``object`` choices): the cubes."""
+        self.skills = [
+            n
+            for n in registry.names
+            if all(
+                any(registry[n].card.param_choices(p, self.names)) for p in registry[n].param_names
+            )
+        ]
+        """The skills whose every parameter takes a scene name or a point."""
         self.max_steps = max_steps
         self._slots: dict[tuple, object] = {}
         self.initial = ((), "")
@@ -116,7 +126,7 @@ class PlanGrammar:
 
         for n in range(self.max_steps):
             yield Lit('{"skill": "')
-            name = (yield Choice(tuple(s + '"' for s in self.registry.names)))[:-1]
+            name = (yield Choice(tuple(s + '"' for s in self.skills)))[:-1]
             skill = self.registry[name]
             yield Lit(', "params": {')
             chosen: set[str] = set()

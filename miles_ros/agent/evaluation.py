@@ -18,8 +18,9 @@ EVAL_REFUSALS = Path(__file__).resolve().parent / "eval_refusals.yaml"
 
 
 def parse_step(text: str) -> Step:
-    """``pick_place red_cube left_pad`` / ``reach [0.5, 0.1, 0.3]`` -> :class:`Step` with
-    positional parameters named by the default skills' schemas."""
+    """``pick_place red_cube left_pad`` / ``reach [0.5, 0.1, 0.3]`` / ``turn red_cube -30``
+    -> :class:`Step` with positional parameters named by the default skills' schemas (a
+    bare number is a float)."""
     text = text.strip()
     skill, _, rest = text.partition(" ")
     values: list = []
@@ -27,14 +28,22 @@ def parse_step(text: str) -> Step:
         if match.group(1) is not None:
             values.append([float(v) for v in match.group(1).split(",")])
         else:
-            values.append(match.group(2))
+            values.append(_scalar(match.group(2)))
     names = {
         "reach": ["target"],
         "push": ["object", "target"],
         "pick_place": ["object", "target"],
+        "turn": ["object", "angle"],
         "home": [],
     }.get(skill, [])
     return Step(skill, dict(zip(names, values, strict=False)))
+
+
+def _scalar(token: str) -> float | str:
+    try:
+        return float(token)
+    except ValueError:
+        return token
 
 
 GOAL_CATEGORY = "everyday"
@@ -74,7 +83,8 @@ def goal_world(planner, item: dict):
 
 
 def same_plan(a: list[Step], b: list[Step], tol: float = 1e-3) -> bool:
-    """Same skills in the same order with the same parameters (points within ``tol``)."""
+    """Same skills in the same order with the same parameters (points and numbers within
+    ``tol``)."""
     if len(a) != len(b):
         return False
     for x, y in zip(a, b, strict=True):
@@ -84,6 +94,11 @@ def same_plan(a: list[Step], b: list[Step], tol: float = 1e-3) -> bool:
             w = y.params[k]
             if isinstance(v, str) or isinstance(w, str):
                 if v != w:
+                    return False
+            elif np.ndim(v) != np.ndim(w):
+                return False
+            elif np.ndim(v) == 0:
+                if abs(float(v) - float(w)) > tol:
                     return False
             elif len(v) != len(w) or np.max(np.abs(np.subtract(v, w))) > tol:
                 return False

@@ -1,7 +1,8 @@
 """Grounded candidates and their affordances.
 
 Candidates are every registered skill with its parameters filled from the scene's named
-objects and places (plus coordinate triples written in the goal), and ``done``.
+objects and places (plus coordinate triples written in the goal, and the turn angles it
+states: :func:`miles_ros.agent.turns.turn_angles`), and ``done``.
 
 Affordance (SayCan's "can I do this here?"), in (0, 1]:
 
@@ -15,8 +16,9 @@ Affordance (SayCan's "can I do this here?"), in (0, 1]:
   best such value among the same skill's candidates at that step (:meth:`Affordance.batch`);
 - scripted skills and cards without a critic: a precondition check on the symbolic world:
   0 when the call cannot work (unknown name, an object moved onto itself, a cube stacked
-  on a cube that does not rest on the table (held, or on another cube), a point outside
-  the workspace, a push to a point in the air), :data:`REDUNDANT` when every declared
+  on a cube that does not rest on the table (held, or on another cube), a cube acted on
+  in place (turned) that is covered or not on the table, a point outside the workspace,
+  a push to a point in the air), :data:`REDUNDANT` when every declared
   effect already holds (the step would change nothing), 1 otherwise.
 """
 
@@ -30,12 +32,14 @@ import numpy as np
 
 import sims
 from miles_ros.agent.registry import Skill, SkillRegistry
+from miles_ros.agent.turns import stated_values, turn_angles
 from miles_ros.agent.world import ON_TABLE_MAX_Z, World, in_workspace
 from miles_ros.runtime.goals import (
     Goal,
     GoalError,
     covered_error,
     goal_from_positions,
+    in_place_error,
     stack_target_error,
 )
 from sims.robots import panda
@@ -80,9 +84,12 @@ class Step:
 
 
 def format_value(value) -> str:
-    """A parameter value as plan text: a name, or ``[x, y, z]`` with short floats."""
+    """A parameter value as plan text: a name or keyword, a number (``45``, ``-30``), or
+    ``[x, y, z]`` with short floats."""
     if isinstance(value, str):
         return value
+    if isinstance(value, int | float):
+        return f"{float(value):g}"
     return "[" + ", ".join(f"{float(v):g}" for v in value) + "]"
 
 
@@ -114,14 +121,15 @@ def _targets(world: World, points: list) -> list:
 
 
 def ground_candidates(registry: SkillRegistry, world: World, goal: str = "") -> list[Step]:
-    """Every registered skill with parameters from the scene (and the goal's points),
-    valid against its schema, then ``done``."""
+    """Every registered skill with parameters from the scene (and the goal's points and
+    turn angles), valid against its schema, then ``done``."""
     points = goal_points(goal)
+    angles = turn_angles(goal)
     out: list[Step] = []
     for skill in registry:
         combos: list[dict] = [{}]
         for name in skill.param_names:
-            choices = _choices(skill, name, world, points)
+            choices = _choices(skill, name, world, points, angles)
             combos = [{**c, name: v} for c in combos for v in choices]
         for params in combos:
             if not skill.validate(params):
@@ -130,9 +138,11 @@ def ground_candidates(registry: SkillRegistry, world: World, goal: str = "") -> 
     return out
 
 
-def _choices(skill: Skill, param: str, world: World, points: list) -> list:
+def _choices(skill: Skill, param: str, world: World, points: list, angles: list) -> list:
     names, allows_array = skill.card.param_choices(param, world.names)
-    return names + ([list(p) for p in points] if allows_array else [])
+    spec = skill.parameters.get("properties", {}).get(param, {})
+    stated = stated_values(spec, angles)
+    return names + ([list(p) for p in points] if allows_array else []) + stated
 
 
 class Affordance:
@@ -188,6 +198,8 @@ class Affordance:
             return IMPOSSIBLE
         obj, target = params.get("object"), params.get("target")
         if obj is not None and obj not in world.objects:
+            return IMPOSSIBLE
+        if obj is not None and target is None and in_place_error(obj, world.objects):
             return IMPOSSIBLE
         if target is not None:
             if isinstance(target, str):
@@ -255,14 +267,17 @@ def build_observation(skill: Skill, params: dict, world: World) -> np.ndarray:
     state the skill would start from (home joint pose, zero velocities, the TCP at the
     home pose or where the last reach put it, the object and the goal where
     :func:`~miles_ros.runtime.goals.goal_from_positions` puts them, fingers open) through
-    the skill's task's own ``observe``. :class:`GoalError` when the goal cannot be
+    the skill's task's own ``observe``; the world has no yaws, so every cube stands at yaw
+    0 and a turn's goal yaw is its angle. :class:`GoalError` when the goal cannot be
     resolved."""
     task = sims.get_task(str(skill.card.task))
     q = np.asarray(panda.home_joint_positions, dtype=np.float64)
     tcp = np.asarray(panda.fk_tcp(q), dtype=np.float64)
     if world.arm_at not in (None, "home"):
         tcp = _goal(world, "reach", {"target": world.arm_at}).goal_pos
-    goal = _goal(world, task.CONFIG.name, params)
+    # the world has no yaws: each cube stands at yaw 0, so a turn's goal yaw is its angle
+    flat = {name: 0.0 for name in world.objects}
+    goal = goal_from_positions(task.CONFIG.name, params, world.objects, world.places, yaws=flat)
     obj = np.zeros(3) if goal.object_name is None else np.asarray(world.objects[goal.object_name])
     state = SimState(
         joint_pos=q[None, :],
@@ -272,6 +287,7 @@ def build_observation(skill: Skill, params: dict, world: World) -> np.ndarray:
         object_pos=np.asarray(obj, dtype=np.float64).reshape(1, 3),
         object_yaw=np.zeros(1),
         goal_pos=np.asarray(goal.goal_pos, dtype=np.float64).reshape(1, 3),
+        goal_yaw=None if goal.goal_yaw is None else np.array([goal.goal_yaw]),
     )
     return task.observe(state)[0]
 

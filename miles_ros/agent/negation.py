@@ -64,6 +64,7 @@ from miles_ros.agent.reading import GoalReading, read_goal, split_clauses
 from miles_ros.agent.references import Clarification, resolve_references
 from miles_ros.agent.registry import SkillRegistry
 from miles_ros.agent.towers import read_tower
+from miles_ros.agent.turns import turn_text
 from miles_ros.agent.world import World
 
 TOUCH = "touch"
@@ -138,8 +139,12 @@ _MOVE_VERBS = (
     r"disturb(?:s|ed|ing)?"
 )
 _VERBS = rf"(?:{_TOUCH_VERBS}|{_MOVE_VERBS})"
-_MANNERS = r"(?:push|slid|shov|nudg|lift|pick(?:ing)? up|grab|grasp|tak|carr)(?:e|es|s|ing|ed)?"
-"""Verbs that are a manner when the goal moves the cube elsewhere, else a prohibition."""
+_MANNERS = (
+    r"(?:push|slid|shov|nudg|lift|pick(?:ing)? up|grab|grasp|tak|carr|turn|rotat|spin|twist)"
+    r"(?:e|es|s|ing|ed)?"
+)
+"""Verbs that are a manner when the goal moves the cube elsewhere, else a prohibition
+("don't rotate the red cube": the turn skill's verbs too)."""
 _NEG = r"(?:don'?t|do not|never|please don'?t|without|avoid|try not to)"
 _EXCEPT = r"(?:except(?: for)?|other than|apart from|save for|excluding|not including)"
 _PLACED = (
@@ -411,7 +416,9 @@ def read_in_scope(
     touch the leftmost cube"); then the prohibitions ("all the cubes" is not a cube to ask
     about); then "the cube", "the pad" and "it" where the scene has several (asked about);
     then :func:`read_goal` on what is left. Returns the text the model plans (the goal's
-    positive part, references named; the goal itself when it only forbids or is refused),
+    positive part, references named, turns said as the plan says them:
+    :func:`~miles_ros.agent.turns.turn_text`; the goal itself when it only forbids or is
+    refused),
     its reading, and the question back when the goal does not say which thing it means."""
     tower = read_tower(goal, world)
     if tower.refusal:
@@ -426,4 +433,5 @@ def read_in_scope(
     if references.refusal or references.clarify:
         return references.text, GoalReading(refusal=references.refusal), references.clarify
     reading = read_goal(references.text, registry, world, scope.prohibitions)
-    return references.text, reading, None
+    text = references.text if reading.refusal else turn_text(references.text, registry)
+    return text, reading, None

@@ -1,7 +1,8 @@
 """The words and phrases the training data generator (:mod:`miles_ros.agent.datagen`)
 says goals with: synonyms for the scene's colours, cubes and pads, and the phrases per
 skill. The planner's reading (the verb repertoire, the vocabulary of cubes and pads) reads
-the same lists, so what the model was trained on and what the reading accepts agree."""
+the same lists, so what the model was trained on and what the reading accepts agree (but
+for turn's phrases, :data:`TURN_TEMPLATES`, which the generator does not draw yet)."""
 
 from __future__ import annotations
 
@@ -126,13 +127,28 @@ STACK_TEMPLATES = (
 """More ways to say ``pick_place`` when the target is a cube."""
 
 
+TURN_TEMPLATES = (
+    "turn {o} by {angle}",
+    "rotate {o} by {angle}",
+    "twist {o} {angle}",
+    "spin {o} by {angle}",
+    "rotate {o} so a face points at the robot",
+    "turn {o} to face the robot",
+)
+"""Ways to say ``turn``: ``{angle}`` in degrees ("45 degrees", "30 degrees clockwise").
+The adapter was trained before turn existed and the generator does not draw these yet:
+they give the reading its turn verbs whatever the turn card's description says
+(:mod:`miles_ros.agent.turns`)."""
+
+
 SKILL_PHRASES = {
     "home": HOME_PHRASES,
     "reach": REACH_TEMPLATES,
     "push": PUSH_TEMPLATES,
     "pick_place": PICK_PLACE_TEMPLATES + STACK_TEMPLATES,
+    "turn": TURN_TEMPLATES,
 }
-"""The phrases the generator words each skill with."""
+"""The phrases each skill is worded with (the generator draws all but turn's)."""
 
 
 def skill_verbs() -> dict[str, frozenset[str]]:

@@ -23,7 +23,8 @@ anything else, :func:`~miles_ros.agent.negation.read_scope` takes the goal's
 prohibitions out of it ("don't touch the red cube", "every cube except the blue one"):
 the model plans the positive part, a step the goal forbids is masked, a plan holding one
 is refused, and so is a goal whose model's first choice is a forbidden step on a cube its
-positive part names.
+positive part names. A goal that asks to turn a cube is refused when its plan has no turn
+step (another skill would not do what it asks; :mod:`miles_ros.agent.turns`).
 
 Replanning (``failed``: the plans already tried that failed; ``banned``: steps the skill
 node refused) never returns a plan identical to one that failed: the failed plan's first
@@ -301,11 +302,9 @@ class Planner:
             ):
                 plan.steps, plan.errors, plan.fallback_used = fallback, [], True
                 plan.mode, plan.model = "fallback", "rules"
-        forbidden = [(s, why) for s in plan.steps if (why := reading.prohibited(s, self.registry))]
-        if forbidden:  # never a step the goal forbids, whichever path produced it
-            step, why = forbidden[0]
-            plan.steps, plan.errors, plan.refused = [], [], True
-            plan.reason = f"{step.key()}: {why}"
+        why = reading.plan_violation(plan.steps, self.registry)
+        if why:  # never a step the goal forbids nor one that leaves out its turn, whatever path
+            plan.steps, plan.errors, plan.refused, plan.reason = [], [], True, why
         plan.latency_s = time.perf_counter() - t0
         if cacheable and plan.valid:
             self.cache.put(key, plan)

@@ -18,8 +18,10 @@ missing, a goal that
   rest on the table (held in the gripper, or on another cube);
 - contradicts itself: within one clause, lifting and not lifting the same cube, moving a
   cube and not moving / not touching it;
-- asks for an action no skill does ("paint", "throw", "rotate":
+- asks for an action no skill does ("paint", "throw", "flip":
   :mod:`miles_ros.agent.repertoire`);
+- asks to turn a cube without saying how far, or only by multiples of 90 degrees (a cube
+  looks the same after them): :func:`miles_ros.agent.turns.turn_refusal`;
 - names nothing in the scene, no point and no parameter-free skill ("fly", "dance").
 
 A goal that asks for no motion at all ("do nothing", "stay where you are") is not a
@@ -50,6 +52,7 @@ from miles_ros.agent.grounding import Step, goal_points, stacking_error
 from miles_ros.agent.phrases import COLOR_WORDS, CUBE_NOUNS, PAD_NOUNS
 from miles_ros.agent.registry import SkillRegistry
 from miles_ros.agent.repertoire import verb_refusal
+from miles_ros.agent.turns import missing_turn, turn_refusal, turning_clauses
 from miles_ros.agent.vocabulary import COLOURS, PARAMLESS_WORDS, POSITIONS, RELATIONS, THINGS
 from miles_ros.agent.world import World
 
@@ -117,6 +120,19 @@ class GoalReading:
     prohibitions: tuple[Prohibition, ...] = ()
     """The cubes the goal keeps out of the plan ("don't touch the red cube", "every cube
     except the blue one"; :func:`miles_ros.agent.negation.read_scope`)."""
+    turning: list[str] = field(default_factory=list)
+    """The clauses that ask to turn a cube (:func:`miles_ros.agent.turns.turning_clauses`):
+    a plan of other skills only does not serve them."""
+
+    def plan_violation(self, steps: list[Step], registry: SkillRegistry) -> str | None:
+        """Why a plan breaks the goal as a whole: a step it forbids (:meth:`prohibited`),
+        or no turn step where it asks to turn a cube (:func:`~miles_ros.agent.turns.
+        missing_turn`); None when it does not."""
+        for step in steps:
+            why = self.prohibited(step, registry)
+            if why:
+                return f"{step.key()}: {why}"
+        return missing_turn(self.turning, steps)
 
     def prohibited(self, step: Step, registry: SkillRegistry) -> str | None:
         """Why ``step`` does what the goal forbids (None: it does not)."""
@@ -195,12 +211,14 @@ def read_goal(
     reading.refusal = (
         _unknown(words, vocab, world)
         or verb_refusal(split_clauses(text), registry)
+        or turn_refusal(text, split_clauses(text), registry)
         or _relation(text, clauses, vocab, registry, world)
     )
     if reading.refusal is None:
         reading.refusal = _forbidden(clauses, reading.prohibitions) or _constraints(
             clauses, reading
         )
+    reading.turning = turning_clauses(split_clauses(text), registry)
     reading.anchored = bool(reading.names or goal_points(goal))
     if reading.refusal is None and not reading.anchored:
         if not any(_asks_for(text, skill.name) for skill in registry if not skill.param_names):

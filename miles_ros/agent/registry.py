@@ -8,9 +8,9 @@ order of precedence:
    :func:`policies.cards.skill_library`; a versioned skill's active version,
    :mod:`policies.library`), with ``critic.onnx`` beside them when the skill was exported;
 2. interface cards (``miles_ros/agent/cards/*.yaml``) for the skills declared in
-   docs/interfaces.md (``reach``, ``push``, ``pick_place``) whose trained card does not
-   exist yet: same parameters, no policy and no critic, so offline planning works
-   before training; a real card with the same name replaces one;
+   docs/interfaces.md (``reach``, ``push``, ``pick_place``, ``turn``) whose trained card
+   does not exist yet: same parameters, no policy and no critic, so offline planning
+   works before training; a real card with the same name replaces one;
 3. scripted skills: ``home`` (:data:`policies.cards.HOME_CARD`).
 """
 
@@ -146,7 +146,7 @@ class SkillRegistry:
                 skills.setdefault(card.name, Skill.from_card(card, source="interface"))
         if scripted:
             skills.setdefault(HOME.name, HOME)
-        order = ["reach", "push", "pick_place", "home"]
+        order = ["reach", "push", "pick_place", "turn", "home"]
         ranked = sorted(
             skills.values(), key=lambda s: (order.index(s.name) if s.name in order else 99, s.name)
         )

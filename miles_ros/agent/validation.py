@@ -9,6 +9,7 @@ import jsonschema
 from miles_ros.agent.grounding import DONE, Step, outside_envelope, stacking_error
 from miles_ros.agent.registry import SkillRegistry
 from miles_ros.agent.world import World, in_workspace
+from miles_ros.runtime.goals import GOAL_KEYWORDS, in_place_error
 
 
 class PlanError(ValueError):
@@ -42,7 +43,8 @@ def validate_plan(
 
     Checks the registry's JSON schema (skill names, parameter names and types), then the
     scene: named things exist, an object is not moved onto itself, nor onto a cube that
-    does not rest on the table then (held, or on another cube), points lie in the
+    does not rest on the table then (held, or on another cube), a cube turned in place is
+    neither covered nor off the table, points lie in the
     planning workspace, every step lies inside its card's envelope (in the world the steps
     before it leave), and the plan is not empty or too long.
     """
@@ -62,7 +64,7 @@ def validate_plan(
         if step.skill not in registry:
             continue
         for name, value in step.params.items():
-            if isinstance(value, str) and value not in world.names:
+            if isinstance(value, str) and value not in [*world.names, *GOAL_KEYWORDS]:
                 errors.append(
                     f"steps[{i}] {step.skill}: {name}={value!r} is not in the scene "
                     f"({', '.join(world.names)})"
@@ -82,8 +84,11 @@ def validate_plan(
         if outside:
             errors.append(f"steps[{i}] {outside}")
         stacking = stacking_error(step.params, work)
-        if stacking and step.params.get("object") != step.params.get("target"):
+        obj, target = step.params.get("object"), step.params.get("target")
+        if stacking and obj != target:
             errors.append(f"steps[{i}] {step.skill}: {stacking}")
+        elif obj in work.objects and target is None and (why := in_place_error(obj, work.objects)):
+            errors.append(f"steps[{i}] {step.skill}: {why}")
         try:
             work.apply(registry[step.skill].effects_machine, step.params)
         except (KeyError, ValueError, TypeError):  # a bad name or point: reported above

@@ -16,15 +16,22 @@ cards' ``goal_mapping``), for the skill executor and the planner's grounding ali
   air: :func:`tower_level`), nor on a cube it stands on, nor above the third level: a
   tower is at most :data:`~sims.tasks.pick_place.TOWER_LEVELS` cubes high
   (:func:`stack_target_error`): :class:`GoalError` says so.
+- turn ``{object, angle}``: the named cube, in place (its centre at the request, on the
+  table at the rest height) and a goal yaw (:func:`turn_yaw`): the cube's yaw at the
+  request plus ``angle`` degrees (counter-clockwise seen from above), or for
+  :data:`FACE_ROBOT` the yaw whose face normal points at the robot base. A covered cube,
+  or one not resting on the table, is not turned (:func:`in_place_error`).
 
 :func:`resolve_goal` is the executor's entry: cubes at their live poses
 (``/miles/scene/objects``) at the time of the request, pads from the scene file.
 :func:`goal_from_positions` is the same mapping over any name -> position tables (the
-planner passes its symbolic world's). Coordinates are the robot base frame (m).
+planner passes its symbolic world's, which has no yaws: a relative turn's goal yaw is then
+left None, its position is the same). Coordinates are the robot base frame (m).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -37,18 +44,29 @@ from sims.tasks import pick_place, push
 from sims.tasks.base import SimState
 
 __all__ = [
+    "FACE_ROBOT",
+    "GOAL_KEYWORDS",
     "HOVER_HEIGHT",
     "Goal",
     "GoalError",
     "covered_error",
+    "cube_yaw_error",
     "goal_from_positions",
+    "in_place_error",
     "resolve_goal",
     "rests_on",
     "stack_state",
     "stack_target_error",
     "stack_top",
     "tower_level",
+    "turn_yaw",
 ]
+
+FACE_ROBOT = "face_robot"
+"""turn's ``angle`` keyword: turn the cube so one of its face normals points at the robot
+base (the one string a goal parameter takes that names no scene thing)."""
+GOAL_KEYWORDS = frozenset({FACE_ROBOT})
+"""Parameter values that are keywords of a goal, not names of scene things."""
 
 
 class GoalError(ValueError):
@@ -67,6 +85,10 @@ class Goal:
     """pick_place stacking: the cube the object goes on top of, the top of the stack the
     named target stands in (its pose moves the goal; success is the task's stack rule,
     ``SimState.stack``); None otherwise."""
+    goal_yaw: float | None = None
+    """turn: the cube's target yaw (rad about z, base frame; the task's ``goal_yaw``, a
+    cube looks the same every 90 degrees); None for the other skills, and for a relative
+    turn resolved without the cube's yaw (the planner's world)."""
 
 
 def _named_position(
@@ -163,6 +185,21 @@ def covered_error(obj: str, positions: Mapping[str, Sequence[float]]) -> str | N
     return f"cannot move {obj}: {above} lies on top of it (a stack is taken apart from the top)"
 
 
+def in_place_error(obj: str, positions: Mapping[str, Sequence[float]]) -> str | None:
+    """Why the cube ``obj`` cannot be worked on where it stands (turned) given cube
+    centres by name (m): a cube lies on it (:func:`covered_error`), or it does not rest on
+    the table (held, in the air, or on another cube); None when it can."""
+    covered = covered_error(obj, positions)
+    if covered:
+        return covered
+    if not resting_on_table(float(positions[obj][2])):
+        z = float(positions[obj][2])
+        return (
+            f"cannot turn {obj} in place: it is not resting on the table (centre at z {z:.3f} m)"
+        )
+    return None
+
+
 def stack_target_error(
     obj: str | None, target: str, positions: Mapping[str, Sequence[float]]
 ) -> str | None:
@@ -199,6 +236,27 @@ def stack_target_error(
     return None
 
 
+def turn_yaw(angle: float | str, yaw: float | None, centre: Sequence[float]) -> float | None:
+    """The goal yaw (rad) of turning a cube at ``yaw`` (rad; None: unknown) centred at
+    ``centre`` (m, base frame) by ``angle``: degrees counter-clockwise seen from above,
+    relative to ``yaw`` (None when ``yaw`` is None), or :data:`FACE_ROBOT`: ``atan2(cy,
+    cx)``, the yaw of the line from the base through the centre, so the cube's faces
+    lie square to it and one (its local -x) faces the base (any of the four will do: the
+    task's yaw error wraps at 45 degrees)."""
+    if angle == FACE_ROBOT:
+        return math.atan2(float(centre[1]), float(centre[0]))
+    if not isinstance(angle, int | float) or isinstance(angle, bool) or not math.isfinite(angle):
+        raise GoalError(f"angle must be a number of degrees or {FACE_ROBOT!r}, got {angle!r}")
+    return None if yaw is None else float(yaw) + math.radians(float(angle))
+
+
+def cube_yaw_error(yaw, goal_yaw):
+    """The signed yaw error (rad) of a cube at ``yaw`` from ``goal_yaw``, wrapped to
+    [-45, 45) degrees: a cube looks the same every 90 degrees (scalars or arrays)."""
+    quarter = np.pi / 2
+    return (np.asarray(yaw) - np.asarray(goal_yaw) + quarter / 2) % quarter - quarter / 2
+
+
 def resolve_goal(
     task: str, params: Mapping, scene: Scene, objects: Mapping[str, ObjectPose]
 ) -> Goal:
@@ -211,6 +269,7 @@ def resolve_goal(
         {name: pose.position for name, pose in objects.items()},
         {name: place.position for name, place in scene.places.items()},
         expected=scene.objects,
+        yaws={name: pose.yaw for name, pose in objects.items()},
     )
 
 
@@ -220,9 +279,11 @@ def goal_from_positions(
     objects: Mapping[str, Sequence[float]],
     places: Mapping[str, Sequence[float]],
     expected: Collection[str] = (),
+    yaws: Mapping[str, float] | None = None,
 ) -> Goal:
     """The :class:`Goal` of ``params`` given cube centres and pad centres by name (m);
-    ``expected``: cube names that exist but whose position is not known yet."""
+    ``expected``: cube names that exist but whose position is not known yet; ``yaws``:
+    cube yaws by name (rad), which a turn's goal yaw is relative to (None: unknown)."""
     target = params.get("target")
     if task == "reach":
         if isinstance(target, str):
@@ -231,7 +292,7 @@ def goal_from_positions(
             point[2] = base + HOVER_HEIGHT
             return Goal(point, None)
         return Goal(_vector(target, (3,)), None)
-    if task not in ("push", "pick_place"):
+    if task not in ("push", "pick_place", "turn"):
         raise GoalError(f"no goal mapping for task {task!r}")
     obj = params.get("object")
     if obj not in objects:
@@ -249,6 +310,14 @@ def goal_from_positions(
         top = stack_top(obj, target, objects)
         goal = pick_place.stack_goal(np.asarray(objects[top], dtype=np.float64))
         return Goal(goal, obj, stack_on=top)
+    if task == "turn":
+        why = in_place_error(obj, objects)
+        if why:
+            raise GoalError(why)
+        centre = np.asarray(objects[obj], dtype=np.float64)
+        yaw = None if yaws is None else yaws.get(obj)
+        goal_yaw = turn_yaw(params.get("angle"), yaw, centre)
+        return Goal(np.array([centre[0], centre[1], push.CUBE_REST_Z]), obj, goal_yaw=goal_yaw)
     if covered:
         raise GoalError(covered)
     if isinstance(target, str):

@@ -47,6 +47,7 @@ from miles_ros.interfaces import (
 from miles_ros.runtime.goals import Goal, GoalError, resolve_goal, stack_state
 from miles_ros.runtime.library import RunnableSkill, load_skill
 from miles_ros.runtime.observation import (
+    GOAL_YAW,
     JointReading,
     ObjectPose,
     decode_inputs,
@@ -245,14 +246,17 @@ class RecordingEpisodes:
         joints, objects = self._inputs(status, goal)
         if joints is None:
             return None
-        if "goal" in (status.get(SKILL_INPUTS) or {}):  # the executor's, resolved at its start
-            goal = replace(goal, goal_pos=decode_inputs(status[SKILL_INPUTS])[1])
+        inputs = status.get(SKILL_INPUTS) or {}
+        if "goal" in inputs:  # the executor's, resolved at its start
+            goal = replace(goal, goal_pos=decode_inputs(inputs)[1])
+        if GOAL_YAW in inputs:
+            goal = replace(goal, goal_yaw=float(inputs[GOAL_YAW]))
         obj = truth = None
         if goal.object_name is not None:
             obj, truth = objects.get(goal.object_name), self.truth.get(goal.object_name)
             if obj is None:
                 return None
-        state = sim_state(joints, goal.goal_pos, obj)
+        state = sim_state(joints, goal.goal_pos, obj, goal.goal_yaw)
         if goal.stack_on is not None:
             state = stack_state(state, objects.get(goal.stack_on))
         if SKILL_INPUTS not in status and bool(skill.task.success(state, skill.cfg)[0]):

@@ -6,7 +6,7 @@ calls the task's own ``observe``: measured joint positions and velocities (from
 ``/joint_states``, reordered by name), the TCP from forward kinematics of the measured
 joints (:func:`sims.robots.panda.fk_tcp`, as the backends do), the finger width (the sum
 of the two finger positions), the task's cube position and yaw (from the object poses)
-and the goal.
+and the goal (its position, and for turn its yaw).
 """
 
 from __future__ import annotations
@@ -80,8 +80,10 @@ def sim_state(
     joints: JointReading,
     goal: np.ndarray,
     obj: ObjectPose | None = None,
+    goal_yaw: float | None = None,
 ) -> SimState:
-    """The one-env :class:`SimState` a backend would produce for this reading."""
+    """The one-env :class:`SimState` a backend would produce for this reading;
+    ``goal_yaw``: the cube's target yaw (rad) of a task that has one (turn)."""
     q = joints.arm_pos.reshape(1, 7)
     tcp = panda.fk_tcp(joints.arm_pos).reshape(1, 3)
     object_pos = np.zeros((1, 3)) if obj is None else np.asarray(obj.position, float).reshape(1, 3)
@@ -94,6 +96,7 @@ def sim_state(
         object_pos=object_pos,
         object_yaw=object_yaw,
         goal_pos=np.asarray(goal, dtype=np.float64).reshape(1, 3).copy(),
+        goal_yaw=None if goal_yaw is None else np.array([float(goal_yaw)]),
     )
 
 
@@ -141,18 +144,24 @@ def pose_refusal(
     return ""
 
 
+GOAL_YAW = "goal_yaw"
+"""The key of an :func:`encode_inputs` record holding the goal's yaw (rad; turn only)."""
 INPUT_POSES = ("object", "stack_on")
 """The roles of the cube poses a skill's observation reads, as keys of
 :func:`encode_inputs`' record: the cube it moves and the cube it stacks on."""
 
 
 def encode_inputs(
-    joints: JointReading, goal_pos: np.ndarray, poses: Mapping[str, ObjectPose | None]
+    joints: JointReading,
+    goal_pos: np.ndarray,
+    poses: Mapping[str, ObjectPose | None],
+    goal_yaw: float | None = None,
 ) -> dict:
     """What one period's observation was built from, as the plain data of a ``running``
     skill status (``inputs``, :data:`miles_ros.interfaces.SKILL_INPUTS`): the joint
-    reading, the resolved goal and the cube poses by role (:data:`INPUT_POSES`; a role
-    without a pose is left out). :func:`decode_inputs` reads it back exactly."""
+    reading, the resolved goal (and ``goal_yaw``, rad, when the goal has one: turn) and
+    the cube poses by role (:data:`INPUT_POSES`; a role without a pose is left out).
+    :func:`decode_inputs` reads it back exactly."""
     out = {
         "stamp": joints.stamp,
         "q": joints.arm_pos.tolist(),
@@ -160,6 +169,8 @@ def encode_inputs(
         "finger_width": joints.finger_width,
         "goal": np.asarray(goal_pos, dtype=float).tolist(),
     }
+    if goal_yaw is not None:
+        out[GOAL_YAW] = float(goal_yaw)
     for role in INPUT_POSES:
         pose = poses.get(role)
         if pose is not None:

@@ -383,7 +383,7 @@ class SkillExecutor:
             if obj is None:
                 reason = f"no pose for {run.goal.object_name!r}"
                 return TickResult(statuses=[self._finish(FAILED, reason, now)])
-        state = sim_state(self.joints, run.goal.goal_pos, obj)
+        state = sim_state(self.joints, run.goal.goal_pos, obj, run.goal.goal_yaw)
         if run.goal.stack_on is not None:  # stacking: on the target cube's live pose
             state = stack_state(state, self.objects.get(run.goal.stack_on))
         distance = goal_distance(cfg.name, state)
@@ -429,7 +429,7 @@ class SkillExecutor:
         """What this period's observation was built from (:data:`SKILL_INPUTS`)."""
         names = {"object": run.goal.object_name, "stack_on": run.goal.stack_on}
         poses = {role: self.objects.get(n) for role, n in names.items() if n is not None}
-        return encode_inputs(self.joints, run.goal.goal_pos, poses)
+        return encode_inputs(self.joints, run.goal.goal_pos, poses, run.goal.goal_yaw)
 
     def _stall_check(self, run: Execution, tcp, distance: float, now: float):
         """None while the skill progresses; else the restart's first period (home) or the

@@ -196,7 +196,7 @@ class HostPhysicsEnv(BatchedEnv):
     # --- extras for tests, scripts and the ROS sim node ----------------------------------
     def get_state(self) -> SimState:
         """A copy of the current batched state (measured, without observation noise)."""
-        return SimState(*(a.copy() for a in self._state))
+        return SimState(*(None if a is None else a.copy() for a in self._state))
 
     def set_goal(self, goal_pos) -> None:
         """Replace the goals ([3] for every env or [N, 3]) without resetting anything."""
@@ -225,7 +225,7 @@ class HostPhysicsEnv(BatchedEnv):
         if ids is None and plain and self.observation_filter is None:
             return self.task.observe(s)
         if ids is not None:
-            s = SimState(*(a[ids] for a in s))
+            s = SimState(*(None if a is None else a[ids] for a in s))
         if self._reading_offset is not None:  # what the gripper reports of its opening
             offset = self._reading_offset if ids is None else self._reading_offset[ids]
             s = s._replace(finger_width=reported_finger_width(s.finger_width, offset))

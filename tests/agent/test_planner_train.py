@@ -50,7 +50,13 @@ def test_planner_train_tiny_end_to_end(tmp_path, capsys):
     card = yaml.safe_load((out / "adapter_card.yaml").read_text())
     assert card["generator_version"] == GENERATOR_VERSION
     assert card["steps_done"] == 2 and card["seed"] == 0
-    assert card["wall_time_s"] > 0 and card["skills"] == ["reach", "push", "pick_place", "home"]
+    assert card["wall_time_s"] > 0 and card["skills"] == [
+        "reach",
+        "push",
+        "pick_place",
+        "turn",
+        "home",
+    ]
     evaluation = card["evaluation"]
     assert evaluation["n_goals"] == 3 and 0.0 <= evaluation["accuracy"] <= 1.0
     assert "adapter written" in capsys.readouterr().out

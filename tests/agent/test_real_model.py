@@ -44,6 +44,7 @@ def test_the_embedded_model_loads_from_the_safetensors_cache(real_lm):
             ["push blue_cube right_pad", "home"],
         ),
         ("hover over the green cube", ["reach green_cube"]),
+        ("rotate the blue block 30 degrees clockwise", ["turn blue_cube -30"]),
     ],
 )
 def test_grounded_plans_of_simple_goals(planner, goal, expected):

@@ -23,9 +23,15 @@ def test_interface_cards_fill_in_missing_skills_and_real_cards_win(tmp_path):
     (tmp_path / "push").mkdir()
     (tmp_path / "push" / "skill.yaml").write_text(yaml.safe_dump(card))
     reg = SkillRegistry.load([tmp_path])
-    assert reg.names == ["reach", "push", "pick_place", "home"]
+    assert reg.names == ["reach", "push", "pick_place", "turn", "home"]
     assert reg["push"].source == "card" and reg["push"].description == "the trained push"
-    assert reg["reach"].source == "interface"
+    assert reg["reach"].source == "interface" and reg["turn"].source == "interface"
+    assert reg["turn"].param_names == ["object", "angle"]
+    assert reg["turn"].permissions == ("moves_arm", "contact")
+    assert reg["turn"].validate({"object": "red_cube", "angle": -30}) == []
+    assert reg["turn"].validate({"object": "red_cube", "angle": "face_robot"}) == []
+    assert reg["turn"].validate({"object": "red_cube", "angle": "sideways"})
+    assert reg["turn"].validate({"object": "red_cube"})  # angle missing
 
 
 def test_bad_cards_are_rejected_with_the_reason(tmp_path):

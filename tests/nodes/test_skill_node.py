@@ -122,6 +122,14 @@ def test_unknown_skills_and_bad_params_are_refused_with_reasons(graph):
     assert graph.skill_commands == []  # nothing was ever sent toward the robot
 
 
+def test_a_turn_request_is_refused_while_the_library_has_no_trained_turn_skill(graph):
+    graph.request("t", "turn", object="red_cube", angle=45)
+    final = graph.final("t")
+    assert final["state"] == "failed" and final["reason"].startswith("refused:")
+    assert "unknown skill 'turn'" in final["reason"]
+    assert graph.skill_commands == []  # nothing was ever sent toward the robot
+
+
 def test_goals_outside_a_skills_envelope_are_refused_before_any_motion(graph):
     graph.request("far", "reach", target=[5.0, 5.0, 5.0])
     graph.request("under", "reach", target=[0.45, 0.0, -0.05])  # under the table top

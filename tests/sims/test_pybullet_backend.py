@@ -69,7 +69,7 @@ def test_smoke_rollout_shapes_finite_values_and_autoreset(name):
 
 def _row(env, i):
     state = env.get_state()
-    return type(state)(*(a[i : i + 1] for a in state))
+    return type(state)(*(None if a is None else a[i : i + 1] for a in state))
 
 
 def test_observation_equals_task_observe_of_state():

@@ -1,0 +1,277 @@
+"""Turning a cube in words: the angles a goal states, and the turn goals that cannot be
+planned as said.
+
+:func:`goal_angles` reads every angle a goal states, in order, as the ``turn`` skill's
+``angle`` takes it (degrees, counter-clockwise seen from above, or
+:data:`~miles_ros.runtime.goals.FACE_ROBOT`):
+
+- "by 45 degrees", "45 deg", "45°", "forty-five degrees": 45; "30 degrees clockwise": -30;
+  "counter-clockwise"
+/ "anticlockwise" keep the number positive (a direction word decides the sign of every
+  number of its clause; without one the number is taken as written);
+- "a quarter turn": 90, "half a turn": 180, "three quarters of a turn": 270, "a full turn",
+  "all the way around", "spin it around": 360;
+- "so a face points at the robot", "to face the robot", "square to the robot":
+  :data:`FACE_ROBOT`.
+
+Grounding offers these values, and only these, to a parameter that takes a number or the
+keyword (:func:`stated_values`): the number a plan turns by always comes from the goal's
+words. A cube looks the same every 90 degrees, so a turn by a multiple of 90 would change
+nothing: such an angle is never offered, and :func:`turn_refusal` refuses a goal that asks
+to turn a cube and states no angle ("twist the green cube a little": how far is for the
+person to say, the arm does not guess) or only multiples of 90 ("rotate the red cube by 90
+degrees": it would look as it is), each with the reason.
+
+The adapter was trained before the turn skill existed, so :func:`turn_text` says a turn
+in the words the plan line uses before the model reads the goal: every turn verb becomes
+"turn" ("rotate", "spin", "twist" ...), a clause that turns a cube to face the robot
+without a turn verb says it ("make the green cube face the robot" -> "turn the green cube
+so a face points at the robot"), and a clause that drops the verb after a turn
+("turn the red cube by 15 degrees, then the green one": how "every cube except ..." is
+expanded) says it again with its angle ("..., then turn the green one by 15 degrees").
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+from miles_ros.agent.phrases import COLOR_WORDS, CUBE_NOUNS
+from miles_ros.agent.registry import SkillRegistry
+from miles_ros.agent.repertoire import repertoire
+from miles_ros.runtime.goals import FACE_ROBOT, GOAL_KEYWORDS
+
+TURN = "turn"
+"""The skill that turns a cube in place (its card: ``miles_ros/agent/cards/turn.yaml``)."""
+SYMMETRY_DEG = 90.0
+"""A cube looks the same after a turn by a multiple of this (degrees)."""
+
+_NUMBER = r"[-+]?\d+(?:\.\d+)?"
+_UNITS = (
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+    "fifteen sixteen seventeen eighteen nineteen".split()
+)
+_TENS = "twenty thirty forty fifty sixty seventy eighty ninety".split()
+_WORDS = (
+    rf"(?:{'|'.join(_TENS)})(?:[ -](?:{'|'.join(_UNITS[1:10])}))?\b|"
+    rf"(?:{'|'.join(sorted(_UNITS, key=len, reverse=True))})\b"
+)
+_DEGREES = re.compile(rf"({_NUMBER}|\b(?:{_WORDS}))\s*(?:degrees?\b|degs?\b|°|º)", re.I)
+_FRACTIONS = (
+    (re.compile(r"\bthree[ -]quarters? (?:of )?(?:a )?(?:turn|rotation|circle)\b", re.I), 270.0),
+    (re.compile(r"\b(?:a |one )?quarter[ -]?(?:turn|rotation|circle)\b", re.I), 90.0),
+    (re.compile(r"\bhalf (?:a )?(?:turn|rotation|circle)\b|\bhalf[ -]turn\b", re.I), 180.0),
+    (
+        re.compile(
+            r"\b(?:a )?full (?:turn|rotation|circle)\b|\ball the way (?:a)?round\b|"
+            r"\b(?:spin|turn|rotat|twist)\w* (?:\w+ ){0,3}(?:a)?round\b",
+            re.I,
+        ),
+        360.0,
+    ),
+)
+_COUNTER = re.compile(r"\b(?:counter|anti)[ -]?clockwise\b|\bccw\b", re.I)
+_CLOCKWISE = re.compile(r"\bclockwise\b|\bcw\b", re.I)
+_ROBOT = r"(?:the )?(?:robot|arm|base|you|yourself|me)"
+_FACE = re.compile(
+    rf"\b(?:an?|one|its|one of its) (?:face|side)s? (?:(?:is )?(?:points?|pointing|faces?|facing|"
+    rf"looks?|looking|turned) )(?:at|to|towards?|toward)? ?{_ROBOT}\b|"
+    rf"\bto face {_ROBOT}\b|\bfacing {_ROBOT}\b|\bface {_ROBOT}\b|"
+    rf"\bsquare (?:it )?(?:up )?(?:to|with) {_ROBOT}\b",
+    re.I,
+)
+_CLAUSE = re.compile(r",|;|\.\s|\bthen\b|\band\b|\bafter that\b", re.I)
+_CUBE = re.compile(
+    rf"\b(?:{'|'.join(CUBE_NOUNS)})s?\b|\b(?:it|one|them)\b|"
+    rf"\b(?:{'|'.join(w for words in COLOR_WORDS.values() for w in words)})\b",
+    re.I,
+)
+
+
+def clause_angles(clause: str) -> list[float | str]:
+    """The angles one clause states, in order (see the module docstring)."""
+    found: list[tuple[int, float | str]] = []
+    for match in _DEGREES.finditer(clause):
+        found.append((match.start(), _number(match.group(1))))
+    taken = [m.span() for m in _DEGREES.finditer(clause)]
+    for pattern, degrees in _FRACTIONS:
+        for match in pattern.finditer(clause):
+            if not any(a < match.end() and match.start() < b for a, b in taken):
+                found.append((match.start(), degrees))
+                taken.append(match.span())
+    found += [(m.start(), FACE_ROBOT) for m in _FACE.finditer(clause)]
+    sign = None  # counter-clockwise first: "clockwise" is inside it
+    if _COUNTER.search(clause):
+        sign = 1.0
+    elif _CLOCKWISE.search(clause):
+        sign = -1.0
+    out: list[float | str] = []
+    for _, value in sorted(found, key=lambda item: item[0]):
+        if isinstance(value, float) and sign is not None:
+            value = sign * abs(value)
+        out.append(value)
+    return out
+
+
+def _number(text: str) -> float:
+    """``45``, ``-12.5``, ``twenty``, ``forty-five`` -> a float."""
+    words = text.lower().replace("-", " ").split()
+    if not words or words[0] not in [*_UNITS, *_TENS]:
+        return float(text)
+    units = _UNITS.index(words[-1]) if words[-1] in _UNITS else 0
+    tens = 10 * (_TENS.index(words[0]) + 2) if words[0] in _TENS else 0
+    return float(tens + units)
+
+
+def goal_angles(goal: str) -> list[float | str]:
+    """Every angle the goal states, in order, each once (see the module docstring)."""
+    out: list[float | str] = []
+    for clause in _CLAUSE.split(goal):
+        for value in clause_angles(clause):
+            if value not in out:
+                out.append(value)
+    return out
+
+
+def changes_nothing(angle: float | str) -> bool:
+    """True when turning a cube by ``angle`` leaves it looking as it was (a multiple of
+    :data:`SYMMETRY_DEG`, within 1e-6 degree)."""
+    if isinstance(angle, str):
+        return False
+    rest = math.remainder(float(angle), SYMMETRY_DEG)
+    return abs(rest) < 1e-6
+
+
+def turn_angles(goal: str) -> list[float | str]:
+    """The angles grounding may offer a turn: the goal's (:func:`goal_angles`), less those
+    that change nothing (:func:`changes_nothing`)."""
+    return [a for a in goal_angles(goal) if not changes_nothing(a)]
+
+
+def stated_values(spec: dict, values: list[float | str]) -> list[float | str]:
+    """Of ``values`` (a goal's :func:`turn_angles`), those a parameter with the JSON schema
+    ``spec`` takes: numbers where it takes a number, and the keywords it enumerates
+    (:data:`~miles_ros.runtime.goals.GOAL_KEYWORDS`)."""
+    options = [spec, *spec.get("oneOf", []), *spec.get("anyOf", [])]
+    numbers = any(o.get("type") in ("number", "integer") for o in options)
+    keywords = {e for o in options for e in o.get("enum", []) if e in GOAL_KEYWORDS}
+    return [v for v in values if (v in keywords if isinstance(v, str) else numbers)]
+
+
+def turn_verbs(registry: SkillRegistry) -> frozenset[str]:
+    """The verbs that ask for the turn skill (its repertoire: card and generator); none
+    when the registry has no turn skill."""
+    return repertoire(registry).get(TURN, frozenset()) if TURN in registry else frozenset()
+
+
+def turning_clauses(clauses: list[str], registry: SkillRegistry) -> list[str]:
+    """The clauses that ask to turn a cube: a turn verb and a cube (or "it"), or a cube
+    told to face the robot ("make the green cube face the robot"); none without a turn
+    skill. ``clauses``: lower case (:func:`miles_ros.agent.reading.split_clauses`)."""
+    verbs = turn_verbs(registry)
+    if not verbs:
+        return []
+    verb = _verb_pattern(verbs)
+    return [
+        c
+        for c in clauses
+        if (verb.search(c) and _CUBE.search(c))
+        or (FACE_ROBOT in clause_angles(c) and _FACING.match(c.strip()))
+    ]
+
+
+def missing_turn(turning: list[str], steps: list) -> str | None:
+    """Why a plan of ``steps`` does not serve a goal whose ``turning`` clauses ask to turn
+    a cube: it has steps and none of them turns (the model chose another skill, or the
+    skill node refused the turn skill and the replan left it out); None otherwise."""
+    if not turning or not steps or any(s.skill == TURN for s in steps):
+        return None
+    return (
+        f"the goal asks to turn a cube ({turning[0]!r}) and no turn step could be planned "
+        "for it: another skill would not do what it asks"
+    )
+
+
+def turn_refusal(goal: str, clauses: list[str], registry: SkillRegistry) -> str | None:
+    """Why a goal that asks to turn a cube cannot be planned as said, or None: it states
+    no angle, or only angles that change nothing (multiples of 90 degrees). ``clauses``:
+    the goal's clauses, lower case (:func:`miles_ros.agent.reading.split_clauses`)."""
+    turning = turning_clauses(clauses, registry)
+    if not turning:
+        return None
+    angles = goal_angles(goal)
+    if not angles:
+        return (
+            f"the goal does not say how far to turn ({turning[0]!r}): give an angle in "
+            "degrees ('by 30 degrees', '30 degrees clockwise') or ask for a face to point "
+            "at the robot"
+        )
+    if all(changes_nothing(a) for a in angles):
+        said = ", ".join(f"{a:g} degrees" for a in angles if isinstance(a, float))
+        return (
+            f"a cube looks the same every {SYMMETRY_DEG:g} degrees: turning it by {said} "
+            "leaves it looking as it is, so there is nothing to do"
+        )
+    return None
+
+
+_SEPARATORS = re.compile(r"(,\s*|;\s*|\.\s+|\s+then\s+|\s+and\s+)", re.I)
+_FACING = re.compile(
+    r"^(?:(?:please |now |then |and |also )*(?:make|have|let|get) )?(?P<cube>(?:the |that )?(?:"
+    + "|".join(w for words in COLOR_WORDS.values() for w in words)
+    + rf")(?: (?:{'|'.join(CUBE_NOUNS)}|one))?) (?:should |must |to )?(?:face|faces|facing)\b",
+    re.I,
+)
+"""A clause whose cube is to face something, with no verb of its own ("make the green
+cube face the robot", "the red cube should face the robot")."""
+_LEAD = re.compile(r"^((?:and\s+)?(?:then\s+)?(?:also\s+)?)(.*)$", re.I | re.S)
+_ELIDED = re.compile(
+    r"^(?:and\s+)?(?:then\s+)?(?:also\s+)?(?:the\s+|that\s+)?(?:"
+    + "|".join(w for words in COLOR_WORDS.values() for w in words)
+    + r")\b",
+    re.I,
+)
+
+
+def turn_text(goal: str, registry: SkillRegistry) -> str:
+    """``goal`` with its turns said as the plan says them (see the module docstring);
+    unchanged when the registry has no turn skill or the goal turns nothing."""
+    verbs = turn_verbs(registry)
+    if not verbs:
+        return goal
+    verb = _verb_pattern(verbs)
+    parts = _SEPARATORS.split(goal)
+    said = None  # the angle of the last turn clause, in words
+    for i in range(0, len(parts), 2):
+        part = parts[i]
+        angles = clause_angles(part)
+        if verb.search(part) and _CUBE.search(part):
+            parts[i] = verb.sub("turn", part)
+            said = _in_words(angles[0]) if angles else said
+        elif FACE_ROBOT in angles and (facing := _FACING.match(part.strip())):
+            parts[i] = f"turn {facing.group('cube')} {_in_words(FACE_ROBOT)}"
+            said = _in_words(FACE_ROBOT)
+        elif said and _ELIDED.match(part.strip()):
+            lead, rest = _LEAD.match(part.strip()).groups()
+            rest = re.sub(r"\s+(?:too|as well)$", "", rest)
+            parts[i] = f"{lead}turn {rest}" + ("" if angles else " " + said)
+        else:
+            said = None
+    return "".join(parts)
+
+
+def _in_words(angle: float | str) -> str:
+    """An angle as a turn clause says it: ``by 15 degrees``, ``by 30 degrees clockwise``,
+    ``so a face points at the robot``."""
+    if angle == FACE_ROBOT:
+        return "so a face points at the robot"
+    return f"by {abs(angle):g} degrees" + (" clockwise" if angle < 0 else "")
+
+
+def _verb_pattern(verbs: frozenset[str]) -> re.Pattern:
+    return re.compile(r"\b(?:" + "|".join(sorted(_stem(v) for v in verbs)) + r")\w*\b", re.I)
+
+
+def _stem(verb: str) -> str:
+    """``rotate`` -> ``rotat`` (rotates, rotated, rotating), ``turn`` -> ``turn``."""
+    return verb[:-1] if verb.endswith("e") else verb
