@@ -265,6 +265,7 @@ class SimState(NamedTuple):
     object_yaw: np.ndarray  # [N] rad about z
     goal_pos: np.ndarray  # [N, 3] m
     stack: np.ndarray | None = None  # [N] bool: pick_place stacking episodes (None: none)
+    goal_yaw: np.ndarray | None = None  # [N] rad: the cube's target yaw (turn; None: no yaw goal)
 
 
 class ObservationLayout:
