@@ -124,9 +124,15 @@ def sample_reset(
     return q, pos, yaw, goal, yaw + sample_turn(rng, n)
 
 
+def target_yaw(state: SimState) -> np.ndarray:
+    """[N] rad: ``state.goal_yaw``; a state without a yaw goal (None, as a caller that
+    builds states for every task may give) has nothing to turn: the cube's own yaw."""
+    return state.object_yaw if state.goal_yaw is None else state.goal_yaw
+
+
 def yaw_error(state: SimState) -> np.ndarray:
     """[N] rad: the turn still to do, ``goal_yaw - yaw`` wrapped into +-45 deg."""
-    return quarter_wrap(state.goal_yaw - state.object_yaw)
+    return quarter_wrap(target_yaw(state) - state.object_yaw)
 
 
 def observe(state: SimState) -> np.ndarray:
@@ -136,7 +142,7 @@ def observe(state: SimState) -> np.ndarray:
             *fields.arm(state),
             *fields.cube(state),
             *fields.cube_goal(state),
-            fields.yaw_sincos(state.goal_yaw - state.object_yaw),
+            fields.yaw_sincos(target_yaw(state) - state.object_yaw),
         ],
         axis=1,
     ).astype(np.float32)

@@ -87,6 +87,13 @@ def test_success_needs_the_yaw_within_5_deg_modulo_90_and_the_cube_in_place(
     assert math.atan2(obs[0], obs[1]) / 4 == pytest.approx(math.radians(error_deg), abs=1e-6)
 
 
+def test_a_state_without_a_yaw_goal_has_nothing_to_turn():
+    state = _state(0.3, 0.0)._replace(goal_yaw=None)
+    assert turn.yaw_error(state)[0] == 0.0 and turn.success(state)[0]
+    sincos = turn.observe(state)[0, turn.LAYOUT.slices["yaw_error_sincos"]]
+    np.testing.assert_allclose(sincos, [0.0, 1.0])
+
+
 def test_dense_reward_falls_with_the_yaw_error_and_the_drift():
     near = turn.reward(_state(0.0, 0.05))
     far = turn.reward(_state(0.0, 0.5))
