@@ -30,7 +30,7 @@ from policies.envelope import Envelope, Range, Region
 from policies.sweep import task_axes
 from sims.robots import panda
 from sims.scene import load_scene
-from sims.tasks import pick_place, push, reach
+from sims.tasks import pick_place, push, reach, turn
 
 logger = logging.getLogger(__name__)
 
@@ -133,9 +133,40 @@ TASK_TEXT: dict[str, dict[str, Any]] = {
         f"-> on top of it (its centre + {pick_place.CUBE_SIZE:.2f} m, variant stack); a "
         "3-vector -> that point",
     },
+    "turn": {
+        "description": (
+            "Turns a cube in place on the table with the closed fingers, pushing its faces "
+            "off centre, until its yaw is within "
+            f"{turn.TURN_TOLERANCE_DEG:g} deg of a target (modulo 90 deg: a cube looks the "
+            "same every quarter turn) and its centre within "
+            f"{_cm(turn.TURN_XY_TOLERANCE)} cm of where it was. Use it to rotate a cube by a "
+            "given angle or to square a face to the robot, without lifting it; it does not "
+            "grasp. Cartesian end-effector actions at 25 Hz."
+        ),
+        "permissions": ["moves_arm", "contact"],
+        "preconditions": [
+            "the arm is idle and not e-stopped",
+            "the cube rests upright on the table within {cube_area}",
+            "nothing else lies within 7 cm of the cube (the fingers go around it)",
+        ],
+        "effects": [
+            f"the cube's yaw is within {turn.TURN_TOLERANCE_DEG:g} deg of the target "
+            "(modulo 90 deg)",
+            f"the cube's centre is within {_cm(turn.TURN_XY_TOLERANCE)} cm (xy) of where it was",
+        ],
+        # no place changes: an effect the planner's world model does not know would read as
+        # already holding
+        "effects_machine": [],
+        "goal": "angle -> target yaw = the cube's yaw at the request + angle; face_robot -> "
+        "the yaw whose face normal points at the base; goal position = the cube's centre at "
+        "the request (in place)",
+    },
 }
 """Per task: the planner's description, permission tags, preconditions and effects (in
 words and machine-readable) and the goal mapping in words."""
+
+FACE_ROBOT = "face_robot"
+"""turn's named angle: the yaw whose face normal points at the robot's base."""
 
 
 def parameter_schema(task: str) -> dict:
@@ -148,6 +179,27 @@ def parameter_schema(task: str) -> dict:
                 "target": {"oneOf": [{"type": "string", "enum": objects + places}, _vector(3)]}
             },
             "required": ["target"],
+            "additionalProperties": False,
+        }
+    if task == "turn":
+        angle = {
+            "oneOf": [
+                {
+                    "type": "number",
+                    "description": "deg, counter-clockwise seen from above, relative to the "
+                    "cube's yaw when the request starts",
+                },
+                {
+                    "type": "string",
+                    "enum": [FACE_ROBOT],
+                    "description": "turn so that a face normal points at the robot's base",
+                },
+            ]
+        }
+        return {
+            "type": "object",
+            "properties": {"object": {"type": "string", "enum": objects}, "angle": angle},
+            "required": ["object", "angle"],
             "additionalProperties": False,
         }
     if task == "pick_place":  # a pad, a cube to stack on (variant stack), or a point
@@ -198,6 +250,9 @@ def preconditions(task: str, goal_distance=None, object_region=None) -> list[str
     """The card's preconditions in words, the distance range and the cube area the ones
     trained on."""
     text = TASK_TEXT[task]["preconditions"]
+    if task == "turn":
+        area = _cube_area(trained_regions(task)[0])
+        return [line.replace("{cube_area}", area) for line in text]
     if task not in ("push", "pick_place"):
         return list(text)
     distance = _span(*trained_goal_distance(task, goal_distance))
@@ -207,7 +262,8 @@ def preconditions(task: str, goal_distance=None, object_region=None) -> list[str
 
 def task_envelope(task: str, goal_distance=None, object_region=None, goal_region=None) -> dict:
     """The ``envelope`` block for a task: the regions its training episodes sample (goal
-    box for reach; cube area, goal area and cube-goal distance for push and pick_place,
+    box for reach; cube area, goal area and cube-goal distance for push and pick_place (turn:
+    the cube area for both, the goal being the cube's own centre),
     whose air goals add the goal height range), read from the task module; the distance
     and the areas from the training config's ``env.goal_distance``, ``env.object_region``
     and ``env.goal_region`` when given (:func:`trained_goal_distance`,
@@ -217,6 +273,14 @@ def task_envelope(task: str, goal_distance=None, object_region=None, goal_region
         if object_region or goal_region:
             raise ValueError("object_region and goal_region are push/pick_place options")
         return Envelope(target_region=Region(module.GOAL_LOW, module.GOAL_HIGH)).to_dict()
+    if task == "turn":  # in place: the goal is the cube's centre, in the cube area
+        if object_region or goal_region:
+            raise ValueError("object_region and goal_region are push/pick_place options")
+        low, high = module.CONFIG.object_xy_range
+        return Envelope(
+            target_region=Region(tuple(low), tuple(high)),
+            object_region=Region(tuple(low), tuple(high)),
+        ).to_dict()
     if task not in ("push", "pick_place"):
         raise ValueError(f"no envelope for task {task!r}")
     (obj_low, obj_high), (low, high) = trained_regions(task, object_region, goal_region)

@@ -34,7 +34,7 @@ def test_list_gives_every_skill_its_active_version_and_success(capsys, library):
     code, out, _ = skills(capsys, library, "list", "--json")
     assert code == EXIT_OK
     listed = {s["name"]: s for s in json.loads(out)}
-    assert set(listed) == {"reach", "push", "pick_place"}
+    assert set(listed) == {"reach", "push", "pick_place", "turn"}
     reach = listed["reach"]
     assert reach["active"] == 1 and [v["version"] for v in reach["versions"]] == [1]
     assert reach["versions"][0]["success_rate"] == 1.0 and reach["versions"][0]["check"] == ""

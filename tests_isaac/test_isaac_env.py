@@ -9,10 +9,10 @@ import pytest
 from sims import make_env
 from sims.backends.numba_backend import NumbaEnv
 from sims.robots import panda
-from sims.tasks import pick_place, push, reach
+from sims.tasks import pick_place, push, reach, turn
 from tests.sims.scripted_reach import scripted_reach
 
-TASKS = {"reach": reach, "push": push, "pick_place": pick_place}
+TASKS = {"reach": reach, "push": push, "pick_place": pick_place, "turn": turn}
 INFO_KEYS = {"success", "final_obs", "_final_obs", "episode_return", "episode_length"}
 N_REACH = 50
 
@@ -41,6 +41,11 @@ def pick_env():
     yield from _isaac_env(pick_place, 2, episode_steps=10_000)
 
 
+@pytest.fixture(scope="module")
+def turn_env():
+    yield from _isaac_env(turn, 2)
+
+
 def _numba_observation(task, state):
     """The numba backend's observation of the same state (velocities zero)."""
     env = NumbaEnv(task, len(state.joint_pos))
@@ -51,12 +56,14 @@ def _numba_observation(task, state):
         object_yaw=state.object_yaw,
         goal_pos=state.goal_pos,
         finger_width=state.finger_width,
+        goal_yaw=state.goal_yaw,
     )
 
 
-@pytest.mark.parametrize("name", ["reach", "push", "pick_place"])
+@pytest.mark.parametrize("name", ["reach", "push", "pick_place", "turn"])
 def test_observation_contract_matches_numba(name, request):
-    env = request.getfixturevalue({"reach": "reach_env", "push": "push_env"}.get(name, "pick_env"))
+    fixture = {"reach": "reach_env", "push": "push_env", "turn": "turn_env"}.get(name, "pick_env")
+    env = request.getfixturevalue(fixture)
     task = TASKS[name]
     obs, _ = env.reset(seed=4)
     state = env.get_state()

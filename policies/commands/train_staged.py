@@ -22,7 +22,11 @@ from policies.ppo.stages import (
     run_stages,
 )
 
-DEFAULT_RECIPES = {"push": "config/train/push.yaml", "pick_place": "config/train/pick_place.yaml"}
+DEFAULT_RECIPES = {
+    "push": "config/train/push.yaml",
+    "pick_place": "config/train/pick_place.yaml",
+    "turn": "config/train/turn.yaml",
+}
 """The staged config ``miles train TASK`` runs when given nothing else (the recipe of the
 shipped skill; relative to the working directory, the repository root)."""
 

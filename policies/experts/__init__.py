@@ -1,7 +1,7 @@
 """Scripted experts: memoryless state-feedback controllers, one per task, that an
 imitation stage of ``miles train`` (DAgger) uses as the teacher of a neural skill.
 
-Each task module (``policies.experts.push``, ``policies.experts.pick_place``) has
+Each task module (``policies.experts.push``, ``policies.experts.pick_place``, ...) has
 ``act(obs, cfg) -> actions``: batched observations ``[N, obs_dim]`` in the task's layout
 (``sims.tasks.<task>.LAYOUT``) and its ``TaskConfig`` in, actions ``[N, action_dim]`` in
 [-1, 1] out. An expert reads nothing but the observation (no hidden phase, no simulator
@@ -15,7 +15,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-EXPERT_TASKS = ("reach", "push", "pick_place")
+EXPERT_TASKS = ("reach", "push", "pick_place", "turn")
 """Tasks with a scripted expert."""
 
 Expert = Callable[[np.ndarray, object], np.ndarray]

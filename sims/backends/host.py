@@ -26,6 +26,7 @@ from sims.backends.base import BatchedEnv
 from sims.kernels.actuator import CMD_Q, shape_periods
 from sims.robots.actuator import check_latency, effective_latency, resolve_actuator
 from sims.tasks.base import SimState, TaskConfig, reported_finger_width, weighted_reward
+from sims.tasks.registry import has_goal_yaw
 
 
 def control_substeps(cfg: TaskConfig, physics_dt, substeps) -> tuple[float, int]:
@@ -89,6 +90,7 @@ class HostPhysicsEnv(BatchedEnv):
             object_yaw=np.zeros(n),
             goal_pos=np.zeros((n, 3)),
             stack=np.zeros(n, dtype=bool),
+            goal_yaw=np.zeros(n) if has_goal_yaw(self.task) else None,
         )
         self._arm_target = np.zeros((n, 7))
         self._steps = np.zeros(n, dtype=np.int64)
@@ -198,12 +200,21 @@ class HostPhysicsEnv(BatchedEnv):
         """A copy of the current batched state (measured, without observation noise)."""
         return SimState(*(None if a is None else a.copy() for a in self._state))
 
-    def set_goal(self, goal_pos) -> None:
-        """Replace the goals ([3] for every env or [N, 3]) without resetting anything."""
+    def set_goal(self, goal_pos, goal_yaw=None) -> None:
+        """Replace the goals ([3] for every env or [N, 3]) and, for a task with a yaw goal,
+        the cube's target yaws (``goal_yaw``, rad: a number or [N]; None: kept) without
+        resetting anything."""
         self._check_open()
         goal = np.broadcast_to(np.asarray(goal_pos, dtype=np.float64), (self.num_envs, 3))
         if not np.all(np.isfinite(goal)):
             raise ValueError("goal_pos must be finite")
+        if goal_yaw is not None:
+            if self._state.goal_yaw is None:
+                raise ValueError(f"{self.cfg.name} has no yaw goal")
+            yaw = np.broadcast_to(np.asarray(goal_yaw, dtype=np.float64), (self.num_envs,))
+            if not np.all(np.isfinite(yaw)):
+                raise ValueError("goal_yaw must be finite")
+            self._state.goal_yaw[:] = yaw
         self._state.goal_pos[:] = goal
 
     def randomization_state(self) -> dict[str, np.ndarray]:

@@ -119,6 +119,7 @@ from sims.robots.actuator import (
     resolve_actuator,
 )
 from sims.tasks.base import SimState, TaskConfig
+from sims.tasks.registry import has_goal_yaw
 
 __all__ = [
     "CONTACT_MODELS",
@@ -306,6 +307,7 @@ class NumbaEnv(BatchedEnv):
             object_pos=st[:, layout.S_OBJ : layout.S_OBJ + 3].copy(),
             object_yaw=st[:, layout.S_YAW].copy(),
             goal_pos=st[:, layout.S_GOAL : layout.S_GOAL + 3].copy(),
+            goal_yaw=st[:, layout.S_GOAL_YAW].copy() if has_goal_yaw(self.task) else None,
         )
 
     def set_state(
@@ -315,8 +317,10 @@ class NumbaEnv(BatchedEnv):
         object_yaw: np.ndarray | None = None,
         goal_pos: np.ndarray | None = None,
         finger_width: np.ndarray | None = None,
+        goal_yaw: np.ndarray | None = None,
     ) -> np.ndarray:
-        """Overwrite parts of the state (arrays broadcast to [N, ...]; joint and cube
+        """Overwrite parts of the state (arrays broadcast to [N, ...]; ``goal_yaw``: the
+        cube's target yaw, rad, of a task with a yaw goal; joint and cube
         velocities are zeroed, a grasp is released) and return the new observation. For
         tests and scripted scenes; the episode's step count is kept."""
         n = self.num_envs
@@ -345,6 +349,8 @@ class NumbaEnv(BatchedEnv):
             put(layout.S_GOAL, 3, goal_pos, "goal_pos")
         if finger_width is not None:
             put(layout.S_WIDTH, 1, finger_width, "finger_width")
+        if goal_yaw is not None:
+            put(layout.S_GOAL_YAW, 1, goal_yaw, "goal_yaw")
         st[:, layout.S_QD : layout.S_QD + 7] = 0.0
         st[:, layout.S_VEL : layout.S_VEL + 3] = 0.0
         st[:, layout.S_GRASPED] = 0.0

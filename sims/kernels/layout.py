@@ -95,7 +95,8 @@ S_ACT_A = 57  # 7 its accelerations
 S_CUBE_HALF = 64  # half edge of this episode's cube
 S_PAD = 65  # this episode's pad per finger: a held cube reads its edge + 2 x this (< 0: squeezed)
 S_PLAIN = 66  # 1.0: this episode bypasses the command-path model (the plain tracking)
-NUM_STATE = 67
+S_GOAL_YAW = 67  # the cube's target yaw (rad; turn: tasks with a yaw goal)
+NUM_STATE = 68
 
 C_STEPS = 0  # steps in this episode
 C_EPISODE = 1  # episode counter (keys the RNG)

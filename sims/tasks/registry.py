@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 from sims.kernels.layout import MAX_REWARD_TERMS
 
-BUILTIN_TASKS = ("reach", "push", "pick_place")
+BUILTIN_TASKS = ("reach", "push", "pick_place", "turn")
 """Tasks shipped in ``sims/tasks/<name>.py``, in the order the CLI lists them."""
 
 _REGISTERED: dict[str, object] = {}
@@ -61,6 +61,13 @@ class TaskKernel:
     joint_fast_path: bool = False
     """Also compile the step for joint mode with the mode a constant (reach's training
     path: the IK is dropped); costs compile time."""
+
+
+def has_goal_yaw(task) -> bool:
+    """Whether ``task``'s episodes have a target yaw for the cube (its ``GOAL_YAW``; the
+    backends then keep ``SimState.goal_yaw``, and its ``sample_reset`` draws it as a fifth
+    array)."""
+    return bool(getattr(task, "GOAL_YAW", False))
 
 
 def register(task) -> object:

@@ -82,7 +82,7 @@ def test_a_versioned_skill_resolves_to_the_version_active_yaml_names(library):
     assert read_active(reach).active == 1
     assert active_skill_dir(reach) == version_dir(reach, 1)
     assert validate_card(reach).directory == reach / "versions" / "1"
-    assert [p.name for p in library_skills(library)] == ["pick_place", "push", "reach"]
+    assert [p.name for p in library_skills(library)] == ["pick_place", "push", "reach", "turn"]
 
 
 def test_the_shipped_skills_are_versioned_with_their_export_hashes():
@@ -95,7 +95,7 @@ def test_a_library_holds_both_layouts_and_skips_other_folders(library, candidate
     shutil.copytree(candidate, library / "mine")
     (library / "notes").mkdir()
     names = [p.name for p in library_skills(library)]
-    assert names == ["mine", "pick_place", "push", "reach"]
+    assert names == ["mine", "pick_place", "push", "reach", "turn"]
     assert active_skill_dir(library / "mine") == library / "mine"
 
 

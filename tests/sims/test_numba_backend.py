@@ -17,7 +17,7 @@ from sims.kernels import contact, kinematics, layout
 from sims.kernels import rng as counter_rng
 from sims.kernels.kinematics import dls_ik_step
 from sims.robots import panda
-from sims.tasks import pick_place, push, reach
+from sims.tasks import pick_place, push, reach, turn
 from sims.tasks.base import DomainRandomization, weighted_reward
 
 # the kernels' scalar functions, compiled for the CPU (called from Python they would run
@@ -36,7 +36,7 @@ nk = SimpleNamespace(
     FINGERTIP_BELOW_TCP=contact.FINGERTIP_BELOW_TCP,
 )
 
-TASKS = {"reach": reach, "push": push, "pick_place": pick_place}
+TASKS = {"reach": reach, "push": push, "pick_place": pick_place, "turn": turn}
 INFO_KEYS = {"success", "final_obs", "_final_obs", "episode_return", "episode_length"}
 
 
@@ -476,6 +476,9 @@ def test_kernel_resets_follow_the_task_samplers(name):
     np.testing.assert_allclose(s.object_pos[:, 2], push.CUBE_REST_Z)
     assert np.all(np.abs(s.object_yaw) <= math.pi / 4) and s.object_yaw.std() > 0.4
     goal_xy = s.goal_pos[:, :2]
+    if task is turn:  # in place: the goal is the cube's own centre
+        np.testing.assert_array_equal(goal_xy, xy)
+        return
     assert np.all((goal_xy >= push.GOAL_XY_LOW) & (goal_xy <= push.GOAL_XY_HIGH))
     dist = np.linalg.norm(goal_xy - xy, axis=1)
     assert np.mean((dist >= 0.1 - 1e-9) & (dist <= 0.25 + 1e-9)) > 0.999

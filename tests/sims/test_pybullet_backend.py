@@ -11,11 +11,11 @@ from sims import make_env
 from sims.backends.pybullet.env import PyBulletEnv, make_pybullet_env
 from sims.backends.pybullet.urdf import ARM_JOINT_NAMES, FINGER_JOINT_NAMES
 from sims.robots import panda
-from sims.tasks import pick_place, push, reach
+from sims.tasks import pick_place, push, reach, turn
 from sims.tasks.base import DomainRandomization
 from tests.sims.scripted_reach import scripted_reach
 
-TASKS = {"reach": reach, "push": push, "pick_place": pick_place}
+TASKS = {"reach": reach, "push": push, "pick_place": pick_place, "turn": turn}
 INFO_KEYS = {"success", "final_obs", "_final_obs", "episode_return", "episode_length"}
 
 

@@ -258,8 +258,10 @@ class IsaacEnv(HostPhysicsEnv):
 
     def _reset_envs(self, ids: np.ndarray) -> None:
         task, cfg, rng, n = self.task, self.cfg, self._rng, len(ids)
+        goal_yaw = None
         if hasattr(task, "sample_reset"):
-            q, pos, yaw, goal = task.sample_reset(rng, n, cfg)
+            q, pos, yaw, goal, *target_yaw = task.sample_reset(rng, n, cfg)
+            goal_yaw = target_yaw[0] if target_yaw else None
         else:
             q, pos, yaw = task.reset_distribution(rng, n, cfg), None, None
             goal = task.sample_goal(rng, n)
@@ -288,6 +290,8 @@ class IsaacEnv(HostPhysicsEnv):
         self._newton.eval_fk(self.model, s0.joint_q, s0.joint_qd, s0)
         wp.synchronize_device(self.device)
         self._state.goal_pos[ids] = goal
+        if goal_yaw is not None:
+            self._state.goal_yaw[ids] = goal_yaw
         self._read_state(ids)
         self._reset_commands(ids)
         self._steps[ids] = 0

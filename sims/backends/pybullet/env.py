@@ -218,9 +218,10 @@ class PyBulletEnv(HostPhysicsEnv):
             pass
 
     # --- extras for tests, scripts and the ROS sim node ----------------------------------
-    def set_goal(self, goal_pos) -> None:
-        """Replace the goals ([3] for every env or [N, 3]) without resetting anything."""
-        super().set_goal(goal_pos)
+    def set_goal(self, goal_pos, goal_yaw=None) -> None:
+        """Replace the goals ([3] for every env or [N, 3]) and target yaws (turn) without
+        resetting anything (:meth:`HostPhysicsEnv.set_goal`)."""
+        super().set_goal(goal_pos, goal_yaw)
         self._worlds.set_goal(self._state.goal_pos)
 
     def body_positions(self, env_index: int = 0) -> dict[str, tuple[float, float, float]]:
@@ -244,9 +245,11 @@ class PyBulletEnv(HostPhysicsEnv):
             raise IndexError(f"env_index must be in [0, {self.num_envs}), got {env_index!r}")
 
     def _reset_envs(self, ids: np.ndarray) -> None:
-        rows, self._episode_draws[ids], self._delay[ids] = sample_reset_rows(
+        rows, self._episode_draws[ids], self._delay[ids], goal_yaw = sample_reset_rows(
             self.task, self.cfg, self._rng, len(ids), self.scene.cube_mass, self._latency
         )
+        if goal_yaw is not None:
+            self._state.goal_yaw[ids] = goal_yaw
         self._draw_finger_reading(ids)
         states = self._worlds.reset(ids, rows)
         if self.motor_filters is not None:

@@ -72,17 +72,20 @@ def unpack_state_rows(rows: np.ndarray, ids: np.ndarray, has_object: bool, state
 
 def sample_reset_rows(
     task, cfg: TaskConfig, rng: np.random.Generator, n: int, cube_mass: float, max_delay: int
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Reset rows [n, RESET_DIM], (friction, mass) scales [n, 2] and action delays [n] (in
-    0..``max_delay``) of ``n`` new episodes of ``task``; ``cube_mass`` is the nominal mass.
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
+    """Reset rows [n, RESET_DIM], (friction, mass) scales [n, 2], action delays [n] (in
+    0..``max_delay``) and target yaws [n] (tasks with a yaw goal, else None) of ``n`` new
+    episodes of ``task``; ``cube_mass`` is the nominal mass.
     The target cube is parked (z < 0) except in pick_place stacking episodes
     (``cfg.stack_fraction``, :func:`sims.tasks.pick_place.sample_stack`). Where
     ``cfg.randomization`` turns them on, also the cube's edge (resting on the table), the
     finger pads' friction and the cube's contact stiffness (log-uniform)."""
     rows = np.zeros((n, RESET_DIM))
     rows[:, RESET_TARGET_POS] = pick_place.PARKED_TARGET
+    goal_yaw = None
     if hasattr(task, "sample_reset"):
-        q, pos, yaw, goal = task.sample_reset(rng, n, cfg)
+        q, pos, yaw, goal, *target_yaw = task.sample_reset(rng, n, cfg)
+        goal_yaw = target_yaw[0] if target_yaw else None
         rows[:, RESET_CUBE_POS] = pos
         rows[:, RESET_CUBE_YAW] = yaw
         if cfg.stack_fraction > 0:
@@ -112,4 +115,4 @@ def sample_reset_rows(
     if r.contact_stiffness is not None:
         lo, hi = np.log(r.contact_stiffness)
         rows[:, RESET_CONTACT_STIFFNESS] = np.exp(rng.uniform(lo, hi, size=n))
-    return rows, draws, delays
+    return rows, draws, delays, goal_yaw

@@ -1,0 +1,133 @@
+"""The scripted turn expert (policies.experts.turn): it turns cubes to their target yaw in
+place on the numba backend with the arm's command-path model, it is a pure function of the
+observation, and its pieces do what they say (the face it pushes, the side of the face
+that turns the cube the right way, the way around the cube)."""
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from policies.evaluation import run_episodes
+from policies.experts import get_expert
+from policies.experts import turn as expert
+from policies.ppo.config import TrainConfig
+from policies.ppo.envs import make_env, training_task_config
+from sims.robots import panda
+from sims.tasks import turn as task
+
+CFG = task.CONFIG
+S = task.LAYOUT.slices
+Y_AXIS = np.array([[0.0, 1.0]])
+
+
+def _model_env(num_envs: int):
+    """The numba env of config/train/turn.yaml's first stage: the command-path model, 0..2
+    periods of command latency, observation noise, cube edges 3.5-4.5 cm, finger friction
+    x0.7-1.3, 1.5x the task's episode."""
+    cfg = TrainConfig.from_dict(
+        {
+            "task": "turn",
+            "env": {
+                "actuator": "panda",
+                "action_latency_steps": 2,
+                "episode_scale": 1.5,
+                "observation_noise_std": 0.002,
+                "cube_size": [0.035, 0.045],
+                "finger_friction_scale": [0.7, 1.3],
+            },
+        }
+    )
+    task_cfg = training_task_config(cfg)
+    return make_env(cfg, "numba", num_envs, task_cfg), task_cfg
+
+
+def test_registry_returns_the_turn_expert():
+    assert get_expert("turn") is expert.act
+
+
+def test_turns_cubes_in_place_on_the_command_path_model():
+    env, task_cfg = _model_env(64)
+    res = run_episodes(env, lambda o: expert.act(o, task_cfg), episodes=64, seed=11)
+    # Measured 99.1% on 1000 episodes (seed 1000); a bound well under it.
+    assert res.success >= 0.85, res
+
+
+def test_memoryless_same_observation_same_action():
+    env, task_cfg = _model_env(16)
+    obs, _ = env.reset(seed=5)
+    rows = []
+    for _ in range(60):  # approach and strokes
+        a = expert.act(obs, task_cfg)
+        rows.append(np.array(obs))
+        obs, *_ = env.step(a.astype(np.float32))
+    batch = np.concatenate(rows).astype(np.float32)
+    first = expert.act(batch, task_cfg)
+    np.testing.assert_array_equal(first, expert.act(batch, task_cfg))
+    order = np.random.default_rng(0).permutation(batch.shape[0])
+    np.testing.assert_allclose(expert.act(batch[order], task_cfg), first[order], atol=1e-12)
+    for i in (0, 17, batch.shape[0] - 1):
+        np.testing.assert_allclose(expert.act(batch[i : i + 1], task_cfg)[0], first[i])
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.floats(-1.0, 1.0), min_size=task.LAYOUT.dim, max_size=task.LAYOUT.dim))
+def test_actions_are_finite_and_inside_the_unit_ball(values):
+    a = expert.act(np.asarray(values, dtype=np.float32)[None, :], CFG)
+    assert a.shape == (1, 3) and np.all(np.isfinite(a))
+    assert np.linalg.norm(a) <= 1.0 + 1e-9
+
+
+@settings(max_examples=100, deadline=None)
+@given(yaw=st.floats(-math.pi / 4, math.pi / 4), sign=st.sampled_from([-1.0, 1.0]))
+def test_the_pads_that_meet_a_face_push_it_on_the_side_that_turns_the_cube(yaw, sign):
+    normals, tangents, contact, lateral = expert.face_frames(
+        np.array([yaw]), Y_AXIS, np.array([sign])
+    )
+    pads = expert.pad_offsets(Y_AXIS)[0]
+    for k in range(4):
+        n, t = normals[0, k], tangents[0, k]
+        tcp = contact[0, k] * n + lateral[0, k] * t  # touching the face, at its place
+        gap = (tcp + pads) @ n - expert.PAD_RADIUS - expert.HALF_EDGE
+        assert gap.min() == pytest.approx(0.0, abs=1e-12)  # the nearest pad just touches
+        touching = (tcp + pads)[gap < 1e-3]
+        # z of r x F for a push along -n, summed over the pads that meet the face
+        torque = np.sum(touching[:, 0] * -n[1] - touching[:, 1] * -n[0])
+        assert np.sign(torque) == sign, (k, touching, torque)
+
+
+def test_it_stays_at_its_face_until_the_cube_has_slid_away():
+    frames = expert.face_frames(np.array([0.0]), Y_AXIS, np.array([1.0]))
+    normals, tangents, contact, lateral = frames
+    at_face_0 = (contact[0, 0] + expert.STANDOFF) * normals[0, 0] + lateral[0, 0] * tangents[0, 0]
+    rel = at_face_0[None, :]
+    # a push on face 0 (normal +x) slides the cube towards -x
+    slid = np.array([[-0.4 * expert.SWITCH, 0.0]])
+    assert expert.choose_face(rel, slid, frames)[0] == 0
+    slid_far = np.array([[-0.6 * expert.SWITCH, 0.0]])
+    assert expert.choose_face(rel, slid_far, frames)[0] == 2  # the opposite face
+
+
+def test_around_the_cube_not_through_it():
+    cube = np.array([[0.5, 0.0]])
+    tcp = np.array([[0.56, 0.0]])
+    target = np.array([[0.44, 0.0]])  # the other side
+    way = expert.orbit_waypoint(tcp, cube, target, np.array([1.0]))
+    assert np.linalg.norm(way - cube) == pytest.approx(expert.ORBIT_RADIUS)
+    assert way[0, 1] > 0.0  # counter-clockwise, the way the cube is to turn
+    way = expert.orbit_waypoint(tcp, cube, target, np.array([-1.0]))
+    assert way[0, 1] < 0.0
+    clear = np.array([[0.56, 0.08]])
+    np.testing.assert_array_equal(expert.orbit_waypoint(tcp, cube, clear, np.array([1.0])), clear)
+
+
+def test_finger_axis_at_home_is_the_base_y_axis():
+    axis = expert.finger_axes(panda.home_joint_positions[None, :])
+    assert abs(axis[0, 1]) == pytest.approx(1.0, abs=1e-9)
+
+
+def test_wrong_observation_size_is_refused():
+    with pytest.raises(ValueError, match="33"):
+        expert.act(np.zeros((2, 31)), CFG)
