@@ -13,8 +13,9 @@ import numpy as np
 
 from miles_ros.runtime.actions import JointTargets
 from miles_ros.runtime.command_path import CommandPath
-from miles_ros.runtime.goals import Goal, cube_yaw_error
+from miles_ros.runtime.goals import Goal
 from miles_ros.runtime.library import RunnableSkill
+from sims.tasks import turn
 from sims.tasks.push import CUBE_SIZE
 
 
@@ -90,14 +91,14 @@ def goal_distance(task: str, state) -> float:
     """The distance a skill's progress is measured by (m): reach, TCP to target; push,
     the cube's xy to the goal's; pick_place, the cube to the goal; turn, the cube's xy to
     the goal's plus the arc its face centres still have to travel (half an edge times the
-    wrapped yaw error, :func:`~miles_ros.runtime.goals.cube_yaw_error`)."""
+    wrapped yaw error, :func:`sims.tasks.turn.quarter_wrap`)."""
     if task == "reach":
         return float(np.linalg.norm(state.tcp_pos[0] - state.goal_pos[0]))
     if task in ("push", "turn"):
         xy = float(np.linalg.norm(state.object_pos[0, :2] - state.goal_pos[0, :2]))
         if task == "push" or state.goal_yaw is None:
             return xy
-        error = float(cube_yaw_error(state.object_yaw[0], state.goal_yaw[0]))
+        error = float(turn.quarter_wrap(state.goal_yaw[0] - state.object_yaw[0]))
         return xy + CUBE_SIZE / 2 * abs(error)
     return float(np.linalg.norm(state.object_pos[0] - state.goal_pos[0]))
 

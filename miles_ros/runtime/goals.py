@@ -38,7 +38,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from miles_ros.runtime.observation import ObjectPose
-from policies.card_content import HOVER_HEIGHT
+from policies.card_content import FACE_ROBOT, HOVER_HEIGHT
 from sims.scene import Scene
 from sims.tasks import pick_place, push
 from sims.tasks.base import SimState
@@ -50,7 +50,6 @@ __all__ = [
     "Goal",
     "GoalError",
     "covered_error",
-    "cube_yaw_error",
     "goal_from_positions",
     "in_place_error",
     "resolve_goal",
@@ -62,9 +61,6 @@ __all__ = [
     "turn_yaw",
 ]
 
-FACE_ROBOT = "face_robot"
-"""turn's ``angle`` keyword: turn the cube so one of its face normals points at the robot
-base (the one string a goal parameter takes that names no scene thing)."""
 GOAL_KEYWORDS = frozenset({FACE_ROBOT})
 """Parameter values that are keywords of a goal, not names of scene things."""
 
@@ -248,13 +244,6 @@ def turn_yaw(angle: float | str, yaw: float | None, centre: Sequence[float]) -> 
     if not isinstance(angle, int | float) or isinstance(angle, bool) or not math.isfinite(angle):
         raise GoalError(f"angle must be a number of degrees or {FACE_ROBOT!r}, got {angle!r}")
     return None if yaw is None else float(yaw) + math.radians(float(angle))
-
-
-def cube_yaw_error(yaw, goal_yaw):
-    """The signed yaw error (rad) of a cube at ``yaw`` from ``goal_yaw``, wrapped to
-    [-45, 45) degrees: a cube looks the same every 90 degrees (scalars or arrays)."""
-    quarter = np.pi / 2
-    return (np.asarray(yaw) - np.asarray(goal_yaw) + quarter / 2) % quarter - quarter / 2
 
 
 def resolve_goal(

@@ -11,7 +11,6 @@ from miles_ros.runtime.execution import goal_distance
 from miles_ros.runtime.goals import (
     FACE_ROBOT,
     GoalError,
-    cube_yaw_error,
     goal_from_positions,
     resolve_goal,
 )
@@ -19,6 +18,7 @@ from miles_ros.runtime.observation import JointReading, ObjectPose, sim_state
 from sims.robots import panda
 from sims.scene import load_scene
 from sims.tasks import push
+from sims.tasks.turn import quarter_wrap
 
 SCENE = load_scene()
 PADS = {n: p.position for n, p in SCENE.places.items()}
@@ -93,8 +93,8 @@ def test_a_covered_stacked_or_unknown_cube_is_not_turned_and_a_bad_angle_says_wh
 def test_the_yaw_error_wraps_at_a_quarter_turn(goal_yaw, error_deg, quarters):
     error = math.radians(error_deg)
     yaw = goal_yaw + error + quarters * math.pi / 2
-    assert float(cube_yaw_error(yaw, goal_yaw)) == pytest.approx(error, abs=1e-9)
-    assert abs(float(cube_yaw_error(yaw + math.pi / 4 * 0.999, goal_yaw))) <= math.pi / 4
+    assert -float(quarter_wrap(goal_yaw - yaw)) == pytest.approx(error, abs=1e-9)
+    assert abs(float(quarter_wrap(goal_yaw - yaw - math.pi / 4 * 0.999))) <= math.pi / 4
 
 
 def test_turn_progress_counts_the_yaw_still_to_go_and_the_state_carries_the_goal_yaw():
