@@ -64,10 +64,20 @@ def _card_verbs(skill: Skill) -> set[str]:
     verbs = {_base(w) for w in re.findall(r"^([a-z]+)", text)}
     for listed in re.findall(r"use it to ([^.;]*)", text):
         for part in re.split(r",|\bor\b|\band\b", listed):
-            words = part.split()
-            if words:
+            words = re.findall(r"[a-z]+", part)
+            if words and words[0] == "to":  # "... or to square a face"
+                words = words[1:]
+            if words and words[0] not in _NOT_VERBS:
                 verbs.add(_base(words[0]))
     return verbs
+
+
+_NOT_VERBS = frozenset(
+    {"a", "an", "the", "e", "g", "it", "its", "not", "then", "by", "from", "for", "in", "on"}
+    | {"onto", "into", "at", "with", "without", "next", "over", "under", "to"}
+)
+"""Words that open a part of a card's "Use it to" list without naming an action (a
+prepositional phrase, "e.g."): never taken as the skill's verb."""
 
 
 def _base(word: str) -> str:

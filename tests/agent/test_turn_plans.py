@@ -15,7 +15,8 @@ from miles_ros.agent.lm import FakeLanguageModel
 from miles_ros.agent.negation import read_in_scope
 from miles_ros.agent.planner import Planner, PlannerConfig
 from miles_ros.agent.registry import INTERFACE_CARDS, SkillRegistry
-from miles_ros.agent.turns import goal_angles, turn_text
+from miles_ros.agent.repertoire import _card_verbs, repertoire
+from miles_ros.agent.turns import goal_angles, turn_text, turning_clauses
 from miles_ros.agent.validation import validate_plan
 from miles_ros.manager.core import Manager, StepResult
 from miles_ros.runtime.goals import FACE_ROBOT
@@ -222,3 +223,17 @@ def test_the_turn_verbs_do_not_hang_on_the_turn_cards_wording(tmp_path, world):
     for goal in ("twist the red cube by 20 degrees", "spin the blue block 30 degrees clockwise"):
         _, reading, _ = read_in_scope(goal, reg, world)
         assert reading.refusal is None and reading.turning, goal
+
+
+def test_a_cards_list_of_uses_gives_verbs_never_prepositions():
+    """The shipped turn card says "Use it to rotate a cube by a given angle or to square a
+    face to the robot, without lifting it": its verbs are turn, rotate and square. Read as
+    "to" and "without", every "push X to the pad" was a turn without an angle, refused."""
+    registry = SkillRegistry.load()
+    verbs = repertoire(registry)
+    assert {"turn", "rotate", "square"} <= verbs["turn"]
+    assert not {"to", "without", "onto"} & verbs["turn"]
+    assert not {"to", "onto", "e"} & set().union(*(_card_verbs(s) for s in registry))
+    clauses = ["push the red cube to the left pad", "move the green cube onto the blue cube"]
+    assert turning_clauses(clauses, registry) == []
+    assert turning_clauses(["rotate the red cube by 20 degrees"], registry)
