@@ -351,7 +351,6 @@ def fine_tune(
 ) -> SkillCard:
     """A new version of the skill in ``skill_dir`` fine-tuned on ``datasets`` (module
     docstring), exported to ``out_dir`` (which must not exist); returns its card."""
-    from policies.export import export_run
     from policies.ppo.checkpoints import checkpoint_path, write_checkpoint, write_run_config
     from policies.ppo.config import TrainConfig, _env_config
     from policies.provenance import git_commit, seed_everything
@@ -410,18 +409,7 @@ def fine_tune(
                 "evaluations": [],
             },
         )
-        evaluation = parent.evaluation or {}
-        card = export_run(
-            run_dir,
-            out_dir,
-            name=parent.name,
-            checkpoint="last",
-            eval_episodes=cfg.eval_episodes,
-            eval_seed=int(evaluation.get("seed", 1000)),
-            eval_backend=str(evaluation.get("backend", "pybullet")),
-            command=command,
-            motor_filters=motor_filters,
-        )
+        card = export_as(parent, run_dir, out_dir, cfg.eval_episodes, command, motor_filters)
     block = {
         "method": METHODS[cfg.anchor].format(fraction=cfg.rehearsal_fraction),
         "anchor": cfg.anchor,
@@ -436,6 +424,32 @@ def fine_tune(
         "train_wall_time_s": round(train_s, 2),
     }
     return as_next_version(card, parent, logged, block, out_dir, command)
+
+
+def export_as(
+    parent: SkillCard,
+    run_dir: Path,
+    out_dir: Path,
+    eval_episodes: int,
+    command: str,
+    motor_filters: Mapping[str, MotorFilterFactory] | None,
+) -> SkillCard:
+    """Export ``run_dir``'s last checkpoint to ``out_dir`` under ``parent``'s name, its
+    physics evaluation on the parent's evaluation seed and backend."""
+    from policies.export import export_run
+
+    evaluation = parent.evaluation or {}
+    return export_run(
+        run_dir,
+        out_dir,
+        name=parent.name,
+        checkpoint="last",
+        eval_episodes=eval_episodes,
+        eval_seed=int(evaluation.get("seed", 1000)),
+        eval_backend=str(evaluation.get("backend", "pybullet")),
+        command=command,
+        motor_filters=motor_filters,
+    )
 
 
 def as_next_version(

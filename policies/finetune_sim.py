@@ -38,6 +38,7 @@ from policies.cards import SkillCard, validate_card
 from policies.finetune import (
     FromLogsError,
     as_next_version,
+    export_as,
     load_logged,
     model_from_onnx,
     onnx_network_config,
@@ -163,7 +164,6 @@ def sim_fine_tune(
     """A new version of the skill in ``skill_dir`` trained by DAgger in simulation on the
     cell ``datasets`` describe (module docstring), exported to ``out_dir`` (which must not
     exist); returns its card."""
-    from policies.export import export_run
     from policies.ppo.imitation import runner_class
     from policies.provenance import git_commit, seed_everything
 
@@ -180,7 +180,6 @@ def sim_fine_tune(
     identified = reading_offset(logged.obs, reference, parent.task)
     train_cfg = sim_train_config(parent, identified["offset"], cfg)
     logger.info("fine-tune in sim: reading offset %s, %d steps", identified, cfg.steps)
-    evaluation = parent.evaluation or {}
     with tempfile.TemporaryDirectory(prefix="miles-finetune-sim-") as run:
         meta = {"command": command, "git_commit": git_commit()}
         runner = runner_class(train_cfg)(
@@ -192,17 +191,7 @@ def sim_fine_tune(
             runner.model.normalizer.count.fill_(float(max(int(seen), 1)))
         runner.learn()
         train_s = time.perf_counter() - started
-        card = export_run(
-            Path(run),
-            out_dir,
-            name=parent.name,
-            checkpoint="last",
-            eval_episodes=cfg.eval_episodes,
-            eval_seed=int(evaluation.get("seed", 1000)),
-            eval_backend=str(evaluation.get("backend", "pybullet")),
-            command=command,
-            motor_filters=motor_filters,
-        )
+        card = export_as(parent, Path(run), out_dir, cfg.eval_episodes, command, motor_filters)
     block = {
         "method": "DAgger on-policy in simulation from the parent's weights: the training "
         "environment of the parent, the finger reading offset identified from the logs' held "
