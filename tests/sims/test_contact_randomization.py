@@ -97,14 +97,17 @@ def test_reset_rows_draw_finger_friction_and_log_uniform_stiffness():
     cfg = with_randomization(
         pick_place, finger_friction_scale=(0.5, 1.5), contact_stiffness=(1e4, 1e6)
     )
-    rows, _, _ = sample_reset_rows(pick_place, cfg, np.random.default_rng(0), 4000, 0.1, 0)
+    rows, _, _, goal_yaw = sample_reset_rows(
+        pick_place, cfg, np.random.default_rng(0), 4000, 0.1, 0
+    )
+    assert goal_yaw is None  # pick_place has no yaw goal
     friction = rows[:, world.RESET_FINGER_FRICTION] / world.FINGER_LATERAL_FRICTION
     assert friction.min() >= 0.5 and friction.max() <= 1.5
     assert abs(np.median(friction) - 1.0) < 0.05
     log_k = np.log10(rows[:, world.RESET_CONTACT_STIFFNESS])
     assert log_k.min() >= 4.0 and log_k.max() <= 6.0
     assert abs(np.median(log_k) - 5.0) < 0.05  # log-uniform: the median is the geometric mean
-    plain, _, _ = sample_reset_rows(
+    plain, _, _, _ = sample_reset_rows(
         pick_place, pick_place.CONFIG, np.random.default_rng(0), 10, 0.1, 0
     )
     extra = [world.RESET_CUBE_SIZE, world.RESET_FINGER_FRICTION, world.RESET_CONTACT_STIFFNESS]
