@@ -207,18 +207,18 @@ def read_goal(
     words = re.findall(r"[a-z_]+", text)
     reading = GoalReading(prohibitions=tuple(prohibitions))
     reading.names = [vocab.word_to_name[w] for w in words if w in vocab.word_to_name]
-    clauses = _parse(text, vocab)
+    clauses, said = _parse(text, vocab), split_clauses(text)
     reading.refusal = (
         _unknown(words, vocab, world)
-        or verb_refusal(split_clauses(text), registry)
-        or turn_refusal(text, split_clauses(text), registry)
+        or verb_refusal(said, registry)
+        or turn_refusal(text, said, registry)
         or _relation(text, clauses, vocab, registry, world)
     )
     if reading.refusal is None:
         reading.refusal = _forbidden(clauses, reading.prohibitions) or _constraints(
             clauses, reading
         )
-    reading.turning = turning_clauses(split_clauses(text), registry)
+    reading.turning = turning_clauses(said, registry)
     reading.anchored = bool(reading.names or goal_points(goal))
     if reading.refusal is None and not reading.anchored:
         if not any(_asks_for(text, skill.name) for skill in registry if not skill.param_names):
