@@ -7,32 +7,21 @@ import pytest
 from policies.evaluation import run_episodes
 from policies.experts import get_expert
 from policies.experts import pick_place as expert
-from policies.ppo import envs
-from policies.ppo.config import TrainConfig
 from sims.tasks import pick_place
+from tests.policies.expert_envs import command_path_env
 
 
-def model_config(episode_scale=1.5):
-    """The arm as it is (command-path model, 0..2 periods of latency, observation noise),
-    cube-goal distances 0.10-0.45 m, episodes ``episode_scale`` x the task's."""
-    return TrainConfig.from_dict(
-        {
-            "task": "pick_place",
-            "env": {
-                "actuator": "panda",
-                "action_latency_steps": 2,
-                "episode_scale": episode_scale,
-                "observation_noise_std": 0.002,
-                "goal_distance": [0.10, 0.45],
-            },
-        }
+def model_env(episode_scale=1.5):
+    """(64 numba envs, their task config): the arm as it is (command-path model, 0..2
+    periods of latency, observation noise), cube-goal distances 0.10-0.45 m, episodes
+    ``episode_scale`` x the task's."""
+    return command_path_env(
+        "pick_place", 64, episode_scale=episode_scale, goal_distance=[0.10, 0.45]
     )
 
 
 def test_expert_picks_and_places_on_numba_with_the_command_path_model():
-    cfg = model_config()
-    task_cfg = envs.training_task_config(cfg)
-    env = envs.make_env(cfg, "numba", 64, task_cfg)
+    env, task_cfg = model_env()
     result = run_episodes(env, lambda obs: expert.act(obs, task_cfg), 64, seed=7)
     # measured 0.99 over 1000 episodes
     assert result.success >= 0.85, result
@@ -42,9 +31,7 @@ def test_expert_recovers_from_perturbed_actions():
     """A student's mistakes: every step's displacement is perturbed (0.3 of a full step,
     Gaussian); reading only the observation, the expert still gets there, given time (the
     knocked or dropped cube is picked up again). Measured 0.99 over 500 episodes."""
-    cfg = model_config(episode_scale=4.0)
-    task_cfg = envs.training_task_config(cfg)
-    env = envs.make_env(cfg, "numba", 64, task_cfg)
+    env, task_cfg = model_env(episode_scale=4.0)
     rng = np.random.default_rng(0)
 
     def perturbed(obs):

@@ -11,9 +11,8 @@ from hypothesis import strategies as st
 from policies.evaluation import run_episodes
 from policies.experts import get_expert
 from policies.experts import push as expert
-from policies.ppo.config import TrainConfig
-from policies.ppo.envs import make_env, training_task_config
 from sims.tasks import push as task
+from tests.policies.expert_envs import command_path_env
 
 CFG = task.CONFIG
 S = task.LAYOUT.slices
@@ -33,22 +32,8 @@ def _obs(tcp, cube, goal, yaw=0.0) -> np.ndarray:
 
 
 def _model_env(num_envs: int):
-    """The numba env with the arm's command-path model, 0..2 periods of command latency,
-    observation noise, goals 0.10-0.45 m away, 1.5x the task's episode."""
-    cfg = TrainConfig.from_dict(
-        {
-            "task": "push",
-            "env": {
-                "actuator": "panda",
-                "action_latency_steps": 2,
-                "episode_scale": 1.5,
-                "observation_noise_std": 0.002,
-                "goal_distance": [0.10, 0.45],
-            },
-        }
-    )
-    task_cfg = training_task_config(cfg)
-    return make_env(cfg, "numba", num_envs, task_cfg), task_cfg
+    """The numba env with the arm's command-path model, goals 0.10-0.45 m away."""
+    return command_path_env("push", num_envs, goal_distance=[0.10, 0.45])
 
 
 def test_registry_returns_the_push_expert():

@@ -13,10 +13,9 @@ from hypothesis import strategies as st
 from policies.evaluation import run_episodes
 from policies.experts import get_expert
 from policies.experts import turn as expert
-from policies.ppo.config import TrainConfig
-from policies.ppo.envs import make_env, training_task_config
 from sims.robots import panda
 from sims.tasks import turn as task
+from tests.policies.expert_envs import command_path_env
 
 CFG = task.CONFIG
 S = task.LAYOUT.slices
@@ -24,24 +23,11 @@ Y_AXIS = np.array([[0.0, 1.0]])
 
 
 def _model_env(num_envs: int):
-    """The numba env of config/train/turn.yaml's first stage: the command-path model, 0..2
-    periods of command latency, observation noise, cube edges 3.5-4.5 cm, finger friction
-    x0.7-1.3, 1.5x the task's episode."""
-    cfg = TrainConfig.from_dict(
-        {
-            "task": "turn",
-            "env": {
-                "actuator": "panda",
-                "action_latency_steps": 2,
-                "episode_scale": 1.5,
-                "observation_noise_std": 0.002,
-                "cube_size": [0.035, 0.045],
-                "finger_friction_scale": [0.7, 1.3],
-            },
-        }
+    """The numba env of config/train/turn.yaml's first stage: the command-path model, with
+    cube edges 3.5-4.5 cm and finger friction x0.7-1.3."""
+    return command_path_env(
+        "turn", num_envs, cube_size=[0.035, 0.045], finger_friction_scale=[0.7, 1.3]
     )
-    task_cfg = training_task_config(cfg)
-    return make_env(cfg, "numba", num_envs, task_cfg), task_cfg
 
 
 def test_registry_returns_the_turn_expert():

@@ -1,0 +1,28 @@
+"""The arm as it is, for the scripted experts' tests: one training config of the numba
+backend on the command-path model (the supervisor's rate limits and the drives' lag), 0..2
+periods of command latency, 2 mm observation noise and 1.5x the task's episodes, as the
+first stage of every imitation recipe in config/train/ runs them."""
+
+from policies.ppo.config import TrainConfig
+from policies.ppo.envs import make_env, training_task_config
+
+COMMAND_PATH_ENV = {
+    "actuator": "panda",
+    "action_latency_steps": 2,
+    "episode_scale": 1.5,
+    "observation_noise_std": 0.002,
+}
+"""The ``env`` block every expert is measured under; a test adds its task's ranges."""
+
+
+def command_path_config(task: str, **env) -> TrainConfig:
+    """``task``'s training config on the command-path model, ``env`` on top of
+    :data:`COMMAND_PATH_ENV`."""
+    return TrainConfig.from_dict({"task": task, "env": {**COMMAND_PATH_ENV, **env}})
+
+
+def command_path_env(task: str, num_envs: int, **env):
+    """(the numba env, its task config) of :func:`command_path_config`."""
+    cfg = command_path_config(task, **env)
+    task_cfg = training_task_config(cfg)
+    return make_env(cfg, "numba", num_envs, task_cfg), task_cfg
