@@ -8,8 +8,8 @@ also say:
 ============================================================  =================================
 the goal says                                                  the model reads
 ============================================================  =================================
-"go home, but first put the red cube on the left pad"          "put the red cube on the left
-                                                               pad, then go home"
+"go home, but first put the red cube on the left pad" ("go     "put the red cube on the left
+home, but put ... first", "go home. Before that, put ...")     pad, then go home"
 "hover over X after you put / after putting / once you have    "put Y ..., then hover over X"
 put Y ..." ("after ..., X" too); "X last, after Y"
 "before you push / before pushing Y ..., X"; "X before Y"      "X, then push Y ..." / "X, then Y"
@@ -152,6 +152,12 @@ def _join(first: str, then: str, end: str) -> str:
 
 
 _BUT_FIRST = re.compile(r"^(?P<a>.+?)\s*,?\s*\b(?:but|and)\s+first\b\s*,?\s*(?P<b>.+)$", re.I)
+_FIRST_AT_END = re.compile(r"^(?P<a>.+?)\s*,?\s*\bbut\s+(?P<b>.+?)\s+first$", re.I)
+_BEFORE_THAT = re.compile(
+    r"^(?P<a>[^.;]+?)\s*[,.;]?\s+(?:but\s+)?before\s+(?:that|this|doing\s+(?:so|that|this)|"
+    r"you\s+do\s+(?:that|this|so))\s*,?\s+(?P<b>[^.;]+)$",
+    re.I,
+)
 _LEAD_AFTER = re.compile(r"^(?:after|once)\s+(?P<b>(?!that\b|this\b).+?)\s*,\s*(?P<a>.+)$", re.I)
 _TAIL_AFTER = re.compile(
     r"^(?P<a>.+?)\s*,?\s+(?:after|once)\s+(?P<b>(?!that\b|this\b|which\b|wards\b).+)$", re.I
@@ -163,9 +169,12 @@ _TAIL_BEFORE = re.compile(r"^(?P<a>.+?)\s*,?\s+before\s+(?P<b>(?!that\b|this\b).
 def _in_order(text: str, cubes: _Cubes) -> str:
     end = re.search(r"[.!?]*$", text).group(0)
     body = text[: len(text) - len(end)] if end else text
+    match = _BEFORE_THAT.match(body)
+    if match:
+        return _join(match["b"], match["a"], end)
     if re.search(r"[.;]\s", body):  # several sentences: each is said in order already
         return text
-    match = _BUT_FIRST.match(body)
+    match = _BUT_FIRST.match(body) or _FIRST_AT_END.match(body)
     if match:
         return _join(match["b"], match["a"], end)
     for pattern in (_LEAD_AFTER, _TAIL_AFTER):
@@ -241,6 +250,8 @@ def _coordinated(text: str, cubes: _Cubes) -> str:
     after = re.sub(r"\s+(?:each|both)\b", "", after, count=1, flags=re.I)
     stop = re.search(r"\s*(?:[,;:]|\.\s|[.!?]+$|\b(?:and|then|but)\b)", after)
     clause, rest = (after[: stop.start()], after[stop.start() :]) if stop else (after, "")
+    if not clause.strip():
+        return text  # "stack the red and blue cubes": the cubes are not steps of their own
     others = "".join(f", then the {n.split('_')[0]} one" for n in names[1:])
     first = "the " + names[0].replace("_", " ")
     return text[: match.start()] + f"{verb} {first}{clause}{others}{rest}"
@@ -271,7 +282,7 @@ def _just_moved(text: str, cubes: _Cubes) -> str:
     """ "the one / cube you just moved" -> the cube the step before acted on."""
     pattern = re.compile(
         rf"\bthe\s+{_NOUN}\s+(?:that\s+)?you(?:'ve|\s+have)?\s+(?:just\s+|last\s+)?"
-        r"[a-z]+(?:ed|put|set|slid|took|brought)\b(?:\s+(?:it|there))?",
+        r"[a-z]+(?:ed|put|set|slid|took|brought)\b(?:\s+up)?(?:\s+(?:it|there))?",
         re.I,
     )
 
@@ -316,7 +327,7 @@ def _back(text: str, cubes: _Cubes) -> str:
 def _reached_it(text: str, cubes: _Cubes) -> str:
     """ "hover over it" / "reach for it" / "go to it" after a step on a cube: that cube."""
     pattern = re.compile(
-        r"\b(?P<verb>(?:hover|reach|point|approach|go|move|position)\w*(?:\s+(?:the\s+)?"
+        r"\b(?P<verb>(?:hover|reach|point|approach|tap|poke|go|move|position)\w*(?:\s+(?:the\s+)?"
         r"(?:gripper|arm|hand))?(?:\s+(?:over|above|to|at|for|towards?|near))?)\s+it\b",
         re.I,
     )

@@ -281,6 +281,25 @@ def _beside(match, world):
     return _unique(ranked, f"the cube {side} of the {spoken(ref)}")
 
 
+def _before_or_behind(match, world):
+    """ "the cube in front of / behind the blue one", seen from the robot: of the cubes
+    nearer to / farther from the base along x (by more than :data:`TIE_M`), the nearest in
+    x; refused when none is."""
+    side, ref = match.group("side").lower(), _colour_cube(match.group("ref"), world)
+    if ref is None:
+        return None, f"the scene has no {match.group('ref').lower()} cube"
+    sign = -1.0 if side == "in front of" else 1.0
+    x0 = world.objects[ref][0]
+    ranked = [
+        (sign * (p[0] - x0), n)
+        for n, p in world.objects.items()
+        if n != ref and sign * (p[0] - x0) > TIE_M
+    ]
+    if not ranked:
+        return None, f"no cube is {side} the {spoken(ref)} (seen from the robot)"
+    return _unique(ranked, f"the cube {side} the {spoken(ref)}")
+
+
 def _between(match, world):
     """ "the cube between the red and the blue cube": a cube whose centre projects inside
     the segment between theirs (in the table plane), the nearest to that segment; refused
@@ -357,11 +376,20 @@ _RULES = [
     (
         re.compile(
             rf"\bthe {_CUBE} (?:that is |which is )?(?:(?:directly|just|immediately) )?"
-            rf"(?:to the |on the )?(?P<side>left|right) of the (?P<ref>{_COLOUR_WORDS})"
+            rf"(?:to the |on the )?(?P<side>left|right) of (?:the )?(?P<ref>{_COLOUR_WORDS})"
             rf"(?: {_CUBE}| one)?\b",
             re.I,
         ),
         _beside,
+    ),
+    (
+        re.compile(
+            rf"\bthe {_CUBE} (?:that is |which is )?(?:(?:directly|just|right) )?"
+            rf"(?P<side>in front of|behind|beyond) (?:the )?(?P<ref>{_COLOUR_WORDS})"
+            rf"(?: {_CUBE}| one)?\b",
+            re.I,
+        ),
+        _before_or_behind,
     ),
     (
         re.compile(

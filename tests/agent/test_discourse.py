@@ -84,7 +84,24 @@ def test_past_and_progressive_forms_become_the_imperative(word, verb):
             "Put the green cube on the blue cube, then hover over the one you just moved.",
             "Put the green cube on the blue cube, then hover over the green cube.",
         ),
-        # said in order already, or nothing to point back at: as it is
+        (
+            "Go home, but put the red cube on the left pad first.",
+            "Put the red cube on the left pad, then go home.",
+        ),
+        (
+            "Go home. Before that, put the red cube on the left pad.",
+            "Put the red cube on the left pad, then go home.",
+        ),
+        (
+            "Put the red cube and the blue cube on the left pad",
+            "Put the red cube on the left pad, then the blue one",
+        ),
+        (
+            "Put the green cube on the left pad, then hover over the one you just picked up",
+            "Put the green cube on the left pad, then hover over the green cube",
+        ),
+        # said in order already, nothing to point back at, or no step per cube: as it is
+        ("Stack the red and blue cubes.", None),
         ("Put the red cube on the right pad. After that, go home.", None),
         ("First hover over the blue cube, then slide it to the left pad.", None),
         ("Hover over it.", None),

@@ -244,3 +244,15 @@ def test_a_pad_named_without_to_or_from_and_that_cube_without_a_referent(world):
     level = moved(world, [(0.45, 0.12), (0.40, -0.12), (0.52, -0.12)])  # green, blue level
     tie = resolve_references("move the cube right of the red one to the left pad", level)
     assert tie.clarify is not None and set(tie.clarify.options) == {"green_cube", "blue_cube"}
+
+
+def test_in_front_of_and_behind_are_seen_from_the_robot(world):
+    # default scene, x: blue 0.40, red 0.45, green 0.50 (the robot at x = 0)
+    assert list(resolved("hover over the cube behind the blue one", world).values()) == [
+        "red_cube"
+    ]
+    assert list(resolved("hover over the cube in front of the green cube", world).values()) == [
+        "red_cube"
+    ]
+    none = resolve_references("hover over the cube in front of the blue cube", world)
+    assert none.refusal == "no cube is in front of the blue cube (seen from the robot)"
