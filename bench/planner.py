@@ -3,6 +3,7 @@ path vs old.
 
     .venv/bin/python bench/planner.py --json [--limit N] [--no-base] [--modes grounded]
                                          [--adapter DIR] [--sets-only] [--no-peer]
+                                         [--sets dev,heldout]
 
 Prints one JSON object::
 
@@ -48,7 +49,8 @@ goals ``infeasible`` and ``nothing`` (unnamed), ``negation`` (the only plan is f
 ``objects:`` stands cubes where it finds them (the planner's scene otherwise); for
 refusals, the goals answered right (refused or not, as labelled) out of the category's.
 ``sets`` (grounded mode, the planner as ``miles plan`` runs it): the development set
-(eval_goals + eval_refusals, written beside the reading's rules) and the held-out set
+(eval_goals + eval_refusals + eval_scene_dev, written beside the reading's rules) and the
+held-out set
 (miles_ros/agent/eval_heldout.yaml: written before anything was tuned on it, never produced
 by the training generator, cubes moved where the category needs it), each goal answered
 by the new path and by the old one (``peer``: float32 weights, every candidate scored) in
@@ -124,14 +126,17 @@ def cache_hit_ms(planner: Planner, goals: list[str]) -> float | None:
     return round(statistics.median(times) * 1000, 4)
 
 
+SETS = ("dev", "heldout")
+"""The categorised sets ``--sets`` chooses from."""
 PEER = "float32 weights, every candidate scored exactly"
 """The old path the sets are compared against in the same run."""
 
 
-def run_sets(adapter, threads, registry, peer: bool) -> dict:
-    """The development set (eval_goals + eval_refusals) and the held-out set, per
-    category, grounded mode; with ``peer``, the old path on the same goals, goal by goal
-    in turn with the new one (the same machine load for both)."""
+def run_sets(adapter, threads, registry, peer: bool, names=SETS) -> dict:
+    """The development set (eval_goals + eval_refusals + eval_scene_dev) and the held-out
+    set (``names``: which of them), per category, grounded mode; with ``peer``, the old
+    path on the same goals, goal by goal in turn with the new one (the same machine load
+    for both)."""
     config = PlannerConfig(fallback=False)
     planners = {
         "new": Planner.from_options(
@@ -149,8 +154,9 @@ def run_sets(adapter, threads, registry, peer: bool) -> dict:
     for planner in planners.values():
         planner.plan("go home", use_cache=False)  # warm-up
     out: dict = {"dtype": models.PLANNING_DTYPE, **({"peer": PEER} if peer else {})}
-    sets = (("dev", dev_set(registry, planners["new"].world)), ("heldout", load_eval_set()))
-    for name, items in sets:
+    loaders = {"dev": lambda: dev_set(registry, planners["new"].world), "heldout": load_eval_set}
+    for name in names:
+        items = loaders[name]()
         rows: dict[str, list] = {who: [] for who in planners}
         for item in items:
             for who, planner in planners.items():
@@ -179,6 +185,11 @@ def main(argv: list[str] | None = None) -> int:
         help="only the categorised dev and held-out sets (grounded; no modes, no base)",
     )
     parser.add_argument("--no-peer", action="store_true", help="sets without the old path")
+    parser.add_argument(
+        "--sets",
+        default=",".join(SETS),
+        help="the categorised sets to answer, of " + ", ".join(SETS) + " (default: both)",
+    )
     parser.add_argument("--threads", type=int, default=None)
     parser.add_argument("--adapter", type=Path, default=None, help="adapter (default: shipped)")
     parser.add_argument(
@@ -201,7 +212,11 @@ def main(argv: list[str] | None = None) -> int:
         registry = SkillRegistry.load([])
     else:
         registry = SkillRegistry.load()
-    sets = run_sets(adapter, threads, registry, peer=not args.no_peer)
+    names = [n for n in args.sets.split(",") if n]
+    unknown = sorted(set(names) - set(SETS))
+    if unknown:
+        parser.error(f"unknown set(s) {', '.join(unknown)}; choose of {', '.join(SETS)}")
+    sets = run_sets(adapter, threads, registry, peer=not args.no_peer, names=names)
     if args.sets_only:
         print(json.dumps({"threads": threads, "fallback": False, "sets": sets}))
         return 0

@@ -263,7 +263,8 @@ def preconditions(task: str, goal_distance=None, object_region=None) -> list[str
 def task_envelope(task: str, goal_distance=None, object_region=None, goal_region=None) -> dict:
     """The ``envelope`` block for a task: the regions its training episodes sample (goal
     box for reach; cube area, goal area and cube-goal distance for push and pick_place (turn:
-    the cube area for both, the goal being the cube's own centre),
+    the cube area for both, the goal being the cube's own centre, and ``angle_deg``, the
+    turn magnitudes its episodes sample, ``TURN_MIN_DEG`` to ``TURN_MAX_DEG``),
     whose air goals add the goal height range), read from the task module; the distance
     and the areas from the training config's ``env.goal_distance``, ``env.object_region``
     and ``env.goal_region`` when given (:func:`trained_goal_distance`,
@@ -280,6 +281,7 @@ def task_envelope(task: str, goal_distance=None, object_region=None, goal_region
         return Envelope(
             target_region=Region(tuple(low), tuple(high)),
             object_region=Region(tuple(low), tuple(high)),
+            angle_deg=Range(module.TURN_MIN_DEG, module.TURN_MAX_DEG),
         ).to_dict()
     if task not in ("push", "pick_place"):
         raise ValueError(f"no envelope for task {task!r}")

@@ -297,14 +297,17 @@ class SkillCard:
             enums = list(names)
         return [e for e in enums if e in names], allows_array
 
-    def envelope_violations(self, object_pos: Any | None, target_pos: Any | None) -> list[str]:
+    def envelope_violations(
+        self, object_pos: Any | None, target_pos: Any | None, turn_deg: float | None = None
+    ) -> list[str]:
         """The card's envelope preconditions that a call violates, each as ``NAME: value
         not in [low, high]`` (empty when inside, or when the card has no envelope).
         ``object_pos``: the cube's centre (None for reach); ``target_pos``: the goal the
-        call resolves to (:mod:`miles_ros.runtime.goals`), both m in the base frame."""
+        call resolves to (:mod:`miles_ros.runtime.goals`), both m in the base frame;
+        ``turn_deg``: a turn's angle as the skill makes it (the goal's ``turn_deg``)."""
         if self.envelope is None:
             return []
-        return self.envelope.violations(object_pos, target_pos)
+        return self.envelope.violations(object_pos, target_pos, turn_deg)
 
     def file_path(self, role: str) -> Path | None:
         """The file the card names for ``role`` (``actor``, ``critic``), beside the card."""

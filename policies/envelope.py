@@ -11,6 +11,7 @@ base frame (m), as the task's ``goal_pos`` and ``object_pos``::
       target_region: {low: [x, y(, z)], high: [x, y(, z)]}  # the goal (reach: TCP target)
       object_region: {low: [x, y], high: [x, y]}            # the cube's centre at the start
       object_target_distance_xy: {min: d0, max: d1}         # cube-goal distance, table plane
+      angle_deg: {min: a0, max: a1}                         # turn: how far (deg, magnitude)
 
 Every key is optional. A region with two bounds checks x and y, with three also z. A card
 without the block has no envelope check (cards exported before it existed).
@@ -81,7 +82,7 @@ class Region:
 
 @dataclass(frozen=True)
 class Range:
-    """A closed interval (m)."""
+    """A closed interval (m, or deg for ``angle_deg``)."""
 
     min: float
     """Smallest allowed value."""
@@ -116,26 +117,35 @@ class Envelope:
     """Where the cube's centre may be when the skill starts (xy)."""
     object_target_distance_xy: Range | None = None
     """Cube-goal distance in the table plane (m) at the start."""
+    angle_deg: Range | None = None
+    """turn: how far the cube is turned (deg, magnitude; the turn the skill makes,
+    :attr:`miles_ros.runtime.goals.Goal.turn_deg`)."""
 
     @classmethod
     def from_dict(cls, data, where: str = "envelope") -> Envelope:
         """Parse and check a card's ``envelope`` block (:class:`EnvelopeError` says why not)."""
         if not isinstance(data, Mapping):
             raise EnvelopeError(f"{where} must be a mapping, got {type(data).__name__}")
-        unknown = set(data) - {"target_region", "object_region", "object_target_distance_xy"}
+        unknown = set(data) - {
+            "target_region",
+            "object_region",
+            "object_target_distance_xy",
+            "angle_deg",
+        }
         if unknown:
             raise EnvelopeError(f"{where}: unknown keys {', '.join(sorted(map(str, unknown)))}")
 
         def region(key: str) -> Region | None:
             return None if data.get(key) is None else Region.from_dict(data[key], f"{where}.{key}")
 
-        distance = data.get("object_target_distance_xy")
+        def interval(key: str) -> Range | None:
+            return None if data.get(key) is None else Range.from_dict(data[key], f"{where}.{key}")
+
         return cls(
             target_region=region("target_region"),
             object_region=region("object_region"),
-            object_target_distance_xy=None
-            if distance is None
-            else Range.from_dict(distance, f"{where}.object_target_distance_xy"),
+            object_target_distance_xy=interval("object_target_distance_xy"),
+            angle_deg=interval("angle_deg"),
         )
 
     def to_dict(self) -> dict:
@@ -147,14 +157,21 @@ class Envelope:
             out["object_region"] = self.object_region.to_dict()
         if self.object_target_distance_xy is not None:
             out["object_target_distance_xy"] = self.object_target_distance_xy.to_dict()
+        if self.angle_deg is not None:
+            out["angle_deg"] = self.angle_deg.to_dict()
         return out
 
     def violations(
-        self, object_pos: Sequence[float] | None, target_pos: Sequence[float] | None
+        self,
+        object_pos: Sequence[float] | None,
+        target_pos: Sequence[float] | None,
+        turn_deg: float | None = None,
     ) -> list[str]:
-        """Each violated precondition as ``NAME: value not in [low, high]`` (empty when the
-        call is inside the envelope). ``object_pos``: the cube's centre (None for reach);
-        ``target_pos``: the resolved goal (m, base frame)."""
+        """Each violated precondition as ``NAME: value not in [low, high]`` (``angle_deg``:
+        below the minimum / above the maximum; empty when the call is inside the
+        envelope). ``object_pos``: the cube's centre (None for reach); ``target_pos``: the
+        resolved goal (m, base frame); ``turn_deg``: a turn's signed angle as the skill
+        makes it (None: no angle to check, a turn to face the robot)."""
         out = []
         for name, region, point in (
             ("target_region", self.target_region, target_pos),
@@ -178,4 +195,22 @@ class Envelope:
                     f"object_target_distance_xy: {d:.3f} m not in "
                     f"[{distance.min:.3f}, {distance.max:.3f}] m"
                 )
+        angle = self.angle_deg
+        if angle is not None and turn_deg is not None:
+            why = angle_range_violation(turn_deg, angle)
+            if why:
+                out.append(f"angle_deg: turn by {abs(turn_deg):g} deg: {why}")
         return out
+
+
+def angle_range_violation(turn_deg: float, allowed: Range) -> str:
+    """Why a turn by ``turn_deg`` (deg, signed) lies outside ``allowed`` (its magnitude's
+    trained range), in words ("below the skill's 15 deg minimum"); "" inside it."""
+    size = abs(float(turn_deg))
+    if not math.isfinite(size):
+        return "not a number of degrees"
+    if size < allowed.min - TOLERANCE_M:
+        return f"below the skill's {allowed.min:g} deg minimum"
+    if size > allowed.max + TOLERANCE_M:
+        return f"above the skill's {allowed.max:g} deg maximum"
+    return ""

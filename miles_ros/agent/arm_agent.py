@@ -164,7 +164,7 @@ class ArmAgent:
         except GoalError as exc:
             return str(exc), 0.0
         obj = self.objects[goal.object_name] if goal.object_name else None
-        violations = card.envelope_violations(obj, goal.goal_pos)
+        violations = card.envelope_violations(obj, goal.goal_pos, goal.turn_deg)
         if violations:
             return "out of reach: " + "; ".join(violations), 0.0
         lead_in = 0.0  # the skill node homes first where the arm stands away from home

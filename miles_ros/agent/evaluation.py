@@ -236,6 +236,10 @@ def evaluate_refusals(
 
 
 EVAL_HELDOUT = Path(__file__).resolve().parent / "eval_heldout.yaml"
+EVAL_SCENE_DEV = Path(__file__).resolve().parent / "eval_scene_dev.yaml"
+"""The development goals for the scene-reading categories (pronouns, ordering, references,
+attributes, ambiguous, refusals, turn angles), in the held-out set's form, cubes moved per
+goal."""
 HARDER = ("references", "attributes", "negation", "ordering", "pronouns")
 """The categories of issue 31's "harder set"."""
 ANSWERS = ("plan", "refuse", "clarify")
@@ -266,8 +270,9 @@ def load_eval_set(path: str | Path | None = None) -> list[dict]:
 
 
 def dev_set(registry, world) -> list[dict]:
-    """``eval_goals.yaml`` and ``eval_refusals.yaml`` in :func:`load_eval_set`'s form (the
-    sets the reading's rules were written beside: the development set). As in
+    """``eval_goals.yaml``, ``eval_refusals.yaml`` and ``eval_scene_dev.yaml`` in
+    :func:`load_eval_set`'s form (the sets the reading's rules were written beside: the
+    development set). As in
     :func:`evaluate_refusals`, a goal whose expected plan ``registry`` cannot express in
     ``world`` (a call outside a card's envelope, a stack a card does not take) is one to
     refuse."""
@@ -291,7 +296,7 @@ def dev_set(registry, world) -> list[dict]:
         }
         for r in load_eval_refusals()
     ]
-    return goals + refusals
+    return goals + refusals + load_eval_set(EVAL_SCENE_DEV)
 
 
 def _ratio(num: int, den: int) -> float | None:

@@ -319,7 +319,7 @@ def envelope_violations(skill: Skill, params: dict, world: World) -> list[str]:
         return []
     goal = _goal(world, str(skill.card.task), params)
     start = world.objects.get(goal.object_name) if goal.object_name else None
-    return skill.card.envelope_violations(start, goal.goal_pos)
+    return skill.card.envelope_violations(start, goal.goal_pos, goal.turn_deg)
 
 
 def outside_envelope(step: Step, registry: SkillRegistry, world: World) -> str | None:

@@ -58,6 +58,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from miles_ros.agent.discourse import said_in_order
 from miles_ros.agent.grounding import Step
 from miles_ros.agent.phrases import COLOR_WORDS, CUBE_NOUNS
 from miles_ros.agent.reading import GoalReading, read_goal, split_clauses
@@ -414,7 +415,10 @@ def read_in_scope(
     stacking steps (:func:`~miles_ros.agent.towers.read_tower`); the phrases that pick a
     thing by position, order or colour are named (so a prohibition can name one: "don't
     touch the leftmost cube"); then the prohibitions ("all the cubes" is not a cube to ask
-    about); then "the cube", "the pad" and "it" where the scene has several (asked about);
+    about); then the steps in the order they are done, cubes said together one per step and
+    the pronouns that point back at a cube named
+    (:func:`~miles_ros.agent.discourse.said_in_order`); then "the cube", "the pad" and "it"
+    where the scene has several (asked about);
     then :func:`read_goal` on what is left. Returns the text the model plans (the goal's
     positive part, references named, turns said as the plan says them:
     :func:`~miles_ros.agent.turns.turn_text`; the goal itself when it only forbids or is
@@ -427,7 +431,7 @@ def read_in_scope(
     if named.refusal or named.clarify:
         return named.text, GoalReading(refusal=named.refusal), named.clarify
     scope = read_scope(named.text, world)
-    references = resolve_references(scope.text, world)
+    references = resolve_references(said_in_order(scope.text, world), world)
     if scope.refusal or scope.nothing:  # the goal's own words stay in the plan
         return goal, GoalReading(refusal=scope.refusal, nothing=not scope.refusal), None
     if references.refusal or references.clarify:

@@ -257,6 +257,83 @@ def _coloured_place(match, world):
     return (named[0] if len(named) == 1 else None), None
 
 
+def _colour_cube(word: str, world: World) -> str | None:
+    """The cube a colour word names ("red" -> ``red_cube``), or None."""
+    word = SYNONYMS.get(word.lower(), word.lower())
+    return next((n for n in world.objects if n.split("_")[0] == word), None)
+
+
+def _beside(match, world):
+    """ "the cube (to the) left of the blue one": of the cubes on that side of it (by y,
+    more than :data:`TIE_M` beyond it), the nearest in y; refused when none is."""
+    side, ref = match.group("side").lower(), _colour_cube(match.group("ref"), world)
+    if ref is None:
+        return None, f"the scene has no {match.group('ref').lower()} cube"
+    sign = 1.0 if side == "left" else -1.0
+    y0 = world.objects[ref][1]
+    ranked = [
+        (sign * (p[1] - y0), n)
+        for n, p in world.objects.items()
+        if n != ref and sign * (p[1] - y0) > TIE_M
+    ]
+    if not ranked:
+        return None, f"no cube is to the {side} of the {spoken(ref)}"
+    return _unique(ranked, f"the cube {side} of the {spoken(ref)}")
+
+
+def _before_or_behind(match, world):
+    """ "the cube in front of / behind the blue one", seen from the robot: of the cubes
+    nearer to / farther from the base along x (by more than :data:`TIE_M`), the nearest in
+    x; refused when none is."""
+    side, ref = match.group("side").lower(), _colour_cube(match.group("ref"), world)
+    if ref is None:
+        return None, f"the scene has no {match.group('ref').lower()} cube"
+    sign = -1.0 if side == "in front of" else 1.0
+    x0 = world.objects[ref][0]
+    ranked = [
+        (sign * (p[0] - x0), n)
+        for n, p in world.objects.items()
+        if n != ref and sign * (p[0] - x0) > TIE_M
+    ]
+    if not ranked:
+        return None, f"no cube is {side} the {spoken(ref)} (seen from the robot)"
+    return _unique(ranked, f"the cube {side} the {spoken(ref)}")
+
+
+def _between(match, world):
+    """ "the cube between the red and the blue cube": a cube whose centre projects inside
+    the segment between theirs (in the table plane), the nearest to that segment; refused
+    when none does."""
+    a, b = (_colour_cube(match.group(k), world) for k in ("a", "b"))
+    for cube, said in ((a, match.group("a")), (b, match.group("b"))):
+        if cube is None:
+            return None, f"the scene has no {said.lower()} cube"
+    if a == b:
+        return None, f"a cube cannot be between the {spoken(a)} and itself"
+    (ax, ay), (bx, by) = world.objects[a][:2], world.objects[b][:2]
+    dx, dy = bx - ax, by - ay
+    length2 = dx * dx + dy * dy
+    ranked = []
+    for name, p in world.objects.items():
+        if name in (a, b) or length2 == 0.0:
+            continue
+        t = ((p[0] - ax) * dx + (p[1] - ay) * dy) / length2
+        if 0.0 < t < 1.0:
+            ranked.append((abs((p[0] - ax) * dy - (p[1] - ay) * dx) / math.sqrt(length2), name))
+    if not ranked:
+        return None, f"no cube is between the {spoken(a)} and the {spoken(b)}"
+    return _unique(ranked, f"the cube between the {spoken(a)} and the {spoken(b)}")
+
+
+def _pointed_at(match, world):
+    """ "that cube" / "this one" with no cube named before it: which one is asked; after a
+    named cube, left as it is (it points back at that one)."""
+    before = match.string[: match.start()].lower()
+    if set(re.findall(r"[a-z_]+", before)) & _cube_words(world) - set(CUBE_NOUNS):
+        return None, None
+    return _bare("cube")(match, world)
+
+
 def _bare(kind: str):
     def pick(match, world):
         names = sorted(world.objects if kind == "cube" else world.places)
@@ -290,11 +367,38 @@ _RULES = [
     ),
     (
         re.compile(
-            rf"\bthe {_CUBE} (?:that is |which is )?(?P<how>{_NEAR} to|{_FAR} from) the "
-            rf"(?P<place>[a-z_]+(?: {_PAD})?)",
+            rf"\bthe {_CUBE} (?:that is |which is )?(?P<how>{_NEAR}(?: to)?|{_FAR}(?: from)?) "
+            rf"the (?P<place>[a-z_]+(?: {_PAD})?)",
             re.I,
         ),
         _place_distance,
+    ),
+    (
+        re.compile(
+            rf"\bthe {_CUBE} (?:that is |which is )?(?:(?:directly|just|immediately) )?"
+            rf"(?:to the |on the )?(?P<side>left|right) of (?:the )?(?P<ref>{_COLOUR_WORDS})"
+            rf"(?: {_CUBE}| one)?\b",
+            re.I,
+        ),
+        _beside,
+    ),
+    (
+        re.compile(
+            rf"\bthe {_CUBE} (?:that is |which is )?(?:(?:directly|just|right) )?"
+            rf"(?P<side>in front of|behind|beyond) (?:the )?(?P<ref>{_COLOUR_WORDS})"
+            rf"(?: {_CUBE}| one)?\b",
+            re.I,
+        ),
+        _before_or_behind,
+    ),
+    (
+        re.compile(
+            rf"\bthe {_CUBE} (?:that is |which is |lying |standing )?between the "
+            rf"(?P<a>{_COLOUR_WORDS})(?: {_CUBE}| one)? and the (?P<b>{_COLOUR_WORDS})"
+            rf"(?: {_CUBE}s?| ones?)?\b",
+            re.I,
+        ),
+        _between,
     ),
     (
         re.compile(
@@ -311,8 +415,9 @@ _RULES = [
         ),
         _ordinal,
     ),
-    # "the cube" / "the pad" with nothing that says which (run last: the rules above
-    # have replaced the phrases that do say it; _SAYS_WHICH counts the rules above)
+    # "the cube" / "the pad" / "that cube" with nothing that says which (run last: the
+    # rules above have replaced the phrases that do say it; _SAYS_WHICH counts the rules
+    # above)
     (
         re.compile(
             rf"\bthe {_CUBE}\b(?! (?:that|which|with|from|nearest|closest|farthest))", re.I
@@ -323,6 +428,11 @@ _RULES = [
         re.compile(rf"\bthe {_PAD}\b(?! (?:that|which|with|on the (?:left|right)))", re.I),
         _bare("pad"),
     ),
+    (
+        re.compile(rf"\b(?:that|this) (?:{_CUBE}|one)\b", re.I),
+        _pointed_at,
+    ),
 ]
-_SAYS_WHICH = len(_RULES) - 2
-"""The rules before the two for "the cube" / "the pad" with nothing that says which."""
+_SAYS_WHICH = len(_RULES) - 3
+"""The rules before the three for "the cube", "the pad" and "that cube" with nothing that
+says which."""

@@ -19,8 +19,10 @@ keyword (:func:`stated_values`): the number a plan turns by always comes from th
 words. A cube looks the same every 90 degrees, so a turn by a multiple of 90 would change
 nothing: such an angle is never offered, and :func:`turn_refusal` refuses a goal that asks
 to turn a cube and states no angle ("twist the green cube a little": how far is for the
-person to say, the arm does not guess) or only multiples of 90 ("rotate the red cube by 90
-degrees": it would look as it is), each with the reason.
+person to say, the arm does not guess), only multiples of 90 ("rotate the red cube by 90
+degrees": it would look as it is), or an angle outside the range the turn skill was trained
+on (its card's ``angle_deg``, on the turn it makes: 60 degrees is a turn by -30, 100 one by
+10: :func:`angle_refusal`), each with the reason.
 
 The adapter was trained before the turn skill existed, so :func:`turn_text` says a turn
 in the words the plan line uses before the model reads the goal: every turn verb becomes
@@ -39,7 +41,8 @@ import re
 from miles_ros.agent.phrases import COLOR_WORDS, CUBE_NOUNS
 from miles_ros.agent.registry import SkillRegistry
 from miles_ros.agent.repertoire import repertoire
-from miles_ros.runtime.goals import FACE_ROBOT, GOAL_KEYWORDS
+from miles_ros.runtime.goals import FACE_ROBOT, GOAL_KEYWORDS, turn_made_deg
+from policies.envelope import angle_range_violation
 
 TURN = "turn"
 """The skill that turns a cube in place (its card: ``miles_ros/agent/cards/turn.yaml``)."""
@@ -212,6 +215,34 @@ def turn_refusal(goal: str, clauses: list[str], registry: SkillRegistry) -> str 
             f"a cube looks the same every {SYMMETRY_DEG:g} degrees: turning it by {said} "
             "leaves it looking as it is, so there is nothing to do"
         )
+    return angle_refusal(angles, registry)
+
+
+def angle_refusal(angles: list[float | str], registry: SkillRegistry) -> str | None:
+    """Why a turn by one of ``angles`` is outside the turn skill's trained range (its
+    card's ``angle_deg`` envelope, checked on the turn the skill makes:
+    :func:`~miles_ros.runtime.goals.turn_made_deg`, 60 degrees being a turn by -30), or
+    None (inside, or a card without the range)."""
+    envelope = registry[TURN].card.envelope if TURN in registry else None
+    allowed = envelope.angle_deg if envelope is not None else None
+    if allowed is None:
+        return None
+    for angle in angles:
+        if isinstance(angle, str) or changes_nothing(angle):
+            continue
+        made = turn_made_deg(angle)
+        why = angle_range_violation(made, allowed)
+        if why:
+            said = f"turn by {angle:g} deg"
+            if abs(abs(made) - abs(angle)) > 1e-6:
+                said += (
+                    f" (a turn by {abs(made):g} deg: a cube looks the same every "
+                    f"{SYMMETRY_DEG:g} deg)"
+                )
+            return (
+                f"{said}: {why} (the turn skill was trained on turns of {allowed.min:g} to "
+                f"{allowed.max:g} deg)"
+            )
     return None
 
 

@@ -20,7 +20,11 @@ cards' ``goal_mapping``), for the skill executor and the planner's grounding ali
   table at the rest height) and a goal yaw (:func:`turn_yaw`): the cube's yaw at the
   request plus ``angle`` degrees (counter-clockwise seen from above), or for
   :data:`FACE_ROBOT` the yaw whose face normal points at the robot base. A covered cube,
-  or one not resting on the table, is not turned (:func:`in_place_error`).
+  or one not resting on the table, is not turned (:func:`in_place_error`). A cube looks
+  the same every 90 degrees, so the turn the skill makes is the angle wrapped into
+  [-45, 45) degrees (:func:`turn_made_deg`: 60 turns by -30, 100 by 10; the goal's
+  ``turn_deg``, which the card's ``angle_deg`` envelope checks), and a multiple of 90
+  degrees, which leaves the cube looking as it is, is not a goal (:class:`GoalError`).
 
 :func:`resolve_goal` is the executor's entry: cubes at their live poses
 (``/miles/scene/objects``) at the time of the request, pads from the scene file.
@@ -42,6 +46,7 @@ from policies.card_content import FACE_ROBOT, HOVER_HEIGHT
 from sims.scene import Scene
 from sims.tasks import pick_place, push
 from sims.tasks.base import SimState
+from sims.tasks.turn import quarter_wrap
 
 __all__ = [
     "FACE_ROBOT",
@@ -58,6 +63,7 @@ __all__ = [
     "stack_target_error",
     "stack_top",
     "tower_level",
+    "turn_made_deg",
     "turn_yaw",
 ]
 
@@ -85,6 +91,10 @@ class Goal:
     """turn: the cube's target yaw (rad about z, base frame; the task's ``goal_yaw``, a
     cube looks the same every 90 degrees); None for the other skills, and for a relative
     turn resolved without the cube's yaw (the planner's world)."""
+    turn_deg: float | None = None
+    """turn by a number of degrees: the turn the skill makes (deg, counter-clockwise, in
+    [-45, 45): :func:`turn_made_deg`), what the card's ``angle_deg`` envelope checks; None
+    for the other skills and for :data:`FACE_ROBOT` (how far depends on the live yaw)."""
 
 
 def _named_position(
@@ -246,6 +256,19 @@ def turn_yaw(angle: float | str, yaw: float | None, centre: Sequence[float]) -> 
     return None if yaw is None else float(yaw) + math.radians(float(angle))
 
 
+NOTHING_TO_TURN_DEG = 1e-6
+"""A turn whose wrapped angle (:func:`turn_made_deg`) is smaller than this (deg) leaves
+the cube looking as it is."""
+
+
+def turn_made_deg(angle: float) -> float:
+    """The turn (deg, counter-clockwise) the skill makes for a request to turn a cube by
+    ``angle`` degrees: ``angle`` wrapped into [-45, 45) (the task's yaw error wraps at a
+    quarter turn, a cube looks the same every 90 degrees): 60 -> -30, 100 -> 10, 45 ->
+    -45, 90 -> 0."""
+    return math.degrees(float(quarter_wrap(np.radians(float(angle)))))
+
+
 def resolve_goal(
     task: str, params: Mapping, scene: Scene, objects: Mapping[str, ObjectPose]
 ) -> Goal:
@@ -305,8 +328,20 @@ def goal_from_positions(
             raise GoalError(why)
         centre = np.asarray(objects[obj], dtype=np.float64)
         yaw = None if yaws is None else yaws.get(obj)
-        goal_yaw = turn_yaw(params.get("angle"), yaw, centre)
-        return Goal(np.array([centre[0], centre[1], push.CUBE_REST_Z]), obj, goal_yaw=goal_yaw)
+        angle = params.get("angle")
+        goal_yaw = turn_yaw(angle, yaw, centre)
+        made = None if angle == FACE_ROBOT else turn_made_deg(angle)
+        if made is not None and abs(made) < NOTHING_TO_TURN_DEG:
+            raise GoalError(
+                f"turning {obj} by {angle:g} deg leaves it looking as it is (a cube looks "
+                "the same every 90 deg): nothing to do"
+            )
+        return Goal(
+            np.array([centre[0], centre[1], push.CUBE_REST_Z]),
+            obj,
+            goal_yaw=goal_yaw,
+            turn_deg=made,
+        )
     if covered:
         raise GoalError(covered)
     if isinstance(target, str):

@@ -541,7 +541,7 @@ class SkillExecutor:
         """``refused: precondition ...`` when the resolved goal (and the cube's live
         position) lies outside the card's envelope; "" inside it."""
         obj = None if goal.object_name is None else self.objects[goal.object_name].position
-        violations = skill.card.envelope_violations(obj, goal.goal_pos)
+        violations = skill.card.envelope_violations(obj, goal.goal_pos, goal.turn_deg)
         if not violations:
             return ""
         return f"{REFUSED_PREFIX} precondition " + "; precondition ".join(violations)

@@ -192,3 +192,67 @@ def test_miles_plan_exits_4_when_it_asks_back(monkeypatch, registry, world, caps
     assert "asks: Which pad do you mean: the left pad or the right pad?" in (
         capsys.readouterr().out
     )
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(table, min_size=3, max_size=3))
+def test_relations_between_cubes_pick_the_neighbour_the_positions_say(positions):
+    w = moved(SCENE, positions)
+    ys = {name: y for name, (_, y) in zip(CUBES, positions, strict=True)}
+    if not spread(ys.values(), 2 * TIE_M):
+        return
+    for side, sign in (("left", 1.0), ("right", -1.0)):
+        beyond = {n: sign * (y - ys["blue_cube"]) for n, y in ys.items() if n != "blue_cube"}
+        beyond = {n: d for n, d in beyond.items() if d > 0}
+        answer = resolve_references(f"hover over the cube {side} of the blue one", w)
+        if not beyond:
+            assert answer.refusal == f"no cube is to the {side} of the blue cube"
+        else:  # the nearest on that side: no other cube between it and the blue one
+            assert dict(answer.resolved) == {
+                f"the cube {side} of the blue one": min(beyond, key=beyond.get)
+            }
+
+
+def test_the_cube_between_two_others_is_the_one_on_the_segment_between_them(world):
+    # default scene: green (0.50, 0.05) lies between red (0.45, -0.10) and blue (0.40, 0.15)
+    assert resolved("put the cube between the red and the blue cube on the left pad", world) == {
+        "the cube between the red and the blue cube": "green_cube"
+    }
+    w = moved(world, [(0.50, 0.14), (0.42, -0.12), (0.47, 0.01)])  # blue between the others
+    assert list(resolved("hover over the cube between the red and the green one", w).values()) == [
+        "blue_cube"
+    ]
+    none = resolve_references("put the cube between the blue and the green cube on the pad", world)
+    assert none.refusal == "no cube is between the blue cube and the green cube"
+
+
+def test_a_pad_named_without_to_or_from_and_that_cube_without_a_referent(world):
+    # "nearest the yellow pad": the left pad is yellow; the blue cube is nearest it
+    names = resolved("move the cube nearest the yellow pad onto the grey pad", world)
+    assert names == {
+        "the yellow pad": "left_pad",
+        "the grey pad": "right_pad",
+        "the cube nearest the left pad": "blue_cube",
+    }
+    asked = resolve_references("put that cube on the left pad", world)
+    assert asked.clarify is not None and set(asked.clarify.options) == set(CUBES)
+    # after a named cube "that cube" points back at it: not asked
+    kept = resolve_references(
+        "hover over the red cube, then push that cube to the right pad", world
+    )
+    assert kept.clarify is None and kept.refusal is None
+    level = moved(world, [(0.45, 0.12), (0.40, -0.12), (0.52, -0.12)])  # green, blue level
+    tie = resolve_references("move the cube right of the red one to the left pad", level)
+    assert tie.clarify is not None and set(tie.clarify.options) == {"green_cube", "blue_cube"}
+
+
+def test_in_front_of_and_behind_are_seen_from_the_robot(world):
+    # default scene, x: blue 0.40, red 0.45, green 0.50 (the robot at x = 0)
+    assert list(resolved("hover over the cube behind the blue one", world).values()) == [
+        "red_cube"
+    ]
+    assert list(resolved("hover over the cube in front of the green cube", world).values()) == [
+        "red_cube"
+    ]
+    none = resolve_references("hover over the cube in front of the blue cube", world)
+    assert none.refusal == "no cube is in front of the blue cube (seen from the robot)"

@@ -237,3 +237,46 @@ def test_a_cards_list_of_uses_gives_verbs_never_prepositions():
     clauses = ["push the red cube to the left pad", "move the green cube onto the blue cube"]
     assert turning_clauses(clauses, registry) == []
     assert turning_clauses(["rotate the red cube by 20 degrees"], registry)
+
+
+@pytest.mark.parametrize(
+    ("goal", "reason"),
+    [
+        ("turn the blue cube by 5 degrees", "turn by 5 deg: below the skill's 15 deg minimum"),
+        ("rotate the green cube 10 degrees clockwise", "turn by -10 deg: below the skill's 15"),
+        ("turn the red cube by 100 degrees", "turn by 100 deg (a turn by 10 deg: a cube looks"),
+        ("turn the red cube by 30 degrees, then the green one by 5 degrees", "turn by 5 deg"),
+    ],
+)
+def test_a_turn_outside_the_trained_card_s_angles_is_refused_saying_why(world, goal, reason):
+    """The shipped turn card's envelope holds the trained range (15-45 degrees, on the turn
+    the skill makes: 100 is a turn by 10); the interface card has none, and plans it."""
+    shipped = SkillRegistry.load()
+    assert shipped["turn"].card.envelope.angle_deg is not None
+    _, reading, _ = read_in_scope(goal, shipped, world)
+    assert reading.refusal is not None and reason in reading.refusal
+    assert "trained on turns of 15 to 45 deg" in reading.refusal
+    _, interface, _ = read_in_scope(goal, SkillRegistry.load([FIXTURES / "skills"]), world)
+    assert interface.refusal is None
+
+
+@pytest.mark.parametrize(
+    ("goal", "lines"),
+    [
+        ("turn the red cube by 60 degrees", ["turn red 60"]),  # a turn by -30: inside
+        ("rotate the red and the green cube by 20 degrees each", ["turn red 20", "turn green 20"]),
+        (
+            "turn the green and the blue cube 30 degrees clockwise",
+            ["turn green -30", "turn blue -30"],
+        ),
+    ],
+)
+def test_turns_inside_the_trained_angles_and_cubes_turned_together_plan(world, goal, lines):
+    shipped = SkillRegistry.load()
+    plan = Planner(shipped, world, FakeLanguageModel(keyword_scorer(lines)), PlannerConfig()).plan(
+        goal, use_cache=False
+    )
+    assert not plan.refused, plan.reason
+    assert [
+        f"turn {s.params['object'].split('_')[0]} {s.params['angle']:g}" for s in plan.steps
+    ] == lines

@@ -187,3 +187,47 @@ def test_a_library_card_without_the_block_is_not_checked(library_dir, tmp_path):
     ex = make_executor(tmp_path)
     (out,) = ex.on_request(request("a", "reach", target=[0.45, 0.0, -0.05]), 0.0)
     assert out["state"] == "running"  # an older exported card: as before the envelope
+
+
+# --- turn: how far ------------------------------------------------------------------------
+def test_turns_block_holds_the_trained_angle_range_from_the_task_module():
+    from sims.tasks import turn
+
+    angle = card("turn").envelope.angle_deg
+    assert (angle.min, angle.max) == (turn.TURN_MIN_DEG, turn.TURN_MAX_DEG)
+    assert Envelope.from_dict(task_envelope("turn")).angle_deg == angle
+
+
+@pytest.mark.parametrize(
+    ("angle", "why"),
+    [
+        (5, "angle_deg: turn by 5 deg: below the skill's 15 deg minimum"),
+        (-10, "angle_deg: turn by 10 deg: below the skill's 15 deg minimum"),
+        (100, "angle_deg: turn by 10 deg: below the skill's 15 deg minimum"),  # 100 ~ 10
+        (30, None),
+        (-45, None),
+        (60, None),  # a turn by -30: the cube looks as after 60
+        ("face_robot", None),  # how far depends on the live yaw: not checked here
+    ],
+)
+def test_a_turn_outside_the_trained_angles_violates_the_envelope(angle, why):
+    cubes = {n: o.position for n, o in SCENE.objects.items()}
+    places = {n: p.position for n, p in SCENE.places.items()}
+    goal = goal_from_positions("turn", {"object": "red_cube", "angle": angle}, cubes, places)
+    violations = card("turn").envelope_violations(cubes["red_cube"], goal.goal_pos, goal.turn_deg)
+    assert violations == ([why] if why else [])
+
+
+def test_a_turn_request_below_the_trained_angles_is_refused_before_any_motion(tmp_path):
+    from tests.runtime.skill_fixtures import random_skill
+
+    random_skill(tmp_path, "turn")
+    ex = make_executor(tmp_path, start_from_home=False)
+    (out,) = ex.on_request(request("t5", "turn", object="red_cube", angle=5), 0.0)
+    assert out["reason"].startswith("refused: precondition angle_deg: turn by 5 deg")
+    assert "below the skill's 15 deg minimum" in out["reason"]
+    assert ex.active is None and ex.tick(0.04).targets is None
+    (out,) = ex.on_request(request("t90", "turn", object="red_cube", angle=90), 0.0)
+    assert "nothing to do" in out["reason"] and ex.active is None
+    (started,) = ex.on_request(request("t60", "turn", object="red_cube", angle=60), 0.0)
+    assert ex.active is not None and ex.active.goal.turn_deg == pytest.approx(-30.0), started

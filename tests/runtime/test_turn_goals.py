@@ -4,15 +4,17 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from miles_ros.runtime.execution import goal_distance
 from miles_ros.runtime.goals import (
     FACE_ROBOT,
+    NOTHING_TO_TURN_DEG,
     GoalError,
     goal_from_positions,
     resolve_goal,
+    turn_made_deg,
 )
 from miles_ros.runtime.observation import JointReading, ObjectPose, sim_state
 from sims.robots import panda
@@ -38,6 +40,7 @@ def _live(x: float, y: float, yaw: float) -> dict[str, ObjectPose]:
 @settings(max_examples=200, deadline=None)
 @given(xs, ys, yaws, angles)
 def test_a_turn_keeps_the_cube_in_place_and_adds_the_angle_to_its_live_yaw(x, y, yaw, angle):
+    assume(abs(turn_made_deg(angle)) >= NOTHING_TO_TURN_DEG)  # a multiple of 90: no goal
     goal = resolve_goal("turn", {"object": "red_cube", "angle": angle}, SCENE, _live(x, y, yaw))
     assert goal.object_name == "red_cube"
     np.testing.assert_allclose(goal.goal_pos, [x, y, push.CUBE_REST_Z])
@@ -107,3 +110,38 @@ def test_turn_progress_counts_the_yaw_still_to_go_and_the_state_carries_the_goal
     assert goal_distance("turn", near) < goal_distance("turn", far)
     assert goal_distance("turn", far) == pytest.approx(push.CUBE_SIZE / 2 * 0.5)
     assert sim_state(reading, goal_pos).goal_yaw is None  # other tasks: no yaw goal
+
+
+@pytest.mark.parametrize(
+    ("angle", "made"),
+    [(30, 30), (-30, -30), (60, -30), (-60, 30), (100, 10), (45, -45), (50, -40), (135, -45)],
+)
+def test_the_turn_made_is_the_angle_wrapped_at_a_quarter_turn(angle, made):
+    cubes = {n: o.position for n, o in SCENE.objects.items()}
+    goal = goal_from_positions("turn", {"object": "red_cube", "angle": angle}, cubes, PADS)
+    assert turn_made_deg(angle) == pytest.approx(made)
+    assert goal.turn_deg == pytest.approx(made)
+    # the same final look: the requested and the made turn differ by whole quarter turns
+    assert (angle - made) % 90 == pytest.approx(0.0, abs=1e-9)
+
+
+@settings(max_examples=200, deadline=None)
+@given(angles)
+def test_the_turn_made_lies_within_45_degrees_and_looks_the_same(angle):
+    made = turn_made_deg(angle)
+    assert -45.0 - 1e-9 <= made < 45.0 + 1e-9
+    rest = math.remainder(angle - made, 90.0)
+    assert abs(rest) < 1e-6
+
+
+@pytest.mark.parametrize("angle", [0, 90, -90, 180, 270, -360])
+def test_a_turn_by_a_multiple_of_90_degrees_is_not_a_goal(angle):
+    cubes = {n: o.position for n, o in SCENE.objects.items()}
+    with pytest.raises(GoalError, match="looking as it is .* nothing to do"):
+        goal_from_positions("turn", {"object": "red_cube", "angle": angle}, cubes, PADS)
+
+
+def test_face_robot_has_no_turn_to_check():
+    cubes = {n: o.position for n, o in SCENE.objects.items()}
+    goal = goal_from_positions("turn", {"object": "red_cube", "angle": FACE_ROBOT}, cubes, PADS)
+    assert goal.turn_deg is None

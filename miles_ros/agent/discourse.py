@@ -1,0 +1,342 @@
+"""The goal as a sequence: the order its steps are said in, cubes said together, and the
+words that point back at a cube, said plainly before the model reads the goal.
+
+The adapter was trained on goals said in the order they are done ("X, then Y"), one cube
+per step ("X to the pad, then the green one") and a cube named where it is acted on. People
+also say:
+
+============================================================  =================================
+the goal says                                                  the model reads
+============================================================  =================================
+"go home, but first put the red cube on the left pad" ("go     "put the red cube on the left
+home, but put ... first", "go home. Before that, put ...")     pad, then go home"
+"hover over X after you put / after putting / once you have    "put Y ..., then hover over X"
+put Y ..." ("after ..., X" too); "X last, after Y"
+"before you push / before pushing Y ..., X"; "X before Y"      "X, then push Y ..." / "X, then Y"
+"put A on the left pad and B on the right pad, but do A last"  "put B on the right pad, then put
+                                                               A on the left pad"
+"pick up the red and the blue cube and put them on the right   "put the red cube on the right
+pad"; "turn the red and the green cube by 20 degrees each"     pad, then the blue one"; "turn
+                                                               the red cube by 20 degrees, then
+                                                               the green one"
+"..., then hover over it" / "reach for it"                     "..., then hover over the green
+                                                               cube" (the cube acted on last)
+"the one (cube) you just moved / pushed / placed"              that cube's name
+"..., then move it back" / "push the red cube back"            "put the red cube at (0.45, -0.1,
+                                                               0.02)" / "push ... to ...":
+                                                               where it stood before the goal
+============================================================  =================================
+
+:func:`said_in_order` applies them, after the goal's prohibitions are taken out
+(:func:`miles_ros.agent.negation.read_scope`) and before "the cube" and "it" are asked
+about (:func:`miles_ros.agent.references.resolve_references`): a pronoun with a cube to
+point at is named here, one without is asked about there.
+"""
+
+from __future__ import annotations
+
+import re
+
+from miles_ros.agent.phrases import COLOR_WORDS, CUBE_NOUNS, skill_verbs
+from miles_ros.agent.world import World
+
+_IRREGULAR = {
+    "put": "put",
+    "putting": "put",
+    "set": "set",
+    "setting": "set",
+    "slid": "slide",
+    "gone": "go",
+    "going": "go",
+    "went": "go",
+    "took": "take",
+    "taken": "take",
+    "brought": "bring",
+    "got": "get",
+    "gotten": "get",
+    "getting": "get",
+    "dropping": "drop",
+    "dropped": "drop",
+}
+_NOUN = rf"(?:{'|'.join(CUBE_NOUNS)}|one)"
+
+
+def _verbs() -> frozenset[str]:
+    """The imperatives the training generator words steps with (every skill's)."""
+    verbs = set().union(*skill_verbs().values())
+    return frozenset(verbs - {"don", "without", "keep", "home"})
+
+
+VERBS = _verbs()
+
+
+def imperative(word: str) -> str:
+    """``pushed`` / ``pushing`` / ``placed`` / ``slid`` -> ``push`` / ``push`` / ``place`` /
+    ``slide`` for the generator's verbs; any other word as it is."""
+    low = word.lower()
+    if low in _IRREGULAR:
+        return _IRREGULAR[low]
+    for suffix in ("ing", "ed"):
+        if low.endswith(suffix):
+            stem = low[: -len(suffix)]
+            for base in (stem, stem + "e", stem[:-1] if stem[-2:-1] == stem[-1:] else ""):
+                if base in VERBS:
+                    return base
+    return word
+
+
+class _Cubes:
+    """The world's cubes by the words that name them ("red", "crimson", "red_cube")."""
+
+    def __init__(self, world: World):
+        self.word: dict[str, str] = {}
+        for name in world.objects:
+            head = name.split("_")[0]
+            for w in (name, head, *COLOR_WORDS.get(head, [])):
+                self.word.setdefault(w, name)
+        words = "|".join(sorted(map(re.escape, self.word), key=len, reverse=True)) or "(?!)"
+        self.colour = rf"(?:{words})"
+        self.one = rf"(?:the\s+)?{self.colour}\b(?:\s+{_NOUN}s?\b)?"
+        self.positions = dict(world.objects)
+
+    def name(self, phrase: str) -> str | None:
+        for w in re.findall(r"[a-z_]+", phrase.lower()):
+            if w in self.word:
+                return self.word[w]
+        return None
+
+    def named(self, phrase: str) -> list[str]:
+        out: list[str] = []
+        for w in re.findall(r"[a-z_]+", phrase.lower()):
+            name = self.word.get(w)
+            if name and name not in out:
+                out.append(name)
+        return out
+
+
+def said_in_order(goal: str, world: World) -> str:
+    """``goal`` said as the plan does it (see the module): the steps in the order they are
+    done, cubes said together one per step, pronouns that point back at a cube named."""
+    if not world.objects:
+        return goal
+    cubes = _Cubes(world)
+    text = _in_order(goal.strip(), cubes)
+    text = _coordinated(text, cubes)
+    text = _pointed(text, cubes)
+    return goal if text == goal.strip() else text[:1].upper() + text[1:]
+
+
+# -- order ---------------------------------------------------------------------------------
+_SUBJECT = re.compile(
+    r"^(?:you(?:'ve|\s+have|\s+are\s+done|'re\s+done)?\s+|having\s+|you\s+)?(?:done\s+)?", re.I
+)
+
+
+def _step(clause: str) -> str:
+    """A clause said after "after" / "before" / "once" as an imperative: "you have pushed
+    the red cube ..." -> "push the red cube ..."."""
+    clause = _SUBJECT.sub("", clause.strip(" ,.")).strip()
+    first, _, rest = clause.partition(" ")
+    verb = imperative(first)
+    return f"{verb} {rest}".strip() if verb != first else clause
+
+
+def _tidy(clause: str) -> str:
+    clause = re.sub(r"\s*,?\s*\blast\b\s*$", "", clause.strip(" ,."), flags=re.I)
+    return re.sub(r"^(?:and\s+|then\s+)+", "", clause, flags=re.I).strip()
+
+
+def _join(first: str, then: str, end: str) -> str:
+    first, then = _tidy(first), _tidy(then)
+    return f"{first[:1].upper()}{first[1:]}, then {then[:1].lower()}{then[1:]}{end}"
+
+
+_BUT_FIRST = re.compile(r"^(?P<a>.+?)\s*,?\s*\b(?:but|and)\s+first\b\s*,?\s*(?P<b>.+)$", re.I)
+_FIRST_AT_END = re.compile(r"^(?P<a>.+?)\s*,?\s*\bbut\s+(?P<b>.+?)\s+first$", re.I)
+_BEFORE_THAT = re.compile(
+    r"^(?P<a>[^.;]+?)\s*[,.;]?\s+(?:but\s+)?before\s+(?:that|this|doing\s+(?:so|that|this)|"
+    r"you\s+do\s+(?:that|this|so))\s*,?\s+(?P<b>[^.;]+)$",
+    re.I,
+)
+_LEAD_AFTER = re.compile(r"^(?:after|once)\s+(?P<b>(?!that\b|this\b).+?)\s*,\s*(?P<a>.+)$", re.I)
+_TAIL_AFTER = re.compile(
+    r"^(?P<a>.+?)\s*,?\s+(?:after|once)\s+(?P<b>(?!that\b|this\b|which\b|wards\b).+)$", re.I
+)
+_LEAD_BEFORE = re.compile(r"^before\s+(?P<b>.+?)\s*,\s*(?P<a>.+)$", re.I)
+_TAIL_BEFORE = re.compile(r"^(?P<a>.+?)\s*,?\s+before\s+(?P<b>(?!that\b|this\b).+)$", re.I)
+
+
+def _in_order(text: str, cubes: _Cubes) -> str:
+    end = re.search(r"[.!?]*$", text).group(0)
+    body = text[: len(text) - len(end)] if end else text
+    match = _BEFORE_THAT.match(body)
+    if match:
+        return _join(match["b"], match["a"], end)
+    if re.search(r"[.;]\s", body):  # several sentences: each is said in order already
+        return text
+    match = _BUT_FIRST.match(body) or _FIRST_AT_END.match(body)
+    if match:
+        return _join(match["b"], match["a"], end)
+    for pattern in (_LEAD_AFTER, _TAIL_AFTER):
+        match = pattern.match(body)
+        if match:
+            return _join(_step(match["b"]), match["a"], end)
+    match = _LEAD_BEFORE.match(body)
+    if match:
+        return _join(match["a"], _step(match["b"]), end)
+    match = _TAIL_BEFORE.match(body)
+    if match:
+        return _join(match["a"], _step(match["b"]), end)
+    return _last(body, end, cubes) or text
+
+
+def _last(body: str, end: str, cubes: _Cubes) -> str | None:
+    """ "put A ... and B ..., but do A last" -> "put B ..., then put A ..."."""
+    last = re.search(
+        rf"\s*,?\s*(?:but\s+|and\s+)?(?:do|with|leave|doing|save)\s+(?P<cube>{cubes.one})\s+"
+        rf"(?:for\s+)?(?:until\s+)?(?:the\s+)?last\b\s*",
+        body,
+        re.I,
+    )
+    if last is None:
+        return None
+    cube = cubes.name(last["cube"])
+    rest = body[: last.start()] + body[last.end() :]
+    parts = [
+        p for p in re.split(r"\s*,\s*(?:and\s+|then\s+)*|\s+(?:and\s+then|then|and)\s+", rest) if p
+    ]
+    if len(parts) < 2:
+        return None
+    verb = ""
+    said: list[str] = []
+    for part in parts:
+        first = part.split()[0].lower()
+        if first in VERBS:
+            verb = part.split()[0]
+        elif verb and re.match(cubes.one, part, re.I):
+            part = f"{verb.lower()} {part}"
+        said.append(part)
+    first = [p for p in said if cubes.name(p) != cube]
+    later = [p for p in said if cubes.name(p) == cube]
+    if not first or not later:
+        return None
+    steps = [_tidy(s) for s in (*first, *later)]
+    out = ", then ".join(s[:1].lower() + s[1:] for s in steps)
+    return out[:1].upper() + out[1:] + end
+
+
+# -- cubes said together -------------------------------------------------------------------
+def _coordinated(text: str, cubes: _Cubes) -> str:
+    """ "VERB the red and the blue cube REST" -> "VERB the red cube REST, then the blue one";
+    "VERB1 the red and blue cubes and VERB2 them REST" -> "VERB2 the red cube REST, then the
+    blue one"; "each" after an angle or a place goes."""
+    verbs = "|".join(sorted(VERBS, key=len, reverse=True))
+    pattern = re.compile(
+        rf"\b(?P<verb>(?:{verbs})\w*(?:\s+up)?)\s+"
+        rf"(?P<list>{cubes.one}(?:\s*,\s*{cubes.one})*\s*,?\s+and\s+{cubes.one})",
+        re.I,
+    )
+    match = pattern.search(text)
+    if match is None:
+        return text
+    names = cubes.named(match["list"])
+    if len(names) < 2:
+        return text
+    after = text[match.end() :]
+    them = re.match(r"\s*,?\s*and\s+(?:then\s+)?(?P<verb>[a-z]+)\s+them\b", after, re.I)
+    verb = match["verb"]
+    if them:
+        verb, after = them["verb"], after[them.end() :]
+    after = re.sub(r"\s+(?:each|both)\b", "", after, count=1, flags=re.I)
+    stop = re.search(r"\s*(?:[,;:]|\.\s|[.!?]+$|\b(?:and|then|but)\b)", after)
+    clause, rest = (after[: stop.start()], after[stop.start() :]) if stop else (after, "")
+    if not clause.strip():
+        return text  # "stack the red and blue cubes": the cubes are not steps of their own
+    others = "".join(f", then the {n.split('_')[0]} one" for n in names[1:])
+    first = "the " + names[0].replace("_", " ")
+    return text[: match.start()] + f"{verb} {first}{clause}{others}{rest}"
+
+
+# -- words that point back at a cube ------------------------------------------------------
+def _acted_on(before: str, cubes: _Cubes) -> str | None:
+    """The cube the last step said before acts on: the first cube after the last verb
+    that names one."""
+    verbs = "|".join(sorted(VERBS, key=len, reverse=True))
+    found = None
+    for match in re.finditer(
+        rf"\b(?:{verbs})\w*(?:\s+up)?\s+(?:over\s+|above\s+|for\s+|to\s+)?(?P<cube>{cubes.one})",
+        before,
+        re.I,
+    ):
+        found = cubes.name(match["cube"])
+    return found
+
+
+def _pointed(text: str, cubes: _Cubes) -> str:
+    text = _just_moved(text, cubes)
+    text = _back(text, cubes)
+    return _reached_it(text, cubes)
+
+
+def _just_moved(text: str, cubes: _Cubes) -> str:
+    """ "the one / cube you just moved" -> the cube the step before acted on."""
+    pattern = re.compile(
+        rf"\bthe\s+{_NOUN}\s+(?:that\s+)?you(?:'ve|\s+have)?\s+(?:just\s+|last\s+)?"
+        r"[a-z]+(?:ed|put|set|slid|took|brought)\b(?:\s+up)?(?:\s+(?:it|there))?",
+        re.I,
+    )
+
+    def name(match: re.Match) -> str:
+        cube = _acted_on(text[: match.start()], cubes)
+        return match.group(0) if cube is None else "the " + cube.replace("_", " ")
+
+    return pattern.sub(name, text)
+
+
+_PUSHES = frozenset({"push", "slide", "shove", "nudge", "scoot", "drag"})
+"""Verbs that move a cube back without lifting it; the others put it back."""
+
+
+def _back(text: str, cubes: _Cubes) -> str:
+    """ "move it back" / "push the red cube back (to where it was)" -> "put the red cube
+    at (x, y, z)" / "push the red cube to (x, y, z)", where it stood when the goal was
+    given."""
+    pattern = re.compile(
+        rf"\b(?P<verb>[a-z]+)\s+(?P<what>it|{cubes.one})\s+back\b"
+        r"(?:\s+(?:to\s+)?(?:where\s+it\s+(?:was|stood|started)|its\s+(?:original|old|first|"
+        r"starting)\s+(?:place|position|spot)))?",
+        re.I,
+    )
+
+    def said(match: re.Match) -> str:
+        what = match["what"]
+        cube = _acted_on(text[: match.start()], cubes) if what.lower() == "it" else None
+        cube = cube or cubes.name(what)
+        if cube is None:
+            return match.group(0)
+        verb = imperative(match["verb"]).lower()
+        if verb not in _PUSHES:  # "move it back": put it where it was (as "move X to Y")
+            verb = "put"
+        x, y, z = (round(float(v), 3) for v in cubes.positions[cube])
+        at = "to" if verb in _PUSHES else "at"
+        return f"{verb} the {cube.replace('_', ' ')} {at} ({x:g}, {y:g}, {z:g})"
+
+    return pattern.sub(said, text)
+
+
+def _reached_it(text: str, cubes: _Cubes) -> str:
+    """ "hover over it" / "reach for it" / "go to it" after a step on a cube: that cube."""
+    pattern = re.compile(
+        r"\b(?P<verb>(?:hover|reach|point|approach|tap|poke|go|move|position)\w*(?:\s+(?:the\s+)?"
+        r"(?:gripper|arm|hand))?(?:\s+(?:over|above|to|at|for|towards?|near))?)\s+it\b",
+        re.I,
+    )
+
+    def name(match: re.Match) -> str:
+        verb = match["verb"]
+        if re.match(r"(?:go|move|position)\w*$", verb, re.I):
+            return match.group(0)  # "move it to ..." moves the cube: the model reads it
+        cube = _acted_on(text[: match.start()], cubes)
+        return match.group(0) if cube is None else f"{verb} the {cube.replace('_', ' ')}"
+
+    return pattern.sub(name, text)
