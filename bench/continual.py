@@ -96,6 +96,11 @@ class Settings:
     """Requests the detect stage may take (it stops at the detection)."""
     logged_min: int = 40
     """Requests recorded for the fine-tune (the detect stage goes on to this many)."""
+    original_requests: int = 0
+    """Requests on the original cell before the change (0: the drift signal's reference,
+    ``DriftConfig.reference``); more are watched for a false alarm."""
+    detect_only: bool = False
+    """Stop after the detect stage (no fine-tune, canary or broken candidate)."""
     canary_max: int = 60
     broken_max: int = 20
     gradient_steps: int = 2000
@@ -115,6 +120,7 @@ QUICK = Settings(
     eval_episodes=20,
     detect_max=6,
     logged_min=4,
+    original_requests=4,
     canary_max=6,
     broken_max=4,
     gradient_steps=100,
@@ -381,29 +387,57 @@ class CheckerSummary:
 
 
 # --- the stages ----------------------------------------------------------------------------
-def stage_detect(cell: Cell, eps, s: Settings, card_rate: float) -> dict:
+def stage_detect(cell: Cell, eps, s: Settings, card_rate: float, recording: Path) -> dict:
+    """The drift monitor on ``s.original_requests`` requests of the original cell (the
+    first of them its signal's reference, the rest watched for a false alarm), then the
+    change (recorded from there) until the alarm, or on to ``s.logged_min`` requests for
+    the fine-tune."""
     from miles_ros.interfaces import SKILL_DRIFT, SUCCEEDED
     from miles_ros.runtime.rollout import Drift, DriftConfig, Rollout
 
     drift = Drift(SKILL, card_rate, DriftConfig(alpha=0.01, beta=0.05, delta=0.15))
     cell.skills.skills.rollout = Rollout(drifts={SKILL: drift})
-    outcomes = []
+
+    def request(tag: str) -> tuple[bool, dict, list]:
+        status, commands = cell.run(tag, next(eps))
+        if SKILL_DRIFT not in status:
+            raise RuntimeError(f"request {tag} has no drift record: {status}")
+        return status["state"] == SUCCEEDED, status[SKILL_DRIFT], commands
+
+    original, original_signal = [], []
+    for k in range(s.original_requests or drift.config.reference):
+        ok, record, _ = request(f"original-{k}")
+        original.append(ok)
+        original_signal.append((record.get("signal") or {}).get("statistic"))
+        if drift.detected:  # a false alarm: it latches, the change cannot be timed
+            break
+    false_alarm = drift.detected_at
+    cell.set_change(SCENARIO)
+    cell.start_recording(recording)
+    outcomes, signal = [], []
     checker = CheckerSummary()
     estops0 = cell.estops
     k = 0
     while k < max(s.logged_min, 1) or (not drift.detected and k < s.detect_max):
-        status, commands = cell.run(f"detect-{k}", next(eps))
-        outcomes.append(status["state"] == SUCCEEDED)
+        ok, record, commands = request(f"detect-{k}")
+        outcomes.append(ok)
+        signal.append((record.get("signal") or {}).get("statistic"))
         checker.add(commands)
-        if SKILL_DRIFT not in status:
-            raise RuntimeError(f"request detect-{k} has no drift record: {status}")
         k += 1
+    cell.stop_recording()
     cell.skills.skills.rollout = None
+    detected = None if false_alarm or not drift.detected else drift.detected_at - len(original)
     return {
-        "detect_requests": drift.detected_at,
+        "detect_requests": detected,
+        "fired": drift.fired,
+        "original_requests": len(original),
+        "original_false_alarm_at": false_alarm,
+        "original_success": round(float(np.mean(original)), 4) if original else None,
+        "original_signal": original_signal,
         "requests": k,
         "live_success": round(float(np.mean(outcomes)), 4),
         "outcomes": [bool(o) for o in outcomes],
+        "signal": signal,
         "estops": cell.estops - estops0,
         "checker": checker.to_dict(),
         "drift_config": dataclasses.asdict(drift.config),
@@ -526,26 +560,27 @@ def run(s: Settings) -> dict:
 
     t = time.perf_counter()
     n, seed = s.eval_episodes, int(card.evaluation.get("seed", 1000))
-    result["literal"] = {
-        "change": LITERAL,
-        "original_cell_success": offline_success(shipped, {}, n, seed),
-        "changed_cell_success": offline_success(shipped, LITERAL, n, seed),
-        "episodes": n,
-    }
-    stage_s["literal"] = round(time.perf_counter() - t, 1)
+    if not s.detect_only:
+        result["literal"] = {
+            "change": LITERAL,
+            "original_cell_success": offline_success(shipped, {}, n, seed),
+            "changed_cell_success": offline_success(shipped, LITERAL, n, seed),
+            "episodes": n,
+        }
+        stage_s["literal"] = round(time.perf_counter() - t, 1)
 
     eps = episodes(s.seed)
     cell = Cell(library, work)
     try:
-        cell.set_change(SCENARIO)
         recording = work / "changed_cell.mcap"
-        cell.start_recording(recording)
         t = time.perf_counter()
-        detect = stage_detect(cell, eps, s, card_success(card) or card_eval)
-        cell.stop_recording()
+        detect = stage_detect(cell, eps, s, card_success(card) or card_eval, recording)
         stage_s["detect"] = round(time.perf_counter() - t, 1)
         result["detect_requests"] = detect["detect_requests"]
         result["detect"] = detect
+        if s.detect_only:
+            result["stage_s"] = stage_s
+            return result
 
         t = time.perf_counter()
         tuned = stage_fine_tune(recording, library, work / "tuned", s)
@@ -626,10 +661,37 @@ def main() -> int:
         help="the fine-tune: one regression onto labelled logged states, or DAgger in "
         "simulation on the cell the logs identify",
     )
+    parser.add_argument(
+        "--detect-only",
+        action="store_true",
+        help="run the detect stage alone, stopping at the alarm",
+    )
+    parser.add_argument(
+        "--original-requests",
+        type=int,
+        default=None,
+        help="requests on the original cell before the change (default: the drift "
+        "signal's reference; more are watched for a false alarm)",
+    )
+    parser.add_argument(
+        "--detect-max",
+        type=int,
+        default=None,
+        help="requests the detect stage may take after the change "
+        f"(default {Settings.detect_max})",
+    )
     args = parser.parse_args()
     settings = dataclasses.replace(
-        QUICK if args.quick else Settings(), anchor=args.anchor, method=args.method
+        QUICK if args.quick else Settings(),
+        anchor=args.anchor,
+        method=args.method,
     )
+    if args.original_requests is not None:
+        settings = dataclasses.replace(settings, original_requests=args.original_requests)
+    if args.detect_max is not None:
+        settings = dataclasses.replace(settings, detect_max=args.detect_max)
+    if args.detect_only:
+        settings = dataclasses.replace(settings, detect_only=True, logged_min=0)
     saved = os.dup(1)
     os.dup2(2, 1)  # C libraries print to stdout (pybullet's build line): keep JSON clean
     started = time.perf_counter()
