@@ -112,6 +112,39 @@ def request_signals(record: dict, obs: np.ndarray, skill) -> dict[str, float]:
     return out
 
 
+def replay(original: np.ndarray, changed: np.ndarray, runs: int = 300, seed: int = 0) -> dict:
+    """The default signal test (:class:`~miles_ros.runtime.rollout.drift.DriftConfig`)
+    replayed on resampled requests: a reference drawn from the original cell's, then the
+    changed cell's drawn with replacement; the requests after the change to the alarm
+    (median, and the share of runs within 40) and, on the original cell's alone, the
+    share of runs with an alarm within the rest of its requests."""
+    from miles_ros.runtime.rollout.drift import DriftConfig, RankCusum
+
+    config = DriftConfig()
+    rng = np.random.default_rng(seed)
+    delays, false_alarms = [], 0
+    for _ in range(runs):
+        order = rng.permutation(len(original))
+        reference, rest = original[order[: config.reference]], original[order[config.reference :]]
+        for stream, kind in ((rng.choice(changed, 200), "changed"), (rest, "original")):
+            test = RankCusum(config.reference, config.allowance, config.threshold)
+            for value in reference:
+                test.add(float(value))
+            at = next((k + 1 for k, v in enumerate(stream) if test.add(float(v))), None)
+            if kind == "changed":
+                delays.append(math.inf if at is None else at)
+            else:
+                false_alarms += at is not None
+    delays_arr = np.array(delays)
+    return {
+        "runs": runs,
+        "median_requests": float(np.median(delays_arr)),
+        "within_40": round(float(np.mean(delays_arr <= 40)), 3),
+        "original_false_alarms": round(false_alarms / runs, 3),
+        "original_watched": len(original) - config.reference,
+    }
+
+
 def separation(out: Path) -> dict:
     """Each signal's separation between the cells (the module docstring)."""
     from miles_ros.runtime.library import load_skill
@@ -139,6 +172,8 @@ def separation(out: Path) -> dict:
             "mean_score": round(score, 3),
             "requests_needed": round(needs, 1) if math.isfinite(needs) else None,
         }
+        if name == "action":
+            table[name]["replay"] = replay(a, b)
     return table
 
 
