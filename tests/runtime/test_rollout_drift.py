@@ -83,8 +83,19 @@ def test_a_drop_after_a_good_run_is_caught_and_the_alarm_latches_until_reset():
     assert drift.outcome("z", True)["decision"] == CANARY_CONTINUE
 
 
+class _Card:
+    """What the drift monitor reads of a version's card."""
+
+    def __init__(self, version: int, rate: float = CARD) -> None:
+        self.version, self.data, self.evaluation = version, {}, {"success_rate": rate}
+
+
 class _Skill:
-    """What the rollout keeps of a version (it is only handed back)."""
+    """What the rollout keeps of a version (handed back; the drift monitor reads its
+    card)."""
+
+    def __init__(self, version: int = 1, rate: float = CARD) -> None:
+        self.card = _Card(version, rate)
 
 
 def test_the_rollout_records_drift_on_the_active_versions_outcomes_only():
@@ -238,3 +249,21 @@ def test_the_signal_record_latches_and_a_reset_takes_a_new_reference():
     assert "signal" not in record and record["fired"] == "success"
     with pytest.raises(ValueError, match="drift signal"):
         DriftConfig(signal="nonsense")
+
+
+def test_a_newly_active_version_gets_a_fresh_watch_with_its_own_reference():
+    """Requests of version 1 fill the signal's reference; when version 2 becomes active
+    (promoted between requests) the monitor starts again on its card's rate and takes a
+    new reference from its requests, so its own way of moving is not a drift."""
+    drift = Drift("pick_place", CARD, DriftConfig(reference=5))
+    rollout = Rollout(drifts={"pick_place": drift})
+    one, two = _Skill(1), _Skill(2, rate=0.9)
+    for k in range(8):
+        _, req = rollout.start("pick_place", one, 0)
+        record = rollout.finish(req, SUCCEEDED, 0, str(k), {"action": 0.04})[SKILL_DRIFT]
+    assert record["version"] == 1 and record["signal"]["reference_n"] == 5
+    _, req = rollout.start("pick_place", two, 0)
+    record = rollout.finish(req, SUCCEEDED, 0, "new", {"action": 0.02})[SKILL_DRIFT]
+    assert record["version"] == 2 and record["outcomes"] == 1
+    assert record["signal"]["reference_n"] == 1 and record["decision"] == CANARY_CONTINUE
+    assert drift.p0 == pytest.approx(0.9)

@@ -212,6 +212,8 @@ class Rollout:
             out[SKILL_CANARY] = req.canary_status()
         drift = self.drifts.get(req.skill)
         if drift is not None and tested and not req.candidate and not req.fallback:
+            card = req.active.card
+            drift.follow(card.version, card_success(card))
             measured = {**(measures or {}), "interventions": caused}
             out[SKILL_DRIFT] = drift.outcome(request_id, state == SUCCEEDED, measured)
         if req.shadow is not None and req.shadow.periods + bool(req.shadow.error):

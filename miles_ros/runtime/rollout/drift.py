@@ -227,6 +227,8 @@ class Drift:
         self.successes = self.failures = 0
         """The current success test's outcomes."""
         self.signal = self._signal_test()
+        self.version: int | None = None
+        """The active version watched (:meth:`follow`); None until the first outcome."""
 
     def _signal_test(self) -> RankCusum | None:
         cfg = self.config
@@ -244,6 +246,14 @@ class Drift:
         self.outcomes = self.successes = self.failures = 0
         self.detected_at = self.fired = None
         self.signal = self._signal_test()
+
+    def follow(self, version: int | None, card_rate: float | None) -> None:
+        """The version whose outcome comes next: a version other than the one watched
+        (promoted, rolled back to) gets a fresh watch, its card's ``card_rate`` and its
+        own reference (its actions are not the old version's)."""
+        if self.version is not None and version != self.version:
+            self.reset(card_rate)
+        self.version = version
 
     def outcome(
         self, request: str, succeeded: bool, measures: Mapping[str, float] | None = None
@@ -277,6 +287,7 @@ class Drift:
             "decision": decision,
             "fired": self.fired,
             "succeeded": bool(succeeded),
+            "version": self.version,
             "outcomes": self.outcomes,
             "detected_at": self.detected_at,
             "successes": self.successes,
