@@ -101,6 +101,10 @@ class Settings:
     ``DriftConfig.reference``); more are watched for a false alarm."""
     detect_only: bool = False
     """Stop after the detect stage (no fine-tune, canary or broken candidate)."""
+    literal_detect: bool = False
+    """The detect stage's change is the issue's literal one (:data:`LITERAL`, which leaves
+    success where it was) instead of :data:`SCENARIO`: what the drift monitor makes of a
+    change that does not degrade the skill (with ``detect_only``)."""
     canary_max: int = 60
     broken_max: int = 20
     gradient_steps: int = 2000
@@ -412,7 +416,8 @@ def stage_detect(cell: Cell, eps, s: Settings, card_rate: float, recording: Path
         if drift.detected:  # a false alarm: it latches, the change cannot be timed
             break
     false_alarm = drift.detected_at
-    cell.set_change(SCENARIO)
+    change = LITERAL if s.literal_detect else SCENARIO
+    cell.set_change(change)
     cell.start_recording(recording)
     outcomes, signal = [], []
     checker = CheckerSummary()
@@ -429,6 +434,7 @@ def stage_detect(cell: Cell, eps, s: Settings, card_rate: float, recording: Path
     detected = None if false_alarm or not drift.detected else drift.detected_at - len(original)
     return {
         "detect_requests": detected,
+        "change": change,
         "fired": drift.fired,
         "original_requests": len(original),
         "original_false_alarm_at": false_alarm,
@@ -667,6 +673,12 @@ def main() -> int:
         help="run the detect stage alone, stopping at the alarm",
     )
     parser.add_argument(
+        "--literal-detect",
+        action="store_true",
+        help="with --detect-only: the change is the issue's literal one (mass x3, friction "
+        "x0.5), which leaves success where it was",
+    )
+    parser.add_argument(
         "--original-requests",
         type=int,
         default=None,
@@ -690,8 +702,12 @@ def main() -> int:
         settings = dataclasses.replace(settings, original_requests=args.original_requests)
     if args.detect_max is not None:
         settings = dataclasses.replace(settings, detect_max=args.detect_max)
+    if args.literal_detect and not args.detect_only:
+        parser.error("--literal-detect needs --detect-only (the fine-tune learns the scenario)")
     if args.detect_only:
-        settings = dataclasses.replace(settings, detect_only=True, logged_min=0)
+        settings = dataclasses.replace(
+            settings, detect_only=True, logged_min=0, literal_detect=args.literal_detect
+        )
     saved = os.dup(1)
     os.dup2(2, 1)  # C libraries print to stdout (pybullet's build line): keep JSON clean
     started = time.perf_counter()
