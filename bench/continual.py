@@ -396,14 +396,21 @@ def stage_detect(cell: Cell, eps, s: Settings, card_rate: float, recording: Path
     first of them its signal's reference, the rest watched for a false alarm), then the
     change (recorded from there) until the alarm, or on to ``s.logged_min`` requests for
     the fine-tune."""
-    from miles_ros.interfaces import SKILL_DRIFT, SUCCEEDED
+    from miles_ros.interfaces import FAILED, SKILL_DRIFT, SUCCEEDED
     from miles_ros.runtime.rollout import Drift, DriftConfig, Rollout
 
     drift = Drift(SKILL, card_rate, DriftConfig(alpha=0.01, beta=0.05, delta=0.15))
     cell.skills.skills.rollout = Rollout(drifts={SKILL: drift})
 
+    untested = []
+
     def request(tag: str) -> tuple[bool, dict, list]:
+        """One request: whether it succeeded, its drift record ({}: an e-stopped or
+        aborted request, which tests nothing) and its commands."""
         status, commands = cell.run(tag, next(eps))
+        if status["state"] not in (SUCCEEDED, FAILED):
+            untested.append({"id": tag, "state": status["state"], "reason": status["reason"]})
+            return False, {}, commands
         if SKILL_DRIFT not in status:
             raise RuntimeError(f"request {tag} has no drift record: {status}")
         return status["state"] == SUCCEEDED, status[SKILL_DRIFT], commands
@@ -411,6 +418,8 @@ def stage_detect(cell: Cell, eps, s: Settings, card_rate: float, recording: Path
     original, original_signal = [], []
     for k in range(s.original_requests or drift.config.reference):
         ok, record, _ = request(f"original-{k}")
+        if not record:
+            continue
         original.append(ok)
         original_signal.append((record.get("signal") or {}).get("statistic"))
         if drift.detected:  # a false alarm: it latches, the change cannot be timed
@@ -425,12 +434,15 @@ def stage_detect(cell: Cell, eps, s: Settings, card_rate: float, recording: Path
     k = 0
     while k < max(s.logged_min, 1) or (not drift.detected and k < s.detect_max):
         ok, record, commands = request(f"detect-{k}")
-        outcomes.append(ok)
-        signal.append((record.get("signal") or {}).get("statistic"))
         checker.add(commands)
         k += 1
+        if not record:
+            continue
+        outcomes.append(ok)
+        signal.append((record.get("signal") or {}).get("statistic"))
     cell.stop_recording()
     cell.skills.skills.rollout = None
+    # the tested requests after the change up to the alarm (the monitor counts tested ones)
     detected = None if false_alarm or not drift.detected else drift.detected_at - len(original)
     return {
         "detect_requests": detected,
@@ -441,7 +453,8 @@ def stage_detect(cell: Cell, eps, s: Settings, card_rate: float, recording: Path
         "original_success": round(float(np.mean(original)), 4) if original else None,
         "original_signal": original_signal,
         "requests": k,
-        "live_success": round(float(np.mean(outcomes)), 4),
+        "untested": untested,
+        "live_success": round(float(np.mean(outcomes)), 4) if outcomes else None,
         "outcomes": [bool(o) for o in outcomes],
         "signal": signal,
         "estops": cell.estops - estops0,
