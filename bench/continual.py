@@ -17,9 +17,14 @@ Stages (each timed, ``stage_s``):
    change applied live through sim_node's parameters. Requests go straight to the skill
    node (``pick_place`` of the red cube to a pad or, half the time, onto the blue cube, as
    the card's episodes), the sim reset and the cubes placed from a seeded episode set
-   before each; a drift monitor (:mod:`miles_ros.runtime.rollout.drift`)
-   tests the active version's outcomes against its card's success. ``detect_requests``:
-   the outcome that raised it. Every request is recorded (MCAP).
+   before each; a drift monitor (:mod:`miles_ros.runtime.rollout.drift`) tests the
+   active version's outcomes against its card's success and its requests' mean arm step
+   against its first ones. It watches ``original_requests`` requests of the original cell
+   first (its signal's reference, the rest a false-alarm watch: ``--original-requests``),
+   then the change is applied. ``detect_requests``: the tested request after the change
+   that raised the alarm (``fired``: which test). Every request after the change is
+   recorded (MCAP). ``--detect-only`` stops here; ``--literal-detect`` (with it) applies
+   the issue's literal change instead.
 3. ``fine_tune``: the recording converted to a dataset, then (``--method sim``, the
    default) :func:`policies.finetune_sim.sim_fine_tune` (DAgger in PyBullet behind the
    supervisor from the active version's weights, the finger reading offset identified from
