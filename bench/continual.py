@@ -17,9 +17,14 @@ Stages (each timed, ``stage_s``):
    change applied live through sim_node's parameters. Requests go straight to the skill
    node (``pick_place`` of the red cube to a pad or, half the time, onto the blue cube, as
    the card's episodes), the sim reset and the cubes placed from a seeded episode set
-   before each; a drift monitor (:mod:`miles_ros.runtime.rollout.drift`)
-   tests the active version's outcomes against its card's success. ``detect_requests``:
-   the outcome that raised it. Every request is recorded (MCAP).
+   before each; a drift monitor (:mod:`miles_ros.runtime.rollout.drift`) tests the
+   active version's outcomes against its card's success and its requests' mean arm step
+   against its first ones. It watches ``original_requests`` requests of the original cell
+   first (its signal's reference, the rest a false-alarm watch: ``--original-requests``),
+   then the change is applied. ``detect_requests``: the tested request after the change
+   that raised the alarm (``fired``: which test). Every request after the change is
+   recorded (MCAP). ``--detect-only`` stops here; ``--literal-detect`` (with it) applies
+   the issue's literal change instead.
 3. ``fine_tune``: the recording converted to a dataset, then (``--method sim``, the
    default) :func:`policies.finetune_sim.sim_fine_tune` (DAgger in PyBullet behind the
    supervisor from the active version's weights, the finger reading offset identified from
@@ -96,6 +101,15 @@ class Settings:
     """Requests the detect stage may take (it stops at the detection)."""
     logged_min: int = 40
     """Requests recorded for the fine-tune (the detect stage goes on to this many)."""
+    original_requests: int = 0
+    """Requests on the original cell before the change (0: the drift signal's reference,
+    ``DriftConfig.reference``); more are watched for a false alarm."""
+    detect_only: bool = False
+    """Stop after the detect stage (no fine-tune, canary or broken candidate)."""
+    literal_detect: bool = False
+    """The detect stage's change is the issue's literal one (:data:`LITERAL`, which leaves
+    success where it was) instead of :data:`SCENARIO`: what the drift monitor makes of a
+    change that does not degrade the skill (with ``detect_only``)."""
     canary_max: int = 60
     broken_max: int = 20
     gradient_steps: int = 2000
@@ -115,6 +129,7 @@ QUICK = Settings(
     eval_episodes=20,
     detect_max=6,
     logged_min=4,
+    original_requests=4,
     canary_max=6,
     broken_max=4,
     gradient_steps=100,
@@ -381,29 +396,72 @@ class CheckerSummary:
 
 
 # --- the stages ----------------------------------------------------------------------------
-def stage_detect(cell: Cell, eps, s: Settings, card_rate: float) -> dict:
-    from miles_ros.interfaces import SKILL_DRIFT, SUCCEEDED
+def stage_detect(cell: Cell, eps, s: Settings, card_rate: float, recording: Path) -> dict:
+    """The drift monitor on ``s.original_requests`` requests of the original cell (the
+    first of them its signal's reference, the rest watched for a false alarm), then the
+    change (recorded from there) until the alarm, or on to ``s.logged_min`` requests for
+    the fine-tune."""
+    from miles_ros.interfaces import FAILED, SKILL_DRIFT, SUCCEEDED
     from miles_ros.runtime.rollout import Drift, DriftConfig, Rollout
 
     drift = Drift(SKILL, card_rate, DriftConfig(alpha=0.01, beta=0.05, delta=0.15))
     cell.skills.skills.rollout = Rollout(drifts={SKILL: drift})
-    outcomes = []
+
+    untested = []
+
+    def request(tag: str) -> tuple[bool, dict, list]:
+        """One request: whether it succeeded, its drift record ({}: an e-stopped or
+        aborted request, which tests nothing) and its commands."""
+        status, commands = cell.run(tag, next(eps))
+        if status["state"] not in (SUCCEEDED, FAILED):
+            untested.append({"id": tag, "state": status["state"], "reason": status["reason"]})
+            return False, {}, commands
+        if SKILL_DRIFT not in status:
+            raise RuntimeError(f"request {tag} has no drift record: {status}")
+        return status["state"] == SUCCEEDED, status[SKILL_DRIFT], commands
+
+    original, original_signal = [], []
+    for k in range(s.original_requests or drift.config.reference):
+        ok, record, _ = request(f"original-{k}")
+        if not record:
+            continue
+        original.append(ok)
+        original_signal.append((record.get("signal") or {}).get("statistic"))
+        if drift.detected:  # a false alarm: it latches, the change cannot be timed
+            break
+    false_alarm = drift.detected_at
+    change = LITERAL if s.literal_detect else SCENARIO
+    cell.set_change(change)
+    cell.start_recording(recording)
+    outcomes, signal = [], []
     checker = CheckerSummary()
     estops0 = cell.estops
     k = 0
     while k < max(s.logged_min, 1) or (not drift.detected and k < s.detect_max):
-        status, commands = cell.run(f"detect-{k}", next(eps))
-        outcomes.append(status["state"] == SUCCEEDED)
+        ok, record, commands = request(f"detect-{k}")
         checker.add(commands)
-        if SKILL_DRIFT not in status:
-            raise RuntimeError(f"request detect-{k} has no drift record: {status}")
         k += 1
+        if not record:
+            continue
+        outcomes.append(ok)
+        signal.append((record.get("signal") or {}).get("statistic"))
+    cell.stop_recording()
     cell.skills.skills.rollout = None
+    # the tested requests after the change up to the alarm (the monitor counts tested ones)
+    detected = None if false_alarm or not drift.detected else drift.detected_at - len(original)
     return {
-        "detect_requests": drift.detected_at,
+        "detect_requests": detected,
+        "change": change,
+        "fired": drift.fired,
+        "original_requests": len(original),
+        "original_false_alarm_at": false_alarm,
+        "original_success": round(float(np.mean(original)), 4) if original else None,
+        "original_signal": original_signal,
         "requests": k,
-        "live_success": round(float(np.mean(outcomes)), 4),
+        "untested": untested,
+        "live_success": round(float(np.mean(outcomes)), 4) if outcomes else None,
         "outcomes": [bool(o) for o in outcomes],
+        "signal": signal,
         "estops": cell.estops - estops0,
         "checker": checker.to_dict(),
         "drift_config": dataclasses.asdict(drift.config),
@@ -526,26 +584,27 @@ def run(s: Settings) -> dict:
 
     t = time.perf_counter()
     n, seed = s.eval_episodes, int(card.evaluation.get("seed", 1000))
-    result["literal"] = {
-        "change": LITERAL,
-        "original_cell_success": offline_success(shipped, {}, n, seed),
-        "changed_cell_success": offline_success(shipped, LITERAL, n, seed),
-        "episodes": n,
-    }
-    stage_s["literal"] = round(time.perf_counter() - t, 1)
+    if not s.detect_only:
+        result["literal"] = {
+            "change": LITERAL,
+            "original_cell_success": offline_success(shipped, {}, n, seed),
+            "changed_cell_success": offline_success(shipped, LITERAL, n, seed),
+            "episodes": n,
+        }
+        stage_s["literal"] = round(time.perf_counter() - t, 1)
 
     eps = episodes(s.seed)
     cell = Cell(library, work)
     try:
-        cell.set_change(SCENARIO)
         recording = work / "changed_cell.mcap"
-        cell.start_recording(recording)
         t = time.perf_counter()
-        detect = stage_detect(cell, eps, s, card_success(card) or card_eval)
-        cell.stop_recording()
+        detect = stage_detect(cell, eps, s, card_success(card) or card_eval, recording)
         stage_s["detect"] = round(time.perf_counter() - t, 1)
         result["detect_requests"] = detect["detect_requests"]
         result["detect"] = detect
+        if s.detect_only:
+            result["stage_s"] = stage_s
+            return result
 
         t = time.perf_counter()
         tuned = stage_fine_tune(recording, library, work / "tuned", s)
@@ -626,10 +685,47 @@ def main() -> int:
         help="the fine-tune: one regression onto labelled logged states, or DAgger in "
         "simulation on the cell the logs identify",
     )
+    parser.add_argument(
+        "--detect-only",
+        action="store_true",
+        help="run the detect stage alone, stopping at the alarm",
+    )
+    parser.add_argument(
+        "--literal-detect",
+        action="store_true",
+        help="with --detect-only: the change is the issue's literal one (mass x3, friction "
+        "x0.5), which leaves success where it was",
+    )
+    parser.add_argument(
+        "--original-requests",
+        type=int,
+        default=None,
+        help="requests on the original cell before the change (default: the drift "
+        "signal's reference; more are watched for a false alarm)",
+    )
+    parser.add_argument(
+        "--detect-max",
+        type=int,
+        default=None,
+        help="requests the detect stage may take after the change "
+        f"(default {Settings.detect_max})",
+    )
     args = parser.parse_args()
     settings = dataclasses.replace(
-        QUICK if args.quick else Settings(), anchor=args.anchor, method=args.method
+        QUICK if args.quick else Settings(),
+        anchor=args.anchor,
+        method=args.method,
     )
+    if args.original_requests is not None:
+        settings = dataclasses.replace(settings, original_requests=args.original_requests)
+    if args.detect_max is not None:
+        settings = dataclasses.replace(settings, detect_max=args.detect_max)
+    if args.literal_detect and not args.detect_only:
+        parser.error("--literal-detect needs --detect-only (the fine-tune learns the scenario)")
+    if args.detect_only:
+        settings = dataclasses.replace(
+            settings, detect_only=True, logged_min=0, literal_detect=args.literal_detect
+        )
     saved = os.dup(1)
     os.dup2(2, 1)  # C libraries print to stdout (pybullet's build line): keep JSON clean
     started = time.perf_counter()

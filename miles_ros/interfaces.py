@@ -220,9 +220,10 @@ drift: the monitor's decision record on this request's outcome
 (:mod:`miles_ros.runtime.rollout.drift`)."""
 DRIFT_DETECTED = "drift"
 """Drift decision: the active version succeeds less often than its card says (the
-sequential test rejected the card's rate); the monitor stays latched until reset."""
+sequential test rejected the card's rate), or its requests' signal moved away from its
+reference (the record's ``fired`` says which); the monitor stays latched until reset."""
 DRIFT_STEADY = "steady"
-"""Drift decision: the stream agrees with the card's rate; a fresh test starts."""
+"""Drift decision: the stream agrees with the card's rate; a fresh success test starts."""
 DRIFT_DECISIONS = (DRIFT_DETECTED, DRIFT_STEADY, CANARY_CONTINUE)
 """``decision`` of a drift record (``continue``: not enough evidence yet)."""
 SKILL_INPUTS = "inputs"

@@ -136,8 +136,9 @@ def _up(argv: list[str] | None, prog: str, stop: StopSignals) -> int:
         action="append",
         default=[],
         metavar="SKILL",
-        help="watch SKILL's live success against its card's (a sequential test: 'drift' on "
-        "the final skill statuses, the records in --rollout-log); repeatable",
+        help="watch SKILL's live success against its card's and its requests' mean arm "
+        "step against its first 30 requests' (sequential tests: 'drift' on the final skill "
+        "statuses, the records in --rollout-log); repeatable",
     )
     parser.add_argument(
         "--rollout-log",

@@ -101,7 +101,9 @@ class SkillNodeParams:
     """JSON-lines file of the canaries' decisions with their evidence ('' = none)."""
     drift: str = ""
     """Drift monitors of active versions, a YAML mapping {SKILL: {alpha: 0.01, beta: 0.05,
-    delta: 0.3}} ('' = none): an SPRT of SKILL's live success against its card's; the final
+    delta: 0.3, signal: action, reference: 30, allowance: 0.5, threshold: 9.0}} ('' =
+    none): an SPRT of SKILL's live success against its card's and a CUSUM of a per-request
+    signal against the version's first requests, either raising the alarm; the final
     status carries its record under "drift" (miles_ros.runtime.rollout.drift)."""
     joint_names: tuple[str, ...] = panda.JOINT_NAMES
     """Arm joint names, in the robot model's order."""

@@ -54,6 +54,15 @@ class Execution:
     scripted home move runs first (:attr:`SkillExecutor.start_from_home`)."""
     restarts: int = 0
     """Times a stalled policy was sent home and started again."""
+    skill_periods: int = 0
+    """Control periods of the skill's own phase over the whole request (home moves left
+    out, stall restarts counted on): the drift monitor's ``steps``."""
+    policy_periods: int = 0
+    """Control periods whose targets the policy computed, over the whole request."""
+    arm_step_sum: float = 0.0
+    """Sum over those periods of the L2 norm of the arm's commanded joint step (targets
+    minus measured positions, rad, before command shaping): over ``policy_periods``, the
+    drift monitor's ``action``."""
     stall_ref: tuple[float, np.ndarray, float] | None = None
     """(time, TCP, goal distance) when the skill last made progress (the stall watchdog)."""
     command_path: CommandPath | None = None
@@ -71,6 +80,12 @@ class Execution:
     rollout: Any = None
     """The request's :class:`~miles_ros.runtime.rollout.RequestRollout` (the version that
     runs it, its shadow, a fallback), or None when no candidate rolls out for its skill."""
+
+    def measures(self) -> dict[str, float | None]:
+        """What the request measured of itself, for the drift monitor's signal
+        (:data:`~miles_ros.runtime.rollout.drift.SIGNALS`)."""
+        action = self.arm_step_sum / self.policy_periods if self.policy_periods else None
+        return {"action": action, "steps": self.skill_periods, "return": self.episode_return}
 
 
 @dataclass

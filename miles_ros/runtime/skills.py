@@ -407,6 +407,8 @@ class SkillExecutor:
         obs = skill.task.observe(state)[0]
         action = skill.policy.act(obs)
         targets = action_to_targets(cfg, self.joints.arm_pos, action)
+        run.policy_periods += 1
+        run.arm_step_sum += float(np.linalg.norm(targets.arm - self.joints.arm_pos))
         if run.rollout is not None:  # the shadow's seam: it reads, nothing flows back
             command = self._command_now(now)
             self.rollout.period(run.rollout, obs, action, targets, self.joints, command, now)
@@ -553,6 +555,8 @@ class SkillExecutor:
 
     def _progress(self, run: Execution, distance: float, now: float) -> dict:
         run.steps += 1
+        if not run.homing:
+            run.skill_periods += 1
         if run.initial_distance is None:
             run.initial_distance = max(distance, 1e-9)
         run.progress = float(np.clip(1.0 - distance / run.initial_distance, 0.0, 1.0))
@@ -587,7 +591,13 @@ class SkillExecutor:
             out[SKILL_VERSION] = run.skill.card.version
         if run.rollout is not None:
             out.update(
-                self.rollout.finish(run.rollout, state, self.safety_interventions, run.request_id)
+                self.rollout.finish(
+                    run.rollout,
+                    state,
+                    self.safety_interventions,
+                    run.request_id,
+                    run.measures(),
+                )
             )
         log = logger.info if state == SUCCEEDED else logger.warning
         log(

@@ -350,3 +350,31 @@ def test_a_promoted_canary_becomes_the_active_version_between_requests(linear_di
     assert start[SKILL_CANARY]["version"] == "active"
     statuses, _, _ = drive(ex, t, 1000)
     assert statuses[-1]["state"] == SUCCEEDED and statuses[-1]["version"] == 2
+
+
+def test_the_drift_record_carries_what_each_request_measured_of_itself(linear_dir):
+    """The executor hands the drift monitor the request's control periods, mean arm step
+    and the supervisor's interventions during it; the record's signal is that value (the
+    periods: the final status's own count)."""
+    from miles_ros.interfaces import SKILL_DRIFT
+    from miles_ros.runtime.rollout import Drift
+
+    ex = make_executor(linear_dir)
+    records = {}
+    for signal in ("steps", "action", "interventions"):
+        drift = Drift("reach", 0.95, DriftConfig(signal=signal, reference=5))
+        ex.rollout = Rollout(drifts={"reach": drift})
+        ex.on_safety_state({"estop": False, "interventions": 10}, 0.0)
+        ex.on_request(request(signal, "reach", target=reach_goal(-0.1)), 0.0)
+        _, _, t = drive(ex, 0.0, 3)
+        ex.on_safety_state({"estop": False, "interventions": 13}, t)  # 3 during it
+        statuses, _, _ = drive(ex, t, 1000)
+        final = statuses[-1]
+        assert final["state"] == SUCCEEDED
+        records[signal] = (final, final[SKILL_DRIFT]["signal"])
+    final, steps = records["steps"]
+    assert steps["statistic"] == final["step"] > 3
+    _, action = records["action"]
+    assert 0.0 < action["statistic"] < 1.0  # rad per period
+    _, interventions = records["interventions"]
+    assert interventions["statistic"] == 3

@@ -1,7 +1,9 @@
 """The drift monitor of an active skill version (miles_ros.runtime.rollout.drift) on
-seeded simulated outcome streams: a skill as good as its card is rarely flagged, a drop of
+seeded simulated streams: a skill as good as its card is rarely flagged, a drop of
 ``delta`` is caught, the alarm latches, and the executor's rollout puts its record on the
-final status of the active version's requests only."""
+final status of the active version's requests only; its continuous signal stays under its
+false alarm bound on stationary streams of any distribution and catches a shift of one
+reference deviation within 40 requests."""
 
 import numpy as np
 import pytest
@@ -16,6 +18,13 @@ from miles_ros.interfaces import (
     SUCCEEDED,
 )
 from miles_ros.runtime.rollout import Canary, CanaryConfig, Drift, DriftConfig, Rollout
+from miles_ros.runtime.rollout.drift import (
+    FALSE_ALARM_BOUND,
+    FALSE_ALARM_REQUESTS,
+    HIGHER,
+    LOWER,
+    rank_cusum_false_alarms,
+)
 
 STREAMS = 2000
 """Seeded streams per rate estimate (standard error under a point)."""
@@ -74,8 +83,19 @@ def test_a_drop_after_a_good_run_is_caught_and_the_alarm_latches_until_reset():
     assert drift.outcome("z", True)["decision"] == CANARY_CONTINUE
 
 
+class _Card:
+    """What the drift monitor reads of a version's card."""
+
+    def __init__(self, version: int, rate: float = CARD) -> None:
+        self.version, self.data, self.evaluation = version, {}, {"success_rate": rate}
+
+
 class _Skill:
-    """What the rollout keeps of a version (it is only handed back)."""
+    """What the rollout keeps of a version (handed back; the drift monitor reads its
+    card)."""
+
+    def __init__(self, version: int = 1, rate: float = CARD) -> None:
+        self.card = _Card(version, rate)
 
 
 def test_the_rollout_records_drift_on_the_active_versions_outcomes_only():
@@ -114,3 +134,136 @@ def test_skill_nodes_drift_parameter_watches_a_skill_against_its_cards_rate():
     assert drift.config.delta == 0.2
     assert drift.p0 == pytest.approx(min(card_success(library.skills["reach"].card), 0.999))
     assert rollout_from_config(library) is None
+
+
+# --- the continuous signal ----------------------------------------------------------------
+SIGNAL_STREAMS = 400
+"""Seeded streams per signal estimate."""
+
+
+def signal_alarm(values, config: DriftConfig) -> tuple[int | None, dict]:
+    """When a signal-only monitor (every request a success: the success test stays quiet)
+    alarms on ``values`` (1-based), and its last record."""
+    drift = Drift("pick_place", CARD, config)
+    record = {}
+    for k, value in enumerate(values):
+        record = drift.outcome(str(k), True, {config.signal: float(value)})
+        if drift.detected:
+            return drift.detected_at, record
+    return None, record
+
+
+def test_the_signal_tests_false_alarms_stay_under_the_bound_on_stationary_streams():
+    """The defaults' chance of an alarm within FALSE_ALARM_REQUESTS requests of an
+    unchanged cell, by seeded simulation: under FALSE_ALARM_BOUND."""
+    config = DriftConfig()
+    assert rank_cusum_false_alarms(config, FALSE_ALARM_REQUESTS, 2000, seed=11) <= (
+        FALSE_ALARM_BOUND
+    )
+    # a looser threshold is not: the simulation sees the difference
+    loose = DriftConfig(threshold=4.0)
+    assert rank_cusum_false_alarms(loose, FALSE_ALARM_REQUESTS, 2000, seed=11) > 2 * (
+        FALSE_ALARM_BOUND
+    )
+
+
+def test_the_signal_test_sees_only_ranks_so_its_rate_holds_for_any_stationary_stream():
+    """The same uniform draws mapped through increasing functions (a skewed, heavy-tailed
+    and a bounded statistic) give the same decisions at the same requests: the false
+    alarm rate of the uniform simulation is every continuous stream's. The whole monitor
+    on such streams, with outcomes at the card's rate, alarms within the bound plus the
+    success test's own false alarms."""
+    config = DriftConfig()
+    n = config.reference + FALSE_ALARM_REQUESTS
+    rng = np.random.default_rng(5)
+    for _ in range(50):
+        u = rng.random(n)
+        at = {f: signal_alarm(f(u), config)[0] for f in (np.exp, lambda x: np.exp(8 * x), np.sqrt)}
+        assert len(set(at.values())) == 1
+    signal_alarms = success_alarms = 0
+    for _ in range(SIGNAL_STREAMS):
+        drift = Drift("pick_place", CARD, DriftConfig(delta=0.15))
+        steps = rng.lognormal(np.log(130.0), 0.3, n)
+        for k in range(n):
+            drift.outcome(str(k), bool(rng.random() < CARD), {"action": steps[k]})
+            if drift.detected:
+                break
+        signal_alarms += drift.fired == "action"
+        success_alarms += drift.fired == "success"
+    assert signal_alarms / SIGNAL_STREAMS <= FALSE_ALARM_BOUND + MARGIN
+    assert success_alarms / SIGNAL_STREAMS <= 0.05
+
+
+@pytest.mark.parametrize("shift", [-1.0, 1.0])
+def test_a_shift_of_one_reference_deviation_is_caught_within_40_requests(shift):
+    """After the reference, the statistic moves by one standard deviation (either way):
+    the signal fires within 40 requests on most streams, naming the direction; the success
+    test, seeing only successes, never does."""
+    config = DriftConfig()
+    rng = np.random.default_rng(9)
+    delays, directions = [], set()
+    for _ in range(SIGNAL_STREAMS):
+        values = np.concatenate(
+            [rng.normal(0.8, 0.08, config.reference), rng.normal(0.8 + 0.08 * shift, 0.08, 200)]
+        )
+        at, record = signal_alarm(values, config)
+        if at is None:  # a reference drawn far from its mean: missed in 200 requests
+            delays.append(np.inf)
+            continue
+        assert at > config.reference
+        assert record["fired"] == "action" and record["decision"] == DRIFT_DETECTED
+        delays.append(at - config.reference)
+        directions.add(record["signal"]["direction"])
+    assert directions == {HIGHER if shift > 0 else LOWER}
+    assert np.mean(np.array(delays) <= 40) >= 0.8
+    assert np.median(delays) <= 25
+
+
+def test_the_signal_record_latches_and_a_reset_takes_a_new_reference():
+    config = DriftConfig(reference=5, threshold=3.0)
+    drift = Drift("pick_place", CARD, config)
+    records = [drift.outcome(str(k), True, {"action": 0.8 + 0.01 * k}) for k in range(5)]
+    assert [r["signal"]["reference_n"] for r in records] == [1, 2, 3, 4, 5]
+    assert all(r["signal"]["score"] is None for r in records)
+    assert records[-1]["signal"]["reference_median"] == pytest.approx(0.82)
+    k = 5
+    while not drift.detected:
+        record = drift.outcome(str(k), True, {"action": 0.1})
+        k += 1
+    assert record["fired"] == "action" and record["signal"]["direction"] == LOWER
+    assert record["signal"]["statistic"] == pytest.approx(0.1)
+    assert record["signal"]["cusum_lower"] >= config.threshold
+    assert record["signal"]["score"] < 0
+    at = drift.detected_at
+    after = drift.outcome("late", True, {"action": 0.8})  # latched
+    assert after["decision"] == DRIFT_DETECTED and after["detected_at"] == at
+    assert after["fired"] == "action"
+    # a request that did not measure the signal leaves it as it was
+    drift.reset()
+    assert drift.outcome("x", True, {})["signal"]["reference_n"] == 0
+    assert drift.outcome("y", True, {"action": 0.5})["signal"]["reference_n"] == 1
+    # success alone: no signal in the record, the success test names itself
+    alone = Drift("pick_place", CARD, DriftConfig(signal=""))
+    while not alone.detected:
+        record = alone.outcome("f", False, {"action": 0.1})
+    assert "signal" not in record and record["fired"] == "success"
+    with pytest.raises(ValueError, match="drift signal"):
+        DriftConfig(signal="nonsense")
+
+
+def test_a_newly_active_version_gets_a_fresh_watch_with_its_own_reference():
+    """Requests of version 1 fill the signal's reference; when version 2 becomes active
+    (promoted between requests) the monitor starts again on its card's rate and takes a
+    new reference from its requests, so its own way of moving is not a drift."""
+    drift = Drift("pick_place", CARD, DriftConfig(reference=5))
+    rollout = Rollout(drifts={"pick_place": drift})
+    one, two = _Skill(1), _Skill(2, rate=0.9)
+    for k in range(8):
+        _, req = rollout.start("pick_place", one, 0)
+        record = rollout.finish(req, SUCCEEDED, 0, str(k), {"action": 0.04})[SKILL_DRIFT]
+    assert record["version"] == 1 and record["signal"]["reference_n"] == 5
+    _, req = rollout.start("pick_place", two, 0)
+    record = rollout.finish(req, SUCCEEDED, 0, "new", {"action": 0.02})[SKILL_DRIFT]
+    assert record["version"] == 2 and record["outcomes"] == 1
+    assert record["signal"]["reference_n"] == 1 and record["decision"] == CANARY_CONTINUE
+    assert drift.p0 == pytest.approx(0.9)

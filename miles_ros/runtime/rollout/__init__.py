@@ -5,7 +5,8 @@
 - :mod:`.canary`: a seeded share of requests to the candidate, decided by
   :mod:`.sprt` (promote, rollback, continue) with every decision's evidence;
 - :mod:`.drift`: the active version's live success tested against its card's (the same
-  SPRT), a decision record per outcome;
+  SPRT) and a per-request signal against its first requests' (a CUSUM of ranks), a
+  decision record per outcome;
 - :mod:`.core`: :class:`Rollout`, the executor's seams, the per-request fallback and the
   ``shadow`` / ``canary`` parameters of skill_node.
 """

@@ -188,23 +188,34 @@ class Rollout:
         req.candidate, req.fallback = False, reason
         return req.active
 
-    def finish(self, req: RequestRollout, state: str, interventions: int, request_id: str) -> dict:
+    def finish(
+        self,
+        req: RequestRollout,
+        state: str,
+        interventions: int,
+        request_id: str,
+        measures: dict | None = None,
+    ) -> dict:
         """The final status's rollout keys; records the outcome (a succeeded or failed
-        request: aborted and e-stopped ones test nothing)."""
+        request: aborted and e-stopped ones test nothing). ``measures``: the request's
+        own (the executor's ``steps`` and ``return``) for the drift monitor's signal; the
+        supervisor's ``interventions`` during it are added here."""
         out: dict = {}
         tested = state in (SUCCEEDED, FAILED)
+        caused = interventions - req.interventions_at_start
         if req.canary is not None:
             if tested and req.candidate:
-                caused = interventions - req.interventions_at_start
                 succeeded = state == SUCCEEDED
                 req.decision = req.canary.candidate_outcome(request_id, succeeded, caused)
             elif tested and not req.fallback:  # a fallback's outcome is not the baseline's
-                caused = interventions - req.interventions_at_start
                 req.canary.active_outcome(state == SUCCEEDED, caused)
             out[SKILL_CANARY] = req.canary_status()
         drift = self.drifts.get(req.skill)
         if drift is not None and tested and not req.candidate and not req.fallback:
-            out[SKILL_DRIFT] = drift.outcome(request_id, state == SUCCEEDED)
+            card = req.active.card
+            drift.follow(card.version, card_success(card))
+            measured = {**(measures or {}), "interventions": caused}
+            out[SKILL_DRIFT] = drift.outcome(request_id, state == SUCCEEDED, measured)
         if req.shadow is not None and req.shadow.periods + bool(req.shadow.error):
             record = req.shadow.record()
             out[SKILL_SHADOW] = record
@@ -245,12 +256,12 @@ def parse_canary(text: str) -> dict[str, CanaryConfig]:
 
 
 def parse_drift(text: str) -> dict[str, DriftConfig]:
-    """skill_node's ``drift``: a YAML mapping ``{SKILL: {alpha, beta, delta}}`` of
-    :class:`DriftConfig` fields (``{}`` or null: the defaults; "" = none)."""
+    """skill_node's ``drift``: a YAML mapping ``{SKILL: {alpha, beta, delta, signal, ...}}``
+    of :class:`DriftConfig` fields (``{}`` or null: the defaults; "" = none)."""
     out = {}
     for skill, spec in _mapping(text, "drift").items():
         if not isinstance(spec, dict | None):
-            raise ValueError(f"drift {skill}: expected {{alpha, beta, delta}}, got {spec!r}")
+            raise ValueError(f"drift {skill}: expected {{alpha, beta, delta, ...}}, got {spec!r}")
         try:
             out[skill] = DriftConfig(**(spec or {}))
         except TypeError as exc:
