@@ -69,6 +69,13 @@ def alive(pid: int) -> bool:
     return state != "Z"
 
 
+def command_line(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+    except OSError:
+        return ""
+
+
 def wait_gone(pids: set[int], timeout: float = GONE_TIMEOUT_S) -> set[int]:
     """The pids still alive after waiting up to ``timeout`` s for all to end."""
     deadline = time.monotonic() + timeout
@@ -157,6 +164,13 @@ def test_no_child_of_miles_up_outlives_it(stop):
         assert match, seen[-1]
         children = descendants(process.pid)
         assert int(match.group(1)) in children
+        camera = [p for p in children if "miles_ros.ros.camera_process" in command_line(p)]
+        assert len(camera) == 1  # the sim's camera process
+        deadline = time.monotonic() + GONE_TIMEOUT_S
+        while len(descendants(camera[0])) < 2 and time.monotonic() < deadline:
+            time.sleep(0.1)  # polling for its renderers to start, with a deadline
+        children = descendants(process.pid)
+        assert len(descendants(camera[0])) >= 2, "the camera's renderers did not start"
         process.send_signal(getattr(signal, stop))
         process.wait(timeout=60)
         left = wait_gone(children)

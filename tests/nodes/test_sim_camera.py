@@ -87,6 +87,20 @@ def test_frames_come_as_a_realsense_sends_them_with_one_stamp(camera_graph):
     assert g.arrivals and all(at - stamp >= latency_ns for stamp, at in g.arrivals)
 
 
+def test_the_camera_process_publishes_the_frames_in_exposure_order(camera_graph):
+    """Two renderers work at once, yet frames arrive in the order they were exposed; the
+    images come from the camera's own process (node sim_camera), never from sim_node."""
+    g = camera_graph
+    g.wait(lambda: len(g.arrivals) >= 6, timeout=90.0, what="six colour frames")
+    stamps = [stamp for stamp, _ in list(g.arrivals)]
+    assert all(b > a for a, b in zip(stamps, stamps[1:], strict=False)), stamps
+    for topic in (interfaces.CAMERA_COLOR, interfaces.CAMERA_DEPTH, interfaces.CAMERA_INFO):
+        publishers = g.probe.get_publishers_info_by_topic(topic)
+        assert [p.node_name for p in publishers] == ["sim_camera"], topic
+    assert "sim_camera" not in [n.get_name() for n in g.nodes]
+    assert g.nodes[0].rgbd.failed == 0
+
+
 def test_depth_agrees_with_the_render_and_a_table_pixel_lies_on_the_table(camera_graph):
     g = camera_graph
     g.wait(lambda: len(g.depth) >= 1, timeout=90.0, what="a depth frame")
