@@ -11,7 +11,8 @@ take the frames as they come, whichever is free: a 640x480 frame takes ~90 ms of
 TinyRenderer and ~20 ms of noise on one core, so one renderer alone cannot keep 10 Hz.
 The frames are published by a node of this process (``sim_camera``, the sim node's
 namespace) in the order they were exposed, each ``latency_s`` after its exposure (never
-earlier), on the RealSense topics with the same QoS as before.
+earlier), on the RealSense topics with the same QoS as before. The process runs at a lower
+CPU priority than the sim (:data:`CAMERA_NICE`).
 
 Protocol (pickled tuples over a :mod:`multiprocessing` connection, the child's end passed
 as a file descriptor): the parent sends ``("setup", dict)`` first, then ``("frame", seq,
@@ -40,6 +41,10 @@ from miles_ros.ros.processes import SOURCE_ROOT
 RENDER_WORKERS = 2
 """Render processes taking frames in turn (two: each renders at most every other frame,
 ~110 ms of a 200 ms slot at 10 Hz)."""
+CAMERA_NICE = 5
+"""How much lower than the sim's the camera process's CPU priority is (``os.nice``; its
+renderers inherit it): on a busy machine the 250 Hz loops come first, and the camera's
+rate drops (its stamps stay true) instead of the loops' periods stretching."""
 CLOSE_TIMEOUT_S = 10.0
 """How long :meth:`CameraPublisher.close` waits for the process to exit (s)."""
 
@@ -230,6 +235,7 @@ def main(argv: list[str] | None = None) -> int:
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the sim stops this process, in order
+    os.nice(CAMERA_NICE)
     fd = int((argv if argv is not None else sys.argv[1:])[0])
     conn = Connection(fd)
     try:
