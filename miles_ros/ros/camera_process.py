@@ -12,7 +12,8 @@ TinyRenderer and ~20 ms of noise on one core, so one renderer alone cannot keep 
 The frames are published by a node of this process (``sim_camera``, the sim node's
 namespace) in the order they were exposed, each ``latency_s`` after its exposure (never
 earlier), on the RealSense topics with the same QoS as before. The process runs at a lower
-CPU priority than the sim (:data:`CAMERA_NICE`).
+CPU priority than the sim (:data:`CAMERA_NICE`), and with Fast DDS a shared-memory segment
+that holds several frames (:func:`camera_environment`).
 
 Protocol (pickled tuples over a :mod:`multiprocessing` connection, the child's end passed
 as a file descriptor): the parent sends ``("setup", dict)`` first, then ``("frame", seq,
@@ -35,6 +36,7 @@ import threading
 import time
 import traceback
 from multiprocessing.connection import Connection, Pipe
+from pathlib import Path
 
 from miles_ros.ros.processes import SOURCE_ROOT
 
@@ -49,6 +51,27 @@ CLOSE_TIMEOUT_S = 10.0
 """How long :meth:`CameraPublisher.close` waits for the process to exit (s)."""
 
 
+FASTDDS_PROFILE = Path(__file__).with_name("camera_fastdds.xml")
+"""The camera process's Fast DDS profile: a 16 MB shared-memory segment (see the file)."""
+PROFILE_VARIABLES = ("FASTDDS_DEFAULT_PROFILES_FILE", "FASTRTPS_DEFAULT_PROFILES_FILE")
+
+
+def camera_environment(environ) -> dict[str, str]:
+    """The camera process's environment: this checkout first on ``PYTHONPATH`` and, with
+    Fast DDS (the default RMW) and no profile of the user's own, :data:`FASTDDS_PROFILE`:
+    a frame's images cross to a reader in another process through Fast DDS's shared
+    memory, whose default 512 kB segment cannot hold them while a busy best-effort reader
+    catches up (two frames in three were lost to perception_node on 2 loaded cores)."""
+    env = dict(environ)
+    env["PYTHONPATH"] = os.pathsep.join(
+        p for p in (str(SOURCE_ROOT), env.get("PYTHONPATH", "")) if p
+    )
+    fast_dds = env.get("RMW_IMPLEMENTATION", "rmw_fastrtps_cpp") == "rmw_fastrtps_cpp"
+    if fast_dds and not any(env.get(name) for name in PROFILE_VARIABLES):
+        env["FASTDDS_DEFAULT_PROFILES_FILE"] = str(FASTDDS_PROFILE)
+    return env
+
+
 class CameraPublisher:
     """The sim node's end of the camera process (see the module docstring).
 
@@ -59,10 +82,7 @@ class CameraPublisher:
 
     def __init__(self, setup: dict, on_message) -> None:
         self.conn, child = Pipe()
-        env = {**os.environ}
-        env["PYTHONPATH"] = os.pathsep.join(
-            p for p in (str(SOURCE_ROOT), env.get("PYTHONPATH", "")) if p
-        )
+        env = camera_environment(os.environ)
         self.proc = subprocess.Popen(
             [sys.executable, "-m", __name__, str(child.fileno())],
             env=env,
