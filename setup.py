@@ -20,6 +20,7 @@ setup(
             "agent/eval_heldout.yaml",
             "agent/adapters/*/*",
             "console/static/*",
+            "ros/camera_fastdds.xml",
         ],
     },
     data_files=[

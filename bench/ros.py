@@ -26,9 +26,10 @@ from ``POST /api/estop`` reaching the server to every supervisor's latched answe
 ``estop_round_trip_ms`` as this client sees it), ``operator_ab`` (the 250 Hz loop's p99
 jitter in the same graph with those parts off and on, alternated over ``--ab-rounds``
 rounds: :func:`measure_operator_ab`), ``perception_ab`` (the same with the camera and the
-perception node off and on, and on, the camera's frame rate and exposure-to-pose latency:
-:func:`measure_perception_ab`), ``perception_processes`` (the same with sim, safety and
-perception each in its own process),
+perception node off, on in the graph's process and on in a process of its own as ``miles
+up --perception`` runs it; on, the camera's frame rate, exposure-to-pose and
+frame-to-pose latency: :func:`measure_perception_ab`), ``perception_processes`` (the same
+with sim, safety and perception each in its own process),
 ``demo_wall_s`` (``miles demo`` with the shipped skills), ``config`` (with the 1-minute
 load average: on a shared 2-core machine the numbers say more about the load than the
 code; compare each loop with its ``baseline`` peer).
@@ -39,7 +40,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import functools
 import json
 import os
 import shutil
@@ -372,49 +372,74 @@ def measure_operator_ab(window_s: float, rounds: int) -> dict:
     return _alternate(rounds, window_s, lambda on: measure_operator(window_s, 0, operator=on))
 
 
-def measure_perception(window_s: float, perception: bool, mode: str = "one_process") -> dict:
-    """The one-process graph (sim, safety, skills) with the camera and the perception node
-    on (``miles up --perception``) or off, or with ``mode`` ``processes`` sim, safety and
-    perception each in its own process (as ``ros2 launch`` runs them) and the skill node
-    here: the skill loop at 250 Hz with its ``baseline``
-    peer, this process's CPU, and with perception the camera as the skills see it:
-    ``frames_hz`` (new measurements of a cube in plain view per second),
+PERCEPTION_LAYOUTS = ("one_process", "graph", "processes")
+"""Where :func:`measure_perception` runs perception: ``one_process`` (perception_node on the
+graph's executor, as ``miles up --perception`` ran it before
+:data:`~miles_ros.ros.graph.PROCESS_PARTS`), ``graph`` (the layout of ``miles up
+--perception``: perception_node in a process of its own beside the graph) and
+``processes`` (sim, safety and perception each in a process of its own, as ``ros2
+launch`` runs them; the skill node here). The sim's camera renders and publishes from its
+own process in all three."""
+
+
+def measure_perception(window_s: float, perception: bool, mode: str = "graph") -> dict:
+    """The graph (sim, safety, skills) with the camera and the perception node on or off,
+    laid out as ``mode`` says (:data:`PERCEPTION_LAYOUTS`): the skill loop at 250 Hz with
+    its ``baseline`` peer, this process's CPU, and with perception the camera as the
+    skills see it: ``frames_hz`` (new measurements of a cube in plain view per second),
     ``exposure_to_pose_ms`` {p50, p99} (from a frame's exposure to its pose arriving on
-    ``/miles/scene/objects``: render, camera latency, transport, perception) and, in one
-    process, ``frame_to_pose_ms`` (perception_node's own: from a frame's colour and depth
+    ``/miles/scene/objects``: render, camera latency, transport, perception),
+    ``frame_to_pose_ms`` (from the frame's camera_info arriving here, published just
+    before its images, to its pose arriving: the images' transport, perception and the
+    pose's transport, the same in every layout) and, with perception_node in this
+    process, ``node_frame_to_pose_ms`` (the node's own: from a frame's colour and depth
     both received to its pose published)."""
+    from sensor_msgs.msg import CameraInfo
     from std_msgs.msg import String
 
-    from miles_ros.interfaces import SCENE_OBJECTS
-    from miles_ros.ros.graph import InProcessGraph, with_perception
-    from miles_ros.ros.qos import COMMAND_QOS
+    from miles_ros.interfaces import CAMERA_INFO, SCENE_OBJECTS
+    from miles_ros.ros.graph import PROCESS_PARTS, InProcessGraph, with_perception
+    from miles_ros.ros.qos import COMMAND_QOS, IMAGE_QOS
 
+    if mode not in PERCEPTION_LAYOUTS:
+        raise ValueError(f"mode {mode!r}: one of {PERCEPTION_LAYOUTS}")
     rate = 250.0
     domain = 226 + os.getpid() % 2
     library = _library_without_envelopes(Path(tempfile.mkdtemp(prefix="bench_ros_")))
     parts, overrides = ["sim", "safety", "skills"], {"skills": {"skill_library": str(library)}}
-    if perception and mode == "one_process":
+    if perception and mode != "processes":
         parts, overrides = with_perception(parts, overrides)
     procs = _start_processes(domain, perception) if mode == "processes" else []
     if mode == "processes":
         parts = ["skills"]
+    layout = PROCESS_PARTS if mode == "graph" else frozenset()
     graph = None
     out: dict = {"perception": perception, "mode": mode}
     try:
-        graph = InProcessGraph.of_parts(parts, overrides=overrides, domain_id=domain)
+        graph = InProcessGraph.of_parts(
+            parts, overrides=overrides, domain_id=domain, processes=layout
+        )
         skill_node = next(n for n in graph.nodes if n.get_name() == "skill_node")
         peer, requests = _spin_with_peer(graph, skill_node, "bench_perception_peer")
         _reset_estop(peer)
-        seen: dict[float, float] = {}  # a cube's measurement stamp -> its arrival
+        seen: dict[float, float] = {}  # a cube's measurement stamp -> its pose's arrival
+        published: dict[float, float] = {}  # a frame's stamp -> its camera_info's arrival
+
+        def now() -> float:
+            return peer.get_clock().now().nanoseconds * 1e-9
 
         def on_objects(msg) -> None:
             body = json.loads(msg.data).get("objects", {}).get("blue_cube")
             if body and body.get("state") == "seen" and body["stamp"] not in seen:
-                seen[body["stamp"]] = peer.get_clock().now().nanoseconds * 1e-9
+                seen[body["stamp"]] = now()
+
+        def on_info(msg) -> None:
+            published[msg.header.stamp.sec + msg.header.stamp.nanosec * 1e-9] = now()
 
         peer.create_subscription(String, SCENE_OBJECTS, on_objects, COMMAND_QOS)
-        if perception:  # the first frames are in: the camera process has started
-            deadline = time.monotonic() + 30.0
+        if perception:
+            peer.create_subscription(CameraInfo, CAMERA_INFO, on_info, IMAGE_QOS)
+            deadline = time.monotonic() + 30.0  # the first frames: the camera has started
             while len(seen) < 3 and time.monotonic() < deadline:
                 time.sleep(0.05)  # polling for the camera's first frames, with a deadline
             seen.clear()
@@ -425,23 +450,64 @@ def measure_perception(window_s: float, perception: bool, mode: str = "one_proce
                 round((len(stamps) - 1) / (stamps[-1] - stamps[0]), 2) if len(stamps) > 2 else 0.0
             )
             out["exposure_to_pose_ms"] = _percentiles([(seen[t] - t) * 1e3 for t in stamps])
+            infos = {round(t, 6): at for t, at in published.items()}  # the stamps via JSON
+            pairs = [(seen[t] - infos[round(t, 6)]) * 1e3 for t in stamps if round(t, 6) in infos]
+            out["frame_to_pose_ms"] = _percentiles(pairs)
             node = next((n for n in graph.nodes if n.get_name() == "perception_node"), None)
-            if node is not None:  # one process: the node's own frame-to-pose times
-                out["frame_to_pose_ms"] = _percentiles([t * 1e3 for t in node.frame_to_pose])
+            if node is not None:  # in this process: the node's own frame-to-pose times
+                out["node_frame_to_pose_ms"] = _percentiles([t * 1e3 for t in node.frame_to_pose])
     finally:
         _tear_down(graph, procs, library)
     return out
 
 
 def measure_perception_ab(window_s: float, rounds: int) -> dict:
-    """:func:`measure_perception` off and on, alternated over ``rounds`` rounds (as
-    :func:`measure_operator_ab`): per side each round's loop ``jitter_p99_ms`` and their
-    median, the baseline's, the process CPU; on the "on" side the camera's ``frames_hz``
-    and ``exposure_to_pose_ms``."""
-    measure = functools.partial(measure_perception, window_s)  # measure(perception)
-    return _alternate(
-        rounds, window_s, measure, ("frames_hz", "exposure_to_pose_ms", "frame_to_pose_ms")
-    )
+    """:func:`measure_perception` off, on with perception in the graph's process
+    (``one_process``) and on as ``miles up --perception`` lays it out (``graph``), in
+    ``rounds`` rounds that rotate which goes first (a load on the machine hits all
+    alike): per side each round's loop ``jitter_p99_ms`` and their median, the
+    baseline's, the process CPU; on the "on" sides the camera's ``frames_hz``,
+    ``exposure_to_pose_ms`` and ``frame_to_pose_ms``."""
+    sides = {
+        "off": lambda: measure_perception(window_s, False, "graph"),
+        "one_process": lambda: measure_perception(window_s, True, "one_process"),
+        "graph": lambda: measure_perception(window_s, True, "graph"),
+    }
+    keys = ("frames_hz", "exposure_to_pose_ms", "frame_to_pose_ms", "node_frame_to_pose_ms")
+    return _rotate(rounds, window_s, sides, keys)
+
+
+def _rotate(rounds: int, window_s: float, sides: dict, on_keys: tuple[str, ...] = ()) -> dict:
+    """Each of ``sides`` (name -> measure()) once per round, in ``rounds`` rounds whose
+    order rotates; per side the summary of :func:`_summary`, with ``on_keys`` listed per
+    round where a side has them."""
+    names = list(sides)
+    runs: dict = {name: [] for name in names}
+    for k in range(rounds):
+        for name in names[k % len(names) :] + names[: k % len(names)]:
+            runs[name].append(sides[name]())
+    out: dict = {"rounds": rounds, "window_s": window_s}
+    for name, results in runs.items():
+        out[name] = _summary(results)
+        for key in on_keys:
+            if any(key in r for r in results):
+                out[name][key] = [r.get(key) for r in results]
+    return out
+
+
+def _summary(results: list[dict]) -> dict:
+    """Each run's loop ``jitter_p99_ms`` and ``rate_hz``, their median, the same of the
+    executor's ``baseline`` timer and the ``process_cpu``."""
+    p99 = [r["loop"]["jitter_p99_ms"] for r in results]
+    base = [r["baseline"]["jitter_p99_ms"] for r in results]
+    return {
+        "jitter_p99_ms": p99,
+        "median_jitter_p99_ms": round(float(np.median(p99)), 3),
+        "rate_hz": [r["loop"]["rate_hz"] for r in results],
+        "baseline_jitter_p99_ms": base,
+        "median_baseline_jitter_p99_ms": round(float(np.median(base)), 3),
+        "process_cpu": [r["process_cpu"] for r in results],
+    }
 
 
 def _alternate(rounds: int, window_s: float, measure, on_keys: tuple[str, ...] = ()) -> dict:
@@ -455,16 +521,7 @@ def _alternate(rounds: int, window_s: float, measure, on_keys: tuple[str, ...] =
             runs[side].append(measure(side == "on"))
     out: dict = {"rounds": rounds, "window_s": window_s}
     for side, results in runs.items():
-        p99 = [r["loop"]["jitter_p99_ms"] for r in results]
-        base = [r["baseline"]["jitter_p99_ms"] for r in results]
-        out[side] = {
-            "jitter_p99_ms": p99,
-            "median_jitter_p99_ms": round(float(np.median(p99)), 3),
-            "rate_hz": [r["loop"]["rate_hz"] for r in results],
-            "baseline_jitter_p99_ms": base,
-            "median_baseline_jitter_p99_ms": round(float(np.median(base)), 3),
-            "process_cpu": [r["process_cpu"] for r in results],
-        }
+        out[side] = _summary(results)
         if side == "on":
             out[side].update({key: [r.get(key) for r in results] for key in on_keys})
     return out

@@ -64,7 +64,7 @@ def run_dual_demo(
     ``record``, ``native``, ``web``, ``web_port``), None for none; ``perception``: the
     object poses from the camera (:func:`miles_ros.ros.graph.with_perception`)."""
     from miles_ros.ros.cell_client import CellClient
-    from miles_ros.ros.graph import InProcessGraph, cell_factories, warm_up_safety, with_perception
+    from miles_ros.ros.graph import PROCESS_PARTS, InProcessGraph, cell_factories, with_perception
     from miles_ros.ros.view_node import start_view
 
     started = time.perf_counter()
@@ -79,14 +79,16 @@ def run_dual_demo(
     parts = ["sim", "safety", "skills", "manager"]
     if perception:
         parts, values = with_perception(parts, values)
-    named = cell_factories(scene_file, parts, overrides=values)
-    labels = [label for label, _ in named]
+    here = [part for part in parts if part not in PROCESS_PARTS]
+    labels = [label for label, _ in cell_factories(scene_file, here, overrides=values)]
+    labels_all = labels + [part for part in parts if part in PROCESS_PARTS]
     log(f"Miles demo (two arms): goal {goal!r}")
-    log(f"  loading the cell: {', '.join(labels)} ...")
+    log(f"  loading the cell: {', '.join(labels_all)} ...")
     times: dict[str, float] = {}
-    warm_up_safety()
     domain = domain_id if domain_id is not None else 201 + os.getpid() % 30  # as demo_graph
-    with InProcessGraph.of_named(named, domain, times) as graph:
+    with InProcessGraph.of_parts(
+        parts, overrides=values, domain_id=domain, times=times, scene_file=scene_file
+    ) as graph:
         nodes = dict(zip(labels, graph.nodes, strict=True))
         if view:
             start_view(graph, scene_file, **view)
@@ -116,7 +118,7 @@ def run_dual_demo(
     report.update(
         demo="ros2_cell_pybullet_goal",
         scene=scene_file,
-        graph=labels,
+        graph=labels_all,
         model=model,
         node_construct_s=times,
         pictures=[p for p in ("before.png", "during.png", "after.png") if (out / p).exists()],

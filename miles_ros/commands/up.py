@@ -1,4 +1,6 @@
-"""``miles up``: the node graph in one process, like a ROS 2 component container.
+"""``miles up``: the node graph in one process, like a ROS 2 component container (with
+``--perception``, perception_node in a process of its own beside it:
+:data:`miles_ros.ros.graph.PROCESS_PARTS`).
 
 The same nodes and parameter files as ``launch/bringup.launch.py`` (config/sim.yaml,
 safety.yaml, skills.yaml, manager.yaml), built and spun by
@@ -237,8 +239,10 @@ def _up(argv: list[str] | None, prog: str, stop: StopSignals) -> int:
             from miles_ros.ros.recording import Recorder
 
             recorder = graph.add(Recorder(args.record, args.scene, context=graph.context))
+        names = [n.get_fully_qualified_name().lstrip("/") for n in nodes]
+        names += [f"{c.node_name.lstrip('/')} (process {c.pid})" for c in graph.processes]
         print(
-            f"{prog}: {', '.join(n.get_fully_qualified_name().lstrip('/') for n in nodes)} up "
+            f"{prog}: {', '.join(names)} up "
             f"({'recording to ' + args.record if args.record else 'not recording'}); "
             "Ctrl-C to stop",
             flush=True,

@@ -7,13 +7,16 @@ parameter files as ``launch/bringup.launch.py``), then a params file, then overr
 skill node per arm, under the arm's namespace); :class:`InProcessGraph` owns the rclpy
 context (its own ROS domain), the nodes and one
 single-threaded executor (:func:`graph_executor`), spun on a thread or by the caller,
-and tears them down in order.
+and tears them down in order. The parts of :data:`PROCESS_PARTS` (perception) run beside
+it, each in a process of its own on the same domain (:func:`start_processes`,
+:mod:`miles_ros.ros.processes`), started and stopped with the graph.
 """
 
 from __future__ import annotations
 
 import importlib
 import importlib.util
+import os
 import threading
 from collections.abc import Callable
 
@@ -25,6 +28,7 @@ from rclpy.signals import SignalHandlerOptions
 
 from miles_ros.params import config_dir
 from miles_ros.ros.node_main import spin_until
+from miles_ros.ros.processes import NodeProcess, ros_args, stop_all, wait_up
 
 PARTS: dict[str, tuple[str, str, str]] = {
     "sim": ("miles_ros.ros.sim_node", "SimNode", "sim.yaml"),
@@ -35,6 +39,13 @@ PARTS: dict[str, tuple[str, str, str]] = {
 }
 """Part -> (module, Node class, parameter file in config/), in start order. ``perception``
 runs only when asked for (:func:`with_perception`)."""
+
+PROCESS_PARTS: frozenset[str] = frozenset({"perception"})
+"""Parts that :meth:`InProcessGraph.of_parts` runs in a process of their own (as ``ros2
+launch`` runs every node; :class:`~miles_ros.ros.processes.NodeProcess`), not on the graph's
+executor: perception's frames (decoding, detection, tracking: tens of ms of numpy and OpenCV
+each) would share one interpreter with the 250 Hz sim, safety and skill loops. Every other
+part stays in the one process, as before."""
 
 PERCEPTION_OVERRIDES: dict[str, dict] = {
     "sim": {"publish_camera": True, "publish_truth_only": True},
@@ -175,8 +186,35 @@ def graph_executor(context) -> SingleThreadedExecutor:
     return SingleThreadedExecutor(context=context)
 
 
+def start_processes(
+    parts: list[str],
+    domain_id: int,
+    params_file: str | None = None,
+    overrides: dict[str, dict] | None = None,
+    scene_file: str | None = None,
+) -> list[NodeProcess]:
+    """Each of ``parts`` (keys of :data:`PARTS`, once each, in the root namespace) as its
+    node executable in a process of its own on ``domain_id``: its config/*.yaml, then
+    ``params_file``, then ``overrides[part]`` (``scene_file`` set when given), as
+    :func:`node_factories` builds an in-process node."""
+    out: list[NodeProcess] = []
+    try:
+        for part in parts:
+            module, _, config = PARTS[part]
+            values = {"scene_file": str(scene_file)} if scene_file else {}
+            values.update((overrides or {}).get(part) or {})
+            args = ros_args(config_dir() / config, params_file, values)
+            node_name = module.rsplit(".", 1)[1]  # each node executable is named after itself
+            out.append(NodeProcess(part, module, node_name, args, domain_id))
+    except BaseException:
+        stop_all(out)
+        raise
+    return out
+
+
 class InProcessGraph:
-    """Nodes from ``factories`` in their own context and ROS domain, on one executor.
+    """Nodes from ``factories`` in their own context and ROS domain, on one executor, and
+    (:meth:`of_parts`) the :data:`PROCESS_PARTS` in processes of their own (``processes``).
 
     ``domain_id`` None: ``ROS_DOMAIN_ID`` (or 0). ``times[i]`` is how long the i-th node
     took to construct (s). :meth:`add` puts further nodes (a client, a recorder) on the
@@ -204,6 +242,9 @@ class InProcessGraph:
         self.domain_id = self.context.get_domain_id()
         self.executor = graph_executor(self.context)
         self.nodes: list[Node] = []
+        self.processes: list[NodeProcess] = []
+        """Parts in processes of their own (:class:`~miles_ros.ros.processes.NodeProcess`),
+        stopped by :meth:`close` before the nodes."""
         self.thread: threading.Thread | None = None
         self._closed = False
         try:
@@ -225,19 +266,39 @@ class InProcessGraph:
         domain_id: int | None = None,
         times: dict[str, float] | None = None,
         scene_file: str | None = None,
+        processes: frozenset[str] | set[str] = PROCESS_PARTS,
     ) -> InProcessGraph:
         """The graph of ``parts`` (keys of :data:`PARTS`) as :func:`node_factories` builds
         them, or with ``scene_file`` for that scene's cell as :func:`cell_factories` does
         (labels such as ``safety/left_arm``); ``times[label]`` gets each node's
-        construction time (s). The safety supervisor's kernels are warmed up first when
-        ``safety`` is a part."""
+        construction time (s). The parts in ``processes`` (:data:`PROCESS_PARTS`; empty:
+        everything in this process) run in processes of their own, started first (their
+        start-up overlaps the nodes' construction) and waited for by discovery once the
+        nodes are built (:func:`~miles_ros.ros.processes.wait_up`). The safety
+        supervisor's kernels are warmed up first when ``safety`` is a part."""
+        own = [p for p in parts if p in processes]
+        here = [p for p in parts if p not in processes]
         if scene_file is None:
-            named = node_factories(parts, params_file, overrides)
+            named = node_factories(here, params_file, overrides, in_process_sim="sim" in parts)
         else:
-            named = cell_factories(scene_file, parts, params_file, overrides)
-        if "safety" in parts:
-            warm_up_safety()
-        return cls.of_named(named, domain_id, times)
+            named = cell_factories(scene_file, here, params_file, overrides)
+        if domain_id is None:
+            domain_id = int(os.environ.get("ROS_DOMAIN_ID") or 0)
+        children = start_processes(own, domain_id, params_file, overrides, scene_file)
+        try:
+            if "safety" in here:
+                warm_up_safety()
+            graph = cls.of_named(named, domain_id, times)
+        except BaseException:
+            stop_all(children)
+            raise
+        graph.processes = children
+        try:
+            wait_up(graph.context, children)
+        except BaseException:
+            graph.close()
+            raise
+        return graph
 
     @classmethod
     def of_named(
@@ -275,6 +336,7 @@ class InProcessGraph:
         if self._closed:
             return
         self._closed = True
+        stop_all(self.processes)
         self.executor.shutdown(timeout_sec=5.0)
         if self.thread is not None:
             self.thread.join(timeout=10.0)

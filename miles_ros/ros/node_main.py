@@ -14,6 +14,7 @@ from rclpy.executors import Executor, ExternalShutdownException, SingleThreadedE
 from rclpy.node import Node
 from rclpy.signals import SignalHandlerOptions
 
+from miles_ros.ros.processes import orphaned
 from miles_ros.ros.signals import StopSignals
 
 STOP_POLL_S = 0.1
@@ -68,8 +69,15 @@ def run_node(make_node: Callable[[], Node], args=None) -> None:
     """A node executable's ``main``: init rclpy, build the node, spin it (single-threaded,
     see :func:`miles_ros.ros.graph.graph_executor`) until Ctrl-C, SIGTERM or shutdown, then
     clean up. The signals only request the stop (:class:`StopSignals`, rclpy's own
-    handlers are not installed): the callback that is running finishes, no traceback."""
-    with StopSignals() as stop:
+    handlers are not installed): the callback that is running finishes, no traceback. A
+    node process started by a graph (:mod:`miles_ros.ros.processes`) also stops when that
+    parent dies, so it never outlives it."""
+    parent_gone = orphaned()
+    with StopSignals() as signals:
+
+        def stop() -> bool:
+            return signals() or parent_gone()
+
         rclpy.init(args=args, signal_handler_options=SignalHandlerOptions.NO)
         context = rclpy.get_default_context()
         executor = SingleThreadedExecutor(context=context)

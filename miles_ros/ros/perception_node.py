@@ -297,11 +297,21 @@ class PerceptionNode(Node):
             self.last_refusal = reason
         self.get_logger().warning(f"refused: {reason}", throttle_duration_sec=LOG_PERIOD_S)
 
+    def summary(self) -> str:
+        """Frames taken, dropped and refused, and the frame-to-pose time p50 / p99 (ms)."""
+        text = f"{self.frames} frames, {self.dropped} dropped, {self.refused} refused"
+        times = sorted(self.frame_to_pose)
+        if times:
+            p50, p99 = (times[min(len(times) - 1, int(q * len(times)))] for q in (0.5, 0.99))
+            text += f"; frame to pose p50 {p50 * 1e3:.1f} ms, p99 {p99 * 1e3:.1f} ms"
+        return text
+
     def destroy_node(self):
         with self.cond:
             self.running = False
             self.cond.notify_all()
         self.worker.join(timeout=5.0)
+        self.get_logger().info(f"perception: {self.summary()}")
         return super().destroy_node()
 
 

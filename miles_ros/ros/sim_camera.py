@@ -2,15 +2,15 @@
 topics and in the encodings a RealSense driver uses, with a depth camera's faults.
 
 Each frame: dropped with the noise model's ``drop_probability``, or the state of the world
-is read at the frame's exposure (its stamp), rendered and noised in the sim node's camera
-subprocess (:class:`miles_ros.runtime.scene_world.CameraProcess`, ``BulletWorld.
+is read at the frame's exposure (its stamp) and sent to the camera's own process
+(:mod:`miles_ros.ros.camera_process`), which renders and noises it (``BulletWorld.
 render_rgbd`` and :func:`sims.camera.add_noise`: depth noise growing with distance, invalid
-pixels at edges and at random, colour noise), and published ``latency_s`` after its
-exposure, never earlier: ``rgb8`` colour, ``16UC1`` depth in mm and a ``CameraInfo`` with
-the same stamp. Frames are made on one thread and published on another, so the wait for
-the latency never holds up the next frame: the physics and the executor never wait for a
-frame; a frame that takes longer than the period delays the next (the rate drops, the
-stamps stay true).
+pixels at edges and at random, colour noise) and publishes it ``latency_s`` after its
+exposure, never earlier, in exposure order: ``rgb8`` colour, ``16UC1`` depth in mm and a
+``CameraInfo`` with the same stamp. The sim node's process never holds an image: its
+physics and executor never wait for a frame, and only a few hundred bytes a frame cross to
+the camera's process. Frames render on two renderers at once; when both are busy the next
+exposure waits for one (the rate drops, the stamps stay true).
 
 The extrinsic error: the scene file holds the camera's nominal pose, and a real camera is
 never exactly there. The sim renders from that pose perturbed once per run
@@ -23,13 +23,13 @@ measures this run's pose into the file's ``camera.calibration``.
 from __future__ import annotations
 
 import threading
-from collections import deque
+import time
 from collections.abc import Callable
 
 import numpy as np
 from sensor_msgs.msg import CameraInfo, Image
 
-from miles_ros.perception.images import encode_depth_mm
+from miles_ros.ros.camera_process import RENDER_WORKERS, CameraPublisher
 from sims.camera import CameraConfig, CameraIntrinsics
 
 Snapshot = Callable[[], tuple[object, dict, float]]
@@ -73,10 +73,12 @@ def _time(seconds: float):
 
 
 class SimCamera:
-    """One RGB-D camera stream of the sim node, on its own thread (see the module
-    docstring). ``render(joints, poses, intrinsics, pose, noise)`` makes the frame with
-    ``noise`` added;
-    ``snapshot()`` reads the world; ``now()`` is the node's clock (s)."""
+    """One RGB-D camera stream of the sim node (see the module docstring): on a thread of
+    its own, at the camera's rate, the frame's drop is drawn and the world read at its
+    exposure (``snapshot()``); the frame is rendered, noised, encoded and published by the
+    camera's own process (:class:`~miles_ros.ros.camera_process.CameraPublisher`), at most
+    :data:`~miles_ros.ros.camera_process.RENDER_WORKERS` frames in work at once.
+    ``now()`` is the node's clock (s)."""
 
     def __init__(
         self,
@@ -84,10 +86,9 @@ class SimCamera:
         config: CameraConfig,
         seed: int,
         topics: tuple[str, str, str],
-        qos,
         snapshot: Snapshot,
-        render: Callable,
         now: Callable[[], float],
+        scene_file: str | None,
     ) -> None:
         self.node = node
         self.config = config
@@ -95,35 +96,68 @@ class SimCamera:
         self.true_pose = config.mounted_pose(self.rng)
         """Where the simulated camera really is: the scene file's nominal pose with this
         run's calibration error (``miles calibrate camera --camera-seed`` measures it)."""
-        color, depth, info = topics
-        self.pub_color = node.create_publisher(Image, color, qos)
-        self.pub_depth = node.create_publisher(Image, depth, qos)
-        self.pub_info = node.create_publisher(CameraInfo, info, qos)
-        self.snapshot, self.render, self.now = snapshot, render, now
+        namespace = node.get_namespace().strip("/")
+        self.setup = {
+            "scene_file": scene_file,
+            "domain_id": node.context.get_domain_id(),
+            "namespace": namespace,
+            "topics": topics,
+            "frame_id": config.frame_id,
+            "intrinsics": config.intrinsics,
+            "true_pose": self.true_pose,
+            "noise": config.noise,
+            "seed": (seed, 1),  # the noise's own streams, apart from the mount's and drops'
+        }
+        """What the camera process is told once (:class:`CameraPublisher`)."""
+        self.snapshot, self.now = snapshot, now
         self.published = 0
         """Frames published."""
         self.dropped = 0
         """Frames the noise model dropped (never published)."""
         self.failed = 0
         """Frames the camera process failed to render."""
+        self.in_work = 0
+        """Frames sent to the camera process and not rendered yet."""
+        self.sent = 0
+        self.gone = False
+        """The camera process has exited."""
         self.stop = threading.Event()
+        self.cond = threading.Condition()
+        self.process: CameraPublisher | None = None
         self.thread = threading.Thread(target=self._run, daemon=True, name="sim_rgbd")
-        self.outbox: deque[tuple[float, tuple]] = deque()
-        """Frames made, waiting for their publication time (in stamp order)."""
-        self.outbox_ready = threading.Condition()
-        self.sender = threading.Thread(target=self._send, daemon=True, name="sim_rgbd_out")
 
     def start(self) -> None:
+        self.process = CameraPublisher(self.setup, self._on_message)
         self.thread.start()
-        self.sender.start()
 
     def close(self) -> None:
         self.stop.set()
-        with self.outbox_ready:
-            self.outbox_ready.notify()
-        for thread in (self.thread, self.sender):
-            if thread.is_alive():
-                thread.join(timeout=35.0)  # a frame being rendered finishes first
+        with self.cond:
+            self.cond.notify_all()
+        if self.thread.is_alive():
+            self.thread.join(timeout=5.0)
+        if self.process is not None:
+            self.process.close()
+
+    def _on_message(self, message: tuple) -> None:
+        """An answer of the camera process (its reader thread)."""
+        kind = message[0]
+        with self.cond:
+            if kind == "rendered":
+                self.in_work -= 1
+            elif kind == "published":
+                self.published += 1
+            elif kind == "failed":
+                self.failed += 1
+            elif kind == "exited":
+                self.gone = True
+            self.cond.notify_all()
+        if kind == "failed":
+            self.node.get_logger().error(
+                f"camera frame failed: {message[2]}", throttle_duration_sec=5.0
+            )
+        elif kind == "exited" and not self.stop.is_set():
+            self.node.get_logger().error(f"the camera process exited (status {message[1]})")
 
     def _wait_until(self, t: float) -> bool:
         """Wait until the node's clock reads ``t`` (in short steps: sim time may run
@@ -139,49 +173,25 @@ class SimCamera:
         period = 1.0 / self.config.rate_hz
         due = self.now()
         while self._wait_until(due):
-            due = max(due + period, self.now())  # a slow frame delays the next
-            try:
-                self.frame()
-            except Exception as exc:  # the camera process failed: no frame, say why
-                self.failed += 1
-                self.node.get_logger().error(
-                    f"camera frame failed: {exc}", throttle_duration_sec=5.0
-                )
+            self.frame()
+            due = max(due + period, self.now())  # a frame that waited delays the next
 
     def frame(self) -> bool:
-        """Expose, render and noise one frame and queue it for publication ``latency_s``
-        after its exposure; False when it was dropped."""
-        cfg, noise = self.config, self.config.noise
-        if self.rng.random() < noise.drop_probability:
+        """Draw the frame's drop, wait for a free renderer, read the world (the exposure)
+        and send the frame to the camera process, to be published ``latency_s`` after its
+        exposure; False when it was dropped (or the camera is stopping)."""
+        if self.rng.random() < self.config.noise.drop_probability:
             self.dropped += 1
             return False
+        with self.cond:
+            self.cond.wait_for(
+                lambda: self.in_work < RENDER_WORKERS or self.stop.is_set() or self.gone
+            )
+            if self.stop.is_set() or self.gone:
+                return False
+            self.in_work += 1
         joints, poses, stamp = self.snapshot()
-        rgb, depth = self.render(joints, poses, cfg.intrinsics, self.true_pose, noise)
-        color_msg = image_message(rgb, "rgb8", stamp, cfg.frame_id)
-        depth_msg = image_message(encode_depth_mm(depth), "16UC1", stamp, cfg.frame_id)
-        info_msg = camera_info_message(cfg.intrinsics, stamp, cfg.frame_id)
-        with self.outbox_ready:
-            self.outbox.append((stamp + noise.latency_s, (info_msg, depth_msg, color_msg)))
-            self.outbox_ready.notify()
+        publish_at = time.monotonic() + max(0.0, stamp + self.config.noise.latency_s - self.now())
+        self.process.send(("frame", self.sent, joints, poses, stamp, publish_at))
+        self.sent += 1
         return True
-
-    def _send(self) -> None:
-        """Publish each queued frame when its time comes (the sender thread)."""
-        while not self.stop.is_set():
-            with self.outbox_ready:
-                self.outbox_ready.wait_for(lambda: self.outbox or self.stop.is_set())
-                if self.stop.is_set():
-                    return
-                due, messages = self.outbox[0]
-            if not self._wait_until(due):
-                return
-            with self.outbox_ready:
-                self.outbox.popleft()
-            try:
-                for pub, msg in zip(
-                    (self.pub_info, self.pub_depth, self.pub_color), messages, strict=True
-                ):
-                    pub.publish(msg)
-            except Exception:  # the node is being destroyed
-                return
-            self.published += 1

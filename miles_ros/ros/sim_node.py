@@ -23,10 +23,10 @@ and capture serve the whole cell. A scene without ``arms:`` keeps the names abov
 The RGB-D camera (``publish_camera``): the scene's camera as a RealSense driver publishes
 it (``camera/color/image_raw`` rgb8, ``camera/aligned_depth_to_color/image_raw`` 16UC1 in
 mm, ``camera/color/camera_info``), with a depth camera's noise, drops, latency and a
-calibration error (:mod:`miles_ros.ros.sim_camera`), rendered in the camera subprocess
-and noised on a thread of its own. With ``publish_truth_only`` the object poses go to
-``/miles/scene/objects_truth`` instead, for evaluation, and a perception node publishes
-``/miles/scene/objects`` from the camera.
+calibration error (:mod:`miles_ros.ros.sim_camera`), rendered, noised and published by
+the camera's own process (:mod:`miles_ros.ros.camera_process`). With
+``publish_truth_only`` the object poses go to ``/miles/scene/objects_truth`` instead, for
+evaluation, and a perception node publishes ``/miles/scene/objects`` from the camera.
 """
 
 from __future__ import annotations
@@ -148,10 +148,9 @@ class SimNode(Node):
                 scene.camera,
                 prm.camera_seed,
                 (prm.camera_color_topic, prm.camera_depth_topic, prm.camera_info_topic),
-                IMAGE_QOS,
                 self.camera_snapshot,
-                self._render_rgbd,
                 self.now,
+                prm.scene_file or None,
             )
         self.objects_every = max(1, round(prm.publish_rate_hz / prm.objects_rate_hz))
         self.ticks = 0
@@ -209,14 +208,6 @@ class SimNode(Node):
             else:
                 joints = {arm: self.world.joint_state(arm)[0] for arm in self.arms}
             return joints, self.world.object_poses(), self.now()
-
-    def _render_rgbd(self, joints, poses, intrinsics, pose, noise=None):
-        with self.camera_lock:  # one frame at a time, captures included
-            if self.camera is None:
-                self.camera = CameraProcess(self.params.scene_file or None)
-            # the noise's own stream, apart from the mount's and the drops' (SimCamera.rng)
-            seed = (self.params.camera_seed, 1)
-            return self.camera.render_rgbd(joints, poses, intrinsics, pose, noise, seed)
 
     def stamp(self):
         if self.pub_clock is None:

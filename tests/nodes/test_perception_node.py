@@ -226,6 +226,10 @@ def test_recorded_frames_become_camera_poses(camera, frame):
     # each frame taken is timed from its pair to its published pose
     camera.g.wait(lambda: len(camera.node.frame_to_pose) >= 2, what="two frames timed")
     assert all(0.0 < t < 5.0 for t in camera.node.frame_to_pose)
+    node = camera.node
+    slowest = max(node.frame_to_pose) * 1e3
+    assert node.summary().startswith(f"{node.frames} frames, {node.dropped} dropped, 0 refused")
+    assert f"p99 {slowest:.1f} ms" in node.summary() or len(node.frame_to_pose) > 100
     core = camera.core
     if core is None:  # the real core: its own tests hold what it does with the frame
         return
@@ -245,6 +249,7 @@ def test_an_unknown_encoding_is_refused_with_the_reason(camera, frame):
     camera.send_until(yuv, lambda: camera.node.refused >= 2, color_encoding="yuv422")
     assert "yuv422" in camera.node.last_refusal
     assert camera.node.frames == 0 and not camera.node.frame_to_pose
+    assert "frame to pose" not in camera.node.summary()  # no frame timed, no times made up
     assert all(not p["objects"] for p in camera.g.objects)
     if camera.core is not None:
         assert camera.core.frames == []

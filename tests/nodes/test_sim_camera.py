@@ -6,6 +6,8 @@ the object poses to /miles/scene/objects_truth."""
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
 
@@ -18,7 +20,8 @@ from std_msgs.msg import String  # noqa: E402
 
 from miles_ros import interfaces  # noqa: E402
 from miles_ros.perception.images import decode_color, decode_depth  # noqa: E402
-from miles_ros.ros.qos import COMMAND_QOS, IMAGE_QOS  # noqa: E402
+from miles_ros.ros.camera_process import FASTDDS_PROFILE, camera_environment  # noqa: E402
+from miles_ros.ros.qos import COMMAND_QOS, IMAGE_QOS, SENSOR_QOS  # noqa: E402
 from miles_ros.ros.sim_node import SimNode  # noqa: E402
 from miles_ros.runtime.scene_world import SceneWorld  # noqa: E402
 from sims.camera import back_project, project, to_scene  # noqa: E402
@@ -85,6 +88,50 @@ def test_frames_come_as_a_realsense_sends_them_with_one_stamp(camera_graph):
     # Stamped at exposure, published the noise model's latency later, never earlier.
     latency_ns = cam.noise.latency_s * 1e9
     assert g.arrivals and all(at - stamp >= latency_ns for stamp, at in g.arrivals)
+
+
+def test_the_camera_process_publishes_the_frames_in_exposure_order(camera_graph):
+    """Two renderers work at once, yet frames arrive in the order they were exposed; the
+    images come from the camera's own process (node sim_camera), never from sim_node."""
+    g = camera_graph
+    g.wait(lambda: len(g.arrivals) >= 6, timeout=90.0, what="six colour frames")
+    stamps = [stamp for stamp, _ in list(g.arrivals)]
+    assert all(b > a for a, b in zip(stamps, stamps[1:], strict=False)), stamps
+    for topic in (interfaces.CAMERA_COLOR, interfaces.CAMERA_DEPTH, interfaces.CAMERA_INFO):
+        publishers = g.probe.get_publishers_info_by_topic(topic)
+        assert [p.node_name for p in publishers] == ["sim_camera"], topic
+    assert "sim_camera" not in [n.get_name() for n in g.nodes]
+    assert g.nodes[0].rgbd.failed == 0
+
+
+def test_a_best_effort_reader_in_another_process_gets_the_frames():
+    """perception_node reads the images best effort from another process than the camera's:
+    with Fast DDS's default 512 kB shared-memory segment two frames in three were lost on a
+    loaded machine; with the camera's profile (camera_fastdds.xml) they arrive."""
+    g = Graph(
+        [lambda ctx: SimNode(context=ctx, parameter_overrides=overrides({"publish_camera": True}))]
+    )
+    try:
+        color: list[Image] = []
+        g.probe.create_subscription(Image, interfaces.CAMERA_COLOR, g._keep(color), SENSOR_QOS)
+        camera = g.nodes[0].rgbd
+        g.wait(lambda: len(color) >= 1, timeout=90.0, what="a first frame")
+        first, sent = len(color), camera.published
+        g.wait(lambda: camera.published >= sent + 12, timeout=90.0, what="twelve more frames")
+        g.wait(lambda: len(color) - first >= 0.75 * (camera.published - sent), what="them here")
+    finally:
+        g.close()
+
+
+def test_the_camera_process_gets_the_fast_dds_profile_unless_one_is_set():
+    env = camera_environment({"PYTHONPATH": "/elsewhere"})
+    assert env["FASTDDS_DEFAULT_PROFILES_FILE"] == str(FASTDDS_PROFILE)
+    assert FASTDDS_PROFILE.is_file() and "<segment_size>" in FASTDDS_PROFILE.read_text()
+    assert env["PYTHONPATH"].endswith(os.pathsep + "/elsewhere")
+    mine = {"FASTRTPS_DEFAULT_PROFILES_FILE": "/my/profile.xml"}
+    assert "FASTDDS_DEFAULT_PROFILES_FILE" not in camera_environment(mine)
+    cyclone = {"RMW_IMPLEMENTATION": "rmw_cyclonedds_cpp"}
+    assert "FASTDDS_DEFAULT_PROFILES_FILE" not in camera_environment(cyclone)
 
 
 def test_depth_agrees_with_the_render_and_a_table_pixel_lies_on_the_table(camera_graph):
