@@ -39,6 +39,10 @@ from policies.experts import turn as expert  # noqa: E402
 
 Policy = Callable[[np.ndarray], np.ndarray]
 
+UNDONE_STEPS = 3
+"""A face change followed by the face before it within this many steps is undone (the
+choice chattered)."""
+
 
 def first_stage_env(config: str | Path, num_envs: int):
     """(the numba env, its task config) of a training config's first stage (its top-level
@@ -56,11 +60,12 @@ def record_labels(env, task_cfg, policy: Policy | None, steps: int, seed: int) -
     """Roll ``policy`` (None: the expert itself) for ``steps`` steps from ``env.reset(seed)``
     and record, per step and env, the expert's decision on the visited observation and the
     policy's action. Returns arrays [steps, N]: ``label`` [steps, N, 3], ``action``
-    [steps, N, 3], ``face``, ``side``, ``pushing`` and ``start`` (True at an episode's
+    [steps, N, 3], ``normal`` [steps, N, 2] (the chosen face's), ``side``, ``pushing`` and
+    ``start`` (True at an episode's
     first step), plus ``episodes`` and ``successes`` (episodes ended within the steps)."""
     obs, _ = env.reset(seed=seed)
     n = obs.shape[0]
-    out = {k: [] for k in ("label", "action", "face", "side", "pushing", "start")}
+    out = {k: [] for k in ("label", "action", "normal", "side", "pushing", "start")}
     start = np.ones(n, dtype=bool)
     episodes = successes = 0
     for _ in range(steps):
@@ -69,7 +74,7 @@ def record_labels(env, task_cfg, policy: Policy | None, steps: int, seed: int) -
         for key, value in (
             ("label", d.action),
             ("action", action),
-            ("face", d.face),
+            ("normal", d.normal),
             ("side", d.side),
             ("pushing", d.pushing),
             ("start", start),
@@ -88,7 +93,8 @@ def switch_masks(rec: dict, window: int) -> dict[str, np.ndarray]:
     """Boolean masks [steps, N] over ``rec`` (:func:`record_labels`): ``pair`` (the step and
     the one before are in one episode), ``flip`` (consecutive labels point apart: cosine
     < 0), ``face``, ``side`` and ``phase`` (a change from the step before), ``switch``
-    (face or side) and ``near`` (within ``window`` steps of a switch, same episode)."""
+    (face or side), ``undone`` (a face change back within ``UNDONE_STEPS``) and ``near``
+    (within ``window`` steps of a switch, same episode)."""
     label, start = rec["label"], rec["start"]
     pair = np.zeros_like(start)
     pair[1:] = ~start[1:]
@@ -98,15 +104,30 @@ def switch_masks(rec: dict, window: int) -> dict[str, np.ndarray]:
     flip = np.zeros_like(pair)
     flip[1:] = (cos < 0.0) & (norms > 1e-12)
     masks = {"pair": pair, "flip": flip & pair}
-    for key, source in (("face", "face"), ("side", "side"), ("phase", "pushing")):
+    for key, source in (("side", "side"), ("phase", "pushing")):
         changed = np.zeros_like(pair)
         changed[1:] = rec[source][1:] != rec[source][:-1]
         masks[key] = changed & pair
+    # another face: its normal more than 45 deg from the last one (the face index itself
+    # changes when the cube's yaw wraps at +-45 deg; the normal does not)
+    turned = np.zeros_like(pair)
+    turned[1:] = np.sum(rec["normal"][1:] * rec["normal"][:-1], axis=2) < np.cos(np.pi / 4)
+    masks["face"] = turned & pair
     masks["switch"] = masks["face"] | masks["side"]
+    # a face change undone: back at the face before it within UNDONE_STEPS, same episode
+    undone = np.zeros_like(pair)
+    steps = pair.shape[0]
+    for t, k in zip(*np.nonzero(masks["face"]), strict=True):
+        for u in range(t + 1, min(steps, t + 1 + UNDONE_STEPS)):
+            if rec["start"][u, k]:
+                break
+            if np.dot(rec["normal"][u, k], rec["normal"][t - 1, k]) >= np.cos(np.pi / 4):
+                undone[t, k] = True
+                break
+    masks["undone"] = undone
     # episode index per step and env: a step is near a switch of its own episode only
     episode = np.cumsum(start, axis=0)
     near = np.zeros_like(pair)
-    steps = pair.shape[0]
     for t, k in zip(*np.nonzero(masks["switch"]), strict=True):
         lo, hi = max(0, t - window), min(steps, t + window + 1)
         near[lo:hi, k] |= episode[lo:hi, k] == episode[t, k]
@@ -129,6 +150,7 @@ def switch_stats(rec: dict, window: int) -> dict:
         "per_100_steps": {
             k: round(100.0 * m[k].sum() / pairs, 2) for k in ("flip", "face", "side", "phase")
         },
+        "face_changes_undone": round(float(m["undone"].sum()) / max(int(m["face"].sum()), 1), 3),
         "flips_at_face_or_side_change": round(float((m["flip"] & m["switch"]).sum()) / flips, 3),
         "flips_while_pushing": round(float((m["flip"] & rec["pushing"]).sum()) / flips, 3),
         "share_near_switch": round(float(m["near"].mean()), 3),

@@ -1,14 +1,22 @@
 """bench/turn_switches.py: it counts the turn expert's label switches along a policy's
 states and splits the policy's error near and away from them."""
 
-import sys
+import importlib.util
 from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+# by its path: bench/ holds a sims.py that would shadow the sims package on sys.path
+_BENCH = Path(__file__).resolve().parents[2] / "bench" / "turn_switches.py"
+_SPEC = importlib.util.spec_from_file_location("turn_switches", _BENCH)
+turn_switches = importlib.util.module_from_spec(_SPEC)
+_SPEC.loader.exec_module(turn_switches)
 
-import turn_switches  # noqa: E402
+
+def _normals(faces):
+    """Outward normals [steps, 2] of faces 0-3 of a cube at yaw 0."""
+    angles = 0.5 * np.pi * np.asarray(faces, dtype=float)
+    return np.stack([np.cos(angles), np.sin(angles)], axis=1)
 
 
 def _record(faces, labels, actions=None, starts=()):
@@ -22,7 +30,7 @@ def _record(faces, labels, actions=None, starts=()):
     return {
         "label": label,
         "action": label if actions is None else np.asarray(actions, dtype=float)[:, None, :],
-        "face": np.asarray(faces)[:, None],
+        "normal": _normals(faces)[:, None, :],
         "side": np.ones((steps, 1)),
         "pushing": np.ones((steps, 1), dtype=bool),
         "start": start,
@@ -68,3 +76,12 @@ def test_it_measures_the_expert_along_its_own_states_on_the_training_model():
     stats = turn_switches.switch_stats(rec, window=2)
     assert "error" not in stats
     assert stats["per_100_steps"]["face"] > 0.0  # it reaches a face and changes at least once
+
+
+def test_a_face_change_back_within_three_steps_is_undone():
+    right = [1.0, 0.0, 0.0]
+    rec = _record([0, 0, 1, 0, 0, 2, 2, 2, 2, 2], [right] * 10)
+    m = turn_switches.switch_masks(rec, window=1)
+    assert np.flatnonzero(m["face"][:, 0]).tolist() == [2, 3, 5]
+    # 0 -> 1 -> 0 is undone; the step back to 0 and the change to 2 are not
+    assert np.flatnonzero(m["undone"][:, 0]).tolist() == [2]
