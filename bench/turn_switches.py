@@ -1,8 +1,8 @@
 """How abruptly the scripted turn expert's labels switch along a policy's own states, and
 how far a student's actions are from those labels near a switch and away from one.
 
-    python bench/turn_switches.py [--skill policies/skills/turn/versions/1] [--steps 300]
-        [--envs 64] [--seed 1000] [--config config/train/turn.yaml] [--window 2]
+    python bench/turn_switches.py [--skill policies/skills/turn/versions/1] [--steps 450]
+        [--envs 64] [--seed 1000] [--config config/train/turn.yaml] [--window 2] [--no-blend]
 
 Why: DAgger labels the states the student visits with the expert's action there. Where the
 expert's choice of face or of the side of the face jumps between neighbouring states, a
@@ -14,8 +14,10 @@ expert's own:
 - how often consecutive labels point apart (cosine < 0) and how often the face
   (:func:`policies.experts.turn.choose_face`), the side of the face or the phase (approach
   or push) changes, per 100 steps;
+- how many face changes are undone within ``UNDONE_STEPS`` (the choice chattering);
 - the student's error ``|student - label|`` at steps within ``--window`` steps of a face or
-  side change ("near") and elsewhere ("away"), and what share of its error lies near them.
+  side change ("near") and elsewhere ("away"), and what share of its error lies near them;
+- how the failed episodes ended: the yaw not reached, the cube slid too far.
 
 Prints one JSON object: ``{"student": {...}, "expert": {...}, "config": ..., ...}``, each
 part as :func:`switch_stats` returns it (the student part also with its errors).
@@ -36,9 +38,12 @@ import yaml
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from policies.experts import turn as expert  # noqa: E402
+from sims.tasks.turn import TURN_TOLERANCE_DEG, TURN_XY_TOLERANCE  # noqa: E402
 
 Policy = Callable[[np.ndarray], np.ndarray]
 
+STEP = 1e-12
+"""``--no-blend``: the width (m) that makes the expert's blends a step."""
 UNDONE_STEPS = 3
 """A face change followed by the face before it within this many steps is undone (the
 choice chattered)."""
@@ -62,12 +67,16 @@ def record_labels(env, task_cfg, policy: Policy | None, steps: int, seed: int) -
     policy's action. Returns arrays [steps, N]: ``label`` [steps, N, 3], ``action``
     [steps, N, 3], ``normal`` [steps, N, 2] (the chosen face's), ``side``, ``pushing`` and
     ``start`` (True at an episode's
-    first step), plus ``episodes`` and ``successes`` (episodes ended within the steps)."""
+    first step), plus ``episodes`` and ``successes`` (episodes ended within the steps) and
+    ``failed`` [F, 2] (each failed episode's yaw still to turn, deg, and slide, m, at its
+    end)."""
     obs, _ = env.reset(seed=seed)
     n = obs.shape[0]
     out = {k: [] for k in ("label", "action", "normal", "side", "pushing", "start")}
     start = np.ones(n, dtype=bool)
     episodes = successes = 0
+    failed = []  # (yaw left, deg; slide, m) at the end of each failed episode
+    layout = expert.LAYOUT.slices
     for _ in range(steps):
         d = expert.decide(obs, task_cfg)
         action = d.action if policy is None else np.asarray(policy(obs), dtype=np.float64)
@@ -82,10 +91,17 @@ def record_labels(env, task_cfg, policy: Policy | None, steps: int, seed: int) -
             out[key].append(np.array(value))
         obs, _, terminated, truncated, info = env.step(action.astype(np.float32))
         start = np.logical_or(terminated, truncated)
+        ended_ok = np.asarray(info["success"])[start]
         episodes += int(start.sum())
-        successes += int(np.sum(np.asarray(info["success"])[start]))
+        successes += int(np.sum(ended_ok))
+        for k in np.flatnonzero(start)[~ended_ok]:
+            final = np.asarray(info["final_obs"][k], dtype=np.float64)
+            sin4, cos4 = final[layout["yaw_error_sincos"]]
+            slide = np.linalg.norm(final[layout["goal_rel_object"]][:2])
+            failed.append((abs(np.degrees(np.arctan2(sin4, cos4) / 4.0)), slide))
     rec = {k: np.stack(v) for k, v in out.items()}
     rec["episodes"], rec["successes"] = episodes, successes
+    rec["failed"] = np.array(failed).reshape(-1, 2)
     return rec
 
 
@@ -137,8 +153,9 @@ def switch_masks(rec: dict, window: int) -> dict[str, np.ndarray]:
 
 def switch_stats(rec: dict, window: int) -> dict:
     """Switch rates per 100 steps (label flips, face, side and phase changes), the share of
-    label flips at a face or side change or in the push phase, and the share of steps near
-    a switch; with the policy's error (when it is not the expert) near and away from the
+    face changes undone, of label flips at a face or side change or in the push phase, and
+    of steps near a switch; how the failed episodes ended (yaw not reached, slid too far);
+    with the policy's error (when it is not the expert) near and away from the
     switches."""
     m = switch_masks(rec, window)
     pairs = max(int(m["pair"].sum()), 1)
@@ -155,6 +172,16 @@ def switch_stats(rec: dict, window: int) -> dict:
         "flips_while_pushing": round(float((m["flip"] & rec["pushing"]).sum()) / flips, 3),
         "share_near_switch": round(float(m["near"].mean()), 3),
     }
+    failed = rec.get("failed", np.zeros((0, 2)))
+    if len(failed):
+        yaw_left, slide = failed[:, 0], failed[:, 1]
+        stats["failed"] = {
+            "episodes": len(failed),
+            "yaw_not_reached": round(float(np.mean(yaw_left > TURN_TOLERANCE_DEG)), 3),
+            "slid_too_far": round(float(np.mean(slide > TURN_XY_TOLERANCE)), 3),
+            "median_yaw_left_deg": round(float(np.median(yaw_left)), 1),
+            "median_slide_m": round(float(np.median(slide)), 4),
+        }
     error = np.linalg.norm(rec["action"] - rec["label"], axis=2)
     if np.any(error > 0.0):
         near, pushing = m["near"], rec["pushing"]
@@ -179,10 +206,18 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--skill", default="policies/skills/turn/versions/1")
     p.add_argument("--config", default="config/train/turn.yaml")
     p.add_argument("--envs", type=int, default=64)
-    p.add_argument("--steps", type=int, default=300)
+    p.add_argument("--steps", type=int, default=450)
     p.add_argument("--seed", type=int, default=1000)
     p.add_argument("--window", type=int, default=2)
+    p.add_argument(
+        "--no-blend",
+        action="store_true",
+        help="the expert with its face choice a step (BLEND and AT_BAND ~0): its labels as "
+        "they were before the blend",
+    )
     args = p.parse_args(argv)
+    if args.no_blend:
+        expert.BLEND = expert.AT_BAND = STEP
 
     from policies.runtime import SkillPolicy
 
@@ -190,6 +225,7 @@ def main(argv: list[str] | None = None) -> int:
     env, task_cfg = first_stage_env(args.config, args.envs)
     student = SkillPolicy(args.skill)
     result = {"skill": args.skill, "config": args.config, "envs": args.envs}
+    result["blend"] = not args.no_blend
     result["steps"], result["seed"], result["window"] = args.steps, args.seed, args.window
     for name, policy in (("student", student.act), ("expert", None)):
         rec = record_labels(env, task_cfg, policy, args.steps, args.seed)

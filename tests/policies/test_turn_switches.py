@@ -85,3 +85,14 @@ def test_a_face_change_back_within_three_steps_is_undone():
     assert np.flatnonzero(m["face"][:, 0]).tolist() == [2, 3, 5]
     # 0 -> 1 -> 0 is undone; the step back to 0 and the change to 2 are not
     assert np.flatnonzero(m["undone"][:, 0]).tolist() == [2]
+
+
+def test_failed_episodes_say_whether_the_yaw_or_the_slide_failed():
+    right = [1.0, 0.0, 0.0]
+    rec = _record([0] * 4, [right] * 4)
+    rec["failed"] = np.array([[12.0, 0.01], [2.0, 0.04], [30.0, 0.05]])
+    failed = turn_switches.switch_stats(rec, window=1)["failed"]
+    assert failed["episodes"] == 3
+    assert failed["yaw_not_reached"] == round(2 / 3, 3)
+    assert failed["slid_too_far"] == round(2 / 3, 3)
+    assert failed["median_yaw_left_deg"] == 12.0
