@@ -203,7 +203,11 @@ def _mean(values: np.ndarray, mask: np.ndarray) -> float | None:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--skill", default="policies/skills/turn/versions/1")
+    p.add_argument(
+        "--skill",
+        default="policies/skills/turn/versions/1",
+        help="the student: a skill directory, a run directory or a checkpoint",
+    )
     p.add_argument("--config", default="config/train/turn.yaml")
     p.add_argument("--envs", type=int, default=64)
     p.add_argument("--steps", type=int, default=450)
@@ -219,15 +223,15 @@ def main(argv: list[str] | None = None) -> int:
     if args.no_blend:
         expert.BLEND = expert.AT_BAND = STEP
 
-    from policies.runtime import SkillPolicy
+    from policies.commands.evaluate import load_any_policy
 
     started = time.perf_counter()
     env, task_cfg = first_stage_env(args.config, args.envs)
-    student = SkillPolicy(args.skill)
+    _, student, _ = load_any_policy(args.skill)
     result = {"skill": args.skill, "config": args.config, "envs": args.envs}
     result["blend"] = not args.no_blend
     result["steps"], result["seed"], result["window"] = args.steps, args.seed, args.window
-    for name, policy in (("student", student.act), ("expert", None)):
+    for name, policy in (("student", student), ("expert", None)):
         rec = record_labels(env, task_cfg, policy, args.steps, args.seed)
         result[name] = switch_stats(rec, args.window)
     result["wall_s"] = round(time.perf_counter() - started, 1)
