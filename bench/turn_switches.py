@@ -2,7 +2,7 @@
 how far a student's actions are from those labels near a switch and away from one.
 
     python bench/turn_switches.py [--skill policies/skills/turn/versions/1] [--steps 450]
-        [--envs 64] [--seed 1000] [--config config/train/turn.yaml] [--window 2] [--no-blend]
+        [--envs 64] [--seed 1000] [--config config/train/turn.yaml] [--window 2]
 
 Why: DAgger labels the states the student visits with the expert's action there. Where the
 expert's choice of face or of the side of the face jumps between neighbouring states, a
@@ -42,8 +42,6 @@ from sims.tasks.turn import TURN_TOLERANCE_DEG, TURN_XY_TOLERANCE  # noqa: E402
 
 Policy = Callable[[np.ndarray], np.ndarray]
 
-STEP = 1e-12
-"""``--no-blend``: the width (m) that makes the expert's blends a step."""
 UNDONE_STEPS = 3
 """A face change followed by the face before it within this many steps is undone (the
 choice chattered)."""
@@ -213,15 +211,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--steps", type=int, default=450)
     p.add_argument("--seed", type=int, default=1000)
     p.add_argument("--window", type=int, default=2)
-    p.add_argument(
-        "--no-blend",
-        action="store_true",
-        help="the expert with its face choice a step (BLEND and AT_BAND ~0): its labels as "
-        "they were before the blend",
-    )
     args = p.parse_args(argv)
-    if args.no_blend:
-        expert.BLEND = expert.AT_BAND = STEP
 
     from policies.commands.evaluate import load_any_policy
 
@@ -229,7 +219,6 @@ def main(argv: list[str] | None = None) -> int:
     env, task_cfg = first_stage_env(args.config, args.envs)
     _, student, _ = load_any_policy(args.skill)
     result = {"skill": args.skill, "config": args.config, "envs": args.envs}
-    result["blend"] = not args.no_blend
     result["steps"], result["seed"], result["window"] = args.steps, args.seed, args.window
     for name, policy in (("student", student), ("expert", None)):
         rec = record_labels(env, task_cfg, policy, args.steps, args.seed)

@@ -7,9 +7,7 @@ the finger axis, read from the joint positions by forward kinematics); the exper
 
 - picks a face (:func:`choose_face`): the one at whose stand-off point the TCP is, until
   another face's push would bring the cube back towards its goal by ``SWITCH`` more, so
-  strokes on opposite faces alternate and their slides cancel; where two faces score
-  within ``BLEND`` of each other it blends their actions (:func:`decide`), so the label
-  goes over continuously where the choice switches;
+  strokes on opposite faces alternate and their slides cancel;
 - places the TCP along the face so that the pads that meet it push ``LEVER`` from the
   face's centre, on the side that turns the cube the way still to go
   (:func:`face_frames`);
@@ -56,12 +54,6 @@ cube, or one already pressed)."""
 SWITCH = 0.024
 """The expert leaves the face it pushes for one whose push brings the cube back this much
 (m) more: the opposite face once the cube has slid half of it away."""
-AT_BAND = 0.005
-"""A stand-off point this much (m) further from the TCP than the nearest has lost its
-``SWITCH`` (:func:`face_scores`): the nearest face's hold fades, not jumps, between two."""
-BLEND = 0.005
-"""Faces whose scores are within this (m) share the action (:func:`decide`): about the
-spread the observation noise gives a score."""
 CLEAR_PATH = 0.06
 """A straight path to a stand-off point that keeps this far (m) from the cube's centre
 clears it (the cube's corner, 3.2 cm out at the largest edge, plus the pusher's reach)."""
@@ -143,29 +135,18 @@ def face_frames(yaw: np.ndarray, axis: np.ndarray, turn_sign: np.ndarray):
     return normals, tangents, contact, lateral
 
 
-def face_scores(rel: np.ndarray, drift: np.ndarray, frames) -> np.ndarray:
-    """[N, 4] how much each face is the one to push (:func:`choose_face` takes the
-    highest): how far a push on it brings the cube back towards its goal (``drift``: cube
-    - goal, xy; a push moves the cube against the face's normal), plus ``SWITCH`` for the
-    face at whose stand-off point the TCP is (``rel``: TCP - cube, xy), fading over
-    ``AT_BAND`` for a face whose stand-off point is that much further than the nearest.
-    Both terms are continuous in the observation, so the margin between the two best faces
-    is too (:func:`decide` blends their actions by it)."""
+def choose_face(rel: np.ndarray, drift: np.ndarray, frames) -> np.ndarray:
+    """The face to push [N]: the face at whose stand-off point the TCP is (the nearest;
+    ``rel``: TCP - cube, xy), unless another face's push would bring the cube back towards
+    its goal (``drift``: cube - goal, xy) by ``SWITCH`` more than this one's (a push on a
+    face moves the cube against its normal): strokes on opposite faces alternate, their
+    slides cancel, and the cube stays within about ``SWITCH / 2`` of its goal."""
     normals, tangents, contact, lateral = frames
     station = (contact + STANDOFF)[..., None] * normals + lateral[..., None] * tangents
-    dist = np.linalg.norm(station - rel[:, None, :], axis=2)
-    at = 1.0 - _ramp(dist - dist.min(axis=1, keepdims=True), 0.0, AT_BAND)
-    return np.einsum("nkd,nd->nk", normals, drift) + SWITCH * at
-
-
-def choose_face(rel: np.ndarray, drift: np.ndarray, frames) -> np.ndarray:
-    """The face to push [N] (the highest of :func:`face_scores`): the face at whose
-    stand-off point the TCP is (the nearest; ``rel``: TCP - cube, xy), unless another
-    face's push would bring the cube back towards its goal (``drift``: cube - goal, xy) by
-    ``SWITCH`` more than this one's (a push on a face moves the cube against its normal):
-    strokes on opposite faces alternate, their slides cancel, and the cube stays within
-    about ``SWITCH / 2`` of its goal."""
-    return np.argmax(face_scores(rel, drift, frames), axis=1)
+    at = np.argmin(np.linalg.norm(station - rel[:, None, :], axis=2), axis=1)
+    gain = np.einsum("nkd,nd->nk", normals, drift)
+    gain[np.arange(len(at)), at] += SWITCH
+    return np.argmax(gain, axis=1)
 
 
 def orbit_waypoint(tcp_xy, cube_xy, target_xy, turn_sign):
@@ -215,45 +196,25 @@ def act(obs: np.ndarray, cfg) -> np.ndarray:
 
 def decide(obs: np.ndarray, cfg) -> Decision:
     """:func:`act`'s actions with the face, side and phase that gave them (``cfg``: turn's
-    TaskConfig).
-
-    The action is the best face's (:func:`face_scores`), blended with the second best's
-    while their scores are within ``BLEND`` (half each at a tie): the label goes over
-    continuously where the choice switches, so that a student regressing on labels from
-    both sides of the switch learns the expert's own way over it rather than an average of
-    two pushes."""
+    TaskConfig)."""
     obs = np.asarray(obs, dtype=np.float64)
     if obs.ndim != 2 or obs.shape[1] != LAYOUT.dim:
         raise ValueError(f"turn expert: observations must be [N, {LAYOUT.dim}], got {obs.shape}")
     s = LAYOUT.slices
     tcp = obs[:, s["tcp_pos"]]
     cube = obs[:, s["object_pos"]]
+    goal = obs[:, s["goal_pos"]]
     yaw_sc = obs[:, s["object_yaw_sincos"]]
     err_sc = obs[:, s["yaw_error_sincos"]]
     yaw = np.arctan2(yaw_sc[:, 0], yaw_sc[:, 1]) / 4.0  # the cube's yaw modulo 90 deg
     err = np.arctan2(err_sc[:, 0], err_sc[:, 1]) / 4.0  # yaw still to turn, +-45 deg
-    turn_sign = np.where(err >= 0.0, 1.0, -1.0)
-    axis = finger_axes(obs[:, s["joint_pos"]])
-    frames = face_frames(yaw, axis, turn_sign)
-    rel = tcp[:, :2] - cube[:, :2]
-    scores = face_scores(rel, cube[:, :2] - obs[:, s["goal_pos"]][:, :2], frames)
-    order = np.argsort(-scores, axis=1)
-    rows = np.arange(len(order))
-    best, second = order[:, 0], order[:, 1]
-    margin = scores[rows, best] - scores[rows, second]
-    weight = 0.5 + 0.5 * _ramp(margin, 0.0, BLEND)
-    geometry = (tcp, cube, yaw, err, turn_sign, axis, rel, cfg)
-    action, pushing = face_action(best, frames, *geometry)
-    other, _ = face_action(second, frames, *geometry)
-    action = weight[:, None] * action + (1.0 - weight[:, None]) * other
-    return Decision(action, best, frames[0][rows, best], turn_sign, pushing)
-
-
-def face_action(face, frames, tcp, cube, yaw, err, turn_sign, axis, rel, cfg):
-    """(actions [N, 3] in the unit ball, pushing [N]) to push ``face`` [N] (0-3): the
-    approach to its stand-off point or the push, from :func:`decide`'s geometry."""
     step = float(cfg.cartesian_step_max)
     push_z = max(PUSH_Z, float(cfg.cartesian_z_min) + 0.004)
+
+    rel = tcp[:, :2] - cube[:, :2]
+    axis = finger_axes(obs[:, s["joint_pos"]])
+    frames = face_frames(yaw, axis, np.where(err >= 0.0, 1.0, -1.0))
+    face = choose_face(rel, cube[:, :2] - goal[:, :2], frames)
     rows = np.arange(len(face))
     n, t, contact, lateral = (a[rows, face] for a in frames)
     along = np.sum(rel * n, axis=1)
@@ -262,6 +223,7 @@ def face_action(face, frames, tcp, cube, yaw, err, turn_sign, axis, rel, cfg):
 
     # Approach: to the stand-off point, around the cube where the straight path would
     # touch it; over it only where the TCP is above it (coming down from above).
+    turn_sign = np.where(err >= 0.0, 1.0, -1.0)
     b = cube[:, :2] + (contact + STANDOFF)[:, None] * n + lateral[:, None] * t
     low = z < SAFE_Z
     way = np.where(low[:, None], orbit_waypoint(tcp[:, :2], cube[:, :2], b, turn_sign), b)
@@ -290,4 +252,4 @@ def face_action(face, frames, tcp, cube, yaw, err, turn_sign, axis, rel, cfg):
     )
     action = np.where(pushing[:, None], push, approach)
     norm = np.linalg.norm(action, axis=1, keepdims=True)
-    return action / np.maximum(norm, 1.0), pushing
+    return Decision(action / np.maximum(norm, 1.0), face, n, turn_sign, pushing)

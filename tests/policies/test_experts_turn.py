@@ -37,7 +37,7 @@ def test_registry_returns_the_turn_expert():
 def test_turns_cubes_in_place_on_the_command_path_model():
     env, task_cfg = _model_env(64)
     res = run_episodes(env, lambda o: expert.act(o, task_cfg), episodes=64, seed=11)
-    # Measured 98.8% on 2000 episodes (seed 1000, 64 envs); a bound well under it.
+    # Measured 99.1% on 1000 episodes (seed 1000); a bound well under it.
     assert res.success >= 0.85, res
 
 
@@ -117,59 +117,3 @@ def test_finger_axis_at_home_is_the_base_y_axis():
 def test_wrong_observation_size_is_refused():
     with pytest.raises(ValueError, match="33"):
         expert.act(np.zeros((2, 31)), CFG)
-
-
-def _pushing_observation():
-    """One observation [1, 33] of the expert pushing a face on the command-path model, and
-    that face's outward normal [2]."""
-    env, task_cfg = _model_env(16)
-    obs, _ = env.reset(seed=5)
-    for _ in range(120):
-        d = expert.decide(obs, task_cfg)
-        if d.pushing.any():
-            k = int(np.flatnonzero(d.pushing)[0])
-            return np.array(obs[k : k + 1], dtype=np.float64), d.normal[k], task_cfg
-        obs, *_ = env.step(d.action.astype(np.float32))
-    raise AssertionError("the expert never reached a face in 120 steps")
-
-
-def _slide_sweep(obs, normal, task_cfg, slides):
-    """The expert's decisions on ``obs`` with the cube slid ``slides`` (m) from its goal
-    against ``normal`` (the way a push on that face moves it)."""
-    rows = np.repeat(obs, len(slides), axis=0)
-    cube = rows[:, S["object_pos"]][:, :2]
-    rows[:, S["goal_pos"].start : S["goal_pos"].start + 2] = cube + slides[:, None] * normal
-    return expert.decide(rows, task_cfg)
-
-
-def test_the_label_goes_over_continuously_where_the_face_switches(monkeypatch):
-    obs, normal, task_cfg = _pushing_observation()
-    slides = np.linspace(0.0, 2.0 * expert.SWITCH, 961)  # 0.05 mm apart
-    d = _slide_sweep(obs, normal, task_cfg, slides)
-    switched = np.sum(d.normal * normal, axis=1) < 0.7
-    assert not switched[0] and switched[-1]  # it leaves the face once the cube has slid
-    jumps = np.linalg.norm(np.diff(d.action, axis=0), axis=1)
-    # the blend spreads the change over BLEND: |a - b| <= 2 over 2 * BLEND of slide
-    assert jumps.max() <= 2.0 * (slides[1] - slides[0]) / expert.BLEND + 1e-9, jumps.max()
-    # without the blend the same sweep jumps from the push to the way around
-    monkeypatch.setattr(expert, "BLEND", 1e-12)
-    hard = _slide_sweep(obs, normal, task_cfg, slides)
-    assert np.linalg.norm(np.diff(hard.action, axis=0), axis=1).max() > 0.3
-
-
-def test_the_face_scores_change_continuously_as_the_tcp_goes_around_the_cube():
-    yaw, drift = np.array([0.2]), np.array([[0.004, -0.003]])
-    frames = expert.face_frames(yaw, Y_AXIS, np.array([1.0]))
-    angles = np.linspace(0.0, 2.0 * np.pi, 3601)
-    radius = expert.HALF_EDGE + expert.STANDOFF + 0.01
-    scores = np.concatenate(
-        [
-            expert.face_scores(radius * np.array([[np.cos(a), np.sin(a)]]), drift, frames)
-            for a in angles
-        ]
-    )
-    step = radius * (angles[1] - angles[0])  # TCP travel between samples (m)
-    bound = 2.0 * step * (1.0 + expert.SWITCH / expert.AT_BAND)  # two distances move by <= step
-    assert np.abs(np.diff(scores, axis=0)).max() <= bound
-    # and the face the TCP is at changes on the way around: the nearest holds SWITCH
-    assert len(set(np.argmax(scores, axis=1))) == 4
