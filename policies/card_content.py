@@ -30,7 +30,7 @@ from policies.envelope import Envelope, Range, Region
 from policies.sweep import task_axes
 from sims.robots import panda
 from sims.scene import load_scene
-from sims.tasks import pick_place, push, reach, turn
+from sims.tasks import pick_place, push, reach, registry, turn
 
 logger = logging.getLogger(__name__)
 
@@ -236,11 +236,19 @@ def trained_goal_distance(task: str, goal_distance=None) -> tuple[float, float]:
 def trained_regions(
     task: str, object_region=None, goal_region=None
 ) -> tuple[push.XYRegion, push.XYRegion]:
-    """The cube area and the goal area (``((xlo, ylo), (xhi, yhi))`` m each) a push or
-    pick_place policy was trained on: the training config's ``env.object_region`` and
+    """The cube area and the goal area (``((xlo, ylo), (xhi, yhi))`` m each) a policy of a
+    task that places a cube was trained on: the training config's ``env.object_region`` and
     ``env.goal_region`` where it sets them, else the task's defaults (``CONFIG``'s
-    ``object_xy_range`` / ``goal_xy_range``). ValueError for a malformed region."""
-    cfg = sims.get_task(task).CONFIG
+    ``object_xy_range`` / ``goal_xy_range``). ValueError for a malformed region or one the
+    task does not draw (:func:`sims.tasks.registry.places_object`, ``places_goal``)."""
+    module = sims.get_task(task)
+    for name, region, applies, tasks in (
+        ("object_region", object_region, registry.places_object, registry.object_task_names),
+        ("goal_region", goal_region, registry.places_goal, registry.goal_task_names),
+    ):
+        if region and not applies(module):
+            raise ValueError(f"{name} is a {tasks()} option, not {task}'s")
+    cfg = module.CONFIG
     obj = push.check_xy_region(object_region, "object_region") if object_region else None
     goal = push.check_xy_region(goal_region, "goal_region") if goal_region else None
     return obj or cfg.object_xy_range, goal or cfg.goal_xy_range
@@ -250,42 +258,38 @@ def preconditions(task: str, goal_distance=None, object_region=None) -> list[str
     """The card's preconditions in words, the distance range and the cube area the ones
     trained on."""
     text = TASK_TEXT[task]["preconditions"]
-    if task == "turn":
-        area = _cube_area(trained_regions(task)[0])
-        return [line.replace("{cube_area}", area) for line in text]
-    if task not in ("push", "pick_place"):
+    module = sims.get_task(task)
+    if not registry.places_object(module):
         return list(text)
-    distance = _span(*trained_goal_distance(task, goal_distance))
     area = _cube_area(trained_regions(task, object_region)[0])
+    if not registry.places_goal(module):
+        return [line.replace("{cube_area}", area) for line in text]
+    distance = _span(*trained_goal_distance(task, goal_distance))
     return [line.replace("{distance}", distance).replace("{cube_area}", area) for line in text]
 
 
 def task_envelope(task: str, goal_distance=None, object_region=None, goal_region=None) -> dict:
     """The ``envelope`` block for a task: the regions its training episodes sample (goal
-    box for reach; cube area, goal area and cube-goal distance for push and pick_place (turn:
-    the cube area for both, the goal being the cube's own centre, and ``angle_deg``, the
-    turn magnitudes its episodes sample, ``TURN_MIN_DEG`` to ``TURN_MAX_DEG``),
-    whose air goals add the goal height range), read from the task module; the distance
-    and the areas from the training config's ``env.goal_distance``, ``env.object_region``
-    and ``env.goal_region`` when given (:func:`trained_goal_distance`,
-    :func:`trained_regions`)."""
+    box for reach; cube area, goal area and cube-goal distance for push and pick_place,
+    whose air goals add the goal height range; turn: the cube area for both, the goal being
+    the cube's own centre, and ``angle_deg``, the turn magnitudes its episodes sample,
+    ``TURN_MIN_DEG`` to ``TURN_MAX_DEG``), read from the task module; the distance and the
+    areas from the training config's ``env.goal_distance``, ``env.object_region`` and
+    ``env.goal_region`` when given (:func:`trained_goal_distance`, :func:`trained_regions`)."""
     module = sims.get_task(task)
     if task == "reach":
-        if object_region or goal_region:
-            raise ValueError("object_region and goal_region are push/pick_place options")
+        trained_regions(task, object_region, goal_region)  # ValueError for either
         return Envelope(target_region=Region(module.GOAL_LOW, module.GOAL_HIGH)).to_dict()
-    if task == "turn":  # in place: the goal is the cube's centre, in the cube area
-        if object_region or goal_region:
-            raise ValueError("object_region and goal_region are push/pick_place options")
-        low, high = module.CONFIG.object_xy_range
-        return Envelope(
-            target_region=Region(tuple(low), tuple(high)),
-            object_region=Region(tuple(low), tuple(high)),
-            angle_deg=Range(module.TURN_MIN_DEG, module.TURN_MAX_DEG),
-        ).to_dict()
-    if task not in ("push", "pick_place"):
+    if not registry.places_object(module):
         raise ValueError(f"no envelope for task {task!r}")
     (obj_low, obj_high), (low, high) = trained_regions(task, object_region, goal_region)
+    if not registry.places_goal(module):  # in place: the goal is the cube's centre
+        turns = registry.has_goal_yaw(module)
+        return Envelope(
+            target_region=Region(tuple(obj_low), tuple(obj_high)),
+            object_region=Region(tuple(obj_low), tuple(obj_high)),
+            angle_deg=Range(module.TURN_MIN_DEG, module.TURN_MAX_DEG) if turns else None,
+        ).to_dict()
     if task == "pick_place":
         low, high = (*low, module.GOAL_Z_RANGE[0]), (*high, module.GOAL_Z_RANGE[1])
     return Envelope(

@@ -51,9 +51,11 @@ def build_parser(prog: str = "miles eval") -> argparse.ArgumentParser:
         help="push/pick_place: cube-goal xy distances (m) of the episodes (default: the "
         "card's envelope, object_target_distance_xy; without a card the task's default)",
     )
-    for flag, what, key in (
-        ("--object-region", "the area where the cubes start", "object_region"),
-        ("--goal-region", "the area where the goals lie", "target_region"),
+    from sims.tasks.registry import goal_task_names, object_task_names
+
+    for flag, what, key, tasks in (
+        ("--object-region", "the area where the cubes start", "object_region", object_task_names),
+        ("--goal-region", "the area where the goals lie", "target_region", goal_task_names),
     ):
         p.add_argument(
             flag,
@@ -61,7 +63,7 @@ def build_parser(prog: str = "miles eval") -> argparse.ArgumentParser:
             type=float,
             metavar=("XLO", "YLO", "XHI", "YHI"),
             default=None,
-            help=f"push/pick_place: {what} (m, base frame) (default: the card's envelope, "
+            help=f"{tasks()}: {what} (m, base frame) (default: the card's envelope, "
             f"{key}; without a card the task's default)",
         )
     p.add_argument("--json", action="store_true", help="print one JSON object")
@@ -73,10 +75,11 @@ def goal_distance_for(skill: str, task: str, flag) -> tuple[float, float] | None
     ``object_target_distance_xy`` where it differs from the task's default; None: the
     task's default episodes."""
     import sims
+    from sims.tasks.registry import goal_task_names, places_goal
 
-    if task not in ("push", "pick_place"):
+    if not places_goal(sims.get_task(task)):
         if flag is not None:
-            raise ValueError(f"--goal-distance is a push/pick_place option, not {task}'s")
+            raise ValueError(f"--goal-distance is a {goal_task_names()} option, not {task}'s")
         return None
     if flag is not None:
         from sims.tasks.push import check_distance_range
@@ -99,26 +102,34 @@ def regions_for(skill: str, task: str, object_flag=None, goal_flag=None) -> dict
     (each ``((xlo, ylo), (xhi, yhi))`` m) for those that differ from the task's default:
     a flag (``XLO YLO XHI YHI``) when given, else the card's envelope (``object_region``,
     the xy of ``target_region``). Empty: the task's default areas. ValueError for a
-    malformed flag or a task without areas."""
+    malformed flag or an area the task does not draw (reach: neither; turn, whose goal is
+    the cube's start: no goal area; :mod:`sims.tasks.registry`)."""
     import sims
+    from sims.tasks import registry
     from sims.tasks.push import check_xy_region
 
-    if task not in ("push", "pick_place"):
-        for name, flag in (("--object-region", object_flag), ("--goal-region", goal_flag)):
-            if flag is not None:
-                raise ValueError(f"{name} is a push/pick_place option, not {task}'s")
+    module = sims.get_task(task)
+    cfg = module.CONFIG
+    areas = []
+    for key, name, flag, card_key, default, applies, tasks in (
+        ("object_region", "--object-region", object_flag, "object_region",
+         cfg.object_xy_range, registry.places_object, registry.object_task_names),
+        ("goal_region", "--goal-region", goal_flag, "target_region",
+         cfg.goal_xy_range, registry.places_goal, registry.goal_task_names),
+    ):  # fmt: skip
+        if applies(module):
+            areas.append((key, name, flag, card_key, default))
+        elif flag is not None:
+            raise ValueError(f"{name} is a {tasks()} option, not {task}'s")
+    if not areas:
         return {}
     from policies.cards import card_path, load_card
 
     envelope = {}
     if card_path(skill).exists():
         envelope = load_card(skill).data.get("envelope") or {}
-    cfg = sims.get_task(task).CONFIG
     out = {}
-    for key, name, flag, card_key, default in (
-        ("object_region", "--object-region", object_flag, "object_region", cfg.object_xy_range),
-        ("goal_region", "--goal-region", goal_flag, "target_region", cfg.goal_xy_range),
-    ):
+    for key, name, flag, card_key, default in areas:
         if flag is not None:
             region = flag_region(flag, name)
         elif envelope.get(card_key):

@@ -6,6 +6,8 @@ from __future__ import annotations
 import argparse
 import functools
 
+from sims.tasks.registry import BUILTIN_TASKS
+
 CONFIG_OPTIONS: tuple[tuple[str, str, dict], ...] = (
     (
         "--backend",
@@ -60,7 +62,7 @@ def build_parser(prog: str = "miles train") -> argparse.ArgumentParser:
         description="Train a skill with PPO. Progress bar, TensorBoard (RUN_DIR/tb), "
         "checkpoints (RUN_DIR/checkpoints), periodic PyBullet evaluation.",
     )
-    p.add_argument("task", nargs="?", help="reach, push or pick_place (omit with --resume)")
+    p.add_argument("task", nargs="?", help=f"{', '.join(BUILTIN_TASKS)} (omit with --resume)")
     p.add_argument("--out", default=None, help="run directory (default runs/TASK-<timestamp>)")
     p.add_argument(
         "--resume",

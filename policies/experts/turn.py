@@ -25,6 +25,8 @@ Actions are displacements in units of ``cfg.cartesian_step_max``, capped at norm
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from policies.experts.push import GAIN, SAFE_Z, _ramp
@@ -171,8 +173,30 @@ def orbit_waypoint(tcp_xy, cube_xy, target_xy, turn_sign):
     return np.where(clear[:, None], target_xy, orbit)
 
 
+class Decision(NamedTuple):
+    """What the expert does for a batch of observations, with the choices behind it."""
+
+    action: np.ndarray
+    """[N, 3] in the unit ball (:func:`act`)."""
+    face: np.ndarray
+    """[N] the face pushed or approached (0-3, :func:`choose_face`; counted from the
+    cube's yaw modulo 90 deg, so the same face has another index after the yaw wraps)."""
+    normal: np.ndarray
+    """[N, 2] that face's outward normal (xy): the same face keeps it across a wrap."""
+    side: np.ndarray
+    """[N] +1 where the cube is turned counter-clockwise (the face's +t end), else -1."""
+    pushing: np.ndarray
+    """[N] True in the push phase (at the face), False while approaching it."""
+
+
 def act(obs: np.ndarray, cfg) -> np.ndarray:
     """Actions [N, 3] in [-1, 1] for observations [N, 33] of turn (``cfg``: its TaskConfig)."""
+    return decide(obs, cfg).action
+
+
+def decide(obs: np.ndarray, cfg) -> Decision:
+    """:func:`act`'s actions with the face, side and phase that gave them (``cfg``: turn's
+    TaskConfig)."""
     obs = np.asarray(obs, dtype=np.float64)
     if obs.ndim != 2 or obs.shape[1] != LAYOUT.dim:
         raise ValueError(f"turn expert: observations must be [N, {LAYOUT.dim}], got {obs.shape}")
@@ -228,4 +252,4 @@ def act(obs: np.ndarray, cfg) -> np.ndarray:
     )
     action = np.where(pushing[:, None], push, approach)
     norm = np.linalg.norm(action, axis=1, keepdims=True)
-    return action / np.maximum(norm, 1.0)
+    return Decision(action / np.maximum(norm, 1.0), face, n, turn_sign, pushing)

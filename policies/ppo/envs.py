@@ -79,9 +79,12 @@ def with_goal_distance(task_cfg, goal_distance):
     if not goal_distance:
         return task_cfg
     from sims.tasks.push import check_distance_range
+    from sims.tasks.registry import goal_task_names, places_goal
 
-    if task_cfg.name not in ("push", "pick_place"):
-        raise ValueError(f"env.goal_distance is a push/pick_place option, not {task_cfg.name!r}'s")
+    if not places_goal(sims.get_task(task_cfg.name)):
+        raise ValueError(
+            f"env.goal_distance is a {goal_task_names()} option, not {task_cfg.name!r}'s"
+        )
     try:
         lo_hi = check_distance_range(goal_distance)
     except ValueError as exc:
@@ -92,18 +95,24 @@ def with_goal_distance(task_cfg, goal_distance):
 def with_regions(task_cfg, object_region=(), goal_region=()):
     """``task_cfg`` with ``object_xy_range`` = ``object_region`` and ``goal_xy_range`` =
     ``goal_region`` (each ``[[xlo, ylo], [xhi, yhi]]`` m; empty: unchanged). ValueError for
-    a malformed region or a task without them (reach)."""
+    a malformed region or a task that does not draw it (the registry's
+    :func:`~sims.tasks.registry.places_object` and :func:`~sims.tasks.registry.places_goal`:
+    reach has neither, turn no goal area)."""
+    from sims.tasks import registry
     from sims.tasks.push import check_xy_region
 
+    task = sims.get_task(task_cfg.name)
     changes = {}
-    for flag, field, region in (
-        ("env.object_region", "object_xy_range", object_region),
-        ("env.goal_region", "goal_xy_range", goal_region),
-    ):
+    for flag, field, region, applies, tasks in (
+        ("env.object_region", "object_xy_range", object_region,
+         registry.places_object, registry.object_task_names),
+        ("env.goal_region", "goal_xy_range", goal_region,
+         registry.places_goal, registry.goal_task_names),
+    ):  # fmt: skip
         if region is None or (isinstance(region, (tuple, list)) and not region):
             continue
-        if task_cfg.name not in ("push", "pick_place"):
-            raise ValueError(f"{flag} is a push/pick_place option, not {task_cfg.name!r}'s")
+        if not applies(task):
+            raise ValueError(f"{flag} is a {tasks()} option, not {task_cfg.name!r}'s")
         changes[field] = check_xy_region(region, flag)
     return dataclasses.replace(task_cfg, **changes) if changes else task_cfg
 

@@ -70,6 +70,33 @@ def has_goal_yaw(task) -> bool:
     return bool(getattr(task, "GOAL_YAW", False))
 
 
+def places_object(task) -> bool:
+    """Whether ``task``'s episodes place a cube (its ``sample_reset``, in
+    ``CONFIG.object_xy_range``): the tasks a cube area (``env.object_region``,
+    ``--object-region``) applies to."""
+    return callable(getattr(task, "sample_reset", None))
+
+
+def places_goal(task) -> bool:
+    """Whether ``task``'s ``sample_reset`` also draws a goal apart from the cube (in
+    ``CONFIG.goal_xy_range``, ``CONFIG.goal_distance_range`` from it): the tasks a goal area
+    and a cube-goal distance (``env.goal_region``, ``env.goal_distance``) apply to. Not a
+    task whose goal is the cube's own start (``GOAL_IN_PLACE``: turn)."""
+    return places_object(task) and not getattr(task, "GOAL_IN_PLACE", False)
+
+
+def object_task_names() -> str:
+    """The tasks that place a cube (:func:`places_object`), as messages name them:
+    ``push/pick_place/turn``."""
+    return "/".join(n for n in names() if places_object(get(n)))
+
+
+def goal_task_names() -> str:
+    """The tasks that draw a goal apart from the cube (:func:`places_goal`), as messages
+    name them: ``push/pick_place``."""
+    return "/".join(n for n in names() if places_goal(get(n)))
+
+
 def register(task) -> object:
     """Add ``task`` (a module or an object with a task module's attributes, see the module
     docstring; ``KERNEL`` only where it runs on the numba backend) under

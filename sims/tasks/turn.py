@@ -50,6 +50,9 @@ from sims.tasks.registry import TaskKernel
 
 GOAL_YAW = True
 """Episodes have a target yaw (``SimState.goal_yaw``; :func:`sims.tasks.registry.has_goal_yaw`)."""
+GOAL_IN_PLACE = True
+"""The goal is the cube's start centre: no goal area or cube-goal distance of its own
+(:func:`sims.tasks.registry.places_goal`); its cube area is ``CONFIG.object_xy_range``."""
 TURN_TOLERANCE_DEG = 5.0
 """Success: the cube's yaw within this (deg) of the target, modulo 90 deg."""
 TURN_XY_TOLERANCE = 0.03

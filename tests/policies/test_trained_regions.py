@@ -5,15 +5,23 @@ for a task without areas is refused before any work."""
 
 import dataclasses
 
+import numpy as np
 import pytest
 
+import sims
 from policies.card_content import build_card, preconditions, refresh_envelope, task_envelope
 from policies.cards import load_card, write_card
 from policies.commands import evaluate as base
 from policies.export import export_run
 from policies.ppo.config import TrainConfig
-from policies.ppo.envs import evaluation_task_config, training_task_config, with_regions
-from sims.tasks import pick_place, push
+from policies.ppo.envs import (
+    evaluation_task_config,
+    make_env,
+    training_task_config,
+    with_regions,
+)
+from sims.tasks import pick_place, push, turn
+from sims.tasks.registry import names, places_goal, places_object
 from tests.policies.tiny_runs import push_run, stopped_evaluations
 
 WIDE_OBJECT = ((0.30, -0.35), (0.65, 0.35))
@@ -132,7 +140,7 @@ def test_eval_runs_over_the_cards_areas_unless_told(tmp_path):
     write_card(card("push"), default)
     assert base.regions_for(str(default), "push") == {}
     assert base.regions_for(str(default), "pick_place") == {}
-    with pytest.raises(ValueError, match="--object-region is a push/pick_place option"):
+    with pytest.raises(ValueError, match="--object-region is a push/pick_place/turn option"):
         base.regions_for(str(default), "reach", [0.4, -0.1, 0.5, 0.1], None)
 
 
@@ -162,3 +170,60 @@ def test_eval_refuses_a_malformed_area_before_any_work(monkeypatch, capsys):
     monkeypatch.setattr("policies.evaluation.evaluate", forbidden)
     assert base.main(["push", "--goal-region", "0.6", "-0.2", "0.3", "0.2"]) == 2
     assert "--goal-region needs xlo < xhi" in capsys.readouterr().err
+
+
+def test_the_registry_says_which_tasks_draw_a_cube_and_a_goal_area():
+    got = {n: (places_object(sims.get_task(n)), places_goal(sims.get_task(n))) for n in names()}
+    assert got["reach"] == (False, False)
+    assert got["push"] == got["pick_place"] == (True, True)
+    assert got["turn"] == (True, False)  # in place: its goal is the cube's own start
+
+
+RIGHT_PAD_CUBE = (0.45, -0.25, push.CUBE_REST_Z)
+"""A cube on the scene's right pad: inside WIDE_OBJECT, outside turn's default |y| <= 0.20."""
+
+
+def test_a_turn_card_declares_its_trained_cube_area_for_the_cube_and_its_goal():
+    built = card("turn", object_region=as_lists(WIDE_OBJECT))
+    envelope = built.envelope
+    assert (envelope.object_region.low, envelope.object_region.high) == WIDE_OBJECT
+    assert (envelope.target_region.low, envelope.target_region.high) == WIDE_OBJECT
+    text = " ".join(built.data["preconditions"])
+    assert "within x 0.30-0.65 m, y -0.35-0.35 m" in text
+    # turned in place: the goal is the cube's own centre
+    assert built.envelope_violations(RIGHT_PAD_CUBE, RIGHT_PAD_CUBE) == []
+    today = card("turn").envelope_violations(RIGHT_PAD_CUBE, RIGHT_PAD_CUBE)
+    assert any(v.startswith("object_region: y") for v in today)
+    with pytest.raises(ValueError, match="goal_region is a push/pick_place option"):
+        card("turn", goal_region=as_lists(WIDE_GOAL))
+
+
+def test_turn_trains_and_is_evaluated_over_its_cube_area_not_a_goal_area(tmp_path):
+    data = {"task": "turn", "env": {"object_region": as_lists(WIDE_OBJECT)}}
+    task_cfg = training_task_config(TrainConfig.from_dict(data))
+    assert task_cfg.object_xy_range == WIDE_OBJECT
+    cfg = TrainConfig(task="turn")
+    cfg.env.goal_region = WIDE_GOAL
+    with pytest.raises(ValueError, match="env.goal_region is a push/pick_place option"):
+        evaluation_task_config(cfg)
+    write_card(card("turn", object_region=as_lists(WIDE_OBJECT)), tmp_path)
+    # the card's target_region is its cube area again: not a goal area of the episodes
+    assert base.regions_for(str(tmp_path), "turn") == {"object_region": WIDE_OBJECT}
+    told = base.regions_for(str(tmp_path), "turn", [0.4, -0.3, 0.5, -0.2], None)
+    assert told == {"object_region": ((0.4, -0.3), (0.5, -0.2))}
+    with pytest.raises(ValueError, match="--goal-region is a push/pick_place option"):
+        base.regions_for(str(tmp_path), "turn", None, [0.4, -0.3, 0.5, -0.2])
+    with pytest.raises(ValueError, match="--goal-distance is a push/pick_place option"):
+        base.goal_distance_for(str(tmp_path), "turn", [0.1, 0.2])
+
+
+def test_turn_episodes_start_their_cubes_in_the_trained_area():
+    data = {"task": "turn", "env": {"object_region": [[0.40, -0.30], [0.50, -0.22]]}}
+    cfg = TrainConfig.from_dict(data)
+    env = make_env(cfg, "numba", 64, training_task_config(cfg))
+    obs, _ = env.reset(seed=0)
+    cube = obs[:, turn.LAYOUT.slices["object_pos"]]
+    assert np.all((cube[:, 0] >= 0.40 - 0.01) & (cube[:, 0] <= 0.50 + 0.01))
+    assert np.all((cube[:, 1] >= -0.30 - 0.01) & (cube[:, 1] <= -0.22 + 0.01))  # noise: 2 mm
+    goal = obs[:, turn.LAYOUT.slices["goal_pos"]]
+    np.testing.assert_allclose(goal[:, :2], cube[:, :2], atol=0.01)  # in place

@@ -1,0 +1,98 @@
+"""bench/turn_switches.py: it counts the turn expert's label switches along a policy's
+states and splits the policy's error near and away from them."""
+
+import importlib.util
+from pathlib import Path
+
+import numpy as np
+
+# by its path: bench/ holds a sims.py that would shadow the sims package on sys.path
+_BENCH = Path(__file__).resolve().parents[2] / "bench" / "turn_switches.py"
+_SPEC = importlib.util.spec_from_file_location("turn_switches", _BENCH)
+turn_switches = importlib.util.module_from_spec(_SPEC)
+_SPEC.loader.exec_module(turn_switches)
+
+
+def _normals(faces):
+    """Outward normals [steps, 2] of faces 0-3 of a cube at yaw 0."""
+    angles = 0.5 * np.pi * np.asarray(faces, dtype=float)
+    return np.stack([np.cos(angles), np.sin(angles)], axis=1)
+
+
+def _record(faces, labels, actions=None, starts=()):
+    """A one-env record: per step a face, a 3-vector label, a policy action."""
+    steps = len(faces)
+    start = np.zeros((steps, 1), dtype=bool)
+    start[0] = True
+    for t in starts:
+        start[t] = True
+    label = np.asarray(labels, dtype=float)[:, None, :]
+    return {
+        "label": label,
+        "action": label if actions is None else np.asarray(actions, dtype=float)[:, None, :],
+        "normal": _normals(faces)[:, None, :],
+        "side": np.ones((steps, 1)),
+        "pushing": np.ones((steps, 1), dtype=bool),
+        "start": start,
+        "episodes": 1,
+        "successes": 1,
+    }
+
+
+def test_a_face_change_with_a_reversed_label_is_a_switch_and_a_flip():
+    right, left = [1.0, 0.0, 0.0], [-1.0, 0.0, 0.0]
+    rec = _record([0, 0, 0, 2, 2, 2, 2, 2], [right] * 3 + [left] * 5)
+    m = turn_switches.switch_masks(rec, window=1)
+    assert m["face"][:, 0].tolist() == [False, False, False, True, False, False, False, False]
+    assert m["flip"][:, 0].tolist() == m["face"][:, 0].tolist()
+    assert m["near"][:, 0].tolist() == [False, False, True, True, True, False, False, False]
+
+
+def test_nothing_counts_across_an_episode_boundary():
+    right, left = [1.0, 0.0, 0.0], [-1.0, 0.0, 0.0]
+    rec = _record([0, 0, 2, 2], [right, right, left, left], starts=(2,))
+    m = turn_switches.switch_masks(rec, window=3)
+    assert not m["switch"].any() and not m["flip"].any() and not m["near"].any()
+
+
+def test_the_policy_error_splits_near_and_away_from_switches():
+    right, left = [1.0, 0.0, 0.0], [-1.0, 0.0, 0.0]
+    labels = [right] * 5 + [left] * 5
+    # the policy blends the two labels at the switch (0 there) and follows them elsewhere
+    actions = [right] * 4 + [[0.0, 0.0, 0.0]] * 2 + [left] * 4
+    rec = _record([0] * 5 + [2] * 5, labels, actions)
+    stats = turn_switches.switch_stats(rec, window=1)
+    assert stats["error"]["away"] == 0.0
+    assert stats["error"]["near_switch"] > 0.0
+    assert stats["error"]["share_near_switch"] == 1.0
+    assert stats["per_100_steps"]["face"] == round(100.0 / 9, 2)
+
+
+def test_it_measures_the_expert_along_its_own_states_on_the_training_model():
+    env, task_cfg = turn_switches.first_stage_env("config/train/turn.yaml", 4)
+    rec = turn_switches.record_labels(env, task_cfg, None, steps=60, seed=3)
+    assert rec["label"].shape == (60, 4, 3)
+    np.testing.assert_array_equal(rec["label"], rec["action"])  # the expert follows itself
+    stats = turn_switches.switch_stats(rec, window=2)
+    assert "error" not in stats
+    assert stats["per_100_steps"]["face"] > 0.0  # it reaches a face and changes at least once
+
+
+def test_a_face_change_back_within_three_steps_is_undone():
+    right = [1.0, 0.0, 0.0]
+    rec = _record([0, 0, 1, 0, 0, 2, 2, 2, 2, 2], [right] * 10)
+    m = turn_switches.switch_masks(rec, window=1)
+    assert np.flatnonzero(m["face"][:, 0]).tolist() == [2, 3, 5]
+    # 0 -> 1 -> 0 is undone; the step back to 0 and the change to 2 are not
+    assert np.flatnonzero(m["undone"][:, 0]).tolist() == [2]
+
+
+def test_failed_episodes_say_whether_the_yaw_or_the_slide_failed():
+    right = [1.0, 0.0, 0.0]
+    rec = _record([0] * 4, [right] * 4)
+    rec["failed"] = np.array([[12.0, 0.01], [2.0, 0.04], [30.0, 0.05]])
+    failed = turn_switches.switch_stats(rec, window=1)["failed"]
+    assert failed["episodes"] == 3
+    assert failed["yaw_not_reached"] == round(2 / 3, 3)
+    assert failed["slid_too_far"] == round(2 / 3, 3)
+    assert failed["median_yaw_left_deg"] == 12.0
