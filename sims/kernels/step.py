@@ -117,6 +117,7 @@ from sims.kernels.layout import (
     S_WIDTH,
     SCRATCH_SHAPE,
 )
+from sims.kernels.observe import perceive_cube
 from sims.kernels.rng import episode_key, uniform, uniform01
 
 
@@ -221,11 +222,14 @@ def _build(task_kernel) -> SimpleNamespace:
     @inlined
     @named
     def observe_env(k, fp, seed, st, cnt, obs, steps):
-        """Observation row ``obs[k]`` after ``steps`` steps of the episode (noise keyed
-        by the episode and step)."""
+        """Observation row ``obs[k]`` after ``steps`` steps of the episode (the observed
+        cube pose and the noise keyed by the episode and step)."""
         noise = fp[P_OBS_NOISE]
-        key = noise_key(seed, k, cnt[k, C_EPISODE], noise)
-        observe(k, st, obs, noise, key, NOISE_COUNTER_BASE + steps * 32)
+        episode = cnt[k, C_EPISODE]
+        base = NOISE_COUNTER_BASE + steps * 32
+        perceive_cube(k, fp, seed, st, episode, steps, base)
+        key = noise_key(seed, k, episode, noise)
+        observe(k, st, obs, noise, key, base)
 
     @register_jitable
     @named
