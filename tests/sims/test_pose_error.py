@@ -223,3 +223,30 @@ CUDASIM = textwrap.dedent(
 
 def test_cuda_simulator_applies_the_model_as_the_cpu_kernels():
     assert run_script(CUDASIM).stdout.strip().endswith("ok")
+
+
+def test_miles_eval_pose_error_observes_through_the_preset(monkeypatch, capsys):
+    from miles_ros.commands import evaluate as miles_eval
+
+    seen = {}
+
+    def fake_evaluate(policy, task, **kwargs):
+        seen.update(kwargs, task=task)
+        raise SystemExit(0)
+
+    monkeypatch.setattr("policies.evaluation.evaluate", fake_evaluate)
+    with pytest.raises(SystemExit):
+        miles_eval.main(["push", "--backend", "numba", "--pose-error", "camera"])
+    assert seen["task"] == TASK
+    assert seen["config"].randomization.pose_error == POSE_ERROR_PRESETS["camera"]
+    # the card's envelope still applies
+    assert seen["config"].goal_distance_range != get_task(TASK).CONFIG.goal_distance_range
+    for flags in (
+        ["--record", "--episodes", "200"],
+        ["--sweep"],
+        ["--supervised", "--perception"],
+    ):
+        assert miles_eval.main(["push", "--pose-error", "camera", *flags]) == 2
+        assert "--pose-error does not go with" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        miles_eval.main(["push", "--pose-error", "fisheye"])
