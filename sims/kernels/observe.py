@@ -49,7 +49,7 @@ def obs_noise(noise_std, key, counter):
     return 0.0
 
 
-@register_jitable(_nrt=False)
+@inlined
 def perceive_cube(k, fp, seed, st, episode, steps, base):
     """The cube pose env ``k`` observes at step ``steps`` of its episode, into ``st[k,
     S_SEEN:S_SEEN + 3]`` (x, y, yaw): the true pose without the error model

@@ -48,6 +48,7 @@ import hashlib
 import linecache
 import math
 import re
+import sys
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -193,6 +194,14 @@ def task_stamp(task_kernel) -> int:
 _BUILT: dict = {}
 
 
+def _has_cube(observe) -> bool:
+    """Whether the task whose kernel ``observe`` is has a cube (its module's
+    ``CONFIG.has_object``; True for a task defined elsewhere, which then pays the copy of
+    the observed pose)."""
+    config = getattr(sys.modules.get(observe.__module__), "CONFIG", None)
+    return bool(getattr(config, "has_object", True))
+
+
 def task_kernels(task_kernel) -> SimpleNamespace:
     """The per-env functions (``reset_env``, ``step_env``, ``observe_env``) and the CPU
     kernels (``step_kernel``, ``reset_kernel``, ``refresh_kernel``) of a task, from its
@@ -219,15 +228,18 @@ def _build(task_kernel) -> SimpleNamespace:
         fn.__qualname__ = f"{tag}.{fn.__name__}"
         return fn
 
+    sees_cube = _has_cube(observe)
+
     @inlined
     @named
     def observe_env(k, fp, seed, st, cnt, obs, steps):
         """Observation row ``obs[k]`` after ``steps`` steps of the episode (the observed
-        cube pose and the noise keyed by the episode and step)."""
+        cube pose, for a task with a cube, and the noise keyed by the episode and step)."""
         noise = fp[P_OBS_NOISE]
         episode = cnt[k, C_EPISODE]
         base = NOISE_COUNTER_BASE + steps * 32
-        perceive_cube(k, fp, seed, st, episode, steps, base)
+        if sees_cube:  # a constant of the closure: numba drops the branch for reach
+            perceive_cube(k, fp, seed, st, episode, steps, base)
         key = noise_key(seed, k, episode, noise)
         observe(k, st, obs, noise, key, base)
 
