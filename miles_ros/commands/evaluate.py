@@ -425,6 +425,14 @@ def _episode_source(args, card, differs: dict) -> str:
 def main(argv: list[str] | None = None, prog: str = "miles eval") -> int:
     parser = build_parser(prog)
     args = parser.parse_args(argv)
+    for flag, value in (
+        ("--record", args.record),
+        ("--sweep", args.sweep is not None),
+        ("--perception", args.perception),
+    ):
+        if args.pose_error and value:  # the evidence and the sweeps are on exact poses
+            print(f"{prog}: --pose-error does not go with {flag}", file=sys.stderr)
+            return 2
     if args.sweep is not None:
         return _sweep(args, prog)
     if args.out is not None:

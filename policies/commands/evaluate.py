@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from policies.ppo.config import RunnerConfig
+from sims.tasks.base import POSE_ERROR_PRESETS
 
 
 def build_parser(prog: str = "miles eval") -> argparse.ArgumentParser:
@@ -66,6 +67,14 @@ def build_parser(prog: str = "miles eval") -> argparse.ArgumentParser:
             help=f"{tasks()}: {what} (m, base frame) (default: the card's envelope, "
             f"{key}; without a card the task's default)",
         )
+    p.add_argument(
+        "--pose-error",
+        choices=sorted(POSE_ERROR_PRESETS),
+        default=None,
+        help="numba/pybullet: the skill observes the cube's pose through this error model "
+        "(camera: the calibrated scene camera's bias, noise and held poses, "
+        "sims.tasks.base.POSE_ERROR_PRESETS); success is judged on the true state",
+    )
     p.add_argument("--json", action="store_true", help="print one JSON object")
     return p
 
@@ -206,6 +215,18 @@ def trained_config(skill: str, task: str, config=None):
         env = (load_policy(ckpt)[1].get("config") or {}).get("env", {})
         trained = dataclasses.replace(base, **levelling_fields(env, base))
     return config if trained == base else trained
+
+
+def with_pose_error(config, task: str, preset: str):
+    """``config`` (None: the task's) whose cube pose is observed through the error model
+    ``preset`` (``--pose-error``, :data:`~sims.tasks.base.POSE_ERROR_PRESETS`)."""
+    import dataclasses
+
+    import sims
+
+    base = config or sims.get_task(task).CONFIG
+    rnd = dataclasses.replace(base.randomization, pose_error=POSE_ERROR_PRESETS[preset])
+    return dataclasses.replace(base, randomization=rnd)
 
 
 def flag_region(flag, name: str):
@@ -362,6 +383,9 @@ def _run(args, prog: str, env_options=None):
         print(f"{prog}: {exc}", file=sys.stderr)
         return None, None, None, {}
     extra = {**extra, **episodes_extra}
+    if args.pose_error:
+        kwargs["config"] = with_pose_error(kwargs["config"], task, args.pose_error)
+        extra["pose_error"] = args.pose_error
     result = evaluate(
         policy,
         task,

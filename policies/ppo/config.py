@@ -18,6 +18,7 @@ from policies.ppo.env_options import (
     contact_randomization,
     levelling_fields,
     plain_arm_randomization,
+    pose_error_fields,
 )
 
 
@@ -203,6 +204,13 @@ class EnvConfig:
     episode, ``randomization.plain_arm_prob``) that bypass the command-path model and run
     on the plain quick tracking, so the skill meets both arms; 0: none. A stage without
     a model runs every episode on the plain arm and ignores it."""
+    pose_error: dict = field(default_factory=dict)
+    """Tasks with a cube, numba and PyBullet stages: the error model of the cube pose the
+    training envs observe (:class:`sims.tasks.base.CubePoseError`: ``bias_xy_m``,
+    ``bias_yaw_deg``, ``noise_xy_m``, ``noise_yaw_deg``, ``hold_prob``), given as a preset's
+    name (``camera``: the calibrated scene camera's, docs/perception.md) or those fields,
+    stored as the fields' numbers (the card's ``provenance.training_noise`` records them);
+    empty: exact poses. The evaluations observe exact poses."""
 
 
 @dataclass
@@ -315,6 +323,8 @@ def _env_config(data: dict[str, Any]) -> EnvConfig:
             if not isinstance(data[key] or {}, dict):
                 raise ValueError(f"env.{key}: a mapping of reward term -> weight")
             data[key] = dict(data[key] or {})
+    if "pose_error" in data:
+        data["pose_error"] = pose_error_fields(data["pose_error"])
     cfg = EnvConfig(**data)
     contact_randomization(cfg)  # ValueError now, before any work
     plain_arm_randomization(cfg)
@@ -352,7 +362,7 @@ def _check_task_options(cfg: TrainConfig) -> None:
         return
     if cfg.imitation.augment_fields:
         augment_field_slices(cfg.task, cfg.imitation.augment_fields)
-    contact = contact_randomization(cfg.env)
+    contact = [*contact_randomization(cfg.env), *(["pose_error"] if cfg.env.pose_error else [])]
     if contact and not task.CONFIG.has_object:
         names = ", ".join(f"env.{key}" for key in contact)
         raise ValueError(f"{names}: task {cfg.task!r} has no cube to randomize")

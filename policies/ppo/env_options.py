@@ -1,10 +1,10 @@
 """What a training run's ``env`` block does to the task it trains: the randomization it
 adds to the task's ``DomainRandomization`` (cube size, finger friction and reading, contact
-stiffness; plain-arm episodes), the tool levelling it gives the task's IK, and the checks
-of those options (ValueError naming the ``env.`` key). Apart from the typed configs
-(:mod:`policies.ppo.config`, which checks a block with these when it is parsed) because
-the env builders, the stage runner, the physics evaluation and the exporter read a run's
-options through them too.
+stiffness; plain-arm episodes; the cube-pose error model), the tool levelling it gives the
+task's IK, and the checks of those options (ValueError naming the ``env.`` key). Apart from
+the typed configs (:mod:`policies.ppo.config`, which checks a block with these when it is
+parsed) because the env builders, the stage runner, the physics evaluation and the
+exporter read a run's options through them too.
 """
 
 from __future__ import annotations
@@ -60,6 +60,28 @@ def plain_arm_randomization(env: EnvConfig) -> dict[str, float]:
     if not prob or env.actuator == "none":
         return {}
     return {"plain_arm_prob": float(prob)}
+
+
+def pose_error_fields(value) -> dict[str, float]:
+    """``env.pose_error`` as plain numbers (the :class:`~sims.tasks.base.CubePoseError`
+    fields, so a run's config and its card record the model itself, not a preset's name):
+    from a preset's name (``camera``), a mapping of fields, or empty (off: ``{}``);
+    ValueError for an unknown preset or key or a bad value."""
+    from sims.tasks.base import cube_pose_error
+
+    try:
+        model = cube_pose_error(value)
+    except (ValueError, TypeError) as exc:
+        raise ValueError(f"env.{exc}") from None
+    return {k: float(v) for k, v in dataclasses.asdict(model).items()} if model.on else {}
+
+
+def pose_error_randomization(env: EnvConfig) -> dict:
+    """``{"pose_error": CubePoseError}`` when the run's ``env`` sets one, else empty."""
+    from sims.tasks.base import cube_pose_error
+
+    fields = pose_error_fields(env.pose_error)
+    return {"pose_error": cube_pose_error(fields)} if fields else {}
 
 
 def check_plain_fraction(fraction) -> float:

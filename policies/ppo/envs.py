@@ -25,6 +25,7 @@ from policies.ppo.env_options import (
     contact_randomization,
     levelling_fields,
     plain_arm_randomization,
+    pose_error_randomization,
 )
 
 RANK_SEED_STRIDE = 1_000_003
@@ -120,7 +121,8 @@ def with_regions(task_cfg, object_region=(), goal_region=()):
 def training_task_config(cfg: TrainConfig):
     """The task's TaskConfig with the run's training-backend noise, latency, contact
     randomization (``env.cube_size``, ``finger_friction_scale``, ``contact_stiffness``,
-    ``finger_reading``) and plain-arm episodes (``env.plain_arm_prob``)."""
+    ``finger_reading``), plain-arm episodes (``env.plain_arm_prob``) and cube-pose error
+    model (``env.pose_error``)."""
     task_cfg = evaluation_task_config(cfg)
     rand = dataclasses.replace(
         task_cfg.randomization,
@@ -128,6 +130,7 @@ def training_task_config(cfg: TrainConfig):
         action_latency_steps=cfg.env.action_latency_steps,
         **contact_randomization(cfg.env),
         **plain_arm_randomization(cfg.env),
+        **pose_error_randomization(cfg.env),
     )
     return dataclasses.replace(task_cfg, randomization=rand)
 

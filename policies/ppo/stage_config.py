@@ -35,7 +35,11 @@ from typing import Any
 
 import sims
 from policies.ppo.config import TrainConfig
-from policies.ppo.env_options import contact_randomization, plain_arm_randomization
+from policies.ppo.env_options import (
+    contact_randomization,
+    plain_arm_randomization,
+    pose_error_randomization,
+)
 from sims.tasks.base import unsupported_randomization
 
 SELECT_RULES = ("last", "best_periodic", "best_eval_success")
@@ -219,7 +223,12 @@ def parse_staged_config(
                     f"exist for {', '.join(EXPERT_TASKS)}"
                 )
         unsupported = unsupported_randomization(
-            {**contact_randomization(cfg.env), **plain_arm_randomization(cfg.env)}, cfg.backend
+            {
+                **contact_randomization(cfg.env),
+                **plain_arm_randomization(cfg.env),
+                **pose_error_randomization(cfg.env),
+            },
+            cfg.backend,
         )
         if unsupported:
             names = ", ".join(f"env.{key}" for key in unsupported)

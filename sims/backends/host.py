@@ -1,7 +1,7 @@
 """The step loop shared by the physics backends whose state lives on the host (PyBullet,
 Isaac/Newton): validated settings, per-episode bookkeeping, the action-latency ring,
 the task's own reward terms / success / observe (``info["reward/<term>"]``: each term,
-weighted), observation noise and SAME_STEP autoreset.
+weighted), the cube-pose error model, observation noise and SAME_STEP autoreset.
 
 A backend subclasses :class:`HostPhysicsEnv` and implements the physics:
 :meth:`~HostPhysicsEnv._advance` (arm targets of this period -> physics -> ``self._state``)
@@ -79,6 +79,12 @@ class HostPhysicsEnv(BatchedEnv):
             self._command_period = 1.0 / self.actuator.rate_hz
             self._command_schedule = np.zeros((n, m, 7))
         self._noise_std = float(cfg.randomization.observation_noise_std)
+        pose_error = cfg.randomization.pose_error
+        if pose_error.on and not cfg.has_object:
+            raise ValueError(f"randomization.pose_error: task {cfg.name!r} has no cube")
+        self._pose_error = pose_error if pose_error.on else None
+        self._pose_bias = np.zeros((n, 3))  # this episode's bias: x, y, yaw
+        self._seen_pose = np.zeros((n, 3))  # the pose observed last: x, y, yaw
         reading_on = tuple(cfg.randomization.finger_reading) != (0.0, 0.0)
         self._reading_offset = np.zeros(n) if reading_on else None
         self._state = SimState(
@@ -232,7 +238,9 @@ class HostPhysicsEnv(BatchedEnv):
     # --- observation ---------------------------------------------------------------------
     def _observe(self, ids=None, started: bool = False) -> np.ndarray:
         s = self._state
-        plain = self._noise_std == 0.0 and self._reading_offset is None
+        plain = (
+            self._noise_std == 0.0 and self._reading_offset is None and self._pose_error is None
+        )
         if ids is None and plain and self.observation_filter is None:
             return self.task.observe(s)
         if ids is not None:
@@ -244,9 +252,38 @@ class HostPhysicsEnv(BatchedEnv):
             rows = np.arange(self.num_envs) if ids is None else np.asarray(ids)
             copy = SimState(*(None if a is None else a.copy() for a in s))
             s = self.observation_filter(self, copy, rows, started)
+        if self._pose_error is not None:
+            s = self._perceive_cube(s, ids, started)
         if self._noise_std > 0.0:
             s = self._add_noise(s)
         return self.task.observe(s)
+
+    def _perceive_cube(self, s: SimState, ids, started: bool) -> SimState:
+        """``s`` (the rows ``ids``; None: all) with the cube pose observed through the
+        error model (:class:`sims.tasks.base.CubePoseError`, the numba kernels'
+        :func:`~sims.kernels.observe.perceive_cube`): a new episode (``started``) draws its
+        bias and publishes; a step publishes with probability 1 - ``hold_prob``, else the
+        last pose stays. Published: the true x, y and yaw plus the bias and this step's
+        noise (normal, per axis)."""
+        pe, rng = self._pose_error, self._noise_rng
+        rows = np.arange(self.num_envs) if ids is None else np.asarray(ids)
+        n = len(rows)
+        yaw_bias, yaw_noise = math.radians(pe.bias_yaw_deg), math.radians(pe.noise_yaw_deg)
+        if started:
+            bias_std = np.array([pe.bias_xy_m, pe.bias_xy_m, yaw_bias])
+            self._pose_bias[rows] = rng.normal(0.0, 1.0, (n, 3)) * bias_std
+            publish = np.ones(n, dtype=bool)
+        else:
+            publish = rng.random(n) >= pe.hold_prob
+        noise_std = np.array([pe.noise_xy_m, pe.noise_xy_m, yaw_noise])
+        true = np.column_stack([s.object_pos[:, 0], s.object_pos[:, 1], s.object_yaw])
+        fresh = true + self._pose_bias[rows] + rng.normal(0.0, 1.0, (n, 3)) * noise_std
+        seen = self._seen_pose[rows]
+        seen[publish] = fresh[publish]
+        self._seen_pose[rows] = seen
+        pos = s.object_pos.copy()
+        pos[:, :2] = seen[:, :2]
+        return s._replace(object_pos=pos, object_yaw=seen[:, 2].copy())
 
     def _add_noise(self, s: SimState) -> SimState:
         rng, std = self._noise_rng, self._noise_std

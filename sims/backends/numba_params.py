@@ -1,13 +1,16 @@
 """The numba kernels' parameter vectors for a task: :func:`kernel_params` packs the
-config, the table's contact numbers, the command-path model, the reward terms' weights and
-(through the task's ``KERNEL.pack``) the task's own numbers into the float and int vectors of
-:mod:`sims.kernels.layout` (``P_*``, ``I_*``), checking them first.
+config, the table's contact numbers, the command-path model, the cube-pose error model, the
+reward terms' weights and (through the task's ``KERNEL.pack``) the task's own numbers into
+the float and int vectors of :mod:`sims.kernels.layout` (``P_*``, ``I_*``), checking them
+first.
 
 The contact numbers here and the tasks' ``CONTACT_MODEL`` are the numbers of the cube model
 described in :mod:`sims.backends.numba_backend`.
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
@@ -66,6 +69,14 @@ def kernel_params(
     fp[layout.P_SUCCESS] = cfg.success_threshold
     fp[layout.P_JOINT_NOISE] = rnd.initial_joint_noise
     fp[layout.P_OBS_NOISE] = rnd.observation_noise_std
+    pose = rnd.pose_error
+    if pose.on and not cfg.has_object:
+        raise ValueError(f"randomization.pose_error: task {cfg.name!r} has no cube")
+    fp[layout.P_POSE_BIAS_XY] = pose.bias_xy_m
+    fp[layout.P_POSE_BIAS_YAW] = math.radians(pose.bias_yaw_deg)
+    fp[layout.P_POSE_NOISE_XY] = pose.noise_xy_m
+    fp[layout.P_POSE_NOISE_YAW] = math.radians(pose.noise_yaw_deg)
+    fp[layout.P_POSE_HOLD] = pose.hold_prob
     # without a command-path model every episode tracks plainly (and reports so)
     fp[layout.P_PLAIN_PROB] = rnd.plain_arm_prob if actuator is not None else 1.0
     fp[layout.P_FRICTION_LO], fp[layout.P_FRICTION_HI] = rnd.friction_scale

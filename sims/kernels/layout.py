@@ -58,7 +58,12 @@ P_TILT_SIN_ALLOW = 84  # sine of the tool tilt the levelling leaves alone
 P_PLAIN_PROB = 85  # command-path model: probability an episode runs on the plain tracking
 P_REWARD_W = 86  # MAX_REWARD_TERMS: the weights of the task's reward terms, in its order
 MAX_REWARD_TERMS = 8
-NUM_FLOAT_PARAMS = P_REWARD_W + MAX_REWARD_TERMS
+P_POSE_BIAS_XY = P_REWARD_W + MAX_REWARD_TERMS  # cube-pose error model (CubePoseError):
+P_POSE_BIAS_YAW = P_POSE_BIAS_XY + 1  # per-episode bias std (m, rad),
+P_POSE_NOISE_XY = P_POSE_BIAS_XY + 2  # per-step noise std (m, rad),
+P_POSE_NOISE_YAW = P_POSE_BIAS_XY + 3
+P_POSE_HOLD = P_POSE_BIAS_XY + 4  # probability a step repeats the last observed pose
+NUM_FLOAT_PARAMS = P_POSE_HOLD + 1
 
 # --- int parameter vector ---------------------------------------------------------------
 I_EPISODE_STEPS = 0
@@ -96,7 +101,8 @@ S_CUBE_HALF = 64  # half edge of this episode's cube
 S_PAD = 65  # this episode's pad per finger: a held cube reads its edge + 2 x this (< 0: squeezed)
 S_PLAIN = 66  # 1.0: this episode bypasses the command-path model (the plain tracking)
 S_GOAL_YAW = 67  # the cube's target yaw (rad; turn: tasks with a yaw goal)
-NUM_STATE = 68
+S_SEEN = 68  # 3 the cube pose observed last (x, y, yaw; before the white obs noise)
+NUM_STATE = 71
 
 C_STEPS = 0  # steps in this episode
 C_EPISODE = 1  # episode counter (keys the RNG)

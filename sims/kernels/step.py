@@ -48,6 +48,7 @@ import hashlib
 import linecache
 import math
 import re
+import sys
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -117,6 +118,7 @@ from sims.kernels.layout import (
     S_WIDTH,
     SCRATCH_SHAPE,
 )
+from sims.kernels.observe import perceive_cube
 from sims.kernels.rng import episode_key, uniform, uniform01
 
 
@@ -192,6 +194,14 @@ def task_stamp(task_kernel) -> int:
 _BUILT: dict = {}
 
 
+def _has_cube(observe) -> bool:
+    """Whether the task whose kernel ``observe`` is has a cube (its module's
+    ``CONFIG.has_object``; True for a task defined elsewhere, which then pays the copy of
+    the observed pose)."""
+    config = getattr(sys.modules.get(observe.__module__), "CONFIG", None)
+    return bool(getattr(config, "has_object", True))
+
+
 def task_kernels(task_kernel) -> SimpleNamespace:
     """The per-env functions (``reset_env``, ``step_env``, ``observe_env``) and the CPU
     kernels (``step_kernel``, ``reset_kernel``, ``refresh_kernel``) of a task, from its
@@ -218,14 +228,20 @@ def _build(task_kernel) -> SimpleNamespace:
         fn.__qualname__ = f"{tag}.{fn.__name__}"
         return fn
 
+    sees_cube = _has_cube(observe)
+
     @inlined
     @named
     def observe_env(k, fp, seed, st, cnt, obs, steps):
-        """Observation row ``obs[k]`` after ``steps`` steps of the episode (noise keyed
-        by the episode and step)."""
+        """Observation row ``obs[k]`` after ``steps`` steps of the episode (the observed
+        cube pose, for a task with a cube, and the noise keyed by the episode and step)."""
         noise = fp[P_OBS_NOISE]
-        key = noise_key(seed, k, cnt[k, C_EPISODE], noise)
-        observe(k, st, obs, noise, key, NOISE_COUNTER_BASE + steps * 32)
+        episode = cnt[k, C_EPISODE]
+        base = NOISE_COUNTER_BASE + steps * 32
+        if sees_cube:  # a constant of the closure: numba drops the branch for reach
+            perceive_cube(k, fp, seed, st, episode, steps, base)
+        key = noise_key(seed, k, episode, noise)
+        observe(k, st, obs, noise, key, base)
 
     @register_jitable
     @named

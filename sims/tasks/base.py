@@ -29,6 +29,85 @@ cube in PyBullet's Panda reads at most 5.8 cm, 95th percentile)."""
 
 
 @dataclass(frozen=True)
+class CubePoseError:
+    """An error model of the cube pose a camera and perception report, applied to the
+    cube's observed centre (x, y) and yaw only (its z, the arm and the goal stay exact;
+    reward and success stay on the true state): a bias drawn once per episode, noise drawn
+    every control period, and dropouts, where the observation repeats the pose last
+    published (the first period of an episode always publishes). Normal draws, per axis;
+    the white ``observation_noise_std`` comes on top. All zeros: off."""
+
+    bias_xy_m: float = 0.0
+    """Std (m) of the per-episode offset of the cube's x and y (each)."""
+    bias_yaw_deg: float = 0.0
+    """Std (deg) of the per-episode offset of its yaw."""
+    noise_xy_m: float = 0.0
+    """Std (m) of the per-period noise on its x and y (each)."""
+    noise_yaw_deg: float = 0.0
+    """Std (deg) of the per-period noise on its yaw."""
+    hold_prob: float = 0.0
+    """Chance per control period that no new pose arrives and the last one is observed."""
+
+    def __post_init__(self):
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise ValueError(f"pose_error.{f.name} must be a number, got {value!r}")
+            if not (math.isfinite(value) and value >= 0.0):
+                raise ValueError(f"pose_error.{f.name} must be >= 0, got {value!r}")
+        if self.hold_prob >= 1.0:
+            raise ValueError(f"pose_error.hold_prob must be < 1, got {self.hold_prob!r}")
+
+    @property
+    def on(self) -> bool:
+        """True when any term is non-zero."""
+        return self != CubePoseError()
+
+
+POSE_ERROR_PRESETS: dict[str, CubePoseError] = {
+    "camera": CubePoseError(
+        bias_xy_m=0.001,
+        bias_yaw_deg=0.3,
+        noise_xy_m=0.002,
+        noise_yaw_deg=1.5,
+        hold_prob=0.6,
+    ),
+}
+"""Named error models. ``camera``: at least as wide as docs/perception.md's measurements
+of the scene camera through its calibration: the bias (1 mm per axis: xy p50 / p95 1.2 /
+2.4 mm) covers the calibrated xy error (0.7-0.9 / 1.5-1.8 mm) and 0.3 deg is the mounting
+error's turn; the noise (2 mm per axis: 2.4 / 4.9 mm) covers the per-frame error with exact
+extrinsics (1.6-2.7 / 2.3-4.1 mm) and 1.5 deg (yaw p50 / p95 1.0 / 2.9 deg) the yaw error
+(0.3-0.6 / 1.1-2.8 deg); a new pose arrives in 10 / 25 of the control periods (10 Hz frames,
+40 ms periods) less the 1% dropped frames, so 0.6 of the periods hold the last one. Not in
+it: the frames' latency and an occluded cube's pose ageing over many periods."""
+
+
+def cube_pose_error(value) -> CubePoseError:
+    """The :class:`CubePoseError` of a config entry: a preset's name
+    (:data:`POSE_ERROR_PRESETS`), a mapping of its fields, an instance, or empty / None
+    (off); ValueError for an unknown preset or key, or a bad value."""
+    if isinstance(value, CubePoseError):
+        return value
+    if value is None or (isinstance(value, (str, dict)) and not value):
+        return CubePoseError()
+    if isinstance(value, str):
+        if value not in POSE_ERROR_PRESETS:
+            raise ValueError(
+                f"pose_error: unknown preset {value!r}; use one of {sorted(POSE_ERROR_PRESETS)}"
+                " or a mapping of its fields"
+            )
+        return POSE_ERROR_PRESETS[value]
+    if not isinstance(value, dict):
+        raise ValueError(f"pose_error: a preset name or a mapping, got {value!r}")
+    known = [f.name for f in dataclasses.fields(CubePoseError)]
+    unknown = sorted(set(value) - set(known))
+    if unknown:
+        raise ValueError(f"pose_error: unknown keys {unknown}; use {known}")
+    return CubePoseError(**value)
+
+
+@dataclass(frozen=True)
 class DomainRandomization:
     """Randomization applied per episode by every backend that can."""
 
@@ -70,6 +149,9 @@ class DomainRandomization:
     and of a robot whose controller follows its targets at once), drawn per episode, so a
     skill trained on the rate-limited arm also meets the quick one; 0: every episode on
     the model. Without a model every episode is plain."""
+    pose_error: CubePoseError = field(default_factory=CubePoseError)
+    """The error model of the cube's observed pose (:class:`CubePoseError`; numba and
+    PyBullet); the default: exact poses."""
 
     def __post_init__(self):
         for name, hi_max in (
@@ -88,6 +170,8 @@ class DomainRandomization:
         reading = self.finger_reading
         if len(reading) != 2 or not lo <= float(reading[0]) <= float(reading[1]) <= hi:
             raise ValueError(f"finger_reading must be [lo, hi] with {lo} <= lo <= hi <= {hi}")
+        if not isinstance(self.pose_error, CubePoseError):
+            raise ValueError("pose_error must be a CubePoseError (see cube_pose_error)")
         prob = self.plain_arm_prob
         if isinstance(prob, bool) or not isinstance(prob, (int, float)) or not 0.0 <= prob <= 1.0:
             raise ValueError(f"plain_arm_prob must be a number in [0, 1], got {prob!r}")
@@ -101,6 +185,7 @@ RANDOMIZATION_BACKENDS: dict[str, tuple[str, ...]] = {
     "contact_stiffness": ("pybullet",),
     "finger_reading": ("numba", "pybullet"),
     "plain_arm_prob": ("numba",),
+    "pose_error": ("numba", "pybullet"),
 }
 """The cube, contact and command-path randomization fields of :class:`DomainRandomization`
 and the backends that apply them; the others refuse them (:func:`check_backend_randomization`).
@@ -116,7 +201,8 @@ def unsupported_randomization(fields, backend: str) -> list[str]:
 
 REFUSAL_REASONS = {
     "plain_arm_prob": "its command-path model runs every episode (plain-arm episodes are a "
-    "numba option)"
+    "numba option)",
+    "pose_error": "its observation has no cube-pose error model (numba and PyBullet have one)",
 }
 """Why a backend refuses a field, where that is not the backend's contact reason."""
 

@@ -186,7 +186,7 @@ TURN_MIN_RAD = math.radians(TURN_MIN_DEG)
 TURN_MAX_RAD = math.radians(TURN_MAX_DEG)
 YAW_NOISE_DRAW = 13
 """The observation-noise draw of the cube's yaw (:func:`sims.kernels.observe.observe_cube`'s
-``base + 13``): the yaw error is read from the same noisy yaw."""
+``base + 13``): the yaw error is read from the same noisy observed yaw."""
 
 
 @register_jitable(_nrt=False)
@@ -194,7 +194,7 @@ def kernel_observe(k, st, out, noise_std, key, base):
     """:func:`observe` of env ``k`` (with observation noise)."""
     arm = observe_arm(k, st, out, O_Q, O_QD, O_TCP, O_GOAL, noise_std, key, base)
     observe_cube(k, st, out, O_OBJ, O_YAW, O_OBJ_REL, O_GOAL_REL, arm, noise_std, key, base)
-    yaw = st[k, L.S_YAW] + obs_noise(noise_std, key, base + YAW_NOISE_DRAW)
+    yaw = st[k, L.S_SEEN + 2] + obs_noise(noise_std, key, base + YAW_NOISE_DRAW)
     err = st[k, L.S_GOAL_YAW] - yaw
     out[k, O_YAW_ERR] = math.sin(4.0 * err)
     out[k, O_YAW_ERR + 1] = math.cos(4.0 * err)
