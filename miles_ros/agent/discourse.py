@@ -85,33 +85,44 @@ def imperative(word: str) -> str:
     return word
 
 
-class _Cubes:
-    """The world's cubes by the words that name them ("red", "crimson", "red_cube")."""
+class CubeWords:
+    """The world's cubes by the words that name them ("red", "crimson", "red_cube"); the
+    prohibitions' reading (:mod:`miles_ros.agent.negation`) builds on it too."""
 
     def __init__(self, world: World):
+        self.names = list(world.objects)
         self.word: dict[str, str] = {}
-        for name in world.objects:
+        for name in self.names:
             head = name.split("_")[0]
             for w in (name, head, *COLOR_WORDS.get(head, [])):
                 self.word.setdefault(w, name)
-        words = "|".join(sorted(map(re.escape, self.word), key=len, reverse=True)) or "(?!)"
-        self.colour = rf"(?:{words})"
-        self.one = rf"(?:the\s+)?{self.colour}\b(?:\s+{_NOUN}s?\b)?"
-        self.positions = dict(world.objects)
 
     def name(self, phrase: str) -> str | None:
+        """The first cube a phrase names (None: none)."""
         for w in re.findall(r"[a-z_]+", phrase.lower()):
             if w in self.word:
                 return self.word[w]
         return None
 
     def named(self, phrase: str) -> list[str]:
+        """The cubes a phrase names, in order, once each."""
         out: list[str] = []
         for w in re.findall(r"[a-z_]+", phrase.lower()):
             name = self.word.get(w)
             if name and name not in out:
                 out.append(name)
         return out
+
+
+class _Cubes(CubeWords):
+    """:class:`CubeWords` with the patterns of one cube said by colour, and where each is."""
+
+    def __init__(self, world: World):
+        super().__init__(world)
+        words = "|".join(sorted(map(re.escape, self.word), key=len, reverse=True)) or "(?!)"
+        self.colour = rf"(?:{words})"
+        self.one = rf"(?:the\s+)?{self.colour}\b(?:\s+{_NOUN}s?\b)?"
+        self.positions = dict(world.objects)
 
 
 def said_in_order(goal: str, world: World) -> str:

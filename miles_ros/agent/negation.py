@@ -58,9 +58,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from miles_ros.agent.discourse import said_in_order
+from miles_ros.agent.discourse import CubeWords, said_in_order
 from miles_ros.agent.grounding import Step
-from miles_ros.agent.phrases import COLOR_WORDS, CUBE_NOUNS
+from miles_ros.agent.phrases import CUBE_NOUNS
 from miles_ros.agent.reading import GoalReading, read_goal, split_clauses
 from miles_ros.agent.references import Clarification, resolve_references
 from miles_ros.agent.registry import SkillRegistry
@@ -154,16 +154,11 @@ _PLACED = (
 )
 
 
-class _Cubes:
+class _Cubes(CubeWords):
     """The scene's cube phrases: a pattern for one cube or a list, and its names."""
 
     def __init__(self, world: World):
-        self.names = list(world.objects)
-        self.word: dict[str, str] = {}
-        for name in self.names:
-            head = name.split("_")[0]
-            for word in (name, head, *COLOR_WORDS.get(head, [])):
-                self.word.setdefault(word, name)
+        super().__init__(world)
         words = "|".join(sorted(map(re.escape, self.word), key=len, reverse=True))
         nouns = "|".join(CUBE_NOUNS)
         one = rf"(?:(?:the|that|this)\s+)?(?:{words})\b(?:\s+(?:{nouns}|one)s?\b)?"
@@ -173,15 +168,6 @@ class _Cubes:
             rf"\ball\s+(?:of\s+)?(?:the\s+)?(?:{nouns})s\b|\beverything\b|"
             rf"\ball\s+of\s+them\b|\ball(?=\s+but\b))"
         )
-
-    def named(self, phrase: str) -> list[str]:
-        """The cubes a phrase names, in order, once each."""
-        out: list[str] = []
-        for w in re.findall(r"[a-z_]+", phrase.lower()):
-            name = self.word.get(w)
-            if name and name not in out:
-                out.append(name)
-        return out
 
     def each(self, names: list[str], after: str) -> str:
         """The cubes ``names`` in place of "every cube", then ``after`` (the rest of the
