@@ -138,6 +138,7 @@ def test_the_perception_process_publishes_camera_poses_and_stops_with_the_graph(
         def from_camera() -> bool:
             return any(
                 set(p["objects"]) == cubes
+                and p["source"] == "camera"
                 and {o["source"] for o in p["objects"].values()} == {"camera"}
                 for p in seen
             )

@@ -2,7 +2,9 @@
 whole cell too) and switches the sim to its camera and its truth topic; in a graph the
 sim's camera frames reach the perception node (the sim's reliable images, the node's
 best-effort subscriptions: a RealSense driver may publish either way) paired by stamp,
-while the sim's own poses go only to /miles/scene/objects_truth."""
+while the sim's own poses go only to /miles/scene/objects_truth. The graph as `miles up`
+lays it out (perception in a process of its own) publishing camera poses:
+tests/nodes/test_node_processes.py."""
 
 from __future__ import annotations
 
@@ -12,20 +14,13 @@ import pytest
 
 rclpy = pytest.importorskip("rclpy")
 
-import json  # noqa: E402
-import threading  # noqa: E402
 
-from std_msgs.msg import String  # noqa: E402
-
-from miles_ros import interfaces  # noqa: E402
 from miles_ros.ros.graph import (  # noqa: E402
     PERCEPTION_OVERRIDES,
-    InProcessGraph,
     cell_factories,
     with_perception,
 )
 from miles_ros.ros.perception_node import PerceptionNode  # noqa: E402
-from miles_ros.ros.qos import COMMAND_QOS  # noqa: E402
 from miles_ros.ros.sim_node import SimNode  # noqa: E402
 from sims.scene import load_scene  # noqa: E402
 from tests.nodes.graph_harness import Graph, overrides  # noqa: E402
@@ -84,32 +79,6 @@ def test_the_sims_camera_feeds_the_perception_node():
         assert all(p.get("source") == "camera" for p in g.objects)  # the sim's are elsewhere
     finally:
         g.close()
-
-
-@pytest.mark.skipif(
-    not HAS_CORE,
-    reason="the perception core (miles_ros/perception/pipeline.py) is not in this checkout yet",
-)
-def test_the_perception_graph_publishes_the_cubes_from_the_camera():
-    parts, values = with_perception(["sim"])
-    seen: list[dict] = []
-    cond = threading.Condition()
-
-    def keep(msg: String) -> None:
-        with cond:
-            seen.append(json.loads(msg.data))
-            cond.notify_all()
-
-    with InProcessGraph.of_parts(parts, overrides=values, domain_id=domain_id()) as graph:
-        probe = graph.add(rclpy.create_node("probe", context=graph.context))
-        probe.create_subscription(String, interfaces.SCENE_OBJECTS, keep, COMMAND_QOS)
-        graph.spin_in_thread()
-        cubes = set(load_scene().objects)
-        with cond:
-            assert cond.wait_for(lambda: any(set(p["objects"]) == cubes for p in seen), 90.0)
-        payload = next(p for p in seen if set(p["objects"]) == cubes)
-        assert payload["source"] == "camera"
-        assert {o["source"] for o in payload["objects"].values()} == {"camera"}
 
 
 def test_miles_demo_perception_needs_the_graph(capsys):
