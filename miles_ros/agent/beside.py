@@ -43,8 +43,11 @@ frame); the order breaks a tie between two sides equally near the cube moved."""
 
 _ROBOT = r"(?:the\s+)?(?:robot|arm|base)|you|yourself|me"
 _RELATION = (
+    r"(?:(?:right|just|directly|immediately)\s+)?"
     r"(?P<rel>next\s+to|beside|near(?:\s+to)?|close\s+to|alongside|"
-    r"(?:to\s+the\s+|on\s+the\s+)?(?P<side>left|right)\s+of|in\s+front\s+of|behind)"
+    r"(?:to|by|at|on)\s+the\s+side\s+of|"
+    r"(?:to\s+the\s+|on\s+the\s+)?(?P<side>left|right)(?:[-\s]hand)?(?:\s+side)?\s+of|"
+    r"in\s+front\s+of|behind)"
 )
 
 
@@ -68,7 +71,7 @@ def place_beside(goal: str, registry: SkillRegistry, world: World) -> Placement:
         r"(?:\b(?:pick|grab|take|lift|grasp)(?:\s+up)?\s+(?P<held>"
         + cubes.one
         + r")(?:\s+up)?\s*,?\s+and\s+(?:then\s+)?)?"
-        + r"\b(?P<verb>[a-z]+)\s+(?P<what>it|"
+        + r"\b(?P<verb>[a-z]+)\s+(?:down\s+)?(?P<what>it|"
         + cubes.one
         + r")(?:\s+(?:down|over))?\s+"
         + _RELATION

@@ -25,7 +25,7 @@ import math
 import re
 from dataclasses import dataclass
 
-from miles_ros.agent.phrases import CUBE_NOUNS, PAD_NOUNS
+from miles_ros.agent.phrases import CUBE_NOUNS, PAD_NOUNS, SKILL_PHRASES
 from miles_ros.agent.world import World
 
 TIE_M = 0.01
@@ -249,6 +249,8 @@ def _robot_distance(match, world):
 def _place_distance(match, world):
     """A cube by its distance from a place or from another cube ("the cube nearest the
     green cube": of the others); "next to", "beside" and "near" a thing: the nearest."""
+    if _placed_beside(match):
+        return None, None
     said = match.group("place").lower()
     what = place_named(said, world)
     if what is None and re.search(rf"\b(?:{_CUBE}|one)$", said):
@@ -262,6 +264,20 @@ def _place_distance(match, world):
         (sign * math.hypot(p[0] - px, p[1] - py), n) for n, p in world.objects.items() if n != what
     ]
     return _nth(ranked, _either(match, "nth"), f"cube {how} the {spoken(what)}")
+
+
+def _placed_beside(match: re.Match) -> bool:
+    """Whether "the cube next to / beside / near X" is where a placing verb puts the cube
+    ("put the cube next to the blue cube": which cube is asked), not which cube it is
+    ("put the cube next to the blue cube on the left pad")."""
+    how = (_either(match, "how") or "").lower()
+    if re.match(rf"{_NEAR}|{_FAR}", how):
+        return False
+    before = re.findall(r"[a-z]+", match.string[: match.start()].lower())
+    if not before or before[-1] not in _PLACING_VERBS:
+        return False
+    after = re.split(r"[,;.]|\b(?:and|then)\b", match.string[match.end() :].lower())[0]
+    return not re.search(r"\b(?:on|onto|to|into|at|over|above|in|toward|towards)\b", after)
 
 
 def _middle(match, world):
@@ -393,6 +409,10 @@ def _bare(kind: str):
     return pick
 
 
+_PLACING_VERBS = frozenset(
+    phrase.split()[0] for skill in ("push", "pick_place") for phrase in SKILL_PHRASES[skill]
+)
+"""The first words of the phrases the training generator says a cube moved with."""
 _UNNAMED_IT = re.compile(r"\bit\b", re.I)
 _COLOUR_WORDS = "|".join([*PALETTE, *SYNONYMS])
 _ORDINAL = "|".join(ORDINALS)

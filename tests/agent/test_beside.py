@@ -149,3 +149,27 @@ def test_the_planner_plans_the_point(cards):
     assert plan.valid and not plan.refused
     assert plan.steps[0].skill == "pick_place"
     assert plan.steps[0].params["target"] == pytest.approx([0.4, 0.06, 0.02])
+
+
+@pytest.mark.parametrize(
+    "goal",
+    [
+        "Place the red cube right next to the blue cube.",
+        "Put down the red cube on the right side of the blue cube.",
+        "Put the red cube to the right-hand side of the blue one",
+    ],
+)
+def test_other_ways_to_say_the_side(goal, cards):
+    text, reading, asks = read_in_scope(goal, cards, load_world())
+    assert asks is None and reading.refusal is None
+    assert point_of(text) == pytest.approx((0.40, 0.06, 0.02), abs=1e-3)
+
+
+def test_a_bare_cube_put_beside_a_thing_is_asked_about_not_picked(cards):
+    world = load_world()
+    _, _, asks = read_in_scope("Put the cube next to the blue cube.", cards, world)
+    assert asks is not None  # which cube is to be put there
+    text, _, asks = read_in_scope(
+        "Put the cube next to the blue cube on the left pad.", cards, world
+    )
+    assert asks is None and text == "Put the green cube on the left pad."  # which cube it is
