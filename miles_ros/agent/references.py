@@ -233,6 +233,13 @@ def _nth(ranked: list[tuple[float, str]], nth: str | None, what: str):
     return ranked[k - 1][1], None
 
 
+def _how_said(how: str) -> str:
+    """ "closest" -> "closest to", "furthest" -> "furthest from" (as said before "the")."""
+    if re.fullmatch(_NEAR, how):
+        return how + " to"
+    return how + " from" if re.fullmatch(_FAR, how) else how
+
+
 def _either(match: re.Match, name: str) -> str | None:
     """A group a rule says two ways ("the cube second nearest to the robot", "the second
     nearest cube to the robot"): ``name`` or ``name2``, whichever matched."""
@@ -243,7 +250,7 @@ def _robot_distance(match, world):
     how = _either(match, "how").lower()
     sign = 1.0 if re.match(_NEAR, how) else -1.0
     ranked = [(sign * math.hypot(p[0], p[1]), n) for n, p in world.objects.items()]
-    return _nth(ranked, _either(match, "nth"), f"cube {how} the robot")
+    return _nth(ranked, _either(match, "nth"), f"cube {_how_said(how)} the robot")
 
 
 def _place_distance(match, world):
@@ -263,7 +270,7 @@ def _place_distance(match, world):
     ranked = [
         (sign * math.hypot(p[0] - px, p[1] - py), n) for n, p in world.objects.items() if n != what
     ]
-    return _nth(ranked, _either(match, "nth"), f"cube {how} the {spoken(what)}")
+    return _nth(ranked, _either(match, "nth"), f"cube {_how_said(how)} the {spoken(what)}")
 
 
 def _placed_beside(match: re.Match) -> bool:
