@@ -114,7 +114,7 @@ class CubeWords:
         return out
 
 
-class _Cubes(CubeWords):
+class CubePhrases(CubeWords):
     """:class:`CubeWords` with the patterns of one cube said by colour, and where each is."""
 
     def __init__(self, world: World):
@@ -130,7 +130,7 @@ def said_in_order(goal: str, world: World) -> str:
     done, cubes said together one per step, pronouns that point back at a cube named."""
     if not world.objects:
         return goal
-    cubes = _Cubes(world)
+    cubes = CubePhrases(world)
     text = _in_order(goal.strip(), cubes)
     text = _coordinated(text, cubes)
     text = _pointed(text, cubes)
@@ -177,7 +177,7 @@ _LEAD_BEFORE = re.compile(r"^before\s+(?P<b>.+?)\s*,\s*(?P<a>.+)$", re.I)
 _TAIL_BEFORE = re.compile(r"^(?P<a>.+?)\s*,?\s+before\s+(?P<b>(?!that\b|this\b).+)$", re.I)
 
 
-def _in_order(text: str, cubes: _Cubes) -> str:
+def _in_order(text: str, cubes: CubePhrases) -> str:
     end = re.search(r"[.!?]*$", text).group(0)
     body = text[: len(text) - len(end)] if end else text
     match = _BEFORE_THAT.match(body)
@@ -201,7 +201,7 @@ def _in_order(text: str, cubes: _Cubes) -> str:
     return _last(body, end, cubes) or text
 
 
-def _last(body: str, end: str, cubes: _Cubes) -> str | None:
+def _last(body: str, end: str, cubes: CubePhrases) -> str | None:
     """ "put A ... and B ..., but do A last" -> "put B ..., then put A ..."."""
     last = re.search(
         rf"\s*,?\s*(?:but\s+|and\s+)?(?:do|with|leave|doing|save)\s+(?P<cube>{cubes.one})\s+"
@@ -237,7 +237,7 @@ def _last(body: str, end: str, cubes: _Cubes) -> str | None:
 
 
 # -- cubes said together -------------------------------------------------------------------
-def _coordinated(text: str, cubes: _Cubes) -> str:
+def _coordinated(text: str, cubes: CubePhrases) -> str:
     """ "VERB the red and the blue cube REST" -> "VERB the red cube REST, then the blue one";
     "VERB1 the red and blue cubes and VERB2 them REST" -> "VERB2 the red cube REST, then the
     blue one"; "each" after an angle or a place goes."""
@@ -269,7 +269,7 @@ def _coordinated(text: str, cubes: _Cubes) -> str:
 
 
 # -- words that point back at a cube ------------------------------------------------------
-def _acted_on(before: str, cubes: _Cubes) -> str | None:
+def acted_on(before: str, cubes: CubePhrases) -> str | None:
     """The cube the last step said before acts on: the first cube after the last verb
     that names one."""
     verbs = "|".join(sorted(VERBS, key=len, reverse=True))
@@ -283,13 +283,13 @@ def _acted_on(before: str, cubes: _Cubes) -> str | None:
     return found
 
 
-def _pointed(text: str, cubes: _Cubes) -> str:
+def _pointed(text: str, cubes: CubePhrases) -> str:
     text = _just_moved(text, cubes)
     text = _back(text, cubes)
     return _reached_it(text, cubes)
 
 
-def _just_moved(text: str, cubes: _Cubes) -> str:
+def _just_moved(text: str, cubes: CubePhrases) -> str:
     """ "the one / cube you just moved" -> the cube the step before acted on."""
     pattern = re.compile(
         rf"\bthe\s+{_NOUN}\s+(?:that\s+)?you(?:'ve|\s+have)?\s+(?:just\s+|last\s+)?"
@@ -298,17 +298,29 @@ def _just_moved(text: str, cubes: _Cubes) -> str:
     )
 
     def name(match: re.Match) -> str:
-        cube = _acted_on(text[: match.start()], cubes)
+        cube = acted_on(text[: match.start()], cubes)
         return match.group(0) if cube is None else "the " + cube.replace("_", " ")
 
     return pattern.sub(name, text)
 
 
-_PUSHES = frozenset({"push", "slide", "shove", "nudge", "scoot", "drag"})
-"""Verbs that move a cube back without lifting it; the others put it back."""
+PUSH_VERBS = frozenset({"push", "slide", "shove", "nudge", "scoot", "drag"})
+"""Verbs that move a cube without lifting it; the others put it down."""
 
 
-def _back(text: str, cubes: _Cubes) -> str:
+def moved_to(verb: str, cube: str, point) -> str:
+    """A move of ``cube`` to a table ``point`` said as the model reads one: "push the red
+    cube to (x, y, z)" after a push verb (:data:`PUSH_VERBS`), else "put the red cube at
+    (x, y, z)" (as "move X to Y": it is put down there)."""
+    verb = imperative(verb).lower()
+    if verb not in PUSH_VERBS:
+        verb = "put"
+    x, y, z = (round(float(v), 3) for v in point)
+    at = "to" if verb in PUSH_VERBS else "at"
+    return f"{verb} the {cube.replace('_', ' ')} {at} ({x:g}, {y:g}, {z:g})"
+
+
+def _back(text: str, cubes: CubePhrases) -> str:
     """ "move it back" / "push the red cube back (to where it was)" -> "put the red cube
     at (x, y, z)" / "push the red cube to (x, y, z)", where it stood when the goal was
     given."""
@@ -321,21 +333,16 @@ def _back(text: str, cubes: _Cubes) -> str:
 
     def said(match: re.Match) -> str:
         what = match["what"]
-        cube = _acted_on(text[: match.start()], cubes) if what.lower() == "it" else None
+        cube = acted_on(text[: match.start()], cubes) if what.lower() == "it" else None
         cube = cube or cubes.name(what)
         if cube is None:
             return match.group(0)
-        verb = imperative(match["verb"]).lower()
-        if verb not in _PUSHES:  # "move it back": put it where it was (as "move X to Y")
-            verb = "put"
-        x, y, z = (round(float(v), 3) for v in cubes.positions[cube])
-        at = "to" if verb in _PUSHES else "at"
-        return f"{verb} the {cube.replace('_', ' ')} {at} ({x:g}, {y:g}, {z:g})"
+        return moved_to(match["verb"], cube, cubes.positions[cube])
 
     return pattern.sub(said, text)
 
 
-def _reached_it(text: str, cubes: _Cubes) -> str:
+def _reached_it(text: str, cubes: CubePhrases) -> str:
     """ "hover over it" / "reach for it" / "go to it" after a step on a cube: that cube."""
     pattern = re.compile(
         r"\b(?P<verb>(?:hover|reach|point|approach|tap|poke|go|move|position)\w*(?:\s+(?:the\s+)?"
@@ -347,7 +354,7 @@ def _reached_it(text: str, cubes: _Cubes) -> str:
         verb = match["verb"]
         if re.match(r"(?:go|move|position)\w*$", verb, re.I):
             return match.group(0)  # "move it to ..." moves the cube: the model reads it
-        cube = _acted_on(text[: match.start()], cubes)
+        cube = acted_on(text[: match.start()], cubes)
         return match.group(0) if cube is None else f"{verb} the {cube.replace('_', ' ')}"
 
     return pattern.sub(name, text)

@@ -58,10 +58,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from miles_ros.agent.beside import place_beside
 from miles_ros.agent.discourse import CubeWords, said_in_order
 from miles_ros.agent.grounding import Step
 from miles_ros.agent.phrases import CUBE_NOUNS
-from miles_ros.agent.reading import GoalReading, read_goal, split_clauses
+from miles_ros.agent.reading import GoalReading, place_moved, read_goal, split_clauses
 from miles_ros.agent.references import Clarification, resolve_references
 from miles_ros.agent.registry import SkillRegistry
 from miles_ros.agent.towers import read_tower
@@ -398,13 +399,15 @@ def read_in_scope(
     goal: str, registry: SkillRegistry, world: World
 ) -> tuple[str, GoalReading, Clarification | None]:
     """The whole symbolic reading of ``goal``, in order: a tower in words becomes its
-    stacking steps (:func:`~miles_ros.agent.towers.read_tower`); the phrases that pick a
+    stacking steps (:func:`~miles_ros.agent.towers.read_tower`); a pad or the table moved
+    is refused (:func:`~miles_ros.agent.reading.place_moved`); the phrases that pick a
     thing by position, order or colour are named (so a prohibition can name one: "don't
     touch the leftmost cube"); then the prohibitions ("all the cubes" is not a cube to ask
     about); then the steps in the order they are done, cubes said together one per step and
     the pronouns that point back at a cube named
     (:func:`~miles_ros.agent.discourse.said_in_order`); then "the cube", "the pad" and "it"
-    where the scene has several (asked about);
+    where the scene has several (asked about); then a cube put next to, beside or near a
+    thing as a move to a table point at its side (:func:`~miles_ros.agent.beside.place_beside`);
     then :func:`read_goal` on what is left. Returns the text the model plans (the goal's
     positive part, references named, turns said as the plan says them:
     :func:`~miles_ros.agent.turns.turn_text`; the goal itself when it only forbids or is
@@ -413,6 +416,9 @@ def read_in_scope(
     tower = read_tower(goal, world)
     if tower.refusal:
         return goal, GoalReading(refusal=tower.refusal), None
+    moved = place_moved(tower.text, world)
+    if moved:
+        return goal, GoalReading(refusal=moved), None
     named = resolve_references(tower.text, world, bare=False)
     if named.refusal or named.clarify:
         return named.text, GoalReading(refusal=named.refusal), named.clarify
@@ -422,6 +428,9 @@ def read_in_scope(
         return goal, GoalReading(refusal=scope.refusal, nothing=not scope.refusal), None
     if references.refusal or references.clarify:
         return references.text, GoalReading(refusal=references.refusal), references.clarify
-    reading = read_goal(references.text, registry, world, scope.prohibitions)
-    text = references.text if reading.refusal else turn_text(references.text, registry)
+    placed = place_beside(references.text, registry, world)
+    if placed.refusal:
+        return references.text, GoalReading(refusal=placed.refusal), None
+    reading = read_goal(placed.text, registry, world, scope.prohibitions)
+    text = placed.text if reading.refusal else turn_text(placed.text, registry)
     return text, reading, None

@@ -13,9 +13,11 @@ missing, a goal that
   / touching another cube when no skill takes a cube as its target (or, when the clause
   moves it without lifting, "push / slide / nudge ...", when only skills that grasp do:
   a push is never substituted by a stack, nor by a push to some pad), a stack when no
-  skill does, a placement relative to another thing (:data:`RELATIONS`: "next to", "behind",
-  ...; no skill has such a parameter), a cube onto itself, or onto a cube that does not
-  rest on the table (held in the gripper, or on another cube);
+  skill does, a placement relative to another thing that is left after the placements
+  beside a thing were said as table points (:mod:`miles_ros.agent.beside`; what is left:
+  :data:`RELATIONS` such as "under" and "between", no skill has such a parameter), a cube
+  onto itself, or onto a cube that does not rest on the table (held in the gripper, or on
+  another cube);
 - contradicts itself: within one clause, lifting and not lifting the same cube, moving a
   cube and not moving / not touching it;
 - asks for an action no skill does ("paint", "throw", "flip":
@@ -230,6 +232,24 @@ def read_goal(
                 f"that needs neither ({', '.join(registry.names)})"
             )
     return reading
+
+
+def place_moved(goal: str, world: World) -> str | None:
+    """Why a goal that moves a pad or the table cannot be done ("pick up the left pad and
+    put it on the red cube", "lift the table"): the thing a moving verb acts on is fixed
+    to the table and no skill takes it as its object. None when no goal moves one."""
+    vocab = _Vocabulary(world)
+    places = "|".join(sorted(vocab.place_words | {"table", "tabletop"}, key=len, reverse=True))
+    verbs = "|".join(sorted(_MOVE_VERBS, key=len, reverse=True))
+    match = re.search(
+        rf"\b(?:{verbs})(?:\s+up)?\s+the\s+(?:[a-z_]+\s+)?(?P<thing>{places})s?\b"
+        r"(?!\s+(?:of|with|next|beside|near|closest|nearest|farthest|furthest|that|which))",
+        goal.lower(),
+    )
+    if match is None:
+        return None
+    thing = match.group(0).split("the", 1)[1].strip()
+    return f"no skill moves the {thing}: it is fixed to the table; the robot moves cubes"
 
 
 def split_clauses(text: str) -> list[str]:

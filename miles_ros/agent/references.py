@@ -25,7 +25,7 @@ import math
 import re
 from dataclasses import dataclass
 
-from miles_ros.agent.phrases import CUBE_NOUNS, PAD_NOUNS
+from miles_ros.agent.phrases import CUBE_NOUNS, PAD_NOUNS, SKILL_PHRASES
 from miles_ros.agent.world import World
 
 TIE_M = 0.01
@@ -134,11 +134,28 @@ def resolve_references(goal: str, world: World, bare: bool = True) -> Resolution
     if asked:
         return Resolution(goal, None, tuple(resolved), asked[0])
     if bare and len(world.objects) > 1 and _UNNAMED_IT.search(text):
-        if not set(re.findall(r"[a-z_]+", text.lower())) & _cube_words(world):
+        if _unnamed_it(text, _cube_words(world)):
             question = _which("cube", sorted(world.objects))
             clarify = Clarification(goal, "it", question.question, question.options)
             return Resolution(goal, None, tuple(resolved), clarify)
     return Resolution(text, None, tuple(resolved))
+
+
+def _unnamed_it(text: str, cube_words: set[str]) -> bool:
+    """Whether the first "it" of ``text`` points at no cube: none is named before it, nor
+    after it past a comma ("without lifting it, turn the blue cube": a phrase put before
+    the clause that names it). "Move it next to the blue cube" names none."""
+    it = _UNNAMED_IT.search(text)
+    before = set(re.findall(r"[a-z_]+", text[: it.start()].lower()))
+    if before & cube_words:
+        return False
+    after = text[it.end() :].lower()
+    for word in re.findall(r"[a-z_]+|,", after):
+        if word == ",":
+            return not set(re.findall(r"[a-z_]+", after.split(",", 1)[1])) & cube_words
+        if word in cube_words:
+            return True
+    return True
 
 
 def _cube_words(world: World) -> set[str]:
@@ -175,7 +192,7 @@ def _unique(ranked: list[tuple[float, str]], what: str) -> tuple[str | None, str
     return ranked[0][1], None
 
 
-def _place_named(phrase: str, world: World) -> str | None:
+def place_named(phrase: str, world: World) -> str | None:
     """The place a phrase like "right pad", "left_pad" or "yellow pad" names."""
     words = phrase.replace("_", " ").split()
     head = words[0] if words else ""
@@ -199,22 +216,75 @@ def _side(match, world):
     return _unique(ranked, f"the {side}most cube")
 
 
+def _nth(ranked: list[tuple[float, str]], nth: str | None, what: str):
+    """The ``nth`` (an :data:`ORDINALS` word; None: the first) of ``ranked`` (ascending
+    key, name): refused when there are fewer, asked when a neighbour in the order ties
+    with it."""
+    if not nth:
+        return _unique(ranked, "the " + what)
+    k = ORDINALS[nth.lower()]
+    if k > len(ranked):
+        return None, f"the scene has {len(ranked)} cubes to rank: there is no {nth} {what}"
+    ranked = sorted(ranked)
+    key = ranked[k - 1][0]
+    level = [n for value, n in ranked if abs(value - key) < TIE_M]
+    if len(level) > 1:
+        raise _which(f"cube (the {nth} {what} is not one: they are level)", level)
+    return ranked[k - 1][1], None
+
+
+def _how_said(how: str) -> str:
+    """ "closest" -> "closest to", "furthest" -> "furthest from" (as said before "the")."""
+    if re.fullmatch(_NEAR, how):
+        return how + " to"
+    return how + " from" if re.fullmatch(_FAR, how) else how
+
+
+def _either(match: re.Match, name: str) -> str | None:
+    """A group a rule says two ways ("the cube second nearest to the robot", "the second
+    nearest cube to the robot"): ``name`` or ``name2``, whichever matched."""
+    return match.group(name) or match.groupdict().get(name + "2")
+
+
 def _robot_distance(match, world):
-    how = match.group("how").lower()
+    how = _either(match, "how").lower()
     sign = 1.0 if re.match(_NEAR, how) else -1.0
     ranked = [(sign * math.hypot(p[0], p[1]), n) for n, p in world.objects.items()]
-    return _unique(ranked, f"the cube {how} the robot")
+    return _nth(ranked, _either(match, "nth"), f"cube {_how_said(how)} the robot")
 
 
 def _place_distance(match, world):
-    place = _place_named(match.group("place").lower(), world)
-    if place is None:
+    """A cube by its distance from a place or from another cube ("the cube nearest the
+    green cube": of the others); "next to", "beside" and "near" a thing: the nearest."""
+    if _placed_beside(match):
+        return None, None
+    said = match.group("place").lower()
+    what = place_named(said, world)
+    if what is None and re.search(rf"\b(?:{_CUBE}|one)$", said):
+        what = _colour_cube(said.split()[0], world)
+    if what is None:
         return None, f"the scene has no {match.group('place')}"
-    how = match.group("how").lower()
-    sign = 1.0 if re.match(_NEAR, how) else -1.0
-    px, py, _ = world.places[place]
-    ranked = [(sign * math.hypot(p[0] - px, p[1] - py), n) for n, p in world.objects.items()]
-    return _unique(ranked, f"the cube {how} the {spoken(place)}")
+    how = _either(match, "how").lower()
+    sign = -1.0 if re.match(_FAR, how) else 1.0
+    px, py = world.position_of(what)[:2]
+    ranked = [
+        (sign * math.hypot(p[0] - px, p[1] - py), n) for n, p in world.objects.items() if n != what
+    ]
+    return _nth(ranked, _either(match, "nth"), f"cube {_how_said(how)} the {spoken(what)}")
+
+
+def _placed_beside(match: re.Match) -> bool:
+    """Whether "the cube next to / beside / near X" is where a placing verb puts the cube
+    ("put the cube next to the blue cube": which cube is asked), not which cube it is
+    ("put the cube next to the blue cube on the left pad")."""
+    how = (_either(match, "how") or "").lower()
+    if re.match(rf"{_NEAR}|{_FAR}", how):
+        return False
+    before = re.findall(r"[a-z]+", match.string[: match.start()].lower())
+    if not before or before[-1] not in _PLACING_VERBS:
+        return False
+    after = re.split(r"[,;.]|\b(?:and|then)\b", match.string[match.end() :].lower())[0]
+    return not re.search(r"\b(?:on|onto|to|into|at|over|above|in|toward|towards)\b", after)
 
 
 def _middle(match, world):
@@ -346,8 +416,13 @@ def _bare(kind: str):
     return pick
 
 
+_PLACING_VERBS = frozenset(
+    phrase.split()[0] for skill in ("push", "pick_place") for phrase in SKILL_PHRASES[skill]
+)
+"""The first words of the phrases the training generator says a cube moved with."""
 _UNNAMED_IT = re.compile(r"\bit\b", re.I)
 _COLOUR_WORDS = "|".join([*PALETTE, *SYNONYMS])
+_ORDINAL = "|".join(ORDINALS)
 _RULES = [
     (
         re.compile(rf"\bthe (?P<colour>{_COLOUR_WORDS}) {_PAD}\b", re.I),
@@ -359,16 +434,19 @@ _RULES = [
     ),
     (
         re.compile(
-            rf"\bthe {_CUBE} (?:that is |which is )?(?P<how>{_NEAR} to|{_FAR} from|{_NEAR}"
-            rf"|{_FAR}) {_ROBOT}\b",
+            rf"\bthe (?:{_CUBE} (?:that is |which is )?(?:(?P<nth>{_ORDINAL}) )?"
+            rf"(?P<how>{_NEAR} to|{_FAR} from|{_NEAR}|{_FAR})|(?:(?P<nth2>{_ORDINAL}) )?"
+            rf"(?P<how2>{_NEAR}|{_FAR}) {_CUBE} (?:to|from)) {_ROBOT}\b",
             re.I,
         ),
         _robot_distance,
     ),
     (
         re.compile(
-            rf"\bthe {_CUBE} (?:that is |which is )?(?P<how>{_NEAR}(?: to)?|{_FAR}(?: from)?) "
-            rf"the (?P<place>[a-z_]+(?: {_PAD})?)",
+            rf"\bthe (?:{_CUBE} (?:that is |which is |lying |standing |sitting )?"
+            rf"(?:(?P<nth>{_ORDINAL}) )?(?P<how>{_NEAR}(?: to)?|{_FAR}(?: from)?|next to|beside|"
+            rf"near(?: to)?|close to)|(?:(?P<nth2>{_ORDINAL}) )?(?P<how2>{_NEAR}|{_FAR}) "
+            rf"{_CUBE} (?:to|from)) the (?P<place>[a-z_]+(?: {_PAD}| {_CUBE}| one)?)",
             re.I,
         ),
         _place_distance,

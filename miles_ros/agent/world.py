@@ -48,6 +48,11 @@ class World:
     colors: dict[str, tuple[float, ...]] = field(default_factory=dict)
     """RGBA colours of the objects and places the scene gives one (referring expressions
     such as "the yellow pad": :mod:`miles_ros.agent.references`)."""
+    cube_size: float = 2 * CUBE_REST_Z
+    """Edge length of the cubes (m): the scene file's ``cube_size``."""
+    place_sizes: dict[str, tuple[float, float]] = field(default_factory=dict)
+    """Footprint (x, y extent, m) of the places the scene gives one (placements beside a
+    pad: :mod:`miles_ros.agent.beside`)."""
 
     def __post_init__(self) -> None:
         for name in self.objects:
@@ -149,4 +154,6 @@ def load_world(path: str | os.PathLike | None = None) -> World:
         places={n: tuple(p.position) for n, p in scene.places.items()},
         source=str(path or "default"),
         colors={n: tuple(t.color) for n, t in [*scene.objects.items(), *scene.places.items()]},
+        cube_size=float(scene.cube_size),
+        place_sizes={n: tuple(float(v) for v in p.size) for n, p in scene.places.items()},
     )

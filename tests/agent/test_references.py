@@ -256,3 +256,61 @@ def test_in_front_of_and_behind_are_seen_from_the_robot(world):
     ]
     none = resolve_references("hover over the cube in front of the blue cube", world)
     assert none.refusal == "no cube is in front of the blue cube (seen from the robot)"
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(table, min_size=3, max_size=3))
+def test_distances_from_a_cube_and_ordinal_distances_pick_what_the_positions_say(positions):
+    w = moved(SCENE, positions)
+    green = positions[1]
+    others = {n: math.dist(p, green) for n, p in zip(CUBES, positions, strict=True)}
+    del others["green_cube"]
+    if spread(others.values(), 2 * TIE_M):
+        for goal, pick in (
+            ("hover over the cube nearest the green cube", min),
+            ("hover over the cube furthest from the green one", max),
+            ("put the cube next to the green cube on the left pad", min),
+        ):
+            assert list(resolved(goal, w).values()) == [pick(others, key=others.get)], goal
+    dists = [math.hypot(x, y) for x, y in positions]
+    if spread(dists, 2 * TIE_M):
+        second = CUBES[sorted(range(3), key=dists.__getitem__)[1]]
+        for goal in (
+            "hover over the second closest cube to the robot",
+            "hover over the cube second nearest to the robot",
+        ):
+            assert list(resolved(goal, w).values()) == [second], goal
+
+
+def test_a_thing_beside_and_ranks_that_do_not_exist(world):
+    # default scene: the cube beside the left pad is the blue one (0.18 m; green 0.21 m)
+    assert resolved("move the cube beside the left pad to the right pad", world) == {
+        "the cube beside the left pad": "blue_cube"
+    }
+    assert resolved("push the cube near the grey pad to the yellow pad", world) == {
+        "the grey pad": "right_pad",
+        "the yellow pad": "left_pad",
+        "the cube near the right pad": "red_cube",
+    }
+    assert (
+        resolve_references(
+            "put the cube furthest from the blue pad on the right pad", world
+        ).refusal
+        == "the scene has no blue pad"
+    )
+    fourth = resolve_references("hover over the fourth closest cube to the robot", world)
+    assert fourth.refusal == (
+        "the scene has 3 cubes to rank: there is no fourth cube closest to the robot"
+    )
+    level = moved(world, [(0.45, 0.12), (0.40, -0.12), (0.52, -0.12)])  # green, blue 0.245/0.25
+    tie = resolve_references("hover over the cube farthest from the red cube", level)
+    assert tie.clarify is not None and set(tie.clarify.options) == {"green_cube", "blue_cube"}
+
+
+def test_an_it_before_any_cube_is_asked_about_unless_a_leading_phrase_names_it(world):
+    assert resolve_references("move it next to the blue cube", world).clarify is not None
+    assert resolve_references("put it on the left pad", world).clarify is not None
+    lead = resolve_references("without lifting it, turn the blue cube by 20 degrees", world)
+    assert lead.clarify is None
+    after = resolve_references("pick up the red cube and put it on the left pad", world)
+    assert after.clarify is None

@@ -63,7 +63,6 @@ INFEASIBLE = [
     ("Launch a rocket to Mars", ["rocket"]),
     ("Juggle for me", ["names nothing"]),
     ("Whistle a tune while waving", ["names nothing"]),
-    ("Set the red cube down behind the blue cube.", ["behind"]),
     ("Place the green cube between the two pads.", ["between"]),
     ("Lift the blue cube without touching it.", ["contradictory", "blue_cube"]),
     ("Shove the red cube onto the left pad by picking it up", ["contradictory", "red_cube"]),
