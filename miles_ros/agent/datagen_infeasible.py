@@ -53,8 +53,10 @@ TRAIN_NONSENSE = [
     "tell me a joke",
 ]
 """Requests no skill can serve (training only)."""
-RELATIONS = ["next to", "beside", "behind", "in front of", "under", "to the left of", "near"]
-"""Placements relative to another thing (no skill has such a parameter)."""
+RELATIONS = ["under", "underneath", "inside", "beneath"]
+"""Placements relative to one other thing that no skill makes (a cube put next to, beside,
+near, left or right of, in front of or behind a thing is a move to a table point beside
+it: :mod:`miles_ros.agent.beside`)."""
 NOTHING = [
     "do nothing",
     "don't do anything",
