@@ -27,6 +27,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+CAMERA_ARM_MESHES = "collision"
+"""What the simulated camera draws the arms with (:data:`sims.backends.pybullet.urdf.
+ARM_MESHES`): their collision hulls (~3.4k triangles), not the detailed meshes (~100k),
+which cost ~15 ms of every 640x480 frame whether the arm is in view or not. The hulls are
+the shape physics uses, a little fuller than the visual arm: they hide what the detailed
+arm hides (99.8% of its pixels) and little more (tests/sims/test_camera.py)."""
 DEPTH_NEAR = 0.05
 """Near clipping plane of the rendered depth (m)."""
 DEPTH_FAR = 4.0

@@ -8,7 +8,8 @@ exposure to this process over a pipe: a few hundred bytes (the joints, the cubes
 the stamp, when to publish). Here, :data:`RENDER_WORKERS` render processes
 (:class:`~miles_ros.runtime.scene_world.CameraProcess`, each its own copy of the scene)
 take the frames as they come, whichever is free: a 640x480 frame takes ~55 ms of
-TinyRenderer (the arms drawn as :data:`ARM_MESHES`) and ~9 ms of noise on one core.
+TinyRenderer (the arms drawn as :data:`sims.camera.CAMERA_ARM_MESHES`) and ~9 ms of
+noise on one core.
 The frames are published by a node of this process (``sim_camera``, the sim node's
 namespace) in the order they were exposed, each ``latency_s`` after its exposure (never
 earlier), on the RealSense topics with the same QoS as before. The process runs at a lower
@@ -39,6 +40,7 @@ from multiprocessing.connection import Connection, Pipe
 from pathlib import Path
 
 from miles_ros.ros.processes import SOURCE_ROOT
+from sims.camera import CAMERA_ARM_MESHES
 
 RENDER_WORKERS = 2
 """Render processes taking frames in turn (two: each renders at most every other frame,
@@ -47,11 +49,6 @@ CAMERA_NICE = 5
 """How much lower than the sim's the camera process's CPU priority is (``os.nice``; its
 renderers inherit it): on a busy machine the 250 Hz loops come first, and the camera's
 rate drops (its stamps stay true) instead of the loops' periods stretching."""
-ARM_MESHES = "collision"
-"""What the renderers draw the arms with: their collision hulls (~3.4k triangles), not the
-detailed meshes (~100k), which cost ~15 ms of every 640x480 frame whether the arm is in
-view or not. The hulls are the shape physics uses, a little fuller than the visual arm:
-what they hide of a cube, the real arm hides too, or nearly."""
 CLOSE_TIMEOUT_S = 10.0
 """How long :meth:`CameraPublisher.close` waits for the process to exit (s)."""
 
@@ -159,7 +156,7 @@ class _Child:
             self.node.create_publisher(Image, color, IMAGE_QOS),
         )
         self.renderers = [
-            CameraProcess(setup["scene_file"], arm_meshes=ARM_MESHES)
+            CameraProcess(setup["scene_file"], arm_meshes=CAMERA_ARM_MESHES)
             for _ in range(RENDER_WORKERS)
         ]
         self.jobs: queue.Queue = queue.Queue()
