@@ -48,7 +48,7 @@ import numpy as np
 
 from miles_ros.perception.images import FrameRefused
 from miles_ros.perception.pipeline import Perception
-from sims.camera import CameraConfig, add_noise
+from sims.camera import CAMERA_ARM_MESHES, CameraConfig, add_noise
 from sims.scene import Scene, SceneObject
 from sims.tasks import pick_place
 
@@ -273,7 +273,8 @@ def perceived_options(
 ) -> dict:
     """``sims.make_env(task, "pybullet", ...)`` keyword arguments that give the skill the
     perceived poses (:class:`PerceivedObservation` under ``observation_filter``; reach: its
-    goal cube); ValueError where the scene has no camera."""
+    goal cube), the arms drawn as the live camera draws them
+    (:data:`sims.camera.CAMERA_ARM_MESHES`); ValueError where the scene has no camera."""
     camera_of(scene)
     from sims import get_task
 
@@ -281,7 +282,7 @@ def perceived_options(
     observer = PerceivedObservation(
         scene, num_envs, camera_seed, noise_seed, rate_hz, perception_factory
     )
-    options = {"scene": scene, "observation_filter": observer}
+    options = {"scene": scene, "observation_filter": observer, "arm_meshes": CAMERA_ARM_MESHES}
     if not cfg.has_object:
         options["goal_cube"] = True
     return options

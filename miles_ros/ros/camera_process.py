@@ -7,8 +7,9 @@ SimCamera`: the rate, the drops, the world read at each exposure) and sends each
 exposure to this process over a pipe: a few hundred bytes (the joints, the cubes' poses,
 the stamp, when to publish). Here, :data:`RENDER_WORKERS` render processes
 (:class:`~miles_ros.runtime.scene_world.CameraProcess`, each its own copy of the scene)
-take the frames as they come, whichever is free: a 640x480 frame takes ~90 ms of
-TinyRenderer and ~20 ms of noise on one core, so one renderer alone cannot keep 10 Hz.
+take the frames as they come, whichever is free: a 640x480 frame takes ~55 ms of
+TinyRenderer (the arms drawn as :data:`sims.camera.CAMERA_ARM_MESHES`) and ~9 ms of
+noise on one core.
 The frames are published by a node of this process (``sim_camera``, the sim node's
 namespace) in the order they were exposed, each ``latency_s`` after its exposure (never
 earlier), on the RealSense topics with the same QoS as before. The process runs at a lower
@@ -39,10 +40,11 @@ from multiprocessing.connection import Connection, Pipe
 from pathlib import Path
 
 from miles_ros.ros.processes import SOURCE_ROOT
+from sims.camera import CAMERA_ARM_MESHES
 
 RENDER_WORKERS = 2
 """Render processes taking frames in turn (two: each renders at most every other frame,
-~110 ms of a 200 ms slot at 10 Hz)."""
+~65 ms of a 200 ms slot at 10 Hz, so a slow frame does not hold up the next)."""
 CAMERA_NICE = 5
 """How much lower than the sim's the camera process's CPU priority is (``os.nice``; its
 renderers inherit it): on a busy machine the 250 Hz loops come first, and the camera's
@@ -153,7 +155,10 @@ class _Child:
             self.node.create_publisher(Image, depth, IMAGE_QOS),
             self.node.create_publisher(Image, color, IMAGE_QOS),
         )
-        self.renderers = [CameraProcess(setup["scene_file"]) for _ in range(RENDER_WORKERS)]
+        self.renderers = [
+            CameraProcess(setup["scene_file"], arm_meshes=CAMERA_ARM_MESHES)
+            for _ in range(RENDER_WORKERS)
+        ]
         self.jobs: queue.Queue = queue.Queue()
         """Frames to render, taken by whichever renderer is free."""
         self.outbox: dict[int, tuple[float, tuple | None]] = {}

@@ -134,7 +134,9 @@ def camera_for_scene(scene: Scene) -> dict:
 
 
 class SceneWorld:
-    """The Panda(s), the table, the scene's cubes and pads, stepped one timestep at a time."""
+    """The Panda(s), the table, the scene's cubes and pads, stepped one timestep at a time.
+    ``arm_meshes``: what the arms are drawn with (:class:`~sims.backends.pybullet.world.
+    WorldSpec`'s; physics is the same)."""
 
     def __init__(
         self,
@@ -142,6 +144,7 @@ class SceneWorld:
         physics_dt: float = 0.002,
         initial_joint_positions: np.ndarray | None = None,
         finger_position: float = panda.finger_position_max,
+        arm_meshes: str = "visual",
     ):
         if not (math.isfinite(physics_dt) and 0.0 < physics_dt <= 0.01):
             raise ValueError(f"physics_dt must be in (0, 0.01] s, got {physics_dt!r}")
@@ -165,7 +168,9 @@ class SceneWorld:
             scene_objects=True,
         )
         bases = tuple((m.base_position, m.base_yaw) for m in self.scene.arms)
-        self.world = BulletWorld(dataclasses.replace(spec, robot_bases=bases))
+        self.world = BulletWorld(
+            dataclasses.replace(spec, robot_bases=bases, arm_meshes=arm_meshes)
+        )
         self.client = self.world.client
         self.cubes = {name: self.world.decor[name] for name in self.scene.objects}
         self._joints = self.world.arm_joints + self.world.finger_joints
@@ -366,9 +371,9 @@ class SceneWorld:
         self.world.close()
 
 
-def _render_only_world(scene_file: str | None) -> SceneWorld:
+def _render_only_world(scene_file: str | None, arm_meshes: str) -> SceneWorld:
     """The camera process's copy of the scene (built in the subprocess)."""
-    return SceneWorld(load_scene(scene_file))
+    return SceneWorld(load_scene(scene_file), arm_meshes=arm_meshes)
 
 
 class CameraProcess:
@@ -377,15 +382,21 @@ class CameraProcess:
 
     The subprocess holds a render-only :class:`SceneWorld` and answers
     :class:`~sims.backends.pybullet.workers.WorkerProcess` calls on it (``mirror``, then
-    ``render``), the protocol of the PyBullet backend's workers."""
+    ``render``), the protocol of the PyBullet backend's workers. ``arm_meshes``: what the
+    arms are drawn with (:class:`~sims.backends.pybullet.world.WorldSpec`'s)."""
 
-    def __init__(self, scene_file: str | None = None, start_method: str = "spawn"):
+    def __init__(
+        self,
+        scene_file: str | None = None,
+        start_method: str = "spawn",
+        arm_meshes: str = "visual",
+    ):
         import multiprocessing as mp
 
         self._worker = WorkerProcess(
             mp.get_context(start_method),
             _render_only_world,
-            (scene_file,),
+            (scene_file, arm_meshes),
             name="miles-sim-camera",
             label="the camera process",
         )

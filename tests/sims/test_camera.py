@@ -72,6 +72,26 @@ def test_noise_grows_with_distance_and_blanks_edges():
     assert np.array_equal(clean, depth)
 
 
+@pytest.mark.parametrize("std", [0.5, 2.0, 6.0])
+def test_colour_noise_has_the_asked_spread_and_no_bias(std):
+    rgb = np.full((200, 300, 3), 128, np.uint8)
+    depth = np.ones((200, 300), np.float32)
+    noisy, _ = add_noise(rgb, depth, CameraNoise(rgb_std=std), np.random.default_rng(2))
+    steps = noisy.astype(int) - 128
+    # whole levels, as an 8-bit image holds them: rounding adds 1/12 of a level's variance
+    assert steps.std() == pytest.approx(math.sqrt(std**2 + 1 / 12), rel=0.1)
+    assert abs(steps.mean()) < 0.02 and abs(np.median(steps)) <= 0.5
+    # each channel of each pixel draws its own
+    assert abs(np.corrcoef(steps[..., 0].ravel(), steps[..., 1].ravel())[0, 1]) < 0.02
+
+
+def test_speckle_blanks_the_asked_share_of_pixels():
+    depth = np.ones((300, 300), np.float32)
+    noise = CameraNoise(invalid_fraction=0.05, rgb_std=0.0)
+    _, noisy = add_noise(np.zeros((300, 300, 3), np.uint8), depth, noise, np.random.default_rng(3))
+    assert (noisy == 0).mean() == pytest.approx(0.05, abs=0.005)
+
+
 def test_rendered_depth_is_metric_and_lands_where_the_model_projects():
     from miles_ros.runtime.scene_world import SceneWorld
 
@@ -94,6 +114,38 @@ def test_rendered_depth_is_metric_and_lands_where_the_model_projects():
         assert np.all(np.abs(inside - obj.position) <= half + 1e-3), name
     table = points[seg == world.world.table]
     assert np.abs(table[:, 2]).max() < 1e-3
+
+
+def test_an_arm_drawn_with_its_hulls_hides_what_the_detailed_arm_hides():
+    """The live camera draws the arm with its collision hulls (camera_process.ARM_MESHES):
+    seen from the scene's camera, reaching over the table, they cover the detailed arm's
+    pixels and little more."""
+    import pybullet as p
+
+    from miles_ros.runtime.scene_world import SceneWorld
+
+    scene = load_scene()
+    masks = {}
+    for meshes in ("visual", "collision"):
+        world = SceneWorld(scene, arm_meshes=meshes)
+        try:
+            robot, client = world.world.robot, world.client
+            hand = p.getNumJoints(robot, physicsClientId=client) - 1
+            down = p.getQuaternionFromEuler([math.pi, 0.0, 0.0])
+            q = p.calculateInverseKinematics(
+                robot, hand, [0.5, 0.05, 0.15], down, maxNumIterations=200, physicsClientId=client
+            )
+            world.mirror([*q[:7], 0.04, 0.04], {})
+            _, _, seg = world.world.render_rgbd(scene.camera.intrinsics, scene.camera.pose, True)
+            masks[meshes] = seg == robot
+        finally:
+            world.close()
+    detailed, hulls = masks["visual"], masks["collision"]
+    assert detailed.sum() > 5000  # the arm is well in view
+    assert (detailed & hulls).sum() / detailed.sum() > 0.99
+    assert (detailed & hulls).sum() / (detailed | hulls).sum() > 0.9
+    with pytest.raises(ValueError, match="meshes"):
+        SceneWorld(scene, arm_meshes="wire")
 
 
 def test_scene_camera_section_is_checked():

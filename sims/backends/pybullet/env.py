@@ -95,6 +95,8 @@ class PyBulletEnv(HostPhysicsEnv):
       (:attr:`HostPhysicsEnv.observation_filter`).
       ``goal_cube``: a visual-only cube on the table under the goal (reach: a target a
       camera sees, :attr:`WorldSpec.goal_cube`).
+      ``arm_meshes``: what the arms look like in :meth:`render_rgbd` and :meth:`render`
+      (:attr:`WorldSpec.arm_meshes`; physics is the same).
     """
 
     backend_name = "pybullet"
@@ -119,6 +121,7 @@ class PyBulletEnv(HostPhysicsEnv):
         actuator: str | ActuatorModel | None = None,
         observation_filter=None,
         goal_cube: bool = False,
+        arm_meshes: str = "visual",
     ):
         super().__init__(task_module, num_envs, config)
         self.closed = True  # until the worlds exist
@@ -162,6 +165,8 @@ class PyBulletEnv(HostPhysicsEnv):
             spec = dataclasses.replace(spec, target_cube=True, cubes_under_target=under)
         if goal_cube:
             spec = dataclasses.replace(spec, goal_cube=True)
+        if arm_meshes != spec.arm_meshes:
+            spec = dataclasses.replace(spec, arm_meshes=arm_meshes)
         if cfg.has_object and cfg.randomization.cube_size is not None:
             sizes = cube_sizes(cfg.randomization, task_module.CUBE_SIZE)
             spec = dataclasses.replace(spec, cube_sizes=sizes)

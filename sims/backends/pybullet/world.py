@@ -120,6 +120,10 @@ class WorldSpec:
     """Also show a visual-only cube (``cube_color``, ``cube_size``) resting on the table
     under the goal: a reach target a camera can see (skill_node's reach to a named cube
     hovers above it); it changes no physics."""
+    arm_meshes: str = "visual"
+    """What the arms look like to a camera (:data:`~sims.backends.pybullet.urdf.ARM_MESHES`):
+    their detailed meshes, or their collision hulls for a camera that renders every frame
+    (:func:`~sims.backends.pybullet.urdf.panda_urdf_path`); physics is the same."""
 
 
 def yaw_from_quaternion(x: float, y: float, z: float, w: float) -> float:
@@ -155,7 +159,7 @@ class BulletWorld:
         cid = self.client
         self.robots = [
             p.loadURDF(
-                panda_urdf_path(fixed_fingers=not spec.has_gripper),
+                panda_urdf_path(fixed_fingers=not spec.has_gripper, meshes=spec.arm_meshes),
                 basePosition=list(position),
                 baseOrientation=p.getQuaternionFromEuler([0.0, 0.0, yaw], physicsClientId=cid),
                 useFixedBase=True,
