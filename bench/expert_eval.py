@@ -4,10 +4,15 @@ supervisor as ``miles eval --supervised`` runs a skill (targets shaped as skill_
 them, 4x the task's episode length).
 
     python bench/expert_eval.py turn [--supervised] [--episodes 200] [--seed 1000]
-        [--envs 16] [--config config/train/turn.yaml]
+        [--envs 16] [--config config/train/turn.yaml] [--pose-error camera [--privileged]]
+
+With ``--pose-error PRESET`` the envs observe the cube through that error model
+(:data:`sims.tasks.base.POSE_ERROR_PRESETS`): the expert acts on the erred pose, or with
+``--privileged`` on the envs' privileged observation (the true pose), as DAgger's expert
+labels under ``env.pose_error``; the peer of one is the other, on the same episodes.
 
 Prints one JSON object: ``{"task", "where", "episodes", "seed", "success", "ci95",
-"mean_length", "wall_s"}``.
+"mean_length", "wall_s"}`` (and ``pose_error``, ``expert_sees``).
 """
 
 from __future__ import annotations
@@ -21,26 +26,31 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 
-def command_path_env(config: str, num_envs: int):
-    """(the numba env, its task config) of ``config``'s first stage (its top-level env)."""
+def command_path_env(config: str, num_envs: int, pose_error: str | None = None):
+    """(the numba env, its task config) of ``config``'s first stage (its top-level env),
+    observing the cube through the ``pose_error`` preset if one is given."""
     import yaml
 
     from policies.ppo.config import TrainConfig
     from policies.ppo.envs import make_env, training_task_config
 
     data = yaml.safe_load(Path(config).read_text())
-    cfg = TrainConfig.from_dict({"task": data["task"], "env": data.get("env", {})})
+    env = dict(data.get("env", {}), **({"pose_error": pose_error} if pose_error else {}))
+    cfg = TrainConfig.from_dict({"task": data["task"], "env": env})
     task_cfg = training_task_config(cfg)
     return make_env(cfg, "numba", num_envs, task_cfg), task_cfg
 
 
-def supervised_env(task: str, num_envs: int):
+def supervised_env(task: str, num_envs: int, pose_error: str | None = None):
     """(the PyBullet env behind the supervisor, its task config), as ``miles eval
-    --supervised`` builds it with its defaults."""
+    --supervised [--pose-error PRESET]`` builds it with its defaults."""
     import sims
     from miles_ros.runtime.supervised import supervised_env_kwargs
+    from policies.commands.evaluate import with_pose_error
 
     kwargs = supervised_env_kwargs(task, num_envs)
+    if pose_error:
+        kwargs["config"] = with_pose_error(kwargs["config"], task, pose_error)
     return sims.make_env(task, "pybullet", num_envs=num_envs, **kwargs), kwargs["config"]
 
 
@@ -52,36 +62,47 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--episodes", type=int, default=200)
     p.add_argument("--seed", type=int, default=1000)
     p.add_argument("--envs", type=int, default=16)
+    p.add_argument("--pose-error", default=None, help="observe the cube through this preset")
+    p.add_argument("--privileged", action="store_true", help="the expert sees the true pose")
     args = p.parse_args(argv)
+    if args.privileged and not args.pose_error:
+        p.error("--privileged goes with --pose-error")
 
     from policies.evaluation import run_episodes
     from policies.experts import get_expert
 
     if args.supervised:
-        env, task_cfg = supervised_env(args.task, args.envs)
+        env, task_cfg = supervised_env(args.task, args.envs, args.pose_error)
         where = "pybullet behind the safety supervisor"
     else:
         config = args.config or f"config/train/{args.task}.yaml"
-        env, task_cfg = command_path_env(config, args.envs)
+        env, task_cfg = command_path_env(config, args.envs, args.pose_error)
         where = f"numba command-path model ({config})"
     expert = get_expert(args.task)
+
+    def act(obs):
+        seen = env.privileged_observation() if args.privileged else obs
+        return expert(seen, task_cfg)
+
     started = time.perf_counter()
-    res = run_episodes(env, lambda obs: expert(obs, task_cfg), args.episodes, args.seed)
+    res = run_episodes(env, act, args.episodes, args.seed)
     env.close()
-    print(
-        json.dumps(
-            {
-                "task": args.task,
-                "where": where,
-                "episodes": res.episodes,
-                "seed": args.seed,
-                "success": res.success,
-                "ci95": [round(v, 4) for v in res.ci95],
-                "mean_length": round(res.mean_length, 1),
-                "wall_s": round(time.perf_counter() - started, 1),
-            }
+    out = {
+        "task": args.task,
+        "where": where,
+        "episodes": res.episodes,
+        "seed": args.seed,
+        "success": res.success,
+        "ci95": [round(v, 4) for v in res.ci95],
+        "mean_length": round(res.mean_length, 1),
+        "wall_s": round(time.perf_counter() - started, 1),
+    }
+    if args.pose_error:
+        out.update(
+            pose_error=args.pose_error,
+            expert_sees="true pose" if args.privileged else "erred pose",
         )
-    )
+    print(json.dumps(out))
     return 0
 
 

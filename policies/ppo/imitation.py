@@ -5,7 +5,9 @@ instead of PPO: the same envs, evaluations, checkpoints, logs and stage machiner
 :class:`~policies.ppo.runner.OnPolicyRunner`, another rollout and update.
 
 - Rollout: at every step the task's expert (:func:`policies.experts.get_expert`) labels
-  the observation the policy sees; with probability beta (``beta_start`` decaying linearly
+  the observation the policy sees (where the envs observe the cube through
+  ``env.pose_error``: the same observation with the cube's true pose, the envs'
+  ``privileged_observation``); with probability beta (``beta_start`` decaying linearly
   to ``beta_end`` over ``beta_steps`` env steps) the env executes the expert's action,
   otherwise the student's deterministic action plus Gaussian noise
   (``exploration_std``). So the student meets the states its own mistakes lead to, and
@@ -150,6 +152,14 @@ class DAggerRunner(OnPolicyRunner):
         obs[:, self.augment_columns] = obs[:, self.augment_columns] * factor
         return obs
 
+    def expert_view(self, obs: torch.Tensor) -> torch.Tensor:
+        """What the expert labels the envs' current states from: their privileged
+        observation where training observes the cube through ``env.pose_error`` (the true
+        pose: the student learns to act well on what it sees, not to copy the expert's
+        reaction to a wrong pose), else ``obs`` itself."""
+        privileged = self.env.privileged_observation()
+        return obs if privileged is None else self.envs.to_torch(privileged)
+
     def label(self, obs: torch.Tensor) -> torch.Tensor:
         """The expert's actions for observations ``obs`` (on the model's device)."""
         actions = self.expert(obs.detach().cpu().numpy(), self.task_config)
@@ -167,7 +177,7 @@ class DAggerRunner(OnPolicyRunner):
         with torch.no_grad():
             for t in range(steps):
                 t0 = time.perf_counter()
-                label = self.label(obs)
+                label = self.label(self.expert_view(obs))
                 student = model.act_deterministic(obs)
                 noise = torch.randn(student.shape, generator=self.generator) * std
                 student = student + noise.to(self.device)

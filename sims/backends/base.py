@@ -56,6 +56,15 @@ class BatchedEnv(VectorEnv):
             -1.0, 1.0, shape=(self.num_envs, self.action_dim), dtype=np.float32
         )
 
+    def privileged_observation(self) -> np.ndarray | None:
+        """The current observation [N, D] with the cube's true pose in place of the one
+        observed through ``randomization.pose_error``, for an expert that labels from the
+        truth; None where that error model is off. Backends that model the error implement
+        it (numba, PyBullet)."""
+        if self.cfg.randomization.pose_error.on:
+            raise NotImplementedError(f"{self.backend_name}: no privileged observation")
+        return None
+
     def check_actions(self, actions) -> np.ndarray:
         """Actions as float64 [N, A], clipped to [-1, 1]; ValueError for a wrong shape or
         non-finite values (never passed on to a kernel)."""

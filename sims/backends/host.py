@@ -85,6 +85,7 @@ class HostPhysicsEnv(BatchedEnv):
         self._pose_error = pose_error if pose_error.on else None
         self._pose_bias = np.zeros((n, 3))  # this episode's bias: x, y, yaw
         self._seen_pose = np.zeros((n, 3))  # the pose observed last: x, y, yaw
+        self._privileged_obs = np.zeros((n, self.obs_dim), dtype=np.float32)
         reading_on = tuple(cfg.randomization.finger_reading) != (0.0, 0.0)
         self._reading_offset = np.zeros(n) if reading_on else None
         self._state = SimState(
@@ -252,11 +253,24 @@ class HostPhysicsEnv(BatchedEnv):
             rows = np.arange(self.num_envs) if ids is None else np.asarray(ids)
             copy = SimState(*(None if a is None else a.copy() for a in s))
             s = self.observation_filter(self, copy, rows, started)
+        true = s
         if self._pose_error is not None:
             s = self._perceive_cube(s, ids, started)
-        if self._noise_std > 0.0:
-            s = self._add_noise(s)
-        return self.task.observe(s)
+        noise = self._noise_draws(s) if self._noise_std > 0.0 else {}
+        obs = self.task.observe(_plus(s, noise))
+        if self._pose_error is not None:  # the same noise on the true cube pose
+            rows = slice(None) if ids is None else ids
+            self._privileged_obs[rows] = self.task.observe(_plus(true, noise))
+        return obs
+
+    def privileged_observation(self) -> np.ndarray | None:
+        """The current observation [N, D] with the cube's true pose in place of the one
+        observed through ``randomization.pose_error`` (the same observation noise), for an
+        expert that labels from the truth; None where that error model is off (the
+        observation is the truth already)."""
+        if self._pose_error is None:
+            return None
+        return self._privileged_obs.copy()
 
     def _perceive_cube(self, s: SimState, ids, started: bool) -> SimState:
         """``s`` (the rows ``ids``; None: all) with the cube pose observed through the
@@ -285,13 +299,16 @@ class HostPhysicsEnv(BatchedEnv):
         pos[:, :2] = seen[:, :2]
         return s._replace(object_pos=pos, object_yaw=seen[:, 2].copy())
 
-    def _add_noise(self, s: SimState) -> SimState:
+    def _noise_draws(self, s: SimState) -> dict[str, np.ndarray]:
+        """This observation's white noise, per noisy field of ``s`` (normal,
+        ``observation_noise_std``)."""
+        names = ("joint_pos", "tcp_pos") + (
+            ("object_pos", "object_yaw") if self.cfg.has_object else ()
+        )
         rng, std = self._noise_rng, self._noise_std
-        noisy = {
-            "joint_pos": s.joint_pos + rng.normal(0.0, std, s.joint_pos.shape),
-            "tcp_pos": s.tcp_pos + rng.normal(0.0, std, s.tcp_pos.shape),
-        }
-        if self.cfg.has_object:
-            noisy["object_pos"] = s.object_pos + rng.normal(0.0, std, s.object_pos.shape)
-            noisy["object_yaw"] = s.object_yaw + rng.normal(0.0, std, s.object_yaw.shape)
-        return s._replace(**noisy)
+        return {name: rng.normal(0.0, std, getattr(s, name).shape) for name in names}
+
+
+def _plus(s: SimState, noise: dict[str, np.ndarray]) -> SimState:
+    """``s`` with ``noise`` added to its fields of those names."""
+    return s._replace(**{name: getattr(s, name) + value for name, value in noise.items()})

@@ -358,6 +358,17 @@ class NumbaEnv(BatchedEnv):
         self._kernels.refresh_kernel(self._fp, self._ip, self._seed, st, self._cnt, self._obs)
         return self._obs
 
+    def privileged_observation(self) -> np.ndarray | None:
+        """The current observation [N, D] with the cube's true pose in place of the one
+        observed through ``randomization.pose_error`` (the same observation noise), for an
+        expert that labels from the truth; None where that error model is off (the
+        observation is the truth already)."""
+        if not self.cfg.randomization.pose_error.on:
+            return None
+        obs = np.empty((self.num_envs, self.obs_dim), dtype=np.float32)
+        self._kernels.true_pose_observe_kernel(self._fp, self._seed, self._st, self._cnt, obs)
+        return obs
+
     def randomization_state(self) -> dict[str, np.ndarray]:
         """This episode's draws per env: friction scale, mass scale, action delay, the
         cube's edge (m), finger-cube friction coefficient and finger reading offset (m, a

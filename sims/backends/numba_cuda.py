@@ -342,6 +342,14 @@ class NumbaCudaEnv(NumbaEnv):
         self._pull()
         return super().get_state()
 
+    def privileged_observation(self):
+        """As ``NumbaEnv.privileged_observation``, computed on the host from the device's
+        state (a copy per call)."""
+        if not self.cfg.randomization.pose_error.on:
+            return None
+        self._pull()
+        return super().privileged_observation()
+
     def set_state(self, *args, **kwargs) -> np.ndarray:
         self._pull()
         obs = super().set_state(*args, **kwargs)  # the CPU refresh of the observations

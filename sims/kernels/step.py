@@ -110,12 +110,15 @@ from sims.kernels.layout import (
     S_LSR,
     S_MASS,
     S_MU_FINGER,
+    S_OBJ,
     S_PLAIN,
     S_Q,
     S_QD,
     S_RETURN,
+    S_SEEN,
     S_TCP,
     S_WIDTH,
+    S_YAW,
     SCRATCH_SHAPE,
 )
 from sims.kernels.observe import perceive_cube
@@ -204,7 +207,8 @@ def _has_cube(observe) -> bool:
 
 def task_kernels(task_kernel) -> SimpleNamespace:
     """The per-env functions (``reset_env``, ``step_env``, ``observe_env``) and the CPU
-    kernels (``step_kernel``, ``reset_kernel``, ``refresh_kernel``) of a task, from its
+    kernels (``step_kernel``, ``reset_kernel``, ``refresh_kernel``,
+    ``true_pose_observe_kernel``) of a task, from its
     ``KERNEL`` (:class:`sims.tasks.registry.TaskKernel`), and ``step_chunk_source``, the
     generated source of the CPU step (to read: ``print(task_kernels(task.KERNEL)
     .step_chunk_source)``); built once per task."""
@@ -475,6 +479,29 @@ def _build(task_kernel) -> SimpleNamespace:
             store_fk(k, st, scratch)
             observe_env(k, fp, seed, st, cnt, obs, cnt[k, C_STEPS])
 
+    @njit(cache=True)
+    @named
+    def true_pose_observe_kernel(fp, seed, st, cnt, obs):
+        """The observation of every env as it is now, but with the cube's true pose in
+        place of the observed one (:func:`~sims.kernels.observe.perceive_cube`'s error
+        model left out) and the same observation noise: what a privileged expert labels
+        (:meth:`sims.backends.numba_backend.NumbaEnv.privileged_observation`). A task with
+        a cube only; the state is left as it was."""
+        _ = stamp
+        noise = fp[P_OBS_NOISE]
+        for k in range(st.shape[0]):
+            seen_x = st[k, S_SEEN]
+            seen_y = st[k, S_SEEN + 1]
+            seen_yaw = st[k, S_SEEN + 2]
+            st[k, S_SEEN] = st[k, S_OBJ]
+            st[k, S_SEEN + 1] = st[k, S_OBJ + 1]
+            st[k, S_SEEN + 2] = st[k, S_YAW]
+            key = noise_key(seed, k, cnt[k, C_EPISODE], noise)
+            observe(k, st, obs, noise, key, NOISE_COUNTER_BASE + cnt[k, C_STEPS] * 32)
+            st[k, S_SEEN] = seen_x
+            st[k, S_SEEN + 1] = seen_y
+            st[k, S_SEEN + 2] = seen_yaw
+
     return SimpleNamespace(
         observe_env=observe_env,
         reset_env=reset_env,
@@ -482,6 +509,7 @@ def _build(task_kernel) -> SimpleNamespace:
         step_kernel=step_kernel,
         reset_kernel=reset_kernel,
         refresh_kernel=refresh_kernel,
+        true_pose_observe_kernel=true_pose_observe_kernel,
         step_chunk_source=source,
     )
 

@@ -8,10 +8,11 @@ from policies.ppo.config import TrainConfig, default_train_config
 from policies.ppo.stages import StageConfigError, parse_staged_config
 
 
-def reach_imitation_config(total_steps=4096, **imitation):
-    """A reach DAgger run of ``total_steps`` on 32 numba envs, no evaluations; ``imitation``
-    overrides the scripted-expert block."""
-    data = default_train_config("reach").to_dict()
+def reach_imitation_config(total_steps=4096, task="reach", env=None, **imitation):
+    """A reach (``task``) DAgger run of ``total_steps`` on 32 numba envs, no evaluations;
+    ``env`` updates the env block, ``imitation`` overrides the scripted-expert block."""
+    data = default_train_config(task).to_dict()
+    data["env"].update(env or {})
     data["runner"].update(
         num_envs=32,
         rollout_steps=16,

@@ -50,6 +50,32 @@ def test_beta_one_executes_the_expert_and_beta_zero_the_noisy_student(tmp_path):
         runner.close()
 
 
+def test_under_a_pose_error_the_expert_labels_from_the_true_pose(tmp_path):
+    cfg = reach_imitation_config(
+        task="pick_place", env={"pose_error": "camera"}, beta_start=1.0, beta_end=1.0
+    )
+    runner = DAggerRunner(cfg, tmp_path)
+    env, seen = runner.env, []
+    privileged = env.privileged_observation
+
+    def spy():
+        seen.append(privileged())
+        return seen[-1]
+
+    env.privileged_observation = spy
+    try:
+        runner._rollout(runner._reset_envs())
+        expert = get_expert("pick_place")
+        assert len(seen) == cfg.runner.rollout_steps
+        for t, truth in enumerate(seen):
+            want = np.clip(expert(truth, env.cfg), -1.0, 1.0)
+            np.testing.assert_allclose(runner.labels[t].numpy(), want, atol=1e-6)
+            observed = runner.storage.obs[t].numpy()
+            assert not np.allclose(observed, truth)  # the student saw the erred pose
+    finally:
+        runner.close()
+
+
 def test_beta_decays_linearly_over_beta_steps(tmp_path):
     runner = DAggerRunner(reach_imitation_config(beta_steps=1000, beta_end=0.2), tmp_path)
     try:
