@@ -216,12 +216,16 @@ CUDASIM = textwrap.dedent(
         actions = rng.uniform(-1, 1, size=(3, cpu.action_dim))
         np.testing.assert_allclose(cpu.step(actions)[0], gpu.step(actions)[0], rtol=0, atol=1e-9)
         np.testing.assert_allclose(cpu._st, gpu.state(), rtol=0, atol=1e-9)
+        # DAgger's expert labels the same true pose from the device's state
+        np.testing.assert_allclose(
+            cpu.privileged_observation(), gpu.privileged_observation(), rtol=0, atol=1e-6
+        )
     print("ok")
     """
 )
 
 
-def test_cuda_simulator_applies_the_model_as_the_cpu_kernels():
+def test_cuda_simulator_applies_the_model_as_the_cpu_kernels_and_labels_the_true_pose():
     assert run_script(CUDASIM).stdout.strip().endswith("ok")
 
 
