@@ -10,7 +10,7 @@ ball outside it, and the point itself :data:`~miles_ros.safety.candidate.STANDOF
 from it. It names the boundary where that margin is smallest. The blend search stops a
 commanded step where its bounding rule is met, so that boundary is the one that bound (a
 tie between two, or the TCP segment test, which has no margin, can make it name a
-neighbour). It runs only for periods that report an intervention, in Python.
+neighbour). It runs only for periods that report an intervention, in numpy.
 """
 
 from __future__ import annotations
@@ -78,7 +78,8 @@ def nearest_boundary(
     One table of distances, a row per body (the TCP, then each checked link sphere) and a
     column per boundary (:func:`_boundary_names`), ``inf`` where a rule does not apply:
     peers send hundreds of spheres, and the supervisor reports every intervening period.
-    Ties on the margin go to the first boundary name, then the smaller clearances."""
+    Ties on the margin go to the alphabetically first "body at boundary", then the smaller
+    clearances."""
     flags, (table, ws_margin) = lk[0], lk[1]
     checked = np.flatnonzero(flags[:, ENV]) if flags.shape[0] else np.empty(0, dtype=np.intp)
     bodies = ["TCP"] + [ps.sphere_links[s] for s in checked]
