@@ -28,6 +28,16 @@ $(NUMBA_STAMP): $(NUMBA_SOURCES)
 		\( -name '*.nbi' -o -name '*.nbc' \) -type f -exec rm -f {} +
 	touch $(NUMBA_STAMP)
 
+# `python -m tests.numba_warm` compiles every task's kernels and the safety supervisor's
+# into those caches once, spread over the cores, before the test workers start: from cold,
+# each worker and each `miles up`/`miles train` a test starts would compile them again until
+# the first one had written them. Redone after the caches are dropped.
+NUMBA_WARM := .numba-warm
+
+$(NUMBA_WARM): $(NUMBA_STAMP) tests/numba_warm.py
+	$(PY) -m tests.numba_warm
+	touch $(NUMBA_WARM)
+
 demo: $(STAMP) $(NUMBA_STAMP)
 	$(VENV)/bin/miles demo
 
@@ -35,7 +45,7 @@ demo: $(STAMP) $(NUMBA_STAMP)
 # 25 slowest are listed at the end.
 PYTEST_WORKERS ?= auto
 
-test: $(STAMP) $(NUMBA_STAMP)
+test: $(STAMP) $(NUMBA_WARM)
 	$(PY) -m pytest -q -n $(PYTEST_WORKERS) --dist worksteal --durations=25 tests
 
 # `make test-browser`: the operator console and the 3D view in a real headless Chromium
@@ -56,7 +66,7 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff check . && $(VENV)/bin/ruff format --check .
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache $(NUMBA_STAMP)
+	rm -rf $(VENV) build *.egg-info .pytest_cache $(NUMBA_STAMP) $(NUMBA_WARM)
 
 # --- Isaac Lab (issue 14): a separate Python 3.12 venv, it pins its own torch -------------
 # `make isaac`: .venv-isaac with isaaclab (kit-less, Newton physics) and Miles installed

@@ -1,7 +1,7 @@
 """Shared test setup: repository root on sys.path (for runs without `pip install -e`), a
 ROS domain per pytest-xdist worker (tests/ros_domains.py), SIGINT's default meaning in the
-workers, and the hypothesis profile: randomized every run with the seed printed, a larger
-example budget in CI."""
+workers, the hypothesis profile (randomized every run with the seed printed, a larger
+example budget in CI), and the modules with ``slow`` tests first."""
 
 import os
 import random
@@ -50,6 +50,16 @@ def pytest_configure(config):
     given = config.getoption("hypothesis_seed", None)
     _seed = int(given) if given not in (None, "") else random.SystemRandom().randrange(2**32)
     core.global_force_seed = _seed
+
+
+def pytest_collection_modifyitems(config, items):
+    """Every module with a test marked ``slow`` runs first, each module whole (its module
+    fixtures are built once). pytest-xdist's work stealing hands each worker a block of the
+    collection and moves the tail of the longest queue to an idle worker: with the long
+    tests up front the run ends on short ones, not on a minute-long test started last while
+    the other worker idles."""
+    slow = {item.nodeid.split("::")[0] for item in items if item.get_closest_marker("slow")}
+    items.sort(key=lambda item: item.nodeid.split("::")[0] not in slow)  # stable
 
 
 def pytest_terminal_summary(terminalreporter):

@@ -46,6 +46,7 @@ def test_the_estop_interrupts_the_last_moving_step_and_the_rest_is_asked_for_in_
     assert remainder_goal(unknown, 0) is None  # the demo then sends the whole goal again
 
 
+@pytest.mark.slow  # ~20 s: the graph runs the skills in real time
 def test_miles_demo_no_manager_runs_the_graph_with_an_estop_and_writes_pictures(tmp_path, capsys):
     """Also with its 3D view recorded (``--record FILE.rrd``): the arm at the FK of its
     logged joints, the camera frames and the skills' lines are in it."""

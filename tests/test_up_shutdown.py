@@ -17,6 +17,8 @@ import signal
 import subprocess
 from concurrent.futures import ThreadPoolExecutor
 
+import pytest
+
 from tests.miles_up import lines_until, miles_up
 from tests.ros_domains import domain_id
 
@@ -50,6 +52,7 @@ def _cycle(cycle: int) -> tuple[int, str, str, float, int | None, str]:
     return cycle, wait_for, "".join(seen) + out, delay, process.returncode, err
 
 
+@pytest.mark.slow  # 25-50 s: ten `miles up` processes, two at a time
 def test_ctrl_c_on_miles_up_exits_0_without_a_traceback():
     with ThreadPoolExecutor(WORKERS) as pool:
         results = list(pool.map(_cycle, range(CYCLES)))

@@ -10,7 +10,7 @@ ball outside it, and the point itself :data:`~miles_ros.safety.candidate.STANDOF
 from it. It names the boundary where that margin is smallest. The blend search stops a
 commanded step where its bounding rule is met, so that boundary is the one that bound (a
 tie between two, or the TCP segment test, which has no margin, can make it name a
-neighbour). It runs only for periods that report an intervention, in Python.
+neighbour). It runs only for periods that report an intervention, in numpy.
 """
 
 from __future__ import annotations
@@ -40,33 +40,20 @@ def zone_names(zones: tuple[Zone, ...] | list[Zone]) -> tuple[list[str], list[st
     )
 
 
-def _distances(
-    p: np.ndarray,
-    ws: np.ndarray | None,
-    boxes: np.ndarray,
-    spheres: np.ndarray,
-    names: tuple[list[str], list[str]],
-):
-    """(distance, boundary) pairs of the point ``p``: workspace walls (when ``ws`` is
-    given), boxes, spheres; negative inside a zone or outside a wall."""
-    if ws is not None:
-        for k in range(3):
-            yield p[k] - ws[k], f"workspace {WALLS[k]}"
-            yield ws[k + 3] - p[k], f"workspace {WALLS[k + 3]}"
+def _boundary_names(n_boxes: int, n_spheres: int, names: tuple[list[str], list[str]]):
+    """The boundary of each column of :func:`nearest_boundary`'s distance table: the
+    workspace walls, the boxes, the spheres (rows beyond ``names``' are peers'), the
+    table."""
     box_names, sphere_names = names
-    for b in range(boxes.shape[0]):
-        name = box_names[b] if b < len(box_names) else "peer arm"
-        yield float(_box_signed_distance(p, boxes[b])), f"zone {name}"
-    for s in range(spheres.shape[0]):
-        name = sphere_names[s] if s < len(sphere_names) else "peer arm"
-        yield float(np.linalg.norm(p - spheres[s, :3])) - spheres[s, 3], f"zone {name}"
-
-
-def _candidate(what: str, point: float, braking: float) -> tuple[float, str, float, float]:
-    """(the tighter rule's margin, what, ball clearance, point clearance) of one boundary:
-    ``point`` is the body's clearance, ``braking`` its braking radius."""
-    ball = point - braking
-    return min(ball, point - STANDOFF), what, ball, point
+    return (
+        [f"workspace {wall}" for wall in WALLS]
+        + [f"zone {box_names[b] if b < len(box_names) else 'peer arm'}" for b in range(n_boxes)]
+        + [
+            f"zone {sphere_names[s] if s < len(sphere_names) else 'peer arm'}"
+            for s in range(n_spheres)
+        ]
+        + ["the table"]
+    )
 
 
 def nearest_boundary(
@@ -86,28 +73,55 @@ def nearest_boundary(
     workspace z min (floor) (ball +0.1 mm, point +12.0 mm)", "panda_hand at the table
     (...)", "panda_fingers at zone robot_base (...)". Spheres or boxes beyond
     ``names``' rows are peers' envelopes ("peer arm"). ``lk``: the supervisor's link
-    context (its flags and table/margin row)."""
-    found = []
-    r_tcp = float(braking_radius(js, v, a))
-    for d, what in _distances(tcp_position(q), ws, boxes, spheres, names):
-        found.append(_candidate(f"TCP at {what}", d - pad, r_tcp))
+    context (its flags and table/margin row).
+
+    One table of distances, a row per body (the TCP, then each checked link sphere) and a
+    column per boundary (:func:`_boundary_names`), ``inf`` where a rule does not apply:
+    peers send hundreds of spheres, and the supervisor reports every intervening period.
+    Ties on the margin go to the alphabetically first "body at boundary", then the smaller
+    clearances."""
     flags, (table, ws_margin) = lk[0], lk[1]
-    if flags.shape[0] and flags[:, ENV].any():
-        centres = ps.sphere_centers(q)
+    checked = np.flatnonzero(flags[:, ENV]) if flags.shape[0] else np.empty(0, dtype=np.intp)
+    bodies = ["TCP"] + [ps.sphere_links[s] for s in checked]
+    points = np.empty((1 + checked.size, 3))
+    points[0] = tcp_position(q)
+    size = np.full(1 + checked.size, pad)
+    braking = np.empty(1 + checked.size)
+    braking[0] = braking_radius(js, v, a)
+    # The TCP meets the workspace walls; a bounded link sphere meets them grown by the
+    # margin, and the table; every body meets the zones.
+    lo = np.full((1 + checked.size, 3), -np.inf)
+    hi = np.full((1 + checked.size, 3), np.inf)
+    lo[0], hi[0] = ws[:3], ws[3:]
+    floor = np.full(1 + checked.size, -np.inf)
+    if checked.size:
         travel = np.array(
             [stop_travel(v[j], a[j], js[j, AMAX], js[j, JMAX]) for j in range(js.shape[0])]
         )
-        grown = np.concatenate([ws[:3] - ws_margin, ws[3:] + ws_margin])
-        for s in np.flatnonzero(flags[:, ENV]):
-            size = float(ps.sphere_radii[s]) + pad
-            r = float(ps.sphere_lipschitz[s] @ travel)
-            link = ps.sphere_links[s]
-            bounded = flags[s, BOUNDS] != 0.0
-            for d, what in _distances(
-                centres[s], grown if bounded else None, boxes, spheres, names
-            ):
-                found.append(_candidate(f"{link} at {what}", d - size, r))
-            if bounded:
-                found.append(_candidate(f"{link} at the table", centres[s][2] - table - size, r))
-    _, what, ball, point = min(found)
-    return f"{what} (ball {ball * 1000.0:+.1f} mm, point {point * 1000.0:+.1f} mm)"
+        points[1:] = ps.sphere_centers(q)[checked]
+        size[1:] += ps.sphere_radii[checked]
+        braking[1:] = ps.sphere_lipschitz[checked] @ travel
+        bounded = flags[checked, BOUNDS] != 0.0
+        lo[1:][bounded] = ws[:3] - ws_margin
+        hi[1:][bounded] = ws[3:] + ws_margin
+        floor[1:][bounded] = table
+    distance = np.hstack(
+        [
+            points - lo,
+            hi - points,
+            np.array([[_box_signed_distance(p, bx) for bx in boxes] for p in points]).reshape(
+                len(points), boxes.shape[0]
+            ),
+            np.linalg.norm(points[:, None, :] - spheres[None, :, :3], axis=2) - spheres[:, 3],
+            (points[:, 2] - floor)[:, None],
+        ]
+    )
+    point = distance - size[:, None]
+    ball = point - braking[:, None]
+    margin = np.minimum(ball, point - STANDOFF)
+    columns = _boundary_names(boxes.shape[0], spheres.shape[0], names)
+    _, what, b, p = min(
+        (margin[i, j], f"{bodies[i]} at {columns[j]}", ball[i, j], point[i, j])
+        for i, j in np.argwhere(margin == margin.min())
+    )
+    return f"{what} (ball {b * 1000.0:+.1f} mm, point {p * 1000.0:+.1f} mm)"

@@ -34,6 +34,7 @@ def test_generator_is_deterministic_and_covers_the_contrasts(world):
             assert e.steps[0].skill == "pick_place", e.goal
 
 
+@pytest.mark.slow  # ~20 s: loads the planner's model, trains 2 steps, plans 3 goals
 def test_planner_train_tiny_end_to_end(tmp_path, capsys):
     pytest.importorskip("peft")
     from miles_ros.commands import planner_train

@@ -93,6 +93,7 @@ def test_a_recorded_reach_request_converts_to_the_executors_episode(recorded, tm
     assert "hovered too low" in marked.episodes[0]["reason"]
 
 
+@pytest.mark.slow  # ~12 s: a fine-tuning run
 def test_miles_train_from_logs_fine_tunes_a_new_version_from_the_recording(
     recorded, tmp_path, capsys
 ):

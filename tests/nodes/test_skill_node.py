@@ -146,6 +146,7 @@ def test_goals_outside_a_skills_envelope_are_refused_before_any_motion(graph):
     assert graph.nodes[2].skills.active is None
 
 
+@pytest.mark.slow  # up to ~20 s: a reach times out in real time
 @pytest.mark.skipif(shipped_reach() is None, reason="needs the shipped reach skill")
 @pytest.mark.parametrize("door", ["envelope", "no_envelope"])
 def test_the_wedge_sequence_ends_with_the_arm_home(tmp_path, door):

@@ -181,6 +181,7 @@ def test_every_rank_holds_the_same_parameters_after_updates(tmp_path):
 
 
 # ---------------------------------------------------------------------- learning
+@pytest.mark.slow  # 50-100 s: two trainings of 614,400 steps
 def test_two_ranks_with_half_the_envs_learn_reach_like_one_process(tmp_path):
     """Same seed and config; the total batch (256 envs) split over 2 ranks (614,400 steps:
     the default reach, on the command-path model, reaches 99% at ~600k). Margin: both

@@ -146,6 +146,7 @@ ZONED = SafetyConfig(
 # At most 40 examples in CI (4x would be 120): each runs two supervisors for up to ~2,400
 # ticks (2.3-4 s), and 240 of them took 8 of `make test`'s 20 minutes on 2 cores, 80 of
 # them 5.4 minutes on the CI rehearsal of 2026-12-03.
+@pytest.mark.slow  # 10-15 s: up to ~2,400 ticks of two supervisors per example
 @settings(
     max_examples=min(examples(30), 40),
     deadline=None,

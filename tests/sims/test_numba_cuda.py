@@ -189,6 +189,7 @@ PTX = textwrap.dedent(
 )
 
 
+@pytest.mark.slow  # 45-70 s: every task's step kernel through numba.cuda and NVVM
 def test_kernels_compile_for_a_real_gpu():
     """The simulator runs the kernels as Python, so it cannot see what numba.cuda fails to
     compile (two-argument max/min did): compile them to PTX where NVVM is installed."""

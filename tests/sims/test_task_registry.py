@@ -180,6 +180,7 @@ def test_registry_refuses_incomplete_or_clashing_tasks(toy):
         make_env("toy_hover", "numba", 2, config=cfg)
 
 
+@pytest.mark.slow  # ~35 s from cold caches (a fresh clone, CI): the toy task's kernels
 def test_a_registered_task_steps_in_the_numba_cpu_kernels(toy):
     env = make_env("toy_hover", "numba", 8)
     check_rollout(env, toy)

@@ -1,0 +1,114 @@
+"""Fill the numba kernels' on-disk caches (``cache=True``) before the test workers start:
+``python -m tests.numba_warm`` (``make test`` runs it first).
+
+From cold, a task's CPU step kernel compiles in 25-35 CPU s and the safety supervisor's
+kernels in ~15 s. Until the first process that compiled a kernel has written its cache,
+every other process that needs it compiles it too: both pytest-xdist workers, and each
+``miles up``, ``miles train`` or torchrun rank that a test starts. Here each kernel is
+compiled once, the jobs spread over the cores, the longest first. With warm caches each
+job only loads them (1-3 s).
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+SAFETY = "safety supervisor"
+"""The job that runs the supervisor (shaping, Cartesian filter, links, zones, separation)."""
+TRAINING = "training"
+"""The job that runs PPO's numba parts (seeding, advantages)."""
+
+
+def _warm_task(task: str) -> None:
+    """A task's numba env: its reset, step and refresh kernels (``set_state``)."""
+    import numpy as np
+
+    from sims import make_env
+
+    env = make_env(task, "numba", 2, seed=0)
+    env.reset(seed=0)
+    env.step(np.zeros((env.num_envs, env.action_dim)))
+    env.set_state(joint_pos=env.get_state().joint_pos)
+
+
+def _warm_safety() -> None:
+    """Two supervisors facing each other: every kernel of a period that shapes a request,
+    and the peer occupancy's reach."""
+    import math
+
+    import numpy as np
+
+    from miles_ros.safety import JointRequest, SafetyConfig, SafetySupervisor
+    from miles_ros.safety.separation import SeparationConfig
+    from sims.robots import panda
+
+    names, home = panda.JOINT_NAMES, panda.home_joint_positions.copy()
+    left = SafetySupervisor(
+        SafetyConfig(),
+        separation=SeparationConfig("left", ("right",), (0.0, 0.55, 0.0), -math.pi / 2),
+    )
+    right = SafetySupervisor(
+        SafetyConfig(),
+        separation=SeparationConfig("right", ("left",), (0.0, -0.55, 0.0), math.pi / 2),
+    )
+    pairs = ((left, right), (right, left))
+    for t in (0.004, 0.008, 0.012, 0.016):
+        for sup, _ in pairs:
+            sup.update_robot_state(names, home, np.zeros(7), t)
+        for sup, peer in pairs:
+            occupancy = peer.occupancy(t)
+            if occupancy is not None:
+                sup.update_peer_occupancy(occupancy.to_json(), t)
+            sup.submit(JointRequest(names, list(home + 0.3), t), t)
+            sup.step(t)
+
+
+def _warm_training() -> None:
+    """The seeding and the advantages of every ``miles train`` (each torchrun rank too)."""
+    import numpy as np
+
+    from policies.ppo.gae import compute_gae
+    from policies.provenance import seed_everything
+
+    seed_everything(0)
+    steps = np.zeros((4, 2), dtype=np.float32)
+    compute_gae(steps, steps, steps, steps[0], 0.99, 0.95)
+
+
+def _job(name: str) -> tuple[str, float]:
+    """Run the job ``name`` (a task, :data:`SAFETY` or :data:`TRAINING`); (name, its CPU
+    seconds)."""
+    sys.path.insert(0, str(ROOT))
+    start = time.process_time()
+    if name == SAFETY:
+        _warm_safety()
+    elif name == TRAINING:
+        _warm_training()
+    else:
+        _warm_task(name)
+    return name, time.process_time() - start
+
+
+def main() -> int:
+    from sims.tasks.registry import BUILTIN_TASKS
+
+    jobs = [*BUILTIN_TASKS, SAFETY, TRAINING]  # the tasks' step kernels take the longest
+    start = time.monotonic()
+    # spawn: a fork of this process would share numba's threading layer state
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(min(len(jobs), os.cpu_count() or 1), mp_context=context) as pool:
+        done = list(pool.map(_job, jobs))
+    cpu = ", ".join(f"{name} {seconds:.1f}" for name, seconds in done)
+    print(f"numba caches warm in {time.monotonic() - start:.1f} s (CPU s: {cpu})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
