@@ -6,7 +6,8 @@ A cube is in one of four states:
 - ``seen``: measured in the latest frame that could measure it;
 - ``held``: closed in a gripper; it follows that arm's TCP (forward kinematics of the
   joint states) where the closing fingers hold it (:func:`grip_in_hand`: centred between
-  them, in the hand's frame, so it turns with the hand), and each frame that measures it
+  them, in the hand's frame, so it turns with the hand and moves with the fingers'
+  midpoint), and each frame that measures it
   corrects that grip against the TCP at the frame's exposure (a frame arrives tenths of
   a second late; the joint states do not);
 - ``pushed``: closed fingers (a pusher) moved into it since it was last measured: it
@@ -112,7 +113,8 @@ class Track:
     held_by: str | None = None
     """The arm holding it ("" = the single arm), None when no arm is."""
     offset: np.ndarray | None = None
-    """Cube centre in the TCP frame (m) while held (:func:`grip_in_hand`)."""
+    """Cube centre from the fingers' midpoint, in the TCP frame's axes (m), while held
+    (:func:`grip_in_hand`)."""
     grip_yaw: float = 0.0
     """Cube yaw less the hand's (rad) while held."""
     measured: float = 0.0
@@ -136,6 +138,9 @@ class _Arm:
     rotation: np.ndarray
     """The TCP frame's axes in the scene frame (columns: across the fingers, the closing
     axis, the approach)."""
+    fingers: np.ndarray
+    """The fingers' midpoint (scene frame): the TCP moved along the closing axis by the
+    fingers' centre (:meth:`Perception.on_arm`)."""
     stamp: float
     width: float = 0.0
     """The fingers' opening (m)."""
@@ -144,17 +149,18 @@ class _Arm:
     empty: bool = False
     """The fingers closed on nothing (narrower than a cube): they push."""
     history: deque = field(default_factory=lambda: deque(maxlen=TCP_HISTORY))
-    """(stamp, tcp, rotation) of recent joint states, oldest first."""
+    """(stamp, fingers' midpoint, rotation) of recent joint states, oldest first."""
 
-    def tcp_at(self, stamp: float, tolerance: float) -> tuple[np.ndarray, np.ndarray] | None:
-        """The TCP and its rotation at ``stamp`` (the joint state nearest to it, within
-        ``tolerance`` s); None when the history does not reach back that far."""
+    def hand_at(self, stamp: float, tolerance: float) -> tuple[np.ndarray, np.ndarray] | None:
+        """The fingers' midpoint and the hand's rotation at ``stamp`` (the joint state
+        nearest to it, within ``tolerance`` s); None when the history does not reach back
+        that far."""
         if not self.history:
             return None
         times = np.fromiter((t for t, _, _ in self.history), dtype=np.float64)
         i = int(np.argmin(np.abs(times - stamp)))
-        _, tcp, rotation = self.history[i]
-        return (tcp, rotation) if abs(times[i] - stamp) <= tolerance else None
+        _, fingers, rotation = self.history[i]
+        return (fingers, rotation) if abs(times[i] - stamp) <= tolerance else None
 
 
 def hand_yaw(rotation: np.ndarray) -> float:
@@ -166,26 +172,27 @@ def hand_yaw(rotation: np.ndarray) -> float:
 def grip_in_hand(
     cube: np.ndarray,
     cube_yaw: float,
-    tcp: np.ndarray,
+    fingers: np.ndarray,
     rotation: np.ndarray,
     config: PerceptionConfig,
     cube_size: float,
 ) -> tuple[np.ndarray, float]:
     """Where a parallel gripper holds a cube seen at ``cube`` (centre, scene frame) with
-    yaw ``cube_yaw`` by a hand at ``tcp`` with axes ``rotation`` (the TCP frame's columns:
-    x across the fingers, y the closing axis, z the approach): the cube's centre in the
-    TCP frame and its yaw less the hand's (:func:`hand_yaw`).
+    yaw ``cube_yaw``, by a hand whose fingers' midpoint is at ``fingers`` (the TCP where
+    the fingers move together) with axes ``rotation`` (the TCP frame's columns: x across
+    the fingers, y the closing axis, z the approach): the cube's centre from the fingers'
+    midpoint in the TCP frame's axes, and its yaw less the hand's (:func:`hand_yaw`).
 
     Closing fingers push the cube between them until it touches both, so along the
-    closing axis its centre is at the fingers' midpoint, the TCP, whatever the pose seen
-    before the hand hid it said. Across the fingers and along the approach nothing
+    closing axis its centre is at the fingers' midpoint, whatever the pose seen before
+    the hand hid it said. Across the fingers and along the approach nothing
     centres it: the seen offset stands, bounded by what the fingers can hold: across,
     the pads' half width (:attr:`PerceptionConfig.finger_half_width_m`); along the
     approach, no further out than the fingertips (a cube held below its centre tips
     out) and no deeper than the fingers' length leaves room for its upper half. Kept in
     the hand's frame, the grip turns with the hand; its yaw too (modulo the cube's 90
     degree symmetry)."""
-    local = rotation.T @ (np.asarray(cube, dtype=np.float64) - tcp)
+    local = rotation.T @ (np.asarray(cube, dtype=np.float64) - fingers)
     across = config.finger_half_width_m
     deepest = config.fingertip_below_tcp_m - config.finger_length_m + cube_size / 2
     offset = np.array(
@@ -198,13 +205,14 @@ def grip_in_hand(
     return offset, float(wrap_quarter(cube_yaw - hand_yaw(rotation)))
 
 
-def finger_pads(tcp: np.ndarray, rotation: np.ndarray, width: float) -> np.ndarray:
+def finger_pads(fingers: np.ndarray, rotation: np.ndarray, width: float) -> np.ndarray:
     """The centres (scene xy, [8, 2]) of the circles of two fingers' footprints
-    (:data:`PAD_CIRCLES`) of a hand at ``tcp`` with axes ``rotation`` (the TCP frame's
-    columns: x across the fingers, y the closing axis) opened ``width``: each finger's
-    inner face ``width / 2`` either side of the TCP along the closing axis."""
+    (:data:`PAD_CIRCLES`) of a hand with axes ``rotation`` (the TCP frame's columns: x
+    across the fingers, y the closing axis) opened ``width``: each finger's inner face
+    ``width / 2`` either side of the fingers' midpoint ``fingers`` along the closing
+    axis."""
     centres = [
-        tcp + rotation @ (across, side * (width / 2 + along), 0.0)
+        fingers + rotation @ (across, side * (width / 2 + along), 0.0)
         for side in (-1.0, 1.0)
         for across, along in PAD_CIRCLES
     ]
@@ -236,28 +244,38 @@ class Perception:
         self.intrinsics = intrinsics
 
     def on_arm(
-        self, arm: str, joint_positions: Sequence[float], finger_width: float, stamp: float
+        self,
+        arm: str,
+        joint_positions: Sequence[float],
+        finger_width: float,
+        stamp: float,
+        finger_centre: float = 0.0,
     ) -> None:
-        """An arm's joint state (7 arm joints; ``finger_width`` the sum of both fingers):
-        grasps start and end here, and held cubes follow the TCP."""
+        """An arm's joint state (7 arm joints; ``finger_width`` the sum of both fingers;
+        ``finger_centre`` their midpoint along the closing axis from the TCP, half the
+        first finger's position less the second's: 0 for fingers that move together, as
+        a Franka Hand's do): grasps start and end here, and held cubes follow the
+        fingers."""
         mount = self.scene.arm(arm)
         q = np.asarray(joint_positions, dtype=np.float64)[:7]
         tcp_base, rotation_base = panda.fk_tcp_pose(np.ascontiguousarray(q))
         tcp = base_to_world(mount, tcp_base[None])[0]
         c, s = math.cos(mount.base_yaw), math.sin(mount.base_yaw)
         rotation = np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]]) @ rotation_base
+        fingers = tcp + rotation[:, 1] * float(finger_centre)
         size, cfg, width = self.scene.cube_size, self.config, float(finger_width)
         with self.lock:
             state = self.arms.get(arm)
             if state is None:
-                state = self.arms[arm] = _Arm(tcp, rotation, float(stamp))
-            state.tcp, state.rotation, state.stamp = tcp, rotation, float(stamp)
+                state = self.arms[arm] = _Arm(tcp, rotation, fingers, float(stamp))
+            state.tcp, state.rotation, state.fingers = tcp, rotation, fingers
+            state.stamp = float(stamp)
             state.width = max(0.0, width)
             state.gripping = (
                 size - cfg.grip_margin_m <= width <= size * math.sqrt(2) + cfg.grip_margin_m
             )
             state.empty = width < size - cfg.grip_margin_m
-            state.history.append((float(stamp), tcp, rotation))
+            state.history.append((float(stamp), fingers, rotation))
             self._follow(arm)
 
     def _follow(self, arm: str) -> None:
@@ -274,7 +292,12 @@ class Perception:
                 if np.linalg.norm(track.position - tcp) <= cfg.grasp_radius_m:
                     track.held_by, track.state = arm, "held"
                     track.offset, track.grip_yaw = grip_in_hand(
-                        track.position, track.yaw, tcp, state.rotation, cfg, self.scene.cube_size
+                        track.position,
+                        track.yaw,
+                        state.fingers,
+                        state.rotation,
+                        cfg,
+                        self.scene.cube_size,
                     )
             if track.held_by == arm:  # it goes where the gripper goes
                 self._carry(track, state)
@@ -283,8 +306,8 @@ class Perception:
 
     @staticmethod
     def _carry(track: Track, arm: _Arm) -> None:
-        """A held cube's pose from its grip and the arm's latest TCP."""
-        track.position = arm.tcp + arm.rotation @ track.offset
+        """A held cube's pose from its grip and the arm's latest fingers."""
+        track.position = arm.fingers + arm.rotation @ track.offset
         track.yaw = float(wrap_quarter(hand_yaw(arm.rotation) + track.grip_yaw))
         track.stamp = arm.stamp
 
@@ -300,7 +323,7 @@ class Perception:
             return
         c, s = math.cos(track.yaw), math.sin(track.yaw)
         position, moved = track.position[:2].copy(), False
-        pads = finger_pads(arm.tcp, arm.rotation, arm.width)
+        pads = finger_pads(arm.fingers, arm.rotation, arm.width)
         for _ in range(2):
             for pad in pads:
                 d = pad - position
@@ -361,7 +384,7 @@ class Perception:
             # A held cube follows the TCP; the frame, older than the latest joint state,
             # corrects only where in the gripper it sits (against the TCP at the exposure).
             arm = self.arms[track.held_by]
-            then = arm.tcp_at(stamp, cfg.tcp_match_s)
+            then = arm.hand_at(stamp, cfg.tcp_match_s)
             if then is not None:
                 track.offset, track.grip_yaw = grip_in_hand(
                     d.position, d.yaw, *then, cfg, self.scene.cube_size

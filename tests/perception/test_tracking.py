@@ -360,3 +360,19 @@ def test_a_grasp_from_an_offset_pose_converges_to_the_centred_one_and_turns_with
         0.0, abs=1e-9
     )
     assert abs(headings[1] - headings[0]) > 0.3  # the hand did turn
+
+
+def test_a_held_cube_follows_the_fingers_midpoint_when_they_move_apart_from_the_tcp():
+    """Fingers that move independently (PyBullet's Panda) can hold a cube off the TCP and
+    carry it along the closing axis together: the joint state's finger centre says where
+    their midpoint is, and the held cube sits there."""
+    Q = arm_at((0.45, 0.0, 0.02))  # noqa: N806
+    tcp, hand = panda.fk_tcp_pose(Q)
+    p = perception()
+    p.on_frame(*frame_with_red_at((0.45, 0.0)), stamp=0.0)
+    p.on_frame(*empty_frame(), stamp=0.1)
+    p.on_arm("", Q, SCENE.cube_size, stamp=0.2, finger_centre=0.0)
+    for k, centre in enumerate((0.004, 0.012, -0.015)):
+        p.on_arm("", Q, SCENE.cube_size, stamp=0.3 + 0.1 * k, finger_centre=centre)
+        held = np.array(p.payload(0.3 + 0.1 * k, "f")["objects"]["red_cube"]["position"])
+        assert np.dot(held - tcp, hand[:, 1]) == pytest.approx(centre, abs=1e-9)
