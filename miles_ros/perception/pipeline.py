@@ -11,7 +11,7 @@ A cube is in one of four states:
   corrects that grip against the TCP at the frame's exposure (a frame arrives tenths of
   a second late; the joint states do not);
 - ``pushed``: closed fingers (a pusher) moved into it since it was last measured: it
-  was pushed out of their pads' way (:meth:`Perception._push_out`);
+  was pushed out of their way (:meth:`Perception._push_out`);
 - ``occluded``: none of these: it keeps its last pose, which ages, and its standard deviation
   grows with the age (:attr:`PerceptionConfig.occluded_growth_m_per_s`).
 
@@ -40,8 +40,6 @@ from sims.kernels.contact import (
     FINGER_LENGTH,
     FINGERTIP_BELOW_TCP,
     PAD_ACROSS,
-    PAD_FAR,
-    PAD_NEAR,
     PAD_RADIUS,
     wrap_quarter,
 )
@@ -52,12 +50,6 @@ SOURCE = "camera"
 """The ``source`` of every pose perception publishes (the simulator's is ``sim``)."""
 STATES = ("seen", "held", "pushed", "occluded")
 """How a published pose is known (see the module docstring)."""
-PAD_CIRCLES = tuple(
-    (across, along) for along in (PAD_NEAR, PAD_FAR) for across in (-PAD_ACROSS, PAD_ACROSS)
-)
-"""A finger's footprint seen from above, as the simulators' contact model has it: a 2 x 2
-grid of :data:`~sims.kernels.contact.PAD_RADIUS` circles, (across the fingers, along the
-closing axis beyond the finger's inner face) (m): 29 mm across by 27 mm along."""
 TCP_HISTORY = 400
 """Joint states kept per arm to find the TCP at a frame's exposure (at 250 Hz, 1.6 s: more
 than a frame's age on arrival)."""
@@ -80,8 +72,8 @@ class PerceptionConfig:
     grip_margin_m: float = 0.006
     """Fingers closed on a cube: their opening between the cube's size and its diagonal
     (a cube gripped across two corners: size * sqrt(2)), within this (m)."""
-    pad_radius_m: float = PAD_RADIUS
-    """The radius of each circle of a finger's footprint (:data:`PAD_CIRCLES`, m)."""
+    pusher_radius_m: float = 0.01
+    """Closed fingers, seen from above: a disc of this radius about the TCP (m)."""
     contact_height_m: float = 0.01
     """The fingertips touch a cube's sides when the TCP is below its top plus this (m)."""
     tcp_match_s: float = 0.05
@@ -142,8 +134,6 @@ class _Arm:
     """The fingers' midpoint (scene frame): the TCP moved along the closing axis by the
     fingers' centre (:meth:`Perception.on_arm`)."""
     stamp: float
-    width: float = 0.0
-    """The fingers' opening (m)."""
     gripping: bool = False
     """The fingers closed on a cube (between its size and its diagonal apart)."""
     empty: bool = False
@@ -205,20 +195,6 @@ def grip_in_hand(
     return offset, float(wrap_quarter(cube_yaw - hand_yaw(rotation)))
 
 
-def finger_pads(fingers: np.ndarray, rotation: np.ndarray, width: float) -> np.ndarray:
-    """The centres (scene xy, [8, 2]) of the circles of two fingers' footprints
-    (:data:`PAD_CIRCLES`) of a hand with axes ``rotation`` (the TCP frame's columns: x
-    across the fingers, y the closing axis) opened ``width``: each finger's inner face
-    ``width / 2`` either side of the fingers' midpoint ``fingers`` along the closing
-    axis."""
-    centres = [
-        fingers + rotation @ (across, side * (width / 2 + along), 0.0)
-        for side in (-1.0, 1.0)
-        for across, along in PAD_CIRCLES
-    ]
-    return np.asarray(centres)[:, :2]
-
-
 class Perception:
     """Cube poses of ``scene`` from one camera at ``camera_pose`` (where the cell believes
     it is: the scene file's ``camera.believed_pose``) and the arms' joint states."""
@@ -270,7 +246,6 @@ class Perception:
                 state = self.arms[arm] = _Arm(tcp, rotation, fingers, float(stamp))
             state.tcp, state.rotation, state.fingers = tcp, rotation, fingers
             state.stamp = float(stamp)
-            state.width = max(0.0, width)
             state.gripping = (
                 size - cfg.grip_margin_m <= width <= size * math.sqrt(2) + cfg.grip_margin_m
             )
@@ -282,7 +257,7 @@ class Perception:
         """After ``arm``'s joint state: grasps start and end, held cubes follow the TCP,
         closed fingers push hidden cubes."""
         cfg, state = self.config, self.arms[arm]
-        tcp = state.tcp
+        tcp, stamp = state.tcp, state.stamp
         for track in self.tracks.values():
             if track.held_by == arm and not state.gripping:
                 # released: it stays where it was last known to be, until a frame sees it
@@ -302,7 +277,7 @@ class Perception:
             if track.held_by == arm:  # it goes where the gripper goes
                 self._carry(track, state)
             elif track.held_by is None and state.empty:
-                self._push_out(track, state)
+                self._push_out(track, tcp, stamp)
 
     @staticmethod
     def _carry(track: Track, arm: _Arm) -> None:
@@ -311,34 +286,27 @@ class Perception:
         track.yaw = float(wrap_quarter(hand_yaw(arm.rotation) + track.grip_yaw))
         track.stamp = arm.stamp
 
-    def _push_out(self, track: Track, arm: _Arm) -> None:
-        """Closed fingers cannot be inside a cube: where a circle of their footprint
-        (:func:`finger_pads`, at the cube's height) overlaps a cube's square, the cube has
-        been pushed out of the way, along that side's normal by the overlap (each circle in
-        turn, twice over, so that the two fingers side by side leave it clear of both). A
-        pushing hand hides the cube it pushes; this keeps its pose moving with the push
-        until a frame sees it again (state ``pushed``)."""
+    def _push_out(self, track: Track, tcp: np.ndarray, stamp: float) -> None:
+        """Closed fingers cannot be inside a cube: where the TCP (a disc of
+        :attr:`PerceptionConfig.pusher_radius_m` at the cube's height) overlaps a cube's
+        square, the cube has been pushed out of the way, along its side's normal by the
+        overlap. A pushing hand hides the cube it pushes; this keeps its pose moving with
+        the push until a frame sees it again (state ``pushed``)."""
         cfg, half = self.config, self.scene.cube_size / 2
-        if arm.tcp[2] > track.position[2] + half + cfg.contact_height_m:
+        if tcp[2] > track.position[2] + half + cfg.contact_height_m:
             return
         c, s = math.cos(track.yaw), math.sin(track.yaw)
-        position, moved = track.position[:2].copy(), False
-        pads = finger_pads(arm.fingers, arm.rotation, arm.width)
-        for _ in range(2):
-            for pad in pads:
-                d = pad - position
-                local = np.array([c * d[0] + s * d[1], -s * d[0] + c * d[1]])  # along its sides
-                overlap = half + cfg.pad_radius_m - np.abs(local)
-                if np.any(overlap <= 0):
-                    continue
-                axis = int(np.argmin(overlap))
-                step = np.zeros(2)
-                step[axis] = -(1.0 if local[axis] >= 0 else -1.0) * overlap[axis]
-                position += (c * step[0] - s * step[1], s * step[0] + c * step[1])
-                moved = True
-        if moved:
-            track.position = np.array([*position, track.position[2]])
-            track.stamp, track.state = arm.stamp, "pushed"
+        d = tcp[:2] - track.position[:2]
+        local = np.array([c * d[0] + s * d[1], -s * d[0] + c * d[1]])  # along its sides
+        overlap = half + cfg.pusher_radius_m - np.abs(local)
+        if np.any(overlap <= 0):
+            return
+        axis = int(np.argmin(overlap))
+        step = np.zeros(2)
+        step[axis] = -(1.0 if local[axis] >= 0 else -1.0) * overlap[axis]
+        track.position = track.position.copy()
+        track.position[:2] += (c * step[0] - s * step[1], s * step[0] + c * step[1])
+        track.stamp, track.state = stamp, "pushed"
 
     def on_frame(self, rgb: np.ndarray, depth_m: np.ndarray, stamp: float) -> FrameReport:
         """Measure the cubes in one frame (``stamp``: its exposure time); FrameRefused says
@@ -395,7 +363,7 @@ class Perception:
         track.position, track.stamp, track.state = d.position, stamp, "seen"
         for arm in self.arms.values():  # a pusher since the exposure: still in it?
             if arm.empty and arm.stamp > stamp:
-                self._push_out(track, arm)
+                self._push_out(track, arm.tcp, arm.stamp)
 
     def payload(self, now: float, frame_id: str) -> dict:
         """The ``/miles/scene/objects`` JSON: today's schema (``objects`` with position,

@@ -223,31 +223,13 @@ def test_closed_fingers_push_a_hidden_cube_ahead_of_them():
     p = perception()
     p.on_frame(*frame_with_red_at((0.45, 0.0)), stamp=0.0)
     p.on_frame(*empty_frame(), stamp=0.1)  # the hand over it from now on
-    # the fingers' flat side leads (the hand closes along y): 14.5 mm, half their 29 mm
-    reach = SCENE.cube_size / 2 + PerceptionConfig().finger_half_width_m
+    reach = SCENE.cube_size / 2 + PerceptionConfig().pusher_radius_m
     for k, x in enumerate(np.linspace(0.40, 0.50, 11)):  # the fingers sweep along +x
         p.on_arm("", arm_at((x, 0.0, 0.02)), 0.0, stamp=0.2 + 0.1 * k)
     red = p.payload(1.2, "f")["objects"]["red_cube"]
     assert red["state"] == "pushed" and red["stamp"] == pytest.approx(1.2)
     assert red["position"][0] == pytest.approx(0.50 + reach, abs=1e-3)  # just ahead of them
     assert red["position"][1] == pytest.approx(0.0, abs=1e-3)
-
-
-@pytest.mark.parametrize("width", [0.0, 0.02])
-def test_fingers_pushing_along_their_closing_axis_push_with_their_whole_length(width):
-    """Along the closing axis a finger's footprint reaches 27 mm beyond its inner face, and
-    fingers opened ``width`` (still narrower than a cube: no grasp) stand ``width / 2``
-    either side of the TCP: the cube ends that far ahead of the TCP, not a disc's 10 mm."""
-    p = perception()
-    p.on_frame(*frame_with_red_at((0.45, 0.07)), stamp=0.0)
-    p.on_frame(*empty_frame(), stamp=0.1)
-    for k, y in enumerate(np.linspace(0.0, 0.04, 9)):  # the fingers sweep along +y
-        p.on_arm("", arm_at((0.45, y, 0.02)), width, stamp=0.2 + 0.1 * k)
-    red = p.payload(1.0, "f")["objects"]["red_cube"]
-    assert red["state"] == "pushed"
-    ahead = width / 2 + 0.027 + SCENE.cube_size / 2
-    assert red["position"][1] == pytest.approx(0.04 + ahead, abs=1e-3)
-    assert red["position"][0] == pytest.approx(0.45, abs=2e-3)
 
 
 def test_open_fingers_around_a_cube_do_not_push_it():
