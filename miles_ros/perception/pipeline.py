@@ -7,9 +7,8 @@ A cube is in one of four states:
 - ``held``: closed in a gripper; it follows that arm's TCP (forward kinematics of the
   joint states) where the closing fingers hold it (:func:`grip_in_hand`: centred between
   them, in the hand's frame, so it turns with the hand and moves with the fingers'
-  midpoint), and each frame that measures it
-  corrects that grip against the TCP at the frame's exposure (a frame arrives tenths of
-  a second late; the joint states do not);
+  midpoint), and each frame that measures it corrects that grip against the hand at the
+  frame's exposure (a frame arrives tenths of a second late; the joint states do not);
 - ``pushed``: closed fingers (a pusher) moved into it since it was last measured: it
   was pushed out of their way (:meth:`Perception._push_out`);
 - ``occluded``: none of these: it keeps its last pose, which ages, and its standard deviation
@@ -124,7 +123,7 @@ class FrameReport:
 
 @dataclass
 class _Arm:
-    """An arm's latest TCP and grip, and its recent TCPs to match frames' exposures."""
+    """An arm's latest TCP and grip, and its recent hand poses to match frames' exposures."""
 
     tcp: np.ndarray
     rotation: np.ndarray
