@@ -161,7 +161,14 @@ class PerceivedObservation:
             else:
                 cam.clock += cfg.control_dt
             perception, now = cam.perception, cam.clock
-            perception.on_arm(self.arm, state.joint_pos[k], float(state.finger_width[k]), now)
+            centre = 0.0 if state.finger_centre is None else float(state.finger_centre[k])
+            perception.on_arm(
+                self.arm,
+                state.joint_pos[k],
+                float(state.finger_width[k]),
+                now,
+                finger_centre=centre,
+            )
             if started:  # the resting scene, seen before the request: never dropped
                 self._deliver(cam, self._expose(cam, env, int(i), now))
             else:

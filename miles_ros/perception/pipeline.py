@@ -5,9 +5,10 @@ A cube is in one of four states:
 
 - ``seen``: measured in the latest frame that could measure it;
 - ``held``: closed in a gripper; it follows that arm's TCP (forward kinematics of the
-  joint states) at the offset it had when grasped, and each frame that measures it
-  corrects that offset against the TCP at the frame's exposure (a frame arrives tenths of
-  a second late; the joint states do not);
+  joint states) where the closing fingers hold it (:func:`grip_in_hand`: centred between
+  them, in the hand's frame, so it turns with the hand and moves with the fingers'
+  midpoint), and each frame that measures it corrects that grip against the hand at the
+  frame's exposure (a frame arrives tenths of a second late; the joint states do not);
 - ``pushed``: closed fingers (a pusher) moved into it since it was last measured: it
   was pushed out of their way (:meth:`Perception._push_out`);
 - ``occluded``: none of these: it keeps its last pose, which ages, and its standard deviation
@@ -34,6 +35,13 @@ from miles_ros.perception.detect import CubeDetector, DetectConfig, Detection
 from miles_ros.perception.images import FrameRefused
 from miles_ros.runtime.frames import base_to_world
 from sims.camera import CameraIntrinsics, CameraPose
+from sims.kernels.contact import (
+    FINGER_LENGTH,
+    FINGERTIP_BELOW_TCP,
+    PAD_ACROSS,
+    PAD_RADIUS,
+    wrap_quarter,
+)
 from sims.robots import panda
 from sims.scene import Scene
 
@@ -73,6 +81,13 @@ class PerceptionConfig:
     min_coverage: float = 0.3
     """A cube with less of its top face in view (a hand over it) is not measured: the fit
     of its sides alone would be off by up to half its size."""
+    finger_half_width_m: float = PAD_ACROSS + PAD_RADIUS
+    """Half a finger pad's width across the closing axis (m): a held cube's centre is no
+    further than this from the fingers' centre line (the Panda's pads are ~29 mm wide)."""
+    fingertip_below_tcp_m: float = FINGERTIP_BELOW_TCP
+    """How far the fingertips reach beyond the TCP along the hand's approach axis (m)."""
+    finger_length_m: float = FINGER_LENGTH
+    """The fingers' length from their tips back to the hand (m)."""
 
 
 @dataclass
@@ -89,7 +104,10 @@ class Track:
     held_by: str | None = None
     """The arm holding it ("" = the single arm), None when no arm is."""
     offset: np.ndarray | None = None
-    """Cube centre minus TCP (scene frame, m) while held."""
+    """Cube centre from the fingers' midpoint, in the TCP frame's axes (m), while held
+    (:func:`grip_in_hand`)."""
+    grip_yaw: float = 0.0
+    """Cube yaw less the hand's (rad) while held."""
     measured: float = 0.0
     """Stamp of its last measurement."""
 
@@ -105,25 +123,75 @@ class FrameReport:
 
 @dataclass
 class _Arm:
-    """An arm's latest TCP and grip, and its recent TCPs to match frames' exposures."""
+    """An arm's latest TCP and grip, and its recent hand poses to match frames' exposures."""
 
     tcp: np.ndarray
+    rotation: np.ndarray
+    """The TCP frame's axes in the scene frame (columns: across the fingers, the closing
+    axis, the approach)."""
+    fingers: np.ndarray
+    """The fingers' midpoint (scene frame): the TCP moved along the closing axis by the
+    fingers' centre (:meth:`Perception.on_arm`)."""
     stamp: float
     gripping: bool = False
     """The fingers closed on a cube (between its size and its diagonal apart)."""
     empty: bool = False
     """The fingers closed on nothing (narrower than a cube): they push."""
     history: deque = field(default_factory=lambda: deque(maxlen=TCP_HISTORY))
-    """(stamp, tcp) of recent joint states, oldest first."""
+    """(stamp, fingers' midpoint, rotation) of recent joint states, oldest first."""
 
-    def tcp_at(self, stamp: float, tolerance: float) -> np.ndarray | None:
-        """The TCP at ``stamp`` (the joint state nearest to it, within ``tolerance`` s);
-        None when the history does not reach back that far."""
+    def hand_at(self, stamp: float, tolerance: float) -> tuple[np.ndarray, np.ndarray] | None:
+        """The fingers' midpoint and the hand's rotation at ``stamp`` (the joint state
+        nearest to it, within ``tolerance`` s); None when the history does not reach back
+        that far."""
         if not self.history:
             return None
-        times = np.fromiter((t for t, _ in self.history), dtype=np.float64)
+        times = np.fromiter((t for t, _, _ in self.history), dtype=np.float64)
         i = int(np.argmin(np.abs(times - stamp)))
-        return self.history[i][1] if abs(times[i] - stamp) <= tolerance else None
+        _, fingers, rotation = self.history[i]
+        return (fingers, rotation) if abs(times[i] - stamp) <= tolerance else None
+
+
+def hand_yaw(rotation: np.ndarray) -> float:
+    """The hand's heading about the scene's z (rad): the direction of its closing axis
+    (the TCP frame's y) in the xy plane."""
+    return math.atan2(rotation[1, 1], rotation[0, 1])
+
+
+def grip_in_hand(
+    cube: np.ndarray,
+    cube_yaw: float,
+    fingers: np.ndarray,
+    rotation: np.ndarray,
+    config: PerceptionConfig,
+    cube_size: float,
+) -> tuple[np.ndarray, float]:
+    """Where a parallel gripper holds a cube seen at ``cube`` (centre, scene frame) with
+    yaw ``cube_yaw``, by a hand whose fingers' midpoint is at ``fingers`` (the TCP where
+    the fingers move together) with axes ``rotation`` (the TCP frame's columns: x across
+    the fingers, y the closing axis, z the approach): the cube's centre from the fingers'
+    midpoint in the TCP frame's axes, and its yaw less the hand's (:func:`hand_yaw`).
+
+    Closing fingers push the cube between them until it touches both, so along the
+    closing axis its centre is at the fingers' midpoint, whatever the pose seen before
+    the hand hid it said. Across the fingers and along the approach nothing
+    centres it: the seen offset stands, bounded by what the fingers can hold: across,
+    the pads' half width (:attr:`PerceptionConfig.finger_half_width_m`); along the
+    approach, no further out than the fingertips (a cube held below its centre tips
+    out) and no deeper than the fingers' length leaves room for its upper half. Kept in
+    the hand's frame, the grip turns with the hand; its yaw too (modulo the cube's 90
+    degree symmetry)."""
+    local = rotation.T @ (np.asarray(cube, dtype=np.float64) - fingers)
+    across = config.finger_half_width_m
+    deepest = config.fingertip_below_tcp_m - config.finger_length_m + cube_size / 2
+    offset = np.array(
+        [
+            float(np.clip(local[0], -across, across)),
+            0.0,
+            float(np.clip(local[2], deepest, config.fingertip_below_tcp_m)),
+        ]
+    )
+    return offset, float(wrap_quarter(cube_yaw - hand_yaw(rotation)))
 
 
 class Perception:
@@ -151,24 +219,37 @@ class Perception:
         self.intrinsics = intrinsics
 
     def on_arm(
-        self, arm: str, joint_positions: Sequence[float], finger_width: float, stamp: float
+        self,
+        arm: str,
+        joint_positions: Sequence[float],
+        finger_width: float,
+        stamp: float,
+        finger_centre: float = 0.0,
     ) -> None:
-        """An arm's joint state (7 arm joints; ``finger_width`` the sum of both fingers):
-        grasps start and end here, and held cubes follow the TCP."""
+        """An arm's joint state (7 arm joints; ``finger_width`` the sum of both fingers;
+        ``finger_centre`` their midpoint along the closing axis from the TCP, half the
+        first finger's position less the second's: 0 for fingers that move together, as
+        a Franka Hand's do): grasps start and end here, and held cubes follow the
+        fingers."""
         mount = self.scene.arm(arm)
         q = np.asarray(joint_positions, dtype=np.float64)[:7]
-        tcp = base_to_world(mount, panda.fk_tcp(q)[None])[0]
+        tcp_base, rotation_base = panda.fk_tcp_pose(np.ascontiguousarray(q))
+        tcp = base_to_world(mount, tcp_base[None])[0]
+        c, s = math.cos(mount.base_yaw), math.sin(mount.base_yaw)
+        rotation = np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]]) @ rotation_base
+        fingers = tcp + rotation[:, 1] * float(finger_centre)
         size, cfg, width = self.scene.cube_size, self.config, float(finger_width)
         with self.lock:
             state = self.arms.get(arm)
             if state is None:
-                state = self.arms[arm] = _Arm(tcp, float(stamp))
-            state.tcp, state.stamp = tcp, float(stamp)
+                state = self.arms[arm] = _Arm(tcp, rotation, fingers, float(stamp))
+            state.tcp, state.rotation, state.fingers = tcp, rotation, fingers
+            state.stamp = float(stamp)
             state.gripping = (
                 size - cfg.grip_margin_m <= width <= size * math.sqrt(2) + cfg.grip_margin_m
             )
             state.empty = width < size - cfg.grip_margin_m
-            state.history.append((float(stamp), tcp))
+            state.history.append((float(stamp), fingers, rotation))
             self._follow(arm)
 
     def _follow(self, arm: str) -> None:
@@ -183,13 +264,26 @@ class Perception:
                 track.state = "occluded"
             elif track.held_by is None and state.gripping:
                 if np.linalg.norm(track.position - tcp) <= cfg.grasp_radius_m:
-                    track.held_by, track.offset = arm, track.position - tcp
-                    track.state = "held"
+                    track.held_by, track.state = arm, "held"
+                    track.offset, track.grip_yaw = grip_in_hand(
+                        track.position,
+                        track.yaw,
+                        state.fingers,
+                        state.rotation,
+                        cfg,
+                        self.scene.cube_size,
+                    )
             if track.held_by == arm:  # it goes where the gripper goes
-                track.position = tcp + track.offset
-                track.stamp = stamp
+                self._carry(track, state)
             elif track.held_by is None and state.empty:
                 self._push_out(track, tcp, stamp)
+
+    @staticmethod
+    def _carry(track: Track, arm: _Arm) -> None:
+        """A held cube's pose from its grip and the arm's latest fingers."""
+        track.position = arm.fingers + arm.rotation @ track.offset
+        track.yaw = float(wrap_quarter(hand_yaw(arm.rotation) + track.grip_yaw))
+        track.stamp = arm.stamp
 
     def _push_out(self, track: Track, tcp: np.ndarray, stamp: float) -> None:
         """Closed fingers cannot be inside a cube: where the TCP (a disc of
@@ -250,18 +344,21 @@ class Perception:
         track = self.tracks.get(name)
         if track is None:
             track = self.tracks[name] = Track(d.position, d.yaw, stamp, 0.0, 0.0, "seen")
-        track.yaw, track.measured = d.yaw, stamp
+        track.measured = stamp
         track.std, track.confidence = cfg.measurement_std_m, d.coverage
         self.reasons.pop(name, None)
         if track.held_by is not None:
             # A held cube follows the TCP; the frame, older than the latest joint state,
             # corrects only where in the gripper it sits (against the TCP at the exposure).
             arm = self.arms[track.held_by]
-            tcp = arm.tcp_at(stamp, cfg.tcp_match_s)
-            if tcp is not None:
-                track.offset = d.position - tcp
-                track.position, track.stamp = arm.tcp + track.offset, arm.stamp
+            then = arm.hand_at(stamp, cfg.tcp_match_s)
+            if then is not None:
+                track.offset, track.grip_yaw = grip_in_hand(
+                    d.position, d.yaw, *then, cfg, self.scene.cube_size
+                )
+                self._carry(track, arm)
             return
+        track.yaw = d.yaw
         track.position, track.stamp, track.state = d.position, stamp, "seen"
         for arm in self.arms.values():  # a pusher since the exposure: still in it?
             if arm.empty and arm.stamp > stamp:

@@ -96,8 +96,8 @@ class PerceptionNode(Node):
         """Held while the core works (a frame, a payload); the executor only tries it."""
         self.inputs_lock = threading.Lock()
         self.arm_states: dict[str, tuple] = {}
-        """Per arm, the latest (joint positions, finger width, stamp) not yet given to the
-        core (handed over by whoever holds :attr:`core_lock` next)."""
+        """Per arm, the latest (joint positions, finger width, stamp, the fingers' centre)
+        not yet given to the core (handed over by whoever holds :attr:`core_lock` next)."""
         self.intrinsics = None
         """The latest camera_info's intrinsics not yet given to the core."""
         self._info_key = None
@@ -168,6 +168,7 @@ class PerceptionNode(Node):
                 reading.arm_pos.tolist(),
                 reading.finger_width,
                 reading.stamp,
+                reading.finger_centre,
             )
 
     def on_camera_info(self, msg: CameraInfo) -> None:
@@ -225,8 +226,8 @@ class PerceptionNode(Node):
             arms, self.arm_states = self.arm_states, {}
         if intrinsics is not None:
             self.perception.set_intrinsics(intrinsics)
-        for arm, (joints, width, stamp) in arms.items():
-            self.perception.on_arm(arm, joints, width, stamp)
+        for arm, (joints, width, stamp, centre) in arms.items():
+            self.perception.on_arm(arm, joints, width, stamp, finger_centre=centre)
 
     def _publish(self) -> None:
         self._feed()

@@ -33,6 +33,9 @@ class JointReading:
     """Opening between the fingers (m): the sum of both finger positions; 0 without them."""
     stamp: float
     """The message's header stamp (s)."""
+    finger_centre: float = 0.0
+    """The fingers' midpoint along the closing axis from the TCP (m): half the first
+    finger's position less the second's; 0 without them (a Franka Hand's move together)."""
 
 
 @dataclass(frozen=True)
@@ -70,10 +73,13 @@ def parse_joint_state(
         arm_vel = np.zeros(len(joint_names))
     if not (np.all(np.isfinite(arm_pos)) and np.all(np.isfinite(arm_vel))):
         raise ValueError("joint state has non-finite arm positions or velocities")
-    width = 0.0
+    width = centre = 0.0
     if all(n in index for n in finger_names):
-        width = float(sum(pos[index[n]] for n in finger_names))
-    return JointReading(arm_pos, arm_vel, width if math.isfinite(width) else 0.0, stamp)
+        fingers = [float(pos[index[n]]) for n in finger_names]
+        width, centre = sum(fingers), (fingers[0] - fingers[-1]) / 2
+    if not (math.isfinite(width) and math.isfinite(centre)):
+        width = centre = 0.0
+    return JointReading(arm_pos, arm_vel, width, stamp, centre)
 
 
 def sim_state(

@@ -98,6 +98,7 @@ class HostPhysicsEnv(BatchedEnv):
             goal_pos=np.zeros((n, 3)),
             stack=np.zeros(n, dtype=bool),
             goal_yaw=np.zeros(n) if has_goal_yaw(self.task) else None,
+            finger_centre=np.zeros(n),
         )
         self._arm_target = np.zeros((n, 7))
         self._steps = np.zeros(n, dtype=np.int64)

@@ -352,6 +352,10 @@ class SimState(NamedTuple):
     goal_pos: np.ndarray  # [N, 3] m
     stack: np.ndarray | None = None  # [N] bool: pick_place stacking episodes (None: none)
     goal_yaw: np.ndarray | None = None  # [N] rad: the cube's target yaw (turn; None: no yaw goal)
+    finger_centre: np.ndarray | None = None
+    """[N] m: the fingers' midpoint along the closing axis (the TCP frame's y) from the TCP,
+    half the first finger's position less the second's; None: the fingers move together
+    (the midpoint is the TCP)."""
 
 
 class ObservationLayout:

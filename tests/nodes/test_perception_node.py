@@ -53,7 +53,7 @@ class StandInCore:
     def set_intrinsics(self, intrinsics) -> None:
         self.intrinsics = intrinsics
 
-    def on_arm(self, arm, joint_positions, finger_width, stamp) -> None:
+    def on_arm(self, arm, joint_positions, finger_width, stamp, finger_centre=0.0) -> None:
         self.arms.append((arm, list(joint_positions), finger_width, stamp))
 
     def on_frame(self, rgb, depth_m, stamp):

@@ -37,9 +37,9 @@ class RecordingPerception(Perception):
 
     log: list = []
 
-    def on_arm(self, arm, joint_positions, finger_width, stamp):
+    def on_arm(self, arm, joint_positions, finger_width, stamp, finger_centre=0.0):
         self.now = stamp
-        super().on_arm(arm, joint_positions, finger_width, stamp)
+        super().on_arm(arm, joint_positions, finger_width, stamp, finger_centre)
 
     def on_frame(self, rgb, depth_m, stamp):
         RecordingPerception.log.append((self.now, stamp))

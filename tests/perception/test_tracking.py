@@ -6,8 +6,11 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from miles_ros.perception import FrameRefused, Perception, PerceptionConfig
+from miles_ros.perception import FrameRefused, Perception, PerceptionConfig, yaw_difference
+from miles_ros.perception.pipeline import grip_in_hand, hand_yaw
 from sims.kernels.kinematics import dls_ik_step
 from sims.robots import panda
 from sims.scene import load_scene
@@ -72,6 +75,11 @@ def test_an_occluded_cube_keeps_its_pose_ageing_and_growing_uncertain():
     assert back["state"] == "seen" and back["std"] == seen["std"] and back["age"] == 0.0
 
 
+def rz(angle: float) -> np.ndarray:
+    c, s = math.cos(angle), math.sin(angle)
+    return np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
+
+
 def arm_at(target) -> np.ndarray:
     """Joint positions putting the TCP at ``target`` (damped least squares from home)."""
     q = Q.copy()
@@ -95,8 +103,10 @@ def test_a_grasped_cube_follows_the_gripper_until_released():
     p.on_arm("", q, SCENE.cube_size, stamp=0.5)
     held = p.payload(0.5, "f")["objects"]["red_cube"]
     assert held["state"] == "held" and held["stamp"] == 0.5
-    offset = before - tcp
-    assert np.allclose(held["position"], panda.fk_tcp(q) + offset, atol=1e-9)
+    # the fingers (closing along the scene's y here) centre it; the base's turn carries it
+    offset = (before - tcp) * (1.0, 0.0, 1.0)
+    assert np.allclose(held["position"], panda.fk_tcp(q) + rz(0.3) @ offset, atol=1e-9)
+    assert held["yaw"] == pytest.approx(0.3, abs=math.radians(2))  # turned with the hand
     p.on_arm("", q, OPEN, stamp=0.6)  # released: it stays where it was let go
     p.on_arm("", Q, OPEN, stamp=0.9)
     let_go = p.payload(1.0, "f")["objects"]["red_cube"]
@@ -190,7 +200,7 @@ def test_a_late_frame_of_a_held_cube_corrects_the_grip_not_the_time():
     p.on_frame(*frame_with_red_at(tuple(seen_at[:2])), stamp=0.1)
     red = p.payload(0.8, "f")["objects"]["red_cube"]
     assert red["state"] == "held" and red["stamp"] == 0.8
-    expected = panda.fk_tcp(q) + offset + (0.01, 0.0, 0.0)
+    expected = panda.fk_tcp(q) + rz(0.3) @ (offset + (0.01, 0.0, 0.0))  # turned with the hand
     assert np.linalg.norm(np.array(red["position"][:2]) - expected[:2]) < 0.003
     # without a joint state near the exposure, the frame cannot say where in the grip it
     # is: the pose keeps following the TCP at the offset it had
@@ -234,3 +244,117 @@ def test_open_fingers_around_a_cube_do_not_push_it():
     assert red["state"] == "occluded" and red["position"][:2] == pytest.approx(
         [0.45, 0.0], abs=2e-3
     )
+
+
+DOWN_Y = np.diag([1.0, -1.0, -1.0])
+"""A hand pointing straight down, closing along the scene's y (the home pose's axes)."""
+
+
+def test_a_grip_is_centred_between_the_fingers_and_bounded_by_them():
+    cfg, size, tcp = PerceptionConfig(), SCENE.cube_size, np.array([0.45, 0.0, 0.02])
+    # seen 12 mm along the closing axis, 5 mm across, 3 mm below the TCP
+    offset, _ = grip_in_hand(tcp + (0.005, 0.012, -0.003), 0.0, tcp, DOWN_Y, cfg, size)
+    assert offset == pytest.approx([0.005, 0.0, 0.003])  # the TCP frame's z points down
+    # across the fingers: no further out than a pad's half width (14.5 mm)
+    offset, _ = grip_in_hand(tcp + (0.03, 0.0, 0.0), 0.0, tcp, DOWN_Y, cfg, size)
+    assert offset == pytest.approx([0.0145, 0.0, 0.0])
+    # along the approach: at most to the fingertips (10 mm beyond the TCP), and no deeper
+    # than leaves the cube's upper half room in the 50 mm fingers (its centre 20 mm inside)
+    offset, _ = grip_in_hand(tcp + (0.0, 0.0, -0.025), 0.0, tcp, DOWN_Y, cfg, size)
+    assert offset == pytest.approx([0.0, 0.0, 0.01])
+    offset, _ = grip_in_hand(tcp + (0.0, 0.0, 0.04), 0.0, tcp, DOWN_Y, cfg, size)
+    assert offset == pytest.approx([0.0, 0.0, -0.02])
+
+
+def test_a_grip_yaw_is_the_cube_yaw_less_the_hands():
+    cfg, size, tcp = PerceptionConfig(), SCENE.cube_size, np.zeros(3)
+    hand = rz(0.5) @ DOWN_Y  # closing along the scene's -y turned by 0.5: heading 0.5 - pi/2
+    assert hand_yaw(hand) == pytest.approx(0.5 - math.pi / 2)
+    _, yaw = grip_in_hand(tcp, 0.6, tcp, hand, cfg, size)
+    assert yaw == pytest.approx(0.1)  # 0.6 - (0.5 - pi / 2), less the cube's quarter turn
+
+
+@given(
+    heading=st.floats(-math.pi, math.pi),
+    tilt=st.floats(-0.4, 0.4),
+    seen=st.tuples(*[st.floats(-0.03, 0.03)] * 3),
+    cube_yaw=st.floats(-math.pi, math.pi),
+)
+def test_a_grip_is_on_the_closing_axis_within_the_fingers_and_turns_with_the_hand(
+    heading, tilt, seen, cube_yaw
+):
+    cfg, size = PerceptionConfig(), SCENE.cube_size
+    c, s = math.cos(tilt), math.sin(tilt)
+    hand = rz(heading) @ np.array([[c, 0.0, s], [0.0, 1.0, 0.0], [-s, 0.0, c]]) @ DOWN_Y
+    tcp = np.array([0.4, 0.1, 0.1])
+    offset, yaw = grip_in_hand(tcp + np.array(seen), cube_yaw, tcp, hand, cfg, size)
+    held = tcp + hand @ offset
+    assert np.dot(held - tcp, hand[:, 1]) == pytest.approx(0.0, abs=1e-12)  # centred
+    assert abs(offset[0]) <= cfg.finger_half_width_m + 1e-12
+    deepest = cfg.fingertip_below_tcp_m - cfg.finger_length_m + size / 2
+    assert deepest - 1e-12 <= offset[2] <= cfg.fingertip_below_tcp_m + 1e-12
+    # a cube already where the fingers hold it stays there
+    again, same_yaw = grip_in_hand(held, cube_yaw, tcp, hand, cfg, size)
+    assert again == pytest.approx(offset, abs=1e-12)
+    assert yaw_difference(same_yaw, yaw) == pytest.approx(0.0, abs=1e-9)
+    # hand and cube turned together about the scene's z: the same grip
+    turn = 0.7
+    turned, turned_yaw = grip_in_hand(
+        tcp + rz(turn) @ np.array(seen), cube_yaw + turn, tcp, rz(turn) @ hand, cfg, size
+    )
+    assert turned == pytest.approx(offset, abs=1e-9)
+    assert yaw_difference(turned_yaw, yaw) == pytest.approx(0.0, abs=1e-9)
+
+
+def test_a_grasp_from_an_offset_pose_converges_to_the_centred_one_and_turns_with_the_hand():
+    """The hand hides the cube before the fingers close; the last pose seen is 12 mm off
+    along the closing axis (the scene's y here). Closing, the fingers centre it: the held
+    pose is at the TCP along that axis, and it follows the hand's turn about its own axis
+    (joint 7: the TCP stays, the hand's heading changes), yaw included."""
+    Q = arm_at((0.45, 0.0, 0.02))  # noqa: N806
+    p = perception()
+    p.on_frame(*frame_with_red_at((0.455, 0.012), yaw=0.1), stamp=0.0)
+    seen = p.payload(0.0, "f")["objects"]["red_cube"]
+    p.on_frame(*empty_frame(), stamp=0.1)  # the hand over it
+    p.on_arm("", Q, OPEN, stamp=0.15)  # coming down open around it: not held
+    assert p.payload(0.15, "f")["objects"]["red_cube"]["position"] == seen["position"]
+    p.on_arm("", Q, SCENE.cube_size, stamp=0.2)  # closed on it
+    held = p.payload(0.2, "f")["objects"]["red_cube"]
+    tcp = panda.fk_tcp(Q)
+    assert held["state"] == "held"
+    assert held["position"][1] == pytest.approx(tcp[1], abs=1e-9)  # centred
+    assert held["position"][0] == pytest.approx(seen["position"][0], abs=1e-9)  # 5 mm across
+    q = Q.copy()
+    q[6] += 0.4  # the wrist turns the hand about its approach axis
+    p.on_arm("", q, SCENE.cube_size, stamp=0.3)
+    turned = p.payload(0.3, "f")["objects"]["red_cube"]
+    tcp_q, hand_q = panda.fk_tcp_pose(q)
+    _, hand_0 = panda.fk_tcp_pose(Q)
+    assert np.allclose(tcp_q, tcp, atol=1e-9)
+    across = np.dot(np.array(held["position"]) - tcp, hand_0[:, 0])
+    assert across == pytest.approx(0.005, abs=2e-3)
+    assert np.dot(np.array(turned["position"]) - tcp_q, hand_q[:, 0]) == pytest.approx(across)
+    assert np.dot(np.array(turned["position"]) - tcp_q, hand_q[:, 1]) == pytest.approx(
+        0.0, abs=1e-9
+    )
+    headings = [math.atan2(h[1, 1], h[0, 1]) for h in (hand_0, hand_q)]
+    assert yaw_difference(turned["yaw"], held["yaw"] + headings[1] - headings[0]) == pytest.approx(
+        0.0, abs=1e-9
+    )
+    assert abs(headings[1] - headings[0]) > 0.3  # the hand did turn
+
+
+def test_a_held_cube_follows_the_fingers_midpoint_when_they_move_apart_from_the_tcp():
+    """Fingers that move independently (PyBullet's Panda) can hold a cube off the TCP and
+    carry it along the closing axis together: the joint state's finger centre says where
+    their midpoint is, and the held cube sits there."""
+    Q = arm_at((0.45, 0.0, 0.02))  # noqa: N806
+    tcp, hand = panda.fk_tcp_pose(Q)
+    p = perception()
+    p.on_frame(*frame_with_red_at((0.45, 0.0)), stamp=0.0)
+    p.on_frame(*empty_frame(), stamp=0.1)
+    p.on_arm("", Q, SCENE.cube_size, stamp=0.2, finger_centre=0.0)
+    for k, centre in enumerate((0.004, 0.012, -0.015)):
+        p.on_arm("", Q, SCENE.cube_size, stamp=0.3 + 0.1 * k, finger_centre=centre)
+        held = np.array(p.payload(0.3 + 0.1 * k, "f")["objects"]["red_cube"]["position"])
+        assert np.dot(held - tcp, hand[:, 1]) == pytest.approx(centre, abs=1e-9)

@@ -95,6 +95,7 @@ def test_parse_joint_state_reorders_by_name_and_names_what_is_missing():
     reading = parse_joint_state(order, positions, positions, stamp=1.0)
     np.testing.assert_allclose(reading.arm_pos, np.arange(7) * 0.1)
     assert reading.finger_width == pytest.approx(0.7 + 0.8)
+    assert reading.finger_centre == pytest.approx((0.7 - 0.8) / 2)  # the first finger's less
     with pytest.raises(ValueError, match="panda_joint3"):
         parse_joint_state([n for n in NAMES if n != "panda_joint3"], [0.0] * 8, [], 0.0)
     with pytest.raises(ValueError, match="non-finite"):

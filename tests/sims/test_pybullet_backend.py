@@ -227,6 +227,10 @@ def test_pick_place_fingers_grasp_and_lift_the_cube():
         s = env.get_state()
         assert np.all(s.object_pos[:, 2] > 0.15), s.object_pos
         assert np.all(s.finger_width > 0.03) and np.all(s.finger_width < 0.07)
+        for k in range(2):  # the cube sits between the fingers, at their midpoint
+            tcp, hand = panda.fk_tcp_pose(np.ascontiguousarray(s.joint_pos[k]))
+            along = np.dot(s.object_pos[k] - tcp, hand[:, 1])
+            assert along == pytest.approx(s.finger_centre[k], abs=0.003)
     finally:
         env.close()
 

@@ -27,6 +27,7 @@ from sims.backends.pybullet.world import (
     RESET_TARGET_POS,
     STATE_CUBE_POS,
     STATE_CUBE_YAW,
+    STATE_FINGER_CENTRE,
     STATE_FINGER_WIDTH,
     STATE_JOINT_POS,
     STATE_JOINT_VEL,
@@ -39,7 +40,16 @@ from sims.tasks.base import SimState, TaskConfig, cube_sizes
 
 @njit(cache=True)
 def _unpack_rows(
-    rows, ids, has_object, joint_pos, joint_vel, finger_width, object_pos, object_yaw, tcp_pos
+    rows,
+    ids,
+    has_object,
+    joint_pos,
+    joint_vel,
+    finger_width,
+    finger_centre,
+    object_pos,
+    object_yaw,
+    tcp_pos,
 ):
     """Scatter world state rows into the batched state at ``ids``; TCP by forward kinematics."""
     for k in range(ids.shape[0]):
@@ -48,6 +58,7 @@ def _unpack_rows(
             joint_pos[i, j] = rows[k, STATE_JOINT_POS + j]
             joint_vel[i, j] = rows[k, STATE_JOINT_VEL + j]
         finger_width[i] = rows[k, STATE_FINGER_WIDTH]
+        finger_centre[i] = rows[k, STATE_FINGER_CENTRE]
         if has_object:
             for j in range(3):
                 object_pos[i, j] = rows[k, STATE_CUBE_POS + j]
@@ -64,6 +75,7 @@ def unpack_state_rows(rows: np.ndarray, ids: np.ndarray, has_object: bool, state
         state.joint_pos,
         state.joint_vel,
         state.finger_width,
+        state.finger_centre,
         state.object_pos,
         state.object_yaw,
         state.tcp_pos,

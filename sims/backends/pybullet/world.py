@@ -6,7 +6,9 @@ actions into joint targets and states into observations; a world only applies ta
 steps physics and reports raw state rows.
 
 State row layout (float64, ``STATE_DIM``): joint positions (7), joint velocities (7),
-finger width (1), cube centre (3), cube yaw (1), target cube centre (3; zeros without one).
+finger width (1), cube centre (3), cube yaw (1), target cube centre (3; zeros without one),
+the fingers' centre (1: half the first finger's position less the second's, where between
+them along the closing axis their midpoint is; the URDF's fingers move independently).
 Reset row layout (float64, ``RESET_DIM``): joint positions (7), finger position per
 finger (1), cube centre (3), cube yaw (1), goal (3), cube mass (1), table friction (1),
 target cube centre (3: pick_place stacking episodes, the top of the stack; ``z < 0``:
@@ -35,7 +37,8 @@ STATE_FINGER_WIDTH = 14
 STATE_CUBE_POS = 15
 STATE_CUBE_YAW = 18
 STATE_TARGET_POS = 19
-STATE_DIM = 22
+STATE_FINGER_CENTRE = 22
+STATE_DIM = 23
 
 # --- Reset row: read by BulletWorld.reset ----------------------------------------------
 RESET_JOINT_POS = slice(0, 7)
@@ -448,6 +451,7 @@ class BulletWorld:
         row[STATE_JOINT_POS : STATE_JOINT_POS + 7] = pos[:7]
         row[STATE_JOINT_VEL : STATE_JOINT_VEL + 7] = vel[:7]
         row[STATE_FINGER_WIDTH] = pos[7] + pos[8] if self.finger_joints else 0.0
+        row[STATE_FINGER_CENTRE] = (pos[7] - pos[8]) / 2 if self.finger_joints else 0.0
         if self.cube >= 0:
             pos, quat = p.getBasePositionAndOrientation(self.cube, physicsClientId=cid)
             row[STATE_CUBE_POS : STATE_CUBE_POS + 3] = pos
