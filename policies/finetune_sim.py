@@ -38,11 +38,11 @@ from policies.cards import SkillCard, validate_card
 from policies.finetune import (
     FromLogsError,
     as_next_version,
+    card_episode_states,
     export_as,
     load_logged,
     model_from_onnx,
     onnx_network_config,
-    rehearsal_states,
 )
 
 if TYPE_CHECKING:
@@ -58,6 +58,14 @@ MIN_HELD_STATES = 20
 """Held states needed on each side (logs, reference) to identify a reading offset."""
 MIN_OFFSET = 0.002
 """m: identified offsets smaller than this are noise (the cell trains as it was)."""
+RESAMPLES = 200
+"""Bootstrap resamples of the identification, episodes drawn with replacement on each side."""
+INTERVAL = (0.025, 0.975)
+"""Quantiles of the resampled offsets that bound the identification's interval: the
+training range reaches to its far end."""
+MAX_PAIRS_SIDE = 1500
+"""Held states per side (an even subsample beyond it) in one shift estimate: its pairwise
+differences stay ~2 million."""
 
 
 @dataclass
@@ -98,31 +106,106 @@ def held_readings(obs: np.ndarray, task: str) -> np.ndarray:
     return obs[held, slices["finger_width"]].reshape(-1)
 
 
-def reading_offset(logged: np.ndarray, reference: np.ndarray, task: str) -> dict:
+def shift_estimate(a: np.ndarray, b: np.ndarray) -> float:
+    """How much ``a`` lies above ``b``: the median of their pairwise differences (the
+    Hodges-Lehmann two-sample shift), each side evenly subsampled to
+    :data:`MAX_PAIRS_SIDE`. Held readings are multimodal (the cube's faces or its edges
+    between the pads), and a median of each side jumps between modes with the episodes'
+    mix; the pairwise median moves with the whole distribution."""
+
+    def thin(x: np.ndarray) -> np.ndarray:
+        x = np.sort(np.asarray(x, dtype=np.float64))
+        if len(x) <= MAX_PAIRS_SIDE:
+            return x
+        return x[np.linspace(0, len(x) - 1, MAX_PAIRS_SIDE).round().astype(int)]
+
+    return float(np.median(np.subtract.outer(thin(a), thin(b))))
+
+
+def reading_offset(
+    logged: np.ndarray,
+    reference: np.ndarray,
+    task: str,
+    logged_episode: np.ndarray | None = None,
+    reference_episode: np.ndarray | None = None,
+    resamples: int = RESAMPLES,
+    seed: int = 0,
+) -> dict:
     """How much wider (m) the fingers read on a held cube in ``logged`` than in
-    ``reference`` (median against median), with the evidence; ``offset`` None when either
-    side has fewer than :data:`MIN_HELD_STATES` held states or the task has no reading."""
+    ``reference`` (:func:`shift_estimate`), with the evidence and its uncertainty: the
+    estimate over ``resamples`` bootstrap resamples of the episodes of each side
+    (``*_episode``: each state's episode; None: each state its own), their standard
+    deviation (``spread``) and :data:`INTERVAL` quantiles (``interval``, widened to hold
+    the estimate). States of one episode move together, so episodes, not states, are the
+    independent draws. ``offset`` None when either side has fewer than
+    :data:`MIN_HELD_STATES` held states or the task has no reading."""
     a, b = held_readings(logged, task), held_readings(reference, task)
     out = {"logged_held_states": int(len(a)), "reference_held_states": int(len(b))}
     if len(a) < MIN_HELD_STATES or len(b) < MIN_HELD_STATES:
         return {**out, "offset": None}
-    la, lb = float(np.median(a)), float(np.median(b))
+    offset = shift_estimate(a, b)
+    rng = np.random.default_rng(seed)
+    groups = [
+        _held_episodes(obs, episode, task)
+        for obs, episode in ((logged, logged_episode), (reference, reference_episode))
+    ]
+    draws = np.array(
+        [shift_estimate(*(_resample(g, rng) for g in groups)) for _ in range(resamples)]
+    )
+    lo, hi = np.quantile(draws, INTERVAL) if resamples else (offset, offset)
     return {
         **out,
-        "logged_median": round(la, 5),
-        "reference_median": round(lb, 5),
-        "offset": round(la - lb, 5),
+        "logged_episodes": len(groups[0]),
+        "reference_episodes": len(groups[1]),
+        "logged_median": round(float(np.median(a)), 5),
+        "reference_median": round(float(np.median(b)), 5),
+        "offset": round(offset, 5),
+        "resamples": int(resamples),
+        "spread": round(float(draws.std()), 5) if resamples else None,
+        "interval": [round(min(float(lo), offset), 5), round(max(float(hi), offset), 5)],
     }
 
 
-def sim_train_config(parent: SkillCard, offset: float | None, cfg: SimFineTuneConfig):
+def _held_episodes(obs: np.ndarray, episode: np.ndarray | None, task: str) -> list[np.ndarray]:
+    """The held readings of each episode of ``obs`` that has any."""
+    if episode is None:
+        return [r[None] for r in held_readings(obs, task)]
+    episode = np.asarray(episode)
+    return [
+        r for r in (held_readings(obs[episode == e], task) for e in np.unique(episode)) if len(r)
+    ]
+
+
+def _resample(groups: list[np.ndarray], rng: np.random.Generator) -> np.ndarray:
+    """The readings of as many episodes as ``groups`` holds, drawn with replacement."""
+    return np.concatenate([groups[i] for i in rng.integers(len(groups), size=len(groups))])
+
+
+def reading_range(identified: dict) -> list[float]:
+    """The reading offsets (m) a fine-tune draws from, per episode: from 0 (the original
+    cell, against forgetting) to the far end of the identification's ``interval`` (the
+    offsets the logs do not rule out, the cell's among them; the estimate itself without
+    one), within the simulators' range; [] when nothing was identified or it is under
+    :data:`MIN_OFFSET`."""
+    from sims.tasks.base import FINGER_READING_RANGE
+
+    offset = identified.get("offset")
+    if offset is None or abs(offset) < MIN_OFFSET:
+        return []
+    interval = identified.get("interval") or (offset, offset)
+    reach = interval[1] if offset > 0 else interval[0]
+    return sorted([0.0, float(np.clip(reach, *FINGER_READING_RANGE))])
+
+
+def sim_train_config(parent: SkillCard, finger_reading: Sequence[float], cfg: SimFineTuneConfig):
     """The DAgger stage's :class:`~policies.ppo.config.TrainConfig`: the parent's network,
-    backend and training environment, the reading offset drawn in [0, ``offset``]."""
+    backend and training environment, the reading offset drawn in ``finger_reading``
+    ([lo, hi] m; []: as the parent was trained)."""
     from policies.ppo.config import ImitationConfig, RunnerConfig, TrainConfig, _env_config
 
     env = dict(parent.provenance.get("training_noise") or {})
-    if offset is not None and abs(offset) >= MIN_OFFSET:
-        env["finger_reading"] = sorted([0.0, float(offset)])
+    if finger_reading:
+        env["finger_reading"] = [float(v) for v in finger_reading]
     backend = str(parent.provenance.get("backend", "pybullet"))
     return TrainConfig(
         task=parent.task,
@@ -176,9 +259,11 @@ def sim_fine_tune(
     seed_everything(cfg.seed)
     started = time.perf_counter()
     model = model_from_onnx(parent.directory)
-    reference = rehearsal_states(model, parent, cfg.reference_episodes)
-    identified = reading_offset(logged.obs, reference, parent.task)
-    train_cfg = sim_train_config(parent, identified["offset"], cfg)
+    reference, reference_episode = card_episode_states(model, parent, cfg.reference_episodes)
+    identified = reading_offset(
+        logged.obs, reference, parent.task, logged.episode, reference_episode, seed=cfg.seed
+    )
+    train_cfg = sim_train_config(parent, reading_range(identified), cfg)
     logger.info("fine-tune in sim: reading offset %s, %d steps", identified, cfg.steps)
     with tempfile.TemporaryDirectory(prefix="miles-finetune-sim-") as run:
         meta = {"command": command, "git_commit": git_commit()}

@@ -17,6 +17,7 @@ from policies.finetune import (
     RESTART_JOINT_NOISE,
     FineTuneConfig,
     FromLogsError,
+    card_episode_states,
     expert_labels,
     fine_tune,
     load_logged,
@@ -26,8 +27,11 @@ from policies.finetune import (
 )
 from policies.finetune_sim import (
     MIN_HELD_STATES,
+    MIN_OFFSET,
     SimFineTuneConfig,
     reading_offset,
+    reading_range,
+    shift_estimate,
     sim_fine_tune,
 )
 from policies.logs import (
@@ -247,17 +251,98 @@ def held_obs(n: int, width: float, held: bool, rng) -> np.ndarray:
 
 
 def test_the_reading_offset_is_identified_from_held_cubes_only():
-    """Held states (cube lifted at the TCP) give the offset, median against median; a
-    cube resting away from the hand does not count; too few held states give none."""
+    """Held states (cube lifted at the TCP) give the offset; a cube resting away from the
+    hand does not count; too few held states give none."""
     rng = np.random.default_rng(0)
     reference = np.concatenate([held_obs(60, 0.042, True, rng), held_obs(60, 0.08, False, rng)])
     logged = np.concatenate([held_obs(80, 0.051, True, rng), held_obs(200, 0.0, False, rng)])
     found = reading_offset(logged, reference, "pick_place")
     assert found["offset"] == pytest.approx(0.009, abs=0.0005)
+    assert found["interval"][0] <= found["offset"] <= found["interval"][1]
     assert (found["logged_held_states"], found["reference_held_states"]) == (80, 60)
     few = held_obs(MIN_HELD_STATES - 1, 0.06, True, rng)
     assert reading_offset(few, reference, "pick_place")["offset"] is None
     assert reading_offset(logged, reference, "reach")["offset"] is None  # no finger reading
+
+
+def test_the_shift_follows_two_modes_where_the_medians_jump_between_them():
+    """Held readings come in modes (the cube's face or its edge between the pads): when
+    one side's mix tips the other way, each median lands in another mode and their
+    difference is far off the cell's offset; the pairwise shift stays on it."""
+    rng = np.random.default_rng(1)
+
+    def two_modes(n_low: int, n_high: int, shift: float) -> np.ndarray:
+        return (
+            np.concatenate([rng.normal(0.042, 5e-4, n_low), rng.normal(0.054, 5e-4, n_high)])
+            + shift
+        )
+
+    reference, logged = two_modes(520, 480, 0.0), two_modes(480, 520, 0.009)
+    assert abs(np.median(logged) - np.median(reference) - 0.009) > 0.005
+    assert shift_estimate(logged, reference) == pytest.approx(0.009, abs=0.001)
+
+
+def test_the_offsets_interval_resamples_episodes_not_states():
+    """Each episode reads with its own bias (how the cube sits in the hand): resampling
+    whole episodes gives an interval about the true offset that is wider than treating
+    every state as an independent draw, which would overstate what the logs know."""
+    rng = np.random.default_rng(2)
+
+    def episodes(n: int, width: float) -> tuple[np.ndarray, np.ndarray]:
+        obs, episode = [], []
+        for e in range(n):
+            obs.append(held_obs(40, width + rng.normal(0.0, 0.003), True, rng))
+            episode.append(np.full(40, e))
+        return np.concatenate(obs), np.concatenate(episode)
+
+    logged, logged_ep = episodes(30, 0.051)
+    reference, reference_ep = episodes(20, 0.042)
+    by_episode = reading_offset(logged, reference, "pick_place", logged_ep, reference_ep)
+    by_state = reading_offset(logged, reference, "pick_place")
+    assert (by_episode["logged_episodes"], by_episode["reference_episodes"]) == (30, 20)
+    low, high = by_episode["interval"]
+    assert low < 0.009 < high
+    assert by_episode["spread"] > 2 * by_state["spread"]
+    assert high - low > 2 * (by_state["interval"][1] - by_state["interval"][0])
+
+
+def test_the_training_range_reaches_from_the_original_cell_to_the_interval_s_far_end():
+    """0 (the original cell) to the far end of the interval, on the offset's side, within
+    the simulators' range; nothing for an offset too small or none."""
+    from sims.tasks.base import FINGER_READING_RANGE
+
+    assert reading_range({"offset": 0.0073, "interval": [0.006, 0.0104]}) == [0.0, 0.0104]
+    assert reading_range({"offset": -0.003, "interval": [-0.004, -0.002]}) == [-0.004, 0.0]
+    assert reading_range({"offset": 0.018, "interval": [0.015, 0.03]}) == [
+        0.0,
+        FINGER_READING_RANGE[1],
+    ]
+    assert reading_range({"offset": 0.009}) == [0.0, 0.009]  # no interval: the estimate
+    assert reading_range({"offset": MIN_OFFSET / 2, "interval": [0.0, 0.004]}) == []
+    assert reading_range({"offset": None}) == []
+
+
+def test_card_episodes_number_their_states_by_episode():
+    """The card's evaluation episodes, each state labelled with its episode: as many
+    labels as episodes, in order, and the same states as the rehearsal's."""
+    card = load_card(shipped_reach())
+    model = model_from_onnx(card.directory)
+    obs, episode = card_episode_states(model, card, 3)
+    assert len(obs) == len(episode)
+    assert set(episode.tolist()) == {0, 1, 2} and np.all(np.diff(episode) >= 0)
+    np.testing.assert_array_equal(obs, rehearsal_states(model, card, 3))
+
+
+def test_logged_episodes_are_numbered_across_datasets(tmp_path):
+    card = load_card(shipped_reach())
+    outcomes = [("r1", "t1", "succeeded"), ("r2", "t2", "failed")]
+    paths = [
+        synthetic_dataset(tmp_path / f"run{i}.npz", card, reach_states(card, 10, i), outcomes)
+        for i in range(2)
+    ]
+    logged = load_logged(paths, card)
+    assert logged.episode.tolist() == [0] * 5 + [1] * 5 + [2] * 5 + [3] * 5
+    assert logged.failed.tolist() == ([False] * 5 + [True] * 5) * 2
 
 
 def test_a_tiny_fine_tune_in_sim_starts_from_the_parent_and_writes_the_next_version(tmp_path):
