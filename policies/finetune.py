@@ -177,7 +177,17 @@ def card_env_config(card: SkillCard):
 def rehearsal_states(model: ActorCritic, card: SkillCard, episodes: int) -> np.ndarray:
     """The observations the parent actor visits on the first ``episodes`` of the card's
     evaluation set (its backend, seed and envelope, one env)."""
-    return card_episode_states(model, card, episodes)[0]
+    import sims
+    from policies.export import EVAL_NUM_ENVS
+
+    evaluation = card.evaluation or {}
+    env = sims.make_env(
+        card.task,
+        evaluation.get("backend", "pybullet"),
+        num_envs=EVAL_NUM_ENVS,
+        config=card_env_config(card),
+    )
+    return visited_states(model, env, episodes, int(evaluation.get("seed", 1000)))[0]
 
 
 class _EpisodeCounter:
@@ -196,35 +206,26 @@ class _EpisodeCounter:
         return out
 
 
-def card_episode_states(
-    model: ActorCritic, card: SkillCard, episodes: int
+def visited_states(
+    model: ActorCritic, env, episodes: int, seed: int
 ) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`rehearsal_states` and, per state, the episode it belongs to (numbered per
+    """The observations ``model``'s actor visits on ``episodes`` episodes of ``seed`` in the
+    batched ``env`` (closed after), and per state the episode it belongs to (numbered per
     env, interleaved across envs): what a resampling over episodes needs."""
-    import sims
     from policies.evaluation import run_episodes
-    from policies.export import EVAL_NUM_ENVS
     from policies.ppo.checkpoints import torch_policy_fn
 
-    evaluation = card.evaluation or {}
-    env = _EpisodeCounter(
-        sims.make_env(
-            card.task,
-            evaluation.get("backend", "pybullet"),
-            num_envs=EVAL_NUM_ENVS,
-            config=card_env_config(card),
-        )
-    )
+    counted = _EpisodeCounter(env)
     policy, seen, episode = torch_policy_fn(model), [], []
-    envs = np.arange(env.num_envs)
+    envs = np.arange(counted.num_envs)
 
     def visiting(obs):
         seen.append(np.array(obs, dtype=np.float32))
-        episode.append(env.ended * env.num_envs + envs)
+        episode.append(counted.ended * counted.num_envs + envs)
         return policy(obs)
 
     try:
-        run_episodes(env, visiting, episodes, int(evaluation.get("seed", 1000)))
+        run_episodes(counted, visiting, episodes, seed)
     finally:
         env.close()
     return np.concatenate(seen), np.concatenate(episode)

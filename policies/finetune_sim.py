@@ -38,7 +38,6 @@ from policies.cards import SkillCard, validate_card
 from policies.finetune import (
     FromLogsError,
     as_next_version,
-    card_episode_states,
     export_as,
     load_logged,
     model_from_onnx,
@@ -109,9 +108,9 @@ def held_readings(obs: np.ndarray, task: str) -> np.ndarray:
 def shift_estimate(a: np.ndarray, b: np.ndarray) -> float:
     """How much ``a`` lies above ``b``: the median of their pairwise differences (the
     Hodges-Lehmann two-sample shift), each side evenly subsampled to
-    :data:`MAX_PAIRS_SIDE`. Held readings are multimodal (the cube's faces or its edges
-    between the pads), and a median of each side jumps between modes with the episodes'
-    mix; the pairwise median moves with the whole distribution."""
+    :data:`MAX_PAIRS_SIDE`. Held readings come in modes (how the cube sits between the
+    pads), and each side's median jumps between modes with its mix; the pairwise median
+    moves with the whole distribution."""
 
     def thin(x: np.ndarray) -> np.ndarray:
         x = np.sort(np.asarray(x, dtype=np.float64))
@@ -120,6 +119,16 @@ def shift_estimate(a: np.ndarray, b: np.ndarray) -> float:
         return x[np.linspace(0, len(x) - 1, MAX_PAIRS_SIDE).round().astype(int)]
 
     return float(np.median(np.subtract.outer(thin(a), thin(b))))
+
+
+def episode_readings(obs: np.ndarray, episode: np.ndarray | None, task: str) -> np.ndarray:
+    """The median held reading (m) of each episode of ``obs`` that holds the cube
+    (``episode``: each state's episode; None: each state its own)."""
+    if episode is None:
+        return held_readings(obs, task)
+    episode = np.asarray(episode)
+    held = (held_readings(obs[episode == e], task) for e in np.unique(episode))
+    return np.array([np.median(r) for r in held if len(r)])
 
 
 def reading_offset(
@@ -132,31 +141,30 @@ def reading_offset(
     seed: int = 0,
 ) -> dict:
     """How much wider (m) the fingers read on a held cube in ``logged`` than in
-    ``reference`` (:func:`shift_estimate`), with the evidence and its uncertainty: the
-    estimate over ``resamples`` bootstrap resamples of the episodes of each side
-    (``*_episode``: each state's episode; None: each state its own), their standard
-    deviation (``spread``) and :data:`INTERVAL` quantiles (``interval``, widened to hold
-    the estimate). States of one episode move together, so episodes, not states, are the
-    independent draws. ``offset`` None when either side has fewer than
-    :data:`MIN_HELD_STATES` held states or the task has no reading."""
-    a, b = held_readings(logged, task), held_readings(reference, task)
-    out = {"logged_held_states": int(len(a)), "reference_held_states": int(len(b))}
-    if len(a) < MIN_HELD_STATES or len(b) < MIN_HELD_STATES:
+    ``reference``, with the evidence and its uncertainty. Each episode counts once, by its
+    median held reading (:func:`episode_readings`): a request that hesitates with the cube
+    in the hand holds it for many periods, and counting states would let a few such
+    requests decide. The offset is the :func:`shift_estimate` of the logged episodes'
+    readings against the reference's; ``resamples`` bootstrap resamples of the episodes
+    of each side give its standard deviation (``spread``) and :data:`INTERVAL` quantiles
+    (``interval``, widened to hold the estimate). ``offset`` None when either side has
+    fewer than :data:`MIN_HELD_STATES` held states or the task has no reading."""
+    held = [held_readings(logged, task), held_readings(reference, task)]
+    out = {"logged_held_states": int(len(held[0])), "reference_held_states": int(len(held[1]))}
+    if min(len(h) for h in held) < MIN_HELD_STATES:
         return {**out, "offset": None}
+    a = episode_readings(logged, logged_episode, task)
+    b = episode_readings(reference, reference_episode, task)
     offset = shift_estimate(a, b)
     rng = np.random.default_rng(seed)
-    groups = [
-        _held_episodes(obs, episode, task)
-        for obs, episode in ((logged, logged_episode), (reference, reference_episode))
-    ]
     draws = np.array(
-        [shift_estimate(*(_resample(g, rng) for g in groups)) for _ in range(resamples)]
+        [shift_estimate(rng.choice(a, len(a)), rng.choice(b, len(b))) for _ in range(resamples)]
     )
     lo, hi = np.quantile(draws, INTERVAL) if resamples else (offset, offset)
     return {
         **out,
-        "logged_episodes": len(groups[0]),
-        "reference_episodes": len(groups[1]),
+        "logged_episodes": int(len(a)),
+        "reference_episodes": int(len(b)),
         "logged_median": round(float(np.median(a)), 5),
         "reference_median": round(float(np.median(b)), 5),
         "offset": round(offset, 5),
@@ -166,19 +174,26 @@ def reading_offset(
     }
 
 
-def _held_episodes(obs: np.ndarray, episode: np.ndarray | None, task: str) -> list[np.ndarray]:
-    """The held readings of each episode of ``obs`` that has any."""
-    if episode is None:
-        return [r[None] for r in held_readings(obs, task)]
-    episode = np.asarray(episode)
-    return [
-        r for r in (held_readings(obs[episode == e], task) for e in np.unique(episode)) if len(r)
-    ]
+def reference_states(
+    model,
+    parent: SkillCard,
+    cfg: SimFineTuneConfig,
+    motor_filters: Mapping[str, MotorFilterFactory] | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The observations the parent visits on ``cfg.reference_episodes`` of its card's
+    evaluation seed in the environment it was trained in (its backend, motor filter,
+    episode length and envelope, without the training noise: its run's own evaluation
+    env), and each state's episode. A cell runs its skill behind the same safety
+    supervisor, so both sides grasp and carry the cube at the same pace."""
+    from policies.finetune import visited_states
+    from policies.ppo.envs import evaluation_task_config, make_env
 
-
-def _resample(groups: list[np.ndarray], rng: np.random.Generator) -> np.ndarray:
-    """The readings of as many episodes as ``groups`` holds, drawn with replacement."""
-    return np.concatenate([groups[i] for i in rng.integers(len(groups), size=len(groups))])
+    train_cfg = sim_train_config(parent, [], cfg)
+    env = make_env(
+        train_cfg, train_cfg.backend, 1, evaluation_task_config(train_cfg), motor_filters
+    )
+    seed = int((parent.evaluation or {}).get("seed", 1000))
+    return visited_states(model, env, cfg.reference_episodes, seed)
 
 
 def reading_range(identified: dict) -> list[float]:
@@ -259,7 +274,7 @@ def sim_fine_tune(
     seed_everything(cfg.seed)
     started = time.perf_counter()
     model = model_from_onnx(parent.directory)
-    reference, reference_episode = card_episode_states(model, parent, cfg.reference_episodes)
+    reference, reference_episode = reference_states(model, parent, cfg, motor_filters)
     identified = reading_offset(
         logged.obs, reference, parent.task, logged.episode, reference_episode, seed=cfg.seed
     )

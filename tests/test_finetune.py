@@ -17,13 +17,13 @@ from policies.finetune import (
     RESTART_JOINT_NOISE,
     FineTuneConfig,
     FromLogsError,
-    card_episode_states,
     expert_labels,
     fine_tune,
     load_logged,
     model_from_onnx,
     rehearsal_states,
     restart_states,
+    visited_states,
 )
 from policies.finetune_sim import (
     MIN_HELD_STATES,
@@ -306,6 +306,24 @@ def test_the_offsets_interval_resamples_episodes_not_states():
     assert high - low > 2 * (by_state["interval"][1] - by_state["interval"][0])
 
 
+def test_an_episode_that_holds_the_cube_long_counts_once():
+    """Two requests that hesitate with the cube in the hand (many held periods, another
+    reading) outnumber the other 30 requests' held states; by episode they are two of 32
+    and the offset stays the cell's."""
+    rng = np.random.default_rng(3)
+    lengths = [10] * 30 + [600, 600]
+    widths = [0.051] * 30 + [0.047, 0.047]
+    logged = np.concatenate(
+        [held_obs(n, w, True, rng) for n, w in zip(lengths, widths, strict=True)]
+    )
+    logged_ep = np.repeat(np.arange(len(lengths)), lengths)
+    reference = held_obs(200, 0.042, True, rng)
+    reference_ep = np.repeat(np.arange(20), 10)
+    found = reading_offset(logged, reference, "pick_place", logged_ep, reference_ep)
+    assert found["offset"] == pytest.approx(0.009, abs=0.0005)
+    assert reading_offset(logged, reference, "pick_place")["offset"] < 0.007  # by state
+
+
 def test_the_training_range_reaches_from_the_original_cell_to_the_interval_s_far_end():
     """0 (the original cell) to the far end of the interval, on the offset's side, within
     the simulators' range; nothing for an offset too small or none."""
@@ -322,12 +340,16 @@ def test_the_training_range_reaches_from_the_original_cell_to_the_interval_s_far
     assert reading_range({"offset": None}) == []
 
 
-def test_card_episodes_number_their_states_by_episode():
-    """The card's evaluation episodes, each state labelled with its episode: as many
-    labels as episodes, in order, and the same states as the rehearsal's."""
+def test_visited_states_are_numbered_by_episode():
+    """The states an actor visits, each labelled with its episode: as many labels as
+    episodes, in order, and the same states as the rehearsal's on the card's episodes."""
+    import sims
+    from policies.finetune import card_env_config
+
     card = load_card(shipped_reach())
     model = model_from_onnx(card.directory)
-    obs, episode = card_episode_states(model, card, 3)
+    env = sims.make_env(card.task, "pybullet", num_envs=1, config=card_env_config(card))
+    obs, episode = visited_states(model, env, 3, int(card.evaluation["seed"]))
     assert len(obs) == len(episode)
     assert set(episode.tolist()) == {0, 1, 2} and np.all(np.diff(episode) >= 0)
     np.testing.assert_array_equal(obs, rehearsal_states(model, card, 3))
