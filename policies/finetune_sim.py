@@ -83,6 +83,15 @@ class SimFineTuneConfig:
     reads them)."""
     reference_episodes: int = 20
     """Episodes of the card's evaluation set whose held readings are the reference."""
+    object_mass_scale: tuple[float, ...] = (0.8, 3.0)
+    """[lo, hi]: the cube's mass, x its nominal, drawn per training episode. Mass does not
+    show in the observation, so the logs cannot identify it: the fine-tune trains over a
+    range that holds the cells it may meet (a cube up to three times heavier) as well as
+    the parent's own (x0.8-1.2). (): the parent's range."""
+    friction_scale: tuple[float, ...] = (0.5, 1.3)
+    """[lo, hi]: the cube-table friction, x its nominal, per training episode; unidentified
+    for the same reason (a table down to half as slippery as the parent's x0.7). (): the
+    parent's range."""
     eval_episodes: int = 50
     seed: int = 0
 
@@ -215,12 +224,18 @@ def reading_range(identified: dict) -> list[float]:
 def sim_train_config(parent: SkillCard, finger_reading: Sequence[float], cfg: SimFineTuneConfig):
     """The DAgger stage's :class:`~policies.ppo.config.TrainConfig`: the parent's network,
     backend and training environment, the reading offset drawn in ``finger_reading``
-    ([lo, hi] m; []: as the parent was trained)."""
+    ([lo, hi] m; []: as the parent was trained) and, for a task with a cube, its mass and
+    friction in ``cfg``'s ranges."""
+    import sims
     from policies.ppo.config import ImitationConfig, RunnerConfig, TrainConfig, _env_config
 
     env = dict(parent.provenance.get("training_noise") or {})
     if finger_reading:
         env["finger_reading"] = [float(v) for v in finger_reading]
+    if sims.get_task(parent.task).CONFIG.has_object:
+        for key in ("object_mass_scale", "friction_scale"):
+            if getattr(cfg, key):
+                env[key] = [float(v) for v in getattr(cfg, key)]
     backend = str(parent.provenance.get("backend", "pybullet"))
     return TrainConfig(
         task=parent.task,

@@ -5,6 +5,7 @@ fine-tune end to end producing a loadable card of the next version with its prov
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import numpy as np
@@ -338,6 +339,28 @@ def test_the_training_range_reaches_from_the_original_cell_to_the_interval_s_far
     assert reading_range({"offset": 0.009}) == [0.0, 0.009]  # no interval: the estimate
     assert reading_range({"offset": MIN_OFFSET / 2, "interval": [0.0, 0.004]}) == []
     assert reading_range({"offset": None}) == []
+
+
+def test_the_training_env_draws_the_reading_and_the_unidentified_cube_parameters():
+    """The DAgger stage runs the parent's training environment with the reading range and
+    the fine-tune's mass and friction ranges where the task has a cube; empty ones leave
+    the parent's."""
+    from policies.finetune_sim import sim_train_config
+
+    card = load_card(shipped_reach())
+    cube = dataclasses.replace(card, task="pick_place")
+    cfg = SimFineTuneConfig(object_mass_scale=(0.8, 3.0), friction_scale=(0.5, 1.3))
+    env = sim_train_config(cube, [0.0, 0.0102], cfg).env
+    assert (env.finger_reading, env.object_mass_scale, env.friction_scale) == (
+        (0.0, 0.0102),
+        (0.8, 3.0),
+        (0.5, 1.3),
+    )
+    plain = SimFineTuneConfig(object_mass_scale=(), friction_scale=())
+    env = sim_train_config(cube, [], plain).env
+    assert (env.finger_reading, env.object_mass_scale, env.friction_scale) == ((), (), ())
+    env = sim_train_config(card, [], cfg).env  # reach: no cube
+    assert (env.object_mass_scale, env.friction_scale) == ((), ())
 
 
 def test_visited_states_are_numbered_by_episode():
