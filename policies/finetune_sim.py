@@ -10,15 +10,19 @@ states it learns on are the ones it reaches. The cell comes from two places:
 - the active version's training environment (its card's ``provenance.training_noise``:
   backend, motor filter, envelope, randomization), as it was trained;
 - what the logs identify (:func:`reading_offset`): how much wider than in that
-  environment the fingers read on a held cube. The logged held readings are compared with
-  the parent's own on the card's evaluation episodes in simulation, so the simulator's own
-  reading cancels. The training then draws the reading offset per episode between 0 (the
-  original cell, against forgetting) and the identified one (``env.finger_reading``).
+  environment the fingers read on a held cube. Each logged request's median held reading
+  is compared with the parent's own on the card's evaluation episodes in its training
+  environment (:func:`reference_states`), so the simulator's own reading cancels; a
+  bootstrap over the episodes gives the estimate's interval. The training then draws the
+  reading offset per episode from 0 (the original cell, against forgetting) to the
+  interval's far end (:func:`reading_range`, ``env.finger_reading``).
 
-Masses and frictions do not show in the observation and are not identified: a cell that
-changed only those is trained on as it was. The result is a new skill directory of the next
-version, with the parent, the data and the identification in its card's
-``provenance.fine_tune`` (:func:`policies.finetune.as_next_version`).
+Masses and frictions do not show in the observation and cannot be identified: the training
+draws them per episode over ranges wider than the parent's
+(:attr:`SimFineTuneConfig.object_mass_scale`, :attr:`SimFineTuneConfig.friction_scale`).
+The result is a new skill directory of the next version, with the parent, the data and the
+identification in its card's ``provenance.fine_tune``
+(:func:`policies.finetune.as_next_version`).
 """
 
 from __future__ import annotations
@@ -310,7 +314,8 @@ def sim_fine_tune(
     block = {
         "method": "DAgger on-policy in simulation from the parent's weights: the training "
         "environment of the parent, the finger reading offset identified from the logs' held "
-        "cubes drawn per episode between 0 and it; the scripted expert labels every state",
+        "cubes drawn per episode from 0 to its interval's far end, the cube's mass and "
+        "friction over the config's ranges; the scripted expert labels every state",
         "config": dataclasses.asdict(cfg),
         "identified": identified,
         "env_finger_reading": list(train_cfg.env.finger_reading),
