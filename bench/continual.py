@@ -162,15 +162,41 @@ def eval_config(change: dict):
     return dataclasses.replace(base, randomization=dataclasses.replace(r, **fields))
 
 
-def offline_success(skill_dir: Path, change: dict, episodes: int, seed: int) -> float:
-    """PyBullet success of the skill in ``skill_dir`` on the card's episodes under
-    ``change`` ({}: the card's own randomization)."""
+def offline_eval(skill_dir: Path, change: dict, episodes: int, seed: int):
+    """PyBullet evaluation (:class:`~policies.evaluation.EvalResult`, its grasp outcomes
+    among them) of the skill in ``skill_dir`` on the card's episodes under ``change`` ({}:
+    the card's own randomization)."""
     from policies.evaluation import evaluate
     from policies.runtime import SkillPolicy
 
     policy = SkillPolicy(skill_dir)
-    config = eval_config(change) if change else eval_config({})
-    return float(evaluate(policy.act, SKILL, "pybullet", episodes, seed, config=config).success)
+    return evaluate(policy.act, SKILL, "pybullet", episodes, seed, config=eval_config(change))
+
+
+def offline_success(skill_dir: Path, change: dict, episodes: int, seed: int) -> float:
+    """:func:`offline_eval`'s success rate."""
+    return float(offline_eval(skill_dir, change, episodes, seed).success)
+
+
+OFFLINE_CELLS = {
+    "original": {},
+    "literal": LITERAL,
+    "reading": {"finger_reading": SCENARIO["finger_reading"]},
+    "scenario": SCENARIO,
+}
+"""The cells ``--offline`` evaluates a version on: the scenario and its parts."""
+
+
+def offline_cells(skill_dir: Path, episodes: int, seed: int) -> dict:
+    """``--offline``: the version in ``skill_dir`` on each of :data:`OFFLINE_CELLS`, its
+    success and how its episodes ended (:data:`policies.grasp_report.OUTCOMES`): whether
+    what fails on the changed cell is the reading or the mass and friction."""
+    out = {}
+    for name, change in OFFLINE_CELLS.items():
+        result = offline_eval(skill_dir, change, episodes, seed)
+        grasp = {k: v for k, v in (result.grasp or {}).items() if v}
+        out[name] = {"change": change, "success": result.success, "grasp": grasp}
+    return out
 
 
 # --- the live graph ------------------------------------------------------------------------
@@ -648,6 +674,15 @@ def run(s: Settings) -> dict:
     return result
 
 
+def offline_result(skill_dir: Path, episodes: int) -> dict:
+    """``--offline``'s JSON: :func:`offline_cells` on the card's seed."""
+    from policies.cards import load_card
+
+    seed = int(load_card(skill_dir).evaluation.get("seed", 1000))
+    cells = offline_cells(skill_dir, episodes, seed)
+    return {"skill_dir": str(skill_dir), "episodes": episodes, "seed": seed, "cells": cells}
+
+
 class _Mirrored:
     """A policy's actions negated: the broken candidate."""
 
@@ -704,6 +739,14 @@ def main() -> int:
         "signal's reference; more are watched for a false alarm)",
     )
     parser.add_argument(
+        "--offline",
+        metavar="SKILL_DIR",
+        default=None,
+        help="only evaluate this skill version offline on the original cell, the literal "
+        "change, the reading alone and the scenario (success and grasp outcomes, the "
+        "card's episodes and seed)",
+    )
+    parser.add_argument(
         "--detect-max",
         type=int,
         default=None,
@@ -730,7 +773,10 @@ def main() -> int:
     os.dup2(2, 1)  # C libraries print to stdout (pybullet's build line): keep JSON clean
     started = time.perf_counter()
     try:
-        result = run(settings)
+        if args.offline:
+            result = offline_result(Path(args.offline), settings.eval_episodes)
+        else:
+            result = run(settings)
     finally:
         sys.stdout.flush()
         os.dup2(saved, 1)

@@ -122,13 +122,15 @@ class LoggedData:
     failed: np.ndarray
     """Per state: whether its episode failed (its status, or an operator's bad mark)."""
     files: list[dict] = field(default_factory=list)
+    episode: np.ndarray | None = None
+    """Per state: its episode, numbered across the datasets (None: unknown)."""
 
 
 def load_logged(paths: Sequence[str | Path], card: SkillCard, marks=()) -> LoggedData:
     """The states of the datasets ``paths`` (operator ``marks`` applied); FromLogsError
     naming the file and the difference for a dataset of another skill or layout, or when
     none holds a state."""
-    obs, failed, files = [], [], []
+    obs, failed, episode, files = [], [], [], []
     for path in paths:
         data: Dataset = read_dataset(path, marks)
         refusal = dataset_refusal(data.header, card)
@@ -137,6 +139,8 @@ def load_logged(paths: Sequence[str | Path], card: SkillCard, marks=()) -> Logge
         bad = np.array([data.failed(int(e)) for e in data.arrays["episode"]], dtype=bool)
         obs.append(data.arrays["obs"].astype(np.float32))
         failed.append(bad)
+        first = sum(f["episodes"] for f in files)
+        episode.append(first + data.arrays["episode"].astype(np.int64))
         files.append(
             {
                 "file": str(path),
@@ -148,7 +152,7 @@ def load_logged(paths: Sequence[str | Path], card: SkillCard, marks=()) -> Logge
         )
     if not obs or sum(len(o) for o in obs) == 0:
         raise FromLogsError("no logged states of this skill")
-    return LoggedData(np.concatenate(obs), np.concatenate(failed), files)
+    return LoggedData(np.concatenate(obs), np.concatenate(failed), files, np.concatenate(episode))
 
 
 def card_env_config(card: SkillCard):
@@ -174,9 +178,7 @@ def rehearsal_states(model: ActorCritic, card: SkillCard, episodes: int) -> np.n
     """The observations the parent actor visits on the first ``episodes`` of the card's
     evaluation set (its backend, seed and envelope, one env)."""
     import sims
-    from policies.evaluation import run_episodes
     from policies.export import EVAL_NUM_ENVS
-    from policies.ppo.checkpoints import torch_policy_fn
 
     evaluation = card.evaluation or {}
     env = sims.make_env(
@@ -185,17 +187,48 @@ def rehearsal_states(model: ActorCritic, card: SkillCard, episodes: int) -> np.n
         num_envs=EVAL_NUM_ENVS,
         config=card_env_config(card),
     )
-    policy, seen = torch_policy_fn(model), []
+    return visited_states(model, env, episodes, int(evaluation.get("seed", 1000)))[0]
+
+
+class _EpisodeCounter:
+    """A batched env that counts each of its envs' ended episodes."""
+
+    def __init__(self, env) -> None:
+        self.env = env
+        self.ended = np.zeros(env.num_envs, dtype=np.int64)
+
+    def __getattr__(self, name):
+        return getattr(self.env, name)
+
+    def step(self, actions):
+        out = self.env.step(actions)
+        self.ended += np.logical_or(out[2], out[3])
+        return out
+
+
+def visited_states(
+    model: ActorCritic, env, episodes: int, seed: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """The observations ``model``'s actor visits on ``episodes`` episodes of ``seed`` in the
+    batched ``env`` (closed after), and per state the episode it belongs to (numbered per
+    env, interleaved across envs): what a resampling over episodes needs."""
+    from policies.evaluation import run_episodes
+    from policies.ppo.checkpoints import torch_policy_fn
+
+    counted = _EpisodeCounter(env)
+    policy, seen, episode = torch_policy_fn(model), [], []
+    envs = np.arange(counted.num_envs)
 
     def visiting(obs):
         seen.append(np.array(obs, dtype=np.float32))
+        episode.append(counted.ended * counted.num_envs + envs)
         return policy(obs)
 
     try:
-        run_episodes(env, visiting, episodes, int(evaluation.get("seed", 1000)))
+        run_episodes(counted, visiting, episodes, seed)
     finally:
         env.close()
-    return np.concatenate(seen)
+    return np.concatenate(seen), np.concatenate(episode)
 
 
 def restart_states(

@@ -10,15 +10,19 @@ states it learns on are the ones it reaches. The cell comes from two places:
 - the active version's training environment (its card's ``provenance.training_noise``:
   backend, motor filter, envelope, randomization), as it was trained;
 - what the logs identify (:func:`reading_offset`): how much wider than in that
-  environment the fingers read on a held cube. The logged held readings are compared with
-  the parent's own on the card's evaluation episodes in simulation, so the simulator's own
-  reading cancels. The training then draws the reading offset per episode between 0 (the
-  original cell, against forgetting) and the identified one (``env.finger_reading``).
+  environment the fingers read on a held cube. Each logged request's median held reading
+  is compared with the parent's own on the card's evaluation episodes in its training
+  environment (:func:`reference_states`), so the simulator's own reading cancels; a
+  bootstrap over the episodes gives the estimate's interval. The training then draws the
+  reading offset per episode from 0 (the original cell, against forgetting) to the
+  interval's far end (:func:`reading_range`, ``env.finger_reading``).
 
-Masses and frictions do not show in the observation and are not identified: a cell that
-changed only those is trained on as it was. The result is a new skill directory of the next
-version, with the parent, the data and the identification in its card's
-``provenance.fine_tune`` (:func:`policies.finetune.as_next_version`).
+Masses and frictions do not show in the observation and cannot be identified: the training
+draws them per episode over ranges wider than the parent's
+(:attr:`SimFineTuneConfig.object_mass_scale`, :attr:`SimFineTuneConfig.friction_scale`).
+The result is a new skill directory of the next version, with the parent, the data and the
+identification in its card's ``provenance.fine_tune``
+(:func:`policies.finetune.as_next_version`).
 """
 
 from __future__ import annotations
@@ -42,7 +46,6 @@ from policies.finetune import (
     load_logged,
     model_from_onnx,
     onnx_network_config,
-    rehearsal_states,
 )
 
 if TYPE_CHECKING:
@@ -58,6 +61,14 @@ MIN_HELD_STATES = 20
 """Held states needed on each side (logs, reference) to identify a reading offset."""
 MIN_OFFSET = 0.002
 """m: identified offsets smaller than this are noise (the cell trains as it was)."""
+RESAMPLES = 200
+"""Bootstrap resamples of the identification, episodes drawn with replacement on each side."""
+INTERVAL = (0.025, 0.975)
+"""Quantiles of the resampled offsets that bound the identification's interval: the
+training range reaches to its far end."""
+MAX_PAIRS_SIDE = 1500
+"""Held states per side (an even subsample beyond it) in one shift estimate: its pairwise
+differences stay ~2 million."""
 
 
 @dataclass
@@ -76,6 +87,15 @@ class SimFineTuneConfig:
     reads them)."""
     reference_episodes: int = 20
     """Episodes of the card's evaluation set whose held readings are the reference."""
+    object_mass_scale: tuple[float, ...] = (0.8, 3.0)
+    """[lo, hi]: the cube's mass, x its nominal, drawn per training episode. Mass does not
+    show in the observation, so the logs cannot identify it: the fine-tune trains over a
+    range that holds the cells it may meet (a cube up to three times heavier) as well as
+    the parent's own (x0.8-1.2). (): the parent's range."""
+    friction_scale: tuple[float, ...] = (0.5, 1.3)
+    """[lo, hi]: the cube-table friction, x its nominal, per training episode; unidentified
+    for the same reason (a table down to half as slippery as the parent's x0.7). (): the
+    parent's range."""
     eval_episodes: int = 50
     seed: int = 0
 
@@ -98,31 +118,128 @@ def held_readings(obs: np.ndarray, task: str) -> np.ndarray:
     return obs[held, slices["finger_width"]].reshape(-1)
 
 
-def reading_offset(logged: np.ndarray, reference: np.ndarray, task: str) -> dict:
+def shift_estimate(a: np.ndarray, b: np.ndarray) -> float:
+    """How much ``a`` lies above ``b``: the median of their pairwise differences (the
+    Hodges-Lehmann two-sample shift), each side evenly subsampled to
+    :data:`MAX_PAIRS_SIDE`. Held readings come in modes (how the cube sits between the
+    pads), and each side's median jumps between modes with its mix; the pairwise median
+    moves with the whole distribution."""
+
+    def thin(x: np.ndarray) -> np.ndarray:
+        x = np.sort(np.asarray(x, dtype=np.float64))
+        if len(x) <= MAX_PAIRS_SIDE:
+            return x
+        return x[np.linspace(0, len(x) - 1, MAX_PAIRS_SIDE).round().astype(int)]
+
+    return float(np.median(np.subtract.outer(thin(a), thin(b))))
+
+
+def episode_readings(obs: np.ndarray, episode: np.ndarray | None, task: str) -> np.ndarray:
+    """The median held reading (m) of each episode of ``obs`` that holds the cube
+    (``episode``: each state's episode; None: each state its own)."""
+    if episode is None:
+        return held_readings(obs, task)
+    episode = np.asarray(episode)
+    held = (held_readings(obs[episode == e], task) for e in np.unique(episode))
+    return np.array([np.median(r) for r in held if len(r)])
+
+
+def reading_offset(
+    logged: np.ndarray,
+    reference: np.ndarray,
+    task: str,
+    logged_episode: np.ndarray | None = None,
+    reference_episode: np.ndarray | None = None,
+    resamples: int = RESAMPLES,
+    seed: int = 0,
+) -> dict:
     """How much wider (m) the fingers read on a held cube in ``logged`` than in
-    ``reference`` (median against median), with the evidence; ``offset`` None when either
-    side has fewer than :data:`MIN_HELD_STATES` held states or the task has no reading."""
-    a, b = held_readings(logged, task), held_readings(reference, task)
-    out = {"logged_held_states": int(len(a)), "reference_held_states": int(len(b))}
-    if len(a) < MIN_HELD_STATES or len(b) < MIN_HELD_STATES:
+    ``reference``, with the evidence and its uncertainty. Each episode counts once, by its
+    median held reading (:func:`episode_readings`): a request that hesitates with the cube
+    in the hand holds it for many periods, and counting states would let a few such
+    requests decide. The offset is the :func:`shift_estimate` of the logged episodes'
+    readings against the reference's; ``resamples`` bootstrap resamples of the episodes
+    of each side give its standard deviation (``spread``) and :data:`INTERVAL` quantiles
+    (``interval``, widened to hold the estimate). ``offset`` None when either side has
+    fewer than :data:`MIN_HELD_STATES` held states or the task has no reading."""
+    held = [held_readings(logged, task), held_readings(reference, task)]
+    out = {"logged_held_states": int(len(held[0])), "reference_held_states": int(len(held[1]))}
+    if min(len(h) for h in held) < MIN_HELD_STATES:
         return {**out, "offset": None}
-    la, lb = float(np.median(a)), float(np.median(b))
+    a = episode_readings(logged, logged_episode, task)
+    b = episode_readings(reference, reference_episode, task)
+    offset = shift_estimate(a, b)
+    rng = np.random.default_rng(seed)
+    draws = np.array(
+        [shift_estimate(rng.choice(a, len(a)), rng.choice(b, len(b))) for _ in range(resamples)]
+    )
+    lo, hi = np.quantile(draws, INTERVAL) if resamples else (offset, offset)
     return {
         **out,
-        "logged_median": round(la, 5),
-        "reference_median": round(lb, 5),
-        "offset": round(la - lb, 5),
+        "logged_episodes": int(len(a)),
+        "reference_episodes": int(len(b)),
+        "logged_median": round(float(np.median(a)), 5),
+        "reference_median": round(float(np.median(b)), 5),
+        "offset": round(offset, 5),
+        "resamples": int(resamples),
+        "spread": round(float(draws.std()), 5) if resamples else None,
+        "interval": [round(min(float(lo), offset), 5), round(max(float(hi), offset), 5)],
     }
 
 
-def sim_train_config(parent: SkillCard, offset: float | None, cfg: SimFineTuneConfig):
+def reference_states(
+    model,
+    parent: SkillCard,
+    cfg: SimFineTuneConfig,
+    motor_filters: Mapping[str, MotorFilterFactory] | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The observations the parent visits on ``cfg.reference_episodes`` of its card's
+    evaluation seed in the environment it was trained in (its backend, motor filter,
+    episode length and envelope, without the training noise: its run's own evaluation
+    env), and each state's episode. A cell runs its skill behind the same safety
+    supervisor, so both sides grasp and carry the cube at the same pace."""
+    from policies.finetune import visited_states
+    from policies.ppo.envs import evaluation_task_config, make_env
+
+    train_cfg = sim_train_config(parent, [], cfg)
+    env = make_env(
+        train_cfg, train_cfg.backend, 1, evaluation_task_config(train_cfg), motor_filters
+    )
+    seed = int((parent.evaluation or {}).get("seed", 1000))
+    return visited_states(model, env, cfg.reference_episodes, seed)
+
+
+def reading_range(identified: dict) -> list[float]:
+    """The reading offsets (m) a fine-tune draws from, per episode: from 0 (the original
+    cell, against forgetting) to the far end of the identification's ``interval`` (the
+    offsets the logs do not rule out, the cell's among them; the estimate itself without
+    one), within the simulators' range; [] when nothing was identified or it is under
+    :data:`MIN_OFFSET`."""
+    from sims.tasks.base import FINGER_READING_RANGE
+
+    offset = identified.get("offset")
+    if offset is None or abs(offset) < MIN_OFFSET:
+        return []
+    interval = identified.get("interval") or (offset, offset)
+    reach = interval[1] if offset > 0 else interval[0]
+    return sorted([0.0, float(np.clip(reach, *FINGER_READING_RANGE))])
+
+
+def sim_train_config(parent: SkillCard, finger_reading: Sequence[float], cfg: SimFineTuneConfig):
     """The DAgger stage's :class:`~policies.ppo.config.TrainConfig`: the parent's network,
-    backend and training environment, the reading offset drawn in [0, ``offset``]."""
+    backend and training environment, the reading offset drawn in ``finger_reading``
+    ([lo, hi] m; []: as the parent was trained) and, for a task with a cube, its mass and
+    friction in ``cfg``'s ranges."""
+    import sims
     from policies.ppo.config import ImitationConfig, RunnerConfig, TrainConfig, _env_config
 
     env = dict(parent.provenance.get("training_noise") or {})
-    if offset is not None and abs(offset) >= MIN_OFFSET:
-        env["finger_reading"] = sorted([0.0, float(offset)])
+    if finger_reading:
+        env["finger_reading"] = [float(v) for v in finger_reading]
+    if sims.get_task(parent.task).CONFIG.has_object:
+        for key in ("object_mass_scale", "friction_scale"):
+            if getattr(cfg, key):
+                env[key] = [float(v) for v in getattr(cfg, key)]
     backend = str(parent.provenance.get("backend", "pybullet"))
     return TrainConfig(
         task=parent.task,
@@ -176,9 +293,11 @@ def sim_fine_tune(
     seed_everything(cfg.seed)
     started = time.perf_counter()
     model = model_from_onnx(parent.directory)
-    reference = rehearsal_states(model, parent, cfg.reference_episodes)
-    identified = reading_offset(logged.obs, reference, parent.task)
-    train_cfg = sim_train_config(parent, identified["offset"], cfg)
+    reference, reference_episode = reference_states(model, parent, cfg, motor_filters)
+    identified = reading_offset(
+        logged.obs, reference, parent.task, logged.episode, reference_episode, seed=cfg.seed
+    )
+    train_cfg = sim_train_config(parent, reading_range(identified), cfg)
     logger.info("fine-tune in sim: reading offset %s, %d steps", identified, cfg.steps)
     with tempfile.TemporaryDirectory(prefix="miles-finetune-sim-") as run:
         meta = {"command": command, "git_commit": git_commit()}
@@ -195,7 +314,8 @@ def sim_fine_tune(
     block = {
         "method": "DAgger on-policy in simulation from the parent's weights: the training "
         "environment of the parent, the finger reading offset identified from the logs' held "
-        "cubes drawn per episode between 0 and it; the scripted expert labels every state",
+        "cubes drawn per episode from 0 to its interval's far end, the cube's mass and "
+        "friction over the config's ranges; the scripted expert labels every state",
         "config": dataclasses.asdict(cfg),
         "identified": identified,
         "env_finger_reading": list(train_cfg.env.finger_reading),

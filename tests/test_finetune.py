@@ -5,6 +5,7 @@ fine-tune end to end producing a loadable card of the next version with its prov
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import numpy as np
@@ -23,11 +24,15 @@ from policies.finetune import (
     model_from_onnx,
     rehearsal_states,
     restart_states,
+    visited_states,
 )
 from policies.finetune_sim import (
     MIN_HELD_STATES,
+    MIN_OFFSET,
     SimFineTuneConfig,
     reading_offset,
+    reading_range,
+    shift_estimate,
     sim_fine_tune,
 )
 from policies.logs import (
@@ -247,17 +252,142 @@ def held_obs(n: int, width: float, held: bool, rng) -> np.ndarray:
 
 
 def test_the_reading_offset_is_identified_from_held_cubes_only():
-    """Held states (cube lifted at the TCP) give the offset, median against median; a
-    cube resting away from the hand does not count; too few held states give none."""
+    """Held states (cube lifted at the TCP) give the offset; a cube resting away from the
+    hand does not count; too few held states give none."""
     rng = np.random.default_rng(0)
     reference = np.concatenate([held_obs(60, 0.042, True, rng), held_obs(60, 0.08, False, rng)])
     logged = np.concatenate([held_obs(80, 0.051, True, rng), held_obs(200, 0.0, False, rng)])
     found = reading_offset(logged, reference, "pick_place")
     assert found["offset"] == pytest.approx(0.009, abs=0.0005)
+    assert found["interval"][0] <= found["offset"] <= found["interval"][1]
     assert (found["logged_held_states"], found["reference_held_states"]) == (80, 60)
     few = held_obs(MIN_HELD_STATES - 1, 0.06, True, rng)
     assert reading_offset(few, reference, "pick_place")["offset"] is None
     assert reading_offset(logged, reference, "reach")["offset"] is None  # no finger reading
+
+
+def test_the_shift_follows_two_modes_where_the_medians_jump_between_them():
+    """Held readings come in modes (the cube's face or its edge between the pads): when
+    one side's mix tips the other way, each median lands in another mode and their
+    difference is far off the cell's offset; the pairwise shift stays on it."""
+    rng = np.random.default_rng(1)
+
+    def two_modes(n_low: int, n_high: int, shift: float) -> np.ndarray:
+        return (
+            np.concatenate([rng.normal(0.042, 5e-4, n_low), rng.normal(0.054, 5e-4, n_high)])
+            + shift
+        )
+
+    reference, logged = two_modes(520, 480, 0.0), two_modes(480, 520, 0.009)
+    assert abs(np.median(logged) - np.median(reference) - 0.009) > 0.005
+    assert shift_estimate(logged, reference) == pytest.approx(0.009, abs=0.001)
+
+
+def test_the_offsets_interval_resamples_episodes_not_states():
+    """Each episode reads with its own bias (how the cube sits in the hand): resampling
+    whole episodes gives an interval about the true offset that is wider than treating
+    every state as an independent draw, which would overstate what the logs know."""
+    rng = np.random.default_rng(2)
+
+    def episodes(n: int, width: float) -> tuple[np.ndarray, np.ndarray]:
+        obs, episode = [], []
+        for e in range(n):
+            obs.append(held_obs(40, width + rng.normal(0.0, 0.003), True, rng))
+            episode.append(np.full(40, e))
+        return np.concatenate(obs), np.concatenate(episode)
+
+    logged, logged_ep = episodes(30, 0.051)
+    reference, reference_ep = episodes(20, 0.042)
+    by_episode = reading_offset(logged, reference, "pick_place", logged_ep, reference_ep)
+    by_state = reading_offset(logged, reference, "pick_place")
+    assert (by_episode["logged_episodes"], by_episode["reference_episodes"]) == (30, 20)
+    low, high = by_episode["interval"]
+    assert low < 0.009 < high
+    assert by_episode["spread"] > 2 * by_state["spread"]
+    assert high - low > 2 * (by_state["interval"][1] - by_state["interval"][0])
+
+
+def test_an_episode_that_holds_the_cube_long_counts_once():
+    """Two requests that hesitate with the cube in the hand (many held periods, another
+    reading) outnumber the other 30 requests' held states; by episode they are two of 32
+    and the offset stays the cell's."""
+    rng = np.random.default_rng(3)
+    lengths = [10] * 30 + [600, 600]
+    widths = [0.051] * 30 + [0.047, 0.047]
+    logged = np.concatenate(
+        [held_obs(n, w, True, rng) for n, w in zip(lengths, widths, strict=True)]
+    )
+    logged_ep = np.repeat(np.arange(len(lengths)), lengths)
+    reference = held_obs(200, 0.042, True, rng)
+    reference_ep = np.repeat(np.arange(20), 10)
+    found = reading_offset(logged, reference, "pick_place", logged_ep, reference_ep)
+    assert found["offset"] == pytest.approx(0.009, abs=0.0005)
+    assert reading_offset(logged, reference, "pick_place")["offset"] < 0.007  # by state
+
+
+def test_the_training_range_reaches_from_the_original_cell_to_the_interval_s_far_end():
+    """0 (the original cell) to the far end of the interval, on the offset's side, within
+    the simulators' range; nothing for an offset too small or none."""
+    from sims.tasks.base import FINGER_READING_RANGE
+
+    assert reading_range({"offset": 0.0073, "interval": [0.006, 0.0104]}) == [0.0, 0.0104]
+    assert reading_range({"offset": -0.003, "interval": [-0.004, -0.002]}) == [-0.004, 0.0]
+    assert reading_range({"offset": 0.018, "interval": [0.015, 0.03]}) == [
+        0.0,
+        FINGER_READING_RANGE[1],
+    ]
+    assert reading_range({"offset": 0.009}) == [0.0, 0.009]  # no interval: the estimate
+    assert reading_range({"offset": MIN_OFFSET / 2, "interval": [0.0, 0.004]}) == []
+    assert reading_range({"offset": None}) == []
+
+
+def test_the_training_env_draws_the_reading_and_the_unidentified_cube_parameters():
+    """The DAgger stage runs the parent's training environment with the reading range and
+    the fine-tune's mass and friction ranges where the task has a cube; empty ones leave
+    the parent's."""
+    from policies.finetune_sim import sim_train_config
+
+    card = load_card(shipped_reach())
+    cube = dataclasses.replace(card, task="pick_place")
+    cfg = SimFineTuneConfig(object_mass_scale=(0.8, 3.0), friction_scale=(0.5, 1.3))
+    env = sim_train_config(cube, [0.0, 0.0102], cfg).env
+    assert (env.finger_reading, env.object_mass_scale, env.friction_scale) == (
+        (0.0, 0.0102),
+        (0.8, 3.0),
+        (0.5, 1.3),
+    )
+    plain = SimFineTuneConfig(object_mass_scale=(), friction_scale=())
+    env = sim_train_config(cube, [], plain).env
+    assert (env.finger_reading, env.object_mass_scale, env.friction_scale) == ((), (), ())
+    env = sim_train_config(card, [], cfg).env  # reach: no cube
+    assert (env.object_mass_scale, env.friction_scale) == ((), ())
+
+
+def test_visited_states_are_numbered_by_episode():
+    """The states an actor visits, each labelled with its episode: as many labels as
+    episodes, in order, and the same states as the rehearsal's on the card's episodes."""
+    import sims
+    from policies.finetune import card_env_config
+
+    card = load_card(shipped_reach())
+    model = model_from_onnx(card.directory)
+    env = sims.make_env(card.task, "pybullet", num_envs=1, config=card_env_config(card))
+    obs, episode = visited_states(model, env, 3, int(card.evaluation["seed"]))
+    assert len(obs) == len(episode)
+    assert set(episode.tolist()) == {0, 1, 2} and np.all(np.diff(episode) >= 0)
+    np.testing.assert_array_equal(obs, rehearsal_states(model, card, 3))
+
+
+def test_logged_episodes_are_numbered_across_datasets(tmp_path):
+    card = load_card(shipped_reach())
+    outcomes = [("r1", "t1", "succeeded"), ("r2", "t2", "failed")]
+    paths = [
+        synthetic_dataset(tmp_path / f"run{i}.npz", card, reach_states(card, 10, i), outcomes)
+        for i in range(2)
+    ]
+    logged = load_logged(paths, card)
+    assert logged.episode.tolist() == [0] * 5 + [1] * 5 + [2] * 5 + [3] * 5
+    assert logged.failed.tolist() == ([False] * 5 + [True] * 5) * 2
 
 
 def test_a_tiny_fine_tune_in_sim_starts_from_the_parent_and_writes_the_next_version(tmp_path):
