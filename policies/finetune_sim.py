@@ -314,7 +314,8 @@ def sim_fine_tune(
         "method": "DAgger on-policy in simulation from the parent's weights: the training "
         "environment of the parent, the finger reading offset identified from the logs' held "
         "cubes drawn per episode from 0 to its interval's far end, the cube's mass and "
-        "friction over the config's ranges; the scripted expert labels every state",
+        "friction over the config's ranges (the parent's by default); the scripted expert "
+        "labels every state",
         "config": dataclasses.asdict(cfg),
         "identified": identified,
         "env_finger_reading": list(train_cfg.env.finger_reading),
