@@ -197,8 +197,8 @@ def reference_states(
     episode length and envelope, without the training noise: its run's own evaluation
     env), and each state's episode. A cell runs its skill behind the same safety
     supervisor, so both sides grasp and carry the cube at the same pace."""
-    from policies.finetune import visited_states
     from policies.ppo.envs import evaluation_task_config, make_env
+    from policies.sim_states import visited_states
 
     train_cfg = sim_train_config(parent, [], cfg)
     env = make_env(

@@ -15,16 +15,12 @@ import torch
 from policies.cards import load_card, sha256_file
 from policies.finetune import (
     ANCHORS,
-    RESTART_JOINT_NOISE,
     FineTuneConfig,
     FromLogsError,
     expert_labels,
     fine_tune,
     load_logged,
     model_from_onnx,
-    rehearsal_states,
-    restart_states,
-    visited_states,
 )
 from policies.finetune_sim import (
     MIN_HELD_STATES,
@@ -44,6 +40,13 @@ from policies.logs import (
     write_dataset,
 )
 from policies.runtime import SkillPolicy
+from policies.sim_states import (
+    RESTART_JOINT_NOISE,
+    card_env_config,
+    rehearsal_states,
+    restart_states,
+    visited_states,
+)
 from tests.runtime.skill_fixtures import shipped_reach
 
 pytestmark = pytest.mark.skipif(shipped_reach() is None, reason="needs the shipped reach skill")
@@ -367,7 +370,6 @@ def test_visited_states_are_numbered_by_episode():
     """The states an actor visits, each labelled with its episode: as many labels as
     episodes, in order, and the same states as the rehearsal's on the card's episodes."""
     import sims
-    from policies.finetune import card_env_config
 
     card = load_card(shipped_reach())
     model = model_from_onnx(card.directory)
