@@ -17,6 +17,10 @@ Frame: the robot's base frame (x forward, y to the robot's left, m); "left" is +
 "nearest to the robot" is the smallest distance from the base in the table plane. Colours
 of places come from the scene file's RGBA (:func:`colour_name`); a cube's colour is in its
 name.
+
+One module (just over 500 lines): every kind of phrase is one entry of ``_RULES``, a
+pattern and a few-line resolver over the same ranking helpers, applied by one loop in
+:func:`resolve_references`; split, each part would import the other's helpers.
 """
 
 from __future__ import annotations
