@@ -157,10 +157,9 @@ def _perceived(args, task: str, prog: str, options: dict) -> dict | None:
     if not args.supervised:
         print(f"{prog}: --perception needs --supervised", file=sys.stderr)
         return None
-    for flag, value in (("--record", args.record or None), ("--video", args.video)):
-        if value is not None:
-            print(f"{prog}: {flag} does not go with --perception", file=sys.stderr)
-            return None
+    if args.video is not None:
+        print(f"{prog}: --video does not go with --perception", file=sys.stderr)
+        return None
     if args.camera_rate is not None and not args.camera_rate > 0:
         print(f"{prog}: --camera-rate must be > 0", file=sys.stderr)
         return None

@@ -164,6 +164,43 @@ def test_miles_eval_perception_refuses_bad_options(args, message, capsys):
     assert message in capsys.readouterr().err
 
 
+def test_a_perceived_evaluation_records_its_own_evidence_entry(tmp_path, capsys):
+    """``--supervised --perception --record`` (>= 200 episodes) fills the card's
+    ``evidence.perceived`` with the camera's summary, never ``evidence.supervised``."""
+    import shutil
+    from types import SimpleNamespace
+
+    from miles_ros.commands.evaluate import _record
+    from policies.cards import SHIPPED_LIBRARY, load_card
+    from policies.library import active_skill_dir
+
+    args = ["eval", "reach", "--supervised", "--perception", "--record", "--episodes", "20"]
+    assert cli.main(args) == 2  # refused for the episode count, not for --perception
+    assert "--record needs --episodes >= 200" in capsys.readouterr().err
+    skill = tmp_path / "reach"
+    shutil.copytree(active_skill_dir(SHIPPED_LIBRARY / "reach"), skill)
+    before = load_card(skill).data["evidence"]
+    summary = {"frames_delivered": 4000, "episodes_never_seen": 0}
+    camera = SimpleNamespace(summary=lambda: summary)
+    result = SimpleNamespace(
+        backend="pybullet",
+        episodes=200,
+        success=0.99,
+        ci95=(0.96, 1.0),
+        successes=198,
+        mean_return=-5.0,
+        mean_length=21.0,
+        grasp=None,
+    )
+    flags = {"backend": "pybullet", "supervised": True, "perception": True, "variant": None}
+    evaluation = SimpleNamespace(skill=str(skill), seed=1000, num_envs=1, **flags)
+    _record(evaluation, "reach", result, {"perception": camera, "camera_seed": 0})
+    evidence = load_card(skill).data["evidence"]
+    assert evidence["perceived"]["perception"] == summary
+    assert evidence["perceived"]["successes"] == 198
+    assert evidence["supervised"] == before["supervised"]
+
+
 def test_a_scene_without_a_camera_is_refused(tmp_path, capsys):
     from sims.scene import default_scene_path
 
