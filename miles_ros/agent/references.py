@@ -343,16 +343,18 @@ def _beside(match, world):
     side, ref = match.group("side").lower(), _colour_cube(match.group("ref"), world)
     if ref is None:
         return None, f"the scene has no {match.group('ref').lower()} cube"
-    sign = 1.0 if side == "left" else -1.0
-    y0 = world.objects[ref][1]
-    ranked = [
-        (sign * (p[1] - y0), n)
-        for n, p in world.objects.items()
-        if n != ref and sign * (p[1] - y0) > TIE_M
-    ]
+    ranked = _beyond(world, ref, 1, 1.0 if side == "left" else -1.0)
     if not ranked:
         return None, f"no cube is to the {side} of the {spoken(ref)}"
     return _unique(ranked, f"the cube {side} of the {spoken(ref)}")
+
+
+def _beyond(world, ref: str, axis: int, sign: float) -> list[tuple[float, str]]:
+    """The other cubes beyond cube ``ref`` along ``axis`` (0: x, 1: y of the base frame)
+    in the direction of ``sign``, by more than :data:`TIE_M`, each with that distance."""
+    start = world.objects[ref][axis]
+    ranked = [(sign * (p[axis] - start), n) for n, p in world.objects.items() if n != ref]
+    return [(d, n) for d, n in ranked if d > TIE_M]
 
 
 def _before_or_behind(match, world):
@@ -362,13 +364,7 @@ def _before_or_behind(match, world):
     side, ref = match.group("side").lower(), _colour_cube(match.group("ref"), world)
     if ref is None:
         return None, f"the scene has no {match.group('ref').lower()} cube"
-    sign = -1.0 if side == "in front of" else 1.0
-    x0 = world.objects[ref][0]
-    ranked = [
-        (sign * (p[0] - x0), n)
-        for n, p in world.objects.items()
-        if n != ref and sign * (p[0] - x0) > TIE_M
-    ]
+    ranked = _beyond(world, ref, 0, -1.0 if side == "in front of" else 1.0)
     if not ranked:
         return None, f"no cube is {side} the {spoken(ref)} (seen from the robot)"
     return _unique(ranked, f"the cube {side} the {spoken(ref)}")
