@@ -9,6 +9,7 @@ from miles_ros.commands import evaluate as miles_eval
 from policies.commands import evaluate as base
 from policies.evaluation import variant_config
 from sims.tasks import pick_place
+from tests.policies.tiny_runs import stopped_evaluations
 
 
 @pytest.fixture
@@ -55,13 +56,8 @@ def test_variant_config_sets_the_episode_mix_or_names_the_task_variants():
 
 
 def test_the_stack_variant_runs_stacking_episodes(monkeypatch, capsys):
-    seen = {}
-
-    def fake_evaluate(policy, task, **kwargs):
-        seen.update(kwargs, task=task)
-        raise SystemExit(0)
-
-    monkeypatch.setattr("policies.evaluation.evaluate", fake_evaluate)
-    with pytest.raises(SystemExit):
+    calls = stopped_evaluations(monkeypatch, "stop once the episodes are known")
+    with pytest.raises(RuntimeError, match="stop once"):
         miles_eval.main(["pick_place", "--variant", "stack", "--episodes", "1"])
+    (seen,) = calls
     assert seen["task"] == "pick_place" and seen["config"].stack_fraction == 1.0

@@ -146,16 +146,11 @@ def test_eval_runs_over_the_cards_areas_unless_told(tmp_path):
 
 def test_eval_passes_the_areas_to_the_episodes(tmp_path, monkeypatch, capsys):
     write_card(card("pick_place", goal_region=WIDE_GOAL), tmp_path)
-    seen = {}
-
-    def fake_evaluate(policy, task, **kwargs):
-        seen.update(kwargs)
-        raise SystemExit(0)
-
+    calls = stopped_evaluations(monkeypatch, "stop once the episodes are known")
     monkeypatch.setattr(base, "load_any_policy", lambda *a: ("pick_place", None, "fake"))
-    monkeypatch.setattr("policies.evaluation.evaluate", fake_evaluate)
-    with pytest.raises(SystemExit):
+    with pytest.raises(RuntimeError, match="stop once"):
         base.main([str(tmp_path), "--object-region", "0.3", "-0.3", "0.6", "0.3"])
+    (seen,) = calls
     expected = dataclasses.replace(
         pick_place.CONFIG, object_xy_range=((0.3, -0.3), (0.6, 0.3)), goal_xy_range=WIDE_GOAL
     )

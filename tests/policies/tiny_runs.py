@@ -30,11 +30,11 @@ def push_run(run_dir: Path, num_envs: int, total_steps: int, **env) -> OnPolicyR
 
 def stopped_evaluations(monkeypatch, message: str) -> list[dict]:
     """Replace ``policies.evaluation.evaluate`` by one that appends its keyword arguments
-    to the list returned, then raises ``RuntimeError(message)``."""
+    (and ``task``) to the list returned, then raises ``RuntimeError(message)``."""
     seen: list[dict] = []
 
     def fake_evaluate(policy, task, **kwargs):
-        seen.append(kwargs)
+        seen.append({**kwargs, "task": task})
         raise RuntimeError(message)
 
     monkeypatch.setattr("policies.evaluation.evaluate", fake_evaluate)

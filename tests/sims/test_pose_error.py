@@ -231,16 +231,12 @@ def test_cuda_simulator_applies_the_model_as_the_cpu_kernels_and_labels_the_true
 
 def test_miles_eval_pose_error_observes_through_the_preset(monkeypatch, capsys):
     from miles_ros.commands import evaluate as miles_eval
+    from tests.policies.tiny_runs import stopped_evaluations
 
-    seen = {}
-
-    def fake_evaluate(policy, task, **kwargs):
-        seen.update(kwargs, task=task)
-        raise SystemExit(0)
-
-    monkeypatch.setattr("policies.evaluation.evaluate", fake_evaluate)
-    with pytest.raises(SystemExit):
+    calls = stopped_evaluations(monkeypatch, "stop once the episodes are known")
+    with pytest.raises(RuntimeError, match="stop once"):
         miles_eval.main(["push", "--backend", "numba", "--pose-error", "camera"])
+    (seen,) = calls
     assert seen["task"] == TASK
     assert seen["config"].randomization.pose_error == POSE_ERROR_PRESETS["camera"]
     # the card's envelope still applies
