@@ -131,9 +131,10 @@ def _reset_estop(node, timeout: float = 10.0) -> None:
     node.destroy_client(client)
 
 
-def _spin_with_peer(graph, skill_node, name: str):
+def _spin_with_peer(graph, skill_node, name: str, rt_priority: int = 0):
     """A peer node on ``graph`` (the bench's timer and skill requests), the graph spun on
-    a thread; returns (peer, its skill-request publisher) once the skill node has joint
+    a thread (under SCHED_FIFO at ``rt_priority`` when > 0, as ``miles up --rt-priority``
+    spins it); returns (peer, its skill-request publisher) once the skill node has joint
     states and hears the requests."""
     import rclpy
     from std_msgs.msg import String
@@ -143,7 +144,7 @@ def _spin_with_peer(graph, skill_node, name: str):
 
     peer = graph.add(rclpy.create_node(name, context=graph.context))
     requests = peer.create_publisher(String, SkillNodeParams().request_topic, COMMAND_QOS)
-    graph.spin_in_thread(f"{name}_spin")
+    graph.spin_in_thread(f"{name}_spin", rt_priority)
     deadline = time.monotonic() + 60
     while skill_node.skills.joints is None or requests.get_subscription_count() == 0:
         if time.monotonic() > deadline:
@@ -286,7 +287,9 @@ def _loop_window(skill_node, peer, requests, rate, window_s, request_id, out) ->
     return skill, params
 
 
-def measure_operator(window_s: float, presses: int, operator: bool = True) -> dict:
+def measure_operator(
+    window_s: float, presses: int, operator: bool = True, rt_priority: int = 0
+) -> dict:
     """The one-process graph (sim, safety, skills) with the operator's console, 3D view and
     metrics on: the skill loop at 250 Hz (as :func:`measure_loops`, with its ``baseline``
     peer), then ``presses`` e-stops through ``POST /api/estop``, each followed by a reset
@@ -296,7 +299,8 @@ def measure_operator(window_s: float, presses: int, operator: bool = True) -> di
     supervisor's answer that it latched (the console's ``server_ms``); ``estop_round_trip_ms``:
     the same from this client, HTTP included. ``operator=False``: the same graph and
     window with none of the operator's parts (no presses), the loop's own peer for
-    :func:`measure_operator_ab`."""
+    :func:`measure_operator_ab`. ``rt_priority`` > 0: the graph's executor under SCHED_FIFO
+    (``miles up --rt-priority``)."""
     if not operator and presses:
         raise ValueError("e-stops go through the console: presses need operator=True")
     import httpx
@@ -318,7 +322,7 @@ def measure_operator(window_s: float, presses: int, operator: bool = True) -> di
         if operator:
             console = _attach_operator(graph)
             pressed, latched = _time_the_latch(graph)
-        peer, requests = _spin_with_peer(graph, skill_node, "bench_operator_peer")
+        peer, requests = _spin_with_peer(graph, skill_node, "bench_operator_peer", rt_priority)
         if operator:
             base = console.base_url
             auth = {"Authorization": f"Bearer {console.token}"}
@@ -362,14 +366,22 @@ def measure_operator(window_s: float, presses: int, operator: bool = True) -> di
     return out
 
 
-def measure_operator_ab(window_s: float, rounds: int) -> dict:
+def measure_operator_ab(window_s: float, rounds: int, rt_priority: int = 0) -> dict:
     """The 250 Hz loop's jitter with the operator's parts off and on, the same graph and
-    window each time, in ``rounds`` rounds that alternate which goes first (a load on the
-    machine hits both alike). Per side: each round's ``jitter_p99_ms`` and ``rate_hz``,
+    window each time, in ``rounds`` rounds that rotate which goes first (a load on the
+    machine hits all alike); with ``rt_priority`` > 0 also both under SCHED_FIFO
+    (``off_rt``, ``on_rt``). Per side: each round's ``jitter_p99_ms`` and ``rate_hz``,
     their medians, the same of the executor's ``baseline`` timer, and ``process_cpu``:
     the graph process's CPU seconds per second of the window (every thread; the view's
     drawing process not counted)."""
-    return _alternate(rounds, window_s, lambda on: measure_operator(window_s, 0, operator=on))
+    sides = {
+        "off": lambda: measure_operator(window_s, 0, operator=False),
+        "on": lambda: measure_operator(window_s, 0, operator=True),
+    }
+    if rt_priority:
+        sides["off_rt"] = lambda: measure_operator(window_s, 0, False, rt_priority)
+        sides["on_rt"] = lambda: measure_operator(window_s, 0, True, rt_priority)
+    return _rotate(rounds, window_s, sides)
 
 
 PERCEPTION_LAYOUTS = ("one_process", "graph", "processes")
@@ -382,7 +394,9 @@ launch`` runs them; the skill node here). The sim's camera renders and publishes
 own process in all three."""
 
 
-def measure_perception(window_s: float, perception: bool, mode: str = "graph") -> dict:
+def measure_perception(
+    window_s: float, perception: bool, mode: str = "graph", rt_priority: int = 0
+) -> dict:
     """The graph (sim, safety, skills) with the camera and the perception node on or off,
     laid out as ``mode`` says (:data:`PERCEPTION_LAYOUTS`): the skill loop at 250 Hz with
     its ``baseline`` peer, this process's CPU, and with perception the camera as the
@@ -393,7 +407,9 @@ def measure_perception(window_s: float, perception: bool, mode: str = "graph") -
     before its images, to its pose arriving: the images' transport, perception and the
     pose's transport, the same in every layout) and, with perception_node in this
     process, ``node_frame_to_pose_ms`` (the node's own: from a frame's colour and depth
-    both received to its pose published)."""
+    both received to its pose published). ``rt_priority`` > 0: the graph's executor under
+    SCHED_FIFO (``miles up --rt-priority``); the camera and perception processes as they
+    are."""
     from sensor_msgs.msg import CameraInfo
     from std_msgs.msg import String
 
@@ -414,13 +430,13 @@ def measure_perception(window_s: float, perception: bool, mode: str = "graph") -
         parts = ["skills"]
     layout = PROCESS_PARTS if mode == "graph" else frozenset()
     graph = None
-    out: dict = {"perception": perception, "mode": mode}
+    out: dict = {"perception": perception, "mode": mode, "rt_priority": rt_priority}
     try:
         graph = InProcessGraph.of_parts(
             parts, overrides=overrides, domain_id=domain, processes=layout
         )
         skill_node = next(n for n in graph.nodes if n.get_name() == "skill_node")
-        peer, requests = _spin_with_peer(graph, skill_node, "bench_perception_peer")
+        peer, requests = _spin_with_peer(graph, skill_node, "bench_perception_peer", rt_priority)
         _reset_estop(peer)
         seen: dict[float, float] = {}  # a cube's measurement stamp -> its pose's arrival
         published: dict[float, float] = {}  # a frame's stamp -> its camera_info's arrival
@@ -461,18 +477,23 @@ def measure_perception(window_s: float, perception: bool, mode: str = "graph") -
     return out
 
 
-def measure_perception_ab(window_s: float, rounds: int) -> dict:
+def measure_perception_ab(window_s: float, rounds: int, rt_priority: int = 0) -> dict:
     """:func:`measure_perception` off, on with perception in the graph's process
     (``one_process``) and on as ``miles up --perception`` lays it out (``graph``), in
     ``rounds`` rounds that rotate which goes first (a load on the machine hits all
     alike): per side each round's loop ``jitter_p99_ms`` and their median, the
     baseline's, the process CPU; on the "on" sides the camera's ``frames_hz``,
-    ``exposure_to_pose_ms`` and ``frame_to_pose_ms``."""
+    ``exposure_to_pose_ms`` and ``frame_to_pose_ms``. With ``rt_priority`` > 0 also
+    ``off_rt`` and ``graph_rt``: the graph's executor under SCHED_FIFO (``miles up
+    --perception --rt-priority``)."""
     sides = {
         "off": lambda: measure_perception(window_s, False, "graph"),
         "one_process": lambda: measure_perception(window_s, True, "one_process"),
         "graph": lambda: measure_perception(window_s, True, "graph"),
     }
+    if rt_priority:
+        sides["off_rt"] = lambda: measure_perception(window_s, False, "graph", rt_priority)
+        sides["graph_rt"] = lambda: measure_perception(window_s, True, "graph", rt_priority)
     keys = ("frames_hz", "exposure_to_pose_ms", "frame_to_pose_ms", "node_frame_to_pose_ms")
     return _rotate(rounds, window_s, sides, keys)
 
@@ -508,23 +529,6 @@ def _summary(results: list[dict]) -> dict:
         "median_baseline_jitter_p99_ms": round(float(np.median(base)), 3),
         "process_cpu": [r["process_cpu"] for r in results],
     }
-
-
-def _alternate(rounds: int, window_s: float, measure, on_keys: tuple[str, ...] = ()) -> dict:
-    """``measure(on)`` off and on in ``rounds`` rounds that alternate which goes first (a
-    load on the machine hits both alike). Per side: each round's loop ``jitter_p99_ms`` and
-    ``rate_hz``, their median, the same of the executor's ``baseline`` timer and the
-    ``process_cpu``; on the "on" side each round's ``on_keys`` too."""
-    runs: dict = {"off": [], "on": []}
-    for k in range(rounds):
-        for side in ("off", "on") if k % 2 == 0 else ("on", "off"):
-            runs[side].append(measure(side == "on"))
-    out: dict = {"rounds": rounds, "window_s": window_s}
-    for side, results in runs.items():
-        out[side] = _summary(results)
-        if side == "on":
-            out[side].update({key: [r.get(key) for r in results] for key in on_keys})
-    return out
 
 
 def _percentiles(values: list[float]) -> dict:
@@ -567,25 +571,52 @@ def main() -> int:
         help="rounds of the loop's jitter with the camera and perception off and on (0: skip)",
     )
     parser.add_argument(
+        "--rt-priority",
+        type=int,
+        default=0,
+        metavar="N",
+        help="also measure the off/on comparisons with the graph's executor under SCHED_FIFO "
+        "at priority N, as `miles up --rt-priority N` runs it (root; default 0: not)",
+    )
+    parser.add_argument(
+        "--only",
+        choices=("perception", "operator"),
+        default=None,
+        help="run only that off/on comparison (and nothing else)",
+    )
+    parser.add_argument(
         "--ab-rounds",
         type=int,
         default=3,
         help="rounds of the loop's jitter with the operator's parts off and on (0: skip)",
     )
     args = parser.parse_args()
+    from miles_ros.runtime.realtime import RealtimeRefused, realtime
+
+    try:
+        with realtime(args.rt_priority):  # refused here, before any measurement
+            pass
+    except (ValueError, RealtimeRefused) as exc:
+        parser.error(f"--rt-priority: {exc}")
     saved = os.dup(1)
     os.dup2(2, 1)  # C libraries print to stdout (pybullet's build line): keep JSON clean
+    rt, result = args.rt_priority, {}
     try:
-        result = measure_loops([100.0, 250.0], args.window, "processes")
-        result["one_process"] = measure_loops([100.0, 250.0], args.window, "one_process")
-        if args.presses:
-            result["operator"] = measure_operator(args.window, args.presses)
-        if args.ab_rounds:
-            result["operator_ab"] = measure_operator_ab(args.window, args.ab_rounds)
-        if args.perception_rounds:
-            result["perception_ab"] = measure_perception_ab(args.window, args.perception_rounds)
-            result["perception_processes"] = measure_perception(args.window, True, "processes")
-        result["demo_wall_s"] = None if args.no_demo else measure_demo()
+        if args.only is None:
+            result = measure_loops([100.0, 250.0], args.window, "processes")
+            result["one_process"] = measure_loops([100.0, 250.0], args.window, "one_process")
+            if args.presses:
+                result["operator"] = measure_operator(args.window, args.presses)
+        if args.ab_rounds and args.only in (None, "operator"):
+            result["operator_ab"] = measure_operator_ab(args.window, args.ab_rounds, rt)
+        if args.perception_rounds and args.only in (None, "perception"):
+            result["perception_ab"] = measure_perception_ab(
+                args.window, args.perception_rounds, rt
+            )
+            if args.only is None:
+                result["perception_processes"] = measure_perception(args.window, True, "processes")
+        if args.only is None:
+            result["demo_wall_s"] = None if args.no_demo else measure_demo()
     finally:
         sys.stdout.flush()
         os.dup2(saved, 1)
@@ -596,6 +627,7 @@ def main() -> int:
         "load_avg_1m": round(os.getloadavg()[0], 2),
         "joint_states_hz": 250.0,
         "safety_rate_hz": 250.0,
+        "rt_priority": args.rt_priority,
     }
     print(json.dumps(result, indent=None if args.json else 2))
     return 0

@@ -90,6 +90,14 @@ def _up(argv: list[str] | None, prog: str, stop: StopSignals) -> int:
     )
     parser.add_argument("--domain-id", type=int, default=None, help="ROS_DOMAIN_ID to use")
     parser.add_argument(
+        "--rt-priority",
+        type=int,
+        default=0,
+        metavar="N",
+        help="run the graph's executor (the 250 Hz loop) under SCHED_FIFO at priority N "
+        "(1-99; needs root, CAP_SYS_NICE or ulimit -r; default 0: normal scheduling)",
+    )
+    parser.add_argument(
         "--console",
         action="store_true",
         help="serve the operator console, with the metrics at its /metrics (docs/console.md)",
@@ -162,6 +170,13 @@ def _up(argv: list[str] | None, prog: str, stop: StopSignals) -> int:
         )
     except ValueError as exc:
         parser.error(str(exc))
+    from miles_ros.runtime.realtime import RealtimeRefused, realtime
+
+    try:
+        with realtime(args.rt_priority):  # refused before any node starts
+            pass
+    except (ValueError, RealtimeRefused) as exc:
+        parser.error(f"--rt-priority: {exc}")
     if args.params_file and not Path(args.params_file).is_file():
         parser.error(f"--params-file {args.params_file}: no such file")
     if args.scene:
@@ -244,10 +259,11 @@ def _up(argv: list[str] | None, prog: str, stop: StopSignals) -> int:
         print(
             f"{prog}: {', '.join(names)} up "
             f"({'recording to ' + args.record if args.record else 'not recording'}); "
+            f"{f'SCHED_FIFO priority {args.rt_priority}; ' if args.rt_priority else ''}"
             "Ctrl-C to stop",
             flush=True,
         )
-        graph.spin(args.duration, stop)
+        graph.spin(args.duration, stop, args.rt_priority)
         if stop():
             print(f"\n{prog}: {stop.signal_name or 'stop requested'}, shutting down")
     finally:

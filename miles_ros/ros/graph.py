@@ -29,6 +29,7 @@ from rclpy.signals import SignalHandlerOptions
 from miles_ros.params import config_dir
 from miles_ros.ros.node_main import spin_until
 from miles_ros.ros.processes import NodeProcess, ros_args, stop_all, wait_up
+from miles_ros.runtime.realtime import realtime
 
 PARTS: dict[str, tuple[str, str, str]] = {
     "sim": ("miles_ros.ros.sim_node", "SimNode", "sim.yaml"),
@@ -322,14 +323,31 @@ class InProcessGraph:
         self.executor.add_node(node)
         return node
 
-    def spin(self, duration: float = 0.0, stop: Callable[[], bool] | None = None) -> None:
+    def spin(
+        self,
+        duration: float = 0.0,
+        stop: Callable[[], bool] | None = None,
+        rt_priority: int = 0,
+    ) -> None:
         """Spin in this thread for ``duration`` s (0: until shutdown) or until ``stop()``
         is true (:func:`~miles_ros.ros.node_main.spin_until`: a running callback always
-        finishes; ``miles up`` passes its :class:`~miles_ros.ros.signals.StopSignals`)."""
-        spin_until(self.executor, self.context, stop or (lambda: False), duration)
+        finishes; ``miles up`` passes its :class:`~miles_ros.ros.signals.StopSignals`).
+        ``rt_priority`` > 0: this thread under SCHED_FIFO at that priority while it spins
+        (:func:`~miles_ros.runtime.realtime.realtime`)."""
+        with realtime(rt_priority):
+            spin_until(self.executor, self.context, stop or (lambda: False), duration)
 
-    def spin_in_thread(self, name: str = "miles_graph_spin") -> None:
-        self.thread = threading.Thread(target=self.executor.spin, daemon=True, name=name)
+    def spin_in_thread(self, name: str = "miles_graph_spin", rt_priority: int = 0) -> None:
+        """Spin on a daemon thread (under SCHED_FIFO at ``rt_priority`` when > 0; checked
+        here, so a refusal is raised to the caller)."""
+        with realtime(rt_priority):  # refused here rather than on the thread
+            pass
+
+        def spin() -> None:
+            with realtime(rt_priority):
+                self.executor.spin()
+
+        self.thread = threading.Thread(target=spin, daemon=True, name=name)
         self.thread.start()
 
     def close(self) -> None:
