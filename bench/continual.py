@@ -71,6 +71,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from policies.commands._common import stdout_to_stderr  # noqa: E402
+
 SKILL = "pick_place"
 CUBE = "red_cube"
 BASE = "blue_cube"
@@ -769,18 +771,12 @@ def main() -> int:
         settings = dataclasses.replace(
             settings, detect_only=True, logged_min=0, literal_detect=args.literal_detect
         )
-    saved = os.dup(1)
-    os.dup2(2, 1)  # C libraries print to stdout (pybullet's build line): keep JSON clean
     started = time.perf_counter()
-    try:
+    with stdout_to_stderr():
         if args.offline:
             result = offline_result(Path(args.offline), settings.eval_episodes)
         else:
             result = run(settings)
-    finally:
-        sys.stdout.flush()
-        os.dup2(saved, 1)
-        os.close(saved)
     result["wall_s"] = round(time.perf_counter() - started, 1)
     result["config"] = {"cpus": os.cpu_count(), "quick": args.quick}
     print(json.dumps(result, indent=None if args.json else 2))

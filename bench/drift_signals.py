@@ -20,7 +20,6 @@ import argparse
 import dataclasses
 import json
 import math
-import os
 import shutil
 import sys
 import tempfile
@@ -32,6 +31,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.continual import SCENARIO, SKILL, Cell, episodes  # noqa: E402
+from policies.commands._common import stdout_to_stderr  # noqa: E402
 
 NOMINAL = {"cube_mass_scale": 1.0, "table_friction_scale": 1.0, "finger_reading": 0.0}
 """The original cell (sim_node's change parameters at their nominal values)."""
@@ -193,22 +193,18 @@ def main() -> int:
     work = Path(tempfile.mkdtemp(prefix="drift_signals_"))
     library = work / "skills"
     shutil.copytree(skill_library(), library)
-    saved = os.dup(1)
-    os.dup2(2, 1)
     records, observations = [], []
-    cell = Cell(library, work)
-    try:
-        for tag, change, seed in (("changed", SCENARIO, 0), ("original", NOMINAL, 0)):
-            cell.set_change(change)
-            records += measure(cell, episodes(seed), args.requests, tag, observations)
-            (out / "signals.json").write_text(json.dumps(records))
-            np.savez_compressed(out / "observations.npz", *observations)
-    finally:
-        cell.close()
-        shutil.rmtree(work, ignore_errors=True)
-        sys.stdout.flush()
-        os.dup2(saved, 1)
-        os.close(saved)
+    with stdout_to_stderr():
+        cell = Cell(library, work)
+        try:
+            for tag, change, seed in (("changed", SCENARIO, 0), ("original", NOMINAL, 0)):
+                cell.set_change(change)
+                records += measure(cell, episodes(seed), args.requests, tag, observations)
+                (out / "signals.json").write_text(json.dumps(records))
+                np.savez_compressed(out / "observations.npz", *observations)
+        finally:
+            cell.close()
+            shutil.rmtree(work, ignore_errors=True)
     print(json.dumps({"requests": len(records), "separation": separation(out)}, indent=1))
     return 0
 

@@ -31,6 +31,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.ros import _library_without_envelopes, _loop_window, _reset_estop, _spin_with_peer  # noqa: E402
+from policies.commands._common import stdout_to_stderr  # noqa: E402
 
 SKILL_WINDOW_S = 6.0
 """The longest one skill request is measured (the reach request times out after 8 s)."""
@@ -153,14 +154,8 @@ def main() -> int:
     )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    saved = os.dup(1)
-    os.dup2(2, 1)  # C libraries print to stdout: keep the JSON clean
-    try:
+    with stdout_to_stderr():
         result = profile(args.window, args.perception, not args.one_process)
-    finally:
-        sys.stdout.flush()
-        os.dup2(saved, 1)
-        os.close(saved)
     result["load_avg_1m"] = round(os.getloadavg()[0], 2)
     print(json.dumps(result, indent=None if args.json else 2))
     return 0

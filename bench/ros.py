@@ -54,6 +54,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from policies.commands._common import stdout_to_stderr  # noqa: E402
+
 UNREACHABLE = [0.9, 0.0, 0.9]
 """A reach target outside the arm's reach: the skill runs until cancelled. It lies outside
 the shipped reach card's envelope, so the bench runs a copy of the shipped library whose
@@ -598,10 +600,8 @@ def main() -> int:
             pass
     except (ValueError, RealtimeRefused) as exc:
         parser.error(f"--rt-priority: {exc}")
-    saved = os.dup(1)
-    os.dup2(2, 1)  # C libraries print to stdout (pybullet's build line): keep JSON clean
     rt, result = args.rt_priority, {}
-    try:
+    with stdout_to_stderr():
         if args.only is None:
             result = measure_loops([100.0, 250.0], args.window, "processes")
             result["one_process"] = measure_loops([100.0, 250.0], args.window, "one_process")
@@ -617,10 +617,6 @@ def main() -> int:
                 result["perception_processes"] = measure_perception(args.window, True, "processes")
         if args.only is None:
             result["demo_wall_s"] = None if args.no_demo else measure_demo()
-    finally:
-        sys.stdout.flush()
-        os.dup2(saved, 1)
-        os.close(saved)
     result["config"] = {
         "window_s": args.window,
         "cpus": os.cpu_count(),

@@ -39,6 +39,8 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 import ros as ros_bench  # noqa: E402  (bench/ros.py: the graph helpers)
 
+from policies.commands._common import stdout_to_stderr  # noqa: E402
+
 
 def _timed(calls: list, fn):
     """``fn`` recording the monotonic time and the duration (s) of each call."""
@@ -196,14 +198,8 @@ def main() -> int:
     parser.add_argument("--window", type=float, default=4.0, help="seconds per window")
     parser.add_argument("--rounds", type=int, default=3, help="off/on rounds")
     args = parser.parse_args()
-    saved = os.dup(1)
-    os.dup2(2, 1)  # C libraries print to stdout (pybullet's build line): keep JSON clean
-    try:
+    with stdout_to_stderr():
         result = measure(args.rounds, args.window)
-    finally:
-        sys.stdout.flush()
-        os.dup2(saved, 1)
-        os.close(saved)
     result["config"] = {
         "cpus": os.cpu_count(),
         "load_avg_1m": round(os.getloadavg()[0], 2),

@@ -46,6 +46,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from policies.commands._common import stdout_to_stderr  # noqa: E402
 from sims import TASKS, make_env  # noqa: E402
 
 logger = logging.getLogger("bench.sims")
@@ -194,15 +195,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
     # PyBullet's C code prints banners to fd 1; keep stdout for the JSON object alone.
-    sys.stdout.flush()
-    stdout_fd = os.dup(1)
-    os.dup2(2, 1)
-    try:
+    with stdout_to_stderr():
         result = run(args)
-    finally:
-        sys.stdout.flush()
-        os.dup2(stdout_fd, 1)
-        os.close(stdout_fd)
     print(json.dumps(result) if args.json else json.dumps(result, indent=2))
     return 0
 

@@ -251,6 +251,28 @@ def regress(
     }
 
 
+def start_fine_tune(
+    skill_dir: str | Path,
+    datasets: Sequence[str | Path],
+    out_dir: str | Path,
+    marks,
+    seed: int,
+) -> tuple[Path, SkillCard, LoggedData, ActorCritic]:
+    """What every fine-tune starts from: ``out_dir`` (FromLogsError where it exists: a
+    fine-tune writes a new skill directory), the parent's validated card, the logged data
+    of ``datasets`` with the operator's ``marks``, and the parent's actor-critic; the
+    random generators seeded with ``seed``."""
+    from policies.provenance import seed_everything
+
+    out_dir = Path(out_dir)
+    if out_dir.exists():
+        raise FromLogsError(f"{out_dir} exists: a fine-tune writes a new skill directory")
+    parent = validate_card(skill_dir)
+    logged = load_logged(datasets, parent, marks)
+    seed_everything(seed)
+    return out_dir, parent, logged, model_from_onnx(parent.directory)
+
+
 def fine_tune(
     skill_dir: str | Path,
     datasets: Sequence[str | Path],
@@ -264,17 +286,11 @@ def fine_tune(
     docstring), exported to ``out_dir`` (which must not exist); returns its card."""
     from policies.ppo.checkpoints import checkpoint_path, write_checkpoint, write_run_config
     from policies.ppo.config import TrainConfig, _env_config
-    from policies.provenance import git_commit, seed_everything
+    from policies.provenance import git_commit
 
     cfg = cfg or FineTuneConfig()
-    out_dir = Path(out_dir)
-    if out_dir.exists():
-        raise FromLogsError(f"{out_dir} exists: a fine-tune writes a new skill directory")
-    parent = validate_card(skill_dir)
-    logged = load_logged(datasets, parent, marks)
-    seed_everything(cfg.seed)
+    out_dir, parent, logged, model = start_fine_tune(skill_dir, datasets, out_dir, marks, cfg.seed)
     started = time.perf_counter()
-    model = model_from_onnx(parent.directory)
     states = logged.obs
     failures = logged.obs[logged.failed]
     restarted = np.zeros((0, logged.obs.shape[1]), np.float32)

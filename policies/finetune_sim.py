@@ -38,14 +38,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from policies.cards import SkillCard, validate_card
+from policies.cards import SkillCard
 from policies.finetune import (
-    FromLogsError,
     as_next_version,
     export_as,
-    load_logged,
-    model_from_onnx,
     onnx_network_config,
+    start_fine_tune,
 )
 
 if TYPE_CHECKING:
@@ -281,17 +279,11 @@ def sim_fine_tune(
     cell ``datasets`` describe (module docstring), exported to ``out_dir`` (which must not
     exist); returns its card."""
     from policies.ppo.imitation import runner_class
-    from policies.provenance import git_commit, seed_everything
+    from policies.provenance import git_commit
 
     cfg = cfg or SimFineTuneConfig()
-    out_dir = Path(out_dir)
-    if out_dir.exists():
-        raise FromLogsError(f"{out_dir} exists: a fine-tune writes a new skill directory")
-    parent = validate_card(skill_dir)
-    logged = load_logged(datasets, parent, marks)
-    seed_everything(cfg.seed)
+    out_dir, parent, logged, model = start_fine_tune(skill_dir, datasets, out_dir, marks, cfg.seed)
     started = time.perf_counter()
-    model = model_from_onnx(parent.directory)
     reference, reference_episode = reference_states(model, parent, cfg, motor_filters)
     identified = reading_offset(
         logged.obs, reference, parent.task, logged.episode, reference_episode, seed=cfg.seed

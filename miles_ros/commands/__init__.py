@@ -1,0 +1,17 @@
+"""The ``miles`` subcommands, and what their parsers share."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def doc_parser(prog: str, doc: str) -> argparse.ArgumentParser:
+    """A command's parser that its module docstring ``doc`` describes: the first paragraph
+    above the options, the rest below them, as written."""
+    description, _, epilog = doc.partition("\n\n")
+    return argparse.ArgumentParser(
+        prog=prog,
+        description=description,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=epilog,
+    )

@@ -32,6 +32,7 @@ import shlex
 import sys
 from pathlib import Path
 
+from miles_ros.commands import doc_parser
 from miles_ros.interfaces import EXIT_FAILED, EXIT_OK, EXIT_USAGE
 
 TARGETS = ("camera",)
@@ -39,12 +40,7 @@ TARGETS = ("camera",)
 
 
 def _parser(prog: str) -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
-        prog=prog,
-        description=__doc__.split("\n\n")[0],
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog=__doc__.split("\n\n", 1)[1],
-    )
+    p = doc_parser(prog, __doc__)
     p.add_argument("target", choices=TARGETS, help="what to calibrate")
     p.add_argument("--scene", type=Path, help="scene YAML (default config/scene.yaml)")
     p.add_argument("--poses", type=int, default=12, help="target placements (>= 3)")

@@ -15,11 +15,11 @@ refused by the manager (busy, e-stop latched, planner not loaded) or ended by th
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from collections.abc import Callable
 
+from miles_ros.commands import doc_parser
 from miles_ros.interfaces import (
     EXIT_CLARIFY,
     EXIT_FAILED,
@@ -192,12 +192,7 @@ class GoalFollower:
 
 
 def main(argv: list[str] | None = None, prog: str = "miles goal") -> int:
-    parser = argparse.ArgumentParser(
-        prog=prog,
-        description=__doc__.split("\n\n")[0],
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog=__doc__.split("\n\n", 1)[1],
-    )
+    parser = doc_parser(prog, __doc__)
     parser.add_argument("goal", help="the goal in words")
     parser.add_argument("--namespace", default=NAMESPACE, help="the graph's namespace")
     parser.add_argument(

@@ -26,16 +26,12 @@ import logging
 import sys
 from pathlib import Path
 
+from miles_ros.commands import doc_parser
 from miles_ros.interfaces import EXIT_CLARIFY, EXIT_FAILED, EXIT_OK, EXIT_REFUSED, EXIT_USAGE
 
 
 def _parser(prog: str) -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
-        prog=prog,
-        description=__doc__.split("\n\n")[0],
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog=__doc__.split("\n\n", 1)[1],
-    )
+    p = doc_parser(prog, __doc__)
     p.add_argument("goal", nargs="?", help="the goal in words")
     p.add_argument("--batch", type=Path, help="file with one goal per line")
     p.add_argument("--json", action="store_true", help="print JSON (one object per goal)")

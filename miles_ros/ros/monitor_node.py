@@ -29,6 +29,7 @@ from miles_ros.monitor.metrics import (
     serve,
 )
 from miles_ros.params.monitor import MonitorNodeParams
+from miles_ros.ros.joint_states import stamp_seconds
 from miles_ros.ros.params import declare_params
 from miles_ros.ros.qos import LATCHED_READER_QOS, READER_QOS, SENSOR_QOS
 
@@ -82,8 +83,7 @@ class MonitorNode(Node):
         on_joint_state = self.metrics.on_joint_state
 
         def callback(msg: JointState) -> None:
-            stamp = msg.header.stamp
-            on_joint_state(stamp.sec + stamp.nanosec * 1e-9, arm)
+            on_joint_state(stamp_seconds(msg.header.stamp), arm)
 
         return callback
 

@@ -39,10 +39,10 @@ from miles_ros.perception.images import (
     decode_depth,
     intrinsics_from_camera_info,
 )
+from miles_ros.ros.joint_states import read_arm_joints, stamp_seconds
 from miles_ros.ros.node_main import run_node
 from miles_ros.ros.params import declare_params
 from miles_ros.ros.qos import COMMAND_QOS, SENSOR_QOS
-from miles_ros.runtime.observation import parse_joint_state
 from sims.scene import WORLD_FRAME, load_scene
 
 PAIRING_DEPTH = 4
@@ -59,10 +59,6 @@ def default_perception(scene, camera_pose):
     from miles_ros.perception import Perception
 
     return Perception(scene, camera_pose)
-
-
-def _seconds(stamp) -> float:
-    return stamp.sec + stamp.nanosec * 1e-9
 
 
 class PerceptionNode(Node):
@@ -148,20 +144,9 @@ class PerceptionNode(Node):
 
     # --- inputs (executor thread: quick, never waiting for the core) ------------------
     def on_joints(self, msg: JointState, arm: str) -> None:
-        prm = self.params
-        try:
-            reading = parse_joint_state(
-                msg.name,
-                msg.position,
-                msg.velocity,
-                _seconds(msg.header.stamp),
-                prm.joint_names,
-                prm.finger_joint_names,
-            )
-        except ValueError as exc:
-            self.get_logger().warning(
-                f"joint state ignored: {exc}", throttle_duration_sec=LOG_PERIOD_S
-            )
+        stamp = stamp_seconds(msg.header.stamp)
+        reading = read_arm_joints(self, msg, stamp, self.params, LOG_PERIOD_S)
+        if reading is None:
             return
         with self.inputs_lock:
             self.arm_states[arm] = (
@@ -257,7 +242,7 @@ class PerceptionNode(Node):
     def process(self, color: Image, depth: Image) -> bool:
         """Decode one pair and give it to the core, then publish; a refusal says why (and
         returns False)."""
-        stamp = _seconds(color.header.stamp)
+        stamp = stamp_seconds(color.header.stamp)
         with self.core_lock:
             try:
                 rgb = decode_color(

@@ -47,6 +47,7 @@ from std_srvs.srv import Trigger
 
 from miles_ros.interfaces import arm_scoped
 from miles_ros.params.sim import CELL_CHANGE_PARAMS, SimNodeParams
+from miles_ros.ros.joint_states import stamp_seconds
 from miles_ros.ros.node_main import run_node
 from miles_ros.ros.params import declare_params
 from miles_ros.ros.qos import COMMAND_QOS, IMAGE_QOS, SENSOR_QOS
@@ -238,7 +239,7 @@ class SimNode(Node):
                 for n, b in poses.items()
             }
             payload = {
-                "stamp": stamp.sec + stamp.nanosec * 1e-9,
+                "stamp": stamp_seconds(stamp),
                 "frame_id": self.frame_id,
                 "objects": objects,
                 "places": self.places,

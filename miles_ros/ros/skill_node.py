@@ -29,11 +29,12 @@ from std_msgs.msg import String
 
 from miles_ros.interfaces import arm_scoped
 from miles_ros.params.skill import SkillNodeParams, skill_executor
+from miles_ros.ros.joint_states import read_arm_joints, stamp_seconds
 from miles_ros.ros.node_main import run_node
 from miles_ros.ros.params import declare_params
 from miles_ros.ros.qos import COMMAND_QOS, LATCHED_QOS, SENSOR_QOS
 from miles_ros.runtime.frames import poses_to_base, scene_in_base_frame
-from miles_ros.runtime.observation import parse_freshness, parse_joint_state, parse_objects
+from miles_ros.runtime.observation import parse_freshness, parse_objects
 from miles_ros.runtime.skills import SkillLibrary
 from sims.scene import load_scene
 
@@ -89,21 +90,11 @@ class SkillNode(Node):
         return self.get_clock().now().nanoseconds * 1e-9
 
     def on_joints(self, msg: JointState) -> None:
-        prm = self.params
-        try:
-            reading = parse_joint_state(
-                msg.name,
-                msg.position,
-                msg.velocity,
-                self.now(),
-                prm.joint_names,
-                prm.finger_joint_names,
-            )
-        except ValueError as exc:
-            self.get_logger().warning(f"joint state ignored: {exc}", throttle_duration_sec=1.0)
+        reading = read_arm_joints(self, msg, self.now(), self.params, log_period_s=1.0)
+        if reading is None:
             return
         self.skills.on_joint_state(reading, reading.stamp)
-        self.state_stamp = msg.header.stamp.sec + msg.header.stamp.nanosec * 1e-9
+        self.state_stamp = stamp_seconds(msg.header.stamp)
 
     def on_command(self, msg: JointState) -> None:
         """The safety node's command to the robot: the arm joints, in this node's order."""
@@ -119,7 +110,7 @@ class SkillNode(Node):
             return
         # On the command's own stamp (its output time, 4 ms apart), not the arrival time:
         # the velocity is the difference of two commands over their stamps.
-        stamp = msg.header.stamp.sec + msg.header.stamp.nanosec * 1e-9
+        stamp = stamp_seconds(msg.header.stamp)
         arm = np.array([positions[i] for i in self._command_order])
         self.skills.on_command(arm, stamp if stamp > 0.0 else self.now())
 

@@ -27,6 +27,22 @@ def planner(
     )
 
 
+@pytest.fixture
+def adapted_planner(planner):
+    """The planner where the shipped adapter is loaded: the base model alone is not
+    expected to plan."""
+    if "+adapter" not in planner.lm.name:
+        pytest.skip("no shipped adapter: the base model alone is not expected to plan")
+    return planner
+
+
+def assert_plans(planner, goal: str, expected: list[str]) -> None:
+    """``goal`` plans to the steps ``expected`` (their keys, in order)."""
+    plan = planner.plan(goal, use_cache=False)
+    assert plan.valid, plan.scores
+    assert [s.key() for s in plan.steps] == expected, plan.scores
+
+
 def test_the_embedded_model_loads_from_the_safetensors_cache(real_lm):
     from miles_ros.agent import models
 
@@ -47,12 +63,8 @@ def test_the_embedded_model_loads_from_the_safetensors_cache(real_lm):
         ("rotate the blue block 30 degrees clockwise", ["turn blue_cube -30"]),
     ],
 )
-def test_grounded_plans_of_simple_goals(planner, goal, expected):
-    if "+adapter" not in planner.lm.name:
-        pytest.skip("no shipped adapter: the base model alone is not expected to plan")
-    plan = planner.plan(goal, use_cache=False)
-    assert plan.valid
-    assert [s.key() for s in plan.steps] == expected
+def test_grounded_plans_of_simple_goals(adapted_planner, goal, expected):
+    assert_plans(adapted_planner, goal, expected)
 
 
 def test_constrained_generation_gives_schema_valid_json(planner):
@@ -108,11 +120,8 @@ def test_the_model_in_a_child_process_answers_like_the_model_in_this_one(real_lm
         ("give the blue block a little tap", ["reach blue_cube"]),
     ],
 )
-def test_negation_and_manner_plan_right(planner, goal, expected):
-    if "+adapter" not in planner.lm.name:
-        pytest.skip("no shipped adapter: the base model alone is not expected to plan")
-    plan = planner.plan(goal, use_cache=False)
-    assert plan.valid and [s.key() for s in plan.steps] == expected, plan.scores
+def test_negation_and_manner_plan_right(adapted_planner, goal, expected):
+    assert_plans(adapted_planner, goal, expected)
 
 
 @pytest.mark.parametrize(
@@ -159,14 +168,11 @@ def test_do_nothing_plans_no_motion(planner):
         ),
     ],
 )
-def test_negation_plans_leave_the_forbidden_cube_out(planner, goal, expected):
+def test_negation_plans_leave_the_forbidden_cube_out(adapted_planner, goal, expected):
     """The goals of issue 31's negation table, with the real model: each was planned with a
     step for the forbidden cube (or refused for it) before the model saw the positive part
     only."""
-    if "+adapter" not in planner.lm.name:
-        pytest.skip("no shipped adapter: the base model alone is not expected to plan")
-    plan = planner.plan(goal, use_cache=False)
-    assert plan.valid and [s.key() for s in plan.steps] == expected, plan.scores
+    assert_plans(adapted_planner, goal, expected)
 
 
 def _totals_and_passes(lm, segments, lines, penalties):

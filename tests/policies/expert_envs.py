@@ -3,6 +3,8 @@ backend on the command-path model (the supervisor's rate limits and the drives' 
 periods of command latency, 2 mm observation noise and 1.5x the task's episodes, as the
 first stage of every imitation recipe in config/train/ runs them."""
 
+import numpy as np
+
 from policies.ppo.config import TrainConfig
 from policies.ppo.envs import make_env, training_task_config
 
@@ -26,3 +28,22 @@ def command_path_env(task: str, num_envs: int, **env):
     cfg = command_path_config(task, **env)
     task_cfg = training_task_config(cfg)
     return make_env(cfg, "numba", num_envs, task_cfg), task_cfg
+
+
+def assert_memoryless(act, env, task_cfg, periods: int) -> None:
+    """``act(obs, task_cfg)`` is a function of the observation alone on the states of
+    ``periods`` control periods of its own episodes in ``env``: the batch again gives the
+    same actions, the batch permuted the actions permuted, and each row alone its row's."""
+    obs, _ = env.reset(seed=5)
+    rows = []
+    for _ in range(periods):
+        a = act(obs, task_cfg)
+        rows.append(np.array(obs))
+        obs, *_ = env.step(a.astype(np.float32))
+    batch = np.concatenate(rows).astype(np.float32)
+    first = act(batch, task_cfg)
+    np.testing.assert_array_equal(first, act(batch, task_cfg))
+    order = np.random.default_rng(0).permutation(batch.shape[0])
+    np.testing.assert_allclose(act(batch[order], task_cfg), first[order], atol=1e-12)
+    for i in (0, 17, batch.shape[0] - 1):
+        np.testing.assert_allclose(act(batch[i : i + 1], task_cfg)[0], first[i])

@@ -12,7 +12,7 @@ from policies.evaluation import run_episodes
 from policies.experts import get_expert
 from policies.experts import push as expert
 from sims.tasks import push as task
-from tests.policies.expert_envs import command_path_env
+from tests.policies.expert_envs import assert_memoryless, command_path_env
 
 CFG = task.CONFIG
 S = task.LAYOUT.slices
@@ -49,19 +49,8 @@ def test_pushes_cubes_to_their_goals_on_the_command_path_model():
 
 def test_memoryless_same_observation_same_action():
     env, task_cfg = _model_env(16)
-    obs, _ = env.reset(seed=5)
-    rows = []
-    for _ in range(40):  # states along real episodes: approach and push phases
-        a = expert.act(obs, task_cfg)
-        rows.append(np.array(obs))
-        obs, *_ = env.step(a.astype(np.float32))
-    batch = np.concatenate(rows).astype(np.float32)
-    first = expert.act(batch, task_cfg)
-    np.testing.assert_array_equal(first, expert.act(batch, task_cfg))
-    order = np.random.default_rng(0).permutation(batch.shape[0])
-    np.testing.assert_allclose(expert.act(batch[order], task_cfg), first[order], atol=1e-12)
-    for i in (0, 17, batch.shape[0] - 1):
-        np.testing.assert_allclose(expert.act(batch[i : i + 1], task_cfg)[0], first[i])
+    # states along real episodes: approach and push phases
+    assert_memoryless(expert.act, env, task_cfg, periods=40)
 
 
 @settings(max_examples=200, deadline=None)

@@ -15,7 +15,7 @@ from policies.experts import get_expert
 from policies.experts import turn as expert
 from sims.robots import panda
 from sims.tasks import turn as task
-from tests.policies.expert_envs import command_path_env
+from tests.policies.expert_envs import assert_memoryless, command_path_env
 
 CFG = task.CONFIG
 S = task.LAYOUT.slices
@@ -43,19 +43,7 @@ def test_turns_cubes_in_place_on_the_command_path_model():
 
 def test_memoryless_same_observation_same_action():
     env, task_cfg = _model_env(16)
-    obs, _ = env.reset(seed=5)
-    rows = []
-    for _ in range(60):  # approach and strokes
-        a = expert.act(obs, task_cfg)
-        rows.append(np.array(obs))
-        obs, *_ = env.step(a.astype(np.float32))
-    batch = np.concatenate(rows).astype(np.float32)
-    first = expert.act(batch, task_cfg)
-    np.testing.assert_array_equal(first, expert.act(batch, task_cfg))
-    order = np.random.default_rng(0).permutation(batch.shape[0])
-    np.testing.assert_allclose(expert.act(batch[order], task_cfg), first[order], atol=1e-12)
-    for i in (0, 17, batch.shape[0] - 1):
-        np.testing.assert_allclose(expert.act(batch[i : i + 1], task_cfg)[0], first[i])
+    assert_memoryless(expert.act, env, task_cfg, periods=60)  # approach and strokes
 
 
 @settings(max_examples=100, deadline=None)

@@ -28,6 +28,12 @@ from policies.sweep import (
 )
 
 
+def idle(task: str):
+    """A policy that holds still on ``task``: zero actions of its width."""
+    action_dim = sims.get_task(task).CONFIG.action_dim
+    return lambda obs: np.zeros((obs.shape[0], action_dim), np.float32)
+
+
 @pytest.mark.parametrize(
     "successes, trials, expected",
     [
@@ -142,7 +148,7 @@ def test_sweep_of_the_shipped_reach_skill_writes_a_valid_robustness_json(tmp_pat
 
 def test_an_axis_that_cannot_run_is_reported_unavailable_not_estimated():
     doc = run_sweep(
-        lambda obs: np.zeros((obs.shape[0], 7), np.float32),
+        idle("reach"),
         "reach",
         ["cube_mass_scale", "joint_limit_scale", "observation_noise"],
         episodes=2,
@@ -195,13 +201,7 @@ def test_the_finger_reading_axis_runs_where_the_backend_can_express_it():
     assert doc["axes"][0]["reason"] == (
         "the isaac backend cannot randomize finger_reading: its fingers report their own opening"
     )
-    doc = run_sweep(
-        lambda obs: np.zeros((obs.shape[0], 3), np.float32),
-        "push",
-        ["finger_reading"],
-        episodes=1,
-        backend="numba",
-    )
+    doc = run_sweep(idle("push"), "push", ["finger_reading"], episodes=1, backend="numba")
     assert (doc["axes"][0]["status"], doc["axes"][0]["reason"]) == (
         "unavailable",
         "task push has no gripper",
@@ -350,12 +350,6 @@ def test_cube_size_axis_runs_the_cube_of_each_point():
             assert cfg == base
         else:
             assert cfg.randomization.cube_size == (value, value)
-    doc = run_sweep(
-        lambda obs: np.zeros((obs.shape[0], 3), np.float32),
-        "push",
-        ["cube_size"],
-        episodes=2,
-        backend="isaac",
-    )
+    doc = run_sweep(idle("push"), "push", ["cube_size"], episodes=2, backend="isaac")
     assert doc["axes"][0]["status"] == "unavailable"
     assert "scene's cube" in doc["axes"][0]["reason"]
