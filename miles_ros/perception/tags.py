@@ -4,11 +4,13 @@
 Tags are found by OpenCV's AprilTag decoder (``cv2.aruco``, tag36h11: :mod:`sims.tags`),
 not by the AprilTag library. Each tag's four corners give its pose (``solvePnP`` with
 ``SOLVEPNP_IPPE_SQUARE``, the camera_info's K and distortion); the depth at the tag then
-refines it: a plane fitted to the tag's depth points gives the tag's normal and, where
-the ray through the tag's centre pixel meets it, its centre, both far steadier than four
-corners of a tag 20 pixels across can say (``TagConfig.use_depth``); the corners give
-the tag's x axis. The cube's centre is half an edge below the tag's centre along its
-normal; its yaw is the tag's x axis about z, modulo the cube's 90 degrees.
+refines it (``TagConfig.use_depth``): a plane fitted to the tag's depth points gives its
+normal, and the corners' rays meet that plane at the tag's corners in 3D, whose mean is
+its centre and whose turn in the plane (a least-squares fit of the square to all four)
+its x axis. A tag 20 pixels across puts the corners alone centimetres off along the
+view (tests/perception/test_tags.py); the plane does not. The cube's centre is half an
+edge below the tag's centre along its normal; its yaw is the tag's x axis about z,
+modulo the cube's 90 degrees. A decoded tag is whole in view: its ``coverage`` is 1.
 
 What a frame cannot say is said as a reason, as :class:`~miles_ros.perception.detect.
 CubeDetector` says it: a cube whose tag is not found, and a tag id seen twice (that
@@ -197,10 +199,15 @@ class TagDetector:
         on it, points used) in the optical frame, or None when the depth cannot say."""
         cfg = self.config
         centre = quad.mean(axis=0)
-        inner = centre + (quad - centre) * (1.0 - cfg.tag_margin)
-        mask = np.zeros(depth.shape, dtype=np.uint8)
-        cv2.fillConvexPoly(mask, np.rint(inner).astype(np.int32), 1)
-        v, u = np.nonzero(mask & (depth > 0))
+        inner = np.rint(centre + (quad - centre) * (1.0 - cfg.tag_margin)).astype(np.int32)
+        height, width = depth.shape
+        u0, v0 = np.clip(inner.min(axis=0), 0, (width - 1, height - 1))
+        u1, v1 = np.clip(inner.max(axis=0) + 1, 1, (width, height))
+        window = depth[v0:v1, u0:u1]  # the tag's bounding box: work inside it only
+        mask = np.zeros(window.shape, dtype=np.uint8)
+        cv2.fillConvexPoly(mask, inner - (u0, v0), 1)
+        v, u = np.nonzero(mask & (window > 0))
+        u, v = u + u0, v + v0
         if len(u) < cfg.min_depth_points:
             return None
         uv = self._undistorted(np.column_stack([u, v]).astype(np.float64), intrinsics)
