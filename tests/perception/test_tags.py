@@ -1,7 +1,7 @@
 """The AprilTag mode: tagged cubes rendered by PyBullet (config/scene_tags.yaml) found by
-:class:`~miles_ros.perception.tags.TagDetector` at known poses; ids no cube carries
-ignored, an id seen twice refused for its cube with the reason, a cube whose tag is not
-in view listed with the reason."""
+:class:`~miles_ros.perception.tags.TagDetector` at known poses, through a distorting lens
+too; ids no cube carries ignored, an id seen twice refused for its cube with the reason,
+a cube whose tag is not in view listed with the reason."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import dataclasses
 import math
 from pathlib import Path
 
+import cv2
 import numpy as np
 import pytest
 
@@ -17,7 +18,7 @@ from miles_ros.perception import Perception, PerceptionConfig, yaw_difference
 from miles_ros.perception.calibration import PARKED_JOINTS
 from miles_ros.perception.tags import TagConfig, TagDetector, make_detector
 from miles_ros.runtime.scene_world import BodyPose, SceneWorld
-from sims.camera import add_noise
+from sims.camera import CameraIntrinsics, add_noise
 from sims.robots import panda
 from sims.scene import CubeTag, load_scene
 
@@ -48,16 +49,16 @@ def retagged(scene, **tags: int):
 
 @pytest.fixture(scope="module")
 def render():
-    """render(poses, scene=TAGGED, seed=0) -> (rgb, depth m): a frame of the scene's camera
-    with its noise model, the arm turned away."""
+    """render(poses, scene=TAGGED, seed=0, intrinsics=its camera's) -> (rgb, depth m): a
+    frame of the scene's camera with its noise model, the arm turned away."""
     worlds: dict[int, SceneWorld] = {}
 
-    def frame(poses, scene=TAGGED, seed=0):
+    def frame(poses, scene=TAGGED, seed=0, intrinsics=CAM.intrinsics):
         world = worlds.get(id(scene))
         if world is None:
             world = worlds[id(scene)] = SceneWorld(scene)
         world.mirror(PARKED, poses)
-        rgb, depth = world.world.render_rgbd(CAM.intrinsics, CAM.pose)
+        rgb, depth = world.world.render_rgbd(intrinsics, CAM.pose)
         return add_noise(rgb, depth, CAM.noise, np.random.default_rng(seed))
 
     yield frame
@@ -115,6 +116,50 @@ def test_the_depth_at_the_tag_refines_the_corners_pose(render):
     blind[:] = 0.0
     found, _ = TagDetector(TAGGED, CAM.pose).detect(rgb, blind, CAM.intrinsics)
     assert set(found) == set(TAGGED.objects) and found["red_cube"].top_points == 0
+
+
+def distorted(render, poses, lens: CameraIntrinsics, scale: int = 4):
+    """A frame of ``poses`` as a camera with ``lens``'s distortion takes it: each distorted
+    pixel shows what the pinhole camera sees along its undistorted ray, looked up in a
+    pinhole frame rendered ``scale`` times finer (resampling the camera's own frame would
+    blur tags of 2 px a cell away); the depth along the view is the same point's."""
+    fine = CameraIntrinsics(
+        lens.width * scale,
+        lens.height * scale,
+        lens.fx * scale,
+        lens.fy * scale,
+        (lens.cx + 0.5) * scale - 0.5,
+        (lens.cy + 0.5) * scale - 0.5,
+    )
+    rgb, depth = render(poses, intrinsics=fine)
+    v, u = np.mgrid[0 : lens.height, 0 : lens.width].astype(np.float32)
+    pixels = np.column_stack([u.ravel(), v.ravel()]).reshape(-1, 1, 2)
+    ideal = cv2.undistortPoints(pixels, lens.K, np.asarray(lens.distortion), P=lens.K)
+    ideal = (ideal[:, 0] + 0.5) * scale - 0.5  # in the fine frame's pixels
+    map_u, map_v = (ideal[:, i].reshape(u.shape).astype(np.float32) for i in (0, 1))
+    return (
+        cv2.remap(rgb, map_u, map_v, cv2.INTER_LINEAR),
+        cv2.remap(depth, map_u, map_v, cv2.INTER_NEAREST),
+    )
+
+
+def test_a_lens_with_distortion_is_undone(render):
+    k = CAM.intrinsics
+    lens = dataclasses.replace(k, distortion=(-0.25, 0.08, 0.001, -0.001, 0.0))
+    poses = {
+        "red_cube": pose(0.6, -0.28, 25.0),  # towards the picture's corners
+        "green_cube": pose(0.36, 0.26, -30.0),
+        "blue_cube": pose(0.45, 0.0, 35.0),
+    }
+    rgb, depth = distorted(render, poses, lens)
+    found, reasons = TagDetector(TAGGED, CAM.pose).detect(rgb, depth, lens)
+    assert set(found) == set(poses), reasons
+    for name, truth in poses.items():
+        assert np.linalg.norm(found[name].position[:2] - truth.position[:2]) < XY_TOLERANCE_M
+    # read as if undistorted, the corner cube lands well outside the tolerance: the test
+    # has teeth
+    wrong, _ = TagDetector(TAGGED, CAM.pose).detect(rgb, depth, k)
+    assert np.linalg.norm(wrong["red_cube"].position[:2] - (0.6, -0.28)) > 2 * XY_TOLERANCE_M
 
 
 def test_an_id_no_cube_carries_is_ignored(render):
