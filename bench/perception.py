@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/perception.py --json [--frames 200] [--seed 0] [--scene FILE]
                                          [--calibrate [--frames-per-camera 20]]
+                                         [--mode colour|apriltag]
 
 Each frame is a new layout of the scene file's cubes (uniform over the workspace, random
 yaws, at least 7 cm apart) and a random arm pose near home, rendered by PyBullet from the
@@ -31,7 +32,13 @@ Prints one JSON object:
   ``latency_s`` (the noise model's) before that;
 - ``rate_hz``: frames per second one core sustains rendering (PyBullet TinyRenderer) and
   perceiving in sequence; ``render_ms`` {p50}: the render alone;
-- ``peer``: ``xy_error_mm`` {p50, p95} of the centroid-on-a-plane peer on the same frames.
+- ``peer``: ``xy_error_mm`` {p50, p95} of the centroid-on-a-plane peer on the same frames;
+- ``mode``: how perception found the cubes (``--mode``: ``colour``, the cubes' colour and
+  depth; ``apriltag``, the tags on their top faces, for a scene with tags such as
+  config/scene_tags.yaml). With ``apriltag`` the keys above are the tags', and
+  ``colour`` holds the colour mode's on the same frames and cubes: ``xy_error_mm``,
+  ``yaw_error_deg``, ``z_error_mm``, ``xy_error_mm_exact_extrinsics``,
+  ``measured_fraction``, ``false_poses``, ``latency_ms``.
 
 With ``--calibrate`` the calibration error is drawn once per camera, not per frame: the
 frames come in runs of ``--frames-per-camera``, each run with the camera the sim node
@@ -63,8 +70,11 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from miles_ros.interfaces import PERCEPTION_COLOUR, PERCEPTION_MODES  # noqa: E402
 from miles_ros.perception import (  # noqa: E402
+    CubeDetector,
     Perception,
+    PerceptionConfig,
     decode_color,
     decode_depth,
     encode_depth_mm,
@@ -100,9 +110,31 @@ def layout(scene, rng) -> dict[str, BodyPose]:
     }
 
 
-def centroid_peer(perception: Perception, rgb, pose, scene) -> dict[str, np.ndarray]:
-    """Each cube's blob centroid (same colour labels) on the plane of cube centres."""
-    det, k = perception.detector, perception.intrinsics
+def perceive(scene, pose, config, color_msg: bytes, depth_msg: bytes):
+    """One frame's encoded messages through a new :class:`Perception` (decode, detect,
+    fit, track, JSON): its objects, the wall time (ms) and the decoded frame."""
+    k = scene.camera.intrinsics
+    perception = Perception(scene, pose, config)
+    perception.set_intrinsics(k)
+    t0 = time.perf_counter()
+    color = decode_color("rgb8", k.height, k.width, k.width * 3, color_msg)
+    depth_m = decode_depth("16UC1", k.height, k.width, k.width * 2, depth_msg)
+    perception.on_frame(color, depth_m, stamp=0.0)
+    payload = json.dumps(perception.payload(0.0, "world"))
+    ms = (time.perf_counter() - t0) * 1e3
+    return json.loads(payload)["objects"], ms, color, depth_m
+
+
+def perceive_frame(scene, pose, config, frame) -> dict:
+    """The objects a new :class:`Perception` finds in one decoded frame (rgb, depth m)."""
+    perception = Perception(scene, pose, config)
+    perception.set_intrinsics(scene.camera.intrinsics)
+    perception.on_frame(*frame, stamp=0.0)
+    return perception.payload(0.0, "world")["objects"]
+
+
+def centroid_peer(det: CubeDetector, k, rgb, pose, scene) -> dict[str, np.ndarray]:
+    """Each cube's blob centroid (the colour mode's labels) on the plane of cube centres."""
     labels = det.labels(rgb)
     out = {}
     for i, name in enumerate(det.cube_names):
@@ -127,8 +159,10 @@ def run(
     scene_file: str | None,
     calibrate: bool = False,
     frames_per_camera: int = 20,
+    mode: str = PERCEPTION_COLOUR,
 ) -> dict:
     scene = load_scene(scene_file)
+    config = PerceptionConfig(mode=mode)
     cam = scene.camera
     if cam is None:
         raise SystemExit(f"{scene_file or 'the default scene'} has no camera: section")
@@ -139,10 +173,14 @@ def run(
     if calibrate:  # one camera per run of frames, calibrated before its frames
         for camera_seed in range(math.ceil(frames / frames_per_camera)):
             calibrations.append(calibrate_in_sim(scene, camera_seed, seed=seed + camera_seed))
+    colour_labels = CubeDetector(scene, believed)
     world = SceneWorld(scene)
     xy, yaw, z, xy_exact, peer_xy, latency, render = [], [], [], [], [], [], []
     xy_cal, yaw_cal, z_cal = [], [], []
     visible = measured = false_poses = 0
+    peer_mode = {"xy": [], "yaw": [], "z": [], "xy_exact": [], "latency": []}
+    peer_mode.update(measured=0, false_poses=0)
+    """The colour mode on the same frames, when ``mode`` is another."""
     loop_start = time.perf_counter()
     try:
         for frame in range(frames):
@@ -167,28 +205,28 @@ def run(
             rgb_n, depth_n = add_noise(rgb, depth, cam.noise, rng)
             color_msg, depth_msg = rgb_n.tobytes(), encode_depth_mm(depth_n).tobytes()
 
-            perception = Perception(scene, believed)
-            perception.set_intrinsics(k)
-            t0 = time.perf_counter()
-            color = decode_color("rgb8", k.height, k.width, k.width * 3, color_msg)
-            depth_m = decode_depth("16UC1", k.height, k.width, k.width * 2, depth_msg)
-            perception.on_frame(color, depth_m, stamp=0.0)
-            payload = json.dumps(perception.payload(0.0, "world"))
-            latency.append((time.perf_counter() - t0) * 1e3)
-            objects = json.loads(payload)["objects"]
-            peer = centroid_peer(perception, color, believed, scene)
+            objects, ms, color, depth_m = perceive(scene, believed, config, color_msg, depth_msg)
+            latency.append(ms)
+            colour_objects = {}
+            if mode != PERCEPTION_COLOUR:
+                colour_objects, ms, _, _ = perceive(
+                    scene, believed, PerceptionConfig(), color_msg, depth_msg
+                )
+                peer_mode["latency"].append(ms)
+            peer = centroid_peer(colour_labels, k, color, believed, scene)
             calibrated_objects = {}
             if calibrate:
-                calibrated = Perception(scene, calibration.pose)
+                calibrated = Perception(scene, calibration.pose, config)
                 calibrated.set_intrinsics(k)
                 calibrated.on_frame(color, depth_m, stamp=0.0)
                 calibrated_objects = calibrated.payload(0.0, "world")["objects"]
 
-            exact = Perception(scene, believed)
-            exact.set_intrinsics(k)
             rgb_e, depth_e, _ = world.world.render_rgbd(k, believed, segmentation=True)
-            exact.on_frame(*add_noise(rgb_e, depth_e, cam.noise, rng), stamp=0.0)
-            exact_objects = exact.payload(0.0, "world")["objects"]
+            exact_frame = add_noise(rgb_e, depth_e, cam.noise, rng)
+            exact_objects = perceive_frame(scene, believed, config, exact_frame)
+            colour_exact = {}
+            if mode != PERCEPTION_COLOUR:
+                colour_exact = perceive_frame(scene, believed, PerceptionConfig(), exact_frame)
 
             for name, truth in poses.items():
                 body = world.world.decor[name]
@@ -198,6 +236,9 @@ def run(
                 true_xy = np.array(truth.position[:2])
                 if name in peer:
                     peer_xy.append(np.linalg.norm(peer[name][:2] - true_xy) * 1e3)
+                if name in colour_exact:
+                    got = np.array(colour_exact[name]["position"][:2])
+                    peer_mode["xy_exact"].append(np.linalg.norm(got - true_xy) * 1e3)
                 if name in exact_objects:
                     xy_exact.append(
                         np.linalg.norm(np.array(exact_objects[name]["position"][:2]) - true_xy)
@@ -209,6 +250,16 @@ def run(
                     z_cal.append(abs(got[2] - truth.position[2]) * 1e3)
                     yaw_cal.append(
                         math.degrees(yaw_difference(calibrated_objects[name]["yaw"], truth.yaw))
+                    )
+                if name in colour_objects:
+                    got = np.array(colour_objects[name]["position"])
+                    error = np.linalg.norm(got[:2] - true_xy)
+                    peer_mode["measured"] += 1
+                    peer_mode["false_poses"] += int(error > 0.02)
+                    peer_mode["xy"].append(error * 1e3)
+                    peer_mode["z"].append(abs(got[2] - truth.position[2]) * 1e3)
+                    peer_mode["yaw"].append(
+                        math.degrees(yaw_difference(colour_objects[name]["yaw"], truth.yaw))
                     )
                 if name not in objects:
                     continue
@@ -225,6 +276,7 @@ def run(
     per_frame_s = (float(np.median(render)) + float(np.median(latency))) / 1e3
     result = {
         "frames": frames,
+        "mode": mode,
         "scene": scene_file or "config/scene.yaml",
         "resolution": [k.width, k.height],
         "xy_error_mm": percentiles(xy, 50, 95),
@@ -247,6 +299,16 @@ def run(
             "xy_error_mm": percentiles(peer_xy, 50, 95),
         },
     }
+    if mode != PERCEPTION_COLOUR:
+        result[PERCEPTION_COLOUR] = {
+            "xy_error_mm": percentiles(peer_mode["xy"], 50, 95),
+            "yaw_error_deg": percentiles(peer_mode["yaw"], 50, 95),
+            "z_error_mm": percentiles(peer_mode["z"], 50, 95),
+            "xy_error_mm_exact_extrinsics": percentiles(peer_mode["xy_exact"], 50, 95),
+            "measured_fraction": round(peer_mode["measured"] / max(visible, 1), 4),
+            "false_poses": peer_mode["false_poses"],
+            "latency_ms": percentiles(peer_mode["latency"], 50, 99),
+        }
     if calibrate:
         result["xy_error_mm_calibrated"] = percentiles(xy_cal, 50, 95)
         result["yaw_error_deg_calibrated"] = percentiles(yaw_cal, 50, 95)
@@ -279,10 +341,19 @@ def main() -> None:
         help="one camera per run of frames, calibrated first; report before and after",
     )
     ap.add_argument("--frames-per-camera", type=int, default=20, help="with --calibrate")
+    ap.add_argument(
+        "--mode",
+        choices=PERCEPTION_MODES,
+        default=PERCEPTION_COLOUR,
+        help="how perception finds the cubes; apriltag (a scene with tags, e.g. "
+        "config/scene_tags.yaml) also measures the colour mode on the same frames",
+    )
     args = ap.parse_args()
     if args.frames_per_camera < 1:
         ap.error("--frames-per-camera must be >= 1")
-    result = run(args.frames, args.seed, args.scene, args.calibrate, args.frames_per_camera)
+    result = run(
+        args.frames, args.seed, args.scene, args.calibrate, args.frames_per_camera, args.mode
+    )
     print(json.dumps(result))
 
 

@@ -86,6 +86,13 @@ CAMERA_TOPICS = (CAMERA_COLOR, CAMERA_DEPTH, CAMERA_INFO)
 """The camera's topics, relative: they resolve under the node's namespace (``/camera/...``
 at the root), so a RealSense driver launched with ``camera_namespace:=/`` and
 ``camera_name:=camera`` (or a remap) feeds perception_node unchanged."""
+PERCEPTION_COLOUR = "colour"
+"""perception_node's ``mode``: cubes found by their colour and depth."""
+PERCEPTION_APRILTAG = "apriltag"
+"""perception_node's ``mode``: cubes found by the AprilTags on their top faces (the scene
+file's ``tag:``)."""
+PERCEPTION_MODES = (PERCEPTION_COLOUR, PERCEPTION_APRILTAG)
+"""The values of perception_node's ``mode``."""
 
 # -- a cell of several arms --------------------------------------------------------------
 TASKS_ANNOUNCE = "/miles/tasks/announce"

@@ -35,6 +35,7 @@ from sims.camera import (
     CameraPose,
     rotation_from_quaternion,
 )
+from sims.tags import TAG_COUNT, TAG_FAMILY
 
 SCENE_FILE = "scene.yaml"
 PACKAGE_NAME = "miles_ros"
@@ -79,6 +80,17 @@ class Table:
 
 
 @dataclass(frozen=True)
+class CubeTag:
+    """An AprilTag on a cube's top face, centred (:mod:`sims.tags`: tag36h11, the tag's
+    frame the cube's)."""
+
+    id: int
+    """The tag's id in the family (0-586)."""
+    size: float
+    """Edge of the tag, its black border included (m); at most the cube's."""
+
+
+@dataclass(frozen=True)
 class SceneObject:
     """A cube that skills can reach, push or pick."""
 
@@ -88,6 +100,8 @@ class SceneObject:
     """Initial centre of the cube in the base frame (m)."""
     color: RGBA
     """RGBA in [0, 1]."""
+    tag: CubeTag | None = None
+    """The AprilTag on its top face (``tag: {id: N, size: 0.03}``), None for none."""
 
 
 @dataclass(frozen=True)
@@ -124,6 +138,11 @@ class Scene:
     camera: CameraConfig | None = None
     """The RGB-D camera looking at the table (``camera:``), None when the scene has none:
     then only the simulator's ground truth knows where the cubes are."""
+
+    @property
+    def tags(self) -> dict[int, str]:
+        """The cubes with an AprilTag, by tag id."""
+        return {o.tag.id: name for name, o in self.objects.items() if o.tag is not None}
 
     @property
     def multi_arm(self) -> bool:
@@ -214,6 +233,11 @@ def parse_scene(data: dict, source: str = "<scene>") -> Scene:
             color=finite_numbers(
                 spec.get("color", [0.5, 0.5, 0.5, 1.0]), f"{source}: {name}.color", 4
             ),
+            tag=(
+                _tag(spec["tag"], f"{source}: objects.{name}.tag")
+                if spec.get("tag") is not None
+                else None
+            ),
         )
         for name, spec in (data["objects"] or {}).items()
     }
@@ -228,6 +252,8 @@ def parse_scene(data: dict, source: str = "<scene>") -> Scene:
         )
         for name, spec in (data["places"] or {}).items()
     }
+    cube_size = _positive(data["cube_size"], f"{source}: cube_size")
+    _check_tags(objects, cube_size, source)
     clash = set(objects) & set(places)
     if clash:
         raise ValueError(f"{source}: names used for both an object and a place: {sorted(clash)}")
@@ -235,11 +261,52 @@ def parse_scene(data: dict, source: str = "<scene>") -> Scene:
         table=table,
         objects=objects,
         places=places,
-        cube_size=_positive(data["cube_size"], f"{source}: cube_size"),
+        cube_size=cube_size,
         cube_mass=_positive(data["cube_mass"], f"{source}: cube_mass"),
         arms=_arms(data["arms"], source) if "arms" in data else (SINGLE_ARM,),
         camera=_camera(data["camera"], source) if data.get("camera") is not None else None,
     )
+
+
+TAG_KEYS = ("id", "size")
+"""The keys of an object's ``tag:``."""
+
+
+def _tag(value, where: str) -> CubeTag:
+    """An object's ``tag:``: a tag36h11 id and the tag's size (m, its black border
+    included)."""
+    if not isinstance(value, dict) or set(value) != set(TAG_KEYS):
+        raise ValueError(f"{where}: expected a mapping of {', '.join(TAG_KEYS)}, got {value!r}")
+    tag_id = value["id"]
+    if isinstance(tag_id, bool) or not isinstance(tag_id, int) or not 0 <= tag_id < TAG_COUNT:
+        raise ValueError(
+            f"{where}.id: expected a {TAG_FAMILY} id, a whole number 0-{TAG_COUNT - 1}, "
+            f"got {tag_id!r}"
+        )
+    size = finite_numbers([value["size"]], f"{where}.size", 1)[0]
+    if not size > 0:
+        raise ValueError(f"{where}.size: must be > 0 (m), got {size}")
+    return CubeTag(id=tag_id, size=size)
+
+
+def _check_tags(objects: dict[str, SceneObject], cube_size: float, source: str) -> None:
+    """Every tag fits on its cube's top face, and no id is on two cubes (perception could
+    not tell them apart)."""
+    owners: dict[int, str] = {}
+    for name, obj in objects.items():
+        if obj.tag is None:
+            continue
+        if obj.tag.size > cube_size:
+            raise ValueError(
+                f"{source}: objects.{name}.tag.size: {obj.tag.size} m is larger than the "
+                f"cube's top face ({cube_size} m): the tag must fit on it"
+            )
+        if obj.tag.id in owners:
+            raise ValueError(
+                f"{source}: objects.{name}.tag.id: tag {obj.tag.id} is already on "
+                f"{owners[obj.tag.id]} (each tagged cube needs an id of its own)"
+            )
+        owners[obj.tag.id] = name
 
 
 CAMERA_KEYS = (

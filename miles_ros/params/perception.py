@@ -16,6 +16,9 @@ class PerceptionNodeParams:
     scene_file: str = ""
     """Scene YAML: the cubes to find, the pads, the arms and the camera's calibrated pose
     ('' = the default config/scene.yaml)."""
+    mode: str = interfaces.PERCEPTION_COLOUR
+    """How cubes are found: "colour" (by their colour and depth) or "apriltag" (by the
+    tag36h11 AprilTags on their top faces, the scene file's ``tag:``; docs/perception.md)."""
     publish_rate_hz: float = 30.0
     """Rate of the object poses message (Hz), besides one after every frame: the poses
     age between frames."""

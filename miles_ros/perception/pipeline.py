@@ -31,8 +31,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from miles_ros.perception.detect import CubeDetector, DetectConfig, Detection
+from miles_ros.perception.detect import DetectConfig, Detection
 from miles_ros.perception.images import FrameRefused
+from miles_ros.perception.tags import COLOUR, make_detector
 from miles_ros.runtime.frames import base_to_world
 from sims.camera import CameraIntrinsics, CameraPose
 from sims.kernels.contact import (
@@ -59,6 +60,9 @@ class PerceptionConfig:
     """Tuning of the tracking; the detection's is :class:`DetectConfig`."""
 
     detect: DetectConfig = field(default_factory=DetectConfig)
+    mode: str = COLOUR
+    """How cubes are found (:data:`~miles_ros.perception.tags.MODES`): by colour and depth,
+    or by the AprilTags on them (the scene file's ``tag:``)."""
     measurement_std_m: float = 0.003
     """Standard deviation of a fresh measurement's position (m): the camera's noise and
     a calibration's residual together (bench/perception.py measures what it is)."""
@@ -203,7 +207,7 @@ class Perception:
     ):
         self.scene = scene
         self.config = config or PerceptionConfig()
-        self.detector = CubeDetector(scene, camera_pose, self.config.detect)
+        self.detector = make_detector(self.config.mode, scene, camera_pose, self.config.detect)
         self.intrinsics: CameraIntrinsics | None = None
         self.tracks: dict[str, Track] = {}
         self.reasons: dict[str, str] = {

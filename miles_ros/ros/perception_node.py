@@ -39,6 +39,7 @@ from miles_ros.perception.images import (
     decode_depth,
     intrinsics_from_camera_info,
 )
+from miles_ros.perception.tags import APRILTAG, COLOUR, MODES
 from miles_ros.ros.joint_states import read_arm_joints, stamp_seconds
 from miles_ros.ros.node_main import run_node
 from miles_ros.ros.params import declare_params
@@ -48,17 +49,18 @@ from sims.scene import WORLD_FRAME, load_scene
 PAIRING_DEPTH = 4
 """Unpaired colour or depth images kept while waiting for their other half."""
 LOG_PERIOD_S = 2.0
+"""A refusal's reason is logged at most this often (s)."""
 FRAME_TIMES = 1000
 """Frames whose pair-to-pose time :attr:`PerceptionNode.frame_to_pose` keeps."""
-"""A refusal's reason is logged at most this often (s)."""
 
 
-def default_perception(scene, camera_pose):
+def default_perception(scene, camera_pose, mode: str = COLOUR):
     """The perception core of ``scene`` with the camera where the cell believes it is
-    (:attr:`sims.camera.CameraConfig.believed_pose`)."""
-    from miles_ros.perception import Perception
+    (:attr:`sims.camera.CameraConfig.believed_pose`), finding cubes by ``mode``
+    (:data:`miles_ros.perception.tags.MODES`)."""
+    from miles_ros.perception import Perception, PerceptionConfig
 
-    return Perception(scene, camera_pose)
+    return Perception(scene, camera_pose, PerceptionConfig(mode=mode))
 
 
 class PerceptionNode(Node):
@@ -76,8 +78,17 @@ class PerceptionNode(Node):
                 f"the scene {prm.scene_file or 'config/scene.yaml'} has no camera: section "
                 "(the camera's calibrated pose)"
             )
-        factory = perception_factory or default_perception
-        self.perception = factory(scene, scene.camera.believed_pose)
+        if prm.mode not in MODES:
+            raise ValueError(f"mode must be one of {', '.join(MODES)}, got {prm.mode!r}")
+        if prm.mode == APRILTAG and not scene.tags:
+            raise ValueError(
+                f"mode apriltag: no cube of the scene {prm.scene_file or 'config/scene.yaml'} "
+                "has a tag: (e.g. config/scene_tags.yaml)"
+            )
+        if perception_factory is None:
+            self.perception = default_perception(scene, scene.camera.believed_pose, prm.mode)
+        else:
+            self.perception = perception_factory(scene, scene.camera.believed_pose)
         self.frame_id = WORLD_FRAME if scene.multi_arm else prm.frame_id
         self.frames = 0
         """Frames the core took."""
@@ -135,7 +146,7 @@ class PerceptionNode(Node):
         self.create_timer(1.0 / prm.publish_rate_hz, self.on_timer)
         cubes = ", ".join(scene.objects)
         self.get_logger().info(
-            f"perception: {cubes} from {self.resolve_topic_name(prm.color_topic)} "
+            f"perception ({prm.mode}): {cubes} from {self.resolve_topic_name(prm.color_topic)} "
             f"(+ depth, camera_info) -> {prm.objects_topic} at {prm.publish_rate_hz:g} Hz"
         )
 
@@ -293,11 +304,12 @@ class PerceptionNode(Node):
         return text
 
     def destroy_node(self):
-        with self.cond:
-            self.running = False
-            self.cond.notify_all()
-        self.worker.join(timeout=5.0)
-        self.get_logger().info(f"perception: {self.summary()}")
+        if hasattr(self, "worker"):  # a node refused at start never had one
+            with self.cond:
+                self.running = False
+                self.cond.notify_all()
+            self.worker.join(timeout=5.0)
+            self.get_logger().info(f"perception: {self.summary()}")
         return super().destroy_node()
 
 

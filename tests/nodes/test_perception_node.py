@@ -119,14 +119,19 @@ def frame():
 
 
 class Camera:
-    """A probe that publishes like a RealSense driver, and the node under test."""
+    """A probe that publishes like a RealSense driver, and the node under test (with
+    ``parameters``, name -> value, over its config)."""
 
-    def __init__(self, core: str):
+    def __init__(self, core: str, parameters: dict | None = None):
         self.core = None
 
         def build(context):
             if core == "real":
-                return PerceptionNode(context=context)
+                from tests.nodes.graph_harness import overrides
+
+                return PerceptionNode(
+                    context=context, parameter_overrides=overrides(parameters or {})
+                )
 
             def factory(scene, pose):
                 self.core = StandInCore(scene, pose)

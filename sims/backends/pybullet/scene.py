@@ -32,10 +32,12 @@ def world_spec_from_scene(
 ) -> WorldSpec:
     """The world of ``scene``: its table, its cube size and mass for the task cube, motor
     forces from the Panda's datasheet (:mod:`sims.robots.panda`); with ``scene_objects``
-    also its named cubes and pads. The other arguments are :class:`WorldSpec`'s."""
-    cubes, pads = (), ()
+    also its named cubes (with their AprilTags) and pads. The other arguments are
+    :class:`WorldSpec`'s."""
+    cubes, pads, tags = (), (), ()
     if scene_objects:
         cubes = tuple((o.name, o.position, o.color) for o in scene.objects.values())
+        tags = tuple((o.name, o.tag.id, o.tag.size) for o in scene.objects.values() if o.tag)
         pads = tuple((pl.name, pl.position, pl.size, pl.color) for pl in scene.places.values())
     return WorldSpec(
         has_object=has_object,
@@ -50,5 +52,6 @@ def world_spec_from_scene(
         cube_size=scene.cube_size,
         cube_mass=scene.cube_mass,
         decor_cubes=cubes,
+        decor_tags=tags,
         decor_pads=pads,
     )

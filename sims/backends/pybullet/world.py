@@ -104,6 +104,9 @@ class WorldSpec:
     """Goal marker RGBA."""
     decor_cubes: tuple[tuple[str, tuple[float, float, float], tuple[float, ...]], ...] = ()
     """Extra dynamic cubes (name, position, RGBA), e.g. the default scene's."""
+    decor_tags: tuple[tuple[str, int, float], ...] = ()
+    """AprilTags on decor cubes' top faces (cube name, tag36h11 id, tag edge m;
+    :mod:`sims.tags`): drawn only, physics is the same."""
     decor_pads: tuple[
         tuple[str, tuple[float, float, float], tuple[float, float], tuple[float, ...]], ...
     ] = ()
@@ -236,8 +239,9 @@ class BulletWorld:
         self._free_bodies: list[int] = [b for b in (self.cube, self.target) if b >= 0]
         self._free_bodies += [b for b in self._sized_cubes.values() if b != self.cube]
         self._free_bodies += self.under_target
+        tags = {name: (tag_id, size) for name, tag_id, size in spec.decor_tags}
         for name, position, color in spec.decor_cubes:
-            self.decor[name] = self._make_cube(position, color)
+            self.decor[name] = self._make_cube(position, color, tag=tags.get(name))
             self._free_bodies.append(self.decor[name])
         for name, position, size, color in spec.decor_pads:
             self.decor[name] = p.createMultiBody(
@@ -270,20 +274,32 @@ class BulletWorld:
             physicsClientId=cid,
         )
 
-    def _make_cube(self, position, color, size: float | None = None) -> int:
+    def _make_cube(
+        self, position, color, size: float | None = None, tag: tuple[int, float] | None = None
+    ) -> int:
+        """A dynamic cube; ``tag`` (id, edge m): an AprilTag drawn on its top face."""
         cid = self.client
-        half = [(self.spec.cube_size if size is None else size) / 2] * 3
-        body = p.createMultiBody(
+        edge = self.spec.cube_size if size is None else size
+        half = [edge / 2] * 3
+        common = dict(
             baseMass=self.spec.cube_mass,
             baseCollisionShapeIndex=p.createCollisionShape(
                 p.GEOM_BOX, halfExtents=half, physicsClientId=cid
             ),
-            baseVisualShapeIndex=p.createVisualShape(
-                p.GEOM_BOX, halfExtents=half, rgbaColor=list(color), physicsClientId=cid
-            ),
             basePosition=list(position),
-            physicsClientId=cid,
         )
+        if tag is not None:
+            from sims.backends.pybullet.tagged import tagged_cube
+
+            body = tagged_cube(cid, edge, color, *tag, **common)
+        else:
+            body = p.createMultiBody(
+                baseVisualShapeIndex=p.createVisualShape(
+                    p.GEOM_BOX, halfExtents=half, rgbaColor=list(color), physicsClientId=cid
+                ),
+                physicsClientId=cid,
+                **common,
+            )
         # No spinning friction: a face resting on the table has four contact points, whose
         # lateral friction already resists turning (and each extra row costs solver time).
         p.changeDynamics(body, -1, lateralFriction=CUBE_LATERAL_FRICTION, physicsClientId=cid)
