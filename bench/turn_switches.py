@@ -17,10 +17,14 @@ expert's own:
 - how many face changes are undone within ``UNDONE_STEPS`` (the choice chattering);
 - the student's error ``|student - label|`` at steps within ``--window`` steps of a face or
   side change ("near") and elsewhere ("away"), and what share of its error lies near them;
-- how the failed episodes ended: the yaw not reached, the cube slid too far.
+- how the failed episodes ended: the yaw not reached, the cube slid too far;
+- per phase (the expert's approach or push, :func:`phase_stats`): the label's norm, the
+  student's error, and the student's component along the label over the label's norm (below
+  1: it moves less than the expert would there), as means and medians.
 
 Prints one JSON object: ``{"student": {...}, "expert": {...}, "config": ..., ...}``, each
-part as :func:`switch_stats` returns it (the student part also with its errors).
+part as :func:`switch_stats` returns it (the student part also with its errors and, under
+``phases``, :func:`phase_stats`).
 """
 
 from __future__ import annotations
@@ -41,6 +45,9 @@ from policies.experts import turn as expert  # noqa: E402
 from sims.tasks.turn import TURN_TOLERANCE_DEG, TURN_XY_TOLERANCE  # noqa: E402
 
 Policy = Callable[[np.ndarray], np.ndarray]
+
+MIN_LABEL = 1e-3
+"""A label shorter than this (action units) has no direction to measure a policy along."""
 
 UNDONE_STEPS = 3
 """A face change followed by the face before it within this many steps is undone (the
@@ -194,6 +201,41 @@ def switch_stats(rec: dict, window: int) -> dict:
     return stats
 
 
+def phase_stats(rec: dict) -> dict:
+    """Per phase of the expert's labels (``pushing`` or ``approaching``): the share of steps,
+    the label's norm, the error ``|action - label|``, the error over the label's norm and
+    ``along`` = (action . label) / |label|^2, the action's component along the label as a
+    fraction of it (1: as far as the expert, below 1: it under-moves), as means and
+    medians (steps whose label is shorter than ``MIN_LABEL`` have no direction to measure
+    along and count only in the norms and errors)."""
+    label, action, pushing = rec["label"], rec["action"], rec["pushing"]
+    norm = np.linalg.norm(label, axis=2)
+    error = np.linalg.norm(action - label, axis=2)
+    along = np.sum(action * label, axis=2) / np.maximum(norm, MIN_LABEL) ** 2
+    has_direction = norm >= MIN_LABEL
+    out = {}
+    for name, mask in (("pushing", pushing), ("approaching", ~pushing)):
+        if not mask.any():
+            continue
+        directed = mask & has_direction
+        out[name] = {
+            "share": round(float(mask.mean()), 3),
+            "label_norm": _mean(norm, mask),
+            "label_norm_median": _median(norm, mask),
+            "error": _mean(error, mask),
+            "error_median": _median(error, mask),
+            "relative_error_median": _median(error / np.maximum(norm, MIN_LABEL), directed),
+            "along": _mean(along, directed),
+            "along_median": _median(along, directed),
+        }
+    return out
+
+
+def _median(values: np.ndarray, mask: np.ndarray) -> float | None:
+    """The median of ``values`` where ``mask`` (4 decimals); None where nothing is."""
+    return round(float(np.median(values[mask])), 4) if mask.any() else None
+
+
 def _mean(values: np.ndarray, mask: np.ndarray) -> float | None:
     """The mean of ``values`` where ``mask`` (4 decimals); None where nothing is."""
     return round(float(values[mask].mean()), 4) if mask.any() else None
@@ -223,6 +265,8 @@ def main(argv: list[str] | None = None) -> int:
     for name, policy in (("student", student), ("expert", None)):
         rec = record_labels(env, task_cfg, policy, args.steps, args.seed)
         result[name] = switch_stats(rec, args.window)
+        if policy is not None:
+            result[name]["phases"] = phase_stats(rec)
     result["wall_s"] = round(time.perf_counter() - started, 1)
     print(json.dumps(result, indent=1))
     return 0

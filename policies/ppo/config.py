@@ -256,6 +256,15 @@ class ImitationConfig:
     start of the run; it decays linearly to ``final_lr_fraction`` of it at ``total_steps``."""
     final_lr_fraction: float = 0.1
     """The step size at the end of the run, as a fraction of ``learning_rate``."""
+    loss: str = "mse"
+    """How the actor's regression weighs its errors (:data:`IMITATION_LOSSES`): ``mse``, the
+    mean squared error, which the large actions dominate (an approach at full speed);
+    ``relative``, each state's squared error over its label's squared norm (at least
+    ``loss_floor``), so an error of a fine action (a slow push) weighs as much as the same
+    fraction of a large one."""
+    loss_floor: float = 0.1
+    """``relative``: a label shorter than this (action units) counts as this long, so a
+    near-zero label does not blow its error up."""
 
 
 @dataclass
@@ -384,6 +393,8 @@ def with_run_rewards(task_cfg, env: EnvConfig, terms):
 
 IMITATION_EXPERTS = ("", "scripted")
 """The values ``imitation.expert`` may take."""
+IMITATION_LOSSES = ("mse", "relative")
+"""The values ``imitation.loss`` may take."""
 
 
 def _imitation_config(data: dict[str, Any]) -> ImitationConfig:
@@ -415,6 +426,10 @@ def _imitation_config(data: dict[str, Any]) -> ImitationConfig:
         raise ValueError("imitation.final_lr_fraction must lie in (0, 1]")
     if not cfg.exploration_std > 0:
         raise ValueError("imitation.exploration_std must be > 0")
+    if cfg.loss not in IMITATION_LOSSES:
+        raise ValueError(f"imitation.loss must be one of {IMITATION_LOSSES}, got {cfg.loss!r}")
+    if not (math.isfinite(cfg.loss_floor) and cfg.loss_floor > 0):
+        raise ValueError("imitation.loss_floor must be > 0")
     return cfg
 
 

@@ -14,7 +14,8 @@ instead of PPO: the same envs, evaluations, checkpoints, logs and stage machiner
   learns what the expert would do there.
 - Update: every labelled state goes into an aggregate buffer (``buffer_size``, oldest
   dropped first); ``gradient_steps`` minibatches from it regress the actor's mean onto the
-  labels (mean squared error; Adam, its step size decaying linearly from
+  labels (``loss``: the mean squared error, or each state's squared error relative to its
+  label's norm, :func:`imitation_loss`; Adam, its step size decaying linearly from
   ``learning_rate`` to ``final_lr_fraction`` of it over the run). The critic regresses
   onto the rollout's GAE returns (``ppo.gamma``, ``ppo.gae_lambda``), so a PPO stage that
   follows starts with a critic that knows the task. The observation normalizer is
@@ -231,7 +232,9 @@ class DAggerRunner(OnPolicyRunner):
             i = torch.randint(0, self.buffer_len, (batch,), generator=self.generator)
             j = torch.randint(0, obs.shape[0], (batch,), generator=self.generator)
             x = self.model.normalize(self.augment(self.buffer_obs[i]).to(self.device))
-            actor_loss = torch.mean((self.model.actor(x) - self.buffer_labels[i].to(x)) ** 2)
+            actor_loss = imitation_loss(
+                self.model.actor(x), self.buffer_labels[i].to(x), ic.loss, ic.loss_floor
+            )
             v = self.model.value(obs[j].to(self.device))
             value_loss = torch.mean((v - returns[j].to(v)) ** 2)
             loss = actor_loss + ppo_cfg.value_loss_coef * value_loss
@@ -253,6 +256,23 @@ class DAggerRunner(OnPolicyRunner):
             "buffer_states": float(self.buffer_len),
             "learning_rate": lr,
         }
+
+
+def imitation_loss(
+    actions: torch.Tensor, labels: torch.Tensor, kind: str = "mse", floor: float = 0.1
+) -> torch.Tensor:
+    """The actor's regression loss of ``actions`` [B, A] onto ``labels`` [B, A]: ``mse``, the
+    mean squared error; ``relative``, the same mean with each state's squared errors divided
+    by its label's squared norm, the norm taken as at least ``floor`` (``imitation.loss``,
+    ``imitation.loss_floor``). Under ``mse`` a 50% error on a label of norm 0.1 weighs 1%
+    of the same error on a label of norm 1; under ``relative`` both weigh the same."""
+    squared = (actions - labels) ** 2
+    if kind == "mse":
+        return torch.mean(squared)
+    if kind == "relative":
+        norm = torch.linalg.vector_norm(labels, dim=1, keepdim=True).clamp_min(floor)
+        return torch.mean(squared / norm**2)
+    raise ValueError(f"unknown imitation loss {kind!r}")
 
 
 def augment_columns(task: str, fields) -> torch.Tensor:

@@ -96,3 +96,28 @@ def test_failed_episodes_say_whether_the_yaw_or_the_slide_failed():
     assert failed["yaw_not_reached"] == round(2 / 3, 3)
     assert failed["slid_too_far"] == round(2 / 3, 3)
     assert failed["median_yaw_left_deg"] == 12.0
+
+
+def test_phase_stats_say_how_far_along_the_label_the_policy_moves_in_each_phase():
+    push, approach = [0.3, 0.0, 0.0], [0.0, 1.0, 0.0]
+    labels = [push] * 4 + [approach] * 4
+    # while pushing the policy moves a third of the way (and a little sideways);
+    # while approaching it follows the label
+    actions = [[0.1, 0.05, 0.0]] * 4 + [approach] * 4
+    rec = _record([0] * 8, labels, actions)
+    rec["pushing"][4:] = False
+    phases = turn_switches.phase_stats(rec)
+    pushing, approaching = phases["pushing"], phases["approaching"]
+    assert pushing["share"] == 0.5 and approaching["share"] == 0.5
+    assert pushing["label_norm"] == 0.3 and approaching["label_norm"] == 1.0
+    assert pushing["along"] == round(1 / 3, 4) and approaching["along"] == 1.0
+    assert pushing["error"] == round(float(np.hypot(0.2, 0.05)), 4)
+    assert approaching["error"] == 0.0
+
+
+def test_phase_stats_leave_labels_without_a_direction_out_of_along():
+    rec = _record([0, 0], [[0.0, 0.0, 0.0], [0.5, 0.0, 0.0]], [[0.2, 0.0, 0.0]] * 2)
+    pushing = turn_switches.phase_stats(rec)["pushing"]
+    assert pushing["along"] == 0.4  # the zero label's step has no direction
+    assert pushing["error"] == round((0.2 + 0.3) / 2, 4)  # but its error counts
+    assert "approaching" not in turn_switches.phase_stats(rec)

@@ -87,8 +87,11 @@ def test_a_versioned_skill_resolves_to_the_version_active_yaml_names(library):
 
 def test_the_shipped_skills_are_versioned_with_their_export_hashes():
     for folder in library_skills(SHIPPED_LIBRARY):
-        assert versions(folder) == [1] and read_active(folder).active == 1
-        assert validate_card(folder).version == 1  # sha256 of both files as exported
+        numbers = versions(folder)
+        assert numbers == list(range(1, len(numbers) + 1))
+        for number in numbers:  # sha256 of both files as exported
+            assert validate_card(version_dir(folder, number)).version == number
+        assert validate_card(folder).version == read_active(folder).active
 
 
 def test_a_library_holds_both_layouts_and_skips_other_folders(library, candidate):
