@@ -5,6 +5,10 @@ them, 4x the task's episode length).
 
     python bench/expert_eval.py turn [--supervised] [--episodes 200] [--seed 1000]
         [--envs 16] [--config config/train/turn.yaml] [--pose-error camera [--privileged]]
+        [--variant tower]
+
+``--variant`` runs only that episode variant of the task (pick_place's ``stack``,
+``tower``: PyBullet, so with ``--supervised``), as ``miles eval --variant`` does.
 
 With ``--pose-error PRESET`` the envs observe the cube through that error model
 (:data:`sims.tasks.base.POSE_ERROR_PRESETS`): the expert acts on the erred pose, or with
@@ -12,7 +16,7 @@ With ``--pose-error PRESET`` the envs observe the cube through that error model
 labels under ``env.pose_error``; the peer of one is the other, on the same episodes.
 
 Prints one JSON object: ``{"task", "where", "episodes", "seed", "success", "ci95",
-"mean_length", "wall_s"}`` (and ``pose_error``, ``expert_sees``).
+"mean_length", "wall_s"}`` (and ``variant``, ``pose_error``, ``expert_sees``).
 """
 
 from __future__ import annotations
@@ -41,14 +45,19 @@ def command_path_env(config: str, num_envs: int, pose_error: str | None = None):
     return make_env(cfg, "numba", num_envs, task_cfg), task_cfg
 
 
-def supervised_env(task: str, num_envs: int, pose_error: str | None = None):
+def supervised_env(
+    task: str, num_envs: int, pose_error: str | None = None, variant: str | None = None
+):
     """(the PyBullet env behind the supervisor, its task config), as ``miles eval
-    --supervised [--pose-error PRESET]`` builds it with its defaults."""
+    --supervised [--pose-error PRESET] [--variant VARIANT]`` builds it with its defaults."""
     import sims
     from miles_ros.runtime.supervised import supervised_env_kwargs
     from policies.commands.evaluate import with_pose_error
+    from policies.evaluation import variant_config
 
     kwargs = supervised_env_kwargs(task, num_envs)
+    if variant:
+        kwargs["config"] = variant_config(task, variant, kwargs["config"])
     if pose_error:
         kwargs["config"] = with_pose_error(kwargs["config"], task, pose_error)
     return sims.make_env(task, "pybullet", num_envs=num_envs, **kwargs), kwargs["config"]
@@ -64,15 +73,21 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--envs", type=int, default=16)
     p.add_argument("--pose-error", default=None, help="observe the cube through this preset")
     p.add_argument("--privileged", action="store_true", help="the expert sees the true pose")
+    p.add_argument("--variant", default=None, help="only this episode variant (--supervised)")
     args = p.parse_args(argv)
     if args.privileged and not args.pose_error:
         p.error("--privileged goes with --pose-error")
+    if args.variant and not args.supervised:
+        p.error("--variant runs behind the supervisor (PyBullet): add --supervised")
 
     from policies.evaluation import run_episodes
     from policies.experts import get_expert
 
     if args.supervised:
-        env, task_cfg = supervised_env(args.task, args.envs, args.pose_error)
+        try:
+            env, task_cfg = supervised_env(args.task, args.envs, args.pose_error, args.variant)
+        except ValueError as exc:
+            p.error(str(exc))
         where = "pybullet behind the safety supervisor"
     else:
         config = args.config or f"config/train/{args.task}.yaml"
@@ -97,6 +112,8 @@ def main(argv: list[str] | None = None) -> int:
         "mean_length": round(res.mean_length, 1),
         "wall_s": round(time.perf_counter() - started, 1),
     }
+    if args.variant:
+        out["variant"] = args.variant
     if args.pose_error:
         out.update(
             pose_error=args.pose_error,

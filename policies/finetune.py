@@ -42,7 +42,7 @@ import numpy as np
 import torch
 
 from policies.cards import SkillCard, sha256_file, validate_card, write_card
-from policies.library import active_skill_dir
+from policies.library import CARD_FILE, active_skill_dir
 from policies.logs import Dataset, dataset_refusal, read_dataset
 from policies.ppo.config import NetworkConfig
 from policies.ppo.networks import ActorCritic
@@ -111,6 +111,34 @@ def model_from_onnx(skill_dir: str | Path) -> ActorCritic:
     state["normalizer.var"] = torch.as_tensor(var, dtype=state["normalizer.var"].dtype)
     model.load_state_dict(state)
     return model.eval()
+
+
+def is_skill_dir(path: str | Path) -> bool:
+    """Whether ``path`` is an exported skill (a version's directory, or a versioned skill
+    whose active version runs) rather than a training run or checkpoint."""
+    path = Path(path)
+    return path.is_dir() and (active_skill_dir(path) / CARD_FILE).is_file()
+
+
+def skill_init_data(skill_dir: str | Path) -> dict:
+    """What ``miles train --init-from SKILL_DIR`` starts from, as a checkpoint would give
+    it: ``model`` (:func:`model_from_onnx`'s state dict, the normalizer counting the steps
+    the skill was trained on, so new states adjust its statistics at their weight, not
+    replace them), ``task``, ``env_steps``, ``backend`` (the card's provenance) and
+    ``init_ckpt`` (the version's directory). No training config: the run gives its own."""
+    skill_dir = active_skill_dir(skill_dir)
+    card = validate_card(skill_dir)
+    model = model_from_onnx(skill_dir)
+    steps = int(card.provenance.get("total_steps") or card.provenance.get("steps") or 0)
+    if model.normalizer is not None:
+        model.normalizer.count.fill_(float(max(steps, 1)))
+    return {
+        "model": model.state_dict(),
+        "task": card.task,
+        "env_steps": steps,
+        "backend": card.provenance.get("backend", "unknown"),
+        "init_ckpt": str(skill_dir),
+    }
 
 
 @dataclass

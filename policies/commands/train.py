@@ -95,17 +95,16 @@ def main(
             )
             return 2
         if args.init_from:
-            from policies.export import resolve_checkpoint
-
-            src = Path(args.init_from)
-            init_ckpt = src if src.is_file() else resolve_checkpoint(src, "best")
-            import torch
-
-            init_data = torch.load(init_ckpt, map_location="cpu", weights_only=False)
+            init_data = _init_data(Path(args.init_from))
             if init_data["task"] != args.task:
-                print(f"{prog}: {init_ckpt} is a {init_data['task']} policy", file=sys.stderr)
+                print(
+                    f"{prog}: {init_data['init_ckpt']} is a {init_data['task']} policy",
+                    file=sys.stderr,
+                )
                 return 2
-            init_data["init_ckpt"] = str(init_ckpt)
+            if "config" not in init_data and not args.config:
+                print(f"{prog}: --init-from a skill directory needs --config", file=sys.stderr)
+                return 2
         if args.config:
             try:
                 cfg = TrainConfig.from_dict(yaml.safe_load(Path(args.config).read_text()))
@@ -212,7 +211,7 @@ def _train(args, prog, cfg, run_dir, meta, checkpoint, init_data, motor_filters,
             meta["init_from"] = {
                 "checkpoint": init_data["init_ckpt"],
                 "env_steps": int(init_data["env_steps"]),
-                "backend": init_data["config"]["backend"],
+                "backend": init_data.get("backend") or init_data["config"]["backend"],
             }
             runner.meta = meta
         summary = runner.learn()
@@ -274,6 +273,24 @@ def _train(args, prog, cfg, run_dir, meta, checkpoint, init_data, motor_filters,
             f"version of the shipped skill: miles skills add {cfg.task} {run_dir / 'skill'})"
         )
     return 0
+
+
+def _init_data(src: Path) -> dict:
+    """What ``--init-from SRC`` starts from: a checkpoint file, a run's best checkpoint, or
+    an exported skill's ONNX weights (:func:`policies.finetune.skill_init_data`), with its
+    path as ``init_ckpt``."""
+    from policies.finetune import is_skill_dir, skill_init_data
+
+    if is_skill_dir(src):
+        return skill_init_data(src)
+    import torch
+
+    from policies.export import resolve_checkpoint
+
+    init_ckpt = src if src.is_file() else resolve_checkpoint(src, "best")
+    data = torch.load(init_ckpt, map_location="cpu", weights_only=False)
+    data["init_ckpt"] = str(init_ckpt)
+    return data
 
 
 if __name__ == "__main__":

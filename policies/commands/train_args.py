@@ -72,9 +72,10 @@ def build_parser(prog: str = "miles train") -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--init-from",
-        metavar="RUN_OR_CKPT",
+        metavar="RUN_CKPT_OR_SKILL",
         default=None,
-        help="start from another run's weights and normalizer (its best checkpoint), e.g. "
+        help="start from another run's weights and normalizer (its best checkpoint), or an "
+        "exported skill's (a version's directory; give --config), e.g. "
         "to fine-tune in PyBullet a policy trained on numba; counters start at 0",
     )
     p.add_argument(

@@ -4,18 +4,21 @@ an imitation stage; :mod:`policies.experts`).
 The phase is read from the geometry of each observation alone (no memory), in this order:
 
 1. **placed** (release): the goal is a placement (its height at most
-   :data:`PLACE_Z_MAX`: on the table, 0.02 m, or on a cube, 0.06 m) and the cube sits at
+   :data:`PLACE_Z_MAX`: on the table, 0.02 m, on one cube, 0.06 m, on two, 0.10 m: the
+   task's levels, :data:`sims.tasks.pick_place.TOWER_LEVELS`) and the cube sits at
    it (xy within :data:`RELEASE_XY`, z within :data:`RELEASE_Z`): open the fingers, hold
    still, and rise once they are open. Higher goals are held, never released. (A pads
    episode ends on success before this can fire: the release box lies inside the 5 cm
-   success sphere, so air goals below the threshold are not dropped.)
+   success sphere, so a point goal in the air given inside the placement band is not
+   dropped either.)
 2. **grasped**: the fingers are closed on something (narrower than :data:`HOLD_WIDTH`,
    wider than :data:`EMPTY_WIDTH`) and the cube is at the TCP (within :data:`HELD_TOL`):
    carry the cube to the goal. It lifts off gently, creeping while the cube lags below the
    TCP (a grip still firming up: behind the supervisor the fingers close at the gripper's
-   speed), moves sideways once the cube is off the table, travels :data:`CLEARANCE` above
-   placement goals while away from them in xy (over a target cube) and comes down onto
-   them slowly. Near the goal it steers by the TCP while the cube hangs free (a cube held
+   speed), moves sideways once the cube is off the table (towards a placement on cubes
+   only once it clears the goal's height, :data:`CLEAR_Z`), travels :data:`CLEARANCE`
+   above placement goals while away from them in xy (over a target cube) and comes down
+   onto them slowly. Near the goal it steers by the TCP while the cube hangs free (a cube held
    by friction swings about the finger axis; chasing it keeps it swinging), by the cube
    once it rests at the goal's height.
 3. **around**: the TCP is at the cube's centre (within :data:`NEAR_XY`, :data:`NEAR_Z`)
@@ -84,11 +87,15 @@ CLEAR_XY = (0.01, 0.03)
 SETTLE_XY = (0.02, 0.05)
 """TCP-goal xy distance (m) over which the carry steers from the cube to the TCP."""
 """xy distance (m) to the goal over which the travel height ramps from 0 to CLEARANCE."""
+CLEAR_Z = (0.01, 0.03)
+"""Height (m) of the cube over a placement goal on cubes over which its sideways speed,
+away from the goal, ramps from 0 to full."""
 LIFT = 0.02
 """Height (m) the cube is lifted off the table before it moves sideways."""
-PLACE_Z_MAX = REST_Z + 1.5 * EDGE
-"""Goals at most this high (m) are placements (table 0.02, on a cube 0.06): the cube is
-released there. Higher goals are held."""
+PLACE_Z_MAX = pick_place.PLACE_Z_MAX
+"""Goals at most this high (m) are placements (every level of a tower: the table 0.02, on
+one cube 0.06, on two 0.10): the cube is released there. Higher goals (air goals, drawn
+above every placement) are held."""
 RELEASE_XY = 0.012
 """Release: largest xy distance (m) of the cube from a placement goal."""
 RELEASE_Z = 0.008
@@ -178,7 +185,11 @@ def act(obs: np.ndarray, cfg: TaskConfig = pick_place.CONFIG) -> np.ndarray:
     grip_firm = _ramp(HOLD_WIDTH - width, 0.0, 0.008)
     firm = np.maximum(1.0 - _ramp(-rel[:, 2], *SLIP), _ramp(height, 0.25 * LIFT, 0.5 * LIFT))
     lifted = np.maximum(_ramp(height, 0.2 * LIFT, 0.5 * LIFT), 1.0 - away)
-    carry_xy_max = firm * lifted
+    # towards a placement on cubes only once the cube clears the goal's height: a cube
+    # swept across lower would hit the target cube's top edge (a tower's top sits 0.08 m
+    # high, where the lift is still climbing)
+    clear = np.maximum(1.0 - over, _ramp(cube[:, 2] - goal[:, 2], *CLEAR_Z))
+    carry_xy_max = firm * lifted * clear
     carry_up = CREEP + (1.0 - CREEP) * firm * (0.3 + 0.7 * _ramp(height, 0.0, 0.03))
 
     # 3. TCP around the cube: close, holding still at the cube's centre

@@ -161,6 +161,10 @@ class EnvConfig:
     stack_fraction: float = 0.0
     """pick_place: fraction of training and evaluation episodes of the ``stack`` variant
     (the cube goes on a second cube; PyBullet runs them, other backends refuse)."""
+    tower_fraction: float = 0.0
+    """pick_place, with ``stack_fraction``: the fraction of the stacking episodes on a
+    tower of two cubes (the cube goes to the third level, variant ``tower``); the rest on
+    one cube. PyBullet only, as stacking."""
     ik_tilt_gain: float = 0.0
     """Cartesian tasks: gain of the IK's tool-levelling null-space step
     (``TaskConfig.ik_tilt_gain``) in training and the evaluations; the exported card

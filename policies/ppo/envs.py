@@ -49,9 +49,9 @@ config included) that put a motor filter into each of ``num_envs`` PyBullet envs
 def evaluation_task_config(cfg: TrainConfig):
     """The task's TaskConfig with the run's episode length, goal distances
     (``env.goal_distance``), cube and goal areas (``env.object_region``, ``env.goal_region``),
-    stacking episodes (``env.stack_fraction``) and tool levelling (``env.ik_tilt_gain``,
-    ``env.ik_tilt_allowance_deg``) and reward weights (``env.rewards``,
-    ``env.sparse_rewards``), no training noise."""
+    stacking and tower episodes (``env.stack_fraction``, ``env.tower_fraction``), tool
+    levelling (``env.ik_tilt_gain``, ``env.ik_tilt_allowance_deg``) and reward weights
+    (``env.rewards``, ``env.sparse_rewards``), no training noise."""
     task = sims.get_task(cfg.task)
     task_cfg = with_run_rewards(task.CONFIG, cfg.env, task.REWARD_TERMS)
     task_cfg = with_goal_distance(task_cfg, cfg.env.goal_distance)
@@ -68,6 +68,13 @@ def evaluation_task_config(cfg: TrainConfig):
                 f"{cfg.env.stack_fraction!r} for {cfg.task}"
             )
         task_cfg = dataclasses.replace(task_cfg, stack_fraction=float(cfg.env.stack_fraction))
+    if cfg.env.tower_fraction:
+        if not cfg.env.stack_fraction or not 0.0 <= cfg.env.tower_fraction <= 1.0:
+            raise ValueError(
+                "env.tower_fraction is a share in [0, 1] of env.stack_fraction's episodes, "
+                f"not {cfg.env.tower_fraction!r} with stack_fraction {cfg.env.stack_fraction!r}"
+            )
+        task_cfg = dataclasses.replace(task_cfg, tower_fraction=float(cfg.env.tower_fraction))
     levelling = levelling_fields(cfg.env, task_cfg)
     if levelling:
         task_cfg = dataclasses.replace(task_cfg, **levelling)

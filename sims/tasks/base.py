@@ -308,6 +308,11 @@ class TaskConfig:
     """pick_place stacking episodes: the cubes standing under the place pose, the target
     on top (1: variant ``stack``; 2: a tower, variant ``tower``, the carried cube at the
     third level)."""
+    tower_fraction: float = 0.0
+    """pick_place stacking episodes: the fraction of them (drawn per episode) on a tower,
+    the target on top of ``TOWER_LEVELS - 1`` cubes (the carried cube at the third level,
+    variant ``tower``); the rest on ``stack_base_cubes``. Lets one run train both levels.
+    PyBullet only, as stacking."""
     goal_distance_range: tuple[float, float] = (0.0, 0.0)
     """push and pick_place: range (m) of the xy distance from the cube's start to the goal,
     uniform (their ``CONFIG`` sets the module's ``GOAL_DISTANCE_RANGE``; a training config

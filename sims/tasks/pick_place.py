@@ -10,8 +10,9 @@ width ``panda.gripper_width_max``), <= 0 closes them (the cube stops them).
 
 Reset: home pose plus joint noise, fingers open, cube resting on the table in the same
 area as push (``CONFIG.object_xy_range``); goal xy as push (0.10-0.25 m from the cube,
-inside ``CONFIG.goal_xy_range``); goal z uniform in ``GOAL_Z_RANGE`` with probability
-``AIR_GOAL_PROBABILITY``, on the table otherwise.
+inside ``CONFIG.goal_xy_range``); goal z uniform in ``AIR_GOAL_Z_RANGE`` (above every
+placement, :data:`PLACE_Z_MAX`) with probability ``AIR_GOAL_PROBABILITY``, on the table
+otherwise.
 
 Reward terms (:data:`REWARD_TERMS`): ``object_goal`` (3-D cube-goal distance),
 ``tcp_object`` (|tcp - cube|), ``release`` (stack episodes: 1 while the cube is placed but
@@ -38,9 +39,9 @@ Variants (:data:`VARIANTS`, per episode; ``TaskConfig.stack_fraction`` of them s
   ``stack``, the goal at the third level's height above the top cube (:func:`tower_goal`:
   a cube put on a knocked-over tower does not count). PyBullet only, as ``stack``.
 
-The observation is the same in both variants (a policy cannot tell a stacking goal from
-an air goal at the same height; one trained for stacking needs the air goals kept out of
-the stacking band or a variant flag in its observation).
+The observation is the same in every variant: a goal's height tells a placement (at most
+:data:`PLACE_Z_MAX`: the table, on one cube, on two) from an air goal (drawn in
+``AIR_GOAL_Z_RANGE``, above every placement), so no air goal lies where a cube is placed.
 """
 
 from __future__ import annotations
@@ -112,9 +113,31 @@ GOAL_XY_RANGE = push.GOAL_XY_RANGE
 GOAL_DISTANCE_RANGE = push.GOAL_DISTANCE_RANGE
 GOAL_SAMPLE_TRIES = push.GOAL_SAMPLE_TRIES
 GOAL_Z_RANGE = (CUBE_REST_Z, 0.25)
-"""Height (m) of the cube centre at an air goal, uniform."""
+"""Heights (m) a goal's cube centre may have: from resting on the table to the highest air
+goal (the skill's envelope)."""
 AIR_GOAL_PROBABILITY = 0.5
 """Fraction of episodes whose goal is in the air; the rest lie on the table."""
+TOWER_LEVELS = 3
+"""The highest level a cube may be placed at: resting on the table is the first level, on
+one cube the second, on two cubes the third (:func:`level_height`, :func:`cube_level`)."""
+
+
+def level_height(level: int) -> float:
+    """Height (m) of the centre of a cube resting at ``level`` (1: on the table)."""
+    return CUBE_REST_Z + (level - 1) * CUBE_SIZE
+
+
+PLACE_Z_MAX = level_height(TOWER_LEVELS) + 0.5 * CUBE_SIZE
+"""Goals at most this high (m) are placements, the cube released resting there: every
+level up to :data:`TOWER_LEVELS` (0.02, 0.06, 0.10), with half a cube edge to spare.
+Higher goals are in the air, the cube held there."""
+AIR_GOAL_Z_RANGE = (level_height(TOWER_LEVELS + 1), GOAL_Z_RANGE[1])
+"""Height (m) of the cube centre at an air goal, uniform: from the level above the highest
+one (a tower is never that high, so no air goal lies where a cube would be placed) to the
+top of the envelope. The observation does not say whether a goal is a placement; keeping
+air goals out of the placement band (:data:`PLACE_Z_MAX` with half an edge on each side)
+means one observation never asks for two behaviours (release at a tower's top, hold in
+the air)."""
 CONTACT_MODEL = ContactModel(
     pad_grid=False,
     mu_finger=(0.5, 0.5),
@@ -127,9 +150,6 @@ finger and the nominal values; the push settings were tried and left its trainin
 VARIANTS = ("pads", "stack", "tower")
 """Episode variants: ``pads`` (a point on the table or in the air), ``stack`` (on a cube),
 ``tower`` (on the top cube of two already stacked: the third level)."""
-TOWER_LEVELS = 3
-"""The highest level a cube may be placed at: resting on the table is the first level, on
-one cube the second, on two cubes the third (:func:`level_height`, :func:`cube_level`)."""
 STACK_XY_TOLERANCE = 0.02
 """Stack success: largest xy distance (m) of the carried cube's centre from the goal."""
 STACK_Z_TOLERANCE = 0.01
@@ -154,11 +174,12 @@ def sample_goal(
     region: push.XYRegion | None = None,
 ) -> np.ndarray:
     """Goals [n, 3]: xy as in push (``distance_range`` from ``object_pos`` [n, 3] when
-    given, inside the goal area ``region``; None: the default), z in the air with
-    probability ``AIR_GOAL_PROBABILITY``, else the cube's rest height."""
+    given, inside the goal area ``region``; None: the default), z in the air
+    (``AIR_GOAL_Z_RANGE``) with probability ``AIR_GOAL_PROBABILITY``, else the cube's rest
+    height."""
     goal = push.sample_goal(rng, n, object_pos, distance_range, region)
     air = rng.uniform(size=n) < AIR_GOAL_PROBABILITY
-    z = rng.uniform(*GOAL_Z_RANGE, size=n)
+    z = rng.uniform(*AIR_GOAL_Z_RANGE, size=n)
     goal[:, 2] = np.where(air, z, CUBE_REST_Z)
     return goal
 
@@ -184,19 +205,29 @@ def check_variant(variant: str) -> str:
 
 def variant_config(variant: str, cfg: TaskConfig = CONFIG) -> TaskConfig:
     """``cfg`` running only ``variant`` episodes: ``stack_fraction`` 0 (pads) or 1, on one
-    cube (stack) or on the top of two (tower: ``stack_base_cubes`` 2)."""
+    cube (stack) or on the top of two (tower: ``stack_base_cubes`` 2); no mixed towers
+    (``tower_fraction`` 0)."""
     check_variant(variant)
     fraction = 0.0 if variant == "pads" else 1.0
-    base_cubes = 2 if variant == "tower" else 1
-    return dataclasses.replace(cfg, stack_fraction=fraction, stack_base_cubes=base_cubes)
+    base_cubes = TOWER_LEVELS - 1 if variant == "tower" else 1
+    return dataclasses.replace(
+        cfg, stack_fraction=fraction, stack_base_cubes=base_cubes, tower_fraction=0.0
+    )
+
+
+def most_base_cubes(cfg: TaskConfig) -> int:
+    """The most cubes a stacking episode of ``cfg`` stands on the table under the place
+    pose (``stack_base_cubes``, or ``TOWER_LEVELS - 1`` with ``tower_fraction``)."""
+    return TOWER_LEVELS - 1 if cfg.tower_fraction > 0 else cfg.stack_base_cubes
 
 
 def check_backend(task_name: str, cfg: TaskConfig, stacking_supported: bool, backend: str):
     """ValueError (before any work) when ``cfg`` asks for stacking episodes that this task
     or ``backend`` cannot run."""
     fraction = cfg.stack_fraction
-    if not (isinstance(fraction, (int, float)) and 0.0 <= fraction <= 1.0):
-        raise ValueError(f"stack_fraction must be a number in [0, 1], got {fraction!r}")
+    for name, value in (("stack_fraction", fraction), ("tower_fraction", cfg.tower_fraction)):
+        if not (isinstance(value, (int, float)) and 0.0 <= value <= 1.0):
+            raise ValueError(f"{name} must be a number in [0, 1], got {value!r}")
     base_cubes = cfg.stack_base_cubes
     if not (isinstance(base_cubes, int) and 1 <= base_cubes <= TOWER_LEVELS - 1):
         raise ValueError(
@@ -208,16 +239,12 @@ def check_backend(task_name: str, cfg: TaskConfig, stacking_supported: bool, bac
     if task_name != CONFIG.name:
         raise ValueError(f"stack_fraction is a pick_place option; task {task_name!r} has none")
     if not stacking_supported:
-        what = "tower episodes (variant tower)" if base_cubes > 1 else "stacking episodes"
+        tower = most_base_cubes(cfg) > 1
+        what = "tower episodes (variant tower)" if tower else "stacking episodes"
         raise ValueError(
             f"{what} (stack_fraction {fraction}) run on the pybullet backend only, "
             f"not {backend!r}: its contact model has one cube and a table"
         )
-
-
-def level_height(level: int) -> float:
-    """Height (m) of the centre of a cube resting at ``level`` (1: on the table)."""
-    return CUBE_REST_Z + (level - 1) * CUBE_SIZE
 
 
 def cube_level(z: float) -> int | None:
@@ -238,15 +265,15 @@ def stack_goal(target_pos: np.ndarray) -> np.ndarray:
     return goal
 
 
-def tower_goal(target_pos: np.ndarray, base_cubes: int) -> np.ndarray:
-    """The place pose [..., 3] of a tower episode (``base_cubes`` > 1) on target cubes
-    [..., 3]: above the target in xy, at the height of the level the tower builds
-    (``base_cubes + 1``) whatever the target's height, so a cube put on the top of a
-    knocked-over tower is not on the goal. ``base_cubes`` 1: :func:`stack_goal`."""
-    if base_cubes <= 1:
-        return stack_goal(target_pos)
-    goal = np.array(target_pos, dtype=np.float64)
-    goal[..., 2] = level_height(base_cubes + 1)
+def tower_goal(target_pos: np.ndarray, base_cubes: int | np.ndarray) -> np.ndarray:
+    """The place pose [..., 3] of a tower episode (``base_cubes`` > 1, one number or one
+    per target [...]) on target cubes [..., 3]: above the target in xy, at the height of
+    the level the tower builds (``base_cubes + 1``) whatever the target's height, so a cube
+    put on the top of a knocked-over tower is not on the goal. ``base_cubes`` 1:
+    :func:`stack_goal`."""
+    goal = stack_goal(target_pos)
+    base = np.broadcast_to(np.asarray(base_cubes), goal.shape[:-1])
+    goal[..., 2] = np.where(base > 1, level_height(base + 1), goal[..., 2])
     return goal
 
 
@@ -254,16 +281,21 @@ def sample_stack(
     rng: np.random.Generator, n: int, cfg: TaskConfig, goal: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Stacking episodes [n] bool (``cfg.stack_fraction`` of them), target cube centres
-    [n, 3] (at the goals' xy, the top of a stack of ``cfg.stack_base_cubes`` cubes: resting
-    on the table, or on the cubes a backend puts under it; ``PARKED_TARGET`` in pads
-    episodes) and the goals [n, 3] (the place pose on the target cube where stacking).
-    Draws nothing when ``stack_fraction`` is 0, so pads-only episode sets are unchanged."""
+    [n, 3] (at the goals' xy, the top of a stack of ``cfg.stack_base_cubes`` cubes, or of
+    ``TOWER_LEVELS - 1`` in ``cfg.tower_fraction`` of them: resting on the table, or on the
+    cubes a backend puts under it; ``PARKED_TARGET`` in pads episodes) and the goals [n, 3]
+    (the place pose on the target cube where stacking). Draws nothing when
+    ``stack_fraction`` is 0, nor towers when ``tower_fraction`` is 0, so the episode sets
+    without them are unchanged."""
     stack = np.zeros(n, dtype=bool)
     if cfg.stack_fraction > 0:
         stack = rng.uniform(size=n) < cfg.stack_fraction
+    base_cubes = np.full(n, cfg.stack_base_cubes)
+    if cfg.stack_fraction > 0 and cfg.tower_fraction > 0:
+        base_cubes[rng.uniform(size=n) < cfg.tower_fraction] = TOWER_LEVELS - 1
     target = np.broadcast_to(PARKED_TARGET, (n, 3)).copy()
     target[stack, :2] = goal[stack, :2]
-    target[stack, 2] = level_height(cfg.stack_base_cubes)
+    target[stack, 2] = level_height(base_cubes[stack])
     goal = np.array(goal, dtype=np.float64)
     goal[stack] = stack_goal(target[stack])
     return stack, target, goal
@@ -354,7 +386,7 @@ def kernel_pack(cfg: TaskConfig, fp: np.ndarray, ip: np.ndarray) -> None:
     """Pick and place's numbers into the parameter vectors (push's packing, with its own
     contact model, open fingers and air goals)."""
     push.pack_cube_task(
-        cfg, fp, ip, CONTACT_MODEL, INITIAL_FINGER_WIDTH, GOAL_Z_RANGE, AIR_GOAL_PROBABILITY
+        cfg, fp, ip, CONTACT_MODEL, INITIAL_FINGER_WIDTH, AIR_GOAL_Z_RANGE, AIR_GOAL_PROBABILITY
     )
 
 

@@ -94,6 +94,8 @@ def _one(tcp, width, cube, goal):
 
 CUBE = np.array([0.5, 0.0, pick_place.CUBE_REST_Z])
 ON_TARGET = np.array([0.5, 0.2, pick_place.CUBE_REST_Z + pick_place.CUBE_SIZE])
+ON_TOWER = np.array([0.5, 0.2, pick_place.level_height(pick_place.TOWER_LEVELS)])
+LOWEST_AIR = CUBE + [0.0, 0.2, pick_place.AIR_GOAL_Z_RANGE[0] - pick_place.CUBE_REST_Z]
 
 
 @pytest.mark.parametrize(
@@ -131,6 +133,19 @@ ON_TARGET = np.array([0.5, 0.2, pick_place.CUBE_REST_Z + pick_place.CUBE_SIZE])
             None,
             False,
         ),
+        # the third level, on a tower of two: down onto it, then release there
+        (
+            "lower onto a tower",
+            ON_TOWER + [0, 0, 0.05],
+            0.045,
+            ON_TOWER + [0, 0, 0.05],
+            ON_TOWER,
+            False,
+            False,
+        ),
+        ("release on a tower", ON_TOWER, 0.045, ON_TOWER, ON_TOWER, None, True),
+        # at the lowest air goal (a level above the tower's top): hold it
+        ("hold low", LOWEST_AIR, 0.045, LOWEST_AIR, LOWEST_AIR, None, False),
         # fingers closed, cube knocked away: open and go back up over it
         ("recover", CUBE + [0.06, 0.0, 0.0], 0.0, CUBE, ON_TARGET, True, True),
     ],
@@ -146,3 +161,16 @@ def test_registry_returns_this_expert_and_bad_observations_are_errors():
     assert get_expert("pick_place") is expert.act
     with pytest.raises(ValueError, match="observations must be"):
         expert.act(np.zeros((2, 5)), pick_place.CONFIG)
+
+
+def test_every_level_is_a_placement_and_every_air_goal_is_held():
+    """The release band and the air goals come from the task's level rule: every level of
+    a tower is at most PLACE_Z_MAX high, every air goal above it."""
+    assert expert.PLACE_Z_MAX == pick_place.PLACE_Z_MAX
+    levels = [pick_place.level_height(k) for k in range(1, pick_place.TOWER_LEVELS + 1)]
+    assert max(levels) < expert.PLACE_Z_MAX < pick_place.AIR_GOAL_Z_RANGE[0]
+    goals = pick_place.sample_goal(np.random.default_rng(0), 4000)
+    air = goals[:, 2] > pick_place.CUBE_REST_Z
+    assert 0.4 < air.mean() < 0.6
+    assert goals[air, 2].min() >= pick_place.AIR_GOAL_Z_RANGE[0]
+    assert goals[air, 2].max() <= pick_place.GOAL_Z_RANGE[1]

@@ -2,6 +2,7 @@
 
 import json
 import shutil
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -13,6 +14,7 @@ from policies.commands import evaluate as eval_cmd
 from policies.commands import export as export_cmd
 from policies.commands import train as train_cmd
 from policies.evaluation import run_episodes
+from policies.library import active_skill_dir
 from policies.ppo.config import default_train_config
 from policies.ppo.runner import OnPolicyRunner, latest_checkpoint, torch_policy_fn
 
@@ -387,3 +389,42 @@ def test_export_replaces_a_plain_shipped_skill_only_with_force(tmp_path, capsys,
     assert export_cmd.main([str(run), "--out", str(plain), "--episodes", "0", "--force"]) == 2
     assert "is a shipped skill" not in capsys.readouterr().err
     assert _tree(plain) == before
+
+
+def test_init_from_an_exported_skill_starts_from_its_onnx_weights(tmp_path):
+    """``--init-from SKILL_DIR``: the run starts from the version's ONNX networks (its
+    normalizer weighted by the steps it was trained on) and says so in its meta; the
+    skill carries no training config, so the run must give one."""
+    from policies.cards import load_card
+    from policies.finetune import onnx_network_config, skill_init_data
+    from policies.ppo.networks import ActorCritic
+    from policies.runtime import SkillPolicy
+
+    skill = Path("policies/skills/reach")
+    card = load_card(active_skill_dir(skill))
+    data = skill_init_data(skill)
+    assert data["task"] == "reach" and data["init_ckpt"] == str(card.directory)
+    trained = card.provenance.get("total_steps") or card.provenance["steps"]
+    assert data["env_steps"] == trained > 0
+    assert float(data["model"]["normalizer.count"]) == data["env_steps"]
+    network = onnx_network_config(skill)
+    model = ActorCritic(card.obs_dim, card.action_dim, network)
+    model.load_state_dict(data["model"])
+    obs = np.random.default_rng(0).normal(0.0, 0.3, (64, card.obs_dim)).astype(np.float32)
+    with torch.no_grad():
+        ours = model.act_deterministic(torch.as_tensor(obs)).numpy()
+    assert np.abs(ours - SkillPolicy(card.directory).act(obs)).max() < 1e-5
+
+    quiet = ["--eval-every", "0", "--final-eval-episodes", "0", "--no-progress"]
+    quiet += ["--no-tensorboard", "--num-envs", "16", "--rollout-steps", "8", "--steps", "128"]
+    argv = ["reach", *quiet, "--init-from", str(skill)]
+    assert train_cmd.main([*argv, "--out", str(tmp_path / "no_config")]) == 2
+    cfg = _tiny_config(steps=128, num_envs=16)
+    cfg.network = network
+    (tmp_path / "ft.yaml").write_text(yaml.safe_dump(cfg.to_dict()))
+    out = tmp_path / "ft"
+    assert train_cmd.main([*argv, "--config", str(tmp_path / "ft.yaml"), "--out", str(out)]) == 0
+    meta = yaml.safe_load((out / "meta.yaml").read_text())
+    assert meta["init_from"]["checkpoint"] == str(card.directory)
+    assert meta["init_from"]["env_steps"] == data["env_steps"]
+    assert meta["init_from"]["backend"] == card.provenance["backend"]

@@ -92,13 +92,13 @@ PYBULLET_CASES = {
 }
 
 EXPECTED = {
-    "pick_place": "29fc7a869d678f86d3d8948036482388",
-    "pick_place_actuator": "485271d8457e608204e04234c94a9fd1",
-    "pick_place_randomized_sparse": "594d03f8bf8ffeace045a8e9a5d6e154",
+    "pick_place": "34602de72543afc389b20e5022c8119a",
+    "pick_place_actuator": "c3cc31e4cc9577d7768c02d44fd42ca4",
+    "pick_place_randomized_sparse": "3b20e884aaedb3434bbcd693d8772f90",
     "push": "6cf63a1f2da5f696ecb2793dd86de9b4",
     "push_actuator_tilt": "75b0886a4dc14286a994bba618b92625",
     "push_joint_randomized_sparse": "593e426b920cd221fadda003c099bc70",
-    "pybullet_pick_place": "99ad7ae110bdde431ba76df4251a4745",
+    "pybullet_pick_place": "d36f4c25f6530b98650daf3ad4ba4432",
     "pybullet_pick_place_stack": "9d49a35d86256578b7ec1b20da4a830a",
     "pybullet_push": "3225711f92681e85234ff91ad1a8c2b6",
     "pybullet_reach": "47eff87f695f7820a23dcb8374dba9a7",

@@ -121,3 +121,67 @@ def test_cube_level_reads_only_resting_heights(z):
 def test_cube_level_inverts_level_height(level):
     for dz in (-0.009, 0.0, 0.009):
         assert pick_place.cube_level(pick_place.level_height(level) + dz) == level
+
+
+def test_tower_fraction_puts_some_stacking_episodes_on_a_tower_of_two():
+    """``tower_fraction`` of the stacking episodes build the third level, the others the
+    second: the worlds hold the cube a tower needs, parked under a one-cube stack."""
+    cfg = dataclasses.replace(
+        pick_place.variant_config("stack"), tower_fraction=0.5, episode_steps=50
+    )
+    env = make_pybullet_env(pick_place, 8, cfg, num_workers=0, autoreset=False)
+    try:
+        assert env.world_spec.cubes_under_target == 1
+        env.reset(seed=3)
+        still = np.column_stack([np.zeros((8, 3)), np.ones(8)])
+        for _ in range(5):
+            env.step(still)
+        state = env.get_state()
+        assert state.stack.all()
+        levels = [pick_place.cube_level(z) for z in state.goal_pos[:, 2]]
+        assert set(levels) == {2, 3}, levels  # both kinds among 8 episodes of this seed
+        for level, world in zip(levels, env._worlds.group.worlds, strict=True):
+            (under,) = world.under_target
+            base = _position(world, under)
+            if level == 3:
+                np.testing.assert_allclose(base[2], pick_place.level_height(1), atol=1e-3)
+            else:
+                assert base[2] < 0.0  # parked below the table
+            top = _position(world, world.target)
+            np.testing.assert_allclose(top[2], pick_place.level_height(level - 1), atol=1e-3)
+    finally:
+        env.close()
+
+
+def test_sample_stack_draws_no_tower_without_tower_fraction():
+    cfg = pick_place.variant_config("stack")
+    goal = np.tile([0.5, 0.1, pick_place.CUBE_REST_Z], (64, 1))
+    rng, same = np.random.default_rng(7), np.random.default_rng(7)
+    stack, target, _ = pick_place.sample_stack(rng, 64, cfg, goal)
+    same.uniform(size=64)  # the stacking draw alone
+    assert rng.bit_generator.state == same.bit_generator.state
+    np.testing.assert_allclose(target[stack, 2], pick_place.level_height(1))  # on the table
+    mixed = dataclasses.replace(cfg, tower_fraction=1.0)
+    _, target, goal_mixed = pick_place.sample_stack(np.random.default_rng(7), 64, mixed, goal)
+    np.testing.assert_allclose(target[:, 2], pick_place.level_height(pick_place.TOWER_LEVELS - 1))
+    np.testing.assert_allclose(goal_mixed[:, 2], THIRD_LEVEL_Z)
+
+
+def test_tower_fraction_is_refused_by_name_where_it_cannot_run():
+    mixed = dataclasses.replace(pick_place.variant_config("stack"), tower_fraction=0.5)
+    with pytest.raises(ValueError, match="tower episodes .variant tower.*pybullet backend only"):
+        sims.make_env("pick_place", "numba", 2, config=mixed)
+    with pytest.raises(ValueError, match="tower_fraction must be a number in .0, 1."):
+        make_pybullet_env(
+            pick_place, 1, dataclasses.replace(mixed, tower_fraction=1.5), num_workers=0
+        )
+    # a variant's episodes are that variant's alone
+    for variant in pick_place.VARIANTS:
+        assert pick_place.variant_config(variant, mixed).tower_fraction == 0.0
+
+
+def test_tower_goal_per_episode():
+    target = np.array([[0.5, 0.1, 0.02], [0.4, 0.0, 0.02]])  # the second knocked to the table
+    goal = pick_place.tower_goal(target, np.array([1, 2]))
+    np.testing.assert_allclose(goal[0], pick_place.stack_goal(target[0]))
+    np.testing.assert_allclose(goal[1], [0.4, 0.0, THIRD_LEVEL_Z])

@@ -32,8 +32,9 @@ pick_place stacking episodes (``cfg.stack_fraction`` > 0, variant ``stack`` of
 episode's goal lies in a stacking episode and parked below the table otherwise; the
 goal of a stacking episode follows the measured target cube
 (:func:`~sims.tasks.pick_place.stack_goal`) and ``state.stack`` marks those episodes.
-Tower episodes (``cfg.stack_base_cubes`` 2, variant ``tower``) also hold the cube under
-the target cube. Without stacking the worlds hold exactly the bodies they always held.
+Tower episodes (``cfg.stack_base_cubes`` 2, variant ``tower``, or ``cfg.tower_fraction``
+of the stacking episodes) also hold the cube under the target cube (parked in the others).
+Without stacking the worlds hold exactly the bodies they always held.
 
 ``motor_filters`` (one per env, in-process only) put a controller between each period's
 targets and the motors: ``f(substep, state_row, arm, finger) -> (arm, finger)`` every
@@ -151,6 +152,7 @@ class PyBulletEnv(HostPhysicsEnv):
         self._finger_target = np.zeros(n)
         self._all_ids = np.arange(n)
         self._stacking = cfg.stack_fraction > 0
+        self._base_cubes = np.full(n, cfg.stack_base_cubes)  # per env: cubes under the goal
 
         spec = world_spec_from_scene(
             self.scene,
@@ -161,7 +163,7 @@ class PyBulletEnv(HostPhysicsEnv):
             scene_objects=scene_objects,
         )
         if self._stacking:
-            under = cfg.stack_base_cubes - 1  # a tower: cubes under the target cube
+            under = pick_place.most_base_cubes(cfg) - 1  # a tower: cubes under the target
             spec = dataclasses.replace(spec, target_cube=True, cubes_under_target=under)
         if goal_cube:
             spec = dataclasses.replace(spec, goal_cube=True)
@@ -242,7 +244,7 @@ class PyBulletEnv(HostPhysicsEnv):
         stack = self._state.stack[ids]
         if stack.any():
             target = states[stack, STATE_TARGET_POS : STATE_TARGET_POS + 3]
-            goal = pick_place.tower_goal(target, self.cfg.stack_base_cubes)
+            goal = pick_place.tower_goal(target, self._base_cubes[ids[stack]])
             self._state.goal_pos[ids[stack]] = goal
 
     def _check_index(self, env_index) -> None:
@@ -263,7 +265,9 @@ class PyBulletEnv(HostPhysicsEnv):
                     self.motor_filters[i].reset(states[k])
         self._state.goal_pos[ids] = rows[:, RESET_GOAL]
         unpack_state_rows(states, ids, self.cfg.has_object, self._state)
-        self._state.stack[ids] = rows[:, RESET_TARGET_POS][:, 2] >= 0.0
+        target_z = rows[:, RESET_TARGET_POS][:, 2]
+        self._state.stack[ids] = target_z >= 0.0
+        self._base_cubes[ids] = [pick_place.cube_level(z) or 1 for z in target_z]
         if self._stacking:
             self._follow_targets(states, ids)
         self._reset_commands(ids)

@@ -1,0 +1,46 @@
+"""Training on towers: ``env.tower_fraction`` turns a share of a PyBullet stage's stacking
+episodes into tower episodes (the third level); the recipe (config/train/pick_place-tower.yaml,
+then pick_place-tower-more.yaml) fine-tunes the shipped pick_place with it."""
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from policies.ppo.config import TrainConfig
+from policies.ppo.envs import evaluation_task_config
+
+RECIPES = (
+    Path("config/train/pick_place-tower.yaml"),
+    Path("config/train/pick_place-tower-more.yaml"),
+)
+
+
+def _config(**env) -> TrainConfig:
+    return TrainConfig.from_dict({"task": "pick_place", "backend": "pybullet", "env": env})
+
+
+def test_tower_fraction_reaches_the_task_config():
+    task_cfg = evaluation_task_config(_config(stack_fraction=0.5, tower_fraction=0.25))
+    assert (task_cfg.stack_fraction, task_cfg.tower_fraction) == (0.5, 0.25)
+    assert evaluation_task_config(_config(stack_fraction=0.5)).tower_fraction == 0.0
+
+
+@pytest.mark.parametrize(
+    "env", [{"tower_fraction": 0.5}, {"stack_fraction": 0.5, "tower_fraction": 2.0}]
+)
+def test_tower_fraction_without_stacking_or_out_of_range_is_refused_by_name(env):
+    with pytest.raises(ValueError, match="env.tower_fraction is a share in .0, 1. of env.stack"):
+        evaluation_task_config(_config(**env))
+
+
+@pytest.mark.parametrize("recipe", RECIPES, ids=lambda p: p.name)
+def test_the_tower_recipe_fine_tunes_on_pybullet_with_towers_and_says_how(recipe):
+    text = recipe.read_text()
+    assert "--init-from policies/skills/pick_place/versions/1" in text
+    assert f"--config {recipe}" in text
+    cfg = TrainConfig.from_dict(yaml.safe_load(text))
+    assert cfg.task == "pick_place" and cfg.backend == "pybullet"
+    assert cfg.env.motor_filter == "safety_supervisor"
+    task_cfg = evaluation_task_config(cfg)
+    assert 0.0 < task_cfg.tower_fraction < 1.0 and 0.0 < task_cfg.stack_fraction < 1.0
