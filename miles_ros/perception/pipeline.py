@@ -36,6 +36,7 @@ from miles_ros.perception.images import FrameRefused
 from miles_ros.runtime.frames import base_to_world
 from sims.camera import CameraIntrinsics, CameraPose
 from sims.kernels.contact import (
+    CONTACT_TOP_BAND,
     FINGER_LENGTH,
     FINGERTIP_BELOW_TCP,
     PAD_ACROSS,
@@ -49,6 +50,9 @@ SOURCE = "camera"
 """The ``source`` of every pose perception publishes (the simulator's is ``sim``)."""
 STATES = ("seen", "held", "pushed", "occluded")
 """How a published pose is known (see the module docstring)."""
+PUSH_INSIDE_M = 0.001
+"""A pusher's disc this far into a cube's square on both sides is inside it (m); a cube
+pushed flush with the disc is not (0 up to rounding)."""
 TCP_HISTORY = 400
 """Joint states kept per arm to find the TCP at a frame's exposure (at 250 Hz, 1.6 s: more
 than a frame's age on arrival)."""
@@ -71,10 +75,19 @@ class PerceptionConfig:
     grip_margin_m: float = 0.006
     """Fingers closed on a cube: their opening between the cube's size and its diagonal
     (a cube gripped across two corners: size * sqrt(2)), within this (m)."""
+    grip_settled_speed_m_per_s: float = 0.05
+    """Fingers closed on a cube have stopped on it: their opening changes slower than this
+    (m/s, over :attr:`grip_settle_window_s`). Fingers still closing pass through a cube's
+    widths whether or not a cube is between them (PyBullet's close at ~0.1 m/s)."""
+    grip_settle_window_s: float = 0.04
+    """The fingers' speed is their opening's change over this much of the joint states'
+    history (s): a control period in the closed loop, 10 joint states at 250 Hz."""
     pusher_radius_m: float = 0.01
     """Closed fingers, seen from above: a disc of this radius about the TCP (m)."""
-    contact_height_m: float = 0.01
-    """The fingertips touch a cube's sides when the TCP is below its top plus this (m)."""
+    contact_height_m: float = FINGERTIP_BELOW_TCP - CONTACT_TOP_BAND
+    """The fingertips push a cube's sides when the TCP is below its top plus this (m): the
+    tips (10 mm beyond the TCP) at least :data:`~sims.kernels.contact.CONTACT_TOP_BAND`
+    below its top; higher, they graze its edge, riding over it or tipping it (4 mm)."""
     tcp_match_s: float = 0.05
     """A held cube's measurement corrects its grasp offset only against a joint state this
     close to the frame's exposure (s)."""
@@ -137,8 +150,26 @@ class _Arm:
     """The fingers closed on a cube (between its size and its diagonal apart)."""
     empty: bool = False
     """The fingers closed on nothing (narrower than a cube): they push."""
+    previous_tcp: np.ndarray | None = None
+    """The TCP at the joint state before the latest (None before the second): a pusher
+    pushes a cube it moves into, not one it was already inside of."""
     history: deque = field(default_factory=lambda: deque(maxlen=TCP_HISTORY))
-    """(stamp, fingers' midpoint, rotation) of recent joint states, oldest first."""
+    """(stamp, fingers' midpoint, rotation, finger width) of recent joint states, oldest
+    first."""
+
+    def finger_speed(self, stamp: float, width: float, window: float) -> float:
+        """How fast the fingers' opening changes (m/s): from the newest joint state at
+        least ``window`` s before ``stamp`` (the oldest there is, where none is that old)
+        to ``width`` at ``stamp``; 0 without an earlier joint state."""
+        before = None
+        for entry in reversed(self.history):
+            if entry[0] < stamp:
+                before = entry
+                if stamp - entry[0] >= window:
+                    break
+        if before is None:
+            return 0.0
+        return abs(width - before[3]) / (stamp - before[0])
 
     def hand_at(self, stamp: float, tolerance: float) -> tuple[np.ndarray, np.ndarray] | None:
         """The fingers' midpoint and the hand's rotation at ``stamp`` (the joint state
@@ -146,9 +177,9 @@ class _Arm:
         that far."""
         if not self.history:
             return None
-        times = np.fromiter((t for t, _, _ in self.history), dtype=np.float64)
+        times = np.fromiter((entry[0] for entry in self.history), dtype=np.float64)
         i = int(np.argmin(np.abs(times - stamp)))
-        _, fingers, rotation = self.history[i]
+        _, fingers, rotation, _ = self.history[i]
         return (fingers, rotation) if abs(times[i] - stamp) <= tolerance else None
 
 
@@ -243,13 +274,17 @@ class Perception:
             state = self.arms.get(arm)
             if state is None:
                 state = self.arms[arm] = _Arm(tcp, rotation, fingers, float(stamp))
+            else:
+                state.previous_tcp = state.tcp
             state.tcp, state.rotation, state.fingers = tcp, rotation, fingers
             state.stamp = float(stamp)
+            speed = state.finger_speed(float(stamp), width, cfg.grip_settle_window_s)
             state.gripping = (
                 size - cfg.grip_margin_m <= width <= size * math.sqrt(2) + cfg.grip_margin_m
+                and speed <= cfg.grip_settled_speed_m_per_s
             )
             state.empty = width < size - cfg.grip_margin_m
-            state.history.append((float(stamp), fingers, rotation))
+            state.history.append((float(stamp), fingers, rotation, width))
             self._follow(arm)
 
     def _follow(self, arm: str) -> None:
@@ -276,7 +311,7 @@ class Perception:
             if track.held_by == arm:  # it goes where the gripper goes
                 self._carry(track, state)
             elif track.held_by is None and state.empty:
-                self._push_out(track, tcp, stamp)
+                self._push_out(track, tcp, stamp, state.previous_tcp)
 
     @staticmethod
     def _carry(track: Track, arm: _Arm) -> None:
@@ -285,27 +320,50 @@ class Perception:
         track.yaw = float(wrap_quarter(hand_yaw(arm.rotation) + track.grip_yaw))
         track.stamp = arm.stamp
 
-    def _push_out(self, track: Track, tcp: np.ndarray, stamp: float) -> None:
+    def _push_out(
+        self,
+        track: Track,
+        tcp: np.ndarray,
+        stamp: float,
+        previous_tcp: np.ndarray | None = None,
+    ) -> None:
         """Closed fingers cannot be inside a cube: where the TCP (a disc of
-        :attr:`PerceptionConfig.pusher_radius_m` at the cube's height) overlaps a cube's
+        :attr:`PerceptionConfig.pusher_radius_m` at the cube's height) moved into a cube's
         square, the cube has been pushed out of the way, along its side's normal by the
         overlap. A pushing hand hides the cube it pushes; this keeps its pose moving with
-        the push until a frame sees it again (state ``pushed``)."""
+        the push until a frame sees it again (state ``pushed``).
+
+        Fingers that were inside the square already at ``previous_tcp`` (the joint state
+        before) did not move into it: they closed where the cube was believed to be (a
+        grasp that missed, fingers closing past a cube that slipped out): the cube was not
+        between them, so they say nothing of where it went, and its pose stays as it
+        was."""
         cfg, half = self.config, self.scene.cube_size / 2
         if tcp[2] > track.position[2] + half + cfg.contact_height_m:
             return
-        c, s = math.cos(track.yaw), math.sin(track.yaw)
-        d = tcp[:2] - track.position[:2]
-        local = np.array([c * d[0] + s * d[1], -s * d[0] + c * d[1]])  # along its sides
-        overlap = half + cfg.pusher_radius_m - np.abs(local)
+        overlap, local = self._pusher_overlap(track, tcp)
         if np.any(overlap <= 0):
             return
+        if previous_tcp is not None and np.all(
+            self._pusher_overlap(track, previous_tcp)[0] > PUSH_INSIDE_M
+        ):
+            return
+        c, s = math.cos(track.yaw), math.sin(track.yaw)
         axis = int(np.argmin(overlap))
         step = np.zeros(2)
         step[axis] = -(1.0 if local[axis] >= 0 else -1.0) * overlap[axis]
         track.position = track.position.copy()
         track.position[:2] += (c * step[0] - s * step[1], s * step[0] + c * step[1])
         track.stamp, track.state = stamp, "pushed"
+
+    def _pusher_overlap(self, track: Track, tcp: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """How far the pusher's disc about ``tcp`` reaches into ``track``'s square along
+        each of its sides (m; > 0 on both: inside), and the TCP along its sides."""
+        half = self.scene.cube_size / 2
+        c, s = math.cos(track.yaw), math.sin(track.yaw)
+        d = tcp[:2] - track.position[:2]
+        local = np.array([c * d[0] + s * d[1], -s * d[0] + c * d[1]])  # along its sides
+        return half + self.config.pusher_radius_m - np.abs(local), local
 
     def on_frame(self, rgb: np.ndarray, depth_m: np.ndarray, stamp: float) -> FrameReport:
         """Measure the cubes in one frame (``stamp``: its exposure time); FrameRefused says

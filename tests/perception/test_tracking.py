@@ -318,8 +318,10 @@ def test_a_grasp_from_an_offset_pose_converges_to_the_centred_one_and_turns_with
     p.on_frame(*empty_frame(), stamp=0.1)  # the hand over it
     p.on_arm("", Q, OPEN, stamp=0.15)  # coming down open around it: not held
     assert p.payload(0.15, "f")["objects"]["red_cube"]["position"] == seen["position"]
-    p.on_arm("", Q, SCENE.cube_size, stamp=0.2)  # closed on it
-    held = p.payload(0.2, "f")["objects"]["red_cube"]
+    p.on_arm("", Q, SCENE.cube_size, stamp=0.2)  # closing on it, still moving
+    assert p.payload(0.2, "f")["objects"]["red_cube"]["state"] == "occluded"
+    p.on_arm("", Q, SCENE.cube_size, stamp=0.25)  # stopped on it: closed on it
+    held = p.payload(0.25, "f")["objects"]["red_cube"]
     tcp = panda.fk_tcp(Q)
     assert held["state"] == "held"
     assert held["position"][1] == pytest.approx(tcp[1], abs=1e-9)  # centred
@@ -358,3 +360,70 @@ def test_a_held_cube_follows_the_fingers_midpoint_when_they_move_apart_from_the_
         p.on_arm("", Q, SCENE.cube_size, stamp=0.3 + 0.1 * k, finger_centre=centre)
         held = np.array(p.payload(0.3 + 0.1 * k, "f")["objects"]["red_cube"]["position"])
         assert np.dot(held - tcp, hand[:, 1]) == pytest.approx(centre, abs=1e-9)
+
+
+def test_fingers_closing_past_a_cubes_width_neither_hold_nor_push_it():
+    """A grasp that misses: the fingers close at 0.1 m/s through every width a cube could
+    be held at, the arm already rising, and shut on nothing around where the cube was
+    believed to be. The cube was never between them: it is not carried up, and fingers
+    that closed in place did not push it anywhere; it keeps the pose last seen."""
+    p = perception()
+    p.on_frame(*frame_with_red_at((0.452, 0.004)), stamp=0.0)
+    seen = p.payload(0.0, "f")["objects"]["red_cube"]
+    p.on_frame(*empty_frame(), stamp=0.1)  # the hand over it
+    widths = np.arange(OPEN, 0.02, -0.004)  # 80 mm to 24 mm, 4 mm a period
+    states = []
+    for k, width in enumerate(widths):
+        stamp = 0.2 + 0.04 * k
+        p.on_arm("", arm_at((0.45, 0.0, 0.02 + 0.001 * max(0, k - 4))), width, stamp=stamp)
+        states.append(p.payload(stamp, "f")["objects"]["red_cube"]["state"])
+    assert set(states) == {"occluded"}
+    assert p.arms[""].empty and p.arms[""].tcp[2] < 0.04  # shut, low beside the cube
+    red = p.payload(stamp, "f")["objects"]["red_cube"]
+    assert red["position"] == seen["position"] and red["stamp"] == 0.0
+
+
+def test_fingers_that_stop_on_a_cube_hold_it():
+    """The same closing, but the fingers stop on the cube's 40 mm: held once they stand
+    still, and carried from then on."""
+    Q = arm_at((0.45, 0.0, 0.02))  # noqa: N806
+    p = perception()
+    p.on_frame(*frame_with_red_at((0.45, 0.0)), stamp=0.0)
+    p.on_frame(*empty_frame(), stamp=0.1)
+    widths = [OPEN - 0.004 * k for k in range(10)] + [SCENE.cube_size] * 3
+    for k, width in enumerate(widths):
+        p.on_arm("", Q, width, stamp=0.2 + 0.04 * k)
+        state = p.payload(0.2 + 0.04 * k, "f")["objects"]["red_cube"]["state"]
+        assert state == ("held" if k >= 11 else "occluded"), k
+    q = Q.copy()
+    q[0] += 0.3
+    p.on_arm("", q, SCENE.cube_size, stamp=0.8)
+    held = p.payload(0.8, "f")["objects"]["red_cube"]
+    assert held["state"] == "held"
+    assert np.linalg.norm(np.array(held["position"]) - panda.fk_tcp(q)) < 0.02
+
+
+def test_finger_speed_is_measured_over_the_settle_window():
+    """At 250 Hz the speed is taken over the window (10 joint states), not between two."""
+    p = perception()
+    for k in range(20):  # 0.1 m/s, joint states every 4 ms
+        p.on_arm("", Q, 0.06 - 0.0004 * k, stamp=0.004 * k)
+    arm = p.arms[""]
+    assert arm.finger_speed(0.08, 0.06 - 0.0004 * 20, 0.04) == pytest.approx(0.1)
+    assert not arm.gripping  # 52 mm, in a cube's range, but moving
+
+
+def test_fingertips_grazing_a_cubes_top_edge_do_not_push_it():
+    """Closed fingers sweeping past with their tips 2 mm below the cube's top (the TCP
+    8 mm above it) ride over its edge, as the contact model has it: no push. 8 mm lower
+    they push it."""
+    top = SCENE.cube_size
+    for tcp_z, pushed in ((top + 0.008, False), (top, True)):
+        p = perception()
+        p.on_frame(*frame_with_red_at((0.45, 0.0)), stamp=0.0)
+        p.on_frame(*empty_frame(), stamp=0.1)
+        for k, x in enumerate(np.linspace(0.40, 0.46, 7)):
+            p.on_arm("", arm_at((x, 0.0, tcp_z)), 0.0, stamp=0.2 + 0.1 * k)
+        red = p.payload(0.8, "f")["objects"]["red_cube"]
+        assert (red["state"] == "pushed") is pushed
+        assert (red["position"][0] > 0.455) is pushed
