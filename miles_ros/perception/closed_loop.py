@@ -195,8 +195,8 @@ class PerceivedObservation:
         replaces its poses): the episode (counted per env from 0) and its step, the sim
         time, the TCP and the fingers as perception has them (scene frame; the width and
         whether they grip or are closed on nothing), and per cube the detector knows: its
-        true position where the state has it, and the published pose (position, yaw,
-        state, age, std), or None where perception publishes none."""
+        true position where the state has it (and the task cube's yaw), and the published
+        pose (position, yaw, state, age, std, confidence), or None where there is none."""
         arm = cam.perception.arms.get(self.arm)
         cubes = {}
         size = self.detector_scene.cube_size
@@ -210,9 +210,15 @@ class PerceivedObservation:
             body = objects.get(name)
             cubes[name] = {
                 "true": [float(v) for v in truth[name]] if name in truth else None,
+                "true_yaw": float(state.object_yaw[k])
+                if name == CUBE and cfg.has_object
+                else None,
                 "published": None
                 if body is None
-                else {key: body[key] for key in ("position", "yaw", "state", "age", "std")},
+                else {
+                    key: body[key]
+                    for key in ("position", "yaw", "state", "age", "std", "confidence")
+                },
             }
         return {
             "env": index,
