@@ -38,6 +38,7 @@ from sims.camera import CameraIntrinsics, CameraPose
 from sims.kernels.contact import (
     CONTACT_TOP_BAND,
     FINGER_LENGTH,
+    FINGER_RADIUS,
     FINGERTIP_BELOW_TCP,
     PAD_ACROSS,
     PAD_RADIUS,
@@ -51,8 +52,11 @@ SOURCE = "camera"
 STATES = ("seen", "held", "pushed", "occluded")
 """How a published pose is known (see the module docstring)."""
 PUSH_INSIDE_M = 0.001
-"""A pusher's disc this far into a cube's square on both sides is inside it (m); a cube
-pushed flush with the disc is not (0 up to rounding)."""
+"""Fingers' footprint this far into a cube's square (along every side axis) are inside
+it (m); a cube pushed flush with them is not (0 up to rounding)."""
+MOTION_MIN_M = 1e-4
+"""Fingers that moved less than this since the joint state before push along the shortest
+way out (m)."""
 TCP_HISTORY = 400
 """Joint states kept per arm to find the TCP at a frame's exposure (at 250 Hz, 1.6 s: more
 than a frame's age on arrival)."""
@@ -82,8 +86,10 @@ class PerceptionConfig:
     grip_settle_window_s: float = 0.04
     """The fingers' speed is their opening's change over this much of the joint states'
     history (s): a control period in the closed loop, 10 joint states at 250 Hz."""
-    pusher_radius_m: float = 0.01
-    """Closed fingers, seen from above: a disc of this radius about the TCP (m)."""
+    finger_pad_length_m: float = 2.0 * FINGER_RADIUS
+    """A finger's footprint along the closing axis (m): closed fingers push with a bar
+    twice this long plus their opening, :attr:`finger_half_width_m` * 2 across (the
+    Panda's 27 x 29 mm each, as the contact model has them)."""
     contact_height_m: float = FINGERTIP_BELOW_TCP - CONTACT_TOP_BAND
     """The fingertips push a cube's sides when the TCP is below its top plus this (m): the
     tips (10 mm beyond the TCP) at least :data:`~sims.kernels.contact.CONTACT_TOP_BAND`
@@ -150,9 +156,12 @@ class _Arm:
     """The fingers closed on a cube (between its size and its diagonal apart)."""
     empty: bool = False
     """The fingers closed on nothing (narrower than a cube): they push."""
-    previous_tcp: np.ndarray | None = None
-    """The TCP at the joint state before the latest (None before the second): a pusher
-    pushes a cube it moves into, not one it was already inside of."""
+    width: float = 0.0
+    """The fingers' opening (m)."""
+    previous: Footprint | None = None
+    """The fingers' footprint at the joint state before the latest, open or closed (None
+    before the second): a pusher pushes a cube it moves into, along its motion, not one
+    it already overlapped."""
     history: deque = field(default_factory=lambda: deque(maxlen=TCP_HISTORY))
     """(stamp, fingers' midpoint, rotation, finger width) of recent joint states, oldest
     first."""
@@ -225,6 +234,70 @@ def grip_in_hand(
     return offset, float(wrap_quarter(cube_yaw - hand_yaw(rotation)))
 
 
+@dataclass(frozen=True)
+class Footprint:
+    """A rectangle in the scene's xy plane: ``centre`` [2], unit ``axes`` [2, 2] (rows)
+    and ``half`` sizes along them [2] (m)."""
+
+    centre: np.ndarray
+    axes: np.ndarray
+    half: np.ndarray
+
+    @staticmethod
+    def square(centre, yaw: float, half: float) -> Footprint:
+        """A cube's square, seen from above."""
+        c, s = math.cos(yaw), math.sin(yaw)
+        return Footprint(np.asarray(centre, dtype=np.float64), np.array([[c, s], [-s, c]]),
+                         np.array([half, half]))  # fmt: skip
+
+    def extent(self, axis: np.ndarray) -> tuple[float, float]:
+        """The rectangle's interval along a unit ``axis``."""
+        centre = float(self.centre @ axis)
+        reach = float(np.sum(self.half * np.abs(self.axes @ axis)))
+        return centre - reach, centre + reach
+
+    def overlaps(self, other: Footprint, depth: float = 0.0) -> bool:
+        """The two rectangles overlap by more than ``depth`` (m) along every separating
+        axis (either's sides)."""
+        for axis in (*self.axes, *other.axes):
+            lo, hi = self.extent(axis)
+            olo, ohi = other.extent(axis)
+            if min(hi, ohi) - max(lo, olo) <= depth:
+                return False
+        return True
+
+
+def push_distance(
+    pusher: Footprint, cube: Footprint, motion: np.ndarray | None
+) -> tuple[float, np.ndarray]:
+    """How far, and along which unit direction, ``cube`` moves to get out of ``pusher``:
+    along the pusher's ``motion`` (xy, m) where it moved, else along the shortest way
+    out; (0, any) where they do not overlap. Along a direction d, the cube leaves the
+    pusher's interval on some side axis a (either rectangle's) after the least t with
+    its interval shifted by t (d . a) clear of the pusher's."""
+    axes = (*pusher.axes, *cube.axes)
+    gaps = []
+    for axis in axes:
+        lo, hi = pusher.extent(axis)
+        olo, ohi = cube.extent(axis)
+        gaps.append((axis, hi - olo, ohi - lo))  # move +axis by the first, -axis the second
+        if min(hi, ohi) - max(lo, olo) <= 0.0:
+            return 0.0, np.zeros(2)
+    speed = 0.0 if motion is None else float(np.linalg.norm(motion))
+    if speed > MOTION_MIN_M:
+        direction = np.asarray(motion, dtype=np.float64) / speed
+        best = math.inf
+        for axis, ahead, behind in gaps:
+            rate = float(direction @ axis)
+            if rate > 1e-9:
+                best = min(best, ahead / rate)
+            elif rate < -1e-9:
+                best = min(best, behind / -rate)
+        return best, direction
+    axis, ahead, behind = min(gaps, key=lambda g: min(g[1], g[2]))
+    return (ahead, axis) if ahead <= behind else (behind, -axis)
+
+
 class Perception:
     """Cube poses of ``scene`` from one camera at ``camera_pose`` (where the cell believes
     it is: the scene file's ``camera.believed_pose``) and the arms' joint states."""
@@ -275,8 +348,9 @@ class Perception:
             if state is None:
                 state = self.arms[arm] = _Arm(tcp, rotation, fingers, float(stamp))
             else:
-                state.previous_tcp = state.tcp
+                state.previous = self._footprint(state)
             state.tcp, state.rotation, state.fingers = tcp, rotation, fingers
+            state.width = width
             state.stamp = float(stamp)
             speed = state.finger_speed(float(stamp), width, cfg.grip_settle_window_s)
             state.gripping = (
@@ -291,7 +365,7 @@ class Perception:
         """After ``arm``'s joint state: grasps start and end, held cubes follow the TCP,
         closed fingers push hidden cubes."""
         cfg, state = self.config, self.arms[arm]
-        tcp, stamp = state.tcp, state.stamp
+        tcp = state.tcp
         for track in self.tracks.values():
             if track.held_by == arm and not state.gripping:
                 # released: it stays where it was last known to be, until a frame sees it
@@ -311,7 +385,7 @@ class Perception:
             if track.held_by == arm:  # it goes where the gripper goes
                 self._carry(track, state)
             elif track.held_by is None and state.empty:
-                self._push_out(track, tcp, stamp, state.previous_tcp)
+                self._push_out(track, state, state.previous)
 
     @staticmethod
     def _carry(track: Track, arm: _Arm) -> None:
@@ -320,50 +394,45 @@ class Perception:
         track.yaw = float(wrap_quarter(hand_yaw(arm.rotation) + track.grip_yaw))
         track.stamp = arm.stamp
 
-    def _push_out(
-        self,
-        track: Track,
-        tcp: np.ndarray,
-        stamp: float,
-        previous_tcp: np.ndarray | None = None,
-    ) -> None:
-        """Closed fingers cannot be inside a cube: where the TCP (a disc of
-        :attr:`PerceptionConfig.pusher_radius_m` at the cube's height) moved into a cube's
-        square, the cube has been pushed out of the way, along its side's normal by the
-        overlap. A pushing hand hides the cube it pushes; this keeps its pose moving with
-        the push until a frame sees it again (state ``pushed``).
+    def _footprint(self, arm: _Arm) -> Footprint:
+        """The fingers seen from above: a bar centred on their midpoint, as long as both
+        pads and their opening along the closing axis, a pad's width across it (open
+        fingers: with the gap between them, what they straddle)."""
+        cfg = self.config
+        along = arm.width / 2 + cfg.finger_pad_length_m
+        return Footprint(
+            arm.fingers[:2].copy(),
+            np.array([arm.rotation[:2, 0], arm.rotation[:2, 1]]),
+            np.array([cfg.finger_half_width_m, along]),
+        )
 
-        Fingers that were inside the square already at ``previous_tcp`` (the joint state
-        before) did not move into it: they closed where the cube was believed to be (a
-        grasp that missed, fingers closing past a cube that slipped out): the cube was not
-        between them, so they say nothing of where it went, and its pose stays as it
-        was."""
+    def _push_out(self, track: Track, arm: _Arm, previous: Footprint | None = None) -> None:
+        """Closed fingers cannot be inside a cube: where their footprint
+        (:meth:`_footprint`) moved into a cube's square at its height, the cube was pushed
+        ahead of them, along their motion since ``previous`` (the joint state before), as
+        far as takes it out of their way (:func:`push_distance`); without a previous
+        footprint, along the shortest way out. A pushing hand hides the cube it pushes;
+        this keeps its pose moving with the push until a frame sees it again (state
+        ``pushed``).
+
+        Fingers that overlapped the square already at ``previous`` did not move into it:
+        they closed where the cube was believed to be (a grasp that missed, fingers
+        closing past a cube that slipped out): the cube was not between them, so they say
+        nothing of where it went, and its pose stays as it was."""
         cfg, half = self.config, self.scene.cube_size / 2
-        if tcp[2] > track.position[2] + half + cfg.contact_height_m:
+        if arm.tcp[2] > track.position[2] + half + cfg.contact_height_m:
             return
-        overlap, local = self._pusher_overlap(track, tcp)
-        if np.any(overlap <= 0):
+        cube = Footprint.square(track.position[:2], track.yaw, half)
+        pusher = self._footprint(arm)
+        if previous is not None and previous.overlaps(cube, PUSH_INSIDE_M):
             return
-        if previous_tcp is not None and np.all(
-            self._pusher_overlap(track, previous_tcp)[0] > PUSH_INSIDE_M
-        ):
+        motion = None if previous is None else pusher.centre - previous.centre
+        distance, direction = push_distance(pusher, cube, motion)
+        if distance <= 0.0:
             return
-        c, s = math.cos(track.yaw), math.sin(track.yaw)
-        axis = int(np.argmin(overlap))
-        step = np.zeros(2)
-        step[axis] = -(1.0 if local[axis] >= 0 else -1.0) * overlap[axis]
         track.position = track.position.copy()
-        track.position[:2] += (c * step[0] - s * step[1], s * step[0] + c * step[1])
-        track.stamp, track.state = stamp, "pushed"
-
-    def _pusher_overlap(self, track: Track, tcp: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """How far the pusher's disc about ``tcp`` reaches into ``track``'s square along
-        each of its sides (m; > 0 on both: inside), and the TCP along its sides."""
-        half = self.scene.cube_size / 2
-        c, s = math.cos(track.yaw), math.sin(track.yaw)
-        d = tcp[:2] - track.position[:2]
-        local = np.array([c * d[0] + s * d[1], -s * d[0] + c * d[1]])  # along its sides
-        return half + self.config.pusher_radius_m - np.abs(local), local
+        track.position[:2] += distance * direction
+        track.stamp, track.state = arm.stamp, "pushed"
 
     def on_frame(self, rgb: np.ndarray, depth_m: np.ndarray, stamp: float) -> FrameReport:
         """Measure the cubes in one frame (``stamp``: its exposure time); FrameRefused says
@@ -420,7 +489,7 @@ class Perception:
         track.position, track.stamp, track.state = d.position, stamp, "seen"
         for arm in self.arms.values():  # a pusher since the exposure: still in it?
             if arm.empty and arm.stamp > stamp:
-                self._push_out(track, arm.tcp, arm.stamp)
+                self._push_out(track, arm)
 
     def payload(self, now: float, frame_id: str) -> dict:
         """The ``/miles/scene/objects`` JSON: today's schema (``objects`` with position,

@@ -223,7 +223,7 @@ def test_closed_fingers_push_a_hidden_cube_ahead_of_them():
     p = perception()
     p.on_frame(*frame_with_red_at((0.45, 0.0)), stamp=0.0)
     p.on_frame(*empty_frame(), stamp=0.1)  # the hand over it from now on
-    reach = SCENE.cube_size / 2 + PerceptionConfig().pusher_radius_m
+    reach = SCENE.cube_size / 2 + PerceptionConfig().finger_half_width_m
     for k, x in enumerate(np.linspace(0.40, 0.50, 11)):  # the fingers sweep along +x
         p.on_arm("", arm_at((x, 0.0, 0.02)), 0.0, stamp=0.2 + 0.1 * k)
     red = p.payload(1.2, "f")["objects"]["red_cube"]
@@ -427,3 +427,42 @@ def test_fingertips_grazing_a_cubes_top_edge_do_not_push_it():
         red = p.payload(0.8, "f")["objects"]["red_cube"]
         assert (red["state"] == "pushed") is pushed
         assert (red["position"][0] > 0.455) is pushed
+
+
+def test_a_cube_pushed_by_the_end_of_the_fingers_goes_ahead_of_them():
+    """Closed fingers are a bar 54 mm long along the closing axis (the scene's y here) and
+    29 mm across: a cube 25 mm off the TCP along that axis, in the bar's way, is pushed
+    ahead of it along its motion (+x), keeping its offset, not sideways off its end (a
+    disc at the TCP would reach its corner and slide it along y)."""
+    p = perception()
+    p.on_frame(*frame_with_red_at((0.45, 0.025)), stamp=0.0)
+    p.on_frame(*empty_frame(), stamp=0.1)
+    for k, x in enumerate(np.linspace(0.40, 0.48, 9)):
+        p.on_arm("", arm_at((x, 0.0, 0.02)), 0.0, stamp=0.2 + 0.1 * k)
+    red = p.payload(1.0, "f")["objects"]["red_cube"]
+    assert red["state"] == "pushed"
+    ahead = 0.48 + PerceptionConfig().finger_half_width_m + SCENE.cube_size / 2
+    assert red["position"][0] == pytest.approx(ahead, abs=1e-3)
+    assert red["position"][1] == pytest.approx(0.025, abs=1e-3)
+
+
+def test_push_distance_is_along_the_motion_or_the_shortest_way_out():
+    from miles_ros.perception.pipeline import Footprint, push_distance
+
+    bar = Footprint(np.array([0.0, 0.0]), np.eye(2), np.array([0.0145, 0.027]))
+    # a cube 5 mm into the bar's +x face, pushed along +x: 5 mm
+    cube = Footprint.square((0.0145 + 0.02 - 0.005, 0.01), 0.0, 0.02)
+    distance, direction = push_distance(bar, cube, np.array([0.004, 0.0]))
+    assert distance == pytest.approx(0.005) and direction == pytest.approx([1.0, 0.0])
+    # the same overlap, the bar moving diagonally: further, along the motion
+    distance, direction = push_distance(bar, cube, np.array([0.003, 0.003]))
+    assert direction == pytest.approx([math.sqrt(0.5)] * 2)
+    assert distance == pytest.approx(0.005 * math.sqrt(2))
+    # no motion: the shortest way out (+x, 5 mm; along y it would be 47 mm)
+    distance, direction = push_distance(bar, cube, None)
+    assert distance == pytest.approx(0.005) and direction == pytest.approx([1.0, 0.0])
+    # apart: nothing
+    apart = Footprint.square((0.06, 0.0), 0.3, 0.02)
+    assert push_distance(bar, apart, np.array([0.004, 0.0]))[0] == 0.0
+    assert not bar.overlaps(apart) and bar.overlaps(cube, 0.004)
+    assert not bar.overlaps(cube, 0.006)  # 5 mm in
