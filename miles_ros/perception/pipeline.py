@@ -75,7 +75,8 @@ class PerceptionConfig:
     forget_after_s: float = 30.0
     """A cube not measured for this long is dropped to ``missing`` (s)."""
     grasp_radius_m: float = 0.03
-    """A cube whose centre is this close to a closed gripper's TCP is held by it (m)."""
+    """A cube whose centre is this close to a closed gripper's TCP, or to the fingers'
+    midpoint as they closed, is held by it (m; the nearest such cube, one a grip)."""
     grip_margin_m: float = 0.006
     """Fingers closed on a cube: their opening between the cube's size and its diagonal
     (a cube gripped across two corners: size * sqrt(2)), within this (m)."""
@@ -158,6 +159,9 @@ class _Arm:
     """The fingers closed on nothing (narrower than a cube): they push."""
     width: float = 0.0
     """The fingers' opening (m)."""
+    closing: list = field(default_factory=list)
+    """The fingers' midpoints while they closed through a cube's widths, up to the joint
+    state where they stopped (:attr:`gripping`); empty while they are wider."""
     previous: Footprint | None = None
     """The fingers' footprint at the joint state before the latest, open or closed (None
     before the second): a pusher pushes a cube it moves into, along its motion, not one
@@ -353,10 +357,12 @@ class Perception:
             state.width = width
             state.stamp = float(stamp)
             speed = state.finger_speed(float(stamp), width, cfg.grip_settle_window_s)
-            state.gripping = (
-                size - cfg.grip_margin_m <= width <= size * math.sqrt(2) + cfg.grip_margin_m
-                and speed <= cfg.grip_settled_speed_m_per_s
-            )
+            in_range = size - cfg.grip_margin_m <= width <= size * math.sqrt(2) + cfg.grip_margin_m
+            if not in_range:
+                state.closing = []
+            elif not state.gripping:
+                state.closing.append(fingers)
+            state.gripping = in_range and speed <= cfg.grip_settled_speed_m_per_s
             state.empty = width < size - cfg.grip_margin_m
             state.history.append((float(stamp), fingers, rotation, width))
             self._follow(arm)
@@ -365,27 +371,40 @@ class Perception:
         """After ``arm``'s joint state: grasps start and end, held cubes follow the TCP,
         closed fingers push hidden cubes."""
         cfg, state = self.config, self.arms[arm]
-        tcp = state.tcp
+        free = [t for t in self.tracks.values() if t.held_by is None]
+        holding = any(t.held_by == arm for t in self.tracks.values())
+        if state.gripping and not holding:
+            reach = [(self._grasp_distance(t.position, state), k) for k, t in enumerate(free)]
+            near = [(d, k) for d, k in reach if d <= cfg.grasp_radius_m]
+            if near:  # one cube between two fingers: the nearest
+                track = free[min(near)[1]]
+                track.held_by, track.state = arm, "held"
+                track.offset, track.grip_yaw = grip_in_hand(
+                    track.position,
+                    track.yaw,
+                    state.fingers,
+                    state.rotation,
+                    cfg,
+                    self.scene.cube_size,
+                )
         for track in self.tracks.values():
             if track.held_by == arm and not state.gripping:
                 # released: it stays where it was last known to be, until a frame sees it
                 track.held_by, track.offset = None, None
                 track.state = "occluded"
-            elif track.held_by is None and state.gripping:
-                if np.linalg.norm(track.position - tcp) <= cfg.grasp_radius_m:
-                    track.held_by, track.state = arm, "held"
-                    track.offset, track.grip_yaw = grip_in_hand(
-                        track.position,
-                        track.yaw,
-                        state.fingers,
-                        state.rotation,
-                        cfg,
-                        self.scene.cube_size,
-                    )
             if track.held_by == arm:  # it goes where the gripper goes
                 self._carry(track, state)
             elif track.held_by is None and state.empty:
                 self._push_out(track, state, state.previous)
+
+    @staticmethod
+    def _grasp_distance(position: np.ndarray, arm: _Arm) -> float:
+        """How near a cube at ``position`` came to the fingers that stopped on something:
+        its distance from the TCP, or from the fingers' midpoint anywhere along their way
+        while they closed (a hand moving as it closes drags the cube with it, and the
+        fingers stop away from where it was seen)."""
+        points = [arm.tcp, *arm.closing]
+        return min(float(np.linalg.norm(position - p)) for p in points)
 
     @staticmethod
     def _carry(track: Track, arm: _Arm) -> None:

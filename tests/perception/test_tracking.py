@@ -466,3 +466,34 @@ def test_push_distance_is_along_the_motion_or_the_shortest_way_out():
     assert push_distance(bar, apart, np.array([0.004, 0.0]))[0] == 0.0
     assert not bar.overlaps(apart) and bar.overlaps(cube, 0.004)
     assert not bar.overlaps(cube, 0.006)  # 5 mm in
+
+
+def test_a_cube_dragged_while_the_fingers_close_is_held_where_they_stop():
+    """The hand moves on as its fingers close (the cube dragged between them): they stop
+    on it 4 cm from where it was seen, more than the grasp radius, but it lay on their
+    way as they closed: held."""
+    p = perception()
+    p.on_frame(*frame_with_red_at((0.45, 0.0)), stamp=0.0)
+    p.on_frame(*empty_frame(), stamp=0.1)
+    widths = [0.060, 0.056, 0.052, 0.048, 0.044, SCENE.cube_size, SCENE.cube_size]
+    for k, width in enumerate(widths):
+        p.on_arm("", arm_at((0.45, 0.007 * k, 0.02 + 0.003 * k)), width, stamp=0.2 + 0.04 * k)
+    tcp = p.arms[""].tcp
+    assert np.linalg.norm(tcp - (0.45, 0.0, 0.02)) > PerceptionConfig().grasp_radius_m
+    red = p.payload(0.5, "f")["objects"]["red_cube"]
+    assert red["state"] == "held"
+    assert np.linalg.norm(np.array(red["position"]) - tcp) < 0.02
+
+
+def test_one_cube_a_grip_the_nearest():
+    """Two cubes within the grasp radius of the fingers that stop: the nearer is held, the
+    other stays where it was seen."""
+    p = perception(grasp_radius_m=0.06)
+    blue = tuple(int(round(c * 255)) for c in SCENE.objects["blue_cube"].color[:3])
+    frame = cast(CAM.intrinsics, CAM.pose, [((0.45, 0.0), 0.0, RED), ((0.45, 0.05), 0.0, blue)])
+    p.on_frame(*frame, stamp=0.0)
+    p.on_frame(*empty_frame(), stamp=0.1)
+    p.on_arm("", arm_at((0.45, 0.01, 0.02)), SCENE.cube_size, stamp=0.2)
+    objects = p.payload(0.2, "f")["objects"]
+    assert objects["red_cube"]["state"] == "held"
+    assert objects["blue_cube"]["state"] == "occluded"
