@@ -101,6 +101,10 @@ class PerceptionConfig:
     min_coverage: float = 0.3
     """A cube with less of its top face in view (a hand over it) is not measured: the fit
     of its sides alone would be off by up to half its size."""
+    yaw_min_coverage: float = 0.8
+    """A measurement with less of the top face in view places the cube but keeps the yaw
+    it had: a face partly hidden by a hand shows no square, and its fitted yaw was off by
+    up to 30 deg in the traces (a cube's first measurement sets it whatever)."""
     finger_half_width_m: float = PAD_ACROSS + PAD_RADIUS
     """Half a finger pad's width across the closing axis (m): a held cube's centre is no
     further than this from the fingers' centre line (the Panda's pads are ~29 mm wide)."""
@@ -488,7 +492,8 @@ class Perception:
     def _measured(self, name: str, d: Detection, stamp: float) -> None:
         cfg = self.config
         track = self.tracks.get(name)
-        if track is None:
+        fresh = track is None
+        if fresh:
             track = self.tracks[name] = Track(d.position, d.yaw, stamp, 0.0, 0.0, "seen")
         track.measured = stamp
         track.std, track.confidence = cfg.measurement_std_m, d.coverage
@@ -504,7 +509,8 @@ class Perception:
                 )
                 self._carry(track, arm)
             return
-        track.yaw = d.yaw
+        if fresh or d.coverage >= cfg.yaw_min_coverage:
+            track.yaw = d.yaw
         track.position, track.stamp, track.state = d.position, stamp, "seen"
         for arm in self.arms.values():  # a pusher since the exposure: still in it?
             if arm.empty and arm.stamp > stamp:

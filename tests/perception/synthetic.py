@@ -14,6 +14,16 @@ TABLE_RGB = (209, 181, 140)
 OCCLUDER_RGB = (90, 90, 95)
 """A hand's grey: no cube's colour."""
 
+HAND_OVER = {
+    "the far half": ((0.454, 0.0, 0.06), (0.01, 0.03, 0.005)),
+    "a strip on the left": ((0.47, 0.03, 0.06), (0.03, 0.015, 0.005)),
+    "a strip on the right": ((0.47, -0.03, 0.06), (0.03, 0.015, 0.005)),
+    "a strip on the near side": ((0.49, 0.0, 0.06), (0.01, 0.03, 0.005)),
+}
+"""Flat grey boxes a centimetre thick 1-3 cm above a cube at (0.45, 0) (hands' stand-ins:
+centre, half sizes), and the part of its top face each hides from the camera at x = 1 m
+(a box hides the face 14 mm further from the camera than itself)."""
+
 
 def cast(
     intrinsics: CameraIntrinsics,

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from miles_ros.perception import CubeDetector, yaw_difference
 from sims.camera import CameraIntrinsics, CameraPose
 from sims.scene import load_scene
-from tests.perception.synthetic import cast
+from tests.perception.synthetic import HAND_OVER, cast
 
 SCENE = load_scene()
 CAM = SCENE.camera
@@ -125,17 +125,6 @@ def test_a_looking_down_camera_agrees_with_an_oblique_one():
     found, _ = detect(rgb, depth, CAM.intrinsics, down)
     assert np.linalg.norm(found["red_cube"].position - (0.5, 0.1, 0.02)) < 0.0015
     assert math.degrees(yaw_difference(found["red_cube"].yaw, 0.4)) < 2.0
-
-
-HAND_OVER = {
-    "the far half": ((0.454, 0.0, 0.06), (0.01, 0.03, 0.005)),
-    "a strip on the left": ((0.47, 0.03, 0.06), (0.03, 0.015, 0.005)),
-    "a strip on the right": ((0.47, -0.03, 0.06), (0.03, 0.015, 0.005)),
-    "a strip on the near side": ((0.49, 0.0, 0.06), (0.01, 0.03, 0.005)),
-}
-"""Flat grey boxes a centimetre thick 1-3 cm above a cube at (0.45, 0) (hands' stand-ins:
-centre, half sizes), and the part of its top face each hides from the camera at x = 1 m
-(a box hides the face 14 mm further from the camera than itself)."""
 
 
 @pytest.mark.parametrize("hidden", HAND_OVER)

@@ -14,7 +14,7 @@ from miles_ros.perception.pipeline import grip_in_hand, hand_yaw
 from sims.kernels.kinematics import dls_ik_step
 from sims.robots import panda
 from sims.scene import load_scene
-from tests.perception.synthetic import TABLE_RGB, cast
+from tests.perception.synthetic import HAND_OVER, TABLE_RGB, cast
 
 SCENE = load_scene()
 CAM = SCENE.camera
@@ -497,3 +497,22 @@ def test_one_cube_a_grip_the_nearest():
     objects = p.payload(0.2, "f")["objects"]
     assert objects["red_cube"]["state"] == "held"
     assert objects["blue_cube"]["state"] == "occluded"
+
+
+def test_a_partly_hidden_measurement_moves_the_cube_but_keeps_its_yaw():
+    """A hand over a third of the top face: the frame places the cube, its yaw stays the
+    one last measured on the whole face; a cube first seen that way takes what it gives."""
+    hand = [HAND_OVER["the far half"]]
+    p = perception()
+    p.on_frame(*frame_with_red_at((0.45, 0.0), yaw=0.3), stamp=0.0)
+    whole = p.payload(0.0, "f")["objects"]["red_cube"]
+    partly = cast(CAM.intrinsics, CAM.pose, [((0.45, 0.0), 0.1, RED)], occluders=hand)
+    p.on_frame(*partly, stamp=0.1)
+    red = p.payload(0.1, "f")["objects"]["red_cube"]
+    assert red["state"] == "seen" and red["stamp"] == 0.1
+    assert red["confidence"] < PerceptionConfig().yaw_min_coverage
+    assert red["yaw"] == whole["yaw"]
+    assert red["position"][:2] == pytest.approx([0.45, 0.0], abs=0.002)
+    first = perception()
+    first.on_frame(*partly, stamp=0.1)
+    assert yaw_difference(first.payload(0.1, "f")["objects"]["red_cube"]["yaw"], 0.1) < 0.09
