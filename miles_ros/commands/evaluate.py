@@ -88,6 +88,13 @@ def build_parser(prog: str = "miles eval"):
         "camera's rate_hz)",
     )
     p.add_argument(
+        "--trace",
+        metavar="FILE",
+        default=None,
+        help="with --perception: write every control period's true and published cube "
+        "poses (state, age, std), the TCP and the fingers to FILE as JSON lines",
+    )
+    p.add_argument(
         "--scene",
         metavar="FILE",
         default=None,
@@ -147,6 +154,7 @@ def _perceived(args, task: str, prog: str, options: dict) -> dict | None:
         ("--camera-seed", args.camera_seed),
         ("--camera-rate", args.camera_rate),
         ("--scene", args.scene),
+        ("--trace", args.trace),
     )
     if not args.perception:
         for flag, value in flags:
@@ -169,7 +177,13 @@ def _perceived(args, task: str, prog: str, options: dict) -> dict | None:
     try:
         scene = load_scene(args.scene)
         extra = perceived_options(
-            task, scene, args.num_envs, camera_seed(args), args.seed, args.camera_rate
+            task,
+            scene,
+            args.num_envs,
+            camera_seed(args),
+            args.seed,
+            args.camera_rate,
+            trace=args.trace is not None,
         )
     except (OSError, ValueError) as exc:
         print(f"{prog}: --perception: {args.scene or 'config/scene.yaml'}: {exc}",
@@ -454,3 +468,8 @@ def _perception_summary(args, task: str, result, extra: dict) -> None:
     observer = extra.get("perception")
     if observer is not None:
         extra["perception"] = observer.summary()
+        if getattr(args, "trace", None) is not None and observer.trace is not None:
+            from miles_ros.perception.closed_loop import write_trace
+
+            count = write_trace(observer.trace, args.trace)
+            print(f"wrote {count} control periods to {args.trace}", file=sys.stderr)

@@ -20,6 +20,10 @@ from ``default_rng(camera_seed)``, as the sim node draws it):
 - at an episode's start it measures one frame of the resting scene before the policy's
   first action: the pose skill_node holds when the request arrives (it refuses a request
   without one); that frame is never dropped;
+- with ``trace=True`` it keeps one record per control period (:meth:`PerceivedObservation.
+  record`): the true and the published pose, the pose's state, age and std, the TCP and
+  the fingers, to tell which state carries the error and when (``miles eval --perception
+  --trace FILE``);
 - the observation takes the payload's latest pose, what skill_node would have: push and
   pick_place, the cube's position and yaw; stacking episodes, the goal on top of the
   perceived target cube; reach, the goal relative to the perceived goal cube (a
@@ -101,6 +105,8 @@ class _EnvCamera:
     def __init__(self, rng: np.random.Generator):
         self.rng = rng
         self.perception = None
+        self.episode = -1
+        self.step = 0
         self.clock = 0.0
         self.next_exposure = 0.0
         self.in_flight: deque[_Frame] = deque()
@@ -118,12 +124,14 @@ class PerceivedObservation:
         noise_seed: int = 0,
         rate_hz: float | None = None,
         perception_factory: Callable | None = None,
+        trace: bool = False,
     ):
         """``scene``: the env's scene (its camera); ``camera_seed``: the mounted pose's
         draw (the scene file's calibration is camera seed 0's); ``noise_seed``: the
         frames' noise and drops; ``rate_hz``: the camera rate (default the scene's);
         ``perception_factory(scene, believed_pose)``: a perception per episode (default
-        :class:`~miles_ros.perception.Perception`; tests put a stand-in here)."""
+        :class:`~miles_ros.perception.Perception`; tests put a stand-in here); ``trace``:
+        keep a record of every control period in :attr:`trace`."""
         self.camera = camera_of(scene)
         self.scene = scene
         self.period = 1.0 / float(rate_hz if rate_hz is not None else self.camera.rate_hz)
@@ -149,6 +157,8 @@ class PerceivedObservation:
         self.errors: list[tuple[str, float]] = []
         """Per control period: the pose's state (seen, held, occluded; "missing") and
         |observed - true| of the perceived position (m)."""
+        self.trace: list[dict] | None = [] if trace else None
+        """With ``trace``: one :meth:`record` per env and control period, in order."""
 
     def __call__(self, env, state, ids: np.ndarray, started: bool):
         if self.detector_scene is None:
@@ -174,13 +184,60 @@ class PerceivedObservation:
             else:
                 self._tick(cam, env, int(i), now)
             objects = perception.payload(now, self.camera.frame_id)["objects"]
+            if self.trace is not None:
+                self.trace.append(self.record(cam, int(i), state, k, objects, cfg))
             self._observe(cfg, state, k, objects, started)
+            cam.step += 1
         return state
+
+    def record(self, cam: _EnvCamera, index: int, state, k: int, objects: dict, cfg) -> dict:
+        """One control period of env ``index`` (row ``k`` of ``state``, before the observation
+        replaces its poses): the episode (counted per env from 0) and its step, the sim
+        time, the TCP and the fingers as perception has them (scene frame; the width and
+        whether they grip or are closed on nothing), and per cube the detector knows: its
+        true position where the state has it (and the task cube's yaw), and the published
+        pose (position, yaw, state, age, std, confidence), or None where there is none."""
+        arm = cam.perception.arms.get(self.arm)
+        cubes = {}
+        size = self.detector_scene.cube_size
+        if cfg.has_object:
+            truth = {CUBE: state.object_pos[k]}
+        else:  # reach: the goal cube on the table under the goal
+            truth = {CUBE: np.array([*state.goal_pos[k, :2], size / 2])}
+        if state.stack is not None and state.stack[k]:  # the goal is on the target cube
+            truth[TARGET_CUBE] = state.goal_pos[k] - np.array([0.0, 0.0, size])
+        for name in self.detector_scene.objects:
+            body = objects.get(name)
+            cubes[name] = {
+                "true": [float(v) for v in truth[name]] if name in truth else None,
+                "true_yaw": float(state.object_yaw[k])
+                if name == CUBE and cfg.has_object
+                else None,
+                "published": None
+                if body is None
+                else {
+                    key: body[key]
+                    for key in ("position", "yaw", "state", "age", "std", "confidence")
+                },
+            }
+        return {
+            "env": index,
+            "episode": cam.episode,
+            "step": cam.step,
+            "time": cam.clock,
+            "tcp": None if arm is None else [float(v) for v in arm.tcp],
+            "fingers": None if arm is None else [float(v) for v in arm.fingers],
+            "finger_width": float(state.finger_width[k]),
+            "gripping": None if arm is None else bool(arm.gripping),
+            "closed_empty": None if arm is None else bool(arm.empty),
+            "cubes": cubes,
+        }
 
     def _start(self, cam: _EnvCamera, env, index: int) -> None:
         cam.perception = self.make_perception(self.detector_scene, self.believed)
         cam.perception.set_intrinsics(self.camera.intrinsics)
         cam.clock, cam.next_exposure = 0.0, self.period
+        cam.episode, cam.step = cam.episode + 1, 0
         cam.in_flight.clear()
         self.stats["episodes_started"] += 1
 
@@ -277,19 +334,33 @@ def perceived_options(
     noise_seed: int = 0,
     rate_hz: float | None = None,
     perception_factory: Callable | None = None,
+    trace: bool = False,
 ) -> dict:
     """``sims.make_env(task, "pybullet", ...)`` keyword arguments that give the skill the
     perceived poses (:class:`PerceivedObservation` under ``observation_filter``; reach: its
     goal cube), the arms drawn as the live camera draws them
-    (:data:`sims.camera.CAMERA_ARM_MESHES`); ValueError where the scene has no camera."""
+    (:data:`sims.camera.CAMERA_ARM_MESHES`); ValueError where the scene has no camera.
+    ``trace``: the observer keeps a record of every control period (its ``trace``)."""
     camera_of(scene)
     from sims import get_task
 
     cfg = get_task(task).CONFIG
     observer = PerceivedObservation(
-        scene, num_envs, camera_seed, noise_seed, rate_hz, perception_factory
+        scene, num_envs, camera_seed, noise_seed, rate_hz, perception_factory, trace
     )
     options = {"scene": scene, "observation_filter": observer, "arm_meshes": CAMERA_ARM_MESHES}
     if not cfg.has_object:
         options["goal_cube"] = True
     return options
+
+
+def write_trace(records: list[dict], path) -> int:
+    """``records`` (:attr:`PerceivedObservation.trace`) as JSON lines, one per control
+    period, into ``path``; the number written."""
+    import json
+    from pathlib import Path
+
+    with Path(path).open("w") as out:
+        for rec in records:
+            out.write(json.dumps(rec) + "\n")
+    return len(records)

@@ -26,6 +26,8 @@ LUT_BITS = 6
 """Colour bins per channel: 2^6 levels (a step of 4 of 255), fine against chromaticity
 distances of ~0.07."""
 LUT_SHIFT = 8 - LUT_BITS
+FREE_SPACE_GRID = 9
+"""Points per side of the grid a top face's placement is checked with (81 in all)."""
 
 
 @dataclass(frozen=True)
@@ -47,6 +49,13 @@ class DetectConfig:
     """Points within this of the top face's height belong to it (m)."""
     edge_percentile: float = 2.0
     """A face's extent from this percentile to 100 minus it (robust to stray points)."""
+    partial_min_m: float = 0.004
+    """A top face seen this much shorter than the cube along a side is partly hidden
+    there (m): its centre is placed from the edge the frame shows (:func:`place_partial`)."""
+    free_space_margin_m: float = 0.01
+    """Depth seen this far beyond where a face would be means the face is not there (m):
+    the table or a face below shows through (a cube is 40 mm high; the noise at 1 m is
+    2.5 mm)."""
 
 
 @dataclass(frozen=True)
@@ -142,8 +151,9 @@ class CubeDetector:
         bins |= rgb[..., 2] >> LUT_SHIFT
         return self.lut[bins]
 
-    def _fit(self, name, mask, depth, intrinsics) -> Detection | str:
+    def _fit(self, name, mask, frame_depth, intrinsics) -> Detection | str:
         cfg = self.config
+        depth = frame_depth
         rows, cols = np.flatnonzero(mask.any(axis=1)), np.flatnonzero(mask.any(axis=0))
         r0, c0 = rows[0], cols[0]  # the blobs' bounding box: work inside it only
         mask = mask[r0 : rows[-1] + 1, c0 : cols[-1] + 1]
@@ -175,7 +185,7 @@ class CubeDetector:
                 )
             area += other_area
             points = np.vstack([points, other])
-        return self._fit_cube(points, area, intrinsics)
+        return self._fit_cube(points, area, frame_depth, intrinsics)
 
     def _scene_points(self, u, v, z, intrinsics: CameraIntrinsics) -> np.ndarray:
         if any(intrinsics.distortion):
@@ -186,7 +196,7 @@ class CubeDetector:
             u, v = und[:, 0], und[:, 1]
         return to_scene(back_project(u, v, z, intrinsics), self.pose)
 
-    def _fit_cube(self, points, pixels, intrinsics) -> Detection | str:
+    def _fit_cube(self, points, pixels, depth, intrinsics) -> Detection | str:
         cfg, s = self.config, self.cube_size
         z = points[:, 2]
         # The top face: the highest points; first guess from the upper 40%, then the
@@ -196,11 +206,59 @@ class CubeDetector:
         if len(top) < cfg.min_depth_points:
             return "too few points on the top face to fit"
         height = float(np.median(top[:, 2]))
-        yaw, centre_xy, _ = fit_square(top[:, :2], cfg.edge_percentile)
+        yaw, centre_xy, extent = fit_square(top[:, :2], cfg.edge_percentile)
+        centre_xy = self._place_partial(centre_xy, yaw, extent, height, depth, intrinsics)
         expected = self._expected_top_pixels(np.array([*centre_xy, height]), intrinsics)
         coverage = float(min(1.0, len(top) / max(expected, 1.0)))
         position = np.array([centre_xy[0], centre_xy[1], height - s / 2])
         return Detection(position, yaw, int(pixels), len(top), coverage)
+
+    def _place_partial(self, centre_xy, yaw, extent, height, depth, intrinsics) -> np.ndarray:
+        """The top face's centre where the face was seen shorter than the cube along a side
+        (a hand over part of it): the centre midway between the seen edges is off by half
+        the hidden part, towards the part in view. Along each such side the face can reach
+        past either seen edge, or both by half: of these placements, the one the frame
+        contradicts least (:meth:`_free_space_hits`: depth seen beyond where its face
+        would be) is kept, the midway one on a tie. Where the frame cannot tell, nothing
+        changes."""
+        cfg, size = self.config, self.cube_size
+        shifts = []
+        for short in size - np.asarray(extent, dtype=np.float64):
+            if short > cfg.partial_min_m:
+                shifts.append((0.0, -short / 2, short / 2))
+            else:
+                shifts.append((0.0,))
+        if len(shifts[0]) == len(shifts[1]) == 1:
+            return centre_xy
+        c, s = math.cos(yaw), math.sin(yaw)
+        rot = np.array([[c, -s], [s, c]])
+        best, best_hits = centre_xy, None
+        for a in shifts[0]:
+            for b in shifts[1]:
+                candidate = centre_xy + rot @ np.array([a, b])
+                hits = self._free_space_hits(candidate, yaw, height, depth, intrinsics)
+                if best_hits is None or hits < best_hits:
+                    best, best_hits = candidate, hits
+        return best
+
+    def _free_space_hits(self, centre_xy, yaw, height, depth, intrinsics) -> int:
+        """How many of a grid of points over a top face at ``centre_xy``, ``yaw`` and
+        ``height`` the frame sees through: the depth at their pixel more than
+        :attr:`DetectConfig.free_space_margin_m` beyond them (no depth, or out of the
+        picture: no evidence either way). The grid stays 2 mm inside the face's edges,
+        where depth is missing or mixed."""
+        half = self.cube_size / 2 - 0.002
+        ticks = np.linspace(-half, half, FREE_SPACE_GRID)
+        a, b = np.meshgrid(ticks, ticks)
+        c, s = math.cos(yaw), math.sin(yaw)
+        xy = np.column_stack([a.ravel(), b.ravel()]) @ np.array([[c, s], [-s, c]])
+        grid = np.column_stack([xy + centre_xy, np.full(len(xy), height)])
+        uv, along = project(grid, intrinsics, self.pose)
+        u, v = np.round(uv[:, 0]).astype(int), np.round(uv[:, 1]).astype(int)
+        inside = (u >= 0) & (u < depth.shape[1]) & (v >= 0) & (v < depth.shape[0])
+        seen = depth[v[inside], u[inside]]
+        beyond = (seen > 0) & (seen > along[inside] + self.config.free_space_margin_m)
+        return int(beyond.sum())
 
     def _expected_top_pixels(self, top_centre, intrinsics) -> float:
         """Pixels a fully visible top face covers in this view."""
@@ -217,20 +275,31 @@ def fit_square(xy: np.ndarray, edge_percentile: float = 2.0):
 
     The yaw is the phase of the points' fourth-order moment, sum((z - mean)^4) with
     z = x + iy: for a square turned by theta it is 4 theta + pi, whatever the square's
-    size, and noise spread evenly in every direction adds nothing to it. The centre is
-    midway between robust percentiles along the square's sides, so a few stray points
-    move nothing."""
-    z = (xy[:, 0] - xy[:, 0].mean()) + 1j * (xy[:, 1] - xy[:, 1].mean())
+    size, and noise spread evenly in every direction adds nothing to it. A square partly
+    hidden shows a rectangle, whose fourth moment turns by 45 degrees once one side is
+    less than 0.58 of the other; its principal axis (the points' covariance) is then
+    along a side. Of the two, the yaw whose sides bound the points tightest (the smaller
+    area between the percentiles) is kept. The centre is midway between robust
+    percentiles along the square's sides, so a few stray points move nothing."""
+    centred = xy - xy.mean(axis=0)
+    z = centred[:, 0] + 1j * centred[:, 1]
     moment = np.sum(z**4)
-    theta = float((np.angle(moment) - math.pi) / 4.0)
-    theta = (theta + math.pi / 4) % (math.pi / 2) - math.pi / 4
-    c, s = math.cos(theta), math.sin(theta)
-    rot = np.array([[c, -s], [s, c]])
-    local = xy @ rot  # coordinates along the square's sides
+    fourth = float((np.angle(moment) - math.pi) / 4.0)
+    cov = centred.T @ centred
+    principal = 0.5 * math.atan2(2.0 * cov[0, 1], cov[0, 0] - cov[1, 1])
     lo, hi = edge_percentile, 100.0 - edge_percentile
-    low, high = np.percentile(local, lo, axis=0), np.percentile(local, hi, axis=0)
-    centre = rot @ ((low + high) / 2)
-    return theta, centre, high - low
+    best = None
+    for theta in (fourth, principal):
+        theta = (theta + math.pi / 4) % (math.pi / 2) - math.pi / 4
+        c, s = math.cos(theta), math.sin(theta)
+        rot = np.array([[c, -s], [s, c]])
+        local = xy @ rot  # coordinates along the square's sides
+        low, high = np.percentile(local, lo, axis=0), np.percentile(local, hi, axis=0)
+        area = float(np.prod(high - low))
+        if best is None or area < best[0] - 1e-12:
+            best = (area, theta, rot @ ((low + high) / 2), high - low)
+    _, theta, centre, extent = best
+    return theta, centre, extent
 
 
 def colour_word(name: str) -> str:

@@ -37,7 +37,9 @@ from miles_ros.perception.tags import COLOUR, make_detector
 from miles_ros.runtime.frames import base_to_world
 from sims.camera import CameraIntrinsics, CameraPose
 from sims.kernels.contact import (
+    CONTACT_TOP_BAND,
     FINGER_LENGTH,
+    FINGER_RADIUS,
     FINGERTIP_BELOW_TCP,
     PAD_ACROSS,
     PAD_RADIUS,
@@ -50,6 +52,12 @@ SOURCE = "camera"
 """The ``source`` of every pose perception publishes (the simulator's is ``sim``)."""
 STATES = ("seen", "held", "pushed", "occluded")
 """How a published pose is known (see the module docstring)."""
+PUSH_INSIDE_M = 0.001
+"""Fingers' footprint this far into a cube's square (along every side axis) are inside
+it (m); a cube pushed flush with them is not (0 up to rounding)."""
+MOTION_MIN_M = 1e-4
+"""Fingers that moved less than this since the joint state before push along the shortest
+way out (m)."""
 TCP_HISTORY = 400
 """Joint states kept per arm to find the TCP at a frame's exposure (at 250 Hz, 1.6 s: more
 than a frame's age on arrival)."""
@@ -71,20 +79,36 @@ class PerceptionConfig:
     forget_after_s: float = 30.0
     """A cube not measured for this long is dropped to ``missing`` (s)."""
     grasp_radius_m: float = 0.03
-    """A cube whose centre is this close to a closed gripper's TCP is held by it (m)."""
+    """A cube whose centre is this close to a closed gripper's TCP, or to the fingers'
+    midpoint as they closed, is held by it (m; the nearest such cube, one a grip)."""
     grip_margin_m: float = 0.006
     """Fingers closed on a cube: their opening between the cube's size and its diagonal
     (a cube gripped across two corners: size * sqrt(2)), within this (m)."""
-    pusher_radius_m: float = 0.01
-    """Closed fingers, seen from above: a disc of this radius about the TCP (m)."""
-    contact_height_m: float = 0.01
-    """The fingertips touch a cube's sides when the TCP is below its top plus this (m)."""
+    grip_settled_speed_m_per_s: float = 0.05
+    """Fingers closed on a cube have stopped on it: their opening changes slower than this
+    (m/s, over :attr:`grip_settle_window_s`). Fingers still closing pass through a cube's
+    widths whether or not a cube is between them (PyBullet's close at ~0.1 m/s)."""
+    grip_settle_window_s: float = 0.04
+    """The fingers' speed is their opening's change over this much of the joint states'
+    history (s): a control period in the closed loop, 10 joint states at 250 Hz."""
+    finger_pad_length_m: float = 2.0 * FINGER_RADIUS
+    """A finger's footprint along the closing axis (m): closed fingers push with a bar
+    twice this long plus their opening, :attr:`finger_half_width_m` * 2 across (the
+    Panda's 27 x 29 mm each, as the contact model has them)."""
+    contact_height_m: float = FINGERTIP_BELOW_TCP - CONTACT_TOP_BAND
+    """The fingertips push a cube's sides when the TCP is below its top plus this (m): the
+    tips (10 mm beyond the TCP) at least :data:`~sims.kernels.contact.CONTACT_TOP_BAND`
+    below its top; higher, they graze its edge, riding over it or tipping it (4 mm)."""
     tcp_match_s: float = 0.05
     """A held cube's measurement corrects its grasp offset only against a joint state this
     close to the frame's exposure (s)."""
     min_coverage: float = 0.3
     """A cube with less of its top face in view (a hand over it) is not measured: the fit
     of its sides alone would be off by up to half its size."""
+    yaw_min_coverage: float = 0.8
+    """A measurement with less of the top face in view places the cube but keeps the yaw
+    it had: a face partly hidden by a hand shows no square, and its fitted yaw was off by
+    up to 30 deg in the traces (a cube's first measurement sets it whatever)."""
     finger_half_width_m: float = PAD_ACROSS + PAD_RADIUS
     """Half a finger pad's width across the closing axis (m): a held cube's centre is no
     further than this from the fingers' centre line (the Panda's pads are ~29 mm wide)."""
@@ -141,8 +165,32 @@ class _Arm:
     """The fingers closed on a cube (between its size and its diagonal apart)."""
     empty: bool = False
     """The fingers closed on nothing (narrower than a cube): they push."""
+    width: float = 0.0
+    """The fingers' opening (m)."""
+    closing: list = field(default_factory=list)
+    """The fingers' midpoints while they closed through a cube's widths, up to the joint
+    state where they stopped (:attr:`gripping`); empty while they are wider."""
+    previous: Footprint | None = None
+    """The fingers' footprint at the joint state before the latest, open or closed (None
+    before the second): a pusher pushes a cube it moves into, along its motion, not one
+    it already overlapped."""
     history: deque = field(default_factory=lambda: deque(maxlen=TCP_HISTORY))
-    """(stamp, fingers' midpoint, rotation) of recent joint states, oldest first."""
+    """(stamp, fingers' midpoint, rotation, finger width) of recent joint states, oldest
+    first."""
+
+    def finger_speed(self, stamp: float, width: float, window: float) -> float:
+        """How fast the fingers' opening changes (m/s): from the newest joint state at
+        least ``window`` s before ``stamp`` (the oldest there is, where none is that old)
+        to ``width`` at ``stamp``; 0 without an earlier joint state."""
+        before = None
+        for entry in reversed(self.history):
+            if entry[0] < stamp:
+                before = entry
+                if stamp - entry[0] >= window:
+                    break
+        if before is None:
+            return 0.0
+        return abs(width - before[3]) / (stamp - before[0])
 
     def hand_at(self, stamp: float, tolerance: float) -> tuple[np.ndarray, np.ndarray] | None:
         """The fingers' midpoint and the hand's rotation at ``stamp`` (the joint state
@@ -150,9 +198,9 @@ class _Arm:
         that far."""
         if not self.history:
             return None
-        times = np.fromiter((t for t, _, _ in self.history), dtype=np.float64)
+        times = np.fromiter((entry[0] for entry in self.history), dtype=np.float64)
         i = int(np.argmin(np.abs(times - stamp)))
-        _, fingers, rotation = self.history[i]
+        _, fingers, rotation, _ = self.history[i]
         return (fingers, rotation) if abs(times[i] - stamp) <= tolerance else None
 
 
@@ -196,6 +244,70 @@ def grip_in_hand(
         ]
     )
     return offset, float(wrap_quarter(cube_yaw - hand_yaw(rotation)))
+
+
+@dataclass(frozen=True)
+class Footprint:
+    """A rectangle in the scene's xy plane: ``centre`` [2], unit ``axes`` [2, 2] (rows)
+    and ``half`` sizes along them [2] (m)."""
+
+    centre: np.ndarray
+    axes: np.ndarray
+    half: np.ndarray
+
+    @staticmethod
+    def square(centre, yaw: float, half: float) -> Footprint:
+        """A cube's square, seen from above."""
+        c, s = math.cos(yaw), math.sin(yaw)
+        return Footprint(np.asarray(centre, dtype=np.float64), np.array([[c, s], [-s, c]]),
+                         np.array([half, half]))  # fmt: skip
+
+    def extent(self, axis: np.ndarray) -> tuple[float, float]:
+        """The rectangle's interval along a unit ``axis``."""
+        centre = float(self.centre @ axis)
+        reach = float(np.sum(self.half * np.abs(self.axes @ axis)))
+        return centre - reach, centre + reach
+
+    def overlaps(self, other: Footprint, depth: float = 0.0) -> bool:
+        """The two rectangles overlap by more than ``depth`` (m) along every separating
+        axis (either's sides)."""
+        for axis in (*self.axes, *other.axes):
+            lo, hi = self.extent(axis)
+            olo, ohi = other.extent(axis)
+            if min(hi, ohi) - max(lo, olo) <= depth:
+                return False
+        return True
+
+
+def push_distance(
+    pusher: Footprint, cube: Footprint, motion: np.ndarray | None
+) -> tuple[float, np.ndarray]:
+    """How far, and along which unit direction, ``cube`` moves to get out of ``pusher``:
+    along the pusher's ``motion`` (xy, m) where it moved, else along the shortest way
+    out; (0, any) where they do not overlap. Along a direction d, the cube leaves the
+    pusher's interval on some side axis a (either rectangle's) after the least t with
+    its interval shifted by t (d . a) clear of the pusher's."""
+    axes = (*pusher.axes, *cube.axes)
+    gaps = []
+    for axis in axes:
+        lo, hi = pusher.extent(axis)
+        olo, ohi = cube.extent(axis)
+        gaps.append((axis, hi - olo, ohi - lo))  # move +axis by the first, -axis the second
+        if min(hi, ohi) - max(lo, olo) <= 0.0:
+            return 0.0, np.zeros(2)
+    speed = 0.0 if motion is None else float(np.linalg.norm(motion))
+    if speed > MOTION_MIN_M:
+        direction = np.asarray(motion, dtype=np.float64) / speed
+        best = math.inf
+        for axis, ahead, behind in gaps:
+            rate = float(direction @ axis)
+            if rate > 1e-9:
+                best = min(best, ahead / rate)
+            elif rate < -1e-9:
+                best = min(best, behind / -rate)
+        return best, direction
+    axis, ahead, behind = min(gaps, key=lambda g: min(g[1], g[2]))
+    return (ahead, axis) if ahead <= behind else (behind, -axis)
 
 
 class Perception:
@@ -247,40 +359,60 @@ class Perception:
             state = self.arms.get(arm)
             if state is None:
                 state = self.arms[arm] = _Arm(tcp, rotation, fingers, float(stamp))
+            else:
+                state.previous = self._footprint(state)
             state.tcp, state.rotation, state.fingers = tcp, rotation, fingers
+            state.width = width
             state.stamp = float(stamp)
-            state.gripping = (
-                size - cfg.grip_margin_m <= width <= size * math.sqrt(2) + cfg.grip_margin_m
-            )
+            speed = state.finger_speed(float(stamp), width, cfg.grip_settle_window_s)
+            in_range = size - cfg.grip_margin_m <= width <= size * math.sqrt(2) + cfg.grip_margin_m
+            if not in_range:
+                state.closing = []
+            elif not state.gripping:
+                state.closing.append(fingers)
+            state.gripping = in_range and speed <= cfg.grip_settled_speed_m_per_s
             state.empty = width < size - cfg.grip_margin_m
-            state.history.append((float(stamp), fingers, rotation))
+            state.history.append((float(stamp), fingers, rotation, width))
             self._follow(arm)
 
     def _follow(self, arm: str) -> None:
         """After ``arm``'s joint state: grasps start and end, held cubes follow the TCP,
         closed fingers push hidden cubes."""
         cfg, state = self.config, self.arms[arm]
-        tcp, stamp = state.tcp, state.stamp
+        free = [t for t in self.tracks.values() if t.held_by is None]
+        holding = any(t.held_by == arm for t in self.tracks.values())
+        if state.gripping and not holding:
+            reach = [(self._grasp_distance(t.position, state), k) for k, t in enumerate(free)]
+            near = [(d, k) for d, k in reach if d <= cfg.grasp_radius_m]
+            if near:  # one cube between two fingers: the nearest
+                track = free[min(near)[1]]
+                track.held_by, track.state = arm, "held"
+                track.offset, track.grip_yaw = grip_in_hand(
+                    track.position,
+                    track.yaw,
+                    state.fingers,
+                    state.rotation,
+                    cfg,
+                    self.scene.cube_size,
+                )
         for track in self.tracks.values():
             if track.held_by == arm and not state.gripping:
                 # released: it stays where it was last known to be, until a frame sees it
                 track.held_by, track.offset = None, None
                 track.state = "occluded"
-            elif track.held_by is None and state.gripping:
-                if np.linalg.norm(track.position - tcp) <= cfg.grasp_radius_m:
-                    track.held_by, track.state = arm, "held"
-                    track.offset, track.grip_yaw = grip_in_hand(
-                        track.position,
-                        track.yaw,
-                        state.fingers,
-                        state.rotation,
-                        cfg,
-                        self.scene.cube_size,
-                    )
             if track.held_by == arm:  # it goes where the gripper goes
                 self._carry(track, state)
             elif track.held_by is None and state.empty:
-                self._push_out(track, tcp, stamp)
+                self._push_out(track, state, state.previous)
+
+    @staticmethod
+    def _grasp_distance(position: np.ndarray, arm: _Arm) -> float:
+        """How near a cube at ``position`` came to the fingers that stopped on something:
+        its distance from the TCP, or from the fingers' midpoint anywhere along their way
+        while they closed (a hand moving as it closes drags the cube with it, and the
+        fingers stop away from where it was seen)."""
+        points = [arm.tcp, *arm.closing]
+        return min(float(np.linalg.norm(position - p)) for p in points)
 
     @staticmethod
     def _carry(track: Track, arm: _Arm) -> None:
@@ -289,27 +421,45 @@ class Perception:
         track.yaw = float(wrap_quarter(hand_yaw(arm.rotation) + track.grip_yaw))
         track.stamp = arm.stamp
 
-    def _push_out(self, track: Track, tcp: np.ndarray, stamp: float) -> None:
-        """Closed fingers cannot be inside a cube: where the TCP (a disc of
-        :attr:`PerceptionConfig.pusher_radius_m` at the cube's height) overlaps a cube's
-        square, the cube has been pushed out of the way, along its side's normal by the
-        overlap. A pushing hand hides the cube it pushes; this keeps its pose moving with
-        the push until a frame sees it again (state ``pushed``)."""
+    def _footprint(self, arm: _Arm) -> Footprint:
+        """The fingers seen from above: a bar centred on their midpoint, as long as both
+        pads and their opening along the closing axis, a pad's width across it (open
+        fingers: with the gap between them, what they straddle)."""
+        cfg = self.config
+        along = arm.width / 2 + cfg.finger_pad_length_m
+        return Footprint(
+            arm.fingers[:2].copy(),
+            np.array([arm.rotation[:2, 0], arm.rotation[:2, 1]]),
+            np.array([cfg.finger_half_width_m, along]),
+        )
+
+    def _push_out(self, track: Track, arm: _Arm, previous: Footprint | None = None) -> None:
+        """Closed fingers cannot be inside a cube: where their footprint
+        (:meth:`_footprint`) moved into a cube's square at its height, the cube was pushed
+        ahead of them, along their motion since ``previous`` (the joint state before), as
+        far as takes it out of their way (:func:`push_distance`); without a previous
+        footprint, along the shortest way out. A pushing hand hides the cube it pushes;
+        this keeps its pose moving with the push until a frame sees it again (state
+        ``pushed``).
+
+        Fingers that overlapped the square already at ``previous`` did not move into it:
+        they closed where the cube was believed to be (a grasp that missed, fingers
+        closing past a cube that slipped out): the cube was not between them, so they say
+        nothing of where it went, and its pose stays as it was."""
         cfg, half = self.config, self.scene.cube_size / 2
-        if tcp[2] > track.position[2] + half + cfg.contact_height_m:
+        if arm.tcp[2] > track.position[2] + half + cfg.contact_height_m:
             return
-        c, s = math.cos(track.yaw), math.sin(track.yaw)
-        d = tcp[:2] - track.position[:2]
-        local = np.array([c * d[0] + s * d[1], -s * d[0] + c * d[1]])  # along its sides
-        overlap = half + cfg.pusher_radius_m - np.abs(local)
-        if np.any(overlap <= 0):
+        cube = Footprint.square(track.position[:2], track.yaw, half)
+        pusher = self._footprint(arm)
+        if previous is not None and previous.overlaps(cube, PUSH_INSIDE_M):
             return
-        axis = int(np.argmin(overlap))
-        step = np.zeros(2)
-        step[axis] = -(1.0 if local[axis] >= 0 else -1.0) * overlap[axis]
+        motion = None if previous is None else pusher.centre - previous.centre
+        distance, direction = push_distance(pusher, cube, motion)
+        if distance <= 0.0:
+            return
         track.position = track.position.copy()
-        track.position[:2] += (c * step[0] - s * step[1], s * step[0] + c * step[1])
-        track.stamp, track.state = stamp, "pushed"
+        track.position[:2] += distance * direction
+        track.stamp, track.state = arm.stamp, "pushed"
 
     def on_frame(self, rgb: np.ndarray, depth_m: np.ndarray, stamp: float) -> FrameReport:
         """Measure the cubes in one frame (``stamp``: its exposure time); FrameRefused says
@@ -346,7 +496,8 @@ class Perception:
     def _measured(self, name: str, d: Detection, stamp: float) -> None:
         cfg = self.config
         track = self.tracks.get(name)
-        if track is None:
+        fresh = track is None
+        if fresh:
             track = self.tracks[name] = Track(d.position, d.yaw, stamp, 0.0, 0.0, "seen")
         track.measured = stamp
         track.std, track.confidence = cfg.measurement_std_m, d.coverage
@@ -362,11 +513,12 @@ class Perception:
                 )
                 self._carry(track, arm)
             return
-        track.yaw = d.yaw
+        if fresh or d.coverage >= cfg.yaw_min_coverage:
+            track.yaw = d.yaw
         track.position, track.stamp, track.state = d.position, stamp, "seen"
         for arm in self.arms.values():  # a pusher since the exposure: still in it?
             if arm.empty and arm.stamp > stamp:
-                self._push_out(track, arm.tcp, arm.stamp)
+                self._push_out(track, arm)
 
     def payload(self, now: float, frame_id: str) -> dict:
         """The ``/miles/scene/objects`` JSON: today's schema (``objects`` with position,

@@ -11,6 +11,18 @@ import numpy as np
 from sims.camera import CameraIntrinsics, CameraPose, back_project
 
 TABLE_RGB = (209, 181, 140)
+OCCLUDER_RGB = (90, 90, 95)
+"""A hand's grey: no cube's colour."""
+
+HAND_OVER = {
+    "the far half": ((0.454, 0.0, 0.06), (0.01, 0.03, 0.005)),
+    "a strip on the left": ((0.47, 0.03, 0.06), (0.03, 0.015, 0.005)),
+    "a strip on the right": ((0.47, -0.03, 0.06), (0.03, 0.015, 0.005)),
+    "a strip on the near side": ((0.49, 0.0, 0.06), (0.01, 0.03, 0.005)),
+}
+"""Flat grey boxes a centimetre thick 1-3 cm above a cube at (0.45, 0) (hands' stand-ins:
+centre, half sizes), and the part of its top face each hides from the camera at x = 1 m
+(a box hides the face 14 mm further from the camera than itself)."""
 
 
 def cast(
@@ -18,10 +30,13 @@ def cast(
     pose: CameraPose,
     cubes: list[tuple[tuple[float, float], float, tuple[int, int, int]]],
     size: float = 0.04,
+    occluders: list[tuple[tuple[float, float, float], tuple[float, float, float]]] = (),
 ):
     """(rgb, depth m) of the table z = 0 with cubes (centre xy, yaw rad, rgb) of edge
     ``size``: each pixel's ray hits the nearest of the table and the cubes' top faces
-    and sides (the cube as a box, intersected exactly by the slab method)."""
+    and sides (the cube as a box, intersected exactly by the slab method). ``occluders``:
+    grey boxes (centre xyz, half sizes xyz; axis-aligned) in front of them, a hand's
+    stand-in."""
     k = intrinsics
     v, u = np.mgrid[0 : k.height, 0 : k.width].astype(np.float64)
     pixels = np.column_stack([u.ravel(), v.ravel()])
@@ -34,14 +49,17 @@ def cast(
     origin = pose.t
     t_best = np.where(rays[:, 2] < 0, -origin[2] / np.minimum(rays[:, 2], -1e-12), np.inf)
     colour = np.tile(np.array(TABLE_RGB, dtype=np.uint8), (len(rays), 1))
-    for (cx, cy), yaw, rgb in cubes:
+    boxes = [((cx, cy, size / 2), yaw, (size / 2,) * 3, rgb) for (cx, cy), yaw, rgb in cubes]
+    boxes += [(centre, 0.0, half, OCCLUDER_RGB) for centre, half in occluders]
+    for centre, yaw, half, rgb in boxes:
         c, s = math.cos(yaw), math.sin(yaw)
         rot = np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
-        o = (origin - np.array([cx, cy, size / 2])) @ rot  # the cube's own frame
+        o = (origin - np.asarray(centre)) @ rot  # the box's own frame
         d = rays @ rot
+        half = np.asarray(half)
         with np.errstate(divide="ignore", invalid="ignore"):
-            t1 = (-size / 2 - o) / d
-            t2 = (size / 2 - o) / d
+            t1 = (-half - o) / d
+            t2 = (half - o) / d
         near = np.nanmax(np.minimum(t1, t2), axis=1)
         far = np.nanmin(np.maximum(t1, t2), axis=1)
         hit = (near <= far) & (near > 0) & (near < t_best)

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from miles_ros import cli
-from miles_ros.perception import CubeDetector, Perception
+from miles_ros.perception import CubeDetector, Perception, PerceptionConfig
 from miles_ros.perception.closed_loop import CUBE, camera_scene, perceived_options
 from miles_ros.runtime.supervised import supervised_env_kwargs
 from policies.runtime import SkillPolicy
@@ -154,6 +154,7 @@ def test_miles_eval_perception_reports_the_camera(capsys):
         (["--perception"], "--perception needs --supervised"),
         (["--camera-rate", "2"], "--camera-rate needs --perception"),
         (["--camera-seed", "1"], "--camera-seed needs --perception"),
+        (["--trace", "t.jsonl"], "--trace needs --perception"),
         (["--supervised", "--perception", "--sweep"], "--perception does not go with --sweep"),
         (["--supervised", "--perception", "--camera-rate", "0"], "must be > 0"),
         (["--supervised", "--perception", "--video", "x.gif"], "does not go with"),
@@ -211,3 +212,38 @@ def test_a_scene_without_a_camera_is_refused(tmp_path, capsys):
     args = ["eval", "reach", "--supervised", "--perception", "--scene", str(blind)]
     assert cli.main([*args, "--episodes", "1"]) == 2
     assert "the scene has no camera" in capsys.readouterr().err
+
+
+def test_a_trace_records_each_period_the_true_and_the_published_pose(tmp_path):
+    """``trace=True``: one record per control period, in step order, whose true and
+    published positions give the error the summary counts, with the pose's state, age
+    and std and the arm's TCP; written as JSON lines."""
+    from miles_ros.perception.closed_loop import write_trace
+
+    scene = load_scene()
+    cube_size = scene.cube_size
+    options = perceived_options("reach", scene, 1, rate_hz=5.0, trace=True)
+    observer = options["observation_filter"]
+    run_reach(options, periods=20)
+    trace = observer.trace
+    assert len(trace) == len(observer.errors) == 21  # the reset's period and 20 steps
+    assert [r["step"] for r in trace] == list(range(21))
+    assert {r["episode"] for r in trace} == {0} and {r["env"] for r in trace} == {0}
+    for rec, (how, error) in zip(trace, observer.errors, strict=True):
+        cube = rec["cubes"][CUBE]
+        published = cube["published"]
+        assert published["state"] == how
+        assert published["age"] >= 0.0 and published["std"] > 0.0
+        gap = np.asarray(published["position"]) - np.asarray(cube["true"])
+        assert np.linalg.norm(gap) == pytest.approx(error)
+        assert len(rec["tcp"]) == 3
+        closed = rec["finger_width"] < cube_size - PerceptionConfig().grip_margin_m
+        assert rec["closed_empty"] is closed
+    assert trace[0]["time"] == 0.0 and trace[-1]["time"] == pytest.approx(
+        20 * reach.CONFIG.control_dt
+    )
+    assert np.linalg.norm(np.asarray(trace[-1]["tcp"]) - trace[0]["tcp"]) > 0.01  # it moved
+    path = tmp_path / "trace.jsonl"
+    assert write_trace(trace, path) == 21
+    lines = path.read_text().splitlines()
+    assert json.loads(lines[5]) == json.loads(json.dumps(trace[5]))

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from miles_ros.perception import CubeDetector, yaw_difference
 from sims.camera import CameraIntrinsics, CameraPose
 from sims.scene import load_scene
-from tests.perception.synthetic import cast
+from tests.perception.synthetic import HAND_OVER, cast
 
 SCENE = load_scene()
 CAM = SCENE.camera
@@ -125,3 +125,49 @@ def test_a_looking_down_camera_agrees_with_an_oblique_one():
     found, _ = detect(rgb, depth, CAM.intrinsics, down)
     assert np.linalg.norm(found["red_cube"].position - (0.5, 0.1, 0.02)) < 0.0015
     assert math.degrees(yaw_difference(found["red_cube"].yaw, 0.4)) < 2.0
+
+
+@pytest.mark.parametrize("hidden", HAND_OVER)
+def test_a_top_face_partly_hidden_is_placed_from_the_edges_in_view(hidden):
+    """A hand over part of a cube's top face: the centre midway between the seen edges
+    would be off by half the hidden part, towards the part in view; the detector places
+    it from the edges in view, whichever side is hidden."""
+    cube = (0.45, 0.0)
+    hand = [HAND_OVER[hidden]]
+    rgb, depth = cast(CAM.intrinsics, CAM.pose, [(cube, 0.1, RED)], occluders=hand)
+    d = detect(rgb, depth)[0]["red_cube"]
+    assert d.coverage > 0.3  # enough in view to be measured
+    assert np.linalg.norm(d.position[:2] - cube) < 0.002
+    assert math.degrees(yaw_difference(d.yaw, 0.1)) < 5.0  # the issue's p95
+
+
+def test_a_partly_hidden_face_fitted_midway_is_off():
+    """The far half hidden, fitted midway between the seen edges (what the placement
+    corrects): a centimetre off, so the test above tells the two apart."""
+    from miles_ros.perception.detect import fit_square
+
+    hand = [HAND_OVER["the far half"]]
+    rgb, depth = cast(CAM.intrinsics, CAM.pose, [((0.45, 0.0), 0.1, RED)], occluders=hand)
+    detector = CubeDetector(SCENE, CAM.pose)
+    mask = detector.labels(rgb) == detector.cube_names.index("red_cube")
+    v, u = np.nonzero(mask & (depth > 0))
+    points = detector._scene_points(u, v, depth[v, u], CAM.intrinsics)
+    top = points[points[:, 2] > SCENE.cube_size - 0.006]
+    _, centre, extent = fit_square(top[:, :2])
+    assert min(extent) < SCENE.cube_size - 0.02  # a side seen half as long
+    assert np.linalg.norm(centre - (0.45, 0.0)) > 0.01
+
+
+def test_a_rectangle_keeps_its_sides_yaw():
+    """Half a square (a rectangle 2:1) turned by 20 degrees: its fourth moment alone
+    says 20 - 45 degrees; the fit keeps the yaw whose sides bound it tightest."""
+    from miles_ros.perception.detect import fit_square
+
+    a, b = np.meshgrid(np.linspace(-0.02, 0.02, 41), np.linspace(-0.01, 0.01, 21))
+    theta = math.radians(20.0)
+    rot = np.array([[math.cos(theta), -math.sin(theta)], [math.sin(theta), math.cos(theta)]])
+    xy = np.column_stack([a.ravel(), b.ravel()]) @ rot.T + (0.45, 0.1)
+    yaw, centre, extent = fit_square(xy)
+    assert math.degrees(yaw_difference(yaw, theta)) < 0.5
+    assert centre == pytest.approx([0.45, 0.1], abs=1e-3)
+    assert sorted(extent) == pytest.approx([0.02, 0.04], abs=2e-3)

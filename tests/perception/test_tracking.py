@@ -14,7 +14,7 @@ from miles_ros.perception.pipeline import grip_in_hand, hand_yaw
 from sims.kernels.kinematics import dls_ik_step
 from sims.robots import panda
 from sims.scene import load_scene
-from tests.perception.synthetic import TABLE_RGB, cast
+from tests.perception.synthetic import HAND_OVER, TABLE_RGB, cast
 
 SCENE = load_scene()
 CAM = SCENE.camera
@@ -223,7 +223,7 @@ def test_closed_fingers_push_a_hidden_cube_ahead_of_them():
     p = perception()
     p.on_frame(*frame_with_red_at((0.45, 0.0)), stamp=0.0)
     p.on_frame(*empty_frame(), stamp=0.1)  # the hand over it from now on
-    reach = SCENE.cube_size / 2 + PerceptionConfig().pusher_radius_m
+    reach = SCENE.cube_size / 2 + PerceptionConfig().finger_half_width_m
     for k, x in enumerate(np.linspace(0.40, 0.50, 11)):  # the fingers sweep along +x
         p.on_arm("", arm_at((x, 0.0, 0.02)), 0.0, stamp=0.2 + 0.1 * k)
     red = p.payload(1.2, "f")["objects"]["red_cube"]
@@ -318,8 +318,10 @@ def test_a_grasp_from_an_offset_pose_converges_to_the_centred_one_and_turns_with
     p.on_frame(*empty_frame(), stamp=0.1)  # the hand over it
     p.on_arm("", Q, OPEN, stamp=0.15)  # coming down open around it: not held
     assert p.payload(0.15, "f")["objects"]["red_cube"]["position"] == seen["position"]
-    p.on_arm("", Q, SCENE.cube_size, stamp=0.2)  # closed on it
-    held = p.payload(0.2, "f")["objects"]["red_cube"]
+    p.on_arm("", Q, SCENE.cube_size, stamp=0.2)  # closing on it, still moving
+    assert p.payload(0.2, "f")["objects"]["red_cube"]["state"] == "occluded"
+    p.on_arm("", Q, SCENE.cube_size, stamp=0.25)  # stopped on it: closed on it
+    held = p.payload(0.25, "f")["objects"]["red_cube"]
     tcp = panda.fk_tcp(Q)
     assert held["state"] == "held"
     assert held["position"][1] == pytest.approx(tcp[1], abs=1e-9)  # centred
@@ -358,3 +360,159 @@ def test_a_held_cube_follows_the_fingers_midpoint_when_they_move_apart_from_the_
         p.on_arm("", Q, SCENE.cube_size, stamp=0.3 + 0.1 * k, finger_centre=centre)
         held = np.array(p.payload(0.3 + 0.1 * k, "f")["objects"]["red_cube"]["position"])
         assert np.dot(held - tcp, hand[:, 1]) == pytest.approx(centre, abs=1e-9)
+
+
+def test_fingers_closing_past_a_cubes_width_neither_hold_nor_push_it():
+    """A grasp that misses: the fingers close at 0.1 m/s through every width a cube could
+    be held at, the arm already rising, and shut on nothing around where the cube was
+    believed to be. The cube was never between them: it is not carried up, and fingers
+    that closed in place did not push it anywhere; it keeps the pose last seen."""
+    p = perception()
+    p.on_frame(*frame_with_red_at((0.452, 0.004)), stamp=0.0)
+    seen = p.payload(0.0, "f")["objects"]["red_cube"]
+    p.on_frame(*empty_frame(), stamp=0.1)  # the hand over it
+    widths = np.arange(OPEN, 0.02, -0.004)  # 80 mm to 24 mm, 4 mm a period
+    states = []
+    for k, width in enumerate(widths):
+        stamp = 0.2 + 0.04 * k
+        p.on_arm("", arm_at((0.45, 0.0, 0.02 + 0.001 * max(0, k - 4))), width, stamp=stamp)
+        states.append(p.payload(stamp, "f")["objects"]["red_cube"]["state"])
+    assert set(states) == {"occluded"}
+    assert p.arms[""].empty and p.arms[""].tcp[2] < 0.04  # shut, low beside the cube
+    red = p.payload(stamp, "f")["objects"]["red_cube"]
+    assert red["position"] == seen["position"] and red["stamp"] == 0.0
+
+
+def test_fingers_that_stop_on_a_cube_hold_it():
+    """The same closing, but the fingers stop on the cube's 40 mm: held once they stand
+    still, and carried from then on."""
+    Q = arm_at((0.45, 0.0, 0.02))  # noqa: N806
+    p = perception()
+    p.on_frame(*frame_with_red_at((0.45, 0.0)), stamp=0.0)
+    p.on_frame(*empty_frame(), stamp=0.1)
+    widths = [OPEN - 0.004 * k for k in range(10)] + [SCENE.cube_size] * 3
+    for k, width in enumerate(widths):
+        p.on_arm("", Q, width, stamp=0.2 + 0.04 * k)
+        state = p.payload(0.2 + 0.04 * k, "f")["objects"]["red_cube"]["state"]
+        assert state == ("held" if k >= 11 else "occluded"), k
+    q = Q.copy()
+    q[0] += 0.3
+    p.on_arm("", q, SCENE.cube_size, stamp=0.8)
+    held = p.payload(0.8, "f")["objects"]["red_cube"]
+    assert held["state"] == "held"
+    assert np.linalg.norm(np.array(held["position"]) - panda.fk_tcp(q)) < 0.02
+
+
+def test_finger_speed_is_measured_over_the_settle_window():
+    """At 250 Hz the speed is taken over the window (10 joint states), not between two."""
+    p = perception()
+    for k in range(20):  # 0.1 m/s, joint states every 4 ms
+        p.on_arm("", Q, 0.06 - 0.0004 * k, stamp=0.004 * k)
+    arm = p.arms[""]
+    assert arm.finger_speed(0.08, 0.06 - 0.0004 * 20, 0.04) == pytest.approx(0.1)
+    assert not arm.gripping  # 52 mm, in a cube's range, but moving
+
+
+def test_fingertips_grazing_a_cubes_top_edge_do_not_push_it():
+    """Closed fingers sweeping past with their tips 2 mm below the cube's top (the TCP
+    8 mm above it) ride over its edge, as the contact model has it: no push. 8 mm lower
+    they push it."""
+    top = SCENE.cube_size
+    for tcp_z, pushed in ((top + 0.008, False), (top, True)):
+        p = perception()
+        p.on_frame(*frame_with_red_at((0.45, 0.0)), stamp=0.0)
+        p.on_frame(*empty_frame(), stamp=0.1)
+        for k, x in enumerate(np.linspace(0.40, 0.46, 7)):
+            p.on_arm("", arm_at((x, 0.0, tcp_z)), 0.0, stamp=0.2 + 0.1 * k)
+        red = p.payload(0.8, "f")["objects"]["red_cube"]
+        assert (red["state"] == "pushed") is pushed
+        assert (red["position"][0] > 0.455) is pushed
+
+
+def test_a_cube_pushed_by_the_end_of_the_fingers_goes_ahead_of_them():
+    """Closed fingers are a bar 54 mm long along the closing axis (the scene's y here) and
+    29 mm across: a cube 25 mm off the TCP along that axis, in the bar's way, is pushed
+    ahead of it along its motion (+x), keeping its offset, not sideways off its end (a
+    disc at the TCP would reach its corner and slide it along y)."""
+    p = perception()
+    p.on_frame(*frame_with_red_at((0.45, 0.025)), stamp=0.0)
+    p.on_frame(*empty_frame(), stamp=0.1)
+    for k, x in enumerate(np.linspace(0.40, 0.48, 9)):
+        p.on_arm("", arm_at((x, 0.0, 0.02)), 0.0, stamp=0.2 + 0.1 * k)
+    red = p.payload(1.0, "f")["objects"]["red_cube"]
+    assert red["state"] == "pushed"
+    ahead = 0.48 + PerceptionConfig().finger_half_width_m + SCENE.cube_size / 2
+    assert red["position"][0] == pytest.approx(ahead, abs=1e-3)
+    assert red["position"][1] == pytest.approx(0.025, abs=1e-3)
+
+
+def test_push_distance_is_along_the_motion_or_the_shortest_way_out():
+    from miles_ros.perception.pipeline import Footprint, push_distance
+
+    bar = Footprint(np.array([0.0, 0.0]), np.eye(2), np.array([0.0145, 0.027]))
+    # a cube 5 mm into the bar's +x face, pushed along +x: 5 mm
+    cube = Footprint.square((0.0145 + 0.02 - 0.005, 0.01), 0.0, 0.02)
+    distance, direction = push_distance(bar, cube, np.array([0.004, 0.0]))
+    assert distance == pytest.approx(0.005) and direction == pytest.approx([1.0, 0.0])
+    # the same overlap, the bar moving diagonally: further, along the motion
+    distance, direction = push_distance(bar, cube, np.array([0.003, 0.003]))
+    assert direction == pytest.approx([math.sqrt(0.5)] * 2)
+    assert distance == pytest.approx(0.005 * math.sqrt(2))
+    # no motion: the shortest way out (+x, 5 mm; along y it would be 47 mm)
+    distance, direction = push_distance(bar, cube, None)
+    assert distance == pytest.approx(0.005) and direction == pytest.approx([1.0, 0.0])
+    # apart: nothing
+    apart = Footprint.square((0.06, 0.0), 0.3, 0.02)
+    assert push_distance(bar, apart, np.array([0.004, 0.0]))[0] == 0.0
+    assert not bar.overlaps(apart) and bar.overlaps(cube, 0.004)
+    assert not bar.overlaps(cube, 0.006)  # 5 mm in
+
+
+def test_a_cube_dragged_while_the_fingers_close_is_held_where_they_stop():
+    """The hand moves on as its fingers close (the cube dragged between them): they stop
+    on it 4 cm from where it was seen, more than the grasp radius, but it lay on their
+    way as they closed: held."""
+    p = perception()
+    p.on_frame(*frame_with_red_at((0.45, 0.0)), stamp=0.0)
+    p.on_frame(*empty_frame(), stamp=0.1)
+    widths = [0.060, 0.056, 0.052, 0.048, 0.044, SCENE.cube_size, SCENE.cube_size]
+    for k, width in enumerate(widths):
+        p.on_arm("", arm_at((0.45, 0.007 * k, 0.02 + 0.003 * k)), width, stamp=0.2 + 0.04 * k)
+    tcp = p.arms[""].tcp
+    assert np.linalg.norm(tcp - (0.45, 0.0, 0.02)) > PerceptionConfig().grasp_radius_m
+    red = p.payload(0.5, "f")["objects"]["red_cube"]
+    assert red["state"] == "held"
+    assert np.linalg.norm(np.array(red["position"]) - tcp) < 0.02
+
+
+def test_one_cube_a_grip_the_nearest():
+    """Two cubes within the grasp radius of the fingers that stop: the nearer is held, the
+    other stays where it was seen."""
+    p = perception(grasp_radius_m=0.06)
+    blue = tuple(int(round(c * 255)) for c in SCENE.objects["blue_cube"].color[:3])
+    frame = cast(CAM.intrinsics, CAM.pose, [((0.45, 0.0), 0.0, RED), ((0.45, 0.05), 0.0, blue)])
+    p.on_frame(*frame, stamp=0.0)
+    p.on_frame(*empty_frame(), stamp=0.1)
+    p.on_arm("", arm_at((0.45, 0.01, 0.02)), SCENE.cube_size, stamp=0.2)
+    objects = p.payload(0.2, "f")["objects"]
+    assert objects["red_cube"]["state"] == "held"
+    assert objects["blue_cube"]["state"] == "occluded"
+
+
+def test_a_partly_hidden_measurement_moves_the_cube_but_keeps_its_yaw():
+    """A hand over a third of the top face: the frame places the cube, its yaw stays the
+    one last measured on the whole face; a cube first seen that way takes what it gives."""
+    hand = [HAND_OVER["the far half"]]
+    p = perception()
+    p.on_frame(*frame_with_red_at((0.45, 0.0), yaw=0.3), stamp=0.0)
+    whole = p.payload(0.0, "f")["objects"]["red_cube"]
+    partly = cast(CAM.intrinsics, CAM.pose, [((0.45, 0.0), 0.1, RED)], occluders=hand)
+    p.on_frame(*partly, stamp=0.1)
+    red = p.payload(0.1, "f")["objects"]["red_cube"]
+    assert red["state"] == "seen" and red["stamp"] == 0.1
+    assert red["confidence"] < PerceptionConfig().yaw_min_coverage
+    assert red["yaw"] == whole["yaw"]
+    assert red["position"][:2] == pytest.approx([0.45, 0.0], abs=0.002)
+    first = perception()
+    first.on_frame(*partly, stamp=0.1)
+    assert yaw_difference(first.payload(0.1, "f")["objects"]["red_cube"]["yaw"], 0.1) < 0.09
