@@ -45,6 +45,7 @@ from policies.finetune import (
     onnx_network_config,
     start_fine_tune,
 )
+from policies.ppo.config import ImitationConfig
 
 if TYPE_CHECKING:
     from policies.ppo.envs import MotorFilterFactory
@@ -83,16 +84,11 @@ class SimFineTuneConfig:
     augment_fields: tuple[str, ...] = ("joint_vel",)
     """Observation fields scaled randomly in the regression (the recipe's; the expert never
     reads them)."""
-    loss: str = "relative"
-    """The actor's regression loss (``imitation.loss``,
-    :func:`policies.ppo.imitation.imitation_loss`): ``relative``, each state's squared error
-    over its label's squared norm, so the grip's and the placement's small actions weigh as
-    much as the carry's large ones; ``mse``, the recipe's mean squared error, which the
-    large ones dominate (docs/training.md, "The loop, worked": the recovery on the changed
-    cell)."""
-    loss_floor: float = 0.3
-    """``relative``: the shortest label norm (action units) an error is divided by
-    (``imitation.loss_floor``; turn's recipe's)."""
+    loss: str = ImitationConfig.loss
+    """The actor's regression loss (``imitation.loss``: ``mse`` or ``relative``,
+    :func:`policies.ppo.imitation.imitation_loss`)."""
+    loss_floor: float = ImitationConfig.loss_floor
+    """``relative``: the shortest label norm its error is divided by (``imitation.loss_floor``)."""
     reference_episodes: int = 20
     """Episodes of the card's evaluation set whose held readings are the reference."""
     object_mass_scale: tuple[float, ...] = ()

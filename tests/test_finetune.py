@@ -367,20 +367,17 @@ def test_the_training_env_draws_the_reading_and_the_unidentified_cube_parameters
 
 
 def test_the_training_regression_takes_the_fine_tune_s_loss():
-    """The DAgger stage regresses with the fine-tune's loss and floor; a loss the training
-    would refuse is refused when the stage is built."""
+    """The DAgger stage regresses with the fine-tune's loss and floor (the recipe's default
+    unless set); a loss the training would refuse is refused when the stage is built."""
     from policies.finetune_sim import sim_train_config
+    from policies.ppo.config import ImitationConfig
 
     card = dataclasses.replace(load_card(shipped_reach()), task="pick_place")
     default = sim_train_config(card, [], SimFineTuneConfig()).imitation
-    assert (default.loss, default.loss_floor) == (
-        SimFineTuneConfig.loss,
-        SimFineTuneConfig.loss_floor,
-    )
-    for loss, floor in (("mse", 0.1), ("relative", 0.25)):
-        cfg = SimFineTuneConfig(loss=loss, loss_floor=floor)
-        imitation = sim_train_config(card, [], cfg).imitation
-        assert (imitation.loss, imitation.loss_floor) == (loss, floor)
+    assert (default.loss, default.loss_floor) == (ImitationConfig.loss, ImitationConfig.loss_floor)
+    cfg = SimFineTuneConfig(loss="relative", loss_floor=0.3)
+    imitation = sim_train_config(card, [], cfg).imitation
+    assert (imitation.loss, imitation.loss_floor) == ("relative", 0.3)
     with pytest.raises(ValueError, match="imitation.loss"):
         sim_train_config(card, [], SimFineTuneConfig(loss="huber"))
     with pytest.raises(ValueError, match="loss_floor"):
@@ -388,7 +385,7 @@ def test_the_training_regression_takes_the_fine_tune_s_loss():
 
 
 def test_from_logs_passes_the_loss_to_the_sim_fine_tune(tmp_path, monkeypatch):
-    """``miles train SKILL --from-logs DIR --loss L --loss-floor F`` reaches the sim
+    """``miles train SKILL --from-logs DIR --loss relative --loss-floor F`` reaches the sim
     fine-tune's config; without them it is the config's default."""
     from miles_ros.commands import train_logs
     from policies.finetune import FromLogsError
@@ -402,11 +399,11 @@ def test_from_logs_passes_the_loss_to_the_sim_fine_tune(tmp_path, monkeypatch):
     monkeypatch.setattr(train_logs, "sim_fine_tune", capture)
     monkeypatch.setattr(train_logs, "datasets", lambda *args: [])
     base = ["reach", "--from-logs", str(tmp_path), "--skill-dir", str(shipped_reach())]
-    argv = [*base, "--out", str(tmp_path / "a"), "--loss", "mse", "--loss-floor", "0.2"]
+    argv = [*base, "--out", str(tmp_path / "a"), "--loss", "relative", "--loss-floor", "0.3"]
     assert train_logs.main(argv) == 2
     assert train_logs.main([*base, "--out", str(tmp_path / "b")]) == 2
     assert [(c.loss, c.loss_floor) for c in seen] == [
-        ("mse", 0.2),
+        ("relative", 0.3),
         (SimFineTuneConfig.loss, SimFineTuneConfig.loss_floor),
     ]
 
