@@ -45,6 +45,7 @@ from policies.finetune import (
     onnx_network_config,
     start_fine_tune,
 )
+from policies.ppo.config import ImitationConfig
 
 if TYPE_CHECKING:
     from policies.ppo.envs import MotorFilterFactory
@@ -83,6 +84,11 @@ class SimFineTuneConfig:
     augment_fields: tuple[str, ...] = ("joint_vel",)
     """Observation fields scaled randomly in the regression (the recipe's; the expert never
     reads them)."""
+    loss: str = ImitationConfig.loss
+    """The actor's regression loss (``imitation.loss``: ``mse`` or ``relative``,
+    :func:`policies.ppo.imitation.imitation_loss`)."""
+    loss_floor: float = ImitationConfig.loss_floor
+    """``relative``: the shortest label norm its error is divided by (``imitation.loss_floor``)."""
     reference_episodes: int = 20
     """Episodes of the card's evaluation set whose held readings are the reference."""
     object_mass_scale: tuple[float, ...] = ()
@@ -226,9 +232,10 @@ def sim_train_config(parent: SkillCard, finger_reading: Sequence[float], cfg: Si
     """The DAgger stage's :class:`~policies.ppo.config.TrainConfig`: the parent's network,
     backend and training environment, the reading offset drawn in ``finger_reading``
     ([lo, hi] m; []: as the parent was trained) and, for a task with a cube, its mass and
-    friction in ``cfg``'s ranges."""
+    friction in ``cfg``'s ranges; ValueError for an imitation setting the training would
+    refuse (an unknown loss)."""
     import sims
-    from policies.ppo.config import ImitationConfig, RunnerConfig, TrainConfig, _env_config
+    from policies.ppo.config import RunnerConfig, TrainConfig, _env_config, _imitation_config
 
     env = dict(parent.provenance.get("training_noise") or {})
     if finger_reading:
@@ -256,12 +263,16 @@ def sim_train_config(parent: SkillCard, finger_reading: Sequence[float], cfg: Si
             tensorboard=False,
         ),
         env=_env_config(env),
-        imitation=ImitationConfig(
-            expert="scripted",
-            beta_start=cfg.beta_start,
-            beta_steps=cfg.beta_steps,
-            learning_rate=cfg.learning_rate,
-            augment_fields=tuple(cfg.augment_fields),
+        imitation=_imitation_config(
+            {
+                "expert": "scripted",
+                "beta_start": cfg.beta_start,
+                "beta_steps": cfg.beta_steps,
+                "learning_rate": cfg.learning_rate,
+                "augment_fields": tuple(cfg.augment_fields),
+                "loss": cfg.loss,
+                "loss_floor": cfg.loss_floor,
+            }
         ),
     )
 

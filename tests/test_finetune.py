@@ -366,6 +366,48 @@ def test_the_training_env_draws_the_reading_and_the_unidentified_cube_parameters
     assert (env.object_mass_scale, env.friction_scale) == ((), ())
 
 
+def test_the_training_regression_takes_the_fine_tune_s_loss():
+    """The DAgger stage regresses with the fine-tune's loss and floor (the recipe's default
+    unless set); a loss the training would refuse is refused when the stage is built."""
+    from policies.finetune_sim import sim_train_config
+    from policies.ppo.config import ImitationConfig
+
+    card = dataclasses.replace(load_card(shipped_reach()), task="pick_place")
+    default = sim_train_config(card, [], SimFineTuneConfig()).imitation
+    assert (default.loss, default.loss_floor) == (ImitationConfig.loss, ImitationConfig.loss_floor)
+    cfg = SimFineTuneConfig(loss="relative", loss_floor=0.3)
+    imitation = sim_train_config(card, [], cfg).imitation
+    assert (imitation.loss, imitation.loss_floor) == ("relative", 0.3)
+    with pytest.raises(ValueError, match="imitation.loss"):
+        sim_train_config(card, [], SimFineTuneConfig(loss="huber"))
+    with pytest.raises(ValueError, match="loss_floor"):
+        sim_train_config(card, [], SimFineTuneConfig(loss="relative", loss_floor=0.0))
+
+
+def test_from_logs_passes_the_loss_to_the_sim_fine_tune(tmp_path, monkeypatch):
+    """``miles train SKILL --from-logs DIR --loss relative --loss-floor F`` reaches the sim
+    fine-tune's config; without them it is the config's default."""
+    from miles_ros.commands import train_logs
+    from policies.finetune import FromLogsError
+
+    seen = []
+
+    def capture(skill_dir, files, out, cfg, **kwargs):
+        seen.append(cfg)
+        raise FromLogsError("captured")
+
+    monkeypatch.setattr(train_logs, "sim_fine_tune", capture)
+    monkeypatch.setattr(train_logs, "datasets", lambda *args: [])
+    base = ["reach", "--from-logs", str(tmp_path), "--skill-dir", str(shipped_reach())]
+    argv = [*base, "--out", str(tmp_path / "a"), "--loss", "relative", "--loss-floor", "0.3"]
+    assert train_logs.main(argv) == 2
+    assert train_logs.main([*base, "--out", str(tmp_path / "b")]) == 2
+    assert [(c.loss, c.loss_floor) for c in seen] == [
+        ("relative", 0.3),
+        (SimFineTuneConfig.loss, SimFineTuneConfig.loss_floor),
+    ]
+
+
 def test_visited_states_are_numbered_by_episode():
     """The states an actor visits, each labelled with its episode: as many labels as
     episodes, in order, and the same states as the rehearsal's on the card's episodes."""

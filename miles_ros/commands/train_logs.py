@@ -20,6 +20,7 @@ from policies.cards import SkillCardError, load_card, skill_library
 from policies.finetune import ANCHORS, FineTuneConfig, FromLogsError, fine_tune
 from policies.finetune_sim import SimFineTuneConfig, sim_fine_tune
 from policies.logs import DEFAULT_FEEDBACK_FILE, read_marks
+from policies.ppo.config import IMITATION_LOSSES
 
 DEFAULTS = FineTuneConfig()
 SIM_DEFAULTS = SimFineTuneConfig()
@@ -50,6 +51,18 @@ def build_parser(prog: str = "miles train") -> argparse.ArgumentParser:
         "regression onto labelled logged states",
     )
     p.add_argument("--steps", type=int, default=SIM_DEFAULTS.steps, help="--method sim: env steps")
+    p.add_argument(
+        "--loss",
+        choices=IMITATION_LOSSES,
+        default=SIM_DEFAULTS.loss,
+        help="--method sim: the actor's regression loss (imitation.loss)",
+    )
+    p.add_argument(
+        "--loss-floor",
+        type=float,
+        default=SIM_DEFAULTS.loss_floor,
+        help="--method sim, --loss relative: the shortest label norm an error is divided by",
+    )
     p.add_argument("--gradient-steps", type=int, default=DEFAULTS.gradient_steps)
     p.add_argument("--restarts", type=int, default=DEFAULTS.restarts)
     p.add_argument("--restart-horizon", type=int, default=DEFAULTS.restart_horizon)
@@ -113,6 +126,8 @@ def main(argv: list[str], prog: str = "miles train") -> int:
             tune_fn = sim_fine_tune
             cfg = SimFineTuneConfig(
                 steps=args.steps,
+                loss=args.loss,
+                loss_floor=args.loss_floor,
                 reference_episodes=args.rehearsal_episodes,
                 eval_episodes=args.eval_episodes,
                 seed=args.seed,
