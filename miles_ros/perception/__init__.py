@@ -1,6 +1,7 @@
 """Seeing the cell, ROS-free: camera messages as arrays (:mod:`.images`), the scene's cubes
-found in an RGB-D frame (:mod:`.detect`), and their poses tracked through occlusion and
-grasps (:mod:`.pipeline`). ``miles_ros/ros/perception_node.py`` runs it on ROS topics."""
+found in an RGB-D frame (:mod:`.detect`, or by their AprilTags: :mod:`.tags`), and their
+poses tracked through occlusion and grasps (:mod:`.pipeline`, the hand's geometry in
+:mod:`.hand`). ``miles_ros/ros/perception_node.py`` runs it on ROS topics."""
 
 from miles_ros.perception.detect import CubeDetector, DetectConfig, Detection, yaw_difference
 from miles_ros.perception.images import (

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from miles_ros.perception.detect import DetectConfig, Detection
+from miles_ros.perception.hand import Footprint, grip_in_hand, hand_yaw, push_distance
 from miles_ros.perception.images import FrameRefused
 from miles_ros.perception.tags import COLOUR, make_detector
 from miles_ros.runtime.frames import base_to_world
@@ -55,9 +56,6 @@ STATES = ("seen", "held", "pushed", "occluded")
 PUSH_INSIDE_M = 0.001
 """Fingers' footprint this far into a cube's square (along every side axis) are inside
 it (m); a cube pushed flush with them is not (0 up to rounding)."""
-MOTION_MIN_M = 1e-4
-"""Fingers that moved less than this since the joint state before push along the shortest
-way out (m)."""
 TCP_HISTORY = 400
 """Joint states kept per arm to find the TCP at a frame's exposure (at 250 Hz, 1.6 s: more
 than a frame's age on arrival)."""
@@ -202,112 +200,6 @@ class _Arm:
         i = int(np.argmin(np.abs(times - stamp)))
         _, fingers, rotation, _ = self.history[i]
         return (fingers, rotation) if abs(times[i] - stamp) <= tolerance else None
-
-
-def hand_yaw(rotation: np.ndarray) -> float:
-    """The hand's heading about the scene's z (rad): the direction of its closing axis
-    (the TCP frame's y) in the xy plane."""
-    return math.atan2(rotation[1, 1], rotation[0, 1])
-
-
-def grip_in_hand(
-    cube: np.ndarray,
-    cube_yaw: float,
-    fingers: np.ndarray,
-    rotation: np.ndarray,
-    config: PerceptionConfig,
-    cube_size: float,
-) -> tuple[np.ndarray, float]:
-    """Where a parallel gripper holds a cube seen at ``cube`` (centre, scene frame) with
-    yaw ``cube_yaw``, by a hand whose fingers' midpoint is at ``fingers`` (the TCP where
-    the fingers move together) with axes ``rotation`` (the TCP frame's columns: x across
-    the fingers, y the closing axis, z the approach): the cube's centre from the fingers'
-    midpoint in the TCP frame's axes, and its yaw less the hand's (:func:`hand_yaw`).
-
-    Closing fingers push the cube between them until it touches both, so along the
-    closing axis its centre is at the fingers' midpoint, whatever the pose seen before
-    the hand hid it said. Across the fingers and along the approach nothing
-    centres it: the seen offset stands, bounded by what the fingers can hold: across,
-    the pads' half width (:attr:`PerceptionConfig.finger_half_width_m`); along the
-    approach, no further out than the fingertips (a cube held below its centre tips
-    out) and no deeper than the fingers' length leaves room for its upper half. Kept in
-    the hand's frame, the grip turns with the hand; its yaw too (modulo the cube's 90
-    degree symmetry)."""
-    local = rotation.T @ (np.asarray(cube, dtype=np.float64) - fingers)
-    across = config.finger_half_width_m
-    deepest = config.fingertip_below_tcp_m - config.finger_length_m + cube_size / 2
-    offset = np.array(
-        [
-            float(np.clip(local[0], -across, across)),
-            0.0,
-            float(np.clip(local[2], deepest, config.fingertip_below_tcp_m)),
-        ]
-    )
-    return offset, float(wrap_quarter(cube_yaw - hand_yaw(rotation)))
-
-
-@dataclass(frozen=True)
-class Footprint:
-    """A rectangle in the scene's xy plane: ``centre`` [2], unit ``axes`` [2, 2] (rows)
-    and ``half`` sizes along them [2] (m)."""
-
-    centre: np.ndarray
-    axes: np.ndarray
-    half: np.ndarray
-
-    @staticmethod
-    def square(centre, yaw: float, half: float) -> Footprint:
-        """A cube's square, seen from above."""
-        c, s = math.cos(yaw), math.sin(yaw)
-        return Footprint(np.asarray(centre, dtype=np.float64), np.array([[c, s], [-s, c]]),
-                         np.array([half, half]))  # fmt: skip
-
-    def extent(self, axis: np.ndarray) -> tuple[float, float]:
-        """The rectangle's interval along a unit ``axis``."""
-        centre = float(self.centre @ axis)
-        reach = float(np.sum(self.half * np.abs(self.axes @ axis)))
-        return centre - reach, centre + reach
-
-    def overlaps(self, other: Footprint, depth: float = 0.0) -> bool:
-        """The two rectangles overlap by more than ``depth`` (m) along every separating
-        axis (either's sides)."""
-        for axis in (*self.axes, *other.axes):
-            lo, hi = self.extent(axis)
-            olo, ohi = other.extent(axis)
-            if min(hi, ohi) - max(lo, olo) <= depth:
-                return False
-        return True
-
-
-def push_distance(
-    pusher: Footprint, cube: Footprint, motion: np.ndarray | None
-) -> tuple[float, np.ndarray]:
-    """How far, and along which unit direction, ``cube`` moves to get out of ``pusher``:
-    along the pusher's ``motion`` (xy, m) where it moved, else along the shortest way
-    out; (0, any) where they do not overlap. Along a direction d, the cube leaves the
-    pusher's interval on some side axis a (either rectangle's) after the least t with
-    its interval shifted by t (d . a) clear of the pusher's."""
-    axes = (*pusher.axes, *cube.axes)
-    gaps = []
-    for axis in axes:
-        lo, hi = pusher.extent(axis)
-        olo, ohi = cube.extent(axis)
-        gaps.append((axis, hi - olo, ohi - lo))  # move +axis by the first, -axis the second
-        if min(hi, ohi) - max(lo, olo) <= 0.0:
-            return 0.0, np.zeros(2)
-    speed = 0.0 if motion is None else float(np.linalg.norm(motion))
-    if speed > MOTION_MIN_M:
-        direction = np.asarray(motion, dtype=np.float64) / speed
-        best = math.inf
-        for axis, ahead, behind in gaps:
-            rate = float(direction @ axis)
-            if rate > 1e-9:
-                best = min(best, ahead / rate)
-            elif rate < -1e-9:
-                best = min(best, behind / -rate)
-        return best, direction
-    axis, ahead, behind = min(gaps, key=lambda g: min(g[1], g[2]))
-    return (ahead, axis) if ahead <= behind else (behind, -axis)
 
 
 class Perception:

@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from miles_ros.perception import FrameRefused, Perception, PerceptionConfig, yaw_difference
-from miles_ros.perception.pipeline import grip_in_hand, hand_yaw
+from miles_ros.perception.hand import grip_in_hand, hand_yaw
 from sims.kernels.kinematics import dls_ik_step
 from sims.robots import panda
 from sims.scene import load_scene
