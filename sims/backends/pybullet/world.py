@@ -15,7 +15,7 @@ target cube centre (3: pick_place stacking episodes, the top of the stack; ``z <
 parked below the table, static, with the cubes under it), cube edge (1: which of
 ``WorldSpec.cube_sizes`` to use; 0: the one cube), finger pads' friction coefficient
 (1; 0: as built), cube contact stiffness (1, N/m; 0: rigid).
-The ``STATE_*`` and ``RESET_*`` offsets below name these columns. About 480 lines:
+The ``STATE_*`` and ``RESET_*`` offsets below name these columns. About 500 lines:
 one world's bodies, resets and stepping, kept whole for the worker that imports it.
 """
 
