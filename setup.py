@@ -18,6 +18,7 @@ setup(
             "agent/eval_goals.yaml",
             "agent/eval_refusals.yaml",
             "agent/eval_heldout.yaml",
+            "agent/eval_heldout2.yaml",
             "agent/adapters/*/*",
             "console/static/*",
             "ros/camera_fastdds.xml",

@@ -1,5 +1,7 @@
-"""The categorised eval sets: the held-out set stays out of the training data generator,
-and the judge of an answer (exact plan, refusal, question, fallback) scores what it should."""
+"""The categorised eval sets: the held-out sets stay out of the training data generator and
+apart from the other sets, the second one's expected plans are plans the cards can run in
+their scenes, and the judge of an answer (exact plan, refusal, question, fallback) scores
+what it should."""
 
 from __future__ import annotations
 
@@ -7,6 +9,7 @@ import pytest
 
 from miles_ros.agent.datagen import generate
 from miles_ros.agent.evaluation import (
+    EVAL_HELDOUT2,
     HARDER,
     answer,
     dev_set,
@@ -18,17 +21,21 @@ from miles_ros.agent.lm import FakeLanguageModel
 from miles_ros.agent.planner import Planner, PlannerConfig
 from miles_ros.agent.plans import normalize_goal
 from miles_ros.agent.registry import SkillRegistry
+from miles_ros.agent.validation import validate_plan
 from tests.agent.conftest import keyword_scorer
+
+HELD_OUT = {"heldout": None, "heldout2": EVAL_HELDOUT2}
+"""The held-out sets by the name ``bench/planner.py --sets`` gives them (None: the default)."""
 
 
 @pytest.fixture(scope="module")
-def heldout() -> list[dict]:
-    return load_eval_set()
+def held_out() -> dict[str, list[dict]]:
+    return {name: load_eval_set(path) for name, path in HELD_OUT.items()}
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2, 3])
 @pytest.mark.parametrize("refusal_fraction", [0.15, 1.0])
-def test_the_generator_never_writes_a_held_out_goal(heldout, world, seed, refusal_fraction):
+def test_the_generator_never_writes_a_held_out_goal(held_out, world, seed, refusal_fraction):
     """Exact match after normalisation (case, punctuation, spaces), over the sizes and
     refusal shares `miles planner-train` draws, with the registry it trains against."""
     examples = generate(
@@ -36,11 +43,16 @@ def test_the_generator_never_writes_a_held_out_goal(heldout, world, seed, refusa
     )
     generated = {normalize_goal(e.goal) for e in examples}
     assert len(generated) > 1000  # the draw is varied enough to mean something
-    leaked = sorted({normalize_goal(i["goal"]) for i in heldout} & generated)
-    assert leaked == []
+    leaked = {
+        name: sorted({normalize_goal(i["goal"]) for i in items} & generated)
+        for name, items in held_out.items()
+    }
+    assert leaked == {name: [] for name in held_out}
 
 
-def test_the_held_out_set_covers_every_category_and_moves_the_cubes(heldout):
+@pytest.mark.parametrize("name", sorted(HELD_OUT))
+def test_the_held_out_set_covers_every_category_and_moves_the_cubes(held_out, name):
+    heldout = held_out[name]
     categories = {i["category"] for i in heldout}
     assert set(HARDER) | {"everyday", "infeasible", "repertoire", "ambiguous"} <= categories
     assert {i["expect"] for i in heldout} == {"plan", "refuse", "clarify"}
@@ -53,9 +65,26 @@ def test_the_held_out_set_covers_every_category_and_moves_the_cubes(heldout):
     assert moved and any(len(plans) > 1 for plans in by_goal.values())
 
 
-def test_the_dev_and_held_out_sets_share_no_goal(heldout, world):
-    dev = {normalize_goal(i["goal"]) for i in dev_set(SkillRegistry.load(), world)}
-    assert dev.isdisjoint(normalize_goal(i["goal"]) for i in heldout)
+def test_the_dev_and_held_out_sets_share_no_goal(held_out, world):
+    sets = {"dev": dev_set(SkillRegistry.load(), world), **held_out}
+    goals = {name: {normalize_goal(i["goal"]) for i in items} for name, items in sets.items()}
+    shared = {(a, b): sorted(goals[a] & goals[b]) for a in goals for b in goals if a < b}
+    assert shared == {pair: [] for pair in shared}
+
+
+def test_the_second_held_out_sets_plans_pass_validation_in_their_scenes(held_out, world):
+    """Every expected plan is one the shipped cards accept where the item stands its cubes
+    (skills, parameters, envelopes, towers): a planner can get each one exactly right."""
+    registry = SkillRegistry.load()
+    plans = [i for i in held_out["heldout2"] if i["expect"] == "plan" and i["plan"]]
+    problems = []
+    for item in plans:
+        scene = world.copy()
+        scene.objects.update(item["objects"] or {})
+        errors = validate_plan(item["plan"], registry, scene)
+        if errors:
+            problems.append((item["goal"], item["objects"], errors))
+    assert len(plans) > 50 and problems == []
 
 
 def _item(goal, expect="plan", plan=(), category="everyday", objects=None):
