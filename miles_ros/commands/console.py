@@ -16,10 +16,6 @@ import sys
 from miles_ros.ros.processes import orphaned
 from miles_ros.ros.signals import StopSignals
 
-TOKEN_ENV = "MILES_CONSOLE_TOKEN"
-"""The console's token, when the process that starts it chose one (never on the command
-line, where any local user's ``ps`` reads it); taken out of the environment at start."""
-
 
 def main(argv: list[str] | None = None, prog: str = "miles console") -> int:
     with StopSignals() as stop:
@@ -27,7 +23,7 @@ def main(argv: list[str] | None = None, prog: str = "miles console") -> int:
 
 
 def _console(argv: list[str] | None, prog: str, stop: StopSignals) -> int:
-    from miles_ros.console.server import DEFAULT_HOST
+    from miles_ros.console.server import DEFAULT_HOST, TOKEN_ENV
 
     parser = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n\n")[0])
     parser.add_argument("--domain-id", type=int, default=None, help="ROS_DOMAIN_ID to use")

@@ -11,7 +11,7 @@ in-process bridge calls, and its goals through ``/miles/goal``.
 The child is started as :class:`~miles_ros.ros.processes.NodeProcess` children are (this
 checkout first on ``PYTHONPATH``, a process group of its own, stopping by itself when the
 parent dies). The parent chooses the token and hands it over in the environment
-(:data:`miles_ros.commands.console.TOKEN_ENV`), never on the command line. "Up" is the
+(:data:`miles_ros.console.server.TOKEN_ENV`), never on the command line. "Up" is the
 child's own ``console: URL`` line, printed once uvicorn serves and every arm's e-stop
 service is discovered (``--wait-services``); the child's later output is copied to this
 process's stdout.
@@ -25,8 +25,7 @@ import subprocess
 import sys
 import threading
 
-from miles_ros.commands.console import TOKEN_ENV
-from miles_ros.console.server import DEFAULT_HOST, new_token
+from miles_ros.console.server import DEFAULT_HOST, TOKEN_ENV, new_token
 from miles_ros.ros.processes import (
     PARENT_PID_ENV,
     SOURCE_ROOT,
