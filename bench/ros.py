@@ -224,17 +224,24 @@ def measure_loops(rates: list[float], window_s: float, mode: str) -> dict:
     return out
 
 
-def _attach_operator(graph):
+def _attach_operator(graph, console_process: bool = False):
     """The operator's side of ``miles up --console --view-web`` on ``graph``: the metrics
     node, the 3D view (its node in the graph, drawing in a child process, web viewer on a
     free port; the graph closes it) and the console (its bridge on the graph's executor,
-    uvicorn on a thread: the caller stops it)."""
-    from miles_ros.ros.console_node import attach_console
-    from miles_ros.ros.monitor_node import add_monitor
+    uvicorn on a thread: the caller stops it). ``console_process``: the console and the
+    metrics' monitor in a process of their own, as ``miles up --console --rt-priority N``
+    serves them (:class:`~miles_ros.ros.console_process.ConsoleProcess`)."""
     from miles_ros.ros.view_node import start_view
 
-    registry = add_monitor(graph).metrics.registry
     view = start_view(graph, web=True, web_port=0)
+    if console_process:
+        from miles_ros.ros.console_process import ConsoleProcess
+
+        return ConsoleProcess(graph.domain_id, view_url=view.view.url)
+    from miles_ros.ros.console_node import attach_console
+    from miles_ros.ros.monitor_node import add_monitor
+
+    registry = add_monitor(graph).metrics.registry
     return attach_console(graph, metrics_registry=registry, view_url=view.view.url)
 
 
@@ -290,7 +297,11 @@ def _loop_window(skill_node, peer, requests, rate, window_s, request_id, out) ->
 
 
 def measure_operator(
-    window_s: float, presses: int, operator: bool = True, rt_priority: int = 0
+    window_s: float,
+    presses: int,
+    operator: bool = True,
+    rt_priority: int = 0,
+    console_process: bool = False,
 ) -> dict:
     """The one-process graph (sim, safety, skills) with the operator's console, 3D view and
     metrics on: the skill loop at 250 Hz (as :func:`measure_loops`, with its ``baseline``
@@ -302,7 +313,8 @@ def measure_operator(
     the same from this client, HTTP included. ``operator=False``: the same graph and
     window with none of the operator's parts (no presses), the loop's own peer for
     :func:`measure_operator_ab`. ``rt_priority`` > 0: the graph's executor under SCHED_FIFO
-    (``miles up --rt-priority``)."""
+    (``miles up --rt-priority``). ``console_process``: the console and the metrics in a
+    process of their own (no ``estop_latch_ms`` then: two processes, two clocks)."""
     if not operator and presses:
         raise ValueError("e-stops go through the console: presses need operator=True")
     import httpx
@@ -315,15 +327,19 @@ def measure_operator(
     library = _library_without_envelopes(Path(tempfile.mkdtemp(prefix="bench_ros_")))
     graph, console = None, None
     out: dict = {"on": ["console", "view_web", "metrics"] if operator else []}
+    if operator and console_process:
+        out["on"].append("console_process")
     try:
         overrides = {"skills": {"skill_library": str(library)}}
         graph = InProcessGraph.of_parts(
             ["sim", "safety", "skills"], overrides=overrides, domain_id=domain
         )
         skill_node = graph.nodes[-1]
+        pressed, latched = [], []
         if operator:
-            console = _attach_operator(graph)
-            pressed, latched = _time_the_latch(graph)
+            console = _attach_operator(graph, console_process)
+            if not console_process:
+                pressed, latched = _time_the_latch(graph)
         peer, requests = _spin_with_peer(graph, skill_node, "bench_operator_peer", rt_priority)
         if operator:
             base = console.base_url
@@ -355,8 +371,9 @@ def measure_operator(
                     raise RuntimeError("the supervisor did not reset after an e-stop")
                 time.sleep(0.1)  # polling the supervisor until the arm is still
         # Every press latched afresh, or the pairs would not match: then none is reported.
-        pairs = zip(pressed, latched, strict=True) if len(pressed) == len(latched) else ()
-        out["estop_latch_ms"] = _percentiles([(b - a) * 1e3 for a, b in pairs])
+        if not console_process:
+            pairs = zip(pressed, latched, strict=True) if len(pressed) == len(latched) else ()
+            out["estop_latch_ms"] = _percentiles([(b - a) * 1e3 for a, b in pairs])
         out["estop_ms"] = _percentiles(server_ms)
         out["estop_round_trip_ms"] = _percentiles(round_trip_ms)
         out["estop_failed"] = failed
@@ -368,14 +385,18 @@ def measure_operator(
     return out
 
 
-def measure_operator_ab(window_s: float, rounds: int, rt_priority: int = 0) -> dict:
+def measure_operator_ab(
+    window_s: float, rounds: int, rt_priority: int = 0, console_process: bool = False
+) -> dict:
     """The 250 Hz loop's jitter with the operator's parts off and on, the same graph and
     window each time, in ``rounds`` rounds that rotate which goes first (a load on the
     machine hits all alike); with ``rt_priority`` > 0 also both under SCHED_FIFO
     (``off_rt``, ``on_rt``). Per side: each round's ``jitter_p99_ms`` and ``rate_hz``,
     their medians, the same of the executor's ``baseline`` timer, and ``process_cpu``:
     the graph process's CPU seconds per second of the window (every thread; the view's
-    drawing process not counted)."""
+    drawing process not counted). ``console_process``: also the operator's parts with
+    the console in a process of its own (``on_process``, and ``on_rt_process`` with
+    ``rt_priority``)."""
     sides = {
         "off": lambda: measure_operator(window_s, 0, operator=False),
         "on": lambda: measure_operator(window_s, 0, operator=True),
@@ -383,6 +404,10 @@ def measure_operator_ab(window_s: float, rounds: int, rt_priority: int = 0) -> d
     if rt_priority:
         sides["off_rt"] = lambda: measure_operator(window_s, 0, False, rt_priority)
         sides["on_rt"] = lambda: measure_operator(window_s, 0, True, rt_priority)
+    if console_process:
+        sides["on_process"] = lambda: measure_operator(window_s, 0, True, 0, True)
+        if rt_priority:
+            sides["on_rt_process"] = lambda: measure_operator(window_s, 0, True, rt_priority, True)
     return _rotate(rounds, window_s, sides)
 
 
@@ -584,13 +609,21 @@ def main() -> int:
         "--only",
         choices=("perception", "operator"),
         default=None,
-        help="run only that off/on comparison (and nothing else)",
+        help="run only that part (perception: its off/on comparison; operator: the "
+        "console's e-stop presses and its off/on comparison)",
     )
     parser.add_argument(
         "--ab-rounds",
         type=int,
         default=3,
         help="rounds of the loop's jitter with the operator's parts off and on (0: skip)",
+    )
+    parser.add_argument(
+        "--console-process",
+        action="store_true",
+        help="the console in a process of its own, as `miles up --console --rt-priority N` "
+        "serves it: for the operator measurement's presses, and in operator_ab beside the "
+        "in-process sides (on_process, on_rt_process)",
     )
     args = parser.parse_args()
     from miles_ros.runtime.realtime import RealtimeRefused, realtime
@@ -605,10 +638,14 @@ def main() -> int:
         if args.only is None:
             result = measure_loops([100.0, 250.0], args.window, "processes")
             result["one_process"] = measure_loops([100.0, 250.0], args.window, "one_process")
-            if args.presses:
-                result["operator"] = measure_operator(args.window, args.presses)
+        if args.presses and args.only in (None, "operator"):
+            result["operator"] = measure_operator(
+                args.window, args.presses, True, rt, args.console_process
+            )
         if args.ab_rounds and args.only in (None, "operator"):
-            result["operator_ab"] = measure_operator_ab(args.window, args.ab_rounds, rt)
+            result["operator_ab"] = measure_operator_ab(
+                args.window, args.ab_rounds, rt, args.console_process
+            )
         if args.perception_rounds and args.only in (None, "perception"):
             result["perception_ab"] = measure_perception_ab(
                 args.window, args.perception_rounds, rt

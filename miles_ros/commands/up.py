@@ -100,7 +100,8 @@ def _up(argv: list[str] | None, prog: str, stop: StopSignals) -> int:
     parser.add_argument(
         "--console",
         action="store_true",
-        help="serve the operator console, with the metrics at its /metrics (docs/console.md)",
+        help="serve the operator console, with the metrics at its /metrics (docs/console.md); "
+        "with --rt-priority from a process of its own",
     )
     parser.add_argument("--console-port", type=int, default=0, help="its port (0: a free one)")
     parser.add_argument(
@@ -231,7 +232,8 @@ def _up(argv: list[str] | None, prog: str, stop: StopSignals) -> int:
             args.view_port,
         )
         monitor = None
-        if args.console or args.metrics_port is not None:
+        console_apart = args.console and args.rt_priority > 0  # off the real-time process
+        if (args.console and not console_apart) or args.metrics_port is not None:
             from miles_ros.ros.monitor_node import add_monitor
 
             monitor = add_monitor(graph, args.scene)
@@ -241,14 +243,15 @@ def _up(argv: list[str] | None, prog: str, stop: StopSignals) -> int:
             metrics = serve(monitor.metrics.registry, args.metrics_port)
             print(f"metrics: {metrics.url}", flush=True)
         if args.console:
-            from miles_ros.ros.console_node import attach_console
+            from miles_ros.ros.console_process import start_console
 
-            console = attach_console(
+            console = start_console(
                 graph,
                 args.scene,
-                port=args.console_port,
-                metrics_registry=monitor.metrics.registry,
-                view_url=view_node.view.url if view_node is not None else None,
+                args.console_port,
+                monitor.metrics.registry if monitor is not None else None,
+                view_node.view.url if view_node is not None else None,
+                own_process=console_apart,
             )
         if args.record and not is_rerun_recording(args.record):
             from miles_ros.ros.recording import Recorder
@@ -256,6 +259,8 @@ def _up(argv: list[str] | None, prog: str, stop: StopSignals) -> int:
             recorder = graph.add(Recorder(args.record, args.scene, context=graph.context))
         names = [n.get_fully_qualified_name().lstrip("/") for n in nodes]
         names += [f"{c.node_name.lstrip('/')} (process {c.pid})" for c in graph.processes]
+        if console_apart:
+            names.append(f"console (process {console.pid})")
         print(
             f"{prog}: {', '.join(names)} up "
             f"({'recording to ' + args.record if args.record else 'not recording'}); "

@@ -25,6 +25,12 @@ WS_MAX_BYTES = 4096
 """The largest websocket message the server accepts (clients only listen)."""
 
 
+TOKEN_ENV = "MILES_CONSOLE_TOKEN"
+"""The console's token, when the process that starts ``miles console`` chose one (never
+on the command line, where any local user's ``ps`` reads it); taken out of the
+environment at start."""
+
+
 def new_token() -> str:
     """A fresh token for goals and resets (printed at start)."""
     return secrets.token_urlsafe(24)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from concurrent.futures import Future
 
 from rclpy.node import Node
@@ -132,6 +133,17 @@ class ConsoleBridge(Node):
     def cards(self) -> list[dict]:
         return card_summaries(self.skill_library)
 
+    def wait_for_services(self, timeout: float) -> None:
+        """Wait until every arm's e-stop and reset services are discovered (TimeoutError
+        after ``timeout`` s, naming those still missing). Any thread: discovery runs in
+        the middleware, not on the executor."""
+        deadline = time.monotonic() + timeout
+        clients = [*self.triggers.values(), *self.resets.values()]
+        for client in clients:
+            if not client.wait_for_service(timeout_sec=max(0.0, deadline - time.monotonic())):
+                missing = [c.srv_name for c in clients if not c.service_is_ready()]
+                raise TimeoutError(f"no service {', '.join(missing)} within {timeout:g} s")
+
     # -- internals -----------------------------------------------------------------------
     def _call_all(self, clients: dict, key: str) -> Future:
         """Call every arm's Trigger ``clients`` at once; a future of ``{key: every arm
@@ -179,13 +191,20 @@ def attach_console(
     port: int = 0,
     metrics_registry=None,
     view_url: str | None = None,
+    token: str | None = None,
+    wait_services: float = 0.0,
 ) -> ConsoleServer:
     """Add a :class:`ConsoleBridge` for the cell of ``scene_file`` to ``graph`` (an
     :class:`~miles_ros.ros.graph.InProcessGraph`) and serve the console on
-    ``host:port`` (0: a free one); prints its URL. Stop it with ``.stop()`` before the
+    ``host:port`` (0: a free one) with ``token`` (None: a fresh one); prints its URL.
+    ``wait_services`` > 0: first wait that long at most for every arm's e-stop service
+    (TimeoutError naming the missing ones), so a console in a process of its own never
+    serves an e-stop that would answer "no service". Stop it with ``.stop()`` before the
     graph closes."""
     bridge = graph.add(ConsoleBridge(scene_arms(scene_file), context=graph.context))
+    if wait_services > 0:
+        bridge.wait_for_services(wait_services)
     server = ConsoleServer(
-        bridge, host, port, metrics_registry=metrics_registry, view_url=view_url
+        bridge, host, port, token=token, metrics_registry=metrics_registry, view_url=view_url
     )
     return server.start()

@@ -4,7 +4,9 @@ node starts."""
 
 from __future__ import annotations
 
+import re
 import threading
+from pathlib import Path
 
 import pytest
 import rclpy
@@ -67,3 +69,15 @@ def test_miles_up_says_it_runs_the_loop_under_fifo():
         out, err = process.communicate(timeout=120)
     assert process.returncode == 0, err[-2000:]
     assert "SCHED_FIFO priority 40" in out
+
+
+@needs_fifo
+def test_miles_up_serves_the_console_from_a_process_of_its_own_under_fifo():
+    args = ("--sim", "none", "--no-manager", "--console", "--rt-priority", "40")
+    with miles_up(*args, "--duration", "3", "--domain-id", str(domain_id())) as process:
+        out, err = process.communicate(timeout=120)
+    assert process.returncode == 0, err[-2000:]
+    found = re.search(r"console \(process (\d+)\)", out)
+    assert found, out
+    assert re.search(r"^console: http://127\.0\.0\.1:\d+/\?token=\S+$", out, re.M), out
+    assert not Path(f"/proc/{found.group(1)}").exists()  # stopped with the graph, reaped
