@@ -353,87 +353,67 @@ def _build(task_kernel) -> SimpleNamespace:
             st[k, S_QD + i] = (st[k, S_Q + i] - scratch[ROW_Q_OLD, i]) * inv_dt
         finish_env(k, fp, ip, seed, st, cnt, abuf, obs, fin_obs, res, flags, scratch)
 
+    def step_envs(
+        lo, hi, cartesian, fp, ip, seed, actions, st, cnt, abuf, obs, fin_obs, res, flags, w
+    ):
+        """One control step of envs ``lo..hi-1`` (scratch ``w``); the source the generated
+        steps are pasted from, ``cartesian`` bound (:func:`generated`)."""
+        inv_dt = 1.0 / fp[P_DT]
+        for k in range(lo, hi):
+            step_env(
+                k,
+                cartesian,
+                inv_dt,
+                fp,
+                ip,
+                seed,
+                actions,
+                st,
+                cnt,
+                abuf,
+                obs,
+                fin_obs,
+                res,
+                flags,
+                w,
+            )
+
+    def generated(name, cartesian):
+        """(``name``, its source): :func:`step_envs` with ``cartesian`` bound to the source
+        ``cartesian``, the step and the task's terms pasted in (see the module docstring),
+        compiled without reference counting."""
+        namespace: dict = {}
+        source = inline_source(
+            step_envs,
+            (step_env, finish_env, observe_env, observe, evaluate, physics),
+            namespace,
+            name=name,
+            bound={"cartesian": cartesian},
+        )
+        filename = f"<generated {name} of {tag}>"
+        linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+        exec(compile(source, filename, "exec"), namespace)
+        return register_jitable(_nrt=False)(named(namespace[name])), source
+
     if task_kernel.joint_fast_path:
+        in_joint, joint_source = generated("in_joint", "False")
+        in_cartesian, cartesian_source = generated("in_cartesian", "True")
+        source = joint_source + "\n\n" + cartesian_source
 
+        @register_jitable(_nrt=False)
+        @named
         def step_chunk(lo, hi, fp, ip, seed, actions, st, cnt, abuf, obs, fin_obs, res, flags, w):
-            """One control step of envs ``lo..hi-1`` (scratch ``w``), joint mode compiled
-            as a constant; the source the generated step is pasted from."""
-            inv_dt = 1.0 / fp[P_DT]
+            """One control step of envs ``lo..hi-1``, the action mode compiled as a
+            constant in each branch."""
             if ip[I_CARTESIAN] == 0:
-                for k in range(lo, hi):
-                    step_env(
-                        k,
-                        False,
-                        inv_dt,
-                        fp,
-                        ip,
-                        seed,
-                        actions,
-                        st,
-                        cnt,
-                        abuf,
-                        obs,
-                        fin_obs,
-                        res,
-                        flags,
-                        w,
-                    )
+                in_joint(lo, hi, fp, ip, seed, actions, st, cnt, abuf, obs, fin_obs, res, flags, w)
             else:
-                for k in range(lo, hi):
-                    step_env(
-                        k,
-                        True,
-                        inv_dt,
-                        fp,
-                        ip,
-                        seed,
-                        actions,
-                        st,
-                        cnt,
-                        abuf,
-                        obs,
-                        fin_obs,
-                        res,
-                        flags,
-                        w,
-                    )
-
-    else:
-
-        def step_chunk(lo, hi, fp, ip, seed, actions, st, cnt, abuf, obs, fin_obs, res, flags, w):
-            """One control step of envs ``lo..hi-1`` (scratch ``w``); the source the
-            generated step is pasted from."""
-            cartesian = ip[I_CARTESIAN] != 0
-            inv_dt = 1.0 / fp[P_DT]
-            for k in range(lo, hi):
-                step_env(
-                    k,
-                    cartesian,
-                    inv_dt,
-                    fp,
-                    ip,
-                    seed,
-                    actions,
-                    st,
-                    cnt,
-                    abuf,
-                    obs,
-                    fin_obs,
-                    res,
-                    flags,
-                    w,
+                in_cartesian(
+                    lo, hi, fp, ip, seed, actions, st, cnt, abuf, obs, fin_obs, res, flags, w
                 )
 
-    # the CPU step: step_chunk's source with the step and the task's terms pasted in (see
-    # the module docstring), compiled without reference counting
-    namespace: dict = {}
-    source = inline_source(
-        step_chunk, (step_env, finish_env, observe_env, observe, evaluate, physics), namespace
-    )
-    filename = f"<generated step_chunk of {tag}>"
-    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    exec(compile(source, filename, "exec"), namespace)
-    step_chunk = register_jitable(_nrt=False)(named(namespace["step_chunk"]))
+    else:
+        step_chunk, source = generated("step_chunk", "ip[I_CARTESIAN] != 0")
 
     @njit(cache=True, parallel=True)
     @named
