@@ -19,27 +19,28 @@ written to ``res[R_TERMS + i]``) and success, and its ``observe`` the observatio
 Autoresets (SAME_STEP) happen inside. The whole-batch reset kernel (``reset(seed=...)``)
 is serial: a few ms for 4096 envs, and it compiles faster.
 
-Speed: the CPU step is generated source (:mod:`sims.kernels.inline_source`): the chunk
-loop with the per-env step (``step_env``, ``finish_env``, ``observe_env``), the task's
+Speed: the CPU step is generated source (:mod:`sims.kernels.inline_source`): the chunk loop
+with the per-env step (``step_env``, ``finish_env``, ``observe_env``), the task's
 ``observe``, ``evaluate`` and ``physics`` and the kernel helpers marked ``pasted`` (the
 contact model's ``object_step``) pasted in, one function that numba types once
-(``task_kernels(...).step_chunk_source`` is its text). For a task with
-``joint_fast_path`` (reach) the step is pasted twice: once with joint mode a constant (the
-hot training path: the compiler drops the IK), once generic. The task's terms as calls
-cost 5-16% per env-step (array arguments passed as structs, no constant joint mode in the
-physics); numba's ``inline="always"`` of them compiles each on its own and re-types its
-caller at every site and level (a cold compile 2-4.5x slower); the pasted source compiles
-no slower than the calls did. The per-env functions stay numba inlines for the CUDA
-kernels and the reset kernels. The generated loop is compiled without numba's reference
-counting (``_nrt=False``; it allocates nothing, its scratch comes from the parallel
-kernel): each array view or copy of an array variable (the action row) would be an
-``NRT_incref``/``NRT_decref`` call (an atomic update) that its pruning pass cannot remove
-across the step's branches, ~20 per env and step with numba's inlining, which made reach
-30% slower. Small helpers with branches (:func:`action_slots`) are left to LLVM's
-inliner, and ``1 / dt`` is computed once per chunk. Measured with ``bench/step_kernel.py``
-(4096 envs, one thread, the kernel alone, best of 300-call runs, back to back with the
-terms as calls and with the commit before the task registry): reach 114 ns per env-step
-(calls 132, before the registry 114), push 348 (371, 349), pick_place 353 (377, 352).
+(``task_kernels(...).step_chunk_source`` is its text), the action mode read from ``ip``.
+For a task with ``joint_fast_path`` (reach) the step is pasted twice, the mode a constant
+in each (joint mode is the hot training path: the compiler drops the IK), and the chunk
+calls one or the other. The task's terms as calls cost 5-16% per env-step (array arguments
+passed as structs, no constant joint mode in the physics); numba's ``inline="always"`` of
+them compiles each on its own and re-types its caller at every site and level (a cold
+compile 2-4.5x slower); the pasted source compiles no slower than the calls did. The
+per-env functions stay numba inlines for the CUDA kernels and the reset kernels. The
+generated loop is compiled without numba's reference counting (``_nrt=False``; it allocates
+nothing, its scratch comes from the parallel kernel): each array view or copy of an array
+variable (the action row) would be an ``NRT_incref``/``NRT_decref`` call (an atomic update)
+that its pruning pass cannot remove across the step's branches, ~20 per env and step with
+numba's inlining, which made reach 30% slower. Small helpers with branches
+(:func:`action_slots`) are left to LLVM's inliner, and ``1 / dt`` is computed once per
+chunk. Measured with ``bench/step_kernel.py`` (4096 envs, one thread, the kernel alone,
+best of 300-call runs, back to back with the terms as calls and with the commit before the
+task registry): reach 114 ns per env-step (calls 132, before the registry 114), push 348
+(371, 349), pick_place 353 (377, 352).
 
 One module (just over 500 lines): the kernels of a task are closures of its functions,
 built together by :func:`_build` (one compiled set per task, one numba cache key).
