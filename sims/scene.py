@@ -203,6 +203,15 @@ def finite_numbers(
     return numbers
 
 
+def _check_keys(value, where: str, keys: tuple[str, ...]) -> None:
+    """ValueError naming ``where`` unless ``value`` is a mapping of some of ``keys``."""
+    if not isinstance(value, dict):
+        raise ValueError(f"{where}: expected a mapping with {', '.join(keys)}")
+    unknown = sorted(set(value) - set(keys))
+    if unknown:
+        raise ValueError(f"{where}: unknown keys {unknown}; known: {', '.join(keys)}")
+
+
 def _positive(value, where: str) -> float:
     try:
         number = float(value)
@@ -331,11 +340,7 @@ def _camera(value, source: str) -> CameraConfig:
     (:class:`sims.camera.CameraNoise` fields; left out: a RealSense D4xx's) and, once
     measured, its ``calibration``."""
     where = f"{source}: camera"
-    if not isinstance(value, dict):
-        raise ValueError(f"{where}: expected a mapping with {', '.join(CAMERA_KEYS)}")
-    unknown = sorted(set(value) - set(CAMERA_KEYS))
-    if unknown:
-        raise ValueError(f"{where}: unknown keys {unknown}; known: {', '.join(CAMERA_KEYS)}")
+    _check_keys(value, where, CAMERA_KEYS)
     width, height = finite_numbers(value.get("resolution"), f"{where}.resolution", 2)
     if width != int(width) or height != int(height) or min(width, height) < 16:
         raise ValueError(f"{where}.resolution: expected two whole numbers >= 16 (pixels)")
@@ -373,11 +378,7 @@ def _camera(value, source: str) -> CameraConfig:
 def _calibration(value, where: str) -> CameraCalibration:
     """``camera.calibration``: the measured pose of the optical frame in the scene frame
     (``position`` m, ``orientation`` quaternion x, y, z, w) and what it rests on."""
-    if not isinstance(value, dict):
-        raise ValueError(f"{where}: expected a mapping with {', '.join(CALIBRATION_KEYS)}")
-    unknown = sorted(set(value) - set(CALIBRATION_KEYS))
-    if unknown:
-        raise ValueError(f"{where}: unknown keys {unknown}; known: {', '.join(CALIBRATION_KEYS)}")
+    _check_keys(value, where, CALIBRATION_KEYS)
     position = finite_numbers(value.get("position"), f"{where}.position", 3)
     quaternion = finite_numbers(value.get("orientation"), f"{where}.orientation", 4)
     if abs(math.hypot(*quaternion) - 1.0) > 1e-3:
@@ -416,11 +417,7 @@ def _arms(value, source: str) -> tuple[ArmMount, ...]:
     mounts: list[ArmMount] = []
     for k, spec in enumerate(value):
         where = f"{source}: arms[{k}]"
-        if not isinstance(spec, dict):
-            raise ValueError(f"{where}: expected a mapping with {', '.join(ARM_KEYS)}")
-        unknown = sorted(set(spec) - set(ARM_KEYS))
-        if unknown:
-            raise ValueError(f"{where}: unknown keys {unknown}; known: {', '.join(ARM_KEYS)}")
+        _check_keys(spec, where, ARM_KEYS)
         name = spec.get("name")
         if not isinstance(name, str) or not ARM_NAME_PATTERN.fullmatch(name):
             raise ValueError(

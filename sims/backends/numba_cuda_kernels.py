@@ -90,23 +90,22 @@ def task_cuda_kernels(task_kernel) -> SimpleNamespace:
     return _BUILT[task_kernel]
 
 
-def _build(task_kernel) -> SimpleNamespace:
-    cpu = task_kernels(task_kernel)
-    step_env = cpu.step_env
-    reset_env = cpu.reset_env
-    observe_env = cpu.observe_env
+def _step_kernel(step_env, joint):
+    """The CUDA step kernel around the per-env ``step_env``: one step of env
+    ``cuda.grid(1)``, arguments as the CPU ``step_kernel`` (without ``n_chunks``).
+    ``joint`` compiles joint mode as a constant (as the CPU kernel's fast path: no IK),
+    else the mode is read from ``ip``."""
 
     @cuda.jit
     def step_cuda(fp, ip, seed, actions, st, cnt, abuf, obs, fin_obs, res, flags):
-        """One step of env ``cuda.grid(1)``; arguments as the CPU ``step_kernel`` (without
-        ``n_chunks``)."""
         k = cuda.grid(1)
         if k >= st.shape[0]:
             return
         scratch = cuda.local.array(SCRATCH_SHAPE, float64)
+        cartesian = False if joint else ip[I_CARTESIAN] != 0
         step_env(
             k,
-            ip[I_CARTESIAN] != 0,
+            cartesian,
             1.0 / fp[P_DT],
             fp,
             ip,
@@ -122,31 +121,13 @@ def _build(task_kernel) -> SimpleNamespace:
             scratch,
         )
 
-    @cuda.jit
-    def step_cuda_joint(fp, ip, seed, actions, st, cnt, abuf, obs, fin_obs, res, flags):
-        """:func:`step_cuda` compiled for joint mode (the mode a constant, as the CPU
-        kernel's fast path: no IK); launched for tasks with ``joint_fast_path`` (reach)."""
-        k = cuda.grid(1)
-        if k >= st.shape[0]:
-            return
-        scratch = cuda.local.array(SCRATCH_SHAPE, float64)
-        step_env(
-            k,
-            False,
-            1.0 / fp[P_DT],
-            fp,
-            ip,
-            seed,
-            actions,
-            st,
-            cnt,
-            abuf,
-            obs,
-            fin_obs,
-            res,
-            flags,
-            scratch,
-        )
+    return step_cuda
+
+
+def _build(task_kernel) -> SimpleNamespace:
+    cpu = task_kernels(task_kernel)
+    reset_env = cpu.reset_env
+    observe_env = cpu.observe_env
 
     @cuda.jit
     def reset_cuda(fp, ip, seed, restart, st, cnt, abuf, obs):
@@ -163,9 +144,10 @@ def _build(task_kernel) -> SimpleNamespace:
         reset_env(k, fp, ip, seed, st, cnt, abuf, scratch)
         observe_env(k, fp, seed, st, cnt, obs, cnt[k, C_STEPS])
 
+    joint_fast_path = task_kernel.joint_fast_path
     return SimpleNamespace(
-        step_cuda=step_cuda,
-        step_cuda_joint=step_cuda_joint if task_kernel.joint_fast_path else None,
+        step_cuda=_step_kernel(cpu.step_env, joint=False),
+        step_cuda_joint=_step_kernel(cpu.step_env, joint=True) if joint_fast_path else None,
         reset_cuda=reset_cuda,
     )
 

@@ -175,13 +175,7 @@ class _Paster:
             body = self.body(fn, node, suffix)
         except NotPasteable:
             return None
-        module = ast.Module(body=body, type_ignores=[])
-        for sub in ast.walk(module):
-            for field, value in ast.iter_fields(sub):
-                if isinstance(value, list):
-                    value[:] = [_substituted(v, substitute) for v in value]
-                else:
-                    setattr(sub, field, _substituted(value, substitute))
+        _substitute(ast.Module(body=body, type_ignores=[]), substitute)
         last = body[-1]
         if isinstance(last, ast.Return):
             body = body[:-1]
@@ -200,11 +194,53 @@ def _substituted(node, substitute: dict):
     return node
 
 
-def inline_source(fn, paste, namespace: dict, name: str | None = None) -> str:
+def _substitute(tree: ast.AST, substitute: dict) -> None:
+    """Every name in ``substitute`` (name -> expression node) replaced in ``tree``."""
+    for sub in ast.walk(tree):
+        for field, value in ast.iter_fields(sub):
+            if isinstance(value, list):
+                value[:] = [_substituted(v, substitute) for v in value]
+            else:
+                setattr(sub, field, _substituted(value, substitute))
+
+
+def _bind(node: ast.FunctionDef, bound: dict[str, str]) -> None:
+    """``node`` without the parameters named in ``bound`` (name -> source of its value),
+    each given its value as an argument of a pasted call is: a constant the body does not
+    assign to is used in place (the compiler folds a branch on it), else it is assigned
+    first."""
+    params = [a.arg for a in node.args.args]
+    unknown = set(bound) - set(params)
+    if unknown or node.args.defaults:
+        raise ValueError(f"{node.name}: cannot bind {sorted(bound)} (parameters {params})")
+    stored = {
+        sub.id
+        for sub in ast.walk(node)
+        if isinstance(sub, ast.Name) and not isinstance(sub.ctx, ast.Load)
+    }
+    header, substitute = [], {}
+    for param, source in bound.items():
+        value = ast.parse(source, mode="eval").body
+        if isinstance(value, ast.Constant) and param not in stored:
+            substitute[param] = value
+        else:
+            header.append(ast.Assign(targets=[ast.Name(param, ast.Store())], value=value))
+    node.args.args = [a for a in node.args.args if a.arg not in bound]
+    _substitute(node, substitute)
+    node.body = header + node.body
+
+
+def inline_source(
+    fn, paste, namespace: dict, name: str | None = None, bound: dict[str, str] | None = None
+) -> str:
     """The source of ``fn`` (named ``name``) with the functions in ``paste`` (and those
     marked :func:`pasted`) pasted in at their statement calls, recursively; the names it
-    reads are bound in ``namespace``, where the source is to be executed."""
+    reads are bound in ``namespace``, where the source is to be executed. ``bound``
+    (parameter -> source of its value, e.g. ``"False"``) drops parameters from the
+    signature: one source, compiled once per value (a constant mode, a mode read at run
+    time)."""
     node = _function_def(fn)
+    _bind(node, bound or {})
     paster = _Paster(paste, namespace)
     paster.reserved = _local_names(node)
     node.body = paster.body(fn, node, "")

@@ -94,8 +94,18 @@ def sincos(x):
 
 
 @register_jitable
-def joint_perp(r00, r01, r02, r10, r11, r12, r20, r21, r22, px, py, pz, th, a, d, sa):
-    """Append a modified-DH joint with alpha = +-pi/2 (``sa`` = sin alpha = +-1)."""
+def base_frame(q, k):
+    """Joint 1's frame of ``q[k]`` (alpha 0, a 0, d 0.333 from the identity): the rotation
+    r00, r01, r02, r10, ..., r22 by rows, then the origin px, py, pz (a 12-tuple)."""
+    s1, c1 = sincos(q[k, 0])
+    return c1, -s1, 0.0, s1, c1, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, DH_D[0]
+
+
+@register_jitable
+def joint_perp(frame, th, a, d, sa):
+    """``frame`` (as :func:`base_frame`'s) with a modified-DH joint with alpha = +-pi/2
+    appended (``sa`` = sin alpha = +-1)."""
+    r00, r01, r02, r10, r11, r12, r20, r21, r22, px, py, pz = frame
     st, ct = sincos(th)
     px += a * r00 - sa * d * r01
     py += a * r10 - sa * d * r11
@@ -128,32 +138,11 @@ def fk_row(q, k, scratch):
     i's z axis into ``scratch[i, 0:3]`` and its origin into ``scratch[i, 3:6]`` (i = 0..6)
     for :func:`dls_step`.
     """
-    s1, c1 = sincos(q[k, 0])
-    # joint 1: alpha 0, a 0, d 0.333 from the identity
-    r00, r01, r02 = c1, -s1, 0.0
-    r10, r11, r12 = s1, c1, 0.0
-    r20, r21, r22 = 0.0, 0.0, 1.0
-    px, py, pz = 0.0, 0.0, DH_D[0]
+    frame = base_frame(q, k)
     for i in range(7):
         if i > 0:
-            r00, r01, r02, r10, r11, r12, r20, r21, r22, px, py, pz = joint_perp(
-                r00,
-                r01,
-                r02,
-                r10,
-                r11,
-                r12,
-                r20,
-                r21,
-                r22,
-                px,
-                py,
-                pz,
-                q[k, i],
-                DH_A[i],
-                DH_D[i],
-                SIN_ALPHA[i],
-            )
+            frame = joint_perp(frame, q[k, i], DH_A[i], DH_D[i], SIN_ALPHA[i])
+        r00, r01, r02, r10, r11, r12, r20, r21, r22, px, py, pz = frame
         scratch[i, 0] = r02
         scratch[i, 1] = r12
         scratch[i, 2] = r22
@@ -303,30 +292,10 @@ def tcp_row(q, k):
     """The TCP (x, y, z) of ``q[k]`` alone, bit-identical to :func:`fk_row`'s: the TCP lies
     on joint 7's axis, so its position does not depend on q7 (nor is the finger axis
     computed); the fast path of reach."""
-    s1, c1 = sincos(q[k, 0])
-    r00, r01, r02 = c1, -s1, 0.0
-    r10, r11, r12 = s1, c1, 0.0
-    r20, r21, r22 = 0.0, 0.0, 1.0
-    px, py, pz = 0.0, 0.0, DH_D[0]
+    frame = base_frame(q, k)
     for i in range(1, 6):
-        r00, r01, r02, r10, r11, r12, r20, r21, r22, px, py, pz = joint_perp(
-            r00,
-            r01,
-            r02,
-            r10,
-            r11,
-            r12,
-            r20,
-            r21,
-            r22,
-            px,
-            py,
-            pz,
-            q[k, i],
-            DH_A[i],
-            DH_D[i],
-            SIN_ALPHA[i],
-        )
+        frame = joint_perp(frame, q[k, i], DH_A[i], DH_D[i], SIN_ALPHA[i])
+    r00, r01, _, r10, r11, _, r20, r21, _, px, py, pz = frame
     a7 = DH_A[6]
     sd7 = SIN_ALPHA[6] * DH_D[6]
     px += a7 * r00 - sd7 * r01

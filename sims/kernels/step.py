@@ -19,27 +19,28 @@ written to ``res[R_TERMS + i]``) and success, and its ``observe`` the observatio
 Autoresets (SAME_STEP) happen inside. The whole-batch reset kernel (``reset(seed=...)``)
 is serial: a few ms for 4096 envs, and it compiles faster.
 
-Speed: the CPU step is generated source (:mod:`sims.kernels.inline_source`): the chunk
-loop with the per-env step (``step_env``, ``finish_env``, ``observe_env``), the task's
+Speed: the CPU step is generated source (:mod:`sims.kernels.inline_source`): the chunk loop
+with the per-env step (``step_env``, ``finish_env``, ``observe_env``), the task's
 ``observe``, ``evaluate`` and ``physics`` and the kernel helpers marked ``pasted`` (the
 contact model's ``object_step``) pasted in, one function that numba types once
-(``task_kernels(...).step_chunk_source`` is its text). For a task with
-``joint_fast_path`` (reach) the step is pasted twice: once with joint mode a constant (the
-hot training path: the compiler drops the IK), once generic. The task's terms as calls
-cost 5-16% per env-step (array arguments passed as structs, no constant joint mode in the
-physics); numba's ``inline="always"`` of them compiles each on its own and re-types its
-caller at every site and level (a cold compile 2-4.5x slower); the pasted source compiles
-no slower than the calls did. The per-env functions stay numba inlines for the CUDA
-kernels and the reset kernels. The generated loop is compiled without numba's reference
-counting (``_nrt=False``; it allocates nothing, its scratch comes from the parallel
-kernel): each array view or copy of an array variable (the action row) would be an
-``NRT_incref``/``NRT_decref`` call (an atomic update) that its pruning pass cannot remove
-across the step's branches, ~20 per env and step with numba's inlining, which made reach
-30% slower. Small helpers with branches (:func:`action_slots`) are left to LLVM's
-inliner, and ``1 / dt`` is computed once per chunk. Measured with ``bench/step_kernel.py``
-(4096 envs, one thread, the kernel alone, best of 300-call runs, back to back with the
-terms as calls and with the commit before the task registry): reach 114 ns per env-step
-(calls 132, before the registry 114), push 348 (371, 349), pick_place 353 (377, 352).
+(``task_kernels(...).step_chunk_source`` is its text), the action mode read from ``ip``.
+For a task with ``joint_fast_path`` (reach) the step is pasted twice, the mode a constant
+in each (joint mode is the hot training path: the compiler drops the IK), and the chunk
+calls one or the other. The task's terms as calls cost 5-16% per env-step (array arguments
+passed as structs, no constant joint mode in the physics); numba's ``inline="always"`` of
+them compiles each on its own and re-types its caller at every site and level (a cold
+compile 2-4.5x slower); the pasted source compiles no slower than the calls did. The
+per-env functions stay numba inlines for the CUDA kernels and the reset kernels. The
+generated loop is compiled without numba's reference counting (``_nrt=False``; it allocates
+nothing, its scratch comes from the parallel kernel): each array view or copy of an array
+variable (the action row) would be an ``NRT_incref``/``NRT_decref`` call (an atomic update)
+that its pruning pass cannot remove across the step's branches, ~20 per env and step with
+numba's inlining, which made reach 30% slower. Small helpers with branches
+(:func:`action_slots`) are left to LLVM's inliner, and ``1 / dt`` is computed once per
+chunk. Measured with ``bench/step_kernel.py`` (4096 envs, one thread, the kernel alone,
+best of 300-call runs, back to back with the terms as calls and with the commit before the
+task registry): reach 114 ns per env-step (calls 132, before the registry 114), push 348
+(371, 349), pick_place 353 (377, 352).
 
 One module (just over 500 lines): the kernels of a task are closures of its functions,
 built together by :func:`_build` (one compiled set per task, one numba cache key).
@@ -353,87 +354,67 @@ def _build(task_kernel) -> SimpleNamespace:
             st[k, S_QD + i] = (st[k, S_Q + i] - scratch[ROW_Q_OLD, i]) * inv_dt
         finish_env(k, fp, ip, seed, st, cnt, abuf, obs, fin_obs, res, flags, scratch)
 
+    def step_envs(
+        lo, hi, cartesian, fp, ip, seed, actions, st, cnt, abuf, obs, fin_obs, res, flags, w
+    ):
+        """One control step of envs ``lo..hi-1`` (scratch ``w``); the source the generated
+        steps are pasted from, ``cartesian`` bound (:func:`generated`)."""
+        inv_dt = 1.0 / fp[P_DT]
+        for k in range(lo, hi):
+            step_env(
+                k,
+                cartesian,
+                inv_dt,
+                fp,
+                ip,
+                seed,
+                actions,
+                st,
+                cnt,
+                abuf,
+                obs,
+                fin_obs,
+                res,
+                flags,
+                w,
+            )
+
+    def generated(name, cartesian):
+        """(``name``, its source): :func:`step_envs` with ``cartesian`` bound to the source
+        ``cartesian``, the step and the task's terms pasted in (see the module docstring),
+        compiled without reference counting."""
+        namespace: dict = {}
+        source = inline_source(
+            step_envs,
+            (step_env, finish_env, observe_env, observe, evaluate, physics),
+            namespace,
+            name=name,
+            bound={"cartesian": cartesian},
+        )
+        filename = f"<generated {name} of {tag}>"
+        linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+        exec(compile(source, filename, "exec"), namespace)
+        return register_jitable(_nrt=False)(named(namespace[name])), source
+
     if task_kernel.joint_fast_path:
+        in_joint, joint_source = generated("in_joint", "False")
+        in_cartesian, cartesian_source = generated("in_cartesian", "True")
+        source = joint_source + "\n\n" + cartesian_source
 
+        @register_jitable(_nrt=False)
+        @named
         def step_chunk(lo, hi, fp, ip, seed, actions, st, cnt, abuf, obs, fin_obs, res, flags, w):
-            """One control step of envs ``lo..hi-1`` (scratch ``w``), joint mode compiled
-            as a constant; the source the generated step is pasted from."""
-            inv_dt = 1.0 / fp[P_DT]
+            """One control step of envs ``lo..hi-1``, the action mode compiled as a
+            constant in each branch."""
             if ip[I_CARTESIAN] == 0:
-                for k in range(lo, hi):
-                    step_env(
-                        k,
-                        False,
-                        inv_dt,
-                        fp,
-                        ip,
-                        seed,
-                        actions,
-                        st,
-                        cnt,
-                        abuf,
-                        obs,
-                        fin_obs,
-                        res,
-                        flags,
-                        w,
-                    )
+                in_joint(lo, hi, fp, ip, seed, actions, st, cnt, abuf, obs, fin_obs, res, flags, w)
             else:
-                for k in range(lo, hi):
-                    step_env(
-                        k,
-                        True,
-                        inv_dt,
-                        fp,
-                        ip,
-                        seed,
-                        actions,
-                        st,
-                        cnt,
-                        abuf,
-                        obs,
-                        fin_obs,
-                        res,
-                        flags,
-                        w,
-                    )
-
-    else:
-
-        def step_chunk(lo, hi, fp, ip, seed, actions, st, cnt, abuf, obs, fin_obs, res, flags, w):
-            """One control step of envs ``lo..hi-1`` (scratch ``w``); the source the
-            generated step is pasted from."""
-            cartesian = ip[I_CARTESIAN] != 0
-            inv_dt = 1.0 / fp[P_DT]
-            for k in range(lo, hi):
-                step_env(
-                    k,
-                    cartesian,
-                    inv_dt,
-                    fp,
-                    ip,
-                    seed,
-                    actions,
-                    st,
-                    cnt,
-                    abuf,
-                    obs,
-                    fin_obs,
-                    res,
-                    flags,
-                    w,
+                in_cartesian(
+                    lo, hi, fp, ip, seed, actions, st, cnt, abuf, obs, fin_obs, res, flags, w
                 )
 
-    # the CPU step: step_chunk's source with the step and the task's terms pasted in (see
-    # the module docstring), compiled without reference counting
-    namespace: dict = {}
-    source = inline_source(
-        step_chunk, (step_env, finish_env, observe_env, observe, evaluate, physics), namespace
-    )
-    filename = f"<generated step_chunk of {tag}>"
-    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    exec(compile(source, filename, "exec"), namespace)
-    step_chunk = register_jitable(_nrt=False)(named(namespace["step_chunk"]))
+    else:
+        step_chunk, source = generated("step_chunk", "ip[I_CARTESIAN] != 0")
 
     @njit(cache=True, parallel=True)
     @named

@@ -199,6 +199,23 @@ def smallest_accel_above_within(q, v, h, amax, jmax, lo, hi, bound, tol):
 
 
 @register_jitable
+def largest_accel_below_to(q, v, h, amax, jmax, lo, hi, bound, tol):
+    """:func:`largest_accel_below` (``tol`` 0: to the last bit) or
+    :func:`largest_accel_below_within` (the stop ends within ``tol`` of ``bound``)."""
+    if tol > 0.0:
+        return largest_accel_below_within(q, v, h, amax, jmax, lo, hi, bound, tol)
+    return largest_accel_below(q, v, h, amax, jmax, lo, hi, bound)
+
+
+@register_jitable
+def smallest_accel_above_to(q, v, h, amax, jmax, lo, hi, bound, tol):
+    """Mirror image of :func:`largest_accel_below_to` for a lower position bound."""
+    if tol > 0.0:
+        return smallest_accel_above_within(q, v, h, amax, jmax, lo, hi, bound, tol)
+    return smallest_accel_above(q, v, h, amax, jmax, lo, hi, bound)
+
+
+@register_jitable
 def stop_envelope(v, a, vabs, jmax, env):
     """Velocity envelope ``env[0:2]`` of a stop from ``(v, a)``: the extreme velocities the
     jerk limit makes inevitable, widened to include zero and capped at ``+-vabs``."""
@@ -236,6 +253,16 @@ def band_reach(vmax, amax, jmax, h):
 
 
 @register_jitable
+def _position_cut(x, status, end, code):
+    """(feasible, end, code) of an end of the interval after a position bound's search
+    returned ``(x, status)``: status 1, the bound cut the interval at ``x``; 2, not even
+    the other end keeps the stop inside it; 0, the end stays."""
+    if status == 1:
+        return True, x, POSITION
+    return status != 2, end, code
+
+
+@register_jitable
 def joint_interval(q, v, a, h, lo_pos, hi_pos, vmin, vmax, amax, jmax, res, band_clear, tol):
     """Admissible interval of the next acceleration for one joint.
 
@@ -269,25 +296,11 @@ def joint_interval(q, v, a, h, lo_pos, hi_pos, vmin, vmax, amax, jmax, res, band
         code_lo = VELOCITY
     ok = lo <= hi
     if ok and not band_clear:
-        if tol > 0.0:
-            x, status = largest_accel_below_within(q, v, h, amax, jmax, lo, hi, hi_pos, tol)
-        else:
-            x, status = largest_accel_below(q, v, h, amax, jmax, lo, hi, hi_pos)
-        if status == 2:
-            ok = False
-        elif status == 1:
-            hi = x
-            code_hi = POSITION
+        x, status = largest_accel_below_to(q, v, h, amax, jmax, lo, hi, hi_pos, tol)
+        ok, hi, code_hi = _position_cut(x, status, hi, code_hi)
     if ok and not band_clear:
-        if tol > 0.0:
-            x, status = smallest_accel_above_within(q, v, h, amax, jmax, lo, hi, lo_pos, tol)
-        else:
-            x, status = smallest_accel_above(q, v, h, amax, jmax, lo, hi, lo_pos)
-        if status == 2:
-            ok = False
-        elif status == 1:
-            lo = x
-            code_lo = POSITION
+        x, status = smallest_accel_above_to(q, v, h, amax, jmax, lo, hi, lo_pos, tol)
+        ok, lo, code_lo = _position_cut(x, status, lo, code_lo)
     if ok:
         res[0] = lo
         res[1] = hi
@@ -331,17 +344,11 @@ def preferred_accel(q, v, h, amax, jmax, lo, hi, target, tol):
     a_req = (target - q - v * h) / (h * h)
     a_pref = a_req
     if a_req > hi:
-        if tol > 0.0:
-            x, status = largest_accel_below_within(q, v, h, amax, jmax, lo, hi, target, tol)
-        else:
-            x, status = largest_accel_below(q, v, h, amax, jmax, lo, hi, target)
+        x, status = largest_accel_below_to(q, v, h, amax, jmax, lo, hi, target, tol)
         if status == 1:
             a_pref = x
     elif a_req < lo:
-        if tol > 0.0:
-            x, status = smallest_accel_above_within(q, v, h, amax, jmax, lo, hi, target, tol)
-        else:
-            x, status = smallest_accel_above(q, v, h, amax, jmax, lo, hi, target)
+        x, status = smallest_accel_above_to(q, v, h, amax, jmax, lo, hi, target, tol)
         if status == 1:
             a_pref = x
     return a_req, a_pref

@@ -68,3 +68,25 @@ def test_bodies_are_pasted_and_an_early_return_stays_a_call():
     assert "early(" in source  # returns before its end: a call
     assert "Writes a row" not in source
     assert "d__1 = math.sqrt" in source  # norm2's local d apart from the caller's d
+
+
+def moded(xs, scaled, out):
+    for x in xs:
+        if scaled:
+            out.append(x * SCALE)
+        else:
+            out.append(x)
+
+
+def test_a_bound_parameter_leaves_the_signature():
+    for bound, want in (("True", [3.0, 6.0]), ("False", [1.0, 2.0]), ("len(xs) > 2", [1.0, 2.0])):
+        namespace: dict = {}
+        source = inline_source(moded, (), namespace, name="g", bound={"scaled": bound})
+        exec(compile(source, "<generated>", "exec"), namespace)
+        out: list = []
+        namespace["g"]([1.0, 2.0], out)
+        assert out == want, source
+    constant = inline_source(moded, (), {}, bound={"scaled": "False"})
+    assert "if False:" in constant and "scaled" not in constant  # a constant: in place
+    expression = inline_source(moded, (), {}, bound={"scaled": "len(xs) > 2"})
+    assert "scaled = len(xs) > 2" in expression  # an expression: assigned first
