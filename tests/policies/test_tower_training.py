@@ -1,7 +1,8 @@
 """Training on towers: ``env.tower_fraction`` turns a share of a PyBullet stage's stacking
-episodes into tower episodes (the third level); the recipes (config/train/pick_place-tower.yaml,
-then pick_place-tower-more.yaml, from version 1; pick_place-tower-plain.yaml, from version 2)
-fine-tune pick_place with it, part of their envs on the plain arm."""
+episodes into tower episodes (the third level); the recipes (config/train/pick_place-tower.yaml
+then pick_place-tower-more.yaml, from version 1; pick_place-tower-plain.yaml and
+pick_place-tower-plain2.yaml, from version 2) fine-tune pick_place with it, part of their
+envs on the plain arm."""
 
 import re
 from pathlib import Path
@@ -16,6 +17,7 @@ RECIPES = (
     Path("config/train/pick_place-tower.yaml"),
     Path("config/train/pick_place-tower-more.yaml"),
     Path("config/train/pick_place-tower-plain.yaml"),
+    Path("config/train/pick_place-tower-plain2.yaml"),
 )
 LIBRARY = Path("policies/skills/pick_place/versions")
 
