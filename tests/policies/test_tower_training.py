@@ -1,7 +1,10 @@
 """Training on towers: ``env.tower_fraction`` turns a share of a PyBullet stage's stacking
-episodes into tower episodes (the third level); the recipe (config/train/pick_place-tower.yaml,
-then pick_place-tower-more.yaml) fine-tunes the shipped pick_place with it."""
+episodes into tower episodes (the third level); the recipes (config/train/pick_place-tower.yaml
+then pick_place-tower-more.yaml, from version 1; pick_place-tower-plain.yaml and
+pick_place-tower-plain2.yaml, from version 2) fine-tune pick_place with it, part of their
+envs on the plain arm."""
 
+import re
 from pathlib import Path
 
 import pytest
@@ -13,7 +16,10 @@ from policies.ppo.envs import evaluation_task_config
 RECIPES = (
     Path("config/train/pick_place-tower.yaml"),
     Path("config/train/pick_place-tower-more.yaml"),
+    Path("config/train/pick_place-tower-plain.yaml"),
+    Path("config/train/pick_place-tower-plain2.yaml"),
 )
+LIBRARY = Path("policies/skills/pick_place/versions")
 
 
 def _config(**env) -> TrainConfig:
@@ -37,10 +43,15 @@ def test_tower_fraction_without_stacking_or_out_of_range_is_refused_by_name(env)
 @pytest.mark.parametrize("recipe", RECIPES, ids=lambda p: p.name)
 def test_the_tower_recipe_fine_tunes_on_pybullet_with_towers_and_says_how(recipe):
     text = recipe.read_text()
-    assert "--init-from policies/skills/pick_place/versions/1" in text
+    versions = re.findall(r"--init-from policies/skills/pick_place/versions/(\d+)", text)
+    assert versions, "a recipe says which library version it fine-tunes"
+    assert all((LIBRARY / v / "skill.yaml").is_file() for v in versions)
     assert f"--config {recipe}" in text
     cfg = TrainConfig.from_dict(yaml.safe_load(text))
     assert cfg.task == "pick_place" and cfg.backend == "pybullet"
     assert cfg.env.motor_filter == "safety_supervisor"
+    # some envs on PyBullet's plain arm, so plain pads are rehearsed with the towers
+    assert round(cfg.env.plain_fraction * cfg.runner.num_envs) >= 1
+    assert cfg.env.plain_fraction < 1.0
     task_cfg = evaluation_task_config(cfg)
     assert 0.0 < task_cfg.tower_fraction < 1.0 and 0.0 < task_cfg.stack_fraction < 1.0
