@@ -18,6 +18,8 @@ setup(
             "agent/eval_goals.yaml",
             "agent/eval_refusals.yaml",
             "agent/eval_heldout.yaml",
+            "agent/eval_scene_dev.yaml",
+            "agent/eval_wording_dev.yaml",
             "agent/adapters/*/*",
             "console/static/*",
             "ros/camera_fastdds.xml",
