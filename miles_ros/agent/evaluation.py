@@ -280,14 +280,22 @@ def dev_set(registry, world) -> list[dict]:
     development set). As in
     :func:`evaluate_refusals`, a goal whose expected plan ``registry`` cannot express in
     ``world`` (a call outside a card's envelope, a stack a card does not take) is one to
-    refuse."""
+    refuse; a goal's ``objects`` (a tower already standing) stand its cubes where it
+    finds them, as in :func:`evaluate_goals`."""
     from miles_ros.agent.validation import validate_plan
+
+    def placed(item: dict):
+        if not item["objects"]:
+            return world
+        moved = world.copy()
+        moved.objects.update(item["objects"])
+        return moved
 
     goals = [
         {
             **g,
-            "expect": "refuse" if validate_plan(g["plan"], registry, world) else "plan",
-            "objects": None,
+            "expect": "refuse" if validate_plan(g["plan"], registry, placed(g)) else "plan",
+            "objects": g["objects"] or None,
         }
         for g in load_eval_goals()
     ]
@@ -297,7 +305,7 @@ def dev_set(registry, world) -> list[dict]:
             "category": r["category"],
             "expect": "refuse" if r["refuse"] else "plan",
             "plan": [],
-            "objects": None,
+            "objects": r["objects"] or None,
         }
         for r in load_eval_refusals()
     ]
