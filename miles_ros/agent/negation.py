@@ -67,6 +67,7 @@ from miles_ros.agent.references import Clarification, resolve_references
 from miles_ros.agent.registry import SkillRegistry
 from miles_ros.agent.towers import read_tower
 from miles_ros.agent.turns import turn_text
+from miles_ros.agent.wording import plain_wording
 from miles_ros.agent.world import World
 
 TOUCH = "touch"
@@ -332,18 +333,28 @@ def _only_here(match: re.Match, cubes: _Cubes) -> bool:
     return not set(cubes.named(match.group("list"))) & set(cubes.named(before + " " + after))
 
 
+_onto_it = re.compile(r"\b(?:on top of|onto|on|atop|against|next to|beside)\s*$", re.I)
+
+
 def _forbidden_antecedent(found: list, marked: str, cubes: _Cubes) -> str | None:
     """A contradiction when the first "it" of the positive part can only mean a cube the
     goal forbids ("don't move the blue cube. Put it on the left pad"): no cube is named
-    before it but the forbidden ones."""
+    before it but the forbidden ones (and, where "it" is where a cube is put, the cubes its
+    own clause moves: "don't touch the green cube, but put the red cube on top of it")."""
     it = re.search(r"\bit\b", marked, re.I)
     if it is None:
         return None
     before = marked[: it.start()]
     marks = [int(m) for m in re.findall(rf"{_MARK}(\d+){_MARK}", before)]
-    if not marks or cubes.named(re.sub(rf"{_MARK}\d+{_MARK}", " ", before)):
+    said = re.sub(rf"{_MARK}\d+{_MARK}", " ", before)
+    onto = bool(_onto_it.search(said))
+    if onto:  # "put the red cube on top of it": not the cube put there
+        said = " ".join(re.split(r"[,;.]|\b(?:and|then|but)\b", said)[:-1])
+    if not marks or cubes.named(said):
         return None
-    cube, _, phrase, _ = found[max(marks)] if max(marks) < len(found) else found[-1]
+    cube, what, phrase, _ = found[max(marks)] if max(marks) < len(found) else found[-1]
+    if onto and what == MOVE:  # a cube may be put on one that must not move
+        return None
     return f"contradictory goal: it asks to act on {cube} ('it') and forbids it ({phrase!r})"
 
 
@@ -398,7 +409,9 @@ def _tidy(text: str) -> str:
 def read_in_scope(
     goal: str, registry: SkillRegistry, world: World
 ) -> tuple[str, GoalReading, Clarification | None]:
-    """The whole symbolic reading of ``goal``, in order: a tower in words becomes its
+    """The whole symbolic reading of ``goal``, in order: the goal said plainly (typos,
+    a lift then a placing, "put it there", tower words:
+    :func:`~miles_ros.agent.wording.plain_wording`); a tower in words becomes its
     stacking steps (:func:`~miles_ros.agent.towers.read_tower`); a pad or the table moved
     is refused (:func:`~miles_ros.agent.reading.place_moved`); the phrases that pick a
     thing by position, order or colour are named (so a prohibition can name one: "don't
@@ -413,6 +426,7 @@ def read_in_scope(
     :func:`~miles_ros.agent.turns.turn_text`; the goal itself when it only forbids or is
     refused),
     its reading, and the question back when the goal does not say which thing it means."""
+    goal = plain_wording(goal, world)
     tower = read_tower(goal, world)
     if tower.refusal:
         return goal, GoalReading(refusal=tower.refusal), None

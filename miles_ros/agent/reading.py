@@ -17,7 +17,7 @@ missing, a goal that
   beside a thing were said as table points (:mod:`miles_ros.agent.beside`; what is left:
   :data:`RELATIONS` such as "under" and "between", no skill has such a parameter), a cube
   onto itself, or onto a cube that does not rest on the table (held in the gripper, or on
-  another cube);
+  another cube), or a cube moved from under another (a cube rests on it);
 - contradicts itself: within one clause, lifting and not lifting the same cube, moving a
   cube and not moving / not touching it;
 - asks for an action no skill does ("paint", "throw", "flip":
@@ -33,7 +33,8 @@ names and the training generator's synonyms decide what is known.
 
 Manner constraints (per clause, on the cube the clause names, or the cube a pronoun
 refers to): "without lifting / don't pick it up / push / slide ..." forbids skills with
-the ``grasps`` permission; "pick up / lift / by grasping ..." requires it; "tap", "poke",
+the ``grasps`` permission; "pick up / lift / by grasping ...", and a clause that opens with
+"move / put / place / carry ..." where no clause says a push, require it; "tap", "poke",
 "without touching" forbid skills with ``contact`` on that cube (so "tap the red cube" is a
 reach); "without moving it" forbids moving it; a cube moved in a stated manner and never
 reached, hovered over or tapped is not a reach target. A goal that names nothing in the
@@ -59,6 +60,7 @@ from miles_ros.agent.repertoire import verb_refusal
 from miles_ros.agent.turns import missing_turn, turn_refusal, turning_clauses
 from miles_ros.agent.vocabulary import COLOURS, PARAMLESS_WORDS, POSITIONS, RELATIONS, THINGS
 from miles_ros.agent.world import World
+from miles_ros.runtime.goals import covered_error
 
 if TYPE_CHECKING:
     from miles_ros.agent.negation import Prohibition
@@ -67,11 +69,12 @@ _NOTHING = re.compile(
     r"(?:(?:please|could you|can you|would you|just|ok|okay|hey|robot|now|for now|kindly|"
     r"your task:?|i'?d like you to|i need you to|let'?s|go ahead and|would you kindly)"
     r"[,: ]*)*"
-    r"(?:do nothing|don'?t do anything|do not do anything|nothing|stay (?:still|put|"
-    r"where you are|there)|don'?t move|do not move|never ?mind|wait|hold still|stand still|"
-    r"relax|no action)"
-    r"(?:[, ]*(?:please|thanks|thank you|for now|at all|for a moment|for a while|"
-    r"right now))*"
+    r"(?:do nothing|don'?t do anything|do not do anything|nothing|"
+    r"(?:stay|remain|keep|be|sit|stand|hold) (?:still|put|where you are|there|idle|"
+    r"motionless|in place|tight|steady)|don'?t move|do not move|never ?mind|wait|pause|"
+    r"hold on|hold (?:your|the) position|relax|no action)"
+    r"(?:[, ]*(?:please|thanks|thank you|for now|at all|(?:for )?an? (?:moment|while|bit|"
+    r"second|sec|minute|little while)|for (?:now|the moment)|right now))*"
 )
 _CLAUSES = re.compile(
     r",? (?:and )?then |, and |\band\b|;|\. |, after that|, next|, followed by|, but first|"
@@ -83,6 +86,13 @@ _NO_GRASP = re.compile(
     r"keep(?:ing)? it on the table|\b(?:push|slid|shov|nudg|scoot|drag)\w*"
 )
 _GRASP = re.compile(r"\b(?:pick|lift|grasp|grab|carr|hold)\w*")
+_PLACING = re.compile(
+    r"(?:(?:please|kindly|now|then|and|first|next|finally|lastly|also|just)[, ]+)*"
+    r"(?:move|put|place|set|carry|take|transfer|relocate|drop)\b"
+)
+"""A clause that opens with a verb the training phrases say only a pick and place with,
+unless a manner says otherwise ("move the red cube to the right pad"; "... by pushing it"
+forbids grasping instead)."""
 _NO_TOUCH = re.compile(r"without touching(?: it)?|(?:don'?t|do not|never) touch(?: it)?")
 _TAP = re.compile(r"\b(?:tap|taps|tapping|tapped|poke|pokes|poking|poked)\b")
 _NO_MOVE = re.compile(
@@ -435,6 +445,8 @@ def _relation(
                     return _no_stack(registry, obj, target)
                 if _rules_out_grasping(body) and all("grasps" in s.permissions for s in takers):
                     return _no_push_to_cube(registry, obj, target, takers)
+            if obj in world.objects and covered_error(obj, world.objects):
+                return covered_error(obj, world.objects)  # no skill takes it from under a cube
         prev = clause.cubes[-1] if clause.cubes else (obj or prev)
     return None
 
@@ -473,6 +485,7 @@ def _constraints(clauses: list[_Clause], reading: GoalReading) -> str | None:
     mentions: dict[str, int] = {}
     forbid: list[tuple[str, str]] = []
     require: list[tuple[str, str]] = []
+    placing: list[tuple[str, str]] = []
     pending = ""
     for clause in clauses:
         text = (pending + " " + clause.text).strip()  # a manner-only clause qualifies the next
@@ -509,6 +522,8 @@ def _constraints(clauses: list[_Clause], reading: GoalReading) -> str | None:
             forbid.append(("grasps", subject))
         elif grasp:
             require.append(("grasps", subject))
+        elif clause.moved == subject and _PLACING.match(clause.text):
+            placing.append(("grasps", subject))
         if (no_grasp or grasp) and clause.moved == subject:
             manner_moved.add(subject)
         if tap or no_touch or no_move:
@@ -516,6 +531,8 @@ def _constraints(clauses: list[_Clause], reading: GoalReading) -> str | None:
     both = sorted(kept & moved)
     if both:
         return f"contradictory goal: it asks to move {both[0]} and to leave it where it is"
+    if not any(_NO_GRASP.search(clause.text) for clause in clauses):
+        require += placing  # "move X to Y" is a pick and place when no clause says a push
     # a manner can be placed on its cube only when one clause speaks of that cube
     single = {c for c, n in mentions.items() if n == 1}
     reading.forbid = [(p, c) for p, c in forbid if c in single]

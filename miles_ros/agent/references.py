@@ -142,7 +142,21 @@ def resolve_references(goal: str, world: World, bare: bool = True) -> Resolution
             question = _which("cube", sorted(world.objects))
             clarify = Clarification(goal, "it", question.question, question.options)
             return Resolution(goal, None, tuple(resolved), clarify)
+    there = _THERE.search(text) if bare and len(world.places) > 1 else None
+    if there and not _place_before(text[: there.start()], world):
+        question = _which("place", sorted(world.places))
+        clarify = Clarification(goal, there.group(0), question.question, question.options)
+        return Resolution(goal, None, tuple(resolved), clarify)
     return Resolution(text, None, tuple(resolved))
+
+
+def _place_before(text: str, world: World) -> bool:
+    """Whether ``text`` names a place or a point (what a later "there" points back at)."""
+    words = set(re.findall(r"[a-z_]+", text.lower()))
+    sides = {name.split("_")[0] for name in world.places}
+    return bool(words & (set(world.places) | sides | set(PAD_NOUNS))) or bool(
+        re.search(r"\d", text)
+    )
 
 
 def _unnamed_it(text: str, cube_words: set[str]) -> bool:
@@ -181,7 +195,8 @@ def follow_up(question: Clarification, answer: str, world: World) -> str | None:
     if len(picked) != 1:
         return None
     phrase = re.compile(rf"\b{re.escape(question.phrase)}\b", re.I)
-    return phrase.sub("the " + spoken(picked[0]), question.goal, count=1)
+    where = "to the " if _THERE.fullmatch(question.phrase) else "the "
+    return phrase.sub(where + spoken(picked[0]), question.goal, count=1)
 
 
 def _unique(ranked: list[tuple[float, str]], what: str) -> tuple[str | None, str | None]:
@@ -214,7 +229,7 @@ def place_colours(world: World) -> dict[str, str]:
 
 
 def _side(match, world):
-    side = match.group("side").lower()
+    side = next(match.group(g) for g in ("side", "side2", "side3") if match.group(g)).lower()
     sign = 1.0 if side == "left" else -1.0
     ranked = [(-sign * p[1], n) for n, p in world.objects.items()]
     return _unique(ranked, f"the {side}most cube")
@@ -308,12 +323,13 @@ def _ordinal(match, world):
     if k > len(cubes):
         return None, f"the scene has {len(cubes)} cubes: there is no {nth} cube"
     side = (match.group("side") or "").lower()
-    if not side:
+    if not side:  # from the left, from the right or from the robot: asked where they differ
         by_y = [n for _, n in sorted((-p[1], n) for n, p in cubes.items())]
-        options = sorted({by_y[k - 1], by_y[-k]})
+        by_reach = [n for _, n in sorted((math.hypot(p[0], p[1]), n) for n, p in cubes.items())]
+        options = sorted({by_y[k - 1], by_y[-k], by_reach[k - 1]})
         if len(options) == 1:
             return options[0], None
-        raise _which(f"cube (the {nth} from the left or from the right?)", options)
+        raise _which(f"cube (the {nth} from the left, from the right or from the robot?)", options)
     sign = 1.0 if side == "left" else -1.0
     ranked = sorted((-sign * p[1], n) for n, p in cubes.items())
     keys = [key for key, _ in ranked]
@@ -322,10 +338,16 @@ def _ordinal(match, world):
     return ranked[k - 1][1], None
 
 
+def _coloured_cube(match, world):
+    """ "the cube that is red": the red cube; else left alone (the reading refuses a colour
+    no cube has)."""
+    return _colour_cube(match.group("colour"), world), None
+
+
 def _coloured_place(match, world):
     """The one place of that colour; else left alone (the goal's reading refuses a colour
     the scene lacks)."""
-    colour = match.group("colour").lower()
+    colour = (match.group("colour") or match.group("colour2")).lower()
     colour = SYNONYMS.get(colour, colour)
     named = [n for n, c in place_colours(world).items() if c == colour]
     return (named[0] if len(named) == 1 else None), None
@@ -404,6 +426,22 @@ def _pointed_at(match, world):
     return _bare("cube")(match, world)
 
 
+def _other(match, world):
+    """ "the other cube": the one cube the goal does not name; asked among them when it
+    leaves several."""
+    named = {
+        name
+        for word in re.findall(r"[a-z_]+", match.string.lower())
+        if (name := (word if word in world.objects else _colour_cube(word, world)))
+    }
+    others = sorted(set(world.objects) - named)
+    if len(others) == 1:
+        return others[0], None
+    if not others:
+        return None, "the goal names every cube: there is no other one"
+    raise _which("other cube", others)
+
+
 def _bare(kind: str):
     def pick(match, world):
         names = sorted(world.objects if kind == "cube" else world.places)
@@ -421,21 +459,42 @@ _PLACING_VERBS = frozenset(
 )
 """The first words of the phrases the training generator says a cube moved with."""
 _UNNAMED_IT = re.compile(r"\bit\b", re.I)
+_THERE = re.compile(r"\b(?:over |right |up |down )?there\b(?! (?:is|are|was|were|will)\b)", re.I)
+"""A place pointed at ("put the red cube over there"): asked about when none is named
+before it."""
 _COLOUR_WORDS = "|".join([*PALETTE, *SYNONYMS])
 _ORDINAL = "|".join(ORDINALS)
 _RULES = [
     (
-        re.compile(rf"\bthe (?P<colour>{_COLOUR_WORDS}) {_PAD}\b", re.I),
+        re.compile(
+            rf"\bthe (?P<colour>{_COLOUR_WORDS}) {_PAD}\b|\bthe {_PAD} (?:that is|which is|"
+            rf"that's|coloured|colored) (?P<colour2>{_COLOUR_WORDS})\b",
+            re.I,
+        ),
         _coloured_place,
     ),
     (
-        re.compile(rf"\bthe (?P<side>left|right)(?:-| )?most {_CUBE}\b", re.I),
+        re.compile(
+            rf"\bthe {_CUBE} (?:that is|which is|that's|coloured|colored) (?P<colour>[a-z]+)\b",
+            re.I,
+        ),
+        _coloured_cube,
+    ),
+    (
+        re.compile(
+            rf"\bthe (?P<side>left|right)(?:-| )?most {_CUBE}\b|"
+            rf"\bthe {_CUBE} (?:that is |which is )?(?:(?:on|at|to) the (?:far|very) |"
+            rf"(?:on|at) the )(?P<side2>left|right)(?:(?:-| )hand)?(?: side| end)?\b"
+            rf"(?! {_PAD}| of| {_CUBE})|\bthe (?:far|very)[- ](?P<side3>left|right) {_CUBE}\b",
+            re.I,
+        ),
         _side,
     ),
     (
         re.compile(
-            rf"\bthe (?:{_CUBE} (?:that is |which is )?(?:(?P<nth>{_ORDINAL}) )?"
-            rf"(?P<how>{_NEAR} to|{_FAR} from|{_NEAR}|{_FAR})|(?:(?P<nth2>{_ORDINAL}) )?"
+            rf"\b(?:the|whichever|whatever) (?:{_CUBE} (?:that is |which is |that's |is )?"
+            rf"(?:(?P<nth>{_ORDINAL}) )?(?P<how>{_NEAR} to|{_FAR} from|{_NEAR}|{_FAR})|"
+            rf"(?:(?P<nth2>{_ORDINAL}) )?"
             rf"(?P<how2>{_NEAR}|{_FAR}) {_CUBE} (?:to|from)) {_ROBOT}\b",
             re.I,
         ),
@@ -443,7 +502,8 @@ _RULES = [
     ),
     (
         re.compile(
-            rf"\bthe (?:{_CUBE} (?:that is |which is |lying |standing |sitting )?"
+            rf"\b(?:the|whichever|whatever) (?:{_CUBE} (?:that is |which is |that's |is |lying "
+            rf"|standing |sitting )?"
             rf"(?:(?P<nth>{_ORDINAL}) )?(?P<how>{_NEAR}(?: to)?|{_FAR}(?: from)?|next to|beside|"
             rf"near(?: to)?|close to)|(?:(?P<nth2>{_ORDINAL}) )?(?P<how2>{_NEAR}|{_FAR}) "
             rf"{_CUBE} (?:to|from)) the (?P<place>[a-z_]+(?: {_PAD}| {_CUBE}| one)?)",
@@ -488,14 +548,19 @@ _RULES = [
     ),
     (
         re.compile(
-            rf"\bthe (?P<nth>{'|'.join(ORDINALS)}) {_CUBE}(?: from the (?P<side>left|right))?\b",
+            rf"\b(?:the|an?) (?P<nth>{'|'.join(ORDINALS)}) {_CUBE}"
+            rf"(?: from the (?P<side>left|right))?\b",
             re.I,
         ),
         _ordinal,
     ),
-    # "the cube" / "the pad" / "that cube" with nothing that says which (run last: the
-    # rules above have replaced the phrases that do say it; _SAYS_WHICH counts the rules
-    # above)
+    # "the other cube", "the cube" / "the pad" / "that cube" with nothing that says which
+    # (run last: the rules above have replaced the phrases that do say it; _SAYS_WHICH
+    # counts the rules above)
+    (
+        re.compile(rf"\bthe other (?:{_CUBE}|one)\b", re.I),
+        _other,
+    ),
     (
         re.compile(
             rf"\bthe {_CUBE}\b(?! (?:that|which|with|from|nearest|closest|farthest))", re.I
@@ -511,6 +576,6 @@ _RULES = [
         _pointed_at,
     ),
 ]
-_SAYS_WHICH = len(_RULES) - 3
-"""The rules before the three for "the cube", "the pad" and "that cube" with nothing that
-says which."""
+_SAYS_WHICH = len(_RULES) - 4
+"""The rules before the four for "the other cube", "the cube", "the pad" and "that cube"
+with nothing that says which."""

@@ -102,7 +102,7 @@ def chosen_order(world: World) -> tuple[str, ...]:
     highest tower already standing (its order kept), else on the cube closest to the
     others; then each next cube the nearest to the one below it."""
     cubes = list(world.objects)
-    standing = _standing_towers(world)
+    standing = standing_towers(world)
     if standing:
         order = max(standing, key=len)
     else:
@@ -116,7 +116,7 @@ def chosen_order(world: World) -> tuple[str, ...]:
     return tuple(order)
 
 
-def _standing_towers(world: World) -> list[list[str]]:
+def standing_towers(world: World) -> list[list[str]]:
     """Stacks of two cubes or more standing in ``world``, bottom first."""
     towers = []
     for cube in world.objects:

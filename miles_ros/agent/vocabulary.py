@@ -51,6 +51,6 @@ RELATIONS = (
 """Placements relative to another thing: no skill takes such a parameter (refused when
 the clause moves a cube; "hover near the red cube" is a reach)."""
 PARAMLESS_WORDS = {
-    "home": ("home", "rest", "resting", "park", "start pose", "retract", "reset", "started")
+    "home": ("home", "rest", "resting", "park", "start", "initial", "retract", "reset")
 }
 """Words that ask for a parameter-free skill (default: its name)."""

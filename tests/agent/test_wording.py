@@ -1,0 +1,291 @@
+"""Goals said in words the reading did not know: typos, a lift then a placing, "put it
+there", a turn said as a noun, tower words, "the cube on the far left", "the pad that is
+yellow", "the other cube", "over there", more ways to ask for no motion or for home, a
+cube taken from under another, "don't touch X, but put Y on top of it". Cube positions
+change between tests (the same words must name another cube)."""
+
+from __future__ import annotations
+
+import pytest
+
+from miles_ros.agent.negation import read_in_scope
+from miles_ros.agent.references import follow_up, resolve_references
+from miles_ros.agent.registry import SkillRegistry
+from miles_ros.agent.wording import corrected, plain_wording
+
+SIZE = 0.04
+
+
+@pytest.fixture(scope="module")
+def shipped() -> SkillRegistry:
+    """The shipped skills (the trained turn card, with its 15-45 deg range)."""
+    return SkillRegistry.load()
+
+
+def placed(world, **cubes):
+    """``world`` with the named cubes at (x, y) on the table, or (x, y, level) stacked."""
+    out = world.copy()
+    for name, spot in cubes.items():
+        x, y, *level = spot
+        out.objects[name] = (x, y, SIZE / 2 + SIZE * (level[0] if level else 0))
+    return out
+
+
+def read(goal, registry, world):
+    text, reading, asks = read_in_scope(goal, registry, world)
+    return text, reading.refusal, asks
+
+
+def test_a_word_one_slip_from_a_colour_side_or_noun_is_put_right(world):
+    assert corrected("Put the gren cube on the rigth pad.", world) == (
+        "Put the green cube on the right pad."
+    )
+    assert corrected("push the red cueb to the lfet pad", world) == (
+        "push the red cube to the left pad"
+    )
+    assert corrected("put the bleu block on the yelow pad", world) == (
+        "put the blue block on the yellow pad"
+    )
+    # the slot decides: a pad's side is no cube colour, a colour word is never a typo, and
+    # a word two slips away is left to the reading (which refuses what the scene lacks)
+    for goal in (
+        "put the light cube on the left pad",
+        "put the purple cube on the left pad",
+        "put the gruun cube on the left pad",
+        "read the red cube",
+    ):
+        assert corrected(goal, world) == goal
+    # the scene's own colours: a yellow cube in the scene makes "yelow cube" one
+    yellow = world.copy()
+    yellow.objects = {**world.objects, "yellow_cube": (0.5, -0.2, 0.02)}
+    assert corrected("hover over the yelow cube", yellow) == "hover over the yellow cube"
+    assert corrected("hover over the yelow cube", world) == "hover over the yelow cube"
+
+
+def test_a_lift_then_a_placing_of_it_is_one_pick_and_place(world):
+    assert plain_wording("Pick the red cube up, then set it down on the left pad.", world) == (
+        "pick up the red cube and put it on the left pad."
+    )
+    assert plain_wording("Lift the green cube up and then lower it onto the right pad", world) == (
+        "pick up the green cube and put it onto the right pad"
+    )
+
+
+def test_where_a_cube_should_go_then_it_there_is_one_step(world):
+    assert plain_wording("The green cube should go to the left pad. Push it there.", world) == (
+        "Push the green cube to the left pad."
+    )
+    assert plain_wording("The red cube must be on the right pad; put it there", world) == (
+        "put the red cube to the right pad"
+    )
+    # without "it there" the sentence is left as it is
+    goal = "The red cube needs to go on the left pad."
+    assert plain_wording(goal, world) == goal
+
+
+def test_a_turn_said_as_a_noun_is_a_turn_by_its_angle(shipped, world):
+    text, refusal, _ = read("Give the blue cube a 25 degree twist.", shipped, world)
+    assert refusal is None and text == "turn the blue cube by 25 degrees."
+    text, refusal, _ = read("give the red block a 30-degree clockwise turn", shipped, world)
+    assert refusal is None and text == "turn the red block by 30 degrees clockwise"
+    # under the card's range: refused with it
+    _, refusal, _ = read("Give the green cube a 5 degree spin.", shipped, world)
+    assert "below the skill's 15 deg minimum" in refusal
+
+
+@pytest.mark.parametrize(
+    ("tower", "top", "bottom"),
+    [
+        ({"blue_cube": (0.40, 0.15, 0), "green_cube": (0.40, 0.15, 1)}, "green", "blue"),
+        ({"red_cube": (0.50, -0.05, 0), "blue_cube": (0.50, -0.05, 1)}, "blue", "red"),
+        (
+            {
+                "green_cube": (0.45, 0.1, 0),
+                "red_cube": (0.45, 0.1, 1),
+                "blue_cube": (0.45, 0.1, 2),
+            },
+            "blue",
+            "green",
+        ),
+    ],
+)
+def test_the_one_tower_standing_is_said_by_its_cubes(world, tower, top, bottom):
+    built = placed(world, **tower)
+    assert plain_wording("Take the top cube off the tower and put it on the right pad", built) == (
+        f"Take the {top} cube and put it on the right pad"
+    )
+    assert plain_wording("hover over the bottom cube of the stack", built) == (
+        f"hover over the {bottom} cube"
+    )
+    if len(tower) == 2:
+        loose = next(c for c in world.objects if c not in tower)
+        said = loose.replace("_", " ")
+        assert plain_wording(f"stack the {said} on top of the tower", built) == (
+            f"stack the {said} on top of the {top} cube"
+        )
+
+
+def test_tower_words_without_one_tower_are_left_to_the_reading(shipped, world):
+    goal = "Take the top cube off the tower and put it on the right pad"
+    assert plain_wording(goal, world) == goal
+    _, refusal, _ = read(goal, shipped, world)
+    assert "no top cube" in refusal
+
+
+@pytest.mark.parametrize(
+    "tower", [("blue_cube", "green_cube", "red_cube"), ("red_cube", "blue_cube")]
+)
+def test_a_cube_under_another_is_not_moved(shipped, world, tower):
+    built = placed(world, **{c: (0.42, 0.12, level) for level, c in enumerate(tower)})
+    said = tower[0].replace("_", " ")
+    _, refusal, _ = read(f"Put the {said} on the right pad.", shipped, built)
+    assert f"cannot move {tower[0]}: {tower[1]} lies on top of it" in refusal
+    # the top one moves, and a reach to the bottom one is no move
+    top = tower[-1].replace("_", " ")
+    assert read(f"Put the {top} on the right pad.", shipped, built)[1] is None
+    assert read(f"Hover over the {said}.", shipped, built)[1] is None
+
+
+@pytest.mark.parametrize(
+    ("positions", "far_left", "far_right"),
+    [
+        (
+            {"red_cube": (0.45, 0.18), "green_cube": (0.5, 0.0), "blue_cube": (0.4, -0.15)},
+            "red",
+            "blue",
+        ),
+        (
+            {"red_cube": (0.45, -0.1), "green_cube": (0.4, 0.16), "blue_cube": (0.52, 0.0)},
+            "green",
+            "red",
+        ),
+    ],
+)
+def test_the_cube_on_the_far_left_or_right_is_the_outermost(world, positions, far_left, far_right):
+    scene = placed(world, **positions)
+    for goal, cube in (
+        ("push the cube on the far left to the right pad", far_left),
+        ("hover over the cube at the very right", far_right),
+        ("lift the far-left block", far_left),
+    ):
+        answer = resolve_references(goal, scene)
+        assert [name for _, name in answer.resolved] == [f"{cube}_cube"], goal
+    level = placed(world, red_cube=(0.45, 0.15), green_cube=(0.5, 0.155), blue_cube=(0.4, -0.1))
+    assert resolve_references("push the cube on the far left to the right pad", level).clarify
+
+
+def test_the_pad_that_is_a_colour_is_that_pad(world):
+    for goal, pad in (
+        ("put the blue cube on the pad that is yellow", "left_pad"),
+        ("push the red cube to the pad which is grey", "right_pad"),
+        ("hover over the pad coloured gray", "right_pad"),
+    ):
+        assert resolve_references(goal, world).resolved[0][1] == pad, goal
+
+
+def test_the_other_cube_is_the_one_not_named_or_asked_about(world):
+    two = resolve_references(
+        "put the blue cube on the red cube and the other one on the left pad", world
+    )
+    assert two.text == "put the blue cube on the red cube and the green cube on the left pad"
+    asked = resolve_references("put the blue cube on the other cube", world).clarify
+    assert asked.options == ("green_cube", "red_cube")
+    assert follow_up(asked, "the red one", world) == "put the blue cube on the red cube"
+
+
+def test_over_there_with_no_place_named_is_asked_about(world):
+    asked = resolve_references("put the red cube over there", world).clarify
+    assert asked.phrase == "over there" and asked.options == ("left_pad", "right_pad")
+    assert follow_up(asked, "the left one", world) == "put the red cube to the left pad"
+    # a place named before it: nothing to ask
+    said = "put the red cube on the left pad and leave the green cube there"
+    assert resolve_references(said, world).clarify is None
+
+
+@pytest.mark.parametrize(
+    "goal",
+    [
+        "Stay idle for now.",
+        "Just wait a second.",
+        "Remain motionless for a bit.",
+        "please keep still for a moment",
+        "hold your position",
+    ],
+)
+def test_more_ways_to_ask_for_no_motion(shipped, world, goal):
+    _, reading, asks = read_in_scope(goal, shipped, world)
+    assert reading.nothing and reading.refusal is None and asks is None
+
+
+@pytest.mark.parametrize(
+    "goal", ["Go back to your starting position.", "return to the initial pose", "go to the start"]
+)
+def test_more_ways_to_ask_for_home(shipped, world, goal):
+    assert read(goal, shipped, world)[1] is None
+
+
+def test_it_where_a_cube_is_put_is_not_that_cube(shipped, world):
+    _, refusal, _ = read(
+        "Don't touch the green cube, but put the red cube on top of it.", shipped, world
+    )
+    assert "green_cube ('it')" in refusal
+    # a cube may be put on one that must not move
+    assert read("Don't move the blue cube. Put the red cube on it.", shipped, world)[1] is None
+
+
+@pytest.mark.parametrize(
+    "goal",
+    [
+        "Balance the green cube on its corner.",
+        "bounce the red and the blue cube",
+        "Topple the red cube",
+    ],
+)
+def test_more_verbs_no_card_describes_are_refused_naming_the_closest_skill(shipped, world, goal):
+    _, refusal, _ = read(goal, shipped, world)
+    assert refusal.startswith("no skill can ") and "the closest is" in refusal
+
+
+@pytest.mark.parametrize(
+    ("positions", "left", "nearest"),
+    [
+        (
+            {"red_cube": (0.45, 0.18), "green_cube": (0.5, 0.0), "blue_cube": (0.4, -0.15)},
+            "red",
+            "blue",
+        ),
+        (
+            {"red_cube": (0.38, -0.1), "green_cube": (0.45, 0.16), "blue_cube": (0.52, 0.0)},
+            "green",
+            "red",
+        ),
+    ],
+)
+def test_more_ways_to_say_a_cube_by_its_place_or_colour(world, positions, left, nearest):
+    scene = placed(world, **positions)
+    for goal, cube in (
+        ("move the block on the left to the right pad", left),
+        ("put the cube on the left-hand side on the right pad", left),
+        ("hover over whichever cube is closest to you", nearest),
+        ("put the cube that is green on the left pad", "green"),
+    ):
+        answer = resolve_references(goal, scene)
+        assert [name for _, name in answer.resolved] == [f"{cube}_cube"], goal
+    # "on the left pad" is a target, not a side
+    assert resolve_references("put the cube on the left pad", scene).clarify is not None
+    refused = resolve_references("put a fourth cube on the red cube", scene).refusal
+    assert "there is no fourth cube" in refused
+
+
+def test_a_clause_that_opens_with_move_or_put_asks_for_a_pick_and_place(shipped, world):
+    _, reading, _ = read_in_scope(
+        "put the green cube onto the blue cube and then move the red cube to the right pad",
+        shipped,
+        world,
+    )
+    assert ("grasps", "red_cube") in reading.require
+    # a manner says otherwise: a push
+    _, reading, _ = read_in_scope(
+        "move the red cube to the right pad by pushing it", shipped, world
+    )
+    assert ("grasps", "red_cube") in reading.forbid and not reading.require
