@@ -4,7 +4,8 @@ positive part that the model plans.
 :func:`read_scope` runs first on a goal (before the referring phrases are resolved: "all
 the cubes" must not be asked back as "which cube?"). It
 
-- expands "every cube", "all (the) cubes", "each cube" to the scene's cubes, and "every
+- expands "every cube", "all (the) cubes", "each cube", "all three cubes" (the scene's
+  count) to the scene's cubes, and "every
   cube except / but / other than the blue one" to the others ("move every cube except the
   blue one to the right pad" -> "move the red cube to the right pad, then the green one",
   in the default scene; the set of cubes comes from the :class:`World`);
@@ -165,9 +166,12 @@ class _Cubes(CubeWords):
         nouns = "|".join(CUBE_NOUNS)
         one = rf"(?:(?:the|that|this)\s+)?(?:{words})\b(?:\s+(?:{nouns}|one)s?\b)?"
         self.list = rf"{one}(?:\s*(?:,|,?\s*and|,?\s*or|,?\s*nor)\s+{one})*"
+        count = len(world.objects)
+        number = rf"(?:{_NUMBER_WORDS[count]}|{count})" if count < len(_NUMBER_WORDS) else "(?!)"
         self.every = (
             rf"(?:\b(?:every|each)\s+(?:single\s+)?(?:{nouns}|one)\b|"
-            rf"\ball\s+(?:of\s+)?(?:the\s+)?(?:{nouns})s\b|\beverything\b|"
+            rf"\ball\s+(?:of\s+)?(?:the\s+)?(?:{number}\s+)?(?:{nouns})s\b|\beverything\b|"
+            rf"\b(?:the|these|those)\s+{number}\s+(?:{nouns})s\b|"
             rf"\ball\s+of\s+them\b|\ball(?=\s+but\b))"
         )
 
@@ -366,6 +370,8 @@ def _only(match: re.Match, cubes: _Cubes, found: list) -> str:
     return ""
 
 
+_NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight")
+"""Number words: "all three cubes" is every cube when the scene has three."""
 _MARK = "\u00a7"
 """Marks where a prohibition's words stood until the scope is decided."""
 

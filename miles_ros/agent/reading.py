@@ -6,6 +6,7 @@ model's choices, and to any plan, after it). It refuses, with a reason that name
 missing, a goal that
 
 - is blank;
+- names a spot of the table as a target ("the middle of the table": no skill takes one);
 - names a colour no scene object has (a word of :data:`COLOURS` that is not a scene
   object's colour or a synonym of one), an object kind or place the scene does not have
   (:data:`THINGS`), or a position qualifier no pad or cube has ("the middle pad");
@@ -86,6 +87,8 @@ _NO_GRASP = re.compile(
     r"keep(?:ing)? it on the table|\b(?:push|slid|shov|nudg|scoot|drag)\w*"
 )
 _GRASP = re.compile(r"\b(?:pick|lift|grasp|grab|carr|hold)\w*")
+_KEPT_THERE = re.compile(r"\b(?:leave|keep) it (?:there|where it is|in place)\b")
+"""After a clause that moves the cube, where that clause put it (not a contradiction)."""
 _PLACING = re.compile(
     r"(?:(?:please|kindly|now|then|and|first|next|finally|lastly|also|just)[, ]+)*"
     r"(?:move|put|place|set|carry|take|transfer|relocate|drop)\b"
@@ -226,6 +229,7 @@ def read_goal(
         _unknown(words, vocab, world)
         or verb_refusal(said, registry)
         or turn_refusal(text, said, registry)
+        or _table_spot(text)
         or _relation(text, clauses, vocab, registry, world)
     )
     if reading.refusal is None:
@@ -273,6 +277,24 @@ def split_clauses(text: str) -> list[str]:
         elif part:
             out.append(part)
     return out
+
+
+_TABLE_SPOT = re.compile(
+    r"\b(?:the\s+)?(?:(?:exact\s+)?middle|cent(?:er|re)|corner|edge|far end|end|side)\s+of\s+"
+    r"the\s+(?:table|tabletop)\b"
+)
+
+
+def _table_spot(text: str) -> str | None:
+    """Why a spot of the table said by name ("the middle of the table") cannot be a
+    target: skills take a pad, a cube or a point, and the scene names no such spot."""
+    match = _TABLE_SPOT.search(text)
+    if match is None:
+        return None
+    return (
+        f"no skill takes a spot of the table by name ({match.group(0)!r}): a target is a "
+        "pad, a cube or a point (x, y, z) in the robot's base frame"
+    )
 
 
 def _asks_for(text: str, skill: str) -> bool:
@@ -511,6 +533,8 @@ def _constraints(clauses: list[_Clause], reading: GoalReading) -> str | None:
             continue
         tap = bool(_TAP.search(text))
         no_touch, no_move = bool(_NO_TOUCH.search(text)), bool(_NO_MOVE.search(text))
+        if no_move and clause.moved != subject and subject in moved and _KEPT_THERE.search(text):
+            continue  # "..., and leave it there": where an earlier clause put it
         if no_grasp and grasp:
             return f"contradictory goal: it asks to lift {subject} and not to lift it"
         if (no_move or no_touch) and (clause.moved == subject or grasp):

@@ -142,12 +142,29 @@ def resolve_references(goal: str, world: World, bare: bool = True) -> Resolution
             question = _which("cube", sorted(world.objects))
             clarify = Clarification(goal, "it", question.question, question.options)
             return Resolution(goal, None, tuple(resolved), clarify)
-    there = _THERE.search(text) if bare and len(world.places) > 1 else None
-    if there and not _place_before(text[: there.start()], world):
-        question = _which("place", sorted(world.places))
-        clarify = Clarification(goal, there.group(0), question.question, question.options)
-        return Resolution(goal, None, tuple(resolved), clarify)
+    where = _where(goal, text, world) if bare and len(world.places) > 1 else None
+    if where is not None:
+        return Resolution(goal, None, tuple(resolved), where)
     return Resolution(text, None, tuple(resolved))
+
+
+def _where(goal: str, text: str, world: World) -> Clarification | None:
+    """The question back when a cube is moved and the goal does not say where to: "over
+    there" with no place named before it, "to the left" (a direction, not a place), a
+    cube picked up and nothing more ("pick up the blue cube")."""
+    question = _which("place", sorted(world.places))
+    there = _THERE.search(text)
+    if there and not _place_before(text[: there.start()], world):
+        return Clarification(goal, there.group(0), question.question, question.options)
+    side = _TOWARD_SIDE.search(text)
+    if side and _PLACING_VERBS & set(re.findall(r"[a-z]+", text[: side.start()].lower())):
+        return Clarification(goal, side.group("side"), question.question, question.options)
+    lifted = _ONLY_LIFTED.fullmatch(text.strip())
+    if lifted:
+        where = f"Where should the {lifted.group('cube')} go: " + question.question.split(": ")[1]
+        asked = goal.strip().rstrip(".!") + " and put it there"
+        return Clarification(asked, "there", where, question.options)
+    return None
 
 
 def _place_before(text: str, world: World) -> bool:
@@ -229,7 +246,8 @@ def place_colours(world: World) -> dict[str, str]:
 
 
 def _side(match, world):
-    side = next(match.group(g) for g in ("side", "side2", "side3") if match.group(g)).lower()
+    groups = ("side", "side2", "side3", "side4")
+    side = next(match.group(g) for g in groups if match.group(g)).lower()
     sign = 1.0 if side == "left" else -1.0
     ranked = [(-sign * p[1], n) for n, p in world.objects.items()]
     return _unique(ranked, f"the {side}most cube")
@@ -336,6 +354,16 @@ def _ordinal(match, world):
     if any(b - a < TIE_M for a, b in zip(keys, keys[1:], strict=False)):
         raise _which(f"cube (the {nth} from the {side}: some are level)", sorted(cubes))
     return ranked[k - 1][1], None
+
+
+def _counted(match, world):
+    """ "all four cubes" among three: refused; the scene's own count is every cube
+    (:func:`~miles_ros.agent.negation.read_scope`)."""
+    said = match.group("n").lower()
+    n = int(said) if said.isdigit() else _COUNTS.index(said)
+    if n == len(world.objects):
+        return None, None
+    return None, f"the scene has {len(world.objects)} cubes, not {said}"
 
 
 def _coloured_cube(match, world):
@@ -459,6 +487,20 @@ _PLACING_VERBS = frozenset(
 )
 """The first words of the phrases the training generator says a cube moved with."""
 _UNNAMED_IT = re.compile(r"\bit\b", re.I)
+_TOWARD_SIDE = re.compile(
+    rf"\b(?:to|toward|towards|over to)\s+(?P<side>the\s+(?:left|right))\b(?!-| hand| {_PAD}| "
+    rf"{_CUBE}| one| of| side of)(?!.*\bdeg)",
+    re.I,
+)
+"""A direction said where a place is expected ("move the red cube to the left")."""
+_ONLY_LIFTED = re.compile(
+    rf"(?:(?:please|could you|can you|would you|now|just|ok|okay)[, ]+)*(?:pick up|pick|lift|"
+    rf"grab|grasp|raise|take)\s+(?:up\s+)?the (?P<cube>[a-z]+ {_CUBE})(?:\s+up)?"
+    rf"(?:[, ]+(?:please|for me|now))*[.!?]*",
+    re.I,
+)
+"""A cube picked up and nothing more: where it goes is asked."""
+_COUNTS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
 _THERE = re.compile(r"\b(?:over |right |up |down )?there\b(?! (?:is|are|was|were|will)\b)", re.I)
 """A place pointed at ("put the red cube over there"): asked about when none is named
 before it."""
@@ -475,6 +517,14 @@ _RULES = [
     ),
     (
         re.compile(
+            rf"\b(?:all\s+(?:of\s+)?(?:the\s+)?|the\s+|these\s+|those\s+)"
+            rf"(?P<n>{'|'.join(_COUNTS[2:])}|\d+)\s+{_CUBE}\b",
+            re.I,
+        ),
+        _counted,
+    ),
+    (
+        re.compile(
             rf"\bthe {_CUBE} (?:that is|which is|that's|coloured|colored) (?P<colour>[a-z]+)\b",
             re.I,
         ),
@@ -485,7 +535,9 @@ _RULES = [
             rf"\bthe (?P<side>left|right)(?:-| )?most {_CUBE}\b|"
             rf"\bthe {_CUBE} (?:that is |which is )?(?:(?:on|at|to) the (?:far|very) |"
             rf"(?:on|at) the )(?P<side2>left|right)(?:(?:-| )hand)?(?: side| end)?\b"
-            rf"(?! {_PAD}| of| {_CUBE})|\bthe (?:far|very)[- ](?P<side3>left|right) {_CUBE}\b",
+            rf"(?! {_PAD}| of| {_CUBE})|\bthe (?:far|very)[- ](?P<side3>left|right) {_CUBE}\b|"
+            rf"\bthe {_CUBE} (?:that is |which is )?(?:farthest|furthest|most|the most) "
+            rf"(?:to the )?(?P<side4>left|right)\b(?! of)",
             re.I,
         ),
         _side,

@@ -289,3 +289,64 @@ def test_a_clause_that_opens_with_move_or_put_asks_for_a_pick_and_place(shipped,
         "move the red cube to the right pad by pushing it", shipped, world
     )
     assert ("grasps", "red_cube") in reading.forbid and not reading.require
+
+
+def test_all_three_cubes_is_every_cube_and_a_count_the_scene_lacks_is_refused(shipped, world):
+    text, refusal, _ = read("Put all three cubes on the left pad.", shipped, world)
+    assert refusal is None and text.count(" then ") == 2
+    four = world.copy()
+    four.objects = {**world.objects, "yellow_cube": (0.5, -0.2, 0.02)}
+    assert read("put all three cubes on the left pad", shipped, four)[1] == (
+        "the scene has 4 cubes, not three"
+    )
+    text, refusal, _ = read("put all four cubes on the left pad", shipped, four)
+    assert refusal is None and text.count(" then ") == 3
+
+
+@pytest.mark.parametrize(
+    ("positions", "right"),
+    [
+        ({"red_cube": (0.45, -0.18), "green_cube": (0.5, 0.0), "blue_cube": (0.4, 0.15)}, "red"),
+        ({"red_cube": (0.45, 0.1), "green_cube": (0.4, 0.16), "blue_cube": (0.52, -0.05)}, "blue"),
+    ],
+)
+def test_the_cube_farthest_to_the_right_is_the_rightmost(world, positions, right):
+    answer = resolve_references(
+        "hover over the cube that is farthest to the right", placed(world, **positions)
+    )
+    assert [name for _, name in answer.resolved] == [f"{right}_cube"]
+
+
+def test_leave_it_there_after_a_move_keeps_the_cube_where_it_was_put(shipped, world):
+    assert (
+        read("Move the green cube onto the left pad and leave it there.", shipped, world)[1]
+        is None
+    )
+    _, refusal, _ = read("Move the red cube to the right pad without moving it", shipped, world)
+    assert "contradictory" in refusal
+
+
+def test_a_move_that_does_not_say_where_is_asked_about(shipped, world):
+    for goal, phrase in (
+        ("Move the red cube to the left.", "the left"),
+        ("push the green block towards the right", "the right"),
+        ("Pick up the blue cube.", "there"),
+    ):
+        _, refusal, asks = read(goal, shipped, world)
+        assert refusal is None and asks.phrase == phrase, goal
+        assert asks.options == ("left_pad", "right_pad")
+    asks = read("Pick up the blue cube.", shipped, world)[2]
+    assert follow_up(asks, "the right pad", world) == (
+        "Pick up the blue cube and put it to the right pad"
+    )
+    # a turn to the left is a direction of turning, and a named pad is a place
+    for goal in (
+        "turn the green cube 20 degrees to the left",
+        "move the red cube to the left pad",
+    ):
+        assert read(goal, shipped, world)[2] is None, goal
+
+
+def test_a_spot_of_the_table_said_by_name_is_refused(shipped, world):
+    _, refusal, _ = read("Put the green cube in the middle of the table.", shipped, world)
+    assert "no skill takes a spot of the table by name" in refusal
