@@ -140,7 +140,8 @@ def resolve_references(goal: str, world: World, bare: bool = True) -> Resolution
     if bare and len(world.objects) > 1 and _UNNAMED_IT.search(text):
         if _unnamed_it(text, _cube_words(world)):
             question = _which("cube", sorted(world.objects))
-            clarify = Clarification(goal, "it", question.question, question.options)
+            said = _UNNAMED_IT.search(text).group(0).lower()
+            clarify = Clarification(goal, said, question.question, question.options)
             return Resolution(goal, None, tuple(resolved), clarify)
     where = _where(goal, text, world) if bare and len(world.places) > 1 else None
     if where is not None:
@@ -177,9 +178,10 @@ def _place_before(text: str, world: World) -> bool:
 
 
 def _unnamed_it(text: str, cube_words: set[str]) -> bool:
-    """Whether the first "it" of ``text`` points at no cube: none is named before it, nor
-    after it past a comma ("without lifting it, turn the blue cube": a phrase put before
-    the clause that names it). "Move it next to the blue cube" names none."""
+    """Whether the first "it" (or "them") of ``text`` points at no cube: none is named
+    before it, nor after it past a comma ("without lifting it, turn the blue cube": a
+    phrase put before the clause that names it). "Move it next to the blue cube" names
+    none."""
     it = _UNNAMED_IT.search(text)
     before = set(re.findall(r"[a-z_]+", text[: it.start()].lower()))
     if before & cube_words:
@@ -486,7 +488,7 @@ _PLACING_VERBS = frozenset(
     phrase.split()[0] for skill in ("push", "pick_place") for phrase in SKILL_PHRASES[skill]
 )
 """The first words of the phrases the training generator says a cube moved with."""
-_UNNAMED_IT = re.compile(r"\bit\b", re.I)
+_UNNAMED_IT = re.compile(r"\b(?:it|them)\b", re.I)
 _TOWARD_SIDE = re.compile(
     rf"\b(?:to|toward|towards|over to)\s+(?P<side>the\s+(?:left|right))\b(?!-| hand| {_PAD}| "
     rf"{_CUBE}| one| of| side of)(?!.*\bdeg)",
@@ -615,6 +617,14 @@ _RULES = [
     ),
     (
         re.compile(
+            rf"\b(?:a|an|one|any)\s+(?:single\s+)?{_CUBE}\b"
+            r"(?!\s+(?:of|that|which|with|from|nearest|closest|farthest|furthest|high|tall))",
+            re.I,
+        ),
+        _bare("cube"),
+    ),
+    (
+        re.compile(
             rf"\bthe {_CUBE}\b(?! (?:that|which|with|from|nearest|closest|farthest))", re.I
         ),
         _bare("cube"),
@@ -628,6 +638,6 @@ _RULES = [
         _pointed_at,
     ),
 ]
-_SAYS_WHICH = len(_RULES) - 4
-"""The rules before the four for "the other cube", "the cube", "the pad" and "that cube"
-with nothing that says which."""
+_SAYS_WHICH = len(_RULES) - 5
+"""The rules before the five for "the other cube", "a cube", "the cube", "the pad" and "that
+cube" with nothing that says which."""

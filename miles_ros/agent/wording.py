@@ -207,6 +207,12 @@ def _tower_words(text: str, world: World) -> str:
         text,
         flags=re.I,
     )
+    text = re.sub(
+        r"\bon top\b(?!\s+of)(?=\s*(?:$|[,.;!?]|\b(?:and|then)\b))",
+        "on top of the tower",
+        text,
+        flags=re.I,
+    )
     return re.sub(
         rf"\b(?P<prep>on top of|onto|on|to|atop|over|above)\s+the\s+{_TOWER}\b",
         lambda m: f"{m.group('prep')} the {spoken(top)}",

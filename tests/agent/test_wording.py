@@ -11,7 +11,9 @@ import pytest
 from miles_ros.agent.negation import read_in_scope
 from miles_ros.agent.references import follow_up, resolve_references
 from miles_ros.agent.registry import SkillRegistry
+from miles_ros.agent.turns import turn_angles
 from miles_ros.agent.wording import corrected, plain_wording
+from miles_ros.runtime.goals import FACE_ROBOT
 
 SIZE = 0.04
 
@@ -350,3 +352,114 @@ def test_a_move_that_does_not_say_where_is_asked_about(shipped, world):
 def test_a_spot_of_the_table_said_by_name_is_refused(shipped, world):
     _, refusal, _ = read("Put the green cube in the middle of the table.", shipped, world)
     assert "no skill takes a spot of the table by name" in refusal
+
+
+def test_a_turn_clause_without_its_verb_and_cube_turns_the_same_cube_again(shipped, world):
+    text, refusal, _ = read(
+        "Turn the red cube 45 degrees clockwise, then 30 degrees counterclockwise.", shipped, world
+    )
+    said = "turn the red cube 45 degrees clockwise, then turn the red cube by 30 degrees"
+    assert refusal is None and text == said
+    text, refusal, _ = read("Turn the blue cube so it faces you.", shipped, world)
+    assert refusal is None and turn_angles(text) == [FACE_ROBOT]
+
+
+@pytest.mark.parametrize(
+    "tower", [("blue_cube", "green_cube"), ("red_cube", "blue_cube"), ("green_cube", "red_cube")]
+)
+def test_a_tower_already_standing_is_built_on_not_rebuilt(shipped, world, tower):
+    built = placed(world, **{c: (0.42, -0.05, level) for level, c in enumerate(tower)})
+    loose = next(c for c in world.objects if c not in tower)
+    text, refusal, _ = read("Build a tower with all three cubes.", shipped, built)
+    assert refusal is None
+    assert text == f"put the {loose.replace('_', ' ')} on the {tower[1].replace('_', ' ')}."
+    said = loose.replace("_", " ")
+    assert read(f"put the {said} on top", shipped, built)[0] == (
+        f"put the {said} on top of the {tower[1].replace('_', ' ')}"
+    )
+    full = placed(built, **{loose: (0.42, -0.05, 2)})
+    assert "already stands" in read("stack all three cubes", shipped, full)[1]
+    text, refusal, _ = read("build a tower three cubes high", shipped, world)
+    assert refusal is None and text.count("put the") == 2
+
+
+def test_them_or_a_cube_with_nothing_named_is_asked_about(shipped, world):
+    for goal, phrase in (
+        ("Move them to the left pad.", "them"),
+        ("Put a cube on the right pad.", "a cube"),
+        ("push one block to the left pad", "one block"),
+    ):
+        asks = read(goal, shipped, world)[2]
+        assert asks.phrase == phrase and set(asks.options) == set(world.objects), goal
+    # "them" after the cubes it points at is no question
+    text, _, asks = read(
+        "Pick up the red and the blue cube and put them on the right pad.", shipped, world
+    )
+    assert asks is None
+
+
+def test_a_step_on_a_cube_covered_by_an_earlier_step_is_refused_not_replaced(world):
+    """The model asks to move a cube an earlier step covered: the goal is refused with the
+    reason, not planned with the next best step."""
+    from miles_ros.agent.lm import FakeLanguageModel
+    from miles_ros.agent.planner import Planner, PlannerConfig
+    from tests.agent.conftest import keyword_scorer
+
+    registry = SkillRegistry.load(interface_cards=False)
+    lm = FakeLanguageModel(keyword_scorer(["pick red blue", "pick blue left"]))
+    plan = Planner(registry, world, lm, PlannerConfig()).plan(
+        "put the red cube on the blue cube, then put the blue cube on the left pad",
+        use_cache=False,
+    )
+    assert plan.refused and plan.steps == [], plan.to_json()
+    assert "step 2: cannot move blue_cube: red_cube lies on top of it" in plan.reason
+
+
+@pytest.mark.parametrize(
+    ("goal", "first", "second"),
+    [
+        (
+            "Turn the red cube 45 degrees clockwise, then 30 degrees counterclockwise.",
+            ("red_cube", -45.0),
+            ("red_cube", 30.0),
+        ),
+        (
+            "rotate the blue cube 20 degrees and the green cube 35 degrees",
+            ("blue_cube", 20.0),
+            ("green_cube", 35.0),
+        ),
+    ],
+)
+def test_turn_steps_follow_the_turn_clauses_cube_and_angle_in_order(world, goal, first, second):
+    """A model that prefers the second clause's angle (or cube) for both turns still turns
+    each cube by its own clause's angle, in the order said."""
+    from miles_ros.agent.lm import FakeLanguageModel
+    from miles_ros.agent.planner import Planner, PlannerConfig
+
+    registry = SkillRegistry.load(interface_cards=False)
+    colour = second[0].split("_")[0]
+    wanted = f"turn {colour} {second[1]:g}"
+
+    def score(prompt: str, line: str) -> float:
+        plan = prompt.rsplit("Plan:\n", 1)[1]
+        if plan.count("\n") >= 2:
+            return 0.0 if line.strip() == "done" else -5.0
+        return 0.0 if line.strip() == wanted else -1.0 if line.startswith("turn") else -5.0
+
+    planner = Planner(registry, world, FakeLanguageModel(score), PlannerConfig())
+    plan = planner.plan(goal, use_cache=False)
+    assert [(s.params["object"], s.params["angle"]) for s in plan.steps] == [first, second]
+
+
+def test_a_goal_of_turns_only_gets_its_turns_not_home_or_done(world):
+    from miles_ros.agent.lm import FakeLanguageModel
+    from miles_ros.agent.planner import Planner, PlannerConfig
+
+    registry = SkillRegistry.load(interface_cards=False)
+
+    def score(prompt: str, line: str) -> float:  # a model that would rather go home
+        return {"home": 0.0, "done": -0.5}.get(line.strip(), -3.0)
+
+    planner = Planner(registry, world, FakeLanguageModel(score), PlannerConfig())
+    plan = planner.plan("Turn the green cube by 20 degrees, then by 40 degrees.", use_cache=False)
+    assert [s.key() for s in plan.steps] == ["turn green_cube 20", "turn green_cube 40"]
