@@ -25,7 +25,7 @@ the cubes" must not be asked back as "which cube?"). It
   cube"; "X, not Y" / "but not Y"; "only X" (every other cube);
   "don't push / lift X" when no other clause acts on X (else a
   manner of its step, :mod:`miles_ros.agent.reading`)
-  "don't go near / approach / hover over X"; "stay / keep away    going to X
+  "don't go near / approach / hover over X"; "avoid X"; "stay /   going to X
   from X"
   ==============================================================  ==============
 
@@ -215,8 +215,8 @@ def read_scope(goal: str, world: World) -> Scope:
             AVOID,
         ),
         (
-            rf"{lead}\b(?:stay|keep|steer)\s+(?:well\s+)?(?:away|clear)\s+(?:from|of)\s+"
-            rf"(?P<list>{cubes.list})",
+            rf"{lead}\b(?:(?:stay|keep|steer)\s+(?:well\s+)?(?:away|clear)\s+(?:from|of)|"
+            rf"avoid(?:ing)?)\s+(?P<list>{cubes.list})",
             AVOID,
         ),
         (

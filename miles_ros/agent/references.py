@@ -128,8 +128,9 @@ def resolve_references(goal: str, world: World, bare: bool = True) -> Resolution
             refusals.append(refusal)
         if name is None:
             return match.group(0)
-        resolved.append((match.group(0), name))
-        return "the " + spoken(name)
+        names = name if isinstance(name, tuple) else (name,)  # "the other cubes": several
+        resolved.extend((match.group(0), n) for n in names)
+        return " and ".join("the " + spoken(n) for n in names)
 
     for pattern, pick in _RULES if bare else _RULES[:_SAYS_WHICH]:
         text = pattern.sub(lambda m, pick=pick: replace(m, pick), text)
@@ -456,6 +457,20 @@ def _pointed_at(match, world):
     return _bare("cube")(match, world)
 
 
+def _others(match, world):
+    """ "the other cubes", "the others", "the rest of the cubes": every cube the goal does
+    not name."""
+    named = {
+        name
+        for word in re.findall(r"[a-z_]+", match.string.lower())
+        if (name := (word if word in world.objects else _colour_cube(word, world)))
+    }
+    others = tuple(n for n in world.objects if n not in named)
+    if not named or not others:
+        return None, None
+    return others, None
+
+
 def _other(match, world):
     """ "the other cube": the one cube the goal does not name; asked among them when it
     leaves several."""
@@ -524,6 +539,10 @@ _RULES = [
             re.I,
         ),
         _counted,
+    ),
+    (
+        re.compile(rf"\bthe (?:other (?:{_CUBE}s|ones)|others|rest(?: of the {_CUBE}s)?)\b", re.I),
+        _others,
     ),
     (
         re.compile(

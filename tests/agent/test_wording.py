@@ -463,3 +463,32 @@ def test_a_goal_of_turns_only_gets_its_turns_not_home_or_done(world):
     planner = Planner(registry, world, FakeLanguageModel(score), PlannerConfig())
     plan = planner.plan("Turn the green cube by 20 degrees, then by 40 degrees.", use_cache=False)
     assert [s.key() for s in plan.steps] == ["turn green_cube 20", "turn green_cube 40"]
+
+
+@pytest.mark.parametrize(("pad", "y"), [("left", 0.25), ("right", -0.25)])
+def test_next_to_a_cube_an_earlier_step_moved_is_beside_where_it_was_put(shipped, world, pad, y):
+    for goal in (
+        f"Put the green cube on the {pad} pad, then put the blue cube next to it.",
+        f"Put the green cube on the {pad} pad, then put the blue cube next to the green cube.",
+    ):
+        text, refusal, _ = read(goal, shipped, world)
+        assert refusal is None, goal
+        point = [float(v) for v in text.rsplit("(", 1)[1].split(")")[0].split(",")]
+        # 0.09 m from the green cube's centre on the pad, on one side of it
+        assert abs(abs(point[0] - 0.55) + abs(point[1] - y) - 0.09) < 1e-3, (goal, point)
+
+
+def test_avoid_a_cube_and_the_other_cubes(shipped, world):
+    text, reading, _ = read_in_scope(
+        "Avoid the red cube and put the blue cube on the right pad.", shipped, world
+    )
+    assert text == "put the blue cube on the right pad." and reading.prohibitions
+    assert reading.prohibitions[0].cube == "red_cube"
+    _, reading, asks = read_in_scope(
+        "Put the red cube on the left pad. Don't touch the other cubes.", shipped, world
+    )
+    assert asks is None and {p.cube for p in reading.prohibitions} == {"green_cube", "blue_cube"}
+    answer = resolve_references(
+        "put the green cube on the left pad and the others on the right pad", world
+    )
+    assert [name for _, name in answer.resolved] == ["red_cube", "blue_cube"]
