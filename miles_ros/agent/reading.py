@@ -6,7 +6,8 @@ model's choices, and to any plan, after it). It refuses, with a reason that name
 missing, a goal that
 
 - is blank;
-- names a spot of the table as a target ("the middle of the table": no skill takes one);
+- names a spot of the table as a target ("the middle of the table": no skill takes one),
+  or moves a cube by a distance ("lift the red cube 10 cm");
 - names a colour no scene object has (a word of :data:`COLOURS` that is not a scene
   object's colour or a synonym of one), an object kind or place the scene does not have
   (:data:`THINGS`), or a position qualifier no pad or cube has ("the middle pad");
@@ -59,7 +60,14 @@ from miles_ros.agent.phrases import COLOR_WORDS, CUBE_NOUNS, PAD_NOUNS
 from miles_ros.agent.registry import SkillRegistry
 from miles_ros.agent.repertoire import verb_refusal
 from miles_ros.agent.turns import missing_turn, turn_refusal, turning_clauses
-from miles_ros.agent.vocabulary import COLOURS, PARAMLESS_WORDS, POSITIONS, RELATIONS, THINGS
+from miles_ros.agent.vocabulary import (
+    COLOURS,
+    DISTANCE,
+    PARAMLESS_WORDS,
+    POSITIONS,
+    RELATIONS,
+    THINGS,
+)
 from miles_ros.agent.world import World
 from miles_ros.runtime.goals import covered_error
 
@@ -73,7 +81,8 @@ _NOTHING = re.compile(
     r"(?:do nothing|don'?t do anything|do not do anything|nothing|"
     r"(?:stay|remain|keep|be|sit|stand|hold) (?:still|put|where you are|there|idle|"
     r"motionless|in place|tight|steady)|don'?t move|do not move|never ?mind|wait|pause|"
-    r"hold on|hold (?:your|the) position|relax|no action)"
+    r"hold on|hold (?:your|the) position|relax|no action|stop(?: moving| everything)?|halt|"
+    r"freeze|take a (?:break|rest))"
     r"(?:[, ]*(?:please|thanks|thank you|for now|at all|(?:for )?an? (?:moment|while|bit|"
     r"second|sec|minute|little while)|for (?:now|the moment)|right now))*"
 )
@@ -230,6 +239,7 @@ def read_goal(
         or verb_refusal(said, registry)
         or turn_refusal(text, said, registry)
         or _table_spot(text)
+        or _by_distance(clauses)
         or _relation(text, clauses, vocab, registry, world)
     )
     if reading.refusal is None:
@@ -295,6 +305,19 @@ def _table_spot(text: str) -> str | None:
         f"no skill takes a spot of the table by name ({match.group(0)!r}): a target is a "
         "pad, a cube or a point (x, y, z) in the robot's base frame"
     )
+
+
+def _by_distance(clauses: list[_Clause]) -> str | None:
+    """Why a clause that moves a cube by a distance ("lift the red cube 10 cm", "move the
+    red cube 5 cm to the left") cannot be planned: no skill takes a distance."""
+    for clause in clauses:
+        match = re.search(DISTANCE, clause.text)
+        if match and clause.moved and not goal_points(clause.text):
+            return (
+                f"no skill moves a cube by a distance ({match.group(0)!r}): a target is a pad, "
+                "a cube or a point (x, y, z) in the robot's base frame"
+            )
+    return None
 
 
 def _asks_for(text: str, skill: str) -> bool:

@@ -30,6 +30,7 @@ import re
 from dataclasses import dataclass
 
 from miles_ros.agent.phrases import CUBE_NOUNS, PAD_NOUNS, SKILL_PHRASES
+from miles_ros.agent.vocabulary import DISTANCE
 from miles_ros.agent.world import World
 
 TIE_M = 0.01
@@ -152,14 +153,18 @@ def resolve_references(goal: str, world: World, bare: bool = True) -> Resolution
 
 def _where(goal: str, text: str, world: World) -> Clarification | None:
     """The question back when a cube is moved and the goal does not say where to: "over
-    there" with no place named before it, "to the left" (a direction, not a place), a
-    cube picked up and nothing more ("pick up the blue cube")."""
+    there" or "somewhere" with no place named before it, "to the left" (a direction, not a
+    place), a cube picked up and nothing more ("pick up the blue cube")."""
     question = _which("place", sorted(world.places))
     there = _THERE.search(text)
     if there and not _place_before(text[: there.start()], world):
         return Clarification(goal, there.group(0), question.question, question.options)
     side = _TOWARD_SIDE.search(text)
-    if side and _PLACING_VERBS & set(re.findall(r"[a-z]+", text[: side.start()].lower())):
+    if (
+        side
+        and not re.search(DISTANCE, text)
+        and _PLACING_VERBS & set(re.findall(r"[a-z]+", text[: side.start()].lower()))
+    ):
         return Clarification(goal, side.group("side"), question.question, question.options)
     lifted = _ONLY_LIFTED.fullmatch(text.strip())
     if lifted:
@@ -518,7 +523,11 @@ _ONLY_LIFTED = re.compile(
 )
 """A cube picked up and nothing more: where it goes is asked."""
 _COUNTS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
-_THERE = re.compile(r"\b(?:over |right |up |down )?there\b(?! (?:is|are|was|were|will)\b)", re.I)
+_THERE = re.compile(
+    r"\b(?:(?:over |right |up |down )?there\b(?! (?:is|are|was|were|will)\b)|"
+    r"(?:somewhere|anywhere)(?: else)?\b)",
+    re.I,
+)
 """A place pointed at ("put the red cube over there"): asked about when none is named
 before it."""
 _COLOUR_WORDS = "|".join([*PALETTE, *SYNONYMS])

@@ -54,3 +54,8 @@ PARAMLESS_WORDS = {
     "home": ("home", "rest", "resting", "park", "start", "initial", "retract", "reset")
 }
 """Words that ask for a parameter-free skill (default: its name)."""
+DISTANCE = (
+    r"\b\d+(?:\.\d+)?\s*(?:cm|centimet(?:er|re)s?|mm|millimet(?:er|re)s?|inch(?:es)?|"
+    r"met(?:er|re)s?)\b"
+)
+"""A distance said in units ("10 cm"): how far to move a cube, which no skill takes."""

@@ -492,3 +492,18 @@ def test_avoid_a_cube_and_the_other_cubes(shipped, world):
         "put the green cube on the left pad and the others on the right pad", world
     )
     assert [name for _, name in answer.resolved] == ["red_cube", "blue_cube"]
+
+
+def test_a_cube_moved_by_a_distance_is_refused_and_somewhere_is_asked(shipped, world):
+    for goal in ("Lift the red cube 10 cm.", "Move the red cube 5 cm to the left."):
+        _, refusal, asks = read(goal, shipped, world)
+        assert asks is None and "no skill moves a cube by a distance" in refusal, goal
+    assert read("Hover 10 cm above the red cube.", shipped, world)[1] is None
+    assert read("put the red cube at (45, 10, 2) cm", shipped, world)[1] is None
+    asks = read("Put the green cube somewhere.", shipped, world)[2]
+    assert asks.phrase == "somewhere" and asks.options == ("left_pad", "right_pad")
+
+
+@pytest.mark.parametrize("goal", ["Stop.", "Take a break.", "halt"])
+def test_stop_asks_for_no_motion(shipped, world, goal):
+    assert read_in_scope(goal, shipped, world)[1].nothing
