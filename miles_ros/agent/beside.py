@@ -110,7 +110,8 @@ def place_beside(goal: str, registry: SkillRegistry, world: World) -> Placement:
         if reference == cube:
             refusals.append(f"the {spoken(cube)} cannot be put {_relation_said(match)} itself")
             return match.group(0)
-        point, why = beside_point(cube, reference, side, skill, registry, world)
+        now = _as_left_by(match.string[: match.start()], cubes, world)
+        point, why = beside_point(cube, reference, side, skill, registry, now)
         if point is None:
             refusals.append(why)
             return match.group(0)
@@ -120,6 +121,32 @@ def place_beside(goal: str, registry: SkillRegistry, world: World) -> Placement:
     if refusals:
         return Placement(goal, refusals[0])
     return Placement(text)
+
+
+def _as_left_by(before: str, cubes: CubePhrases, world: World) -> World:
+    """``world`` with each cube an earlier clause puts on a pad or a cube there ("put the
+    green cube on the left pad, then put the red cube next to it": beside the green cube
+    where it will be, not where it stands now)."""
+    places = "|".join(re.escape(spoken(p)) for p in world.places)
+    moved = re.finditer(
+        rf"(?P<cube>{cubes.one})\s+(?:down\s+)?(?:on top of|onto|on|to|over to)\s+(?:the\s+)?"
+        rf"(?P<place>{places}|{cubes.one})\b",
+        before,
+        re.I,
+    )
+    now = world
+    for match in moved:
+        cube = cubes.name(match["cube"])
+        said = match["place"].lower()
+        where = next((p for p in world.places if spoken(p) == said), None) or cubes.name(said)
+        if cube is None or where is None or where == cube:
+            continue
+        if now is world:
+            now = world.copy()
+        x, y, z = now.position_of(where)
+        on_cube = where in now.objects
+        now.objects[cube] = (x, y, z + now.cube_size if on_cube else now.cube_size / 2.0)
+    return now
 
 
 def beside_point(

@@ -19,8 +19,8 @@ put Y ..." ("after ..., X" too); "X last, after Y"
 pad"; "turn the red and the green cube by 20 degrees each"     pad, then the blue one"; "turn
                                                                the red cube by 20 degrees, then
                                                                the green one"
-"..., then hover over it" / "reach for it"                     "..., then hover over the green
-                                                               cube" (the cube acted on last)
+"..., then hover over it" / "reach for it"; "..., then put      "..., then hover over the green
+the red cube next to it"                                       cube" (the cube acted on last)
 "the one (cube) you just moved / pushed / placed"              that cube's name
 "..., then move it back" / "push the red cube back"            "put the red cube at (0.45, -0.1,
                                                                0.02)" / "push ... to ...":
@@ -286,7 +286,7 @@ def acted_on(before: str, cubes: CubePhrases) -> str | None:
 def _pointed(text: str, cubes: CubePhrases) -> str:
     text = _just_moved(text, cubes)
     text = _back(text, cubes)
-    return _reached_it(text, cubes)
+    return _reached_it(_beside_it(text, cubes), cubes)
 
 
 def _just_moved(text: str, cubes: CubePhrases) -> str:
@@ -340,6 +340,23 @@ def _back(text: str, cubes: CubePhrases) -> str:
         return moved_to(match["verb"], cube, cubes.positions[cube])
 
     return pattern.sub(said, text)
+
+
+_BESIDE_IT = re.compile(
+    r"\b(?P<rel>next to|beside|near|close to|behind|in front of|to the (?:left|right) of)\s+it\b",
+    re.I,
+)
+
+
+def _beside_it(text: str, cubes: CubePhrases) -> str:
+    """ "..., then put the red cube next to it": the cube the step before acted on."""
+
+    def name(match: re.Match) -> str:
+        clauses = re.split(r"[,;]|\.\s|\bthen\b|\band\b", text[: match.start()])
+        cube = acted_on(" ".join(clauses[:-1]), cubes)  # not the cube this clause moves
+        return match.group(0) if cube is None else f"{match['rel']} the {cube.replace('_', ' ')}"
+
+    return _BESIDE_IT.sub(name, text)
 
 
 def _reached_it(text: str, cubes: CubePhrases) -> str:

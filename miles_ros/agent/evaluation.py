@@ -244,6 +244,10 @@ EVAL_SCENE_DEV = Path(__file__).resolve().parent / "eval_scene_dev.yaml"
 """The development goals for the scene-reading categories (pronouns, ordering, references,
 attributes, ambiguous, refusals, turn angles), in the held-out set's form, cubes moved per
 goal."""
+EVAL_WORDING_DEV = Path(__file__).resolve().parent / "eval_wording_dev.yaml"
+"""The development goals for wordings a fresh set is likely to probe (casual and terse
+phrasing, the skills' verbs, typos, synonyms; ambiguous goals; turns said several ways;
+towers; moved cubes), in the held-out set's form."""
 HARDER = ("references", "attributes", "negation", "ordering", "pronouns")
 """The categories of issue 31's "harder set"."""
 ANSWERS = ("plan", "refuse", "clarify")
@@ -274,19 +278,28 @@ def load_eval_set(path: str | Path | None = None) -> list[dict]:
 
 
 def dev_set(registry, world) -> list[dict]:
-    """``eval_goals.yaml``, ``eval_refusals.yaml`` and ``eval_scene_dev.yaml`` in
+    """``eval_goals.yaml``, ``eval_refusals.yaml``, ``eval_scene_dev.yaml`` and
+    ``eval_wording_dev.yaml`` in
     :func:`load_eval_set`'s form (the sets the reading's rules were written beside: the
     development set). As in
     :func:`evaluate_refusals`, a goal whose expected plan ``registry`` cannot express in
     ``world`` (a call outside a card's envelope, a stack a card does not take) is one to
-    refuse."""
+    refuse; a goal's ``objects`` (a tower already standing) stand its cubes where it
+    finds them, as in :func:`evaluate_goals`."""
     from miles_ros.agent.validation import validate_plan
+
+    def placed(item: dict):
+        if not item["objects"]:
+            return world
+        moved = world.copy()
+        moved.objects.update(item["objects"])
+        return moved
 
     goals = [
         {
             **g,
-            "expect": "refuse" if validate_plan(g["plan"], registry, world) else "plan",
-            "objects": None,
+            "expect": "refuse" if validate_plan(g["plan"], registry, placed(g)) else "plan",
+            "objects": g["objects"] or None,
         }
         for g in load_eval_goals()
     ]
@@ -296,11 +309,11 @@ def dev_set(registry, world) -> list[dict]:
             "category": r["category"],
             "expect": "refuse" if r["refuse"] else "plan",
             "plan": [],
-            "objects": None,
+            "objects": r["objects"] or None,
         }
         for r in load_eval_refusals()
     ]
-    return goals + refusals + load_eval_set(EVAL_SCENE_DEV)
+    return goals + refusals + load_eval_set(EVAL_SCENE_DEV) + load_eval_set(EVAL_WORDING_DEV)
 
 
 def _ratio(num: int, den: int) -> float | None:

@@ -4,7 +4,8 @@ positive part that the model plans.
 :func:`read_scope` runs first on a goal (before the referring phrases are resolved: "all
 the cubes" must not be asked back as "which cube?"). It
 
-- expands "every cube", "all (the) cubes", "each cube" to the scene's cubes, and "every
+- expands "every cube", "all (the) cubes", "each cube", "all three cubes" (the scene's
+  count) to the scene's cubes, and "every
   cube except / but / other than the blue one" to the others ("move every cube except the
   blue one to the right pad" -> "move the red cube to the right pad, then the green one",
   in the default scene; the set of cubes comes from the :class:`World`);
@@ -24,7 +25,7 @@ the cubes" must not be asked back as "which cube?"). It
   cube"; "X, not Y" / "but not Y"; "only X" (every other cube);
   "don't push / lift X" when no other clause acts on X (else a
   manner of its step, :mod:`miles_ros.agent.reading`)
-  "don't go near / approach / hover over X"; "stay / keep away    going to X
+  "don't go near / approach / hover over X"; "avoid X"; "stay /   going to X
   from X"
   ==============================================================  ==============
 
@@ -67,6 +68,7 @@ from miles_ros.agent.references import Clarification, resolve_references
 from miles_ros.agent.registry import SkillRegistry
 from miles_ros.agent.towers import read_tower
 from miles_ros.agent.turns import turn_text
+from miles_ros.agent.wording import plain_wording
 from miles_ros.agent.world import World
 
 TOUCH = "touch"
@@ -164,9 +166,12 @@ class _Cubes(CubeWords):
         nouns = "|".join(CUBE_NOUNS)
         one = rf"(?:(?:the|that|this)\s+)?(?:{words})\b(?:\s+(?:{nouns}|one)s?\b)?"
         self.list = rf"{one}(?:\s*(?:,|,?\s*and|,?\s*or|,?\s*nor)\s+{one})*"
+        count = len(world.objects)
+        number = rf"(?:{_NUMBER_WORDS[count]}|{count})" if count < len(_NUMBER_WORDS) else "(?!)"
         self.every = (
             rf"(?:\b(?:every|each)\s+(?:single\s+)?(?:{nouns}|one)\b|"
-            rf"\ball\s+(?:of\s+)?(?:the\s+)?(?:{nouns})s\b|\beverything\b|"
+            rf"\ball\s+(?:of\s+)?(?:the\s+)?(?:{number}\s+)?(?:{nouns})s\b|\beverything\b|"
+            rf"\b(?:the|these|those)\s+{number}\s+(?:{nouns})s\b|"
             rf"\ball\s+of\s+them\b|\ball(?=\s+but\b))"
         )
 
@@ -210,8 +215,8 @@ def read_scope(goal: str, world: World) -> Scope:
             AVOID,
         ),
         (
-            rf"{lead}\b(?:stay|keep|steer)\s+(?:well\s+)?(?:away|clear)\s+(?:from|of)\s+"
-            rf"(?P<list>{cubes.list})",
+            rf"{lead}\b(?:(?:stay|keep|steer)\s+(?:well\s+)?(?:away|clear)\s+(?:from|of)|"
+            rf"avoid(?:ing)?)\s+(?P<list>{cubes.list})",
             AVOID,
         ),
         (
@@ -332,18 +337,28 @@ def _only_here(match: re.Match, cubes: _Cubes) -> bool:
     return not set(cubes.named(match.group("list"))) & set(cubes.named(before + " " + after))
 
 
+_onto_it = re.compile(r"\b(?:on top of|onto|on|atop|against|next to|beside)\s*$", re.I)
+
+
 def _forbidden_antecedent(found: list, marked: str, cubes: _Cubes) -> str | None:
     """A contradiction when the first "it" of the positive part can only mean a cube the
     goal forbids ("don't move the blue cube. Put it on the left pad"): no cube is named
-    before it but the forbidden ones."""
+    before it but the forbidden ones (and, where "it" is where a cube is put, the cubes its
+    own clause moves: "don't touch the green cube, but put the red cube on top of it")."""
     it = re.search(r"\bit\b", marked, re.I)
     if it is None:
         return None
     before = marked[: it.start()]
     marks = [int(m) for m in re.findall(rf"{_MARK}(\d+){_MARK}", before)]
-    if not marks or cubes.named(re.sub(rf"{_MARK}\d+{_MARK}", " ", before)):
+    said = re.sub(rf"{_MARK}\d+{_MARK}", " ", before)
+    onto = bool(_onto_it.search(said))
+    if onto:  # "put the red cube on top of it": not the cube put there
+        said = " ".join(re.split(r"[,;.]|\b(?:and|then|but)\b", said)[:-1])
+    if not marks or cubes.named(said):
         return None
-    cube, _, phrase, _ = found[max(marks)] if max(marks) < len(found) else found[-1]
+    cube, what, phrase, _ = found[max(marks)] if max(marks) < len(found) else found[-1]
+    if onto and what == MOVE:  # a cube may be put on one that must not move
+        return None
     return f"contradictory goal: it asks to act on {cube} ('it') and forbids it ({phrase!r})"
 
 
@@ -355,6 +370,8 @@ def _only(match: re.Match, cubes: _Cubes, found: list) -> str:
     return ""
 
 
+_NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight")
+"""Number words: "all three cubes" is every cube when the scene has three."""
 _MARK = "\u00a7"
 """Marks where a prohibition's words stood until the scope is decided."""
 
@@ -398,7 +415,9 @@ def _tidy(text: str) -> str:
 def read_in_scope(
     goal: str, registry: SkillRegistry, world: World
 ) -> tuple[str, GoalReading, Clarification | None]:
-    """The whole symbolic reading of ``goal``, in order: a tower in words becomes its
+    """The whole symbolic reading of ``goal``, in order: the goal said plainly (typos,
+    a lift then a placing, "put it there", tower words:
+    :func:`~miles_ros.agent.wording.plain_wording`); a tower in words becomes its
     stacking steps (:func:`~miles_ros.agent.towers.read_tower`); a pad or the table moved
     is refused (:func:`~miles_ros.agent.reading.place_moved`); the phrases that pick a
     thing by position, order or colour are named (so a prohibition can name one: "don't
@@ -413,6 +432,7 @@ def read_in_scope(
     :func:`~miles_ros.agent.turns.turn_text`; the goal itself when it only forbids or is
     refused),
     its reading, and the question back when the goal does not say which thing it means."""
+    goal = plain_wording(goal, world)
     tower = read_tower(goal, world)
     if tower.refusal:
         return goal, GoalReading(refusal=tower.refusal), None

@@ -24,7 +24,9 @@ prohibitions out of it ("don't touch the red cube", "every cube except the blue 
 the model plans the positive part, a step the goal forbids is masked, a plan holding one
 is refused, and so is a goal whose model's first choice is a forbidden step on a cube its
 positive part names. A goal that asks to turn a cube is refused when its plan has no turn
-step (another skill would not do what it asks; :mod:`miles_ros.agent.turns`).
+step (another skill would not do what it asks; :mod:`miles_ros.agent.turns`), and its turn
+steps follow its turn clauses in order, each with its clause's cube and angle
+(:func:`~miles_ros.agent.turns.turn_sequence`).
 
 Replanning (``failed``: the plans already tried that failed; ``banned``: steps the skill
 node refused) never returns a plan identical to one that failed: the failed plan's first
@@ -73,8 +75,10 @@ from miles_ros.agent.plans import (
 from miles_ros.agent.prompts import PlanText
 from miles_ros.agent.reading import GoalReading
 from miles_ros.agent.registry import SkillRegistry
+from miles_ros.agent.turns import TURN, off_sequence, only_turns, turn_sequence
 from miles_ros.agent.validation import PlanError, parse_plan_json, validate_plan
 from miles_ros.agent.world import World, load_world
+from miles_ros.runtime.goals import covered_error
 
 __all__ = [
     "DEFAULT_ADAPTER",
@@ -91,6 +95,15 @@ log = logging.getLogger(__name__)
 
 MODES = ("grounded", "generate")
 DEFAULT_ADAPTER = Path(__file__).resolve().parent / "adapters" / "default"
+
+
+def _covered(step: Step, world: World) -> str | None:
+    """Why ``step`` cannot move its cube: another cube lies on it (an earlier step put it
+    there, or a tower stands)."""
+    obj = step.params.get("object")
+    if not isinstance(obj, str) or obj not in world.objects or step.params.get("target") == obj:
+        return None
+    return covered_error(obj, world.objects)
 
 
 @dataclass(frozen=True)
@@ -372,14 +385,22 @@ class Planner:
         weight = self.config.affordance_weight
         done = context.done
         answer = None
+        sequence = turn_sequence(goal, world)  # each turn clause's cube and angle, in order
+        only = only_turns(goal) and not (context.failed or context.banned)  # a first plan
         for _ in range(self.config.max_steps + 1):
             cands = ground_candidates(self.registry, work, goal)
             if not steps and self._lm_refusal():
                 cands.append(Step(REFUSE))
             affordances = self.affordance.batch([c for c in cands if c.skill != REFUSE], work)
             affordances = np.append(affordances, [1.0] * (len(cands) - len(affordances)))
+            turned = sum(s.skill == TURN for s in done + steps)
             rejected = np.array(
-                [bool(context.reject(c, self.registry, first=not steps)) for c in cands]
+                [
+                    bool(context.reject(c, self.registry, first=not steps))
+                    or off_sequence(c, sequence, turned, only)
+                    or (only and turned >= len(sequence) and c.skill not in (DONE, REFUSE))
+                    for c in cands
+                ]
             )
             affordances[rejected] = 0.0
             with np.errstate(divide="ignore"):
@@ -428,8 +449,10 @@ class Planner:
     def _asked_outside(
         self, cands, lm_scores, affordances, rejected, world, reading: GoalReading
     ) -> str | None:
-        """Why the step the model ranks first lies outside its skill's trained envelope,
-        or does what the goal forbids on a cube its positive part names ("don't touch the
+        """Why the step the model ranks first lies outside its skill's trained envelope
+        or cannot run on the stack it finds (a cube put on the cube it is to move: "put
+        the red cube on the blue cube, then put the blue cube on the left pad"), or does
+        what the goal forbids on a cube its positive part names ("don't touch the
         blue cube, put the red cube on it"), or None. The planner then refuses the goal
         (naming the step) instead of doing the next best thing: the goal asks for a call
         the skill was never trained for, or one it rules out itself, and a robot that does
@@ -445,7 +468,7 @@ class Planner:
                 return f"{cand.key()}: {forbidden}"
             if rejected[i]:
                 continue  # banned, failed before or against the goal's wording: not asked
-            return outside_envelope(cand, self.registry, world)
+            return outside_envelope(cand, self.registry, world) or _covered(cand, world)
         return None
 
     # -- generate -----------------------------------------------------------------------

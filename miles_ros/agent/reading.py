@@ -6,6 +6,8 @@ model's choices, and to any plan, after it). It refuses, with a reason that name
 missing, a goal that
 
 - is blank;
+- names a spot of the table as a target ("the middle of the table": no skill takes one),
+  or moves a cube by a distance ("lift the red cube 10 cm");
 - names a colour no scene object has (a word of :data:`COLOURS` that is not a scene
   object's colour or a synonym of one), an object kind or place the scene does not have
   (:data:`THINGS`), or a position qualifier no pad or cube has ("the middle pad");
@@ -17,7 +19,7 @@ missing, a goal that
   beside a thing were said as table points (:mod:`miles_ros.agent.beside`; what is left:
   :data:`RELATIONS` such as "under" and "between", no skill has such a parameter), a cube
   onto itself, or onto a cube that does not rest on the table (held in the gripper, or on
-  another cube);
+  another cube), or a cube moved from under another (a cube rests on it);
 - contradicts itself: within one clause, lifting and not lifting the same cube, moving a
   cube and not moving / not touching it;
 - asks for an action no skill does ("paint", "throw", "flip":
@@ -33,7 +35,8 @@ names and the training generator's synonyms decide what is known.
 
 Manner constraints (per clause, on the cube the clause names, or the cube a pronoun
 refers to): "without lifting / don't pick it up / push / slide ..." forbids skills with
-the ``grasps`` permission; "pick up / lift / by grasping ..." requires it; "tap", "poke",
+the ``grasps`` permission; "pick up / lift / by grasping ...", and a clause that opens with
+"move / put / place / carry ..." where no clause says a push, require it; "tap", "poke",
 "without touching" forbid skills with ``contact`` on that cube (so "tap the red cube" is a
 reach); "without moving it" forbids moving it; a cube moved in a stated manner and never
 reached, hovered over or tapped is not a reach target. A goal that names nothing in the
@@ -41,8 +44,8 @@ scene and no point allows parameter-free steps only. :meth:`GoalReading.violatio
 a step.
 
 The vocabulary lives in :mod:`miles_ros.agent.vocabulary`, the verb and turn checks in
-:mod:`~miles_ros.agent.repertoire` and :mod:`~miles_ros.agent.turns`; this module (just
-over 500 lines) stays one reading: clauses, then unknown words, relations and manners over
+:mod:`~miles_ros.agent.repertoire` and :mod:`~miles_ros.agent.turns`; this module (near
+600 lines) stays one reading: clauses, then unknown words, relations and manners over
 the same clauses, filling one :class:`GoalReading`.
 """
 
@@ -57,8 +60,16 @@ from miles_ros.agent.phrases import COLOR_WORDS, CUBE_NOUNS, PAD_NOUNS
 from miles_ros.agent.registry import SkillRegistry
 from miles_ros.agent.repertoire import verb_refusal
 from miles_ros.agent.turns import missing_turn, turn_refusal, turning_clauses
-from miles_ros.agent.vocabulary import COLOURS, PARAMLESS_WORDS, POSITIONS, RELATIONS, THINGS
+from miles_ros.agent.vocabulary import (
+    COLOURS,
+    DISTANCE,
+    PARAMLESS_WORDS,
+    POSITIONS,
+    RELATIONS,
+    THINGS,
+)
 from miles_ros.agent.world import World
+from miles_ros.runtime.goals import covered_error
 
 if TYPE_CHECKING:
     from miles_ros.agent.negation import Prohibition
@@ -67,11 +78,13 @@ _NOTHING = re.compile(
     r"(?:(?:please|could you|can you|would you|just|ok|okay|hey|robot|now|for now|kindly|"
     r"your task:?|i'?d like you to|i need you to|let'?s|go ahead and|would you kindly)"
     r"[,: ]*)*"
-    r"(?:do nothing|don'?t do anything|do not do anything|nothing|stay (?:still|put|"
-    r"where you are|there)|don'?t move|do not move|never ?mind|wait|hold still|stand still|"
-    r"relax|no action)"
-    r"(?:[, ]*(?:please|thanks|thank you|for now|at all|for a moment|for a while|"
-    r"right now))*"
+    r"(?:do nothing|don'?t do anything|do not do anything|nothing|"
+    r"(?:stay|remain|keep|be|sit|stand|hold) (?:still|put|where you are|there|idle|"
+    r"motionless|in place|tight|steady)|don'?t move|do not move|never ?mind|wait|pause|"
+    r"hold on|hold (?:your|the) position|relax|no action|stop(?: moving| everything)?|halt|"
+    r"freeze|take a (?:break|rest))"
+    r"(?:[, ]*(?:please|thanks|thank you|for now|at all|(?:for )?an? (?:moment|while|bit|"
+    r"second|sec|minute|little while)|for (?:now|the moment)|right now))*"
 )
 _CLAUSES = re.compile(
     r",? (?:and )?then |, and |\band\b|;|\. |, after that|, next|, followed by|, but first|"
@@ -83,6 +96,15 @@ _NO_GRASP = re.compile(
     r"keep(?:ing)? it on the table|\b(?:push|slid|shov|nudg|scoot|drag)\w*"
 )
 _GRASP = re.compile(r"\b(?:pick|lift|grasp|grab|carr|hold)\w*")
+_KEPT_THERE = re.compile(r"\b(?:leave|keep) it (?:there|where it is|in place)\b")
+"""After a clause that moves the cube, where that clause put it (not a contradiction)."""
+_PLACING = re.compile(
+    r"(?:(?:please|kindly|now|then|and|first|next|finally|lastly|also|just)[, ]+)*"
+    r"(?:move|put|place|set|carry|take|transfer|relocate|drop)\b"
+)
+"""A clause that opens with a verb the training phrases say only a pick and place with,
+unless a manner says otherwise ("move the red cube to the right pad"; "... by pushing it"
+forbids grasping instead)."""
 _NO_TOUCH = re.compile(r"without touching(?: it)?|(?:don'?t|do not|never) touch(?: it)?")
 _TAP = re.compile(r"\b(?:tap|taps|tapping|tapped|poke|pokes|poking|poked)\b")
 _NO_MOVE = re.compile(
@@ -216,6 +238,8 @@ def read_goal(
         _unknown(words, vocab, world)
         or verb_refusal(said, registry)
         or turn_refusal(text, said, registry)
+        or _table_spot(text)
+        or _by_distance(clauses)
         or _relation(text, clauses, vocab, registry, world)
     )
     if reading.refusal is None:
@@ -263,6 +287,37 @@ def split_clauses(text: str) -> list[str]:
         elif part:
             out.append(part)
     return out
+
+
+_TABLE_SPOT = re.compile(
+    r"\b(?:the\s+)?(?:(?:exact\s+)?middle|cent(?:er|re)|corner|edge|far end|end|side)\s+of\s+"
+    r"the\s+(?:table|tabletop)\b"
+)
+
+
+def _table_spot(text: str) -> str | None:
+    """Why a spot of the table said by name ("the middle of the table") cannot be a
+    target: skills take a pad, a cube or a point, and the scene names no such spot."""
+    match = _TABLE_SPOT.search(text)
+    if match is None:
+        return None
+    return (
+        f"no skill takes a spot of the table by name ({match.group(0)!r}): a target is a "
+        "pad, a cube or a point (x, y, z) in the robot's base frame"
+    )
+
+
+def _by_distance(clauses: list[_Clause]) -> str | None:
+    """Why a clause that moves a cube by a distance ("lift the red cube 10 cm", "move the
+    red cube 5 cm to the left") cannot be planned: no skill takes a distance."""
+    for clause in clauses:
+        match = re.search(DISTANCE, clause.text)
+        if match and clause.moved and not goal_points(clause.text):
+            return (
+                f"no skill moves a cube by a distance ({match.group(0)!r}): a target is a pad, "
+                "a cube or a point (x, y, z) in the robot's base frame"
+            )
+    return None
 
 
 def _asks_for(text: str, skill: str) -> bool:
@@ -435,6 +490,8 @@ def _relation(
                     return _no_stack(registry, obj, target)
                 if _rules_out_grasping(body) and all("grasps" in s.permissions for s in takers):
                     return _no_push_to_cube(registry, obj, target, takers)
+            if obj in world.objects and covered_error(obj, world.objects):
+                return covered_error(obj, world.objects)  # no skill takes it from under a cube
         prev = clause.cubes[-1] if clause.cubes else (obj or prev)
     return None
 
@@ -473,6 +530,7 @@ def _constraints(clauses: list[_Clause], reading: GoalReading) -> str | None:
     mentions: dict[str, int] = {}
     forbid: list[tuple[str, str]] = []
     require: list[tuple[str, str]] = []
+    placing: list[tuple[str, str]] = []
     pending = ""
     for clause in clauses:
         text = (pending + " " + clause.text).strip()  # a manner-only clause qualifies the next
@@ -498,6 +556,8 @@ def _constraints(clauses: list[_Clause], reading: GoalReading) -> str | None:
             continue
         tap = bool(_TAP.search(text))
         no_touch, no_move = bool(_NO_TOUCH.search(text)), bool(_NO_MOVE.search(text))
+        if no_move and clause.moved != subject and subject in moved and _KEPT_THERE.search(text):
+            continue  # "..., and leave it there": where an earlier clause put it
         if no_grasp and grasp:
             return f"contradictory goal: it asks to lift {subject} and not to lift it"
         if (no_move or no_touch) and (clause.moved == subject or grasp):
@@ -509,6 +569,8 @@ def _constraints(clauses: list[_Clause], reading: GoalReading) -> str | None:
             forbid.append(("grasps", subject))
         elif grasp:
             require.append(("grasps", subject))
+        elif clause.moved == subject and _PLACING.match(clause.text):
+            placing.append(("grasps", subject))
         if (no_grasp or grasp) and clause.moved == subject:
             manner_moved.add(subject)
         if tap or no_touch or no_move:
@@ -516,6 +578,8 @@ def _constraints(clauses: list[_Clause], reading: GoalReading) -> str | None:
     both = sorted(kept & moved)
     if both:
         return f"contradictory goal: it asks to move {both[0]} and to leave it where it is"
+    if not any(_NO_GRASP.search(clause.text) for clause in clauses):
+        require += placing  # "move X to Y" is a pick and place when no clause says a push
     # a manner can be placed on its cube only when one clause speaks of that cube
     single = {c for c, n in mentions.items() if n == 1}
     reading.forbid = [(p, c) for p, c in forbid if c in single]

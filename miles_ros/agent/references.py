@@ -18,7 +18,7 @@ Frame: the robot's base frame (x forward, y to the robot's left, m); "left" is +
 of places come from the scene file's RGBA (:func:`colour_name`); a cube's colour is in its
 name.
 
-One module (just over 500 lines): every kind of phrase is one entry of ``_RULES``, a
+One module (about 670 lines): every kind of phrase is one entry of ``_RULES``, a
 pattern and a few-line resolver over the same ranking helpers, applied by one loop in
 :func:`resolve_references`; split, each part would import the other's helpers.
 """
@@ -30,6 +30,7 @@ import re
 from dataclasses import dataclass
 
 from miles_ros.agent.phrases import CUBE_NOUNS, PAD_NOUNS, SKILL_PHRASES
+from miles_ros.agent.vocabulary import DISTANCE
 from miles_ros.agent.world import World
 
 TIE_M = 0.01
@@ -128,8 +129,9 @@ def resolve_references(goal: str, world: World, bare: bool = True) -> Resolution
             refusals.append(refusal)
         if name is None:
             return match.group(0)
-        resolved.append((match.group(0), name))
-        return "the " + spoken(name)
+        names = name if isinstance(name, tuple) else (name,)  # "the other cubes": several
+        resolved.extend((match.group(0), n) for n in names)
+        return " and ".join("the " + spoken(n) for n in names)
 
     for pattern, pick in _RULES if bare else _RULES[:_SAYS_WHICH]:
         text = pattern.sub(lambda m, pick=pick: replace(m, pick), text)
@@ -140,15 +142,52 @@ def resolve_references(goal: str, world: World, bare: bool = True) -> Resolution
     if bare and len(world.objects) > 1 and _UNNAMED_IT.search(text):
         if _unnamed_it(text, _cube_words(world)):
             question = _which("cube", sorted(world.objects))
-            clarify = Clarification(goal, "it", question.question, question.options)
+            said = _UNNAMED_IT.search(text).group(0).lower()
+            clarify = Clarification(goal, said, question.question, question.options)
             return Resolution(goal, None, tuple(resolved), clarify)
+    where = _where(goal, text, world) if bare and len(world.places) > 1 else None
+    if where is not None:
+        return Resolution(goal, None, tuple(resolved), where)
     return Resolution(text, None, tuple(resolved))
 
 
+def _where(goal: str, text: str, world: World) -> Clarification | None:
+    """The question back when a cube is moved and the goal does not say where to: "over
+    there" or "somewhere" with no place named before it, "to the left" (a direction, not a
+    place), a cube picked up and nothing more ("pick up the blue cube")."""
+    question = _which("place", sorted(world.places))
+    there = _THERE.search(text)
+    if there and not _place_before(text[: there.start()], world):
+        return Clarification(goal, there.group(0), question.question, question.options)
+    side = _TOWARD_SIDE.search(text)
+    if (
+        side
+        and not re.search(DISTANCE, text)
+        and _PLACING_VERBS & set(re.findall(r"[a-z]+", text[: side.start()].lower()))
+    ):
+        return Clarification(goal, side.group("side"), question.question, question.options)
+    lifted = _ONLY_LIFTED.fullmatch(text.strip())
+    if lifted:
+        where = f"Where should the {lifted.group('cube')} go: " + question.question.split(": ")[1]
+        asked = goal.strip().rstrip(".!") + " and put it there"
+        return Clarification(asked, "there", where, question.options)
+    return None
+
+
+def _place_before(text: str, world: World) -> bool:
+    """Whether ``text`` names a place or a point (what a later "there" points back at)."""
+    words = set(re.findall(r"[a-z_]+", text.lower()))
+    sides = {name.split("_")[0] for name in world.places}
+    return bool(words & (set(world.places) | sides | set(PAD_NOUNS))) or bool(
+        re.search(r"\d", text)
+    )
+
+
 def _unnamed_it(text: str, cube_words: set[str]) -> bool:
-    """Whether the first "it" of ``text`` points at no cube: none is named before it, nor
-    after it past a comma ("without lifting it, turn the blue cube": a phrase put before
-    the clause that names it). "Move it next to the blue cube" names none."""
+    """Whether the first "it" (or "them") of ``text`` points at no cube: none is named
+    before it, nor after it past a comma ("without lifting it, turn the blue cube": a
+    phrase put before the clause that names it). "Move it next to the blue cube" names
+    none."""
     it = _UNNAMED_IT.search(text)
     before = set(re.findall(r"[a-z_]+", text[: it.start()].lower()))
     if before & cube_words:
@@ -181,7 +220,8 @@ def follow_up(question: Clarification, answer: str, world: World) -> str | None:
     if len(picked) != 1:
         return None
     phrase = re.compile(rf"\b{re.escape(question.phrase)}\b", re.I)
-    return phrase.sub("the " + spoken(picked[0]), question.goal, count=1)
+    where = "to the " if _THERE.fullmatch(question.phrase) else "the "
+    return phrase.sub(where + spoken(picked[0]), question.goal, count=1)
 
 
 def _unique(ranked: list[tuple[float, str]], what: str) -> tuple[str | None, str | None]:
@@ -214,7 +254,8 @@ def place_colours(world: World) -> dict[str, str]:
 
 
 def _side(match, world):
-    side = match.group("side").lower()
+    groups = ("side", "side2", "side3", "side4")
+    side = next(match.group(g) for g in groups if match.group(g)).lower()
     sign = 1.0 if side == "left" else -1.0
     ranked = [(-sign * p[1], n) for n, p in world.objects.items()]
     return _unique(ranked, f"the {side}most cube")
@@ -308,12 +349,13 @@ def _ordinal(match, world):
     if k > len(cubes):
         return None, f"the scene has {len(cubes)} cubes: there is no {nth} cube"
     side = (match.group("side") or "").lower()
-    if not side:
+    if not side:  # from the left, from the right or from the robot: asked where they differ
         by_y = [n for _, n in sorted((-p[1], n) for n, p in cubes.items())]
-        options = sorted({by_y[k - 1], by_y[-k]})
+        by_reach = [n for _, n in sorted((math.hypot(p[0], p[1]), n) for n, p in cubes.items())]
+        options = sorted({by_y[k - 1], by_y[-k], by_reach[k - 1]})
         if len(options) == 1:
             return options[0], None
-        raise _which(f"cube (the {nth} from the left or from the right?)", options)
+        raise _which(f"cube (the {nth} from the left, from the right or from the robot?)", options)
     sign = 1.0 if side == "left" else -1.0
     ranked = sorted((-sign * p[1], n) for n, p in cubes.items())
     keys = [key for key, _ in ranked]
@@ -322,10 +364,26 @@ def _ordinal(match, world):
     return ranked[k - 1][1], None
 
 
+def _counted(match, world):
+    """ "all four cubes" among three: refused; the scene's own count is every cube
+    (:func:`~miles_ros.agent.negation.read_scope`)."""
+    said = match.group("n").lower()
+    n = int(said) if said.isdigit() else _COUNTS.index(said)
+    if n == len(world.objects):
+        return None, None
+    return None, f"the scene has {len(world.objects)} cubes, not {said}"
+
+
+def _coloured_cube(match, world):
+    """ "the cube that is red": the red cube; else left alone (the reading refuses a colour
+    no cube has)."""
+    return _colour_cube(match.group("colour"), world), None
+
+
 def _coloured_place(match, world):
     """The one place of that colour; else left alone (the goal's reading refuses a colour
     the scene lacks)."""
-    colour = match.group("colour").lower()
+    colour = (match.group("colour") or match.group("colour2")).lower()
     colour = SYNONYMS.get(colour, colour)
     named = [n for n, c in place_colours(world).items() if c == colour]
     return (named[0] if len(named) == 1 else None), None
@@ -404,6 +462,36 @@ def _pointed_at(match, world):
     return _bare("cube")(match, world)
 
 
+def _others(match, world):
+    """ "the other cubes", "the others", "the rest of the cubes": every cube the goal does
+    not name."""
+    named = {
+        name
+        for word in re.findall(r"[a-z_]+", match.string.lower())
+        if (name := (word if word in world.objects else _colour_cube(word, world)))
+    }
+    others = tuple(n for n in world.objects if n not in named)
+    if not named or not others:
+        return None, None
+    return others, None
+
+
+def _other(match, world):
+    """ "the other cube": the one cube the goal does not name; asked among them when it
+    leaves several."""
+    named = {
+        name
+        for word in re.findall(r"[a-z_]+", match.string.lower())
+        if (name := (word if word in world.objects else _colour_cube(word, world)))
+    }
+    others = sorted(set(world.objects) - named)
+    if len(others) == 1:
+        return others[0], None
+    if not others:
+        return None, "the goal names every cube: there is no other one"
+    raise _which("other cube", others)
+
+
 def _bare(kind: str):
     def pick(match, world):
         names = sorted(world.objects if kind == "cube" else world.places)
@@ -420,22 +508,75 @@ _PLACING_VERBS = frozenset(
     phrase.split()[0] for skill in ("push", "pick_place") for phrase in SKILL_PHRASES[skill]
 )
 """The first words of the phrases the training generator says a cube moved with."""
-_UNNAMED_IT = re.compile(r"\bit\b", re.I)
+_UNNAMED_IT = re.compile(r"\b(?:it|them)\b", re.I)
+_TOWARD_SIDE = re.compile(
+    rf"\b(?:to|toward|towards|over to)\s+(?P<side>the\s+(?:left|right))\b(?!-| hand| {_PAD}| "
+    rf"{_CUBE}| one| of| side of)(?!.*\bdeg)",
+    re.I,
+)
+"""A direction said where a place is expected ("move the red cube to the left")."""
+_ONLY_LIFTED = re.compile(
+    rf"(?:(?:please|could you|can you|would you|now|just|ok|okay)[, ]+)*(?:pick up|pick|lift|"
+    rf"grab|grasp|raise|take)\s+(?:up\s+)?the (?P<cube>[a-z]+ {_CUBE})(?:\s+up)?"
+    rf"(?:[, ]+(?:please|for me|now))*[.!?]*",
+    re.I,
+)
+"""A cube picked up and nothing more: where it goes is asked."""
+_COUNTS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
+_THERE = re.compile(
+    r"\b(?:(?:over |right |up |down )?there\b(?! (?:is|are|was|were|will)\b)|"
+    r"(?:somewhere|anywhere)(?: else)?\b)",
+    re.I,
+)
+"""A place pointed at ("put the red cube over there"): asked about when none is named
+before it."""
 _COLOUR_WORDS = "|".join([*PALETTE, *SYNONYMS])
 _ORDINAL = "|".join(ORDINALS)
 _RULES = [
     (
-        re.compile(rf"\bthe (?P<colour>{_COLOUR_WORDS}) {_PAD}\b", re.I),
+        re.compile(
+            rf"\bthe (?P<colour>{_COLOUR_WORDS}) {_PAD}\b|\bthe {_PAD} (?:that is|which is|"
+            rf"that's|coloured|colored) (?P<colour2>{_COLOUR_WORDS})\b",
+            re.I,
+        ),
         _coloured_place,
     ),
     (
-        re.compile(rf"\bthe (?P<side>left|right)(?:-| )?most {_CUBE}\b", re.I),
+        re.compile(
+            rf"\b(?:all\s+(?:of\s+)?(?:the\s+)?|the\s+|these\s+|those\s+)"
+            rf"(?P<n>{'|'.join(_COUNTS[2:])}|\d+)\s+{_CUBE}\b",
+            re.I,
+        ),
+        _counted,
+    ),
+    (
+        re.compile(rf"\bthe (?:other (?:{_CUBE}s|ones)|others|rest(?: of the {_CUBE}s)?)\b", re.I),
+        _others,
+    ),
+    (
+        re.compile(
+            rf"\bthe {_CUBE} (?:that is|which is|that's|coloured|colored) (?P<colour>[a-z]+)\b",
+            re.I,
+        ),
+        _coloured_cube,
+    ),
+    (
+        re.compile(
+            rf"\bthe (?P<side>left|right)(?:-| )?most {_CUBE}\b|"
+            rf"\bthe {_CUBE} (?:that is |which is )?(?:(?:on|at|to) the (?:far|very) |"
+            rf"(?:on|at) the )(?P<side2>left|right)(?:(?:-| )hand)?(?: side| end)?\b"
+            rf"(?! {_PAD}| of| {_CUBE})|\bthe (?:far|very)[- ](?P<side3>left|right) {_CUBE}\b|"
+            rf"\bthe {_CUBE} (?:that is |which is )?(?:farthest|furthest|most|the most) "
+            rf"(?:to the )?(?P<side4>left|right)\b(?! of)",
+            re.I,
+        ),
         _side,
     ),
     (
         re.compile(
-            rf"\bthe (?:{_CUBE} (?:that is |which is )?(?:(?P<nth>{_ORDINAL}) )?"
-            rf"(?P<how>{_NEAR} to|{_FAR} from|{_NEAR}|{_FAR})|(?:(?P<nth2>{_ORDINAL}) )?"
+            rf"\b(?:the|whichever|whatever) (?:{_CUBE} (?:that is |which is |that's |is )?"
+            rf"(?:(?P<nth>{_ORDINAL}) )?(?P<how>{_NEAR} to|{_FAR} from|{_NEAR}|{_FAR})|"
+            rf"(?:(?P<nth2>{_ORDINAL}) )?"
             rf"(?P<how2>{_NEAR}|{_FAR}) {_CUBE} (?:to|from)) {_ROBOT}\b",
             re.I,
         ),
@@ -443,7 +584,8 @@ _RULES = [
     ),
     (
         re.compile(
-            rf"\bthe (?:{_CUBE} (?:that is |which is |lying |standing |sitting )?"
+            rf"\b(?:the|whichever|whatever) (?:{_CUBE} (?:that is |which is |that's |is |lying "
+            rf"|standing |sitting )?"
             rf"(?:(?P<nth>{_ORDINAL}) )?(?P<how>{_NEAR}(?: to)?|{_FAR}(?: from)?|next to|beside|"
             rf"near(?: to)?|close to)|(?:(?P<nth2>{_ORDINAL}) )?(?P<how2>{_NEAR}|{_FAR}) "
             rf"{_CUBE} (?:to|from)) the (?P<place>[a-z_]+(?: {_PAD}| {_CUBE}| one)?)",
@@ -488,14 +630,27 @@ _RULES = [
     ),
     (
         re.compile(
-            rf"\bthe (?P<nth>{'|'.join(ORDINALS)}) {_CUBE}(?: from the (?P<side>left|right))?\b",
+            rf"\b(?:the|an?) (?P<nth>{'|'.join(ORDINALS)}) {_CUBE}"
+            rf"(?: from the (?P<side>left|right))?\b",
             re.I,
         ),
         _ordinal,
     ),
-    # "the cube" / "the pad" / "that cube" with nothing that says which (run last: the
-    # rules above have replaced the phrases that do say it; _SAYS_WHICH counts the rules
-    # above)
+    # "the other cube", "the cube" / "the pad" / "that cube" with nothing that says which
+    # (run last: the rules above have replaced the phrases that do say it; _SAYS_WHICH
+    # counts the rules above)
+    (
+        re.compile(rf"\bthe other (?:{_CUBE}|one)\b", re.I),
+        _other,
+    ),
+    (
+        re.compile(
+            rf"\b(?:a|an|one|any)\s+(?:single\s+)?{_CUBE}\b"
+            r"(?!\s+(?:of|that|which|with|from|nearest|closest|farthest|furthest|high|tall))",
+            re.I,
+        ),
+        _bare("cube"),
+    ),
     (
         re.compile(
             rf"\bthe {_CUBE}\b(?! (?:that|which|with|from|nearest|closest|farthest))", re.I
@@ -511,6 +666,6 @@ _RULES = [
         _pointed_at,
     ),
 ]
-_SAYS_WHICH = len(_RULES) - 3
-"""The rules before the three for "the cube", "the pad" and "that cube" with nothing that
-says which."""
+_SAYS_WHICH = len(_RULES) - 5
+"""The rules before the five for "the other cube", "a cube", "the cube", "the pad" and "that
+cube" with nothing that says which."""

@@ -25,12 +25,13 @@ from miles_ros.agent.registry import Skill, SkillRegistry
 
 _HELD = (
     "hand throw toss fling hurl lob shake rotate turn spin twist flip tilt wave swing "
-    "pour squeeze wiggle jiggle"
+    "pour squeeze wiggle jiggle balance bounce"
 )
 _SURFACE = (
     "paint colour color weld glue tape nail screw solder wipe clean wash polish scrub rub "
     "dust roll knock hit strike kick punch smash crush break cut slice chop saw drill scratch "
-    "draw write sign stamp engrave heat melt cook freeze fold open close lock unlock"
+    "draw write sign stamp engrave heat melt cook freeze fold open close lock unlock topple "
+    "tip spray stir sharpen bend crumple"
 )
 _AFAR = "inspect photograph scan film measure"
 ACTIONS: dict[str, str] = {

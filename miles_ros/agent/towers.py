@@ -49,6 +49,8 @@ _ANY_ORDER = [
     rf"(?:of|from|with|out\s+of|using)\s+{_ALL}",
     rf"\b(?:put|place|arrange|set)\s+{_ALL}\s+(?:in|into)\s+(?:a|one)\s+(?:tower|stack|pile)",
     rf"\b(?:put|place|stack|set)\s+{_ALL}\s+on\s+(?:top\s+of\s+)?(?:each\s+other|one\s+another)",
+    rf"\b(?:build|make|form|stack)\s+(?:up\s+)?(?:a|one)\s+(?:tower|stack|pile)\s+(?:of\s+)?"
+    rf"(?:three|3)\s+(?:{_NOUNS}|levels?|stor(?:ey|y|ies|eys))s?\s+(?:high|tall)\b",
 ]
 """A tower of all the cubes, the order left to the planner."""
 _ORDERED = re.compile(
@@ -82,7 +84,7 @@ def read_tower(goal: str, world: World) -> TowerReading:
         match = re.search(pattern, goal, re.I)
         if match:
             order = chosen_order(world)
-            return _rewritten(goal, match.start(), match.end(), order)
+            return _rewritten(goal, match.start(), match.end(), order, world)
     ordered = _ORDERED.search(goal)
     if ordered:
         rest = ordered.group("rest")
@@ -93,7 +95,7 @@ def read_tower(goal: str, world: World) -> TowerReading:
             if _TOP_FIRST.search(listed):
                 order.reverse()
             cut = ordered.end("rest") - len(rest) + len(listed)
-            return _rewritten(goal, ordered.start(), cut, tuple(order))
+            return _rewritten(goal, ordered.start(), cut, tuple(order), world)
     return TowerReading(goal)
 
 
@@ -102,7 +104,7 @@ def chosen_order(world: World) -> tuple[str, ...]:
     highest tower already standing (its order kept), else on the cube closest to the
     others; then each next cube the nearest to the one below it."""
     cubes = list(world.objects)
-    standing = _standing_towers(world)
+    standing = standing_towers(world)
     if standing:
         order = max(standing, key=len)
     else:
@@ -116,7 +118,7 @@ def chosen_order(world: World) -> tuple[str, ...]:
     return tuple(order)
 
 
-def _standing_towers(world: World) -> list[list[str]]:
+def standing_towers(world: World) -> list[list[str]]:
     """Stacks of two cubes or more standing in ``world``, bottom first."""
     towers = []
     for cube in world.objects:
@@ -139,7 +141,11 @@ def _xy_distance(world: World, a: str, b: str) -> float:
     return math.hypot(pa[0] - pb[0], pa[1] - pb[1])
 
 
-def _rewritten(goal: str, start: int, end: int, order: tuple[str, ...]) -> TowerReading:
+def _rewritten(
+    goal: str, start: int, end: int, order: tuple[str, ...], world: World
+) -> TowerReading:
+    """The goal with the tower said as its stacking steps, bottom first; a cube already
+    resting on the one below it in ``world`` (a tower already standing) is no step."""
     if len(order) > TOWER_LEVELS:
         return TowerReading(
             goal,
@@ -150,7 +156,13 @@ def _rewritten(goal: str, start: int, end: int, order: tuple[str, ...]) -> Tower
     steps = ", then ".join(
         f"put the {_said(upper)} on the {_said(lower)}"
         for lower, upper in zip(order, order[1:], strict=False)
+        if not rests_on(world.objects[upper], world.objects[lower])
     )
+    if not steps:
+        standing = ", ".join(order)
+        return TowerReading(
+            goal, order, f"the tower already stands ({standing}): nothing to stack"
+        )
     before, after = goal[:start], goal[end:]
     after = re.sub(r"^\s*(?:on\s+top|at\s+the\s+top)\b", "", after, flags=re.I)
     text = re.sub(r"\s+([,.;:!?])", r"\1", " ".join(f"{before} {steps} {after}".split()))

@@ -30,7 +30,9 @@ in the words the plan line uses before the model reads the goal: every turn verb
 without a turn verb says it ("make the green cube face the robot" -> "turn the green cube
 so a face points at the robot"), and a clause that drops the verb after a turn
 ("turn the red cube by 15 degrees, then the green one": how "every cube except ..." is
-expanded) says it again with its angle ("..., then turn the green one by 15 degrees").
+expanded) says it again with its angle ("..., then turn the green one by 15 degrees"); one
+that drops the verb and the cube ("turn the red cube 45 degrees clockwise, then 30 degrees
+counterclockwise") gets both back.
 """
 
 from __future__ import annotations
@@ -80,6 +82,7 @@ _FACE = re.compile(
     rf"\b(?:an?|one|its|one of its) (?:face|side)s? (?:(?:is )?(?:points?|pointing|faces?|facing|"
     rf"looks?|looking|turned) )(?:at|to|towards?|toward)? ?{_ROBOT}\b|"
     rf"\bto face {_ROBOT}\b|\bfacing {_ROBOT}\b|\bface {_ROBOT}\b|"
+    rf"\bso (?:that )?it (?:faces|is facing|points at|looks at) {_ROBOT}\b|"
     rf"\bsquare (?:it )?(?:up )?(?:to|with) {_ROBOT}\b",
     re.I,
 )
@@ -264,6 +267,23 @@ _ELIDED = re.compile(
 )
 
 
+_NAMED = re.compile(
+    r"\b(?:the\s+)?(?:"
+    + "|".join(w for words in COLOR_WORDS.values() for w in words)
+    + rf")(?:\s+(?:{'|'.join(CUBE_NOUNS)}))\b",
+    re.I,
+)
+"""A cube named by its colour and noun ("the red cube"): the cube a turn clause turns."""
+_TURN_CLAUSE = re.compile(r"^(?:(?:and|then|also|now|first|next|finally)\s+)*turn\b", re.I)
+"""A clause that turns a cube, as :func:`turn_text` says it."""
+_NAMED_ONE = re.compile(
+    r"\b(?P<colour>"
+    + "|".join(w for words in COLOR_WORDS.values() for w in words)
+    + rf")(?:\s+(?:{'|'.join(CUBE_NOUNS)}|one))\b",
+    re.I,
+)
+
+
 def turn_text(goal: str, registry: SkillRegistry) -> str:
     """``goal`` with its turns said as the plan says them (see the module docstring);
     unchanged when the registry has no turn skill or the goal turns nothing."""
@@ -273,12 +293,20 @@ def turn_text(goal: str, registry: SkillRegistry) -> str:
     verb = _verb_pattern(verbs)
     parts = _SEPARATORS.split(goal)
     said = None  # the angle of the last turn clause, in words
+    turned = None  # the cube it turns, as said
     for i in range(0, len(parts), 2):
         part = parts[i]
         angles = clause_angles(part)
         if verb.search(part) and _CUBE.search(part):
             parts[i] = verb.sub("turn", part)
+            if FACE_ROBOT in angles:  # "so it faces you" -> "so a face points at the robot"
+                parts[i] = _FACE.sub(_in_words(FACE_ROBOT), parts[i])
             said = _in_words(angles[0]) if angles else said
+            named = _NAMED.search(part)
+            turned = named.group(0) if named else None
+        elif turned and angles and not _CUBE.search(part) and not verb.search(part):
+            lead, _ = _LEAD.match(part.strip()).groups()  # "..., then 30 degrees clockwise"
+            parts[i] = f"{lead}turn {turned} {_in_words(angles[0])}"
         elif FACE_ROBOT in angles and (facing := _FACING.match(part.strip())):
             parts[i] = f"turn {facing.group('cube')} {_in_words(FACE_ROBOT)}"
             said = _in_words(FACE_ROBOT)
@@ -289,6 +317,58 @@ def turn_text(goal: str, registry: SkillRegistry) -> str:
         else:
             said = None
     return "".join(parts)
+
+
+def turn_sequence(text: str, world) -> list[tuple[str | None, float | str]]:
+    """The turns ``text`` (as :func:`turn_text` says it) asks for, in order: (the cube its
+    clause names, or None for "it"; the angle), one per turn clause. Empty when a turn
+    clause states no angle or several: then the clauses do not pair cubes with angles."""
+    out: list[tuple[str | None, float | str]] = []
+    for part in _SEPARATORS.split(text)[::2]:
+        if not _TURN_CLAUSE.match(part.strip()):
+            continue
+        angles = clause_angles(part)
+        if len(angles) != 1:
+            return []
+        named = _NAMED_ONE.search(part)
+        cube = _cube_named(named.group("colour"), world) if named else None
+        out.append((cube, angles[0]))
+    return out
+
+
+def only_turns(text: str) -> bool:
+    """Whether every clause of ``text`` (as :func:`turn_text` says it) is a turn."""
+    parts = [p.strip() for p in _SEPARATORS.split(text)[::2] if p.strip(" .")]
+    return bool(parts) and all(_TURN_CLAUSE.match(p) for p in parts)
+
+
+def off_sequence(
+    step, sequence: list[tuple[str | None, float | str]], turned: int, only: bool = False
+) -> bool:
+    """Whether ``step`` would break the order the goal's turns are said in: the
+    ``turned``-th turn (0 first) must turn the cube and by the angle its clause says; with
+    ``only`` (a goal of turns only, :func:`only_turns`), no other step (``home``, ``done``)
+    serves it until its turns are done."""
+    if turned >= len(sequence):
+        return False
+    if step.skill != TURN:
+        return only
+    cube, angle = sequence[turned]
+    if cube is not None and step.params.get("object") != cube:
+        return True
+    said = step.params.get("angle")
+    if isinstance(angle, str) or isinstance(said, str):
+        return said != angle
+    return abs(float(said) - float(angle)) > 1e-6
+
+
+def _cube_named(colour: str, world) -> str | None:
+    colour = colour.lower()
+    for name in world.objects:
+        head = name.split("_")[0]
+        if colour == head or colour in COLOR_WORDS.get(head, []):
+            return name
+    return None
 
 
 def _in_words(angle: float | str) -> str:

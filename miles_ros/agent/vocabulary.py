@@ -51,6 +51,11 @@ RELATIONS = (
 """Placements relative to another thing: no skill takes such a parameter (refused when
 the clause moves a cube; "hover near the red cube" is a reach)."""
 PARAMLESS_WORDS = {
-    "home": ("home", "rest", "resting", "park", "start pose", "retract", "reset", "started")
+    "home": ("home", "rest", "resting", "park", "start", "initial", "retract", "reset")
 }
 """Words that ask for a parameter-free skill (default: its name)."""
+DISTANCE = (
+    r"\b\d+(?:\.\d+)?\s*(?:cm|centimet(?:er|re)s?|mm|millimet(?:er|re)s?|inch(?:es)?|"
+    r"met(?:er|re)s?)\b"
+)
+"""A distance said in units ("10 cm"): how far to move a cube, which no skill takes."""

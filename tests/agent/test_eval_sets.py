@@ -149,3 +149,17 @@ def test_an_items_cubes_are_moved_for_its_goal_only(registry, world):
     )
     assert row["ok"] and row["moved"]
     assert planner.world.objects == before
+
+
+def test_dev_items_keep_the_cubes_where_their_goal_finds_them(world):
+    """A goal's ``objects`` (a tower already standing) reach the dev set's items, and a
+    goal's expected plan is judged in that scene."""
+    registry = SkillRegistry.load()
+    items = dev_set(registry, world)
+    towers = [i for i in items if i["category"] == "tower" and i["objects"]]
+    assert towers
+    for item in towers:
+        levels = sorted(p[2] for p in item["objects"].values())
+        assert levels[-1] > levels[0] or len(levels) < len(world.objects)
+    refused = [i for i in towers if i["expect"] == "refuse"]
+    assert any("top of the red cube" in i["goal"] for i in refused)

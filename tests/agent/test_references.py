@@ -113,9 +113,14 @@ def test_a_goal_that_does_not_say_which_thing_gets_a_question_with_the_candidate
     four = world.copy()
     four.objects = {**world.objects, "yellow_cube": (0.6, 0.3, 0.02)}
     assert len(asked("lift the middle cube", four).options) == 4
-    # three cubes: the second from either side is the same one; four: not
-    assert resolved("lift the second cube", world) == {"the second cube": "green_cube"}
-    assert len(asked("lift the second cube", four).options) == 2
+    # "the second cube" counts from the left, the right or the robot: asked where they
+    # differ (the second from the robot is red here, from either side green) ...
+    second = asked("lift the second cube", world)
+    assert second.options == ("green_cube", "red_cube") and "from the robot" in second.question
+    assert len(asked("lift the second cube", four).options) >= 2
+    # ... and named where all three agree: the middle cube in y is also second in reach
+    row = moved(world, [(0.45, 0.0), (0.40, 0.15), (0.55, -0.15)])
+    assert resolved("lift the second cube", row) == {"the second cube": "red_cube"}
     bare = asked("put the cube on the left pad", world)
     assert bare.phrase == "the cube" and set(bare.options) == set(CUBES)
     assert asked("put the red cube on the pad", world).options == ("left_pad", "right_pad")

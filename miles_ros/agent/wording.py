@@ -1,0 +1,221 @@
+"""Plain wording: a goal said in words the rest of the reading knows, before anything
+else reads it.
+
+People slip a letter, say a lift and a placing as two steps, name a tower instead of its
+cubes, or state where a cube should be and then say "put it there". :func:`plain_wording`
+says each of these the way the training phrases (:mod:`miles_ros.agent.phrases`) and the
+scene's names say them:
+
+==========================================================  ================================
+the goal says                                               the reading gets
+==========================================================  ================================
+"the gren cube", "the rigth pad", "the red cueb"            "the green cube", "the right
+(one letter added, dropped, changed or two swapped, in a    pad", "the red cube"
+colour, side or noun slot; words of four letters or more)
+"pick the red cube up, then set it down on the left pad",   "pick up the red cube and put it
+"lift X up and then lower it onto Y"                        on the left pad" (one pick_place)
+"the green cube should go to the left pad. Push it there."  "push the green cube to the left
+                                                            pad."
+"give the blue cube a 25 degree twist"                      "turn the blue cube by 25
+                                                            degrees"
+"the tower" / "the stack", "the top (bottom) cube", "take   the top (bottom) cube of the one
+X off the tower" (one tower standing)                       tower standing, by name
+==========================================================  ================================
+
+A typo is corrected only where one scene word is one slip away and the word is no colour
+or thing of the vocabulary (:mod:`miles_ros.agent.vocabulary`): "the purple cube" stays
+unknown and is refused. With no tower standing, or several, the tower words are left as
+they are (the reading refuses "the top cube" with the reason).
+"""
+
+from __future__ import annotations
+
+import re
+
+from miles_ros.agent.phrases import COLOR_WORDS, CUBE_NOUNS, PAD_NOUNS
+from miles_ros.agent.references import SYNONYMS, place_colours, spoken
+from miles_ros.agent.towers import standing_towers
+from miles_ros.agent.vocabulary import COLOURS, POSITIONS, THINGS
+from miles_ros.agent.world import World
+
+MIN_TYPO_LETTERS = 4
+"""Shorter words are not corrected: too many words are one slip from "red" or "pad"."""
+
+_CUBE = rf"(?:{'|'.join(CUBE_NOUNS)})"
+
+
+def plain_wording(goal: str, world: World) -> str:
+    """``goal`` said plainly (see the module): typos, a lift then a placing, "put it
+    there", a turn said as a noun, tower words."""
+    text = corrected(goal, world)
+    text = _lift_then_place(text)
+    text = _put_there(text)
+    text = _turn_as_noun(text)
+    return _tower_words(text, world)
+
+
+def corrected(goal: str, world: World) -> str:
+    """``goal`` with each word one slip away from a scene word in that slot put right: a
+    word before a cube noun against the cubes' colours, before a pad noun against the pads'
+    sides and colours, after one of those against the nouns."""
+    cube_words, pad_words = _modifiers(world)
+    cube_nouns = set(CUBE_NOUNS) | {n + "s" for n in CUBE_NOUNS}
+    pad_nouns = set(PAD_NOUNS) | {n + "s" for n in PAD_NOUNS}
+    known = cube_words | pad_words | cube_nouns | pad_nouns | COLOURS | THINGS | POSITIONS
+    tokens = re.split(r"([A-Za-z]+)", goal)
+    lower = [w.lower() for w in tokens[1::2]]
+    for i, word in enumerate(lower):
+        if len(word) < MIN_TYPO_LETTERS or word in known:
+            continue
+        after = lower[i + 1] if i + 1 < len(lower) else ""
+        before = lower[i - 1] if i else ""
+        if after in cube_nouns or _fix(after, cube_nouns):
+            pool = cube_words
+        elif after in pad_nouns or _fix(after, pad_nouns):
+            pool = pad_words
+        elif before in cube_words:
+            pool = cube_nouns
+        elif before in pad_words:
+            pool = pad_nouns
+        else:
+            continue
+        fixed = _fix(word, pool)
+        if fixed:
+            tokens[2 * i + 1] = fixed
+            lower[i] = fixed
+    return "".join(tokens)
+
+
+def _modifiers(world: World) -> tuple[set[str], set[str]]:
+    """The words that say which cube (the cubes' colours and their synonyms) and which pad
+    (the pads' sides and colours)."""
+    cubes: set[str] = set()
+    for name in world.objects:
+        head = name.split("_")[0]
+        cubes |= {head, *COLOR_WORDS.get(head, [])}
+    pads = {name.split("_")[0] for name in world.places}
+    colours = set(place_colours(world).values())
+    pads |= colours | {alias for alias, colour in SYNONYMS.items() if colour in colours}
+    return cubes, pads
+
+
+def _fix(word: str, pool: set[str]) -> str | None:
+    """The one word of ``pool`` one slip from ``word`` (None: none, or several)."""
+    if word in pool or len(word) < MIN_TYPO_LETTERS:
+        return None
+    near = [w for w in pool if _one_slip(word, w)]
+    return near[0] if len(near) == 1 else None
+
+
+def _one_slip(a: str, b: str) -> bool:
+    """One letter added, dropped or changed, or two neighbours swapped."""
+    if a == b or abs(len(a) - len(b)) > 1:
+        return False
+    if len(a) == len(b):
+        diff = [i for i in range(len(a)) if a[i] != b[i]]
+        if len(diff) == 1:
+            return True
+        i = diff[0]
+        return len(diff) == 2 and diff[1] == i + 1 and a[i] == b[i + 1] and a[i + 1] == b[i]
+    short, long = (a, b) if len(a) < len(b) else (b, a)
+    return any(long[:i] + long[i + 1 :] == short for i in range(len(long)))
+
+
+_LIFT_THEN_PLACE = re.compile(
+    rf"\b(?:pick|lift|grab|raise|take|grasp)\s+(?:up\s+)?(?P<cube>the\s+\w+\s+{_CUBE})"
+    r"(?:\s+up)?\s*,?\s*(?:and\s+)?(?:then\s+)?(?:set|put|place|lower|drop|lay|move)\s+it"
+    r"(?:\s+down)?\s+(?P<prep>on top of|onto|on|to|at|in|into)\b",
+    re.I,
+)
+
+
+def _lift_then_place(text: str) -> str:
+    """ "pick the red cube up, then set it down on the left pad" -> "pick up the red cube
+    and put it on the left pad": one pick_place, as the training phrases say it."""
+    return _LIFT_THEN_PLACE.sub(
+        lambda m: f"pick up {m.group('cube')} and put it {m.group('prep')}", text
+    )
+
+
+_STATED = re.compile(
+    rf"^(?P<cube>the\s+\w+\s+{_CUBE})\s+(?:should|must|needs to|has to|is to|ought to)\s+"
+    r"(?:go|be|end up|sit|be moved|be put|be placed|be pushed)\s+"
+    r"(?P<where>(?:on top of|onto|on|to|at|in|into)\s+the\s+[\w ]+?)\s*[.;,]\s*(?P<rest>.+)$",
+    re.I,
+)
+
+
+def _put_there(text: str) -> str:
+    """ "The green cube should go to the left pad. Push it there." -> "Push the green cube
+    to the left pad.": the first sentence says where, the second what to do."""
+    match = _STATED.match(text.strip())
+    if match is None or not re.search(r"\bit (?:over )?there\b", match.group("rest"), re.I):
+        return text
+    where = re.sub(r"^(?:onto|on top of|on|at|in|into)\b", "to", match.group("where"))
+    cube = "the" + match.group("cube")[3:]
+    return re.sub(
+        r"\bit (?:over )?there\b",
+        f"{cube} {where}",
+        match.group("rest"),
+        count=1,
+        flags=re.I,
+    )
+
+
+_TURN_NOUN = re.compile(
+    r"\bgive\s+(?P<cube>.+?)\s+an?\s+(?P<angle>[\w.]+)[ -]?(?:degrees?|deg|°)\s+"
+    r"(?P<way>(?:counter[ -]?|anti[ -]?)?clockwise\s+)?(?:turn|twist|spin|rotation)\b",
+    re.I,
+)
+
+
+def _turn_as_noun(text: str) -> str:
+    """ "give the blue cube a 25 degree twist" -> "turn the blue cube by 25 degrees"."""
+
+    def said(m: re.Match) -> str:
+        way = f" {m.group('way').strip()}" if m.group("way") else ""
+        return f"turn {m.group('cube')} by {m.group('angle')} degrees{way}"
+
+    return _TURN_NOUN.sub(said, text)
+
+
+_TOWER = r"(?:tower|stack|pile)"
+
+
+def _tower_words(text: str, world: World) -> str:
+    """The one tower standing said by its cubes: "off the tower" is dropped, "the top
+    (bottom) cube (of the tower)" is its top (bottom) cube, "the tower" as a target its top
+    cube."""
+    if not re.search(rf"\b{_TOWER}\b|\b(?:top|bottom)\b", text, re.I):
+        return text
+    towers = standing_towers(world)
+    if len(towers) != 1:
+        return text
+    bottom, top = towers[0][0], towers[0][-1]
+    text = re.sub(
+        rf"\s+(?:off|from)\s+(?:the\s+top\s+of\s+)?the\s+{_TOWER}\b", "", text, flags=re.I
+    )
+    text = re.sub(
+        rf"\bthe\s+(?P<end>top|bottom)(?:most)?\s+{_CUBE}(?:\s+(?:of|on|in)\s+the\s+{_TOWER})?\b",
+        lambda m: "the " + spoken(top if m.group("end").lower() == "top" else bottom),
+        text,
+        flags=re.I,
+    )
+    text = re.sub(
+        rf"\bthe\s+{_CUBE}\s+(?:on|at)\s+(?:the\s+)?top(?:\s+of\s+the\s+{_TOWER})?\b",
+        "the " + spoken(top),
+        text,
+        flags=re.I,
+    )
+    text = re.sub(
+        r"\bon top\b(?!\s+of)(?=\s*(?:$|[,.;!?]|\b(?:and|then)\b))",
+        "on top of the tower",
+        text,
+        flags=re.I,
+    )
+    return re.sub(
+        rf"\b(?P<prep>on top of|onto|on|to|atop|over|above)\s+the\s+{_TOWER}\b",
+        lambda m: f"{m.group('prep')} the {spoken(top)}",
+        text,
+        flags=re.I,
+    )
