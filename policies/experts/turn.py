@@ -187,6 +187,10 @@ class Decision(NamedTuple):
     """[N] +1 where the cube is turned counter-clockwise (the face's +t end), else -1."""
     pushing: np.ndarray
     """[N] True in the push phase (at the face), False while approaching it."""
+    place_error: np.ndarray
+    """[N] (m) the TCP's place along the face minus the expert's place for it, signed
+    towards the end that turns the cube the way still to go (negative: nearer the face's
+    middle, where a push slides the cube more than it turns it)."""
 
 
 def act(obs: np.ndarray, cfg) -> np.ndarray:
@@ -252,4 +256,5 @@ def decide(obs: np.ndarray, cfg) -> Decision:
     )
     action = np.where(pushing[:, None], push, approach)
     norm = np.linalg.norm(action, axis=1, keepdims=True)
-    return Decision(action / np.maximum(norm, 1.0), face, n, turn_sign, pushing)
+    place_error = turn_sign * (lat - lateral)
+    return Decision(action / np.maximum(norm, 1.0), face, n, turn_sign, pushing, place_error)
