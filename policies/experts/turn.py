@@ -154,7 +154,10 @@ def orbit_waypoint(tcp_xy, cube_xy, target_xy, turn_sign):
     ``CLEAR_PATH`` from the cube's centre, else around the cube at ``ORBIT_RADIUS``, up to
     ``ORBIT_STEP`` rad ahead of the TCP the shorter way (the way of ``turn_sign`` when the
     target is about opposite: a pusher that brushes a corner on the way then turns the
-    cube the right way)."""
+    cube the right way). A TCP inside the orbit aims as far outside it as it is inside, so
+    a pusher that has drifted in (a student cutting the corner) is led back out rather
+    than along a chord into the cube: a bias of 0.3 action units towards the cube while
+    going around costs this expert 1% on the command-path model, the plain orbit 8%."""
     path = target_xy - tcp_xy
     path_len2 = np.maximum(np.sum(path * path, axis=1), 1e-12)
     u = np.clip(np.sum((cube_xy - tcp_xy) * path, axis=1) / path_len2, 0.0, 1.0)
@@ -166,7 +169,10 @@ def orbit_waypoint(tcp_xy, cube_xy, target_xy, turn_sign):
     delta = (delta + np.pi) % (2.0 * np.pi) - np.pi
     delta = np.where(np.abs(delta) > ORBIT_OPPOSITE, turn_sign * np.abs(delta), delta)
     ahead = here + np.clip(delta, -ORBIT_STEP, ORBIT_STEP)
-    orbit = cube_xy + ORBIT_RADIUS * np.stack([np.cos(ahead), np.sin(ahead)], axis=1)
+    # inside the orbit, aim as far outside it as the TCP is inside: the path climbs back out
+    # instead of following a chord further in (towards the cube's corners)
+    aim = ORBIT_RADIUS + np.maximum(ORBIT_RADIUS - np.linalg.norm(rel, axis=1), 0.0)
+    orbit = cube_xy + aim[:, None] * np.stack([np.cos(ahead), np.sin(ahead)], axis=1)
     # a path that comes no nearer the cube than its ends (a short step beside a face) is clear
     ends = np.minimum(np.linalg.norm(rel, axis=1), np.linalg.norm(to, axis=1)) - PATH_DIP
     clear = clearance >= np.minimum(CLEAR_PATH, ends)
