@@ -30,9 +30,9 @@ expert's own:
   of the slide tolerance the successes use.
 
 ``--supervised`` measures on PyBullet behind the safety supervisor, as ``miles eval
---supervised`` runs a skill (16 envs x 1000 steps took 17 min, niced, on the shared 2-core
-box). A failed episode there runs the whole 4x budget (600 steps), so a record shorter than
-that holds only successes.
+--supervised`` runs a skill (16 envs x 1000 steps, student and expert: 2 min on a quiet
+2-core box, 17 min niced on a loaded one). A failed episode there runs the whole 4x budget
+(600 steps), so a record shorter than that holds only successes.
 
 Prints one JSON object: ``{"student": {...}, "expert": {...}, "where": ..., ...}``, each
 part as :func:`switch_stats` returns it with ``failures`` (:func:`failure_stats`); the
