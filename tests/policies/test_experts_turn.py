@@ -89,8 +89,13 @@ def test_around_the_cube_not_through_it():
     tcp = np.array([[0.56, 0.0]])
     target = np.array([[0.44, 0.0]])  # the other side
     way = expert.orbit_waypoint(tcp, cube, target, np.array([1.0]))
-    assert np.linalg.norm(way - cube) == pytest.approx(expert.ORBIT_RADIUS)
+    # 6 cm out, inside the orbit: it aims as far outside the orbit, back out to it
+    inside = expert.ORBIT_RADIUS - 0.06
+    assert np.linalg.norm(way - cube) == pytest.approx(expert.ORBIT_RADIUS + inside)
     assert way[0, 1] > 0.0  # counter-clockwise, the way the cube is to turn
+    on_orbit = cube + [[expert.ORBIT_RADIUS, 0.0]]
+    way_on = expert.orbit_waypoint(on_orbit, cube, target, np.array([1.0]))
+    assert np.linalg.norm(way_on - cube) == pytest.approx(expert.ORBIT_RADIUS)
     way = expert.orbit_waypoint(tcp, cube, target, np.array([-1.0]))
     assert way[0, 1] < 0.0
     clear = np.array([[0.56, 0.08]])

@@ -121,3 +121,86 @@ def test_phase_stats_leave_labels_without_a_direction_out_of_along():
     assert pushing["along"] == 0.4  # the zero label's step has no direction
     assert pushing["error"] == round((0.2 + 0.3) / 2, 4)  # but its error counts
     assert "approaching" not in turn_switches.phase_stats(rec)
+
+
+def _episode_record(slides, yaw_left, pushing=True, place_error=0.0, low=True, at_face=True):
+    """A one-env record of one episode that ends at its last step without success: the
+    cube's slide (m) and yaw left (deg) before each step, the expert's phase and the
+    pusher's place error (m) at each."""
+    steps = len(slides)
+    rec = _record([0] * steps, [[0.2, 0.0, 0.0]] * steps)
+    rec["slide"] = np.asarray(slides, dtype=float)[:, None]
+    rec["yaw_left"] = np.asarray(yaw_left, dtype=float)[:, None]
+    rec["slide_after"] = np.append(rec["slide"][1:, 0], rec["slide"][-1, 0])[:, None]
+    rec["yaw_left_after"] = np.append(rec["yaw_left"][1:, 0], rec["yaw_left"][-1, 0])[:, None]
+    for key, value in (
+        ("pushing", pushing),
+        ("place_error", place_error),
+        ("low", low),
+        ("at_face", at_face),
+    ):
+        rec[key] = np.broadcast_to(np.asarray(value), (steps,))[:, None].copy()
+    rec["to_cube"] = np.tile([1.0, 0.0], (steps, 1, 1))
+    rec["ended"] = np.zeros((steps, 1), dtype=bool)
+    rec["ended"][-1] = True
+    rec["succeeded"] = np.zeros((steps, 1), dtype=bool)
+    return rec
+
+
+def test_slide_causes_take_the_first_that_applies():
+    rec = _episode_record(
+        [0.0] * 6,
+        [20.0, 20.0, 20.0, 20.0, 20.0, 3.0],
+        pushing=[True, True, False, False, False, True],
+        place_error=[0.0, -0.008, 0.0, 0.0, 0.0, 0.0],
+        low=[True, True, True, True, False, False],
+        at_face=[True, True, True, False, True, True],
+    )
+    causes = [turn_switches.SLIDE_CAUSES[i] for i in turn_switches.slide_causes(rec)[:, 0]]
+    assert causes == ["pushing", "pushing_middle", "off_place", "other_face", "above", "turned"]
+
+
+def test_a_failure_that_slid_while_pushing_the_middle_says_so():
+    # pushing the face's middle slides the cube out (1 cm a step from the third step) with
+    # 6 deg still to turn; the yaw then reaches the tolerance while the cube is out, and is
+    # pushed on (the fifth step)
+    slides = [0.0, 0.005, 0.015, 0.025, 0.035, 0.04]
+    yaw = [20.0, 12.0, 8.0, 6.0, 4.0, 4.0]
+    place = [0.0, 0.0, -0.008, -0.008, -0.008, -0.008]
+    rec = _episode_record(slides, yaw, place_error=place)
+    stats = turn_switches.failure_stats(rec)
+    assert stats["failed"] == 1 and stats["slid"] == 1.0
+    assert stats["cause"]["pushing_middle"] == 1.0
+    shares = stats["slide_share"]
+    assert shares["pushing_middle"] == 0.5  # 2 of the 4 cm
+    assert shares["pushing"] == round(0.015 / 0.04, 3) and shares["turned"] == 0.125
+    assert stats["yaw_left_at_crossing_median_deg"] == 6.0  # before the step that crossed
+    assert stats["turned_after_crossing"] == 1.0
+    assert stats["final_slide_median_m"] == 0.04
+    sliding = stats["at_sliding_steps"]
+    assert sliding["steps"] == 5  # the steps that moved the cube >= 1 mm further out
+    assert sliding["towards_cube"]["pushing_middle"]["label"] == 0.2
+
+
+def test_a_timeout_without_a_slide_is_not_a_slide_and_successes_report_their_slide():
+    timeout = _episode_record([0.0, 0.002, 0.004, 0.004], [30.0, 28.0, 25.0, 24.0])
+    done = _episode_record([0.0, 0.01, 0.02, 0.015], [20.0, 10.0, 6.0, 4.0])
+    done["succeeded"][-1] = True
+    done["slide_after"][-1] = 0.012
+    rec = {
+        k: np.concatenate([timeout[k], done[k]], axis=1)
+        for k in timeout
+        if isinstance(timeout[k], np.ndarray)
+    }
+    stats = turn_switches.failure_stats(rec)
+    assert stats["episodes"] == 2 and stats["failed"] == 1
+    assert stats["slid"] == 0.0 and "cause" not in stats
+    assert stats["at_success"]["slide_median_m"] == 0.012
+    assert stats["at_success"]["max_slide_median_m"] == 0.02
+
+
+def test_episodes_cut_off_by_the_record_are_left_out():
+    rec = _episode_record([0.0] * 6, [20.0] * 6)
+    rec["ended"][:] = False
+    rec["ended"][2] = True  # one episode ends at step 2; the next runs past the record
+    assert turn_switches.episode_rows(rec) == [(0, 0, 2)]
