@@ -8,7 +8,8 @@ Each failed episode gets one cause (:data:`miles_ros.perception.trace_report.CAU
 released, target bumped, target misperceived, carried cube's pose off, other) with the
 figures it was read from: the release's period, how far the true target moved, the
 target's and the carried cube's published error and state at the release, where the cube
-ended against the goal, how far the published target drifted over the last second. Prints
+ended against the goal, how far the published target drifted over the last second; and
+the target's published error by state over every period (p50 / p95). Prints
 a table, or with ``--json`` one JSON object (:func:`~miles_ros.perception.trace_report.
 summary`).
 """
@@ -40,6 +41,15 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     print(f"{report['successes']}/{report['episodes']} stacked")
     print(", ".join(f"{cause} {report['causes'][cause]}" for cause in CAUSES))
+    errors = report["target_error_m_by_state"]
+    print(
+        "target's published error by state: "
+        + "; ".join(
+            f"{state} {e['share']:.0%}"
+            + (f": {_mm(e['p50'])} / {_mm(e['p95'])} mm" if "p50" in e else "")
+            for state, e in errors.items()
+        )
+    )
     print(
         "episode cause release target_moved_mm target_err_mm target_state target_age_s "
         "carried_err_mm carried_state placed_mm goal_drift_mm"

@@ -186,9 +186,39 @@ def stack_failures(records: Iterable[dict]) -> tuple[int, list[Failure]]:
     return len(grouped), failures
 
 
+def error_by_state(records: Iterable[dict], name: str) -> dict:
+    """The published pose of cube ``name`` against the truth (m, 3-D) by its state (p50,
+    p95), with the state's share of the periods: the evaluation's summary gives this for
+    the task cube only. Periods without a published pose count as ``missing``."""
+    errors: dict[str, list[float]] = {}
+    missing = 0
+    for rec in records:
+        cube = rec["cubes"][name]
+        published = cube["published"]
+        if published is None:
+            missing += 1
+            continue
+        gap = np.asarray(published["position"]) - np.asarray(cube["true"])
+        errors.setdefault(published["state"], []).append(float(np.linalg.norm(gap)))
+    total = max(1, missing + sum(len(e) for e in errors.values()))
+    out = {
+        state: {
+            "share": round(len(e) / total, 3),
+            "p50": round(float(np.percentile(e, 50)), 4),
+            "p95": round(float(np.percentile(e, 95)), 4),
+        }
+        for state, e in errors.items()
+    }
+    if missing:
+        out["missing"] = {"share": round(missing / total, 3)}
+    return out
+
+
 def summary(records: Iterable[dict]) -> dict:
     """Episodes, successes and the failures counted by cause (:data:`CAUSES`), with each
-    failure's figures."""
+    failure's figures; the target cube's published error by state
+    (:func:`error_by_state`)."""
+    records = list(records)
     total, failures = stack_failures(records)
     counts = Counter(f.cause for f in failures)
     return {
@@ -196,4 +226,5 @@ def summary(records: Iterable[dict]) -> dict:
         "successes": total - len(failures),
         "causes": {cause: counts.get(cause, 0) for cause in CAUSES},
         "failures": [asdict(f) for f in failures],
+        "target_error_m_by_state": error_by_state(records, TARGET_CUBE),
     }

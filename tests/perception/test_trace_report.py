@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from miles_ros.perception.closed_loop import CUBE, TARGET_CUBE, write_trace
@@ -14,6 +15,7 @@ from miles_ros.perception.trace_report import (
     POSE_OFF_M,
     TARGET_MOVED_M,
     classify_failure,
+    error_by_state,
     read_trace,
     release_step,
     summary,
@@ -166,3 +168,16 @@ def test_a_summary_counts_finished_episodes_and_reads_back_from_a_file(tmp_path)
         check=True,
     )
     assert json.loads(printed.stdout) == json.loads(json.dumps(report))
+
+
+def test_the_targets_error_is_counted_by_its_published_state():
+    records = episode(target_seen=lambda k: (TARGET[0] + 0.001 * k, TARGET[1], TARGET[2]))
+    records[0]["cubes"][TARGET_CUBE]["published"] = None
+    for rec in records[1:4]:
+        rec["cubes"][TARGET_CUBE]["published"]["state"] = "seen"
+    by_state = error_by_state(records, TARGET_CUBE)
+    assert by_state["missing"] == {"share": 0.1}
+    assert by_state["seen"]["share"] == 0.3 and by_state["occluded"]["share"] == 0.6
+    assert by_state["seen"]["p50"] == pytest.approx(0.002)  # steps 1-3: 1, 2, 3 mm off
+    p95 = np.percentile(range(4, 10), 95) / 1000  # rounded to 0.1 mm
+    assert by_state["occluded"]["p95"] == pytest.approx(p95, abs=1e-4)
