@@ -164,6 +164,7 @@ class PerceivedObservation:
         if self.detector_scene is None:
             self.detector_scene = camera_scene(self.scene, env.world_spec)
         cfg = env.cfg
+        success = env.task.success(state, cfg) if self.trace is not None else None
         for k, i in enumerate(ids):
             cam = self.envs[int(i)]
             if started:
@@ -185,18 +186,29 @@ class PerceivedObservation:
                 self._tick(cam, env, int(i), now)
             objects = perception.payload(now, self.camera.frame_id)["objects"]
             if self.trace is not None:
-                self.trace.append(self.record(cam, int(i), state, k, objects, cfg))
+                self.trace.append(
+                    self.record(cam, int(i), state, k, objects, cfg, bool(success[k]))
+                )
             self._observe(cfg, state, k, objects, started)
             cam.step += 1
         return state
 
-    def record(self, cam: _EnvCamera, index: int, state, k: int, objects: dict, cfg) -> dict:
+    def record(
+        self, cam: _EnvCamera, index: int, state, k: int, objects: dict, cfg, success: bool
+    ) -> dict:
         """One control period of env ``index`` (row ``k`` of ``state``, before the observation
         replaces its poses): the episode (counted per env from 0) and its step, the sim
         time, the TCP and the fingers as perception has them (scene frame; the width and
-        whether they grip or are closed on nothing), and per cube the detector knows: its
-        true position where the state has it (and the task cube's yaw), and the published
-        pose (position, yaw, state, age, std, confidence), or None where there is none."""
+        whether they grip or are closed on nothing), the true goal, ``success`` (the task's
+        verdict on this period's state: an episode's last record says how it ended), and
+        per cube the detector knows: its true position (and the task cube's yaw) and the
+        published pose (position, yaw, state, age, std, confidence), or None where there
+        is none.
+
+        The target cube's true position is the body's: the env moves a stacking episode's
+        goal onto the measured target cube every period, and the target is one cube edge
+        below it (a tower episode's goal keeps the third level's height: there the z is
+        where the target stands in a standing tower)."""
         arm = cam.perception.arms.get(self.arm)
         cubes = {}
         size = self.detector_scene.cube_size
@@ -225,6 +237,8 @@ class PerceivedObservation:
             "episode": cam.episode,
             "step": cam.step,
             "time": cam.clock,
+            "success": success,
+            "goal": [float(v) for v in state.goal_pos[k]],
             "tcp": None if arm is None else [float(v) for v in arm.tcp],
             "fingers": None if arm is None else [float(v) for v in arm.fingers],
             "finger_width": float(state.finger_width[k]),

@@ -9,8 +9,9 @@ A cube is in one of four states:
   them, in the hand's frame, so it turns with the hand and moves with the fingers'
   midpoint), and each frame that measures it corrects that grip against the hand at the
   frame's exposure (a frame arrives tenths of a second late; the joint states do not);
-- ``pushed``: closed fingers (a pusher) moved into it since it was last measured: it
-  was pushed out of their way (:meth:`Perception._push_out`);
+- ``pushed``: closed fingers, or a carried cube held low, moved into it since it was
+  last measured: it was pushed out of their way (:meth:`Perception._push_out`,
+  :meth:`Perception._push_by_carried`);
 - ``occluded``: none of these: it keeps its last pose, which ages, and its standard deviation
   grows with the age (:attr:`PerceptionConfig.occluded_growth_m_per_s`).
 
@@ -97,6 +98,12 @@ class PerceptionConfig:
     """The fingertips push a cube's sides when the TCP is below its top plus this (m): the
     tips (10 mm beyond the TCP) at least :data:`~sims.kernels.contact.CONTACT_TOP_BAND`
     below its top; higher, they graze its edge, riding over it or tipping it (4 mm)."""
+    carried_contact_depth_m: float = 0.008
+    """A carried cube pushes another cube it moves into where its bottom is more than this
+    below the other's top (m): the contact model's grazing band
+    (:data:`~sims.kernels.contact.CONTACT_TOP_BAND`, 4 mm) and as much again for the held
+    pose's height, off by up to 5-6 mm (p5/p95) in the stacking traces. Shallower, a cube
+    set down on another, or carried just over it, is no push."""
     tcp_match_s: float = 0.05
     """A held cube's measurement corrects its grasp offset only against a joint state this
     close to the frame's exposure (s)."""
@@ -273,11 +280,12 @@ class Perception:
         cfg, state = self.config, self.arms[arm]
         free = [t for t in self.tracks.values() if t.held_by is None]
         holding = any(t.held_by == arm for t in self.tracks.values())
+        grasped = None
         if state.gripping and not holding:
             reach = [(self._grasp_distance(t.position, state), k) for k, t in enumerate(free)]
             near = [(d, k) for d, k in reach if d <= cfg.grasp_radius_m]
             if near:  # one cube between two fingers: the nearest
-                track = free[min(near)[1]]
+                track = grasped = free[min(near)[1]]
                 track.held_by, track.state = arm, "held"
                 track.offset, track.grip_yaw = grip_in_hand(
                     track.position,
@@ -287,15 +295,23 @@ class Perception:
                     cfg,
                     self.scene.cube_size,
                 )
+        carried = []
         for track in self.tracks.values():
             if track.held_by == arm and not state.gripping:
                 # released: it stays where it was last known to be, until a frame sees it
                 track.held_by, track.offset = None, None
                 track.state = "occluded"
             if track.held_by == arm:  # it goes where the gripper goes
+                before = self._square(track)
                 self._carry(track, state)
+                if track is not grasped:  # grasped just now, it moved into the grip, not on
+                    carried.append((track, before))
             elif track.held_by is None and state.empty:
                 self._push_out(track, state, state.previous)
+        for held, before in carried:  # a carried cube swung into another pushes it
+            for track in self.tracks.values():
+                if track.held_by is None:
+                    self._push_by_carried(track, held, before)
 
     @staticmethod
     def _grasp_distance(position: np.ndarray, arm: _Arm) -> float:
@@ -325,6 +341,25 @@ class Perception:
             np.array([cfg.finger_half_width_m, along]),
         )
 
+    def _square(self, track: Track) -> Footprint:
+        """A cube's square seen from above, where its track has it."""
+        return Footprint.square(track.position[:2], track.yaw, self.scene.cube_size / 2)
+
+    def _push_by_carried(self, track: Track, held: Track, before: Footprint) -> None:
+        """A carried cube (``held``, its square ``before`` the latest joint state) moved
+        into the square of ``track`` with its bottom more than
+        :attr:`PerceptionConfig.carried_contact_depth_m` below that cube's top: the cube
+        was pushed ahead of it, along its motion (:meth:`_push`). A stacking policy
+        carrying a cube to its target swings it in low and knocks the target, which the
+        hand and the carried cube hide from the camera just then (the traces: 12 of 50
+        episodes, the target slid 7-81 mm). A carried cube lowered onto another
+        overlapped its square already and pushes nothing."""
+        size = self.scene.cube_size
+        bottom = held.position[2] - size / 2
+        if bottom > track.position[2] + size / 2 - self.config.carried_contact_depth_m:
+            return
+        self._push(track, self._square(held), before, held.stamp)
+
     def _push_out(self, track: Track, arm: _Arm, previous: Footprint | None = None) -> None:
         """Closed fingers cannot be inside a cube: where their footprint
         (:meth:`_footprint`) moved into a cube's square at its height, the cube was pushed
@@ -341,8 +376,16 @@ class Perception:
         cfg, half = self.config, self.scene.cube_size / 2
         if arm.tcp[2] > track.position[2] + half + cfg.contact_height_m:
             return
-        cube = Footprint.square(track.position[:2], track.yaw, half)
-        pusher = self._footprint(arm)
+        self._push(track, self._footprint(arm), previous, arm.stamp)
+
+    def _push(
+        self, track: Track, pusher: Footprint, previous: Footprint | None, stamp: float
+    ) -> None:
+        """A ``pusher`` (closed fingers, a carried cube) inside the cube's square pushed
+        it ahead along its motion since ``previous`` (:func:`push_distance`; the shortest
+        way out without one), the pose stamped ``stamp`` (the joint state's): nothing
+        where the pusher overlapped the square already at ``previous``."""
+        cube = self._square(track)
         if previous is not None and previous.overlaps(cube, PUSH_INSIDE_M):
             return
         motion = None if previous is None else pusher.centre - previous.centre
@@ -351,7 +394,7 @@ class Perception:
             return
         track.position = track.position.copy()
         track.position[:2] += distance * direction
-        track.stamp, track.state = arm.stamp, "pushed"
+        track.stamp, track.state = stamp, "pushed"
 
     def on_frame(self, rgb: np.ndarray, depth_m: np.ndarray, stamp: float) -> FrameReport:
         """Measure the cubes in one frame (``stamp``: its exposure time); FrameRefused says

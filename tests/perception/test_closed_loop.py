@@ -217,7 +217,8 @@ def test_a_scene_without_a_camera_is_refused(tmp_path, capsys):
 def test_a_trace_records_each_period_the_true_and_the_published_pose(tmp_path):
     """``trace=True``: one record per control period, in step order, whose true and
     published positions give the error the summary counts, with the pose's state, age
-    and std and the arm's TCP; written as JSON lines."""
+    and std, the arm's TCP, the true goal and the period's success; written as JSON
+    lines."""
     from miles_ros.perception.closed_loop import write_trace
 
     scene = load_scene()
@@ -227,6 +228,7 @@ def test_a_trace_records_each_period_the_true_and_the_published_pose(tmp_path):
     run_reach(options, periods=20)
     trace = observer.trace
     assert len(trace) == len(observer.errors) == 21  # the reset's period and 20 steps
+    successes = []
     assert [r["step"] for r in trace] == list(range(21))
     assert {r["episode"] for r in trace} == {0} and {r["env"] for r in trace} == {0}
     for rec, (how, error) in zip(trace, observer.errors, strict=True):
@@ -237,8 +239,15 @@ def test_a_trace_records_each_period_the_true_and_the_published_pose(tmp_path):
         gap = np.asarray(published["position"]) - np.asarray(cube["true"])
         assert np.linalg.norm(gap) == pytest.approx(error)
         assert len(rec["tcp"]) == 3
+        # reach's goal cube stands on the table under the goal; success: the TCP at it
+        assert rec["goal"][:2] == cube["true"][:2]
+        reached = np.linalg.norm(np.asarray(rec["tcp"]) - rec["goal"])
+        successes.append((rec["success"], reached))
         closed = rec["finger_width"] < cube_size - PerceptionConfig().grip_margin_m
         assert rec["closed_empty"] is closed
+    threshold = reach.CONFIG.success_threshold
+    assert [ok for ok, _ in successes] == [bool(d < threshold) for _, d in successes]
+    assert not successes[0][0] and successes[-1][0]  # it reaches the goal in 20 periods
     assert trace[0]["time"] == 0.0 and trace[-1]["time"] == pytest.approx(
         20 * reach.CONFIG.control_dt
     )

@@ -516,3 +516,48 @@ def test_a_partly_hidden_measurement_moves_the_cube_but_keeps_its_yaw():
     first = perception()
     first.on_frame(*partly, stamp=0.1)
     assert yaw_difference(first.payload(0.1, "f")["objects"]["red_cube"]["yaw"], 0.1) < 0.09
+
+
+BLUE = tuple(int(round(c * 255)) for c in SCENE.objects["blue_cube"].color[:3])
+
+
+def carrying_red_past_blue(path) -> dict:
+    """Red grasped at (0.55, 0), blue seen at (0.45, 0); then both hidden while the hand
+    carries red through the TCP positions ``path``: blue's published pose."""
+    p = perception()
+    red_and_blue = [((0.55, 0.0), 0.0, RED), ((0.45, 0.0), 0.0, BLUE)]
+    p.on_frame(*cast(CAM.intrinsics, CAM.pose, red_and_blue), stamp=0.0)
+    p.on_arm("", arm_at((0.55, 0.0, 0.02)), SCENE.cube_size, stamp=0.1)
+    p.on_frame(*empty_frame(), stamp=0.15)  # the hand and red hide blue from now on
+    for k, tcp in enumerate(path):
+        p.on_arm("", arm_at(tcp), SCENE.cube_size, stamp=0.2 + 0.1 * k)
+    objects = p.payload(0.2 + 0.1 * len(path), "f")["objects"]
+    assert objects["red_cube"]["state"] == "held"
+    return objects["blue_cube"]
+
+
+def test_a_carried_cube_swung_into_another_pushes_it_ahead():
+    """A stacking policy swings the carried cube in low and knocks the target, which the
+    hand hides: the target goes ahead of the carried cube's square along its motion."""
+    size = SCENE.cube_size
+    sweep = [(x, 0.0, 0.03) for x in np.linspace(0.55, 0.44, 12)]  # red's bottom 1 cm up
+    blue = carrying_red_past_blue(sweep)
+    assert blue["state"] == "pushed" and blue["stamp"] == pytest.approx(0.2 + 0.1 * 11)
+    assert blue["position"][0] == pytest.approx(0.44 - size, abs=1e-3)  # flush ahead of red
+    assert blue["position"][1] == pytest.approx(0.0, abs=1e-3)
+
+
+def test_a_carried_cube_over_another_or_set_down_on_it_does_not_push_it():
+    """Red carried with its bottom 4 mm below blue's top (the grazing band and the held
+    pose's height error), or brought over blue and lowered onto it (overlapping it from
+    above before it is low enough): blue keeps the pose last seen."""
+    size, depth = SCENE.cube_size, PerceptionConfig().carried_contact_depth_m
+    grazing = size - depth / 2 + size / 2  # red's centre: its bottom depth/2 below blue's top
+    for path in (
+        [(x, 0.0, grazing) for x in np.linspace(0.55, 0.44, 12)],
+        [(x, 0.0, 0.08) for x in np.linspace(0.55, 0.45, 6)]
+        + [(0.45, 0.0, z) for z in np.linspace(0.08, 0.05, 4)],  # red's bottom 1 cm into it
+    ):
+        blue = carrying_red_past_blue(path)
+        assert blue["state"] == "occluded"
+        assert blue["position"][:2] == pytest.approx([0.45, 0.0], abs=2e-3)
