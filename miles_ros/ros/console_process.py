@@ -20,7 +20,6 @@ process's stdout.
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import sys
 import threading
@@ -31,6 +30,7 @@ from miles_ros.ros.processes import (
     SOURCE_ROOT,
     STOP_TIMEOUT_S,
     UP_TIMEOUT_S,
+    interrupt,
 )
 
 URL_PREFIX = "console: "
@@ -118,14 +118,7 @@ class ConsoleProcess:
     def stop(self, timeout: float = STOP_TIMEOUT_S) -> int:
         """SIGINT (the console stops its server and graph), SIGKILL after ``timeout`` s;
         returns its exit status."""
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGINT)
-            try:
-                self.proc.wait(timeout)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        return self.proc.returncode
+        return interrupt(self.proc, timeout)
 
 
 def start_console(

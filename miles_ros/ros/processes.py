@@ -102,14 +102,20 @@ class NodeProcess:
     def stop(self, timeout: float = STOP_TIMEOUT_S) -> int:
         """Ask the node to stop (SIGINT: it finishes its callback and destroys itself),
         SIGKILL after ``timeout`` s; returns its exit status."""
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGINT)
-            try:
-                self.proc.wait(timeout)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        return self.proc.returncode
+        return interrupt(self.proc, timeout)
+
+
+def interrupt(proc: subprocess.Popen, timeout: float = STOP_TIMEOUT_S) -> int:
+    """Stop a child of ours as Ctrl-C would (SIGINT: a Miles executable finishes what it
+    is doing and exits cleanly), SIGKILL after ``timeout`` s; returns its exit status."""
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+    return proc.returncode
 
 
 def is_up(node, name: str) -> bool:
