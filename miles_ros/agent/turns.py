@@ -249,10 +249,12 @@ def angle_refusal(angles: list[float | str], registry: SkillRegistry) -> str | N
     return None
 
 
+_COLOURS = "|".join(w for words in COLOR_WORDS.values() for w in words)
+"""Every colour word of the scene's cubes, as a regex alternation."""
 _SEPARATORS = re.compile(r"(,\s*|;\s*|\.\s+|\s+then\s+|\s+and\s+)", re.I)
 _FACING = re.compile(
     r"^(?:(?:please |now |then |and |also )*(?:make|have|let|get) )?(?P<cube>(?:the |that )?(?:"
-    + "|".join(w for words in COLOR_WORDS.values() for w in words)
+    + _COLOURS
     + rf")(?: (?:{'|'.join(CUBE_NOUNS)}|one))?) (?:should |must |to )?(?:face|faces|facing)\b",
     re.I,
 )
@@ -260,26 +262,20 @@ _FACING = re.compile(
 cube face the robot", "the red cube should face the robot")."""
 _LEAD = re.compile(r"^((?:and\s+)?(?:then\s+)?(?:also\s+)?)(.*)$", re.I | re.S)
 _ELIDED = re.compile(
-    r"^(?:and\s+)?(?:then\s+)?(?:also\s+)?(?:the\s+|that\s+)?(?:"
-    + "|".join(w for words in COLOR_WORDS.values() for w in words)
-    + r")\b",
+    r"^(?:and\s+)?(?:then\s+)?(?:also\s+)?(?:the\s+|that\s+)?(?:" + _COLOURS + r")\b",
     re.I,
 )
 
 
 _NAMED = re.compile(
-    r"\b(?:the\s+)?(?:"
-    + "|".join(w for words in COLOR_WORDS.values() for w in words)
-    + rf")(?:\s+(?:{'|'.join(CUBE_NOUNS)}))\b",
+    r"\b(?:the\s+)?(?:" + _COLOURS + rf")(?:\s+(?:{'|'.join(CUBE_NOUNS)}))\b",
     re.I,
 )
 """A cube named by its colour and noun ("the red cube"): the cube a turn clause turns."""
 _TURN_CLAUSE = re.compile(r"^(?:(?:and|then|also|now|first|next|finally)\s+)*turn\b", re.I)
 """A clause that turns a cube, as :func:`turn_text` says it."""
 _NAMED_ONE = re.compile(
-    r"\b(?P<colour>"
-    + "|".join(w for words in COLOR_WORDS.values() for w in words)
-    + rf")(?:\s+(?:{'|'.join(CUBE_NOUNS)}|one))\b",
+    r"\b(?P<colour>" + _COLOURS + rf")(?:\s+(?:{'|'.join(CUBE_NOUNS)}|one))\b",
     re.I,
 )
 
