@@ -322,9 +322,24 @@ def envelope_violations(skill: Skill, params: dict, world: World) -> list[str]:
     return skill.card.envelope_violations(start, goal.goal_pos, goal.turn_deg)
 
 
+def goal_error(step: Step, registry: SkillRegistry, world: World) -> str | None:
+    """Why the one goal resolver (:func:`~miles_ros.runtime.goals.goal_from_positions`,
+    which the skill node runs on every request) refuses ``step`` in ``world``, or None: it
+    resolves, or it is not a registered skill with a task (scripted and interface skills
+    have no goal to resolve)."""
+    task = registry[step.skill].card.task if step.skill in registry else None
+    if task is None:
+        return None
+    try:
+        _goal(world, str(task), step.params)
+    except GoalError as exc:
+        return str(exc)
+    return None
+
+
 def outside_envelope(step: Step, registry: SkillRegistry, world: World) -> str | None:
     """Why ``step`` lies outside the region its skill was trained for (None: inside, not a
-    registered skill, or a goal that does not resolve: other checks report those)."""
+    registered skill, or a goal that does not resolve: :func:`goal_error` says why)."""
     if step.skill not in registry:
         return None
     try:

@@ -96,8 +96,10 @@ _NO_GRASP = re.compile(
     r"keep(?:ing)? it on the table|\b(?:push|slid|shov|nudg|scoot|drag)\w*"
 )
 _GRASP = re.compile(r"\b(?:pick|lift|grasp|grab|carr|hold)\w*")
-_KEPT_THERE = re.compile(r"\b(?:leave|keep) it (?:there|where it is|in place)\b")
-"""After a clause that moves the cube, where that clause put it (not a contradiction)."""
+_KEPT_THERE = re.compile(r"\b(?:leave|keep) it (?:there|in place)\b")
+"""After a clause that moves the cube, where that clause put it (not a contradiction);
+"where it is" is where it stands now, so moving it and keeping it where it is contradict
+each other (as the training generator's refusals say)."""
 _PLACING = re.compile(
     r"(?:(?:please|kindly|now|then|and|first|next|finally|lastly|also|just)[, ]+)*"
     r"(?:move|put|place|set|carry|take|transfer|relocate|drop)\b"
@@ -458,9 +460,15 @@ def _relation(
     if re.search(r"\b(?:stack|pile)\w*", text) and not cube_target:
         return _no_stack(registry)
     prev: str | None = None
+    # A clause that only says how ("could you, without lifting it,") qualifies the next
+    # one; "don't lift it" alone speaks of the cube before it.
+    manner = ""
     for clause in clauses:
         obj = clause.moved
-        body = _NO_TOUCH.sub(" ", clause.text)
+        body = _NO_TOUCH.sub(" ", f"{manner} {clause.text}".strip())
+        bare = obj is None and not clause.cubes and not clause.places
+        fronted = re.search(r"\b(?:without|using|by)\b", clause.text)
+        manner = clause.text if bare and fronted and _NO_GRASP.search(clause.text) else ""
         if obj is not None:
             for rel in RELATIONS:
                 if re.search(rf"\b{rel}\b", body):

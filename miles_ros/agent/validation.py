@@ -6,7 +6,13 @@ import json
 
 import jsonschema
 
-from miles_ros.agent.grounding import DONE, Step, outside_envelope, stacking_error
+from miles_ros.agent.grounding import (
+    DONE,
+    Step,
+    goal_error,
+    outside_envelope,
+    stacking_error,
+)
 from miles_ros.agent.registry import SkillRegistry
 from miles_ros.agent.world import World, in_workspace
 from miles_ros.runtime.goals import GOAL_KEYWORDS, in_place_error
@@ -44,11 +50,19 @@ def validate_plan(
     Checks the registry's JSON schema (skill names, parameter names and types), then the
     scene: named things exist, an object is not moved onto itself, nor onto a cube that
     does not rest on the table then (held, or on another cube), a cube turned in place is
-    neither covered nor off the table, points lie in the
-    planning workspace, every step lies inside its card's envelope (in the world the steps
-    before it leave), and the plan is not empty or too long.
+    neither covered nor off the table, points lie in the planning workspace, every step
+    lies inside its card's envelope, and the goal resolver the skill node runs
+    (:func:`~miles_ros.agent.grounding.goal_error`) accepts every step those checks pass
+    (e.g. a turn by a multiple of 90 degrees, a push to something that is not a pad), each
+    in the world the steps before it leave; and the plan is not empty or too long.
     """
     errors: list[str] = []
+    flagged: set[int] = set()  # steps with an error already: the resolver would repeat it
+
+    def report(i: int, message: str) -> None:
+        errors.append(message)
+        flagged.add(i)
+
     real = [s for s in steps if s.skill != DONE]
     if not real:
         errors.append("the plan has no steps")
@@ -60,35 +74,41 @@ def validate_plan(
     )
     for error in validator.iter_errors(plan):
         errors.append(_explain(error, registry, plan))
+        path = list(error.absolute_path)
+        if len(path) >= 2 and path[0] == "steps" and isinstance(path[1], int):
+            flagged.add(path[1])
     for i, step in enumerate(real):
         if step.skill not in registry:
             continue
         for name, value in step.params.items():
             if isinstance(value, str) and value not in [*world.names, *GOAL_KEYWORDS]:
-                errors.append(
+                report(
+                    i,
                     f"steps[{i}] {step.skill}: {name}={value!r} is not in the scene "
-                    f"({', '.join(world.names)})"
+                    f"({', '.join(world.names)})",
                 )
             elif isinstance(value, list) and len(value) == 3 and not in_workspace(tuple(value)):
-                errors.append(
-                    f"steps[{i}] {step.skill}: {name}={value} is outside the planning workspace"
+                report(
+                    i, f"steps[{i}] {step.skill}: {name}={value} is outside the planning workspace"
                 )
         obj, target = step.params.get("object"), step.params.get("target")
         if obj is not None and obj == target:
-            errors.append(f"steps[{i}] {step.skill}: object and target are both {obj!r}")
+            report(i, f"steps[{i}] {step.skill}: object and target are both {obj!r}")
     work = world.copy()
     for i, step in enumerate(real):
         if step.skill not in registry:
             break
         outside = outside_envelope(step, registry, work)
         if outside:
-            errors.append(f"steps[{i}] {outside}")
+            report(i, f"steps[{i}] {outside}")
         stacking = stacking_error(step.params, work)
         obj, target = step.params.get("object"), step.params.get("target")
         if stacking and obj != target:
-            errors.append(f"steps[{i}] {step.skill}: {stacking}")
+            report(i, f"steps[{i}] {step.skill}: {stacking}")
         elif obj in work.objects and target is None and (why := in_place_error(obj, work.objects)):
-            errors.append(f"steps[{i}] {step.skill}: {why}")
+            report(i, f"steps[{i}] {step.skill}: {why}")
+        if i not in flagged and (why := goal_error(step, registry, work)):
+            report(i, f"steps[{i}] {step.skill}: {why}")
         try:
             work.apply(registry[step.skill].effects_machine, step.params)
         except (KeyError, ValueError, TypeError):  # a bad name or point: reported above

@@ -22,10 +22,12 @@ def test_candidates_cover_every_skill_and_scene_name(registry, world):
     cands = ground_candidates(registry, world)
     keys = {c.key() for c in cands}
     assert "pick_place red_cube left_pad" in keys
-    assert "push blue_cube green_cube" in keys
+    assert "push blue_cube left_pad" in keys
+    assert "push blue_cube green_cube" not in keys  # the card's schema: pads or a point
     assert "reach right_pad" in keys and "home" in keys and "done" in keys
     assert "pick_place red_cube red_cube" in keys  # grounded; the affordance rules it out
-    assert len(cands) == 5 + 3 * 5 * 2 + 1 + 1
+    # reach: 5 names; pick_place: 3 cubes x 5 names; push: 3 cubes x 2 pads; home; done
+    assert len(cands) == 5 + 3 * 5 + 3 * 2 + 1 + 1
 
 
 def test_goal_coordinates_become_candidates(registry, world):

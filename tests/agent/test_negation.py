@@ -316,9 +316,10 @@ def test_a_goal_whose_only_plan_is_forbidden_is_refused_with_the_reason(
 def test_the_models_forbidden_first_choice_on_a_named_cube_is_a_refusal(registry, world):
     """The positive part names the cube and the model ranks the forbidden step first: the
     goal asks for what it forbids, so no other cube is moved instead."""
-    goal = "don't move the blue cube; push the red cube against the blue cube"
-    plan = planner_for(registry, world, wanting("push red_cube blue_cube", [])).plan(goal)
-    assert plan.refused and "push red_cube blue_cube" in plan.reason and "blue_cube" in plan.reason
+    goal = "don't move the blue cube; bring the red cube to the blue cube"
+    plan = planner_for(registry, world, wanting("pick_place blue_cube red_cube", [])).plan(goal)
+    assert plan.refused and "pick_place blue_cube red_cube" in plan.reason, plan.to_json()
+    assert "blue_cube" in plan.reason and "forbid" in plan.reason
 
 
 def test_a_prohibition_next_to_a_point(registry, world):

@@ -290,3 +290,30 @@ def test_generated_feasible_goals_are_never_refused_nor_masked(registry, world):
         assert not [s for s in e.steps if reading.violation(s, registry)], e.goal
     missed = [e.goal for e in infeasible if read_goal(e.goal, registry, world).refusal is None]
     assert len(missed) <= 0.02 * len(infeasible), missed
+
+
+@pytest.mark.parametrize(
+    ("goal", "refused_with"),
+    [
+        ("put the red cube on the left pad and keep it where it is", "contradictory"),
+        ("push the red cube to the left pad and leave it there", None),
+        ("could you, without lifting it, move the red cube onto the green cube", "lifting"),
+        ("I need you to without lifting it, move the blue cube onto the red cube", "lifting"),
+        (
+            "move the red cube to the right pad, don't lift it, then put the green cube on "
+            "the blue cube",
+            None,
+        ),
+    ],
+)
+def test_where_it_is_and_a_fronted_manner(registry, world, goal, refused_with):
+    """ "Keep it where it is" after moving it contradicts the move ("leave it there" is
+    where the move put it); a clause that only says how ("without lifting it,") qualifies
+    the clause after it, while "don't lift it" alone speaks of the cube before it."""
+    from miles_ros.agent.reading import read_goal
+
+    refusal = read_goal(goal, registry, world).refusal
+    if refused_with is None:
+        assert refusal is None, refusal
+    else:
+        assert refusal is not None and refused_with in refusal, refusal

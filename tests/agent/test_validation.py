@@ -1,9 +1,13 @@
 """Schema and scene validation reject bad plans before anything runs."""
 
 import pytest
+import yaml
 
 from miles_ros.agent.grounding import Step
+from miles_ros.agent.registry import SkillRegistry
 from miles_ros.agent.validation import PlanError, parse_plan_json, validate_plan
+from miles_ros.runtime.goals import GoalError, goal_from_positions
+from tests.agent.conftest import FIXTURES
 
 
 def test_a_good_plan_passes(registry, world):
@@ -54,3 +58,40 @@ def test_parse_plan_json():
         parse_plan_json('{"steps": [')
     with pytest.raises(PlanError):
         parse_plan_json('{"plan": []}')
+
+
+@pytest.fixture(scope="module")
+def trained() -> SkillRegistry:
+    """The library's trained cards (turn included), as ``miles plan`` loads them."""
+    return SkillRegistry.load()
+
+
+@pytest.mark.parametrize("angle", [90, 180, 360, -90])
+def test_a_turn_the_goal_resolver_refuses_is_rejected_with_its_reason(trained, world, angle):
+    """A cube looks the same every 90 deg: the skill node's resolver refuses such a turn,
+    and so does the plan's validation, in the resolver's words."""
+    step = Step("turn", {"object": "red_cube", "angle": angle})
+    with pytest.raises(GoalError) as refused:
+        goal_from_positions(trained["turn"].card.task, step.params, world.objects, world.places)
+    errors = validate_plan([step], trained, world)
+    assert errors == [f"steps[0] turn: {refused.value}"]
+    assert "nothing to do" in errors[0]
+
+
+def test_a_turn_by_30_degrees_is_accepted(trained, world):
+    assert validate_plan([Step("turn", {"object": "red_cube", "angle": 30})], trained, world) == []
+
+
+def test_a_push_to_a_cube_is_rejected_with_the_resolvers_reason(world, tmp_path):
+    """A card whose schema lets push name a cube (as the interface card's does) still
+    meets the push task's resolver, which takes pads and table points only."""
+    card = yaml.safe_load((FIXTURES / "skills" / "push" / "skill.yaml").read_text())
+    card["parameters"]["properties"]["target"]["oneOf"][0]["enum"] = [*world.names]
+    (tmp_path / "push").mkdir()
+    (tmp_path / "push" / "skill.yaml").write_text(yaml.safe_dump(card))
+    registry = SkillRegistry.load([tmp_path], interface_cards=False)
+    steps = [Step("push", {"object": "blue_cube", "target": "red_cube"})]
+    (error,) = validate_plan(steps, registry, world)
+    assert error.startswith("steps[0] push: no pad named 'red_cube'")
+    ok = [Step("push", {"object": "blue_cube", "target": "left_pad"})]
+    assert validate_plan(ok, registry, world) == []
