@@ -3,7 +3,7 @@ path vs old.
 
     .venv/bin/python bench/planner.py --json [--limit N] [--no-base] [--modes grounded]
                                          [--adapter DIR] [--sets-only] [--no-peer]
-                                         [--sets dev,heldout,heldout2]
+                                         [--sets dev,heldout,heldout2,heldout3]
 
 Prints one JSON object::
 
@@ -13,7 +13,7 @@ Prints one JSON object::
                                   "feasible_wrongly_refused", "ambiguous_asked",
                                   "latency_p50_s", "latency_p99_s"},
                       "misses": [...], "peer": {same, old path}, "same_answers_as_peer": n},
-              "heldout": {...}, "heldout2": {...}},
+              "heldout": {...}, "heldout2": {...}, "heldout3": {...}},
      "n_goals": 36, "unsupported": [goals the skills cannot express],
      "skills": {"reach": "card", ...}, "model": "embedded:gemma3-270m+adapter", "load_s": ..,
      "cache_hit_ms": .., "threads": 1, "fallback": false,
@@ -57,7 +57,8 @@ by the training generator, cubes moved where the category needs it), each goal a
 by the new path and by the old one (``peer``: float32 weights, every candidate scored) in
 turn, so both meet the same machine load. ``--sets heldout2`` also answers the second held-out
 set (miles_ros/agent/eval_heldout2.yaml, in the held-out set's form), which no default run
-answers: its misses stay out of planner tuning. A tally
+answers: its misses stay out of planner tuning; ``--sets heldout3`` likewise answers the
+third (miles_ros/agent/eval_heldout3.yaml). A tally
 (:func:`miles_ros.agent.evaluation.summarize`): ``exact`` (the expected plan, refusal or
 question), ``valid`` (of the goals with a plan to give), refusal and clarification
 precision/recall, latency p50/p99; a plan from the rule-based fallback is a failure.
@@ -81,6 +82,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from miles_ros.agent import models  # noqa: E402
 from miles_ros.agent.evaluation import (  # noqa: E402
     EVAL_HELDOUT2,
+    EVAL_HELDOUT3,
     answer,
     dev_set,
     evaluate_goals,
@@ -130,18 +132,18 @@ def cache_hit_ms(planner: Planner, goals: list[str]) -> float | None:
     return round(statistics.median(times) * 1000, 4)
 
 
-SETS = ("dev", "heldout", "heldout2")
+SETS = ("dev", "heldout", "heldout2", "heldout3")
 """The categorised sets ``--sets`` chooses from."""
 DEFAULT_SETS = ("dev", "heldout")
-"""The sets answered when ``--sets`` is not given (not heldout2, kept unseen)."""
+"""The sets answered when ``--sets`` is not given (not heldout2 nor heldout3, kept unseen)."""
 PEER = "float32 weights, every candidate scored exactly"
 """The old path the sets are compared against in the same run."""
 
 
 def run_sets(adapter, threads, registry, peer: bool, names=DEFAULT_SETS) -> dict:
     """The development set (eval_goals + eval_refusals + eval_scene_dev +
-    eval_wording_dev), the held-out set (now read, so development too) and the second
-    held-out set (``names``: which of them), per category, grounded mode; with ``peer``,
+    eval_wording_dev), the held-out set (now read, so development too), the second and
+    the third held-out sets (``names``: which of them), per category, grounded mode; with ``peer``,
     the old path on the same goals, goal by goal in turn with the new one (the same
     machine load for both)."""
     config = PlannerConfig(fallback=False)
@@ -165,6 +167,7 @@ def run_sets(adapter, threads, registry, peer: bool, names=DEFAULT_SETS) -> dict
         "dev": lambda: dev_set(registry, planners["new"].world),
         "heldout": load_eval_set,
         "heldout2": lambda: load_eval_set(EVAL_HELDOUT2),
+        "heldout3": lambda: load_eval_set(EVAL_HELDOUT3),
     }
     for name in names:
         items = loaders[name]()

@@ -240,6 +240,9 @@ EVAL_HELDOUT2 = Path(__file__).resolve().parent / "eval_heldout2.yaml"
 """The held-out set kept unseen (:func:`load_eval_set`'s form): ``bench/planner.py`` answers it
 only when ``--sets`` names it, and its misses stay out of planner tuning, so it measures goals
 nothing was shaped on."""
+EVAL_HELDOUT3 = Path(__file__).resolve().parent / "eval_heldout3.yaml"
+"""The third held-out set (the same form), written for the round after the second one was
+read: answered only when ``--sets`` names it, its misses kept out of planner tuning."""
 EVAL_SCENE_DEV = Path(__file__).resolve().parent / "eval_scene_dev.yaml"
 """The development goals for the scene-reading categories (pronouns, ordering, references,
 attributes, ambiguous, refusals, turn angles), in the held-out set's form, cubes moved per
