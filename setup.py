@@ -19,6 +19,7 @@ setup(
             "agent/eval_refusals.yaml",
             "agent/eval_heldout.yaml",
             "agent/eval_heldout2.yaml",
+            "agent/eval_heldout3.yaml",
             "agent/eval_scene_dev.yaml",
             "agent/eval_wording_dev.yaml",
             "agent/adapters/*/*",
