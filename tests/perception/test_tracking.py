@@ -547,6 +547,36 @@ def test_a_carried_cube_swung_into_another_pushes_it_ahead():
     assert blue["position"][1] == pytest.approx(0.0, abs=1e-3)
 
 
+def test_a_knocked_cube_moves_with_the_carried_cube_until_it_rises_clear():
+    """The carried cube comes in low, knocks blue, and rises as it goes on: blue moves
+    with it while its bottom is below blue's top, past the contact band that started the
+    push, and stays where it was left once the bottom is above blue's top."""
+    size, depth = SCENE.cube_size, PerceptionConfig().carried_contact_depth_m
+    knock = [(x, 0.0, 0.03) for x in np.linspace(0.55, 0.49, 7)]  # bottom 30 mm into blue
+    # rising through the contact band: red's bottom from 2 * depth to depth / 2 below the top
+    rise = np.linspace(size + size / 2 - 2 * depth, size + size / 2 - depth / 2, 6)
+    riding = [(x, 0.0, z) for x, z in zip(np.linspace(0.48, 0.43, 6), rise, strict=True)]
+    over = [(x, 0.0, 0.07) for x in np.linspace(0.43, 0.40, 4)]  # bottom 1 cm over blue
+    blue = carrying_red_past_blue(knock + riding)
+    assert blue["state"] == "pushed"
+    assert blue["position"][0] == pytest.approx(0.43 - size, abs=1e-3)  # flush ahead of red
+    assert blue["position"][1] == pytest.approx(0.0, abs=1e-3)
+    left = carrying_red_past_blue(knock + riding + over)
+    assert left["position"][:2] == pytest.approx(blue["position"][:2], abs=1e-6)
+
+
+def test_a_carried_cube_backing_off_leaves_the_knocked_cube():
+    """After the knock the carried cube moves back, still low: blue is not pulled with it;
+    coming back on, it pushes blue on again."""
+    size = SCENE.cube_size
+    knock = [(x, 0.0, 0.03) for x in np.linspace(0.55, 0.49, 7)]
+    back = [(x, 0.0, 0.03) for x in np.linspace(0.50, 0.53, 4)]
+    blue = carrying_red_past_blue(knock + back)
+    assert blue["position"][0] == pytest.approx(0.49 - size, abs=1e-3)
+    again = carrying_red_past_blue(knock + back + [(0.50, 0.0, 0.03), (0.47, 0.0, 0.03)])
+    assert again["position"][0] == pytest.approx(0.47 - size, abs=1e-3)
+
+
 def test_a_carried_cube_over_another_or_set_down_on_it_does_not_push_it():
     """Red carried with its bottom 4 mm below blue's top (the grazing band and the held
     pose's height error), or brought over blue and lowered onto it (overlapping it from
