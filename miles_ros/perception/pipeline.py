@@ -20,6 +20,10 @@ and so is one not measured for :attr:`PerceptionConfig.forget_after_s`. Nothing 
 made up: every pose carries the stamp of the frame (or joint state) it comes from, so a
 consumer judges its age itself (the skill node refuses motion from a pose older than its
 bound).
+
+One module (about 550 lines): the four states are one tracker's transitions over the same
+tracks and arms, and a frame, a joint state and a push each move a track between them;
+the hand's geometry (:mod:`miles_ros.perception.hand`), detection and images live apart.
 """
 
 from __future__ import annotations
