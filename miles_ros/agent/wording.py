@@ -32,7 +32,8 @@ from __future__ import annotations
 
 import re
 
-from miles_ros.agent.phrases import COLOR_WORDS, CUBE_NOUNS, PAD_NOUNS
+from miles_ros.agent.discourse import CubeWords
+from miles_ros.agent.phrases import CUBE_NOUNS, PAD_NOUNS
 from miles_ros.agent.references import SYNONYMS, place_colours, spoken
 from miles_ros.agent.towers import standing_towers
 from miles_ros.agent.vocabulary import COLOURS, POSITIONS, THINGS
@@ -89,10 +90,7 @@ def corrected(goal: str, world: World) -> str:
 def _modifiers(world: World) -> tuple[set[str], set[str]]:
     """The words that say which cube (the cubes' colours and their synonyms) and which pad
     (the pads' sides and colours)."""
-    cubes: set[str] = set()
-    for name in world.objects:
-        head = name.split("_")[0]
-        cubes |= {head, *COLOR_WORDS.get(head, [])}
+    cubes = set(CubeWords(world).word) - set(world.objects)  # words, not the names
     pads = {name.split("_")[0] for name in world.places}
     colours = set(place_colours(world).values())
     pads |= colours | {alias for alias, colour in SYNONYMS.items() if colour in colours}
