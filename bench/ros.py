@@ -602,8 +602,9 @@ def main() -> int:
         type=int,
         default=0,
         metavar="N",
-        help="also measure the off/on comparisons with the graph's executor under SCHED_FIFO "
-        "at priority N, as `miles up --rt-priority N` runs it (root; default 0: not)",
+        help="run the operator measurement's presses with the graph's executor under "
+        "SCHED_FIFO at priority N, as `miles up --rt-priority N` runs it, and add that side "
+        "to the off/on comparisons (root; default 0: not)",
     )
     parser.add_argument(
         "--only",
