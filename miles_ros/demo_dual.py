@@ -22,7 +22,6 @@ interventions per arm, and whether the goal succeeded.
 from __future__ import annotations
 
 import json
-import os
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -63,6 +62,7 @@ def run_dual_demo(
     ``view``: the 3D view's outputs (:func:`miles_ros.ros.view_node.start_view`'s
     ``record``, ``native``, ``web``, ``web_port``), None for none; ``perception``: the
     object poses from the camera (:func:`miles_ros.ros.graph.with_perception`)."""
+    from miles_ros.demo_graph import demo_domain
     from miles_ros.ros.cell_client import CellClient
     from miles_ros.ros.graph import PROCESS_PARTS, InProcessGraph, cell_factories, with_perception
     from miles_ros.ros.view_node import start_view
@@ -85,9 +85,12 @@ def run_dual_demo(
     log(f"Miles demo (two arms): goal {goal!r}")
     log(f"  loading the cell: {', '.join(labels_all)} ...")
     times: dict[str, float] = {}
-    domain = domain_id if domain_id is not None else 201 + os.getpid() % 30  # as demo_graph
     with InProcessGraph.of_parts(
-        parts, overrides=values, domain_id=domain, times=times, scene_file=scene_file
+        parts,
+        overrides=values,
+        domain_id=demo_domain(domain_id),
+        times=times,
+        scene_file=scene_file,
     ) as graph:
         nodes = dict(zip(labels, graph.nodes, strict=True))
         if view:

@@ -88,6 +88,12 @@ def _final(client: GraphClient, rid: str, timeout: float) -> dict:
     return next(s for s in client.statuses if s["id"] == rid and s["state"] != RUNNING)
 
 
+def demo_domain(domain_id: int | None) -> int:
+    """The demo graph's ROS domain: ``domain_id``, else a private one of 201-230 drawn
+    from the pid, off the domain (``ROS_DOMAIN_ID``, or 0) a running cell uses."""
+    return domain_id if domain_id is not None else 201 + os.getpid() % 30
+
+
 @contextlib.contextmanager
 def client_graph(
     parts: list[str], overrides: dict, domain_id: int | None, times: dict, view: dict | None = None
@@ -100,8 +106,9 @@ def client_graph(
     from miles_ros.ros.graph import InProcessGraph
     from miles_ros.ros.view_node import start_view
 
-    domain = domain_id if domain_id is not None else 201 + os.getpid() % 30
-    with InProcessGraph.of_parts(parts, overrides=overrides, domain_id=domain, times=times) as g:
+    with InProcessGraph.of_parts(
+        parts, overrides=overrides, domain_id=demo_domain(domain_id), times=times
+    ) as g:
         nodes = list(g.nodes)
         if view:
             start_view(g, **view)

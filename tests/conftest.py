@@ -19,8 +19,8 @@ if str(ROOT) not in sys.path:
 
 from tests.ros_domains import ENVIRONMENT_DOMAIN  # noqa: E402
 
-# Code that takes its ROS domain from the environment (`miles demo`, rclpy's default
-# context) runs on this worker's own domain, never on a parallel worker's.
+# Code that takes its ROS domain from the environment (rclpy's default context,
+# `miles up` without --domain-id) runs on this worker's own domain, never on a parallel worker's.
 os.environ["ROS_DOMAIN_ID"] = str(ENVIRONMENT_DOMAIN)
 
 # pytest-xdist's workers start with SIGINT ignored, and a child process inherits that (the

@@ -5,7 +5,9 @@ Under pytest-xdist each worker owns a band of ids (``1..LAST`` split by the work
 so graphs in parallel workers never share a domain; inside its band a worker hands out ids
 in turn, starting at an offset drawn from its pid (two separate pytest runs on one machine
 rarely meet). The band's first id is the worker's ``ROS_DOMAIN_ID`` (tests/conftest.py
-sets it), for code that takes the domain from the environment (``miles demo``)."""
+sets it), for code that takes the domain from the environment. ``miles demo`` does not: by
+default it draws a private id of 201-230, inside a worker's band, so its tests pass
+``--domain-id`` (a demo on a drawn id once stopped a parallel test's skill)."""
 
 from __future__ import annotations
 

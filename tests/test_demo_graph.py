@@ -16,6 +16,7 @@ pytest.importorskip("rclpy")
 
 from miles_ros import cli  # noqa: E402
 from miles_ros.demo_goal import estop_step, remainder_goal  # noqa: E402
+from tests.ros_domains import domain_id  # noqa: E402
 from tests.runtime.skill_fixtures import linear_reach_skill, shipped_reach  # noqa: E402
 from tests.view.rrd_reader import assert_tcp_at_fk, read_recording  # noqa: E402
 
@@ -52,6 +53,7 @@ def test_miles_demo_no_manager_runs_the_graph_with_an_estop_and_writes_pictures(
     logged joints, the camera frames and the skills' lines are in it."""
     rrd = tmp_path / "demo.rrd"
     args = ["demo", "--no-manager", "--out", str(tmp_path / "demo"), "--record", str(rrd)]
+    args += ["--domain-id", str(domain_id())]  # the default, 201-230, is in a worker's band
     if shipped_reach() is None:
         linear_reach_skill(tmp_path / "skills")
         args += ["--skills", str(tmp_path / "skills")]
@@ -84,7 +86,7 @@ def test_miles_demo_from_a_goal_plans_runs_estops_resumes_and_succeeds(tmp_path,
     if shipped_reach() is None:
         pytest.skip("needs the shipped reach skill (the planner plans with its card)")
     out = tmp_path / "demo"
-    code = cli.main(["demo", "--out", str(out)])
+    code = cli.main(["demo", "--out", str(out), "--domain-id", str(domain_id())])
     captured = capsys.readouterr()
     text = captured.out
     assert code == 0, text + captured.err[-4000:]

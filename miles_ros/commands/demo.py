@@ -71,16 +71,25 @@ def _shipped_skills(library: str | None) -> list[str]:
 
 
 def _graph_demo(
-    out: Path, library: str | None, goal: str | None, view: dict | None, perception: bool = False
+    out: Path,
+    library: str | None,
+    goal: str | None,
+    view: dict | None,
+    perception: bool = False,
+    domain_id: int | None = None,
 ) -> int:
     from miles_ros.demo_goal import run_goal_demo
     from miles_ros.demo_graph import run_demo
 
     try:
         if goal is None:
-            report = run_demo(out, library, view=view, perception=perception)
+            report = run_demo(
+                out, library, domain_id=domain_id, view=view, perception=perception
+            )
         else:
-            report = run_goal_demo(out, goal, library, view=view, perception=perception)
+            report = run_goal_demo(
+                out, goal, library, domain_id=domain_id, view=view, perception=perception
+            )
     except (TimeoutError, RuntimeError) as exc:
         print(f"miles demo: FAILED: {exc}")
         return 1
@@ -109,12 +118,19 @@ def _graph_demo(
 
 
 def _dual_demo(
-    out: Path, library: str | None, goal: str, view: dict | None, perception: bool = False
+    out: Path,
+    library: str | None,
+    goal: str,
+    view: dict | None,
+    perception: bool = False,
+    domain_id: int | None = None,
 ) -> int:
     from miles_ros.demo_dual import run_dual_demo
 
     try:
-        report = run_dual_demo(out, goal, library, view=view, perception=perception)
+        report = run_dual_demo(
+            out, goal, library, domain_id=domain_id, view=view, perception=perception
+        )
     except (TimeoutError, RuntimeError) as exc:
         print(f"miles demo --dual: FAILED: {exc}")
         return 1
@@ -279,6 +295,13 @@ def main(argv: list[str] | None = None, prog: str = "miles demo") -> int:
         help="the object poses from the simulated RGB-D camera through perception_node "
         "(the sim's true poses only on /miles/scene/objects_truth)",
     )
+    parser.add_argument(
+        "--domain-id",
+        type=int,
+        default=None,
+        help="ROS_DOMAIN_ID of the demo's graph (default: a private one of 201-230, off the "
+        "domain a running cell uses)",
+    )
     args = parser.parse_args(argv)
     if args.perception and args.scripted:
         parser.error("--perception needs the ROS graph (drop --scripted)")
@@ -312,7 +335,12 @@ def main(argv: list[str] | None = None, prog: str = "miles demo") -> int:
         from miles_ros.demo_dual import DUAL_GOAL
 
         return _dual_demo(
-            Path(args.out), args.skills, args.goal or DUAL_GOAL, view, args.perception
+            Path(args.out),
+            args.skills,
+            args.goal or DUAL_GOAL,
+            view,
+            args.perception,
+            args.domain_id,
         )
     if not args.scripted and _shipped_skills(args.skills):
         goal = None
@@ -320,7 +348,9 @@ def main(argv: list[str] | None = None, prog: str = "miles demo") -> int:
             from miles_ros.demo_goal import DEFAULT_GOAL
 
             goal = args.goal or DEFAULT_GOAL
-        return _graph_demo(Path(args.out), args.skills, goal, view, args.perception)
+        return _graph_demo(
+            Path(args.out), args.skills, goal, view, args.perception, args.domain_id
+        )
     if view:
         parser.error("--view, --view-web and --record need the ROS graph demo (trained skills)")
 
