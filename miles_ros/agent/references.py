@@ -462,14 +462,19 @@ def _pointed_at(match, world):
     return _bare("cube")(match, world)
 
 
+def _named_cubes(text: str, world) -> set[str]:
+    """The cubes ``text`` names: by their scene name or by their colour."""
+    return {
+        name
+        for word in re.findall(r"[a-z_]+", text.lower())
+        if (name := (word if word in world.objects else _colour_cube(word, world)))
+    }
+
+
 def _others(match, world):
     """ "the other cubes", "the others", "the rest of the cubes": every cube the goal does
     not name."""
-    named = {
-        name
-        for word in re.findall(r"[a-z_]+", match.string.lower())
-        if (name := (word if word in world.objects else _colour_cube(word, world)))
-    }
+    named = _named_cubes(match.string, world)
     others = tuple(n for n in world.objects if n not in named)
     if not named or not others:
         return None, None
@@ -479,11 +484,7 @@ def _others(match, world):
 def _other(match, world):
     """ "the other cube": the one cube the goal does not name; asked among them when it
     leaves several."""
-    named = {
-        name
-        for word in re.findall(r"[a-z_]+", match.string.lower())
-        if (name := (word if word in world.objects else _colour_cube(word, world)))
-    }
+    named = _named_cubes(match.string, world)
     others = sorted(set(world.objects) - named)
     if len(others) == 1:
         return others[0], None

@@ -340,28 +340,18 @@ class PerceivedObservation:
         }
 
 
-def perceived_options(
-    task: str,
-    scene: Scene,
-    num_envs: int,
-    camera_seed: int = 0,
-    noise_seed: int = 0,
-    rate_hz: float | None = None,
-    perception_factory: Callable | None = None,
-    trace: bool = False,
-) -> dict:
+def perceived_options(task: str, scene: Scene, num_envs: int, *args, **kwargs) -> dict:
     """``sims.make_env(task, "pybullet", ...)`` keyword arguments that give the skill the
     perceived poses (:class:`PerceivedObservation` under ``observation_filter``; reach: its
     goal cube), the arms drawn as the live camera draws them
     (:data:`sims.camera.CAMERA_ARM_MESHES`); ValueError where the scene has no camera.
-    ``trace``: the observer keeps a record of every control period (its ``trace``)."""
+    ``args``, ``kwargs``: the observer's arguments after ``scene, num_envs`` (camera and
+    noise seeds, rate, perception factory, ``trace``: :class:`PerceivedObservation`)."""
     camera_of(scene)
     from sims import get_task
 
     cfg = get_task(task).CONFIG
-    observer = PerceivedObservation(
-        scene, num_envs, camera_seed, noise_seed, rate_hz, perception_factory, trace
-    )
+    observer = PerceivedObservation(scene, num_envs, *args, **kwargs)
     options = {"scene": scene, "observation_filter": observer, "arm_meshes": CAMERA_ARM_MESHES}
     if not cfg.has_object:
         options["goal_cube"] = True

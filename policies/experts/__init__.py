@@ -28,3 +28,17 @@ def get_expert(task: str) -> Expert:
             f"no scripted expert for task {task!r}; experts exist for {', '.join(EXPERT_TASKS)}"
         )
     return importlib.import_module(f"policies.experts.{task}").act
+
+
+def observations(obs, layout, task: str) -> np.ndarray:
+    """``obs`` as float64 ``[N, layout.dim]`` (``layout``: the task's
+    ``ObservationLayout``); ValueError naming ``task``'s expert otherwise."""
+    obs = np.asarray(obs, dtype=np.float64)
+    if obs.ndim != 2 or obs.shape[1] != layout.dim:
+        raise ValueError(f"{task} expert: observations must be [N, {layout.dim}], got {obs.shape}")
+    return obs
+
+
+def ramp(x: np.ndarray, lo: float, hi: float) -> np.ndarray:
+    """0 at ``x <= lo``, 1 at ``x >= hi``, linear in between."""
+    return np.clip((x - lo) / (hi - lo), 0.0, 1.0)

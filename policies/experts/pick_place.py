@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from policies.experts import observations, ramp
 from sims.robots import panda
 from sims.tasks import pick_place
 from sims.tasks.base import TaskConfig
@@ -102,11 +103,6 @@ RELEASE_Z = 0.008
 """Release: largest height difference (m) of the cube from a placement goal."""
 
 
-def _ramp(x: np.ndarray, lo: float, hi: float) -> np.ndarray:
-    """0 below ``lo``, 1 above ``hi``, linear between."""
-    return np.clip((x - lo) / (hi - lo), 0.0, 1.0)
-
-
 def _command(
     delta: np.ndarray,
     step_max: float,
@@ -131,12 +127,7 @@ def _command(
 def act(obs: np.ndarray, cfg: TaskConfig = pick_place.CONFIG) -> np.ndarray:
     """Actions [N, 4] (TCP displacement in units of ``cfg.cartesian_step_max``, gripper:
     > 0 open) for observations [N, 32] in pick_place's layout."""
-    obs = np.asarray(obs, dtype=np.float64)
-    if obs.ndim != 2 or obs.shape[1] != pick_place.LAYOUT.dim:
-        raise ValueError(
-            f"pick_place expert: observations must be [N, {pick_place.LAYOUT.dim}], "
-            f"got {obs.shape}"
-        )
+    obs = observations(obs, pick_place.LAYOUT, "pick_place")
     sl = pick_place.LAYOUT.slices
     tcp = obs[:, sl["tcp_pos"]]
     width = obs[:, sl["finger_width"]][:, 0]
@@ -152,7 +143,7 @@ def act(obs: np.ndarray, cfg: TaskConfig = pick_place.CONFIG) -> np.ndarray:
     # 1. placed at a placement goal: release, then rise
     placement = goal[:, 2] <= PLACE_Z_MAX
     placed = placement & (goal_xy < RELEASE_XY) & (np.abs(to_goal[:, 2]) < RELEASE_Z)
-    released = _ramp(width, HOLD_WIDTH, OPEN_WIDTH)
+    released = ramp(width, HOLD_WIDTH, OPEN_WIDTH)
     place_move = np.zeros_like(tcp)
     place_move[:, 2] = released * (cube[:, 2] + APPROACH - tcp[:, 2])
 
@@ -167,14 +158,14 @@ def act(obs: np.ndarray, cfg: TaskConfig = pick_place.CONFIG) -> np.ndarray:
     # swings about the finger axis; chasing it keeps it swinging), by the cube itself once
     # it rests on the goal's height
     tcp_goal_xy = np.linalg.norm(goal[:, :2] - tcp[:, :2], axis=1)
-    settle = (1.0 - _ramp(tcp_goal_xy, *SETTLE_XY)) * _ramp(-to_goal[:, 2], 0.005, 0.015)
+    settle = (1.0 - ramp(tcp_goal_xy, *SETTLE_XY)) * ramp(-to_goal[:, 2], 0.005, 0.015)
     steer = cube[:, :2] + settle[:, None] * (tcp[:, :2] - cube[:, :2])
     carry = goal - np.column_stack([steer, cube[:, 2]])
     carry_xy = np.linalg.norm(carry[:, :2], axis=1)
-    away = _ramp(carry_xy, *CLEAR_XY)
+    away = ramp(carry_xy, *CLEAR_XY)
     # travel above a goal at a target cube's height (the stacking band), else straight
-    band = _ramp(goal[:, 2], REST_Z + 0.25 * EDGE, REST_Z + 0.5 * EDGE)
-    band *= 1.0 - _ramp(goal[:, 2], PLACE_Z_MAX, PLACE_Z_MAX + 0.25 * EDGE)
+    band = ramp(goal[:, 2], REST_Z + 0.25 * EDGE, REST_Z + 0.5 * EDGE)
+    band *= 1.0 - ramp(goal[:, 2], PLACE_Z_MAX, PLACE_Z_MAX + 0.25 * EDGE)
     over = band * away
     carry_z = np.maximum(goal[:, 2] + CLEARANCE * over, REST_Z + LIFT * away)
     carry[:, 2] = carry_z - cube[:, 2]
@@ -182,15 +173,15 @@ def act(obs: np.ndarray, cfg: TaskConfig = pick_place.CONFIG) -> np.ndarray:
     # TCP near the table (a grip still firming up: behind the supervisor the fingers close
     # at the gripper's speed); sideways once the cube is off the table
     height = cube[:, 2] - REST_Z
-    grip_firm = _ramp(HOLD_WIDTH - width, 0.0, 0.008)
-    firm = np.maximum(1.0 - _ramp(-rel[:, 2], *SLIP), _ramp(height, 0.25 * LIFT, 0.5 * LIFT))
-    lifted = np.maximum(_ramp(height, 0.2 * LIFT, 0.5 * LIFT), 1.0 - away)
+    grip_firm = ramp(HOLD_WIDTH - width, 0.0, 0.008)
+    firm = np.maximum(1.0 - ramp(-rel[:, 2], *SLIP), ramp(height, 0.25 * LIFT, 0.5 * LIFT))
+    lifted = np.maximum(ramp(height, 0.2 * LIFT, 0.5 * LIFT), 1.0 - away)
     # towards a placement on cubes only once the cube clears the goal's height: a cube
     # swept across lower would hit the target cube's top edge (a tower's top sits 0.08 m
     # high, where the lift is still climbing)
-    clear = np.maximum(1.0 - over, _ramp(cube[:, 2] - goal[:, 2], *CLEAR_Z))
+    clear = np.maximum(1.0 - over, ramp(cube[:, 2] - goal[:, 2], *CLEAR_Z))
     carry_xy_max = firm * lifted * clear
-    carry_up = CREEP + (1.0 - CREEP) * firm * (0.3 + 0.7 * _ramp(height, 0.0, 0.03))
+    carry_up = CREEP + (1.0 - CREEP) * firm * (0.3 + 0.7 * ramp(height, 0.0, 0.03))
 
     # 3. TCP around the cube: close, holding still at the cube's centre
     settled = np.linalg.norm(obs[:, sl["joint_vel"]], axis=1) < SETTLED_QD
@@ -201,13 +192,13 @@ def act(obs: np.ndarray, cfg: TaskConfig = pick_place.CONFIG) -> np.ndarray:
     # 4. approach: above the cube, then down onto it once over it with the fingers open
     # a funnel: the height over the cube falls with the xy distance to it
     funnel = np.clip(CONE * (rel_xy - 0.004), 0.0, APPROACH)
-    hover = np.maximum(funnel, APPROACH * _ramp(OPEN_WIDTH - width, 0.0, 0.01))
+    hover = np.maximum(funnel, APPROACH * ramp(OPEN_WIDTH - width, 0.0, 0.01))
     target = cube.copy()
     target[:, 2] += hover
     reach = target - tcp
     low = tcp[:, 2] - cube[:, 2]
     # low and off to the side (a knocked cube): up first, then across
-    sideways = np.maximum(_ramp(low, 0.02, 0.05), 1.0 - _ramp(rel_xy, 0.015, 0.03))
+    sideways = np.maximum(ramp(low, 0.02, 0.05), 1.0 - ramp(rel_xy, 0.015, 0.03))
 
     one = np.ones(len(obs))
     phase = [placed, held, around]
@@ -217,6 +208,6 @@ def act(obs: np.ndarray, cfg: TaskConfig = pick_place.CONFIG) -> np.ndarray:
     up_max = np.select(phase, [one, carry_up, one], one)
     # come down slowly over the last centimetres (onto the cube, onto the goal)
     above = np.where(held, cube[:, 2] - goal[:, 2], tcp[:, 2] - cube[:, 2])
-    down_max = DOWN_MIN + (1.0 - DOWN_MIN) * _ramp(above, 0.01, 0.05)
+    down_max = DOWN_MIN + (1.0 - DOWN_MIN) * ramp(above, 0.01, 0.05)
     grip = np.where(placed | ~(held | closing), 1.0, -1.0)
     return np.column_stack([_command(delta, step_max, scale, xy_max, up_max, down_max), grip])

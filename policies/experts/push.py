@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from policies.experts import observations, ramp
 from sims.tasks.push import CUBE_REST_Z, CUBE_SIZE, LAYOUT
 
 HALF_EDGE = CUBE_SIZE / 2
@@ -74,11 +75,6 @@ MIN_PUSH_SPEED = 0.3
 """Forward push speed near the goal (units of cartesian_step_max)."""
 
 
-def _ramp(x: np.ndarray, lo: float, hi: float) -> np.ndarray:
-    """0 at ``x <= lo``, 1 at ``x >= hi``, linear in between."""
-    return np.clip((x - lo) / (hi - lo), 0.0, 1.0)
-
-
 def _wrap(angle: np.ndarray) -> np.ndarray:
     """``angle`` wrapped into [-pi, pi)."""
     return (angle + np.pi) % (2.0 * np.pi) - np.pi
@@ -86,9 +82,7 @@ def _wrap(angle: np.ndarray) -> np.ndarray:
 
 def act(obs: np.ndarray, cfg) -> np.ndarray:
     """Actions [N, 3] in [-1, 1] for observations [N, 31] of push (``cfg``: its TaskConfig)."""
-    obs = np.asarray(obs, dtype=np.float64)
-    if obs.ndim != 2 or obs.shape[1] != LAYOUT.dim:
-        raise ValueError(f"push expert: observations must be [N, {LAYOUT.dim}], got {obs.shape}")
+    obs = observations(obs, LAYOUT, "push")
     s = LAYOUT.slices
     tcp = obs[:, s["tcp_pos"]]
     cube = obs[:, s["object_pos"]]
@@ -112,14 +106,14 @@ def act(obs: np.ndarray, cfg) -> np.ndarray:
     t = np.clip(np.sum((cube[:, :2] - tcp[:, :2]) * path, axis=1) / path_len2, 0.0, 1.0)
     closest = tcp[:, :2] + t[:, None] * path - cube[:, :2]
     clearance = np.linalg.norm(closest, axis=1)
-    need = 1.0 - _ramp(clearance, CLEAR_IN, CLEAR_OUT)  # 1: the path crosses the cube
+    need = 1.0 - ramp(clearance, CLEAR_IN, CLEAR_OUT)  # 1: the path crosses the cube
     # Already behind the cube on the push line: nothing to cross, go down to push (no
     # hovering behind it, where a student's blend of approach and push labels stalls).
-    behind = _ramp(-along, DESCEND_BEHIND, DESCEND_BEHIND + 0.01)
-    need = need * (1.0 - behind * _ramp(LAT_MAX - np.abs(lat), 0.0, 0.01))
+    behind = ramp(-along, DESCEND_BEHIND, DESCEND_BEHIND + 0.01)
+    need = need * (1.0 - behind * ramp(LAT_MAX - np.abs(lat), 0.0, 0.01))
     z_req = push_z + (SAFE_Z - push_z) * need
     # Sideways only as far as the height allows: full speed once within 1 cm of z_req.
-    lateral_ok = _ramp(z - z_req, -0.03, -0.01)
+    lateral_ok = ramp(z - z_req, -0.03, -0.01)
     approach = np.empty_like(tcp)
     approach[:, :2] = GAIN * path * lateral_ok[:, None] / step
     approach[:, 2] = GAIN * (z_req - z) / step
@@ -130,8 +124,8 @@ def act(obs: np.ndarray, cfg) -> np.ndarray:
     misalign = _wrap(4.0 * np.arctan2(d[:, 1], d[:, 0]) - yaw4) / 4.0
     lat_target = np.clip(-TURN_GAIN * misalign, -TURN_LAT_MAX, TURN_LAT_MAX)
     # Push: along d, back onto the line, at pushing height.
-    aligned = _ramp(LAT_MAX - np.abs(lat), 0.0, LAT_SLOW)
-    speed = MIN_PUSH_SPEED + (PUSH_SPEED - MIN_PUSH_SPEED) * _ramp(dist, 0.0, SLOW_DISTANCE)
+    aligned = ramp(LAT_MAX - np.abs(lat), 0.0, LAT_SLOW)
+    speed = MIN_PUSH_SPEED + (PUSH_SPEED - MIN_PUSH_SPEED) * ramp(dist, 0.0, SLOW_DISTANCE)
     fwd = speed * aligned
     push = np.empty_like(tcp)
     push[:, :2] = fwd[:, None] * d + (LAT_GAIN * (lat_target - lat) / step)[:, None] * n

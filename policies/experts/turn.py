@@ -29,7 +29,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from policies.experts.push import GAIN, SAFE_Z, _ramp
+from policies.experts import observations, ramp
+from policies.experts.push import GAIN, SAFE_Z
 from sims.kernels.contact import PAD_ACROSS, PAD_FAR, PAD_NEAR, PAD_RADIUS
 from sims.robots import panda
 from sims.tasks.turn import CUBE_REST_Z, CUBE_SIZE, LAYOUT
@@ -207,9 +208,7 @@ def act(obs: np.ndarray, cfg) -> np.ndarray:
 def decide(obs: np.ndarray, cfg) -> Decision:
     """:func:`act`'s actions with the face, side and phase that gave them (``cfg``: turn's
     TaskConfig)."""
-    obs = np.asarray(obs, dtype=np.float64)
-    if obs.ndim != 2 or obs.shape[1] != LAYOUT.dim:
-        raise ValueError(f"turn expert: observations must be [N, {LAYOUT.dim}], got {obs.shape}")
+    obs = observations(obs, LAYOUT, "turn")
     s = LAYOUT.slices
     tcp = obs[:, s["tcp_pos"]]
     cube = obs[:, s["object_pos"]]
@@ -237,8 +236,8 @@ def decide(obs: np.ndarray, cfg) -> Decision:
     b = cube[:, :2] + (contact + STANDOFF)[:, None] * n + lateral[:, None] * t
     low = z < SAFE_Z
     way = np.where(low[:, None], orbit_waypoint(tcp[:, :2], cube[:, :2], b, turn_sign), b)
-    above = _ramp(z, PUSH_Z_MAX, PUSH_Z_MAX + 0.01)  # the fingertips above the cube's top
-    over = (1.0 - _ramp(pad_clearance(rel, yaw, pad_offsets(axis)), 0.0, CLEAR_GAP)) * above
+    above = ramp(z, PUSH_Z_MAX, PUSH_Z_MAX + 0.01)  # the fingertips above the cube's top
+    over = (1.0 - ramp(pad_clearance(rel, yaw, pad_offsets(axis)), 0.0, CLEAR_GAP)) * above
     z_req = push_z + (SAFE_Z - push_z) * over
     approach = np.empty_like(tcp)
     approach[:, :2] = GAIN * (way - tcp[:, :2]) / step
@@ -250,7 +249,7 @@ def decide(obs: np.ndarray, cfg) -> Decision:
     # Along the face: fully towards its place until the pads touch; in contact no faster
     # than the press (a pusher dragged along the face turns the cube by friction too).
     slide = LAT_GAIN * (lateral - lat)
-    touching = 1.0 - _ramp(gap, 0.0, TOUCH_GAP)
+    touching = 1.0 - ramp(gap, 0.0, TOUCH_GAP)
     bound = press + (1.0 - touching) * np.abs(slide)
     slide = np.clip(slide, -bound, bound)
     push = np.empty_like(tcp)

@@ -103,22 +103,29 @@ def test_a_cube_dropped_beside_the_target_or_held_above_it_does_not_count(stack_
     assert np.mean(pick_place.placed(end)) >= 0.8  # it is there, but still gripped
 
 
+def hand_made_state(obj, goal, width, stack) -> SimState:
+    """A state of ``len(obj)`` envs with the TCP at the cube ``obj`` [N, 3], the fingers
+    ``width`` [N] apart, the goal ``goal`` [N, 3] and the episodes' ``stack`` flags."""
+    n = len(obj)
+    return SimState(
+        joint_pos=np.zeros((n, 7)),
+        joint_vel=np.zeros((n, 7)),
+        tcp_pos=obj.copy(),
+        finger_width=width,
+        object_pos=obj,
+        object_yaw=np.zeros(n),
+        goal_pos=goal,
+        stack=stack,
+    )
+
+
 def test_success_rule_on_hand_made_states():
     goal = np.array([[0.5, 0.1, 0.06]] * 4)
     obj = goal + [[0.0, 0.0, 0.0], [0.0, 0.025, 0.0], [0.0, 0.0, -0.04], [0.01, 0.01, 0.005]]
     width = np.array([0.08, 0.08, 0.08, 0.055])
 
     def state(stack):
-        return SimState(
-            joint_pos=np.zeros((4, 7)),
-            joint_vel=np.zeros((4, 7)),
-            tcp_pos=obj.copy(),
-            finger_width=width,
-            object_pos=obj,
-            object_yaw=np.zeros(4),
-            goal_pos=goal,
-            stack=stack,
-        )
+        return hand_made_state(obj, goal, width, stack)
 
     stacked = pick_place.success(state(np.ones(4, dtype=bool)))
     np.testing.assert_array_equal(stacked, [True, False, False, False])

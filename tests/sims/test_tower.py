@@ -12,8 +12,7 @@ import pytest
 import sims
 from sims.backends.pybullet.env import make_pybullet_env
 from sims.tasks import pick_place
-from sims.tasks.base import SimState
-from tests.sims.test_stacking import scripted_stack
+from tests.sims.test_stacking import hand_made_state, scripted_stack
 
 THIRD_LEVEL_Z = pick_place.level_height(pick_place.TOWER_LEVELS)
 """Height (m) of a cube's centre at the third level: the tower's goal."""
@@ -90,16 +89,7 @@ def test_success_on_scripted_states_at_the_third_level():
     below = -pick_place.CUBE_SIZE  # fell off the top: resting on the second level's height
     obj = goal + [[0.005, 0.0, 0.002], [0.0, 0.0, below], [0.0, 0.0, 0.0], [0.0, 0.025, 0.0]]
     width = np.array([0.08, 0.08, 0.05, 0.08])  # released, released, gripped, released
-    state = SimState(
-        joint_pos=np.zeros((4, 7)),
-        joint_vel=np.zeros((4, 7)),
-        tcp_pos=obj.copy(),
-        finger_width=width,
-        object_pos=obj,
-        object_yaw=np.zeros(4),
-        goal_pos=goal,
-        stack=np.ones(4, dtype=bool),
-    )
+    state = hand_made_state(obj, goal, width, np.ones(4, dtype=bool))
     np.testing.assert_array_equal(pick_place.success(state), [True, False, False, False])
 
 
