@@ -6,7 +6,7 @@ graph's ``ROS_DOMAIN_ID``, drawing in this process (a
 :class:`~miles_ros.view.process.LocalView`: the node's executor only feeds the view) at
 niceness :data:`~miles_ros.view.process.NICENESS`, so on a loaded machine the graph's
 loops get the CPU first. Prints one ``view: `` line per output, then ``miles view:
-view_node up ...``, and draws until Ctrl-C (or, started by ``miles up``
+view_node drawing ...``, and draws until Ctrl-C (or, started by ``miles up``
 (:class:`~miles_ros.ros.view_node.ViewNodeProcess`), until its parent is gone).
 
 Why a process of its own: docs/console.md ("The 3D view in a process of its own").
@@ -18,6 +18,7 @@ import argparse
 import os
 import sys
 
+from miles_ros.commands import check_scene
 from miles_ros.ros.processes import orphaned
 from miles_ros.ros.signals import StopSignals
 
@@ -68,13 +69,7 @@ def _view(argv: list[str] | None, prog: str, stop: StopSignals) -> int:
         parser.error(f"--record {args.record}: a Rerun recording ends in .rrd")
     if not args.rate > 0:
         parser.error(f"--rate {args.rate}: must be > 0")
-    if args.scene:
-        from sims.scene import load_scene
-
-        try:
-            load_scene(args.scene)
-        except (OSError, ValueError, KeyError, TypeError) as exc:
-            parser.error(f"--scene {args.scene}: {exc}")
+    check_scene(parser, args.scene)
     web = args.web or not (args.native or args.record)
 
     from dataclasses import replace
@@ -106,8 +101,7 @@ def _view(argv: list[str] | None, prog: str, stop: StopSignals) -> int:
         for line in view.lines:
             print(line, flush=True)
         print(
-            f"{prog}: view_node up (process {os.getpid()}, domain {graph.domain_id}); "
-            "Ctrl-C to stop",
+            f"{prog}: view_node drawing (process {os.getpid()}, domain {graph.domain_id})",
             flush=True,
         )
         graph.spin(0.0, lambda: stop() or parent_gone())
