@@ -224,25 +224,66 @@ def measure_loops(rates: list[float], window_s: float, mode: str) -> dict:
     return out
 
 
-def _attach_operator(graph, console_process: bool = False):
+def _attach_operator(graph, console_process: bool = False, view_process: bool = False):
     """The operator's side of ``miles up --console --view-web`` on ``graph``: the metrics
     node, the 3D view (its node in the graph, drawing in a child process, web viewer on a
     free port; the graph closes it) and the console (its bridge on the graph's executor,
-    uvicorn on a thread: the caller stops it). ``console_process``: the console and the
-    metrics' monitor in a process of their own, as ``miles up --console --rt-priority N``
-    serves them (:class:`~miles_ros.ros.console_process.ConsoleProcess`)."""
+    uvicorn on a thread). ``console_process``: the console and the metrics' monitor in a
+    process of their own, as ``miles up --console --rt-priority N`` serves them
+    (:class:`~miles_ros.ros.console_process.ConsoleProcess`). ``view_process``: the view's
+    node and drawing in a process of their own (``miles view``,
+    :class:`~miles_ros.ros.view_node.ViewNodeProcess`). Returns (console, the view's
+    process or None): the caller stops both."""
     from miles_ros.ros.view_node import start_view
 
-    view = start_view(graph, web=True, web_port=0)
-    if console_process:
-        from miles_ros.ros.console_process import ConsoleProcess
+    view = start_view(graph, web=True, web_port=0, own_process=view_process)
+    apart = view if view_process else None
+    try:
+        if console_process:
+            from miles_ros.ros.console_process import ConsoleProcess
 
-        return ConsoleProcess(graph.domain_id, view_url=view.view.url)
-    from miles_ros.ros.console_node import attach_console
-    from miles_ros.ros.monitor_node import add_monitor
+            return ConsoleProcess(graph.domain_id, view_url=view.url), apart
+        from miles_ros.ros.console_node import attach_console
+        from miles_ros.ros.monitor_node import add_monitor
 
-    registry = add_monitor(graph).metrics.registry
-    return attach_console(graph, metrics_registry=registry, view_url=view.view.url)
+        registry = add_monitor(graph).metrics.registry
+        return attach_console(graph, metrics_registry=registry, view_url=view.url), apart
+    except BaseException:
+        if apart is not None:
+            apart.stop()
+        raise
+
+
+def _time_publishing(graph) -> dict[str, list[float]]:
+    """Lists that fill with how long each ``/joint_states`` and ``/miles/joint_command``
+    publication takes in ``graph`` (s): what a reader in another process adds to the
+    loop's thread (the publication crosses processes: Fast DDS's shared memory)."""
+    nodes = {n.get_name(): n for n in graph.nodes}
+    publishers = {
+        "joint_states": nodes["sim_node"].pub_joints[""],
+        "joint_command": nodes["safety_node"].pub_command,
+    }
+    times: dict[str, list[float]] = {name: [] for name in publishers}
+    for name, publisher in publishers.items():
+        publish, out = publisher.publish, times[name]
+
+        def timed(msg, publish=publish, out=out):
+            t0 = time.perf_counter()
+            publish(msg)
+            out.append(time.perf_counter() - t0)
+
+        publisher.publish = timed
+    return times
+
+
+def _count_readers(peer) -> dict[str, int]:
+    """The readers of the loop's fast topics that the graph sees (every process)."""
+    from miles_ros.interfaces import JOINT_COMMAND, JOINT_STATES
+
+    return {
+        "joint_states": peer.count_subscribers(JOINT_STATES),
+        "joint_command": peer.count_subscribers(JOINT_COMMAND),
+    }
 
 
 def _time_the_latch(graph) -> tuple[list[float], list[float]]:
@@ -302,6 +343,7 @@ def measure_operator(
     operator: bool = True,
     rt_priority: int = 0,
     console_process: bool = False,
+    view_process: bool = False,
 ) -> dict:
     """The one-process graph (sim, safety, skills) with the operator's console, 3D view and
     metrics on: the skill loop at 250 Hz (as :func:`measure_loops`, with its ``baseline``
@@ -314,8 +356,12 @@ def measure_operator(
     window with none of the operator's parts (no presses), the loop's own peer for
     :func:`measure_operator_ab`. ``rt_priority`` > 0: the graph's executor under SCHED_FIFO
     (``miles up --rt-priority``). ``console_process``: the console and the metrics in a
-    process of their own (no ``estop_latch_ms`` then: two processes, two clocks)."""
-    if not operator and presses:
+    process of their own (no ``estop_latch_ms`` then: two processes, two clocks);
+    ``view_process``: the 3D view's node and drawing in a process of their own (``miles
+    view``). Every side: ``publish_us`` {joint_states, joint_command: p50, p99, ...}, how
+    long each publication of the loop's fast topics took in the window, and ``readers``,
+    how many readers of each the graph saw."""
+    if not operator and (presses or view_process):
         raise ValueError("e-stops go through the console: presses need operator=True")
     import httpx
     from std_msgs.msg import String
@@ -325,10 +371,12 @@ def measure_operator(
     rate = 250.0
     domain = 228 + os.getpid() % 2
     library = _library_without_envelopes(Path(tempfile.mkdtemp(prefix="bench_ros_")))
-    graph, console = None, None
+    graph, console, view = None, None, None
     out: dict = {"on": ["console", "view_web", "metrics"] if operator else []}
     if operator and console_process:
         out["on"].append("console_process")
+    if operator and view_process:
+        out["on"].append("view_process")
     try:
         overrides = {"skills": {"skill_library": str(library)}}
         graph = InProcessGraph.of_parts(
@@ -337,9 +385,10 @@ def measure_operator(
         skill_node = graph.nodes[-1]
         pressed, latched = [], []
         if operator:
-            console = _attach_operator(graph, console_process)
+            console, view = _attach_operator(graph, console_process, view_process)
             if not console_process:
                 pressed, latched = _time_the_latch(graph)
+        publishing = _time_publishing(graph)
         peer, requests = _spin_with_peer(graph, skill_node, "bench_operator_peer", rt_priority)
         if operator:
             base = console.base_url
@@ -348,9 +397,16 @@ def measure_operator(
             client.post("/api/reset", headers=auth)  # a latch from start-up, if any
         else:
             _reset_estop(peer)
+        for times in publishing.values():
+            times.clear()  # start-up's publications (discovery) are not the window's
         skill, params = _loop_window(
             skill_node, peer, requests, rate, window_s, "bench-operator", out
         )
+        out["publish_us"] = {
+            name: _percentiles([t * 1e6 for t in list(times)])
+            for name, times in publishing.items()
+        }
+        out["readers"] = _count_readers(peer)
         if not operator:
             return out
         server_ms, round_trip_ms, failed = [], [], 0
@@ -381,12 +437,19 @@ def measure_operator(
     finally:
         if console is not None:
             console.stop()
+        if view is not None:
+            view.stop()
         _tear_down(graph, (), library)
     return out
 
 
 def measure_operator_ab(
-    window_s: float, rounds: int, rt_priority: int = 0, console_process: bool = False
+    window_s: float,
+    rounds: int,
+    rt_priority: int = 0,
+    console_process: bool = False,
+    view_process: bool = False,
+    only: tuple[str, ...] = (),
 ) -> dict:
     """The 250 Hz loop's jitter with the operator's parts off and on, the same graph and
     window each time, in ``rounds`` rounds that rotate which goes first (a load on the
@@ -396,7 +459,10 @@ def measure_operator_ab(
     the graph process's CPU seconds per second of the window (every thread; the view's
     drawing process not counted). ``console_process``: also the operator's parts with
     the console in a process of its own (``on_process``, and ``on_rt_process`` with
-    ``rt_priority``)."""
+    ``rt_priority``); ``view_process``: also with the console and the 3D view each in a
+    process of its own (``on_views``, and ``on_rt_views`` with ``rt_priority``). Every
+    side also has ``publish_us`` per round (:func:`measure_operator`). ``only``: just
+    those sides (all when empty)."""
     sides = {
         "off": lambda: measure_operator(window_s, 0, operator=False),
         "on": lambda: measure_operator(window_s, 0, operator=True),
@@ -408,7 +474,18 @@ def measure_operator_ab(
         sides["on_process"] = lambda: measure_operator(window_s, 0, True, 0, True)
         if rt_priority:
             sides["on_rt_process"] = lambda: measure_operator(window_s, 0, True, rt_priority, True)
-    return _rotate(rounds, window_s, sides)
+    if view_process:
+        sides["on_views"] = lambda: measure_operator(window_s, 0, True, 0, True, True)
+        if rt_priority:
+            sides["on_rt_views"] = lambda: measure_operator(
+                window_s, 0, True, rt_priority, True, True
+            )
+    if only:
+        unknown = set(only) - set(sides)
+        if unknown:
+            raise ValueError(f"no such sides {sorted(unknown)}: {sorted(sides)}")
+        sides = {name: run for name, run in sides.items() if name in only}
+    return _rotate(rounds, window_s, sides, ("publish_us", "readers"))
 
 
 PERCEPTION_LAYOUTS = ("one_process", "graph", "processes")
@@ -620,6 +697,19 @@ def main() -> int:
         help="rounds of the loop's jitter with the operator's parts off and on (0: skip)",
     )
     parser.add_argument(
+        "--view-process",
+        action="store_true",
+        help="in operator_ab, also the console and the 3D view each in a process of its own "
+        "(`miles view` beside the graph: on_views, on_rt_views)",
+    )
+    parser.add_argument(
+        "--ab-sides",
+        default="",
+        metavar="NAMES",
+        help="operator_ab: only these sides, comma-separated (e.g. off_rt,on_rt_process,"
+        "on_rt_views; default all)",
+    )
+    parser.add_argument(
         "--console-process",
         action="store_true",
         help="the console in a process of its own, as `miles up --console --rt-priority N` "
@@ -644,8 +734,14 @@ def main() -> int:
                 args.window, args.presses, True, rt, args.console_process
             )
         if args.ab_rounds and args.only in (None, "operator"):
+            only = tuple(name for name in args.ab_sides.split(",") if name)
             result["operator_ab"] = measure_operator_ab(
-                args.window, args.ab_rounds, rt, args.console_process
+                args.window,
+                args.ab_rounds,
+                rt,
+                args.console_process,
+                args.view_process,
+                only,
             )
         if args.perception_rounds and args.only in (None, "perception"):
             result["perception_ab"] = measure_perception_ab(

@@ -19,6 +19,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "plan": ("miles_ros.commands.plan", "plan a goal offline and print the plan"),
     "estop": ("miles_ros.commands.estop", "trigger (or --reset) the e-stop on a running graph"),
     "console": ("miles_ros.commands.console", "the operator console (a web page) for a graph"),
+    "view": ("miles_ros.commands.view", "the live 3D view (Rerun) of a graph, in its own process"),
     "planner-train": ("miles_ros.commands.planner_train", "fit the planner's LoRA adapter"),
     "demo": ("miles_ros.commands.demo", "the whole loop on one machine, with pictures"),
     "calibrate": ("miles_ros.commands.calibrate", "measure the camera's pose into a scene file"),

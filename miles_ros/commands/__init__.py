@@ -15,3 +15,16 @@ def doc_parser(prog: str, doc: str) -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog=epilog,
     )
+
+
+def check_scene(parser: argparse.ArgumentParser, path: str | None) -> None:
+    """Refuse (``parser.error``, exit 2) a ``--scene`` that does not load, before anything
+    starts; nothing for None (the default scene)."""
+    if not path:
+        return
+    from sims.scene import load_scene
+
+    try:
+        load_scene(path)
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        parser.error(f"--scene {path}: {exc}")

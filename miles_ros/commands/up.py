@@ -25,6 +25,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from miles_ros.commands import check_scene
 from miles_ros.ros.signals import StopSignals
 
 
@@ -70,7 +71,8 @@ def _up(argv: list[str] | None, prog: str, stop: StopSignals) -> int:
     parser.add_argument(
         "--view-web",
         action="store_true",
-        help="serve the 3D view's web viewer on 127.0.0.1 and print its URL",
+        help="serve the 3D view's web viewer on 127.0.0.1 and print its URL (with "
+        "--rt-priority the view runs from a process of its own: `miles view`)",
     )
     parser.add_argument(
         "--view-port",
@@ -180,13 +182,7 @@ def _up(argv: list[str] | None, prog: str, stop: StopSignals) -> int:
         parser.error(f"--rt-priority: {exc}")
     if args.params_file and not Path(args.params_file).is_file():
         parser.error(f"--params-file {args.params_file}: no such file")
-    if args.scene:
-        from sims.scene import load_scene
-
-        try:
-            load_scene(args.scene)
-        except (OSError, ValueError, KeyError, TypeError) as exc:
-            parser.error(f"--scene {args.scene}: {exc}")
+    check_scene(parser, args.scene)
     if args.headless:
         print(
             f"{prog}: --headless is deprecated and has no effect (the sim is always headless)",
@@ -218,11 +214,13 @@ def _up(argv: list[str] | None, prog: str, stop: StopSignals) -> int:
             parts, args.params_file, overrides, domain_id=args.domain_id
         )
     nodes, recorder, console, metrics = list(graph.nodes), None, None, None
+    view_apart = None
     try:
         from miles_ros.ros.view_node import start_view
         from miles_ros.view.options import is_rerun_recording
 
-        view_node = start_view(
+        apart = args.rt_priority > 0  # the operator's parts off the real-time process
+        view = start_view(
             graph,
             args.scene,
             args.params_file,
@@ -230,9 +228,11 @@ def _up(argv: list[str] | None, prog: str, stop: StopSignals) -> int:
             args.view,
             args.view_web,
             args.view_port,
+            own_process=apart,
         )
+        view_apart = view if apart else None
         monitor = None
-        console_apart = args.console and args.rt_priority > 0  # off the real-time process
+        console_apart = args.console and apart
         if (args.console and not console_apart) or args.metrics_port is not None:
             from miles_ros.ros.monitor_node import add_monitor
 
@@ -250,7 +250,7 @@ def _up(argv: list[str] | None, prog: str, stop: StopSignals) -> int:
                 args.scene,
                 args.console_port,
                 monitor.metrics.registry if monitor is not None else None,
-                view_node.view.url if view_node is not None else None,
+                view.url if view is not None else None,
                 own_process=console_apart,
             )
         if args.record and not is_rerun_recording(args.record):
@@ -259,6 +259,8 @@ def _up(argv: list[str] | None, prog: str, stop: StopSignals) -> int:
             recorder = graph.add(Recorder(args.record, args.scene, context=graph.context))
         names = [n.get_fully_qualified_name().lstrip("/") for n in nodes]
         names += [f"{c.node_name.lstrip('/')} (process {c.pid})" for c in graph.processes]
+        if view_apart is not None:
+            names.append(f"view (process {view_apart.pid})")
         if console_apart:
             names.append(f"console (process {console.pid})")
         print(
@@ -274,6 +276,8 @@ def _up(argv: list[str] | None, prog: str, stop: StopSignals) -> int:
     finally:
         if console is not None:
             console.stop()
+        if view_apart is not None:
+            view_apart.stop()  # it finishes its recording
         if metrics is not None:
             metrics.close()
         graph.close()  # the recorder and the view finish their files when destroyed

@@ -8,9 +8,10 @@ that sharing is what is left of the loop's jitter (docs/console.md, "Measured").
 e-stop reaches each arm's safety node through the same ``trigger_estop`` service the
 in-process bridge calls, and its goals through ``/miles/goal``.
 
-The child is started as :class:`~miles_ros.ros.processes.NodeProcess` children are (this
-checkout first on ``PYTHONPATH``, a process group of its own, stopping by itself when the
-parent dies). The parent chooses the token and hands it over in the environment
+The child is a :class:`~miles_ros.ros.processes.CommandProcess` (started as node
+processes are: this checkout first on ``PYTHONPATH``, a process group of its own, stopping
+by itself when the parent dies; ``miles view`` is started the same way). The parent
+chooses the token and hands it over in the environment
 (:data:`miles_ros.console.server.TOKEN_ENV`), never on the command line. "Up" is the
 child's own ``console: URL`` line, printed once uvicorn serves and every arm's e-stop
 service is discovered (``--wait-services``); the child's later output is copied to this
@@ -19,25 +20,14 @@ process's stdout.
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-import threading
-
 from miles_ros.console.server import DEFAULT_HOST, TOKEN_ENV, new_token
-from miles_ros.ros.processes import (
-    PARENT_PID_ENV,
-    SOURCE_ROOT,
-    STOP_TIMEOUT_S,
-    UP_TIMEOUT_S,
-    interrupt,
-)
+from miles_ros.ros.processes import UP_TIMEOUT_S, CommandProcess
 
 URL_PREFIX = "console: "
 """The line :class:`~miles_ros.console.server.ConsoleServer` prints once it serves."""
 
 
-class ConsoleProcess:
+class ConsoleProcess(CommandProcess):
     """``miles console --metrics`` for the graph on ``domain_id`` in a child process,
     serving on ``host:port`` (0: a free one). The constructor returns once the child
     serves (RuntimeError with its exit status if it exits first, or after ``timeout``
@@ -53,72 +43,22 @@ class ConsoleProcess:
         timeout: float = UP_TIMEOUT_S,
     ) -> None:
         self.token = new_token()
-        env = {
-            **os.environ,
-            "ROS_DOMAIN_ID": str(domain_id),
-            PARENT_PID_ENV: str(os.getpid()),
-            TOKEN_ENV: self.token,
-        }
-        path = env.get("PYTHONPATH", "")
-        env["PYTHONPATH"] = os.pathsep.join(p for p in (str(SOURCE_ROOT), path) if p)
-        self.command = [sys.executable, "-m", "miles_ros.commands.console", "--metrics"]
-        self.command += ["--host", host, "--port", str(port), "--wait-services", str(timeout)]
+        args = ["--metrics", "--host", host, "--port", str(port), "--wait-services", str(timeout)]
         if scene_file:
-            self.command += ["--scene", scene_file]
+            args += ["--scene", scene_file]
         if view_url:
-            self.command += ["--view-url", view_url]
-        self.proc = subprocess.Popen(
-            self.command,
-            env=env,
-            stdout=subprocess.PIPE,
-            text=True,
-            bufsize=1,
-            process_group=0,
+            args += ["--view-url", view_url]
+        super().__init__(
+            "console",
+            "miles_ros.commands.console",
+            args,
+            domain_id,
+            URL_PREFIX,
+            env={TOKEN_ENV: self.token},
+            timeout=timeout,
         )
-        self.url = self._wait_for_url(timeout)
+        self.url = self.ready_line
         self.base_url = self.url.split("/?token=")[0]
-        self._copy = threading.Thread(target=self._copy_output, daemon=True, name="console_out")
-        self._copy.start()
-
-    @property
-    def pid(self) -> int:
-        return self.proc.pid
-
-    def _wait_for_url(self, timeout: float) -> str:
-        """The child's ``console: URL`` line (the lines before it are copied through);
-        a reader thread, so the deadline holds even while the child prints nothing."""
-        found: list[str] = []
-        done = threading.Event()
-
-        def read() -> None:
-            for line in self.proc.stdout:
-                if line.startswith(URL_PREFIX):
-                    found.append(line[len(URL_PREFIX) :].strip())
-                    print(line, end="", flush=True)
-                    break
-                print(line, end="", flush=True)
-            done.set()
-
-        threading.Thread(target=read, daemon=True, name="console_up").start()
-        if not done.wait(timeout) or not found:
-            self.stop()
-            raise RuntimeError(
-                f"the console ({' '.join(self.command)}) did not serve within {timeout:g} s "
-                f"(exit status {self.proc.returncode})"
-            )
-        return found[0]
-
-    def _copy_output(self) -> None:
-        for line in self.proc.stdout:
-            print(line, end="", flush=True)
-
-    def running(self) -> bool:
-        return self.proc.poll() is None
-
-    def stop(self, timeout: float = STOP_TIMEOUT_S) -> int:
-        """SIGINT (the console stops its server and graph), SIGKILL after ``timeout`` s;
-        returns its exit status."""
-        return interrupt(self.proc, timeout)
 
 
 def start_console(

@@ -27,6 +27,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -55,6 +56,21 @@ def orphaned() -> Callable[[], bool]:
         return lambda: False
     pid = int(parent)
     return lambda: os.getppid() != pid
+
+
+def child_environment(domain_id: int, **extra: str) -> dict[str, str]:
+    """The environment of a child of this process on the graph's ``domain_id``: ours, with
+    :data:`PARENT_PID_ENV` (:func:`orphaned`), this checkout first on ``PYTHONPATH`` and
+    ``extra``."""
+    env = {
+        **os.environ,
+        "ROS_DOMAIN_ID": str(domain_id),
+        PARENT_PID_ENV: str(os.getpid()),
+        **extra,
+    }
+    path = env.get("PYTHONPATH", "")
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(SOURCE_ROOT), path) if p)
+    return env
 
 
 def ros_args(
@@ -86,11 +102,10 @@ class NodeProcess:
     def __init__(self, label: str, module: str, node_name: str, args: list[str], domain_id: int):
         self.label = label
         self.node_name = node_name if node_name.startswith("/") else f"/{node_name}"
-        env = {**os.environ, "ROS_DOMAIN_ID": str(domain_id), PARENT_PID_ENV: str(os.getpid())}
-        path = env.get("PYTHONPATH", "")
-        env["PYTHONPATH"] = os.pathsep.join(p for p in (str(SOURCE_ROOT), path) if p)
         self.command = [sys.executable, "-m", module, *args]
-        self.proc = subprocess.Popen(self.command, env=env, process_group=0)
+        self.proc = subprocess.Popen(
+            self.command, env=child_environment(domain_id), process_group=0
+        )
 
     @property
     def pid(self) -> int:
@@ -102,6 +117,81 @@ class NodeProcess:
     def stop(self, timeout: float = STOP_TIMEOUT_S) -> int:
         """Ask the node to stop (SIGINT: it finishes its callback and destroys itself),
         SIGKILL after ``timeout`` s; returns its exit status."""
+        return interrupt(self.proc, timeout)
+
+
+class CommandProcess:
+    """A ``miles`` command (``python -m <module> args``) in a child process on
+    ``domain_id``, started as a :class:`NodeProcess` is (:func:`child_environment` with
+    ``env``: never secrets on the command line), which says it is up by printing a line
+    that starts with ``ready``. The constructor returns once it has (RuntimeError with its
+    exit status if it exits first, or after ``timeout`` s): ``ready_line`` is that line
+    without the prefix, ``lines`` the lines it printed before it; each line is copied to
+    this process's stdout, then and afterwards."""
+
+    def __init__(
+        self,
+        label: str,
+        module: str,
+        args: list[str],
+        domain_id: int,
+        ready: str,
+        env: dict[str, str] | None = None,
+        timeout: float = UP_TIMEOUT_S,
+    ) -> None:
+        self.label = label
+        self.command = [sys.executable, "-m", module, *args]
+        self.proc = subprocess.Popen(
+            self.command,
+            env=child_environment(domain_id, **(env or {})),
+            stdout=subprocess.PIPE,
+            text=True,
+            bufsize=1,
+            process_group=0,
+        )
+        self.lines: list[str] = []
+        self.ready_line = self._wait_for(ready, timeout)
+        self._copy = threading.Thread(target=self._copy_output, daemon=True, name=f"{label}_out")
+        self._copy.start()
+
+    @property
+    def pid(self) -> int:
+        return self.proc.pid
+
+    def _wait_for(self, ready: str, timeout: float) -> str:
+        """The child's ``ready`` line (the lines before it are kept and copied through); a
+        reader thread, so the deadline holds even while the child prints nothing."""
+        found: list[str] = []
+        done = threading.Event()
+
+        def read() -> None:
+            for line in self.proc.stdout:
+                print(line, end="", flush=True)
+                if line.startswith(ready):
+                    found.append(line[len(ready) :].strip())
+                    break
+                self.lines.append(line.rstrip("\n"))
+            done.set()
+
+        threading.Thread(target=read, daemon=True, name=f"{self.label}_up").start()
+        if not done.wait(timeout) or not found:
+            self.stop()
+            raise RuntimeError(
+                f"the {self.label} ({' '.join(self.command)}) was not up within {timeout:g} s "
+                f"(exit status {self.proc.returncode})"
+            )
+        return found[0]
+
+    def _copy_output(self) -> None:
+        for line in self.proc.stdout:
+            print(line, end="", flush=True)
+
+    def running(self) -> bool:
+        return self.proc.poll() is None
+
+    def stop(self, timeout: float = STOP_TIMEOUT_S) -> int:
+        """SIGINT (a Miles command stops cleanly), SIGKILL after ``timeout`` s; returns its
+        exit status."""
         return interrupt(self.proc, timeout)
 
 

@@ -18,8 +18,13 @@ second) are called back as usual, decoded and queued in order; of the camera fra
 the newest is kept.
 
 ``miles up --view`` / ``--view-web`` / ``--record FILE.rrd`` and ``miles demo``:
-:func:`start_view`. The node stays in the graph's process (a reader in another process
-would make every 250 Hz publication cross processes); the drawing does not.
+:func:`start_view`. By default the node stays in the graph's process (its readers there
+cost the 250 Hz publications nothing more) and only the drawing runs in a child. With
+``miles up --rt-priority`` the node and its drawing run in a process of their own
+(``miles view``, :class:`ViewNodeProcess`): every fast publication then crosses processes
+(12-27 us more each at the median), but the node no longer shares the real-time loop's
+interpreter, which kept the loop's p99 jitter at a median 1.33 ms against 2.11 ms
+(docs/console.md, "The 3D view in a process of its own").
 """
 
 from __future__ import annotations
@@ -33,11 +38,14 @@ from std_msgs.msg import String
 
 from miles_ros import interfaces
 from miles_ros.interfaces import arm_scoped
+from miles_ros.ros.processes import UP_TIMEOUT_S, CommandProcess
 from miles_ros.ros.qos import COMMAND_QOS, IMAGE_QOS, LATCHED_QOS, keep_last
 from miles_ros.view.options import DEFAULT_RATE_HZ, DEFAULT_WEB_PORT, is_rerun_recording
 from miles_ros.view.process import Call, ViewProcess, ViewSpec
 from sims.scene import load_scene
 
+WEB_LINE_PREFIX = "view: http"
+"""How the view's line with the web viewer's page starts (:func:`start_view`)."""
 SAMPLED_QOS = keep_last(64, reliable=False)
 """The sampled readers: best effort, deep enough to hold every message between two
 batches at 250 Hz (8 at 30 Hz) with room for late batches."""
@@ -69,6 +77,8 @@ class ViewNode(Node):
         self._arrival: dict[str, float] = {}
         self.batches = 0
         """Batches handed to the view."""
+        self.url: str | None = getattr(view, "url", None)
+        """The view's web viewer page (None without)."""
         sub = self.create_subscription
         for arm in self.arms:
             scoped = lambda name, arm=arm: arm_scoped(arm, name)  # noqa: E731
@@ -185,6 +195,29 @@ def _unused(_msg) -> None:
     """The sampled readers' callback: never called (their node is never spun)."""
 
 
+def view_spec(
+    scene_file: str | None = None,
+    params_file: str | None = None,
+    record: str | None = None,
+    native: bool = False,
+    web: bool = False,
+    web_port: int | None = None,
+) -> ViewSpec | None:
+    """What ``miles up --view/--view-web/--record FILE.rrd`` (and ``miles view``) ask
+    for; None when nothing (a ``record`` that is no .rrd is the MCAP recorder's)."""
+    record = record if is_rerun_recording(record) else None
+    if not (record or native or web):
+        return None
+    return ViewSpec(
+        scene_file=scene_file,
+        params_file=params_file,
+        record=record,
+        native=native,
+        web=web,
+        web_port=DEFAULT_WEB_PORT if web_port is None else web_port,
+    )
+
+
 def start_view(
     graph,
     scene_file: str | None = None,
@@ -193,7 +226,8 @@ def start_view(
     native: bool = False,
     web: bool = False,
     web_port: int | None = None,
-) -> ViewNode | None:
+    own_process: bool = False,
+):
     """The view of ``graph`` (an :class:`~miles_ros.ros.graph.InProcessGraph`) for
     ``miles up`` and ``miles demo``: a :class:`ViewNode` in the graph drawing through a
     :class:`~miles_ros.view.process.ViewProcess` to a Rerun recording to ``record`` (when
@@ -202,18 +236,16 @@ def start_view(
     none is asked for. Prints one line per output, each starting ``view: ``; the web
     viewer's is
     ``view: http://127.0.0.1:PORT/?url=rerun%2Bhttp://127.0.0.1:GRPC_PORT/proxy``.
-    Closing the graph closes the view (the recording is finished)."""
-    record = record if is_rerun_recording(record) else None
-    if not (record or native or web):
+    Closing the graph closes the view (the recording is finished).
+
+    ``own_process``: the node and its drawing in a process of their own on the graph's
+    domain instead (``miles view``, :class:`ViewNodeProcess`; the caller stops it). Either
+    has ``url`` (the web viewer's page, None without)."""
+    spec = view_spec(scene_file, params_file, record, native, web, web_port)
+    if spec is None:
         return None
-    spec = ViewSpec(
-        scene_file=scene_file,
-        params_file=params_file,
-        record=record,
-        native=native,
-        web=web,
-        web_port=DEFAULT_WEB_PORT if web_port is None else web_port,
-    )
+    if own_process:
+        return ViewNodeProcess(graph.domain_id, spec)
     view = ViewProcess(spec)
     for line in view.lines:
         print(line, flush=True)
@@ -223,3 +255,34 @@ def start_view(
     except BaseException:
         view.close()
         raise
+
+
+VIEW_UP_PREFIX = "miles view: "
+"""The line ``miles view`` prints once its node is in the graph (after its ``view:``
+lines)."""
+
+
+class ViewNodeProcess(CommandProcess):
+    """``miles view`` (the view node drawing in its own process, :mod:`miles_ros.commands.
+    view`) for the graph on ``domain_id``, drawing what ``spec`` says. Returns once the
+    child's node is up (RuntimeError with its exit status if it exits first, or after
+    ``timeout`` s); ``lines`` are its ``view:`` lines (copied to stdout), ``url`` the web
+    viewer's page (None without)."""
+
+    def __init__(self, domain_id: int, spec: ViewSpec, timeout: float = UP_TIMEOUT_S) -> None:
+        args = []
+        for flag, value in (
+            ("--scene", spec.scene_file),
+            ("--params-file", spec.params_file),
+            ("--record", spec.record),
+        ):
+            if value:
+                args += [flag, value]
+        args += ["--native"] if spec.native else []
+        args += ["--web", "--port", str(spec.web_port)] if spec.web else []
+        args += ["--rate", str(spec.rate_hz)]
+        super().__init__(
+            "view", "miles_ros.commands.view", args, domain_id, VIEW_UP_PREFIX, timeout=timeout
+        )
+        urls = [line.split(" ", 1)[1] for line in self.lines if line.startswith(WEB_LINE_PREFIX)]
+        self.url = urls[-1] if urls else None

@@ -80,5 +80,5 @@ def test_console_process_latches_the_graphs_supervisor(cell):
 def test_console_process_that_cannot_serve_fails_with_its_status():
     with InProcessGraph([], domain_id()) as graph:
         # No safety node on the domain: the child waits for its e-stop service, then fails.
-        with pytest.raises(RuntimeError, match="did not serve"):
+        with pytest.raises(RuntimeError, match="was not up"):
             ConsoleProcess(graph.domain_id, timeout=1.0)
