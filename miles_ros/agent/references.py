@@ -55,9 +55,11 @@ ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth
 
 _CUBE = rf"(?:{'|'.join(CUBE_NOUNS)})s?"
 _PAD = rf"(?:{'|'.join(PAD_NOUNS)})s?"
+_PLACE = rf"(?:{_PAD}|areas?|regions?|patch(?:es)?)"
+"""A place's noun, in the reference phrases: a pad's, or a region's ("the yellow area")."""
 _ROBOT = r"(?:the )?(?:robot|arm|base|you|yourself|me)"
 _NEAR = r"(?:nearest|closest)"
-_FAR = r"(?:farthest|furthest)"
+_FAR = r"(?:farthest|furthest)(?: away)?"
 
 
 @dataclass(frozen=True)
@@ -438,6 +440,15 @@ def _between(match, world):
             return None, f"the scene has no {said.lower()} cube"
     if a == b:
         return None, f"a cube cannot be between the {spoken(a)} and itself"
+    ranked = _on_segment(world, a, b)
+    if not ranked:
+        return None, f"no cube is between the {spoken(a)} and the {spoken(b)}"
+    return _unique(ranked, f"the cube between the {spoken(a)} and the {spoken(b)}")
+
+
+def _on_segment(world, a: str, b: str) -> list[tuple[float, str]]:
+    """The other cubes whose centre projects inside the segment between cubes ``a`` and
+    ``b`` (table plane), each with its distance from that segment."""
     (ax, ay), (bx, by) = world.objects[a][:2], world.objects[b][:2]
     dx, dy = bx - ax, by - ay
     length2 = dx * dx + dy * dy
@@ -448,9 +459,23 @@ def _between(match, world):
         t = ((p[0] - ax) * dx + (p[1] - ay) * dy) / length2
         if 0.0 < t < 1.0:
             ranked.append((abs((p[0] - ax) * dy - (p[1] - ay) * dx) / math.sqrt(length2), name))
-    if not ranked:
-        return None, f"no cube is between the {spoken(a)} and the {spoken(b)}"
-    return _unique(ranked, f"the cube between the {spoken(a)} and the {spoken(b)}")
+    return ranked
+
+
+def _between_others(match, world):
+    """ "the cube between the other two": among three cubes, the one inside the circle
+    whose diameter joins the other two (the angle they make at it is obtuse: at most one
+    cube of three); asked when the scene has not three cubes, refused when no cube lies
+    between the others (their triangle has no obtuse angle)."""
+    cubes = sorted(world.objects)
+    if len(cubes) != 3:
+        raise _which(f'cube (of {len(cubes)}, "the other two" is not two)', cubes)
+    for name in cubes:
+        x, y = world.objects[name][:2]
+        (ax, ay), (bx, by) = (world.objects[c][:2] for c in cubes if c != name)
+        if (ax - x) * (bx - x) + (ay - y) * (by - y) < 0.0:
+            return name, None
+    return None, "no cube lies between the other two"
 
 
 def _pointed_at(match, world):
@@ -478,18 +503,91 @@ def _others(match, world):
 
 def _other(match, world):
     """ "the other cube": the one cube the goal does not name; asked among them when it
-    leaves several."""
+    leaves several. "The other pad": the one place the goal does not name; "the other one"
+    is a place when no single cube is left and the goal names one place of two."""
+    text = match.string.lower()
     named = {
         name
-        for word in re.findall(r"[a-z_]+", match.string.lower())
+        for word in re.findall(r"[a-z_]+", text)
         if (name := (word if word in world.objects else _colour_cube(word, world)))
     }
     others = sorted(set(world.objects) - named)
+    said_places = {n for n in world.places if n in text or spoken(n) in text}
+    other_places = sorted(set(world.places) - said_places)
+    noun = match.group(0).lower().split()[-1]
+    is_pad = noun != "one" and re.fullmatch(_PAD, noun) is not None
+    one = noun == "one" and len(others) != 1 and said_places and len(other_places) == 1
+    if is_pad or one:
+        if len(other_places) == 1 and said_places:
+            return other_places[0], None
+        if not other_places:
+            return None, "the goal names every place: there is no other one"
+        raise _which("other place", other_places)
     if len(others) == 1:
         return others[0], None
     if not others:
         return None, "the goal names every cube: there is no other one"
     raise _which("other cube", others)
+
+
+def _not_coloured(match, world):
+    """ "the pad that isn't yellow", "the non-red cube": of that kind, the things of
+    another colour; asked when several are left, refused when none is."""
+    colour = SYNONYMS.get(match.group("colour").lower(), match.group("colour").lower())
+    kind = "place" if re.fullmatch(_PLACE, match.group("kind").lower()) else "cube"
+    if kind == "place":
+        left = sorted(n for n, c in place_colours(world).items() if c != colour)
+    else:
+        left = sorted(n for n in world.objects if n.split("_")[0] != colour)
+    if not left:
+        return None, f"every {kind} in the scene is {colour}"
+    if len(left) > 1:
+        raise _which(f"{kind} (more than one is not {colour})", left)
+    return left[0], None
+
+
+def _same_colour(match, world):
+    """ "the pad of the same colour (as it / as the blue cube)": the thing of that kind
+    with the colour of the thing said (or else of the cube named last before the phrase);
+    refused when none has it."""
+    kind = "place" if re.fullmatch(_PLACE, match.group("kind").lower()) else "cube"
+    said = (match.group("ref") or "").lower()
+    ref = None
+    if said and said != "it":
+        ref = place_named(said, world) or _colour_cube(said.split()[0], world)
+    else:
+        before = match.string[: match.start()].lower()
+        colours = re.findall(rf"\b({_COLOUR_WORDS}) (?:{_CUBE}|one)\b", before)
+        said = f"{colours[-1]} cube" if colours else ""
+        ref = _colour_cube(colours[-1], world) if colours else None
+    if ref is None:
+        return None, f"the scene has no {said}" if said else None
+    colours = {**{n: n.split("_")[0] for n in world.objects}, **place_colours(world)}
+    colour = colours.get(ref)
+    pool = world.places if kind == "place" else world.objects
+    same = sorted(n for n in pool if n != ref and colours.get(n) == colour)
+    if not same:
+        what = "pad" if kind == "place" else "other cube"
+        return None, f"no {what} in the scene is {colour} (the colour of the {spoken(ref)})"
+    if len(same) > 1:
+        raise _which(f"{kind} (more than one is {colour})", same)
+    return same[0], None
+
+
+class _Groups:
+    """A match whose group ``name`` falls back on another (a rule said two ways)."""
+
+    def __init__(self, match: re.Match, **fallbacks: str):
+        self.match, self.fallbacks, self.string = match, fallbacks, match.string
+
+    def group(self, name: str | int = 0):
+        got = self.match.group(name)
+        if got is None and name in self.fallbacks:
+            return self.match.group(self.fallbacks[name])
+        return got
+
+    def start(self) -> int:
+        return self.match.start()
 
 
 def _bare(kind: str):
@@ -535,11 +633,30 @@ _ORDINAL = "|".join(ORDINALS)
 _RULES = [
     (
         re.compile(
-            rf"\bthe (?P<colour>{_COLOUR_WORDS}) {_PAD}\b|\bthe {_PAD} (?:that is|which is|"
+            rf"\bthe (?P<colour>{_COLOUR_WORDS}) {_PLACE}\b|\bthe {_PLACE} (?:that is|which is|"
             rf"that's|coloured|colored) (?P<colour2>{_COLOUR_WORDS})\b",
             re.I,
         ),
         _coloured_place,
+    ),
+    (
+        re.compile(
+            rf"\bthe (?P<kind>{_PLACE}|{_CUBE}) (?:that|which) (?:is not|isn'?t|'?s not) "
+            rf"(?:the )?(?P<colour>{_COLOUR_WORDS})(?: one)?\b|"
+            rf"\bthe non-?(?P<colour2>{_COLOUR_WORDS}) (?P<kind2>{_PLACE}|{_CUBE})\b",
+            re.I,
+        ),
+        lambda m, w: _not_coloured(_Groups(m, colour="colour2", kind="kind2"), w),
+    ),
+    (
+        re.compile(
+            rf"\bthe (?:same[- ]colou?red |matching )(?P<kind2>{_PLACE}|{_CUBE})\b|"
+            rf"\bthe (?P<kind>{_PLACE}|{_CUBE}) (?:(?:of|with|in|that is|which is|that's) )?"
+            rf"(?:the )?(?:same colou?r|matching colou?r)(?: as (?:the )?"
+            rf"(?P<ref>it|[a-z_]+(?: {_CUBE}| {_PAD}| one)?))?",
+            re.I,
+        ),
+        lambda m, w: _same_colour(_Groups(m, kind="kind2"), w),
     ),
     (
         re.compile(
@@ -622,6 +739,15 @@ _RULES = [
     ),
     (
         re.compile(
+            rf"\bthe {_CUBE} (?:that is |which is |that's |lying |standing |sitting )?"
+            r"(?:in )?between the (?:other|remaining) (?:two|ones|cubes|blocks)\b|"
+            rf"\bthe {_CUBE} (?:that is |which is )?between the others\b",
+            re.I,
+        ),
+        _between_others,
+    ),
+    (
+        re.compile(
             rf"\bthe (?:(?:middle|center|centre|central) {_CUBE}|{_CUBE} in the "
             r"(?:middle|center|centre))\b",
             re.I,
@@ -640,7 +766,7 @@ _RULES = [
     # (run last: the rules above have replaced the phrases that do say it; _SAYS_WHICH
     # counts the rules above)
     (
-        re.compile(rf"\bthe other (?:{_CUBE}|one)\b", re.I),
+        re.compile(rf"\bthe other (?:{_CUBE}|{_PAD}|one)\b", re.I),
         _other,
     ),
     (
