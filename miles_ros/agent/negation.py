@@ -57,14 +57,26 @@ lift it") is a manner of the clause's own cube: :mod:`miles_ros.agent.reading`.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from miles_ros.agent.beside import place_beside
 from miles_ros.agent.discourse import CubeWords, said_in_order
 from miles_ros.agent.grounding import Step
 from miles_ros.agent.phrases import CUBE_NOUNS
-from miles_ros.agent.reading import GoalReading, place_moved, read_goal, split_clauses
-from miles_ros.agent.references import Clarification, resolve_references
+from miles_ros.agent.reading import (
+    GoalReading,
+    asks_nothing,
+    place_moved,
+    read_goal,
+    split_clauses,
+)
+from miles_ros.agent.references import (
+    Clarification,
+    Resolution,
+    follow_up,
+    resolve_references,
+    spoken,
+)
 from miles_ros.agent.registry import SkillRegistry
 from miles_ros.agent.towers import read_tower
 from miles_ros.agent.turns import turn_text
@@ -132,7 +144,15 @@ class Scope:
     @property
     def nothing(self) -> bool:
         """The goal only forbids ("don't touch the red cube"): no motion is asked."""
-        return bool(self.prohibitions) and not re.search(r"[a-z0-9]", self.text.lower())
+        said = _FILLER.sub(" ", self.text.lower())
+        return bool(self.prohibitions) and not re.search(r"[a-z0-9]", said)
+
+
+_FILLER = re.compile(
+    r"\b(?:actually|on second thoughts?|ok|okay|please|just|now|so|well|sorry|for now|"
+    r"thanks|thank you|robot|hey|instead)\b"
+)
+"""Words that ask for nothing by themselves (left when the prohibitions are taken out)."""
 
 
 _TOUCH_VERBS = (
@@ -278,6 +298,12 @@ def _expand_every(text: str, cubes: _Cubes, found: list) -> tuple[str, str | Non
     if every is None:
         return text, None
     rest = text[every.end() :]
+    kept_as_is = re.search(r"\b(?:leave|keep|let)\s+$", text[: every.start()], re.I)
+    placed = re.match(rf"\s+(?:{_PLACED})\b", rest, re.I)
+    if kept_as_is and placed:  # "leave everything as it is": every cube stays
+        phrase = text[kept_as_is.start() : every.end() + placed.end()]
+        found.extend((name, MOVE, phrase, None) for name in cubes.names)
+        return text[: kept_as_is.start()] + rest[placed.end() :], None
     but = re.match(
         rf"\s*,?\s*(?:{_EXCEPT}|but(?:\s+not)?)\s+(?P<list>{cubes.list})\s*,?", rest, re.I
     )
@@ -412,6 +438,28 @@ def _tidy(text: str) -> str:
     return re.sub(trail, "", text, flags=re.I).strip()
 
 
+def _allowed_only(references: Resolution, prohibitions, world: World) -> Resolution:
+    """A question asked only among the things the goal allows: the options a goal-wide
+    prohibition keeps out of the plan ("put a cube on the left pad, but not the red one or
+    the blue one") are dropped; one left is the answer, several a narrower question."""
+    asks = references.clarify
+    kept = tuple(
+        o for o in asks.options if not any(p.cube == o and p.scope == "goal" for p in prohibitions)
+    )
+    if not kept or kept == asks.options:
+        return references
+    if len(kept) > 1:
+        question = (
+            asks.question.split(":")[0] + ": " + ", ".join(f"the {spoken(o)}" for o in kept[:-1])
+        )
+        return replace(
+            references,
+            clarify=replace(asks, question=f"{question} or the {spoken(kept[-1])}?", options=kept),
+        )
+    answered = follow_up(asks, spoken(kept[0]), world)
+    return resolve_references(answered, world) if answered else references
+
+
 def read_in_scope(
     goal: str, registry: SkillRegistry, world: World
 ) -> tuple[str, GoalReading, Clarification | None]:
@@ -433,6 +481,8 @@ def read_in_scope(
     refused),
     its reading, and the question back when the goal does not say which thing it means."""
     goal = plain_wording(goal, world)
+    if asks_nothing(goal):
+        return goal, GoalReading(nothing=True), None
     tower = read_tower(goal, world)
     if tower.refusal:
         return goal, GoalReading(refusal=tower.refusal), None
@@ -446,6 +496,8 @@ def read_in_scope(
     references = resolve_references(said_in_order(scope.text, world), world)
     if scope.refusal or scope.nothing:  # the goal's own words stay in the plan
         return goal, GoalReading(refusal=scope.refusal, nothing=not scope.refusal), None
+    if references.clarify:
+        references = _allowed_only(references, scope.prohibitions, world)
     if references.refusal or references.clarify:
         return references.text, GoalReading(refusal=references.refusal), references.clarify
     placed = place_beside(references.text, registry, world)
