@@ -169,6 +169,12 @@ _BEFORE_THAT = re.compile(
     r"you\s+do\s+(?:that|this|so))\s*,?\s+(?P<b>[^.;]+)$",
     re.I,
 )
+_LAST_THEN_FIRST = re.compile(
+    r"^(?P<a>[^.;]+?)\s*,?\s+(?:last|at the end|in the end)\s*[,.;]\s*(?:but\s+|and\s+)?"
+    r"(?:first|firstly|to begin with|to start with)\s*,?\s+(?P<b>[^.;]+)$",
+    re.I,
+)
+"""A step said with "last", then the one said with "first": done the other way round."""
 _LEAD_AFTER = re.compile(r"^(?:after|once)\s+(?P<b>(?!that\b|this\b).+?)\s*,\s*(?P<a>.+)$", re.I)
 _TAIL_AFTER = re.compile(
     r"^(?P<a>.+?)\s*,?\s+(?:after|once)\s+(?P<b>(?!that\b|this\b|which\b|wards\b).+)$", re.I
@@ -180,7 +186,7 @@ _TAIL_BEFORE = re.compile(r"^(?P<a>.+?)\s*,?\s+before\s+(?P<b>(?!that\b|this\b).
 def _in_order(text: str, cubes: CubePhrases) -> str:
     end = re.search(r"[.!?]*$", text).group(0)
     body = text[: len(text) - len(end)] if end else text
-    match = _BEFORE_THAT.match(body)
+    match = _BEFORE_THAT.match(body) or _LAST_THEN_FIRST.match(body)
     if match:
         return _join(match["b"], match["a"], end)
     if re.search(r"[.;]\s", body):  # several sentences: each is said in order already
