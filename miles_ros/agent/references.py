@@ -59,6 +59,14 @@ _PLACE = rf"(?:{_PAD}|areas?|regions?|patch(?:es)?)"
 """A place's noun, in the reference phrases: a pad's, or a region's ("the yellow area")."""
 _ROBOT = r"(?:the )?(?:robot|arm|base|you|yourself|me)"
 _NEAR = r"(?:nearest|closest)"
+_OF_THEM = rf" of (?:(?:the |all )?(?:\w+ )?(?:{_CUBE}s|them)|(?:them )?all)"
+"""Of which things a superlative picks ("the leftmost of the three cubes")."""
+_REL = (
+    r"(?:that is |which is |that's |is |that lies |which lies |lying |that sits |sitting |"
+    r"that stands |standing |located |that is located )?"
+)
+"""A relative clause's opening between a cube noun and what picks it ("the cube that lies
+farthest to the right")."""
 _FAR = r"(?:farthest|furthest)(?: away)?"
 
 
@@ -290,7 +298,8 @@ def _how_said(how: str) -> str:
 def _either(match: re.Match, name: str) -> str | None:
     """A group a rule says two ways ("the cube second nearest to the robot", "the second
     nearest cube to the robot"): ``name`` or ``name2``, whichever matched."""
-    return match.group(name) or match.groupdict().get(name + "2")
+    groups = match.groupdict()
+    return groups.get(name) or groups.get(name + "2") or groups.get(name + "3")
 
 
 def _robot_distance(match, world):
@@ -298,6 +307,23 @@ def _robot_distance(match, world):
     sign = 1.0 if re.match(_NEAR, how) else -1.0
     ranked = [(sign * math.hypot(p[0], p[1]), n) for n, p in world.objects.items()]
     return _nth(ranked, _either(match, "nth"), f"cube {_how_said(how)} the robot")
+
+
+def _moved_there(match, world):
+    """ "move the closest block to the grey pad": after a placing verb, with no other
+    place said after it, the pad is where the cube goes and "closest" is to the robot;
+    else left to the rule of distances from a place ("hover over the nearest cube to the
+    left pad")."""
+    before = re.findall(r"[a-z]+", match.string[: match.start()].lower())
+    after = match.string[match.end() :].lower()
+    place = re.match(r" (?:to|onto|on|into) the [a-z_]+(?: [a-z_]+)?", after)
+    rest = re.split(r"[,;.]|\b(?:and|then)\b", after[place.end() :] if place else after)[0]
+    if not before or before[-1] not in _PLACING_VERBS or re.search(_DESTINATION, rest):
+        return None, None
+    return _robot_distance(match, world)
+
+
+_DESTINATION = r"\b(?:on|onto|to|into|at|over|above|in|toward|towards)\b"
 
 
 def _place_distance(match, world):
@@ -385,10 +411,23 @@ def _coloured_cube(match, world):
 def _coloured_place(match, world):
     """The one place of that colour; else left alone (the goal's reading refuses a colour
     the scene lacks)."""
-    colour = (match.group("colour") or match.group("colour2")).lower()
+    colour = (match.group("colour") or match.groupdict().get("colour2")).lower()
     colour = SYNONYMS.get(colour, colour)
     named = [n for n, c in place_colours(world).items() if c == colour]
     return (named[0] if len(named) == 1 else None), None
+
+
+def _colour_alone(match, world):
+    """ "onto the grey", "to the yellow one" after a preposition: the one place of that
+    colour, when no cube has it (else left alone: "put the red one on the blue one")."""
+    before = re.findall(r"[a-z]+", match.string[: match.start()].lower())
+    colour = match.group("colour").lower()
+    if not before or before[-1] not in _PREPOSITIONS or _colour_cube(colour, world):
+        return None, None
+    return _coloured_place(match, world)
+
+
+_PREPOSITIONS = frozenset("on onto to into over above toward towards at of".split())
 
 
 def _colour_cube(word: str, world: World) -> str | None:
@@ -641,6 +680,20 @@ _RULES = [
     ),
     (
         re.compile(
+            rf"\bthe (?P<colour>{_COLOUR_WORDS})(?: one)?\b(?!\s*(?:-|{_CUBE}\b|{_PLACE}\b))", re.I
+        ),
+        _colour_alone,
+    ),
+    (
+        re.compile(
+            rf"\bthe {_PAD} (?:that is |which is )?(?:on|at|to) the (?P<side>left|right)"
+            r"(?:(?:-| )hand)?(?: side)?\b(?! of)",
+            re.I,
+        ),
+        lambda m, w: (place_named(m.group("side"), w), None),
+    ),
+    (
+        re.compile(
             rf"\bthe (?P<kind>{_PLACE}|{_CUBE}) (?:that|which) (?:is not|isn'?t|'?s not) "
             rf"(?:the )?(?P<colour>{_COLOUR_WORDS})(?: one)?\b|"
             rf"\bthe non-?(?P<colour2>{_COLOUR_WORDS}) (?P<kind2>{_PLACE}|{_CUBE})\b",
@@ -679,11 +732,12 @@ _RULES = [
     ),
     (
         re.compile(
-            rf"\bthe (?P<side>left|right)(?:-| )?most {_CUBE}\b|"
-            rf"\bthe {_CUBE} (?:that is |which is )?(?:(?:on|at|to) the (?:far|very) |"
+            rf"\bthe (?P<side>left|right)(?:-| )?most"
+            rf"(?: (?:{_CUBE}|one)(?:{_OF_THEM})?|{_OF_THEM})\b|"
+            rf"\bthe {_CUBE} {_REL}(?:(?:on|at|to) the (?:far|very) |"
             rf"(?:on|at) the )(?P<side2>left|right)(?:(?:-| )hand)?(?: side| end)?\b"
             rf"(?! {_PAD}| of| {_CUBE})|\bthe (?:far|very)[- ](?P<side3>left|right) {_CUBE}\b|"
-            rf"\bthe {_CUBE} (?:that is |which is )?(?:farthest|furthest|most|the most) "
+            rf"\bthe {_CUBE} {_REL}(?:the )?(?:farthest|furthest|most|the most) "
             rf"(?:to the )?(?P<side4>left|right)\b(?! of)",
             re.I,
         ),
@@ -691,18 +745,27 @@ _RULES = [
     ),
     (
         re.compile(
-            rf"\b(?:the|whichever|whatever) (?:{_CUBE} (?:that is |which is |that's |is )?"
+            rf"\bthe (?:(?P<nth>{_ORDINAL}) )?(?P<how>{_NEAR}|{_FAR}) {_CUBE}"
+            r"(?= (?:to|onto|on|into) the )",
+            re.I,
+        ),
+        _moved_there,
+    ),
+    (
+        re.compile(
+            rf"\b(?:the|whichever|whatever) (?:{_CUBE} {_REL}(?:the )?"
             rf"(?:(?P<nth>{_ORDINAL}) )?(?P<how>{_NEAR} to|{_FAR} from|{_NEAR}|{_FAR})|"
             rf"(?:(?P<nth2>{_ORDINAL}) )?"
-            rf"(?P<how2>{_NEAR}|{_FAR}) {_CUBE} (?:to|from)) {_ROBOT}\b",
+            rf"(?P<how2>{_NEAR}|{_FAR}) {_CUBE} (?:to|from)) {_ROBOT}\b|"
+            rf"\bthe (?:(?P<nth3>{_ORDINAL}) )?(?P<how3>{_NEAR}|{_FAR}) (?:{_CUBE}|one)\b"
+            r"(?!\s+(?:to|from)\b)",
             re.I,
         ),
         _robot_distance,
     ),
     (
         re.compile(
-            rf"\b(?:the|whichever|whatever) (?:{_CUBE} (?:that is |which is |that's |is |lying "
-            rf"|standing |sitting )?"
+            rf"\b(?:the|whichever|whatever) (?:{_CUBE} {_REL}(?:the )?"
             rf"(?:(?P<nth>{_ORDINAL}) )?(?P<how>{_NEAR}(?: to)?|{_FAR}(?: from)?|next to|beside|"
             rf"near(?: to)?|close to)|(?:(?P<nth2>{_ORDINAL}) )?(?P<how2>{_NEAR}|{_FAR}) "
             rf"{_CUBE} (?:to|from)) the (?P<place>[a-z_]+(?: {_PAD}| {_CUBE}| one)?)",
