@@ -165,7 +165,7 @@ def _join(first: str, then: str, end: str) -> str:
 _BUT_FIRST = re.compile(r"^(?P<a>.+?)\s*,?\s*\b(?:but|and)\s+first\b\s*,?\s*(?P<b>.+)$", re.I)
 _FIRST_AT_END = re.compile(r"^(?P<a>.+?)\s*,?\s*\bbut\s+(?P<b>.+?)\s+first$", re.I)
 _BEFORE_THAT = re.compile(
-    r"^(?P<a>[^.;]+?)\s*[,.;]?\s+(?:but\s+)?before\s+(?:that|this|doing\s+(?:so|that|this)|"
+    r"^(?P<a>[^.;]+?)\s*[,.;]?\s+(?:but\s+|and\s+)?before\s+(?:that|this|doing\s+(?:so|that|this)|"
     r"you\s+do\s+(?:that|this|so))\s*,?\s+(?P<b>[^.;]+)$",
     re.I,
 )
@@ -177,7 +177,9 @@ _LAST_THEN_FIRST = re.compile(
 """A step said with "last", then the one said with "first": done the other way round."""
 _LEAD_AFTER = re.compile(r"^(?:after|once)\s+(?P<b>(?!that\b|this\b).+?)\s*,\s*(?P<a>.+)$", re.I)
 _TAIL_AFTER = re.compile(
-    r"^(?P<a>.+?)\s*,?\s+(?:after|once)\s+(?P<b>(?!that\b|this\b|which\b|wards\b).+)$", re.I
+    r"^(?P<a>.+?)\s*,?\s+(?:but\s+)?(?:only\s+)?(?:after|once)\s+"
+    r"(?P<b>(?!that\b|this\b|which\b|wards\b).+)$",
+    re.I,
 )
 _LEAD_BEFORE = re.compile(r"^before\s+(?P<b>.+?)\s*,\s*(?P<a>.+)$", re.I)
 _TAIL_BEFORE = re.compile(r"^(?P<a>.+?)\s*,?\s+before\s+(?P<b>(?!that\b|this\b).+)$", re.I)

@@ -293,7 +293,23 @@ def read_scope(goal: str, world: World) -> Scope:
     return Scope(_tidy(re.sub(rf"{_MARK}\d+{_MARK}", " ", text)), prohibitions)
 
 
+_ALL_KEPT = re.compile(
+    r"\b(?:(?:leave|keep|let)\s+(?:it all|things|the (?:table|scene|workspace)|the "
+    rf"(?:{'|'.join(CUBE_NOUNS)})(?:s|es))\s+"
+    rf"(?:{_PLACED})|(?:don'?t|do not|never)\s+(?:touch|move|disturb)\s+anything)\b"
+    rf"(?!\s*,?\s*(?:{_EXCEPT}|but|other than)\b)",
+    re.I,
+)
+"""Every cube kept as it is, said without "every" ("leave the cubes alone", "don't touch
+anything"): a prohibition on each (not a question about which cube)."""
+
+
 def _expand_every(text: str, cubes: _Cubes, found: list) -> tuple[str, str | None]:
+    kept = _ALL_KEPT.search(text)
+    if kept:
+        what = TOUCH if re.search(r"touch|alone|untouched", kept.group(0), re.I) else MOVE
+        found.extend((name, what, kept.group(0), None) for name in cubes.names)
+        text = text[: kept.start()] + text[kept.end() :]
     every = re.search(cubes.every, text, re.I)
     if every is None:
         return text, None
