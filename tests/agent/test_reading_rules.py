@@ -275,3 +275,87 @@ def test_go_over_a_thing_is_a_hover(shipped):
         "Stack the green cube onto the blue one, then go over the yellow pad.", shipped, SCENE
     )
     assert text.endswith("then hover over the left pad.")
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(table, min_size=3, max_size=3))
+def test_superlatives_said_with_the_relative_clause_or_alone(positions):
+    w = moved(positions)
+    by_y = sorted((y, n) for n, (_, y) in zip(CUBES, positions, strict=True))
+    near = sorted((math.hypot(x, y), n) for n, (x, y) in zip(CUBES, positions, strict=True))
+    if min(b[0] - a[0] for a, b in zip(by_y, by_y[1:], strict=False)) > 2 * TIE_M:
+        for said, cube in (
+            ("the cube that lies farthest to the right", by_y[0][1]),
+            ("the leftmost one", by_y[-1][1]),
+            ("the rightmost of the three cubes", by_y[0][1]),
+        ):
+            assert dict(resolve_references(f"hover over {said}", w).resolved) == {said: cube}
+    if near[1][0] - near[0][0] > 2 * TIE_M:
+        for said in ("the block that is the closest to the robot", "the nearest cube"):
+            assert dict(resolve_references(f"hover over {said}", w).resolved) == {said: near[0][1]}
+        # after a placing verb with no other place, the pad is where it goes
+        moved_there = resolve_references("move the closest block to the grey pad", w)
+        assert moved_there.text == f"move the {near[0][1].replace('_', ' ')} to the right pad"
+
+
+def test_the_closest_cube_to_a_pad_when_the_pad_is_not_the_destination():
+    # default scene: red is nearest the right pad, blue the robot
+    assert (
+        "the red cube"
+        in resolve_references("hover over the closest cube to the right pad", SCENE).text
+    )
+    pushed = resolve_references("push the closest cube to the right pad onto the left pad", SCENE)
+    assert pushed.text == "push the red cube onto the left pad"
+
+
+def test_a_place_by_its_colour_alone_or_its_side():
+    for world, pad in ((SCENE, "left pad"), (swapped_pads(), "right pad")):
+        for goal in ("move the blue cube to the yellow one", "push the red cube onto the yellow"):
+            assert resolve_references(goal, world).text.endswith(f"the {pad}")
+    assert resolve_references("hover above the pad on the left", SCENE).text == (
+        "hover above the left pad"
+    )
+    # a colour a cube has stays the cube's
+    assert resolve_references("put the green one on the red one", SCENE).resolved == ()
+
+
+@pytest.mark.parametrize(
+    "goal",
+    ["Put the green cube in my hand.", "Fetch the blue block for me.", "Get me the red cube."],
+)
+def test_a_cube_given_to_a_person_said_more_ways(goal, shipped):
+    _, reading, _ = read(goal, shipped, SCENE)
+    assert reading.refusal and reading.refusal.startswith("no skill hands a cube to a person")
+
+
+def test_only_after_and_and_before_that(shipped):
+    text, _, _ = read(
+        "Push the blue cube onto the left pad, but only after you hover over the red cube.",
+        shipped,
+        SCENE,
+    )
+    assert text == "Hover over the red cube, then push the blue cube onto the left pad."
+
+
+@pytest.mark.parametrize(
+    "goal",
+    [
+        "No need to do anything.",
+        "That's all for now.",
+        "I changed my mind.",
+        "Leave the cubes alone.",
+        "Don't touch anything.",
+    ],
+)
+def test_more_ways_to_ask_for_no_motion(goal, shipped):
+    _, reading, asks = read(goal, shipped, SCENE)
+    assert reading.nothing and asks is None
+
+
+def test_nothing_touched_and_a_hover(shipped):
+    text, reading, _ = read(
+        "Don't move anything, only hover above the green cube.", shipped, SCENE
+    )
+    assert not reading.nothing and "hover above the green cube" in text
+    assert not reading.violation(Step("reach", {"target": "green_cube"}), shipped)
+    assert reading.violation(Step("push", {"object": "green_cube", "target": "left_pad"}), shipped)
