@@ -20,6 +20,12 @@ colour, side or noun slot; words of four letters or more)
                                                             degrees"
 "the tower" / "the stack", "the top (bottom) cube", "take   the top (bottom) cube of the one
 X off the tower" (one tower standing)                       tower standing, by name
+"give the green cube a good shake"                          "shake the green cube"
+"go over the yellow pad"                                    "hover over the yellow pad"
+"There's a blue cube near the left pad. Put it on the       "Put the blue cube on the right
+right pad."                                                 pad."
+"stack the green cube on itself"                            "... on the green cube"
+"take the green cube off the blue one" (green on blue)      "take the green cube"
 ==========================================================  ================================
 
 A typo is corrected only where one scene word is one slip away and the word is no colour
@@ -47,7 +53,8 @@ _CUBE = rf"(?:{'|'.join(CUBE_NOUNS)})"
 
 def plain_wording(goal: str, world: World) -> str:
     """``goal`` said plainly (see the module): typos, a lift then a placing, "put it
-    there", a turn said as a noun, tower words."""
+    there", a turn or another action said as a noun, "go over", a cube pointed out then
+    "it", "itself", a cube taken off the one under it, tower words."""
     text = corrected(goal, world)
     text = _lift_then_place(text)
     text = _put_there(text)
