@@ -132,6 +132,7 @@ def said_in_order(goal: str, world: World) -> str:
         return goal
     cubes = CubePhrases(world)
     text = _in_order(goal.strip(), cubes)
+    text = _the_same(text, cubes)
     text = _coordinated(text, cubes)
     text = _pointed(text, cubes)
     return goal if text == goal.strip() else text[:1].upper() + text[1:]
@@ -251,7 +252,7 @@ def _coordinated(text: str, cubes: CubePhrases) -> str:
     blue one"; "each" after an angle or a place goes."""
     verbs = "|".join(sorted(VERBS, key=len, reverse=True))
     pattern = re.compile(
-        rf"\b(?P<verb>(?:{verbs})\w*(?:\s+up)?)\s+"
+        rf"\b(?P<verb>(?:{verbs})\w*(?:\s+up)?)\s+(?:both\s+|each\s+of\s+)?"
         rf"(?P<list>{cubes.one}(?:\s*,\s*{cubes.one})*\s*,?\s+and\s+{cubes.one})",
         re.I,
     )
@@ -274,6 +275,29 @@ def _coordinated(text: str, cubes: CubePhrases) -> str:
     others = "".join(f", then the {n.split('_')[0]} one" for n in names[1:])
     first = "the " + names[0].replace("_", " ")
     return text[: match.start()] + f"{verb} {first}{clause}{others}{rest}"
+
+
+def _the_same(text: str, cubes: CubePhrases) -> str:
+    """ "push the red cube to the left pad and do the same with the green one" -> "push the
+    red cube to the left pad, then push the green cube to the left pad": the step before,
+    said again for the cube named."""
+    match = re.search(
+        rf"(?P<sep>\s*[,;.]?\s*(?:and\s+)?(?:then\s+)?)\bdo\s+the\s+same\s+(?:thing\s+)?"
+        rf"(?:with|for|to)\s+(?P<cube>{cubes.one})",
+        text,
+        re.I,
+    )
+    if match is None:
+        return text
+    before = text[: match.start()]
+    clause = re.split(r"[.;]\s+|,\s*(?:and\s+)?then\s+|\s+and\s+then\s+", before)[-1]
+    said = re.search(cubes.one, clause, re.I)
+    cube = cubes.name(match["cube"])
+    if said is None or cube is None:
+        return text
+    again = clause[: said.start()] + "the " + cube.replace("_", " ") + clause[said.end() :]
+    again = again.strip(" ,")
+    return f"{before.rstrip(' ,;.')}, then {again[:1].lower()}{again[1:]}{text[match.end() :]}"
 
 
 # -- words that point back at a cube ------------------------------------------------------

@@ -408,12 +408,20 @@ def _coloured_cube(match, world):
     return _colour_cube(match.group("colour"), world), None
 
 
-def _coloured_place(match, world):
-    """The one place of that colour; else left alone (the goal's reading refuses a colour
-    the scene lacks)."""
+def _coloured_place(match, world, said_as_place: bool = True):
+    """The one place of that colour. A place said with a colour only a cube has ("the blue
+    pad") is refused, naming the places' colours; else left alone (the goal's reading
+    refuses a colour the scene lacks)."""
     colour = (match.group("colour") or match.groupdict().get("colour2")).lower()
     colour = SYNONYMS.get(colour, colour)
-    named = [n for n, c in place_colours(world).items() if c == colour]
+    colours = place_colours(world)
+    named = [n for n, c in colours.items() if c == colour]
+    if not named and said_as_place and colours and _colour_cube(colour, world):
+        listed = ", ".join(f"{spoken(n)} {c}" for n, c in sorted(colours.items()))
+        return (
+            None,
+            f"the scene has no {colour} {match.group(0).split()[-1]} (its places: {listed})",
+        )
     return (named[0] if len(named) == 1 else None), None
 
 
@@ -424,7 +432,7 @@ def _colour_alone(match, world):
     colour = match.group("colour").lower()
     if not before or before[-1] not in _PREPOSITIONS or _colour_cube(colour, world):
         return None, None
-    return _coloured_place(match, world)
+    return _coloured_place(match, world, said_as_place=False)
 
 
 _PREPOSITIONS = frozenset("on onto to into over above toward towards at of".split())
@@ -518,9 +526,14 @@ def _between_others(match, world):
 
 
 def _pointed_at(match, world):
-    """ "that cube" / "this one" with no cube named before it: which one is asked; after a
-    named cube, left as it is (it points back at that one)."""
+    """ "that cube" / "this one" with no cube named before it, or "that" / "this" moved
+    ("move that to the right pad"): which one is asked; after a named cube, left as it is
+    (it points back at that one)."""
     before = match.string[: match.start()].lower()
+    if match.group(0).lower() in ("that", "this"):
+        words = re.findall(r"[a-z]+", before)
+        if not words or words[-1] not in _PLACING_VERBS:
+            return None, None
     if set(re.findall(r"[a-z_]+", before)) & _cube_words(world) - set(CUBE_NOUNS):
         return None, None
     return _bare("cube")(match, world)
@@ -851,7 +864,11 @@ _RULES = [
         _bare("pad"),
     ),
     (
-        re.compile(rf"\b(?:that|this) (?:{_CUBE}|one)\b", re.I),
+        re.compile(
+            rf"\b(?:that|this) (?:{_CUBE}|one)\b|"
+            r"\b(?:that|this)(?= (?:on|onto|to|into|over|across)\b)",
+            re.I,
+        ),
         _pointed_at,
     ),
 ]

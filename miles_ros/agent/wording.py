@@ -270,6 +270,7 @@ def _tower_words(text: str, world: World) -> str:
     if len(towers) != 1 or ADD_ONE.search(text):  # "add a cube to the tower": read_tower's
         return text
     bottom, top = towers[0][0], towers[0][-1]
+    text = re.sub(r"\bon the top of\b", "on top of", text, flags=re.I)
     text = re.sub(
         rf"\s+(?:off|from)\s+(?:the\s+top\s+of\s+)?the\s+{_TOWER}\b", "", text, flags=re.I
     )

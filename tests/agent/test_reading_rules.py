@@ -349,3 +349,49 @@ def test_nothing_touched_and_a_hover(shipped):
     assert not reading.nothing and "hover above the green cube" in text
     assert not reading.violation(Step("reach", {"target": "green_cube"}), shipped)
     assert reading.violation(Step("push", {"object": "green_cube", "target": "left_pad"}), shipped)
+
+
+def test_a_pad_of_a_colour_only_a_cube_has_is_refused(shipped):
+    _, reading, _ = read("Put the red cube on the blue pad.", shipped, SCENE)
+    assert reading.refusal == (
+        "the scene has no blue pad (its places: left pad yellow, right pad grey)"
+    )
+    red_pad = SCENE.copy()
+    red_pad.colors = {**SCENE.colors, "left_pad": SCENE.colors["red_cube"]}
+    text, reading, _ = read("Put the green cube on the red pad.", shipped, red_pad)
+    assert reading.refusal is None and "the left pad" in text
+
+
+def test_the_same_again_for_another_cube(shipped):
+    for goal, again in (
+        (
+            "Push the red cube to the left pad and do the same for the green one.",
+            "push the green cube to the left pad",
+        ),
+        (
+            "Put the blue cube on the right pad. Then do the same with the red cube.",
+            "put the red cube on the right pad",
+        ),
+    ):
+        text, _, _ = read(goal, shipped, SCENE)
+        assert text.endswith(f", then {again}.")
+
+
+def test_both_cubes_one_step_each_and_that_moved_is_asked(shipped):
+    text, _, _ = read("Put both the red and the green cube on the left pad.", shipped, SCENE)
+    assert text == "Put the red cube on the left pad, then the green one."
+    _, _, asks = read("Move that to the right pad.", shipped, SCENE)
+    assert asks is not None and set(asks.options) == set(CUBES)
+    _, _, asks = read("Hover over the red cube, then move that to the right pad.", shipped, SCENE)
+    assert asks is None
+
+
+def test_on_the_top_of_the_stack(shipped):
+    on_green = SCENE.copy()
+    on_green.objects = {
+        "green_cube": (0.45, -0.05, 0.02),
+        "red_cube": (0.45, -0.05, 0.06),
+        "blue_cube": (0.42, 0.14, 0.02),
+    }
+    text, _, _ = read("Put the blue cube on the top of the stack.", shipped, on_green)
+    assert text == "Put the blue cube on top of the red cube."
