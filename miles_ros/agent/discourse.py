@@ -318,7 +318,47 @@ def acted_on(before: str, cubes: CubePhrases) -> str | None:
 def _pointed(text: str, cubes: CubePhrases) -> str:
     text = _just_moved(text, cubes)
     text = _back(text, cubes)
+    text = _after_a_visit(text, cubes)
     return _reached_it(_beside_it(text, cubes), cubes)
+
+
+_VISITS = r"(?:hover|reach|point|tap|poke|touch|approach|visit|go|turn|rotate|spin|twist)"
+"""Verbs of a step that leaves its cube where it stands (or turns it in place)."""
+_CLAUSE_BREAK = re.compile(
+    r"(?:[,;.]\s*(?:and\s+)?|\s+and\s+)(?:(?:then|now|next|after that|afterwards)\s*,?\s*)?|"
+    r"\s+then\s+",
+    re.I,
+)
+
+
+def _after_a_visit(text: str, cubes: CubePhrases) -> str:
+    """ "hover over the blue cube, then push it to the right pad" / "... . Now move that to
+    ...": "it" or "that" moved in the clause after a step that hovers over, taps or turns a
+    cube is that cube (the model, left to read it, took another). A clause that picks a
+    cube up without a place ("pick up the red cube and put it on ...") is one step with its
+    "it", and is left to the model."""
+    pattern = re.compile(
+        rf"\b(?P<verb>{'|'.join(sorted(VERBS, key=len, reverse=True))})\s+(?P<it>it|that)\b"
+        r"(?!\s+(?:is|was|one|cube|block)\b)",
+        re.I,
+    )
+
+    def name(match: re.Match) -> str:
+        if re.fullmatch(_VISITS, match["verb"], re.I):
+            return match.group(0)
+        before = text[: match.start()]
+        breaks = list(_CLAUSE_BREAK.finditer(before))
+        if not breaks or breaks[-1].end() != len(before):
+            return match.group(0)  # "it" is not the object of the clause's first verb
+        start = breaks[-2].end() if len(breaks) > 1 else 0
+        previous = before[start : breaks[-1].start()]
+        lead = re.match(rf"\s*(?:(?:please|first|now|just)\s+)*{_VISITS}\w*\b", previous, re.I)
+        said = cubes.named(previous)
+        if lead is None or len(said) != 1:
+            return match.group(0)
+        return f"{match['verb']} the {said[0].replace('_', ' ')}"
+
+    return pattern.sub(name, text)
 
 
 def _just_moved(text: str, cubes: CubePhrases) -> str:

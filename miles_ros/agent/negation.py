@@ -80,7 +80,7 @@ from miles_ros.agent.references import (
 from miles_ros.agent.registry import SkillRegistry
 from miles_ros.agent.towers import read_tower
 from miles_ros.agent.turns import turn_text
-from miles_ros.agent.wording import plain_wording
+from miles_ros.agent.wording import plain_wording, tap_as_reach
 from miles_ros.agent.world import World
 
 TOUCH = "touch"
@@ -520,5 +520,5 @@ def read_in_scope(
     if placed.refusal:
         return references.text, GoalReading(refusal=placed.refusal), None
     reading = read_goal(placed.text, registry, world, scope.prohibitions)
-    text = placed.text if reading.refusal else turn_text(placed.text, registry)
+    text = placed.text if reading.refusal else tap_as_reach(turn_text(placed.text, registry))
     return text, reading, None

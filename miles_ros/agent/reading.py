@@ -119,6 +119,10 @@ _PLACING = re.compile(
 unless a manner says otherwise ("move the red cube to the right pad"; "... by pushing it"
 forbids grasping instead)."""
 _NO_TOUCH = re.compile(r"without touching(?: it)?|(?:don'?t|do not|never) touch(?: it)?")
+_VISIT = re.compile(
+    r"(?:(?:please|first|now|then|and|just)[, ]+)*(?:hover|reach|point|tap|poke|approach|go)\b"
+)
+"""A clause that goes to a thing (a reach): it moves no cube."""
 _TAP = re.compile(r"\b(?:tap|taps|tapping|tapped|poke|pokes|poking|poked)\b")
 _NO_MOVE = re.compile(
     r"without moving (?:it|the)|(?:don'?t|do not|never) move (?:it|the)|keep it where it is|"
@@ -558,6 +562,7 @@ def _constraints(clauses: list[_Clause], reading: GoalReading) -> str | None:
     visited: set[str] = set()
     manner_moved: set[str] = set()
     mentions: dict[str, int] = {}
+    acting: dict[str, int] = {}  # the clauses that may act on each cube (not a hover)
     forbid: list[tuple[str, str]] = []
     require: list[tuple[str, str]] = []
     placing: list[tuple[str, str]] = []
@@ -578,6 +583,9 @@ def _constraints(clauses: list[_Clause], reading: GoalReading) -> str | None:
             subject = prev
         for cube in {*clause.cubes, *([clause.moved] if clause.moved else [])}:
             mentions[cube] = mentions.get(cube, 0) + 1
+        if not _VISIT.match(clause.text):  # a clause that may act on the cube with a skill
+            for cube in {*clause.cubes, *([clause.moved] if clause.moved else [])}:
+                acting[cube] = acting.get(cube, 0) + 1
         prev = clause.cubes[-1] if clause.cubes else (clause.moved or prev)
         if clause.moved:
             moved.add(clause.moved)
@@ -608,11 +616,16 @@ def _constraints(clauses: list[_Clause], reading: GoalReading) -> str | None:
     both = sorted(kept & moved)
     if both:
         return f"contradictory goal: it asks to move {both[0]} and to leave it where it is"
-    if not any(_NO_GRASP.search(clause.text) for clause in clauses):
-        require += placing  # "move X to Y" is a pick and place when no clause says a push
-    # a manner can be placed on its cube only when one clause speaks of that cube
+    stated = {c for _, c in forbid + require}
+    if any(_NO_GRASP.search(clause.text) for clause in clauses):
+        placing = []  # "move X to Y" is a pick and place when no clause says a push
+    # a manner can be placed on its cube only when one clause speaks of that cube; "move X
+    # to Y" also when the others only hover over it ("hover over the red cube, then move it
+    # to the left pad") and none says how
     single = {c for c, n in mentions.items() if n == 1}
     reading.forbid = [(p, c) for p, c in forbid if c in single]
-    reading.require = [(p, c) for p, c in require if c in single]
+    reading.require = [(p, c) for p, c in require if c in single] + [
+        (p, c) for p, c in placing if c in single or (acting.get(c) == 1 and c not in stated)
+    ]
     reading.moved = (manner_moved - visited) & single
     return None

@@ -410,18 +410,14 @@ def _coloured_cube(match, world):
 
 def _coloured_place(match, world, said_as_place: bool = True):
     """The one place of that colour. A place said with a colour only a cube has ("the blue
-    pad") is refused, naming the places' colours; else left alone (the goal's reading
+    pad") is refused; else left alone (the goal's reading
     refuses a colour the scene lacks)."""
     colour = (match.group("colour") or match.groupdict().get("colour2")).lower()
     colour = SYNONYMS.get(colour, colour)
     colours = place_colours(world)
     named = [n for n, c in colours.items() if c == colour]
     if not named and said_as_place and colours and _colour_cube(colour, world):
-        listed = ", ".join(f"{spoken(n)} {c}" for n, c in sorted(colours.items()))
-        return (
-            None,
-            f"the scene has no {colour} {match.group(0).split()[-1]} (its places: {listed})",
-        )
+        return None, f"the scene has no {colour} {match.group(0).split()[-1]}"
     return (named[0] if len(named) == 1 else None), None
 
 

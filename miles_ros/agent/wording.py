@@ -133,7 +133,8 @@ def _one_slip(a: str, b: str) -> bool:
 
 _LIFT_THEN_PLACE = re.compile(
     rf"\b(?:pick|lift|grab|raise|take|grasp)\s+(?:up\s+)?(?P<cube>the\s+\w+\s+{_CUBE})"
-    r"(?:\s+up)?\s*,?\s*(?:and\s+)?(?:then\s+)?(?:set|put|place|lower|drop|lay|move)\s+it"
+    r"(?:\s+up)?\s*,?\s*(?:and\s+)?(?:then\s+)?(?:set|put|place|lower|drop|lay|move)\s+"
+    rf"(?:it|(?:that|this|the same)\s+(?:{_CUBE}|one))"
     r"(?:\s+down)?\s+(?P<prep>on top of|onto|on|to|at|in|into)\b",
     re.I,
 )
@@ -206,6 +207,16 @@ def _action_as_noun(text: str) -> str:
 _GO_OVER = re.compile(r"\b(?:go|get|come)\s+(?:right\s+)?(?:over|above)\s+(?=the\b)", re.I)
 """The arm sent over a thing ("go over the yellow pad"): a hover, as the reach phrases
 say it (a cube is never moved by it)."""
+_TAP_ON = re.compile(r"\b(?:tap|poke)\s+(?:at\s+|on\s+)?(?=the\b)", re.I)
+
+
+def tap_as_reach(text: str) -> str:
+    """ "tap the green cube" -> "reach for the green cube" in the text the model plans (the
+    reading keeps "tap": it forbids contact): said so, the model does not read "tap the green
+    cube, then slide it ..." as two pushes."""
+    return _TAP_ON.sub(lambda m: "Reach for " if m.group(0)[0].isupper() else "reach for ", text)
+
+
 _INTRODUCED = re.compile(
     rf"^\s*(?:there(?:'s|\u2019s| is)|i see|you(?:'ll| can| will)? see|see|look at|notice)\s+"
     rf"(?:a|an|the)\s+(?P<cube>\w+\s+{_CUBE})\b[^.;?!]*[.;?!]+\s*(?P<rest>.+)$",
