@@ -22,6 +22,7 @@ setup(
             "agent/eval_heldout3.yaml",
             "agent/eval_scene_dev.yaml",
             "agent/eval_wording_dev.yaml",
+            "agent/eval_reading_dev.yaml",
             "agent/adapters/*/*",
             "console/static/*",
             "ros/camera_fastdds.xml",

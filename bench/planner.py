@@ -49,8 +49,8 @@ goals ``infeasible`` and ``nothing`` (unnamed), ``negation`` (the only plan is f
 ``objects:`` stands cubes where it finds them (the planner's scene otherwise); for
 refusals, the goals answered right (refused or not, as labelled) out of the category's.
 ``sets`` (grounded mode, the planner as ``miles plan`` runs it): the development set
-(eval_goals + eval_refusals + eval_scene_dev + eval_wording_dev, written beside the
-reading's rules) and the
+(eval_goals + eval_refusals + eval_scene_dev + eval_wording_dev + eval_reading_dev,
+written beside the reading's rules) and the
 held-out set
 (miles_ros/agent/eval_heldout.yaml: written before anything was tuned on it, never produced
 by the training generator, cubes moved where the category needs it), each goal answered
@@ -142,7 +142,8 @@ PEER = "float32 weights, every candidate scored exactly"
 
 def run_sets(adapter, threads, registry, peer: bool, names=DEFAULT_SETS) -> dict:
     """The development set (eval_goals + eval_refusals + eval_scene_dev +
-    eval_wording_dev), the held-out set (now read, so development too), the second and
+    eval_wording_dev + eval_reading_dev), the held-out set (now read, so development too),
+    the second and
     the third held-out sets (``names``: which of them), per category, grounded mode; with ``peer``,
     the old path on the same goals, goal by goal in turn with the new one (the same
     machine load for both)."""

@@ -132,6 +132,7 @@ def said_in_order(goal: str, world: World) -> str:
         return goal
     cubes = CubePhrases(world)
     text = _in_order(goal.strip(), cubes)
+    text = _the_same(text, cubes)
     text = _coordinated(text, cubes)
     text = _pointed(text, cubes)
     return goal if text == goal.strip() else text[:1].upper() + text[1:]
@@ -165,13 +166,21 @@ def _join(first: str, then: str, end: str) -> str:
 _BUT_FIRST = re.compile(r"^(?P<a>.+?)\s*,?\s*\b(?:but|and)\s+first\b\s*,?\s*(?P<b>.+)$", re.I)
 _FIRST_AT_END = re.compile(r"^(?P<a>.+?)\s*,?\s*\bbut\s+(?P<b>.+?)\s+first$", re.I)
 _BEFORE_THAT = re.compile(
-    r"^(?P<a>[^.;]+?)\s*[,.;]?\s+(?:but\s+)?before\s+(?:that|this|doing\s+(?:so|that|this)|"
+    r"^(?P<a>[^.;]+?)\s*[,.;]?\s+(?:but\s+|and\s+)?before\s+(?:that|this|doing\s+(?:so|that|this)|"
     r"you\s+do\s+(?:that|this|so))\s*,?\s+(?P<b>[^.;]+)$",
     re.I,
 )
+_LAST_THEN_FIRST = re.compile(
+    r"^(?P<a>[^.;]+?)\s*,?\s+(?:last|at the end|in the end)\s*[,.;]\s*(?:but\s+|and\s+)?"
+    r"(?:first|firstly|to begin with|to start with)\s*,?\s+(?P<b>[^.;]+)$",
+    re.I,
+)
+"""A step said with "last", then the one said with "first": done the other way round."""
 _LEAD_AFTER = re.compile(r"^(?:after|once)\s+(?P<b>(?!that\b|this\b).+?)\s*,\s*(?P<a>.+)$", re.I)
 _TAIL_AFTER = re.compile(
-    r"^(?P<a>.+?)\s*,?\s+(?:after|once)\s+(?P<b>(?!that\b|this\b|which\b|wards\b).+)$", re.I
+    r"^(?P<a>.+?)\s*,?\s+(?:but\s+)?(?:only\s+)?(?:after|once)\s+"
+    r"(?P<b>(?!that\b|this\b|which\b|wards\b).+)$",
+    re.I,
 )
 _LEAD_BEFORE = re.compile(r"^before\s+(?P<b>.+?)\s*,\s*(?P<a>.+)$", re.I)
 _TAIL_BEFORE = re.compile(r"^(?P<a>.+?)\s*,?\s+before\s+(?P<b>(?!that\b|this\b).+)$", re.I)
@@ -180,7 +189,7 @@ _TAIL_BEFORE = re.compile(r"^(?P<a>.+?)\s*,?\s+before\s+(?P<b>(?!that\b|this\b).
 def _in_order(text: str, cubes: CubePhrases) -> str:
     end = re.search(r"[.!?]*$", text).group(0)
     body = text[: len(text) - len(end)] if end else text
-    match = _BEFORE_THAT.match(body)
+    match = _BEFORE_THAT.match(body) or _LAST_THEN_FIRST.match(body)
     if match:
         return _join(match["b"], match["a"], end)
     if re.search(r"[.;]\s", body):  # several sentences: each is said in order already
@@ -243,7 +252,7 @@ def _coordinated(text: str, cubes: CubePhrases) -> str:
     blue one"; "each" after an angle or a place goes."""
     verbs = "|".join(sorted(VERBS, key=len, reverse=True))
     pattern = re.compile(
-        rf"\b(?P<verb>(?:{verbs})\w*(?:\s+up)?)\s+"
+        rf"\b(?P<verb>(?:{verbs})\w*(?:\s+up)?)\s+(?:both\s+|each\s+of\s+)?"
         rf"(?P<list>{cubes.one}(?:\s*,\s*{cubes.one})*\s*,?\s+and\s+{cubes.one})",
         re.I,
     )
@@ -268,6 +277,29 @@ def _coordinated(text: str, cubes: CubePhrases) -> str:
     return text[: match.start()] + f"{verb} {first}{clause}{others}{rest}"
 
 
+def _the_same(text: str, cubes: CubePhrases) -> str:
+    """ "push the red cube to the left pad and do the same with the green one" -> "push the
+    red cube to the left pad, then push the green cube to the left pad": the step before,
+    said again for the cube named."""
+    match = re.search(
+        rf"(?P<sep>\s*[,;.]?\s*(?:and\s+)?(?:then\s+)?)\bdo\s+the\s+same\s+(?:thing\s+)?"
+        rf"(?:with|for|to)\s+(?P<cube>{cubes.one})",
+        text,
+        re.I,
+    )
+    if match is None:
+        return text
+    before = text[: match.start()]
+    clause = re.split(r"[.;]\s+|,\s*(?:and\s+)?then\s+|\s+and\s+then\s+", before)[-1]
+    said = re.search(cubes.one, clause, re.I)
+    cube = cubes.name(match["cube"])
+    if said is None or cube is None:
+        return text
+    again = clause[: said.start()] + "the " + cube.replace("_", " ") + clause[said.end() :]
+    again = again.strip(" ,")
+    return f"{before.rstrip(' ,;.')}, then {again[:1].lower()}{again[1:]}{text[match.end() :]}"
+
+
 # -- words that point back at a cube ------------------------------------------------------
 def acted_on(before: str, cubes: CubePhrases) -> str | None:
     """The cube the last step said before acts on: the first cube after the last verb
@@ -286,7 +318,47 @@ def acted_on(before: str, cubes: CubePhrases) -> str | None:
 def _pointed(text: str, cubes: CubePhrases) -> str:
     text = _just_moved(text, cubes)
     text = _back(text, cubes)
+    text = _after_a_visit(text, cubes)
     return _reached_it(_beside_it(text, cubes), cubes)
+
+
+_VISITS = r"(?:hover|reach|point|tap|poke|touch|approach|visit|go|turn|rotate|spin|twist)"
+"""Verbs of a step that leaves its cube where it stands (or turns it in place)."""
+_CLAUSE_BREAK = re.compile(
+    r"(?:[,;.]\s*(?:and\s+)?|\s+and\s+)(?:(?:then|now|next|after that|afterwards)\s*,?\s*)?|"
+    r"\s+then\s+",
+    re.I,
+)
+
+
+def _after_a_visit(text: str, cubes: CubePhrases) -> str:
+    """ "hover over the blue cube, then push it to the right pad" / "... . Now move that to
+    ...": "it" or "that" moved in the clause after a step that hovers over, taps or turns a
+    cube is that cube (the model, left to read it, took another). A clause that picks a
+    cube up without a place ("pick up the red cube and put it on ...") is one step with its
+    "it", and is left to the model."""
+    pattern = re.compile(
+        rf"\b(?P<verb>{'|'.join(sorted(VERBS, key=len, reverse=True))})\s+(?P<it>it|that)\b"
+        r"(?!\s+(?:is|was|one|cube|block)\b)",
+        re.I,
+    )
+
+    def name(match: re.Match) -> str:
+        if re.fullmatch(_VISITS, match["verb"], re.I):
+            return match.group(0)
+        before = text[: match.start()]
+        breaks = list(_CLAUSE_BREAK.finditer(before))
+        if not breaks or breaks[-1].end() != len(before):
+            return match.group(0)  # "it" is not the object of the clause's first verb
+        start = breaks[-2].end() if len(breaks) > 1 else 0
+        previous = before[start : breaks[-1].start()]
+        lead = re.match(rf"\s*(?:(?:please|first|now|just)\s+)*{_VISITS}\w*\b", previous, re.I)
+        said = cubes.named(previous)
+        if lead is None or len(said) != 1:
+            return match.group(0)
+        return f"{match['verb']} the {said[0].replace('_', ' ')}"
+
+    return pattern.sub(name, text)
 
 
 def _just_moved(text: str, cubes: CubePhrases) -> str:

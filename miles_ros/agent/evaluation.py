@@ -251,6 +251,10 @@ EVAL_WORDING_DEV = Path(__file__).resolve().parent / "eval_wording_dev.yaml"
 """The development goals for wordings a fresh set is likely to probe (casual and terse
 phrasing, the skills' verbs, typos, synonyms; ambiguous goals; turns said several ways;
 towers; moved cubes), in the held-out set's form."""
+EVAL_READING_DEV = Path(__file__).resolve().parent / "eval_reading_dev.yaml"
+"""The development goals for the reading rules of the round after the second held-out set
+was read (each rule in other words and scenes than the goal that showed it), in the
+held-out set's form."""
 HARDER = ("references", "attributes", "negation", "ordering", "pronouns")
 """The categories of issue 31's "harder set"."""
 ANSWERS = ("plan", "refuse", "clarify")
@@ -281,8 +285,8 @@ def load_eval_set(path: str | Path | None = None) -> list[dict]:
 
 
 def dev_set(registry, world) -> list[dict]:
-    """``eval_goals.yaml``, ``eval_refusals.yaml``, ``eval_scene_dev.yaml`` and
-    ``eval_wording_dev.yaml`` in
+    """``eval_goals.yaml``, ``eval_refusals.yaml``, ``eval_scene_dev.yaml``,
+    ``eval_wording_dev.yaml`` and ``eval_reading_dev.yaml`` in
     :func:`load_eval_set`'s form (the sets the reading's rules were written beside: the
     development set). As in
     :func:`evaluate_refusals`, a goal whose expected plan ``registry`` cannot express in
@@ -316,7 +320,13 @@ def dev_set(registry, world) -> list[dict]:
         }
         for r in load_eval_refusals()
     ]
-    return goals + refusals + load_eval_set(EVAL_SCENE_DEV) + load_eval_set(EVAL_WORDING_DEV)
+    return (
+        goals
+        + refusals
+        + load_eval_set(EVAL_SCENE_DEV)
+        + load_eval_set(EVAL_WORDING_DEV)
+        + load_eval_set(EVAL_READING_DEV)
+    )
 
 
 def _ratio(num: int, den: int) -> float | None:

@@ -57,18 +57,30 @@ lift it") is a manner of the clause's own cube: :mod:`miles_ros.agent.reading`.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from miles_ros.agent.beside import place_beside
 from miles_ros.agent.discourse import CubeWords, said_in_order
 from miles_ros.agent.grounding import Step
 from miles_ros.agent.phrases import CUBE_NOUNS
-from miles_ros.agent.reading import GoalReading, place_moved, read_goal, split_clauses
-from miles_ros.agent.references import Clarification, resolve_references
+from miles_ros.agent.reading import (
+    GoalReading,
+    asks_nothing,
+    place_moved,
+    read_goal,
+    split_clauses,
+)
+from miles_ros.agent.references import (
+    Clarification,
+    Resolution,
+    follow_up,
+    resolve_references,
+    spoken,
+)
 from miles_ros.agent.registry import SkillRegistry
 from miles_ros.agent.towers import read_tower
 from miles_ros.agent.turns import turn_text
-from miles_ros.agent.wording import plain_wording
+from miles_ros.agent.wording import plain_wording, tap_as_reach
 from miles_ros.agent.world import World
 
 TOUCH = "touch"
@@ -132,7 +144,15 @@ class Scope:
     @property
     def nothing(self) -> bool:
         """The goal only forbids ("don't touch the red cube"): no motion is asked."""
-        return bool(self.prohibitions) and not re.search(r"[a-z0-9]", self.text.lower())
+        said = _FILLER.sub(" ", self.text.lower())
+        return bool(self.prohibitions) and not re.search(r"[a-z0-9]", said)
+
+
+_FILLER = re.compile(
+    r"\b(?:actually|on second thoughts?|ok|okay|please|just|now|so|well|sorry|for now|"
+    r"thanks|thank you|robot|hey|instead)\b"
+)
+"""Words that ask for nothing by themselves (left when the prohibitions are taken out)."""
 
 
 _TOUCH_VERBS = (
@@ -273,11 +293,33 @@ def read_scope(goal: str, world: World) -> Scope:
     return Scope(_tidy(re.sub(rf"{_MARK}\d+{_MARK}", " ", text)), prohibitions)
 
 
+_ALL_KEPT = re.compile(
+    r"\b(?:(?:leave|keep|let)\s+(?:it all|things|the (?:table|scene|workspace)|the "
+    rf"(?:{'|'.join(CUBE_NOUNS)})(?:s|es))\s+"
+    rf"(?:{_PLACED})|(?:don'?t|do not|never)\s+(?:touch|move|disturb)\s+anything)\b"
+    rf"(?!\s*,?\s*(?:{_EXCEPT}|but|other than)\b)",
+    re.I,
+)
+"""Every cube kept as it is, said without "every" ("leave the cubes alone", "don't touch
+anything"): a prohibition on each (not a question about which cube)."""
+
+
 def _expand_every(text: str, cubes: _Cubes, found: list) -> tuple[str, str | None]:
+    kept = _ALL_KEPT.search(text)
+    if kept:
+        what = TOUCH if re.search(r"touch|alone|untouched", kept.group(0), re.I) else MOVE
+        found.extend((name, what, kept.group(0), None) for name in cubes.names)
+        text = text[: kept.start()] + text[kept.end() :]
     every = re.search(cubes.every, text, re.I)
     if every is None:
         return text, None
     rest = text[every.end() :]
+    kept_as_is = re.search(r"\b(?:leave|keep|let)\s+$", text[: every.start()], re.I)
+    placed = re.match(rf"\s+(?:{_PLACED})\b", rest, re.I)
+    if kept_as_is and placed:  # "leave everything as it is": every cube stays
+        phrase = text[kept_as_is.start() : every.end() + placed.end()]
+        found.extend((name, MOVE, phrase, None) for name in cubes.names)
+        return text[: kept_as_is.start()] + rest[placed.end() :], None
     but = re.match(
         rf"\s*,?\s*(?:{_EXCEPT}|but(?:\s+not)?)\s+(?P<list>{cubes.list})\s*,?", rest, re.I
     )
@@ -412,6 +454,28 @@ def _tidy(text: str) -> str:
     return re.sub(trail, "", text, flags=re.I).strip()
 
 
+def _allowed_only(references: Resolution, prohibitions, world: World) -> Resolution:
+    """A question asked only among the things the goal allows: the options a goal-wide
+    prohibition keeps out of the plan ("put a cube on the left pad, but not the red one or
+    the blue one") are dropped; one left is the answer, several a narrower question."""
+    asks = references.clarify
+    kept = tuple(
+        o for o in asks.options if not any(p.cube == o and p.scope == "goal" for p in prohibitions)
+    )
+    if not kept or kept == asks.options:
+        return references
+    if len(kept) > 1:
+        question = (
+            asks.question.split(":")[0] + ": " + ", ".join(f"the {spoken(o)}" for o in kept[:-1])
+        )
+        return replace(
+            references,
+            clarify=replace(asks, question=f"{question} or the {spoken(kept[-1])}?", options=kept),
+        )
+    answered = follow_up(asks, spoken(kept[0]), world)
+    return resolve_references(answered, world) if answered else references
+
+
 def read_in_scope(
     goal: str, registry: SkillRegistry, world: World
 ) -> tuple[str, GoalReading, Clarification | None]:
@@ -433,6 +497,8 @@ def read_in_scope(
     refused),
     its reading, and the question back when the goal does not say which thing it means."""
     goal = plain_wording(goal, world)
+    if asks_nothing(goal):
+        return goal, GoalReading(nothing=True), None
     tower = read_tower(goal, world)
     if tower.refusal:
         return goal, GoalReading(refusal=tower.refusal), None
@@ -446,11 +512,13 @@ def read_in_scope(
     references = resolve_references(said_in_order(scope.text, world), world)
     if scope.refusal or scope.nothing:  # the goal's own words stay in the plan
         return goal, GoalReading(refusal=scope.refusal, nothing=not scope.refusal), None
+    if references.clarify:
+        references = _allowed_only(references, scope.prohibitions, world)
     if references.refusal or references.clarify:
         return references.text, GoalReading(refusal=references.refusal), references.clarify
     placed = place_beside(references.text, registry, world)
     if placed.refusal:
         return references.text, GoalReading(refusal=placed.refusal), None
     reading = read_goal(placed.text, registry, world, scope.prohibitions)
-    text = placed.text if reading.refusal else turn_text(placed.text, registry)
+    text = placed.text if reading.refusal else tap_as_reach(turn_text(placed.text, registry))
     return text, reading, None

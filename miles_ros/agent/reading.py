@@ -76,15 +76,21 @@ if TYPE_CHECKING:
 
 _NOTHING = re.compile(
     r"(?:(?:please|could you|can you|would you|just|ok|okay|hey|robot|now|for now|kindly|"
-    r"your task:?|i'?d like you to|i need you to|let'?s|go ahead and|would you kindly)"
+    r"your task:?|i'?d like you to|i need you to|let'?s|go ahead and|would you kindly|"
+    r"actually|on second thoughts?|sorry|oh|um|well|no)"
     r"[,: ]*)*"
-    r"(?:do nothing|don'?t do anything|do not do anything|nothing|"
+    r"(?:(?:do nothing|don'?t do anything|do not do anything|nothing|"
     r"(?:stay|remain|keep|be|sit|stand|hold) (?:still|put|where you are|there|idle|"
     r"motionless|in place|tight|steady)|don'?t move|do not move|never ?mind|wait|pause|"
     r"hold on|hold (?:your|the) position|relax|no action|stop(?: moving| everything)?|halt|"
-    r"freeze|take a (?:break|rest))"
-    r"(?:[, ]*(?:please|thanks|thank you|for now|at all|(?:for )?an? (?:moment|while|bit|"
+    r"freeze|take a (?:break|rest)|forget (?:it|that|about it)|cancel(?: that| it)?|"
+    r"let it be|leave it|no need to do anything|(?:there'?s |there is )?nothing (?:to do|needed|"
+    r"more)|don'?t do (?:a|a single) thing|do not do (?:a|a single) thing|"
+    r"(?:that'?s|that is|that'?ll be|that will be) (?:all|it)|(?:we'?re|we are|i'?m|i am|all) "
+    r"done|i(?:'?ve| have)? changed my mind)"
+    r"(?:[, ]*(?:please|thanks|thank you|for now|at all|yet|(?:for )?an? (?:moment|while|bit|"
     r"second|sec|minute|little while)|for (?:now|the moment)|right now))*"
+    r"[,.;: ]*)+"
 )
 _CLAUSES = re.compile(
     r",? (?:and )?then |, and |\band\b|;|\. |, after that|, next|, followed by|, but first|"
@@ -93,9 +99,14 @@ _CLAUSES = re.compile(
 _NO_GRASP = re.compile(
     r"without (?:lifting|picking|grasping|grabbing|raising)\w*(?: it)?(?: up)?|"
     r"(?:don'?t|do not|never|not) (?:lift|pick|grasp|grab|raise)\w*(?: it)?(?: up)?|"
-    r"keep(?:ing)? it on the table|\b(?:push|slid|shov|nudg|scoot|drag)\w*"
+    r"keep(?:ing)? it on the table|"
+    r"(?<!without )(?<!not )(?<!n't )(?<!never )\b(?:push|slid|shov|nudg|scoot|drag)\w*"
 )
-_GRASP = re.compile(r"\b(?:pick|lift|grasp|grab|carr|hold)\w*")
+_GRASP = re.compile(
+    r"\b(?:pick|lift|grasp|grab|carr|hold)\w*|"
+    r"(?:\b(?:without|not|never)|n't) (?:push|slid|shov|nudg|scoot|drag)\w*"
+)
+"""A clause that asks to lift its cube, or not to push it ("without pushing it")."""
 _KEPT_THERE = re.compile(r"\b(?:leave|keep) it (?:there|in place)\b")
 """After a clause that moves the cube, where that clause put it (not a contradiction);
 "where it is" is where it stands now, so moving it and keeping it where it is contradict
@@ -108,6 +119,10 @@ _PLACING = re.compile(
 unless a manner says otherwise ("move the red cube to the right pad"; "... by pushing it"
 forbids grasping instead)."""
 _NO_TOUCH = re.compile(r"without touching(?: it)?|(?:don'?t|do not|never) touch(?: it)?")
+_VISIT = re.compile(
+    r"(?:(?:please|first|now|then|and|just)[, ]+)*(?:hover|reach|point|tap|poke|approach|go)\b"
+)
+"""A clause that goes to a thing (a reach): it moves no cube."""
 _TAP = re.compile(r"\b(?:tap|taps|tapping|tapped|poke|pokes|poking|poked)\b")
 _NO_MOVE = re.compile(
     r"without moving (?:it|the)|(?:don'?t|do not|never) move (?:it|the)|keep it where it is|"
@@ -115,7 +130,7 @@ _NO_MOVE = re.compile(
 )
 _MOVE_VERBS = frozenset(
     "put place set move moving push slide shove nudge scoot drag pick lift grasp grab carry "
-    "bring take drop stack pile transfer relocate get shift give".split()
+    "bring take drop stack pile transfer relocate get shift give hold raise lower".split()
 )
 _TARGET_PREP = re.compile(
     r"\b(?:on top of|onto|on to|on|atop|against|to|toward|towards|at|touches|touching|touch)\s+"
@@ -225,8 +240,7 @@ def read_goal(
     :func:`~miles_ros.agent.negation.read_scope` took ``prohibitions`` out of it (a clause
     that moves a cube they forbid to move or touch, or puts a cube on one they forbid to
     touch, is a contradiction)."""
-    text = " ".join(goal.lower().replace("-", " ").split())
-    text = re.sub(r"[!?\"']+(?=\s|$)|[!?\"]", "", text).strip(" .")
+    text = _plain(goal)
     if not text:
         return GoalReading(refusal="the goal is empty")
     if _NOTHING.fullmatch(text):
@@ -258,6 +272,18 @@ def read_goal(
                 f"that needs neither ({', '.join(registry.names)})"
             )
     return reading
+
+
+def _plain(goal: str) -> str:
+    text = " ".join(goal.lower().replace("-", " ").split())
+    return re.sub(r"[!?\"']+(?=\s|$)|[!?\"]", "", text).strip(" .")
+
+
+def asks_nothing(goal: str) -> bool:
+    """Whether ``goal`` only says that no motion is wanted ("do nothing", "forget it",
+    "never mind"): read before anything asks which cube an "it" means."""
+    text = _plain(goal)
+    return bool(text) and _NOTHING.fullmatch(text) is not None
 
 
 def place_moved(goal: str, world: World) -> str | None:
@@ -536,6 +562,7 @@ def _constraints(clauses: list[_Clause], reading: GoalReading) -> str | None:
     visited: set[str] = set()
     manner_moved: set[str] = set()
     mentions: dict[str, int] = {}
+    acting: dict[str, int] = {}  # the clauses that may act on each cube (not a hover)
     forbid: list[tuple[str, str]] = []
     require: list[tuple[str, str]] = []
     placing: list[tuple[str, str]] = []
@@ -556,6 +583,9 @@ def _constraints(clauses: list[_Clause], reading: GoalReading) -> str | None:
             subject = prev
         for cube in {*clause.cubes, *([clause.moved] if clause.moved else [])}:
             mentions[cube] = mentions.get(cube, 0) + 1
+        if not _VISIT.match(clause.text):  # a clause that may act on the cube with a skill
+            for cube in {*clause.cubes, *([clause.moved] if clause.moved else [])}:
+                acting[cube] = acting.get(cube, 0) + 1
         prev = clause.cubes[-1] if clause.cubes else (clause.moved or prev)
         if clause.moved:
             moved.add(clause.moved)
@@ -586,11 +616,16 @@ def _constraints(clauses: list[_Clause], reading: GoalReading) -> str | None:
     both = sorted(kept & moved)
     if both:
         return f"contradictory goal: it asks to move {both[0]} and to leave it where it is"
-    if not any(_NO_GRASP.search(clause.text) for clause in clauses):
-        require += placing  # "move X to Y" is a pick and place when no clause says a push
-    # a manner can be placed on its cube only when one clause speaks of that cube
+    stated = {c for _, c in forbid + require}
+    if any(_NO_GRASP.search(clause.text) for clause in clauses):
+        placing = []  # "move X to Y" is a pick and place when no clause says a push
+    # a manner can be placed on its cube only when one clause speaks of that cube; "move X
+    # to Y" also when the others only hover over it ("hover over the red cube, then move it
+    # to the left pad") and none says how
     single = {c for c, n in mentions.items() if n == 1}
     reading.forbid = [(p, c) for p, c in forbid if c in single]
-    reading.require = [(p, c) for p, c in require if c in single]
+    reading.require = [(p, c) for p, c in require if c in single] + [
+        (p, c) for p, c in placing if c in single or (acting.get(c) == 1 and c not in stated)
+    ]
     reading.moved = (manner_moved - visited) & single
     return None

@@ -18,7 +18,7 @@ Frame: the robot's base frame (x forward, y to the robot's left, m); "left" is +
 of places come from the scene file's RGBA (:func:`colour_name`); a cube's colour is in its
 name.
 
-One module (about 670 lines): every kind of phrase is one entry of ``_RULES``, a
+One module (about 860 lines): every kind of phrase is one entry of ``_RULES``, a
 pattern and a few-line resolver over the same ranking helpers, applied by one loop in
 :func:`resolve_references`; split, each part would import the other's helpers.
 """
@@ -55,9 +55,19 @@ ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth
 
 _CUBE = rf"(?:{'|'.join(CUBE_NOUNS)})s?"
 _PAD = rf"(?:{'|'.join(PAD_NOUNS)})s?"
+_PLACE = rf"(?:{_PAD}|areas?|regions?|patch(?:es)?)"
+"""A place's noun, in the reference phrases: a pad's, or a region's ("the yellow area")."""
 _ROBOT = r"(?:the )?(?:robot|arm|base|you|yourself|me)"
 _NEAR = r"(?:nearest|closest)"
-_FAR = r"(?:farthest|furthest)"
+_OF_THEM = rf" of (?:(?:the |all )?(?:\w+ )?(?:{_CUBE}s|them)|(?:them )?all)"
+"""Of which things a superlative picks ("the leftmost of the three cubes")."""
+_REL = (
+    r"(?:that is |which is |that's |is |that lies |which lies |lying |that sits |sitting |"
+    r"that stands |standing |located |that is located )?"
+)
+"""A relative clause's opening between a cube noun and what picks it ("the cube that lies
+farthest to the right")."""
+_FAR = r"(?:farthest|furthest)(?: away)?"
 
 
 @dataclass(frozen=True)
@@ -288,7 +298,8 @@ def _how_said(how: str) -> str:
 def _either(match: re.Match, name: str) -> str | None:
     """A group a rule says two ways ("the cube second nearest to the robot", "the second
     nearest cube to the robot"): ``name`` or ``name2``, whichever matched."""
-    return match.group(name) or match.groupdict().get(name + "2")
+    groups = match.groupdict()
+    return groups.get(name) or groups.get(name + "2") or groups.get(name + "3")
 
 
 def _robot_distance(match, world):
@@ -296,6 +307,23 @@ def _robot_distance(match, world):
     sign = 1.0 if re.match(_NEAR, how) else -1.0
     ranked = [(sign * math.hypot(p[0], p[1]), n) for n, p in world.objects.items()]
     return _nth(ranked, _either(match, "nth"), f"cube {_how_said(how)} the robot")
+
+
+def _moved_there(match, world):
+    """ "move the closest block to the grey pad": after a placing verb, with no other
+    place said after it, the pad is where the cube goes and "closest" is to the robot;
+    else left to the rule of distances from a place ("hover over the nearest cube to the
+    left pad")."""
+    before = re.findall(r"[a-z]+", match.string[: match.start()].lower())
+    after = match.string[match.end() :].lower()
+    place = re.match(r" (?:to|onto|on|into) the [a-z_]+(?: [a-z_]+)?", after)
+    rest = re.split(r"[,;.]|\b(?:and|then)\b", after[place.end() :] if place else after)[0]
+    if not before or before[-1] not in _PLACING_VERBS or re.search(_DESTINATION, rest):
+        return None, None
+    return _robot_distance(match, world)
+
+
+_DESTINATION = r"\b(?:on|onto|to|into|at|over|above|in|toward|towards)\b"
 
 
 def _place_distance(match, world):
@@ -380,13 +408,30 @@ def _coloured_cube(match, world):
     return _colour_cube(match.group("colour"), world), None
 
 
-def _coloured_place(match, world):
-    """The one place of that colour; else left alone (the goal's reading refuses a colour
-    the scene lacks)."""
-    colour = (match.group("colour") or match.group("colour2")).lower()
+def _coloured_place(match, world, said_as_place: bool = True):
+    """The one place of that colour. A place said with a colour only a cube has ("the blue
+    pad") is refused; else left alone (the goal's reading
+    refuses a colour the scene lacks)."""
+    colour = (match.group("colour") or match.groupdict().get("colour2")).lower()
     colour = SYNONYMS.get(colour, colour)
-    named = [n for n, c in place_colours(world).items() if c == colour]
+    colours = place_colours(world)
+    named = [n for n, c in colours.items() if c == colour]
+    if not named and said_as_place and colours and _colour_cube(colour, world):
+        return None, f"the scene has no {colour} {match.group(0).split()[-1]}"
     return (named[0] if len(named) == 1 else None), None
+
+
+def _colour_alone(match, world):
+    """ "onto the grey", "to the yellow one" after a preposition: the one place of that
+    colour, when no cube has it (else left alone: "put the red one on the blue one")."""
+    before = re.findall(r"[a-z]+", match.string[: match.start()].lower())
+    colour = match.group("colour").lower()
+    if not before or before[-1] not in _PREPOSITIONS or _colour_cube(colour, world):
+        return None, None
+    return _coloured_place(match, world, said_as_place=False)
+
+
+_PREPOSITIONS = frozenset("on onto to into over above toward towards at of".split())
 
 
 def _colour_cube(word: str, world: World) -> str | None:
@@ -438,6 +483,15 @@ def _between(match, world):
             return None, f"the scene has no {said.lower()} cube"
     if a == b:
         return None, f"a cube cannot be between the {spoken(a)} and itself"
+    ranked = _on_segment(world, a, b)
+    if not ranked:
+        return None, f"no cube is between the {spoken(a)} and the {spoken(b)}"
+    return _unique(ranked, f"the cube between the {spoken(a)} and the {spoken(b)}")
+
+
+def _on_segment(world, a: str, b: str) -> list[tuple[float, str]]:
+    """The other cubes whose centre projects inside the segment between cubes ``a`` and
+    ``b`` (table plane), each with its distance from that segment."""
     (ax, ay), (bx, by) = world.objects[a][:2], world.objects[b][:2]
     dx, dy = bx - ax, by - ay
     length2 = dx * dx + dy * dy
@@ -448,15 +502,34 @@ def _between(match, world):
         t = ((p[0] - ax) * dx + (p[1] - ay) * dy) / length2
         if 0.0 < t < 1.0:
             ranked.append((abs((p[0] - ax) * dy - (p[1] - ay) * dx) / math.sqrt(length2), name))
-    if not ranked:
-        return None, f"no cube is between the {spoken(a)} and the {spoken(b)}"
-    return _unique(ranked, f"the cube between the {spoken(a)} and the {spoken(b)}")
+    return ranked
+
+
+def _between_others(match, world):
+    """ "the cube between the other two": among three cubes, the one inside the circle
+    whose diameter joins the other two (the angle they make at it is obtuse: at most one
+    cube of three); asked when the scene has not three cubes, refused when no cube lies
+    between the others (their triangle has no obtuse angle)."""
+    cubes = sorted(world.objects)
+    if len(cubes) != 3:
+        raise _which(f'cube (of {len(cubes)}, "the other two" is not two)', cubes)
+    for name in cubes:
+        x, y = world.objects[name][:2]
+        (ax, ay), (bx, by) = (world.objects[c][:2] for c in cubes if c != name)
+        if (ax - x) * (bx - x) + (ay - y) * (by - y) < 0.0:
+            return name, None
+    return None, "no cube lies between the other two"
 
 
 def _pointed_at(match, world):
-    """ "that cube" / "this one" with no cube named before it: which one is asked; after a
-    named cube, left as it is (it points back at that one)."""
+    """ "that cube" / "this one" with no cube named before it, or "that" / "this" moved
+    ("move that to the right pad"): which one is asked; after a named cube, left as it is
+    (it points back at that one)."""
     before = match.string[: match.start()].lower()
+    if match.group(0).lower() in ("that", "this"):
+        words = re.findall(r"[a-z]+", before)
+        if not words or words[-1] not in _PLACING_VERBS:
+            return None, None
     if set(re.findall(r"[a-z_]+", before)) & _cube_words(world) - set(CUBE_NOUNS):
         return None, None
     return _bare("cube")(match, world)
@@ -483,14 +556,87 @@ def _others(match, world):
 
 def _other(match, world):
     """ "the other cube": the one cube the goal does not name; asked among them when it
-    leaves several."""
-    named = _named_cubes(match.string, world)
+    leaves several. "The other pad": the one place the goal does not name; "the other one"
+    is a place when no single cube is left and the goal names one place of two."""
+    text = match.string.lower()
+    named = _named_cubes(text, world)
     others = sorted(set(world.objects) - named)
+    said_places = {n for n in world.places if n in text or spoken(n) in text}
+    other_places = sorted(set(world.places) - said_places)
+    noun = match.group(0).lower().split()[-1]
+    is_pad = noun != "one" and re.fullmatch(_PAD, noun) is not None
+    one = noun == "one" and len(others) != 1 and said_places and len(other_places) == 1
+    if is_pad or one:
+        if len(other_places) == 1 and said_places:
+            return other_places[0], None
+        if not other_places:
+            return None, "the goal names every place: there is no other one"
+        raise _which("other place", other_places)
     if len(others) == 1:
         return others[0], None
     if not others:
         return None, "the goal names every cube: there is no other one"
     raise _which("other cube", others)
+
+
+def _not_coloured(match, world):
+    """ "the pad that isn't yellow", "the non-red cube": of that kind, the things of
+    another colour; asked when several are left, refused when none is."""
+    colour = SYNONYMS.get(match.group("colour").lower(), match.group("colour").lower())
+    kind = "place" if re.fullmatch(_PLACE, match.group("kind").lower()) else "cube"
+    if kind == "place":
+        left = sorted(n for n, c in place_colours(world).items() if c != colour)
+    else:
+        left = sorted(n for n in world.objects if n.split("_")[0] != colour)
+    if not left:
+        return None, f"every {kind} in the scene is {colour}"
+    if len(left) > 1:
+        raise _which(f"{kind} (more than one is not {colour})", left)
+    return left[0], None
+
+
+def _same_colour(match, world):
+    """ "the pad of the same colour (as it / as the blue cube)": the thing of that kind
+    with the colour of the thing said (or else of the cube named last before the phrase);
+    refused when none has it."""
+    kind = "place" if re.fullmatch(_PLACE, match.group("kind").lower()) else "cube"
+    said = (match.group("ref") or "").lower()
+    ref = None
+    if said and said != "it":
+        ref = place_named(said, world) or _colour_cube(said.split()[0], world)
+    else:
+        before = match.string[: match.start()].lower()
+        colours = re.findall(rf"\b({_COLOUR_WORDS}) (?:{_CUBE}|one)\b", before)
+        said = f"{colours[-1]} cube" if colours else ""
+        ref = _colour_cube(colours[-1], world) if colours else None
+    if ref is None:
+        return None, f"the scene has no {said}" if said else None
+    colours = {**{n: n.split("_")[0] for n in world.objects}, **place_colours(world)}
+    colour = colours.get(ref)
+    pool = world.places if kind == "place" else world.objects
+    same = sorted(n for n in pool if n != ref and colours.get(n) == colour)
+    if not same:
+        what = "pad" if kind == "place" else "other cube"
+        return None, f"no {what} in the scene is {colour} (the colour of the {spoken(ref)})"
+    if len(same) > 1:
+        raise _which(f"{kind} (more than one is {colour})", same)
+    return same[0], None
+
+
+class _Groups:
+    """A match whose group ``name`` falls back on another (a rule said two ways)."""
+
+    def __init__(self, match: re.Match, **fallbacks: str):
+        self.match, self.fallbacks, self.string = match, fallbacks, match.string
+
+    def group(self, name: str | int = 0):
+        got = self.match.group(name)
+        if got is None and name in self.fallbacks:
+            return self.match.group(self.fallbacks[name])
+        return got
+
+    def start(self) -> int:
+        return self.match.start()
 
 
 def _bare(kind: str):
@@ -536,11 +682,44 @@ _ORDINAL = "|".join(ORDINALS)
 _RULES = [
     (
         re.compile(
-            rf"\bthe (?P<colour>{_COLOUR_WORDS}) {_PAD}\b|\bthe {_PAD} (?:that is|which is|"
+            rf"\bthe (?P<colour>{_COLOUR_WORDS}) {_PLACE}\b|\bthe {_PLACE} (?:that is|which is|"
             rf"that's|coloured|colored) (?P<colour2>{_COLOUR_WORDS})\b",
             re.I,
         ),
         _coloured_place,
+    ),
+    (
+        re.compile(
+            rf"\bthe (?P<colour>{_COLOUR_WORDS})(?: one)?\b(?!\s*(?:-|{_CUBE}\b|{_PLACE}\b))", re.I
+        ),
+        _colour_alone,
+    ),
+    (
+        re.compile(
+            rf"\bthe {_PAD} (?:that is |which is )?(?:on|at|to) the (?P<side>left|right)"
+            r"(?:(?:-| )hand)?(?: side)?\b(?! of)",
+            re.I,
+        ),
+        lambda m, w: (place_named(m.group("side"), w), None),
+    ),
+    (
+        re.compile(
+            rf"\bthe (?P<kind>{_PLACE}|{_CUBE}) (?:that|which) (?:is not|isn'?t|'?s not) "
+            rf"(?:the )?(?P<colour>{_COLOUR_WORDS})(?: one)?\b|"
+            rf"\bthe non-?(?P<colour2>{_COLOUR_WORDS}) (?P<kind2>{_PLACE}|{_CUBE})\b",
+            re.I,
+        ),
+        lambda m, w: _not_coloured(_Groups(m, colour="colour2", kind="kind2"), w),
+    ),
+    (
+        re.compile(
+            rf"\bthe (?:same[- ]colou?red |matching )(?P<kind2>{_PLACE}|{_CUBE})\b|"
+            rf"\bthe (?P<kind>{_PLACE}|{_CUBE}) (?:(?:of|with|in|that is|which is|that's) )?"
+            rf"(?:the )?(?:same colou?r|matching colou?r)(?: as (?:the )?"
+            rf"(?P<ref>it|[a-z_]+(?: {_CUBE}| {_PAD}| one)?))?",
+            re.I,
+        ),
+        lambda m, w: _same_colour(_Groups(m, kind="kind2"), w),
     ),
     (
         re.compile(
@@ -563,11 +742,12 @@ _RULES = [
     ),
     (
         re.compile(
-            rf"\bthe (?P<side>left|right)(?:-| )?most {_CUBE}\b|"
-            rf"\bthe {_CUBE} (?:that is |which is )?(?:(?:on|at|to) the (?:far|very) |"
+            rf"\bthe (?P<side>left|right)(?:-| )?most"
+            rf"(?: (?:{_CUBE}|one)(?:{_OF_THEM})?|{_OF_THEM})\b|"
+            rf"\bthe {_CUBE} {_REL}(?:(?:on|at|to) the (?:far|very) |"
             rf"(?:on|at) the )(?P<side2>left|right)(?:(?:-| )hand)?(?: side| end)?\b"
             rf"(?! {_PAD}| of| {_CUBE})|\bthe (?:far|very)[- ](?P<side3>left|right) {_CUBE}\b|"
-            rf"\bthe {_CUBE} (?:that is |which is )?(?:farthest|furthest|most|the most) "
+            rf"\bthe {_CUBE} {_REL}(?:the )?(?:farthest|furthest|most|the most) "
             rf"(?:to the )?(?P<side4>left|right)\b(?! of)",
             re.I,
         ),
@@ -575,18 +755,27 @@ _RULES = [
     ),
     (
         re.compile(
-            rf"\b(?:the|whichever|whatever) (?:{_CUBE} (?:that is |which is |that's |is )?"
+            rf"\bthe (?:(?P<nth>{_ORDINAL}) )?(?P<how>{_NEAR}|{_FAR}) {_CUBE}"
+            r"(?= (?:to|onto|on|into) the )",
+            re.I,
+        ),
+        _moved_there,
+    ),
+    (
+        re.compile(
+            rf"\b(?:the|whichever|whatever) (?:{_CUBE} {_REL}(?:the )?"
             rf"(?:(?P<nth>{_ORDINAL}) )?(?P<how>{_NEAR} to|{_FAR} from|{_NEAR}|{_FAR})|"
             rf"(?:(?P<nth2>{_ORDINAL}) )?"
-            rf"(?P<how2>{_NEAR}|{_FAR}) {_CUBE} (?:to|from)) {_ROBOT}\b",
+            rf"(?P<how2>{_NEAR}|{_FAR}) {_CUBE} (?:to|from)) {_ROBOT}\b|"
+            rf"\bthe (?:(?P<nth3>{_ORDINAL}) )?(?P<how3>{_NEAR}|{_FAR}) (?:{_CUBE}|one)\b"
+            r"(?!\s+(?:to|from)\b)",
             re.I,
         ),
         _robot_distance,
     ),
     (
         re.compile(
-            rf"\b(?:the|whichever|whatever) (?:{_CUBE} (?:that is |which is |that's |is |lying "
-            rf"|standing |sitting )?"
+            rf"\b(?:the|whichever|whatever) (?:{_CUBE} {_REL}(?:the )?"
             rf"(?:(?P<nth>{_ORDINAL}) )?(?P<how>{_NEAR}(?: to)?|{_FAR}(?: from)?|next to|beside|"
             rf"near(?: to)?|close to)|(?:(?P<nth2>{_ORDINAL}) )?(?P<how2>{_NEAR}|{_FAR}) "
             rf"{_CUBE} (?:to|from)) the (?P<place>[a-z_]+(?: {_PAD}| {_CUBE}| one)?)",
@@ -623,6 +812,15 @@ _RULES = [
     ),
     (
         re.compile(
+            rf"\bthe {_CUBE} (?:that is |which is |that's |lying |standing |sitting )?"
+            r"(?:in )?between the (?:other|remaining) (?:two|ones|cubes|blocks)\b|"
+            rf"\bthe {_CUBE} (?:that is |which is )?between the others\b",
+            re.I,
+        ),
+        _between_others,
+    ),
+    (
+        re.compile(
             rf"\bthe (?:(?:middle|center|centre|central) {_CUBE}|{_CUBE} in the "
             r"(?:middle|center|centre))\b",
             re.I,
@@ -641,7 +839,7 @@ _RULES = [
     # (run last: the rules above have replaced the phrases that do say it; _SAYS_WHICH
     # counts the rules above)
     (
-        re.compile(rf"\bthe other (?:{_CUBE}|one)\b", re.I),
+        re.compile(rf"\bthe other (?:{_CUBE}|{_PAD}|one)\b", re.I),
         _other,
     ),
     (
@@ -663,7 +861,11 @@ _RULES = [
         _bare("pad"),
     ),
     (
-        re.compile(rf"\b(?:that|this) (?:{_CUBE}|one)\b", re.I),
+        re.compile(
+            rf"\b(?:that|this) (?:{_CUBE}|one)\b|"
+            r"\b(?:that|this)(?= (?:on|onto|to|into|over|across)\b)",
+            re.I,
+        ),
         _pointed_at,
     ),
 ]

@@ -91,7 +91,9 @@ def _base(word: str) -> str:
 
 _TO_PERSON = re.compile(
     r"\b(?:to|into the hands? of)\s+(?:me|us|him|her|them|my hand|the (?:person|operator|"
-    r"user|human))\b|^(?:give|pass|bring|hand|toss|throw)\s+(?:me|us|him|her|them)\b"
+    r"user|human))\b|^(?:give|pass|bring|hand|toss|throw|fetch|get)\s+(?:me|us|him|her|them)\b|"
+    r"\b(?:in|into|on|onto)\s+(?:my|our|his|her|their|your)\s+(?:hands?|palms?|laps?)\b|"
+    r"^(?:fetch|bring|get)\b.*\bfor (?:me|us)\b"
 )
 """A person as the receiver ("... to me", "give me ..."): no skill's target is a person."""
 _CUBE = re.compile(rf"\b(?:{'|'.join(CUBE_NOUNS)})s?\b")

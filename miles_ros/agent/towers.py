@@ -59,6 +59,13 @@ _ORDERED = re.compile(
     re.I | re.S,
 )
 """A tower whose cubes follow in the goal's words."""
+ADD_ONE = re.compile(
+    rf"\b(?:add|put|place|stack|set)\s+(?:one\s+more|another|a|one|an\s+extra|a\s+further)\s+"
+    rf"(?:{_NOUNS})\s+(?:to|on(?:to)?|on\s+top\s+of|atop)\s+(?:the|this|that)\s+"
+    r"(?:tower|stack|pile)\b",
+    re.I,
+)
+"""One cube more on the tower standing: the one cube left off it, or a level too many."""
 _TOP_FIRST = re.compile(
     r"\bfrom\s+the\s+top\b|\btop\s+(?:to|down\s+to)\s+(?:the\s+)?bottom\b", re.I
 )
@@ -85,6 +92,20 @@ def read_tower(goal: str, world: World) -> TowerReading:
         if match:
             order = chosen_order(world)
             return _rewritten(goal, match.start(), match.end(), order, world)
+    added = ADD_ONE.search(goal)
+    towers = standing_towers(world) if added else []
+    if len(towers) == 1:
+        left = [c for c in world.objects if c not in towers[0]]
+        if len(towers[0]) >= TOWER_LEVELS:
+            n = len(towers[0])
+            return TowerReading(
+                goal,
+                tuple(towers[0]),
+                f"the tower already has {n} cubes ({', '.join(towers[0])}), the most a tower "
+                f"may have: a cube more would be level {n + 1}",
+            )
+        if len(left) == 1:
+            return _rewritten(goal, added.start(), added.end(), (*towers[0], *left), world)
     ordered = _ORDERED.search(goal)
     if ordered:
         rest = ordered.group("rest")

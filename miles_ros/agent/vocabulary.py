@@ -55,7 +55,10 @@ PARAMLESS_WORDS = {
 }
 """Words that ask for a parameter-free skill (default: its name)."""
 DISTANCE = (
-    r"\b\d+(?:\.\d+)?\s*(?:cm|centimet(?:er|re)s?|mm|millimet(?:er|re)s?|inch(?:es)?|"
-    r"met(?:er|re)s?)\b"
+    r"\b(?:\d+(?:\.\d+)?\s*(?:cm|centimet(?:er|re)s?|mm|millimet(?:er|re)s?|inch(?:es)?|"
+    r"met(?:er|re)s?)|(?:(?:half|a quarter of) an?|an?|one|two|three|four|five|ten|twenty|"
+    r"thirty|a few|several)\s+(?:centimet(?:er|re)s?|millimet(?:er|re)s?|inch(?:es)?|"
+    r"met(?:er|re)s?|foot|feet))\b"
 )
-"""A distance said in units ("10 cm"): how far to move a cube, which no skill takes."""
+"""A distance said in units, in digits or words ("10 cm", "half a metre"): how far to move
+a cube, which no skill takes."""

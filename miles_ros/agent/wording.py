@@ -20,6 +20,12 @@ colour, side or noun slot; words of four letters or more)
                                                             degrees"
 "the tower" / "the stack", "the top (bottom) cube", "take   the top (bottom) cube of the one
 X off the tower" (one tower standing)                       tower standing, by name
+"give the green cube a good shake"                          "shake the green cube"
+"go over the yellow pad"                                    "hover over the yellow pad"
+"There's a blue cube near the left pad. Put it on the       "Put the blue cube on the right
+right pad."                                                 pad."
+"stack the green cube on itself"                            "... on the green cube"
+"take the green cube off the blue one" (green on blue)      "take the green cube"
 ==========================================================  ================================
 
 A typo is corrected only where one scene word is one slip away and the word is no colour
@@ -35,7 +41,7 @@ import re
 from miles_ros.agent.discourse import CubeWords
 from miles_ros.agent.phrases import CUBE_NOUNS, PAD_NOUNS
 from miles_ros.agent.references import SYNONYMS, place_colours, spoken
-from miles_ros.agent.towers import standing_towers
+from miles_ros.agent.towers import ADD_ONE, standing_towers
 from miles_ros.agent.vocabulary import COLOURS, POSITIONS, THINGS
 from miles_ros.agent.world import World
 
@@ -47,11 +53,17 @@ _CUBE = rf"(?:{'|'.join(CUBE_NOUNS)})"
 
 def plain_wording(goal: str, world: World) -> str:
     """``goal`` said plainly (see the module): typos, a lift then a placing, "put it
-    there", a turn said as a noun, tower words."""
+    there", a turn or another action said as a noun, "go over", a cube pointed out then
+    "it", "itself", a cube taken off the one under it, tower words."""
     text = corrected(goal, world)
     text = _lift_then_place(text)
     text = _put_there(text)
     text = _turn_as_noun(text)
+    text = _action_as_noun(text)
+    text = _GO_OVER.sub("hover over ", text)
+    text = _introduced(text)
+    text = _itself(text)
+    text = _off_its_support(text, world)
     return _tower_words(text, world)
 
 
@@ -121,7 +133,8 @@ def _one_slip(a: str, b: str) -> bool:
 
 _LIFT_THEN_PLACE = re.compile(
     rf"\b(?:pick|lift|grab|raise|take|grasp)\s+(?:up\s+)?(?P<cube>the\s+\w+\s+{_CUBE})"
-    r"(?:\s+up)?\s*,?\s*(?:and\s+)?(?:then\s+)?(?:set|put|place|lower|drop|lay|move)\s+it"
+    r"(?:\s+up)?\s*,?\s*(?:and\s+)?(?:then\s+)?(?:set|put|place|lower|drop|lay|move)\s+"
+    rf"(?:it|(?:that|this|the same)\s+(?:{_CUBE}|one))"
     r"(?:\s+down)?\s+(?P<prep>on top of|onto|on|to|at|in|into)\b",
     re.I,
 )
@@ -177,6 +190,84 @@ def _turn_as_noun(text: str) -> str:
     return _TURN_NOUN.sub(said, text)
 
 
+_ACTION_NOUN = re.compile(
+    rf"\bgive\s+(?P<cube>the\s+\w+\s+{_CUBE}|it)\s+an?\s+(?:(?:good|quick|little|gentle|small|"
+    r"light|firm|hard|big|proper|short|slight)\s+)*(?!(?:quarter|half|full|complete|third)\b)"
+    r"(?P<noun>[a-z]+)\b(?![ -](?:turn|twist|spin|rotation|degrees?|deg)\b)",
+    re.I,
+)
+
+
+def _action_as_noun(text: str) -> str:
+    """ "give the green cube a good shake" -> "shake the green cube": the action said as
+    its verb, which the repertoire check then reads (a push is planned, a shake refused)."""
+    return _ACTION_NOUN.sub(lambda m: f"{m.group('noun')} {m.group('cube')}", text)
+
+
+_GO_OVER = re.compile(r"\b(?:go|get|come)\s+(?:right\s+)?(?:over|above)\s+(?=the\b)", re.I)
+"""The arm sent over a thing ("go over the yellow pad"): a hover, as the reach phrases
+say it (a cube is never moved by it)."""
+_TAP_ON = re.compile(r"\b(?:tap|poke)\s+(?:at\s+|on\s+)?(?=the\b)", re.I)
+
+
+def tap_as_reach(text: str) -> str:
+    """ "tap the green cube" -> "reach for the green cube" in the text the model plans (the
+    reading keeps "tap": it forbids contact): said so, the model does not read "tap the green
+    cube, then slide it ..." as two pushes."""
+    return _TAP_ON.sub(lambda m: "Reach for " if m.group(0)[0].isupper() else "reach for ", text)
+
+
+_INTRODUCED = re.compile(
+    rf"^\s*(?:there(?:'s|\u2019s| is)|i see|you(?:'ll| can| will)? see|see|look at|notice)\s+"
+    rf"(?:a|an|the)\s+(?P<cube>\w+\s+{_CUBE})\b[^.;?!]*[.;?!]+\s*(?P<rest>.+)$",
+    re.I,
+)
+
+
+def _introduced(text: str) -> str:
+    """ "There's a blue cube near the left pad. Put it on the right pad." -> "Put the blue
+    cube on the right pad.": a sentence that only points a cube out, then "it"."""
+    match = _INTRODUCED.match(text)
+    if match is None or not re.search(r"\bit\b", match.group("rest"), re.I):
+        return text
+    return re.sub(
+        r"\bit\b", f"the {match.group('cube')}", match.group("rest"), count=1, flags=re.I
+    )
+
+
+_ITSELF = re.compile(
+    rf"(?P<cube>\bthe\s+\w+\s+{_CUBE})(?P<mid>[^,.;]*?)\b(?P<prep>on top of|onto|on|atop)\s+"
+    r"itself\b",
+    re.I,
+)
+
+
+def _itself(text: str) -> str:
+    """ "stack the green cube on itself" -> "... on the green cube" (which the reading
+    refuses: a cube cannot go onto itself)."""
+    return _ITSELF.sub(lambda m: f"{m['cube']}{m['mid']}{m['prep']} {m['cube']}", text)
+
+
+_OFF = re.compile(
+    rf"\s+(?:off|from)\s+(?:of\s+)?(?:the\s+top\s+of\s+)?the\s+(?P<colour>\w+)\s+"
+    rf"(?:{_CUBE}|one)\b",
+    re.I,
+)
+
+
+def _off_its_support(text: str, world: World) -> str:
+    """ "take the green cube off the blue one": the cube it is taken off is where it stands,
+    not a cube moved, and is dropped (when a cube stands on it)."""
+    cubes = CubeWords(world)
+    towers = standing_towers(world)
+    under = {c for tower in towers for c in tower[:-1]}
+
+    def drop(m: re.Match) -> str:
+        return "" if cubes.word.get(m.group("colour").lower()) in under else m.group(0)
+
+    return _OFF.sub(drop, text)
+
+
 _TOWER = r"(?:tower|stack|pile)"
 
 
@@ -187,9 +278,10 @@ def _tower_words(text: str, world: World) -> str:
     if not re.search(rf"\b{_TOWER}\b|\b(?:top|bottom)\b", text, re.I):
         return text
     towers = standing_towers(world)
-    if len(towers) != 1:
+    if len(towers) != 1 or ADD_ONE.search(text):  # "add a cube to the tower": read_tower's
         return text
     bottom, top = towers[0][0], towers[0][-1]
+    text = re.sub(r"\bon the top of\b", "on top of", text, flags=re.I)
     text = re.sub(
         rf"\s+(?:off|from)\s+(?:the\s+top\s+of\s+)?the\s+{_TOWER}\b", "", text, flags=re.I
     )

@@ -103,7 +103,11 @@ def test_past_and_progressive_forms_become_the_imperative(word, verb):
         # said in order already, nothing to point back at, or no step per cube: as it is
         ("Stack the red and blue cubes.", None),
         ("Put the red cube on the right pad. After that, go home.", None),
-        ("First hover over the blue cube, then slide it to the left pad.", None),
+        # "it" moved after a hover: the cube hovered over
+        (
+            "First hover over the blue cube, then slide it to the left pad.",
+            "First hover over the blue cube, then slide the blue cube to the left pad.",
+        ),
         ("Hover over it.", None),
         ("Put the red cube on the right pad and afterwards return home.", None),
     ],
