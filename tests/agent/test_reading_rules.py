@@ -352,7 +352,7 @@ def test_nothing_touched_and_a_hover(shipped):
 
 
 def test_a_pad_of_a_colour_only_a_cube_has_is_refused(shipped):
-    _, reading, _ = read("Put the red cube on the blue pad.", shipped, SCENE)
+    _, reading, _ = read("Set the red block down on the blue pad.", shipped, SCENE)
     assert reading.refusal == "the scene has no blue pad"
     red_pad = SCENE.copy()
     red_pad.colors = {**SCENE.colors, "left_pad": SCENE.colors["red_cube"]}
