@@ -20,6 +20,7 @@ setup(
             "agent/eval_heldout.yaml",
             "agent/eval_heldout2.yaml",
             "agent/eval_heldout3.yaml",
+            "agent/eval_heldout4.yaml",
             "agent/eval_scene_dev.yaml",
             "agent/eval_wording_dev.yaml",
             "agent/eval_reading_dev.yaml",

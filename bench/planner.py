@@ -3,7 +3,7 @@ path vs old.
 
     .venv/bin/python bench/planner.py --json [--limit N] [--no-base] [--modes grounded]
                                          [--adapter DIR] [--sets-only] [--no-peer]
-                                         [--sets dev,heldout,heldout2,heldout3]
+                                         [--sets dev,heldout,heldout2,heldout3,heldout4]
 
 Prints one JSON object::
 
@@ -13,7 +13,7 @@ Prints one JSON object::
                                   "feasible_wrongly_refused", "ambiguous_asked",
                                   "latency_p50_s", "latency_p99_s"},
                       "misses": [...], "peer": {same, old path}, "same_answers_as_peer": n},
-              "heldout": {...}, "heldout2": {...}, "heldout3": {...}},
+              "heldout": {...}, "heldout2": {...}, "heldout3": {...}, "heldout4": {...}},
      "n_goals": 36, "unsupported": [goals the skills cannot express],
      "skills": {"reach": "card", ...}, "model": "embedded:gemma3-270m+adapter", "load_s": ..,
      "cache_hit_ms": .., "threads": 1, "fallback": false,
@@ -58,7 +58,8 @@ by the new path and by the old one (``peer``: float32 weights, every candidate s
 turn, so both meet the same machine load. ``--sets heldout2`` also answers the second held-out
 set (miles_ros/agent/eval_heldout2.yaml, in the held-out set's form), which no default run
 answers: its misses stay out of planner tuning; ``--sets heldout3`` likewise answers the
-third (miles_ros/agent/eval_heldout3.yaml). A tally
+third (miles_ros/agent/eval_heldout3.yaml) and ``--sets heldout4`` the fourth
+(miles_ros/agent/eval_heldout4.yaml). A tally
 (:func:`miles_ros.agent.evaluation.summarize`): ``exact`` (the expected plan, refusal or
 question), ``valid`` (of the goals with a plan to give), refusal and clarification
 precision/recall, latency p50/p99; a plan from the rule-based fallback is a failure.
@@ -83,6 +84,7 @@ from miles_ros.agent import models  # noqa: E402
 from miles_ros.agent.evaluation import (  # noqa: E402
     EVAL_HELDOUT2,
     EVAL_HELDOUT3,
+    EVAL_HELDOUT4,
     answer,
     dev_set,
     evaluate_goals,
@@ -132,10 +134,10 @@ def cache_hit_ms(planner: Planner, goals: list[str]) -> float | None:
     return round(statistics.median(times) * 1000, 4)
 
 
-SETS = ("dev", "heldout", "heldout2", "heldout3")
+SETS = ("dev", "heldout", "heldout2", "heldout3", "heldout4")
 """The categorised sets ``--sets`` chooses from."""
 DEFAULT_SETS = ("dev", "heldout")
-"""The sets answered when ``--sets`` is not given (not heldout2 nor heldout3, kept unseen)."""
+"""The sets answered when ``--sets`` is not given (no later held-out set: kept unseen)."""
 PEER = "float32 weights, every candidate scored exactly"
 """The old path the sets are compared against in the same run."""
 
@@ -169,6 +171,7 @@ def run_sets(adapter, threads, registry, peer: bool, names=DEFAULT_SETS) -> dict
         "heldout": load_eval_set,
         "heldout2": lambda: load_eval_set(EVAL_HELDOUT2),
         "heldout3": lambda: load_eval_set(EVAL_HELDOUT3),
+        "heldout4": lambda: load_eval_set(EVAL_HELDOUT4),
     }
     for name in names:
         items = loaders[name]()

@@ -243,6 +243,9 @@ nothing was shaped on."""
 EVAL_HELDOUT3 = Path(__file__).resolve().parent / "eval_heldout3.yaml"
 """The third held-out set (the same form), written for the round after the second one was
 read: answered only when ``--sets`` names it, its misses kept out of planner tuning."""
+EVAL_HELDOUT4 = Path(__file__).resolve().parent / "eval_heldout4.yaml"
+"""The fourth held-out set (the same form), written after the third was run and read: answered
+only when ``--sets`` names it, its misses kept out of planner tuning."""
 EVAL_SCENE_DEV = Path(__file__).resolve().parent / "eval_scene_dev.yaml"
 """The development goals for the scene-reading categories (pronouns, ordering, references,
 attributes, ambiguous, refusals, turn angles), in the held-out set's form, cubes moved per

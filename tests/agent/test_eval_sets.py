@@ -11,6 +11,7 @@ from miles_ros.agent.datagen import generate
 from miles_ros.agent.evaluation import (
     EVAL_HELDOUT2,
     EVAL_HELDOUT3,
+    EVAL_HELDOUT4,
     HARDER,
     answer,
     dev_set,
@@ -25,7 +26,12 @@ from miles_ros.agent.registry import SkillRegistry
 from miles_ros.agent.validation import validate_plan
 from tests.agent.conftest import keyword_scorer
 
-HELD_OUT = {"heldout": None, "heldout2": EVAL_HELDOUT2, "heldout3": EVAL_HELDOUT3}
+HELD_OUT = {
+    "heldout": None,
+    "heldout2": EVAL_HELDOUT2,
+    "heldout3": EVAL_HELDOUT3,
+    "heldout4": EVAL_HELDOUT4,
+}
 """The held-out sets by the name ``bench/planner.py --sets`` gives them (None: the default)."""
 
 
@@ -73,7 +79,7 @@ def test_the_dev_and_held_out_sets_share_no_goal(held_out, world):
     assert shared == {pair: [] for pair in shared}
 
 
-@pytest.mark.parametrize("name", ["heldout2", "heldout3"])
+@pytest.mark.parametrize("name", ["heldout2", "heldout3", "heldout4"])
 def test_the_later_held_out_sets_plans_pass_validation_in_their_scenes(held_out, world, name):
     """Every expected plan is one the shipped cards accept where the item stands its cubes
     (skills, parameters, envelopes, towers): a planner can get each one exactly right."""
