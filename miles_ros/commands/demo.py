@@ -83,9 +83,7 @@ def _graph_demo(
 
     try:
         if goal is None:
-            report = run_demo(
-                out, library, domain_id=domain_id, view=view, perception=perception
-            )
+            report = run_demo(out, library, domain_id=domain_id, view=view, perception=perception)
         else:
             report = run_goal_demo(
                 out, goal, library, domain_id=domain_id, view=view, perception=perception
