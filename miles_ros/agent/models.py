@@ -197,10 +197,11 @@ def load_model(
     if dtype not in DTYPES:
         raise ValueError(f"dtype {dtype!r}: choose one of {', '.join(DTYPES)}")
     t0 = time.perf_counter()
+    _offline()
+    path, name = _model_dir(model, cache)  # a missing directory is said before torch loads
     torch, transformers = _import_transformers()
     if threads:
         torch.set_num_threads(threads)
-    path, name = _model_dir(model, cache)
     tok = _tokenizer(transformers, path)
     lm = transformers.AutoModelForCausalLM.from_pretrained(
         str(path), dtype=torch.float32, local_files_only=True
