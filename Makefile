@@ -31,10 +31,11 @@ $(NUMBA_STAMP): $(NUMBA_SOURCES)
 # `python -m tests.numba_warm` compiles every task's kernels and the safety supervisor's
 # into those caches once, spread over the cores, before the test workers start: from cold,
 # each worker and each `miles up`/`miles train` a test starts would compile them again until
-# the first one had written them. Redone after the caches are dropped.
+# the first one had written them. Redone after the caches are dropped, and after .venv is
+# (re)installed: numba drops a cache written by another numba version.
 NUMBA_WARM := .numba-warm
 
-$(NUMBA_WARM): $(NUMBA_STAMP) tests/numba_warm.py
+$(NUMBA_WARM): $(STAMP) $(NUMBA_STAMP) tests/numba_warm.py
 	$(PY) -m tests.numba_warm
 	touch $(NUMBA_WARM)
 

@@ -1,7 +1,8 @@
 """Shared test setup: repository root on sys.path (for runs without `pip install -e`), a
 ROS domain per pytest-xdist worker (tests/ros_domains.py), SIGINT's default meaning in the
 workers, the hypothesis profile (randomized every run with the seed printed, a larger
-example budget in CI), and the modules with ``slow`` tests first."""
+example budget in CI), and the order: the modules that load the language model first, then
+those with ``slow`` tests."""
 
 import os
 import random
@@ -52,14 +53,21 @@ def pytest_configure(config):
     core.global_force_seed = _seed
 
 
+def _module(item) -> str:
+    return item.nodeid.split("::")[0]
+
+
 def pytest_collection_modifyitems(config, items):
-    """Every module with a test marked ``slow`` runs first, each module whole (its module
-    fixtures are built once). pytest-xdist's work stealing hands each worker a block of the
-    collection and moves the tail of the longest queue to an idle worker: with the long
-    tests up front the run ends on short ones, not on a minute-long test started last while
-    the other worker idles."""
-    slow = {item.nodeid.split("::")[0] for item in items if item.get_closest_marker("slow")}
-    items.sort(key=lambda item: item.nodeid.split("::")[0] not in slow)  # stable
+    """The modules that load the embedded language model in the test process (the
+    session fixture ``real_lm``, 5-15 s a load) run first, together: pytest-xdist's work
+    stealing hands each worker a block of the collection and moves the tail of the longest
+    queue to an idle worker, and a module split between the workers would load the model
+    on each. Then every module with a test marked ``slow``, each module whole (its module
+    fixtures are built once): with the long tests up front the run ends on short ones, not
+    on a minute-long test started last while the other worker idles."""
+    model = {_module(item) for item in items if "real_lm" in item.fixturenames}
+    slow = {_module(item) for item in items if item.get_closest_marker("slow")}
+    items.sort(key=lambda item: (_module(item) not in model, _module(item) not in slow))
 
 
 def pytest_terminal_summary(terminalreporter):

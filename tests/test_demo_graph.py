@@ -105,6 +105,9 @@ def test_miles_demo_from_a_goal_plans_runs_estops_resumes_and_succeeds(tmp_path,
     assert estop["held"] and estop["reset"] and estop["arm_speed_at_press_rad_s"] > 0.05
     assert report["safety"]["events_by_kind"]["estop"] == 1
     assert report["model_load_s"] > 0 and report["replans"] == 0
+    # manager_node built the real planner from its parameters (test_manager_node's graph
+    # test plans with a fake one and leaves this load to here)
+    assert report["model"] == "embedded:gemma3-270m+adapter"
     for line in ("plan (4 steps", "E-STOP pressed", "resuming: goal", "goal ok", "Result:"):
         assert line in text
     pictures = [np.asarray(Image.open(out / p)) for p in report["pictures"]]

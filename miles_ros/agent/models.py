@@ -197,19 +197,12 @@ def load_model(
     if dtype not in DTYPES:
         raise ValueError(f"dtype {dtype!r}: choose one of {', '.join(DTYPES)}")
     t0 = time.perf_counter()
+    _offline()
+    path, name = _model_dir(model, cache)  # a missing directory is said before torch loads
     torch, transformers = _import_transformers()
     if threads:
         torch.set_num_threads(threads)
-    if model in (None, DEFAULT_MODEL):
-        path, name = embedded_model_dir(cache), DEFAULT_MODEL
-    else:
-        path, name = Path(model).expanduser(), str(model)
-        if not path.is_dir():
-            raise ModelUnavailable(
-                f"model directory {path} not found: pass a local Hugging Face model directory "
-                "(nothing is downloaded), or omit --model for the embedded default"
-            )
-    tok = transformers.AutoTokenizer.from_pretrained(str(path), local_files_only=True)
+    tok = _tokenizer(transformers, path)
     lm = transformers.AutoModelForCausalLM.from_pretrained(
         str(path), dtype=torch.float32, local_files_only=True
     )
@@ -224,9 +217,35 @@ def load_model(
             lm = PeftModel.from_pretrained(lm, str(adapter)).merge_and_unload()
         name += "+adapter"
     lm = lm.to(getattr(torch, dtype)).eval()
+    return LoadedModel(lm, tok, name, time.perf_counter() - t0)
+
+
+def _model_dir(model: str | None, cache: str | os.PathLike | None) -> tuple[Path, str]:
+    """(directory, name) of ``model`` as :func:`load_model` takes it."""
+    if model in (None, DEFAULT_MODEL):
+        return embedded_model_dir(cache), DEFAULT_MODEL
+    path = Path(model).expanduser()
+    if not path.is_dir():
+        raise ModelUnavailable(
+            f"model directory {path} not found: pass a local Hugging Face model directory "
+            "(nothing is downloaded), or omit --model for the embedded default"
+        )
+    return path, str(model)
+
+
+def load_tokenizer(model: str | None = None, cache: str | os.PathLike | None = None):
+    """The tokenizer :func:`load_model` gives ``model`` (its adapter does not change it),
+    without loading the weights."""
+    _, transformers = _import_transformers()
+    return _tokenizer(transformers, _model_dir(model, cache)[0])
+
+
+def _tokenizer(transformers, path: Path):
+    """``path``'s tokenizer; its pad token is its end-of-sequence token when it has none."""
+    tok = transformers.AutoTokenizer.from_pretrained(str(path), local_files_only=True)
     if tok.pad_token_id is None:
         tok.pad_token = tok.eos_token
-    return LoadedModel(lm, tok, name, time.perf_counter() - t0)
+    return tok
 
 
 def refusal_trained(adapter: str | Path | None) -> bool:

@@ -1,6 +1,6 @@
 """Shared fixtures for the planner tests: fixture skill cards, the default world, a fake
 language model whose scores the test controls, and (session-scoped, loaded once) the
-embedded default model with the shipped adapter."""
+embedded default model with the shipped adapter, and its tokenizer alone."""
 
 from __future__ import annotations
 
@@ -55,3 +55,16 @@ def real_lm():
     except models.ModelUnavailable as exc:
         pytest.skip(str(exc))
     return HFLanguageModel(loaded)
+
+
+@pytest.fixture(scope="session")
+def real_tokenizer():
+    """The embedded default model's tokenizer, as :func:`real_lm` has it, without loading
+    the weights (a test that needs only the vocabulary does not pay for the model)."""
+    pytest.importorskip("transformers")
+    from miles_ros.agent import models
+
+    try:
+        return models.load_tokenizer()
+    except models.ModelUnavailable as exc:
+        pytest.skip(str(exc))

@@ -109,8 +109,7 @@ def test_an_it_takes_the_cube_picked_up(cards):
         max_size=3,
     )
 )
-def test_the_point_is_clear_inside_the_envelope_or_refused(positions):
-    cards = SkillRegistry.load([SHIPPED], interface_cards=False)
+def test_the_point_is_clear_inside_the_envelope_or_refused(cards, positions):
     world = moved(load_world(), positions)
     placed = place_beside("put the red cube beside the blue cube", cards, world)
     if placed.refusal is not None:

@@ -4,7 +4,6 @@ import json
 
 import jsonschema
 import numpy as np
-import pytest
 
 from miles_ros.agent.constrained import PlanGrammar, TokenIndex, constrained_decode
 from miles_ros.agent.grounding import Step
@@ -49,17 +48,12 @@ def test_twenty_seeds_of_random_choices_are_all_schema_valid(registry, world):
     assert len(seen) > 10  # the seeds really explore the grammar
 
 
-@pytest.fixture(scope="module")
-def tokenizer(real_lm):
-    return real_lm.tokenizer
-
-
-def test_real_tokenizer_twenty_sampled_plans_are_valid(registry, world, tokenizer):
+def test_real_tokenizer_twenty_sampled_plans_are_valid(registry, world, real_tokenizer):
     """The vocabulary trie + grammar, sampling from random logits over 20 seeds."""
     grammar = PlanGrammar(registry, world.names, prefix=" ")
-    index = TokenIndex(tokenizer)
+    index = TokenIndex(real_tokenizer)
     schema = registry.plan_schema()
-    encode = lambda s: tokenizer(s, add_special_tokens=False)["input_ids"]  # noqa: E731
+    encode = lambda s: real_tokenizer(s, add_special_tokens=False)["input_ids"]  # noqa: E731
     for seed in range(20):
         rng = np.random.default_rng(seed)
 

@@ -43,12 +43,17 @@ def assert_plans(planner, goal: str, expected: list[str]) -> None:
     assert [s.key() for s in plan.steps] == expected, plan.scores
 
 
-def test_the_embedded_model_loads_from_the_safetensors_cache(real_lm):
+def test_the_embedded_model_loads_from_the_safetensors_cache(real_lm, real_tokenizer):
     from miles_ros.agent import models
 
     assert (models.cache_dir() / "models" / "gemma3-270m" / "model.safetensors").exists()
     assert real_lm.name.startswith(models.DEFAULT_MODEL)
     assert real_lm.tokenizer.bos_token_id is not None
+    # the tokenizer alone (models.load_tokenizer) is the loaded model's
+    assert real_tokenizer.get_vocab() == real_lm.tokenizer.get_vocab()
+    assert real_tokenizer.pad_token_id == real_lm.tokenizer.pad_token_id
+    text = "Goal: put the red cube on the left pad\nPlan:\n"
+    assert real_tokenizer(text)["input_ids"] == real_lm.tokenizer(text)["input_ids"]
 
 
 @pytest.mark.parametrize(

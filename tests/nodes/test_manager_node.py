@@ -29,7 +29,7 @@ from std_msgs.msg import String  # noqa: E402
 from miles_ros import interfaces  # noqa: E402
 from miles_ros.agent.lm import FakeLanguageModel  # noqa: E402
 from miles_ros.agent.memory import HashEmbedder, Memory  # noqa: E402
-from miles_ros.agent.planner import DEFAULT_ADAPTER, Planner, PlannerConfig  # noqa: E402
+from miles_ros.agent.planner import Planner, PlannerConfig  # noqa: E402
 from miles_ros.agent.registry import SkillRegistry  # noqa: E402
 from miles_ros.agent.world import load_world  # noqa: E402
 from miles_ros.params.manager import ManagerNodeParams  # noqa: E402
@@ -320,21 +320,13 @@ def test_parameter_file_matches_the_declared_parameters():
 
 
 # -- the whole graph ---------------------------------------------------------------------
-def real_planner_available() -> bool:
-    from miles_ros.agent.models import cache_dir
-
-    converted = cache_dir() / "models" / "gemma3-270m" / "model.safetensors"
-    return (DEFAULT_ADAPTER / "adapter_config.json").exists() and converted.exists()
-
-
-@pytest.mark.slow  # ~50 s on 2 busy cores, mostly loading the real planner; kept to one
 def test_the_manager_drives_a_goal_to_success_on_the_pybullet_graph():
     """sim_node (PyBullet) + safety_node + skill_node (the shipped reach skill) +
     manager_node over real rclpy: "move to the red cube" ends ``succeeded`` with the arm
-    at the cube. The planner is the real one (embedded Gemma 3 270M + the shipped
-    adapter, built from the node's parameters on its worker thread) when the adapter is
-    in miles_ros/agent/adapters/default and the converted model is cached; otherwise a
-    fake language model that plans ``reach red_cube``."""
+    at the cube. The planner is a fake language model that plans ``reach red_cube``: the
+    real one (embedded Gemma 3 270M + the shipped adapter, built from the node's
+    parameters) in manager_node on this graph is ``test_demo_graph``'s goal demo, which
+    loads it once for both."""
     import numpy as np
 
     from miles_ros.ros.graph import IN_PROCESS_SIM_OVERRIDES
@@ -347,8 +339,6 @@ def test_the_manager_drives_a_goal_to_success_on_the_pybullet_graph():
     reach = shipped_reach()
     if reach is None:
         pytest.skip("no shipped reach skill in policies/skills/reach")
-    real = real_planner_available()
-    planner_factory = None if real else fake_planner(scorer(["reach red"]))
     graph = ManagerGraph(
         [
             lambda ctx: SimNode(context=ctx),
@@ -361,7 +351,7 @@ def test_the_manager_drives_a_goal_to_success_on_the_pybullet_graph():
                     {"skill_library": str(reach.parent), **IN_PROCESS_SIM_OVERRIDES["skills"]}
                 ),
             ),
-            manager_factory(planner_factory, skill_library=str(reach.parent)),
+            manager_factory(fake_planner(scorer(["reach red"])), skill_library=str(reach.parent)),
         ]
     )
     try:
@@ -373,7 +363,7 @@ def test_the_manager_drives_a_goal_to_success_on_the_pybullet_graph():
         final = graph.outcome(1, timeout=90.0)
         assert final["outcome"] == "succeeded", final
         (plan,) = graph.plans
-        assert plan["model"] == ("embedded:gemma3-270m+adapter" if real else "fake")
+        assert plan["model"] == "fake"
         assert plan["steps"] == [{"skill": "reach", "params": {"target": "red_cube"}}]
         (request,) = graph.requests
         skill_final = graph.final(request["id"])
@@ -383,8 +373,7 @@ def test_the_manager_drives_a_goal_to_success_on_the_pybullet_graph():
         assert np.linalg.norm(tcp - (cube + [0.0, 0.0, 0.10])) < 0.08
         print(
             f"goal -> first skill request: "
-            f"{graph.manager.driver.first_request_latency_s[0]:.2f} s "
-            f"({'real' if real else 'fake'} planner)"
+            f"{graph.manager.driver.first_request_latency_s[0]:.2f} s (fake planner)"
         )
     finally:
         graph.close()

@@ -5,6 +5,8 @@ final status of the active version's requests only; its continuous signal stays 
 false alarm bound on stationary streams of any distribution and catches a shift of one
 reference deviation within 40 requests."""
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -226,6 +228,9 @@ def test_the_signal_record_latches_and_a_reset_takes_a_new_reference():
     assert [r["signal"]["reference_n"] for r in records] == [1, 2, 3, 4, 5]
     assert all(r["signal"]["score"] is None for r in records)
     assert records[-1]["signal"]["reference_median"] == pytest.approx(0.82)
+    assert records[-2]["signal"]["reference_median"] == pytest.approx(0.815)  # an even count
+    assert records[-1]["config"] == dataclasses.asdict(config)
+    assert records[-1]["config"] is not records[-2]["config"]  # each record its own
     k = 5
     while not drift.detected:
         record = drift.outcome(str(k), True, {"action": 0.1})

@@ -42,7 +42,7 @@ import math
 import time
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
-from statistics import NormalDist
+from statistics import NormalDist, median
 
 import numpy as np
 
@@ -176,9 +176,7 @@ class RankCusum:
     def evidence(self) -> dict:
         return {
             "reference_n": len(self.reference),
-            "reference_median": (
-                round(float(np.median(self.reference)), 6) if self.reference else None
-            ),
+            "reference_median": (round(median(self.reference), 6) if self.reference else None),
             "score": None if self.score is None else round(self.score, 6),
             "cusum_higher": round(self.higher, 6),
             "cusum_lower": round(self.lower, 6),
@@ -217,6 +215,8 @@ class Drift:
         self.config = config or DriftConfig()
         self.p0, self.p1 = hypotheses(card_rate, self.config.delta)
         self.thresholds = sprt_thresholds(self.config.alpha, self.config.beta)
+        self._config_record = asdict(self.config)
+        """The (frozen) config as every record states it, built once."""
         self.log = log or DecisionLog(what="drift")
         self.outcomes = 0
         """Outcomes seen since the last reset."""
@@ -297,7 +297,7 @@ class Drift:
             "llr": round(llr, 6),
             "lower": round(self.thresholds.lower, 6),
             "upper": round(self.thresholds.upper, 6),
-            "config": asdict(self.config),
+            "config": dict(self._config_record),
         }
         if self.signal is not None:
             record["signal"] = {
