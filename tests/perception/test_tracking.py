@@ -547,6 +547,19 @@ def test_a_carried_cube_swung_into_another_pushes_it_ahead():
     assert blue["position"][1] == pytest.approx(0.0, abs=1e-3)
 
 
+def test_a_carried_cube_catching_another_cubes_top_edge_pushes_it():
+    """The stacking traces' missed knocks: red coming in with its bottom 6 mm below
+    blue's top (past the contact model's 4 mm grazing band) catches blue's top edge and
+    flicks it ahead; 2 mm below, it passes over."""
+    size = SCENE.cube_size
+    for below, pushed in ((0.006, True), (0.002, False)):
+        centre = size - below + size / 2
+        blue = carrying_red_past_blue([(x, 0.0, centre) for x in np.linspace(0.55, 0.44, 12)])
+        assert (blue["state"] == "pushed") is pushed
+        expected = 0.44 - size if pushed else 0.45
+        assert blue["position"][0] == pytest.approx(expected, abs=2e-3)
+
+
 def test_a_knocked_cube_moves_with_the_carried_cube_until_it_rises_clear():
     """The carried cube comes in low, knocks blue, and rises as it goes on: blue moves
     with it while its bottom is below blue's top, past the contact band that started the
