@@ -111,11 +111,11 @@ class PerceptionConfig:
     carried_contact_depth_m: float = CONTACT_TOP_BAND
     """A carried cube pushes another cube it moves into where its bottom is more than this
     below the other's top (m): the contact model's grazing band
-    (:data:`~sims.kernels.contact.CONTACT_TOP_BAND`, 4 mm). Shallower, a cube set down on
-    another, or carried just over it, is no push. (8 mm, the band and as much again for
-    the held pose's height error, missed knocks in the 200 stacking episodes: a carried
-    cube coming in at 0.25 m/s and rising caught the target's top edge 3-8 mm below it,
-    and flicked it 25-56 mm ahead.)"""
+    (:data:`~sims.kernels.contact.CONTACT_TOP_BAND`, 6 mm). Shallower, a cube set down on
+    another, or carried just over it, is no push. (8 mm before: in the 200 stacking
+    episodes a carried cube coming in at 0.2-0.27 m/s and rising caught the target's
+    edge and slid it 25-56 mm while its published bottom was 2-9 mm below the target's
+    top; docs/perception.md.)"""
     tcp_match_s: float = 0.05
     """A held cube's measurement corrects its grasp offset only against a joint state this
     close to the frame's exposure (s)."""
