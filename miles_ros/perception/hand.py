@@ -86,6 +86,11 @@ class Footprint:
         reach = float(np.sum(self.half * np.abs(self.axes @ axis)))
         return centre - reach, centre + reach
 
+    def contains(self, point) -> bool:
+        """The xy ``point`` lies in the rectangle (on its border included)."""
+        local = self.axes @ (np.asarray(point, dtype=np.float64) - self.centre)
+        return bool(np.all(np.abs(local) <= self.half))
+
     def overlaps(self, other: Footprint, depth: float = 0.0) -> bool:
         """The two rectangles overlap by more than ``depth`` (m) along every separating
         axis (either's sides)."""

@@ -547,6 +547,19 @@ def test_a_carried_cube_swung_into_another_pushes_it_ahead():
     assert blue["position"][1] == pytest.approx(0.0, abs=1e-3)
 
 
+def test_a_carried_cube_catching_another_cubes_top_edge_pushes_it():
+    """The stacking traces' missed knocks: red coming in with its bottom 7 mm below
+    blue's top (past the contact model's 6 mm grazing band) catches blue's edge and
+    pushes it ahead; 2 mm below, it passes over."""
+    size = SCENE.cube_size
+    for below, pushed in ((0.007, True), (0.002, False)):
+        centre = size - below + size / 2
+        blue = carrying_red_past_blue([(x, 0.0, centre) for x in np.linspace(0.55, 0.44, 12)])
+        assert (blue["state"] == "pushed") is pushed
+        expected = 0.44 - size if pushed else 0.45
+        assert blue["position"][0] == pytest.approx(expected, abs=2e-3)
+
+
 def test_a_knocked_cube_moves_with_the_carried_cube_until_it_rises_clear():
     """The carried cube comes in low, knocks blue, and rises as it goes on: blue moves
     with it while its bottom is below blue's top, past the contact band that started the
@@ -591,3 +604,18 @@ def test_a_carried_cube_over_another_or_set_down_on_it_does_not_push_it():
         blue = carrying_red_past_blue(path)
         assert blue["state"] == "occluded"
         assert blue["position"][:2] == pytest.approx([0.45, 0.0], abs=2e-3)
+
+
+def test_a_carried_cube_set_down_on_another_cubes_edge_pushes_it_out_from_under():
+    """Red brought over blue's edge, its centre beyond blue's top face, and lowered with
+    its bottom 1 cm below blue's top: it cannot be inside blue, which was pushed out from
+    under it (the shortest way, flush with red) and moves with red as it goes on."""
+    size = SCENE.cube_size
+    over = [(x, 0.0, 0.08) for x in np.linspace(0.55, 0.48, 6)]
+    down = [(0.48, 0.0, z) for z in np.linspace(0.08, 0.05, 4)]  # red's bottom 1 cm into blue
+    blue = carrying_red_past_blue(over + down)
+    assert blue["state"] == "pushed"
+    assert blue["position"][0] == pytest.approx(0.48 - size, abs=1e-3)
+    assert blue["position"][1] == pytest.approx(0.0, abs=1e-3)
+    on = carrying_red_past_blue(over + down + [(x, 0.0, 0.05) for x in (0.47, 0.46)])
+    assert on["position"][0] == pytest.approx(0.46 - size, abs=1e-3)
