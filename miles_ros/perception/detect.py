@@ -269,13 +269,6 @@ class CubeDetector:
         return 0.5 * abs(float(np.dot(x, np.roll(y, 1)) - np.dot(y, np.roll(x, 1))))
 
 
-SQUARE_SPREAD_RATIO = 0.5
-"""Points whose covariance's smaller eigenvalue is at least this share of the larger are
-fitted by their fourth moment alone (:func:`fit_square`): a rectangle's eigenvalues are
-in the ratio of its sides squared, and its fourth moment lies along its sides while the
-shorter is over 0.577 of the longer (0.333 in eigenvalues); 0.5 keeps a margin."""
-
-
 def fit_square(xy: np.ndarray, edge_percentile: float = 2.0):
     """The yaw (rad, in [-pi/4, pi/4)) and centre of a square from points spread over it,
     and its extent along its two sides (m).
@@ -285,25 +278,18 @@ def fit_square(xy: np.ndarray, edge_percentile: float = 2.0):
     size, and noise spread evenly in every direction adds nothing to it. A square partly
     hidden shows a rectangle, whose fourth moment turns by 45 degrees once one side is
     less than 0.58 of the other; its principal axis (the points' covariance) is then
-    along a side. For points spread about as much one way as the other (the covariance's
-    eigenvalues within :data:`SQUARE_SPREAD_RATIO`: sides within 0.71 of each other, where
-    the fourth moment is still along them) the fourth moment's yaw is kept: there the
-    principal axis is noise, and a face seen obliquely (a few side-face points, the pixel
-    grid foreshortened) can bound it a little tighter while 5 degrees off. Otherwise, of
-    the two, the yaw whose sides bound the points tightest (the smaller area between the
-    percentiles) is kept. The centre is midway between robust percentiles along the
-    square's sides, so a few stray points move nothing."""
+    along a side. Of the two, the yaw whose sides bound the points tightest (the smaller
+    area between the percentiles) is kept. The centre is midway between robust
+    percentiles along the square's sides, so a few stray points move nothing."""
     centred = xy - xy.mean(axis=0)
     z = centred[:, 0] + 1j * centred[:, 1]
     moment = np.sum(z**4)
     fourth = float((np.angle(moment) - math.pi) / 4.0)
     cov = centred.T @ centred
     principal = 0.5 * math.atan2(2.0 * cov[0, 1], cov[0, 0] - cov[1, 1])
-    low_spread, high_spread = np.linalg.eigvalsh(cov)
-    squarish = low_spread >= SQUARE_SPREAD_RATIO * high_spread
     lo, hi = edge_percentile, 100.0 - edge_percentile
     best = None
-    for theta in (fourth,) if squarish else (fourth, principal):
+    for theta in (fourth, principal):
         theta = (theta + math.pi / 4) % (math.pi / 2) - math.pi / 4
         c, s = math.cos(theta), math.sin(theta)
         rot = np.array([[c, -s], [s, c]])
