@@ -52,6 +52,10 @@ a noun ("the red cube", "the red one", "red", "red_cube"), or a list of them ("t
 the blue cube"); a phrase that picks a cube by position ("the leftmost cube") is not read
 here (it stays in the text, where the reading's manner constraints apply). A pronoun ("don't
 lift it") is a manner of the clause's own cube: :mod:`miles_ros.agent.reading`.
+
+One module (about 530 lines): :func:`read_scope`'s passes mark the words they take in one
+text (``_MARK``) and the later passes read those marks, so the patterns and the scope
+rules stay together.
 """
 
 from __future__ import annotations

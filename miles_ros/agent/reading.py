@@ -44,8 +44,8 @@ scene and no point allows parameter-free steps only. :meth:`GoalReading.violatio
 a step.
 
 The vocabulary lives in :mod:`miles_ros.agent.vocabulary`, the verb and turn checks in
-:mod:`~miles_ros.agent.repertoire` and :mod:`~miles_ros.agent.turns`; this module (near
-600 lines) stays one reading: clauses, then unknown words, relations and manners over
+:mod:`~miles_ros.agent.repertoire` and :mod:`~miles_ros.agent.turns`; this module (about
+630 lines) stays one reading: clauses, then unknown words, relations and manners over
 the same clauses, filling one :class:`GoalReading`.
 """
 
