@@ -12,6 +12,7 @@ import time
 
 import numpy as np
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from miles_ros.interfaces import JOINT_STATES, SUCCEEDED
 from tests.miles_up import miles_up
@@ -68,6 +69,8 @@ class JointWatch:
         import rclpy
 
         self.executor.shutdown(timeout_sec=5.0)
+        # spin() may still be inside its wait: destroying the node under it segfaulted once
+        self.thread.join(timeout=5.0)
         self.node.destroy_node()
         rclpy.try_shutdown(context=self.context)
 
@@ -159,7 +162,11 @@ def test_goal_plan_steps_estop_hold_and_guarded_reset(browser, cell, shots):
     page.fill('[data-testid="goal-input"]', "Place the red cube onto the left pad.")
     page.click('[data-testid="goal-submit"]')
     running = '[data-testid="plan-step"][data-state="running"]'
-    page.wait_for_selector(running, timeout=GOAL_TIMEOUT * 1000)
+    try:
+        page.wait_for_selector(running, timeout=GOAL_TIMEOUT * 1000)
+    except PlaywrightTimeout:  # seen in two CI rehearsals: say what the console showed
+        page.screenshot(path=str(shots / "console_second_goal.png"), full_page=True)
+        pytest.fail(f"no step of the second goal ran within {GOAL_TIMEOUT} s: {page_state(page)}")
     wait_for(
         lambda: watch.moving() or page_state(page)["outcome"] not in ("", "planning", "running"),
         GOAL_TIMEOUT,
