@@ -215,7 +215,10 @@ class Memory:
         return int(cur.lastrowid)
 
     def search(self, query: str, k: int = 3, min_score: float = 0.0) -> list[Fact]:
-        """The ``k`` facts most similar to ``query`` (cosine), best first."""
+        """The ``k`` most similar distinct facts to ``query`` (cosine), best first.
+
+        A fact written again (the same goal ending the same way each run) is recalled once:
+        the planner's prompt read two copies of "worked: reach green_cube" as two reaches."""
         rows = self.db.execute(
             "SELECT text, kind, embedding FROM facts WHERE model = ?", (self.embedder.name,)
         ).fetchall()
@@ -225,10 +228,12 @@ class Memory:
         matrix = np.frombuffer(b"".join(r[2] for r in rows), dtype=np.float32)
         matrix = matrix.reshape(len(rows), -1)
         scores = matrix @ q
-        order = np.argsort(-scores)[:k]
-        return [
-            Fact(rows[i][0], rows[i][1], float(scores[i])) for i in order if scores[i] >= min_score
-        ]
+        found: dict[str, Fact] = {}
+        for i in np.argsort(-scores, kind="stable"):
+            if len(found) == k or scores[i] < min_score:
+                break
+            found.setdefault(rows[i][0], Fact(rows[i][0], rows[i][1], float(scores[i])))
+        return list(found.values())
 
     def count(self) -> dict:
         """Rows per table."""

