@@ -16,10 +16,12 @@ ROOT = Path(__file__).resolve().parents[1]
 @contextmanager
 def miles_up(*args: str) -> Iterator[subprocess.Popen]:
     """``miles up ARGS`` (stdout and stderr piped), killed on leaving the block if it
-    still runs."""
+    still runs. Its manager remembers nothing (``--memory :memory:`` unless ARGS name a
+    memory): a test neither reads nor fills the machine's memory of earlier goals."""
     env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1"}
+    memory = [] if "--memory" in args else ["--memory", ":memory:"]
     process = subprocess.Popen(
-        [sys.executable, "-m", "miles_ros.cli", "up", *args],
+        [sys.executable, "-m", "miles_ros.cli", "up", *memory, *args],
         cwd=ROOT,
         env=env,
         stdout=subprocess.PIPE,

@@ -397,6 +397,7 @@ class Planner:
             rejected = np.array(
                 [
                     bool(context.reject(c, self.registry, first=not steps))
+                    or self._repeats(c, steps, work)
                     or off_sequence(c, sequence, turned, only)
                     or (only and turned >= len(sequence) and c.skill not in (DONE, REFUSE))
                     for c in cands
@@ -445,6 +446,14 @@ class Planner:
                 break
         errors = validate_plan(steps, self.registry, world, self.config.max_steps) if steps else []
         return steps, scores, errors, answer
+
+    def _repeats(self, cand: Step, steps: list[Step], work: World) -> bool:
+        """True when ``cand`` is the step just chosen again and what it does already holds:
+        a plan never moves to the same end state twice in a row, however the prompt's
+        remembered notes lean (a turn by an angle declares no end state and may repeat)."""
+        if not steps or cand.key() != steps[-1].key():
+            return False
+        return work.holds(self.registry[cand.skill].effects_machine, cand.params)
 
     def _asked_outside(
         self, cands, lm_scores, affordances, rejected, world, reading: GoalReading

@@ -92,6 +92,13 @@ def _up(argv: list[str] | None, prog: str, stop: StopSignals) -> int:
     )
     parser.add_argument("--domain-id", type=int, default=None, help="ROS_DOMAIN_ID to use")
     parser.add_argument(
+        "--memory",
+        default=None,
+        metavar="FILE",
+        help="the manager's memory, an SQLite file (':memory:': nothing is kept; default: "
+        "config/manager.yaml's memory_db, ~/.cache/miles/memory.sqlite)",
+    )
+    parser.add_argument(
         "--rt-priority",
         type=int,
         default=0,
@@ -196,6 +203,8 @@ def _up(argv: list[str] | None, prog: str, stop: StopSignals) -> int:
     if args.no_manager:
         parts.remove("manager")
     overrides: dict[str, dict] = {"skills": rollout} if rollout else {}
+    if args.memory is not None:
+        overrides["manager"] = {"memory_db": args.memory}
     if args.perception:
         from miles_ros.ros.graph import with_perception
 

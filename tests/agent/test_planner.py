@@ -55,15 +55,25 @@ def test_offline_planning_advances_the_world(registry, world):
     assert [s.key() for s in plan.steps] == ["pick_place red_cube left_pad"]
 
 
+def test_a_step_is_never_chosen_again_right_after_itself_once_it_holds(registry, world):
+    # a model that leans hard on repeating the step (as two remembered copies of "worked:
+    # reach green_cube" in its prompt made it): the soft redundancy penalty alone loses
+    def score(prompt, line):
+        return {"reach green\n": 0.0, "done\n": -4.0}.get(line, -9.0)
+
+    planner, _ = make(registry, world, score)
+    plan = planner.plan("hover above the green cube")
+    assert [s.key() for s in plan.steps] == ["reach green_cube"]
+    assert plan.valid
+
+
 def test_plan_stops_at_max_steps(registry, world):
-    planner, _ = make(
-        registry,
-        world,
-        lambda p, line: 0.0 if line == "home\n" else -9.0,
-        max_steps=3,
-        affordance_weight=0.0,
-    )
-    plan = planner.plan("home forever")
+    def score(prompt, line):  # home and the blue cube in turn, forever
+        last = prompt.rsplit("Plan:\n", 1)[1].strip().split("\n")[-1]
+        return 0.0 if line.strip() in ("home", "reach blue") and line.strip() != last else -9.0
+
+    planner, _ = make(registry, world, score, max_steps=3, affordance_weight=0.0)
+    plan = planner.plan("home and the blue cube forever")
     assert len(plan.steps) == 3
 
 
