@@ -31,7 +31,9 @@ class ConsoleProcess(CommandProcess):
     """``miles console --metrics`` for the graph on ``domain_id`` in a child process,
     serving on ``host:port`` (0: a free one). The constructor returns once the child
     serves (RuntimeError with its exit status if it exits first, or after ``timeout``
-    s); ``url`` is the page with its token, ``base_url`` and ``token`` its parts."""
+    s); ``url`` is the page with its token, ``base_url`` and ``token`` its parts.
+    ``module``: what the child runs (bench/ros.py times the e-stop with its own wrapper
+    of ``miles console``)."""
 
     def __init__(
         self,
@@ -41,6 +43,7 @@ class ConsoleProcess(CommandProcess):
         port: int = 0,
         view_url: str | None = None,
         timeout: float = UP_TIMEOUT_S,
+        module: str = "miles_ros.commands.console",
     ) -> None:
         self.token = new_token()
         args = ["--metrics", "--host", host, "--port", str(port), "--wait-services", str(timeout)]
@@ -50,7 +53,7 @@ class ConsoleProcess(CommandProcess):
             args += ["--view-url", view_url]
         super().__init__(
             "console",
-            "miles_ros.commands.console",
+            module,
             args,
             domain_id,
             URL_PREFIX,
