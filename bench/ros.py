@@ -296,7 +296,7 @@ def _time_the_latch(graph, console_apart: bool = False) -> tuple[list[float], li
     (each press latches once: the bench resets in between); ``time.perf_counter``, on
     Linux CLOCK_MONOTONIC, one clock for every process. ``console_apart``: the console is
     :mod:`bench.console_timed` in a process of its own, the first list stays empty here
-    (that process writes its times when it ends)."""
+    (that process writes its times to a file)."""
     supervisor = next(n for n in graph.nodes if n.get_name() == "safety_node").supervisor
     pressed: list[float] = []
     latched: list[float] = []
@@ -398,7 +398,7 @@ def measure_operator(
         if operator:
             from bench.console_timed import PRESSES_ENV
 
-            os.environ[PRESSES_ENV] = str(Path(library) / "presses.json")
+            os.environ[PRESSES_ENV] = str(Path(library) / "presses.txt")
             try:
                 console, view = _attach_operator(graph, console_process, view_process)
             finally:
@@ -442,11 +442,9 @@ def measure_operator(
                 if time.monotonic() > deadline:
                     raise RuntimeError("the supervisor did not reset after an e-stop")
                 time.sleep(0.1)  # polling the supervisor until the arm is still
-        if console_process:  # the console's process writes its press times as it ends
-            console.stop()
-            console = None
-            times = Path(library) / "presses.json"
-            pressed = json.loads(times.read_text()) if times.is_file() else []
+        if console_process:  # the console's process wrote its press times, a line each
+            times = Path(library) / "presses.txt"
+            pressed = [float(t) for t in times.read_text().split()] if times.is_file() else []
         # Every press latched afresh, or the pairs would not match: then none is reported.
         pairs = zip(pressed, latched, strict=True) if len(pressed) == len(latched) else ()
         out["estop_latch_ms"] = _percentiles([(b - a) * 1e3 for a, b in pairs])
