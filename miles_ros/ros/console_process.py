@@ -1,9 +1,10 @@
 """The operator console in a process of its own beside a graph: :class:`ConsoleProcess`.
 
-``miles up --console --rt-priority N`` serves the console this way. In the graph's own
-process the console's web server threads, its bridge node and the metrics' monitor node
-share the interpreter's lock and the executor with the 250 Hz loop, and under SCHED_FIFO
-that sharing is what is left of the loop's jitter (docs/console.md, "Measured"). Here
+``miles up --console`` serves the console this way (``--operator-in-process``: in the
+graph's process instead). In the graph's own process the console's web server threads,
+its bridge node and the metrics' monitor node share the interpreter's lock and the
+executor with the 250 Hz loop, and that sharing is what is left of the loop's jitter under
+SCHED_FIFO, and more of it without (docs/console.md, "Measured"). Here
 ``miles console --metrics`` runs in a child process on the graph's ``ROS_DOMAIN_ID``: its
 e-stop reaches each arm's safety node through the same ``trigger_estop`` service the
 in-process bridge calls, and its goals through ``/miles/goal``.
@@ -73,7 +74,7 @@ def start_console(
     own_process: bool = False,
 ):
     """The console of ``miles up --console``: in a process of its own when
-    ``own_process`` (``--rt-priority``; its metrics from a monitor there), else on
+    ``own_process`` (the default; its metrics from a monitor there), else on
     ``graph``'s executor with ``metrics_registry``
     (:func:`~miles_ros.ros.console_node.attach_console`). Either has ``url``,
     ``base_url``, ``token`` and ``stop()``."""
