@@ -230,7 +230,9 @@ def _attach_operator(graph, console_process: bool = False, view_process: bool = 
     free port; the graph closes it) and the console (its bridge on the graph's executor,
     uvicorn on a thread). ``console_process``: the console and the metrics' monitor in a
     process of their own, as ``miles up --console --rt-priority N`` serves them
-    (:class:`~miles_ros.ros.console_process.ConsoleProcess`). ``view_process``: the view's
+    (:class:`~miles_ros.ros.console_process.ConsoleProcess`, running
+    :mod:`bench.console_timed`, whose presses the caller reads from the file named in its
+    environment). ``view_process``: the view's
     node and drawing in a process of their own (``miles view``,
     :class:`~miles_ros.ros.view_node.ViewNodeProcess`). Returns (console, the view's
     process or None): the caller stops both."""
@@ -242,7 +244,9 @@ def _attach_operator(graph, console_process: bool = False, view_process: bool = 
         if console_process:
             from miles_ros.ros.console_process import ConsoleProcess
 
-            return ConsoleProcess(graph.domain_id, view_url=view.url), apart
+            return ConsoleProcess(
+                graph.domain_id, view_url=view.url, module="bench.console_timed"
+            ), apart
         from miles_ros.ros.console_node import attach_console
         from miles_ros.ros.monitor_node import add_monitor
 
@@ -286,19 +290,17 @@ def _count_readers(peer) -> dict[str, int]:
     }
 
 
-def _time_the_latch(graph) -> tuple[list[float], list[float]]:
-    """Two lists that fill as the console's e-stops go through ``graph`` (one process, one
-    clock): when the console's handler calls its bridge, and when the safety node's
-    supervisor has latched (each press latches once: the bench resets in between)."""
-    bridge = graph.nodes[-1]  # attach_console adds the bridge last
+def _time_the_latch(graph, console_apart: bool = False) -> tuple[list[float], list[float]]:
+    """Two lists that fill as the console's e-stops go through ``graph``: when the
+    console's handler calls its bridge, and when the safety node's supervisor has latched
+    (each press latches once: the bench resets in between); ``time.perf_counter``, on
+    Linux CLOCK_MONOTONIC, one clock for every process. ``console_apart``: the console is
+    :mod:`bench.console_timed` in a process of its own, the first list stays empty here
+    (that process writes its times to a file)."""
     supervisor = next(n for n in graph.nodes if n.get_name() == "safety_node").supervisor
     pressed: list[float] = []
     latched: list[float] = []
-    estop, trigger = bridge.estop, supervisor.trigger_estop
-
-    def timed_estop():
-        pressed.append(time.perf_counter())
-        return estop()
+    trigger = supervisor.trigger_estop
 
     def timed_trigger(*args, **kwargs):
         fresh = trigger(*args, **kwargs)
@@ -306,7 +308,16 @@ def _time_the_latch(graph) -> tuple[list[float], list[float]]:
             latched.append(time.perf_counter())
         return fresh
 
-    bridge.estop, supervisor.trigger_estop = timed_estop, timed_trigger
+    supervisor.trigger_estop = timed_trigger
+    if not console_apart:
+        bridge = graph.nodes[-1]  # attach_console adds the bridge last
+        estop = bridge.estop
+
+        def timed_estop():
+            pressed.append(time.perf_counter())
+            return estop()
+
+        bridge.estop = timed_estop
     return pressed, latched
 
 
@@ -356,7 +367,7 @@ def measure_operator(
     window with none of the operator's parts (no presses), the loop's own peer for
     :func:`measure_operator_ab`. ``rt_priority`` > 0: the graph's executor under SCHED_FIFO
     (``miles up --rt-priority``). ``console_process``: the console and the metrics in a
-    process of their own (no ``estop_latch_ms`` then: two processes, two clocks);
+    process of their own (``estop_latch_ms`` still: both processes read CLOCK_MONOTONIC);
     ``view_process``: the 3D view's node and drawing in a process of their own (``miles
     view``). Every side: ``publish_us`` {joint_states, joint_command: p50, p99, ...}, how
     long each publication of the loop's fast topics took in the window, and ``readers``,
@@ -385,9 +396,14 @@ def measure_operator(
         skill_node = graph.nodes[-1]
         pressed, latched = [], []
         if operator:
-            console, view = _attach_operator(graph, console_process, view_process)
-            if not console_process:
-                pressed, latched = _time_the_latch(graph)
+            from bench.console_timed import PRESSES_ENV
+
+            os.environ[PRESSES_ENV] = str(Path(library) / "presses.txt")
+            try:
+                console, view = _attach_operator(graph, console_process, view_process)
+            finally:
+                os.environ.pop(PRESSES_ENV)
+            pressed, latched = _time_the_latch(graph, console_process)
         publishing = _time_publishing(graph)
         peer, requests = _spin_with_peer(graph, skill_node, "bench_operator_peer", rt_priority)
         if operator:
@@ -426,10 +442,12 @@ def measure_operator(
                 if time.monotonic() > deadline:
                     raise RuntimeError("the supervisor did not reset after an e-stop")
                 time.sleep(0.1)  # polling the supervisor until the arm is still
+        if console_process:  # the console's process wrote its press times, a line each
+            times = Path(library) / "presses.txt"
+            pressed = [float(t) for t in times.read_text().split()] if times.is_file() else []
         # Every press latched afresh, or the pairs would not match: then none is reported.
-        if not console_process:
-            pairs = zip(pressed, latched, strict=True) if len(pressed) == len(latched) else ()
-            out["estop_latch_ms"] = _percentiles([(b - a) * 1e3 for a, b in pairs])
+        pairs = zip(pressed, latched, strict=True) if len(pressed) == len(latched) else ()
+        out["estop_latch_ms"] = _percentiles([(b - a) * 1e3 for a, b in pairs])
         out["estop_ms"] = _percentiles(server_ms)
         out["estop_round_trip_ms"] = _percentiles(round_trip_ms)
         out["estop_failed"] = failed
@@ -699,8 +717,9 @@ def main() -> int:
     parser.add_argument(
         "--view-process",
         action="store_true",
-        help="in operator_ab, also the console and the 3D view each in a process of its own "
-        "(`miles view` beside the graph: on_views, on_rt_views)",
+        help="the 3D view in a process of its own (`miles view` beside the graph): for the "
+        "operator measurement's presses, and in operator_ab the console and the view each "
+        "apart (on_views, on_rt_views)",
     )
     parser.add_argument(
         "--ab-sides",
@@ -731,7 +750,7 @@ def main() -> int:
             result["one_process"] = measure_loops([100.0, 250.0], args.window, "one_process")
         if args.presses and args.only in (None, "operator"):
             result["operator"] = measure_operator(
-                args.window, args.presses, True, rt, args.console_process
+                args.window, args.presses, True, rt, args.console_process, args.view_process
             )
         if args.ab_rounds and args.only in (None, "operator"):
             only = tuple(name for name in args.ab_sides.split(",") if name)

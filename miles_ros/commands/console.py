@@ -2,9 +2,9 @@
 
 Prints ``console: http://HOST:PORT/?token=TOKEN`` (open it in a browser; goals and
 resets need the token, the e-stop does not) and serves until Ctrl-C. ``miles up
---console`` serves the same console from inside the graph's process, or with
-``--rt-priority`` from this command in a process of its own
-(:class:`miles_ros.ros.console_process.ConsoleProcess`). docs/console.md.
+--console`` serves the same console from this command in a process of its own
+(:class:`miles_ros.ros.console_process.ConsoleProcess`), or with
+``--operator-in-process`` from inside the graph's process. docs/console.md.
 """
 
 from __future__ import annotations

@@ -71,8 +71,8 @@ def _up(argv: list[str] | None, prog: str, stop: StopSignals) -> int:
     parser.add_argument(
         "--view-web",
         action="store_true",
-        help="serve the 3D view's web viewer on 127.0.0.1 and print its URL (with "
-        "--rt-priority the view runs from a process of its own: `miles view`)",
+        help="serve the 3D view's web viewer on 127.0.0.1 and print its URL (the view runs "
+        "from a process of its own, `miles view`, unless --operator-in-process)",
     )
     parser.add_argument(
         "--view-port",
@@ -109,10 +109,17 @@ def _up(argv: list[str] | None, prog: str, stop: StopSignals) -> int:
     parser.add_argument(
         "--console",
         action="store_true",
-        help="serve the operator console, with the metrics at its /metrics (docs/console.md); "
-        "with --rt-priority from a process of its own",
+        help="serve the operator console, with the metrics at its /metrics (docs/console.md), "
+        "from a process of its own (`miles console`) unless --operator-in-process",
     )
     parser.add_argument("--console-port", type=int, default=0, help="its port (0: a free one)")
+    parser.add_argument(
+        "--operator-in-process",
+        action="store_true",
+        help="run the console's and the 3D view's nodes in the graph's process, as before "
+        "(default: each in a process of its own, which keeps the 250 Hz loop's jitter lower "
+        "with or without --rt-priority: docs/console.md)",
+    )
     parser.add_argument(
         "--duration",
         type=float,
@@ -228,7 +235,7 @@ def _up(argv: list[str] | None, prog: str, stop: StopSignals) -> int:
         from miles_ros.ros.view_node import start_view
         from miles_ros.view.options import is_rerun_recording
 
-        apart = args.rt_priority > 0  # the operator's parts off the real-time process
+        apart = not args.operator_in_process  # the operator's parts off the loop's process
         view = start_view(
             graph,
             args.scene,

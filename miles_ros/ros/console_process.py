@@ -1,9 +1,10 @@
 """The operator console in a process of its own beside a graph: :class:`ConsoleProcess`.
 
-``miles up --console --rt-priority N`` serves the console this way. In the graph's own
-process the console's web server threads, its bridge node and the metrics' monitor node
-share the interpreter's lock and the executor with the 250 Hz loop, and under SCHED_FIFO
-that sharing is what is left of the loop's jitter (docs/console.md, "Measured"). Here
+``miles up --console`` serves the console this way (``--operator-in-process``: in the
+graph's process instead). In the graph's own process the console's web server threads,
+its bridge node and the metrics' monitor node share the interpreter's lock and the
+executor with the 250 Hz loop, and that sharing is what is left of the loop's jitter under
+SCHED_FIFO, and more of it without (docs/console.md, "Measured"). Here
 ``miles console --metrics`` runs in a child process on the graph's ``ROS_DOMAIN_ID``: its
 e-stop reaches each arm's safety node through the same ``trigger_estop`` service the
 in-process bridge calls, and its goals through ``/miles/goal``.
@@ -31,7 +32,9 @@ class ConsoleProcess(CommandProcess):
     """``miles console --metrics`` for the graph on ``domain_id`` in a child process,
     serving on ``host:port`` (0: a free one). The constructor returns once the child
     serves (RuntimeError with its exit status if it exits first, or after ``timeout``
-    s); ``url`` is the page with its token, ``base_url`` and ``token`` its parts."""
+    s); ``url`` is the page with its token, ``base_url`` and ``token`` its parts.
+    ``module``: what the child runs (bench/ros.py times the e-stop with its own wrapper
+    of ``miles console``)."""
 
     def __init__(
         self,
@@ -41,6 +44,7 @@ class ConsoleProcess(CommandProcess):
         port: int = 0,
         view_url: str | None = None,
         timeout: float = UP_TIMEOUT_S,
+        module: str = "miles_ros.commands.console",
     ) -> None:
         self.token = new_token()
         args = ["--metrics", "--host", host, "--port", str(port), "--wait-services", str(timeout)]
@@ -50,7 +54,7 @@ class ConsoleProcess(CommandProcess):
             args += ["--view-url", view_url]
         super().__init__(
             "console",
-            "miles_ros.commands.console",
+            module,
             args,
             domain_id,
             URL_PREFIX,
@@ -70,7 +74,7 @@ def start_console(
     own_process: bool = False,
 ):
     """The console of ``miles up --console``: in a process of its own when
-    ``own_process`` (``--rt-priority``; its metrics from a monitor there), else on
+    ``own_process`` (the default; its metrics from a monitor there), else on
     ``graph``'s executor with ``metrics_registry``
     (:func:`~miles_ros.ros.console_node.attach_console`). Either has ``url``,
     ``base_url``, ``token`` and ``stop()``."""

@@ -18,13 +18,14 @@ second) are called back as usual, decoded and queued in order; of the camera fra
 the newest is kept.
 
 ``miles up --view`` / ``--view-web`` / ``--record FILE.rrd`` and ``miles demo``:
-:func:`start_view`. By default the node stays in the graph's process (its readers there
-cost the 250 Hz publications nothing more) and only the drawing runs in a child. With
-``miles up --rt-priority`` the node and its drawing run in a process of their own
+:func:`start_view`. In ``miles up`` the node and its drawing run in a process of their own
 (``miles view``, :class:`ViewNodeProcess`): every fast publication then crosses processes
-(12-27 us more each at the median), but the node no longer shares the real-time loop's
-interpreter, which kept the loop's p99 jitter at a median 1.33 ms against 2.11 ms
-(docs/console.md, "The 3D view in a process of its own").
+(12-27 us more each at the median), but the node no longer shares the loop's interpreter,
+which kept the loop's p99 jitter at a median 1.33 ms against 2.11 ms under SCHED_FIFO, and
+lower without it too (docs/console.md, "The 3D view in a process of its own"). In
+``miles demo`` and with ``miles up --operator-in-process`` the node stays in the graph's
+process (its readers there cost the 250 Hz publications nothing more) and only the drawing
+runs in a child.
 """
 
 from __future__ import annotations

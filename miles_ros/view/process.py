@@ -3,8 +3,9 @@
 The graph of ``miles up`` runs every node on one single-threaded executor; its 250 Hz
 loops must not wait behind the view's forward kinematics and Rerun logging (about 1.7 ms
 per arm and update). The view node (:mod:`miles_ros.ros.view_node`) stays in the graph
-(under ``miles up --rt-priority`` it runs in ``miles view`` instead, drawing there
-through a :class:`LocalView`), where it reads the topics cheaply (sampled, in-process),
+(``miles demo``, ``miles up --operator-in-process``; plain ``miles up`` runs it in
+``miles view`` instead, drawing there through a :class:`LocalView`), where it reads the
+topics cheaply (sampled, in-process),
 and hands one batch of decoded calls per update to :meth:`ViewProcess.apply`; a sender
 thread writes the batches to a pipe (the executor never waits on it: while the child is
 behind, batches queue, up to :data:`MAX_PENDING_CALLS`, the oldest dropped beyond), and
