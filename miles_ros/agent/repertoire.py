@@ -22,6 +22,8 @@ import re
 
 from miles_ros.agent.phrases import CUBE_NOUNS, skill_verbs
 from miles_ros.agent.registry import Skill, SkillRegistry
+from miles_ros.agent.vocabulary import DISTANCE
+from miles_ros.agent.wording import one_slip
 
 _HELD = (
     "hand throw toss fling hurl lob shake rotate turn spin twist flip tilt wave swing "
@@ -112,6 +114,8 @@ def verb_refusal(clauses: list[str], registry: SkillRegistry) -> str | None:
             what, permission = f"no skill can {verb}", ACTIONS[verb]
         elif _TO_PERSON.search(text) and _CUBE.search(text):
             what, permission = "no skill hands a cube to a person", "grasps"
+        elif unknown_verb(text, done):
+            what, permission = f"no skill can {unknown_verb(text, done)} a cube", "contact"
         else:
             continue
         can = ", ".join(f"{s.name} ({_summary(s)})" for s in registry)
@@ -119,6 +123,45 @@ def verb_refusal(clauses: list[str], registry: SkillRegistry) -> str | None:
         nearest = f"; the closest is {close.name}" if close else ""
         return f"{what}: the robot can {can}{nearest}"
     return None
+
+
+_DONE_TO_CUBE = re.compile(
+    rf"^(?P<verb>[a-z]+)(?: (?:up|down|over|off|out|around|about|away))? (?:the|a|an|this|that|"
+    rf"your|my) (?:[a-z]+ )?(?:{'|'.join(CUBE_NOUNS)})s?\b(?P<rest>.*)$"
+)
+_SOMEWHERE = re.compile(
+    r"\b(?:to|onto|on|into|in|over|above|at|toward|towards|next|beside|near|behind|front|left|"
+    r"right|between|under|below|off|from|by|deg|degrees?|clockwise|counterclockwise|"
+    r"anticlockwise|face|faces|facing|home)\b|°|\d"
+)
+_ATTENDING = frozenset(
+    "find see look locate spot watch notice check consider select choose mind leave ignore "
+    "use both all each every only not except".split()
+)
+"""Words that open a clause about a cube without asking the arm to act on it ("find the
+blue block and hover above it", "see the cube closest to you?") or that are no verb
+("both the red and the green cube ..."): never read as an action."""
+_GOING = frozenset("visit touch tour".split())
+"""Verbs whose object is where the arm goes, not what it does to a cube ("visit the red
+cube, then the blue cube"): a reach, left to the model."""
+
+
+def unknown_verb(clause: str, known: set[str]) -> str | None:
+    """The verb of an imperative clause that acts on a cube and says no place, point, angle,
+    distance or pose for it ("squash the blue cube flat"), when neither a skill's card nor the
+    training phrases use it: no skill does it (a skill's every call on a cube takes a
+    target, an angle or a pose, and the verb says none). A clause that says where the cube
+    goes ("relocate the red cube to the left pad") is left to the model and the reading."""
+    match = _DONE_TO_CUBE.match(clause.strip())
+    if match is None:
+        return None
+    verb = match.group("verb")
+    said = verb in known | _ATTENDING | _GOING | ACTIONS.keys() or _SOMEWHERE.fullmatch(verb)
+    slip = any(one_slip(verb, w) and w[0] == verb[0] for w in known)
+    rest = match.group("rest")
+    if said or slip or _SOMEWHERE.search(rest) or re.search(DISTANCE, rest):
+        return None  # a typo of a known verb ("hovr", not "lick": a slip keeps the first letter)
+    return verb
 
 
 def closest_skill(permission: str, registry: SkillRegistry, takes_object: bool) -> Skill | None:
