@@ -20,28 +20,16 @@ from miles_ros.agent.negation import read_in_scope
 from miles_ros.agent.references import TIE_M, follow_up, resolve_references
 from miles_ros.agent.registry import SkillRegistry
 from miles_ros.agent.repertoire import repertoire, unknown_verb
-from miles_ros.agent.world import load_world
+from tests.agent.test_reading_rules import CUBES, SCENE, moved
 
-CUBES = ("red_cube", "green_cube", "blue_cube")
-SCENE = load_world()
+SHIPPED = SkillRegistry.load()
 table = st.tuples(st.floats(0.3, 0.65), st.floats(-0.3, 0.3))
-
-
-@pytest.fixture(scope="module")
-def shipped() -> SkillRegistry:
-    return SkillRegistry.load()
-
-
-def moved(positions, world=SCENE):
-    out = world.copy()
-    out.objects = {n: (x, y, 0.02) for n, (x, y) in zip(CUBES, positions, strict=True)}
-    return out
 
 
 @settings(max_examples=25, deadline=None)
 @given(st.lists(table, min_size=3, max_size=3))
 def test_a_question_whose_every_answer_is_refused_is_a_refusal(positions):
-    registry = SkillRegistry.load()
+    registry = SHIPPED
     w = moved(positions)
     for goal, thing in (
         ("Grab the mug and set it on the left pad.", "mug"),
@@ -54,11 +42,11 @@ def test_a_question_whose_every_answer_is_refused_is_a_refusal(positions):
     assert reading.refusal is None and set(asks.options) == set(CUBES)
 
 
-def test_a_cube_noun_after_in_is_a_container_the_scene_lacks(shipped):
+def test_a_cube_noun_after_in_is_a_container_the_scene_lacks():
     for goal in ("Put the green cube in the box.", "drop the red block into a box"):
-        _, reading, asks = read_in_scope(goal, shipped, SCENE)
+        _, reading, asks = read_in_scope(goal, SHIPPED, SCENE)
         assert asks is None and "to put things in" in reading.refusal
-    text, reading, asks = read_in_scope("put the green cube on the blue box", shipped, SCENE)
+    text, reading, asks = read_in_scope("put the green cube on the blue box", SHIPPED, SCENE)
     assert reading.refusal is None and asks is None and "the blue box" in text
 
 
@@ -70,45 +58,45 @@ def test_a_cube_noun_after_in_is_a_container_the_scene_lacks(shipped):
         "push the green block to either pad",
     ],
 )
-def test_an_indefinite_pad_is_asked_about_and_the_answer_resolves_it(goal, shipped):
-    _, reading, asks = read_in_scope(goal, shipped, SCENE)
+def test_an_indefinite_pad_is_asked_about_and_the_answer_resolves_it(goal):
+    _, reading, asks = read_in_scope(goal, SHIPPED, SCENE)
     assert reading.refusal is None and set(asks.options) == {"left_pad", "right_pad"}
     answered = follow_up(asks, "the right one", SCENE)
-    text, reading, again = read_in_scope(answered, shipped, SCENE)
+    text, reading, again = read_in_scope(answered, SHIPPED, SCENE)
     assert again is None and reading.refusal is None and "the right pad" in text
     one_pad = SCENE.copy()
     one_pad.places = {"left_pad": SCENE.places["left_pad"]}
-    text, _, asks = read_in_scope(goal, shipped, one_pad)
+    text, _, asks = read_in_scope(goal, SHIPPED, one_pad)
     assert asks is None and "the left pad" in text
 
 
-def test_the_arms_end_said_as_a_tool_or_a_hand_is_the_gripper(shipped):
+def test_the_arms_end_said_as_a_tool_or_a_hand_is_the_gripper():
     for goal in (
         "Move the tool to x 0.45, y 0.1, z 0.3 please.",
         "Move the end effector to x 0.5, y 0.0, z 0.3.",
         "Bring your hand over the blue cube.",
     ):
-        text, reading, asks = read_in_scope(goal, shipped, SCENE)
+        text, reading, asks = read_in_scope(goal, SHIPPED, SCENE)
         assert reading.refusal is None and asks is None and "the gripper" in text
     # a tool as a thing to pick up is still one the scene lacks
-    _, reading, _ = read_in_scope("Pick up the tool.", shipped, SCENE)
+    _, reading, _ = read_in_scope("Pick up the tool.", SHIPPED, SCENE)
     assert reading.refusal.startswith("the scene has no tool")
 
 
 @pytest.mark.parametrize("verb", ["squash", "lick", "tickle", "juggle"])
-def test_a_verb_no_card_uses_on_a_cube_with_nowhere_to_go_is_refused(verb, shipped):
-    _, reading, _ = read_in_scope(f"{verb.capitalize()} the blue cube.", shipped, SCENE)
+def test_a_verb_no_card_uses_on_a_cube_with_nowhere_to_go_is_refused(verb):
+    _, reading, _ = read_in_scope(f"{verb.capitalize()} the blue cube.", SHIPPED, SCENE)
     assert reading.refusal.startswith(f"no skill can {verb} a cube")
     assert "the closest is" in reading.refusal
-    known = set().union(*repertoire(shipped).values())
+    known = set().union(*repertoire(SHIPPED).values())
     # a card that says the verb makes it the skill's; a place said leaves it to the model
     assert unknown_verb(f"{verb} the blue cube", known | {verb}) is None
     assert unknown_verb(f"{verb} the blue cube to the left pad", known) is None
     assert unknown_verb(f"{verb} the blue cube", known) == verb
 
 
-def test_known_verbs_typos_and_attention_are_not_unknown(shipped):
-    known = set().union(*repertoire(shipped).values())
+def test_known_verbs_typos_and_attention_are_not_unknown():
+    known = set().union(*repertoire(SHIPPED).values())
     for clause in (
         "hovr over the red cube",  # a typo keeps the first letter
         "find the red cube",
@@ -153,7 +141,7 @@ def test_a_restriction_after_a_superlative_leaves_its_cube_out(positions, left_o
     ),
 )
 def test_a_forbidden_parameter_free_skill_is_never_planned(said, step):
-    registry = SkillRegistry.load()
+    registry = SHIPPED
     text, reading, asks = read_in_scope(said.format(step=step), registry, SCENE)
     assert asks is None and reading.refusal is None and "home" not in text.lower()
     assert reading.prohibited(Step("home"), registry)
@@ -163,26 +151,26 @@ def test_a_forbidden_parameter_free_skill_is_never_planned(said, step):
     assert not reading.prohibited(Step("reach", {"target": "green_cube"}), registry)
 
 
-def test_only_forbidding_home_asks_for_no_motion(shipped):
-    _, reading, asks = read_in_scope("Don't go back home.", shipped, SCENE)
+def test_only_forbidding_home_asks_for_no_motion():
+    _, reading, asks = read_in_scope("Don't go back home.", SHIPPED, SCENE)
     assert reading.nothing and asks is None
 
 
-def test_a_state_said_as_a_condition_is_the_step_that_brings_it_about(shipped):
+def test_a_state_said_as_a_condition_is_the_step_that_brings_it_about():
     for goal, first in (
         ("Once the red cube is on the left pad, hover over the right pad.", "red cube"),
         ("After the green block sits on the right pad, go home.", "green block"),
     ):
-        text, _, _ = read_in_scope(goal, shipped, SCENE)
+        text, _, _ = read_in_scope(goal, SHIPPED, SCENE)
         assert text.lower().startswith(f"put the {first} on the ")
         assert ", then " in text
 
 
 @pytest.mark.parametrize("cube", CUBES)
-def test_an_it_said_before_its_cube_is_named_when_its_step_comes_first(cube, shipped):
+def test_an_it_said_before_its_cube_is_named_when_its_step_comes_first(cube):
     said = cube.replace("_", " ")
     text, _, asks = read_in_scope(
-        f"Before you push the {said} to the left pad, hover above it.", shipped, SCENE
+        f"Before you push the {said} to the left pad, hover above it.", SHIPPED, SCENE
     )
     assert asks is None
     assert text == f"Hover above the {said}, then push the {said} to the left pad."
@@ -191,7 +179,7 @@ def test_an_it_said_before_its_cube_is_named_when_its_step_comes_first(cube, shi
 @settings(max_examples=30, deadline=None)
 @given(st.lists(table, min_size=3, max_size=3))
 def test_a_cube_pointed_out_by_where_it_is_then_it(positions):
-    registry = SkillRegistry.load()
+    registry = SHIPPED
     w = moved(positions)
     left = sorted((-y, n) for n, (x, y) in zip(CUBES, positions, strict=True))
     if left[1][0] - left[0][0] < 2 * TIE_M:
@@ -203,6 +191,6 @@ def test_a_cube_pointed_out_by_where_it_is_then_it(positions):
     assert asks is None and text == f"Put the {said} on the right pad."
 
 
-def test_visiting_a_place_is_hovering_over_it(shipped):
-    text, _, _ = read_in_scope("Visit the left pad, then the right pad.", shipped, SCENE)
+def test_visiting_a_place_is_hovering_over_it():
+    text, _, _ = read_in_scope("Visit the left pad, then the right pad.", SHIPPED, SCENE)
     assert text.lower().startswith("hover over the left pad")
