@@ -141,9 +141,15 @@ _ATTENDING = frozenset(
 """Words that open a clause about a cube without asking the arm to act on it ("find the
 blue block and hover above it", "see the cube closest to you?") or that are no verb
 ("both the red and the green cube ..."): never read as an action."""
-_GOING = frozenset("visit touch tour".split())
-"""Verbs whose object is where the arm goes, not what it does to a cube ("visit the red
-cube, then the blue cube"): a reach, left to the model."""
+_GOING = frozenset(
+    "visit touch tour indicate highlight target mark select aim grip clasp clutch seize "
+    "snatch grab fetch collect retrieve remove release lower raise hoist elevate straighten "
+    "align center centre orient square".split()
+)
+"""English verbs near a skill's own ones, whose object is where the arm goes or what it
+holds, lifts or squares ("visit the red cube", "grip the blue cube", "straighten the green
+cube"): left to the model and the reading (a grasp with nowhere to go is asked about),
+never refused as an action no skill does."""
 
 
 def unknown_verb(clause: str, known: set[str]) -> str | None:

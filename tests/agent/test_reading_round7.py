@@ -101,6 +101,8 @@ def test_known_verbs_typos_and_attention_are_not_unknown():
         "hovr over the red cube",  # a typo keeps the first letter
         "find the red cube",
         "visit the green cube",
+        "grip the blue cube",  # near a skill's verb: the model's and the reading's
+        "straighten the green cube",
         "push the red cube",
         "raise the red cube two inches",  # a distance: the distance rule's
     ):
