@@ -55,6 +55,9 @@ ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth
 
 _CUBE = rf"(?:{'|'.join(CUBE_NOUNS)})s?"
 _PAD = rf"(?:{'|'.join(PAD_NOUNS)})s?"
+_A_PAD = rf"(?:{'|'.join(n for n in PAD_NOUNS if n not in ('spot', 'square'))})s?"
+"""A pad's noun after "a" ("a pad", "either mat"): not "a spot" or "a square" (of the
+table)."""
 _PLACE = rf"(?:{_PAD}|areas?|regions?|patch(?:es)?)"
 """A place's noun, in the reference phrases: a pad's, or a region's ("the yellow area")."""
 _ROBOT = r"(?:the )?(?:robot|arm|base|you|yourself|me)"
@@ -884,7 +887,7 @@ _RULES = [
     ),
     (
         re.compile(
-            rf"\b(?:(?:a|an|any|either)\s+{_PAD}|one of the {_PAD})\b"
+            rf"\b(?:(?:a|an|any|either)\s+{_A_PAD}|one of the {_A_PAD})\b"
             r"(?!\s+(?:of|that|which|with|on|in|position|point|nearest|closest))",
             re.I,
         ),
