@@ -13,6 +13,10 @@ home, but put ... first", "go home. Before that, put ...")     pad, then go home
 "hover over X after you put / after putting / once you have    "put Y ..., then hover over X"
 put Y ..." ("after ..., X" too); "X last, after Y"
 "before you push / before pushing Y ..., X"; "X before Y"      "X, then push Y ..." / "X, then Y"
+"before you push the blue cube ..., hover above it"            "hover above the blue cube, then
+                                                               push the blue cube ..."
+"once the blue cube is on the right pad, X"                    "put the blue cube on the right
+                                                               pad, then X"
 "put A on the left pad and B on the right pad, but do A last"  "put B on the right pad, then put
                                                                A on the left pad"
 "pick up the red and the blue cube and put them on the right   "put the red cube on the right

@@ -27,6 +27,8 @@ the cubes" must not be asked back as "which cube?"). It
   manner of its step, :mod:`miles_ros.agent.reading`)
   "don't go near / approach / hover over X"; "avoid X"; "stay /   going to X
   from X"
+  "don't go (back) home", "don't return to your home position"   that skill
+  (a parameter-free skill's words: :data:`SKILL`)
   ==============================================================  ==============
 
 A goal that only forbids ("leave the red cube alone") asks for no motion
@@ -53,7 +55,7 @@ the blue cube"); a phrase that picks a cube by position ("the leftmost cube") is
 here (it stays in the text, where the reading's manner constraints apply). A pronoun ("don't
 lift it") is a manner of the clause's own cube: :mod:`miles_ros.agent.reading`.
 
-One module (about 530 lines): :func:`read_scope`'s passes mark the words they take in one
+One module (about 580 lines): :func:`read_scope`'s passes mark the words they take in one
 text (``_MARK``) and the later passes read those marks, so the patterns and the scope
 rules stay together.
 """

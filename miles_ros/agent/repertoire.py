@@ -11,9 +11,11 @@ them and not in the repertoire (so a future skill whose card says "rotate" makes
 the red cube" plannable), naming the verb, what the robot can do, and the closest skill:
 one with the permission the action needs and the fewest others (``grasps``: pick_place,
 ``contact``: push, ``moves_arm``: reach, in the default registry). A verb outside both
-lists is left to the model and the reading (its unknown objects, relations and
-contradictions). A cube handed to a person ("give the red cube to me", "pass me the blue
-cube") is refused the same way: no skill's target is a person.
+lists is refused the same way when its clause acts on a cube and says nowhere for it to go
+(:func:`unknown_verb`: "squash the blue cube flat"); else it is left to the model and the
+reading (its unknown objects, relations and contradictions). A cube handed to a person
+("give the red cube to me", "pass me the blue cube") is refused the same way: no skill's
+target is a person.
 """
 
 from __future__ import annotations
