@@ -13,6 +13,10 @@ home, but put ... first", "go home. Before that, put ...")     pad, then go home
 "hover over X after you put / after putting / once you have    "put Y ..., then hover over X"
 put Y ..." ("after ..., X" too); "X last, after Y"
 "before you push / before pushing Y ..., X"; "X before Y"      "X, then push Y ..." / "X, then Y"
+"before you push the blue cube ..., hover above it"            "hover above the blue cube, then
+                                                               push the blue cube ..."
+"once the blue cube is on the right pad, X"                    "put the blue cube on the right
+                                                               pad, then X"
 "put A on the left pad and B on the right pad, but do A last"  "put B on the right pad, then put
                                                                A on the left pad"
 "pick up the red and the blue cube and put them on the right   "put the red cube on the right
@@ -144,10 +148,22 @@ _SUBJECT = re.compile(
 )
 
 
+_STATE = re.compile(
+    rf"^(?P<cube>the\s+\w+\s+{_NOUN})\s+(?:is|sits|stands|lies|rests|has\s+been\s+\w+|"
+    r"was\s+\w+)\s+(?:on\s+top\s+of|onto|on)\s+(?P<where>the\s+.+)$",
+    re.I,
+)
+"""A state said as the condition of a later step ("once the blue cube is on the right
+pad, ..."): the step that brings it about comes first."""
+
+
 def _step(clause: str) -> str:
     """A clause said after "after" / "before" / "once" as an imperative: "you have pushed
     the red cube ..." -> "push the red cube ..."."""
     clause = _SUBJECT.sub("", clause.strip(" ,.")).strip()
+    state = _STATE.match(clause)
+    if state:  # "once the blue cube is on the right pad": the step that makes it so
+        return f"put {state['cube']} on {state['where']}"
     first, _, rest = clause.partition(" ")
     verb = imperative(first)
     return f"{verb} {rest}".strip() if verb != first else clause
@@ -158,8 +174,14 @@ def _tidy(clause: str) -> str:
     return re.sub(r"^(?:and\s+|then\s+)+", "", clause, flags=re.I).strip()
 
 
-def _join(first: str, then: str, end: str) -> str:
+def _join(first: str, then: str, end: str, cubes: CubeWords) -> str:
+    """The two steps in the order they are done. An "it" in the first that names no cube
+    of its own points forward, at the cube of the step said with it ("before you push the
+    blue cube to the left pad, hover above it"): said by name, now that it comes first."""
     first, then = _tidy(first), _tidy(then)
+    ahead = cubes.name(then)
+    if ahead and not cubes.name(first) and re.search(r"\bit\b", first, re.I):
+        first = re.sub(r"\bit\b", "the " + ahead.replace("_", " "), first, count=1, flags=re.I)
     return f"{first[:1].upper()}{first[1:]}, then {then[:1].lower()}{then[1:]}{end}"
 
 
@@ -191,22 +213,22 @@ def _in_order(text: str, cubes: CubePhrases) -> str:
     body = text[: len(text) - len(end)] if end else text
     match = _BEFORE_THAT.match(body) or _LAST_THEN_FIRST.match(body)
     if match:
-        return _join(match["b"], match["a"], end)
+        return _join(match["b"], match["a"], end, cubes)
     if re.search(r"[.;]\s", body):  # several sentences: each is said in order already
         return text
     match = _BUT_FIRST.match(body) or _FIRST_AT_END.match(body)
     if match:
-        return _join(match["b"], match["a"], end)
+        return _join(match["b"], match["a"], end, cubes)
     for pattern in (_LEAD_AFTER, _TAIL_AFTER):
         match = pattern.match(body)
         if match:
-            return _join(_step(match["b"]), match["a"], end)
+            return _join(_step(match["b"]), match["a"], end, cubes)
     match = _LEAD_BEFORE.match(body)
     if match:
-        return _join(match["a"], _step(match["b"]), end)
+        return _join(match["a"], _step(match["b"]), end, cubes)
     match = _TAIL_BEFORE.match(body)
     if match:
-        return _join(match["a"], _step(match["b"]), end)
+        return _join(match["a"], _step(match["b"]), end, cubes)
     return _last(body, end, cubes) or text
 
 

@@ -27,6 +27,8 @@ the cubes" must not be asked back as "which cube?"). It
   manner of its step, :mod:`miles_ros.agent.reading`)
   "don't go near / approach / hover over X"; "avoid X"; "stay /   going to X
   from X"
+  "don't go (back) home", "don't return to your home position"   that skill
+  (a parameter-free skill's words: :data:`SKILL`)
   ==============================================================  ==============
 
 A goal that only forbids ("leave the red cube alone") asks for no motion
@@ -53,7 +55,7 @@ the blue cube"); a phrase that picks a cube by position ("the leftmost cube") is
 here (it stays in the text, where the reading's manner constraints apply). A pronoun ("don't
 lift it") is a manner of the clause's own cube: :mod:`miles_ros.agent.reading`.
 
-One module (about 530 lines): :func:`read_scope`'s passes mark the words they take in one
+One module (about 580 lines): :func:`read_scope`'s passes mark the words they take in one
 text (``_MARK``) and the later passes read those marks, so the patterns and the scope
 rules stay together.
 """
@@ -84,7 +86,8 @@ from miles_ros.agent.references import (
 from miles_ros.agent.registry import SkillRegistry
 from miles_ros.agent.towers import read_tower
 from miles_ros.agent.turns import turn_text
-from miles_ros.agent.wording import plain_wording, tap_as_reach
+from miles_ros.agent.vocabulary import PARAMLESS_WORDS
+from miles_ros.agent.wording import introduced, plain_wording, tap_as_reach
 from miles_ros.agent.world import World
 
 TOUCH = "touch"
@@ -93,6 +96,9 @@ MOVE = "move"
 """A prohibition on any step that moves the cube (something may still be put on it)."""
 AVOID = "avoid"
 """A prohibition on any step that acts on the cube or goes to it (a reach too)."""
+SKILL = "skill"
+"""A prohibition on every call of a parameter-free skill ("don't go home"): its
+:attr:`Prohibition.cube` holds the skill's name."""
 
 
 @dataclass(frozen=True)
@@ -117,6 +123,9 @@ class Prohibition:
         cube."""
         if self.scope != "goal" or step.skill not in registry:
             return None
+        if self.what == SKILL:
+            said = f"the goal forbids {self.cube} ({self.phrase!r})"
+            return said if step.skill == self.cube else None
         perms = registry[step.skill].permissions
         if self.what == AVOID and self.cube in (
             step.params.get("object"),
@@ -276,6 +285,15 @@ def read_scope(goal: str, world: World) -> Scope:
             text,
             flags=re.I,
         )
+    for skill, words in PARAMLESS_WORDS.items():  # "don't go home"
+        text = re.sub(
+            rf"{lead}\b(?P<neg>{_NEG})\s+(?:(?:go|return|come|head|move|get|drive)(?:ing)?\s+"
+            rf"(?:back\s+)?(?:to\s+)?(?:the\s+|your\s+|its\s+)?(?:{'|'.join(words)})|"
+            rf"{skill}(?:ing)?)\b(?:\s+(?:pose|position))?(?:\s+(?:yet|now|first))?",
+            lambda m, skill=skill: _skill_banned(m, skill, found),
+            text,
+            flags=re.I,
+        )
     text = re.sub(  # "don't push the blue one": a prohibition unless a manner of a cube
         rf"{lead}\b(?P<neg>{_NEG})\s+(?P<verb>{_MANNERS})\s+(?P<list>{cubes.list})",
         lambda m: _prohibit(m, MOVE, cubes, found) if _only_here(m, cubes) else m.group(0),
@@ -372,6 +390,13 @@ def _prohibit(match: re.Match, what: str | None, cubes: _Cubes, found: list) -> 
     return marker + ("," if words.endswith(",") and not words.startswith(",") else "")
 
 
+def _skill_banned(match: re.Match, skill: str, found: list) -> str:
+    """Records a parameter-free skill the goal forbids ("don't go home; hover over the
+    green cube instead"); its words leave the text the model plans."""
+    found.append((skill, SKILL, match.group(0).strip(" ,"), None))
+    return f" {_MARK}{len(found) - 1}{_MARK} "
+
+
 def _only_here(match: re.Match, cubes: _Cubes) -> bool:
     """The cubes ``match`` names are named nowhere else in its goal ("push the red cube to
     the left pad but don't push the blue one"; not "don't lift the red cube, push it
@@ -395,7 +420,11 @@ def _forbidden_antecedent(found: list, marked: str, cubes: _Cubes) -> str | None
     if it is None:
         return None
     before = marked[: it.start()]
-    marks = [int(m) for m in re.findall(rf"{_MARK}(\d+){_MARK}", before)]
+    marks = [
+        int(m)
+        for m in re.findall(rf"{_MARK}(\d+){_MARK}", before)
+        if int(m) >= len(found) or found[int(m)][1] != SKILL
+    ]
     said = re.sub(rf"{_MARK}\d+{_MARK}", " ", before)
     onto = bool(_onto_it.search(said))
     if onto:  # "put the red cube on top of it": not the cube put there
@@ -483,6 +512,29 @@ def _allowed_only(references: Resolution, prohibitions, world: World) -> Resolut
 def read_in_scope(
     goal: str, registry: SkillRegistry, world: World
 ) -> tuple[str, GoalReading, Clarification | None]:
+    """:func:`read_plainly`, but a question back whose every answer the reading would
+    refuse is a refusal ("pick up the cup and put it on the right pad": whichever cube
+    "it" is, the scene has no cup): asking which one is meant is no use when none can be
+    done. The reason is the answers' own when they agree, else the first answer's, naming
+    the phrase asked about."""
+    text, reading, asks = read_plainly(goal, registry, world)
+    if asks is None or not asks.options:
+        return text, reading, asks
+    reasons = []
+    for option in asks.options:
+        answered = follow_up(asks, option, world)
+        refusal = answered and read_plainly(answered, registry, world)[1].refusal
+        if not refusal:
+            return text, reading, asks
+        reasons.append(refusal)
+    if len(set(reasons)) > 1:
+        return goal, GoalReading(refusal=f"{reasons[0]} (whichever {asks.phrase!r} means)"), None
+    return goal, GoalReading(refusal=reasons[0]), None
+
+
+def read_plainly(
+    goal: str, registry: SkillRegistry, world: World
+) -> tuple[str, GoalReading, Clarification | None]:
     """The whole symbolic reading of ``goal``, in order: the goal said plainly (typos,
     a lift then a placing, "put it there", tower words:
     :func:`~miles_ros.agent.wording.plain_wording`); a tower in words becomes its
@@ -512,7 +564,7 @@ def read_in_scope(
     named = resolve_references(tower.text, world, bare=False)
     if named.refusal or named.clarify:
         return named.text, GoalReading(refusal=named.refusal), named.clarify
-    scope = read_scope(named.text, world)
+    scope = read_scope(introduced(named.text), world)  # "see the cube closest to you? ..."
     references = resolve_references(said_in_order(scope.text, world), world)
     if scope.refusal or scope.nothing:  # the goal's own words stay in the plan
         return goal, GoalReading(refusal=scope.refusal, nothing=not scope.refusal), None

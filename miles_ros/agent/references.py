@@ -18,7 +18,7 @@ Frame: the robot's base frame (x forward, y to the robot's left, m); "left" is +
 of places come from the scene file's RGBA (:func:`colour_name`); a cube's colour is in its
 name.
 
-One module (about 860 lines): every kind of phrase is one entry of ``_RULES``, a
+One module (about 920 lines): every kind of phrase is one entry of ``_RULES``, a
 pattern and a few-line resolver over the same ranking helpers, applied by one loop in
 :func:`resolve_references`; split, each part would import the other's helpers.
 """
@@ -55,6 +55,9 @@ ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth
 
 _CUBE = rf"(?:{'|'.join(CUBE_NOUNS)})s?"
 _PAD = rf"(?:{'|'.join(PAD_NOUNS)})s?"
+_A_PAD = rf"(?:{'|'.join(n for n in PAD_NOUNS if n not in ('spot', 'square'))})s?"
+"""A pad's noun after "a" ("a pad", "either mat"): not "a spot" or "a square" (of the
+table)."""
 _PLACE = rf"(?:{_PAD}|areas?|regions?|patch(?:es)?)"
 """A place's noun, in the reference phrases: a pad's, or a region's ("the yellow area")."""
 _ROBOT = r"(?:the )?(?:robot|arm|base|you|yourself|me)"
@@ -267,7 +270,7 @@ def _side(match, world):
     groups = ("side", "side2", "side3", "side4")
     side = next(match.group(g) for g in groups if match.group(g)).lower()
     sign = 1.0 if side == "left" else -1.0
-    ranked = [(-sign * p[1], n) for n, p in world.objects.items()]
+    ranked = [(-sign * p[1], n) for n, p in _cubes(match, world).items()]
     return _unique(ranked, f"the {side}most cube")
 
 
@@ -305,7 +308,7 @@ def _either(match: re.Match, name: str) -> str | None:
 def _robot_distance(match, world):
     how = _either(match, "how").lower()
     sign = 1.0 if re.match(_NEAR, how) else -1.0
-    ranked = [(sign * math.hypot(p[0], p[1]), n) for n, p in world.objects.items()]
+    ranked = [(sign * math.hypot(p[0], p[1]), n) for n, p in _cubes(match, world).items()]
     return _nth(ranked, _either(match, "nth"), f"cube {_how_said(how)} the robot")
 
 
@@ -341,7 +344,9 @@ def _place_distance(match, world):
     sign = -1.0 if re.match(_FAR, how) else 1.0
     px, py = world.position_of(what)[:2]
     ranked = [
-        (sign * math.hypot(p[0] - px, p[1] - py), n) for n, p in world.objects.items() if n != what
+        (sign * math.hypot(p[0] - px, p[1] - py), n)
+        for n, p in _cubes(match, world).items()
+        if n != what
     ]
     return _nth(ranked, _either(match, "nth"), f"cube {_how_said(how)} the {spoken(what)}")
 
@@ -392,6 +397,14 @@ def _ordinal(match, world):
     return ranked[k - 1][1], None
 
 
+def _container(match, world):
+    """ "put the green cube in the box": a cube noun with no colour after "in" / "into" is
+    a container, and the scene has none (a target is a pad, a cube to stack on or a
+    point): refused, not asked which cube."""
+    noun = match.group("noun").lower()
+    return None, f"the scene has no {noun} to put things in: a cube goes on a pad or a cube"
+
+
 def _counted(match, world):
     """ "all four cubes" among three: refused; the scene's own count is every cube
     (:func:`~miles_ros.agent.negation.read_scope`)."""
@@ -438,6 +451,15 @@ def _colour_cube(word: str, world: World) -> str | None:
     """The cube a colour word names ("red" -> ``red_cube``), or None."""
     word = SYNONYMS.get(word.lower(), word.lower())
     return next((n for n in world.objects if n.split("_")[0] == word), None)
+
+
+def _cubes(match, world) -> dict:
+    """The cubes a superlative or an ordinal ranks: every cube of ``world`` but the one a
+    restriction said after the phrase leaves out ("the leftmost cube that isn't green",
+    "the nearest cube other than the red one": group ``but``)."""
+    said = (match.groupdict().get("but") or "").lower()
+    left_out = _colour_cube(said, world) if said else None
+    return {n: p for n, p in world.objects.items() if n != left_out}
 
 
 def _beside(match, world):
@@ -679,6 +701,13 @@ _THERE = re.compile(
 before it."""
 _COLOUR_WORDS = "|".join([*PALETTE, *SYNONYMS])
 _ORDINAL = "|".join(ORDINALS)
+_BUT = (
+    r"(?P<comma>,)? (?:(?:that|which) (?:is not|isn'?t|'s not|is no) (?:the )?|(?:other than|"
+    rf"except(?: for)?|apart from|but not|besides|excluding) the )(?P<but>{_COLOUR_WORDS})"
+    rf"(?: one| {_CUBE})?\b(?(comma),?)"
+)
+"""A restriction said after a superlative ("the leftmost cube that isn't green", "the
+nearest cube other than the red one"): the cube it names is not ranked (:func:`_cubes`)."""
 _RULES = [
     (
         re.compile(
@@ -742,13 +771,13 @@ _RULES = [
     ),
     (
         re.compile(
-            rf"\bthe (?P<side>left|right)(?:-| )?most"
+            rf"(?:\bthe (?P<side>left|right)(?:-| )?most"
             rf"(?: (?:{_CUBE}|one)(?:{_OF_THEM})?|{_OF_THEM})\b|"
             rf"\bthe {_CUBE} {_REL}(?:(?:on|at|to) the (?:far|very) |"
             rf"(?:on|at) the )(?P<side2>left|right)(?:(?:-| )hand)?(?: side| end)?\b"
             rf"(?! {_PAD}| of| {_CUBE})|\bthe (?:far|very)[- ](?P<side3>left|right) {_CUBE}\b|"
             rf"\bthe {_CUBE} {_REL}(?:the )?(?:farthest|furthest|most|the most) "
-            rf"(?:to the )?(?P<side4>left|right)\b(?! of)",
+            rf"(?:to the )?(?P<side4>left|right)\b(?! of))(?:{_BUT})?",
             re.I,
         ),
         _side,
@@ -763,12 +792,13 @@ _RULES = [
     ),
     (
         re.compile(
-            rf"\b(?:the|whichever|whatever) (?:{_CUBE} {_REL}(?:the )?"
+            rf"(?:\b(?:the|whichever|whatever) (?:{_CUBE} {_REL}(?:the )?"
             rf"(?:(?P<nth>{_ORDINAL}) )?(?P<how>{_NEAR} to|{_FAR} from|{_NEAR}|{_FAR})|"
             rf"(?:(?P<nth2>{_ORDINAL}) )?"
             rf"(?P<how2>{_NEAR}|{_FAR}) {_CUBE} (?:to|from)) {_ROBOT}\b|"
             rf"\bthe (?:(?P<nth3>{_ORDINAL}) )?(?P<how3>{_NEAR}|{_FAR}) (?:{_CUBE}|one)\b"
-            r"(?!\s+(?:to|from)\b)",
+            r"(?!\s+(?:to|from)\b))"
+            rf"(?:{_BUT})?",
             re.I,
         ),
         _robot_distance,
@@ -778,7 +808,8 @@ _RULES = [
             rf"\b(?:the|whichever|whatever) (?:{_CUBE} {_REL}(?:the )?"
             rf"(?:(?P<nth>{_ORDINAL}) )?(?P<how>{_NEAR}(?: to)?|{_FAR}(?: from)?|next to|beside|"
             rf"near(?: to)?|close to)|(?:(?P<nth2>{_ORDINAL}) )?(?P<how2>{_NEAR}|{_FAR}) "
-            rf"{_CUBE} (?:to|from)) the (?P<place>[a-z_]+(?: {_PAD}| {_CUBE}| one)?)",
+            rf"{_CUBE} (?:to|from)) the (?P<place>[a-z_]+(?: {_PAD}| {_CUBE}| one)?)"
+            rf"(?:{_BUT})?",
             re.I,
         ),
         _place_distance,
@@ -835,6 +866,10 @@ _RULES = [
         ),
         _ordinal,
     ),
+    (
+        re.compile(rf"\b(?:in|into|inside(?: of)?) (?:the|a|an) (?P<noun>{_CUBE})\b", re.I),
+        _container,
+    ),
     # "the other cube", "the cube" / "the pad" / "that cube" with nothing that says which
     # (run last: the rules above have replaced the phrases that do say it; _SAYS_WHICH
     # counts the rules above)
@@ -849,6 +884,14 @@ _RULES = [
             re.I,
         ),
         _bare("cube"),
+    ),
+    (
+        re.compile(
+            rf"\b(?:(?:a|an|any|either)\s+{_A_PAD}|one of the {_A_PAD})\b"
+            r"(?!\s+(?:of|that|which|with|on|in|position|point|nearest|closest))",
+            re.I,
+        ),
+        _bare("pad"),
     ),
     (
         re.compile(
@@ -869,6 +912,6 @@ _RULES = [
         _pointed_at,
     ),
 ]
-_SAYS_WHICH = len(_RULES) - 5
-"""The rules before the five for "the other cube", "a cube", "the cube", "the pad" and "that
-cube" with nothing that says which."""
+_SAYS_WHICH = len(_RULES) - 6
+"""The rules before the six for "the other cube", "a cube", "a pad", "the cube", "the pad"
+and "that cube" with nothing that says which."""

@@ -11,9 +11,11 @@ them and not in the repertoire (so a future skill whose card says "rotate" makes
 the red cube" plannable), naming the verb, what the robot can do, and the closest skill:
 one with the permission the action needs and the fewest others (``grasps``: pick_place,
 ``contact``: push, ``moves_arm``: reach, in the default registry). A verb outside both
-lists is left to the model and the reading (its unknown objects, relations and
-contradictions). A cube handed to a person ("give the red cube to me", "pass me the blue
-cube") is refused the same way: no skill's target is a person.
+lists is refused the same way when its clause acts on a cube and says nowhere for it to go
+(:func:`unknown_verb`: "squash the blue cube flat"); else it is left to the model and the
+reading (its unknown objects, relations and contradictions). A cube handed to a person
+("give the red cube to me", "pass me the blue cube") is refused the same way: no skill's
+target is a person.
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ import re
 
 from miles_ros.agent.phrases import CUBE_NOUNS, skill_verbs
 from miles_ros.agent.registry import Skill, SkillRegistry
+from miles_ros.agent.vocabulary import DISTANCE
+from miles_ros.agent.wording import one_slip
 
 _HELD = (
     "hand throw toss fling hurl lob shake rotate turn spin twist flip tilt wave swing "
@@ -112,6 +116,8 @@ def verb_refusal(clauses: list[str], registry: SkillRegistry) -> str | None:
             what, permission = f"no skill can {verb}", ACTIONS[verb]
         elif _TO_PERSON.search(text) and _CUBE.search(text):
             what, permission = "no skill hands a cube to a person", "grasps"
+        elif unknown_verb(text, done):
+            what, permission = f"no skill can {unknown_verb(text, done)} a cube", "contact"
         else:
             continue
         can = ", ".join(f"{s.name} ({_summary(s)})" for s in registry)
@@ -119,6 +125,51 @@ def verb_refusal(clauses: list[str], registry: SkillRegistry) -> str | None:
         nearest = f"; the closest is {close.name}" if close else ""
         return f"{what}: the robot can {can}{nearest}"
     return None
+
+
+_DONE_TO_CUBE = re.compile(
+    rf"^(?P<verb>[a-z]+)(?: (?:up|down|over|off|out|around|about|away))? (?:the|a|an|this|that|"
+    rf"your|my) (?:[a-z]+ )?(?:{'|'.join(CUBE_NOUNS)})s?\b(?P<rest>.*)$"
+)
+_SOMEWHERE = re.compile(
+    r"\b(?:to|onto|on|into|in|over|above|at|toward|towards|next|beside|near|behind|front|left|"
+    r"right|between|under|below|off|from|by|deg|degrees?|clockwise|counterclockwise|"
+    r"anticlockwise|face|faces|facing|home)\b|°|\d"
+)
+_ATTENDING = frozenset(
+    "find see look locate spot watch notice check consider select choose mind leave ignore "
+    "use both all each every only not except".split()
+)
+"""Words that open a clause about a cube without asking the arm to act on it ("find the
+blue block and hover above it", "see the cube closest to you?") or that are no verb
+("both the red and the green cube ..."): never read as an action."""
+_GOING = frozenset(
+    "visit touch tour indicate highlight target mark select aim grip clasp clutch seize "
+    "snatch grab fetch collect retrieve remove release lower raise hoist elevate straighten "
+    "align center centre orient square".split()
+)
+"""English verbs near a skill's own ones, whose object is where the arm goes or what it
+holds, lifts or squares ("visit the red cube", "grip the blue cube", "straighten the green
+cube"): left to the model and the reading (a grasp with nowhere to go is asked about),
+never refused as an action no skill does."""
+
+
+def unknown_verb(clause: str, known: set[str]) -> str | None:
+    """The verb of an imperative clause that acts on a cube and says no place, point, angle,
+    distance or pose for it ("squash the blue cube flat"), when neither a skill's card nor the
+    training phrases use it: no skill does it (a skill's every call on a cube takes a
+    target, an angle or a pose, and the verb says none). A clause that says where the cube
+    goes ("relocate the red cube to the left pad") is left to the model and the reading."""
+    match = _DONE_TO_CUBE.match(clause.strip())
+    if match is None:
+        return None
+    verb = match.group("verb")
+    said = verb in known | _ATTENDING | _GOING | ACTIONS.keys() or _SOMEWHERE.fullmatch(verb)
+    slip = any(one_slip(verb, w) and w[0] == verb[0] for w in known)
+    rest = match.group("rest")
+    if said or slip or _SOMEWHERE.search(rest) or re.search(DISTANCE, rest):
+        return None  # a typo of a known verb ("hovr", not "lick": a slip keeps the first letter)
+    return verb
 
 
 def closest_skill(permission: str, registry: SkillRegistry, takes_object: bool) -> Skill | None:

@@ -21,7 +21,8 @@ colour, side or noun slot; words of four letters or more)
 "the tower" / "the stack", "the top (bottom) cube", "take   the top (bottom) cube of the one
 X off the tower" (one tower standing)                       tower standing, by name
 "give the green cube a good shake"                          "shake the green cube"
-"go over the yellow pad"                                    "hover over the yellow pad"
+"go over the yellow pad", "visit the left pad"             "hover over the yellow pad"
+"move the tool to x 0.45, ...", "your hand above the pad"   "the gripper" (the arm's end)
 "There's a blue cube near the left pad. Put it on the       "Put the blue cube on the right
 right pad."                                                 pad."
 "stack the green cube on itself"                            "... on the green cube"
@@ -61,7 +62,8 @@ def plain_wording(goal: str, world: World) -> str:
     text = _turn_as_noun(text)
     text = _action_as_noun(text)
     text = _GO_OVER.sub("hover over ", text)
-    text = _introduced(text)
+    text = _ARM_END.sub("the gripper", text)
+    text = introduced(text)
     text = _itself(text)
     text = _off_its_support(text, world)
     return _tower_words(text, world)
@@ -113,11 +115,11 @@ def _fix(word: str, pool: set[str]) -> str | None:
     """The one word of ``pool`` one slip from ``word`` (None: none, or several)."""
     if word in pool or len(word) < MIN_TYPO_LETTERS:
         return None
-    near = [w for w in pool if _one_slip(word, w)]
+    near = [w for w in pool if one_slip(word, w)]
     return near[0] if len(near) == 1 else None
 
 
-def _one_slip(a: str, b: str) -> bool:
+def one_slip(a: str, b: str) -> bool:
     """One letter added, dropped or changed, or two neighbours swapped."""
     if a == b or abs(len(a) - len(b)) > 1:
         return False
@@ -204,9 +206,22 @@ def _action_as_noun(text: str) -> str:
     return _ACTION_NOUN.sub(lambda m: f"{m.group('noun')} {m.group('cube')}", text)
 
 
-_GO_OVER = re.compile(r"\b(?:go|get|come)\s+(?:right\s+)?(?:over|above)\s+(?=the\b)", re.I)
-"""The arm sent over a thing ("go over the yellow pad"): a hover, as the reach phrases
-say it (a cube is never moved by it)."""
+_GO_OVER = re.compile(
+    r"\b(?:(?:go|get|come)\s+(?:right\s+)?(?:over|above)|visit|stop by|drop by|swing by)\s+"
+    r"(?=the\b)",
+    re.I,
+)
+"""The arm sent over a thing ("go over the yellow pad", "visit the left pad, then the right
+pad"): a hover, as the reach phrases say it (a cube is never moved by it)."""
+_ARM_END = re.compile(
+    r"\b(?:the|your|its)(?: robot'?s| arm'?s)? (?:tool(?: tip| centre point| center point)?|"
+    r"end[- ]effector|effector|tcp|claw|wrist|fingertips|hand)\b(?=,?\s+(?:to|over|above|at|"
+    r"toward|towards|near|onto|directly|right|up|down|back)\b)",
+    re.I,
+)
+"""The arm's end said another way than the training phrases' "gripper" ("move the tool to
+x 0.45, y 0.1, z 0.3", "hold your hand above the left pad") where it is what goes
+somewhere: the gripper, not a tool or a hand the scene lacks."""
 _TAP_ON = re.compile(r"\b(?:tap|poke)\s+(?:at\s+|on\s+)?(?=the\b)", re.I)
 
 
@@ -218,13 +233,14 @@ def tap_as_reach(text: str) -> str:
 
 
 _INTRODUCED = re.compile(
-    rf"^\s*(?:there(?:'s|\u2019s| is)|i see|you(?:'ll| can| will)? see|see|look at|notice)\s+"
+    rf"^\s*(?:there(?:'s|\u2019s| is)|i see|you(?:'ll| can| will)? see|(?:do|can) you see|see|"
+    rf"look at|notice|spot)\s+"
     rf"(?:a|an|the)\s+(?P<cube>\w+\s+{_CUBE})\b[^.;?!]*[.;?!]+\s*(?P<rest>.+)$",
     re.I,
 )
 
 
-def _introduced(text: str) -> str:
+def introduced(text: str) -> str:
     """ "There's a blue cube near the left pad. Put it on the right pad." -> "Put the blue
     cube on the right pad.": a sentence that only points a cube out, then "it"."""
     match = _INTRODUCED.match(text)

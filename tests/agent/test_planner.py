@@ -40,7 +40,8 @@ def test_affordance_overrules_an_impossible_favourite(registry, world):
         )
 
     planner, _ = make(registry, world, score)
-    plan = planner.plan("put the red cube on a pad")
+    # "on a pad" would be asked back (which pad?): the goal names the pad
+    plan = planner.plan("put the red cube on the left pad")
     assert [s.key() for s in plan.steps] == ["pick_place red_cube left_pad"]
 
 
