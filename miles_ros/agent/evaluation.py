@@ -246,6 +246,9 @@ read: answered only when ``--sets`` names it, its misses kept out of planner tun
 EVAL_HELDOUT4 = Path(__file__).resolve().parent / "eval_heldout4.yaml"
 """The fourth held-out set (the same form), written after the third was run and read: answered
 only when ``--sets`` names it, its misses kept out of planner tuning."""
+EVAL_HELDOUT5 = Path(__file__).resolve().parent / "eval_heldout5.yaml"
+"""The fifth held-out set (the same form), written after the fourth was run and read: answered
+only when ``--sets`` names it, its misses kept out of planner tuning."""
 EVAL_SCENE_DEV = Path(__file__).resolve().parent / "eval_scene_dev.yaml"
 """The development goals for the scene-reading categories (pronouns, ordering, references,
 attributes, ambiguous, refusals, turn angles), in the held-out set's form, cubes moved per
