@@ -113,8 +113,9 @@ class World:
                         top = self.objects[stack_top(obj, place, self.objects)]
                         self.objects[obj] = tuple(float(v) for v in stack_goal(top))
                         continue
-                    above = self.position_of(place)
-                    self.objects[obj] = (above[0], above[1], max(above[2], CUBE_REST_Z))
+                    above = self.position_of(place)  # a table point may give x, y only
+                    z = above[2] if len(above) > 2 else CUBE_REST_Z
+                    self.objects[obj] = (above[0], above[1], max(z, CUBE_REST_Z))
             elif kind in ("arm_at", "gripper_at"):
                 self.arm_at = value(effect.get("target", effect.get("place", "home")))
 

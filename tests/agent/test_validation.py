@@ -95,3 +95,16 @@ def test_a_push_to_a_cube_is_rejected_with_the_resolvers_reason(world, tmp_path)
     assert error.startswith("steps[0] push: no pad named 'red_cube'")
     ok = [Step("push", {"object": "blue_cube", "target": "left_pad"})]
     assert validate_plan(ok, registry, world) == []
+
+
+def test_a_push_to_a_table_point_of_two_numbers_validates_and_moves_the_cube(world):
+    """Push's card takes a target of x, y on the table: the plan's world puts the cube
+    there, resting on the table (validation raised an IndexError on the missing z)."""
+    from miles_ros.agent.world import CUBE_REST_Z
+
+    registry = SkillRegistry.load()
+    step = Step("push", {"object": "green_cube", "target": [0.5, -0.15]})
+    assert validate_plan([step], registry, world) == []
+    moved = world.copy()
+    moved.apply(registry["push"].effects_machine, step.params)
+    assert moved.objects["green_cube"] == pytest.approx((0.5, -0.15, CUBE_REST_Z))
