@@ -35,7 +35,6 @@ def grip_in_hand(
     rotation: np.ndarray,
     config: PerceptionConfig,
     cube_size: float,
-    in_full_view: bool = True,
 ) -> tuple[np.ndarray, float]:
     """Where a parallel gripper holds a cube seen at ``cube`` (centre, scene frame) with
     yaw ``cube_yaw``, by a hand whose fingers' midpoint is at ``fingers`` (the TCP where
@@ -51,21 +50,13 @@ def grip_in_hand(
     approach, no further out than the fingertips (a cube held below its centre tips
     out) and no deeper than the fingers' length leaves room for its upper half. Kept in
     the hand's frame, the grip turns with the hand; its yaw too (modulo the cube's 90
-    degree symmetry).
-
-    Unless the pose was measured ``in_full_view`` (its top face seen whole,
-    :attr:`PerceptionConfig.yaw_min_coverage`): a face partly hidden by the hand over it
-    places the cube across the fingers no better than the hand's aim (in the stacking
-    traces such poses put a held cube 0.2-14 mm off across the fingers, 10 mm at p95, and
-    2 mm towards the camera at the median, against 0.2 / 1.9 mm from faces seen whole;
-    docs/perception.md): the cube is then held on the fingers' centre line across them,
-    where a grasp aims them."""
+    degree symmetry)."""
     local = rotation.T @ (np.asarray(cube, dtype=np.float64) - fingers)
     across = config.finger_half_width_m
     deepest = config.fingertip_below_tcp_m - config.finger_length_m + cube_size / 2
     offset = np.array(
         [
-            float(np.clip(local[0], -across, across)) if in_full_view else 0.0,
+            float(np.clip(local[0], -across, across)),
             0.0,
             float(np.clip(local[2], deepest, config.fingertip_below_tcp_m)),
         ]

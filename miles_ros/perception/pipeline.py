@@ -125,10 +125,7 @@ class PerceptionConfig:
     yaw_min_coverage: float = 0.8
     """A measurement with less of the top face in view places the cube but keeps the yaw
     it had: a face partly hidden by a hand shows no square, and its fitted yaw was off by
-    up to 30 deg in the traces (a cube's first measurement sets it whatever). Nor does it
-    place a held cube across the fingers (:func:`grip_in_hand`): a grasp from such a pose
-    holds the cube on the fingers' centre line, and a frame of a held cube with less in
-    view corrects its height only."""
+    up to 30 deg in the traces (a cube's first measurement sets it whatever)."""
     finger_half_width_m: float = PAD_ACROSS + PAD_RADIUS
     """Half a finger pad's width across the closing axis (m): a held cube's centre is no
     further than this from the fingers' centre line (the Panda's pads are ~29 mm wide)."""
@@ -153,8 +150,7 @@ class Track:
     """The arm holding it ("" = the single arm), None when no arm is."""
     offset: np.ndarray | None = None
     """Cube centre from the fingers' midpoint, in the TCP frame's axes (m), while held
-    (:func:`grip_in_hand`: across the fingers from a pose measured with the top face in
-    full view only)."""
+    (:func:`grip_in_hand`)."""
     grip_yaw: float = 0.0
     """Cube yaw less the hand's (rad) while held."""
     measured: float = 0.0
@@ -314,8 +310,6 @@ class Perception:
                     state.rotation,
                     cfg,
                     self.scene.cube_size,
-                    in_full_view=track.state != "pushed"
-                    and track.confidence >= cfg.yaw_min_coverage,
                 )
         carried = []
         for track in self.tracks.values():
@@ -517,16 +511,11 @@ class Perception:
             # A held cube follows the TCP; the frame, older than the latest joint state,
             # corrects only where in the gripper it sits (against the TCP at the exposure).
             arm = self.arms[track.held_by]
-            # A face partly hidden (the fingers and the hand over it) tells the height
-            # only: across the fingers and in yaw the grip stays as it was.
             then = arm.hand_at(stamp, cfg.tcp_match_s)
             if then is not None:
-                offset, grip_yaw = grip_in_hand(
+                track.offset, track.grip_yaw = grip_in_hand(
                     d.position, d.yaw, *then, cfg, self.scene.cube_size
                 )
-                if d.coverage < cfg.yaw_min_coverage:
-                    offset[0], grip_yaw = track.offset[0], track.grip_yaw
-                track.offset, track.grip_yaw = offset, grip_yaw
                 self._carry(track, arm)
             return
         if fresh or d.coverage >= cfg.yaw_min_coverage:
