@@ -9,7 +9,8 @@ released, target bumped, target misperceived, carried cube's pose off, other) wi
 figures it was read from: the release's period, how far the true target moved, the
 target's and the carried cube's published error and state at the release, where the cube
 ended against the goal, how far the published target drifted over the last second; and
-the target's published error by state over every period (p50 / p95). Prints
+the target's published error by state over every period (p50 / p95), and the carried
+cube's held error along the hand's axes (across the fingers, closing, approach). Prints
 a table, or with ``--json`` one JSON object (:func:`~miles_ros.perception.trace_report.
 summary`).
 """
@@ -23,7 +24,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from miles_ros.perception.trace_report import CAUSES, read_trace, summary  # noqa: E402
+from miles_ros.perception.trace_report import (  # noqa: E402
+    CAUSES,
+    HAND_AXES,
+    read_trace,
+    summary,
+)
 
 
 def _mm(value) -> str:
@@ -50,6 +56,17 @@ def main(argv: list[str] | None = None) -> int:
             for state, e in errors.items()
         )
     )
+    held = report["held_error_m_in_hand"]
+    if held is not None:
+        print(
+            f"carried cube's held error along the hand's axes ({held['periods']} periods), "
+            "bias, |p50| / p95: "
+            + "; ".join(
+                f"{axis} {1000 * held[axis]['bias']:.1f}, {1000 * held[axis]['p50']:.1f} / "
+                f"{1000 * held[axis]['p95']:.1f} mm"
+                for axis in HAND_AXES
+            )
+        )
     print(
         "episode cause release target_moved_mm target_err_mm target_state target_age_s "
         "carried_err_mm carried_state placed_mm goal_drift_mm"

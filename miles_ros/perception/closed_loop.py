@@ -198,9 +198,11 @@ class PerceivedObservation:
     ) -> dict:
         """One control period of env ``index`` (row ``k`` of ``state``, before the observation
         replaces its poses): the episode (counted per env from 0) and its step, the sim
-        time, the TCP and the fingers as perception has them (scene frame; the width and
-        whether they grip or are closed on nothing), the true goal, ``success`` (the task's
-        verdict on this period's state: an episode's last record says how it ended), and
+        time, the TCP and the fingers as perception has them (scene frame; the hand's axes,
+        ``hand_axes``: across the fingers, the closing axis, the approach, each a scene
+        vector; the width and whether they grip or are closed on nothing), the true goal,
+        ``success`` (the task's verdict on this period's state: an episode's last record
+        says how it ended), and
         per cube the detector knows: its true position (and the task cube's yaw) and the
         published pose (position, yaw, state, age, std, confidence), or None where there
         is none.
@@ -241,6 +243,9 @@ class PerceivedObservation:
             "goal": [float(v) for v in state.goal_pos[k]],
             "tcp": None if arm is None else [float(v) for v in arm.tcp],
             "fingers": None if arm is None else [float(v) for v in arm.fingers],
+            "hand_axes": None
+            if arm is None
+            else [[float(v) for v in row] for row in arm.rotation.T],
             "finger_width": float(state.finger_width[k]),
             "gripping": None if arm is None else bool(arm.gripping),
             "closed_empty": None if arm is None else bool(arm.empty),

@@ -214,10 +214,44 @@ def error_by_state(records: Iterable[dict], name: str) -> dict:
     return out
 
 
+HAND_AXES = ("across", "closing", "approach")
+"""The hand's axes (the TCP frame's x, y, z): across the fingers (the pads' width), the
+fingers' closing axis, the approach."""
+
+
+def held_error_in_hand(records: Iterable[dict], name: str = CUBE) -> dict | None:
+    """The held pose of cube ``name`` against the truth along each of the hand's axes
+    (:data:`HAND_AXES`; the records' ``hand_axes``), over the periods it is published
+    ``held``: per axis the signed median (a bias) and the p50 / p95 of its size (m), and
+    the periods counted; None where no such period records the hand's axes (traces
+    written before they did)."""
+    gaps = []
+    for rec in records:
+        cube = rec["cubes"][name]
+        published = cube["published"]
+        if published is None or published["state"] != "held" or not rec.get("hand_axes"):
+            continue
+        axes = np.asarray(rec["hand_axes"], dtype=np.float64)  # rows: the hand's axes
+        gaps.append(axes @ (np.asarray(published["position"]) - np.asarray(cube["true"])))
+    if not gaps:
+        return None
+    gaps = np.asarray(gaps)
+    out: dict = {"periods": len(gaps)}
+    for k, axis in enumerate(HAND_AXES):
+        size = np.abs(gaps[:, k])
+        out[axis] = {
+            "bias": round(float(np.median(gaps[:, k])), 4),
+            "p50": round(float(np.percentile(size, 50)), 4),
+            "p95": round(float(np.percentile(size, 95)), 4),
+        }
+    return out
+
+
 def summary(records: Iterable[dict]) -> dict:
     """Episodes, successes and the failures counted by cause (:data:`CAUSES`), with each
     failure's figures; the target cube's published error by state
-    (:func:`error_by_state`)."""
+    (:func:`error_by_state`); the carried cube's held error along the hand's axes
+    (:func:`held_error_in_hand`)."""
     records = list(records)
     total, failures = stack_failures(records)
     counts = Counter(f.cause for f in failures)
@@ -227,4 +261,5 @@ def summary(records: Iterable[dict]) -> dict:
         "causes": {cause: counts.get(cause, 0) for cause in CAUSES},
         "failures": [asdict(f) for f in failures],
         "target_error_m_by_state": error_by_state(records, TARGET_CUBE),
+        "held_error_m_in_hand": held_error_in_hand(records),
     }

@@ -239,6 +239,9 @@ def test_a_trace_records_each_period_the_true_and_the_published_pose(tmp_path):
         gap = np.asarray(published["position"]) - np.asarray(cube["true"])
         assert np.linalg.norm(gap) == pytest.approx(error)
         assert len(rec["tcp"]) == 3
+        axes = np.asarray(rec["hand_axes"])  # rows: across, closing, approach
+        assert axes @ axes.T == pytest.approx(np.eye(3), abs=1e-9)
+        assert axes[2, 2] < -0.9  # reach's hand points down
         # reach's goal cube stands on the table under the goal; success: the TCP at it
         assert rec["goal"][:2] == cube["true"][:2]
         reached = np.linalg.norm(np.asarray(rec["tcp"]) - rec["goal"])

@@ -16,6 +16,7 @@ from miles_ros.perception.trace_report import (
     TARGET_MOVED_M,
     classify_failure,
     error_by_state,
+    held_error_in_hand,
     read_trace,
     release_step,
     summary,
@@ -181,3 +182,25 @@ def test_the_targets_error_is_counted_by_its_published_state():
     assert by_state["seen"]["p50"] == pytest.approx(0.002)  # steps 1-3: 1, 2, 3 mm off
     p95 = np.percentile(range(4, 10), 95) / 1000  # rounded to 0.1 mm
     assert by_state["occluded"]["p95"] == pytest.approx(p95, abs=1e-4)
+
+
+def test_the_held_error_is_read_along_the_hands_axes():
+    """The carried cube published 6 mm off along the scene's y; the hand turned a quarter
+    about z (across the fingers along the scene's y, closing along -x, approach down): the
+    error is across the fingers, the other axes none; periods not held are left out, and
+    a trace without the hand's axes has no such figure."""
+    records = episode(carried_off=0.0)
+    assert held_error_in_hand(records) is None  # no hand_axes recorded
+    for rec in records:
+        published = rec["cubes"][CUBE]["published"]
+        published["position"][1] += 0.006
+        rec["hand_axes"] = [[0.0, 1.0, 0.0], [-1.0, 0.0, 0.0], [0.0, 0.0, -1.0]]
+    held = held_error_in_hand(records)
+    assert held["periods"] == 5  # steps 2-6 grip
+    assert held["across"] == {"bias": 0.006, "p50": 0.006, "p95": 0.006}
+    for axis in ("closing", "approach"):
+        assert held[axis] == {"bias": 0.0, "p50": 0.0, "p95": 0.0}
+    records[3]["cubes"][CUBE]["published"]["position"][0] -= 0.01  # 1 cm along -x: closing
+    held = held_error_in_hand(records)
+    assert held["closing"]["p95"] == pytest.approx(0.01 * 0.8, abs=1e-4)  # 1 of 5 periods
+    assert held["closing"]["bias"] == 0.0 and held["across"]["p50"] == 0.006
