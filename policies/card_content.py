@@ -147,7 +147,8 @@ TASK_TEXT: dict[str, dict[str, Any]] = {
         "preconditions": [
             "the arm is idle and not e-stopped",
             "the cube rests upright on the table within {cube_area}",
-            "nothing else lies within 7 cm of the cube (the fingers go around it)",
+            f"nothing else lies within {_cm(turn.TURN_CLEARANCE)} cm of the cube (the fingers "
+            "go around it)",
         ],
         "effects": [
             f"the cube's yaw is within {turn.TURN_TOLERANCE_DEG:g} deg of the target "

@@ -38,6 +38,7 @@ from miles_ros.runtime.goals import (
     Goal,
     GoalError,
     covered_error,
+    crowded_error,
     goal_from_positions,
     in_place_error,
     stack_target_error,
@@ -199,8 +200,9 @@ class Affordance:
         obj, target = params.get("object"), params.get("target")
         if obj is not None and obj not in world.objects:
             return IMPOSSIBLE
-        if obj is not None and target is None and in_place_error(obj, world.objects):
-            return IMPOSSIBLE
+        if obj is not None and target is None:
+            if in_place_error(obj, world.objects) or crowded_error(obj, world.objects):
+                return IMPOSSIBLE
         if target is not None:
             if isinstance(target, str):
                 if target not in world.names or target == obj:

@@ -7,7 +7,9 @@ missing, a goal that
 
 - is blank;
 - names a spot of the table as a target ("the middle of the table": no skill takes one),
-  or moves a cube by a distance ("lift the red cube 10 cm");
+  moves a cube by a distance ("lift the red cube 10 cm"), or goes to a height above a
+  scene thing that lies outside the planning workspace ("hover one metre above the blue
+  cube": :func:`metres` reads the distance);
 - names a colour no scene object has (a word of :data:`COLOURS` that is not a scene
   object's colour or a synonym of one), an object kind or place the scene does not have
   (:data:`THINGS`), or a position qualifier no pad or cube has ("the middle pad");
@@ -28,10 +30,11 @@ missing, a goal that
   looks the same after them): :func:`miles_ros.agent.turns.turn_refusal`;
 - names nothing in the scene, no point and no parameter-free skill ("fly", "dance").
 
-A goal that asks for no motion at all ("do nothing", "stay where you are") is not a
-refusal: its plan is empty and done (``nothing``). The word lists are the English
-vocabulary of colours, household objects and places, not a list of goals; the scene's own
-names and the training generator's synonyms decide what is known.
+A goal that asks for no motion at all ("do nothing", "stay where you are", "thanks,
+that's everything", "no action is needed") is not a refusal: its plan is empty and done
+(``nothing``). The word lists are the English vocabulary of colours, household objects
+and places, not a list of goals; the scene's own names and the training generator's
+synonyms decide what is known.
 
 Manner constraints (per clause, on the cube the clause names, or the cube a pronoun
 refers to): "without lifting / don't pick it up / push / slide ..." forbids skills with
@@ -68,7 +71,7 @@ from miles_ros.agent.vocabulary import (
     RELATIONS,
     THINGS,
 )
-from miles_ros.agent.world import World
+from miles_ros.agent.world import World, in_workspace
 from miles_ros.runtime.goals import covered_error
 
 if TYPE_CHECKING:
@@ -77,7 +80,8 @@ if TYPE_CHECKING:
 _NOTHING = re.compile(
     r"(?:(?:please|could you|can you|would you|just|ok|okay|hey|robot|now|for now|kindly|"
     r"your task:?|i'?d like you to|i need you to|let'?s|go ahead and|would you kindly|"
-    r"actually|on second thoughts?|sorry|oh|um|well|no)"
+    r"actually|on second thoughts?|sorry|oh|um|well|no|thanks|thank you|cheers|great|good|"
+    r"perfect)"
     r"[,: ]*)*"
     r"(?:(?:do nothing|don'?t do anything|do not do anything|nothing|"
     r"(?:stay|remain|keep|be|sit|stand|hold) (?:still|put|where you are|there|idle|"
@@ -86,8 +90,10 @@ _NOTHING = re.compile(
     r"freeze|take a (?:break|rest)|forget (?:it|that|about it)|cancel(?: that| it)?|"
     r"let it be|leave it|no need to do anything|(?:there'?s |there is )?nothing (?:to do|needed|"
     r"more)|don'?t do (?:a|a single) thing|do not do (?:a|a single) thing|"
-    r"(?:that'?s|that is|that'?ll be|that will be) (?:all|it)|(?:we'?re|we are|i'?m|i am|all) "
-    r"done|i(?:'?ve| have)? changed my mind)"
+    r"(?:that'?s|that is|that'?ll be|that will be) (?:all|it|everything)|(?:we'?re|we are|i'?m|"
+    r"i am|all) done|i(?:'?ve| have)? changed my mind|"
+    r"(?:there'?s |there is )?(?:no (?:action|motion|movement|move)s?|nothing(?: else| more)?)"
+    r"(?: is)? (?:needed|required|necessary|wanted|to be done))"
     r"(?:[, ]*(?:please|thanks|thank you|for now|at all|yet|(?:for )?an? (?:moment|while|bit|"
     r"second|sec|minute|little while)|for (?:now|the moment)|right now))*"
     r"[,.;: ]*)+"
@@ -256,6 +262,7 @@ def read_goal(
         or turn_refusal(text, said, registry)
         or _table_spot(text)
         or _by_distance(clauses)
+        or _height_above(text, world)
         or _relation(text, clauses, vocab, registry, world)
     )
     if reading.refusal is None:
@@ -344,6 +351,51 @@ def _by_distance(clauses: list[_Clause]) -> str | None:
             return (
                 f"no skill moves a cube by a distance ({match.group(0)!r}): a target is a pad, "
                 "a cube or a point (x, y, z) in the robot's base frame"
+            )
+    return None
+
+
+_UNITS_M = {"c": 0.01, "m": 0.001, "i": 0.0254, "f": 0.3048}
+"""Metres per unit, by the unit word's first letter (centimetre, millimetre, inch, foot;
+"met..." is a metre)."""
+_AMOUNTS = {"a": 1.0, "an": 1.0, "one": 1.0, "two": 2.0, "three": 3.0, "four": 4.0}
+_AMOUNTS |= {"five": 5.0, "ten": 10.0, "twenty": 20.0, "thirty": 30.0, "half a": 0.5}
+_AMOUNTS |= {"half an": 0.5, "a quarter of a": 0.25}
+
+
+def metres(said: str) -> float | None:
+    """A distance matched by :data:`~miles_ros.agent.vocabulary.DISTANCE` in metres ("10 cm"
+    -> 0.1, "one metre" -> 1.0, "half a metre" -> 0.5); None when it gives no number ("a
+    few inches")."""
+    match = re.fullmatch(r"(?P<n>[\d.]+|[a-z ]+?)\s*(?P<unit>[a-z]+)", said.strip().lower())
+    if match is None:
+        return None
+    n, unit = match.group("n").strip(), match.group("unit")
+    amount = float(n) if re.fullmatch(r"\d+(?:\.\d+)?", n) else _AMOUNTS.get(n)
+    if amount is None:
+        return None
+    per = 1.0 if unit.startswith("met") else _UNITS_M.get(unit[0])
+    return None if per is None else amount * per
+
+
+def _height_above(text: str, world: World) -> str | None:
+    """Why going to a height above a scene thing that lies outside the planning workspace
+    ("hover one metre above the blue cube") cannot be done: the arm reaches no such point.
+    A height inside the workspace is left to the skills (a reach above the thing)."""
+    names = {**{n.split("_")[0]: n for n in world.names}, **{n: n for n in world.names}}
+    for match in re.finditer(
+        rf"(?P<d>{DISTANCE})\s+(?:above|over|higher than|on top of)\s+(?:the\s+)?(?P<w>[a-z_]+)",
+        text,
+    ):
+        name, height = names.get(match.group("w")), metres(match.group("d"))
+        if name is None or height is None:
+            continue
+        x, y, z = world.position_of(name)
+        point = (round(x, 3), round(y, 3), round(z + height, 3))
+        if not in_workspace(point):
+            return (
+                f"{match.group('d')} above the {name.replace('_', ' ')} is the point "
+                f"{list(point)}, outside the workspace the arm reaches: no skill goes there"
             )
     return None
 

@@ -9,7 +9,10 @@ referent does not exist ("the fourth cube" among three), and asks back, with the
 candidates as options, when the goal does not say which thing it means: two cubes equally
 far left, "the middle cube" among four, "the second cube" without a side where the two
 sides differ, "the cube" or
-"the pad" where the scene has several, "it" with nothing named before. The rest of the
+"the pad" where the scene has several, "another cube" (one the goal does not name) where
+several are left, "it" with nothing named before. A superlative picks one thing whatever
+its article ("there's a cube nearest the left pad" is "the cube nearest ..."), and
+"there's" / "there're" point at no place. The rest of the
 planner then reads names only. :func:`follow_up` resolves the question with the answer
 ("the red one") in the same conversation.
 
@@ -125,7 +128,7 @@ def resolve_references(goal: str, world: World, bare: bool = True) -> Resolution
     ``bare=False``: only the phrases that say which thing they mean (by position, order or
     colour), not "the cube", "the pad" or "it" (those are asked about): what can be named
     before the goal's prohibitions are read ("don't touch the leftmost cube")."""
-    text = goal
+    text = _A_SUPERLATIVE.sub("the ", goal)  # "a cube nearest the left pad": the one
     resolved: list[tuple[str, str]] = []
     refusals: list[str] = []
     asked: list[Clarification] = []
@@ -577,9 +580,10 @@ def _others(match, world):
 
 
 def _other(match, world):
-    """ "the other cube": the one cube the goal does not name; asked among them when it
-    leaves several. "The other pad": the one place the goal does not name; "the other one"
-    is a place when no single cube is left and the goal names one place of two."""
+    """ "the other cube", "another cube": the one cube the goal does not name; asked among
+    them when it leaves several ("lift the green cube and put it on another cube"). "The
+    other pad": the one place the goal does not name; "the other one" is a place when no
+    single cube is left and the goal names one place of two."""
     text = match.string.lower()
     named = _named_cubes(text, world)
     others = sorted(set(world.objects) - named)
@@ -693,13 +697,20 @@ _ONLY_LIFTED = re.compile(
 """A cube picked up and nothing more: where it goes is asked."""
 _COUNTS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
 _THERE = re.compile(
-    r"\b(?:(?:over |right |up |down )?there\b(?! (?:is|are|was|were|will)\b)|"
+    r"\b(?:(?:over |right |up |down )?there\b(?! (?:is|are|was|were|will)\b|['\u2019](?:s|re)\b)|"
     r"(?:somewhere|anywhere)(?: else)?\b)",
     re.I,
 )
 """A place pointed at ("put the red cube over there"): asked about when none is named
 before it."""
 _COLOUR_WORDS = "|".join([*PALETTE, *SYNONYMS])
+_A_SUPERLATIVE = re.compile(
+    rf"\ban? (?=(?:{_CUBE}|one) {_REL}(?:the )?(?:{_NEAR}|{_FAR}|(?:left|right)(?:-| )?most)\b|"
+    rf"(?:{_NEAR}|{_FAR}|(?:left|right)(?:-| )?most) (?:{_CUBE}|one)\b)",
+    re.I,
+)
+"""An indefinite article before a superlative ("there's a cube nearest the left pad", "a
+leftmost block"): a superlative picks one thing, so it reads as "the"."""
 _ORDINAL = "|".join(ORDINALS)
 _BUT = (
     r"(?P<comma>,)? (?:(?:that|which) (?:is not|isn'?t|'s not|is no) (?:the )?|(?:other than|"
@@ -874,7 +885,7 @@ _RULES = [
     # (run last: the rules above have replaced the phrases that do say it; _SAYS_WHICH
     # counts the rules above)
     (
-        re.compile(rf"\bthe other (?:{_CUBE}|{_PAD}|one)\b", re.I),
+        re.compile(rf"\b(?:the other|another) (?:{_CUBE}|{_PAD}|one)\b", re.I),
         _other,
     ),
     (

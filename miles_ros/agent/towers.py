@@ -12,7 +12,8 @@ pair a clause, bottom first:
   closest to the others (the shortest carries), and each next cube the nearest of those
   left to the one below it;
 - "build a tower: blue, then green, then red on top", "a tower with blue at the bottom,
-  then green, then red", "... from the top: red, green, blue": the cubes in the order the
+  then green, then red" (a size word may stand before the noun: "a three-cube tower", "a
+  tall stack"), "... from the top: red, green, blue": the cubes in the order the
   goal names them (bottom first, or top first when it says "from the top" / "top to
   bottom").
 
@@ -53,9 +54,15 @@ _ANY_ORDER = [
     rf"(?:three|3)\s+(?:{_NOUNS}|levels?|stor(?:ey|y|ies|eys))s?\s+(?:high|tall)\b",
 ]
 """A tower of all the cubes, the order left to the planner."""
+_SIZE = (
+    rf"(?:(?:tall|small|little|short|neat|simple|single|new|(?:two|three|2|3)(?:[- ]?(?:{_NOUNS}|"
+    r"level|stor(?:e?y))s?)?(?:[- ](?:high|tall))?)[- ,]+)*"
+)
+"""Words that size or qualify a tower between its article and its noun ("a three-cube
+tower", "a tall stack", "a 3-level pile")."""
 _ORDERED = re.compile(
-    r"\b(?:build|make|form|stack|erect)\s+(?:up\s+)?(?:a|one|the)\s+(?:tower|stack|pile)\b"
-    r"(?P<rest>.*)",
+    rf"\b(?:build|make|form|stack|erect)\s+(?:up\s+)?(?:a|one|the)\s+{_SIZE}"
+    r"(?:tower|stack|pile)\b(?P<rest>.*)",
     re.I | re.S,
 )
 """A tower whose cubes follow in the goal's words."""

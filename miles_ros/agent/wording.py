@@ -238,12 +238,22 @@ _INTRODUCED = re.compile(
     rf"(?:a|an|the)\s+(?P<cube>\w+\s+{_CUBE})\b[^.;?!]*[.;?!]+\s*(?P<rest>.+)$",
     re.I,
 )
+_LOOKED_FOR = re.compile(
+    rf"^\s*(?:(?:please|first|now|just)[, ]+)*(?:look (?:for|at)|find|locate|spot|search for|"
+    rf"seek out|identify|pick out|check|watch|look around for)\s+the\s+(?P<cube>\w+\s+{_CUBE})"
+    rf"\s*(?:,\s*)?(?:and(?: then)?|then|, then)\s+(?P<rest>[^.;?!]*\bit\b.*)$",
+    re.I,
+)
+"""A clause that only looks for a cube, then a step on "it" ("look for the red cube and
+hover over it"): the looking is no step (no skill looks), "it" is that cube."""
 
 
 def introduced(text: str) -> str:
     """ "There's a blue cube near the left pad. Put it on the right pad." -> "Put the blue
-    cube on the right pad.": a sentence that only points a cube out, then "it"."""
-    match = _INTRODUCED.match(text)
+    cube on the right pad.": a sentence that only points a cube out, then "it"; likewise
+    "look for / find / locate the red cube and hover over it" -> "hover over the red cube"
+    (:data:`_LOOKED_FOR`)."""
+    match = _INTRODUCED.match(text) or _LOOKED_FOR.match(text)
     if match is None or not re.search(r"\bit\b", match.group("rest"), re.I):
         return text
     return re.sub(

@@ -20,7 +20,9 @@ cards' ``goal_mapping``), for the skill executor and the planner's grounding ali
   table at the rest height) and a goal yaw (:func:`turn_yaw`): the cube's yaw at the
   request plus ``angle`` degrees (counter-clockwise seen from above), or for
   :data:`FACE_ROBOT` the yaw whose face normal points at the robot base. A covered cube,
-  or one not resting on the table, is not turned (:func:`in_place_error`). A cube looks
+  or one not resting on the table, is not turned (:func:`in_place_error`); the planner
+  also turns no cube with another closer than :data:`~sims.tasks.turn.TURN_CLEARANCE`
+  (the card's 7 cm: the fingers go around it; :func:`crowded_error`). A cube looks
   the same every 90 degrees, so the turn the skill makes is the angle wrapped into
   [-45, 45) degrees (:func:`turn_made_deg`: 60 turns by -30, 100 by 10; the goal's
   ``turn_deg``, which the card's ``angle_deg`` envelope checks), and a multiple of 90
@@ -46,7 +48,7 @@ from policies.card_content import FACE_ROBOT, HOVER_HEIGHT
 from sims.scene import Scene
 from sims.tasks import pick_place, push
 from sims.tasks.base import SimState
-from sims.tasks.turn import quarter_wrap
+from sims.tasks.turn import TURN_CLEARANCE, quarter_wrap
 
 __all__ = [
     "FACE_ROBOT",
@@ -57,6 +59,7 @@ __all__ = [
     "covered_error",
     "goal_from_positions",
     "in_place_error",
+    "crowded_error",
     "resolve_goal",
     "rests_on",
     "stack_state",
@@ -203,6 +206,23 @@ def in_place_error(obj: str, positions: Mapping[str, Sequence[float]]) -> str | 
         return (
             f"cannot turn {obj} in place: it is not resting on the table (centre at z {z:.3f} m)"
         )
+    return None
+
+
+def crowded_error(obj: str, positions: Mapping[str, Sequence[float]]) -> str | None:
+    """Why the cube ``obj`` cannot be turned where it stands given cube centres by name
+    (m): another cube stands closer to it than :data:`~sims.tasks.turn.TURN_CLEARANCE` in
+    the table plane (the fingers go around it: the turn card's precondition); None when
+    none does. The planner checks it on every turn step (the resolver the skill node runs
+    does not)."""
+    x, y = float(positions[obj][0]), float(positions[obj][1])
+    for other, p in positions.items():
+        gap = math.hypot(float(p[0]) - x, float(p[1]) - y)
+        if other != obj and gap < TURN_CLEARANCE:
+            return (
+                f"cannot turn {obj} in place: {other} stands {gap * 100:.0f} cm from it, closer "
+                f"than the {TURN_CLEARANCE * 100:.0f} cm the fingers need around it"
+            )
     return None
 
 

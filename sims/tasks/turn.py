@@ -57,6 +57,9 @@ TURN_TOLERANCE_DEG = 5.0
 """Success: the cube's yaw within this (deg) of the target, modulo 90 deg."""
 TURN_XY_TOLERANCE = 0.03
 """Success: the cube's centre within this (m, xy) of where it started (turned in place)."""
+TURN_CLEARANCE = 0.07
+"""No other cube's centre may lie within this (m, xy) of the cube turned: the closed fingers
+go around it (the card's precondition; the goal resolver refuses a turn that breaks it)."""
 TURN_MIN_DEG = 15.0
 """The smallest turn (deg) an episode asks for: three times the tolerance, so that every
 episode needs a real turn."""
