@@ -82,6 +82,9 @@ TOUCH_GAP = 0.005
 """Pads closer than this (m) to the face count as touching it (a ramp)."""
 LAT_GAIN = 0.8
 """Fraction of the pusher's lateral error corrected per step while pushing."""
+FOCUS_RADIUS = ORBIT_RADIUS + 0.01
+""":func:`focus`: a TCP low and not pushing within this (m) of the cube's centre is going
+around it, where a student's action a little towards the cube slides it out."""
 
 
 def finger_axes(joint_pos: np.ndarray) -> np.ndarray:
@@ -203,6 +206,20 @@ class Decision(NamedTuple):
 def act(obs: np.ndarray, cfg) -> np.ndarray:
     """Actions [N, 3] in [-1, 1] for observations [N, 33] of turn (``cfg``: its TaskConfig)."""
     return decide(obs, cfg).action
+
+
+def focus(obs: np.ndarray, cfg) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`act`'s actions and, per state [N], whether the TCP is low (below
+    ``PUSH_Z_MAX``) within ``FOCUS_RADIUS`` of the cube's centre and not pushing: going
+    around the cube to a face, where its students' slides start (docs/training.md, turn:
+    their action points 0.15-0.27 action units towards the cube where this one's points
+    away) and an imitation stage may weigh the errors more (``imitation.focus_weight``)."""
+    d = decide(obs, cfg)
+    obs = observations(obs, LAYOUT, "turn")
+    s = LAYOUT.slices
+    tcp, cube = obs[:, s["tcp_pos"]], obs[:, s["object_pos"]]
+    near = np.linalg.norm(tcp[:, :2] - cube[:, :2], axis=1) <= FOCUS_RADIUS
+    return d.action, near & (tcp[:, 2] <= PUSH_Z_MAX) & ~d.pushing
 
 
 def decide(obs: np.ndarray, cfg) -> Decision:
