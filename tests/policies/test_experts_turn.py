@@ -35,6 +35,7 @@ def test_registry_returns_the_turn_expert():
 
 
 def test_its_labeller_marks_the_states_going_around_the_cube_low_and_close():
+    """Low within FOCUS_RADIUS of the cube beside a face it does not push."""
     assert get_labeller("turn") is expert.focus
     env, task_cfg = _model_env(16)
     obs, _ = env.reset(seed=3)
@@ -45,7 +46,7 @@ def test_its_labeller_marks_the_states_going_around_the_cube_low_and_close():
         d = expert.decide(obs, task_cfg)
         tcp, cube = obs[:, S["tcp_pos"]], obs[:, S["object_pos"]]
         near = np.linalg.norm(tcp[:, :2] - cube[:, :2], axis=1) <= expert.FOCUS_RADIUS
-        want = near & (tcp[:, 2] <= expert.PUSH_Z_MAX) & ~d.pushing
+        want = near & (tcp[:, 2] <= expert.PUSH_Z_MAX) & ~d.at_face & ~d.pushing
         np.testing.assert_array_equal(focus, want)
         marked.append(focus)
         obs, *_ = env.step(actions.astype(np.float32))
