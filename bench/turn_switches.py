@@ -110,7 +110,7 @@ def record_labels(env, task_cfg, policy: Policy | None, steps: int, seed: int) -
             "pushing": d.pushing,
             "place_error": d.place_error,
             "low": obs[:, layout["tcp_pos"]][:, 2] <= expert.PUSH_Z_MAX,
-            "at_face": np.sum(nearest_face_normal(obs) * d.normal, axis=1) > np.cos(np.pi / 4),
+            "at_face": d.at_face,
             "to_cube": rel / np.maximum(np.linalg.norm(rel, axis=1, keepdims=True), 1e-9),
             "start": start,
             "slide": slide,
@@ -149,18 +149,6 @@ def observed_slide_and_yaw(obs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     sin4, cos4 = obs[:, s["yaw_error_sincos"]].T
     slide = np.linalg.norm(obs[:, s["goal_rel_object"]][:, :2], axis=1)
     return slide, np.degrees(np.abs(np.arctan2(sin4, cos4) / 4.0))
-
-
-def nearest_face_normal(obs: np.ndarray) -> np.ndarray:
-    """[N, 2] the outward normal of the cube's face nearest the TCP (observations [N, 33])."""
-    s = expert.LAYOUT.slices
-    sin4, cos4 = np.asarray(obs[:, s["object_yaw_sincos"]], dtype=np.float64).T
-    yaw = np.arctan2(sin4, cos4) / 4.0
-    rel = -np.asarray(obs[:, s["object_rel_tcp"]][:, :2], dtype=np.float64)  # TCP - cube
-    angles = yaw[:, None] + 0.5 * np.pi * np.arange(4)[None, :]
-    normals = np.stack([np.cos(angles), np.sin(angles)], axis=2)
-    nearest = np.argmax(np.einsum("nkd,nd->nk", normals, rel), axis=1)
-    return normals[np.arange(len(nearest)), nearest]
 
 
 def switch_masks(rec: dict, window: int) -> dict[str, np.ndarray]:

@@ -5,7 +5,11 @@ Each task module (``policies.experts.push``, ``policies.experts.pick_place``, ..
 ``act(obs, cfg) -> actions``: batched observations ``[N, obs_dim]`` in the task's layout
 (``sims.tasks.<task>.LAYOUT``) and its ``TaskConfig`` in, actions ``[N, action_dim]`` in
 [-1, 1] out. An expert reads nothing but the observation (no hidden phase, no simulator
-state), so it can label any state a student policy visits.
+state), so it can label any state a student policy visits. A module may also have
+``focus(obs, cfg) -> (actions, focus)`` (:func:`get_labeller`): the same actions
+with a boolean ``[N]`` mask of the states where its students' errors do harm the actions
+do not show (turn: low beside the cube going around it), which an imitation stage may weigh
+more (``imitation.focus_weight``).
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ EXPERT_TASKS = ("reach", "push", "pick_place", "turn")
 """Tasks with a scripted expert."""
 
 Expert = Callable[[np.ndarray, object], np.ndarray]
+Labeller = Callable[[np.ndarray, object], tuple[np.ndarray, np.ndarray]]
 
 
 def get_expert(task: str) -> Expert:
@@ -28,6 +33,22 @@ def get_expert(task: str) -> Expert:
             f"no scripted expert for task {task!r}; experts exist for {', '.join(EXPERT_TASKS)}"
         )
     return importlib.import_module(f"policies.experts.{task}").act
+
+
+def get_labeller(task: str) -> Labeller:
+    """``task``'s expert as ``(actions, focus)``: its module's ``focus`` where it has one,
+    else :func:`get_expert`'s actions with no state in focus; ValueError as
+    :func:`get_expert`."""
+    act = get_expert(task)
+    focus = getattr(importlib.import_module(f"policies.experts.{task}"), "focus", None)
+    if focus is not None:
+        return focus
+
+    def unfocused(obs: np.ndarray, cfg) -> tuple[np.ndarray, np.ndarray]:
+        actions = act(obs, cfg)
+        return actions, np.zeros(np.shape(actions)[0], dtype=bool)
+
+    return unfocused
 
 
 def observations(obs, layout, task: str) -> np.ndarray:

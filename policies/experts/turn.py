@@ -82,6 +82,10 @@ TOUCH_GAP = 0.005
 """Pads closer than this (m) to the face count as touching it (a ramp)."""
 LAT_GAIN = 0.8
 """Fraction of the pusher's lateral error corrected per step while pushing."""
+FOCUS_RADIUS = ORBIT_RADIUS + 0.01
+""":func:`focus`: a TCP low within this (m) of the cube's centre, beside a face the expert
+does not push, is going around the cube, where a student's action a little towards the
+cube slides it out."""
 
 
 def finger_axes(joint_pos: np.ndarray) -> np.ndarray:
@@ -134,6 +138,15 @@ def face_frames(yaw: np.ndarray, axis: np.ndarray, turn_sign: np.ndarray):
     contact = HALF_EDGE + PAD_RADIUS - lead
     lateral = turn_sign[:, None] * LEVER - centre
     return normals, tangents, contact, lateral
+
+
+def nearest_normal(rel: np.ndarray, yaw: np.ndarray) -> np.ndarray:
+    """[N, 2] the outward normal of the cube's face nearest the TCP (``rel``: TCP - cube,
+    xy; ``yaw``: the cube's, modulo 90 deg)."""
+    angles = yaw[:, None] + 0.5 * np.pi * np.arange(4)[None, :]
+    normals = np.stack([np.cos(angles), np.sin(angles)], axis=2)
+    nearest = np.argmax(np.einsum("nkd,nd->nk", normals, rel), axis=1)
+    return normals[np.arange(len(nearest)), nearest]
 
 
 def choose_face(rel: np.ndarray, drift: np.ndarray, frames) -> np.ndarray:
@@ -198,11 +211,29 @@ class Decision(NamedTuple):
     """[N] (m) the TCP's place along the face minus the expert's place for it, signed
     towards the end that turns the cube the way still to go (negative: nearer the face's
     middle, where a push slides the cube more than it turns it)."""
+    at_face: np.ndarray
+    """[N] the face nearest the TCP (:func:`nearest_normal`) is the one chosen: False
+    where the TCP is beside another face (going around to the chosen one)."""
 
 
 def act(obs: np.ndarray, cfg) -> np.ndarray:
     """Actions [N, 3] in [-1, 1] for observations [N, 33] of turn (``cfg``: its TaskConfig)."""
     return decide(obs, cfg).action
+
+
+def focus(obs: np.ndarray, cfg) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`act`'s actions and, per state [N], whether the TCP is low (below
+    ``PUSH_Z_MAX``) within ``FOCUS_RADIUS`` of the cube's centre beside a face other than
+    the one chosen (``Decision.at_face`` False), not pushing: going around the cube to its
+    face, where its students' slides start (docs/training.md, turn: their action points
+    0.15-0.27 action units towards the cube where this one's points away) and an
+    imitation stage may weigh the errors more (``imitation.focus_weight``)."""
+    d = decide(obs, cfg)
+    obs = observations(obs, LAYOUT, "turn")
+    s = LAYOUT.slices
+    tcp, cube = obs[:, s["tcp_pos"]], obs[:, s["object_pos"]]
+    near = np.linalg.norm(tcp[:, :2] - cube[:, :2], axis=1) <= FOCUS_RADIUS
+    return d.action, near & (tcp[:, 2] <= PUSH_Z_MAX) & ~d.at_face & ~d.pushing
 
 
 def decide(obs: np.ndarray, cfg) -> Decision:
@@ -262,4 +293,6 @@ def decide(obs: np.ndarray, cfg) -> Decision:
     action = np.where(pushing[:, None], push, approach)
     norm = np.linalg.norm(action, axis=1, keepdims=True)
     place_error = turn_sign * (lat - lateral)
-    return Decision(action / np.maximum(norm, 1.0), face, n, turn_sign, pushing, place_error)
+    at_face = np.sum(nearest_normal(rel, yaw) * n, axis=1) > np.cos(np.pi / 4)
+    action = action / np.maximum(norm, 1.0)
+    return Decision(action, face, n, turn_sign, pushing, place_error, at_face)

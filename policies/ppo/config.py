@@ -269,6 +269,10 @@ class ImitationConfig:
     loss_floor: float = 0.1
     """``relative``: a label shorter than this (action units) counts as this long, so a
     near-zero label does not blow its error up."""
+    focus_weight: float = 1.0
+    """Each state the task's expert marks as in focus (``focus`` of its module,
+    :func:`policies.experts.get_labeller`; turn: low beside the cube going around it) counts
+    this many times in the regression; 1: every state alike."""
 
 
 @dataclass
@@ -434,6 +438,8 @@ def _imitation_config(data: dict[str, Any]) -> ImitationConfig:
         raise ValueError(f"imitation.loss must be one of {IMITATION_LOSSES}, got {cfg.loss!r}")
     if not (math.isfinite(cfg.loss_floor) and cfg.loss_floor > 0):
         raise ValueError("imitation.loss_floor must be > 0")
+    if not (math.isfinite(cfg.focus_weight) and cfg.focus_weight >= 1.0):
+        raise ValueError("imitation.focus_weight must be >= 1")
     return cfg
 
 

@@ -15,10 +15,12 @@ instead of PPO: the same envs, evaluations, checkpoints, logs and stage machiner
 - Update: every labelled state goes into an aggregate buffer (``buffer_size``, oldest
   dropped first); ``gradient_steps`` minibatches from it regress the actor's mean onto the
   labels (``loss``: the mean squared error, or each state's squared error relative to its
-  label's norm, :func:`imitation_loss`; Adam, its step size decaying linearly from
-  ``learning_rate`` to ``final_lr_fraction`` of it over the run). The critic regresses
-  onto the rollout's GAE returns (``ppo.gamma``, ``ppo.gae_lambda``), so a PPO stage that
-  follows starts with a critic that knows the task. The observation normalizer is
+  label's norm, :func:`imitation_loss`, each state counted ``focus_weight`` times where
+  the expert marks it in focus, :func:`policies.experts.get_labeller`; Adam, its step
+  size decaying linearly from ``learning_rate`` to ``final_lr_fraction`` of it over the
+  run). The critic regresses onto the rollout's GAE returns (``ppo.gamma``,
+  ``ppo.gae_lambda``), so a PPO stage that follows starts with a critic that knows the
+  task. The observation normalizer is
   updated as in PPO. Observation fields the expert never reads (``augment_fields``, e.g.
   the joint velocities, which each engine estimates its own way) are scaled by a random
   factor per state in that regression, so the student learns to ignore them too; the run
@@ -63,12 +65,13 @@ class DAggerRunner(OnPolicyRunner):
     the constructor takes :class:`~policies.ppo.runner.OnPolicyRunner`'s arguments."""
 
     def __init__(self, cfg: TrainConfig, run_dir, **kwargs):
-        from policies.experts import get_expert
+        from policies.experts import get_expert, get_labeller
 
         dist = kwargs.get("dist")
         if dist is not None and dist.world_size > 1:
             raise ValueError("an imitation run trains in one process (no torchrun)")
         self.expert = get_expert(cfg.task)  # unknown task: ValueError before any env
+        self.labeller = get_labeller(cfg.task)
         self.augment_columns = augment_columns(cfg.task, cfg.imitation.augment_fields)
         """Observation columns scaled per state in the regression (``augment_fields``)."""
         super().__init__(cfg, run_dir, **kwargs)
@@ -76,9 +79,11 @@ class DAggerRunner(OnPolicyRunner):
         self.task_config = self.env.cfg
         """The task config the expert reads (its Cartesian step, control period)."""
         self.labels = torch.zeros(rc.rollout_steps, self.env.num_envs, self.action_dim)
+        self.focus = torch.zeros(rc.rollout_steps, self.env.num_envs, dtype=torch.bool)
         size = ic.buffer_size
         self.buffer_obs = torch.zeros(size, self.obs_dim)
         self.buffer_labels = torch.zeros(size, self.action_dim)
+        self.buffer_focus = torch.zeros(size, dtype=torch.bool)
         self.buffer_len = 0
         self.buffer_next = 0
         params = list(self.model.actor.parameters()) + list(self.model.critic.parameters())
@@ -105,7 +110,11 @@ class DAggerRunner(OnPolicyRunner):
             return None
         keep = torch.randperm(self.buffer_len, generator=self.generator)[:max_states]
         path = self.run_dir / BUFFER_FILE
-        data = {"obs": self.buffer_obs[keep].clone(), "labels": self.buffer_labels[keep].clone()}
+        data = {
+            "obs": self.buffer_obs[keep].clone(),
+            "labels": self.buffer_labels[keep].clone(),
+            "focus": self.buffer_focus[keep].clone(),
+        }
         torch.save(data, path)
         return path
 
@@ -119,7 +128,8 @@ class DAggerRunner(OnPolicyRunner):
             raise ValueError(f"{path}: states of another observation or action size")
         n = min(self.cfg.imitation.carry_states, obs.shape[0])
         pick = torch.randperm(obs.shape[0], generator=self.generator)[:n]
-        self._aggregate(obs[pick], labels[pick])
+        focus = data.get("focus", torch.zeros(obs.shape[0], dtype=torch.bool))  # older files
+        self._aggregate(obs[pick], labels[pick], focus[pick])
         return n
 
     def _reset_envs(self) -> torch.Tensor:
@@ -161,11 +171,13 @@ class DAggerRunner(OnPolicyRunner):
         privileged = self.env.privileged_observation()
         return obs if privileged is None else self.envs.to_torch(privileged)
 
-    def label(self, obs: torch.Tensor) -> torch.Tensor:
-        """The expert's actions for observations ``obs`` (on the model's device)."""
-        actions = self.expert(obs.detach().cpu().numpy(), self.task_config)
+    def label(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """The expert's actions for observations ``obs`` (on the model's device) and which
+        states it marks in focus ([N] bool, on the CPU)."""
+        actions, focus = self.labeller(obs.detach().cpu().numpy(), self.task_config)
         actions = np.clip(np.asarray(actions, dtype=np.float32), -1.0, 1.0)
-        return torch.as_tensor(actions, device=self.device)
+        focus = torch.as_tensor(np.asarray(focus, dtype=bool))
+        return torch.as_tensor(actions, device=self.device), focus
 
     def _rollout(self, obs: torch.Tensor):
         """``rollout_steps`` steps of the mixed policy; labels into :attr:`labels`."""
@@ -178,7 +190,7 @@ class DAggerRunner(OnPolicyRunner):
         with torch.no_grad():
             for t in range(steps):
                 t0 = time.perf_counter()
-                label = self.label(self.expert_view(obs))
+                label, focus = self.label(self.expert_view(obs))
                 student = model.act_deterministic(obs)
                 noise = torch.randn(student.shape, generator=self.generator) * std
                 student = student + noise.to(self.device)
@@ -193,20 +205,22 @@ class DAggerRunner(OnPolicyRunner):
                 )
                 storage.add(obs, actions, torch.zeros(n, device=self.device), values, reward, done)
                 self.labels[t] = label.cpu()
+                self.focus[t] = focus
                 obs = envs.to_torch(next_obs)
                 policy_s += (t1 - t0) + (time.perf_counter() - t2)
                 env_s += t2 - t1
             last_values = model.value(obs)
         return obs, last_values, env_s, policy_s
 
-    def _aggregate(self, obs: torch.Tensor, labels: torch.Tensor) -> None:
-        """Append labelled states to the ring buffer."""
+    def _aggregate(self, obs: torch.Tensor, labels: torch.Tensor, focus: torch.Tensor) -> None:
+        """Append labelled states (and whether each is in focus) to the ring buffer."""
         size = self.buffer_obs.shape[0]
-        obs, labels = obs[-size:], labels[-size:]
+        obs, labels, focus = obs[-size:], labels[-size:], focus[-size:]
         k = obs.shape[0]
         idx = (self.buffer_next + torch.arange(k)) % size
         self.buffer_obs[idx] = obs
         self.buffer_labels[idx] = labels
+        self.buffer_focus[idx] = focus
         self.buffer_next = int((self.buffer_next + k) % size)
         self.buffer_len = min(size, self.buffer_len + k)
 
@@ -218,7 +232,7 @@ class DAggerRunner(OnPolicyRunner):
         storage.compute_returns(last_values, ppo_cfg.gamma, ppo_cfg.gae_lambda)
         obs = storage.obs.reshape(-1, self.obs_dim).cpu()
         returns = storage.returns.reshape(-1).cpu()
-        self._aggregate(obs, self.labels.reshape(-1, self.action_dim))
+        self._aggregate(obs, self.labels.reshape(-1, self.action_dim), self.focus.reshape(-1))
         if self.model.normalizer is not None:
             self.dist.merge_normalizer(self.model.normalizer, storage.obs)
         frac = min(1.0, self.env_steps / max(1, self.cfg.runner.total_steps))
@@ -232,8 +246,11 @@ class DAggerRunner(OnPolicyRunner):
             i = torch.randint(0, self.buffer_len, (batch,), generator=self.generator)
             j = torch.randint(0, obs.shape[0], (batch,), generator=self.generator)
             x = self.model.normalize(self.augment(self.buffer_obs[i]).to(self.device))
+            weight = None  # every state alike
+            if ic.focus_weight != 1.0:
+                weight = 1.0 + (ic.focus_weight - 1.0) * self.buffer_focus[i].to(x)
             actor_loss = imitation_loss(
-                self.model.actor(x), self.buffer_labels[i].to(x), ic.loss, ic.loss_floor
+                self.model.actor(x), self.buffer_labels[i].to(x), ic.loss, ic.loss_floor, weight
             )
             v = self.model.value(obs[j].to(self.device))
             value_loss = torch.mean((v - returns[j].to(v)) ** 2)
@@ -254,25 +271,34 @@ class DAggerRunner(OnPolicyRunner):
             "value_loss": value_total / k,
             "beta": self.beta(),
             "buffer_states": float(self.buffer_len),
+            "focus_share": float(self.focus.float().mean()),
             "learning_rate": lr,
         }
 
 
 def imitation_loss(
-    actions: torch.Tensor, labels: torch.Tensor, kind: str = "mse", floor: float = 0.1
+    actions: torch.Tensor,
+    labels: torch.Tensor,
+    kind: str = "mse",
+    floor: float = 0.1,
+    weight: torch.Tensor | None = None,
 ) -> torch.Tensor:
     """The actor's regression loss of ``actions`` [B, A] onto ``labels`` [B, A]: ``mse``, the
     mean squared error; ``relative``, the same mean with each state's squared errors divided
     by its label's squared norm, the norm taken as at least ``floor`` (``imitation.loss``,
     ``imitation.loss_floor``). Under ``mse`` a 50% error on a label of norm 0.1 weighs 1%
-    of the same error on a label of norm 1; under ``relative`` both weigh the same."""
+    of the same error on a label of norm 1; under ``relative`` both weigh the same.
+    ``weight`` [B]: each state's squared errors times its weight (None: all 1), the mean
+    still over the B states (``imitation.focus_weight``)."""
     squared = (actions - labels) ** 2
-    if kind == "mse":
-        return torch.mean(squared)
     if kind == "relative":
         norm = torch.linalg.vector_norm(labels, dim=1, keepdim=True).clamp_min(floor)
-        return torch.mean(squared / norm**2)
-    raise ValueError(f"unknown imitation loss {kind!r}")
+        squared = squared / norm**2
+    elif kind != "mse":
+        raise ValueError(f"unknown imitation loss {kind!r}")
+    if weight is not None:
+        squared = squared * weight[:, None]
+    return torch.mean(squared)
 
 
 def augment_columns(task: str, fields) -> torch.Tensor:

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from policies.evaluation import run_episodes
-from policies.experts import get_expert
+from policies.experts import get_expert, get_labeller
 from policies.experts import turn as expert
 from sims.robots import panda
 from sims.tasks import turn as task
@@ -32,6 +32,34 @@ def _model_env(num_envs: int):
 
 def test_registry_returns_the_turn_expert():
     assert get_expert("turn") is expert.act
+
+
+def test_its_labeller_marks_the_states_going_around_the_cube_low_and_close():
+    """Low within FOCUS_RADIUS of the cube beside a face it does not push."""
+    assert get_labeller("turn") is expert.focus
+    env, task_cfg = _model_env(16)
+    obs, _ = env.reset(seed=3)
+    marked = []
+    for _ in range(60):
+        actions, focus = expert.focus(obs, task_cfg)
+        np.testing.assert_array_equal(actions, expert.act(obs, task_cfg))
+        d = expert.decide(obs, task_cfg)
+        tcp, cube = obs[:, S["tcp_pos"]], obs[:, S["object_pos"]]
+        near = np.linalg.norm(tcp[:, :2] - cube[:, :2], axis=1) <= expert.FOCUS_RADIUS
+        want = near & (tcp[:, 2] <= expert.PUSH_Z_MAX) & ~d.at_face & ~d.pushing
+        np.testing.assert_array_equal(focus, want)
+        marked.append(focus)
+        obs, *_ = env.step(actions.astype(np.float32))
+    share = np.mean(marked)
+    assert 0.0 < share < 0.5, share  # some of the approach, never most of an episode
+
+
+def test_experts_without_a_focus_mark_no_state():
+    env, task_cfg = command_path_env("reach", 4)
+    obs, _ = env.reset(seed=0)
+    actions, focus = get_labeller("reach")(obs, task_cfg)
+    np.testing.assert_array_equal(actions, get_expert("reach")(obs, task_cfg))
+    assert focus.shape == (4,) and not focus.any()
 
 
 def test_turns_cubes_in_place_on_the_command_path_model():

@@ -1,0 +1,34 @@
+"""bench/paired_eval.py's exact McNemar test: twice the binomial(n, 1/2) tail of the rarer
+discordant count, symmetric, 1 where nothing is discordant, at most 1."""
+
+import importlib.util
+import math
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+# by its path: bench/ holds a sims.py that would shadow the sims package on sys.path
+_BENCH = Path(__file__).resolve().parents[2] / "bench" / "paired_eval.py"
+_SPEC = importlib.util.spec_from_file_location("paired_eval", _BENCH)
+paired_eval = importlib.util.module_from_spec(_SPEC)
+_SPEC.loader.exec_module(paired_eval)
+
+
+def test_known_values():
+    assert paired_eval.mcnemar_exact(17, 9) == pytest.approx(0.1686, abs=1e-4)
+    assert paired_eval.mcnemar_exact(0, 0) == 1.0
+    assert paired_eval.mcnemar_exact(0, 6) == pytest.approx(2 / 64)
+    assert paired_eval.mcnemar_exact(5, 5) == 1.0
+
+
+@given(st.integers(0, 60), st.integers(0, 60))
+def test_symmetric_bounded_and_the_doubled_tail(a, b):
+    p = paired_eval.mcnemar_exact(a, b)
+    assert p == paired_eval.mcnemar_exact(b, a)
+    assert 0.0 < p <= 1.0
+    n, k = a + b, min(a, b)
+    if n:
+        tail = sum(math.comb(n, i) for i in range(k + 1)) / 2**n
+        assert p == pytest.approx(min(1.0, 2 * tail))
