@@ -110,7 +110,7 @@ def _assert_row_is_the_card(skill: str, cells: list[str]) -> None:
 def test_the_overview_quotes_the_cards(phrase, key):
     row = _status_row("skills")
     text = row[row.index(phrase) + len(phrase) :].split(";")[0]
-    for skill in SKILLS:
+    for skill in (*SKILLS, "turn"):
         found = re.search(rf"\b{skill} (\d+(?:\.\d+)?)%", text)
         assert found, f"{skill} after {phrase!r}"
         assert float(found.group(1)) == _evidence(skill)[key], (skill, key)
@@ -119,7 +119,7 @@ def test_the_overview_quotes_the_cards(phrase, key):
         assert float(stacking.group(1)) == _evidence("pick_place")["supervised_stack"]
 
 
-@pytest.mark.parametrize("skill", ("push", "pick_place"))
+@pytest.mark.parametrize("skill", ("push", "pick_place", "turn"))
 def test_the_overview_training_times_are_the_cards(skill):
     card = yaml.safe_load(_active(skill, CARD_FILE).read_text())
     minutes = round(card["provenance"]["total_wall_time_s"] / 60.0)
