@@ -38,10 +38,9 @@ from miles_ros.runtime.goals import (
     Goal,
     GoalError,
     covered_error,
-    crowded_error,
     goal_from_positions,
-    in_place_error,
     stack_target_error,
+    turn_place_error,
 )
 from sims.robots import panda
 from sims.tasks.base import SimState
@@ -201,7 +200,7 @@ class Affordance:
         if obj is not None and obj not in world.objects:
             return IMPOSSIBLE
         if obj is not None and target is None:
-            if in_place_error(obj, world.objects) or crowded_error(obj, world.objects):
+            if turn_place_error(obj, world.objects):
                 return IMPOSSIBLE
         if target is not None:
             if isinstance(target, str):

@@ -15,7 +15,7 @@ from miles_ros.agent.grounding import (
 )
 from miles_ros.agent.registry import SkillRegistry
 from miles_ros.agent.world import World, in_workspace
-from miles_ros.runtime.goals import GOAL_KEYWORDS, crowded_error, in_place_error
+from miles_ros.runtime.goals import GOAL_KEYWORDS
 
 
 class PlanError(ValueError):
@@ -105,8 +105,6 @@ def validate_plan(
         obj, target = step.params.get("object"), step.params.get("target")
         if stacking and obj != target:
             report(i, f"steps[{i}] {step.skill}: {stacking}")
-        elif obj in work.objects and target is None and (why := _in_place(obj, work.objects)):
-            report(i, f"steps[{i}] {step.skill}: {why}")
         if i not in flagged and (why := goal_error(step, registry, work)):
             report(i, f"steps[{i}] {step.skill}: {why}")
         try:
@@ -114,12 +112,6 @@ def validate_plan(
         except (KeyError, ValueError, TypeError):  # a bad name or point: reported above
             break
     return list(dict.fromkeys(errors))
-
-
-def _in_place(obj: str, positions) -> str | None:
-    """Why ``obj`` cannot be turned where it stands: covered, off the table, or another cube
-    within turn's clearance (:func:`~miles_ros.runtime.goals.crowded_error`)."""
-    return in_place_error(obj, positions) or crowded_error(obj, positions)
 
 
 def _explain(error: jsonschema.ValidationError, registry: SkillRegistry, plan: dict) -> str:

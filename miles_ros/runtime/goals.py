@@ -20,9 +20,9 @@ cards' ``goal_mapping``), for the skill executor and the planner's grounding ali
   table at the rest height) and a goal yaw (:func:`turn_yaw`): the cube's yaw at the
   request plus ``angle`` degrees (counter-clockwise seen from above), or for
   :data:`FACE_ROBOT` the yaw whose face normal points at the robot base. A covered cube,
-  or one not resting on the table, is not turned (:func:`in_place_error`); the planner
-  also turns no cube with another closer than :data:`~sims.tasks.turn.TURN_CLEARANCE`
-  (the card's 7 cm: the fingers go around it; :func:`crowded_error`). A cube looks
+  or one not resting on the table, is not turned (:func:`in_place_error`), nor one with
+  another cube closer than :data:`~sims.tasks.turn.TURN_CLEARANCE` (the card's 7 cm: the
+  fingers go around it; :func:`crowded_error`); :func:`turn_place_error` is both. A cube looks
   the same every 90 degrees, so the turn the skill makes is the angle wrapped into
   [-45, 45) degrees (:func:`turn_made_deg`: 60 turns by -30, 100 by 10; the goal's
   ``turn_deg``, which the card's ``angle_deg`` envelope checks), and a multiple of 90
@@ -67,6 +67,7 @@ __all__ = [
     "stack_top",
     "tower_level",
     "turn_made_deg",
+    "turn_place_error",
     "turn_yaw",
 ]
 
@@ -213,8 +214,7 @@ def crowded_error(obj: str, positions: Mapping[str, Sequence[float]]) -> str | N
     """Why the cube ``obj`` cannot be turned where it stands given cube centres by name
     (m): another cube stands closer to it than :data:`~sims.tasks.turn.TURN_CLEARANCE` in
     the table plane (the fingers go around it: the turn card's precondition); None when
-    none does. The planner checks it on every turn step (the resolver the skill node runs
-    does not)."""
+    none does."""
     x, y = float(positions[obj][0]), float(positions[obj][1])
     for other, p in positions.items():
         gap = math.hypot(float(p[0]) - x, float(p[1]) - y)
@@ -224,6 +224,13 @@ def crowded_error(obj: str, positions: Mapping[str, Sequence[float]]) -> str | N
                 f"than the {TURN_CLEARANCE * 100:.0f} cm the fingers need around it"
             )
     return None
+
+
+def turn_place_error(obj: str, positions: Mapping[str, Sequence[float]]) -> str | None:
+    """Why the cube ``obj`` cannot be turned where it stands: :func:`in_place_error` (covered,
+    not resting on the table), then :func:`crowded_error`; None when it can. The skill
+    node's resolver and the planner's checks both ask this."""
+    return in_place_error(obj, positions) or crowded_error(obj, positions)
 
 
 def stack_target_error(
@@ -343,7 +350,7 @@ def goal_from_positions(
         goal = pick_place.stack_goal(np.asarray(objects[top], dtype=np.float64))
         return Goal(goal, obj, stack_on=top)
     if task == "turn":
-        why = in_place_error(obj, objects)
+        why = turn_place_error(obj, objects)
         if why:
             raise GoalError(why)
         centre = np.asarray(objects[obj], dtype=np.float64)

@@ -21,7 +21,7 @@ from miles_ros.agent.registry import SkillRegistry
 from miles_ros.agent.towers import read_tower
 from miles_ros.agent.validation import validate_plan
 from miles_ros.agent.world import in_workspace
-from miles_ros.runtime.goals import crowded_error, goal_from_positions
+from miles_ros.runtime.goals import GoalError, crowded_error, goal_from_positions
 from sims.tasks.turn import TURN_CLEARANCE
 from tests.agent.test_reading_rules import CUBES, SCENE, moved
 
@@ -158,9 +158,13 @@ def test_a_cube_with_another_within_the_clearance_is_not_turned(gap, angle, near
     assert (crowded_error(turned, w.objects) is not None) == blocked
     errors = validate_plan([Step("turn", {"object": turned, "angle": 30.0})], SHIPPED, w)
     assert any("fingers need" in e for e in errors) == blocked
-    # the planner's check only: the resolver the skill node runs still resolves the goal
+    # the resolver the skill node runs refuses it too, with the same reason
     params = {"object": turned, "angle": 30.0}
-    assert goal_from_positions("turn", params, w.objects, w.places).object_name == turned
+    if blocked:
+        with pytest.raises(GoalError, match="fingers need"):
+            goal_from_positions("turn", params, w.objects, w.places)
+    else:
+        assert goal_from_positions("turn", params, w.objects, w.places).object_name == turned
 
 
 @pytest.mark.parametrize(

@@ -12,6 +12,7 @@ from miles_ros.runtime.goals import (
     FACE_ROBOT,
     NOTHING_TO_TURN_DEG,
     GoalError,
+    crowded_error,
     goal_from_positions,
     resolve_goal,
     turn_made_deg,
@@ -20,7 +21,7 @@ from miles_ros.runtime.observation import JointReading, ObjectPose, sim_state
 from sims.robots import panda
 from sims.scene import load_scene
 from sims.tasks import push
-from sims.tasks.turn import quarter_wrap
+from sims.tasks.turn import TURN_CLEARANCE, quarter_wrap
 
 SCENE = load_scene()
 PADS = {n: p.position for n, p in SCENE.places.items()}
@@ -37,10 +38,16 @@ def _live(x: float, y: float, yaw: float) -> dict[str, ObjectPose]:
     return live
 
 
+def _clear(live: dict[str, ObjectPose]) -> bool:
+    """No other cube within turn's clearance of the red cube (the card's precondition)."""
+    return crowded_error("red_cube", {n: p.position for n, p in live.items()}) is None
+
+
 @settings(max_examples=200, deadline=None)
 @given(xs, ys, yaws, angles)
 def test_a_turn_keeps_the_cube_in_place_and_adds_the_angle_to_its_live_yaw(x, y, yaw, angle):
     assume(abs(turn_made_deg(angle)) >= NOTHING_TO_TURN_DEG)  # a multiple of 90: no goal
+    assume(_clear(_live(x, y, yaw)))  # a crowded cube is refused (below)
     goal = resolve_goal("turn", {"object": "red_cube", "angle": angle}, SCENE, _live(x, y, yaw))
     assert goal.object_name == "red_cube"
     np.testing.assert_allclose(goal.goal_pos, [x, y, push.CUBE_REST_Z])
@@ -55,6 +62,7 @@ def test_a_turn_keeps_the_cube_in_place_and_adds_the_angle_to_its_live_yaw(x, y,
 @settings(max_examples=200, deadline=None)
 @given(xs, ys, yaws)
 def test_face_robot_turns_a_face_normal_to_point_at_the_base(x, y, yaw):
+    assume(_clear(_live(x, y, yaw)))
     goal = resolve_goal(
         "turn", {"object": "red_cube", "angle": FACE_ROBOT}, SCENE, _live(x, y, yaw)
     )
@@ -64,6 +72,22 @@ def test_face_robot_turns_a_face_normal_to_point_at_the_base(x, y, yaw):
     best = max(np.dot([math.cos(a), math.sin(a)], to_base) for a in normals)
     assert best == pytest.approx(1.0, abs=1e-12)  # one face looks straight at the base
     assert goal.goal_yaw == pytest.approx(math.atan2(y, x))  # independent of the start yaw
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.floats(0.0, 2 * TURN_CLEARANCE), st.floats(-math.pi, math.pi), yaws)
+def test_the_skill_node_turns_no_cube_with_another_within_the_clearance(gap, bearing, yaw):
+    green = SCENE.objects["green_cube"].position
+    x, y = green[0] + gap * math.cos(bearing), green[1] + gap * math.sin(bearing)
+    live = _live(x, y, yaw)
+    nearest = min(math.dist((x, y), p.position[:2]) for n, p in live.items() if n != "red_cube")
+    assume(abs(nearest - TURN_CLEARANCE) > 1e-9)  # not on the boundary itself
+    request = {"object": "red_cube", "angle": 30}
+    if nearest < TURN_CLEARANCE:
+        with pytest.raises(GoalError, match="closer than the 7 cm the fingers need"):
+            resolve_goal("turn", request, SCENE, live)
+    else:
+        assert resolve_goal("turn", request, SCENE, live).object_name == "red_cube"
 
 
 def test_the_planner_without_yaws_gets_the_same_place_and_no_relative_yaw():
