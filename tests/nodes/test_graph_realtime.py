@@ -72,25 +72,24 @@ def test_miles_up_says_it_runs_the_loop_under_fifo():
 
 
 @needs_fifo
-def test_miles_up_serves_the_console_from_a_process_of_its_own_under_fifo():
-    args = ("--sim", "none", "--no-manager", "--console", "--rt-priority", "40")
-    with miles_up(*args, "--duration", "3", "--domain-id", str(domain_id())) as process:
+@pytest.mark.parametrize(
+    "flags, part, url",
+    [
+        (("--console",), "console", r"http://127\.0\.0\.1:\d+/\?token=\S+"),
+        (
+            ("--view-web", "--view-port", "0"),
+            "view",
+            r"http://127\.0\.0\.1:\d+/\?url=rerun%2Bhttp\S+",
+        ),
+    ],
+    ids=["console", "view"],
+)
+def test_miles_up_runs_the_console_or_view_from_a_process_of_its_own_under_fifo(flags, part, url):
+    args = ("--sim", "none", "--no-manager", *flags, "--rt-priority", "40", "--duration", "3")
+    with miles_up(*args, "--domain-id", str(domain_id())) as process:
         out, err = process.communicate(timeout=120)
     assert process.returncode == 0, err[-2000:]
-    found = re.search(r"console \(process (\d+)\)", out)
+    found = re.search(rf"{part} \(process (\d+)\)", out)
     assert found, out
-    assert re.search(r"^console: http://127\.0\.0\.1:\d+/\?token=\S+$", out, re.M), out
-    assert not Path(f"/proc/{found.group(1)}").exists()  # stopped with the graph, reaped
-
-
-@needs_fifo
-def test_miles_up_runs_the_view_from_a_process_of_its_own_under_fifo():
-    args = ("--sim", "none", "--no-manager", "--view-web", "--view-port", "0")
-    args += ("--rt-priority", "40", "--duration", "3", "--domain-id", str(domain_id()))
-    with miles_up(*args) as process:
-        out, err = process.communicate(timeout=120)
-    assert process.returncode == 0, err[-2000:]
-    found = re.search(r"view \(process (\d+)\)", out)
-    assert found, out
-    assert re.search(r"^view: http://127\.0\.0\.1:\d+/\?url=rerun%2Bhttp\S+$", out, re.M), out
+    assert re.search(rf"^{part}: {url}$", out, re.M), out
     assert not Path(f"/proc/{found.group(1)}").exists()  # stopped with the graph, reaped

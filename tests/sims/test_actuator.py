@@ -347,17 +347,11 @@ SIMULATED_ROLLOUT = textwrap.dedent(
     from sims import make_env
     from sims.backends.numba_cuda import CudaReachStepper
     from sims.robots.actuator import ActuatorModel
+    from tests.cudasim import assert_steps_alike
 
     cpu = make_env("reach", "numba", 3, seed=4, actuator=ActuatorModel.panda(latency_steps=1))
     gpu = CudaReachStepper.from_env(cpu)
-    rng = np.random.default_rng(1)
-    for t in range(6):
-        actions = rng.uniform(-1.2, 1.2, size=(3, 7))
-        a = cpu.step(actions)
-        b = gpu.step(actions)
-        for x, y in zip(a[:4], b[:4]):
-            np.testing.assert_allclose(x, y, rtol=0, atol=1e-12)
-        np.testing.assert_allclose(cpu._st, gpu.state(), rtol=0, atol=1e-12)
+    assert_steps_alike(cpu, gpu, 6, low=-1.2, high=1.2, atol=1e-12)
     print("CUDASIM_OK")
     """
 )

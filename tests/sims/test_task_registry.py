@@ -6,11 +6,7 @@ terms come back by name (the Isaac half: ``tests_isaac/test_isaac_env.py``)."""
 from __future__ import annotations
 
 import dataclasses
-import os
-import subprocess
-import sys
 import textwrap
-from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
@@ -32,8 +28,7 @@ from sims.tasks.base import (
     weighted_reward,
 )
 from sims.tasks.registry import TaskKernel
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.cudasim import run_script
 
 # --- the toy task: hold the TCP at a goal, joints slow ----------------------------------------
 CONFIG = TaskConfig(
@@ -209,6 +204,7 @@ SIMULATED = textwrap.dedent(
     import test_task_registry as t
     from sims import make_env
     from sims.tasks import registry
+    from tests.cudasim import assert_steps_alike
 
     registry.register(t.TOY)
     cpu = make_env("toy_hover", "numba", 4, seed=5)
@@ -216,28 +212,11 @@ SIMULATED = textwrap.dedent(
     t.check_rollout(gpu, t.TOY)
     cpu.reset(seed=3)
     gpu.reset(seed=3)
-    rng = np.random.default_rng(1)
-    for _ in range(22):
-        actions = rng.uniform(-1, 1, size=(4, 7))
-        want, got = cpu.step(actions), gpu.step(actions)
-        for x, y in zip(want[:4], got[:4]):
-            np.testing.assert_allclose(x, y, rtol=0, atol=1e-9)
-        assert set(want[4]) == set(got[4])
-        for key in want[4]:
-            np.testing.assert_allclose(want[4][key], got[4][key], rtol=0, atol=1e-9)
+    assert_steps_alike(cpu, gpu, 22)
     print("TOY_CUDASIM_OK")
     """
 )
 
 
 def test_a_registered_task_steps_in_the_cuda_simulator():
-    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1", PYTHONPATH=str(ROOT))
-    proc = subprocess.run(
-        [sys.executable, "-c", SIMULATED],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=1200,
-    )
-    assert proc.returncode == 0 and "TOY_CUDASIM_OK" in proc.stdout, proc.stderr[-3000:]
+    assert "TOY_CUDASIM_OK" in run_script(SIMULATED, timeout=1200).stdout

@@ -168,6 +168,7 @@ CUDASIM = textwrap.dedent(
     assert config.ENABLE_CUDASIM
     from sims import make_env
     from sims.kernels import layout as L
+    from tests.cudasim import assert_steps_alike
     cpu = make_env("turn", "numba", 4, seed=9)
     gpu = make_env("turn", "numba", 4, seed=9, device="cuda")
     a, _ = cpu.reset(seed=2)
@@ -175,14 +176,7 @@ CUDASIM = textwrap.dedent(
     np.testing.assert_array_equal(a, b)
     np.testing.assert_array_equal(gpu.state(), cpu._st)
     assert np.all(cpu._st[:, L.S_GOAL_YAW] != cpu._st[:, L.S_YAW])
-    rng = np.random.default_rng(1)
-    for _ in range(6):
-        actions = rng.uniform(-1, 1, size=(4, 3))
-        want = cpu.step(actions)
-        got = gpu.step(actions)
-        for w, g in zip(want[:4], got[:4]):
-            np.testing.assert_allclose(g, w, rtol=0, atol=1e-9)
-    np.testing.assert_allclose(gpu.state(), cpu._st, rtol=0, atol=1e-9)
+    assert_steps_alike(cpu, gpu, 6)
     print("ok")
     """
 )
