@@ -194,10 +194,12 @@ _BEFORE_THAT = re.compile(
 )
 _LAST_THEN_FIRST = re.compile(
     r"^(?P<a>[^.;]+?)\s*,?\s+(?:last|at the end|in the end)\s*[,.;]\s*(?:but\s+|and\s+)?"
-    r"(?:first|firstly|to begin with|to start with)\s*,?\s+(?P<b>[^.;]+)$",
+    r"(?:first of all|firstly|first|to begin with|to start with|(?:start|begin)(?: off)? "
+    r"(?:by|with))\s*,?\s+(?P<b>[^.;]+)$",
     re.I,
 )
-"""A step said with "last", then the one said with "first": done the other way round."""
+"""A step said with "last", then the one said with "first" ("start by ...", "begin with
+..."): done the other way round."""
 _LEAD_AFTER = re.compile(r"^(?:after|once)\s+(?P<b>(?!that\b|this\b).+?)\s*,\s*(?P<a>.+)$", re.I)
 _TAIL_AFTER = re.compile(
     r"^(?P<a>.+?)\s*,?\s+(?:but\s+)?(?:only\s+)?(?:after|once)\s+"
@@ -212,8 +214,8 @@ def _in_order(text: str, cubes: CubePhrases) -> str:
     end = re.search(r"[.!?]*$", text).group(0)
     body = text[: len(text) - len(end)] if end else text
     match = _BEFORE_THAT.match(body) or _LAST_THEN_FIRST.match(body)
-    if match:
-        return _join(match["b"], match["a"], end, cubes)
+    if match:  # "start by pushing ...": the step said as an imperative
+        return _join(_step(match["b"]), match["a"], end, cubes)
     if re.search(r"[.;]\s", body):  # several sentences: each is said in order already
         return text
     match = _BUT_FIRST.match(body) or _FIRST_AT_END.match(body)
@@ -355,12 +357,13 @@ _CLAUSE_BREAK = re.compile(
 
 def _after_a_visit(text: str, cubes: CubePhrases) -> str:
     """ "hover over the blue cube, then push it to the right pad" / "... . Now move that to
-    ...": "it" or "that" moved in the clause after a step that hovers over, taps or turns a
-    cube is that cube (the model, left to read it, took another). A clause that picks a
-    cube up without a place ("pick up the red cube and put it on ...") is one step with its
-    "it", and is left to the model."""
+    ..." / "..., then put that one on ...": "it", "that" or "that one" moved in the clause
+    after a step that hovers over, taps or turns a cube is that cube (the model, left to
+    read it, took another). A clause that picks a cube up without a place ("pick up the red
+    cube and put it on ...") is one step with its "it", and is left to the model."""
     pattern = re.compile(
-        rf"\b(?P<verb>{'|'.join(sorted(VERBS, key=len, reverse=True))})\s+(?P<it>it|that)\b"
+        rf"\b(?P<verb>{'|'.join(sorted(VERBS, key=len, reverse=True))})\s+"
+        rf"(?P<it>(?:that|this|the\s+same)\s+{_NOUN}|it|that)\b"
         r"(?!\s+(?:is|was|one|cube|block)\b)",
         re.I,
     )
