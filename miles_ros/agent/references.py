@@ -207,7 +207,7 @@ def _unnamed_it(text: str, cube_words: set[str]) -> bool:
     to the blue cube" names none."""
     it = _UNNAMED_IT.search(text)
     before = set(re.findall(r"[a-z_]+", text[: it.start()].lower()))
-    if before & cube_words or (before & _ARM_END and it.group(0).lower() == "it"):
+    if before & cube_words or (before & _ARM_END and _SUBJECT_IT.match(text, it.end())):
         return False  # "move your gripper so it's over the green block": the gripper
     after = text[it.end() :].lower()
     for word in re.findall(r"[a-z_]+|,", after):
@@ -685,7 +685,15 @@ _PLACING_VERBS = frozenset(
 """The first words of the phrases the training generator says a cube moved with."""
 _UNNAMED_IT = re.compile(r"\b(?:it|them)\b", re.I)
 _ARM_END = frozenset("gripper grippers hand claw arm effector tool fingers tcp".split())
-"""Words for the arm's end: an "it" after one of them (and no cube) is the arm's end."""
+"""Words for the arm's end: an "it" after one of them (and no cube) that is the subject of
+its clause (:data:`_SUBJECT_IT`) is the arm's end."""
+_SUBJECT_IT = re.compile(
+    r"(?:['\u2019]s|\s+(?:is|sits|hangs|rests|hovers|stays|points|ends up|gets|lies|will be|"
+    r"should be|can be))\b",
+    re.I,
+)
+"""After "it": a verb whose subject it is ("so it's over", "so that it hangs above"), not
+the object of a step ("use the gripper to pick it up": which cube is still asked)."""
 _TOWARD_SIDE = re.compile(
     rf"\b(?:to|toward|towards|over to)\s+(?P<side>the\s+(?:left|right))\b(?!-| hand| {_PAD}| "
     rf"{_CUBE}| one| of| side of)(?!.*\bdeg)",

@@ -31,7 +31,7 @@ ORDINALS = ("first", "second", "third")
     [
         "Move your gripper so it's over the green block.",
         "Move the claw so that it is above the right pad.",
-        "Bring your hand to the left pad and keep it there.",
+        "Lower your hand until it is just above the red cube.",
     ],
 )
 def test_it_after_the_arms_end_is_the_arm_not_a_cube_to_ask_about(goal):
@@ -39,8 +39,11 @@ def test_it_after_the_arms_end_is_the_arm_not_a_cube_to_ask_about(goal):
     assert asks is None and reading.refusal is None
 
 
-def test_it_with_no_cube_and_no_arm_is_still_asked_about():
-    _, _, asks = read_in_scope("Move it so it's over the left pad.", SHIPPED, SCENE)
+@pytest.mark.parametrize(
+    "goal", ["Move it so it's over the left pad.", "Use the gripper to pick it up."]
+)
+def test_it_with_no_cube_and_not_the_arm_is_still_asked_about(goal):
+    _, _, asks = read_in_scope(goal, SHIPPED, SCENE)
     assert asks is not None and set(asks.options) == set(CUBES)
 
 
