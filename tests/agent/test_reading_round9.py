@@ -181,22 +181,18 @@ def test_a_place_pointed_at_after_one_is_named_is_not_asked_about():
 
 
 @pytest.mark.parametrize(
-    "goal",
+    ("goal", "still"),
     [
-        "Hang on, don't do anything yet.",
-        "Hang on",
-        "Hold up, nothing yet.",
-        "Wait a sec, stay put.",
+        ("Hang on, don't do anything yet.", True),
+        ("Hang on", True),
+        ("Hold up, nothing yet.", True),
+        ("Wait a sec, stay put.", True),
+        ("Hang on, put the red cube on the left pad.", False),
     ],
 )
-def test_hang_on_asks_for_no_motion(goal):
+def test_hang_on_asks_for_no_motion_unless_a_step_follows(goal, still):
     _, reading, asks = read_in_scope(goal, SHIPPED, SCENE)
-    assert reading.nothing and reading.refusal is None and asks is None
-
-
-def test_hang_on_then_a_step_is_that_step():
-    _, reading, _ = read_in_scope("Hang on, put the red cube on the left pad.", SHIPPED, SCENE)
-    assert not reading.nothing and reading.refusal is None
+    assert reading.nothing is still and reading.refusal is None and asks is None
 
 
 @pytest.mark.parametrize(
