@@ -86,7 +86,8 @@ _FACE = re.compile(
     re.I,
 )
 _SQUARE = re.compile(
-    rf"\bsquare(?: up)?(?P<cube>(?: (?!up\b|to\b|with\b)[a-z]+){{0,3}}?)(?: up)? "
+    r"(?<!the )(?<!a )(?<!that )\bsquare(?: up)?"
+    rf"(?P<cube>(?: (?!up\b|to\b|with\b)[a-z]+){{0,3}}?)(?: up)? "
     rf"(?:to|with) {_ROBOT}\b",
     re.I,
 )

@@ -187,6 +187,7 @@ def test_a_place_pointed_at_after_one_is_named_is_not_asked_about():
         ("Hang on", True),
         ("Hold up, nothing yet.", True),
         ("Wait a sec, stay put.", True),
+        ("Hold this position.", True),
         ("Hang on, put the red cube on the left pad.", False),
     ],
 )
@@ -209,6 +210,10 @@ def test_a_cube_squared_up_with_the_robot_turns_to_face_it(goal, cube):
     assert said.startswith(f"turn the {cube} so a face points at the robot")
     _, reading, asks = read_in_scope(goal, SHIPPED, SCENE)
     assert asks is None and reading.refusal is None
+
+
+def test_a_square_said_as_a_place_is_no_turn():
+    assert clause_angles("put the red cube on the square next to you") == []
 
 
 @pytest.mark.parametrize(
