@@ -19,6 +19,7 @@ put Y ..." ("after ..., X" too); "X last, after Y"
                                                                pad, then X"
 "put A on the left pad and B on the right pad, but do A last"  "put B on the right pad, then put
                                                                A on the left pad"
+"X last; first Y", "X last; start by / begin with Y-ing ..."   "Y ..., then X"
 "pick up the red and the blue cube and put them on the right   "put the red cube on the right
 pad"; "turn the red and the green cube by 20 degrees each"     pad, then the blue one"; "turn
                                                                the red cube by 20 degrees, then
@@ -26,6 +27,7 @@ pad"; "turn the red and the green cube by 20 degrees each"     pad, then the blu
 "..., then hover over it" / "reach for it"; "..., then put      "..., then hover over the green
 the red cube next to it"                                       cube" (the cube acted on last)
 "the one (cube) you just moved / pushed / placed"              that cube's name
+"hover over X, then put that one / this block on ..."          "..., then put X on ..."
 "..., then move it back" / "push the red cube back"            "put the red cube at (0.45, -0.1,
                                                                0.02)" / "push ... to ...":
                                                                where it stood before the goal

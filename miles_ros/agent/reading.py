@@ -31,10 +31,10 @@ missing, a goal that
 - names nothing in the scene, no point and no parameter-free skill ("fly", "dance").
 
 A goal that asks for no motion at all ("do nothing", "stay where you are", "thanks,
-that's everything", "no action is needed") is not a refusal: its plan is empty and done
-(``nothing``). The word lists are the English vocabulary of colours, household objects
-and places, not a list of goals; the scene's own names and the training generator's
-synonyms decide what is known.
+that's everything", "no action is needed", "hang on, not yet") is not a refusal: its plan
+is empty and done (``nothing``). The word lists are the English vocabulary of colours,
+household objects and places, not a list of goals; the scene's own names and the training
+generator's synonyms decide what is known.
 
 Manner constraints (per clause, on the cube the clause names, or the cube a pronoun
 refers to): "without lifting / don't pick it up / push / slide ..." forbids skills with
