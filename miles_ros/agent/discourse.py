@@ -19,6 +19,7 @@ put Y ..." ("after ..., X" too); "X last, after Y"
                                                                pad, then X"
 "put A on the left pad and B on the right pad, but do A last"  "put B on the right pad, then put
                                                                A on the left pad"
+"X last; first Y", "X last; start by / begin with Y-ing ..."   "Y ..., then X"
 "pick up the red and the blue cube and put them on the right   "put the red cube on the right
 pad"; "turn the red and the green cube by 20 degrees each"     pad, then the blue one"; "turn
                                                                the red cube by 20 degrees, then
@@ -26,6 +27,7 @@ pad"; "turn the red and the green cube by 20 degrees each"     pad, then the blu
 "..., then hover over it" / "reach for it"; "..., then put      "..., then hover over the green
 the red cube next to it"                                       cube" (the cube acted on last)
 "the one (cube) you just moved / pushed / placed"              that cube's name
+"hover over X, then put that one / this block on ..."          "..., then put X on ..."
 "..., then move it back" / "push the red cube back"            "put the red cube at (0.45, -0.1,
                                                                0.02)" / "push ... to ...":
                                                                where it stood before the goal
@@ -194,10 +196,12 @@ _BEFORE_THAT = re.compile(
 )
 _LAST_THEN_FIRST = re.compile(
     r"^(?P<a>[^.;]+?)\s*,?\s+(?:last|at the end|in the end)\s*[,.;]\s*(?:but\s+|and\s+)?"
-    r"(?:first|firstly|to begin with|to start with)\s*,?\s+(?P<b>[^.;]+)$",
+    r"(?:first of all|firstly|first|to begin with|to start with|(?:start|begin)(?: off)? "
+    r"(?:by|with))\s*,?\s+(?P<b>[^.;]+)$",
     re.I,
 )
-"""A step said with "last", then the one said with "first": done the other way round."""
+"""A step said with "last", then the one said with "first" ("start by ...", "begin with
+..."): done the other way round."""
 _LEAD_AFTER = re.compile(r"^(?:after|once)\s+(?P<b>(?!that\b|this\b).+?)\s*,\s*(?P<a>.+)$", re.I)
 _TAIL_AFTER = re.compile(
     r"^(?P<a>.+?)\s*,?\s+(?:but\s+)?(?:only\s+)?(?:after|once)\s+"
@@ -212,8 +216,8 @@ def _in_order(text: str, cubes: CubePhrases) -> str:
     end = re.search(r"[.!?]*$", text).group(0)
     body = text[: len(text) - len(end)] if end else text
     match = _BEFORE_THAT.match(body) or _LAST_THEN_FIRST.match(body)
-    if match:
-        return _join(match["b"], match["a"], end, cubes)
+    if match:  # "start by pushing ...": the step said as an imperative
+        return _join(_step(match["b"]), match["a"], end, cubes)
     if re.search(r"[.;]\s", body):  # several sentences: each is said in order already
         return text
     match = _BUT_FIRST.match(body) or _FIRST_AT_END.match(body)
@@ -355,12 +359,13 @@ _CLAUSE_BREAK = re.compile(
 
 def _after_a_visit(text: str, cubes: CubePhrases) -> str:
     """ "hover over the blue cube, then push it to the right pad" / "... . Now move that to
-    ...": "it" or "that" moved in the clause after a step that hovers over, taps or turns a
-    cube is that cube (the model, left to read it, took another). A clause that picks a
-    cube up without a place ("pick up the red cube and put it on ...") is one step with its
-    "it", and is left to the model."""
+    ..." / "..., then put that one on ...": "it", "that" or "that one" moved in the clause
+    after a step that hovers over, taps or turns a cube is that cube (the model, left to
+    read it, took another). A clause that picks a cube up without a place ("pick up the red
+    cube and put it on ...") is one step with its "it", and is left to the model."""
     pattern = re.compile(
-        rf"\b(?P<verb>{'|'.join(sorted(VERBS, key=len, reverse=True))})\s+(?P<it>it|that)\b"
+        rf"\b(?P<verb>{'|'.join(sorted(VERBS, key=len, reverse=True))})\s+"
+        rf"(?P<it>(?:that|this|the\s+same)\s+{_NOUN}|it|that)\b"
         r"(?!\s+(?:is|was|one|cube|block)\b)",
         re.I,
     )

@@ -277,6 +277,10 @@ def read_scope(goal: str, world: World) -> Scope:
             rf"(?P<list2>{cubes.list})",
             MOVE,
         ),
+        (  # "hover over any cube except the red one" (not "every cube except": read above)
+            rf"\s*,?\s*\b{_EXCEPT}\s+(?P<list>{cubes.list})\s*,?",
+            MOVE,
+        ),
     ]
     for pattern, what in rules:
         text = re.sub(
@@ -490,12 +494,17 @@ def _tidy(text: str) -> str:
 def _allowed_only(references: Resolution, prohibitions, world: World) -> Resolution:
     """A question asked only among the things the goal allows: the options a goal-wide
     prohibition keeps out of the plan ("put a cube on the left pad, but not the red one or
-    the blue one") are dropped; one left is the answer, several a narrower question."""
+    the blue one") are dropped; one left is the answer, several a narrower question, none a
+    refusal (every answer is forbidden)."""
     asks = references.clarify
     kept = tuple(
         o for o in asks.options if not any(p.cube == o and p.scope == "goal" for p in prohibitions)
     )
-    if not kept or kept == asks.options:
+    if not kept:  # "hover over any cube except the red, the green and the blue one"
+        ruled_out = ", ".join(spoken(o) for o in asks.options)
+        why = f"the goal rules out all that {asks.phrase!r} could mean ({ruled_out})"
+        return replace(references, refusal=why, clarify=None)
+    if kept == asks.options:
         return references
     if len(kept) > 1:
         question = (

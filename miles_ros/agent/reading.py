@@ -31,10 +31,10 @@ missing, a goal that
 - names nothing in the scene, no point and no parameter-free skill ("fly", "dance").
 
 A goal that asks for no motion at all ("do nothing", "stay where you are", "thanks,
-that's everything", "no action is needed") is not a refusal: its plan is empty and done
-(``nothing``). The word lists are the English vocabulary of colours, household objects
-and places, not a list of goals; the scene's own names and the training generator's
-synonyms decide what is known.
+that's everything", "no action is needed", "hang on, not yet") is not a refusal: its plan
+is empty and done (``nothing``). The word lists are the English vocabulary of colours,
+household objects and places, not a list of goals; the scene's own names and the training
+generator's synonyms decide what is known.
 
 Manner constraints (per clause, on the cube the clause names, or the cube a pronoun
 refers to): "without lifting / don't pick it up / push / slide ..." forbids skills with
@@ -81,12 +81,15 @@ _NOTHING = re.compile(
     r"(?:(?:please|could you|can you|would you|just|ok|okay|hey|robot|now|for now|kindly|"
     r"your task:?|i'?d like you to|i need you to|let'?s|go ahead and|would you kindly|"
     r"actually|on second thoughts?|sorry|oh|um|well|no|thanks|thank you|cheers|great|good|"
-    r"perfect)"
+    r"perfect|hang on|hold on|hold up|wait(?: a (?:moment|minute|second|sec|bit))?|"
+    r"(?:just )?(?:a|one) (?:moment|minute|second|sec)|not (?:yet|now))"
     r"[,: ]*)*"
     r"(?:(?:do nothing|don'?t do anything|do not do anything|nothing|"
     r"(?:stay|remain|keep|be|sit|stand|hold) (?:still|put|where you are|there|idle|"
-    r"motionless|in place|tight|steady)|don'?t move|do not move|never ?mind|wait|pause|"
-    r"hold on|hold (?:your|the) position|relax|no action|stop(?: moving| everything)?|halt|"
+    r"motionless|in place|tight|steady|here|in (?:this|that|your) position)|don'?t move|"
+    r"do not move|never ?mind|wait|pause|"
+    r"hold on|hang on|hold up|hold (?:your|the|this|that) position|relax|no action|"
+    r"stop(?: moving| everything)?|halt|"
     r"freeze|take a (?:break|rest)|forget (?:it|that|about it)|cancel(?: that| it)?|"
     r"let it be|leave it|no need to do anything|(?:there'?s |there is )?nothing (?:to do|needed|"
     r"more)|don'?t do (?:a|a single) thing|do not do (?:a|a single) thing|"
@@ -102,17 +105,20 @@ _CLAUSES = re.compile(
     r",? (?:and )?then |, and |\band\b|;|\. |, after that|, next|, followed by|, but first|"
     r",\s(?![-+]?\d)|\bbefore you\b|\bafter you\b|\bonce you\b|\bafterwards\b"
 )
+_NOT_BY = r"(?:without|(?:(?:don'?t|do not|never|not)(?: by)?|instead of|rather than)(?: just)?)"
+"""Words that rule out the manner after them ("without", "not by", "rather than")."""
 _NO_GRASP = re.compile(
-    r"without (?:lifting|picking|grasping|grabbing|raising)\w*(?: it)?(?: up)?|"
-    r"(?:don'?t|do not|never|not) (?:lift|pick|grasp|grab|raise)\w*(?: it)?(?: up)?|"
+    rf"{_NOT_BY} (?:lift|pick|grasp|grab|rais)\w*(?: it)?(?: up)?|"
     r"keep(?:ing)? it on the table|"
-    r"(?<!without )(?<!not )(?<!n't )(?<!never )\b(?:push|slid|shov|nudg|scoot|drag)\w*"
+    r"(?<!without )(?<!not )(?<!n't )(?<!never )(?<!not by )(?<!instead of )(?<!rather than )"
+    r"(?<!not just )(?<!n't just )\b(?:push|slid|shov|nudg|scoot|drag)\w*"
 )
 _GRASP = re.compile(
     r"\b(?:pick|lift|grasp|grab|carr|hold)\w*|"
-    r"(?:\b(?:without|not|never)|n't) (?:push|slid|shov|nudg|scoot|drag)\w*"
+    rf"(?:\b{_NOT_BY}|n't(?: by)?(?: just)?) (?:push|slid|shov|nudg|scoot|drag)\w*"
 )
-"""A clause that asks to lift its cube, or not to push it ("without pushing it")."""
+"""A clause that asks to lift its cube, or not to push it ("without pushing it", "but not
+by pushing it", "rather than sliding it")."""
 _KEPT_THERE = re.compile(r"\b(?:leave|keep) it (?:there|in place)\b")
 """After a clause that moves the cube, where that clause put it (not a contradiction);
 "where it is" is where it stands now, so moving it and keeping it where it is contradict
@@ -545,7 +551,7 @@ def _relation(
         obj = clause.moved
         body = _NO_TOUCH.sub(" ", f"{manner} {clause.text}".strip())
         bare = obj is None and not clause.cubes and not clause.places
-        fronted = re.search(r"\b(?:without|using|by)\b", clause.text)
+        fronted = re.search(r"\b(?:without|using|by|instead of|rather than)\b", clause.text)
         manner = clause.text if bare and fronted and _NO_GRASP.search(clause.text) else ""
         if obj is not None:
             for rel in RELATIONS:
@@ -625,7 +631,9 @@ def _constraints(clauses: list[_Clause], reading: GoalReading) -> str | None:
         stripped = _NO_GRASP.sub(" ", text)
         no_grasp, grasp = stripped != text, bool(_GRASP.search(stripped))
         bare = not clause.cubes and clause.moved is None and not clause.places
-        fronted = re.match(r"(?:without|using|by|with)\b", clause.text)  # qualifies the next
+        fronted = re.match(
+            r"(?:without|using|by|with|instead of|rather than)\b", clause.text
+        )  # qualifies the next
         if bare and fronted and (no_grasp or grasp) and clause is not clauses[-1]:
             pending = text  # "using a push, bring the blue cube ...": carry on
             continue

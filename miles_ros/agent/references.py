@@ -202,12 +202,13 @@ def _place_before(text: str, world: World) -> bool:
 def _unnamed_it(text: str, cube_words: set[str]) -> bool:
     """Whether the first "it" (or "them") of ``text`` points at no cube: none is named
     before it, nor after it past a comma ("without lifting it, turn the blue cube": a
-    phrase put before the clause that names it). "Move it next to the blue cube" names
-    none."""
+    phrase put before the clause that names it), nor the arm's end (:data:`_ARM_END`:
+    "move your gripper so it's over the green block": "it" is the gripper). "Move it next
+    to the blue cube" names none."""
     it = _UNNAMED_IT.search(text)
     before = set(re.findall(r"[a-z_]+", text[: it.start()].lower()))
-    if before & cube_words:
-        return False
+    if before & cube_words or (before & _ARM_END and _SUBJECT_IT.match(text, it.end())):
+        return False  # "move your gripper so it's over the green block": the gripper
     after = text[it.end() :].lower()
     for word in re.findall(r"[a-z_]+|,", after):
         if word == ",":
@@ -236,7 +237,8 @@ def follow_up(question: Clarification, answer: str, world: World) -> str | None:
     if len(picked) != 1:
         return None
     phrase = re.compile(rf"\b{re.escape(question.phrase)}\b", re.I)
-    where = "to the " if _THERE.fullmatch(question.phrase) else "the "
+    said = question.phrase.lower()
+    where = "to the " if _THERE.fullmatch(said) and said.split()[0] not in _POINTING else "the "
     return phrase.sub(where + spoken(picked[0]), question.goal, count=1)
 
 
@@ -682,6 +684,16 @@ _PLACING_VERBS = frozenset(
 )
 """The first words of the phrases the training generator says a cube moved with."""
 _UNNAMED_IT = re.compile(r"\b(?:it|them)\b", re.I)
+_ARM_END = frozenset("gripper grippers hand claw arm effector tool fingers tcp".split())
+"""Words for the arm's end: an "it" after one of them (and no cube) that is the subject of
+its clause (:data:`_SUBJECT_IT`) is the arm's end."""
+_SUBJECT_IT = re.compile(
+    r"(?:['\u2019]s|\s+(?:is|sits|hangs|rests|hovers|stays|points|ends up|gets|lies|will be|"
+    r"should be|can be))\b",
+    re.I,
+)
+"""After "it": a verb whose subject it is ("so it's over", "so that it hangs above"), not
+the object of a step ("use the gripper to pick it up": which cube is still asked)."""
 _TOWARD_SIDE = re.compile(
     rf"\b(?:to|toward|towards|over to)\s+(?P<side>the\s+(?:left|right))\b(?!-| hand| {_PAD}| "
     rf"{_CUBE}| one| of| side of)(?!.*\bdeg)",
@@ -698,11 +710,16 @@ _ONLY_LIFTED = re.compile(
 _COUNTS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
 _THERE = re.compile(
     r"\b(?:(?:over |right |up |down )?there\b(?! (?:is|are|was|were|will)\b|['\u2019](?:s|re)\b)|"
-    r"(?:somewhere|anywhere)(?: else)?\b)",
+    r"(?:somewhere|anywhere)(?: else)?\b|"
+    r"(?:that|this|the same) (?:spot|place|position|location|point)\b"
+    r"(?! (?:of|on|at|in|where)\b))",
     re.I,
 )
-"""A place pointed at ("put the red cube over there"): asked about when none is named
-before it."""
+"""A place pointed at ("put the red cube over there", "move it to that spot"): asked about
+when none is named before it."""
+_POINTING = frozenset({"that", "this", "the"})
+"""The first words of a place pointed at as a noun ("that spot"): an answer replaces it
+with the place's name, not with "to the" and the name (as it does "there")."""
 _COLOUR_WORDS = "|".join([*PALETTE, *SYNONYMS])
 _A_SUPERLATIVE = re.compile(
     rf"\ban? (?=(?:{_CUBE}|one) {_REL}(?:the )?(?:{_NEAR}|{_FAR}|(?:left|right)(?:-| )?most)\b|"
@@ -872,10 +889,12 @@ _RULES = [
     (
         re.compile(
             rf"\b(?:the|an?) (?P<nth>{'|'.join(ORDINALS)}) {_CUBE}"
-            rf"(?: from the (?P<side>left|right))?\b",
+            rf"(?: from the (?P<side>left|right))?\b|"
+            rf"\bthe (?:{_CUBE}|one) {_REL}(?:the )?(?P<nth2>{'|'.join(ORDINALS)}) "
+            r"(?:one )?from the (?P<side2>left|right)\b",
             re.I,
         ),
-        _ordinal,
+        lambda m, w: _ordinal(_Groups(m, nth="nth2", side="side2"), w),
     ),
     (
         re.compile(rf"\b(?:in|into|inside(?: of)?) (?:the|a|an) (?P<noun>{_CUBE})\b", re.I),

@@ -45,7 +45,7 @@ _ALL = (
 _ANY_ORDER = [
     rf"\b(?:stack|pile)\s+(?:up\s+)?{_ALL}(?:\s+(?:up|together))?"
     rf"(?:\s+(?:on\s+(?:top\s+of\s+)?(?:each\s+other|one\s+another)|into\s+(?:a|one)\s+"
-    rf"(?:tower|stack|pile))|(?=\s*(?:$|[,.;!?]|\b(?:and|then)\b)))",
+    rf"(?:tower|stack|pile))|(?=\s*(?:$|[,.;:!?]|\b(?:and|then)\b)))",
     rf"\b(?:build|make|form|stack|put|arrange)\s+(?:up\s+)?(?:a|one)\s+(?:tower|stack|pile)\s+"
     rf"(?:of|from|with|out\s+of|using)\s+{_ALL}",
     rf"\b(?:put|place|arrange|set)\s+{_ALL}\s+(?:in|into)\s+(?:a|one)\s+(?:tower|stack|pile)",
@@ -97,6 +97,11 @@ def read_tower(goal: str, world: World) -> TowerReading:
     for pattern in _ANY_ORDER:
         match = re.search(pattern, goal, re.I)
         if match:
+            listed = _listed(goal[match.end() :])
+            said = said_order(listed, words)
+            if len(said) >= 2:  # "a tower of all three cubes with blue at the bottom, ..."
+                end = match.end() + len(listed)
+                return _rewritten(goal, match.start(), end, tuple(said), world)
             order = chosen_order(world)
             return _rewritten(goal, match.start(), match.end(), order, world)
     added = ADD_ONE.search(goal)
@@ -116,15 +121,66 @@ def read_tower(goal: str, world: World) -> TowerReading:
     ordered = _ORDERED.search(goal)
     if ordered:
         rest = ordered.group("rest")
-        end = re.search(r"(?:\.\s|;|\bthen\s+(?:go|return|move\s+home|head)\b)", rest, re.I)
-        listed = rest[: end.start()] if end else rest
-        order = _named(listed, words)
+        listed = _listed(rest)
+        order = said_order(listed, words)
         if len(order) >= 2:
-            if _TOP_FIRST.search(listed):
-                order.reverse()
             cut = ordered.end("rest") - len(rest) + len(listed)
             return _rewritten(goal, ordered.start(), cut, tuple(order), world)
     return TowerReading(goal)
+
+
+def _listed(rest: str) -> str:
+    """The part of a goal after its tower's noun that lists the tower's cubes: up to the
+    sentence's end or a step after the tower ("then go home")."""
+    end = re.search(r"(?:\.\s|;|\bthen\s+(?:go|return|move\s+home|head)\b)", rest, re.I)
+    return rest[: end.start()] if end else rest
+
+
+_LEVEL_WORDS = (
+    (
+        re.compile(
+            r"^\s*(?:at|on|as|for)\s+the\s+(?:bottom|base|foot)\b|^\s*(?:at\s+)?bottom\b", re.I
+        ),
+        0,
+    ),
+    (
+        re.compile(
+            r"^\s*(?:in\s+the\s+(?:middle|centre|center)|in\s+between|(?:as\s+)?the\s+"
+            r"middle\s+(?:one|level|layer)|second|next)\b",
+            re.I,
+        ),
+        1,
+    ),
+    (
+        re.compile(r"^\s*(?:on|at)\s+(?:the\s+)?top\b|^\s*(?:as\s+)?the\s+top\b|^\s*last\b", re.I),
+        2,
+    ),
+)
+"""Words after a cube that give its level in a tower: the bottom, the middle, the top."""
+
+
+def said_order(listed: str, words: dict[str, str]) -> list[str]:
+    """The cubes ``listed`` names for a tower, bottom first: by the level said after each
+    ("red on top, green in the middle and blue at the bottom") when every cube named has
+    one, else in the order named (top first when it says "from the top" / "top to
+    bottom")."""
+    found = [
+        (m.group(0).lower(), m.end())
+        for m in re.finditer(r"[a-z_]+", listed, re.I)
+        if m.group(0).lower() in words
+    ]
+    order = [words[w] for w, _ in found]
+    levels = []
+    for _, end in found:
+        after = listed[end:]
+        after = re.sub(rf"^\s+(?:{_NOUNS}|one)s?\b", "", after, flags=re.I)
+        level = next((n for pattern, n in _LEVEL_WORDS if pattern.search(after)), None)
+        levels.append(level)
+    if len(order) >= 2 and None not in levels and len(set(levels)) == len(levels):
+        return [cube for _, cube in sorted(zip(levels, order, strict=True))]
+    if _TOP_FIRST.search(listed):
+        order.reverse()
+    return order
 
 
 def chosen_order(world: World) -> tuple[str, ...]:

@@ -11,8 +11,8 @@ planned as said.
   number of its clause; without one the number is taken as written);
 - "a quarter turn": 90, "half a turn": 180, "three quarters of a turn": 270, "a full turn",
   "all the way around", "spin it around": 360;
-- "so a face points at the robot", "to face the robot", "square to the robot":
-  :data:`FACE_ROBOT`.
+- "so a face points at the robot", "to face the robot", "square the green cube up with the
+  robot", "line it up with you": :data:`FACE_ROBOT`.
 
 Grounding offers these values, and only these, to a parameter that takes a number or the
 keyword (:func:`stated_values`): the number a plan turns by always comes from the goal's
@@ -82,10 +82,19 @@ _FACE = re.compile(
     rf"\b(?:an?|one|its|one of its) (?:face|side)s? (?:(?:is )?(?:points?|pointing|faces?|facing|"
     rf"looks?|looking|turned) )(?:at|to|towards?|toward)? ?{_ROBOT}\b|"
     rf"\bto face {_ROBOT}\b|\bfacing {_ROBOT}\b|\bface {_ROBOT}\b|"
-    rf"\bso (?:that )?it (?:faces|is facing|points at|looks at) {_ROBOT}\b|"
-    rf"\bsquare (?:it )?(?:up )?(?:to|with) {_ROBOT}\b",
+    rf"\bso (?:that )?it (?:faces|is facing|points at|looks at) {_ROBOT}\b",
     re.I,
 )
+_SQUARE = re.compile(
+    r"(?<!the )(?<!a )(?<!that )\bsquare(?: up)?"
+    rf"(?P<cube>(?: (?!up\b|to\b|with\b)[a-z]+){{0,3}}?)(?: up)? "
+    rf"(?:to|with) {_ROBOT}\b",
+    re.I,
+)
+"""A cube squared up with the robot ("square the green cube up with the robot", "square
+it to the robot", "square up the red block with you"): its faces square to the robot,
+which a turn so a face points at it does (:data:`FACE_ROBOT`); ``cube``: what is squared,
+as said."""
 _CLAUSE = re.compile(r",|;|\.\s|\bthen\b|\band\b|\bafter that\b", re.I)
 _CUBE = re.compile(
     rf"\b(?:{'|'.join(CUBE_NOUNS)})s?\b|\b(?:it|one|them)\b|"
@@ -106,6 +115,7 @@ def clause_angles(clause: str) -> list[float | str]:
                 found.append((match.start(), degrees))
                 taken.append(match.span())
     found += [(m.start(), FACE_ROBOT) for m in _FACE.finditer(clause)]
+    found += [(m.start(), FACE_ROBOT) for m in _SQUARE.finditer(clause)]
     sign = None  # counter-clockwise first: "clockwise" is inside it
     if _COUNTER.search(clause):
         sign = 1.0
@@ -291,7 +301,7 @@ def turn_text(goal: str, registry: SkillRegistry) -> str:
     said = None  # the angle of the last turn clause, in words
     turned = None  # the cube it turns, as said
     for i in range(0, len(parts), 2):
-        part = parts[i]
+        part = _SQUARE.sub(lambda m: f"turn{m['cube']} to face the robot", parts[i])
         angles = clause_angles(part)
         if verb.search(part) and _CUBE.search(part):
             parts[i] = verb.sub("turn", part)

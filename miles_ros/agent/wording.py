@@ -18,8 +18,9 @@ colour, side or noun slot; words of four letters or more)
                                                             pad."
 "give the blue cube a 25 degree twist"                      "turn the blue cube by 25
                                                             degrees"
-"the tower" / "the stack", "the top (bottom) cube", "take   the top (bottom) cube of the one
-X off the tower" (one tower standing)                       tower standing, by name
+"the tower" / "the stack", "the top (bottom) cube", "the    the top (bottom) cube of the one
+top of the tower", "take X off the tower" (one tower        tower standing, by name
+standing)
 "give the green cube a good shake"                          "shake the green cube"
 "go over the yellow pad", "visit the left pad"             "hover over the yellow pad"
 "move the tool to x 0.45, ...", "your hand above the pad"   "the gripper" (the arm's end)
@@ -299,8 +300,8 @@ _TOWER = r"(?:tower|stack|pile)"
 
 def _tower_words(text: str, world: World) -> str:
     """The one tower standing said by its cubes: "off the tower" is dropped, "the top
-    (bottom) cube (of the tower)" is its top (bottom) cube, "the tower" as a target its top
-    cube."""
+    (bottom) cube (of the tower)", "the top (bottom) of the tower" and "the tower's top" are
+    its top (bottom) cube, "the tower" as a target its top cube."""
     if not re.search(rf"\b{_TOWER}\b|\b(?:top|bottom)\b", text, re.I):
         return text
     towers = standing_towers(world)
@@ -314,6 +315,13 @@ def _tower_words(text: str, world: World) -> str:
     text = re.sub(
         rf"\bthe\s+(?P<end>top|bottom)(?:most)?\s+{_CUBE}(?:\s+(?:of|on|in)\s+the\s+{_TOWER})?\b",
         lambda m: "the " + spoken(top if m.group("end").lower() == "top" else bottom),
+        text,
+        flags=re.I,
+    )
+    text = re.sub(
+        rf"\bthe\s+(?P<end>top|bottom)\s+(?:level\s+|layer\s+)?of\s+the\s+{_TOWER}\b|"
+        rf"\bthe\s+{_TOWER}'?s\s+(?P<end2>top|bottom)\b(?:\s+(?:{_CUBE}|level|layer|one))?",
+        lambda m: "the " + spoken(top if "top" in (m.group("end"), m.group("end2")) else bottom),
         text,
         flags=re.I,
     )
