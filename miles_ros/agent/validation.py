@@ -15,7 +15,7 @@ from miles_ros.agent.grounding import (
 )
 from miles_ros.agent.registry import SkillRegistry
 from miles_ros.agent.world import World, in_workspace
-from miles_ros.runtime.goals import GOAL_KEYWORDS
+from miles_ros.runtime.goals import GOAL_KEYWORDS, turn_place_error
 
 
 class PlanError(ValueError):
@@ -105,6 +105,10 @@ def validate_plan(
         obj, target = step.params.get("object"), step.params.get("target")
         if stacking and obj != target:
             report(i, f"steps[{i}] {step.skill}: {stacking}")
+        elif (
+            obj in work.objects and target is None and (why := turn_place_error(obj, work.objects))
+        ):
+            report(i, f"steps[{i}] {step.skill}: {why}")  # said even beside an envelope's
         if i not in flagged and (why := goal_error(step, registry, work)):
             report(i, f"steps[{i}] {step.skill}: {why}")
         try:
