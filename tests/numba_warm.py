@@ -30,15 +30,19 @@ the action mapping, the FK)."""
 
 
 def _warm_task(task: str) -> None:
-    """A task's numba env: its reset, step and refresh kernels (``set_state``)."""
+    """A task's numba env: its reset, step and refresh kernels (``set_state``), and for a
+    task with a cube the observation with its true pose (what an expert labels from)."""
     import numpy as np
 
-    from sims import make_env
+    from sims import get_task, make_env
 
     env = make_env(task, "numba", 2, seed=0)
     env.reset(seed=0)
     env.step(np.zeros((env.num_envs, env.action_dim)))
     env.set_state(joint_pos=env.get_state().joint_pos)
+    if get_task(task).CONFIG.has_object:  # privileged_observation, whatever its error model
+        obs = np.empty((env.num_envs, env.obs_dim), dtype=np.float32)
+        env._kernels.true_pose_observe_kernel(env._fp, env._seed, env._st, env._cnt, obs)
 
 
 def _warm_safety() -> None:
