@@ -24,18 +24,25 @@ SAFETY = "safety supervisor"
 """The job that runs the supervisor (shaping, Cartesian filter, links, zones, separation)."""
 TRAINING = "training"
 """The job that runs PPO's numba parts (seeding, advantages)."""
+HOST = "host paths"
+"""The job that runs the numba functions of the host-state paths (a skill's command path,
+the action mapping, the FK)."""
 
 
 def _warm_task(task: str) -> None:
-    """A task's numba env: its reset, step and refresh kernels (``set_state``)."""
+    """A task's numba env: its reset, step and refresh kernels (``set_state``), and for a
+    task with a cube the observation with its true pose (what an expert labels from)."""
     import numpy as np
 
-    from sims import make_env
+    from sims import get_task, make_env
 
     env = make_env(task, "numba", 2, seed=0)
     env.reset(seed=0)
     env.step(np.zeros((env.num_envs, env.action_dim)))
     env.set_state(joint_pos=env.get_state().joint_pos)
+    if get_task(task).CONFIG.has_object:  # privileged_observation, whatever its error model
+        obs = np.empty((env.num_envs, env.obs_dim), dtype=np.float32)
+        env._kernels.true_pose_observe_kernel(env._fp, env._seed, env._st, env._cnt, obs)
 
 
 def _warm_safety() -> None:
@@ -82,15 +89,38 @@ def _warm_training() -> None:
     compute_gae(steps, steps, steps, steps[0], 0.99, 0.95)
 
 
+def _warm_host() -> None:
+    """What every ``miles up`` (skill_node), PyBullet env and evaluation compiles besides
+    the task kernels: the command-path model of a running skill, the action to joint
+    targets mapping, and the FK of one and of many configurations."""
+    import numpy as np
+
+    from miles_ros.runtime.command_path import CommandPath
+    from sims import get_task
+    from sims.control import joint_targets
+    from sims.robots import panda
+
+    home = panda.home_joint_positions.copy()
+    path = CommandPath(0.04)
+    path.sync(home, np.zeros(7))
+    path.step(home)
+    cfg = get_task("push").CONFIG
+    joint_targets(cfg, home[None], np.zeros((1, cfg.action_dim)))
+    panda.fk_tcp(home)
+    panda.fk_tcp_batch(np.ascontiguousarray(home[None]))
+
+
 def _job(name: str) -> tuple[str, float]:
-    """Run the job ``name`` (a task, :data:`SAFETY` or :data:`TRAINING`); (name, its CPU
-    seconds)."""
+    """Run the job ``name`` (a task, :data:`SAFETY`, :data:`TRAINING` or :data:`HOST`);
+    (name, its CPU seconds)."""
     sys.path.insert(0, str(ROOT))
     start = time.process_time()
     if name == SAFETY:
         _warm_safety()
     elif name == TRAINING:
         _warm_training()
+    elif name == HOST:
+        _warm_host()
     else:
         _warm_task(name)
     return name, time.process_time() - start
@@ -99,7 +129,7 @@ def _job(name: str) -> tuple[str, float]:
 def main() -> int:
     from sims.tasks.registry import BUILTIN_TASKS
 
-    jobs = [*BUILTIN_TASKS, SAFETY, TRAINING]  # the tasks' step kernels take the longest
+    jobs = [*BUILTIN_TASKS, SAFETY, HOST, TRAINING]  # the tasks' step kernels take the longest
     start = time.monotonic()
     # spawn: a fork of this process would share numba's threading layer state
     context = multiprocessing.get_context("spawn")
