@@ -27,7 +27,11 @@ CONFIG_OPTIONS: tuple[tuple[str, str, dict], ...] = (
     (
         "--eval-every",
         "runner.eval_every",
-        {"type": int, "help": "updates between PyBullet evaluations (0: none)"},
+        {
+            "type": int,
+            "help": "updates between periodic physics evaluations (0: none; a training "
+            "success at the target still triggers one, --eval-episodes 0 skips those too)",
+        },
     ),
     ("--eval-episodes", "runner.eval_episodes", {"type": int, "help": "episodes per evaluation"}),
     (
