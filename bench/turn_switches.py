@@ -3,7 +3,7 @@ how far a student's actions are from those labels near a switch and away from on
 
     python bench/turn_switches.py [--skill policies/skills/turn/versions/1] [--steps 450]
         [--envs 64] [--seed 1000] [--config config/train/turn.yaml] [--window 2]
-        [--supervised]
+        [--supervised | --plain]
 
 Why: DAgger labels the states the student visits with the expert's action there. Where the
 expert's choice of face or of the side of the face jumps between neighbouring states, a
@@ -32,7 +32,9 @@ expert's own:
 ``--supervised`` measures on PyBullet behind the safety supervisor, as ``miles eval
 --supervised`` runs a skill (16 envs x 1000 steps, student and expert: 2 min on a quiet
 2-core box, 17 min niced on a loaded one). A failed episode there runs the whole 4x budget
-(600 steps), so a record shorter than that holds only successes.
+(600 steps), so a record shorter than that holds only successes. ``--plain`` measures on
+PyBullet's plain quick arm, as ``miles eval`` (without ``--supervised``) runs a skill: the
+arm goes where each target sends it, the task's episode length.
 
 Prints one JSON object: ``{"student": {...}, "expert": {...}, "where": ..., ...}``, each
 part as :func:`switch_stats` returns it with ``failures`` (:func:`failure_stats`); the
@@ -76,6 +78,17 @@ def first_stage_env(config: str | Path, num_envs: int):
     cfg = TrainConfig.from_dict({"task": data["task"], "env": data.get("env", {})})
     task_cfg = training_task_config(cfg)
     return make_env(cfg, "numba", num_envs, task_cfg), task_cfg
+
+
+def plain_env(skill: str, num_envs: int):
+    """(the PyBullet env of the plain quick arm, its task config), as ``miles eval SKILL``
+    builds it: the task's episodes with the action mapping ``skill`` was trained under."""
+    import sims
+    from policies.commands.evaluate import episode_config
+
+    config, _ = episode_config(skill, "turn")
+    config = config or sims.get_task("turn").CONFIG
+    return sims.make_env("turn", "pybullet", num_envs=num_envs, config=config), config
 
 
 def record_labels(env, task_cfg, policy: Policy | None, steps: int, seed: int) -> dict:
@@ -449,7 +462,14 @@ def main(argv: list[str] | None = None) -> int:
         help="on PyBullet behind the safety supervisor as miles eval --supervised runs a "
         "skill (4x the task's episode length), not on the command-path model",
     )
+    p.add_argument(
+        "--plain",
+        action="store_true",
+        help="on PyBullet's plain quick arm as miles eval runs a skill without --supervised",
+    )
     args = p.parse_args(argv)
+    if args.plain and args.supervised:
+        p.error("--plain and --supervised exclude each other")
 
     from policies.commands.evaluate import load_any_policy
 
@@ -459,6 +479,9 @@ def main(argv: list[str] | None = None) -> int:
 
         env, task_cfg = supervised_env("turn", args.envs)
         where = "pybullet behind the safety supervisor"
+    elif args.plain:
+        env, task_cfg = plain_env(args.skill, args.envs)
+        where = "pybullet's plain quick arm"
     else:
         env, task_cfg = first_stage_env(args.config, args.envs)
         where = f"numba command-path model ({args.config})"

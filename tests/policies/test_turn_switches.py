@@ -204,3 +204,16 @@ def test_episodes_cut_off_by_the_record_are_left_out():
     rec["ended"][:] = False
     rec["ended"][2] = True  # one episode ends at step 2; the next runs past the record
     assert turn_switches.episode_rows(rec) == [(0, 0, 2)]
+
+
+def test_the_plain_arm_runs_the_cards_episodes_without_a_supervisor():
+    env, task_cfg = turn_switches.plain_env("policies/skills/turn/versions/4", 2)
+    try:
+        assert env.motor_filters is None  # the arm takes each period's targets itself
+        assert task_cfg.episode_steps == 150  # the card's episode_steps, not the 4x budget
+        rec = turn_switches.record_labels(env, task_cfg, None, steps=160, seed=5)
+    finally:
+        env.close()
+    # every env ended an episode within the task's 150 steps
+    assert rec["ended"][:150].any(axis=0).all()
+    assert rec["episodes"] >= 2
