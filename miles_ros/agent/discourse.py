@@ -20,6 +20,9 @@ put Y ..." ("after ..., X" too); "X last, after Y"
 "put A on the left pad and B on the right pad, but do A last"  "put B on the right pad, then put
                                                                A on the left pad"
 "X last; first Y", "X last; start by / begin with Y-ing ..."   "Y ..., then X"
+"finish at home; first Y", "end by X-ing. First Y"             "Y ..., then go home" / "..., X"
+"put A ... second and B ... first"                             "put B ..., then put A ..."
+"A, then B, and after both / once all that is done C"          "A, then B, then C"
 "pick up the red and the blue cube and put them on the right   "put the red cube on the right
 pad"; "turn the red and the green cube by 20 degrees each"     pad, then the blue one"; "turn
                                                                the red cube by 20 degrees, then

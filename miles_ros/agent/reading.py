@@ -25,7 +25,9 @@ missing, a goal that
 - contradicts itself: within one clause, lifting and not lifting the same cube, moving a
   cube and not moving / not touching it;
 - asks for an action no skill does ("paint", "throw", "flip":
-  :mod:`miles_ros.agent.repertoire`);
+  :mod:`miles_ros.agent.repertoire`), a step a number of times ("tap the red cube three
+  times": no skill takes a count), or a cube put in a person's things ("in my pocket");
+- rules out both ways of moving a cube it moves ("don't pick it up and don't push it");
 - asks to turn a cube without saying how far, or only by multiples of 90 degrees (a cube
   looks the same after them): :func:`miles_ros.agent.turns.turn_refusal`;
 - names nothing in the scene, no point and no parameter-free skill ("fly", "dance").
