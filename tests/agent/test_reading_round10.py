@@ -35,17 +35,35 @@ def _only(text: str, cube: str) -> bool:
 
 
 @pytest.mark.parametrize(
-    "goal",
+    "goal, why",
     [
-        "Tap the red cube three times.",
-        "Push the green block to the left pad twice.",
-        "Hover over the blue cube over and over.",
-        "Put the red cube on the right pad 5 times, then go home.",
+        # a step said a number of times
+        ("Tap the red cube three times.", "number of times"),
+        ("Push the green block to the left pad twice.", "number of times"),
+        ("Hover over the blue cube over and over.", "number of times"),
+        ("Put the red cube on the right pad 5 times, then go home.", "number of times"),
+        # a cube put in a person's things
+        ("Put the green cube in my pocket.", "no pocket"),
+        ("Drop the blue block into her backpack.", "no backpack"),
+        ("Set the red cube on his desk, please.", "no desk"),
+        # manners that rule out both ways of moving the cube
+        (
+            "Get the red cube onto the right pad, but don't pick it up and don't push it.",
+            "lifting it and pushing it",
+        ),
+        (
+            "Move the blue block to the left pad; don't slide it and don't lift it.",
+            "lifting it and pushing it",
+        ),
+        # a verb no skill does on cubes said together ("the other two", "the rest", "them")
+        ("First put the red cube on the left pad, then juggle the other two.", "no skill can"),
+        ("Put the blue cube on the right pad and then polish the rest.", "no skill can"),
+        ("Hover over the green cube, then juggle them.", "no skill can"),
     ],
 )
-def test_a_step_said_a_number_of_times_is_refused(goal):
+def test_refused_with_the_cause(goal, why):
     _, reading, _ = read_in_scope(goal, SHIPPED, SCENE)
-    assert reading.refusal is not None and "number of times" in reading.refusal
+    assert reading.refusal is not None and why in reading.refusal
 
 
 def test_going_home_again_is_no_count():
@@ -55,49 +73,11 @@ def test_going_home_again_is_no_count():
     assert reading.refusal is None
 
 
-@pytest.mark.parametrize(
-    "goal, noun",
-    [
-        ("Put the green cube in my pocket.", "pocket"),
-        ("Drop the blue block into her backpack.", "backpack"),
-        ("Set the red cube on his desk, please.", "desk"),
-    ],
-)
-def test_a_cube_put_in_a_persons_things_is_refused(goal, noun):
-    _, reading, _ = read_in_scope(goal, SHIPPED, SCENE)
-    assert reading.refusal is not None and f"no {noun}" in reading.refusal
-
-
-@pytest.mark.parametrize(
-    "goal",
-    [
-        "Get the red cube onto the right pad, but don't pick it up and don't push it.",
-        "Move the blue block to the left pad; don't slide it and don't lift it.",
-    ],
-)
-def test_manners_that_rule_out_lifting_and_pushing_refuse_the_move(goal):
-    _, reading, _ = read_in_scope(goal, SHIPPED, SCENE)
-    assert reading.refusal is not None and "lifting it and pushing it" in reading.refusal
-
-
 def test_one_manner_ruled_out_is_still_a_plan():
     _, reading, _ = read_in_scope(
         "Get the red cube onto the right pad, but don't pick it up.", SHIPPED, SCENE
     )
     assert reading.refusal is None and ("grasps", "red_cube") in reading.forbid
-
-
-@pytest.mark.parametrize(
-    "goal",
-    [
-        "First put the red cube on the left pad, then juggle the other two.",
-        "Put the blue cube on the right pad and then polish the rest.",
-        "Hover over the green cube, then juggle them.",
-    ],
-)
-def test_a_verb_no_skill_does_on_cubes_said_together_is_refused(goal):
-    _, reading, _ = read_in_scope(goal, SHIPPED, SCENE)
-    assert reading.refusal is not None and "no skill can" in reading.refusal
 
 
 def test_for_me_after_a_place_is_no_handing():
@@ -139,18 +119,18 @@ def test_a_comparative_of_place_picks_the_nearest_on_that_side(positions, side, 
     assert asks is None and reading.refusal is None and _only(text, beyond[0][1])
 
 
-@pytest.mark.parametrize(
-    "goal",
-    [
-        "Hover over the right pad, but don't touch any of the cubes.",
-        "Go home and don't bump into any cube.",
-        "Point at the left pad; do not touch the blocks.",
-    ],
-)
-def test_any_cube_under_a_negation_is_every_cube(goal):
-    _, reading, asks = read_in_scope(goal, SHIPPED, SCENE)
-    assert asks is None and reading.refusal is None
-    assert {p.cube for p in reading.prohibitions} == set(CUBES)
+def test_any_cube_under_a_negation_is_every_cube():
+    for goal, kept in (
+        (
+            "Hover over the right pad, but don't touch any of the cubes.",
+            "hover over the right pad",
+        ),
+        ("Go home and don't bump into any cube.", "go home"),
+        ("Point at the left pad; do not touch the blocks.", "point at the left pad"),
+    ):
+        text, reading, asks = read_in_scope(goal, SHIPPED, SCENE)
+        assert asks is None and reading.refusal is None and text.lower().startswith(kept)
+        assert {p.cube for p in reading.prohibitions} == set(CUBES)
 
 
 @pytest.mark.parametrize(
