@@ -20,6 +20,9 @@ put Y ..." ("after ..., X" too); "X last, after Y"
 "put A on the left pad and B on the right pad, but do A last"  "put B on the right pad, then put
                                                                A on the left pad"
 "X last; first Y", "X last; start by / begin with Y-ing ..."   "Y ..., then X"
+"finish at home; first Y", "end by X-ing. First Y"             "Y ..., then go home" / "..., X"
+"put A ... second and B ... first"                             "put B ..., then put A ..."
+"A, then B, and after both / once all that is done C"          "A, then B, then C"
 "pick up the red and the blue cube and put them on the right   "put the red cube on the right
 pad"; "turn the red and the green cube by 20 degrees each"     pad, then the blue one"; "turn
                                                                the red cube by 20 degrees, then
@@ -212,14 +215,72 @@ _LEAD_BEFORE = re.compile(r"^before\s+(?P<b>.+?)\s*,\s*(?P<a>.+)$", re.I)
 _TAIL_BEFORE = re.compile(r"^(?P<a>.+?)\s*,?\s+before\s+(?P<b>(?!that\b|this\b).+)$", re.I)
 
 
+_AFTER_ALL = re.compile(
+    r"\s*,?\s*\b(?:and\s+)?(?:only\s+)?(?:after|once)\s+(?:both(?:\s+of\s+(?:them|those|these))?|"
+    r"all\s+(?:of\s+)?(?:that|this|those|these|them)|everything(?:\s+else)?|those|these|them)"
+    r"(?:\s+(?:is|are)\s+(?:done|finished|over))?\s*,?\s+",
+    re.I,
+)
+"""A step said after the steps before it as a whole ("..., and after both hover over the
+blue cube"): it comes next, as "then" says."""
+_FINISH = re.compile(
+    r"^(?:finish|end)(?:\s+up|\s+off)?\s+(?:(?P<home>(?:at|in)\s+(?:your\s+|the\s+)?home"
+    r"(?:\s+(?:position|pose))?)|(?:by|with)\s+(?P<step>[^.;,]+?))"
+    r"(?=\s*[,.;]\s*(?:but\s+|and\s+)?(?:first|firstly|to begin with|to start with|"
+    r"(?:start|begin)(?:\s+off)?\s+(?:by|with))\b)",
+    re.I,
+)
+"""A step said as how the goal ends ("finish at home; first ...", "end by hovering over
+the left pad. First ..."): the last step, said with "last"."""
+_RANK = {"first": 0, "firstly": 0, "second": 1, "secondly": 1, "third": 2, "thirdly": 2}
+_RANKED = re.compile(
+    r"\s*,?\s*\b(?P<rank>first|firstly|second|secondly|third|thirdly|last)$", re.I
+)
+
+
+def _ranked(body: str, end: str) -> str | None:
+    """ "put A on the left pad second and B on the right pad first": steps each said with
+    its place in the order at its end, done in that order ("last" after the others); a verb
+    said once serves the steps that drop it."""
+    parts = [
+        p for p in re.split(r"\s*,\s*(?:and\s+)?(?:then\s+)?|\s+and\s+(?:then\s+)?", body) if p
+    ]
+    marks = [_RANKED.search(p) for p in parts]
+    if len(parts) < 2 or None in marks:
+        return None
+    ranks = [_RANK.get(m["rank"].lower(), len(parts)) for m in marks]
+    if len(set(ranks)) != len(ranks) or ranks == sorted(ranks):
+        return None
+    verb, said = "", []
+    for part, mark in zip(parts, marks, strict=True):
+        step = part[: mark.start()].strip()
+        first = step.split()[0].lower() if step else ""
+        if first in VERBS:
+            verb = step.split()[0]
+        elif verb and first in ("the", "a"):
+            step = f"{verb.lower()} {step}"
+        said.append(step)
+    steps = [s for _, s in sorted(zip(ranks, said, strict=True))]
+    out = ", then ".join(s[:1].lower() + s[1:] for s in steps)
+    return out[:1].upper() + out[1:] + end
+
+
 def _in_order(text: str, cubes: CubePhrases) -> str:
     end = re.search(r"[.!?]*$", text).group(0)
     body = text[: len(text) - len(end)] if end else text
+    body = _AFTER_ALL.sub(", then ", body)
+    finish = _FINISH.match(body)
+    if finish:  # "finish at home; first ...": the step said last
+        last = "go home" if finish["home"] else _step(finish["step"])
+        body = f"{last} last{body[finish.end() :]}"
+    ranked = _ranked(body, end)
+    if ranked:
+        return ranked
     match = _BEFORE_THAT.match(body) or _LAST_THEN_FIRST.match(body)
     if match:  # "start by pushing ...": the step said as an imperative
         return _join(_step(match["b"]), match["a"], end, cubes)
     if re.search(r"[.;]\s", body):  # several sentences: each is said in order already
-        return text
+        return body + end
     match = _BUT_FIRST.match(body) or _FIRST_AT_END.match(body)
     if match:
         return _join(match["b"], match["a"], end, cubes)
@@ -233,7 +294,7 @@ def _in_order(text: str, cubes: CubePhrases) -> str:
     match = _TAIL_BEFORE.match(body)
     if match:
         return _join(match["a"], _step(match["b"]), end, cubes)
-    return _last(body, end, cubes) or text
+    return _last(body, end, cubes) or body + end
 
 
 def _last(body: str, end: str, cubes: CubePhrases) -> str | None:

@@ -322,12 +322,15 @@ def read_scope(goal: str, world: World) -> Scope:
 _ALL_KEPT = re.compile(
     r"\b(?:(?:leave|keep|let)\s+(?:it all|things|the (?:table|scene|workspace)|the "
     rf"(?:{'|'.join(CUBE_NOUNS)})(?:s|es))\s+"
-    rf"(?:{_PLACED})|(?:don'?t|do not|never)\s+(?:touch|move|disturb)\s+anything)\b"
+    rf"(?:{_PLACED})|(?:don'?t|do not|never)\s+(?:touch|move|disturb|hit|bump into|knock)\s+"
+    rf"(?:anything|any\s+(?:of\s+the\s+)?(?:{'|'.join(CUBE_NOUNS)})(?:s|es)?|any of them|"
+    rf"(?:all\s+)?the\s+(?:{'|'.join(CUBE_NOUNS)})(?:s|es)))\b"
     rf"(?!\s*,?\s*(?:{_EXCEPT}|but|other than)\b)",
     re.I,
 )
 """Every cube kept as it is, said without "every" ("leave the cubes alone", "don't touch
-anything"): a prohibition on each (not a question about which cube)."""
+anything", "don't touch any of the cubes": "any" under a negation is every one): a
+prohibition on each (not a question about which cube)."""
 
 
 def _expand_every(text: str, cubes: _Cubes, found: list) -> tuple[str, str | None]:

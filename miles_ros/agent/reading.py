@@ -25,7 +25,9 @@ missing, a goal that
 - contradicts itself: within one clause, lifting and not lifting the same cube, moving a
   cube and not moving / not touching it;
 - asks for an action no skill does ("paint", "throw", "flip":
-  :mod:`miles_ros.agent.repertoire`);
+  :mod:`miles_ros.agent.repertoire`), a step a number of times ("tap the red cube three
+  times": no skill takes a count), or a cube put in a person's things ("in my pocket");
+- rules out both ways of moving a cube it moves ("don't pick it up and don't push it");
 - asks to turn a cube without saying how far, or only by multiples of 90 degrees (a cube
   looks the same after them): :func:`miles_ros.agent.turns.turn_refusal`;
 - names nothing in the scene, no point and no parameter-free skill ("fly", "dance").
@@ -269,6 +271,8 @@ def read_goal(
         or _table_spot(text)
         or _by_distance(clauses)
         or _height_above(text, world)
+        or _repeated(text)
+        or _belonging(text, vocab)
         or _relation(text, clauses, vocab, registry, world)
     )
     if reading.refusal is None:
@@ -403,6 +407,49 @@ def _height_above(text: str, world: World) -> str | None:
                 f"{match.group('d')} above the {name.replace('_', ' ')} is the point "
                 f"{list(point)}, outside the workspace the arm reaches: no skill goes there"
             )
+    return None
+
+
+_REPEATED = re.compile(
+    r"\b(?:twice|thrice|(?:\d+|two|three|four|five|six|ten|several|many|a few|a couple of|"
+    r"multiple|a number of) times|repeatedly|over and over(?: again)?|again and again)\b"
+)
+_ANGLE = re.compile(r"\d\s*(?:deg|°)|\bdegrees?\b")
+
+
+def _repeated(text: str) -> str | None:
+    """Why a step said a number of times ("tap the red cube three times", "push it
+    twice") cannot be planned: no skill takes a count, and a step is never planned again
+    once what it does holds (the same call twice leaves the world as the first left it).
+    A turn by an angle said twice turns the cube further, and is left to the turn reading."""
+    match = _REPEATED.search(text)
+    if match is None or _ANGLE.search(text):
+        return None
+    return (
+        f"no skill does a step a number of times ({match.group(0)!r}): a skill's call takes "
+        "a cube, a place or a point, never a count, and the same call again leaves the "
+        "scene as the first one left it; say each step"
+    )
+
+
+_POSSESSIVE = re.compile(
+    r"\b(?:(?:in|into|inside|on|onto|under)\s+(?:my|our|his|her|their)|"
+    r"(?:in|into|inside)\s+your)\s+(?P<noun>[a-z]+)"
+)
+
+
+def _belonging(text: str, vocab: _Vocabulary) -> str | None:
+    """Why a cube put in or on a person's thing ("in my pocket", "on his desk") cannot be
+    planned: a target is a pad, a cube or a point of the scene, and a person's belongings
+    are none (their hands are a receiver, refused by the repertoire)."""
+    for match in _POSSESSIVE.finditer(text):
+        noun = match.group("noun")
+        if noun in vocab.known_nouns or noun in vocab.word_to_name:
+            continue
+        return (
+            f"the scene has no {noun} ({match.group(0)!r}): a target is a pad, a cube or a "
+            "point of the scene, and a person's things are none of them"
+        )
     return None
 
 
@@ -588,6 +635,21 @@ def _relation(
     return None
 
 
+def _every_mover_ruled_out(forbid, require, moved: set[str], mentions: dict) -> str | None:
+    """Why a cube the goal moves cannot be moved when its manners rule out both ways of
+    moving it ("get the red cube onto the right pad, but don't pick it up and don't push
+    it"): no lifting forbids the skills that grasp, no pushing those that do not, and a
+    skill that moves a cube either grasps it or does not. Only for a cube one clause
+    speaks of (in two clauses, each manner is its own clause's)."""
+    for cube in sorted(moved):
+        if mentions.get(cube) == 1 and ("grasps", cube) in forbid and ("grasps", cube) in require:
+            return (
+                f"the goal moves {cube} but rules out lifting it and pushing it: every skill "
+                "that moves a cube either lifts it or pushes it"
+            )
+    return None
+
+
 def _forbidden(clauses: list[_Clause], prohibitions) -> str | None:
     """Why a clause asks for what a goal-wide prohibition forbids: moving the cube,
     putting another cube on one it forbids to touch, or going to one it forbids to go
@@ -676,6 +738,9 @@ def _constraints(clauses: list[_Clause], reading: GoalReading) -> str | None:
     both = sorted(kept & moved)
     if both:
         return f"contradictory goal: it asks to move {both[0]} and to leave it where it is"
+    ruled_out = _every_mover_ruled_out(forbid, require, moved, mentions)
+    if ruled_out:
+        return ruled_out
     stated = {c for _, c in forbid + require}
     if any(_NO_GRASP.search(clause.text) for clause in clauses):
         placing = []  # "move X to Y" is a pick and place when no clause says a push

@@ -129,7 +129,9 @@ def resolve_references(goal: str, world: World, bare: bool = True) -> Resolution
     colour), not "the cube", "the pad" or "it" (those are asked about): what can be named
     before the goal's prohibitions are read ("don't touch the leftmost cube")."""
     text = _A_SUPERLATIVE.sub("the ", goal)  # "a cube nearest the left pad": the one
+    text = _COMPARATIVE.sub(_as_relation, text)  # "further right than the red cube"
     resolved: list[tuple[str, str]] = []
+    anchors: list[tuple[str, str]] = []  # (cube picked, the thing it was picked against)
     refusals: list[str] = []
     asked: list[Clarification] = []
 
@@ -147,6 +149,9 @@ def resolve_references(goal: str, world: World, bare: bool = True) -> Resolution
             return match.group(0)
         names = name if isinstance(name, tuple) else (name,)  # "the other cubes": several
         resolved.extend((match.group(0), n) for n in names)
+        anchor = match.groupdict().get("place") or match.groupdict().get("ref")
+        if anchor and len(names) == 1:
+            anchors.append((names[0], anchor))
         return " and ".join("the " + spoken(n) for n in names)
 
     for pattern, pick in _RULES if bare else _RULES[:_SAYS_WHICH]:
@@ -155,6 +160,7 @@ def resolve_references(goal: str, world: World, bare: bool = True) -> Resolution
             return Resolution(goal, refusals[0], tuple(resolved))
     if asked:
         return Resolution(goal, None, tuple(resolved), asked[0])
+    text = _anchor_it(text, anchors)
     if bare and len(world.objects) > 1 and _UNNAMED_IT.search(text):
         if _unnamed_it(text, _cube_words(world)):
             question = _which("cube", sorted(world.objects))
@@ -165,6 +171,22 @@ def resolve_references(goal: str, world: World, bare: bool = True) -> Resolution
     if where is not None:
         return Resolution(goal, None, tuple(resolved), where)
     return Resolution(text, None, tuple(resolved))
+
+
+def _anchor_it(text: str, anchors: list[tuple[str, str]]) -> str:
+    """ "push the cube closest to the left pad onto it": an "it" where the cube picked goes,
+    in its own clause, cannot be that cube; it is the thing the cube was picked against
+    (the pad or cube its phrase named, which the phrase's name took out of the text)."""
+    for name, anchor in anchors:
+        text = re.sub(
+            rf"(\bthe {re.escape(spoken(name))}\b[^,;.]*?\b(?:onto|on to|on top of|on|to|"
+            r"into|towards?|against|next to|beside|over|above)\s+)it\b",
+            lambda m, anchor=anchor: m.group(1) + "the " + anchor,
+            text,
+            count=1,
+            flags=re.I,
+        )
+    return text
 
 
 def _where(goal: str, text: str, world: World) -> Clarification | None:
@@ -379,6 +401,14 @@ def _middle(match, world):
     if gaps and min(gaps) < TIE_M:
         raise _which("cube (two are level in the middle)", [n for _, n in cubes])
     return cubes[k][1], None
+
+
+def _height(match, world):
+    """ "the highest / topmost cube", "the lowest cube": the largest / smallest height of
+    a cube's centre (a cube on another is higher); asked when two are level."""
+    sign = 1.0 if re.match(r"(?:high|top|upper)", match.group("how"), re.I) else -1.0
+    ranked = [(-sign * p[2], n) for n, p in world.objects.items()]
+    return _unique(ranked, f"{match.group('how').lower()} cube")
 
 
 def _ordinal(match, world):
@@ -728,6 +758,24 @@ _A_SUPERLATIVE = re.compile(
 )
 """An indefinite article before a superlative ("there's a cube nearest the left pad", "a
 leftmost block"): a superlative picks one thing, so it reads as "the"."""
+_COMPARATIVE = re.compile(
+    r"\b(?:that'?s |that is |which is )?(?:(?:further|farther|more)(?: to the)? "
+    r"(?P<side>left|right)|(?P<depth>further back|farther back|further forward|farther forward|"
+    r"further out|farther out|further in|farther in))(?:wards)? than\b",
+    re.I,
+)
+"""A comparative of place against another thing ("the cube further right than the red
+one", "farther back than the blue cube"): the relation on that side of it, said as the
+relative phrases are ("to the right of", "behind", "in front of" seen from the robot)."""
+
+
+def _as_relation(match: re.Match) -> str:
+    if match["side"]:
+        return f"to the {match['side'].lower()} of"
+    back = re.search(r"back|out", match["depth"], re.I)
+    return "behind" if back else "in front of"
+
+
 _ORDINAL = "|".join(ORDINALS)
 _BUT = (
     r"(?P<comma>,)? (?:(?:that|which) (?:is not|isn'?t|'s not|is no) (?:the )?|(?:other than|"
@@ -785,6 +833,14 @@ _RULES = [
             re.I,
         ),
         _counted,
+    ),
+    (  # "one of the others": one cube of them, not all (before "the others" below)
+        re.compile(
+            rf"\b(?:one|either|any|some) of the (?:other (?:{_CUBE}s|ones|two)|others|"
+            rf"rest(?: of the {_CUBE}s)?|remaining (?:{_CUBE}s|ones|two))\b",
+            re.I,
+        ),
+        _other,
     ),
     (
         re.compile(rf"\bthe (?:other (?:{_CUBE}s|ones)|others|rest(?: of the {_CUBE}s)?)\b", re.I),
@@ -877,6 +933,13 @@ _RULES = [
             re.I,
         ),
         _between_others,
+    ),
+    (
+        re.compile(
+            rf"\bthe (?P<how>highest|topmost|uppermost|lowest|bottommost) (?:{_CUBE}|one)\b",
+            re.I,
+        ),
+        _height,
     ),
     (
         re.compile(

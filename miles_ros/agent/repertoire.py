@@ -97,9 +97,10 @@ _TO_PERSON = re.compile(
     r"\b(?:to|into the hands? of)\s+(?:me|us|him|her|them|my hand|the (?:person|operator|"
     r"user|human))\b|^(?:give|pass|bring|hand|toss|throw|fetch|get)\s+(?:me|us|him|her|them)\b|"
     r"\b(?:in|into|on|onto)\s+(?:my|our|his|her|their|your)\s+(?:hands?|palms?|laps?)\b|"
-    r"^(?:fetch|bring|get)\b.*\bfor (?:me|us)\b"
+    r"^(?:fetch|bring|get)\b(?:(?!\b(?:on|onto|to|into|in|at|over|next to)\b).)*\bfor (?:me|us)\b"
 )
-"""A person as the receiver ("... to me", "give me ..."): no skill's target is a person."""
+"""A person as the receiver ("... to me", "give me ..."): no skill's target is a person.
+"Get the red cube onto a pad for me" says a place: "for me" is whom it is done for."""
 _CUBE = re.compile(rf"\b(?:{'|'.join(CUBE_NOUNS)})s?\b")
 
 
@@ -128,9 +129,13 @@ def verb_refusal(clauses: list[str], registry: SkillRegistry) -> str | None:
 
 
 _DONE_TO_CUBE = re.compile(
-    rf"^(?P<verb>[a-z]+)(?: (?:up|down|over|off|out|around|about|away))? (?:the|a|an|this|that|"
-    rf"your|my) (?:[a-z]+ )?(?:{'|'.join(CUBE_NOUNS)})s?\b(?P<rest>.*)$"
+    rf"^(?P<verb>[a-z]+)(?: (?:up|down|over|off|out|around|about|away))? (?:(?:the|a|an|this|"
+    rf"that|your|my) (?:[a-z]+ )?(?:{'|'.join(CUBE_NOUNS)})s?\b|the (?:other|remaining) "
+    r"(?:two|three|ones?)\b|the (?:others|rest)\b|both of them\b|all of them\b|them\b)"
+    r"(?P<rest>.*)$"
 )
+"""An imperative whose object is a cube: said by a cube noun, or by the words that stand
+for cubes named before ("the other two", "the rest", "them")."""
 _SOMEWHERE = re.compile(
     r"\b(?:to|onto|on|into|in|over|above|at|toward|towards|next|beside|near|behind|front|left|"
     r"right|between|under|below|off|from|by|deg|degrees?|clockwise|counterclockwise|"

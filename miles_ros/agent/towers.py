@@ -45,7 +45,7 @@ _ALL = (
 _ANY_ORDER = [
     rf"\b(?:stack|pile)\s+(?:up\s+)?{_ALL}(?:\s+(?:up|together))?"
     rf"(?:\s+(?:on\s+(?:top\s+of\s+)?(?:each\s+other|one\s+another)|into\s+(?:a|one)\s+"
-    rf"(?:tower|stack|pile))|(?=\s*(?:$|[,.;:!?]|\b(?:and|then)\b)))",
+    rf"(?:tower|stack|pile))|(?=\s*(?:$|[,.;:!?]|\b(?:and|then|with|so)\b)))",
     rf"\b(?:build|make|form|stack|put|arrange)\s+(?:up\s+)?(?:a|one)\s+(?:tower|stack|pile)\s+"
     rf"(?:of|from|with|out\s+of|using)\s+{_ALL}",
     rf"\b(?:put|place|arrange|set)\s+{_ALL}\s+(?:in|into)\s+(?:a|one)\s+(?:tower|stack|pile)",
@@ -98,7 +98,7 @@ def read_tower(goal: str, world: World) -> TowerReading:
         match = re.search(pattern, goal, re.I)
         if match:
             listed = _listed(goal[match.end() :])
-            said = said_order(listed, words)
+            said = said_order(listed, words, fill=tuple(world.objects))
             if len(said) >= 2:  # "a tower of all three cubes with blue at the bottom, ..."
                 end = match.end() + len(listed)
                 return _rewritten(goal, match.start(), end, tuple(said), world)
@@ -159,11 +159,13 @@ _LEVEL_WORDS = (
 """Words after a cube that give its level in a tower: the bottom, the middle, the top."""
 
 
-def said_order(listed: str, words: dict[str, str]) -> list[str]:
+def said_order(listed: str, words: dict[str, str], fill: tuple[str, ...] = ()) -> list[str]:
     """The cubes ``listed`` names for a tower, bottom first: by the level said after each
     ("red on top, green in the middle and blue at the bottom") when every cube named has
     one, else in the order named (top first when it says "from the top" / "top to
-    bottom")."""
+    bottom"). ``fill``: the cubes the tower is of ("all three cubes"): a cube it leaves
+    unsaid takes the one level the others leave free ("green at the bottom and blue on
+    top": red in the middle)."""
     found = [
         (m.group(0).lower(), m.end())
         for m in re.finditer(r"[a-z_]+", listed, re.I)
@@ -177,6 +179,10 @@ def said_order(listed: str, words: dict[str, str]) -> list[str]:
         level = next((n for pattern, n in _LEVEL_WORDS if pattern.search(after)), None)
         levels.append(level)
     if len(order) >= 2 and None not in levels and len(set(levels)) == len(levels):
+        unsaid = [c for c in fill if c not in order]
+        free = [level for level in range(len(fill)) if level not in levels]
+        if len(unsaid) == 1 and len(free) == 1 and len(fill) == len(_LEVEL_WORDS):
+            order, levels = [*order, unsaid[0]], [*levels, free[0]]
         return [cube for _, cube in sorted(zip(levels, order, strict=True))]
     if _TOP_FIRST.search(listed):
         order.reverse()

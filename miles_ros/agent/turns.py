@@ -79,7 +79,8 @@ _COUNTER = re.compile(r"\b(?:counter|anti)[ -]?clockwise\b|\bccw\b", re.I)
 _CLOCKWISE = re.compile(r"\bclockwise\b|\bcw\b", re.I)
 _ROBOT = r"(?:the )?(?:robot|arm|base|you|yourself|me)"
 _FACE = re.compile(
-    rf"\b(?:an?|one|its|one of its) (?:face|side)s? (?:(?:is )?(?:points?|pointing|faces?|facing|"
+    rf"\b(?:an?|one|its|one of its) (?:(?:flat|square|straight|plain|whole) )?(?:face|side)s? "
+    rf"(?:(?:is )?(?:points?|pointing|faces?|facing|"
     rf"looks?|looking|turned) )(?:at|to|towards?|toward)? ?{_ROBOT}\b|"
     rf"\bto face {_ROBOT}\b|\bfacing {_ROBOT}\b|\bface {_ROBOT}\b|"
     rf"\bso (?:that )?it (?:faces|is facing|points at|looks at) {_ROBOT}\b",

@@ -61,6 +61,7 @@ def plain_wording(goal: str, world: World) -> str:
     text = _lift_then_place(text)
     text = _put_there(text)
     text = _turn_as_noun(text)
+    text = _DIRECTION_APART.sub(r"\g<angle> \g<way>", text)
     text = _action_as_noun(text)
     text = _GO_OVER.sub("hover over ", text)
     text = _ARM_END.sub("the gripper", text)
@@ -68,6 +69,15 @@ def plain_wording(goal: str, world: World) -> str:
     text = _itself(text)
     text = _off_its_support(text, world)
     return _tower_words(text, world)
+
+
+_DIRECTION_APART = re.compile(
+    r"(?P<angle>\d+(?:\.\d+)?\s*(?:°|deg(?:rees?)?\b))\s*,\s*"
+    r"(?P<way>(?:counter|anti)[ -]?clockwise|clockwise)\b",
+    re.I,
+)
+"""A direction set off by commas after its angle ("by 30 degrees, clockwise, then ..."):
+it belongs to that angle, not to a clause of its own."""
 
 
 def corrected(goal: str, world: World) -> str:

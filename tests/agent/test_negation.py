@@ -189,16 +189,24 @@ def test_each_negation_form_forbids_its_cube_and_leaves_the_positive_part(
     assert all(p.scope == "goal" for p in scope.prohibitions)
 
 
-def test_manners_on_a_pronoun_are_left_to_the_reading(world):
-    for goal in (
-        "Move the red cube to the left pad, but do not lift it - just push.",
-        "Move over to the blue cube without touching it.",
-        "Carry the green cube to the right pad but leave it where it is",
-        "Don't lift the red cube, push it to the left pad",
-        "Don't pick up the blue cube; slide the blue cube to the right pad",
-    ):
+def _scope_untouched(goals, world):
+    """Each goal's scope is the goal itself, with no prohibition."""
+    for goal in goals:
         scope = read_scope(goal, world)
-        assert scope.text == goal and not scope.prohibitions
+        assert scope.text == goal and not scope.prohibitions, goal
+
+
+def test_manners_on_a_pronoun_are_left_to_the_reading(world):
+    _scope_untouched(
+        (
+            "Move the red cube to the left pad, but do not lift it - just push.",
+            "Move over to the blue cube without touching it.",
+            "Carry the green cube to the right pad but leave it where it is",
+            "Don't lift the red cube, push it to the left pad",
+            "Don't pick up the blue cube; slide the blue cube to the right pad",
+        ),
+        world,
+    )
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -422,16 +430,16 @@ def test_the_hand_written_eval_goals_read_without_refusal_and_keep_their_plans(r
 
 
 def test_readme_and_docs_examples_still_plan(registry, world):
-    for goal in (
+    goals = (
         "put the red cube on the right pad, then go home",
         "slide the blue cube to the left pad",
         "put the green cube on the blue cube",
         "reach (0.5, 0.1, 0.3)",
         "move to the red cube",
         "put the red cube on the right pad",
-    ):
-        scope = read_scope(goal, world)
-        assert scope.text == goal and not scope.prohibitions
+    )
+    _scope_untouched(goals, world)
+    for goal in goals:
         assert read_goal(goal, registry, world).refusal is None, goal
 
 

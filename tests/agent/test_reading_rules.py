@@ -37,6 +37,17 @@ def moved(positions, world=SCENE):
     return out
 
 
+def red_on_green(world=SCENE):
+    """The scene with a two-level tower: the red cube on the green one, blue to the left."""
+    out = world.copy()
+    out.objects = {
+        "green_cube": (0.45, -0.05, 0.02),
+        "red_cube": (0.45, -0.05, 0.06),
+        "blue_cube": (0.42, 0.14, 0.02),
+    }
+    return out
+
+
 def swapped_pads(world=SCENE):
     """The scene with the two pads' colours swapped (the left pad grey, the right yellow)."""
     out = world.copy()
@@ -235,12 +246,7 @@ def test_every_cube_left_as_it_is_and_a_step(shipped):
 
 
 def test_a_cube_added_to_the_tower_standing(shipped):
-    on_green = SCENE.copy()
-    on_green.objects = {
-        "green_cube": (0.45, -0.05, 0.02),
-        "red_cube": (0.45, -0.05, 0.06),
-        "blue_cube": (0.42, 0.14, 0.02),
-    }
+    on_green = red_on_green()
     text, reading, _ = read("Add another cube to the stack.", shipped, on_green)
     assert reading.refusal is None and text.lower() == "put the blue cube on the red cube."
     full = SCENE.copy()
@@ -385,12 +391,7 @@ def test_both_cubes_one_step_each_and_that_moved_is_asked(shipped):
 
 
 def test_on_the_top_of_the_stack(shipped):
-    on_green = SCENE.copy()
-    on_green.objects = {
-        "green_cube": (0.45, -0.05, 0.02),
-        "red_cube": (0.45, -0.05, 0.06),
-        "blue_cube": (0.42, 0.14, 0.02),
-    }
+    on_green = red_on_green()
     text, _, _ = read("Put the blue cube on the top of the stack.", shipped, on_green)
     assert text == "Put the blue cube on top of the red cube."
 
