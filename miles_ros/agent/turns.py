@@ -79,6 +79,7 @@ _COUNTER = re.compile(r"\b(?:counter|anti)[ -]?clockwise\b|\bccw\b", re.I)
 _CLOCKWISE = re.compile(r"\bclockwise\b|\bcw\b", re.I)
 _ROBOT = r"(?:the )?(?:robot|arm|base|you|yourself|me)"
 _FACE = re.compile(
+    rf"(?:\bso (?:that )?)?"  # said with its "so": rewritten whole, never "so so a face"
     rf"\b(?:an?|one|its|one of its) (?:(?:flat|square|straight|plain|whole) )?(?:face|side)s? "
     rf"(?:(?:is )?(?:points?|pointing|faces?|facing|"
     rf"looks?|looking|turned) )(?:at|to|towards?|toward)? ?{_ROBOT}\b|"

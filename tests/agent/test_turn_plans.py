@@ -130,6 +130,10 @@ def test_the_model_reads_each_turn_as_the_plan_says_it(turning, world):
     assert turn_text("make the green cube face the robot", turning) == (
         "turn the green cube so a face points at the robot"
     )
+    for said in ("so a face points at you", "so that one side faces the robot"):
+        assert turn_text(f"rotate the red cube {said}", turning) == (
+            "turn the red cube so a face points at the robot"  # its "so" said once
+        )
     assert turn_text("put the red cube on the left pad facing the robot", turning) == (
         "put the red cube on the left pad facing the robot"  # a placement keeps its verb
     )
