@@ -248,11 +248,12 @@ def test_a_cubes_turn_in_the_grip_is_read_from_the_jaws_opening(turn, seen_off, 
 @given(heading=st.floats(-1.2, 1.2), seen_yaw=st.floats(-math.pi / 4, math.pi / 4))
 @settings(max_examples=15, deadline=None)
 def test_a_held_cubes_yaw_follows_the_hand_modulo_a_quarter_turn(heading, seen_yaw):
-    """Fingers closed to the cube's size hold it with a face flat on each pad: its yaw is
-    the hand's, modulo 90 degrees, whatever the camera saw before the hand hid it, and it
-    turns with the hand; a cube no gripper holds keeps the yaw it was seen with."""
+    """Fingers closed to the cube's size hold it with a face flat on each pad: with the
+    turn from the opening, its yaw is the hand's, modulo 90 degrees, whatever the camera
+    saw before the hand hid it, and it turns with the hand; a cube no gripper holds keeps
+    the yaw it was seen with."""
     Q = arm_at((0.45, 0.0, 0.02))  # noqa: N806
-    p = perception()
+    p = perception(held_yaw_from_opening=True)
     red_and_blue = [((0.45, 0.0), seen_yaw, RED), ((0.45, 0.2), seen_yaw, BLUE)]
     p.on_frame(*cast(CAM.intrinsics, CAM.pose, red_and_blue), stamp=0.0)
     blue = p.payload(0.0, "f")["objects"]["blue_cube"]["yaw"]
@@ -268,14 +269,15 @@ def test_a_held_cubes_yaw_follows_the_hand_modulo_a_quarter_turn(heading, seen_y
 
 
 def test_a_cube_held_turned_in_the_grip_keeps_the_turn_its_opening_says():
-    """Fingers closed 0.35 rad turned on a cube stand wider than its size: the held yaw is
-    the hand's turned by that much, the way the camera saw it turned; opened a little
-    more, the turn grows; the camera's turn (0.1 rad here) sets the side only."""
+    """Fingers closed 0.35 rad turned on a cube stand wider than its size: with the turn
+    from the opening, the held yaw is the hand's turned by that much, the way the camera
+    saw it turned; opened a little more, the turn grows; the camera's turn (0.1 rad here)
+    sets the side only. Off (the default), the held yaw keeps the camera's turn."""
     Q = arm_at((0.45, 0.0, 0.02))  # noqa: N806
     _, hand = panda.fk_tcp_pose(Q)
     size = SCENE.cube_size
     for side in (1.0, -1.0):
-        p = perception()
+        p = perception(held_yaw_from_opening=True)
         p.on_frame(*frame_with_red_at((0.45, 0.0), yaw=hand_yaw(hand) + side * 0.1), stamp=0.0)
         p.on_arm("", Q, jaws_on(size, 0.35), stamp=0.1)
         red = p.payload(0.1, "f")["objects"]["red_cube"]
@@ -284,6 +286,12 @@ def test_a_cube_held_turned_in_the_grip_keeps_the_turn_its_opening_says():
         p.on_arm("", Q, jaws_on(size, 0.4), stamp=0.2)
         assert yaw_difference(p.payload(0.2, "f")["objects"]["red_cube"]["yaw"],
                               hand_yaw(hand) + side * 0.4) < 1e-9  # fmt: skip
+        default = perception()  # off by default: the turn the camera gave
+        default.on_frame(*frame_with_red_at((0.45, 0.0), yaw=hand_yaw(hand) + side * 0.1), 0.0)
+        default.on_arm("", Q, jaws_on(size, 0.35), stamp=0.1)
+        seen = default.payload(0.1, "f")["objects"]["red_cube"]
+        assert seen["state"] == "held"
+        assert yaw_difference(seen["yaw"], hand_yaw(hand) + side * 0.1) < math.radians(2)
 
 
 def test_closed_fingers_push_a_hidden_cube_ahead_of_them():
