@@ -102,8 +102,11 @@ class _Frame:
 class _EnvCamera:
     """One env's camera clock, frames in flight and perception."""
 
-    def __init__(self, rng: np.random.Generator):
-        self.rng = rng
+    def __init__(self, seeds: np.random.SeedSequence):
+        self.seeds = seeds
+        """Spawns each episode's stream of frame noise and drops (:meth:`PerceivedObservation.
+        _start`)."""
+        self.rng = np.random.default_rng(seeds)
         self.perception = None
         self.episode = -1
         self.step = 0
@@ -128,10 +131,11 @@ class PerceivedObservation:
     ):
         """``scene``: the env's scene (its camera); ``camera_seed``: the mounted pose's
         draw (the scene file's calibration is camera seed 0's); ``noise_seed``: the
-        frames' noise and drops; ``rate_hz``: the camera rate (default the scene's);
-        ``perception_factory(scene, believed_pose)``: a perception per episode (default
-        :class:`~miles_ros.perception.Perception`; tests put a stand-in here); ``trace``:
-        keep a record of every control period in :attr:`trace`."""
+        frames' noise and drops (a stream per env and episode); ``rate_hz``: the camera
+        rate (default the scene's); ``perception_factory(scene, believed_pose)``: a
+        perception per episode (default :class:`~miles_ros.perception.Perception`; tests
+        put a stand-in here); ``trace``: keep a record of every control period in
+        :attr:`trace`."""
         self.camera = camera_of(scene)
         self.scene = scene
         self.period = 1.0 / float(rate_hz if rate_hz is not None else self.camera.rate_hz)
@@ -143,7 +147,7 @@ class PerceivedObservation:
         self.make_perception = perception_factory or Perception
         self.arm = scene.arms[0].name
         streams = np.random.SeedSequence(noise_seed).spawn(num_envs)
-        self.envs = [_EnvCamera(np.random.default_rng(s)) for s in streams]
+        self.envs = [_EnvCamera(s) for s in streams]
         self.detector_scene: Scene | None = None
         self.stats = {
             "episodes_started": 0,
@@ -253,6 +257,11 @@ class PerceivedObservation:
         }
 
     def _start(self, cam: _EnvCamera, env, index: int) -> None:
+        # each episode's frames draw their noise and drops from a stream of its own (the
+        # env's n-th episode, the n-th child of the env's seed), not from where the episodes
+        # before left one stream: two runs of the same seed, whose code changes how long
+        # an episode runs, still see the same camera noise in every episode
+        cam.rng = np.random.default_rng(cam.seeds.spawn(1)[0])
         cam.perception = self.make_perception(self.detector_scene, self.believed)
         cam.perception.set_intrinsics(self.camera.intrinsics)
         cam.clock, cam.next_exposure = 0.0, self.period

@@ -1,8 +1,8 @@
 """The hand as perception sees it, ROS-free: where closed fingers hold a cube
-(:func:`grip_in_hand`), and what a pusher does to a cube it moves into: rectangles seen
-from above (:class:`Footprint`: a cube's square, the closed fingers' bar) and how far the
-cube goes to get out of its way (:func:`push_distance`). :mod:`.pipeline` tracks the
-cubes with them."""
+(:func:`grip_in_hand`) and how far it is turned there (:func:`turn_in_grip`), and what a
+pusher does to a cube it moves into: rectangles seen from above (:class:`Footprint`: a
+cube's square, the closed fingers' bar) and how far the cube goes to get out of its way
+(:func:`push_distance`). :mod:`.pipeline` tracks the cubes with them."""
 
 from __future__ import annotations
 
@@ -62,6 +62,27 @@ def grip_in_hand(
         ]
     )
     return offset, float(wrap_quarter(cube_yaw - hand_yaw(rotation)))
+
+
+def turn_in_grip(opening: float, cube_size: float, seen: float) -> float:
+    """A held cube's yaw less the hand's (rad, within the cube's quarter turn) from the
+    ``opening`` of the parallel jaws that hold it (m, as a flat-held cube of ``cube_size``
+    would read its size) and ``seen``, that turn as the camera last gave it.
+
+    Each jaw is flat: closed on a square turned by t from them, they stand its extent along
+    the closing axis apart, ``cube_size * (|cos t| + |sin t|)``: the size with a face flat
+    against each pad (t = 0: the cube's yaw is the hand's, modulo 90 degrees), its
+    diagonal across two corners (45 degrees). So the opening gives how far the cube is
+    turned, ``asin(opening / (cube_size * sqrt 2)) - 45 deg`` (an opening outside that
+    range: the nearer end), but not which way: of the two turns, the one nearer ``seen``
+    (the camera's yaw is a poor measure of a face the hand partly hides, but it mostly
+    has the side right)."""
+    ratio = float(np.clip(opening / (cube_size * math.sqrt(2.0)), math.sqrt(0.5), 1.0))
+    turn = math.asin(ratio) - math.pi / 4
+    return min(
+        (float(wrap_quarter(turn)), float(wrap_quarter(-turn))),
+        key=lambda t: abs(float(wrap_quarter(t - seen))),
+    )
 
 
 @dataclass(frozen=True)

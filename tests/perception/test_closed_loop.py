@@ -10,7 +10,12 @@ import pytest
 
 from miles_ros import cli
 from miles_ros.perception import CubeDetector, Perception, PerceptionConfig
-from miles_ros.perception.closed_loop import CUBE, camera_scene, perceived_options
+from miles_ros.perception.closed_loop import (
+    CUBE,
+    PerceivedObservation,
+    camera_scene,
+    perceived_options,
+)
 from miles_ros.runtime.supervised import supervised_env_kwargs
 from policies.runtime import SkillPolicy
 from sims.backends.pybullet.env import PyBulletEnv
@@ -107,6 +112,39 @@ def test_frames_arrive_only_after_their_latency_and_some_are_dropped():
     run_reach(options, periods=30)
     assert len(RecordingPerception.log) == 1  # every frame dropped but the start's
     assert options["observation_filter"].summary()["frames_dropped"] == 6
+
+
+class IdlePerception:
+    """A stand-in perception that does nothing (the noise streams are under test)."""
+
+    def __init__(self, scene, camera_pose):
+        pass
+
+    def set_intrinsics(self, intrinsics):
+        pass
+
+
+def test_an_episodes_camera_noise_does_not_depend_on_the_episodes_before():
+    """Two runs of one seed whose first episodes draw different numbers of frames (a code
+    change made one run longer) draw the same noise in every later episode: a paired
+    comparison pairs the camera as well as the episode. Episodes and envs differ."""
+
+    def draws(before: int) -> list[np.ndarray]:
+        obs = PerceivedObservation(
+            load_scene(), 2, noise_seed=7, perception_factory=IdlePerception
+        )
+        out = []
+        for episode in range(3):
+            for env in (0, 1):
+                cam = obs.envs[env]
+                obs._start(cam, None, env)
+                out.append(cam.rng.random(4))
+                cam.rng.random(before * (episode + 1))  # the episode's frames
+        return out
+
+    short, long = draws(5), draws(300)
+    assert all(np.array_equal(a, b) for a, b in zip(short, long, strict=True))
+    assert len({tuple(a) for a in short}) == len(short)  # every (episode, env) its own
 
 
 def test_the_goal_marker_is_not_taken_for_a_cube():

@@ -6,11 +6,11 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from miles_ros.perception import FrameRefused, Perception, PerceptionConfig, yaw_difference
-from miles_ros.perception.hand import grip_in_hand, hand_yaw
+from miles_ros.perception.hand import grip_in_hand, hand_yaw, turn_in_grip
 from sims.kernels.kinematics import dls_ik_step
 from sims.robots import panda
 from sims.scene import load_scene
@@ -216,6 +216,82 @@ def test_a_cube_gripped_across_its_corners_is_held():
     p.on_frame(*frame_with_red_at((0.45, 0.0), yaw=math.pi / 4), stamp=0.0)
     p.on_arm("", Q, SCENE.cube_size * math.sqrt(2), stamp=0.1)
     assert p.payload(0.1, "f")["objects"]["red_cube"]["state"] == "held"
+
+
+def jaws_on(size: float, turn: float) -> float:
+    """Flat parallel jaws closed on a cube of ``size`` turned by ``turn`` from them: its
+    extent along the closing axis."""
+    return size * (abs(math.cos(turn)) + abs(math.sin(turn)))
+
+
+@given(
+    turn=st.floats(-math.pi / 4, math.pi / 4),
+    seen_off=st.floats(-0.1, 0.1),
+    size=st.floats(0.02, 0.06),
+)
+def test_a_cubes_turn_in_the_grip_is_read_from_the_jaws_opening(turn, seen_off, size):
+    """The opening gives how far the cube is turned from the jaws; a seen yaw (within 0.1
+    rad) gives which way where it can tell (the turn clear of flat and of the corner, where
+    the two ways are one); flat on the pads, the seen yaw does not matter."""
+    got = turn_in_grip(jaws_on(size, turn), size, turn + seen_off)
+    assert abs(got) == pytest.approx(abs(turn), abs=1e-6)
+    assert yaw_difference(got, turn + seen_off) <= yaw_difference(turn, turn + seen_off) + 1e-6
+    if 0.15 <= abs(turn) <= math.pi / 4 - 0.15:
+        assert got == pytest.approx(turn, abs=1e-6)
+    flat = pytest.approx(0.0, abs=1e-9)
+    assert turn_in_grip(size, size, turn + seen_off) == flat  # a face flat on each pad
+    assert turn_in_grip(0.9 * size, size, turn + seen_off) == flat  # squeezed: still flat
+    corner = turn_in_grip(1.1 * size * math.sqrt(2), size, turn + seen_off)
+    assert yaw_difference(corner, math.pi / 4) == pytest.approx(0.0, abs=1e-9)  # corners
+
+
+@given(heading=st.floats(-1.2, 1.2), seen_yaw=st.floats(-math.pi / 4, math.pi / 4))
+@settings(max_examples=15, deadline=None)
+def test_a_held_cubes_yaw_follows_the_hand_modulo_a_quarter_turn(heading, seen_yaw):
+    """Fingers closed to the cube's size hold it with a face flat on each pad: with the
+    turn from the opening, its yaw is the hand's, modulo 90 degrees, whatever the camera
+    saw before the hand hid it, and it turns with the hand; a cube no gripper holds keeps
+    the yaw it was seen with."""
+    Q = arm_at((0.45, 0.0, 0.02))  # noqa: N806
+    p = perception(held_yaw_from_opening=True)
+    red_and_blue = [((0.45, 0.0), seen_yaw, RED), ((0.45, 0.2), seen_yaw, BLUE)]
+    p.on_frame(*cast(CAM.intrinsics, CAM.pose, red_and_blue), stamp=0.0)
+    blue = p.payload(0.0, "f")["objects"]["blue_cube"]["yaw"]
+    p.on_arm("", Q, SCENE.cube_size, stamp=0.1)
+    q = Q.copy()
+    q[6] += heading  # the wrist turns the hand about its approach axis
+    p.on_arm("", q, SCENE.cube_size, stamp=0.2)
+    objects = p.payload(0.2, "f")["objects"]
+    _, hand = panda.fk_tcp_pose(q)
+    assert objects["red_cube"]["state"] == "held"
+    assert yaw_difference(objects["red_cube"]["yaw"], hand_yaw(hand)) < 1e-9
+    assert objects["blue_cube"]["state"] == "seen" and objects["blue_cube"]["yaw"] == blue
+
+
+def test_a_cube_held_turned_in_the_grip_keeps_the_turn_its_opening_says():
+    """Fingers closed 0.35 rad turned on a cube stand wider than its size: with the turn
+    from the opening, the held yaw is the hand's turned by that much, the way the camera
+    saw it turned; opened a little more, the turn grows; the camera's turn (0.1 rad here)
+    sets the side only. Off (the default), the held yaw keeps the camera's turn."""
+    Q = arm_at((0.45, 0.0, 0.02))  # noqa: N806
+    _, hand = panda.fk_tcp_pose(Q)
+    size = SCENE.cube_size
+    for side in (1.0, -1.0):
+        p = perception(held_yaw_from_opening=True)
+        p.on_frame(*frame_with_red_at((0.45, 0.0), yaw=hand_yaw(hand) + side * 0.1), stamp=0.0)
+        p.on_arm("", Q, jaws_on(size, 0.35), stamp=0.1)
+        red = p.payload(0.1, "f")["objects"]["red_cube"]
+        assert red["state"] == "held"
+        assert yaw_difference(red["yaw"], hand_yaw(hand) + side * 0.35) < 1e-9
+        p.on_arm("", Q, jaws_on(size, 0.4), stamp=0.2)
+        assert yaw_difference(p.payload(0.2, "f")["objects"]["red_cube"]["yaw"],
+                              hand_yaw(hand) + side * 0.4) < 1e-9  # fmt: skip
+        default = perception()  # off by default: the turn the camera gave
+        default.on_frame(*frame_with_red_at((0.45, 0.0), yaw=hand_yaw(hand) + side * 0.1), 0.0)
+        default.on_arm("", Q, jaws_on(size, 0.35), stamp=0.1)
+        seen = default.payload(0.1, "f")["objects"]["red_cube"]
+        assert seen["state"] == "held"
+        assert yaw_difference(seen["yaw"], hand_yaw(hand) + side * 0.1) < math.radians(2)
 
 
 def test_closed_fingers_push_a_hidden_cube_ahead_of_them():
