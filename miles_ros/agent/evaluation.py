@@ -257,6 +257,10 @@ EVAL_HELDOUT7 = Path(__file__).resolve().parent / "eval_heldout7.yaml"
 """The seventh held-out set (the same form, at least 30 everyday and 95 feasible goals),
 written while the sixth was being tuned on: answered only when ``--sets`` names it, its misses
 kept out of planner tuning."""
+EVAL_HELDOUT8 = Path(__file__).resolve().parent / "eval_heldout8.yaml"
+"""The eighth held-out set (the same form, at least 30 everyday and 95 feasible goals, each
+category worded in varied grammar), written while the seventh was being tuned on: answered
+only when ``--sets`` names it, its misses kept out of planner tuning."""
 EVAL_SCENE_DEV = Path(__file__).resolve().parent / "eval_scene_dev.yaml"
 """The development goals for the scene-reading categories (pronouns, ordering, references,
 attributes, ambiguous, refusals, turn angles), in the held-out set's form, cubes moved per
