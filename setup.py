@@ -15,15 +15,7 @@ setup(
         "sims": ["assets/*"],
         "miles_ros": [
             "agent/cards/*.yaml",
-            "agent/eval_goals.yaml",
-            "agent/eval_refusals.yaml",
-            "agent/eval_heldout.yaml",
-            "agent/eval_heldout2.yaml",
-            "agent/eval_heldout3.yaml",
-            "agent/eval_heldout4.yaml",
-            "agent/eval_scene_dev.yaml",
-            "agent/eval_wording_dev.yaml",
-            "agent/eval_reading_dev.yaml",
+            "agent/eval_*.yaml",  # every eval set, held-out ones included
             "agent/adapters/*/*",
             "console/static/*",
             "ros/camera_fastdds.xml",
