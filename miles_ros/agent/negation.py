@@ -68,7 +68,7 @@ from dataclasses import dataclass, replace
 from miles_ros.agent.beside import place_beside
 from miles_ros.agent.discourse import CubeWords, said_in_order
 from miles_ros.agent.grounding import Step
-from miles_ros.agent.phrases import CUBE_NOUNS
+from miles_ros.agent.phrases import CUBE_NOUNS, PAD_NOUNS
 from miles_ros.agent.reading import (
     GoalReading,
     asks_nothing,
@@ -230,6 +230,10 @@ def read_scope(goal: str, world: World) -> Scope:
         return Scope(goal)
     cubes = _Cubes(world)
     found: list[tuple[str, str, str, str | None]] = []  # (cube, what, phrase, marker)
+    kept_pads = _PADS_KEPT.search(text)
+    if kept_pads and not re.search(_A_PAD_SAID, _PADS_KEPT.sub(" ", text), re.I):
+        text = _PADS_KEPT.sub(" ", text)  # "don't go near the pads; just hover over ..."
+        text = re.sub(r"^[\s,;.]*(?:(?:and|but)\b\s*)?", "", text, flags=re.I)
     text, refusal = _expand_every(text, cubes, found)
     if refusal:
         return Scope(goal, refusal=refusal)
@@ -319,6 +323,19 @@ def read_scope(goal: str, world: World) -> Scope:
     return Scope(_tidy(re.sub(rf"{_MARK}\d+{_MARK}", " ", text)), prohibitions)
 
 
+_PAD_WORDS = "|".join(PAD_NOUNS)
+_PADS_KEPT = re.compile(
+    r"(?:,?\s*\b(?:and|but)\s+)?\b(?:(?:don'?t|do not|never)\s+(?:(?:go|come|get|move)\s+"
+    r"(?:near|close to|towards?|over to|to)|touch|approach|hit|bump into|knock)|"
+    r"(?:stay|keep|steer)\s+(?:well\s+)?(?:away|clear)\s+(?:from|of)|avoid(?:ing)?)\s+"
+    rf"(?:the\s+(?:two\s+)?(?:{_PAD_WORDS})s|both\s+(?:(?:of\s+)?the\s+)?(?:{_PAD_WORDS})s|"
+    rf"either\s+(?:{_PAD_WORDS})|any\s+(?:of\s+the\s+)?(?:{_PAD_WORDS})s?)\b",
+    re.I,
+)
+"""Every pad kept clear ("don't go near the pads", "stay away from both pads", "don't touch
+either pad"): no step of a goal that names no pad besides goes to one, so it is dropped
+(not a question about which pad)."""
+_A_PAD_SAID = rf"\b(?:{_PAD_WORDS})s?\b|_pad\b"
 _ALL_KEPT = re.compile(
     r"\b(?:(?:leave|keep|let)\s+(?:it all|things|the (?:table|scene|workspace)|the "
     rf"(?:{'|'.join(CUBE_NOUNS)})(?:s|es))\s+"

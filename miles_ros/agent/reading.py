@@ -98,9 +98,13 @@ _NOTHING = re.compile(
     r"(?:that'?s|that is|that'?ll be|that will be) (?:all|it|everything)|(?:we'?re|we are|i'?m|"
     r"i am|all) done|i(?:'?ve| have)? changed my mind|"
     r"(?:there'?s |there is )?(?:no (?:action|motion|movement|move)s?|nothing(?: else| more)?)"
-    r"(?: is)? (?:needed|required|necessary|wanted|to be done))"
-    r"(?:[, ]*(?:please|thanks|thank you|for now|at all|yet|(?:for )?an? (?:moment|while|bit|"
-    r"second|sec|minute|little while)|for (?:now|the moment)|right now))*"
+    r"(?: is)? (?:needed|required|necessary|wanted|to be done)|"
+    # the speaker not ready: "I'm not ready", "let me think", "give me a minute"
+    r"(?:i'?m|i am|we'?re|we are) (?:still )?(?:not (?:ready|sure|done)|thinking|deciding|"
+    r"undecided)|i (?:haven'?t|have not) decided|let (?:me|us) (?:think|decide|see)(?: about it)?|"
+    r"(?:give me|i need) (?:a|one|another|a few) (?:moments?|minutes?|seconds?|secs?|bit))"
+    r"(?:[, ]*(?:please|thanks|thank you|for now|at all|yet|first|(?:for )?an? "
+    r"(?:moment|while|bit|second|sec|minute|little while)|for (?:now|the moment)|right now))*"
     r"[,.;: ]*)+"
 )
 _CLAUSES = re.compile(
@@ -584,6 +588,13 @@ def _parse(text: str, vocab: _Vocabulary) -> list[_Clause]:
     return out
 
 
+_SENT_ONLY = re.compile(
+    r"^(?:\w+ )*?\w+ ?: (?:first |then )?(?:the )?\w+(?: cube| block| one)? (?:to|onto|on)\b"
+)
+"""A cube sent to a place with its verb said once before a colon ("unstack the tower: green
+to the left pad first"): moved by that clause, so a cube it covered is free after it."""
+
+
 def _relation(
     text: str, clauses: list[_Clause], vocab: _Vocabulary, registry, world: World
 ) -> str | None:
@@ -591,6 +602,7 @@ def _relation(
     if re.search(r"\b(?:stack|pile)\w*", text) and not cube_target:
         return _no_stack(registry)
     prev: str | None = None
+    moved_before: set[str] = set()  # "unstack it: green to the left pad, then blue ..."
     # A clause that only says how ("could you, without lifting it,") qualifies the next
     # one; "don't lift it" alone speaks of the cube before it.
     manner = ""
@@ -600,6 +612,8 @@ def _relation(
         bare = obj is None and not clause.cubes and not clause.places
         fronted = re.search(r"\b(?:without|using|by|instead of|rather than)\b", clause.text)
         manner = clause.text if bare and fronted and _NO_GRASP.search(clause.text) else ""
+        if obj is None and _SENT_ONLY.search(clause.text) and len(clause.cubes) == 1:
+            moved_before.add(clause.cubes[0])  # "unstack it: green to the left pad first"
         if obj is not None:
             for rel in RELATIONS:
                 if re.search(rf"\b{rel}\b", body):
@@ -629,8 +643,13 @@ def _relation(
                     return _no_stack(registry, obj, target)
                 if _rules_out_grasping(body) and all("grasps" in s.permissions for s in takers):
                     return _no_push_to_cube(registry, obj, target, takers)
-            if obj in world.objects and covered_error(obj, world.objects):
-                return covered_error(obj, world.objects)  # no skill takes it from under a cube
+            # no skill takes a cube from under another, unless an earlier step took that off
+            standing = {
+                n: p for n, p in world.objects.items() if n == obj or n not in moved_before
+            }
+            if obj in world.objects and covered_error(obj, standing):
+                return covered_error(obj, standing)
+            moved_before.add(obj)
         prev = clause.cubes[-1] if clause.cubes else (obj or prev)
     return None
 

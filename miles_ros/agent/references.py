@@ -130,6 +130,7 @@ def resolve_references(goal: str, world: World, bare: bool = True) -> Resolution
     before the goal's prohibitions are read ("don't touch the leftmost cube")."""
     text = _A_SUPERLATIVE.sub("the ", goal)  # "a cube nearest the left pad": the one
     text = _COMPARATIVE.sub(_as_relation, text)  # "further right than the red cube"
+    text = _THE_PAD.sub(lambda m: _pad_again(m, world), text)  # "... onto the pad"
     resolved: list[tuple[str, str]] = []
     anchors: list[tuple[str, str]] = []  # (cube picked, the thing it was picked against)
     refusals: list[str] = []
@@ -171,6 +172,23 @@ def resolve_references(goal: str, world: World, bare: bool = True) -> Resolution
     if where is not None:
         return Resolution(goal, None, tuple(resolved), where)
     return Resolution(text, None, tuple(resolved))
+
+
+_THE_PAD = re.compile(
+    rf"\bthe (?:{'|'.join(PAD_NOUNS)})\b(?! (?:that|which|with|on the (?:left|right)))", re.I
+)
+_PAD_SAID = re.compile(rf"\b([a-z]+)[ _](?:{'|'.join(PAD_NOUNS)})\b", re.I)
+
+
+def _pad_again(match: re.Match, world: World) -> str:
+    """ "the pad" after the goal has named one pad and no other ("take the cube nearest the
+    right pad and push it onto the pad"): that pad, as "it" would be; with none or several
+    named before it, left for the question."""
+    before = match.string[: match.start()]
+    if re.search(rf"\b(?:both|either|other|any)\b|(?:{'|'.join(PAD_NOUNS)})s\b", before, re.I):
+        return match.group(0)
+    named = {place_named(f"{w} pad", world) for w in _PAD_SAID.findall(before)} - {None}
+    return "the " + spoken(named.pop()) if len(named) == 1 else match.group(0)
 
 
 def _anchor_it(text: str, anchors: list[tuple[str, str]]) -> str:
@@ -787,11 +805,15 @@ nearest cube other than the red one"): the cube it names is not ranked (:func:`_
 _RULES = [
     (
         re.compile(
-            rf"\bthe (?P<colour>{_COLOUR_WORDS}) {_PLACE}\b|\bthe {_PLACE} (?:that is|which is|"
-            rf"that's|coloured|colored) (?P<colour2>{_COLOUR_WORDS})\b",
+            rf"\bthe (?P<colour>{_COLOUR_WORDS}) {_PLACE}\b|"
+            rf"\b(?:the {_PLACE} (?:(?:that|which) ?(?:is|'s) (?:painted|coloured|colored)|"
+            rf"that is|which is|that's|coloured|colored|painted|whose colou?r is|"
+            rf"(?:that|which) (?:has|is in) the colou?r)|"
+            rf"(?:whichever|whatever) {_PLACE} (?:is|'s)(?: painted| coloured| colored)?) "
+            rf"(?P<colour2>{_COLOUR_WORDS})\b",
             re.I,
         ),
-        _coloured_place,
+        _coloured_place,  # "the yellow pad", "whichever pad is yellow", "the mat painted grey"
     ),
     (
         re.compile(
@@ -843,7 +865,12 @@ _RULES = [
         _other,
     ),
     (
-        re.compile(rf"\bthe (?:other (?:{_CUBE}s|ones)|others|rest(?: of the {_CUBE}s)?)\b", re.I),
+        re.compile(
+            rf"(?<!between )(?<!among )\bthe (?:(?:other|remaining) (?:(?:two|2) )?"
+            rf"(?:{_CUBE}s|ones)|(?:other|remaining) (?:two|2)|others|"
+            rf"rest(?: of the {_CUBE}s)?)\b",
+            re.I,
+        ),
         _others,
     ),
     (

@@ -45,7 +45,8 @@ _ALL = (
 _ANY_ORDER = [
     rf"\b(?:stack|pile)\s+(?:up\s+)?{_ALL}(?:\s+(?:up|together))?"
     rf"(?:\s+(?:on\s+(?:top\s+of\s+)?(?:each\s+other|one\s+another)|into\s+(?:a|one)\s+"
-    rf"(?:tower|stack|pile))|(?=\s*(?:$|[,.;:!?]|\b(?:and|then|with|so)\b)))",
+    rf"(?:tower|stack|pile))|(?=\s*(?:$|[,.;:!?]|\b(?:and|then|with|so)\b|"
+    rf"(?:on|onto|atop|upon)\s+(?:top\s+of\s+)?the\s+[a-z]+\s+(?:{_NOUNS})\b)))",
     rf"\b(?:build|make|form|stack|put|arrange)\s+(?:up\s+)?(?:a|one)\s+(?:tower|stack|pile)\s+"
     rf"(?:of|from|with|out\s+of|using)\s+{_ALL}",
     rf"\b(?:put|place|arrange|set)\s+{_ALL}\s+(?:in|into)\s+(?:a|one)\s+(?:tower|stack|pile)",
@@ -102,6 +103,10 @@ def read_tower(goal: str, world: World) -> TowerReading:
             if len(said) >= 2:  # "a tower of all three cubes with blue at the bottom, ..."
                 end = match.end() + len(listed)
                 return _rewritten(goal, match.start(), end, tuple(said), world)
+            base = _ON_ONE.fullmatch(listed.strip(" .!"))
+            if len(said) == 1 and base:  # "stack all three cubes on the green cube"
+                end = match.end() + len(listed)
+                return _rewritten(goal, match.start(), end, chosen_order(world, said[0]), world)
             order = chosen_order(world)
             return _rewritten(goal, match.start(), match.end(), order, world)
     added = ADD_ONE.search(goal)
@@ -159,6 +164,18 @@ _LEVEL_WORDS = (
 """Words after a cube that give its level in a tower: the bottom, the middle, the top."""
 
 
+_BUILT_ON = re.compile(r"\b(?:on|onto|upon|atop|on\s+top\s+of)\s+(?:the\s+)?$", re.I)
+"""The words before the cube a tower stands on ("a tower on the red cube", "stack all
+three blocks on top of the blue block"): its bottom level."""
+
+
+_ON_ONE = re.compile(
+    rf"(?:on|onto|atop|upon)\s+(?:top\s+of\s+)?(?:the\s+)?[a-z_]+(?:\s+(?:{_NOUNS}|one))?",
+    re.I,
+)
+"""A tower of all the cubes said to stand on one of them, and nothing more."""
+
+
 def said_order(listed: str, words: dict[str, str], fill: tuple[str, ...] = ()) -> list[str]:
     """The cubes ``listed`` names for a tower, bottom first: by the level said after each
     ("red on top, green in the middle and blue at the bottom") when every cube named has
@@ -167,16 +184,18 @@ def said_order(listed: str, words: dict[str, str], fill: tuple[str, ...] = ()) -
     unsaid takes the one level the others leave free ("green at the bottom and blue on
     top": red in the middle)."""
     found = [
-        (m.group(0).lower(), m.end())
+        (m.group(0).lower(), m.start(), m.end())
         for m in re.finditer(r"[a-z_]+", listed, re.I)
         if m.group(0).lower() in words
     ]
-    order = [words[w] for w, _ in found]
+    order = [words[w] for w, _, _ in found]
     levels = []
-    for _, end in found:
+    for _, start, end in found:
         after = listed[end:]
         after = re.sub(rf"^\s+(?:{_NOUNS}|one)s?\b", "", after, flags=re.I)
         level = next((n for pattern, n in _LEVEL_WORDS if pattern.search(after)), None)
+        if level is None and _BUILT_ON.search(listed[:start]):
+            level = 0  # "all three cubes into one tower on the red cube": red at the bottom
         levels.append(level)
     if len(order) >= 2 and None not in levels and len(set(levels)) == len(levels):
         unsaid = [c for c in fill if c not in order]
@@ -189,13 +208,16 @@ def said_order(listed: str, words: dict[str, str], fill: tuple[str, ...] = ()) -
     return order
 
 
-def chosen_order(world: World) -> tuple[str, ...]:
-    """The planner's order for a tower of all the world's cubes, bottom first: on the
+def chosen_order(world: World, base: str | None = None) -> tuple[str, ...]:
+    """The planner's order for a tower of all the world's cubes, bottom first: on ``base``
+    when the goal names it ("stack all three cubes on the green cube"), else on the
     highest tower already standing (its order kept), else on the cube closest to the
     others; then each next cube the nearest to the one below it."""
     cubes = list(world.objects)
     standing = standing_towers(world)
-    if standing:
+    if base is not None:
+        order = [base]
+    elif standing:
         order = max(standing, key=len)
     else:
         base = min(cubes, key=lambda c: sum(_xy_distance(world, c, o) for o in cubes))

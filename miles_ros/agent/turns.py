@@ -82,7 +82,8 @@ _FACE = re.compile(
     rf"(?:\bso (?:that )?)?"  # said with its "so": rewritten whole, never "so so a face"
     rf"\b(?:an?|one|its|one of its) (?:(?:flat|square|straight|plain|whole) )?(?:face|side)s? "
     rf"(?:(?:is )?(?:points?|pointing|faces?|facing|"
-    rf"looks?|looking|turned) )(?:at|to|towards?|toward)? ?{_ROBOT}\b|"
+    rf"looks?|looking|turned) )(?:(?:straight|directly|squarely|right|dead) )?"
+    rf"(?:at|to|towards?|toward)? ?{_ROBOT}\b|"
     rf"\bto face {_ROBOT}\b|\bfacing {_ROBOT}\b|\bface {_ROBOT}\b|"
     rf"\bso (?:that )?it (?:faces|is facing|points at|looks at) {_ROBOT}\b",
     re.I,
@@ -304,6 +305,7 @@ def turn_text(goal: str, registry: SkillRegistry) -> str:
     turned = None  # the cube it turns, as said
     for i in range(0, len(parts), 2):
         part = _SQUARE.sub(lambda m: f"turn{m['cube']} to face the robot", parts[i])
+        part = re.sub(r"\bsquare up\b(?= (?:the|it|this|that)\b)", "square", part, flags=re.I)
         angles = clause_angles(part)
         if verb.search(part) and _CUBE.search(part):
             parts[i] = verb.sub("turn", part)

@@ -58,6 +58,10 @@ def plain_wording(goal: str, world: World) -> str:
     there", a turn or another action said as a noun, "go over", a cube pointed out then
     "it", "itself", a cube taken off the one under it, tower words."""
     text = corrected(goal, world)
+    text = _respectively(text)
+    text = _CHOSEN_THEN_PUSHED.sub(r"\g<verb> \g<what>", text)
+    text = _ONCE_THERE.sub(lambda m: ", then ", text)
+    text = _NOT_THERE.sub("", text)
     text = _lift_then_place(text)
     text = _put_there(text)
     text = _turn_as_noun(text)
@@ -69,6 +73,54 @@ def plain_wording(goal: str, world: World) -> str:
     text = _itself(text)
     text = _off_its_support(text, world)
     return _tower_words(text, world)
+
+
+_CHOSEN_THEN_PUSHED = re.compile(
+    r"\b(?:take|find|pick out|choose|select|spot)\s+(?P<what>the\s+[^,;.]+?)\s+and\s+(?:then\s+)?"
+    r"(?P<verb>push|slide|shove|nudge)\s+it\b",
+    re.I,
+)
+"""A cube chosen, then pushed ("take the cube nearest the right pad and push it onto the
+pad"): the choosing verb is no grasp; the step is the push."""
+_ONCE_THERE = re.compile(
+    r"\s*(?P<sep>[,;]?)\s*(?:and\s*,?\s*)?(?:once|when|after|as soon as|the moment)\s+"
+    r"(?:it'?s|it is|it has been put|it gets|it has got(?:ten)?|they'?re|they are)\s+"
+    r"(?:there|in place|down)\b\s*,?\s*",
+    re.I,
+)
+"""A step said to follow the cube's arrival ("..., and once it's there, push it ..."):
+"then", the place "there" points at being the one just named."""
+_NOT_THERE = re.compile(
+    r"(?:,\s*(?:and |but )?|\s+(?:and|but)\s+|\s+)(?:not|rather than|instead of)\s+"
+    r"(?:on|onto|on top of|to|into|over|above|next to)\s+(?:the\s+)?[a-z_]+"
+    rf"(?:\s+(?:{_CUBE}|one|{'|'.join(PAD_NOUNS)}))?\b",
+    re.I,
+)
+"""A place set aside after the one meant ("stack the blue cube on the red cube, not on the
+green one", "onto the yellow pad rather than onto the grey one"): no step goes there, so
+it is dropped."""
+_PLACE_NOUN = rf"(?:{_CUBE}|{'|'.join(PAD_NOUNS)})"
+_RESPECTIVELY = re.compile(
+    rf"\b(?:the )?(?P<a>[a-z]+)(?: {_CUBE}| one)? and (?:the )?(?P<b>[a-z]+) (?P<n>{_CUBE})s?"
+    r"(?P<prep>(?: over)? (?:to|on|onto|into|on top of|over)) "
+    rf"(?:the )?(?P<p>[a-z]+)(?: {_PLACE_NOUN})? and (?:the )?(?P<q>[a-z]+) (?P<m>{_PLACE_NOUN})s?"
+    r",? respectively\b",
+    re.I,
+)
+"""Cubes and places paired in order ("move the green and blue cubes to the right and left
+pads respectively")."""
+
+
+def _respectively(text: str) -> str:
+    """ "the A and B cubes to the P and Q pads respectively" -> "the A cube to the P pad and
+    the B cube to the Q pad"."""
+    return _RESPECTIVELY.sub(
+        lambda m: (
+            f"the {m['a']} {m['n']}{m['prep']} the {m['p']} {m['m']} and the {m['b']} "
+            f"{m['n']}{m['prep']} the {m['q']} {m['m']}"
+        ),
+        text,
+    )
 
 
 _DIRECTION_APART = re.compile(
@@ -306,6 +358,13 @@ def _off_its_support(text: str, world: World) -> str:
 
 
 _TOWER = r"(?:tower|stack|pile)"
+_THE_TOWER = (
+    r"(?:the|that|this|your|our)(?:\s+(?:one|only|whole|little|small|short|tall|standing|"
+    rf"cube|block|two[- ]level|three[- ]level))?\s+{_TOWER}"
+)
+"""The one tower standing, said with any determiner and an adjective ("that tower", "the
+little stack", "this pile")."""
+_SITTING = r"(?:that is |which is |that's |sitting |lying |standing |resting |placed )?"
 
 
 def _tower_words(text: str, world: World) -> str:
@@ -319,25 +378,24 @@ def _tower_words(text: str, world: World) -> str:
         return text
     bottom, top = towers[0][0], towers[0][-1]
     text = re.sub(r"\bon the top of\b", "on top of", text, flags=re.I)
+    text = re.sub(rf"\s+(?:off|from)\s+(?:the\s+top\s+of\s+)?{_THE_TOWER}\b", "", text, flags=re.I)
     text = re.sub(
-        rf"\s+(?:off|from)\s+(?:the\s+top\s+of\s+)?the\s+{_TOWER}\b", "", text, flags=re.I
-    )
-    text = re.sub(
-        rf"\bthe\s+(?P<end>top|bottom)(?:most)?\s+{_CUBE}(?:\s+(?:of|on|in)\s+the\s+{_TOWER})?\b",
+        rf"\bthe\s+(?P<end>top|bottom)(?:most)?\s+{_CUBE}(?:\s+(?:of|on|in)\s+{_THE_TOWER})?\b",
         lambda m: "the " + spoken(top if m.group("end").lower() == "top" else bottom),
         text,
         flags=re.I,
     )
-    text = re.sub(
-        rf"\bthe\s+(?P<end>top|bottom)\s+(?:level\s+|layer\s+)?of\s+the\s+{_TOWER}\b|"
-        rf"\bthe\s+{_TOWER}'?s\s+(?P<end2>top|bottom)\b(?:\s+(?:{_CUBE}|level|layer|one))?",
-        lambda m: "the " + spoken(top if "top" in (m.group("end"), m.group("end2")) else bottom),
+    text = re.sub(  # before "the top of the tower": "the cube at the top of the stack"
+        rf"\bthe\s+{_CUBE}\s+{_SITTING}(?:on|at)\s+(?:the\s+)?(?:very\s+)?top"
+        rf"(?:\s+of\s+{_THE_TOWER})?\b(?!\s+of\b)",  # not "on top of the red cube"
+        "the " + spoken(top),
         text,
         flags=re.I,
     )
     text = re.sub(
-        rf"\bthe\s+{_CUBE}\s+(?:on|at)\s+(?:the\s+)?top(?:\s+of\s+the\s+{_TOWER})?\b",
-        "the " + spoken(top),
+        rf"\bthe\s+(?:very\s+)?(?P<end>top|bottom)\s+(?:level\s+|layer\s+)?of\s+{_THE_TOWER}\b|"
+        rf"\b{_THE_TOWER}'?s\s+(?P<end2>top|bottom)\b(?:\s+(?:{_CUBE}|level|layer|one))?",
+        lambda m: "the " + spoken(top if "top" in (m.group("end"), m.group("end2")) else bottom),
         text,
         flags=re.I,
     )
@@ -348,7 +406,7 @@ def _tower_words(text: str, world: World) -> str:
         flags=re.I,
     )
     return re.sub(
-        rf"\b(?P<prep>on top of|onto|on|to|atop|over|above)\s+the\s+{_TOWER}\b",
+        rf"\b(?P<prep>on top of|onto|on|to|atop|over|above)\s+{_THE_TOWER}\b",
         lambda m: f"{m.group('prep')} the {spoken(top)}",
         text,
         flags=re.I,
