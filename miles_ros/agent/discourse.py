@@ -40,6 +40,10 @@ the red cube next to it"                                       cube" (the cube a
 (:func:`miles_ros.agent.negation.read_scope`) and before "the cube" and "it" are asked
 about (:func:`miles_ros.agent.references.resolve_references`): a pronoun with a cube to
 point at is named here, one without is asked about there.
+
+One module (about 540 lines): its four passes (order, "the same", cubes said together,
+pointing back) run in one order in :func:`said_in_order`, each reading what the one before
+said, over the same clause and verb helpers (``_step``, ``imperative``, ``CubePhrases``).
 """
 
 from __future__ import annotations

@@ -55,7 +55,7 @@ the blue cube"); a phrase that picks a cube by position ("the leftmost cube") is
 here (it stays in the text, where the reading's manner constraints apply). A pronoun ("don't
 lift it") is a manner of the clause's own cube: :mod:`miles_ros.agent.reading`.
 
-One module (about 580 lines): :func:`read_scope`'s passes mark the words they take in one
+One module (about 610 lines): :func:`read_scope`'s passes mark the words they take in one
 text (``_MARK``) and the later passes read those marks, so the patterns and the scope
 rules stay together.
 """

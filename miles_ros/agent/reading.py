@@ -50,7 +50,7 @@ a step.
 
 The vocabulary lives in :mod:`miles_ros.agent.vocabulary`, the verb and turn checks in
 :mod:`~miles_ros.agent.repertoire` and :mod:`~miles_ros.agent.turns`; this module (about
-630 lines) stays one reading: clauses, then unknown words, relations and manners over
+780 lines) stays one reading: clauses, then unknown words, relations and manners over
 the same clauses, filling one :class:`GoalReading`.
 """
 

@@ -21,7 +21,7 @@ Frame: the robot's base frame (x forward, y to the robot's left, m); "left" is +
 of places come from the scene file's RGBA (:func:`colour_name`); a cube's colour is in its
 name.
 
-One module (about 920 lines): every kind of phrase is one entry of ``_RULES``, a
+One module (about 1,040 lines): every kind of phrase is one entry of ``_RULES``, a
 pattern and a few-line resolver over the same ranking helpers, applied by one loop in
 :func:`resolve_references`; split, each part would import the other's helpers.
 """
