@@ -13,7 +13,7 @@ with a parameter that takes neither a scene name nor a point (turn's ``angle``: 
 come from the goal's words, which only the grounded mode reads) is left out.
 A step never names the same thing twice (no cube moved onto itself), a cube an earlier
 step left in the air, covered, or put at a tower's third level is never a later step's
-target, and a covered cube is never moved. At most
+target, a covered cube is never moved, and a cube off the table is never pushed. At most
 ``max_steps`` steps. Every string the automaton accepts is schema-valid JSON by
 construction (tests check it over many seeds).
 
@@ -33,7 +33,7 @@ from dataclasses import dataclass
 
 from miles_ros.agent.registry import SkillRegistry
 from miles_ros.agent.world import WORKSPACE_MAX, WORKSPACE_MIN
-from miles_ros.runtime.goals import resting_on_table
+from miles_ros.runtime.goals import ON_TABLE_TASKS, resting_on_table
 from sims.tasks.pick_place import TOWER_LEVELS
 
 _NUM_PREFIX = re.compile(r"^-?$|^-?0(\.[0-9]{0,4})?$")
@@ -116,17 +116,33 @@ class PlanGrammar:
         yield Lit(self.prefix + '{"steps": [')
         # Cubes an earlier step left in the air, covered (a cube put on them: a plan names
         # the top of a stack) or put at the third level are never a later step's target,
-        # and a covered cube is never its object (validate_plan's rules,
-        # miles_ros.runtime.goals.stack_target_error and covered_error).
+        # and a covered cube is never its object, nor a cube off the table a push's
+        # (validate_plan's rules, miles_ros.runtime.goals.stack_target_error,
+        # covered_error and off_table_error).
         in_air: set[str] = set()
         under: dict[str, str] = {}  # cube -> the cube a step put it on
 
         def level(cube: str) -> int:
             return 1 + level(under[cube]) if cube in under else 1
 
+        def not_moved(skill) -> set[str]:
+            """Cubes that are no object of ``skill`` now: covered, and for a push off the
+            table."""
+            banned = set(under.values())
+            if skill.card.task in ON_TABLE_TASKS:  # a push moves a cube on the table only
+                banned |= in_air | set(under)
+            return banned
+
+        def has_object(name: str) -> bool:
+            skill = self.registry[name]
+            if "object" not in skill.param_names:
+                return True
+            enums, array = skill.card.param_choices("object", self.names)
+            return array or any(e not in not_moved(skill) for e in enums)
+
         for n in range(self.max_steps):
             yield Lit('{"skill": "')
-            name = (yield Choice(tuple(s + '"' for s in self.skills)))[:-1]
+            name = (yield Choice(tuple(s + '"' for s in self.skills if has_object(s))))[:-1]
             skill = self.registry[name]
             yield Lit(', "params": {')
             chosen: set[str] = set()
@@ -136,7 +152,7 @@ class PlanGrammar:
                 enums, array = skill.card.param_choices(param, self.names)
                 # one step never names the same thing twice (no cube onto itself)
                 covered = set(under.values())
-                banned = chosen | (covered if param == "object" else set())
+                banned = chosen | (not_moved(skill) if param == "object" else set())
                 if param == "target":
                     full = {c for c in under if level(c) >= TOWER_LEVELS}
                     banned |= in_air | covered | full

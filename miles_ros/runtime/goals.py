@@ -4,7 +4,8 @@ cards' ``goal_mapping``), for the skill executor and the planner's grounding ali
 - reach ``{target}``: a named cube -> ``HOVER_HEIGHT`` above its centre; a named pad ->
   ``HOVER_HEIGHT`` above the table at the pad; a 3-vector -> that point.
 - push ``{object, target}``: the named cube; a pad -> its centre on the table at the
-  cube's rest height; a 2- or 3-vector -> that table point (z ignored).
+  cube's rest height; a 2- or 3-vector -> that table point (z ignored). A cube not resting
+  on the table (on another cube, held) is not pushed (:func:`off_table_error`).
 - pick_place ``{object, target}``: the named cube; a pad -> resting on the pad (rest
   height); another named cube -> the place pose on top of the stack that cube stands in
   (stacking, the task's ``stack`` and ``tower`` variants:
@@ -56,9 +57,11 @@ __all__ = [
     "HOVER_HEIGHT",
     "Goal",
     "GoalError",
+    "ON_TABLE_TASKS",
     "covered_error",
     "goal_from_positions",
     "in_place_error",
+    "off_table_error",
     "crowded_error",
     "resolve_goal",
     "rests_on",
@@ -199,15 +202,24 @@ def in_place_error(obj: str, positions: Mapping[str, Sequence[float]]) -> str | 
     """Why the cube ``obj`` cannot be worked on where it stands (turned) given cube
     centres by name (m): a cube lies on it (:func:`covered_error`), or it does not rest on
     the table (held, in the air, or on another cube); None when it can."""
-    covered = covered_error(obj, positions)
-    if covered:
-        return covered
-    if not resting_on_table(float(positions[obj][2])):
-        z = float(positions[obj][2])
-        return (
-            f"cannot turn {obj} in place: it is not resting on the table (centre at z {z:.3f} m)"
-        )
-    return None
+    return covered_error(obj, positions) or off_table_error(obj, positions, "turn", " in place")
+
+
+ON_TABLE_TASKS = frozenset({"push", "turn"})
+"""Tasks whose episodes start the cube resting on the table: a cube on another cube, held
+or in the air is neither pushed nor turned (:func:`off_table_error`)."""
+
+
+def off_table_error(
+    obj: str, positions: Mapping[str, Sequence[float]], verb: str, how: str = ""
+) -> str | None:
+    """Why the cube ``obj`` cannot be ``verb``-ed (turned, pushed: a skill whose task has
+    the cube on the table) given cube centres by name (m): it does not rest on the table
+    (held, in the air, or on another cube); None when it does."""
+    z = float(positions[obj][2])
+    if resting_on_table(z):
+        return None
+    return f"cannot {verb} {obj}{how}: it is not resting on the table (centre at z {z:.3f} m)"
 
 
 def crowded_error(obj: str, positions: Mapping[str, Sequence[float]]) -> str | None:
@@ -371,6 +383,8 @@ def goal_from_positions(
         )
     if covered:
         raise GoalError(covered)
+    if task in ON_TABLE_TASKS and (why := off_table_error(obj, objects, task)):
+        raise GoalError(why)  # a push slides a cube across the table, never off a stack
     if isinstance(target, str):
         if target not in places:
             raise GoalError(f"no pad named {target!r}; known: {', '.join(places)}")

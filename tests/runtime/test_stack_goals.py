@@ -112,3 +112,17 @@ def test_a_stack_target_outside_the_envelope_is_a_violation():
     assert np.linalg.norm(corner[:2] - goal.goal_pos[:2]) > distance.max
     far = card.envelope_violations(corner, goal.goal_pos)
     assert far and "object_target_distance_xy" in far[0]
+
+
+def test_a_cube_on_a_stack_is_picked_off_it_never_pushed():
+    stacked = dict(LIVE)
+    red = LIVE["red_cube"].position
+    stacked["blue_cube"] = ObjectPose(red + [0.0, 0.0, pick_place.CUBE_SIZE], 0.0)
+    with pytest.raises(GoalError, match="cannot push blue_cube: it is not resting on the table"):
+        resolve_goal("push", {"object": "blue_cube", "target": "left_pad"}, SCENE, stacked)
+    lifted = resolve_goal(
+        "pick_place", {"object": "blue_cube", "target": "left_pad"}, SCENE, stacked
+    )
+    assert lifted.object_name == "blue_cube"
+    pushed = resolve_goal("push", {"object": "green_cube", "target": "left_pad"}, SCENE, stacked)
+    assert pushed.object_name == "green_cube"
