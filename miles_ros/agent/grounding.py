@@ -199,9 +199,8 @@ class Affordance:
         obj, target = params.get("object"), params.get("target")
         if obj is not None and obj not in world.objects:
             return IMPOSSIBLE
-        if obj is not None and target is None:
-            if turn_place_error(obj, world.objects):
-                return IMPOSSIBLE
+        if obj is not None and target is None and turn_place_error(obj, world.objects):
+            return IMPOSSIBLE
         if target is not None:
             if isinstance(target, str):
                 if target not in world.names or target == obj:
