@@ -261,6 +261,11 @@ EVAL_HELDOUT8 = Path(__file__).resolve().parent / "eval_heldout8.yaml"
 """The eighth held-out set (the same form, at least 30 everyday and 95 feasible goals, each
 category worded in varied grammar), written while the seventh was being tuned on: answered
 only when ``--sets`` names it, its misses kept out of planner tuning."""
+EVAL_HELDOUT9 = Path(__file__).resolve().parent / "eval_heldout9.yaml"
+"""The ninth held-out set (the same form, at least 30 everyday, 95 feasible, 30 to refuse and
+12 ambiguous goals, each category worded the many ways people talk), written after the eighth
+was run and read: answered only when ``--sets`` names it, its misses kept out of planner
+tuning."""
 EVAL_SCENE_DEV = Path(__file__).resolve().parent / "eval_scene_dev.yaml"
 """The development goals for the scene-reading categories (pronouns, ordering, references,
 attributes, ambiguous, refusals, turn angles), in the held-out set's form, cubes moved per

@@ -16,6 +16,7 @@ from miles_ros.agent.evaluation import (
     EVAL_HELDOUT6,
     EVAL_HELDOUT7,
     EVAL_HELDOUT8,
+    EVAL_HELDOUT9,
     HARDER,
     answer,
     dev_set,
@@ -39,6 +40,7 @@ HELD_OUT = {
     "heldout6": EVAL_HELDOUT6,
     "heldout7": EVAL_HELDOUT7,
     "heldout8": EVAL_HELDOUT8,
+    "heldout9": EVAL_HELDOUT9,
 }
 """The held-out sets by the name ``bench/planner.py --sets`` gives them (None: the default)."""
 
@@ -89,7 +91,16 @@ def test_the_dev_and_held_out_sets_share_no_goal(held_out, world):
 
 @pytest.mark.parametrize(
     "name",
-    ["heldout2", "heldout3", "heldout4", "heldout5", "heldout6", "heldout7", "heldout8"],
+    [
+        "heldout2",
+        "heldout3",
+        "heldout4",
+        "heldout5",
+        "heldout6",
+        "heldout7",
+        "heldout8",
+        "heldout9",
+    ],
 )
 def test_the_later_held_out_sets_plans_pass_validation_in_their_scenes(held_out, world, name):
     """Every expected plan is one the shipped cards accept where the item stands its cubes
