@@ -155,17 +155,12 @@ def _openers_off(sentence: str) -> str:
 
 
 def _aside(sentence: str) -> bool:
-    """A sentence that asks for nothing and names nothing: a first-person aside that
-    says nothing of "you" ("I'm tidying up", "I'll watch from here") or a courtesy ("no
-    rush", "thanks")."""
+    """A sentence that asks for nothing and names nothing: a first-person aside ("I'm
+    tidying up", "I'll tell you when") or a courtesy ("no rush", "thanks")."""
     bare = sentence.strip(" .!,;")
     if _COURTESY.match(bare):
         return True
-    return (
-        bool(_FIRST_PERSON.match(bare))
-        and not re.search(r"\byou(?:r)?\b", bare, re.I)
-        and not _SCENE_WORD.search(bare)
-    )
+    return bool(_FIRST_PERSON.match(bare)) and not _SCENE_WORD.search(bare)
 
 
 # -- noun phrases -------------------------------------------------------------------------
@@ -258,7 +253,8 @@ def _topic(sentence: str) -> str | None:
     m = _TOPIC.match(sentence)
     if m is None:
         return None
-    np = noun_phrase(_TOPIC_MARK.sub("", m["topic"]))
+    topic = re.sub(r"\s+(?:over |right |up |down )?(?:there|here)$", "", m["topic"], flags=re.I)
+    np = noun_phrase(_TOPIC_MARK.sub("", topic))  # "that green cube over there: ..."
     rest = _openers_off(m["rest"])
     if np is None or not verb_of(rest.split()[0] if rest.split() else ""):
         return None
@@ -450,6 +446,13 @@ def _counting(text: str) -> str:
     return _COUNTING.sub(said, text)
 
 
+_END = re.compile(
+    rf"\bthe ({_CUBE_NOUN}|one) (?:at|on) the (?:far |very )?(left|right)(?:-hand)? "
+    r"(?:end|edge)\b",
+    re.I,
+)
+
+
 def _one_by_colour(text: str, cube_colours: frozenset[str]) -> str:
     """ "the red one" -> "the red cube" (a cube's colour: a pad is never said so)."""
     if not cube_colours:
@@ -489,9 +492,39 @@ _B_BEFORE = re.compile(
 )
 
 
+_NOT_UNTIL = re.compile(
+    r"^(?P<a>.+?)\s*,?\s+(?:but\s+)?(?:only\s+(?:after|once|when)|not\s+(?:until|before))\s+"
+    r"(?P<b>.+?)[.!]?$",
+    re.I,
+)
+_DONE = re.compile(
+    r"^(?:you(?:'ve|\s+have)?\s+(?:been|gone)\s+(?P<to>over|above|to)\s+(?P<place>.+)|"
+    r"(?P<np>.+?)\s+(?:is|'s|sits|stands|rests)\s+(?P<prep>on top of|on|in)\s+(?P<where>.+))$",
+    re.I,
+)
+
+
+def _first_when(text: str) -> str:
+    """ "A only after / not until B" with B a state reached ("the green cube is on the grey
+    pad", "you've been over the right pad") -> "B said as a step, then A"."""
+    m = _NOT_UNTIL.match(text.strip())
+    done = m and _DONE.match(m["b"].strip())
+    if done is None:
+        return text
+    if done["place"]:
+        place = noun_phrase(done["place"])
+        step = place and f"hover over {place}"
+    else:
+        np, where = noun_phrase(done["np"]), noun_phrase(done["where"])
+        step = np and where and f"put {np} {done['prep'].lower()} {where}"
+    return f"{step}, then {_lower_first(m['a'].strip(' ,'))}" if step else text
+
+
 def _reorder(text: str) -> str:
     """ "A. But before that, B." / "A, but B first." -> "B, then A" (an "it" in B that
-    points at A's cube takes its name, and A says "it")."""
+    points at A's cube takes its name, and A says "it"); "A only after B" / "A, but not
+    until B" with B a state: :func:`_first_when`."""
+    text = _first_when(text)
     for pattern in (_BEFORE_THAT, _B_BEFORE):
         m = pattern.match(text.strip())
         if m is None:
@@ -522,20 +555,25 @@ def _lower_first(text: str) -> str:
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Za-z])")
 
 
+def _pairs(items: list[str]) -> list[tuple[str, str]]:
+    return list(zip(items[::2], items[1::2], strict=True))
+
+
 def plain_clauses(goal: str, cube_colours: frozenset[str] = frozenset()) -> str:
     """``goal`` with each sentence's structure said as an imperative (see the module);
     ``cube_colours``: the colours the scene's cubes are named by ("the red one")."""
     if not goal.strip():
         return goal
     text = _counting(_relative(_contrast(goal.strip(), cube_colours)))
+    text = _END.sub(lambda m: f"the {m[2].lower()}most cube", text)  # "the one on the left end"
     text = _one_by_colour(text, cube_colours)
     sentences = []
     said = _SENTENCE.split(text)
     for i, sentence in enumerate(said):
         sentence = _REASON.sub("", sentence).strip()
-        parts = re.split(r"\s*,\s*", sentence)
+        parts = re.split(r"\s*([,;])\s*", sentence)
         if len(parts) > 1 and _aside(parts[-1]):  # "hold on, I'm still setting up"
-            sentence = ", ".join(parts[:-1])
+            sentence = parts[0] + "".join(f"{sep} {part}" for sep, part in _pairs(parts[1:-2]))
         core = _openers_off(sentence)
         if not core or _aside(core):
             continue

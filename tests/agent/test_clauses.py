@@ -69,6 +69,10 @@ def plain(goal: str) -> str:
             "That block closest to you: lift it onto the grey pad.",
             "lift the block closest to you onto the grey pad",
         ),
+        (
+            "This blue block right here: slide it onto the grey mat.",
+            "slide the blue block onto the grey mat",
+        ),
         # a fragment of two noun phrases
         ("Green block -> grey mat", "put the green block on the grey mat"),
         ("blue brick: right pad", "put the blue brick on the right pad"),
@@ -116,6 +120,21 @@ def plain(goal: str) -> str:
             "Lift the red brick onto the left mat rather than the right one.",
             "lift the red brick onto the left mat",
         ),
+        # a cube at an end of the row
+        (
+            "Slide the block at the far right end onto the grey mat.",
+            "slide the rightmost cube onto the grey mat",
+        ),
+        # a step said after the state it waits for
+        (
+            "Lift the red brick onto the left mat, but not until the green brick is on the grey "
+            "mat.",
+            "put the green brick on the grey mat, then lift the red brick onto the left mat",
+        ),
+        (
+            "Hover above the green block only once you have been over the yellow mat.",
+            "hover over the yellow mat, then hover above the green block",
+        ),
         # an explicit reorder
         (
             "Shove the red block onto the grey mat; before that, hover above the yellow mat.",
@@ -158,6 +177,7 @@ def test_a_goal_of_asides_only_asks_for_nothing():
     for goal in (
         "Hold on, I'm still sorting the table out.",
         "I'm busy for a bit.",
+        "Keep still for now; I'll let you know.",
         "Perfect, thank you, that's all for now.",  # a courtesy is not a reason to drop
     ):
         assert asks_nothing(plain_wording(goal, SCENE)), goal
