@@ -6,6 +6,10 @@ cubes, or state where a cube should be and then say "put it there". :func:`plain
 says each of these the way the training phrases (:mod:`miles_ros.agent.phrases`) and the
 scene's names say them:
 
+Before these, a sentence's structure is said as an imperative clause (a topic, a fragment,
+a cleft, a thing as subject, openers and asides, "B. But before that, A.":
+:func:`~miles_ros.agent.clauses.plain_clauses`).
+
 ==========================================================  ================================
 the goal says                                               the reading gets
 ==========================================================  ================================
@@ -40,6 +44,7 @@ from __future__ import annotations
 
 import re
 
+from miles_ros.agent.clauses import plain_clauses
 from miles_ros.agent.discourse import CubeWords
 from miles_ros.agent.phrases import CUBE_NOUNS, PAD_NOUNS
 from miles_ros.agent.references import SYNONYMS, place_colours, spoken
@@ -58,6 +63,7 @@ def plain_wording(goal: str, world: World) -> str:
     there", a turn or another action said as a noun, "go over", a cube pointed out then
     "it", "itself", a cube taken off the one under it, tower words."""
     text = corrected(goal, world)
+    text = plain_clauses(text, frozenset(n.split("_")[0] for n in world.objects))
     text = _respectively(text)
     text = _CHOSEN_THEN_PUSHED.sub(r"\g<verb> \g<what>", text)
     text = _ONCE_THERE.sub(lambda m: ", then ", text)

@@ -1,0 +1,479 @@
+"""The planner on the dev sets' goals said in other grammar: meaning-preserving
+transformations of each goal, its label kept, answered like ``bench/planner.py --sets``.
+
+    .venv/bin/python bench/planner_grammar.py --json [--groups A,B] [--per 40]
+        [--sets dev,heldout,...,heldout8] [--only NAME,...] [--threads 1]
+
+Each transformation applies only where the goal has the shape it rewrites exactly (a
+clause "VERB the X cube PREP the Y", a reference "the leftmost cube", two clauses joined by
+"then", ...) and skips the goal otherwise, so the label stays the goal's. Two groups:
+
+- **A** (developed against): topic first ("The red cube: put it on the left pad."),
+  fragments ("Red cube, left pad."), "whichever" relatives ("whichever cube is
+  leftmost"), leading hesitations and politeness ("Um, could you ..."), "the X one" for
+  "the X cube", an explicit reorder ("B. But before that, A.").
+- **B** (written with A, committed before any planner change, never tuned on): clefts
+  ("It's the red cube that you should put on the left pad."), passive / "should end up"
+  ("The red cube should end up on the left pad."), "I'd like / need / want you to ...",
+  a trailing reason or aside (", because I'm tidying up."), counting ("the first of the
+  cubes, counting from the left"), "the cube that is / that's X" relatives, "As for the
+  red cube, put it ...".
+
+Per transformation, at most ``--per`` goals it applies to (chosen by a hash of name and
+goal: the same goals every run), each answered as transformed and as written. Prints one
+JSON object::
+
+    {"per": 40, "groups": {"A": {"n", "exact", "original_exact"}, "B": {...}},
+     "transforms": {"topic": {"group": "A", "applies": 212, "n": 40, "exact": 0.95,
+                              "original_exact": 1.0, "misses": [...]}, ...}}
+
+``exact``: the transformed goals answered exactly as labelled (plan, refusal or
+question, as ``bench/planner.py``); ``original_exact``: the same goals as written.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import logging
+import re
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from miles_ros.agent import evaluation, models  # noqa: E402
+from miles_ros.agent.evaluation import answer, dev_set, load_eval_set  # noqa: E402
+
+SETS = {
+    "heldout": evaluation.EVAL_HELDOUT,
+    "heldout2": evaluation.EVAL_HELDOUT2,
+    "heldout3": evaluation.EVAL_HELDOUT3,
+    "heldout4": evaluation.EVAL_HELDOUT4,
+    "heldout5": evaluation.EVAL_HELDOUT5,
+    "heldout6": evaluation.EVAL_HELDOUT6,
+    "heldout7": evaluation.EVAL_HELDOUT7,
+    "heldout8": evaluation.EVAL_HELDOUT8,
+}
+"""The read sets besides ``dev`` (a later held-out set is never transformed here)."""
+
+# -- the shapes a transformation rewrites -------------------------------------------------
+_CUBE = r"(?:cube|block)"
+_COLOUR = r"(?:red|green|blue)"
+_PAD = r"the (?:left|right|yellow|grey|gray) (?:pad|mat)"
+_SIDE = r"(?:left|right)"
+_ANCHOR = rf"(?:the robot|you|{_PAD}|the {_COLOUR} {_CUBE})"
+_POSITION_PRE = r"(?:leftmost|rightmost|nearest|closest|farthest|furthest|middle)"
+_POSITION_POST = (
+    rf"(?:(?:nearest|closest|farthest|furthest)(?: to| from)? {_ANCHOR}"
+    rf"|(?:on|at) the far {_SIDE}|in the middle)"
+)
+_CUBE_NP = (
+    rf"the {_COLOUR} {_CUBE}|the {_POSITION_PRE} {_CUBE}|the {_CUBE} {_POSITION_POST}"
+    rf"|the second {_CUBE} from the {_SIDE}"
+)
+_PLACE_NP = rf"{_PAD}|{_CUBE_NP}"
+_PREP = r"(?:on top of|onto|on|over to|across to|to|into)"
+_MOVERS = {
+    "put": "put",
+    "place": "placed",
+    "set": "set",
+    "move": "moved",
+    "push": "pushed",
+    "slide": "slid",
+    "shove": "shoved",
+    "nudge": "nudged",
+    "stack": "stacked",
+}
+"""Verbs of a moving clause and their participles."""
+_REACH = r"(?:hover over|hover above|reach over|reach|move your gripper over)"
+_MOVE_CLAUSE = re.compile(
+    rf"^(?P<verb>{'|'.join(_MOVERS)}) (?P<obj>{_CUBE_NP}) (?P<prep>{_PREP}) "
+    rf"(?P<place>{_PLACE_NP})$",
+    re.I,
+)
+_REACH_CLAUSE = re.compile(rf"^(?P<verb>{_REACH}) (?P<obj>{_PLACE_NP})$", re.I)
+_IMPERATIVE = re.compile(
+    r"^(?:put|place|set|move|push|slide|shove|nudge|stack|hover|reach|turn|rotate|pick|lift|"
+    r"go|take|grab|return|bring|carry|drop|head|tap|touch|leave|don'?t|do)\b",
+    re.I,
+)
+_PRONOUN = re.compile(r"\b(?:it|its|there|them|that|this|both|one|ones|first|then)\b", re.I)
+
+
+@dataclass(frozen=True)
+class Clause:
+    """One clause of a goal: a verb, the thing it acts on, and (moving) a place."""
+
+    verb: str
+    obj: str
+    prep: str = ""
+    place: str = ""
+
+
+def _bare(goal: str) -> str:
+    return goal.strip().rstrip(".!").strip()
+
+
+def clause(goal: str) -> Clause | None:
+    """The goal as one clause of a moving verb or a reach ("push the leftmost cube onto the
+    grey pad", "hover over the red cube"); None when it is anything else."""
+    text = _bare(goal)
+    m = _MOVE_CLAUSE.match(text)
+    if m:
+        return Clause(m["verb"].lower(), m["obj"], m["prep"].lower(), m["place"])
+    m = _REACH_CLAUSE.match(text)
+    if m:
+        return Clause(m["verb"].lower(), m["obj"])
+    return None
+
+
+def _lower_first(text: str) -> str:
+    return text[:1].lower() + text[1:]
+
+
+def _upper_first(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def _pick(options: list[str], goal: str) -> str:
+    """One of ``options`` by a hash of the goal (the same every run)."""
+    return options[int(hashlib.sha1(goal.encode()).hexdigest(), 16) % len(options)]
+
+
+def _rest(c: Clause) -> str:
+    return f" {c.prep} {_lower_first(c.place)}" if c.prep else ""
+
+
+def _single_step(item: dict, skill: str | None = None) -> bool:
+    plan = item["plan"]
+    return (
+        item["expect"] == "plan" and len(plan) == 1 and (skill is None or plan[0].skill == skill)
+    )
+
+
+def _flat_scene(item: dict) -> bool:
+    """Every cube on the table (no tower: counting left to right means one thing)."""
+    return all(p[2] < 0.04 for p in (item["objects"] or {}).values())
+
+
+# -- group A ------------------------------------------------------------------------------
+def topic_first(goal: str, item: dict) -> str | None:
+    """ "The red cube: put it on the left pad." / "The leftmost cube: hover over it." """
+    c = clause(goal)
+    if c is None:
+        return None
+    return f"{_upper_first(c.obj)}: {c.verb} it{_rest(c)}."
+
+
+def fragment(goal: str, item: dict) -> str | None:
+    """ "Red cube, left pad." for a plain placing (put / place / move / set, a pick_place)."""
+    c = clause(goal)
+    if c is None or c.verb not in {"put", "place", "move", "set"} or not c.place:
+        return None
+    if c.prep not in {"on", "onto", "to"} or not _single_step(item, "pick_place"):
+        return None
+    what, where = (re.sub(r"^the ", "", s, flags=re.I) for s in (c.obj, c.place))
+    return f"{_upper_first(what)}, {_lower_first(where)}."
+
+
+_WHICHEVER_PRE = re.compile(rf"\bthe ({_POSITION_PRE}) ({_CUBE})\b", re.I)
+_WHICHEVER_POST = re.compile(rf"\bthe ({_CUBE}) ({_POSITION_POST})\b", re.I)
+_PAD_COLOUR = re.compile(r"\bthe (yellow|grey|gray) (pad|mat)\b", re.I)
+
+
+def whichever(goal: str, item: dict) -> str | None:
+    """The first positional reference (or pad said by colour) as "whichever cube is
+    leftmost", "whichever cube is nearest the robot", "whichever pad is yellow"."""
+    for pattern, say in (
+        (_WHICHEVER_PRE, lambda m: f"whichever {m[2]} is {_PREDICATE.get(m[1].lower(), m[1])}"),
+        (_WHICHEVER_POST, lambda m: f"whichever {m[1]} is {m[2]}"),
+        (_PAD_COLOUR, lambda m: f"whichever {m[2]} is {m[1]}"),
+    ):
+        m = pattern.search(goal)
+        if m is None or m.start() == 0:  # not the sentence's first words
+            continue
+        after = goal[m.end() :]
+        if pattern is _WHICHEVER_PRE and re.match(
+            r"\s+(?:to|from|of|that|which|other|except|but)\b", after
+        ):
+            return None  # "whichever block is closest to the pad" would be another block
+        return goal[: m.start()] + say(m) + after
+    return None
+
+
+_PREDICATE = {
+    "middle": "in the middle",
+    "nearest": "nearest to you",
+    "closest": "closest to you",
+    "farthest": "farthest from you",
+    "furthest": "furthest from you",
+}
+"""A premodifier said after "is" (distances are from the robot, as the sets say them)."""
+
+_OPENERS = ["Um, ", "Okay, so, ", "Right then, ", "Er, please ", "Hmm, could you "]
+
+
+def opener(goal: str, item: dict) -> str | None:
+    """A hesitation or politeness before an imperative: "Um, put the red cube ..." """
+    text = goal.strip()
+    if not _IMPERATIVE.match(text):
+        return None
+    negated = re.match(r"(?:don'?t|do not)\b", text, re.I)
+    return _pick(_OPENERS[:3] if negated else _OPENERS, goal) + _lower_first(text)
+
+
+_CUBE_BY_COLOUR = re.compile(rf"\bthe ({_COLOUR}) {_CUBE}\b", re.I)
+
+
+def the_one(goal: str, item: dict) -> str | None:
+    """ "the red one" for "the red cube" (cube colours only: a pad is never red)."""
+    if not _CUBE_BY_COLOUR.search(goal):
+        return None
+    return _CUBE_BY_COLOUR.sub(lambda m: f"the {m[1]} one", goal)
+
+
+_THEN = re.compile(
+    r"^(?P<a>[^,;.]+?)(?:,? and then|, then|; then|\. Then) (?P<b>[^,;.]+?)\.?$", re.I
+)
+
+
+def reorder(goal: str, item: dict) -> str | None:
+    """ "A, then B." as "B. But before that, A." (neither part pointing at the other)."""
+    m = _THEN.match(goal.strip())
+    if m is None or item["expect"] != "plan" or len(item["plan"]) != 2:
+        return None
+    a, b = m["a"].strip(), m["b"].strip()
+    if _PRONOUN.search(a) or _PRONOUN.search(b):
+        return None
+    if not _IMPERATIVE.match(a) or not _IMPERATIVE.match(b):
+        return None
+    return f"{_upper_first(b)}. But before that, {_lower_first(a)}."
+
+
+# -- group B ------------------------------------------------------------------------------
+def cleft(goal: str, item: dict) -> str | None:
+    """ "It's the red cube that you should put on the left pad." """
+    c = clause(goal)
+    if c is None:
+        return None
+    return f"It's {_lower_first(c.obj)} that you should {c.verb}{_rest(c)}."
+
+
+def passive(goal: str, item: dict) -> str | None:
+    """ "The red cube should end up on the left pad." (a placing) / "The red cube should be
+    pushed onto the grey pad." (a push)."""
+    c = clause(goal)
+    if c is None or not c.place or not _single_step(item):
+        return None
+    skill = item["plan"][0].skill
+    if skill == "pick_place" and c.verb in {"put", "place", "set", "move"}:
+        return f"{_upper_first(c.obj)} should end up on {_lower_first(c.place)}."
+    if skill == "push" and c.verb in {"push", "slide", "shove", "nudge"}:
+        return f"{_upper_first(c.obj)} should be {_MOVERS[c.verb]}{_rest(c)}."
+    return None
+
+
+_REQUESTS = ["I'd like you to ", "I need you to ", "I want you to "]
+
+
+def request(goal: str, item: dict) -> str | None:
+    """ "I'd like you to push ..." before an imperative."""
+    text = goal.strip()
+    if not _IMPERATIVE.match(text) or re.match(r"(?:don'?t|do)\b", text, re.I):
+        return None
+    return _pick(_REQUESTS, goal) + _lower_first(text)
+
+
+_ASIDES = [
+    ", because I'm tidying up.",
+    " - no rush.",
+    ", if you don't mind.",
+    ", that would help me a lot.",
+]
+
+
+def aside(goal: str, item: dict) -> str | None:
+    """A trailing reason or aside after a statement or imperative (not a question)."""
+    text = goal.strip()
+    if text.endswith("?") or not _IMPERATIVE.match(text):
+        return None
+    return _bare(text) + _pick(_ASIDES, goal)
+
+
+_COUNTING = re.compile(
+    rf"\bthe (?:(?P<most>left|right)most {_CUBE}|second {_CUBE} from the (?P<side>left|right))\b",
+    re.I,
+)
+
+
+def counting(goal: str, item: dict) -> str | None:
+    """ "the first of the cubes, counting from the left" for "the leftmost cube", "the second
+    of the cubes, counting from the right" for "the second cube from the right" (no tower
+    in the scene)."""
+    if not _flat_scene(item):
+        return None
+    m = _COUNTING.search(goal)
+    if m is None:
+        return None
+    nth, side = ("first", m["most"]) if m["most"] else ("second", m["side"])
+    after = goal[m.end() :]
+    comma = "," if re.match(r"\s+\w", after) else ""
+    return goal[: m.start()] + f"the {nth} of the cubes, counting from the {side}{comma}" + after
+
+
+def that_is(goal: str, item: dict) -> str | None:
+    """The first cube reference as a relative: "the cube that's red", "the cube that is
+    leftmost", "the cube that is nearest the robot"."""
+    for pattern, say in (
+        (_CUBE_BY_COLOUR, lambda m: f"the cube that's {m[1]}"),
+        (_WHICHEVER_PRE, lambda m: f"the {m[2]} that is {m[1]}"),
+        (_WHICHEVER_POST, lambda m: f"the {m[1]} that is {m[2]}"),
+    ):
+        m = pattern.search(goal)
+        if m:
+            return goal[: m.start()] + say(m) + goal[m.end() :]
+    return None
+
+
+def as_for(goal: str, item: dict) -> str | None:
+    """ "As for the red cube, put it on the left pad." """
+    c = clause(goal)
+    if c is None:
+        return None
+    return f"As for {_lower_first(c.obj)}, {c.verb} it{_rest(c)}."
+
+
+TRANSFORMS: dict[str, tuple[str, Callable[[str, dict], str | None]]] = {
+    "topic": ("A", topic_first),
+    "fragment": ("A", fragment),
+    "whichever": ("A", whichever),
+    "opener": ("A", opener),
+    "the_one": ("A", the_one),
+    "reorder": ("A", reorder),
+    "cleft": ("B", cleft),
+    "passive": ("B", passive),
+    "request": ("B", request),
+    "aside": ("B", aside),
+    "counting": ("B", counting),
+    "that_is": ("B", that_is),
+    "as_for": ("B", as_for),
+}
+"""name -> (group, transformation). Group B was written with A and committed before any
+planner change; nothing is tuned on it."""
+
+
+def transformed(items: list[dict], name: str, per: int) -> tuple[int, list[tuple[dict, dict]]]:
+    """How many of ``items`` transformation ``name`` applies to, and at most ``per`` of
+    them as (original, transformed) pairs, chosen by a hash of name and goal."""
+    _, fn = TRANSFORMS[name]
+    pairs, seen = [], set()
+    for item in items:
+        new = fn(item["goal"], item)
+        if new is None or new == item["goal"] or new in seen:
+            continue
+        seen.add(new)
+        pairs.append((item, {**item, "goal": new}))
+    pairs.sort(key=lambda p: hashlib.sha1(f"{name}|{p[0]['goal']}".encode()).hexdigest())
+    return len(pairs), pairs[:per]
+
+
+def load_items(names: list[str], registry, world) -> list[dict]:
+    items = []
+    for name in names:
+        items += dev_set(registry, world) if name == "dev" else load_eval_set(SETS[name])
+    return items
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--json", action="store_true", help="print only the JSON object")
+    parser.add_argument("--groups", default="A,B")
+    parser.add_argument("--only", default="", help="these transformations only")
+    parser.add_argument("--per", type=int, default=40, help="goals per transformation")
+    parser.add_argument("--sets", default=",".join(["dev", *SETS]))
+    parser.add_argument("--threads", type=int, default=None)
+    parser.add_argument("--show", action="store_true", help="print the pairs, answer nothing")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.WARNING)
+    from miles_ros.agent.planner import DEFAULT_ADAPTER, Planner, PlannerConfig
+    from miles_ros.agent.registry import SkillRegistry
+    from miles_ros.agent.world import load_world
+
+    names = [n for n in args.sets.split(",") if n]
+    unknown = sorted(set(names) - {"dev", *SETS})
+    if unknown:
+        parser.error(f"unknown set(s) {', '.join(unknown)}")
+    groups = set(args.groups.split(","))
+    only = {n for n in args.only.split(",") if n}
+    chosen = [n for n, (g, _) in TRANSFORMS.items() if g in groups and (not only or n in only)]
+    registry = SkillRegistry.load()
+    if args.show:
+        items = load_items(names, registry, load_world())
+        for name in chosen:
+            applies, pairs = transformed(items, name, args.per)
+            print(f"== {name} ({TRANSFORMS[name][0]}): {applies} apply")
+            for old, new in pairs:
+                print(f"  {old['goal']!r} -> {new['goal']!r}")
+        return 0
+    adapter = DEFAULT_ADAPTER if (DEFAULT_ADAPTER / "adapter_config.json").exists() else None
+    planner = Planner.from_options(
+        registry=registry,
+        adapter=adapter,
+        threads=args.threads or models.default_threads(),
+        config=PlannerConfig(fallback=False),
+    )
+    planner.plan("go home", use_cache=False)  # warm-up
+    items = load_items(names, registry, planner.world)
+    originals: dict[tuple, dict] = {}
+    out: dict = {"per": args.per, "sets": names, "groups": {}, "transforms": {}}
+    for name in chosen:
+        group = TRANSFORMS[name][0]
+        applies, pairs = transformed(items, name, args.per)
+        rows = []
+        for old, new in pairs:
+            key = (old["goal"], tuple(sorted((old["objects"] or {}).items())))
+            if key not in originals:
+                originals[key] = answer(planner, old)
+            rows.append((originals[key], answer(planner, new)))
+        n = len(rows)
+        exact = sum(r["ok"] for _, r in rows)
+        was = sum(o["ok"] for o, _ in rows)
+        out["transforms"][name] = {
+            "group": group,
+            "applies": applies,
+            "n": n,
+            "exact": round(exact / n, 4) if n else None,
+            "original_exact": round(was / n, 4) if n else None,
+            "misses": [
+                {k: r[k] for k in ("goal", "expect", "got", "expected", "steps", "reason")}
+                | {"original_ok": o["ok"]}
+                for o, r in rows
+                if not r["ok"]
+            ],
+        }
+        tally = out["groups"].setdefault(group, {"n": 0, "exact": 0, "original_exact": 0})
+        tally["n"] += n
+        tally["exact"] += exact
+        tally["original_exact"] += was
+    if not args.json:
+        for name, t in out["transforms"].items():
+            print(
+                f"{t['group']} {name:10s} {t['exact']} of {t['n']} "
+                f"(as written {t['original_exact']}; applies to {t['applies']})",
+                file=sys.stderr,
+            )
+        for group, t in sorted(out["groups"].items()):
+            print(
+                f"group {group}: {t['exact']}/{t['n']} (as written {t['original_exact']})",
+                file=sys.stderr,
+            )
+    print(json.dumps(out))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

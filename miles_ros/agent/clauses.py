@@ -1,0 +1,594 @@
+"""Clause structure said plainly: a goal's sentences turned into the imperative, verb
+before object, in the order they are done, before any other rule reads them.
+
+The reading's rules (:mod:`~miles_ros.agent.wording`, :mod:`~miles_ros.agent.references`,
+:mod:`~miles_ros.agent.discourse`, ...) are written for clauses of one shape: "VERB the
+THING (PREP the PLACE)", joined by "then". People say the same goal in other structures;
+:func:`plain_clauses` parses each sentence's structure (not its words: any noun phrase,
+any verb) and says it in that shape:
+
+==========================================================  ================================
+structure                                                   said as
+==========================================================  ================================
+openers and politeness: "Um, okay, could you please X"      "X"
+a trailing reason or aside: "X, because ...", "X - no       "X"
+rush", "X, if you don't mind"; a first-person aside
+sentence naming nothing ("I'm still setting up.")
+a topic, then a clause pointing back at it: "The red        "put the red cube on the left
+cube: put it on the left pad.", "Grey pad: hover there.",   pad", "hover over the grey pad",
+"As for the blue block, push it onto the pad."              "push the blue block onto ..."
+a fragment of two noun phrases: "Red cube, left pad."       "put the red cube on the left
+                                                            pad"
+a cleft: "It's the red cube (that) you should push onto     "push the red cube onto the
+the pad.", "It's the green cube that goes on the pad."      pad", "put the green cube on ..."
+a thing as subject: "The red cube should end up on / be     "put the red cube on ...",
+pushed onto / needs moving to the pad"                      "push ...", "move ..."
+"whichever / whatever cube is X", "the cube that is X"      "the cube X" (one adjective:
+                                                            "the X cube")
+"the red one" (a cube's colour)                             "the red cube"
+"the second of the cubes, counting from the left"           "the second cube from the left"
+"onto the grey pad, not the yellow one" (a place set aside)  "onto the grey pad"
+"A. But before that, B.", "A, but B first / before that"    "B, then A"
+==========================================================  ================================
+
+A sentence whose structure is none of these is left as it is, and so is a goal where a
+rewrite would lose a word that matters (a topic with no pronoun pointing back at it is no
+topic). The rules here name grammar (determiners, pronouns, modals, participles,
+prepositions, subordinators), not goals; the nouns are the scene's
+(:data:`~miles_ros.agent.phrases.CUBE_NOUNS`, :data:`~miles_ros.agent.phrases.PAD_NOUNS`).
+"""
+
+from __future__ import annotations
+
+import re
+
+from miles_ros.agent.phrases import CUBE_NOUNS, PAD_NOUNS
+from miles_ros.agent.vocabulary import COLOURS
+
+_CUBE_NOUN = rf"(?:{'|'.join(CUBE_NOUNS)})"
+_PAD_NOUN = rf"(?:{'|'.join(PAD_NOUNS)})"
+_THING = rf"(?:{_CUBE_NOUN}|{_PAD_NOUN}|one|tower|stack|pile)s?"
+_PREP = (
+    r"(?:on top of|onto|on to|on|into|in|to|over to|across to|over|above|beside|next to|"
+    r"near|toward|towards|against|at|by)"
+)
+_DANGLING = re.compile(rf"\b{_PREP}$", re.I)
+
+VERBS = frozenset(
+    "put place set move push slide shove nudge stack pile lift pick carry bring take drop "
+    "lower raise hover reach go head return turn rotate spin twist tap touch poke leave keep "
+    "grab get hold drag shift transfer position pop stick sit land end wind finish rest "
+    "do make stay wait".split()
+)
+"""Base forms of the verbs a clause of a goal opens with (a noun phrase has none)."""
+_PARTICIPLES = {
+    "put": "put",
+    "set": "set",
+    "slid": "slide",
+    "taken": "take",
+    "brought": "bring",
+    "held": "hold",
+    "left": "leave",
+    "kept": "keep",
+    "spun": "spin",
+}
+"""Irregular participles; the rest are the base with -ed / -d (a doubled consonant)."""
+_STATIVE = re.compile(
+    r"^(?:go|goes|end up|ends up|wind up|winds up|land|lands|sit|sits|belong|belongs|rest|"
+    r"rests|finish|finishes|finish up|be|stay|come to rest|get)\b",
+    re.I,
+)
+"""A subject's verbs that say where it should be, not how it gets there (a placing)."""
+_MODAL = (
+    r"(?:should|must|needs? to|has to|have to|ought to|is to|are to|can|could|will|'ll|"
+    r"would|is going to|shall|had better|has got to|needs|wants)"
+)
+
+
+def verb_of(word: str) -> str | None:
+    """The base form of a verb said as a participle or gerund ("pushed", "moving",
+    "placed", "slid", "dropped"), or None when ``word`` is none of :data:`VERBS`."""
+    word = word.lower()
+    if word in VERBS:
+        return word
+    if word in _PARTICIPLES:
+        return _PARTICIPLES[word]
+    for suffix in ("ed", "ing"):
+        if word.endswith(suffix):
+            stem = word[: -len(suffix)]
+            for base in (stem, stem + "e", stem[:-1]):
+                if base in VERBS:
+                    return base
+    return None
+
+
+# -- openers, asides ----------------------------------------------------------------------
+_OPENER = re.compile(
+    r"^(?:(?:um+|uh+|er+m?|hmm+|ah|oh|please|kindly|just|go ahead and|"
+    r"(?:could|can|would|will) you(?: please| kindly| maybe| just)?|"
+    r"do you think you could|would you be able to|are you able to|"
+    r"i(?:'d| would) (?:like|love|want) (?:for )?you to|i (?:need|want) you to|"
+    r"i(?:'d| would) like it if you(?: could)?|if you could|maybe|perhaps)\b[,.:;!]?\s+|"
+    r"(?:okay|ok|alright|all right|right|right then|so|well|now|hey|robot|then|and)"
+    r"\s*[,:;!]\s*|(?:okay|ok|alright|well|so|now) (?:so|then|now)\s*,?\s+)",
+    re.I,
+)
+_REASON = re.compile(
+    r"\s*(?:[,;(]|\s[-\u2013\u2014]+)\s*(?:because|'?cause|since|so that|so (?:i|we) can|"
+    r"as i(?:'m| am)|to make room|if you (?:don'?t|do not) mind|if (?:that'?s|it'?s|that is|"
+    r"it is) (?:ok|okay|alright|all right|fine)|if you can|when you (?:can|get a chance|have a "
+    r"(?:moment|minute|sec|second))|(?:there'?s )?no (?:rush|hurry)|take your time|"
+    r"(?:that|it)(?:'d| would) (?:really )?(?:help|be (?:great|nice|lovely|good)))"
+    r"\b[^.!?]*[.!?)]*\s*$",
+    re.I,
+)
+_FIRST_PERSON = re.compile(
+    r"^(?:i'?m|i am|we'?re|we are|i'?ll|i will|i'?ve been|i was|i have been)\b", re.I
+)
+_COURTESY = re.compile(
+    r"^(?:(?:there'?s )?no (?:rush|hurry)|take your time|thanks?(?: you)?(?: so much)?|"
+    r"thank you(?: so much)?|cheers|much appreciated|appreciated)$",
+    re.I,
+)
+_SCENE_WORD = re.compile(
+    rf"\b(?:{_THING}|it|its|there|them|they|home|gripper|arm|hand|red|green|blue|yellow|"
+    r"grey|gray|left|right|\d+)\b",
+    re.I,
+)
+
+
+_MIND = re.compile(r"^(?:would|do|will) you mind\s+(?P<verb>\w+ing)\b", re.I)
+
+
+def _openers_off(sentence: str) -> str:
+    """``sentence`` without the hesitations and polite frames before its verb ("um, okay,
+    could you please", "I'd like you to", "would you mind moving" -> "move")."""
+    while True:
+        mind = _MIND.match(sentence)
+        if mind and verb_of(mind["verb"]):
+            sentence = verb_of(mind["verb"]) + sentence[mind.end() :]
+            continue
+        m = _OPENER.match(sentence)
+        if m is None or m.end() >= len(sentence) or _MIND.match(sentence):
+            return sentence
+        sentence = sentence[m.end() :]
+
+
+def _aside(sentence: str) -> bool:
+    """A sentence that asks for nothing and names nothing: a first-person aside ("I'm
+    tidying up", "I'll tell you when") or a courtesy ("no rush", "thanks")."""
+    bare = sentence.strip(" .!,;")
+    if _COURTESY.match(bare):
+        return True
+    return bool(_FIRST_PERSON.match(bare)) and not _SCENE_WORD.search(bare)
+
+
+# -- noun phrases -------------------------------------------------------------------------
+_NOT_NP = re.compile(
+    r"\b(?:is|are|was|were|be|should|must|will|can|could|would|don'?t|do|not|no|never|"
+    r"there|it|(?<!to )(?<!from )you|i|we|please|then|and|but|if|because)\b|'s\b",
+    re.I,
+)
+
+
+_DETERMINER = re.compile(r"^(?:the|that|this|those|these|your|a|an)\b", re.I)
+_MODIFIER = frozenset(
+    "left right middle centre center front back top bottom leftmost rightmost nearest "
+    "closest farthest furthest first second third last other big small".split()
+)
+"""Words a noun phrase said without a determiner may open with (besides colours)."""
+_POSTMODIFIER = re.compile(
+    r"(?:on|at|in|of|to|from|by|near|nearest|closest|farthest|furthest|next|beside|that|which|"
+    r"counting|with|between|under|behind|nearer|further|farther|\w+ing|\w+most)$",
+    re.I,
+)
+"""The words a noun's postmodifier opens with ("the cube nearest ...", "the block sitting
+on ..."); anything else after the noun makes the words a clause."""
+_ALLOWED_VERB = frozenset("left set stack pile rest top".split())
+"""Words of :data:`VERBS` that are nouns or adjectives in a noun phrase."""
+
+
+def noun_phrase(text: str) -> str | None:
+    """``text`` as a noun phrase naming a scene thing ("the red cube", "grey pad", "that
+    block nearest the robot"), with "the" before it; None when it is not one: it opens with
+    no determiner, modifier or noun, has a finite verb or a clause word, names no thing,
+    or is long."""
+    text = text.strip(" ,")
+    words = text.split()
+    if not 1 <= len(words) <= 9 or _NOT_NP.search(text):
+        return None
+    if not re.search(rf"\b{_THING}\b", text, re.I):
+        return None
+    first = words[0].lower()
+    opens = _DETERMINER.match(first) or first in _MODIFIER or first in COLOURS
+    if not opens and not re.fullmatch(_THING, first, re.I):
+        return None
+    head = next(i for i, w in enumerate(words) if re.fullmatch(_THING, w.strip(","), re.I))
+    if head + 1 < len(words) and not _POSTMODIFIER.match(words[head + 1]):
+        return None  # "the red cube belongs ...": a clause, not a noun phrase
+    for word in (w.lower().strip(",") for w in words):
+        if word in _ALLOWED_VERB or word.endswith("ing"):
+            continue
+        finite = word.endswith("s") and (verb_of(word[:-1]) or verb_of(word[:-2]))
+        if verb_of(word) or finite:
+            return None
+    text = re.sub(r"^(?:the|that|this|those|these|your)\s+", "", text, flags=re.I)
+    return f"the {text[:1].lower()}{text[1:]}"
+
+
+def _is_place(np: str) -> bool:
+    return bool(re.search(rf"\b{_PAD_NOUN}s?\b", np, re.I)) and not re.search(
+        rf"\b{_CUBE_NOUN}s?\b", np, re.I
+    )
+
+
+def _there(verb: str) -> str:
+    """The preposition "there" stands for after ``verb``."""
+    base = verb_of(verb) or ""
+    if base in {"hover", "reach", "go", "head", "hold", "move", "return"}:
+        return "over"
+    return "onto" if base in {"push", "slide", "shove", "nudge", "drag"} else "on"
+
+
+def _first_verb(clause: str) -> str:
+    for word in re.findall(r"[a-z']+", clause.lower()):
+        if verb_of(word):
+            return word
+    return ""
+
+
+# -- sentence structures ------------------------------------------------------------------
+_TOPIC_MARK = re.compile(
+    r"^(?:as for|as to|about|regarding|concerning|with|now for|and|so|okay|ok)\s+", re.I
+)
+_TOPIC = re.compile(
+    r"^(?P<topic>[^:;,\u2013\u2014]+?)\s*(?::|,|\s[-\u2013\u2014]+)\s*(?P<rest>.+)$"
+)
+_BACK = re.compile(r"\b(?:it|there|that one|this one)\b", re.I)
+
+
+def _topic(sentence: str) -> str | None:
+    """ "NP: a clause pointing back at it" -> the clause with the noun phrase in place of
+    the pronoun ("it", "that one" for a thing, "there" for a place)."""
+    m = _TOPIC.match(sentence)
+    if m is None:
+        return None
+    topic = re.sub(r"\s+(?:over |right |up |down )?(?:there|here)$", "", m["topic"], flags=re.I)
+    np = noun_phrase(_TOPIC_MARK.sub("", topic))  # "that green cube over there: ..."
+    rest = _openers_off(m["rest"])
+    if np is None or not verb_of(rest.split()[0] if rest.split() else ""):
+        return None
+    place = _is_place(np)
+    if place and re.search(r"\bthere\b", rest, re.I):
+        verb = _first_verb(rest)
+        rest = re.sub(
+            r"\b(?:over |up |right )?there\b", f"{_there(verb)} {np}", rest, count=1, flags=re.I
+        )
+        return rest
+    back = re.search(r"\b(?:it|that one|this one)\b", rest, re.I)
+    if back is None:
+        return None
+    return rest[: back.start()] + np + rest[back.end() :]
+
+
+_FRAGMENT = re.compile(
+    r"^(?P<what>[^,:\u2013\u2014>]+?)\s*(?:,|:|->|=>|\s[-\u2013\u2014]+)\s*(?P<where>[^,:]+?)$"
+)
+
+
+def _fragment(sentence: str) -> str | None:
+    """Two noun phrases, a cube then a place: "Red cube, left pad." -> "put the red cube on
+    the left pad"."""
+    m = _FRAGMENT.match(sentence)
+    if m is None:
+        return None
+    what, where = noun_phrase(m["what"]), noun_phrase(m["where"])
+    if what is None or where is None or _is_place(what):
+        return None
+    picked = re.sub(
+        r"\b(?:nearest|closest|farthest|furthest|next)\s+(?:to\s+)?", "", what + " " + where
+    )
+    if re.search(
+        rf"\b(?:on|onto|into|to|on top of)\s+(?:the\s+)?(?:\w+\s+)?{_THING}", picked, re.I
+    ):
+        return None  # a placing said inside ("red cube on the pad, blue cube ..."): no fragment
+    return f"put {what} on {where}"
+
+
+_CLEFT = re.compile(
+    r"^it(?:'s| is| was)\s+(?P<np>.+?)\s+(?:(?:that|which|who)\s+)?(?P<rest>"
+    r"(?:you|we|i)\b.+|(?:should|must|needs?|has|have|ought|is|are|goes|go|ends|belongs|"
+    r"sits|lands|gets|wants|can|could|will)\b.+)$",
+    re.I,
+)
+_GAP_SUBJECT = re.compile(
+    rf"^(?:you|we)\s+(?:(?:really\s+)?{_MODAL}\s+(?:be\s+)?|are\s+going\s+to\s+)?(?P<vp>.+)$", re.I
+)
+_WANT = re.compile(
+    r"^i\s+(?:want|need|'d like|would like|wanted)\s+(?:you\s+to\s+(?P<vp>.+)|(?P<pp>.+))$", re.I
+)
+
+
+def _with_object(vp: str, np: str) -> str | None:
+    """A verb phrase with its object gap filled: after a stranded preposition ("hover
+    over" + NP), else after the verb and its particle ("push onto the pad" -> "push NP
+    onto the pad")."""
+    words = vp.split()
+    if not words or not verb_of(words[0]):
+        return None
+    if _DANGLING.search(vp):
+        return f"{vp} {np}"
+    head = 2 if len(words) > 1 and words[1].lower() in {"up", "down", "over", "back"} else 1
+    if head == 2 and len(words) > 2 and re.match(_PREP, " ".join(words[2:]), re.I) is None:
+        head = 1
+    return " ".join([*words[:head], np, *words[head:]])
+
+
+def _cleft(sentence: str) -> str | None:
+    """ "It's the red cube (that) you should push onto the pad" -> "push the red cube onto
+    the pad"; "It's the red cube that goes on the pad" -> the subject reading below."""
+    m = _CLEFT.match(sentence)
+    if m is None:
+        return None
+    np = noun_phrase(m["np"])
+    if np is None:
+        return None
+    rest = m["rest"]
+    gap = _GAP_SUBJECT.match(rest)
+    if gap and verb_of(gap["vp"].split()[0]):
+        return _with_object(gap["vp"], np)
+    want = _WANT.match(rest)
+    if want:
+        if want["vp"]:
+            return _with_object(want["vp"], np)
+        if re.match(_PREP, want["pp"], re.I):
+            return f"put {np} {want['pp']}"
+        return None
+    return _subject(f"{np} {rest}")
+
+
+_SUBJECT = re.compile(
+    rf"^(?P<np>.+?)\s+(?:{_MODAL}\s+)?(?:(?:be|get|been|is|are)\s+(?P<part>\w+)|"
+    rf"(?P<ger>\w+ing)|(?P<stay>(?:go|goes|end up|ends up|wind up|winds up|land|lands|sit|sits|"
+    rf"belong|belongs|rest|rests|finish|finishes|be|stay|stays)))\s+(?P<prep>{_PREP})\s+"
+    r"(?P<place>[^;:,]+)$",
+    re.I,
+)
+
+
+def _subject(sentence: str) -> str | None:
+    """A scene thing as the subject: "The red cube should end up on the left pad" -> "put
+    the red cube on the left pad"; "... should be pushed onto ..." -> "push ..."; "...
+    needs moving to ..." -> "move ..."."""
+    m = _SUBJECT.match(sentence)
+    if m is None:
+        return None
+    np, place = noun_phrase(m["np"]), noun_phrase(m["place"])
+    if np is None or place is None or _is_place(np):
+        return None
+    if (
+        m["stay"]
+        and m["stay"].lower() == "be"
+        and not re.search(rf"\s{_MODAL}\s+be$", m[0][: m.start("stay") + 2], re.I)
+    ):
+        return None
+    if m["part"] or m["ger"]:
+        verb = verb_of(m["part"] or m["ger"])
+        if verb is None or verb in {"go", "end", "sit", "land", "rest", "stay"}:
+            verb = "put" if verb else None
+        if verb is None:
+            return None
+    else:
+        verb = "put"
+    return f"{verb} {np} {m['prep']} {place}"
+
+
+# -- references ---------------------------------------------------------------------------
+_WHICHEVER = re.compile(
+    rf"\b(?P<det>whichever|whatever|the)\s+(?P<noun>{_CUBE_NOUN}|{_PAD_NOUN}|one)\s+"
+    r"(?P<rel>(?:that|which)\s+(?:is|'s|lies|sits|stands|happens to be)|that's|"
+    r"(?:is|'s|lies|sits|stands|happens to be))\s+",
+    re.I,
+)
+_ONE_WORD = re.compile(
+    r"(?:leftmost|rightmost|middle|red|green|blue|yellow|grey|gray|biggest|smallest|highest|"
+    r"lowest|topmost|bottommost)\b|(?:nearest|closest|farthest|furthest)"
+    r"(?=\s*(?:[,;:.!?]|$)|\s+(?:and|then|but|onto|into)\b)",
+    re.I,
+)
+"""A relative clause's one adjective, said before the noun ("the red cube"); a distance
+word only when nothing it is measured from follows."""
+_UNTIL = re.compile(r".+?(?=\s*(?:[,;:.!?]|$|\s(?:and|then|but|onto|into)\b))", re.I)
+
+
+def _relative(text: str) -> str:
+    """ "whichever cube is leftmost" / "the cube that's red" -> "the leftmost cube" / "the
+    red cube"; "whichever cube is on the far left" -> "the cube on the far left"."""
+    out, at = [], 0
+    for m in _WHICHEVER.finditer(text):
+        if m.start() < at:
+            continue
+        noun, rest = m["noun"], text[m.end() :]
+        if m["det"].lower() == "the" and not re.match(r"(?:that|which)\b", m["rel"], re.I):
+            continue  # "the cube is ..." is a sentence, not a reference
+        one = _ONE_WORD.match(rest)
+        if one:
+            said, end = f"the {one[0]} {'cube' if noun.lower() == 'one' else noun}", one.end()
+        else:
+            what = _UNTIL.match(rest)
+            if what is None or noun.lower() == "one" or re.match(r"(?:not|no|never)\b", rest):
+                continue
+            if re.search(r"\b(?:top|bottom|tower|stack|pile)\b", what[0], re.I):
+                continue  # a tower's words are read by the tower rules
+            said, end = f"the {noun} {what[0]}", what.end()
+        out += [text[at : m.start()], said]
+        at = m.end() + end
+    return "".join(out) + text[at:]
+
+
+_COUNTING = re.compile(
+    rf"\bthe (?P<nth>first|second|third|last)(?:\s+(?:{_CUBE_NOUN}|one))?(?:\s+of\s+(?:the|all|"
+    rf"the three)?\s*(?:{_CUBE_NOUN}s|them))?\s*,?\s+(?:counting|starting|going|reading)\s+"
+    r"(?:from|at)\s+the\s+(?P<side>left|right)(?:\s*(?:side|end))?\s*,?",
+    re.I,
+)
+
+
+def _counting(text: str) -> str:
+    """ "the second of the cubes, counting from the left" -> "the second cube from the
+    left" ("the first ..." the leftmost / rightmost)."""
+
+    def said(m: re.Match) -> str:
+        if m["nth"].lower() == "first":
+            return f"the {m['side'].lower()}most cube"
+        return f"the {m['nth'].lower()} cube from the {m['side'].lower()}"
+
+    return _COUNTING.sub(said, text)
+
+
+_END = re.compile(
+    rf"\bthe ({_CUBE_NOUN}|one) (?:at|on) the (?:far |very )?(left|right)(?:-hand)? "
+    r"(?:end|edge)\b",
+    re.I,
+)
+
+
+def _one_by_colour(text: str, cube_colours: frozenset[str]) -> str:
+    """ "the red one" -> "the red cube" (a cube's colour: a pad is never said so)."""
+    if not cube_colours:
+        return text
+    colours = "|".join(sorted(cube_colours))
+    return re.sub(rf"\b(the|that|this)\s+({colours})\s+one\b", r"\1 \2 cube", text, flags=re.I)
+
+
+_CONTRAST = re.compile(
+    rf"(?P<place>\b{_PREP}\s+the\s+(?:\w+\s+)?{_PAD_NOUN})\s*,?\s*(?:and\s+|but\s+)?(?:not|"
+    rf"rather than|instead of)\s+(?:the\s+)?(?P<other>\w+)\s+(?:one|{_PAD_NOUN})\b",
+    re.I,
+)
+
+
+def _contrast(text: str, cube_colours: frozenset[str]) -> str:
+    """A place, then another set aside with the noun left out: "onto the grey pad, not the
+    yellow one" -> "onto the grey pad" (the contrast is parallel to the place said last; a
+    cube's colour, "not the red one", contrasts the cube and is left to the negation)."""
+
+    def said(m: re.Match) -> str:
+        return m[0] if m["other"].lower() in cube_colours else m["place"]
+
+    return _CONTRAST.sub(said, text)
+
+
+# -- order --------------------------------------------------------------------------------
+_BEFORE_THAT = re.compile(
+    r"^(?P<a>.+?)(?:\s*[.;]\s*|\s*,\s*|\s+)(?:but|and)?\s*(?:before (?:that|this|doing that|"
+    r"you do that|you do it|that happens))\s*,?\s+(?P<b>.+)$",
+    re.I,
+)
+_B_BEFORE = re.compile(
+    r"^(?P<a>.+?)(?:\s*[.;]\s*|\s*,\s*)(?:but|and)?\s*(?P<b>.+?)\s*,?\s+(?:before (?:that|this|"
+    r"doing that|you do that|you do it)|beforehand|first)[.!]?$",
+    re.I,
+)
+
+
+_NOT_UNTIL = re.compile(
+    r"^(?P<a>.+?)\s*,?\s+(?:but\s+)?(?:only\s+(?:after|once|when)|not\s+(?:until|before))\s+"
+    r"(?P<b>.+?)[.!]?$",
+    re.I,
+)
+_DONE = re.compile(
+    r"^(?:you(?:'ve|\s+have)?\s+(?:been|gone)\s+(?P<to>over|above|to)\s+(?P<place>.+)|"
+    r"(?P<np>.+?)\s+(?:is|'s|sits|stands|rests)\s+(?P<prep>on top of|on|in)\s+(?P<where>.+))$",
+    re.I,
+)
+
+
+def _first_when(text: str) -> str:
+    """ "A only after / not until B" with B a state reached ("the green cube is on the grey
+    pad", "you've been over the right pad") -> "B said as a step, then A"."""
+    m = _NOT_UNTIL.match(text.strip())
+    done = m and _DONE.match(m["b"].strip())
+    if done is None:
+        return text
+    if done["place"]:
+        place = noun_phrase(done["place"])
+        step = place and f"hover over {place}"
+    else:
+        np, where = noun_phrase(done["np"]), noun_phrase(done["where"])
+        step = np and where and f"put {np} {done['prep'].lower()} {where}"
+    return f"{step}, then {_lower_first(m['a'].strip(' ,'))}" if step else text
+
+
+def _reorder(text: str) -> str:
+    """ "A. But before that, B." / "A, but B first." -> "B, then A" (an "it" in B that
+    points at A's cube takes its name, and A says "it"); "A only after B" / "A, but not
+    until B" with B a state: :func:`_first_when`."""
+    text = _first_when(text)
+    for pattern in (_BEFORE_THAT, _B_BEFORE):
+        m = pattern.match(text.strip())
+        if m is None:
+            continue
+        a, b = m["a"].strip(" ,.;"), m["b"].strip(" ,.;")
+        if not verb_of(_first_word(a)) or not verb_of(_first_word(b)):
+            continue
+        if re.search(r"\b(?:then|first|last|before|after)\b", a + " " + b, re.I):
+            continue
+        cube = re.search(rf"\bthe (?:\w+ )?{_CUBE_NOUN}\b", a, re.I)
+        if re.search(r"\bit\b", b, re.I) and cube and not re.search(r"\bit\b", a, re.I):
+            b = re.sub(r"\bit\b", cube[0], b, count=1, flags=re.I)
+            a = a[: cube.start()] + "it" + a[cube.end() :]
+        return f"{b}, then {_lower_first(a)}"
+    return text
+
+
+def _first_word(text: str) -> str:
+    words = re.findall(r"[a-z']+", text.lower())
+    return words[0] if words else ""
+
+
+def _lower_first(text: str) -> str:
+    return text[:1].lower() + text[1:]
+
+
+# -- the goal -----------------------------------------------------------------------------
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Za-z])")
+
+
+def _pairs(items: list[str]) -> list[tuple[str, str]]:
+    return list(zip(items[::2], items[1::2], strict=True))
+
+
+def plain_clauses(goal: str, cube_colours: frozenset[str] = frozenset()) -> str:
+    """``goal`` with each sentence's structure said as an imperative (see the module);
+    ``cube_colours``: the colours the scene's cubes are named by ("the red one")."""
+    if not goal.strip():
+        return goal
+    text = _counting(_relative(_contrast(goal.strip(), cube_colours)))
+    text = _END.sub(lambda m: f"the {m[2].lower()}most cube", text)  # "the one on the left end"
+    text = _one_by_colour(text, cube_colours)
+    sentences = []
+    said = _SENTENCE.split(text)
+    for i, sentence in enumerate(said):
+        sentence = _REASON.sub("", sentence).strip()
+        parts = re.split(r"\s*([,;])\s*", sentence)
+        if len(parts) > 1 and _aside(parts[-1]):  # "hold on, I'm still setting up"
+            sentence = parts[0] + "".join(f"{sep} {part}" for sep, part in _pairs(parts[1:-2]))
+        core = _openers_off(sentence)
+        if not core or _aside(core):
+            continue
+        later = " ".join(said[i + 1 :])
+        structures = (_topic, _fragment, _cleft)
+        if not re.search(r"\bthere\b", later, re.I):  # "X should go to P. Push it there."
+            structures += (_subject,)
+        end = core[-1] if core[-1] in ".!?" else ""
+        body = core.rstrip(".!? ")
+        for structure in structures:
+            plain = structure(body)
+            if plain is not None:
+                core = plain + end
+                break
+        sentences.append(core)
+    if not sentences:  # only asides: nothing was asked
+        return "nothing for now."
+    return _reorder(" ".join(sentences))
