@@ -13,9 +13,14 @@ states it learns on are the ones it reaches. The cell comes from two places:
   environment the fingers read on a held cube. Each logged request's median held reading
   is compared with the parent's own on the card's evaluation episodes in its training
   environment (:func:`reference_states`), so the simulator's own reading cancels; a
-  bootstrap over the episodes gives the estimate's interval. The training then draws the
-  reading offset per episode from 0 (the original cell, against forgetting) to the
-  interval's far end (:func:`reading_range`, ``env.finger_reading``).
+  bootstrap over the episodes gives the estimate's interval. The new version is
+  recalibrated (:attr:`SimFineTuneConfig.calibrate`, the default): its card carries the
+  estimate and its interval as the observation's ``calibration``
+  (:mod:`policies.calibration`: the reading with the offset taken out is what its
+  networks see), and the training draws per episode what the interval leaves of the
+  offset, its ends less the estimate (:func:`reading_range`, ``env.finger_reading``).
+  Uncalibrated, it draws the offset from 0 (the original cell) to the interval's far end.
+  ``steps`` 0: the calibration alone, the parent's networks.
 
 Masses and frictions do not show in the observation and cannot be identified: the training
 draws them per episode over ranges wider than the parent's
@@ -91,6 +96,11 @@ class SimFineTuneConfig:
     """``relative``: the shortest label norm its error is divided by (``imitation.loss_floor``)."""
     reference_episodes: int = 20
     """Episodes of the card's evaluation set whose held readings are the reference."""
+    calibrate: bool = True
+    """Take the identified reading offset out of the new version's observation (its card's
+    ``calibration``, :mod:`policies.calibration`: the gripper recalibrated) and train
+    around the residual the identification leaves (:func:`reading_range`); False: train
+    around the whole offset, the observation as the cell forms it."""
     object_mass_scale: tuple[float, ...] = ()
     """[lo, hi]: the cube's mass, x its nominal, drawn per training episode; (): the
     parent's range. Mass does not show in the observation, so the logs cannot identify
@@ -212,20 +222,41 @@ def reference_states(
     return visited_states(model, env, cfg.reference_episodes, seed)
 
 
-def reading_range(identified: dict) -> list[float]:
-    """The reading offsets (m) a fine-tune draws from, per episode: from 0 (the original
+def reading_range(identified: dict, calibrated: bool = False) -> list[float]:
+    """The reading offsets (m) a fine-tune draws from, per episode; [] when nothing was
+    identified or it is under :data:`MIN_OFFSET`. Uncalibrated: from 0 (the original
     cell, against forgetting) to the far end of the identification's ``interval`` (the
     offsets the logs do not rule out, the cell's among them; the estimate itself without
-    one), within the simulators' range; [] when nothing was identified or it is under
-    :data:`MIN_OFFSET`."""
+    one). ``calibrated`` (the new version takes the estimate out of its reading): what is
+    left of the interval, its ends less the estimate. Within the simulators' range."""
     from sims.tasks.base import FINGER_READING_RANGE
 
     offset = identified.get("offset")
     if offset is None or abs(offset) < MIN_OFFSET:
         return []
     interval = identified.get("interval") or (offset, offset)
+    if calibrated:
+        return [float(np.clip(v - offset, *FINGER_READING_RANGE)) for v in interval]
     reach = interval[1] if offset > 0 else interval[0]
     return sorted([0.0, float(np.clip(reach, *FINGER_READING_RANGE))])
+
+
+def identified_calibration(identified: dict) -> dict:
+    """The new version's ``calibration`` block for an identification (:func:`reading_offset`):
+    its estimate, with its interval; {} when nothing was identified or it is under
+    :data:`MIN_OFFSET` (the version reads as its parent)."""
+    from policies.calibration import reading_calibration
+
+    offset = identified.get("offset")
+    if offset is None or abs(offset) < MIN_OFFSET:
+        return {}
+    source = (
+        "identified from the logs' held cubes: the Hodges-Lehmann shift of the logged "
+        f"requests' median held readings ({identified.get('logged_episodes')}) against the "
+        f"parent's on its card's evaluation episodes ({identified.get('reference_episodes')}), "
+        f"{identified.get('resamples')} bootstrap resamples for the interval"
+    )
+    return reading_calibration(identified, source)
 
 
 def sim_train_config(parent: SkillCard, finger_reading: Sequence[float], cfg: SimFineTuneConfig):
@@ -299,8 +330,14 @@ def sim_fine_tune(
     identified = reading_offset(
         logged.obs, reference, parent.task, logged.episode, reference_episode, seed=cfg.seed
     )
-    train_cfg = sim_train_config(parent, reading_range(identified), cfg)
-    logger.info("fine-tune in sim: reading offset %s, %d steps", identified, cfg.steps)
+    calibration = identified_calibration(identified) if cfg.calibrate else {}
+    train_cfg = sim_train_config(parent, reading_range(identified, bool(calibration)), cfg)
+    logger.info(
+        "fine-tune in sim: reading offset %s, calibration %s, %d steps",
+        identified,
+        calibration,
+        cfg.steps,
+    )
     with tempfile.TemporaryDirectory(prefix="miles-finetune-sim-") as run:
         meta = {"command": command, "git_commit": git_commit()}
         runner = runner_class(train_cfg)(
@@ -312,13 +349,21 @@ def sim_fine_tune(
             runner.model.normalizer.count.fill_(float(max(int(seen), 1)))
         runner.learn()
         train_s = time.perf_counter() - started
-        card = export_as(parent, Path(run), out_dir, cfg.eval_episodes, command, motor_filters)
+        card = export_as(
+            parent, Path(run), out_dir, cfg.eval_episodes, command, motor_filters, calibration
+        )
+    reading = (
+        "the finger reading offset identified from the logs' held cubes taken out of the "
+        "observation (the card's calibration), what its interval leaves of it drawn per episode"
+        if calibration
+        else "the finger reading offset identified from the logs' held cubes drawn per "
+        "episode from 0 to its interval's far end"
+    )
     block = {
-        "method": "DAgger on-policy in simulation from the parent's weights: the training "
-        "environment of the parent, the finger reading offset identified from the logs' held "
-        "cubes drawn per episode from 0 to its interval's far end, the cube's mass and "
-        "friction over the config's ranges (the parent's by default); the scripted expert "
-        "labels every state",
+        "method": "DAgger on-policy in simulation from the parent's weights "
+        f"({cfg.steps} env steps): the training environment of the parent, {reading}, the "
+        "cube's mass and friction over the config's ranges (the parent's by default); the "
+        "scripted expert labels every state",
         "config": dataclasses.asdict(cfg),
         "identified": identified,
         "env_finger_reading": list(train_cfg.env.finger_reading),

@@ -1,6 +1,7 @@
 """``miles train SKILL --from-logs DIR --out NEW_DIR``: a new version of a skill fine-tuned
-on logged episodes: ``--method sim`` (the default) trains the active version by DAgger in
-simulation on the cell the logs identify (:mod:`policies.finetune_sim`); ``--method
+on logged episodes: ``--method sim`` (the default) recalibrates the finger reading the logs
+identify and trains the active version by DAgger in simulation on the cell they describe
+(:mod:`policies.finetune_sim`); ``--method
 relabel`` regresses it once onto labelled logged states (:mod:`policies.finetune`).
 
 DIR holds recordings (``*.mcap`` of ``miles up --record``) and datasets (``*.npz``); a
@@ -50,7 +51,19 @@ def build_parser(prog: str = "miles train") -> argparse.ArgumentParser:
         help="sim: DAgger in simulation on the cell the logs identify; relabel: one "
         "regression onto labelled logged states",
     )
-    p.add_argument("--steps", type=int, default=SIM_DEFAULTS.steps, help="--method sim: env steps")
+    p.add_argument(
+        "--steps",
+        type=int,
+        default=SIM_DEFAULTS.steps,
+        help="--method sim: env steps (0: the identified calibration alone, the parent's "
+        "networks)",
+    )
+    p.add_argument(
+        "--no-calibration",
+        action="store_true",
+        help="--method sim: train around the whole identified reading offset instead of taking "
+        "it out of the new version's observation (its card's calibration)",
+    )
     p.add_argument(
         "--loss",
         choices=IMITATION_LOSSES,
@@ -129,6 +142,7 @@ def main(argv: list[str], prog: str = "miles train") -> int:
                 loss=args.loss,
                 loss_floor=args.loss_floor,
                 reference_episodes=args.rehearsal_episodes,
+                calibrate=not args.no_calibration,
                 eval_episodes=args.eval_episodes,
                 seed=args.seed,
             )
@@ -152,6 +166,8 @@ def main(argv: list[str], prog: str = "miles train") -> int:
     else:
         if args.method == "sim":
             done = f"reading offset {tune['identified']['offset']} m identified"
+            if card.calibration:
+                done += " (the new version's calibration)"
         else:
             done = f"{tune['restart_states']} from restarts, {tune['rehearsal_states']} rehearsed"
         print(
