@@ -426,8 +426,8 @@ def test_the_training_regression_takes_the_fine_tune_s_loss():
 
 def test_from_logs_passes_the_loss_to_the_sim_fine_tune(tmp_path, monkeypatch):
     """``miles train SKILL --from-logs DIR --loss relative --loss-floor F`` reaches the sim
-    fine-tune's config; without them it is the config's default; the calibration is on
-    unless ``--no-calibration``."""
+    fine-tune's config; without them it is the config's default; the calibration is off
+    unless ``--calibrate``."""
     from miles_ros.commands import train_logs
     from policies.finetune import FromLogsError
 
@@ -443,12 +443,12 @@ def test_from_logs_passes_the_loss_to_the_sim_fine_tune(tmp_path, monkeypatch):
     argv = [*base, "--out", str(tmp_path / "a"), "--loss", "relative", "--loss-floor", "0.3"]
     assert train_logs.main(argv) == 2
     assert train_logs.main([*base, "--out", str(tmp_path / "b")]) == 2
-    assert train_logs.main([*base, "--out", str(tmp_path / "c"), "--no-calibration"]) == 2
+    assert train_logs.main([*base, "--out", str(tmp_path / "c"), "--calibrate"]) == 2
     assert [(c.loss, c.loss_floor) for c in seen[:2]] == [
         ("relative", 0.3),
         (SimFineTuneConfig.loss, SimFineTuneConfig.loss_floor),
     ]
-    assert [c.calibrate for c in seen] == [True, True, False]
+    assert [c.calibrate for c in seen] == [False, False, True]
 
 
 def test_visited_states_are_numbered_by_episode():
@@ -504,3 +504,21 @@ def test_a_tiny_fine_tune_in_sim_starts_from_the_parent_and_writes_the_next_vers
     assert tune["backend"] == card.provenance["backend"] and tune["command"] == "x"
     acts = SkillPolicy(tmp_path / "v2").act(states)
     np.testing.assert_allclose(acts, SkillPolicy(card.directory).act(states), atol=1e-3)
+
+
+def test_a_calibration_alone_keeps_the_parent_s_networks(tmp_path):
+    """``steps`` 0: no training, the parent's networks exported again (acting as the parent
+    to float precision), the next version; reach has no finger reading, so nothing is
+    identified and no calibration is written."""
+    card = load_card(shipped_reach())
+    states = reach_states(card, 32)
+    path = synthetic_dataset(
+        tmp_path / "logs" / "run.npz", card, states, [("r1", "t1", "succeeded")]
+    )
+    cfg = SimFineTuneConfig(
+        steps=0, num_envs=2, rollout_steps=4, reference_episodes=1, eval_episodes=1, calibrate=True
+    )
+    new = sim_fine_tune(card.directory, [path], tmp_path / "v2", cfg, command="x")
+    assert new.version == card.version + 1 and new.calibration == {}
+    acts = SkillPolicy(tmp_path / "v2").act(states)
+    np.testing.assert_allclose(acts, SkillPolicy(card.directory).act(states), atol=1e-5)

@@ -1,7 +1,8 @@
 """``miles train SKILL --from-logs DIR --out NEW_DIR``: a new version of a skill fine-tuned
-on logged episodes: ``--method sim`` (the default) recalibrates the finger reading the logs
-identify and trains the active version by DAgger in simulation on the cell they describe
-(:mod:`policies.finetune_sim`); ``--method
+on logged episodes: ``--method sim`` (the default) trains the active version by DAgger in
+simulation on the cell the logs identify (:mod:`policies.finetune_sim`; ``--calibrate``:
+the identified finger reading offset becomes the new version's observation calibration,
+``--steps 0`` that alone); ``--method
 relabel`` regresses it once onto labelled logged states (:mod:`policies.finetune`).
 
 DIR holds recordings (``*.mcap`` of ``miles up --record``) and datasets (``*.npz``); a
@@ -59,10 +60,10 @@ def build_parser(prog: str = "miles train") -> argparse.ArgumentParser:
         "networks)",
     )
     p.add_argument(
-        "--no-calibration",
+        "--calibrate",
         action="store_true",
-        help="--method sim: train around the whole identified reading offset instead of taking "
-        "it out of the new version's observation (its card's calibration)",
+        help="--method sim: take the identified reading offset out of the new version's "
+        "observation (its card's calibration) and train around what is left of it",
     )
     p.add_argument(
         "--loss",
@@ -142,7 +143,7 @@ def main(argv: list[str], prog: str = "miles train") -> int:
                 loss=args.loss,
                 loss_floor=args.loss_floor,
                 reference_episodes=args.rehearsal_episodes,
-                calibrate=not args.no_calibration,
+                calibrate=args.calibrate,
                 eval_episodes=args.eval_episodes,
                 seed=args.seed,
             )
