@@ -10,6 +10,7 @@ sims' reading model undone. The block, per observation field::
     calibration:
       finger_width:
         offset_m: 0.008              # what the version takes out (m)
+        identified_m: 0.008          # the logs' estimate, where offset_m is a share of it
         interval_m: [0.0047, 0.0102] # the identification's 95% interval, where known
         source: ...                  # where the number came from, in words
 
@@ -32,7 +33,7 @@ from sims.tasks.base import FINGER_READING_RANGE, calibrated_finger_width
 FIELDS = {"finger_width": (calibrated_finger_width, FINGER_READING_RANGE)}
 """Observation fields a version may calibrate: the map from a reading with a known offset
 to the value, and the offsets (m) it takes."""
-KEYS = ("offset_m", "interval_m", "source")
+KEYS = ("offset_m", "identified_m", "interval_m", "source")
 """Keys of one field's entry (``offset_m`` required)."""
 
 
@@ -97,15 +98,19 @@ def observation_calibration(card) -> ObservationCalibration | None:
     return ObservationCalibration(block, card.observation.get("layout") or [])
 
 
-def reading_calibration(identified: Mapping, source: str) -> dict:
+def reading_calibration(identified: Mapping, source: str, share: float = 1.0) -> dict:
     """The ``calibration`` block of a finger reading identification
-    (:func:`policies.finetune_sim.reading_offset`: its ``offset`` and ``interval``, m);
-    {} when it identified nothing."""
+    (:func:`policies.finetune_sim.reading_offset`: its ``offset`` and ``interval``, m)
+    that takes ``share`` of the estimate out of the reading (1: all of it; 0.5: the
+    midpoint between the cell the logs came from and one that reads as the parent's
+    did); {} when it identified nothing."""
     offset = identified.get("offset")
     if offset is None:
         return {}
     lo, hi = FIELDS["finger_width"][1]
-    entry: dict[str, Any] = {"offset_m": round(float(np.clip(offset, lo, hi)), 5)}
+    entry: dict[str, Any] = {"offset_m": round(float(np.clip(share * offset, lo, hi)), 5)}
+    if share != 1.0:
+        entry["identified_m"] = round(float(offset), 5)
     if identified.get("interval"):
         entry["interval_m"] = [round(float(v), 5) for v in identified["interval"]]
     entry["source"] = source

@@ -20,7 +20,8 @@ states it learns on are the ones it reaches. The cell comes from two places:
   estimate and its interval as the observation's ``calibration``
   (:mod:`policies.calibration`: the reading with the offset taken out is what its
   networks see) and the training draws what the interval leaves of the offset, its ends
-  less the estimate; ``steps`` 0: the calibration alone, the parent's networks.
+  less the calibration (:attr:`SimFineTuneConfig.calibrate`: all of the estimate, or a
+  share of it); ``steps`` 0: the calibration alone, the parent's networks.
 
 Masses and frictions do not show in the observation and cannot be identified: the training
 draws them per episode over ranges wider than the parent's
@@ -96,13 +97,13 @@ class SimFineTuneConfig:
     """``relative``: the shortest label norm its error is divided by (``imitation.loss_floor``)."""
     reference_episodes: int = 20
     """Episodes of the card's evaluation set whose held readings are the reference."""
-    calibrate: bool = False
-    """Take the identified reading offset out of the new version's observation (its card's
-    ``calibration``, :mod:`policies.calibration`: the gripper recalibrated) and train
-    around the residual the identification leaves (:func:`reading_range`); False (the
-    default): train around the whole offset, the observation as the cell forms it.
-    docs/training.md measures both: the calibration alone restores the changed cell and
-    costs the original one 4.5 points, so it is not the default."""
+    calibrate: float = 0.0
+    """The share of the identified reading offset the new version takes out of its
+    observation (its card's ``calibration``, :mod:`policies.calibration`) before training
+    around what the interval leaves (:func:`reading_range`): 0 (the default) none, the
+    observation as the cell forms it; 1 all of it (the gripper recalibrated to the logged
+    cell); 0.5 the midpoint, each of the logged cell and the original reading half the
+    offset off. docs/training.md measures them."""
     object_mass_scale: tuple[float, ...] = ()
     """[lo, hi]: the cube's mass, x its nominal, drawn per training episode; (): the
     parent's range. Mass does not show in the observation, so the logs cannot identify
@@ -113,6 +114,10 @@ class SimFineTuneConfig:
     parent's range; unidentified for the same reason."""
     eval_episodes: int = 50
     seed: int = 0
+
+    def __post_init__(self) -> None:
+        if not 0.0 <= float(self.calibrate) <= 1.0:
+            raise ValueError(f"calibrate is a share in [0, 1], got {self.calibrate!r}")
 
 
 def held_readings(obs: np.ndarray, task: str) -> np.ndarray:
@@ -224,33 +229,34 @@ def reference_states(
     return visited_states(model, env, cfg.reference_episodes, seed)
 
 
-def reading_range(identified: dict, calibrated: bool = False) -> list[float]:
+def reading_range(identified: dict, calibration: float = 0.0) -> list[float]:
     """The reading offsets (m) a fine-tune draws from, per episode; [] when nothing was
     identified or it is under :data:`MIN_OFFSET`. Uncalibrated: from 0 (the original
     cell, against forgetting) to the far end of the identification's ``interval`` (the
     offsets the logs do not rule out, the cell's among them; the estimate itself without
-    one). ``calibrated`` (the new version takes the estimate out of its reading): what is
-    left of the interval, its ends less the estimate. Within the simulators' range."""
+    one). With a ``calibration`` (m: the offset the new version takes out of its
+    reading): what is left of the interval, its ends less the calibration. Within the
+    simulators' range."""
     from sims.tasks.base import FINGER_READING_RANGE
 
     offset = identified.get("offset")
     if offset is None or abs(offset) < MIN_OFFSET:
         return []
     interval = identified.get("interval") or (offset, offset)
-    if calibrated:
-        return [round(float(np.clip(v - offset, *FINGER_READING_RANGE)), 5) for v in interval]
+    if calibration:
+        return [round(float(np.clip(v - calibration, *FINGER_READING_RANGE)), 5) for v in interval]
     reach = interval[1] if offset > 0 else interval[0]
     return sorted([0.0, float(np.clip(reach, *FINGER_READING_RANGE))])
 
 
-def identified_calibration(identified: dict) -> dict:
+def identified_calibration(identified: dict, share: float = 1.0) -> dict:
     """The new version's ``calibration`` block for an identification (:func:`reading_offset`):
-    its estimate, with its interval; {} when nothing was identified or it is under
-    :data:`MIN_OFFSET` (the version reads as its parent)."""
+    ``share`` of its estimate, with the estimate's interval; {} when nothing was identified
+    or it is under :data:`MIN_OFFSET`, or ``share`` is 0 (the version reads as its parent)."""
     from policies.calibration import reading_calibration
 
     offset = identified.get("offset")
-    if offset is None or abs(offset) < MIN_OFFSET:
+    if offset is None or abs(offset) < MIN_OFFSET or not share:
         return {}
     source = (
         "identified from the logs' held cubes: the Hodges-Lehmann shift of the logged "
@@ -258,7 +264,7 @@ def identified_calibration(identified: dict) -> dict:
         f"parent's on its card's evaluation episodes ({identified.get('reference_episodes')}), "
         f"{identified.get('resamples')} bootstrap resamples for the interval"
     )
-    return reading_calibration(identified, source)
+    return reading_calibration(identified, source, share)
 
 
 def sim_train_config(parent: SkillCard, finger_reading: Sequence[float], cfg: SimFineTuneConfig):
@@ -332,8 +338,9 @@ def sim_fine_tune(
     identified = reading_offset(
         logged.obs, reference, parent.task, logged.episode, reference_episode, seed=cfg.seed
     )
-    calibration = identified_calibration(identified) if cfg.calibrate else {}
-    train_cfg = sim_train_config(parent, reading_range(identified, bool(calibration)), cfg)
+    calibration = identified_calibration(identified, cfg.calibrate)
+    taken = float(calibration["finger_width"]["offset_m"]) if calibration else 0.0
+    train_cfg = sim_train_config(parent, reading_range(identified, taken), cfg)
     logger.info(
         "fine-tune in sim: reading offset %s, calibration %s, %d steps",
         identified,
@@ -355,8 +362,9 @@ def sim_fine_tune(
             parent, Path(run), out_dir, cfg.eval_episodes, command, motor_filters, calibration
         )
     reading = (
-        "the finger reading offset identified from the logs' held cubes taken out of the "
-        "observation (the card's calibration), what its interval leaves of it drawn per episode"
+        f"{cfg.calibrate:g} of the finger reading offset identified from the logs' held cubes "
+        "taken out of the observation (the card's calibration), what its interval leaves of "
+        "it drawn per episode"
         if calibration
         else "the finger reading offset identified from the logs' held cubes drawn per "
         "episode from 0 to its interval's far end"

@@ -352,16 +352,21 @@ def test_a_recalibrated_version_trains_around_what_the_interval_leaves():
     from sims.tasks.base import FINGER_READING_RANGE
 
     identified = {"offset": 0.008, "interval": [0.0047, 0.0102], "logged_episodes": 37}
-    lo, hi = reading_range(identified, calibrated=True)
-    assert (lo, hi) == (pytest.approx(-0.0033), pytest.approx(0.0022))
+    assert reading_range(identified, 0.008) == [-0.0033, 0.0022]
+    assert reading_range(identified, 0.004) == [0.0007, 0.0062]
     wide = {"offset": 0.002, "interval": [-0.01, 0.004]}
-    assert reading_range(wide, calibrated=True)[0] == FINGER_READING_RANGE[0]
-    assert reading_range({"offset": MIN_OFFSET / 2}, calibrated=True) == []
+    assert reading_range(wide, 0.002)[0] == FINGER_READING_RANGE[0]
+    assert reading_range({"offset": MIN_OFFSET / 2}, 0.001) == []
     block = identified_calibration(identified)["finger_width"]
     assert (block["offset_m"], block["interval_m"]) == (0.008, [0.0047, 0.0102])
-    assert "37" in block["source"]
+    assert "identified_m" not in block and "37" in block["source"]
+    half = identified_calibration(identified, 0.5)["finger_width"]
+    assert (half["offset_m"], half["identified_m"]) == (0.004, 0.008)
+    assert identified_calibration(identified, 0.0) == {}
     assert identified_calibration({"offset": MIN_OFFSET / 2}) == {}
     assert identified_calibration({"offset": None}) == {}
+    with pytest.raises(ValueError, match="share"):
+        SimFineTuneConfig(calibrate=1.5)
 
 
 def test_a_calibrated_version_is_not_relabelled_on_its_raw_logs(tmp_path):
@@ -427,7 +432,7 @@ def test_the_training_regression_takes_the_fine_tune_s_loss():
 def test_from_logs_passes_the_loss_to_the_sim_fine_tune(tmp_path, monkeypatch):
     """``miles train SKILL --from-logs DIR --loss relative --loss-floor F`` reaches the sim
     fine-tune's config; without them it is the config's default; the calibration is off
-    unless ``--calibrate``."""
+    unless ``--calibrate [SHARE]`` (all of the offset without a share)."""
     from miles_ros.commands import train_logs
     from policies.finetune import FromLogsError
 
@@ -444,11 +449,12 @@ def test_from_logs_passes_the_loss_to_the_sim_fine_tune(tmp_path, monkeypatch):
     assert train_logs.main(argv) == 2
     assert train_logs.main([*base, "--out", str(tmp_path / "b")]) == 2
     assert train_logs.main([*base, "--out", str(tmp_path / "c"), "--calibrate"]) == 2
+    assert train_logs.main([*base, "--out", str(tmp_path / "d"), "--calibrate", "0.5"]) == 2
     assert [(c.loss, c.loss_floor) for c in seen[:2]] == [
         ("relative", 0.3),
         (SimFineTuneConfig.loss, SimFineTuneConfig.loss_floor),
     ]
-    assert [c.calibrate for c in seen] == [False, False, True]
+    assert [c.calibrate for c in seen] == [0.0, 0.0, 1.0, 0.5]
 
 
 def test_visited_states_are_numbered_by_episode():
@@ -516,7 +522,7 @@ def test_a_calibration_alone_keeps_the_parent_s_networks(tmp_path):
         tmp_path / "logs" / "run.npz", card, states, [("r1", "t1", "succeeded")]
     )
     cfg = SimFineTuneConfig(
-        steps=0, num_envs=2, rollout_steps=4, reference_episodes=1, eval_episodes=1, calibrate=True
+        steps=0, num_envs=2, rollout_steps=4, reference_episodes=1, eval_episodes=1, calibrate=1.0
     )
     new = sim_fine_tune(card.directory, [path], tmp_path / "v2", cfg, command="x")
     assert new.version == card.version + 1 and new.calibration == {}

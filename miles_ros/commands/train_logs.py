@@ -61,9 +61,14 @@ def build_parser(prog: str = "miles train") -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--calibrate",
-        action="store_true",
-        help="--method sim: take the identified reading offset out of the new version's "
-        "observation (its card's calibration) and train around what is left of it",
+        type=float,
+        nargs="?",
+        const=1.0,
+        default=SIM_DEFAULTS.calibrate,
+        metavar="SHARE",
+        help="--method sim: take SHARE (default 1: all) of the identified reading offset out "
+        "of the new version's observation (its card's calibration) and train around what is "
+        "left of it; 0.5: the midpoint between the logged cell and the original",
     )
     p.add_argument(
         "--loss",
