@@ -431,8 +431,8 @@ def test_the_training_regression_takes_the_fine_tune_s_loss():
 
 def test_from_logs_passes_the_loss_to_the_sim_fine_tune(tmp_path, monkeypatch):
     """``miles train SKILL --from-logs DIR --loss relative --loss-floor F`` reaches the sim
-    fine-tune's config; without them it is the config's default; the calibration is off
-    unless ``--calibrate [SHARE]`` (all of the offset without a share)."""
+    fine-tune's config; without them it is the config's default; so is the calibration's
+    share (``--calibrate`` alone: all of the offset; 0: none)."""
     from miles_ros.commands import train_logs
     from policies.finetune import FromLogsError
 
@@ -454,7 +454,9 @@ def test_from_logs_passes_the_loss_to_the_sim_fine_tune(tmp_path, monkeypatch):
         ("relative", 0.3),
         (SimFineTuneConfig.loss, SimFineTuneConfig.loss_floor),
     ]
-    assert [c.calibrate for c in seen] == [0.0, 0.0, 1.0, 0.5]
+    assert [c.calibrate for c in seen] == [0.5, 0.5, 1.0, 0.5]
+    assert train_logs.main([*base, "--out", str(tmp_path / "e"), "--calibrate", "0"]) == 2
+    assert seen[-1].calibrate == 0.0 and seen[-1].steps == 0
 
 
 def test_visited_states_are_numbered_by_episode():

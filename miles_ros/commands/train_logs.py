@@ -1,8 +1,8 @@
 """``miles train SKILL --from-logs DIR --out NEW_DIR``: a new version of a skill fine-tuned
 on logged episodes: ``--method sim`` (the default) trains the active version by DAgger in
-simulation on the cell the logs identify (:mod:`policies.finetune_sim`; ``--calibrate``:
-the identified finger reading offset becomes the new version's observation calibration,
-``--steps 0`` that alone); ``--method
+simulation on the cell the logs identify (:mod:`policies.finetune_sim`: by default half the
+identified finger reading offset becomes the new version's observation calibration and no
+DAgger steps run, ``--calibrate SHARE`` and ``--steps N`` change that); ``--method
 relabel`` regresses it once onto labelled logged states (:mod:`policies.finetune`).
 
 DIR holds recordings (``*.mcap`` of ``miles up --record``) and datasets (``*.npz``); a
@@ -56,8 +56,8 @@ def build_parser(prog: str = "miles train") -> argparse.ArgumentParser:
         "--steps",
         type=int,
         default=SIM_DEFAULTS.steps,
-        help="--method sim: env steps (0: the identified calibration alone, the parent's "
-        "networks)",
+        help="--method sim: DAgger env steps (0, the default: the calibration alone, the "
+        "parent's networks)",
     )
     p.add_argument(
         "--calibrate",
@@ -66,9 +66,10 @@ def build_parser(prog: str = "miles train") -> argparse.ArgumentParser:
         const=1.0,
         default=SIM_DEFAULTS.calibrate,
         metavar="SHARE",
-        help="--method sim: take SHARE (default 1: all) of the identified reading offset out "
-        "of the new version's observation (its card's calibration) and train around what is "
-        "left of it; 0.5: the midpoint between the logged cell and the original",
+        help="--method sim: take SHARE of the identified reading offset out of the new "
+        "version's observation (its card's calibration; 1 without SHARE: all of it; 0: none) "
+        f"and train around what is left of it (default {SIM_DEFAULTS.calibrate:g}: the "
+        "midpoint between the logged cell and the original)",
     )
     p.add_argument(
         "--loss",
