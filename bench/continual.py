@@ -120,7 +120,11 @@ class Settings:
     anchor: str = "parent"
     method: str = "sim"
     """``sim`` (policies.finetune_sim) or ``relabel`` (policies.finetune)."""
-    sim_steps: int = 60_000
+    sim_steps: int = 0
+    """DAgger steps of ``--method sim`` (0, its default: the calibration alone)."""
+    calibrate: float = 0.5
+    """The share of the identified reading offset the new version takes out of its reading
+    (``SimFineTuneConfig.calibrate``, its default)."""
     export_eval_episodes: int = 50
     """The fine-tune's own evaluation for its card (behind the supervisor: slow); the
     bench's comparisons are its own ``eval_episodes`` evaluations."""
@@ -514,7 +518,10 @@ def stage_fine_tune(recording: Path, library: Path, out: Path, s: Settings) -> d
         tune_fn, cfg = (
             sim_fine_tune,
             SimFineTuneConfig(
-                steps=s.sim_steps, eval_episodes=s.export_eval_episodes, seed=s.seed
+                steps=s.sim_steps,
+                calibrate=s.calibrate,
+                eval_episodes=s.export_eval_episodes,
+                seed=s.seed,
             ),
         )
     else:

@@ -364,8 +364,10 @@ def build_card(
     object_region=None,
     goal_region=None,
     levelling: dict | None = None,
+    calibration: dict | None = None,
 ) -> SkillCard:
-    """A complete skill card for a task's exported networks; ``goal_distance``,
+    """A complete skill card for a task's exported networks; ``calibration``: its
+    observation calibration (:mod:`policies.calibration`; none: no block); ``goal_distance``,
     ``object_region``, ``goal_region``: the training config's ``env.goal_distance``,
     ``env.object_region``, ``env.goal_region`` (the envelope's cube-goal distances, cube
     area and goal area; empty: the task's defaults); ``levelling``: its tool levelling
@@ -401,6 +403,8 @@ def build_card(
     }
     if affordance:
         data["affordance"] = dict(affordance)
+    if calibration:
+        data["calibration"] = dict(calibration)
     return SkillCard.from_dict(data)
 
 

@@ -36,6 +36,7 @@ import jsonschema
 import yaml
 
 import sims
+from policies.calibration import calibration_refusal
 from policies.envelope import Envelope, EnvelopeError
 from policies.library import CARD_FILE, SkillCardError, active_skill_dir, library_skills
 
@@ -123,6 +124,14 @@ def _number(data: Mapping, key: str, where: str, kind=float):
         raise SkillCardError(f"{where}: {key} must be a number, got {value!r}") from exc
 
 
+def _calibration(data: Mapping, where: str) -> dict:
+    block = _mapping(data, "calibration", where)
+    refusal = calibration_refusal(block, (data.get("observation") or {}).get("layout"))
+    if block and refusal:
+        raise SkillCardError(f"{where}: {refusal}")
+    return block
+
+
 def _envelope(data: Mapping, where: str) -> Envelope | None:
     if data.get("envelope") is None:
         return None
@@ -187,6 +196,9 @@ class SkillCard:
     """Physics evaluation of the exported actor (success rate, CI, mean return, ...)."""
     affordance: dict = field(default_factory=dict)
     """Optional ``center``/``scale`` of the planner's squashing of the critic's value."""
+    calibration: dict = field(default_factory=dict)
+    """Observation field -> the reading offset the version takes out before its networks
+    see it (:mod:`policies.calibration`); empty: none (the observation as formed)."""
     path: Path | None = None
     """The card file (None for a card built in memory)."""
     data: dict = field(default_factory=dict, repr=False, compare=False)
@@ -234,6 +246,7 @@ class SkillCard:
             provenance=_mapping(data, "provenance", where),
             evaluation=_mapping(data, "evaluation", where),
             affordance=_mapping(data, "affordance", where),
+            calibration=_calibration(data, where),
             path=None if path is None else Path(path),
             data=dict(data),
         )

@@ -152,9 +152,11 @@ def export_run(
     eval_backend: str = "pybullet",
     command: str = "",
     motor_filters: Mapping[str, MotorFilterFactory] | None = None,
+    calibration: dict | None = None,
 ) -> SkillCard:
     """Export a run's checkpoint into a skill directory and evaluate the exported actor
-    (through onnxruntime, so the card's success rate is the shipped file's).
+    (through onnxruntime, so the card's success rate is the shipped file's; with the
+    card's observation ``calibration``, :mod:`policies.calibration`, where one is given).
 
     Returns the card it wrote. With ``eval_episodes=0`` the card copies the run's final evaluation.
     ``motor_filters``: the factories of the motor filters a run's config may name (injected
@@ -218,6 +220,7 @@ def export_run(
                 {},
                 goal_distance=goal_distance,
                 levelling=levelling,
+                calibration=calibration,
                 **regions,
             ),
             out_dir,
@@ -269,6 +272,7 @@ def export_run(
         affordance=affordance,
         goal_distance=goal_distance,
         levelling=levelling,
+        calibration=calibration,
         **regions,
     )
     write_card(card, out_dir)

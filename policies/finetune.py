@@ -318,6 +318,11 @@ def fine_tune(
 
     cfg = cfg or FineTuneConfig()
     out_dir, parent, logged, model = start_fine_tune(skill_dir, datasets, out_dir, marks, cfg.seed)
+    if parent.calibration:  # its networks read calibrated observations, the logs raw ones
+        raise FromLogsError(
+            f"{parent.directory}: a version with an observation calibration is fine-tuned "
+            "in simulation (--method sim), not by relabelling its raw logged states"
+        )
     started = time.perf_counter()
     states = logged.obs
     failures = logged.obs[logged.failed]
@@ -388,9 +393,11 @@ def export_as(
     eval_episodes: int,
     command: str,
     motor_filters: Mapping[str, MotorFilterFactory] | None,
+    calibration: dict | None = None,
 ) -> SkillCard:
     """Export ``run_dir``'s last checkpoint to ``out_dir`` under ``parent``'s name, its
-    physics evaluation on the parent's evaluation seed and backend."""
+    physics evaluation on the parent's evaluation seed and backend (through the new
+    version's observation ``calibration``, where it has one)."""
     from policies.export import export_run
 
     evaluation = parent.evaluation or {}
@@ -404,6 +411,7 @@ def export_as(
         eval_backend=str(evaluation.get("backend", "pybullet")),
         command=command,
         motor_filters=motor_filters,
+        calibration=calibration,
     )
 
 

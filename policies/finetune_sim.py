@@ -15,7 +15,14 @@ states it learns on are the ones it reaches. The cell comes from two places:
   environment (:func:`reference_states`), so the simulator's own reading cancels; a
   bootstrap over the episodes gives the estimate's interval. The training then draws the
   reading offset per episode from 0 (the original cell, against forgetting) to the
-  interval's far end (:func:`reading_range`, ``env.finger_reading``).
+  interval's far end (:func:`reading_range`, ``env.finger_reading``). Recalibrated
+  (:attr:`SimFineTuneConfig.calibrate`; by default half the estimate, with no DAgger
+  steps: the measured recipe), the new version's card carries the calibration, the
+  estimate and its interval as the observation's ``calibration``
+  (:mod:`policies.calibration`: the reading with the offset taken out is what its
+  networks see) and the training draws what the interval leaves of the offset, its ends
+  less the calibration (:attr:`SimFineTuneConfig.calibrate`: all of the estimate, or a
+  share of it); ``steps`` 0: the calibration alone, the parent's networks.
 
 Masses and frictions do not show in the observation and cannot be identified: the training
 draws them per episode over ranges wider than the parent's
@@ -72,8 +79,11 @@ differences stay ~2 million."""
 
 @dataclass
 class SimFineTuneConfig:
-    steps: int = 60_000
-    """Env steps of the DAgger stage."""
+    steps: int = 0
+    """Env steps of the DAgger stage; 0 (the default): none, the parent's networks under
+    the calibration (docs/training.md: every DAgger stage measured, 60,000 steps and more,
+    left the changed cell at 86-96%; the calibration alone, at :attr:`calibrate` 0.5, 97%
+    and the original cell 99%)."""
     num_envs: int = 16
     rollout_steps: int = 64
     beta_start: float = 0.2
@@ -91,6 +101,14 @@ class SimFineTuneConfig:
     """``relative``: the shortest label norm its error is divided by (``imitation.loss_floor``)."""
     reference_episodes: int = 20
     """Episodes of the card's evaluation set whose held readings are the reference."""
+    calibrate: float = 0.5
+    """The share of the identified reading offset the new version takes out of its
+    observation (its card's ``calibration``, :mod:`policies.calibration`) before training
+    around what the interval leaves (:func:`reading_range`): 0 none, the observation as
+    the cell forms it; 1 all of it (the gripper recalibrated to the logged cell: the
+    original cell then reads the whole offset off); 0.5 (the default) the midpoint, each
+    of the logged cell and the original reading half the offset off, which the parent
+    tolerates. docs/training.md measures them."""
     object_mass_scale: tuple[float, ...] = ()
     """[lo, hi]: the cube's mass, x its nominal, drawn per training episode; (): the
     parent's range. Mass does not show in the observation, so the logs cannot identify
@@ -101,6 +119,10 @@ class SimFineTuneConfig:
     parent's range; unidentified for the same reason."""
     eval_episodes: int = 50
     seed: int = 0
+
+    def __post_init__(self) -> None:
+        if not 0.0 <= float(self.calibrate) <= 1.0:
+            raise ValueError(f"calibrate is a share in [0, 1], got {self.calibrate!r}")
 
 
 def held_readings(obs: np.ndarray, task: str) -> np.ndarray:
@@ -212,20 +234,42 @@ def reference_states(
     return visited_states(model, env, cfg.reference_episodes, seed)
 
 
-def reading_range(identified: dict) -> list[float]:
-    """The reading offsets (m) a fine-tune draws from, per episode: from 0 (the original
+def reading_range(identified: dict, calibration: float = 0.0) -> list[float]:
+    """The reading offsets (m) a fine-tune draws from, per episode; [] when nothing was
+    identified or it is under :data:`MIN_OFFSET`. Uncalibrated: from 0 (the original
     cell, against forgetting) to the far end of the identification's ``interval`` (the
     offsets the logs do not rule out, the cell's among them; the estimate itself without
-    one), within the simulators' range; [] when nothing was identified or it is under
-    :data:`MIN_OFFSET`."""
+    one). With a ``calibration`` (m: the offset the new version takes out of its
+    reading): what is left of the interval, its ends less the calibration. Within the
+    simulators' range."""
     from sims.tasks.base import FINGER_READING_RANGE
 
     offset = identified.get("offset")
     if offset is None or abs(offset) < MIN_OFFSET:
         return []
     interval = identified.get("interval") or (offset, offset)
+    if calibration:
+        return [round(float(np.clip(v - calibration, *FINGER_READING_RANGE)), 5) for v in interval]
     reach = interval[1] if offset > 0 else interval[0]
     return sorted([0.0, float(np.clip(reach, *FINGER_READING_RANGE))])
+
+
+def identified_calibration(identified: dict, share: float = 1.0) -> dict:
+    """The new version's ``calibration`` block for an identification (:func:`reading_offset`):
+    ``share`` of its estimate, with the estimate's interval; {} when nothing was identified
+    or it is under :data:`MIN_OFFSET`, or ``share`` is 0 (the version reads as its parent)."""
+    from policies.calibration import reading_calibration
+
+    offset = identified.get("offset")
+    if offset is None or abs(offset) < MIN_OFFSET or not share:
+        return {}
+    source = (
+        "identified from the logs' held cubes: the Hodges-Lehmann shift of the logged "
+        f"requests' median held readings ({identified.get('logged_episodes')}) against the "
+        f"parent's on its card's evaluation episodes ({identified.get('reference_episodes')}), "
+        f"{identified.get('resamples')} bootstrap resamples for the interval"
+    )
+    return reading_calibration(identified, source, share)
 
 
 def sim_train_config(parent: SkillCard, finger_reading: Sequence[float], cfg: SimFineTuneConfig):
@@ -299,8 +343,15 @@ def sim_fine_tune(
     identified = reading_offset(
         logged.obs, reference, parent.task, logged.episode, reference_episode, seed=cfg.seed
     )
-    train_cfg = sim_train_config(parent, reading_range(identified), cfg)
-    logger.info("fine-tune in sim: reading offset %s, %d steps", identified, cfg.steps)
+    calibration = identified_calibration(identified, cfg.calibrate)
+    taken = float(calibration["finger_width"]["offset_m"]) if calibration else 0.0
+    train_cfg = sim_train_config(parent, reading_range(identified, taken), cfg)
+    logger.info(
+        "fine-tune in sim: reading offset %s, calibration %s, %d steps",
+        identified,
+        calibration,
+        cfg.steps,
+    )
     with tempfile.TemporaryDirectory(prefix="miles-finetune-sim-") as run:
         meta = {"command": command, "git_commit": git_commit()}
         runner = runner_class(train_cfg)(
@@ -312,13 +363,32 @@ def sim_fine_tune(
             runner.model.normalizer.count.fill_(float(max(int(seen), 1)))
         runner.learn()
         train_s = time.perf_counter() - started
-        card = export_as(parent, Path(run), out_dir, cfg.eval_episodes, command, motor_filters)
+        card = export_as(
+            parent, Path(run), out_dir, cfg.eval_episodes, command, motor_filters, calibration
+        )
+    reading = (
+        f"{cfg.calibrate:g} of the finger reading offset identified from the logs' held cubes "
+        "taken out of the observation (the card's calibration), what its interval leaves of "
+        "it drawn per episode"
+        if calibration
+        else "the finger reading offset identified from the logs' held cubes drawn per "
+        "episode from 0 to its interval's far end"
+    )
+    method = (
+        "DAgger on-policy in simulation from the parent's weights "
+        f"({cfg.steps} env steps): the training environment of the parent, {reading}, the "
+        "cube's mass and friction over the config's ranges (the parent's by default); the "
+        "scripted expert labels every state"
+    )
+    if cfg.steps == 0:
+        method = "the parent's networks, no training (0 env steps), " + (
+            f"{cfg.calibrate:g} of the finger reading offset identified from the logs' "
+            "held cubes taken out of the observation (the card's calibration)"
+            if calibration
+            else "nothing identified to take out of the observation"
+        )
     block = {
-        "method": "DAgger on-policy in simulation from the parent's weights: the training "
-        "environment of the parent, the finger reading offset identified from the logs' held "
-        "cubes drawn per episode from 0 to its interval's far end, the cube's mass and "
-        "friction over the config's ranges (the parent's by default); the scripted expert "
-        "labels every state",
+        "method": method,
         "config": dataclasses.asdict(cfg),
         "identified": identified,
         "env_finger_reading": list(train_cfg.env.finger_reading),

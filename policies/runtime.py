@@ -3,7 +3,9 @@
 A skill is a directory with ``skill.yaml``, ``actor.onnx`` and ``critic.onnx``. Loading
 checks the card (:func:`policies.cards.validate_card`: keys, parameter schema, the sha256
 of both files, the task's layout) and the observation size the networks expect; acting
-checks each observation's shape. Sessions use one intra-op thread and sequential
+checks each observation's shape. A card's observation calibration
+(:mod:`policies.calibration`) is applied here, the one place every observation meets a
+version's networks. Sessions use one intra-op thread and sequential
 execution, which is fastest for single observations (tens of microseconds).
 """
 
@@ -14,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
+from policies.calibration import observation_calibration
 from policies.cards import SkillCard, SkillCardError, validate_card
 
 
@@ -72,6 +75,9 @@ class SkillPolicy:
                 raise SkillCardError(
                     f"{self.path}: {role} output must be '{out_name}', got {outputs[0].name!r}"
                 )
+        self._calibration = observation_calibration(self.card)
+        """The card's observation calibration (:mod:`policies.calibration`), applied to every
+        observation before either network sees it; None: none."""
         self._binding = None
         self._single_shape = (self.obs_dim,)
         actions_shape = self._actor.get_outputs()[0].shape
@@ -94,6 +100,8 @@ class SkillPolicy:
             )
         if not np.all(np.isfinite(x)):
             raise ValueError(f"skill {self.name!r}: non-finite observation")
+        if self._calibration is not None:
+            x = self._calibration.apply(np.array(x, dtype=np.float32))  # a copy: obs stays
         return np.ascontiguousarray(x), single
 
     def _bind_single(self) -> None:
@@ -129,6 +137,8 @@ class SkillPolicy:
             self._obs_buf[0] = obs
             if not math.isfinite(self._obs_buf.sum()):  # NaN and inf both propagate
                 raise ValueError(f"skill {self.name!r}: non-finite observation")
+            if self._calibration is not None:
+                self._calibration.apply(self._obs_buf)
             self._run_bound()
             return self._act_buf[0].copy()
         x, single = self._batch(obs)

@@ -26,6 +26,7 @@ from policies.finetune_sim import (
     MIN_HELD_STATES,
     MIN_OFFSET,
     SimFineTuneConfig,
+    identified_calibration,
     reading_offset,
     reading_range,
     shift_estimate,
@@ -344,6 +345,50 @@ def test_the_training_range_reaches_from_the_original_cell_to_the_interval_s_far
     assert reading_range({"offset": None}) == []
 
 
+def test_a_recalibrated_version_trains_around_what_the_interval_leaves():
+    """With the estimate taken out of the reading (the new version's calibration), the
+    training range is the interval less the estimate, within the simulators' range; the
+    calibration carries the estimate and its interval, and nothing under MIN_OFFSET."""
+    from sims.tasks.base import FINGER_READING_RANGE
+
+    identified = {"offset": 0.008, "interval": [0.0047, 0.0102], "logged_episodes": 37}
+    assert reading_range(identified, 0.008) == [-0.0033, 0.0022]
+    assert reading_range(identified, 0.004) == [0.0007, 0.0062]
+    wide = {"offset": 0.002, "interval": [-0.01, 0.004]}
+    assert reading_range(wide, 0.002)[0] == FINGER_READING_RANGE[0]
+    assert reading_range({"offset": MIN_OFFSET / 2}, 0.001) == []
+    block = identified_calibration(identified)["finger_width"]
+    assert (block["offset_m"], block["interval_m"]) == (0.008, [0.0047, 0.0102])
+    assert "identified_m" not in block and "37" in block["source"]
+    half = identified_calibration(identified, 0.5)["finger_width"]
+    assert (half["offset_m"], half["identified_m"]) == (0.004, 0.008)
+    assert identified_calibration(identified, 0.0) == {}
+    assert identified_calibration({"offset": MIN_OFFSET / 2}) == {}
+    assert identified_calibration({"offset": None}) == {}
+    with pytest.raises(ValueError, match="share"):
+        SimFineTuneConfig(calibrate=1.5)
+
+
+def test_a_calibrated_version_is_not_relabelled_on_its_raw_logs(tmp_path):
+    """Its networks read calibrated observations and the logs hold raw ones: --method
+    relabel refuses it, naming the calibration (--method sim takes it)."""
+    import shutil
+
+    from policies.cards import SHIPPED_LIBRARY, SkillCard, validate_card, write_card
+
+    parent = SHIPPED_LIBRARY / "pick_place" / "versions" / "1"
+    skill = tmp_path / "v2"
+    shutil.copytree(parent, skill)
+    data = validate_card(parent).to_dict()
+    data["calibration"] = {"finger_width": {"offset_m": 0.008}}
+    write_card(SkillCard.from_dict(data, skill / "skill.yaml"), skill)
+    card = validate_card(skill)
+    states = np.zeros((8, card.obs_dim), np.float32)
+    path = synthetic_dataset(tmp_path / "run.npz", card, states, [("r1", "t1", "failed")])
+    with pytest.raises(FromLogsError, match="calibration"):
+        fine_tune(skill, [path], tmp_path / "v3", FineTuneConfig(gradient_steps=1))
+
+
 def test_the_training_env_draws_the_reading_and_the_unidentified_cube_parameters():
     """The DAgger stage runs the parent's training environment with the reading range and
     the fine-tune's mass and friction ranges where the task has a cube; empty ones leave
@@ -386,7 +431,8 @@ def test_the_training_regression_takes_the_fine_tune_s_loss():
 
 def test_from_logs_passes_the_loss_to_the_sim_fine_tune(tmp_path, monkeypatch):
     """``miles train SKILL --from-logs DIR --loss relative --loss-floor F`` reaches the sim
-    fine-tune's config; without them it is the config's default."""
+    fine-tune's config; without them it is the config's default; so is the calibration's
+    share (``--calibrate`` alone: all of the offset; 0: none)."""
     from miles_ros.commands import train_logs
     from policies.finetune import FromLogsError
 
@@ -402,10 +448,15 @@ def test_from_logs_passes_the_loss_to_the_sim_fine_tune(tmp_path, monkeypatch):
     argv = [*base, "--out", str(tmp_path / "a"), "--loss", "relative", "--loss-floor", "0.3"]
     assert train_logs.main(argv) == 2
     assert train_logs.main([*base, "--out", str(tmp_path / "b")]) == 2
-    assert [(c.loss, c.loss_floor) for c in seen] == [
+    assert train_logs.main([*base, "--out", str(tmp_path / "c"), "--calibrate"]) == 2
+    assert train_logs.main([*base, "--out", str(tmp_path / "d"), "--calibrate", "0.5"]) == 2
+    assert [(c.loss, c.loss_floor) for c in seen[:2]] == [
         ("relative", 0.3),
         (SimFineTuneConfig.loss, SimFineTuneConfig.loss_floor),
     ]
+    assert [c.calibrate for c in seen] == [0.5, 0.5, 1.0, 0.5]
+    assert train_logs.main([*base, "--out", str(tmp_path / "e"), "--calibrate", "0"]) == 2
+    assert seen[-1].calibrate == 0.0 and seen[-1].steps == 0
 
 
 def test_visited_states_are_numbered_by_episode():
@@ -457,6 +508,25 @@ def test_a_tiny_fine_tune_in_sim_starts_from_the_parent_and_writes_the_next_vers
     tune = new.provenance["fine_tune"]
     assert tune["parent"]["actor_sha256"] == card.sha256["actor"]
     assert tune["identified"]["offset"] is None and tune["env_finger_reading"] == []
+    assert new.calibration == {}  # nothing identified: reads as its parent
     assert tune["backend"] == card.provenance["backend"] and tune["command"] == "x"
     acts = SkillPolicy(tmp_path / "v2").act(states)
     np.testing.assert_allclose(acts, SkillPolicy(card.directory).act(states), atol=1e-3)
+
+
+def test_a_calibration_alone_keeps_the_parent_s_networks(tmp_path):
+    """``steps`` 0: no training, the parent's networks exported again (acting as the parent
+    to float precision), the next version; reach has no finger reading, so nothing is
+    identified and no calibration is written."""
+    card = load_card(shipped_reach())
+    states = reach_states(card, 32)
+    path = synthetic_dataset(
+        tmp_path / "logs" / "run.npz", card, states, [("r1", "t1", "succeeded")]
+    )
+    cfg = SimFineTuneConfig(
+        steps=0, num_envs=2, rollout_steps=4, reference_episodes=1, eval_episodes=1, calibrate=1.0
+    )
+    new = sim_fine_tune(card.directory, [path], tmp_path / "v2", cfg, command="x")
+    assert new.version == card.version + 1 and new.calibration == {}
+    acts = SkillPolicy(tmp_path / "v2").act(states)
+    np.testing.assert_allclose(acts, SkillPolicy(card.directory).act(states), atol=1e-5)

@@ -1,6 +1,8 @@
 """``miles train SKILL --from-logs DIR --out NEW_DIR``: a new version of a skill fine-tuned
 on logged episodes: ``--method sim`` (the default) trains the active version by DAgger in
-simulation on the cell the logs identify (:mod:`policies.finetune_sim`); ``--method
+simulation on the cell the logs identify (:mod:`policies.finetune_sim`: by default half the
+identified finger reading offset becomes the new version's observation calibration and no
+DAgger steps run, ``--calibrate SHARE`` and ``--steps N`` change that); ``--method
 relabel`` regresses it once onto labelled logged states (:mod:`policies.finetune`).
 
 DIR holds recordings (``*.mcap`` of ``miles up --record``) and datasets (``*.npz``); a
@@ -50,7 +52,25 @@ def build_parser(prog: str = "miles train") -> argparse.ArgumentParser:
         help="sim: DAgger in simulation on the cell the logs identify; relabel: one "
         "regression onto labelled logged states",
     )
-    p.add_argument("--steps", type=int, default=SIM_DEFAULTS.steps, help="--method sim: env steps")
+    p.add_argument(
+        "--steps",
+        type=int,
+        default=SIM_DEFAULTS.steps,
+        help="--method sim: DAgger env steps (0, the default: the calibration alone, the "
+        "parent's networks)",
+    )
+    p.add_argument(
+        "--calibrate",
+        type=float,
+        nargs="?",
+        const=1.0,
+        default=SIM_DEFAULTS.calibrate,
+        metavar="SHARE",
+        help="--method sim: take SHARE of the identified reading offset out of the new "
+        "version's observation (its card's calibration; 1 without SHARE: all of it; 0: none) "
+        f"and train around what is left of it (default {SIM_DEFAULTS.calibrate:g}: the "
+        "midpoint between the logged cell and the original)",
+    )
     p.add_argument(
         "--loss",
         choices=IMITATION_LOSSES,
@@ -129,6 +149,7 @@ def main(argv: list[str], prog: str = "miles train") -> int:
                 loss=args.loss,
                 loss_floor=args.loss_floor,
                 reference_episodes=args.rehearsal_episodes,
+                calibrate=args.calibrate,
                 eval_episodes=args.eval_episodes,
                 seed=args.seed,
             )
@@ -152,6 +173,8 @@ def main(argv: list[str], prog: str = "miles train") -> int:
     else:
         if args.method == "sim":
             done = f"reading offset {tune['identified']['offset']} m identified"
+            if card.calibration:
+                done += " (the new version's calibration)"
         else:
             done = f"{tune['restart_states']} from restarts, {tune['rehearsal_states']} rehearsed"
         print(

@@ -250,6 +250,24 @@ def reported_finger_width(width: np.ndarray, offset: np.ndarray) -> np.ndarray:
     return np.maximum(width + np.asarray(offset, dtype=np.float64) * fade, 0.0)
 
 
+def calibrated_finger_width(reading: np.ndarray, offset: float) -> np.ndarray:
+    """The opening (m) a gripper whose reading is ``offset`` off (:data:`FINGER_READING_RANGE`)
+    reports as ``reading``: :func:`reported_finger_width` undone (readings up to
+    :data:`HELD_READING_MAX` + ``offset`` lose the whole offset, wider ones linearly less,
+    the open gripper's nothing), never below 0. What a skill whose card carries a finger
+    reading calibration (:mod:`policies.calibration`) reads."""
+    reading = np.asarray(reading, dtype=np.float64)
+    d, open_width = float(offset), panda.gripper_width_max
+    span = open_width - HELD_READING_MAX
+    faded = (reading - d * open_width / span) / (1.0 - d / span)
+    width = np.where(
+        reading <= HELD_READING_MAX + d,
+        reading - d,
+        np.where(reading < open_width, faded, reading),
+    )
+    return np.maximum(width, 0.0)
+
+
 @dataclass(frozen=True)
 class RewardTerm:
     """One named term of a task's reward and its weight (Isaac Lab's ``RewTerm``): a task

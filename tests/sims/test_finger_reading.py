@@ -22,6 +22,7 @@ from sims.tasks.base import (
     FINGER_READING_RANGE,
     HELD_READING_MAX,
     DomainRandomization,
+    calibrated_finger_width,
     check_backend_randomization,
     reported_finger_width,
 )
@@ -110,6 +111,24 @@ def test_the_reading_map_moves_held_readings_only(width, wider, offset):
     lo, hi = sorted((width, wider))
     both = reported_finger_width(np.array([lo, hi]), np.array([offset, offset]))
     assert both[0] <= both[1] + 1e-12
+
+
+@settings(max_examples=300, deadline=None)
+@given(width=st.floats(0.0, OPEN), offset=st.floats(*FINGER_READING_RANGE))
+def test_calibration_undoes_the_reading_map(width, offset):
+    """A reading taken with a known offset, calibrated by that offset, is the opening again
+    (where the reading did not clip at 0: pads squeezed shut read 0 whatever their
+    opening); calibrated by another offset a held cube's reading is off by the
+    difference: what a version with a calibration sees on a cell
+    whose offset is not its own."""
+    read = reported_finger_width(np.array([width]), offset)
+    if width + offset > 0.0:
+        assert float(calibrated_finger_width(read, offset)[0]) == pytest.approx(width, abs=1e-9)
+    other = 0.004
+    if width <= HELD_READING_MAX and 0.0 < width + offset <= HELD_READING_MAX + other:
+        got = float(calibrated_finger_width(read, other)[0])
+        assert got == pytest.approx(max(width + offset - other, 0.0), abs=1e-9)
+    assert float(calibrated_finger_width(np.array([OPEN]), offset)[0]) == OPEN
 
 
 def run_pybullet(cfg, seed: int, actions=None):
