@@ -17,6 +17,7 @@ from miles_ros.agent.evaluation import (
     EVAL_HELDOUT7,
     EVAL_HELDOUT8,
     EVAL_HELDOUT9,
+    EVAL_HELDOUT10,
     HARDER,
     answer,
     dev_set,
@@ -41,6 +42,7 @@ HELD_OUT = {
     "heldout7": EVAL_HELDOUT7,
     "heldout8": EVAL_HELDOUT8,
     "heldout9": EVAL_HELDOUT9,
+    "heldout10": EVAL_HELDOUT10,
 }
 """The held-out sets by the name ``bench/planner.py --sets`` gives them (None: the default)."""
 
@@ -100,6 +102,7 @@ def test_the_dev_and_held_out_sets_share_no_goal(held_out, world):
         "heldout7",
         "heldout8",
         "heldout9",
+        "heldout10",
     ],
 )
 def test_the_later_held_out_sets_plans_pass_validation_in_their_scenes(held_out, world, name):
