@@ -230,6 +230,10 @@ class ImitationConfig:
     expert: str = ""
     """``scripted``: the task's scripted expert teaches (the run is an imitation run);
     '' (default): no imitation, PPO."""
+    expert_settings: dict = field(default_factory=dict)
+    """Settings of the task's scripted expert (name -> number, the names of its module's
+    ``SETTINGS``, :func:`policies.experts.expert_settings`; turn: ``orbit_margin``, m);
+    empty: its defaults."""
     beta_start: float = 1.0
     """Probability that the expert's action, not the student's, is executed at a step, at
     the start of the run (decays linearly to ``beta_end`` over ``beta_steps``)."""
@@ -425,6 +429,10 @@ def _imitation_config(data: dict[str, Any]) -> ImitationConfig:
         if not (math.isfinite(lo) and math.isfinite(hi) and 0.0 <= lo <= hi):
             raise ValueError(f"imitation.augment_scale needs finite 0 <= lo <= hi, got {scale!r}")
         data["augment_scale"] = (lo, hi)
+    settings = data.get("expert_settings") or {}
+    if not isinstance(settings, dict):
+        raise ValueError(f"imitation.expert_settings must be a mapping, got {settings!r}")
+    data["expert_settings"] = dict(settings)
     cfg = ImitationConfig(**data)
     if cfg.expert not in IMITATION_EXPERTS:
         raise ValueError(f"imitation.expert must be 'scripted' or '', got {cfg.expert!r}")
