@@ -376,9 +376,11 @@ def augment_field_slices(task: str, fields) -> list[slice]:
 
 def _check_task_options(cfg: TrainConfig) -> None:
     """ValueError for an option the task cannot take: an ``imitation.augment_fields`` name
-    that is not a field of its observation, a contact randomization (``env.cube_size``, ...)
-    on a task without a cube, a tool levelling (``env.ik_tilt_gain``) on a joint-space task
-    or with a bad gain or allowance (no check for an unknown task: the runner names it)."""
+    that is not a field of its observation, an ``imitation.expert_settings`` name its expert
+    does not have (:func:`policies.experts.expert_settings`), a contact randomization
+    (``env.cube_size``, ...) on a task without a cube, a tool levelling
+    (``env.ik_tilt_gain``) on a joint-space task or with a bad gain or allowance (no check
+    for an unknown task: the runner names it)."""
     import sims
 
     try:
@@ -387,6 +389,13 @@ def _check_task_options(cfg: TrainConfig) -> None:
         return
     if cfg.imitation.augment_fields:
         augment_field_slices(cfg.task, cfg.imitation.augment_fields)
+    if cfg.imitation.expert_settings:
+        from policies.experts import expert_settings
+
+        try:
+            expert_settings(cfg.task, cfg.imitation.expert_settings)
+        except ValueError as exc:
+            raise ValueError(f"imitation.expert_settings: {exc}") from None
     contact = [*contact_randomization(cfg.env), *(["pose_error"] if cfg.env.pose_error else [])]
     if contact and not task.CONFIG.has_object:
         names = ", ".join(f"env.{key}" for key in contact)

@@ -215,17 +215,13 @@ def parse_staged_config(
                 "(train through `miles train`)"
             )
         if cfg.imitation.expert:
-            from policies.experts import EXPERT_TASKS, expert_settings
+            from policies.experts import EXPERT_TASKS
 
             if cfg.task not in EXPERT_TASKS:
                 raise StageConfigError(
                     f"{at}: imitation.expert: no scripted expert for {cfg.task}; experts "
                     f"exist for {', '.join(EXPERT_TASKS)}"
                 )
-            try:
-                expert_settings(cfg.task, cfg.imitation.expert_settings)
-            except ValueError as exc:
-                raise StageConfigError(f"{at}: imitation.expert_settings: {exc}") from exc
         unsupported = unsupported_randomization(
             {
                 **contact_randomization(cfg.env),
