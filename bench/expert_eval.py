@@ -5,7 +5,7 @@ them, 4x the task's episode length).
 
     python bench/expert_eval.py turn [--supervised] [--episodes 200] [--seed 1000]
         [--envs 16] [--config config/train/turn.yaml] [--pose-error camera [--privileged]]
-        [--variant tower]
+        [--variant tower] [--setting orbit_margin=0.01] [--episode-scale 1.0]
 
 ``--variant`` runs only that episode variant of the task (pick_place's ``stack``,
 ``tower``: PyBullet, so with ``--supervised``), as ``miles eval --variant`` does.
@@ -15,8 +15,15 @@ With ``--pose-error PRESET`` the envs observe the cube through that error model
 ``--privileged`` on the envs' privileged observation (the true pose), as DAgger's expert
 labels under ``env.pose_error``; the peer of one is the other, on the same episodes.
 
+``--episode-scale`` sets the command-path model's episode length as a multiple of the
+task's (1.0: the task's own, which ``miles eval`` runs) over the config's.
+
+The expert runs with the config's ``imitation.expert_settings`` (``--config``; its top level,
+the first stage's), each ``--setting NAME=VALUE`` over them (turn: ``orbit_margin``, m).
+
 Prints one JSON object: ``{"task", "where", "episodes", "seed", "success", "ci95",
-"mean_length", "wall_s"}`` (and ``variant``, ``pose_error``, ``expert_sees``).
+"mean_length", "wall_s"}`` (and ``variant``, ``pose_error``, ``expert_sees``,
+``expert_settings``).
 """
 
 from __future__ import annotations
@@ -30,9 +37,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 
-def command_path_env(config: str, num_envs: int, pose_error: str | None = None):
+def command_path_env(
+    config: str, num_envs: int, pose_error: str | None = None, episode_scale: float | None = None
+):
     """(the numba env, its task config) of ``config``'s first stage (its top-level env),
-    observing the cube through the ``pose_error`` preset if one is given."""
+    observing the cube through the ``pose_error`` preset if one is given, its episodes
+    ``episode_scale`` times the task's if given (else the config's)."""
     import yaml
 
     from policies.ppo.config import TrainConfig
@@ -40,6 +50,8 @@ def command_path_env(config: str, num_envs: int, pose_error: str | None = None):
 
     data = yaml.safe_load(Path(config).read_text())
     env = dict(data.get("env", {}), **({"pose_error": pose_error} if pose_error else {}))
+    if episode_scale is not None:
+        env["episode_scale"] = episode_scale
     cfg = TrainConfig.from_dict({"task": data["task"], "env": env})
     task_cfg = training_task_config(cfg)
     return make_env(cfg, "numba", num_envs, task_cfg), task_cfg
@@ -74,14 +86,35 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--pose-error", default=None, help="observe the cube through this preset")
     p.add_argument("--privileged", action="store_true", help="the expert sees the true pose")
     p.add_argument("--variant", default=None, help="only this episode variant (--supervised)")
+    p.add_argument("--episode-scale", type=float, default=None, help="command-path episodes")
+    p.add_argument(
+        "--setting", action="append", default=[], metavar="NAME=VALUE", help="expert setting"
+    )
     args = p.parse_args(argv)
     if args.privileged and not args.pose_error:
         p.error("--privileged goes with --pose-error")
     if args.variant and not args.supervised:
         p.error("--variant runs behind the supervisor (PyBullet): add --supervised")
 
+    import yaml
+
     from policies.evaluation import run_episodes
-    from policies.experts import get_expert
+    from policies.experts import expert_settings, get_expert
+
+    config = args.config or f"config/train/{args.task}.yaml"
+    settings = dict(
+        (yaml.safe_load(Path(config).read_text()).get("imitation") or {}).get("expert_settings")
+        or {}
+    )
+    for item in args.setting:
+        name, sep, value = item.partition("=")
+        if not sep:
+            p.error(f"--setting takes NAME=VALUE, got {item!r}")
+        settings[name] = value
+    try:
+        settings = expert_settings(args.task, settings)
+    except ValueError as exc:
+        p.error(str(exc))
 
     if args.supervised:
         try:
@@ -90,10 +123,9 @@ def main(argv: list[str] | None = None) -> int:
             p.error(str(exc))
         where = "pybullet behind the safety supervisor"
     else:
-        config = args.config or f"config/train/{args.task}.yaml"
-        env, task_cfg = command_path_env(config, args.envs, args.pose_error)
+        env, task_cfg = command_path_env(config, args.envs, args.pose_error, args.episode_scale)
         where = f"numba command-path model ({config})"
-    expert = get_expert(args.task)
+    expert = get_expert(args.task, settings)
 
     def act(obs):
         seen = env.privileged_observation() if args.privileged else obs
@@ -112,6 +144,10 @@ def main(argv: list[str] | None = None) -> int:
         "mean_length": round(res.mean_length, 1),
         "wall_s": round(time.perf_counter() - started, 1),
     }
+    if settings:
+        out["expert_settings"] = settings
+    if args.episode_scale is not None and not args.supervised:
+        out["episode_scale"] = args.episode_scale
     if args.variant:
         out["variant"] = args.variant
     if args.pose_error:

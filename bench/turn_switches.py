@@ -5,6 +5,8 @@ how far a student's actions are from those labels near a switch and away from on
         [--envs 64] [--seed 1000] [--config config/train/turn.yaml] [--window 2]
         [--supervised | --plain]
 
+The expert labels with ``--config``'s ``imitation.expert_settings`` (turn: ``orbit_margin``).
+
 Why: DAgger labels the states the student visits with the expert's action there. Where the
 expert's choice of face or of the side of the face jumps between neighbouring states, a
 regression that blends the labels on both sides pushes somewhere in between (a face's
@@ -91,14 +93,20 @@ def plain_env(skill: str, num_envs: int):
     return sims.make_env("turn", "pybullet", num_envs=num_envs, config=config), config
 
 
-def record_labels(env, task_cfg, policy: Policy | None, steps: int, seed: int) -> dict:
+def record_labels(
+    env, task_cfg, policy: Policy | None, steps: int, seed: int, settings: dict | None = None
+) -> dict:
     """Roll ``policy`` (None: the expert itself) for ``steps`` steps from ``env.reset(seed)``
-    and record, per step and env, the expert's decision on the visited observation and the
-    policy's action. Returns arrays [steps, N]: ``label`` [steps, N, 3], ``action``
+    and record, per step and env, the expert's decision (with ``settings``,
+    :data:`policies.experts.turn.SETTINGS`) on the visited observation and the policy's
+    action. Returns arrays [steps, N]: ``label`` [steps, N, 3], ``action``
     [steps, N, 3], ``normal`` [steps, N, 2] (the chosen face's), ``side``, ``pushing``,
     ``place_error`` (m, :class:`policies.experts.turn.Decision`), ``low`` (the TCP below
     the cube's top), ``at_face`` (the face nearest the TCP is the one the expert chose),
-    ``to_cube`` [steps, N, 2] (unit xy from the TCP to the cube), ``start`` (True at an
+    ``to_cube`` [steps, N, 2] (unit xy from the TCP to the cube), ``distance`` (m, xy from
+    the TCP to the cube's centre), ``pad_gap`` (m, the closed fingers' pads' least xy gap
+    to the footprint of a cube of the nominal edge, ``HALF_EDGE``; negative: they overlap
+    it; from the observation), ``start`` (True at an
     episode's first step), ``slide`` and ``yaw_left`` (the cube's true xy distance from
     its goal, m, and yaw still to turn, deg, before the step), ``slide_after`` and
     ``yaw_left_after`` (after it; at an episode's end from its last observation), ``ended``
@@ -112,9 +120,13 @@ def record_labels(env, task_cfg, policy: Policy | None, steps: int, seed: int) -
     layout = expert.LAYOUT.slices
     slide, yaw_left = true_slide_and_yaw(env.get_state())
     for _ in range(steps):
-        d = expert.decide(obs, task_cfg)
+        d = expert.decide(obs, task_cfg, **(settings or {}))
         action = d.action if policy is None else np.asarray(policy(obs), dtype=np.float64)
         rel = obs[:, layout["object_rel_tcp"]][:, :2].astype(np.float64)
+        sc = obs[:, layout["object_yaw_sincos"]].astype(np.float64)
+        pads = expert.pad_offsets(expert.finger_axes(obs[:, layout["joint_pos"]]))
+        # pad_clearance keeps CLEAR_HALF_EDGE; the gap to the nominal cube is that much more
+        gap = expert.pad_clearance(-rel, np.arctan2(sc[:, 0], sc[:, 1]) / 4.0, pads)
         row = {
             "label": d.action,
             "action": action,
@@ -125,6 +137,8 @@ def record_labels(env, task_cfg, policy: Policy | None, steps: int, seed: int) -
             "low": obs[:, layout["tcp_pos"]][:, 2] <= expert.PUSH_Z_MAX,
             "at_face": d.at_face,
             "to_cube": rel / np.maximum(np.linalg.norm(rel, axis=1, keepdims=True), 1e-9),
+            "distance": np.linalg.norm(rel, axis=1),
+            "pad_gap": gap + expert.CLEAR_HALF_EDGE - expert.HALF_EDGE,
             "start": start,
             "slide": slide,
             "yaw_left": yaw_left,
@@ -429,6 +443,29 @@ def failure_stats(rec: dict) -> dict:
     return out
 
 
+def around_stats(rec: dict) -> dict:
+    """How close ``rec``'s (:func:`record_labels`) way around the cube comes to it: at the
+    steps low (the TCP below ``PUSH_Z_MAX``), not pushing and beside a face other than the
+    expert's (``at_face`` False: the ``other_face`` of :data:`SLIDE_CAUSES`), their share,
+    the TCP's distance from the cube's centre (m: 10th percentile, median) and the pads'
+    gap to the cube's footprint (m: 5th, 10th percentile, median; the share at or under 0,
+    touching)."""
+    around = rec["low"] & ~rec["pushing"] & ~rec["at_face"]
+    if not around.any():
+        return {"steps": 0}
+    dist, gap = rec["distance"][around], rec["pad_gap"][around]
+    return {
+        "steps": int(around.sum()),
+        "share": round(float(around.mean()), 3),
+        "distance_p10_m": round(float(np.percentile(dist, 10)), 4),
+        "distance_median_m": round(float(np.median(dist)), 4),
+        "pad_gap_p5_m": round(float(np.percentile(gap, 5)), 4),
+        "pad_gap_p10_m": round(float(np.percentile(gap, 10)), 4),
+        "pad_gap_median_m": round(float(np.median(gap)), 4),
+        "touching": round(float(np.mean(gap <= 0.0)), 3),
+    }
+
+
 def _towards(actions: np.ndarray, rec: dict) -> np.ndarray:
     """[steps, N] the actions' xy component towards the cube (action units)."""
     return np.sum(actions[..., :2] * rec["to_cube"], axis=2)
@@ -472,7 +509,10 @@ def main(argv: list[str] | None = None) -> int:
         p.error("--plain and --supervised exclude each other")
 
     from policies.commands.evaluate import load_any_policy
+    from policies.experts import expert_settings
 
+    imitation = yaml.safe_load(Path(args.config).read_text()).get("imitation") or {}
+    settings = expert_settings("turn", imitation.get("expert_settings"))
     started = time.perf_counter()
     if args.supervised:
         from expert_eval import supervised_env  # bench/, the script's own directory
@@ -488,10 +528,13 @@ def main(argv: list[str] | None = None) -> int:
     _, student, _ = load_any_policy(args.skill)
     result = {"skill": args.skill, "where": where, "envs": args.envs}
     result["steps"], result["seed"], result["window"] = args.steps, args.seed, args.window
+    if settings:
+        result["expert_settings"] = settings
     for name, policy in (("student", student), ("expert", None)):
-        rec = record_labels(env, task_cfg, policy, args.steps, args.seed)
+        rec = record_labels(env, task_cfg, policy, args.steps, args.seed, settings)
         result[name] = switch_stats(rec, args.window)
         result[name]["failures"] = failure_stats(rec)
+        result[name]["around"] = around_stats(rec)
         if policy is not None:
             result[name]["phases"] = phase_stats(rec)
     result["wall_s"] = round(time.perf_counter() - started, 1)

@@ -9,13 +9,16 @@ state), so it can label any state a student policy visits. A module may also hav
 ``focus(obs, cfg) -> (actions, focus)`` (:func:`get_labeller`): the same actions
 with a boolean ``[N]`` mask of the states where its students' errors do harm the actions
 do not show (turn: low beside the cube going around it), which an imitation stage may weigh
-more (``imitation.focus_weight``).
+more (``imitation.focus_weight``). A module may name settings with their defaults in a
+``SETTINGS`` dict (turn: ``orbit_margin``), keyword arguments of its ``act`` and ``focus``
+that a run sets with ``imitation.expert_settings`` (:func:`get_expert`).
 """
 
 from __future__ import annotations
 
+import functools
 import importlib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 import numpy as np
 
@@ -26,23 +29,45 @@ Expert = Callable[[np.ndarray, object], np.ndarray]
 Labeller = Callable[[np.ndarray, object], tuple[np.ndarray, np.ndarray]]
 
 
-def get_expert(task: str) -> Expert:
-    """The expert's ``act`` for ``task``; ValueError naming the tasks that have one."""
+def expert_settings(task: str, settings: Mapping | None = None) -> dict[str, float]:
+    """``settings`` (name -> number) checked against ``task``'s expert's ``SETTINGS``, as
+    floats; ValueError naming the settings it has (none: an empty ``settings`` only)."""
     if task not in EXPERT_TASKS:
         raise ValueError(
             f"no scripted expert for task {task!r}; experts exist for {', '.join(EXPERT_TASKS)}"
         )
-    return importlib.import_module(f"policies.experts.{task}").act
+    known = getattr(importlib.import_module(f"policies.experts.{task}"), "SETTINGS", {})
+    out = {}
+    for name, value in (settings or {}).items():
+        if name not in known:
+            have = ", ".join(known) or "none"
+            raise ValueError(f"{task} expert has no setting {name!r} (its settings: {have})")
+        try:
+            out[name] = float(value)
+        except (TypeError, ValueError):
+            raise ValueError(f"{task} expert setting {name}: a number, got {value!r}") from None
+    return out
 
 
-def get_labeller(task: str) -> Labeller:
+def _bound(function, settings: dict[str, float]):
+    return functools.partial(function, **settings) if settings else function
+
+
+def get_expert(task: str, settings: Mapping | None = None) -> Expert:
+    """The expert's ``act`` for ``task``, with ``settings`` (:func:`expert_settings`) bound
+    where given; ValueError naming the tasks that have one."""
+    settings = expert_settings(task, settings)
+    return _bound(importlib.import_module(f"policies.experts.{task}").act, settings)
+
+
+def get_labeller(task: str, settings: Mapping | None = None) -> Labeller:
     """``task``'s expert as ``(actions, focus)``: its module's ``focus`` where it has one,
-    else :func:`get_expert`'s actions with no state in focus; ValueError as
-    :func:`get_expert`."""
-    act = get_expert(task)
+    else :func:`get_expert`'s actions with no state in focus; ``settings`` and ValueError
+    as :func:`get_expert`."""
+    act = get_expert(task, settings)
     focus = getattr(importlib.import_module(f"policies.experts.{task}"), "focus", None)
     if focus is not None:
-        return focus
+        return _bound(focus, expert_settings(task, settings))
 
     def unfocused(obs: np.ndarray, cfg) -> tuple[np.ndarray, np.ndarray]:
         actions = act(obs, cfg)

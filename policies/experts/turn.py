@@ -65,7 +65,8 @@ CLEAR_GAP = 0.005
 PATH_DIP = 0.003
 """A path may dip this much (m) nearer the cube than its ends and still count as clear."""
 ORBIT_RADIUS = 0.065
-"""Radius (m) of the path around the cube between faces."""
+"""Radius (m) of the path around the cube between faces (plus the ``orbit_margin``
+setting, :data:`SETTINGS`)."""
 ORBIT_STEP = np.radians(40.0)
 """How far ahead (rad) of the TCP, around the cube, the path aims."""
 ORBIT_OPPOSITE = np.radians(150.0)
@@ -82,10 +83,19 @@ TOUCH_GAP = 0.005
 """Pads closer than this (m) to the face count as touching it (a ramp)."""
 LAT_GAIN = 0.8
 """Fraction of the pusher's lateral error corrected per step while pushing."""
-FOCUS_RADIUS = ORBIT_RADIUS + 0.01
-""":func:`focus`: a TCP low within this (m) of the cube's centre, beside a face the expert
-does not push, is going around the cube, where a student's action a little towards the
-cube slides it out."""
+FOCUS_BEYOND = 0.01
+""":func:`focus`: a TCP low within this (m) beyond the orbit (``ORBIT_RADIUS`` plus
+``orbit_margin``), beside a face the expert does not push, is going around the cube, where
+a student's action a little towards the cube slides it out."""
+FOCUS_RADIUS = ORBIT_RADIUS + FOCUS_BEYOND
+"""That radius (m) from the cube's centre with the default ``orbit_margin`` of 0."""
+ORBIT_MARGIN = 0.0
+"""The default ``orbit_margin`` setting (m): none."""
+SETTINGS = {"orbit_margin": ORBIT_MARGIN}
+"""The expert's settings (``imitation.expert_settings``, :func:`policies.experts.get_expert`)
+and their defaults: ``orbit_margin`` (m) widens the path around the cube between faces
+(:func:`orbit_waypoint`) and the :func:`focus` radius with it; 0: the ``ORBIT_RADIUS``
+that every turn version so far was taught (docs/training.md, turn)."""
 
 
 def finger_axes(joint_pos: np.ndarray) -> np.ndarray:
@@ -163,15 +173,19 @@ def choose_face(rel: np.ndarray, drift: np.ndarray, frames) -> np.ndarray:
     return np.argmax(gain, axis=1)
 
 
-def orbit_waypoint(tcp_xy, cube_xy, target_xy, turn_sign):
+def orbit_waypoint(tcp_xy, cube_xy, target_xy, turn_sign, margin: float = ORBIT_MARGIN):
     """Where the TCP heads for ``target_xy`` [N, 2]: straight there where the path keeps
-    ``CLEAR_PATH`` from the cube's centre, else around the cube at ``ORBIT_RADIUS``, up to
-    ``ORBIT_STEP`` rad ahead of the TCP the shorter way (the way of ``turn_sign`` when the
-    target is about opposite: a pusher that brushes a corner on the way then turns the
-    cube the right way). A TCP inside the orbit aims as far outside it as it is inside, so
-    a pusher that has drifted in (a student cutting the corner) is led back out rather
-    than along a chord into the cube: a bias of 0.3 action units towards the cube while
-    going around costs this expert 1% on the command-path model, the plain orbit 8%."""
+    ``CLEAR_PATH`` from the cube's centre, else around the cube at ``ORBIT_RADIUS`` (both
+    ``margin`` further out, :data:`SETTINGS`), up to ``ORBIT_STEP`` rad ahead of the TCP
+    the shorter way (the way of ``turn_sign`` when the target is about opposite: a pusher
+    that brushes a corner on the way then turns the cube the right way). A TCP inside
+    ``ORBIT_RADIUS`` aims as far beyond the orbit as it is inside that radius, so a pusher
+    that has drifted in (a student cutting the corner) is led back out rather than along a
+    chord into the cube: a bias of 0.3 action units towards the cube while going around
+    costs this expert 1% on the command-path model, the plain orbit 8% (the correction
+    counted from the wider radius, ``margin`` 0.01, cost it 1.4% of 1000 episodes
+    unbiased; from ``ORBIT_RADIUS``, none: docs/training.md, turn)."""
+    radius = ORBIT_RADIUS + margin
     path = target_xy - tcp_xy
     path_len2 = np.maximum(np.sum(path * path, axis=1), 1e-12)
     u = np.clip(np.sum((cube_xy - tcp_xy) * path, axis=1) / path_len2, 0.0, 1.0)
@@ -183,13 +197,13 @@ def orbit_waypoint(tcp_xy, cube_xy, target_xy, turn_sign):
     delta = (delta + np.pi) % (2.0 * np.pi) - np.pi
     delta = np.where(np.abs(delta) > ORBIT_OPPOSITE, turn_sign * np.abs(delta), delta)
     ahead = here + np.clip(delta, -ORBIT_STEP, ORBIT_STEP)
-    # inside the orbit, aim as far outside it as the TCP is inside: the path climbs back out
-    # instead of following a chord further in (towards the cube's corners)
-    aim = ORBIT_RADIUS + np.maximum(ORBIT_RADIUS - np.linalg.norm(rel, axis=1), 0.0)
+    # inside ORBIT_RADIUS, aim as far beyond the orbit as the TCP is inside: the path climbs
+    # back out instead of following a chord further in (towards the cube's corners)
+    aim = radius + np.maximum(ORBIT_RADIUS - np.linalg.norm(rel, axis=1), 0.0)
     orbit = cube_xy + aim[:, None] * np.stack([np.cos(ahead), np.sin(ahead)], axis=1)
     # a path that comes no nearer the cube than its ends (a short step beside a face) is clear
     ends = np.minimum(np.linalg.norm(rel, axis=1), np.linalg.norm(to, axis=1)) - PATH_DIP
-    clear = clearance >= np.minimum(CLEAR_PATH, ends)
+    clear = clearance >= np.minimum(CLEAR_PATH + margin, ends)
     return np.where(clear[:, None], target_xy, orbit)
 
 
@@ -216,29 +230,33 @@ class Decision(NamedTuple):
     where the TCP is beside another face (going around to the chosen one)."""
 
 
-def act(obs: np.ndarray, cfg) -> np.ndarray:
-    """Actions [N, 3] in [-1, 1] for observations [N, 33] of turn (``cfg``: its TaskConfig)."""
-    return decide(obs, cfg).action
+def act(obs: np.ndarray, cfg, orbit_margin: float = ORBIT_MARGIN) -> np.ndarray:
+    """Actions [N, 3] in [-1, 1] for observations [N, 33] of turn (``cfg``: its TaskConfig;
+    ``orbit_margin``: :data:`SETTINGS`)."""
+    return decide(obs, cfg, orbit_margin).action
 
 
-def focus(obs: np.ndarray, cfg) -> tuple[np.ndarray, np.ndarray]:
+def focus(
+    obs: np.ndarray, cfg, orbit_margin: float = ORBIT_MARGIN
+) -> tuple[np.ndarray, np.ndarray]:
     """:func:`act`'s actions and, per state [N], whether the TCP is low (below
-    ``PUSH_Z_MAX``) within ``FOCUS_RADIUS`` of the cube's centre beside a face other than
+    ``PUSH_Z_MAX``) within ``FOCUS_BEYOND`` beyond the orbit (``FOCUS_RADIUS`` with the
+    default ``orbit_margin``) of the cube's centre beside a face other than
     the one chosen (``Decision.at_face`` False), not pushing: going around the cube to its
     face, where its students' slides start (docs/training.md, turn: their action points
     0.15-0.27 action units towards the cube where this one's points away) and an
     imitation stage may weigh the errors more (``imitation.focus_weight``)."""
-    d = decide(obs, cfg)
+    d = decide(obs, cfg, orbit_margin)
     obs = observations(obs, LAYOUT, "turn")
     s = LAYOUT.slices
     tcp, cube = obs[:, s["tcp_pos"]], obs[:, s["object_pos"]]
-    near = np.linalg.norm(tcp[:, :2] - cube[:, :2], axis=1) <= FOCUS_RADIUS
+    near = np.linalg.norm(tcp[:, :2] - cube[:, :2], axis=1) <= FOCUS_RADIUS + orbit_margin
     return d.action, near & (tcp[:, 2] <= PUSH_Z_MAX) & ~d.at_face & ~d.pushing
 
 
-def decide(obs: np.ndarray, cfg) -> Decision:
+def decide(obs: np.ndarray, cfg, orbit_margin: float = ORBIT_MARGIN) -> Decision:
     """:func:`act`'s actions with the face, side and phase that gave them (``cfg``: turn's
-    TaskConfig)."""
+    TaskConfig; ``orbit_margin``: :data:`SETTINGS`)."""
     obs = observations(obs, LAYOUT, "turn")
     s = LAYOUT.slices
     tcp = obs[:, s["tcp_pos"]]
@@ -266,7 +284,8 @@ def decide(obs: np.ndarray, cfg) -> Decision:
     turn_sign = np.where(err >= 0.0, 1.0, -1.0)
     b = cube[:, :2] + (contact + STANDOFF)[:, None] * n + lateral[:, None] * t
     low = z < SAFE_Z
-    way = np.where(low[:, None], orbit_waypoint(tcp[:, :2], cube[:, :2], b, turn_sign), b)
+    orbit = orbit_waypoint(tcp[:, :2], cube[:, :2], b, turn_sign, orbit_margin)
+    way = np.where(low[:, None], orbit, b)
     above = ramp(z, PUSH_Z_MAX, PUSH_Z_MAX + 0.01)  # the fingertips above the cube's top
     over = (1.0 - ramp(pad_clearance(rel, yaw, pad_offsets(axis)), 0.0, CLEAR_GAP)) * above
     z_req = push_z + (SAFE_Z - push_z) * over

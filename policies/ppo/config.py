@@ -230,6 +230,10 @@ class ImitationConfig:
     expert: str = ""
     """``scripted``: the task's scripted expert teaches (the run is an imitation run);
     '' (default): no imitation, PPO."""
+    expert_settings: dict = field(default_factory=dict)
+    """Settings of the task's scripted expert (name -> number, the names of its module's
+    ``SETTINGS``, :func:`policies.experts.expert_settings`; turn: ``orbit_margin``, m);
+    empty: its defaults."""
     beta_start: float = 1.0
     """Probability that the expert's action, not the student's, is executed at a step, at
     the start of the run (decays linearly to ``beta_end`` over ``beta_steps``)."""
@@ -372,9 +376,11 @@ def augment_field_slices(task: str, fields) -> list[slice]:
 
 def _check_task_options(cfg: TrainConfig) -> None:
     """ValueError for an option the task cannot take: an ``imitation.augment_fields`` name
-    that is not a field of its observation, a contact randomization (``env.cube_size``, ...)
-    on a task without a cube, a tool levelling (``env.ik_tilt_gain``) on a joint-space task
-    or with a bad gain or allowance (no check for an unknown task: the runner names it)."""
+    that is not a field of its observation, an ``imitation.expert_settings`` name its expert
+    does not have (:func:`policies.experts.expert_settings`), a contact randomization
+    (``env.cube_size``, ...) on a task without a cube, a tool levelling
+    (``env.ik_tilt_gain``) on a joint-space task or with a bad gain or allowance (no check
+    for an unknown task: the runner names it)."""
     import sims
 
     try:
@@ -383,6 +389,13 @@ def _check_task_options(cfg: TrainConfig) -> None:
         return
     if cfg.imitation.augment_fields:
         augment_field_slices(cfg.task, cfg.imitation.augment_fields)
+    if cfg.imitation.expert_settings:
+        from policies.experts import expert_settings
+
+        try:
+            expert_settings(cfg.task, cfg.imitation.expert_settings)
+        except ValueError as exc:
+            raise ValueError(f"imitation.expert_settings: {exc}") from None
     contact = [*contact_randomization(cfg.env), *(["pose_error"] if cfg.env.pose_error else [])]
     if contact and not task.CONFIG.has_object:
         names = ", ".join(f"env.{key}" for key in contact)
@@ -425,6 +438,10 @@ def _imitation_config(data: dict[str, Any]) -> ImitationConfig:
         if not (math.isfinite(lo) and math.isfinite(hi) and 0.0 <= lo <= hi):
             raise ValueError(f"imitation.augment_scale needs finite 0 <= lo <= hi, got {scale!r}")
         data["augment_scale"] = (lo, hi)
+    settings = data.get("expert_settings") or {}
+    if not isinstance(settings, dict):
+        raise ValueError(f"imitation.expert_settings must be a mapping, got {settings!r}")
+    data["expert_settings"] = dict(settings)
     cfg = ImitationConfig(**data)
     if cfg.expert not in IMITATION_EXPERTS:
         raise ValueError(f"imitation.expert must be 'scripted' or '', got {cfg.expert!r}")

@@ -70,8 +70,9 @@ class DAggerRunner(OnPolicyRunner):
         dist = kwargs.get("dist")
         if dist is not None and dist.world_size > 1:
             raise ValueError("an imitation run trains in one process (no torchrun)")
-        self.expert = get_expert(cfg.task)  # unknown task: ValueError before any env
-        self.labeller = get_labeller(cfg.task)
+        # unknown task or setting: ValueError before any env
+        self.expert = get_expert(cfg.task, cfg.imitation.expert_settings)
+        self.labeller = get_labeller(cfg.task, cfg.imitation.expert_settings)
         self.augment_columns = augment_columns(cfg.task, cfg.imitation.augment_fields)
         """Observation columns scaled per state in the regression (``augment_fields``)."""
         super().__init__(cfg, run_dir, **kwargs)

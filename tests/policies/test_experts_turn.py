@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from policies.evaluation import run_episodes
-from policies.experts import get_expert, get_labeller
+from policies.experts import expert_settings, get_expert, get_labeller
 from policies.experts import turn as expert
 from sims.robots import panda
 from sims.tasks import turn as task
@@ -128,6 +128,50 @@ def test_around_the_cube_not_through_it():
     assert way[0, 1] < 0.0
     clear = np.array([[0.56, 0.08]])
     np.testing.assert_array_equal(expert.orbit_waypoint(tcp, cube, clear, np.array([1.0])), clear)
+
+
+def test_orbit_margin_widens_the_way_around():
+    """``orbit_margin`` (:data:`expert.SETTINGS`) moves the orbit and the straight path's
+    clearance out by itself; a TCP inside ``ORBIT_RADIUS`` aims as far beyond the wider
+    orbit as it is inside."""
+    cube, target, ccw = np.array([[0.5, 0.0]]), np.array([[0.44, 0.0]]), np.array([1.0])
+    margin = 0.01
+    tcp = np.array([[0.56, 0.0]])  # 6 cm out: 5 mm inside ORBIT_RADIUS
+    way = expert.orbit_waypoint(tcp, cube, target, ccw, margin)
+    inside = expert.ORBIT_RADIUS - 0.06
+    assert np.linalg.norm(way - cube) == pytest.approx(expert.ORBIT_RADIUS + margin + inside)
+    on_orbit = cube + [[expert.ORBIT_RADIUS + margin, 0.0]]
+    way_on = expert.orbit_waypoint(on_orbit, cube, target, ccw, margin)
+    assert np.linalg.norm(way_on - cube) == pytest.approx(expert.ORBIT_RADIUS + margin)
+    # a chord 7 cm from the cube's centre clears CLEAR_PATH (6 cm), not CLEAR_PATH + 1.5 cm
+    start, end = np.array([[0.57, -0.04]]), np.array([[0.57, 0.04]])
+    np.testing.assert_array_equal(expert.orbit_waypoint(start, cube, end, ccw), end)
+    wide = expert.orbit_waypoint(start, cube, end, ccw, 0.015)
+    assert not np.allclose(wide, end)
+    assert np.linalg.norm(wide - cube) == pytest.approx(expert.ORBIT_RADIUS + 0.015)
+
+
+def test_expert_settings_bind_to_the_expert_and_its_labeller():
+    env, task_cfg = _model_env(8)
+    obs, _ = env.reset(seed=5)
+    for _ in range(30):  # into the approach, some states going around
+        obs, *_ = env.step(expert.act(obs, task_cfg).astype(np.float32))
+    wide = {"orbit_margin": 0.02}
+    np.testing.assert_array_equal(
+        get_expert("turn", wide)(obs, task_cfg), expert.act(obs, task_cfg, orbit_margin=0.02)
+    )
+    actions, focus = get_labeller("turn", wide)(obs, task_cfg)
+    want_actions, want_focus = expert.focus(obs, task_cfg, orbit_margin=0.02)
+    np.testing.assert_array_equal(actions, want_actions)
+    np.testing.assert_array_equal(focus, want_focus)
+    assert get_expert("turn", {}) is expert.act  # no settings: the defaults, the function
+    assert expert_settings("turn", {"orbit_margin": "0.01"}) == {"orbit_margin": 0.01}
+    with pytest.raises(ValueError, match="no setting 'orbit_radius'.*orbit_margin"):
+        get_expert("turn", {"orbit_radius": 0.075})
+    with pytest.raises(ValueError, match="a number"):
+        get_labeller("turn", {"orbit_margin": "wide"})
+    with pytest.raises(ValueError, match="its settings: none"):
+        get_expert("reach", {"orbit_margin": 0.01})
 
 
 def test_finger_axis_at_home_is_the_base_y_axis():

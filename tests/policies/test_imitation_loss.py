@@ -148,6 +148,8 @@ def test_the_runner_regresses_with_the_configured_loss(tmp_path, monkeypatch):
         ({"expert": "scripted", "loss": "huber"}, "imitation.loss"),
         ({"expert": "scripted", "loss": "relative", "loss_floor": 0.0}, "loss_floor"),
         ({"expert": "scripted", "focus_weight": 0.5}, "focus_weight"),
+        ({"expert": "scripted", "expert_settings": {"orbit_margin": 0.01}}, "no setting"),
+        ({"expert": "scripted", "expert_settings": [0.01]}, "must be a mapping"),
     ],
 )
 def test_bad_loss_configs_fail_before_any_work(tmp_path, capsys, imitation_block, message):

@@ -217,3 +217,24 @@ def test_the_plain_arm_runs_the_cards_episodes_without_a_supervisor():
     # every env ended an episode within the task's 150 steps
     assert rec["ended"][:150].any(axis=0).all()
     assert rec["episodes"] >= 2
+
+
+def test_around_stats_measure_only_the_way_around_the_cube():
+    """Low, not pushing, beside a face the expert does not push: the TCP's distance and the
+    pads' gap there (touching: a gap at or under 0); the other steps do not count."""
+    dist = np.array([0.045, 0.05, 0.055, 0.06, 0.03, 0.02])[:, None]
+    gap = np.array([-0.002, 0.0, 0.004, 0.008, -0.01, -0.02])[:, None]
+    rec = {
+        "low": np.array([1, 1, 1, 1, 1, 0], dtype=bool)[:, None],
+        "pushing": np.array([0, 0, 0, 0, 1, 0], dtype=bool)[:, None],
+        "at_face": np.zeros((6, 1), dtype=bool),
+        "distance": dist,
+        "pad_gap": gap,
+    }
+    out = turn_switches.around_stats(rec)
+    assert out["steps"] == 4 and out["share"] == round(4 / 6, 3)
+    assert out["distance_median_m"] == 0.0525
+    assert out["pad_gap_median_m"] == 0.002
+    assert out["touching"] == 0.5  # -0.002 and 0.0
+    rec["at_face"][:] = True
+    assert turn_switches.around_stats(rec) == {"steps": 0}
