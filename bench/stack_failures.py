@@ -13,6 +13,13 @@ the target's published error by state over every period (p50 / p95), and the car
 cube's held error along the hand's axes (across the fingers, closing, approach). Prints
 a table, or with ``--json`` one JSON object (:func:`~miles_ros.perception.trace_report.
 summary`).
+
+    .venv/bin/python bench/stack_failures.py b.jsonl --against a.jsonl [--episodes 50]
+
+pairs two traces of the same seeded episodes (two trackings, say): the episodes both
+finished (the first ``--episodes`` of them), each trace's successes, the episodes only
+one stacked, and the exact McNemar p (:func:`bench.paired_eval.mcnemar_exact`), as one
+JSON line.
 """
 
 from __future__ import annotations
@@ -24,9 +31,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench.paired_eval import mcnemar_exact  # noqa: E402
 from miles_ros.perception.trace_report import (  # noqa: E402
     CAUSES,
     HAND_AXES,
+    episode_successes,
     read_trace,
     summary,
 )
@@ -36,11 +45,36 @@ def _mm(value) -> str:
     return "-" if value is None else f"{1000 * value:.0f}"
 
 
+def paired(trace: Path, against: Path, first: int | None = None) -> dict:
+    """``trace`` against ``against`` on the episodes both finished (the first ``first``)."""
+    b, a = episode_successes(read_trace(trace)), episode_successes(read_trace(against))
+    keys = sorted(set(a) & set(b), key=lambda key: (key[1], key[0]))[:first]
+    only_b = sum(b[k] and not a[k] for k in keys)
+    only_a = sum(a[k] and not b[k] for k in keys)
+    return {
+        "trace": str(trace),
+        "against": str(against),
+        "episodes": len(keys),
+        "successes": sum(b[k] for k in keys),
+        "successes_against": sum(a[k] for k in keys),
+        "only_trace": sorted(k[1] for k in keys if b[k] and not a[k]),
+        "only_against": sorted(k[1] for k in keys if a[k] and not b[k]),
+        "mcnemar_p": round(mcnemar_exact(only_b, only_a), 4),
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("trace", type=Path, help="a trace file (miles eval ... --trace FILE)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--against", type=Path, default=None, metavar="TRACE",
+                        help="pair with this trace of the same episodes (McNemar)")  # fmt: skip
+    parser.add_argument("--episodes", type=int, default=None,
+                        help="with --against: the first N episodes both finished")  # fmt: skip
     args = parser.parse_args(argv)
+    if args.against is not None:
+        print(json.dumps(paired(args.trace, args.against, args.episodes)))
+        return 0
     report = summary(read_trace(args.trace))
     if args.json:
         print(json.dumps(report, indent=1))

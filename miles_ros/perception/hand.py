@@ -35,6 +35,7 @@ def grip_in_hand(
     rotation: np.ndarray,
     config: PerceptionConfig,
     cube_size: float,
+    across_weight: float = 1.0,
 ) -> tuple[np.ndarray, float]:
     """Where a parallel gripper holds a cube seen at ``cube`` (centre, scene frame) with
     yaw ``cube_yaw``, by a hand whose fingers' midpoint is at ``fingers`` (the TCP where
@@ -50,13 +51,15 @@ def grip_in_hand(
     approach, no further out than the fingertips (a cube held below its centre tips
     out) and no deeper than the fingers' length leaves room for its upper half. Kept in
     the hand's frame, the grip turns with the hand; its yaw too (modulo the cube's 90
-    degree symmetry)."""
+    degree symmetry). ``across_weight``: the share of the seen offset across the fingers
+    kept (1: all of it; :attr:`PerceptionConfig.held_hidden_across_weight` for a pose of a
+    face partly hidden by the hand)."""
     local = rotation.T @ (np.asarray(cube, dtype=np.float64) - fingers)
     across = config.finger_half_width_m
     deepest = config.fingertip_below_tcp_m - config.finger_length_m + cube_size / 2
     offset = np.array(
         [
-            float(np.clip(local[0], -across, across)),
+            across_weight * float(np.clip(local[0], -across, across)),
             0.0,
             float(np.clip(local[2], deepest, config.fingertip_below_tcp_m)),
         ]

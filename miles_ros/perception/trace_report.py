@@ -177,6 +177,12 @@ def finished(grouped: dict[tuple[int, int], list[dict]]) -> dict[tuple[int, int]
     return {key: group for key, group in grouped.items() if key[1] != last[key[0]]}
 
 
+def episode_successes(records: Iterable[dict]) -> dict[tuple[int, int], bool]:
+    """Each finished episode's (:func:`finished`) verdict, its last record's ``success``,
+    by (env, episode): two traces of the same seeded episodes pair on these keys."""
+    return {key: bool(group[-1]["success"]) for key, group in finished(episodes(records)).items()}
+
+
 def stack_failures(records: Iterable[dict]) -> tuple[int, list[Failure]]:
     """The finished episodes of a stacking trace (:func:`finished`) and the cause of each
     failed one (an episode failed when its last record's ``success`` is false):

@@ -15,6 +15,7 @@ from miles_ros.perception.trace_report import (
     POSE_OFF_M,
     TARGET_MOVED_M,
     classify_failure,
+    episode_successes,
     error_by_state,
     held_error_in_hand,
     read_trace,
@@ -169,6 +170,35 @@ def test_a_summary_counts_finished_episodes_and_reads_back_from_a_file(tmp_path)
         check=True,
     )
     assert json.loads(printed.stdout) == json.loads(json.dumps(report))
+
+
+def test_two_traces_pair_on_the_episodes_both_finished(tmp_path):
+    verdicts_a = [True, True, False, False, True]
+    verdicts_b = [True, False, True, True, True, False]  # one more: a longer run's
+    paths = []
+    for name, verdicts in (("a", verdicts_a), ("b", verdicts_b)):
+        records = [r for n, ok in enumerate(verdicts) for r in episode(0, n, success=ok)]
+        records += episode(0, len(verdicts), steps=2)  # the autoreset's: unfinished
+        paths.append(tmp_path / f"{name}.jsonl")
+        write_trace(records, paths[-1])
+    assert episode_successes(read_trace(paths[0])) == {
+        (0, n): ok for n, ok in enumerate(verdicts_a)
+    }
+
+    def paired(*extra):
+        argv = [sys.executable, str(REPO / "bench" / "stack_failures.py"), str(paths[1])]
+        argv += ["--against", str(paths[0]), *extra]
+        done = subprocess.run(argv, capture_output=True, text=True, check=True)
+        return json.loads(done.stdout)
+
+    every = paired()
+    assert every["episodes"] == 5 and every["successes"] == 4
+    assert every["successes_against"] == 3
+    assert every["only_trace"] == [2, 3] and every["only_against"] == [1]
+    assert every["mcnemar_p"] == 1.0  # 2 against 1 of 3 discordant: 2 * 4/8, capped
+    first = paired("--episodes", "2")
+    assert first["episodes"] == 2 and first["only_against"] == [1] and first["only_trace"] == []
+    assert first["mcnemar_p"] == 1.0
 
 
 def test_the_targets_error_is_counted_by_its_published_state():

@@ -382,6 +382,76 @@ def test_a_grip_is_on_the_closing_axis_within_the_fingers_and_turns_with_the_han
     assert yaw_difference(turned_yaw, yaw) == pytest.approx(0.0, abs=1e-9)
 
 
+@settings(max_examples=60, deadline=None)
+@given(
+    heading=st.floats(-math.pi, math.pi),
+    seen=st.tuples(*[st.floats(-0.03, 0.03)] * 3),
+    weight=st.floats(0.0, 1.0),
+)
+def test_a_grips_weight_scales_its_offset_across_the_fingers_only(heading, seen, weight):
+    cfg, size = PerceptionConfig(), SCENE.cube_size
+    hand, tcp = rz(heading) @ DOWN_Y, np.array([0.4, 0.1, 0.1])
+    whole, yaw = grip_in_hand(tcp + np.array(seen), 0.3, tcp, hand, cfg, size)
+    part, part_yaw = grip_in_hand(tcp + np.array(seen), 0.3, tcp, hand, cfg, size, weight)
+    assert part == pytest.approx([weight * whole[0], 0.0, whole[2]], abs=1e-12)
+    assert part_yaw == yaw
+
+
+@pytest.mark.parametrize("weight", [None, 0.43])
+def test_a_grasp_from_a_partly_hidden_pose_keeps_the_configured_share_across(weight):
+    """The hand over the cube's far half as it comes down: the frame places the cube from
+    the part in view, off the fingers across them (the scene's x here). Closed on it, the
+    fingers hold it between them along the closing axis, as deep along their approach as
+    the frame saw, and across them at the seen offset (``held_hidden_across_weight``
+    None, as shipped) or that share of it; with a share set, a later frame of the held
+    cube's face partly hidden corrects neither that nor its yaw, and a grasp from a face
+    seen whole keeps the whole offset."""
+    Q = arm_at((0.45, 0.0, 0.02))  # noqa: N806
+    tcp, hand = panda.fk_tcp_pose(Q)
+    p = perception(held_hidden_across_weight=weight)
+    hidden = cast(CAM.intrinsics, CAM.pose, [((0.457, 0.004), 0.2, RED)],
+                  occluders=[HAND_OVER["the far half"]])  # fmt: skip
+    p.on_frame(*hidden, stamp=0.1)
+    seen = p.payload(0.1, "f")["objects"]["red_cube"]
+    assert seen["state"] == "seen" and seen["confidence"] < PerceptionConfig().yaw_min_coverage
+    across = np.dot(np.array(seen["position"]) - tcp, hand[:, 0])
+    assert abs(across) > 0.004
+    p.on_arm("", Q, SCENE.cube_size, stamp=0.15)
+    p.on_arm("", Q, SCENE.cube_size, stamp=0.2)  # stopped on it
+    held = p.payload(0.2, "f")["objects"]["red_cube"]
+    assert held["state"] == "held"
+    gap = hand.T @ (np.array(held["position"]) - tcp)
+    share = 1.0 if weight is None else weight
+    assert gap[0] == pytest.approx(share * across, abs=1e-9)
+    assert gap[1] == pytest.approx(0.0, abs=1e-9)
+    assert gap[2] == pytest.approx(np.dot(np.array(seen["position"]) - tcp, hand[:, 2]))
+    # a frame exposed at the grasp that sees the held face partly hidden, 8 mm off
+    # across and turned
+    late = cast(CAM.intrinsics, CAM.pose, [((0.458, 0.0), 0.5, RED)],
+                occluders=[HAND_OVER["the far half"]])  # fmt: skip
+    p.on_frame(*late, stamp=0.2)
+    again = p.payload(0.2, "f")["objects"]["red_cube"]
+    assert again["confidence"] < PerceptionConfig().yaw_min_coverage
+    grip = hand.T @ (np.array(again["position"]) - tcp)
+    if weight is None:  # as shipped: every frame corrects the grip
+        assert abs(grip[0] - gap[0]) > 0.001
+    else:  # its depth only, if anything
+        assert grip[:2] == pytest.approx(gap[:2], abs=1e-9)
+        assert again["yaw"] == pytest.approx(held["yaw"], abs=1e-9)
+    # the same grasp from the face seen whole: the whole offset, whatever the share
+    whole = perception(held_hidden_across_weight=weight)
+    whole.on_frame(*frame_with_red_at((0.457, 0.004), yaw=0.2), stamp=0.1)
+    seen = whole.payload(0.1, "f")["objects"]["red_cube"]
+    assert seen["confidence"] >= PerceptionConfig().yaw_min_coverage
+    whole.on_arm("", Q, SCENE.cube_size, stamp=0.15)
+    whole.on_arm("", Q, SCENE.cube_size, stamp=0.2)
+    held = whole.payload(0.2, "f")["objects"]["red_cube"]
+    assert held["state"] == "held"
+    assert np.dot(np.array(held["position"]) - tcp, hand[:, 0]) == pytest.approx(
+        np.dot(np.array(seen["position"]) - tcp, hand[:, 0]), abs=1e-9
+    )
+
+
 def test_a_grasp_from_an_offset_pose_converges_to_the_centred_one_and_turns_with_the_hand():
     """The hand hides the cube before the fingers close; the last pose seen is 12 mm off
     along the closing axis (the scene's y here). Closing, the fingers centre it: the held
