@@ -39,6 +39,7 @@ import sims
 from policies.calibration import calibration_refusal
 from policies.envelope import Envelope, EnvelopeError
 from policies.library import CARD_FILE, SkillCardError, active_skill_dir, library_skills
+from sims import yaml_files
 
 REQUIRED_KEYS = tuple(
     "name version description parameters task observation action control_rate_hz "
@@ -433,7 +434,7 @@ def load_card(skill: str | Path, required: tuple[str, ...] = REQUIRED_KEYS) -> S
             f"no skill card at {path} (expected {CARD_FILE} beside actor.onnx and critic.onnx)"
         )
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = yaml_files.safe_load(path.read_text(encoding="utf-8"))
     except yaml.YAMLError as exc:
         raise SkillCardError(f"{path}: not valid YAML ({exc})") from exc
     return SkillCard.from_dict(data, path, required)

@@ -26,6 +26,8 @@ from typing import Any
 
 import yaml
 
+from sims import yaml_files
+
 CARD_FILE = "skill.yaml"
 ACTIVE_FILE = "active.yaml"
 """In a versioned skill's folder: the active version and its promotion history."""
@@ -141,7 +143,7 @@ def read_active(skill_dir: str | Path) -> ActiveRecord:
     """The ``active.yaml`` of a versioned skill; :class:`SkillCardError` says what is wrong."""
     path = Path(skill_dir) / ACTIVE_FILE
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = yaml_files.safe_load(path.read_text(encoding="utf-8"))
     except OSError as exc:
         raise SkillCardError(f"{path}: cannot read it ({exc})") from exc
     except yaml.YAMLError as exc:

@@ -25,8 +25,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-import yaml
-
+from sims import yaml_files
 from sims.camera import (
     CameraCalibration,
     CameraConfig,
@@ -443,5 +442,5 @@ def load_scene(path: str | os.PathLike | None = None) -> Scene:
     """The scene in ``path`` (default: :func:`default_scene_path`)."""
     scene_path = Path(path) if path is not None else default_scene_path()
     with open(scene_path, encoding="utf-8") as stream:
-        data = yaml.safe_load(stream)
+        data = yaml_files.safe_load(stream)
     return parse_scene(data, str(scene_path))

@@ -38,8 +38,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
-import yaml
 
+from sims import yaml_files
 from sims.robots import panda
 
 PYBULLET_POSITION_GAIN = 0.1
@@ -251,7 +251,7 @@ def read_safety_params(path: str | Path | None = None) -> dict:
     if not path.is_file():
         raise ValueError(f"{path}: no such safety parameter file")
     with open(path, encoding="utf-8") as stream:
-        data = yaml.safe_load(stream) or {}
+        data = yaml_files.safe_load(stream) or {}
     try:
         params = data[SAFETY_NODE]["ros__parameters"]
     except (KeyError, TypeError) as exc:

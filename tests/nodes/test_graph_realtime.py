@@ -17,6 +17,12 @@ from tests.miles_up import miles_up
 from tests.ros_domains import domain_id
 from tests.runtime.test_realtime import needs_fifo
 
+PART_URLS = {
+    "console": r"http://127\.0\.0\.1:\d+/\?token=\S+",
+    "view": r"http://127\.0\.0\.1:\d+/\?url=rerun%2Bhttp\S+",
+}
+"""The line each operator part prints: its URL."""
+
 
 def _callback_sees_fifo(spin) -> bool:
     """Whether a timer callback of a graph spun by ``spin(graph)`` runs under SCHED_FIFO."""
@@ -63,33 +69,18 @@ def test_miles_up_refuses_a_priority_out_of_range_before_starting(priority):
 
 
 @needs_fifo
-def test_miles_up_says_it_runs_the_loop_under_fifo():
-    args = ("--sim", "none", "--no-manager", "--rt-priority", "40", "--duration", "1")
+def test_miles_up_runs_the_loop_under_fifo_and_the_console_and_view_in_processes_of_their_own():
+    """One `miles up` (each one costs a process start and the nodes' bring-up): it says
+    its loop runs under SCHED_FIFO, and the console and the view, each in a process of its
+    own, print their URLs and are stopped with the graph and reaped."""
+    args = ("--sim", "none", "--no-manager", "--console", "--console-port", "0")
+    args += ("--view-web", "--view-port", "0", "--rt-priority", "40", "--duration", "3")
     with miles_up(*args, "--domain-id", str(domain_id())) as process:
         out, err = process.communicate(timeout=120)
     assert process.returncode == 0, err[-2000:]
     assert "SCHED_FIFO priority 40" in out
-
-
-@needs_fifo
-@pytest.mark.parametrize(
-    "flags, part, url",
-    [
-        (("--console",), "console", r"http://127\.0\.0\.1:\d+/\?token=\S+"),
-        (
-            ("--view-web", "--view-port", "0"),
-            "view",
-            r"http://127\.0\.0\.1:\d+/\?url=rerun%2Bhttp\S+",
-        ),
-    ],
-    ids=["console", "view"],
-)
-def test_miles_up_runs_the_console_or_view_from_a_process_of_its_own_under_fifo(flags, part, url):
-    args = ("--sim", "none", "--no-manager", *flags, "--rt-priority", "40", "--duration", "3")
-    with miles_up(*args, "--domain-id", str(domain_id())) as process:
-        out, err = process.communicate(timeout=120)
-    assert process.returncode == 0, err[-2000:]
-    found = re.search(rf"{part} \(process (\d+)\)", out)
-    assert found, out
-    assert re.search(rf"^{part}: {url}$", out, re.M), out
-    assert not Path(f"/proc/{found.group(1)}").exists()  # stopped with the graph, reaped
+    for part, url in PART_URLS.items():
+        found = re.search(rf"{part} \(process (\d+)\)", out)
+        assert found, out
+        assert re.search(rf"^{part}: {url}$", out, re.M), out
+        assert not Path(f"/proc/{found.group(1)}").exists()  # stopped with the graph, reaped

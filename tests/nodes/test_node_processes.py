@@ -152,15 +152,17 @@ def test_the_perception_process_publishes_camera_poses_and_stops_with_the_graph(
 @needs_core
 @pytest.mark.parametrize("stop", ["SIGINT", "SIGKILL"])
 def test_no_child_of_miles_up_outlives_it(stop):
-    """Ctrl-C stops the children in order; a parent killed outright leaves none behind:
-    the perception process sees it is orphaned, the camera's processes see their pipes
-    close."""
+    """``miles up --perception`` starts the perception node in a process of its own;
+    Ctrl-C stops the children in order and exits 0 without a traceback; a parent killed
+    outright leaves none behind: the perception process sees it is orphaned, the camera's
+    processes see their pipes close. (test_perception_graph starts the cell's graph.)"""
     from tests.miles_up import lines_until, miles_up
 
     args = ["--perception", "--no-manager", "--domain-id", str(domain_id())]
     with miles_up(*args) as process:
         seen = lines_until(process, " up ")
         assert process.poll() is None, "".join(seen)
+        assert seen[0].rstrip().endswith(", perception"), seen[0]
         match = re.search(r"perception_node \(process (\d+)\)", seen[-1])
         assert match, seen[-1]
         children = descendants(process.pid)
@@ -175,7 +177,8 @@ def test_no_child_of_miles_up_outlives_it(stop):
         process.send_signal(getattr(signal, stop))
         process.wait(timeout=60)
         left = wait_gone(children)
-        process.communicate(timeout=30)  # the children held its pipes too
+        _, err = process.communicate(timeout=30)  # the children held its pipes too
     assert not left, f"still running after {stop} of miles up: {sorted(left)}"
     if stop == "SIGINT":
-        assert process.returncode == 0
+        assert process.returncode == 0, err[-3000:]
+        assert "Traceback" not in err, err[-3000:]

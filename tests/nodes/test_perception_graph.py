@@ -94,14 +94,16 @@ def test_miles_demo_perception_needs_the_graph(capsys):
     not HAS_CORE,
     reason="the perception core (miles_ros/perception/pipeline.py) is not in this checkout yet",
 )
-@pytest.mark.parametrize("scene", [None, "config/scene_dual.yaml"])
-def test_miles_up_perception_starts_the_perception_node_and_stops_on_ctrl_c(scene):
+def test_miles_up_perception_starts_the_cells_perception_node_and_stops_on_ctrl_c():
+    """The cell's graph; the single arm's, with the same checks, is
+    test_node_processes::test_no_child_of_miles_up_outlives_it[SIGINT] (one `miles up
+    --perception`, its camera and perception processes, fewer)."""
     import signal
 
     from tests.miles_up import lines_until, miles_up
 
     args = ["--perception", "--no-manager", "--domain-id", str(domain_id())]
-    args += ["--scene", scene] if scene else []
+    args += ["--scene", "config/scene_dual.yaml"]
     with miles_up(*args) as process:
         seen = lines_until(process, " up ")
         assert process.poll() is None, "".join(seen)

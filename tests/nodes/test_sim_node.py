@@ -36,6 +36,15 @@ def graph():
     g.close()
 
 
+@pytest.fixture(scope="module")
+def unmoved():
+    """One sim for the tests that only read it or send commands it must ignore: none of
+    them moves the arm or changes the cell, so they share it."""
+    g = Graph([lambda ctx: SimNode(context=ctx)])
+    yield g
+    g.close()
+
+
 def joint(msg: JointState, name: str) -> float:
     return msg.position[list(msg.name).index(name)]
 
@@ -74,7 +83,8 @@ def test_joint_states_move_when_commanded_and_reset_restores(graph):
     graph.wait(lambda: abs(joint(graph.joint_states[-1], "panda_joint1")) < 1e-3, what="reset")
 
 
-def test_malformed_commands_are_ignored(graph):
+def test_malformed_commands_are_ignored(unmoved):
+    graph = unmoved
     graph.wait(lambda: graph.probe.count_subscribers(interfaces.JOINT_COMMAND) > 0, what="sub")
     node = graph.nodes[0]
     command(graph, ["panda_joint1", "elbow"], [0.5, 0.5])
@@ -84,7 +94,8 @@ def test_malformed_commands_are_ignored(graph):
     np.testing.assert_allclose(node.world.arm_target, panda.home_joint_positions)
 
 
-def test_object_poses_of_the_scene_are_published(graph):
+def test_object_poses_of_the_scene_are_published(unmoved):
+    graph = unmoved
     graph.wait(lambda: len(graph.objects) >= 1, what="object poses")
     payload = graph.objects[-1]
     scene = load_scene()
@@ -96,7 +107,8 @@ def test_object_poses_of_the_scene_are_published(graph):
         assert len(payload["objects"][name]["orientation"]) == 4
 
 
-def test_camera_frames_on_request(graph):
+def test_camera_frames_on_request(unmoved):
+    graph = unmoved
     images: list[Image] = []
     graph.probe.create_subscription(Image, interfaces.CAMERA_IMAGE, graph._keep(images), 1)
     graph.wait(lambda: graph.probe.count_publishers(interfaces.CAMERA_IMAGE) > 0, what="pub")

@@ -79,6 +79,15 @@ def graph(linear_library):
     g.close()
 
 
+@pytest.fixture(scope="module")
+def refusing(linear_library):
+    """One graph for the tests whose requests are all refused before any motion: none of
+    them moves the arm or leaves a skill running (each asserts so), so they share it."""
+    g = make_graph(linear_library)
+    yield g
+    g.close()
+
+
 def tcp(graph: Graph) -> np.ndarray:
     msg = graph.joint_states[-1]
     return panda.fk_tcp(np.asarray(msg.position[:7]))
@@ -110,7 +119,8 @@ def test_a_skill_runs_to_success_through_the_safety_node(linear_library, which):
         graph.close()
 
 
-def test_unknown_skills_and_bad_params_are_refused_with_reasons(graph):
+def test_unknown_skills_and_bad_params_are_refused_with_reasons(refusing):
+    graph = refusing
     graph.request("u", "fly")
     graph.request("b", "reach", target="purple_cube")
     graph.request("c", "reach")
@@ -122,7 +132,8 @@ def test_unknown_skills_and_bad_params_are_refused_with_reasons(graph):
     assert graph.skill_commands == []  # nothing was ever sent toward the robot
 
 
-def test_a_turn_request_is_refused_while_the_library_has_no_trained_turn_skill(graph):
+def test_a_turn_request_is_refused_while_the_library_has_no_trained_turn_skill(refusing):
+    graph = refusing
     graph.request("t", "turn", object="red_cube", angle=45)
     final = graph.final("t")
     assert final["state"] == "failed" and final["reason"].startswith("refused:")
@@ -130,7 +141,8 @@ def test_a_turn_request_is_refused_while_the_library_has_no_trained_turn_skill(g
     assert graph.skill_commands == []  # nothing was ever sent toward the robot
 
 
-def test_goals_outside_a_skills_envelope_are_refused_before_any_motion(graph):
+def test_goals_outside_a_skills_envelope_are_refused_before_any_motion(refusing):
+    graph = refusing
     graph.request("far", "reach", target=[5.0, 5.0, 5.0])
     graph.request("under", "reach", target=[0.45, 0.0, -0.05])  # under the table top
     graph.request("push", "push", object="red_cube", target="left_pad")  # 0.36 m apart
