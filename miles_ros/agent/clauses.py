@@ -607,7 +607,7 @@ _THAN_OTHERS = re.compile(
     rf"\b(?P<noun>{_CUBE_NOUN}|one)\s+(?:that(?:'s| is)\s+|which is\s+)?"
     r"(?P<cmp>(?:further|farther|more)\s+(?:to\s+the\s+)?(?P<side>left|right)|(?:closer|nearer)(?P<to>\s+to\s+[^,;.]+?)?|"
     r"(?:further|farther)(?:\s+away)?(?P<from>\s+from\s+[^,;.]+?)?)\s+than\s+"
-    rf"(?:the\s+|all\s+the\s+|any\s+)?(?:others?|other\s+(?:{_CUBE_NOUN}s?|ones?)|rest)\b",
+    rf"(?:the\s+|all\s+the\s+|any\s+)?(?:other\s+(?:{_CUBE_NOUN}s?|ones?)|others?|rest)\b",
     re.I,
 )
 
