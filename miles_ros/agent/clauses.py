@@ -286,6 +286,8 @@ def _fragment(sentence: str) -> str | None:
     if m is None:
         return None
     what, where = noun_phrase(m["what"]), noun_phrase(m["where"])
+    if what is not None and not _is_place(what) and _ANGLE_ONLY.match(m["where"].strip()):
+        return f"turn {what} {m['where'].strip()}"  # "Blue cube, 25 degrees clockwise."
     if what is None or where is None or _is_place(what):
         return None
     picked = re.sub(
@@ -705,6 +707,32 @@ def _all_but(sentence: str) -> str:
     return f"leave the other cubes where they are and {_lower_first(rest)}"
 
 
+_ANGLE = r"(?:by\s+)?\d+(?:\.\d+)?\s*(?:degrees?|deg|\u00b0)"
+_WAY = r"(?:(?:anti|counter)[- ]?clockwise|clockwise)"
+_ANGLE_ONLY = re.compile(rf"^(?:{_ANGLE}(?:\s+{_WAY})?|{_WAY},?\s+{_ANGLE})$", re.I)
+_ANGLE_AFTER_COMMA = re.compile(
+    rf"^(?P<turn>(?:turn|rotate|spin|twist)\b[^,;]*?)\s*,\s*(?P<angle>{_ANGLE}(?:\s+{_WAY})?)"
+    r"(?P<end>[.!?]?)$",
+    re.I,
+)
+_NO_GERUND = re.compile(r"(?:^|(?<=[;,:]\s))no\s+(?P<ger>\w+ing)\b", re.I)
+
+
+def _said_out(sentence: str) -> str:
+    """An angle set off by a comma ("rotate the red cube clockwise, 15 degrees") and a
+    prohibition said as "no" and a gerund ("...; no going home afterwards" -> "don't go
+    home afterwards")."""
+    m = _ANGLE_AFTER_COMMA.match(sentence)
+    if m and not re.search(r"\d", m["turn"]):
+        sentence = f"{m['turn']} {m['angle']}{m['end']}"
+
+    def dont(g: re.Match) -> str:
+        verb = verb_of(g["ger"])
+        return f"don't {verb}" if verb else g[0]
+
+    return _NO_GERUND.sub(dont, sentence)
+
+
 # -- order --------------------------------------------------------------------------------
 _BEFORE_THAT = re.compile(
     r"^(?P<a>.+?)(?:\s*[.;]\s*|\s*,\s*|\s+)(?:but|and)?\s*(?:before (?:that|this|doing that|"
@@ -803,6 +831,7 @@ def plain_clauses(goal: str, cube_colours: frozenset[str] = frozenset()) -> str:
         if len(parts) > 1 and _aside(parts[-1]):  # "hold on, I'm still setting up"
             sentence = parts[0] + "".join(f"{sep} {part}" for sep, part in _pairs(parts[1:-2]))
         core = _all_but(_prohibition_first(_counting_fronted(_openers_off(sentence))))
+        core = _said_out(core)
         if not core or _aside(core):
             continue
         later = " ".join(said[i + 1 :])

@@ -379,3 +379,21 @@ def test_the_one_nearest_is_the_cube_nearest(positions, colour):
     )
     assert asks is None and reading.refusal is None
     assert text == want
+
+
+@pytest.mark.parametrize(
+    "goal, said",
+    [
+        ("Green brick, 35 degrees clockwise.", "turn the green brick 35 degrees clockwise"),
+        (
+            "Twist the red block anticlockwise, 20 degrees.",
+            "twist the red block anticlockwise 20 degrees",
+        ),
+        (
+            "Hover above the grey mat; no lifting anything.",
+            "hover above the grey mat; don't lift anything",
+        ),
+    ],
+)
+def test_an_angle_set_off_and_a_prohibition_said_with_no(goal, said):
+    assert plain(goal) == said
