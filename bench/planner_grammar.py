@@ -369,11 +369,7 @@ _OTHER_PAD = {
 _POSITION_QUESTION = {
     "leftmost": "furthest to the left",
     "rightmost": "furthest to the right",
-    "middle": "in the middle",
-    "nearest": "nearest to you",
-    "closest": "closest to you",
-    "farthest": "farthest from you",
-    "furthest": "furthest from you",
+    **_PREDICATE,
 }
 _CUBE_PRE_NP = re.compile(rf"^the ({_POSITION_PRE}) ({_CUBE})$", re.I)
 _CUBE_POST_NP = re.compile(rf"^the ({_CUBE}) ({_POSITION_POST})$", re.I)
