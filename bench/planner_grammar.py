@@ -1,7 +1,7 @@
 """The planner on the dev sets' goals said in other grammar: meaning-preserving
 transformations of each goal, its label kept, answered like ``bench/planner.py --sets``.
 
-    .venv/bin/python bench/planner_grammar.py --json [--groups A,B] [--per 40]
+    .venv/bin/python bench/planner_grammar.py --json [--groups A,B,C] [--per 40]
         [--sets dev,heldout,...,heldout8] [--only NAME,...] [--threads 1]
 
 Each transformation applies only where the goal has the shape it rewrites exactly (a
@@ -18,6 +18,16 @@ clause "VERB the X cube PREP the Y", a reference "the leftmost cube", two clause
   a trailing reason or aside (", because I'm tidying up."), counting ("the first of the
   cubes, counting from the left"), "the cube that is / that's X" relatives, "As for the
   red cube, put it ...".
+- **C** (the structures held-out 9 showed, written before the round that reads them,
+  committed before any planner change, never tuned on): a question then a command on
+  "that one" ("Which block is furthest to the left? Push that one ..."), a second cube by
+  "the one <relation>" ("... on the one nearest to you"), "the middle / left / second one
+  of the three cubes", a counting phrase fronted as a topic ("Counting from the left, the
+  first cube - push it ..."), "further left than the others", a prohibition of another
+  verb first ("Don't pick the red cube up - just push it ..."), "Apart from the red cube,
+  nothing should move: ...", a place corrected in front ("Not the right pad, the left
+  pad: put the red cube there."), a colour corrected mid-sentence ("the green - sorry,
+  the red cube").
 
 Per transformation, at most ``--per`` goals it applies to (chosen by a hash of name and
 goal: the same goals every run), each answered as transformed and as written. Prints one
@@ -347,6 +357,242 @@ def as_for(goal: str, item: dict) -> str | None:
     return f"As for {_lower_first(c.obj)}, {c.verb} it{_rest(c)}."
 
 
+# -- group C ------------------------------------------------------------------------------
+_OTHER_COLOURS = {"red": ("green", "blue"), "green": ("blue", "red"), "blue": ("red", "green")}
+_OTHER_PAD = {
+    "left": "right",
+    "right": "left",
+    "yellow": "grey",
+    "grey": "yellow",
+    "gray": "yellow",
+}
+_POSITION_QUESTION = {
+    "leftmost": "furthest to the left",
+    "rightmost": "furthest to the right",
+    **_PREDICATE,
+}
+_CUBE_PRE_NP = re.compile(rf"^the ({_POSITION_PRE}) ({_CUBE})$", re.I)
+_CUBE_POST_NP = re.compile(rf"^the ({_CUBE}) ({_POSITION_POST})$", re.I)
+_COLOUR_NP = re.compile(rf"^the ({_COLOUR}) ({_CUBE})$", re.I)
+
+
+def _position(np: str) -> tuple[str, str] | None:
+    """(noun, predicate) of a positional cube reference said after "is": ("cube",
+    "furthest to the left") for "the leftmost cube"; None for anything else."""
+    m = _CUBE_PRE_NP.match(np)
+    if m:
+        return m[2], _POSITION_QUESTION[m[1].lower()]
+    m = _CUBE_POST_NP.match(np)
+    if m:
+        return m[1], m[2]
+    return None
+
+
+def _cubes(item: dict) -> int:
+    """The cubes in the goal's scene (the default scene has three)."""
+    return len(item["objects"]) if item["objects"] else 3
+
+
+def question_then(goal: str, item: dict) -> str | None:
+    """A question, then the command on "that one": "Which block is furthest to the left?
+    Push that one onto the grey pad." """
+    c = clause(goal)
+    if c is None or not _single_step(item):
+        return None
+    p = _position(c.obj)
+    if p is None:
+        return None
+    ask = _pick(
+        [
+            "Which {n} is {p}? ",
+            "Can you tell which {n} is {p}? ",
+            "Which {n} is {p}, would you say? ",
+        ],
+        "question|" + goal,
+    )
+    return ask.format(n=p[0].lower(), p=p[1]) + f"{_upper_first(c.verb)} that one{_rest(c)}."
+
+
+def _scene_cubes(item: dict) -> dict[str, tuple[float, ...]]:
+    """The goal's cube centres by name (its scene's, else config/scene.yaml's)."""
+    if item["objects"]:
+        return item["objects"]
+    import yaml
+
+    scene = yaml.safe_load((Path(__file__).resolve().parents[1] / "config/scene.yaml").read_text())
+    return {n: tuple(o["position"]) for n, o in scene["objects"].items()}
+
+
+_RELATIONS = (
+    ("furthest to the left", lambda p: p[1]),
+    ("furthest to the right", lambda p: -p[1]),
+    ("nearest to you", lambda p: -((p[0] ** 2 + p[1] ** 2) ** 0.5)),
+    ("farthest from you", lambda p: (p[0] ** 2 + p[1] ** 2) ** 0.5),
+)
+"""A relation that picks one cube, and the score the cube it picks is highest on."""
+
+
+def _relation_of(name: str, cubes: dict[str, tuple[float, ...]]) -> str | None:
+    """The first relation ``name`` alone is 2 cm or more ahead of every other cube on."""
+    for said, score in _RELATIONS:
+        others = [score(p) for n, p in cubes.items() if n != name]
+        if others and score(cubes[name]) >= max(others) + 0.02:
+            return said
+    return None
+
+
+def one_relation(goal: str, item: dict) -> str | None:
+    """A second cube named by "the one <relation>": "stack the red cube on the one nearest
+    to you", "put the green block on the one furthest to the left" (the cube placed on, by
+    its position: a positional reference rephrased, or a colour the scene's positions
+    single out; no tower)."""
+    c = clause(goal)
+    if c is None or not c.place or not _single_step(item) or not _flat_scene(item):
+        return None
+    p = _position(c.place)
+    said = p and p[1]
+    m = _COLOUR_NP.match(c.place)
+    if m:
+        cubes = _scene_cubes(item)
+        name = f"{m[1].lower()}_cube"
+        said = name in cubes and _relation_of(name, cubes)
+    if not said:
+        return None
+    return f"{_upper_first(c.verb)} {_lower_first(c.obj)} {c.prep} the one {said}."
+
+
+_ORDINAL_OF = re.compile(
+    rf"\bthe (?:(?P<most>left|right)most {_CUBE}|middle {_CUBE}|{_CUBE} in the middle"
+    rf"|second {_CUBE} from the (?P<side>left|right))\b",
+    re.I,
+)
+
+
+def ordinal_of(goal: str, item: dict) -> str | None:
+    """ "the middle one of the three cubes", "the second one of the three blocks from the
+    right", "the left one of the three cubes" (three cubes on the table)."""
+    if not _flat_scene(item) or _cubes(item) != 3:
+        return None
+    m = _ORDINAL_OF.search(goal)
+    if m is None or _RESTRICTED.match(goal[m.end() :]):
+        return None
+    noun = _pick(["cubes", "blocks"], goal)
+    if m["most"]:
+        say = f"the {m['most'].lower()} one of the three {noun}"
+    elif m["side"]:
+        say = f"the second one of the three {noun} from the {m['side'].lower()}"
+    else:
+        say = f"the middle one of the three {noun}"
+    return goal[: m.start()] + say + goal[m.end() :]
+
+
+_COUNT_NP = re.compile(
+    rf"^the (?:(?P<most>left|right)most {_CUBE}|second {_CUBE} from the (?P<side>left|right))$",
+    re.I,
+)
+
+
+def counting_topic(goal: str, item: dict) -> str | None:
+    """A counting phrase fronted as a topic: "Counting from the left, the first cube - push
+    it onto the grey pad." (no tower)."""
+    c = clause(goal)
+    if c is None or not _flat_scene(item):
+        return None
+    m = _COUNT_NP.match(c.obj)
+    if m is None:
+        return None
+    nth, side = ("first", m["most"]) if m["most"] else ("second", m["side"])
+    sep = _pick([" - ", ": ", "; "], goal)
+    return f"Counting from the {side.lower()}, the {nth} cube{sep}{c.verb} it{_rest(c)}."
+
+
+_THAN = {
+    "leftmost": "further left than the others",
+    "rightmost": "further right than the others",
+    "nearest": "closer to you than the others",
+    "closest": "closer to you than the other cubes",
+    "farthest": "further from you than the others",
+    "furthest": "further away from you than the other cubes",
+}
+_THAN_NP = re.compile(rf"\bthe ({'|'.join(_THAN)}) ({_CUBE})\b(?! (?:to|from|of)\b)", re.I)
+_RESTRICTED = re.compile(r"\s+(?:that|which|who|except|but|other|not|to|from|of)\b", re.I)
+"""What after a superlative restricts the set it is said over ("the rightmost cube that
+isn't blue"): a rewrite as "of the three" or "than the others" would change it."""
+
+
+def than_others(goal: str, item: dict) -> str | None:
+    """A superlative said as a comparative against the rest: "the cube further left than
+    the others", "the block closer to you than the others"."""
+    m = _THAN_NP.search(goal)
+    if m is None or _RESTRICTED.match(goal[m.end() :]):
+        return None
+    return goal[: m.start()] + f"the {m[2]} {_THAN[m[1].lower()]}" + goal[m.end() :]
+
+
+def prohibit_other(goal: str, item: dict) -> str | None:
+    """A prohibition of another verb before the request: "Don't pick the red cube up - just
+    push it onto the grey pad.", "Don't slide the green block; only put it on the left
+    pad.", "Don't grab the red cube, just hover over it." """
+    c = clause(goal)
+    if c is None or not _single_step(item):
+        return None
+    skill = item["plan"][0].skill
+    forbid = {"push": "pick {o} up", "pick_place": "slide {o}", "reach": "grab {o}"}.get(skill)
+    if forbid is None:
+        return None
+    sep, just = _pick([(" - ", "just"), ("; ", "only"), (", ", "just")], goal)
+    return f"Don't {forbid.format(o=_lower_first(c.obj))}{sep}{just} {c.verb} it{_rest(c)}."
+
+
+def except_nothing(goal: str, item: dict) -> str | None:
+    """ "Apart from the red cube, nothing should move: put it on the left pad." (a push or a
+    placing of one cube)."""
+    c = clause(goal)
+    if c is None or not c.place or not _single_step(item):
+        return None
+    if item["plan"][0].skill not in {"push", "pick_place"}:
+        return None
+    head = _pick(
+        [
+            "Apart from {o}, nothing should move: ",
+            "Except {o}, nothing moves - ",
+            "Other than {o}, leave everything alone; ",
+        ],
+        goal,
+    )
+    return head.format(o=_lower_first(c.obj)) + f"{c.verb} it{_rest(c)}."
+
+
+_PAD_NP = re.compile(r"^the (left|right|yellow|grey|gray) (pad|mat)$", re.I)
+
+
+def place_corrected(goal: str, item: dict) -> str | None:
+    """A place corrected in front: "Not the right pad - the left pad. Put the red cube
+    there." """
+    c = clause(goal)
+    if c is None or not c.place or not _single_step(item):
+        return None
+    m = _PAD_NP.match(c.place)
+    if m is None:
+        return None
+    other = f"the {_OTHER_PAD[m[1].lower()]} {m[2].lower()}"
+    head = _pick(["Not {x}, {y}: ", "Not {x} but {y} - ", "Not {x}; {y}. "], goal)
+    head = head.format(x=other, y=_lower_first(c.place))
+    verb = c.verb if head.endswith(": ") or head.endswith("- ") else _upper_first(c.verb)
+    return head + f"{verb} {_lower_first(c.obj)} there."
+
+
+def self_correction(goal: str, item: dict) -> str | None:
+    """A colour corrected mid-sentence: "Push the green - sorry, the red cube onto ...",
+    "put the blue, no, the red block ..." (the first cube said by its colour)."""
+    m = _CUBE_BY_COLOUR.search(goal)
+    if m is None or m.start() == 0:
+        return None
+    wrong = _pick(list(_OTHER_COLOURS[m[1].lower()]), goal)
+    fix = _pick([" - sorry, ", ", no, ", " - I mean "], goal[::-1])
+    return goal[: m.start()] + f"the {wrong}{fix}{m[0]}" + goal[m.end() :]
+
+
 TRANSFORMS: dict[str, tuple[str, Callable[[str, dict], str | None]]] = {
     "topic": ("A", topic_first),
     "fragment": ("A", fragment),
@@ -361,9 +607,19 @@ TRANSFORMS: dict[str, tuple[str, Callable[[str, dict], str | None]]] = {
     "counting": ("B", counting),
     "that_is": ("B", that_is),
     "as_for": ("B", as_for),
+    "question_then": ("C", question_then),
+    "one_relation": ("C", one_relation),
+    "ordinal_of": ("C", ordinal_of),
+    "counting_topic": ("C", counting_topic),
+    "than_others": ("C", than_others),
+    "prohibit_other": ("C", prohibit_other),
+    "except_nothing": ("C", except_nothing),
+    "place_corrected": ("C", place_corrected),
+    "self_correction": ("C", self_correction),
 }
 """name -> (group, transformation). Group B was written with A and committed before any
-planner change; nothing is tuned on it."""
+planner change; nothing is tuned on it. Group C (the structures held-out 9 showed) was
+written and committed before the next planner change and is never tuned on either."""
 
 
 def transformed(items: list[dict], name: str, per: int) -> tuple[int, list[tuple[dict, dict]]]:
@@ -391,7 +647,7 @@ def load_items(names: list[str], registry, world) -> list[dict]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--json", action="store_true", help="print only the JSON object")
-    parser.add_argument("--groups", default="A,B")
+    parser.add_argument("--groups", default="A,B,C")
     parser.add_argument("--only", default="", help="these transformations only")
     parser.add_argument("--per", type=int, default=40, help="goals per transformation")
     parser.add_argument("--sets", default=",".join(["dev", *SETS]))

@@ -256,6 +256,9 @@ def _topic(sentence: str) -> str | None:
     topic = re.sub(r"\s+(?:over |right |up |down )?(?:there|here)$", "", m["topic"], flags=re.I)
     np = noun_phrase(_TOPIC_MARK.sub("", topic))  # "that green cube over there: ..."
     rest = _openers_off(m["rest"])
+    where = _WHERE_GOES.match(rest.strip(" .!"))
+    if np is not None and where and _is_place(np) and noun_phrase(where["np"]):
+        return f"put {noun_phrase(where['np'])} on {np}"  # "the pad: that's where X goes"
     if np is None or not verb_of(rest.split()[0] if rest.split() else ""):
         return None
     place = _is_place(np)
@@ -283,6 +286,8 @@ def _fragment(sentence: str) -> str | None:
     if m is None:
         return None
     what, where = noun_phrase(m["what"]), noun_phrase(m["where"])
+    if what is not None and not _is_place(what) and _ANGLE_ONLY.match(m["where"].strip()):
+        return f"turn {what} {m['where'].strip()}"  # "Blue cube, 25 degrees clockwise."
     if what is None or where is None or _is_place(what):
         return None
     picked = re.sub(
@@ -479,6 +484,255 @@ def _contrast(text: str, cube_colours: frozenset[str]) -> str:
     return _CONTRAST.sub(said, text)
 
 
+# -- corrections, questions, comparatives (structures of held-out 9) --------------------
+_CORRECTION = re.compile(
+    r"\b(?:the|that|this)\s+(?:[a-z]+\s+){0,2}?(?:[a-z]+)\s*(?:,|\s[-\u2013\u2014]+)\s*"
+    r"(?:sorry|no|oops|wait|i mean|i meant|or rather|rather|make that|scratch that|"
+    r"actually|no wait|sorry,? i mean)\s*(?:,|\s[-\u2013\u2014]+)?\s*(?:i mean\s+)?"
+    r"(?=(?:the|that|this)\s)",
+    re.I,
+)
+
+
+def _corrected(text: str) -> str:
+    """A noun phrase corrected mid-sentence: "put the red - sorry, the blue cube on ...",
+    "the green, no, the blue block", "the left pad - I mean the right pad" -> the phrase
+    said last. The words set aside are at most three and hold no verb."""
+
+    def said(m: re.Match) -> str:
+        head = re.match(r"\S+\s+(.*?)\s*(?:,|\s[-\u2013\u2014]|$)", m[0])
+        words = (head[1] if head else "").split()
+        if any(verb_of(w) for w in words) or len(words) > 3:
+            return m[0]
+        return ""
+
+    return _CORRECTION.sub(said, text)
+
+
+_QUESTION = re.compile(
+    r"^(?:(?:can|could) you (?:tell|see)|do you (?:know|see)|(?:you )?see)?\s*(?:which|what)\s+"
+    rf"(?P<noun>{_CUBE_NOUN}|{_PAD_NOUN})\s+(?:is|'s)\s+(?P<pred>[^?,]+?)\s*(?:,[^?]*)?\?\s*"
+    r"(?P<rest>.+)$",
+    re.I,
+)
+
+
+def _asked_then(text: str) -> str:
+    """A question picking a thing, then a command on it: "Which block is leftmost? Push
+    that one onto the pad." -> "Push the block that is leftmost onto the pad" (the relative
+    reading below says it plainly)."""
+    m = _QUESTION.match(text.strip())
+    if m is None:
+        return text
+    np = f"the {m['noun']} that is {m['pred'].strip()}"
+    rest, n = re.subn(
+        rf"\b(?:that|this|the)\s+(?:one|{_CUBE_NOUN}|{_PAD_NOUN})\b(?!\s+(?:that|which))|\bit\b",
+        np,
+        m["rest"],
+        count=1,
+        flags=re.I,
+    )
+    return rest if n else text
+
+
+_ONE_RELATION = re.compile(
+    r"\bthe one\s+(?=(?:nearest|closest|farthest|furthest|on the|at the|in the middle|"
+    r"(?:just )?(?:to the )?(?:left|right) of|next to|beside|nearer|further|farther|closer)\b)",
+    re.I,
+)
+
+
+def _one_related(text: str) -> str:
+    """A second thing named by "the one" and a relation: "stack it on the one nearest you"
+    -> "on the cube nearest you" (the noun the sentence last said before it)."""
+
+    def said(m: re.Match) -> str:
+        nouns = re.findall(rf"\b({_CUBE_NOUN}|{_PAD_NOUN})s?\b", text[: m.start()], re.I)
+        return f"the {nouns[-1].lower() if nouns else 'cube'} "
+
+    return _ONE_RELATION.sub(said, text)
+
+
+_OF_THE = re.compile(
+    r"\bthe\s+(?P<nth>first|second|third|last|middle|left|right|leftmost|rightmost|centre|"
+    rf"center)(?:\s+(?:one|{_CUBE_NOUN}))?\s+of\s+(?:the|these|those|all)?\s*(?:(?:three|3|two|"
+    rf"2)\s+)?(?:{_CUBE_NOUN}s|ones)(?:\s+from\s+the\s+(?P<side>left|right))?\b"
+    r"(?!\s*,?\s*(?:counting|starting|going|reading)\b)",
+    re.I,
+)
+
+
+def _one_of_the(text: str) -> str:
+    """ "the middle one of the three cubes" -> "the middle cube"; "the left one of the
+    cubes" -> "the leftmost cube"; "the second one of the three blocks from the right" ->
+    "the second cube from the right" (without a side, an ordinal is left to be asked)."""
+
+    def said(m: re.Match) -> str:
+        nth, side = m["nth"].lower(), (m["side"] or "").lower()
+        if nth in {"middle", "centre", "center"}:
+            return "the middle cube"
+        if nth in {"left", "right", "leftmost", "rightmost"}:
+            return f"the {nth.removesuffix('most')}most cube"
+        if side:
+            return f"the {side}most cube" if nth == "first" else f"the {nth} cube from the {side}"
+        return m[0]
+
+    return _OF_THE.sub(said, text)
+
+
+_COUNTING_FRONT = re.compile(
+    r"^(?:counting|starting|going|reading)\s+(?:from|at)\s+the\s+(?P<side>left|right)"
+    r"(?:\s*(?:-hand\s+)?(?:side|end))?\s*,\s*",
+    re.I,
+)
+_NTH = re.compile(
+    rf"\bthe\s+(?P<nth>first|second|third|last)(?:\s+(?:{_CUBE_NOUN}|one))?\b(?!\s+from\b)", re.I
+)
+
+
+def _counting_fronted(sentence: str) -> str:
+    """A counting phrase fronted: "Counting from the right, the first cube: put it on ..."
+    -> "the rightmost cube: put it on ..." (the first ordinal after it)."""
+    m = _COUNTING_FRONT.match(sentence)
+    if m is None:
+        return sentence
+    rest, side = sentence[m.end() :], m["side"].lower()
+    nth = _NTH.search(rest)
+    if nth is None:
+        return sentence
+    n = nth["nth"].lower()
+    said = f"the {side}most cube" if n == "first" else f"the {n} cube from the {side}"
+    return rest[: nth.start()] + said + rest[nth.end() :]
+
+
+_THAN_OTHERS = re.compile(
+    rf"\b(?P<noun>{_CUBE_NOUN}|one)\s+(?:that(?:'s| is)\s+|which is\s+)?"
+    r"(?P<cmp>(?:further|farther|more)\s+(?:to\s+the\s+)?(?P<side>left|right)|(?:closer|nearer)(?P<to>\s+to\s+[^,;.]+?)?|"
+    r"(?:further|farther)(?:\s+away)?(?P<from>\s+from\s+[^,;.]+?)?)\s+than\s+"
+    rf"(?:the\s+|all\s+the\s+|any\s+)?(?:other\s+(?:{_CUBE_NOUN}s?|ones?)|others?|rest)\b",
+    re.I,
+)
+
+
+def _than_others(text: str) -> str:
+    """A comparative against the rest as the superlative it means: "the cube further left
+    than the others" -> "the cube furthest to the left"; "the block closer to you than the
+    others" -> "the block closest to you"; "further from the pad than the other cubes" ->
+    "furthest from the pad"."""
+
+    def said(m: re.Match) -> str:
+        noun = "cube" if m["noun"].lower() == "one" else m["noun"]
+        if m["side"]:
+            return f"{noun} furthest to the {m['side'].lower()}"
+        if m["cmp"].lower().startswith(("closer", "nearer")):
+            return f"{noun} closest{m['to'] or ' to you'}"
+        return f"{noun} farthest{m['from'] or ' from you'}"
+
+    return _THAN_OTHERS.sub(said, text)
+
+
+# -- a place corrected in front, a prohibition first, all but one ------------------------
+_NOT_PLACE_FRONT = re.compile(
+    rf"^not\s+(?:on\s+|onto\s+|to\s+)?(?:the\s+)?(?:\w+\s+)?{_PAD_NOUN}\s*(?:,|;|\.|:|\s[-\u2013"
+    rf"\u2014]+|\s+but)\s*(?:but\s+)?(?:on\s+|onto\s+|to\s+)?(?P<np>(?:the\s+)?(?:\w+\s+)?"
+    rf"{_PAD_NOUN})\s*(?:[:;.,]|\s[-\u2013\u2014]+)\s*",
+    re.I,
+)
+
+
+def _place_in_front(text: str) -> str:
+    """A place corrected in front: "Not the left pad, the right pad: put the cube there."
+    -> "the right pad: put the cube there" (a topic, read below)."""
+    m = _NOT_PLACE_FRONT.match(text.strip())
+    if m is None:
+        return text
+    return f"{m['np']}: {text.strip()[m.end() :]}"
+
+
+_WHERE_GOES = re.compile(
+    r"^that(?:'s| is)\s+where\s+(?P<np>.+?)\s+(?:goes|belongs|should go|needs to go|has to go|"
+    r"is going|must go)$",
+    re.I,
+)
+_PROHIBIT_FIRST = re.compile(
+    r"^(?P<no>(?:don'?t|do not|never)\s+(?P<verb>\w+)\s+(?P<obj>it|the\s+[^,;:\u2013\u2014-]+?)"
+    r"(?:\s+(?:up|down|over))?)\s*(?:,|;|:|\.|\s[-\u2013\u2014]+)\s*(?:but\s+)?(?:just|only|"
+    r"simply|instead|rather)\s*,?\s+(?P<rest>.+)$",
+    re.I,
+)
+
+
+def _prohibition_first(sentence: str) -> str:
+    """A prohibition of another verb said before the request: "Don't lift it - just push
+    the red cube onto the pad" -> "push the red cube onto the pad, but don't lift it" (the
+    request first, the prohibition kept and pointing at the request's thing)."""
+    m = _PROHIBIT_FIRST.match(sentence)
+    if m is None or not verb_of(m["verb"]) or not verb_of(_first_word(m["rest"])):
+        return sentence
+    rest, obj = m["rest"].rstrip(" .!"), m["obj"]
+    if verb_of(m["verb"]) == verb_of(_first_word(rest)):
+        return sentence  # "don't push it, just push ..." is no other verb
+    if obj.lower() == "it":
+        if not re.search(rf"\bthe\s+(?:\w+\s+)?(?:{_CUBE_NOUN}|{_PAD_NOUN})\b", rest, re.I):
+            return sentence
+    elif re.search(r"\bit\b", rest, re.I):
+        rest = re.sub(r"\bit\b", obj, rest, count=1, flags=re.I)
+        no = m["no"]
+        return f"{rest}, but {_lower_first(no[: m.start('obj')] + 'it' + no[m.end('obj') :])}"
+    else:
+        return sentence  # another thing is named: read by the negation rules as said
+    return f"{rest}, but {_lower_first(m['no'])}"
+
+
+_ALL_BUT = re.compile(
+    r"^(?:apart from|except(?: for)?|other than|besides|but for)\s+(?P<np>[^,;:\u2013\u2014-]+?)"
+    r"\s*,?\s*(?:nothing(?: else)?\s+(?:should|must|may|can|is to)?\s*(?:move|moves|be moved|"
+    r"get moved)|leave everything(?: else)?(?: alone| where it is| as it is)|don'?t move "
+    r"(?:anything|any other \w+))\s*(?:[:;,.]|\s[-\u2013\u2014]+)\s*(?P<rest>.+)$",
+    re.I,
+)
+
+
+def _all_but(sentence: str) -> str:
+    """ "Apart from the red cube, nothing should move: put it on the pad" -> "leave the
+    other cubes where they are and put the red cube on the pad"."""
+    m = _ALL_BUT.match(sentence)
+    np = m and noun_phrase(m["np"])
+    if np is None:
+        return sentence
+    rest = _openers_off(m["rest"])
+    rest, n = re.subn(r"\b(?:it|that one|this one)\b", np, rest, count=1, flags=re.I)
+    if not n or not verb_of(_first_word(rest)):
+        return sentence
+    return f"leave the other cubes where they are and {_lower_first(rest)}"
+
+
+_ANGLE = r"(?:by\s+)?\d+(?:\.\d+)?\s*(?:degrees?|deg|\u00b0)"
+_WAY = r"(?:(?:anti|counter)[- ]?clockwise|clockwise)"
+_ANGLE_ONLY = re.compile(rf"^(?:{_ANGLE}(?:\s+{_WAY})?|{_WAY},?\s+{_ANGLE})$", re.I)
+_ANGLE_AFTER_COMMA = re.compile(
+    rf"^(?P<turn>(?:turn|rotate|spin|twist)\b[^,;]*?)\s*,\s*(?P<angle>{_ANGLE}(?:\s+{_WAY})?)"
+    r"(?P<end>[.!?]?)$",
+    re.I,
+)
+_NO_GERUND = re.compile(r"(?:^|(?<=[;,:]\s))no\s+(?P<ger>\w+ing)\b", re.I)
+
+
+def _said_out(sentence: str) -> str:
+    """An angle set off by a comma ("rotate the red cube clockwise, 15 degrees") and a
+    prohibition said as "no" and a gerund ("...; no going home afterwards" -> "don't go
+    home afterwards")."""
+    m = _ANGLE_AFTER_COMMA.match(sentence)
+    if m and not re.search(r"\d", m["turn"]):
+        sentence = f"{m['turn']} {m['angle']}{m['end']}"
+
+    def dont(g: re.Match) -> str:
+        verb = verb_of(g["ger"])
+        return f"don't {verb}" if verb else g[0]
+
+    return _NO_GERUND.sub(dont, sentence)
+
+
 # -- order --------------------------------------------------------------------------------
 _BEFORE_THAT = re.compile(
     r"^(?P<a>.+?)(?:\s*[.;]\s*|\s*,\s*|\s+)(?:but|and)?\s*(?:before (?:that|this|doing that|"
@@ -564,7 +818,9 @@ def plain_clauses(goal: str, cube_colours: frozenset[str] = frozenset()) -> str:
     ``cube_colours``: the colours the scene's cubes are named by ("the red one")."""
     if not goal.strip():
         return goal
-    text = _counting(_relative(_contrast(goal.strip(), cube_colours)))
+    text = _place_in_front(_asked_then(_corrected(goal.strip())))
+    text = _than_others(_one_related(_one_of_the(text)))
+    text = _counting(_relative(_contrast(text, cube_colours)))
     text = _END.sub(lambda m: f"the {m[2].lower()}most cube", text)  # "the one on the left end"
     text = _one_by_colour(text, cube_colours)
     sentences = []
@@ -574,7 +830,8 @@ def plain_clauses(goal: str, cube_colours: frozenset[str] = frozenset()) -> str:
         parts = re.split(r"\s*([,;])\s*", sentence)
         if len(parts) > 1 and _aside(parts[-1]):  # "hold on, I'm still setting up"
             sentence = parts[0] + "".join(f"{sep} {part}" for sep, part in _pairs(parts[1:-2]))
-        core = _openers_off(sentence)
+        core = _all_but(_prohibition_first(_counting_fronted(_openers_off(sentence))))
+        core = _said_out(core)
         if not core or _aside(core):
             continue
         later = " ".join(said[i + 1 :])
