@@ -4,7 +4,7 @@ path vs old.
     .venv/bin/python bench/planner.py --json [--limit N] [--no-base] [--modes grounded]
         [--adapter DIR] [--sets-only] [--no-peer]
         [--sets dev,heldout,heldout2,heldout3,heldout4,heldout5,heldout6,heldout7,
-              heldout8,heldout9,heldout10]
+              heldout8,heldout9,heldout10,heldout11]
 
 Prints one JSON object::
 
@@ -16,7 +16,8 @@ Prints one JSON object::
                       "misses": [...], "peer": {same, old path}, "same_answers_as_peer": n},
               "heldout": {...}, "heldout2": {...}, "heldout3": {...}, "heldout4": {...},
               "heldout5": {...}, "heldout6": {...}, "heldout7": {...},
-              "heldout8": {...}, "heldout9": {...}, "heldout10": {...}},
+              "heldout8": {...}, "heldout9": {...}, "heldout10": {...},
+              "heldout11": {...}},
      "n_goals": 36, "unsupported": [goals the skills cannot express],
      "skills": {"reach": "card", ...}, "model": "embedded:gemma3-270m+adapter", "load_s": ..,
      "cache_hit_ms": .., "threads": 1, "fallback": false,
@@ -67,8 +68,9 @@ third (miles_ros/agent/eval_heldout3.yaml), ``--sets heldout4`` the fourth
 (miles_ros/agent/eval_heldout6.yaml), ``--sets heldout7`` the seventh
 (miles_ros/agent/eval_heldout7.yaml), ``--sets heldout8`` the eighth
 (miles_ros/agent/eval_heldout8.yaml), ``--sets heldout9`` the ninth
-(miles_ros/agent/eval_heldout9.yaml) and ``--sets heldout10`` the tenth
-(miles_ros/agent/eval_heldout10.yaml). A tally
+(miles_ros/agent/eval_heldout9.yaml), ``--sets heldout10`` the tenth
+(miles_ros/agent/eval_heldout10.yaml) and ``--sets heldout11`` the eleventh
+(miles_ros/agent/eval_heldout11.yaml). A tally
 (:func:`miles_ros.agent.evaluation.summarize`): ``exact`` (the expected plan, refusal or
 question), ``valid`` (of the goals with a plan to give), refusal and clarification
 precision/recall, latency p50/p99; a plan from the rule-based fallback is a failure.
@@ -100,6 +102,7 @@ from miles_ros.agent.evaluation import (  # noqa: E402
     EVAL_HELDOUT8,
     EVAL_HELDOUT9,
     EVAL_HELDOUT10,
+    EVAL_HELDOUT11,
     answer,
     dev_set,
     evaluate_goals,
@@ -161,6 +164,7 @@ SETS = (
     "heldout8",
     "heldout9",
     "heldout10",
+    "heldout11",
 )
 """The categorised sets ``--sets`` chooses from."""
 DEFAULT_SETS = ("dev", "heldout")
@@ -205,6 +209,7 @@ def run_sets(adapter, threads, registry, peer: bool, names=DEFAULT_SETS) -> dict
         "heldout8": lambda: load_eval_set(EVAL_HELDOUT8),
         "heldout9": lambda: load_eval_set(EVAL_HELDOUT9),
         "heldout10": lambda: load_eval_set(EVAL_HELDOUT10),
+        "heldout11": lambda: load_eval_set(EVAL_HELDOUT11),
     }
     for name in names:
         items = loaders[name]()

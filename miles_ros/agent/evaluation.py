@@ -271,6 +271,11 @@ EVAL_HELDOUT10 = Path(__file__).resolve().parent / "eval_heldout10.yaml"
 12 ambiguous goals, each category worded the many ways people talk, in five scenes no other
 set uses), written after the ninth was run and read: answered only when ``--sets`` names it,
 its misses kept out of planner tuning."""
+EVAL_HELDOUT11 = Path(__file__).resolve().parent / "eval_heldout11.yaml"
+"""The eleventh held-out set (the same form, at least 34 everyday, 100 feasible, 35 to refuse
+and 12 ambiguous goals, each category worded the many ways people talk, in five scenes no other
+set uses), written after the tenth was run and read: answered only when ``--sets`` names it,
+its misses kept out of planner tuning."""
 EVAL_SCENE_DEV = Path(__file__).resolve().parent / "eval_scene_dev.yaml"
 """The development goals for the scene-reading categories (pronouns, ordering, references,
 attributes, ambiguous, refusals, turn angles), in the held-out set's form, cubes moved per

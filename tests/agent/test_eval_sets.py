@@ -18,6 +18,7 @@ from miles_ros.agent.evaluation import (
     EVAL_HELDOUT8,
     EVAL_HELDOUT9,
     EVAL_HELDOUT10,
+    EVAL_HELDOUT11,
     HARDER,
     answer,
     dev_set,
@@ -43,6 +44,7 @@ HELD_OUT = {
     "heldout8": EVAL_HELDOUT8,
     "heldout9": EVAL_HELDOUT9,
     "heldout10": EVAL_HELDOUT10,
+    "heldout11": EVAL_HELDOUT11,
 }
 """The held-out sets by the name ``bench/planner.py --sets`` gives them (None: the default)."""
 
@@ -103,6 +105,7 @@ def test_the_dev_and_held_out_sets_share_no_goal(held_out, world):
         "heldout8",
         "heldout9",
         "heldout10",
+        "heldout11",
     ],
 )
 def test_the_later_held_out_sets_plans_pass_validation_in_their_scenes(held_out, world, name):
