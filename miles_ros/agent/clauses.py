@@ -843,11 +843,43 @@ def _first_when(text: str) -> str:
     return f"{step}, then {_lower_first(m['a'].strip(' ,'))}" if step else text
 
 
+_LAST_OF_ALL = re.compile(
+    r"^(?:last(?:\s+of\s+all)?|at\s+the\s+(?:very\s+)?end|finally)\s*,?\s+(?P<a>[^;.]+?)\s*[;.]\s*"
+    r"(?:(?:but\s+)?first(?:\s+of\s+all)?\s*,?\s+)?(?P<b>.+?)[.!]?$",
+    re.I,
+)
+_START_WITH = re.compile(
+    r"^(?P<a>.+?)\s*,?\s+but\s+(?:start|begin)\s+(?:with|by)\s+(?P<c>.+?)[.!]?$", re.I
+)
+
+
+def _order_words(text: str) -> str:
+    """ "Last of all A; first B" -> "B, then A"; "A, but start with C" -> "C, then A" (C a
+    thing: said with A's verb and preposition)."""
+    m = _LAST_OF_ALL.match(text.strip())
+    if m and verb_of(_first_word(m["a"])) and verb_of(_first_word(m["b"])):
+        return f"{m['b']}, then {_lower_first(m['a'])}"
+    m = _START_WITH.match(text.strip())
+    if m is None or not verb_of(_first_word(m["a"])):
+        return text
+    c, first = m["c"], _first_word(m["c"])
+    if first.endswith("ing") and verb_of(first):  # "start by going home"
+        c = verb_of(first) + c[len(first) :]
+    elif not verb_of(first):
+        head = re.match(r"^(?P<head>.+?)\b(?:the|that|this)\b", m["a"], re.I)
+        if head is None or noun_phrase(c) is None:
+            return text
+        if re.search(rf"\b(?:{_PREP})\s+the\b", m["a"][head.end() :], re.I):
+            return text  # "put the red cube on the pad, but start with the blue one": where?
+        c = head["head"] + c
+    return f"{c}, then {_lower_first(m['a'])}"
+
+
 def _reorder(text: str) -> str:
     """ "A. But before that, B." / "A, but B first." -> "B, then A" (an "it" in B that
     points at A's cube takes its name, and A says "it"); "A only after B" / "A, but not
     until B" with B a state: :func:`_first_when`."""
-    text = _first_when(text)
+    text = _order_words(_first_when(text))
     for pattern in (_BEFORE_THAT, _B_BEFORE):
         m = pattern.match(text.strip())
         if m is None:

@@ -522,3 +522,40 @@ def test_a_pad_by_a_comparison_against_a_cube_is_the_pad_nearer_it(positions, co
     )
     assert asks is None and reading.refusal is None
     assert ranked[0][1].split("_")[0] in text.lower(), text
+
+
+@pytest.mark.parametrize(
+    "goal, said",
+    [
+        (
+            "Finally, tap the green brick. First, slide the red block to the left mat.",
+            "slide the red block to the left mat, then tap the green brick",
+        ),
+        (
+            "At the very end, go home; hover above the grey mat.",
+            "hover above the grey mat, then go home",
+        ),
+        (
+            "Tap the red brick and the green brick, but begin by going home.",
+            "go home, then tap the red brick and the green brick",
+        ),
+        (
+            "Reach over the green brick and the grey mat, but start with the blue one.",
+            "reach over the blue cube, then reach over the green brick and the grey mat",
+        ),
+    ],
+)
+def test_order_words_say_the_steps_in_the_order_done(goal, said):
+    assert plain(goal) == said
+
+
+@pytest.mark.parametrize(
+    "goal",
+    [
+        # where the first thing goes is not said: left as it is
+        "Slide the red brick onto the grey mat, but begin with the blue brick.",
+        "Start with the red cube.",
+    ],
+)
+def test_order_words_that_leave_a_step_unsaid_keep_their_wording(goal):
+    assert plain_clauses(goal, COLOURS) == goal
