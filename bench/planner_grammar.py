@@ -1,7 +1,7 @@
 """The planner on the dev sets' goals said in other grammar: meaning-preserving
 transformations of each goal, its label kept, answered like ``bench/planner.py --sets``.
 
-    .venv/bin/python bench/planner_grammar.py --json [--groups A,B,C] [--per 40]
+    .venv/bin/python bench/planner_grammar.py --json [--groups A,B,C,D] [--per 40]
         [--sets dev,heldout,...,heldout8] [--only NAME,...] [--threads 1]
 
 Each transformation applies only where the goal has the shape it rewrites exactly (a
@@ -28,6 +28,12 @@ clause "VERB the X cube PREP the Y", a reference "the leftmost cube", two clause
   nothing should move: ...", a place corrected in front ("Not the right pad, the left
   pad: put the red cube there."), a colour corrected mid-sentence ("the green - sorry,
   the red cube").
+- **D** (the structures held-out 10 showed, written and committed before the round that
+  reads them, never tuned on): a cube by a comparison against another cube ("the block
+  closer to you than the blue one"), a pad by a comparison against a cube ("whichever pad
+  is farther from the red cube"), a pad by what it is not ("the pad that isn't grey"), a
+  possessive ("the yellow pad's nearest cube"), a prohibition as an aside that
+  contradicts nothing ("Push the red cube onto the grey pad, it doesn't need lifting.").
 
 Per transformation, at most ``--per`` goals it applies to (chosen by a hash of name and
 goal: the same goals every run), each answered as transformed and as written. Prints one
@@ -47,6 +53,7 @@ import argparse
 import hashlib
 import json
 import logging
+import math
 import re
 import sys
 from collections.abc import Callable
@@ -593,6 +600,143 @@ def self_correction(goal: str, item: dict) -> str | None:
     return goal[: m.start()] + f"the {wrong}{fix}{m[0]}" + goal[m.end() :]
 
 
+# -- group D ------------------------------------------------------------------------------
+_PADS = {"left": (0.55, 0.25), "right": (0.55, -0.25)}
+"""The pads' centres (config/scene.yaml's places; no set moves them)."""
+_PAD_SIDE = {"left": "left", "right": "right", "yellow": "left", "grey": "right", "gray": "right"}
+_COMPARATIVES = (
+    ("further left than", lambda p: p[1]),
+    ("further to the right than", lambda p: -p[1]),
+    ("closer to you than", lambda p: -((p[0] ** 2 + p[1] ** 2) ** 0.5)),
+    ("further away from you than", lambda p: (p[0] ** 2 + p[1] ** 2) ** 0.5),
+)
+"""A comparative against one other thing, and the score the thing it picks is higher on."""
+
+
+def _against(name: str, cubes: dict[str, tuple[float, ...]]) -> tuple[str, str] | None:
+    """(comparative, other cube's colour) that picks ``name`` alone: ``name`` 2 cm or more
+    ahead of the other cube on the score, every remaining cube 2 cm or more behind it."""
+    for said, score in _COMPARATIVES:
+        for other, q in cubes.items():
+            if other == name or score(cubes[name]) < score(q) + 0.02:
+                continue
+            rest = [score(p) for n, p in cubes.items() if n not in {name, other}]
+            if all(s <= score(q) - 0.02 for s in rest):
+                return said, other.split("_")[0]
+    return None
+
+
+def than_another(goal: str, item: dict) -> str | None:
+    """A cube by a comparison against another cube: "the block closer to you than the blue
+    one", "whichever cube is further left than the green cube" (the goal's first cube said
+    by colour; the scene's positions pick it alone; no tower)."""
+    if not _flat_scene(item):
+        return None
+    m = _CUBE_BY_COLOUR.search(goal)
+    cubes = {n: p for n, p in _scene_cubes(item).items() if n.endswith("_cube")}
+    if m is None or m.start() == 0 or f"{m[1].lower()}_cube" not in cubes:
+        return None
+    if len(re.findall(rf"\b{m[1]}\b", goal, re.I)) > 1:
+        return None  # the colour said twice: which one is meant stays the goal's
+    found = _against(f"{m[1].lower()}_cube", cubes)
+    if found is None:
+        return None
+    said, other = found
+    say = _pick(
+        [
+            "the cube {s} the {o} one",
+            "whichever block is {s} the {o} cube",
+            "the cube that's {s} the {o} one",
+        ],
+        "than|" + goal,
+    ).format(s=said, o=other)
+    return goal[: m.start()] + say + goal[m.end() :]
+
+
+def pad_farther(goal: str, item: dict) -> str | None:
+    """A pad by a comparison against a cube: "whichever pad is farther from the red cube",
+    "the mat nearer to the blue block" (the cube 3 cm or more nearer one pad)."""
+    m = _PAD_COLOUR.search(goal) or re.search(r"\bthe (left|right) (pad|mat)\b", goal, re.I)
+    if m is None:
+        return None
+    side = _PAD_SIDE[m[1].lower()]
+    other = "right" if side == "left" else "left"
+    for cube, p in sorted(_scene_cubes(item).items()):
+        if not cube.endswith("_cube") or cube.split("_")[0] in goal.lower():
+            continue  # not a cube the goal itself names
+        near, far = (math.dist(p[:2], _PADS[s]) for s in (side, other))
+        if abs(near - far) < 0.03:
+            continue
+        word = ("nearer to", "closer to") if near < far else ("farther from", "further from")
+        say = _pick(
+            ["whichever {n} is {w} the {c} cube", "the {n} {w} the {c} block"], "pad|" + goal
+        ).format(n=m[2].lower(), w=_pick(list(word), goal), c=cube.split("_")[0])
+        return goal[: m.start()] + say + goal[m.end() :]
+    return None
+
+
+def pad_not(goal: str, item: dict) -> str | None:
+    """A pad by what it is not: "the pad that isn't grey", "the mat that's not the right
+    one" (two pads: the one not named is the other)."""
+    m = _PAD_NP_IN.search(goal)
+    if m is None:
+        return None
+    other = _OTHER_PAD[m[1].lower()]
+    if m[1].lower() in {"left", "right"}:
+        say = _pick(["the {n} that isn't the {o} one", "the {n} other than the {o} one"], goal)
+    else:
+        say = _pick(["the {n} that isn't {o}", "whichever {n} is not {o}"], goal)
+    return goal[: m.start()] + say.format(n=m[2].lower(), o=other) + goal[m.end() :]
+
+
+_PAD_NP_IN = re.compile(r"\bthe (left|right|yellow|grey|gray) (pad|mat)\b", re.I)
+
+
+def possessive(goal: str, item: dict) -> str | None:
+    """A cube by a possessive: "the yellow pad's nearest cube", "the right mat's closest
+    block" (the goal's first cube said by colour, 3 cm or more nearer that pad than any
+    other cube; no tower)."""
+    if not _flat_scene(item):
+        return None
+    m = _CUBE_BY_COLOUR.search(goal)
+    cubes = {n: p for n, p in _scene_cubes(item).items() if n.endswith("_cube")}
+    if m is None or m.start() == 0 or f"{m[1].lower()}_cube" not in cubes:
+        return None
+    if len(re.findall(rf"\b{m[1]}\b", goal, re.I)) > 1:
+        return None  # the colour said twice: which one is meant stays the goal's
+    name = f"{m[1].lower()}_cube"
+    for side, pad in _PADS.items():
+        d = {n: math.dist(p[:2], pad) for n, p in cubes.items()}
+        if all(d[name] <= v - 0.03 for n, v in d.items() if n != name):
+            colour = {"left": "yellow", "right": "grey"}[side]
+            pad_said = _pick([f"the {side} pad", f"the {colour} mat"], goal)
+            if re.search(rf"\b{side} (?:pad|mat)|{colour}\b", goal, re.I):
+                return None  # the goal names that pad too: two references to one place
+            say = f"{pad_said}'s {_pick(['nearest cube', 'closest block'], goal)}"
+            return goal[: m.start()] + say + goal[m.end() :]
+    return None
+
+
+_ASIDE_PROHIBIT = {
+    "push": [", it doesn't need lifting.", " - no lifting.", "; there's no need to pick it up."],
+    "pick_place": [", no pushing it.", " - it doesn't need sliding.", "; don't drag it."],
+    "reach": [", it doesn't need grabbing.", " - no touching.", "; no need to pick it up."],
+}
+
+
+def aside_prohibit(goal: str, item: dict) -> str | None:
+    """A prohibition as an aside that contradicts nothing: "Push the red cube onto the grey
+    pad, it doesn't need lifting.", "... - no lifting." (one step of a push, a placing or a
+    reach, forbidding what that step does not do)."""
+    c = clause(goal)
+    if c is None or not _single_step(item):
+        return None
+    asides = _ASIDE_PROHIBIT.get(item["plan"][0].skill)
+    if asides is None:
+        return None
+    return _bare(goal) + _pick(asides, "aside|" + goal)
+
+
 TRANSFORMS: dict[str, tuple[str, Callable[[str, dict], str | None]]] = {
     "topic": ("A", topic_first),
     "fragment": ("A", fragment),
@@ -616,10 +760,16 @@ TRANSFORMS: dict[str, tuple[str, Callable[[str, dict], str | None]]] = {
     "except_nothing": ("C", except_nothing),
     "place_corrected": ("C", place_corrected),
     "self_correction": ("C", self_correction),
+    "than_another": ("D", than_another),
+    "pad_farther": ("D", pad_farther),
+    "pad_not": ("D", pad_not),
+    "possessive": ("D", possessive),
+    "aside_prohibit": ("D", aside_prohibit),
 }
 """name -> (group, transformation). Group B was written with A and committed before any
 planner change; nothing is tuned on it. Group C (the structures held-out 9 showed) was
-written and committed before the next planner change and is never tuned on either."""
+written and committed before the next planner change and is never tuned on either. Group D
+(the structures held-out 10 showed) likewise."""
 
 
 def transformed(items: list[dict], name: str, per: int) -> tuple[int, list[tuple[dict, dict]]]:
@@ -647,7 +797,7 @@ def load_items(names: list[str], registry, world) -> list[dict]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--json", action="store_true", help="print only the JSON object")
-    parser.add_argument("--groups", default="A,B,C")
+    parser.add_argument("--groups", default="A,B,C,D")
     parser.add_argument("--only", default="", help="these transformations only")
     parser.add_argument("--per", type=int, default=40, help="goals per transformation")
     parser.add_argument("--sets", default=",".join(["dev", *SETS]))

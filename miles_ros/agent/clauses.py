@@ -733,6 +733,75 @@ def _said_out(sentence: str) -> str:
     return _NO_GERUND.sub(dont, sentence)
 
 
+_NEEDLESS = re.compile(
+    r"\s*(?:,|;|:|\s[-\u2013\u2014]+)\s*(?:and\s+|but\s+)?(?:(?:it|that|this|they)\s+(?:doesn'?t|"
+    r"does not|don'?t|do not|won'?t|will not|shouldn'?t)\s+need\s+(?:any\s+)?(?P<ger>\w+ing)|"
+    r"(?:there'?s\s+|there is\s+)?no\s+need\s+(?:to|for)\s+(?:you\s+to\s+)?(?P<verb>\w+)|"
+    r"no\s+(?P<ger2>\w+ing))(?:\s+(?:it|them))?(?P<up>\s+up)?\s*(?P<end>[.!]?)$",
+    re.I,
+)
+
+
+def _needless(sentence: str) -> str:
+    """A prohibition said as an aside after the request: "push the red cube onto the pad,
+    it doesn't need lifting" / "- no lifting" / "; there's no need to pick it up" -> "push
+    the red cube onto the pad, but don't lift it" (kept: a contradiction is still read)."""
+    m = _NEEDLESS.search(sentence)
+    if m is None or m.start() == 0:
+        return sentence
+    verb = verb_of(m["ger"] or m["verb"] or m["ger2"])
+    if verb is None or not verb_of(_first_word(sentence)):
+        return sentence
+    up = " up" if m["up"] or verb == "pick" else ""
+    return f"{sentence[: m.start()]}, but don't {verb} it{up}{m['end']}"
+
+
+_POSSESSIVE = re.compile(
+    rf"\bthe\s+(?P<owner>(?:\w+\s+)?(?:{_PAD_NOUN}|{_CUBE_NOUN})|robot)'s\s+"
+    rf"(?P<sup>nearest|closest|farthest|furthest)\s+(?P<noun>{_CUBE_NOUN}|one)\b",
+    re.I,
+)
+
+
+def _possessive(text: str) -> str:
+    """A thing's superlative as a possessive: "the grey pad's nearest cube" -> "the cube
+    nearest to the grey pad"."""
+
+    def said(m: re.Match) -> str:
+        noun = "cube" if m["noun"].lower() == "one" else m["noun"]
+        to = "to" if m["sup"].lower() in {"nearest", "closest"} else "from"
+        return f"the {noun} {m['sup']} {to} the {m['owner']}"
+
+    return _POSSESSIVE.sub(said, text)
+
+
+_PLACE_NOT = re.compile(
+    rf"\b(?:the\s+(?P<noun>{_PAD_NOUN})\s+(?:that|which)|(?:whichever|whatever)\s+"
+    rf"(?P<noun2>{_PAD_NOUN}))\s*(?:'s\s+not|\s+is\s+not|\s+isn'?t)\s+(?:the\s+)?(?P<word>\w+)"
+    rf"(?:\s+(?:one|{_PAD_NOUN}))?\b|\bthe\s+(?P<noun3>{_PAD_NOUN})\s+other\s+than\s+(?:the\s+)?"
+    rf"(?P<word3>\w+)(?:\s+(?:one|{_PAD_NOUN}))?\b",
+    re.I,
+)
+
+
+def _place_not(text: str, places: tuple[tuple[str, ...], ...]) -> str:
+    """A pad by what it is not, where the scene has two: "the pad that isn't yellow",
+    "whichever mat is not the left one", "the pad other than the grey one" -> "the right
+    pad" (``places``: each place's words, its side and its colour)."""
+    if len(places) != 2:
+        return text
+
+    def said(m: re.Match) -> str:
+        word = (m["word"] or m["word3"]).lower()
+        word = "grey" if word == "gray" else word
+        other = [p for p in places if word not in p]
+        if len(other) != 1:
+            return m[0]
+        return f"the {other[0][0]} {m['noun'] or m['noun2'] or m['noun3']}"
+
+    return _PLACE_NOT.sub(said, text)
+
+
 # -- order --------------------------------------------------------------------------------
 _BEFORE_THAT = re.compile(
     r"^(?P<a>.+?)(?:\s*[.;]\s*|\s*,\s*|\s+)(?:but|and)?\s*(?:before (?:that|this|doing that|"
@@ -774,11 +843,43 @@ def _first_when(text: str) -> str:
     return f"{step}, then {_lower_first(m['a'].strip(' ,'))}" if step else text
 
 
+_LAST_OF_ALL = re.compile(
+    r"^(?:last(?:\s+of\s+all)?|at\s+the\s+(?:very\s+)?end|finally)\s*,?\s+(?P<a>[^;.]+?)\s*[;.]\s*"
+    r"(?:(?:but\s+)?first(?:\s+of\s+all)?\s*,?\s+)?(?P<b>.+?)[.!]?$",
+    re.I,
+)
+_START_WITH = re.compile(
+    r"^(?P<a>.+?)\s*,?\s+but\s+(?:start|begin)\s+(?:with|by)\s+(?P<c>.+?)[.!]?$", re.I
+)
+
+
+def _order_words(text: str) -> str:
+    """ "Last of all A; first B" -> "B, then A"; "A, but start with C" -> "C, then A" (C a
+    thing: said with A's verb and preposition)."""
+    m = _LAST_OF_ALL.match(text.strip())
+    if m and verb_of(_first_word(m["a"])) and verb_of(_first_word(m["b"])):
+        return f"{m['b']}, then {_lower_first(m['a'])}"
+    m = _START_WITH.match(text.strip())
+    if m is None or not verb_of(_first_word(m["a"])):
+        return text
+    c, first = m["c"], _first_word(m["c"])
+    if first.endswith("ing") and verb_of(first):  # "start by going home"
+        c = verb_of(first) + c[len(first) :]
+    elif not verb_of(first):
+        head = re.match(r"^(?P<head>.+?)\b(?:the|that|this)\b", m["a"], re.I)
+        if head is None or noun_phrase(c) is None:
+            return text
+        if re.search(rf"\b(?:{_PREP})\s+the\b", m["a"][head.end() :], re.I):
+            return text  # "put the red cube on the pad, but start with the blue one": where?
+        c = head["head"] + c
+    return f"{c}, then {_lower_first(m['a'])}"
+
+
 def _reorder(text: str) -> str:
     """ "A. But before that, B." / "A, but B first." -> "B, then A" (an "it" in B that
     points at A's cube takes its name, and A says "it"); "A only after B" / "A, but not
     until B" with B a state: :func:`_first_when`."""
-    text = _first_when(text)
+    text = _order_words(_first_when(text))
     for pattern in (_BEFORE_THAT, _B_BEFORE):
         m = pattern.match(text.strip())
         if m is None:
@@ -813,13 +914,19 @@ def _pairs(items: list[str]) -> list[tuple[str, str]]:
     return list(zip(items[::2], items[1::2], strict=True))
 
 
-def plain_clauses(goal: str, cube_colours: frozenset[str] = frozenset()) -> str:
+def plain_clauses(
+    goal: str,
+    cube_colours: frozenset[str] = frozenset(),
+    places: tuple[tuple[str, ...], ...] = (),
+) -> str:
     """``goal`` with each sentence's structure said as an imperative (see the module);
-    ``cube_colours``: the colours the scene's cubes are named by ("the red one")."""
+    ``cube_colours``: the colours the scene's cubes are named by ("the red one");
+    ``places``: each place's words, its side then its colour ("the pad that isn't grey")."""
     if not goal.strip():
         return goal
     text = _place_in_front(_asked_then(_corrected(goal.strip())))
     text = _than_others(_one_related(_one_of_the(text)))
+    text = _place_not(_possessive(text), places)
     text = _counting(_relative(_contrast(text, cube_colours)))
     text = _END.sub(lambda m: f"the {m[2].lower()}most cube", text)  # "the one on the left end"
     text = _one_by_colour(text, cube_colours)
@@ -831,7 +938,7 @@ def plain_clauses(goal: str, cube_colours: frozenset[str] = frozenset()) -> str:
         if len(parts) > 1 and _aside(parts[-1]):  # "hold on, I'm still setting up"
             sentence = parts[0] + "".join(f"{sep} {part}" for sep, part in _pairs(parts[1:-2]))
         core = _all_but(_prohibition_first(_counting_fronted(_openers_off(sentence))))
-        core = _said_out(core)
+        core = _needless(_said_out(core))
         if not core or _aside(core):
             continue
         later = " ".join(said[i + 1 :])

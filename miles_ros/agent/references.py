@@ -548,6 +548,38 @@ def _before_or_behind(match, world):
     return _unique(ranked, f"the cube {side} the {spoken(ref)}")
 
 
+def _than_cube(match, world):
+    """ "the cube closer to you / further from you than the red one": of the cubes nearer
+    to / farther from the base than it (by more than :data:`TIE_M`), the nearest to it in
+    that distance, as "to the left of" picks; refused when none is."""
+    ref = _colour_cube(match.group("ref"), world)
+    if ref is None:
+        return None, f"the scene has no {match.group('ref').lower()} cube"
+    sign = -1.0 if match.group("near") else 1.0
+    start = math.hypot(*world.objects[ref][:2])
+    ranked = [
+        (sign * (math.hypot(p[0], p[1]) - start), n) for n, p in world.objects.items() if n != ref
+    ]
+    ranked = [(d, n) for d, n in ranked if d > TIE_M]
+    said = "closer to the robot" if sign < 0 else "farther from the robot"
+    if not ranked:
+        return None, f"no cube is {said} than the {spoken(ref)}"
+    return _unique(ranked, f"the cube {said} than the {spoken(ref)}")
+
+
+def _pad_than(match, world):
+    """ "whichever pad is farther from / closer to the red cube": of the places, the one
+    farthest from / nearest to that cube; asked when two are level."""
+    ref = _colour_cube(match.group("ref"), world)
+    if ref is None:
+        return None, f"the scene has no {match.group('ref').lower()} cube"
+    sign = 1.0 if match.group("near") else -1.0
+    at = world.objects[ref][:2]
+    ranked = [(sign * math.dist(p[:2], at), n) for n, p in world.places.items()]
+    said = "nearer to" if sign > 0 else "farther from"
+    return _unique(ranked, f"the place {said} the {spoken(ref)}")
+
+
 def _between(match, world):
     """ "the cube between the red and the blue cube": a cube whose centre projects inside
     the segment between theirs (in the table plane), the nearest to that segment; refused
@@ -942,6 +974,25 @@ _RULES = [
             re.I,
         ),
         _before_or_behind,
+    ),
+    (
+        re.compile(
+            rf"\b(?:the|whichever|whatever) {_CUBE} (?:that is |which is |that's |is )?"
+            rf"(?:(?P<near>closer|nearer)|(?:further|farther)(?: away| out)?)"
+            rf"(?: to| from)?(?: {_ROBOT})? than (?:the )?(?P<ref>{_COLOUR_WORDS})"
+            rf"(?: {_CUBE}| one)?\b",
+            re.I,
+        ),
+        _than_cube,
+    ),
+    (
+        re.compile(
+            rf"\b(?:the|whichever|whatever) {_PAD} (?:that is |which is |that's |is )?"
+            rf"(?:(?P<near>closer|nearer)|(?:further|farther)(?: away)?) (?:to|from) "
+            rf"(?:the )?(?P<ref>{_COLOUR_WORDS})(?: {_CUBE}| one)\b",
+            re.I,
+        ),
+        _pad_than,
     ),
     (
         re.compile(

@@ -63,7 +63,9 @@ def plain_wording(goal: str, world: World) -> str:
     there", a turn or another action said as a noun, "go over", a cube pointed out then
     "it", "itself", a cube taken off the one under it, tower words."""
     text = corrected(goal, world)
-    text = plain_clauses(text, frozenset(n.split("_")[0] for n in world.objects))
+    colours = place_colours(world)
+    places = tuple((n.split("_")[0], colours.get(n, "")) for n in world.places)
+    text = plain_clauses(text, frozenset(n.split("_")[0] for n in world.objects), places)
     text = _respectively(text)
     text = _CHOSEN_THEN_PUSHED.sub(r"\g<verb> \g<what>", text)
     text = _ONCE_THERE.sub(lambda m: ", then ", text)

@@ -397,3 +397,165 @@ def test_the_one_nearest_is_the_cube_nearest(positions, colour):
 )
 def test_an_angle_set_off_and_a_prohibition_said_with_no(goal, said):
     assert plain(goal) == said
+
+
+PADS = (("left", "yellow"), ("right", "grey"))
+
+
+@pytest.mark.parametrize(
+    "goal, said",
+    [
+        # a prohibition as an aside after the request, contradicting nothing
+        (
+            "Shove the blue brick across to the left mat: it won't need any lifting.",
+            "shove the blue brick across to the left mat, but don't lift it",
+        ),
+        (
+            "Slide the green block onto the grey mat \u2013 no raising it.",
+            "slide the green block onto the grey mat, but don't raise it",
+        ),
+        (
+            "Hover above the red brick; there is no need for you to grab it.",
+            "hover above the red brick, but don't grab it",
+        ),
+        # a possessive
+        (
+            "Tap the grey mat's farthest brick.",
+            "tap the brick farthest from the grey mat",
+        ),
+        (
+            "Slide the robot's closest one onto the left mat.",
+            "slide the cube closest to the robot onto the left mat",
+        ),
+        # a pad by what it is not (two pads)
+        ("Set the red brick on the mat which is not grey.", "set the red brick on the left mat"),
+        (
+            "Hover above whatever mat isn't the left one.",
+            "hover above the right mat",
+        ),
+        (
+            "Slide the blue block to the pad other than the yellow one.",
+            "slide the blue block to the right pad",
+        ),
+    ],
+)
+def test_asides_possessives_and_a_pad_by_what_it_is_not(goal, said):
+    assert plain_clauses(goal, COLOURS, PADS).rstrip(".!?").lower() == said
+
+
+@pytest.mark.parametrize(
+    "goal",
+    [
+        "It doesn't need lifting.",  # no request before it: nothing to attach to
+        "The mat that isn't empty is the left one.",  # not a pad's colour or side
+        "Set the red brick on the mat which is not purple.",
+    ],
+)
+def test_look_alikes_of_the_new_structures_keep_their_wording(goal):
+    assert plain_clauses(goal, COLOURS, PADS) == goal
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(table, min_size=3, max_size=3), st.sampled_from(["yellow", "grey"]))
+def test_a_possessive_picks_the_cube_nearest_that_pad(positions, colour):
+    w = moved(positions)
+    pad = w.places["left_pad" if colour == "yellow" else "right_pad"]
+    ranked = sorted((math.dist(p[:2], pad[:2]), n) for n, p in w.objects.items())
+    if ranked[1][0] - ranked[0][0] < TIE_M:
+        return
+    text, reading, asks = read_in_scope(f"Tap the {colour} mat's closest brick.", SHIPPED, w)
+    assert asks is None and reading.refusal is None
+    said = [c for c in CUBES if re.search(rf"\b{c.split('_')[0]}\b", text, re.I)]
+    assert said == [ranked[0][1]], text
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    st.lists(table, min_size=3, max_size=3),
+    st.sampled_from(["red", "green", "blue"]),
+    st.sampled_from(["yellow", "grey"]),
+)
+def test_a_pad_by_what_it_is_not_and_a_needless_aside_read_as_the_plain_request(
+    positions, colour, pad
+):
+    w = moved(positions)
+    other = "right" if pad == "yellow" else "left"
+    goal = f"Shove the {colour} brick onto the mat that isn't {pad} - it won't need lifting."
+    text, reading, asks = read_in_scope(goal, SHIPPED, w)
+    want = read_in_scope(f"Shove the {colour} brick onto the {other} mat.", SHIPPED, w)
+    assert (asks is None, reading.refusal is None) == (want[2] is None, want[1].refusal is None)
+    if want[2] is None and want[1].refusal is None:
+        assert re.search(rf"\b{other}\b", text, re.I), text
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(table, min_size=3, max_size=3), st.sampled_from(["red", "green", "blue"]))
+def test_a_cube_by_a_comparison_against_another_is_the_next_one_beyond_it(positions, colour):
+    w = moved(positions)
+    ref = math.hypot(*w.objects[f"{colour}_cube"][:2])
+    beyond = sorted(
+        (ref - math.hypot(*p[:2]), n) for n, p in w.objects.items() if n != f"{colour}_cube"
+    )
+    if any(abs(d) < TIE_M for d, _ in beyond) or abs(beyond[0][0] - beyond[1][0]) < TIE_M:
+        return
+    closer = [(d, n) for d, n in beyond if d > 0]
+    goal = f"Tap whatever brick is nearer to the robot than the {colour} one."
+    text, reading, asks = read_in_scope(goal, SHIPPED, w)
+    if not closer:
+        assert reading.refusal is not None or asks is not None
+        return
+    assert asks is None and reading.refusal is None
+    said = [c for c in CUBES if re.search(rf"\b{c.split('_')[0]}\b", text, re.I)]
+    assert said == [closer[0][1]], text
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(table, min_size=3, max_size=3), st.sampled_from(["red", "green", "blue"]))
+def test_a_pad_by_a_comparison_against_a_cube_is_the_pad_nearer_it(positions, colour):
+    w = moved(positions)
+    at = w.objects[f"{colour}_cube"][:2]
+    ranked = sorted((math.dist(p[:2], at), n) for n, p in w.places.items())
+    if ranked[1][0] - ranked[0][0] < TIE_M:
+        return
+    text, reading, asks = read_in_scope(
+        f"Hover above the mat closer to the {colour} brick.", SHIPPED, w
+    )
+    assert asks is None and reading.refusal is None
+    assert ranked[0][1].split("_")[0] in text.lower(), text
+
+
+@pytest.mark.parametrize(
+    "goal, said",
+    [
+        (
+            "Finally, tap the green brick. First, slide the red block to the left mat.",
+            "slide the red block to the left mat, then tap the green brick",
+        ),
+        (
+            "At the very end, go home; hover above the grey mat.",
+            "hover above the grey mat, then go home",
+        ),
+        (
+            "Tap the red brick and the green brick, but begin by going home.",
+            "go home, then tap the red brick and the green brick",
+        ),
+        (
+            "Reach over the green brick and the grey mat, but start with the blue one.",
+            "reach over the blue cube, then reach over the green brick and the grey mat",
+        ),
+    ],
+)
+def test_order_words_say_the_steps_in_the_order_done(goal, said):
+    assert plain(goal) == said
+
+
+@pytest.mark.parametrize(
+    "goal",
+    [
+        # where the first thing goes is not said: left as it is
+        "Slide the red brick onto the grey mat, but begin with the blue brick.",
+        "Start with the red cube.",
+    ],
+)
+def test_order_words_that_leave_a_step_unsaid_keep_their_wording(goal):
+    assert plain_clauses(goal, COLOURS) == goal
