@@ -93,16 +93,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from miles_ros.agent import models  # noqa: E402
 from miles_ros.agent.evaluation import (  # noqa: E402
-    EVAL_HELDOUT2,
-    EVAL_HELDOUT3,
-    EVAL_HELDOUT4,
-    EVAL_HELDOUT5,
-    EVAL_HELDOUT6,
-    EVAL_HELDOUT7,
-    EVAL_HELDOUT8,
-    EVAL_HELDOUT9,
-    EVAL_HELDOUT10,
-    EVAL_HELDOUT11,
+    HELD_OUT_SETS,
     answer,
     dev_set,
     evaluate_goals,
@@ -152,20 +143,7 @@ def cache_hit_ms(planner: Planner, goals: list[str]) -> float | None:
     return round(statistics.median(times) * 1000, 4)
 
 
-SETS = (
-    "dev",
-    "heldout",
-    "heldout2",
-    "heldout3",
-    "heldout4",
-    "heldout5",
-    "heldout6",
-    "heldout7",
-    "heldout8",
-    "heldout9",
-    "heldout10",
-    "heldout11",
-)
+SETS = ("dev", *HELD_OUT_SETS)
 """The categorised sets ``--sets`` chooses from."""
 DEFAULT_SETS = ("dev", "heldout")
 """The sets answered when ``--sets`` is not given (no later held-out set: kept unseen)."""
@@ -199,17 +177,7 @@ def run_sets(adapter, threads, registry, peer: bool, names=DEFAULT_SETS) -> dict
     out: dict = {"dtype": models.PLANNING_DTYPE, **({"peer": PEER} if peer else {})}
     loaders = {
         "dev": lambda: dev_set(registry, planners["new"].world),
-        "heldout": load_eval_set,
-        "heldout2": lambda: load_eval_set(EVAL_HELDOUT2),
-        "heldout3": lambda: load_eval_set(EVAL_HELDOUT3),
-        "heldout4": lambda: load_eval_set(EVAL_HELDOUT4),
-        "heldout5": lambda: load_eval_set(EVAL_HELDOUT5),
-        "heldout6": lambda: load_eval_set(EVAL_HELDOUT6),
-        "heldout7": lambda: load_eval_set(EVAL_HELDOUT7),
-        "heldout8": lambda: load_eval_set(EVAL_HELDOUT8),
-        "heldout9": lambda: load_eval_set(EVAL_HELDOUT9),
-        "heldout10": lambda: load_eval_set(EVAL_HELDOUT10),
-        "heldout11": lambda: load_eval_set(EVAL_HELDOUT11),
+        **{name: (lambda path=path: load_eval_set(path)) for name, path in HELD_OUT_SETS.items()},
     }
     for name in names:
         items = loaders[name]()

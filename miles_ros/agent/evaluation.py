@@ -276,6 +276,21 @@ EVAL_HELDOUT11 = Path(__file__).resolve().parent / "eval_heldout11.yaml"
 and 12 ambiguous goals, each category worded the many ways people talk, in five scenes no other
 set uses), written after the tenth was run and read: answered only when ``--sets`` names it,
 its misses kept out of planner tuning."""
+HELD_OUT_SETS = {
+    "heldout": EVAL_HELDOUT,
+    "heldout2": EVAL_HELDOUT2,
+    "heldout3": EVAL_HELDOUT3,
+    "heldout4": EVAL_HELDOUT4,
+    "heldout5": EVAL_HELDOUT5,
+    "heldout6": EVAL_HELDOUT6,
+    "heldout7": EVAL_HELDOUT7,
+    "heldout8": EVAL_HELDOUT8,
+    "heldout9": EVAL_HELDOUT9,
+    "heldout10": EVAL_HELDOUT10,
+    "heldout11": EVAL_HELDOUT11,
+}
+"""The held-out sets by the name ``bench/planner.py --sets`` gives them, oldest first: a new
+set is registered here (the bench and tests/agent/test_eval_sets.py read this)."""
 EVAL_SCENE_DEV = Path(__file__).resolve().parent / "eval_scene_dev.yaml"
 """The development goals for the scene-reading categories (pronouns, ordering, references,
 attributes, ambiguous, refusals, turn angles), in the held-out set's form, cubes moved per

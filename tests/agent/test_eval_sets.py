@@ -9,17 +9,8 @@ import pytest
 
 from miles_ros.agent.datagen import generate
 from miles_ros.agent.evaluation import (
-    EVAL_HELDOUT2,
-    EVAL_HELDOUT3,
-    EVAL_HELDOUT4,
-    EVAL_HELDOUT5,
-    EVAL_HELDOUT6,
-    EVAL_HELDOUT7,
-    EVAL_HELDOUT8,
-    EVAL_HELDOUT9,
-    EVAL_HELDOUT10,
-    EVAL_HELDOUT11,
     HARDER,
+    HELD_OUT_SETS,
     answer,
     dev_set,
     load_eval_set,
@@ -33,25 +24,10 @@ from miles_ros.agent.registry import SkillRegistry
 from miles_ros.agent.validation import validate_plan
 from tests.agent.conftest import keyword_scorer
 
-HELD_OUT = {
-    "heldout": None,
-    "heldout2": EVAL_HELDOUT2,
-    "heldout3": EVAL_HELDOUT3,
-    "heldout4": EVAL_HELDOUT4,
-    "heldout5": EVAL_HELDOUT5,
-    "heldout6": EVAL_HELDOUT6,
-    "heldout7": EVAL_HELDOUT7,
-    "heldout8": EVAL_HELDOUT8,
-    "heldout9": EVAL_HELDOUT9,
-    "heldout10": EVAL_HELDOUT10,
-    "heldout11": EVAL_HELDOUT11,
-}
-"""The held-out sets by the name ``bench/planner.py --sets`` gives them (None: the default)."""
-
 
 @pytest.fixture(scope="module")
 def held_out() -> dict[str, list[dict]]:
-    return {name: load_eval_set(path) for name, path in HELD_OUT.items()}
+    return {name: load_eval_set(path) for name, path in HELD_OUT_SETS.items()}
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2, 3])
@@ -71,7 +47,7 @@ def test_the_generator_never_writes_a_held_out_goal(held_out, world, seed, refus
     assert leaked == {name: [] for name in held_out}
 
 
-@pytest.mark.parametrize("name", sorted(HELD_OUT))
+@pytest.mark.parametrize("name", sorted(HELD_OUT_SETS))
 def test_the_held_out_set_covers_every_category_and_moves_the_cubes(held_out, name):
     heldout = held_out[name]
     categories = {i["category"] for i in heldout}
@@ -93,7 +69,7 @@ def test_the_dev_and_held_out_sets_share_no_goal(held_out, world):
     assert shared == {pair: [] for pair in shared}
 
 
-@pytest.mark.parametrize("name", sorted(set(HELD_OUT) - {"heldout"}))
+@pytest.mark.parametrize("name", sorted(set(HELD_OUT_SETS) - {"heldout"}))
 def test_the_later_held_out_sets_plans_pass_validation_in_their_scenes(held_out, world, name):
     """Every expected plan is one the shipped cards accept where the item stands its cubes
     (skills, parameters, envelopes, towers): a planner can get each one exactly right."""
