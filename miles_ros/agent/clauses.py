@@ -36,6 +36,12 @@ rewrite would lose a word that matters (a topic with no pronoun pointing back at
 topic). The rules here name grammar (determiners, pronouns, modals, participles,
 prepositions, subordinators), not goals; the nouns are the scene's
 (:data:`~miles_ros.agent.phrases.CUBE_NOUNS`, :data:`~miles_ros.agent.phrases.PAD_NOUNS`).
+
+One module (about 960 lines): the rewrites share one noun-phrase grammar (the patterns at
+the top) and run in one order in :func:`plain_clauses` (a correction before a question,
+a question before "the one ...", each sentence's opener off before its topic is read), and
+that order is the reading; split by structure, each piece would need the grammar and its
+place in the order from the others.
 """
 
 from __future__ import annotations
