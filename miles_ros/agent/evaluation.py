@@ -276,6 +276,11 @@ EVAL_HELDOUT11 = Path(__file__).resolve().parent / "eval_heldout11.yaml"
 and 12 ambiguous goals, each category worded the many ways people talk, in five scenes no other
 set uses), written after the tenth was run and read: answered only when ``--sets`` names it,
 its misses kept out of planner tuning."""
+EVAL_HELDOUT12 = Path(__file__).resolve().parent / "eval_heldout12.yaml"
+"""The twelfth held-out set (the same form, at least 35 everyday, 105 feasible, 40 to refuse
+and 14 ambiguous goals and 70 in the harder categories, each category worded the many ways
+people talk, in five scenes no other set uses), written after the eleventh was run and read:
+answered only when ``--sets`` names it, its misses kept out of planner tuning."""
 HELD_OUT_SETS = {
     "heldout": EVAL_HELDOUT,
     "heldout2": EVAL_HELDOUT2,
@@ -288,6 +293,7 @@ HELD_OUT_SETS = {
     "heldout9": EVAL_HELDOUT9,
     "heldout10": EVAL_HELDOUT10,
     "heldout11": EVAL_HELDOUT11,
+    "heldout12": EVAL_HELDOUT12,
 }
 """The held-out sets by the name ``bench/planner.py --sets`` gives them, oldest first: a new
 set is registered here (the bench and tests/agent/test_eval_sets.py read this)."""
