@@ -343,9 +343,14 @@ class InProcessGraph:
         with realtime(rt_priority):  # refused here rather than on the thread
             pass
 
+        # close() completes this future: the spin returns on the thread itself, which is
+        # joined before the executor is shut down (shutting it down under a spinning
+        # thread races its wait on the executor's guard condition, ros2/rclpy#968).
+        self._spin_stop = self.executor.create_future()
+
         def spin() -> None:
             with realtime(rt_priority):
-                self.executor.spin()
+                self.executor.spin_until_future_complete(self._spin_stop)
 
         self.thread = threading.Thread(target=spin, daemon=True, name=name)
         self.thread.start()
@@ -355,9 +360,10 @@ class InProcessGraph:
             return
         self._closed = True
         stop_all(self.processes)
-        self.executor.shutdown(timeout_sec=5.0)
         if self.thread is not None:
+            self._spin_stop.set_result(True)  # wakes the executor; the spin returns
             self.thread.join(timeout=10.0)
+        self.executor.shutdown(timeout_sec=5.0)
         for node in reversed(self.nodes):
             self.executor.remove_node(node)
             node.destroy_node()
