@@ -45,9 +45,15 @@ class TriggerResult:
 
 
 def call_trigger(
-    service: str, domain_id: int | None = None, timeout: float = 5.0
+    service: str, domain_id: int | None = None, timeout: float = 5.0, resend: float = 1.0
 ) -> TriggerResult:
-    """Call a std_srvs/Trigger service once from a short-lived node (its own context)."""
+    """Call a std_srvs/Trigger service from a short-lived node (its own context), sending
+    the request again every ``resend`` s until an answer comes or ``timeout`` s pass; the
+    first answer is the result. Only for idempotent services (the e-stop's trigger and
+    reset are: a second trigger answers "already latched", a second reset "not
+    latched"): a found service can still lose its answer while discovery lags, Fast DDS's
+    "failed to send response (timeout): client will not receive response", which the
+    service logs after it has acted."""
     context = rclpy.Context()
     rclpy.init(context=context, domain_id=domain_id)
     node = rclpy.create_node("miles_trigger_cli", context=context)
@@ -55,14 +61,19 @@ def call_trigger(
     executor.add_node(node)
     try:
         client = node.create_client(Trigger, service)
+        deadline = time.monotonic() + timeout
         if not client.wait_for_service(timeout_sec=timeout):
             return TriggerResult(False, message=f"no service {service}")
-        future = client.call_async(Trigger.Request())
-        executor.spin_until_future_complete(future, timeout_sec=timeout)
-        if not future.done() or future.result() is None:
-            return TriggerResult(False, message=f"no answer from {service} within {timeout} s")
-        result = future.result()
-        return TriggerResult(True, bool(result.success), result.message)
+        futures = []
+        while (left := deadline - time.monotonic()) > 0:
+            futures.append(client.call_async(Trigger.Request()))
+            until = time.monotonic() + min(resend, left)
+            while (wait := until - time.monotonic()) > 0:
+                executor.spin_once(timeout_sec=wait)
+                for future in futures:
+                    if future.done() and (result := future.result()) is not None:
+                        return TriggerResult(True, bool(result.success), result.message)
+        return TriggerResult(False, message=f"no answer from {service} within {timeout} s")
     finally:
         executor.shutdown()
         node.destroy_node()

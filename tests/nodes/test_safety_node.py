@@ -19,6 +19,8 @@ import pytest
 
 rclpy = pytest.importorskip("rclpy")
 
+from rclpy.callback_groups import ReentrantCallbackGroup  # noqa: E402
+from rclpy.executors import MultiThreadedExecutor  # noqa: E402
 from rclpy.parameter import Parameter  # noqa: E402
 from rclpy.qos import QoSProfile, ReliabilityPolicy  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402
@@ -27,6 +29,7 @@ from std_srvs.srv import Trigger  # noqa: E402
 
 from miles_ros import interfaces  # noqa: E402
 from miles_ros.commands import estop as estop_cli  # noqa: E402
+from miles_ros.ros.clients import call_trigger  # noqa: E402
 from miles_ros.ros.graph import InProcessGraph  # noqa: E402
 from miles_ros.ros.qos import LATCHED_QOS  # noqa: E402
 from miles_ros.ros.safety_node import SafetyNode  # noqa: E402
@@ -294,11 +297,50 @@ def test_invalid_parameter_override_is_refused():
 def test_miles_estop_command(graph, monkeypatch, capsys):
     monkeypatch.setenv("ROS_DOMAIN_ID", str(graph.domain_id))
     assert estop_cli.main(["--timeout", str(TIMEOUT)]) == 0
-    assert "e-stop latched" in capsys.readouterr().out
+    # "e-stop latched", or "e-stop was already latched" when a lost answer was asked again.
+    assert "latched" in capsys.readouterr().out
     graph.wait_for(lambda: graph.state().get("mode") == "estop", "latched and still")
     assert estop_cli.main(["--reset", "--timeout", str(TIMEOUT)]) == 0
     assert "reset" in capsys.readouterr().out
     graph.wait_for(lambda: graph.state().get("estop") is False, "reset by the command")
+
+
+def test_a_trigger_call_is_sent_again_until_it_is_answered():
+    """`miles estop`'s call is resent until an answer comes (its services are idempotent):
+    a server that holds its first answer until a second request arrives, as a lost answer
+    leaves the client waiting, still answers the command, well inside its timeout."""
+    domain = domain_id()
+    context = rclpy.Context()
+    rclpy.init(context=context, domain_id=domain)
+    node = rclpy.create_node("held_trigger", context=context)
+    second, calls = threading.Event(), []
+
+    def on_call(request, response):
+        calls.append(len(calls) + 1)
+        if calls[-1] == 1:
+            second.wait(timeout=TIMEOUT)  # held: answered only once the request is resent
+        else:
+            second.set()
+        response.success, response.message = True, f"answer to request {calls[-1]}"
+        return response
+
+    node.create_service(Trigger, "/held/trigger", on_call, callback_group=ReentrantCallbackGroup())
+    executor = MultiThreadedExecutor(num_threads=2, context=context)
+    executor.add_node(node)
+    stop = executor.create_future()
+    thread = threading.Thread(target=executor.spin_until_future_complete, args=(stop,))
+    thread.start()
+    try:
+        result = call_trigger("/held/trigger", domain, timeout=TIMEOUT, resend=0.2)
+    finally:
+        second.set()
+        stop.set_result(True)
+        thread.join(timeout=TIMEOUT)
+        executor.shutdown(timeout_sec=5.0)
+        node.destroy_node()
+        rclpy.try_shutdown(context=context)
+    assert result.answered and result.success, result
+    assert len(calls) >= 2 and result.message.startswith("answer to request")
 
 
 def test_config_file_loads_as_ros_parameters():
