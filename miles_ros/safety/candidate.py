@@ -10,14 +10,18 @@ are not already closer to (clearance never below ``min(previous, STANDOFF)``), s
 the supervisor steers toward a boundary comes to rest about that far inside (a hard
 brake may drift into the band), with room for the braking ball of its first step away.
 An arm in a violation or in the band got there from outside the supervisor (moved by
-hand, a simulator reset, a driver) or by such a drift; there every first step of a move
-out grows the braking ball faster than it moves the TCP (the Lipschitz radius is
-conservative), so the ball rule alone would wedge it. While the previous output's point
-is in a violation or in the band, a candidate is therefore also accepted when its
-braking ball is at most :data:`RECOVERY_RADIUS` and its TCP point gets no closer to the
-nearest boundary: the arm moves out at a low speed and never deeper. The price: a stop
-during such a step is bounded by the ball, not by the boundary, so it could end up to
-:data:`RECOVERY_RADIUS` past a boundary the arm was within the band of. Applied to any
+hand, a simulator reset, a driver) or by such a drift. Where its braking ball already
+reaches past the boundary, every first step of a move out grows the ball faster than it
+moves the TCP (the Lipschitz radius is conservative), so the ball rule alone would wedge
+it. While the previous output's point is in a violation or in the band AND its ball is
+past the boundary (deeper than :data:`BALL_TOLERANCE`), a candidate is therefore also
+accepted when its braking ball is at most :data:`RECOVERY_RADIUS` and its TCP point gets
+no closer to the nearest boundary: the arm moves out at a low speed and never deeper. The
+price: a stop during such a step is bounded by the ball, not by the boundary, so it could
+end up to :data:`RECOVERY_RADIUS` past a boundary the arm was within the band of. An arm
+in the band whose ball is still outside keeps the ball rule: applied there, the exception
+let a link sphere resting 1.6 mm from a zone grow its ball into the zone and stop 0.4 mm
+inside it (found by ``tests/safety/test_safety_links.py``). Applied to any
 arm at a boundary (no standoff), that exception let the adversarial stream of
 ``bench/safety.py`` find 387 workspace violations in 20 s; with the standoff it finds
 none.
@@ -43,6 +47,10 @@ from miles_ros.safety.zones import clearance, segment_clear
 
 RECOVERY_RADIUS = 0.01
 """Largest braking ball (m) of a recovery step (see the module docstring)."""
+BALL_TOLERANCE = 1e-9
+"""A braking ball counts as inside a boundary (so that the recovery step may apply) only
+when it is deeper than this (m): the blend search leaves a ball it stopped at a boundary
+up to 1e-12 m deep."""
 STANDOFF = 0.005
 """The TCP point keeps this far (m) from every boundary it is not already closer to, so an
 arm brought to rest against a boundary rests this far inside it, with room for the
@@ -75,7 +83,7 @@ def evaluate_candidate(js, q_new, v_new, a_new, speed_cap, period):
     # The point in a violation (a hand, a reset or a driver put the arm there) or in the
     # standoff band (commanded points never enter it; an arm gets there from outside the
     # supervisor, or drifts in while braking hard): a small step out of it.
-    if d_prev < STANDOFF:
+    if d_prev < STANDOFF and c_floor < -BALL_TOLERANCE:
         geom = max(normal, min(RECOVERY_RADIUS - r, d - d_prev + 1e-12))
     # The same rules for every link sphere, each against its own previous clearances.
     lc, ld, _ = link_clearance(q_new, v_new, a_new, js, ws, boxes, spheres, pad, lk)
@@ -112,7 +120,7 @@ def _link_geom(lk):
         c, d, r = cur[s, 0], cur[s, 1], cur[s, 2]
         c_floor = min(prev[s, 0], 0.0) - 1e-12
         g = min(c - c_floor, d - min(prev[s, 1], STANDOFF) + 1e-12)
-        if prev[s, 1] < STANDOFF:
+        if prev[s, 1] < STANDOFF and prev[s, 0] < -BALL_TOLERANCE:
             g = max(g, min(RECOVERY_RADIUS - r, d - prev[s, 1] + 1e-12))
         geom = min(geom, g)
     return geom
