@@ -87,27 +87,39 @@ def serve(conn, build, *args) -> None:
     try:
         target = build(*args)
     except Exception:
-        conn.send(("error", traceback.format_exc()))
+        _answer(conn, ("error", traceback.format_exc()))
         conn.close()
         return
-    conn.send(("ok", None))
     try:
+        if not _answer(conn, ("ok", None)):
+            return
         while True:
             try:
                 method, args = conn.recv()
             except (EOFError, OSError):
                 break
             if method == "close":
-                conn.send(("ok", None))
+                reply = ("ok", None)
+            else:
+                try:
+                    reply = ("ok", getattr(target, method)(*args))
+                except Exception:
+                    reply = ("error", traceback.format_exc())
+            if not _answer(conn, reply) or method == "close":
                 break
-            try:
-                result = getattr(target, method)(*args)
-                conn.send(("ok", result))
-            except Exception:
-                conn.send(("error", traceback.format_exc()))
     finally:
         target.close()
         conn.close()
+
+
+def _answer(conn, reply) -> bool:
+    """Send ``reply``; False when the parent has gone (a broken pipe: it shut down while a
+    request was being served), which ends the loop quietly instead of with a traceback."""
+    try:
+        conn.send(reply)
+    except OSError:
+        return False
+    return True
 
 
 class WorkerProcess:
