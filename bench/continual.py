@@ -34,12 +34,15 @@ Stages (each timed, ``stage_s``):
    episodes: the active version on the changed cell (the peer) and the new one on the
    changed and the original cell.
 4. ``promotion``: the new version as a canary (share 0.5) on the live graph, changed cell,
-   until its SPRT decides, H0's rate the active's live rate of ``detect`` (its card's rate
-   is the one the drift monitor just rejected: against it one candidate failure in the
-   first requests rolls back); a promotion makes it active in the library copy's
-   ``active.yaml``, and one more request shows which version runs.
+   until its tests decide. The canary's stream starts with the detect stage's requests of
+   the active version on the changed cell (success and interventions each): both tests'
+   H0 are that version's on this cell (its card's rate is the one the drift monitor just
+   rejected, and a loaded machine's interventions are its own); a promotion makes it
+   active in the library copy's ``active.yaml``, and one more request shows which version
+   runs.
 5. ``broken``: the active version with its actions negated (wrapped in process) as a
-   canary: requests until the rollback. ``violations``: e-stops the safety node latched
+   canary (its stream started as the promotion's): requests until the rollback.
+   ``violations``: e-stops the safety node latched
    (a limit breach or a fault latches it); beside them, ``checker``: what the outside
    checker (:func:`miles_ros.safety.checker.check_commands`) finds in the safety node's
    commands of each request, timed by their stamps, for this stage and for the active
@@ -237,6 +240,7 @@ class Cell:
         self.finals: dict[str, dict] = {}
         self.safety_state: dict = {}
         self.estops = 0
+        self.last_interventions = 0
         self.commands: list[tuple[float, list[float]]] = []
         self.cube_seen: tuple[float, ...] | None = None
         self.lock = threading.Lock()
@@ -320,9 +324,14 @@ class Cell:
         if self.recorder is not None:
             self.recorder.close()
 
+    def interventions(self) -> int:
+        """The safety node's intervention count (its latest state)."""
+        return int(self.safety_state.get("interventions", 0) or 0)
+
     def run(self, rid: str, episode: dict) -> tuple[dict, list]:
         """One request from a reset cell with the cube where ``episode`` puts it: its final
-        status and the safety node's commands while it ran."""
+        status and the safety node's commands while it ran (``last_interventions``: the
+        supervisor's interventions from its start to its final status)."""
         from std_msgs.msg import String
 
         if self.safety_state.get("estop"):
@@ -349,8 +358,10 @@ class Cell:
             first = len(self.commands)
         params = {"object": CUBE, "target": episode["target"]}
         request = {"id": rid, "skill": SKILL, "params": params}
+        before = self.interventions()
         self.requests.publish(String(data=json.dumps(request)))
         wait_for(lambda: rid in self.finals, REQUEST_TIMEOUT_S, f"request {rid} to end")
+        self.last_interventions = self.interventions() - before
         with self.lock:
             return self.finals[rid], self.commands[first:]
 
@@ -465,7 +476,7 @@ def stage_detect(cell: Cell, eps, s: Settings, card_rate: float, recording: Path
     change = LITERAL if s.literal_detect else SCENARIO
     cell.set_change(change)
     cell.start_recording(recording)
-    outcomes, signal = [], []
+    outcomes, signal, interventions = [], [], []
     checker = CheckerSummary()
     estops0 = cell.estops
     k = 0
@@ -476,6 +487,7 @@ def stage_detect(cell: Cell, eps, s: Settings, card_rate: float, recording: Path
         if not record:
             continue
         outcomes.append(ok)
+        interventions.append(cell.last_interventions)
         signal.append((record.get("signal") or {}).get("statistic"))
     cell.stop_recording()
     cell.skills.skills.rollout = None
@@ -493,6 +505,7 @@ def stage_detect(cell: Cell, eps, s: Settings, card_rate: float, recording: Path
         "untested": untested,
         "live_success": round(float(np.mean(outcomes)), 4) if outcomes else None,
         "outcomes": [bool(o) for o in outcomes],
+        "interventions": interventions,
         "signal": signal,
         "estops": cell.estops - estops0,
         "checker": checker.to_dict(),
@@ -552,10 +565,13 @@ def stage_fine_tune(recording: Path, library: Path, out: Path, s: Settings) -> d
     }
 
 
-def stage_canary(cell: Cell, eps, candidate, baseline: float, max_requests: int, tag: str):
+def stage_canary(cell: Cell, eps, candidate, active: list, max_requests: int, tag: str):
     """Requests under a canary of ``candidate`` (a version number of the library, or a
-    (name, RunnableSkill) wrapped in process) until it is decided; H0's rate is
-    ``baseline``, the active version's live rate on this cell."""
+    (name, RunnableSkill) wrapped in process) until it is decided. The canary's stream
+    starts with ``active``, the active version's live requests on this cell ((succeeded,
+    interventions) each, the detect stage's): its tests' H0 (success, and how often a
+    request passes the intervention reference) are that version's on this cell, not its
+    card's, which the drift just rejected."""
     from miles_ros.interfaces import CANARY_CONTINUE, SKILL_CANARY, SUCCEEDED
     from miles_ros.runtime.rollout import Canary, CanaryConfig, Rollout
     from miles_ros.runtime.rollout.core import library_promoter, load_candidate
@@ -565,8 +581,10 @@ def stage_canary(cell: Cell, eps, candidate, baseline: float, max_requests: int,
         name, runnable = str(candidate), load_candidate(lib, SKILL, str(candidate))
     else:
         name, runnable = candidate
-    config = CanaryConfig(candidate=name, share=0.5, seed=1, baseline=baseline)
+    config = CanaryConfig(candidate=name, share=0.5, seed=1)
     canary = Canary(SKILL, config, None)
+    for succeeded, interventions in active:
+        canary.active_outcome(succeeded, interventions)
     cell.skills.skills.rollout = Rollout(
         canaries={SKILL: (canary, runnable)}, promote=library_promoter(lib)
     )
@@ -589,6 +607,9 @@ def stage_canary(cell: Cell, eps, candidate, baseline: float, max_requests: int,
     out["checker"] = checker.to_dict()
     out["decision"] = canary.decision
     out["record"] = canary.log.history[-1] if canary.log.history else None
+    kept = ("request", "decision", "succeeded", "interventions", "excess", "llr", "excess_llr")
+    out["candidate_outcomes"] = [{k: r[k] for k in kept} for r in canary.log.history]
+    out["active_interventions"] = list(canary.active_interventions)
     cell.skills.skills.rollout = None
     return out
 
@@ -654,11 +675,9 @@ def run(s: Settings) -> dict:
 
         t = time.perf_counter()
         before = read_active(library / SKILL).active
-        # H0: the active version's live rate on the changed cell (Laplace's rule), not
-        # its card's, which the drift just rejected
-        baseline = (sum(detect["outcomes"]) + 1.0) / (len(detect["outcomes"]) + 2.0)
-        result["canary_baseline"] = round(baseline, 4)
-        promo = stage_canary(cell, eps, tuned["version"], baseline, s.canary_max, "canary")
+        # the canaries' H0: the active version's live requests on the changed cell
+        active = list(zip(detect["outcomes"], detect["interventions"], strict=True))
+        promo = stage_canary(cell, eps, tuned["version"], active, s.canary_max, "canary")
         after = read_active(library / SKILL).active
         status, _ = cell.run("after-canary", next(eps))
         promo["active_before"], promo["active_after"] = before, after
@@ -668,7 +687,7 @@ def run(s: Settings) -> dict:
         stage_s["promotion"] = round(time.perf_counter() - t, 1)
 
         t = time.perf_counter()
-        broken = stage_canary(cell, eps, mirrored(cell), baseline, s.broken_max, "broken")
+        broken = stage_canary(cell, eps, mirrored(cell), active, s.broken_max, "broken")
         result["broken_rollback_requests"] = (
             broken["requests"] if broken["decision"] == "rollback" else None
         )

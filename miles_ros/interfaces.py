@@ -215,8 +215,8 @@ evidence (:mod:`miles_ros.runtime.rollout.canary`)."""
 CANARY_PROMOTE = "promote"
 """Canary decision: the candidate is not worse than the active version (promote it)."""
 CANARY_ROLLBACK = "rollback"
-"""Canary decision: the candidate is worse, or exceeded the intervention bound; no request
-goes to it any more."""
+"""Canary decision: the candidate is worse (it fails, or passes the interventions reference,
+more often than the active version); no request goes to it any more."""
 CANARY_CONTINUE = "continue"
 """Canary decision: not enough evidence yet; the rollout goes on."""
 CANARY_DECISIONS = (CANARY_PROMOTE, CANARY_ROLLBACK, CANARY_CONTINUE)

@@ -92,11 +92,13 @@ class SkillNodeParams:
     miles_ros.runtime.rollout.shadow)."""
     canary: str = ""
     """Canary rollouts, a YAML mapping {SKILL: {candidate: DIR, share: 0.2, seed: 0, alpha:
-    0.05, beta: 0.05, delta: 0.3, max_interventions: 20, intervention_ratio: 1.5}} ('' =
-    none): that share of SKILL's requests runs the candidate behind the same supervisor; an
-    SPRT on success and a bound on interventions per request (relative to the active
-    version's own once it has outcomes) decide promote, rollback or continue; a failing
-    candidate request falls back to the active version (miles_ros.runtime.rollout.canary)."""
+    0.05, beta: 0.05, delta: 0.3, max_interventions: 20, intervention_ratio: 1.5,
+    excess_rate: 0.1, excess_delta: 0.4, abort_interventions: 500}} ('' = none): that share
+    of SKILL's requests runs the candidate behind the same supervisor; an SPRT on success
+    and one on requests over the interventions reference (against the active version's
+    own on the same stream) decide promote, rollback or continue; a failing candidate
+    request, or one over abort_interventions, falls back to the active version
+    (miles_ros.runtime.rollout.canary)."""
     rollout_log: str = ""
     """JSON-lines file of the canaries' decisions with their evidence ('' = none)."""
     drift: str = ""

@@ -152,10 +152,13 @@ def test_canary_routing_is_a_seeded_share():
     assert abs(np.mean(first) - 0.2) < 0.03
     assert abs(np.mean(draws(3, share=0.5)) - 0.5) < 0.04
     assert not any(draws(0, share=0.0))
-    canary = Canary("reach", CanaryConfig("dir", share=1.0, max_interventions=2), 0.9)
+    canary = Canary("reach", CanaryConfig("dir", share=1.0, abort_interventions=2), 0.9)
     assert canary.draw()
-    record = canary.candidate_outcome("r", True, interventions=3)  # over the bound
-    assert record["decision"] == CANARY_ROLLBACK and "bound" in record["reason"]
+    record = canary.candidate_outcome("r", True, interventions=3)  # over the hard bound
+    assert record["aborted"] and not record["succeeded"] and record["excess"]
+    while canary.open:
+        canary.candidate_outcome("r", False, interventions=3)
+    assert canary.decision == CANARY_ROLLBACK and "H0" in canary.log.history[-1]["reason"]
     assert not any(canary.draw() for _ in range(100))
 
 
@@ -236,12 +239,13 @@ def test_a_mirrored_candidate_is_rolled_back_and_no_request_is_lost(linear_dir, 
 
 
 def test_a_candidate_over_the_intervention_bound_falls_back_mid_request(linear_dir):
-    """The supervisor's count (its state) rises past the bound while the candidate runs:
-    the next period switches the request to the active version, the canary rolls the
-    candidate back at once, and the request still succeeds."""
+    """The supervisor's count (its state) rises past the hard bound while the candidate
+    runs: the next period switches the request to the active version, the candidate's
+    outcome is a failure and an excess (one is not enough to roll it back), and the
+    request still succeeds."""
     ex = make_executor(linear_dir)
     active = ex.library.skills["reach"]
-    cfg = CanaryConfig(str(linear_dir / "reach"), share=1.0, max_interventions=3)
+    cfg = CanaryConfig(str(linear_dir / "reach"), share=1.0, abort_interventions=3)
     canary = Canary("reach", cfg, 0.95)
     mirrored = with_policy(active, MirroredPolicy(active.policy))
     ex.rollout = Rollout(canaries={"reach": (canary, mirrored)})
@@ -253,16 +257,19 @@ def test_a_candidate_over_the_intervention_bound_falls_back_mid_request(linear_d
     (switched,) = ex.tick(t).statuses
     assert switched["state"] == "running"
     assert switched[SKILL_CANARY]["fallback"] == "4 interventions > bound 3"
-    assert switched[SKILL_CANARY]["decision"]["decision"] == CANARY_ROLLBACK
+    record = switched[SKILL_CANARY]["decision"]
+    assert record["aborted"] and record["excess"] and record["failures"] == 1
+    assert record["decision"] == CANARY_CONTINUE
     statuses, _, _ = drive(ex, t + 0.04, 1000)
     assert statuses[-1]["state"] == SUCCEEDED
     assert statuses[-1][SKILL_CANARY]["version"] == "active"
 
 
-def test_the_active_versions_interventions_raise_the_bound_a_candidate_is_held_to(linear_dir):
+def test_the_active_versions_interventions_set_the_reference_a_candidate_is_held_to(linear_dir):
     """In a cell where the active version needs the supervisor (its requests each count 6
-    interventions), the candidate's bound rises from max_interventions to
-    intervention_ratio x 6: a candidate request as bad as the active ones goes on."""
+    interventions), the intervention test's reference rises from max_interventions to
+    intervention_ratio x 6, and its H0 is how often the active's requests pass it: a
+    candidate request as bad as the active ones is no excess."""
     ex = make_executor(linear_dir)
     active = ex.library.skills["reach"]
     cfg = CanaryConfig(
@@ -287,9 +294,12 @@ def test_the_active_versions_interventions_raise_the_bound_a_candidate_is_held_t
         assert statuses[-1]["state"] == SUCCEEDED
         t += 0.1
     assert list(canary.active_interventions) == [6, 6]
-    assert canary.intervention_bound() == (9, "stream")
-    assert canary.candidate_outcome("c", True, 9)["decision"] == CANARY_CONTINUE
-    assert canary.candidate_outcome("c", True, 10)["decision"] == CANARY_ROLLBACK
+    assert canary.intervention_reference() == (9, "stream")
+    assert canary.excess_baseline(9) == (pytest.approx(1 / 4), "stream")
+    record = canary.candidate_outcome("c", True, 9)
+    assert not record["excess"] and record["intervention_reference_source"] == "stream"
+    record = canary.candidate_outcome("c", True, 10)
+    assert record["excess"] and record["decision"] == CANARY_CONTINUE
 
 
 def test_the_offline_supervisor_checks_from_the_state_it_is_given():

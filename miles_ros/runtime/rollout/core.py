@@ -9,10 +9,11 @@ seams: :meth:`Rollout.start` when a request is accepted (the version that runs i
 :data:`~miles_ros.interfaces.SKILL_CANARY`).
 
 A candidate request never loses its goal: when it fails (timeout, stall: anything but a
-lost robot state) or its supervisor interventions pass the canary's bound mid-request,
-the executor switches the request to the active version, which goes on from the current
-state (home first when the arm stands away from its start states) with a fresh budget;
-the status says so (``canary.fallback``) and the candidate's outcome is a failure.
+lost robot state) or its supervisor interventions pass the canary's hard bound
+(``abort_interventions``) mid-request, the executor switches the request to the active
+version, which goes on from the current state (home first when the arm stands away from
+its start states) with a fresh budget; the status says so (``canary.fallback``) and the
+candidate's outcome is a failure.
 """
 
 from __future__ import annotations
@@ -167,12 +168,16 @@ class Rollout:
 
     def over_bound(self, req: RequestRollout, interventions: int) -> str:
         """Why a running candidate request must fall back now ("" while it may go on): its
-        interventions so far passed the canary's bound."""
+        interventions so far passed the canary's hard bound (``abort_interventions``)."""
         if not req.candidate or req.canary is None:
             return ""
         caused = interventions - req.interventions_at_start
-        bound, _ = req.canary.intervention_bound()
-        return f"{caused} interventions > bound {bound}" if caused > bound else ""
+        bound = req.canary.intervention_bound()
+        return (
+            f"{caused} interventions > bound {bound}"
+            if bound is not None and caused > bound
+            else ""
+        )
 
     def fall_back(
         self, req: RequestRollout, reason: str, interventions: int, request_id: str
