@@ -29,6 +29,21 @@ pushed onto / needs moving to the pad"                      "push ...", "move ..
 "the second of the cubes, counting from the left"           "the second cube from the left"
 "onto the grey pad, not the yellow one" (a place set aside)  "onto the grey pad"
 "A. But before that, B.", "A, but B first / before that"    "B, then A"
+"Second, A; first, B", "A last, B first and C in between",  "B, then A", "B, then C, then
+"C. Before that B, and before that A"                       A", "A, then B, then C"
+a fragment with the place first: "Left pad: the red cube."  "put the red cube on the left
+                                                            pad"
+"pick up X, carry it over and set it down on P"             "put X on P"
+"Is there a cube between the other two? If so, push it      "push the cube between the other
+..."; "See the red cube? Push it ..."                       two ...", "push the red cube"
+"don't put X on P, put it on Q (instead)"                   "put X on Q"
+"no need to go home afterwards" (no home asked)             (left out)
+"Push X onto P? No need to pick it up."                     "push X onto P, but don't pick
+                                                            it up"
+"position your gripper right above X", "show me where X     "hover over X"
+is by hovering over it", "hover a moment over X"
+"Move that.", "Put one on the pad." (nothing named before)  "move it", "put it on the pad"
+praise, "that's all", "nothing for now", a tag question     (an aside)
 ==========================================================  ================================
 
 A sentence whose structure is none of these is left as it is, and so is a goal where a
@@ -37,7 +52,7 @@ topic). The rules here name grammar (determiners, pronouns, modals, participles,
 prepositions, subordinators), not goals; the nouns are the scene's
 (:data:`~miles_ros.agent.phrases.CUBE_NOUNS`, :data:`~miles_ros.agent.phrases.PAD_NOUNS`).
 
-One module (about 960 lines): the rewrites share one noun-phrase grammar (the patterns at
+One module (about 1,250 lines): the rewrites share one noun-phrase grammar (the patterns at
 the top) and run in one order in :func:`plain_clauses` (a correction before a question,
 a question before "the one ...", each sentence's opener off before its topic is read), and
 that order is the reading; split by structure, each piece would need the grammar and its
