@@ -1098,6 +1098,22 @@ _BEFORE_THAT_CHAIN = re.compile(
 )
 
 
+_PLACED = re.compile(
+    r"^(?P<what>.+?)\s+(?P<prep>on top of|onto|on to|on|to)\s+(?P<where>.+)$", re.I
+)
+
+
+def _placed(fragment: str) -> str | None:
+    """A thing and where it goes, with no verb ("red cube onto the right pad") -> "the red
+    cube onto the right pad", for a verb said before it (else "put"); None for anything
+    else."""
+    m = _PLACED.match(fragment)
+    what, where = (noun_phrase(m["what"]), noun_phrase(m["where"])) if m else (None, None)
+    if what is None or where is None or _is_place(what):
+        return None
+    return f"{what} {m['prep'].lower()} {where}"
+
+
 def _tagged(text: str) -> str:
     """Clauses each given its place by an order word, in any order: "Second, A; first, B",
     "A last, B first and C in between" -> "B, then C, then A" (a clause of a noun phrase
@@ -1131,6 +1147,8 @@ def _tagged(text: str) -> str:
             head = lead["head"] if lead else ""
         elif noun_phrase(rest) is not None and head:
             rest = head + noun_phrase(rest)
+        elif _placed(rest) is not None:  # "red cube onto the right pad second"
+            rest = (head or "put ") + _placed(rest)
         else:
             return text
         ranked.append((_RANK[m["tag"].lower()], rest))

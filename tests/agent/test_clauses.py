@@ -618,6 +618,10 @@ def test_order_words_that_leave_a_step_unsaid_keep_their_wording(goal):
             "tap the red brick, then tap the blue brick, then tap the grey mat",
         ),
         (
+            "Green brick on the grey mat last, blue brick on the red brick first.",
+            "put the blue brick on the red brick, then put the green brick on the grey mat",
+        ),
+        (
             "Go home. Prior to this, tap the red brick, and prior to this, tap the grey mat.",
             "tap the grey mat, then tap the red brick, then go home",
         ),
