@@ -576,8 +576,9 @@ def _asked_then(text: str) -> str:
     m = _QUESTION.match(text.strip()) or _IS_THERE.match(text.strip())
     if m is None:
         see = _SEE_THE.match(text.strip())
-        np = see and noun_phrase(_relative(see["np"]))
-        if np is None:
+        said = see and _counting(see["np"]).strip(" ,")  # "the first of them, counting ..."
+        np = said and "," not in said and noun_phrase(_relative(said))
+        if not np:
             return text
         rest, n = re.subn(r"\b(?:that one|this one|it)\b", np, see["rest"], count=1, flags=re.I)
         return rest if n and verb_of(_first_word(rest)) else text

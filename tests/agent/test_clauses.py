@@ -581,6 +581,10 @@ def test_order_words_that_leave_a_step_unsaid_keep_their_wording(goal):
         ("Do we have a brick in the middle? If yes, tap it.", "tap the brick in the middle"),
         ("Spot the blue brick? Slide it to the left mat.", "slide the blue brick to the left mat"),
         (
+            "Do you see the first of the bricks, counting from the right? Tap it.",
+            "tap the rightmost cube",
+        ),
+        (
             "Which brick's on the far left? Shove that one to the grey mat.",
             "shove the brick on the far left to the grey mat",
         ),
