@@ -876,10 +876,10 @@ def _cancelled(text: str) -> str:
 
 
 _REACH_SAID = re.compile(
-    r"\b(?:(?:position|put|bring|move|hold|get|place|park)\s+(?:your|the|its)\s+(?:gripper|hand|"
+    r"\b(?:(?P<verb>position|put|bring|move|hold|get|place|park)\s+(?:your|the|its)\s+(?:gripper|hand|"
     r"arm|tool|fingers|end effector)|(?P<hover>hover|wait|stay|pause))\s+"
     r"(?:(?:for\s+)?(?:a|one)\s+(?:moment|second|sec|bit|while|little)\s+)?"
-    r"(?:(?:right|just|directly|exactly|straight)\s+)?"
+    r"(?P<just>(?:right|just|directly|exactly|straight)\s+)?"
     r"(?:to\s+(?:(?:right|just|directly)\s+)?)?(?:above|over)\s+(?=(?:the|that|this|it)\b)",
     re.I,
 )
@@ -902,6 +902,8 @@ def _reach_said(sentence: str) -> str:
     m = _REACH_SAID.search(sentence)
     if m is None or (m["hover"] and m.group(0).lower().split()[1] in {"over", "above"}):
         return sentence  # "hover over X" is said plainly already
+    if m["verb"] and m["verb"].lower() not in {"position", "park"} and not m["just"]:
+        return sentence  # "bring your hand over X": the wording module's gripper
     return sentence[: m.start()] + "hover over " + sentence[m.end() :]
 
 
@@ -1123,7 +1125,8 @@ def _tagged(text: str) -> str:
     text = text.strip()
     parts = _BEFORE_THAT_CHAIN.split(text.rstrip(".!"))
     if len(parts) > 2 and all(verb_of(_first_word(p)) for p in parts):
-        return ", then ".join(_lower_first(p.strip(" ,")) for p in reversed(parts)) + "."
+        said = ", then ".join(_lower_first(p.strip(" ,")) for p in reversed(parts)) + "."
+        return said[:1].upper() + said[1:] if text[:1].isupper() else said
     front = re.match(
         r"^(?:before (?:anything|everything)(?: else)?)\s*,?\s+(?P<rest>.+)$", text, re.I
     )
@@ -1156,7 +1159,8 @@ def _tagged(text: str) -> str:
     ranks = [r for r, _ in ranked]
     if len(set(ranks)) != len(ranks) or ranks == sorted(ranks):
         return text
-    return ", then ".join(_lower_first(c) for _, c in sorted(ranked)) + "."
+    said = ", then ".join(_lower_first(c) for _, c in sorted(ranked)) + "."
+    return said[:1].upper() + said[1:] if text[:1].isupper() else said
 
 
 def _reorder(text: str) -> str:
