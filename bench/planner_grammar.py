@@ -1,7 +1,7 @@
 """The planner on the dev sets' goals said in other grammar: meaning-preserving
 transformations of each goal, its label kept, answered like ``bench/planner.py --sets``.
 
-    .venv/bin/python bench/planner_grammar.py --json [--groups A,B,C,D] [--per 40]
+    .venv/bin/python bench/planner_grammar.py --json [--groups A,B,C,D,E] [--per 40]
         [--sets dev,heldout,...,heldout8] [--only NAME,...] [--threads 1]
 
 Each transformation applies only where the goal has the shape it rewrites exactly (a
@@ -34,6 +34,15 @@ clause "VERB the X cube PREP the Y", a reference "the leftmost cube", two clause
   is farther from the red cube"), a pad by what it is not ("the pad that isn't grey"), a
   possessive ("the yellow pad's nearest cube"), a prohibition as an aside that
   contradicts nothing ("Push the red cube onto the grey pad, it doesn't need lifting.").
+- **E** (the structures held-out 11 showed, in other wordings, committed before the round
+  that reads them, never tuned on): a fragment with the place first ("Grey mat - the red
+  cube, thanks."), a placing as a chain of verbs ("Grab X, take it across and lower it
+  onto P."), a question naming the referent ("Is there a block in the middle? If there
+  is, put it on P."), a correction cancelling a step ("Don't put X on Q; put it on P
+  instead."), an aside cancelling a return home, a push asked with an aside forbidding a
+  lift ("Could you push X onto P? You don't have to lift it."), the order said in words
+  ("Step two: B. Step one: A.", "C at the end, A at the start and B in the middle."),
+  polite or purposeful reaches ("Point out P for me by hovering above it.").
 
 Per transformation, at most ``--per`` goals it applies to (chosen by a hash of name and
 goal: the same goals every run), each answered as transformed and as written. Prints one
@@ -737,6 +746,211 @@ def aside_prohibit(goal: str, item: dict) -> str | None:
     return _bare(goal) + _pick(asides, "aside|" + goal)
 
 
+# -- group E ------------------------------------------------------------------------------
+_PLACERS = {"put", "place", "move", "set", "stack"}
+
+
+def place_first(goal: str, item: dict) -> str | None:
+    """A fragment with the place first: "Grey mat - the red cube, thanks.", "For the yellow
+    pad: the blue block." (one cube placed on a pad)."""
+    c = clause(goal)
+    if c is None or c.verb not in _PLACERS or not _single_step(item, "pick_place"):
+        return None
+    if c.prep not in {"on", "onto", "to"} or not _PAD_NP.match(c.place):
+        return None
+    place, bare = _lower_first(c.place), re.sub(r"^the ", "", c.place, flags=re.I)
+    form = _pick(["{B} - {o}, thanks.", "For {p}: {o}.", "Onto {p}, {o}, if you would."], goal)
+    return form.format(B=_upper_first(bare), p=place, o=_lower_first(c.obj))
+
+
+_CHAINS = [
+    "Grab {o}, take it across and lower it onto {p}.",
+    "Lift {o} up, bring it over, then drop it on {p}.",
+    "Pick {o} up, move it across and put it down on {p}.",
+]
+
+
+def verb_chain(goal: str, item: dict) -> str | None:
+    """A placing said as a chain of verbs on one object: "Grab the red cube, take it across
+    and lower it onto the left pad." (one pick_place)."""
+    c = clause(goal)
+    if c is None or c.verb not in _PLACERS or not _single_step(item, "pick_place"):
+        return None
+    if c.prep not in {"on", "onto", "to", "on top of"}:
+        return None
+    return _pick(_CHAINS, "chain|" + goal).format(o=_lower_first(c.obj), p=_lower_first(c.place))
+
+
+def question_names(goal: str, item: dict) -> str | None:
+    """A question that names the referent, then an instruction on it: "Which cube's nearest
+    to you? Push that cube onto the grey pad.", "Is there a block in the middle? If there
+    is, put it on the left pad." (one step on a cube said by its position)."""
+    c = clause(goal)
+    if c is None or not _single_step(item):
+        return None
+    p = _position(c.obj)
+    if p is None:
+        return None
+    n, pred = p[0].lower(), p[1]
+    forms = ["Which {n}'s {p}? {V} that {n}{r}.", "Do you see the {n} that's {p}? {V} it{r}."]
+    if pred == "in the middle":  # "is there a cube furthest to the left?" is no question
+        forms.append("Is there a {n} {p}? If there is, {v} it{r}.")
+    form = _pick(forms, "names|" + goal)
+    return form.format(n=n, p=pred, V=_upper_first(c.verb), v=c.verb, r=_rest(c))
+
+
+def _other_cube(name: str, item: dict) -> str | None:
+    cubes = sorted(n for n in _scene_cubes(item) if n.endswith("_cube") and n != name)
+    return cubes[0].split("_")[0] if cubes else None
+
+
+def cancel_step(goal: str, item: dict) -> str | None:
+    """A correction or "instead" that cancels a step: "Don't put the red cube on the right
+    pad; put it on the left pad instead.", "Wait, don't hover over the green cube. Go over
+    the blue cube." (one placing, push or reach; the step cancelled goes to the other pad
+    or another cube of the scene)."""
+    c = clause(goal)
+    if c is None or not _single_step(item):
+        return None
+    target = c.place or c.obj
+    m = _PAD_NP.match(target)
+    if m:
+        other = f"the {_OTHER_PAD[m[1].lower()]} {m[2].lower()}"
+    else:
+        m = _COLOUR_NP.match(target)
+        if m is None or not c.place and item["plan"][0].skill != "reach":
+            return None
+        colour = m[1].lower()
+        if c.place and colour in c.obj.lower():
+            return None
+        other_colour = _other_cube(f"{colour}_cube", item)
+        if other_colour is None or other_colour in c.obj.lower():
+            return None
+        other = f"the {other_colour} {m[2].lower()}"
+    if c.place:
+        said = f"{c.verb} {_lower_first(c.obj)} {c.prep}"
+        forms = [
+            "Don't {s} {x}; {v} it {q} {y} instead.",
+            "Wait, don't {s} {x}. {V} it {q} {y}.",
+            "Scratch that - don't {s} {x}, {v} it {q} {y}.",
+        ]
+        args = {"s": said, "v": c.verb, "V": _upper_first(c.verb), "q": c.prep}
+    else:
+        forms = [
+            "Don't {s} {x}; go over {y} instead.",
+            "Wait, don't {s} {x}. Hover above {y}.",
+            "Scratch that - don't {s} {x}, reach over {y}.",
+        ]
+        args = {"s": c.verb}
+    form = _pick(forms, "cancel|" + goal)
+    return form.format(x=other, y=_lower_first(target), **args)
+
+
+_NO_HOME = [
+    "; you don't have to go home after.",
+    " - no need to return home afterwards.",
+    ", and there's no need to head back home later.",
+]
+
+
+def no_home(goal: str, item: dict) -> str | None:
+    """An aside that cancels a step nobody asked for: "...; you don't have to go home
+    after." (a plan of one step that is not a return home)."""
+    text = goal.strip()
+    if text.endswith("?") or not _IMPERATIVE.match(text) or not _single_step(item):
+        return None
+    if item["plan"][0].skill == "home" or re.search(r"home", text, re.I):
+        return None
+    return _bare(text) + _pick(_NO_HOME, "home|" + goal)
+
+
+_NO_LIFT_QUESTION = [
+    "Could you {v} {o}{r}? You don't have to lift it.",
+    "{V} {o}{r}, would you? No picking it up.",
+    "Can you just {v} {o}{r}? It needn't be lifted.",
+]
+
+
+def push_no_lift(goal: str, item: dict) -> str | None:
+    """A push asked as a question, then an aside that forbids lifting: "Could you push the
+    red cube onto the grey pad? You don't have to lift it." (one push)."""
+    c = clause(goal)
+    if c is None or not c.place or not _single_step(item, "push"):
+        return None
+    form = _pick(_NO_LIFT_QUESTION, "lift|" + goal)
+    return form.format(v=c.verb, V=_upper_first(c.verb), o=_lower_first(c.obj), r=_rest(c))
+
+
+_THEN3 = re.compile(
+    r"^(?P<a>[^,;.]+?)(?:, then|,? and then|; then|\. Then) (?P<b>[^,;.]+?)"
+    r"(?:, then|,? and then|; then|\. Then|, and finally|\. Finally,?) (?P<c>[^,;.]+?)\.?$",
+    re.I,
+)
+
+
+def _plain_parts(parts: list[str]) -> bool:
+    """Each part an imperative pointing at no other ("do the same" points back)."""
+    return all(
+        _IMPERATIVE.match(p) and not _PRONOUN.search(p) and not re.search(r"\bsame\b", p, re.I)
+        for p in parts
+    )
+
+
+def order_said(goal: str, item: dict) -> str | None:
+    """The order said in words against the order written: "Step two: B. Step one: A.",
+    "B second and A first." (two steps); "C at the end, A at the start and B in the
+    middle.", "C; prior to that, B; and prior to that, A." (three steps). The steps are
+    clauses with no pronoun, one plan step each."""
+    if item["expect"] != "plan":
+        return None
+    text = goal.strip()
+    m = _THEN3.match(text)
+    if m and len(item["plan"]) == 3:
+        a, b, c = (m[k].strip() for k in "abc")
+        if not _plain_parts([a, b, c]):
+            return None
+        form = _pick(
+            [
+                "{C} at the end, {a} at the start and {b} in the middle.",
+                "{C}; prior to that, {b}; and prior to that, {a}.",
+            ],
+            "order3|" + goal,
+        )
+        return form.format(C=_upper_first(c), a=_lower_first(a), b=_lower_first(b))
+    m = _THEN.match(text)
+    if m is None or len(item["plan"]) != 2:
+        return None
+    a, b = m["a"].strip(), m["b"].strip()
+    if not _plain_parts([a, b]):
+        return None
+    form = _pick(
+        [
+            "Step two: {b}. Step one: {a}.",
+            "{B} second and {a} first.",
+            "{B} - but before everything, {a}.",
+        ],
+        "order2|" + goal,
+    )
+    return form.format(B=_upper_first(b), a=_lower_first(a), b=_lower_first(b))
+
+
+_POLITE_REACH = [
+    "Could you bring your gripper to just above {o}?",
+    "Hold the gripper over {o} for a second, would you?",
+    "Point out {o} for me by hovering above it.",
+    "Put your hand right over {o}, please.",
+]
+
+
+def polite_reach(goal: str, item: dict) -> str | None:
+    """A reach said politely or by its purpose: "Could you bring your gripper to just above
+    the red cube?", "Point out the left pad for me by hovering above it." (one reach)."""
+    c = clause(goal)
+    if c is None or c.prep or not _single_step(item, "reach"):
+        return None
+    return _pick(_POLITE_REACH, "reach|" + goal).format(o=_lower_first(c.obj))
+
+
 TRANSFORMS: dict[str, tuple[str, Callable[[str, dict], str | None]]] = {
     "topic": ("A", topic_first),
     "fragment": ("A", fragment),
@@ -765,11 +979,19 @@ TRANSFORMS: dict[str, tuple[str, Callable[[str, dict], str | None]]] = {
     "pad_not": ("D", pad_not),
     "possessive": ("D", possessive),
     "aside_prohibit": ("D", aside_prohibit),
+    "place_first": ("E", place_first),
+    "verb_chain": ("E", verb_chain),
+    "question_names": ("E", question_names),
+    "cancel_step": ("E", cancel_step),
+    "no_home": ("E", no_home),
+    "push_no_lift": ("E", push_no_lift),
+    "order_said": ("E", order_said),
+    "polite_reach": ("E", polite_reach),
 }
 """name -> (group, transformation). Group B was written with A and committed before any
 planner change; nothing is tuned on it. Group C (the structures held-out 9 showed) was
-written and committed before the next planner change and is never tuned on either. Group D
-(the structures held-out 10 showed) likewise."""
+written and committed before the next planner change and is never tuned on either. Groups D
+and E (the structures held-outs 10 and 11 showed) likewise."""
 
 
 def transformed(items: list[dict], name: str, per: int) -> tuple[int, list[tuple[dict, dict]]]:
@@ -797,7 +1019,7 @@ def load_items(names: list[str], registry, world) -> list[dict]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--json", action="store_true", help="print only the JSON object")
-    parser.add_argument("--groups", default="A,B,C,D")
+    parser.add_argument("--groups", default="A,B,C,D,E")
     parser.add_argument("--only", default="", help="these transformations only")
     parser.add_argument("--per", type=int, default=40, help="goals per transformation")
     parser.add_argument("--sets", default=",".join(["dev", *SETS]))

@@ -29,6 +29,21 @@ pushed onto / needs moving to the pad"                      "push ...", "move ..
 "the second of the cubes, counting from the left"           "the second cube from the left"
 "onto the grey pad, not the yellow one" (a place set aside)  "onto the grey pad"
 "A. But before that, B.", "A, but B first / before that"    "B, then A"
+"Second, A; first, B", "A last, B first and C in between",  "B, then A", "B, then C, then
+"C. Before that B, and before that A"                       A", "A, then B, then C"
+a fragment with the place first: "Left pad: the red cube."  "put the red cube on the left
+                                                            pad"
+"pick up X, carry it over and set it down on P"             "put X on P"
+"Is there a cube between the other two? If so, push it      "push the cube between the other
+..."; "See the red cube? Push it ..."                       two ...", "push the red cube"
+"don't put X on P, put it on Q (instead)"                   "put X on Q"
+"no need to go home afterwards" (no home asked)             (left out)
+"Push X onto P? No need to pick it up."                     "push X onto P, but don't pick
+                                                            it up"
+"position your gripper right above X", "show me where X     "hover over X"
+is by hovering over it", "hover a moment over X"
+"Move that.", "Put one on the pad." (nothing named before)  "move it", "put it on the pad"
+praise, "that's all", "nothing for now", a tag question     (an aside)
 ==========================================================  ================================
 
 A sentence whose structure is none of these is left as it is, and so is a goal where a
@@ -37,7 +52,7 @@ topic). The rules here name grammar (determiners, pronouns, modals, participles,
 prepositions, subordinators), not goals; the nouns are the scene's
 (:data:`~miles_ros.agent.phrases.CUBE_NOUNS`, :data:`~miles_ros.agent.phrases.PAD_NOUNS`).
 
-One module (about 960 lines): the rewrites share one noun-phrase grammar (the patterns at
+One module (about 1,250 lines): the rewrites share one noun-phrase grammar (the patterns at
 the top) and run in one order in :func:`plain_clauses` (a correction before a question,
 a question before "the one ...", each sentence's opener off before its topic is read), and
 that order is the reading; split by structure, each piece would need the grammar and its
@@ -114,7 +129,10 @@ _OPENER = re.compile(
     r"(?:could|can|would|will) you(?: please| kindly| maybe| just)?|"
     r"do you think you could|would you be able to|are you able to|"
     r"i(?:'d| would) (?:like|love|want) (?:for )?you to|i (?:need|want) you to|"
-    r"i(?:'d| would) like it if you(?: could)?|if you could|maybe|perhaps)\b[,.:;!]?\s+|"
+    r"i(?:'d| would) like it if you(?: could)?|if you could|maybe|perhaps|"
+    r"what i(?:'d| would) like is (?:for you to|you to|if you(?: could)?))\b[,.:;!]?\s+|"
+    r"(?:actually|wait|oops|sorry|no|nope|hang on|scratch that|no wait)(?:,?\s+no)?"
+    r"(?:\s*[,:;!]|\s[-\u2013\u2014]+)\s*(?=\S)|"
     r"(?:okay|ok|alright|all right|right|right then|so|well|now|hey|robot|then|and)"
     r"\s*[,:;!]\s*|(?:okay|ok|alright|well|so|now) (?:so|then|now)\s*,?\s+)",
     re.I,
@@ -124,7 +142,8 @@ _REASON = re.compile(
     r"as i(?:'m| am)|to make room|if you (?:don'?t|do not) mind|if (?:that'?s|it'?s|that is|"
     r"it is) (?:ok|okay|alright|all right|fine)|if you can|when you (?:can|get a chance|have a "
     r"(?:moment|minute|sec|second))|(?:there'?s )?no (?:rush|hurry)|take your time|"
-    r"(?:that|it)(?:'d| would) (?:really )?(?:help|be (?:great|nice|lovely|good)))"
+    r"(?:that|it)(?:'d| would) (?:really )?(?:help|be (?:great|nice|lovely|good))|"
+    r"(?:would|could|will|can|won'?t) you(?: please)?(?=\s*\?\s*$))"
     r"\b[^.!?]*[.!?)]*\s*$",
     re.I,
 )
@@ -133,7 +152,12 @@ _FIRST_PERSON = re.compile(
 )
 _COURTESY = re.compile(
     r"^(?:(?:there'?s )?no (?:rush|hurry)|take your time|thanks?(?: you)?(?: so much)?|"
-    r"thank you(?: so much)?|cheers|much appreciated|appreciated)$",
+    r"thank you(?: so much)?|cheers|much appreciated|appreciated|please|if you would|"
+    r"(?:great|good|nice|lovely|excellent) (?:job|work)|well done|perfect|great|lovely|"
+    r"excellent|brilliant|awesome|nope|no thanks?|no thank you|"
+    r"that'?s (?:everything|all|it)(?: (?:for now|for today|i need(?:ed)?))?|"
+    r"nothing(?: else)?(?: (?:for you|for me|to do))?(?: (?:right now|for now|at the moment|"
+    r"today))?)$",
     re.I,
 )
 _SCENE_WORD = re.compile(
@@ -164,8 +188,8 @@ def _aside(sentence: str) -> bool:
     """A sentence that asks for nothing and names nothing: a first-person aside ("I'm
     tidying up", "I'll tell you when") or a courtesy ("no rush", "thanks")."""
     bare = sentence.strip(" .!,;")
-    if _COURTESY.match(bare):
-        return True
+    if all(_COURTESY.match(part) for part in re.split(r"\s*[,;]\s*", bare)):
+        return True  # "great, thanks"
     return bool(_FIRST_PERSON.match(bare)) and not _SCENE_WORD.search(bare)
 
 
@@ -285,13 +309,22 @@ _FRAGMENT = re.compile(
 )
 
 
+_TO_PLACE = re.compile(r"^\s*(?:for|onto|on to|on|to|into|over to)\s+", re.I)
+
+
 def _fragment(sentence: str) -> str | None:
-    """Two noun phrases, a cube then a place: "Red cube, left pad." -> "put the red cube on
-    the left pad"."""
+    """Two noun phrases, a cube and a place in either order: "Red cube, left pad.", "Left
+    pad: the red cube.", "For the grey mat: the blue block." -> "put the red cube on the
+    left pad"."""
     m = _FRAGMENT.match(sentence)
     if m is None:
         return None
     what, where = noun_phrase(m["what"]), noun_phrase(m["where"])
+    if what is None and where is not None and not _is_place(where):  # "For the pad: X."
+        what = noun_phrase(_TO_PLACE.sub("", m["what"]))
+        what = what if what is not None and _is_place(what) else None
+    if what is not None and where is not None and _is_place(what) and not _is_place(where):
+        what, where = where, what  # "Left pad: the red cube." -> the thing, then the place
     if what is not None and not _is_place(what) and _ANGLE_ONLY.match(m["where"].strip()):
         return f"turn {what} {m['where'].strip()}"  # "Blue cube, 25 degrees clockwise."
     if what is None or where is None or _is_place(what):
@@ -517,8 +550,20 @@ def _corrected(text: str) -> str:
 
 _QUESTION = re.compile(
     r"^(?:(?:can|could) you (?:tell|see)|do you (?:know|see)|(?:you )?see)?\s*(?:which|what)\s+"
-    rf"(?P<noun>{_CUBE_NOUN}|{_PAD_NOUN})\s+(?:is|'s)\s+(?P<pred>[^?,]+?)\s*(?:,[^?]*)?\?\s*"
+    rf"(?P<noun>{_CUBE_NOUN}|{_PAD_NOUN})(?:\s+is|\s*'s)\s+(?P<pred>[^?,]+?)\s*(?:,[^?]*)?\?\s*"
     r"(?P<rest>.+)$",
+    re.I,
+)
+_IS_THERE = re.compile(
+    r"^(?:is there|have we got|do we have|do you see|can you see|you see|see)\s+"
+    r"(?:a|an|one|any)\s+"
+    rf"(?P<noun>{_CUBE_NOUN}|{_PAD_NOUN})\s+(?P<pred>[^?,]+?)\s*\?\s*(?:if so|if there is|if yes|"
+    r"if it is|if there'?s one|yes\??|good)\s*[,:;.!-]*\s*(?P<rest>.+)$",
+    re.I,
+)
+_SEE_THE = re.compile(
+    r"^(?:do you see|can you see|you see|see|notice|spot|look at|find)\s+(?P<np>(?:the|that|this)"
+    r"\s+[^?]+?)\s*\?\s*(?P<rest>.+)$",
     re.I,
 )
 
@@ -526,10 +571,17 @@ _QUESTION = re.compile(
 def _asked_then(text: str) -> str:
     """A question picking a thing, then a command on it: "Which block is leftmost? Push
     that one onto the pad." -> "Push the block that is leftmost onto the pad" (the relative
-    reading below says it plainly)."""
-    m = _QUESTION.match(text.strip())
+    reading below says it plainly); "Is there a cube between the other two? If so, push
+    it ...", "See the block nearest you? Lift it ..." likewise."""
+    m = _QUESTION.match(text.strip()) or _IS_THERE.match(text.strip())
     if m is None:
-        return text
+        see = _SEE_THE.match(text.strip())
+        said = see and _counting(see["np"]).strip(" ,")  # "the first of them, counting ..."
+        np = said and "," not in said and noun_phrase(_relative(said))
+        if not np:
+            return text
+        rest, n = re.subn(r"\b(?:that one|this one|it)\b", np, see["rest"], count=1, flags=re.I)
+        return rest if n and verb_of(_first_word(rest)) else text
     np = f"the {m['noun']} that is {m['pred'].strip()}"
     rest, n = re.subn(
         rf"\b(?:that|this|the)\s+(?:one|{_CUBE_NOUN}|{_PAD_NOUN})\b(?!\s+(?:that|which))|\bit\b",
@@ -743,7 +795,9 @@ _NEEDLESS = re.compile(
     r"\s*(?:,|;|:|\s[-\u2013\u2014]+)\s*(?:and\s+|but\s+)?(?:(?:it|that|this|they)\s+(?:doesn'?t|"
     r"does not|don'?t|do not|won'?t|will not|shouldn'?t)\s+need\s+(?:any\s+)?(?P<ger>\w+ing)|"
     r"(?:there'?s\s+|there is\s+)?no\s+need\s+(?:to|for)\s+(?:you\s+to\s+)?(?P<verb>\w+)|"
-    r"no\s+(?P<ger2>\w+ing))(?:\s+(?:it|them))?(?P<up>\s+up)?\s*(?P<end>[.!]?)$",
+    r"you\s+(?:don'?t|do not|needn'?t|need not)\s+(?:have\s+to\s+|need\s+to\s+)?(?P<verb2>\w+)|"
+    r"(?:it|that|this)\s+(?:needn'?t|need not|doesn'?t have to|does not have to)\s+be\s+"
+    r"(?P<part>\w+)|no\s+(?P<ger2>\w+ing))(?:\s+(?:it|them))?(?P<up>\s+up)?\s*(?P<end>[.!]?)$",
     re.I,
 )
 
@@ -755,11 +809,155 @@ def _needless(sentence: str) -> str:
     m = _NEEDLESS.search(sentence)
     if m is None or m.start() == 0:
         return sentence
-    verb = verb_of(m["ger"] or m["verb"] or m["ger2"])
+    verb = verb_of(m["ger"] or m["verb"] or m["verb2"] or m["part"] or m["ger2"])
     if verb is None or not verb_of(_first_word(sentence)):
         return sentence
     up = " up" if m["up"] or verb == "pick" else ""
     return f"{sentence[: m.start()]}, but don't {verb} it{up}{m['end']}"
+
+
+# -- a plan said in several verbs, a step cancelled, a reach said politely (held-out 11) --
+_JOIN = r"\s*(?:,\s*(?:and\s+)?(?:then\s+)?|\s+and\s+(?:then\s+)?|\s+then\s+)"
+_CHAIN = re.compile(
+    r"^(?:pick|grab|lift|take|get|grasp|raise|collect)\s+(?:up\s+)?(?P<np>(?:the|that|this)\s+"
+    rf"[^,;]+?)(?:\s+up)?{_JOIN}(?:(?:carry|bring|take|move|lift|raise|hold|swing|walk|ferry)"
+    rf"\s+it(?:\s+(?:over|across|up|along|there|with you|over there))?{_JOIN})+"
+    r"(?:set|put|place|lower|drop|rest|stand|leave)\s+it(?:\s+down)?\s+"
+    r"(?P<prep>on top of|onto|on to|on|into|in)\s+(?P<place>(?:the|that|this)\s+[^,;]+?)$",
+    re.I,
+)
+
+
+def _chain(sentence: str) -> str:
+    """A placing said as a chain of verbs on one thing: "pick up the red cube, carry it
+    over and set it down on the pad" -> "put the red cube on the pad" (one thing taken,
+    carried with "it" and no place, and put down with "it" on one place; "pick up X and put
+    it on P", with nothing carried between, is the wording module's)."""
+    m = _CHAIN.match(sentence.strip().rstrip(".!?"))
+    np = m and noun_phrase(m["np"])
+    if np is None or noun_phrase(m["place"]) is None or _is_place(np):
+        return sentence
+    end = "." if sentence.rstrip().endswith(".") else ""
+    return f"put {np} {m['prep'].lower()} {noun_phrase(m['place'])}{end}"
+
+
+_CANCEL = re.compile(
+    rf"^(?:don'?t|do not|never)\s+(?P<v1>\w+)\s+(?:(?P<obj>it|(?:the|that|this)\s+[^,;.]+?)\s+)?"
+    rf"(?P<p1>{_PREP})\s+(?P<x>(?:the|that|this)\s+[^,;.]+?)\s*(?:[,;.:]|\s[-\u2013\u2014]+)\s*"
+    r"(?:but\s+|instead\s*,?\s*|rather\s*,?\s*|just\s+)?(?P<v2>\w+)\s+(?:(?P<obj2>it)\s+)?"
+    rf"(?P<p2>{_PREP})\s+(?P<y>(?:the|that|this)\s+[^,;.]+?)(?:\s*,?\s*instead)?\s*[.!]?$",
+    re.I,
+)
+_GO = frozenset("go head move come get".split())
+
+
+def _cancelled(text: str) -> str:
+    """A step cancelled by the step said next: "don't put the red cube on the left pad,
+    put it on the right one (instead)" -> "put the red cube on the right one"; "don't hover
+    over the left pad; go over the right pad instead" -> "hover over the right pad" (the
+    same thing, another place; the prohibition said of the place given up)."""
+    m = _CANCEL.match(_openers_off(text.strip()))
+    if m is None or not verb_of(m["v1"]) or not verb_of(m["v2"]):
+        return text
+    x, y = noun_phrase(m["x"]), noun_phrase(m["y"])
+    if x is None or y is None or x.lower() == y.lower():
+        return text  # the same place forbidden and asked: a contradiction, read as said
+    if m["obj"]:
+        obj = noun_phrase(m["obj"]) if m["obj"].lower() != "it" else None
+        if obj is None or m["obj2"] is None:
+            return text
+        return f"{m['v2']} {obj} {m['p2']} {y}"
+    if m["obj2"]:
+        return text
+    v1, v2 = verb_of(m["v1"]), verb_of(m["v2"])
+    if v2 in _GO and v1 not in _GO:
+        return f"{m['v1'].lower()} {m['p1'].lower()} {y}"  # "go over" in place of "hover over"
+    return f"{m['v2']} {m['p2']} {y}"
+
+
+_REACH_SAID = re.compile(
+    r"\b(?:(?P<verb>position|put|bring|move|hold|get|place|park)\s+(?:your|the|its)\s+(?:gripper|hand|"
+    r"arm|tool|fingers|end effector)|(?P<hover>hover|wait|stay|pause))\s+"
+    r"(?:(?:for\s+)?(?:a|one)\s+(?:moment|second|sec|bit|while|little)\s+)?"
+    r"(?P<just>(?:right|just|directly|exactly|straight)\s+)?"
+    r"(?:to\s+(?:(?:right|just|directly)\s+)?)?(?:above|over)\s+(?=(?:the|that|this|it)\b)",
+    re.I,
+)
+_SHOW_BY = re.compile(
+    r"^(?:show me|point out|point to|indicate|let me see|tell me)\s+(?:where\s+)?(?P<np>(?:the|"
+    r"that|this)\s+.+?)(?:\s+is)?\s+(?:for me\s+)?by\s+(?:hovering|reaching|going|moving|holding "
+    r"(?:your|the) (?:gripper|hand))\s+(?:over|above|to)\s+(?:it|there|that one)\s*"
+    r"(?P<end>[.!]?)$",
+    re.I,
+)
+
+
+def _reach_said(sentence: str) -> str:
+    """A reach said by the gripper's place or its purpose: "position your gripper right
+    above X", "hover a moment over X", "show me where X is by hovering over it" -> "hover
+    over X"."""
+    m = _SHOW_BY.match(sentence.strip())
+    if m and noun_phrase(m["np"]):
+        return f"hover over {noun_phrase(m['np'])}{m['end']}"
+    m = _REACH_SAID.search(sentence)
+    if m is None or (m["hover"] and m.group(0).lower().split()[1] in {"over", "above"}):
+        return sentence  # "hover over X" is said plainly already
+    if m["verb"] and m["verb"].lower() not in {"position", "park"} and not m["just"]:
+        return sentence  # "bring your hand over X": the wording module's gripper
+    return sentence[: m.start()] + "hover over " + sentence[m.end() :]
+
+
+_NO_NEED_HOME = re.compile(
+    r"(?P<lead>^|\s*[,;:]\s*|\s*[-\u2013\u2014]+\s*|\s+and\s+|(?<=[.!?])\s+)(?:and\s+)?"
+    r"(?:there'?s\s+|there is\s+)?(?:no\s+need\s+(?:for you\s+)?to|you\s+(?:don'?t|do not|needn'?t"
+    r"|need not)(?:\s+(?:have|need))?(?:\s+to)?|(?:don'?t|do not)\s+bother)\s+(?:going|go|return"
+    r"(?:ing)?|head(?:ing)?|com(?:e|ing)|mov(?:e|ing))\s+(?:back\s+)?(?:to\s+)?(?:home|base)"
+    r"(?:\s+(?:position|pose))?(?:\s+(?:afterwards?|after(?:\s+that)?|later|at the end|again|then"
+    r"|when you'?re done))?(?P<end>\s*[.!;,]?)",
+    re.I,
+)
+
+
+def _no_need_home(text: str) -> str:
+    """ "..., no need to go home afterwards" / "No need to return home; ..." said of a goal
+    that asks no return home elsewhere: the step nobody asked for, left out."""
+    m = _NO_NEED_HOME.search(text)
+    if m is None:
+        return text
+    rest = text[: m.start()] + text[m.end() :]
+    if re.search(r"\bhome\b", rest, re.I):
+        return text  # a return home asked too: read as said
+    head, tail = text[: m.start()].rstrip(), text[m.end() :].lstrip(" ,;:.-")
+    if not head:
+        return _openers_off(tail)
+    end = m["end"].strip() if m["end"].strip() in {".", "!"} else ""
+    return f"{head}{end} {tail}".strip() if tail else f"{head}{end or '.'}"
+
+
+_BARE_OBJECT = re.compile(
+    rf"^(?P<verb>\w+)\s+(?P<pro>that|this|one)(?=\s*(?:[.!?]|$|\s+(?:{_PREP})\s))", re.I
+)
+
+
+def _bare_object(sentence: str, before: str) -> str:
+    """A demonstrative or "one" with no noun as a verb's object ("Move that.", "Put one on
+    the left pad." with nothing named before) -> "it": the thing meant is not said, and
+    the reading asks which one (or takes the thing an earlier clause named)."""
+    m = _BARE_OBJECT.match(sentence)
+    if m is None or not verb_of(m["verb"]):
+        return sentence
+    if m["pro"].lower() == "one" and re.search(rf"\b{_THING}\b|\b(?:it|them)\b", before, re.I):
+        return sentence  # "one" of the things said before: read as said
+    return f"{m['verb']} it{sentence[m.end() :]}"
+
+
+_NEEDLESS_ALONE = re.compile(
+    r"^(?:and\s+)?(?:(?:there'?s\s+|there is\s+)?no\s+need\s+(?:to|for)|no\s+\w+ing\b|"
+    r"you\s+(?:don'?t|do not|needn'?t|need not)\s+(?:have\s+to|need\s+to)?|"
+    r"(?:it|that|this)\s+(?:needn'?t|need not|doesn'?t need|does not need|doesn'?t have to|"
+    r"does not have to)\b)",
+    re.I,
+)
 
 
 _POSSESSIVE = re.compile(
@@ -810,8 +1008,9 @@ def _place_not(text: str, places: tuple[tuple[str, ...], ...]) -> str:
 
 # -- order --------------------------------------------------------------------------------
 _BEFORE_THAT = re.compile(
-    r"^(?P<a>.+?)(?:\s*[.;]\s*|\s*,\s*|\s+)(?:but|and)?\s*(?:before (?:that|this|doing that|"
-    r"you do that|you do it|that happens))\s*,?\s+(?P<b>.+)$",
+    r"^(?P<a>.+?)(?:\s*[.;]\s*|\s*,\s*|\s+|\s[-\u2013\u2014]+\s*)(?:but|and)?\s*(?:(?:before|"
+    r"prior to) (?:that|this|doing that|you do that|you do it|that happens|anything else|"
+    r"everything(?: else)?|all (?:that|this|else)))\s*,?\s+(?P<b>.+)$",
     re.I,
 )
 _B_BEFORE = re.compile(
@@ -881,11 +1080,94 @@ def _order_words(text: str) -> str:
     return f"{c}, then {_lower_first(m['a'])}"
 
 
+_RANK = {
+    "first": 1, "firstly": 1, "first of all": 1, "to start": 1, "to start with": 1,
+    "to begin": 1, "to begin with": 1, "at the start": 1, "at the beginning": 1,
+    "step one": 1, "step 1": 1, "before anything else": 1, "before everything": 1,
+    "before everything else": 1,
+    "second": 2, "secondly": 2, "step two": 2, "step 2": 2, "next": 2,
+    "in between": 2, "in the middle": 2,
+    "third": 3, "thirdly": 3, "step three": 3, "step 3": 3,
+    "last": 9, "lastly": 9, "last of all": 9, "finally": 9, "at the end": 9,
+    "at the very end": 9,
+}  # fmt: skip
+"""Order words and the place each gives its clause ("last" after any other)."""
+_TAG = "|".join(sorted((re.escape(t) for t in _RANK), key=len, reverse=True))
+_TAG_FRONT = re.compile(rf"^(?P<tag>{_TAG})\s*[,:]?\s+(?P<rest>.+)$", re.I)
+_TAG_BACK = re.compile(rf"^(?P<rest>.+?)\s*,?\s+(?P<tag>{_TAG})$", re.I)
+_PARTS = re.compile(r"\s*[.;]\s*|\s*,\s*(?:and\s+|but\s+)?|\s+(?:and|but)\s+", re.I)
+_BEFORE_THAT_CHAIN = re.compile(
+    r"\s*[,.;]?\s*(?:and\s+|but\s+)?(?:before|prior to)\s+(?:that|this)\s*[,:]?\s*", re.I
+)
+
+
+_PLACED = re.compile(
+    r"^(?P<what>.+?)\s+(?P<prep>on top of|onto|on to|on|to)\s+(?P<where>.+)$", re.I
+)
+
+
+def _placed(fragment: str) -> str | None:
+    """A thing and where it goes, with no verb ("red cube onto the right pad") -> "the red
+    cube onto the right pad", for a verb said before it (else "put"); None for anything
+    else."""
+    m = _PLACED.match(fragment)
+    what, where = (noun_phrase(m["what"]), noun_phrase(m["where"])) if m else (None, None)
+    if what is None or where is None or _is_place(what):
+        return None
+    return f"{what} {m['prep'].lower()} {where}"
+
+
+def _tagged(text: str) -> str:
+    """Clauses each given its place by an order word, in any order: "Second, A; first, B",
+    "A last, B first and C in between" -> "B, then C, then A" (a clause of a noun phrase
+    alone takes the verb of the clause before it); "C. Before that, B, and before that,
+    A" -> "A, then B, then C"; "before anything else" on the first clause is left out."""
+    text = text.strip()
+    parts = _BEFORE_THAT_CHAIN.split(text.rstrip(".!"))
+    if len(parts) > 2 and all(verb_of(_first_word(p)) for p in parts):
+        said = ", then ".join(_lower_first(p.strip(" ,")) for p in reversed(parts)) + "."
+        return said[:1].upper() + said[1:] if text[:1].isupper() else said
+    front = re.match(
+        r"^(?:before (?:anything|everything)(?: else)?)\s*,?\s+(?P<rest>.+)$", text, re.I
+    )
+    if front and verb_of(_first_word(front["rest"])):
+        return front["rest"]
+    parts: list[str] = []
+    for part in (p for p in _PARTS.split(text.rstrip(".!")) if p):
+        if parts and re.fullmatch(_TAG, parts[-1], re.I):  # "second, A": the tag, then A
+            parts[-1] = f"{parts[-1]} {part}"
+        else:
+            parts.append(part)
+    if len(parts) < 2:
+        return text
+    ranked, head = [], ""
+    for part in parts:
+        m = _TAG_FRONT.match(part) or _TAG_BACK.match(part)
+        if m is None:
+            return text
+        rest = m["rest"].strip()
+        if verb_of(_first_word(rest)):
+            lead = re.match(r"^(?P<head>.+?)\b(?:the|that|this|it)\b", rest, re.I)
+            head = lead["head"] if lead else ""
+        elif noun_phrase(rest) is not None and head:
+            rest = head + noun_phrase(rest)
+        elif _placed(rest) is not None:  # "red cube onto the right pad second"
+            rest = (head or "put ") + _placed(rest)
+        else:
+            return text
+        ranked.append((_RANK[m["tag"].lower()], rest))
+    ranks = [r for r, _ in ranked]
+    if len(set(ranks)) != len(ranks) or ranks == sorted(ranks):
+        return text
+    said = ", then ".join(_lower_first(c) for _, c in sorted(ranked)) + "."
+    return said[:1].upper() + said[1:] if text[:1].isupper() else said
+
+
 def _reorder(text: str) -> str:
     """ "A. But before that, B." / "A, but B first." -> "B, then A" (an "it" in B that
     points at A's cube takes its name, and A says "it"); "A only after B" / "A, but not
     until B" with B a state: :func:`_first_when`."""
-    text = _order_words(_first_when(text))
+    text = _tagged(_order_words(_first_when(text)))
     for pattern in (_BEFORE_THAT, _B_BEFORE):
         m = pattern.match(text.strip())
         if m is None:
@@ -930,21 +1212,28 @@ def plain_clauses(
     ``places``: each place's words, its side then its colour ("the pad that isn't grey")."""
     if not goal.strip():
         return goal
-    text = _place_in_front(_asked_then(_corrected(goal.strip())))
+    text = _cancelled(_no_need_home(goal.strip()))
+    text = _place_in_front(_asked_then(_corrected(text)))
     text = _than_others(_one_related(_one_of_the(text)))
     text = _place_not(_possessive(text), places)
     text = _counting(_relative(_contrast(text, cube_colours)))
     text = _END.sub(lambda m: f"the {m[2].lower()}most cube", text)  # "the one on the left end"
     text = _one_by_colour(text, cube_colours)
     sentences = []
-    said = _SENTENCE.split(text)
+    said: list[str] = []
+    for sentence in _SENTENCE.split(text):
+        if said and _NEEDLESS_ALONE.match(sentence):  # "Push it onto the pad? No need to lift it."
+            said[-1] = f"{said[-1].rstrip(' .!?')}, {_lower_first(sentence)}"
+        else:
+            said.append(sentence)
     for i, sentence in enumerate(said):
         sentence = _REASON.sub("", sentence).strip()
         parts = re.split(r"\s*([,;])\s*", sentence)
         if len(parts) > 1 and _aside(parts[-1]):  # "hold on, I'm still setting up"
             sentence = parts[0] + "".join(f"{sep} {part}" for sep, part in _pairs(parts[1:-2]))
         core = _all_but(_prohibition_first(_counting_fronted(_openers_off(sentence))))
-        core = _needless(_said_out(core))
+        core = _needless(_said_out(_reach_said(_chain(_cancelled(core)))))
+        core = _bare_object(core, " ".join(said[:i]))
         if not core or _aside(core):
             continue
         later = " ".join(said[i + 1 :])

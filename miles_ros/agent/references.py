@@ -227,6 +227,12 @@ def _where(goal: str, text: str, world: World) -> Clarification | None:
         where = f"Where should the {lifted.group('cube')} go: " + question.question.split(": ")[1]
         asked = goal.strip().rstrip(".!") + " and put it there"
         return Clarification(asked, "there", where, question.options)
+    moved = _ONLY_MOVED.fullmatch(text.strip())
+    if moved:  # "push the blue cube": moved, but to no place said
+        where = f"Where should the {moved.group('cube')} go: " + question.question.split(": ")[1]
+        return Clarification(
+            goal.strip().rstrip(".!?") + " there", "there", where, question.options
+        )
     return None
 
 
@@ -780,6 +786,13 @@ _TOWARD_SIDE = re.compile(
     re.I,
 )
 """A direction said where a place is expected ("move the red cube to the left")."""
+_ONLY_MOVED = re.compile(
+    rf"(?:(?:please|could you|can you|would you|now|just|ok|okay)[, ]+)*(?:push|move|slide|shove|"
+    rf"nudge|drag|shift|put|place|set)\s+the (?P<cube>[a-z]+ {_CUBE})(?:[, ]+(?:please|for me|"
+    rf"now))*[.!?]*",
+    re.I,
+)
+"""A cube moved and nothing more: where to is asked (a place of the scene)."""
 _ONLY_LIFTED = re.compile(
     rf"(?:(?:please|could you|can you|would you|now|just|ok|okay)[, ]+)*(?:pick up|pick|lift|"
     rf"grab|grasp|raise|take)\s+(?:up\s+)?the (?P<cube>[a-z]+ {_CUBE})(?:\s+up)?"

@@ -175,7 +175,7 @@ def test_a_question_is_asked_only_among_the_cubes_the_goal_allows(goal, cube, sh
 
 def test_a_step_said_last_then_one_said_first_are_done_the_other_way_round(shipped):
     text, _, _ = read("Go over the right pad last; first go over the left pad.", shipped, SCENE)
-    assert text == "Hover over the left pad, then hover over the right pad."
+    assert text.lower() == "hover over the left pad, then hover over the right pad."
     text, _, _ = read(
         "Push the red cube to the right pad at the end, but first go home.", shipped, SCENE
     )
