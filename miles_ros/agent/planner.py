@@ -117,21 +117,6 @@ def _pushes(step: Step, registry: SkillRegistry) -> bool:
     )
 
 
-def _liftable(step: Step, cands: list[Step], affordances, registry: SkillRegistry) -> bool:
-    """True when a grasping skill may move ``step``'s cube to the same target here (the
-    goal allows lifting it: "put" and "move" do, "push", "slide", "without lifting" do not):
-    a push the goal resolver refuses then gives way to it (pick_place lifts the cube over
-    what stands on the push's path) instead of refusing the goal."""
-    return any(
-        affordances[j] > 0
-        and "grasps" in registry[c.skill].permissions
-        and c.params.get("object") == step.params.get("object")
-        and c.params.get("target") == step.params.get("target")
-        for j, c in enumerate(cands)
-        if c.skill in registry
-    )
-
-
 @dataclass(frozen=True)
 class Outside:
     """The grounded search's answer when the step the goal asks for lies outside its
@@ -488,11 +473,10 @@ class Planner:
         or cannot run on the stack it finds (a cube put on the cube it is to move: "put
         the red cube on the blue cube, then put the blue cube on the left pad"), or does
         what the goal forbids on a cube its positive part names ("don't touch the
-        blue cube, put the red cube on it"), or is one the goal resolver refuses where no
-        grasping skill may do the same move instead (a push through another cube when the
-        goal says "push" or "without lifting": :func:`_pushes`, :func:`_liftable`), or
-        None. The planner
-        then refuses the goal
+        blue cube, put the red cube on it"), or is a push the goal resolver refuses (through
+        another cube: :func:`_pushes`; a goal that says "put" or "move" has its pushes
+        masked by the reading, and lifts the cube over), or None. The planner then refuses
+        the goal
         (naming the step) instead of doing the next best thing: the goal asks for a call
         the skill was never trained for, or one it rules out itself, and a robot that does
         something else is worse than one that says no."""
@@ -510,12 +494,8 @@ class Planner:
             why = outside_envelope(cand, self.registry, world) or _covered(cand, world)
             if why:
                 return why
-            if _pushes(cand, self.registry) and not _liftable(
-                cand, cands, affordances, self.registry
-            ):  # a push the resolver refuses (through a cube) where the goal says push
-                blocked = goal_error(cand, self.registry, world)
-                return f"{cand.key()}: {blocked}" if blocked else None
-            return None
+            blocked = _pushes(cand, self.registry) and goal_error(cand, self.registry, world)
+            return f"{cand.key()}: {blocked}" if blocked else None  # a push through a cube
         return None
 
     # -- generate -----------------------------------------------------------------------

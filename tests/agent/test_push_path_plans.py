@@ -44,21 +44,24 @@ def test_a_push_through_a_cube_is_masked_and_fails_validation(registry, world):
     [
         "push the red cube to the left pad",
         "slide the red cube onto the left pad without lifting it",
+        "bring the red cube to the left pad",  # the model reads a push: not another cube's
     ],
 )
-def test_a_goal_that_says_push_is_refused_with_the_resolvers_reason(registry, world, goal):
-    lm = FakeLanguageModel(_scorer({"push red left": 0.0, "pick red left": -1.0}))
+def test_a_blocked_push_the_model_chooses_is_refused_with_the_resolvers_reason(
+    registry, world, goal
+):
+    lm = FakeLanguageModel(_scorer({"push red left": 0.0, "push green left": -0.5}))
     plan = Planner(registry, world, lm, PlannerConfig()).plan(goal)
-    assert plan.refused and not plan.steps
+    assert plan.refused and not plan.steps  # never the next best (green pushed instead)
     assert "cannot push red_cube there: green_cube" in plan.reason
 
 
 @pytest.mark.parametrize(
-    "goal", ["put the red cube on the left pad", "bring the red cube to the left pad"]
+    "goal", ["put the red cube on the left pad", "move the red cube to the left pad"]
 )
-def test_a_goal_that_allows_lifting_lifts_the_cube_over(registry, world, goal):
-    """The model likes the push best; the resolver refuses it, the goal does not rule
-    out lifting: pick_place is the plan."""
+def test_a_goal_that_says_put_or_move_lifts_the_cube_over(registry, world, goal):
+    """The model likes the push best; the reading masks pushes for "put" and "move" (it
+    requires lifting): pick_place is the plan."""
     lm = FakeLanguageModel(_scorer({"push red left": 0.0, "pick red left": -1.0}))
     plan = Planner(registry, world, lm, PlannerConfig()).plan(goal)
     assert plan.valid and [s.key() for s in plan.steps] == ["pick_place red_cube left_pad"]
