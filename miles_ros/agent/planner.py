@@ -59,7 +59,6 @@ from miles_ros.agent.grounding import (
     REFUSE,
     Affordance,
     Step,
-    goal_error,
     ground_candidates,
     outside_envelope,
 )
@@ -79,7 +78,7 @@ from miles_ros.agent.registry import SkillRegistry
 from miles_ros.agent.turns import TURN, off_sequence, only_turns, turn_sequence
 from miles_ros.agent.validation import PlanError, parse_plan_json, validate_plan
 from miles_ros.agent.world import World, load_world
-from miles_ros.runtime.goals import covered_error
+from miles_ros.runtime.goals import covered_error, push_path_error
 
 __all__ = [
     "DEFAULT_ADAPTER",
@@ -107,14 +106,17 @@ def _covered(step: Step, world: World) -> str | None:
     return covered_error(obj, world.objects)
 
 
-def _pushes(step: Step, registry: SkillRegistry) -> bool:
-    """True when ``step`` moves a cube to a target without grasping it (a push)."""
+def _through(step: Step, registry: SkillRegistry, world: World) -> str | None:
+    """Why ``step``, a move without grasping (a push), passes another cube on its way to
+    its target (:func:`~miles_ros.runtime.goals.push_path_error`, the resolver's rule), or
+    None: not a push, or a clear path."""
     skill = registry[step.skill] if step.skill in registry else None
-    return (
-        skill is not None
-        and "grasps" not in skill.permissions
-        and {"object", "target"} <= set(step.params)
-    )
+    obj, target = step.params.get("object"), step.params.get("target")
+    if skill is None or "grasps" in skill.permissions or obj not in world.objects:
+        return None
+    if target is None or (isinstance(target, str) and target not in world.places):
+        return None  # a push to a cube: the schema's and the reading's to refuse
+    return push_path_error(obj, world.position_of(target), world.objects)
 
 
 @dataclass(frozen=True)
@@ -474,7 +476,7 @@ class Planner:
         the red cube on the blue cube, then put the blue cube on the left pad"), or does
         what the goal forbids on a cube its positive part names ("don't touch the
         blue cube, put the red cube on it"), or is a push the goal resolver refuses (through
-        another cube: :func:`_pushes`; a goal that says "put" or "move" has its pushes
+        another cube: :func:`_through`; a goal that says "put" or "move" has its pushes
         masked by the reading, and lifts the cube over), or None. The planner then refuses
         the goal
         (naming the step) instead of doing the next best thing: the goal asks for a call
@@ -494,8 +496,8 @@ class Planner:
             why = outside_envelope(cand, self.registry, world) or _covered(cand, world)
             if why:
                 return why
-            blocked = _pushes(cand, self.registry) and goal_error(cand, self.registry, world)
-            return f"{cand.key()}: {blocked}" if blocked else None  # a push through a cube
+            blocked = _through(cand, self.registry, world)
+            return f"{cand.key()}: {blocked}" if blocked else None
         return None
 
     # -- generate -----------------------------------------------------------------------
