@@ -78,7 +78,7 @@ from miles_ros.agent.registry import SkillRegistry
 from miles_ros.agent.turns import TURN, off_sequence, only_turns, turn_sequence
 from miles_ros.agent.validation import PlanError, parse_plan_json, validate_plan
 from miles_ros.agent.world import World, load_world
-from miles_ros.runtime.goals import covered_error, push_path_error
+from miles_ros.runtime.goals import covered_error, off_table_error, push_path_error
 
 __all__ = [
     "DEFAULT_ADAPTER",
@@ -116,6 +116,8 @@ def _through(step: Step, registry: SkillRegistry, world: World) -> str | None:
         return None
     if target is None or (isinstance(target, str) and target not in world.places):
         return None  # a push to a cube: the schema's and the reading's to refuse
+    if covered_error(obj, world.objects) or off_table_error(obj, world.objects, "push"):
+        return None  # refused first for that: not a path to check (a cube on a stack)
     return push_path_error(obj, world.position_of(target), world.objects)
 
 
