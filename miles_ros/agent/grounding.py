@@ -18,7 +18,9 @@ Affordance (SayCan's "can I do this here?"), in (0, 1]:
   0 when the call cannot work (unknown name, an object moved onto itself, a cube stacked
   on a cube that does not rest on the table (held, or on another cube), a cube acted on
   in place (turned) that is covered or not on the table, a point outside the workspace,
-  a push to a point in the air), :data:`REDUNDANT` when every declared
+  a push to a point in the air, a call the one goal resolver refuses, e.g. a push whose
+  path passes another cube: :func:`~miles_ros.runtime.goals.push_path_error`, or one
+  outside the card's envelope), :data:`REDUNDANT` when every declared
   effect already holds (the step would change nothing), 1 otherwise.
 """
 
@@ -213,8 +215,9 @@ class Affordance:
                 pushes = "contact" in skill.permissions and "grasps" not in skill.permissions
                 if obj is not None and pushes and target[2] > ON_TABLE_MAX_Z:
                     return IMPOSSIBLE
-        if skill.card.envelope is not None:  # a hard mask: where its policy was trained
-            try:
+        if skill.card.task is not None:  # the resolver the skill node runs; the envelope:
+            try:  # a hard mask, where its policy was trained
+                _goal(world, str(skill.card.task), params)
                 if envelope_violations(skill, params, world):
                     return IMPOSSIBLE
             except GoalError:

@@ -78,7 +78,7 @@ from miles_ros.agent.registry import SkillRegistry
 from miles_ros.agent.turns import TURN, off_sequence, only_turns, turn_sequence
 from miles_ros.agent.validation import PlanError, parse_plan_json, validate_plan
 from miles_ros.agent.world import World, load_world
-from miles_ros.runtime.goals import covered_error
+from miles_ros.runtime.goals import covered_error, off_table_error, push_path_error
 
 __all__ = [
     "DEFAULT_ADAPTER",
@@ -104,6 +104,21 @@ def _covered(step: Step, world: World) -> str | None:
     if not isinstance(obj, str) or obj not in world.objects or step.params.get("target") == obj:
         return None
     return covered_error(obj, world.objects)
+
+
+def _through(step: Step, registry: SkillRegistry, world: World) -> str | None:
+    """Why ``step``, a move without grasping (a push), passes another cube on its way to
+    its target (:func:`~miles_ros.runtime.goals.push_path_error`, the resolver's rule), or
+    None: not a push, or a clear path."""
+    skill = registry[step.skill] if step.skill in registry else None
+    obj, target = step.params.get("object"), step.params.get("target")
+    if skill is None or "grasps" in skill.permissions or obj not in world.objects:
+        return None
+    if target is None or (isinstance(target, str) and target not in world.places):
+        return None  # a push to a cube: the schema's and the reading's to refuse
+    if covered_error(obj, world.objects) or off_table_error(obj, world.objects, "push"):
+        return None  # refused first for that: not a path to check (a cube on a stack)
+    return push_path_error(obj, world.position_of(target), world.objects)
 
 
 @dataclass(frozen=True)
@@ -462,7 +477,10 @@ class Planner:
         or cannot run on the stack it finds (a cube put on the cube it is to move: "put
         the red cube on the blue cube, then put the blue cube on the left pad"), or does
         what the goal forbids on a cube its positive part names ("don't touch the
-        blue cube, put the red cube on it"), or None. The planner then refuses the goal
+        blue cube, put the red cube on it"), or is a push the goal resolver refuses (through
+        another cube: :func:`_through`; a goal that says "put" or "move" has its pushes
+        masked by the reading, and lifts the cube over), or None. The planner then refuses
+        the goal
         (naming the step) instead of doing the next best thing: the goal asks for a call
         the skill was never trained for, or one it rules out itself, and a robot that does
         something else is worse than one that says no."""
@@ -477,7 +495,11 @@ class Planner:
                 return f"{cand.key()}: {forbidden}"
             if rejected[i]:
                 continue  # banned, failed before or against the goal's wording: not asked
-            return outside_envelope(cand, self.registry, world) or _covered(cand, world)
+            why = outside_envelope(cand, self.registry, world) or _covered(cand, world)
+            if why:
+                return why
+            blocked = _through(cand, self.registry, world)
+            return f"{cand.key()}: {blocked}" if blocked else None
         return None
 
     # -- generate -----------------------------------------------------------------------

@@ -5,7 +5,9 @@ cards' ``goal_mapping``), for the skill executor and the planner's grounding ali
   ``HOVER_HEIGHT`` above the table at the pad; a 3-vector -> that point.
 - push ``{object, target}``: the named cube; a pad -> its centre on the table at the
   cube's rest height; a 2- or 3-vector -> that table point (z ignored). A cube not resting
-  on the table (on another cube, held) is not pushed (:func:`off_table_error`).
+  on the table (on another cube, held) is not pushed (:func:`off_table_error`), nor one
+  whose path passes another cube closer than :data:`~sims.tasks.push.PATH_CLEARANCE`
+  (:func:`push_path_error`: the card's "nothing else lies on the path").
 - pick_place ``{object, target}``: the named cube; a pad -> resting on the pad (rest
   height); another named cube -> the place pose on top of the stack that cube stands in
   (stacking, the task's ``stack`` and ``tower`` variants:
@@ -62,6 +64,7 @@ __all__ = [
     "goal_from_positions",
     "in_place_error",
     "off_table_error",
+    "push_path_error",
     "crowded_error",
     "resolve_goal",
     "rests_on",
@@ -220,6 +223,42 @@ def off_table_error(
     if resting_on_table(z):
         return None
     return f"cannot {verb} {obj}{how}: it is not resting on the table (centre at z {z:.3f} m)"
+
+
+def push_path_error(
+    obj: str, goal_xy: Sequence[float], positions: Mapping[str, Sequence[float]]
+) -> str | None:
+    """Why the cube ``obj`` cannot be pushed to ``goal_xy`` given cube centres by name (m):
+    another cube's centre lies within :data:`~sims.tasks.push.PATH_CLEARANCE` of the path
+    the push sweeps (from the fingers behind the cube to the goal: the push card's
+    precondition "nothing else lies on the path between the cube and the target"); None
+    when none does. Of several, the one the push meets first is named (whatever the order
+    of ``positions``). A push of zero length has no fingers' side: its path is the cube's
+    centre."""
+    start = np.asarray(positions[obj][:2], dtype=np.float64)
+    end = np.asarray(goal_xy[:2], dtype=np.float64)
+    way = end - start
+    length = float(np.hypot(*way))
+    if length > 0.0:
+        start = start - way / length * push.PATH_BEHIND
+        way, length = end - start, length + push.PATH_BEHIND
+    blocking = []
+    for other, p in positions.items():
+        if other == obj:
+            continue
+        point = np.asarray(p[:2], dtype=np.float64)
+        along = 0.0 if length == 0.0 else float(np.clip((point - start) @ way / length**2, 0, 1))
+        gap = float(np.hypot(*(point - (start + along * way))))
+        if gap < push.PATH_CLEARANCE:
+            blocking.append((along, gap, other))
+    if not blocking:
+        return None
+    _, gap, other = min(blocking)
+    return (
+        f"cannot push {obj} there: {other} stands {gap * 100:.1f} cm from its path, closer "
+        f"than the {push.PATH_CLEARANCE * 100:.1f} cm the pushed cube needs to pass it (lift "
+        "it over instead, or move the other cube first)"
+    )
 
 
 def crowded_error(obj: str, positions: Mapping[str, Sequence[float]]) -> str | None:
@@ -389,11 +428,15 @@ def goal_from_positions(
         if target not in places:
             raise GoalError(f"no pad named {target!r}; known: {', '.join(places)}")
         pad = places[target]
-        return Goal(np.array([pad[0], pad[1], push.CUBE_REST_Z]), obj)
-    if task == "push":
+        goal = Goal(np.array([pad[0], pad[1], push.CUBE_REST_Z]), obj)
+    elif task == "push":
         v = _vector(target, (2, 3))
-        return Goal(np.array([v[0], v[1], push.CUBE_REST_Z]), obj)
-    return Goal(_vector(target, (3,)), obj)
+        goal = Goal(np.array([v[0], v[1], push.CUBE_REST_Z]), obj)
+    else:
+        return Goal(_vector(target, (3,)), obj)
+    if task == "push" and (why := push_path_error(obj, goal.goal_pos, objects)):
+        raise GoalError(why)
+    return goal
 
 
 def stack_state(state: SimState, target: ObjectPose | None) -> SimState:

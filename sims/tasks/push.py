@@ -102,6 +102,15 @@ CUBE_REST_Z = CUBE_SIZE / 2
 """Height (m) of the centre of a cube resting on the table (table top at z = 0)."""
 INITIAL_FINGER_WIDTH = 0.0
 """Opening (m) between the fingers at reset: closed for pushing."""
+PATH_CLEARANCE = CUBE_SIZE * math.sqrt(2.0)
+"""No other cube's centre may lie within this (m, xy) of the pushed cube's path, from the
+fingers' side of it (:data:`PATH_BEHIND` behind its centre) to the goal: two cubes' half
+diagonals, so the pushed cube, at any yaw, passes one at any yaw without touching it (the
+card's precondition "nothing else lies on the path"; the goal resolver refuses a push
+that breaks it)."""
+PATH_BEHIND = CUBE_SIZE
+"""How far (m) behind the pushed cube's centre, away from the goal, its path starts: the
+closed fingers stand against its back face."""
 
 GOAL_SAMPLE_TRIES = 64
 """Rejection-sampling rounds for a goal inside the goal area; then it is clipped into it."""

@@ -65,15 +65,23 @@ def test_real_tokenizer_twenty_sampled_plans_are_valid(registry, world, real_tok
         jsonschema.validate(data, schema)
         steps = parse_plan_json(text)
         errors = validate_plan(steps, registry, world, max_steps=6)
-        assert errors == []  # no cube onto itself, every point inside the workspace
+        # no cube onto itself, every point inside the workspace
+        assert _beyond_the_path_rule(errors) == []
 
 
 def test_sampled_plans_never_stack_on_a_cube_an_earlier_step_moved_or_covered(registry, world):
     """validate_plan's stacking rule follows the plan's effects (a cube moved to a point in
     the air, or onto another cube, or with a cube put on it, is no place to stack); the
     grammar keeps such cubes out of later targets. Before it did, 8 of 2,000 sampled plans
-    broke the rule."""
+    broke the rule. A push whose path passes another cube is geometry no grammar over
+    names and numbers holds: validation alone refuses it, and it is left out here."""
     grammar = PlanGrammar(registry, world.names, max_steps=6)
     for seed in range(400):
         text = random_constrained_plan(grammar, seed)
-        assert validate_plan(parse_plan_json(text), registry, world, max_steps=6) == [], text
+        errors = validate_plan(parse_plan_json(text), registry, world, max_steps=6)
+        assert _beyond_the_path_rule(errors) == [], text
+
+
+def _beyond_the_path_rule(errors: list[str]) -> list[str]:
+    """Validation errors other than a push through a cube (the push card's path rule)."""
+    return [e for e in errors if "from its path, closer than" not in e]

@@ -147,9 +147,9 @@ def test_a_prohibition_keeps_its_list_of_cubes(world):
             "Go home after pushing the green cube to the left pad.",
             ["push green_cube left_pad", "home"],
         ),
-        (
-            "Take the green and blue blocks and slide them to the left pad.",
-            ["push green_cube left_pad", "push blue_cube left_pad"],
+        (  # slid, blue would meet green on the pad: refused (test_push_path_plans.py)
+            "Take the green and blue blocks and put them on the left pad.",
+            ["pick_place green_cube left_pad", "pick_place blue_cube left_pad"],
         ),
         (
             "Push the red cube to the right pad and reach over the cube you just pushed.",

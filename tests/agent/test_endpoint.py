@@ -63,12 +63,12 @@ def server():
 def test_endpoint_generate_mode_validates_and_retries(server, registry, world):
     _Handler.replies = [
         '{"steps": [{"skill": "push", "params": {"object": "red_cube"}}]}',
-        '{"steps": [{"skill": "push", "params": {"object": "red_cube", "target": "left_pad"}}]}',
+        '{"steps": [{"skill": "push", "params": {"object": "red_cube", "target": "right_pad"}}]}',
     ]
     lm = EndpointLanguageModel(server, model="tiny")
     planner = Planner(registry, world, lm, PlannerConfig(mode="generate"))
-    plan = planner.plan("push the red cube to the left pad")
-    assert plan.valid and [s.key() for s in plan.steps] == ["push red_cube left_pad"]
+    plan = planner.plan("push the red cube to the right pad")  # to the left: through green
+    assert plan.valid and [s.key() for s in plan.steps] == ["push red_cube right_pad"]
     first, second = _Handler.requests[0][1], _Handler.requests[1][1]
     assert first["model"] == "tiny"
     assert first["response_format"]["json_schema"]["schema"]["properties"]["steps"]

@@ -96,16 +96,16 @@ def _item(goal, expect="plan", plan=(), category="everyday", objects=None):
 
 
 def test_answers_are_judged_exact_refused_asked_or_fallback(registry, world):
-    lm = FakeLanguageModel(keyword_scorer(["push red left"]))
+    lm = FakeLanguageModel(keyword_scorer(["push red right"]))  # left: through green
     planner = Planner(registry, world, lm, PlannerConfig())
     rows = [
         answer(
-            planner, _item("push the red cube to the left pad", plan=["push red_cube left_pad"])
+            planner, _item("push the red cube to the right pad", plan=["push red_cube right_pad"])
         ),
         # the model pushes where a pick was expected: a valid plan, not the exact one
         answer(
             planner,
-            _item("push the red cube to the left pad", plan=["pick_place red_cube left_pad"]),
+            _item("push the red cube to the right pad", plan=["pick_place red_cube right_pad"]),
         ),
         answer(planner, _item("put the purple cube on the left pad", "refuse", category="x")),
         answer(planner, _item("put the cube on the left pad", "clarify", category="y")),

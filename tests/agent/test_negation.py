@@ -284,20 +284,20 @@ def test_the_planner_never_plans_a_forbidden_step(
 
 def test_a_prohibition_scoped_to_its_clause_lets_another_clause_act(registry, world):
     goal = (
-        "push the red cube to the left pad without touching the blue cube, "
-        "then put the blue cube on the right pad"
-    )
+        "push the red cube to the right pad without touching the blue cube, "
+        "then put the blue cube on the left pad"
+    )  # red to the left pad would pass green (the push card's path rule)
     scope = read_scope(goal, world)
     assert [(p.cube, p.scope) for p in scope.prohibitions] == [("blue_cube", "clause")]
-    wanted = ["push red_cube left_pad", "pick_place blue_cube right_pad"]
+    wanted = ["push red_cube right_pad", "pick_place blue_cube left_pad"]
     plan = planner_for(registry, world, keyword_scorer([_line(k) for k in wanted])).plan(goal)
     assert [s.key() for s in plan.steps] == wanted
     # the same words as a clause of their own hold for the whole goal
-    goal = "don't touch the blue cube, push the red cube to the left pad, then go home"
+    goal = "don't touch the blue cube, push the red cube to the right pad, then go home"
     (rule,) = read_scope(goal, world).prohibitions
     assert (rule.cube, rule.scope) == ("blue_cube", "goal")
-    wanted = ["push red_cube left_pad", "home"]
-    plan = planner_for(registry, world, wanting("push blue_cube right_pad", wanted)).plan(goal)
+    wanted = ["push red_cube right_pad", "home"]
+    plan = planner_for(registry, world, wanting("push blue_cube left_pad", wanted)).plan(goal)
     assert [s.key() for s in plan.steps] == wanted
 
 
@@ -331,9 +331,10 @@ def test_the_models_forbidden_first_choice_on_a_named_cube_is_a_refusal(registry
 
 
 def test_a_prohibition_next_to_a_point(registry, world):
-    goal = "don't touch the blue cube and push the red cube to 0.5, 0.1, 0.02"
-    wanted = ["push red_cube [0.5, 0.1, 0.02]"]
-    plan = planner_for(registry, world, wanting("push blue_cube [0.5, 0.1, 0.02]", wanted))
+    # both cubes' paths to the point are clear ((0.5, 0.1) lies past green from red)
+    goal = "don't touch the blue cube and push the red cube to 0.35, -0.2, 0.02"
+    wanted = ["push red_cube [0.35, -0.2, 0.02]"]
+    plan = planner_for(registry, world, wanting("push blue_cube [0.35, -0.2, 0.02]", wanted))
     assert [s.key() for s in plan.plan(goal).steps] == wanted
 
 

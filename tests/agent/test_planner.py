@@ -116,15 +116,15 @@ def test_generate_mode_retries_with_the_errors_in_the_prompt(registry, world):
 def test_invalid_output_is_reported_and_fallback_is_labelled(registry, world):
     lm = FakeLanguageModel(generate_fn=lambda prompt: "not json")
     planner = Planner(registry, world, lm, PlannerConfig(mode="generate", retries=1))
-    plan = planner.plan("push the red cube to the left pad")
+    plan = planner.plan("push the red cube to the right pad")  # to the left: through green
     assert not plan.valid and plan.errors and not plan.fallback_used
     planner = Planner(
         registry, world, lm, PlannerConfig(mode="generate", retries=0, fallback=True)
     )
-    plan = planner.plan("push the red cube to the left pad")
+    plan = planner.plan("push the red cube to the right pad")
     assert plan.valid and plan.fallback_used and plan.mode == "fallback"
     assert plan.to_json()["fallback_used"] is True
-    assert [s.key() for s in plan.steps] == ["push red_cube left_pad"]
+    assert [s.key() for s in plan.steps] == ["push red_cube right_pad"]
 
 
 def test_rule_based_plan(registry, world):

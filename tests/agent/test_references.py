@@ -146,12 +146,12 @@ def test_the_answer_completes_the_asked_goal(world):
 
 
 def test_the_planner_plans_with_the_resolved_names(registry, world):
-    lm = FakeLanguageModel(keyword_scorer(["push blue right"]))
+    lm = FakeLanguageModel(keyword_scorer(["push blue left"]))
     plan = Planner(registry, world, lm, PlannerConfig()).plan(
-        "push the leftmost cube to the grey pad"
+        "push the leftmost cube to the yellow pad"  # to the grey one: past red, refused
     )
-    assert [s.key() for s in plan.steps] == ["push blue_cube right_pad"] and not plan.refused
-    assert "the blue cube to the right pad" in lm.prompts[0]
+    assert [s.key() for s in plan.steps] == ["push blue_cube left_pad"] and not plan.refused
+    assert "the blue cube to the left pad" in lm.prompts[0]
     refused = Planner(registry, world, FakeLanguageModel(), PlannerConfig()).plan(
         "push the fourth cube to the left pad"
     )

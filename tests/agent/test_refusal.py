@@ -280,9 +280,11 @@ def test_generated_feasible_goals_are_never_refused_nor_masked(registry, world):
     from miles_ros.agent.datagen import generate
     from miles_ros.agent.reading import read_goal
 
-    examples = generate(world, 1500, seed=21, refusal_fraction=0.15, registry=registry)
+    examples = generate(world, 1700, seed=21, refusal_fraction=0.15, registry=registry)
     feasible = [e for e in examples if e.steps]
-    infeasible = [e for e in examples if e.refused]
+    # a goal refused for its geometry (a push through a cube: the goal resolver's, not the
+    # reading's) is not the reading's to refuse (tests/agent/test_push_path_plans.py)
+    infeasible = [e for e in examples if e.refused and not e.blocked]
     assert len(feasible) > 1000 and len(infeasible) > 150
     for e in feasible:
         reading = read_goal(e.goal, registry, world)

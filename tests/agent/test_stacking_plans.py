@@ -121,7 +121,7 @@ def test_a_push_to_a_cube_is_refused_not_substituted(shipped, world, goal, obj, 
     goal's push rules out: refused with the reason, never planned as a push to a pad (the
     model here wants exactly that) nor as a stack."""
     cube, on = obj.split("_")[0], target.split("_")[0]
-    side = "left" if cube != "blue" else "right"
+    side = "right" if cube == "red" else "left"  # the pads each cube's path to is clear
     for wanted in (f"push {cube} {side}", f"pick {cube} {on}"):
         plan = planner(shipped, world, keyword_scorer([wanted])).plan(goal, use_cache=False)
         assert plan.refused and plan.steps == [], plan.to_json()

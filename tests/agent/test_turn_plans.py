@@ -82,9 +82,9 @@ def planner(registry, world, wanted: list[str]) -> Planner:
             ["turn blue_cube face_robot"],
         ),
         (
-            "turn the red cube by 20 degrees then push it to the left pad",
-            ["turn red 20", "push red left"],
-            ["turn red_cube 20", "push red_cube left_pad"],
+            "turn the red cube by 20 degrees then push it to the right pad",  # left: via green
+            ["turn red 20", "push red right"],
+            ["turn red_cube 20", "push red_cube right_pad"],
         ),
     ],
 )
@@ -165,7 +165,18 @@ def test_generate_mode_leaves_out_a_skill_whose_numbers_only_the_goal_gives(turn
 def test_the_turn_eval_goals_read_and_validate_and_the_turn_refusals_are_refused(turning, world):
     goals = [g for g in load_eval_goals() if g["category"] == "turn"]
     assert len(goals) >= 15
+    through = [  # pushes through another cube: dev_set scores them as refusals
+        g["goal"]
+        for g in goals
+        if any("from its path" in e for e in validate_plan(g["plan"], turning, world))
+    ]
+    assert through == [
+        "Turn the red cube by 20 degrees, then push it to the left pad.",
+        "Push the blue cube to the right pad and then rotate it by 10 degrees.",
+    ]
     for item in goals:
+        if item["goal"] in through:
+            continue
         assert validate_plan(item["plan"], turning, world) == [], item["goal"]
         _, reading, asks = read_in_scope(item["goal"], turning, world)
         assert asks is None and reading.refusal is None, (item["goal"], reading.refusal)

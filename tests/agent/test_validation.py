@@ -103,8 +103,8 @@ def test_a_push_to_a_table_point_of_two_numbers_validates_and_moves_the_cube(wor
     from miles_ros.agent.world import CUBE_REST_Z
 
     registry = SkillRegistry.load()
-    step = Step("push", {"object": "green_cube", "target": [0.5, -0.15]})
+    step = Step("push", {"object": "green_cube", "target": [0.6, 0.0]})  # (0.5, -0.15): past red
     assert validate_plan([step], registry, world) == []
     moved = world.copy()
     moved.apply(registry["push"].effects_machine, step.params)
-    assert moved.objects["green_cube"] == pytest.approx((0.5, -0.15, CUBE_REST_Z))
+    assert moved.objects["green_cube"] == pytest.approx((0.6, 0.0, CUBE_REST_Z))

@@ -145,14 +145,20 @@ def test_goals_outside_a_skills_envelope_are_refused_before_any_motion(refusing)
     graph = refusing
     graph.request("far", "reach", target=[5.0, 5.0, 5.0])
     graph.request("under", "reach", target=[0.45, 0.0, -0.05])  # under the table top
-    graph.request("push", "push", object="red_cube", target="left_pad")  # 0.36 m apart
+    # 0.30 m apart, a clear path (red's 0.36 m to the left pad passes green: the resolver
+    # refuses that before the envelope is asked)
+    graph.request("push", "push", object="green_cube", target="right_pad")
     far, under, push = graph.final("far"), graph.final("under"), graph.final("push")
     for final in (far, under, push):
         assert final["state"] == "failed"
         assert final["reason"].startswith("refused: precondition "), final
     assert "target_region: x 5.000 m not in [0.300, 0.650] m" in far["reason"]
     assert "target_region: z -0.050 m not in [0.050, 0.450] m" in under["reason"]
-    assert "object_target_distance_xy: 0.364 m not in [0.100, 0.250] m" in push["reason"]
+    assert "object_target_distance_xy: 0.304 m not in [0.100, 0.250] m" in push["reason"]
+    graph.request("through", "push", object="red_cube", target="left_pad")
+    through = graph.final("through")  # the push card's path rule, on the live poses
+    assert through["state"] == "failed" and through["reason"].startswith("refused: ")
+    assert "cannot push red_cube there: green_cube stands" in through["reason"]
     assert not any(s["state"] == "running" for s in graph.statuses)
     assert graph.skill_commands == []  # nothing was ever sent toward the robot
     assert graph.nodes[2].skills.active is None

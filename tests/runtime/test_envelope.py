@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import yaml
 
-from miles_ros.runtime.goals import goal_from_positions
+from miles_ros.runtime.goals import GoalError, goal_from_positions
 from miles_ros.runtime.observation import ObjectPose
 from policies.card_content import build_card, task_envelope
 from policies.cards import CARD_FILE, SkillCard, SkillCardError, load_card, write_card
@@ -118,13 +118,20 @@ def test_the_default_scenes_far_pairs_are_outside_and_the_near_ones_inside(task)
     skill = card(task)
     objects = {n: o.position for n, o in SCENE.objects.items()}
     places = {n: p.position for n, p in SCENE.places.items()}
-    outside = set()
+    outside, blocked = set(), set()
     for obj in objects:
         for pad in places:
-            goal = goal_from_positions(task, {"object": obj, "target": pad}, objects, places)
+            params = {"object": obj, "target": pad}
+            try:
+                goal = goal_from_positions(task, params, objects, places)
+            except GoalError:  # a push through another cube; its goal is the pad's, as a pick's
+                blocked.add((obj, pad))
+                goal = goal_from_positions("pick_place", params, objects, places)
             if skill.envelope_violations(objects[obj], goal.goal_pos):
                 outside.add((obj, pad))
     assert outside == FAR_PAIRS
+    through = {("red_cube", "left_pad"), ("blue_cube", "right_pad")}  # green, red on the way
+    assert blocked == (through if task == "push" else set())
 
 
 # --- the executor refuses before any motion ------------------------------------------------
@@ -133,15 +140,17 @@ def test_the_default_scenes_far_pairs_are_outside_and_the_near_ones_inside(task)
     [
         ("reach", {"target": [5.0, 5.0, 5.0]}, "target_region: x 5.000 m not in [0.300, 0.650]"),
         ("reach", {"target": UNDER_TABLE}, "target_region: z -0.050 m not in [0.050, 0.450]"),
+        # pushes with a clear path (red to the left pad, blue to the right pad pass a cube:
+        # refused before the envelope is asked, test_a_push_through_a_cube_is_refused_...)
         (
             "push",
-            {"object": "red_cube", "target": "left_pad"},
-            "object_target_distance_xy: 0.364 m not in [0.100, 0.250] m",
+            {"object": "green_cube", "target": "right_pad"},
+            "object_target_distance_xy: 0.304 m not in [0.100, 0.250] m",
         ),
         (
             "push",
-            {"object": "blue_cube", "target": "right_pad"},
-            "object_target_distance_xy: 0.427 m",
+            {"object": "blue_cube", "target": [0.35, -0.2]},
+            "object_target_distance_xy: 0.354 m",
         ),
     ],
 )
@@ -161,6 +170,14 @@ def test_out_of_envelope_requests_are_refused_before_any_motion(
     (again,) = ex.on_request(request("y", skill, **params), 0.1)
     assert again["reason"] == out["reason"]
     assert ex.active is None and ex.tick(0.14).targets is None
+
+
+def test_a_push_through_a_cube_is_refused_before_any_motion(library_dir):
+    ex = make_executor(library_dir)
+    (out,) = ex.on_request(request("x", "push", object="red_cube", target="left_pad"), 0.0)
+    assert (out["id"], out["state"]) == ("x", "failed")
+    assert out["reason"].startswith("refused: cannot push red_cube there: green_cube stands")
+    assert ex.active is None and ex.tick(0.04).targets is None
 
 
 def test_the_live_cube_position_is_checked_not_the_scene_file(library_dir):

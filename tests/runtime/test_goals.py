@@ -27,16 +27,19 @@ def test_reach_targets_hover_above_live_cubes_and_pads_or_are_points():
 
 @pytest.mark.parametrize("task", ["push", "pick_place"])
 def test_object_tasks_put_pad_goals_at_the_cube_rest_height(task):
-    goal = resolve_goal(task, {"object": "blue_cube", "target": "right_pad"}, SCENE, LIVE)
-    assert goal.object_name == "blue_cube"
+    # red's path to the right pad is clear (blue's passes red: the push card refuses it)
+    goal = resolve_goal(task, {"object": "red_cube", "target": "right_pad"}, SCENE, LIVE)
+    assert goal.object_name == "red_cube"
     np.testing.assert_allclose(goal.goal_pos, [0.55, -0.25, push.CUBE_REST_Z])
 
 
 def test_push_ignores_z_and_pick_place_keeps_air_goals():
-    goal = resolve_goal("push", {"object": "red_cube", "target": [0.5, 0.1, 0.3]}, SCENE, LIVE)
-    np.testing.assert_allclose(goal.goal_pos, [0.5, 0.1, push.CUBE_REST_Z])
-    goal = resolve_goal("push", {"object": "red_cube", "target": [0.5, 0.1]}, SCENE, LIVE)
-    np.testing.assert_allclose(goal.goal_pos, [0.5, 0.1, push.CUBE_REST_Z])
+    # a point away from the other cubes ((0.5, 0.1) lies past green: refused, see
+    # tests/runtime/test_push_path.py)
+    goal = resolve_goal("push", {"object": "red_cube", "target": [0.4, -0.2, 0.3]}, SCENE, LIVE)
+    np.testing.assert_allclose(goal.goal_pos, [0.4, -0.2, push.CUBE_REST_Z])
+    goal = resolve_goal("push", {"object": "red_cube", "target": [0.4, -0.2]}, SCENE, LIVE)
+    np.testing.assert_allclose(goal.goal_pos, [0.4, -0.2, push.CUBE_REST_Z])
     air = resolve_goal(
         "pick_place", {"object": "red_cube", "target": [0.5, 0.1, 0.2]}, SCENE, LIVE
     )

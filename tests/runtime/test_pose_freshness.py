@@ -66,7 +66,8 @@ def test_the_parser_and_the_resolver_ignore_the_cameras_extra_keys():
     payload = json.loads(json.dumps(camera_payload(5.0, dict.fromkeys(SCENE.objects, 4.99))))
     poses = parse_objects(payload)
     assert set(poses) == set(SCENE.objects)
-    goal = resolve_goal("push", {"object": "red_cube", "target": "left_pad"}, SCENE, poses)
+    # to the right pad: the left one lies past green (refused)
+    goal = resolve_goal("push", {"object": "red_cube", "target": "right_pad"}, SCENE, poses)
     assert goal.object_name == "red_cube"
     np.testing.assert_allclose(poses["red_cube"].position, SCENE.objects["red_cube"].position)
 
