@@ -9,11 +9,11 @@ from miles_ros.manager.core import Manager, StepResult
 def scorer(prompt: str, line: str) -> float:
     """Pushes first; after a push failure is in the prompt, picks instead, then home."""
     plan = prompt.rsplit("Plan:\n", 1)[1].splitlines()
-    failed = "push red_cube left_pad failed" in prompt
+    failed = "push red_cube right_pad failed" in prompt
     wanted = (
-        ["reach red", "pick red left", "home"]
+        ["reach red", "pick red right", "home"]
         if failed
-        else ["reach red", "push red left", "home"]
+        else ["reach red", "push red right", "home"]
     )
     target = wanted[len(plan)] if len(plan) < len(wanted) else "done"
     return 0.0 if line.strip() == target else -5.0
@@ -27,8 +27,8 @@ def make_manager(registry, world, memory=None, max_replans=2):
 
 def test_replans_after_an_injected_failure_with_the_failure_as_feedback(registry, world):
     manager, lm = make_manager(registry, world)
-    plan, action = manager.start("bring the red cube to the left pad, then go home")
-    assert [s.key() for s in plan.steps] == ["reach red_cube", "push red_cube left_pad", "home"]
+    plan, action = manager.start("bring the red cube to the right pad, then go home")
+    assert [s.key() for s in plan.steps] == ["reach red_cube", "push red_cube right_pad", "home"]
     assert action.kind == "dispatch" and action.request["trace_id"] == plan.trace_id
     assert action.request["id"] == f"{plan.trace_id}:1"
     action = manager.on_step_result(StepResult(action.request["id"], "succeeded", duration_s=1.5))
@@ -47,7 +47,7 @@ def test_replans_after_an_injected_failure_with_the_failure_as_feedback(registry
     assert action.request["trace_id"] == plan.trace_id  # same goal, same trace
     replan_prompt = lm.prompts[-2]
     assert (
-        "Note: push red_cube left_pad failed: the cube slipped (0.120 m from success)"
+        "Note: push red_cube right_pad failed: the cube slipped (0.120 m from success)"
         in replan_prompt
     )
     assert "Plan:\nreach red\n" in replan_prompt  # the executed step is the plan so far
@@ -64,7 +64,7 @@ def test_replans_after_an_injected_failure_with_the_failure_as_feedback(registry
 
 def test_gives_up_after_max_replans_and_invalidates_the_cache(registry, world):
     manager, _ = make_manager(registry, world, max_replans=0)
-    plan, action = manager.start("bring the red cube to the left pad, then go home")
+    plan, action = manager.start("bring the red cube to the right pad, then go home")
     key_count = len(manager.planner.cache.entries)
     assert key_count == 1
     action = manager.on_step_result(StepResult(action.request["id"], "failed", reason="ik"))
@@ -76,7 +76,7 @@ def test_gives_up_after_max_replans_and_invalidates_the_cache(registry, world):
 
 def test_estop_ends_the_goal_without_replanning(registry, world):
     manager, lm = make_manager(registry, world)
-    _, action = manager.start("bring the red cube to the left pad")
+    _, action = manager.start("bring the red cube to the right pad")
     calls = len(lm.prompts)
     manager.on_safety_event({"kind": "estop"})
     action = manager.on_step_result(
@@ -90,7 +90,7 @@ def test_throttled_safety_events_count_what_they_stand_for(registry, world):
     """The supervisor publishes one event per kind per throttle window with the number it
     left out in ``suppressed``: the goal's metric counts them all."""
     manager, _ = make_manager(registry, world)
-    manager.start("bring the red cube to the left pad")
+    manager.start("bring the red cube to the right pad")
     manager.on_safety_event({"kind": "velocity_limit", "suppressed": 0})
     manager.on_safety_event({"kind": "velocity_limit", "suppressed": 24})
     manager.on_safety_event({"kind": "cartesian"})
@@ -100,12 +100,12 @@ def test_throttled_safety_events_count_what_they_stand_for(registry, world):
 def test_reflection_goes_to_memory_and_comes_back_for_the_next_goal(registry, world, tmp_path):
     memory = Memory(tmp_path / "memory.sqlite", embedder=HashEmbedder())
     manager, lm = make_manager(registry, world, memory=memory)
-    _, action = manager.start("bring the red cube to the left pad")
+    _, action = manager.start("bring the red cube to the right pad")
     while action.kind == "dispatch":
         state = "failed" if action.request["skill"] == "push" else "succeeded"
         action = manager.on_step_result(StepResult(action.request["id"], state, reason="slipped"))
     text = manager.reflect()
-    assert "worked: reach red_cube, pick_place red_cube left_pad" in text
+    assert "worked: reach red_cube, pick_place red_cube right_pad" in text
     episode = memory.episodes()[0]
     assert episode["outcome"] == "succeeded" and episode["metrics"]["replans"] == 1
     assert [s["state"] for s in episode["steps"]] == [
@@ -119,14 +119,14 @@ def test_reflection_goes_to_memory_and_comes_back_for_the_next_goal(registry, wo
     memory = Memory(tmp_path / "memory.sqlite", embedder=HashEmbedder())
     manager, lm = make_manager(registry, world, memory=memory)
     manager.planner.config.memory_min_score = 0.3
-    manager.start("bring the red cube to the left pad")
-    assert "Note: goal 'bring the red cube to the left pad' succeeded" in lm.prompts[0]
+    manager.start("bring the red cube to the right pad")
+    assert "Note: goal 'bring the red cube to the right pad' succeeded" in lm.prompts[0]
 
 
 def test_unexpected_result_id_is_rejected(registry, world):
     import pytest
 
     manager, _ = make_manager(registry, world)
-    manager.start("bring the red cube to the left pad")
+    manager.start("bring the red cube to the right pad")
     with pytest.raises(ValueError, match="unexpected result"):
         manager.on_step_result(StepResult("other:1", "succeeded"))

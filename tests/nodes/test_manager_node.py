@@ -226,9 +226,9 @@ def test_a_goal_becomes_a_plan_and_requests_in_order_and_succeeds(tmp_path):
 
 
 def test_an_injected_failure_triggers_a_replan_with_the_failure_as_feedback():
-    note = "push red_cube left_pad failed"
+    note = "push red_cube right_pad failed"
     plan_score = scorer(
-        ["reach red", "push red left"], after_failure={note: ["reach red", "pick red left"]}
+        ["reach red", "push red right"], after_failure={note: ["reach red", "pick red right"]}
     )
 
     def script(request: dict):
@@ -236,7 +236,7 @@ def test_an_injected_failure_triggers_a_replan_with_the_failure_as_feedback():
 
     factory = fake_planner(plan_score)
     with fake_graph(factory, script) as graph:
-        graph.send_goal("bring the red cube to the left pad")
+        graph.send_goal("bring the red cube to the right pad")
         final = graph.outcome(1)
         assert final["outcome"] == "succeeded" and final["replans"] == 1, final
         assert [r["skill"] for r in graph.requests] == ["reach", "push", "pick_place"]
@@ -245,7 +245,7 @@ def test_an_injected_failure_triggers_a_replan_with_the_failure_as_feedback():
         assert [s["skill"] for s in graph.plans[1]["steps"]] == ["pick_place"]
         prompts = factory.lms[0].prompts
         assert any(
-            "push red_cube left_pad failed: the cube slipped (0.100 m from success)" in prompt
+            "push red_cube right_pad failed: the cube slipped (0.100 m from success)" in prompt
             for prompt in prompts
         )
         failed = [s for s in graph.manager_status if s.get("event") == "step_failed"]
