@@ -100,7 +100,9 @@ TASK_TEXT: dict[str, dict[str, Any]] = {
             "the arm is idle and not e-stopped",
             "the cube rests upright on the table within {cube_area}",
             "the target is on the table {distance} m from the cube",
-            "nothing else lies on the path between the cube and the target",
+            "nothing else lies on the path between the cube and the target: no other "
+            f"cube's centre within {_cm(round(push.PATH_CLEARANCE, 3))} cm of it, from "
+            f"{_cm(push.PATH_BEHIND)} cm behind the cube",
         ],
         "effects": ["the cube rests on the table within 5 cm (xy) of the target"],
         "effects_machine": [{"set": "object_at", "object": "$object", "place": "$target"}],
@@ -410,9 +412,10 @@ def build_card(
 
 def refresh_envelope(skill: str | Path) -> Path:
     """Rewrite only the ``envelope`` block of an exported card with :func:`task_envelope`
-    of its task (placed after ``preconditions`` when the card has none yet); every other
-    key, the ONNX files and their sha256 stay as they are; the cube-goal distances and the
-    cube and goal areas are the training config's (provenance ``training_noise``'s
+    of its task (placed after ``preconditions`` when the card has none yet), and the
+    preconditions in words (:func:`preconditions`, which state the same ranges); every
+    other key, the ONNX files and their sha256 stay as they are; the cube-goal distances
+    and the cube and goal areas are the training config's (provenance ``training_noise``'s
     ``goal_distance``, ``object_region``, ``goal_region``) when it recorded them. Returns
     the card's path."""
     card = load_card(skill)
@@ -420,10 +423,11 @@ def refresh_envelope(skill: str | Path) -> Path:
     envelope = task_envelope(
         str(card.task), env.get("goal_distance"), env.get("object_region"), env.get("goal_region")
     )
+    words = preconditions(str(card.task), env.get("goal_distance"), env.get("object_region"))
     data: dict[str, Any] = {}
     for key, value in card.data.items():
         if key != "envelope":
-            data[key] = value
+            data[key] = words if key == "preconditions" else value
         if key == "preconditions":
             data["envelope"] = envelope
     data.setdefault("envelope", envelope)
