@@ -155,13 +155,13 @@ def run_demo(
             f"{time.perf_counter() - started:.1f} s"
         )
         client.capture(out / "before.png")
-        report = _run_sequence(client, demo_sequence(skills), out, log)
+        report = _run_sequence(client, demo_sequence(skills), out, log, nodes[2])
     report["wall_time_s"] = round(time.perf_counter() - started, 2)
     (out / "report.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     return report
 
 
-def _run_sequence(client: GraphClient, steps: list[Step], out: Path, log) -> dict:
+def _run_sequence(client: GraphClient, steps: list[Step], out: Path, log, skill_node) -> dict:
     runs, estop = [], None
     for k, step in enumerate(steps):
         for attempt in (1, 2):
@@ -171,6 +171,12 @@ def _run_sequence(client: GraphClient, steps: list[Step], out: Path, log) -> dic
             if step.estop and estop is None:
                 estop = estop_mid_motion(client, rid, out, log)
                 runs.append(_record(client, rid, step, t0, log))
+                if estop["reset"]:  # the reset's answer can come before skill_node hears it
+                    client.wait(
+                        lambda: not skill_node.skills.estop,
+                        10.0,
+                        "skill_node to see the e-stop reset",
+                    )
                 client.request(f"{rid}-home", "home", {})  # back to where skills start
                 runs.append(_record(client, f"{rid}-home", Step("home"), time.monotonic(), log))
                 continue  # run the interrupted skill again

@@ -55,7 +55,7 @@ def test_view_in_its_own_process_reads_the_graph_serves_and_records(tmp_path):
         with urllib.request.urlopen(view.url, timeout=TIMEOUT) as page:
             assert page.status == 200
             assert b"<html" in page.read().lower()
-        assert view.stop() == 0
+        assert view.stop(TIMEOUT) == 0  # SIGKILL only past the test's deadline (load)
         assert not view.running()
     finally:
         if view is not None:
