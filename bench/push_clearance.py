@@ -32,7 +32,9 @@ rule is the resolver's as it stands; 0: right up to its boundary).
 Prints one JSON object: ``{"where", "skill", "episodes", "seed", "families", "policy":
 {...}, "expert": {...}, "wall_s"}``, each runner with ``success``, ``hit`` (rate), ``hits``,
 ``ci95``, ``by_family`` ({family: [hits, episodes]}), ``by_gap_cm`` (the same by the
-cube's distance from the rule's path, cm), ``by_toucher``, ``hit_list`` (each
+cube's distance from the rule's path, cm; ``arm_side_by_gap_cm``, ``far_side_by_gap_cm``:
+of the cubes on the side of the push line the robot's base stands on, the other side),
+``by_toucher``, ``hit_list`` (each
 hit: family, the cube's ``along_cm`` / ``lat_cm`` in the push frame (from the pushed
 cube's centre; along negative: behind it), ``path_gap_cm`` (from the rule's path),
 ``approach_gap_cm`` (from the TCP-start-to-standoff line), ``moved_mm``, ``turned_deg``,
@@ -88,9 +90,15 @@ class Frame:
         self.start = self.cube - PATH_BEHIND * self.d  # the rule's path: start -> goal
         self.standoff = self.cube - STANDOFF * self.d  # where the expert comes down
 
+    def arm_side(self, p) -> bool:
+        """Whether ``p`` lies on the side of the push line the robot's base (the origin)
+        stands on."""
+        return float((p - self.cube) @ self.n) * float(-self.cube @ self.n) > 0.0
+
     def where(self, p) -> dict:
         rel = p - self.cube
         return {
+            "arm_side": self.arm_side(p),
             "along_cm": round(100 * float(rel @ self.d), 2),
             "lat_cm": round(100 * float(rel @ self.n), 2),
             "path_gap_cm": round(100 * _segment_gap(p, self.start, self.goal), 2),
@@ -228,19 +236,23 @@ def run(env, world, body, act, placements, args) -> dict:
         "by_family": by_family,
         "by_toucher": by_toucher,
         "by_gap_cm": by_gap(placements, hit_flags),
+        "arm_side_by_gap_cm": by_gap(placements, hit_flags, True),
+        "far_side_by_gap_cm": by_gap(placements, hit_flags, False),
         "hit_list": hits,
         "_hit_flags": hit_flags,
     }
 
 
-def by_gap(placements, hit_flags) -> dict:
-    """{"lo-hi": [hits, episodes]} by the second cube's distance from the rule's path."""
+def by_gap(placements, hit_flags, arm_side: bool | None = None) -> dict:
+    """{"lo-hi": [hits, episodes]} by the second cube's distance from the rule's path (of
+    the cubes on the arm's side of the push line, the far side, or both: None)."""
     out = {}
     for lo, hi in zip(GAP_EDGES_CM, GAP_EDGES_CM[1:], strict=False):
         rows = [
             hit
             for (_, _, _, where), hit in zip(placements, hit_flags, strict=True)
             if where is not None and lo <= where["path_gap_cm"] < hi
+            if arm_side is None or where["arm_side"] == arm_side
         ]
         if rows:
             out[f"{lo:g}-{hi:g}"] = [sum(rows), len(rows)]

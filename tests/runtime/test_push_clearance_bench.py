@@ -49,8 +49,29 @@ def test_every_placement_is_one_the_rule_accepts(x, y, heading, length, family, 
     assert bench.TABLE_Y[0] <= xy[1] <= bench.TABLE_Y[1]
 
 
-def test_hits_are_counted_by_the_cubes_distance_from_the_path():
-    where = [{"path_gap_cm": gap} for gap in (5.8, 6.9, 7.5, 15.0, 40.0)]
+def test_hits_are_counted_by_the_cubes_distance_from_the_path_and_side():
+    sides = (True, False, True, True, False)
+    gaps = (5.8, 6.9, 7.5, 15.0, 40.0)
+    where = [{"path_gap_cm": gap, "arm_side": side} for gap, side in zip(gaps, sides, strict=True)]
     placements = [("beside", None, 0.0, w) for w in where] + [("beside", None, 0.0, None)]
-    counts = bench.by_gap(placements, [True, False, True, False, True, True])
+    hits = [True, False, True, False, True, True]
+    counts = bench.by_gap(placements, hits)
     assert counts == {"0-7": [1, 2], "7-8.5": [1, 1], "14-16": [0, 1], "16-100": [1, 1]}
+    assert bench.by_gap(placements, hits, True) == {
+        "0-7": [1, 1],
+        "7-8.5": [1, 1],
+        "14-16": [0, 1],
+    }
+    assert bench.by_gap(placements, hits, False) == {"0-7": [0, 1], "16-100": [1, 1]}
+
+
+@given(st.floats(0.35, 0.60), st.floats(-0.20, 0.20), st.floats(-math.pi, math.pi))
+def test_the_arms_side_is_the_side_of_the_push_line_the_base_stands_on(x, y, heading):
+    cube = np.array([x, y])
+    unit = np.array([math.cos(heading), math.sin(heading)])
+    frame = bench.Frame(np.array([0.31, 0.0]), cube, cube + 0.2 * unit)
+    base_side = -np.sign(cube @ frame.n)  # the origin's offset from the line, along n
+    if base_side == 0:
+        return
+    assert frame.arm_side(cube + 0.1 * unit + base_side * 0.08 * frame.n)
+    assert not frame.arm_side(cube + 0.1 * unit - base_side * 0.08 * frame.n)
