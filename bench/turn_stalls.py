@@ -4,6 +4,7 @@ expert's label there and against pushes that did turn the cube.
 
     python bench/turn_stalls.py [--skill policies/skills/turn/versions/5]
         [--config config/train/turn-orbit.yaml] [--episodes 200] [--seed 1000] [--last 50]
+        [--no-expert]
 
 The episodes are ``miles eval SKILL --supervised --episodes N --seed S`` 's (one env, the
 paired eval's; :func:`turn_switches.record_labels` with ``episodes``), the student's and
@@ -26,6 +27,7 @@ expert's in its own episodes (``expert_turning``). Prints one JSON object.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import sys
 import time
@@ -34,11 +36,17 @@ from pathlib import Path
 import numpy as np
 import yaml
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from turn_switches import episode_rows, record_labels  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from policies.experts import turn as expert  # noqa: E402
+
+# by its path: bench/ holds a sims.py that would shadow the sims package on sys.path
+_SPEC = importlib.util.spec_from_file_location(
+    "turn_switches", Path(__file__).resolve().parent / "turn_switches.py"
+)
+turn_switches = importlib.util.module_from_spec(_SPEC)
+_SPEC.loader.exec_module(turn_switches)
+episode_rows, record_labels = turn_switches.episode_rows, turn_switches.record_labels
 
 FROZEN = 0.01
 """An action shorter than this (action units, 0.2 mm) leaves the arm where it is."""
@@ -109,8 +117,8 @@ def episode_table(rec: dict, last: int, step: float) -> list[dict]:
             continue
         m = np.zeros_like(rec["pushing"])
         m[max(first, end + 1 - last) : end + 1, k] = True
-        row = {"episode": i, "yaw_left_deg": round(float(rec["yaw_left_after"][end, k]), 2)}
-        row["slide_m"] = round(float(rec["slide_after"][end, k]), 4)
+        row = {"episode": i, "end_yaw_left_deg": round(float(rec["yaw_left_after"][end, k]), 2)}
+        row["end_slide_m"] = round(float(rec["slide_after"][end, k]), 4)
         row["push_share"] = round(float(rec["pushing"][m].mean()), 2)
         norms = np.linalg.norm(rec["action"][first : end + 1, k], axis=1)
         moving = np.flatnonzero(norms >= FROZEN)
@@ -130,6 +138,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--episodes", type=int, default=200)
     p.add_argument("--seed", type=int, default=1000)
     p.add_argument("--last", type=int, default=50)
+    p.add_argument("--no-expert", action="store_true", help="the student's episodes only")
     args = p.parse_args(argv)
 
     from expert_eval import supervised_env  # bench/, the script's own directory
@@ -146,7 +155,8 @@ def main(argv: list[str] | None = None) -> int:
     _, student, _ = load_any_policy(args.skill)
     result: dict = {"skill": args.skill, "episodes": args.episodes, "seed": args.seed}
     result["expert_settings"], result["last"] = settings, args.last
-    for name, policy in (("student", student), ("expert", None)):
+    runs = [("student", student)] + ([] if args.no_expert else [("expert", None)])
+    for name, policy in runs:
         rec = record_labels(env, task_cfg, policy, budget, args.seed, settings, args.episodes)
         m = masks(rec, args.last)
         part = {"episodes": rec["episodes"], "successes": rec["successes"]}
