@@ -4,11 +4,12 @@ expert's label there and against pushes that did turn the cube.
 
     python bench/turn_stalls.py [--skill policies/skills/turn/versions/5]
         [--config config/train/turn-orbit.yaml] [--episodes 200] [--seed 1000] [--last 50]
-        [--no-expert]
+        [--no-expert] [--plain]
 
-The episodes are ``miles eval SKILL --supervised --episodes N --seed S`` 's (one env, the
-paired eval's; :func:`turn_switches.record_labels` with ``episodes``), the student's and
-then the scripted expert's (with ``--config``'s ``imitation.expert_settings``) on the same
+The episodes are ``miles eval SKILL --supervised --episodes N --seed S`` 's (``--plain``:
+without ``--supervised``, PyBullet's plain quick arm; one env, the paired eval's;
+:func:`turn_switches.record_labels` with ``episodes``), the student's and then the scripted
+expert's (with ``--config``'s ``imitation.expert_settings``) on the same
 seeded episode set. Per group of push steps (the expert's push phase on the visited
 state, :class:`policies.experts.turn.Decision`), :func:`push_stats` gives the pads' lever
 arm about the face's centre (m, signed towards the end that turns the cube the way still
@@ -139,6 +140,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=1000)
     p.add_argument("--last", type=int, default=50)
     p.add_argument("--no-expert", action="store_true", help="the student's episodes only")
+    p.add_argument(
+        "--plain", action="store_true", help="on PyBullet's plain quick arm (miles eval's default)"
+    )
     args = p.parse_args(argv)
 
     from expert_eval import supervised_env  # bench/, the script's own directory
@@ -149,7 +153,10 @@ def main(argv: list[str] | None = None) -> int:
     imitation = yaml.safe_load(Path(args.config).read_text()).get("imitation") or {}
     settings = expert_settings("turn", imitation.get("expert_settings"))
     started = time.perf_counter()
-    env, task_cfg = supervised_env("turn", 1)
+    if args.plain:
+        env, task_cfg = turn_switches.plain_env(args.skill, 1)
+    else:
+        env, task_cfg = supervised_env("turn", 1)
     step = float(task_cfg.cartesian_step_max)
     budget = args.episodes * 100 * int(task_cfg.episode_steps)  # stops at the episodes
     _, student, _ = load_any_policy(args.skill)
