@@ -94,15 +94,24 @@ def plain_env(skill: str, num_envs: int):
 
 
 def record_labels(
-    env, task_cfg, policy: Policy | None, steps: int, seed: int, settings: dict | None = None
+    env,
+    task_cfg,
+    policy: Policy | None,
+    steps: int,
+    seed: int,
+    settings: dict | None = None,
+    episodes: int | None = None,
 ) -> dict:
     """Roll ``policy`` (None: the expert itself) for ``steps`` steps from ``env.reset(seed)``
-    and record, per step and env, the expert's decision (with ``settings``,
-    :data:`policies.experts.turn.SETTINGS`) on the visited observation and the policy's
-    action. Returns arrays [steps, N]: ``label`` [steps, N, 3], ``action``
+    (or until ``episodes`` episodes have ended, where given: with one env, the episodes
+    ``miles eval --num-envs 1`` runs) and record, per step and env, the expert's decision
+    (with ``settings``, :data:`policies.experts.turn.SETTINGS`) on the visited observation
+    and the policy's action. Returns arrays [steps, N]: ``label`` [steps, N, 3], ``action``
     [steps, N, 3], ``normal`` [steps, N, 2] (the chosen face's), ``side``, ``pushing``,
     ``place_error`` (m, :class:`policies.experts.turn.Decision`), ``low`` (the TCP below
     the cube's top), ``at_face`` (the face nearest the TCP is the one the expert chose),
+    ``gap`` (m, the pads' gap to the chosen face along its normal), ``tcp`` [steps, N, 3]
+    (m, observed),
     ``to_cube`` [steps, N, 2] (unit xy from the TCP to the cube), ``distance`` (m, xy from
     the TCP to the cube's centre), ``pad_gap`` (m, the closed fingers' pads' least xy gap
     to the footprint of a cube of the nominal edge, ``HALF_EDGE``; negative: they overlap
@@ -119,6 +128,7 @@ def record_labels(
     start = np.ones(n, dtype=bool)
     layout = expert.LAYOUT.slices
     slide, yaw_left = true_slide_and_yaw(env.get_state())
+    ended = 0
     for _ in range(steps):
         d = expert.decide(obs, task_cfg, **(settings or {}))
         action = d.action if policy is None else np.asarray(policy(obs), dtype=np.float64)
@@ -136,6 +146,8 @@ def record_labels(
             "place_error": d.place_error,
             "low": obs[:, layout["tcp_pos"]][:, 2] <= expert.PUSH_Z_MAX,
             "at_face": d.at_face,
+            "gap": d.gap,
+            "tcp": obs[:, layout["tcp_pos"]].astype(np.float64),
             "to_cube": rel / np.maximum(np.linalg.norm(rel, axis=1, keepdims=True), 1e-9),
             "distance": np.linalg.norm(rel, axis=1),
             "pad_gap": gap + expert.CLEAR_HALF_EDGE - expert.HALF_EDGE,
@@ -155,6 +167,9 @@ def record_labels(
         row["succeeded"] = start & np.asarray(info["success"], dtype=bool)
         for key, value in row.items():
             out.setdefault(key, []).append(np.array(value))
+        ended += int(np.sum(start))
+        if episodes is not None and ended >= episodes:
+            break
     rec = {k: np.stack(v) for k, v in out.items()}
     rec["episodes"] = int(rec["ended"].sum())
     rec["successes"] = int(rec["succeeded"].sum())

@@ -228,6 +228,9 @@ class Decision(NamedTuple):
     at_face: np.ndarray
     """[N] the face nearest the TCP (:func:`nearest_normal`) is the one chosen: False
     where the TCP is beside another face (going around to the chosen one)."""
+    gap: np.ndarray
+    """[N] (m) how far the TCP is short of where the closed fingers' pads touch the chosen
+    face, along its normal (0: touching or pressed in)."""
 
 
 def act(obs: np.ndarray, cfg, orbit_margin: float = ORBIT_MARGIN) -> np.ndarray:
@@ -314,4 +317,4 @@ def decide(obs: np.ndarray, cfg, orbit_margin: float = ORBIT_MARGIN) -> Decision
     place_error = turn_sign * (lat - lateral)
     at_face = np.sum(nearest_normal(rel, yaw) * n, axis=1) > np.cos(np.pi / 4)
     action = action / np.maximum(norm, 1.0)
-    return Decision(action, face, n, turn_sign, pushing, place_error, at_face)
+    return Decision(action, face, n, turn_sign, pushing, place_error, at_face, gap)

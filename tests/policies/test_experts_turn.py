@@ -100,6 +100,26 @@ def test_the_pads_that_meet_a_face_push_it_on_the_side_that_turns_the_cube(yaw, 
         assert np.sign(torque) == sign, (k, touching, torque)
 
 
+@pytest.mark.parametrize("short", [0.004, -0.002])
+def test_gap_is_how_far_the_pads_are_short_of_the_chosen_face(short):
+    """``Decision.gap``: the TCP ``short`` (m) before the point where the pads touch face 1
+    (beyond it: pressed in, 0)."""
+    env, task_cfg = _model_env(1)
+    obs, _ = env.reset(seed=3)
+    obs = np.array(obs, dtype=np.float64)
+    cube = obs[0, S["object_pos"]]
+    obs[0, S["goal_pos"]] = cube  # no slide to bring back: the face the TCP is at
+    yaw = np.arctan2(*obs[0, S["object_yaw_sincos"]]) / 4.0
+    sign = 1.0 if np.arctan2(*obs[0, S["yaw_error_sincos"]]) >= 0.0 else -1.0
+    axis = expert.finger_axes(obs[:, S["joint_pos"]])
+    n, t, contact, lateral = expert.face_frames(np.array([yaw]), axis, np.array([sign]))
+    xy = cube[:2] + (contact[0, 1] + short) * n[0, 1] + lateral[0, 1] * t[0, 1]
+    obs[0, S["tcp_pos"]] = [xy[0], xy[1], expert.PUSH_Z]
+    d = expert.decide(obs, task_cfg)
+    assert d.face[0] == 1 and d.pushing[0]
+    assert d.gap[0] == pytest.approx(max(short, 0.0), abs=1e-9)
+
+
 def test_it_stays_at_its_face_until_the_cube_has_slid_away():
     frames = expert.face_frames(np.array([0.0]), Y_AXIS, np.array([1.0]))
     normals, tangents, contact, lateral = frames
