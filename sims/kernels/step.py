@@ -35,7 +35,9 @@ generated loop is compiled without numba's reference counting (``_nrt=False``; i
 nothing, its scratch comes from the parallel kernel): each array view or copy of an array
 variable (the action row) would be an ``NRT_incref``/``NRT_decref`` call (an atomic update)
 that its pruning pass cannot remove across the step's branches, ~20 per env and step with
-numba's inlining, which made reach 30% slower. Small helpers with branches
+numba's inlining, which made reach 30% slower. The chunk step is an ``njit`` function of its
+own (:func:`compiled_once`): as a ``register_jitable`` one it was compiled twice, for the
+kernel's typing and for its parallel loop's body. Small helpers with branches
 (:func:`action_slots`) are left to LLVM's inliner, and ``1 / dt`` is computed once per
 chunk. Measured with ``bench/step_kernel.py`` (4096 envs, one thread, the kernel alone,
 best of 300-call runs, back to back with the terms as calls and with the commit before the
@@ -185,6 +187,27 @@ def reset_arm(k, fp, ip, seed, st, cnt, abuf, scratch):
             abuf[k, s, 3] = 1.0  # a delayed gripper command keeps the fingers open
     cnt[k, C_STEPS] = 0
     return key
+
+
+def compiled_once(chunk, source: str):
+    """The step over a chunk of envs, ``chunk``, as its own ``njit`` function, which the
+    parallel step kernel calls.
+
+    A ``register_jitable`` function called in a ``prange`` loop is compiled twice: once
+    while numba types the kernel, and again for the loop's body, which numba compiles on
+    its own with ``error_model="numpy"``, and a ``register_jitable`` function is compiled
+    again for every set of flags of its callers. Only the second one runs. An ``njit``
+    function is compiled once for its argument types, with its own flags. These flags are
+    the loop body's (``error_model="numpy"``, no reference counting), so the code that runs
+    is the same, and the step's cold compile about halves (the step is most of a task's).
+
+    The kernel's cache key holds the functions it closes over, pickled; numba pickles a
+    dispatcher with an id drawn per process, so this one gets a fixed id: a hash of
+    ``source``, its generated source, and of its name (the task's)."""
+    dispatcher = njit(error_model="numpy", _nrt=False)(chunk)
+    digest = hashlib.sha256(f"{chunk.__qualname__}\n{source}".encode()).hexdigest()
+    dispatcher._set_uuid(f"{chunk.__qualname__}-{digest[:32]}")
+    return dispatcher
 
 
 def task_stamp(task_kernel) -> int:
@@ -401,7 +424,6 @@ def _build(task_kernel) -> SimpleNamespace:
         in_cartesian, cartesian_source = generated("in_cartesian", "True")
         source = joint_source + "\n\n" + cartesian_source
 
-        @register_jitable(_nrt=False)
         @named
         def step_chunk(lo, hi, fp, ip, seed, actions, st, cnt, abuf, obs, fin_obs, res, flags, w):
             """One control step of envs ``lo..hi-1``, the action mode compiled as a
@@ -415,6 +437,7 @@ def _build(task_kernel) -> SimpleNamespace:
 
     else:
         step_chunk, source = generated("step_chunk", "ip[I_CARTESIAN] != 0")
+    step_chunk = compiled_once(step_chunk, source)
 
     @njit(cache=True, parallel=True)
     @named
