@@ -44,6 +44,23 @@ a fragment with the place first: "Left pad: the red cube."  "put the red cube on
 is by hovering over it", "hover a moment over X"
 "Move that.", "Put one on the pad." (nothing named before)  "move it", "put it on the pad"
 praise, "that's all", "nothing for now", a tag question     (an aside)
+"Which one's nearest you? ... that cube"; "Second from the  "... the cube that is nearest
+left - ... that cube"                                       you", "the second cube from ..."
+"Grey pad's for X", "Of the two pads, use the grey one: ... "put X on the grey pad"
+X there"
+"put X on P - no wait, don't move X at all, put Y there     "put Y on P", "hover over Q"
+instead"; "P? No - Q. Hover over that."
+"Anything but pushing - get X onto P"                       "get X onto P, but don't push it"
+"Do these in reverse order: A, B"; "B. But before you       "B, then A"; "A, then B"
+touch any cube, A"
+"leave the red and green alone and move the other /         "... move the blue cube ..."
+remaining one"; "Not A, B: move it ..."                     "move B ..."
+"pop it on P"; "X on top of Y - lift it off and put it on   "put it on P"; "put X on P"
+P"
+"..., but don't let it move / the cube mustn't move"        "..., but don't move it"
+"straighten / line up X so one side faces you"              "turn X so one side faces you"
+"How heavy is X? Weigh it."                                 "weigh X"
+"Cool, leave it like that.", "Never mind, forget it."       (nothing asked)
 ==========================================================  ================================
 
 A sentence whose structure is none of these is left as it is, and so is a goal where a
@@ -52,7 +69,7 @@ topic). The rules here name grammar (determiners, pronouns, modals, participles,
 prepositions, subordinators), not goals; the nouns are the scene's
 (:data:`~miles_ros.agent.phrases.CUBE_NOUNS`, :data:`~miles_ros.agent.phrases.PAD_NOUNS`).
 
-One module (about 1,250 lines): the rewrites share one noun-phrase grammar (the patterns at
+One module (about 1,600 lines): the rewrites share one noun-phrase grammar (the patterns at
 the top) and run in one order in :func:`plain_clauses` (a correction before a question,
 a question before "the one ...", each sentence's opener off before its topic is read), and
 that order is the reading; split by structure, each piece would need the grammar and its
@@ -154,13 +171,7 @@ _COURTESY = re.compile(
     r"^(?:(?:there'?s )?no (?:rush|hurry)|take your time|thanks?(?: you)?(?: so much)?|"
     r"thank you(?: so much)?|cheers|much appreciated|appreciated|please|if you would|"
     r"(?:great|good|nice|lovely|excellent) (?:job|work)|well done|perfect|great|lovely|"
-    r"excellent|brilliant|awesome|nope|no thanks?|no thank you|cool|nice|fine|"
-    r"(?:it |that |this |everything |all )?looks? (?:good|fine|great|nice|perfect|right)|"
-    r"(?:it|that|this|everything|the (?:\w+ )?\w+)(?:'s| is| looks)? (?:good|fine|great|"
-    r"perfect|ok|okay)(?: (?:where it is|as it is|like that|there|now))?|"
-    r"leave (?:it|them|everything|that|things) (?:like that|as it is|as they are|as is|be)|"
-    r"never ?mind(?: about (?:it|that|the (?:\w+ )?\w+))?|"
-    r"forget (?:what i (?:said|asked(?: for)?)|everything i said|all that|about it|it|that)|"
+    r"excellent|brilliant|awesome|nope|no thanks?|no thank you|"
     r"that'?s (?:everything|all|it)(?: (?:for now|for today|i need(?:ed)?))?|"
     r"nothing(?: else)?(?: (?:for you|for me|to do))?(?: (?:right now|for now|at the moment|"
     r"today))?)$",
@@ -190,11 +201,26 @@ def _openers_off(sentence: str) -> str:
         sentence = sentence[m.end() :]
 
 
-def _aside(sentence: str) -> bool:
+_LEFT_AS_IS = re.compile(
+    r"^(?:cool|nice|fine|(?:it |that |this |everything |all )?looks? (?:good|fine|great|nice|"
+    r"perfect|right)|(?:it|that|this|everything|the (?:\w+ )?\w+)(?:'s| is| looks)? (?:good|"
+    r"fine|great|perfect|ok|okay)(?: (?:where it is|as it is|like that|there|now))?|"
+    r"leave (?:it|them|everything|that|things) (?:like that|as it is|as they are|as is|be)|"
+    r"never ?mind(?: about (?:it|that|the (?:\w+ )?\w+))?|"
+    r"forget (?:what i (?:said|asked(?: for)?)|everything i said|all that|about it|it|that))$",
+    re.I,
+)
+"""Small talk that leaves things as they are ("Cool, it looks good, leave it like that.",
+"Never mind, forget what I said."): nothing asked, when the whole sentence is such talk."""
+
+
+def _aside(sentence: str, whole: bool = False) -> bool:
     """A sentence that asks for nothing and names nothing: a first-person aside ("I'm
-    tidying up", "I'll tell you when") or a courtesy ("no rush", "thanks")."""
+    tidying up", "I'll tell you when") or a courtesy ("no rush", "thanks"); ``whole``: the
+    whole sentence, which small talk leaving things as they are may also make up."""
     bare = sentence.strip(" .!,;")
-    if all(_COURTESY.match(part) for part in re.split(r"\s*[,;]\s*|\s[-\u2013\u2014]+\s", bare)):
+    said = re.split(r"\s*[,;]\s*|\s[-\u2013\u2014]+\s", bare)
+    if all(_COURTESY.match(p) or whole and _LEFT_AS_IS.match(p) for p in said):
         return True  # "great, thanks"
     return bool(_FIRST_PERSON.match(bare)) and not _SCENE_WORD.search(bare)
 
@@ -568,7 +594,7 @@ _ACK = re.compile(
 )
 """An acknowledgement after a question ("Which one is X? OK - push that cube ...")."""
 _COUNT_FRAGMENT = re.compile(
-    r"^(?P<nth>first|second|third|last)(?:\s+(?:one|cube|block))?\s+from\s+the\s+"
+    rf"^(?P<nth>first|second|third|last)(?:\s+(?:one|{_CUBE_NOUN}))?\s+from\s+the\s+"
     r"(?P<side>left|right)\s*(?:[,:;]|\s[-\u2013\u2014]+)\s*(?P<rest>.+)$",
     re.I,
 )
@@ -580,7 +606,8 @@ _IS_THERE = re.compile(
     re.I,
 )
 _SEE_THE = re.compile(
-    r"^(?:do you see|can you see|you see|see|notice|spot|look at|find)\s+(?P<np>(?:the|that|this)"
+    r"^(?:do you see|can you see|you see|see|notice|spot|look at|find|how (?:heavy|big|tall|"
+    r"light|large|small|old) (?:is|are))\s+(?P<np>(?:the|that|this)"
     r"\s+[^?]+?)\s*\?\s*(?P<rest>.+)$",
     re.I,
 )
@@ -599,7 +626,8 @@ def _asked_then(text: str) -> str:
         if not np:
             return text
         rest, n = re.subn(r"\b(?:that one|this one|it)\b", np, see["rest"], count=1, flags=re.I)
-        return rest if n and verb_of(_first_word(rest)) else text
+        asked = text.strip()[:4].lower() == "how "  # "How heavy is X? Weigh it.": any verb
+        return rest if n and (verb_of(_first_word(rest)) or asked) else text
     noun = "cube" if m["noun"].lower() == "one" else m["noun"]  # "which one": a cube
     np = f"the {noun} that is {m['pred'].strip()}"
     rest, n = re.subn(
@@ -626,7 +654,8 @@ def _counted_fragment(text: str) -> str:
 
 
 _ONE_RELATION = re.compile(
-    r"\bthe one\s+(?=(?:nearest|closest|farthest|furthest|on the|at the|in the middle|"
+    r"\bthe one\s+(?:that'?s\s+|that is\s+|which is\s+)?"
+    r"(?=(?:nearest|closest|farthest|furthest|on the|at the|in the middle|"
     r"(?:just )?(?:to the )?(?:left|right) of|next to|beside|nearer|further|farther|closer)\b)",
     re.I,
 )
@@ -640,7 +669,17 @@ def _one_related(text: str) -> str:
         nouns = re.findall(rf"\b({_CUBE_NOUN}|{_PAD_NOUN})s?\b", text[: m.start()], re.I)
         return f"the {nouns[-1].lower() if nouns else 'cube'} "
 
-    return _ONE_RELATION.sub(said, text)
+    text = _ONE_RELATION.sub(said, text)
+    robot = re.search(r"\b(?:nearest|closest|farthest|furthest) (?:to )?the robot\b", text, re.I)
+    if robot:  # "the cube nearest the robot on the cube farthest from it": it is the robot
+        text = text[: robot.end()] + re.sub(
+            r"\b((?:nearest|closest|farthest|furthest) (?:to |from )?)it\b",
+            r"\1the robot",
+            text[robot.end() :],
+            count=1,
+            flags=re.I,
+        )
+    return text
 
 
 _OF_THE = re.compile(
@@ -1236,16 +1275,17 @@ def _lower_first(text: str) -> str:
 
 
 # -- held-out 12's structures -------------------------------------------------------------
-_SEP = r"(?:\s*[,.;:!]|\s[-\u2013\u2014]+)\s*"
+_SEP = r"(?:(?:\s*[,.;:!]|\s[-\u2013\u2014]+)\s*)"
 _CHANGE_MIND = (
     r"(?:no,?\s+wait|wait,?\s+no|no,?\s+hold on|hold on,?\s+no|actually,?\s+no|no,?\s+sorry|"
     r"sorry,?\s+no|scratch that|change of plan|on second thought)"
 )
 _REPLACED = re.compile(
     rf"^(?P<first>[^.?!]+?){_SEP}{_CHANGE_MIND}{_SEP}?"
-    r"(?:(?:don'?t|do not) (?:move|touch) (?P<x>the [^,;.]+?)(?: at all)?|"
-    r"leave (?P<y>the [^,;.]+?) (?:be|alone|where it is))"
-    rf"{_SEP}?(?:and\s+|just\s+)?(?P<rest>[^.?!]+?)\s+instead[.!]?$",
+    rf"(?:(?:don'?t|do not) (?:move|touch) (?P<x>the (?:\w+ ){{0,2}}?(?:{_CUBE_NOUN}|one)s?)"
+    rf"(?: at all)?|leave (?P<y>the (?:\w+ ){{0,2}}?(?:{_CUBE_NOUN}|one)s?) "
+    r"(?:be|alone|where it is))"
+    rf"{_SEP}?\s*(?:and\s+|just\s+)?(?P<rest>[^.?!]+?)\s+instead[.!]?$",
     re.I,
 )
 _LAST_PLACE = re.compile(
@@ -1317,13 +1357,11 @@ def _anything_but(text: str) -> str:
         return text
     rest = m["rest"].strip()
     first = _first_word(rest)
-    if not verb_of(first) and noun_phrase(" ".join(rest.split()[:3])) is None:
+    if not verb_of(first):  # "the red cube goes onto the pad"
         subject = re.match(r"^(?P<np>.+?)\s+(?:goes|go|should go|needs to go)\s+(?P<r>.+)$", rest)
         if subject is None or noun_phrase(subject["np"]) is None:
             return text
         rest = f"put {noun_phrase(subject['np'])} {subject['r']}"
-    elif not verb_of(first):
-        return text
     return f"{rest}, but don't {how} it."
 
 
@@ -1370,7 +1408,7 @@ def _kept_still(text: str) -> str:
 _PAD_CHOSEN = re.compile(
     r"^(?:(?:out )?of|between|from)\s+(?:the|these|those)\s+(?:two\s+)?(?P<noun>\w+?)s?\s*,\s*"
     r"(?:(?:i'?d\s+|we'?ll\s+|let'?s\s+)?(?:use|pick|take|choose|go with|go for))\s+the\s+"
-    rf"(?P<adj>\w+)\s+one(?:{_SEP}|\s+and\s+)(?P<rest>.+)$",
+    rf"(?P<adj>\w+)\s+one(?:{_SEP}|\s+)(?:and\s+)?(?P<rest>.+)$",
     re.I,
 )
 
@@ -1518,10 +1556,10 @@ def plain_clauses(
     if not goal.strip():
         return goal
     text = _cancelled(_no_need_home(goal.strip()))
-    text = _replaced(_place_answered(_anything_but(_in_reverse(text))))
+    text = _replaced(_place_answered(_anything_but(_in_reverse(_POP.sub("put", text)))))
     text = _place_in_front(_counted_fragment(_asked_then(_corrected(text))))
     text = _pad_chosen(_kept_still(_not_this_that(_lifted_off(text))))
-    text = _STRAIGHTEN.sub(lambda m: f"turn {m['np'] or m['np2']} ", _POP.sub("put", text))
+    text = _STRAIGHTEN.sub(lambda m: f"turn {m['np'] or m['np2']} ", text)
     text = _excluded(_left_counted(text), cube_colours)
     text = _than_others(_one_related(_one_of_the(text)))
     text = _place_not(_possessive(text), places)
@@ -1543,7 +1581,7 @@ def plain_clauses(
         core = _all_but(_prohibition_first(_counting_fronted(_openers_off(sentence))))
         core = _needless(_said_out(_reach_said(_chain(_cancelled(core)))))
         core = _bare_object(core, " ".join(said[:i]))
-        if not core or _aside(core):
+        if not core or _aside(core, whole=True):
             continue
         later = " ".join(said[i + 1 :])
         structures = (_topic, _fragment, _cleft, _pad_for)

@@ -269,7 +269,7 @@ def read_goal(
     reading.names = [vocab.word_to_name[w] for w in words if w in vocab.word_to_name]
     clauses, said = _parse(text, vocab), split_clauses(text)
     reading.refusal = (
-        (reading.names and _arm_kept(text))
+        (reading.names and (_arm_kept(text) or _whole_tower(text, registry)))
         or _unknown(words, vocab, world)
         or verb_refusal(said, registry)
         or turn_refusal(text, said, registry)
@@ -308,6 +308,27 @@ _ARM_KEPT = re.compile(
 )
 """The arm kept still while the goal asks for a step ("put the red cube on the pad without
 using your arm", "..., keeping the robot completely still"): every skill moves the arm."""
+
+
+_WHOLE_TOWER = re.compile(
+    r"\b(?:move|carry|shift|take|bring|push|slide|lift|put|transport|relocate)\b[^.;]*?\bthe "
+    r"(?:whole|entire|full|complete) (?:stack|tower|pile)\b|\b(?:move|carry|shift|take|bring|"
+    r"push|slide|lift|put) the (?:stack|tower|pile) (?:as a whole|in one go|all at once)\b"
+)
+"""A tower moved as one ("move the whole stack over to the right pad")."""
+
+
+def _whole_tower(text: str, registry: SkillRegistry) -> str | None:
+    """Why a goal that moves a whole tower as one cannot be done: every skill that moves a
+    cube takes one cube."""
+    m = _WHOLE_TOWER.search(text)
+    if m is None:
+        return None
+    movers = [s.name for s in registry if "object" in s.param_names]
+    return (
+        f"no skill moves a tower as one ({m.group(0)!r}): "
+        f"{', '.join(movers) or 'no skill'} moves one cube at a time"
+    )
 
 
 def _arm_kept(text: str) -> str | None:
