@@ -1338,7 +1338,7 @@ def _place_answered(text: str) -> str:
 
 _ANYTHING_BUT = re.compile(
     r"^(?:(?:anything|any way|anyhow|any method|whatever)\s+(?:but|except|other than|apart from)"
-    r"|(?:whatever you do,?\s*)?(?:no|don'?t|do not|never))\s+(?:a |an )?(?P<how>\w+)(?:\s+it)?"
+    r"|whatever you do,?\s*(?:no|don'?t|do not|never)|no)\s+(?:a |an )?(?P<how>\w+)(?:\s+it)?"
     rf"{_SEP}(?P<rest>.+?)[.!]?$",
     re.I,
 )

@@ -796,6 +796,8 @@ def test_held_out_12s_structures_said_plainly(goal, said):
         "Slide the green brick to the grey mat; no wait, go home first.",
         # a place asked and confirmed, not answered with another
         "The grey mat? Slide the red brick onto it.",
+        # a way ruled out with its pronoun, then the way asked: the prohibition's own reading
+        "Don't push it, lift it: the blue brick goes onto the grey mat.",
     ],
 )
 def test_look_alikes_of_held_out_12s_structures_keep_their_wording(goal):
