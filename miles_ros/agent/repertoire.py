@@ -29,7 +29,7 @@ from miles_ros.agent.wording import one_slip
 
 _HELD = (
     "hand throw toss fling hurl lob shake rotate turn spin twist flip tilt wave swing "
-    "pour squeeze wiggle jiggle balance bounce"
+    "pour squeeze wiggle jiggle balance bounce weigh hide conceal bury"
 )
 _SURFACE = (
     "paint colour color weld glue tape nail screw solder wipe clean wash polish scrub rub "

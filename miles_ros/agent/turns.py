@@ -82,7 +82,8 @@ _FACE = re.compile(
     rf"(?:\bso (?:that )?)?"  # said with its "so": rewritten whole, never "so so a face"
     rf"\b(?:an?|one|its|one of its) (?:(?:flat|square|straight|plain|whole) )?(?:face|side)s? "
     rf"(?:(?:is )?(?:points?|pointing|faces?|facing|"
-    rf"looks?|looking|turned) )(?:(?:straight|directly|squarely|right|dead) )?"
+    rf"looks?|looking|turned) |is (?=(?:to|towards?|toward) ))"
+    rf"(?:(?:straight|directly|squarely|right|dead) )?"
     rf"(?:at|to|towards?|toward)? ?{_ROBOT}\b|"
     rf"\bto face {_ROBOT}\b|\bfacing {_ROBOT}\b|\bface {_ROBOT}\b|"
     rf"\bso (?:that )?it (?:faces|is facing|points at|looks at) {_ROBOT}\b",
