@@ -2,7 +2,8 @@
 episodes into tower episodes (the third level); the recipes (config/train/pick_place-tower.yaml
 then pick_place-tower-more.yaml, from version 1; pick_place-tower-plain.yaml and
 pick_place-tower-plain2.yaml, from version 2) fine-tune pick_place with it, part of their
-envs on the plain arm."""
+envs on the plain arm; config/train/pick_place-towers-scratch.yaml is the shipped recipe with
+towers in its PyBullet stage."""
 
 import re
 from pathlib import Path
@@ -20,6 +21,8 @@ RECIPES = (
     Path("config/train/pick_place-tower-plain2.yaml"),
 )
 LIBRARY = Path("policies/skills/pick_place/versions")
+SHIPPED = Path("config/train/pick_place.yaml")
+SCRATCH = Path("config/train/pick_place-towers-scratch.yaml")
 
 
 def _config(**env) -> TrainConfig:
@@ -55,3 +58,30 @@ def test_the_tower_recipe_fine_tunes_on_pybullet_with_towers_and_says_how(recipe
     assert cfg.env.plain_fraction < 1.0
     task_cfg = evaluation_task_config(cfg)
     assert 0.0 < task_cfg.tower_fraction < 1.0 and 0.0 < task_cfg.stack_fraction < 1.0
+
+
+def test_the_scratch_recipe_is_the_shipped_one_with_towers_in_its_pybullet_stage():
+    from miles_ros.runtime.supervised import MOTOR_FILTERS
+    from policies.ppo.stage_config import parse_staged_config
+
+    text = SCRATCH.read_text()
+    assert f"--config {SCRATCH}" in text
+    shipped = parse_staged_config(yaml.safe_load(SHIPPED.read_text()), str(SHIPPED), MOTOR_FILTERS)
+    scratch = parse_staged_config(yaml.safe_load(text), str(SCRATCH), MOTOR_FILTERS)
+    assert [(s.name, s.backend, s.steps) for s in scratch.stages] == [
+        (s.name, s.backend, s.steps) for s in shipped.stages
+    ]
+    towers = {"stack_fraction", "tower_fraction"}
+    for i, stage in enumerate(scratch.stages):
+        ours, theirs = scratch.stage_config(i).to_dict(), shipped.stage_config(i).to_dict()
+        assert {k: v for k, v in ours["env"].items() if k not in towers} == {
+            k: v for k, v in theirs["env"].items() if k not in towers
+        }
+        assert {k: v for k, v in ours.items() if k != "env"} == {
+            k: v for k, v in theirs.items() if k != "env"
+        }
+        task_cfg = evaluation_task_config(scratch.stage_config(i))
+        if stage.backend == "pybullet":
+            assert 0.0 < task_cfg.tower_fraction < 1.0 and 0.0 < task_cfg.stack_fraction < 1.0
+        else:  # one cube in the numba kernels: no stacking to put a tower in
+            assert task_cfg.tower_fraction == 0.0 == task_cfg.stack_fraction
