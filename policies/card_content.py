@@ -5,8 +5,8 @@ robot's limits and the envelope the policy was trained for (:func:`task_envelope
 the task module's sampling ranges and the training config's ``env.goal_distance``,
 ``env.object_region`` and ``env.goal_region``), each read from its one source.
 
-:func:`refresh_envelope` rewrites only the ``envelope`` block of an exported card (no
-retraining, the ONNX files and their sha256 untouched)::
+:func:`refresh_envelope` rewrites only the ``envelope`` block of an exported card and its
+preconditions in words (no retraining, the ONNX files and their sha256 untouched)::
 
     python -m policies.card_content refresh-envelope policies/skills/*/
 
@@ -470,7 +470,8 @@ def main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     refresh = sub.add_parser(
         "refresh-envelope",
-        help="rewrite the envelope block of exported cards from their task modules",
+        help="rewrite the envelope block and the preconditions of exported cards from their "
+        "task modules",
     )
     refresh.add_argument("skills", nargs="+", help="skill directories or skill.yaml files")
     robust = sub.add_parser(
