@@ -190,6 +190,14 @@ _PLACED = (
 )
 
 
+_EVERYTHING = (
+    r"(?<!that's )(?<!thats )(?<!that is )(?<!it's )(?<!that'll be )(?<!that will be )"
+    r"\beverything\b"
+)
+""""everything" as the cubes ("put everything on the left pad"), not said of the goal
+itself ("that's everything for today - park the arm at home": nothing more to do)."""
+
+
 class _Cubes(CubeWords):
     """The scene's cube phrases: a pattern for one cube or a list, and its names."""
 
@@ -203,7 +211,7 @@ class _Cubes(CubeWords):
         number = rf"(?:{_NUMBER_WORDS[count]}|{count})" if count < len(_NUMBER_WORDS) else "(?!)"
         self.every = (
             rf"(?:\b(?:every|each)\s+(?:single\s+)?(?:{nouns}|one)\b|"
-            rf"\ball\s+(?:of\s+)?(?:the\s+)?(?:{number}\s+)?(?:{nouns})s\b|\beverything\b|"
+            rf"\ball\s+(?:of\s+)?(?:the\s+)?(?:{number}\s+)?(?:{nouns})s\b|{_EVERYTHING}|"
             rf"\b(?:the|these|those)\s+{number}\s+(?:{nouns})s\b|"
             rf"\ball\s+of\s+them\b|\ball(?=\s+but\b))"
         )
