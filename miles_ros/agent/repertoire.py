@@ -93,6 +93,30 @@ def _base(word: str) -> str:
     return word[:-1] if word.endswith("s") and not word.endswith("ss") else word
 
 
+_LIGHT_VERB = re.compile(
+    r"^(?:take|make|shoot|grab|get|snap)\s+(?:a|an|some|one|another)\s+(?:quick\s+|short\s+|"
+    r"close\s+|little\s+)?(?P<noun>photo|photograph|picture|pic|snapshot|snap|shot|video|"
+    r"film|recording|scan|measurement)s?\s+(?:of|from)\b"
+)
+"""An action said as "take a photo of X": the verb is the noun's ("photograph"), not "take"
+(a pick)."""
+_NOUN_VERB = {
+    **dict.fromkeys(
+        ("photo", "photograph", "picture", "pic", "snapshot", "snap", "shot"), "photograph"
+    ),
+    **dict.fromkeys(("video", "film", "recording"), "film"),
+    "scan": "scan",
+    "measurement": "measure",
+}
+"""The verb of each noun :data:`_LIGHT_VERB` reads (each in :data:`ACTIONS`)."""
+
+
+def _light_verb(text: str) -> str:
+    """``text`` with "take a photo of" said as its verb ("photograph ...")."""
+    m = _LIGHT_VERB.match(text)
+    return _NOUN_VERB[m["noun"]] + text[m.end() :] if m else text
+
+
 _TO_PERSON = re.compile(
     r"\b(?:to|into the hands? of)\s+(?:me|us|him|her|them|my hand|the (?:person|operator|"
     r"user|human))\b|^(?:give|pass|bring|hand|toss|throw|fetch|get)\s+(?:me|us|him|her|them)\b|"
@@ -110,7 +134,7 @@ def verb_refusal(clauses: list[str], registry: SkillRegistry) -> str | None:
     known = repertoire(registry)
     done = set().union(*known.values()) if known else set()
     for clause in clauses:
-        text = _LEAD.sub("", clause.strip())
+        text = _light_verb(_LEAD.sub("", clause.strip()))
         words = text.split()
         verb = words[0].strip(",.:;") if words else ""
         if verb in ACTIONS and verb not in done:

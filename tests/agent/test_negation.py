@@ -227,6 +227,26 @@ def test_every_cube_except_expands_to_the_scenes_other_cubes(seed, world):
     assert not everything.prohibitions
 
 
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize(
+    "closing",
+    [
+        "Alright, that's everything for today - park the arm back at home.",
+        "OK that is everything, so go home now",
+        "It's everything I needed; hover over the left pad and stop",
+    ],
+)
+def test_everything_said_of_the_goal_is_not_every_cube(closing, seed, world):
+    """ "that's everything" closes the request: no cube is moved for it (held-out 13 had it
+    planned as every cube in turn), while "everything" as an object still is every cube."""
+    scene = shuffled(world, seed, ["red_cube", "green_cube", "blue_cube"])
+    scope = read_scope(closing, scene)
+    assert scope.text == closing and not scope.prohibitions and not scope.refusal
+    cubes = sorted(scene.objects, key=lambda n: list(scene.objects).index(n))
+    moved = read_scope("put everything on the left pad", scene)
+    assert moved.text == _each("put", cubes, " on the left pad")
+
+
 def _each(verb: str, names: list[str], rest: str) -> str:
     """ "put the red cube on the pad, then the green one, then the blue one"."""
     first = f"{verb} the {names[0].replace('_', ' ')}{rest}"
@@ -355,6 +375,9 @@ REPERTOIRE = [
     ("shake the green cube", "shake", "pick_place"),
     ("Pick up the red block and toss it onto the left pad.", "toss", "pick_place"),
     ("Could you please scan the blue cube?", "scan", "reach"),
+    ("Take a photo of the red cube and send it to me.", "photograph", "reach"),
+    ("could you take a quick picture of the blue block?", "photograph", "reach"),
+    ("Shoot a short video of the green cube", "film", "reach"),
 ]
 TO_A_PERSON = [
     "give the red cube to me",
@@ -373,6 +396,12 @@ def test_a_verb_no_skill_does_is_refused_naming_the_closest_skill(
     for skill in registry.names:
         assert skill in plan.reason
     assert plan.reason.endswith(f"the closest is {closest}")
+
+
+def test_take_is_a_pick_unless_it_takes_a_photo(registry, world):
+    """ "take a photo of X" is refused above; "take X to P" stays a pick and place."""
+    plan = planner_for(registry, world, keyword_scorer(["pick red left"]))
+    assert plan.plan("Take the red cube to the left pad.").valid
 
 
 @pytest.mark.parametrize("goal", TO_A_PERSON)
