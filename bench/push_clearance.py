@@ -93,7 +93,8 @@ class Frame:
     def arm_side(self, p) -> bool:
         """Whether ``p`` lies on the side of the push line the robot's base (the origin)
         stands on."""
-        return float((p - self.cube) @ self.n) * float(-self.cube @ self.n) > 0.0
+        side, base = float((p - self.cube) @ self.n), float(-self.cube @ self.n)
+        return bool(np.sign(side) * np.sign(base) > 0)  # signs: a product may underflow
 
     def where(self, p) -> dict:
         rel = p - self.cube
