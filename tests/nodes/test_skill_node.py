@@ -191,7 +191,11 @@ def test_the_wedge_sequence_ends_with_the_arm_home(tmp_path, door):
         graph.final("cube", timeout=60)  # from a wedged arm it may fail; home must not
         graph.request("home", "home")
         home = graph.final("home", timeout=60)
-        assert home["state"] == "succeeded", (home, graph.joint_states[-1].position[:7])
+        assert home["state"] == "succeeded", (
+            f"home {home['state']} ({home.get('reason')}, progress {home.get('progress')}) at "
+            f"{list(graph.joint_states[-1].position[:7])}; safety state "
+            f"{graph.safety[-1] if graph.safety else None}"
+        )
         q = np.asarray(graph.joint_states[-1].position[:7])
         assert np.max(np.abs(q - panda.home_joint_positions)) < 0.05, q
     finally:
