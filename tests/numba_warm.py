@@ -92,10 +92,12 @@ def _warm_training() -> None:
 def _warm_host() -> None:
     """What every ``miles up`` (skill_node), PyBullet env and evaluation compiles besides
     the task kernels: the command-path model of a running skill, the action to joint
-    targets mapping, and the FK of one and of many configurations."""
+    targets mapping, the FK of one and of many configurations, and the home move's
+    clearance checks (the supervisor's boundaries, :mod:`miles_ros.runtime.homing`)."""
     import numpy as np
 
     from miles_ros.runtime.command_path import CommandPath
+    from miles_ros.runtime.homing import home_path
     from sims import get_task
     from sims.control import joint_targets
     from sims.robots import panda
@@ -108,6 +110,7 @@ def _warm_host() -> None:
     joint_targets(cfg, home[None], np.zeros((1, cfg.action_dim)))
     panda.fk_tcp(home)
     panda.fk_tcp_batch(np.ascontiguousarray(home[None]))
+    home_path(home + 0.1)
 
 
 def _job(name: str) -> tuple[str, float]:

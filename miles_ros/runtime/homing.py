@@ -13,6 +13,17 @@ clear. :func:`path_target` moves along the polyline, one segment after the other
 minimum-jerk profile in time with the fastest joint's peak at a set speed, so the
 supervisor sees a smooth, time-parameterised stream that starts and stops at rest.
 
+The path must also stay inside the safety supervisor's other boundaries: its TCP workspace
+box and keep-out zones, and the link spheres' (:class:`miles_ros.safety.links.Boundaries`,
+those of config/safety.yaml), at least :data:`WALL_MARGIN`
+inside them (or, from a start already nearer, no nearer than the start). From an arm
+wedged behind its base by a skill that drove it to its limits, the line to home swings
+the TCP out through the workspace's back wall: the supervisor holds the arm at the wall,
+every target of the move is refused and ``home`` times out without moving (issue 28, the
+wedge test's flake). Where the lifted path leaves them, :func:`home_path` moves the joints
+home in stages instead (:func:`staged_path`): each stage the largest set of the joints
+still away whose straight move home keeps inside.
+
 An arm still moving when ``home`` starts (a skill that succeeded in passing, at speed)
 is first braked to rest from the commanded state (:func:`brake_target`), and the path
 starts where the brake ends: a stream that began at rest from the measured pose would ask
@@ -21,8 +32,12 @@ the supervisor, whose command runs ahead of the joints, to turn around at once.
 
 from __future__ import annotations
 
+from itertools import combinations
+
 import numpy as np
 
+from miles_ros.safety.config import SafetyConfig
+from miles_ros.safety.links import Boundaries
 from sims.kernels.kinematics import dls_ik_step
 from sims.robots import panda
 
@@ -47,7 +62,8 @@ def _line(q0: np.ndarray, q1: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     TCP heights [S] (m, base frame)."""
     f = np.linspace(0.0, 1.0, LINE_SAMPLES)[:, None]
     qs = np.ascontiguousarray(q0[None, :] + f * (q1 - q0)[None, :])
-    return qs, panda.fk_tcp_batch(qs)[:, 2]
+    # one pose at a time: fk_tcp_batch's threads cost more than 64 poses (14 ms, loaded)
+    return qs, np.array([panda.fk_tcp(q)[2] for q in qs])
 
 
 def segment_min_height(q0: np.ndarray, q1: np.ndarray) -> float:
@@ -87,14 +103,46 @@ def _clear_line(a: np.ndarray, b: np.ndarray, floor: float, depth: int) -> list[
     return _clear_line(a, via, floor, depth - 1) + _clear_line(via, b, floor, depth - 1)
 
 
+WALL_MARGIN = 0.02
+"""How far (m) inside the supervisor's boundaries (:data:`SUPERVISOR`) a home move keeps
+its TCP and link spheres, where its start is not nearer."""
+STAGES_MAX = 7
+"""Most stages of :func:`staged_path` (one joint home per stage at worst)."""
+_SUBSETS = sorted(
+    (s for n in range(1, panda.NUM_JOINTS + 1) for s in combinations(range(panda.NUM_JOINTS), n)),
+    key=len,
+    reverse=True,
+)
+"""Every set of joints, the largest first (:func:`staged_path`'s order)."""
+
+
+SUPERVISOR = Boundaries.of(SafetyConfig())
+"""The supervisor's boundaries of config/safety.yaml (its values are
+:class:`~miles_ros.safety.config.SafetyConfig`'s defaults)."""
+
+
+def _margin(boundaries: Boundaries, q: np.ndarray, line_to=None, stop_below=-np.inf) -> float:
+    """The clearance of ``q`` (along the line to ``line_to``: the least, given up below
+    ``stop_below``) less :data:`WALL_MARGIN` (m)."""
+    clear = boundaries.clearance(
+        q, line_to=line_to, samples=LINE_SAMPLES, stop_below=stop_below + WALL_MARGIN
+    )
+    return float(clear[0]) - WALL_MARGIN
+
+
 def home_path(
-    q_start: np.ndarray, q_home: np.ndarray | None = None, min_height: float = 0.05
+    q_start: np.ndarray,
+    q_home: np.ndarray | None = None,
+    min_height: float = 0.05,
+    boundaries: Boundaries | None = SUPERVISOR,
 ) -> np.ndarray:
     """Waypoints [M, 7] from ``q_start`` to ``q_home`` (default: the home pose) whose
     straight joint-space segments keep the TCP at or above ``min(min_height, start
     height)``: the straight line where it does; otherwise first a straight-up Cartesian
     lift (1 cm steps) until the line from there clears, and where no lift of at most
-    ``LIFT_MAX`` clears it, via poses lifted from the line's lowest points."""
+    ``LIFT_MAX`` clears it, via poses lifted from the line's lowest points. Where that
+    path leaves ``boundaries`` (None: not checked; see :func:`path_clear`), the joints go
+    home in stages (:func:`staged_path`) when some staging keeps inside."""
     q0 = np.clip(
         np.asarray(q_start, dtype=np.float64), panda.joint_position_min, panda.joint_position_max
     )
@@ -107,7 +155,60 @@ def home_path(
             if segment_min_height(q, goal) >= floor:
                 break
     points.extend(_clear_line(points[-1], goal.copy(), floor, REPAIR_DEPTH))
-    return np.stack(points)
+    path = np.stack(points)
+    if boundaries is None or path_clear(path, floor, boundaries):
+        return path
+    staged = staged_path(q0, goal, floor, boundaries)
+    return path if staged is None else staged
+
+
+def _bound(q0: np.ndarray, boundaries: Boundaries) -> float:
+    """The least margin a path from ``q0`` may have: 0, or the start's own where lower."""
+    return min(0.0, _margin(boundaries, q0)) - 1e-6
+
+
+def _line_clear(a: np.ndarray, b: np.ndarray, floor: float, bound: float, boundaries) -> bool:
+    inside = _margin(boundaries, a, line_to=b, stop_below=bound) >= bound
+    return inside and segment_min_height(a, b) >= floor
+
+
+def path_clear(path: np.ndarray, floor: float, boundaries: Boundaries) -> bool:
+    """Whether every straight segment of ``path`` keeps the TCP at or above ``floor`` (m)
+    and every pose :data:`WALL_MARGIN` inside ``boundaries``, or no nearer than
+    ``path[0]`` where it starts nearer (the supervisor lets an arm move away from a
+    boundary it is near, never further toward it)."""
+    bound = _bound(path[0], boundaries)
+    return all(
+        _line_clear(a, b, floor, bound, boundaries)
+        for a, b in zip(path[:-1], path[1:], strict=True)
+    )
+
+
+def staged_path(
+    q0: np.ndarray, goal: np.ndarray, floor: float, boundaries: Boundaries
+) -> np.ndarray | None:
+    """Waypoints [M, 7] from ``q0`` to ``goal`` that :func:`path_clear` accepts, moving the
+    joints home in stages: each stage, the largest set of the joints still away from
+    ``goal`` whose straight move there keeps clear (the rest stay), until the line to
+    ``goal`` itself is clear; None when no stage is (at most :data:`STAGES_MAX`)."""
+    bound = _bound(q0, boundaries)
+    points, q = [q0], q0
+    for _ in range(STAGES_MAX):
+        if _line_clear(q, goal, floor, bound, boundaries):
+            return np.stack([*points, goal.copy()])
+        away = {j for j in range(len(q)) if q[j] != goal[j]}
+        for subset in _SUBSETS:
+            if len(subset) >= len(away) or not away.issuperset(subset):
+                continue
+            nxt = q.copy()
+            nxt[list(subset)] = goal[list(subset)]
+            if _line_clear(q, nxt, floor, bound, boundaries):
+                points.append(nxt)
+                q = nxt
+                break
+        else:
+            return None
+    return None
 
 
 BRAKE_FRACTION = 0.5

@@ -27,13 +27,20 @@ command sequence against the same boundaries, independent of the supervisor's st
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
 import numpy as np
 from numba import njit
 
 from miles_ros.safety.shaping import AMAX, JMAX
 from miles_ros.safety.stopping import stop_travel
-from miles_ros.safety.zones import Zone, clearance, zone_arrays
+from miles_ros.safety.zones import Zone, clearance, parse_zone, zone_arrays
+from sims.robots import panda
 from sims.robots import panda_spheres as ps
+
+if TYPE_CHECKING:
+    from miles_ros.safety.config import SafetyConfig
 
 ENV = 0
 """Column of :func:`link_flags`: the sphere meets the keep-out zones."""
@@ -164,24 +171,118 @@ def link_violations(
     )
 
 
+@dataclass(frozen=True, eq=False)
+class Boundaries:
+    """What a supervisor keeps an arm at rest inside (its
+    :class:`~miles_ros.safety.config.SafetyConfig`'s, :meth:`of`): the TCP's workspace box
+    and keep-out zones, and the link spheres' boundaries (the link sets of the module
+    docstring); :meth:`clearance` measures poses against them."""
+
+    workspace: np.ndarray
+    """[6] The TCP's box: min xyz, max xyz (m)."""
+    boxes: np.ndarray
+    """[m, 6] Keep-out boxes (:func:`~miles_ros.safety.zones.zone_arrays`)."""
+    spheres: np.ndarray
+    """[k, 4] Keep-out spheres."""
+    flags: np.ndarray
+    """[S, 2] :func:`link_flags`."""
+    padding: float
+    table_height: float
+    workspace_margin: float
+
+    @classmethod
+    def of(cls, config: SafetyConfig) -> Boundaries:
+        """The boundaries of ``config``'s supervisor (its base keep-out zones)."""
+        boxes, spheres = zone_arrays(tuple(parse_zone(z)[0] for z in config.keepout_zones))
+        return cls(
+            np.array(tuple(config.workspace_min) + tuple(config.workspace_max), float),
+            boxes,
+            spheres,
+            link_flags(config.link_checks),
+            float(config.zone_padding),
+            float(config.table_height),
+            float(config.link_workspace_margin),
+        )
+
+    def clearance(
+        self,
+        positions: np.ndarray,
+        line_to: np.ndarray | None = None,
+        samples: int = 64,
+        stop_below: float = -np.inf,
+    ) -> np.ndarray:
+        """Per arm pose of ``positions`` [k, 7], at rest: the smallest margin (m) of its
+        TCP to the workspace walls and the keep-out zones (the supervisor's point
+        clearance) and of its checked link spheres to their boundaries. Negative where
+        the pose violates one.
+
+        With ``line_to`` [7] (and one pose): the smallest margin over ``samples`` poses
+        along the straight joint-space line from it to ``line_to`` (one value), looked at
+        every eighth sample first and given up as soon as it is below ``stop_below``."""
+        qs = np.ascontiguousarray(np.asarray(positions, dtype=np.float64).reshape(-1, 7))
+        args = (ps.sphere_radii, self.flags, self.workspace, self.boxes, self.spheres)
+        args += (self.padding, self.table_height, self.workspace_margin)
+        if line_to is None:
+            return _poses_clearance(qs, *args)
+        b = np.asarray(line_to, dtype=np.float64)
+        return np.array([_line_clearance(qs[0], b, samples, stop_below, *args)])
+
+
+@njit(cache=True)
+def _pose_clearance(q, frames, centres, radii, flags, ws, boxes, spheres, pad, table, ws_margin):
+    d = clearance(panda.fk_tcp(q), 0.0, ws, boxes, spheres, pad)
+    if flags[:, ENV].max() == 0.0:
+        return d
+    ps.sphere_centers_into(q, frames, centres)
+    for s in range(radii.shape[0]):
+        d = min(
+            d, _checked(centres[s], s, radii, flags, ws, boxes, spheres, pad, table, ws_margin)
+        )
+    return d
+
+
+@njit(cache=True)
+def _poses_clearance(qs, radii, flags, ws, boxes, spheres, pad, table, ws_margin):
+    frames, centres = np.empty((9, 4, 4)), np.empty((radii.shape[0], 3))
+    out = np.empty(qs.shape[0])
+    for k in range(qs.shape[0]):
+        args = (radii, flags, ws, boxes, spheres, pad, table, ws_margin)
+        out[k] = _pose_clearance(qs[k], frames, centres, *args)
+    return out
+
+
+@njit(cache=True)
+def _line_clearance(a, b, samples, stop, radii, flags, ws, boxes, spheres, pad, table, ws_margin):
+    frames, centres = np.empty((9, 4, 4)), np.empty((radii.shape[0], 3))
+    worst = 1e300
+    for sweep in range(2):  # every eighth sample, then the others
+        for i in range(samples):
+            if (i % 8 == 0) != (sweep == 0):
+                continue
+            q = a + (i / max(samples - 1, 1)) * (b - a)
+            args = (radii, flags, ws, boxes, spheres, pad, table, ws_margin)
+            worst = min(worst, _pose_clearance(q, frames, centres, *args))
+            if worst < stop:
+                return worst
+    return worst
+
+
+@njit(cache=True)
+def _checked(c, s, radii, flags, ws, boxes, spheres, pad, table, ws_margin):
+    """:func:`sphere_clearance` of sphere ``s`` at ``c`` by its link set (``flags``); inf
+    for a sphere that is not checked."""
+    if flags[s, ENV] == 0.0:
+        return np.inf
+    bounds = flags[s, BOUNDS] != 0.0
+    return sphere_clearance(c, radii[s], bounds, ws, boxes, spheres, pad, table, ws_margin)
+
+
 @njit(cache=True)
 def _count(centres, radii, flags, ws, boxes, spheres, pad, table, ws_margin, tolerance):
     count = 0
     for k in range(centres.shape[0]):
         for s in range(radii.shape[0]):
-            if flags[s, ENV] == 0.0:
-                continue
-            d = sphere_clearance(
-                centres[k, s],
-                radii[s],
-                flags[s, BOUNDS] != 0.0,
-                ws,
-                boxes,
-                spheres,
-                pad,
-                table,
-                ws_margin,
-            )
-            if d < -tolerance:
+            args = (radii, flags, ws, boxes, spheres, pad, table, ws_margin)
+            if _checked(centres[k, s], s, *args) < -tolerance:
                 count += 1
     return count

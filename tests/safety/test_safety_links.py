@@ -4,15 +4,16 @@ and above the table, with the TCP rule's braking and blending; property-based ov
 adversarial command streams, plus the cases a TCP-only check misses."""
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from safety_harness import HOME, examples, make_run
 
 from miles_ros.safety import SafetyConfig
 from miles_ros.safety.kinematics import lipschitz_radii
-from miles_ros.safety.links import link_clearance, link_context, link_violations
+from miles_ros.safety.links import Boundaries, link_clearance, link_context, link_violations
 from miles_ros.safety.shaping import joint_state
-from miles_ros.safety.zones import parse_zone, zone_arrays
+from miles_ros.safety.zones import clearance, parse_zone, zone_arrays
 from sims.kernels.kinematics import dls_ik_step
 from sims.robots import panda
 from sims.robots import panda_spheres as ps
@@ -195,3 +196,35 @@ def test_no_output_puts_a_link_into_a_zone_or_below_the_table(ops, dt):
     assert _violations(run, CONFIG) == 0
     tcp = run.violations()
     assert tcp.total == 0, tcp
+
+
+@settings(max_examples=examples(60), deadline=None)
+@given(
+    unit=st.lists(st.floats(0.0, 1.0), min_size=7, max_size=7),
+    to=st.lists(st.floats(0.0, 1.0), min_size=7, max_size=7),
+)
+def test_boundaries_clearance_is_negative_exactly_where_the_supervisor_sees_a_violation(unit, to):
+    """Boundaries.clearance (what the home move plans with) is the supervisor's own measure:
+    below zero exactly where the TCP leaves its workspace or enters a zone, or a link
+    sphere violates (link_violations); along a line, the least over its poses."""
+    config = SafetyConfig()
+    span = panda.joint_position_max - panda.joint_position_min
+    a = panda.joint_position_min + np.array(unit) * span
+    b = panda.joint_position_min + np.array(to) * span
+    zones = tuple(parse_zone(z)[0] for z in config.keepout_zones)
+    workspace = (np.array(config.workspace_min), np.array(config.workspace_max))
+    boxes, spheres = zone_arrays(zones)
+    ws = np.concatenate(workspace)
+    args = (config.table_height, config.link_workspace_margin, config.zone_padding)
+    line = a[None] + np.linspace(0.0, 1.0, 64)[:, None] * (b - a)[None]
+    bounds = Boundaries.of(config)
+    each = bounds.clearance(line)
+    for q, clear in zip(line[::9], each[::9], strict=True):
+        tcp = clearance(panda.fk_tcp(q), 0.0, ws, boxes, spheres, config.zone_padding)
+        links = link_violations(q[None], workspace, zones, *args, tolerance=1e-9)
+        assert clear <= tcp + 1e-12
+        assert (clear < -1e-9) == (tcp < -1e-9 or links > 0), (q, clear, tcp, links)
+    along = bounds.clearance(a, line_to=b)[0]
+    assert along == pytest.approx(float(each.min()), abs=1e-12)
+    stop = float(each.min()) + 0.01  # given up early: still below the threshold
+    assert bounds.clearance(a, line_to=b, stop_below=stop)[0] < stop
