@@ -1018,6 +1018,38 @@ def _reach_said(sentence: str) -> str:
     return sentence[: m.start()] + "hover over " + sentence[m.end() :]
 
 
+_HELD_OVER = re.compile(
+    r"^(?:go and\s+|just\s+)?(?P<lead>hold(?:\s+(?:still|steady|position|it))?|stay(?:\s+put)?|"
+    r"remain|wait|keep (?:the|your) (?:gripper|hand|arm)(?:\s+(?:hovering|still|steady))?|park|"
+    r"hover|(?:bring|move|put|get|position|park) (?:the|your) (?:gripper|hand|arm))\s+"
+    r"(?:right\s+|just\s+|directly\s+)?(?:above|over)\s+(?P<np>(?:the|that|this)\s+[^,;.!?]+?)"
+    r"(?P<tail>(?:\s*,?\s+(?:and\s+)?(?:wait|stay|hold(?:\s+it)?|remain|pause)(?:\s+(?:there|"
+    r"still|put))?|\s+for\s+(?:a|one)\s+(?:moment|sec|second|bit|while))*)\s*(?P<end>[.!?]?)$",
+    re.I,
+)
+_HOLDS = re.compile(r"^(?:hold|stay|remain|wait|keep|park)\b", re.I)
+
+
+def _held_over(sentence: str) -> str:
+    """A reach said as a hold or a wait: "hold still above X", "stay put over X", "keep the
+    gripper hovering above X for a moment", "move the gripper over X and stay there" ->
+    "hover over X" (a bare "bring the gripper over X" is the wording module's)."""
+    m = _HELD_OVER.match(sentence.strip())
+    np = m and noun_phrase(m["np"])
+    if not np or not (m["tail"].strip() or _HOLDS.match(m["lead"])):
+        return sentence
+    return f"hover over {np}{m['end']}"
+
+
+_PAD_BY_SIDE = re.compile(
+    rf"\bthe (?P<noun>{_PAD_NOUN}) (?:over )?(?:on|at|to) the (?P<side>left|right)(?:[- ]hand)?"
+    r"(?: (?:side|end|edge))?(?: of the table)?\b|\bthe (?P<side2>left|right)[- ]hand "
+    rf"(?P<noun2>{_PAD_NOUN})\b",
+    re.I,
+)
+"""A pad said by its side of the table ("the pad on the right side of the table", "the
+left-hand mat"): "the right pad"."""
+
 _NO_NEED_HOME = re.compile(
     r"(?P<lead>^|\s*[,;:]\s*|\s*[-\u2013\u2014]+\s*|\s+and\s+|(?<=[.!?])\s+)(?:and\s+)?"
     r"(?:there'?s\s+|there is\s+)?(?:no\s+need\s+(?:for you\s+)?to|you\s+(?:don'?t|do not|needn'?t"
@@ -1369,6 +1401,10 @@ _LAST_SAID_PLACE = re.compile(
     r"(?P<place>(?:the|that|this)\s+[^,;.]+?)\s*$",
     re.I,
 )
+_STRONG_MARK = re.compile(
+    r"\b(?:don'?t|not that|scratch that|cancel that|forget that|strike that)\b", re.I
+)
+_ORDERED = re.compile(r"\b(?:first|before|after|then|too|also|as well|afterwards)\b", re.I)
 _NOT_THAT = re.compile(
     r"^not\s+(?:the|that|this)\s+[^,;:\-\u2013\u2014]+?(?:\s*[,;:]|\s[-\u2013\u2014]+)\s*", re.I
 )
@@ -1394,9 +1430,14 @@ def _retracted(text: str) -> str:
     if place is None or not verb_of(verb):
         return text
     end = "." if after.rstrip().endswith((".", "!")) else ""
+    instead = re.search(r"\binstead\b", after, re.I)
     after = re.sub(r"(?:\s*,?\s*instead)?\s*[.!]*$", "", after, flags=re.I)
     after = re.sub(r"^(?:instead|rather|i mean|just)\s*,?\s*", "", after, flags=re.I)
     if verb_of(_first_word(after)):  # "..., put it on the green cube instead"
+        if _ORDERED.search(after) or not (
+            instead or re.search(r"\bit\b", after, re.I) or _STRONG_MARK.search(m["mark"])
+        ):
+            return text  # "...; no wait, go home first": a step added, none taken back
         obj = last[len(verb) : place.start()].strip()
         if obj and noun_phrase(obj):
             after = re.sub(r"\bit\b", noun_phrase(obj) or obj, after, count=1, flags=re.I)
@@ -1486,6 +1527,55 @@ def _anything_but(text: str) -> str:
             return text
         rest = f"put {noun_phrase(subject['np'])} {subject['r']}"
     return f"{rest}, but don't {how} it."
+
+
+_ANY_CUBE = rf"(?:anything|any of them|any {_CUBE_NOUN}s?|(?:of )?(?:any|a) {_CUBE_NOUN})"
+_WAY_RULED_OUT = re.compile(
+    r"^(?:(?:don'?t|do not|never|no)\s+(?P<how>\w+)(?:\s+(?:it|them))?(?:\s+up)?"
+    rf"|i (?:don'?t|do not) want (?:you )?(?P<ing>\w+ing)\s+{_ANY_CUBE}"
+    rf"|i'?d rather (?:you )?(?:didn'?t|did not) (?P<verb>\w+)\s+{_ANY_CUBE}"
+    r"|(?P<gerund>\w+ing) (?:is|'s) (?:off the table|out|not allowed|forbidden|banned|off limits)"
+    rf"|no (?P<no>\w+ing) (?:{_ANY_CUBE}|at all))"
+    r"(?:\s+(?:either|at all|today|this time|for now|for today|now|please))*$",
+    re.I,
+)
+"""One way of moving a cube ruled out: "don't push it", "no lifting", and for every cube
+("I don't want you pushing anything today", "pushing is off the table")."""
+_GLOBAL_WAY = re.compile(
+    r"\b(?:anything|any|off the table|not allowed|forbidden|banned|off limits|out)\b", re.I
+)
+
+
+def _ways_ruled_out(text: str) -> str:
+    """Ways of moving ruled out before the request: "I don't want you pushing anything
+    today - get X onto P", "Don't slide it and don't lift it either: just get X onto P" ->
+    "get X onto P, but don't push it (and don't lift it)", as the reading reads a
+    prohibition after its request (both ways ruled out: refused); "Don't lift it - push the
+    red cube onto P" likewise (the request names its cube and the other way). A request
+    said of "it" ("Don't push it, lift it: ...") is left to the rules after."""
+    m = re.match(rf"^(?P<ways>[^:;.!?\u2013\u2014]+?){_SEP}(?P<rest>.+?)[.!]?$", text.strip())
+    if m is None:
+        return text
+    ways = []
+    for part in re.split(r"\s*,\s*(?:and\s+|or\s+|nor\s+)?|\s+(?:and|or|nor)\s+", m["ways"]):
+        said = _WAY_RULED_OUT.match(part.strip())
+        word = said and next(w for w in said.groups() if w)
+        how = word and _MANNER.get(verb_of(word) or word.lower())
+        if not how:
+            return text
+        ways.append((how, bool(_GLOBAL_WAY.search(part))))
+    rest = re.sub(r"^(?:just|simply|only)\s+", "", m["rest"].strip(), flags=re.I)
+    verb = verb_of(_first_word(rest))
+    manner = _MANNER.get(verb or "")
+    if not ways or not verb or manner in {h for h, _ in ways}:
+        return text
+    if len(ways) == 1 and not ways[0][1]:  # "don't lift it - push the red cube onto ..."
+        if re.match(r"^(?:just|simply|only)\b", m["rest"].strip(), re.I):
+            return text  # "never pick it up; simply slide ...": the prohibition rule's
+        if manner is None or re.match(r"\w+\s+(?:it|that|this|one)\b", rest, re.I):
+            return text  # "don't push it, lift it: ..." is left to the rules after
+    said = " and ".join(f"don't {how} it" for how in dict.fromkeys(h for h, _ in ways))
+    return f"{rest}, but {said}."
 
 
 _IN_REVERSE = re.compile(
@@ -1771,8 +1861,13 @@ def plain_clauses(
     if not goal.strip():
         return goal
     text = _cancelled(_no_need_home(goal.strip()))
-    text = _replaced(_place_answered(_anything_but(_in_reverse(_POP.sub("put", text)))))
+    text = _replaced(
+        _place_answered(_anything_but(_ways_ruled_out(_in_reverse(_POP.sub("put", text)))))
+    )
     text = _towers_said(_same_again(_retracted(text)), cube_colours)
+    text = _PAD_BY_SIDE.sub(
+        lambda m: f"the {(m['side'] or m['side2']).lower()} {m['noun'] or m['noun2']}", text
+    )
     text = _place_in_front(_counted_fragment(_asked_then(_corrected(text))))
     text = _pad_chosen(_kept_still(_not_this_that(_lifted_off(text))))
     text = _STRAIGHTEN.sub(lambda m: f"turn {m['np'] or m['np2']} ", text)
@@ -1796,7 +1891,7 @@ def plain_clauses(
         if len(parts) > 1 and _aside(parts[-1]):  # "hold on, I'm still setting up"
             sentence = parts[0] + "".join(f"{sep} {part}" for sep, part in _pairs(parts[1:-2]))
         core = _all_but(_prohibition_first(_counting_fronted(_openers_off(sentence))))
-        core = _needless(_said_out(_reach_said(_chain(_cancelled(core)))))
+        core = _needless(_said_out(_reach_said(_held_over(_chain(_cancelled(core))))))
         core = _bare_object(core, " ".join(said[:i]))
         if not core or _aside(core, whole=True):
             continue

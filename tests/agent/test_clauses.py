@@ -943,6 +943,30 @@ def test_a_cube_stacked_or_moved_a_bit_with_no_place_is_asked_where(positions, c
             "put the blue cube on the red cube, then put the green cube on the blue cube",
         ),
         ("Two-high: blue as the base, red above it.", "put the red cube on the blue cube"),
+        # ways of moving ruled out before the request: after it, as the reading reads them
+        (
+            "I'd rather you didn't slide any bricks now: lift the red brick onto the grey mat.",
+            "lift the red brick onto the grey mat, but don't push it",
+        ),
+        (
+            "No dragging and no lifting - simply get the blue block over to the left mat.",
+            "get the blue block over to the left mat, but don't push it and don't lift it",
+        ),
+        (
+            "Don't carry it; shove the green brick to the yellow mat.",
+            "shove the green brick to the yellow mat, but don't lift it",
+        ),
+        # a reach said as a hold or a wait; a pad by its side of the table
+        ("Stay put over the green brick for a bit.", "hover over the green brick"),
+        (
+            "Position your hand above the yellow mat and remain there.",
+            "hover over the yellow mat",
+        ),
+        (
+            "Lift the red brick onto the mat at the left edge of the table.",
+            "lift the red brick onto the left mat",
+        ),
+        ("Tap the right-hand brick.", "tap the right-hand brick"),
         # look-alikes: a step of its own, or two cubes in one part, is no tower
         (
             "First tap the red brick, then stack it on the blue brick.",
@@ -1035,3 +1059,29 @@ def test_same_again_repeats_the_step_said_before_or_asks(positions, colours):
 )
 def test_a_goal_asking_for_no_motion_asks_nothing(goal):
     assert asks_nothing(plain_clauses(goal, COLOURS))
+
+
+@settings(max_examples=20, deadline=None)
+@given(
+    st.lists(table, min_size=3, max_size=3),
+    st.sampled_from(["red", "green", "blue"]),
+    st.sampled_from(
+        [
+            "Don't drag it and don't carry it either: just get the {c} brick onto the grey mat.",
+            "No shoving and no lifting - get the {c} block over to the yellow mat.",
+        ]
+    ),
+)
+def test_both_ways_ruled_out_before_the_request_is_refused(positions, colour, goal):
+    _, reading, _ = read_in_scope(goal.format(c=colour), SHIPPED, moved(positions))
+    assert reading.refusal is not None and "lift" in reading.refusal
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.lists(table, min_size=3, max_size=3), st.sampled_from(["red", "green", "blue"]))
+def test_every_push_ruled_out_plans_no_push(positions, colour):
+    w = moved(positions)
+    goal = f"I don't want you shoving any blocks today - get the {colour} brick onto the grey mat."
+    text, reading, asks = read_in_scope(goal, SHIPPED, w)
+    assert asks is None and reading.refusal is None, text
+    assert "push" in text.lower() and "don't push" in text.lower()
