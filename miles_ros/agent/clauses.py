@@ -61,6 +61,19 @@ P"
 "straighten / line up X so one side faces you"              "turn X so one side faces you"
 "How heavy is X? Weigh it."                                 "weigh X"
 "Cool, leave it like that.", "Never mind, forget it."       (nothing asked)
+"put X on P... no, don't, put it on Q instead", "X onto P   "put X on Q"
+- scratch that, Q", "Actually not P - Q", "; make that Q"
+"A. Same again, but with X", "do that again with X"         "A, then do the same with X"
+(nothing before it: "Same again with X")                    "move X" (where is asked)
+"wait a moment", "don't do anything yet", "no more moves"   (nothing asked, when the whole
+                                                            goal is such talk)
+"X at the bottom, Y next, Z on top", "start with X on the   "put Y on X, then put Z on Y"
+table, put Y on it, finish with Z"
+"I don't want you pushing anything - get X onto P";         "get X onto P, but don't push
+"Don't slide it and don't lift it: get X onto P"            it (and don't lift it)"
+"hold still above X", "move the gripper over X and stay     "hover over X"
+there"
+"the pad on the right side of the table", "left-hand mat"   "the right pad", "the left mat"
 ==========================================================  ================================
 
 A sentence whose structure is none of these is left as it is, and so is a goal where a
@@ -69,7 +82,7 @@ topic). The rules here name grammar (determiners, pronouns, modals, participles,
 prepositions, subordinators), not goals; the nouns are the scene's
 (:data:`~miles_ros.agent.phrases.CUBE_NOUNS`, :data:`~miles_ros.agent.phrases.PAD_NOUNS`).
 
-One module (about 1,600 lines): the rewrites share one noun-phrase grammar (the patterns at
+One module (about 1,900 lines): the rewrites share one noun-phrase grammar (the patterns at
 the top) and run in one order in :func:`plain_clauses` (a correction before a question,
 a question before "the one ...", each sentence's opener off before its topic is read), and
 that order is the reading; split by structure, each piece would need the grammar and its
@@ -1827,7 +1840,7 @@ def _tower_up(sentence: str, cube_colours: frozenset[str]) -> str | None:
     steps = [
         f"put the {up} cube on the {low} cube" for low, up in zip(order, order[1:], strict=False)
     ]
-    return ", then ".join(steps) + "."
+    return ", then ".join(steps)
 
 
 def _towers_said(text: str, cube_colours: frozenset[str]) -> str:
@@ -1835,14 +1848,15 @@ def _towers_said(text: str, cube_colours: frozenset[str]) -> str:
     its stacks, and a sentence before it that only names the tower ("Tower time!") left
     out."""
     out: list[str] = []
-    for sentence in _SENTENCE.split(text):
+    sentences = _SENTENCE.split(text)
+    for i, sentence in enumerate(sentences):
         tower = _tower_up(sentence, cube_colours)
         if tower is None:
             out.append(sentence)
             continue
         if out and _TOWER_CUE.search(out[-1]) and not _first_verb(out[-1]):
             out.pop()
-        out.append(tower)
+        out.append(tower + ("." if i < len(sentences) - 1 else ""))
     return " ".join(out)
 
 

@@ -8,7 +8,9 @@ scene's names say them:
 
 Before these, a sentence's structure is said as an imperative clause (a topic, a fragment,
 a cleft, a thing as subject, openers and asides, "B. But before that, A.":
-:func:`~miles_ros.agent.clauses.plain_clauses`).
+:func:`~miles_ros.agent.clauses.plain_clauses`), and before that a condition on the scene
+("if the green cube is farther from you than the red one, X; otherwise Y") is said as the
+branch the cubes' positions choose (:func:`~miles_ros.agent.conditions.branch_taken`).
 
 ==========================================================  ================================
 the goal says                                               the reading gets
