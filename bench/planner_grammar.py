@@ -1116,20 +1116,23 @@ def replace_cube(goal: str, item: dict) -> str | None:
 def anything_but(goal: str, item: dict) -> str | None:
     """A placing said by the one way it must not be done: "Anything but a push - get the
     red cube onto the grey pad." (one pick_place onto a pad)."""
+    forms = [
+        "Anything but a push - get {o} onto {p}.",
+        "Whatever you do, no pushing: get {o} over to {p}.",
+        "Any way except sliding it - {o} goes onto {p}.",
+    ]
+    return _placing_said(goal, item, forms, "anybut|")
+
+
+def _placing_said(goal: str, item: dict, forms: list[str], key: str) -> str | None:
+    """One placing onto a pad (a pick_place) said in one of ``forms`` ({o}: the cube, {p}:
+    the pad), chosen by a hash of ``key`` and the goal."""
     c = clause(goal)
     if c is None or not c.place or not _single_step(item, "pick_place"):
         return None
     if _PAD_NP.match(c.place) is None:
         return None
-    form = _pick(
-        [
-            "Anything but a push - get {o} onto {p}.",
-            "Whatever you do, no pushing: get {o} over to {p}.",
-            "Any way except sliding it - {o} goes onto {p}.",
-        ],
-        "anybut|" + goal,
-    )
-    return form.format(o=_lower_first(c.obj), p=_lower_first(c.place))
+    return _pick(forms, key + goal).format(o=_lower_first(c.obj), p=_lower_first(c.place))
 
 
 def only_way_forbidden(goal: str, item: dict) -> Relabelled | None:
@@ -1636,20 +1639,12 @@ def pad_side(goal: str, item: dict) -> str | None:
 def no_pushing(goal: str, item: dict) -> str | None:
     """Every push ruled out for the day, then a placing: "I'd rather you didn't push
     anything today - get the red cube onto the grey pad." (one pick_place onto a pad)."""
-    c = clause(goal)
-    if c is None or not c.place or not _single_step(item, "pick_place"):
-        return None
-    if _PAD_NP.match(c.place) is None:
-        return None
-    form = _pick(
-        [
-            "I'd rather you didn't push anything today - get {o} onto {p}.",
-            "Pushing is off the table for now; get {o} onto {p}.",
-            "No pushing of any cube this time: get {o} onto {p}.",
-        ],
-        "nopush|" + goal,
-    )
-    return form.format(o=_lower_first(c.obj), p=_lower_first(c.place))
+    forms = [
+        "I'd rather you didn't push anything today - get {o} onto {p}.",
+        "Pushing is off the table for now; get {o} onto {p}.",
+        "No pushing of any cube this time: get {o} onto {p}.",
+    ]
+    return _placing_said(goal, item, forms, "nopush|")
 
 
 def no_way(goal: str, item: dict) -> Relabelled | None:

@@ -848,15 +848,23 @@ def test_held_out_12s_structures_read_as_the_plain_goal(positions, colours, pair
     st.sampled_from(["red", "green", "blue"]),
     st.sampled_from(
         [
-            "Slide the {c} brick onto the grey mat without the arm moving.",
-            "Tap the {c} brick, keeping your gripper dead still.",
-            "Lift the {c} brick onto the yellow mat but don't use your arm.",
+            ("Slide the {c} brick onto the grey mat without the arm moving.", "arm"),
+            ("Tap the {c} brick, keeping your gripper dead still.", "arm"),
+            ("Lift the {c} brick onto the yellow mat but don't use your arm.", "arm"),
+            # both ways of moving a cube ruled out before the request (held-out 13's kind)
+            (
+                "Don't drag it and don't carry it either: just get the {c} brick onto the grey "
+                "mat.",
+                "lift",
+            ),
+            ("No shoving and no lifting - get the {c} block over to the yellow mat.", "lift"),
         ]
     ),
 )
-def test_a_goal_that_keeps_the_arm_still_is_refused(positions, colour, goal):
+def test_a_goal_ruling_out_every_way_to_do_it_is_refused(positions, colour, said):
+    goal, why = said
     _, reading, _ = read_in_scope(goal.format(c=colour), SHIPPED, moved(positions))
-    assert reading.refusal is not None and "arm" in reading.refusal
+    assert reading.refusal is not None and why in reading.refusal
 
 
 @settings(max_examples=20, deadline=None)
@@ -1059,22 +1067,6 @@ def test_same_again_repeats_the_step_said_before_or_asks(positions, colours):
 )
 def test_a_goal_asking_for_no_motion_asks_nothing(goal):
     assert asks_nothing(plain_clauses(goal, COLOURS))
-
-
-@settings(max_examples=20, deadline=None)
-@given(
-    st.lists(table, min_size=3, max_size=3),
-    st.sampled_from(["red", "green", "blue"]),
-    st.sampled_from(
-        [
-            "Don't drag it and don't carry it either: just get the {c} brick onto the grey mat.",
-            "No shoving and no lifting - get the {c} block over to the yellow mat.",
-        ]
-    ),
-)
-def test_both_ways_ruled_out_before_the_request_is_refused(positions, colour, goal):
-    _, reading, _ = read_in_scope(goal.format(c=colour), SHIPPED, moved(positions))
-    assert reading.refusal is not None and "lift" in reading.refusal
 
 
 @settings(max_examples=20, deadline=None)
