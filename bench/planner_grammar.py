@@ -1,7 +1,7 @@
 """The planner on the dev sets' goals said in other grammar: meaning-preserving
 transformations of each goal, its label kept, answered like ``bench/planner.py --sets``.
 
-    .venv/bin/python bench/planner_grammar.py --json [--groups A,B,C,D,E,F] [--per 40]
+    .venv/bin/python bench/planner_grammar.py --json [--groups A,B,C,D,E,F,G] [--per 40]
         [--sets dev,heldout,...,heldout8] [--only NAME,...] [--threads 1]
 
 Each transformation applies only where the goal has the shape it rewrites exactly (a
@@ -55,6 +55,19 @@ clause "VERB the X cube PREP the Y", a reference "the leftmost cube", two clause
   red cube a little.": a question back), small talk about a cube (no motion),
   "straighten X so one of its faces is towards you" (a turn to face the robot), a whole
   tower moved (a refusal).
+- **G** (the structures held-out 13 showed, in other wordings, committed before the round
+  that reads them, never tuned on): a step said, then cancelled and replaced ("Put X on
+  Q... no, don't, put it on P instead.", "- scratch that, P.", "Actually not Q - P."), a
+  tower said bottom to top ("Red at the bottom, then green, then blue on top.", "Start
+  with red on the table, put green on it, and finish with blue."), a tower taken down
+  from the top, a reach said as a hold ("Move the gripper over X and stay there."), a pad
+  said by its side of the table ("the right-hand pad"), every push ruled out for the day
+  ("I'd rather you didn't push anything today - get X onto P."); and, labelled anew: a
+  condition on the scene ("If the red cube is further left than the blue one, put it on
+  P; otherwise just go home": the branch the scene's positions choose, never both), "same
+  again, but with the blue cube" after a step (the step repeated on that cube) and with
+  nothing before it (a question back), no motion ("Do nothing for now, thanks.": an empty
+  plan), both ways of moving a cube ruled out (a refusal).
 
 Per transformation, at most ``--per`` goals it applies to (chosen by a hash of name and
 goal: the same goals every run), each answered as transformed and as written. Prints one
@@ -1103,20 +1116,23 @@ def replace_cube(goal: str, item: dict) -> str | None:
 def anything_but(goal: str, item: dict) -> str | None:
     """A placing said by the one way it must not be done: "Anything but a push - get the
     red cube onto the grey pad." (one pick_place onto a pad)."""
+    forms = [
+        "Anything but a push - get {o} onto {p}.",
+        "Whatever you do, no pushing: get {o} over to {p}.",
+        "Any way except sliding it - {o} goes onto {p}.",
+    ]
+    return _placing_said(goal, item, forms, "anybut|")
+
+
+def _placing_said(goal: str, item: dict, forms: list[str], key: str) -> str | None:
+    """One placing onto a pad (a pick_place) said in one of ``forms`` ({o}: the cube, {p}:
+    the pad), chosen by a hash of ``key`` and the goal."""
     c = clause(goal)
     if c is None or not c.place or not _single_step(item, "pick_place"):
         return None
     if _PAD_NP.match(c.place) is None:
         return None
-    form = _pick(
-        [
-            "Anything but a push - get {o} onto {p}.",
-            "Whatever you do, no pushing: get {o} over to {p}.",
-            "Any way except sliding it - {o} goes onto {p}.",
-        ],
-        "anybut|" + goal,
-    )
-    return form.format(o=_lower_first(c.obj), p=_lower_first(c.place))
+    return _pick(forms, key + goal).format(o=_lower_first(c.obj), p=_lower_first(c.place))
 
 
 def only_way_forbidden(goal: str, item: dict) -> Relabelled | None:
@@ -1329,6 +1345,329 @@ def whole_tower(goal: str, item: dict) -> Relabelled | None:
     return form.format(p=pad), {"expect": "refuse", "plan": []}
 
 
+# -- group G ------------------------------------------------------------------------------
+# Written for the structures held-out 13 showed, in other wordings, before the round that
+# reads them; never tuned on. Some change the label (a branch of a condition, a question
+# back, no motion, a refusal): those return ``(goal, fields)``.
+_REGISTRY_WORLD: list = []
+
+
+def _valid(steps: list, item: dict) -> bool:
+    """``steps`` pass the shipped cards' validation in the goal's scene."""
+    from miles_ros.agent.registry import SkillRegistry
+    from miles_ros.agent.validation import validate_plan
+    from miles_ros.agent.world import load_world
+
+    if not _REGISTRY_WORLD:
+        _REGISTRY_WORLD.extend([SkillRegistry.load(), load_world()])
+    registry, world = _REGISTRY_WORLD
+    if item["objects"]:
+        world = world.copy()
+        world.objects.update(item["objects"])
+    return not validate_plan(steps, registry, world)
+
+
+def _wrong_place(c: Clause, item: dict) -> str | None:
+    """The place (or reached thing) a correction gives up: the other pad, or another cube
+    of the scene than the one acted on."""
+    target = c.place or c.obj
+    m = _PAD_NP.match(target)
+    if m:
+        return f"the {_OTHER_PAD[m[1].lower()]} {m[2].lower()}"
+    m = _COLOUR_NP.match(target)
+    if m is None or (not c.place and item["plan"][0].skill != "reach"):
+        return None
+    colour = m[1].lower()
+    if c.place and colour in c.obj.lower():
+        return None
+    others = [
+        x
+        for x in _OTHER_COLOURS[colour]
+        if f"{x}_cube" in _scene_cubes(item) and x not in c.obj.lower()
+    ]
+    if not others:
+        return None
+    return f"the {_pick(others, 'wrong|' + item['goal'])} {m[2].lower()}"
+
+
+def cancel_after(goal: str, item: dict) -> str | None:
+    """A step said, then cancelled and replaced after it: "Put the red cube on the right
+    pad... no, don't, put it on the left pad instead.", "... - scratch that, the left
+    pad.", "... . Actually not the right pad - the left pad." (one placing, push or reach;
+    the cancelled place must not be planned)."""
+    c = clause(goal)
+    if c is None or not _single_step(item):
+        return None
+    wrong = _wrong_place(c, item)
+    if wrong is None or (c.place and wrong.lower() in c.obj.lower()):
+        return None
+    right = _lower_first(c.place or c.obj)
+    if c.place:
+        forms = [
+            "{V} {o} {q} {x}... no, don't do that, {v} it {q} {y} instead.",
+            "{V} {o} {q} {x} - scratch that, {y}.",
+            "{V} {o} {q} {x}. Actually not {x} - {y}.",
+            "{V} {o} {q} {x}; no wait, make that {y}.",
+        ]
+    else:
+        forms = [
+            "Hover over {x}... no, don't - hover over {y} instead.",
+            "Go above {x} - scratch that, {y}.",
+            "Hover above {x}. Actually not {x} - {y}.",
+        ]
+    form = _pick(forms, "after|" + goal)
+    return form.format(
+        V=_upper_first(c.verb), v=c.verb, o=_lower_first(c.obj), q=c.prep, x=wrong, y=right
+    )
+
+
+_ELSE = [("just go home", "home"), ("hover over the {b} cube instead", "reach {b}_cube")]
+
+
+def condition(goal: str, item: dict) -> Relabelled | None:
+    """A condition on the scene with two branches, one planned: "If the red cube is
+    further left than the blue one, put it on the right pad; otherwise just go home." (the
+    goal's step when the scene makes the condition hold by 2 cm or more, else the other
+    branch; never both)."""
+    c = clause(goal)
+    if c is None or not _single_step(item) or not _flat_scene(item):
+        return None
+    a = _colour_of(c.obj)
+    cubes = _scene_cubes(item)
+    if a is None or f"{a}_cube" not in cubes:
+        return None
+    others = [x for x in _OTHER_COLOURS[a] if f"{x}_cube" in cubes and x not in c.place.lower()]
+    if not others:
+        return None
+    b = _pick(others, "condb|" + goal)
+    p, q = cubes[f"{a}_cube"], cubes[f"{b}_cube"]
+    said, score = _pick(list(_COMPARATIVES), "condc|" + goal)
+    if abs(score(p) - score(q)) < 0.02:
+        return None  # too close to call: the condition is no fact of the scene
+    other, step = _pick(_ELSE, "conde|" + goal)
+    other, step = other.format(b=b), step.format(b=b)
+    form = _pick(
+        [
+            "If the {a} cube is {s} the {b} one, {v} it{r}; otherwise {e}.",
+            "Should the {a} block be {s} the {b} block, {v} it{r}. If it isn't, {e}.",
+            "{V} the {a} cube{r}, but only if it's {s} the {b} cube - if not, {e}.",
+        ],
+        "cond|" + goal,
+    )
+    said_goal = form.format(
+        a=a, b=b, s=said, v=c.verb, V=_upper_first(c.verb), r=_rest(c), e=other
+    )
+    holds = score(p) > score(q)
+    plan = item["plan"] if holds else [_step(step)]
+    return said_goal, {"expect": "plan", "plan": plan}
+
+
+_AGAIN = [
+    "{S}. Same again, but with the {b} cube this time.",
+    "{S}, then do that again with the {b} block.",
+    "{S}. Now the same for the {b} cube, please.",
+]
+
+
+def same_again(goal: str, item: dict) -> Relabelled | None:
+    """A step, then "same again, but with the blue cube": the step said before, repeated on
+    the cube named (one placing onto a pad, or a reach, of a cube said by colour; the two
+    steps pass the cards in the scene)."""
+    c = clause(goal)
+    if c is None or not _single_step(item) or item["plan"][0].skill not in {"pick_place", "reach"}:
+        return None
+    a = _colour_of(c.obj)
+    cubes = _scene_cubes(item)
+    if a is None or not _flat_scene(item):
+        return None
+    others = [x for x in _OTHER_COLOURS[a] if f"{x}_cube" in cubes and x not in c.place.lower()]
+    if not others:
+        return None
+    b = _pick(others, "againb|" + goal)
+    first = item["plan"][0]
+    if str(first.params.get("target", "")).endswith("_cube"):
+        return None  # a second cube onto the same cube: that cube is covered by then
+    params = {**first.params, "object": f"{b}_cube"}
+    text = " ".join([first.skill, *(str(v) for v in params.values())])
+    plan = [first, _step(text)]
+    if not _valid(plan, item):
+        return None
+    said = _pick(_AGAIN, "again|" + goal).format(S=_bare(goal), b=b)
+    return said, {"expect": "plan", "plan": plan}
+
+
+_AGAIN_ALONE = [
+    "Same again, but with the {b} cube this time.",
+    "Do that again with the {b} block.",
+    "And now the same for the {b} cube, please.",
+    "Repeat that, only with the {b} cube.",
+]
+
+
+def same_unsaid(goal: str, item: dict) -> Relabelled | None:
+    """ "Do that again with the blue block." with nothing said before it to repeat: asked
+    back (the goal's cube by colour)."""
+    c = clause(goal)
+    a = c and _colour_of(c.obj)
+    if not a:
+        return None
+    said = _pick(_AGAIN_ALONE, "alone|" + goal).format(b=a)
+    return said, {"expect": "clarify", "plan": []}
+
+
+_STILL = [
+    "Do nothing for now, thanks.",
+    "Nothing else, thanks.",
+    "That's all, no more moves.",
+    "Hold on, don't do anything yet.",
+    "Let's stop here - nothing more for now.",
+    "I'm done, no more tasks today.",
+    "Hold off on the {c} cube for now - don't do anything yet.",
+    "Nothing for the {c} cube today, thanks.",
+    "The {c} block is fine as it is, no more moves.",
+]
+
+
+def no_motion(goal: str, item: dict) -> Relabelled | None:
+    """A goal asking for no motion, as an empty plan (the dev sets' label for "Cool, leave
+    it like that."): "Do nothing for now, thanks.", "Hold off on the red cube for now -
+    don't do anything yet." """
+    c = clause(goal)
+    colour = c and _colour_of(c.obj)
+    forms = _STILL if colour else [f for f in _STILL if "{c}" not in f]
+    return _pick(forms, "still|" + goal).format(c=colour), {"expect": "plan", "plan": []}
+
+
+def tower_up(goal: str, item: dict) -> str | None:
+    """A tower said bottom to top: "Red at the bottom, then green, then blue on top.",
+    "Start with red on the table, put green on it, and finish with blue." (two stacks on a
+    cube on the table), "Blue on the bottom, red on top." (one stack)."""
+    plan = item["plan"]
+    if item["expect"] != "plan" or not _flat_scene(item):
+        return None
+    if len(plan) == 1 and plan[0].skill == "pick_place":
+        top, low = plan[0].params.get("object"), plan[0].params.get("target")
+        if not (isinstance(low, str) and low.endswith("_cube")):
+            return None
+        form = _pick(
+            [
+                "{B} on the bottom, {a} on top.",
+                "A two-cube stack: {b} underneath, {a} above it.",
+                "Start with {b} on the table and finish with {a} on it.",
+            ],
+            "up2|" + goal,
+        )
+        b, a = low.split("_")[0], top.split("_")[0]
+        return form.format(B=b.capitalize(), b=b, a=a)
+    if len(plan) != 2 or any(s.skill != "pick_place" for s in plan):
+        return None
+    a, b = plan[0].params.get("object"), plan[0].params.get("target")
+    if plan[1].params.get("target") != a or not all(
+        isinstance(n, str) and n.endswith("_cube") for n in (a, b, plan[1].params["object"])
+    ):
+        return None
+    low, mid, top = (n.split("_")[0] for n in (b, a, plan[1].params["object"]))
+    form = _pick(
+        [
+            "{L} at the bottom, then {m}, then {t} on top.",
+            "Start with {l} on the table, put {m} on it, and finish with {t}.",
+            "Build a tower with {l} as its base, {m} above that and {t} at the very top.",
+        ],
+        "up3|" + goal,
+    )
+    return form.format(l=low, L=low.capitalize(), m=mid, t=top)
+
+
+def take_apart(goal: str, item: dict) -> str | None:
+    """A tower taken down from the top: "Unstack it: top cube onto the right pad, then the
+    next one down onto the left pad." (two placings onto pads, the second of the cube the
+    first stood on)."""
+    plan = item["plan"]
+    if item["expect"] != "plan" or len(plan) != 2 or any(s.skill != "pick_place" for s in plan):
+        return None
+    cubes = _scene_cubes(item)
+    top, nxt = (s.params.get("object") for s in plan)
+    pads = [s.params.get("target") for s in plan]
+    if top not in cubes or nxt != _under(top, cubes):
+        return None
+    if any(_under(n, cubes) == top for n in cubes):
+        return None  # a cube stands on the one taken first: it is no top
+    if not all(p in {"left_pad", "right_pad"} for p in pads):
+        return None
+    p, q = (f"the {x.split('_')[0]} pad" for x in pads)
+    form = _pick(
+        [
+            "Unstack it: top cube onto {p}, then the next one down onto {q}.",
+            "Take the stack down one by one - the top block to {p}, then the one under it to {q}.",
+        ],
+        "apart|" + goal,
+    )
+    return form.format(p=p, q=q)
+
+
+_HOLD = [
+    "Keep the gripper hovering above {o} for a moment.",
+    "Move the gripper over {o} and stay there.",
+    "Park above {o} and wait there.",
+    "Go and hold position above {o}.",
+]
+
+
+def hold_over(goal: str, item: dict) -> str | None:
+    """A reach said as a hold or a wait: "Move the gripper over the red cube and stay
+    there.", "Park above the left pad and wait there." (one reach)."""
+    c = clause(goal)
+    if c is None or c.prep or not _single_step(item, "reach"):
+        return None
+    return _pick(_HOLD, "hold|" + goal).format(o=_lower_first(c.obj))
+
+
+def pad_side(goal: str, item: dict) -> str | None:
+    """A pad said by its side of the table: "the right-hand pad", "the pad over on the
+    left", "the pad at the right end of the table" (the first pad the goal names)."""
+    m = _PAD_NP_IN.search(goal)
+    if m is None:
+        return None
+    side = _PAD_SIDE[m[1].lower()]
+    form = _pick(
+        ["the {s}-hand {n}", "the {n} over on the {s}", "the {n} at the {s} end of the table"],
+        "side|" + goal,
+    )
+    return goal[: m.start()] + form.format(s=side, n=m[2].lower()) + goal[m.end() :]
+
+
+def no_pushing(goal: str, item: dict) -> str | None:
+    """Every push ruled out for the day, then a placing: "I'd rather you didn't push
+    anything today - get the red cube onto the grey pad." (one pick_place onto a pad)."""
+    forms = [
+        "I'd rather you didn't push anything today - get {o} onto {p}.",
+        "Pushing is off the table for now; get {o} onto {p}.",
+        "No pushing of any cube this time: get {o} onto {p}.",
+    ]
+    return _placing_said(goal, item, forms, "nopush|")
+
+
+def no_way(goal: str, item: dict) -> Relabelled | None:
+    """Both ways of moving a cube ruled out, then the cube moved, to refuse: "Don't slide it
+    and don't lift it either - just get the red cube onto the grey pad." (a placing or a
+    push onto a pad)."""
+    c = clause(goal)
+    if c is None or not c.place or not _single_step(item):
+        return None
+    if item["plan"][0].skill not in {"push", "pick_place"} or _PAD_NP.match(c.place) is None:
+        return None
+    form = _pick(
+        [
+            "Don't slide it and don't lift it either - just get {o} onto {p}.",
+            "No pushing and no lifting: just get {o} over to {p}.",
+            "Get {o} onto {p}, but don't pick it up and don't push it.",
+        ],
+        "noway|" + goal,
+    )
+    said = form.format(o=_lower_first(c.obj), p=_lower_first(c.place))
+    return said, {"expect": "refuse", "plan": []}
+
+
 TRANSFORMS: dict[str, tuple[str, Callable[[str, dict], str | Relabelled | None]]] = {
     "topic": ("A", topic_first),
     "fragment": ("A", fragment),
@@ -1381,11 +1720,23 @@ TRANSFORMS: dict[str, tuple[str, Callable[[str, dict], str | Relabelled | None]]
     "straighten": ("F", straighten),
     "tower_said": ("F", tower_said),
     "whole_tower": ("F", whole_tower),
+    "cancel_after": ("G", cancel_after),
+    "condition": ("G", condition),
+    "same_again": ("G", same_again),
+    "same_unsaid": ("G", same_unsaid),
+    "no_motion": ("G", no_motion),
+    "tower_up": ("G", tower_up),
+    "take_apart": ("G", take_apart),
+    "hold_over": ("G", hold_over),
+    "pad_side": ("G", pad_side),
+    "no_pushing": ("G", no_pushing),
+    "no_way": ("G", no_way),
 }
 """name -> (group, transformation). Group B was written with A and committed before any
 planner change; nothing is tuned on it. Group C (the structures held-out 9 showed) was
 written and committed before the next planner change and is never tuned on either. Groups D
-and E (the structures held-outs 10 and 11 showed) likewise, and group F (held-out 12's)."""
+and E (the structures held-outs 10 and 11 showed) likewise, group F (held-out 12's) and group G
+(held-out 13's)."""
 
 
 def transformed(items: list[dict], name: str, per: int) -> tuple[int, list[tuple[dict, dict]]]:
@@ -1414,7 +1765,7 @@ def load_items(names: list[str], registry, world) -> list[dict]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--json", action="store_true", help="print only the JSON object")
-    parser.add_argument("--groups", default="A,B,C,D,E,F")
+    parser.add_argument("--groups", default="A,B,C,D,E,F,G")
     parser.add_argument("--only", default="", help="these transformations only")
     parser.add_argument("--per", type=int, default=40, help="goals per transformation")
     parser.add_argument("--sets", default=",".join(["dev", *SETS]))

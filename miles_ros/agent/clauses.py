@@ -61,6 +61,19 @@ P"
 "straighten / line up X so one side faces you"              "turn X so one side faces you"
 "How heavy is X? Weigh it."                                 "weigh X"
 "Cool, leave it like that.", "Never mind, forget it."       (nothing asked)
+"put X on P... no, don't, put it on Q instead", "X onto P   "put X on Q"
+- scratch that, Q", "Actually not P - Q", "; make that Q"
+"A. Same again, but with X", "do that again with X"         "A, then do the same with X"
+(nothing before it: "Same again with X")                    "move X" (where is asked)
+"wait a moment", "don't do anything yet", "no more moves"   (nothing asked, when the whole
+                                                            goal is such talk)
+"X at the bottom, Y next, Z on top", "start with X on the   "put Y on X, then put Z on Y"
+table, put Y on it, finish with Z"
+"I don't want you pushing anything - get X onto P";         "get X onto P, but don't push
+"Don't slide it and don't lift it: get X onto P"            it (and don't lift it)"
+"hold still above X", "move the gripper over X and stay     "hover over X"
+there"
+"the pad on the right side of the table", "left-hand mat"   "the right pad", "the left mat"
 ==========================================================  ================================
 
 A sentence whose structure is none of these is left as it is, and so is a goal where a
@@ -69,7 +82,7 @@ topic). The rules here name grammar (determiners, pronouns, modals, participles,
 prepositions, subordinators), not goals; the nouns are the scene's
 (:data:`~miles_ros.agent.phrases.CUBE_NOUNS`, :data:`~miles_ros.agent.phrases.PAD_NOUNS`).
 
-One module (about 1,600 lines): the rewrites share one noun-phrase grammar (the patterns at
+One module (about 1,900 lines): the rewrites share one noun-phrase grammar (the patterns at
 the top) and run in one order in :func:`plain_clauses` (a correction before a question,
 a question before "the one ...", each sentence's opener off before its topic is read), and
 that order is the reading; split by structure, each piece would need the grammar and its
@@ -165,7 +178,9 @@ _REASON = re.compile(
     re.I,
 )
 _FIRST_PERSON = re.compile(
-    r"^(?:i'?m|i am|we'?re|we are|i'?ll|i will|i'?ve been|i was|i have been)\b", re.I
+    r"^(?:i'?m|i am|we'?re|we are|i'?ll|i will|i'?ve been|i was|i have been|i need to|"
+    r"i have to|let me)\b",
+    re.I,
 )
 _COURTESY = re.compile(
     r"^(?:(?:there'?s )?no (?:rush|hurry)|take your time|thanks?(?: you)?(?: so much)?|"
@@ -223,6 +238,44 @@ def _aside(sentence: str, whole: bool = False) -> bool:
     if all(_COURTESY.match(p) or whole and _LEFT_AS_IS.match(p) for p in said):
         return True  # "great, thanks"
     return bool(_FIRST_PERSON.match(bare)) and not _SCENE_WORD.search(bare)
+
+
+_STILL = re.compile(
+    r"^(?:please\s+)?(?:(?:don'?t|do not)\s+(?:do|change|move|touch)\s+(?:anything|a thing)|"
+    r"do nothing|nothing (?:more|else)(?: to do)?|no (?:more|further|other) (?:tasks?|moves?|"
+    r"moving|steps?|jobs?|work|actions?|requests?)|"
+    r"hold off(?: on (?:it|that|the (?:\w+ )?\w+))?|nothing (?:for|with) (?:it|that|the (?:\w+ )?"
+    r"\w+)|let'?s (?:stop|pause|leave it)(?: (?:here|there))?|that'?s (?:perfect|enough|it|all))"
+    r"(?:\s+(?:else|more|(?:just )?yet|for now|at all|for the moment|right now|today|"
+    r"for today|for the time being|thanks|though))*$",
+    re.I,
+)
+"""A clause asking for no motion ("don't do anything just yet", "do nothing for now", "no
+more moves", "hold off on the red cube for now"): nothing asked when the whole goal is
+such clauses, small talk and asides (a prohibition beside a request stays one)."""
+_WAITING = re.compile(
+    r"^(?:hmm+|um+|uh+|erm?|ah+|wait|hang on|hold on|one moment|just a (?:moment|sec|second|"
+    r"minute)|give me a (?:moment|sec|second|minute))(?:\s+(?:a|one|just a)\s+(?:moment|sec|"
+    r"second|minute|bit|while))?(?:\s+(?:please|for now|then))?$",
+    re.I,
+)
+"""A request to wait, said alone ("hang on a sec", "wait a moment")."""
+
+
+def _asks_nothing(sentence: str) -> bool:
+    """Whether each part of ``sentence`` asks for no motion or is an aside (see
+    :data:`_STILL`)."""
+    bare = sentence.strip(" .!,;")
+    parts = re.split(r"\s*[,;:]\s*|\s[-\u2013\u2014]+\s", bare)
+    return all(
+        _COURTESY.match(p)
+        or _LEFT_AS_IS.match(p)
+        or _STILL.match(p)
+        or _WAITING.match(p)
+        or (_FIRST_PERSON.match(p) and not _SCENE_WORD.search(p))
+        for p in parts
+        if p
+    )
 
 
 # -- noun phrases -------------------------------------------------------------------------
@@ -978,6 +1031,38 @@ def _reach_said(sentence: str) -> str:
     return sentence[: m.start()] + "hover over " + sentence[m.end() :]
 
 
+_HELD_OVER = re.compile(
+    r"^(?:go and\s+|just\s+)?(?P<lead>hold(?:\s+(?:still|steady|position|it))?|stay(?:\s+put)?|"
+    r"remain|wait|keep (?:the|your) (?:gripper|hand|arm)(?:\s+(?:hovering|still|steady))?|park|"
+    r"hover|(?:bring|move|put|get|position|park) (?:the|your) (?:gripper|hand|arm))\s+"
+    r"(?:right\s+|just\s+|directly\s+)?(?:above|over)\s+(?P<np>(?:the|that|this)\s+[^,;.!?]+?)"
+    r"(?P<tail>(?:\s*,?\s+(?:and\s+)?(?:wait|stay|hold(?:\s+it)?|remain|pause)(?:\s+(?:there|"
+    r"still|put))?|\s+for\s+(?:a|one)\s+(?:moment|sec|second|bit|while))*)\s*(?P<end>[.!?]?)$",
+    re.I,
+)
+_HOLDS = re.compile(r"^(?:hold|stay|remain|wait|keep|park)\b", re.I)
+
+
+def _held_over(sentence: str) -> str:
+    """A reach said as a hold or a wait: "hold still above X", "stay put over X", "keep the
+    gripper hovering above X for a moment", "move the gripper over X and stay there" ->
+    "hover over X" (a bare "bring the gripper over X" is the wording module's)."""
+    m = _HELD_OVER.match(sentence.strip())
+    np = m and noun_phrase(m["np"])
+    if not np or not (m["tail"].strip() or _HOLDS.match(m["lead"])):
+        return sentence
+    return f"hover over {np}{m['end']}"
+
+
+_PAD_BY_SIDE = re.compile(
+    rf"\bthe (?P<noun>{_PAD_NOUN}) (?:over )?(?:on|at|to) the (?P<side>left|right)(?:[- ]hand)?"
+    r"(?: (?:side|end|edge))?(?: of the table)?\b|\bthe (?P<side2>left|right)[- ]hand "
+    rf"(?P<noun2>{_PAD_NOUN})\b",
+    re.I,
+)
+"""A pad said by its side of the table ("the pad on the right side of the table", "the
+left-hand mat"): "the right pad"."""
+
 _NO_NEED_HOME = re.compile(
     r"(?P<lead>^|\s*[,;:]\s*|\s*[-\u2013\u2014]+\s*|\s+and\s+|(?<=[.!?])\s+)(?:and\s+)?"
     r"(?:there'?s\s+|there is\s+)?(?:no\s+need\s+(?:for you\s+)?to|you\s+(?:don'?t|do not|needn'?t"
@@ -1312,6 +1397,98 @@ def _replaced(text: str) -> str:
     return rest
 
 
+_RETRACT_MARK = re.compile(
+    r"(?:\s*(?:\.{2,}|\u2026)\s*|\s*[,;.]\s*|\s[-\u2013\u2014]+\s*)"
+    r"(?P<mark>(?:(?:no+|nope|wait|sorry|oh)\b)?[,\s]*(?:no,?\s+)?(?:don'?t(?:\s+do\s+that)?"
+    r"(?=\s*[,;:!]|\s[-\u2013\u2014])|"
+    r"not that|scratch that|cancel that|forget that|strike that|no wait|wait,?\s+no|"
+    r"actually,?\s+no\b|on second thoughts?|change of plan|actually(?=,?\s+not\s)|"
+    r"(?:no|wait|no wait),?\s+make (?:that|it)|make that))"
+    r"(?:\s*[,;:!]|\s[-\u2013\u2014]+|\.(?!\.))?\s*",
+    re.I,
+)
+"""A step said, then taken back: "... no, don't, ...", "... - scratch that, ...", "... .
+Actually not ...", "...; no wait, make that ..."."""
+_LAST_SAID_PLACE = re.compile(
+    r"\b(?P<prep>on top of|onto|on to|on|into|to|over to|across to|over|above)\s+"
+    r"(?P<place>(?:the|that|this)\s+[^,;.]+?)\s*$",
+    re.I,
+)
+_STRONG_MARK = re.compile(
+    r"\b(?:don'?t|not that|scratch that|cancel that|forget that|strike that)\b", re.I
+)
+_ORDERED = re.compile(r"\b(?:first|before|after|then|too|also|as well|afterwards)\b", re.I)
+_NOT_THAT = re.compile(
+    r"^not\s+(?:the|that|this)\s+[^,;:\-\u2013\u2014]+?(?:\s*[,;:]|\s[-\u2013\u2014]+)\s*", re.I
+)
+"""The thing given up, said before the one meant ("not the yellow pad - the grey pad")."""
+_CLAUSE_START = re.compile(r"(?:[,;.]\s*(?:and\s+)?(?:then\s+)?|\s+(?:and\s+)?then\s+)", re.I)
+
+
+def _retracted(text: str) -> str:
+    """A step said, then taken back and said again: "put the red cube on the left pad...
+    no, don't, put it on the right pad instead" -> "put the red cube on the right pad";
+    "push X onto P - scratch that, Q", "... . Actually not P - Q", "...; no wait, make that
+    Q" -> the step with its place (or the thing reached) replaced. Only the last clause
+    before the mark is taken back; what follows the mark must be a clause opening with a
+    verb or a noun phrase, else the words are left as said."""
+    m = _RETRACT_MARK.search(text)
+    if m is None:
+        return text
+    before, after = text[: m.start()], text[m.end() :].strip()
+    cut = list(_CLAUSE_START.finditer(before))
+    head, last = (before[: cut[-1].end()], before[cut[-1].end() :]) if cut else ("", before)
+    place = _LAST_SAID_PLACE.search(last)
+    verb = _first_word(last)
+    if place is None or not verb_of(verb):
+        return text
+    end = "." if after.rstrip().endswith((".", "!")) else ""
+    instead = re.search(r"\binstead\b", after, re.I)
+    after = re.sub(r"(?:\s*,?\s*instead)?\s*[.!]*$", "", after, flags=re.I)
+    after = re.sub(r"^(?:instead|rather|i mean|just)\s*,?\s*", "", after, flags=re.I)
+    if verb_of(_first_word(after)):  # "..., put it on the green cube instead"
+        if _ORDERED.search(after) or not (
+            instead or re.search(r"\bit\b", after, re.I) or _STRONG_MARK.search(m["mark"])
+        ):
+            return text  # "...; no wait, go home first": a step added, none taken back
+        obj = last[len(verb) : place.start()].strip()
+        if obj and noun_phrase(obj):
+            after = re.sub(r"\bit\b", noun_phrase(obj) or obj, after, count=1, flags=re.I)
+        return f"{head}{after}{end}"
+    after = _NOT_THAT.sub("", after)
+    new = noun_phrase(after)
+    if new is None:
+        return text
+    return f"{head}{last[: place.start('place')]}{new}{end}"
+
+
+_SAME_AGAIN = re.compile(
+    r"(?P<sep>^(?:and\s+)?(?:now\s+)?|\s*[,;.]\s*(?:and\s+)?(?:then\s+)?(?:now\s+)?|\s+(?:and\s+)?then\s+(?:now\s+)?)"
+    r"(?:(?:do\s+)?(?:the\s+)?same(?:\s+thing)?(?:\s+again)?|(?:do|repeat)\s+(?:that|it|this)"
+    r"(?:\s+again)?|(?:now\s+)?the\s+same)\s*,?\s*(?:but\s+|only\s+|just\s+)*(?:with|for|on|using)"
+    r"\s+(?P<np>(?:the|that|this)\s+[^,;.!?]+?)(?:\s*,?\s*(?:this time|too|as well|please))*"
+    r"\s*(?P<end>[.!?]*)$",
+    re.I,
+)
+
+
+def _same_again(text: str) -> str:
+    """ "A. Same again, but with the blue cube (this time)", "A, then do that again with
+    X", "A. Now the same for X" -> "A, then do the same with X" (the discourse rule says
+    the step again for X); said with nothing before it, no step is there to repeat: "move
+    X", whose place the reading asks back."""
+    m = _SAME_AGAIN.search(text.strip())
+    if m is None or noun_phrase(m["np"]) is None:
+        return text
+    np = noun_phrase(m["np"])
+    before = text.strip()[: m.start()]
+    if not before.strip():
+        return f"move {np}{m['end']}"
+    if not verb_of(_first_verb(before)):
+        return text
+    return f"{before}, then do the same with {np}{m['end']}"
+
+
 _PLACE_ANSWERED = re.compile(
     rf"^(?P<p>[^?.!]+?)\?\s*(?:no|nope|nah|not that one){_SEP}(?P<q>[^.!?;:]+?)\s*[.!;:]\s*"
     r"(?P<rest>.+)$",
@@ -1363,6 +1540,55 @@ def _anything_but(text: str) -> str:
             return text
         rest = f"put {noun_phrase(subject['np'])} {subject['r']}"
     return f"{rest}, but don't {how} it."
+
+
+_ANY_CUBE = rf"(?:anything|any of them|any {_CUBE_NOUN}s?|(?:of )?(?:any|a) {_CUBE_NOUN})"
+_WAY_RULED_OUT = re.compile(
+    r"^(?:(?:don'?t|do not|never|no)\s+(?P<how>\w+)(?:\s+(?:it|them))?(?:\s+up)?"
+    rf"|i (?:don'?t|do not) want (?:you )?(?P<ing>\w+ing)\s+{_ANY_CUBE}"
+    rf"|i'?d rather (?:you )?(?:didn'?t|did not) (?P<verb>\w+)\s+{_ANY_CUBE}"
+    r"|(?P<gerund>\w+ing) (?:is|'s) (?:off the table|out|not allowed|forbidden|banned|off limits)"
+    rf"|no (?P<no>\w+ing) (?:{_ANY_CUBE}|at all))"
+    r"(?:\s+(?:either|at all|today|this time|for now|for today|now|please))*$",
+    re.I,
+)
+"""One way of moving a cube ruled out: "don't push it", "no lifting", and for every cube
+("I don't want you pushing anything today", "pushing is off the table")."""
+_GLOBAL_WAY = re.compile(
+    r"\b(?:anything|any|off the table|not allowed|forbidden|banned|off limits|out)\b", re.I
+)
+
+
+def _ways_ruled_out(text: str) -> str:
+    """Ways of moving ruled out before the request: "I don't want you pushing anything
+    today - get X onto P", "Don't slide it and don't lift it either: just get X onto P" ->
+    "get X onto P, but don't push it (and don't lift it)", as the reading reads a
+    prohibition after its request (both ways ruled out: refused); "Don't lift it - push the
+    red cube onto P" likewise (the request names its cube and the other way). A request
+    said of "it" ("Don't push it, lift it: ...") is left to the rules after."""
+    m = re.match(rf"^(?P<ways>[^:;.!?\u2013\u2014]+?){_SEP}(?P<rest>.+?)[.!]?$", text.strip())
+    if m is None:
+        return text
+    ways = []
+    for part in re.split(r"\s*,\s*(?:and\s+|or\s+|nor\s+)?|\s+(?:and|or|nor)\s+", m["ways"]):
+        said = _WAY_RULED_OUT.match(part.strip())
+        word = said and next(w for w in said.groups() if w)
+        how = word and _MANNER.get(verb_of(word) or word.lower())
+        if not how:
+            return text
+        ways.append((how, bool(_GLOBAL_WAY.search(part))))
+    rest = re.sub(r"^(?:just|simply|only)\s+", "", m["rest"].strip(), flags=re.I)
+    verb = verb_of(_first_word(rest))
+    manner = _MANNER.get(verb or "")
+    if not ways or not verb or manner in {h for h, _ in ways}:
+        return text
+    if len(ways) == 1 and not ways[0][1]:  # "don't lift it - push the red cube onto ..."
+        if re.match(r"^(?:just|simply|only)\b", m["rest"].strip(), re.I):
+            return text  # "never pick it up; simply slide ...": the prohibition rule's
+        if manner is None or re.match(r"\w+\s+(?:it|that|this|one)\b", rest, re.I):
+            return text  # "don't push it, lift it: ..." is left to the rules after
+    said = " and ".join(f"don't {how} it" for how in dict.fromkeys(h for h, _ in ways))
+    return f"{rest}, but {said}."
 
 
 _IN_REVERSE = re.compile(
@@ -1541,6 +1767,99 @@ def _left_counted(text: str) -> str:
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Za-z])")
 
 
+_TOWER_OPENING = re.compile(
+    r"^(?:(?:let'?s\s+)?(?:stack|pile|build|make|put)\s+(?:up\s+)?(?:them|it|all|all three|the "
+    r"(?:three\s+)?(?:cubes|blocks)|a (?:tower|stack|pile)|(?:them\s+)?all(?:\s+three)?|up|\s)*"
+    r"(?:\s+up)?(?:\s+with)?\s*[:,\u2013\u2014-]?\s*|[^:]*:\s*)",
+    re.I,
+)
+_BOTTOM = re.compile(
+    r"\b(?:bottom|base|lowest|underneath|beneath|first|start(?:ing)? with|on the (?:table|"
+    r"floor))\b",
+    re.I,
+)
+_TOWER_VERBS = frozenset({"put", "place", "set", "stack", "pile", "sit", "rest", "go", "finish"})
+"""Verbs a part of a tower said bottom to top may hold ("put green on it")."""
+_ALL_THREE = re.compile(r"\b(?:all|three|3)\b", re.I)
+_TOP = re.compile(r"\b(?:top|highest|last|finish(?:ing)? with|end(?:ing)? with)\b", re.I)
+_TOWER_CUE = re.compile(
+    r"\b(?:bottom|base|top|underneath|tower|stack|pile|start(?:ing)? with|finish(?:ing)? with)\b",
+    re.I,
+)
+_LISTED_FROM = re.compile(
+    r"\b(?:from the (?P<up>bottom)(?: up)?|(?P<up2>bottom)[- ]up|(?P<up3>bottom) to top|from the "
+    r"top(?: down)?|top[- ]down|top to bottom)\b",
+    re.I,
+)
+"""A list's direction said with it ("from the bottom up: red, green, blue")."""
+
+
+def _tower_up(sentence: str, cube_colours: frozenset[str]) -> str | None:
+    """A tower said bottom to top, one cube a part: "blue at the bottom, red in the middle,
+    green on top", "Green first, blue on it, red at the very top", "start with red on the
+    table, put green on it, and finish with blue", "with red on the bottom and blue on top"
+    (the third cube, when "all" are stacked, in the middle) -> "put the red cube on the blue
+    cube, then put the green cube on the red cube"; None for any other sentence (a part
+    naming two cubes or a place, no part said at the bottom)."""
+    if not cube_colours or re.search(rf"\b{_PAD_NOUN}s?\b", sentence, re.I):
+        return None
+    if not _TOWER_CUE.search(sentence):
+        return None
+    body = _TOWER_OPENING.sub("", sentence.strip().rstrip(".!"), count=1)
+    colour = rf"\b(?:{'|'.join(sorted(cube_colours))})\b"
+    bottom, top, middle = [], [], []
+    for part in re.split(
+        r"\s*(?:[,;:]|\s[-\u2013\u2014]+)\s*|\s+(?:and\s+)?then\s+|\s+and\s+", body
+    ):
+        said = re.findall(colour, part, re.I)
+        if len(said) > 1:
+            return None
+        if not said:
+            continue
+        if any(
+            verb_of(w) not in _TOWER_VERBS
+            for w in re.findall(r"[a-z]+", part.lower())
+            if verb_of(w)
+        ):
+            return None  # "first hover over the red cube": a step of its own
+        role = bottom if _BOTTOM.search(part) else top if _TOP.search(part) else middle
+        role.append(said[0].lower())
+    named = bottom + middle + top
+    listed = _LISTED_FROM.search(sentence)
+    if listed and not bottom and not top and len(middle) in {2, 3}:
+        up = listed["up"] or listed["up2"] or listed["up3"]
+        bottom, middle = (middle[:1], middle[1:]) if up else (middle[-1:], middle[-2::-1])
+    if len(bottom) != 1 or len(top) > 1 or len(set(named)) != len(named) or len(named) < 2:
+        return None
+    if len(named) == 2 and _ALL_THREE.search(sentence) and len(cube_colours) == 3:
+        rest = sorted(cube_colours - set(named))  # "pile them all up, red on the bottom"
+        middle, top = (rest, top) if not middle else (middle, rest)
+    order = bottom + middle + top
+    if len(order) > 3:
+        return None
+    steps = [
+        f"put the {up} cube on the {low} cube" for low, up in zip(order, order[1:], strict=False)
+    ]
+    return ", then ".join(steps)
+
+
+def _towers_said(text: str, cube_colours: frozenset[str]) -> str:
+    """Each sentence of ``text`` that says a tower bottom to top (:func:`_tower_up`) said as
+    its stacks, and a sentence before it that only names the tower ("Tower time!") left
+    out."""
+    out: list[str] = []
+    sentences = _SENTENCE.split(text)
+    for i, sentence in enumerate(sentences):
+        tower = _tower_up(sentence, cube_colours)
+        if tower is None:
+            out.append(sentence)
+            continue
+        if out and _TOWER_CUE.search(out[-1]) and not _first_verb(out[-1]):
+            out.pop()
+        out.append(tower + ("." if i < len(sentences) - 1 else ""))
+    return " ".join(out)
+
+
 def _pairs(items: list[str]) -> list[tuple[str, str]]:
     return list(zip(items[::2], items[1::2], strict=True))
 
@@ -1556,7 +1875,13 @@ def plain_clauses(
     if not goal.strip():
         return goal
     text = _cancelled(_no_need_home(goal.strip()))
-    text = _replaced(_place_answered(_anything_but(_in_reverse(_POP.sub("put", text)))))
+    text = _replaced(
+        _place_answered(_anything_but(_ways_ruled_out(_in_reverse(_POP.sub("put", text)))))
+    )
+    text = _towers_said(_same_again(_retracted(text)), cube_colours)
+    text = _PAD_BY_SIDE.sub(
+        lambda m: f"the {(m['side'] or m['side2']).lower()} {m['noun'] or m['noun2']}", text
+    )
     text = _place_in_front(_counted_fragment(_asked_then(_corrected(text))))
     text = _pad_chosen(_kept_still(_not_this_that(_lifted_off(text))))
     text = _STRAIGHTEN.sub(lambda m: f"turn {m['np'] or m['np2']} ", text)
@@ -1567,6 +1892,7 @@ def plain_clauses(
     text = _END.sub(lambda m: f"the {m[2].lower()}most cube", text)  # "the one on the left end"
     text = _one_by_colour(text, cube_colours)
     sentences = []
+    still = 0  # sentences asking for no motion ("don't do anything yet")
     said: list[str] = []
     for sentence in _SENTENCE.split(text):
         if said and _NEEDLESS_ALONE.match(sentence):  # "Push it onto the pad? No need to lift it."
@@ -1579,10 +1905,12 @@ def plain_clauses(
         if len(parts) > 1 and _aside(parts[-1]):  # "hold on, I'm still setting up"
             sentence = parts[0] + "".join(f"{sep} {part}" for sep, part in _pairs(parts[1:-2]))
         core = _all_but(_prohibition_first(_counting_fronted(_openers_off(sentence))))
-        core = _needless(_said_out(_reach_said(_chain(_cancelled(core)))))
+        core = _needless(_said_out(_reach_said(_held_over(_chain(_cancelled(core))))))
         core = _bare_object(core, " ".join(said[:i]))
         if not core or _aside(core, whole=True):
             continue
+        if _asks_nothing(core):
+            still += 1
         later = " ".join(said[i + 1 :])
         structures = (_topic, _fragment, _cleft, _pad_for)
         if not re.search(r"\bthere\b", later, re.I):  # "X should go to P. Push it there."
@@ -1595,6 +1923,6 @@ def plain_clauses(
                 core = plain + end
                 break
         sentences.append(core)
-    if not sentences:  # only asides: nothing was asked
+    if len(sentences) == still:  # only asides and no motion: nothing was asked
         return "nothing for now."
     return _reorder(" ".join(sentences))

@@ -558,6 +558,39 @@ def _before_or_behind(match, world):
     return _unique(ranked, f"the cube {side} the {spoken(ref)}")
 
 
+_SIDES = {
+    "left": (1, 1.0),
+    "right": (1, -1.0),
+    "back": (0, 1.0),
+    "front": (0, -1.0),
+}
+"""A side of a cube and the base frame's axis and sign it lies along (as seen from the
+robot: left +y, behind +x)."""
+
+
+def _from_base(p) -> float:
+    """A position's distance from the robot's base in the table's plane (m)."""
+    return math.hypot(p[0], p[1])
+
+
+def holds(world: World, cube: str, relation: str, ref: str) -> bool | None:
+    """Whether cube ``cube`` is beyond cube ``ref`` on ``relation`` (``left``, ``right``,
+    ``back``, ``front``, ``near``: closer to the robot, ``far``): True beyond it by more
+    than :data:`TIE_M`, False short of it by more than that, None when the two tie or a
+    cube is not in the scene (the relations :func:`_beside`, :func:`_before_or_behind` and
+    :func:`_than_cube` rank by)."""
+    if cube not in world.objects or ref not in world.objects or cube == ref:
+        return None
+    if relation in _SIDES:
+        axis, sign = _SIDES[relation]
+        if cube in {n for _, n in _beyond(world, ref, axis, sign)}:
+            return True
+        return False if cube in {n for _, n in _beyond(world, ref, axis, -sign)} else None
+    p, q = world.objects[cube], world.objects[ref]
+    gap = (_from_base(q) - _from_base(p)) * (1.0 if relation == "near" else -1.0)
+    return None if abs(gap) <= TIE_M else gap > 0
+
+
 def _than_cube(match, world):
     """ "the cube closer to you / further from you than the red one": of the cubes nearer
     to / farther from the base than it (by more than :data:`TIE_M`), the nearest to it in
@@ -566,10 +599,8 @@ def _than_cube(match, world):
     if ref is None:
         return None, f"the scene has no {match.group('ref').lower()} cube"
     sign = -1.0 if match.group("near") else 1.0
-    start = math.hypot(*world.objects[ref][:2])
-    ranked = [
-        (sign * (math.hypot(p[0], p[1]) - start), n) for n, p in world.objects.items() if n != ref
-    ]
+    start = _from_base(world.objects[ref])
+    ranked = [(sign * (_from_base(p) - start), n) for n, p in world.objects.items() if n != ref]
     ranked = [(d, n) for d, n in ranked if d > TIE_M]
     said = "closer to the robot" if sign < 0 else "farther from the robot"
     if not ranked:

@@ -8,7 +8,9 @@ scene's names say them:
 
 Before these, a sentence's structure is said as an imperative clause (a topic, a fragment,
 a cleft, a thing as subject, openers and asides, "B. But before that, A.":
-:func:`~miles_ros.agent.clauses.plain_clauses`).
+:func:`~miles_ros.agent.clauses.plain_clauses`), and before that a condition on the scene
+("if the green cube is farther from you than the red one, X; otherwise Y") is said as the
+branch the cubes' positions choose (:func:`~miles_ros.agent.conditions.branch_taken`).
 
 ==========================================================  ================================
 the goal says                                               the reading gets
@@ -45,6 +47,7 @@ from __future__ import annotations
 import re
 
 from miles_ros.agent.clauses import plain_clauses
+from miles_ros.agent.conditions import branch_taken
 from miles_ros.agent.discourse import CubeWords
 from miles_ros.agent.phrases import CUBE_NOUNS, PAD_NOUNS
 from miles_ros.agent.references import SYNONYMS, place_colours, spoken
@@ -62,7 +65,7 @@ def plain_wording(goal: str, world: World) -> str:
     """``goal`` said plainly (see the module): typos, a lift then a placing, "put it
     there", a turn or another action said as a noun, "go over", a cube pointed out then
     "it", "itself", a cube taken off the one under it, tower words."""
-    text = corrected(goal, world)
+    text = branch_taken(corrected(goal, world), world)
     colours = place_colours(world)
     places = tuple((n.split("_")[0], colours.get(n, "")) for n in world.places)
     text = plain_clauses(text, frozenset(n.split("_")[0] for n in world.objects), places)

@@ -848,15 +848,23 @@ def test_held_out_12s_structures_read_as_the_plain_goal(positions, colours, pair
     st.sampled_from(["red", "green", "blue"]),
     st.sampled_from(
         [
-            "Slide the {c} brick onto the grey mat without the arm moving.",
-            "Tap the {c} brick, keeping your gripper dead still.",
-            "Lift the {c} brick onto the yellow mat but don't use your arm.",
+            ("Slide the {c} brick onto the grey mat without the arm moving.", "arm"),
+            ("Tap the {c} brick, keeping your gripper dead still.", "arm"),
+            ("Lift the {c} brick onto the yellow mat but don't use your arm.", "arm"),
+            # both ways of moving a cube ruled out before the request (held-out 13's kind)
+            (
+                "Don't drag it and don't carry it either: just get the {c} brick onto the grey "
+                "mat.",
+                "lift",
+            ),
+            ("No shoving and no lifting - get the {c} block over to the yellow mat.", "lift"),
         ]
     ),
 )
-def test_a_goal_that_keeps_the_arm_still_is_refused(positions, colour, goal):
+def test_a_goal_ruling_out_every_way_to_do_it_is_refused(positions, colour, said):
+    goal, why = said
     _, reading, _ = read_in_scope(goal.format(c=colour), SHIPPED, moved(positions))
-    assert reading.refusal is not None and "arm" in reading.refusal
+    assert reading.refusal is not None and why in reading.refusal
 
 
 @settings(max_examples=20, deadline=None)
@@ -878,3 +886,194 @@ def test_a_cube_stacked_or_moved_a_bit_with_no_place_is_asked_where(positions, c
     }
     _, _, nudge = read_in_scope(f"Drag the {colour} brick a tad.", SHIPPED, w)
     assert nudge is not None and set(nudge.options) == {"left_pad", "right_pad"}
+
+
+# -- held-out 13's structures (group G's kinds, in other wordings) ------------------------
+@pytest.mark.parametrize(
+    "goal, said",
+    [
+        # a step said, then taken back and said again: the step taken back is not planned
+        (
+            "Lift the red brick onto the grey mat... no, don't, lift it onto the yellow mat "
+            "instead.",
+            "lift the red brick onto the yellow mat",
+        ),
+        (
+            "Drag the blue block to the left mat - strike that, the right mat.",
+            "drag the blue block to the right mat",
+        ),
+        (
+            "Hover over the green brick. Actually not the green brick - the red brick.",
+            "hover over the red brick",
+        ),
+        (
+            "Shove the red block to the yellow mat; wait, make that the grey mat.",
+            "shove the red block to the grey mat",
+        ),
+        # only the last clause is taken back
+        (
+            "Tap the blue brick, then drag the red brick to the left mat - cancel that, the "
+            "right mat.",
+            "tap the blue brick, then drag the red brick to the right mat",
+        ),
+        # look-alikes: a prohibition after a step takes nothing back
+        (
+            "Shove the red brick onto the grey mat. Don't touch anything else.",
+            "shove the red brick onto the grey mat. don't touch anything else",
+        ),
+        (
+            "Hold off on the green brick - don't do anything yet.",
+            "nothing for now",
+        ),
+        # no motion asked: small talk, waiting and "do nothing" said together
+        ("Give me a second - no further moves for now.", "nothing for now"),
+        ("Hmm, do nothing more today, cheers.", "nothing for now"),
+        ("That's enough, don't touch a thing.", "nothing for now"),
+        # "same again with X": after a step, the discourse rule's "do the same with";
+        # alone, no step to repeat: the cube moved, its place asked back
+        (
+            "Lift the red brick onto the grey mat. Repeat that, but with the blue brick.",
+            "lift the red brick onto the grey mat, then do the same with the blue brick",
+        ),
+        ("Same thing again with the green brick, please.", "move the green brick"),
+        # a tower said bottom to top
+        (
+            "Brick tower please: green lowest, red next, blue at the very top.",
+            "put the red cube on the green cube, then put the blue cube on the red cube",
+        ),
+        (
+            "Start with the blue brick on the table, put the red brick on it, finish with the "
+            "green brick.",
+            "put the red cube on the blue cube, then put the green cube on the red cube",
+        ),
+        (
+            "Stack every one of the three: red underneath, green up top.",
+            "put the blue cube on the red cube, then put the green cube on the blue cube",
+        ),
+        ("Two-high: blue as the base, red above it.", "put the red cube on the blue cube"),
+        # ways of moving ruled out before the request: after it, as the reading reads them
+        (
+            "I'd rather you didn't slide any bricks now: lift the red brick onto the grey mat.",
+            "lift the red brick onto the grey mat, but don't push it",
+        ),
+        (
+            "No dragging and no lifting - simply get the blue block over to the left mat.",
+            "get the blue block over to the left mat, but don't push it and don't lift it",
+        ),
+        (
+            "Don't carry it; shove the green brick to the yellow mat.",
+            "shove the green brick to the yellow mat, but don't lift it",
+        ),
+        # a reach said as a hold or a wait; a pad by its side of the table
+        ("Stay put over the green brick for a bit.", "hover over the green brick"),
+        (
+            "Position your hand above the yellow mat and remain there.",
+            "hover over the yellow mat",
+        ),
+        (
+            "Lift the red brick onto the mat at the left edge of the table.",
+            "lift the red brick onto the left mat",
+        ),
+        ("Tap the right-hand brick.", "tap the right-hand brick"),
+        # look-alikes: a step of its own, or two cubes in one part, is no tower
+        (
+            "First tap the red brick, then stack it on the blue brick.",
+            "first tap the red brick, then stack it on the blue brick",
+        ),
+        (
+            "Stack green on blue, then red on top of green.",
+            "stack green on blue, then red on top of green",
+        ),
+    ],
+)
+def test_heldout13_structures_are_said_plainly(goal, said):
+    assert plain(goal) == said
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(table, min_size=3, max_size=3), st.permutations(["red", "green", "blue"]))
+def test_a_step_taken_back_is_never_planned(positions, colours):
+    c, o, _ = colours
+    w = moved(positions)
+    want, _, _ = read_in_scope(f"Lift the {c} brick onto the {o} brick.", SHIPPED, w)
+    for goal in (
+        f"Lift the {c} brick onto the grey mat... no, don't, lift it onto the {o} brick instead.",
+        f"Lift the {c} brick onto the grey mat - scratch that, the {o} brick.",
+    ):
+        text, reading, asks = read_in_scope(goal, SHIPPED, w)
+        assert text.lower().rstrip(".") == want.lower().rstrip(".")
+        assert "right_pad" not in text and "grey" not in text.lower()
+
+
+_RELATIONS_SAID = {
+    "further left": lambda p: p[1],
+    "further to the right": lambda p: -p[1],
+    "closer to you": lambda p: -math.hypot(p[0], p[1]),
+    "farther away from the robot": lambda p: math.hypot(p[0], p[1]),
+}
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(table, min_size=3, max_size=3),
+    st.permutations(["red", "green", "blue"]),
+    st.sampled_from(sorted(_RELATIONS_SAID)),
+    st.booleans(),
+)
+def test_a_condition_on_the_scene_plans_one_branch(positions, colours, relation, front):
+    c, o, _ = colours
+    w = moved(positions)
+    score = _RELATIONS_SAID[relation]
+    gap = score(w.objects[f"{c}_cube"]) - score(w.objects[f"{o}_cube"])
+    if abs(gap) <= TIE_M + 1e-9:
+        return  # a tie decides nothing
+    if front:
+        goal = f"Should the {c} brick be {relation} than the {o} one, tap it. If not, go home."
+    else:
+        goal = (
+            f"Lift the {c} brick onto the grey mat, but only if it is {relation} than the {o} "
+            f"brick; otherwise hover above the {o} brick."
+        )
+    text = plain_wording(goal, w).lower()
+    if gap > 0:
+        want = f"tap the {c} cube" if front else f"lift the {c} brick onto the grey mat"
+    else:
+        want = "go home" if front else f"hover above the {o} brick"
+    assert text.rstrip(".") == want
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.lists(table, min_size=3, max_size=3), st.permutations(["red", "green", "blue"]))
+def test_same_again_repeats_the_step_said_before_or_asks(positions, colours):
+    c, o, _ = colours
+    w = moved(positions)
+    text, _, _ = read_in_scope(
+        f"Tap the {c} brick. Now do that again with the {o} brick.", SHIPPED, w
+    )
+    first, _, then = text.lower().partition(", then ")
+    assert re.search(rf"\b{c}\b", first) and re.search(rf"\b{o}\b", then), text
+    assert first.split()[0] == then.split()[0]  # the same step, on the cube named after
+    _, _, asks = read_in_scope(f"Same thing again with the {o} brick, please.", SHIPPED, w)
+    assert asks is not None
+
+
+@pytest.mark.parametrize(
+    "goal",
+    [
+        "Give me a second - no further moves for now.",
+        "Hold off on the green brick - don't do anything yet.",
+        "Hmm, do nothing more today, cheers.",
+    ],
+)
+def test_a_goal_asking_for_no_motion_asks_nothing(goal):
+    assert asks_nothing(plain_clauses(goal, COLOURS))
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.lists(table, min_size=3, max_size=3), st.sampled_from(["red", "green", "blue"]))
+def test_every_push_ruled_out_plans_no_push(positions, colour):
+    w = moved(positions)
+    goal = f"I don't want you shoving any blocks today - get the {colour} brick onto the grey mat."
+    text, reading, asks = read_in_scope(goal, SHIPPED, w)
+    assert asks is None and reading.refusal is None, text
+    assert "push" in text.lower() and "don't push" in text.lower()
