@@ -281,6 +281,15 @@ class ImitationConfig:
     """Each state the task's expert marks as in focus (``focus`` of its module,
     :func:`policies.experts.get_labeller`; turn: low beside the cube going around it) counts
     this many times in the regression; 1: every state alike."""
+    clean_fraction: float = 0.0
+    """The share of the envs (``round(clean_fraction x num_envs)``, spread evenly over the
+    env indices, :func:`~policies.ppo.imitation.clean_envs`) whose rollouts act as ``miles
+    eval`` does: the student's deterministic action, without the exploration noise and
+    never the expert's, on observations without the env's white noise
+    (``env.observation_noise_std``), so DAgger visits and labels the states where that
+    student holds still (a noiseless still arm beside a still cube observes the same every
+    step); the other envs roll as before. 0: none. A backend with noise must turn it off
+    per env (the host backends: PyBullet, Isaac)."""
 
 
 @dataclass
@@ -461,6 +470,10 @@ def _imitation_config(data: dict[str, Any]) -> ImitationConfig:
         raise ValueError("imitation.loss_floor must be > 0")
     if not (math.isfinite(cfg.focus_weight) and cfg.focus_weight >= 1.0):
         raise ValueError("imitation.focus_weight must be >= 1")
+    if not (isinstance(cfg.clean_fraction, (int, float)) and 0.0 <= cfg.clean_fraction <= 1.0):
+        raise ValueError(
+            f"imitation.clean_fraction must lie in [0, 1], got {cfg.clean_fraction!r}"
+        )
     return cfg
 
 

@@ -11,7 +11,10 @@ instead of PPO: the same envs, evaluations, checkpoints, logs and stage machiner
   to ``beta_end`` over ``beta_steps`` env steps) the env executes the expert's action,
   otherwise the student's deterministic action plus Gaussian noise
   (``exploration_std``). So the student meets the states its own mistakes lead to, and
-  learns what the expert would do there.
+  learns what the expert would do there. The ``clean_fraction`` envs (:func:`clean_envs`)
+  instead always execute the student's deterministic action on observations without the
+  env's white noise, as ``miles eval`` runs it, so the states where that student holds
+  still are visited and labelled too.
 - Update: every labelled state goes into an aggregate buffer (``buffer_size``, oldest
   dropped first); ``gradient_steps`` minibatches from it regress the actor's mean onto the
   labels (``loss``: the mean squared error, or each state's squared error relative to its
@@ -90,6 +93,15 @@ class DAggerRunner(OnPolicyRunner):
         params = list(self.model.actor.parameters()) + list(self.model.critic.parameters())
         self.optimizer = torch.optim.Adam(params, lr=ic.learning_rate)
         self.generator = torch.Generator().manual_seed(int(cfg.seed))
+        clean = clean_envs(self.env.num_envs, ic.clean_fraction)
+        if clean.any():
+            try:
+                self.env.set_quiet_envs(clean)
+            except NotImplementedError as exc:
+                self.close()
+                raise ValueError(f"imitation.clean_fraction: {exc}") from None
+        self.clean = torch.as_tensor(clean)
+        """[N] bool: the envs rolled as ``miles eval`` runs the student (``clean_fraction``)."""
 
     def beta(self) -> float:
         """The probability of executing the expert's action at the current env step."""
@@ -194,8 +206,10 @@ class DAggerRunner(OnPolicyRunner):
                 label, focus = self.label(self.expert_view(obs))
                 student = model.act_deterministic(obs)
                 noise = torch.randn(student.shape, generator=self.generator) * std
+                noise[self.clean] = 0.0  # drawn all the same: the other envs' draws stay
                 student = student + noise.to(self.device)
-                use_expert = torch.rand(n, generator=self.generator).to(self.device) < beta
+                use_expert = torch.rand(n, generator=self.generator) < beta
+                use_expert = (use_expert & ~self.clean).to(self.device)
                 actions = torch.where(use_expert[:, None], label, student)
                 values = model.value(obs)
                 t1 = time.perf_counter()
@@ -275,6 +289,17 @@ class DAggerRunner(OnPolicyRunner):
             "focus_share": float(self.focus.float().mean()),
             "learning_rate": lr,
         }
+
+
+def clean_envs(num_envs: int, fraction: float) -> np.ndarray:
+    """[num_envs] bool: ``round(fraction x num_envs)`` envs spread evenly over the indices
+    (16 envs at 0.25: 0, 4, 8, 12; so both the supervised envs and the plain ones at the
+    end, ``env.plain_fraction``, get some), ``imitation.clean_fraction``."""
+    k = round(fraction * num_envs)
+    clean = np.zeros(num_envs, dtype=bool)
+    if k:
+        clean[(np.arange(k) * num_envs) // k] = True
+    return clean
 
 
 def imitation_loss(

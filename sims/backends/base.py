@@ -65,6 +65,16 @@ class BatchedEnv(VectorEnv):
             raise NotImplementedError(f"{self.backend_name}: no privileged observation")
         return None
 
+    def set_quiet_envs(self, quiet) -> None:
+        """Observe the envs where ``quiet`` ([N] bool) is True without the white observation
+        noise (``randomization.observation_noise_std``), the others as before. Backends
+        that draw that noise on the host implement it (PyBullet, Isaac); the others accept
+        it only when the noise is off."""
+        if self.cfg.randomization.observation_noise_std > 0 and np.any(quiet):
+            raise NotImplementedError(
+                f"{self.backend_name}: no per-env switch for the observation noise"
+            )
+
     def check_actions(self, actions) -> np.ndarray:
         """Actions as float64 [N, A], clipped to [-1, 1]; ValueError for a wrong shape or
         non-finite values (never passed on to a kernel)."""

@@ -79,6 +79,7 @@ class HostPhysicsEnv(BatchedEnv):
             self._command_period = 1.0 / self.actuator.rate_hz
             self._command_schedule = np.zeros((n, m, 7))
         self._noise_std = float(cfg.randomization.observation_noise_std)
+        self._quiet = np.zeros(n, dtype=bool)  # observed without that noise (set_quiet_envs)
         pose_error = cfg.randomization.pose_error
         if pose_error.on and not cfg.has_object:
             raise ValueError(f"randomization.pose_error: task {cfg.name!r} has no cube")
@@ -257,7 +258,7 @@ class HostPhysicsEnv(BatchedEnv):
         true = s
         if self._pose_error is not None:
             s = self._perceive_cube(s, ids, started)
-        noise = self._noise_draws(s) if self._noise_std > 0.0 else {}
+        noise = self._noise_draws(s, ids) if self._noise_std > 0.0 else {}
         obs = self.task.observe(_plus(s, noise))
         if self._pose_error is not None:  # the same noise on the true cube pose
             rows = slice(None) if ids is None else ids
@@ -300,14 +301,26 @@ class HostPhysicsEnv(BatchedEnv):
         pos[:, :2] = seen[:, :2]
         return s._replace(object_pos=pos, object_yaw=seen[:, 2].copy())
 
-    def _noise_draws(self, s: SimState) -> dict[str, np.ndarray]:
-        """This observation's white noise, per noisy field of ``s`` (normal,
-        ``observation_noise_std``)."""
+    def _noise_draws(self, s: SimState, ids=None) -> dict[str, np.ndarray]:
+        """This observation's white noise, per noisy field of ``s`` (the rows ``ids``; None:
+        all) (normal, ``observation_noise_std``; zero in the quiet envs, whose draws are
+        still made, so the other envs' noise is what it was)."""
         names = ("joint_pos", "tcp_pos") + (
             ("object_pos", "object_yaw") if self.cfg.has_object else ()
         )
         rng, std = self._noise_rng, self._noise_std
-        return {name: rng.normal(0.0, std, getattr(s, name).shape) for name in names}
+        draws = {name: rng.normal(0.0, std, getattr(s, name).shape) for name in names}
+        quiet = self._quiet if ids is None else self._quiet[ids]
+        for value in draws.values():
+            value[quiet] = 0.0
+        return draws
+
+    def set_quiet_envs(self, quiet) -> None:
+        """See :meth:`BatchedEnv.set_quiet_envs`; ValueError for a wrong shape."""
+        quiet = np.asarray(quiet, dtype=bool)
+        if quiet.shape != (self.num_envs,):
+            raise ValueError(f"quiet must have shape ({self.num_envs},), got {quiet.shape}")
+        self._quiet = quiet.copy()
 
 
 def _plus(s: SimState, noise: dict[str, np.ndarray]) -> SimState:

@@ -12,7 +12,7 @@ import yaml
 from policies.commands import train as train_cmd
 from policies.experts import get_expert
 from policies.ppo.config import default_train_config
-from policies.ppo.imitation import DAggerRunner, runner_class
+from policies.ppo.imitation import DAggerRunner, clean_envs, runner_class
 from policies.ppo.runner import OnPolicyRunner
 from policies.ppo.stages import StageConfigError, parse_staged_config
 from tests.policies.imitation_configs import (
@@ -48,6 +48,54 @@ def test_beta_one_executes_the_expert_and_beta_zero_the_noisy_student(tmp_path):
         assert not torch.allclose(runner.storage.actions, runner.labels)
     finally:
         runner.close()
+
+
+@pytest.mark.parametrize(
+    "n, fraction, want",
+    [(16, 0.25, [0, 4, 8, 12]), (16, 0.0, []), (4, 1.0, [0, 1, 2, 3]), (10, 0.3, [0, 3, 6])],
+)
+def test_clean_envs_are_spread_over_the_indices(n, fraction, want):
+    assert np.flatnonzero(clean_envs(n, fraction)).tolist() == want
+
+
+def test_clean_envs_execute_the_deterministic_student_and_the_others_as_before(tmp_path):
+    """imitation.clean_fraction: at beta 1 the clean envs still execute the student's own
+    action, without noise; the other envs the expert's, and their noise draws are those of a
+    run without clean envs (beta 0: the same executed actions there)."""
+    env = {"observation_noise_std": 0.0}  # numba: nothing to take off per env
+    for beta in (1.0, 0.0):
+        runs = {}
+        for fraction in (0.0, 0.25):
+            cfg = reach_imitation_config(
+                env=env, beta_start=beta, beta_end=beta, clean_fraction=fraction
+            )
+            runner = DAggerRunner(cfg, tmp_path / f"{beta}-{fraction}")
+            try:
+                runner._rollout(runner._reset_envs())
+                with torch.no_grad():
+                    own = runner.model.act_deterministic(
+                        runner.storage.obs.reshape(-1, runner.obs_dim)
+                    )
+                own = own.reshape(runner.storage.actions.shape)
+                runs[fraction] = (runner.clean.clone(), runner.storage.actions.clone(), own)
+                labels = runner.labels.clone()
+            finally:
+                runner.close()
+        clean, executed, own = runs[0.25]
+        assert clean.sum() == 8  # 32 envs
+        np.testing.assert_allclose(executed[:, clean], own[:, clean], atol=1e-6)
+        others = executed[:, ~clean]
+        if beta == 1.0:
+            np.testing.assert_allclose(others, labels[:, ~clean], atol=1e-6)
+        else:
+            assert float((others - own[:, ~clean]).std()) > 0.05  # the noisy student
+            np.testing.assert_allclose(others, runs[0.0][1][:, ~clean], atol=1e-6)
+
+
+def test_clean_envs_need_a_backend_that_turns_its_noise_off_per_env(tmp_path):
+    cfg = reach_imitation_config(env={"observation_noise_std": 0.002}, clean_fraction=0.25)
+    with pytest.raises(ValueError, match="clean_fraction: numba"):
+        DAggerRunner(cfg, tmp_path)
 
 
 def test_under_a_pose_error_the_expert_labels_from_the_true_pose(tmp_path):
@@ -145,6 +193,7 @@ def test_an_imitation_stage_chains_into_a_ppo_stage(tmp_path, capsys):
         ({"expert": "scripted", "gradient_steps": 0}, "gradient_steps"),
         ({"expert": "scripted", "exploration_std": 0.0}, "exploration_std"),
         ({"expert": "scripted", "epochs": 3}, "epochs"),
+        ({"expert": "scripted", "clean_fraction": 1.5}, "clean_fraction"),
     ],
 )
 def test_bad_imitation_configs_fail_before_any_work(tmp_path, capsys, imitation, message):

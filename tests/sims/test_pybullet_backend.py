@@ -118,6 +118,34 @@ def test_observation_noise_perturbs_positions_only():
         env.close()
 
 
+def test_quiet_envs_observe_without_noise_and_leave_the_others_draws():
+    """imitation.clean_fraction's envs: set_quiet_envs takes the white noise off those envs'
+    observations (through steps and autoresets) and leaves the others' noise as it was
+    (a twin env without quiet envs, the same seed and actions, observes the same there)."""
+    quiet = np.array([True, False, True])
+    rnd = DomainRandomization(observation_noise_std=0.01)
+    cfg = dataclasses.replace(push.CONFIG, episode_steps=20, randomization=rnd)
+    env, twin = (make_pybullet_env(push, 3, cfg, num_workers=0) for _ in range(2))
+    try:
+        env.set_quiet_envs(quiet)
+        obs, _ = env.reset(seed=3)
+        twin_obs, _ = twin.reset(seed=3)
+        resets = 0
+        for actions in random_actions(env, 60):
+            np.testing.assert_array_equal(obs[quiet], push.observe(env.get_state())[quiet])
+            np.testing.assert_array_equal(obs[~quiet], twin_obs[~quiet])
+            assert np.abs(obs[~quiet] - push.observe(env.get_state())[~quiet]).max() > 1e-4
+            obs, *_, info = env.step(actions)
+            twin_obs, *_ = twin.step(actions)
+            resets += int(info["_final_obs"].sum())
+        assert resets > 0  # through autoresets
+        with pytest.raises(ValueError, match="shape"):
+            env.set_quiet_envs([True])
+    finally:
+        env.close()
+        twin.close()
+
+
 def test_same_seed_same_rollout_and_reset_seed_reproduces():
     actions = None
     rollouts = []
