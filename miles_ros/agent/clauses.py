@@ -318,7 +318,11 @@ def noun_phrase(text: str) -> str | None:
     opens = _DETERMINER.match(first) or first in _MODIFIER or first in COLOURS
     if not opens and not re.fullmatch(_THING, first, re.I):
         return None
-    head = next(i for i, w in enumerate(words) if re.fullmatch(_THING, w.strip(","), re.I))
+    head = next(
+        (i for i, w in enumerate(words) if re.fullmatch(_THING, w.strip(",.;:!?"), re.I)), None
+    )
+    if head is None:
+        return None  # the thing's word runs on ("the cube-shaped ...")
     if head + 1 < len(words) and not _POSTMODIFIER.match(words[head + 1]):
         return None  # "the red cube belongs ...": a clause, not a noun phrase
     for word in (w.lower().strip(",") for w in words):
