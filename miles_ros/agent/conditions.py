@@ -87,8 +87,8 @@ def _asked(text: str) -> str:
     if split is not None:
         then, other = rest[: split.start()], rest[split.end() :]
         verb = re.match(r"^(.+?)\s+(?=(?:over|above|onto|on to|on|to|into)\b)", then)
-        if _BARE_PLACE.match(other) and verb is not None:
-            other = f"{verb[1]} {other}"
+        if _BARE_PLACE.match(other) and then.split():
+            other = f"{verb[1] if verb else then.split()[0]} {other}"
         rest = f"{then}; otherwise {other}"
     return f"if the {m['a']} cube is {rel} the {m['b']} cube, {rest}"
 
