@@ -186,7 +186,7 @@ _COURTESY = re.compile(
     r"^(?:(?:there'?s )?no (?:rush|hurry)|take your time|thanks?(?: you)?(?: so much)?|"
     r"thank you(?: so much)?|cheers|much appreciated|appreciated|please|if you would|"
     r"(?:great|good|nice|lovely|excellent) (?:job|work)|well done|perfect|great|lovely|"
-    r"excellent|brilliant|awesome|nope|nah|no thanks?|no thank you|"
+    r"excellent|brilliant|awesome|nope|nah|no thanks?|no thank you|go on|come on|go ahead|"
     r"that'?s (?:everything|all|it)(?: (?:for now|for today|i need(?:ed)?))?|"
     r"nothing(?: else)?(?: (?:for you|for me|to do))?(?: (?:right now|for now|at the moment|"
     r"today))?)$",
@@ -235,7 +235,7 @@ def _aside(sentence: str, whole: bool = False) -> bool:
     """A sentence that asks for nothing and names nothing: a first-person aside ("I'm
     tidying up", "I'll tell you when") or a courtesy ("no rush", "thanks"); ``whole``: the
     whole sentence, which small talk leaving things as they are may also make up."""
-    bare = sentence.strip(" .!,;")
+    bare = sentence.strip(" .!?,;")
     said = re.split(r"\s*[,;]\s*|\s[-\u2013\u2014]+\s", bare)
     if all(_COURTESY.match(p) or whole and _LEFT_AS_IS.match(p) for p in said):
         return True  # "great, thanks"
@@ -505,11 +505,15 @@ _SUBJECT = re.compile(
 )
 
 
+_ASKED_SUBJECT = re.compile(r"^(?:could|can|would|will|might)\s+(?=(?:the|that|this)\s)", re.I)
+"""A modal asking about a thing as the subject ("Could the red cube go over to ...?")."""
+
+
 def _subject(sentence: str) -> str | None:
     """A scene thing as the subject: "The red cube should end up on the left pad" -> "put
     the red cube on the left pad"; "... should be pushed onto ..." -> "push ..."; "...
     needs moving to ..." -> "move ..."."""
-    m = _SUBJECT.match(sentence)
+    m = _SUBJECT.match(_ASKED_SUBJECT.sub("", sentence))
     if m is None:
         return None
     np, place = noun_phrase(m["np"]), noun_phrase(m["place"])

@@ -1134,6 +1134,8 @@ def test_a_cube_covered_by_an_earlier_step_is_not_moved(positions, colours):
         ("Nah, keep things the way they are.", "nothing for now"),
         ("Not now, thanks - I'll let you know.", "nothing for now"),
         ("Okay, that'll be it, you can stop.", "nothing for now"),
+        ("Can the blue brick sit on the grey mat, thanks?", "put the blue brick on the grey mat"),
+        ("Shove the green brick, come on.", "shove the green brick"),
     ],
 )
 def test_group_h_structures_said_plainly(goal, said):
