@@ -651,7 +651,6 @@ def _relation(
         return _no_stack(registry)
     prev: str | None = None
     moved_before: set[str] = set()  # "unstack it: green to the left pad, then blue ..."
-    covered: dict[str, str] = {}  # a cube an earlier step stacks another on: that one
     # A clause that only says how ("could you, without lifting it,") qualifies the next
     # one; "don't lift it" alone speaks of the cube before it.
     manner = ""
@@ -663,13 +662,7 @@ def _relation(
         manner = clause.text if bare and fronted and _NO_GRASP.search(clause.text) else ""
         if obj is None and _SENT_ONLY.search(clause.text) and len(clause.cubes) == 1:
             moved_before.add(clause.cubes[0])  # "unstack it: green to the left pad first"
-        if obj is not None and covered.get(obj):
-            return (
-                f"cannot move {obj}: an earlier step puts {covered[obj]} on top of it (a "
-                "stack is taken apart from the top)"
-            )
         if obj is not None:
-            covered = {low: top for low, top in covered.items() if top != obj}
             for rel in RELATIONS:
                 if re.search(rf"\b{rel}\b", body):
                     return (
@@ -698,8 +691,6 @@ def _relation(
                     return _no_stack(registry, obj, target)
                 if _rules_out_grasping(body) and all("grasps" in s.permissions for s in takers):
                     return _no_push_to_cube(registry, obj, target, takers)
-                if target in world.objects:
-                    covered[target] = obj
             # no skill takes a cube from under another, unless an earlier step took that off
             standing = {
                 n: p for n, p in world.objects.items() if n == obj or n not in moved_before
