@@ -1,7 +1,7 @@
 """The planner on the dev sets' goals said in other grammar: meaning-preserving
 transformations of each goal, its label kept, answered like ``bench/planner.py --sets``.
 
-    .venv/bin/python bench/planner_grammar.py --json [--groups A,B,C,D,E,F,G] [--per 40]
+    .venv/bin/python bench/planner_grammar.py --json [--groups A,B,C,D,E,F,G,H] [--per 40]
         [--sets dev,heldout,...,heldout8] [--only NAME,...] [--threads 1]
 
 Each transformation applies only where the goal has the shape it rewrites exactly (a
@@ -68,6 +68,19 @@ clause "VERB the X cube PREP the Y", a reference "the leftmost cube", two clause
   again, but with the blue cube" after a step (the step repeated on that cube) and with
   nothing before it (a question back), no motion ("Do nothing for now, thanks.": an empty
   plan), both ways of moving a cube ruled out (a refusal).
+- **H** (the structures held-out 14 showed, in other wordings, committed before the round
+  that reads them, never tuned on): a topic then a verb with no object ("Red cube: slide
+  onto the left pad."), a cube by its rank ("the second-nearest cube to you"), two cubes
+  compared ("Compare the red and the blue cube: the one farther from you - put it on P.");
+  and, labelled anew: a verb naming a relation no skill makes ("Tuck X under Y.", "stand X
+  up on one of its edges", "balance X on its corner": refused), a manner leaving only a
+  push ("Keep X on the table the whole time and get it over to P.": the push where its
+  card passes, else refused), a push of a cube with another stacked on it first
+  (refused), a turn said before the move ("After a 25-degree turn, X should end up on P."),
+  a condition asked as a question ("Is X to the left of Y? If so, ...; otherwise ...": the
+  branch the scene chooses), no motion in other words ("Just leave things the way they
+  are.", "Not now - I'll let you know when."), every cube visited in an order said by a
+  relation ("Visit the cubes from nearest to farthest, hovering over each one.").
 
 Per transformation, at most ``--per`` goals it applies to (chosen by a hash of name and
 goal: the same goals every run), each answered as transformed and as written. Prints one
@@ -1668,6 +1681,298 @@ def no_way(goal: str, item: dict) -> Relabelled | None:
     return said, {"expect": "refuse", "plan": []}
 
 
+# -- group H ------------------------------------------------------------------------------
+_NO_SKILL_RELATION = [
+    "Tuck {o} under {y}.",
+    "Slip {o} underneath {y}, please.",
+    "Can you stand {o} up on one of its edges?",
+    "Get {o} to balance on a corner.",
+    "Balance {o} on its corner on {p}.",
+    "Wedge {o} beneath {y}.",
+]
+
+
+def no_relation(goal: str, item: dict) -> Relabelled | None:
+    """A verb naming a relation no skill makes, to refuse (never a placing on top): "Tuck
+    the red cube under the blue cube.", "Can you stand the red cube up on one of its
+    edges?", "Balance the red cube on its corner on the left pad." """
+    c = clause(goal)
+    a = c and _colour_of(c.obj)
+    cubes = _scene_cubes(item)
+    if not a or not _flat_scene(item):
+        return None
+    others = [x for x in _OTHER_COLOURS[a] if f"{x}_cube" in cubes]
+    if not others:
+        return None
+    y = f"the {_pick(others, 'rely|' + goal)} cube"
+    form = _pick(_NO_SKILL_RELATION, "rel|" + goal)
+    if "{p}" in form and not (c.place and _PAD_NP.match(c.place)):
+        form = _NO_SKILL_RELATION[2]
+    said = form.format(o=_lower_first(c.obj), y=y, p=_lower_first(c.place))
+    return _upper_first(said), {"expect": "refuse", "plan": []}
+
+
+def kept_down(goal: str, item: dict) -> Relabelled | None:
+    """A manner that leaves only a push: "Keep the red cube on the table the whole time and
+    get it over to the left pad.", "Get the red cube onto the grey pad without lifting it."
+    (from one placing onto a pad: the push when the push card passes in the scene, else a
+    refusal: the only other skill is ruled out)."""
+    c = clause(goal)
+    if c is None or not c.place or not _single_step(item, "pick_place"):
+        return None
+    if _PAD_NP.match(c.place) is None or not _flat_scene(item):
+        return None
+    first = item["plan"][0]
+    push = [_step(f"push {first.params['object']} {first.params['target']}")]
+    form = _pick(
+        [
+            "Keep {o} on the table the whole time and get it over to {p}.",
+            "Get {o} onto {p} without lifting it off the table.",
+            "{O} mustn't leave the table - move it onto {p}.",
+            "Without raising it at all, get {o} across to {p}.",
+        ],
+        "down|" + goal,
+    )
+    said = form.format(o=_lower_first(c.obj), O=_upper_first(c.obj), p=_lower_first(c.place))
+    if _valid(push, item):
+        return said, {"expect": "plan", "plan": push}
+    return said, {"expect": "refuse", "plan": []}
+
+
+def push_stacked(goal: str, item: dict) -> Relabelled | None:
+    """A push of a cube with another stacked on it first, to refuse: "Slide the red cube onto
+    the right pad, but put the green cube on top of it before you do." (from one push of a
+    cube by colour onto a pad)."""
+    c = clause(goal)
+    a = c and _colour_of(c.obj)
+    if not a or not _single_step(item, "push") or not _flat_scene(item):
+        return None
+    if _PAD_NP.match(c.place) is None:
+        return None
+    cubes = _scene_cubes(item)
+    others = [x for x in _OTHER_COLOURS[a] if f"{x}_cube" in cubes]
+    if not others:
+        return None
+    y = _pick(others, "stky|" + goal)
+    form = _pick(
+        [
+            "{V} {o} onto {p}, but put the {y} cube on top of it before you do.",
+            "Stack the {y} block on {o} and then {v} {o} over to {p}.",
+            "First set the {y} cube on {o}; after that, {v} {o} onto {p}.",
+        ],
+        "stk|" + goal,
+    )
+    said = form.format(
+        V=_upper_first(c.verb), v=c.verb, o=_lower_first(c.obj), p=_lower_first(c.place), y=y
+    )
+    return said, {"expect": "refuse", "plan": []}
+
+
+def topic_verbs(goal: str, item: dict) -> str | None:
+    """A topic then a verb with no object: "Red cube: slide onto the left pad.", "The blue
+    block - push over to the grey mat, please." (one push or placing)."""
+    c = clause(goal)
+    if c is None or not c.place or not _single_step(item):
+        return None
+    form = _pick(
+        ["{O}: {v} {q} {p}.", "{O} - {v} {q} {p}, please.", "{O}; {v} {q} {p} for me."],
+        "tverb|" + goal,
+    )
+    return form.format(O=_upper_first(c.obj), v=c.verb, q=c.prep, p=_lower_first(c.place))
+
+
+def turn_then(goal: str, item: dict) -> Relabelled | None:
+    """A turn said as what comes before the move: "After a 25-degree turn, the red cube
+    should end up on the left pad." (from one placing of a cube onto a pad: the turn, then
+    the placing, where both pass the cards in the scene)."""
+    c = clause(goal)
+    if c is None or not c.place or not _single_step(item, "pick_place"):
+        return None
+    if _PAD_NP.match(c.place) is None or not _flat_scene(item):
+        return None
+    first = item["plan"][0]
+    n = _pick(["20", "25", "30", "40"], "tdeg|" + goal)
+    plan = [_step(f"turn {first.params['object']} {n}"), first]
+    if not _valid(plan, item):
+        return None
+    form = _pick(
+        [
+            "After a {n}-degree turn, {o} should end up on {p}.",
+            "Once {o} has been turned {n} degrees, it should go onto {p}.",
+            "{O}: a {n} degree turn first, and then it belongs on {p}.",
+        ],
+        "turn|" + goal,
+    )
+    said = form.format(n=n, o=_lower_first(c.obj), O=_upper_first(c.obj), p=_lower_first(c.place))
+    return said, {"expect": "plan", "plan": plan}
+
+
+_ASKED = (
+    ("to the left of", lambda p: p[1]),
+    ("to the right of", lambda p: -p[1]),
+    ("nearer to you than", lambda p: -((p[0] ** 2 + p[1] ** 2) ** 0.5)),
+    ("farther from you than", lambda p: (p[0] ** 2 + p[1] ** 2) ** 0.5),
+)
+
+
+def asked_condition(goal: str, item: dict) -> Relabelled | None:
+    """A condition asked as a question: "Is the red cube to the left of the blue one? If
+    so, hover over the red cube - otherwise over the blue one." (one reach or placing of a
+    cube by colour; the branch the scene's positions choose, by 2 cm or more, nothing
+    else)."""
+    c = clause(goal)
+    a = c and _colour_of(c.obj)
+    if not a or not _single_step(item) or not _flat_scene(item):
+        return None
+    cubes = _scene_cubes(item)
+    others = [x for x in _OTHER_COLOURS[a] if f"{x}_cube" in cubes and x not in c.place.lower()]
+    if not others:
+        return None
+    b = _pick(others, "askb|" + goal)
+    said, score = _pick(list(_ASKED), "askc|" + goal)
+    p, q = cubes[f"{a}_cube"], cubes[f"{b}_cube"]
+    if abs(score(p) - score(q)) < 0.02:
+        return None
+    form = _pick(
+        [
+            "Is the {a} cube {s} the {b} one? If so, {S}; otherwise hover over the {b} cube.",
+            "Is the {a} block {s} the {b} block? If it is, {S}. If not, go to the {b} block.",
+            "Tell me - is the {a} cube {s} the {b} cube? Yes: {S}. No: hover above the {b} cube.",
+        ],
+        "ask|" + goal,
+    )
+    holds = score(p) > score(q)
+    plan = item["plan"] if holds else [_step(f"reach {b}_cube")]
+    return form.format(a=a, b=b, s=said, S=_lower_first(_bare(goal))), {
+        "expect": "plan",
+        "plan": plan,
+    }
+
+
+_STILL_OTHER = [
+    "Just leave things the way they are.",
+    "Keep it all as it is, thanks.",
+    "That's plenty - nothing more, thank you.",
+    "That'll be all for now, nothing else.",
+    "Not now - I'll let you know when.",
+    "Hang on, not yet; I'll say when.",
+    "All good, you can stop there.",
+]
+
+
+def still_other(goal: str, item: dict) -> Relabelled | None:
+    """No motion, in other words than group G's: "Just leave things the way they are.",
+    "That's plenty - nothing more, thank you.", "Not now - I'll let you know when." (an
+    empty plan)."""
+    if clause(goal) is None:
+        return None
+    return _pick(_STILL_OTHER, "still2|" + goal), {"expect": "plan", "plan": []}
+
+
+def _dist(p: tuple[float, ...]) -> float:
+    return (p[0] ** 2 + p[1] ** 2) ** 0.5
+
+
+def _ranked(cubes: dict[str, tuple[float, ...]], score) -> list[str] | None:
+    """The cubes by ``score``, highest first; None unless each is 2 cm or more apart."""
+    names = sorted(cubes, key=lambda n: -score(cubes[n]))
+    values = [score(cubes[n]) for n in names]
+    if any(u - v < 0.02 for u, v in zip(values, values[1:], strict=False)):
+        return None
+    return names
+
+
+def second_nearest(goal: str, item: dict) -> str | None:
+    """A cube by its rank: "the second-nearest cube to you", "the second-farthest block
+    from you" (for a cube said by colour that is second by 2 cm or more, three cubes or
+    more on the table)."""
+    c = clause(goal)
+    a = c and _colour_of(c.obj)
+    cubes = _scene_cubes(item)
+    if not a or not _flat_scene(item) or len(cubes) < 3:
+        return None
+    said = _pick(
+        [("second-nearest", lambda p: -_dist(p)), ("second-farthest", _dist)], "sn|" + goal
+    )
+    ranked = _ranked(cubes, said[1])
+    if ranked is None or ranked[1] != f"{a}_cube":
+        return None
+    word = "to" if said[0] == "second-nearest" else "from"
+    np = _pick(
+        [f"the {said[0]} cube {word} you", f"the {said[0]} block {word} you"], "snn|" + goal
+    )
+    return goal.replace(c.obj, np, 1)
+
+
+_SWEEPS = (
+    ("nearest to farthest", lambda p: -_dist(p)),
+    ("farthest to nearest", _dist),
+    ("left to right", lambda p: p[1]),
+    ("right to left", lambda p: -p[1]),
+)
+
+
+def sweep(goal: str, item: dict) -> Relabelled | None:
+    """A visit of every cube in an order said by a relation: "Visit the cubes from nearest to
+    farthest, hovering over each one.", "Sweep across the blocks left to right, stopping
+    above each." (a reach of each cube in that order; cubes 2 cm or more apart on it)."""
+    cubes = _scene_cubes(item)
+    if not _flat_scene(item) or len(cubes) < 2 or clause(goal) is None:
+        return None
+    said, score = _pick(list(_SWEEPS), "swp|" + goal)
+    ranked = _ranked(cubes, score)
+    if ranked is None:
+        return None
+    plan = [_step(f"reach {n}") for n in ranked]
+    if not _valid(plan, item):
+        return None
+    form = _pick(
+        [
+            "Visit the cubes from {s}, hovering over each one.",
+            "Sweep across the blocks {s}, stopping above each.",
+            "Go over every cube in order, {s}.",
+        ],
+        "swf|" + goal,
+    )
+    return form.format(s=said), {"expect": "plan", "plan": plan}
+
+
+def compare_two(goal: str, item: dict) -> str | None:
+    """Two cubes compared, the one that wins goes: "Compare the red and the blue cube: the
+    one farther from you goes onto the left pad." (one placing or push of a cube by colour
+    onto a pad, 2 cm or more ahead of the other cube named)."""
+    c = clause(goal)
+    a = c and _colour_of(c.obj)
+    if not a or not c.place or not _single_step(item) or not _flat_scene(item):
+        return None
+    if _PAD_NP.match(c.place) is None:
+        return None
+    cubes = _scene_cubes(item)
+    others = [x for x in _OTHER_COLOURS[a] if f"{x}_cube" in cubes]
+    if not others:
+        return None
+    b = _pick(others, "cmpb|" + goal)
+    options = [
+        ("farther from you", _dist),
+        ("nearer to you", lambda p: -_dist(p)),
+        ("further left", lambda p: p[1]),
+        ("further right", lambda p: -p[1]),
+    ]
+    wins = [s for s, f in options if f(cubes[f"{a}_cube"]) >= f(cubes[f"{b}_cube"]) + 0.02]
+    if not wins:
+        return None
+    s = _pick(wins, "cmps|" + goal)
+    x, y = _pick([(a, b), (b, a)], "cmpo|" + goal)
+    form = _pick(
+        [
+            "Compare the {x} and the {y} cube: the one {s} - {v} it {q} {p}.",
+            "Look at the {x} block and the {y} block; whichever is {s}, {v} that one {q} {p}.",
+        ],
+        "cmp|" + goal,
+    )
+    return form.format(x=x, y=y, s=s, v=c.verb, q=c.prep, p=_lower_first(c.place))
+
+
 TRANSFORMS: dict[str, tuple[str, Callable[[str, dict], str | Relabelled | None]]] = {
     "topic": ("A", topic_first),
     "fragment": ("A", fragment),
@@ -1731,12 +2036,22 @@ TRANSFORMS: dict[str, tuple[str, Callable[[str, dict], str | Relabelled | None]]
     "pad_side": ("G", pad_side),
     "no_pushing": ("G", no_pushing),
     "no_way": ("G", no_way),
+    "no_relation": ("H", no_relation),
+    "kept_down": ("H", kept_down),
+    "push_stacked": ("H", push_stacked),
+    "topic_verbs": ("H", topic_verbs),
+    "turn_then": ("H", turn_then),
+    "asked_condition": ("H", asked_condition),
+    "still_other": ("H", still_other),
+    "second_nearest": ("H", second_nearest),
+    "sweep": ("H", sweep),
+    "compare_two": ("H", compare_two),
 }
 """name -> (group, transformation). Group B was written with A and committed before any
 planner change; nothing is tuned on it. Group C (the structures held-out 9 showed) was
 written and committed before the next planner change and is never tuned on either. Groups D
 and E (the structures held-outs 10 and 11 showed) likewise, group F (held-out 12's) and group G
-(held-out 13's)."""
+(held-out 13's), group H (held-out 14's)."""
 
 
 def transformed(items: list[dict], name: str, per: int) -> tuple[int, list[tuple[dict, dict]]]:
@@ -1765,7 +2080,7 @@ def load_items(names: list[str], registry, world) -> list[dict]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--json", action="store_true", help="print only the JSON object")
-    parser.add_argument("--groups", default="A,B,C,D,E,F,G")
+    parser.add_argument("--groups", default="A,B,C,D,E,F,G,H")
     parser.add_argument("--only", default="", help="these transformations only")
     parser.add_argument("--per", type=int, default=40, help="goals per transformation")
     parser.add_argument("--sets", default=",".join(["dev", *SETS]))

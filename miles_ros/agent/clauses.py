@@ -186,7 +186,7 @@ _COURTESY = re.compile(
     r"^(?:(?:there'?s )?no (?:rush|hurry)|take your time|thanks?(?: you)?(?: so much)?|"
     r"thank you(?: so much)?|cheers|much appreciated|appreciated|please|if you would|"
     r"(?:great|good|nice|lovely|excellent) (?:job|work)|well done|perfect|great|lovely|"
-    r"excellent|brilliant|awesome|nope|no thanks?|no thank you|"
+    r"excellent|brilliant|awesome|nope|nah|no thanks?|no thank you|go on|come on|go ahead|"
     r"that'?s (?:everything|all|it)(?: (?:for now|for today|i need(?:ed)?))?|"
     r"nothing(?: else)?(?: (?:for you|for me|to do))?(?: (?:right now|for now|at the moment|"
     r"today))?)$",
@@ -220,7 +220,9 @@ _LEFT_AS_IS = re.compile(
     r"^(?:cool|nice|fine|(?:it |that |this |everything |all )?looks? (?:good|fine|great|nice|"
     r"perfect|right)|(?:it|that|this|everything|the (?:\w+ )?\w+)(?:'s| is| looks)? (?:good|"
     r"fine|great|perfect|ok|okay)(?: (?:where it is|as it is|like that|there|now))?|"
-    r"leave (?:it|them|everything|that|things) (?:like that|as it is|as they are|as is|be)|"
+    r"leave (?:it|them|everything|that|things) (?:like that|as it is|as they are|as is|be|"
+    r"alone|the way (?:it is|they are))|keep (?:it all|it|everything|things|them) (?:like that|"
+    r"as it is|as they are|the way (?:it is|they are))|all good|"
     r"never ?mind(?: about (?:it|that|the (?:\w+ )?\w+))?|"
     r"forget (?:what i (?:said|asked(?: for)?)|everything i said|all that|about it|it|that))$",
     re.I,
@@ -233,7 +235,7 @@ def _aside(sentence: str, whole: bool = False) -> bool:
     """A sentence that asks for nothing and names nothing: a first-person aside ("I'm
     tidying up", "I'll tell you when") or a courtesy ("no rush", "thanks"); ``whole``: the
     whole sentence, which small talk leaving things as they are may also make up."""
-    bare = sentence.strip(" .!,;")
+    bare = sentence.strip(" .!?,;")
     said = re.split(r"\s*[,;]\s*|\s[-\u2013\u2014]+\s", bare)
     if all(_COURTESY.match(p) or whole and _LEFT_AS_IS.match(p) for p in said):
         return True  # "great, thanks"
@@ -245,7 +247,9 @@ _STILL = re.compile(
     r"do nothing|nothing (?:more|else)(?: to do)?|no (?:more|further|other) (?:tasks?|moves?|"
     r"moving|steps?|jobs?|work|actions?|requests?)|"
     r"hold off(?: on (?:it|that|the (?:\w+ )?\w+))?|nothing (?:for|with) (?:it|that|the (?:\w+ )?"
-    r"\w+)|let'?s (?:stop|pause|leave it)(?: (?:here|there))?|that'?s (?:perfect|enough|it|all))"
+    r"\w+)|let'?s (?:stop|pause|leave it)(?: (?:here|there))?|that'?s (?:perfect|enough|it|all|"
+    r"plenty)|that'?ll (?:do|be all|be it|be everything)|not (?:now|yet|just yet)|"
+    r"you can stop(?: (?:there|here|now))?)"
     r"(?:\s+(?:else|more|(?:just )?yet|for now|at all|for the moment|right now|today|"
     r"for today|for the time being|thanks|though))*$",
     re.I,
@@ -318,7 +322,11 @@ def noun_phrase(text: str) -> str | None:
     opens = _DETERMINER.match(first) or first in _MODIFIER or first in COLOURS
     if not opens and not re.fullmatch(_THING, first, re.I):
         return None
-    head = next(i for i, w in enumerate(words) if re.fullmatch(_THING, w.strip(","), re.I))
+    head = next(
+        (i for i, w in enumerate(words) if re.fullmatch(_THING, w.strip(",.;:!?"), re.I)), None
+    )
+    if head is None:
+        return None  # the thing's word runs on ("the cube-shaped ...")
     if head + 1 < len(words) and not _POSTMODIFIER.match(words[head + 1]):
         return None  # "the red cube belongs ...": a clause, not a noun phrase
     for word in (w.lower().strip(",") for w in words):
@@ -383,10 +391,22 @@ def _topic(sentence: str) -> str | None:
             r"\b(?:over |up |right )?there\b", f"{_there(verb)} {np}", rest, count=1, flags=re.I
         )
         return rest
+    bare = _NO_OBJECT.match(rest)
+    if not place and bare and verb_of(bare["verb"]) in _MOVING:
+        return f"{bare['verb']} {np} {rest[bare.end() :]}"  # "Red cube: slide to the pad"
     back = re.search(r"\b(?:it|that one|this one)\b", rest, re.I)
     if back is None:
         return None
     return rest[: back.start()] + np + rest[back.end() :]
+
+
+_NO_OBJECT = re.compile(
+    r"^(?P<verb>[a-z]+)\s+(?=(?:(?:over|across|right|straight)\s+)?(?:to|onto|on to|into|"
+    r"on top of|on|toward|towards)\s)",
+    re.I,
+)
+"""A verb said straight before its place, its object left out ("slide to the left pad")."""
+_MOVING = frozenset("put place set move push slide shove nudge drag bring carry get".split())
 
 
 _FRAGMENT = re.compile(
@@ -485,11 +505,15 @@ _SUBJECT = re.compile(
 )
 
 
+_ASKED_SUBJECT = re.compile(r"^(?:could|can|would|will|might)\s+(?=(?:the|that|this)\s)", re.I)
+"""A modal asking about a thing as the subject ("Could the red cube go over to ...?")."""
+
+
 def _subject(sentence: str) -> str | None:
     """A scene thing as the subject: "The red cube should end up on the left pad" -> "put
     the red cube on the left pad"; "... should be pushed onto ..." -> "push ..."; "...
     needs moving to ..." -> "move ..."."""
-    m = _SUBJECT.match(sentence)
+    m = _SUBJECT.match(_ASKED_SUBJECT.sub("", sentence))
     if m is None:
         return None
     np, place = noun_phrase(m["np"]), noun_phrase(m["place"])
@@ -1177,8 +1201,9 @@ _BEFORE_THAT = re.compile(
     re.I,
 )
 _B_BEFORE = re.compile(
-    r"^(?P<a>.+?)(?:\s*[.;]\s*|\s*,\s*)(?:but|and)?\s*(?P<b>.+?)\s*,?\s+(?:before (?:that|this|"
-    r"doing that|you do that|you do it)|beforehand|first)[.!]?$",
+    r"^(?P<a>.+?)(?:\s*[.;]\s*|\s*,\s*|\s[-\u2013\u2014]+\s*)(?:oh,?\s+)?(?:but|and)?\s*(?P<b>.+?)"
+    r"\s*,?\s+(?:before (?:that|this|doing that|you do(?: that| it| this| so)?)|beforehand|first)"
+    r"[.!]?$",
     re.I,
 )
 
@@ -1345,7 +1370,8 @@ def _reorder(text: str) -> str:
         cube = re.search(rf"\bthe (?:\w+ )?{_CUBE_NOUN}\b", a, re.I)
         if re.search(r"\bit\b", b, re.I) and cube and not re.search(r"\bit\b", a, re.I):
             b = re.sub(r"\bit\b", cube[0], b, count=1, flags=re.I)
-            a = a[: cube.start()] + "it" + a[cube.end() :]
+            if len(re.findall(rf"\bthe (?:\w+ )?{_CUBE_NOUN}\b", b, re.I)) < 2:
+                a = a[: cube.start()] + "it" + a[cube.end() :]  # else "it" could be either
         return f"{b}, then {_lower_first(a)}"
     return text
 
@@ -1599,6 +1625,66 @@ _IN_REVERSE = re.compile(
     re.I,
 )
 _LIST_SEP = re.compile(r"\s*(?:,|;)\s*(?:and\s+)?(?:then\s+)?|\s+(?:and\s+)?then\s+", re.I)
+
+
+_TURN_FIRST = re.compile(
+    rf"^(?:after (?:a|an) (?P<n>\d+)[- ]degrees? (?:turn|rotation)(?P<w>\s+{_WAY})?\s*,\s*"
+    rf"(?P<np>the (?:\w+ ){{0,3}}?{_CUBE_NOUN})\b|once (?P<np2>the (?:\w+ ){{0,3}}?{_CUBE_NOUN}) "
+    rf"(?:has been|is|'s been) (?:turned|rotated) (?:by )?(?P<n2>\d+) degrees?(?P<w2>\s+{_WAY})?"
+    r"\s*,\s*it\b)(?P<rest>.+)$",
+    re.I,
+)
+
+
+_NTH_HYPHEN = re.compile(
+    r"\b(second|third|fourth)-(nearest|closest|farthest|furthest|leftmost|rightmost)\b", re.I
+)
+
+
+def _turn_first(text: str) -> str:
+    """A turn said as what comes before the move: "After a 25-degree turn, the red cube
+    should end up on the left pad." / "Once the red cube has been turned 25 degrees, it
+    should go onto the left pad." -> "Turn the red cube 25 degrees. The red cube should
+    end up on the left pad." """
+    m = _TURN_FIRST.match(text.strip())
+    if m is None:
+        return text
+    np, n, way = m["np"] or m["np2"], m["n"] or m["n2"], m["w"] or m["w2"] or ""
+    return f"Turn {_lower_first(np)} {n} degrees{way}. {_upper_first(np)}{m['rest']}"
+
+
+_KEPT_DOWN = re.compile(
+    rf"^(?:keep (?P<o>it|the (?:\w+ ){{0,3}}?{_CUBE_NOUN}) (?:on|against) the table(?: the whole"
+    r" time| throughout| at all times| all the way| the entire time)?\s*,?\s*and\s+|"
+    rf"(?P<s>the (?:\w+ ){{0,3}}?{_CUBE_NOUN}) (?:mustn'?t|must not|shouldn'?t|should not|"
+    r"can'?t|cannot|may not) (?:leave|come off) the table\s*(?:[,;:]|\s[-\u2013\u2014]+)\s*)"
+    r"(?P<rest>.+?)[.!]?$",
+    re.I,
+)
+_RAISING = re.compile(
+    r"\bwithout (?:raising|lifting|picking up) (?P<o>it|the (?:\w+ ){0,3}?\w+)(?: up)?"
+    r"(?: (?:off the table|at all|from the table))+\b",
+    re.I,
+)
+
+
+def _kept_down(text: str) -> str:
+    """A cube kept on the table said as the lift it rules out: "Keep the red cube on the
+    table the whole time and get it over to the left pad." / "The red cube mustn't leave
+    the table - move it onto the left pad." -> "get the red cube over to the left pad, but
+    don't lift it"; "without raising it at all" -> "without lifting it"."""
+    text = _RAISING.sub(lambda m: f"without lifting {m['o']}", text)
+    m = _KEPT_DOWN.match(text.strip())
+    if m is None:
+        return text
+    np, rest = m["o"] or m["s"], m["rest"]
+    if np.lower() != "it":
+        rest = re.sub(r"\bit\b", _lower_first(np), rest, count=1, flags=re.I)
+    return f"{_upper_first(rest)}, but don't lift it."
+
+
+def _upper_first(text: str) -> str:
+    return text[:1].upper() + text[1:]
 
 
 def _in_reverse(text: str) -> str:
@@ -1874,7 +1960,8 @@ def plain_clauses(
     ``places``: each place's words, its side then its colour ("the pad that isn't grey")."""
     if not goal.strip():
         return goal
-    text = _cancelled(_no_need_home(goal.strip()))
+    text = _NTH_HYPHEN.sub(r"\1 \2", goal.strip())  # "the second-nearest cube"
+    text = _cancelled(_no_need_home(_kept_down(_turn_first(text))))
     text = _replaced(
         _place_answered(_anything_but(_ways_ruled_out(_in_reverse(_POP.sub("put", text)))))
     )

@@ -25,10 +25,11 @@ said.
 
 from __future__ import annotations
 
+import math
 import re
 
 from miles_ros.agent.phrases import CUBE_NOUNS
-from miles_ros.agent.references import holds
+from miles_ros.agent.references import TIE_M, holds
 from miles_ros.agent.world import World
 
 _CUBE = rf"(?:{'|'.join(CUBE_NOUNS)}|one)"
@@ -61,6 +62,37 @@ _AFTER = re.compile(
 _COLOUR_CUBE = re.compile(rf"\bthe ([a-z]+) {_CUBE}\b", re.I)
 
 
+_ASKED = re.compile(
+    rf"^(?:tell me\s*[-,:]?\s*)?is the (?P<a>[a-z]+) {_CUBE}\s+(?P<rel>(?:to the |on the )?"
+    rf"(?:left|right) of|{_RELATION}\s+than)\s+(?:the )?(?P<b>[a-z]+)(?: {_CUBE})?\s*\?\s*"
+    r"(?:if so|if it is|if yes|if it'?s so|yes)\s*[,:]?\s*(?P<rest>.+)$",
+    re.I,
+)
+_NO = re.compile(r"(?:\s*[.;]\s*|\s[-\u2013\u2014]+\s*)no\s*[:,]\s*", re.I)
+_BARE_PLACE = re.compile(r"^(?:just\s+)?(?:over|above|onto|on to|on|to|into)\b", re.I)
+
+
+def _asked(text: str) -> str:
+    """A condition asked as a question ("Is the red cube to the left of the blue one? If
+    so, A - otherwise B.", "... Yes: A. No: B.") said as "if ..., A; otherwise B"; a branch
+    with its verb left out ("otherwise over blue") takes the first branch's."""
+    m = _ASKED.match(text.strip())
+    if m is None:
+        return text
+    rel = re.sub(r"^(?:to|on) the ", "", m["rel"], flags=re.I)
+    if re.fullmatch(r"(?:left|right) of", rel, re.I):
+        rel = f"further {rel.split()[0]} than"
+    rest = _NO.sub("; otherwise ", m["rest"], count=1)
+    split = re.search(rf"{_BREAK}(?:and\s+)?{_ELSE}\s*,?\s*", rest, re.I)
+    if split is not None:
+        then, other = rest[: split.start()], rest[split.end() :]
+        verb = re.match(r"^(.+?)\s+(?=(?:over|above|onto|on to|on|to|into)\b)", then)
+        if _BARE_PLACE.match(other) and then.split():
+            other = f"{verb[1] if verb else then.split()[0]} {other}"
+        rest = f"{then}; otherwise {other}"
+    return f"if the {m['a']} cube is {rel} the {m['b']} cube, {rest}"
+
+
 def _relation(m: re.Match) -> str:
     if m["side"]:
         return m["side"].lower()
@@ -78,7 +110,7 @@ def _cube(colour: str, world: World) -> str | None:
 def branch_taken(text: str, world: World) -> str:
     """``text`` with a condition on the scene replaced by the branch it chooses (see the
     module); any other text as it is."""
-    stripped = text.strip()
+    stripped = _asked(text.strip())
     m = _FIRST.match(stripped) or _AFTER.match(stripped)
     if m is None:
         return text
@@ -95,3 +127,76 @@ def branch_taken(text: str, world: World) -> str:
         return other.rstrip(" .!") + "."
     then = re.sub(r"\bit\b", f"the {cube.replace('_', ' ')}", m["then"], count=1, flags=re.I)
     return then.strip().rstrip(" .!") + "."
+
+
+# -- a choice between two cubes, an order of all of them ----------------------------------
+_COMPARED = re.compile(
+    rf"^(?:compare|look at|take|consider|of) the (?P<a>[a-z]+)(?: {_CUBE})? and the "
+    rf"(?P<b>[a-z]+) {_CUBE}s?\s*(?:[:;,]|\s[-\u2013\u2014]+)\s*(?:the one|whichever(?: one)?|"
+    rf"the {_CUBE})\s+(?:that'?s\s+|that is\s+|which is\s+|is\s+|'s\s+)?{_RELATION}"
+    r"(?:\s+of the two)?\s*(?:[,:;]|[-\u2013\u2014]+)?\s*(?P<rest>.+)$",
+    re.I,
+)
+_GOES = re.compile(r"^(?:goes|should go|belongs|is going|has to go|must go)\b\s*", re.I)
+
+
+def compared(text: str, world: World) -> str:
+    """Two cubes compared, the one the comparison picks acted on: "Compare the red and the
+    blue cube: the one farther from you goes to the left pad." -> "put the blue cube on the
+    left pad" (the cube the scene picks; left as said when the two tie)."""
+    m = _COMPARED.match(text.strip())
+    if m is None:
+        return text
+    a, b = _cube(m["a"], world), _cube(m["b"], world)
+    decided = holds(world, a, _relation(m), b) if a and b else None
+    if decided is None:
+        return text
+    cube = f"the {(a if decided else b).replace('_', ' ')}"
+    rest = m["rest"].strip()
+    if _GOES.match(rest):
+        where = re.sub(r"^to\s", "on ", _GOES.sub("", rest))
+        return f"put {cube} {where}"
+    said = re.sub(r"\b(?:it|that one|this one|that cube|that block)\b", cube, rest, count=1)
+    return said if said != rest else text
+
+
+_VISIT = re.compile(
+    rf"^(?:visit|sweep (?:across|over)|go over|hover over|hover above|tour|pass over)\s+"
+    rf"(?:each|every|all(?: of)? the|the|all)\s+(?:(?:three|two|four)\s+)?{_CUBE}s?"
+    r"(?:\s+(?:one by one|in turn|in order|one after another))?\s*,?\s*(?:from\s+)?(?:the\s+)?"
+    r"(?P<a>nearest|closest|farthest|furthest|left|right)(?:most)?\s+to\s+(?:the\s+)?"
+    r"(?P<b>nearest|closest|farthest|furthest|left|right)(?:most)?"
+    r"(?:\s*,?\s*(?:hovering|stopping|pausing|waiting)\s+(?:over|above|at)\s+each(?: one)?)?"
+    r"\s*[.!]?$",
+    re.I,
+)
+_ORDER_KEY = {
+    "nearest": lambda p: math.hypot(p[0], p[1]),
+    "closest": lambda p: math.hypot(p[0], p[1]),
+    "farthest": lambda p: -math.hypot(p[0], p[1]),
+    "furthest": lambda p: -math.hypot(p[0], p[1]),
+    "left": lambda p: -p[1],
+    "right": lambda p: p[1],
+}
+_OPPOSITE = {"nearest": "far", "closest": "far", "farthest": "near", "furthest": "near"}
+
+
+def visited_in_order(text: str, world: World) -> str:
+    """Every cube visited in an order said by a relation: "Visit the cubes from nearest to
+    farthest, hovering over each one." / "Sweep across the blocks left to right." -> a
+    hover over each cube in that order (left as said when two tie on it, or the order's
+    ends are not opposite)."""
+    m = _VISIT.match(text.strip())
+    if m is None or not world.objects:
+        return text
+    a, b = m["a"].lower(), m["b"].lower()
+    if {a, b} != {"left", "right"} and _OPPOSITE.get(a) != (
+        "near" if b in {"nearest", "closest"} else "far" if b in {"farthest", "furthest"} else None
+    ):
+        return text
+    key = _ORDER_KEY[a]
+    ranked = sorted(world.objects, key=lambda n: key(world.objects[n]))
+    values = [key(world.objects[n]) for n in ranked]
+    if any(v - u <= TIE_M for u, v in zip(values, values[1:], strict=False)):
+        return text
+    return ", then ".join(f"hover over the {n.replace('_', ' ')}" for n in ranked) + "."

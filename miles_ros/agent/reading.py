@@ -148,7 +148,8 @@ _NO_MOVE = re.compile(
 )
 _MOVE_VERBS = frozenset(
     "put place set move moving push slide shove nudge scoot drag pick lift grasp grab carry "
-    "bring take drop stack pile transfer relocate get shift give hold raise lower".split()
+    "bring take drop stack pile transfer relocate get shift give hold raise lower tuck slip "
+    "wedge stuff".split()
 )
 _TARGET_PREP = re.compile(
     r"\b(?:on top of|onto|on to|on|atop|against|to|toward|towards|at|touches|touching|touch)\s+"

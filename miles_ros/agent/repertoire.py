@@ -126,6 +126,13 @@ _TO_PERSON = re.compile(
 """A person as the receiver ("... to me", "give me ..."): no skill's target is a person.
 "Get the red cube onto a pad for me" says a place: "for me" is whom it is done for."""
 _CUBE = re.compile(rf"\b(?:{'|'.join(CUBE_NOUNS)})s?\b")
+_ON_EDGE = re.compile(
+    r"\b(?:on(?:to)?|upon)\s+(?:a|an|one|its|one of its|their)\s+(?:corners?|edges?|points?|"
+    r"tips?|vertex|vertices)\b(?!\s+of\b)|\bstand(?:s|ing)?\b[^.;]*?\b(?:upright|on end)\b|"
+    r"\bstand (?:it|the (?:[a-z]+ )?[a-z]+) up\b"
+)
+"""A cube stood on an edge or a corner, or upright ("balance it on one of its corners",
+"stand the red cube up"): every skill leaves a cube lying on a face."""
 
 
 def verb_refusal(clauses: list[str], registry: SkillRegistry) -> str | None:
@@ -139,6 +146,8 @@ def verb_refusal(clauses: list[str], registry: SkillRegistry) -> str | None:
         verb = words[0].strip(",.:;") if words else ""
         if verb in ACTIONS and verb not in done:
             what, permission = f"no skill can {verb}", ACTIONS[verb]
+        elif _ON_EDGE.search(text) and _CUBE.search(text):
+            what, permission = "no skill stands a cube on an edge or a corner", "grasps"
         elif _TO_PERSON.search(text) and _CUBE.search(text):
             what, permission = "no skill hands a cube to a person", "grasps"
         elif unknown_verb(text, done):

@@ -1077,3 +1077,122 @@ def test_every_push_ruled_out_plans_no_push(positions, colour):
     text, reading, asks = read_in_scope(goal, SHIPPED, w)
     assert asks is None and reading.refusal is None, text
     assert "push" in text.lower() and "don't push" in text.lower()
+
+
+# -- held-out 14's structures (group H) ---------------------------------------------------
+@pytest.mark.parametrize(
+    "goal",
+    [
+        "Slide the green brick in below the red brick.",
+        "Stuff the blue block beneath the green block, would you?",
+        "Prop the red brick up on one of its edges.",
+        "I'd like the blue block standing on end.",
+    ],
+)
+def test_a_relation_no_skill_makes_is_refused(goal):
+    _, reading, asks = read_in_scope(goal, SHIPPED, SCENE)
+    assert asks is None and reading is not None and reading.refusal, goal
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.lists(table, min_size=3, max_size=3), st.permutations(["red", "green", "blue"]))
+def test_a_stack_said_before_the_push_keeps_the_pushed_cube(positions, colours):
+    """ "A - oh, but stack Y on it before you do": Y is stacked on A's cube, then that cube
+    is moved (the validation refuses moving a covered cube; the reading must say which)."""
+    c, o, _ = colours
+    w = moved(positions)
+    goal = f"Nudge the {c} brick to the grey mat - oh, and set the {o} brick on it before you do."
+    text, _, _ = read_in_scope(goal, SHIPPED, w)
+    first, _, then = text.lower().partition(", then ")
+    assert re.search(rf"set the {o} (?:brick|cube) on the {c} (?:brick|cube)", first), text
+    assert re.search(rf"nudge the {c} (?:brick|cube) to the", then), text
+
+
+@pytest.mark.parametrize(
+    "goal, said",
+    [
+        (
+            "Keep the green brick against the table all the way, and bring it to the grey mat.",
+            "bring the green brick to the grey mat, but don't lift it",
+        ),
+        (
+            "The blue block can't leave the table; nudge it over to the left mat.",
+            "nudge the blue block over to the left mat, but don't lift it",
+        ),
+        ("Blue brick: shove over to the grey mat.", "shove the blue brick over to the grey mat"),
+        (
+            "After a 35 degree rotation, the red brick should be on the grey mat.",
+            "turn the red brick 35 degrees. put the red brick on the grey mat",
+        ),
+        ("Nah, keep things the way they are.", "nothing for now"),
+        ("Not now, thanks - I'll let you know.", "nothing for now"),
+        ("Okay, that'll be it, you can stop.", "nothing for now"),
+        ("Can the blue brick sit on the grey mat, thanks?", "put the blue brick on the grey mat"),
+        ("Shove the green brick, come on.", "shove the green brick"),
+    ],
+)
+def test_group_h_structures_said_plainly(goal, said):
+    assert plain(goal) == said
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(table, min_size=3, max_size=3),
+    st.permutations(["red", "green", "blue"]),
+    st.sampled_from(["to the left of", "to the right of", "closer to you than"]),
+)
+def test_a_condition_asked_plans_its_branch_only(positions, colours, relation):
+    c, o, _ = colours
+    w = moved(positions)
+    score = _RELATIONS_SAID[
+        {
+            "to the left of": "further left",
+            "to the right of": "further to the right",
+            "closer to you than": "closer to you",
+        }[relation]
+    ]
+    gap = score(w.objects[f"{c}_cube"]) - score(w.objects[f"{o}_cube"])
+    if abs(gap) <= TIE_M + 1e-9:
+        return
+    goal = (
+        f"Is the {c} brick {relation} the {o} brick? If so, tap it - if not, above the {o} brick."
+    )
+    text = plain_wording(goal, w).lower().rstrip(".")
+    assert text == (f"tap the {c} cube" if gap > 0 else f"tap above the {o} brick")
+
+
+_ORDERS = {
+    "nearest to farthest": lambda p: math.hypot(p[0], p[1]),
+    "right to left": lambda p: p[1],
+}
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(table, min_size=3, max_size=3),
+    st.sampled_from(sorted(_ORDERS)),
+    st.permutations(["red", "green", "blue"]),
+    st.sampled_from(["farther from you", "further left"]),
+)
+def test_the_scene_picks_the_order_and_the_compared_cube(positions, order, colours, rel):
+    w = moved(positions)
+    key = _ORDERS[order]
+    ranked = sorted(CUBES, key=lambda n: key(w.objects[n]))
+    values = [key(w.objects[n]) for n in ranked]
+    text = plain_wording(f"Tour all the bricks one by one, {order}.", w).lower()
+    if all(v - u > TIE_M + 1e-9 for u, v in zip(values, values[1:], strict=False)):
+        assert [m for m in re.findall(r"(red|green|blue) cube", text)] == [
+            n.split("_")[0] for n in ranked
+        ]
+    c, o, _ = colours
+    score = {
+        "farther from you": lambda p: math.hypot(p[0], p[1]),
+        "further left": lambda p: p[1],
+    }[rel]
+    gap = score(w.objects[f"{c}_cube"]) - score(w.objects[f"{o}_cube"])
+    if abs(gap) <= TIE_M + 1e-9:
+        return
+    said = plain_wording(
+        f"Take the {c} and the {o} brick: whichever is {rel}, lift that one onto the grey mat.", w
+    ).lower()
+    assert said.rstrip(".") == f"lift the {c if gap > 0 else o} cube onto the grey mat"
