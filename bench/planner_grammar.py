@@ -1318,21 +1318,27 @@ def straighten(goal: str, item: dict) -> Relabelled | None:
     return said, {"plan": [_step(f"turn {name} face_robot")]}
 
 
-def tower_said(goal: str, item: dict) -> str | None:
-    """A tower of three said bottom to top: "Tower from the bottom up: red, green, blue.",
-    "Red at the base, green in the middle and blue on top - stack them." (two stacks
-    building one tower on a cube on the table)."""
-    plan = item["plan"]
-    if item["expect"] != "plan" or len(plan) != 2 or any(s.skill != "pick_place" for s in plan):
+def _tower3(plan) -> tuple[str, str, str] | None:
+    """(bottom, middle, top) colours of a tower of three said as two stacks (the middle cube
+    onto the bottom one, then the top cube onto the middle one); None for any other plan."""
+    if len(plan) != 2 or any(s.skill != "pick_place" for s in plan):
         return None
     a, b = plan[0].params.get("object"), plan[0].params.get("target")
     if plan[1].params.get("target") != a or not all(
         isinstance(n, str) and n.endswith("_cube") for n in (a, b, plan[1].params["object"])
     ):
         return None
-    if not _flat_scene(item):
+    return tuple(n.split("_")[0] for n in (b, a, plan[1].params["object"]))
+
+
+def tower_said(goal: str, item: dict) -> str | None:
+    """A tower of three said bottom to top: "Tower from the bottom up: red, green, blue.",
+    "Red at the base, green in the middle and blue on top - stack them." (two stacks
+    building one tower on a cube on the table)."""
+    tower = _tower3(item["plan"]) if item["expect"] == "plan" else None
+    if tower is None or not _flat_scene(item):
         return None
-    low, mid, top = (n.split("_")[0] for n in (b, a, plan[1].params["object"]))
+    low, mid, top = tower
     form = _pick(
         [
             "Tower from the bottom up: {l}, {m}, {t}.",
@@ -1572,14 +1578,10 @@ def tower_up(goal: str, item: dict) -> str | None:
         )
         b, a = low.split("_")[0], top.split("_")[0]
         return form.format(B=b.capitalize(), b=b, a=a)
-    if len(plan) != 2 or any(s.skill != "pick_place" for s in plan):
+    tower = _tower3(plan)
+    if tower is None:
         return None
-    a, b = plan[0].params.get("object"), plan[0].params.get("target")
-    if plan[1].params.get("target") != a or not all(
-        isinstance(n, str) and n.endswith("_cube") for n in (a, b, plan[1].params["object"])
-    ):
-        return None
-    low, mid, top = (n.split("_")[0] for n in (b, a, plan[1].params["object"]))
+    low, mid, top = tower
     form = _pick(
         [
             "{L} at the bottom, then {m}, then {t} on top.",
