@@ -82,7 +82,7 @@ topic). The rules here name grammar (determiners, pronouns, modals, participles,
 prepositions, subordinators), not goals; the nouns are the scene's
 (:data:`~miles_ros.agent.phrases.CUBE_NOUNS`, :data:`~miles_ros.agent.phrases.PAD_NOUNS`).
 
-One module (about 1,900 lines): the rewrites share one noun-phrase grammar (the patterns at
+One module (about 2,000 lines): the rewrites share one noun-phrase grammar (the patterns at
 the top) and run in one order in :func:`plain_clauses` (a correction before a question,
 a question before "the one ...", each sentence's opener off before its topic is read), and
 that order is the reading; split by structure, each piece would need the grammar and its
