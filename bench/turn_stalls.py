@@ -39,6 +39,7 @@ import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from policies.evaluation import FROZEN  # noqa: E402 (0.01 action units, 0.2 mm)
 from policies.experts import turn as expert  # noqa: E402
 
 # by its path: bench/ holds a sims.py that would shadow the sims package on sys.path
@@ -48,9 +49,6 @@ _SPEC = importlib.util.spec_from_file_location(
 turn_switches = importlib.util.module_from_spec(_SPEC)
 _SPEC.loader.exec_module(turn_switches)
 episode_rows, record_labels = turn_switches.episode_rows, turn_switches.record_labels
-
-FROZEN = 0.01
-"""An action shorter than this (action units, 0.2 mm) leaves the arm where it is."""
 
 STALL_YAW = (5.0, 22.0)
 """The yaw still to turn (deg) of the stalled pushes measured (issue 28: 5-22 deg)."""

@@ -22,6 +22,39 @@ logger = logging.getLogger(__name__)
 
 PolicyFn = Callable[[np.ndarray], np.ndarray]
 
+FROZEN = 0.01
+"""An action shorter than this (action units) leaves the arm where it is: a deterministic
+policy whose action is under it at a noiseless observation of a still scene sees the same
+observation next step, and stays (a still point of the closed loop)."""
+
+
+class StallCounter:
+    """Counts a batch's episodes in which the policy's action stayed under :data:`FROZEN`
+    for at least ``steps`` consecutive steps (the episode stalled), for
+    :func:`run_episodes`' ``stalls``."""
+
+    def __init__(self, num_envs: int, steps: int):
+        if steps < 1:
+            raise ValueError(f"a stall is at least 1 step, not {steps}")
+        self.steps = int(steps)
+        self._run = np.zeros(num_envs, dtype=np.int64)
+        self._held = np.zeros(num_envs, dtype=bool)
+        self.stalled = 0
+        """Counted episodes that stalled."""
+
+    def step(self, actions: np.ndarray) -> None:
+        """One step of the batch's ``actions`` [N, A]."""
+        norms = np.linalg.norm(
+            np.asarray(actions, dtype=np.float64).reshape(len(actions), -1), axis=1
+        )
+        self._run = np.where(norms < FROZEN, self._run + 1, 0)
+        self._held |= self._run >= self.steps
+
+    def end(self, i: int, counted: bool) -> None:
+        """Env ``i``'s episode ended (``counted``: one of the episode set's)."""
+        self.stalled += int(counted and self._held[i])
+        self._run[i], self._held[i] = 0, False
+
 
 def wilson_interval(successes: int, trials: int, z: float = 1.959964) -> tuple[float, float]:
     """Wilson score interval for a binomial proportion (95% for the default z); it always
@@ -105,6 +138,7 @@ def run_episodes(
     video_frames: list | None = None,
     video_episodes: int = 1,
     grasps: GraspTracker | None = None,
+    stalls: StallCounter | None = None,
 ) -> EvalResult:
     """Run ``episodes`` episodes of ``policy`` on an existing batched ``env``.
 
@@ -112,7 +146,8 @@ def run_episodes(
     the same episode set (given a deterministic policy and backend). Where
     ``video_frames`` is a list, frames of env 0's first ``video_episodes`` episodes are
     appended to it (from ``env.render()``). ``grasps`` (a :class:`GraspTracker` for the
-    env's task and batch): the result's :attr:`EvalResult.grasp` report.
+    env's task and batch): the result's :attr:`EvalResult.grasp` report. ``stalls`` (a
+    :class:`StallCounter` for the env's batch): counts the episode set's stalled episodes.
     """
     import time
 
@@ -137,6 +172,8 @@ def run_episodes(
     while np.any(done_count < quota):
         actions = np.asarray(policy(np.asarray(obs, dtype=np.float32)), dtype=np.float32)
         obs, reward, terminated, truncated, info = env.step(actions)
+        if stalls is not None:
+            stalls.step(actions)
         ep_return += reward
         ep_length += 1
         ended = np.logical_or(terminated, truncated)
@@ -152,6 +189,8 @@ def run_episodes(
                 outcomes[i].append((success, float(ep_return[i]), int(ep_length[i])))
                 if report is not None:
                     report[grasps.outcome(int(i), success)] += 1
+            if stalls is not None:
+                stalls.end(int(i), bool(done_count[i] < quota[i]))
             done_count[i] += 1
             ep_return[i] = 0.0
             ep_length[i] = 0

@@ -20,7 +20,11 @@ Selection rules (:data:`SELECT_RULES`): ``last`` (the stage's final checkpoint),
 ``best_periodic`` (the runner's ``best.pt``: its best periodic evaluation) and
 ``best_eval_success`` (every checkpoint of the stage, or its ``last_n`` latest,
 re-evaluated on ``episodes`` seeded episodes of the stage's evaluation env, motor filter
-included; the highest success wins, ties to the later one). Written in the config, so
+included; the highest success wins, ties to the later one; with ``stall_steps`` N > 0 the
+fewest stalled episodes win first, an episode stalled when the deterministic student's
+action stayed under :data:`policies.evaluation.FROZEN` for N consecutive steps on the
+evaluation's noiseless observations, a still point it would not leave; then the highest
+success, then the later one). Written in the config, so
 the same command picks the same checkpoint.
 """
 
@@ -45,7 +49,7 @@ from sims.tasks.base import unsupported_randomization
 SELECT_RULES = ("last", "best_periodic", "best_eval_success")
 """The checkpoint-selection rules a stage may name (see the module docstring)."""
 STAGE_KEYS = {"name", "backend", "steps", "overrides", "select"}
-SELECT_KEYS = {"rule", "episodes", "seed", "last_n"}
+SELECT_KEYS = {"rule", "episodes", "seed", "last_n", "stall_steps"}
 _NAME = re.compile(r"^[A-Za-z0-9_-]+$")
 
 
@@ -65,6 +69,9 @@ class SelectRule:
     """``best_eval_success``: seed of that episode set (not the card's 1000)."""
     last_n: int = 0
     """``best_eval_success``: only the ``last_n`` latest checkpoints (0: all)."""
+    stall_steps: int = 0
+    """``best_eval_success``: > 0, the fewest episodes stalled this many steps win first
+    (0: off; the module's doc)."""
 
 
 @dataclass(frozen=True)
@@ -152,11 +159,16 @@ def _select_rule(value: Any, where: str) -> SelectRule:
             int(value.get("episodes", 100)),
             int(value.get("seed", 2000)),
             int(value.get("last_n", 0)),
+            int(value.get("stall_steps", 0)),
         )
     except (TypeError, ValueError) as exc:
         raise StageConfigError(f"{where}: select: {exc}") from exc
-    if sel.episodes < 1 or sel.last_n < 0:
-        raise StageConfigError(f"{where}: select needs episodes >= 1 and last_n >= 0")
+    if sel.episodes < 1 or sel.last_n < 0 or sel.stall_steps < 0:
+        raise StageConfigError(
+            f"{where}: select needs episodes >= 1, last_n >= 0 and stall_steps >= 0"
+        )
+    if sel.stall_steps and sel.rule != "best_eval_success":
+        raise StageConfigError(f"{where}: select's stall_steps is a best_eval_success option")
     return sel
 
 

@@ -192,7 +192,7 @@ def _carry_states(runner, cfg, init_ckpt: Path | None) -> None:
 def select_checkpoint(runner, rule: SelectRule) -> dict[str, Any]:
     """Apply ``rule`` to the checkpoints of ``runner``'s run directory; returns
     ``{"rule", "checkpoint", ...}`` (with ``evaluations`` for ``best_eval_success``)."""
-    from policies.evaluation import run_episodes
+    from policies.evaluation import StallCounter, run_episodes
     from policies.ppo.checkpoints import (
         CHECKPOINT_DIR,
         latest_checkpoint,
@@ -225,12 +225,30 @@ def select_checkpoint(runner, rule: SelectRule) -> dict[str, Any]:
     try:
         for path in candidates:
             model, _ = load_policy(path)
-            result = run_episodes(env, torch_policy_fn(model), rule.episodes, rule.seed)
-            logger.info("selection: %s success %.3f", path.name, result.success)
-            results.append({"checkpoint": str(path), **result.to_dict()})
+            stalls = StallCounter(env.num_envs, rule.stall_steps) if rule.stall_steps else None
+            result = run_episodes(
+                env, torch_policy_fn(model), rule.episodes, rule.seed, stalls=stalls
+            )
+            row = {"checkpoint": str(path), **result.to_dict()}
+            if stalls is not None:
+                row["stalled"] = stalls.stalled
+            logger.info(
+                "selection: %s success %.3f stalled %s",
+                path.name,
+                result.success,
+                row.get("stalled", "-"),
+            )
+            results.append(row)
     finally:
         env.close()
-    best = max(range(len(results)), key=lambda k: (results[k]["success"], k))
+
+    def rank(k: int) -> tuple:
+        return (-results[k].get("stalled", 0), results[k]["success"], k)
+
+    best = max(range(len(results)), key=rank)
+    extra = (
+        {"stall_steps": rule.stall_steps, "stalled": results[best]["stalled"]} if stalls else {}
+    )
     return {
         "rule": "best_eval_success",
         "checkpoint": results[best]["checkpoint"],
@@ -239,7 +257,13 @@ def select_checkpoint(runner, rule: SelectRule) -> dict[str, Any]:
         "episodes": rule.episodes,
         "seed": rule.seed,
         "backend": rc.eval_backend,
+        **extra,
         "evaluations": [
-            {"checkpoint": Path(r["checkpoint"]).name, "success": r["success"]} for r in results
+            {
+                "checkpoint": Path(r["checkpoint"]).name,
+                "success": r["success"],
+                **({"stalled": r["stalled"]} if "stalled" in r else {}),
+            }
+            for r in results
         ],
     }
