@@ -94,6 +94,7 @@ from __future__ import annotations
 import re
 
 from miles_ros.agent.phrases import CUBE_NOUNS, PAD_NOUNS
+from miles_ros.agent.still import IDLE, kept_under, set_aside, wait_at
 from miles_ros.agent.vocabulary import COLOURS
 
 _CUBE_NOUN = rf"(?:{'|'.join(CUBE_NOUNS)})"
@@ -276,6 +277,7 @@ def _asks_nothing(sentence: str) -> bool:
         or _LEFT_AS_IS.match(p)
         or _STILL.match(p)
         or _WAITING.match(p)
+        or IDLE.match(p)
         or (_FIRST_PERSON.match(p) and not _SCENE_WORD.search(p))
         for p in parts
         if p
@@ -1992,6 +1994,7 @@ def plain_clauses(
         if len(parts) > 1 and _aside(parts[-1]):  # "hold on, I'm still setting up"
             sentence = parts[0] + "".join(f"{sep} {part}" for sep, part in _pairs(parts[1:-2]))
         core = _all_but(_prohibition_first(_counting_fronted(_openers_off(sentence))))
+        core = kept_under(set_aside(wait_at(core), _asks_nothing))
         core = _needless(_said_out(_reach_said(_held_over(_chain(_cancelled(core))))))
         core = _bare_object(core, " ".join(said[:i]))
         if not core or _aside(core, whole=True):
