@@ -662,7 +662,9 @@ def _corrected(text: str) -> str:
 _QUESTION = re.compile(
     r"^(?:(?:out )?of (?:the|all|these|those) (?:two|three|four|\w+s)(?: \w+s)?\s*,\s*)?"
     r"(?:(?:can|could) you (?:tell|see)|do you (?:know|see)|(?:you )?see)?\s*(?:which|what)\s+"
-    rf"(?P<noun>{_CUBE_NOUN}|{_PAD_NOUN}|one)(?:\s+(?:would you say|do you think|do you reckon))?"
+    r"(?:of\s+the\s+(?:two\s+|three\s+)?(?=\w+s\b))?"
+    rf"(?P<noun>{_CUBE_NOUN}|{_PAD_NOUN}|one)(?<=\w)s?"
+    r"(?:\s+(?:would you say|do you think|do you reckon))?"
     r"(?:\s+is|\s*'s)\s+(?P<pred>[^?,]+?)\s*(?:,[^?]*)?\?\s*(?P<rest>.+)$",
     re.I,
 )
@@ -708,7 +710,9 @@ def _asked_then(text: str) -> str:
         asked = text.strip()[:4].lower() == "how "  # "How heavy is X? Weigh it.": any verb
         return rest if n and (verb_of(_first_word(rest)) or asked) else text
     noun = "cube" if m["noun"].lower() == "one" else m["noun"]  # "which one": a cube
-    np = f"the {noun} that is {m['pred'].strip()}"
+    one = re.fullmatch(r"(?:the|a)\s+([a-z]+)\s+one", m["pred"].strip(), re.I)
+    # "Which pad is the yellow one?": the yellow pad
+    np = f"the {one[1]} {noun}" if one else f"the {noun} that is {m['pred'].strip()}"
     rest, n = re.subn(
         rf"\b(?:that|this|the)\s+(?:one|{_CUBE_NOUN}|{_PAD_NOUN})\b(?!\s+(?:that|which))|\bit\b",
         np,
