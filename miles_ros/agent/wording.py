@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import re
 
+from miles_ros.agent.apart import both_taken, taken_apart
 from miles_ros.agent.clauses import plain_clauses
 from miles_ros.agent.conditions import branch_taken, compared, tower_in_order, visited_in_order
 from miles_ros.agent.discourse import CubeWords
@@ -67,6 +68,7 @@ def plain_wording(goal: str, world: World) -> str:
     "it", "itself", a cube taken off the one under it, tower words."""
     text = branch_taken(corrected(goal, world), world)
     text = tower_in_order(visited_in_order(compared(text, world), world), world)
+    text = both_taken(taken_apart(text, world), world)
     colours = place_colours(world)
     places = tuple((n.split("_")[0], colours.get(n, "")) for n in world.places)
     text = plain_clauses(text, frozenset(n.split("_")[0] for n in world.objects), places)
