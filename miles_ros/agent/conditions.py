@@ -206,7 +206,8 @@ _ENDS = r"left|right|front|back|near|far|nearest|closest|farthest|furthest"
 _TOWER_ORDER = re.compile(
     rf"^(?:(?:build|make|form|put together|pile up|stack up|stack)\s+(?:a|one)\s+(?:tower|stack|"
     rf"pile)(?:\s+of\s+(?:the|all(?: three)?(?: of the)?|the three)\s+{_CUBE}s)?|(?:stack|pile)"
-    rf"(?:\s+up)?\s+(?:all\s+three|the\s+(?:three\s+)?{_CUBE}s|all(?: of)? the {_CUBE}s)"
+    rf"(?:\s+up)?\s+(?:all\s+three(?:\s+{_CUBE}s)?|the\s+(?:three\s+)?{_CUBE}s|"
+    rf"all(?: of)? the {_CUBE}s)"
     rf"(?:\s+(?:up|into a (?:tower|stack)))?)\s*,?\s*(?:going\s+)?(?:from\s+)?(?:the\s+)?"
     rf"(?P<a>{_ENDS})(?:most)?\s+to\s+(?:the\s+)?(?P<b>{_ENDS})(?:most)?\b(?P<tail>[^.!?]*)[.!?]?$",
     re.I,

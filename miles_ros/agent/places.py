@@ -40,7 +40,7 @@ point back or count ("the same place", "the other one", "a bit", "the count of t
 place phrase made of one of them names something the reading resolves."""
 
 _PREP = r"(?:onto|on\s+to|on\s+top\s+of|on|into|over\s+to|across\s+to|to|towards|toward)"
-_DET = r"(?:the|my|your|his|her|our|their|that|this|a|an|some)"
+_DET = r"(?:the|my|your|his|her|our|their|that|this|a|an|some|[a-z]+'s)"
 _STOP = (
     r"(?=\s*(?:[,;:.!?()\-\u2013\u2014]|$)|\s+(?:and|then|but|or|so|please|for|with|before|"
     r"after|once|when|while|if|without|instead|because|now|again|first|next|of|on|at|in|by|"
@@ -68,7 +68,7 @@ def unknown_place(text: str, known: set[str]) -> str | None:
 
 _NUMBER = r"(-?\d*\.?\d+)"
 _TRIPLE = re.compile(
-    rf"(?<![\d.]){_NUMBER}\s*,\s*{_NUMBER}\s*,\s*{_NUMBER}(?![\d.])|"
+    rf"(?<![\d.]){_NUMBER}\s*,\s*{_NUMBER}\s*,\s*{_NUMBER}(?!\d|\.\d)|"
     rf"\bx\s*=?\s*{_NUMBER}\s*,?\s*y\s*=?\s*{_NUMBER}\s*,?\s*z\s*=?\s*{_NUMBER}",
     re.I,
 )

@@ -45,7 +45,7 @@ def set_aside(sentence: str, nothing: Callable[[str], bool]) -> str:
     kept = [(s, p) for s, p in zip(seps, parts, strict=False) if not _SET_ASIDE.match(p)]
     if len(kept) == len(parts):
         return sentence
-    if all(nothing(p) for _, p in kept if p.strip(" .!")):
+    if all(nothing(p) or IDLE.match(p.strip(" .!")) for _, p in kept if p.strip(" .!")):
         return "do nothing for now."
     text = kept[0][1] + "".join(f"{s}{p}" for s, p in kept[1:])
     text = re.sub(r"^(?:just|then|so)\s+", "", text.strip(), flags=re.I)
@@ -55,7 +55,8 @@ def set_aside(sentence: str, nothing: Callable[[str], bool]) -> str:
 IDLE = re.compile(
     r"^(?:(?:oh|ok(?:ay)?|hey|right|no|so|just)\s*,?\s+)*(?:hold your horses|"
     r"(?:you can |you'?re (?:fine|free|ok|okay|good) to |just )?(?:stay (?:put|where you are)|"
-    r"stay right where you are|stay as you are)|easy(?: there| now)?|whoa+|woah+|not so fast|"
+    r"stay right where you are|stay as you are)|(?:easy|whoa+|woah+)(?: there| now)?|not so fast|"
+    r"ok(?:ay)?|alright|all right|right|so|well|actually|then|"
     r"(?:i'?m|i am|we'?re|we are) not ready(?: (?:for you )?to (?:move|start|go))?|"
     r"(?:that'?s|that is) (?:everything|all|it)(?: for (?:now|today|the moment))?|"
     r"we'?re (?:finished|done|all done)(?: here)?|no need to (?:move|do anything)|"
