@@ -540,7 +540,7 @@ def _subject(sentence: str) -> str | None:
 
 # -- references ---------------------------------------------------------------------------
 _WHICHEVER = re.compile(
-    rf"\b(?P<det>whichever|whatever|the)\s+(?P<noun>{_CUBE_NOUN}|{_PAD_NOUN}|one)\s+"
+    rf"\b(?P<det>whichever|whatever|the)\s+(?P<noun>{_CUBE_NOUN}|{_PAD_NOUN}|one)(?:\s+|(?='s\b))"
     r"(?P<rel>(?:that|which)\s+(?:is|'s|lies|sits|stands|happens to be)|that's|"
     r"(?:is|'s|lies|sits|stands|happens to be))\s+",
     re.I,

@@ -280,3 +280,12 @@ def test_a_turn_until_square_on_faces_the_robot(goal):
 def test_a_pad_asked_by_colour_then_that_one(goal, pad):
     text, reading, asks = read_in_scope(goal, SHIPPED, SCENE)
     assert pad in text and not reading.refusal and asks is None
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.lists(table, min_size=3, max_size=3))
+def test_whichever_cube_s_is_the_relative_reading(positions):
+    w = moved(positions)
+    said = plain_wording("Take whichever brick's leftmost and lift it onto the grey mat.", w)
+    want = plain_wording("Take whichever brick is leftmost and lift it onto the grey mat.", w)
+    assert said == want and "'s" not in said
