@@ -12,8 +12,9 @@ or a part of the table or the arm (:data:`PLACE_WORDS`: "left", "middle", "edge"
 "position", "one", ...). Such a place is refused naming the noun: a skill's target is a
 pad, a cube or a point of the scene.
 
-A point is refused when every skill that takes a point as its target (reach, and the
-cube movers, each with every scene cube) has it outside its card's envelope: the planner
+A point is refused when every skill that takes a point as its target (reach, and, where
+the goal names a cube, the cube movers with each scene cube) has it outside its card's
+envelope: the planner
 would otherwise choose a scene thing near it, which the goal did not ask for.
 """
 
@@ -22,6 +23,7 @@ from __future__ import annotations
 import re
 
 from miles_ros.agent.grounding import Step, envelope_violations
+from miles_ros.agent.phrases import CUBE_NOUNS
 from miles_ros.agent.registry import SkillRegistry
 from miles_ros.agent.world import World
 
@@ -33,7 +35,7 @@ PLACE_WORDS = frozenset(
     "furthest leftmost rightmost stack stacks tower towers pile heap row line pair air height "
     "level count time while moment bit cubes blocks pads mats thing things object objects it "
     "them you me gap space spaces half quarter inside outside far near sec second minute "
-    "moment".split()
+    "moment pose poses posture configuration state".split()
 )
 """English words for a spot, a side or a part of the table or the arm, and the words that
 point back or count ("the same place", "the other one", "a bit", "the count of three"): a
@@ -66,6 +68,7 @@ def unknown_place(text: str, known: set[str]) -> str | None:
     return None
 
 
+_CUBE_WORDS = frozenset(CUBE_NOUNS) | {f"{n}s" for n in CUBE_NOUNS} | {"it", "them", "one"}
 _NUMBER = r"(-?\d*\.?\d+)"
 _TRIPLE = re.compile(
     rf"(?<![\d.]){_NUMBER}\s*,\s*{_NUMBER}\s*,\s*{_NUMBER}(?!\d|\.\d)|"
@@ -76,23 +79,31 @@ _TRIPLE = re.compile(
 
 
 def said_points(goal: str) -> list[tuple[float, float, float]]:
-    """The points ``goal`` says as three separate numbers (metres), in order."""
-    return [
-        tuple(float(v) for v in m.groups() if v is not None)  # type: ignore[misc]
-        for m in _TRIPLE.finditer(goal)
-    ]
+    """The points ``goal`` says as three separate numbers (metres; a ``cm`` or ``mm`` after
+    the triple divides), in order."""
+    points = []
+    for m in _TRIPLE.finditer(goal):
+        values = [float(v) for v in m.groups() if v is not None]
+        unit = goal[m.end() : m.end() + 6].lstrip(" )]").lower()
+        scale = 0.01 if unit.startswith("cm") else 0.001 if unit.startswith("mm") else 1.0
+        points.append(tuple(v * scale for v in values))
+    return points  # type: ignore[return-value]
 
 
 def point_out_of_reach(goal: str, registry: SkillRegistry, world: World) -> str | None:
     """Why a point the goal says cannot be a target: outside the envelope of every skill
-    that takes a point (each cube mover with every scene cube), None when one takes it."""
+    that takes a point (a cube mover, with each scene cube, only where the goal names a
+    cube), None when one takes it."""
+    words = set(re.findall(r"[a-z]+", goal.lower()))
+    said = any(n.split("_")[0] in words for n in world.objects) or bool(words & _CUBE_WORDS)
+    named = sorted(world.objects) if said else []  # a goal naming no cube moves none
     for point in said_points(goal):
         takers = 0
         why: list[str] = []
         for skill in registry:
             if "target" not in skill.param_names or skill.card.envelope is None:
                 continue
-            objects = sorted(world.objects) if "object" in skill.param_names else [None]
+            objects = named if "object" in skill.param_names else [None]
             for obj in objects:
                 params = {"target": list(point)} | ({"object": obj} if obj else {})
                 if any(p not in params for p in skill.param_names):

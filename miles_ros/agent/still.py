@@ -89,9 +89,9 @@ def wait_at(sentence: str) -> str:
 
 
 _KEPT = re.compile(
-    rf"^(?P<kept>(?:(?:don'?t|do not|never)\s+(?:move|shift|budge|disturb|lift|push|touch)\s+"
+    rf"^(?P<kept>(?:(?:don'?t|do not|never)\s+(?:move|shift|budge|disturb|lift|push)\s+"
     rf"(?P<np>{_NP})(?:\s+(?:at all|an inch))?|(?:keep|leave)\s+(?P<np2>{_NP})\s+(?:where it is|"
-    rf"in place|still|put|as it is|alone))\s*(?:[,;:]\s*|\s+[-\u2013\u2014]+\s+)(?:but\s+|just\s+|"
+    rf"in place|still|put|as it is))\s*(?:[,;:]\s*|\s+[-\u2013\u2014]+\s+)(?:but\s+|just\s+|"
     rf"and\s+)*)(?P<rest>\w.*?\b(?:on top of|onto|on))\s+(?:it|that one)\b(?P<after>.*)$",
     re.I,
 )
