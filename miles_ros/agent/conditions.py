@@ -181,6 +181,16 @@ _ORDER_KEY = {
 _OPPOSITE = {"nearest": "far", "closest": "far", "farthest": "near", "furthest": "near"}
 
 
+def _ranked(world: World, key) -> list[str] | None:
+    """The scene's cubes in the order ``key`` of their positions gives, None when two are
+    within :data:`TIE_M` of each other on it (the order is no fact of the scene)."""
+    ranked = sorted(world.objects, key=lambda n: key(world.objects[n]))
+    values = [key(world.objects[n]) for n in ranked]
+    if any(v - u <= TIE_M for u, v in zip(values, values[1:], strict=False)):
+        return None
+    return ranked
+
+
 def visited_in_order(text: str, world: World) -> str:
     """Every cube visited in an order said by a relation: "Visit the cubes from nearest to
     farthest, hovering over each one." / "Sweep across the blocks left to right." -> a
@@ -194,10 +204,8 @@ def visited_in_order(text: str, world: World) -> str:
         "near" if b in {"nearest", "closest"} else "far" if b in {"farthest", "furthest"} else None
     ):
         return text
-    key = _ORDER_KEY[a]
-    ranked = sorted(world.objects, key=lambda n: key(world.objects[n]))
-    values = [key(world.objects[n]) for n in ranked]
-    if any(v - u <= TIE_M for u, v in zip(values, values[1:], strict=False)):
+    ranked = _ranked(world, _ORDER_KEY[a])
+    if ranked is None:
         return text
     return ", then ".join(f"hover over the {n.replace('_', ' ')}" for n in ranked) + "."
 
@@ -238,10 +246,8 @@ def tower_in_order(text: str, world: World) -> str:
         return text
     if any(p[2] > 0.04 for p in world.objects.values()):
         return text
-    key = _END_KEY[a]
-    ranked = sorted(world.objects, key=lambda n: key(world.objects[n]))
-    values = [key(world.objects[n]) for n in ranked]
-    if any(v - u <= TIE_M for u, v in zip(values, values[1:], strict=False)):
+    ranked = _ranked(world, _END_KEY[a])
+    if ranked is None:
         return text
     tail = m["tail"].lower()
     if re.search(r"\b(?:top|highest|last)\b", tail) and not re.search(
