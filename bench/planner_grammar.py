@@ -1,7 +1,7 @@
 """The planner on the dev sets' goals said in other grammar: meaning-preserving
 transformations of each goal, its label kept, answered like ``bench/planner.py --sets``.
 
-    .venv/bin/python bench/planner_grammar.py --json [--groups A,B,C,D,E,F,G,H] [--per 40]
+    .venv/bin/python bench/planner_grammar.py --json [--groups A,B,C,D,E,F,G,H,I] [--per 40]
         [--sets dev,heldout,...,heldout8] [--only NAME,...] [--threads 1]
 
 Each transformation applies only where the goal has the shape it rewrites exactly (a
@@ -81,6 +81,18 @@ clause "VERB the X cube PREP the Y", a reference "the leftmost cube", two clause
   branch the scene chooses), no motion in other words ("Just leave things the way they
   are.", "Not now - I'll let you know when."), every cube visited in an order said by a
   relation ("Visit the cubes from nearest to farthest, hovering over each one.").
+- **I** (the structures held-out 15 showed, in other wordings, committed before the round
+  that reads them, never tuned on): "never mind / forget X" beside a request on another
+  cube, "wait above it / hold there" after a referent, "don't shift Y, but stack X on it",
+  a tower taken apart from the top with its cubes said bottom first, "the pair of them, the
+  A and the B" onto one pad, "which of the pads is the grey one? hover above it"; and,
+  labelled anew: a place whose noun names nothing in the scene ("onto the bookshelf") and
+  a point out of reach by coordinates (refused), "forget about X" alone and no motion in
+  other words (an empty plan), a verb no skill has on a cube ("Scan the red cube",
+  refused), a push of a tower (refused), a tower built in an order said by a relation
+  ("from right to left, the rightmost at the base"), a condition whose verb is a step
+  ("Once X has been slid onto P, set Y on the right pad": the push, then the placing), a
+  turn until the cube faces the robot square on.
 
 Per transformation, at most ``--per`` goals it applies to (chosen by a hash of name and
 goal: the same goals every run), each answered as transformed and as written. Prints one
@@ -1975,6 +1987,362 @@ def compare_two(goal: str, item: dict) -> str | None:
     return form.format(x=x, y=y, s=s, v=c.verb, q=c.prep, p=_lower_first(c.place))
 
 
+# -- group I ------------------------------------------------------------------------------
+# Written for the structures held-out 15 showed, in other wordings, before the round that
+# reads them; never tuned on (only its rate and each transformation's are read).
+_NOWHERE = [
+    "the bookshelf",
+    "the stool",
+    "my lunchbox",
+    "the recycling bin",
+    "the kitchen counter",
+    "her notebook",
+    "the radiator",
+    "that shoebox",
+]
+
+
+def nowhere(goal: str, item: dict) -> Relabelled | None:
+    """A place whose noun names nothing in the scene or the skills' repertoire, to refuse:
+    "Set the red cube down on the bookshelf.", "Slide the blue block into the recycling
+    bin." (from one placing or push of a cube by colour)."""
+    c = clause(goal)
+    if c is None or not c.place or _colour_of(c.obj) is None or not _single_step(item):
+        return None
+    place = _pick(_NOWHERE, "nowhere|" + goal)
+    form = _pick(
+        [
+            "{V} {o} onto {p}.",
+            "Could you {v} {o} over to {p}?",
+            "{O} goes on {p}, please.",
+            "I'd like {o} moved to {p}.",
+        ],
+        "nowf|" + goal,
+    )
+    said = form.format(
+        V=_upper_first(c.verb), v=c.verb, o=_lower_first(c.obj), O=_upper_first(c.obj), p=place
+    )
+    return said, {"expect": "refuse", "plan": []}
+
+
+_FAR_POINTS = ["0.30, 0.05, 0.75", "0.95, 0.00, 0.20", "0.40, -0.60, 0.15", "0.50, 0.45, 0.30"]
+
+
+def far_point(goal: str, item: dict) -> Relabelled | None:
+    """A point said by coordinates outside reach's workspace, to refuse (never a pad or a
+    cube near it): "Take your gripper up to 0.30, 0.05, 0.75." (from one reach)."""
+    if not _single_step(item, "reach"):
+        return None
+    point = _pick(_FAR_POINTS, "farpt|" + goal)
+    form = _pick(
+        [
+            "Take your gripper up to {x}.",
+            "Move the hand to x y z = {x}, please.",
+            "Could you stretch out to the point {x}?",
+        ],
+        "farf|" + goal,
+    )
+    return form.format(x=point), {"expect": "refuse", "plan": []}
+
+
+_FORGET = [
+    "Forget about the {c} cube.",
+    "Never mind the {c} block after all.",
+    "Leave the {c} cube be, actually.",
+    "Oh, forget the {c} one - never mind.",
+]
+
+
+def forget_alone(goal: str, item: dict) -> Relabelled | None:
+    """ "Never mind X / forget X / leave X be" said alone: no motion ("Forget about the red
+    cube.")."""
+    c = clause(goal)
+    colour = c and _colour_of(c.obj)
+    if not colour:
+        return None
+    return _pick(_FORGET, "forget|" + goal).format(c=colour), {"expect": "plan", "plan": []}
+
+
+def forget_other(goal: str, item: dict) -> str | None:
+    """ "Never mind X" beside a request on another cube, which alone is planned: "Forget the
+    blue block; hover over the red cube." (one step on a cube said by colour, X another
+    cube of the scene the step does not touch)."""
+    c = clause(goal)
+    a = c and _colour_of(c.obj)
+    if not a or not _single_step(item):
+        return None
+    cubes = _scene_cubes(item)
+    others = [x for x in _OTHER_COLOURS[a] if f"{x}_cube" in cubes and x not in c.place.lower()]
+    if not others:
+        return None
+    b = _pick(others, "forgetb|" + goal)
+    form = _pick(
+        [
+            "Forget the {b} block; {s}.",
+            "Never mind the {b} cube - just {s}.",
+            "Leave the {b} cube be and {s}.",
+        ],
+        "forgetf|" + goal,
+    )
+    return form.format(b=b, s=_lower_first(_bare(goal)))
+
+
+_NO_SKILL_VERB = [
+    "Scan {o} with your camera.",
+    "Take a photo of {o} for me.",
+    "Sniff {o} and tell me what it smells of.",
+    "Read the label stuck on {o} aloud.",
+    "Could you weigh {o} in your hand?",
+    "Paint {o} white.",
+]
+
+
+def no_skill_verb(goal: str, item: dict) -> Relabelled | None:
+    """A verb no skill has, with a cube as its object, to refuse (never a reach of it):
+    "Scan the red cube with your camera.", "Take a photo of the blue block for me." """
+    c = clause(goal)
+    if c is None or _colour_of(c.obj) is None:
+        return None
+    said = _pick(_NO_SKILL_VERB, "nsverb|" + goal).format(o=_lower_first(c.obj))
+    return said, {"expect": "refuse", "plan": []}
+
+
+def _tower_pairs(cubes: dict[str, tuple[float, ...]]) -> list[tuple[str, str]]:
+    """(top, the cube it stands on) for each cube standing on another."""
+    return [(n, _under(n, cubes)) for n in cubes if _under(n, cubes)]
+
+
+def push_tower(goal: str, item: dict) -> Relabelled | None:
+    """A push of a tower (a stacked cube), to refuse, never a placing of its top: "Shove the
+    stack over to the grey mat.", "Slide the tower onto the left pad." (a scene with a cube
+    standing on another)."""
+    cubes = _scene_cubes(item)
+    if not _tower_pairs(cubes):
+        return None
+    pad = _pick(["the grey mat", "the left pad", "the yellow pad", "the right pad"], goal)
+    form = _pick(
+        [
+            "Shove the stack over to {p}.",
+            "Slide the tower onto {p}.",
+            "Push the whole stack of cubes onto {p}, please.",
+            "Nudge that tower across to {p}.",
+        ],
+        "ptower|" + goal,
+    )
+    return form.format(p=pad), {"expect": "refuse", "plan": []}
+
+
+_ORDERS = (
+    ("from left to right, the leftmost at the bottom", lambda p: p[1]),
+    ("from right to left, starting with the rightmost at the base", lambda p: -p[1]),
+    ("front to back - the one nearest you on the table", lambda p: -p[0]),
+    ("from back to front, the farthest back at the bottom", lambda p: p[0]),
+)
+
+
+def tower_order(goal: str, item: dict) -> Relabelled | None:
+    """A tower of the three cubes in an order said by a relation: "Stack all three from
+    right to left, starting with the rightmost at the base." (a flat scene of three cubes
+    2 cm or more apart on the relation; the middle one onto the first, the last onto the
+    middle, where both pass the cards)."""
+    cubes = {n: p for n, p in _scene_cubes(item).items() if n.endswith("_cube")}
+    if len(cubes) != 3 or not _flat_scene(item):
+        return None
+    said, score = _pick(list(_ORDERS), "tordr|" + goal)
+    ranked = sorted(cubes, key=lambda n: -score(cubes[n]))
+    if any(
+        score(cubes[a]) < score(cubes[b]) + 0.02 for a, b in zip(ranked, ranked[1:], strict=False)
+    ):
+        return None
+    low, mid, top = ranked
+    plan = [_step(f"pick_place {mid} {low}"), _step(f"pick_place {top} {mid}")]
+    if not _valid(plan, item):
+        return None
+    form = _pick(["Build a stack {s}.", "Make a tower of the cubes {s}."], "tordf|" + goal)
+    return form.format(s=said), {"expect": "plan", "plan": plan}
+
+
+def keep_but_onto(goal: str, item: dict) -> str | None:
+    """ "Don't move Y, but put X on top of it": X onto Y, Y not moved ("Keep the blue block
+    where it is, but stack the red block on it."; from one placing of a cube by colour onto
+    another)."""
+    c = clause(goal)
+    if c is None or not _single_step(item, "pick_place"):
+        return None
+    x, y = _colour_of(c.obj), _colour_of(c.place)
+    if not x or not y:
+        return None
+    form = _pick(
+        [
+            "Don't shift the {y} cube, but stack the {x} cube on it.",
+            "Keep the {y} block where it is, but set the {x} block on top of it.",
+            "Leave the {y} cube in place - just put the {x} one on top of it.",
+        ],
+        "keepon|" + goal,
+    )
+    return form.format(x=x, y=y)
+
+
+def pushed_then(goal: str, item: dict) -> Relabelled | None:
+    """A condition whose verb is a step: "Once the red cube has been slid onto the left pad,
+    set the blue cube on the right pad." (from one push of a cube by colour onto a pad: the
+    push, then another cube placed on the other pad, where both pass the cards)."""
+    c = clause(goal)
+    a = c and _colour_of(c.obj)
+    if not a or not _single_step(item, "push") or _PAD_NP.match(c.place) is None:
+        return None
+    cubes = _scene_cubes(item)
+    others = [x for x in _OTHER_COLOURS[a] if f"{x}_cube" in cubes]
+    if not others or not _flat_scene(item):
+        return None
+    b = _pick(others, "pthenb|" + goal)
+    push = item["plan"][0]
+    other_pad = "right_pad" if push.params["target"] == "left_pad" else "left_pad"
+    plan = [push, _step(f"pick_place {b}_cube {other_pad}")]
+    if not _valid(plan, item):
+        return None
+    part = _MOVERS["push"] if c.verb not in _MOVERS else _MOVERS[c.verb]
+    form = _pick(
+        [
+            "Once the {a} cube has been {d} onto {p}, set the {b} cube on the {q} pad.",
+            "When the {a} block is {d} over to {p}, lift the {b} block onto the {q} pad.",
+        ],
+        "pthen|" + goal,
+    )
+    said = form.format(a=a, d=part, p=_lower_first(c.place), b=b, q=other_pad.split("_")[0])
+    return said, {"expect": "plan", "plan": plan}
+
+
+_WAIT = [
+    "Find {o} and wait above it.",
+    "Go to {o} and hold there, please.",
+    "{O} - get over it and stay there a sec.",
+    "Can you head over to {o} and wait right above it?",
+]
+
+
+def wait_above(goal: str, item: dict) -> str | None:
+    """A referent, then "wait above it / hold there": a hover ("Find the red cube and wait
+    above it."; from one reach)."""
+    c = clause(goal)
+    if c is None or c.prep or not _single_step(item, "reach"):
+        return None
+    return _pick(_WAIT, "wait|" + goal).format(o=_lower_first(c.obj), O=_upper_first(c.obj))
+
+
+_IDLE = [
+    "Easy there - you can stay where you are.",
+    "Whoa, not so fast, I'm not ready yet.",
+    "You're fine to stay put for now.",
+    "That's everything for now, cheers.",
+    "No need to move at the moment.",
+    "We're finished here for now.",
+]
+
+
+def idle(goal: str, item: dict) -> Relabelled | None:
+    """No motion in other words: "Easy there - you can stay where you are.", "That's
+    everything for now, cheers." (an empty plan)."""
+    if item["expect"] != "plan" or not item["plan"]:
+        return None
+    return _pick(_IDLE, "idle|" + goal), {"expect": "plan", "plan": []}
+
+
+def square_on(goal: str, item: dict) -> Relabelled | None:
+    """A turn said by facing the robot square on: "Rotate the red cube till it's square on to
+    you." (from one turn of a cube said by colour: a turn to face the robot)."""
+    if not _single_step(item, "turn"):
+        return None
+    name = item["plan"][0].params.get("object")
+    m = re.search(rf"\bthe ({_COLOUR}) ({_CUBE})\b", goal, re.I)
+    if m is None or name != f"{m[1].lower()}_cube" or len(_CUBE_BY_COLOUR.findall(goal)) != 1:
+        return None
+    plan = [_step(f"turn {name} face_robot")]
+    if not _valid(plan, item):
+        return None
+    form = _pick(
+        [
+            "Rotate the {c} {n} till it's square on to you.",
+            "Twist the {c} {n} round so it faces you square on.",
+        ],
+        "square|" + goal,
+    )
+    return form.format(c=m[1].lower(), n=m[2].lower()), {"plan": plan}
+
+
+def apart_said(goal: str, item: dict) -> str | None:
+    """A tower taken apart top to bottom with the cubes said bottom first: "Take the stack
+    apart from the top down: the blue cube to the left pad and the green cube to the right
+    pad." (two placings onto pads, the top cube first in the plan)."""
+    plan = item["plan"]
+    if item["expect"] != "plan" or len(plan) != 2 or any(s.skill != "pick_place" for s in plan):
+        return None
+    cubes = _scene_cubes(item)
+    top, nxt = (s.params.get("object") for s in plan)
+    pads = [s.params.get("target") for s in plan]
+    if (
+        top not in cubes
+        or nxt != _under(top, cubes)
+        or any(_under(n, cubes) == top for n in cubes)
+    ):
+        return None
+    if not all(p in {"left_pad", "right_pad"} for p in pads):
+        return None
+    p, q = (f"the {x.split('_')[0]} pad" for x in pads)
+    t, n = (x.split("_")[0] for x in (top, nxt))
+    form = _pick(
+        [
+            "Take the stack apart from the top down: the {n} cube to {q} and the {t} cube to {p}.",
+            "Dismantle the tower top to bottom - {n} goes on {q}, {t} on {p}.",
+        ],
+        "apsaid|" + goal,
+    )
+    return form.format(t=t, n=n, p=p, q=q)
+
+
+def both_named(goal: str, item: dict) -> str | None:
+    """ "Take them both, the A and the B, and put them on P" for two placings of two cubes
+    onto the same pad (the first said first; the second stands on it)."""
+    plan = item["plan"]
+    if item["expect"] != "plan" or len(plan) != 2 or any(s.skill != "pick_place" for s in plan):
+        return None
+    a, b = (s.params.get("object") for s in plan)
+    pads = {str(s.params.get("target")) for s in plan}
+    if len(pads) != 1 or not {a, b} <= set(_scene_cubes(item)) or a == b:
+        return None
+    pad = pads.pop()
+    if pad not in {"left_pad", "right_pad"}:
+        return None
+    form = _pick(
+        [
+            "Pick up the pair of them, the {a} and the {b}, and put them on the {p} pad.",
+            "Take both - the {a} one and the {b} one - over to the {p} pad.",
+        ],
+        "both|" + goal,
+    )
+    return form.format(a=a.split("_")[0], b=b.split("_")[0], p=pad.split("_")[0])
+
+
+def which_pad(goal: str, item: dict) -> str | None:
+    """A question naming a pad by colour, then a hover over "that one": "Which of the pads is
+    the grey one? Hover above it." (from one reach of a pad)."""
+    if not _single_step(item, "reach"):
+        return None
+    target = item["plan"][0].params.get("target") or item["plan"][0].params.get("object")
+    colour = {"left_pad": "yellow", "right_pad": "grey"}.get(str(target))
+    if colour is None:
+        return None
+    form = _pick(
+        [
+            "Which of the pads is the {c} one? Hover above it.",
+            "Which mat is {c}? Go and put your gripper over that one.",
+            "Which pad's the {c} one? Move over that one, please.",
+        ],
+        "whpad|" + goal,
+    )
+    return form.format(c=colour)
+
+
 TRANSFORMS: dict[str, tuple[str, Callable[[str, dict], str | Relabelled | None]]] = {
     "topic": ("A", topic_first),
     "fragment": ("A", fragment),
@@ -2048,12 +2416,27 @@ TRANSFORMS: dict[str, tuple[str, Callable[[str, dict], str | Relabelled | None]]
     "second_nearest": ("H", second_nearest),
     "sweep": ("H", sweep),
     "compare_two": ("H", compare_two),
+    "nowhere": ("I", nowhere),
+    "far_point": ("I", far_point),
+    "forget_alone": ("I", forget_alone),
+    "forget_other": ("I", forget_other),
+    "no_skill_verb": ("I", no_skill_verb),
+    "push_tower": ("I", push_tower),
+    "tower_order": ("I", tower_order),
+    "keep_but_onto": ("I", keep_but_onto),
+    "pushed_then": ("I", pushed_then),
+    "wait_above": ("I", wait_above),
+    "idle": ("I", idle),
+    "square_on": ("I", square_on),
+    "apart_said": ("I", apart_said),
+    "both_named": ("I", both_named),
+    "which_pad": ("I", which_pad),
 }
 """name -> (group, transformation). Group B was written with A and committed before any
 planner change; nothing is tuned on it. Group C (the structures held-out 9 showed) was
 written and committed before the next planner change and is never tuned on either. Groups D
 and E (the structures held-outs 10 and 11 showed) likewise, group F (held-out 12's) and group G
-(held-out 13's), group H (held-out 14's)."""
+(held-out 13's), group H (held-out 14's), group I (held-out 15's)."""
 
 
 def transformed(items: list[dict], name: str, per: int) -> tuple[int, list[tuple[dict, dict]]]:
@@ -2082,7 +2465,7 @@ def load_items(names: list[str], registry, world) -> list[dict]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--json", action="store_true", help="print only the JSON object")
-    parser.add_argument("--groups", default="A,B,C,D,E,F,G,H")
+    parser.add_argument("--groups", default="A,B,C,D,E,F,G,H,I")
     parser.add_argument("--only", default="", help="these transformations only")
     parser.add_argument("--per", type=int, default=40, help="goals per transformation")
     parser.add_argument("--sets", default=",".join(["dev", *SETS]))

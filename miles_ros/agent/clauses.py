@@ -94,6 +94,7 @@ from __future__ import annotations
 import re
 
 from miles_ros.agent.phrases import CUBE_NOUNS, PAD_NOUNS
+from miles_ros.agent.still import IDLE, kept_under, set_aside, wait_at
 from miles_ros.agent.vocabulary import COLOURS
 
 _CUBE_NOUN = rf"(?:{'|'.join(CUBE_NOUNS)})"
@@ -276,6 +277,7 @@ def _asks_nothing(sentence: str) -> bool:
         or _LEFT_AS_IS.match(p)
         or _STILL.match(p)
         or _WAITING.match(p)
+        or IDLE.match(p)
         or (_FIRST_PERSON.match(p) and not _SCENE_WORD.search(p))
         for p in parts
         if p
@@ -538,7 +540,7 @@ def _subject(sentence: str) -> str | None:
 
 # -- references ---------------------------------------------------------------------------
 _WHICHEVER = re.compile(
-    rf"\b(?P<det>whichever|whatever|the)\s+(?P<noun>{_CUBE_NOUN}|{_PAD_NOUN}|one)\s+"
+    rf"\b(?P<det>whichever|whatever|the)\s+(?P<noun>{_CUBE_NOUN}|{_PAD_NOUN}|one)(?:\s+|(?='s\b))"
     r"(?P<rel>(?:that|which)\s+(?:is|'s|lies|sits|stands|happens to be)|that's|"
     r"(?:is|'s|lies|sits|stands|happens to be))\s+",
     re.I,
@@ -660,7 +662,9 @@ def _corrected(text: str) -> str:
 _QUESTION = re.compile(
     r"^(?:(?:out )?of (?:the|all|these|those) (?:two|three|four|\w+s)(?: \w+s)?\s*,\s*)?"
     r"(?:(?:can|could) you (?:tell|see)|do you (?:know|see)|(?:you )?see)?\s*(?:which|what)\s+"
-    rf"(?P<noun>{_CUBE_NOUN}|{_PAD_NOUN}|one)(?:\s+(?:would you say|do you think|do you reckon))?"
+    r"(?:of\s+the\s+(?:two\s+|three\s+)?(?=\w+s\b))?"
+    rf"(?P<noun>{_CUBE_NOUN}|{_PAD_NOUN}|one)(?<=\w)s?"
+    r"(?:\s+(?:would you say|do you think|do you reckon))?"
     r"(?:\s+is|\s*'s)\s+(?P<pred>[^?,]+?)\s*(?:,[^?]*)?\?\s*(?P<rest>.+)$",
     re.I,
 )
@@ -706,7 +710,9 @@ def _asked_then(text: str) -> str:
         asked = text.strip()[:4].lower() == "how "  # "How heavy is X? Weigh it.": any verb
         return rest if n and (verb_of(_first_word(rest)) or asked) else text
     noun = "cube" if m["noun"].lower() == "one" else m["noun"]  # "which one": a cube
-    np = f"the {noun} that is {m['pred'].strip()}"
+    one = re.fullmatch(r"(?:the|a)\s+([a-z]+)\s+one", m["pred"].strip(), re.I)
+    # "Which pad is the yellow one?": the yellow pad
+    np = f"the {one[1]} {noun}" if one else f"the {noun} that is {m['pred'].strip()}"
     rest, n = re.subn(
         rf"\b(?:that|this|the)\s+(?:one|{_CUBE_NOUN}|{_PAD_NOUN})\b(?!\s+(?:that|which))|\bit\b",
         np,
@@ -1992,6 +1998,7 @@ def plain_clauses(
         if len(parts) > 1 and _aside(parts[-1]):  # "hold on, I'm still setting up"
             sentence = parts[0] + "".join(f"{sep} {part}" for sep, part in _pairs(parts[1:-2]))
         core = _all_but(_prohibition_first(_counting_fronted(_openers_off(sentence))))
+        core = kept_under(set_aside(wait_at(core), _asks_nothing))
         core = _needless(_said_out(_reach_said(_held_over(_chain(_cancelled(core))))))
         core = _bare_object(core, " ".join(said[:i]))
         if not core or _aside(core, whole=True):

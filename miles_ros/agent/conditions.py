@@ -181,6 +181,16 @@ _ORDER_KEY = {
 _OPPOSITE = {"nearest": "far", "closest": "far", "farthest": "near", "furthest": "near"}
 
 
+def _ranked(world: World, key) -> list[str] | None:
+    """The scene's cubes in the order ``key`` of their positions gives, None when two are
+    within :data:`TIE_M` of each other on it (the order is no fact of the scene)."""
+    ranked = sorted(world.objects, key=lambda n: key(world.objects[n]))
+    values = [key(world.objects[n]) for n in ranked]
+    if any(v - u <= TIE_M for u, v in zip(values, values[1:], strict=False)):
+        return None
+    return ranked
+
+
 def visited_in_order(text: str, world: World) -> str:
     """Every cube visited in an order said by a relation: "Visit the cubes from nearest to
     farthest, hovering over each one." / "Sweep across the blocks left to right." -> a
@@ -194,9 +204,55 @@ def visited_in_order(text: str, world: World) -> str:
         "near" if b in {"nearest", "closest"} else "far" if b in {"farthest", "furthest"} else None
     ):
         return text
-    key = _ORDER_KEY[a]
-    ranked = sorted(world.objects, key=lambda n: key(world.objects[n]))
-    values = [key(world.objects[n]) for n in ranked]
-    if any(v - u <= TIE_M for u, v in zip(values, values[1:], strict=False)):
+    ranked = _ranked(world, _ORDER_KEY[a])
+    if ranked is None:
         return text
     return ", then ".join(f"hover over the {n.replace('_', ' ')}" for n in ranked) + "."
+
+
+_ENDS = r"left|right|front|back|near|far|nearest|closest|farthest|furthest"
+_TOWER_ORDER = re.compile(
+    rf"^(?:(?:build|make|form|put together|pile up|stack up|stack)\s+(?:a|one)\s+(?:tower|stack|"
+    rf"pile)(?:\s+of\s+(?:the|all(?: three)?(?: of the)?|the three)\s+{_CUBE}s)?|(?:stack|pile)"
+    rf"(?:\s+up)?\s+(?:all\s+three(?:\s+{_CUBE}s)?|the\s+(?:three\s+)?{_CUBE}s|"
+    rf"all(?: of)? the {_CUBE}s)"
+    rf"(?:\s+(?:up|into a (?:tower|stack)))?)\s*,?\s*(?:going\s+)?(?:from\s+)?(?:the\s+)?"
+    rf"(?P<a>{_ENDS})(?:most)?\s+to\s+(?:the\s+)?(?P<b>{_ENDS})(?:most)?\b(?P<tail>[^.!?]*)[.!?]?$",
+    re.I,
+)
+_END_KEY = {
+    **_ORDER_KEY,
+    "front": lambda p: p[0],
+    "back": lambda p: -p[0],
+    "near": _ORDER_KEY["nearest"],
+    "far": _ORDER_KEY["farthest"],
+}
+_SIDE = {"left": "lr", "right": "lr", "front": "fb", "back": "fb"}
+
+
+def tower_in_order(text: str, world: World) -> str:
+    """A tower of the three cubes built in an order said by a relation: "Build a tower from
+    left to right, the leftmost at the bottom." -> "put the <second> cube on the <first>
+    cube, then put the <third> cube on the <second> cube" (the first in the order at the
+    bottom, unless the rest of the sentence puts it on top); left as said when two cubes tie
+    on the relation, a cube stands on another, or the ends are not opposite."""
+    m = _TOWER_ORDER.match(text.strip())
+    if m is None or len(world.objects) != 3:
+        return text
+    a, b = m["a"].lower(), m["b"].lower()
+    sides = _SIDE.get(a, "nf"), _SIDE.get(b, "nf")
+    near = {"near", "nearest", "closest"}
+    if a == b or sides[0] != sides[1] or (sides[0] == "nf" and (a in near) == (b in near)):
+        return text
+    if any(p[2] > 0.04 for p in world.objects.values()):
+        return text
+    ranked = _ranked(world, _END_KEY[a])
+    if ranked is None:
+        return text
+    tail = m["tail"].lower()
+    if re.search(r"\b(?:top|highest|last)\b", tail) and not re.search(
+        r"\b(?:bottom|base|table|lowest)\b", tail
+    ):
+        ranked.reverse()  # "... the leftmost on top"
+    low, mid, top = (n.replace("_", " ") for n in ranked)
+    return f"put the {mid} on the {low}, then put the {top} on the {mid}."

@@ -157,9 +157,13 @@ _SUBJECT = re.compile(
 )
 
 
+_PUSHED = r"(?:pushed|slid|slidden|shoved|nudged|dragged)"
+"""The participles of a push: a state reached by one ("once the red cube has been pushed
+onto the left pad") is brought about by a push, not a placing."""
 _STATE = re.compile(
-    rf"^(?P<cube>the\s+\w+\s+{_NOUN})\s+(?:is|sits|stands|lies|rests|has\s+been\s+\w+|"
-    r"was\s+\w+)\s+(?:on\s+top\s+of|onto|on)\s+(?P<where>the\s+.+)$",
+    rf"^(?P<cube>the\s+\w+\s+{_NOUN})\s+(?:(?:is|has\s+been|'s\s+been|was|gets|got)\s+"
+    rf"(?P<pushed>{_PUSHED})\s+(?:(?:over|across)\s+)?(?:to|onto|on\s+to)|(?:is|sits|stands|lies|"
+    r"rests|has\s+been\s+\w+|was\s+\w+)\s+(?:on\s+top\s+of|onto|on))\s+(?P<where>the\s+.+)$",
     re.I,
 )
 """A state said as the condition of a later step ("once the blue cube is on the right
@@ -172,7 +176,8 @@ def _step(clause: str) -> str:
     clause = _SUBJECT.sub("", clause.strip(" ,.")).strip()
     state = _STATE.match(clause)
     if state:  # "once the blue cube is on the right pad": the step that makes it so
-        return f"put {state['cube']} on {state['where']}"
+        verb = "push" if state["pushed"] else "put"
+        return f"{verb} {state['cube']} on{'to' if state['pushed'] else ''} {state['where']}"
     first, _, rest = clause.partition(" ")
     verb = imperative(first)
     return f"{verb} {rest}".strip() if verb != first else clause
@@ -209,7 +214,13 @@ _LAST_THEN_FIRST = re.compile(
 )
 """A step said with "last", then the one said with "first" ("start by ...", "begin with
 ..."): done the other way round."""
-_LEAD_AFTER = re.compile(r"^(?:after|once)\s+(?P<b>(?!that\b|this\b).+?)\s*,\s*(?P<a>.+)$", re.I)
+_LEAD_AFTER = re.compile(
+    rf"^(?:after|once|when(?=\s+the\s+\w+\s+{_NOUN}\s+(?:has|have|is|'s)\s+(?:been\s+)?{_PUSHED}\b))"
+    r"\s+(?P<b>(?!that\b|this\b).+?)\s*,\s*(?P<a>.+)$",
+    re.I,
+)
+"""A step said after the one it follows ("once / after X, Y"; "when" only before a state a
+push brings about: "when the red cube has been pushed onto P, Y")."""
 _TAIL_AFTER = re.compile(
     r"^(?P<a>.+?)\s*,?\s+(?:but\s+)?(?:only\s+)?(?:after|once)\s+"
     r"(?P<b>(?!that\b|this\b|which\b|wards\b).+)$",

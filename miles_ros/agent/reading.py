@@ -26,7 +26,9 @@ missing, a goal that
   cube and not moving / not touching it;
 - asks for an action no skill does ("paint", "throw", "flip":
   :mod:`miles_ros.agent.repertoire`), a step a number of times ("tap the red cube three
-  times": no skill takes a count), or a cube put in a person's things ("in my pocket");
+  times": no skill takes a count), a cube put in a person's things ("in my pocket"), a
+  place whose noun names nothing the scene or the skills know ("on the windowsill") or a
+  point outside every skill's envelope (:mod:`miles_ros.agent.places`);
 - rules out both ways of moving a cube it moves ("don't pick it up and don't push it");
 - asks to turn a cube without saying how far, or only by multiples of 90 degrees (a cube
   looks the same after them): :func:`miles_ros.agent.turns.turn_refusal`;
@@ -62,6 +64,7 @@ from typing import TYPE_CHECKING
 
 from miles_ros.agent.grounding import Step, goal_points, stacking_error
 from miles_ros.agent.phrases import COLOR_WORDS, CUBE_NOUNS, PAD_NOUNS
+from miles_ros.agent.places import point_out_of_reach, unknown_place
 from miles_ros.agent.registry import SkillRegistry
 from miles_ros.agent.repertoire import verb_refusal
 from miles_ros.agent.turns import missing_turn, turn_refusal, turning_clauses
@@ -279,6 +282,8 @@ def read_goal(
         or _height_above(text, world)
         or _repeated(text)
         or _belonging(text, vocab)
+        or unknown_place(text, vocab.known_nouns | set(vocab.word_to_name) | COLOURS)
+        or point_out_of_reach(goal, registry, world)
         or _relation(text, clauses, vocab, registry, world)
     )
     if reading.refusal is None:
@@ -314,9 +319,13 @@ using your arm", "..., keeping the robot completely still"): every skill moves t
 _WHOLE_TOWER = re.compile(
     r"\b(?:move|carry|shift|take|bring|push|slide|lift|put|transport|relocate)\b[^.;]*?\bthe "
     r"(?:whole|entire|full|complete) (?:stack|tower|pile)\b|\b(?:move|carry|shift|take|bring|"
-    r"push|slide|lift|put) the (?:stack|tower|pile) (?:as a whole|in one go|all at once)\b"
+    r"push|slide|lift|put) the (?:stack|tower|pile) (?:as a whole|in one go|all at once)\b|"
+    r"\b(?:push|slide|shove|nudge|drag|roll)\s+(?:the|that|this|your|our)\s+(?:stack|tower|pile)"
+    r"\b(?!'s|\s+of\s+(?:the\s+)?(?:two|three))"
 )
-"""A tower moved as one ("move the whole stack over to the right pad")."""
+"""A tower moved as one ("move the whole stack over to the right pad"), or pushed at all
+("push the tower onto the left pad": a push moves the cube it touches, and a cube another
+stands on is never moved)."""
 
 
 def _whole_tower(text: str, registry: SkillRegistry) -> str | None:

@@ -37,7 +37,7 @@ _SURFACE = (
     "draw write sign stamp engrave heat melt cook freeze fold open close lock unlock topple "
     "tip spray stir sharpen bend crumple"
 )
-_AFAR = "inspect photograph scan film measure"
+_AFAR = "inspect photograph scan film measure read smell sniff examine"
 ACTIONS: dict[str, str] = {
     **{verb: "moves_arm" for verb in _AFAR.split()},
     **{verb: "contact" for verb in _SURFACE.split()},

@@ -89,6 +89,14 @@ _FACE = re.compile(
     rf"\bso (?:that )?it (?:faces|is facing|points at|looks at) {_ROBOT}\b",
     re.I,
 )
+_SQUARE_ON = re.compile(
+    rf"\b(?:until|till|so)\s+(?:that\s+)?it(?:'s|\s+is)?\s+(?:faces|facing)\s+{_ROBOT}\s+"
+    rf"square(?:ly)?(?:\s+on)?\b|\b(?:until|till|so)\s+(?:that\s+)?it(?:'s|\s+is)\s+square(?:ly)?"
+    rf"\s+on(?:\s+(?:to|with)\s+{_ROBOT})?\b",
+    re.I,
+)
+"""A turn until the cube is square on to the robot ("until it faces you square on", "till
+it's square on to you"): a face pointing at it (the card's reading of square on)."""
 _SQUARE = re.compile(
     r"(?<!the )(?<!a )(?<!that )\bsquare(?: up)?"
     rf"(?P<cube>(?: (?!up\b|to\b|with\b)[a-z]+){{0,3}}?)(?: up)? "
@@ -120,6 +128,7 @@ def clause_angles(clause: str) -> list[float | str]:
                 taken.append(match.span())
     found += [(m.start(), FACE_ROBOT) for m in _FACE.finditer(clause)]
     found += [(m.start(), FACE_ROBOT) for m in _SQUARE.finditer(clause)]
+    found += [(m.start(), FACE_ROBOT) for m in _SQUARE_ON.finditer(clause)]
     sign = None  # counter-clockwise first: "clockwise" is inside it
     if _COUNTER.search(clause):
         sign = 1.0
@@ -305,7 +314,8 @@ def turn_text(goal: str, registry: SkillRegistry) -> str:
     said = None  # the angle of the last turn clause, in words
     turned = None  # the cube it turns, as said
     for i in range(0, len(parts), 2):
-        part = _SQUARE.sub(lambda m: f"turn{m['cube']} to face the robot", parts[i])
+        part = _SQUARE_ON.sub("so a face points at the robot", parts[i])
+        part = _SQUARE.sub(lambda m: f"turn{m['cube']} to face the robot", part)
         part = re.sub(r"\bsquare up\b(?= (?:the|it|this|that)\b)", "square", part, flags=re.I)
         angles = clause_angles(part)
         if verb.search(part) and _CUBE.search(part):

@@ -46,8 +46,9 @@ from __future__ import annotations
 
 import re
 
+from miles_ros.agent.apart import both_taken, taken_apart
 from miles_ros.agent.clauses import plain_clauses
-from miles_ros.agent.conditions import branch_taken, compared, visited_in_order
+from miles_ros.agent.conditions import branch_taken, compared, tower_in_order, visited_in_order
 from miles_ros.agent.discourse import CubeWords
 from miles_ros.agent.phrases import CUBE_NOUNS, PAD_NOUNS
 from miles_ros.agent.references import SYNONYMS, place_colours, spoken
@@ -66,7 +67,8 @@ def plain_wording(goal: str, world: World) -> str:
     there", a turn or another action said as a noun, "go over", a cube pointed out then
     "it", "itself", a cube taken off the one under it, tower words."""
     text = branch_taken(corrected(goal, world), world)
-    text = visited_in_order(compared(text, world), world)
+    text = tower_in_order(visited_in_order(compared(text, world), world), world)
+    text = both_taken(taken_apart(text, world), world)
     colours = place_colours(world)
     places = tuple((n.split("_")[0], colours.get(n, "")) for n in world.places)
     text = plain_clauses(text, frozenset(n.split("_")[0] for n in world.objects), places)
