@@ -243,6 +243,11 @@ cube's target yaw, rad) and, for a skill on cubes,
 recording then rebuilds the observation the policy saw exactly
 (:mod:`miles_ros.runtime.logs`); the recorded ``/joint_states`` alone cannot (its
 best-effort recording misses messages the skill node used)."""
+SKILL_COMMAND_STAMP = "command_stamp"
+"""Key of a ``running`` ``/miles/skill/status`` of a period that sent arm targets: the
+header stamp (s) of that period's ``/miles/skill_command``, so that a recording pairs each
+period with its command exactly, whatever delays its recorder met
+(:mod:`miles_ros.runtime.logs`)."""
 REFUSED_PREFIX = "refused:"
 """A skill status ``reason`` that starts with this: the request was refused before any
 motion (unknown skill, bad params, outside the envelope, e-stop latched, no robot state)."""

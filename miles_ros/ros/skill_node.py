@@ -27,7 +27,7 @@ from rclpy.time import Time
 from sensor_msgs.msg import JointState
 from std_msgs.msg import String
 
-from miles_ros.interfaces import arm_scoped
+from miles_ros.interfaces import SKILL_COMMAND_STAMP, SKILL_INPUTS, arm_scoped
 from miles_ros.params.skill import SkillNodeParams, skill_executor
 from miles_ros.ros.joint_states import read_arm_joints, stamp_seconds
 from miles_ros.ros.node_main import run_node
@@ -154,6 +154,9 @@ class SkillNode(Node):
             if velocity is not None:
                 msg.velocity = velocity
             self.pub_command.publish(msg)
+            for status in result.statuses:  # the period's own: a recording pairs them
+                if SKILL_INPUTS in status:
+                    status[SKILL_COMMAND_STAMP] = stamp.nanoseconds * 1e-9
             if self.record_ticks:
                 self.ticks.append((started, self.now() - self.state_stamp))
         self.publish(result.statuses)

@@ -38,6 +38,7 @@ from miles_ros.interfaces import (
     SCENE_OBJECTS,
     SCENE_OBJECTS_TRUTH,
     SKILL_COMMAND,
+    SKILL_COMMAND_STAMP,
     SKILL_INPUTS,
     SKILL_REQUEST,
     SKILL_RETURN,
@@ -156,8 +157,9 @@ class RecordingEpisodes:
     truth: dict[str, ObjectPose] = field(default_factory=dict)
     open: dict[str, _Episode] = field(default_factory=dict)
     done: list[_Episode] = field(default_factory=list)
-    commands: list[tuple[int, np.ndarray]] = field(default_factory=list)
-    """(log time in ns, arm targets) of every recorded ``/miles/skill_command``."""
+    commands: list[tuple[int, float, np.ndarray]] = field(default_factory=list)
+    """(log time in ns, header stamp in s, arm targets) of every recorded
+    ``/miles/skill_command``."""
 
     def feed(self, topic: str, log_time: int, data: bytes) -> None:
         """One recorded message (its log time in ns)."""
@@ -184,21 +186,30 @@ class RecordingEpisodes:
             index = {n: i for i, n in enumerate(msg.name)}
             if all(n in index for n in panda.JOINT_NAMES):
                 arm = msg.position[[index[n] for n in panda.JOINT_NAMES]]
-                self.commands.append((log_time, arm))
+                self.commands.append((log_time, msg.stamp, arm))
 
     def match_commands(self) -> None:
-        """Give each row the command its period sent: the skill node publishes it just
-        before the period's status, so the recorded command nearest the status in log
-        time, within half a control period (else the row's command stays NaN)."""
+        """Give each row the command its period sent: the one whose header stamp the
+        period's status names (:data:`SKILL_COMMAND_STAMP`), within a microsecond (JSON's
+        float seconds; a skill's commands lie milliseconds apart). A status without it
+        (older recordings) takes the recorded command nearest it in log time, within half
+        a control period: the skill node publishes the command just before the status,
+        but a loaded recorder can log the two further apart. Else the command stays NaN."""
         if not self.commands:
             return
-        times = np.array([t for t, _ in self.commands], dtype=np.int64)
+        times = np.array([t for t, _, _ in self.commands], dtype=np.int64)
+        stamps = np.array([s for _, s, _ in self.commands], dtype=np.float64)
         window = 0.5e9 / self.skill.control_rate_hz
         for episode in self.done:
             for row in episode.rows:
-                k = int(np.argmin(np.abs(times - row["log_time"])))
-                if abs(int(times[k]) - row["log_time"]) <= window:
-                    row["command"] = self.commands[k][1]
+                if row["command_stamp"] is not None:
+                    k = int(np.argmin(np.abs(stamps - row["command_stamp"])))
+                    matched = abs(stamps[k] - row["command_stamp"]) <= 1e-6
+                else:
+                    k = int(np.argmin(np.abs(times - row["log_time"])))
+                    matched = abs(int(times[k]) - row["log_time"]) <= window
+                if matched:
+                    row["command"] = self.commands[k][2]
 
     def _request(self, request: Mapping) -> None:
         if request.get("cancel") or request.get("skill") != self.skill.card.name:
@@ -226,6 +237,7 @@ class RecordingEpisodes:
         row = self._observe(episode, status)
         if row is not None:
             row["log_time"] = log_time
+            row["command_stamp"] = status.get(SKILL_COMMAND_STAMP)
             episode.rows.append(row)
 
     def _inputs(self, status: Mapping, goal: Goal):

@@ -6,6 +6,8 @@ fine-tunes a new version from that recording directory."""
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -15,7 +17,12 @@ pytest.importorskip("mcap")
 from miles_ros import interfaces  # noqa: E402
 from miles_ros.cli import main as miles  # noqa: E402
 from miles_ros.ros.recording import Recorder  # noqa: E402
-from miles_ros.runtime.logs import convert_recording  # noqa: E402
+from miles_ros.runtime.logs import (  # noqa: E402
+    convert_recording,
+    decode_joint_state,
+    decode_string,
+    recorded_messages,
+)
 from policies.cards import load_card  # noqa: E402
 from policies.logs import add_mark, read_dataset, read_marks  # noqa: E402
 from tests.nodes.test_skill_node import make_graph  # noqa: E402
@@ -84,6 +91,18 @@ def test_a_recorded_reach_request_converts_to_the_executors_episode(recorded, tm
     print(f"rebuilt vs executor: max abs difference per field {np.round(error, 7)}")
     assert float(error.max()) < OBS_TOLERANCE
     assert np.isfinite(data.arrays["commands"]).all()
+    # each period's status names its command's stamp: the pairing does not rest on the
+    # recorder logging the two close together (a loaded recorder may not)
+    commands, named = [], []
+    for topic, _, raw in recorded_messages(path):
+        if topic == interfaces.SKILL_COMMAND:
+            commands.append(decode_joint_state(raw).stamp)
+        elif topic == interfaces.SKILL_STATUS:
+            status = json.loads(decode_string(raw))
+            if interfaces.SKILL_INPUTS in status:
+                named.append(status[interfaces.SKILL_COMMAND_STAMP])
+    assert len(named) == len(obs)
+    assert all(np.min(np.abs(np.asarray(commands) - t)) <= 1e-6 for t in named)
 
     # an operator's bad mark turns the success into a failure in the dataset
     marks = tmp_path / "feedback.jsonl"
