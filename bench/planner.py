@@ -5,7 +5,7 @@ path vs old.
         [--adapter DIR] [--sets-only] [--no-peer]
         [--sets dev,heldout,heldout2,heldout3,heldout4,heldout5,heldout6,heldout7,
               heldout8,heldout9,heldout10,heldout11,heldout12,heldout13,heldout14,
-              heldout15,heldout16]
+              heldout15,heldout16,heldout17]
 
 Prints one JSON object::
 
@@ -19,7 +19,8 @@ Prints one JSON object::
               "heldout5": {...}, "heldout6": {...}, "heldout7": {...},
               "heldout8": {...}, "heldout9": {...}, "heldout10": {...},
               "heldout11": {...}, "heldout12": {...}, "heldout13": {...},
-              "heldout14": {...}, "heldout15": {...}, "heldout16": {...}},
+              "heldout14": {...}, "heldout15": {...}, "heldout16": {...},
+              "heldout17": {...}},
      "n_goals": 36, "unsupported": [goals the skills cannot express],
      "skills": {"reach": "card", ...}, "model": "embedded:gemma3-270m+adapter", "load_s": ..,
      "cache_hit_ms": .., "threads": 1, "fallback": false,
@@ -76,8 +77,9 @@ third (miles_ros/agent/eval_heldout3.yaml), ``--sets heldout4`` the fourth
 (miles_ros/agent/eval_heldout12.yaml), ``--sets heldout13`` the thirteenth
 (miles_ros/agent/eval_heldout13.yaml), ``--sets heldout14`` the fourteenth
 (miles_ros/agent/eval_heldout14.yaml), ``--sets heldout15`` the fifteenth
-(miles_ros/agent/eval_heldout15.yaml) and ``--sets heldout16`` the sixteenth
-(miles_ros/agent/eval_heldout16.yaml). A tally
+(miles_ros/agent/eval_heldout15.yaml), ``--sets heldout16`` the sixteenth
+(miles_ros/agent/eval_heldout16.yaml) and ``--sets heldout17`` the seventeenth
+(miles_ros/agent/eval_heldout17.yaml). A tally
 (:func:`miles_ros.agent.evaluation.summarize`): ``exact`` (the expected plan, refusal or
 question), ``valid`` (of the goals with a plan to give), refusal and clarification
 precision/recall, latency p50/p99; a plan from the rule-based fallback is a failure.

@@ -301,6 +301,11 @@ EVAL_HELDOUT16 = Path(__file__).resolve().parent / "eval_heldout16.yaml"
 and 16 ambiguous goals and 75 in the harder categories, each category worded the many ways
 people talk, in five scenes no other set uses), written after the fifteenth was run and read:
 answered only when ``--sets`` names it, its misses kept out of planner tuning."""
+EVAL_HELDOUT17 = Path(__file__).resolve().parent / "eval_heldout17.yaml"
+"""The seventeenth held-out set (the same form, at least 37 everyday, 110 feasible, 40 to
+refuse and 16 ambiguous goals and 75 in the harder categories, each category worded the many
+ways people talk, in five scenes no other set uses), written after the sixteenth was run and
+read: answered only when ``--sets`` names it, its misses kept out of planner tuning."""
 HELD_OUT_SETS = {
     "heldout": EVAL_HELDOUT,
     "heldout2": EVAL_HELDOUT2,
@@ -318,6 +323,7 @@ HELD_OUT_SETS = {
     "heldout14": EVAL_HELDOUT14,
     "heldout15": EVAL_HELDOUT15,
     "heldout16": EVAL_HELDOUT16,
+    "heldout17": EVAL_HELDOUT17,
 }
 """The held-out sets by the name ``bench/planner.py --sets`` gives them, oldest first: a new
 set is registered here (the bench and tests/agent/test_eval_sets.py read this)."""
