@@ -259,6 +259,15 @@ class ImitationConfig:
     give). The run refuses a field whose scaling changes the expert's labels."""
     augment_scale: tuple[float, float] = (0.0, 1.5)
     """``[lo, hi]``: the range of that factor."""
+    label_augmented: bool = False
+    """True: in the regression each augmented state is labelled by the expert run on it
+    (the same factor applied to the expert's view of the state, the privileged one where
+    the cube is observed through ``env.pose_error``), so a field the expert reads gets the
+    label of what the student sees (pick_place's close gate reads ``joint_vel``: it closes
+    only once the joints are slower than ``SETTLED_QD``); the augmented fields may then be
+    fields the expert reads. False (default): the label of the unscaled state, and the run
+    refuses a field whose scaling changes the expert's labels (checked on a sample of the
+    buffer's states at every update)."""
     gradient_steps: int = 40
     """Gradient steps per update (each one minibatch from the whole buffer)."""
     minibatch_size: int = 4096
@@ -447,6 +456,10 @@ def _imitation_config(data: dict[str, Any]) -> ImitationConfig:
         if not (math.isfinite(lo) and math.isfinite(hi) and 0.0 <= lo <= hi):
             raise ValueError(f"imitation.augment_scale needs finite 0 <= lo <= hi, got {scale!r}")
         data["augment_scale"] = (lo, hi)
+    if not isinstance(data.get("label_augmented", False), bool):
+        raise ValueError(
+            f"imitation.label_augmented must be true or false, got {data['label_augmented']!r}"
+        )
     settings = data.get("expert_settings") or {}
     if not isinstance(settings, dict):
         raise ValueError(f"imitation.expert_settings must be a mapping, got {settings!r}")
