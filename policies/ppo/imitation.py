@@ -178,7 +178,11 @@ class DAggerRunner(OnPolicyRunner):
         """:meth:`check_expert_ignores` on a random sample (at most ``max_states``) of the
         buffer's states, where the states that matter are (an arm settled over the cube,
         which the first reset never shows); nothing to check without the guard."""
-        if not self._guarded() or self.buffer_len == 0:
+        if (
+            not self._guarded()
+            or self.cfg.imitation.augment_guard == "first_reset"
+            or self.buffer_len == 0
+        ):
             return
         n = min(max_states, self.buffer_len)
         pick = torch.randperm(self.buffer_len, generator=self.guard_generator)[:n]

@@ -97,6 +97,7 @@ def test_a_field_the_expert_reads_is_refused_before_training(tmp_path):
         ({"expert": "scripted", "augment_scale": [-1.0, 0.5]}, "augment_scale"),
         ({"expert": "scripted", "augment_scale": [0.5]}, "augment_scale"),
         ({"expert": "scripted", "label_augmented": "yes"}, "label_augmented"),
+        ({"expert": "scripted", "augment_guard": "never"}, "augment_guard"),
     ],
 )
 def test_bad_augment_configs_fail_before_any_work(tmp_path, capsys, imitation, message):
@@ -202,16 +203,21 @@ def test_labelled_augmented_states_agree_with_the_expert_and_pass_the_guard(tmp_
             runner.close()
 
 
-@pytest.mark.parametrize("label_augmented", [False, True])
+@pytest.mark.parametrize(
+    "label_augmented, guard", [(False, "buffer"), (True, "buffer"), (False, "first_reset")]
+)
 def test_a_pick_place_run_is_refused_at_its_rollouts_unless_it_labels_them(
-    tmp_path, label_augmented
+    tmp_path, label_augmented, guard
 ):
-    """The expert settles over the cube within the first rollouts (16 envs, seed 3)."""
+    """The expert settles over the cube within the first rollouts (16 envs, seed 3); a
+    recipe that keeps the first-reset check (``augment_guard: first_reset``, as the shipped
+    versions' recipes say) runs as those versions did."""
     cfg = reach_imitation_config(
         total_steps=16 * 16 * 4,
         task="pick_place",
         augment_fields=["joint_vel"],
         label_augmented=label_augmented,
+        augment_guard=guard,
     )
     cfg.runner.num_envs = 16
     runner = DAggerRunner(cfg, tmp_path)
@@ -220,6 +226,11 @@ def test_a_pick_place_run_is_refused_at_its_rollouts_unless_it_labels_them(
             runner.learn()
             assert runner.env_steps == cfg.runner.total_steps
             assert torch.equal(runner.buffer_view, runner.buffer_obs)  # no privileged view
+        elif guard == "first_reset":
+            runner.learn()
+            assert runner.env_steps == cfg.runner.total_steps
+            with pytest.raises(ValueError, match="expert's actions depend on them"):
+                runner.check_expert_ignores(runner.buffer_obs[: runner.buffer_len])
         else:
             with pytest.raises(ValueError, match="imitation.label_augmented: true"):
                 runner.learn()
@@ -244,6 +255,8 @@ def test_the_recipes_experts_on_their_own_rollouts(recipe, ignores):
     with open(path) as f:
         cfg = parse_staged_config(yaml.safe_load(f), path, MOTOR_FILTERS).stage_config(0)
     assert cfg.imitation.augment_fields == ("joint_vel",) and not cfg.imitation.label_augmented
+    # the recipe says which check its runs had: pick_place's versions ran the first reset's
+    assert cfg.imitation.augment_guard == ("buffer" if ignores else "first_reset")
     task_cfg = training_task_config(cfg)
     env = make_env(cfg, "numba", 64, task_cfg)
     expert = get_expert(cfg.task, cfg.imitation.expert_settings)

@@ -102,5 +102,8 @@ def test_the_label_recipe_is_the_scratch_one_with_its_augmented_states_labelled(
         ours, theirs = label.stage_config(i).to_dict(), scratch.stage_config(i).to_dict()
         assert ours["imitation"].pop("label_augmented") is True
         assert theirs["imitation"].pop("label_augmented") is False
+        # the scratch recipe keeps the first-reset check its run had (config.augment_guard)
+        assert theirs["imitation"].pop("augment_guard") == "first_reset"
+        assert ours["imitation"].pop("augment_guard") == "buffer"
         assert ours["imitation"]["augment_fields"] == ["joint_vel"]  # the augmentation kept
         assert ours == theirs
