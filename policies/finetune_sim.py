@@ -92,8 +92,12 @@ class SimFineTuneConfig:
     beta_steps: int = 30_000
     learning_rate: float = 1e-4
     augment_fields: tuple[str, ...] = ("joint_vel",)
-    """Observation fields scaled randomly in the regression (the recipe's; the expert never
-    reads them)."""
+    """Observation fields scaled randomly in the regression (the recipe's)."""
+    label_augmented: bool = True
+    """Each scaled state labelled by the expert as the student sees it
+    (``imitation.label_augmented``): pick_place's expert reads ``joint_vel`` in its close
+    gate, so without it the run's guard refuses the field; for an expert that ignores the
+    fields (push, reach) the labels are the same either way."""
     loss: str = ImitationConfig.loss
     """The actor's regression loss (``imitation.loss``: ``mse`` or ``relative``,
     :func:`policies.ppo.imitation.imitation_loss`)."""
@@ -314,6 +318,7 @@ def sim_train_config(parent: SkillCard, finger_reading: Sequence[float], cfg: Si
                 "beta_steps": cfg.beta_steps,
                 "learning_rate": cfg.learning_rate,
                 "augment_fields": tuple(cfg.augment_fields),
+                "label_augmented": bool(cfg.label_augmented),
                 "loss": cfg.loss,
                 "loss_floor": cfg.loss_floor,
             }

@@ -420,6 +420,8 @@ def test_the_training_regression_takes_the_fine_tune_s_loss():
     card = dataclasses.replace(load_card(shipped_reach()), task="pick_place")
     default = sim_train_config(card, [], SimFineTuneConfig()).imitation
     assert (default.loss, default.loss_floor) == (ImitationConfig.loss, ImitationConfig.loss_floor)
+    # pick_place's close gate reads joint_vel: the scaled states are labelled as seen
+    assert default.augment_fields == ("joint_vel",) and default.label_augmented
     cfg = SimFineTuneConfig(loss="relative", loss_floor=0.3)
     imitation = sim_train_config(card, [], cfg).imitation
     assert (imitation.loss, imitation.loss_floor) == ("relative", 0.3)

@@ -221,6 +221,10 @@ class EnvConfig:
     empty: exact poses. The evaluations observe exact poses."""
 
 
+AUGMENT_GUARDS = ("buffer", "first_reset")
+"""Values of ``imitation.augment_guard``."""
+
+
 @dataclass
 class ImitationConfig:
     """An imitation stage (DAgger, :mod:`policies.ppo.imitation`): the student policy is
@@ -259,6 +263,22 @@ class ImitationConfig:
     give). The run refuses a field whose scaling changes the expert's labels."""
     augment_scale: tuple[float, float] = (0.0, 1.5)
     """``[lo, hi]``: the range of that factor."""
+    label_augmented: bool = False
+    """True: in the regression each augmented state is labelled by the expert run on it
+    (the same factor applied to the expert's view of the state, the privileged one where
+    the cube is observed through ``env.pose_error``), so a field the expert reads gets the
+    label of what the student sees (pick_place's close gate reads ``joint_vel``: it closes
+    only once the joints are slower than ``SETTLED_QD``); the augmented fields may then be
+    fields the expert reads. False (default): the label of the unscaled state, and the run
+    refuses a field whose scaling changes the expert's labels (checked on a sample of the
+    buffer's states at every update)."""
+    augment_guard: str = "buffer"
+    """Where the run checks that the expert's labels ignore the ``augment_fields`` (without
+    ``label_augmented``): ``buffer`` (default) on its first reset's states and on a sample
+    of the buffer's states at every update; ``first_reset`` on the first reset's states
+    only, the check the recipes of pick_place's versions 1 and 2 ran under (their expert's
+    close gate reads ``joint_vel``, which only states near the cube show: those recipes
+    say so to stay reproducible; docs/stacking.md, towers, parts 5 and 6)."""
     gradient_steps: int = 40
     """Gradient steps per update (each one minibatch from the whole buffer)."""
     minibatch_size: int = 4096
@@ -447,6 +467,15 @@ def _imitation_config(data: dict[str, Any]) -> ImitationConfig:
         if not (math.isfinite(lo) and math.isfinite(hi) and 0.0 <= lo <= hi):
             raise ValueError(f"imitation.augment_scale needs finite 0 <= lo <= hi, got {scale!r}")
         data["augment_scale"] = (lo, hi)
+    if not isinstance(data.get("label_augmented", False), bool):
+        raise ValueError(
+            f"imitation.label_augmented must be true or false, got {data['label_augmented']!r}"
+        )
+    if data.get("augment_guard", "buffer") not in AUGMENT_GUARDS:
+        raise ValueError(
+            f"imitation.augment_guard must be one of {list(AUGMENT_GUARDS)}, "
+            f"got {data['augment_guard']!r}"
+        )
     settings = data.get("expert_settings") or {}
     if not isinstance(settings, dict):
         raise ValueError(f"imitation.expert_settings must be a mapping, got {settings!r}")

@@ -27,7 +27,11 @@ instead of PPO: the same envs, evaluations, checkpoints, logs and stage machiner
   updated as in PPO. Observation fields the expert never reads (``augment_fields``, e.g.
   the joint velocities, which each engine estimates its own way) are scaled by a random
   factor per state in that regression, so the student learns to ignore them too; the run
-  checks on its first observations that the expert's labels indeed ignore them.
+  checks on its first observations, and at every update on a sample of the buffer's
+  states (:data:`GUARD_STATES`), that the expert's labels indeed ignore them. With
+  ``label_augmented`` the expert instead labels each augmented state as the student sees
+  it (a field the expert reads, such as pick_place's ``joint_vel`` in its close gate, then
+  gets the label that agrees with its scaled value), and nothing is refused.
 - The policy's std is ``exploration_std`` throughout (a PPO stage that follows explores
   from there).
 
@@ -55,6 +59,9 @@ BUFFER_FILE = "imitation_buffer.pt"
 save_buffer`) for the next stage's ``imitation.carry_states``."""
 BUFFER_FILE_STATES = 500_000
 """At most this many states go into :data:`BUFFER_FILE`."""
+GUARD_STATES = 2048
+"""States of the buffer drawn at every update for the ``augment_fields`` guard
+(:meth:`DAggerRunner.check_buffer`): four expert calls on them, a few ms."""
 
 
 def runner_class(cfg: TrainConfig) -> type[OnPolicyRunner]:
@@ -88,11 +95,18 @@ class DAggerRunner(OnPolicyRunner):
         self.buffer_obs = torch.zeros(size, self.obs_dim)
         self.buffer_labels = torch.zeros(size, self.action_dim)
         self.buffer_focus = torch.zeros(size, dtype=torch.bool)
+        self.views = self.buffer_view = None
+        if ic.label_augmented:
+            # the expert's view of each state, relabelled augmented in the regression
+            self.views = torch.zeros(rc.rollout_steps, self.env.num_envs, self.obs_dim)
+            self.buffer_view = torch.zeros(size, self.obs_dim)
         self.buffer_len = 0
         self.buffer_next = 0
         params = list(self.model.actor.parameters()) + list(self.model.critic.parameters())
         self.optimizer = torch.optim.Adam(params, lr=ic.learning_rate)
         self.generator = torch.Generator().manual_seed(int(cfg.seed))
+        self.guard_generator = torch.Generator().manual_seed(int(cfg.seed) + 1)
+        """Draws the guard's sample (its own: the training's draws stay as without it)."""
         clean = clean_envs(self.env.num_envs, ic.clean_fraction)
         if clean.any():
             try:
@@ -128,6 +142,8 @@ class DAggerRunner(OnPolicyRunner):
             "labels": self.buffer_labels[keep].clone(),
             "focus": self.buffer_focus[keep].clone(),
         }
+        if self.buffer_view is not None:
+            data["view"] = self.buffer_view[keep].clone()
         torch.save(data, path)
         return path
 
@@ -142,15 +158,35 @@ class DAggerRunner(OnPolicyRunner):
         n = min(self.cfg.imitation.carry_states, obs.shape[0])
         pick = torch.randperm(obs.shape[0], generator=self.generator)[:n]
         focus = data.get("focus", torch.zeros(obs.shape[0], dtype=torch.bool))  # older files
-        self._aggregate(obs[pick], labels[pick], focus[pick])
+        view = data.get("view", obs)  # a stage without label_augmented: its own states
+        self._aggregate(obs[pick], labels[pick], focus[pick], view[pick])
         return n
+
+    def _guarded(self) -> bool:
+        """Whether the run checks that the expert ignores the ``augment_fields``: they are
+        set and their scaled states are not relabelled (``label_augmented``)."""
+        return len(self.augment_columns) > 0 and not self.cfg.imitation.label_augmented
 
     def _reset_envs(self) -> torch.Tensor:
         obs = super()._reset_envs()
-        if len(self.augment_columns) and not getattr(self, "_augment_checked", False):
+        if self._guarded() and not getattr(self, "_augment_checked", False):
             self.check_expert_ignores(obs)
             self._augment_checked = True
         return obs
+
+    def check_buffer(self, max_states: int = GUARD_STATES) -> None:
+        """:meth:`check_expert_ignores` on a random sample (at most ``max_states``) of the
+        buffer's states, where the states that matter are (an arm settled over the cube,
+        which the first reset never shows); nothing to check without the guard."""
+        if (
+            not self._guarded()
+            or self.cfg.imitation.augment_guard == "first_reset"
+            or self.buffer_len == 0
+        ):
+            return
+        n = min(max_states, self.buffer_len)
+        pick = torch.randperm(self.buffer_len, generator=self.guard_generator)[:n]
+        self.check_expert_ignores(self.buffer_obs[pick])
 
     def check_expert_ignores(self, obs: torch.Tensor) -> None:
         """ValueError unless the expert's labels of ``obs`` ignore the ``augment_fields``
@@ -162,19 +198,36 @@ class DAggerRunner(OnPolicyRunner):
         ):
             raise ValueError(
                 f"imitation.augment_fields {list(ic.augment_fields)}: the {self.cfg.task} "
-                "expert's actions depend on them; augment only fields the expert does not read"
+                "expert's actions depend on them; augment only fields the expert does not read, "
+                "or label the augmented states (imitation.label_augmented: true)"
             )
 
-    def augment(self, obs: torch.Tensor) -> torch.Tensor:
+    def augment_factor(self, n: int) -> torch.Tensor:
+        """[n, 1] factors, uniform in ``imitation.augment_scale`` (one per state)."""
+        lo, hi = self.cfg.imitation.augment_scale
+        return lo + (hi - lo) * torch.rand(n, 1, generator=self.generator)
+
+    def augment(self, obs: torch.Tensor, factor: torch.Tensor | None = None) -> torch.Tensor:
         """``obs`` (a copy) with its ``augment_fields`` columns multiplied by one factor per
-        state, uniform in ``imitation.augment_scale``."""
+        state: ``factor`` [N, 1], or drawn (:meth:`augment_factor`)."""
         if not len(self.augment_columns):
             return obs
-        lo, hi = self.cfg.imitation.augment_scale
-        factor = lo + (hi - lo) * torch.rand(obs.shape[0], 1, generator=self.generator)
+        if factor is None:
+            factor = self.augment_factor(obs.shape[0])
         obs = obs.clone()
         obs[:, self.augment_columns] = obs[:, self.augment_columns] * factor
         return obs
+
+    def regression_batch(self, i: torch.Tensor):
+        """The buffer's states ``i`` as the regression sees them: (observations augmented,
+        labels, focus). With ``label_augmented`` the labels and focus are the expert's on
+        the augmented view of the same states (the same factor per state), else the
+        buffer's own."""
+        if self.buffer_view is None or not len(self.augment_columns):
+            return self.augment(self.buffer_obs[i]), self.buffer_labels[i], self.buffer_focus[i]
+        factor = self.augment_factor(len(i))
+        labels, focus = self.label(self.augment(self.buffer_view[i], factor))
+        return self.augment(self.buffer_obs[i], factor), labels.cpu(), focus
 
     def expert_view(self, obs: torch.Tensor) -> torch.Tensor:
         """What the expert labels the envs' current states from: their privileged
@@ -203,7 +256,8 @@ class DAggerRunner(OnPolicyRunner):
         with torch.no_grad():
             for t in range(steps):
                 t0 = time.perf_counter()
-                label, focus = self.label(self.expert_view(obs))
+                view = self.expert_view(obs)
+                label, focus = self.label(view)
                 student = model.act_deterministic(obs)
                 noise = torch.randn(student.shape, generator=self.generator) * std
                 noise[self.clean] = 0.0  # drawn all the same: the other envs' draws stay
@@ -221,14 +275,23 @@ class DAggerRunner(OnPolicyRunner):
                 storage.add(obs, actions, torch.zeros(n, device=self.device), values, reward, done)
                 self.labels[t] = label.cpu()
                 self.focus[t] = focus
+                if self.views is not None:
+                    self.views[t] = view.cpu()
                 obs = envs.to_torch(next_obs)
                 policy_s += (t1 - t0) + (time.perf_counter() - t2)
                 env_s += t2 - t1
             last_values = model.value(obs)
         return obs, last_values, env_s, policy_s
 
-    def _aggregate(self, obs: torch.Tensor, labels: torch.Tensor, focus: torch.Tensor) -> None:
-        """Append labelled states (and whether each is in focus) to the ring buffer."""
+    def _aggregate(
+        self,
+        obs: torch.Tensor,
+        labels: torch.Tensor,
+        focus: torch.Tensor,
+        view: torch.Tensor | None = None,
+    ) -> None:
+        """Append labelled states (whether each is in focus, and with ``label_augmented``
+        the expert's ``view`` of each, ``obs`` where None) to the ring buffer."""
         size = self.buffer_obs.shape[0]
         obs, labels, focus = obs[-size:], labels[-size:], focus[-size:]
         k = obs.shape[0]
@@ -236,6 +299,8 @@ class DAggerRunner(OnPolicyRunner):
         self.buffer_obs[idx] = obs
         self.buffer_labels[idx] = labels
         self.buffer_focus[idx] = focus
+        if self.buffer_view is not None:
+            self.buffer_view[idx] = obs if view is None else view[-size:]
         self.buffer_next = int((self.buffer_next + k) % size)
         self.buffer_len = min(size, self.buffer_len + k)
 
@@ -247,7 +312,11 @@ class DAggerRunner(OnPolicyRunner):
         storage.compute_returns(last_values, ppo_cfg.gamma, ppo_cfg.gae_lambda)
         obs = storage.obs.reshape(-1, self.obs_dim).cpu()
         returns = storage.returns.reshape(-1).cpu()
-        self._aggregate(obs, self.labels.reshape(-1, self.action_dim), self.focus.reshape(-1))
+        views = None if self.views is None else self.views.reshape(-1, self.obs_dim)
+        self._aggregate(
+            obs, self.labels.reshape(-1, self.action_dim), self.focus.reshape(-1), views
+        )
+        self.check_buffer()
         if self.model.normalizer is not None:
             self.dist.merge_normalizer(self.model.normalizer, storage.obs)
         frac = min(1.0, self.env_steps / max(1, self.cfg.runner.total_steps))
@@ -260,12 +329,13 @@ class DAggerRunner(OnPolicyRunner):
         for _ in range(ic.gradient_steps):
             i = torch.randint(0, self.buffer_len, (batch,), generator=self.generator)
             j = torch.randint(0, obs.shape[0], (batch,), generator=self.generator)
-            x = self.model.normalize(self.augment(self.buffer_obs[i]).to(self.device))
+            x, labels, focus = self.regression_batch(i)
+            x = self.model.normalize(x.to(self.device))
             weight = None  # every state alike
             if ic.focus_weight != 1.0:
-                weight = 1.0 + (ic.focus_weight - 1.0) * self.buffer_focus[i].to(x)
+                weight = 1.0 + (ic.focus_weight - 1.0) * focus.to(x)
             actor_loss = imitation_loss(
-                self.model.actor(x), self.buffer_labels[i].to(x), ic.loss, ic.loss_floor, weight
+                self.model.actor(x), labels.to(x), ic.loss, ic.loss_floor, weight
             )
             v = self.model.value(obs[j].to(self.device))
             value_loss = torch.mean((v - returns[j].to(v)) ** 2)

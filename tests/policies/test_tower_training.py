@@ -3,7 +3,8 @@ episodes into tower episodes (the third level); the recipes (config/train/pick_p
 then pick_place-tower-more.yaml, from version 1; pick_place-tower-plain.yaml and
 pick_place-tower-plain2.yaml, from version 2) fine-tune pick_place with it, part of their
 envs on the plain arm; config/train/pick_place-towers-scratch.yaml is the shipped recipe with
-towers in its PyBullet stage."""
+towers in its PyBullet stage, and pick_place-towers-label.yaml the same with its augmented
+states labelled by the expert (imitation.label_augmented)."""
 
 import re
 from pathlib import Path
@@ -23,6 +24,7 @@ RECIPES = (
 LIBRARY = Path("policies/skills/pick_place/versions")
 SHIPPED = Path("config/train/pick_place.yaml")
 SCRATCH = Path("config/train/pick_place-towers-scratch.yaml")
+LABEL = Path("config/train/pick_place-towers-label.yaml")
 
 
 def _config(**env) -> TrainConfig:
@@ -85,3 +87,23 @@ def test_the_scratch_recipe_is_the_shipped_one_with_towers_in_its_pybullet_stage
             assert 0.0 < task_cfg.tower_fraction < 1.0 and 0.0 < task_cfg.stack_fraction < 1.0
         else:  # one cube in the numba kernels: no stacking to put a tower in
             assert task_cfg.tower_fraction == 0.0 == task_cfg.stack_fraction
+
+
+def test_the_label_recipe_is_the_scratch_one_with_its_augmented_states_labelled():
+    from miles_ros.runtime.supervised import MOTOR_FILTERS
+    from policies.ppo.stage_config import parse_staged_config
+
+    text = LABEL.read_text()
+    assert f"--config {LABEL}" in text
+    scratch = parse_staged_config(yaml.safe_load(SCRATCH.read_text()), str(SCRATCH), MOTOR_FILTERS)
+    label = parse_staged_config(yaml.safe_load(text), str(LABEL), MOTOR_FILTERS)
+    assert len(label.stages) == len(scratch.stages)
+    for i in range(len(label.stages)):
+        ours, theirs = label.stage_config(i).to_dict(), scratch.stage_config(i).to_dict()
+        assert ours["imitation"].pop("label_augmented") is True
+        assert theirs["imitation"].pop("label_augmented") is False
+        # the scratch recipe keeps the first-reset check its run had (config.augment_guard)
+        assert theirs["imitation"].pop("augment_guard") == "first_reset"
+        assert ours["imitation"].pop("augment_guard") == "buffer"
+        assert ours["imitation"]["augment_fields"] == ["joint_vel"]  # the augmentation kept
+        assert ours == theirs
