@@ -99,8 +99,15 @@ def test_the_runner_marks_weighs_and_keeps_the_still_points(tmp_path, monkeypatc
 def test_still_weight_is_off_by_default():
     cfg = reach_imitation_config()
     assert cfg.imitation.still_weight == 1.0
-    assert state_weights(torch.zeros(3, dtype=torch.bool), torch.ones(3, dtype=torch.bool),
-                         cfg.imitation.focus_weight, cfg.imitation.still_weight) is None
+    assert (
+        state_weights(
+            torch.zeros(3, dtype=torch.bool),
+            torch.ones(3, dtype=torch.bool),
+            cfg.imitation.focus_weight,
+            cfg.imitation.still_weight,
+        )
+        is None
+    )
 
 
 @pytest.mark.parametrize(
