@@ -301,6 +301,16 @@ class ImitationConfig:
     """Each state the task's expert marks as in focus (``focus`` of its module,
     :func:`policies.experts.get_labeller`; turn: low beside the cube going around it) counts
     this many times in the regression; 1: every state alike."""
+    still_weight: float = 1.0
+    """Each state where the student holds still (its deterministic action at the state, as
+    the rollout saw it, shorter than :data:`policies.evaluation.FROZEN`, the stall test of
+    ``bench/turn_stalls.py`` and checkpoint selection's ``stall_steps``) while the expert's
+    label is longer than ``still_label`` counts this many times in the regression (times
+    ``focus_weight`` where both apply); 1: every state alike. Composed with
+    ``clean_fraction``, whose rollouts are the ones that come to rest there."""
+    still_label: float = 0.05
+    """``still_weight``: the least label (action units; 0.05 ~ a 1 mm push) for a state held
+    still to count as a still point the expert would leave."""
     clean_fraction: float = 0.0
     """The share of the envs (``round(clean_fraction x num_envs)``, spread evenly over the
     env indices, :func:`~policies.ppo.imitation.clean_envs`) whose rollouts act as ``miles
@@ -499,6 +509,10 @@ def _imitation_config(data: dict[str, Any]) -> ImitationConfig:
         raise ValueError("imitation.loss_floor must be > 0")
     if not (math.isfinite(cfg.focus_weight) and cfg.focus_weight >= 1.0):
         raise ValueError("imitation.focus_weight must be >= 1")
+    if not (math.isfinite(cfg.still_weight) and cfg.still_weight >= 1.0):
+        raise ValueError("imitation.still_weight must be >= 1")
+    if not (math.isfinite(cfg.still_label) and cfg.still_label >= 0.0):
+        raise ValueError("imitation.still_label must be >= 0")
     if not (isinstance(cfg.clean_fraction, (int, float)) and 0.0 <= cfg.clean_fraction <= 1.0):
         raise ValueError(
             f"imitation.clean_fraction must lie in [0, 1], got {cfg.clean_fraction!r}"

@@ -19,7 +19,9 @@ instead of PPO: the same envs, evaluations, checkpoints, logs and stage machiner
   dropped first); ``gradient_steps`` minibatches from it regress the actor's mean onto the
   labels (``loss``: the mean squared error, or each state's squared error relative to its
   label's norm, :func:`imitation_loss`, each state counted ``focus_weight`` times where
-  the expert marks it in focus, :func:`policies.experts.get_labeller`; Adam, its step
+  the expert marks it in focus, :func:`policies.experts.get_labeller`, and ``still_weight``
+  times where the student held still there and the expert asked it to move,
+  :func:`still_points`; Adam, its step
   size decaying linearly from ``learning_rate`` to ``final_lr_fraction`` of it over the
   run). The critic regresses onto the rollout's GAE returns (``ppo.gamma``,
   ``ppo.gae_lambda``), so a PPO stage that follows starts with a critic that knows the
@@ -91,10 +93,12 @@ class DAggerRunner(OnPolicyRunner):
         """The task config the expert reads (its Cartesian step, control period)."""
         self.labels = torch.zeros(rc.rollout_steps, self.env.num_envs, self.action_dim)
         self.focus = torch.zeros(rc.rollout_steps, self.env.num_envs, dtype=torch.bool)
+        self.still = torch.zeros(rc.rollout_steps, self.env.num_envs, dtype=torch.bool)
         size = ic.buffer_size
         self.buffer_obs = torch.zeros(size, self.obs_dim)
         self.buffer_labels = torch.zeros(size, self.action_dim)
         self.buffer_focus = torch.zeros(size, dtype=torch.bool)
+        self.buffer_still = torch.zeros(size, dtype=torch.bool)
         self.views = self.buffer_view = None
         if ic.label_augmented:
             # the expert's view of each state, relabelled augmented in the regression
@@ -141,6 +145,7 @@ class DAggerRunner(OnPolicyRunner):
             "obs": self.buffer_obs[keep].clone(),
             "labels": self.buffer_labels[keep].clone(),
             "focus": self.buffer_focus[keep].clone(),
+            "still": self.buffer_still[keep].clone(),
         }
         if self.buffer_view is not None:
             data["view"] = self.buffer_view[keep].clone()
@@ -157,9 +162,10 @@ class DAggerRunner(OnPolicyRunner):
             raise ValueError(f"{path}: states of another observation or action size")
         n = min(self.cfg.imitation.carry_states, obs.shape[0])
         pick = torch.randperm(obs.shape[0], generator=self.generator)[:n]
-        focus = data.get("focus", torch.zeros(obs.shape[0], dtype=torch.bool))  # older files
+        none = torch.zeros(obs.shape[0], dtype=torch.bool)
+        focus, still = data.get("focus", none), data.get("still", none)  # older files
         view = data.get("view", obs)  # a stage without label_augmented: its own states
-        self._aggregate(obs[pick], labels[pick], focus[pick], view[pick])
+        self._aggregate(obs[pick], labels[pick], focus[pick], still[pick], view[pick])
         return n
 
     def _guarded(self) -> bool:
@@ -259,6 +265,7 @@ class DAggerRunner(OnPolicyRunner):
                 view = self.expert_view(obs)
                 label, focus = self.label(view)
                 student = model.act_deterministic(obs)
+                self.still[t] = still_points(student, label, self.cfg.imitation.still_label)
                 noise = torch.randn(student.shape, generator=self.generator) * std
                 noise[self.clean] = 0.0  # drawn all the same: the other envs' draws stay
                 student = student + noise.to(self.device)
@@ -288,17 +295,22 @@ class DAggerRunner(OnPolicyRunner):
         obs: torch.Tensor,
         labels: torch.Tensor,
         focus: torch.Tensor,
+        still: torch.Tensor | None = None,
         view: torch.Tensor | None = None,
     ) -> None:
-        """Append labelled states (whether each is in focus, and with ``label_augmented``
-        the expert's ``view`` of each, ``obs`` where None) to the ring buffer."""
+        """Append labelled states (whether each is in focus and a still point, and with
+        ``label_augmented`` the expert's ``view`` of each, ``obs`` where None) to the ring
+        buffer."""
         size = self.buffer_obs.shape[0]
-        obs, labels, focus = obs[-size:], labels[-size:], focus[-size:]
+        if still is None:
+            still = torch.zeros(obs.shape[0], dtype=torch.bool)
+        obs, labels, focus, still = obs[-size:], labels[-size:], focus[-size:], still[-size:]
         k = obs.shape[0]
         idx = (self.buffer_next + torch.arange(k)) % size
         self.buffer_obs[idx] = obs
         self.buffer_labels[idx] = labels
         self.buffer_focus[idx] = focus
+        self.buffer_still[idx] = still
         if self.buffer_view is not None:
             self.buffer_view[idx] = obs if view is None else view[-size:]
         self.buffer_next = int((self.buffer_next + k) % size)
@@ -314,7 +326,11 @@ class DAggerRunner(OnPolicyRunner):
         returns = storage.returns.reshape(-1).cpu()
         views = None if self.views is None else self.views.reshape(-1, self.obs_dim)
         self._aggregate(
-            obs, self.labels.reshape(-1, self.action_dim), self.focus.reshape(-1), views
+            obs,
+            self.labels.reshape(-1, self.action_dim),
+            self.focus.reshape(-1),
+            self.still.reshape(-1),
+            views,
         )
         self.check_buffer()
         if self.model.normalizer is not None:
@@ -326,17 +342,21 @@ class DAggerRunner(OnPolicyRunner):
         self.model.train()
         batch = min(ic.minibatch_size, self.buffer_len)
         actor_total = value_total = 0.0
+        still_loss = np.zeros(2)  # the still points' share of the loss: weighted, unweighted
         for _ in range(ic.gradient_steps):
             i = torch.randint(0, self.buffer_len, (batch,), generator=self.generator)
             j = torch.randint(0, obs.shape[0], (batch,), generator=self.generator)
             x, labels, focus = self.regression_batch(i)
             x = self.model.normalize(x.to(self.device))
-            weight = None  # every state alike
-            if ic.focus_weight != 1.0:
-                weight = 1.0 + (ic.focus_weight - 1.0) * focus.to(x)
-            actor_loss = imitation_loss(
-                self.model.actor(x), labels.to(x), ic.loss, ic.loss_floor, weight
-            )
+            weight = state_weights(focus, self.buffer_still[i], ic.focus_weight, ic.still_weight)
+            weight = None if weight is None else weight.to(x)
+            actor = self.model.actor(x)
+            labels = labels.to(x)
+            actor_loss = imitation_loss(actor, labels, ic.loss, ic.loss_floor, weight)
+            for n, w in enumerate((weight, None)):
+                still_loss[n] += still_loss_share(
+                    actor.detach(), labels, ic.loss, ic.loss_floor, w, self.buffer_still[i]
+                )
             v = self.model.value(obs[j].to(self.device))
             value_loss = torch.mean((v - returns[j].to(v)) ** 2)
             loss = actor_loss + ppo_cfg.value_loss_coef * value_loss
@@ -357,6 +377,10 @@ class DAggerRunner(OnPolicyRunner):
             "beta": self.beta(),
             "buffer_states": float(self.buffer_len),
             "focus_share": float(self.focus.float().mean()),
+            "still_share": float(self.still.float().mean()),
+            "still_buffer_share": float(self.buffer_still[: self.buffer_len].float().mean()),
+            "still_loss_share": float(still_loss[0]) / k,
+            "still_loss_share_unweighted": float(still_loss[1]) / k,
             "learning_rate": lr,
         }
 
@@ -372,6 +396,40 @@ def clean_envs(num_envs: int, fraction: float) -> np.ndarray:
     return clean
 
 
+def still_points(student: torch.Tensor, labels: torch.Tensor, least_label: float) -> torch.Tensor:
+    """[N] bool (on the CPU): the states where the student's deterministic action ``student``
+    [N, A] is shorter than :data:`policies.evaluation.FROZEN` (it holds still there: at a
+    noiseless observation of a still scene it stays for good) while the expert's label
+    ``labels`` [N, A] is longer than ``least_label`` (the expert would move on),
+    ``imitation.still_weight``."""
+    from policies.evaluation import FROZEN
+
+    held = torch.linalg.vector_norm(student.detach().cpu(), dim=1) < FROZEN
+    return held & (torch.linalg.vector_norm(labels.detach().cpu(), dim=1) > least_label)
+
+
+def state_weights(
+    focus: torch.Tensor, still: torch.Tensor, focus_weight: float, still_weight: float
+) -> torch.Tensor | None:
+    """[B] each state's weight in the regression: ``focus_weight`` where ``focus``,
+    ``still_weight`` where ``still`` (the product where both), else 1; None when both
+    weights are 1 (every state alike)."""
+    if focus_weight == 1.0 and still_weight == 1.0:
+        return None
+    weight = torch.ones(focus.shape[0])
+    weight = weight * (1.0 + (focus_weight - 1.0) * focus.float())
+    return weight * (1.0 + (still_weight - 1.0) * still.float())
+
+
+def still_loss_share(actions, labels, kind, floor, weight, still) -> float:
+    """The share of the regression's (weighted) loss over a minibatch that its still points
+    (``still`` [B] bool, :func:`still_points`) carry; 0 when the loss is 0."""
+    with torch.no_grad():
+        per_state = state_losses(actions, labels, kind, floor, weight)
+        total = float(per_state.sum())
+        return float(per_state[still.to(per_state.device)].sum()) / total if total > 0 else 0.0
+
+
 def imitation_loss(
     actions: torch.Tensor,
     labels: torch.Tensor,
@@ -385,7 +443,19 @@ def imitation_loss(
     ``imitation.loss_floor``). Under ``mse`` a 50% error on a label of norm 0.1 weighs 1%
     of the same error on a label of norm 1; under ``relative`` both weigh the same.
     ``weight`` [B]: each state's squared errors times its weight (None: all 1), the mean
-    still over the B states (``imitation.focus_weight``)."""
+    still over the B states (``imitation.focus_weight``, ``still_weight``)."""
+    return torch.mean(state_losses(actions, labels, kind, floor, weight))
+
+
+def state_losses(
+    actions: torch.Tensor,
+    labels: torch.Tensor,
+    kind: str = "mse",
+    floor: float = 0.1,
+    weight: torch.Tensor | None = None,
+) -> torch.Tensor:
+    """[B]: each state's term of :func:`imitation_loss` (the mean of its A weighted
+    squared errors); the loss is their mean."""
     squared = (actions - labels) ** 2
     if kind == "relative":
         norm = torch.linalg.vector_norm(labels, dim=1, keepdim=True).clamp_min(floor)
@@ -394,7 +464,7 @@ def imitation_loss(
         raise ValueError(f"unknown imitation loss {kind!r}")
     if weight is not None:
         squared = squared * weight[:, None]
-    return torch.mean(squared)
+    return torch.mean(squared, dim=1)
 
 
 def augment_columns(task: str, fields) -> torch.Tensor:
