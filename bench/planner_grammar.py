@@ -99,7 +99,7 @@ clause "VERB the X cube PREP the Y", a reference "the leftmost cube", two clause
   0.1, z = 0.3", "x 0.5 y 0.1 z 0.3"), "it" after a full stop naming the cube of the sentence
   before ("Keep Y still. Set X on top of it."), a list of places then one verb ("P first,
   next Q - go above each of them."), order words ("B; before that though, A.", "Last of all,
-  B. Begin by A.", "B, then A - no, hold on, A first."), a cube named by its relation to
+  B. To start with, A.", "B, then A - no, hold on, A first."), a cube named by its relation to
   another as the referent ("the block to the left of the green one", "the cube sitting on
   the red one"), "of the three blocks, the one ...", "only X should move; the rest stay where
   they are", "the next one down" after the top of a stack; and, labelled anew: "every cube
