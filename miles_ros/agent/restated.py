@@ -1,0 +1,191 @@
+"""Goals that say a thing once and then restate it, said as the plain clauses the rest of the
+reading is written for (:func:`miles_ros.agent.clauses.plain_clauses` runs
+:func:`restated` first, on the whole goal):
+
+- a place corrected after a dash, a comma or dots, with its preposition said again ("put X
+  on Q - no wait, sorry, on P", "onto Q, hang on, no: onto P"): the place said last, one
+  step (:func:`place_fixed`);
+- a point said with its coordinates' names ("x=0.6, y=-0.2, z=0.1", "x 0.6 y -0.2 z 0.1",
+  "x: 0.6, y: ..."): the three numbers (:func:`point_plain`);
+- a list of places, then one verb for each ("First P, then Q, then R - hover over each",
+  "P first, next Q: go above each of them"): the verb said with each, in the order listed
+  (:func:`each_listed`);
+- the order said by a correction ("A, then B - no, do B first", where B is said again or
+  as "the X one" of B): "B, then A" (:func:`order_fixed`); "before that though" as
+  "before that"; "Start by / begin by doing A" as "First, do A";
+- "VERB every cube except X, Y first": the verb on Y, then on the cube left
+  (:func:`all_but_first`; the scene's three cube colours given).
+
+Grammar, not goals: each pattern is built from prepositions, determiners, order words and
+the marks of a change of mind, with a noun phrase slot.
+"""
+
+from __future__ import annotations
+
+import re
+
+_PREP = r"(?:on top of|onto|on to|on|into|over to|across to|to|over|above)"
+_DET_NP = r"(?:the|that|this)\s+[^,;:.!?\u2013\u2014]+?"
+_MARK_WORD = (
+    r"(?:no+|nope|wait|sorry|oops|actually|hang on|hold on|i mean|i meant|or rather|rather|"
+    r"my mistake|my bad|make (?:that|it)|scratch that)"
+)
+_MARKS = rf"{_MARK_WORD}(?:(?:\s*[,:]\s*|\s+|\s[-\u2013\u2014]+\s*){_MARK_WORD})*"
+_PLACE_FIXED = re.compile(
+    rf"\b{_PREP}\s+{_DET_NP}(?:\s*(?:,|\.{{2,}}|\u2026)\s*|\s[-\u2013\u2014]+\s*){_MARKS}"
+    rf"(?:\s*[,:]\s*|\s[-\u2013\u2014]+\s*|\s+)(?P<prep>{_PREP})\s+(?=(?:the|that|this)\s)",
+    re.I,
+)
+
+
+def place_fixed(text: str) -> str:
+    """A place corrected with its preposition said again: "Put the red cube on the green
+    cube - no wait, sorry, on the blue cube." -> "Put the red cube on the blue cube."."""
+    return _PLACE_FIXED.sub(lambda m: f"{m['prep']} ", text)
+
+
+_NUMBER = r"([-+]?\d*\.?\d+)"
+_NAMED_POINT = re.compile(
+    rf"\bx\s*(?:=|:|is)?\s*{_NUMBER}\s*,?\s*(?:and\s+)?y\s*(?:=|:|is)?\s*{_NUMBER}\s*,?\s*"
+    rf"(?:and\s+)?z\s*(?:=|:|is)?\s*{_NUMBER}(?!\d|\.\d)",
+    re.I,
+)
+
+
+def point_plain(text: str) -> str:
+    """A point said with its coordinates' names as the three numbers: "x=0.6, y=-0.2,
+    z=0.1" -> "0.6, -0.2, 0.1"."""
+    return _NAMED_POINT.sub(lambda m: f"{m[1]}, {m[2]}, {m[3]}", text)
+
+
+_ORDER_WORD = r"(?:first(?:ly)?|then|next|after that|and then|and finally|finally|lastly|and)"
+_EACH_VERB = (
+    r"(?P<verb>hover (?:over|above)|go (?:over|above|to)|stop (?:over|above|at)|visit|reach|"
+    r"(?:move|take|bring|put) (?:your|the) (?:gripper|hand) (?:over|above|to))"
+)
+_EACH = re.compile(
+    rf"^(?P<list>[^.;:!?]+?)\s*(?:[-\u2013\u2014:,]|\s[-\u2013\u2014]+)\s*(?:and\s+|then\s+|now\s+)?"
+    rf"{_EACH_VERB}\s+(?:each(?:\s+one|\s+of\s+them)?|every\s+one(?:\s+of\s+them)?|them\s+all|"
+    r"all\s+of\s+them|all\s+three|both(?:\s+of\s+them)?|them(?:\s+each)?)(?:\s+in\s+turn)?"
+    r"(?:\s*,?\s*please)?\s*(?P<end>[.!]?)$",
+    re.I,
+)
+_ITEM = re.compile(
+    rf"^(?:{_ORDER_WORD}\s*,?\s+)*(?P<np>{_DET_NP})(?:\s*,?\s+{_ORDER_WORD})*$", re.I
+)
+
+
+def each_listed(text: str) -> str:
+    """A list of places, then one verb for each: "First the left pad, then the right pad,
+    then the red cube - hover over each." -> "hover over the left pad, then hover over the
+    right pad, then hover over the red cube."; two to four noun phrases, each opening with a
+    determiner, with order words and commas between them."""
+    m = _EACH.match(text.strip())
+    if m is None:
+        return text
+    items = re.split(r"\s*,\s*|\s+(?=(?:and\s+)?(?:then|next|finally|lastly)\b)", m["list"])
+    nps = []
+    for item in (i.strip() for i in items if i.strip()):
+        said = _ITEM.match(item)
+        if said is None or re.search(r"\b(?:and|then)\b", said["np"], re.I):
+            return text
+        nps.append(said["np"])
+    if not 2 <= len(nps) <= 4:
+        return text
+    verb = m["verb"].lower()
+    said = ", then ".join(f"{verb} {np}" for np in nps)
+    return said[:1].upper() + said[1:] + (m["end"] or ".")
+
+
+_THEN_FIXED = re.compile(
+    r"^(?P<a>[^,;.!?]+?)(?:\s*,\s*(?:and\s+)?then|\s+and\s+then|\s+then)\s+(?P<b>[^,;.!?]+?)"
+    rf"(?:\s*[,;.]\s*|\s[-\u2013\u2014]+\s*){_MARKS}\s*[,:]?\s*(?:(?:do|go for|start with)\s+)?"
+    r"(?P<c>[^,;.!?]+?)\s+first\s*(?P<end>[.!]?)$",
+    re.I,
+)
+_THAT_ONE = re.compile(r"\b(?:the|that|this)\s+(\w+)\s+(?:one|cube|block)\b", re.I)
+
+
+def order_fixed(text: str) -> str:
+    """The order changed by a correction: "Hover above the blue cube and then the green one
+    - no, do the green one first." -> "Hover above the green one, then hover above the blue
+    cube."; "A, then B - no, hold on, B first" -> "B, then A". The thing said first must be
+    the second clause again, or its "the X one"."""
+    from miles_ros.agent.clauses import verb_of
+
+    m = _THEN_FIXED.match(text.strip())
+    if m is None:
+        return text
+    a, b, c = (m[k].strip() for k in "abc")
+    same = c.lower() == b.lower()
+    if not same:
+        cs, bs = _THAT_ONE.fullmatch(c), _THAT_ONE.search(b)
+        same = bool(cs and bs and cs[1].lower() == bs[1].lower())
+    if not same:
+        return text
+    first = re.match(r"[A-Za-z']+", a)
+    if first is None or not verb_of(first[0]):
+        return text
+    if not verb_of(b.split()[0]):  # "A and then the green one": A's verb and preposition
+        head = re.match(r"^(?P<head>.+?)\b(?:the|that|this)\b", a, re.I)
+        if head is None:
+            return text
+        b = head["head"] + b
+    said = f"{b}, then {a[:1].lower()}{a[1:]}{m['end'] or '.'}"
+    return said[:1].upper() + said[1:]
+
+
+_BEFORE_THOUGH = re.compile(
+    r"\b(before|prior to)\s+(that|this)\s*,?\s+(?:though|mind you|however)\b", re.I
+)
+_START_BY = re.compile(
+    r"(?P<lead>^|[.;!]\s+)(?:start|begin)(?:\s+off)?\s+by\s+(?P<verb>[a-z]+ing)\b", re.I
+)
+
+
+def _order_words(text: str) -> str:
+    """ "before that though" -> "before that"; "Start by stacking X" -> "First, stack X"."""
+    from miles_ros.agent.clauses import verb_of
+
+    text = _BEFORE_THOUGH.sub(lambda m: f"{m[1]} {m[2]}", text)
+
+    def start(m: re.Match) -> str:
+        verb = verb_of(m["verb"])
+        if verb is None:
+            return m[0]
+        first = "First" if not m["lead"] or m["lead"].strip() else "first"
+        return f"{m['lead']}{first}, {verb}"
+
+    return _START_BY.sub(start, text)
+
+
+_ALL_BUT = re.compile(
+    r"^(?P<verb>[^,;.!?]+?)\s+(?:every|each|all(?:\s+of)?\s+the|all)\s+(?:cube|block)s?\s+"
+    r"(?:except(?:\s+for)?|but|apart\s+from|other\s+than|besides)\s+the\s+(?P<x>\w+)"
+    r"(?:\s+(?:one|cube|block))?\s*,\s*(?:(?:starting|beginning)\s+with\s+)?(?:the\s+)?(?P<y>\w+)"
+    r"(?:\s+(?:one|cube|block))?(?:\s+first)?\s*(?P<end>[.!]?)$",
+    re.I,
+)
+
+
+def all_but_first(text: str, colours: frozenset[str]) -> str:
+    """ "Hover over every cube except the red one, green first" -> "Hover over the green
+    cube, then hover over the blue cube" (the scene's three cube colours: the one neither
+    set aside nor said first is last); anything else unchanged."""
+    m = _ALL_BUT.match(text.strip())
+    if m is None or len(colours) != 3:
+        return text
+    x, y = m["x"].lower(), m["y"].lower()
+    if x == y or not {x, y} <= colours:
+        return text
+    (z,) = colours - {x, y}
+    verb = m["verb"]
+    return f"{verb} the {y} cube, then {verb[:1].lower()}{verb[1:]} the {z} cube{m['end'] or '.'}"
+
+
+def restated(text: str, colours: frozenset[str] = frozenset()) -> str:
+    """``text`` with each structure of the module said plainly (``colours``: the scene's
+    cube colours)."""
+    text = point_plain(place_fixed(text))
+    text = all_but_first(order_fixed(each_listed(text)), colours)
+    return _order_words(text)
