@@ -83,7 +83,9 @@ def each_listed(text: str) -> str:
     m = _EACH.match(text.strip())
     if m is None:
         return text
-    items = re.split(r"\s*,\s*|\s+(?=(?:and\s+)?(?:then|next|finally|lastly)\b)", m["list"])
+    items = re.split(
+        r"\s*,\s*|(?<!\band)\s+(?=(?:and\s+)?(?:then|next|finally|lastly)\b)", m["list"]
+    )
     nps = []
     for item in (i.strip() for i in items if i.strip()):
         said = _ITEM.match(item)
@@ -111,8 +113,6 @@ def order_fixed(text: str) -> str:
     - no, do the green one first." -> "Hover above the green one, then hover above the blue
     cube."; "A, then B - no, hold on, B first" -> "B, then A". The thing said first must be
     the second clause again, or its "the X one"."""
-    from miles_ros.agent.clauses import verb_of
-
     m = _THEN_FIXED.match(text.strip())
     if m is None:
         return text
@@ -123,10 +123,9 @@ def order_fixed(text: str) -> str:
         same = bool(cs and bs and cs[1].lower() == bs[1].lower())
     if not same:
         return text
-    first = re.match(r"[A-Za-z']+", a)
-    if first is None or not verb_of(first[0]):
+    if re.match(r"(?:the|that|this)\b", a, re.I):
         return text
-    if not verb_of(b.split()[0]):  # "A and then the green one": A's verb and preposition
+    if re.match(r"(?:the|that|this)\b", b, re.I):  # "A and then the green one": A's verb
         head = re.match(r"^(?P<head>.+?)\b(?:the|that|this)\b", a, re.I)
         if head is None:
             return text

@@ -97,14 +97,14 @@ def wait_at(sentence: str) -> str:
 _KEPT = re.compile(
     rf"^(?P<kept>(?:(?:don'?t|do not|never)\s+(?:move|shift|budge|disturb|lift|push)\s+"
     rf"(?P<np>{_NP})(?:\s+(?:at all|an inch))?|(?:keep|leave)\s+(?P<np2>{_NP})\s+(?:where it is|"
-    rf"in place|still|put|as it is|alone)|(?P<np3>{_NP})\s+(?:stays|remains|is staying)"
+    rf"in place|still|put|as it is)|(?P<np3>{_NP})\s+(?:stays|remains|is staying)"
     rf"(?:\s+(?:put|still|where it is|in place))?)\s*(?:[,;:]\s*|\s+[-\u2013\u2014]+\s+|"
     rf"[.!]\s+)(?:(?:but|just|and|now|then)\s+)*)(?P<rest>\w[^.!?]*?\b(?:on top of|onto|on))"
     rf"\s+(?:it|that one)\b(?P<after>[^.!?]*[.!?]?)$",
     re.I,
 )
 """A cube kept still, then another put on it ("don't move the blue cube, but put the red
-cube on top of it"; "Leave the blue block alone. Set the red one on it.", "The blue cube
+cube on top of it"; "Leave the blue block where it is. Set the red one on it.", "The blue cube
 stays put. Stack the red cube on it.": the next sentence's "it" is the kept cube)."""
 
 
