@@ -52,10 +52,18 @@ _NAMED_POINT = re.compile(
 )
 
 
+_POINT_NOUN = re.compile(
+    r"\b(?:the\s+)?(?:position|point|spot|location|coordinates?)\s+(?:at\s+|of\s+)?"
+    r"(?=[-+]?\d*\.?\d+\s*,\s*[-+]?\d*\.?\d+\s*,\s*[-+]?\d*\.?\d+)",
+    re.I,
+)
+
+
 def point_plain(text: str) -> str:
     """A point said with its coordinates' names as the three numbers: "x=0.6, y=-0.2,
-    z=0.1" -> "0.6, -0.2, 0.1"."""
-    return _NAMED_POINT.sub(lambda m: f"{m[1]}, {m[2]}, {m[3]}", text)
+    z=0.1" -> "0.6, -0.2, 0.1"; a noun before the numbers is left out ("the position 0.6,
+    -0.2, 0.1" -> "0.6, -0.2, 0.1": the numbers are the place)."""
+    return _POINT_NOUN.sub("", _NAMED_POINT.sub(lambda m: f"{m[1]}, {m[2]}, {m[3]}", text))
 
 
 _ORDER_WORD = r"(?:first(?:ly)?|then|next|after that|and then|and finally|finally|lastly|and)"
@@ -185,6 +193,117 @@ def all_but_first(text: str, colours: frozenset[str]) -> str:
 def restated(text: str, colours: frozenset[str] = frozenset()) -> str:
     """``text`` with each structure of the module said plainly (``colours``: the scene's
     cube colours)."""
-    text = point_plain(place_fixed(text))
+    text = point_plain(place_fixed(others_still(of_the_n(related(text)))))
     text = all_but_first(order_fixed(each_listed(text)), colours)
     return _order_words(text)
+
+
+# -- referents said by a relation, "of the three", "only X moving" (scene-free) -------------
+_REL_NOUN = r"(?:cube|block|box|brick|one)"
+_PARTICIPLE = (
+    r"(?:sitting|standing|resting|lying|placed|parked|that'?s|that is|which is|which'?s|"
+    r"that sits|that stands)"
+)
+_RELATED = re.compile(
+    rf"\b(?:the|that|this)\s+(?P<noun>{_REL_NOUN})\s+(?:{_PARTICIPLE}\s+)?(?:(?:just|right|"
+    r"directly|immediately)\s+)?(?P<rel>to the (?:left|right) of|on the (?:left|right) of|"
+    r"(?:left|right) of|behind|in front of|(?:in )?between)\s+(?=the\s)",
+    re.I,
+)
+_BETWEEN_ONES = re.compile(
+    r"\bbetween the (?P<a>\w+)(?: (?:cube|block|one))? and (?:the )?(?P<b>\w+) "
+    r"(?:cubes|blocks|ones)\b",
+    re.I,
+)
+
+
+def related(text: str) -> str:
+    """A cube named by its relation to another, as the referent: "that block sitting to the
+    right of the green one" -> "the block to the right of the green one"; "between the
+    green and blue ones" -> "between the green one and the blue one"."""
+    text = _BETWEEN_ONES.sub(lambda m: f"between the {m['a']} one and the {m['b']} one", text)
+
+    def said(m: re.Match) -> str:
+        rel = m["rel"].lower()
+        rel = "between" if rel.endswith("between") else rel
+        noun = "cube" if m["noun"].lower() == "one" else m["noun"]
+        return f"the {noun} {rel} "
+
+    return _RELATED.sub(said, text)
+
+
+_OF_THE_N = re.compile(
+    r"(?P<lead>^|[.;!?]\s+)(?:out\s+)?of\s+(?:all\s+(?:of\s+)?)?(?:the|all|these|those)\s+"
+    r"(?:(?:two|three|four|"
+    r"\d)\s+)?(?:cubes|blocks|boxes|bricks)(?:\s+(?:here|there|on the table))?\s*,"
+    r"(?!\s*(?:which|what)\b)\s*",
+    re.I,
+)
+
+
+def of_the_n(text: str) -> str:
+    """ "Of the three cubes, the one furthest back - ..." -> "the one furthest back - ...":
+    the set the cube is picked from is every cube of the scene (a question "of the three,
+    which ...?" is left to the question's reading)."""
+    return _OF_THE_N.sub(lambda m: m["lead"], text)
+
+
+_OTHERS_STAY = re.compile(
+    r"(?:\s*[,;:.]\s*|\s+[-\u2013\u2014]+\s+)(?:and\s+|but\s+)?(?:the others|the rest|the "
+    r"other (?:two |ones?|cubes?|blocks?)(?:cubes|blocks)?|everything else|all the others)\s+"
+    r"(?:should |must |will |can |need to |have to |are to )?(?:stay|remain|be left|are staying|"
+    r"keep still|stays)\s+(?:exactly |right |just )?(?:put|still|where they are|in place|as "
+    r"they are|untouched|alone)(?:\s+(?:today|for now|please))*(?=\s*(?:[,;:.!]|\s[-\u2013\u2014]"
+    r"|$))",
+    re.I,
+)
+_ONLY = re.compile(r"\bonly\b", re.I)
+
+
+def others_still(text: str) -> str:
+    """ "I only want the red cube moving - the others stay exactly where they are - so put
+    it ..." -> "I only want the red cube moving - so put it ...": with "only" said, the
+    others staying is what "only" already says, and "it" then points at the cube said."""
+    if not _ONLY.search(text):
+        return text
+    return _OTHERS_STAY.sub("", text)
+
+
+# -- a cube named by the one it stands on, the next one down (the scene's towers) ----------
+_STANDS = r"(?:sitting|standing|resting|stacked|perched|lying|placed)"
+_ON_CUBE = re.compile(
+    rf"\b(?:the|that|this)\s+{_REL_NOUN}\s+(?:(?:that'?s|that is|which is)\s+(?:{_STANDS}\s+)?|"
+    rf"(?:that|which)\s+(?:sits|stands|rests)\s+|{_STANDS}\s+)(?:on top of|on|upon|atop)\s+"
+    rf"the\s+(?P<colour>\w+)\s+{_REL_NOUN}\b",
+    re.I,
+)
+_TOP = re.compile(
+    r"\bthe\s+(?:top|topmost|uppermost|highest)\s+(?:cube|block|one|brick)\b|\bthe\s+(?:cube|"
+    r"block|one)\s+(?:at|on)\s+the\s+top\b",
+    re.I,
+)
+_NEXT_DOWN = re.compile(
+    r"\bthe\s+next\s+(?:one|cube|block)(?:\s+(?:down|below|under(?:neath)?|beneath))?\b|"
+    r"\bthe\s+(?:one|cube|block)\s+(?:below|under(?:neath)?|beneath)\s+(?:it|that(?:\s+one)?)\b",
+    re.I,
+)
+
+
+def stacked_said(text: str, towers: list[list[str]]) -> str:
+    """A cube named by the cube it stands on ("the cube sitting on the green one" -> "the red
+    cube" where the red cube stands on the green one; left as said when none or several
+    do), and "the next one (down)" after the top cube of the one tower standing -> the
+    cube under that top cube. ``towers``: the scene's towers, bottom first, by name."""
+    above = {t[i]: t[i + 1] for t in towers for i in range(len(t) - 1)}
+
+    def on(m: re.Match) -> str:
+        name = above.get(f"{m['colour'].lower()}_cube")
+        return f"the {name.split('_')[0]} cube" if name else m[0]
+
+    text = _ON_CUBE.sub(on, text)
+    top = _TOP.search(text)
+    if top is None or len(towers) != 1 or len(towers[0]) < 2:
+        return text
+    below = towers[0][-2].split("_")[0]
+    head, tail = text[: top.end()], text[top.end() :]
+    return head + _NEXT_DOWN.sub(f"the {below} cube", tail, count=1)

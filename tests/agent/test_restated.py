@@ -17,9 +17,12 @@ from miles_ros.agent.registry import SkillRegistry
 from miles_ros.agent.restated import (
     all_but_first,
     each_listed,
+    of_the_n,
     order_fixed,
+    others_still,
     place_fixed,
     point_plain,
+    stacked_said,
 )
 from miles_ros.agent.wording import plain_wording
 from tests.agent.test_reading_rules import moved
@@ -213,3 +216,81 @@ def test_waiting_for_a_step_is_the_step():
     goal = "Wait until I say go, then nudge the red brick to the grey mat."
     _, reading, _ = read_in_scope(goal, SHIPPED, moved([(0.4, 0.2), (0.5, 0.0), (0.6, -0.2)]))
     assert not reading.nothing
+
+
+# -- a cube by its relation, "of the three", only X moving, stacked cubes -------------------
+def _spread(order, xs=(0.40, 0.50, 0.60), ys=(0.18, 0.0, -0.18)):
+    """The scene with the cubes of ``order`` from left to right (and front to back)."""
+    out = moved([(0.5, 0.0)] * 3)
+    out.objects = {f"{c}_cube": (x, y, 0.02) for c, x, y in zip(order, xs, ys, strict=True)}
+    return out
+
+
+@settings(max_examples=20, deadline=None)
+@given(
+    colours,
+    st.sampled_from(
+        [
+            "That brick sitting just right of the {a} one - it goes onto the yellow mat.",
+            "The block which is behind the {a} one: lower it onto the yellow mat.",
+            "the box placed in between the {a} and {c} ones, drop it on the yellow mat",
+        ]
+    ),
+)
+def test_a_cube_by_its_relation_is_a_referent_never_a_place(order, form):
+    a, b, c = order
+    goal = form.format(a=a, c=c)
+    _, reading, asks = read_in_scope(goal, SHIPPED, _spread(order))
+    assert asks is None and reading.refusal is None
+    assert reading.names[0] == f"{b}_cube" and "left_pad" in reading.names
+
+
+@settings(max_examples=20, deadline=None)
+@given(
+    colours,
+    st.sampled_from(["Of the three bricks here, the one", "Out of all the blocks, the block"]),
+)
+def test_of_the_three_is_every_cube(order, head):
+    goal = f"{head} furthest to the right - set it on the grey mat."
+    _, reading, asks = read_in_scope(goal, SHIPPED, _spread(order))
+    assert asks is None and reading.refusal is None
+    assert reading.names[0] == f"{order[2]}_cube"
+
+
+def test_a_question_of_the_three_keeps_its_reading():
+    goal = "Of the three blocks, which is furthest left? Push that one onto the grey mat."
+    assert of_the_n(goal) == goal
+
+
+@given(colours)
+def test_only_one_moving_points_it_at_that_cube(order):
+    a = order[0]
+    goal = (
+        f"Only the {a} brick gets moved, the other blocks remain where they are - nudge it "
+        "onto the grey mat."
+    )
+    said = others_still(goal)
+    assert "remain" not in said
+    _, reading, asks = read_in_scope(goal, SHIPPED, _spread(order))
+    assert reading.refusal is None and asks is None and reading.names[0] == f"{a}_cube"
+
+
+def test_others_staying_without_only_stays():
+    goal = "Nudge the red brick onto the grey mat; the others stay where they are."
+    assert others_still(goal) == goal
+
+
+@given(colours)
+def test_a_cube_by_the_one_it_stands_on_and_the_next_one_down(order):
+    bottom, middle, top = order
+    towers = [[f"{bottom}_cube", f"{middle}_cube", f"{top}_cube"]]
+    said = stacked_said(f"Lift the brick perched on the {middle} one onto the yellow mat.", towers)
+    assert f"the {top} cube" in said
+    said = stacked_said(
+        "Move the uppermost brick to the grey mat, and after it the one beneath it to the "
+        "yellow mat.",
+        towers,
+    )
+    assert said.endswith(f"the {middle} cube to the yellow mat.")
+    plain = "Stack the brick on the blue one."
+    assert stacked_said(plain, towers) == plain
