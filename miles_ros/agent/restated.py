@@ -6,7 +6,8 @@ reading is written for (:func:`miles_ros.agent.clauses.plain_clauses` runs
   on Q - no wait, sorry, on P", "onto Q, hang on, no: onto P"): the place said last, one
   step (:func:`place_fixed`);
 - a point said with its coordinates' names ("x=0.6, y=-0.2, z=0.1", "x 0.6 y -0.2 z 0.1",
-  "x: 0.6, y: ..."): the three numbers (:func:`point_plain`);
+  "x: 0.6, y: ..."): "x 0.6, y -0.2, z 0.1", and "go to" it a move of the gripper
+  (:func:`point_plain`);
 - a list of places, then one verb for each ("First P, then Q, then R - hover over each",
   "P first, next Q: go above each of them"): the verb said with each, in the order listed
   (:func:`each_listed`);
@@ -52,18 +53,19 @@ _NAMED_POINT = re.compile(
 )
 
 
-_POINT_NOUN = re.compile(
-    r"\b(?:the\s+)?(?:position|point|spot|location|coordinates?)\s+(?:at\s+|of\s+)?"
-    r"(?=[-+]?\d*\.?\d+\s*,\s*[-+]?\d*\.?\d+\s*,\s*[-+]?\d*\.?\d+)",
+_GO_TO_POINT = re.compile(
+    r"\b(?:go|head|travel|come|get|move)(?:\s+(?:over|up|down|across))?\s+to\s+(?:the\s+)?"
+    r"(?:(?:position|point|spot|location|coordinates?)\s+(?:at\s+|of\s+)?)?(?=x [-+]?\d*\.?\d)",
     re.I,
 )
 
 
 def point_plain(text: str) -> str:
-    """A point said with its coordinates' names as the three numbers: "x=0.6, y=-0.2,
-    z=0.1" -> "0.6, -0.2, 0.1"; a noun before the numbers is left out ("the position 0.6,
-    -0.2, 0.1" -> "0.6, -0.2, 0.1": the numbers are the place)."""
-    return _POINT_NOUN.sub("", _NAMED_POINT.sub(lambda m: f"{m[1]}, {m[2]}, {m[3]}", text))
+    """A point said with its coordinates' names the way the dev sets say it: "x=0.6, y=-0.2,
+    z=0.1", "x: 0.6 y: -0.2 z: 0.1" -> "x 0.6, y -0.2, z 0.1"; "go to (the position) <it>"
+    -> "move the gripper to <it>" (going to a point is a reach, never going home)."""
+    text = _NAMED_POINT.sub(lambda m: f"x {m[1]}, y {m[2]}, z {m[3]}", text)
+    return _GO_TO_POINT.sub("move the gripper to ", text)
 
 
 _ORDER_WORD = r"(?:first(?:ly)?|then|next|after that|and then|and finally|finally|lastly|and)"
@@ -146,12 +148,13 @@ _BEFORE_THOUGH = re.compile(
     r"\b(before|prior to)\s+(that|this)\s*,?\s+(?:though|mind you|however)\b", re.I
 )
 _START_BY = re.compile(
-    r"(?P<lead>^|[.;!]\s+)(?:start|begin)(?:\s+off)?\s+by\s+(?P<verb>[a-z]+ing)\b", re.I
+    r"(?P<lead>[.;!]\s+)(?:start|begin)(?:\s+off)?\s+by\s+(?P<verb>[a-z]+ing)\b", re.I
 )
 
 
 def _order_words(text: str) -> str:
-    """ "before that though" -> "before that"; "Start by stacking X" -> "First, stack X"."""
+    """ "before that though" -> "before that"; "A. Start by stacking X" -> "A. First, stack
+    X" (a sentence after another: "start by" opening the goal is read as it was)."""
     from miles_ros.agent.clauses import verb_of
 
     text = _BEFORE_THOUGH.sub(lambda m: f"{m[1]} {m[2]}", text)
@@ -160,8 +163,7 @@ def _order_words(text: str) -> str:
         verb = verb_of(m["verb"])
         if verb is None:
             return m[0]
-        first = "First" if not m["lead"] or m["lead"].strip() else "first"
-        return f"{m['lead']}{first}, {verb}"
+        return f"{m['lead']}First, {verb}"
 
     return _START_BY.sub(start, text)
 
