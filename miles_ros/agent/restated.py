@@ -14,6 +14,9 @@ reading is written for (:func:`miles_ros.agent.clauses.plain_clauses` runs
 - the order said by a correction ("A, then B - no, do B first", where B is said again or
   as "the X one" of B): "B, then A" (:func:`order_fixed`); "before that though" as
   "before that"; "Start by / begin by doing A" as "First, do A";
+- two clauses, then "but do the X one first": the clause on X first (:func:`done_first`);
+  a thing said by colour, then again in a dash apposition ("the green cube - the one at the
+  bottom there - on ..."): the colour (:func:`apposed`);
 - "VERB every cube except X, Y first": the verb on Y, then on the cube left
   (:func:`all_but_first`; the scene's three cube colours given).
 
@@ -196,7 +199,7 @@ def restated(text: str, colours: frozenset[str] = frozenset()) -> str:
     """``text`` with each structure of the module said plainly (``colours``: the scene's
     cube colours)."""
     text = point_plain(place_fixed(others_still(of_the_n(related(text)))))
-    text = all_but_first(order_fixed(each_listed(text)), colours)
+    text = all_but_first(order_fixed(each_listed(done_first(apposed(text)))), colours)
     return _order_words(text)
 
 
@@ -309,3 +312,47 @@ def stacked_said(text: str, towers: list[list[str]]) -> str:
     below = towers[0][-2].split("_")[0]
     head, tail = text[: top.end()], text[top.end() :]
     return head + _NEXT_DOWN.sub(f"the {below} cube", tail, count=1)
+
+
+_DO_FIRST = re.compile(
+    r"^(?P<a>[^,;.!?]+?)(?:\s*,\s*(?:and\s+)?|\s+and\s+)(?:then\s+)?(?P<b>[^,;.!?]+?)\s*"
+    r"(?:,\s*|\s[-\u2013\u2014]+\s*|;\s*|\.\s+)(?:but|and|oh|though)?\s*,?\s*(?:do|start with|"
+    r"begin with|handle|deal with|take care of|go for)\s+the\s+(?P<x>\w+)\s+(?:one|cube|block)\s+"
+    r"first\s*(?P<end>[.!]?)$",
+    re.I,
+)
+
+
+def done_first(text: str) -> str:
+    """Two clauses, then one of them said first by its cube: "Put the red cube on the left
+    pad and the green cube on the right pad, but do the green one first." -> "put the green
+    cube on the right pad, then put the red cube on the left pad" (a clause said without
+    its verb takes the first clause's)."""
+    m = _DO_FIRST.match(text.strip())
+    if m is None:
+        return text
+    a, b, x = m["a"].strip(), m["b"].strip(), m["x"].lower()
+    said = [bool(re.search(rf"\b{re.escape(x)}\b", c, re.I)) for c in (a, b)]
+    if said != [False, True]:
+        return text
+    if re.match(r"(?:the|that|this)\b", b, re.I):  # "... and the green cube on the right pad"
+        head = re.match(r"^(?P<head>.+?)\b(?:the|that|this)\b", a, re.I)
+        if head is None:
+            return text
+        b = head["head"] + b
+    said_first = f"{b}, then {a[:1].lower()}{a[1:]}{m['end'] or '.'}"
+    return said_first[:1].upper() + said_first[1:]
+
+
+_APPOSED = re.compile(
+    rf"\b(?P<np>the\s+(?:red|green|blue|yellow|grey|gray)\s+{_REL_NOUN})\s+[-\u2013\u2014]+"
+    r"\s+the\s+one\s+[^-\u2013\u2014,;.!?]+?\s+[-\u2013\u2014]+\s+",
+    re.I,
+)
+
+
+def apposed(text: str) -> str:
+    """A thing said by its colour, then again in a dash apposition ("the green cube - the one
+    at the bottom there - on the left pad"): the colour names it, the apposition is left
+    out."""
+    return _APPOSED.sub(lambda m: f"{m['np']} ", text)

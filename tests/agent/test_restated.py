@@ -16,6 +16,8 @@ from miles_ros.agent.negation import read_in_scope
 from miles_ros.agent.registry import SkillRegistry
 from miles_ros.agent.restated import (
     all_but_first,
+    apposed,
+    done_first,
     each_listed,
     of_the_n,
     order_fixed,
@@ -293,3 +295,28 @@ def test_a_cube_by_the_one_it_stands_on_and_the_next_one_down(order):
     assert said.endswith(f"the {middle} cube to the yellow mat.")
     plain = "Stack the brick on the blue one."
     assert stacked_said(plain, towers) == plain
+
+
+@given(colours, st.sampled_from(["Lift", "Set", "Move"]))
+def test_a_clause_said_first_by_its_cube_goes_first(order, verb):
+    a, b, _ = order
+    goal = (
+        f"{verb} the {a} brick onto the yellow mat and the {b} brick onto the grey mat - "
+        f"deal with the {b} one first."
+    )
+    said = done_first(goal).lower()
+    first = f"{verb} the {b} brick onto the grey mat".lower()
+    assert said == f"{first}, then {verb.lower()} the {a} brick onto the yellow mat."
+
+
+def test_a_cube_said_first_that_no_clause_moves_stays():
+    goal = (
+        "Set the red brick on the yellow mat and the blue brick on the grey mat, but do the "
+        "green one first."
+    )
+    assert done_first(goal) == goal
+
+
+def test_a_dash_apposition_after_a_colour_is_left_out():
+    said = apposed("Lower the blue brick - the one nearest the window - onto the grey mat.")
+    assert said == "Lower the blue brick onto the grey mat."
