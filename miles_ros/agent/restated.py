@@ -63,12 +63,20 @@ _GO_TO_POINT = re.compile(
 )
 
 
+_POINT_NOUN = re.compile(
+    r"\b(?:the\s+)?(?:position|point|spot|location|coordinates?)\s+(?:at\s+|of\s+)?"
+    r"(?=x [-+]?\d*\.?\d)",
+    re.I,
+)
+
+
 def point_plain(text: str) -> str:
     """A point said with its coordinates' names the way the dev sets say it: "x=0.6, y=-0.2,
     z=0.1", "x: 0.6 y: -0.2 z: 0.1" -> "x 0.6, y -0.2, z 0.1"; "go to (the position) <it>"
-    -> "move the gripper to <it>" (going to a point is a reach, never going home)."""
+    -> "move the gripper to <it>" (going to a point is a reach, never going home); a noun
+    before the named point is left out ("at the spot x 0.5, ..." -> "at x 0.5, ...")."""
     text = _NAMED_POINT.sub(lambda m: f"x {m[1]}, y {m[2]}, z {m[3]}", text)
-    return _GO_TO_POINT.sub("move the gripper to ", text)
+    return _POINT_NOUN.sub("", _GO_TO_POINT.sub("move the gripper to ", text))
 
 
 _ORDER_WORD = r"(?:first(?:ly)?|then|next|after that|and then|and finally|finally|lastly|and)"
