@@ -126,6 +126,18 @@ _THEN_FIXED = re.compile(
     r"(?P<c>[^,;.!?]+?)\s+first\s*(?P<end>[.!]?)$",
     re.I,
 )
+
+
+def _with_verb_of(a: str, b: str) -> str | None:
+    """Clause ``b`` with clause ``a``'s verb (and preposition) before it when ``b`` opens with
+    a determiner ("hover above the blue cube", "the green one" -> "hover above the green
+    one"); ``b`` as said otherwise; None when ``a`` has no determiner to cut at."""
+    if not re.match(r"(?:the|that|this)\b", b, re.I):
+        return b
+    head = re.match(r"^(?P<head>.+?)\b(?:the|that|this)\b", a, re.I)
+    return head["head"] + b if head else None
+
+
 _THAT_ONE = re.compile(r"\b(?:the|that|this)\s+(\w+)\s+(?:one|cube|block)\b", re.I)
 
 
@@ -146,11 +158,9 @@ def order_fixed(text: str) -> str:
         return text
     if re.match(r"(?:the|that|this)\b", a, re.I):
         return text
-    if re.match(r"(?:the|that|this)\b", b, re.I):  # "A and then the green one": A's verb
-        head = re.match(r"^(?P<head>.+?)\b(?:the|that|this)\b", a, re.I)
-        if head is None:
-            return text
-        b = head["head"] + b
+    b = _with_verb_of(a, b)  # "A and then the green one": A's verb
+    if b is None:
+        return text
     said = f"{b}, then {a[:1].lower()}{a[1:]}{m['end'] or '.'}"
     return said[:1].upper() + said[1:]
 
@@ -343,11 +353,9 @@ def done_first(text: str) -> str:
     said = [bool(re.search(rf"\b{re.escape(x)}\b", c, re.I)) for c in (a, b)]
     if said != [False, True]:
         return text
-    if re.match(r"(?:the|that|this)\b", b, re.I):  # "... and the green cube on the right pad"
-        head = re.match(r"^(?P<head>.+?)\b(?:the|that|this)\b", a, re.I)
-        if head is None:
-            return text
-        b = head["head"] + b
+    b = _with_verb_of(a, b)  # "... and the green cube on the right pad"
+    if b is None:
+        return text
     said_first = f"{b}, then {a[:1].lower()}{a[1:]}{m['end'] or '.'}"
     return said_first[:1].upper() + said_first[1:]
 
