@@ -228,7 +228,8 @@ _PARTICIPLE = (
     r"that sits|that stands)"
 )
 _RELATED = re.compile(
-    rf"\b(?:the|that|this)\s+(?P<noun>{_REL_NOUN})\s+(?:{_PARTICIPLE}\s+)?(?:(?:just|right|"
+    rf"\b(?:(?:the|that|this)\s+(?P<noun>{_REL_NOUN})\s+{_PARTICIPLE}\s+|(?:that|this)\s+"
+    rf"(?P<noun2>{_REL_NOUN})\s+)(?:(?:just|right|"
     r"directly|immediately)\s+)?(?P<rel>to the (?:left|right) of|on the (?:left|right) of|"
     r"(?:left|right) of|behind|in front of|(?:in )?between)\s+(?=the\s)",
     re.I,
@@ -242,14 +243,16 @@ _BETWEEN_ONES = re.compile(
 
 def related(text: str) -> str:
     """A cube named by its relation to another, as the referent: "that block sitting to the
-    right of the green one" -> "the block to the right of the green one"; "between the
+    right of the green one" -> "the block to the right of the green one" (a participle or
+    "that" before the relation; "the one between ..." as said); "between the
     green and blue ones" -> "between the green one and the blue one"."""
     text = _BETWEEN_ONES.sub(lambda m: f"between the {m['a']} one and the {m['b']} one", text)
 
     def said(m: re.Match) -> str:
         rel = m["rel"].lower()
         rel = "between" if rel.endswith("between") else rel
-        noun = "cube" if m["noun"].lower() == "one" else m["noun"]
+        noun = m["noun"] or m["noun2"]
+        noun = "cube" if noun.lower() == "one" else noun
         return f"the {noun} {rel} "
 
     return _RELATED.sub(said, text)
