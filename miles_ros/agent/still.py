@@ -60,13 +60,19 @@ IDLE = re.compile(
     r"(?:i'?m|i am|we'?re|we are) not ready(?: (?:for you )?to (?:move|start|go))?|"
     r"(?:that'?s|that is) (?:everything|all|it)(?: for (?:now|today|the moment))?|"
     r"we'?re (?:finished|done|all done)(?: here)?|no need to (?:move|do anything)|"
-    r"(?:you )?(?:don'?t|do not) (?:need|have) to (?:move|do anything))"
+    r"(?:you )?(?:don'?t|do not) (?:need|have) to (?:move|do anything)|"
+    r"(?:sit|hang|stay) tight|sit still|(?:don'?t|do not) go anywhere|"
+    r"(?:wait|stay|hold|sit)(?: (?:there|here|put|still|where you are))? (?:until|till|'?til) "
+    r"(?:i|we) (?:tell you|say|give (?:you )?the word|give the signal)(?: (?:so|go|when))?"
+    r"(?: to (?:go|start|move|begin))?)"
     r"(?:\s*,?\s+(?:yet|just yet|for now|at the moment|right now|today|for today|then|"
-    r"thanks|thank you|cheers|please|here|for the moment))*$",
+    r"thanks|thank you|cheers|please|here|for the moment|(?:for )?(?:a|one) (?:minute|moment|"
+    r"sec|second|bit|while)|while (?:i|we) (?:think|decide|check)(?: about it)?|would you))*$",
     re.I,
 )
 """A clause asking for no motion in other words ("hold your horses", "you can stay put",
-"whoa, not so fast", "I'm not ready for you to move yet", "that's everything for now")."""
+"whoa, not so fast", "I'm not ready for you to move yet", "that's everything for now", "sit
+tight a minute", "wait until I tell you to go")."""
 
 _WAIT_AT = re.compile(
     r"^(?:(?:go|move|head|get|come|travel)(?:\s+(?:over|across|up|right))?(?:\s+(?:to|over|"
@@ -91,12 +97,15 @@ def wait_at(sentence: str) -> str:
 _KEPT = re.compile(
     rf"^(?P<kept>(?:(?:don'?t|do not|never)\s+(?:move|shift|budge|disturb|lift|push)\s+"
     rf"(?P<np>{_NP})(?:\s+(?:at all|an inch))?|(?:keep|leave)\s+(?P<np2>{_NP})\s+(?:where it is|"
-    rf"in place|still|put|as it is))\s*(?:[,;:]\s*|\s+[-\u2013\u2014]+\s+)(?:but\s+|just\s+|"
-    rf"and\s+)*)(?P<rest>\w.*?\b(?:on top of|onto|on))\s+(?:it|that one)\b(?P<after>.*)$",
+    rf"in place|still|put|as it is)|(?P<np3>{_NP})\s+(?:stays|remains|is staying)"
+    rf"(?:\s+(?:put|still|where it is|in place))?)\s*(?:[,;:]\s*|\s+[-\u2013\u2014]+\s+|"
+    rf"[.!]\s+)(?:(?:but|just|and|now|then)\s+)*)(?P<rest>\w[^.!?]*?\b(?:on top of|onto|on))"
+    rf"\s+(?:it|that one)\b(?P<after>[^.!?]*[.!?]?)$",
     re.I,
 )
 """A cube kept still, then another put on it ("don't move the blue cube, but put the red
-cube on top of it")."""
+cube on top of it"; "Leave the blue block where it is. Set the red one on it.", "The blue cube
+stays put. Stack the red cube on it.": the next sentence's "it" is the kept cube)."""
 
 
 def kept_under(sentence: str) -> str:
@@ -106,4 +115,5 @@ def kept_under(sentence: str) -> str:
     m = _KEPT.match(sentence.strip())
     if m is None:
         return sentence
-    return f"{m['kept']}{m['rest']} {m['np'] or m['np2']}{m['after']}"
+    np = m["np"] or m["np2"] or m["np3"]
+    return f"{m['kept']}{m['rest']} {np[:1].lower()}{np[1:]}{m['after']}"

@@ -52,6 +52,7 @@ from miles_ros.agent.conditions import branch_taken, compared, tower_in_order, v
 from miles_ros.agent.discourse import CubeWords
 from miles_ros.agent.phrases import CUBE_NOUNS, PAD_NOUNS
 from miles_ros.agent.references import SYNONYMS, place_colours, spoken
+from miles_ros.agent.restated import stacked_said
 from miles_ros.agent.towers import ADD_ONE, standing_towers
 from miles_ros.agent.vocabulary import COLOURS, POSITIONS, THINGS
 from miles_ros.agent.world import World
@@ -66,7 +67,8 @@ def plain_wording(goal: str, world: World) -> str:
     """``goal`` said plainly (see the module): typos, a lift then a placing, "put it
     there", a turn or another action said as a noun, "go over", a cube pointed out then
     "it", "itself", a cube taken off the one under it, tower words."""
-    text = branch_taken(corrected(goal, world), world)
+    text = stacked_said(corrected(goal, world), standing_towers(world))
+    text = branch_taken(text, world)
     text = tower_in_order(visited_in_order(compared(text, world), world), world)
     text = both_taken(taken_apart(text, world), world)
     colours = place_colours(world)
