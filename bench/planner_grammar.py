@@ -1617,10 +1617,9 @@ def tower_up(goal: str, item: dict) -> str | None:
     return form.format(l=low, L=low.capitalize(), m=mid, t=top)
 
 
-def take_apart(goal: str, item: dict) -> str | None:
-    """A tower taken down from the top: "Unstack it: top cube onto the right pad, then the
-    next one down onto the left pad." (two placings onto pads, the second of the cube the
-    first stood on)."""
+def _top_then_next_onto_pads(item: dict) -> tuple[str, str] | None:
+    """("the left pad", "the right pad")-like names of the two pads of a plan that places a
+    tower's top cube and then the cube it stood on onto pads; None for any other plan."""
     plan = item["plan"]
     if item["expect"] != "plan" or len(plan) != 2 or any(s.skill != "pick_place" for s in plan):
         return None
@@ -1634,6 +1633,17 @@ def take_apart(goal: str, item: dict) -> str | None:
     if not all(p in {"left_pad", "right_pad"} for p in pads):
         return None
     p, q = (f"the {x.split('_')[0]} pad" for x in pads)
+    return p, q
+
+
+def take_apart(goal: str, item: dict) -> str | None:
+    """A tower taken down from the top: "Unstack it: top cube onto the right pad, then the
+    next one down onto the left pad." (two placings onto pads, the second of the cube the
+    first stood on)."""
+    pads = _top_then_next_onto_pads(item)
+    if pads is None:
+        return None
+    p, q = pads
     form = _pick(
         [
             "Unstack it: top cube onto {p}, then the next one down onto {q}.",
@@ -2601,19 +2611,10 @@ def next_down(goal: str, item: dict) -> str | None:
     """ "The next one down" after the top of a stack: "Lift the top cube off the pile onto
     the left pad, and after that the next one down onto the right pad." (from two placings
     of a tower's top cube and the cube under it onto pads)."""
-    plan = item["plan"]
-    if item["expect"] != "plan" or len(plan) != 2 or any(s.skill != "pick_place" for s in plan):
+    pads = _top_then_next_onto_pads(item)
+    if pads is None:
         return None
-    cubes = _scene_cubes(item)
-    top, nxt = (s.params.get("object") for s in plan)
-    pads = [s.params.get("target") for s in plan]
-    if top not in cubes or nxt != _under(top, cubes):
-        return None
-    if any(_under(n, cubes) == top for n in cubes):
-        return None
-    if not all(p in {"left_pad", "right_pad"} for p in pads):
-        return None
-    p, q = (f"the {x.split('_')[0]} pad" for x in pads)
+    p, q = pads
     form = _pick(
         [
             "Lift the top cube off the pile onto {p}, and after that the next one down onto {q}.",
