@@ -137,14 +137,8 @@ from miles_ros.agent import evaluation, models  # noqa: E402
 from miles_ros.agent.evaluation import answer, dev_set, load_eval_set, parse_step  # noqa: E402
 
 SETS = {
-    "heldout": evaluation.EVAL_HELDOUT,
-    "heldout2": evaluation.EVAL_HELDOUT2,
-    "heldout3": evaluation.EVAL_HELDOUT3,
-    "heldout4": evaluation.EVAL_HELDOUT4,
-    "heldout5": evaluation.EVAL_HELDOUT5,
-    "heldout6": evaluation.EVAL_HELDOUT6,
-    "heldout7": evaluation.EVAL_HELDOUT7,
-    "heldout8": evaluation.EVAL_HELDOUT8,
+    name: evaluation.HELD_OUT_SETS[name]
+    for name in ("heldout", *(f"heldout{n}" for n in range(2, 9)))
 }
 """The read sets besides ``dev`` (a later held-out set is never transformed here)."""
 

@@ -236,97 +236,25 @@ def evaluate_refusals(
 
 
 EVAL_HELDOUT = Path(__file__).resolve().parent / "eval_heldout.yaml"
-EVAL_HELDOUT2 = Path(__file__).resolve().parent / "eval_heldout2.yaml"
-"""The held-out set kept unseen (:func:`load_eval_set`'s form): ``bench/planner.py`` answers it
-only when ``--sets`` names it, and its misses stay out of planner tuning, so it measures goals
-nothing was shaped on."""
-EVAL_HELDOUT3 = Path(__file__).resolve().parent / "eval_heldout3.yaml"
-"""The third held-out set (the same form), written for the round after the second one was
-read: answered only when ``--sets`` names it, its misses kept out of planner tuning."""
-EVAL_HELDOUT4 = Path(__file__).resolve().parent / "eval_heldout4.yaml"
-"""The fourth held-out set (the same form), written after the third was run and read: answered
-only when ``--sets`` names it, its misses kept out of planner tuning."""
-EVAL_HELDOUT5 = Path(__file__).resolve().parent / "eval_heldout5.yaml"
-"""The fifth held-out set (the same form), written after the fourth was run and read: answered
-only when ``--sets`` names it, its misses kept out of planner tuning."""
-EVAL_HELDOUT6 = Path(__file__).resolve().parent / "eval_heldout6.yaml"
-"""The sixth held-out set (the same form, at least 30 everyday and 95 feasible goals), written
-while the fifth was being tuned on: answered only when ``--sets`` names it, its misses kept out
-of planner tuning."""
-EVAL_HELDOUT7 = Path(__file__).resolve().parent / "eval_heldout7.yaml"
-"""The seventh held-out set (the same form, at least 30 everyday and 95 feasible goals),
-written while the sixth was being tuned on: answered only when ``--sets`` names it, its misses
-kept out of planner tuning."""
-EVAL_HELDOUT8 = Path(__file__).resolve().parent / "eval_heldout8.yaml"
-"""The eighth held-out set (the same form, at least 30 everyday and 95 feasible goals, each
-category worded in varied grammar), written while the seventh was being tuned on: answered
-only when ``--sets`` names it, its misses kept out of planner tuning."""
-EVAL_HELDOUT9 = Path(__file__).resolve().parent / "eval_heldout9.yaml"
-"""The ninth held-out set (the same form, at least 30 everyday, 95 feasible, 30 to refuse and
-12 ambiguous goals, each category worded the many ways people talk), written after the eighth
-was run and read: answered only when ``--sets`` names it, its misses kept out of planner
-tuning."""
-EVAL_HELDOUT10 = Path(__file__).resolve().parent / "eval_heldout10.yaml"
-"""The tenth held-out set (the same form, at least 34 everyday, 100 feasible, 35 to refuse and
-12 ambiguous goals, each category worded the many ways people talk, in five scenes no other
-set uses), written after the ninth was run and read: answered only when ``--sets`` names it,
-its misses kept out of planner tuning."""
-EVAL_HELDOUT11 = Path(__file__).resolve().parent / "eval_heldout11.yaml"
-"""The eleventh held-out set (the same form, at least 34 everyday, 100 feasible, 35 to refuse
-and 12 ambiguous goals, each category worded the many ways people talk, in five scenes no other
-set uses), written after the tenth was run and read: answered only when ``--sets`` names it,
-its misses kept out of planner tuning."""
-EVAL_HELDOUT12 = Path(__file__).resolve().parent / "eval_heldout12.yaml"
-"""The twelfth held-out set (the same form, at least 35 everyday, 105 feasible, 40 to refuse
-and 14 ambiguous goals and 70 in the harder categories, each category worded the many ways
-people talk, in five scenes no other set uses), written after the eleventh was run and read:
-answered only when ``--sets`` names it, its misses kept out of planner tuning."""
-EVAL_HELDOUT13 = Path(__file__).resolve().parent / "eval_heldout13.yaml"
-"""The thirteenth held-out set (the same form, at least 37 everyday, 110 feasible, 40 to refuse
-and 16 ambiguous goals and 75 in the harder categories, each category worded the many ways
-people talk, in five scenes no other set uses), written after the twelfth was run and read:
-answered only when ``--sets`` names it, its misses kept out of planner tuning."""
-EVAL_HELDOUT14 = Path(__file__).resolve().parent / "eval_heldout14.yaml"
-"""The fourteenth held-out set (the same form, at least 37 everyday, 110 feasible, 40 to refuse
-and 16 ambiguous goals and 75 in the harder categories, each category worded the many ways
-people talk, in five scenes no other set uses), written after the thirteenth was run and read:
-answered only when ``--sets`` names it, its misses kept out of planner tuning."""
-EVAL_HELDOUT15 = Path(__file__).resolve().parent / "eval_heldout15.yaml"
-"""The fifteenth held-out set (the same form, at least 37 everyday, 110 feasible, 40 to refuse
-and 16 ambiguous goals and 75 in the harder categories, each category worded the many ways
-people talk, in five scenes no other set uses), written after the fourteenth was run and read:
-answered only when ``--sets`` names it, its misses kept out of planner tuning."""
-EVAL_HELDOUT16 = Path(__file__).resolve().parent / "eval_heldout16.yaml"
-"""The sixteenth held-out set (the same form, at least 37 everyday, 110 feasible, 40 to refuse
-and 16 ambiguous goals and 75 in the harder categories, each category worded the many ways
-people talk, in five scenes no other set uses), written after the fifteenth was run and read:
-answered only when ``--sets`` names it, its misses kept out of planner tuning."""
-EVAL_HELDOUT17 = Path(__file__).resolve().parent / "eval_heldout17.yaml"
-"""The seventeenth held-out set (the same form, at least 37 everyday, 110 feasible, 40 to
-refuse and 16 ambiguous goals and 75 in the harder categories, each category worded the many
-ways people talk, in five scenes no other set uses), written after the sixteenth was run and
-read: answered only when ``--sets`` names it, its misses kept out of planner tuning."""
+"""The first held-out set (:func:`load_eval_set`'s form)."""
+LATEST_HELD_OUT = 17
+"""The number of the newest held-out set: the Nth (N >= 2) is ``eval_heldoutN.yaml`` beside
+:data:`EVAL_HELDOUT`. Each was written in one sitting after the one before it had been run
+and read, in scenes no other set uses, the later ones with growing minimums per category
+(from the thirteenth on at least 37 everyday, 110 feasible, 40 to refuse and 16 ambiguous
+goals and 75 in the harder categories); docs/planner.md says how each was written and what
+it scored. A new set raises this number."""
 HELD_OUT_SETS = {
     "heldout": EVAL_HELDOUT,
-    "heldout2": EVAL_HELDOUT2,
-    "heldout3": EVAL_HELDOUT3,
-    "heldout4": EVAL_HELDOUT4,
-    "heldout5": EVAL_HELDOUT5,
-    "heldout6": EVAL_HELDOUT6,
-    "heldout7": EVAL_HELDOUT7,
-    "heldout8": EVAL_HELDOUT8,
-    "heldout9": EVAL_HELDOUT9,
-    "heldout10": EVAL_HELDOUT10,
-    "heldout11": EVAL_HELDOUT11,
-    "heldout12": EVAL_HELDOUT12,
-    "heldout13": EVAL_HELDOUT13,
-    "heldout14": EVAL_HELDOUT14,
-    "heldout15": EVAL_HELDOUT15,
-    "heldout16": EVAL_HELDOUT16,
-    "heldout17": EVAL_HELDOUT17,
+    **{
+        f"heldout{n}": EVAL_HELDOUT.with_name(f"eval_heldout{n}.yaml")
+        for n in range(2, LATEST_HELD_OUT + 1)
+    },
 }
-"""The held-out sets by the name ``bench/planner.py --sets`` gives them, oldest first: a new
-set is registered here (the bench and tests/agent/test_eval_sets.py read this)."""
+"""The held-out sets by the name ``bench/planner.py --sets`` gives them, oldest first; each is
+kept unseen: the bench answers it only when ``--sets`` names it, and its misses stay out of
+planner tuning until its round reads it (the bench and tests/agent/test_eval_sets.py read
+this)."""
 EVAL_SCENE_DEV = Path(__file__).resolve().parent / "eval_scene_dev.yaml"
 """The development goals for the scene-reading categories (pronouns, ordering, references,
 attributes, ambiguous, refusals, turn angles), in the held-out set's form, cubes moved per
