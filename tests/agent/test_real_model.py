@@ -236,11 +236,16 @@ def test_pruned_scoring_picks_what_exact_scoring_picks(planner, goal, steps_so_f
     exact, pruned, exact_calls, pruned_calls = _totals_and_passes(
         planner.lm, segments, lines, penalties
     )
+    # A line scored in the batched pass in both calls gets the same score up to the pass's
+    # rounding, which in bfloat16 depends on the batch's size (the pruned pass has fewer
+    # rows): on a CPU with avx512_bf16 / AMX, "reach left" read 0.0104 nats apart between the
+    # two calls for "hover over the green cube", where float32 agrees within 1e-6.
+    tol = 1e-5 if str(planner.lm.model.dtype) == "torch.float32" else 0.05
     best = int(np.argmax(exact + penalties))
     assert int(np.argmax(pruned + penalties)) == best
     above = exact + penalties >= (exact + penalties)[best] - 1e-9
-    np.testing.assert_allclose(pruned[above], exact[above], atol=1e-5)
-    assert np.all(pruned >= exact - 1e-5)
+    np.testing.assert_allclose(pruned[above], exact[above], atol=tol)
+    assert np.all(pruned >= exact - tol)
     assert len(pruned_calls) <= len(exact_calls)
 
 
