@@ -41,7 +41,7 @@ def keyword_scorer(wanted: list[str]):
 @pytest.fixture(scope="session")
 def real_lm():
     """The embedded default model + shipped adapter, loaded once per session (the first
-    run on a machine converts the GGUF to safetensors: about a minute)."""
+    run on a machine converts the GGUF to safetensors: about 20 CPU s)."""
     pytest.importorskip("transformers")
     from miles_ros.agent import models
     from miles_ros.agent.lm import HFLanguageModel

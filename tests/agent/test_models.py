@@ -44,3 +44,33 @@ def test_a_missing_model_directory_is_reported_from_the_child_process(tmp_path):
 
     with pytest.raises(models.ModelUnavailable, match="not found"):
         ProcessLanguageModel(model=str(tmp_path / "no-such-model"))
+
+
+def test_one_gguf_reader_parses_a_file_once_and_reads_what_a_fresh_reader_reads(tmp_path):
+    """The conversion's GGUF reads (tokenizer, config, weights) share one parse, over a
+    plain array view of the file, and see the fields and tensors a fresh reader sees."""
+    gguf = pytest.importorskip("gguf")
+    import numpy as np
+
+    path = tmp_path / "tiny.gguf"
+    writer = gguf.GGUFWriter(str(path), "gemma3")
+    writer.add_uint32("gemma3.block_count", 2)
+    writer.add_token_list(["<pad>", "<bos>", "cube", "pad"])
+    writer.add_tensor("token_embd.weight", np.arange(12, dtype=np.float32).reshape(3, 4))
+    writer.write_header_to_file()
+    writer.write_kv_data_to_file()
+    writer.write_tensors_to_file()
+    writer.close()
+
+    fresh = gguf.GGUFReader(str(path))
+    original = gguf.GGUFReader
+    with models._one_gguf_reader():
+        first = gguf.GGUFReader(str(path))
+        assert gguf.GGUFReader(path) is first
+        assert type(first.data) is np.ndarray
+        assert list(first.fields) == list(fresh.fields)
+        for name, field in fresh.fields.items():
+            assert field.contents() == first.fields[name].contents()
+        [tensor] = first.tensors
+        np.testing.assert_array_equal(tensor.data, fresh.tensors[0].data)
+    assert gguf.GGUFReader is original
