@@ -3,9 +3,7 @@ path vs old.
 
     .venv/bin/python bench/planner.py --json [--limit N] [--no-base] [--modes grounded]
         [--adapter DIR] [--sets-only] [--no-peer]
-        [--sets dev,heldout,heldout2,heldout3,heldout4,heldout5,heldout6,heldout7,
-              heldout8,heldout9,heldout10,heldout11,heldout12,heldout13,heldout14,
-              heldout15,heldout16,heldout17]
+        [--sets dev,heldout,heldout2,...,heldoutN]
 
 Prints one JSON object::
 
@@ -15,12 +13,7 @@ Prints one JSON object::
                                   "feasible_wrongly_refused", "ambiguous_asked",
                                   "latency_p50_s", "latency_p99_s"},
                       "misses": [...], "peer": {same, old path}, "same_answers_as_peer": n},
-              "heldout": {...}, "heldout2": {...}, "heldout3": {...}, "heldout4": {...},
-              "heldout5": {...}, "heldout6": {...}, "heldout7": {...},
-              "heldout8": {...}, "heldout9": {...}, "heldout10": {...},
-              "heldout11": {...}, "heldout12": {...}, "heldout13": {...},
-              "heldout14": {...}, "heldout15": {...}, "heldout16": {...},
-              "heldout17": {...}},
+              "heldout": {...}, "heldout2": {...}, ... (each set --sets names)},
      "n_goals": 36, "unsupported": [goals the skills cannot express],
      "skills": {"reach": "card", ...}, "model": "embedded:gemma3-270m+adapter", "load_s": ..,
      "cache_hit_ms": .., "threads": 1, "fallback": false,
@@ -62,24 +55,10 @@ held-out set
 (miles_ros/agent/eval_heldout.yaml: written before anything was tuned on it, never produced
 by the training generator, cubes moved where the category needs it), each goal answered
 by the new path and by the old one (``peer``: float32 weights, every candidate scored) in
-turn, so both meet the same machine load. ``--sets heldout2`` also answers the second held-out
-set (miles_ros/agent/eval_heldout2.yaml, in the held-out set's form), which no default run
-answers: its misses stay out of planner tuning; ``--sets heldout3`` likewise answers the
-third (miles_ros/agent/eval_heldout3.yaml), ``--sets heldout4`` the fourth
-(miles_ros/agent/eval_heldout4.yaml), ``--sets heldout5`` the fifth
-(miles_ros/agent/eval_heldout5.yaml), ``--sets heldout6`` the sixth
-(miles_ros/agent/eval_heldout6.yaml), ``--sets heldout7`` the seventh
-(miles_ros/agent/eval_heldout7.yaml), ``--sets heldout8`` the eighth
-(miles_ros/agent/eval_heldout8.yaml), ``--sets heldout9`` the ninth
-(miles_ros/agent/eval_heldout9.yaml), ``--sets heldout10`` the tenth
-(miles_ros/agent/eval_heldout10.yaml), ``--sets heldout11`` the eleventh
-(miles_ros/agent/eval_heldout11.yaml), ``--sets heldout12`` the twelfth
-(miles_ros/agent/eval_heldout12.yaml), ``--sets heldout13`` the thirteenth
-(miles_ros/agent/eval_heldout13.yaml), ``--sets heldout14`` the fourteenth
-(miles_ros/agent/eval_heldout14.yaml), ``--sets heldout15`` the fifteenth
-(miles_ros/agent/eval_heldout15.yaml), ``--sets heldout16`` the sixteenth
-(miles_ros/agent/eval_heldout16.yaml) and ``--sets heldout17`` the seventeenth
-(miles_ros/agent/eval_heldout17.yaml). A tally
+turn, so both meet the same machine load. ``--sets heldoutN`` (N from 2 to
+:data:`miles_ros.agent.evaluation.LATEST_HELD_OUT`) also answers the Nth held-out set
+(miles_ros/agent/eval_heldoutN.yaml, in the held-out set's form), which no default run
+answers: its misses stay out of planner tuning. A tally
 (:func:`miles_ros.agent.evaluation.summarize`): ``exact`` (the expected plan, refusal or
 question), ``valid`` (of the goals with a plan to give), refusal and clarification
 precision/recall, latency p50/p99; a plan from the rule-based fallback is a failure.

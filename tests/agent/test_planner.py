@@ -45,26 +45,28 @@ def test_affordance_overrules_an_impossible_favourite(registry, world):
     assert [s.key() for s in plan.steps] == ["pick_place red_cube left_pad"]
 
 
-def test_offline_planning_advances_the_world(registry, world):
-    # a model that always wants the same step: once its effects hold, the affordance
-    # drops (redundant) and done wins
-    def score(prompt, line):
-        return {"pick red left\n": 0.0, "done\n": -1.0}.get(line, -9.0)
-
-    planner, _ = make(registry, world, score)
-    plan = planner.plan("red cube on the left pad")
-    assert [s.key() for s in plan.steps] == ["pick_place red_cube left_pad"]
-
-
-def test_a_step_is_never_chosen_again_right_after_itself_once_it_holds(registry, world):
-    # a model that leans hard on repeating the step (as two remembered copies of "worked:
-    # reach green_cube" in its prompt made it): the soft redundancy penalty alone loses
-    def score(prompt, line):
-        return {"reach green\n": 0.0, "done\n": -4.0}.get(line, -9.0)
-
-    planner, _ = make(registry, world, score)
-    plan = planner.plan("hover above the green cube")
-    assert [s.key() for s in plan.steps] == ["reach green_cube"]
+@pytest.mark.parametrize(
+    ("scores", "goal", "step"),
+    [
+        # a model that always wants the same step: once its effects hold, the affordance
+        # drops (redundant) and done wins (offline planning advances the world)
+        (
+            {"pick red left\n": 0.0, "done\n": -1.0},
+            "red cube on the left pad",
+            "pick_place red_cube left_pad",
+        ),
+        # a model that leans hard on repeating the step (as two remembered copies of "worked:
+        # reach green_cube" in its prompt made it): the soft redundancy penalty alone loses
+        ({"reach green\n": 0.0, "done\n": -4.0}, "hover above the green cube", "reach green_cube"),
+    ],
+    ids=["offline_planning_advances_the_world", "leaning_hard_on_repeating_it"],
+)
+def test_a_step_is_never_chosen_again_right_after_itself_once_it_holds(
+    registry, world, scores, goal, step
+):
+    planner, _ = make(registry, world, lambda prompt, line: scores.get(line, -9.0))
+    plan = planner.plan(goal)
+    assert [s.key() for s in plan.steps] == [step]
     assert plan.valid
 
 

@@ -1,9 +1,12 @@
-"""Tiny imitation (DAgger) configs shared by the imitation tests."""
+"""Tiny imitation (DAgger) configs and a spy on its loss, shared by the imitation tests."""
+
+import inspect
 
 import pytest
 import yaml
 
 from policies.commands import train as train_cmd
+from policies.ppo import imitation as dagger
 from policies.ppo.config import TrainConfig, default_train_config
 from policies.ppo.stages import StageConfigError, parse_staged_config
 
@@ -46,3 +49,20 @@ def assert_refused_before_any_work(tmp_path, capsys, imitation: dict, message: s
     assert train_cmd.main(["reach", "--config", str(path), "--out", str(run)]) == 2
     assert message in capsys.readouterr().err
     assert not run.exists()
+
+
+def spy_on_imitation_loss(monkeypatch) -> list[tuple]:
+    """Record every call of DAgger's regression loss (``imitation.imitation_loss``) from now
+    on as ``(kind, floor, weight)``, in order; the loss itself is computed as before."""
+    loss = dagger.imitation_loss
+    signature = inspect.signature(loss)
+    seen = []
+
+    def spy(*args, **kwargs):
+        call = signature.bind(*args, **kwargs)
+        call.apply_defaults()
+        seen.append(tuple(call.arguments[name] for name in ("kind", "floor", "weight")))
+        return loss(*args, **kwargs)
+
+    monkeypatch.setattr(dagger, "imitation_loss", spy)
+    return seen

@@ -7,12 +7,12 @@ import numpy as np
 import pytest
 import torch
 
-from policies.ppo import imitation
 from policies.ppo.config import ImitationConfig
 from policies.ppo.imitation import DAggerRunner, imitation_loss
 from tests.policies.imitation_configs import (
     assert_refused_before_any_work,
     reach_imitation_config,
+    spy_on_imitation_loss,
 )
 
 
@@ -94,13 +94,7 @@ def test_a_compromising_student_moves_towards_the_weighted_states_label():
 
 
 def test_the_runner_weighs_the_states_its_expert_marks(tmp_path, monkeypatch):
-    seen = []
-
-    def spy(actions, labels, kind="mse", floor=0.1, weight=None):
-        seen.append(weight)
-        return imitation_loss(actions, labels, kind, floor, weight)
-
-    monkeypatch.setattr(imitation, "imitation_loss", spy)
+    seen = spy_on_imitation_loss(monkeypatch)
     cfg = reach_imitation_config(focus_weight=3.0, gradient_steps=2)
     runner = DAggerRunner(cfg, tmp_path)
     act = runner.expert
@@ -118,19 +112,13 @@ def test_the_runner_weighs_the_states_its_expert_marks(tmp_path, monkeypatch):
         runner.close()
     assert stats["focus_share"] == 0.5
     assert len(seen) == 2
-    for weight in seen:
+    for _, _, weight in seen:
         assert set(weight.tolist()) <= {1.0, 3.0}
         assert 3.0 in weight.tolist()
 
 
 def test_the_runner_regresses_with_the_configured_loss(tmp_path, monkeypatch):
-    seen = []
-
-    def spy(actions, labels, kind="mse", floor=0.1, weight=None):
-        seen.append((kind, floor, weight))
-        return imitation_loss(actions, labels, kind, floor, weight)
-
-    monkeypatch.setattr(imitation, "imitation_loss", spy)
+    seen = spy_on_imitation_loss(monkeypatch)
     cfg = reach_imitation_config(loss="relative", loss_floor=0.05, gradient_steps=3)
     runner = DAggerRunner(cfg, tmp_path)
     try:

@@ -9,10 +9,8 @@ import pytest
 import torch
 
 from policies.evaluation import FROZEN
-from policies.ppo import imitation
 from policies.ppo.imitation import (
     DAggerRunner,
-    imitation_loss,
     state_weights,
     still_loss_share,
     still_points,
@@ -20,6 +18,7 @@ from policies.ppo.imitation import (
 from tests.policies.imitation_configs import (
     assert_refused_before_any_work,
     reach_imitation_config,
+    spy_on_imitation_loss,
 )
 
 
@@ -51,13 +50,7 @@ def test_the_still_share_of_the_loss_follows_the_weight():
 
 
 def test_the_runner_marks_weighs_and_keeps_the_still_points(tmp_path, monkeypatch):
-    seen = []
-
-    def spy(actions, labels, kind="mse", floor=0.1, weight=None):
-        seen.append(weight)
-        return imitation_loss(actions, labels, kind, floor, weight)
-
-    monkeypatch.setattr(imitation, "imitation_loss", spy)
+    seen = spy_on_imitation_loss(monkeypatch)
     cfg = reach_imitation_config(still_weight=10.0, still_label=0.0, gradient_steps=2)
     runner = DAggerRunner(cfg, tmp_path)
     act = runner.model.act_deterministic
@@ -84,7 +77,7 @@ def test_the_runner_marks_weighs_and_keeps_the_still_points(tmp_path, monkeypatc
     assert stats["still_share"] == pytest.approx(want.mean())
     assert 0.0 < stats["still_loss_share_unweighted"] < stats["still_loss_share"] <= 1.0
     assert len(seen) == 2
-    for weight in seen:
+    for _, _, weight in seen:
         assert set(weight.tolist()) <= {1.0, 10.0}
     assert torch.load(path, weights_only=True)["still"].sum() == int(want.sum())
 
