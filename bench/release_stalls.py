@@ -37,6 +37,21 @@ ENVELOPE = ((0.10, 0.45), (0.30, -0.30, 0.65, 0.30), (0.25, -0.35, 0.70, 0.35))
 NUM_ENVS = 16
 
 
+def holding_under_release(obs: np.ndarray, label: np.ndarray) -> np.ndarray:
+    """[N] bool: the fingers hold something (narrower than the expert's ``HOLD_WIDTH``),
+    the cube is off the table (its centre higher than a lift) and the expert's gripper
+    label ``label`` [N, 4] on ``obs`` [N, 32] is open (> 0)."""
+    from policies.experts import pick_place as expert
+    from sims.tasks import pick_place
+
+    width, cube = (pick_place.LAYOUT.slices[k] for k in ("finger_width", "object_pos"))
+    return (
+        (obs[:, width.start] < expert.HOLD_WIDTH)
+        & (obs[:, cube.start + 2] > pick_place.CUBE_REST_Z + expert.LIFT)
+        & (label[:, 3] > 0)
+    )
+
+
 def episodes_of(skill: str, variant: str, episodes: int, seed: int, checkpoint: str) -> list:
     """Per episode ``(outcome, held_steps, gripper commands at them)`` of ``skill``, in the
     order they ended."""
@@ -45,13 +60,11 @@ def episodes_of(skill: str, variant: str, episodes: int, seed: int, checkpoint: 
     from policies.commands.evaluate import episode_config, load_any_policy
     from policies.evaluation import grasp_tracker
     from policies.experts import pick_place as expert
-    from sims.tasks import pick_place
 
     task, policy, _ = load_any_policy(skill, checkpoint)
     kwargs = supervised_env_kwargs(task, NUM_ENVS)
     kwargs["config"], _ = episode_config(skill, task, kwargs["config"], *ENVELOPE, variant)
     env = sims.make_env(task, "pybullet", num_envs=NUM_ENVS, **kwargs)
-    width, cube = (pick_place.LAYOUT.slices[k] for k in ("finger_width", "object_pos"))
     tracker = grasp_tracker(task, NUM_ENVS, env.cfg)
     quota = [episodes // NUM_ENVS + (i < episodes % NUM_ENVS) for i in range(NUM_ENVS)]
     done = [0] * NUM_ENVS
@@ -63,12 +76,7 @@ def episodes_of(skill: str, variant: str, episodes: int, seed: int, checkpoint: 
         while any(d < q for d, q in zip(done, quota, strict=True)):
             action = np.asarray(policy(np.asarray(obs, dtype=np.float32)), dtype=np.float32)
             label = expert.act(np.asarray(obs, dtype=np.float64), env.cfg)
-            holding = (
-                (obs[:, width.start] < expert.HOLD_WIDTH)
-                & (obs[:, cube.start + 2] > pick_place.CUBE_REST_Z + expert.LIFT)
-                & (label[:, 3] > 0)
-            )
-            for i in np.flatnonzero(holding):
+            for i in np.flatnonzero(holding_under_release(obs, label)):
                 grips[i].append(float(action[i, 3]))
             obs, _, terminated, truncated, info = env.step(action)
             ended = np.logical_or(terminated, truncated)
