@@ -4,7 +4,9 @@ then pick_place-tower-more.yaml, from version 1; pick_place-tower-plain.yaml and
 pick_place-tower-plain2.yaml, from version 2) fine-tune pick_place with it, part of their
 envs on the plain arm; config/train/pick_place-towers-scratch.yaml is the shipped recipe with
 towers in its PyBullet stage, and pick_place-towers-label.yaml the same with its augmented
-states labelled by the expert (imitation.label_augmented)."""
+states labelled by the expert (imitation.label_augmented); pick_place-tower-clean.yaml is
+pick_place-tower-more.yaml from version 2 with a quarter of its envs rolled as the evaluation
+runs the student (imitation.clean_fraction) and its augmented states labelled."""
 
 import re
 from pathlib import Path
@@ -20,11 +22,14 @@ RECIPES = (
     Path("config/train/pick_place-tower-more.yaml"),
     Path("config/train/pick_place-tower-plain.yaml"),
     Path("config/train/pick_place-tower-plain2.yaml"),
+    Path("config/train/pick_place-tower-clean.yaml"),
 )
 LIBRARY = Path("policies/skills/pick_place/versions")
 SHIPPED = Path("config/train/pick_place.yaml")
 SCRATCH = Path("config/train/pick_place-towers-scratch.yaml")
 LABEL = Path("config/train/pick_place-towers-label.yaml")
+MORE = Path("config/train/pick_place-tower-more.yaml")
+CLEAN = Path("config/train/pick_place-tower-clean.yaml")
 
 
 def _config(**env) -> TrainConfig:
@@ -107,3 +112,15 @@ def test_the_label_recipe_is_the_scratch_one_with_its_augmented_states_labelled(
         assert ours["imitation"].pop("augment_guard") == "buffer"
         assert ours["imitation"]["augment_fields"] == ["joint_vel"]  # the augmentation kept
         assert ours == theirs
+
+
+def test_the_clean_recipe_is_the_more_one_with_clean_envs_and_labelled_states():
+    more = TrainConfig.from_dict(yaml.safe_load(MORE.read_text())).to_dict()
+    clean = TrainConfig.from_dict(yaml.safe_load(CLEAN.read_text())).to_dict()
+    assert clean["imitation"].pop("clean_fraction") == 0.25
+    assert more["imitation"].pop("clean_fraction") == 0.0
+    assert clean["imitation"].pop("label_augmented") is True
+    assert more["imitation"].pop("label_augmented") is False
+    assert more["imitation"].pop("augment_guard") == "first_reset"
+    assert clean["imitation"].pop("augment_guard") == "buffer"
+    assert clean == more
