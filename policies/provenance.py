@@ -10,7 +10,6 @@ import time
 from pathlib import Path
 
 import numpy as np
-import torch
 from numba import njit
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -23,6 +22,8 @@ def _seed_numba(seed):
 
 def seed_everything(seed: int) -> None:
     """Seed Python, numpy, torch and numba's own generator (backends get ``reset(seed)``)."""
+    import torch  # here: what else this module gives (the run's provenance) needs no torch
+
     random.seed(seed)
     np.random.seed(seed % 2**32)
     torch.manual_seed(seed)

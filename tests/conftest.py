@@ -13,6 +13,11 @@ from pathlib import Path
 # Before anything loads OpenMP: numba's workers must sleep, not spin, or they starve
 # torch on 2 cores (see policies/__init__.py).
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+# Before numpy loads OpenBLAS (its pthreads build reads this once): one BLAS thread in a
+# worker and the processes its tests start. Both workers keep both cores busy already, and
+# OpenBLAS's threads spin after each call: a (307200, 3) @ (3, 3) product cost 72 ms of CPU
+# with its threads on the loaded 2 cores, 3 ms with one.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:

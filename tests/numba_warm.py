@@ -84,13 +84,15 @@ def _warm_safety() -> None:
 
 
 def _warm_training() -> None:
-    """The seeding and the advantages of every ``miles train`` (each torchrun rank too)."""
+    """The seeding and the advantages of every ``miles train`` (each torchrun rank too):
+    numba's seeding alone, as :func:`policies.provenance.seed_everything` calls it, without
+    the torch import (1.7 CPU s) that seeding torch needs."""
     import numpy as np
 
     from policies.ppo.gae import compute_gae
-    from policies.provenance import seed_everything
+    from policies.provenance import _seed_numba
 
-    seed_everything(0)
+    _seed_numba(0)
     steps = np.zeros((4, 2), dtype=np.float32)
     compute_gae(steps, steps, steps, steps[0], 0.99, 0.95)
 

@@ -3,6 +3,7 @@ flat-topped cubes seen by a pinhole camera, optionally through lens distortion."
 
 from __future__ import annotations
 
+import functools
 import math
 
 import cv2
@@ -25,6 +26,25 @@ centre, half sizes), and the part of its top face each hides from the camera at 
 (a box hides the face 14 mm further from the camera than itself)."""
 
 
+@functools.lru_cache(maxsize=4)
+def _rays(intrinsics: CameraIntrinsics, pose: CameraPose) -> tuple[np.ndarray, np.ndarray]:
+    """Each pixel's ray direction in the scene frame (row-major pixels; t along it is the
+    depth) and its squared length, read-only: the same for every frame of a camera."""
+    k = intrinsics
+    v, u = np.mgrid[0 : k.height, 0 : k.width].astype(np.float64)
+    pixels = np.column_stack([u.ravel(), v.ravel()])
+    if any(k.distortion):  # the pixel sees along the undistorted ray
+        pixels = cv2.undistortPoints(
+            pixels.reshape(-1, 1, 2), k.K, np.asarray(k.distortion), P=k.K
+        ).reshape(-1, 2)
+    rays_cam = back_project(pixels[:, 0], pixels[:, 1], np.ones(len(pixels)), k)  # z = 1
+    rays = rays_cam @ pose.R.T
+    length2 = np.einsum("ij,ij->i", rays, rays)
+    for array in (rays, length2):
+        array.flags.writeable = False
+    return rays, length2
+
+
 def cast(
     intrinsics: CameraIntrinsics,
     pose: CameraPose,
@@ -36,16 +56,13 @@ def cast(
     ``size``: each pixel's ray hits the nearest of the table and the cubes' top faces
     and sides (the cube as a box, intersected exactly by the slab method). ``occluders``:
     grey boxes (centre xyz, half sizes xyz; axis-aligned) in front of them, a hand's
-    stand-in."""
+    stand-in.
+
+    A box is intersected with the rays that pass within its circumscribed sphere (a
+    margin above it for rounding) only: no other ray can hit it, and each ray's slab
+    arithmetic is elementwise, so the frame is the one of every ray intersected."""
     k = intrinsics
-    v, u = np.mgrid[0 : k.height, 0 : k.width].astype(np.float64)
-    pixels = np.column_stack([u.ravel(), v.ravel()])
-    if any(k.distortion):  # the pixel sees along the undistorted ray
-        pixels = cv2.undistortPoints(
-            pixels.reshape(-1, 1, 2), k.K, np.asarray(k.distortion), P=k.K
-        ).reshape(-1, 2)
-    rays_cam = back_project(pixels[:, 0], pixels[:, 1], np.ones(len(pixels)), k)  # z = 1
-    rays = rays_cam @ pose.R.T  # scene-frame directions; t along them is the depth
+    rays, length2 = _rays(intrinsics, pose)
     origin = pose.t
     t_best = np.where(rays[:, 2] < 0, -origin[2] / np.minimum(rays[:, 2], -1e-12), np.inf)
     colour = np.tile(np.array(TABLE_RGB, dtype=np.uint8), (len(rays), 1))
@@ -55,15 +72,20 @@ def cast(
         c, s = math.cos(yaw), math.sin(yaw)
         rot = np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
         o = (origin - np.asarray(centre)) @ rot  # the box's own frame
-        d = rays @ rot
         half = np.asarray(half)
+        # each ray's squared distance from the box's centre less its circumscribed
+        # sphere's squared radius (1e-6 wider): the rays above zero miss the box
+        along = rays @ (np.asarray(centre) - origin)
+        miss2 = (np.dot(o, o) - along * along / length2) - (1.000001 * np.linalg.norm(half)) ** 2
+        near_box = np.flatnonzero(miss2 <= 1e-12)
+        d = rays[near_box] @ rot
         with np.errstate(divide="ignore", invalid="ignore"):
             t1 = (-half - o) / d
             t2 = (half - o) / d
         near = np.nanmax(np.minimum(t1, t2), axis=1)
         far = np.nanmin(np.maximum(t1, t2), axis=1)
-        hit = (near <= far) & (near > 0) & (near < t_best)
-        t_best = np.where(hit, near, t_best)
-        colour[hit] = rgb
+        hit = (near <= far) & (near > 0) & (near < t_best[near_box])
+        t_best[near_box[hit]] = near[hit]
+        colour[near_box[hit]] = rgb
     depth = np.where(np.isfinite(t_best), t_best, 0.0).reshape(k.height, k.width)
     return colour.reshape(k.height, k.width, 3), depth.astype(np.float32)
