@@ -72,16 +72,19 @@ def test_exact_points_give_the_pose_exactly(rotvec, translation, seed, n):
 def test_noisy_points_give_the_pose_within_the_noise(rotvec, translation, seed):
     # 20 points with 1 mm noise per axis over a 0.6 m workspace: the rotation is known to
     # ~1 mm / (0.17 m * sqrt(20)) ~ 0.08 deg (1 sigma about the worst axis, the box's
-    # thin one), a workspace point to ~1 mm * sqrt(6 / 20) ~ 0.5 mm. The bounds are ~5
-    # sigma: a random run never fails them, a wrong solver (no centring, a reflection)
-    # misses them by far.
+    # thin one), a workspace point to ~1 mm * sqrt(6 / 20) ~ 0.5 mm. Over 20,000 draws
+    # (random poses, seeds 0-19,999) the rotation error was 0.11 deg on average, p99.9
+    # 0.32, at most 0.49 (above 0.4 in 1.5e-4 of them: a bound of 0.4 failed one run in
+    # about 130 at 50 examples), the workspace error at most 1.19 mm, the residuals' rms
+    # 0.99-2.27 mm. The bounds sit above those maxima, and a wrong solver (no centring, a
+    # reflection) misses them by far.
     rng = np.random.default_rng(seed)
     truth = random_pose(rotvec, translation)
     scene_points = spread_points(rng, 20)
     measured = to_camera(scene_points, truth) + rng.normal(0.0, 0.001, (20, 3))
     pose, residuals = solve_extrinsics(measured, scene_points)
     error = pose_error(pose, truth, scene_points)
-    assert error["rotation_deg"] < 0.4
+    assert error["rotation_deg"] < 0.75
     assert error["workspace_mean_mm"] < 2.5
     # the residuals are the noise (3 axes of 1 mm, less the 6 fitted degrees of freedom)
     rms = float(np.sqrt(np.mean(residuals**2)))
