@@ -46,3 +46,15 @@ def assert_refused_before_any_work(tmp_path, capsys, imitation: dict, message: s
     assert train_cmd.main(["reach", "--config", str(path), "--out", str(run)]) == 2
     assert message in capsys.readouterr().err
     assert not run.exists()
+
+
+def one_update(cfg: TrainConfig, run_dir) -> dict:
+    """One rollout and one update of a DAgger run of ``cfg`` in ``run_dir``; its stats."""
+    from policies.ppo.imitation import DAggerRunner
+
+    runner = DAggerRunner(cfg, run_dir)
+    try:
+        _, last_values, _, _ = runner._rollout(runner._reset_envs())
+        return runner._update(last_values)
+    finally:
+        runner.close()

@@ -7,9 +7,10 @@ import pytest
 import torch
 
 from policies.ppo import imitation
-from policies.ppo.imitation import DAggerRunner, action_floor_loss, floor_states
+from policies.ppo.imitation import action_floor_loss, floor_states
 from tests.policies.imitation_configs import (
     assert_refused_before_any_work,
+    one_update,
     reach_imitation_config,
 )
 
@@ -68,12 +69,7 @@ def test_the_runner_adds_the_hinge_and_reports_it(tmp_path, monkeypatch):
 
     monkeypatch.setattr(imitation, "action_floor_loss", spy)
     cfg = reach_imitation_config(action_floor=FLOOR, action_floor_weight=2.0, gradient_steps=2)
-    runner = DAggerRunner(cfg, tmp_path)
-    try:
-        _, last_values, _, _ = runner._rollout(runner._reset_envs())
-        stats = runner._update(last_values)
-    finally:
-        runner.close()
+    stats = one_update(cfg, tmp_path)
     assert [s[:2] for s in seen] == [(FLOOR, 2.0)] * 2
     assert stats["floor_loss"] == pytest.approx(sum(s[2] for s in seen) / 2)
     assert 0.0 <= stats["floor_share"] <= 1.0
@@ -86,12 +82,7 @@ def test_the_floor_is_off_by_default(tmp_path, monkeypatch):
     monkeypatch.setattr(imitation, "action_floor_loss", never)
     cfg = reach_imitation_config(gradient_steps=1)
     assert cfg.imitation.action_floor == 0.0
-    runner = DAggerRunner(cfg, tmp_path)
-    try:
-        _, last_values, _, _ = runner._rollout(runner._reset_envs())
-        stats = runner._update(last_values)
-    finally:
-        runner.close()
+    stats = one_update(cfg, tmp_path)
     assert stats["floor_loss"] == 0.0
 
 
