@@ -443,11 +443,17 @@ def still_loss_share(actions, labels, kind, floor, weight, still) -> float:
         return float(per_state[still.to(per_state.device)].sum()) / total if total > 0 else 0.0
 
 
+def along_labels(actions: torch.Tensor, labels: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """[B] each label's norm ``|l|`` and [B] the action's component along it, ``a . l / |l|``
+    (0 for a zero label)."""
+    norm = torch.linalg.vector_norm(labels, dim=1)
+    return norm, torch.sum(actions * labels, dim=1) / norm.clamp_min(1e-12)
+
+
 def floor_states(actions: torch.Tensor, labels: torch.Tensor, floor: float) -> torch.Tensor:
     """[B] bool: the states whose label is longer than ``floor`` while the action's component
-    along it, ``a . l / |l|``, is shorter (``imitation.action_floor``'s hinge is on there)."""
-    norm = torch.linalg.vector_norm(labels, dim=1)
-    along = torch.sum(actions * labels, dim=1) / norm.clamp_min(1e-12)
+    along it is shorter (``imitation.action_floor``'s hinge is on there)."""
+    norm, along = along_labels(actions, labels)
     return (norm > floor) & (along < floor)
 
 
@@ -464,8 +470,7 @@ def action_floor_loss(
     ``a`` along the label must reach the floor wherever the expert moves, so it cannot hold
     still there; an action equal to the label costs nothing. Along the label rather than the
     action's norm: a norm can be met moving the wrong way, and has no direction at 0."""
-    norm = torch.linalg.vector_norm(labels, dim=1)
-    along = torch.sum(actions * labels, dim=1) / norm.clamp_min(1e-12)
+    norm, along = along_labels(actions, labels)
     short = torch.relu(floor - along) * (norm > floor).to(actions.dtype)
     per_state = floor_weight * (short / floor) ** 2
     if weight is not None:
