@@ -311,6 +311,16 @@ class ImitationConfig:
     still_label: float = 0.05
     """``still_weight``: the least label (action units; 0.05 ~ a 1 mm push) for a state held
     still to count as a still point the expert would leave."""
+    action_floor: float = 0.0
+    """A floor (action units; 0.05 ~ a 1 mm step) under the student's action along the
+    expert's label, wherever that label is longer than the floor: a hinge term
+    ``action_floor_weight x (relu(action_floor - a . l / |l|) / action_floor)^2`` per state
+    (:func:`~policies.ppo.imitation.action_floor_loss`), added to the regression's loss, so
+    the student cannot hold still (nor move against the label) where the expert moves; the
+    floor below the label keeps the label itself at no cost. 0: off."""
+    action_floor_weight: float = 1.0
+    """``action_floor``: the hinge's weight; at an action of 0 a state's term is this (a
+    fully missed label under ``relative`` costs 1 / A, the action's A entries)."""
     clean_fraction: float = 0.0
     """The share of the envs (``round(clean_fraction x num_envs)``, spread evenly over the
     env indices, :func:`~policies.ppo.imitation.clean_envs`) whose rollouts act as ``miles
@@ -513,6 +523,10 @@ def _imitation_config(data: dict[str, Any]) -> ImitationConfig:
         raise ValueError("imitation.still_weight must be >= 1")
     if not (math.isfinite(cfg.still_label) and cfg.still_label >= 0.0):
         raise ValueError("imitation.still_label must be >= 0")
+    if not (math.isfinite(cfg.action_floor) and cfg.action_floor >= 0.0):
+        raise ValueError("imitation.action_floor must be >= 0")
+    if not (math.isfinite(cfg.action_floor_weight) and cfg.action_floor_weight > 0.0):
+        raise ValueError("imitation.action_floor_weight must be > 0")
     if not (isinstance(cfg.clean_fraction, (int, float)) and 0.0 <= cfg.clean_fraction <= 1.0):
         raise ValueError(
             f"imitation.clean_fraction must lie in [0, 1], got {cfg.clean_fraction!r}"

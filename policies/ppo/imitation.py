@@ -21,7 +21,8 @@ instead of PPO: the same envs, evaluations, checkpoints, logs and stage machiner
   label's norm, :func:`imitation_loss`, each state counted ``focus_weight`` times where
   the expert marks it in focus, :func:`policies.experts.get_labeller`, and ``still_weight``
   times where the student held still there and the expert asked it to move,
-  :func:`still_points`; Adam, its step
+  :func:`still_points`; with ``action_floor`` a hinge on the action's component along
+  each label longer than the floor, :func:`action_floor_loss`; Adam, its step
   size decaying linearly from ``learning_rate`` to ``final_lr_fraction`` of it over the
   run). The critic regresses onto the rollout's GAE returns (``ppo.gamma``,
   ``ppo.gae_lambda``), so a PPO stage that follows starts with a critic that knows the
@@ -343,6 +344,7 @@ class DAggerRunner(OnPolicyRunner):
         batch = min(ic.minibatch_size, self.buffer_len)
         actor_total = value_total = 0.0
         still_loss = np.zeros(2)  # the still points' share of the loss: weighted, unweighted
+        floor_total = floor_held = 0.0  # imitation.action_floor's term, its states' share
         for _ in range(ic.gradient_steps):
             i = torch.randint(0, self.buffer_len, (batch,), generator=self.generator)
             j = torch.randint(0, obs.shape[0], (batch,), generator=self.generator)
@@ -353,6 +355,15 @@ class DAggerRunner(OnPolicyRunner):
             actor = self.model.actor(x)
             labels = labels.to(x)
             actor_loss = imitation_loss(actor, labels, ic.loss, ic.loss_floor, weight)
+            if ic.action_floor > 0.0:
+                hinge = action_floor_loss(
+                    actor, labels, ic.action_floor, ic.action_floor_weight, weight
+                )
+                actor_loss = actor_loss + hinge
+                floor_total += float(hinge.detach())
+                floor_held += float(
+                    floor_states(actor.detach(), labels, ic.action_floor).float().mean()
+                )
             for n, w in enumerate((weight, None)):
                 still_loss[n] += still_loss_share(
                     actor.detach(), labels, ic.loss, ic.loss_floor, w, self.buffer_still[i]
@@ -381,6 +392,8 @@ class DAggerRunner(OnPolicyRunner):
             "still_buffer_share": float(self.buffer_still[: self.buffer_len].float().mean()),
             "still_loss_share": float(still_loss[0]) / k,
             "still_loss_share_unweighted": float(still_loss[1]) / k,
+            "floor_loss": floor_total / k,
+            "floor_share": floor_held / k,
             "learning_rate": lr,
         }
 
@@ -428,6 +441,41 @@ def still_loss_share(actions, labels, kind, floor, weight, still) -> float:
         per_state = state_losses(actions, labels, kind, floor, weight)
         total = float(per_state.sum())
         return float(per_state[still.to(per_state.device)].sum()) / total if total > 0 else 0.0
+
+
+def along_labels(actions: torch.Tensor, labels: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """[B] each label's norm ``|l|`` and [B] the action's component along it, ``a . l / |l|``
+    (0 for a zero label)."""
+    norm = torch.linalg.vector_norm(labels, dim=1)
+    return norm, torch.sum(actions * labels, dim=1) / norm.clamp_min(1e-12)
+
+
+def floor_states(actions: torch.Tensor, labels: torch.Tensor, floor: float) -> torch.Tensor:
+    """[B] bool: the states whose label is longer than ``floor`` while the action's component
+    along it is shorter (``imitation.action_floor``'s hinge is on there)."""
+    norm, along = along_labels(actions, labels)
+    return (norm > floor) & (along < floor)
+
+
+def action_floor_loss(
+    actions: torch.Tensor,
+    labels: torch.Tensor,
+    floor: float,
+    floor_weight: float = 1.0,
+    weight: torch.Tensor | None = None,
+) -> torch.Tensor:
+    """``imitation.action_floor``'s hinge, the mean over the B states of ``floor_weight x
+    (relu(floor - a . l / |l|) / floor)^2`` at the states whose label ``l`` is longer than
+    ``floor`` (0 elsewhere), each times its ``weight`` [B] (None: 1): the student's action
+    ``a`` along the label must reach the floor wherever the expert moves, so it cannot hold
+    still there; an action equal to the label costs nothing. Along the label rather than the
+    action's norm: a norm can be met moving the wrong way, and has no direction at 0."""
+    norm, along = along_labels(actions, labels)
+    short = torch.relu(floor - along) * (norm > floor).to(actions.dtype)
+    per_state = floor_weight * (short / floor) ** 2
+    if weight is not None:
+        per_state = per_state * weight
+    return torch.mean(per_state)
 
 
 def imitation_loss(

@@ -66,3 +66,15 @@ def spy_on_imitation_loss(monkeypatch) -> list[tuple]:
 
     monkeypatch.setattr(dagger, "imitation_loss", spy)
     return seen
+
+
+def one_update(cfg: TrainConfig, run_dir) -> dict:
+    """One rollout and one update of a DAgger run of ``cfg`` in ``run_dir``; its stats."""
+    from policies.ppo.imitation import DAggerRunner
+
+    runner = DAggerRunner(cfg, run_dir)
+    try:
+        _, last_values, _, _ = runner._rollout(runner._reset_envs())
+        return runner._update(last_values)
+    finally:
+        runner.close()

@@ -11,6 +11,7 @@ from policies.ppo.config import ImitationConfig
 from policies.ppo.imitation import DAggerRunner, imitation_loss
 from tests.policies.imitation_configs import (
     assert_refused_before_any_work,
+    one_update,
     reach_imitation_config,
     spy_on_imitation_loss,
 )
@@ -120,12 +121,7 @@ def test_the_runner_weighs_the_states_its_expert_marks(tmp_path, monkeypatch):
 def test_the_runner_regresses_with_the_configured_loss(tmp_path, monkeypatch):
     seen = spy_on_imitation_loss(monkeypatch)
     cfg = reach_imitation_config(loss="relative", loss_floor=0.05, gradient_steps=3)
-    runner = DAggerRunner(cfg, tmp_path)
-    try:
-        _, last_values, _, _ = runner._rollout(runner._reset_envs())
-        stats = runner._update(last_values)
-    finally:
-        runner.close()
+    stats = one_update(cfg, tmp_path)
     assert seen == [("relative", 0.05, None)] * 3  # focus_weight 1: every state alike
     assert stats["imitation_loss"] > 0.0
 
