@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from miles_ros.agent.grounding import Step
 from miles_ros.agent.negation import read_in_scope
 from miles_ros.agent.registry import SkillRegistry
+from miles_ros.agent.restated import stacked_said
 from miles_ros.agent.reworded import (
     asked_free,
     colour_order,
@@ -370,3 +371,18 @@ def test_in_front_of_a_cube_is_no_depth_superlative():
 def test_reworded_leaves_a_plain_goal_as_it_is():
     for goal in ("Put the red cube on the left pad, then go home.", "hover over the blue cube"):
         assert reworded(goal) == goal
+
+
+@given(colours)
+@settings(max_examples=6, deadline=None)
+def test_the_middle_one_after_the_top_of_a_tower_of_three(order):
+    low, mid, top = order
+    tower = {f"{low}_cube": (0.5, 0.0, 0.02), f"{mid}_cube": (0.5, 0.0, 0.06)}
+    tower[f"{top}_cube"] = (0.5, 0.0, 0.10)
+    said = stacked_said(
+        "Lift the highest brick onto the left mat, then the middle one onto the grey mat.",
+        [[f"{low}_cube", f"{mid}_cube", f"{top}_cube"]],
+    )
+    assert f"the {mid} cube onto the grey mat" in said
+    flat = "Lift the red brick onto the left mat, then the middle one onto the grey mat."
+    assert stacked_said(flat, []) == flat
