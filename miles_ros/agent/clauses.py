@@ -870,8 +870,9 @@ _WHERE_GOES = re.compile(
     re.I,
 )
 _PROHIBIT_FIRST = re.compile(
-    r"^(?P<no>(?:don'?t|do not|never)\s+(?P<verb>\w+)\s+(?P<obj>it|the\s+[^,;:\u2013\u2014-]+?)"
-    r"(?:\s+(?:up|down|over))?)\s*(?:,|;|:|\.|\s[-\u2013\u2014]+)\s*(?:but\s+)?(?:just|only|"
+    r"^(?P<no>(?:don'?t|do not|never|try not to|no need to)\s+(?P<verb>\w+)\s+"
+    r"(?P<obj>it|the\s+[^,;:\u2013\u2014-]+?)(?:\s+(?:up|down|over))?(?:\s+with\s+(?:the|your)\s+"
+    r"(?:gripper|hand|fingers|claw))?)\s*(?:,|;|:|\.|\s[-\u2013\u2014]+)\s*(?:but\s+)?(?:just|only|"
     r"simply|instead|rather)\s*,?\s+(?P<rest>.+)$",
     re.I,
 )
@@ -896,7 +897,8 @@ def _prohibition_first(sentence: str) -> str:
         return f"{rest}, but {_lower_first(no[: m.start('obj')] + 'it' + no[m.end('obj') :])}"
     else:
         return sentence  # another thing is named: read by the negation rules as said
-    return f"{rest}, but {_lower_first(m['no'])}"
+    no = re.sub(r"^(?:try not to|no need to)\b", "don't", m["no"], flags=re.I)
+    return f"{rest}, but {_lower_first(no)}"
 
 
 _ALL_BUT = re.compile(

@@ -21,11 +21,10 @@ of the reading is written for (:func:`miles_ros.agent.clauses.plain_clauses` run
 - "... and don't move anything else", "nothing else should move", "leave everything else
   alone": "don't touch the other cubes", which names what the clause before leaves
   (:func:`nothing_else`);
-- a prohibition on "it" before the cube is named ("Don't grab it - just push the red cube
-  ..."): "it" said as that cube (:func:`it_named_later`);
-- a cube described in a clause of its own, then "it" ("The blue cube's out of the way over
-  there - put it on P."): the description left out, "it" said as the cube
-  (:func:`described_first`);
+- a cube described in a clause of its own that says where it is ("The blue cube's out of
+  the way over there - put it on P.", "... in the wrong spot; ..."), then "it": the
+  description left out, "it" said as the cube (:func:`described_first`; "there" in it is no
+  place to move to);
 - "once you're there / when you get there / once you're above it" between a hover and a
   step: "then" (:func:`once_there`).
 
@@ -59,7 +58,7 @@ def _lower_first(text: str) -> str:
 # -- a prohibition said as a wish -----------------------------------------------------------
 _WISH = re.compile(
     r"\b(?:i|we)\s+(?:don'?t|do\s+not)\s+want\s+you\s+(?:to\s+)?(?P<verb>[a-z]+)"
-    r"(?P<any>\s+(?:anywhere\s+)?near)?\s+(?P<np>(?:the|that|this|any)\b)",
+    r"(?P<any>\s+(?:anywhere\s+)?near)?\s+(?P<np>(?:the|that|this)\b)",
     re.I,
 )
 
@@ -287,10 +286,8 @@ def hung_over(text: str) -> str:
     m = _HUNG.match(text.strip())
     if m is None:
         return text
-    said = text.strip()
-    if not re.search(
-        r"\b(?:hang|hanging|hangs|dangl\w+|right|hover\w*|just|directly)\b", said, re.I
-    ):
+    said = text.strip()[: m.start("np")]  # the frame before the thing: hanging, "right"
+    if not re.search(r"\b(?:hang\w*|dangl\w+|right|just|directly)\b", said, re.I):
         return text
     return f"hover over {m['np']}{m['end']}"
 
@@ -366,26 +363,6 @@ def nothing_else(text: str) -> str:
     return f"{text[: m.start()].rstrip(' .!')} and don't touch the other cubes."
 
 
-# -- "it" before the cube is named ----------------------------------------------------------
-_CATAPHORA = re.compile(
-    r"^(?P<lead>(?:(?:don'?t|do\s+not|never)\s+|try\s+not\s+to\s+|no\s+need\s+to\s+|"
-    r"(?:you\s+)?(?:shouldn'?t|mustn'?t)\s+)[a-z]+(?:\s+up)?\s+)it\b(?P<mid>[^.;,:\-\u2013\u2014]*?"
-    r"(?:[.;,:]|\s[-\u2013\u2014]+)\s*(?:(?:just|simply|only|instead)\s*,?\s*)*)"
-    rf"(?P<rest>[a-z]+\s+(?P<np>{_CUBE_NP})\b.*)$",
-    re.I,
-)
-
-
-def it_named_later(text: str) -> str:
-    """ "Don't grab it with the gripper - just push the red cube to P" -> "Don't grab the red
-    cube with the gripper - just push the red cube to P"; anything else unchanged."""
-    m = _CATAPHORA.match(text.strip())
-    if m is None:
-        return text
-    lead = re.sub(r"^try\s+not\s+to\s+", "don't ", m["lead"], flags=re.I)
-    return f"{_upper_first(lead)}{m['np'].lower()}{m['mid']}{m['rest']}"
-
-
 # -- a cube described, then "it" ------------------------------------------------------------
 _DESCRIBED = re.compile(
     rf"^(?P<np>{_CUBE_NP})(?:'s|\u2019s|\s+is)\s+(?!(?:going|to|supposed|meant|needs?|should)\b)[^.;:!?\-\u2013\u2014]+?"
@@ -400,6 +377,8 @@ def described_first(text: str) -> str:
     m = _DESCRIBED.match(text.strip())
     if m is None or _clause(m["rest"]) is None:
         return text
+    if not re.search(r"\b(?:there|here|spot|place|position)\b", text[: m.start("rest")], re.I):
+        return text  # "X is too close to the edge; slide it ...": read as said
     np = "the " + m["np"].split(maxsplit=1)[1]
     return _upper_first(re.sub(r"\bit\b", np.lower(), m["rest"], count=1))
 
@@ -434,9 +413,12 @@ def reworded(text: str) -> str:
     """``text`` with each frame of the module said plainly; the robot addressed by name and
     a tag "will you" left out ("Stay put for now, robot."), "ahead of going home" as "before
     going home", ", and after that <verb>" as ", then <verb>"."""
-    text = _AHEAD_OF.sub("before ", _upper_first(_VOCATIVE.sub("", text.strip())))
+    called = _VOCATIVE.sub("", text.strip())
+    if called != text.strip():
+        text = _upper_first(called)
+    text = _AHEAD_OF.sub("before ", text)
     text = _AND_AFTER_THAT.sub(", then ", text)
     text = unhedged(hung_over(pad_which(wish_forbids(text))))
-    text = described_first(it_named_later(asked_free(text)))
+    text = described_first(asked_free(text))
     text = colour_order(put_last(verb_shared(once_there(text))))
     return nothing_else(text)

@@ -21,7 +21,6 @@ from miles_ros.agent.reworded import (
     colour_order,
     described_first,
     hung_over,
-    it_named_later,
     nothing_else,
     once_there,
     pad_which,
@@ -276,15 +275,16 @@ def test_anything_moved_with_nothing_said_stays_forbidden():
 @given(table, colours)
 def test_it_before_the_cube_is_named_is_that_cube(positions, order):
     a = order[0]
-    goal = f"Never lift it - only shove the {a} brick over to the left mat."
-    assert it_named_later(goal).startswith(f"Never lift the {a} brick")
-    _, reading, asks = _read(goal, moved(positions))
+    goal = f"Try not to grab it with your hand - only shove the {a} brick over to the left mat."
+    text, reading, asks = _read(goal, moved(positions))
     assert asks is None and reading.refusal is None
+    assert text.lower().startswith(f"shove the {a} brick over to the left mat")
+    assert ("grasps", f"{a}_cube") in reading.forbid
 
 
 def test_it_with_a_cube_named_before_stays():
-    goal = "Don't lift it, the red cube - push it."
-    assert it_named_later(goal) == goal
+    text, _, _ = _read("Don't push it, just push the green brick onto the grey mat.")
+    assert text.lower().startswith("don't push")
 
 
 @settings(max_examples=6, deadline=None)
@@ -292,6 +292,8 @@ def test_it_with_a_cube_named_before_stays():
 def test_a_cube_described_then_it_is_that_cube(positions, order):
     a, b, _ = order
     goal = f"That {a} brick is blocking the view over there; lower it onto the {b} brick."
+    kept = f"That {a} brick is too close to the edge; lower it onto the {b} brick."
+    assert described_first(kept) == kept
     said = described_first(goal)
     assert said.lower() == f"lower the {a} brick onto the {b} brick."
     _, reading, asks = _read(goal, moved(positions))
