@@ -388,3 +388,14 @@ def test_the_middle_one_after_the_top_of_a_tower_of_three(order):
     assert f"the {mid} cube onto the grey mat" in said
     flat = "Lift the red brick onto the left mat, then the middle one onto the grey mat."
     assert stacked_said(flat, []) == flat
+
+
+def test_a_question_naming_a_cube_by_relation_then_that():
+    world = moved([(0.45, -0.1), (0.55, 0.05), (0.4, 0.15)])  # green behind red
+    for goal in (
+        "Is there a brick behind the red one? Lower that onto the grey mat.",
+        "Any block further back than the red block? Drop that one on the grey mat.",
+    ):
+        _, reading, asks = _read(goal, world)
+        assert asks is None and reading.refusal is None
+        assert reading.names[:2] == ["green_cube", "right_pad"]
