@@ -397,11 +397,10 @@ def once_there(text: str) -> str:
     return _ONCE_THERE.sub(", then ", text)
 
 
-_VOCATIVE = re.compile(
-    r"^(?:(?:hey|ok(?:ay)?|right)\s*,?\s+)?robot\s*,\s*|"
-    r"\s*,\s*(?:(?:my\s+)?robot|(?:will|would|can|could)\s+you)(?=\s*[.!?]?\s*$)",
-    re.I,
-)
+_VOCATIVE = re.compile(r"^(?:(?:hey|ok(?:ay)?|right)\s*,?\s+)?robot\s*,\s*", re.I)
+_ADDRESSED = re.compile(
+    r"\s*,\s*(?:(?:my\s+)?robot|(?:will|would|can|could)\s+you)\s*[.!?]?\s*$", re.I
+)  # "..., robot." / "..., would you?": the request, said as one
 _AHEAD_OF = re.compile(r"\bahead\s+of\s+(?=[a-z]+ing\b)", re.I)
 _AND_AFTER_THAT = re.compile(
     r"\s*,?\s+and\s+after\s+that\s*,?\s+(?=(?:put|place|set|move|push|slide|stack|hover|go)\b)",
@@ -413,7 +412,7 @@ def reworded(text: str) -> str:
     """``text`` with each frame of the module said plainly; the robot addressed by name and
     a tag "will you" left out ("Stay put for now, robot."), "ahead of going home" as "before
     going home", ", and after that <verb>" as ", then <verb>"."""
-    called = _VOCATIVE.sub("", text.strip())
+    called = _ADDRESSED.sub(".", _VOCATIVE.sub("", text.strip()))
     if called != text.strip():
         text = _upper_first(called)
     text = _AHEAD_OF.sub("before ", text)
