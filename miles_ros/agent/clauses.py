@@ -717,7 +717,7 @@ def _asked_then(text: str) -> str:
     np = f"the {one[1]} {noun}" if one else f"the {noun} that is {m['pred'].strip()}"
     rest, n = re.subn(
         rf"\b(?:that|this|the)\s+(?:one|{_CUBE_NOUN}|{_PAD_NOUN})\b(?!\s+(?:that|which))|\bit\b"
-        r"|\bthat\b(?=\s+(?:on|onto|on top of|to|over to|across to|into)\b)",  # "put that on P"
+        r"|\bthat\b(?=\s+(?:on|onto|on top of|to|over to|across to|into)\b|\s*[.!]?$)",
         np,
         _ACK.sub("", m["rest"].strip()),
         count=1,

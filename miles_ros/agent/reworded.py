@@ -391,10 +391,23 @@ _ONCE_THERE = re.compile(
 )
 
 
+_THING = r"(?:the|that|this)\s+\w+\s+(?:cube|block|brick|box|pad|mat|square)"
+_THAT_ONE = re.compile(r"\b(?:that|this)\s+(?:cube|block|brick|box|one)\b|\bit\b", re.I)
+
+
 def once_there(text: str) -> str:
     """ "Hover above X; once you're there, push that cube onto P" -> "Hover above X, then push
-    that cube onto P"; anything else unchanged."""
-    return _ONCE_THERE.sub(", then ", text)
+    X onto P" ("that cube" / "it" after it: the thing hovered over, said last before; a
+    "first" before the join left out); anything else unchanged."""
+    m = _ONCE_THERE.search(text)
+    if m is None:
+        return text
+    head, tail = text[: m.start()], text[m.end() :]
+    head = re.sub(r"\s+first\s*$", "", head, flags=re.I)
+    things = re.findall(_THING, head, re.I)
+    if things and not re.search(r"(?:pad|mat|square)$", things[-1], re.I):  # a cube hovered over
+        tail = _THAT_ONE.sub(things[-1].lower(), tail, count=1)
+    return f"{head}, then {tail}"
 
 
 _VOCATIVE = re.compile(r"^(?:(?:hey|ok(?:ay)?|right)\s*,?\s+)?robot\s*,\s*", re.I)
@@ -416,8 +429,7 @@ def reworded(text: str) -> str:
     if called != text.strip():
         text = _upper_first(called)
     text = _AHEAD_OF.sub("before ", text)
-    text = _AND_AFTER_THAT.sub(", then ", text)
     text = unhedged(hung_over(pad_which(wish_forbids(text))))
     text = described_first(asked_free(text))
     text = colour_order(put_last(verb_shared(once_there(text))))
-    return nothing_else(text)
+    return nothing_else(_AND_AFTER_THAT.sub(", then ", text))

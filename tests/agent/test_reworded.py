@@ -306,8 +306,12 @@ def test_a_cube_said_where_it_goes_stays():
 
 
 def test_once_there_is_then():
-    said = once_there("Go above the blue brick, and as soon as you get there, shove it left.")
-    assert said == "Go above the blue brick, then shove it left."
+    said = once_there(
+        "Go above the blue brick first, and as soon as you get there, shove it left."
+    )
+    assert said == "Go above the blue brick, then shove the blue brick left."
+    said = once_there("Move over the left mat; when you get there, drop that block on it.")
+    assert said == "Move over the left mat, then drop that block on it."  # a pad: no cube
 
 
 # -- no motion --------------------------------------------------------------------------------
