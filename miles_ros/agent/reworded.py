@@ -26,7 +26,10 @@ of the reading is written for (:func:`miles_ros.agent.clauses.plain_clauses` run
   description left out, "it" said as the cube (:func:`described_first`; "there" in it is no
   place to move to);
 - "once you're there / when you get there / once you're above it" between a hover and a
-  step: "then" (:func:`once_there`).
+  step: "then", and "that cube" / "it" after it the cube hovered over (:func:`once_there`);
+- the robot addressed ("..., robot.") and a tag "would / will / can you" at the end left
+  out with their mark; "ahead of V-ing" as "before V-ing"; ", and after that V" as ", then
+  V" (:func:`reworded`).
 
 Grammar, not goals: each pattern is a frame (a wish, a question, an order word, a tag
 question, a relative) around a clause or a noun phrase slot.
