@@ -1,7 +1,7 @@
 """The planner on the dev sets' goals said in other grammar: meaning-preserving
 transformations of each goal, its label kept, answered like ``bench/planner.py --sets``.
 
-    .venv/bin/python bench/planner_grammar.py --json [--groups A,B,C,D,E,F,G,H,I,J] [--per 40]
+    .venv/bin/python bench/planner_grammar.py --json [--groups A,B,C,D,E,F,G,H,I,J,K] [--per 40]
         [--sets dev,heldout,...,heldout8] [--only NAME,...] [--threads 1]
 
 Each transformation applies only where the goal has the shape it rewrites exactly (a
@@ -105,6 +105,22 @@ clause "VERB the X cube PREP the Y", a reference "the leftmost cube", two clause
   they are", "the next one down" after the top of a stack; and, labelled anew: "every cube
   but X, Y first" (a reach of each other cube), no motion asked as waiting ("Hang tight for a
   moment.", "Stay there till I say go.": an empty plan).
+- **K** (the structures held-out 17 showed, in other wordings, committed before the round
+  that reads them, never tuned on): a prohibition said as "I don't want you handling Y", a
+  yes/no question about a pad then a step onto it ("Is the yellow mat empty? If it is, set X
+  on it."), a step put off to the end ("B. Actually, leave that till the end - begin with
+  A."), a cube named by colour to go first ("B and then A - hang on, the red one first.", "B
+  and A; deal with the red one before the blue one."), a list whose second placing drops its
+  verb ("set X on P and next the blue one on Q", before a return home), a hover said as
+  hanging or "right over", a long hedged request, "Is there a block to the left of Y? Move
+  that ...", "whichever mat is the grey one", "... and don't touch anything else" (only the
+  cube said moves), a cataphoric "it" ("Don't pick it up - just slide X ..."), "X's sitting
+  off on its own there - put it ...", "Go above X; when you get there, push that block ..." (the
+  reach, then the step), a superlative along the table's depth ("the cube furthest back",
+  "the block farthest from the robot", as the cube moved or the cube it goes onto); and,
+  labelled anew: a pad moved (refused: a pad is not a cube), a pick with no place ("Could you
+  lift the red block for me?": asked where), no motion asked as staying or holding still
+  ("Remain where you are for now, robot.": an empty plan).
 
 Per transformation, at most ``--per`` goals it applies to (chosen by a hash of name and
 goal: the same goals every run), each answered as transformed and as written. Prints one
@@ -2638,6 +2654,445 @@ def hang_on(goal: str, item: dict) -> Relabelled | None:
     return _pick(_HANG_ON, "jhang|" + goal), {"expect": "plan", "plan": []}
 
 
+# -- group K ------------------------------------------------------------------------------
+# Written for the structures held-out 17 showed, in other wordings, before the round that
+# reads them; never tuned on. Some change the label (a pad moved, a pick with no place, no
+# motion): those return ``(goal, fields)``.
+def dont_want(goal: str, item: dict) -> str | None:
+    """A prohibition said as "I don't want you ...ing Y" beside a step on another cube:
+    "I don't want you handling the green block at all. Put the red cube on the left pad."
+    (from one step on a cube by colour onto a pad; Y a cube of the scene the step leaves
+    alone)."""
+    c = clause(goal)
+    a = c and _colour_of(c.obj)
+    if not a or not _single_step(item) or _PAD_NP.match(c.place or "") is None:
+        return None
+    others = [x for x in _OTHER_COLOURS[a] if f"{x}_cube" in _scene_cubes(item)]
+    if not others:
+        return None
+    form = _pick(
+        [
+            "I don't want you handling the {y} block at all. {S}.",
+            "{S} - and I don't want you bumping the {y} cube.",
+            "I do not want you moving the {y} cube; {s}.",
+            "I don't want you going anywhere near the {y} one. {S}, please.",
+        ],
+        "kwant|" + goal,
+    )
+    y = _pick(others, "kwanty|" + goal)
+    return form.format(y=y, S=_upper_first(_bare(goal)), s=_lower_first(_bare(goal)))
+
+
+_PAD_MOVES = [
+    "Slide the {p} over towards the {c} cube.",
+    "Pick up the {p} and set it down nearer to me.",
+    "Could you shift the {p} a little to the left?",
+    "Put the {p} on top of the {c} block.",
+    "Drag the {p} across to the other side of the table.",
+]
+
+
+def pad_moved(goal: str, item: dict) -> Relabelled | None:
+    """A pad moved (a pad is not a cube: refused): "Slide the grey mat over towards the red
+    cube.", "Put the yellow pad on top of the blue block." (from one step on a cube by
+    colour onto a pad)."""
+    c = clause(goal)
+    a = c and _colour_of(c.obj)
+    m = c and _PAD_NP.match(c.place or "")
+    if not a or not m:
+        return None
+    pad = _pick(["yellow pad", "grey mat", "left pad", "right mat"], "kpadp|" + goal)
+    said = _pick(_PAD_MOVES, "kpad|" + goal).format(p=pad, c=a)
+    return said, {"expect": "refuse", "plan": []}
+
+
+_PICK_ALONE = [
+    "Could you lift the {c} block for me?",
+    "Grab the {c} cube quickly, would you?",
+    "Pick the {c} cube up, please.",
+    "Go ahead and take hold of the {c} block.",
+    "Hey robot, pick up the {c} one real fast.",
+]
+
+
+def pick_alone(goal: str, item: dict) -> Relabelled | None:
+    """A pick with no place, asked back where the cube goes (the contract's "pick up the
+    blue cube" and nothing more): "Could you lift the red block for me?" (from one step on
+    a cube by colour)."""
+    c = clause(goal)
+    a = c and _colour_of(c.obj)
+    if not a or not _single_step(item):
+        return None
+    return _pick(_PICK_ALONE, "kpick|" + goal).format(c=a), {"expect": "clarify", "plan": []}
+
+
+def _pad_clear(pad: str, item: dict) -> bool:
+    x, y = _PADS[pad]
+    return all(math.dist((x, y), p[:2]) > 0.08 for p in _scene_cubes(item).values())
+
+
+def free_then(goal: str, item: dict) -> str | None:
+    """A yes/no question about a pad, then an instruction onto it: "Is the yellow mat
+    empty? If it is, set the red cube on it." (from one placing or push of a cube by colour
+    onto a pad no cube stands on)."""
+    c = clause(goal)
+    m = c and _PAD_NP.match(c.place or "")
+    if not m or not _colour_of(c.obj) or not _single_step(item):
+        return None
+    if not _pad_clear(_PAD_SIDE[m[1].lower()], item):
+        return None
+    form = _pick(
+        [
+            "Is {p} empty? If it is, {v} {o} on it.",
+            "Is there room on {p}? Then {v} {o} over there.",
+            "Is {p} clear right now? Good - {v} {o} onto it.",
+        ],
+        "kfree|" + goal,
+    )
+    return form.format(p=_lower_first(c.place), v=c.verb, o=_lower_first(c.obj))
+
+
+def _said(target) -> str | None:
+    """How a cube or pad name is said ("the red cube", "the left pad"), else None."""
+    if not isinstance(target, str) or "_" not in target:
+        return None
+    a, noun = target.split("_", 1)
+    return f"the {a} {noun}" if noun in {"pad", "cube"} else None
+
+
+def _step_said(step) -> str | None:
+    """One step said as a plain clause ("put the red cube on the left pad", "push the red
+    cube onto the left pad", "hover over the left pad", "go home"), else None."""
+    if step.skill == "home":
+        return "go home"
+    target = _said(step.params.get("target"))
+    if step.skill == "reach":
+        return target and f"hover over {target}"
+    obj = _said(step.params.get("object"))
+    if not obj or not target:
+        return None
+    return f"put {obj} on {target}" if step.skill == "pick_place" else f"push {obj} onto {target}"
+
+
+def _two_said(item: dict) -> tuple[str, str] | None:
+    """(A, B): a two-step plan's steps said as plain clauses."""
+    plan = item["plan"]
+    if item["expect"] != "plan" or len(plan) != 2:
+        return None
+    a, b = (_step_said(s) for s in plan)
+    return (a, b) if a and b else None
+
+
+def do_last(goal: str, item: dict) -> str | None:
+    """A step put off to the end after it is said: "B. Actually, leave that till the end -
+    first A.", "B, but save that for last and A first." (from a plan of two steps said
+    plainly: a placing, a push, a hover, going home)."""
+    parts = _two_said(item)
+    if parts is None:
+        return None
+    a, b = parts
+    form = _pick(
+        [
+            "{B}. Actually, leave that till the end - first {a}.",
+            "{B}, but save that for last and {a} first.",
+            "{B} - no, do that one at the very end; to start, {a}.",
+            "{B} at the end; before anything else, {a}.",
+        ],
+        "klast|" + goal,
+    )
+    return form.format(B=_upper_first(b), a=a)
+
+
+def _colour_steps(item: dict) -> tuple[str, str] | None:
+    """The colours of the cubes two steps move, in plan order, when they differ and neither
+    step names the other's cube (so "red first" picks one step)."""
+    plan = item["plan"]
+    if item["expect"] != "plan" or len(plan) != 2:
+        return None
+    names = [str(s.params.get("object", "")) for s in plan]
+    if not all(n.endswith("_cube") for n in names) or names[0] == names[1]:
+        return None
+    if names[0] == plan[1].params.get("target") or names[1] == plan[0].params.get("target"):
+        return None
+    return names[0].split("_")[0], names[1].split("_")[0]
+
+
+def colour_first(goal: str, item: dict) -> str | None:
+    """Two steps said in the other order, then one named by its colour to go first: "B and
+    then A - hang on, the red one first.", "B, after that A. Hmm, no: do red first." (from a
+    plan of two placings or pushes of two cubes)."""
+    parts, colours = _two_said(item), _colour_steps(item)
+    if parts is None or colours is None:
+        return None
+    a, b = parts
+    form = _pick(
+        [
+            "{B} and then {a} - hang on, the {c} one first.",
+            "{B}, after that {a}. Hmm, no: do {c} first.",
+            "{B}, then {a} - oh wait, {c} goes first.",
+        ],
+        "kcol|" + goal,
+    )
+    return form.format(B=_upper_first(b), a=a, c=colours[0])
+
+
+def one_before(goal: str, item: dict) -> str | None:
+    """Two steps said, then their order by the cubes' colours: "B and A; deal with the red
+    one before the blue one.", "B, and A - handle the red cube ahead of the blue cube." (from
+    a plan of two placings or pushes of two cubes)."""
+    parts, colours = _two_said(item), _colour_steps(item)
+    if parts is None or colours is None:
+        return None
+    a, b = parts
+    form = _pick(
+        [
+            "{B} and {a}; deal with the {c} one before the {d} one.",
+            "{B}, and {a} - handle the {c} cube ahead of the {d} cube.",
+            "I need two things: {b} and {a}. The {c} block comes before the {d} block.",
+        ],
+        "kbef|" + goal,
+    )
+    return form.format(B=_upper_first(b), a=a, b=b, c=colours[0], d=colours[1])
+
+
+def list_elided(goal: str, item: dict) -> Relabelled | None:
+    """A list of two placings whose second drops its verb and says its cube as "the X one",
+    the whole before a return home: "Before heading back home, set the red cube on the
+    left pad and next the blue one on the right pad." (from two placings of two cubes by
+    colour: the two, then home)."""
+    plan = item["plan"]
+    if item["expect"] != "plan" or len(plan) != 2 or any(s.skill != "pick_place" for s in plan):
+        return None
+    objs = [_said(s.params.get("object")) for s in plan]
+    places = [_said(s.params.get("target")) for s in plan]
+    if None in objs or None in places or objs[0] == objs[1]:
+        return None
+    full = [*plan, _step("home")]
+    if not _valid(full, item):
+        return None
+    b = objs[1].split()[1]
+    form, with_home = _pick(
+        [
+            ("Before heading back home, set {o} on {p} and next the {b} one on {q}.", True),
+            ("Ahead of going home, place {o} on {p}, and after that the {b} one on {q}.", True),
+            ("Set {o} on {p} and then the {b} one onto {q}, please.", False),
+        ],
+        "klist|" + goal,
+    )
+    said = form.format(o=objs[0], p=places[0], b=b, q=places[1])
+    return said, {"expect": "plan", "plan": full if with_home else plan}
+
+
+_DANGLE = [
+    "Get your gripper so it's dangling over {t}.",
+    "Position the hand so that it hangs just above {t}.",
+    "Move right over {t}, cheers.",
+    "Go right above {t} there, please.",
+    "Have the gripper hanging over {t} for a moment.",
+]
+
+
+def hanging_over(goal: str, item: dict) -> str | None:
+    """A hover said as hanging or "right over": "Get your gripper so it's dangling over the
+    red cube.", "Move right over the left pad, cheers." (from one reach of a pad or a cube
+    said by name)."""
+    if not _single_step(item, "reach"):
+        return None
+    target = _said(item["plan"][0].params.get("target"))
+    if target is None:
+        return None
+    return _pick(_DANGLE, "kdangle|" + goal).format(t=target)
+
+
+def hedged(goal: str, item: dict) -> str | None:
+    """A long hedged request around one step: "I was wondering, if it's no trouble, whether
+    you might put the red cube on the left pad - is that alright?" (from one step said as a
+    clause; a placing onto a pad also said with "it" after the cube)."""
+    c = clause(goal)
+    if c is None or not _single_step(item):
+        return None
+    forms = [
+        "I was wondering, if it's no trouble, whether you might {s} - is that alright?",
+        "Not sure if this is doable, but perhaps you could {s}? Would that be fine?",
+    ]
+    a = _colour_of(c.obj)
+    if a and _single_step(item, "pick_place") and _PAD_NP.match(c.place or ""):
+        forms.append(
+            "The {a} cube is a bit in my way, so perhaps you could lift it up and carry it "
+            "across to {p} - does that sound okay?"
+        )
+    form = _pick(forms, "khedge|" + goal)
+    return form.format(s=_lower_first(_bare(goal)), a=a, p=_lower_first(c.place))
+
+
+def is_there(goal: str, item: dict) -> str | None:
+    """A yes/no question naming a cube by its relation to another, then the step on "that":
+    "Is there a block to the left of the green one? Move that to the right pad." (from one
+    step on a cube by colour, the only cube on that side of another)."""
+    c = clause(goal)
+    x = c and _colour_of(c.obj)
+    if not x or not _single_step(item) or not _flat_scene(item):
+        return None
+    cubes = _scene_cubes(item)
+    rel = f"{x}_cube" in cubes and _relation_to(f"{x}_cube", cubes)
+    if not rel or rel[1].split("_")[0] in c.place.lower():
+        return None
+    form = _pick(
+        [
+            "Is there a block {r} the {o} one? {V} that{q}.",
+            "Any cube {r} the {o} cube? If so, {v} that one{q}.",
+            "Do you see a cube {r} the {o} block? {V} that{q}, please.",
+        ],
+        "kthere|" + goal,
+    )
+    return form.format(
+        r=rel[0], o=rel[1].split("_")[0], V=_upper_first(c.verb), v=c.verb, q=_rest(c)
+    )
+
+
+def which_is(goal: str, item: dict) -> str | None:
+    """A pad said as "whichever pad/mat is the yellow one": "Set the red cube on whichever
+    mat is the grey one." (from a goal naming one pad by its side or colour)."""
+    m = _PAD_NP_IN.search(goal)
+    if m is None or len(_PAD_NP_IN.findall(goal)) != 1:
+        return None
+    colour = {"left": "yellow", "right": "grey", "gray": "grey"}.get(m[1].lower(), m[1].lower())
+    said = _pick(
+        [
+            "whichever mat is the {c} one",
+            "whichever of the pads is the {c} one",
+            "the pad - whichever one is {c} -",
+        ],
+        "kwhich|" + goal,
+    ).format(c=colour)
+    return goal[: m.start()] + said + goal[m.end() :]
+
+
+def nothing_else(goal: str, item: dict) -> str | None:
+    """A step on one cube, then everything else kept still (no contradiction: only the cube
+    said moves): "Slide the red cube onto the left pad, and don't touch anything else." (from
+    one step on a cube by colour onto a pad)."""
+    c = clause(goal)
+    if c is None or not _colour_of(c.obj) or not _single_step(item):
+        return None
+    if _PAD_NP.match(c.place or "") is None:
+        return None
+    form = _pick(
+        [
+            "{S}, and don't touch anything else.",
+            "{S}; nothing else should move.",
+            "{S} - but don't shift any of the other things.",
+            "{S} and leave everything else alone.",
+        ],
+        "kelse|" + goal,
+    )
+    return form.format(S=_upper_first(_bare(goal)))
+
+
+def cataphoric(goal: str, item: dict) -> str | None:
+    """A prohibition on "it" before the cube is named: "Don't pick it up - just slide the red
+    cube onto the left pad." (from one push of a cube by colour onto a pad)."""
+    c = clause(goal)
+    a = c and _colour_of(c.obj)
+    if not a or not _single_step(item, "push") or _PAD_NP.match(c.place or "") is None:
+        return None
+    form = _pick(
+        [
+            "Don't pick it up - just slide the {a} cube onto {p}.",
+            "Try not to lift it; simply push the {a} block to {p}.",
+            "No need to grab it, just nudge the {a} cube over to {p}.",
+        ],
+        "kcata|" + goal,
+    )
+    return form.format(a=a, p=_lower_first(c.place))
+
+
+def out_of_way(goal: str, item: dict) -> str | None:
+    """A cube described in a clause of its own, then "it": "The red block's sitting off on its
+    own there - put it on the left pad." (from one step on a cube by colour with a place)."""
+    c = clause(goal)
+    a = c and _colour_of(c.obj)
+    if not a or not c.place or not _single_step(item):
+        return None
+    form = _pick(
+        [
+            "The {a} block's sitting off on its own there - {v} it{q}.",
+            "The {a} cube's a bit out of place over here; {v} it{q}.",
+            "That {a} cube's in the wrong spot - {v} it{q}, would you?",
+        ],
+        "kway|" + goal,
+    )
+    return form.format(a=a, v=c.verb, q=_rest(c))
+
+
+def once_there(goal: str, item: dict) -> Relabelled | None:
+    """A hover, then the step on "that cube" once there: "Go above the red block first; when
+    you get there, push that block onto the left pad." (from one placing or push of a cube by
+    colour: the reach of it, then the step)."""
+    c = clause(goal)
+    a = c and _colour_of(c.obj)
+    if not a or not c.place or not _single_step(item):
+        return None
+    plan = [_step(f"reach {a}_cube"), item["plan"][0]]
+    if not _valid(plan, item):
+        return None
+    form = _pick(
+        [
+            "Go above the {a} block first; when you get there, {v} that block{q}.",
+            "Move over the {a} cube, and once you're above it, {v} that cube{q}.",
+        ],
+        "konce|" + goal,
+    )
+    return form.format(a=a, v=c.verb, q=_rest(c)), {"expect": "plan", "plan": plan}
+
+
+_HOLD_STILL = [
+    "Remain where you are for now, robot.",
+    "Freeze right there for the moment.",
+    "Hang on, just hold still and don't move.",
+    "Keep still for now, will you.",
+    "Just wait where you are, don't move yet.",
+    "Stay right there for a bit, please.",
+]
+
+
+def hold_still(goal: str, item: dict) -> Relabelled | None:
+    """No motion, asked as staying or waiting where the robot is: "Remain where you are for
+    now, robot.", "Hang on, just hold still and don't move." (an empty plan)."""
+    if item["expect"] != "plan" or not item["plan"]:
+        return None
+    return _pick(_HOLD_STILL, "khold|" + goal), {"expect": "plan", "plan": []}
+
+
+_DEPTH = (
+    ("furthest back", lambda p: p[0]),
+    ("farthest from the robot", _dist),
+    ("nearest the front", lambda p: -p[0]),
+    ("at the very back", lambda p: p[0]),
+)
+
+
+def furthest_back(goal: str, item: dict) -> str | None:
+    """A superlative along the table's depth (from the robot's base), as the cube moved or
+    the cube it goes onto: "Push the cube furthest back onto the left pad.", "Stack the
+    red cube on the block farthest from the robot." (from one step whose cube, or whose
+    target cube, is 2 cm or more ahead of every other cube on it, cubes on the table)."""
+    c = clause(goal)
+    if c is None or not _single_step(item) or not _flat_scene(item):
+        return None
+    cubes = _scene_cubes(item)
+    said, score = _pick(list(_DEPTH), "kdepth|" + goal)
+    for np in (c.obj, c.place):
+        x = np and _colour_of(np)
+        if not x or f"{x}_cube" not in cubes:
+            continue
+        others = [score(p) for n, p in cubes.items() if n != f"{x}_cube"]
+        if others and score(cubes[f"{x}_cube"]) >= max(others) + 0.02:
+            noun = _pick(["cube", "block"], "kdn|" + goal)
+            return goal.replace(np, f"the {noun} {said}", 1)
+    return None
+
+
 TRANSFORMS: dict[str, tuple[str, Callable[[str, dict], str | Relabelled | None]]] = {
     "topic": ("A", topic_first),
     "fragment": ("A", fragment),
@@ -2737,12 +3192,31 @@ TRANSFORMS: dict[str, tuple[str, Callable[[str, dict], str | Relabelled | None]]
     "only_moving": ("J", only_moving),
     "next_down": ("J", next_down),
     "hang_on": ("J", hang_on),
+    "dont_want": ("K", dont_want),
+    "pad_moved": ("K", pad_moved),
+    "pick_alone": ("K", pick_alone),
+    "free_then": ("K", free_then),
+    "do_last": ("K", do_last),
+    "colour_first": ("K", colour_first),
+    "one_before": ("K", one_before),
+    "list_elided": ("K", list_elided),
+    "hanging_over": ("K", hanging_over),
+    "hedged": ("K", hedged),
+    "is_there": ("K", is_there),
+    "which_is": ("K", which_is),
+    "nothing_else": ("K", nothing_else),
+    "cataphoric": ("K", cataphoric),
+    "out_of_way": ("K", out_of_way),
+    "once_there": ("K", once_there),
+    "hold_still": ("K", hold_still),
+    "furthest_back": ("K", furthest_back),
 }
 """name -> (group, transformation). Group B was written with A and committed before any
 planner change; nothing is tuned on it. Group C (the structures held-out 9 showed) was
 written and committed before the next planner change and is never tuned on either. Groups D
 and E (the structures held-outs 10 and 11 showed) likewise, group F (held-out 12's) and group G
-(held-out 13's), group H (held-out 14's), group I (held-out 15's), group J (held-out 16's)."""
+(held-out 13's), group H (held-out 14's), group I (held-out 15's), group J (held-out 16's),
+group K (held-out 17's)."""
 
 
 def transformed(items: list[dict], name: str, per: int) -> tuple[int, list[tuple[dict, dict]]]:
@@ -2771,7 +3245,7 @@ def load_items(names: list[str], registry, world) -> list[dict]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--json", action="store_true", help="print only the JSON object")
-    parser.add_argument("--groups", default="A,B,C,D,E,F,G,H,I,J")
+    parser.add_argument("--groups", default="A,B,C,D,E,F,G,H,I,J,K")
     parser.add_argument("--only", default="", help="these transformations only")
     parser.add_argument("--per", type=int, default=40, help="goals per transformation")
     parser.add_argument("--sets", default=",".join(["dev", *SETS]))

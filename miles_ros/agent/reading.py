@@ -372,8 +372,9 @@ def place_moved(goal: str, world: World) -> str | None:
     places = "|".join(sorted(vocab.place_words | {"table", "tabletop"}, key=len, reverse=True))
     verbs = "|".join(sorted(_MOVE_VERBS, key=len, reverse=True))
     match = re.search(
-        rf"\b(?:{verbs})(?:\s+up)?\s+the\s+(?:[a-z_]+\s+)?(?P<thing>{places})s?\b"
-        r"(?!\s+(?:of|with|next|beside|near|closest|nearest|farthest|furthest|that|which))",
+        rf"\b(?:{verbs})(?:\s+up)?\s+the\s+(?P<said>[a-z_]+\s+)?(?P<thing>{places})s?\b"
+        r"(?!\s+(?:of|with|closest|nearest|farthest|furthest|that|which))"
+        r"(?(said)|(?!\s+(?:next|beside|near)))",  # "the pad next to X" may name a cube's place
         goal.lower(),
     )
     if match is None:

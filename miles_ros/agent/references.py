@@ -137,8 +137,8 @@ def resolve_references(goal: str, world: World, bare: bool = True) -> Resolution
     asked: list[Clarification] = []
 
     def replace(match: re.Match, pick) -> str:
-        if refusals:
-            return match.group(0)
+        if refusals or any(match.group(0).lower() in a.phrase.lower() for a in asked):
+            return match.group(0)  # a phrase asked about is not read again by a later rule
         try:
             name, refusal = pick(match, world)
         except _Ambiguous as question:
@@ -327,6 +327,16 @@ def _side(match, world):
     sign = 1.0 if side == "left" else -1.0
     ranked = [(-sign * p[1], n) for n, p in _cubes(match, world).items()]
     return _unique(ranked, f"the {side}most cube")
+
+
+def _depth(match, world):
+    """ "the cube furthest back" / "at the back" / "the backmost cube": the largest x of the
+    base frame (farthest along the table's depth from the robot's base); "furthest forward",
+    "at the front", "nearest the front", "the frontmost cube": the smallest."""
+    said = next(g for g in (match.group(f"end{i}") for i in ("", 2, 3, 4)) if g).lower()
+    back = said in {"back", "rear", "backmost", "rearmost"}
+    ranked = [((-1.0 if back else 1.0) * p[0], n) for n, p in _cubes(match, world).items()]
+    return _unique(ranked, f"the cube furthest {'back' if back else 'forward'}")
 
 
 def _nth(ranked: list[tuple[float, str]], nth: str | None, what: str):
@@ -831,9 +841,10 @@ _ONLY_MOVED = re.compile(
 )
 """A cube moved and nothing more: where to is asked (a place of the scene)."""
 _ONLY_LIFTED = re.compile(
-    rf"(?:(?:please|could you|can you|would you|now|just|ok|okay)[, ]+)*(?:pick up|pick|lift|"
-    rf"grab|grasp|raise|take)\s+(?:up\s+)?the (?P<cube>[a-z]+ {_CUBE})(?:\s+up)?"
-    rf"(?:[, ]+(?:please|for me|now))*[.!?]*",
+    rf"(?:(?:please|could you|can you|would you|now|just|ok|okay|hey(?: robot)?|go ahead and)"
+    rf"[, ]+)*(?:pick up|pick|lift|grab|grasp|raise|take hold of|take)\s+(?:up\s+)?"
+    rf"the (?P<cube>[a-z]+ {_CUBE})(?:\s+up)?(?:[, ]+(?:please|for me|now|real quick|real fast|"
+    rf"quickly|would you|will you|right now|for a (?:sec|second|moment)))*[.!?]*",
     re.I,
 )
 """A cube picked up and nothing more: where it goes is asked."""
@@ -974,6 +985,17 @@ _RULES = [
             re.I,
         ),
         _side,
+    ),
+    (  # along the table's depth, from the robot's base: "the cube furthest back"
+        re.compile(
+            rf"(?:\bthe (?P<end>back|rear|front)most (?:{_CUBE}|one)\b|"
+            rf"\bthe {_CUBE} {_REL}(?:the )?(?:farthest|furthest|most) (?:to the )?"
+            rf"(?P<end2>back|forward|front)\b(?! of)|"
+            rf"\bthe {_CUBE} {_REL}(?:(?:at|in) the (?:very )?(?P<end3>back|front|rear)|"
+            rf"(?:nearest|closest)(?: to)? the (?P<end4>front|back))\b(?! of))(?:{_BUT})?",
+            re.I,
+        ),
+        _depth,
     ),
     (
         re.compile(

@@ -319,7 +319,8 @@ def stacked_said(text: str, towers: list[list[str]]) -> str:
     """A cube named by the cube it stands on ("the cube sitting on the green one" -> "the red
     cube" where the red cube stands on the green one; left as said when none or several
     do), and "the next one (down)" after the top cube of the one tower standing -> the
-    cube under that top cube. ``towers``: the scene's towers, bottom first, by name."""
+    cube under that top cube ("the middle one" too, where that tower has three). ``towers``:
+    the scene's towers, bottom first, by name."""
     above = {t[i]: t[i + 1] for t in towers for i in range(len(t) - 1)}
 
     def on(m: re.Match) -> str:
@@ -332,7 +333,12 @@ def stacked_said(text: str, towers: list[list[str]]) -> str:
         return text
     below = towers[0][-2].split("_")[0]
     head, tail = text[: top.end()], text[top.end() :]
+    if len(towers[0]) == 3:  # "the top cube ..., then the middle one": the tower's middle
+        tail = _MIDDLE.sub(f"the {below} cube", tail, count=1)
     return head + _NEXT_DOWN.sub(f"the {below} cube", tail, count=1)
+
+
+_MIDDLE = re.compile(r"\bthe\s+middle\s+(?:one|cube|block)\b(?!\s+of\b)", re.I)
 
 
 _DO_FIRST = re.compile(

@@ -62,11 +62,14 @@ IDLE = re.compile(
     r"we'?re (?:finished|done|all done)(?: here)?|no need to (?:move|do anything)|"
     r"(?:you )?(?:don'?t|do not) (?:need|have) to (?:move|do anything)|"
     r"(?:sit|hang|stay) tight|sit still|(?:don'?t|do not) go anywhere|"
+    r"(?:just )?(?:wait|stay|remain|hold|keep|freeze)(?: right| just)?(?: (?:there|here|"
+    r"where you are|still|put))?(?: and (?:don'?t|do not) move)?|(?:don'?t|do not) move|"
     r"(?:wait|stay|hold|sit)(?: (?:there|here|put|still|where you are))? (?:until|till|'?til) "
     r"(?:i|we) (?:tell you|say|give (?:you )?the word|give the signal)(?: (?:so|go|when))?"
     r"(?: to (?:go|start|move|begin))?)"
     r"(?:\s*,?\s+(?:yet|just yet|for now|at the moment|right now|today|for today|then|"
-    r"thanks|thank you|cheers|please|here|for the moment|(?:for )?(?:a|one) (?:minute|moment|"
+    r"thanks|thank you|cheers|please|here|for the moment|robot|will you|"
+    r"(?:for )?(?:a|one) (?:minute|moment|"
     r"sec|second|bit|while)|while (?:i|we) (?:think|decide|check)(?: about it)?|would you))*$",
     re.I,
 )
