@@ -76,15 +76,13 @@ def evaluate_candidate(js, q_new, v_new, a_new, speed_cap, period):
     r = braking_radius(js, v_new, a_new)
     d = clearance(p, 0.0, ws, boxes, spheres, pad)
     c = d - r
-    # The ball no deeper than before and the point no deeper than before; or a recovery
-    # step: a small ball and the point no closer to the nearest boundary.
-    normal = min(c - c_floor, d - min(d_prev, STANDOFF) + 1e-12)
-    geom = normal
-    # The point in a violation (a hand, a reset or a driver put the arm there) or in the
-    # standoff band (commanded points never enter it; an arm gets there from outside the
-    # supervisor, or drifts in while braking hard): a small step out of it.
-    if d_prev < STANDOFF and c_floor < -BALL_TOLERANCE:
-        geom = max(normal, min(RECOVERY_RADIUS - r, d - d_prev + 1e-12))
+    # The ball outside every boundary: the ball no deeper (outside) and the point out of
+    # the standoff band unless it was already closer. The ball past a boundary (the point
+    # in a violation or in the band, put there from outside the supervisor or by a hard
+    # brake's drift, or just out of the band after a recovery step): the point no closer
+    # to the nearest boundary and the ball no larger than before or at most
+    # RECOVERY_RADIUS, until the ball is back outside.
+    geom = _geom(c, d, r, c_floor, d_prev)
     # The same rules for every link sphere, each against its own previous clearances.
     lc, ld, _ = link_clearance(q_new, v_new, a_new, js, ws, boxes, spheres, pad, lk)
     link_out[0] = lc
@@ -119,8 +117,18 @@ def _link_geom(lk):
             continue
         c, d, r = cur[s, 0], cur[s, 1], cur[s, 2]
         c_floor = min(prev[s, 0], 0.0) - 1e-12
-        g = min(c - c_floor, d - min(prev[s, 1], STANDOFF) + 1e-12)
-        if prev[s, 1] < STANDOFF and prev[s, 0] < -BALL_TOLERANCE:
-            g = max(g, min(RECOVERY_RADIUS - r, d - prev[s, 1] + 1e-12))
-        geom = min(geom, g)
+        geom = min(geom, _geom(c, d, r, c_floor, prev[s, 1]))
     return geom
+
+
+@njit(cache=True)
+def _geom(c, d, r, c_floor, d_prev):
+    """The geometric margin of one ball (clearance ``c``, point clearance ``d``, radius
+    ``r``) against the previous output's ball clearance floor ``c_floor`` (its clearance,
+    at most 0, less 1e-12) and point clearance ``d_prev``: the rules of the module
+    docstring."""
+    if c_floor < -BALL_TOLERANCE:
+        # The ball past a boundary: the point no closer to the nearest boundary, the ball
+        # no larger than before (d_prev - c_floor) or at most RECOVERY_RADIUS.
+        return min(d - d_prev + 1e-12, max(d_prev - c_floor, RECOVERY_RADIUS) - r)
+    return min(c - c_floor, d - min(d_prev, STANDOFF) + 1e-12)
