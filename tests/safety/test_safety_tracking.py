@@ -275,8 +275,10 @@ def test_home_brings_the_arm_back_from_outside_the_workspace_or_the_band(directi
     first = [_point_clearance(probe, q0 - e * direction) for e in np.linspace(0.0, 0.005, 11)]
     assume(np.all(np.diff(first) > 0.0))
     # The TCP point's recovery (the start may put a link sphere deep in a zone, where
-    # the way home first goes deeper: the link rule keeps such an arm where it is).
-    run, points = _recovers(q0, HOME, 6.0, TCP_ONLY)
+    # the way home first goes deeper: the link rule keeps such an arm where it is). At
+    # rest in the band with its ball outside, the ball rule lets it creep: from 0.19 mm
+    # (direction [0.5, 0.5, 1, 0, 0.5, 0, 0], the CI profile's draw) home takes 9.6 s.
+    run, points = _recovers(q0, HOME, 12.0, TCP_ONLY)
     _assert_no_intrusion(run)
     assert points.min() >= min(path[-1], 0.0) - 1e-9
     assert run.sup.stats["fallback_joints"] == 0
