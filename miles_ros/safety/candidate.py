@@ -13,15 +13,22 @@ An arm in a violation or in the band got there from outside the supervisor (move
 hand, a simulator reset, a driver) or by such a drift. Where its braking ball already
 reaches past the boundary, every first step of a move out grows the ball faster than it
 moves the TCP (the Lipschitz radius is conservative), so the ball rule alone would wedge
-it. While the previous output's point is in a violation or in the band AND its ball is
-past the boundary (deeper than :data:`BALL_TOLERANCE`), a candidate is therefore also
-accepted when its braking ball is at most :data:`RECOVERY_RADIUS` and its TCP point gets
-no closer to the nearest boundary: the arm moves out at a low speed and never deeper. The
-price: a stop during such a step is bounded by the ball, not by the boundary, so it could
-end up to :data:`RECOVERY_RADIUS` past a boundary the arm was within the band of. An arm
-in the band whose ball is still outside keeps the ball rule: applied there, the exception
-let a link sphere resting 1.6 mm from a zone grow its ball into the zone and stop 0.4 mm
-inside it (found by ``tests/safety/test_safety_links.py``). Applied to any
+it. While the previous output's ball is past a boundary (deeper than
+:data:`BALL_TOLERANCE`), a candidate is therefore accepted when its TCP point gets no
+closer to the nearest boundary and its braking ball is no larger than the previous one's
+or at most :data:`RECOVERY_RADIUS`: the arm moves out at a low speed and never deeper,
+and its ball comes back outside once the point is farther out than the ball's radius.
+The rule holds until then, out of the band too: with the ball rule there (the ball no
+deeper than before, the point out of the band) an arm that had just left a zone with
+its ball still 5 mm in it could grow its ball with its clearance, meet the same zone
+again on its way home and, braking hard, stop 0.31 mm inside (hypothesis seed 3448775711
+of ``tests/safety/test_safety_tracking.py``); now it brakes where the nearest boundary
+starts to come closer and, its ball outside again, comes on under the ball rule. The
+price: a stop during such a step is bounded by the ball, not by the boundary, so it
+could end up to the ball's radius past a boundary within that radius of the point. An
+arm in the band whose ball is still outside keeps the ball rule: applied there, the
+exception let a link sphere resting 1.6 mm from a zone grow its ball into the zone and
+stop 0.4 mm inside it (found by ``tests/safety/test_safety_links.py``). Applied to any
 arm at a boundary (no standoff), that exception let the adversarial stream of
 ``bench/safety.py`` find 387 workspace violations in 20 s; with the standoff it finds
 none.
