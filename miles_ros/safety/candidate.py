@@ -13,15 +13,22 @@ An arm in a violation or in the band got there from outside the supervisor (move
 hand, a simulator reset, a driver) or by such a drift. Where its braking ball already
 reaches past the boundary, every first step of a move out grows the ball faster than it
 moves the TCP (the Lipschitz radius is conservative), so the ball rule alone would wedge
-it. While the previous output's point is in a violation or in the band AND its ball is
-past the boundary (deeper than :data:`BALL_TOLERANCE`), a candidate is therefore also
-accepted when its braking ball is at most :data:`RECOVERY_RADIUS` and its TCP point gets
-no closer to the nearest boundary: the arm moves out at a low speed and never deeper. The
-price: a stop during such a step is bounded by the ball, not by the boundary, so it could
-end up to :data:`RECOVERY_RADIUS` past a boundary the arm was within the band of. An arm
-in the band whose ball is still outside keeps the ball rule: applied there, the exception
-let a link sphere resting 1.6 mm from a zone grow its ball into the zone and stop 0.4 mm
-inside it (found by ``tests/safety/test_safety_links.py``). Applied to any
+it. While the previous output's ball is past a boundary (deeper than
+:data:`BALL_TOLERANCE`), a candidate is therefore accepted when its TCP point gets no
+closer to the nearest boundary and its braking ball is no larger than the previous one's
+or at most :data:`RECOVERY_RADIUS`: the arm moves out at a low speed and never deeper,
+and its ball comes back outside once the point is farther out than the ball's radius.
+The rule holds until then, out of the band too: with the ball rule there (the ball no
+deeper than before, the point out of the band) an arm that had just left a zone with
+its ball still 5 mm in it could grow its ball with its clearance, meet the same zone
+again on its way home and, braking hard, stop 0.31 mm inside (hypothesis seed 3448775711
+of ``tests/safety/test_safety_tracking.py``); now it brakes where the nearest boundary
+starts to come closer and, its ball outside again, comes on under the ball rule. The
+price: a stop during such a step is bounded by the ball, not by the boundary, so it
+could end up to the ball's radius past a boundary within that radius of the point. An
+arm in the band whose ball is still outside keeps the ball rule: applied there, the
+exception let a link sphere resting 1.6 mm from a zone grow its ball into the zone and
+stop 0.4 mm inside it (found by ``tests/safety/test_safety_links.py``). Applied to any
 arm at a boundary (no standoff), that exception let the adversarial stream of
 ``bench/safety.py`` find 387 workspace violations in 20 s; with the standoff it finds
 none.
@@ -76,15 +83,13 @@ def evaluate_candidate(js, q_new, v_new, a_new, speed_cap, period):
     r = braking_radius(js, v_new, a_new)
     d = clearance(p, 0.0, ws, boxes, spheres, pad)
     c = d - r
-    # The ball no deeper than before and the point no deeper than before; or a recovery
-    # step: a small ball and the point no closer to the nearest boundary.
-    normal = min(c - c_floor, d - min(d_prev, STANDOFF) + 1e-12)
-    geom = normal
-    # The point in a violation (a hand, a reset or a driver put the arm there) or in the
-    # standoff band (commanded points never enter it; an arm gets there from outside the
-    # supervisor, or drifts in while braking hard): a small step out of it.
-    if d_prev < STANDOFF and c_floor < -BALL_TOLERANCE:
-        geom = max(normal, min(RECOVERY_RADIUS - r, d - d_prev + 1e-12))
+    # The ball outside every boundary: the ball no deeper (outside) and the point out of
+    # the standoff band unless it was already closer. The ball past a boundary (the point
+    # in a violation or in the band, put there from outside the supervisor or by a hard
+    # brake's drift, or just out of the band after a recovery step): the point no closer
+    # to the nearest boundary and the ball no larger than before or at most
+    # RECOVERY_RADIUS, until the ball is back outside.
+    geom = _geom(c, d, r, c_floor, d_prev)
     # The same rules for every link sphere, each against its own previous clearances.
     lc, ld, _ = link_clearance(q_new, v_new, a_new, js, ws, boxes, spheres, pad, lk)
     link_out[0] = lc
@@ -119,8 +124,18 @@ def _link_geom(lk):
             continue
         c, d, r = cur[s, 0], cur[s, 1], cur[s, 2]
         c_floor = min(prev[s, 0], 0.0) - 1e-12
-        g = min(c - c_floor, d - min(prev[s, 1], STANDOFF) + 1e-12)
-        if prev[s, 1] < STANDOFF and prev[s, 0] < -BALL_TOLERANCE:
-            g = max(g, min(RECOVERY_RADIUS - r, d - prev[s, 1] + 1e-12))
-        geom = min(geom, g)
+        geom = min(geom, _geom(c, d, r, c_floor, prev[s, 1]))
     return geom
+
+
+@njit(cache=True)
+def _geom(c, d, r, c_floor, d_prev):
+    """The geometric margin of one ball (clearance ``c``, point clearance ``d``, radius
+    ``r``) against the previous output's ball clearance floor ``c_floor`` (its clearance,
+    at most 0, less 1e-12) and point clearance ``d_prev``: the rules of the module
+    docstring."""
+    if c_floor < -BALL_TOLERANCE:
+        # The ball past a boundary: the point no closer to the nearest boundary, the ball
+        # no larger than before (d_prev - c_floor) or at most RECOVERY_RADIUS.
+        return min(d - d_prev + 1e-12, max(d_prev - c_floor, RECOVERY_RADIUS) - r)
+    return min(c - c_floor, d - min(d_prev, STANDOFF) + 1e-12)
