@@ -258,6 +258,13 @@ def _flat_scene(item: dict) -> bool:
     return all(p[2] < 0.04 for p in (item["objects"] or {}).values())
 
 
+def _other_colour(a: str, cubes: dict, key: str, place: str = "") -> str | None:
+    """The colour of a cube of ``cubes`` other than the ``a`` one and not named in ``place``,
+    picked by ``key``; None when there is none."""
+    others = [x for x in _OTHER_COLOURS[a] if f"{x}_cube" in cubes and x not in place.lower()]
+    return _pick(others, key) if others else None
+
+
 # -- group A ------------------------------------------------------------------------------
 def topic_first(goal: str, item: dict) -> str | None:
     """ "The red cube: put it on the left pad." / "The leftmost cube: hover over it." """
@@ -339,12 +346,20 @@ _THEN = re.compile(
 )
 
 
-def reorder(goal: str, item: dict) -> str | None:
-    """ "A, then B." as "B. But before that, A." (neither part pointing at the other)."""
+def _then_parts(goal: str, item: dict) -> tuple[str, str] | None:
+    """The two parts A and B of a goal said "A, then B" whose plan has two steps; else None."""
     m = _THEN.match(goal.strip())
     if m is None or item["expect"] != "plan" or len(item["plan"]) != 2:
         return None
-    a, b = m["a"].strip(), m["b"].strip()
+    return m["a"].strip(), m["b"].strip()
+
+
+def reorder(goal: str, item: dict) -> str | None:
+    """ "A, then B." as "B. But before that, A." (neither part pointing at the other)."""
+    parts = _then_parts(goal, item)
+    if parts is None:
+        return None
+    a, b = parts
     if _PRONOUN.search(a) or _PRONOUN.search(b):
         return None
     if not _IMPERATIVE.match(a) or not _IMPERATIVE.match(b):
@@ -481,15 +496,22 @@ def _cubes(item: dict) -> int:
     return len(item["objects"]) if item["objects"] else 3
 
 
-def question_then(goal: str, item: dict) -> str | None:
-    """A question, then the command on "that one": "Which block is furthest to the left?
-    Push that one onto the grey pad." """
+def _step_on_position(goal: str, item: dict) -> tuple[Clause, tuple[str, str]] | None:
+    """The clause of a one-step goal on a cube said by its position, and that position."""
     c = clause(goal)
     if c is None or not _single_step(item):
         return None
     p = _position(c.obj)
-    if p is None:
+    return None if p is None else (c, p)
+
+
+def question_then(goal: str, item: dict) -> str | None:
+    """A question, then the command on "that one": "Which block is furthest to the left?
+    Push that one onto the grey pad." """
+    found = _step_on_position(goal, item)
+    if found is None:
         return None
+    c, p = found
     ask = _pick(
         [
             "Which {n} is {p}? ",
@@ -682,6 +704,20 @@ def self_correction(goal: str, item: dict) -> str | None:
 
 
 # -- group D ------------------------------------------------------------------------------
+def _first_cube_said(goal: str, item: dict) -> tuple[re.Match, dict] | None:
+    """The goal's first cube said by colour (not at its start, the colour said once) and the
+    scene's cubes, in a scene with no tower; None otherwise."""
+    if not _flat_scene(item):
+        return None
+    m = _CUBE_BY_COLOUR.search(goal)
+    cubes = {n: p for n, p in _scene_cubes(item).items() if n.endswith("_cube")}
+    if m is None or m.start() == 0 or f"{m[1].lower()}_cube" not in cubes:
+        return None
+    if len(re.findall(rf"\b{m[1]}\b", goal, re.I)) > 1:
+        return None  # the colour said twice: which one is meant stays the goal's
+    return m, cubes
+
+
 _PADS = {"left": (0.55, 0.25), "right": (0.55, -0.25)}
 """The pads' centres (config/scene.yaml's places; no set moves them)."""
 _PAD_SIDE = {"left": "left", "right": "right", "yellow": "left", "grey": "right", "gray": "right"}
@@ -711,14 +747,10 @@ def than_another(goal: str, item: dict) -> str | None:
     """A cube by a comparison against another cube: "the block closer to you than the blue
     one", "whichever cube is further left than the green cube" (the goal's first cube said
     by colour; the scene's positions pick it alone; no tower)."""
-    if not _flat_scene(item):
+    found = _first_cube_said(goal, item)
+    if found is None:
         return None
-    m = _CUBE_BY_COLOUR.search(goal)
-    cubes = {n: p for n, p in _scene_cubes(item).items() if n.endswith("_cube")}
-    if m is None or m.start() == 0 or f"{m[1].lower()}_cube" not in cubes:
-        return None
-    if len(re.findall(rf"\b{m[1]}\b", goal, re.I)) > 1:
-        return None  # the colour said twice: which one is meant stays the goal's
+    m, cubes = found
     found = _against(f"{m[1].lower()}_cube", cubes)
     if found is None:
         return None
@@ -777,14 +809,10 @@ def possessive(goal: str, item: dict) -> str | None:
     """A cube by a possessive: "the yellow pad's nearest cube", "the right mat's closest
     block" (the goal's first cube said by colour, 3 cm or more nearer that pad than any
     other cube; no tower)."""
-    if not _flat_scene(item):
+    found = _first_cube_said(goal, item)
+    if found is None:
         return None
-    m = _CUBE_BY_COLOUR.search(goal)
-    cubes = {n: p for n, p in _scene_cubes(item).items() if n.endswith("_cube")}
-    if m is None or m.start() == 0 or f"{m[1].lower()}_cube" not in cubes:
-        return None
-    if len(re.findall(rf"\b{m[1]}\b", goal, re.I)) > 1:
-        return None  # the colour said twice: which one is meant stays the goal's
+    m, cubes = found
     name = f"{m[1].lower()}_cube"
     for side, pad in _PADS.items():
         d = {n: math.dist(p[:2], pad) for n, p in cubes.items()}
@@ -857,12 +885,10 @@ def question_names(goal: str, item: dict) -> str | None:
     """A question that names the referent, then an instruction on it: "Which cube's nearest
     to you? Push that cube onto the grey pad.", "Is there a block in the middle? If there
     is, put it on the left pad." (one step on a cube said by its position)."""
-    c = clause(goal)
-    if c is None or not _single_step(item):
+    found = _step_on_position(goal, item)
+    if found is None:
         return None
-    p = _position(c.obj)
-    if p is None:
-        return None
+    c, p = found
     n, pred = p[0].lower(), p[1]
     forms = ["Which {n}'s {p}? {V} that {n}{r}.", "Do you see the {n} that's {p}? {V} it{r}."]
     if pred == "in the middle":  # "is there a cube furthest to the left?" is no question
@@ -960,7 +986,7 @@ _THEN3 = re.compile(
 )
 
 
-def _plain_parts(parts: list[str]) -> bool:
+def _plain_parts(parts: list[str] | tuple[str, ...]) -> bool:
     """Each part an imperative pointing at no other ("do the same" points back)."""
     return all(
         _IMPERATIVE.match(p) and not _PRONOUN.search(p) and not re.search(r"\bsame\b", p, re.I)
@@ -1207,12 +1233,10 @@ def before_all(goal: str, item: dict) -> str | None:
     """The first step said last: "B. But before you lay a finger on any cube, A." (A a reach
     or a return home), "B; and ahead of all that, A.", "Backwards, please: B, then A." (two
     steps said "A, then B", no pronoun)."""
-    m = _THEN.match(goal.strip())
-    if m is None or item["expect"] != "plan" or len(item["plan"]) != 2:
+    parts = _then_parts(goal, item)
+    if parts is None or not _plain_parts(parts):
         return None
-    a, b = m["a"].strip(), m["b"].strip()
-    if not _plain_parts([a, b]):
-        return None
+    a, b = parts
     forms = [
         "{B}; and ahead of all that, {a}.",
         "Do them backwards, please: {b}, then {a}.",
@@ -1332,14 +1356,22 @@ def small_talk(goal: str, item: dict) -> Relabelled | None:
     return form.format(c=colour), {"expect": "plan", "plan": []}
 
 
-def straighten(goal: str, item: dict) -> Relabelled | None:
-    """A turn said by the face it should show: "Straighten out the red cube so one of its
-    faces is towards you." (one turn; the label turns the same cube to face the robot)."""
+def _turned_cube(goal: str, item: dict) -> re.Match | None:
+    """ "the <colour> <cube>" in a goal of one turn of that cube, the only cube it names."""
     if not _single_step(item, "turn"):
         return None
     name = item["plan"][0].params.get("object")
     m = re.search(rf"\bthe ({_COLOUR}) ({_CUBE})\b", goal, re.I)
     if m is None or name != f"{m[1].lower()}_cube" or len(_CUBE_BY_COLOUR.findall(goal)) != 1:
+        return None
+    return m
+
+
+def straighten(goal: str, item: dict) -> Relabelled | None:
+    """A turn said by the face it should show: "Straighten out the red cube so one of its
+    faces is towards you." (one turn; the label turns the same cube to face the robot)."""
+    m = _turned_cube(goal, item)
+    if m is None:
         return None
     form = _pick(
         [
@@ -1349,7 +1381,7 @@ def straighten(goal: str, item: dict) -> Relabelled | None:
         "straight|" + goal,
     )
     said = form.format(c=m[1].lower(), n=m[2].lower())
-    return said, {"plan": [_step(f"turn {name} face_robot")]}
+    return said, {"plan": [_step(f"turn {m[1].lower()}_cube face_robot")]}
 
 
 def _tower3(plan) -> tuple[str, str, str] | None:
@@ -1489,10 +1521,9 @@ def condition(goal: str, item: dict) -> Relabelled | None:
     cubes = _scene_cubes(item)
     if a is None or f"{a}_cube" not in cubes:
         return None
-    others = [x for x in _OTHER_COLOURS[a] if f"{x}_cube" in cubes and x not in c.place.lower()]
-    if not others:
+    b = _other_colour(a, cubes, "condb|" + goal, c.place)
+    if b is None:
         return None
-    b = _pick(others, "condb|" + goal)
     p, q = cubes[f"{a}_cube"], cubes[f"{b}_cube"]
     said, score = _pick(list(_COMPARATIVES), "condc|" + goal)
     if abs(score(p) - score(q)) < 0.02:
@@ -1533,10 +1564,9 @@ def same_again(goal: str, item: dict) -> Relabelled | None:
     cubes = _scene_cubes(item)
     if a is None or not _flat_scene(item):
         return None
-    others = [x for x in _OTHER_COLOURS[a] if f"{x}_cube" in cubes and x not in c.place.lower()]
-    if not others:
+    b = _other_colour(a, cubes, "againb|" + goal, c.place)
+    if b is None:
         return None
-    b = _pick(others, "againb|" + goal)
     first = item["plan"][0]
     if str(first.params.get("target", "")).endswith("_cube"):
         return None  # a second cube onto the same cube: that cube is covered by then
@@ -1747,10 +1777,10 @@ def no_relation(goal: str, item: dict) -> Relabelled | None:
     cubes = _scene_cubes(item)
     if not a or not _flat_scene(item):
         return None
-    others = [x for x in _OTHER_COLOURS[a] if f"{x}_cube" in cubes]
-    if not others:
+    y = _other_colour(a, cubes, "rely|" + goal)
+    if y is None:
         return None
-    y = f"the {_pick(others, 'rely|' + goal)} cube"
+    y = f"the {y} cube"
     form = _pick(_NO_SKILL_RELATION, "rel|" + goal)
     if "{p}" in form and not (c.place and _PAD_NP.match(c.place)):
         form = _NO_SKILL_RELATION[2]
@@ -1758,15 +1788,23 @@ def no_relation(goal: str, item: dict) -> Relabelled | None:
     return _upper_first(said), {"expect": "refuse", "plan": []}
 
 
+def _placing_onto_pad(goal: str, item: dict) -> Clause | None:
+    """The clause of a goal of one placing onto a pad in a scene with no tower."""
+    c = clause(goal)
+    if c is None or not c.place or not _single_step(item, "pick_place"):
+        return None
+    if _PAD_NP.match(c.place) is None or not _flat_scene(item):
+        return None
+    return c
+
+
 def kept_down(goal: str, item: dict) -> Relabelled | None:
     """A manner that leaves only a push: "Keep the red cube on the table the whole time and
     get it over to the left pad.", "Get the red cube onto the grey pad without lifting it."
     (from one placing onto a pad: the push when the push card passes in the scene, else a
     refusal: the only other skill is ruled out)."""
-    c = clause(goal)
-    if c is None or not c.place or not _single_step(item, "pick_place"):
-        return None
-    if _PAD_NP.match(c.place) is None or not _flat_scene(item):
+    c = _placing_onto_pad(goal, item)
+    if c is None:
         return None
     first = item["plan"][0]
     push = [_step(f"push {first.params['object']} {first.params['target']}")]
@@ -1796,10 +1834,9 @@ def push_stacked(goal: str, item: dict) -> Relabelled | None:
     if _PAD_NP.match(c.place) is None:
         return None
     cubes = _scene_cubes(item)
-    others = [x for x in _OTHER_COLOURS[a] if f"{x}_cube" in cubes]
-    if not others:
+    y = _other_colour(a, cubes, "stky|" + goal)
+    if y is None:
         return None
-    y = _pick(others, "stky|" + goal)
     form = _pick(
         [
             "{V} {o} onto {p}, but put the {y} cube on top of it before you do.",
@@ -1831,10 +1868,8 @@ def turn_then(goal: str, item: dict) -> Relabelled | None:
     """A turn said as what comes before the move: "After a 25-degree turn, the red cube
     should end up on the left pad." (from one placing of a cube onto a pad: the turn, then
     the placing, where both pass the cards in the scene)."""
-    c = clause(goal)
-    if c is None or not c.place or not _single_step(item, "pick_place"):
-        return None
-    if _PAD_NP.match(c.place) is None or not _flat_scene(item):
+    c = _placing_onto_pad(goal, item)
+    if c is None:
         return None
     first = item["plan"][0]
     n = _pick(["20", "25", "30", "40"], "tdeg|" + goal)
@@ -1871,10 +1906,9 @@ def asked_condition(goal: str, item: dict) -> Relabelled | None:
     if not a or not _single_step(item) or not _flat_scene(item):
         return None
     cubes = _scene_cubes(item)
-    others = [x for x in _OTHER_COLOURS[a] if f"{x}_cube" in cubes and x not in c.place.lower()]
-    if not others:
+    b = _other_colour(a, cubes, "askb|" + goal, c.place)
+    if b is None:
         return None
-    b = _pick(others, "askb|" + goal)
     said, score = _pick(list(_ASKED), "askc|" + goal)
     p, q = cubes[f"{a}_cube"], cubes[f"{b}_cube"]
     if abs(score(p) - score(q)) < 0.02:
@@ -1994,10 +2028,9 @@ def compare_two(goal: str, item: dict) -> str | None:
     if _PAD_NP.match(c.place) is None:
         return None
     cubes = _scene_cubes(item)
-    others = [x for x in _OTHER_COLOURS[a] if f"{x}_cube" in cubes]
-    if not others:
+    b = _other_colour(a, cubes, "cmpb|" + goal)
+    if b is None:
         return None
-    b = _pick(others, "cmpb|" + goal)
     options = [
         ("farther from you", _dist),
         ("nearer to you", lambda p: -_dist(p)),
@@ -2104,10 +2137,9 @@ def forget_other(goal: str, item: dict) -> str | None:
     if not a or not _single_step(item):
         return None
     cubes = _scene_cubes(item)
-    others = [x for x in _OTHER_COLOURS[a] if f"{x}_cube" in cubes and x not in c.place.lower()]
-    if not others:
+    b = _other_colour(a, cubes, "forgetb|" + goal, c.place)
+    if b is None:
         return None
-    b = _pick(others, "forgetb|" + goal)
     form = _pick(
         [
             "Forget the {b} block; {s}.",
@@ -2224,10 +2256,9 @@ def pushed_then(goal: str, item: dict) -> Relabelled | None:
     if not a or not _single_step(item, "push") or _PAD_NP.match(c.place) is None:
         return None
     cubes = _scene_cubes(item)
-    others = [x for x in _OTHER_COLOURS[a] if f"{x}_cube" in cubes]
-    if not others or not _flat_scene(item):
+    b = _other_colour(a, cubes, "pthenb|" + goal)
+    if b is None or not _flat_scene(item):
         return None
-    b = _pick(others, "pthenb|" + goal)
     push = item["plan"][0]
     other_pad = "right_pad" if push.params["target"] == "left_pad" else "left_pad"
     plan = [push, _step(f"pick_place {b}_cube {other_pad}")]
@@ -2283,13 +2314,10 @@ def idle(goal: str, item: dict) -> Relabelled | None:
 def square_on(goal: str, item: dict) -> Relabelled | None:
     """A turn said by facing the robot square on: "Rotate the red cube till it's square on to
     you." (from one turn of a cube said by colour: a turn to face the robot)."""
-    if not _single_step(item, "turn"):
+    m = _turned_cube(goal, item)
+    if m is None:
         return None
-    name = item["plan"][0].params.get("object")
-    m = re.search(rf"\bthe ({_COLOUR}) ({_CUBE})\b", goal, re.I)
-    if m is None or name != f"{m[1].lower()}_cube" or len(_CUBE_BY_COLOUR.findall(goal)) != 1:
-        return None
-    plan = [_step(f"turn {name} face_robot")]
+    plan = [_step(f"turn {m[1].lower()}_cube face_robot")]
     if not _valid(plan, item):
         return None
     form = _pick(
@@ -2306,22 +2334,11 @@ def apart_said(goal: str, item: dict) -> str | None:
     """A tower taken apart top to bottom with the cubes said bottom first: "Take the stack
     apart from the top down: the blue cube to the left pad and the green cube to the right
     pad." (two placings onto pads, the top cube first in the plan)."""
-    plan = item["plan"]
-    if item["expect"] != "plan" or len(plan) != 2 or any(s.skill != "pick_place" for s in plan):
+    pads = _top_then_next_onto_pads(item)
+    if pads is None:
         return None
-    cubes = _scene_cubes(item)
-    top, nxt = (s.params.get("object") for s in plan)
-    pads = [s.params.get("target") for s in plan]
-    if (
-        top not in cubes
-        or nxt != _under(top, cubes)
-        or any(_under(n, cubes) == top for n in cubes)
-    ):
-        return None
-    if not all(p in {"left_pad", "right_pad"} for p in pads):
-        return None
-    p, q = (f"the {x.split('_')[0]} pad" for x in pads)
-    t, n = (x.split("_")[0] for x in (top, nxt))
+    p, q = pads
+    t, n = (s.params["object"].split("_")[0] for s in item["plan"])
     form = _pick(
         [
             "Take the stack apart from the top down: the {n} cube to {q} and the {t} cube to {p}.",
@@ -2491,12 +2508,10 @@ def places_then_verb(goal: str, item: dict) -> str | None:
 def order_words(goal: str, item: dict) -> str | None:
     """The order said in words: "B; before that though, A.", "Last of all, B. To start with, A.",
     "B, then A - no, do A first." (from "A, then B", two steps, no pronoun)."""
-    m = _THEN.match(goal.strip())
-    if m is None or item["expect"] != "plan" or len(item["plan"]) != 2:
+    parts = _then_parts(goal, item)
+    if parts is None or not _plain_parts(parts):
         return None
-    a, b = m["a"].strip(), m["b"].strip()
-    if not _plain_parts([a, b]):
-        return None
+    a, b = parts
     form = _pick(
         [
             "{B}; before that though, {a}.",
@@ -2667,8 +2682,8 @@ def dont_want(goal: str, item: dict) -> str | None:
     a = c and _colour_of(c.obj)
     if not a or not _single_step(item) or _PAD_NP.match(c.place or "") is None:
         return None
-    others = [x for x in _OTHER_COLOURS[a] if f"{x}_cube" in _scene_cubes(item)]
-    if not others:
+    y = _other_colour(a, _scene_cubes(item), "kwanty|" + goal)
+    if y is None:
         return None
     form = _pick(
         [
@@ -2679,7 +2694,6 @@ def dont_want(goal: str, item: dict) -> str | None:
         ],
         "kwant|" + goal,
     )
-    y = _pick(others, "kwanty|" + goal)
     return form.format(y=y, S=_upper_first(_bare(goal)), s=_lower_first(_bare(goal)))
 
 
