@@ -1676,22 +1676,23 @@ def _top_then_next_onto_pads(item: dict) -> tuple[str, str] | None:
     return p, q
 
 
+def _pads_said(item: dict, forms: list[str], key: str) -> str | None:
+    """A tower's top cube and then the cube under it placed onto pads (the plan
+    :func:`_top_then_next_onto_pads` names), said by one of ``forms`` picked by ``key``
+    ({p} the first pad, {q} the second); None for any other plan."""
+    pads = _top_then_next_onto_pads(item)
+    return None if pads is None else _pick(forms, key).format(p=pads[0], q=pads[1])
+
+
 def take_apart(goal: str, item: dict) -> str | None:
     """A tower taken down from the top: "Unstack it: top cube onto the right pad, then the
     next one down onto the left pad." (two placings onto pads, the second of the cube the
     first stood on)."""
-    pads = _top_then_next_onto_pads(item)
-    if pads is None:
-        return None
-    p, q = pads
-    form = _pick(
-        [
-            "Unstack it: top cube onto {p}, then the next one down onto {q}.",
-            "Take the stack down one by one - the top block to {p}, then the one under it to {q}.",
-        ],
-        "apart|" + goal,
-    )
-    return form.format(p=p, q=q)
+    forms = [
+        "Unstack it: top cube onto {p}, then the next one down onto {q}.",
+        "Take the stack down one by one - the top block to {p}, then the one under it to {q}.",
+    ]
+    return _pads_said(item, forms, "apart|" + goal)
 
 
 _HOLD = [
@@ -2636,18 +2637,11 @@ def next_down(goal: str, item: dict) -> str | None:
     """ "The next one down" after the top of a stack: "Lift the top cube off the pile onto
     the left pad, and after that the next one down onto the right pad." (from two placings
     of a tower's top cube and the cube under it onto pads)."""
-    pads = _top_then_next_onto_pads(item)
-    if pads is None:
-        return None
-    p, q = pads
-    form = _pick(
-        [
-            "Lift the top cube off the pile onto {p}, and after that the next one down onto {q}.",
-            "Take the uppermost block from the stack to {p}; then the next one down goes on {q}.",
-        ],
-        "jnext|" + goal,
-    )
-    return form.format(p=p, q=q)
+    forms = [
+        "Lift the top cube off the pile onto {p}, and after that the next one down onto {q}.",
+        "Take the uppermost block from the stack to {p}; then the next one down goes on {q}.",
+    ]
+    return _pads_said(item, forms, "jnext|" + goal)
 
 
 _HANG_ON = [
@@ -2831,42 +2825,39 @@ def _colour_steps(item: dict) -> tuple[str, str] | None:
     return names[0].split("_")[0], names[1].split("_")[0]
 
 
-def colour_first(goal: str, item: dict) -> str | None:
-    """Two steps said in the other order, then one named by its colour to go first: "B and
-    then A - hang on, the red one first.", "B, after that A. Hmm, no: do red first." (from a
-    plan of two placings or pushes of two cubes)."""
+def _colours_said(item: dict, forms: list[str], key: str) -> str | None:
+    """Two steps on two cubes said by one of ``forms`` picked by ``key`` ({a} and {b} the
+    steps, {B} the second capitalised, {c} and {d} the cubes' colours in plan order); None
+    for any other plan."""
     parts, colours = _two_said(item), _colour_steps(item)
     if parts is None or colours is None:
         return None
     a, b = parts
-    form = _pick(
-        [
-            "{B} and then {a} - hang on, the {c} one first.",
-            "{B}, after that {a}. Hmm, no: do {c} first.",
-            "{B}, then {a} - oh wait, {c} goes first.",
-        ],
-        "kcol|" + goal,
-    )
-    return form.format(B=_upper_first(b), a=a, c=colours[0])
+    return _pick(forms, key).format(B=_upper_first(b), a=a, b=b, c=colours[0], d=colours[1])
+
+
+def colour_first(goal: str, item: dict) -> str | None:
+    """Two steps said in the other order, then one named by its colour to go first: "B and
+    then A - hang on, the red one first.", "B, after that A. Hmm, no: do red first." (from a
+    plan of two placings or pushes of two cubes)."""
+    forms = [
+        "{B} and then {a} - hang on, the {c} one first.",
+        "{B}, after that {a}. Hmm, no: do {c} first.",
+        "{B}, then {a} - oh wait, {c} goes first.",
+    ]
+    return _colours_said(item, forms, "kcol|" + goal)
 
 
 def one_before(goal: str, item: dict) -> str | None:
     """Two steps said, then their order by the cubes' colours: "B and A; deal with the red
     one before the blue one.", "B, and A - handle the red cube ahead of the blue cube." (from
     a plan of two placings or pushes of two cubes)."""
-    parts, colours = _two_said(item), _colour_steps(item)
-    if parts is None or colours is None:
-        return None
-    a, b = parts
-    form = _pick(
-        [
-            "{B} and {a}; deal with the {c} one before the {d} one.",
-            "{B}, and {a} - handle the {c} cube ahead of the {d} cube.",
-            "I need two things: {b} and {a}. The {c} block comes before the {d} block.",
-        ],
-        "kbef|" + goal,
-    )
-    return form.format(B=_upper_first(b), a=a, b=b, c=colours[0], d=colours[1])
+    forms = [
+        "{B} and {a}; deal with the {c} one before the {d} one.",
+        "{B}, and {a} - handle the {c} cube ahead of the {d} cube.",
+        "I need two things: {b} and {a}. The {c} block comes before the {d} block.",
+    ]
+    return _colours_said(item, forms, "kbef|" + goal)
 
 
 def list_elided(goal: str, item: dict) -> Relabelled | None:
