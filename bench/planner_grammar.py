@@ -994,6 +994,16 @@ def _plain_parts(parts: list[str] | tuple[str, ...]) -> bool:
     )
 
 
+def _then_said(goal: str, item: dict, forms: list[str], key: str) -> str | None:
+    """A goal "A, then B" of two plain parts (:func:`_plain_parts`) and two steps said by one
+    of ``forms`` picked by ``key`` ({a}, {b} the parts, {B} the second capitalised)."""
+    parts = _then_parts(goal, item)
+    if parts is None or not _plain_parts(parts):
+        return None
+    a, b = parts
+    return _pick(forms, key).format(B=_upper_first(b), a=_lower_first(a), b=_lower_first(b))
+
+
 def order_said(goal: str, item: dict) -> str | None:
     """The order said in words against the order written: "Step two: B. Step one: A.",
     "B second and A first." (two steps); "C at the end, A at the start and B in the
@@ -1015,21 +1025,12 @@ def order_said(goal: str, item: dict) -> str | None:
             "order3|" + goal,
         )
         return form.format(C=_upper_first(c), a=_lower_first(a), b=_lower_first(b))
-    m = _THEN.match(text)
-    if m is None or len(item["plan"]) != 2:
-        return None
-    a, b = m["a"].strip(), m["b"].strip()
-    if not _plain_parts([a, b]):
-        return None
-    form = _pick(
-        [
-            "Step two: {b}. Step one: {a}.",
-            "{B} second and {a} first.",
-            "{B} - but before everything, {a}.",
-        ],
-        "order2|" + goal,
-    )
-    return form.format(B=_upper_first(b), a=_lower_first(a), b=_lower_first(b))
+    forms = [
+        "Step two: {b}. Step one: {a}.",
+        "{B} second and {a} first.",
+        "{B} - but before everything, {a}.",
+    ]
+    return _then_said(goal, item, forms, "order2|" + goal)
 
 
 _POLITE_REACH = [
@@ -1397,23 +1398,27 @@ def _tower3(plan) -> tuple[str, str, str] | None:
     return tuple(n.split("_")[0] for n in (b, a, plan[1].params["object"]))
 
 
-def tower_said(goal: str, item: dict) -> str | None:
-    """A tower of three said bottom to top: "Tower from the bottom up: red, green, blue.",
-    "Red at the base, green in the middle and blue on top - stack them." (two stacks
-    building one tower on a cube on the table)."""
+def _tower3_said(item: dict, forms: list[str], key: str) -> str | None:
+    """A tower of three built on a cube on the table (:func:`_tower3`) said by one of
+    ``forms`` picked by ``key`` ({l}, {m}, {t} the colours bottom to top, {L} the bottom one
+    capitalised); None for any other plan or a scene with a tower."""
     tower = _tower3(item["plan"]) if item["expect"] == "plan" else None
     if tower is None or not _flat_scene(item):
         return None
     low, mid, top = tower
-    form = _pick(
-        [
-            "Tower from the bottom up: {l}, {m}, {t}.",
-            "{L} at the base, {m} in the middle and {t} on top - stack them.",
-            "Make a stack: {l} lowest, {m} next, {t} at the very top.",
-        ],
-        "tower|" + goal,
-    )
-    return form.format(l=low, L=low.capitalize(), m=mid, t=top)
+    return _pick(forms, key).format(l=low, L=low.capitalize(), m=mid, t=top)
+
+
+def tower_said(goal: str, item: dict) -> str | None:
+    """A tower of three said bottom to top: "Tower from the bottom up: red, green, blue.",
+    "Red at the base, green in the middle and blue on top - stack them." (two stacks
+    building one tower on a cube on the table)."""
+    forms = [
+        "Tower from the bottom up: {l}, {m}, {t}.",
+        "{L} at the base, {m} in the middle and {t} on top - stack them.",
+        "Make a stack: {l} lowest, {m} next, {t} at the very top.",
+    ]
+    return _tower3_said(item, forms, "tower|" + goal)
 
 
 def whole_tower(goal: str, item: dict) -> Relabelled | None:
@@ -1642,19 +1647,12 @@ def tower_up(goal: str, item: dict) -> str | None:
         )
         b, a = low.split("_")[0], top.split("_")[0]
         return form.format(B=b.capitalize(), b=b, a=a)
-    tower = _tower3(plan)
-    if tower is None:
-        return None
-    low, mid, top = tower
-    form = _pick(
-        [
-            "{L} at the bottom, then {m}, then {t} on top.",
-            "Start with {l} on the table, put {m} on it, and finish with {t}.",
-            "Build a tower with {l} as its base, {m} above that and {t} at the very top.",
-        ],
-        "up3|" + goal,
-    )
-    return form.format(l=low, L=low.capitalize(), m=mid, t=top)
+    forms = [
+        "{L} at the bottom, then {m}, then {t} on top.",
+        "Start with {l} on the table, put {m} on it, and finish with {t}.",
+        "Build a tower with {l} as its base, {m} above that and {t} at the very top.",
+    ]
+    return _tower3_said(item, forms, "up3|" + goal)
 
 
 def _top_then_next_onto_pads(item: dict) -> tuple[str, str] | None:
@@ -2509,19 +2507,12 @@ def places_then_verb(goal: str, item: dict) -> str | None:
 def order_words(goal: str, item: dict) -> str | None:
     """The order said in words: "B; before that though, A.", "Last of all, B. To start with, A.",
     "B, then A - no, do A first." (from "A, then B", two steps, no pronoun)."""
-    parts = _then_parts(goal, item)
-    if parts is None or not _plain_parts(parts):
-        return None
-    a, b = parts
-    form = _pick(
-        [
-            "{B}; before that though, {a}.",
-            "Last of all, {b}. To start with, {a}.",
-            "{B}, then {a} - no, hold on, {a} first.",
-        ],
-        "jorder|" + goal,
-    )
-    return form.format(B=_upper_first(b), a=_lower_first(a), b=_lower_first(b))
+    forms = [
+        "{B}; before that though, {a}.",
+        "Last of all, {b}. To start with, {a}.",
+        "{B}, then {a} - no, hold on, {a} first.",
+    ]
+    return _then_said(goal, item, forms, "jorder|" + goal)
 
 
 def except_first(goal: str, item: dict) -> Relabelled | None:
