@@ -2225,25 +2225,29 @@ def tower_order(goal: str, item: dict) -> Relabelled | None:
     return form.format(s=said), {"expect": "plan", "plan": plan}
 
 
-def keep_but_onto(goal: str, item: dict) -> str | None:
-    """ "Don't move Y, but put X on top of it": X onto Y, Y not moved ("Keep the blue block
-    where it is, but stack the red block on it."; from one placing of a cube by colour onto
-    another)."""
+def _stack_said(goal: str, item: dict, forms: list[str], key: str, cubes: int = 0) -> str | None:
+    """A goal of one placing of a cube by colour onto another by colour said by one of
+    ``forms`` picked by ``key`` ({x} the cube placed, {y} the one it goes on); None for any
+    other goal or a scene of fewer than ``cubes`` cubes."""
     c = clause(goal)
     if c is None or not _single_step(item, "pick_place"):
         return None
     x, y = _colour_of(c.obj), _colour_of(c.place)
-    if not x or not y:
+    if not x or not y or (cubes and len(_scene_cubes(item)) < cubes):
         return None
-    form = _pick(
-        [
-            "Don't shift the {y} cube, but stack the {x} cube on it.",
-            "Keep the {y} block where it is, but set the {x} block on top of it.",
-            "Leave the {y} cube in place - just put the {x} one on top of it.",
-        ],
-        "keepon|" + goal,
-    )
-    return form.format(x=x, y=y)
+    return _pick(forms, key).format(x=x, y=y)
+
+
+def keep_but_onto(goal: str, item: dict) -> str | None:
+    """ "Don't move Y, but put X on top of it": X onto Y, Y not moved ("Keep the blue block
+    where it is, but stack the red block on it."; from one placing of a cube by colour onto
+    another)."""
+    forms = [
+        "Don't shift the {y} cube, but stack the {x} cube on it.",
+        "Keep the {y} block where it is, but set the {x} block on top of it.",
+        "Leave the {y} cube in place - just put the {x} one on top of it.",
+    ]
+    return _stack_said(goal, item, forms, "keepon|" + goal)
 
 
 def pushed_then(goal: str, item: dict) -> Relabelled | None:
@@ -2456,21 +2460,12 @@ def it_next_sentence(goal: str, item: dict) -> str | None:
     """ "It" after a full stop naming the cube of the sentence before: "Keep the blue block
     still. Set the red block on top of it." (from one placing of a cube by colour onto
     another, a third cube in the scene)."""
-    c = clause(goal)
-    if c is None or not _single_step(item, "pick_place"):
-        return None
-    x, y = _colour_of(c.obj), _colour_of(c.place)
-    if not x or not y or len(_scene_cubes(item)) < 3:
-        return None
-    form = _pick(
-        [
-            "Keep the {y} block still. Set the {x} block on top of it.",
-            "The {y} cube stays put. Stack the {x} cube on it.",
-            "Leave the {y} cube where it is. Now put the {x} one on it.",
-        ],
-        "jit|" + goal,
-    )
-    return form.format(x=x, y=y)
+    forms = [
+        "Keep the {y} block still. Set the {x} block on top of it.",
+        "The {y} cube stays put. Stack the {x} cube on it.",
+        "Leave the {y} cube where it is. Now put the {x} one on it.",
+    ]
+    return _stack_said(goal, item, forms, "jit|" + goal, cubes=3)
 
 
 def _named(step) -> str | None:
