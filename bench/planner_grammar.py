@@ -258,6 +258,13 @@ def _flat_scene(item: dict) -> bool:
     return all(p[2] < 0.04 for p in (item["objects"] or {}).values())
 
 
+def _other_colour(a: str, cubes: dict, key: str, place: str = "") -> str | None:
+    """The colour of a cube of ``cubes`` other than the ``a`` one and not named in ``place``,
+    picked by ``key``; None when there is none."""
+    others = [x for x in _OTHER_COLOURS[a] if f"{x}_cube" in cubes and x not in place.lower()]
+    return _pick(others, key) if others else None
+
+
 # -- group A ------------------------------------------------------------------------------
 def topic_first(goal: str, item: dict) -> str | None:
     """ "The red cube: put it on the left pad." / "The leftmost cube: hover over it." """
@@ -339,12 +346,20 @@ _THEN = re.compile(
 )
 
 
-def reorder(goal: str, item: dict) -> str | None:
-    """ "A, then B." as "B. But before that, A." (neither part pointing at the other)."""
+def _then_parts(goal: str, item: dict) -> tuple[str, str] | None:
+    """The two parts A and B of a goal said "A, then B" whose plan has two steps; else None."""
     m = _THEN.match(goal.strip())
     if m is None or item["expect"] != "plan" or len(item["plan"]) != 2:
         return None
-    a, b = m["a"].strip(), m["b"].strip()
+    return m["a"].strip(), m["b"].strip()
+
+
+def reorder(goal: str, item: dict) -> str | None:
+    """ "A, then B." as "B. But before that, A." (neither part pointing at the other)."""
+    parts = _then_parts(goal, item)
+    if parts is None:
+        return None
+    a, b = parts
     if _PRONOUN.search(a) or _PRONOUN.search(b):
         return None
     if not _IMPERATIVE.match(a) or not _IMPERATIVE.match(b):
@@ -481,15 +496,22 @@ def _cubes(item: dict) -> int:
     return len(item["objects"]) if item["objects"] else 3
 
 
-def question_then(goal: str, item: dict) -> str | None:
-    """A question, then the command on "that one": "Which block is furthest to the left?
-    Push that one onto the grey pad." """
+def _step_on_position(goal: str, item: dict) -> tuple[Clause, tuple[str, str]] | None:
+    """The clause of a one-step goal on a cube said by its position, and that position."""
     c = clause(goal)
     if c is None or not _single_step(item):
         return None
     p = _position(c.obj)
-    if p is None:
+    return None if p is None else (c, p)
+
+
+def question_then(goal: str, item: dict) -> str | None:
+    """A question, then the command on "that one": "Which block is furthest to the left?
+    Push that one onto the grey pad." """
+    found = _step_on_position(goal, item)
+    if found is None:
         return None
+    c, p = found
     ask = _pick(
         [
             "Which {n} is {p}? ",
@@ -682,6 +704,20 @@ def self_correction(goal: str, item: dict) -> str | None:
 
 
 # -- group D ------------------------------------------------------------------------------
+def _first_cube_said(goal: str, item: dict) -> tuple[re.Match, dict] | None:
+    """The goal's first cube said by colour (not at its start, the colour said once) and the
+    scene's cubes, in a scene with no tower; None otherwise."""
+    if not _flat_scene(item):
+        return None
+    m = _CUBE_BY_COLOUR.search(goal)
+    cubes = {n: p for n, p in _scene_cubes(item).items() if n.endswith("_cube")}
+    if m is None or m.start() == 0 or f"{m[1].lower()}_cube" not in cubes:
+        return None
+    if len(re.findall(rf"\b{m[1]}\b", goal, re.I)) > 1:
+        return None  # the colour said twice: which one is meant stays the goal's
+    return m, cubes
+
+
 _PADS = {"left": (0.55, 0.25), "right": (0.55, -0.25)}
 """The pads' centres (config/scene.yaml's places; no set moves them)."""
 _PAD_SIDE = {"left": "left", "right": "right", "yellow": "left", "grey": "right", "gray": "right"}
@@ -711,14 +747,10 @@ def than_another(goal: str, item: dict) -> str | None:
     """A cube by a comparison against another cube: "the block closer to you than the blue
     one", "whichever cube is further left than the green cube" (the goal's first cube said
     by colour; the scene's positions pick it alone; no tower)."""
-    if not _flat_scene(item):
+    found = _first_cube_said(goal, item)
+    if found is None:
         return None
-    m = _CUBE_BY_COLOUR.search(goal)
-    cubes = {n: p for n, p in _scene_cubes(item).items() if n.endswith("_cube")}
-    if m is None or m.start() == 0 or f"{m[1].lower()}_cube" not in cubes:
-        return None
-    if len(re.findall(rf"\b{m[1]}\b", goal, re.I)) > 1:
-        return None  # the colour said twice: which one is meant stays the goal's
+    m, cubes = found
     found = _against(f"{m[1].lower()}_cube", cubes)
     if found is None:
         return None
@@ -777,14 +809,10 @@ def possessive(goal: str, item: dict) -> str | None:
     """A cube by a possessive: "the yellow pad's nearest cube", "the right mat's closest
     block" (the goal's first cube said by colour, 3 cm or more nearer that pad than any
     other cube; no tower)."""
-    if not _flat_scene(item):
+    found = _first_cube_said(goal, item)
+    if found is None:
         return None
-    m = _CUBE_BY_COLOUR.search(goal)
-    cubes = {n: p for n, p in _scene_cubes(item).items() if n.endswith("_cube")}
-    if m is None or m.start() == 0 or f"{m[1].lower()}_cube" not in cubes:
-        return None
-    if len(re.findall(rf"\b{m[1]}\b", goal, re.I)) > 1:
-        return None  # the colour said twice: which one is meant stays the goal's
+    m, cubes = found
     name = f"{m[1].lower()}_cube"
     for side, pad in _PADS.items():
         d = {n: math.dist(p[:2], pad) for n, p in cubes.items()}
@@ -857,12 +885,10 @@ def question_names(goal: str, item: dict) -> str | None:
     """A question that names the referent, then an instruction on it: "Which cube's nearest
     to you? Push that cube onto the grey pad.", "Is there a block in the middle? If there
     is, put it on the left pad." (one step on a cube said by its position)."""
-    c = clause(goal)
-    if c is None or not _single_step(item):
+    found = _step_on_position(goal, item)
+    if found is None:
         return None
-    p = _position(c.obj)
-    if p is None:
-        return None
+    c, p = found
     n, pred = p[0].lower(), p[1]
     forms = ["Which {n}'s {p}? {V} that {n}{r}.", "Do you see the {n} that's {p}? {V} it{r}."]
     if pred == "in the middle":  # "is there a cube furthest to the left?" is no question
@@ -960,12 +986,22 @@ _THEN3 = re.compile(
 )
 
 
-def _plain_parts(parts: list[str]) -> bool:
+def _plain_parts(parts: list[str] | tuple[str, ...]) -> bool:
     """Each part an imperative pointing at no other ("do the same" points back)."""
     return all(
         _IMPERATIVE.match(p) and not _PRONOUN.search(p) and not re.search(r"\bsame\b", p, re.I)
         for p in parts
     )
+
+
+def _then_said(goal: str, item: dict, forms: list[str], key: str) -> str | None:
+    """A goal "A, then B" of two plain parts (:func:`_plain_parts`) and two steps said by one
+    of ``forms`` picked by ``key`` ({a}, {b} the parts, {B} the second capitalised)."""
+    parts = _then_parts(goal, item)
+    if parts is None or not _plain_parts(parts):
+        return None
+    a, b = parts
+    return _pick(forms, key).format(B=_upper_first(b), a=_lower_first(a), b=_lower_first(b))
 
 
 def order_said(goal: str, item: dict) -> str | None:
@@ -989,21 +1025,12 @@ def order_said(goal: str, item: dict) -> str | None:
             "order3|" + goal,
         )
         return form.format(C=_upper_first(c), a=_lower_first(a), b=_lower_first(b))
-    m = _THEN.match(text)
-    if m is None or len(item["plan"]) != 2:
-        return None
-    a, b = m["a"].strip(), m["b"].strip()
-    if not _plain_parts([a, b]):
-        return None
-    form = _pick(
-        [
-            "Step two: {b}. Step one: {a}.",
-            "{B} second and {a} first.",
-            "{B} - but before everything, {a}.",
-        ],
-        "order2|" + goal,
-    )
-    return form.format(B=_upper_first(b), a=_lower_first(a), b=_lower_first(b))
+    forms = [
+        "Step two: {b}. Step one: {a}.",
+        "{B} second and {a} first.",
+        "{B} - but before everything, {a}.",
+    ]
+    return _then_said(goal, item, forms, "order2|" + goal)
 
 
 _POLITE_REACH = [
@@ -1207,12 +1234,10 @@ def before_all(goal: str, item: dict) -> str | None:
     """The first step said last: "B. But before you lay a finger on any cube, A." (A a reach
     or a return home), "B; and ahead of all that, A.", "Backwards, please: B, then A." (two
     steps said "A, then B", no pronoun)."""
-    m = _THEN.match(goal.strip())
-    if m is None or item["expect"] != "plan" or len(item["plan"]) != 2:
+    parts = _then_parts(goal, item)
+    if parts is None or not _plain_parts(parts):
         return None
-    a, b = m["a"].strip(), m["b"].strip()
-    if not _plain_parts([a, b]):
-        return None
+    a, b = parts
     forms = [
         "{B}; and ahead of all that, {a}.",
         "Do them backwards, please: {b}, then {a}.",
@@ -1332,14 +1357,22 @@ def small_talk(goal: str, item: dict) -> Relabelled | None:
     return form.format(c=colour), {"expect": "plan", "plan": []}
 
 
-def straighten(goal: str, item: dict) -> Relabelled | None:
-    """A turn said by the face it should show: "Straighten out the red cube so one of its
-    faces is towards you." (one turn; the label turns the same cube to face the robot)."""
+def _turned_cube(goal: str, item: dict) -> re.Match | None:
+    """ "the <colour> <cube>" in a goal of one turn of that cube, the only cube it names."""
     if not _single_step(item, "turn"):
         return None
     name = item["plan"][0].params.get("object")
     m = re.search(rf"\bthe ({_COLOUR}) ({_CUBE})\b", goal, re.I)
     if m is None or name != f"{m[1].lower()}_cube" or len(_CUBE_BY_COLOUR.findall(goal)) != 1:
+        return None
+    return m
+
+
+def straighten(goal: str, item: dict) -> Relabelled | None:
+    """A turn said by the face it should show: "Straighten out the red cube so one of its
+    faces is towards you." (one turn; the label turns the same cube to face the robot)."""
+    m = _turned_cube(goal, item)
+    if m is None:
         return None
     form = _pick(
         [
@@ -1349,7 +1382,7 @@ def straighten(goal: str, item: dict) -> Relabelled | None:
         "straight|" + goal,
     )
     said = form.format(c=m[1].lower(), n=m[2].lower())
-    return said, {"plan": [_step(f"turn {name} face_robot")]}
+    return said, {"plan": [_step(f"turn {m[1].lower()}_cube face_robot")]}
 
 
 def _tower3(plan) -> tuple[str, str, str] | None:
@@ -1365,23 +1398,27 @@ def _tower3(plan) -> tuple[str, str, str] | None:
     return tuple(n.split("_")[0] for n in (b, a, plan[1].params["object"]))
 
 
-def tower_said(goal: str, item: dict) -> str | None:
-    """A tower of three said bottom to top: "Tower from the bottom up: red, green, blue.",
-    "Red at the base, green in the middle and blue on top - stack them." (two stacks
-    building one tower on a cube on the table)."""
+def _tower3_said(item: dict, forms: list[str], key: str) -> str | None:
+    """A tower of three built on a cube on the table (:func:`_tower3`) said by one of
+    ``forms`` picked by ``key`` ({l}, {m}, {t} the colours bottom to top, {L} the bottom one
+    capitalised); None for any other plan or a scene with a tower."""
     tower = _tower3(item["plan"]) if item["expect"] == "plan" else None
     if tower is None or not _flat_scene(item):
         return None
     low, mid, top = tower
-    form = _pick(
-        [
-            "Tower from the bottom up: {l}, {m}, {t}.",
-            "{L} at the base, {m} in the middle and {t} on top - stack them.",
-            "Make a stack: {l} lowest, {m} next, {t} at the very top.",
-        ],
-        "tower|" + goal,
-    )
-    return form.format(l=low, L=low.capitalize(), m=mid, t=top)
+    return _pick(forms, key).format(l=low, L=low.capitalize(), m=mid, t=top)
+
+
+def tower_said(goal: str, item: dict) -> str | None:
+    """A tower of three said bottom to top: "Tower from the bottom up: red, green, blue.",
+    "Red at the base, green in the middle and blue on top - stack them." (two stacks
+    building one tower on a cube on the table)."""
+    forms = [
+        "Tower from the bottom up: {l}, {m}, {t}.",
+        "{L} at the base, {m} in the middle and {t} on top - stack them.",
+        "Make a stack: {l} lowest, {m} next, {t} at the very top.",
+    ]
+    return _tower3_said(item, forms, "tower|" + goal)
 
 
 def whole_tower(goal: str, item: dict) -> Relabelled | None:
@@ -1489,10 +1526,9 @@ def condition(goal: str, item: dict) -> Relabelled | None:
     cubes = _scene_cubes(item)
     if a is None or f"{a}_cube" not in cubes:
         return None
-    others = [x for x in _OTHER_COLOURS[a] if f"{x}_cube" in cubes and x not in c.place.lower()]
-    if not others:
+    b = _other_colour(a, cubes, "condb|" + goal, c.place)
+    if b is None:
         return None
-    b = _pick(others, "condb|" + goal)
     p, q = cubes[f"{a}_cube"], cubes[f"{b}_cube"]
     said, score = _pick(list(_COMPARATIVES), "condc|" + goal)
     if abs(score(p) - score(q)) < 0.02:
@@ -1533,10 +1569,9 @@ def same_again(goal: str, item: dict) -> Relabelled | None:
     cubes = _scene_cubes(item)
     if a is None or not _flat_scene(item):
         return None
-    others = [x for x in _OTHER_COLOURS[a] if f"{x}_cube" in cubes and x not in c.place.lower()]
-    if not others:
+    b = _other_colour(a, cubes, "againb|" + goal, c.place)
+    if b is None:
         return None
-    b = _pick(others, "againb|" + goal)
     first = item["plan"][0]
     if str(first.params.get("target", "")).endswith("_cube"):
         return None  # a second cube onto the same cube: that cube is covered by then
@@ -1612,19 +1647,12 @@ def tower_up(goal: str, item: dict) -> str | None:
         )
         b, a = low.split("_")[0], top.split("_")[0]
         return form.format(B=b.capitalize(), b=b, a=a)
-    tower = _tower3(plan)
-    if tower is None:
-        return None
-    low, mid, top = tower
-    form = _pick(
-        [
-            "{L} at the bottom, then {m}, then {t} on top.",
-            "Start with {l} on the table, put {m} on it, and finish with {t}.",
-            "Build a tower with {l} as its base, {m} above that and {t} at the very top.",
-        ],
-        "up3|" + goal,
-    )
-    return form.format(l=low, L=low.capitalize(), m=mid, t=top)
+    forms = [
+        "{L} at the bottom, then {m}, then {t} on top.",
+        "Start with {l} on the table, put {m} on it, and finish with {t}.",
+        "Build a tower with {l} as its base, {m} above that and {t} at the very top.",
+    ]
+    return _tower3_said(item, forms, "up3|" + goal)
 
 
 def _top_then_next_onto_pads(item: dict) -> tuple[str, str] | None:
@@ -1646,22 +1674,23 @@ def _top_then_next_onto_pads(item: dict) -> tuple[str, str] | None:
     return p, q
 
 
+def _pads_said(item: dict, forms: list[str], key: str) -> str | None:
+    """A tower's top cube and then the cube under it placed onto pads (the plan
+    :func:`_top_then_next_onto_pads` names), said by one of ``forms`` picked by ``key``
+    ({p} the first pad, {q} the second); None for any other plan."""
+    pads = _top_then_next_onto_pads(item)
+    return None if pads is None else _pick(forms, key).format(p=pads[0], q=pads[1])
+
+
 def take_apart(goal: str, item: dict) -> str | None:
     """A tower taken down from the top: "Unstack it: top cube onto the right pad, then the
     next one down onto the left pad." (two placings onto pads, the second of the cube the
     first stood on)."""
-    pads = _top_then_next_onto_pads(item)
-    if pads is None:
-        return None
-    p, q = pads
-    form = _pick(
-        [
-            "Unstack it: top cube onto {p}, then the next one down onto {q}.",
-            "Take the stack down one by one - the top block to {p}, then the one under it to {q}.",
-        ],
-        "apart|" + goal,
-    )
-    return form.format(p=p, q=q)
+    forms = [
+        "Unstack it: top cube onto {p}, then the next one down onto {q}.",
+        "Take the stack down one by one - the top block to {p}, then the one under it to {q}.",
+    ]
+    return _pads_said(item, forms, "apart|" + goal)
 
 
 _HOLD = [
@@ -1747,10 +1776,10 @@ def no_relation(goal: str, item: dict) -> Relabelled | None:
     cubes = _scene_cubes(item)
     if not a or not _flat_scene(item):
         return None
-    others = [x for x in _OTHER_COLOURS[a] if f"{x}_cube" in cubes]
-    if not others:
+    y = _other_colour(a, cubes, "rely|" + goal)
+    if y is None:
         return None
-    y = f"the {_pick(others, 'rely|' + goal)} cube"
+    y = f"the {y} cube"
     form = _pick(_NO_SKILL_RELATION, "rel|" + goal)
     if "{p}" in form and not (c.place and _PAD_NP.match(c.place)):
         form = _NO_SKILL_RELATION[2]
@@ -1758,15 +1787,23 @@ def no_relation(goal: str, item: dict) -> Relabelled | None:
     return _upper_first(said), {"expect": "refuse", "plan": []}
 
 
+def _placing_onto_pad(goal: str, item: dict) -> Clause | None:
+    """The clause of a goal of one placing onto a pad in a scene with no tower."""
+    c = clause(goal)
+    if c is None or not c.place or not _single_step(item, "pick_place"):
+        return None
+    if _PAD_NP.match(c.place) is None or not _flat_scene(item):
+        return None
+    return c
+
+
 def kept_down(goal: str, item: dict) -> Relabelled | None:
     """A manner that leaves only a push: "Keep the red cube on the table the whole time and
     get it over to the left pad.", "Get the red cube onto the grey pad without lifting it."
     (from one placing onto a pad: the push when the push card passes in the scene, else a
     refusal: the only other skill is ruled out)."""
-    c = clause(goal)
-    if c is None or not c.place or not _single_step(item, "pick_place"):
-        return None
-    if _PAD_NP.match(c.place) is None or not _flat_scene(item):
+    c = _placing_onto_pad(goal, item)
+    if c is None:
         return None
     first = item["plan"][0]
     push = [_step(f"push {first.params['object']} {first.params['target']}")]
@@ -1796,10 +1833,9 @@ def push_stacked(goal: str, item: dict) -> Relabelled | None:
     if _PAD_NP.match(c.place) is None:
         return None
     cubes = _scene_cubes(item)
-    others = [x for x in _OTHER_COLOURS[a] if f"{x}_cube" in cubes]
-    if not others:
+    y = _other_colour(a, cubes, "stky|" + goal)
+    if y is None:
         return None
-    y = _pick(others, "stky|" + goal)
     form = _pick(
         [
             "{V} {o} onto {p}, but put the {y} cube on top of it before you do.",
@@ -1831,10 +1867,8 @@ def turn_then(goal: str, item: dict) -> Relabelled | None:
     """A turn said as what comes before the move: "After a 25-degree turn, the red cube
     should end up on the left pad." (from one placing of a cube onto a pad: the turn, then
     the placing, where both pass the cards in the scene)."""
-    c = clause(goal)
-    if c is None or not c.place or not _single_step(item, "pick_place"):
-        return None
-    if _PAD_NP.match(c.place) is None or not _flat_scene(item):
+    c = _placing_onto_pad(goal, item)
+    if c is None:
         return None
     first = item["plan"][0]
     n = _pick(["20", "25", "30", "40"], "tdeg|" + goal)
@@ -1871,10 +1905,9 @@ def asked_condition(goal: str, item: dict) -> Relabelled | None:
     if not a or not _single_step(item) or not _flat_scene(item):
         return None
     cubes = _scene_cubes(item)
-    others = [x for x in _OTHER_COLOURS[a] if f"{x}_cube" in cubes and x not in c.place.lower()]
-    if not others:
+    b = _other_colour(a, cubes, "askb|" + goal, c.place)
+    if b is None:
         return None
-    b = _pick(others, "askb|" + goal)
     said, score = _pick(list(_ASKED), "askc|" + goal)
     p, q = cubes[f"{a}_cube"], cubes[f"{b}_cube"]
     if abs(score(p) - score(q)) < 0.02:
@@ -1994,10 +2027,9 @@ def compare_two(goal: str, item: dict) -> str | None:
     if _PAD_NP.match(c.place) is None:
         return None
     cubes = _scene_cubes(item)
-    others = [x for x in _OTHER_COLOURS[a] if f"{x}_cube" in cubes]
-    if not others:
+    b = _other_colour(a, cubes, "cmpb|" + goal)
+    if b is None:
         return None
-    b = _pick(others, "cmpb|" + goal)
     options = [
         ("farther from you", _dist),
         ("nearer to you", lambda p: -_dist(p)),
@@ -2104,10 +2136,9 @@ def forget_other(goal: str, item: dict) -> str | None:
     if not a or not _single_step(item):
         return None
     cubes = _scene_cubes(item)
-    others = [x for x in _OTHER_COLOURS[a] if f"{x}_cube" in cubes and x not in c.place.lower()]
-    if not others:
+    b = _other_colour(a, cubes, "forgetb|" + goal, c.place)
+    if b is None:
         return None
-    b = _pick(others, "forgetb|" + goal)
     form = _pick(
         [
             "Forget the {b} block; {s}.",
@@ -2194,25 +2225,29 @@ def tower_order(goal: str, item: dict) -> Relabelled | None:
     return form.format(s=said), {"expect": "plan", "plan": plan}
 
 
-def keep_but_onto(goal: str, item: dict) -> str | None:
-    """ "Don't move Y, but put X on top of it": X onto Y, Y not moved ("Keep the blue block
-    where it is, but stack the red block on it."; from one placing of a cube by colour onto
-    another)."""
+def _stack_said(goal: str, item: dict, forms: list[str], key: str, cubes: int = 0) -> str | None:
+    """A goal of one placing of a cube by colour onto another by colour said by one of
+    ``forms`` picked by ``key`` ({x} the cube placed, {y} the one it goes on); None for any
+    other goal or a scene of fewer than ``cubes`` cubes."""
     c = clause(goal)
     if c is None or not _single_step(item, "pick_place"):
         return None
     x, y = _colour_of(c.obj), _colour_of(c.place)
-    if not x or not y:
+    if not x or not y or (cubes and len(_scene_cubes(item)) < cubes):
         return None
-    form = _pick(
-        [
-            "Don't shift the {y} cube, but stack the {x} cube on it.",
-            "Keep the {y} block where it is, but set the {x} block on top of it.",
-            "Leave the {y} cube in place - just put the {x} one on top of it.",
-        ],
-        "keepon|" + goal,
-    )
-    return form.format(x=x, y=y)
+    return _pick(forms, key).format(x=x, y=y)
+
+
+def keep_but_onto(goal: str, item: dict) -> str | None:
+    """ "Don't move Y, but put X on top of it": X onto Y, Y not moved ("Keep the blue block
+    where it is, but stack the red block on it."; from one placing of a cube by colour onto
+    another)."""
+    forms = [
+        "Don't shift the {y} cube, but stack the {x} cube on it.",
+        "Keep the {y} block where it is, but set the {x} block on top of it.",
+        "Leave the {y} cube in place - just put the {x} one on top of it.",
+    ]
+    return _stack_said(goal, item, forms, "keepon|" + goal)
 
 
 def pushed_then(goal: str, item: dict) -> Relabelled | None:
@@ -2224,10 +2259,9 @@ def pushed_then(goal: str, item: dict) -> Relabelled | None:
     if not a or not _single_step(item, "push") or _PAD_NP.match(c.place) is None:
         return None
     cubes = _scene_cubes(item)
-    others = [x for x in _OTHER_COLOURS[a] if f"{x}_cube" in cubes]
-    if not others or not _flat_scene(item):
+    b = _other_colour(a, cubes, "pthenb|" + goal)
+    if b is None or not _flat_scene(item):
         return None
-    b = _pick(others, "pthenb|" + goal)
     push = item["plan"][0]
     other_pad = "right_pad" if push.params["target"] == "left_pad" else "left_pad"
     plan = [push, _step(f"pick_place {b}_cube {other_pad}")]
@@ -2283,13 +2317,10 @@ def idle(goal: str, item: dict) -> Relabelled | None:
 def square_on(goal: str, item: dict) -> Relabelled | None:
     """A turn said by facing the robot square on: "Rotate the red cube till it's square on to
     you." (from one turn of a cube said by colour: a turn to face the robot)."""
-    if not _single_step(item, "turn"):
+    m = _turned_cube(goal, item)
+    if m is None:
         return None
-    name = item["plan"][0].params.get("object")
-    m = re.search(rf"\bthe ({_COLOUR}) ({_CUBE})\b", goal, re.I)
-    if m is None or name != f"{m[1].lower()}_cube" or len(_CUBE_BY_COLOUR.findall(goal)) != 1:
-        return None
-    plan = [_step(f"turn {name} face_robot")]
+    plan = [_step(f"turn {m[1].lower()}_cube face_robot")]
     if not _valid(plan, item):
         return None
     form = _pick(
@@ -2306,22 +2337,11 @@ def apart_said(goal: str, item: dict) -> str | None:
     """A tower taken apart top to bottom with the cubes said bottom first: "Take the stack
     apart from the top down: the blue cube to the left pad and the green cube to the right
     pad." (two placings onto pads, the top cube first in the plan)."""
-    plan = item["plan"]
-    if item["expect"] != "plan" or len(plan) != 2 or any(s.skill != "pick_place" for s in plan):
+    pads = _top_then_next_onto_pads(item)
+    if pads is None:
         return None
-    cubes = _scene_cubes(item)
-    top, nxt = (s.params.get("object") for s in plan)
-    pads = [s.params.get("target") for s in plan]
-    if (
-        top not in cubes
-        or nxt != _under(top, cubes)
-        or any(_under(n, cubes) == top for n in cubes)
-    ):
-        return None
-    if not all(p in {"left_pad", "right_pad"} for p in pads):
-        return None
-    p, q = (f"the {x.split('_')[0]} pad" for x in pads)
-    t, n = (x.split("_")[0] for x in (top, nxt))
+    p, q = pads
+    t, n = (s.params["object"].split("_")[0] for s in item["plan"])
     form = _pick(
         [
             "Take the stack apart from the top down: the {n} cube to {q} and the {t} cube to {p}.",
@@ -2440,21 +2460,12 @@ def it_next_sentence(goal: str, item: dict) -> str | None:
     """ "It" after a full stop naming the cube of the sentence before: "Keep the blue block
     still. Set the red block on top of it." (from one placing of a cube by colour onto
     another, a third cube in the scene)."""
-    c = clause(goal)
-    if c is None or not _single_step(item, "pick_place"):
-        return None
-    x, y = _colour_of(c.obj), _colour_of(c.place)
-    if not x or not y or len(_scene_cubes(item)) < 3:
-        return None
-    form = _pick(
-        [
-            "Keep the {y} block still. Set the {x} block on top of it.",
-            "The {y} cube stays put. Stack the {x} cube on it.",
-            "Leave the {y} cube where it is. Now put the {x} one on it.",
-        ],
-        "jit|" + goal,
-    )
-    return form.format(x=x, y=y)
+    forms = [
+        "Keep the {y} block still. Set the {x} block on top of it.",
+        "The {y} cube stays put. Stack the {x} cube on it.",
+        "Leave the {y} cube where it is. Now put the {x} one on it.",
+    ]
+    return _stack_said(goal, item, forms, "jit|" + goal, cubes=3)
 
 
 def _named(step) -> str | None:
@@ -2491,21 +2502,12 @@ def places_then_verb(goal: str, item: dict) -> str | None:
 def order_words(goal: str, item: dict) -> str | None:
     """The order said in words: "B; before that though, A.", "Last of all, B. To start with, A.",
     "B, then A - no, do A first." (from "A, then B", two steps, no pronoun)."""
-    m = _THEN.match(goal.strip())
-    if m is None or item["expect"] != "plan" or len(item["plan"]) != 2:
-        return None
-    a, b = m["a"].strip(), m["b"].strip()
-    if not _plain_parts([a, b]):
-        return None
-    form = _pick(
-        [
-            "{B}; before that though, {a}.",
-            "Last of all, {b}. To start with, {a}.",
-            "{B}, then {a} - no, hold on, {a} first.",
-        ],
-        "jorder|" + goal,
-    )
-    return form.format(B=_upper_first(b), a=_lower_first(a), b=_lower_first(b))
+    forms = [
+        "{B}; before that though, {a}.",
+        "Last of all, {b}. To start with, {a}.",
+        "{B}, then {a} - no, hold on, {a} first.",
+    ]
+    return _then_said(goal, item, forms, "jorder|" + goal)
 
 
 def except_first(goal: str, item: dict) -> Relabelled | None:
@@ -2621,18 +2623,11 @@ def next_down(goal: str, item: dict) -> str | None:
     """ "The next one down" after the top of a stack: "Lift the top cube off the pile onto
     the left pad, and after that the next one down onto the right pad." (from two placings
     of a tower's top cube and the cube under it onto pads)."""
-    pads = _top_then_next_onto_pads(item)
-    if pads is None:
-        return None
-    p, q = pads
-    form = _pick(
-        [
-            "Lift the top cube off the pile onto {p}, and after that the next one down onto {q}.",
-            "Take the uppermost block from the stack to {p}; then the next one down goes on {q}.",
-        ],
-        "jnext|" + goal,
-    )
-    return form.format(p=p, q=q)
+    forms = [
+        "Lift the top cube off the pile onto {p}, and after that the next one down onto {q}.",
+        "Take the uppermost block from the stack to {p}; then the next one down goes on {q}.",
+    ]
+    return _pads_said(item, forms, "jnext|" + goal)
 
 
 _HANG_ON = [
@@ -2667,8 +2662,8 @@ def dont_want(goal: str, item: dict) -> str | None:
     a = c and _colour_of(c.obj)
     if not a or not _single_step(item) or _PAD_NP.match(c.place or "") is None:
         return None
-    others = [x for x in _OTHER_COLOURS[a] if f"{x}_cube" in _scene_cubes(item)]
-    if not others:
+    y = _other_colour(a, _scene_cubes(item), "kwanty|" + goal)
+    if y is None:
         return None
     form = _pick(
         [
@@ -2679,7 +2674,6 @@ def dont_want(goal: str, item: dict) -> str | None:
         ],
         "kwant|" + goal,
     )
-    y = _pick(others, "kwanty|" + goal)
     return form.format(y=y, S=_upper_first(_bare(goal)), s=_lower_first(_bare(goal)))
 
 
@@ -2817,42 +2811,39 @@ def _colour_steps(item: dict) -> tuple[str, str] | None:
     return names[0].split("_")[0], names[1].split("_")[0]
 
 
-def colour_first(goal: str, item: dict) -> str | None:
-    """Two steps said in the other order, then one named by its colour to go first: "B and
-    then A - hang on, the red one first.", "B, after that A. Hmm, no: do red first." (from a
-    plan of two placings or pushes of two cubes)."""
+def _colours_said(item: dict, forms: list[str], key: str) -> str | None:
+    """Two steps on two cubes said by one of ``forms`` picked by ``key`` ({a} and {b} the
+    steps, {B} the second capitalised, {c} and {d} the cubes' colours in plan order); None
+    for any other plan."""
     parts, colours = _two_said(item), _colour_steps(item)
     if parts is None or colours is None:
         return None
     a, b = parts
-    form = _pick(
-        [
-            "{B} and then {a} - hang on, the {c} one first.",
-            "{B}, after that {a}. Hmm, no: do {c} first.",
-            "{B}, then {a} - oh wait, {c} goes first.",
-        ],
-        "kcol|" + goal,
-    )
-    return form.format(B=_upper_first(b), a=a, c=colours[0])
+    return _pick(forms, key).format(B=_upper_first(b), a=a, b=b, c=colours[0], d=colours[1])
+
+
+def colour_first(goal: str, item: dict) -> str | None:
+    """Two steps said in the other order, then one named by its colour to go first: "B and
+    then A - hang on, the red one first.", "B, after that A. Hmm, no: do red first." (from a
+    plan of two placings or pushes of two cubes)."""
+    forms = [
+        "{B} and then {a} - hang on, the {c} one first.",
+        "{B}, after that {a}. Hmm, no: do {c} first.",
+        "{B}, then {a} - oh wait, {c} goes first.",
+    ]
+    return _colours_said(item, forms, "kcol|" + goal)
 
 
 def one_before(goal: str, item: dict) -> str | None:
     """Two steps said, then their order by the cubes' colours: "B and A; deal with the red
     one before the blue one.", "B, and A - handle the red cube ahead of the blue cube." (from
     a plan of two placings or pushes of two cubes)."""
-    parts, colours = _two_said(item), _colour_steps(item)
-    if parts is None or colours is None:
-        return None
-    a, b = parts
-    form = _pick(
-        [
-            "{B} and {a}; deal with the {c} one before the {d} one.",
-            "{B}, and {a} - handle the {c} cube ahead of the {d} cube.",
-            "I need two things: {b} and {a}. The {c} block comes before the {d} block.",
-        ],
-        "kbef|" + goal,
-    )
-    return form.format(B=_upper_first(b), a=a, b=b, c=colours[0], d=colours[1])
+    forms = [
+        "{B} and {a}; deal with the {c} one before the {d} one.",
+        "{B}, and {a} - handle the {c} cube ahead of the {d} cube.",
+        "I need two things: {b} and {a}. The {c} block comes before the {d} block.",
+    ]
+    return _colours_said(item, forms, "kbef|" + goal)
 
 
 def list_elided(goal: str, item: dict) -> Relabelled | None:

@@ -49,8 +49,10 @@ said, over the same clause and verb helpers (``_step``, ``imperative``, ``CubePh
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from miles_ros.agent.phrases import COLOR_WORDS, CUBE_NOUNS, skill_verbs
+from miles_ros.agent.references import spoken
 from miles_ros.agent.world import World
 
 _IRREGULAR = {
@@ -195,7 +197,7 @@ def _join(first: str, then: str, end: str, cubes: CubeWords) -> str:
     first, then = _tidy(first), _tidy(then)
     ahead = cubes.name(then)
     if ahead and not cubes.name(first) and re.search(r"\bit\b", first, re.I):
-        first = re.sub(r"\bit\b", "the " + ahead.replace("_", " "), first, count=1, flags=re.I)
+        first = re.sub(r"\bit\b", "the " + spoken(ahead), first, count=1, flags=re.I)
     return f"{first[:1].upper()}{first[1:]}, then {then[:1].lower()}{then[1:]}{end}"
 
 
@@ -375,7 +377,7 @@ def _coordinated(text: str, cubes: CubePhrases) -> str:
     if not clause.strip():
         return text  # "stack the red and blue cubes": the cubes are not steps of their own
     others = "".join(f", then the {n.split('_')[0]} one" for n in names[1:])
-    first = "the " + names[0].replace("_", " ")
+    first = "the " + spoken(names[0])
     return text[: match.start()] + f"{verb} {first}{clause}{others}{rest}"
 
 
@@ -397,7 +399,7 @@ def _the_same(text: str, cubes: CubePhrases) -> str:
     cube = cubes.name(match["cube"])
     if said is None or cube is None:
         return text
-    again = clause[: said.start()] + "the " + cube.replace("_", " ") + clause[said.end() :]
+    again = clause[: said.start()] + "the " + spoken(cube) + clause[said.end() :]
     again = again.strip(" ,")
     return f"{before.rstrip(' ,;.')}, then {again[:1].lower()}{again[1:]}{text[match.end() :]}"
 
@@ -415,6 +417,19 @@ def acted_on(before: str, cubes: CubePhrases) -> str | None:
     ):
         found = cubes.name(match["cube"])
     return found
+
+
+def _named_back(
+    pattern: re.Pattern, text: str, cubes: CubePhrases, said: Callable[[re.Match, str], str]
+) -> str:
+    """``text`` with each match of ``pattern`` said by ``said(match, "the red cube")``, the
+    cube the step before the match acted on (:func:`acted_on`); a match with none stays."""
+
+    def name(match: re.Match) -> str:
+        cube = acted_on(text[: match.start()], cubes)
+        return match.group(0) if cube is None else said(match, f"the {spoken(cube)}")
+
+    return pattern.sub(name, text)
 
 
 def _pointed(text: str, cubes: CubePhrases) -> str:
@@ -459,7 +474,7 @@ def _after_a_visit(text: str, cubes: CubePhrases) -> str:
         said = cubes.named(previous)
         if lead is None or len(said) != 1:
             return match.group(0)
-        return f"{match['verb']} the {said[0].replace('_', ' ')}"
+        return f"{match['verb']} the {spoken(said[0])}"
 
     return pattern.sub(name, text)
 
@@ -471,12 +486,7 @@ def _just_moved(text: str, cubes: CubePhrases) -> str:
         r"[a-z]+(?:ed|put|set|slid|took|brought)\b(?:\s+up)?(?:\s+(?:it|there))?",
         re.I,
     )
-
-    def name(match: re.Match) -> str:
-        cube = acted_on(text[: match.start()], cubes)
-        return match.group(0) if cube is None else "the " + cube.replace("_", " ")
-
-    return pattern.sub(name, text)
+    return _named_back(pattern, text, cubes, lambda match, the: the)
 
 
 PUSH_VERBS = frozenset({"push", "slide", "shove", "nudge", "scoot", "drag"})
@@ -492,7 +502,7 @@ def moved_to(verb: str, cube: str, point) -> str:
         verb = "put"
     x, y, z = (round(float(v), 3) for v in point)
     at = "to" if verb in PUSH_VERBS else "at"
-    return f"{verb} the {cube.replace('_', ' ')} {at} ({x:g}, {y:g}, {z:g})"
+    return f"{verb} the {spoken(cube)} {at} ({x:g}, {y:g}, {z:g})"
 
 
 def _back(text: str, cubes: CubePhrases) -> str:
@@ -529,7 +539,7 @@ def _beside_it(text: str, cubes: CubePhrases) -> str:
     def name(match: re.Match) -> str:
         clauses = re.split(r"[,;]|\.\s|\bthen\b|\band\b", text[: match.start()])
         cube = acted_on(" ".join(clauses[:-1]), cubes)  # not the cube this clause moves
-        return match.group(0) if cube is None else f"{match['rel']} the {cube.replace('_', ' ')}"
+        return match.group(0) if cube is None else f"{match['rel']} the {spoken(cube)}"
 
     return _BESIDE_IT.sub(name, text)
 
@@ -542,11 +552,10 @@ def _reached_it(text: str, cubes: CubePhrases) -> str:
         re.I,
     )
 
-    def name(match: re.Match) -> str:
+    def said(match: re.Match, the: str) -> str:
         verb = match["verb"]
         if re.match(r"(?:go|move|position)\w*$", verb, re.I):
             return match.group(0)  # "move it to ..." moves the cube: the model reads it
-        cube = acted_on(text[: match.start()], cubes)
-        return match.group(0) if cube is None else f"{verb} the {cube.replace('_', ' ')}"
+        return f"{verb} {the}"
 
-    return pattern.sub(name, text)
+    return _named_back(pattern, text, cubes, said)

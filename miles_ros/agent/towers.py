@@ -32,6 +32,7 @@ import re
 from dataclasses import dataclass
 
 from miles_ros.agent.phrases import COLOR_WORDS, CUBE_NOUNS
+from miles_ros.agent.references import spoken
 from miles_ros.agent.world import World
 from miles_ros.runtime.goals import rests_on, tower_level
 from sims.tasks.pick_place import TOWER_LEVELS
@@ -266,7 +267,7 @@ def _rewritten(
             f"{len(order)} ({', '.join(order)})",
         )
     steps = ", then ".join(
-        f"put the {_said(upper)} on the {_said(lower)}"
+        f"put the {spoken(upper)} on the {spoken(lower)}"
         for lower, upper in zip(order, order[1:], strict=False)
         if not rests_on(world.objects[upper], world.objects[lower])
     )
@@ -279,10 +280,6 @@ def _rewritten(
     after = re.sub(r"^\s*(?:on\s+top|at\s+the\s+top)\b", "", after, flags=re.I)
     text = re.sub(r"\s+([,.;:!?])", r"\1", " ".join(f"{before} {steps} {after}".split()))
     return TowerReading(text, order)
-
-
-def _said(name: str) -> str:
-    return name.replace("_", " ")
 
 
 def _cube_words(world: World) -> dict[str, str]:
