@@ -100,7 +100,7 @@ class SimFineTuneConfig:
     fields (push, reach) the labels are the same either way."""
     loss: str = ImitationConfig.loss
     """The actor's regression loss (``imitation.loss``: ``mse`` or ``relative``,
-    :func:`policies.ppo.imitation.imitation_loss`)."""
+    :func:`policies.ppo.imitation_loss.imitation_loss`)."""
     loss_floor: float = ImitationConfig.loss_floor
     """``relative``: the shortest label norm its error is divided by (``imitation.loss_floor``)."""
     reference_episodes: int = 20

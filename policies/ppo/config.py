@@ -315,7 +315,7 @@ class ImitationConfig:
     """A floor (action units; 0.05 ~ a 1 mm step) under the student's action along the
     expert's label, wherever that label is longer than the floor: a hinge term
     ``action_floor_weight x (relu(action_floor - a . l / |l|) / action_floor)^2`` per state
-    (:func:`~policies.ppo.imitation.action_floor_loss`), added to the regression's loss, so
+    (:func:`~policies.ppo.imitation_loss.action_floor_loss`), added to the regression's loss, so
     the student cannot hold still (nor move against the label) where the expert moves; the
     floor below the label keeps the label itself at no cost. 0: off."""
     action_floor_weight: float = 1.0
