@@ -31,6 +31,15 @@ TINY = ["--num-envs", "16", "--rollout-steps", "8", "--eval-every", "0"]
 TIMEOUT_S = 600  # a hung job fails the test instead of hanging the suite
 
 
+@pytest.fixture(autouse=True)
+def _own_tmpdir(tmp_path, monkeypatch):
+    """torchrun's agent makes a ``torchelastic_*`` log folder under the temporary
+    directory on every launch; the children get this test's, so none is left in /tmp."""
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    monkeypatch.setenv("TMPDIR", str(tmp))
+
+
 def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))
