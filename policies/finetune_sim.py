@@ -52,7 +52,7 @@ from policies.finetune import (
     onnx_network_config,
     start_fine_tune,
 )
-from policies.ppo.config import ImitationConfig
+from policies.ppo.imitation_config import ImitationConfig
 
 if TYPE_CHECKING:
     from policies.ppo.envs import MotorFilterFactory
@@ -283,7 +283,8 @@ def sim_train_config(parent: SkillCard, finger_reading: Sequence[float], cfg: Si
     friction in ``cfg``'s ranges; ValueError for an imitation setting the training would
     refuse (an unknown loss)."""
     import sims
-    from policies.ppo.config import RunnerConfig, TrainConfig, _env_config, _imitation_config
+    from policies.ppo.config import RunnerConfig, TrainConfig, _env_config
+    from policies.ppo.imitation_config import imitation_from_dict
 
     env = dict(parent.provenance.get("training_noise") or {})
     if finger_reading:
@@ -311,7 +312,7 @@ def sim_train_config(parent: SkillCard, finger_reading: Sequence[float], cfg: Si
             tensorboard=False,
         ),
         env=_env_config(env),
-        imitation=_imitation_config(
+        imitation=imitation_from_dict(
             {
                 "expert": "scripted",
                 "beta_start": cfg.beta_start,

@@ -415,7 +415,7 @@ def test_the_training_regression_takes_the_fine_tune_s_loss():
     """The DAgger stage regresses with the fine-tune's loss and floor (the recipe's default
     unless set); a loss the training would refuse is refused when the stage is built."""
     from policies.finetune_sim import sim_train_config
-    from policies.ppo.config import ImitationConfig
+    from policies.ppo.imitation_config import ImitationConfig
 
     card = dataclasses.replace(load_card(shipped_reach()), task="pick_place")
     default = sim_train_config(card, [], SimFineTuneConfig()).imitation

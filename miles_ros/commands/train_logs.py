@@ -22,7 +22,7 @@ from policies.cards import SkillCardError, load_card, skill_library
 from policies.finetune import ANCHORS, FineTuneConfig, FromLogsError, fine_tune
 from policies.finetune_sim import SimFineTuneConfig, sim_fine_tune
 from policies.logs import DEFAULT_FEEDBACK_FILE, read_marks
-from policies.ppo.config import IMITATION_LOSSES
+from policies.ppo.imitation_config import IMITATION_LOSSES
 
 DEFAULTS = FineTuneConfig()
 SIM_DEFAULTS = SimFineTuneConfig()

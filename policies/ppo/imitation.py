@@ -54,7 +54,8 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from policies.ppo.config import TrainConfig, augment_field_slices
+from policies.ppo.config import TrainConfig
+from policies.ppo.imitation_config import augment_field_slices
 from policies.ppo.imitation_loss import (
     action_floor_loss,
     floor_states,

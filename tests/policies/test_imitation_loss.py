@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 import torch
 
-from policies.ppo.config import ImitationConfig
 from policies.ppo.imitation import DAggerRunner, imitation_loss
+from policies.ppo.imitation_config import ImitationConfig
 from tests.policies.imitation_configs import (
     assert_refused_before_any_work,
     one_update,
