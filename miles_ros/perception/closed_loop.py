@@ -66,7 +66,7 @@ EXPOSURE_TOLERANCE_S = 1e-9
 
 def camera_scene(scene: Scene, spec) -> Scene:
     """The scene the detector knows for an env world built from ``spec`` (a
-    :class:`~sims.backends.pybullet.world.WorldSpec`): the world's task cube (and target
+    :class:`~sims.backends.pybullet.spec.WorldSpec`): the world's task cube (and target
     cube, where it holds one) in their colours, its table colour and cube size, no pads
     (the world has none); the arms and camera of ``scene``. Built from what the world
     draws, so the detector looks for exactly the bodies that are there."""

@@ -13,7 +13,10 @@
 - :mod:`miles_ros.runtime.library`: the skill library (skill cards with their ONNX
   policies and task configs, plus the scripted ``home``);
 - :mod:`miles_ros.runtime.skills`: the executor state machine behind ``/miles/skill/request`` and
-  ``/miles/skill/status`` (:mod:`miles_ros.runtime.execution`: its per-request records);
+  ``/miles/skill/status`` (:mod:`miles_ros.runtime.execution`: its per-request records;
+  :mod:`miles_ros.runtime.refusals`: why a request is refused;
+  :mod:`miles_ros.runtime.home_move`: its home moves, the scripted ``home`` and a skill's
+  lead-in; :mod:`miles_ros.runtime.warm_up`: every skill run once before the graph runs);
 - :mod:`miles_ros.runtime.rollout`: candidate versions beside the active skill (shadow)
   and for a share of its requests (canary, decided by a sequential test).
 

@@ -1,7 +1,8 @@
 """What the skill executor (:mod:`miles_ros.runtime.skills`) keeps and returns per
-request, without the state machine: a running request (:class:`Execution`), one control
-period's output (:class:`TickResult`), the ``/miles/skill/status`` JSON (:func:`status`)
-and the distance a skill's progress is measured by (:func:`goal_distance`). Its states are
+request, without the state machine: a running request (:class:`Execution`, with the
+statuses it reports and its stall watchdog), one control period's output
+(:class:`TickResult`), the ``/miles/skill/status`` JSON (:func:`status`) and the distance a
+skill's progress is measured by (:func:`goal_distance`). Its states are
 :data:`miles_ros.interfaces.SKILL_STATES`."""
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from miles_ros.interfaces import RUNNING, SKILL_RETURN, SKILL_VERSION
 from miles_ros.runtime.actions import JointTargets
 from miles_ros.runtime.command_path import CommandPath
 from miles_ros.runtime.goals import Goal
@@ -80,6 +82,62 @@ class Execution:
     rollout: Any = None
     """The request's :class:`~miles_ros.runtime.rollout.RequestRollout` (the version that
     runs it, its shadow, a fallback), or None when no candidate rolls out for its skill."""
+
+    def running_status(self, distance: float, now: float) -> dict:
+        """This period's ``running`` status at ``distance`` from the goal (the progress
+        is the share of the first period's distance covered); counts the period."""
+        self.steps += 1
+        if not self.homing:
+            self.skill_periods += 1
+        if self.initial_distance is None:
+            self.initial_distance = max(distance, 1e-9)
+        self.progress = float(np.clip(1.0 - distance / self.initial_distance, 0.0, 1.0))
+        out = status(self.request_id, self.skill.name, RUNNING, self.progress, "")
+        out.update(
+            step=self.steps, elapsed_s=round(now - self.started, 4), distance=round(distance, 5)
+        )
+        return out
+
+    def final_status(
+        self, state: str, reason: str, now: float, progress: float | None = None
+    ) -> dict:
+        """The request's last status, ``state`` (the last progress unless ``progress``),
+        with its return and, for a learned skill, the version that ran it."""
+        out = status(
+            self.request_id,
+            self.skill.name,
+            state,
+            self.progress if progress is None else progress,
+            reason,
+        )
+        out.update(step=self.steps, elapsed_s=round(now - self.started, 4))
+        if self.episode_return is not None:
+            out[SKILL_RETURN] = round(self.episode_return, 6)
+        if self.skill.task is not None:
+            out[SKILL_VERSION] = self.skill.card.version
+        return out
+
+    def stalled(self, tcp, distance: float, now: float, window_s: float, motion: float) -> bool:
+        """The stall watchdog: whether the TCP has not moved and the goal has come no nearer
+        by ``motion`` for ``window_s`` (> 0) s; progress resets its reference."""
+        ref = self.stall_ref
+        if (
+            ref is None
+            or float(np.linalg.norm(tcp - ref[1])) > motion
+            or ref[2] - distance > motion
+        ):
+            self.stall_ref = (now, np.array(tcp, dtype=np.float64), distance)
+            return False
+        return now - ref[0] >= window_s
+
+    def restart(self, skill: RunnableSkill, homing: bool, timeout_s: float, now: float) -> None:
+        """Run on with ``skill`` from ``now`` (a candidate's fallback), with a fresh budget
+        ``timeout_s``: no move, command path, release, stall reference or return carried
+        over."""
+        self.skill, self.homing, self.timeout_s = skill, homing, timeout_s
+        self.started, self.restarts, self.progress, self.initial_distance = now, 0, 0.0, None
+        self.path = self.command_path = self.release_q = self.stall_ref = None
+        self.episode_return, self.policy_acted = None, False
 
     def measures(self) -> dict[str, float | None]:
         """What the request measured of itself, for the drift monitor's signal

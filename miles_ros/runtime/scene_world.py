@@ -26,18 +26,17 @@ import numpy as np
 import pybullet as p
 
 from sims.backends.pybullet.scene import DEFAULT_CAMERA, world_spec_from_scene
-from sims.backends.pybullet.urdf import ARM_JOINT_NAMES, FINGER_JOINT_NAMES
-from sims.backends.pybullet.workers import WorkerProcess
-from sims.backends.pybullet.world import (
+from sims.backends.pybullet.spec import (
     FINGER_LATERAL_FRICTION,
     RESET_DIM,
     RESET_FINGER,
     RESET_GOAL,
     RESET_JOINT_POS,
     TABLE_LATERAL_FRICTION,
-    BulletWorld,
-    yaw_from_quaternion,
 )
+from sims.backends.pybullet.urdf import ARM_JOINT_NAMES, FINGER_JOINT_NAMES
+from sims.backends.pybullet.workers import WorkerProcess
+from sims.backends.pybullet.world import BulletWorld, yaw_from_quaternion
 from sims.camera import add_noise
 from sims.robots import panda
 from sims.scene import Scene, load_scene
@@ -135,7 +134,7 @@ def camera_for_scene(scene: Scene) -> dict:
 
 class SceneWorld:
     """The Panda(s), the table, the scene's cubes and pads, stepped one timestep at a time.
-    ``arm_meshes``: what the arms are drawn with (:class:`~sims.backends.pybullet.world.
+    ``arm_meshes``: what the arms are drawn with (:class:`~sims.backends.pybullet.spec.
     WorldSpec`'s; physics is the same)."""
 
     def __init__(
@@ -383,7 +382,7 @@ class CameraProcess:
     The subprocess holds a render-only :class:`SceneWorld` and answers
     :class:`~sims.backends.pybullet.workers.WorkerProcess` calls on it (``mirror``, then
     ``render``), the protocol of the PyBullet backend's workers. ``arm_meshes``: what the
-    arms are drawn with (:class:`~sims.backends.pybullet.world.WorldSpec`'s)."""
+    arms are drawn with (:class:`~sims.backends.pybullet.spec.WorldSpec`'s)."""
 
     def __init__(
         self,

@@ -25,17 +25,13 @@ gripped first holds the arm and opens the fingers, so it ends released and the n
 leaves the cube where it was placed), ``failed`` (timeout, lost robot state), ``aborted``
 (cancelled or preempted) or ``estopped`` (the safety supervisor latched its e-stop).
 
-A learned skill was trained from the home pose (every joint within its task's
-``initial_joint_noise``, the fingers at its ``INITIAL_FINGER_WIDTH``); where the arm stands
-further away (after an earlier task), it is outside every state the policy saw and the
-policy may hover until its timeout. With ``start_from_home`` (the default) the scripted
-home move runs first, setting the fingers to that width (``running`` statuses with
-``"phase": "home"``, within the home move's own time budget), then the skill, with its
-whole budget from there. A policy can also settle where it was never trained to stop
-(a fixed point of its actor, e.g. after the supervisor held the arm for a while): with a
-``stall_window_s``, a learned skill whose TCP has not moved and whose goal has come no
-nearer by ``stall_motion`` for that long goes home and starts again (at most
-``stall_restarts`` times), and then fails early with ``stalled: ...`` rather than at
+With ``start_from_home`` (the default) a learned skill whose arm stands away from the
+states it was trained from goes home first (:mod:`miles_ros.runtime.home_move`: the
+scripted ``home`` skill's move, period by period). A policy can also settle where it was
+never trained to stop (a fixed point of its actor, e.g. after the supervisor held the arm
+for a while): with a ``stall_window_s``, a learned skill whose TCP has not moved and whose
+goal has come no nearer by ``stall_motion`` for that long goes home and starts again (at
+most ``stall_restarts`` times), and then fails early with ``stalled: ...`` rather than at
 its timeout, so a manager can re-plan or re-announce the task sooner.
 
 With a :class:`~miles_ros.runtime.rollout.Rollout` (skill_node's ``shadow`` and
@@ -44,12 +40,10 @@ shadow candidate acts beside the active one on every control period and is never
 and a candidate request that fails falls back to the active version from where the arm
 is (``running`` with ``"canary": {"fallback": ...}``) instead of failing.
 
-Over 500 lines: one state machine, :class:`SkillExecutor`, whose transitions (request,
-tick, home lead-in, stall restart, a candidate's fallback, cancel, finish) all read and
-write the same running execution; what a rollout decides (which version runs, the
-shadow, the canary's test) lives in :mod:`miles_ros.runtime.rollout`, which the executor
-only calls at its seams; this docstring, the contract the node and the tests hold it to,
-is a sixth of it.
+What a request records and reports is :mod:`miles_ros.runtime.execution`'s, why one is
+refused :mod:`miles_ros.runtime.refusals`'s, and what a rollout decides (which version
+runs, the shadow, the canary's test) :mod:`miles_ros.runtime.rollout`'s, which the executor
+only calls at its seams.
 """
 
 from __future__ import annotations
@@ -69,38 +63,16 @@ from miles_ros.interfaces import (
     RUNNING,
     SKILL_CANARY,
     SKILL_INPUTS,
-    SKILL_RETURN,
-    SKILL_VERSION,
     STALLED_PREFIX,
     STATE_LOST,
     SUCCEEDED,
 )
-from miles_ros.runtime.actions import (
-    JointTargets,
-    action_to_targets,
-    target_lead,
-)
+from miles_ros.runtime.actions import JointTargets, action_to_targets, target_lead
 from miles_ros.runtime.command_path import CommandPath, RobotCommand
-from miles_ros.runtime.execution import (
-    Execution,
-    TickResult,
-    goal_distance,
-    status,
-)
-from miles_ros.runtime.goals import Goal, GoalError, resolve_goal, stack_state
-from miles_ros.runtime.homing import (
-    home_path,
-    home_point,
-    path_duration,
-    path_target,
-    plan_home,
-)
-from miles_ros.runtime.library import (
-    FINGER_START_TOLERANCE,
-    RunnableSkill,
-    SkillLibrary,
-    start_width,
-)
+from miles_ros.runtime.execution import Execution, TickResult, goal_distance, status
+from miles_ros.runtime.goals import GoalError, resolve_goal, stack_state
+from miles_ros.runtime.home_move import HomeMove, away_from_start
+from miles_ros.runtime.library import RunnableSkill, SkillLibrary
 from miles_ros.runtime.observation import (
     JointReading,
     ObjectPose,
@@ -108,9 +80,10 @@ from miles_ros.runtime.observation import (
     pose_refusal,
     sim_state,
 )
+from miles_ros.runtime.refusals import envelope_refusal, parse_request, request_refusal
 from miles_ros.runtime.rollout import Rollout
+from miles_ros.runtime.warm_up import warm_up
 from sims.control import FINGER_OPEN
-from sims.robots import panda
 from sims.robots.actuator import ActuatorModel
 from sims.scene import Scene
 from sims.tasks.pick_place import STACK_RELEASE_WIDTH as RELEASE_WIDTH
@@ -119,11 +92,6 @@ __all__ = ["SkillExecutor", "SkillLibrary", "TickResult", "status"]
 
 
 logger = logging.getLogger(__name__)
-
-HOME_REPLAN_TOLERANCE = 0.05
-"""rad: a home move whose command has fallen this far from it (the safety node stopped or
-held the arm, or this node got no CPU for a while) is planned again from the command. Less
-and a supervisor that merely slows the arm (near a zone) would restart it over and over."""
 
 
 class SkillExecutor:
@@ -199,26 +167,17 @@ class SkillExecutor:
         self.safety_interventions = 0
         """The supervisor's intervention count (``/miles/safety/state``)."""
 
+    @property
+    def home(self) -> HomeMove:
+        """The home moves' settings (the scripted ``home`` and a skill's lead-in)."""
+        speeds = (self.home_speed, self.home_min_height, self.home_settle_speed)
+        return HomeMove(*speeds, self.home_tolerance)
+
     def warm_up(self) -> None:
-        """Run every skill's observation, actor, action mapping and command path once on the
-        home pose, so the first real control period does not pay for JIT compiling (seconds
-        in a fresh clone: a single-threaded graph would stop publishing joint states) and
-        session setup."""
-        q = panda.home_joint_positions.copy()
-        reading = JointReading(q, np.zeros(7), 0.0, 0.0)
-        for skill in self.library.skills.values():
-            if skill.task is None:
-                path_target(home_path(q), self.home_speed, 0.04)
-                continue
-            state = sim_state(reading, panda.fk_tcp(q), ObjectPose(np.array([0.5, 0, 0.02]), 0.0))
-            skill.task.success(state, skill.cfg)
-            action = skill.policy.act(skill.task.observe(state)[0])
-            targets = action_to_targets(skill.cfg, q, action)
-            if self.shape_commands:  # its numba kernel compiles here, not mid-graph
-                scale = self.command_velocity_scale
-                path = CommandPath(skill.cfg.control_dt, self.actuator, velocity_scale=scale)
-                path.sync(q, np.zeros(7))
-                path.step(targets.arm)
+        """Run every skill once on the home pose, so the first real control period does not
+        pay for JIT compiling (:func:`miles_ros.runtime.warm_up.warm_up`)."""
+        scale = self.command_velocity_scale
+        warm_up(self.library, self.home.speed, self.actuator, scale)
 
     # --- inputs -----------------------------------------------------------------------
     def on_joint_state(self, reading: JointReading, now: float) -> None:
@@ -253,12 +212,9 @@ class SkillExecutor:
 
     def on_request(self, payload: str | Mapping, now: float) -> list[dict]:
         """A request or a cancel; returns the statuses to publish."""
-        try:
-            request = json.loads(payload) if isinstance(payload, str) else dict(payload)
-        except (json.JSONDecodeError, TypeError, ValueError) as exc:
-            return [status("", "", FAILED, 0.0, f"{REFUSED_PREFIX} request is not JSON ({exc})")]
-        if not isinstance(request, dict):
-            return [status("", "", FAILED, 0.0, f"{REFUSED_PREFIX} request must be a JSON object")]
+        request, refusal = parse_request(payload)
+        if request is None:
+            return [status("", "", FAILED, 0.0, refusal)]
         rid = request.get("id", "")
         rid = rid if isinstance(rid, str) else json.dumps(rid)
         if request.get("cancel"):
@@ -269,7 +225,10 @@ class SkillExecutor:
         if not rid:
             why = f"{REFUSED_PREFIX} request needs an id"
             return [status("", str(name or ""), FAILED, 0.0, why)]
-        refusal = self._refusal(name, request)
+        has_state = self.joints is not None
+        refusal = request_refusal(
+            self.library, name, request, estop=self.estop, has_state=has_state
+        )
         if refusal:
             return [status(rid, str(name or ""), FAILED, 0.0, f"{REFUSED_PREFIX} {refusal}")]
         skill = self.library.skills[name]
@@ -283,7 +242,7 @@ class SkillExecutor:
                 goal = resolve_goal(skill.task.CONFIG.name, params, self.scene, self.objects)
             except GoalError as exc:
                 return [status(rid, name, FAILED, 0.0, f"{REFUSED_PREFIX} {exc}")]
-            refusal = self._envelope_refusal(skill, goal)
+            refusal = envelope_refusal(skill, goal, self.objects)
             if refusal:
                 return [status(rid, name, FAILED, 0.0, refusal)]
         out = []
@@ -293,10 +252,7 @@ class SkillExecutor:
         if self.rollout is not None:  # the version that runs it: the canary's seam
             skill, rollout = self.rollout.start(name, skill, self.safety_interventions)
         homing = skill.task is not None and self.start_from_home and self.away_from_start(skill)
-        if skill.timeout_s and not homing:
-            timeout = skill.timeout_s * self.timeout_scale
-        else:
-            timeout = self._home_timeout()
+        timeout = self._budget(skill, homing)
         self.active = Execution(
             rid, skill, dict(params), goal, now, timeout, homing=homing, rollout=rollout
         )
@@ -309,17 +265,9 @@ class SkillExecutor:
         return out
 
     def away_from_start(self, skill: RunnableSkill) -> bool:
-        """Whether the arm stands outside the start states ``skill`` was trained from: some
-        joint further from home than the task's ``initial_joint_noise`` (rad), or the
-        fingers further than :data:`FINGER_START_TOLERANCE` from the width its episodes
-        start with (push: closed, pick_place: open)."""
-        if self.joints is None or skill.cfg is None:
-            return False
-        noise = skill.cfg.randomization.initial_joint_noise
-        if np.max(np.abs(self.joints.arm_pos - panda.home_joint_positions)) > noise:
-            return True
-        width = start_width(skill)
-        return width is not None and abs(self.joints.finger_width - width) > FINGER_START_TOLERANCE
+        """Whether the arm stands outside the start states ``skill`` was trained from
+        (:func:`~miles_ros.runtime.home_move.away_from_start`)."""
+        return away_from_start(skill, self.joints)
 
     def cancel(self, rid: str, now: float, estop: bool = False) -> list[dict]:
         """Abort the running skill if ``rid`` is its id (or empty). ``estop``: the canceller
@@ -399,7 +347,7 @@ class SkillExecutor:
             if run.release_q is None:
                 run.release_q = self.joints.arm_pos.copy()
             targets = JointTargets(run.release_q.copy(), FINGER_OPEN)
-            return TickResult(targets, [self._progress(run, distance, now)])
+            return TickResult(targets, [run.running_status(distance, now)])
         run.release_q = None  # the cube left the goal while released: the policy goes on
         stalled = self._stall_check(run, state.tcp_pos[0], distance, now)
         if stalled:
@@ -423,7 +371,7 @@ class SkillExecutor:
         run.policy_acted = True
         if run.episode_return is None:
             run.episode_return = 0.0
-        progress = self._progress(run, distance, now)
+        progress = run.running_status(distance, now)
         progress[SKILL_INPUTS] = self._inputs(run)
         return TickResult(targets, [progress], lead_s=target_lead(cfg))
 
@@ -438,15 +386,7 @@ class SkillExecutor:
         ``stalled`` failure."""
         if self.stall_window_s <= 0:
             return None
-        ref = run.stall_ref
-        if (
-            ref is None
-            or float(np.linalg.norm(tcp - ref[1])) > self.stall_motion
-            or ref[2] - distance > self.stall_motion
-        ):
-            run.stall_ref = (now, np.array(tcp, dtype=np.float64), distance)
-            return None
-        if now - ref[0] < self.stall_window_s:
+        if not run.stalled(tcp, distance, now, self.stall_window_s, self.stall_motion):
             return None
         why = (
             f"{STALLED_PREFIX} the TCP moved < {self.stall_motion * 100:.0f} cm and the goal "
@@ -468,30 +408,13 @@ class SkillExecutor:
         return result
 
     def _tick_home(self, run: Execution, now: float) -> TickResult:
-        q = self.joints.arm_pos
-        distance = float(np.max(np.abs(panda.home_joint_positions - q)))
-        speed = float(np.max(np.abs(self.joints.arm_vel)))
-        finger, fingers_ready = None, True
-        if run.homing:  # a learned skill's lead-in: its fingers go to their start width too
-            width = start_width(run.skill)
-            if width is not None:
-                finger = width / 2.0
-                fingers_ready = abs(self.joints.finger_width - width) <= FINGER_START_TOLERANCE
-        if distance < self.home_tolerance and speed < self.home_settle_speed and fingers_ready:
-            if run.homing:  # the skill goes on from here
-                return TickResult()
-            return TickResult(statuses=[self._finish(SUCCEEDED, "", now, progress=1.0)])
-        if run.path is None or self._home_parted(run):
-            moving = self.command.moving(now, self.home_settle_speed)
-            run.brake, run.path = plan_home(q, moving, self.home_min_height)
-            run.path_started = now
-        # Where the move is one period ahead of the clock (so the first target already
-        # moves), stamped for that time.
-        lead = 1.0 / run.skill.control_rate_hz
-        elapsed = now - run.path_started + lead
-        target, velocity = home_point(run.brake, run.path, self.home_speed, elapsed)
-        progress = [self._progress(run, distance, now)]
-        return TickResult(JointTargets(target, finger, velocity), progress, lead_s=lead)
+        move = self.home.period(run, self.joints, self.command, now)
+        if move is not None:
+            targets, distance, lead = move
+            return TickResult(targets, [run.running_status(distance, now)], lead_s=lead)
+        if run.homing:  # at home: the skill goes on from here
+            return TickResult()
+        return TickResult(statuses=[self._finish(SUCCEEDED, "", now, progress=1.0)])
 
     # --- helpers ----------------------------------------------------------------------
     def _command_now(self, now: float) -> tuple[np.ndarray, np.ndarray]:
@@ -499,37 +422,6 @@ class SkillExecutor:
         the measured joints when it is not fresh."""
         fresh = self.command.at(now)
         return fresh if fresh is not None else (self.joints.arm_pos, self.joints.arm_vel)
-
-    def _home_parted(self, run: Execution) -> bool:
-        """Whether the robot's latest command is further than :data:`HOME_REPLAN_TOLERANCE`
-        from the home move at that command's time: the move is then planned again from the
-        command."""
-        cmd = self.command
-        if cmd.q is None or cmd.time < run.path_started:
-            return False
-        planned, _ = home_point(run.brake, run.path, self.home_speed, cmd.time - run.path_started)
-        return float(np.max(np.abs(planned - cmd.q))) > HOME_REPLAN_TOLERANCE
-
-    def _refusal(self, name, request: Mapping) -> str:
-        if not isinstance(name, str) or not name:
-            return "request needs a skill name"
-        if name not in self.library.skills:
-            if name in self.library.errors:
-                return f"skill {name!r} failed to load: {self.library.errors[name]}"
-            return f"unknown skill {name!r}; available: {', '.join(self.library.names())}"
-        params = request.get("params", {})
-        if params is None:
-            params = {}
-        if not isinstance(params, dict):
-            return "params must be a JSON object"
-        errors = self.library.skills[name].param_errors(params)
-        if errors:
-            return f"invalid params for {name!r}: " + "; ".join(errors)
-        if self.estop:
-            return "e-stop latched; reset it first"
-        if self.joints is None:
-            return "no robot state yet (/joint_states)"
-        return ""
 
     def _pose_refusal(self, params: Mapping, now: float) -> str:
         """Why the objects ``params`` name may not be moved from their poses now: listed
@@ -539,32 +431,15 @@ class SkillExecutor:
         names = [v for v in params.values() if isinstance(v, str) and v in known]
         return pose_refusal(names, self.pose_stamps, self.missing, now, self.max_pose_age_s)
 
-    def _envelope_refusal(self, skill: RunnableSkill, goal: Goal) -> str:
-        """``refused: precondition ...`` when the resolved goal (and the cube's live
-        position) lies outside the card's envelope; "" inside it."""
-        obj = None if goal.object_name is None else self.objects[goal.object_name].position
-        violations = skill.card.envelope_violations(obj, goal.goal_pos, goal.turn_deg)
-        if not violations:
-            return ""
-        return f"{REFUSED_PREFIX} precondition " + "; precondition ".join(violations)
+    def _budget(self, skill: RunnableSkill, homing: bool) -> float:
+        """A run's time budget (s): its skill's own, scaled, or when it has none or the
+        arm goes home first, a home move's."""
+        if skill.timeout_s and not homing:
+            return skill.timeout_s * self.timeout_scale
+        return self._home_timeout()
 
     def _home_timeout(self) -> float:
-        q = self.joints.arm_pos if self.joints is not None else panda.home_joint_positions
-        path = home_path(q, min_height=self.home_min_height)
-        return 1.5 * path_duration(path, self.home_speed) + 3.0
-
-    def _progress(self, run: Execution, distance: float, now: float) -> dict:
-        run.steps += 1
-        if not run.homing:
-            run.skill_periods += 1
-        if run.initial_distance is None:
-            run.initial_distance = max(distance, 1e-9)
-        run.progress = float(np.clip(1.0 - distance / run.initial_distance, 0.0, 1.0))
-        out = status(run.request_id, run.skill.name, RUNNING, run.progress, "")
-        out.update(
-            step=run.steps, elapsed_s=round(now - run.started, 4), distance=round(distance, 5)
-        )
-        return out
+        return self.home.timeout(None if self.joints is None else self.joints.arm_pos)
 
     def _finish(self, state: str, reason: str, now: float, progress: float | None = None) -> dict:
         run = self.active
@@ -577,18 +452,7 @@ class SkillExecutor:
                 return self._fall_back(run, active, reason, now)
         self.active = None
         self.tags_changed = True
-        out = status(
-            run.request_id,
-            run.skill.name,
-            state,
-            run.progress if progress is None else progress,
-            reason,
-        )
-        out.update(step=run.steps, elapsed_s=round(now - run.started, 4))
-        if run.episode_return is not None:
-            out[SKILL_RETURN] = round(run.episode_return, 6)
-        if run.skill.task is not None:
-            out[SKILL_VERSION] = run.skill.card.version
+        out = run.final_status(state, reason, now, progress)
         if run.rollout is not None:
             out.update(
                 self.rollout.finish(
@@ -619,16 +483,8 @@ class SkillExecutor:
             run.request_id,
             why,
         )
-        run.skill = active
-        run.homing = self.start_from_home and self.away_from_start(active)
-        run.timeout_s = (
-            active.timeout_s * self.timeout_scale
-            if active.timeout_s and not run.homing
-            else self._home_timeout()
-        )
-        run.started, run.restarts, run.progress, run.initial_distance = now, 0, 0.0, None
-        run.path = run.command_path = run.release_q = run.stall_ref = None
-        run.episode_return, run.policy_acted = None, False
+        homing = self.start_from_home and self.away_from_start(active)
+        run.restart(active, homing, self._budget(active, homing), now)
         self.tags_changed = True
         out = status(run.request_id, active.name, RUNNING, 0.0, "")
         out[SKILL_CANARY] = run.rollout.canary_status()

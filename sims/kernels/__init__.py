@@ -18,7 +18,9 @@ Modules, by concern:
   (observation fields with their noise, distances);
 - :mod:`~sims.kernels.step`: reset and step of one env, and the batched ``@njit`` kernels,
   built per task around the task's scalar terms (its ``KERNEL``,
-  :mod:`sims.tasks.registry`): the kernels import no task;
+  :mod:`sims.tasks.registry`): the kernels import no task; :mod:`~sims.kernels.episode`:
+  the task-independent parts of an episode they call (the arm's reset draws, the noise
+  key, the action ring); :mod:`~sims.kernels.cache_keys`: how numba's cache keys them;
 - :mod:`~sims.kernels.stopping`, :mod:`~sims.kernels.scaling`: the jerk-limited shaping of
   one joint and the scale mode over the arm, shared with the safety supervisor;
   :mod:`~sims.kernels.actuator`: the arm's command-path model built on them.

@@ -6,9 +6,10 @@ a task from its scalar terms.
 around them: each is a closure over the task's functions, which numba compiles as
 constants (the task is no runtime branch, and no ``kind`` is passed around). The CPU
 kernels run the step over chunks of envs (``parallel=True``, ``cache=True``: a closure's
-cache entry is keyed by the functions it holds and by :func:`task_stamp`, so each task has
-its own, and an edit of a task's module recompiles it); the CUDA kernels of
-:mod:`sims.backends.numba_cuda_kernels` run the same per-env step once per thread. The
+cache entry is keyed by the functions it holds and by
+:func:`~sims.kernels.cache_keys.task_stamp`, so each task has its own, and an edit of a
+task's module recompiles it); the CUDA kernels of :mod:`sims.backends.numba_cuda_kernels`
+run the same per-env step once per thread. The
 action becomes joint targets through :func:`sims.control.arm_targets_row` (the mapping of
 every backend); the arm covers ``tracking_gain`` of the way to them, or, with the
 command-path model on (``ip[I_ACT_SUBSTEPS] > 0``), follows them through
@@ -36,26 +37,26 @@ nothing, its scratch comes from the parallel kernel): each array view or copy of
 variable (the action row) would be an ``NRT_incref``/``NRT_decref`` call (an atomic update)
 that its pruning pass cannot remove across the step's branches, ~20 per env and step with
 numba's inlining, which made reach 30% slower. The chunk step is an ``njit`` function of its
-own (:func:`compiled_once`): as a ``register_jitable`` one it was compiled twice, for the
-kernel's typing and for its parallel loop's body. Small helpers with branches
-(:func:`action_slots`) are left to LLVM's inliner, and ``1 / dt`` is computed once per
-chunk. Measured with ``bench/step_kernel.py`` (4096 envs, one thread, the kernel alone,
-best of 300-call runs, back to back with the terms as calls and with the commit before the
-task registry): reach 114 ns per env-step (calls 132, before the registry 114), push 348
-(371, 349), pick_place 353 (377, 352).
+own (:func:`~sims.kernels.cache_keys.compiled_once`): as a ``register_jitable`` one it was
+compiled twice, for the kernel's typing and for its parallel loop's body. Small helpers
+with branches (:func:`~sims.kernels.episode.action_slots`) are left to LLVM's inliner, and
+``1 / dt`` is computed once per chunk. Measured with ``bench/step_kernel.py`` (4096 envs,
+one thread, the kernel alone, best of 300-call runs, back to back with the terms as calls
+and with the commit before the task registry): reach 114 ns per env-step (calls 132,
+before the registry 114), push 348 (371, 349), pick_place 353 (377, 352).
 
-One module (just over 500 lines): the kernels of a task are closures of its functions,
-built together by :func:`_build` (one compiled set per task, one numba cache key).
+The kernels of a task are closures of its functions, built together by :func:`_build`
+(one compiled set per task, one numba cache key); the task-independent parts of an
+episode they call are in :mod:`sims.kernels.episode`, and how they are keyed in numba's
+cache in :mod:`sims.kernels.cache_keys`.
 """
 
 from __future__ import annotations
 
-import hashlib
 import linecache
 import math
 import re
 import sys
-from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
@@ -64,9 +65,11 @@ from numba.extending import register_jitable
 
 from sims.control import arm_targets_row
 from sims.kernels.actuator import command_path_period
+from sims.kernels.cache_keys import compiled_once, task_stamp
+from sims.kernels.episode import action_slots, noise_key, reset_arm
 from sims.kernels.inline_source import inline_source
 from sims.kernels.jit import inlined
-from sims.kernels.kinematics import Q_HOME, Q_MAX, Q_MIN, clip, store_fk
+from sims.kernels.kinematics import clip, store_fk
 from sims.kernels.layout import (
     C_EPISODE,
     C_STEPS,
@@ -77,28 +80,13 @@ from sims.kernels.layout import (
     I_ACT_SUBSTEPS,
     I_CARTESIAN,
     I_EPISODE_STEPS,
-    I_HAS_GRIPPER,
     NOISE_COUNTER_BASE,
-    NUM_STATE,
     P_CART_STEP,
     P_DT,
-    P_FRICTION_HI,
-    P_FRICTION_LO,
     P_GAIN,
     P_IK_DAMPING,
-    P_INIT_WIDTH,
-    P_JOINT_NOISE,
     P_JOINT_SCALE,
-    P_KICK_HI,
-    P_KICK_LO,
-    P_LSR_HI,
-    P_LSR_LO,
-    P_MASS_HI,
-    P_MASS_LO,
-    P_MU_FINGER,
-    P_MU_FINGER_HI,
     P_OBS_NOISE,
-    P_PLAIN_PROB,
     P_REWARD_W,
     P_TILT_GAIN,
     P_TILT_SIN_ALLOW,
@@ -109,13 +97,7 @@ from sims.kernels.layout import (
     R_TERMS,
     ROW_Q_OLD,
     ROW_TARGET,
-    S_ACT_Q,
     S_DELAY,
-    S_FRICTION,
-    S_KICK,
-    S_LSR,
-    S_MASS,
-    S_MU_FINGER,
     S_OBJ,
     S_PLAIN,
     S_Q,
@@ -128,98 +110,6 @@ from sims.kernels.layout import (
     SCRATCH_SHAPE,
 )
 from sims.kernels.observe import perceive_cube
-from sims.kernels.rng import episode_key, uniform, uniform01
-
-
-@register_jitable
-def noise_key(seed, env, episode, noise):
-    """The episode key of the observation noise (0 without noise: no hashing)."""
-    if noise > 0.0:
-        return episode_key(seed, env, episode)
-    return np.uint64(0)
-
-
-@register_jitable
-def action_slots(steps, delay, slots):
-    """(slot this step's action goes to, slot of the action applied now) in an action ring
-    buffer of ``slots`` entries, for an action delay of ``delay`` steps."""
-    if slots == 1:
-        return 0, 0
-    return steps % slots, (steps - int(delay) + slots) % slots
-
-
-@register_jitable
-def reset_arm(k, fp, ip, seed, st, cnt, abuf, scratch):
-    """The task-independent part of a new episode of env ``k``, drawn from its episode key
-    (``cnt[k, 1]``): the state zeroed, the arm at home plus noise (draws 0-6), the finger
-    opening, the episode's randomization (draws 10-12, 18-20, 202) and an empty action
-    ring; returns the key for the task's draws."""
-    key = episode_key(seed, k, cnt[k, C_EPISODE])
-    # draw numbers as int64 values, not literals: numba would compile a specialization of
-    # the RNG helpers for every literal
-    d = np.int64(0)
-    noise = fp[P_JOINT_NOISE]
-    for i in range(NUM_STATE):
-        st[k, i] = 0.0
-    for i in range(7):
-        st[k, S_Q + i] = clip(
-            uniform(key, i, Q_HOME[i] - noise, Q_HOME[i] + noise), Q_MIN[i], Q_MAX[i]
-        )
-        st[k, S_ACT_Q + i] = st[k, S_Q + i]  # the command path starts at rest at q
-    store_fk(k, st, scratch)
-    st[k, S_WIDTH] = fp[P_INIT_WIDTH]
-    st[k, S_FRICTION] = uniform(key, d + 10, fp[P_FRICTION_LO], fp[P_FRICTION_HI])
-    st[k, S_MASS] = uniform(key, d + 11, fp[P_MASS_LO], fp[P_MASS_HI])
-    k1 = abuf.shape[1]
-    st[k, S_DELAY] = float(min(int(math.floor(uniform01(key, d + 12) * k1)), k1 - 1))
-    st[k, S_KICK] = uniform(key, d + 18, fp[P_KICK_LO], fp[P_KICK_HI])
-    st[k, S_MU_FINGER] = uniform(key, d + 19, fp[P_MU_FINGER], fp[P_MU_FINGER_HI])
-    st[k, S_LSR] = uniform(key, d + 20, fp[P_LSR_LO], fp[P_LSR_HI])
-    # the command-path model's plain episodes: a draw of its own (past every other), so a
-    # probability of 0 leaves every other draw and trajectory as they were
-    if uniform01(key, d + 202) < fp[P_PLAIN_PROB]:
-        st[k, S_PLAIN] = 1.0
-    has_gripper = ip[I_HAS_GRIPPER] != 0
-    for s in range(k1):
-        for j in range(abuf.shape[2]):
-            abuf[k, s, j] = 0.0
-        if has_gripper:
-            abuf[k, s, 3] = 1.0  # a delayed gripper command keeps the fingers open
-    cnt[k, C_STEPS] = 0
-    return key
-
-
-def compiled_once(chunk, source: str):
-    """The step over a chunk of envs, ``chunk``, as its own ``njit`` function, which the
-    parallel step kernel calls.
-
-    A ``register_jitable`` function called in a ``prange`` loop is compiled twice: once
-    while numba types the kernel, and again for the loop's body, which numba compiles on
-    its own with ``error_model="numpy"``, and a ``register_jitable`` function is compiled
-    again for every set of flags of its callers. Only the second one runs. An ``njit``
-    function is compiled once for its argument types, with its own flags. These flags are
-    the loop body's (``error_model="numpy"``, no reference counting), so the code that runs
-    is the same, and the step's cold compile about halves (the step is most of a task's).
-
-    The kernel's cache key holds the functions it closes over, pickled; numba pickles a
-    dispatcher with an id drawn per process, so this one gets a fixed id: a hash of
-    ``source``, its generated source, and of its name (the task's)."""
-    dispatcher = njit(error_model="numpy", _nrt=False)(chunk)
-    digest = hashlib.sha256(f"{chunk.__qualname__}\n{source}".encode()).hexdigest()
-    dispatcher._set_uuid(f"{chunk.__qualname__}-{digest[:32]}")
-    return dispatcher
-
-
-def task_stamp(task_kernel) -> int:
-    """A 60-bit hash of the source files of ``task_kernel``'s functions: the kernels built
-    for a task hold it, so numba's cache recompiles them when the task's module changes
-    (numba's own check sees only the kernel's file)."""
-    h = hashlib.sha256()
-    for fn in (task_kernel.observe, task_kernel.evaluate, task_kernel.reset, task_kernel.physics):
-        path = Path(fn.__code__.co_filename)
-        h.update(path.read_bytes() if path.is_file() else fn.__code__.co_code)
-    return int.from_bytes(h.digest()[:8], "little") >> 4
-
 
 _BUILT: dict = {}
 
@@ -451,7 +341,7 @@ def _build(task_kernel) -> SimpleNamespace:
         envs are split into ``n_chunks`` chunks run in parallel (a thin parallel loop over a
         plain function compiles much faster).
         """
-        _ = stamp  # in the cache key: see task_stamp
+        _ = stamp  # in the cache key: see cache_keys.task_stamp
         n = st.shape[0]
         chunk = (n + n_chunks - 1) // n_chunks
         for c in prange(n_chunks):

@@ -49,7 +49,7 @@ class TaskKernel:
     the kernel weighs the terms with the config's weights."""
     reset: Callable
     """``reset(k, fp, ip, key, st)``: the task's draws of a new episode (goal, cube) after
-    the arm's (draw numbers as in :mod:`sims.kernels.step`'s ``reset_env``)."""
+    the arm's (draw numbers as in :func:`sims.kernels.episode.reset_arm`)."""
     physics: Callable
     """``physics(k, fp, ip, st, scratch, a, cartesian, prev_x, prev_y, prev_z,
     prev_width)``: the world after the arm has moved (the TCP, a cube): one of the kernels'

@@ -79,7 +79,7 @@ def test_a_cell_change_sets_the_masses_and_frictions_and_outlives_a_reset():
     from pybullet import getDynamicsInfo
 
     from miles_ros.runtime.scene_world import CellChange
-    from sims.backends.pybullet.world import FINGER_LATERAL_FRICTION, TABLE_LATERAL_FRICTION
+    from sims.backends.pybullet.spec import FINGER_LATERAL_FRICTION, TABLE_LATERAL_FRICTION
 
     scene = load_scene()
     world = SceneWorld(scene)

@@ -25,7 +25,7 @@ from miles_ros.safety.limits import JointLimits
 from sims import make_env
 from sims.backends.pybullet.env import PyBulletEnv
 from sims.backends.pybullet.rows import unpack_state_rows
-from sims.backends.pybullet.world import RESET_DIM, RESET_GOAL, RESET_JOINT_POS
+from sims.backends.pybullet.spec import RESET_DIM, RESET_GOAL, RESET_JOINT_POS
 from sims.kernels import actuator as ka
 from sims.robots import panda
 from sims.robots.actuator import (

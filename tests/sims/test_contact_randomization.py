@@ -15,7 +15,7 @@ from policies.ppo.env_options import contact_randomization
 from policies.ppo.stage_config import StageConfigError, parse_staged_config
 from sims.backends.numba_backend import NumbaEnv
 from sims.backends.numba_params import CONTACT_MODELS, kernel_params
-from sims.backends.pybullet import world
+from sims.backends.pybullet import spec
 from sims.backends.pybullet.env import PyBulletEnv
 from sims.backends.pybullet.rows import sample_reset_rows
 from sims.tasks import pick_place, push
@@ -101,16 +101,16 @@ def test_reset_rows_draw_finger_friction_and_log_uniform_stiffness():
         pick_place, cfg, np.random.default_rng(0), 4000, 0.1, 0
     )
     assert goal_yaw is None  # pick_place has no yaw goal
-    friction = rows[:, world.RESET_FINGER_FRICTION] / world.FINGER_LATERAL_FRICTION
+    friction = rows[:, spec.RESET_FINGER_FRICTION] / spec.FINGER_LATERAL_FRICTION
     assert friction.min() >= 0.5 and friction.max() <= 1.5
     assert abs(np.median(friction) - 1.0) < 0.05
-    log_k = np.log10(rows[:, world.RESET_CONTACT_STIFFNESS])
+    log_k = np.log10(rows[:, spec.RESET_CONTACT_STIFFNESS])
     assert log_k.min() >= 4.0 and log_k.max() <= 6.0
     assert abs(np.median(log_k) - 5.0) < 0.05  # log-uniform: the median is the geometric mean
     plain, _, _, _ = sample_reset_rows(
         pick_place, pick_place.CONFIG, np.random.default_rng(0), 10, 0.1, 0
     )
-    extra = [world.RESET_CUBE_SIZE, world.RESET_FINGER_FRICTION, world.RESET_CONTACT_STIFFNESS]
+    extra = [spec.RESET_CUBE_SIZE, spec.RESET_FINGER_FRICTION, spec.RESET_CONTACT_STIFFNESS]
     assert not plain[:, extra].any()  # the defaults leave the world as built
 
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from sims.backends.numba_backend import NumbaEnv
-from sims.backends.pybullet import world
+from sims.backends.pybullet import spec
 from sims.backends.pybullet.env import PyBulletEnv
 from sims.backends.pybullet.rows import unpack_state_rows
 from sims.kernels import contact as nk
@@ -44,14 +44,14 @@ def push_envs():
 def start_both(pb, nb, q, cube, yaw, finger_width=0.0):
     """Put both envs in the same state (table friction scale 1)."""
     pb.reset(seed=0)
-    row = np.zeros(world.RESET_DIM)  # no contact randomization: its columns stay 0
-    row[world.RESET_JOINT_POS] = q
-    row[world.RESET_FINGER] = finger_width / 2
-    row[world.RESET_CUBE_POS] = cube
-    row[world.RESET_CUBE_YAW] = yaw
-    row[world.RESET_GOAL] = GOAL
-    row[world.RESET_CUBE_MASS] = pb.scene.cube_mass
-    row[world.RESET_TABLE_FRICTION] = 1.0
+    row = np.zeros(spec.RESET_DIM)  # no contact randomization: its columns stay 0
+    row[spec.RESET_JOINT_POS] = q
+    row[spec.RESET_FINGER] = finger_width / 2
+    row[spec.RESET_CUBE_POS] = cube
+    row[spec.RESET_CUBE_YAW] = yaw
+    row[spec.RESET_GOAL] = GOAL
+    row[spec.RESET_CUBE_MASS] = pb.scene.cube_mass
+    row[spec.RESET_TABLE_FRICTION] = 1.0
     ids = np.array([0])
     unpack_state_rows(pb._worlds.reset(ids, row[None]), ids, pb.cfg.has_object, pb._state)
     nb.reset(seed=0)

@@ -1,5 +1,5 @@
 """The CPU step kernel's chunk step is compiled once, and the kernel's disk cache key is the
-same in every process (:func:`sims.kernels.step.compiled_once`).
+same in every process (:func:`sims.kernels.cache_keys.compiled_once`).
 
 The chunk step is an ``njit`` function that the step kernel closes over, and numba keys a
 closure's cache entry by its pickled cell contents. A dispatcher pickles with an id drawn per

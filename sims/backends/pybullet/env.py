@@ -57,8 +57,8 @@ import numpy as np
 from sims.backends.host import HostPhysicsEnv, control_substeps
 from sims.backends.pybullet.rows import sample_reset_rows, unpack_state_rows
 from sims.backends.pybullet.scene import DEFAULT_CAMERA, world_spec_from_scene
+from sims.backends.pybullet.spec import RESET_GOAL, RESET_TARGET_POS, STATE_TARGET_POS
 from sims.backends.pybullet.workers import open_worlds, worker_count
-from sims.backends.pybullet.world import RESET_GOAL, RESET_TARGET_POS, STATE_TARGET_POS
 from sims.control import joint_targets
 from sims.robots.actuator import ActuatorModel
 from sims.scene import Scene, load_scene
@@ -207,7 +207,7 @@ class PyBulletEnv(HostPhysicsEnv):
 
     @property
     def world_spec(self):
-        """The :class:`~sims.backends.pybullet.world.WorldSpec` every world was built from
+        """The :class:`~sims.backends.pybullet.spec.WorldSpec` every world was built from
         (what a camera sees of them: colours, cube size)."""
         return self._spec
 

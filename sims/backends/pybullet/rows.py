@@ -1,4 +1,4 @@
-"""The env's side of the world rows (layouts in :mod:`sims.backends.pybullet.world`).
+"""The env's side of the world rows (layouts in :mod:`sims.backends.pybullet.spec`).
 
 Reset rows of new episodes are sampled here, in the parent process (the task's reset
 distribution and the domain-randomization draws), so results do not depend on how the
@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from sims.backends.pybullet.world import (
+from sims.backends.pybullet.spec import (
     FINGER_LATERAL_FRICTION,
     RESET_CONTACT_STIFFNESS,
     RESET_CUBE_MASS,

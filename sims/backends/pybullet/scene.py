@@ -7,7 +7,7 @@ batched env (:mod:`sims.backends.pybullet.env`) and the ROS sim node's world
 
 from __future__ import annotations
 
-from sims.backends.pybullet.world import WorldSpec
+from sims.backends.pybullet.spec import WorldSpec
 from sims.robots import panda
 from sims.scene import Scene
 

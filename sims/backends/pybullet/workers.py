@@ -20,7 +20,8 @@ import traceback
 
 import numpy as np
 
-from sims.backends.pybullet.world import STATE_DIM, BulletWorld, WorldSpec
+from sims.backends.pybullet.spec import STATE_DIM, WorldSpec
+from sims.backends.pybullet.world import BulletWorld
 
 logger = logging.getLogger(__name__)
 
