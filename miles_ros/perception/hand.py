@@ -15,7 +15,7 @@ import numpy as np
 from sims.kernels.contact import wrap_quarter
 
 if TYPE_CHECKING:
-    from miles_ros.perception.pipeline import PerceptionConfig
+    from miles_ros.perception.config import PerceptionConfig
 
 MOTION_MIN_M = 1e-4
 """Fingers that moved less than this since the joint state before push along the shortest

@@ -1,7 +1,7 @@
 """Perception, ROS-free: frames of one RGB-D camera and the arms' joint states in, the
 scene's cube poses out, each with its age, its uncertainty and how it is known.
 
-A cube is in one of four states:
+A cube is in one of four states (:data:`~miles_ros.perception.tracks.STATES`):
 
 - ``seen``: measured in the latest frame that could measure it;
 - ``held``: closed in a gripper; it follows that arm's TCP (forward kinematics of the
@@ -23,22 +23,24 @@ made up: every pose carries the stamp of the frame (or joint state) it comes fro
 consumer judges its age itself (the skill node refuses motion from a pose older than its
 bound).
 
-One module (about 550 lines): the four states are one tracker's transitions over the same
-tracks and arms, and a frame, a joint state and a push each move a track between them;
-the hand's geometry (:mod:`miles_ros.perception.hand`), detection and images live apart.
+One module (about 450 lines): the four states are one tracker's transitions over the same
+tracks and arms, and a frame, a joint state and a push each move a track between them.
+What it knows of each cube and arm is :mod:`miles_ros.perception.tracks`, its tuning
+:mod:`miles_ros.perception.config`; the hand's geometry (:mod:`miles_ros.perception.hand`),
+detection and images live apart.
 """
 
 from __future__ import annotations
 
 import math
 import threading
-from collections import deque
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
-from miles_ros.perception.detect import DetectConfig, Detection
+from miles_ros.perception.config import PerceptionConfig
+from miles_ros.perception.detect import Detection
 from miles_ros.perception.hand import (
     MOTION_MIN_M,
     Footprint,
@@ -48,147 +50,19 @@ from miles_ros.perception.hand import (
     turn_in_grip,
 )
 from miles_ros.perception.images import FrameRefused
-from miles_ros.perception.tags import COLOUR, make_detector
+from miles_ros.perception.tags import make_detector
+from miles_ros.perception.tracks import ArmTrack, Track
 from miles_ros.runtime.frames import base_to_world
 from sims.camera import CameraIntrinsics, CameraPose
-from sims.kernels.contact import (
-    CONTACT_TOP_BAND,
-    FINGER_LENGTH,
-    FINGER_RADIUS,
-    FINGERTIP_BELOW_TCP,
-    PAD_ACROSS,
-    PAD_RADIUS,
-    wrap_quarter,
-)
+from sims.kernels.contact import wrap_quarter
 from sims.robots import panda
 from sims.scene import Scene
 
 SOURCE = "camera"
 """The ``source`` of every pose perception publishes (the simulator's is ``sim``)."""
-STATES = ("seen", "held", "pushed", "occluded")
-"""How a published pose is known (see the module docstring)."""
 PUSH_INSIDE_M = 0.001
 """Fingers' footprint this far into a cube's square (along every side axis) are inside
 it (m); a cube pushed flush with them is not (0 up to rounding)."""
-TCP_HISTORY = 400
-"""Joint states kept per arm to find the TCP at a frame's exposure (at 250 Hz, 1.6 s: more
-than a frame's age on arrival)."""
-
-
-@dataclass(frozen=True)
-class PerceptionConfig:
-    """Tuning of the tracking; the detection's is :class:`DetectConfig`."""
-
-    detect: DetectConfig = field(default_factory=DetectConfig)
-    mode: str = COLOUR
-    """How cubes are found (:data:`~miles_ros.perception.tags.MODES`): by colour and depth,
-    or by the AprilTags on them (the scene file's ``tag:``)."""
-    measurement_std_m: float = 0.003
-    """Standard deviation of a fresh measurement's position (m): the camera's noise and
-    a calibration's residual together (bench/perception.py measures what it is)."""
-    occluded_growth_m_per_s: float = 0.01
-    """An unmeasured pose's standard deviation grows by this per second of age (m/s)."""
-    forget_after_s: float = 30.0
-    """A cube not measured for this long is dropped to ``missing`` (s)."""
-    grasp_radius_m: float = 0.03
-    """A cube whose centre is this close to a closed gripper's TCP, or to the fingers'
-    midpoint as they closed, is held by it (m; the nearest such cube, one a grip)."""
-    grip_margin_m: float = 0.006
-    """Fingers closed on a cube: their opening between the cube's size and its diagonal
-    (a cube gripped across two corners: size * sqrt(2)), within this (m)."""
-    grip_settled_speed_m_per_s: float = 0.05
-    """Fingers closed on a cube have stopped on it: their opening changes slower than this
-    (m/s, over :attr:`grip_settle_window_s`). Fingers still closing pass through a cube's
-    widths whether or not a cube is between them (PyBullet's close at ~0.1 m/s)."""
-    grip_settle_window_s: float = 0.04
-    """The fingers' speed is their opening's change over this much of the joint states'
-    history (s): a control period in the closed loop, 10 joint states at 250 Hz."""
-    finger_pad_length_m: float = 2.0 * FINGER_RADIUS
-    """A finger's footprint along the closing axis (m): closed fingers push with a bar
-    twice this long plus their opening, :attr:`finger_half_width_m` * 2 across (the
-    Panda's 27 x 29 mm each, as the contact model has them)."""
-    contact_height_m: float = FINGERTIP_BELOW_TCP - CONTACT_TOP_BAND
-    """The fingertips push a cube's sides when the TCP is below its top plus this (m): the
-    tips (10 mm beyond the TCP) at least :data:`~sims.kernels.contact.CONTACT_TOP_BAND`
-    below its top; higher, they graze its edge, riding over it or tipping it (4 mm)."""
-    carried_contact_depth_m: float = CONTACT_TOP_BAND
-    """A carried cube pushes another cube it moves into where its bottom is more than this
-    below the other's top (m): the contact model's grazing band
-    (:data:`~sims.kernels.contact.CONTACT_TOP_BAND`, 6 mm). Shallower, a cube set down on
-    another, or carried just over it, is no push. (8 mm before: in the 200 stacking
-    episodes a carried cube coming in at 0.2-0.27 m/s and rising caught the target's
-    edge and slid it 25-56 mm while its published bottom was 2-9 mm below the target's
-    top; docs/perception.md.)"""
-    tcp_match_s: float = 0.05
-    """A held cube's measurement corrects its grasp offset only against a joint state this
-    close to the frame's exposure (s)."""
-    min_coverage: float = 0.3
-    """A cube with less of its top face in view (a hand over it) is not measured: the fit
-    of its sides alone would be off by up to half its size."""
-    yaw_min_coverage: float = 0.8
-    """A measurement with less of the top face in view places the cube but keeps the yaw
-    it had: a face partly hidden by a hand shows no square, and its fitted yaw was off by
-    up to 30 deg in the traces (a cube's first measurement sets it whatever)."""
-    finger_half_width_m: float = PAD_ACROSS + PAD_RADIUS
-    """Half a finger pad's width across the closing axis (m): a held cube's centre is no
-    further than this from the fingers' centre line (the Panda's pads are ~29 mm wide)."""
-    held_yaw_from_opening: bool = False
-    """A held cube's yaw is the hand's turned by as much as the fingers' opening says
-    (:func:`~miles_ros.perception.hand.turn_in_grip`), the camera's yaw giving only which
-    way; off, the turn in the grip is the one the camera last gave. Off by default: on the
-    first 50 stacking episodes of seed 1000 on perceived poses it took the held yaw's error
-    from 6 / 32 to 5 / 15 deg (|p50| / p95) but stacked 46/50 against 48/50 (exact McNemar
-    p = 0.5; docs/perception.md): not shipped until a paired 200 says otherwise."""
-    held_hidden_across_weight: float | None = None
-    """Where a grasp takes a held cube across the fingers (the pads' width) from a pose of
-    a top face partly hidden by the hand (less than :attr:`yaw_min_coverage` in view, or a
-    pushed pose): this share of that pose's offset from the fingers' centre line (the
-    rest of the way on the line, where a grasp aims), and a frame of a held cube with
-    less of its face in view corrects its depth along the approach only (across the
-    fingers and its yaw stay). None (the default): the seen offset whole, every frame
-    correcting it. 0.43 is the least-squares weight of such a pose's offset for the true
-    one in the first 50 stacking episodes' trace (docs/perception.md, lead (b)): the held
-    error across the fingers 3.9 / 10.2 -> 2.8 / 7.1 mm (|p50| / p95) replayed on 200
-    episodes it was not fitted on, but on the first 50 it stacked 43/50 against 46/50 on
-    the same episodes and camera noise (exact McNemar p = 0.375): off."""
-    grip_reading_offset_m: float = 0.0
-    """What the fingers' opening reads with a cube's face flat against each pad, less the
-    cube's size (m): 0 for PyBullet's Panda and numba's thin pads; a gripper with
-    compliant pads reads a held 4 cm cube 2-5 mm narrower (``sims.tasks.base.
-    FINGER_READING_RANGE``). A held cube's turn in the grip is read from the opening less
-    this (:func:`~miles_ros.perception.hand.turn_in_grip`)."""
-    fingertip_below_tcp_m: float = FINGERTIP_BELOW_TCP
-    """How far the fingertips reach beyond the TCP along the hand's approach axis (m)."""
-    finger_length_m: float = FINGER_LENGTH
-    """The fingers' length from their tips back to the hand (m)."""
-
-
-@dataclass
-class Track:
-    """What is known of one cube."""
-
-    position: np.ndarray
-    yaw: float
-    stamp: float
-    """When the pose was true: the frame's exposure, or the joint state's for a held cube."""
-    std: float
-    confidence: float
-    state: str
-    held_by: str | None = None
-    """The arm holding it ("" = the single arm), None when no arm is."""
-    offset: np.ndarray | None = None
-    """Cube centre from the fingers' midpoint, in the TCP frame's axes (m), while held
-    (:func:`grip_in_hand`)."""
-    grip_yaw: float = 0.0
-    """Cube yaw less the hand's (rad) while held, as the camera last gave it (with
-    :attr:`PerceptionConfig.held_yaw_from_opening`, which way the cube is turned in the
-    grip only: how far, the fingers' opening says)."""
-    measured: float = 0.0
-    """Stamp of its last measurement."""
-    pushed_along: np.ndarray | None = None
-    """While a carried cube pushes it (state ``pushed``): the unit xy direction it was
-    pushed along when the contact began (:meth:`Perception._push_by_carried`); None
-    otherwise."""
 
 
 @dataclass(frozen=True)
@@ -198,61 +72,6 @@ class FrameReport:
     stamp: float
     measured: tuple[str, ...]
     reasons: dict[str, str]
-
-
-@dataclass
-class _Arm:
-    """An arm's latest TCP and grip, and its recent hand poses to match frames' exposures."""
-
-    tcp: np.ndarray
-    rotation: np.ndarray
-    """The TCP frame's axes in the scene frame (columns: across the fingers, the closing
-    axis, the approach)."""
-    fingers: np.ndarray
-    """The fingers' midpoint (scene frame): the TCP moved along the closing axis by the
-    fingers' centre (:meth:`Perception.on_arm`)."""
-    stamp: float
-    gripping: bool = False
-    """The fingers closed on a cube (between its size and its diagonal apart)."""
-    empty: bool = False
-    """The fingers closed on nothing (narrower than a cube): they push."""
-    width: float = 0.0
-    """The fingers' opening (m)."""
-    closing: list = field(default_factory=list)
-    """The fingers' midpoints while they closed through a cube's widths, up to the joint
-    state where they stopped (:attr:`gripping`); empty while they are wider."""
-    previous: Footprint | None = None
-    """The fingers' footprint at the joint state before the latest, open or closed (None
-    before the second): a pusher pushes a cube it moves into, along its motion, not one
-    it already overlapped."""
-    history: deque = field(default_factory=lambda: deque(maxlen=TCP_HISTORY))
-    """(stamp, fingers' midpoint, rotation, finger width) of recent joint states, oldest
-    first."""
-
-    def finger_speed(self, stamp: float, width: float, window: float) -> float:
-        """How fast the fingers' opening changes (m/s): from the newest joint state at
-        least ``window`` s before ``stamp`` (the oldest there is, where none is that old)
-        to ``width`` at ``stamp``; 0 without an earlier joint state."""
-        before = None
-        for entry in reversed(self.history):
-            if entry[0] < stamp:
-                before = entry
-                if stamp - entry[0] >= window:
-                    break
-        if before is None:
-            return 0.0
-        return abs(width - before[3]) / (stamp - before[0])
-
-    def hand_at(self, stamp: float, tolerance: float) -> tuple[np.ndarray, np.ndarray] | None:
-        """The fingers' midpoint and the hand's rotation at ``stamp`` (the joint state
-        nearest to it, within ``tolerance`` s); None when the history does not reach back
-        that far."""
-        if not self.history:
-            return None
-        times = np.fromiter((entry[0] for entry in self.history), dtype=np.float64)
-        i = int(np.argmin(np.abs(times - stamp)))
-        _, fingers, rotation, _ = self.history[i]
-        return (fingers, rotation) if abs(times[i] - stamp) <= tolerance else None
 
 
 class Perception:
@@ -270,7 +89,7 @@ class Perception:
         self.reasons: dict[str, str] = {
             name: f"{name} not seen yet: no frame measured it" for name in scene.objects
         }
-        self.arms: dict[str, _Arm] = {}
+        self.arms: dict[str, ArmTrack] = {}
         self.frames = 0
         self.lock = threading.Lock()
         """Frames are measured on a worker thread while joint states and reads go on."""
@@ -303,7 +122,7 @@ class Perception:
         with self.lock:
             state = self.arms.get(arm)
             if state is None:
-                state = self.arms[arm] = _Arm(tcp, rotation, fingers, float(stamp))
+                state = self.arms[arm] = ArmTrack(tcp, rotation, fingers, float(stamp))
             else:
                 state.previous = self._footprint(state)
             state.tcp, state.rotation, state.fingers = tcp, rotation, fingers
@@ -369,7 +188,7 @@ class Perception:
         return 1.0 if weight is None or whole else float(weight)
 
     @staticmethod
-    def _grasp_distance(position: np.ndarray, arm: _Arm) -> float:
+    def _grasp_distance(position: np.ndarray, arm: ArmTrack) -> float:
         """How near a cube at ``position`` came to the fingers that stopped on something:
         its distance from the TCP, or from the fingers' midpoint anywhere along their way
         while they closed (a hand moving as it closes drags the cube with it, and the
@@ -377,7 +196,7 @@ class Perception:
         points = [arm.tcp, *arm.closing]
         return min(float(np.linalg.norm(position - p)) for p in points)
 
-    def _carry(self, track: Track, arm: _Arm) -> None:
+    def _carry(self, track: Track, arm: ArmTrack) -> None:
         """A held cube's pose from its grip and the arm's latest fingers: its yaw the
         hand's turned by its grip yaw, or (:attr:`PerceptionConfig.held_yaw_from_opening`)
         by as much as the fingers' opening says (:func:`turn_in_grip`; a face flat on each
@@ -391,7 +210,7 @@ class Perception:
         track.yaw = float(wrap_quarter(hand_yaw(arm.rotation) + turn))
         track.stamp = arm.stamp
 
-    def _footprint(self, arm: _Arm) -> Footprint:
+    def _footprint(self, arm: ArmTrack) -> Footprint:
         """The fingers seen from above: a bar centred on their midpoint, as long as both
         pads and their opening along the closing axis, a pad's width across it (open
         fingers: with the gap between them, what they straddle)."""
@@ -474,7 +293,7 @@ class Perception:
             return None
         return self._push(track, carried, None, held.stamp)
 
-    def _push_out(self, track: Track, arm: _Arm, previous: Footprint | None = None) -> None:
+    def _push_out(self, track: Track, arm: ArmTrack, previous: Footprint | None = None) -> None:
         """Closed fingers cannot be inside a cube: where their footprint
         (:meth:`_footprint`) moved into a cube's square at its height, the cube was pushed
         ahead of them, along their motion since ``previous`` (the joint state before), as

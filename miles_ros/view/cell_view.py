@@ -24,43 +24,48 @@ per arm) are logged by :meth:`CellView.tick`, called at :attr:`CellView.rate_hz`
 Time: every log carries the ``ros_time`` timeline, a timestamp (the ROS time handed in
 with the message, in seconds).
 
-One module on purpose: it is the one place the recording's entity paths, colours and
-timelines are defined (the tests read recordings back by these paths); the arm's geometry
-is :mod:`.arm_model`, the outputs :mod:`.sinks`, the process around it :mod:`.process`.
+The recording's entity paths, timeline and colours are defined in one place,
+:mod:`.entities` (the tests read recordings back by these paths); the static cell is drawn
+by :mod:`.cell_geometry`, what is kept of each arm between ticks is :mod:`.arm_state`, the
+arm's geometry :mod:`.arm_model`, the outputs :mod:`.sinks`, the process around it
+:mod:`.process`.
 """
 
 from __future__ import annotations
 
-import math
 import re
 import uuid
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 import rerun as rr
 
 from miles_ros.safety.config import SafetyConfig
-from miles_ros.safety.zones import Box, Sphere, parse_zone
-from miles_ros.view.arm_model import BASE_LINK, FINGERS, LINKS, link_poses, panda_model
+from miles_ros.view.arm_model import link_poses
+from miles_ros.view.arm_state import STILL_M, ArmState, joints_by_name, same_pose, still
+from miles_ros.view.cell_geometry import (
+    log_arms,
+    log_pads,
+    log_series_names,
+    log_table,
+    safety_config,
+)
+from miles_ros.view.entities import (
+    APPLICATION_ID,
+    BOUND_COLOR,
+    ROOT,
+    SINGLE_ARM_PATH,
+    SPHERE_COLOR,
+    TIMELINE,
+    arm_path,
+    rgba,
+    transform3d,
+)
 from miles_ros.view.options import DEFAULT_RATE_HZ
-from sims.robots import panda, panda_spheres
+from sims.robots import panda_spheres
 from sims.scene import Scene, load_scene
 
-TIMELINE = "ros_time"
-"""The timeline every log is stamped on (seconds)."""
-APPLICATION_ID = "miles"
-"""Rerun application id of the view's recordings."""
-ROOT = "cell"
-"""Entity path of the world frame."""
-SINGLE_ARM_PATH = "arm"
-"""Entity name of the single arm of a scene without ``arms:`` (its name is "")."""
-STILL_RAD = 1e-5
-"""An arm that moved less than this on every joint (rad; under 0.01 mm at the TCP) since
-it was last drawn is not drawn again."""
-STILL_M = 1e-6
-"""The same for the fingers (m)."""
 BOUND_HOLD_S = 1.0
 """A link named as the bound of a safety event stays red this long (s)."""
 PERCEIVED_SOURCE = "camera"
@@ -68,70 +73,6 @@ PERCEIVED_SOURCE = "camera"
 
 _BOUNDARY = re.compile(r"nearest boundary: (\S+) at ")
 """The body a Cartesian event names (:func:`miles_ros.safety.explain.nearest_boundary`)."""
-
-ARM_COLOR = (235, 235, 235, 255)
-HAND_COLOR = (90, 90, 90, 255)
-SPHERE_COLOR = (120, 170, 255, 40)
-BOUND_COLOR = (255, 30, 30, 200)
-WORKSPACE_COLOR = (80, 200, 120, 255)
-KEEPOUT_COLOR = (255, 140, 0, 120)
-PERMISSION_COLOR = (200, 80, 255, 120)
-MEASURED_COLOR = (40, 200, 255, 255)
-COMMANDED_COLOR = (255, 200, 0, 255)
-
-
-def safety_config(params_file: str | Path | None = None) -> SafetyConfig:
-    """The supervisor's zones and limits from config/safety.yaml, then ``params_file``
-    (their ``safety_node`` sections; names the config does not know are skipped: the
-    node validates its own parameters)."""
-    from miles_ros.params import config_dir
-    from miles_ros.params.safety import load_safety_config
-
-    paths = [p for p in (config_dir() / "safety.yaml", params_file) if p and Path(p).is_file()]
-    return load_safety_config(paths, strict=False)
-
-
-def arm_path(arm: str) -> str:
-    """The entity path of ``arm`` ("" = the single arm)."""
-    return f"{ROOT}/{arm or SINGLE_ARM_PATH}"
-
-
-def mount_matrix(position: Sequence[float], yaw: float) -> np.ndarray:
-    """[4, 4] pose of an arm's base frame in the world frame."""
-    out = np.eye(4)
-    c, s = math.cos(yaw), math.sin(yaw)
-    out[:2, :2] = [[c, -s], [s, c]]
-    out[:3, 3] = position
-    return out
-
-
-def _transform(pose: np.ndarray) -> rr.Transform3D:
-    return rr.Transform3D(translation=pose[:3, 3], mat3x3=pose[:3, :3])
-
-
-def _rgba(color: Sequence[float]) -> tuple[int, ...]:
-    """RGBA in [0, 1] (the scene's) as bytes."""
-    return tuple(int(round(255 * max(0.0, min(1.0, float(c))))) for c in color)
-
-
-@dataclass
-class _ArmState:
-    """The newest decoded state of one arm, and what the view has logged of it."""
-
-    q: np.ndarray | None = None
-    fingers: tuple[float, float] | None = None
-    t: float = 0.0
-    fresh: bool = False
-    command: np.ndarray | None = None
-    command_t: float = 0.0
-    command_fresh: bool = False
-    bound: dict[str, float] = field(default_factory=dict)
-    """Link (or ``TCP``) -> time until which it is drawn as the bound."""
-    periods: list[float] = field(default_factory=list)
-    estop: bool | None = None
-    drawn: tuple | None = None
-    """(q, fingers, bound links) as last drawn."""
-    drawn_command: np.ndarray | None = None
 
 
 class CellView:
@@ -155,7 +96,7 @@ class CellView:
         self.scene = scene if isinstance(scene, Scene) else load_scene(scene)
         self.safety = safety or safety_config()
         self.rate_hz = float(rate_hz)
-        self.arms: dict[str, _ArmState] = {m.name: _ArmState() for m in self.scene.arms}
+        self.arms: dict[str, ArmState] = {m.name: ArmState() for m in self.scene.arms}
         self.rec = rr.RecordingStream(
             APPLICATION_ID,
             recording_id=recording_id or str(uuid.uuid4()),
@@ -176,112 +117,22 @@ class CellView:
     # -- the static cell ----------------------------------------------------------------
 
     def _log_static(self) -> None:
-        log = self.rec.log
-        log(ROOT, rr.ViewCoordinates.RIGHT_HAND_Z_UP, static=True)
-        table = self.scene.table
-        log(
-            f"{ROOT}/table",
-            rr.Boxes3D(
-                centers=[(*table.center_xy, -table.size[2] / 2)],
-                sizes=[table.size],
-                colors=[_rgba(table.color)],
-                fill_mode="solid",
-            ),
-            static=True,
-        )
-        self._cube_colors = {n: _rgba(o.color) for n, o in self.scene.objects.items()}
+        log_table(self.rec, self.scene)
+        self._cube_colors = {n: rgba(o.color) for n, o in self.scene.objects.items()}
         self._log_pads(
             {n: {"position": p.position, "size": p.size} for n, p in self.scene.places.items()}
         )
-        model = panda_model()
-        meshed = {mesh.link for mesh in model.meshes}
-        self._moving_links = [link for link in LINKS if link in meshed and link != BASE_LINK]
+        self._moving_links = log_arms(self.rec, self.scene, self.safety)
         """The links logged every tick: those with a mesh, but the base, which is static."""
-        for mount in self.scene.arms:
-            base = arm_path(mount.name)
-            log(base, _transform(mount_matrix(mount.base_position, mount.base_yaw)), static=True)
-            log(f"{base}/links/{BASE_LINK}", _transform(np.eye(4)), static=True)
-            for mesh in model.meshes:
-                color = HAND_COLOR if mesh.link in ("panda_hand", *FINGERS) else ARM_COLOR
-                path = f"{base}/links/{mesh.link}/mesh"
-                log(path, _transform(mesh.pose), static=True)
-                log(path, rr.Asset3D(path=mesh.path, albedo_factor=color), static=True)
-            for which, color in (("measured", MEASURED_COLOR), ("commanded", COMMANDED_COLOR)):
-                log(f"{base}/tcp/{which}", rr.TransformAxes3D(0.08), static=True)
-                log(
-                    f"{base}/tcp/{which}",
-                    rr.Points3D([(0.0, 0.0, 0.0)], radii=0.008, colors=[color], labels=[which]),
-                    static=True,
-                )
-            self._log_safety_geometry(base)
-        self._series_names()
-
-    def _log_safety_geometry(self, base: str) -> None:
-        cfg, log = self.safety, self.rec.log
-        pad = cfg.zone_padding
-        lo, hi = np.array(cfg.workspace_min) + pad, np.array(cfg.workspace_max) - pad
-        log(
-            f"{base}/safety/workspace",
-            rr.Boxes3D(
-                mins=[lo], sizes=[hi - lo], colors=[WORKSPACE_COLOR], labels=["TCP workspace"]
-            ),
-            static=True,
-        )
-        zones = [(spec, KEEPOUT_COLOR) for spec in cfg.keepout_zones]
-        zones += [(spec, PERMISSION_COLOR) for spec in cfg.permission_zones]
-        for spec, color in zones:
-            zone, forbid = parse_zone(spec)
-            label = zone.name + (f" (forbid {','.join(sorted(forbid))})" if forbid else "")
-            path = f"{base}/safety/zones/{zone.name}"
-            if isinstance(zone, Box):
-                lo, hi = np.array(zone.lower) - pad, np.array(zone.upper) + pad
-                shape = rr.Boxes3D(mins=[lo], sizes=[hi - lo], colors=[color], labels=[label])
-            else:
-                assert isinstance(zone, Sphere)
-                shape = rr.Ellipsoids3D(
-                    centers=[zone.center],
-                    half_sizes=[[zone.radius + pad] * 3],
-                    colors=[color],
-                    labels=[label],
-                )
-            log(path, shape, static=True)
-
-    def _series_names(self) -> None:
-        for mount in self.scene.arms:
-            name = mount.name or SINGLE_ARM_PATH
-            self.rec.log(
-                f"timeline/{name}/joint_states_period_ms",
-                rr.SeriesLines(names=["mean", "max"]),
-                static=True,
-            )
-            self.rec.log(
-                f"timeline/{name}/joints",
-                rr.SeriesLines(names=list(panda.JOINT_NAMES)),
-                static=True,
-            )
+        log_series_names(self.rec, self.scene)
 
     def _log_pads(self, places: Mapping[str, Mapping]) -> None:
         """The pads, when they differ from the last ones logged."""
-        names = list(places)
-        key = [(n, list(places[n]["position"]), list(places[n]["size"])) for n in names]
-        if not names or key == self._pads:
-            return
-        self._pads = key
-        colors = {n: _rgba(p.color) for n, p in self.scene.places.items()}
-        self.rec.log(
-            f"{ROOT}/pads",
-            rr.Boxes3D(
-                centers=[(*places[n]["position"][:2], 0.001) for n in names],
-                sizes=[(*places[n]["size"][:2], 0.002) for n in names],
-                colors=[colors.get(n, (200, 200, 200, 255)) for n in names],
-                labels=names,
-                fill_mode="solid",
-            ),
-        )
+        self._pads = log_pads(self.rec, self.scene, places, self._pads)
 
     # -- decoded messages ---------------------------------------------------------------
 
-    def _arm(self, arm: str) -> _ArmState:
+    def _arm(self, arm: str) -> ArmState:
         try:
             return self.arms[arm]
         except KeyError:
@@ -303,7 +154,7 @@ class CellView:
         A state without every arm joint is ignored."""
         state = self._arm(arm)
         state.periods.extend(float(p) for p in periods)
-        q, fingers = _by_name(names, positions)
+        q, fingers = joints_by_name(names, positions)
         if q is None:
             return
         state.q, state.t, state.fresh = q, t, True
@@ -314,23 +165,24 @@ class CellView:
         self, arm: str, names: Sequence[str], positions: Sequence[float], t: float
     ) -> None:
         """The safety node's command to ``arm``: the commanded TCP at the next tick."""
-        q, _ = _by_name(names, positions)
+        q, _ = joints_by_name(names, positions)
         if q is not None:
             state = self._arm(arm)
             state.command, state.command_t, state.command_fresh = q, t, True
 
     def tick(self) -> None:
         """Log each arm's newest state and command and the period statistics of its joint
-        states. An arm (or a command) that has not moved by :data:`STILL_RAD` on any joint
-        since it was last drawn, with the same links bound, is not drawn again: a cell
-        that waits costs next to nothing."""
+        states. An arm (or a command) that has not moved by
+        :data:`~miles_ros.view.arm_state.STILL_RAD` on any joint since it was last drawn,
+        with the same links bound, is not drawn again: a cell that waits costs next to
+        nothing."""
         for arm, state in self.arms.items():
             base = arm_path(arm)
             name = arm or SINGLE_ARM_PATH
             if state.fresh:
                 state.fresh = False
                 bound = frozenset(link for link, until in state.bound.items() if until >= state.t)
-                if not _same_pose(state.drawn, state.q, state.fingers, bound):
+                if not same_pose(state.drawn, state.q, state.fingers, bound):
                     state.drawn = (state.q, state.fingers, bound)
                     self._log_arm(base, state, bound)
                 if state.periods:
@@ -343,20 +195,20 @@ class CellView:
                     )
             if state.command_fresh:
                 state.command_fresh = False
-                if _still(state.drawn_command, state.command):
+                if still(state.drawn_command, state.command):
                     continue
                 state.drawn_command = state.command
                 self._at(state.command_t)
                 _, tcp = link_poses(state.command)
-                self.rec.log(f"{base}/tcp/commanded", _transform(tcp))
+                self.rec.log(f"{base}/tcp/commanded", transform3d(tcp))
 
-    def _log_arm(self, base: str, state: _ArmState, bound: frozenset[str]) -> None:
+    def _log_arm(self, base: str, state: ArmState, bound: frozenset[str]) -> None:
         self._at(state.t)
         log = self.rec.log
         poses, tcp = link_poses(state.q, state.fingers)
         for link in self._moving_links:
-            log(f"{base}/links/{link}", _transform(poses[link]))
-        log(f"{base}/tcp/measured", _transform(tcp))
+            log(f"{base}/links/{link}", transform3d(poses[link]))
+        log(f"{base}/tcp/measured", transform3d(tcp))
         log(f"timeline/{base.rsplit('/', 1)[-1]}/joints", rr.Scalars(state.q))
         centres = panda_spheres.sphere_centers(state.q)
         colors = np.tile(np.array(SPHERE_COLOR, dtype=np.uint8), (len(centres), 1))
@@ -501,35 +353,7 @@ class CellView:
         self.rec.disconnect()
 
 
-def _still(drawn: np.ndarray | None, q: np.ndarray) -> bool:
-    """Whether ``q`` is within :data:`STILL_RAD` of ``drawn`` on every joint."""
-    return drawn is not None and float(np.max(np.abs(q - drawn))) < STILL_RAD
-
-
-def _same_pose(drawn: tuple | None, q, fingers, bound: frozenset[str]) -> bool:
-    """Whether an arm at ``q`` with ``fingers`` and ``bound`` looks as ``drawn``."""
-    if drawn is None or not _still(drawn[0], q) or drawn[2] != bound:
-        return False
-    if (drawn[1] is None) != (fingers is None):
-        return False
-    return fingers is None or float(np.max(np.abs(np.subtract(drawn[1], fingers)))) < STILL_M
-
-
 def _call(step: Mapping) -> str:
     """A plan step as ``skill(name=value, ...)``."""
     params = ", ".join(f"{k}={v}" for k, v in (step.get("params") or {}).items())
     return f"{step.get('skill')}({params})"
-
-
-def _by_name(names: Sequence[str], positions: Sequence[float]):
-    """(arm joints [7] or None when one is missing, fingers (2) or None) by joint name."""
-    index = {n: i for i, n in enumerate(names)}
-    if len(positions) < len(names) or any(n not in index for n in panda.JOINT_NAMES):
-        return None, None
-    q = np.array([positions[index[n]] for n in panda.JOINT_NAMES], dtype=np.float64)
-    if not np.all(np.isfinite(q)):
-        return None, None
-    fingers = None
-    if all(n in index for n in panda.FINGER_JOINT_NAMES):
-        fingers = tuple(float(positions[index[n]]) for n in panda.FINGER_JOINT_NAMES)
-    return q, fingers

@@ -68,7 +68,8 @@ class LocalView:
     ``lines`` say where the view goes; ``url`` is the web viewer's page (None without)."""
 
     def __init__(self, spec: ViewSpec) -> None:
-        from miles_ros.view.cell_view import CellView, safety_config
+        from miles_ros.view.cell_geometry import safety_config
+        from miles_ros.view.cell_view import CellView
         from miles_ros.view.sinks import plan_outputs, start_web_viewer
 
         outputs = plan_outputs(spec.record, spec.native, spec.web, spec.web_port)

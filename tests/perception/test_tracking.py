@@ -593,7 +593,7 @@ def test_a_cube_pushed_by_the_end_of_the_fingers_goes_ahead_of_them():
 
 
 def test_push_distance_is_along_the_motion_or_the_shortest_way_out():
-    from miles_ros.perception.pipeline import Footprint, push_distance
+    from miles_ros.perception.hand import Footprint, push_distance
 
     bar = Footprint(np.array([0.0, 0.0]), np.eye(2), np.array([0.0145, 0.027]))
     # a cube 5 mm into the bar's +x face, pushed along +x: 5 mm

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 from rerun.chunk import RrdReader
 
-from miles_ros.view.cell_view import TIMELINE
+from miles_ros.view.entities import TIMELINE
 from sims.robots import panda
 
 

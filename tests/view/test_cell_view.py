@@ -14,7 +14,9 @@ import pytest
 import rerun as rr
 
 from miles_ros.runtime.frames import base_to_world
-from miles_ros.view.cell_view import BOUND_COLOR, STILL_RAD, CellView, arm_path
+from miles_ros.view.arm_state import STILL_RAD
+from miles_ros.view.cell_view import CellView
+from miles_ros.view.entities import BOUND_COLOR, arm_path
 from sims.robots import panda, panda_spheres
 from sims.scene import load_scene
 from tests.view.rrd_reader import pose, read_recording
