@@ -13,7 +13,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from miles_ros.agent.clauses import noun_phrase, plain_clauses, verb_of
+from miles_ros.agent.clause_grammar import noun_phrase, verb_of
+from miles_ros.agent.clauses import plain_clauses
 from miles_ros.agent.negation import read_in_scope
 from miles_ros.agent.reading import asks_nothing
 from miles_ros.agent.references import TIE_M
