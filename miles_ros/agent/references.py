@@ -432,6 +432,23 @@ def _one_beside(world, what: str) -> None:
         raise _which(f"cube (two are next to the {spoken(what)})", sorted([a, b]))
 
 
+def _underneath(match, world):
+    """ "the cube underneath / beneath / under X": the cube X stands on (within :data:`TIE_M`
+    in the table's plane, lower); refused when X stands on the table."""
+    ref = _colour_cube(match.group("ref"), world)
+    if ref is None:
+        return None, f"the scene has no {match.group('ref').lower()} cube"
+    p = world.objects[ref]
+    below = [
+        (p[2] - q[2], n)
+        for n, q in world.objects.items()
+        if n != ref and math.dist(p[:2], q[:2]) < 2 * TIE_M and q[2] < p[2] - TIE_M
+    ]
+    if not below:
+        return None, f"no cube is underneath the {spoken(ref)}: it stands on the table"
+    return min(below)[1], None
+
+
 def _on_its_own(match, world):
     """ "the cube on its own / by itself": the cube whose nearest other cube is farther than
     1.3 times every other cube's nearest; asked which when none is."""
@@ -1077,6 +1094,16 @@ _RULES = [
             re.I,
         ),
         _beside,
+    ),
+    (
+        re.compile(
+            rf"\bthe {_CUBE} (?:that is |which is |that's |sitting |resting |lying )?"
+            r"(?:(?:directly|just|right|immediately) )?(?:underneath|beneath|under|below) "
+            r"(?:the )?"
+            rf"(?P<ref>{_COLOUR_WORDS})(?: {_CUBE}| one)?\b",
+            re.I,
+        ),
+        _underneath,  # "the cube underneath the green one": the cube it stands on
     ),
     (
         re.compile(

@@ -233,3 +233,19 @@ def test_those_two_with_nothing_named_is_asked():
 def test_those_two_after_cubes_are_named_stays():
     goal = "The red and blue bricks - pile those two up."
     assert "those two" in _plain(goal)
+
+
+def test_the_cube_underneath_one_on_the_table_is_refused():
+    _, reading, _ = _read("Reach over the brick beneath the blue one.")
+    assert reading.refusal is not None and "underneath" in reading.refusal
+
+
+def test_the_cube_underneath_a_stacked_one_is_the_one_it_stands_on():
+    world = SCENE.copy()
+    world.objects = {
+        "blue_cube": (0.45, -0.05, 0.02),
+        "red_cube": (0.45, -0.05, 0.06),
+        "green_cube": (0.42, 0.14, 0.02),
+    }
+    _, reading, asks = _read("Reach over the box directly below the red box.", world)
+    assert asks is None and reading.refusal is None and reading.names[0] == "blue_cube"
