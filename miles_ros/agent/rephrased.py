@@ -10,6 +10,7 @@ first, before :func:`~miles_ros.agent.restated.restated`):
   (:func:`tower_finished`);
 - three cubes stacked on a place in an order said after it ("Stack the three cubes on P: A
   first, then B, then C"): A onto P, B onto A, C onto B (:func:`stacked_in_order`);
+- a placing, then "(and) then turn it": "it" the cube carried (:func:`turned_after`);
 - "... and let go / release it / drop it there" after a point: the placing at the point,
   no step more (:func:`let_go`); "leave the tower alone and V X onto P": the step
   (:func:`tower_left`);
@@ -130,6 +131,24 @@ def stacked_in_order(text: str, cube_colours: frozenset[str]) -> str:
     pairs = zip(order, order[1:], strict=False)
     steps += [f"put the {up} cube on the {low} cube" for low, up in pairs]
     return ", then ".join(steps) + "."
+
+
+_TURNED_AFTER = re.compile(
+    r"^(?P<a>(?:put|place|set|stack|move|push|slide|shove|nudge|lower|drop|carry|bring)\s+"
+    rf"(?P<x>the\s+\w+\s+{_CUBE_NOUN})\s+[^,;.]+?)(?P<sep>\s*(?:,|;)?\s*(?:and\s+)?"
+    r"(?:then|after that|afterwards|next|once it'?s (?:down|there))\s*,?\s+)"
+    r"(?P<verb>turn|rotate|spin|twist|give)\s+it\b",
+    re.I,
+)
+
+
+def turned_after(text: str) -> str:
+    """ "Put X on P and then turn it 30 degrees." -> "... and then turn X 30 degrees" ("it"
+    is the cube just carried, not another)."""
+    m = _TURNED_AFTER.match(text.strip())
+    if m is None:
+        return text
+    return f"{text.strip()[: m.end('verb')]} {m['x']}{text.strip()[m.end() :]}"
 
 
 _LET_GO = re.compile(
@@ -354,7 +373,7 @@ def rephrased(text: str, cube_colours: frozenset[str] = frozenset()) -> str:
     ``cube_colours``: the colours the scene's cubes are named by."""
     text = home_typo(still_while(text))
     text = with_place_first(tower_finished(two_high(text, cube_colours)))
-    text = stacked_in_order(not_on_but(text), cube_colours)
+    text = turned_after(stacked_in_order(not_on_but(text), cube_colours))
     text = tower_left(let_go(else_after(text)))
     text = in_the_way(that_pad(two_at_back(depth_adjective(text))))
     return those_two(text)

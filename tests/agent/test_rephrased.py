@@ -15,7 +15,13 @@ from hypothesis import strategies as st
 from miles_ros.agent.clauses import plain_clauses
 from miles_ros.agent.negation import read_in_scope
 from miles_ros.agent.registry import SkillRegistry
-from miles_ros.agent.rephrased import home_typo, not_on_but, stacked_in_order, two_high
+from miles_ros.agent.rephrased import (
+    home_typo,
+    not_on_but,
+    stacked_in_order,
+    turned_after,
+    two_high,
+)
 from tests.agent.test_reading_rules import SCENE, moved
 
 SHIPPED = SkillRegistry.load()
@@ -249,3 +255,14 @@ def test_the_cube_underneath_a_stacked_one_is_the_one_it_stands_on():
     }
     _, reading, asks = _read("Reach over the box directly below the red box.", world)
     assert asks is None and reading.refusal is None and reading.names[0] == "blue_cube"
+
+
+def test_it_turned_after_a_placing_is_the_cube_carried():
+    assert _plain("Lower the green brick onto the left mat, then spin it 20 degrees.") == (
+        "lower the green brick onto the left mat, then spin the green brick 20 degrees"
+    )
+
+
+def test_it_turned_after_a_hover_stays():
+    goal = "Hover over the red cube, then turn it 20 degrees."
+    assert turned_after(goal) == goal  # no cube carried: "it" is left to the pronoun rules
