@@ -121,6 +121,20 @@ clause "VERB the X cube PREP the Y", a reference "the leftmost cube", two clause
   labelled anew: a pad moved (refused: a pad is not a cube), a pick with no place ("Could you
   lift the red block for me?": asked where), no motion asked as staying or holding still
   ("Remain where you are for now, robot.": an empty plan).
+- **L** (the structures held-out 18 showed, in other wordings, committed before the round
+  that reads them, never tuned on): a place corrected as "not on Q, on P" (one step, onto
+  P), a tower of two said as a tower then its parts, the tower finished with a cube, a cube
+  carried to a point and let go there, the tower left alone beside a step, "Across to P
+  with X", a hover kept in a list ("Hover over P, then come back home", "Hover above X and
+  then stack it on Y"), three cubes stacked on a pad in an order said after a colon, "S.
+  Don't move anything else.", a typo of "home", "the front / back cube", "the two cubes at
+  the back", "the block closest to P: V it onto that pad", "X is in my way; could you V it
+  ...", "the cube on its own" (the other two moved side by side); and, labelled anew: a
+  placing then "turn it N degrees" (the placing and the turn where the cards pass them,
+  else refused), "the cube next to" the middle cube and "X is in my way; could you move
+  it?" with no place (asked), "Keep still while I ..." (an empty plan), "Stack these two"
+  and "the cube nearest the pad ... the other pad" (asked), "the cube under X" with nothing
+  under X (refused).
 
 Per transformation, at most ``--per`` goals it applies to (chosen by a hash of name and
 goal: the same goals every run), each answered as transformed and as written. Prints one
@@ -2963,21 +2977,24 @@ def nothing_else(goal: str, item: dict) -> str | None:
     """A step on one cube, then everything else kept still (no contradiction: only the cube
     said moves): "Slide the red cube onto the left pad, and don't touch anything else." (from
     one step on a cube by colour onto a pad)."""
+    forms = [
+        "{S}, and don't touch anything else.",
+        "{S}; nothing else should move.",
+        "{S} - but don't shift any of the other things.",
+        "{S} and leave everything else alone.",
+    ]
+    return _pad_step_said(goal, item, forms, "kelse|" + goal)
+
+
+def _pad_step_said(goal: str, item: dict, forms: list[str], key: str) -> str | None:
+    """A goal of one step on a cube by colour onto a pad said by one of ``forms`` picked by
+    ``key`` ({S} the goal, capitalised, without its end mark); None for any other goal."""
     c = clause(goal)
     if c is None or not _colour_of(c.obj) or not _single_step(item):
         return None
     if _PAD_NP.match(c.place or "") is None:
         return None
-    form = _pick(
-        [
-            "{S}, and don't touch anything else.",
-            "{S}; nothing else should move.",
-            "{S} - but don't shift any of the other things.",
-            "{S} and leave everything else alone.",
-        ],
-        "kelse|" + goal,
-    )
-    return form.format(S=_upper_first(_bare(goal)))
+    return _pick(forms, key).format(S=_upper_first(_bare(goal)))
 
 
 def cataphoric(goal: str, item: dict) -> str | None:
@@ -3372,22 +3389,14 @@ def stack_ordered(goal: str, item: dict) -> Relabelled | None:
 
 def nothing_else_said(goal: str, item: dict) -> str | None:
     """A step, then a sentence keeping everything else still (no contradiction): "Push the
-    red cube onto the left pad. Leave every other cube where it is." (from one step on a
-    cube by colour onto a pad)."""
-    c = clause(goal)
-    if c is None or not _colour_of(c.obj) or not _single_step(item):
-        return None
-    if _PAD_NP.match(c.place or "") is None:
-        return None
-    form = _pick(
-        [
-            "{S}. Don't move anything else.",
-            "{S}. Nothing else is to be moved.",
-            "{S}. Do not touch any of the other cubes.",
-        ],
-        "lelse|" + goal,
-    )
-    return form.format(S=_upper_first(_bare(goal)))
+    red cube onto the left pad. Nothing else is to be moved." (from one step on a cube by
+    colour onto a pad)."""
+    forms = [
+        "{S}. Don't move anything else.",
+        "{S}. Nothing else is to be moved.",
+        "{S}. Do not touch any of the other cubes.",
+    ]
+    return _pad_step_said(goal, item, forms, "lelse|" + goal)
 
 
 _HOME_TYPOS = [

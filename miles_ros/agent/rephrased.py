@@ -95,10 +95,15 @@ def tower_finished(text: str) -> str:
     """ "Finish the tower with the green cube." -> "put the green cube on top of the tower."
     ("complete / top off / cap the stack with ..." likewise)."""
     m = _FINISHED.match(text.strip())
+    x = _cube_said(m)
+    return f"put {x} on top of {m['t'].lower()}." if x else text
+
+
+def _cube_said(m: re.Match | None) -> str | None:
+    """The noun phrase of group ``x`` of ``m`` where it names a cube ("the red block", "the
+    blue one"), else None."""
     x = m and noun_phrase(m["x"])
-    if not x or not re.search(rf"\b{_CUBE_NOUN}\b", x, re.I):
-        return text
-    return f"put {x} on top of {m['t'].lower()}."
+    return x if x and re.search(rf"\b{_CUBE_NOUN}\b|\bone\b", x, re.I) else None
 
 
 _IN_ORDER = re.compile(
@@ -202,10 +207,8 @@ def with_place_first(text: str) -> str:
     """ "Over to the left pad with the red cube, please." -> "put the red cube on the left
     pad." """
     m = _WITH_PLACE.match(text.strip())
-    x = m and noun_phrase(m["x"])
-    if not x or not re.search(rf"\b{_CUBE_NOUN}\b|\bone\b", x, re.I):
-        return text
-    return f"put {x} on {m['p'].lower()}."
+    x = _cube_said(m)
+    return f"put {x} on {m['p'].lower()}." if x else text
 
 
 _ELSE_SENTENCE = re.compile(
