@@ -86,7 +86,8 @@ def two_high(text: str, cube_colours: frozenset[str]) -> str:
 
 _FINISHED = re.compile(
     r"^(?P<verb>finish|complete|top|cap)(?:\s+off)?\s+(?P<t>the\s+(?:tower|stack|pile))(?:\s+off)?"
-    r"\s+(?:with|using)\s+(?P<x>(?:the|that|this)\s+[^,;:.!?]+?)(?P<end>\s*[,.!?].*)?$",
+    rf"\s+(?:with|using)\s+(?P<x>(?:the|that|this)\s+(?:\w+\s+)?(?:{_CUBE_NOUN}|one))"
+    r"(?P<end>\s*[,.!?].*)?$",
     re.I,
 )
 
@@ -292,8 +293,8 @@ def in_the_way(text: str) -> str:
     """ "The green cube is in my way; could you move it to the left pad?" -> "could you move
     the green cube to the left pad?" (a reason said first; "it" the cube)."""
     m = _IN_THE_WAY.match(text.strip())
-    if m is None:
-        return text
+    if m is None or re.match(r"so\b", m["rest"], re.I):
+        return text  # "..., so perhaps you could ...": the hedge's (reworded.unhedged)
     rest, n = re.subn(r"\bit\b", m["np"].lower(), m["rest"], count=1, flags=re.I)
     return rest if n else text
 
@@ -313,18 +314,19 @@ def still_while(text: str) -> str:
 
 
 _THOSE_TWO = re.compile(
-    r"\b(?:(?:those|these)\s+two(?:\s+(?:cubes|blocks|ones))?|the\s+two\s+of\s+them)\b", re.I
+    r"\b(?P<verb>[a-z]+)\s+(?:(?:those|these)\s+two(?:\s+(?:cubes|blocks|bricks|boxes|ones))?|"
+    r"the\s+two\s+of\s+them)\b",
+    re.I,
 )
 
 
 def those_two(text: str) -> str:
     """ "Stack those two." with nothing named before -> "Stack them." (asked which)."""
     m = _THOSE_TWO.search(text)
-    if m is None or re.search(
-        rf"\b{_CUBE_NOUN}s?\b|\b(?:red|green|blue)\b", text[: m.start()], re.I
-    ):
+    named = rf"\b{_CUBE_NOUN}s?\b|\b(?:red|green|blue)\b"
+    if m is None or not verb_of(m["verb"]) or re.search(named, text[: m.start()], re.I):
         return text
-    return text[: m.start()] + "them" + text[m.end() :]
+    return f"{text[: m.end('verb')]} them{text[m.end() :]}"
 
 
 _HOME_GOAL = re.compile(
