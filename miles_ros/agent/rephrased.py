@@ -14,6 +14,7 @@ first, before :func:`~miles_ros.agent.restated.restated`):
 - "... and let go / release it / drop it there" after a point: the placing at the point,
   no step more (:func:`let_go`); "leave the tower alone and V X onto P": the step
   (:func:`tower_left`);
+- "go / head to P" as a clause of its own: "hover over P" (:func:`went_to_pad`);
 - "(over) to P with X": "put X on P" (:func:`with_place_first`);
 - "... . Don't move anything else." / "Nothing else is to be moved." as a sentence of its
   own after a step: said as the step's "and don't touch the other cubes"
@@ -155,6 +156,20 @@ def turned_after(text: str) -> str:
     if m is None:
         return text
     return f"{text.strip()[: m.end('verb')]} {m['x']}{text.strip()[m.end() :]}"
+
+
+_GO_TO_PAD = re.compile(
+    rf"(?P<lead>^|(?:,|;|\band|\bthen)\s+)(?:go|head|come)(?:\s+(?:over|across|straight))?\s+to\s+"
+    rf"(?P<p>the\s+\w+\s+{_PAD_NOUN})\b(?=\s*(?:,|;|\.|$|\s+(?:and|then)\b))",
+    re.I,
+)
+
+
+def went_to_pad(text: str) -> str:
+    """ "Go to the left pad, (not the right one,) and then back home." -> "hover over the
+    left pad, and then back home." (going to a pad, a clause of its own, is the reach over
+    it; "go to the left pad with the red cube" is not)."""
+    return _GO_TO_PAD.sub(lambda m: f"{m['lead']}hover over {m['p']}", text)
 
 
 _LET_GO = re.compile(
@@ -379,6 +394,6 @@ def rephrased(text: str, cube_colours: frozenset[str] = frozenset()) -> str:
     text = home_typo(still_while(text))
     text = with_place_first(tower_finished(two_high(text, cube_colours)))
     text = turned_after(stacked_in_order(not_on_but(text), cube_colours))
-    text = tower_left(let_go(else_after(text)))
+    text = went_to_pad(tower_left(let_go(else_after(text))))
     text = in_the_way(that_pad(two_at_back(depth_adjective(text))))
     return those_two(text)

@@ -266,3 +266,18 @@ def test_it_turned_after_a_placing_is_the_cube_carried():
 def test_it_turned_after_a_hover_stays():
     goal = "Hover over the red cube, then turn it 20 degrees."
     assert turned_after(goal) == goal  # no cube carried: "it" is left to the pronoun rules
+
+
+@pytest.mark.parametrize(
+    ("goal", "said"),
+    [
+        ("Head to the yellow mat, and after that home.", "hover over the yellow mat"),
+        ("Nudge the red box onto the left mat, then come over to the grey mat.", "hover over"),
+    ],
+)
+def test_going_to_a_pad_as_a_clause_is_a_hover(goal, said):
+    assert said in _plain(goal)
+
+
+def test_going_to_a_pad_with_a_cube_stays():
+    assert "go to the left mat with" in _plain("Go to the left mat with the blue brick.")
