@@ -160,7 +160,7 @@ def turned_after(text: str) -> str:
 
 _GO_TO_PAD = re.compile(
     rf"(?P<lead>^|(?:,|;|\band|\bthen)\s+)(?:go|head|come)(?:\s+(?:over|across|straight))?\s+to\s+"
-    rf"(?P<p>the\s+\w+\s+{_PAD_NOUN})\b(?=\s*(?:,|;|\.|$|\s+(?:and|then)\b))",
+    rf"(?P<p>the\s+\w+\s+{_PAD_NOUN})\b(?=\s*(?:,|;|\.|$|\s+(?:and\s+)?then\b))",
     re.I,
 )
 
