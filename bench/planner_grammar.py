@@ -1,7 +1,7 @@
 """The planner on the dev sets' goals said in other grammar: meaning-preserving
 transformations of each goal, its label kept, answered like ``bench/planner.py --sets``.
 
-    .venv/bin/python bench/planner_grammar.py --json [--groups A,B,C,D,E,F,G,H,I,J,K] [--per 40]
+    .venv/bin/python bench/planner_grammar.py --json [--groups A,B,C,D,E,F,G,H,I,J,K,L] [--per 40]
         [--sets dev,heldout,...,heldout8] [--only NAME,...] [--threads 1]
 
 Each transformation applies only where the goal has the shape it rewrites exactly (a
@@ -121,6 +121,20 @@ clause "VERB the X cube PREP the Y", a reference "the leftmost cube", two clause
   labelled anew: a pad moved (refused: a pad is not a cube), a pick with no place ("Could you
   lift the red block for me?": asked where), no motion asked as staying or holding still
   ("Remain where you are for now, robot.": an empty plan).
+- **L** (the structures held-out 18 showed, in other wordings, committed before the round
+  that reads them, never tuned on): a place corrected as "not on Q, on P" (one step, onto
+  P), a tower of two said as a tower then its parts, the tower finished with a cube, a cube
+  carried to a point and let go there, the tower left alone beside a step, "Across to P
+  with X", a hover kept in a list ("Hover over P, then come back home", "Hover above X and
+  then stack it on Y"), three cubes stacked on a pad in an order said after a colon, "S.
+  Don't move anything else.", a typo of "home", "the front / back cube", "the two cubes at
+  the back", "the block closest to P: V it onto that pad", "X is in my way; could you V it
+  ...", "the cube on its own" (the other two moved side by side); and, labelled anew: a
+  placing then "turn it N degrees" (the placing and the turn where the cards pass them,
+  else refused), "the cube next to" the middle cube and "X is in my way; could you move
+  it?" with no place (asked), "Keep still while I ..." (an empty plan), "Stack these two"
+  and "the cube nearest the pad ... the other pad" (asked), "the cube under X" with nothing
+  under X (refused).
 
 Per transformation, at most ``--per`` goals it applies to (chosen by a hash of name and
 goal: the same goals every run), each answered as transformed and as written. Prints one
@@ -2963,21 +2977,24 @@ def nothing_else(goal: str, item: dict) -> str | None:
     """A step on one cube, then everything else kept still (no contradiction: only the cube
     said moves): "Slide the red cube onto the left pad, and don't touch anything else." (from
     one step on a cube by colour onto a pad)."""
+    forms = [
+        "{S}, and don't touch anything else.",
+        "{S}; nothing else should move.",
+        "{S} - but don't shift any of the other things.",
+        "{S} and leave everything else alone.",
+    ]
+    return _pad_step_said(goal, item, forms, "kelse|" + goal)
+
+
+def _pad_step_said(goal: str, item: dict, forms: list[str], key: str) -> str | None:
+    """A goal of one step on a cube by colour onto a pad said by one of ``forms`` picked by
+    ``key`` ({S} the goal, capitalised, without its end mark); None for any other goal."""
     c = clause(goal)
     if c is None or not _colour_of(c.obj) or not _single_step(item):
         return None
     if _PAD_NP.match(c.place or "") is None:
         return None
-    form = _pick(
-        [
-            "{S}, and don't touch anything else.",
-            "{S}; nothing else should move.",
-            "{S} - but don't shift any of the other things.",
-            "{S} and leave everything else alone.",
-        ],
-        "kelse|" + goal,
-    )
-    return form.format(S=_upper_first(_bare(goal)))
+    return _pick(forms, key).format(S=_upper_first(_bare(goal)))
 
 
 def cataphoric(goal: str, item: dict) -> str | None:
@@ -3082,6 +3099,552 @@ def furthest_back(goal: str, item: dict) -> str | None:
             noun = _pick(["cube", "block"], "kdn|" + goal)
             return goal.replace(np, f"the {noun} {said}", 1)
     return None
+
+
+# -- group L ------------------------------------------------------------------------------
+# Written for the structures held-out 18 showed, in other wordings, before the round that
+# reads them; never tuned on. Some change the label (a turn after a placing, a question
+# back, a refusal, no motion): those return ``(goal, fields)``.
+def _placed_cube(goal: str, item: dict) -> tuple[Clause, str] | None:
+    """The clause of one placing of a cube by colour onto a pad or a cube, and its colour."""
+    c = clause(goal)
+    a = c and _colour_of(c.obj)
+    if not a or not c.place or not _single_step(item, "pick_place"):
+        return None
+    return c, a
+
+
+def place_then_turn(goal: str, item: dict) -> Relabelled | None:
+    """A placing, then a turn of "it", the cube just carried: "Set the red cube on the left
+    pad, then rotate it 20 degrees." (from one placing of a cube by colour: the placing and
+    the turn where both pass the cards in the scene, else refused, as turn's card says)."""
+    found = _placed_cube(goal, item)
+    if found is None or not _flat_scene(item):
+        return None
+    c, a = found
+    n = _pick(["20", "25", "35", "40"], "lturnn|" + goal)
+    clockwise = _pick([False, True], "lturnw|" + goal)
+    plan = [item["plan"][0], _step(f"turn {a}_cube {'-' if clockwise else ''}{n}")]
+    way = " clockwise" if clockwise else ""
+    form = _pick(
+        [
+            "{S}, then rotate it {n} degrees{w}.",
+            "{S} and after that give it a {n} degree twist{w}.",
+            "{S}; once it's down, turn it by {n} degrees{w}.",
+        ],
+        "lturn|" + goal,
+    )
+    said = form.format(S=_upper_first(_bare(goal)), n=n, w=way)
+    if _valid(plan, item):
+        return said, {"expect": "plan", "plan": plan}
+    return said, {"expect": "refuse", "plan": []}
+
+
+def _other_place(c: Clause, a: str, item: dict, key: str) -> str | None:
+    """Another place the cube ``a`` could be said to go first (the other pad, or a cube the
+    step leaves alone), said as a noun phrase; None when there is none."""
+    pad = _PAD_NP.match(c.place)
+    if pad:
+        side = _PAD_SIDE[pad[1].lower()]
+        return f"the {'right' if side == 'left' else 'left'} {pad[2].lower()}"
+    y = _colour_of(c.place)
+    other = y and _other_colour(a, _scene_cubes(item), key, c.place)
+    return f"the {other} cube" if other and other != y else None
+
+
+def not_on_but(goal: str, item: dict) -> str | None:
+    """A place said, then corrected as "not on Q, on P": "Set the red cube on the right pad
+    - no wait, not on the right pad, on the left pad." (from one placing of a cube by colour
+    onto a pad or a cube: one step, onto the place said last)."""
+    found = _placed_cube(goal, item)
+    if found is None:
+        return None
+    c, a = found
+    q = _other_place(c, a, item, "lnot|" + goal)
+    if q is None:
+        return None
+    form = _pick(
+        [
+            "{V} the {a} cube on {q} - no wait, not on {q}, on {p}.",
+            "{V} the {a} block onto {q}... sorry, not onto {q} but onto {p}.",
+            "{V} the {a} cube on {q}; hang on, not on {q} - on {p}.",
+        ],
+        "lnotf|" + goal,
+    )
+    return form.format(V=_upper_first(c.verb), a=a, q=q, p=_lower_first(c.place))
+
+
+def two_tower(goal: str, item: dict) -> str | None:
+    """A tower of two said as a tower, then its parts: "Build a stack of two: the green cube
+    on the blue cube." (from one placing of a cube by colour onto another; the first cube
+    said goes on top)."""
+    forms = [
+        "Build a stack of two: the {x} cube on the {y} cube.",
+        "Two-cube tower, please - the {x} block on top of the {y} block.",
+        "Let's have a two-high pile: {x} cube on {y} cube.",
+    ]
+    return _stack_said(goal, item, forms, "ltwo|" + goal)
+
+
+def _tower_top(item: dict) -> tuple[str, list[str]] | None:
+    """The top cube of the scene's one tower and the cubes on the table beside it."""
+    cubes = _scene_cubes(item)
+    pairs = _tower_pairs(cubes)
+    if len(pairs) != 1:
+        return None
+    top, low = pairs[0]
+    if any(t == top for _, t in pairs):
+        return None
+    free = [n for n in cubes if n not in {top, low} and not _under(n, cubes)]
+    return top, free
+
+
+def finish_tower(goal: str, item: dict) -> Relabelled | None:
+    """The tower finished with a cube: "Complete the stack with the green cube." (a scene
+    with one tower of two and a cube beside it: that cube onto the tower's top)."""
+    found = _tower_top(item)
+    if found is None or len(found[1]) != 1 or item["expect"] != "plan":
+        return None
+    top, (free,) = found
+    plan = [_step(f"pick_place {free} {top}")]
+    if not _valid(plan, item):
+        return None
+    form = _pick(
+        [
+            "Complete the stack with the {c} cube.",
+            "Top the tower off with the {c} block.",
+            "Finish off the pile using the {c} cube, please.",
+        ],
+        "lfin|" + goal,
+    )
+    return form.format(c=free.split("_")[0]), {"expect": "plan", "plan": plan}
+
+
+def _middle(cubes: dict[str, tuple[float, ...]]) -> str | None:
+    """The cube between the other two along the table's width (each of them 4 cm or more
+    to one side of it, on the table)."""
+    if len(cubes) != 3 or any(p[2] > 0.04 for p in cubes.values()):
+        return None
+    names = sorted(cubes, key=lambda n: cubes[n][1])
+    ys = [cubes[n][1] for n in names]
+    return names[1] if ys[1] - ys[0] >= 0.04 and ys[2] - ys[1] >= 0.04 else None
+
+
+def next_to_two(goal: str, item: dict) -> Relabelled | None:
+    """ "The cube next to X" where X is the middle cube, two cubes beside it (asked which):
+    "Push the block beside the green one onto the left pad." (from one step on a cube by
+    colour; the scene's middle cube named)."""
+    c = clause(goal)
+    if c is None or not _single_step(item) or not _colour_of(c.obj):
+        return None
+    mid = _middle(_scene_cubes(item))
+    if mid is None:
+        return None
+    form = _pick(
+        [
+            "{V} the block beside the {m} one{q}.",
+            "{V} the cube next to the {m} cube{q}, please.",
+            "Could you {v} the cube alongside the {m} block{q}?",
+        ],
+        "lnext|" + goal,
+    )
+    said = form.format(V=_upper_first(c.verb), v=c.verb, m=mid.split("_")[0], q=_rest(c))
+    return said, {"expect": "clarify", "plan": []}
+
+
+def let_go_there(goal: str, item: dict) -> str | None:
+    """A cube carried to a point and let go there (no return home asked): "Take the red
+    cube over to 0.5, 0.0, 0.3 and release it there." (from one placing at a point)."""
+    if not _single_step(item, "pick_place"):
+        return None
+    step = item["plan"][0]
+    p, obj = step.params.get("target"), _said(step.params.get("object"))
+    if not (isinstance(p, list) and len(p) == 3) or obj is None:
+        return None
+    form = _pick(
+        [
+            "Take {o} over to {x}, {y}, {z} and release it there.",
+            "Bring {o} to the point {x}, {y}, {z} and let it go there.",
+            "Carry {o} across to {x}, {y}, {z}, then drop it there.",
+        ],
+        "lgo|" + goal,
+    )
+    x, y, z = (f"{v:g}" for v in p)
+    return form.format(o=obj, x=x, y=y, z=z)
+
+
+def leave_tower(goal: str, item: dict) -> str | None:
+    """The tower left alone beside a step on the free cube (no return home asked): "Don't
+    touch the stack; push the blue cube onto the left pad." (from one placing or push of the
+    cube beside the scene's one tower of two)."""
+    found = _tower_top(item)
+    if found is None or not _single_step(item) or item["plan"][0].skill == "reach":
+        return None
+    step = item["plan"][0]
+    said = _step_said(step)
+    if said is None or step.params.get("object") not in found[1] or "pad" not in said:
+        return None
+    form = _pick(
+        [
+            "Don't touch the stack; {s}.",
+            "Leave the pile where it is and {s}.",
+            "Keep away from the tower, and {s}.",
+        ],
+        "ltower|" + goal,
+    )
+    return form.format(s=said)
+
+
+def over_with(goal: str, item: dict) -> str | None:
+    """A placing said as a place, then "with X": "Across to the right pad with the blue
+    block, please." (from one placing of a cube by colour onto a pad)."""
+    found = _placed_cube(goal, item)
+    if found is None or _PAD_NP.match(found[0].place) is None:
+        return None
+    c, a = found
+    form = _pick(
+        [
+            "Across to {p} with the {a} block, please.",
+            "Onto {p} with the {a} cube.",
+            "Over to {p} with the {a} one, if you would.",
+        ],
+        "lwith|" + goal,
+    )
+    return form.format(p=_lower_first(c.place), a=a)
+
+
+def hover_kept(goal: str, item: dict) -> Relabelled | None:
+    """A hover kept in its place in a list: "Hover over the right pad, then come back home."
+    (a reach of a pad: the reach, then home), "Move over to the left pad, not the right one,
+    and then home." and "Hover above the red cube and then put it on the blue one." (a
+    placing of a cube onto another: the reach of the cube, then the placing)."""
+    if _single_step(item, "reach"):
+        target = _said(item["plan"][0].params.get("target"))
+        pad = target and _PAD_NP.match(target)
+        if not pad:
+            return None
+        other = f"the {'right' if pad[1] == 'left' else 'left'} {pad[2]}"
+        if pad[1] not in {"left", "right"}:
+            return None
+        form = _pick(
+            [
+                "Hover over {t}, then come back home.",
+                "Move over to {t}, not {o}, and then home.",
+                "Go above {t} first and return home after that.",
+            ],
+            "lhov|" + goal,
+        )
+        plan = [item["plan"][0], _step("home")]
+        return form.format(t=target, o=other), {"expect": "plan", "plan": plan}
+    found = _placed_cube(goal, item)
+    if found is None or not _colour_of(found[0].place):
+        return None
+    c, a = found
+    plan = [_step(f"reach {a}_cube"), item["plan"][0]]
+    if not _valid(plan, item):
+        return None
+    form = _pick(
+        [
+            "Hover above the {a} cube and then stack it on {p}.",
+            "Go over the {a} block first, then put it on {p}.",
+        ],
+        "lhovc|" + goal,
+    )
+    return form.format(a=a, p=_lower_first(c.place)), {"expect": "plan", "plan": plan}
+
+
+def stack_ordered(goal: str, item: dict) -> Relabelled | None:
+    """Three cubes stacked on a pad in an order said after a colon: "Pile the three cubes up
+    on the right pad: green first, then red, then blue." (from one placing of a cube by
+    colour onto a pad in a scene of three cubes on the table: that cube first, the other
+    two in an order picked by the goal, where the three steps pass the cards)."""
+    found = _placed_cube(goal, item)
+    cubes = _scene_cubes(item)
+    if found is None or _PAD_NP.match(found[0].place) is None or len(cubes) != 3:
+        return None
+    if not _flat_scene(item):
+        return None
+    c, a = found
+    rest = [n.split("_")[0] for n in sorted(cubes) if n != f"{a}_cube"]
+    b, d = rest if _pick([True, False], "lord|" + goal) else rest[::-1]
+    pad = _said(item["plan"][0].params.get("target"))
+    plan = [
+        item["plan"][0],
+        _step(f"pick_place {b}_cube {a}_cube"),
+        _step(f"pick_place {d}_cube {b}_cube"),
+    ]
+    if pad is None or not _valid(plan, item):
+        return None
+    form = _pick(
+        [
+            "Pile the three cubes up on {p}: {a} first, then {b}, then {d}.",
+            "Stack all three blocks on {p} - {a} first, {b} next, {d} last.",
+            "Build a tower of the three cubes on {p}: {a} first, then {b}, and {d} on top.",
+        ],
+        "lstk|" + goal,
+    )
+    said = form.format(p=_lower_first(c.place), a=a, b=b, d=d)
+    return said, {"expect": "plan", "plan": plan}
+
+
+def nothing_else_said(goal: str, item: dict) -> str | None:
+    """A step, then a sentence keeping everything else still (no contradiction): "Push the
+    red cube onto the left pad. Nothing else is to be moved." (from one step on a cube by
+    colour onto a pad)."""
+    forms = [
+        "{S}. Don't move anything else.",
+        "{S}. Nothing else is to be moved.",
+        "{S}. Do not touch any of the other cubes.",
+    ]
+    return _pad_step_said(goal, item, forms, "lelse|" + goal)
+
+
+_HOME_TYPOS = [
+    "go hmoe now",
+    "Go hoem, please.",
+    "return hoome",
+    "head hom now pls",
+    "go homw",
+]
+
+
+def home_typo(goal: str, item: dict) -> str | None:
+    """A goal of going home said with a typo of "home" (one letter swapped, doubled, missing
+    or next on the keyboard): "Go hoem, please." (from a plan of going home alone)."""
+    if not _single_step(item, "home"):
+        return None
+    return _pick(_HOME_TYPOS, "ltypo|" + goal)
+
+
+_FRONT_BACK = (("front", lambda p: -p[0]), ("back", lambda p: p[0]))
+
+
+def front_back(goal: str, item: dict) -> str | None:
+    """The depth superlative said as an adjective: "Push the front block onto the left
+    pad.", "Stack the red cube on the back cube." (from one step whose cube, or whose target
+    cube, is 2 cm or more ahead of every other cube along the table's depth)."""
+    c = clause(goal)
+    if c is None or not _single_step(item) or not _flat_scene(item):
+        return None
+    cubes = _scene_cubes(item)
+    for np in (c.obj, c.place):
+        x = np and _colour_of(np)
+        if not x or f"{x}_cube" not in cubes:
+            continue
+        for said, score in _FRONT_BACK:
+            others = [score(p) for n, p in cubes.items() if n != f"{x}_cube"]
+            if others and score(cubes[f"{x}_cube"]) >= max(others) + 0.02:
+                noun = _pick(["cube", "block"], "lfbn|" + goal)
+                return goal.replace(np, f"the {said} {noun}", 1)
+    return None
+
+
+def _apart(cubes: dict[str, tuple[float, ...]]) -> tuple[str, list[str]] | None:
+    """The cube apart from the other two (each of them more than 1.3 times as far from it
+    as from each other, and 10 cm or more), and those two; None for any other scene."""
+    if len(cubes) != 3 or any(p[2] > 0.04 for p in cubes.values()):
+        return None
+    for name in cubes:
+        pair = [n for n in cubes if n != name]
+        close = math.dist(cubes[pair[0]][:2], cubes[pair[1]][:2])
+        far = min(math.dist(cubes[name][:2], cubes[n][:2]) for n in pair)
+        if far >= 0.10 and far > 1.3 * close:
+            return name, pair
+    return None
+
+
+def two_at_back(goal: str, item: dict) -> str | None:
+    """Two cubes selected as a group by position among three ("the two cubes at the back"),
+    then the other one, or one of the two by a side: "Leave the two blocks at the back
+    alone; slide the remaining one onto the right pad.", "Of the two cubes at the back, put
+    the one further left on the right pad." (from one step on a cube by colour, the scene's
+    two other cubes both 4 cm or more behind it, or it one of two at the back)."""
+    c = clause(goal)
+    a = c and _colour_of(c.obj)
+    if not a or not c.place or not _single_step(item) or not _flat_scene(item):
+        return None
+    cubes = _scene_cubes(item)
+    if len(cubes) != 3 or f"{a}_cube" not in cubes:
+        return None
+    front = sorted(cubes, key=lambda n: cubes[n][0])
+    if cubes[front[1]][0] - cubes[front[0]][0] < 0.04:
+        return None
+    if front[0] == f"{a}_cube":
+        form = _pick(
+            [
+                "Leave the two blocks at the back alone; {v} the remaining one{q}.",
+                "Don't disturb the two cubes at the back - {v} the other one{q}.",
+            ],
+            "lback|" + goal,
+        )
+        return form.format(v=c.verb, q=_rest(c))
+    back = front[1:]
+    if abs(cubes[back[0]][1] - cubes[back[1]][1]) < 0.04:
+        return None
+    left = max(back, key=lambda n: cubes[n][1])
+    side = "left" if left == f"{a}_cube" else "right"
+    form = _pick(
+        [
+            "Of the two cubes at the back, {v} the one further {s}{q}.",
+            "Of the two blocks at the back, {v} the {s} one{q}.",
+        ],
+        "lbk|" + goal,
+    )
+    return form.format(v=c.verb, s=side, q=_rest(c))
+
+
+def nearest_that_pad(goal: str, item: dict) -> str | None:
+    """The cube nearest a pad as a topic, then "that pad": "The block closest to the left
+    pad: push it onto that pad." (from one placing or push onto a pad of the cube 2 cm or
+    more nearer that pad than the others)."""
+    c = clause(goal)
+    pad = c and _PAD_NP.match(c.place or "")
+    a = c and _colour_of(c.obj)
+    if not pad or not a or not _single_step(item) or not _flat_scene(item):
+        return None
+    cubes = _scene_cubes(item)
+    where = _PADS[_PAD_SIDE[pad[1].lower()]]
+    dist = {n: math.dist(p[:2], where) for n, p in cubes.items()}
+    if any(dist[n] - dist[f"{a}_cube"] < 0.02 for n in dist if n != f"{a}_cube"):
+        return None
+    noun = pad[2].lower()
+    form = _pick(
+        [
+            "The block closest to {p}: {v} it onto that {n}.",
+            "The cube nearest {p} - {v} it on that {n}, please.",
+        ],
+        "lnear|" + goal,
+    )
+    return form.format(p=_lower_first(c.place), v=c.verb, n=noun)
+
+
+def in_my_way(goal: str, item: dict) -> Relabelled | None:
+    """A cube said to be in the way, then "could you move it": with a place, the step
+    ("The red block is in my way; could you put it on the left pad?"); with none, asked
+    where (a move that says nowhere)."""
+    c = clause(goal)
+    a = c and _colour_of(c.obj)
+    if not a or not c.place or not _single_step(item):
+        return None
+    if _pick([True, False], "lwayp|" + goal):
+        form = _pick(
+            [
+                "The {a} block is in my way; could you {v} it{q}?",
+                "That {a} cube's in the way - can you {v} it{q}?",
+            ],
+            "lway|" + goal,
+        )
+        return form.format(a=a, v=c.verb, q=_rest(c)), {}
+    form = _pick(
+        [
+            "The {a} block is in my way; could you move it?",
+            "The {a} cube's in the way - can you shift it, please?",
+        ],
+        "lwayn|" + goal,
+    )
+    return form.format(a=a), {"expect": "clarify", "plan": []}
+
+
+def on_its_own(goal: str, item: dict) -> Relabelled | None:
+    """The one cube apart from the other two, asked about, then "it": "See the block sitting
+    by itself? Push it onto the right pad." (from one step on a cube by colour onto a pad,
+    the other two cubes moved side by side 6 cm apart to the back on the other half of the
+    table, where the step still passes the cards)."""
+    c = clause(goal)
+    a = c and _colour_of(c.obj)
+    cubes = _scene_cubes(item)
+    if not a or not c.place or not _single_step(item) or len(cubes) != 3:
+        return None
+    if not _flat_scene(item) or _PAD_NP.match(c.place) is None:
+        return None
+    x = cubes[f"{a}_cube"]
+    side = -1.0 if x[1] >= 0 else 1.0
+    pair = [n for n in sorted(cubes) if n != f"{a}_cube"]
+    objects = {f"{a}_cube": tuple(x)}
+    for n, y in zip(pair, (0.08, 0.14), strict=True):
+        objects[n] = (0.62, side * y, 0.02)
+    moved = {**item, "objects": objects}
+    if _apart(objects) != (f"{a}_cube", pair) or not _valid(item["plan"], moved):
+        return None
+    form = _pick(
+        [
+            "See the block sitting by itself? {V} it{q}.",
+            "Do you see the cube on its own? {V} it{q}.",
+            "Notice the cube that's off on its own? {V} it{q}, please.",
+        ],
+        "lown|" + goal,
+    )
+    return form.format(V=_upper_first(c.verb), q=_rest(c)), {"objects": objects}
+
+
+_STILL_WHILE = [
+    "Stay still while I move the lamp.",
+    "Keep still while I check the cable.",
+    "Don't move while I fix the camera mount.",
+    "Hold still for me while I take a photo.",
+    "Freeze while I tidy the table edge.",
+]
+
+
+def still_while(goal: str, item: dict) -> Relabelled | None:
+    """No motion asked for while the speaker does something (an empty plan): "Keep still
+    while I check the cable."."""
+    if item["expect"] != "plan" or not item["plan"]:
+        return None
+    return _pick(_STILL_WHILE, "lwhile|" + goal), {"expect": "plan", "plan": []}
+
+
+_THOSE_TWO = [
+    "Pile those two up.",
+    "Stack these two, please.",
+    "Put those two on top of each other.",
+    "Stack the two of them.",
+]
+
+
+def those_two(goal: str, item: dict) -> Relabelled | None:
+    """Two cubes pointed at with nothing named (asked which): "Stack these two, please."."""
+    if item["expect"] != "plan" or not item["plan"]:
+        return None
+    return _pick(_THOSE_TWO, "lthose|" + goal), {"expect": "clarify", "plan": []}
+
+
+def under_none(goal: str, item: dict) -> Relabelled | None:
+    """ "The cube underneath X" where nothing stands under X (refused: no such cube): "Push
+    the block beneath the red one onto the left pad." (from one step on a cube by colour on
+    the table)."""
+    c = clause(goal)
+    a = c and _colour_of(c.obj)
+    if not a or not _single_step(item):
+        return None
+    cubes = _scene_cubes(item)
+    if f"{a}_cube" not in cubes or _under(f"{a}_cube", cubes):
+        return None
+    form = _pick(
+        [
+            "{V} the block beneath the {a} one{q}.",
+            "{V} the cube under the {a} cube{q}.",
+            "{V} whichever cube is underneath the {a} block{q}.",
+        ],
+        "lunder|" + goal,
+    )
+    said = form.format(V=_upper_first(c.verb), a=a, q=_rest(c))
+    return said, {"expect": "refuse", "plan": []}
+
+
+_OTHER_PAD_MOVES = [
+    "Move the block nearest the pad onto the other pad.",
+    "Push the cube closest to the mat over to the other mat.",
+    "Put the cube that's nearest to the pad on the other one.",
+]
+
+
+def other_pad(goal: str, item: dict) -> Relabelled | None:
+    """ "The cube closest to the pad ... the other pad" with two pads (asked which pad):
+    "Push the cube closest to the mat over to the other mat."."""
+    if item["expect"] != "plan" or not item["plan"]:
+        return None
+    return _pick(_OTHER_PAD_MOVES, "lopad|" + goal), {"expect": "clarify", "plan": []}
 
 
 TRANSFORMS: dict[str, tuple[str, Callable[[str, dict], str | Relabelled | None]]] = {
@@ -3201,13 +3764,34 @@ TRANSFORMS: dict[str, tuple[str, Callable[[str, dict], str | Relabelled | None]]
     "once_there": ("K", once_there),
     "hold_still": ("K", hold_still),
     "furthest_back": ("K", furthest_back),
+    "place_then_turn": ("L", place_then_turn),
+    "not_on_but": ("L", not_on_but),
+    "two_tower": ("L", two_tower),
+    "finish_tower": ("L", finish_tower),
+    "next_to_two": ("L", next_to_two),
+    "let_go_there": ("L", let_go_there),
+    "leave_tower": ("L", leave_tower),
+    "over_with": ("L", over_with),
+    "hover_kept": ("L", hover_kept),
+    "stack_ordered": ("L", stack_ordered),
+    "nothing_else_said": ("L", nothing_else_said),
+    "home_typo": ("L", home_typo),
+    "front_back": ("L", front_back),
+    "two_at_back": ("L", two_at_back),
+    "nearest_that_pad": ("L", nearest_that_pad),
+    "in_my_way": ("L", in_my_way),
+    "on_its_own": ("L", on_its_own),
+    "still_while": ("L", still_while),
+    "those_two": ("L", those_two),
+    "under_none": ("L", under_none),
+    "other_pad": ("L", other_pad),
 }
 """name -> (group, transformation). Group B was written with A and committed before any
 planner change; nothing is tuned on it. Group C (the structures held-out 9 showed) was
 written and committed before the next planner change and is never tuned on either. Groups D
 and E (the structures held-outs 10 and 11 showed) likewise, group F (held-out 12's) and group G
 (held-out 13's), group H (held-out 14's), group I (held-out 15's), group J (held-out 16's),
-group K (held-out 17's)."""
+group K (held-out 17's), group L (held-out 18's)."""
 
 
 def transformed(items: list[dict], name: str, per: int) -> tuple[int, list[tuple[dict, dict]]]:
@@ -3236,7 +3820,7 @@ def load_items(names: list[str], registry, world) -> list[dict]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--json", action="store_true", help="print only the JSON object")
-    parser.add_argument("--groups", default="A,B,C,D,E,F,G,H,I,J,K")
+    parser.add_argument("--groups", default="A,B,C,D,E,F,G,H,I,J,K,L")
     parser.add_argument("--only", default="", help="these transformations only")
     parser.add_argument("--per", type=int, default=40, help="goals per transformation")
     parser.add_argument("--sets", default=",".join(["dev", *SETS]))

@@ -408,12 +408,61 @@ def _place_distance(match, world):
     how = _either(match, "how").lower()
     sign = -1.0 if re.match(_FAR, how) else 1.0
     px, py = world.position_of(what)[:2]
+    if how in {"next to", "beside"} and not _either(match, "nth") and what in world.objects:
+        _one_beside(world, what)
     ranked = [
         (sign * math.hypot(p[0] - px, p[1] - py), n)
         for n, p in _cubes(match, world).items()
         if n != what
     ]
     return _nth(ranked, _either(match, "nth"), f"cube {_how_said(how)} the {spoken(what)}")
+
+
+def _one_beside(world, what: str) -> None:
+    """Asks which cube "the cube next to / beside X" is when X has a cube on each side
+    along the table's width (by more than :data:`TIE_M`), the farther of the two no more
+    than twice as far from X as the nearer: both are next to it."""
+    p = world.objects[what]
+    sides = [_beyond(world, what, 1, sign) for sign in (1.0, -1.0)]
+    if not all(sides):
+        return
+    near = [min((math.dist(p[:2], world.objects[n][:2]), n) for _, n in side) for side in sides]
+    (d1, a), (d2, b) = sorted(near)
+    if d2 <= 2.0 * d1:
+        raise _which(f"cube (two are next to the {spoken(what)})", sorted([a, b]))
+
+
+def _underneath(match, world):
+    """ "the cube underneath / beneath / under X": the cube X stands on (within :data:`TIE_M`
+    in the table's plane, lower); refused when X stands on the table."""
+    ref = _colour_cube(match.group("ref"), world)
+    if ref is None:
+        return None, f"the scene has no {match.group('ref').lower()} cube"
+    p = world.objects[ref]
+    below = [
+        (p[2] - q[2], n)
+        for n, q in world.objects.items()
+        if n != ref and math.dist(p[:2], q[:2]) < 2 * TIE_M and q[2] < p[2] - TIE_M
+    ]
+    if not below:
+        return None, f"no cube is underneath the {spoken(ref)}: it stands on the table"
+    return min(below)[1], None
+
+
+def _on_its_own(match, world):
+    """ "the cube on its own / by itself": the cube whose nearest other cube is farther than
+    1.3 times every other cube's nearest; asked which when none is."""
+    cubes = world.objects
+    if len(cubes) < 3:
+        return None, "no cube is on its own: the scene has fewer than three cubes"
+    alone = {
+        n: min(math.dist(p[:2], q[:2]) for m, q in cubes.items() if m != n)
+        for n, p in cubes.items()
+    }
+    first, *rest = sorted(alone, key=lambda n: -alone[n])
+    if all(alone[first] > 1.3 * alone[n] for n in rest):
+        return first, None
+    raise _which("cube (none stands apart from the others)", sorted(cubes))
 
 
 def _placed_beside(match: re.Match) -> bool:
@@ -898,6 +947,14 @@ nearest cube other than the red one"): the cube it names is not ranked (:func:`_
 _RULES = [
     (
         re.compile(
+            rf"\bthe {_CUBE} (?:that'?s |that is |which is |sitting |standing |lying )?(?:(?:off |"
+            r"out )?on its own|by itself|all alone|apart from the others)\b",
+            re.I,
+        ),
+        _on_its_own,  # "the cube on its own", "the block sitting by itself"
+    ),
+    (
+        re.compile(
             rf"\bthe (?P<colour>{_COLOUR_WORDS}) {_PLACE}\b|"
             rf"\b(?:the {_PLACE} (?:(?:that|which) ?(?:is|'s) (?:painted|coloured|colored)|"
             rf"that is|which is|that's|coloured|colored|painted|whose colou?r is|"
@@ -1037,6 +1094,16 @@ _RULES = [
             re.I,
         ),
         _beside,
+    ),
+    (
+        re.compile(
+            rf"\bthe {_CUBE} (?:that is |which is |that's |sitting |resting |lying )?"
+            r"(?:(?:directly|just|right|immediately) )?(?:underneath|beneath|under|below) "
+            r"(?:the )?"
+            rf"(?P<ref>{_COLOUR_WORDS})(?: {_CUBE}| one)?\b",
+            re.I,
+        ),
+        _underneath,  # "the cube underneath the green one": the cube it stands on
     ),
     (
         re.compile(

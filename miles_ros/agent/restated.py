@@ -28,6 +28,8 @@ from __future__ import annotations
 
 import re
 
+from miles_ros.agent.clause_grammar import verb_of
+
 _PREP = r"(?:on top of|onto|on to|on|into|over to|across to|to|over|above)"
 _DET_NP = r"(?:the|that|this)\s+[^,;:.!?\u2013\u2014]+?"
 _MARK_WORD = (
@@ -176,8 +178,6 @@ _START_BY = re.compile(
 def _order_words(text: str) -> str:
     """ "before that though" -> "before that"; "A. Start by stacking X" -> "A. First, stack
     X" (a sentence after another: "start by" opening the goal is read as it was)."""
-    from miles_ros.agent.clauses import verb_of
-
     text = _BEFORE_THOUGH.sub(lambda m: f"{m[1]} {m[2]}", text)
 
     def start(m: re.Match) -> str:

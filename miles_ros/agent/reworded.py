@@ -39,6 +39,8 @@ from __future__ import annotations
 
 import re
 
+from miles_ros.agent.clause_grammar import verb_of
+
 _COLOURS = r"(?:red|green|blue|yellow|grey|gray)"
 _CUBE_NP = rf"(?:the|that|this)\s+{_COLOURS}\s+(?:cube|block|box|brick|one)"
 _PAD_NP = r"the\s+(?:left|right|yellow|grey|gray)\s+(?:pad|mat|square)"
@@ -69,7 +71,6 @@ _WISH = re.compile(
 def wish_forbids(text: str) -> str:
     """ "I don't want you touching the blue cube" -> "don't touch the blue cube"; "going
     (anywhere) near X" -> "don't touch X"; anything else unchanged."""
-    from miles_ros.agent.clauses import verb_of
 
     def said(m: re.Match) -> str:
         word = m["verb"].lower()
@@ -143,8 +144,6 @@ _SAID_LAST = re.compile(
 def _clause(text: str) -> str | None:
     """``text`` as an imperative clause ("pushing X" -> "push X"), None when its first
     word is no verb the reading knows."""
-    from miles_ros.agent.clauses import verb_of
-
     words = text.strip().split(maxsplit=1)
     verb = words and verb_of(words[0])
     if not verb:

@@ -13,7 +13,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from miles_ros.agent.clauses import noun_phrase, plain_clauses, verb_of
+from miles_ros.agent.clause_grammar import noun_phrase, verb_of
+from miles_ros.agent.clauses import plain_clauses
 from miles_ros.agent.negation import read_in_scope
 from miles_ros.agent.reading import asks_nothing
 from miles_ros.agent.references import TIE_M
@@ -866,10 +867,11 @@ _HELD_OUT_13 = [
         "right mat.",
         "tap the blue brick, then drag the red brick to the right mat",
     ),
-    # look-alikes: a prohibition after a step takes nothing back
+    # look-alikes: a prohibition after a step takes nothing back (the sentence is said as
+    # the step's "and don't touch the other cubes": rephrased.else_after)
     (
         "Shove the red brick onto the grey mat. Don't touch anything else.",
-        "shove the red brick onto the grey mat. don't touch anything else",
+        "shove the red brick onto the grey mat and don't touch the other cubes",
     ),
     (
         "Hold off on the green brick - don't do anything yet.",

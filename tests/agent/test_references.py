@@ -274,9 +274,17 @@ def test_distances_from_a_cube_and_ordinal_distances_pick_what_the_positions_say
         for goal, pick in (
             ("hover over the cube nearest the green cube", min),
             ("hover over the cube furthest from the green one", max),
-            ("put the cube next to the green cube on the left pad", min),
         ):
             assert list(resolved(goal, w).values()) == [pick(others, key=others.get)], goal
+        # "next to": the nearest, unless a cube stands on each side of the green one (in y,
+        # beyond TIE_M) and the farther is no more than twice as far: both are next to it
+        sides = [green[1] - p[1] for n, p in zip(CUBES, positions, strict=True) if n in others]
+        both = min(sides) < -TIE_M and max(sides) > TIE_M
+        answer = resolve_references("put the cube next to the green cube on the left pad", w)
+        if both and max(others.values()) <= 2 * min(others.values()):
+            assert answer.clarify is not None and answer.refusal is None
+        else:
+            assert list(dict(answer.resolved).values()) == [min(others, key=others.get)]
     dists = [math.hypot(x, y) for x, y in positions]
     if spread(dists, 2 * TIE_M):
         second = CUBES[sorted(range(3), key=dists.__getitem__)[1]]
