@@ -85,11 +85,7 @@ def _zone(name, kind, centre, face, axis, sign, size=0.2):
     return f"{name} box {' '.join(map(str, lo))} {' '.join(map(str, hi))}"
 
 
-@settings(
-    max_examples=examples(30),
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
-)
+@settings(max_examples=examples(30), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     offsets=st.lists(st.floats(-1.5, 1.5), min_size=7, max_size=7),
     whole_arm=st.booleans(),
