@@ -105,12 +105,12 @@ def evaluate_candidate(js, q_new, v_new, a_new, speed_cap, period):
     link_out[0] = lc
     link_out[1] = ld
     prev, cur = lk[5], lk[6]
-    geom = _geom(prev[0], cur[0])
+    geom = _geom(prev, cur, 0)
     if lc < 1e299:  # the same rules for every checked link sphere
         flags = lk[0]
         for s in range(flags.shape[0]):
             if flags[s, 0] != 0.0:
-                geom = min(geom, _geom(prev[s + 1], cur[s + 1]))
+                geom = min(geom, _geom(prev, cur, s + 1))
     dx = p[0] - p_prev[0]
     dy = p[1] - p_prev[1]
     dz = p[2] - p_prev[2]
@@ -127,18 +127,18 @@ def evaluate_candidate(js, q_new, v_new, a_new, speed_cap, period):
 
 
 @njit(cache=True)
-def _geom(prev, cur):
-    """The geometric margin of one body's braking ball: its candidate row ``cur`` against
-    the previous output's ``prev`` (braking radius, then the point clearance to each
-    boundary). Per boundary: where the previous ball was past it (deeper than
+def _geom(prev, cur, i):
+    """The geometric margin of body ``i``'s braking ball: its candidate row ``cur[i]``
+    against the previous output's ``prev[i]`` (braking radius, then the point clearance
+    to each boundary). Per boundary: where the previous ball was past it (deeper than
     BALL_TOLERANCE), the point no closer; elsewhere the ball no deeper than before (at
     most 0, less 1e-12) and the point out of the standoff band unless it was already
     closer. Past any boundary, the ball no larger than before or RECOVERY_RADIUS."""
-    r_prev, r = prev[0], cur[0]
+    r_prev, r = prev[i, 0], cur[i, 0]
     geom = 1e300
     past = False
-    for k in range(1, cur.shape[0]):
-        d_prev, d = prev[k], cur[k]
+    for k in range(1, cur.shape[1]):
+        d_prev, d = prev[i, k], cur[i, k]
         c_floor = min(d_prev - r_prev, 0.0) - 1e-12
         if c_floor < -BALL_TOLERANCE:
             past = True
