@@ -236,9 +236,7 @@ def core_throughput(seed: int, checks: int) -> dict[str, float]:
     from numba import njit
 
     @njit(cache=False)
-    def drive(
-        js, targets, stop, out, scratch, work, p, c, d, cap, ws, boxes, spheres, pad, res, lk
-    ):
+    def drive(js, targets, stop, out, scratch, work, p, cap, ws, boxes, spheres, pad, res, lk):
         env = np.empty(2)
         stopping = False
         for k in range(targets.shape[0]):
@@ -258,20 +256,16 @@ def core_throughput(seed: int, checks: int) -> dict[str, float]:
                 scratch,
                 work,
                 p,
-                c,
                 cap,
                 ws,
                 boxes,
                 spheres,
                 pad,
                 res,
-                d,
                 lk,
             )
             p[0], p[1], p[2] = res[2], res[3], res[4]
-            c = res[1]
-            d = res[7]
-        return c
+        return res[1]
 
     rates = {}
     for name, (targets, stop) in _core_streams(seed, checks).items():
@@ -282,8 +276,6 @@ def core_throughput(seed: int, checks: int) -> dict[str, float]:
             sup._brake,
             sup._work,
             sup._p_prev.copy(),
-            sup._c_prev,
-            sup._d_prev,
             sup._speed_cap,
             sup._ws,
             sup._boxes,

@@ -29,9 +29,12 @@ import math
 import numpy as np
 from numba import njit
 
-from miles_ros.safety.candidate import RECOVERY_RADIUS, STANDOFF, evaluate_candidate
-from miles_ros.safety.kinematics import braking_radius, tcp_position_into
-from miles_ros.safety.links import link_clearance
+from miles_ros.safety.candidate import (
+    RECOVERY_RADIUS,
+    STANDOFF,
+    body_rows,
+    evaluate_candidate,
+)
 from miles_ros.safety.shaping import (
     ENV_HI,
     ENV_LO,
@@ -49,7 +52,7 @@ from miles_ros.safety.shaping import (
     shape_step,
 )
 from miles_ros.safety.stopping import stop_envelope
-from miles_ros.safety.zones import clearance, parse_zone
+from miles_ros.safety.zones import parse_zone
 
 __all__ = [
     "RECOVERY_RADIUS",
@@ -94,8 +97,8 @@ def _blend(js, h, out, brake, s, qv, vv, av):
 @njit(cache=True)
 def _record(res, s, c, p, d, link_c, link_d, prev_rows, rows):
     """The chosen output into ``res``: blend factor ``s``, the ball's clearance ``c``, the
-    TCP ``p``, its point clearance ``d`` and the links' (ball, point) clearances; its link
-    sphere rows ``rows`` become the previous output's (``prev_rows``, ``lk[5]``)."""
+    TCP ``p``, its point clearance ``d`` and the links' (ball, point) clearances; its
+    bodies' rows ``rows`` become the previous output's (``prev_rows``, ``lk[5]``)."""
     res[0] = s
     res[1] = c
     res[2:5] = p
@@ -106,27 +109,25 @@ def _record(res, s, c, p, d, link_c, link_d, prev_rows, rows):
 
 
 @njit(cache=True)
-def cartesian_filter(
-    js, h, out, brake, p_prev, c_prev, speed_cap, ws, boxes, spheres, pad, res, d_prev, lk
-):
+def cartesian_filter(js, h, out, brake, p_prev, speed_cap, ws, boxes, spheres, pad, res, lk):
     """Accept ``out`` or replace it by the largest acceptable blend toward the braking output.
 
     ``brake`` [n, 4] is scratch for the braking output of the same state (computed here
     only when ``out`` fails). The blend factor is searched by false position (Illinois)
-    on the continuous margin, keeping the best acceptable factor found. ``c_prev`` and
-    ``d_prev``: the ball's and the TCP point's clearance at the previous output. ``res``
-    [10] receives (blend factor s, clearance, px, py, pz) of the chosen output in
+    on the continuous margin, keeping the best acceptable factor found. ``res`` [10]
+    receives (blend factor s, clearance, px, py, pz) of the chosen output in
     ``res[0:5]``, its point clearance in ``res[7]`` and its links' (ball, point)
-    clearance in ``res[8:10]``, whose previous values it reads first; ``lk``: the link
-    context (:func:`miles_ros.safety.links.link_context`). Returns the code of the check
-    that bound (0 when ``out`` passed unchanged).
+    clearance in ``res[8:10]``; ``lk``: the link context
+    (:func:`miles_ros.safety.links.link_context`), whose previous rows (``lk[5]``, the
+    previous output's per body and boundary) the rules read and the chosen output's
+    replace. Returns the code of the check that bound (0 when ``out`` passed
+    unchanged).
     """
     n = js.shape[0]
-    c_floor = min(c_prev, 0.0) - 1e-12
     p = np.empty(3)
     link_out = np.empty(2)
     prev_rows, cur_rows, best_rows = lk[5], lk[6], lk[7]
-    period = (p_prev, c_floor, d_prev, h, ws, boxes, spheres, pad, p, lk, link_out)
+    period = (p_prev, h, ws, boxes, spheres, pad, p, lk, link_out)
     code, m_hi, speed, c, d, _ = evaluate_candidate(
         js, out[:, OUT_Q], out[:, OUT_V], out[:, OUT_A], speed_cap, period
     )
@@ -210,34 +211,29 @@ def supervise_step(
     scratch,
     work,
     p_prev,
-    c_prev,
     speed_cap,
     ws,
     boxes,
     spheres,
     pad,
     res,
-    d_prev,
     lk,
 ):
     """One complete check: shape every joint, apply the Cartesian limits (unless stopping),
     then advance the state in ``js`` to the new output (and its stop envelope).
 
-    ``c_prev``/``d_prev``: the braking ball's/TCP point's clearance at the previous output
     ``res`` [10] receives (blend factor, clearance, px, py, pz, fallback joints, still,
-    point clearance, links' ball clearance, links' point clearance) and holds the
-    previous output's link clearances on entry; ``lk``: the link context. Returns the
-    Cartesian code (0 when the Cartesian checks did not intervene).
+    point clearance, links' ball clearance, links' point clearance); ``lk``: the link
+    context, holding the previous output's rows (per body and boundary) on entry and
+    this output's on return. Returns the Cartesian code (0 when the Cartesian checks did
+    not intervene).
     """
     n_fallback = shape_step(js, h, stop_mode, scale_mode, out, work)
     code = 0
     if stop_mode:
         p = np.empty(3)
-        tcp_position_into(out[:, OUT_Q], p)
-        d = clearance(p, 0.0, ws, boxes, spheres, pad)
-        c = d - braking_radius(js, out[:, OUT_V], out[:, OUT_A])
-        lc, ld, _ = link_clearance(
-            out[:, OUT_Q], out[:, OUT_V], out[:, OUT_A], js, ws, boxes, spheres, pad, lk
+        c, d, lc, ld = body_rows(
+            js, out[:, OUT_Q], out[:, OUT_V], out[:, OUT_A], ws, boxes, spheres, pad, p, lk
         )
         _record(res, 1.0, c, p, d, lc, ld, lk[5], lk[6])
     else:
@@ -247,14 +243,12 @@ def supervise_step(
             out,
             scratch,
             p_prev,
-            c_prev,
             speed_cap,
             ws,
             boxes,
             spheres,
             pad,
             res,
-            d_prev,
             lk,
         )
     still = 1.0

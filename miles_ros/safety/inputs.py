@@ -143,7 +143,7 @@ class SupervisorInputs:
         """Output state at the measured ``q`` (moving at ``v``, or at rest), then stop."""
         self._band_widened = sh.start_at(self._js, q, self.limits, v)
         self._p_prev = tcp_position(self._js[:, sh.Q].copy())
-        self._c_prev, self._d_prev = self._clearance_now()
+        self._clearance_now()
         self._begin_stop()
 
     def _check_tracking(self, q: np.ndarray, v: np.ndarray | None, now: float) -> None:

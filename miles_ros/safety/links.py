@@ -35,7 +35,15 @@ from numba import njit
 
 from miles_ros.safety.shaping import AMAX, JMAX
 from miles_ros.safety.stopping import stop_travel
-from miles_ros.safety.zones import Zone, clearance, parse_zone, zone_arrays
+from miles_ros.safety.zones import (
+    NO_TABLE,
+    Zone,
+    boundary_count,
+    clearance,
+    clearances_into,
+    parse_zone,
+    zone_arrays,
+)
 from sims.robots import panda
 from sims.robots import panda_spheres as ps
 
@@ -47,7 +55,8 @@ ENV = 0
 BOUNDS = 1
 """Column of :func:`link_flags`: the sphere meets the workspace box and the table."""
 
-_NO_WORKSPACE = np.array([-1e9, -1e9, -1e9, 1e9, 1e9, 1e9])
+_NO_WALLS = 1e9
+"""How far (m) the walls are grown for a sphere they do not bound: out of reach."""
 
 
 def link_flags(enabled: bool = True) -> np.ndarray:
@@ -61,37 +70,58 @@ def link_flags(enabled: bool = True) -> np.ndarray:
     return flags
 
 
-def link_context(enabled: bool, table_height: float, workspace_margin: float) -> tuple:
+def link_context(
+    enabled: bool, table_height: float, workspace_margin: float, boundaries: int = 7
+) -> tuple:
     """The tuple the Cartesian kernels take: (flags [S, 2], [table height, workspace
     margin], scratch frames [9, 4, 4], scratch centres [S, 3], scratch travel [7], and
-    per sphere [S, 3] (ball clearance, point clearance, braking radius): the previous
-    output's, the candidate's, the best candidate's)."""
+    the bodies' rows [S + 1, 1 + ``boundaries``]: the previous output's, the candidate's,
+    the best candidate's). A body's row (row 0 the TCP, row ``1 + s`` sphere ``s``) holds
+    its braking radius, then its point clearance to each boundary
+    (:func:`~miles_ros.safety.zones.clearances_into`'s numbering, 1e300 where the boundary
+    does not bound it); :func:`with_boundaries` fits the rows to other zones."""
     n = ps.NUM_SPHERES
-    prev = np.full((n, 3), 1e300)
-    prev[:, 2] = 0.0
+    rows = np.full((n + 1, 1 + boundaries), 1e300)
+    rows[:, 0] = 0.0
     return (
         link_flags(enabled),
         np.array([table_height, workspace_margin], dtype=np.float64),
         np.empty((9, 4, 4)),
         np.empty((n, 3)),
         np.empty(7),
-        prev,
-        prev.copy(),
-        prev.copy(),
+        rows,
+        rows.copy(),
+        rows.copy(),
     )
+
+
+def with_boundaries(lk: tuple, boxes: np.ndarray, spheres: np.ndarray) -> tuple:
+    """``lk``, or a copy whose rows fit ``boxes`` and ``spheres`` (their values then to be
+    filled from the output state)."""
+    n = int(boundary_count(boxes, spheres))
+    if lk[5].shape[1] == 1 + n:
+        return lk
+    rows = np.full((lk[5].shape[0], 1 + n), 1e300)
+    rows[:, 0] = 0.0
+    return lk[:5] + (rows, rows.copy(), rows.copy())
+
+
+@njit(cache=True)
+def _bounds_of(bounds, table, ws_margin):
+    """(growth of the workspace walls, table) for a sphere: with ``bounds`` the walls grown
+    by the margin and the table, else neither."""
+    if bounds:
+        return ws_margin, table
+    return _NO_WALLS, NO_TABLE
 
 
 @njit(cache=True)
 def sphere_clearance(c, radius, bounds, ws, boxes, spheres, pad, table, ws_margin):
     """Margin (m) of the ball ``(c, radius)``: to the zones; with ``bounds``, also to the
     workspace walls grown by ``ws_margin`` and the table's top. Negative in a violation."""
-    d = clearance(c, radius, _NO_WORKSPACE, boxes, spheres, pad)
-    if bounds:
-        for k in range(3):
-            d = min(d, c[k] - (ws[k] - ws_margin) - radius - pad)
-            d = min(d, ws[k + 3] + ws_margin - c[k] - radius - pad)
-        d = min(d, c[2] - table - radius - pad)
-    return d
+    grow, top = _bounds_of(bounds, table, ws_margin)
+    out = np.empty(boundary_count(boxes, spheres))
+    return clearances_into(c, radius, ws, grow, top, boxes, spheres, pad, out)
 
 
 @njit(cache=True)
@@ -99,8 +129,9 @@ def link_clearance(q, v, a, js, ws, boxes, spheres, pad, lk):
     """(ball clearance, point clearance, largest braking radius) of the checked spheres
     at arm positions ``q`` moving at ``v``/``a`` [7]: the worst margin of a sphere grown
     by its braking radius, the worst margin of the spheres themselves, and the largest
-    braking radius. (1e300, 1e300, 0) when no sphere is checked. Each sphere's (ball,
-    point, braking radius) goes into the context's candidate rows (``lk[6]``)."""
+    braking radius. (1e300, 1e300, 0) when no sphere is checked. Each sphere's row
+    (braking radius, point clearance per boundary) goes into the context's candidate rows
+    (``lk[6]``, row ``1 + s``)."""
     flags, table, frames, centres, travel, _, cur, _ = lk
     if flags.shape[0] == 0 or flags[:, ENV].max() == 0.0:
         return 1e300, 1e300, 0.0
@@ -116,20 +147,12 @@ def link_clearance(q, v, a, js, ws, boxes, spheres, pad, lk):
         r = 0.0
         for j in range(js.shape[0]):
             r += ps.sphere_lipschitz[s, j] * travel[j]
-        d = sphere_clearance(
-            centres[s],
-            ps.sphere_radii[s],
-            flags[s, BOUNDS] != 0.0,
-            ws,
-            boxes,
-            spheres,
-            pad,
-            table[0],
-            table[1],
+        grow, top = _bounds_of(flags[s, BOUNDS] != 0.0, table[0], table[1])
+        row = cur[s + 1]
+        row[0] = r
+        d = clearances_into(
+            centres[s], ps.sphere_radii[s], ws, grow, top, boxes, spheres, pad, row[1:]
         )
-        cur[s, 0] = d - r
-        cur[s, 1] = d
-        cur[s, 2] = r
         point = min(point, d)
         ball = min(ball, d - r)
         largest = max(largest, r)

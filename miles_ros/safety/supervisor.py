@@ -44,19 +44,20 @@ import numpy as np
 
 from miles_ros.safety import shaping as sh
 from miles_ros.safety.audit import LOG, AuditLog, BurstLogger
+from miles_ros.safety.candidate import body_rows
 from miles_ros.safety.cartesian import supervise_step
 from miles_ros.safety.config import SafetyConfig
 from miles_ros.safety.explain import nearest_boundary, zone_names
 from miles_ros.safety.fingers import FingerCommand
 from miles_ros.safety.inputs import SupervisorInputs
-from miles_ros.safety.kinematics import braking_radius, lipschitz_radii, tcp_position
+from miles_ros.safety.kinematics import lipschitz_radii
 from miles_ros.safety.latch import EstopLatch
-from miles_ros.safety.links import link_clearance, link_context
+from miles_ros.safety.links import link_context, with_boundaries
 from miles_ros.safety.permissions import PermissionDecision, PermissionPolicy
 from miles_ros.safety.requests import FAULT_KINDS, Command, JointRequest, RequestGate
 from miles_ros.safety.schedule import TRACKING_CODES, on_schedule, schedule_target
 from miles_ros.safety.separation import Occupancy, PeerMonitor, SeparationConfig, occupancy
-from miles_ros.safety.zones import clearance, parse_zone, zone_arrays
+from miles_ros.safety.zones import boundary_count, parse_zone, zone_arrays
 from sims.robots import panda
 
 __all__ = ["FAULT_KINDS", "Command", "JointRequest", "SafetySupervisor", "warm_up"]
@@ -111,8 +112,6 @@ class SafetySupervisor(SupervisorInputs, EstopLatch):
         self._initialized = False
         self._t_prev = 0.0
         self._p_prev = np.zeros(3)
-        self._c_prev = 0.0
-        self._d_prev = 0.0
         self._stop = False
         self._mode = "waiting"
         self._reason = "waiting for robot state"
@@ -156,7 +155,7 @@ class SafetySupervisor(SupervisorInputs, EstopLatch):
         self._boxes, self._spheres = zone_arrays(zones)
         self._zone_names = zone_names(zones)
         if self._initialized:
-            self._c_prev, self._d_prev = self._clearance_now()
+            self._clearance_now()
         detail = decision.reason or f"skill {skill!r} tags {sorted(tags)}"
         self._record(now, "skill", requested=sorted(tags), detail=detail)
         return decision
@@ -182,6 +181,8 @@ class SafetySupervisor(SupervisorInputs, EstopLatch):
                 self._begin_stop()
                 self._reason = "no fresh request"
         spheres = self._spheres if self.peers is None else self._peer_spheres(now)
+        if self._lk[5].shape[1] != 1 + boundary_count(self._boxes, spheres):
+            self._clearance_now(spheres)  # a stale peer's envelopes left this period
         stop = self._stop
         js, out, res = self._js, self._out, self._res
         # A trajectory's joints each track their own reference (clamp mode): its points
@@ -206,19 +207,15 @@ class SafetySupervisor(SupervisorInputs, EstopLatch):
             self._brake,
             self._work,
             self._p_prev,
-            self._c_prev,
             self._speed_cap,
             self._ws,
             self._boxes,
             spheres,
             self.config.zone_padding,
             res,
-            self._d_prev,
             self._lk,
         )
         self._p_prev = res[2:5].copy()
-        self._c_prev = float(res[1])
-        self._d_prev = float(res[7])
         self._t_prev = now
         if res[5] or (self._new_request and not stop):
             self._report_step(now, h, out, int(res[5]), spheres)
@@ -289,21 +286,21 @@ class SafetySupervisor(SupervisorInputs, EstopLatch):
         return self._latched
 
     # --- internals --------------------------------------------------------------------
-    def _clearance_now(self, spheres: np.ndarray | None = None) -> tuple[float, float]:
-        """(braking ball, TCP point) clearance of the output state (against the zones, or
-        ``spheres`` in their place); its link spheres' (ball, point) clearance goes where
-        the next step reads it (``res[8:10]``)."""
+    def _clearance_now(self, spheres: np.ndarray | None = None) -> None:
+        """The output state's rows (its bodies' braking radii and point clearances per
+        boundary: :func:`~miles_ros.safety.links.link_context`) against the zones, or
+        ``spheres`` in their place, where the next step reads them as the previous
+        output's (``lk[5]``), the context refitted to those zones first; its (ball,
+        point) clearances into ``res[1]``, ``res[7]`` and ``res[8:10]``."""
         spheres = self._spheres if spheres is None else spheres
-        js = self._js
+        self._lk = with_boundaries(self._lk, self._boxes, spheres)
+        js, res = self._js, self._res
         q, v, a = js[:, sh.Q].copy(), js[:, sh.V].copy(), js[:, sh.A].copy()
-        radius = braking_radius(js, v, a)
-        p = tcp_position(q)
         pad = self.config.zone_padding
-        point = clearance(p, 0.0, self._ws, self._boxes, spheres, pad)
-        links = link_clearance(q, v, a, js, self._ws, self._boxes, spheres, pad, self._lk)
-        self._res[8:10] = links[:2]
+        p = np.empty(3)
+        rows = body_rows(js, q, v, a, self._ws, self._boxes, spheres, pad, p, self._lk)
+        res[1], res[7], res[8], res[9] = rows
         self._lk[5][:] = self._lk[6]
-        return point - radius, point
 
     def _peer_spheres(self, now: float) -> np.ndarray:
         """Keep-out spheres with the peers' grown envelopes; a missing or stale peer
@@ -332,7 +329,7 @@ class SafetySupervisor(SupervisorInputs, EstopLatch):
         spheres = np.vstack([self._spheres, keepout])
         # The peers moved since the last period: "no deeper than before" compares with
         # the output state against the same keep-out spheres, not last period's.
-        self._c_prev, self._d_prev = self._clearance_now(spheres)
+        self._clearance_now(spheres)
         return spheres
 
     def _begin_stop(self) -> None:

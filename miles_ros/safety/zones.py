@@ -97,27 +97,54 @@ def _box_signed_distance(p, bx):
     return inside
 
 
+NO_TABLE = -1e300
+"""The ``table`` of :func:`clearances_into` for a body the table does not bound (the TCP:
+its workspace floor says how low it may go)."""
+
+
 @njit(cache=True)
-def clearance(p, radius, ws, boxes, spheres, padding):
-    """Smallest margin (m) of the ball ``(p, radius)`` to the workspace walls and zones;
-    negative when the ball leaves the workspace or touches a zone."""
-    c = 1e300
+def boundary_count(boxes, spheres):
+    """Number of boundaries :func:`clearances_into` numbers: six walls, the zones, the
+    table."""
+    return 7 + boxes.shape[0] + spheres.shape[0]
+
+
+@njit(cache=True)
+def clearances_into(p, radius, ws, grow, table, boxes, spheres, padding, out):
+    """The margin (m) of the ball ``(p, radius)`` to each boundary into ``out``
+    [:func:`boundary_count`], negative in a violation: 0-2 the walls of the workspace
+    ``ws`` grown by ``grow`` at its minimum x, y, z, 3-5 at its maximum, then each of
+    the ``boxes``, then each of the ``spheres``, then the table's top at height
+    ``table`` (:data:`NO_TABLE`: none); every one less ``padding``. Returns the
+    smallest."""
+    nb = boxes.shape[0]
+    if out.shape[0] != 7 + nb + spheres.shape[0]:
+        raise ValueError("clearances_into: one entry per boundary (boundary_count)")
     for k in range(3):
-        d = min(p[k] - ws[k], ws[k + 3] - p[k])
-        if d < c:
-            c = d
-    for b in range(boxes.shape[0]):
-        d = _box_signed_distance(p, boxes[b])
-        if d < c:
-            c = d
+        out[k] = p[k] - (ws[k] - grow)
+        out[k + 3] = ws[k + 3] + grow - p[k]
+    for b in range(nb):
+        out[6 + b] = _box_signed_distance(p, boxes[b])
     for s in range(spheres.shape[0]):
         dx = p[0] - spheres[s, 0]
         dy = p[1] - spheres[s, 1]
         dz = p[2] - spheres[s, 2]
-        d = math.sqrt(dx * dx + dy * dy + dz * dz) - spheres[s, 3]
-        if d < c:
-            c = d
-    return c - radius - padding
+        out[6 + nb + s] = math.sqrt(dx * dx + dy * dy + dz * dz) - spheres[s, 3]
+    out[out.shape[0] - 1] = p[2] - table
+    c = 1e300
+    for k in range(out.shape[0]):
+        out[k] = out[k] - radius - padding
+        if out[k] < c:
+            c = out[k]
+    return c
+
+
+@njit(cache=True)
+def clearance(p, radius, ws, boxes, spheres, padding):
+    """Smallest margin (m) of the ball ``(p, radius)`` to the workspace walls and zones;
+    negative when the ball leaves the workspace or touches a zone."""
+    out = np.empty(boundary_count(boxes, spheres))
+    return clearances_into(p, radius, ws, 0.0, NO_TABLE, boxes, spheres, padding, out)
 
 
 @njit(cache=True)

@@ -8,9 +8,11 @@ import numpy as np
 
 from miles_ros.safety import JointRequest, SafetyConfig, SafetySupervisor, check_commands
 from miles_ros.safety.checker import Violations
+from miles_ros.safety.links import BOUNDS, ENV, link_flags
 from miles_ros.safety.shaping import JMAX, A, V
-from miles_ros.safety.zones import parse_zone
+from miles_ros.safety.zones import Box, parse_zone
 from sims.robots import panda
+from sims.robots import panda_spheres as ps
 
 HOME = panda.home_joint_positions.copy()
 NAMES = panda.JOINT_NAMES
@@ -91,3 +93,51 @@ def examples(n: int) -> int:
     from hypothesis import settings
 
     return max(1, n * settings.default.max_examples // 100)
+
+
+def boundary_clearances(
+    config: SafetyConfig, positions: np.ndarray
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """Each boundary apart, for arm poses ``positions`` [k, 7] at rest, computed here in
+    numpy (not by the supervisor's kernels): the TCP's clearance (m) [k, B] and, with
+    link checks, every link sphere's [k, S, B], by the link sets of
+    :mod:`miles_ros.safety.links` (inf where a boundary does not bound a body; the link
+    spheres' walls grown by the link margin). Columns: the workspace walls at x, y, z
+    min, at x, y, z max, the table, the keep-out boxes and spheres in config order."""
+    qs = np.atleast_2d(np.asarray(positions, dtype=float))
+    lo, hi = np.array(config.workspace_min), np.array(config.workspace_max)
+    zones = [parse_zone(z)[0] for z in config.keepout_zones]
+
+    def columns(p, grow, table):
+        out = [p[..., k] - (lo[k] - grow) for k in range(3)]
+        out += [hi[k] + grow - p[..., k] for k in range(3)]
+        out.append(p[..., 2] - table)
+        for z in zones:
+            if isinstance(z, Box):
+                d = np.maximum(np.array(z.lower) - p, p - np.array(z.upper))
+                outside = np.linalg.norm(np.maximum(d, 0.0), axis=-1)
+                out.append(np.where(d.max(-1) > 0.0, outside, d.max(-1)))
+            else:
+                out.append(np.linalg.norm(p - np.array(z.center), axis=-1) - z.radius)
+        return np.stack(out, -1) - config.zone_padding
+
+    tcp = columns(panda.fk_tcp_batch(np.ascontiguousarray(qs)), 0.0, -np.inf)
+    if not config.link_checks:
+        return tcp, None
+    centres, radii = ps.link_spheres(qs)
+    links = columns(centres, config.link_workspace_margin, config.table_height)
+    links -= radii[None, :, None]
+    flags = link_flags(True)
+    links[:, flags[:, ENV] == 0.0, :] = np.inf
+    links[:, flags[:, BOUNDS] == 0.0, :7] = np.inf
+    return tcp, links
+
+
+def deepest_entry(clearances: np.ndarray) -> float:
+    """The deepest (m, <= 0) that a body got into a boundary it had been out of:
+    ``clearances`` [k, ...] (one column per body and boundary, over k outputs), each
+    column from its first output at or above zero on."""
+    cl = clearances.reshape(clearances.shape[0], -1)
+    outside = cl >= 0.0
+    seen = np.maximum.accumulate(outside, axis=0)
+    return float(min(0.0, np.where(seen, cl, np.inf).min()))

@@ -11,7 +11,13 @@ from safety_harness import HOME, examples, make_run
 
 from miles_ros.safety import SafetyConfig
 from miles_ros.safety.kinematics import lipschitz_radii
-from miles_ros.safety.links import Boundaries, link_clearance, link_context, link_violations
+from miles_ros.safety.links import (
+    Boundaries,
+    link_clearance,
+    link_context,
+    link_violations,
+    with_boundaries,
+)
 from miles_ros.safety.shaping import joint_state
 from miles_ros.safety.zones import clearance, parse_zone, zone_arrays
 from sims.kernels.kinematics import dls_ik_step
@@ -101,7 +107,7 @@ def test_an_arm_started_with_a_link_in_a_zone_moves_out_and_never_deeper():
     js = joint_state(config.limits, lipschitz_radii())
     ws = np.array(config.workspace_min + config.workspace_max)
     boxes, spheres = zone_arrays(tuple(parse_zone(z)[0] for z in zones))
-    lk = link_context(True, 0.0, config.link_workspace_margin)
+    lk = with_boundaries(link_context(True, 0.0, config.link_workspace_margin), boxes, spheres)
     still = np.zeros(7)
     points = [
         link_clearance(q, still, still, js, ws, boxes, spheres, 0.0, lk)[1]
