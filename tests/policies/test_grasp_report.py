@@ -251,7 +251,7 @@ def test_an_open_hand_over_a_cube_knocked_off_a_tower_holds_nothing():
     """The cube carried onto a tower of two, the fingers opened, and the tower's top cube
     pushed off: the carried cube lies at the second level, 3 cm aside, lifted, and the open
     hand stays over it. Knocked at release, not held at the end (the fingers are open);
-    the same hand with the fingers still closed on it holds it."""
+    the same episode ended on the tower before the fingers open is held at the end."""
     third = np.array([0.5, 0.2, pick_place.level_height(pick_place.TOWER_LEVELS)])
     second = np.array([0.5, 0.23, pick_place.level_height(pick_place.TOWER_LEVELS - 1)])
     grasp = [(HOME, REST, OPEN), (REST, REST, OPEN), (REST, REST, HOLDING)]
