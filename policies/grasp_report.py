@@ -6,19 +6,22 @@ opened. :class:`GraspTracker` reads that from the observations an evaluation see
 (the TCP, the cube, the goal and the finger reading of the task's ``LAYOUT``), so the
 split is the same on every backend and on every gripper: of the finger reading, the one
 reading that differs between grippers and engines, it uses only whether the fingers are
-fully open.
+fully open (:data:`OPEN_FRACTION`) or closed on nothing (:data:`EMPTY_READING`).
 
 Per episode, from its observations in order (the last one is the backend's
-``info["final_obs"]``):
+``info["final_obs"]``), what holds a cube is read, not the TCP's distance alone:
 
-- **at the TCP**: the cube's centre is within :data:`HELD_RADIUS` of the TCP (xy) and
-  :data:`HELD_HEIGHT` of its height;
-- **held**: at the TCP and lifted more than :data:`LIFT_MIN` above where it rested at
-  the episode's start;
+- **in the hand**: the fingers closed on something (neither open nor closed on nothing),
+  the cube's centre within :data:`HELD_RADIUS` of the TCP (xy) and :data:`HELD_HEIGHT` of
+  its height (anywhere along the pads: a cube grasped high is held too), and the cube
+  moving with the hand: its offset from the TCP changed by at most :data:`FOLLOW_TOL`
+  since the observation before;
+- **held**: in the hand and lifted more than :data:`LIFT_MIN` above where it rested at
+  the episode's start (an open hand over a lifted cube, e.g. one left on a tower's lower
+  level, holds nothing);
 - the **release** is the last observation, once it has been held, in which the cube was
-  still at the TCP and the fingers not yet open (:data:`OPEN_FRACTION`): a cube set down
-  stays there until the fingers open, one let go of in the air falls out of the hand at
-  once.
+  still in the hand: a cube set down stays there until the fingers open, one let go of in
+  the air falls out of the hand at once.
 
 Where the cube was at the release and where it ends give the outcome of a failed episode,
 the first that applies, in this order:
@@ -59,10 +62,15 @@ OUTCOMES = (
 HELD_RADIUS = 0.03
 """A held cube's centre lies this close (m, xy) to the TCP: the TCP sits between the
 fingertips, so a cube held anywhere in the pads is within about half its diagonal."""
-HELD_HEIGHT = 0.015
-"""... and this close (m) to the TCP's height (a held cube hangs a few mm below it): a cube
-let go of in the air falls out of that band within two control periods (free fall: 0.8 cm
-in 40 ms, 3.1 cm in 80 ms); one set down stays in it until the hand moves off."""
+HELD_HEIGHT = 0.025
+"""... and this close (m) to the TCP's height: fingers closed on a cube grip it anywhere
+along its side, so the TCP (between the fingertips) lies within half its edge (2 cm on
+the 4 cm cube, 2.25 on the widest drawn) plus a few mm of its centre; a grasp 17 mm above
+the centre carries the cube as well as one at it (docs/stacking.md, "Towers", part 8)."""
+FOLLOW_TOL = 0.01
+"""A cube in the hand moves with it: its offset from the TCP changes by at most this (m,
+per axis) from one observation to the next (a cube held by friction swings a few mm about
+the finger axis; one let go of falls 0.8 cm in the first 40 ms, and is gone the next)."""
 LIFT_MIN = 0.01
 """A held cube is this much (m) above its resting height at the episode's start, so a
 cube the open hand merely hovers over is not counted as held."""
@@ -76,7 +84,11 @@ dropped on the way rather than set down."""
 OPEN_FRACTION = 0.9
 """Fingers reading at least this fraction of the gripper's full opening are open: a
 gripper reads its full opening the same whatever its pads (only what a held object reads
-differs between grippers and engines), so this is the one use of the reading here."""
+differs between grippers and engines)."""
+EMPTY_READING = 0.025
+"""Fingers reading less than this (m) closed on nothing: between what a closed hand reads
+with the widest finger offset swept (+18 mm) and what the narrowest held cube reads (3.5
+cm read 4 mm under its width: 3.1 cm)."""
 
 _FIELDS = ("tcp_pos", "object_pos", "goal_pos", "finger_width")
 
@@ -106,6 +118,7 @@ class GraspTracker:
         self.success_distance = float(success_distance)
         self._rest_z = np.zeros(num_envs)
         self._ever_held = np.zeros(num_envs, dtype=bool)
+        self._offset = np.zeros((num_envs, 3))
         self._release = np.zeros((num_envs, 3))
         self._ended: dict[int, _Ended] = {}
 
@@ -121,12 +134,18 @@ class GraspTracker:
         last = np.where(ended[:, None], np.asarray(final_obs, dtype=np.float64), obs)
         cube = last[:, self._obj]
         offset = cube - last[:, self._tcp]
-        near = (np.linalg.norm(offset[:, :2], axis=1) <= HELD_RADIUS) & (
-            np.abs(offset[:, 2]) <= HELD_HEIGHT
+        width = last[:, self._width.start]
+        in_hand = (
+            (width < self.open_width)
+            & (width >= EMPTY_READING)
+            & (np.linalg.norm(offset[:, :2], axis=1) <= HELD_RADIUS)
+            & (np.abs(offset[:, 2]) <= HELD_HEIGHT)
+            & np.all(np.abs(offset - self._offset) <= FOLLOW_TOL, axis=1)
         )
-        held = near & (cube[:, 2] > self._rest_z + LIFT_MIN)
+        self._offset = offset
+        held = in_hand & (cube[:, 2] > self._rest_z + LIFT_MIN)
         self._ever_held |= held
-        in_hand = self._ever_held & near & (last[:, self._width.start] < self.open_width)
+        in_hand &= self._ever_held
         self._release[in_hand] = cube[in_hand]
         envs = np.flatnonzero(ended)
         self._ended = {
@@ -163,6 +182,7 @@ class GraspTracker:
         self._rest_z[envs] = obs[envs, self._obj.start + 2]
         self._ever_held[envs] = False
         self._release[envs] = obs[envs][:, self._obj]
+        self._offset[envs] = obs[envs][:, self._obj] - obs[envs][:, self._tcp]
 
 
 @dataclass(frozen=True)

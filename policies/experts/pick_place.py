@@ -127,6 +127,21 @@ def _command(
 def act(obs: np.ndarray, cfg: TaskConfig = pick_place.CONFIG) -> np.ndarray:
     """Actions [N, 4] (TCP displacement in units of ``cfg.cartesian_step_max``, gripper:
     > 0 open) for observations [N, 32] in pick_place's layout."""
+    return _decide(obs, cfg)[0]
+
+
+def focus(obs: np.ndarray, cfg: TaskConfig = pick_place.CONFIG) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`act`'s actions and, per state [N], whether it is a release step: the cube at
+    a placement goal (the release box, :data:`RELEASE_XY`, :data:`RELEASE_Z`) with the
+    fingers not yet open (narrower than :data:`OPEN_WIDTH`), where the expert opens them
+    and holds still. There its students stall with the cube held and the gripper command
+    just below zero (docs/stacking.md, "Towers", part 7); an imitation stage may weigh
+    those errors more (``imitation.focus_weight``)."""
+    return _decide(obs, cfg)
+
+
+def _decide(obs: np.ndarray, cfg: TaskConfig) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`act`'s actions [N, 4] and [N] bool: :func:`focus`'s release steps."""
     obs = observations(obs, pick_place.LAYOUT, "pick_place")
     sl = pick_place.LAYOUT.slices
     tcp = obs[:, sl["tcp_pos"]]
@@ -210,4 +225,5 @@ def act(obs: np.ndarray, cfg: TaskConfig = pick_place.CONFIG) -> np.ndarray:
     above = np.where(held, cube[:, 2] - goal[:, 2], tcp[:, 2] - cube[:, 2])
     down_max = DOWN_MIN + (1.0 - DOWN_MIN) * ramp(above, 0.01, 0.05)
     grip = np.where(placed | ~(held | closing), 1.0, -1.0)
-    return np.column_stack([_command(delta, step_max, scale, xy_max, up_max, down_max), grip])
+    actions = np.column_stack([_command(delta, step_max, scale, xy_max, up_max, down_max), grip])
+    return actions, placed & (width < OPEN_WIDTH)

@@ -3,10 +3,12 @@ command-path model, and it is memoryless (its action is a function of the observ
 
 import numpy as np
 import pytest
+import torch
 
 from policies.evaluation import run_episodes
-from policies.experts import get_expert
+from policies.experts import get_expert, get_labeller
 from policies.experts import pick_place as expert
+from policies.ppo.imitation_loss import state_losses, state_weights
 from sims.tasks import pick_place
 from tests.policies.expert_envs import command_path_env
 
@@ -155,6 +157,40 @@ def test_phase_from_geometry(name, tcp, width, cube, goal, up, grip_open):
     assert (action[3] > 0) == grip_open, (name, action)
     if up is not None:
         assert (action[2] > 0.05) if up else (action[2] < -0.05), (name, action)
+    # the release focus: exactly the release steps (the cube in the release box, the
+    # fingers not yet open), the same actions
+    actions, focus = expert.focus(_one(tcp, width, cube, goal), pick_place.CONFIG)
+    np.testing.assert_array_equal(actions[0], action)
+    assert bool(focus[0]) == name.startswith("release"), name
+
+
+def test_release_focus_weighs_the_release_steps_and_no_other():
+    """The labeller is the release focus, and ``imitation.focus_weight`` changes the
+    regression's loss at the release steps only (a student that keeps the fingers closed
+    where the expert opens them pays focus_weight times more there)."""
+    assert get_labeller("pick_place") is expert.focus
+    held = dict(width=0.045, cube=ON_TOWER, goal=ON_TOWER)
+    states = [
+        _one(ON_TOWER, **held),  # in the release box, closed: a release step
+        _one(ON_TOWER + [0, 0, 0.006], **held),  # 6 mm high, still inside
+        _one(ON_TOWER, 0.045, ON_TOWER + [0, 0, 0.012], ON_TOWER),  # 12 mm high: lowering
+        _one(ON_TOWER, 0.08, ON_TOWER, ON_TOWER),  # open: rising, no longer a release
+        _one(CUBE, 0.08, CUBE, ON_TOWER),  # closing on the cube
+    ]
+    obs = np.concatenate(states)
+    labels, focus = expert.focus(obs, pick_place.CONFIG)
+    np.testing.assert_array_equal(focus, [True, True, False, False, False])
+    labels = torch.as_tensor(labels, dtype=torch.float32)
+    student = labels.clone()
+    student[:, 3] = -0.1  # just below zero everywhere: the still point's gripper
+    focus = torch.as_tensor(focus)
+    still = torch.zeros_like(focus)
+    assert state_weights(focus, still, 1.0, 1.0) is None
+    plain = state_losses(student, labels)
+    weighed = state_losses(student, labels, weight=state_weights(focus, still, 4.0, 1.0))
+    torch.testing.assert_close(weighed[focus], 4.0 * plain[focus])
+    torch.testing.assert_close(weighed[~focus], plain[~focus])
+    assert torch.all(plain[focus] > 0.0)
 
 
 def test_registry_returns_this_expert_and_bad_observations_are_errors():

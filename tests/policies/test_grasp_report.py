@@ -188,22 +188,95 @@ def test_each_failure_is_counted_where_it_happened(policy, outcome, monkeypatch)
     assert report[outcome] == EPISODES, report
 
 
+OPEN, HOLDING = 0.08, 0.045
+"""Finger readings (m): open, and closed on a 4 cm cube."""
+
+
+def _scripted(frames, goal) -> str:
+    """The outcome of one failed scripted episode: ``frames``, each (TCP, cube, finger
+    reading), from the reset's observation to the last one."""
+    tracker = GraspTracker(pick_place.LAYOUT, 1, pick_place.CONFIG.success_threshold)
+    obs = np.zeros((len(frames), 1, pick_place.LAYOUT.dim))
+    for k, (tcp, cube, width) in enumerate(frames):
+        obs[k, 0, SL["tcp_pos"]] = tcp
+        obs[k, 0, SL["object_pos"]] = cube
+        obs[k, 0, SL["finger_width"]] = width
+        obs[k, 0, SL["goal_pos"]] = goal
+    tracker.start(obs[0])
+    for k in range(1, len(frames)):
+        tracker.step(obs[k], np.array([k == len(frames) - 1]), obs[k])
+    return tracker.outcome(0, success=False)
+
+
+def _carry(start, end, above, steps=6, width=HOLDING):
+    """Frames carrying the cube in a straight line from ``start`` to ``end`` (its centre),
+    the TCP ``above`` m over the centre."""
+    return [
+        (cube + [0.0, 0.0, above], cube, width)
+        for cube in np.linspace(np.asarray(start), np.asarray(end), steps)
+    ]
+
+
+REST = np.array([0.5, 0.0, pick_place.CUBE_REST_Z])
+HOME = np.array([0.4, 0.0, 0.45])
+
+
 def test_an_air_goal_held_to_the_end_is_held_at_end():
-    # A goal 5 cm above the cube's own rest, 20 cm off in y: the expert carries the cube
-    # and holds it at the wrong point until the episode ends.
+    # A goal 13 cm above the cube's own rest, 20 cm off in y: the cube carried there and
+    # held at the wrong point until the episode ends.
+    air = REST + [0.0, 0.1, 0.13]
+    frames = [(HOME, REST, OPEN), (REST, REST, OPEN), (REST, REST, HOLDING)]
+    frames += _carry(REST, air, 0.005) + [(air + [0, 0, 0.005], air, HOLDING)] * 2
+    assert _scripted(frames, REST + [0.0, 0.2, 0.13]) == "held_at_end"
+
+
+@pytest.mark.parametrize("above", [0.0, 0.017, 0.022])
+def test_a_cube_grasped_high_is_held(above):
+    """The fingers closed on the cube with the TCP up to 22 mm over its centre and the cube
+    carried off the table and set down away from the goal: it was held (placed off
+    target), and held at the end where it stops in the air; the TCP's distance alone,
+    over the old 15 mm band, filed it never grasped."""
+    goal, down = REST + [0.0, 0.2, 0.0], REST + [0.0, 0.1, 0.0]
+    over = np.array([0.0, 0.0, above])
+    grasp = [(HOME, REST, OPEN), (REST + over, REST, OPEN), (REST + over, REST, HOLDING)]
+    carry = _carry(REST, REST + [0, 0.05, 0.06], above) + _carry(
+        REST + [0, 0.05, 0.06], down, above
+    )
+    release = [(down + over, down, OPEN), (down + [0, 0, 0.1], down, OPEN)]
+    assert _scripted(grasp + carry + release, goal) == "placed_off_target"
+    assert _scripted(grasp + carry[:6], goal) == "held_at_end"  # 6 cm up
+
+
+def test_an_open_hand_over_a_cube_knocked_off_a_tower_holds_nothing():
+    """The cube carried onto a tower of two, the fingers opened, and the tower's top cube
+    pushed off: the carried cube lies at the second level, 3 cm aside, lifted, and the open
+    hand stays over it. Knocked at release, not held at the end (the fingers are open);
+    the same episode ended on the tower before the fingers open is held at the end."""
+    third = np.array([0.5, 0.2, pick_place.level_height(pick_place.TOWER_LEVELS)])
+    second = np.array([0.5, 0.23, pick_place.level_height(pick_place.TOWER_LEVELS - 1)])
+    grasp = [(HOME, REST, OPEN), (REST, REST, OPEN), (REST, REST, HOLDING)]
+    carry = _carry(REST, third + [0, 0, 0.05], 0.0) + _carry(third + [0, 0, 0.05], third, 0.0)
+    opened = [(third, third, 0.06), (third, third, OPEN)]
+    fallen = [(third, second, OPEN), (second + [0, 0, 0.01], second, OPEN)] * 2
+    assert _scripted(grasp + carry + opened + fallen, third) == "knocked_at_release"
+    assert _scripted(grasp + carry, third) == "held_at_end"
+
+
+def test_fingers_closed_on_nothing_over_a_lifted_cube_hold_nothing():
+    """A closed hand (reading under EMPTY_READING) resting over a cube that lies on another
+    holds nothing: never grasped, though the cube is lifted and at the TCP."""
+    second = np.array([0.5, 0.2, pick_place.level_height(2)])
+    frames = [(HOME, REST, OPEN)] + [(second + [0, 0, 0.01], second, 0.0)] * 3
+    assert _scripted(frames, second) == "never_grasped"
+
+
+def test_success_is_the_tasks_verdict():
     tracker = GraspTracker(pick_place.LAYOUT, 1, pick_place.CONFIG.success_threshold)
     obs = np.zeros((1, pick_place.LAYOUT.dim))
-    obs[0, SL["object_pos"]] = [0.5, 0.0, 0.02]
-    obs[0, SL["tcp_pos"]] = [0.5, 0.0, 0.3]
-    obs[0, SL["goal_pos"]] = [0.5, 0.2, 0.15]
     tracker.start(obs)
-    lifted = obs.copy()
-    lifted[0, SL["object_pos"]] = [0.5, 0.1, 0.15]
-    lifted[0, SL["tcp_pos"]] = [0.5, 0.1, 0.155]
-    tracker.step(lifted, np.array([False]), lifted)
-    tracker.step(obs, np.array([True]), lifted)
-    assert tracker.outcome(0, success=False) == "held_at_end"
+    tracker.step(obs, np.array([True]), obs)
     assert tracker.outcome(0, success=True) == "success"
+    assert tracker.outcome(0, success=False) == "never_grasped"
 
 
 def test_reports_of_tasks_that_do_not_grasp_are_absent_and_merges_sum():

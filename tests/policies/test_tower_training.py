@@ -23,6 +23,7 @@ RECIPES = (
     Path("config/train/pick_place-tower-plain.yaml"),
     Path("config/train/pick_place-tower-plain2.yaml"),
     Path("config/train/pick_place-tower-clean.yaml"),
+    Path("config/train/pick_place-tower-release.yaml"),
 )
 LIBRARY = Path("policies/skills/pick_place/versions")
 SHIPPED = Path("config/train/pick_place.yaml")
@@ -30,6 +31,7 @@ SCRATCH = Path("config/train/pick_place-towers-scratch.yaml")
 LABEL = Path("config/train/pick_place-towers-label.yaml")
 MORE = Path("config/train/pick_place-tower-more.yaml")
 CLEAN = Path("config/train/pick_place-tower-clean.yaml")
+RELEASE = Path("config/train/pick_place-tower-release.yaml")
 
 
 def _config(**env) -> TrainConfig:
@@ -124,3 +126,11 @@ def test_the_clean_recipe_is_the_more_one_with_clean_envs_and_labelled_states():
     assert more["imitation"].pop("augment_guard") == "first_reset"
     assert clean["imitation"].pop("augment_guard") == "buffer"
     assert clean == more
+
+
+def test_the_release_recipe_is_the_clean_one_with_the_release_steps_weighed():
+    clean = TrainConfig.from_dict(yaml.safe_load(CLEAN.read_text())).to_dict()
+    release = TrainConfig.from_dict(yaml.safe_load(RELEASE.read_text())).to_dict()
+    assert release["imitation"].pop("focus_weight") == 4.0
+    assert clean["imitation"].pop("focus_weight") == 1.0
+    assert release == clean
