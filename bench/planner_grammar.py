@@ -3467,12 +3467,13 @@ def _apart(cubes: dict[str, tuple[float, ...]]) -> tuple[str, list[str]] | None:
     return None
 
 
-def two_at_back(goal: str, item: dict) -> str | None:
-    """Two cubes selected as a group by position among three ("the two cubes at the back"),
-    then the other one, or one of the two by a side: "Leave the two blocks at the back
-    alone; slide the remaining one onto the right pad.", "Of the two cubes at the back, put
-    the one further left on the right pad." (from one step on a cube by colour, the scene's
-    two other cubes both 4 cm or more behind it, or it one of two at the back)."""
+def _two_back_said(
+    goal: str, item: dict, alone: list[str], side: list[str], keys: tuple[str, str]
+) -> str | None:
+    """A goal of one step on a cube by colour, the scene's other two cubes both 4 cm or more
+    behind it (said by one of ``alone``: {v} the verb, {q} the rest), or it one of two at the
+    back, 4 cm or more apart across (said by one of ``side``, {s} its side); the form picked
+    by ``keys`` (one for each list); None for any other goal."""
     c = clause(goal)
     a = c and _colour_of(c.obj)
     if not a or not c.place or not _single_step(item) or not _flat_scene(item):
@@ -3484,27 +3485,30 @@ def two_at_back(goal: str, item: dict) -> str | None:
     if cubes[front[1]][0] - cubes[front[0]][0] < 0.04:
         return None
     if front[0] == f"{a}_cube":
-        form = _pick(
-            [
-                "Leave the two blocks at the back alone; {v} the remaining one{q}.",
-                "Don't disturb the two cubes at the back - {v} the other one{q}.",
-            ],
-            "lback|" + goal,
-        )
-        return form.format(v=c.verb, q=_rest(c))
+        return _pick(alone, keys[0] + "|" + goal).format(v=c.verb, q=_rest(c))
     back = front[1:]
     if abs(cubes[back[0]][1] - cubes[back[1]][1]) < 0.04:
         return None
     left = max(back, key=lambda n: cubes[n][1])
-    side = "left" if left == f"{a}_cube" else "right"
-    form = _pick(
-        [
-            "Of the two cubes at the back, {v} the one further {s}{q}.",
-            "Of the two blocks at the back, {v} the {s} one{q}.",
-        ],
-        "lbk|" + goal,
-    )
-    return form.format(v=c.verb, s=side, q=_rest(c))
+    said = "left" if left == f"{a}_cube" else "right"
+    return _pick(side, keys[1] + "|" + goal).format(v=c.verb, s=said, q=_rest(c))
+
+
+def two_at_back(goal: str, item: dict) -> str | None:
+    """Two cubes selected as a group by position among three ("the two cubes at the back"),
+    then the other one, or one of the two by a side: "Leave the two blocks at the back
+    alone; slide the remaining one onto the right pad.", "Of the two cubes at the back, put
+    the one further left on the right pad." (from one step on a cube by colour, the scene's
+    two other cubes both 4 cm or more behind it, or it one of two at the back)."""
+    alone = [
+        "Leave the two blocks at the back alone; {v} the remaining one{q}.",
+        "Don't disturb the two cubes at the back - {v} the other one{q}.",
+    ]
+    side = [
+        "Of the two cubes at the back, {v} the one further {s}{q}.",
+        "Of the two blocks at the back, {v} the {s} one{q}.",
+    ]
+    return _two_back_said(goal, item, alone, side, ("lback", "lbk"))
 
 
 def nearest_that_pad(goal: str, item: dict) -> str | None:
@@ -3851,41 +3855,17 @@ def pad_then_one(goal: str, item: dict) -> Relabelled | None:
 def never_mind_two(goal: str, item: dict) -> str | None:
     """Two cubes set aside as a group by position, then the other one: "Never mind the two
     blocks at the back; push the front one onto the left pad.", or one of the two by a side
-    ("Out of the two cubes at the back, move the left one ...") (from one step on a cube by
-    colour, the scene's other two cubes 4 cm or more behind it, or it one of two at the
-    back)."""
-    c = clause(goal)
-    a = c and _colour_of(c.obj)
-    if not a or not c.place or not _single_step(item) or not _flat_scene(item):
-        return None
-    cubes = _scene_cubes(item)
-    if len(cubes) != 3 or f"{a}_cube" not in cubes:
-        return None
-    front = sorted(cubes, key=lambda n: cubes[n][0])
-    if cubes[front[1]][0] - cubes[front[0]][0] < 0.04:
-        return None
-    if front[0] == f"{a}_cube":
-        form = _pick(
-            [
-                "Never mind the two blocks at the back; {v} the front one{q}.",
-                "Forget about the two cubes at the back and {v} the other one{q}.",
-            ],
-            "mnever|" + goal,
-        )
-        return form.format(v=c.verb, q=_rest(c))
-    back = front[1:]
-    if abs(cubes[back[0]][1] - cubes[back[1]][1]) < 0.04:
-        return None
-    left = max(back, key=lambda n: cubes[n][1])
-    side = "left" if left == f"{a}_cube" else "right"
-    form = _pick(
-        [
-            "Out of the two cubes in the back, {v} the {s} one{q}.",
-            "Of the pair of blocks at the back, {v} the one on the {s}{q}.",
-        ],
-        "mnvs|" + goal,
-    )
-    return form.format(v=c.verb, s=side, q=_rest(c))
+    ("Out of the two cubes in the back, move the left one ...") (from one step on a cube by
+    colour, as :func:`two_at_back`)."""
+    alone = [
+        "Never mind the two blocks at the back; {v} the front one{q}.",
+        "Forget about the two cubes at the back and {v} the other one{q}.",
+    ]
+    side = [
+        "Out of the two cubes in the back, {v} the {s} one{q}.",
+        "Of the pair of blocks at the back, {v} the one on the {s}{q}.",
+    ]
+    return _two_back_said(goal, item, alone, side, ("mnever", "mnvs"))
 
 
 def dont_push_first(goal: str, item: dict) -> str | None:

@@ -217,12 +217,28 @@ def _container(match, world):
 
 def _counted(match, world):
     """ "all four cubes" among three: refused; the scene's own count is every cube
-    (:func:`~miles_ros.agent.negation.read_scope`)."""
+    (:func:`~miles_ros.agent.negation.read_scope`); "the two cubes" among three with nothing
+    said after it of which: asked which."""
     said = match.group("n").lower()
     n = int(said) if said.isdigit() else _COUNTS.index(said)
     if n == len(world.objects):
         return None, None
+    definite = re.match(r"th(?:e|ese|ose)\b", match.group(0), re.I)
+    after = match.string[match.end() :]
+    if definite and 1 < n < len(world.objects) and not _QUALIFIED.match(after):
+        raise _which(
+            f"cubes (the scene has {len(world.objects)}, not {said})", sorted(world.objects)
+        )
     return None, f"the scene has {len(world.objects)} cubes, not {said}"
+
+
+_QUALIFIED = re.compile(
+    r"\s+(?:on(?!\s+top\s+of\s+(?:each\s+other|one\s+another))|at|in|near|nearest|closest|"
+    r"farthest|furthest|to|that|which|from|beside|by)\b",
+    re.I,
+)
+"""What a count's noun phrase may go on with that says which cubes it means ("the two cubes
+at the back"): not asked which."""
 
 
 def _coloured_cube(match, world):
@@ -249,9 +265,20 @@ def _colour_alone(match, world):
     colour, when no cube has it (else left alone: "put the red one on the blue one")."""
     before = re.findall(r"[a-z]+", match.string[: match.start()].lower())
     colour = match.group("colour").lower()
-    if not before or before[-1] not in _PREPOSITIONS or _colour_cube(colour, world):
+    if not before or _colour_cube(colour, world):
+        return None, None
+    if before[-1] not in _PREPOSITIONS and not _after_a_place(before):
         return None, None
     return _coloured_place(match, world, said_as_place=False)
+
+
+def _after_a_place(before: list[str]) -> bool:
+    """ "hover over the yellow pad, then the grey one": "the C one" after "then" / "and"
+    where the last thing said is a place (the list goes on with places)."""
+    if before[-1] not in {"then", "and"}:
+        return False
+    nouns = [w for w in before if re.fullmatch(rf"{_PLACE}|{_CUBE}", w)]
+    return bool(nouns) and re.fullmatch(_PLACE, nouns[-1]) is not None
 
 
 def _beside(match, world):

@@ -53,6 +53,7 @@ from miles_ros.agent.reference_scene import (
     _Groups,
     place_named,
 )
+from miles_ros.agent.reference_stacked import _on_place, _stack_middle
 
 _A_SUPERLATIVE = re.compile(
     rf"\ban? (?=(?:{_CUBE}|one) {_REL}(?:the )?(?:{_NEAR}|{_FAR}|(?:left|right)(?:-| )?most)\b|"
@@ -306,6 +307,23 @@ _RULES = [
             re.I,
         ),
         _height,
+    ),
+    (  # the tower's middle level, before the table plane's middle below
+        re.compile(
+            rf"\bthe (?:{_CUBE} (?:that is |which is |that's )?(?:in|at) the (?:middle|center|"
+            r"centre) of the (?:stack|tower|pile)|(?:middle|center|centre) "
+            rf"{_CUBE} (?:of|in) the (?:stack|tower|pile))\b",
+            re.I,
+        ),
+        _stack_middle,
+    ),
+    (
+        re.compile(
+            rf"\bthe {_CUBE} (?:that'?s |that is |which is )?(?:sitting|resting|lying|standing)"
+            rf" on (?:top of )?the (?P<place>[a-z_]+) {_PAD}\b",
+            re.I,
+        ),
+        _on_place,
     ),
     (
         re.compile(
