@@ -20,6 +20,8 @@ before :func:`~miles_ros.agent.rephrased.rephrased`):
 - "would you mind terribly / very much V-ing": the adverb left out (:func:`mind_adverb`);
 - "don't push it; pick X up and put it on P": the lift alone (:func:`no_push_then_lift`);
 - "never mind the two cubes at the back, V the red one ...": the step (:func:`never_mind_named`);
+- "of the two cubes at the back, V the left one ...": "V the cube on the left of the two at
+  the back ..." (:func:`of_two_at`);
 - a one-word goal of going home with a typo ("hme, thanks", "homw now"): "go home", only
   where the word is one edit from "home" and no word of its own (:func:`home_alone_typo`).
 
@@ -129,7 +131,7 @@ def tower_on(text: str, cube_colours: frozenset[str]) -> str:
 
 _NEVER_MIND_TWO = re.compile(
     r"^(?:never\s+mind|forget(?:\s+about)?|ignore)\s+(?P<two>the\s+two\s+"
-    rf"{_CUBE_NOUN}s\s+(?:at|in)\s+the\s+(?:back|rear))\s*(?P<sep>[;,:]|\s[-\u2013\u2014]+|"
+    rf"{_CUBE_NOUN}e?s\s+(?:at|in)\s+the\s+(?:back|rear))\s*(?P<sep>[;,:]|\s[-\u2013\u2014]+|"
     r"\s+and\b)\s*(?P<verb>\w+)\s+the\s+(?:front|other|remaining|third)\s+"
     rf"(?P<n>one|{_CUBE_NOUN})\b",
     re.I,
@@ -202,7 +204,7 @@ def no_push_then_lift(text: str) -> str:
 
 _NEVER_MIND_NAMED = re.compile(
     r"^(?:never\s+mind|forget(?:\s+about)?|ignore)\s+the\s+two\s+"
-    rf"{_CUBE_NOUN}s\s+(?:at|in)\s+the\s+(?:back|rear|front|left|right)\s*(?:[;,:]|\s[-\u2013\u2014]+)"
+    rf"{_CUBE_NOUN}e?s\s+(?:at|in)\s+the\s+(?:back|rear|front|left|right)\s*(?:[;,:]|\s[-\u2013\u2014]+)"
     r"\s*(?P<rest>(?P<verb>\w+)\s+the\s+(?P<c>[a-z]+)\s+(?:one|"
     rf"{_CUBE_NOUN})\b.*)$",
     re.I,
@@ -216,6 +218,28 @@ def never_mind_named(text: str, cube_colours: frozenset[str]) -> str:
     if m is None or not verb_of(m["verb"]) or m["c"].lower() not in cube_colours:
         return text
     return m["rest"]
+
+
+_OF_TWO_AT = re.compile(
+    r"^(?:out\s+)?of\s+the\s+(?:two|pair\s+of)\s+(?P<n>"
+    rf"{_CUBE_NOUN}e?s)\s+(?P<at>(?:at|in)\s+the\s+(?:back|rear|front))\s*(?:,|;|:|\s[-\u2013\u2014]+)\s*"
+    rf"(?P<verb>\w+)\s+the\s+(?:(?:one|{_CUBE_NOUN})\s+(?:(?:further|farther|more)\s+"
+    r"(?:to\s+the\s+)?|on\s+the\s+)(?P<s>left|right)|(?P<s2>left|right)(?:-hand)?\s+"
+    rf"(?:one|{_CUBE_NOUN}))\b",
+    re.I,
+)
+
+
+def of_two_at(text: str) -> str:
+    """ "Of the two cubes at the back, push the left one onto P." -> "push the cube on the
+    left of the two at the back onto P." (the group said first, then one of it by a side; read
+    by :func:`~miles_ros.agent.reference_stacked._side_of_two`)."""
+    m = _OF_TWO_AT.match(text.strip())
+    if m is None or not verb_of(m["verb"]):
+        return text
+    side = (m["s"] or m["s2"]).lower()
+    rest = text.strip()[m.end() :]
+    return f"{m['verb']} the cube on the {side} of the two {m['at']}{rest}"
 
 
 _HOME_ALONE = re.compile(
@@ -239,7 +263,7 @@ def recast(
     ``cube_colours``: the colours the scene's cubes are named by; ``places``: each place's
     words, its side then its colour."""
     text = home_alone_typo(held_off(mind_adverb(text)))
-    text = no_push_then_lift(never_mind_named(text, cube_colours))
+    text = no_push_then_lift(never_mind_named(of_two_at(text), cube_colours))
     text = tower_on(never_mind_two(other_pad_left(text, places)), cube_colours)
     text = that_pad_there(off_table(reached_there(arm_over(text))))
     return text

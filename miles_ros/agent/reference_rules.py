@@ -53,7 +53,7 @@ from miles_ros.agent.reference_scene import (
     _Groups,
     place_named,
 )
-from miles_ros.agent.reference_stacked import _on_place, _stack_middle
+from miles_ros.agent.reference_stacked import _on_place, _side_of_two, _stack_middle
 
 _A_SUPERLATIVE = re.compile(
     rf"\ban? (?=(?:{_CUBE}|one) {_REL}(?:the )?(?:{_NEAR}|{_FAR}|(?:left|right)(?:-| )?most)\b|"
@@ -95,6 +95,14 @@ nearest cube other than the red one"): the cube it names is not ranked (:func:`_
 
 
 _RULES = [
+    (  # "the cube on the left of the two at the back" (recast.of_two_at)
+        re.compile(
+            rf"\bthe {_CUBE} on the (?P<side>left|right) of the two (?:at|in) the "
+            r"(?P<end>back|rear|front)\b",
+            re.I,
+        ),
+        _side_of_two,
+    ),
     (
         re.compile(
             rf"\bthe {_CUBE} (?:that'?s |that is |which is |sitting |standing |lying )?(?:(?:off |"

@@ -5,7 +5,9 @@ under (held-out 19's structures; the patterns are in :mod:`~miles_ros.agent.refe
   cube under it and one on it (the tower's middle level, not the table plane's middle;
   :func:`_stack_middle`);
 - "the cube sitting / resting on P": the cube on the pad's area, on the table; refused when
-  none is (:func:`_on_place`).
+  none is (:func:`_on_place`);
+- "the left / right one of the two cubes at the back / front": of the two cubes farthest
+  from / nearest to the base along x, the one on that side (:func:`_side_of_two`).
 """
 
 from __future__ import annotations
@@ -62,3 +64,21 @@ def _on_place(match, world):
     if len(on) > 1:
         raise _which(f"cube (more than one is on the {spoken(place)})", on)
     return on[0], None
+
+
+def _side_of_two(match, world):
+    """Of the two cubes at the back (largest x) or front (smallest x), the one on the side
+    said; refused with fewer than three cubes, asked when the two are not apart from the rest
+    along x or level across (by :data:`TIE_M`)."""
+    cubes = world.objects
+    if len(cubes) < 3:
+        return None, f"the scene has {len(cubes)} cubes: no two of them stand apart"
+    back = match.group("end").lower() in {"back", "rear"}
+    ranked = sorted(cubes, key=lambda n: (-1.0 if back else 1.0) * cubes[n][0])
+    two, rest = ranked[:2], ranked[2]
+    if abs(cubes[two[1]][0] - cubes[rest][0]) <= TIE_M:
+        raise _which(f"cube (no two stand at the {match.group('end').lower()})", sorted(cubes))
+    if abs(cubes[two[0]][1] - cubes[two[1]][1]) <= TIE_M:
+        raise _which("cube (the two are level across)", sorted(two))
+    sign = 1.0 if match.group("side").lower() == "left" else -1.0
+    return max(two, key=lambda n: sign * cubes[n][1]), None

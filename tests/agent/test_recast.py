@@ -256,3 +256,37 @@ def test_never_mind_two_then_a_colour_no_cube_has_stays():
 def test_a_push_ruled_out_before_lift_it_keeps_its_reading():
     goal = "Don't slide it, raise it: the red brick goes onto the grey mat."
     assert not _plain(goal).startswith("raise it")
+
+
+@given(
+    colours,
+    st.sampled_from(["left", "right"]),
+    st.floats(0.06, 0.2),
+    st.sampled_from(
+        [
+            "Of the two bricks at the back, {v} the {s} one",
+            "Out of the pair of boxes in the back - {v} the one further {s}",
+        ]
+    ),
+)
+@settings(max_examples=8, deadline=None)
+def test_one_of_the_two_at_the_back_by_its_side(order, side, gap, form):
+    front, a, b = order
+    world = SCENE.copy()
+    world.objects = {
+        f"{front}_cube": (0.38, 0.0, 0.02),
+        f"{a}_cube": (0.58, gap / 2, 0.02),
+        f"{b}_cube": (0.58, -gap / 2, 0.02),
+    }
+    goal = form.format(v="lift", s=side) + " onto the grey mat."
+    text, reading, asked = _read(goal, world)
+    want = a if side == "left" else b
+    assert asked is None and reading.refusal is None and f"the {want} cube" in text.lower()
+
+
+def test_one_of_the_two_at_the_back_with_no_two_apart_is_asked():
+    world = moved([(0.5, 0.15), (0.5, 0.0), (0.5, -0.15)])  # a row across: no two at the back
+    _, _, asked = _read(
+        "Of the two blocks at the back, push the left one onto the left pad.", world
+    )
+    assert asked is not None
