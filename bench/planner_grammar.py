@@ -1,8 +1,8 @@
 """The planner on the dev sets' goals said in other grammar: meaning-preserving
 transformations of each goal, its label kept, answered like ``bench/planner.py --sets``.
 
-    .venv/bin/python bench/planner_grammar.py --json [--groups A,B,C,D,E,F,G,H,I,J,K,L] [--per 40]
-        [--sets dev,heldout,...,heldout8] [--only NAME,...] [--threads 1]
+    .venv/bin/python bench/planner_grammar.py --json [--groups A,B,C,D,E,F,G,H,I,J,K,L,M]
+        [--per 40] [--sets dev,heldout,...,heldout8] [--only NAME,...] [--threads 1]
 
 Each transformation applies only where the goal has the shape it rewrites exactly (a
 clause "VERB the X cube PREP the Y", a reference "the leftmost cube", two clauses joined by
@@ -135,6 +135,19 @@ clause "VERB the X cube PREP the Y", a reference "the leftmost cube", two clause
   it?" with no place (asked), "Keep still while I ..." (an empty plan), "Stack these two"
   and "the cube nearest the pad ... the other pad" (asked), "the cube under X" with nothing
   under X (refused).
+- **M** (the structures held-out 19 showed, in other wordings, committed before the round
+  that reads them, never tuned on): "Would you mind moving X over onto P?" (a lift, as
+  "move ... onto" is read), "Hover above X over there.", "Never mind the two blocks at the
+  back; V the front one ..." and "Out of the two cubes in the back, V the left one ...", a
+  prohibition said before its cube ("No sliding it - lift X and set it on P."), "Don't use
+  the Q mat. Set X on a mat." (onto P), a typo of a one-word goal ("hme, thanks"); and,
+  labelled anew: a placing, then "move the arm over P" (a reach added), two pads reached,
+  the second as "the C one", "Build a tower on Y: A first, then B" (A onto Y, B onto A),
+  the tower's middle level ("the cube in the middle of the stack": reached; "the middle
+  cube of the stack" moved: refused, it is covered), a cube pushed off the table's edge and
+  "the cube sitting on P" with no cube on P (refused), "that pad over there" with two pads
+  and "Stack the two cubes." among three (asked), "Hang on, don't do anything just yet."
+  (an empty plan).
 
 Per transformation, at most ``--per`` goals it applies to (chosen by a hash of name and
 goal: the same goals every run), each answered as transformed and as written. Prints one
@@ -152,6 +165,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import itertools
 import json
 import logging
 import math
@@ -3453,12 +3467,13 @@ def _apart(cubes: dict[str, tuple[float, ...]]) -> tuple[str, list[str]] | None:
     return None
 
 
-def two_at_back(goal: str, item: dict) -> str | None:
-    """Two cubes selected as a group by position among three ("the two cubes at the back"),
-    then the other one, or one of the two by a side: "Leave the two blocks at the back
-    alone; slide the remaining one onto the right pad.", "Of the two cubes at the back, put
-    the one further left on the right pad." (from one step on a cube by colour, the scene's
-    two other cubes both 4 cm or more behind it, or it one of two at the back)."""
+def _two_back_said(
+    goal: str, item: dict, alone: list[str], side: list[str], keys: tuple[str, str]
+) -> str | None:
+    """A goal of one step on a cube by colour, the scene's other two cubes both 4 cm or more
+    behind it (said by one of ``alone``: {v} the verb, {q} the rest), or it one of two at the
+    back, 4 cm or more apart across (said by one of ``side``, {s} its side); the form picked
+    by ``keys`` (one for each list); None for any other goal."""
     c = clause(goal)
     a = c and _colour_of(c.obj)
     if not a or not c.place or not _single_step(item) or not _flat_scene(item):
@@ -3470,27 +3485,30 @@ def two_at_back(goal: str, item: dict) -> str | None:
     if cubes[front[1]][0] - cubes[front[0]][0] < 0.04:
         return None
     if front[0] == f"{a}_cube":
-        form = _pick(
-            [
-                "Leave the two blocks at the back alone; {v} the remaining one{q}.",
-                "Don't disturb the two cubes at the back - {v} the other one{q}.",
-            ],
-            "lback|" + goal,
-        )
-        return form.format(v=c.verb, q=_rest(c))
+        return _pick(alone, keys[0] + "|" + goal).format(v=c.verb, q=_rest(c))
     back = front[1:]
     if abs(cubes[back[0]][1] - cubes[back[1]][1]) < 0.04:
         return None
     left = max(back, key=lambda n: cubes[n][1])
-    side = "left" if left == f"{a}_cube" else "right"
-    form = _pick(
-        [
-            "Of the two cubes at the back, {v} the one further {s}{q}.",
-            "Of the two blocks at the back, {v} the {s} one{q}.",
-        ],
-        "lbk|" + goal,
-    )
-    return form.format(v=c.verb, s=side, q=_rest(c))
+    said = "left" if left == f"{a}_cube" else "right"
+    return _pick(side, keys[1] + "|" + goal).format(v=c.verb, s=said, q=_rest(c))
+
+
+def two_at_back(goal: str, item: dict) -> str | None:
+    """Two cubes selected as a group by position among three ("the two cubes at the back"),
+    then the other one, or one of the two by a side: "Leave the two blocks at the back
+    alone; slide the remaining one onto the right pad.", "Of the two cubes at the back, put
+    the one further left on the right pad." (from one step on a cube by colour, the scene's
+    two other cubes both 4 cm or more behind it, or it one of two at the back)."""
+    alone = [
+        "Leave the two blocks at the back alone; {v} the remaining one{q}.",
+        "Don't disturb the two cubes at the back - {v} the other one{q}.",
+    ]
+    side = [
+        "Of the two cubes at the back, {v} the one further {s}{q}.",
+        "Of the two blocks at the back, {v} the {s} one{q}.",
+    ]
+    return _two_back_said(goal, item, alone, side, ("lback", "lbk"))
 
 
 def nearest_that_pad(goal: str, item: dict) -> str | None:
@@ -3647,6 +3665,325 @@ def other_pad(goal: str, item: dict) -> Relabelled | None:
     return _pick(_OTHER_PAD_MOVES, "lopad|" + goal), {"expect": "clarify", "plan": []}
 
 
+# -- group M ------------------------------------------------------------------------------
+# Written for the structures held-out 19 showed, in other wordings, before the round that
+# reads them; never tuned on. Some change the label (a reach added, a refusal, a question
+# back, no motion, a tower moved in): those return ``(goal, fields)``.
+def _pad_other(side: str) -> str:
+    return "right" if side == "left" else "left"
+
+
+_SIDE_COLOUR = {"left": "yellow", "right": "grey"}
+
+
+def arm_over(goal: str, item: dict) -> Relabelled | None:
+    """A placing, then the arm moved over a pad (a reach, not a push): "Put the red cube on
+    the blue cube, then move the arm over the right pad." (from one placing of a cube by
+    colour: the placing and a reach of a pad the goal picks)."""
+    found = _placed_cube(goal, item)
+    if found is None:
+        return None
+    side = _pick(["left", "right"], "marm|" + goal)
+    plan = [item["plan"][0], _step(f"reach {side}_pad")]
+    if not _valid(plan, item):
+        return None
+    form = _pick(
+        [
+            "{S}, then move the arm over the {p} pad.",
+            "{S} and afterwards bring your arm above the {p} mat.",
+            "{S}; after that, move the arm so it's over the {p} pad.",
+        ],
+        "marmf|" + goal,
+    )
+    return form.format(S=_upper_first(_bare(goal)), p=side), {"expect": "plan", "plan": plan}
+
+
+def off_edge(goal: str, item: dict) -> Relabelled | None:
+    """A cube pushed off the table (no place on the table: refused): "Slide the red block
+    off the edge of the table." (from one step on a cube by colour)."""
+    c = clause(goal)
+    a = c and _colour_of(c.obj)
+    if not a or not _single_step(item):
+        return None
+    form = _pick(
+        [
+            "Slide the {a} block off the edge of the table.",
+            "Push the {a} cube over the table's edge, please.",
+            "Could you shove the {a} cube right off the table?",
+        ],
+        "medge|" + goal,
+    )
+    return form.format(a=a), {"expect": "refuse", "plan": []}
+
+
+def that_pad_there(goal: str, item: dict) -> Relabelled | None:
+    """ "That pad over there" with two pads (asked which): "Set the red block down on that
+    mat over there." (from one placing of a cube by colour onto a pad)."""
+    found = _placed_cube(goal, item)
+    if found is None or _PAD_NP.match(found[0].place) is None:
+        return None
+    form = _pick(
+        [
+            "Set the {a} block down on that mat over there.",
+            "Could you place the {a} cube onto that pad over there?",
+            "Move the {a} cube to that pad over there, thanks.",
+        ],
+        "mthere|" + goal,
+    )
+    return form.format(a=found[1]), {"expect": "clarify", "plan": []}
+
+
+_ONE_WORD_TYPOS = ["homw now", "hme, thanks", "Hom please.", "hoome!", "hpme please"]
+
+
+def one_word_typo(goal: str, item: dict) -> str | None:
+    """A one-word goal with a small typo and a politeness word: "hme, thanks" (from a plan
+    of going home alone)."""
+    if not _single_step(item, "home"):
+        return None
+    return _pick(_ONE_WORD_TYPOS, "mtypo|" + goal)
+
+
+def mind_moving(goal: str, item: dict) -> str | None:
+    """ "Would you mind moving X over onto P?" (from one placing of a cube by colour onto a
+    pad said with "move": "move ... onto" lifts, as the contract reads it)."""
+    found = _placed_cube(goal, item)
+    if found is None or found[0].verb != "move" or _PAD_NP.match(found[0].place) is None:
+        return None
+    c, a = found
+    form = _pick(
+        [
+            "Would you mind moving the {a} block over onto {p}?",
+            "Do you mind moving the {a} cube across onto {p}, please?",
+            "Would you mind very much moving the {a} cube over onto {p}?",
+        ],
+        "mmind|" + goal,
+    )
+    return form.format(a=a, p=_lower_first(c.place))
+
+
+def hover_there(goal: str, item: dict) -> str | None:
+    """A reach of a cube with "there" after it (the cube is the place): "Hover above the red
+    block over there." (from a reach of a cube by colour)."""
+    if not _single_step(item, "reach"):
+        return None
+    target = _said(item["plan"][0].params.get("target"))
+    if not target or not target.endswith("cube"):
+        return None
+    a = target.split()[1]
+    form = _pick(
+        [
+            "Hover above the {a} block over there.",
+            "Reach over the {a} cube there, please.",
+            "Go and hover over the {a} cube there.",
+        ],
+        "mhover|" + goal,
+    )
+    return form.format(a=a)
+
+
+def _tower3_scene(item: dict, key: str) -> tuple[dict, list[str]] | None:
+    """The goal's three cubes moved into one tower at the middle front of the table, in an
+    order picked by ``key`` (bottom first); None for a scene of other than three cubes."""
+    cubes = sorted(_scene_cubes(item))
+    if len(cubes) != 3:
+        return None
+    k = int(hashlib.sha1(key.encode()).hexdigest(), 16) % 6
+    order = list(itertools.permutations(cubes))[k]
+    return {n: (0.5, 0.0, 0.02 + 0.04 * i) for i, n in enumerate(order)}, list(order)
+
+
+def middle_of_stack(goal: str, item: dict) -> Relabelled | None:
+    """The tower's middle level: "Hover over the block in the middle of the pile." (a reach
+    of it) and "Put the middle cube of the stack on the left pad." (refused: a cube under
+    another is not lifted) (from any plan, the scene's three cubes moved into a tower)."""
+    if item["expect"] != "plan" or not item["plan"]:
+        return None
+    found = _tower3_scene(item, "mmid|" + goal)
+    if found is None:
+        return None
+    objects, order = found
+    moved = {**item, "objects": objects}
+    plan = [_step(f"reach {order[1]}")]
+    if _pick([True, False], "mmidr|" + goal) and _valid(plan, moved):
+        form = _pick(
+            [
+                "Hover over the {n} in the middle of the {t}.",
+                "Reach above the {n} in the middle of the {t}, please.",
+            ],
+            "mmidf|" + goal,
+        )
+        n = _pick(["cube", "block"], "mmidn|" + goal)
+        t = _pick(["pile", "stack", "tower"], "mmidt|" + goal)
+        return form.format(n=n, t=t), {"expect": "plan", "plan": plan, "objects": objects}
+    form = _pick(
+        [
+            "Put the middle cube of the stack on the {p} pad.",
+            "Move the middle block of the tower over to the {p} mat.",
+        ],
+        "mmidm|" + goal,
+    )
+    p = _pick(["left", "right", "yellow", "grey"], "mmidp|" + goal)
+    return form.format(p=p), {"expect": "refuse", "plan": [], "objects": objects}
+
+
+def pad_then_one(goal: str, item: dict) -> Relabelled | None:
+    """Two pads reached, the second said as "the C one" (a pad: the pad of that colour):
+    "Go above the grey mat, then the yellow one." (from a reach of a pad)."""
+    if not _single_step(item, "reach"):
+        return None
+    target = item["plan"][0].params.get("target")
+    if not isinstance(target, str) or target not in {"left_pad", "right_pad"}:
+        return None
+    side = target.split("_")[0]
+    other = _pad_other(side)
+    plan = [item["plan"][0], _step(f"reach {other}_pad")]
+    if not _valid(plan, item):
+        return None
+    form = _pick(
+        [
+            "Go above the {c} mat, then the {o} one.",
+            "Hover over the {c} pad first and then the {o} one.",
+            "Move your gripper over the {c} pad, then over the {o} one.",
+        ],
+        "mpads|" + goal,
+    )
+    said = form.format(c=_SIDE_COLOUR[side], o=_SIDE_COLOUR[other])
+    return said, {"expect": "plan", "plan": plan}
+
+
+def never_mind_two(goal: str, item: dict) -> str | None:
+    """Two cubes set aside as a group by position, then the other one: "Never mind the two
+    blocks at the back; push the front one onto the left pad.", or one of the two by a side
+    ("Out of the two cubes in the back, move the left one ...") (from one step on a cube by
+    colour, as :func:`two_at_back`)."""
+    alone = [
+        "Never mind the two blocks at the back; {v} the front one{q}.",
+        "Forget about the two cubes at the back and {v} the other one{q}.",
+    ]
+    side = [
+        "Out of the two cubes in the back, {v} the {s} one{q}.",
+        "Of the pair of blocks at the back, {v} the one on the {s}{q}.",
+    ]
+    return _two_back_said(goal, item, alone, side, ("mnever", "mnvs"))
+
+
+def dont_push_first(goal: str, item: dict) -> str | None:
+    """A prohibition said before the cube it is about: "No sliding it - lift the red cube
+    and set it on the left pad." (from one placing of a cube by colour onto a pad: the
+    placing, no push step)."""
+    found = _placed_cube(goal, item)
+    if found is None or _PAD_NP.match(found[0].place) is None:
+        return None
+    c, a = found
+    form = _pick(
+        [
+            "No sliding it - lift the {a} cube and set it on {p}.",
+            "Don't drag it; pick the {a} block up and place it onto {p}.",
+            "Don't push it, please: grab the {a} cube and put it down on {p}.",
+        ],
+        "mdont|" + goal,
+    )
+    return form.format(a=a, p=_lower_first(c.place))
+
+
+def not_that_pad(goal: str, item: dict) -> str | None:
+    """A pad ruled out, then "a pad": the other one ("Don't use the yellow mat. Set the red
+    cube on a mat.") (from one placing of a cube by colour onto a pad)."""
+    found = _placed_cube(goal, item)
+    pad = found and _PAD_NP.match(found[0].place)
+    if not pad:
+        return None
+    other = _pad_other(_PAD_SIDE[pad[1].lower()])
+    said = _pick([other, _SIDE_COLOUR[other]], "mnotp|" + goal)
+    form = _pick(
+        [
+            "Don't use the {o} mat. Set the {a} cube on a mat.",
+            "Leave the {o} pad out of it - put the {a} block on a pad.",
+            "Not the {o} pad, please. Place the {a} cube on either pad.",
+        ],
+        "mnotf|" + goal,
+    )
+    return form.format(o=said, a=found[1])
+
+
+_HOLD_OFF = [
+    "Wait - hold off on everything for a bit.",
+    "Hang on, don't do anything just yet.",
+    "Hold off on doing anything until I say so.",
+    "Wait a moment, do nothing yet.",
+]
+
+
+def hold_off(goal: str, item: dict) -> Relabelled | None:
+    """No motion yet (an empty plan): "Hang on, don't do anything just yet."."""
+    if item["expect"] != "plan" or not item["plan"]:
+        return None
+    return _pick(_HOLD_OFF, "mhold|" + goal), {"expect": "plan", "plan": []}
+
+
+def tower_on(goal: str, item: dict) -> Relabelled | None:
+    """A tower built on a cube in an order said after a colon: "Build a tower on the blue
+    cube: red first, then green." (from one placing of a cube by colour onto another in a
+    flat scene of three cubes: that placing, then the third cube onto the first)."""
+    found = _placed_cube(goal, item)
+    cubes = _scene_cubes(item)
+    y = found and _colour_of(found[0].place)
+    if not y or len(cubes) != 3 or not _flat_scene(item):
+        return None
+    a = found[1]
+    (b,) = [n.split("_")[0] for n in cubes if n not in {f"{a}_cube", f"{y}_cube"}]
+    plan = [item["plan"][0], _step(f"pick_place {b}_cube {a}_cube")]
+    if not _valid(plan, item):
+        return None
+    form = _pick(
+        [
+            "Build a tower on the {y} cube: {a} first, then {b}.",
+            "Make a stack on top of the {y} block - the {a} one first, then the {b} one.",
+            "Stack onto the {y} cube: {a} first and {b} after it.",
+        ],
+        "mtow|" + goal,
+    )
+    return form.format(y=y, a=a, b=b), {"expect": "plan", "plan": plan}
+
+
+_THE_TWO = [
+    "Stack the two blocks.",
+    "Put the two cubes on top of each other.",
+    "Pile up the two cubes, please.",
+]
+
+
+def stack_the_two(goal: str, item: dict) -> Relabelled | None:
+    """ "The two cubes" stacked among three (asked which): "Pile up the two cubes, please."
+    (from any plan in a scene of three cubes)."""
+    if item["expect"] != "plan" or not item["plan"] or len(_scene_cubes(item)) != 3:
+        return None
+    return _pick(_THE_TWO, "mtwo|" + goal), {"expect": "clarify", "plan": []}
+
+
+def on_pad_none(goal: str, item: dict) -> Relabelled | None:
+    """ "The cube sitting on P" when no cube is on P (refused: no such cube): "Slide the
+    block that's sitting on the left pad over to the right pad." (from any plan in a scene
+    with no cube within 8 cm of either pad's centre)."""
+    if item["expect"] != "plan" or not item["plan"]:
+        return None
+    cubes = _scene_cubes(item)
+    if any(math.dist(p[:2], q) < 0.08 for p in cubes.values() for q in _PADS.values()):
+        return None
+    side = _pick(["left", "right"], "mon|" + goal)
+    form = _pick(
+        [
+            "Slide the block that's sitting on the {p} pad over to the {o} pad.",
+            "Push the cube resting on the {p} mat onto the {o} mat.",
+            "Move the cube on the {p} pad across to the {o} one.",
+        ],
+        "monf|" + goal,
+    )
+    said = form.format(p=side, o=_pad_other(side))
+    return said, {"expect": "refuse", "plan": []}
+
+
 TRANSFORMS: dict[str, tuple[str, Callable[[str, dict], str | Relabelled | None]]] = {
     "topic": ("A", topic_first),
     "fragment": ("A", fragment),
@@ -3785,13 +4122,28 @@ TRANSFORMS: dict[str, tuple[str, Callable[[str, dict], str | Relabelled | None]]
     "those_two": ("L", those_two),
     "under_none": ("L", under_none),
     "other_pad": ("L", other_pad),
+    "arm_over": ("M", arm_over),
+    "off_edge": ("M", off_edge),
+    "that_pad_there": ("M", that_pad_there),
+    "one_word_typo": ("M", one_word_typo),
+    "mind_moving": ("M", mind_moving),
+    "hover_there": ("M", hover_there),
+    "middle_of_stack": ("M", middle_of_stack),
+    "pad_then_one": ("M", pad_then_one),
+    "never_mind_two": ("M", never_mind_two),
+    "dont_push_first": ("M", dont_push_first),
+    "not_that_pad": ("M", not_that_pad),
+    "hold_off": ("M", hold_off),
+    "tower_on": ("M", tower_on),
+    "stack_the_two": ("M", stack_the_two),
+    "on_pad_none": ("M", on_pad_none),
 }
 """name -> (group, transformation). Group B was written with A and committed before any
 planner change; nothing is tuned on it. Group C (the structures held-out 9 showed) was
 written and committed before the next planner change and is never tuned on either. Groups D
 and E (the structures held-outs 10 and 11 showed) likewise, group F (held-out 12's) and group G
 (held-out 13's), group H (held-out 14's), group I (held-out 15's), group J (held-out 16's),
-group K (held-out 17's), group L (held-out 18's)."""
+group K (held-out 17's), group L (held-out 18's), group M (held-out 19's)."""
 
 
 def transformed(items: list[dict], name: str, per: int) -> tuple[int, list[tuple[dict, dict]]]:
@@ -3820,7 +4172,7 @@ def load_items(names: list[str], registry, world) -> list[dict]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--json", action="store_true", help="print only the JSON object")
-    parser.add_argument("--groups", default="A,B,C,D,E,F,G,H,I,J,K,L")
+    parser.add_argument("--groups", default="A,B,C,D,E,F,G,H,I,J,K,L,M")
     parser.add_argument("--only", default="", help="these transformations only")
     parser.add_argument("--per", type=int, default=40, help="goals per transformation")
     parser.add_argument("--sets", default=",".join(["dev", *SETS]))

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from miles_ros.agent.discourse import PUSH_VERBS, CubePhrases, acted_on, imperative, moved_to
 from miles_ros.agent.grounding import Step, outside_envelope
 from miles_ros.agent.phrases import skill_verbs
-from miles_ros.agent.references import place_named, spoken
+from miles_ros.agent.reference_scene import place_named, spoken
 from miles_ros.agent.registry import Skill, SkillRegistry
 from miles_ros.agent.world import World, in_workspace
 

@@ -3,8 +3,8 @@
 "If the green cube is farther from you than the red one, put it on the right pad;
 otherwise just go home" is one goal with two branches, and one of them is meant: the
 reading's rules, given both, plan both as a list. :func:`branch_taken` decides the
-condition against the cubes' positions (:func:`miles_ros.agent.references.holds`: a tie
-within :data:`~miles_ros.agent.references.TIE_M` decides nothing) and says the branch
+condition against the cubes' positions (:func:`miles_ros.agent.reference_scene.holds`: a tie
+within :data:`~miles_ros.agent.reference_scene.TIE_M` decides nothing) and says the branch
 taken, "it" in it the condition's cube:
 
 ==============================================================  ==========================
@@ -29,7 +29,7 @@ import math
 import re
 
 from miles_ros.agent.phrases import CUBE_NOUNS
-from miles_ros.agent.references import TIE_M, holds
+from miles_ros.agent.reference_scene import TIE_M, holds
 from miles_ros.agent.world import World
 
 _CUBE = rf"(?:{'|'.join(CUBE_NOUNS)}|one)"

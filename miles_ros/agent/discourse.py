@@ -52,7 +52,7 @@ import re
 from collections.abc import Callable
 
 from miles_ros.agent.phrases import COLOR_WORDS, CUBE_NOUNS, skill_verbs
-from miles_ros.agent.references import spoken
+from miles_ros.agent.reference_scene import spoken
 from miles_ros.agent.world import World
 
 _IRREGULAR = {

@@ -76,13 +76,8 @@ from miles_ros.agent.reading import (
     read_goal,
     split_clauses,
 )
-from miles_ros.agent.references import (
-    Clarification,
-    Resolution,
-    follow_up,
-    resolve_references,
-    spoken,
-)
+from miles_ros.agent.reference_scene import Clarification, Resolution, spoken
+from miles_ros.agent.references import follow_up, resolve_references
 from miles_ros.agent.registry import SkillRegistry
 from miles_ros.agent.towers import read_tower
 from miles_ros.agent.turns import turn_text

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from miles_ros.agent.grounding import DONE, REFUSE, Step
 from miles_ros.agent.reading import GoalReading
-from miles_ros.agent.references import Clarification
+from miles_ros.agent.reference_scene import Clarification
 from miles_ros.agent.registry import SkillRegistry
 
 

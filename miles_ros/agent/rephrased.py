@@ -382,10 +382,14 @@ def home_typo(text: str) -> str:
     m = _HOME_GOAL.match(text.strip())
     if m is None:
         return text
-    word = m["word"].lower()
-    if word in _NEAR_HOME or not _one_edit(word, "home") or word[0] != "h":
-        return text
-    return f"{m['lead']}home{m['tail']}"
+    return f"{m['lead']}home{m['tail']}" if home_misspelt(m["word"]) else text
+
+
+def home_misspelt(word: str) -> bool:
+    """Whether ``word`` is "home" with a typo: one edit from it, its first letter kept, and
+    no word of its own (:data:`_NEAR_HOME`)."""
+    word = word.lower()
+    return word not in _NEAR_HOME and _one_edit(word, "home") and word[0] == "h"
 
 
 def rephrased(text: str, cube_colours: frozenset[str] = frozenset()) -> str:

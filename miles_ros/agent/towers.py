@@ -32,7 +32,7 @@ import re
 from dataclasses import dataclass
 
 from miles_ros.agent.phrases import COLOR_WORDS, CUBE_NOUNS
-from miles_ros.agent.references import spoken
+from miles_ros.agent.reference_scene import spoken
 from miles_ros.agent.world import World
 from miles_ros.runtime.goals import rests_on, tower_level
 from sims.tasks.pick_place import TOWER_LEVELS

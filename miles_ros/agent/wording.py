@@ -51,7 +51,7 @@ from miles_ros.agent.clauses import plain_clauses
 from miles_ros.agent.conditions import branch_taken, compared, tower_in_order, visited_in_order
 from miles_ros.agent.discourse import CubeWords
 from miles_ros.agent.phrases import CUBE_NOUNS, PAD_NOUNS
-from miles_ros.agent.references import SYNONYMS, place_colours, spoken
+from miles_ros.agent.reference_scene import SYNONYMS, place_colours, spoken
 from miles_ros.agent.restated import stacked_said
 from miles_ros.agent.towers import ADD_ONE, standing_towers
 from miles_ros.agent.vocabulary import COLOURS, POSITIONS, THINGS

@@ -23,7 +23,8 @@ from dataclasses import dataclass, field
 
 from miles_ros.agent.grounding import Step, step_text
 from miles_ros.agent.planner import Plan, Planner
-from miles_ros.agent.references import Clarification, follow_up
+from miles_ros.agent.reference_scene import Clarification
+from miles_ros.agent.references import follow_up
 from miles_ros.agent.world import World
 from miles_ros.interfaces import (
     ESTOPPED,

@@ -17,7 +17,7 @@ from miles_ros.agent.clause_grammar import noun_phrase, verb_of
 from miles_ros.agent.clauses import plain_clauses
 from miles_ros.agent.negation import read_in_scope
 from miles_ros.agent.reading import asks_nothing
-from miles_ros.agent.references import TIE_M
+from miles_ros.agent.reference_scene import TIE_M
 from miles_ros.agent.registry import SkillRegistry
 from miles_ros.agent.wording import plain_wording
 from tests.agent.test_reading_rules import CUBES, SCENE, moved

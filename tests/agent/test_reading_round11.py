@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 from miles_ros.agent.negation import read_in_scope
 from miles_ros.agent.reading import asks_nothing
-from miles_ros.agent.references import TIE_M
+from miles_ros.agent.reference_scene import TIE_M
 from miles_ros.agent.registry import SkillRegistry
 from miles_ros.agent.towers import read_tower
 from miles_ros.agent.turns import goal_angles

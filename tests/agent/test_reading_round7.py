@@ -17,7 +17,8 @@ from hypothesis import strategies as st
 
 from miles_ros.agent.grounding import Step
 from miles_ros.agent.negation import read_in_scope
-from miles_ros.agent.references import TIE_M, follow_up, resolve_references
+from miles_ros.agent.reference_scene import TIE_M
+from miles_ros.agent.references import follow_up, resolve_references
 from miles_ros.agent.registry import SkillRegistry
 from miles_ros.agent.repertoire import repertoire, unknown_verb
 from tests.agent.test_reading_rules import CUBES, SCENE, moved

@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 from miles_ros.agent.grounding import Step
 from miles_ros.agent.negation import read_in_scope
 from miles_ros.agent.reading import metres
-from miles_ros.agent.references import TIE_M, follow_up
+from miles_ros.agent.reference_scene import TIE_M
+from miles_ros.agent.references import follow_up
 from miles_ros.agent.registry import SkillRegistry
 from miles_ros.agent.towers import read_tower
 from miles_ros.agent.validation import validate_plan

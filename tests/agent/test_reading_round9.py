@@ -14,7 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from miles_ros.agent.negation import read_in_scope
-from miles_ros.agent.references import TIE_M, follow_up
+from miles_ros.agent.reference_scene import TIE_M
+from miles_ros.agent.references import follow_up
 from miles_ros.agent.registry import SkillRegistry
 from miles_ros.agent.towers import read_tower
 from miles_ros.agent.turns import clause_angles, turn_text

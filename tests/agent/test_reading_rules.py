@@ -18,7 +18,8 @@ from hypothesis import strategies as st
 
 from miles_ros.agent.grounding import Step
 from miles_ros.agent.negation import read_in_scope
-from miles_ros.agent.references import TIE_M, resolve_references
+from miles_ros.agent.reference_scene import TIE_M
+from miles_ros.agent.references import resolve_references
 from miles_ros.agent.registry import SkillRegistry
 from miles_ros.agent.world import load_world
 

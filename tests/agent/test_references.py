@@ -11,12 +11,8 @@ from hypothesis import strategies as st
 
 from miles_ros.agent.lm import FakeLanguageModel
 from miles_ros.agent.planner import Planner, PlannerConfig
-from miles_ros.agent.references import (
-    TIE_M,
-    follow_up,
-    place_colours,
-    resolve_references,
-)
+from miles_ros.agent.reference_scene import TIE_M, place_colours
+from miles_ros.agent.references import follow_up, resolve_references
 from miles_ros.agent.world import load_world
 from miles_ros.interfaces import NEEDS_CLARIFICATION
 from miles_ros.manager.core import Manager

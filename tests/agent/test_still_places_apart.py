@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from miles_ros.agent.negation import read_in_scope
 from miles_ros.agent.places import PLACE_WORDS, point_out_of_reach, unknown_place
-from miles_ros.agent.references import TIE_M
+from miles_ros.agent.reference_scene import TIE_M
 from miles_ros.agent.registry import SkillRegistry
 from miles_ros.agent.wording import plain_wording
 from tests.agent.test_reading_rules import CUBES, SCENE, moved

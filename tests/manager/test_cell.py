@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from miles_ros.agent.arm_agent import ArmAgent, cards_from_registry
 from miles_ros.agent.contract_net import to_json
 from miles_ros.agent.grounding import Step
-from miles_ros.agent.references import Clarification
+from miles_ros.agent.reference_scene import Clarification
 from miles_ros.agent.registry import SkillRegistry
 from miles_ros.interfaces import NEEDS_CLARIFICATION
 from miles_ros.manager.cell import CellDriver, cell_registry
