@@ -23,12 +23,12 @@ from __future__ import annotations
 
 import json
 import time
-from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from miles_ros.interfaces import FINAL_GOAL_OUTCOMES, FINAL_SKILL_STATES, RUNNING, SUCCEEDED
+from miles_ros.safety.audit import events_by_kind
 
 if TYPE_CHECKING:
     from miles_ros.ros.cell_client import CellClient
@@ -287,7 +287,7 @@ def cell_report(goal: str, final: dict, heard: dict, t0: float) -> dict:
     safety = {
         arm: {
             "interventions": int(state.get("interventions", 0)),
-            "events_by_kind": dict(Counter(e.get("kind", "?") for e in heard["events"][arm])),
+            "events_by_kind": events_by_kind(heard["events"][arm]),
             "mode": state.get("mode"),
             "estop": state.get("estop"),
         }

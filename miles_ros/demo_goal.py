@@ -11,14 +11,18 @@ from __future__ import annotations
 
 import json
 import time
-from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from miles_ros.demo_graph import GRAPH_TIMEOUT_S, client_graph, estop_mid_motion
+from miles_ros.demo_graph import (
+    GRAPH_TIMEOUT_S,
+    client_graph,
+    estop_mid_motion,
+    run_tally,
+    safety_report,
+)
 from miles_ros.interfaces import ESTOPPED, FINAL_GOAL_OUTCOMES, SUCCEEDED
-from miles_ros.safety.audit import interventions_by_kind
 
 if TYPE_CHECKING:
     from miles_ros.ros.clients import GraphClient
@@ -144,8 +148,7 @@ def run_goal_demo(
             goals.append(_run_goal(client, rest, out, log, estop=False))
             goals[-1].pop("estop_result")
         client.capture(out / "after.png")
-        safety = dict(client.safety)
-        kinds = Counter(e.get("kind", "?") for e in client.events)
+        safety = safety_report(dict(client.safety), client.events)
     runs = [r for g in goals for r in g["executed"]]
     report = {
         "demo": "ros2_graph_pybullet_goal",
@@ -154,16 +157,9 @@ def run_goal_demo(
         "plan": goals[0]["plan"],
         "goals": goals,
         "runs": runs,
-        "skills_run": len(runs),
-        "succeeded": sum(r["state"] == SUCCEEDED for r in runs),
-        "outcomes": dict(Counter(r["state"] for r in runs)),
+        **run_tally(runs),
         "replans": sum(g["replans"] for g in goals),
-        "safety": {
-            "interventions": int(safety.get("interventions", len(client.events))),
-            "events_by_kind": dict(kinds),
-            "interventions_by_kind": interventions_by_kind(client.events),
-            "final_state": safety,
-        },
+        "safety": safety,
         "estop": estop,
         "model": model,
         "model_load_s": times.get("manager"),

@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from miles_ros.interfaces import ESTOPPED, RUNNING, SUCCEEDED
-from miles_ros.safety.audit import interventions_by_kind
+from miles_ros.safety.audit import events_by_kind, interventions_by_kind
 
 if TYPE_CHECKING:
     from miles_ros.ros.clients import GraphClient
@@ -161,6 +161,28 @@ def run_demo(
     return report
 
 
+def run_tally(runs: list[dict]) -> dict:
+    """A demo report's count of its skill runs (``_record``'s dicts): how many, how many
+    succeeded, how many ended in each final state."""
+    return {
+        "skills_run": len(runs),
+        "succeeded": sum(r["state"] == SUCCEEDED for r in runs),
+        "outcomes": dict(Counter(r["state"] for r in runs)),
+    }
+
+
+def safety_report(safety: dict, events: list[dict]) -> dict:
+    """A demo report's ``safety`` section from safety_node's last ``/miles/safety/state``
+    (``safety``) and the events it published: its intervention count (the events' number
+    when the state has none), the events and the interventions by kind, the state."""
+    return {
+        "interventions": int(safety.get("interventions", len(events))),
+        "events_by_kind": events_by_kind(events),
+        "interventions_by_kind": interventions_by_kind(events),
+        "final_state": safety,
+    }
+
+
 def _run_sequence(client: GraphClient, steps: list[Step], out: Path, log, skill_node) -> dict:
     runs, estop = [], None
     for k, step in enumerate(steps):
@@ -188,7 +210,6 @@ def _run_sequence(client: GraphClient, steps: list[Step], out: Path, log, skill_
             client.request(f"{rid}-home", "home", {})
             runs.append(_record(client, f"{rid}-home", Step("home"), time.monotonic(), log))
     client.capture(out / "after.png")
-    kinds = Counter(e.get("kind", "?") for e in client.events)
     last_of_step = {r["index"]: r for r in runs if "index" in r}
     ok = len(last_of_step) == len(steps) and all(
         r["state"] == SUCCEEDED for r in last_of_step.values()
@@ -197,14 +218,9 @@ def _run_sequence(client: GraphClient, steps: list[Step], out: Path, log, skill_
         "demo": "ros2_graph_pybullet",
         "graph": ["sim_node", "safety_node", "skill_node"],
         "runs": runs,
-        "skills_run": len(runs),
-        "succeeded": sum(r["state"] == SUCCEEDED for r in runs),
-        "outcomes": dict(Counter(r["state"] for r in runs)),
+        **run_tally(runs),
         "safety": {
-            "interventions": int(client.safety.get("interventions", len(client.events))),
-            "events_by_kind": dict(kinds),
-            "interventions_by_kind": interventions_by_kind(client.events),
-            "final_state": client.safety,
+            **safety_report(client.safety, client.events),
             "note": "interventions: the supervisor's count; events: what it published (at "
             "most one per kind per audit_throttle, the rest counted in suppressed)",
         },

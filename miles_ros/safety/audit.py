@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import logging
 import math
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,6 +32,13 @@ _UNTHROTTLED = frozenset(
 )
 NOT_INTERVENTIONS = frozenset({"estop_input", "reset", "resume", "skill", "peer_fresh"})
 """Kinds written to the trail for context but not counted as interventions."""
+
+
+def events_by_kind(events) -> dict[str, int]:
+    """How many published events (JSON dicts of :meth:`Intervention.to_json`) there are of
+    each kind ("?" for one without), as published: context kinds included, the ones an
+    event left out (``suppressed``) not."""
+    return dict(Counter(event.get("kind", "?") for event in events))
 
 
 def interventions_by_kind(events) -> dict[str, int]:

@@ -38,6 +38,20 @@ def _config(**env) -> TrainConfig:
     return TrainConfig.from_dict({"task": "pick_place", "backend": "pybullet", "env": env})
 
 
+LABELLED = {"label_augmented": (False, True), "augment_guard": ("first_reset", "buffer")}
+"""The ``imitation`` changes of a recipe whose augmented states are labelled: name ->
+(the base recipe's value, the labelled one's)."""
+
+
+def _differ_in_imitation(base: dict, derived: dict, changes: dict[str, tuple]) -> None:
+    """``derived`` (a config's ``to_dict``) is ``base`` but for ``changes``: ``imitation``
+    field name -> (base's value, derived's value), types included (``True``, not 1)."""
+    for name, expected in changes.items():
+        got = (base["imitation"].pop(name), derived["imitation"].pop(name))
+        assert got == expected and list(map(type, got)) == list(map(type, expected)), name
+    assert derived == base
+
+
 def test_tower_fraction_reaches_the_task_config():
     task_cfg = evaluation_task_config(_config(stack_fraction=0.5, tower_fraction=0.25))
     assert (task_cfg.stack_fraction, task_cfg.tower_fraction) == (0.5, 0.25)
@@ -107,30 +121,22 @@ def test_the_label_recipe_is_the_scratch_one_with_its_augmented_states_labelled(
     assert len(label.stages) == len(scratch.stages)
     for i in range(len(label.stages)):
         ours, theirs = label.stage_config(i).to_dict(), scratch.stage_config(i).to_dict()
-        assert ours["imitation"].pop("label_augmented") is True
-        assert theirs["imitation"].pop("label_augmented") is False
-        # the scratch recipe keeps the first-reset check its run had (config.augment_guard)
-        assert theirs["imitation"].pop("augment_guard") == "first_reset"
-        assert ours["imitation"].pop("augment_guard") == "buffer"
         assert ours["imitation"]["augment_fields"] == ["joint_vel"]  # the augmentation kept
-        assert ours == theirs
+        # the scratch recipe keeps the first-reset check its run had (config.augment_guard)
+        _differ_in_imitation(theirs, ours, LABELLED)
 
 
-def test_the_clean_recipe_is_the_more_one_with_clean_envs_and_labelled_states():
-    more = TrainConfig.from_dict(yaml.safe_load(MORE.read_text())).to_dict()
-    clean = TrainConfig.from_dict(yaml.safe_load(CLEAN.read_text())).to_dict()
-    assert clean["imitation"].pop("clean_fraction") == 0.25
-    assert more["imitation"].pop("clean_fraction") == 0.0
-    assert clean["imitation"].pop("label_augmented") is True
-    assert more["imitation"].pop("label_augmented") is False
-    assert more["imitation"].pop("augment_guard") == "first_reset"
-    assert clean["imitation"].pop("augment_guard") == "buffer"
-    assert clean == more
-
-
-def test_the_release_recipe_is_the_clean_one_with_the_release_steps_weighed():
-    clean = TrainConfig.from_dict(yaml.safe_load(CLEAN.read_text())).to_dict()
-    release = TrainConfig.from_dict(yaml.safe_load(RELEASE.read_text())).to_dict()
-    assert release["imitation"].pop("focus_weight") == 4.0
-    assert clean["imitation"].pop("focus_weight") == 1.0
-    assert release == clean
+@pytest.mark.parametrize(
+    "base, derived, changes",
+    [
+        # clean: a quarter of the envs rolled as the evaluation runs the student
+        (MORE, CLEAN, {"clean_fraction": (0.0, 0.25), **LABELLED}),
+        # release: the release steps weighed
+        (CLEAN, RELEASE, {"focus_weight": (1.0, 4.0)}),
+    ],
+    ids=["clean-is-more", "release-is-clean"],
+)
+def test_a_recipe_is_its_base_but_for_its_imitation_changes(base, derived, changes):
+    base_cfg = TrainConfig.from_dict(yaml.safe_load(base.read_text())).to_dict()
+    derived_cfg = TrainConfig.from_dict(yaml.safe_load(derived.read_text())).to_dict()
+    _differ_in_imitation(base_cfg, derived_cfg, changes)
