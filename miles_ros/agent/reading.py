@@ -80,7 +80,7 @@ from miles_ros.agent.world import World, in_workspace
 from miles_ros.runtime.goals import covered_error
 
 if TYPE_CHECKING:
-    from miles_ros.agent.negation import Prohibition
+    from miles_ros.agent.prohibitions import Prohibition
 
 _NOTHING = re.compile(
     r"(?:(?:please|could you|can you|would you|just|ok|okay|hey|robot|now|for now|kindly|"
@@ -184,7 +184,7 @@ class GoalReading:
     can serve it (only parameter-free skills such as ``home``)."""
     prohibitions: tuple[Prohibition, ...] = ()
     """The cubes the goal keeps out of the plan ("don't touch the red cube", "every cube
-    except the blue one"; :func:`miles_ros.agent.negation.read_scope`)."""
+    except the blue one"; :func:`miles_ros.agent.scope.read_scope`)."""
     turning: list[str] = field(default_factory=list)
     """The clauses that ask to turn a cube (:func:`miles_ros.agent.turns.turning_clauses`):
     a plan of other skills only does not serve them."""
@@ -259,7 +259,7 @@ def read_goal(
     prohibitions: tuple[Prohibition, ...] = (),
 ) -> GoalReading:
     """Read ``goal`` (see the module docstring): its positive part, when
-    :func:`~miles_ros.agent.negation.read_scope` took ``prohibitions`` out of it (a clause
+    :func:`~miles_ros.agent.scope.read_scope` took ``prohibitions`` out of it (a clause
     that moves a cube they forbid to move or touch, or puts a cube on one they forbid to
     touch, is a contradiction)."""
     text = _plain(goal)
