@@ -134,11 +134,12 @@ _KEPT_THERE = re.compile(r"\b(?:leave|keep) it (?:there|in place)\b")
 each other (as the training generator's refusals say)."""
 _PLACING = re.compile(
     r"(?:(?:please|kindly|now|then|and|first|next|finally|lastly|also|just)[, ]+)*"
-    r"(?:move|put|place|set|carry|take|transfer|relocate|drop)\b"
+    r"(?:move|put|place|set|carry|take|transfer|relocate|drop|bring)\b"
 )
 """A clause that opens with a verb the training phrases say only a pick and place with,
 unless a manner says otherwise ("move the red cube to the right pad"; "... by pushing it"
-forbids grasping instead)."""
+forbids grasping instead; "bring X to P by sliding it" is the phrases' only push said with
+"bring", and the eval sets label "bring X to P" a pick and place)."""
 _NO_TOUCH = re.compile(r"without touching(?: it)?|(?:don'?t|do not|never) touch(?: it)?")
 _VISIT = re.compile(
     r"(?:(?:please|first|now|then|and|just)[, ]+)*(?:hover|reach|point|tap|poke|approach|go)\b"
