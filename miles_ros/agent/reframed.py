@@ -134,13 +134,20 @@ def bottom_of_stack(text: str) -> str:
     return _BOTTOM.sub("the lowest cube in the stack", text)
 
 
-_UNSTACK = re.compile(rf"\bunstack\s+(?P<x>the\s+\w+\s+(?:{_CUBE_NOUN}|one))\b", re.I)
+_UNSTACK = re.compile(
+    rf"\bunstack\s+(?P<x>the\s+\w+\s+(?:{_CUBE_NOUN}|one))\b"
+    r"(?P<then>\s*,\s*(?:and\s+)?then\s+(?=\w+\s+it\b))?",
+    re.I,
+)
 
 
 def unstacked(text: str) -> str:
-    """ "Unstack the green cube and set it on the right pad." -> "take the green cube off the
-    stack and set it on the right pad." (taking the top cube off is a lift)."""
-    return _UNSTACK.sub(lambda m: f"take {m['x']} off the stack", text)
+    """ "Unstack the green cube and set it on the right pad." / "Unstack the green cube, then
+    set it down on ..." -> "take the green cube off the stack and set it on the right pad."
+    (taking the top cube off is a lift; the step after it on "it" is that lift's placing)."""
+    return _UNSTACK.sub(
+        lambda m: f"take {m['x']} off the stack" + (" and " if m["then"] else ""), text
+    )
 
 
 _ANYWHERE_BUT = re.compile(

@@ -208,3 +208,10 @@ def test_the_lowest_cube_of_a_two_cube_stack_is_its_bottom_not_a_cube_alone(orde
 def test_the_lowest_cube_of_the_stack_with_no_stack_is_refused():
     _, reading, _ = _read("Move the lowest cube in the stack onto the right pad.")
     assert reading.refusal and "no stack" in reading.refusal
+
+
+def test_the_top_of_a_tower_unstacked_then_set_down_is_one_lift():
+    world = _tower(["green", "red", "blue"])
+    text, reading, asked = _read("Unstack the blue brick, then lower it onto the grey mat.", world)
+    assert asked is None and reading.refusal is None
+    assert "the blue brick and lower it onto the right pad" in text and "then" not in text
