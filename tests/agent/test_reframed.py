@@ -9,26 +9,10 @@ import math
 
 import pytest
 from hypothesis import given, settings
-from hypothesis import strategies as st
 
-from miles_ros.agent.negation import read_in_scope
 from miles_ros.agent.reframed import brought_to_it, kept_there, tower_by, which_pad_there
-from miles_ros.agent.registry import SkillRegistry
 from tests.agent.test_reading_rules import SCENE, moved
-
-SHIPPED = SkillRegistry.load()
-colours = st.permutations(["red", "green", "blue"])
-
-
-def _read(goal: str, world=SCENE):
-    return read_in_scope(goal, SHIPPED, world)
-
-
-def _tower(order, x=0.5, y=0.05):
-    """The scene with its three cubes in one tower, ``order`` bottom first."""
-    world = SCENE.copy()
-    world.objects = {f"{c}_cube": (x, y, 0.02 + 0.04 * i) for i, c in enumerate(order)}
-    return world
+from tests.agent.test_recast import _read, _tower, colours
 
 
 # -- motion nobody asked for ----------------------------------------------------------------
