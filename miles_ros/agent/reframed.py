@@ -121,7 +121,7 @@ def brought_to_it(text: str) -> str:
 
 
 _BOTTOM = re.compile(
-    rf"\bthe\s+(?:(?:bottom[\s-]?most|lowest|bottom)\s+{_CUBE_NOUN}\s+(?:of|in)|"
+    rf"\bthe\s+(?:(?:bottom[\s-]?most|lowest)\s+{_CUBE_NOUN}\s+(?:of|in)|"
     rf"{_CUBE_NOUN}\s+(?:right\s+)?at\s+the\s+(?:very\s+)?bottom\s+of)\s+"
     r"the\s+(?:stack|tower|pile)\b",
     re.I,
@@ -130,7 +130,9 @@ _BOTTOM = re.compile(
 
 def bottom_of_stack(text: str) -> str:
     """ "the cube at the very bottom of the stack", "the bottom-most block of the tower" ->
-    "the lowest cube in the stack" (read by the references: covered, refused when moved)."""
+    "the lowest cube in the stack" (read by the references: covered, refused when moved;
+    "the bottom cube of the tower" :func:`~miles_ros.agent.wording.plain_wording` says by
+    name where one tower stands)."""
     return _BOTTOM.sub("the lowest cube in the stack", text)
 
 
