@@ -1,7 +1,7 @@
 """The planner on the dev sets' goals said in other grammar: meaning-preserving
 transformations of each goal, its label kept, answered like ``bench/planner.py --sets``.
 
-    .venv/bin/python bench/planner_grammar.py --json [--groups A,B,C,D,E,F,G,H,I,J,K,L,M]
+    .venv/bin/python bench/planner_grammar.py --json [--groups A,B,C,D,E,F,G,H,I,J,K,L,M,N]
         [--per 40] [--sets dev,heldout,...,heldout8] [--only NAME,...] [--threads 1]
 
 Each transformation applies only where the goal has the shape it rewrites exactly (a
@@ -148,6 +148,16 @@ clause "VERB the X cube PREP the Y", a reference "the leftmost cube", two clause
   "the cube sitting on P" with no cube on P (refused), "that pad over there" with two pads
   and "Stack the two cubes." among three (asked), "Hang on, don't do anything just yet."
   (an empty plan).
+- **N** (the structures held-out 20 showed, in other wordings, committed before the round
+  that reads them, never tuned on): a tower of two said first, then how ("Build a two-block
+  stack by setting A on top of the B one": A on B), a placing then "keep it there" / "leave it
+  there" (no step after it), onto "the C one" then left there, "whichever of the cubes is
+  closest to you" (the robot), "Which of the mats is the grey one? Set X down there.", "anywhere
+  but the Q pad; the P one is fine" (onto P); and, labelled anew: a reach of a pad, then "bring X
+  to it" (the reach and a placing), a pause with everything left as it is (an empty plan), a
+  verb no skill does ("weigh", "measure", "glue", "tape", "put a label on": refused), the top
+  of a tower unstacked onto a pad (the scene a tower), "the cube near the edge" with three
+  at the envelope's edges (asked), "the lowest block in the pile" moved (refused: covered).
 
 Per transformation, at most ``--per`` goals it applies to (chosen by a hash of name and
 goal: the same goals every run), each answered as transformed and as written. Prints one
@@ -3984,6 +3994,288 @@ def on_pad_none(goal: str, item: dict) -> Relabelled | None:
     return said, {"expect": "refuse", "plan": []}
 
 
+# -- group N ------------------------------------------------------------------------------
+# Written for the structures held-out 20 showed, in other wordings, before the round that
+# reads them; never tuned on. Some change the label (no motion, a refusal, a question back,
+# a scene moved): those return ``(goal, fields)``.
+_LEAVE_ALL = [
+    "Pause for now; keep everything exactly as it is.",
+    "Hang fire - leave it all just the way it is.",
+    "Stop there. Leave everything precisely as it is, please.",
+    "Not yet: keep everything just as it is for the moment.",
+]
+
+
+def leave_all(goal: str, item: dict) -> Relabelled | None:
+    """No motion, said as a pause and everything left as it is (an empty plan): "Hang fire -
+    leave it all just the way it is." (from any plan)."""
+    if item["expect"] != "plan" or not item["plan"]:
+        return None
+    return _pick(_LEAVE_ALL, "nleave|" + goal), {"expect": "plan", "plan": []}
+
+
+_TOOL_VERBS = [
+    "Weigh the {a} block and tell me how heavy it is.",
+    "Could you measure the {a} cube for me?",
+    "Glue the {a} cube to the {b} one.",
+    "Tape the {a} block onto the {b} block, please.",
+    "Put a label on the {a} cube saying 'done'.",
+    "What does the {a} cube weigh? Put it on the scale and check.",
+    "Measure how tall the {a} cube is.",
+    "Fix the {a} block to the {b} one with some glue.",
+]
+
+
+def tool_verb(goal: str, item: dict) -> Relabelled | None:
+    """A verb no skill does on a cube ("Weigh the red block and tell me how heavy it is.",
+    "Glue the red cube to the green one.", "Put a label on ..."): refused (from one step on a
+    cube by colour; the second cube another of the scene)."""
+    c = clause(goal)
+    a = c and _colour_of(c.obj)
+    if not a or not _single_step(item):
+        return None
+    b = _other_colour(a, _scene_cubes(item), "ntoolb|" + goal)
+    if b is None:
+        return None
+    form = _pick(_TOOL_VERBS, "ntool|" + goal)
+    return form.format(a=a, b=b), {"expect": "refuse", "plan": []}
+
+
+def tower_by(goal: str, item: dict) -> str | None:
+    """A tower of two said first, then how: "Build a two-block stack by setting the red cube
+    on top of the green one." (A on B, as said; from one placing of a cube by colour onto
+    another)."""
+    found = _placed_cube(goal, item)
+    b = found and _colour_of(found[0].place)
+    if not b:
+        return None
+    form = _pick(
+        [
+            "Build a two-block stack by setting the {a} cube on top of the {b} one.",
+            "Make a little tower of two by placing the {a} block onto the {b} block.",
+            "Form a two-cube tower: do it by putting the {a} cube on the {b} cube.",
+            "Could you make a tower of two cubes by stacking the {a} one on the {b} one?",
+        ],
+        "ntower|" + goal,
+    )
+    return form.format(a=found[1], b=b)
+
+
+def keep_there(goal: str, item: dict) -> str | None:
+    """A placing, then the cube kept where it was put (no step after it): "Set the red cube
+    on the left pad and let it stay there." (from one placing of a cube by colour)."""
+    found = _placed_cube(goal, item)
+    if found is None:
+        return None
+    c, a = found
+    form = _pick(
+        [
+            "Set the {a} cube on {p} and let it stay there.",
+            "Put the {a} block onto {p}, then keep it there.",
+            "Place the {a} cube on {p} and just leave it there.",
+            "Lift the {a} cube onto {p} and keep it there for now.",
+        ],
+        "nkeep|" + goal,
+    )
+    return form.format(a=a, p=_lower_first(c.place))
+
+
+def hover_bring(goal: str, item: dict) -> Relabelled | None:
+    """A reach of a pad, then "bring X to it" (a placing, "bring" lifts: the reach and the
+    placing): "Go above the left pad, then bring the red cube over to it." (from one
+    placing of a cube by colour onto a pad)."""
+    found = _placed_cube(goal, item)
+    pad = found and _PAD_NP.match(found[0].place)
+    if not pad:
+        return None
+    side = _PAD_SIDE[pad[1].lower()]
+    plan = [_step(f"reach {side}_pad"), item["plan"][0]]
+    if not _valid(plan, item):
+        return None
+    form = _pick(
+        [
+            "Go above {p}, then bring the {a} cube over to it.",
+            "Hover over {p} first and then bring the {a} block to it.",
+            "Move your gripper over {p}; next, bring the {a} cube across to it.",
+        ],
+        "nbring|" + goal,
+    )
+    said = form.format(p=_lower_first(found[0].place), a=found[1])
+    return said, {"expect": "plan", "plan": plan}
+
+
+def _nearest_robot(item: dict) -> str | None:
+    """The scene's cube nearest the robot's base in the table's plane, by 3 cm at least over
+    the next (else None); a flat scene only."""
+    if not _flat_scene(item):
+        return None
+    ranked = sorted((math.hypot(p[0], p[1]), n) for n, p in _scene_cubes(item).items())
+    if len(ranked) < 2 or ranked[1][0] - ranked[0][0] < 0.03:
+        return None
+    return ranked[0][1]
+
+
+def nearest_you(goal: str, item: dict) -> str | None:
+    """ "Whichever of the cubes is closest to you" (you: the robot): "Reach over whichever of
+    the blocks is closest to you." (from one step on a cube by colour that is the scene's
+    nearest to the robot)."""
+    c = clause(goal)
+    a = c and _colour_of(c.obj)
+    if not a or not _single_step(item) or _nearest_robot(item) != f"{a}_cube":
+        return None
+    which = _pick(
+        [
+            "whichever of the blocks is closest to you",
+            "whichever one of the cubes lies nearest you",
+            "whichever of the cubes is nearest to you",
+        ],
+        "nnear|" + goal,
+    )
+    return _upper_first(f"{c.verb} {which}{_rest(c)}.")
+
+
+def which_pad_is(goal: str, item: dict) -> str | None:
+    """A question naming a pad by colour, then the step "there": "Which of the mats is the
+    grey one? Set the red cube down there." (from one placing of a cube by colour onto a
+    pad)."""
+    found = _placed_cube(goal, item)
+    pad = found and _PAD_NP.match(found[0].place)
+    if not pad:
+        return None
+    colour = _SIDE_COLOUR[_PAD_SIDE[pad[1].lower()]]
+    form = _pick(
+        [
+            "Which of the mats is the {c} one? Set the {a} cube down there.",
+            "Which pad's the {c} one? Put the {a} block there, please.",
+            "Which one is the {c} pad? Place the {a} cube there.",
+        ],
+        "nwhich|" + goal,
+    )
+    return form.format(c=colour, a=found[1])
+
+
+def anywhere_but(goal: str, item: dict) -> str | None:
+    """A place ruled out, then the other said as good enough: "Put the red cube anywhere but
+    the right pad; the left one is fine." (from one placing of a cube by colour onto a
+    pad)."""
+    found = _placed_cube(goal, item)
+    pad = found and _PAD_NP.match(found[0].place)
+    if not pad:
+        return None
+    side = _PAD_SIDE[pad[1].lower()]
+    other = _pad_other(side)
+    form = _pick(
+        [
+            "Put the {a} cube anywhere but the {o} pad; the {p} one is fine.",
+            "Set the {a} block down anywhere other than the {o} mat - the {p} mat works.",
+            "Place the {a} cube anywhere except on the {o} pad: the {p} pad will do.",
+        ],
+        "nany|" + goal,
+    )
+    return form.format(a=found[1], o=other, p=side)
+
+
+def one_left_there(goal: str, item: dict) -> str | None:
+    """A cube onto "the C one" (a cube: no pad of that colour), then left there: "Stack the
+    red cube on the green one and just leave it there." (from one placing of a cube by
+    colour onto another)."""
+    found = _placed_cube(goal, item)
+    b = found and _colour_of(found[0].place)
+    if not b:
+        return None
+    form = _pick(
+        [
+            "Stack the {a} cube on the {b} one and just leave it there.",
+            "Set the {a} block onto the {b} one, and let it stay there.",
+            "Put the {a} cube on top of the {b} one and leave it sitting there.",
+        ],
+        "nonethere|" + goal,
+    )
+    return form.format(a=found[1], b=b)
+
+
+def unstack_set(goal: str, item: dict) -> Relabelled | None:
+    """The top of a tower unstacked and set on a pad: "Unstack the green block and put it on
+    the left pad." (from one placing of a cube by colour onto a pad, the scene's three cubes
+    moved into a tower with that cube on top)."""
+    found = _placed_cube(goal, item)
+    pad = found and _PAD_NP.match(found[0].place)
+    if not pad:
+        return None
+    cubes = sorted(_scene_cubes(item))
+    a = f"{found[1]}_cube"
+    if len(cubes) != 3 or a not in cubes:
+        return None
+    below = [n for n in cubes if n != a]
+    if _pick([0, 1], "nunsto|" + goal):
+        below.reverse()
+    order = [*below, a]
+    objects = {n: (0.5, 0.0, 0.02 + 0.04 * i) for i, n in enumerate(order)}
+    moved = {**item, "objects": objects}
+    if not _valid(item["plan"], moved):
+        return None
+    form = _pick(
+        [
+            "Unstack the {a} block and put it on {p}.",
+            "Could you unstack the {a} cube and lay it on {p}?",
+            "Unstack the {a} cube, then set it down on {p}.",
+        ],
+        "nunst|" + goal,
+    )
+    said = form.format(a=found[1], p=_lower_first(found[0].place))
+    return said, {"objects": objects}
+
+
+_EDGE_SCENE = [(0.31, 0.02), (0.64, 0.27), (0.50, -0.29)]
+"""A scene of cubes at the envelope's edges (the front, the back left corner, the right)."""
+
+
+def near_edge(goal: str, item: dict) -> Relabelled | None:
+    """ "The cube near the edge" where several are near one (asked which): "Move the block
+    by the edge onto the red cube." (from one placing of a cube by colour onto another, the
+    scene's three cubes moved to the envelope's edges)."""
+    found = _placed_cube(goal, item)
+    b = found and _colour_of(found[0].place)
+    cubes = sorted(_scene_cubes(item))
+    if not b or len(cubes) != 3:
+        return None
+    k = int(hashlib.sha1(("nedge|" + goal).encode()).hexdigest(), 16) % 6
+    order = list(itertools.permutations(cubes))[k]
+    objects = {n: (*xy, 0.02) for n, xy in zip(order, _EDGE_SCENE, strict=True)}
+    form = _pick(
+        [
+            "Move the block by the edge onto the {b} cube.",
+            "Put the cube near the edge on top of the {b} one.",
+            "Stack the cube that's close to the edge on the {b} block.",
+        ],
+        "nedgef|" + goal,
+    )
+    return form.format(b=b), {"expect": "clarify", "plan": [], "objects": objects}
+
+
+def lowest_in_stack(goal: str, item: dict) -> Relabelled | None:
+    """The bottom of a tower moved (refused: a cube under another is not lifted or pushed):
+    "Put the lowest block in the pile on the left pad." (from any plan, the scene's three
+    cubes moved into a tower)."""
+    if item["expect"] != "plan" or not item["plan"]:
+        return None
+    found = _tower3_scene(item, "nlow|" + goal)
+    if found is None:
+        return None
+    objects, _ = found
+    form = _pick(
+        [
+            "Put the lowest block in the pile on the {p} pad.",
+            "Move the bottom-most cube of the tower to the {p} mat.",
+            "Lift the cube at the very bottom of the stack onto the {p} pad.",
+            "Slide the lowest cube in the stack across to the {p} pad.",
+        ],
+        "nlowf|" + goal,
+    )
+    p = _pick(["left", "right", "yellow", "grey"], "nlowp|" + goal)
+    return form.format(p=p), {"expect": "refuse", "plan": [], "objects": objects}
+
+
 TRANSFORMS: dict[str, tuple[str, Callable[[str, dict], str | Relabelled | None]]] = {
     "topic": ("A", topic_first),
     "fragment": ("A", fragment),
@@ -4137,13 +4429,26 @@ TRANSFORMS: dict[str, tuple[str, Callable[[str, dict], str | Relabelled | None]]
     "tower_on": ("M", tower_on),
     "stack_the_two": ("M", stack_the_two),
     "on_pad_none": ("M", on_pad_none),
+    "leave_all": ("N", leave_all),
+    "tool_verb": ("N", tool_verb),
+    "tower_by": ("N", tower_by),
+    "keep_there": ("N", keep_there),
+    "hover_bring": ("N", hover_bring),
+    "nearest_you": ("N", nearest_you),
+    "which_pad_is": ("N", which_pad_is),
+    "anywhere_but": ("N", anywhere_but),
+    "one_left_there": ("N", one_left_there),
+    "unstack_set": ("N", unstack_set),
+    "near_edge": ("N", near_edge),
+    "lowest_in_stack": ("N", lowest_in_stack),
 }
 """name -> (group, transformation). Group B was written with A and committed before any
 planner change; nothing is tuned on it. Group C (the structures held-out 9 showed) was
 written and committed before the next planner change and is never tuned on either. Groups D
 and E (the structures held-outs 10 and 11 showed) likewise, group F (held-out 12's) and group G
 (held-out 13's), group H (held-out 14's), group I (held-out 15's), group J (held-out 16's),
-group K (held-out 17's), group L (held-out 18's), group M (held-out 19's)."""
+group K (held-out 17's), group L (held-out 18's), group M (held-out 19's), group N
+(held-out 20's)."""
 
 
 def transformed(items: list[dict], name: str, per: int) -> tuple[int, list[tuple[dict, dict]]]:
@@ -4172,7 +4477,7 @@ def load_items(names: list[str], registry, world) -> list[dict]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--json", action="store_true", help="print only the JSON object")
-    parser.add_argument("--groups", default="A,B,C,D,E,F,G,H,I,J,K,L,M")
+    parser.add_argument("--groups", default="A,B,C,D,E,F,G,H,I,J,K,L,M,N")
     parser.add_argument("--only", default="", help="these transformations only")
     parser.add_argument("--per", type=int, default=40, help="goals per transformation")
     parser.add_argument("--sets", default=",".join(["dev", *SETS]))

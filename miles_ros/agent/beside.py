@@ -25,9 +25,10 @@ import math
 import re
 from dataclasses import dataclass
 
-from miles_ros.agent.discourse import PUSH_VERBS, CubePhrases, acted_on, imperative, moved_to
+from miles_ros.agent.cube_words import CubePhrases, imperative
 from miles_ros.agent.grounding import Step, outside_envelope
 from miles_ros.agent.phrases import skill_verbs
+from miles_ros.agent.pointing import PUSH_VERBS, acted_on, moved_to
 from miles_ros.agent.reference_scene import place_named, spoken
 from miles_ros.agent.registry import Skill, SkillRegistry
 from miles_ros.agent.world import World, in_workspace

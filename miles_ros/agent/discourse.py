@@ -37,107 +37,24 @@ the red cube next to it"                                       cube" (the cube a
 ============================================================  =================================
 
 :func:`said_in_order` applies them, after the goal's prohibitions are taken out
-(:func:`miles_ros.agent.negation.read_scope`) and before "the cube" and "it" are asked
+(:func:`miles_ros.agent.scope.read_scope`) and before "the cube" and "it" are asked
 about (:func:`miles_ros.agent.references.resolve_references`): a pronoun with a cube to
 point at is named here, one without is asked about there.
 
-One module (about 540 lines): its four passes (order, "the same", cubes said together,
-pointing back) run in one order in :func:`said_in_order`, each reading what the one before
-said, over the same clause and verb helpers (``_step``, ``imperative``, ``CubePhrases``).
+Its four passes (order, "the same", cubes said together, pointing back) run in one order
+in :func:`said_in_order`, each reading what the one before said; the cube and verb words
+are in :mod:`miles_ros.agent.cube_words`, the pointing back in
+:mod:`miles_ros.agent.pointing`.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 
-from miles_ros.agent.phrases import COLOR_WORDS, CUBE_NOUNS, skill_verbs
+from miles_ros.agent.cube_words import _NOUN, VERBS, CubePhrases, CubeWords, imperative
+from miles_ros.agent.pointing import pointed
 from miles_ros.agent.reference_scene import spoken
 from miles_ros.agent.world import World
-
-_IRREGULAR = {
-    "put": "put",
-    "putting": "put",
-    "set": "set",
-    "setting": "set",
-    "slid": "slide",
-    "gone": "go",
-    "going": "go",
-    "went": "go",
-    "took": "take",
-    "taken": "take",
-    "brought": "bring",
-    "got": "get",
-    "gotten": "get",
-    "getting": "get",
-    "dropping": "drop",
-    "dropped": "drop",
-}
-_NOUN = rf"(?:{'|'.join(CUBE_NOUNS)}|one)"
-
-
-def _verbs() -> frozenset[str]:
-    """The imperatives the training generator words steps with (every skill's)."""
-    verbs = set().union(*skill_verbs().values())
-    return frozenset(verbs - {"don", "without", "keep", "home"})
-
-
-VERBS = _verbs()
-
-
-def imperative(word: str) -> str:
-    """``pushed`` / ``pushing`` / ``placed`` / ``slid`` -> ``push`` / ``push`` / ``place`` /
-    ``slide`` for the generator's verbs; any other word as it is."""
-    low = word.lower()
-    if low in _IRREGULAR:
-        return _IRREGULAR[low]
-    for suffix in ("ing", "ed"):
-        if low.endswith(suffix):
-            stem = low[: -len(suffix)]
-            for base in (stem, stem + "e", stem[:-1] if stem[-2:-1] == stem[-1:] else ""):
-                if base in VERBS:
-                    return base
-    return word
-
-
-class CubeWords:
-    """The world's cubes by the words that name them ("red", "crimson", "red_cube"); the
-    prohibitions' reading (:mod:`miles_ros.agent.negation`) builds on it too."""
-
-    def __init__(self, world: World):
-        self.names = list(world.objects)
-        self.word: dict[str, str] = {}
-        for name in self.names:
-            head = name.split("_")[0]
-            for w in (name, head, *COLOR_WORDS.get(head, [])):
-                self.word.setdefault(w, name)
-
-    def name(self, phrase: str) -> str | None:
-        """The first cube a phrase names (None: none)."""
-        for w in re.findall(r"[a-z_]+", phrase.lower()):
-            if w in self.word:
-                return self.word[w]
-        return None
-
-    def named(self, phrase: str) -> list[str]:
-        """The cubes a phrase names, in order, once each."""
-        out: list[str] = []
-        for w in re.findall(r"[a-z_]+", phrase.lower()):
-            name = self.word.get(w)
-            if name and name not in out:
-                out.append(name)
-        return out
-
-
-class CubePhrases(CubeWords):
-    """:class:`CubeWords` with the patterns of one cube said by colour, and where each is."""
-
-    def __init__(self, world: World):
-        super().__init__(world)
-        words = "|".join(sorted(map(re.escape, self.word), key=len, reverse=True)) or "(?!)"
-        self.colour = rf"(?:{words})"
-        self.one = rf"(?:the\s+)?{self.colour}\b(?:\s+{_NOUN}s?\b)?"
-        self.positions = dict(world.objects)
 
 
 def said_in_order(goal: str, world: World) -> str:
@@ -149,7 +66,7 @@ def said_in_order(goal: str, world: World) -> str:
     text = _in_order(goal.strip(), cubes)
     text = _the_same(text, cubes)
     text = _coordinated(text, cubes)
-    text = _pointed(text, cubes)
+    text = pointed(text, cubes)
     return goal if text == goal.strip() else text[:1].upper() + text[1:]
 
 
@@ -402,160 +319,3 @@ def _the_same(text: str, cubes: CubePhrases) -> str:
     again = clause[: said.start()] + "the " + spoken(cube) + clause[said.end() :]
     again = again.strip(" ,")
     return f"{before.rstrip(' ,;.')}, then {again[:1].lower()}{again[1:]}{text[match.end() :]}"
-
-
-# -- words that point back at a cube ------------------------------------------------------
-def acted_on(before: str, cubes: CubePhrases) -> str | None:
-    """The cube the last step said before acts on: the first cube after the last verb
-    that names one."""
-    verbs = "|".join(sorted(VERBS, key=len, reverse=True))
-    found = None
-    for match in re.finditer(
-        rf"\b(?:{verbs})\w*(?:\s+up)?\s+(?:over\s+|above\s+|for\s+|to\s+)?(?P<cube>{cubes.one})",
-        before,
-        re.I,
-    ):
-        found = cubes.name(match["cube"])
-    return found
-
-
-def _named_back(
-    pattern: re.Pattern, text: str, cubes: CubePhrases, said: Callable[[re.Match, str], str]
-) -> str:
-    """``text`` with each match of ``pattern`` said by ``said(match, "the red cube")``, the
-    cube the step before the match acted on (:func:`acted_on`); a match with none stays."""
-
-    def name(match: re.Match) -> str:
-        cube = acted_on(text[: match.start()], cubes)
-        return match.group(0) if cube is None else said(match, f"the {spoken(cube)}")
-
-    return pattern.sub(name, text)
-
-
-def _pointed(text: str, cubes: CubePhrases) -> str:
-    text = _just_moved(text, cubes)
-    text = _back(text, cubes)
-    text = _after_a_visit(text, cubes)
-    return _reached_it(_beside_it(text, cubes), cubes)
-
-
-_VISITS = r"(?:hover|reach|point|tap|poke|touch|approach|visit|go|turn|rotate|spin|twist)"
-"""Verbs of a step that leaves its cube where it stands (or turns it in place)."""
-_CLAUSE_BREAK = re.compile(
-    r"(?:[,;.]\s*(?:and\s+)?|\s+and\s+)(?:(?:then|now|next|after that|afterwards)\s*,?\s*)?|"
-    r"\s+then\s+",
-    re.I,
-)
-
-
-def _after_a_visit(text: str, cubes: CubePhrases) -> str:
-    """ "hover over the blue cube, then push it to the right pad" / "... . Now move that to
-    ..." / "..., then put that one on ...": "it", "that" or "that one" moved in the clause
-    after a step that hovers over, taps or turns a cube is that cube (the model, left to
-    read it, took another). A clause that picks a cube up without a place ("pick up the red
-    cube and put it on ...") is one step with its "it", and is left to the model."""
-    pattern = re.compile(
-        rf"\b(?P<verb>{'|'.join(sorted(VERBS, key=len, reverse=True))})\s+"
-        rf"(?P<it>(?:that|this|the\s+same)\s+{_NOUN}|it|that)\b"
-        r"(?!\s+(?:is|was|one|cube|block)\b)",
-        re.I,
-    )
-
-    def name(match: re.Match) -> str:
-        if re.fullmatch(_VISITS, match["verb"], re.I):
-            return match.group(0)
-        before = text[: match.start()]
-        breaks = list(_CLAUSE_BREAK.finditer(before))
-        if not breaks or breaks[-1].end() != len(before):
-            return match.group(0)  # "it" is not the object of the clause's first verb
-        start = breaks[-2].end() if len(breaks) > 1 else 0
-        previous = before[start : breaks[-1].start()]
-        lead = re.match(rf"\s*(?:(?:please|first|now|just)\s+)*{_VISITS}\w*\b", previous, re.I)
-        said = cubes.named(previous)
-        if lead is None or len(said) != 1:
-            return match.group(0)
-        return f"{match['verb']} the {spoken(said[0])}"
-
-    return pattern.sub(name, text)
-
-
-def _just_moved(text: str, cubes: CubePhrases) -> str:
-    """ "the one / cube you just moved" -> the cube the step before acted on."""
-    pattern = re.compile(
-        rf"\bthe\s+{_NOUN}\s+(?:that\s+)?you(?:'ve|\s+have)?\s+(?:just\s+|last\s+)?"
-        r"[a-z]+(?:ed|put|set|slid|took|brought)\b(?:\s+up)?(?:\s+(?:it|there))?",
-        re.I,
-    )
-    return _named_back(pattern, text, cubes, lambda match, the: the)
-
-
-PUSH_VERBS = frozenset({"push", "slide", "shove", "nudge", "scoot", "drag"})
-"""Verbs that move a cube without lifting it; the others put it down."""
-
-
-def moved_to(verb: str, cube: str, point) -> str:
-    """A move of ``cube`` to a table ``point`` said as the model reads one: "push the red
-    cube to (x, y, z)" after a push verb (:data:`PUSH_VERBS`), else "put the red cube at
-    (x, y, z)" (as "move X to Y": it is put down there)."""
-    verb = imperative(verb).lower()
-    if verb not in PUSH_VERBS:
-        verb = "put"
-    x, y, z = (round(float(v), 3) for v in point)
-    at = "to" if verb in PUSH_VERBS else "at"
-    return f"{verb} the {spoken(cube)} {at} ({x:g}, {y:g}, {z:g})"
-
-
-def _back(text: str, cubes: CubePhrases) -> str:
-    """ "move it back" / "push the red cube back (to where it was)" -> "put the red cube
-    at (x, y, z)" / "push the red cube to (x, y, z)", where it stood when the goal was
-    given."""
-    pattern = re.compile(
-        rf"\b(?P<verb>[a-z]+)\s+(?P<what>it|{cubes.one})\s+back\b"
-        r"(?:\s+(?:to\s+)?(?:where\s+it\s+(?:was|stood|started)|its\s+(?:original|old|first|"
-        r"starting)\s+(?:place|position|spot)))?",
-        re.I,
-    )
-
-    def said(match: re.Match) -> str:
-        what = match["what"]
-        cube = acted_on(text[: match.start()], cubes) if what.lower() == "it" else None
-        cube = cube or cubes.name(what)
-        if cube is None:
-            return match.group(0)
-        return moved_to(match["verb"], cube, cubes.positions[cube])
-
-    return pattern.sub(said, text)
-
-
-_BESIDE_IT = re.compile(
-    r"\b(?P<rel>next to|beside|near|close to|behind|in front of|to the (?:left|right) of)\s+it\b",
-    re.I,
-)
-
-
-def _beside_it(text: str, cubes: CubePhrases) -> str:
-    """ "..., then put the red cube next to it": the cube the step before acted on."""
-
-    def name(match: re.Match) -> str:
-        clauses = re.split(r"[,;]|\.\s|\bthen\b|\band\b", text[: match.start()])
-        cube = acted_on(" ".join(clauses[:-1]), cubes)  # not the cube this clause moves
-        return match.group(0) if cube is None else f"{match['rel']} the {spoken(cube)}"
-
-    return _BESIDE_IT.sub(name, text)
-
-
-def _reached_it(text: str, cubes: CubePhrases) -> str:
-    """ "hover over it" / "reach for it" / "go to it" after a step on a cube: that cube."""
-    pattern = re.compile(
-        r"\b(?P<verb>(?:hover|reach|point|approach|tap|poke|go|move|position)\w*(?:\s+(?:the\s+)?"
-        r"(?:gripper|arm|hand))?(?:\s+(?:over|above|to|at|for|towards?|near))?)\s+it\b",
-        re.I,
-    )
-
-    def said(match: re.Match, the: str) -> str:
-        verb = match["verb"]
-        if re.match(r"(?:go|move|position)\w*$", verb, re.I):
-            return match.group(0)  # "move it to ..." moves the cube: the model reads it
-        return f"{verb} {the}"
-
-    return _named_back(pattern, text, cubes, said)

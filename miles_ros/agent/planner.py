@@ -19,7 +19,7 @@ goals naming nothing) refuses before the model is asked; otherwise the model may
 the goal asks for no motion ("do nothing": the empty, valid plan). The reading's manner
 constraints ("without lifting it" forbids grasping skills for that cube, "tap"/"poke"
 forbid contact skills) mask the candidates and are checked on every plan. Before
-anything else, :func:`~miles_ros.agent.negation.read_scope` takes the goal's
+anything else, :func:`~miles_ros.agent.scope.read_scope` takes the goal's
 prohibitions out of it ("don't touch the red cube", "every cube except the blue one"):
 the model plans the positive part, a step the goal forbids is masked, a plan holding one
 is refused, and so is a goal whose model's first choice is a forbidden step on a cube its
@@ -36,8 +36,10 @@ is put before the failed plan; failing that, the replan is a refusal naming what
 Every plan is validated against the registry and the scene before it is returned. A
 rule-based fallback (:mod:`miles_ros.agent.fallback`) exists (``fallback=True``), off
 by default, and a plan it produced is always labelled ``fallback_used``. The plan record,
-the plan context and the plan cache are in :mod:`miles_ros.agent.plans`. Over 400 lines:
-one :class:`Planner` whose two modes, refusal and replanning share its scoring state.
+the plan context and the plan cache are in :mod:`miles_ros.agent.plans`, the settings in
+:mod:`miles_ros.agent.planner_config`, why the grounded search refuses its model's first
+choice in :mod:`miles_ros.agent.outside`. Over 400 lines: one :class:`Planner` whose two
+modes, refusal and replanning share its scoring state.
 """
 
 from __future__ import annotations
@@ -46,7 +48,6 @@ import logging
 import math
 import time
 import uuid
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -60,10 +61,11 @@ from miles_ros.agent.grounding import (
     Affordance,
     Step,
     ground_candidates,
-    outside_envelope,
 )
 from miles_ros.agent.models import refusal_trained
 from miles_ros.agent.negation import read_in_scope
+from miles_ros.agent.outside import Outside, asked_outside
+from miles_ros.agent.planner_config import PlannerConfig
 from miles_ros.agent.plans import (
     Plan,
     PlanCache,
@@ -73,12 +75,10 @@ from miles_ros.agent.plans import (
     tried_text,
 )
 from miles_ros.agent.prompts import PlanText
-from miles_ros.agent.reading import GoalReading
 from miles_ros.agent.registry import SkillRegistry
 from miles_ros.agent.turns import TURN, off_sequence, only_turns, turn_sequence
 from miles_ros.agent.validation import PlanError, parse_plan_json, validate_plan
 from miles_ros.agent.world import World, load_world
-from miles_ros.runtime.goals import covered_error, off_table_error, push_path_error
 
 __all__ = [
     "DEFAULT_ADAPTER",
@@ -95,72 +95,6 @@ log = logging.getLogger(__name__)
 
 MODES = ("grounded", "generate")
 DEFAULT_ADAPTER = Path(__file__).resolve().parent / "adapters" / "default"
-
-
-def _covered(step: Step, world: World) -> str | None:
-    """Why ``step`` cannot move its cube: another cube lies on it (an earlier step put it
-    there, or a tower stands)."""
-    obj = step.params.get("object")
-    if not isinstance(obj, str) or obj not in world.objects or step.params.get("target") == obj:
-        return None
-    return covered_error(obj, world.objects)
-
-
-def _through(step: Step, registry: SkillRegistry, world: World) -> str | None:
-    """Why ``step``, a move without grasping (a push), passes another cube on its way to
-    its target (:func:`~miles_ros.runtime.goals.push_path_error`, the resolver's rule), or
-    None: not a push, or a clear path."""
-    skill = registry[step.skill] if step.skill in registry else None
-    obj, target = step.params.get("object"), step.params.get("target")
-    if skill is None or "grasps" in skill.permissions or obj not in world.objects:
-        return None
-    if target is None or (isinstance(target, str) and target not in world.places):
-        return None  # a push to a cube: the schema's and the reading's to refuse
-    if covered_error(obj, world.objects) or off_table_error(obj, world.objects, "push"):
-        return None  # refused first for that: not a path to check (a cube on a stack)
-    return push_path_error(obj, world.position_of(target), world.objects)
-
-
-@dataclass(frozen=True)
-class Outside:
-    """The grounded search's answer when the step the goal asks for lies outside its
-    skill's trained envelope: the plan is refused with ``reason``."""
-
-    reason: str
-
-
-@dataclass
-class PlannerConfig:
-    """Planner settings."""
-
-    mode: str = "grounded"
-    """``grounded`` or ``generate``."""
-    affordance_weight: float = 1.0
-    """Weight of ``log(affordance)`` against the LM log-likelihood (SayCan's product at 1)."""
-    max_steps: int = 6
-    """Longest plan."""
-    retries: int = 2
-    """Generate mode: retries of an invalid plan, with the errors in the prompt."""
-    fallback: bool = False
-    """Use the rule-based fallback when the model gives no valid plan (labelled)."""
-    memory_k: int = 2
-    """Memories retrieved into the prompt."""
-    memory_min_score: float = 0.55
-    """Cosine similarity a memory needs to be retrieved."""
-    cache_size: int = 256
-    """Plans kept in the cache."""
-    few_shot: bool | None = None
-    """Put worked examples in the prompt; None: only when no adapter is loaded."""
-    seed: int | None = None
-    """Generate mode: sampling seed (None with temperature 0 is greedy)."""
-    temperature: float = 0.0
-    """Generate mode: sampling temperature (0: greedy)."""
-    exact_scores: bool = False
-    """Grounded mode: score every candidate exactly (no branch and bound; the same plans,
-    slower: the bench's peer, and ``scores`` with every candidate's true log-probability)."""
-    lm_refusal: bool | None = None
-    """Offer the model the ``refuse`` line; None: only when the loaded adapter was trained
-    on infeasible goals (its card's ``generator_version`` >= 5)."""
 
 
 class Planner:
@@ -427,8 +361,8 @@ class Planner:
                 [text.line(c) for c in cands],
                 None if self.config.exact_scores else penalty,
             )
-            outside = self._asked_outside(
-                cands, lm_scores, affordances, rejected, work, context.reading
+            outside = asked_outside(
+                cands, lm_scores, affordances, rejected, work, context.reading, self.registry
             )
             if outside is not None:
                 answer = Outside(f"step {len(steps) + 1}: {outside}")
@@ -469,38 +403,6 @@ class Planner:
         if not steps or cand.key() != steps[-1].key():
             return False
         return work.holds(self.registry[cand.skill].effects_machine, cand.params)
-
-    def _asked_outside(
-        self, cands, lm_scores, affordances, rejected, world, reading: GoalReading
-    ) -> str | None:
-        """Why the step the model ranks first lies outside its skill's trained envelope
-        or cannot run on the stack it finds (a cube put on the cube it is to move: "put
-        the red cube on the blue cube, then put the blue cube on the left pad"), or does
-        what the goal forbids on a cube its positive part names ("don't touch the
-        blue cube, put the red cube on it"), or is a push the goal resolver refuses (through
-        another cube: :func:`_through`; a goal that says "put" or "move" has its pushes
-        masked by the reading, and lifts the cube over), or None. The planner then refuses
-        the goal
-        (naming the step) instead of doing the next best thing: the goal asks for a call
-        the skill was never trained for, or one it rules out itself, and a robot that does
-        something else is worse than one that says no."""
-        order = np.argsort(-np.asarray(lm_scores, dtype=np.float64))
-        for i in order:
-            cand = cands[i]
-            if affordances[i] > 0:
-                return None  # the model's first choice (among those allowed) can run
-            forbidden = reading.prohibited(cand, self.registry)
-            named = {v for v in cand.params.values() if isinstance(v, str)} & set(reading.names)
-            if forbidden and any(r.cube in named for r in reading.prohibitions):
-                return f"{cand.key()}: {forbidden}"
-            if rejected[i]:
-                continue  # banned, failed before or against the goal's wording: not asked
-            why = outside_envelope(cand, self.registry, world) or _covered(cand, world)
-            if why:
-                return why
-            blocked = _through(cand, self.registry, world)
-            return f"{cand.key()}: {blocked}" if blocked else None
-        return None
 
     # -- generate -----------------------------------------------------------------------
     def grammar(self, world: World) -> PlanGrammar:

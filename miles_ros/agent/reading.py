@@ -80,7 +80,7 @@ from miles_ros.agent.world import World, in_workspace
 from miles_ros.runtime.goals import covered_error
 
 if TYPE_CHECKING:
-    from miles_ros.agent.negation import Prohibition
+    from miles_ros.agent.prohibitions import Prohibition
 
 _NOTHING = re.compile(
     r"(?:(?:please|could you|can you|would you|just|ok|okay|hey|robot|now|for now|kindly|"
@@ -134,11 +134,12 @@ _KEPT_THERE = re.compile(r"\b(?:leave|keep) it (?:there|in place)\b")
 each other (as the training generator's refusals say)."""
 _PLACING = re.compile(
     r"(?:(?:please|kindly|now|then|and|first|next|finally|lastly|also|just)[, ]+)*"
-    r"(?:move|put|place|set|carry|take|transfer|relocate|drop)\b"
+    r"(?:move|put|place|set|carry|take|transfer|relocate|drop|bring)\b"
 )
 """A clause that opens with a verb the training phrases say only a pick and place with,
 unless a manner says otherwise ("move the red cube to the right pad"; "... by pushing it"
-forbids grasping instead)."""
+forbids grasping instead; "bring X to P by sliding it" is the phrases' only push said with
+"bring", and the eval sets label "bring X to P" a pick and place)."""
 _NO_TOUCH = re.compile(r"without touching(?: it)?|(?:don'?t|do not|never) touch(?: it)?")
 _VISIT = re.compile(
     r"(?:(?:please|first|now|then|and|just)[, ]+)*(?:hover|reach|point|tap|poke|approach|go)\b"
@@ -184,7 +185,7 @@ class GoalReading:
     can serve it (only parameter-free skills such as ``home``)."""
     prohibitions: tuple[Prohibition, ...] = ()
     """The cubes the goal keeps out of the plan ("don't touch the red cube", "every cube
-    except the blue one"; :func:`miles_ros.agent.negation.read_scope`)."""
+    except the blue one"; :func:`miles_ros.agent.scope.read_scope`)."""
     turning: list[str] = field(default_factory=list)
     """The clauses that ask to turn a cube (:func:`miles_ros.agent.turns.turning_clauses`):
     a plan of other skills only does not serve them."""
@@ -259,7 +260,7 @@ def read_goal(
     prohibitions: tuple[Prohibition, ...] = (),
 ) -> GoalReading:
     """Read ``goal`` (see the module docstring): its positive part, when
-    :func:`~miles_ros.agent.negation.read_scope` took ``prohibitions`` out of it (a clause
+    :func:`~miles_ros.agent.scope.read_scope` took ``prohibitions`` out of it (a clause
     that moves a cube they forbid to move or touch, or puts a cube on one they forbid to
     touch, is a contradiction)."""
     text = _plain(goal)

@@ -217,7 +217,7 @@ def _container(match, world):
 
 def _counted(match, world):
     """ "all four cubes" among three: refused; the scene's own count is every cube
-    (:func:`~miles_ros.agent.negation.read_scope`); "the two cubes" among three with nothing
+    (:func:`~miles_ros.agent.scope.read_scope`); "the two cubes" among three with nothing
     said after it of which: asked which."""
     said = match.group("n").lower()
     n = int(said) if said.isdigit() else _COUNTS.index(said)

@@ -53,7 +53,12 @@ from miles_ros.agent.reference_scene import (
     _Groups,
     place_named,
 )
-from miles_ros.agent.reference_stacked import _on_place, _side_of_two, _stack_middle
+from miles_ros.agent.reference_stacked import (
+    _on_place,
+    _side_of_two,
+    _stack_bottom,
+    _stack_middle,
+)
 
 _A_SUPERLATIVE = re.compile(
     rf"\ban? (?=(?:{_CUBE}|one) {_REL}(?:the )?(?:{_NEAR}|{_FAR}|(?:left|right)(?:-| )?most)\b|"
@@ -308,6 +313,13 @@ _RULES = [
             re.I,
         ),
         _between_others,
+    ),
+    (  # the tower's bottom level, before the lowest cube of the table below
+        re.compile(
+            rf"\bthe (?:lowest|bottom|bottommost) {_CUBE} (?:in|of) the (?:stack|tower|pile)\b",
+            re.I,
+        ),
+        _stack_bottom,
     ),
     (
         re.compile(

@@ -4,6 +4,8 @@ under (held-out 19's structures; the patterns are in :mod:`~miles_ros.agent.refe
 - "the cube in the middle of the stack", "the middle cube of the tower": the cube with one
   cube under it and one on it (the tower's middle level, not the table plane's middle;
   :func:`_stack_middle`);
+- "the lowest / bottom cube in / of the stack": the cube with a cube on it and none under it
+  (the tower's bottom level, not the lowest cube of the table; :func:`_stack_bottom`);
 - "the cube sitting / resting on P": the cube on the pad's area, on the table; refused when
   none is (:func:`_on_place`);
 - "the left / right one of the two cubes at the back / front": of the two cubes farthest
@@ -40,6 +42,19 @@ def _stack_middle(match, world):
     if len(middle) > 1:
         raise _which("cube (more than one stack has a middle)", middle)
     return middle[0], None
+
+
+def _stack_bottom(match, world):
+    """The cube with a cube on it and none under it; refused when no cube stands on another,
+    asked when several towers stand."""
+    bottom = sorted(
+        n for n in world.objects if _level_with(world, n, 1.0) and not _level_with(world, n, -1.0)
+    )
+    if not bottom:
+        return None, "no cube stands on another: the scene has no stack"
+    if len(bottom) > 1:
+        raise _which("cube (more than one stack stands)", bottom)
+    return bottom[0], None
 
 
 def _on_place(match, world):

@@ -49,7 +49,7 @@ import re
 from miles_ros.agent.apart import both_taken, taken_apart
 from miles_ros.agent.clauses import plain_clauses
 from miles_ros.agent.conditions import branch_taken, compared, tower_in_order, visited_in_order
-from miles_ros.agent.discourse import CubeWords
+from miles_ros.agent.cube_words import CubeWords
 from miles_ros.agent.phrases import CUBE_NOUNS, PAD_NOUNS
 from miles_ros.agent.reference_scene import SYNONYMS, place_colours, spoken
 from miles_ros.agent.restated import stacked_said

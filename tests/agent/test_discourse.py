@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from miles_ros.agent.discourse import imperative, said_in_order
+from miles_ros.agent.cube_words import imperative
+from miles_ros.agent.discourse import said_in_order
 from miles_ros.agent.evaluation import parse_step
 from miles_ros.agent.grounding import step_text
 from miles_ros.agent.lm import FakeLanguageModel

@@ -17,12 +17,14 @@ import yaml
 from miles_ros.agent.evaluation import load_eval_goals, load_eval_refusals
 from miles_ros.agent.grounding import Step
 from miles_ros.agent.lm import FakeLanguageModel
-from miles_ros.agent.negation import AVOID, MOVE, TOUCH, read_in_scope, read_scope
+from miles_ros.agent.negation import read_in_scope
 from miles_ros.agent.planner import Planner, PlannerConfig
+from miles_ros.agent.prohibitions import AVOID, MOVE, TOUCH
 from miles_ros.agent.reading import read_goal
 from miles_ros.agent.references import resolve_references
 from miles_ros.agent.registry import SkillRegistry
 from miles_ros.agent.repertoire import ACTIONS, repertoire
+from miles_ros.agent.scope import read_scope
 from miles_ros.agent.world import World
 from tests.agent.conftest import FIXTURES, keyword_scorer
 

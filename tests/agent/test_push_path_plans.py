@@ -44,7 +44,7 @@ def test_a_push_through_a_cube_is_masked_and_fails_validation(registry, world):
     [
         "push the red cube to the left pad",
         "slide the red cube onto the left pad without lifting it",
-        "bring the red cube to the left pad",  # the model reads a push: not another cube's
+        "shove the red cube over to the left pad",  # the model reads a push: not another cube's
     ],
 )
 def test_a_blocked_push_the_model_chooses_is_refused_with_the_resolvers_reason(
@@ -57,11 +57,16 @@ def test_a_blocked_push_the_model_chooses_is_refused_with_the_resolvers_reason(
 
 
 @pytest.mark.parametrize(
-    "goal", ["put the red cube on the left pad", "move the red cube to the left pad"]
+    "goal",
+    [
+        "put the red cube on the left pad",
+        "move the red cube to the left pad",
+        "bring the red cube to the left pad",
+    ],
 )
 def test_a_goal_that_says_put_or_move_lifts_the_cube_over(registry, world, goal):
-    """The model likes the push best; the reading masks pushes for "put" and "move" (it
-    requires lifting): pick_place is the plan."""
+    """The model likes the push best; the reading masks pushes for "put", "move" and
+    "bring" (it requires lifting): pick_place is the plan."""
     lm = FakeLanguageModel(_scorer({"push red left": 0.0, "pick red left": -1.0}))
     plan = Planner(registry, world, lm, PlannerConfig()).plan(goal)
     assert plan.valid and [s.key() for s in plan.steps] == ["pick_place red_cube left_pad"]
