@@ -18,22 +18,22 @@ instead of PPO: the same envs, evaluations, checkpoints, logs and stage machiner
 - Update: every labelled state goes into an aggregate buffer (``buffer_size``, oldest
   dropped first); ``gradient_steps`` minibatches from it regress the actor's mean onto the
   labels (``loss``: the mean squared error, or each state's squared error relative to its
-  label's norm, :func:`imitation_loss`, each state counted ``focus_weight`` times where
-  the expert marks it in focus, :func:`policies.experts.get_labeller`, and ``still_weight``
+  label's norm, :func:`imitation_loss`, each state counted ``focus_weight`` times where the
+  expert marks it in focus, :func:`policies.experts.get_labeller`, and ``still_weight``
   times where the student held still there and the expert asked it to move,
-  :func:`still_points`; with ``action_floor`` a hinge on the action's component along
-  each label longer than the floor, :func:`action_floor_loss`; Adam, its step
-  size decaying linearly from ``learning_rate`` to ``final_lr_fraction`` of it over the
-  run). The critic regresses onto the rollout's GAE returns (``ppo.gamma``,
-  ``ppo.gae_lambda``), so a PPO stage that follows starts with a critic that knows the
-  task. The observation normalizer is
-  updated as in PPO. Observation fields the expert never reads (``augment_fields``, e.g.
-  the joint velocities, which each engine estimates its own way) are scaled by a random
-  factor per state in that regression, so the student learns to ignore them too; the run
-  checks on its first observations, and at every update on a sample of the buffer's
-  states (:data:`GUARD_STATES`), that the expert's labels indeed ignore them. With
-  ``label_augmented`` the expert instead labels each augmented state as the student sees
-  it (a field the expert reads, such as pick_place's ``joint_vel`` in its close gate, then
+  :func:`still_points`; with ``action_floor`` a hinge on the action's component along each
+  label longer than the floor, :func:`action_floor_loss`; Adam, its step size decaying
+  linearly from ``learning_rate`` to ``final_lr_fraction`` of it over the run; the actor is
+  not regressed during the first ``actor_warmup_steps`` env steps). The critic regresses
+  onto the rollout's GAE returns (``ppo.gamma``, ``ppo.gae_lambda``), so a PPO stage that
+  follows starts with a critic that knows the task. The observation normalizer is updated
+  as in PPO. Observation fields the expert never reads (``augment_fields``, e.g. the joint
+  velocities, which each engine estimates its own way) are scaled by a random factor per
+  state in that regression, so the student learns to ignore them too; the run checks on its
+  first observations, and at every update on a sample of the buffer's states
+  (:data:`GUARD_STATES`), that the expert's labels indeed ignore them. With
+  ``label_augmented`` the expert instead labels each augmented state as the student sees it
+  (a field the expert reads, such as pick_place's ``joint_vel`` in its close gate, then
   gets the label that agrees with its scaled value), and nothing is refused.
 - The policy's std is ``exploration_std`` throughout (a PPO stage that follows explores
   from there).
@@ -351,6 +351,7 @@ class DAggerRunner(OnPolicyRunner):
             group["lr"] = lr
         self.model.train()
         batch = min(ic.minibatch_size, self.buffer_len)
+        train_actor = self.env_steps >= ic.actor_warmup_steps
         actor_total = value_total = 0.0
         still_loss = np.zeros(2)  # the still points' share of the loss: weighted, unweighted
         floor_total = floor_held = 0.0  # imitation.action_floor's term, its states' share
@@ -379,7 +380,9 @@ class DAggerRunner(OnPolicyRunner):
                 )
             v = self.model.value(obs[j].to(self.device))
             value_loss = torch.mean((v - returns[j].to(v)) ** 2)
-            loss = actor_loss + ppo_cfg.value_loss_coef * value_loss
+            loss = ppo_cfg.value_loss_coef * value_loss
+            if train_actor:
+                loss = loss + actor_loss
             self.optimizer.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(
@@ -404,6 +407,7 @@ class DAggerRunner(OnPolicyRunner):
             "floor_loss": floor_total / k,
             "floor_share": floor_held / k,
             "learning_rate": lr,
+            "actor_trained": float(train_actor),
         }
 
 

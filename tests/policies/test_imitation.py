@@ -136,6 +136,35 @@ def test_beta_decays_linearly_over_beta_steps(tmp_path):
         runner.close()
 
 
+def test_the_actor_warmup_fits_the_critic_only_until_its_steps(tmp_path):
+    """``actor_warmup_steps``: the updates whose rollouts start before it change the critic
+    and leave the actor as it was; the first one at or after it changes the actor."""
+    per_update = 32 * 16  # reach_imitation_config's envs x rollout steps
+    runner = DAggerRunner(
+        reach_imitation_config(actor_warmup_steps=2 * per_update, gradient_steps=2), tmp_path
+    )
+
+    def update(env_steps):
+        runner.record.env_steps = env_steps
+        actor = [p.detach().clone() for p in runner.model.actor.parameters()]
+        critic = [p.detach().clone() for p in runner.model.critic.parameters()]
+        _, last_values, _, _ = runner._rollout(runner._reset_envs())
+        stats = runner._update(last_values)
+        moved = [
+            any(not torch.equal(a, b) for a, b in zip(before, net.parameters(), strict=True))
+            for before, net in ((actor, runner.model.actor), (critic, runner.model.critic))
+        ]
+        return stats["actor_trained"], moved
+
+    try:
+        assert update(0) == (0.0, [False, True])
+        assert update(per_update) == (0.0, [False, True])
+        assert update(2 * per_update) == (1.0, [True, True])
+        assert runner.buffer_len == 3 * per_update  # the warm-up's states stay in the buffer
+    finally:
+        runner.close()
+
+
 def test_a_student_learns_reach_on_the_command_path_model(tmp_path):
     """DAgger from the IK expert: the deterministic student succeeds like the expert on
     seeded episodes it never trained on (the rate-limited arm, 0..2 periods of latency)."""
@@ -194,6 +223,7 @@ def test_an_imitation_stage_chains_into_a_ppo_stage(tmp_path, capsys):
         ({"expert": "scripted", "exploration_std": 0.0}, "exploration_std"),
         ({"expert": "scripted", "epochs": 3}, "epochs"),
         ({"expert": "scripted", "clean_fraction": 1.5}, "clean_fraction"),
+        ({"expert": "scripted", "actor_warmup_steps": -1}, "actor_warmup_steps"),
     ],
 )
 def test_bad_imitation_configs_fail_before_any_work(tmp_path, capsys, imitation, message):
