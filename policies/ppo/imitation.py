@@ -23,8 +23,8 @@ instead of PPO: the same envs, evaluations, checkpoints, logs and stage machiner
   times where the student held still there and the expert asked it to move,
   :func:`still_points`; with ``action_floor`` a hinge on the action's component along each
   label longer than the floor, :func:`action_floor_loss`; Adam, its step size decaying
-  linearly from ``learning_rate`` to ``final_lr_fraction`` of it over the run; the actor is
-  not regressed during the first ``actor_warmup_steps`` env steps). The critic regresses
+  linearly from ``learning_rate`` to ``final_lr_fraction`` of it over the run, ramped up from
+  0 over the first ``lr_warmup_steps`` env steps). The critic regresses
   onto the rollout's GAE returns (``ppo.gamma``, ``ppo.gae_lambda``), so a PPO stage that
   follows starts with a critic that knows the task. The observation normalizer is updated
   as in PPO. Observation fields the expert never reads (``augment_fields``, e.g. the joint
@@ -347,11 +347,12 @@ class DAggerRunner(OnPolicyRunner):
             self.dist.merge_normalizer(self.model.normalizer, storage.obs)
         frac = min(1.0, self.env_steps / max(1, self.cfg.runner.total_steps))
         lr = ic.learning_rate * (1.0 - (1.0 - ic.final_lr_fraction) * frac)
+        if ic.lr_warmup_steps:
+            lr *= min(1.0, self.env_steps / ic.lr_warmup_steps)
         for group in self.optimizer.param_groups:
             group["lr"] = lr
         self.model.train()
         batch = min(ic.minibatch_size, self.buffer_len)
-        train_actor = self.env_steps >= ic.actor_warmup_steps
         actor_total = value_total = 0.0
         still_loss = np.zeros(2)  # the still points' share of the loss: weighted, unweighted
         floor_total = floor_held = 0.0  # imitation.action_floor's term, its states' share
@@ -380,9 +381,7 @@ class DAggerRunner(OnPolicyRunner):
                 )
             v = self.model.value(obs[j].to(self.device))
             value_loss = torch.mean((v - returns[j].to(v)) ** 2)
-            loss = ppo_cfg.value_loss_coef * value_loss
-            if train_actor:
-                loss = loss + actor_loss
+            loss = actor_loss + ppo_cfg.value_loss_coef * value_loss
             self.optimizer.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(
@@ -407,7 +406,6 @@ class DAggerRunner(OnPolicyRunner):
             "floor_loss": floor_total / k,
             "floor_share": floor_held / k,
             "learning_rate": lr,
-            "actor_trained": float(train_actor),
         }
 
 
