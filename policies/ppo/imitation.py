@@ -18,22 +18,22 @@ instead of PPO: the same envs, evaluations, checkpoints, logs and stage machiner
 - Update: every labelled state goes into an aggregate buffer (``buffer_size``, oldest
   dropped first); ``gradient_steps`` minibatches from it regress the actor's mean onto the
   labels (``loss``: the mean squared error, or each state's squared error relative to its
-  label's norm, :func:`imitation_loss`, each state counted ``focus_weight`` times where the
-  expert marks it in focus, :func:`policies.experts.get_labeller`, and ``still_weight``
+  label's norm, :func:`imitation_loss`, each state counted ``focus_weight`` times where
+  the expert marks it in focus, :func:`policies.experts.get_labeller`, and ``still_weight``
   times where the student held still there and the expert asked it to move,
-  :func:`still_points`; with ``action_floor`` a hinge on the action's component along each
-  label longer than the floor, :func:`action_floor_loss`; Adam, its step size decaying
-  linearly from ``learning_rate`` to ``final_lr_fraction`` of it over the run, ramped up from
-  0 over the first ``lr_warmup_steps`` env steps). The critic regresses
-  onto the rollout's GAE returns (``ppo.gamma``, ``ppo.gae_lambda``), so a PPO stage that
-  follows starts with a critic that knows the task. The observation normalizer is updated
-  as in PPO. Observation fields the expert never reads (``augment_fields``, e.g. the joint
-  velocities, which each engine estimates its own way) are scaled by a random factor per
-  state in that regression, so the student learns to ignore them too; the run checks on its
-  first observations, and at every update on a sample of the buffer's states
-  (:data:`GUARD_STATES`), that the expert's labels indeed ignore them. With
-  ``label_augmented`` the expert instead labels each augmented state as the student sees it
-  (a field the expert reads, such as pick_place's ``joint_vel`` in its close gate, then
+  :func:`still_points`; with ``action_floor`` a hinge on the action's component along
+  each label longer than the floor, :func:`action_floor_loss`; Adam, its step
+  size decaying linearly from ``learning_rate`` to ``final_lr_fraction`` of it over the
+  run). The critic regresses onto the rollout's GAE returns (``ppo.gamma``,
+  ``ppo.gae_lambda``), so a PPO stage that follows starts with a critic that knows the
+  task. The observation normalizer is
+  updated as in PPO. Observation fields the expert never reads (``augment_fields``, e.g.
+  the joint velocities, which each engine estimates its own way) are scaled by a random
+  factor per state in that regression, so the student learns to ignore them too; the run
+  checks on its first observations, and at every update on a sample of the buffer's
+  states (:data:`GUARD_STATES`), that the expert's labels indeed ignore them. With
+  ``label_augmented`` the expert instead labels each augmented state as the student sees
+  it (a field the expert reads, such as pick_place's ``joint_vel`` in its close gate, then
   gets the label that agrees with its scaled value), and nothing is refused.
 - The policy's std is ``exploration_std`` throughout (a PPO stage that follows explores
   from there).
@@ -347,8 +347,6 @@ class DAggerRunner(OnPolicyRunner):
             self.dist.merge_normalizer(self.model.normalizer, storage.obs)
         frac = min(1.0, self.env_steps / max(1, self.cfg.runner.total_steps))
         lr = ic.learning_rate * (1.0 - (1.0 - ic.final_lr_fraction) * frac)
-        if ic.lr_warmup_steps:
-            lr *= min(1.0, self.env_steps / ic.lr_warmup_steps)
         for group in self.optimizer.param_groups:
             group["lr"] = lr
         self.model.train()

@@ -76,11 +76,6 @@ class ImitationConfig:
     start of the run; it decays linearly to ``final_lr_fraction`` of it at ``total_steps``."""
     final_lr_fraction: float = 0.1
     """The step size at the end of the run, as a fraction of ``learning_rate``."""
-    lr_warmup_steps: int = 0
-    """Env steps over which the step size ramps up linearly from 0 (times the schedule
-    above) at the start of the run: the first update's gradient steps only fill Adam's
-    moments. A fine-tune starts a fresh Adam on a trained actor, whose first steps move
-    every weight by about the full step size whatever its gradient; 0 (default): no ramp."""
     loss: str = "mse"
     """How the actor's regression weighs its errors (:data:`IMITATION_LOSSES`): ``mse``, the
     mean squared error, which the large actions dominate (an approach at full speed);
@@ -182,10 +177,6 @@ def imitation_from_dict(data: dict[str, Any]) -> ImitationConfig:
         raise ValueError("imitation.beta_start and beta_end must lie in [0, 1]")
     if cfg.carry_states < 0 or cfg.carry_states > cfg.buffer_size:
         raise ValueError("imitation.carry_states must lie in [0, buffer_size]")
-    if not (isinstance(cfg.lr_warmup_steps, int) and cfg.lr_warmup_steps >= 0):
-        raise ValueError(
-            f"imitation.lr_warmup_steps must be an integer >= 0, got {cfg.lr_warmup_steps!r}"
-        )
     if cfg.buffer_size < 1 or cfg.gradient_steps < 1 or cfg.minibatch_size < 1:
         raise ValueError("imitation.buffer_size, gradient_steps, minibatch_size must be >= 1")
     if not 0.0 < cfg.final_lr_fraction <= 1.0:

@@ -136,39 +136,6 @@ def test_beta_decays_linearly_over_beta_steps(tmp_path):
         runner.close()
 
 
-def test_the_lr_warmup_ramps_the_step_size_up_from_zero(tmp_path):
-    """``lr_warmup_steps``: the first update's step size is 0 (the actor stays as it was,
-    Adam's moments fill), then it ramps up linearly to the schedule's at that many steps."""
-    per_update = 32 * 16  # reach_imitation_config's envs x rollout steps
-    cfg = reach_imitation_config(
-        total_steps=10**6, lr_warmup_steps=2 * per_update, gradient_steps=2
-    )
-    runner = DAggerRunner(cfg, tmp_path)
-
-    def update(env_steps):
-        runner.record.env_steps = env_steps
-        actor = [p.detach().clone() for p in runner.model.actor.parameters()]
-        _, last_values, _, _ = runner._rollout(runner._reset_envs())
-        stats = runner._update(last_values)
-        after = runner.model.actor.parameters()
-        moved = any(not torch.equal(a, b) for a, b in zip(actor, after, strict=True))
-        return stats["learning_rate"], moved
-
-    def schedule(env_steps):  # the decay alone, without the ramp
-        ic = cfg.imitation
-        return ic.learning_rate * (1 - (1 - ic.final_lr_fraction) * env_steps / 10**6)
-
-    try:
-        assert update(0) == (0.0, False)
-        first = next(runner.model.actor.parameters())
-        assert runner.optimizer.state[first]["exp_avg_sq"].abs().sum() > 0
-        lr, moved = update(per_update)
-        assert lr == pytest.approx(schedule(per_update) / 2) and moved
-        assert update(2 * per_update)[0] == pytest.approx(schedule(2 * per_update))
-    finally:
-        runner.close()
-
-
 def test_a_student_learns_reach_on_the_command_path_model(tmp_path):
     """DAgger from the IK expert: the deterministic student succeeds like the expert on
     seeded episodes it never trained on (the rate-limited arm, 0..2 periods of latency)."""
@@ -227,7 +194,6 @@ def test_an_imitation_stage_chains_into_a_ppo_stage(tmp_path, capsys):
         ({"expert": "scripted", "exploration_std": 0.0}, "exploration_std"),
         ({"expert": "scripted", "epochs": 3}, "epochs"),
         ({"expert": "scripted", "clean_fraction": 1.5}, "clean_fraction"),
-        ({"expert": "scripted", "lr_warmup_steps": -1}, "lr_warmup_steps"),
     ],
 )
 def test_bad_imitation_configs_fail_before_any_work(tmp_path, capsys, imitation, message):
