@@ -192,9 +192,11 @@ def expert_labels(card: SkillCard, obs: np.ndarray) -> np.ndarray:
 
 def parent_labels(model: ActorCritic, obs: np.ndarray) -> np.ndarray:
     """The parent actor's own deterministic actions for ``obs`` (call before training)."""
+    device = next(model.parameters()).device
     with torch.no_grad():
-        actions = model.act_deterministic(torch.as_tensor(np.asarray(obs, dtype=np.float32)))
-    return np.clip(actions.numpy().astype(np.float32), -1.0, 1.0)
+        obs = torch.as_tensor(np.asarray(obs, dtype=np.float32), device=device)
+        actions = model.act_deterministic(obs)
+    return np.clip(actions.cpu().numpy().astype(np.float32), -1.0, 1.0)
 
 
 METHODS = {

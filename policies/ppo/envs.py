@@ -18,6 +18,8 @@ import dataclasses
 from collections.abc import Callable, Mapping
 from typing import Any
 
+import numpy as np
+
 import sims
 from policies.ppo.config import TrainConfig, with_run_rewards
 from policies.ppo.env_options import (
@@ -182,9 +184,19 @@ def with_plain_envs(options: dict[str, Any], fraction: float) -> dict[str, Any]:
     filters = options.get("motor_filters")
     if not fraction or filters is None:
         return options
-    n = len(filters)
-    plain = round(fraction * n)
-    return {**options, "motor_filters": list(filters[: n - plain]) + [None] * plain}
+    plain = plain_envs(len(filters), fraction)
+    return {
+        **options,
+        "motor_filters": [None if p else f for f, p in zip(filters, plain, strict=True)],
+    }
+
+
+def plain_envs(num_envs: int, fraction: float) -> np.ndarray:
+    """[num_envs] bool: the envs ``env.plain_fraction`` takes off their motor filter, the
+    last ``round(fraction x num_envs)``."""
+    plain = np.zeros(num_envs, dtype=bool)
+    plain[num_envs - round(fraction * num_envs) :] = True
+    return plain
 
 
 DEVICE_BACKENDS = ("numba", "isaac")

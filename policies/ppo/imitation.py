@@ -34,7 +34,9 @@ instead of PPO: the same envs, evaluations, checkpoints, logs and stage machiner
   states (:data:`GUARD_STATES`), that the expert's labels indeed ignore them. With
   ``label_augmented`` the expert instead labels each augmented state as the student sees
   it (a field the expert reads, such as pick_place's ``joint_vel`` in its close gate, then
-  gets the label that agrees with its scaled value), and nothing is refused.
+  gets the label that agrees with its scaled value), and nothing is refused. With
+  ``anchor_plain`` a share of the plain envs' states is labelled in the regression by the
+  run's starting policy (:meth:`DAggerRunner.anchor_labels`) instead of the expert.
 - The policy's std is ``exploration_std`` throughout (a PPO stage that follows explores
   from there).
 
@@ -47,6 +49,7 @@ earlier stages' backends taught (DAgger's aggregate across stages).
 
 from __future__ import annotations
 
+import copy
 import math
 import time
 from pathlib import Path
@@ -55,6 +58,7 @@ import numpy as np
 import torch
 
 from policies.ppo.config import TrainConfig
+from policies.ppo.envs import plain_envs
 from policies.ppo.imitation_config import augment_field_slices
 from policies.ppo.imitation_loss import (
     action_floor_loss,
@@ -104,11 +108,13 @@ class DAggerRunner(OnPolicyRunner):
         self.labels = torch.zeros(rc.rollout_steps, self.env.num_envs, self.action_dim)
         self.focus = torch.zeros(rc.rollout_steps, self.env.num_envs, dtype=torch.bool)
         self.still = torch.zeros(rc.rollout_steps, self.env.num_envs, dtype=torch.bool)
+        self.anchor = torch.zeros(rc.rollout_steps, self.env.num_envs, dtype=torch.bool)
         size = ic.buffer_size
         self.buffer_obs = torch.zeros(size, self.obs_dim)
         self.buffer_labels = torch.zeros(size, self.action_dim)
         self.buffer_focus = torch.zeros(size, dtype=torch.bool)
         self.buffer_still = torch.zeros(size, dtype=torch.bool)
+        self.buffer_anchor = torch.zeros(size, dtype=torch.bool)
         self.views = self.buffer_view = None
         if ic.label_augmented:
             # the expert's view of each state, relabelled augmented in the regression
@@ -130,6 +136,19 @@ class DAggerRunner(OnPolicyRunner):
                 raise ValueError(f"imitation.clean_fraction: {exc}") from None
         self.clean = torch.as_tensor(clean)
         """[N] bool: the envs rolled as ``miles eval`` runs the student (``clean_fraction``)."""
+        self.anchored_envs = torch.as_tensor(plain_envs(self.env.num_envs, 0.0))
+        """[N] bool: the envs whose states ``imitation.anchor_plain`` may anchor."""
+        if ic.anchor_plain:
+            self.anchored_envs = torch.as_tensor(
+                plain_envs(self.env.num_envs, cfg.env.plain_fraction)
+            )
+            if not self.anchored_envs.any():
+                self.close()
+                raise ValueError("imitation.anchor_plain: no plain envs (env.plain_fraction)")
+        self.anchor_generator = torch.Generator().manual_seed(int(cfg.seed) + 2)
+        """Draws the anchored states (its own: the training's draws stay as without it)."""
+        self.anchor_model = None
+        """The run's starting policy (``anchor_plain``), taken at its first rollout."""
 
     def beta(self) -> float:
         """The probability of executing the expert's action at the current env step."""
@@ -261,9 +280,27 @@ class DAggerRunner(OnPolicyRunner):
         focus = torch.as_tensor(np.asarray(focus, dtype=bool))
         return torch.as_tensor(actions, device=self.device), focus
 
+    def anchor_labels(self, obs: torch.Tensor) -> torch.Tensor:
+        """[N, A] on the CPU: the run's starting policy's own deterministic actions at
+        ``obs`` (as the student sees them), the labels of the anchored states."""
+        from policies.finetune import parent_labels
+
+        return torch.as_tensor(parent_labels(self.anchor_model, obs.detach().cpu().numpy()))
+
+    def _take_anchor(self) -> None:
+        """Keep the model as the run starts as the anchor (``anchor_plain``); ValueError in
+        a resumed run, whose model is no longer the start."""
+        if not self.cfg.imitation.anchor_plain or self.anchor_model is not None:
+            return
+        if self.env_steps > 0:
+            raise ValueError("imitation.anchor_plain: a resumed run has lost its anchor")
+        self.anchor_model = copy.deepcopy(self.model).eval()
+
     def _rollout(self, obs: torch.Tensor):
         """``rollout_steps`` steps of the mixed policy; labels into :attr:`labels`."""
+        self._take_anchor()
         model, envs, storage = self.model, self.envs, self.storage
+        anchor_share = self.cfg.imitation.anchor_plain
         steps, gamma = self.cfg.runner.rollout_steps, self.cfg.ppo.gamma
         beta, std = self.beta(), self.cfg.imitation.exploration_std
         n = self.env.num_envs
@@ -292,6 +329,9 @@ class DAggerRunner(OnPolicyRunner):
                 storage.add(obs, actions, torch.zeros(n, device=self.device), values, reward, done)
                 self.labels[t] = label.cpu()
                 self.focus[t] = focus
+                if anchor_share:
+                    drawn = torch.rand(n, generator=self.anchor_generator) < anchor_share
+                    self.anchor[t] = self.anchored_envs & drawn
                 if self.views is not None:
                     self.views[t] = view.cpu()
                 obs = envs.to_torch(next_obs)
@@ -307,20 +347,24 @@ class DAggerRunner(OnPolicyRunner):
         focus: torch.Tensor,
         still: torch.Tensor | None = None,
         view: torch.Tensor | None = None,
+        anchor: torch.Tensor | None = None,
     ) -> None:
-        """Append labelled states (whether each is in focus and a still point, and with
-        ``label_augmented`` the expert's ``view`` of each, ``obs`` where None) to the ring
-        buffer."""
+        """Append labelled states (whether each is in focus, a still point and anchored,
+        and with ``label_augmented`` the expert's ``view`` of each, ``obs`` where None) to
+        the ring buffer."""
         size = self.buffer_obs.shape[0]
-        if still is None:
-            still = torch.zeros(obs.shape[0], dtype=torch.bool)
+        none = torch.zeros(obs.shape[0], dtype=torch.bool)
+        still = none if still is None else still
+        anchor = none if anchor is None else anchor
         obs, labels, focus, still = obs[-size:], labels[-size:], focus[-size:], still[-size:]
+        anchor = anchor[-size:]
         k = obs.shape[0]
         idx = (self.buffer_next + torch.arange(k)) % size
         self.buffer_obs[idx] = obs
         self.buffer_labels[idx] = labels
         self.buffer_focus[idx] = focus
         self.buffer_still[idx] = still
+        self.buffer_anchor[idx] = anchor
         if self.buffer_view is not None:
             self.buffer_view[idx] = obs if view is None else view[-size:]
         self.buffer_next = int((self.buffer_next + k) % size)
@@ -341,6 +385,7 @@ class DAggerRunner(OnPolicyRunner):
             self.focus.reshape(-1),
             self.still.reshape(-1),
             views,
+            self.anchor.reshape(-1),
         )
         self.check_buffer()
         if self.model.normalizer is not None:
@@ -358,6 +403,10 @@ class DAggerRunner(OnPolicyRunner):
             i = torch.randint(0, self.buffer_len, (batch,), generator=self.generator)
             j = torch.randint(0, obs.shape[0], (batch,), generator=self.generator)
             x, labels, focus = self.regression_batch(i)
+            anchored = self.buffer_anchor[i]
+            if anchored.any():
+                labels = labels.clone()
+                labels[anchored] = self.anchor_labels(x[anchored]).to(labels)
             x = self.model.normalize(x.to(self.device))
             weight = state_weights(focus, self.buffer_still[i], ic.focus_weight, ic.still_weight)
             weight = None if weight is None else weight.to(x)
@@ -398,6 +447,7 @@ class DAggerRunner(OnPolicyRunner):
             "buffer_states": float(self.buffer_len),
             "focus_share": float(self.focus.float().mean()),
             "still_share": float(self.still.float().mean()),
+            "anchor_share": float(self.anchor.float().mean()),
             "still_buffer_share": float(self.buffer_still[: self.buffer_len].float().mean()),
             "still_loss_share": float(still_loss[0]) / k,
             "still_loss_share_unweighted": float(still_loss[1]) / k,

@@ -118,6 +118,14 @@ class ImitationConfig:
     student holds still (a noiseless still arm beside a still cube observes the same every
     step); the other envs roll as before. 0: none. A backend with noise must turn it off
     per env (the host backends: PyBullet, Isaac)."""
+    anchor_plain: float = 0.0
+    """The share of the plain envs' states (``env.plain_fraction``; each state drawn with
+    this probability) that the run's starting policy labels instead of the expert: its own
+    deterministic action at the state as the student sees it in the regression
+    (:func:`policies.finetune.parent_labels`, the rehearsal anchor of a fine-tune from
+    logs), so a fine-tune from a skill (``--init-from``) keeps what that skill does without
+    the supervisor while it learns the rest from the expert. The anchor is the model as the
+    run starts (a resumed run refuses it: its start is not the anchor). 0: off."""
 
 
 def augment_field_slices(task: str, fields) -> list[slice]:
@@ -201,4 +209,6 @@ def imitation_from_dict(data: dict[str, Any]) -> ImitationConfig:
         raise ValueError(
             f"imitation.clean_fraction must lie in [0, 1], got {cfg.clean_fraction!r}"
         )
+    if not (isinstance(cfg.anchor_plain, (int, float)) and 0.0 <= cfg.anchor_plain <= 1.0):
+        raise ValueError(f"imitation.anchor_plain must lie in [0, 1], got {cfg.anchor_plain!r}")
     return cfg
