@@ -193,3 +193,41 @@ def test_a_cube_said_first_with_its_place_in_the_tower_is_the_subject(order):
 def test_a_cube_not_in_the_scene_said_first_keeps_its_words():
     goal = "The purple cube on top of the stack, put it on the right pad."
     assert topic_located(goal, THREE) == goal
+
+
+# -- the cube near the edge: measured from the table's sides (reference_edge.py) -----------
+@given(
+    st.sampled_from(["red", "green", "blue"]),
+    st.floats(0.26, 0.30),
+    st.sampled_from([1.0, -1.0]),
+)
+@settings(max_examples=8, deadline=None)
+def test_the_cube_clearly_nearest_the_edge_is_meant(colour, off, side):
+    rest = [c for c in ("red", "green", "blue") if c != colour]
+    world = moved([(0.45, 0.0)] * 3)
+    world.objects = {
+        f"{colour}_cube": (0.42, side * off, 0.02),
+        f"{rest[0]}_cube": (0.45, 0.0, 0.02),
+        f"{rest[1]}_cube": (0.55, -side * 0.08, 0.02),
+    }
+    text, reading, asked = _read(
+        "Nudge the brick close to the table's edge onto the grey mat.", world
+    )
+    assert asked is None and reading.refusal is None
+    assert f"the {colour} cube" in text.lower()
+
+
+@given(st.floats(0.0, 0.02))
+@settings(max_examples=5, deadline=None)
+def test_cubes_about_equally_near_the_edge_are_asked(gap):
+    world = moved([(0.40, 0.27 - gap), (0.40, -0.27), (0.45, 0.0)])
+    _, reading, asked = _read("Lift the block by the edge onto the yellow mat.", world)
+    assert asked is not None and reading.refusal is None
+    assert "red" in asked.question and "green" in asked.question and "blue" not in asked.question
+
+
+def test_an_edge_with_no_table_is_refused():
+    world = moved([(0.40, 0.27), (0.40, -0.10), (0.45, 0.0)])
+    world.table_xy = None
+    _, reading, _ = _read("Lift the block by the edge onto the yellow mat.", world)
+    assert reading.refusal and "edge" in reading.refusal
