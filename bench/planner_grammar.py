@@ -3301,6 +3301,17 @@ def leave_tower(goal: str, item: dict) -> str | None:
     """The tower left alone beside a step on the free cube (no return home asked): "Don't
     touch the stack; push the blue cube onto the left pad." (from one placing or push of the
     cube beside the scene's one tower of two)."""
+    forms = [
+        "Don't touch the stack; {s}.",
+        "Leave the pile where it is and {s}.",
+        "Keep away from the tower, and {s}.",
+    ]
+    return _beside_tower(goal, item, forms, "ltower|" + goal)
+
+
+def _beside_tower(goal: str, item: dict, forms: list[str], key: str) -> str | None:
+    """One of ``forms`` (picked by ``key``; {s} the step said) for a goal of one placing or
+    push onto a pad of the cube beside the scene's one tower; None for any other goal."""
     found = _tower_top(item)
     if found is None or not _single_step(item) or item["plan"][0].skill == "reach":
         return None
@@ -3308,15 +3319,7 @@ def leave_tower(goal: str, item: dict) -> str | None:
     said = _step_said(step)
     if said is None or step.params.get("object") not in found[1] or "pad" not in said:
         return None
-    form = _pick(
-        [
-            "Don't touch the stack; {s}.",
-            "Leave the pile where it is and {s}.",
-            "Keep away from the tower, and {s}.",
-        ],
-        "ltower|" + goal,
-    )
-    return form.format(s=said)
+    return _pick(forms, key).format(s=said)
 
 
 def over_with(goal: str, item: dict) -> str | None:
@@ -4326,22 +4329,12 @@ def tower_standing(goal: str, item: dict) -> str | None:
     """The tower left standing beside a step on the free cube (no home step; the
     prohibition covers the tower's cubes): "Keep the stack standing and put the blue cube on
     the left pad." (from one placing or push of the cube beside the scene's one tower)."""
-    found = _tower_top(item)
-    if found is None or not _single_step(item) or item["plan"][0].skill == "reach":
-        return None
-    step = item["plan"][0]
-    said = _step_said(step)
-    if said is None or step.params.get("object") not in found[1] or "pad" not in said:
-        return None
-    form = _pick(
-        [
-            "Keep the stack standing and {s}.",
-            "Let the pile stay up; {s}.",
-            "Leave the tower as it stands, and {s}.",
-        ],
-        "ostand|" + goal,
-    )
-    return form.format(s=said)
+    forms = [
+        "Keep the stack standing and {s}.",
+        "Let the pile stay up; {s}.",
+        "Leave the tower as it stands, and {s}.",
+    ]
+    return _beside_tower(goal, item, forms, "ostand|" + goal)
 
 
 def into_box(goal: str, item: dict) -> Relabelled | None:
