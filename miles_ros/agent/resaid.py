@@ -179,7 +179,8 @@ def top_as(text: str) -> str:
 
 
 _SOME_CUBE = re.compile(
-    rf"\b(?:some\s+(?:{_CUBE_NOUN})(?:\s+or\s+other)?|one\s+of\s+(?:those|these|the)\s+"
+    rf"\b(?:some\s+(?:{_CUBE_NOUN})(?:\s+or\s+other)?|(?<!whichever\s)(?<!which\s)(?<!each\s)"
+    r"(?<!every\s)one\s+of\s+(?:those|these|the)\s+"
     rf"(?:{_CUBE_NOUN})s)\b",
     re.I,
 )
@@ -187,7 +188,7 @@ _SOME_CUBE = re.compile(
 
 def some_cube(text: str) -> str:
     """ "some cube (or other)", "one of those cubes" -> "a cube" (any of several: asked
-    which)."""
+    which; not "whichever / each one of the cubes ...")."""
     return _SOME_CUBE.sub("a cube", text)
 
 

@@ -13,6 +13,7 @@ from miles_ros.agent.resaid import (
     container_said,
     no_home_after,
     pad_corrected,
+    some_cube,
     stacked_in_order,
     topic_located,
     tower_listed,
@@ -231,3 +232,8 @@ def test_an_edge_with_no_table_is_refused():
     world.table_xy = None
     _, reading, _ = _read("Lift the block by the edge onto the yellow mat.", world)
     assert reading.refusal and "edge" in reading.refusal
+
+
+def test_whichever_one_of_the_cubes_is_not_some_cube():
+    goal = "Push whichever one of the cubes lies nearest you to the grey mat."
+    assert some_cube(goal) == goal
