@@ -60,7 +60,7 @@ def withdrawn(text: str) -> str:
 
 
 _NO_HOME_AFTER = re.compile(
-    rf"\s*{_DASH}?\s*(?:and\s+)?(?:(?:don't|do\s+not)\s+(?:go|return|head|come)(?:\s+back)?"
+    rf"\s*{_DASH}?\s*(?:(?:and|but)\s+)?(?:(?:don't|do\s+not)\s+(?:go|return|head|come)(?:\s+back)?"
     r"|no\s+(?:going|returning|heading|coming)(?:\s+back)?)\s+home"
     r"(?:\s+(?:afterwards?|after(?:\s+that)?|later|at\s+the\s+end))?\s*(?P<end>[.!]?)\s*$",
     re.I,
@@ -104,10 +104,14 @@ def tower_standing(text: str) -> str:
     return _TOWER_STANDING.sub(lambda m: f"Don't touch the {m['t'].lower()}; ", text.strip())
 
 
+_CONTAINERS = (
+    r"(?:box|bin|tray|crate|basket|bucket|container|bag|bowl|drawer|jar|pot|carton|chest|tub|"
+    r"tin|case|sack|pail|trough)"
+)
 _CONTAINER = re.compile(
     r"\b(?P<p>in|into|inside)\s+(?:(?:that|this|yonder)\s+|(?:the|a|an)\s+(?=(?:cardboard|"
     r"plastic|wooden|metal|empty)\b))(?:(?:cardboard|plastic|wooden|metal|empty|small|little|"
-    rf"big)\s+)?(?P<n>(?!(?:cube|block|brick|one|{_PAD_NOUN}|cardboard|plastic|wooden)\b)[a-z]+)\b",
+    rf"big)\s+)?(?P<n>{_CONTAINERS})\b",
     re.I,
 )
 
