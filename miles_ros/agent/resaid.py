@@ -183,17 +183,26 @@ def top_as(text: str) -> str:
 
 
 _SOME_CUBE = re.compile(
-    rf"\b(?:some\s+(?:{_CUBE_NOUN})(?:\s+or\s+other)?|(?<!whichever\s)(?<!which\s)(?<!each\s)"
-    r"(?<!every\s)one\s+of\s+(?:those|these|the)\s+"
+    rf"\b(?:some\s+(?:{_CUBE_NOUN})(?:\s+or\s+other)?|one\s+of\s+(?:those|these|the)\s+"
     rf"(?:{_CUBE_NOUN})s)\b",
     re.I,
 )
 
 
+_NOT_SOME = re.compile(
+    r"\b(?:whichever|which|each|every|the(?:\s+[a-z]+)?|an?(?:\s+[a-z]+)?)\s*$", re.I
+)
+"""Words before "one of the cubes" that make it a definite pick ("whichever one of", "the
+right one of", "the second one of"), not any of several."""
+
+
 def some_cube(text: str) -> str:
     """ "some cube (or other)", "one of those cubes" -> "a cube" (any of several: asked
-    which; not "whichever / each one of the cubes ...")."""
-    return _SOME_CUBE.sub("a cube", text)
+    which; not "whichever / each / the right / the second one of the cubes ...")."""
+    return _SOME_CUBE.sub(
+        lambda m: m[0] if _NOT_SOME.search(text[: m.start()]) else "a cube",
+        text,
+    )
 
 
 _RIGHT_NEXT = re.compile(
