@@ -4369,42 +4369,38 @@ def _three_on(goal: str, item: dict, key: str) -> tuple[str, str, str, list] | N
     return (x, a, b, plan) if _valid(plan, item) else None
 
 
+def _three_said(goal: str, item: dict, forms: list[str], key: str) -> Relabelled | None:
+    """One of ``forms`` (picked by ``key``; {x} the cube stacked on, {a} then {b}) for a goal
+    :func:`_three_on` takes, labelled with its two placings; None for any other goal."""
+    found = _three_on(goal, item, key)
+    if found is None:
+        return None
+    x, a, b, plan = found
+    return _pick(forms, key).format(x=x, a=a, b=b), {"expect": "plan", "plan": plan}
+
+
 def stack_first(goal: str, item: dict) -> Relabelled | None:
     """Three stacked on a cube in an order said after a colon: "Pile all three onto the red
     block: green first, then blue on top." (from one placing of a cube by colour onto
     another in a flat scene of three: it first, the third cube onto it)."""
-    found = _three_on(goal, item, "ofirst|" + goal)
-    if found is None:
-        return None
-    x, a, b, plan = found
-    form = _pick(
-        [
-            "Pile all three onto the {x} block: {a} first, then {b} on top.",
-            "Stack the three cubes on the {x} one - {a} first, and {b} on top of it.",
-            "Make a tower of all three on the {x} cube: {a} first, {b} last.",
-        ],
-        "ofirstf|" + goal,
-    )
-    return form.format(x=x, a=a, b=b), {"expect": "plan", "plan": plan}
+    forms = [
+        "Pile all three onto the {x} block: {a} first, then {b} on top.",
+        "Stack the three cubes on the {x} one - {a} first, and {b} on top of it.",
+        "Make a tower of all three on the {x} cube: {a} first, {b} last.",
+    ]
+    return _three_said(goal, item, forms, "ofirstf|" + goal)
 
 
 def on_top_of_that(goal: str, item: dict) -> Relabelled | None:
     """ "On top of that" after a placing (the cube just placed): "Set the green block on the
     red one, then put the blue block on top of that." (from one placing of a cube by colour
     onto another in a flat scene of three: then the third cube onto it)."""
-    found = _three_on(goal, item, "othat|" + goal)
-    if found is None:
-        return None
-    x, a, b, plan = found
-    form = _pick(
-        [
-            "Set the {a} block on the {x} one, then put the {b} block on top of that.",
-            "Place the {a} cube onto the {x} cube and the {b} cube on top of that one.",
-            "Put the {a} cube on the {x} cube, and on top of that the {b} cube.",
-        ],
-        "othatf|" + goal,
-    )
-    return form.format(x=x, a=a, b=b), {"expect": "plan", "plan": plan}
+    forms = [
+        "Set the {a} block on the {x} one, then put the {b} block on top of that.",
+        "Place the {a} cube onto the {x} cube and the {b} cube on top of that one.",
+        "Put the {a} cube on the {x} cube, and on top of that the {b} cube.",
+    ]
+    return _three_said(goal, item, forms, "othatf|" + goal)
 
 
 def tower_top_as(goal: str, item: dict) -> Relabelled | None:
@@ -4543,19 +4539,12 @@ def tower_again(goal: str, item: dict) -> Relabelled | None:
     """A tower said, then its placings, a cube named again being the same cube (three high):
     "Make a stack: the green block on the red block, then the blue block on the green
     block." (from one placing of a cube by colour onto another in a flat scene of three)."""
-    found = _three_on(goal, item, "oagain|" + goal)
-    if found is None:
-        return None
-    x, a, b, plan = found
-    form = _pick(
-        [
-            "Make a stack: the {a} block on the {x} block, then the {b} block on the {a} block.",
-            "Tower time - {a} cube onto {x} cube, and after that {b} cube onto {a} cube.",
-            "Build a pile: put the {a} cube on the {x} one, then the {b} cube on the {a} one.",
-        ],
-        "oagainf|" + goal,
-    )
-    return form.format(x=x, a=a, b=b), {"expect": "plan", "plan": plan}
+    forms = [
+        "Make a stack: the {a} block on the {x} block, then the {b} block on the {a} block.",
+        "Tower time - {a} cube onto {x} cube, and after that {b} cube onto {a} cube.",
+        "Build a pile: put the {a} cube on the {x} one, then the {b} cube on the {a} one.",
+    ]
+    return _three_said(goal, item, forms, "oagainf|" + goal)
 
 
 _LEAVE_THINGS = [
