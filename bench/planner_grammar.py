@@ -3301,6 +3301,17 @@ def leave_tower(goal: str, item: dict) -> str | None:
     """The tower left alone beside a step on the free cube (no return home asked): "Don't
     touch the stack; push the blue cube onto the left pad." (from one placing or push of the
     cube beside the scene's one tower of two)."""
+    forms = [
+        "Don't touch the stack; {s}.",
+        "Leave the pile where it is and {s}.",
+        "Keep away from the tower, and {s}.",
+    ]
+    return _beside_tower(goal, item, forms, "ltower|" + goal)
+
+
+def _beside_tower(goal: str, item: dict, forms: list[str], key: str) -> str | None:
+    """One of ``forms`` (picked by ``key``; {s} the step said) for a goal of one placing or
+    push onto a pad of the cube beside the scene's one tower; None for any other goal."""
     found = _tower_top(item)
     if found is None or not _single_step(item) or item["plan"][0].skill == "reach":
         return None
@@ -3308,15 +3319,7 @@ def leave_tower(goal: str, item: dict) -> str | None:
     said = _step_said(step)
     if said is None or step.params.get("object") not in found[1] or "pad" not in said:
         return None
-    form = _pick(
-        [
-            "Don't touch the stack; {s}.",
-            "Leave the pile where it is and {s}.",
-            "Keep away from the tower, and {s}.",
-        ],
-        "ltower|" + goal,
-    )
-    return form.format(s=said)
+    return _pick(forms, key).format(s=said)
 
 
 def over_with(goal: str, item: dict) -> str | None:
@@ -4276,6 +4279,324 @@ def lowest_in_stack(goal: str, item: dict) -> Relabelled | None:
     return form.format(p=p), {"expect": "refuse", "plan": [], "objects": objects}
 
 
+# -- group O ------------------------------------------------------------------------------
+# Written for the structures held-out 21 showed, in other wordings, before the round that
+# reads them; never tuned on. Some change the label (no motion, a refusal, a question back,
+# a scene moved): those return ``(goal, fields)``.
+def hover_stay(goal: str, item: dict) -> Relabelled | None:
+    """A hover kept where it is, no return home ("Go above the grey mat and remain there -
+    no going home after.": the reach alone) (from a reach of a pad)."""
+    if not _single_step(item, "reach"):
+        return None
+    target = _said(item["plan"][0].params.get("target"))
+    pad = target and _PAD_NP.match(target)
+    if not pad:
+        return None
+    p = _pick([target, f"the {_SIDE_COLOUR[pad[1]]} mat"], "ohovp|" + goal)
+    form = _pick(
+        [
+            "Go above {p} and remain there - no going home after.",
+            "Move your gripper over {p} and hold it there; don't return home afterwards.",
+            "Hover above {p}, stay put, and don't head back home after.",
+        ],
+        "ohov|" + goal,
+    )
+    return form.format(p=p), {"expect": "plan", "plan": list(item["plan"])}
+
+
+def goes_on(goal: str, item: dict) -> Relabelled | None:
+    """A correction whose new place is said with "goes on" (a placing: "goes on" lifts):
+    "Not the left mat - the red block goes on the right mat." (from one placing of a cube
+    by colour onto a pad)."""
+    found = _placed_cube(goal, item)
+    pad = found and _PAD_NP.match(found[0].place)
+    if not pad:
+        return None
+    side = _PAD_SIDE[pad[1].lower()]
+    form = _pick(
+        [
+            "Not the {o} mat - the {a} block goes on the {p} mat.",
+            "No, wrong pad: the {a} cube goes on the {p} pad, not the {o} one.",
+            "Not on the {o} pad, no. The {a} cube goes on the {p} pad.",
+        ],
+        "ogoes|" + goal,
+    )
+    said = form.format(o=_pad_other(side), a=found[1], p=side)
+    return said, {"expect": "plan", "plan": list(item["plan"])}
+
+
+def tower_standing(goal: str, item: dict) -> str | None:
+    """The tower left standing beside a step on the free cube (no home step; the
+    prohibition covers the tower's cubes): "Keep the stack standing and put the blue cube on
+    the left pad." (from one placing or push of the cube beside the scene's one tower)."""
+    forms = [
+        "Keep the stack standing and {s}.",
+        "Let the pile stay up; {s}.",
+        "Leave the tower as it stands, and {s}.",
+    ]
+    return _beside_tower(goal, item, forms, "ostand|" + goal)
+
+
+def into_box(goal: str, item: dict) -> Relabelled | None:
+    """A cube put into a container the scene lacks (refused): "Toss the red cube into that
+    bin." (from one placing of a cube by colour)."""
+    found = _placed_cube(goal, item)
+    if found is None:
+        return None
+    form = _pick(
+        [
+            "Drop the {a} block into the bin over there.",
+            "Toss the {a} cube into that tray.",
+            "Put the {a} cube in the box, please.",
+            "Could you drop the {a} cube into that crate?",
+        ],
+        "obox|" + goal,
+    )
+    return form.format(a=found[1]), {"expect": "refuse", "plan": []}
+
+
+def _three_on(goal: str, item: dict, key: str) -> tuple[str, str, str, list] | None:
+    """(x, a, b, plan): a placing of cube ``a`` onto cube ``x`` in a flat scene of three,
+    then the third cube ``b`` onto ``a``, where both steps pass the cards."""
+    found = _placed_cube(goal, item)
+    x = found and _colour_of(found[0].place)
+    cubes = _scene_cubes(item)
+    if not x or len(cubes) != 3 or not _flat_scene(item):
+        return None
+    a = found[1]
+    (b,) = [n.split("_")[0] for n in cubes if n not in {f"{a}_cube", f"{x}_cube"}]
+    plan = [item["plan"][0], _step(f"pick_place {b}_cube {a}_cube")]
+    return (x, a, b, plan) if _valid(plan, item) else None
+
+
+def _three_said(goal: str, item: dict, forms: list[str], key: str) -> Relabelled | None:
+    """One of ``forms`` (picked by ``key``; {x} the cube stacked on, {a} then {b}) for a goal
+    :func:`_three_on` takes, labelled with its two placings; None for any other goal."""
+    found = _three_on(goal, item, key)
+    if found is None:
+        return None
+    x, a, b, plan = found
+    return _pick(forms, key).format(x=x, a=a, b=b), {"expect": "plan", "plan": plan}
+
+
+def stack_first(goal: str, item: dict) -> Relabelled | None:
+    """Three stacked on a cube in an order said after a colon: "Pile all three onto the red
+    block: green first, then blue on top." (from one placing of a cube by colour onto
+    another in a flat scene of three: it first, the third cube onto it)."""
+    forms = [
+        "Pile all three onto the {x} block: {a} first, then {b} on top.",
+        "Stack the three cubes on the {x} one - {a} first, and {b} on top of it.",
+        "Make a tower of all three on the {x} cube: {a} first, {b} last.",
+    ]
+    return _three_said(goal, item, forms, "ofirstf|" + goal)
+
+
+def on_top_of_that(goal: str, item: dict) -> Relabelled | None:
+    """ "On top of that" after a placing (the cube just placed): "Set the green block on the
+    red one, then put the blue block on top of that." (from one placing of a cube by colour
+    onto another in a flat scene of three: then the third cube onto it)."""
+    forms = [
+        "Set the {a} block on the {x} one, then put the {b} block on top of that.",
+        "Place the {a} cube onto the {x} cube and the {b} cube on top of that one.",
+        "Put the {a} cube on the {x} cube, and on top of that the {b} cube.",
+    ]
+    return _three_said(goal, item, forms, "othatf|" + goal)
+
+
+def tower_top_as(goal: str, item: dict) -> Relabelled | None:
+    """The tower completed with a cube said as its top: "Finish the stack with the green
+    block as the top one." (a scene with one tower of two and a cube beside it: that cube
+    onto the tower's top)."""
+    found = _tower_top(item)
+    if found is None or len(found[1]) != 1 or item["expect"] != "plan":
+        return None
+    top, (free,) = found
+    plan = [_step(f"pick_place {free} {top}")]
+    if not _valid(plan, item):
+        return None
+    form = _pick(
+        [
+            "Finish the stack with the {c} block as the top one.",
+            "Complete the pile, with the {c} cube as its top.",
+            "Round off the tower so that the {c} cube is its top.",
+        ],
+        "otopas|" + goal,
+    )
+    return form.format(c=free.split("_")[0]), {"expect": "plan", "plan": plan}
+
+
+def some_cube(goal: str, item: dict) -> Relabelled | None:
+    """An unspecified one of several cubes moved ("Push some block onto the left pad.",
+    "Put one of those blocks on the grey mat.": asked which) (from one placing or push of a
+    cube onto a pad in a scene of two or more cubes)."""
+    c = clause(goal)
+    pad = c and _PAD_NP.match(c.place or "")
+    if not pad or not _single_step(item) or len(_scene_cubes(item)) < 2:
+        return None
+    form = _pick(
+        [
+            "{V} some block onto {p}.",
+            "{V} one of those blocks onto {p}.",
+            "Could you {v} one of the cubes over to {p}?",
+            "{V} some cube or other onto {p}.",
+        ],
+        "osome|" + goal,
+    )
+    said = form.format(V=_upper_first(c.verb), v=c.verb, p=_lower_first(c.place))
+    return said, {"expect": "clarify", "plan": []}
+
+
+def right_next_to(goal: str, item: dict) -> str | None:
+    """ "The cube right next to X", one cube clearly nearest X (it, 5 cm or more nearer X
+    than the third): "Set the block just beside the blue one on the grey pad." (from one
+    placing or push of a cube by colour onto a pad in a flat scene of three)."""
+    c = clause(goal)
+    a = c and _colour_of(c.obj)
+    pad = c and _PAD_NP.match(c.place or "")
+    cubes = _scene_cubes(item)
+    if not a or not pad or not _single_step(item) or len(cubes) != 3 or not _flat_scene(item):
+        return None
+    me = f"{a}_cube"
+    if me not in cubes:
+        return None
+
+    def gap(p: str, q: str) -> float:
+        return math.hypot(cubes[p][0] - cubes[q][0], cubes[p][1] - cubes[q][1])
+
+    for x in sorted(n for n in cubes if n != me):
+        (third,) = [n for n in cubes if n not in {me, x}]
+        if gap(x, third) - gap(x, me) >= 0.05:
+            form = _pick(
+                [
+                    "{V} the block just beside the {x} one{q}.",
+                    "{V} the cube right next to the {x} block{q}, please.",
+                    "Could you {v} the cube sitting right beside the {x} one{q}?",
+                ],
+                "onext|" + goal,
+            )
+            return form.format(V=_upper_first(c.verb), v=c.verb, x=x.split("_")[0], q=_rest(c))
+    return None
+
+
+def two_at_front(goal: str, item: dict) -> str | None:
+    """Two cubes set aside as a group by position ("the two cubes at the front"), then a
+    step on the third by colour: "Leave the two blocks in front alone and just push the red
+    cube onto the left pad." (from one step on a cube by colour onto a place, the scene's
+    two other cubes both 4 cm or more in front of it)."""
+    c = clause(goal)
+    a = c and _colour_of(c.obj)
+    if not a or not c.place or not _single_step(item) or not _flat_scene(item):
+        return None
+    cubes = _scene_cubes(item)
+    if len(cubes) != 3 or f"{a}_cube" not in cubes:
+        return None
+    order = sorted(cubes, key=lambda n: cubes[n][0])
+    if order[2] != f"{a}_cube" or cubes[order[2]][0] - cubes[order[1]][0] < 0.04:
+        return None
+    form = _pick(
+        [
+            "Leave the two blocks in front alone and just {s}.",
+            "Keep your hands off the two cubes at the front; just {s}.",
+            "Don't disturb the front two cubes - only {s}.",
+        ],
+        "ofront|" + goal,
+    )
+    return form.format(s=_bare(_lower_first(goal)))
+
+
+def topic_locative(goal: str, item: dict) -> Relabelled | None:
+    """A noun phrase with a locative said first, then "it" (the subject, not a target):
+    "The blue block at the top of the pile - set it on the left pad." (from one placing of a
+    cube by colour onto a pad, the scene's three cubes moved into a tower with that cube on
+    top)."""
+    found = _placed_cube(goal, item)
+    pad = found and _PAD_NP.match(found[0].place)
+    if not pad:
+        return None
+    cubes = sorted(_scene_cubes(item))
+    a = f"{found[1]}_cube"
+    if len(cubes) != 3 or a not in cubes:
+        return None
+    below = [n for n in cubes if n != a]
+    if _pick([0, 1], "otopl|" + goal):
+        below.reverse()
+    objects = {n: (0.5, 0.0, 0.02 + 0.04 * i) for i, n in enumerate([*below, a])}
+    if not _valid(item["plan"], {**item, "objects": objects}):
+        return None
+    form = _pick(
+        [
+            "The {a} block at the top of the pile - set it on {p}.",
+            "The {a} cube on top of the tower: place it onto {p}.",
+            "The {a} cube up on the stack, put it down on {p}, please.",
+        ],
+        "otoplf|" + goal,
+    )
+    said = form.format(a=found[1], p=_lower_first(found[0].place))
+    return said, {"objects": objects}
+
+
+def tower_again(goal: str, item: dict) -> Relabelled | None:
+    """A tower said, then its placings, a cube named again being the same cube (three high):
+    "Make a stack: the green block on the red block, then the blue block on the green
+    block." (from one placing of a cube by colour onto another in a flat scene of three)."""
+    forms = [
+        "Make a stack: the {a} block on the {x} block, then the {b} block on the {a} block.",
+        "Tower time - {a} cube onto {x} cube, and after that {b} cube onto {a} cube.",
+        "Build a pile: put the {a} cube on the {x} one, then the {b} cube on the {a} one.",
+    ]
+    return _three_said(goal, item, forms, "oagainf|" + goal)
+
+
+_LEAVE_THINGS = [
+    "Forget it - just leave everything the way it is.",
+    "Actually, never mind; leave things as they are.",
+    "Scratch that, leave things how they are.",
+    "Never mind that, just let everything stay the way it is.",
+]
+
+
+def leave_things(goal: str, item: dict) -> Relabelled | None:
+    """The request withdrawn and everything left as it is (an empty plan): "Scratch that,
+    leave things how they are." (from any plan)."""
+    if item["expect"] != "plan" or not item["plan"]:
+        return None
+    return _pick(_LEAVE_THINGS, "oleave|" + goal), {"expect": "plan", "plan": []}
+
+
+def near_edge_one(goal: str, item: dict) -> Relabelled | None:
+    """ "The cube near the edge" with one cube clearly nearest an edge of the table (at the
+    cube region's side, the others near the table's middle): "Put the block by the edge of
+    the table on the left pad." (from one placing or push of a cube by colour onto a pad, the
+    scene's three cubes moved)."""
+    c = clause(goal)
+    a = c and _colour_of(c.obj)
+    pad = c and _PAD_NP.match(c.place or "")
+    cubes = sorted(_scene_cubes(item))
+    if not a or not pad or not _single_step(item) or len(cubes) != 3:
+        return None
+    if f"{a}_cube" not in cubes:
+        return None
+    side = 1.0 if _pick([True, False], "oedges|" + goal) else -1.0
+    rest = [n for n in cubes if n != f"{a}_cube"]
+    objects = {
+        f"{a}_cube": (0.40, 0.28 * side, 0.02),
+        rest[0]: (0.45, 0.0, 0.02),
+        rest[1]: (0.52, -0.10 * side, 0.02),
+    }
+    if not _valid(item["plan"], {**item, "objects": objects}):
+        return None
+    form = _pick(
+        [
+            "{V} the block by the edge of the table{q}.",
+            "{V} the cube near the edge{q}, please.",
+            "Could you {v} the cube that's close to the edge{q}?",
+        ],
+        "oedgef|" + goal,
+    )
+    said = form.format(V=_upper_first(c.verb), v=c.verb, q=_rest(c))
+    return said, {"objects": objects}
+
+
 TRANSFORMS: dict[str, tuple[str, Callable[[str, dict], str | Relabelled | None]]] = {
     "topic": ("A", topic_first),
     "fragment": ("A", fragment),
@@ -4441,6 +4762,20 @@ TRANSFORMS: dict[str, tuple[str, Callable[[str, dict], str | Relabelled | None]]
     "unstack_set": ("N", unstack_set),
     "near_edge": ("N", near_edge),
     "lowest_in_stack": ("N", lowest_in_stack),
+    "hover_stay": ("O", hover_stay),
+    "goes_on": ("O", goes_on),
+    "tower_standing": ("O", tower_standing),
+    "into_box": ("O", into_box),
+    "stack_first": ("O", stack_first),
+    "on_top_of_that": ("O", on_top_of_that),
+    "tower_top_as": ("O", tower_top_as),
+    "some_cube": ("O", some_cube),
+    "right_next_to": ("O", right_next_to),
+    "two_at_front": ("O", two_at_front),
+    "topic_locative": ("O", topic_locative),
+    "tower_again": ("O", tower_again),
+    "leave_things": ("O", leave_things),
+    "near_edge_one": ("O", near_edge_one),
 }
 """name -> (group, transformation). Group B was written with A and committed before any
 planner change; nothing is tuned on it. Group C (the structures held-out 9 showed) was
@@ -4448,7 +4783,7 @@ written and committed before the next planner change and is never tuned on eithe
 and E (the structures held-outs 10 and 11 showed) likewise, group F (held-out 12's) and group G
 (held-out 13's), group H (held-out 14's), group I (held-out 15's), group J (held-out 16's),
 group K (held-out 17's), group L (held-out 18's), group M (held-out 19's), group N
-(held-out 20's)."""
+(held-out 20's), group O (held-out 21's)."""
 
 
 def transformed(items: list[dict], name: str, per: int) -> tuple[int, list[tuple[dict, dict]]]:

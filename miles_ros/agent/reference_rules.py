@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+from miles_ros.agent.reference_edge import _near_edge
 from miles_ros.agent.reference_picks import (
     _before_or_behind,
     _beside,
@@ -100,6 +101,15 @@ nearest cube other than the red one"): the cube it names is not ranked (:func:`_
 
 
 _RULES = [
+    (  # "the cube near the edge (of the table)" (reference_edge.py)
+        re.compile(
+            rf"\bthe {_CUBE} (?:(?:that's|that is|which is|sitting|lying) )?(?:right |just )?"
+            r"(?:near|by|at|next to|beside|close to|closest to|nearest(?: to)?) the "
+            r"(?:table's )?edge(?: of the table)?\b",
+            re.I,
+        ),
+        _near_edge,
+    ),
     (  # "the cube on the left of the two at the back" (recast.of_two_at)
         re.compile(
             rf"\bthe {_CUBE} on the (?P<side>left|right) of the two (?:at|in) the "

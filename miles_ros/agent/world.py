@@ -53,6 +53,9 @@ class World:
     place_sizes: dict[str, tuple[float, float]] = field(default_factory=dict)
     """Footprint (x, y extent, m) of the places the scene gives one (placements beside a
     pad: :mod:`miles_ros.agent.beside`)."""
+    table_xy: tuple[float, float, float, float] | None = None
+    """The table top's extent (x min, x max, y min, y max, m) from the scene file; None when
+    not known ("the cube near the edge": :mod:`miles_ros.agent.reference_edge`)."""
 
     def __post_init__(self) -> None:
         for name in self.objects:
@@ -87,6 +90,7 @@ class World:
                 for k, v in self.object_at.items()
             },
             "colors": {k: [round(v, 3) for v in c] for k, c in self.colors.items()},
+            **({"table": [round(v, 3) for v in self.table_xy]} if self.table_xy else {}),
             "arm_at": self.arm_at
             if self.arm_at is None or isinstance(self.arm_at, str)
             else list(self.arm_at),
@@ -157,4 +161,9 @@ def load_world(path: str | os.PathLike | None = None) -> World:
         colors={n: tuple(t.color) for n, t in [*scene.objects.items(), *scene.places.items()]},
         cube_size=float(scene.cube_size),
         place_sizes={n: tuple(float(v) for v in p.size) for n, p in scene.places.items()},
+        table_xy=tuple(
+            round(c + sign * h / 2, 6)
+            for c, h in zip(scene.table.center_xy, scene.table.size[:2], strict=True)
+            for sign in (-1, 1)
+        ),
     )
