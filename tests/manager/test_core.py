@@ -27,7 +27,7 @@ def make_manager(registry, world, memory=None, max_replans=2):
 
 def test_replans_after_an_injected_failure_with_the_failure_as_feedback(registry, world):
     manager, lm = make_manager(registry, world)
-    plan, action = manager.start("bring the red cube to the right pad, then go home")
+    plan, action = manager.start("get the red cube to the right pad, then go home")
     assert [s.key() for s in plan.steps] == ["reach red_cube", "push red_cube right_pad", "home"]
     assert action.kind == "dispatch" and action.request["trace_id"] == plan.trace_id
     assert action.request["id"] == f"{plan.trace_id}:1"
@@ -64,7 +64,7 @@ def test_replans_after_an_injected_failure_with_the_failure_as_feedback(registry
 
 def test_gives_up_after_max_replans_and_invalidates_the_cache(registry, world):
     manager, _ = make_manager(registry, world, max_replans=0)
-    plan, action = manager.start("bring the red cube to the right pad, then go home")
+    plan, action = manager.start("get the red cube to the right pad, then go home")
     key_count = len(manager.planner.cache.entries)
     assert key_count == 1
     action = manager.on_step_result(StepResult(action.request["id"], "failed", reason="ik"))
@@ -76,7 +76,7 @@ def test_gives_up_after_max_replans_and_invalidates_the_cache(registry, world):
 
 def test_estop_ends_the_goal_without_replanning(registry, world):
     manager, lm = make_manager(registry, world)
-    _, action = manager.start("bring the red cube to the right pad")
+    _, action = manager.start("get the red cube to the right pad")
     calls = len(lm.prompts)
     manager.on_safety_event({"kind": "estop"})
     action = manager.on_step_result(
@@ -90,7 +90,7 @@ def test_throttled_safety_events_count_what_they_stand_for(registry, world):
     """The supervisor publishes one event per kind per throttle window with the number it
     left out in ``suppressed``: the goal's metric counts them all."""
     manager, _ = make_manager(registry, world)
-    manager.start("bring the red cube to the right pad")
+    manager.start("get the red cube to the right pad")
     manager.on_safety_event({"kind": "velocity_limit", "suppressed": 0})
     manager.on_safety_event({"kind": "velocity_limit", "suppressed": 24})
     manager.on_safety_event({"kind": "cartesian"})
@@ -100,7 +100,7 @@ def test_throttled_safety_events_count_what_they_stand_for(registry, world):
 def test_reflection_goes_to_memory_and_comes_back_for_the_next_goal(registry, world, tmp_path):
     memory = Memory(tmp_path / "memory.sqlite", embedder=HashEmbedder())
     manager, lm = make_manager(registry, world, memory=memory)
-    _, action = manager.start("bring the red cube to the right pad")
+    _, action = manager.start("get the red cube to the right pad")
     while action.kind == "dispatch":
         state = "failed" if action.request["skill"] == "push" else "succeeded"
         action = manager.on_step_result(StepResult(action.request["id"], state, reason="slipped"))
@@ -119,14 +119,14 @@ def test_reflection_goes_to_memory_and_comes_back_for_the_next_goal(registry, wo
     memory = Memory(tmp_path / "memory.sqlite", embedder=HashEmbedder())
     manager, lm = make_manager(registry, world, memory=memory)
     manager.planner.config.memory_min_score = 0.3
-    manager.start("bring the red cube to the right pad")
-    assert "Note: goal 'bring the red cube to the right pad' succeeded" in lm.prompts[0]
+    manager.start("get the red cube to the right pad")
+    assert "Note: goal 'get the red cube to the right pad' succeeded" in lm.prompts[0]
 
 
 def test_unexpected_result_id_is_rejected(registry, world):
     import pytest
 
     manager, _ = make_manager(registry, world)
-    manager.start("bring the red cube to the right pad")
+    manager.start("get the red cube to the right pad")
     with pytest.raises(ValueError, match="unexpected result"):
         manager.on_step_result(StepResult("other:1", "succeeded"))

@@ -236,7 +236,7 @@ def test_an_injected_failure_triggers_a_replan_with_the_failure_as_feedback():
 
     factory = fake_planner(plan_score)
     with fake_graph(factory, script) as graph:
-        graph.send_goal("bring the red cube to the right pad")
+        graph.send_goal("get the red cube to the right pad")
         final = graph.outcome(1)
         assert final["outcome"] == "succeeded" and final["replans"] == 1, final
         assert [r["skill"] for r in graph.requests] == ["reach", "push", "pick_place"]
