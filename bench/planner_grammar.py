@@ -4048,20 +4048,27 @@ def tower_by(goal: str, item: dict) -> str | None:
     """A tower of two said first, then how: "Build a two-block stack by setting the red cube
     on top of the green one." (A on B, as said; from one placing of a cube by colour onto
     another)."""
-    found = _placed_cube(goal, item)
-    b = found and _colour_of(found[0].place)
-    if not b:
-        return None
-    form = _pick(
+    return _cube_onto_cube(
+        goal,
+        item,
         [
             "Build a two-block stack by setting the {a} cube on top of the {b} one.",
             "Make a little tower of two by placing the {a} block onto the {b} block.",
             "Form a two-cube tower: do it by putting the {a} cube on the {b} cube.",
             "Could you make a tower of two cubes by stacking the {a} one on the {b} one?",
         ],
-        "ntower|" + goal,
+        "ntower|",
     )
-    return form.format(a=found[1], b=b)
+
+
+def _cube_onto_cube(goal: str, item: dict, forms: list[str], key: str) -> str | None:
+    """One of ``forms`` (picked by ``key`` + the goal) with {a} the placed cube's colour and
+    {b} the colour of the cube it goes onto, from one placing of a cube onto a cube."""
+    found = _placed_cube(goal, item)
+    b = found and _colour_of(found[0].place)
+    if not b:
+        return None
+    return _pick(forms, key + goal).format(a=found[1], b=b)
 
 
 def keep_there(goal: str, item: dict) -> str | None:
@@ -4182,19 +4189,16 @@ def one_left_there(goal: str, item: dict) -> str | None:
     """A cube onto "the C one" (a cube: no pad of that colour), then left there: "Stack the
     red cube on the green one and just leave it there." (from one placing of a cube by
     colour onto another)."""
-    found = _placed_cube(goal, item)
-    b = found and _colour_of(found[0].place)
-    if not b:
-        return None
-    form = _pick(
+    return _cube_onto_cube(
+        goal,
+        item,
         [
             "Stack the {a} cube on the {b} one and just leave it there.",
             "Set the {a} block onto the {b} one, and let it stay there.",
             "Put the {a} cube on top of the {b} one and leave it sitting there.",
         ],
-        "nonethere|" + goal,
+        "nonethere|",
     )
-    return form.format(a=found[1], b=b)
 
 
 def unstack_set(goal: str, item: dict) -> Relabelled | None:
