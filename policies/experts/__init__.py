@@ -76,24 +76,6 @@ def get_labeller(task: str, settings: Mapping | None = None) -> Labeller:
     return unfocused
 
 
-def get_pads_goal(task: str) -> Callable[[np.ndarray, object], np.ndarray]:
-    """``task``'s expert's ``pads_goal(obs, cfg, grasp=False) -> [N] bool`` (the states
-    whose goal is not a placement on cubes: pick_place's table and air goals, the goal's
-    height in the expert's own stacking band), for ``imitation.anchor_goals``; ValueError naming
-    the tasks whose expert has one."""
-    have = [t for t in EXPERT_TASKS if hasattr(_module(t), "pads_goal")]
-    if task not in have:
-        raise ValueError(
-            f"the {task} expert does not tell pads goals from goals on cubes; "
-            f"experts that do: {', '.join(have)}"
-        )
-    return _module(task).pads_goal
-
-
-def _module(task: str):
-    return importlib.import_module(f"policies.experts.{task}")
-
-
 def observations(obs, layout, task: str) -> np.ndarray:
     """``obs`` as float64 ``[N, layout.dim]`` (``layout``: the task's
     ``ObservationLayout``); ValueError naming ``task``'s expert otherwise."""

@@ -140,37 +140,6 @@ def focus(obs: np.ndarray, cfg: TaskConfig = pick_place.CONFIG) -> tuple[np.ndar
     return _decide(obs, cfg)
 
 
-def stacking_band(goal_z: np.ndarray) -> np.ndarray:
-    """How far [0, 1] a goal at height ``goal_z`` (m) is a placement on cubes (the second
-    or third level), over which the carry travels :data:`CLEARANCE` above it: 0 for a goal
-    on the table (the first level) or in the air (above :data:`PLACE_Z_MAX`), 1 between
-    them, linear over a quarter edge at each end."""
-    band = ramp(goal_z, REST_Z + 0.25 * EDGE, REST_Z + 0.5 * EDGE)
-    return band * (1.0 - ramp(goal_z, PLACE_Z_MAX, PLACE_Z_MAX + 0.25 * EDGE))
-
-
-def off_table(height: np.ndarray) -> np.ndarray:
-    """How far [0, 1] a cube whose centre is ``height`` (m) above its rest on the table has
-    left it: 0 up to a fifth of :data:`LIFT`, 1 from half of it."""
-    return ramp(height, 0.2 * LIFT, 0.5 * LIFT)
-
-
-def pads_goal(
-    obs: np.ndarray, cfg: TaskConfig = pick_place.CONFIG, grasp: bool = False
-) -> np.ndarray:
-    """[N] bool for observations [N, 32]: the goal is a pads goal, on the table or in the
-    air, outside the :func:`stacking_band` (a stacking or tower goal is in it); the goal's
-    height alone tells them apart (``imitation.anchor_goals: pads``). ``grasp``: also every
-    state whose cube has not left the table (:func:`off_table`), the approach and grasp of
-    a stacking or tower episode (``anchor_goals: grasp``)."""
-    obs = observations(obs, pick_place.LAYOUT, "pick_place")
-    sl = pick_place.LAYOUT.slices
-    pads = stacking_band(obs[:, sl["goal_pos"]][:, 2]) == 0.0
-    if grasp:
-        pads |= off_table(obs[:, sl["object_pos"]][:, 2] - REST_Z) == 0.0
-    return pads
-
-
 def _decide(obs: np.ndarray, cfg: TaskConfig) -> tuple[np.ndarray, np.ndarray]:
     """:func:`act`'s actions [N, 4] and [N] bool: :func:`focus`'s release steps."""
     obs = observations(obs, pick_place.LAYOUT, "pick_place")
@@ -210,7 +179,9 @@ def _decide(obs: np.ndarray, cfg: TaskConfig) -> tuple[np.ndarray, np.ndarray]:
     carry_xy = np.linalg.norm(carry[:, :2], axis=1)
     away = ramp(carry_xy, *CLEAR_XY)
     # travel above a goal at a target cube's height (the stacking band), else straight
-    over = stacking_band(goal[:, 2]) * away
+    band = ramp(goal[:, 2], REST_Z + 0.25 * EDGE, REST_Z + 0.5 * EDGE)
+    band *= 1.0 - ramp(goal[:, 2], PLACE_Z_MAX, PLACE_Z_MAX + 0.25 * EDGE)
+    over = band * away
     carry_z = np.maximum(goal[:, 2] + CLEARANCE * over, REST_Z + LIFT * away)
     carry[:, 2] = carry_z - cube[:, 2]
     # move only with a firm grip; lift off gently, and creep while the cube lags below the
@@ -219,7 +190,7 @@ def _decide(obs: np.ndarray, cfg: TaskConfig) -> tuple[np.ndarray, np.ndarray]:
     height = cube[:, 2] - REST_Z
     grip_firm = ramp(HOLD_WIDTH - width, 0.0, 0.008)
     firm = np.maximum(1.0 - ramp(-rel[:, 2], *SLIP), ramp(height, 0.25 * LIFT, 0.5 * LIFT))
-    lifted = np.maximum(off_table(height), 1.0 - away)
+    lifted = np.maximum(ramp(height, 0.2 * LIFT, 0.5 * LIFT), 1.0 - away)
     # towards a placement on cubes only once the cube clears the goal's height: a cube
     # swept across lower would hit the target cube's top edge (a tower's top sits 0.08 m
     # high, where the lift is still climbing)

@@ -35,10 +35,8 @@ instead of PPO: the same envs, evaluations, checkpoints, logs and stage machiner
   ``label_augmented`` the expert instead labels each augmented state as the student sees
   it (a field the expert reads, such as pick_place's ``joint_vel`` in its close gate, then
   gets the label that agrees with its scaled value), and nothing is refused. With
-  ``anchor_plain`` a share of the plain envs' states (with ``anchor_goals`` only those
-  whose goal is a pads goal, or whose cube is still on the table) is labelled in the
-  regression by the run's starting policy (:meth:`DAggerRunner.anchor_labels`) instead
-  of the expert.
+  ``anchor_plain`` a share of the plain envs' states is labelled in the regression by the
+  run's starting policy (:meth:`DAggerRunner.anchor_labels`) instead of the expert.
 - The policy's std is ``exploration_std`` throughout (a PPO stage that follows explores
   from there).
 
@@ -52,7 +50,6 @@ earlier stages' backends taught (DAgger's aggregate across stages).
 from __future__ import annotations
 
 import copy
-import functools
 import math
 import time
 from pathlib import Path
@@ -94,7 +91,7 @@ class DAggerRunner(OnPolicyRunner):
     the constructor takes :class:`~policies.ppo.runner.OnPolicyRunner`'s arguments."""
 
     def __init__(self, cfg: TrainConfig, run_dir, **kwargs):
-        from policies.experts import get_expert, get_labeller, get_pads_goal
+        from policies.experts import get_expert, get_labeller
 
         dist = kwargs.get("dist")
         if dist is not None and dist.world_size > 1:
@@ -104,12 +101,6 @@ class DAggerRunner(OnPolicyRunner):
         self.labeller = get_labeller(cfg.task, cfg.imitation.expert_settings)
         self.augment_columns = augment_columns(cfg.task, cfg.imitation.augment_fields)
         """Observation columns scaled per state in the regression (``augment_fields``)."""
-        self.pads_goal = None
-        """``anchor_goals`` other than ``all``: the expert's test of the states it leaves."""
-        if cfg.imitation.anchor_plain and cfg.imitation.anchor_goals != "all":
-            self.pads_goal = functools.partial(
-                get_pads_goal(cfg.task), grasp=cfg.imitation.anchor_goals == "grasp"
-            )
         super().__init__(cfg, run_dir, **kwargs)
         ic, rc = cfg.imitation, cfg.runner
         self.task_config = self.env.cfg
@@ -341,9 +332,6 @@ class DAggerRunner(OnPolicyRunner):
                 if anchor_share:
                     drawn = torch.rand(n, generator=self.anchor_generator) < anchor_share
                     self.anchor[t] = self.anchored_envs & drawn
-                    if self.pads_goal is not None:
-                        pads = self.pads_goal(view.cpu().numpy(), self.task_config)
-                        self.anchor[t] &= torch.as_tensor(pads)
                 if self.views is not None:
                     self.views[t] = view.cpu()
                 obs = envs.to_torch(next_obs)

@@ -11,8 +11,6 @@ from typing import Any
 
 AUGMENT_GUARDS = ("buffer", "first_reset")
 """Values of ``imitation.augment_guard``."""
-ANCHOR_GOALS = ("all", "pads", "grasp")
-"""Values of ``imitation.anchor_goals``."""
 
 
 @dataclass
@@ -128,14 +126,6 @@ class ImitationConfig:
     logs), so a fine-tune from a skill (``--init-from``) keeps what that skill does without
     the supervisor while it learns the rest from the expert. The anchor is the model as the
     run starts (a resumed run refuses it: its start is not the anchor). 0: off."""
-    anchor_goals: str = "all"
-    """Which of the plain envs' states ``anchor_plain`` may anchor (:data:`ANCHOR_GOALS`):
-    ``all`` of them, only those whose goal is a ``pads`` goal (pick_place: on the table or
-    in the air, not on cubes; :func:`policies.experts.get_pads_goal`, the expert's stacking
-    band on the goal's height), so the expert alone labels the stacking and tower states,
-    which the anchor (a skill that never stacked) would teach to hold; or ``grasp``: those
-    and every state whose cube has not left the table (the approach and grasp of every
-    episode)."""
 
 
 def augment_field_slices(task: str, fields) -> list[slice]:
@@ -221,8 +211,4 @@ def imitation_from_dict(data: dict[str, Any]) -> ImitationConfig:
         )
     if not (isinstance(cfg.anchor_plain, (int, float)) and 0.0 <= cfg.anchor_plain <= 1.0):
         raise ValueError(f"imitation.anchor_plain must lie in [0, 1], got {cfg.anchor_plain!r}")
-    if cfg.anchor_goals not in ANCHOR_GOALS:
-        raise ValueError(
-            f"imitation.anchor_goals must be one of {list(ANCHOR_GOALS)}, got {cfg.anchor_goals!r}"
-        )
     return cfg
