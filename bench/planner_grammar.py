@@ -1589,6 +1589,14 @@ def condition(goal: str, item: dict) -> Relabelled | None:
     return said_goal, {"expect": "plan", "plan": plan}
 
 
+def _planned(plan: list, item: dict, forms: list[str], key: str, **said) -> Relabelled | None:
+    """``plan`` as the label of one of ``forms`` picked by ``key`` (its fields ``said``),
+    where the plan passes the cards in the goal's scene; None where it does not."""
+    if not _valid(plan, item):
+        return None
+    return _pick(forms, key).format(**said), {"expect": "plan", "plan": plan}
+
+
 _AGAIN = [
     "{S}. Same again, but with the {b} cube this time.",
     "{S}, then do that again with the {b} block.",
@@ -1616,10 +1624,7 @@ def same_again(goal: str, item: dict) -> Relabelled | None:
     params = {**first.params, "object": f"{b}_cube"}
     text = " ".join([first.skill, *(str(v) for v in params.values())])
     plan = [first, _step(text)]
-    if not _valid(plan, item):
-        return None
-    said = _pick(_AGAIN, "again|" + goal).format(S=_bare(goal), b=b)
-    return said, {"expect": "plan", "plan": plan}
+    return _planned(plan, item, _AGAIN, "again|" + goal, S=_bare(goal), b=b)
 
 
 _AGAIN_ALONE = [
@@ -1911,18 +1916,13 @@ def turn_then(goal: str, item: dict) -> Relabelled | None:
     first = item["plan"][0]
     n = _pick(["20", "25", "30", "40"], "tdeg|" + goal)
     plan = [_step(f"turn {first.params['object']} {n}"), first]
-    if not _valid(plan, item):
-        return None
-    form = _pick(
-        [
-            "After a {n}-degree turn, {o} should end up on {p}.",
-            "Once {o} has been turned {n} degrees, it should go onto {p}.",
-            "{O}: a {n} degree turn first, and then it belongs on {p}.",
-        ],
-        "turn|" + goal,
-    )
-    said = form.format(n=n, o=_lower_first(c.obj), O=_upper_first(c.obj), p=_lower_first(c.place))
-    return said, {"expect": "plan", "plan": plan}
+    forms = [
+        "After a {n}-degree turn, {o} should end up on {p}.",
+        "Once {o} has been turned {n} degrees, it should go onto {p}.",
+        "{O}: a {n} degree turn first, and then it belongs on {p}.",
+    ]
+    o, p = _lower_first(c.obj), _lower_first(c.place)
+    return _planned(plan, item, forms, "turn|" + goal, n=n, o=o, O=_upper_first(c.obj), p=p)
 
 
 _ASKED = (
@@ -2041,17 +2041,12 @@ def sweep(goal: str, item: dict) -> Relabelled | None:
     if ranked is None:
         return None
     plan = [_step(f"reach {n}") for n in ranked]
-    if not _valid(plan, item):
-        return None
-    form = _pick(
-        [
-            "Visit the cubes from {s}, hovering over each one.",
-            "Sweep across the blocks {s}, stopping above each.",
-            "Go over every cube in order, {s}.",
-        ],
-        "swf|" + goal,
-    )
-    return form.format(s=said), {"expect": "plan", "plan": plan}
+    forms = [
+        "Visit the cubes from {s}, hovering over each one.",
+        "Sweep across the blocks {s}, stopping above each.",
+        "Go over every cube in order, {s}.",
+    ]
+    return _planned(plan, item, forms, "swf|" + goal, s=said)
 
 
 def compare_two(goal: str, item: dict) -> str | None:
@@ -2257,10 +2252,8 @@ def tower_order(goal: str, item: dict) -> Relabelled | None:
         return None
     low, mid, top = ranked
     plan = [_step(f"pick_place {mid} {low}"), _step(f"pick_place {top} {mid}")]
-    if not _valid(plan, item):
-        return None
-    form = _pick(["Build a stack {s}.", "Make a tower of the cubes {s}."], "tordf|" + goal)
-    return form.format(s=said), {"expect": "plan", "plan": plan}
+    forms = ["Build a stack {s}.", "Make a tower of the cubes {s}."]
+    return _planned(plan, item, forms, "tordf|" + goal, s=said)
 
 
 def _stack_said(goal: str, item: dict, forms: list[str], key: str, cubes: int = 0) -> str | None:
@@ -2303,18 +2296,13 @@ def pushed_then(goal: str, item: dict) -> Relabelled | None:
     push = item["plan"][0]
     other_pad = "right_pad" if push.params["target"] == "left_pad" else "left_pad"
     plan = [push, _step(f"pick_place {b}_cube {other_pad}")]
-    if not _valid(plan, item):
-        return None
     part = _MOVERS["push"] if c.verb not in _MOVERS else _MOVERS[c.verb]
-    form = _pick(
-        [
-            "Once the {a} cube has been {d} onto {p}, set the {b} cube on the {q} pad.",
-            "When the {a} block is {d} over to {p}, lift the {b} block onto the {q} pad.",
-        ],
-        "pthen|" + goal,
-    )
-    said = form.format(a=a, d=part, p=_lower_first(c.place), b=b, q=other_pad.split("_")[0])
-    return said, {"expect": "plan", "plan": plan}
+    forms = [
+        "Once the {a} cube has been {d} onto {p}, set the {b} cube on the {q} pad.",
+        "When the {a} block is {d} over to {p}, lift the {b} block onto the {q} pad.",
+    ]
+    said = {"a": a, "d": part, "p": _lower_first(c.place), "b": b, "q": other_pad.split("_")[0]}
+    return _planned(plan, item, forms, "pthen|" + goal, **said)
 
 
 _WAIT = [
@@ -2334,6 +2322,15 @@ def wait_above(goal: str, item: dict) -> str | None:
     return _pick(_WAIT, "wait|" + goal).format(o=_lower_first(c.obj), O=_upper_first(c.obj))
 
 
+def _unplanned(item: dict, forms: list[str], key: str, expect: str = "plan") -> Relabelled | None:
+    """One of ``forms`` picked by ``key`` in place of a goal with a plan of one step or more,
+    labelled ``expect`` with no plan (no motion, or a question back); None for any other
+    goal."""
+    if item["expect"] != "plan" or not item["plan"]:
+        return None
+    return _pick(forms, key), {"expect": expect, "plan": []}
+
+
 _IDLE = [
     "Easy there - you can stay where you are.",
     "Whoa, not so fast, I'm not ready yet.",
@@ -2347,9 +2344,7 @@ _IDLE = [
 def idle(goal: str, item: dict) -> Relabelled | None:
     """No motion in other words: "Easy there - you can stay where you are.", "That's
     everything for now, cheers." (an empty plan)."""
-    if item["expect"] != "plan" or not item["plan"]:
-        return None
-    return _pick(_IDLE, "idle|" + goal), {"expect": "plan", "plan": []}
+    return _unplanned(item, _IDLE, "idle|" + goal)
 
 
 def square_on(goal: str, item: dict) -> Relabelled | None:
@@ -2560,16 +2555,11 @@ def except_first(goal: str, item: dict) -> Relabelled | None:
         return None
     a, b = _pick([_OTHER_COLOURS[x], _OTHER_COLOURS[x][::-1]], "jexc|" + goal)
     plan = [_step(f"reach {a}_cube"), _step(f"reach {b}_cube")]
-    if not _valid(plan, item):
-        return None
-    form = _pick(
-        [
-            "Hover over all the cubes but the {x} one, starting with the {a} one.",
-            "Go above each block apart from the {x} block - the {a} block first.",
-        ],
-        "jexf|" + goal,
-    )
-    return form.format(x=x, a=a), {"expect": "plan", "plan": plan}
+    forms = [
+        "Hover over all the cubes but the {x} one, starting with the {a} one.",
+        "Go above each block apart from the {x} block - the {a} block first.",
+    ]
+    return _planned(plan, item, forms, "jexf|" + goal, x=x, a=a)
 
 
 def _relation_to(name: str, cubes: dict[str, tuple[float, ...]]) -> tuple[str, str] | None:
@@ -2682,9 +2672,7 @@ _HANG_ON = [
 def hang_on(goal: str, item: dict) -> Relabelled | None:
     """No motion asked as waiting: "Hang tight for a moment.", "Stay there till I say go."
     (an empty plan)."""
-    if item["expect"] != "plan" or not item["plan"]:
-        return None
-    return _pick(_HANG_ON, "jhang|" + goal), {"expect": "plan", "plan": []}
+    return _unplanned(item, _HANG_ON, "jhang|" + goal)
 
 
 # -- group K ------------------------------------------------------------------------------
@@ -3066,16 +3054,11 @@ def once_there(goal: str, item: dict) -> Relabelled | None:
     if not a or not c.place or not _single_step(item):
         return None
     plan = [_step(f"reach {a}_cube"), item["plan"][0]]
-    if not _valid(plan, item):
-        return None
-    form = _pick(
-        [
-            "Go above the {a} block first; when you get there, {v} that block{q}.",
-            "Move over the {a} cube, and once you're above it, {v} that cube{q}.",
-        ],
-        "konce|" + goal,
-    )
-    return form.format(a=a, v=c.verb, q=_rest(c)), {"expect": "plan", "plan": plan}
+    forms = [
+        "Go above the {a} block first; when you get there, {v} that block{q}.",
+        "Move over the {a} cube, and once you're above it, {v} that cube{q}.",
+    ]
+    return _planned(plan, item, forms, "konce|" + goal, a=a, v=c.verb, q=_rest(c))
 
 
 _HOLD_STILL = [
@@ -3091,9 +3074,7 @@ _HOLD_STILL = [
 def hold_still(goal: str, item: dict) -> Relabelled | None:
     """No motion, asked as staying or waiting where the robot is: "Remain where you are for
     now, robot.", "Hang on, just hold still and don't move." (an empty plan)."""
-    if item["expect"] != "plan" or not item["plan"]:
-        return None
-    return _pick(_HOLD_STILL, "khold|" + goal), {"expect": "plan", "plan": []}
+    return _unplanned(item, _HOLD_STILL, "khold|" + goal)
 
 
 _DEPTH = (
@@ -3223,25 +3204,27 @@ def _tower_top(item: dict) -> tuple[str, list[str]] | None:
     return top, free
 
 
-def finish_tower(goal: str, item: dict) -> Relabelled | None:
-    """The tower finished with a cube: "Complete the stack with the green cube." (a scene
-    with one tower of two and a cube beside it: that cube onto the tower's top)."""
+def _tower_finished(item: dict, forms: list[str], key: str) -> Relabelled | None:
+    """The scene's one tower of two finished with the cube beside it (that cube onto the
+    tower's top, where it passes the cards), said by one of ``forms`` picked by ``key`` ({c}
+    that cube's colour), from any plan; None for any other scene."""
     found = _tower_top(item)
     if found is None or len(found[1]) != 1 or item["expect"] != "plan":
         return None
     top, (free,) = found
     plan = [_step(f"pick_place {free} {top}")]
-    if not _valid(plan, item):
-        return None
-    form = _pick(
-        [
-            "Complete the stack with the {c} cube.",
-            "Top the tower off with the {c} block.",
-            "Finish off the pile using the {c} cube, please.",
-        ],
-        "lfin|" + goal,
-    )
-    return form.format(c=free.split("_")[0]), {"expect": "plan", "plan": plan}
+    return _planned(plan, item, forms, key, c=free.split("_")[0])
+
+
+def finish_tower(goal: str, item: dict) -> Relabelled | None:
+    """The tower finished with a cube: "Complete the stack with the green cube." (a scene
+    with one tower of two and a cube beside it: that cube onto the tower's top)."""
+    forms = [
+        "Complete the stack with the {c} cube.",
+        "Top the tower off with the {c} block.",
+        "Finish off the pile using the {c} cube, please.",
+    ]
+    return _tower_finished(item, forms, "lfin|" + goal)
 
 
 def _middle(cubes: dict[str, tuple[float, ...]]) -> str | None:
@@ -3368,16 +3351,11 @@ def hover_kept(goal: str, item: dict) -> Relabelled | None:
         return None
     c, a = found
     plan = [_step(f"reach {a}_cube"), item["plan"][0]]
-    if not _valid(plan, item):
-        return None
-    form = _pick(
-        [
-            "Hover above the {a} cube and then stack it on {p}.",
-            "Go over the {a} block first, then put it on {p}.",
-        ],
-        "lhovc|" + goal,
-    )
-    return form.format(a=a, p=_lower_first(c.place)), {"expect": "plan", "plan": plan}
+    forms = [
+        "Hover above the {a} cube and then stack it on {p}.",
+        "Go over the {a} block first, then put it on {p}.",
+    ]
+    return _planned(plan, item, forms, "lhovc|" + goal, a=a, p=_lower_first(c.place))
 
 
 def stack_ordered(goal: str, item: dict) -> Relabelled | None:
@@ -3400,18 +3378,14 @@ def stack_ordered(goal: str, item: dict) -> Relabelled | None:
         _step(f"pick_place {b}_cube {a}_cube"),
         _step(f"pick_place {d}_cube {b}_cube"),
     ]
-    if pad is None or not _valid(plan, item):
+    if pad is None:
         return None
-    form = _pick(
-        [
-            "Pile the three cubes up on {p}: {a} first, then {b}, then {d}.",
-            "Stack all three blocks on {p} - {a} first, {b} next, {d} last.",
-            "Build a tower of the three cubes on {p}: {a} first, then {b}, and {d} on top.",
-        ],
-        "lstk|" + goal,
-    )
-    said = form.format(p=_lower_first(c.place), a=a, b=b, d=d)
-    return said, {"expect": "plan", "plan": plan}
+    forms = [
+        "Pile the three cubes up on {p}: {a} first, then {b}, then {d}.",
+        "Stack all three blocks on {p} - {a} first, {b} next, {d} last.",
+        "Build a tower of the three cubes on {p}: {a} first, then {b}, and {d} on top.",
+    ]
+    return _planned(plan, item, forms, "lstk|" + goal, p=_lower_first(c.place), a=a, b=b, d=d)
 
 
 def nothing_else_said(goal: str, item: dict) -> str | None:
@@ -3620,9 +3594,7 @@ _STILL_WHILE = [
 def still_while(goal: str, item: dict) -> Relabelled | None:
     """No motion asked for while the speaker does something (an empty plan): "Keep still
     while I check the cable."."""
-    if item["expect"] != "plan" or not item["plan"]:
-        return None
-    return _pick(_STILL_WHILE, "lwhile|" + goal), {"expect": "plan", "plan": []}
+    return _unplanned(item, _STILL_WHILE, "lwhile|" + goal)
 
 
 _THOSE_TWO = [
@@ -3635,9 +3607,7 @@ _THOSE_TWO = [
 
 def those_two(goal: str, item: dict) -> Relabelled | None:
     """Two cubes pointed at with nothing named (asked which): "Stack these two, please."."""
-    if item["expect"] != "plan" or not item["plan"]:
-        return None
-    return _pick(_THOSE_TWO, "lthose|" + goal), {"expect": "clarify", "plan": []}
+    return _unplanned(item, _THOSE_TWO, "lthose|" + goal, "clarify")
 
 
 def under_none(goal: str, item: dict) -> Relabelled | None:
@@ -3673,9 +3643,7 @@ _OTHER_PAD_MOVES = [
 def other_pad(goal: str, item: dict) -> Relabelled | None:
     """ "The cube closest to the pad ... the other pad" with two pads (asked which pad):
     "Push the cube closest to the mat over to the other mat."."""
-    if item["expect"] != "plan" or not item["plan"]:
-        return None
-    return _pick(_OTHER_PAD_MOVES, "lopad|" + goal), {"expect": "clarify", "plan": []}
+    return _unplanned(item, _OTHER_PAD_MOVES, "lopad|" + goal, "clarify")
 
 
 # -- group M ------------------------------------------------------------------------------
@@ -3698,17 +3666,12 @@ def arm_over(goal: str, item: dict) -> Relabelled | None:
         return None
     side = _pick(["left", "right"], "marm|" + goal)
     plan = [item["plan"][0], _step(f"reach {side}_pad")]
-    if not _valid(plan, item):
-        return None
-    form = _pick(
-        [
-            "{S}, then move the arm over the {p} pad.",
-            "{S} and afterwards bring your arm above the {p} mat.",
-            "{S}; after that, move the arm so it's over the {p} pad.",
-        ],
-        "marmf|" + goal,
-    )
-    return form.format(S=_upper_first(_bare(goal)), p=side), {"expect": "plan", "plan": plan}
+    forms = [
+        "{S}, then move the arm over the {p} pad.",
+        "{S} and afterwards bring your arm above the {p} mat.",
+        "{S}; after that, move the arm so it's over the {p} pad.",
+    ]
+    return _planned(plan, item, forms, "marmf|" + goal, S=_upper_first(_bare(goal)), p=side)
 
 
 def off_edge(goal: str, item: dict) -> Relabelled | None:
@@ -3851,18 +3814,14 @@ def pad_then_one(goal: str, item: dict) -> Relabelled | None:
     side = target.split("_")[0]
     other = _pad_other(side)
     plan = [item["plan"][0], _step(f"reach {other}_pad")]
-    if not _valid(plan, item):
-        return None
-    form = _pick(
-        [
-            "Go above the {c} mat, then the {o} one.",
-            "Hover over the {c} pad first and then the {o} one.",
-            "Move your gripper over the {c} pad, then over the {o} one.",
-        ],
-        "mpads|" + goal,
+    forms = [
+        "Go above the {c} mat, then the {o} one.",
+        "Hover over the {c} pad first and then the {o} one.",
+        "Move your gripper over the {c} pad, then over the {o} one.",
+    ]
+    return _planned(
+        plan, item, forms, "mpads|" + goal, c=_SIDE_COLOUR[side], o=_SIDE_COLOUR[other]
     )
-    said = form.format(c=_SIDE_COLOUR[side], o=_SIDE_COLOUR[other])
-    return said, {"expect": "plan", "plan": plan}
 
 
 def never_mind_two(goal: str, item: dict) -> str | None:
@@ -3930,34 +3889,20 @@ _HOLD_OFF = [
 
 def hold_off(goal: str, item: dict) -> Relabelled | None:
     """No motion yet (an empty plan): "Hang on, don't do anything just yet."."""
-    if item["expect"] != "plan" or not item["plan"]:
-        return None
-    return _pick(_HOLD_OFF, "mhold|" + goal), {"expect": "plan", "plan": []}
+    return _unplanned(item, _HOLD_OFF, "mhold|" + goal)
 
 
 def tower_on(goal: str, item: dict) -> Relabelled | None:
     """A tower built on a cube in an order said after a colon: "Build a tower on the blue
     cube: red first, then green." (from one placing of a cube by colour onto another in a
-    flat scene of three cubes: that placing, then the third cube onto the first)."""
-    found = _placed_cube(goal, item)
-    cubes = _scene_cubes(item)
-    y = found and _colour_of(found[0].place)
-    if not y or len(cubes) != 3 or not _flat_scene(item):
-        return None
-    a = found[1]
-    (b,) = [n.split("_")[0] for n in cubes if n not in {f"{a}_cube", f"{y}_cube"}]
-    plan = [item["plan"][0], _step(f"pick_place {b}_cube {a}_cube")]
-    if not _valid(plan, item):
-        return None
-    form = _pick(
-        [
-            "Build a tower on the {y} cube: {a} first, then {b}.",
-            "Make a stack on top of the {y} block - the {a} one first, then the {b} one.",
-            "Stack onto the {y} cube: {a} first and {b} after it.",
-        ],
-        "mtow|" + goal,
-    )
-    return form.format(y=y, a=a, b=b), {"expect": "plan", "plan": plan}
+    flat scene of three cubes: that placing, then the third cube onto the first, as
+    :func:`_three_on` takes it)."""
+    forms = [
+        "Build a tower on the {x} cube: {a} first, then {b}.",
+        "Make a stack on top of the {x} block - the {a} one first, then the {b} one.",
+        "Stack onto the {x} cube: {a} first and {b} after it.",
+    ]
+    return _three_said(goal, item, forms, "mtow|" + goal)
 
 
 _THE_TWO = [
@@ -3970,9 +3915,9 @@ _THE_TWO = [
 def stack_the_two(goal: str, item: dict) -> Relabelled | None:
     """ "The two cubes" stacked among three (asked which): "Pile up the two cubes, please."
     (from any plan in a scene of three cubes)."""
-    if item["expect"] != "plan" or not item["plan"] or len(_scene_cubes(item)) != 3:
+    if len(_scene_cubes(item)) != 3:
         return None
-    return _pick(_THE_TWO, "mtwo|" + goal), {"expect": "clarify", "plan": []}
+    return _unplanned(item, _THE_TWO, "mtwo|" + goal, "clarify")
 
 
 def on_pad_none(goal: str, item: dict) -> Relabelled | None:
@@ -4012,9 +3957,7 @@ _LEAVE_ALL = [
 def leave_all(goal: str, item: dict) -> Relabelled | None:
     """No motion, said as a pause and everything left as it is (an empty plan): "Hang fire -
     leave it all just the way it is." (from any plan)."""
-    if item["expect"] != "plan" or not item["plan"]:
-        return None
-    return _pick(_LEAVE_ALL, "nleave|" + goal), {"expect": "plan", "plan": []}
+    return _unplanned(item, _LEAVE_ALL, "nleave|" + goal)
 
 
 _TOOL_VERBS = [
@@ -4100,18 +4043,14 @@ def hover_bring(goal: str, item: dict) -> Relabelled | None:
         return None
     side = _PAD_SIDE[pad[1].lower()]
     plan = [_step(f"reach {side}_pad"), item["plan"][0]]
-    if not _valid(plan, item):
-        return None
-    form = _pick(
-        [
-            "Go above {p}, then bring the {a} cube over to it.",
-            "Hover over {p} first and then bring the {a} block to it.",
-            "Move your gripper over {p}; next, bring the {a} cube across to it.",
-        ],
-        "nbring|" + goal,
+    forms = [
+        "Go above {p}, then bring the {a} cube over to it.",
+        "Hover over {p} first and then bring the {a} block to it.",
+        "Move your gripper over {p}; next, bring the {a} cube across to it.",
+    ]
+    return _planned(
+        plan, item, forms, "nbring|" + goal, p=_lower_first(found[0].place), a=found[1]
     )
-    said = form.format(p=_lower_first(found[0].place), a=found[1])
-    return said, {"expect": "plan", "plan": plan}
 
 
 def _nearest_robot(item: dict) -> str | None:
@@ -4411,22 +4350,12 @@ def tower_top_as(goal: str, item: dict) -> Relabelled | None:
     """The tower completed with a cube said as its top: "Finish the stack with the green
     block as the top one." (a scene with one tower of two and a cube beside it: that cube
     onto the tower's top)."""
-    found = _tower_top(item)
-    if found is None or len(found[1]) != 1 or item["expect"] != "plan":
-        return None
-    top, (free,) = found
-    plan = [_step(f"pick_place {free} {top}")]
-    if not _valid(plan, item):
-        return None
-    form = _pick(
-        [
-            "Finish the stack with the {c} block as the top one.",
-            "Complete the pile, with the {c} cube as its top.",
-            "Round off the tower so that the {c} cube is its top.",
-        ],
-        "otopas|" + goal,
-    )
-    return form.format(c=free.split("_")[0]), {"expect": "plan", "plan": plan}
+    forms = [
+        "Finish the stack with the {c} block as the top one.",
+        "Complete the pile, with the {c} cube as its top.",
+        "Round off the tower so that the {c} cube is its top.",
+    ]
+    return _tower_finished(item, forms, "otopas|" + goal)
 
 
 def some_cube(goal: str, item: dict) -> Relabelled | None:
@@ -4562,9 +4491,7 @@ _LEAVE_THINGS = [
 def leave_things(goal: str, item: dict) -> Relabelled | None:
     """The request withdrawn and everything left as it is (an empty plan): "Scratch that,
     leave things how they are." (from any plan)."""
-    if item["expect"] != "plan" or not item["plan"]:
-        return None
-    return _pick(_LEAVE_THINGS, "oleave|" + goal), {"expect": "plan", "plan": []}
+    return _unplanned(item, _LEAVE_THINGS, "oleave|" + goal)
 
 
 def near_edge_one(goal: str, item: dict) -> Relabelled | None:
