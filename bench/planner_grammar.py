@@ -580,9 +580,12 @@ _RELATIONS = (
 """A relation that picks one cube, and the score the cube it picks is highest on."""
 
 
-def _relation_of(name: str, cubes: dict[str, tuple[float, ...]]) -> str | None:
-    """The first relation ``name`` alone is 2 cm or more ahead of every other cube on."""
-    for said, score in _RELATIONS:
+def _relation_of(
+    name: str, cubes: dict[str, tuple[float, ...]], relations=_RELATIONS
+) -> str | None:
+    """The first of ``relations`` (said, score) ``name`` alone is 2 cm or more ahead of every
+    other cube on."""
+    for said, score in relations:
         others = [score(p) for n, p in cubes.items() if n != name]
         if others and score(cubes[name]) >= max(others) + 0.02:
             return said
@@ -3077,6 +3080,24 @@ def hold_still(goal: str, item: dict) -> Relabelled | None:
     return _unplanned(item, _HOLD_STILL, "khold|" + goal)
 
 
+def _ahead_said(goal: str, item: dict, relations, form: str, key: str) -> str | None:
+    """The goal with its cube (else the cube it goes onto), said by colour, said again by
+    ``form`` where that cube alone is ahead on one of ``relations`` (:func:`_relation_of`):
+    {s} the relation, {n} "cube" or "block" picked by ``key``. From one step in a flat scene;
+    None where neither cube is ahead."""
+    c = clause(goal)
+    if c is None or not _single_step(item) or not _flat_scene(item):
+        return None
+    cubes = _scene_cubes(item)
+    for np in (c.obj, c.place):
+        x = np and _colour_of(np)
+        said = x and f"{x}_cube" in cubes and _relation_of(f"{x}_cube", cubes, relations)
+        if said:
+            noun = _pick(["cube", "block"], key)
+            return goal.replace(np, form.format(s=said, n=noun), 1)
+    return None
+
+
 _DEPTH = (
     ("furthest back", lambda p: p[0]),
     ("farthest from the robot", _dist),
@@ -3090,20 +3111,8 @@ def furthest_back(goal: str, item: dict) -> str | None:
     the cube it goes onto: "Push the cube furthest back onto the left pad.", "Stack the
     red cube on the block farthest from the robot." (from one step whose cube, or whose
     target cube, is 2 cm or more ahead of every other cube on it, cubes on the table)."""
-    c = clause(goal)
-    if c is None or not _single_step(item) or not _flat_scene(item):
-        return None
-    cubes = _scene_cubes(item)
-    said, score = _pick(list(_DEPTH), "kdepth|" + goal)
-    for np in (c.obj, c.place):
-        x = np and _colour_of(np)
-        if not x or f"{x}_cube" not in cubes:
-            continue
-        others = [score(p) for n, p in cubes.items() if n != f"{x}_cube"]
-        if others and score(cubes[f"{x}_cube"]) >= max(others) + 0.02:
-            noun = _pick(["cube", "block"], "kdn|" + goal)
-            return goal.replace(np, f"the {noun} {said}", 1)
-    return None
+    depth = [_pick(list(_DEPTH), "kdepth|" + goal)]
+    return _ahead_said(goal, item, depth, "the {n} {s}", "kdn|" + goal)
 
 
 # -- group L ------------------------------------------------------------------------------
@@ -3305,22 +3314,34 @@ def _beside_tower(goal: str, item: dict, forms: list[str], key: str) -> str | No
     return _pick(forms, key).format(s=said)
 
 
+def _placed_said(
+    goal: str, item: dict, forms: list[str], key: str, onto_pad: bool = True
+) -> str | None:
+    """A goal of one placing of a cube by colour (onto a pad where ``onto_pad``) said by one
+    of ``forms`` picked by ``key``: {a} the cube's colour, {p} its place as the goal says it,
+    and for a pad {s} its side, {o} the other side and {c} its colour; None for any other
+    goal."""
+    found = _placed_cube(goal, item)
+    pad = found and _PAD_NP.match(found[0].place)
+    if not found or (onto_pad and not pad):
+        return None
+    c, a = found
+    said = {"a": a, "p": _lower_first(c.place)}
+    if pad:
+        side = _PAD_SIDE[pad[1].lower()]
+        said |= {"s": side, "o": _pad_other(side), "c": _SIDE_COLOUR[side]}
+    return _pick(forms, key).format(**said)
+
+
 def over_with(goal: str, item: dict) -> str | None:
     """A placing said as a place, then "with X": "Across to the right pad with the blue
     block, please." (from one placing of a cube by colour onto a pad)."""
-    found = _placed_cube(goal, item)
-    if found is None or _PAD_NP.match(found[0].place) is None:
-        return None
-    c, a = found
-    form = _pick(
-        [
-            "Across to {p} with the {a} block, please.",
-            "Onto {p} with the {a} cube.",
-            "Over to {p} with the {a} one, if you would.",
-        ],
-        "lwith|" + goal,
-    )
-    return form.format(p=_lower_first(c.place), a=a)
+    forms = [
+        "Across to {p} with the {a} block, please.",
+        "Onto {p} with the {a} cube.",
+        "Over to {p} with the {a} one, if you would.",
+    ]
+    return _placed_said(goal, item, forms, "lwith|" + goal)
 
 
 def hover_kept(goal: str, item: dict) -> Relabelled | None:
@@ -3424,20 +3445,7 @@ def front_back(goal: str, item: dict) -> str | None:
     """The depth superlative said as an adjective: "Push the front block onto the left
     pad.", "Stack the red cube on the back cube." (from one step whose cube, or whose target
     cube, is 2 cm or more ahead of every other cube along the table's depth)."""
-    c = clause(goal)
-    if c is None or not _single_step(item) or not _flat_scene(item):
-        return None
-    cubes = _scene_cubes(item)
-    for np in (c.obj, c.place):
-        x = np and _colour_of(np)
-        if not x or f"{x}_cube" not in cubes:
-            continue
-        for said, score in _FRONT_BACK:
-            others = [score(p) for n, p in cubes.items() if n != f"{x}_cube"]
-            if others and score(cubes[f"{x}_cube"]) >= max(others) + 0.02:
-                noun = _pick(["cube", "block"], "lfbn|" + goal)
-                return goal.replace(np, f"the {said} {noun}", 1)
-    return None
+    return _ahead_said(goal, item, _FRONT_BACK, "the {s} {n}", "lfbn|" + goal)
 
 
 def _apart(cubes: dict[str, tuple[float, ...]]) -> tuple[str, list[str]] | None:
@@ -3454,13 +3462,9 @@ def _apart(cubes: dict[str, tuple[float, ...]]) -> tuple[str, list[str]] | None:
     return None
 
 
-def _two_back_said(
-    goal: str, item: dict, alone: list[str], side: list[str], keys: tuple[str, str]
-) -> str | None:
-    """A goal of one step on a cube by colour, the scene's other two cubes both 4 cm or more
-    behind it (said by one of ``alone``: {v} the verb, {q} the rest), or it one of two at the
-    back, 4 cm or more apart across (said by one of ``side``, {s} its side); the form picked
-    by ``keys`` (one for each list); None for any other goal."""
+def _colour_step_of_three(goal: str, item: dict) -> tuple[Clause, str, dict] | None:
+    """(clause, colour, cubes): a goal of one step with a place on a cube said by colour, in
+    a flat scene of three cubes that holds it; None for any other goal."""
     c = clause(goal)
     a = c and _colour_of(c.obj)
     if not a or not c.place or not _single_step(item) or not _flat_scene(item):
@@ -3468,6 +3472,20 @@ def _two_back_said(
     cubes = _scene_cubes(item)
     if len(cubes) != 3 or f"{a}_cube" not in cubes:
         return None
+    return c, a, cubes
+
+
+def _two_back_said(
+    goal: str, item: dict, alone: list[str], side: list[str], keys: tuple[str, str]
+) -> str | None:
+    """A goal of one step on a cube by colour, the scene's other two cubes both 4 cm or more
+    behind it (said by one of ``alone``: {v} the verb, {q} the rest), or it one of two at the
+    back, 4 cm or more apart across (said by one of ``side``, {s} its side); the form picked
+    by ``keys`` (one for each list); None for any other goal."""
+    found = _colour_step_of_three(goal, item)
+    if found is None:
+        return None
+    c, a, cubes = found
     front = sorted(cubes, key=lambda n: cubes[n][0])
     if cubes[front[1]][0] - cubes[front[0]][0] < 0.04:
         return None
@@ -3695,18 +3713,13 @@ def off_edge(goal: str, item: dict) -> Relabelled | None:
 def that_pad_there(goal: str, item: dict) -> Relabelled | None:
     """ "That pad over there" with two pads (asked which): "Set the red block down on that
     mat over there." (from one placing of a cube by colour onto a pad)."""
-    found = _placed_cube(goal, item)
-    if found is None or _PAD_NP.match(found[0].place) is None:
-        return None
-    form = _pick(
-        [
-            "Set the {a} block down on that mat over there.",
-            "Could you place the {a} cube onto that pad over there?",
-            "Move the {a} cube to that pad over there, thanks.",
-        ],
-        "mthere|" + goal,
-    )
-    return form.format(a=found[1]), {"expect": "clarify", "plan": []}
+    forms = [
+        "Set the {a} block down on that mat over there.",
+        "Could you place the {a} cube onto that pad over there?",
+        "Move the {a} cube to that pad over there, thanks.",
+    ]
+    said = _placed_said(goal, item, forms, "mthere|" + goal)
+    return None if said is None else (said, {"expect": "clarify", "plan": []})
 
 
 _ONE_WORD_TYPOS = ["homw now", "hme, thanks", "Hom please.", "hoome!", "hpme please"]
@@ -3723,19 +3736,15 @@ def one_word_typo(goal: str, item: dict) -> str | None:
 def mind_moving(goal: str, item: dict) -> str | None:
     """ "Would you mind moving X over onto P?" (from one placing of a cube by colour onto a
     pad said with "move": "move ... onto" lifts, as the contract reads it)."""
-    found = _placed_cube(goal, item)
-    if found is None or found[0].verb != "move" or _PAD_NP.match(found[0].place) is None:
+    c = clause(goal)
+    if c is None or c.verb != "move":
         return None
-    c, a = found
-    form = _pick(
-        [
-            "Would you mind moving the {a} block over onto {p}?",
-            "Do you mind moving the {a} cube across onto {p}, please?",
-            "Would you mind very much moving the {a} cube over onto {p}?",
-        ],
-        "mmind|" + goal,
-    )
-    return form.format(a=a, p=_lower_first(c.place))
+    forms = [
+        "Would you mind moving the {a} block over onto {p}?",
+        "Do you mind moving the {a} cube across onto {p}, please?",
+        "Would you mind very much moving the {a} cube over onto {p}?",
+    ]
+    return _placed_said(goal, item, forms, "mmind|" + goal)
 
 
 def hover_there(goal: str, item: dict) -> str | None:
@@ -3764,8 +3773,7 @@ def _tower3_scene(item: dict, key: str) -> tuple[dict, list[str]] | None:
     cubes = sorted(_scene_cubes(item))
     if len(cubes) != 3:
         return None
-    k = int(hashlib.sha1(key.encode()).hexdigest(), 16) % 6
-    order = list(itertools.permutations(cubes))[k]
+    order = _pick(list(itertools.permutations(cubes)), key)
     return {n: (0.5, 0.0, 0.02 + 0.04 * i) for i, n in enumerate(order)}, list(order)
 
 
@@ -3844,19 +3852,12 @@ def dont_push_first(goal: str, item: dict) -> str | None:
     """A prohibition said before the cube it is about: "No sliding it - lift the red cube
     and set it on the left pad." (from one placing of a cube by colour onto a pad: the
     placing, no push step)."""
-    found = _placed_cube(goal, item)
-    if found is None or _PAD_NP.match(found[0].place) is None:
-        return None
-    c, a = found
-    form = _pick(
-        [
-            "No sliding it - lift the {a} cube and set it on {p}.",
-            "Don't drag it; pick the {a} block up and place it onto {p}.",
-            "Don't push it, please: grab the {a} cube and put it down on {p}.",
-        ],
-        "mdont|" + goal,
-    )
-    return form.format(a=a, p=_lower_first(c.place))
+    forms = [
+        "No sliding it - lift the {a} cube and set it on {p}.",
+        "Don't drag it; pick the {a} block up and place it onto {p}.",
+        "Don't push it, please: grab the {a} cube and put it down on {p}.",
+    ]
+    return _placed_said(goal, item, forms, "mdont|" + goal)
 
 
 def not_that_pad(goal: str, item: dict) -> str | None:
@@ -4017,20 +4018,13 @@ def _cube_onto_cube(goal: str, item: dict, forms: list[str], key: str) -> str | 
 def keep_there(goal: str, item: dict) -> str | None:
     """A placing, then the cube kept where it was put (no step after it): "Set the red cube
     on the left pad and let it stay there." (from one placing of a cube by colour)."""
-    found = _placed_cube(goal, item)
-    if found is None:
-        return None
-    c, a = found
-    form = _pick(
-        [
-            "Set the {a} cube on {p} and let it stay there.",
-            "Put the {a} block onto {p}, then keep it there.",
-            "Place the {a} cube on {p} and just leave it there.",
-            "Lift the {a} cube onto {p} and keep it there for now.",
-        ],
-        "nkeep|" + goal,
-    )
-    return form.format(a=a, p=_lower_first(c.place))
+    forms = [
+        "Set the {a} cube on {p} and let it stay there.",
+        "Put the {a} block onto {p}, then keep it there.",
+        "Place the {a} cube on {p} and just leave it there.",
+        "Lift the {a} cube onto {p} and keep it there for now.",
+    ]
+    return _placed_said(goal, item, forms, "nkeep|" + goal, onto_pad=False)
 
 
 def hover_bring(goal: str, item: dict) -> Relabelled | None:
@@ -4087,41 +4081,24 @@ def which_pad_is(goal: str, item: dict) -> str | None:
     """A question naming a pad by colour, then the step "there": "Which of the mats is the
     grey one? Set the red cube down there." (from one placing of a cube by colour onto a
     pad)."""
-    found = _placed_cube(goal, item)
-    pad = found and _PAD_NP.match(found[0].place)
-    if not pad:
-        return None
-    colour = _SIDE_COLOUR[_PAD_SIDE[pad[1].lower()]]
-    form = _pick(
-        [
-            "Which of the mats is the {c} one? Set the {a} cube down there.",
-            "Which pad's the {c} one? Put the {a} block there, please.",
-            "Which one is the {c} pad? Place the {a} cube there.",
-        ],
-        "nwhich|" + goal,
-    )
-    return form.format(c=colour, a=found[1])
+    forms = [
+        "Which of the mats is the {c} one? Set the {a} cube down there.",
+        "Which pad's the {c} one? Put the {a} block there, please.",
+        "Which one is the {c} pad? Place the {a} cube there.",
+    ]
+    return _placed_said(goal, item, forms, "nwhich|" + goal)
 
 
 def anywhere_but(goal: str, item: dict) -> str | None:
     """A place ruled out, then the other said as good enough: "Put the red cube anywhere but
     the right pad; the left one is fine." (from one placing of a cube by colour onto a
     pad)."""
-    found = _placed_cube(goal, item)
-    pad = found and _PAD_NP.match(found[0].place)
-    if not pad:
-        return None
-    side = _PAD_SIDE[pad[1].lower()]
-    other = _pad_other(side)
-    form = _pick(
-        [
-            "Put the {a} cube anywhere but the {o} pad; the {p} one is fine.",
-            "Set the {a} block down anywhere other than the {o} mat - the {p} mat works.",
-            "Place the {a} cube anywhere except on the {o} pad: the {p} pad will do.",
-        ],
-        "nany|" + goal,
-    )
-    return form.format(a=found[1], o=other, p=side)
+    forms = [
+        "Put the {a} cube anywhere but the {o} pad; the {s} one is fine.",
+        "Set the {a} block down anywhere other than the {o} mat - the {s} mat works.",
+        "Place the {a} cube anywhere except on the {o} pad: the {s} pad will do.",
+    ]
+    return _placed_said(goal, item, forms, "nany|" + goal)
 
 
 def one_left_there(goal: str, item: dict) -> str | None:
@@ -4140,10 +4117,14 @@ def one_left_there(goal: str, item: dict) -> str | None:
     )
 
 
-def unstack_set(goal: str, item: dict) -> Relabelled | None:
-    """The top of a tower unstacked and set on a pad: "Unstack the green block and put it on
-    the left pad." (from one placing of a cube by colour onto a pad, the scene's three cubes
-    moved into a tower with that cube on top)."""
+def _top_said(
+    goal: str, item: dict, forms: list[str], order_key: str, key: str
+) -> Relabelled | None:
+    """A goal of one placing of a cube by colour onto a pad, the scene's three cubes moved
+    into one tower with that cube on top (the two under it in an order picked by
+    ``order_key``) where the placing still passes the cards, said by one of ``forms`` picked
+    by ``key`` ({a} the cube's colour, {p} the pad as said) and labelled with the scene
+    moved; None for any other goal."""
     found = _placed_cube(goal, item)
     pad = found and _PAD_NP.match(found[0].place)
     if not pad:
@@ -4153,23 +4134,25 @@ def unstack_set(goal: str, item: dict) -> Relabelled | None:
     if len(cubes) != 3 or a not in cubes:
         return None
     below = [n for n in cubes if n != a]
-    if _pick([0, 1], "nunsto|" + goal):
+    if _pick([0, 1], order_key):
         below.reverse()
-    order = [*below, a]
-    objects = {n: (0.5, 0.0, 0.02 + 0.04 * i) for i, n in enumerate(order)}
-    moved = {**item, "objects": objects}
-    if not _valid(item["plan"], moved):
+    objects = {n: (0.5, 0.0, 0.02 + 0.04 * i) for i, n in enumerate([*below, a])}
+    if not _valid(item["plan"], {**item, "objects": objects}):
         return None
-    form = _pick(
-        [
-            "Unstack the {a} block and put it on {p}.",
-            "Could you unstack the {a} cube and lay it on {p}?",
-            "Unstack the {a} cube, then set it down on {p}.",
-        ],
-        "nunst|" + goal,
-    )
-    said = form.format(a=found[1], p=_lower_first(found[0].place))
+    said = _pick(forms, key).format(a=found[1], p=_lower_first(found[0].place))
     return said, {"objects": objects}
+
+
+def unstack_set(goal: str, item: dict) -> Relabelled | None:
+    """The top of a tower unstacked and set on a pad: "Unstack the green block and put it on
+    the left pad." (from one placing of a cube by colour onto a pad, the scene's three cubes
+    moved into a tower with that cube on top)."""
+    forms = [
+        "Unstack the {a} block and put it on {p}.",
+        "Could you unstack the {a} cube and lay it on {p}?",
+        "Unstack the {a} cube, then set it down on {p}.",
+    ]
+    return _top_said(goal, item, forms, "nunsto|" + goal, "nunst|" + goal)
 
 
 _EDGE_SCENE = [(0.31, 0.02), (0.64, 0.27), (0.50, -0.29)]
@@ -4185,8 +4168,7 @@ def near_edge(goal: str, item: dict) -> Relabelled | None:
     cubes = sorted(_scene_cubes(item))
     if not b or len(cubes) != 3:
         return None
-    k = int(hashlib.sha1(("nedge|" + goal).encode()).hexdigest(), 16) % 6
-    order = list(itertools.permutations(cubes))[k]
+    order = _pick(list(itertools.permutations(cubes)), "nedge|" + goal)
     objects = {n: (*xy, 0.02) for n, xy in zip(order, _EDGE_SCENE, strict=True)}
     form = _pick(
         [
@@ -4251,21 +4233,13 @@ def goes_on(goal: str, item: dict) -> Relabelled | None:
     """A correction whose new place is said with "goes on" (a placing: "goes on" lifts):
     "Not the left mat - the red block goes on the right mat." (from one placing of a cube
     by colour onto a pad)."""
-    found = _placed_cube(goal, item)
-    pad = found and _PAD_NP.match(found[0].place)
-    if not pad:
-        return None
-    side = _PAD_SIDE[pad[1].lower()]
-    form = _pick(
-        [
-            "Not the {o} mat - the {a} block goes on the {p} mat.",
-            "No, wrong pad: the {a} cube goes on the {p} pad, not the {o} one.",
-            "Not on the {o} pad, no. The {a} cube goes on the {p} pad.",
-        ],
-        "ogoes|" + goal,
-    )
-    said = form.format(o=_pad_other(side), a=found[1], p=side)
-    return said, {"expect": "plan", "plan": list(item["plan"])}
+    forms = [
+        "Not the {o} mat - the {a} block goes on the {s} mat.",
+        "No, wrong pad: the {a} cube goes on the {s} pad, not the {o} one.",
+        "Not on the {o} pad, no. The {a} cube goes on the {s} pad.",
+    ]
+    said = _placed_said(goal, item, forms, "ogoes|" + goal)
+    return None if said is None else (said, {"expect": "plan", "plan": list(item["plan"])})
 
 
 def tower_standing(goal: str, item: dict) -> str | None:
@@ -4283,19 +4257,14 @@ def tower_standing(goal: str, item: dict) -> str | None:
 def into_box(goal: str, item: dict) -> Relabelled | None:
     """A cube put into a container the scene lacks (refused): "Toss the red cube into that
     bin." (from one placing of a cube by colour)."""
-    found = _placed_cube(goal, item)
-    if found is None:
-        return None
-    form = _pick(
-        [
-            "Drop the {a} block into the bin over there.",
-            "Toss the {a} cube into that tray.",
-            "Put the {a} cube in the box, please.",
-            "Could you drop the {a} cube into that crate?",
-        ],
-        "obox|" + goal,
-    )
-    return form.format(a=found[1]), {"expect": "refuse", "plan": []}
+    forms = [
+        "Drop the {a} block into the bin over there.",
+        "Toss the {a} cube into that tray.",
+        "Put the {a} cube in the box, please.",
+        "Could you drop the {a} cube into that crate?",
+    ]
+    said = _placed_said(goal, item, forms, "obox|" + goal, onto_pad=False)
+    return None if said is None else (said, {"expect": "refuse", "plan": []})
 
 
 def _three_on(goal: str, item: dict, key: str) -> tuple[str, str, str, list] | None:
@@ -4383,15 +4352,11 @@ def right_next_to(goal: str, item: dict) -> str | None:
     """ "The cube right next to X", one cube clearly nearest X (it, 5 cm or more nearer X
     than the third): "Set the block just beside the blue one on the grey pad." (from one
     placing or push of a cube by colour onto a pad in a flat scene of three)."""
-    c = clause(goal)
-    a = c and _colour_of(c.obj)
-    pad = c and _PAD_NP.match(c.place or "")
-    cubes = _scene_cubes(item)
-    if not a or not pad or not _single_step(item) or len(cubes) != 3 or not _flat_scene(item):
+    found = _colour_step_of_three(goal, item)
+    if found is None or _PAD_NP.match(found[0].place) is None:
         return None
+    c, a, cubes = found
     me = f"{a}_cube"
-    if me not in cubes:
-        return None
 
     def gap(p: str, q: str) -> float:
         return math.hypot(cubes[p][0] - cubes[q][0], cubes[p][1] - cubes[q][1])
@@ -4416,13 +4381,10 @@ def two_at_front(goal: str, item: dict) -> str | None:
     step on the third by colour: "Leave the two blocks in front alone and just push the red
     cube onto the left pad." (from one step on a cube by colour onto a place, the scene's
     two other cubes both 4 cm or more in front of it)."""
-    c = clause(goal)
-    a = c and _colour_of(c.obj)
-    if not a or not c.place or not _single_step(item) or not _flat_scene(item):
+    found = _colour_step_of_three(goal, item)
+    if found is None:
         return None
-    cubes = _scene_cubes(item)
-    if len(cubes) != 3 or f"{a}_cube" not in cubes:
-        return None
+    _, a, cubes = found
     order = sorted(cubes, key=lambda n: cubes[n][0])
     if order[2] != f"{a}_cube" or cubes[order[2]][0] - cubes[order[1]][0] < 0.04:
         return None
@@ -4442,30 +4404,12 @@ def topic_locative(goal: str, item: dict) -> Relabelled | None:
     "The blue block at the top of the pile - set it on the left pad." (from one placing of a
     cube by colour onto a pad, the scene's three cubes moved into a tower with that cube on
     top)."""
-    found = _placed_cube(goal, item)
-    pad = found and _PAD_NP.match(found[0].place)
-    if not pad:
-        return None
-    cubes = sorted(_scene_cubes(item))
-    a = f"{found[1]}_cube"
-    if len(cubes) != 3 or a not in cubes:
-        return None
-    below = [n for n in cubes if n != a]
-    if _pick([0, 1], "otopl|" + goal):
-        below.reverse()
-    objects = {n: (0.5, 0.0, 0.02 + 0.04 * i) for i, n in enumerate([*below, a])}
-    if not _valid(item["plan"], {**item, "objects": objects}):
-        return None
-    form = _pick(
-        [
-            "The {a} block at the top of the pile - set it on {p}.",
-            "The {a} cube on top of the tower: place it onto {p}.",
-            "The {a} cube up on the stack, put it down on {p}, please.",
-        ],
-        "otoplf|" + goal,
-    )
-    said = form.format(a=found[1], p=_lower_first(found[0].place))
-    return said, {"objects": objects}
+    forms = [
+        "The {a} block at the top of the pile - set it on {p}.",
+        "The {a} cube on top of the tower: place it onto {p}.",
+        "The {a} cube up on the stack, put it down on {p}, please.",
+    ]
+    return _top_said(goal, item, forms, "otopl|" + goal, "otoplf|" + goal)
 
 
 def tower_again(goal: str, item: dict) -> Relabelled | None:
