@@ -717,6 +717,12 @@ def except_nothing(goal: str, item: dict) -> str | None:
 _PAD_NP = re.compile(r"^the (left|right|yellow|grey|gray) (pad|mat)$", re.I)
 
 
+def _other_pad_said(m: re.Match) -> str:
+    """The pad other than the one a match of ``_PAD_NP`` names, said the same way ("the grey
+    mat" for "the yellow mat", "the right pad" for "the left pad")."""
+    return f"the {_OTHER_PAD[m[1].lower()]} {m[2].lower()}"
+
+
 def place_corrected(goal: str, item: dict) -> str | None:
     """A place corrected in front: "Not the right pad - the left pad. Put the red cube
     there." """
@@ -726,7 +732,7 @@ def place_corrected(goal: str, item: dict) -> str | None:
     m = _PAD_NP.match(c.place)
     if m is None:
         return None
-    other = f"the {_OTHER_PAD[m[1].lower()]} {m[2].lower()}"
+    other = _other_pad_said(m)
     head = _pick(["Not {x}, {y}: ", "Not {x} but {y} - ", "Not {x}; {y}. "], goal)
     head = head.format(x=other, y=_lower_first(c.place))
     verb = c.verb if head.endswith(": ") or head.endswith("- ") else _upper_first(c.verb)
@@ -954,7 +960,7 @@ def cancel_step(goal: str, item: dict) -> str | None:
     target = c.place or c.obj
     m = _PAD_NP.match(target)
     if m:
-        other = f"the {_OTHER_PAD[m[1].lower()]} {m[2].lower()}"
+        other = _other_pad_said(m)
     else:
         m = _COLOUR_NP.match(target)
         if m is None or not c.place and item["plan"][0].skill != "reach":
@@ -1210,7 +1216,7 @@ def replace_cube(goal: str, item: dict) -> str | None:
         m = _PAD_NP.match(c.obj)
         if m is None:
             return None
-        other = f"the {_OTHER_PAD[m[1].lower()]} {m[2].lower()}"
+        other = _other_pad_said(m)
         return f"{_upper_first(other)}? Nope - {_lower_first(c.obj)}. Hover above that."
     colour = _colour_of(c.obj)
     if colour is None or not c.place or colour in c.place.lower():
@@ -1504,7 +1510,7 @@ def _wrong_place(c: Clause, item: dict) -> str | None:
     target = c.place or c.obj
     m = _PAD_NP.match(target)
     if m:
-        return f"the {_OTHER_PAD[m[1].lower()]} {m[2].lower()}"
+        return _other_pad_said(m)
     m = _COLOUR_NP.match(target)
     if m is None or (not c.place and item["plan"][0].skill != "reach"):
         return None
@@ -2453,7 +2459,7 @@ def dash_correction(goal: str, item: dict) -> str | None:
         return None
     m = _PAD_NP.match(c.place)
     if m:
-        wrong = f"the {_OTHER_PAD[m[1].lower()]} {m[2].lower()}"
+        wrong = _other_pad_said(m)
     else:
         x, y = _colour_of(c.obj), _colour_of(c.place)
         if not x or not y:
@@ -2506,11 +2512,7 @@ def it_next_sentence(goal: str, item: dict) -> str | None:
 
 def _named(step) -> str | None:
     """How a reach target of a pad or a cube is said ("the left pad", "the red cube")."""
-    target = step.params.get("target") or step.params.get("object")
-    if not isinstance(target, str) or "_" not in target:
-        return None
-    a, noun = target.split("_", 1)
-    return f"the {a} {noun}" if noun in {"pad", "cube"} else None
+    return _said(step.params.get("target") or step.params.get("object"))
 
 
 def places_then_verb(goal: str, item: dict) -> str | None:
