@@ -580,9 +580,12 @@ _RELATIONS = (
 """A relation that picks one cube, and the score the cube it picks is highest on."""
 
 
-def _relation_of(name: str, cubes: dict[str, tuple[float, ...]]) -> str | None:
-    """The first relation ``name`` alone is 2 cm or more ahead of every other cube on."""
-    for said, score in _RELATIONS:
+def _relation_of(
+    name: str, cubes: dict[str, tuple[float, ...]], relations=_RELATIONS
+) -> str | None:
+    """The first of ``relations`` (said, score) ``name`` alone is 2 cm or more ahead of every
+    other cube on."""
+    for said, score in relations:
         others = [score(p) for n, p in cubes.items() if n != name]
         if others and score(cubes[name]) >= max(others) + 0.02:
             return said
@@ -714,6 +717,12 @@ def except_nothing(goal: str, item: dict) -> str | None:
 _PAD_NP = re.compile(r"^the (left|right|yellow|grey|gray) (pad|mat)$", re.I)
 
 
+def _other_pad_said(m: re.Match) -> str:
+    """The pad other than the one a match of ``_PAD_NP`` names, said the same way ("the grey
+    mat" for "the yellow mat", "the right pad" for "the left pad")."""
+    return f"the {_OTHER_PAD[m[1].lower()]} {m[2].lower()}"
+
+
 def place_corrected(goal: str, item: dict) -> str | None:
     """A place corrected in front: "Not the right pad - the left pad. Put the red cube
     there." """
@@ -723,7 +732,7 @@ def place_corrected(goal: str, item: dict) -> str | None:
     m = _PAD_NP.match(c.place)
     if m is None:
         return None
-    other = f"the {_OTHER_PAD[m[1].lower()]} {m[2].lower()}"
+    other = _other_pad_said(m)
     head = _pick(["Not {x}, {y}: ", "Not {x} but {y} - ", "Not {x}; {y}. "], goal)
     head = head.format(x=other, y=_lower_first(c.place))
     verb = c.verb if head.endswith(": ") or head.endswith("- ") else _upper_first(c.verb)
@@ -951,7 +960,7 @@ def cancel_step(goal: str, item: dict) -> str | None:
     target = c.place or c.obj
     m = _PAD_NP.match(target)
     if m:
-        other = f"the {_OTHER_PAD[m[1].lower()]} {m[2].lower()}"
+        other = _other_pad_said(m)
     else:
         m = _COLOUR_NP.match(target)
         if m is None or not c.place and item["plan"][0].skill != "reach":
@@ -1207,7 +1216,7 @@ def replace_cube(goal: str, item: dict) -> str | None:
         m = _PAD_NP.match(c.obj)
         if m is None:
             return None
-        other = f"the {_OTHER_PAD[m[1].lower()]} {m[2].lower()}"
+        other = _other_pad_said(m)
         return f"{_upper_first(other)}? Nope - {_lower_first(c.obj)}. Hover above that."
     colour = _colour_of(c.obj)
     if colour is None or not c.place or colour in c.place.lower():
@@ -1501,7 +1510,7 @@ def _wrong_place(c: Clause, item: dict) -> str | None:
     target = c.place or c.obj
     m = _PAD_NP.match(target)
     if m:
-        return f"the {_OTHER_PAD[m[1].lower()]} {m[2].lower()}"
+        return _other_pad_said(m)
     m = _COLOUR_NP.match(target)
     if m is None or (not c.place and item["plan"][0].skill != "reach"):
         return None
@@ -1589,6 +1598,14 @@ def condition(goal: str, item: dict) -> Relabelled | None:
     return said_goal, {"expect": "plan", "plan": plan}
 
 
+def _planned(plan: list, item: dict, forms: list[str], key: str, **said) -> Relabelled | None:
+    """``plan`` as the label of one of ``forms`` picked by ``key`` (its fields ``said``),
+    where the plan passes the cards in the goal's scene; None where it does not."""
+    if not _valid(plan, item):
+        return None
+    return _pick(forms, key).format(**said), {"expect": "plan", "plan": plan}
+
+
 _AGAIN = [
     "{S}. Same again, but with the {b} cube this time.",
     "{S}, then do that again with the {b} block.",
@@ -1616,10 +1633,7 @@ def same_again(goal: str, item: dict) -> Relabelled | None:
     params = {**first.params, "object": f"{b}_cube"}
     text = " ".join([first.skill, *(str(v) for v in params.values())])
     plan = [first, _step(text)]
-    if not _valid(plan, item):
-        return None
-    said = _pick(_AGAIN, "again|" + goal).format(S=_bare(goal), b=b)
-    return said, {"expect": "plan", "plan": plan}
+    return _planned(plan, item, _AGAIN, "again|" + goal, S=_bare(goal), b=b)
 
 
 _AGAIN_ALONE = [
@@ -1911,18 +1925,13 @@ def turn_then(goal: str, item: dict) -> Relabelled | None:
     first = item["plan"][0]
     n = _pick(["20", "25", "30", "40"], "tdeg|" + goal)
     plan = [_step(f"turn {first.params['object']} {n}"), first]
-    if not _valid(plan, item):
-        return None
-    form = _pick(
-        [
-            "After a {n}-degree turn, {o} should end up on {p}.",
-            "Once {o} has been turned {n} degrees, it should go onto {p}.",
-            "{O}: a {n} degree turn first, and then it belongs on {p}.",
-        ],
-        "turn|" + goal,
-    )
-    said = form.format(n=n, o=_lower_first(c.obj), O=_upper_first(c.obj), p=_lower_first(c.place))
-    return said, {"expect": "plan", "plan": plan}
+    forms = [
+        "After a {n}-degree turn, {o} should end up on {p}.",
+        "Once {o} has been turned {n} degrees, it should go onto {p}.",
+        "{O}: a {n} degree turn first, and then it belongs on {p}.",
+    ]
+    o, p = _lower_first(c.obj), _lower_first(c.place)
+    return _planned(plan, item, forms, "turn|" + goal, n=n, o=o, O=_upper_first(c.obj), p=p)
 
 
 _ASKED = (
@@ -2041,17 +2050,12 @@ def sweep(goal: str, item: dict) -> Relabelled | None:
     if ranked is None:
         return None
     plan = [_step(f"reach {n}") for n in ranked]
-    if not _valid(plan, item):
-        return None
-    form = _pick(
-        [
-            "Visit the cubes from {s}, hovering over each one.",
-            "Sweep across the blocks {s}, stopping above each.",
-            "Go over every cube in order, {s}.",
-        ],
-        "swf|" + goal,
-    )
-    return form.format(s=said), {"expect": "plan", "plan": plan}
+    forms = [
+        "Visit the cubes from {s}, hovering over each one.",
+        "Sweep across the blocks {s}, stopping above each.",
+        "Go over every cube in order, {s}.",
+    ]
+    return _planned(plan, item, forms, "swf|" + goal, s=said)
 
 
 def compare_two(goal: str, item: dict) -> str | None:
@@ -2257,10 +2261,8 @@ def tower_order(goal: str, item: dict) -> Relabelled | None:
         return None
     low, mid, top = ranked
     plan = [_step(f"pick_place {mid} {low}"), _step(f"pick_place {top} {mid}")]
-    if not _valid(plan, item):
-        return None
-    form = _pick(["Build a stack {s}.", "Make a tower of the cubes {s}."], "tordf|" + goal)
-    return form.format(s=said), {"expect": "plan", "plan": plan}
+    forms = ["Build a stack {s}.", "Make a tower of the cubes {s}."]
+    return _planned(plan, item, forms, "tordf|" + goal, s=said)
 
 
 def _stack_said(goal: str, item: dict, forms: list[str], key: str, cubes: int = 0) -> str | None:
@@ -2303,18 +2305,13 @@ def pushed_then(goal: str, item: dict) -> Relabelled | None:
     push = item["plan"][0]
     other_pad = "right_pad" if push.params["target"] == "left_pad" else "left_pad"
     plan = [push, _step(f"pick_place {b}_cube {other_pad}")]
-    if not _valid(plan, item):
-        return None
     part = _MOVERS["push"] if c.verb not in _MOVERS else _MOVERS[c.verb]
-    form = _pick(
-        [
-            "Once the {a} cube has been {d} onto {p}, set the {b} cube on the {q} pad.",
-            "When the {a} block is {d} over to {p}, lift the {b} block onto the {q} pad.",
-        ],
-        "pthen|" + goal,
-    )
-    said = form.format(a=a, d=part, p=_lower_first(c.place), b=b, q=other_pad.split("_")[0])
-    return said, {"expect": "plan", "plan": plan}
+    forms = [
+        "Once the {a} cube has been {d} onto {p}, set the {b} cube on the {q} pad.",
+        "When the {a} block is {d} over to {p}, lift the {b} block onto the {q} pad.",
+    ]
+    said = {"a": a, "d": part, "p": _lower_first(c.place), "b": b, "q": other_pad.split("_")[0]}
+    return _planned(plan, item, forms, "pthen|" + goal, **said)
 
 
 _WAIT = [
@@ -2334,6 +2331,15 @@ def wait_above(goal: str, item: dict) -> str | None:
     return _pick(_WAIT, "wait|" + goal).format(o=_lower_first(c.obj), O=_upper_first(c.obj))
 
 
+def _unplanned(item: dict, forms: list[str], key: str, expect: str = "plan") -> Relabelled | None:
+    """One of ``forms`` picked by ``key`` in place of a goal with a plan of one step or more,
+    labelled ``expect`` with no plan (no motion, or a question back); None for any other
+    goal."""
+    if item["expect"] != "plan" or not item["plan"]:
+        return None
+    return _pick(forms, key), {"expect": expect, "plan": []}
+
+
 _IDLE = [
     "Easy there - you can stay where you are.",
     "Whoa, not so fast, I'm not ready yet.",
@@ -2347,9 +2353,7 @@ _IDLE = [
 def idle(goal: str, item: dict) -> Relabelled | None:
     """No motion in other words: "Easy there - you can stay where you are.", "That's
     everything for now, cheers." (an empty plan)."""
-    if item["expect"] != "plan" or not item["plan"]:
-        return None
-    return _pick(_IDLE, "idle|" + goal), {"expect": "plan", "plan": []}
+    return _unplanned(item, _IDLE, "idle|" + goal)
 
 
 def square_on(goal: str, item: dict) -> Relabelled | None:
@@ -2455,7 +2459,7 @@ def dash_correction(goal: str, item: dict) -> str | None:
         return None
     m = _PAD_NP.match(c.place)
     if m:
-        wrong = f"the {_OTHER_PAD[m[1].lower()]} {m[2].lower()}"
+        wrong = _other_pad_said(m)
     else:
         x, y = _colour_of(c.obj), _colour_of(c.place)
         if not x or not y:
@@ -2508,11 +2512,7 @@ def it_next_sentence(goal: str, item: dict) -> str | None:
 
 def _named(step) -> str | None:
     """How a reach target of a pad or a cube is said ("the left pad", "the red cube")."""
-    target = step.params.get("target") or step.params.get("object")
-    if not isinstance(target, str) or "_" not in target:
-        return None
-    a, noun = target.split("_", 1)
-    return f"the {a} {noun}" if noun in {"pad", "cube"} else None
+    return _said(step.params.get("target") or step.params.get("object"))
 
 
 def places_then_verb(goal: str, item: dict) -> str | None:
@@ -2560,16 +2560,11 @@ def except_first(goal: str, item: dict) -> Relabelled | None:
         return None
     a, b = _pick([_OTHER_COLOURS[x], _OTHER_COLOURS[x][::-1]], "jexc|" + goal)
     plan = [_step(f"reach {a}_cube"), _step(f"reach {b}_cube")]
-    if not _valid(plan, item):
-        return None
-    form = _pick(
-        [
-            "Hover over all the cubes but the {x} one, starting with the {a} one.",
-            "Go above each block apart from the {x} block - the {a} block first.",
-        ],
-        "jexf|" + goal,
-    )
-    return form.format(x=x, a=a), {"expect": "plan", "plan": plan}
+    forms = [
+        "Hover over all the cubes but the {x} one, starting with the {a} one.",
+        "Go above each block apart from the {x} block - the {a} block first.",
+    ]
+    return _planned(plan, item, forms, "jexf|" + goal, x=x, a=a)
 
 
 def _relation_to(name: str, cubes: dict[str, tuple[float, ...]]) -> tuple[str, str] | None:
@@ -2682,9 +2677,7 @@ _HANG_ON = [
 def hang_on(goal: str, item: dict) -> Relabelled | None:
     """No motion asked as waiting: "Hang tight for a moment.", "Stay there till I say go."
     (an empty plan)."""
-    if item["expect"] != "plan" or not item["plan"]:
-        return None
-    return _pick(_HANG_ON, "jhang|" + goal), {"expect": "plan", "plan": []}
+    return _unplanned(item, _HANG_ON, "jhang|" + goal)
 
 
 # -- group K ------------------------------------------------------------------------------
@@ -3066,16 +3059,11 @@ def once_there(goal: str, item: dict) -> Relabelled | None:
     if not a or not c.place or not _single_step(item):
         return None
     plan = [_step(f"reach {a}_cube"), item["plan"][0]]
-    if not _valid(plan, item):
-        return None
-    form = _pick(
-        [
-            "Go above the {a} block first; when you get there, {v} that block{q}.",
-            "Move over the {a} cube, and once you're above it, {v} that cube{q}.",
-        ],
-        "konce|" + goal,
-    )
-    return form.format(a=a, v=c.verb, q=_rest(c)), {"expect": "plan", "plan": plan}
+    forms = [
+        "Go above the {a} block first; when you get there, {v} that block{q}.",
+        "Move over the {a} cube, and once you're above it, {v} that cube{q}.",
+    ]
+    return _planned(plan, item, forms, "konce|" + goal, a=a, v=c.verb, q=_rest(c))
 
 
 _HOLD_STILL = [
@@ -3091,9 +3079,25 @@ _HOLD_STILL = [
 def hold_still(goal: str, item: dict) -> Relabelled | None:
     """No motion, asked as staying or waiting where the robot is: "Remain where you are for
     now, robot.", "Hang on, just hold still and don't move." (an empty plan)."""
-    if item["expect"] != "plan" or not item["plan"]:
+    return _unplanned(item, _HOLD_STILL, "khold|" + goal)
+
+
+def _ahead_said(goal: str, item: dict, relations, form: str, key: str) -> str | None:
+    """The goal with its cube (else the cube it goes onto), said by colour, said again by
+    ``form`` where that cube alone is ahead on one of ``relations`` (:func:`_relation_of`):
+    {s} the relation, {n} "cube" or "block" picked by ``key``. From one step in a flat scene;
+    None where neither cube is ahead."""
+    c = clause(goal)
+    if c is None or not _single_step(item) or not _flat_scene(item):
         return None
-    return _pick(_HOLD_STILL, "khold|" + goal), {"expect": "plan", "plan": []}
+    cubes = _scene_cubes(item)
+    for np in (c.obj, c.place):
+        x = np and _colour_of(np)
+        said = x and f"{x}_cube" in cubes and _relation_of(f"{x}_cube", cubes, relations)
+        if said:
+            noun = _pick(["cube", "block"], key)
+            return goal.replace(np, form.format(s=said, n=noun), 1)
+    return None
 
 
 _DEPTH = (
@@ -3109,20 +3113,8 @@ def furthest_back(goal: str, item: dict) -> str | None:
     the cube it goes onto: "Push the cube furthest back onto the left pad.", "Stack the
     red cube on the block farthest from the robot." (from one step whose cube, or whose
     target cube, is 2 cm or more ahead of every other cube on it, cubes on the table)."""
-    c = clause(goal)
-    if c is None or not _single_step(item) or not _flat_scene(item):
-        return None
-    cubes = _scene_cubes(item)
-    said, score = _pick(list(_DEPTH), "kdepth|" + goal)
-    for np in (c.obj, c.place):
-        x = np and _colour_of(np)
-        if not x or f"{x}_cube" not in cubes:
-            continue
-        others = [score(p) for n, p in cubes.items() if n != f"{x}_cube"]
-        if others and score(cubes[f"{x}_cube"]) >= max(others) + 0.02:
-            noun = _pick(["cube", "block"], "kdn|" + goal)
-            return goal.replace(np, f"the {noun} {said}", 1)
-    return None
+    depth = [_pick(list(_DEPTH), "kdepth|" + goal)]
+    return _ahead_said(goal, item, depth, "the {n} {s}", "kdn|" + goal)
 
 
 # -- group L ------------------------------------------------------------------------------
@@ -3223,25 +3215,27 @@ def _tower_top(item: dict) -> tuple[str, list[str]] | None:
     return top, free
 
 
-def finish_tower(goal: str, item: dict) -> Relabelled | None:
-    """The tower finished with a cube: "Complete the stack with the green cube." (a scene
-    with one tower of two and a cube beside it: that cube onto the tower's top)."""
+def _tower_finished(item: dict, forms: list[str], key: str) -> Relabelled | None:
+    """The scene's one tower of two finished with the cube beside it (that cube onto the
+    tower's top, where it passes the cards), said by one of ``forms`` picked by ``key`` ({c}
+    that cube's colour), from any plan; None for any other scene."""
     found = _tower_top(item)
     if found is None or len(found[1]) != 1 or item["expect"] != "plan":
         return None
     top, (free,) = found
     plan = [_step(f"pick_place {free} {top}")]
-    if not _valid(plan, item):
-        return None
-    form = _pick(
-        [
-            "Complete the stack with the {c} cube.",
-            "Top the tower off with the {c} block.",
-            "Finish off the pile using the {c} cube, please.",
-        ],
-        "lfin|" + goal,
-    )
-    return form.format(c=free.split("_")[0]), {"expect": "plan", "plan": plan}
+    return _planned(plan, item, forms, key, c=free.split("_")[0])
+
+
+def finish_tower(goal: str, item: dict) -> Relabelled | None:
+    """The tower finished with a cube: "Complete the stack with the green cube." (a scene
+    with one tower of two and a cube beside it: that cube onto the tower's top)."""
+    forms = [
+        "Complete the stack with the {c} cube.",
+        "Top the tower off with the {c} block.",
+        "Finish off the pile using the {c} cube, please.",
+    ]
+    return _tower_finished(item, forms, "lfin|" + goal)
 
 
 def _middle(cubes: dict[str, tuple[float, ...]]) -> str | None:
@@ -3322,22 +3316,34 @@ def _beside_tower(goal: str, item: dict, forms: list[str], key: str) -> str | No
     return _pick(forms, key).format(s=said)
 
 
+def _placed_said(
+    goal: str, item: dict, forms: list[str], key: str, onto_pad: bool = True
+) -> str | None:
+    """A goal of one placing of a cube by colour (onto a pad where ``onto_pad``) said by one
+    of ``forms`` picked by ``key``: {a} the cube's colour, {p} its place as the goal says it,
+    and for a pad {s} its side, {o} the other side and {c} its colour; None for any other
+    goal."""
+    found = _placed_cube(goal, item)
+    pad = found and _PAD_NP.match(found[0].place)
+    if not found or (onto_pad and not pad):
+        return None
+    c, a = found
+    said = {"a": a, "p": _lower_first(c.place)}
+    if pad:
+        side = _PAD_SIDE[pad[1].lower()]
+        said |= {"s": side, "o": _pad_other(side), "c": _SIDE_COLOUR[side]}
+    return _pick(forms, key).format(**said)
+
+
 def over_with(goal: str, item: dict) -> str | None:
     """A placing said as a place, then "with X": "Across to the right pad with the blue
     block, please." (from one placing of a cube by colour onto a pad)."""
-    found = _placed_cube(goal, item)
-    if found is None or _PAD_NP.match(found[0].place) is None:
-        return None
-    c, a = found
-    form = _pick(
-        [
-            "Across to {p} with the {a} block, please.",
-            "Onto {p} with the {a} cube.",
-            "Over to {p} with the {a} one, if you would.",
-        ],
-        "lwith|" + goal,
-    )
-    return form.format(p=_lower_first(c.place), a=a)
+    forms = [
+        "Across to {p} with the {a} block, please.",
+        "Onto {p} with the {a} cube.",
+        "Over to {p} with the {a} one, if you would.",
+    ]
+    return _placed_said(goal, item, forms, "lwith|" + goal)
 
 
 def hover_kept(goal: str, item: dict) -> Relabelled | None:
@@ -3368,16 +3374,11 @@ def hover_kept(goal: str, item: dict) -> Relabelled | None:
         return None
     c, a = found
     plan = [_step(f"reach {a}_cube"), item["plan"][0]]
-    if not _valid(plan, item):
-        return None
-    form = _pick(
-        [
-            "Hover above the {a} cube and then stack it on {p}.",
-            "Go over the {a} block first, then put it on {p}.",
-        ],
-        "lhovc|" + goal,
-    )
-    return form.format(a=a, p=_lower_first(c.place)), {"expect": "plan", "plan": plan}
+    forms = [
+        "Hover above the {a} cube and then stack it on {p}.",
+        "Go over the {a} block first, then put it on {p}.",
+    ]
+    return _planned(plan, item, forms, "lhovc|" + goal, a=a, p=_lower_first(c.place))
 
 
 def stack_ordered(goal: str, item: dict) -> Relabelled | None:
@@ -3400,18 +3401,14 @@ def stack_ordered(goal: str, item: dict) -> Relabelled | None:
         _step(f"pick_place {b}_cube {a}_cube"),
         _step(f"pick_place {d}_cube {b}_cube"),
     ]
-    if pad is None or not _valid(plan, item):
+    if pad is None:
         return None
-    form = _pick(
-        [
-            "Pile the three cubes up on {p}: {a} first, then {b}, then {d}.",
-            "Stack all three blocks on {p} - {a} first, {b} next, {d} last.",
-            "Build a tower of the three cubes on {p}: {a} first, then {b}, and {d} on top.",
-        ],
-        "lstk|" + goal,
-    )
-    said = form.format(p=_lower_first(c.place), a=a, b=b, d=d)
-    return said, {"expect": "plan", "plan": plan}
+    forms = [
+        "Pile the three cubes up on {p}: {a} first, then {b}, then {d}.",
+        "Stack all three blocks on {p} - {a} first, {b} next, {d} last.",
+        "Build a tower of the three cubes on {p}: {a} first, then {b}, and {d} on top.",
+    ]
+    return _planned(plan, item, forms, "lstk|" + goal, p=_lower_first(c.place), a=a, b=b, d=d)
 
 
 def nothing_else_said(goal: str, item: dict) -> str | None:
@@ -3450,20 +3447,7 @@ def front_back(goal: str, item: dict) -> str | None:
     """The depth superlative said as an adjective: "Push the front block onto the left
     pad.", "Stack the red cube on the back cube." (from one step whose cube, or whose target
     cube, is 2 cm or more ahead of every other cube along the table's depth)."""
-    c = clause(goal)
-    if c is None or not _single_step(item) or not _flat_scene(item):
-        return None
-    cubes = _scene_cubes(item)
-    for np in (c.obj, c.place):
-        x = np and _colour_of(np)
-        if not x or f"{x}_cube" not in cubes:
-            continue
-        for said, score in _FRONT_BACK:
-            others = [score(p) for n, p in cubes.items() if n != f"{x}_cube"]
-            if others and score(cubes[f"{x}_cube"]) >= max(others) + 0.02:
-                noun = _pick(["cube", "block"], "lfbn|" + goal)
-                return goal.replace(np, f"the {said} {noun}", 1)
-    return None
+    return _ahead_said(goal, item, _FRONT_BACK, "the {s} {n}", "lfbn|" + goal)
 
 
 def _apart(cubes: dict[str, tuple[float, ...]]) -> tuple[str, list[str]] | None:
@@ -3480,13 +3464,9 @@ def _apart(cubes: dict[str, tuple[float, ...]]) -> tuple[str, list[str]] | None:
     return None
 
 
-def _two_back_said(
-    goal: str, item: dict, alone: list[str], side: list[str], keys: tuple[str, str]
-) -> str | None:
-    """A goal of one step on a cube by colour, the scene's other two cubes both 4 cm or more
-    behind it (said by one of ``alone``: {v} the verb, {q} the rest), or it one of two at the
-    back, 4 cm or more apart across (said by one of ``side``, {s} its side); the form picked
-    by ``keys`` (one for each list); None for any other goal."""
+def _colour_step_of_three(goal: str, item: dict) -> tuple[Clause, str, dict] | None:
+    """(clause, colour, cubes): a goal of one step with a place on a cube said by colour, in
+    a flat scene of three cubes that holds it; None for any other goal."""
     c = clause(goal)
     a = c and _colour_of(c.obj)
     if not a or not c.place or not _single_step(item) or not _flat_scene(item):
@@ -3494,6 +3474,20 @@ def _two_back_said(
     cubes = _scene_cubes(item)
     if len(cubes) != 3 or f"{a}_cube" not in cubes:
         return None
+    return c, a, cubes
+
+
+def _two_back_said(
+    goal: str, item: dict, alone: list[str], side: list[str], keys: tuple[str, str]
+) -> str | None:
+    """A goal of one step on a cube by colour, the scene's other two cubes both 4 cm or more
+    behind it (said by one of ``alone``: {v} the verb, {q} the rest), or it one of two at the
+    back, 4 cm or more apart across (said by one of ``side``, {s} its side); the form picked
+    by ``keys`` (one for each list); None for any other goal."""
+    found = _colour_step_of_three(goal, item)
+    if found is None:
+        return None
+    c, a, cubes = found
     front = sorted(cubes, key=lambda n: cubes[n][0])
     if cubes[front[1]][0] - cubes[front[0]][0] < 0.04:
         return None
@@ -3620,9 +3614,7 @@ _STILL_WHILE = [
 def still_while(goal: str, item: dict) -> Relabelled | None:
     """No motion asked for while the speaker does something (an empty plan): "Keep still
     while I check the cable."."""
-    if item["expect"] != "plan" or not item["plan"]:
-        return None
-    return _pick(_STILL_WHILE, "lwhile|" + goal), {"expect": "plan", "plan": []}
+    return _unplanned(item, _STILL_WHILE, "lwhile|" + goal)
 
 
 _THOSE_TWO = [
@@ -3635,9 +3627,7 @@ _THOSE_TWO = [
 
 def those_two(goal: str, item: dict) -> Relabelled | None:
     """Two cubes pointed at with nothing named (asked which): "Stack these two, please."."""
-    if item["expect"] != "plan" or not item["plan"]:
-        return None
-    return _pick(_THOSE_TWO, "lthose|" + goal), {"expect": "clarify", "plan": []}
+    return _unplanned(item, _THOSE_TWO, "lthose|" + goal, "clarify")
 
 
 def under_none(goal: str, item: dict) -> Relabelled | None:
@@ -3673,9 +3663,7 @@ _OTHER_PAD_MOVES = [
 def other_pad(goal: str, item: dict) -> Relabelled | None:
     """ "The cube closest to the pad ... the other pad" with two pads (asked which pad):
     "Push the cube closest to the mat over to the other mat."."""
-    if item["expect"] != "plan" or not item["plan"]:
-        return None
-    return _pick(_OTHER_PAD_MOVES, "lopad|" + goal), {"expect": "clarify", "plan": []}
+    return _unplanned(item, _OTHER_PAD_MOVES, "lopad|" + goal, "clarify")
 
 
 # -- group M ------------------------------------------------------------------------------
@@ -3698,17 +3686,12 @@ def arm_over(goal: str, item: dict) -> Relabelled | None:
         return None
     side = _pick(["left", "right"], "marm|" + goal)
     plan = [item["plan"][0], _step(f"reach {side}_pad")]
-    if not _valid(plan, item):
-        return None
-    form = _pick(
-        [
-            "{S}, then move the arm over the {p} pad.",
-            "{S} and afterwards bring your arm above the {p} mat.",
-            "{S}; after that, move the arm so it's over the {p} pad.",
-        ],
-        "marmf|" + goal,
-    )
-    return form.format(S=_upper_first(_bare(goal)), p=side), {"expect": "plan", "plan": plan}
+    forms = [
+        "{S}, then move the arm over the {p} pad.",
+        "{S} and afterwards bring your arm above the {p} mat.",
+        "{S}; after that, move the arm so it's over the {p} pad.",
+    ]
+    return _planned(plan, item, forms, "marmf|" + goal, S=_upper_first(_bare(goal)), p=side)
 
 
 def off_edge(goal: str, item: dict) -> Relabelled | None:
@@ -3732,18 +3715,13 @@ def off_edge(goal: str, item: dict) -> Relabelled | None:
 def that_pad_there(goal: str, item: dict) -> Relabelled | None:
     """ "That pad over there" with two pads (asked which): "Set the red block down on that
     mat over there." (from one placing of a cube by colour onto a pad)."""
-    found = _placed_cube(goal, item)
-    if found is None or _PAD_NP.match(found[0].place) is None:
-        return None
-    form = _pick(
-        [
-            "Set the {a} block down on that mat over there.",
-            "Could you place the {a} cube onto that pad over there?",
-            "Move the {a} cube to that pad over there, thanks.",
-        ],
-        "mthere|" + goal,
-    )
-    return form.format(a=found[1]), {"expect": "clarify", "plan": []}
+    forms = [
+        "Set the {a} block down on that mat over there.",
+        "Could you place the {a} cube onto that pad over there?",
+        "Move the {a} cube to that pad over there, thanks.",
+    ]
+    said = _placed_said(goal, item, forms, "mthere|" + goal)
+    return None if said is None else (said, {"expect": "clarify", "plan": []})
 
 
 _ONE_WORD_TYPOS = ["homw now", "hme, thanks", "Hom please.", "hoome!", "hpme please"]
@@ -3760,19 +3738,15 @@ def one_word_typo(goal: str, item: dict) -> str | None:
 def mind_moving(goal: str, item: dict) -> str | None:
     """ "Would you mind moving X over onto P?" (from one placing of a cube by colour onto a
     pad said with "move": "move ... onto" lifts, as the contract reads it)."""
-    found = _placed_cube(goal, item)
-    if found is None or found[0].verb != "move" or _PAD_NP.match(found[0].place) is None:
+    c = clause(goal)
+    if c is None or c.verb != "move":
         return None
-    c, a = found
-    form = _pick(
-        [
-            "Would you mind moving the {a} block over onto {p}?",
-            "Do you mind moving the {a} cube across onto {p}, please?",
-            "Would you mind very much moving the {a} cube over onto {p}?",
-        ],
-        "mmind|" + goal,
-    )
-    return form.format(a=a, p=_lower_first(c.place))
+    forms = [
+        "Would you mind moving the {a} block over onto {p}?",
+        "Do you mind moving the {a} cube across onto {p}, please?",
+        "Would you mind very much moving the {a} cube over onto {p}?",
+    ]
+    return _placed_said(goal, item, forms, "mmind|" + goal)
 
 
 def hover_there(goal: str, item: dict) -> str | None:
@@ -3801,8 +3775,7 @@ def _tower3_scene(item: dict, key: str) -> tuple[dict, list[str]] | None:
     cubes = sorted(_scene_cubes(item))
     if len(cubes) != 3:
         return None
-    k = int(hashlib.sha1(key.encode()).hexdigest(), 16) % 6
-    order = list(itertools.permutations(cubes))[k]
+    order = _pick(list(itertools.permutations(cubes)), key)
     return {n: (0.5, 0.0, 0.02 + 0.04 * i) for i, n in enumerate(order)}, list(order)
 
 
@@ -3851,18 +3824,14 @@ def pad_then_one(goal: str, item: dict) -> Relabelled | None:
     side = target.split("_")[0]
     other = _pad_other(side)
     plan = [item["plan"][0], _step(f"reach {other}_pad")]
-    if not _valid(plan, item):
-        return None
-    form = _pick(
-        [
-            "Go above the {c} mat, then the {o} one.",
-            "Hover over the {c} pad first and then the {o} one.",
-            "Move your gripper over the {c} pad, then over the {o} one.",
-        ],
-        "mpads|" + goal,
+    forms = [
+        "Go above the {c} mat, then the {o} one.",
+        "Hover over the {c} pad first and then the {o} one.",
+        "Move your gripper over the {c} pad, then over the {o} one.",
+    ]
+    return _planned(
+        plan, item, forms, "mpads|" + goal, c=_SIDE_COLOUR[side], o=_SIDE_COLOUR[other]
     )
-    said = form.format(c=_SIDE_COLOUR[side], o=_SIDE_COLOUR[other])
-    return said, {"expect": "plan", "plan": plan}
 
 
 def never_mind_two(goal: str, item: dict) -> str | None:
@@ -3885,19 +3854,12 @@ def dont_push_first(goal: str, item: dict) -> str | None:
     """A prohibition said before the cube it is about: "No sliding it - lift the red cube
     and set it on the left pad." (from one placing of a cube by colour onto a pad: the
     placing, no push step)."""
-    found = _placed_cube(goal, item)
-    if found is None or _PAD_NP.match(found[0].place) is None:
-        return None
-    c, a = found
-    form = _pick(
-        [
-            "No sliding it - lift the {a} cube and set it on {p}.",
-            "Don't drag it; pick the {a} block up and place it onto {p}.",
-            "Don't push it, please: grab the {a} cube and put it down on {p}.",
-        ],
-        "mdont|" + goal,
-    )
-    return form.format(a=a, p=_lower_first(c.place))
+    forms = [
+        "No sliding it - lift the {a} cube and set it on {p}.",
+        "Don't drag it; pick the {a} block up and place it onto {p}.",
+        "Don't push it, please: grab the {a} cube and put it down on {p}.",
+    ]
+    return _placed_said(goal, item, forms, "mdont|" + goal)
 
 
 def not_that_pad(goal: str, item: dict) -> str | None:
@@ -3930,34 +3892,20 @@ _HOLD_OFF = [
 
 def hold_off(goal: str, item: dict) -> Relabelled | None:
     """No motion yet (an empty plan): "Hang on, don't do anything just yet."."""
-    if item["expect"] != "plan" or not item["plan"]:
-        return None
-    return _pick(_HOLD_OFF, "mhold|" + goal), {"expect": "plan", "plan": []}
+    return _unplanned(item, _HOLD_OFF, "mhold|" + goal)
 
 
 def tower_on(goal: str, item: dict) -> Relabelled | None:
     """A tower built on a cube in an order said after a colon: "Build a tower on the blue
     cube: red first, then green." (from one placing of a cube by colour onto another in a
-    flat scene of three cubes: that placing, then the third cube onto the first)."""
-    found = _placed_cube(goal, item)
-    cubes = _scene_cubes(item)
-    y = found and _colour_of(found[0].place)
-    if not y or len(cubes) != 3 or not _flat_scene(item):
-        return None
-    a = found[1]
-    (b,) = [n.split("_")[0] for n in cubes if n not in {f"{a}_cube", f"{y}_cube"}]
-    plan = [item["plan"][0], _step(f"pick_place {b}_cube {a}_cube")]
-    if not _valid(plan, item):
-        return None
-    form = _pick(
-        [
-            "Build a tower on the {y} cube: {a} first, then {b}.",
-            "Make a stack on top of the {y} block - the {a} one first, then the {b} one.",
-            "Stack onto the {y} cube: {a} first and {b} after it.",
-        ],
-        "mtow|" + goal,
-    )
-    return form.format(y=y, a=a, b=b), {"expect": "plan", "plan": plan}
+    flat scene of three cubes: that placing, then the third cube onto the first, as
+    :func:`_three_on` takes it)."""
+    forms = [
+        "Build a tower on the {x} cube: {a} first, then {b}.",
+        "Make a stack on top of the {x} block - the {a} one first, then the {b} one.",
+        "Stack onto the {x} cube: {a} first and {b} after it.",
+    ]
+    return _three_said(goal, item, forms, "mtow|" + goal)
 
 
 _THE_TWO = [
@@ -3970,9 +3918,9 @@ _THE_TWO = [
 def stack_the_two(goal: str, item: dict) -> Relabelled | None:
     """ "The two cubes" stacked among three (asked which): "Pile up the two cubes, please."
     (from any plan in a scene of three cubes)."""
-    if item["expect"] != "plan" or not item["plan"] or len(_scene_cubes(item)) != 3:
+    if len(_scene_cubes(item)) != 3:
         return None
-    return _pick(_THE_TWO, "mtwo|" + goal), {"expect": "clarify", "plan": []}
+    return _unplanned(item, _THE_TWO, "mtwo|" + goal, "clarify")
 
 
 def on_pad_none(goal: str, item: dict) -> Relabelled | None:
@@ -4012,9 +3960,7 @@ _LEAVE_ALL = [
 def leave_all(goal: str, item: dict) -> Relabelled | None:
     """No motion, said as a pause and everything left as it is (an empty plan): "Hang fire -
     leave it all just the way it is." (from any plan)."""
-    if item["expect"] != "plan" or not item["plan"]:
-        return None
-    return _pick(_LEAVE_ALL, "nleave|" + goal), {"expect": "plan", "plan": []}
+    return _unplanned(item, _LEAVE_ALL, "nleave|" + goal)
 
 
 _TOOL_VERBS = [
@@ -4074,20 +4020,13 @@ def _cube_onto_cube(goal: str, item: dict, forms: list[str], key: str) -> str | 
 def keep_there(goal: str, item: dict) -> str | None:
     """A placing, then the cube kept where it was put (no step after it): "Set the red cube
     on the left pad and let it stay there." (from one placing of a cube by colour)."""
-    found = _placed_cube(goal, item)
-    if found is None:
-        return None
-    c, a = found
-    form = _pick(
-        [
-            "Set the {a} cube on {p} and let it stay there.",
-            "Put the {a} block onto {p}, then keep it there.",
-            "Place the {a} cube on {p} and just leave it there.",
-            "Lift the {a} cube onto {p} and keep it there for now.",
-        ],
-        "nkeep|" + goal,
-    )
-    return form.format(a=a, p=_lower_first(c.place))
+    forms = [
+        "Set the {a} cube on {p} and let it stay there.",
+        "Put the {a} block onto {p}, then keep it there.",
+        "Place the {a} cube on {p} and just leave it there.",
+        "Lift the {a} cube onto {p} and keep it there for now.",
+    ]
+    return _placed_said(goal, item, forms, "nkeep|" + goal, onto_pad=False)
 
 
 def hover_bring(goal: str, item: dict) -> Relabelled | None:
@@ -4100,18 +4039,14 @@ def hover_bring(goal: str, item: dict) -> Relabelled | None:
         return None
     side = _PAD_SIDE[pad[1].lower()]
     plan = [_step(f"reach {side}_pad"), item["plan"][0]]
-    if not _valid(plan, item):
-        return None
-    form = _pick(
-        [
-            "Go above {p}, then bring the {a} cube over to it.",
-            "Hover over {p} first and then bring the {a} block to it.",
-            "Move your gripper over {p}; next, bring the {a} cube across to it.",
-        ],
-        "nbring|" + goal,
+    forms = [
+        "Go above {p}, then bring the {a} cube over to it.",
+        "Hover over {p} first and then bring the {a} block to it.",
+        "Move your gripper over {p}; next, bring the {a} cube across to it.",
+    ]
+    return _planned(
+        plan, item, forms, "nbring|" + goal, p=_lower_first(found[0].place), a=found[1]
     )
-    said = form.format(p=_lower_first(found[0].place), a=found[1])
-    return said, {"expect": "plan", "plan": plan}
 
 
 def _nearest_robot(item: dict) -> str | None:
@@ -4148,41 +4083,24 @@ def which_pad_is(goal: str, item: dict) -> str | None:
     """A question naming a pad by colour, then the step "there": "Which of the mats is the
     grey one? Set the red cube down there." (from one placing of a cube by colour onto a
     pad)."""
-    found = _placed_cube(goal, item)
-    pad = found and _PAD_NP.match(found[0].place)
-    if not pad:
-        return None
-    colour = _SIDE_COLOUR[_PAD_SIDE[pad[1].lower()]]
-    form = _pick(
-        [
-            "Which of the mats is the {c} one? Set the {a} cube down there.",
-            "Which pad's the {c} one? Put the {a} block there, please.",
-            "Which one is the {c} pad? Place the {a} cube there.",
-        ],
-        "nwhich|" + goal,
-    )
-    return form.format(c=colour, a=found[1])
+    forms = [
+        "Which of the mats is the {c} one? Set the {a} cube down there.",
+        "Which pad's the {c} one? Put the {a} block there, please.",
+        "Which one is the {c} pad? Place the {a} cube there.",
+    ]
+    return _placed_said(goal, item, forms, "nwhich|" + goal)
 
 
 def anywhere_but(goal: str, item: dict) -> str | None:
     """A place ruled out, then the other said as good enough: "Put the red cube anywhere but
     the right pad; the left one is fine." (from one placing of a cube by colour onto a
     pad)."""
-    found = _placed_cube(goal, item)
-    pad = found and _PAD_NP.match(found[0].place)
-    if not pad:
-        return None
-    side = _PAD_SIDE[pad[1].lower()]
-    other = _pad_other(side)
-    form = _pick(
-        [
-            "Put the {a} cube anywhere but the {o} pad; the {p} one is fine.",
-            "Set the {a} block down anywhere other than the {o} mat - the {p} mat works.",
-            "Place the {a} cube anywhere except on the {o} pad: the {p} pad will do.",
-        ],
-        "nany|" + goal,
-    )
-    return form.format(a=found[1], o=other, p=side)
+    forms = [
+        "Put the {a} cube anywhere but the {o} pad; the {s} one is fine.",
+        "Set the {a} block down anywhere other than the {o} mat - the {s} mat works.",
+        "Place the {a} cube anywhere except on the {o} pad: the {s} pad will do.",
+    ]
+    return _placed_said(goal, item, forms, "nany|" + goal)
 
 
 def one_left_there(goal: str, item: dict) -> str | None:
@@ -4201,10 +4119,14 @@ def one_left_there(goal: str, item: dict) -> str | None:
     )
 
 
-def unstack_set(goal: str, item: dict) -> Relabelled | None:
-    """The top of a tower unstacked and set on a pad: "Unstack the green block and put it on
-    the left pad." (from one placing of a cube by colour onto a pad, the scene's three cubes
-    moved into a tower with that cube on top)."""
+def _top_said(
+    goal: str, item: dict, forms: list[str], order_key: str, key: str
+) -> Relabelled | None:
+    """A goal of one placing of a cube by colour onto a pad, the scene's three cubes moved
+    into one tower with that cube on top (the two under it in an order picked by
+    ``order_key``) where the placing still passes the cards, said by one of ``forms`` picked
+    by ``key`` ({a} the cube's colour, {p} the pad as said) and labelled with the scene
+    moved; None for any other goal."""
     found = _placed_cube(goal, item)
     pad = found and _PAD_NP.match(found[0].place)
     if not pad:
@@ -4214,23 +4136,25 @@ def unstack_set(goal: str, item: dict) -> Relabelled | None:
     if len(cubes) != 3 or a not in cubes:
         return None
     below = [n for n in cubes if n != a]
-    if _pick([0, 1], "nunsto|" + goal):
+    if _pick([0, 1], order_key):
         below.reverse()
-    order = [*below, a]
-    objects = {n: (0.5, 0.0, 0.02 + 0.04 * i) for i, n in enumerate(order)}
-    moved = {**item, "objects": objects}
-    if not _valid(item["plan"], moved):
+    objects = {n: (0.5, 0.0, 0.02 + 0.04 * i) for i, n in enumerate([*below, a])}
+    if not _valid(item["plan"], {**item, "objects": objects}):
         return None
-    form = _pick(
-        [
-            "Unstack the {a} block and put it on {p}.",
-            "Could you unstack the {a} cube and lay it on {p}?",
-            "Unstack the {a} cube, then set it down on {p}.",
-        ],
-        "nunst|" + goal,
-    )
-    said = form.format(a=found[1], p=_lower_first(found[0].place))
+    said = _pick(forms, key).format(a=found[1], p=_lower_first(found[0].place))
     return said, {"objects": objects}
+
+
+def unstack_set(goal: str, item: dict) -> Relabelled | None:
+    """The top of a tower unstacked and set on a pad: "Unstack the green block and put it on
+    the left pad." (from one placing of a cube by colour onto a pad, the scene's three cubes
+    moved into a tower with that cube on top)."""
+    forms = [
+        "Unstack the {a} block and put it on {p}.",
+        "Could you unstack the {a} cube and lay it on {p}?",
+        "Unstack the {a} cube, then set it down on {p}.",
+    ]
+    return _top_said(goal, item, forms, "nunsto|" + goal, "nunst|" + goal)
 
 
 _EDGE_SCENE = [(0.31, 0.02), (0.64, 0.27), (0.50, -0.29)]
@@ -4246,8 +4170,7 @@ def near_edge(goal: str, item: dict) -> Relabelled | None:
     cubes = sorted(_scene_cubes(item))
     if not b or len(cubes) != 3:
         return None
-    k = int(hashlib.sha1(("nedge|" + goal).encode()).hexdigest(), 16) % 6
-    order = list(itertools.permutations(cubes))[k]
+    order = _pick(list(itertools.permutations(cubes)), "nedge|" + goal)
     objects = {n: (*xy, 0.02) for n, xy in zip(order, _EDGE_SCENE, strict=True)}
     form = _pick(
         [
@@ -4312,21 +4235,13 @@ def goes_on(goal: str, item: dict) -> Relabelled | None:
     """A correction whose new place is said with "goes on" (a placing: "goes on" lifts):
     "Not the left mat - the red block goes on the right mat." (from one placing of a cube
     by colour onto a pad)."""
-    found = _placed_cube(goal, item)
-    pad = found and _PAD_NP.match(found[0].place)
-    if not pad:
-        return None
-    side = _PAD_SIDE[pad[1].lower()]
-    form = _pick(
-        [
-            "Not the {o} mat - the {a} block goes on the {p} mat.",
-            "No, wrong pad: the {a} cube goes on the {p} pad, not the {o} one.",
-            "Not on the {o} pad, no. The {a} cube goes on the {p} pad.",
-        ],
-        "ogoes|" + goal,
-    )
-    said = form.format(o=_pad_other(side), a=found[1], p=side)
-    return said, {"expect": "plan", "plan": list(item["plan"])}
+    forms = [
+        "Not the {o} mat - the {a} block goes on the {s} mat.",
+        "No, wrong pad: the {a} cube goes on the {s} pad, not the {o} one.",
+        "Not on the {o} pad, no. The {a} cube goes on the {s} pad.",
+    ]
+    said = _placed_said(goal, item, forms, "ogoes|" + goal)
+    return None if said is None else (said, {"expect": "plan", "plan": list(item["plan"])})
 
 
 def tower_standing(goal: str, item: dict) -> str | None:
@@ -4344,19 +4259,14 @@ def tower_standing(goal: str, item: dict) -> str | None:
 def into_box(goal: str, item: dict) -> Relabelled | None:
     """A cube put into a container the scene lacks (refused): "Toss the red cube into that
     bin." (from one placing of a cube by colour)."""
-    found = _placed_cube(goal, item)
-    if found is None:
-        return None
-    form = _pick(
-        [
-            "Drop the {a} block into the bin over there.",
-            "Toss the {a} cube into that tray.",
-            "Put the {a} cube in the box, please.",
-            "Could you drop the {a} cube into that crate?",
-        ],
-        "obox|" + goal,
-    )
-    return form.format(a=found[1]), {"expect": "refuse", "plan": []}
+    forms = [
+        "Drop the {a} block into the bin over there.",
+        "Toss the {a} cube into that tray.",
+        "Put the {a} cube in the box, please.",
+        "Could you drop the {a} cube into that crate?",
+    ]
+    said = _placed_said(goal, item, forms, "obox|" + goal, onto_pad=False)
+    return None if said is None else (said, {"expect": "refuse", "plan": []})
 
 
 def _three_on(goal: str, item: dict, key: str) -> tuple[str, str, str, list] | None:
@@ -4411,22 +4321,12 @@ def tower_top_as(goal: str, item: dict) -> Relabelled | None:
     """The tower completed with a cube said as its top: "Finish the stack with the green
     block as the top one." (a scene with one tower of two and a cube beside it: that cube
     onto the tower's top)."""
-    found = _tower_top(item)
-    if found is None or len(found[1]) != 1 or item["expect"] != "plan":
-        return None
-    top, (free,) = found
-    plan = [_step(f"pick_place {free} {top}")]
-    if not _valid(plan, item):
-        return None
-    form = _pick(
-        [
-            "Finish the stack with the {c} block as the top one.",
-            "Complete the pile, with the {c} cube as its top.",
-            "Round off the tower so that the {c} cube is its top.",
-        ],
-        "otopas|" + goal,
-    )
-    return form.format(c=free.split("_")[0]), {"expect": "plan", "plan": plan}
+    forms = [
+        "Finish the stack with the {c} block as the top one.",
+        "Complete the pile, with the {c} cube as its top.",
+        "Round off the tower so that the {c} cube is its top.",
+    ]
+    return _tower_finished(item, forms, "otopas|" + goal)
 
 
 def some_cube(goal: str, item: dict) -> Relabelled | None:
@@ -4454,15 +4354,11 @@ def right_next_to(goal: str, item: dict) -> str | None:
     """ "The cube right next to X", one cube clearly nearest X (it, 5 cm or more nearer X
     than the third): "Set the block just beside the blue one on the grey pad." (from one
     placing or push of a cube by colour onto a pad in a flat scene of three)."""
-    c = clause(goal)
-    a = c and _colour_of(c.obj)
-    pad = c and _PAD_NP.match(c.place or "")
-    cubes = _scene_cubes(item)
-    if not a or not pad or not _single_step(item) or len(cubes) != 3 or not _flat_scene(item):
+    found = _colour_step_of_three(goal, item)
+    if found is None or _PAD_NP.match(found[0].place) is None:
         return None
+    c, a, cubes = found
     me = f"{a}_cube"
-    if me not in cubes:
-        return None
 
     def gap(p: str, q: str) -> float:
         return math.hypot(cubes[p][0] - cubes[q][0], cubes[p][1] - cubes[q][1])
@@ -4487,13 +4383,10 @@ def two_at_front(goal: str, item: dict) -> str | None:
     step on the third by colour: "Leave the two blocks in front alone and just push the red
     cube onto the left pad." (from one step on a cube by colour onto a place, the scene's
     two other cubes both 4 cm or more in front of it)."""
-    c = clause(goal)
-    a = c and _colour_of(c.obj)
-    if not a or not c.place or not _single_step(item) or not _flat_scene(item):
+    found = _colour_step_of_three(goal, item)
+    if found is None:
         return None
-    cubes = _scene_cubes(item)
-    if len(cubes) != 3 or f"{a}_cube" not in cubes:
-        return None
+    _, a, cubes = found
     order = sorted(cubes, key=lambda n: cubes[n][0])
     if order[2] != f"{a}_cube" or cubes[order[2]][0] - cubes[order[1]][0] < 0.04:
         return None
@@ -4513,30 +4406,12 @@ def topic_locative(goal: str, item: dict) -> Relabelled | None:
     "The blue block at the top of the pile - set it on the left pad." (from one placing of a
     cube by colour onto a pad, the scene's three cubes moved into a tower with that cube on
     top)."""
-    found = _placed_cube(goal, item)
-    pad = found and _PAD_NP.match(found[0].place)
-    if not pad:
-        return None
-    cubes = sorted(_scene_cubes(item))
-    a = f"{found[1]}_cube"
-    if len(cubes) != 3 or a not in cubes:
-        return None
-    below = [n for n in cubes if n != a]
-    if _pick([0, 1], "otopl|" + goal):
-        below.reverse()
-    objects = {n: (0.5, 0.0, 0.02 + 0.04 * i) for i, n in enumerate([*below, a])}
-    if not _valid(item["plan"], {**item, "objects": objects}):
-        return None
-    form = _pick(
-        [
-            "The {a} block at the top of the pile - set it on {p}.",
-            "The {a} cube on top of the tower: place it onto {p}.",
-            "The {a} cube up on the stack, put it down on {p}, please.",
-        ],
-        "otoplf|" + goal,
-    )
-    said = form.format(a=found[1], p=_lower_first(found[0].place))
-    return said, {"objects": objects}
+    forms = [
+        "The {a} block at the top of the pile - set it on {p}.",
+        "The {a} cube on top of the tower: place it onto {p}.",
+        "The {a} cube up on the stack, put it down on {p}, please.",
+    ]
+    return _top_said(goal, item, forms, "otopl|" + goal, "otoplf|" + goal)
 
 
 def tower_again(goal: str, item: dict) -> Relabelled | None:
@@ -4562,9 +4437,7 @@ _LEAVE_THINGS = [
 def leave_things(goal: str, item: dict) -> Relabelled | None:
     """The request withdrawn and everything left as it is (an empty plan): "Scratch that,
     leave things how they are." (from any plan)."""
-    if item["expect"] != "plan" or not item["plan"]:
-        return None
-    return _pick(_LEAVE_THINGS, "oleave|" + goal), {"expect": "plan", "plan": []}
+    return _unplanned(item, _LEAVE_THINGS, "oleave|" + goal)
 
 
 def near_edge_one(goal: str, item: dict) -> Relabelled | None:
