@@ -35,13 +35,10 @@ and ``miles_ros`` call it from their ``__init__``, so it runs before any of thei
 from __future__ import annotations
 
 import hashlib
-import importlib.abc
 import importlib.machinery
 import io
 import os
-import platform
 import re
-import shutil
 import sys
 import time
 from collections.abc import Iterable
@@ -102,7 +99,7 @@ def _platform() -> str:
     cpu = config.CPU_NAME or binding.get_host_cpu_name()
     features = config.CPU_FEATURES or binding.get_host_cpu_features().flatten()
     versions = f"numba {numba.__version__}\npython {sys.version}"
-    return f"{versions}\n{platform.machine()} {cpu} {features}"
+    return f"{versions}\n{os.uname().machine} {cpu} {features}"
 
 
 _key: str | None = None
@@ -145,6 +142,8 @@ def prune(
 ) -> list[Path]:
     """Remove the key folders in ``parent`` but the ``keep`` most recently used, and those
     used in the ``grace_s`` seconds before ``now`` (default: the time); the removed ones."""
+    import shutil
+
     folders = []
     for child in parent.iterdir():
         try:
@@ -196,7 +195,10 @@ def locator_class():
             def from_function(cls, py_func, py_file):
                 if not enabled() or repo_relative(py_file) is None:
                     return None
-                return super().from_function(py_func, py_file)
+                try:
+                    return super().from_function(py_func, py_file)
+                except OSError:  # the key's folder cannot be made: numba's own locators
+                    return None
 
         _locator = ContentKeyedLocator
     return _locator
@@ -254,8 +256,9 @@ def _patch(caching) -> None:
         caching.Cache._index_key = _index_key(caching.Cache._index_key)
 
 
-class _Loader(importlib.abc.Loader):
-    """``numba.core.caching``'s own loader, then :func:`_patch`."""
+class _Loader:
+    """``numba.core.caching``'s own loader, then :func:`_patch` (an import loader by its
+    methods: ``importlib.abc`` costs 10 ms to import)."""
 
     def __init__(self, loader):
         self.loader = loader
@@ -271,12 +274,15 @@ class _Loader(importlib.abc.Loader):
         return getattr(self.loader, name)
 
 
-class _Finder(importlib.abc.MetaPathFinder):
-    """Finds ``numba.core.caching`` as the path finder does, with :class:`_Loader`."""
+class _Finder:
+    """Finds ``numba.core.caching`` as the path finder does, with :class:`_Loader`; then
+    leaves ``sys.meta_path``."""
 
     def find_spec(self, name, path, target=None):
         if name != "numba.core.caching":
             return None
+        if self in sys.meta_path:
+            sys.meta_path.remove(self)
         spec = importlib.machinery.PathFinder.find_spec(name, path, target)
         if spec is not None and spec.loader is not None:
             spec.loader = _Loader(spec.loader)

@@ -1,8 +1,10 @@
 """The content-keyed numba cache (:mod:`sims.numba_cache`): its key follows the numba
 sources' contents, not the checkout's path or the files' mtimes; a repo kernel is cached in
-the key's folder and a file outside the repo is left to numba; ``MILES_NUMBA_CACHE=0``
-turns it off; a second process in a copy of the checkout at another path loads the kernel
-(a closure over a helper of this file) that the first compiled."""
+the key's folder and a file outside the repo is left to numba, as everything is with
+``MILES_NUMBA_CACHE=0`` or a folder that cannot be made; the oldest keys are pruned; a
+second process in a copy of the checkout at another path loads the kernel (a closure over a
+helper of this file) that the first compiled, ``import sims`` installing the locator before
+numba loads."""
 
 from __future__ import annotations
 
@@ -110,6 +112,13 @@ def _placed(helper, root: Path):
     return types.FunctionType(code, dict(helper.__globals__, __file__=path), helper.__name__)
 
 
+def test_a_cache_folder_that_cannot_be_made_leaves_the_kernel_to_numba(tmp_path, monkeypatch):
+    (tmp_path / "file").write_text("")
+    monkeypatch.setenv("MILES_CACHE_DIR", str(tmp_path / "file"))
+    step_py = first_non_finite.py_func.__code__.co_filename
+    assert numba_cache.locator_class().from_function(first_non_finite.py_func, step_py) is None
+
+
 def test_a_pickled_helper_hashes_the_same_from_a_checkout_at_another_path(monkeypatch):
     helper = tiny_kernel().py_func.__closure__[0].cell_contents
     assert str(REPO) in dumps(helper).decode("latin-1")
@@ -124,6 +133,8 @@ def test_a_pickled_helper_hashes_the_same_from_a_checkout_at_another_path(monkey
 
 LOAD = """
 import json, sys
+import sims  # installs the locator when numba's caching loads, without loading it
+assert "numba" not in sys.modules
 import numpy as np
 sys.path.insert(0, "tests/sims")
 import test_numba_cache as t
