@@ -95,6 +95,20 @@ def test_a_repo_kernel_is_cached_in_the_keys_folder_and_another_file_is_left_to_
     assert numba_cache.repo_relative(str(outside)) is None
 
 
+def test_every_cached_kernel_of_the_repo_is_in_a_package_that_installs_the_locator():
+    cached = [
+        path
+        for folder in REPO.iterdir()
+        if folder.is_dir() and not folder.name.startswith(".")
+        for path in folder.rglob("*.py")
+        if "cache=True" in path.read_text(encoding="utf-8")
+    ]
+    assert any(p.parts[-3:] == ("sims", "kernels", "step.py") for p in cached)
+    assert [p for p in cached if numba_cache.repo_relative(str(p)) is None] == []
+    for package in numba_cache.KERNEL_PACKAGES:
+        assert "numba_cache.install()" in (REPO / package / "__init__.py").read_text()
+
+
 def test_the_off_switch_leaves_repo_kernels_to_numbas_own_cache(monkeypatch):
     step_py = first_non_finite.py_func.__code__.co_filename
     monkeypatch.setenv("MILES_NUMBA_CACHE", "0")
