@@ -16,30 +16,27 @@ $(STAMP): requirements.txt requirements-dev.txt requirements-nodeps.txt setup.py
 	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
 	touch $(STAMP)
 
-# numba's on-disk cache (cache=True) checks only the source file of the kernel it caches,
-# not the files of the functions compiled into it: after an edit to any kernel source the
-# caches are dropped (they rebuild on first use), so no stale kernel keeps running.
-NUMBA_SOURCES := $(shell grep -rl --include='*.py' -e 'njit' -e 'register_jitable' -e 'cuda.jit' \
-	sims policies miles_ros 2>/dev/null)
-NUMBA_STAMP := .numba-sources
-
-$(NUMBA_STAMP): $(NUMBA_SOURCES)
-	find . -path ./$(VENV) -prune -o -path ./$(ISAAC_VENV) -prune -o \
-		\( -name '*.nbi' -o -name '*.nbc' \) -type f -exec rm -f {} +
-	touch $(NUMBA_STAMP)
+# numba's on-disk caches (cache=True) live in $MILES_CACHE_DIR/numba/<key>/ (default
+# ~/.cache/miles; sims/numba_cache.py): the key hashes the contents of every numba source
+# (NUMBA_SOURCES, the list sims/numba_cache.py makes), numba's and Python's versions and
+# the CPU. An edit of any of them gives a new key and an empty folder, so no stale kernel
+# runs (no cache to drop, unlike numba's own beside the sources, which checks only the
+# kernel's file); another clone of the same sources, at any path, loads the same kernels.
+NUMBA_SOURCES := $(shell test -x $(PY) && $(PY) -m tests.numba_warm --sources)
 
 # `python -m tests.numba_warm` compiles every task's kernels and the safety supervisor's
-# into those caches once, spread over the cores, before the test workers start: from cold,
+# into that folder once, spread over the cores, before the test workers start: from cold,
 # each worker and each `miles up`/`miles train` a test starts would compile them again until
-# the first one had written them. Redone after the caches are dropped, and after .venv is
-# (re)installed: numba drops a cache written by another numba version.
+# the first one had written them. With the folder full (a clone of the same sources, or a
+# checkout back at them) each job only loads them (1-3 s). Redone after an edit of a numba
+# source (a new key), and after .venv is (re)installed (numba's version is in the key).
 NUMBA_WARM := .numba-warm
 
-$(NUMBA_WARM): $(STAMP) $(NUMBA_STAMP) tests/numba_warm.py
+$(NUMBA_WARM): $(STAMP) $(NUMBA_SOURCES) tests/numba_warm.py
 	$(PY) -m tests.numba_warm
 	touch $(NUMBA_WARM)
 
-demo: $(STAMP) $(NUMBA_STAMP)
+demo: $(STAMP)
 	$(VENV)/bin/miles demo
 
 # Every core runs tests (pytest-xdist; work stealing evens out the long tests), and the
@@ -60,14 +57,14 @@ browser:
 	@test -x $(CHROMIUM) || { apt-get update -q && apt-get install -y -q --no-install-recommends chromium; } \
 		|| { echo "make test-browser needs Debian's chromium: apt-get install chromium (as root)"; exit 1; }
 
-test-browser: $(STAMP) $(NUMBA_STAMP) browser
+test-browser: $(STAMP) browser
 	MILES_CHROMIUM=$(CHROMIUM) $(PY) -m pytest -q -p no:cacheprovider --durations=10 tests_browser
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check . && $(VENV)/bin/ruff format --check .
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache $(NUMBA_STAMP) $(NUMBA_WARM)
+	rm -rf $(VENV) build *.egg-info .pytest_cache $(NUMBA_WARM)
 
 # --- Isaac Lab (issue 14): a separate Python 3.12 venv, it pins its own torch -------------
 # `make isaac`: .venv-isaac with isaaclab (kit-less, Newton physics) and Miles installed

@@ -6,3 +6,7 @@ below imports it. rclpy (and every ROS message package) is imported in one subpa
 only, the ROS adapters; everything else here is plain Python, importable and testable
 without ROS (``tests/test_layers.py`` checks both rules).
 """
+
+from sims import numba_cache
+
+numba_cache.install()  # before any cache=True kernel (sims does it too): the numba cache

@@ -13,4 +13,7 @@ which importing ``policies`` first guarantees for the ``miles`` commands.
 
 import os
 
+from sims import numba_cache
+
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+numba_cache.install()  # before any cache=True kernel (sims does it too): the numba cache

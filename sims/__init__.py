@@ -9,7 +9,11 @@ from __future__ import annotations
 
 import importlib
 
-from sims.tasks import registry
+from sims import numba_cache
+
+numba_cache.install()  # before any cache=True kernel: the content-keyed numba cache
+
+from sims.tasks import registry  # noqa: E402
 
 TASKS = registry.BUILTIN_TASKS
 """The built-in tasks; :func:`sims.tasks.registry.register` adds others."""

@@ -1,5 +1,9 @@
 """Fill the numba kernels' on-disk caches (``cache=True``) before the test workers start:
-``python -m tests.numba_warm`` (``make test`` runs it first).
+``python -m tests.numba_warm`` (``make test`` runs it first). The caches are the
+content-keyed folder of :mod:`sims.numba_cache` (``$MILES_CACHE_DIR/numba/<key>``): a
+clone whose numba sources another checkout compiled only loads them.
+``python -m tests.numba_warm --sources`` lists those sources (the Makefile's
+prerequisites of the warm-up).
 
 From cold, a task's CPU step kernel compiles in 25-35 CPU s and the safety supervisor's
 kernels in ~15 s. Until the first process that compiled a kernel has written its cache,
@@ -125,9 +129,10 @@ def _warm_host() -> None:
 
 def _warm_toy() -> None:
     """The registry test's toy task (``toy_hover``) in the numba CPU kernels: its reset and
-    step kernels, cached beside that test file. Its test and the CUDA simulator test's CPU
-    twin load them; the kernels inline the arm's helpers, so after reach in the same
-    process they cost about half of a cold compile of their own (22 CPU s in the test)."""
+    step kernels (their key holds the task's stamp: its file's content). Its test and the
+    CUDA simulator test's CPU twin load them; the kernels inline the arm's helpers, so
+    after reach in the same process they cost about half of a cold compile of their own
+    (22 CPU s in the test)."""
     import numpy as np
 
     from sims import make_env
@@ -184,7 +189,12 @@ def groups(cores: int) -> list[list[str]]:
     return [[job] for job in jobs]
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
+    from sims import numba_cache
+
+    if (sys.argv[1:] if argv is None else argv) == ["--sources"]:
+        print(" ".join(str(path.relative_to(ROOT)) for path in numba_cache.numba_sources()))
+        return 0
     work = groups(os.cpu_count() or 1)
     start = time.monotonic()
     # spawn: a fork of this process would share numba's threading layer state
@@ -192,7 +202,8 @@ def main() -> int:
     with ProcessPoolExecutor(min(len(work), os.cpu_count() or 1), mp_context=context) as pool:
         done = [job for group in pool.map(_jobs, work) for job in group]
     cpu = ", ".join(f"{name} {seconds:.1f}" for name, seconds in done)
-    print(f"numba caches warm in {time.monotonic() - start:.1f} s (CPU s: {cpu})")
+    where = numba_cache.key_dir() if numba_cache.enabled() else "beside the sources"
+    print(f"numba caches warm in {time.monotonic() - start:.1f} s (CPU s: {cpu}), {where}")
     return 0
 
 

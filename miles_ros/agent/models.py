@@ -22,6 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from sims.user_cache import cache_dir
+
 log = logging.getLogger(__name__)
 
 DEFAULT_MODEL = "embedded:gemma3-270m"
@@ -43,14 +45,6 @@ DTYPES = ("float32", "bfloat16")
 
 class ModelUnavailable(RuntimeError):
     """A model (or the libraries to run it) is not installed; the message says what to do."""
-
-
-def cache_dir(path: str | os.PathLike | None = None) -> Path:
-    """The Miles cache directory: ``path``, else ``$MILES_CACHE_DIR``, else ``~/.cache/miles``."""
-    if path is not None:
-        return Path(path).expanduser()
-    env = os.environ.get("MILES_CACHE_DIR")
-    return Path(env).expanduser() if env else Path.home() / ".cache" / "miles"
 
 
 def _offline() -> None:

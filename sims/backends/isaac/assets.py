@@ -39,6 +39,8 @@ import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+from sims.user_cache import cache_dir
+
 logger = logging.getLogger(__name__)
 
 ASSET_VERSION = 2
@@ -105,8 +107,7 @@ def asset_dir() -> Path:
     explicit = os.environ.get("MILES_ISAAC_ASSETS")
     if explicit:
         return Path(explicit).expanduser()
-    cache = os.environ.get("MILES_CACHE_DIR") or os.path.join("~", ".cache", "miles")
-    return Path(cache).expanduser() / "isaac-assets"
+    return cache_dir() / "isaac-assets"
 
 
 def require_assets(root: Path | None = None, *, usd: bool = False) -> dict[str, Path]:
