@@ -175,3 +175,48 @@ def test_tower_goal_per_episode():
     goal = pick_place.tower_goal(target, np.array([1, 2]))
     np.testing.assert_allclose(goal[0], pick_place.stack_goal(target[0]))
     np.testing.assert_allclose(goal[1], [0.4, 0.0, THIRD_LEVEL_Z])
+
+
+def test_sample_stack_keeps_pads_only_rows_on_pads_with_the_same_draws():
+    cfg = dataclasses.replace(pick_place.variant_config("stack"), stack_fraction=0.6)
+    cfg = dataclasses.replace(cfg, tower_fraction=0.67)
+    goal = np.tile([0.5, 0.1, pick_place.CUBE_REST_Z], (256, 1))
+    pads_only = np.arange(256) >= 128
+    rng, same = np.random.default_rng(3), np.random.default_rng(3)
+    stack, target, out = pick_place.sample_stack(rng, 256, cfg, goal, pads_only)
+    every, target_all, out_all = pick_place.sample_stack(same, 256, cfg, goal)
+    assert rng.bit_generator.state == same.bit_generator.state  # the same draws
+    assert not stack[pads_only].any() and every[pads_only].any()
+    np.testing.assert_array_equal(target[pads_only], np.tile(pick_place.PARKED_TARGET, (128, 1)))
+    np.testing.assert_array_equal(out[pads_only], goal[pads_only])
+    # the other rows follow stack_fraction exactly as without pads_only
+    np.testing.assert_array_equal(stack[~pads_only], every[~pads_only])
+    np.testing.assert_array_equal(target[~pads_only], target_all[~pads_only])
+    np.testing.assert_array_equal(out[~pads_only], out_all[~pads_only])
+    assert 0.4 < stack[~pads_only].mean() < 0.8
+
+
+def test_pads_envs_draw_no_stacking_episodes_and_leave_the_others_unchanged():
+    cfg = dataclasses.replace(pick_place.variant_config("stack"), stack_fraction=0.6)
+    cfg = dataclasses.replace(cfg, tower_fraction=0.67)
+    pads = np.array([False, True])
+    on = make_pybullet_env(pick_place, 2, cfg, num_workers=0, pads_envs=pads)
+    off = make_pybullet_env(pick_place, 2, cfg, num_workers=0)
+    try:
+        stacked = []
+        for seed in range(4):
+            obs_on, _ = on.reset(seed=seed)
+            obs_off, _ = off.reset(seed=seed)
+            assert not on._state.stack[pads].any()
+            # pads goals: on the table or in the air, never at a level on cubes
+            levels = {pick_place.cube_level(z) for z in on._state.goal_pos[pads, 2]}
+            assert not levels & set(range(2, pick_place.TOWER_LEVELS + 1))
+            np.testing.assert_array_equal(obs_on[~pads], obs_off[~pads])
+            np.testing.assert_array_equal(on._state.stack[~pads], off._state.stack[~pads])
+            stacked.append(off._state.stack.copy())
+        assert np.array(stacked)[:, pads].any()  # without pads_envs those envs stack
+    finally:
+        on.close()
+        off.close()
+    with pytest.raises(ValueError, match=r"pads_envs: one bool per env \(2\)"):
+        make_pybullet_env(pick_place, 2, cfg, num_workers=0, pads_envs=[True])
