@@ -149,10 +149,6 @@ class EnvConfig:
     ``round(plain_fraction x num_envs)``, in training and in the physics evaluations) run
     without the filter, on the plain arm (the motors take the targets), so one stage meets
     both arms; 0: every env behind the filter."""
-    plain_on_pads: bool = False
-    """pick_place, with ``plain_fraction`` and ``stack_fraction``: the plain envs draw no
-    stacking or tower episodes (pads only), the envs behind the filter ``stack_fraction``'s
-    share (PyBullet: ``pads_envs``); False: every env draws the same share."""
     actuator: str = "none"
     """The arm's command path in the training and evaluation backends
     (:mod:`sims.robots.actuator`): ``panda`` (rate limits of config/safety.yaml at its
@@ -302,14 +298,6 @@ def _env_config(data: dict[str, Any]) -> EnvConfig:
     fraction = check_plain_fraction(cfg.plain_fraction)
     if fraction and not cfg.motor_filter:
         raise ValueError("env.plain_fraction takes envs off a motor filter: set env.motor_filter")
-    if not isinstance(cfg.plain_on_pads, bool):
-        raise ValueError(f"env.plain_on_pads must be true or false, got {cfg.plain_on_pads!r}")
-    if cfg.plain_on_pads and not (fraction and cfg.stack_fraction):
-        raise ValueError(
-            "env.plain_on_pads keeps env.plain_fraction's envs off env.stack_fraction's "
-            f"episodes: set both (plain_fraction {fraction!r}, "
-            f"stack_fraction {cfg.stack_fraction!r})"
-        )
     return cfg
 
 

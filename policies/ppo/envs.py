@@ -161,9 +161,7 @@ def env_options(
             return {"config": task_config}
         return {"config": task_config, "actuator": actuator}
     if backend != "pybullet":
-        what = "env.motor_filter and env.plain_on_pads run" if cfg.env.plain_on_pads else ""
-        what = what or "env.motor_filter runs"
-        raise ValueError(f"{what} on the pybullet backend, not {backend!r}")
+        raise ValueError(f"env.motor_filter runs on the pybullet backend, not {backend!r}")
     factory = (motor_filters or {}).get(name)
     if factory is None:
         known = ", ".join(sorted(motor_filters or {})) or "none"
@@ -173,29 +171,23 @@ def env_options(
             "`miles train`, or pass motor_filters={name: factory} to OnPolicyRunner"
         )
     options = factory(cfg.task, num_envs, task_config)
-    options = with_plain_envs(options, cfg.env.plain_fraction, cfg.env.plain_on_pads)
+    options = with_plain_envs(options, cfg.env.plain_fraction)
     if actuator != "none":  # never dropped: the backend refuses what it cannot combine
         options = {**options, "actuator": actuator}
     return options
 
 
-def with_plain_envs(
-    options: dict[str, Any], fraction: float, on_pads: bool = False
-) -> dict[str, Any]:
+def with_plain_envs(options: dict[str, Any], fraction: float) -> dict[str, Any]:
     """``options`` with the motor filters of the last ``round(fraction x num_envs)`` envs
-    removed (None: those envs' motors take the targets; ``env.plain_fraction``); with
-    ``on_pads`` (``env.plain_on_pads``) those envs also draw no stacking episodes
-    (PyBullet's ``pads_envs``)."""
+    removed (None: those envs' motors take the targets; ``env.plain_fraction``)."""
     check_plain_fraction(fraction)
     filters = options.get("motor_filters")
     if not fraction or filters is None:
         return options
     plain = plain_envs(len(filters), fraction)
-    pads = {"pads_envs": plain} if on_pads else {}
     return {
         **options,
         "motor_filters": [None if p else f for f, p in zip(filters, plain, strict=True)],
-        **pads,
     }
 
 

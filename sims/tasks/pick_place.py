@@ -278,14 +278,9 @@ def tower_goal(target_pos: np.ndarray, base_cubes: int | np.ndarray) -> np.ndarr
 
 
 def sample_stack(
-    rng: np.random.Generator,
-    n: int,
-    cfg: TaskConfig,
-    goal: np.ndarray,
-    pads_only: np.ndarray | None = None,
+    rng: np.random.Generator, n: int, cfg: TaskConfig, goal: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Stacking episodes [n] bool (``cfg.stack_fraction`` of them, none where ``pads_only``
-    [n] bool is set: those rows stay pads episodes, the draws unchanged), target cube centres
+    """Stacking episodes [n] bool (``cfg.stack_fraction`` of them), target cube centres
     [n, 3] (at the goals' xy, the top of a stack of ``cfg.stack_base_cubes`` cubes, or of
     ``TOWER_LEVELS - 1`` in ``cfg.tower_fraction`` of them: resting on the table, or on the
     cubes a backend puts under it; ``PARKED_TARGET`` in pads episodes) and the goals [n, 3]
@@ -295,8 +290,6 @@ def sample_stack(
     stack = np.zeros(n, dtype=bool)
     if cfg.stack_fraction > 0:
         stack = rng.uniform(size=n) < cfg.stack_fraction
-        if pads_only is not None:
-            stack &= ~np.asarray(pads_only, dtype=bool)
     base_cubes = np.full(n, cfg.stack_base_cubes)
     if cfg.stack_fraction > 0 and cfg.tower_fraction > 0:
         base_cubes[rng.uniform(size=n) < cfg.tower_fraction] = TOWER_LEVELS - 1

@@ -88,37 +88,3 @@ def test_plain_envs_step_like_pybullets_plain_arm():
 def test_bad_plain_fractions_are_refused(env, message):
     with pytest.raises(ValueError, match=message):
         TrainConfig.from_dict({"task": "push", "env": env})
-
-
-def _pick_place_config(**env):
-    return TrainConfig.from_dict(
-        {
-            "task": "pick_place",
-            "env": {"motor_filter": "hold", "plain_fraction": 0.5, "stack_fraction": 0.6, **env},
-        }
-    )
-
-
-def test_plain_on_pads_marks_the_plain_envs_as_pads_envs():
-    task_cfg = sims.get_task("pick_place").CONFIG
-    hold = {"hold": _factory}
-    on = env_options(_pick_place_config(plain_on_pads=True), "pybullet", 4, task_cfg, hold)
-    assert on["pads_envs"].tolist() == [False, False, True, True]
-    assert [f is None for f in on["motor_filters"]] == on["pads_envs"].tolist()
-    off = env_options(_pick_place_config(), "pybullet", 4, task_cfg, hold)
-    assert "pads_envs" not in off
-    with pytest.raises(ValueError, match="env.plain_on_pads run on the pybullet backend"):
-        env_options(_pick_place_config(plain_on_pads=True), "numba", 4, task_cfg, hold)
-
-
-@pytest.mark.parametrize(
-    "env, message",
-    [
-        ({"plain_on_pads": 1}, "plain_on_pads must be true or false"),
-        ({"plain_on_pads": True, "plain_fraction": 0.0}, "set both"),
-        ({"plain_on_pads": True, "stack_fraction": 0.0}, "set both"),
-    ],
-)
-def test_bad_plain_on_pads_is_refused(env, message):
-    with pytest.raises(ValueError, match=message):
-        _pick_place_config(**env)

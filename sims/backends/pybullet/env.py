@@ -98,9 +98,6 @@ class PyBulletEnv(HostPhysicsEnv):
       camera sees, :attr:`WorldSpec.goal_cube`).
       ``arm_meshes``: what the arms look like in :meth:`render_rgbd` and :meth:`render`
       (:attr:`WorldSpec.arm_meshes`; physics is the same).
-      ``pads_envs``: [num_envs] bool, the envs that draw no stacking episodes (pads only,
-      whatever ``cfg.stack_fraction``; the draws are the same, so the other envs' episodes
-      are unchanged); None: every env alike.
     """
 
     backend_name = "pybullet"
@@ -126,7 +123,6 @@ class PyBulletEnv(HostPhysicsEnv):
         observation_filter=None,
         goal_cube: bool = False,
         arm_meshes: str = "visual",
-        pads_envs=None,
     ):
         super().__init__(task_module, num_envs, config)
         self.closed = True  # until the worlds exist
@@ -157,11 +153,6 @@ class PyBulletEnv(HostPhysicsEnv):
         self._all_ids = np.arange(n)
         self._stacking = cfg.stack_fraction > 0
         self._base_cubes = np.full(n, cfg.stack_base_cubes)  # per env: cubes under the goal
-        self._pads_envs = None if pads_envs is None else np.asarray(pads_envs)
-        if self._pads_envs is not None and (
-            self._pads_envs.shape != (n,) or self._pads_envs.dtype != bool
-        ):
-            raise ValueError(f"pads_envs: one bool per env ({n}), got {pads_envs!r}")
 
         spec = world_spec_from_scene(
             self.scene,
@@ -262,13 +253,7 @@ class PyBulletEnv(HostPhysicsEnv):
 
     def _reset_envs(self, ids: np.ndarray) -> None:
         rows, self._episode_draws[ids], self._delay[ids], goal_yaw = sample_reset_rows(
-            self.task,
-            self.cfg,
-            self._rng,
-            len(ids),
-            self.scene.cube_mass,
-            self._latency,
-            None if self._pads_envs is None else self._pads_envs[ids],
+            self.task, self.cfg, self._rng, len(ids), self.scene.cube_mass, self._latency
         )
         if goal_yaw is not None:
             self._state.goal_yaw[ids] = goal_yaw

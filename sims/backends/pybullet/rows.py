@@ -83,20 +83,13 @@ def unpack_state_rows(rows: np.ndarray, ids: np.ndarray, has_object: bool, state
 
 
 def sample_reset_rows(
-    task,
-    cfg: TaskConfig,
-    rng: np.random.Generator,
-    n: int,
-    cube_mass: float,
-    max_delay: int,
-    pads_only: np.ndarray | None = None,
+    task, cfg: TaskConfig, rng: np.random.Generator, n: int, cube_mass: float, max_delay: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
     """Reset rows [n, RESET_DIM], (friction, mass) scales [n, 2], action delays [n] (in
     0..``max_delay``) and target yaws [n] (tasks with a yaw goal, else None) of ``n`` new
     episodes of ``task``; ``cube_mass`` is the nominal mass.
     The target cube is parked (z < 0) except in pick_place stacking episodes
-    (``cfg.stack_fraction``, :func:`sims.tasks.pick_place.sample_stack`; never in the rows
-    ``pads_only`` [n] bool marks). Where
+    (``cfg.stack_fraction``, :func:`sims.tasks.pick_place.sample_stack`). Where
     ``cfg.randomization`` turns them on, also the cube's edge (resting on the table), the
     finger pads' friction and the cube's contact stiffness (log-uniform)."""
     rows = np.zeros((n, RESET_DIM))
@@ -108,7 +101,7 @@ def sample_reset_rows(
         rows[:, RESET_CUBE_POS] = pos
         rows[:, RESET_CUBE_YAW] = yaw
         if cfg.stack_fraction > 0:
-            _, rows[:, RESET_TARGET_POS], goal = task.sample_stack(rng, n, cfg, goal, pads_only)
+            _, rows[:, RESET_TARGET_POS], goal = task.sample_stack(rng, n, cfg, goal)
     else:
         q = task.reset_distribution(rng, n, cfg)
         goal = task.sample_goal(rng, n)
