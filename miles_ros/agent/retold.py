@@ -217,9 +217,11 @@ def front_one(text: str) -> str:
 _FIRST_AFTER_ALL = re.compile(
     r"^(?P<a>(?P<v>put|place|set|move|push|slide|shove|stack|lift)\b[^.;!?]+?)\s*[.;!]\s*"
     r"(?:(?:wait|no|hang\s+on|hold\s+on)\s*[,\-\u2013\u2014]?\s*)?actually\s*[,\-\u2013\u2014]?\s*"
-    r"(?:(?:do|start\s+with|begin\s+with)\s+)?(?P<c>the\s+\w+\s+(?:"
+    r"(?:(?:start|begin)\s+with\s+(?=the\s+\w+\s+(?:"
     + _CUBE_NOUN
-    + r"|one))\s+first\s*,?\s*(?P<p>"
+    + r"|one)\b)|do\s+(?=.*\bfirst\b)|(?=.*\bfirst\b))(?P<c>the\s+\w+\s+(?:"
+    + _CUBE_NOUN
+    + r"|one))(?:\s+first)?\s*,?\s*(?P<p>"
     + _PREP
     + r")\s+(?P<q>the\s+\w+\s+\w+)\s*[.!]?$",
     re.I,
