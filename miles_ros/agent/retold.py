@@ -26,7 +26,12 @@ before :func:`~miles_ros.agent.resaid.resaid`):
 - "V the C cube on it" with nothing before it for "it" to name: "on a cube" (which one is
   asked; :func:`on_it_unsaid`);
 - "add another cube to the top of the tower": "... on top of the tower" (the tower reading's
-  one cube more: refused on a tower three high; :func:`one_more_on_top`).
+  one cube more: refused on a tower three high; :func:`one_more_on_top`);
+- "The C cube is alone at the front; put X on it.": "put X on the C cube" (the statement asks
+  nothing; :func:`said_then_it`);
+- a placing at a point, then "and hold it there": the placing (:func:`held_at_point`);
+- "the cube in the middle, counting left to right,": "the cube in the middle"
+  (:func:`middle_counted`).
 
 Grammar, not goals: each pattern is a frame (a withdrawal, a tail after going home, a
 paraphrase of a colour, a group set aside by position, a step put in front with "actually",
@@ -306,6 +311,52 @@ def one_more_on_top(text: str) -> str:
     )
 
 
+_SAID_THEN_IT = re.compile(
+    rf"^(?P<np>the\s+\w+\s+{_CUBE_NOUN})\s+(?:is|sits|stands|lies|'s)\b[^;:.!?]*[;:.]\s*"
+    rf"(?P<cmd>(?:{_MOVERS}|hover|reach)\b[^.;!?]*?\bit\b.*)$",
+    re.I,
+)
+
+
+def said_then_it(text: str) -> str:
+    """ "The green cube is alone at the front; put the blue cube on it." -> "put the blue
+    cube on the green cube." (a sentence saying where a cube is, then a command whose "it"
+    is that cube: the statement asks nothing)."""
+    m = _SAID_THEN_IT.match(text.strip())
+    if m is None:
+        return text
+    cmd = re.sub(r"\bit\b", m["np"][:1].lower() + m["np"][1:], m["cmd"], count=1)
+    return cmd[:1].upper() + cmd[1:]
+
+
+_POINT = r"-?\d+(?:\.\d+)?\s*,\s*-?\d+(?:\.\d+)?\s*,\s*-?\d+(?:\.\d+)?"
+
+
+def held_at_point(text: str) -> str:
+    """ "Take the red cube up to 0.4, 0.0, 0.15 and hold it there." -> "... 0.15." (held where
+    the placing puts it: no step of its own)."""
+    return re.sub(
+        rf"(?P<pt>{_POINT})\s*,?\s*(?:and\s+)?(?:then\s+)?(?:hold|keep)\s+it\s+(?:right\s+)?"
+        r"there(?=\s*[.!]?\s*$)",
+        lambda m: m["pt"],
+        text,
+        flags=re.I,
+    )
+
+
+def middle_counted(text: str) -> str:
+    """ "the cube in the middle, counting left to right," -> "the cube in the middle" (the
+    middle of three is the same counted from either side)."""
+    return re.sub(
+        rf"\b(?P<np>the\s+(?:middle\s+{_CUBE_NOUN}|{_CUBE_NOUN}\s+in\s+the\s+middle))\s*,\s*"
+        r"counting\s+(?:from\s+)?(?:the\s+)?(?:left|right)(?:\s+to\s+(?:the\s+)?(?:right|left))?"
+        r"\s*,",
+        lambda m: m["np"],
+        text,
+        flags=re.I,
+    )
+
+
 def retold(text: str, cube_colours: frozenset[str] = frozenset()) -> str:
     """``text`` with held-out 22's structures said plainly (see the module); ``cube_colours``:
     the colours the scene's cubes are named by."""
@@ -313,4 +364,5 @@ def retold(text: str, cube_colours: frozenset[str] = frozenset()) -> str:
     text = colour_paraphrased(bare_colour(text, cube_colours))
     text = front_one(neither_nor(text, cube_colours))
     text = went_then_lifted(brought_back(first_after_all(text)))
+    text = middle_counted(held_at_point(said_then_it(text)))
     return one_more_on_top(on_it_unsaid(one_of_group(text)))

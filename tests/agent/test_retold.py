@@ -17,9 +17,12 @@ from miles_ros.agent.retold import (
     cancelled,
     colour_paraphrased,
     front_one,
+    held_at_point,
     home_stayed,
+    middle_counted,
     neither_nor,
     on_it_unsaid,
+    said_then_it,
     verb_typo,
     went_then_lifted,
 )
@@ -106,6 +109,29 @@ def test_one_of_a_group_and_it_with_no_referent_are_asked(goal):
 def test_it_with_a_sentence_before_keeps_its_words():
     said = "The red cube is at the front; put the blue cube on it."
     assert on_it_unsaid(said) == said
+
+
+def test_a_cube_said_where_it_is_then_it_is_that_cube():
+    said = "The red brick sits on its own at the back: stack the blue box on it."
+    assert said_then_it(said) == "Stack the blue box on the red brick."
+    kept = "The red cube is in the way, so push it onto the left pad."
+    assert said_then_it(kept) == kept  # one sentence, its "it" already the subject's
+
+
+def test_held_there_after_a_point_is_the_placing_alone():
+    assert held_at_point("Carry the blue box to 0.5, -0.1, 0.2, then keep it there!") == (
+        "Carry the blue box to 0.5, -0.1, 0.2!"
+    )
+    kept = "Lift the blue box and hold it there."
+    assert held_at_point(kept) == kept  # no point: the hold is the request
+
+
+def test_the_middle_counted_from_a_side_is_the_middle():
+    assert middle_counted("Slide the middle brick, counting from the right, left.") == (
+        "Slide the middle brick left."
+    )
+    kept = "Slide the second brick, counting from the right, left."
+    assert middle_counted(kept) == kept
 
 
 # -- refused or asked back where the goal said it ------------------------------------------
