@@ -312,7 +312,9 @@ def one_more_on_top(text: str) -> str:
 
 
 _SAID_THEN_IT = re.compile(
-    rf"^(?P<np>the\s+\w+\s+{_CUBE_NOUN})\s+(?:is|sits|stands|lies|'s)\b[^;:.!?]*[;:.]\s*"
+    rf"^(?P<np>the\s+\w+\s+{_CUBE_NOUN})\s+(?:is|sits|stands|lies|'s)\s+(?:all\s+|off\s+|out\s+)?"
+    r"(?:alone|on\s+its\s+own|by\s+itself|(?:at|in)\s+the\s+(?:front|back|rear|middle)|"
+    r"(?:on|at)\s+the\s+(?:far\s+)?(?:left|right))\b[^;:.!?]*[;:.]\s*"
     rf"(?P<cmd>(?:{_MOVERS}|hover|reach)\b[^.;!?]*?\bit\b.*)$",
     re.I,
 )
@@ -320,8 +322,9 @@ _SAID_THEN_IT = re.compile(
 
 def said_then_it(text: str) -> str:
     """ "The green cube is alone at the front; put the blue cube on it." -> "put the blue
-    cube on the green cube." (a sentence saying where a cube is, then a command whose "it"
-    is that cube: the statement asks nothing)."""
+    cube on the green cube." (a sentence saying where a cube stands - alone, at the front /
+    back / middle, on the left / right - then a command whose "it" is that cube: the
+    statement asks nothing; other statements, "the X cube is the base", keep their words)."""
     m = _SAID_THEN_IT.match(text.strip())
     if m is None:
         return text
