@@ -4764,21 +4764,31 @@ def neither_nor(goal: str, item: dict) -> str | None:
     return form.format(V=_upper_first(c.verb), v=c.verb, x=x, y=y, q=_rest(c))
 
 
+def _p_in_front(goal: str, item: dict) -> tuple[Clause, str] | None:
+    """The clause of one step on a cube by colour and its colour, where the scene's two other
+    cubes (three, flat) both stand 4 cm or more behind it; None for any other goal."""
+    c = clause(goal)
+    a = c and _colour_of(c.obj)
+    if not a or not _single_step(item) or not _flat_scene(item):
+        return None
+    cubes = _scene_cubes(item)
+    if len(cubes) != 3 or f"{a}_cube" not in cubes:
+        return None
+    order = sorted(cubes, key=lambda n: cubes[n][0])
+    if order[0] != f"{a}_cube" or cubes[order[1]][0] - cubes[order[0]][0] < 0.04:
+        return None
+    return c, a
+
+
 def back_two_front(goal: str, item: dict) -> str | None:
     """The two cubes at the back set aside as a group, then "the front one" (the remaining
     cube): "Keep the two back blocks where they are and move the front one onto the grey
     mat." (from one step on a cube by colour onto a place, the scene's two other cubes both
     4 cm or more behind it)."""
-    c = clause(goal)
-    a = c and _colour_of(c.obj)
-    if not a or not _PAD_NP.match(c.place or "") or not _single_step(item):
+    found = _p_in_front(goal, item)
+    if found is None or not _PAD_NP.match(found[0].place or ""):
         return None
-    cubes = _scene_cubes(item)
-    if len(cubes) != 3 or f"{a}_cube" not in cubes or not _flat_scene(item):
-        return None
-    order = sorted(cubes, key=lambda n: cubes[n][0])
-    if order[0] != f"{a}_cube" or cubes[order[1]][0] - cubes[order[0]][0] < 0.04:
-        return None
+    c = found[0]
     form = _pick(
         [
             "Keep the two back blocks where they are and {v} the front one{q}.",
@@ -4924,16 +4934,10 @@ def one_of_back(goal: str, item: dict) -> Relabelled | None:
     """A cube put onto "one of the back cubes" with two at the back (asked which): "Stack the
     red block on one of the cubes at the back." (from one step on a cube by colour, the
     scene's two other cubes both 4 cm or more behind it)."""
-    c = clause(goal)
-    a = c and _colour_of(c.obj)
-    if not a or not _single_step(item) or not _flat_scene(item):
+    found = _p_in_front(goal, item)
+    if found is None:
         return None
-    cubes = _scene_cubes(item)
-    if len(cubes) != 3 or f"{a}_cube" not in cubes:
-        return None
-    order = sorted(cubes, key=lambda n: cubes[n][0])
-    if order[0] != f"{a}_cube" or cubes[order[1]][0] - cubes[order[0]][0] < 0.04:
-        return None
+    a = found[1]
     form = _pick(
         [
             "Stack the {a} block on one of the cubes at the back.",
