@@ -245,12 +245,19 @@ def first_after_all(text: str) -> str:
 
 
 def brought_back(text: str) -> str:
-    """ "... then bring it back onto the red cube" -> "... then put it on the red cube" (back
-    onto a place said: a placing there, not where the cube was)."""
+    """ "Take the blue cube to the grey pad, then bring it back onto the red cube." -> "...,
+    then put the blue cube on the red cube" (back onto a place said: a placing there, not
+    where the cube was; "it" the cube said last before, kept when none is)."""
+
+    def put(m: re.Match) -> str:
+        cubes = re.findall(rf"\bthe\s+\w+\s+{_CUBE_NOUN}\b", text[: m.start()], re.I)
+        it = cubes[-1] if cubes and m["it"].lower() == "it" else m["it"]
+        return f"put {it[:1].lower() + it[1:]} on "
+
     return re.sub(
         r"\bbring\s+(?P<it>it|them)\s+back\s+(?:and\s+(?:set|put|place|stack)\s+(?:it|them)\s+)?"
         r"(?:onto|on\s+top\s+of|on\s+to|on)\s+(?=the\b)",
-        lambda m: f"put {m['it']} on ",
+        put,
         text,
         flags=re.I,
     )

@@ -78,7 +78,7 @@ def test_brought_back_onto_a_cube_is_a_placing_there():
     )
     text, reading, asked = _read(said)
     assert asked is None and reading.refusal is None
-    assert "(" not in text and "put it on the green" in text.lower()
+    assert "(" not in text and "put the red brick on the green" in text.lower()
     kept = "Carry the red brick to the yellow mat, then bring it back."
     assert brought_back(kept) == kept  # no place said: where it was
 
