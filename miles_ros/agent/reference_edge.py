@@ -1,15 +1,16 @@
-"""A resolver of :mod:`~miles_ros.agent.references` for "the cube near the edge" (the pattern
-is in :mod:`~miles_ros.agent.reference_rules`): the edge is the table's, its extent from the
-scene file (:attr:`~miles_ros.agent.world.World.table_xy`). Each cube on the table is as near
-an edge as its centre is to the nearest of the table top's four sides; the nearest cube is
-meant when it is :data:`EDGE_MARGIN_M` or more nearer than the next, and the planner asks
-which one when two or more are about equally near. A scene with no table extent has no edge
-to measure from (refused).
+"""Resolvers of :mod:`~miles_ros.agent.references` for "the cube near the edge" and "the
+third pad" (the patterns are in :mod:`~miles_ros.agent.reference_rules`). The edge is the
+table's, its extent from the scene file (:attr:`~miles_ros.agent.world.World.table_xy`). Each
+cube on the table is as near an edge as its centre is to the nearest of the table top's four
+sides; the nearest cube is meant when it is :data:`EDGE_MARGIN_M` or more nearer than the
+next, and the planner asks which one when two or more are about equally near. A scene with no
+table extent has no edge to measure from (refused). A pad by an ordinal beyond the scene's
+pads is refused (no such pad).
 """
 
 from __future__ import annotations
 
-from miles_ros.agent.reference_scene import _which
+from miles_ros.agent.reference_scene import ORDINALS, _which
 
 EDGE_MARGIN_M = 0.03
 """A cube nearer an edge than every other by less than this (m) is "about equally near": the
@@ -45,3 +46,13 @@ def _near_edge(match, world):
             sorted(near),
         )
     return ranked[0][1], None
+
+
+def _nth_pad(match, world):
+    """ "the third pad" among the scene's pads: refused when the scene has fewer (no such
+    pad); asked which among as many or more (a pad's ordinal names no side to count from)."""
+    nth = match.group("nth").lower()
+    pads = sorted(world.places)
+    if ORDINALS[nth] > len(pads):
+        return None, f"the scene has {len(pads)} pads: there is no {nth} pad"
+    raise _which(f"pad (the {nth} is not said counted from which side)", pads)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from miles_ros.agent.reference_edge import _near_edge
+from miles_ros.agent.reference_edge import _near_edge, _nth_pad
 from miles_ros.agent.reference_picks import (
     _before_or_behind,
     _beside,
@@ -376,6 +376,10 @@ _RULES = [
     (
         re.compile(rf"\b(?:in|into|inside(?: of)?) (?:the|a|an) (?P<noun>{_CUBE})\b", re.I),
         _container,
+    ),
+    (  # "the third pad" (reference_edge.py)
+        re.compile(rf"\bthe (?P<nth>{_ORDINAL}) (?:pad|mat)\b", re.I),
+        _nth_pad,
     ),
     # "the other cube", "the cube" / "the pad" / "that cube" with nothing that says which
     # (run last: the rules above have replaced the phrases that do say it; _SAYS_WHICH
