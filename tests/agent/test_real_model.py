@@ -72,15 +72,27 @@ def test_grounded_plans_of_simple_goals(adapted_planner, goal, expected):
     assert_plans(adapted_planner, goal, expected)
 
 
-def test_constrained_generation_gives_schema_valid_json(planner):
+PUSH_PROMPT = "Goal: push the red cube to the left pad\nJSON:"
+
+
+@pytest.fixture(scope="module")
+def push_json(planner):
+    """(grammar, JSON) of the model in this process for :data:`PUSH_PROMPT`, constrained by
+    the planner's grammar: generated once, read by two tests."""
     grammar = planner.grammar(planner.world)
-    raw = planner.lm.generate_json("Goal: push the red cube to the left pad\nJSON:", grammar)
+    return grammar, planner.lm.generate_json(PUSH_PROMPT, grammar)
+
+
+def test_constrained_generation_gives_schema_valid_json(planner, push_json):
+    _, raw = push_json
     jsonschema.validate(json.loads(raw), planner.registry.plan_schema())
     plan = planner.plan("push the red cube to the left pad", mode="generate", use_cache=False)
     assert plan.valid and plan.mode == "generate"
 
 
-def test_the_model_in_a_child_process_answers_like_the_model_in_this_one(real_lm, planner):
+def test_the_model_in_a_child_process_answers_like_the_model_in_this_one(
+    real_lm, planner, push_json
+):
     """What manager_node runs by default (``lm_process``): the same weights in a child
     process give the same scores and the same constrained JSON; a dead child is a clear
     error, not a hang."""
@@ -102,9 +114,9 @@ def test_the_model_in_a_child_process_answers_like_the_model_in_this_one(real_lm
         np.testing.assert_allclose(
             child.score(segments, lines), real_lm.score(segments, lines), atol=1e-4
         )
-        grammar = planner.grammar(planner.world)
-        prompt = "Goal: push the red cube to the left pad\nJSON:"
-        assert child.generate_json(prompt, grammar) == real_lm.generate_json(prompt, grammar)
+        grammar, raw = push_json  # real_lm's, as planner.lm is real_lm
+        assert planner.lm is real_lm
+        assert child.generate_json(PUSH_PROMPT, grammar) == raw
         os.kill(child.pid, signal.SIGKILL)
         with pytest.raises(LanguageModelProcessError, match="exited"):
             child.score(segments, lines)
