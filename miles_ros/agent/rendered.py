@@ -19,7 +19,7 @@ before :func:`~miles_ros.agent.retold.retold`):
 - "Scrap that last request; no need to move.": no motion (:func:`last_scrapped`);
 - "leave / keep the two back cubes where they are and V ...": "V ..." (the cubes left alone
   ask nothing; :func:`group_left`);
-- "A onto P, then bring / carry / take it over to Q": "... then put <the cube> on Q"
+- "A onto P, then bring / carry / take it over to Q": "it" is the cube said last
   (:func:`carried_on`);
 - "weigh / measure each cube and ...": "weigh the cubes" (a verb no skill does, said of
   every cube: the repertoire refuses it; :func:`every_cube_unskilled`).
@@ -216,29 +216,34 @@ _GROUP_LEFT = re.compile(
 )
 
 
+_AFTER_GROUP = r"\bthe\s+(?:other|remaining|front|last|third)\b|\bone\s+at\s+the\s+front\b"
+"""A cube said against the group left alone ("the other one", "the front one")."""
+
+
 def group_left(text: str) -> str:
     """ "Leave the two back cubes where they are and reach over the green one." -> "reach
-    over the green one." (cubes left alone ask no step; "the front one" is left to
-    :func:`~miles_ros.agent.retold.front_one`)."""
+    over the green one." (cubes left alone ask no step; a cube said against them, "the
+    front / other one", is left to :func:`~miles_ros.agent.retold.front_one` and the rest)."""
     m = _GROUP_LEFT.match(text.strip())
-    if m is None or re.search(r"\bfront\s+one\b|\bone\s+at\s+the\s+front\b", m["rest"], re.I):
+    if m is None or re.search(_AFTER_GROUP, m["rest"], re.I):
         return text
     return m["rest"]
 
 
 def carried_on(text: str) -> str:
     """ "Lift the blue cube onto the yellow pad and then bring it over to the grey pad." ->
-    "... and then put the blue cube on the grey pad" ("it" the cube said last before)."""
+    "... and then bring the blue cube over to the grey pad" ("it" the cube said last before;
+    the verb and its manner kept)."""
     m = re.search(
-        r"\b(?:bring|carry|take|move)\s+it\s+(?:over\s+|across\s+)?(?:to|onto)\s+(?P<q>the\s+"
-        rf"[a-z]+\s+{_PAD_NOUN})",
+        r"\b(?:bring|carry|take|move)\s+(?P<it>it)\s+(?:over\s+|across\s+)?(?:to|onto)\s+the\s+"
+        rf"[a-z]+\s+{_PAD_NOUN}\b",
         text,
         re.I,
     )
     said = m and re.findall(rf"\bthe\s+[a-z]+\s+{_CUBE_NOUN}\b", text[: m.start()], re.I)
     if not said:
         return text
-    return f"{text[: m.start()]}put {said[-1]} on {m['q']}{text[m.end() :]}"
+    return f"{text[: m.start('it')]}{said[-1]}{text[m.end('it') :]}"
 
 
 @cache

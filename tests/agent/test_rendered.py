@@ -69,7 +69,7 @@ def test_the_front_one_after_the_group_is_left_to_its_own_rule():
 def test_it_carried_on_is_the_cube_said_last(order):
     a, _, _ = order
     said = f"Drop the {a} brick onto the left mat, then take it across to the right mat."
-    assert carried_on(said).endswith(f"put the {a} brick on the right mat.")
+    assert carried_on(said).endswith(f"take the {a} brick across to the right mat.")
     _, reading, asked = _read(said)
     assert asked is None and reading.refusal is None
 
