@@ -4615,26 +4615,31 @@ def colour_like(goal: str, item: dict) -> str | None:
     return f"{_upper_first(c.verb)} {_lower_first(c.obj)} {c.prep} {place}."
 
 
-def neither_nor(goal: str, item: dict) -> str | None:
-    """The third cube said as "neither X nor Y": "Slide the block that's neither green nor
-    red onto the grey pad." (from one step on a cube by colour in a scene of three)."""
+def _third_said(goal: str, item: dict, forms: list[str], key: str) -> str | None:
+    """One step on a cube by colour in a scene of three said by one of ``forms`` picked by
+    ``key`` ({x} and {y} the two other colours, in an order picked by ``key``; {V} / {v} the
+    verb, {q} the place), else None."""
     c = clause(goal)
     a = c and _colour_of(c.obj)
     cubes = _scene_cubes(item)
     if not a or not _single_step(item) or len(cubes) != 3 or f"{a}_cube" not in cubes:
         return None
     x, y = sorted(n.split("_")[0] for n in cubes if n != f"{a}_cube")
-    if _pick([True, False], "pneitho|" + goal):
+    if _pick([True, False], f"{key}o|" + goal):
         x, y = y, x
-    form = _pick(
-        [
-            "{V} the block that's neither {x} nor {y}{q}.",
-            "{V} the cube which is neither {x} nor {y}{q}, please.",
-            "Could you {v} the one that is neither {x} nor {y}{q}?",
-        ],
-        "pneith|" + goal,
-    )
+    form = _pick(forms, f"{key}|" + goal)
     return form.format(V=_upper_first(c.verb), v=c.verb, x=x, y=y, q=_rest(c))
+
+
+def neither_nor(goal: str, item: dict) -> str | None:
+    """The third cube said as "neither X nor Y": "Slide the block that's neither green nor
+    red onto the grey pad." (from one step on a cube by colour in a scene of three)."""
+    forms = [
+        "{V} the block that's neither {x} nor {y}{q}.",
+        "{V} the cube which is neither {x} nor {y}{q}, please.",
+        "Could you {v} the one that is neither {x} nor {y}{q}?",
+    ]
+    return _third_said(goal, item, forms, "pneith")
 
 
 def _p_in_front(goal: str, item: dict) -> tuple[Clause, str] | None:
@@ -5047,23 +5052,12 @@ def cube_in_front(goal: str, item: dict) -> str | None:
 def isnt_x_or_y(goal: str, item: dict) -> str | None:
     """The third cube said as "the cube that isn't X or Y": "Push the block that is not green
     or red onto the grey pad." (from one step on a cube by colour in a scene of three)."""
-    c = clause(goal)
-    a = c and _colour_of(c.obj)
-    cubes = _scene_cubes(item)
-    if not a or not _single_step(item) or len(cubes) != 3 or f"{a}_cube" not in cubes:
-        return None
-    x, y = sorted(n.split("_")[0] for n in cubes if n != f"{a}_cube")
-    if _pick([True, False], "qisnto|" + goal):
-        x, y = y, x
-    form = _pick(
-        [
-            "{V} the block that is not {x} or {y}{q}.",
-            "{V} the cube which isn't {x} or {y}{q}.",
-            "Could you {v} the one that's not {x} or {y}{q}?",
-        ],
-        "qisnt|" + goal,
-    )
-    return form.format(V=_upper_first(c.verb), v=c.verb, x=x, y=y, q=_rest(c))
+    forms = [
+        "{V} the block that is not {x} or {y}{q}.",
+        "{V} the cube which isn't {x} or {y}{q}.",
+        "Could you {v} the one that's not {x} or {y}{q}?",
+    ]
+    return _third_said(goal, item, forms, "qisnt")
 
 
 _Q_PREP_TYPOS = {"above": ["abvoe", "aboev", "abov"], "over": ["ovre", "oevr"]}
