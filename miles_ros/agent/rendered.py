@@ -19,7 +19,7 @@ before :func:`~miles_ros.agent.retold.retold`):
 - "Scrap that last request; no need to move.": no motion (:func:`last_scrapped`);
 - "leave / keep the two back cubes where they are and V ...": "V ..." (the cubes left alone
   ask nothing; :func:`group_left`);
-- "A onto P, then bring / carry / take it over to Q": "it" is the cube said last
+- "V X onto P, (and) then / next bring / carry / take it over / across to Q": "it" is X
   (:func:`carried_on`);
 - "weigh / measure each cube and ...": "weigh the cubes" (a verb no skill does, said of
   every cube: the repertoire refuses it; :func:`every_cube_unskilled`).
@@ -210,8 +210,8 @@ def last_scrapped(text: str) -> str:
 _GROUP_LEFT = re.compile(
     rf"^(?:leave|keep|don'?t\s+(?:disturb|touch|move))\s+(?:the\s+two|both)\s+(?:back\s+|rear\s+)?"
     rf"(?:{_CUBE_NOUN}e?s|ones)(?:\s+(?:at|in)\s+the\s+(?:back|rear))?(?:\s+(?:where\s+they\s+are|"
-    r"alone|in\s+place|as\s+they\s+are))?\s*(?:[,;\-\u2013\u2014]\s*)?(?:and\s+)?(?:then\s+)?"
-    r"(?:just\s+)?(?P<rest>[a-z].*)$",
+    r"alone|in\s+place|as\s+they\s+are))?(?:\s*[,;\-\u2013\u2014]\s*|\s+(?=and\b|then\b|just\b))"
+    r"(?:and\s+)?(?:then\s+)?(?:just\s+)?(?P<rest>[a-z].*)$",
     re.I,
 )
 
@@ -230,20 +230,22 @@ def group_left(text: str) -> str:
     return m["rest"]
 
 
+_CARRIED_ON = re.compile(
+    rf"(?P<np>the\s+[a-z]+\s+{_CUBE_NOUN})\s+(?:onto|on\s+to|on|to)\s+the\s+[a-z]+\s+{_PAD_NOUN}\s*,?\s*"
+    r"(?:and\s+)?(?:then|next|after\s+that)\s*,?\s*(?:bring|carry|take)\s+(?P<it>it)\s+"
+    r"(?:over|across)\s+to\b",
+    re.I,
+)
+
+
 def carried_on(text: str) -> str:
     """ "Lift the blue cube onto the yellow pad and then bring it over to the grey pad." ->
-    "... and then bring the blue cube over to the grey pad" ("it" the cube said last before;
+    "... and then bring the blue cube over to the grey pad" ("it" the cube just put on a pad,
     the verb and its manner kept)."""
-    m = re.search(
-        r"\b(?:bring|carry|take|move)\s+(?P<it>it)\s+(?:over\s+|across\s+)?(?:to|onto)\s+the\s+"
-        rf"[a-z]+\s+{_PAD_NOUN}\b",
-        text,
-        re.I,
-    )
-    said = m and re.findall(rf"\bthe\s+[a-z]+\s+{_CUBE_NOUN}\b", text[: m.start()], re.I)
-    if not said:
+    m = _CARRIED_ON.search(text)
+    if m is None:
         return text
-    return f"{text[: m.start('it')]}{said[-1]}{text[m.end('it') :]}"
+    return f"{text[: m.start('it')]}{m['np']}{text[m.end('it') :]}"
 
 
 @cache

@@ -74,9 +74,21 @@ def test_it_carried_on_is_the_cube_said_last(order):
     assert asked is None and reading.refusal is None
 
 
-def test_it_carried_to_no_pad_keeps_its_words():
-    said = "Lift the red brick onto the left mat and carry it to me."
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Lift the red brick onto the left mat and carry it to me.",
+        "Set the green box on the red box, then move it to the left mat.",
+        "The blue box: move it over to the right mat.",
+    ],
+)
+def test_it_not_carried_on_from_a_pad_keeps_its_words(said):
     assert carried_on(said) == said
+
+
+def test_a_group_said_with_more_words_keeps_them():
+    said = "Leave the two boxes in front alone and just push the green box onto the left mat."
+    assert group_left(said) == said
 
 
 def test_a_verb_no_skill_does_said_of_every_cube_is_refused():
