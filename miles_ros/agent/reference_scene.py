@@ -284,7 +284,8 @@ def _bare(kind: str):
             return names[0], None
         if not names:
             return None, None
-        raise _which(kind, names)
+        others = [n for n in names if n not in _named_cubes(match.string, world)]
+        raise _which(kind, others if kind == "cube" and len(others) > 1 else names)
 
     return pick
 

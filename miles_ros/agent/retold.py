@@ -133,6 +133,7 @@ _NOUN = rf"(?:{_CUBE_NOUN}|{_PAD_NOUN}|one)"
 _COLOURS = r"(?:red|green|blue|yellow|gr[ae]y)"
 _REL = r"(?:\s+(?:that's|that\s+is|which\s+is|which's))?"
 _COLOURED = r"colou?red"
+_SOME = r"(?:(?:a|an|the)\s+)?(?:(?!colou?r\b)[a-z]+\s+){0,2}?"  # "a ripe ", "fresh spring "
 
 
 def colour_paraphrased(text: str) -> str:
@@ -140,7 +141,7 @@ def colour_paraphrased(text: str) -> str:
     grass" -> "the green block"; "the yellow-coloured pad", "the pad whose colour is grey",
     "the mat (that's) coloured grey" -> the colour before the noun."""
     for colour, like in _LIKE.items():
-        said = rf"(?:{_COLOURED}\s+like|the\s+colou?r\s+of)\s+{like}"
+        said = rf"(?:{_COLOURED}\s+like|the\s+colou?r\s+of)\s+{_SOME}{like}"
         text = re.sub(
             rf"\bthe\s+(?P<n>{_NOUN}){_REL}\s+{said}\b",
             lambda m, c=colour: f"the {c} {m['n']}",
@@ -339,7 +340,8 @@ def said_then_it(text: str) -> str:
     return cmd[:1].upper() + cmd[1:]
 
 
-_POINT = r"-?\d+(?:\.\d+)?\s*,\s*-?\d+(?:\.\d+)?\s*,\s*-?\d+(?:\.\d+)?"
+_NUMBER = r"(?:[xyz]\s*[=:]?\s*)?-?\d+(?:\.\d+)?"  # "0.4", "x 0.4", "z = 0.15"
+_POINT = rf"{_NUMBER}\s*,\s*{_NUMBER}\s*,\s*{_NUMBER}"
 
 
 def held_at_point(text: str) -> str:
@@ -347,7 +349,7 @@ def held_at_point(text: str) -> str:
     the placing puts it: no step of its own)."""
     return re.sub(
         rf"(?P<pt>{_POINT})\s*,?\s*(?:and\s+)?(?:then\s+)?(?:hold|keep)\s+it\s+(?:right\s+)?"
-        r"there(?=\s*[.!]?\s*$)",
+        r"there(?:\s+for\s+a\s+(?:bit|moment|while|second))?(?=\s*[.!]?\s*$)",
         lambda m: m["pt"],
         text,
         flags=re.I,
