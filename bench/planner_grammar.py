@@ -2479,23 +2479,30 @@ def _point(item: dict) -> list[float] | None:
     return target if isinstance(target, list) and len(target) == 3 else None
 
 
-def named_point(goal: str, item: dict) -> str | None:
-    """A point said with its coordinates' names: "Hover at x = 0.5, y = 0.1, z = 0.3.",
-    "Bring the gripper to x 0.5 y 0.1 z 0.3." (from one reach of a point)."""
+def _point_said(goal: str, item: dict, forms: list[str], key: str) -> str | None:
+    """The item's one reach of a point said by one of ``forms`` (picked by ``key`` and the
+    goal), its coordinates in ``{x}``, ``{y}``, ``{z}``; None without such a reach."""
     p = _point(item)
     if p is None:
         return None
     x, y, z = (f"{v:g}" for v in p)
-    form = _pick(
+    return _pick(forms, key + "|" + goal).format(x=x, y=y, z=z)
+
+
+def named_point(goal: str, item: dict) -> str | None:
+    """A point said with its coordinates' names: "Hover at x = 0.5, y = 0.1, z = 0.3.",
+    "Bring the gripper to x 0.5 y 0.1 z 0.3." (from one reach of a point)."""
+    return _point_said(
+        goal,
+        item,
         [
             "Hover at x = {x}, y = {y}, z = {z}.",
             "Bring the gripper to x {x} y {y} z {z}, please.",
             "Move your hand to the spot x={x}, y={y}, z={z}.",
             "Can you go to x: {x}, y: {y}, z: {z}?",
         ],
-        "jpoint|" + goal,
+        "jpoint",
     )
-    return form.format(x=x, y=y, z=z)
 
 
 def it_next_sentence(goal: str, item: dict) -> str | None:
@@ -5015,19 +5022,16 @@ def scrap_last(goal: str, item: dict) -> Relabelled | None:
 def point_hold(goal: str, item: dict) -> str | None:
     """The gripper raised or brought to a point, then held there (the reach): "Bring the
     gripper up to x 0.5, y 0.1, z 0.3 and keep it there." (from one reach of a point)."""
-    p = _point(item)
-    if p is None:
-        return None
-    x, y, z = (f"{v:g}" for v in p)
-    form = _pick(
+    return _point_said(
+        goal,
+        item,
         [
             "Bring the gripper up to x {x}, y {y}, z {z} and keep it there.",
             "Lift your hand to x {x}, y {y}, z {z} and hold it there for a bit.",
             "Raise the arm to x {x}, y {y}, z {z}, then hold it there.",
         ],
-        "qhold|" + goal,
+        "qhold",
     )
-    return form.format(x=x, y=y, z=z)
 
 
 def cube_in_front(goal: str, item: dict) -> str | None:
