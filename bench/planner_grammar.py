@@ -4783,9 +4783,8 @@ def home_stay(goal: str, item: dict) -> str | None:
 def cancel_nothing(goal: str, item: dict) -> Relabelled | None:
     """The request cancelled, nothing needed (an empty plan): "Scrap that - I don't need
     anything." (from any plan)."""
-    if item["expect"] != "plan" or not item["plan"]:
-        return None
-    form = _pick(
+    return _unplanned(
+        item,
         [
             "Scrap that - I don't need anything.",
             "Cancel that, I don't need anything after all.",
@@ -4794,7 +4793,6 @@ def cancel_nothing(goal: str, item: dict) -> Relabelled | None:
         ],
         "pcancel|" + goal,
     )
-    return form, {"expect": "plan", "plan": []}
 
 
 def third_pad(goal: str, item: dict) -> Relabelled | None:
@@ -5006,9 +5004,8 @@ def tower_base_twice(goal: str, item: dict) -> str | None:
 def scrap_last(goal: str, item: dict) -> Relabelled | None:
     """The last request cancelled with "no need" to act (an empty plan): "Forget my previous
     instruction; there's no need to do anything." (from any plan)."""
-    if item["expect"] != "plan" or not item["plan"]:
-        return None
-    form = _pick(
+    return _unplanned(
+        item,
         [
             "Forget my previous instruction; there's no need to do anything.",
             "Cancel the last request - no need to move at all.",
@@ -5016,7 +5013,6 @@ def scrap_last(goal: str, item: dict) -> Relabelled | None:
         ],
         "qscrap|" + goal,
     )
-    return form, {"expect": "plan", "plan": []}
 
 
 def point_hold(goal: str, item: dict) -> str | None:
