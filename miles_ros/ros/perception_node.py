@@ -11,12 +11,15 @@ in it.
 
 The poses go out after every frame and at ``publish_rate_hz`` between frames: the core
 ages them, so a camera that stops shows in each object's ``age`` and ``std``, never as a
-fresh pose. A frame or a camera_info that cannot be used (an unknown encoding, no
-camera_info yet, a size that does not match) is refused with its reason (logged,
-throttled, and counted), and the last poses keep aging.
+fresh pose. A frame or a camera_info that cannot be used (an unknown encoding, a size
+that does not match) is refused with its reason (logged, throttled, and counted), and
+the last poses keep aging. Pairs that come before the first camera_info wait for nothing:
+they are counted as ``early`` and skipped, since at start-up the image topics may be
+matched before the camera_info topic is (DDS discovers each topic on its own).
 
 Counters: :attr:`PerceptionNode.frames` (frames the core took), ``refused`` (frames and
-camera_infos refused), ``dropped`` (pairs that came while a frame was in work).
+camera_infos refused), ``dropped`` (pairs that came while a frame was in work),
+``early`` (pairs that came before any camera_info).
 """
 
 from __future__ import annotations
@@ -96,6 +99,8 @@ class PerceptionNode(Node):
         """Frames and camera_infos refused (each with its reason logged)."""
         self.dropped = 0
         """Colour-depth pairs dropped because the previous frame was still in work."""
+        self.early = 0
+        """Colour-depth pairs skipped because no camera_info had come yet."""
         self.last_refusal = ""
         """The reason of the latest refusal."""
 
@@ -178,9 +183,9 @@ class PerceptionNode(Node):
         except FrameRefused as exc:
             self._refuse(str(exc))
             return
-        self._info_key = key
-        with self.inputs_lock:
+        with self.inputs_lock:  # intrinsics first: a pair let in by _info_key finds them
             self.intrinsics = intrinsics
+            self._info_key = key
         self.get_logger().info(
             f"camera_info: {msg.width}x{msg.height}, fx {intrinsics.fx:.1f}, "
             f"{msg.distortion_model or 'no distortion'}"
@@ -200,6 +205,12 @@ class PerceptionNode(Node):
         for old in [s for s in others if s < match]:  # older halves will never pair now
             del others[old]
         color, depth = (msg, other) if mine is self.colors else (other, msg)
+        if self._info_key is None:
+            self.early += 1
+            self.get_logger().info(
+                "a frame before any camera_info: skipped", throttle_duration_sec=LOG_PERIOD_S
+            )
+            return
         with self.cond:
             if self.busy or self.job is not None:
                 self.dropped += 1
@@ -295,8 +306,11 @@ class PerceptionNode(Node):
         self.get_logger().warning(f"refused: {reason}", throttle_duration_sec=LOG_PERIOD_S)
 
     def summary(self) -> str:
-        """Frames taken, dropped and refused, and the frame-to-pose time p50 / p99 (ms)."""
+        """Frames taken, dropped and refused (and any before camera_info), and the
+        frame-to-pose time p50 / p99 (ms)."""
         text = f"{self.frames} frames, {self.dropped} dropped, {self.refused} refused"
+        if self.early:
+            text += f", {self.early} before camera_info"
         times = sorted(self.frame_to_pose)
         if times:
             p50, p99 = (times[min(len(times) - 1, int(q * len(times)))] for q in (0.5, 0.99))
