@@ -207,8 +207,9 @@ class PerceptionNode(Node):
         color, depth = (msg, other) if mine is self.colors else (other, msg)
         if self._info_key is None:
             self.early += 1
-            self.get_logger().info(
-                "a frame before any camera_info: skipped", throttle_duration_sec=LOG_PERIOD_S
+            self.get_logger().warning(
+                "no camera_info yet: frame skipped, no pose made",
+                throttle_duration_sec=LOG_PERIOD_S,
             )
             return
         with self.cond:
