@@ -30,11 +30,10 @@ LEAN_BACK = HOME + np.array([0.0, -0.6, 0.0, 0.9, 0.0, 0.0, 0.0])
 
 
 def _violations(run, config):
-    zones = tuple(parse_zone(z)[0] for z in config.keepout_zones)
     return link_violations(
         np.array(run.positions),
-        (np.array(config.workspace_min), np.array(config.workspace_max)),
-        zones,
+        config.workspace,
+        config.zones,
         config.table_height,
         config.link_workspace_margin,
         config.zone_padding,
@@ -81,7 +80,7 @@ def test_the_hand_stays_above_the_table_where_the_tcp_may_go():
     assert (
         link_violations(
             target[None],
-            (np.array(config.workspace_min), np.array(config.workspace_max)),
+            config.workspace,
             (),
             0.0,
             0.1,
@@ -106,7 +105,7 @@ def test_an_arm_started_with_a_link_in_a_zone_moves_out_and_never_deeper():
     run.stream(HOME, 800)
     js = joint_state(config.limits, lipschitz_radii())
     ws = np.array(config.workspace_min + config.workspace_max)
-    boxes, spheres = zone_arrays(tuple(parse_zone(z)[0] for z in zones))
+    boxes, spheres = zone_arrays(config.zones)
     lk = with_boundaries(link_context(True, 0.0, config.link_workspace_margin), boxes, spheres)
     still = np.zeros(7)
     points = [
@@ -176,8 +175,8 @@ def test_no_output_puts_a_link_into_a_zone_or_below_the_table(ops, dt):
         _violations(run, CONFIG) == 0
         and link_violations(
             HOME[None],
-            (np.array(CONFIG.workspace_min), np.array(CONFIG.workspace_max)),
-            tuple(parse_zone(z)[0] for z in ZONES),
+            CONFIG.workspace,
+            CONFIG.zones,
             0.0,
             CONFIG.link_workspace_margin,
         )
@@ -217,8 +216,7 @@ def test_boundaries_clearance_is_negative_exactly_where_the_supervisor_sees_a_vi
     span = panda.joint_position_max - panda.joint_position_min
     a = panda.joint_position_min + np.array(unit) * span
     b = panda.joint_position_min + np.array(to) * span
-    zones = tuple(parse_zone(z)[0] for z in config.keepout_zones)
-    workspace = (np.array(config.workspace_min), np.array(config.workspace_max))
+    zones, workspace = config.zones, config.workspace
     boxes, spheres = zone_arrays(zones)
     ws = np.concatenate(workspace)
     args = (config.table_height, config.link_workspace_margin, config.zone_padding)
