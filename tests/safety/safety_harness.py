@@ -17,6 +17,19 @@ from sims.robots import panda_spheres as ps
 HOME = panda.home_joint_positions.copy()
 NAMES = panda.JOINT_NAMES
 PERIOD = 0.004
+OBSTACLES = (
+    *SafetyConfig().keepout_zones,
+    "obstacle sphere 0.45 0.0 0.3 0.08",
+    "post box 0.2 0.3 -0.1 0.3 0.4 0.6",
+)
+"""The property tests' keep-out zones: the default ones (the robot's base), a sphere and
+a post in the arm's reach."""
+BEHIND = "behind box -0.6 -0.3 0.3 -0.25 0.3 0.8"
+"""A box behind the robot, out of the TCP's way: links reach into it when the arm leans
+back."""
+LINK_ZONES = (*OBSTACLES, BEHIND, "ceiling box -0.2 -0.4 0.95 0.5 0.4 1.1")
+"""The zones of the whole-arm property test (test_safety_links) and of the corner cases
+found with them (test_safety_corners)."""
 
 
 @dataclass

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
-from safety_harness import HOME, examples, make_run
+from safety_harness import BEHIND, HOME, LINK_ZONES, examples, make_run
 
 from miles_ros.safety import SafetyConfig
 from miles_ros.safety.kinematics import lipschitz_radii
@@ -24,7 +24,6 @@ from sims.kernels.kinematics import dls_ik_step
 from sims.robots import panda
 from sims.robots import panda_spheres as ps
 
-BEHIND = "behind box -0.6 -0.3 0.3 -0.25 0.3 0.8"
 LEAN_BACK = HOME + np.array([0.0, -0.6, 0.0, 0.9, 0.0, 0.0, 0.0])
 """Leans the arm back: links 3-6 enter BEHIND, the TCP stays ahead of it."""
 
@@ -142,14 +141,7 @@ def test_a_grasp_pose_above_the_table_is_reached_unchanged():
     np.testing.assert_array_equal(paths[0], paths[1])
 
 
-ZONES = (
-    "robot_base box -0.25 -0.15 -0.2 0.12 0.15 0.25",
-    "obstacle sphere 0.45 0.0 0.3 0.08",
-    "post box 0.2 0.3 -0.1 0.3 0.4 0.6",
-    BEHIND,
-    "ceiling box -0.2 -0.4 0.95 0.5 0.4 1.1",
-)
-CONFIG = SafetyConfig(keepout_zones=ZONES, fault_violations=0)
+CONFIG = SafetyConfig(keepout_zones=LINK_ZONES, fault_violations=0)
 
 offsets = st.lists(st.floats(-3.0, 3.0), min_size=7, max_size=7)
 small = st.lists(st.floats(-0.03, 0.03), min_size=7, max_size=7)
