@@ -9,9 +9,7 @@ from __future__ import annotations
 
 import json
 import threading
-import time
 import urllib.request
-from collections.abc import Callable
 
 import pytest
 
@@ -27,18 +25,10 @@ from miles_ros.ros.graph import InProcessGraph  # noqa: E402
 from miles_ros.ros.monitor_node import MonitorNode, serve_metrics  # noqa: E402
 from miles_ros.ros.qos import COMMAND_QOS, LATCHED_QOS, SENSOR_QOS  # noqa: E402
 from tests.monitor.test_metrics import samples, value  # noqa: E402
+from tests.nodes.graph_harness import wait_for  # noqa: E402
 from tests.ros_domains import domain_id  # noqa: E402
 
 TIMEOUT = 30.0
-POLL_S = 0.02
-
-
-def wait_for(predicate: Callable[[], bool], what: str, timeout: float = TIMEOUT) -> None:
-    """Until ``predicate()`` holds (polled), else fail naming ``what``."""
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        assert time.monotonic() < deadline, f"timed out after {timeout} s waiting for {what}"
-        time.sleep(POLL_S)
 
 
 def publisher(node, msg_type, topic: str, qos):
