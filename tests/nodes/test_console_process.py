@@ -14,8 +14,8 @@ pytest.importorskip("rclpy")
 
 from miles_ros.ros.console_process import ConsoleProcess  # noqa: E402
 from miles_ros.ros.graph import InProcessGraph  # noqa: E402
+from tests.monitor.test_metrics import samples_of  # noqa: E402
 from tests.nodes.graph_harness import wait_for  # noqa: E402
-from tests.nodes.test_monitor_node import samples_of  # noqa: E402
 from tests.ros_domains import domain_id  # noqa: E402
 
 TIMEOUT = 30.0
