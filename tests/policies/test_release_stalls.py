@@ -1,19 +1,11 @@
 """bench/release_stalls.py: which steps hold the cube where pick_place's expert would release
 it, and the per-skill summary of stalled episodes."""
 
-import importlib.util
-from pathlib import Path
-
 import numpy as np
 
+from bench import release_stalls
 from policies.experts import pick_place as expert
 from sims.tasks import pick_place
-
-# by its path: bench/ holds a sims.py that would shadow the sims package on sys.path
-_BENCH = Path(__file__).resolve().parents[2] / "bench" / "release_stalls.py"
-_SPEC = importlib.util.spec_from_file_location("release_stalls", _BENCH)
-release_stalls = importlib.util.module_from_spec(_SPEC)
-_SPEC.loader.exec_module(release_stalls)
 
 THIRD = pick_place.level_height(3)
 
