@@ -217,7 +217,7 @@ class Boundaries:
         """The boundaries of ``config``'s supervisor (its base keep-out zones)."""
         boxes, spheres = zone_arrays(config.zones)
         return cls(
-            np.array(tuple(config.workspace_min) + tuple(config.workspace_max), float),
+            np.concatenate(config.workspace),
             boxes,
             spheres,
             link_flags(config.link_checks),

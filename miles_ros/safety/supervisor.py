@@ -99,7 +99,7 @@ class SafetySupervisor(SupervisorInputs, EstopLatch):
             config.link_checks, config.table_height, config.link_workspace_margin
         )
         self._band_widened = False
-        self._ws = np.array(tuple(config.workspace_min) + tuple(config.workspace_max), float)
+        self._ws = np.concatenate(config.workspace)
         self._base_zones = config.zones
         self.policy = PermissionPolicy.from_specs(
             config.allowed_skill_tags, config.permission_zones

@@ -103,7 +103,7 @@ def test_an_arm_started_with_a_link_in_a_zone_moves_out_and_never_deeper():
     run.tick()
     run.stream(HOME, 800)
     js = joint_state(config.limits, lipschitz_radii())
-    ws = np.array(config.workspace_min + config.workspace_max)
+    ws = np.concatenate(config.workspace)
     boxes, spheres = zone_arrays(config.zones)
     lk = with_boundaries(link_context(True, 0.0, config.link_workspace_margin), boxes, spheres)
     still = np.zeros(7)
