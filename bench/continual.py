@@ -401,7 +401,6 @@ def check(commands: list):
     their stamps (:class:`~miles_ros.safety.checker.Violations`)."""
     from miles_ros.safety.checker import check_commands
     from miles_ros.safety.config import SafetyConfig
-    from miles_ros.safety.zones import parse_zone
 
     if len(commands) < 2:
         return None
@@ -412,8 +411,8 @@ def check(commands: list):
         stamps - stamps[0],
         positions,
         config.limits,
-        (np.array(config.workspace_min), np.array(config.workspace_max)),
-        tuple(parse_zone(z)[0] for z in config.keepout_zones),
+        config.workspace,
+        config.zones,
     )
 
 

@@ -52,7 +52,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from miles_ros.safety import JointRequest, SafetyConfig, SafetySupervisor, check_commands  # noqa: E402
 from miles_ros.safety import shaping as sh  # noqa: E402
-from miles_ros.safety.cartesian import parse_zone, supervise_step  # noqa: E402
+from miles_ros.safety.cartesian import supervise_step  # noqa: E402
 from sims.robots import panda  # noqa: E402
 
 NAMES = panda.JOINT_NAMES
@@ -177,8 +177,7 @@ def offline_peer(seed: int, steps: int) -> dict:
         q = cmd.positions[:7]
         ours.append(q.copy())
     elapsed = time.perf_counter() - start
-    workspace = (np.array(config.workspace_min), np.array(config.workspace_max))
-    zones = tuple(parse_zone(z)[0] for z in config.keepout_zones)
+    workspace, zones = config.workspace, config.zones
     theirs = naive_clamp_limiter(stamps, requests, HOME, limits)
     v_ours = check_commands(stamps, np.array(ours), limits, workspace, zones, (HOME, 0.0))
     v_naive = check_commands(stamps, theirs, limits, workspace, zones, (HOME, 0.0))
@@ -467,8 +466,8 @@ def dds_phase(seed: int, duration: float, trials: int, rt_priority: int = 0) -> 
             stamps,
             positions,
             config.limits,
-            (np.array(config.workspace_min), np.array(config.workspace_max)),
-            tuple(parse_zone(z)[0] for z in config.keepout_zones),
+            config.workspace,
+            config.zones,
         )
         gaps = np.diff(stamps)
         result.update(

@@ -28,7 +28,6 @@ expert's in its own episodes (``expert_turning``). Prints one JSON object.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import sys
 import time
@@ -39,16 +38,9 @@ import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench.turn_switches import episode_rows, plain_env, record_labels  # noqa: E402
 from policies.evaluation import FROZEN  # noqa: E402 (0.01 action units, 0.2 mm)
 from policies.experts import turn as expert  # noqa: E402
-
-# by its path: bench/ holds a sims.py that would shadow the sims package on sys.path
-_SPEC = importlib.util.spec_from_file_location(
-    "turn_switches", Path(__file__).resolve().parent / "turn_switches.py"
-)
-turn_switches = importlib.util.module_from_spec(_SPEC)
-_SPEC.loader.exec_module(turn_switches)
-episode_rows, record_labels = turn_switches.episode_rows, turn_switches.record_labels
 
 STALL_YAW = (5.0, 22.0)
 """The yaw still to turn (deg) of the stalled pushes measured (issue 28: 5-22 deg)."""
@@ -152,7 +144,7 @@ def main(argv: list[str] | None = None) -> int:
     settings = expert_settings("turn", imitation.get("expert_settings"))
     started = time.perf_counter()
     if args.plain:
-        env, task_cfg = turn_switches.plain_env(args.skill, 1)
+        env, task_cfg = plain_env(args.skill, 1)
     else:
         env, task_cfg = supervised_env("turn", 1)
     step = float(task_cfg.cartesian_step_max)

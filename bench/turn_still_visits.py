@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import importlib.util
 import json
 import sys
 import time
@@ -33,12 +32,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-# by its path: bench/ holds a sims.py that would shadow the sims package on sys.path
-_SPEC = importlib.util.spec_from_file_location(
-    "turn_stalls", Path(__file__).resolve().parent / "turn_stalls.py"
-)
-turn_stalls = importlib.util.module_from_spec(_SPEC)
-_SPEC.loader.exec_module(turn_stalls)
+from bench import turn_stalls  # noqa: E402
 
 STILL_M = 2e-4
 """A step whose true TCP moves less than this (m) holds the arm still."""

@@ -63,6 +63,16 @@ def _vector(n: int) -> dict:
     return {"type": "array", "items": {"type": "number"}, "minItems": n, "maxItems": n}
 
 
+def _params(**properties: dict) -> dict:
+    """The schema of a request's ``params``: exactly ``properties``, each required."""
+    return {
+        "type": "object",
+        "properties": properties,
+        "required": list(properties),
+        "additionalProperties": False,
+    }
+
+
 TASK_TEXT: dict[str, dict[str, Any]] = {
     "reach": {
         "description": (
@@ -176,14 +186,9 @@ def parameter_schema(task: str) -> dict:
     """JSON schema of the skill request's ``params`` for a task."""
     objects, places = scene_names()
     if task == "reach":
-        return {
-            "type": "object",
-            "properties": {
-                "target": {"oneOf": [{"type": "string", "enum": objects + places}, _vector(3)]}
-            },
-            "required": ["target"],
-            "additionalProperties": False,
-        }
+        return _params(
+            target={"oneOf": [{"type": "string", "enum": objects + places}, _vector(3)]}
+        )
     if task == "turn":
         angle = {
             "oneOf": [
@@ -199,12 +204,7 @@ def parameter_schema(task: str) -> dict:
                 },
             ]
         }
-        return {
-            "type": "object",
-            "properties": {"object": {"type": "string", "enum": objects}, "angle": angle},
-            "required": ["object", "angle"],
-            "additionalProperties": False,
-        }
+        return _params(object={"type": "string", "enum": objects}, angle=angle)
     if task == "pick_place":  # a pad, a cube to stack on (variant stack), or a point
         cube = {
             "type": "string",
@@ -219,12 +219,7 @@ def parameter_schema(task: str) -> dict:
                 {"type": "array", "items": {"type": "number"}, "minItems": 2, "maxItems": 3},
             ]
         }
-    return {
-        "type": "object",
-        "properties": {"object": {"type": "string", "enum": objects}, "target": target},
-        "required": ["object", "target"],
-        "additionalProperties": False,
-    }
+    return _params(object={"type": "string", "enum": objects}, target=target)
 
 
 def trained_goal_distance(task: str, goal_distance=None) -> tuple[float, float]:

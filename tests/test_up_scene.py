@@ -13,11 +13,12 @@ from pathlib import Path
 
 import pytest
 
-rclpy = pytest.importorskip("rclpy")
+pytest.importorskip("rclpy")
 
 from std_msgs.msg import String  # noqa: E402
 
 from miles_ros.params.safety import SafetyNodeNames  # noqa: E402
+from miles_ros.ros.clients import short_lived_node  # noqa: E402
 from miles_ros.ros.qos import OCCUPANCY_QOS  # noqa: E402
 from miles_ros.safety import Occupancy  # noqa: E402
 from tests.miles_up import lines_until, miles_up  # noqa: E402
@@ -30,29 +31,20 @@ DOMAIN = domain_id()
 
 def _heard_arms(timeout: float) -> set[str]:
     """The arms whose occupancy a probe on DOMAIN hears within ``timeout`` s."""
-    context = rclpy.Context()
-    rclpy.init(context=context, domain_id=DOMAIN)
     arms: set[str] = set()
     done = threading.Event()
-    try:
-        node = rclpy.create_node("up_scene_probe", context=context)
 
-        def on_occupancy(msg: String) -> None:
-            arms.add(Occupancy.from_json(msg.data).arm)
-            if len(arms) >= 2:
-                done.set()
+    def on_occupancy(msg: String) -> None:
+        arms.add(Occupancy.from_json(msg.data).arm)
+        if len(arms) >= 2:
+            done.set()
 
+    with short_lived_node("up_scene_probe", DOMAIN) as (node, executor):
         topic = SafetyNodeNames().occupancy_topic
         node.create_subscription(String, topic, on_occupancy, OCCUPANCY_QOS)
-        executor = rclpy.executors.SingleThreadedExecutor(context=context)
-        executor.add_node(node)
         deadline = node.get_clock().now().nanoseconds + int(timeout * 1e9)
         while not done.is_set() and node.get_clock().now().nanoseconds < deadline:
             executor.spin_once(timeout_sec=0.1)
-        executor.shutdown()
-        node.destroy_node()
-    finally:
-        rclpy.try_shutdown(context=context)
     return arms
 
 

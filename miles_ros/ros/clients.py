@@ -9,7 +9,8 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,6 +36,23 @@ from miles_ros.ros.qos import (
 )
 
 
+@contextmanager
+def short_lived_node(name: str, domain_id: int | None = None) -> Iterator[tuple]:
+    """``(node, executor)``: a node named ``name`` in its own context on ``domain_id``,
+    added to a single-threaded executor that the caller spins; all shut down on exit."""
+    context = rclpy.Context()
+    rclpy.init(context=context, domain_id=domain_id)
+    node = rclpy.create_node(name, context=context)
+    executor = SingleThreadedExecutor(context=context)
+    executor.add_node(node)
+    try:
+        yield node, executor
+    finally:
+        executor.shutdown()
+        node.destroy_node()
+        rclpy.try_shutdown(context=context)
+
+
 @dataclass
 class TriggerResult:
     """A std_srvs/Trigger answer, or why there was none."""
@@ -54,12 +72,7 @@ def call_trigger(
     latched"): a found service can still lose its answer while discovery lags, Fast DDS's
     "failed to send response (timeout): client will not receive response", which the
     service logs after it has acted."""
-    context = rclpy.Context()
-    rclpy.init(context=context, domain_id=domain_id)
-    node = rclpy.create_node("miles_trigger_cli", context=context)
-    executor = SingleThreadedExecutor(context=context)
-    executor.add_node(node)
-    try:
+    with short_lived_node("miles_trigger_cli", domain_id) as (node, executor):
         client = node.create_client(Trigger, service)
         deadline = time.monotonic() + timeout
         if not client.wait_for_service(timeout_sec=timeout):
@@ -74,10 +87,6 @@ def call_trigger(
                     if future.done() and (result := future.result()) is not None:
                         return TriggerResult(True, bool(result.success), result.message)
         return TriggerResult(False, message=f"no answer from {service} within {timeout} s")
-    finally:
-        executor.shutdown()
-        node.destroy_node()
-        rclpy.try_shutdown(context=context)
 
 
 def estop_services(reset: bool, namespace: str = NAMESPACE, arms=("",)) -> list[str]:
@@ -110,13 +119,8 @@ def follow_goal(
     is published. Returns ``"done"``, ``"no_manager"`` (nothing on the status topic or no
     goal subscriber within ``wait`` s) or ``"timed_out"`` (no end within ``timeout`` s)."""
     names = ManagerNodeParams()
-    context = rclpy.Context()
-    rclpy.init(context=context, domain_id=domain_id)
-    node = rclpy.create_node("miles_goal_cli", context=context)
-    executor = SingleThreadedExecutor(context=context)
-    executor.add_node(node)
     seen = []
-    try:
+    with short_lived_node("miles_goal_cli", domain_id) as (node, executor):
         node.create_subscription(
             String,
             under_namespace(namespace, names.status_topic),
@@ -145,10 +149,6 @@ def follow_goal(
                 return "timed_out"
             executor.spin_once(timeout_sec=0.1)
         return "done"
-    finally:
-        executor.shutdown()
-        node.destroy_node()
-        rclpy.try_shutdown(context=context)
 
 
 class GraphClient:

@@ -8,9 +8,11 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, fields
 
-from miles_ros.safety.cartesian import parse_zone
+import numpy as np
+
 from miles_ros.safety.limits import JointLimits
 from miles_ros.safety.separation import SeparationConfig
+from miles_ros.safety.zones import Zone, parse_zone
 from sims.robots import panda
 
 LIMIT_MODES = ("clamp", "scale")
@@ -120,6 +122,16 @@ class SafetyConfig:
             acceleration_scale=self.acceleration_scale,
             jerk_scale=self.jerk_scale,
         )
+
+    @property
+    def workspace(self) -> tuple[np.ndarray, np.ndarray]:
+        """The TCP workspace box as arrays: (``workspace_min`` [3], ``workspace_max`` [3])."""
+        return np.array(self.workspace_min, dtype=float), np.array(self.workspace_max, dtype=float)
+
+    @property
+    def zones(self) -> tuple[Zone, ...]:
+        """The ``keepout_zones``, parsed (:func:`~miles_ros.safety.zones.parse_zone`)."""
+        return tuple(parse_zone(spec)[0] for spec in self.keepout_zones)
 
     @property
     def tcp_speed_cap(self) -> float:

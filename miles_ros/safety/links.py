@@ -41,7 +41,6 @@ from miles_ros.safety.zones import (
     boundary_count,
     clearance,
     clearances_into,
-    parse_zone,
     zone_arrays,
 )
 from sims.robots import panda
@@ -216,9 +215,9 @@ class Boundaries:
     @classmethod
     def of(cls, config: SafetyConfig) -> Boundaries:
         """The boundaries of ``config``'s supervisor (its base keep-out zones)."""
-        boxes, spheres = zone_arrays(tuple(parse_zone(z)[0] for z in config.keepout_zones))
+        boxes, spheres = zone_arrays(config.zones)
         return cls(
-            np.array(tuple(config.workspace_min) + tuple(config.workspace_max), float),
+            np.concatenate(config.workspace),
             boxes,
             spheres,
             link_flags(config.link_checks),

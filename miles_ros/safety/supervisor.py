@@ -57,7 +57,7 @@ from miles_ros.safety.permissions import PermissionDecision, PermissionPolicy
 from miles_ros.safety.requests import FAULT_KINDS, Command, JointRequest, RequestGate
 from miles_ros.safety.schedule import TRACKING_CODES, on_schedule, schedule_target
 from miles_ros.safety.separation import Occupancy, PeerMonitor, SeparationConfig, occupancy
-from miles_ros.safety.zones import boundary_count, parse_zone, zone_arrays
+from miles_ros.safety.zones import boundary_count, zone_arrays
 from sims.robots import panda
 
 __all__ = ["FAULT_KINDS", "Command", "JointRequest", "SafetySupervisor", "warm_up"]
@@ -99,8 +99,8 @@ class SafetySupervisor(SupervisorInputs, EstopLatch):
             config.link_checks, config.table_height, config.link_workspace_margin
         )
         self._band_widened = False
-        self._ws = np.array(tuple(config.workspace_min) + tuple(config.workspace_max), float)
-        self._base_zones = tuple(parse_zone(spec)[0] for spec in config.keepout_zones)
+        self._ws = np.concatenate(config.workspace)
+        self._base_zones = config.zones
         self.policy = PermissionPolicy.from_specs(
             config.allowed_skill_tags, config.permission_zones
         )

@@ -94,7 +94,8 @@ def log_safety_geometry(rec: rr.RecordingStream, cfg: SafetyConfig, base: str) -
     under the arm at ``base``."""
     log = rec.log
     pad = cfg.zone_padding
-    lo, hi = np.array(cfg.workspace_min) + pad, np.array(cfg.workspace_max) - pad
+    lo, hi = cfg.workspace
+    lo, hi = lo + pad, hi - pad
     log(
         f"{base}/safety/workspace",
         rr.Boxes3D(mins=[lo], sizes=[hi - lo], colors=[WORKSPACE_COLOR], labels=["TCP workspace"]),

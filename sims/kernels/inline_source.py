@@ -80,6 +80,16 @@ def _local_names(node: ast.FunctionDef) -> set[str]:
     return names
 
 
+def _assigned(node: ast.FunctionDef) -> set[str]:
+    """The names ``node`` assigns to or deletes: a parameter among them is not used in place
+    of its argument."""
+    return {
+        sub.id
+        for sub in ast.walk(node)
+        if isinstance(sub, ast.Name) and not isinstance(sub.ctx, ast.Load)
+    }
+
+
 class _Paster:
     def __init__(self, paste, namespace: dict):
         self.paste = tuple(paste)
@@ -160,11 +170,7 @@ class _Paster:
             if returns and (len(returns) > 1 or node.body[-1] is not returns[0]):
                 raise NotPasteable(f"{fn.__qualname__}: returns before its end")
             suffix = f"__{next(self.sites)}"
-            stored = {
-                sub.id
-                for sub in ast.walk(node)
-                if isinstance(sub, ast.Name) and not isinstance(sub.ctx, ast.Load)
-            }
+            stored = _assigned(node)
             header, substitute = [], {}
             for p, arg in zip(params, call.args, strict=True):
                 if isinstance(arg, (ast.Name, ast.Constant)) and p not in stored:
@@ -213,11 +219,7 @@ def _bind(node: ast.FunctionDef, bound: dict[str, str]) -> None:
     unknown = set(bound) - set(params)
     if unknown or node.args.defaults:
         raise ValueError(f"{node.name}: cannot bind {sorted(bound)} (parameters {params})")
-    stored = {
-        sub.id
-        for sub in ast.walk(node)
-        if isinstance(sub, ast.Name) and not isinstance(sub.ctx, ast.Load)
-    }
+    stored = _assigned(node)
     header, substitute = [], {}
     for param, source in bound.items():
         value = ast.parse(source, mode="eval").body

@@ -155,8 +155,9 @@ def observe(state: SimState) -> np.ndarray:
 
 
 def drift(state: SimState) -> np.ndarray:
-    """[N] xy distance (m) between the cube and the goal (its start centre)."""
-    return goal_distance(state.object_pos[:, :2], state.goal_pos[:, :2])
+    """[N] xy distance (m) between the cube and the goal (its start centre): push's
+    :func:`~sims.tasks.push.object_goal_distance`."""
+    return push.object_goal_distance(state)
 
 
 def success(state: SimState, cfg: TaskConfig = CONFIG) -> np.ndarray:

@@ -28,14 +28,18 @@ from miles_ros.monitor.metrics import (
 Samples = dict[tuple[str, frozenset], float]
 
 
-def samples(metrics: CellMetrics) -> Samples:
-    """Every sample of the rendered registry, parsed back: (name, labels) -> value."""
-    text = generate_latest(metrics.registry).decode()
+def samples_of(text: str) -> Samples:
+    """Every sample of a Prometheus text, parsed: (name, labels) -> value."""
     return {
         (s.name, frozenset(s.labels.items())): s.value
         for family in text_string_to_metric_families(text)
         for s in family.samples
     }
+
+
+def samples(metrics: CellMetrics) -> Samples:
+    """Every sample of the rendered registry, parsed back (:func:`samples_of`)."""
+    return samples_of(generate_latest(metrics.registry).decode())
 
 
 def value(s: Samples, name: str, **labels) -> float | None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections.abc import Callable
 
 from rclpy.parameter import Parameter
@@ -35,6 +36,15 @@ SIM, SKILL, SAFETY = SimNodeParams(), SkillNodeParams(), SafetyNodeNames()
 
 def overrides(params: dict) -> list[Parameter]:
     return [Parameter(k, value=v) for k, v in params.items()]
+
+
+def wait_for(predicate: Callable[[], bool], what: str, timeout: float = TIMEOUT) -> None:
+    """Poll ``predicate()`` (a state another thread or process sets, with no message to
+    wait on) until it holds, else fail naming ``what``."""
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        assert time.monotonic() < deadline, f"timed out after {timeout} s waiting for {what}"
+        time.sleep(0.02)  # polling a state with a deadline
 
 
 class Graph:

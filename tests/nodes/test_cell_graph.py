@@ -55,6 +55,26 @@ class FixedPlanner:
         return FixedPlan()
 
 
+def arm_agent(arm: str):
+    """The factory of ``arm``'s agent in the DUAL scene."""
+    params = {"scene_file": DUAL, "arm": arm}
+    return lambda ctx: ArmAgentNode(context=ctx, parameter_overrides=overrides(params))
+
+
+def cell_manager(**more):
+    """The factory of manager_node in its cell mode (the DUAL scene, memory in RAM) with
+    :class:`FixedPlanner`; ``more``: more of its parameters."""
+    params = {"scene_file": DUAL, "memory_db": ":memory:", "memory_embedder": "hash", **more}
+    return lambda ctx: ManagerNode(
+        FixedPlanner, context=ctx, parameter_overrides=overrides(params)
+    )
+
+
+def goal_end(statuses: list[dict]) -> dict | None:
+    """The first of the manager's ``statuses`` with the goal's outcome (None before it)."""
+    return next((s for s in statuses if s.get("outcome") not in NOT_ENDED), None)
+
+
 @pytest.mark.skipif(
     "pick_place" not in SkillLibrary.load().skills, reason="needs the shipped pick_place"
 )
@@ -70,22 +90,15 @@ def test_two_arms_run_their_awarded_tasks_at_once():
         }
         return lambda ctx: SkillNode(context=ctx, parameter_overrides=overrides(params))
 
-    def agent(arm):
-        params = {"scene_file": DUAL, "arm": arm}
-        return lambda ctx: ArmAgentNode(context=ctx, parameter_overrides=overrides(params))
-
-    manager = {"scene_file": DUAL, "memory_db": ":memory:", "memory_embedder": "hash"}
-    manager["cell_clearance"] = 0.0  # no safety nodes here: the arms may share the space
     graph = Graph(
         [
             lambda ctx: SimNode(context=ctx, parameter_overrides=overrides({"scene_file": DUAL})),
             skill("left_arm"),
             skill("right_arm"),
-            agent("left_arm"),
-            agent("right_arm"),
-            lambda ctx: ManagerNode(
-                FixedPlanner, context=ctx, parameter_overrides=overrides(manager)
-            ),
+            arm_agent("left_arm"),
+            arm_agent("right_arm"),
+            # no safety nodes here: the arms may share the space
+            cell_manager(cell_clearance=0.0),
         ]
     )
     try:
@@ -113,12 +126,8 @@ def test_two_arms_run_their_awarded_tasks_at_once():
         goal = probe.create_publisher(String, interfaces.GOAL, COMMAND_QOS)
         graph.wait(lambda: probe.count_subscribers(interfaces.GOAL) > 0, what="the manager")
         goal.publish(String(data=GOAL))
-
-        def ended():
-            return next((s for s in statuses if s.get("outcome") not in NOT_ENDED), None)
-
-        graph.wait(lambda: ended() is not None, timeout=180.0, what="the goal's end")
-        final = ended()
+        graph.wait(lambda: goal_end(statuses) is not None, timeout=180.0, what="the goal's end")
+        final = goal_end(statuses)
         assert final["outcome"] == "succeeded", final.get("failure")
         assert final["trace_id"] == "cell-trace"
         # round 1 of the two tasks went to different arms (a failed run may add a round)

@@ -24,17 +24,22 @@ from std_msgs.msg import String  # noqa: E402
 
 from miles_ros import interfaces  # noqa: E402
 from miles_ros.interfaces import CELL_TOPICS, arm_scoped  # noqa: E402
-from miles_ros.ros.arm_agent_node import ArmAgentNode  # noqa: E402
 from miles_ros.ros.graph import cell_factories  # noqa: E402
-from miles_ros.ros.manager_node import ManagerNode  # noqa: E402
 from miles_ros.ros.qos import COMMAND_QOS, LATCHED_QOS  # noqa: E402
 from miles_ros.runtime.frames import base_to_world  # noqa: E402
 from miles_ros.runtime.library import SkillLibrary  # noqa: E402
 from miles_ros.safety import SafetyConfig  # noqa: E402
 from sims.robots import panda_spheres as ps  # noqa: E402
 from sims.scene import load_scene  # noqa: E402
-from tests.nodes.graph_harness import SAFETY, SKILL, Graph, overrides  # noqa: E402
-from tests.nodes.test_cell_graph import ARMS, DUAL, GOAL, FixedPlanner  # noqa: E402
+from tests.nodes.graph_harness import SAFETY, SKILL, Graph  # noqa: E402
+from tests.nodes.test_cell_graph import (  # noqa: E402
+    ARMS,
+    DUAL,
+    GOAL,
+    arm_agent,
+    cell_manager,
+    goal_end,
+)
 
 MARGIN = SafetyConfig().separation_margin
 PAIRED = 0.006
@@ -85,20 +90,9 @@ def test_two_arms_behind_their_safety_nodes_run_the_goal_at_once():
         overrides={"skills": {"timeout_scale": 4.0}},  # a loaded box slows the sim
     )
 
-    def agent(arm):
-        params = {"scene_file": DUAL, "arm": arm}
-        return lambda ctx: ArmAgentNode(context=ctx, parameter_overrides=overrides(params))
-
-    manager = {"scene_file": DUAL, "memory_db": ":memory:", "memory_embedder": "hash"}
     labels = [label for label, _ in factories]
     graph = Graph(
-        [make for _, make in factories]
-        + [agent(arm) for arm in ARMS]
-        + [
-            lambda ctx: ManagerNode(
-                FixedPlanner, context=ctx, parameter_overrides=overrides(manager)
-            )
-        ]
+        [make for _, make in factories] + [arm_agent(arm) for arm in ARMS] + [cell_manager()]
     )
     try:
         probe = graph.probe
@@ -129,14 +123,9 @@ def test_two_arms_behind_their_safety_nodes_run_the_goal_at_once():
             lambda: probe.count_subscribers(CELL_TOPICS["announce"]) >= 2, what="the agents"
         )
 
-        def ended():
-            # the cell manager is idle (latched) before the goal and planning after it
-            not_ended = (None, "idle", "planning", "running")
-            return next((s for s in statuses if s.get("outcome") not in not_ended), None)
-
         goal.publish(String(data=GOAL))
-        graph.wait(lambda: ended() is not None, timeout=300.0, what="the goal's end")
-        final = ended()
+        graph.wait(lambda: goal_end(statuses) is not None, timeout=300.0, what="the goal's end")
+        final = goal_end(statuses)
         # The learned pick_place sometimes hovers with the cube near the pad (about 1 run
         # in 5 here), and the cube is then too near the pad for a retry inside the card's
         # envelope. Such a run may fail the goal, by the skill's own end only (its timeout,

@@ -7,8 +7,6 @@ cleanly."""
 
 from __future__ import annotations
 
-import time
-
 import httpx
 import pytest
 
@@ -16,17 +14,11 @@ pytest.importorskip("rclpy")
 
 from miles_ros.ros.console_process import ConsoleProcess  # noqa: E402
 from miles_ros.ros.graph import InProcessGraph  # noqa: E402
-from tests.nodes.test_monitor_node import samples_of  # noqa: E402
+from tests.monitor.test_metrics import samples_of  # noqa: E402
+from tests.nodes.graph_harness import wait_for  # noqa: E402
 from tests.ros_domains import domain_id  # noqa: E402
 
 TIMEOUT = 30.0
-
-
-def wait_for(condition, what: str) -> None:
-    deadline = time.monotonic() + TIMEOUT
-    while not condition():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.05)  # polling a state with a deadline
 
 
 @pytest.fixture

@@ -9,9 +9,7 @@ from __future__ import annotations
 
 import json
 import threading
-import time
 import urllib.request
-from collections.abc import Callable
 
 import pytest
 
@@ -26,19 +24,11 @@ from miles_ros import interfaces as names  # noqa: E402
 from miles_ros.ros.graph import InProcessGraph  # noqa: E402
 from miles_ros.ros.monitor_node import MonitorNode, serve_metrics  # noqa: E402
 from miles_ros.ros.qos import COMMAND_QOS, LATCHED_QOS, SENSOR_QOS  # noqa: E402
-from tests.monitor.test_metrics import samples, value  # noqa: E402
+from tests.monitor.test_metrics import samples, samples_of, value  # noqa: E402
+from tests.nodes.graph_harness import wait_for  # noqa: E402
 from tests.ros_domains import domain_id  # noqa: E402
 
 TIMEOUT = 30.0
-POLL_S = 0.02
-
-
-def wait_for(predicate: Callable[[], bool], what: str, timeout: float = TIMEOUT) -> None:
-    """Until ``predicate()`` holds (polled), else fail naming ``what``."""
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        assert time.monotonic() < deadline, f"timed out after {timeout} s waiting for {what}"
-        time.sleep(POLL_S)
 
 
 def publisher(node, msg_type, topic: str, qos):
@@ -123,17 +113,6 @@ def test_an_estop_through_the_safety_node_raises_miles_estops_total():
             wait_for(lambda: value(scrape(), interventions, arm="", kind="estop") == 1, "event")
         finally:
             server.close()
-
-
-def samples_of(text: str):
-    """The samples of a scraped text, as :func:`tests.monitor.test_metrics.samples`."""
-    from prometheus_client.parser import text_string_to_metric_families
-
-    return {
-        (s.name, frozenset(s.labels.items())): s.value
-        for family in text_string_to_metric_families(text)
-        for s in family.samples
-    }
 
 
 def test_serve_metrics_reads_the_cells_arms_from_the_scene():

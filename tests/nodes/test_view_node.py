@@ -7,8 +7,6 @@ same node on its own context: tests/test_up_view.py.)"""
 from __future__ import annotations
 
 import json
-import threading
-import time
 
 import numpy as np
 import pytest
@@ -24,20 +22,11 @@ from miles_ros.ros.qos import COMMAND_QOS, SENSOR_QOS  # noqa: E402
 from miles_ros.ros.view_node import ViewNode  # noqa: E402
 from miles_ros.view.process import LocalView, ViewSpec  # noqa: E402
 from sims.robots import panda  # noqa: E402
+from tests.nodes.graph_harness import wait_for  # noqa: E402
 from tests.ros_domains import domain_id  # noqa: E402
 from tests.view.rrd_reader import assert_tcp_at_fk, read_recording  # noqa: E402
 
-TIMEOUT = 30.0
 CONFIGURATIONS = 6
-
-
-def wait_for(predicate, what: str, timeout: float = TIMEOUT) -> None:
-    """Poll ``predicate`` (set by the executor's thread) until it holds, else fail."""
-    deadline = time.monotonic() + timeout
-    done = threading.Event()
-    while not predicate():
-        assert time.monotonic() < deadline, f"timed out after {timeout} s waiting for {what}"
-        done.wait(0.01)
 
 
 def test_view_node_logs_the_fk_of_the_published_joint_states(tmp_path):

@@ -7,7 +7,6 @@ positions (1e-6 m); it stops cleanly. A view that cannot start fails with its st
 
 from __future__ import annotations
 
-import time
 import urllib.request
 
 import pytest
@@ -17,6 +16,7 @@ pytest.importorskip("rclpy")
 from miles_ros.ros.graph import InProcessGraph  # noqa: E402
 from miles_ros.ros.view_node import ViewNodeProcess, start_view  # noqa: E402
 from miles_ros.view.process import ViewSpec  # noqa: E402
+from tests.nodes.graph_harness import wait_for  # noqa: E402
 from tests.ros_domains import domain_id  # noqa: E402
 from tests.view.rrd_reader import assert_tcp_at_fk, read_recording  # noqa: E402
 
@@ -24,13 +24,6 @@ TIMEOUT = 60.0
 STATES_AFTER_MATCH = 100
 """Joint states the sim publishes after the graph sees the view's reader (0.4 s at 250 Hz:
 about a dozen of the view's updates)."""
-
-
-def wait_for(condition, what: str) -> None:
-    deadline = time.monotonic() + TIMEOUT
-    while not condition():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.05)  # polling a state with a deadline
 
 
 def test_view_in_its_own_process_reads_the_graph_serves_and_records(tmp_path):
@@ -49,9 +42,9 @@ def test_view_in_its_own_process_reads_the_graph_serves_and_records(tmp_path):
         assert isinstance(view, ViewNodeProcess) and view.running()
         assert any(line.startswith(f"view: recording to {path}") for line in view.lines)
         assert view.url is not None and view.url.startswith("http://127.0.0.1:")
-        wait_for(lambda: states.get_subscription_count() > alone, "the view's reader")
+        wait_for(lambda: states.get_subscription_count() > alone, "the view's reader", TIMEOUT)
         matched = len(published)
-        wait_for(lambda: len(published) >= matched + STATES_AFTER_MATCH, "joint states")
+        wait_for(lambda: len(published) >= matched + STATES_AFTER_MATCH, "joint states", TIMEOUT)
         with urllib.request.urlopen(view.url, timeout=TIMEOUT) as page:
             assert page.status == 200
             assert b"<html" in page.read().lower()

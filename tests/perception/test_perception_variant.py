@@ -1,19 +1,11 @@
 """bench/perception_variant.py: its settings parsed into a PerceptionConfig, the closed
 loop's perception made with them, and ``--record`` refused."""
 
-import importlib.util
-from pathlib import Path
-
 import pytest
 
+from bench import perception_variant as variant
 from miles_ros.perception import PerceptionConfig, closed_loop
 from sims.scene import load_scene
-
-# by its path: bench/ holds a sims.py that would shadow the sims package on sys.path
-_BENCH = Path(__file__).resolve().parents[2] / "bench" / "perception_variant.py"
-_SPEC = importlib.util.spec_from_file_location("perception_variant", _BENCH)
-variant = importlib.util.module_from_spec(_SPEC)
-_SPEC.loader.exec_module(variant)
 
 
 def test_settings_are_parsed_into_the_configs_fields():

@@ -17,6 +17,25 @@ COMMAND_PATH_ENV = {
 """The ``env`` block every expert is measured under; a test adds its task's ranges."""
 
 
+def cube_observations(task, tcp, cube, goal, width=None, n: int = 1) -> np.ndarray:
+    """Observations [N, D] of a cube task (push, pick_place), zero but the TCP, cube and goal
+    positions (each [3] or [N, 3]), the cube-TCP and goal-cube fields they give and, when
+    given, the finger opening ``width`` (one number or [N]); N: ``n`` or the most rows of
+    the others."""
+    tcp, cube, goal = (np.atleast_2d(np.asarray(v, dtype=np.float64)) for v in (tcp, cube, goal))
+    n = max(n, len(tcp), len(cube), len(goal), np.size(width))
+    sl = task.LAYOUT.slices
+    obs = np.zeros((n, task.LAYOUT.dim))
+    obs[:, sl["tcp_pos"]] = tcp
+    obs[:, sl["object_pos"]] = cube
+    obs[:, sl["object_rel_tcp"]] = cube - tcp
+    obs[:, sl["goal_pos"]] = goal
+    obs[:, sl["goal_rel_object"]] = goal - cube
+    if width is not None:
+        obs[:, sl["finger_width"]] = np.reshape(width, (-1, 1))
+    return obs
+
+
 def command_path_config(task: str, **env) -> TrainConfig:
     """``task``'s training config on the command-path model, ``env`` on top of
     :data:`COMMAND_PATH_ENV`."""

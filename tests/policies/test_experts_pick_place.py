@@ -10,7 +10,7 @@ from policies.experts import get_expert, get_labeller
 from policies.experts import pick_place as expert
 from policies.ppo.imitation_loss import state_losses, state_weights
 from sims.tasks import pick_place
-from tests.policies.expert_envs import command_path_env
+from tests.policies.expert_envs import command_path_env, cube_observations
 
 
 def model_env(episode_scale=1.5):
@@ -50,19 +50,11 @@ def _observations(n=256, seed=3):
     placed), from real resets with the TCP, fingers and cube moved about."""
     rng = np.random.default_rng(seed)
     _, cube, _, goal = pick_place.sample_reset(rng, n)
-    sl = pick_place.LAYOUT.slices
-    obs = np.zeros((n, pick_place.LAYOUT.dim))
     offsets = rng.choice([0.0, 0.005, 0.02, 0.1], size=(n, 1)) * rng.normal(size=(n, 3))
     tcp = cube + offsets
     width = rng.choice([0.08, 0.06, 0.05, 0.04, 0.0], size=n)
     goal[: n // 4] = cube[: n // 4] + rng.normal(scale=0.005, size=(n // 4, 3))
-    obs[:, sl["tcp_pos"]] = tcp
-    obs[:, sl["finger_width"]] = width[:, None]
-    obs[:, sl["object_pos"]] = cube
-    obs[:, sl["object_rel_tcp"]] = cube - tcp
-    obs[:, sl["goal_pos"]] = goal
-    obs[:, sl["goal_rel_object"]] = goal - cube
-    return obs.astype(np.float32)
+    return cube_observations(pick_place, tcp, cube, goal, width).astype(np.float32)
 
 
 def test_expert_is_memoryless_and_in_range():
@@ -82,16 +74,7 @@ def test_expert_is_memoryless_and_in_range():
 
 def _one(tcp, width, cube, goal):
     """One observation [1, 32] from the TCP, finger opening, cube and goal."""
-    sl = pick_place.LAYOUT.slices
-    obs = np.zeros((1, pick_place.LAYOUT.dim))
-    tcp, cube, goal = (np.asarray(v, dtype=float) for v in (tcp, cube, goal))
-    obs[0, sl["tcp_pos"]] = tcp
-    obs[0, sl["finger_width"]] = width
-    obs[0, sl["object_pos"]] = cube
-    obs[0, sl["object_rel_tcp"]] = cube - tcp
-    obs[0, sl["goal_pos"]] = goal
-    obs[0, sl["goal_rel_object"]] = goal - cube
-    return obs
+    return cube_observations(pick_place, tcp, cube, goal, width)
 
 
 CUBE = np.array([0.5, 0.0, pick_place.CUBE_REST_Z])

@@ -12,7 +12,7 @@ from policies.evaluation import run_episodes
 from policies.experts import get_expert
 from policies.experts import push as expert
 from sims.tasks import push as task
-from tests.policies.expert_envs import assert_memoryless, command_path_env
+from tests.policies.expert_envs import assert_memoryless, command_path_env, cube_observations
 
 CFG = task.CONFIG
 S = task.LAYOUT.slices
@@ -20,14 +20,8 @@ S = task.LAYOUT.slices
 
 def _obs(tcp, cube, goal, yaw=0.0) -> np.ndarray:
     """One observation row [1, 31] with the given TCP, cube and goal (joints zero)."""
-    o = np.zeros((1, task.LAYOUT.dim), dtype=np.float32)
-    tcp, cube, goal = (np.asarray(v, dtype=np.float64) for v in (tcp, cube, goal))
-    o[0, S["tcp_pos"]] = tcp
-    o[0, S["object_pos"]] = cube
+    o = cube_observations(task, tcp, cube, goal).astype(np.float32)
     o[0, S["object_yaw_sincos"]] = [np.sin(4 * yaw), np.cos(4 * yaw)]
-    o[0, S["object_rel_tcp"]] = cube - tcp
-    o[0, S["goal_pos"]] = goal
-    o[0, S["goal_rel_object"]] = goal - cube
     return o
 
 

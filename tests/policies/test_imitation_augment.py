@@ -12,6 +12,7 @@ from policies.ppo.config import TrainConfig
 from policies.ppo.envs import make_env, training_task_config
 from policies.ppo.imitation import DAggerRunner, augment_columns, expert_ignores
 from sims.tasks import pick_place, push, reach
+from tests.policies.expert_envs import cube_observations
 from tests.policies.imitation_configs import (
     assert_refused_before_any_work,
     reach_imitation_config,
@@ -136,16 +137,10 @@ def _settled_over_the_cube(speeds) -> np.ndarray:
     over the centre of a cube resting on the table, the fingers open, the goal 20 cm away
     on the table (the state where its expert closes once the arm has settled)."""
     sl = pick_place.LAYOUT.slices
-    obs = np.zeros((len(speeds), pick_place.LAYOUT.dim))
     cube = np.array([0.5, 0.0, pick_place.CUBE_REST_Z])
     tcp = cube + [0.0, 0.0, 0.006]
     goal = np.array([0.5, 0.2, pick_place.CUBE_REST_Z])
-    obs[:, sl["tcp_pos"]] = tcp
-    obs[:, sl["finger_width"]] = 0.08
-    obs[:, sl["object_pos"]] = cube
-    obs[:, sl["object_rel_tcp"]] = cube - tcp
-    obs[:, sl["goal_pos"]] = goal
-    obs[:, sl["goal_rel_object"]] = goal - cube
+    obs = cube_observations(pick_place, tcp, cube, goal, 0.08, n=len(speeds))
     n = sl["joint_vel"].stop - sl["joint_vel"].start
     obs[:, sl["joint_vel"]] = np.asarray(speeds)[:, None] / np.sqrt(n)
     return obs

@@ -1,19 +1,13 @@
 """bench/paired_eval.py's exact McNemar test: twice the binomial(n, 1/2) tail of the rarer
 discordant count, symmetric, 1 where nothing is discordant, at most 1."""
 
-import importlib.util
 import math
-from pathlib import Path
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-# by its path: bench/ holds a sims.py that would shadow the sims package on sys.path
-_BENCH = Path(__file__).resolve().parents[2] / "bench" / "paired_eval.py"
-_SPEC = importlib.util.spec_from_file_location("paired_eval", _BENCH)
-paired_eval = importlib.util.module_from_spec(_SPEC)
-_SPEC.loader.exec_module(paired_eval)
+from bench import paired_eval
 
 
 def test_known_values():

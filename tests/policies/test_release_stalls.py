@@ -1,19 +1,12 @@
 """bench/release_stalls.py: which steps hold the cube where pick_place's expert would release
 it, and the per-skill summary of stalled episodes."""
 
-import importlib.util
-from pathlib import Path
-
 import numpy as np
 
+from bench import release_stalls
 from policies.experts import pick_place as expert
 from sims.tasks import pick_place
-
-# by its path: bench/ holds a sims.py that would shadow the sims package on sys.path
-_BENCH = Path(__file__).resolve().parents[2] / "bench" / "release_stalls.py"
-_SPEC = importlib.util.spec_from_file_location("release_stalls", _BENCH)
-release_stalls = importlib.util.module_from_spec(_SPEC)
-_SPEC.loader.exec_module(release_stalls)
+from tests.policies.expert_envs import cube_observations
 
 THIRD = pick_place.level_height(3)
 
@@ -21,17 +14,9 @@ THIRD = pick_place.level_height(3)
 def _obs(cube_z: float, width: float) -> np.ndarray:
     """One observation: the cube held at ``cube_z`` (m) over a third-level goal at its xy,
     the fingers reading ``width`` (m), the arm still."""
-    sl = pick_place.LAYOUT.slices
-    obs = np.zeros((1, pick_place.LAYOUT.dim))
     cube = np.array([0.5, 0.0, cube_z])
     goal = np.array([0.5, 0.0, THIRD])
-    obs[0, sl["tcp_pos"]] = cube + [0.0, 0.0, 0.008]
-    obs[0, sl["finger_width"]] = width
-    obs[0, sl["object_pos"]] = cube
-    obs[0, sl["object_rel_tcp"]] = [0.0, 0.0, -0.008]
-    obs[0, sl["goal_pos"]] = goal
-    obs[0, sl["goal_rel_object"]] = goal - cube
-    return obs
+    return cube_observations(pick_place, cube + [0.0, 0.0, 0.008], cube, goal, width)
 
 
 def _holding(cube_z: float, width: float) -> bool:

@@ -1,17 +1,10 @@
 """bench/turn_stalls.py: where a turn student's push stalls, from a record of its states
 (the failed episodes' last steps, how long its action stayed ~0 there)."""
 
-import importlib.util
-from pathlib import Path
-
 import numpy as np
 import pytest
 
-# by its path: bench/ holds a sims.py that would shadow the sims package on sys.path
-_BENCH = Path(__file__).resolve().parents[2] / "bench" / "turn_stalls.py"
-_SPEC = importlib.util.spec_from_file_location("turn_stalls", _BENCH)
-turn_stalls = importlib.util.module_from_spec(_SPEC)
-_SPEC.loader.exec_module(turn_stalls)
+from bench import turn_stalls
 
 STEP = 0.02
 

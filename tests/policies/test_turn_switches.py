@@ -1,16 +1,9 @@
 """bench/turn_switches.py: it counts the turn expert's label switches along a policy's
 states and splits the policy's error near and away from them."""
 
-import importlib.util
-from pathlib import Path
-
 import numpy as np
 
-# by its path: bench/ holds a sims.py that would shadow the sims package on sys.path
-_BENCH = Path(__file__).resolve().parents[2] / "bench" / "turn_switches.py"
-_SPEC = importlib.util.spec_from_file_location("turn_switches", _BENCH)
-turn_switches = importlib.util.module_from_spec(_SPEC)
-_SPEC.loader.exec_module(turn_switches)
+from bench import turn_switches
 
 
 def _normals(faces):

@@ -10,13 +10,26 @@ from miles_ros.safety import JointRequest, SafetyConfig, SafetySupervisor, check
 from miles_ros.safety.checker import Violations
 from miles_ros.safety.links import BOUNDS, ENV, link_flags
 from miles_ros.safety.shaping import JMAX, A, V
-from miles_ros.safety.zones import Box, parse_zone
+from miles_ros.safety.zones import Box
 from sims.robots import panda
 from sims.robots import panda_spheres as ps
 
 HOME = panda.home_joint_positions.copy()
 NAMES = panda.JOINT_NAMES
 PERIOD = 0.004
+OBSTACLES = (
+    *SafetyConfig().keepout_zones,
+    "obstacle sphere 0.45 0.0 0.3 0.08",
+    "post box 0.2 0.3 -0.1 0.3 0.4 0.6",
+)
+"""The property tests' keep-out zones: the default ones (the robot's base), a sphere and
+a post in the arm's reach."""
+BEHIND = "behind box -0.6 -0.3 0.3 -0.25 0.3 0.8"
+"""A box behind the robot, out of the TCP's way: links reach into it when the arm leans
+back."""
+LINK_ZONES = (*OBSTACLES, BEHIND, "ceiling box -0.2 -0.4 0.95 0.5 0.4 1.1")
+"""The zones of the whole-arm property test (test_safety_links) and of the corner cases
+found with them (test_safety_corners)."""
 
 
 @dataclass
@@ -67,8 +80,8 @@ class Run:
             np.array(self.stamps),
             np.array(self.positions),
             self.sup.limits,
-            workspace=(np.array(config.workspace_min), np.array(config.workspace_max)),
-            zones=tuple(parse_zone(z)[0] for z in config.keepout_zones),
+            workspace=config.workspace,
+            zones=config.zones,
             initial=(self.q0, 0.0),
         )
 
@@ -105,14 +118,13 @@ def boundary_clearances(
     spheres' walls grown by the link margin). Columns: the workspace walls at x, y, z
     min, at x, y, z max, the table, the keep-out boxes and spheres in config order."""
     qs = np.atleast_2d(np.asarray(positions, dtype=float))
-    lo, hi = np.array(config.workspace_min), np.array(config.workspace_max)
-    zones = [parse_zone(z)[0] for z in config.keepout_zones]
+    lo, hi = config.workspace
 
     def columns(p, grow, table):
         out = [p[..., k] - (lo[k] - grow) for k in range(3)]
         out += [hi[k] + grow - p[..., k] for k in range(3)]
         out.append(p[..., 2] - table)
-        for z in zones:
+        for z in config.zones:
             if isinstance(z, Box):
                 d = np.maximum(np.array(z.lower) - p, p - np.array(z.upper))
                 outside = np.linalg.norm(np.maximum(d, 0.0), axis=-1)

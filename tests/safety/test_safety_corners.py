@@ -7,7 +7,14 @@ of the first, but neither the TCP nor any link sphere enters a boundary it was o
 import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from safety_harness import HOME, boundary_clearances, deepest_entry, examples, make_run
+from safety_harness import (
+    HOME,
+    LINK_ZONES,
+    boundary_clearances,
+    deepest_entry,
+    examples,
+    make_run,
+)
 
 from miles_ros.safety import SafetyConfig
 from miles_ros.safety.links import ENV, link_flags
@@ -15,14 +22,6 @@ from sims.robots import panda
 from sims.robots import panda_spheres as ps
 
 TCP_ONLY = SafetyConfig(fault_violations=0, link_checks=False)
-ZONES = (
-    "robot_base box -0.25 -0.15 -0.2 0.12 0.15 0.25",
-    "obstacle sphere 0.45 0.0 0.3 0.08",
-    "post box 0.2 0.3 -0.1 0.3 0.4 0.6",
-    "behind box -0.6 -0.3 0.3 -0.25 0.3 0.8",
-    "ceiling box -0.2 -0.4 0.95 0.5 0.4 1.1",
-)
-"""The zones of tests/safety/test_safety_links.py's property test."""
 
 
 def _run(config, q0, target, periods=250):
@@ -53,7 +52,7 @@ def test_a_hand_below_the_table_stays_out_of_the_zone_beside_it():
     """Found by the same search, whole arm: a hand sphere 13.3 mm below the table top and
     2.4 mm from the ``post`` zone. When each sphere's recovery step read only its nearest
     boundary, the hand moved up out of the table and 8.7 mm into the post."""
-    config = SafetyConfig(fault_violations=0, keepout_zones=ZONES)
+    config = SafetyConfig(fault_violations=0, keepout_zones=LINK_ZONES)
     q0 = np.array([0.4767, 0.3204, 0.1448, -2.8398, 1.5777, 1.8948, 1.6559])
     target = np.array([1.7596, -0.5791, 0.4798, -2.2663, 1.222, 0.641, 0.2762])
     _, (tcp, links) = _run(config, q0, target)

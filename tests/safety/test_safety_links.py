@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
-from safety_harness import HOME, examples, make_run
+from safety_harness import BEHIND, HOME, LINK_ZONES, examples, make_run
 
 from miles_ros.safety import SafetyConfig
 from miles_ros.safety.kinematics import lipschitz_radii
@@ -24,17 +24,15 @@ from sims.kernels.kinematics import dls_ik_step
 from sims.robots import panda
 from sims.robots import panda_spheres as ps
 
-BEHIND = "behind box -0.6 -0.3 0.3 -0.25 0.3 0.8"
 LEAN_BACK = HOME + np.array([0.0, -0.6, 0.0, 0.9, 0.0, 0.0, 0.0])
 """Leans the arm back: links 3-6 enter BEHIND, the TCP stays ahead of it."""
 
 
 def _violations(run, config):
-    zones = tuple(parse_zone(z)[0] for z in config.keepout_zones)
     return link_violations(
         np.array(run.positions),
-        (np.array(config.workspace_min), np.array(config.workspace_max)),
-        zones,
+        config.workspace,
+        config.zones,
         config.table_height,
         config.link_workspace_margin,
         config.zone_padding,
@@ -81,7 +79,7 @@ def test_the_hand_stays_above_the_table_where_the_tcp_may_go():
     assert (
         link_violations(
             target[None],
-            (np.array(config.workspace_min), np.array(config.workspace_max)),
+            config.workspace,
             (),
             0.0,
             0.1,
@@ -105,8 +103,8 @@ def test_an_arm_started_with_a_link_in_a_zone_moves_out_and_never_deeper():
     run.tick()
     run.stream(HOME, 800)
     js = joint_state(config.limits, lipschitz_radii())
-    ws = np.array(config.workspace_min + config.workspace_max)
-    boxes, spheres = zone_arrays(tuple(parse_zone(z)[0] for z in zones))
+    ws = np.concatenate(config.workspace)
+    boxes, spheres = zone_arrays(config.zones)
     lk = with_boundaries(link_context(True, 0.0, config.link_workspace_margin), boxes, spheres)
     still = np.zeros(7)
     points = [
@@ -143,14 +141,7 @@ def test_a_grasp_pose_above_the_table_is_reached_unchanged():
     np.testing.assert_array_equal(paths[0], paths[1])
 
 
-ZONES = (
-    "robot_base box -0.25 -0.15 -0.2 0.12 0.15 0.25",
-    "obstacle sphere 0.45 0.0 0.3 0.08",
-    "post box 0.2 0.3 -0.1 0.3 0.4 0.6",
-    BEHIND,
-    "ceiling box -0.2 -0.4 0.95 0.5 0.4 1.1",
-)
-CONFIG = SafetyConfig(keepout_zones=ZONES, fault_violations=0)
+CONFIG = SafetyConfig(keepout_zones=LINK_ZONES, fault_violations=0)
 
 offsets = st.lists(st.floats(-3.0, 3.0), min_size=7, max_size=7)
 small = st.lists(st.floats(-0.03, 0.03), min_size=7, max_size=7)
@@ -176,8 +167,8 @@ def test_no_output_puts_a_link_into_a_zone_or_below_the_table(ops, dt):
         _violations(run, CONFIG) == 0
         and link_violations(
             HOME[None],
-            (np.array(CONFIG.workspace_min), np.array(CONFIG.workspace_max)),
-            tuple(parse_zone(z)[0] for z in ZONES),
+            CONFIG.workspace,
+            CONFIG.zones,
             0.0,
             CONFIG.link_workspace_margin,
         )
@@ -217,8 +208,7 @@ def test_boundaries_clearance_is_negative_exactly_where_the_supervisor_sees_a_vi
     span = panda.joint_position_max - panda.joint_position_min
     a = panda.joint_position_min + np.array(unit) * span
     b = panda.joint_position_min + np.array(to) * span
-    zones = tuple(parse_zone(z)[0] for z in config.keepout_zones)
-    workspace = (np.array(config.workspace_min), np.array(config.workspace_max))
+    zones, workspace = config.zones, config.workspace
     boxes, spheres = zone_arrays(zones)
     ws = np.concatenate(workspace)
     args = (config.table_height, config.link_workspace_margin, config.zone_padding)

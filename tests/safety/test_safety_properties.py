@@ -10,17 +10,12 @@ import math
 import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from safety_harness import HOME, NAMES, examples, make_run
+from safety_harness import HOME, NAMES, OBSTACLES, examples, make_run
 
 from miles_ros.safety import SafetyConfig
 from sims.robots import panda
 
-ZONES = (
-    "robot_base box -0.25 -0.15 -0.2 0.12 0.15 0.25",
-    "obstacle sphere 0.45 0.0 0.3 0.08",
-    "post box 0.2 0.3 -0.1 0.3 0.4 0.6",
-)
-CONFIG = SafetyConfig(keepout_zones=ZONES, fault_violations=0)
+CONFIG = SafetyConfig(keepout_zones=OBSTACLES, fault_violations=0)
 STOP_TIME = float(
     np.max(panda.joint_velocity_limits / panda.joint_acceleration_limits)
     + np.max(2 * panda.joint_acceleration_limits / panda.joint_jerk_limits)

@@ -26,7 +26,6 @@ from miles_ros.safety.separation import (
     separation,
 )
 from miles_ros.safety.stopping import stop_travel
-from miles_ros.safety.zones import parse_zone
 from sims.kernels.kinematics import dls_ik_step
 from sims.robots import panda
 from sims.robots import panda_spheres as ps
@@ -109,13 +108,11 @@ class Cell:
         """Outputs that put a checked link sphere into a keep-out zone (or out of the
         workspace, below the table), over both arms' paths."""
         cfg = self.config
-        zones = tuple(parse_zone(z)[0] for z in cfg.keepout_zones)
-        workspace = (np.array(cfg.workspace_min), np.array(cfg.workspace_max))
         return sum(
             link_violations(
                 np.array(path),
-                workspace,
-                zones,
+                cfg.workspace,
+                cfg.zones,
                 cfg.table_height,
                 cfg.link_workspace_margin,
                 cfg.zone_padding,
