@@ -8,6 +8,7 @@ by one executor thread; waits are on conditions with timeouts.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import threading
@@ -305,11 +306,12 @@ def test_miles_estop_command(graph, monkeypatch, capsys):
     graph.wait_for(lambda: graph.state().get("estop") is False, "reset by the command")
 
 
-def test_a_trigger_call_is_sent_again_until_it_is_answered():
-    """`miles estop`'s call is resent until an answer comes (its services are idempotent):
-    a server that holds its first answer until a second request arrives, as a lost answer
-    leaves the client waiting, still answers the command, well inside its timeout."""
-    domain = domain_id()
+@contextlib.contextmanager
+def held_trigger(service: str, domain: int):
+    """A std_srvs/Trigger ``service`` on ``domain`` (a context and executor of its own)
+    that holds its first answer until a second request arrives, as a lost answer leaves
+    the client waiting (the first is answered once the request is resent, or after
+    TIMEOUT s); yields the list of calls' numbers."""
     context = rclpy.Context()
     rclpy.init(context=context, domain_id=domain)
     node = rclpy.create_node("held_trigger", context=context)
@@ -324,14 +326,14 @@ def test_a_trigger_call_is_sent_again_until_it_is_answered():
         response.success, response.message = True, f"answer to request {calls[-1]}"
         return response
 
-    node.create_service(Trigger, "/held/trigger", on_call, callback_group=ReentrantCallbackGroup())
+    node.create_service(Trigger, service, on_call, callback_group=ReentrantCallbackGroup())
     executor = MultiThreadedExecutor(num_threads=2, context=context)
     executor.add_node(node)
     stop = executor.create_future()
     thread = threading.Thread(target=executor.spin_until_future_complete, args=(stop,))
     thread.start()
     try:
-        result = call_trigger("/held/trigger", domain, timeout=TIMEOUT, resend=0.2)
+        yield calls
     finally:
         second.set()
         stop.set_result(True)
@@ -339,6 +341,15 @@ def test_a_trigger_call_is_sent_again_until_it_is_answered():
         executor.shutdown(timeout_sec=5.0)
         node.destroy_node()
         rclpy.try_shutdown(context=context)
+
+
+def test_a_trigger_call_is_sent_again_until_it_is_answered():
+    """`miles estop`'s call is resent until an answer comes (its services are idempotent):
+    a server that holds its first answer until a second request arrives still answers the
+    command, well inside its timeout."""
+    domain = domain_id()
+    with held_trigger("/held/trigger", domain) as calls:
+        result = call_trigger("/held/trigger", domain, timeout=TIMEOUT, resend=0.2)
     assert result.answered and result.success, result
     assert len(calls) >= 2 and result.message.startswith("answer to request")
 
