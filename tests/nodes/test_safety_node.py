@@ -285,6 +285,39 @@ def test_state_is_transient_local_and_parameters_are_guarded(graph):
     assert graph.node.supervisor._speed_cap == pytest.approx(0.25)
 
 
+def test_the_running_skills_tags_reach_a_safety_node_that_joins_late():
+    """skill_node latches its running skill's tags: a safety node whose reader is matched
+    after they were sent (DDS matches each topic on its own; a restarted node) still
+    takes them, not only the next skill's."""
+    tags = {"skill": "push", "tags": ["contact"]}
+
+    def skill_stand_in(ctx):
+        node = rclpy.create_node("skill_stand_in", context=ctx)
+        pub = node.create_publisher(String, interfaces.SAFETY_SKILL_TAGS, LATCHED_QOS)
+        pub.publish(String(data=json.dumps(tags)))  # before any safety node exists
+        return node
+
+    events, cond = [], threading.Condition()
+
+    def keep(msg):
+        with cond:
+            events.append(json.loads(msg.data))
+            cond.notify_all()
+
+    with InProcessGraph(
+        [skill_stand_in, lambda ctx: SafetyNode(context=ctx)], domain_id()
+    ) as graph:
+        probe = graph.add(rclpy.create_node("probe", context=graph.context))
+        probe.create_subscription(String, interfaces.SAFETY_EVENTS, keep, 100)
+        graph.spin_in_thread("test_tags_spin")
+        with cond:
+            assert cond.wait_for(
+                lambda: any(e["kind"] == "skill" for e in events), timeout=TIMEOUT
+            ), events
+    (event,) = [e for e in events if e["kind"] == "skill"]
+    assert event["requested"] == ["contact"] and "'push'" in event["detail"], event
+
+
 def test_invalid_parameter_override_is_refused():
     context = rclpy.Context()
     rclpy.init(context=context, domain_id=domain_id())
