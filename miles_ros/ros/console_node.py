@@ -9,7 +9,11 @@ calls, :func:`miles_ros.ros.clients.estop_services`) and keeps the cell's state
 ``/miles/manager/status`` and each arm's ``/miles/skill/status`` and
 ``/miles/safety/state``. The web server calls it from its own threads: the e-stop is
 sent at once with ``call_async`` (never waiting, never on the executor), a reset waits
-for the supervisors' answers on an event set by the executor, with a deadline.
+for the supervisors' answers on an event set by the executor, with a deadline. A call
+not answered within :data:`RESEND_S` is sent again until it is (both services are
+idempotent, as ``miles estop`` relies on): a found service can lose its answer while
+discovery lags (Fast DDS's "failed to send response (timeout)", after the service has
+acted), which a console started in a process of its own meets at its first e-stop.
 
 :func:`attach_console` adds the bridge to an in-process graph and serves the console
 (``miles up --console``, ``miles console``).
@@ -20,7 +24,7 @@ from __future__ import annotations
 import json
 import threading
 import time
-from concurrent.futures import Future
+from concurrent.futures import Future, InvalidStateError
 
 from rclpy.node import Node
 from std_msgs.msg import String
@@ -35,6 +39,13 @@ from miles_ros.params.safety import SafetyNodeNames
 from miles_ros.params.skill import SkillNodeParams
 from miles_ros.ros.clients import estop_services
 from miles_ros.ros.qos import COMMAND_QOS, LATCHED_READER_QOS, READER_QOS
+
+RESEND_S = 0.25
+"""A Trigger call not answered this long after it was sent is sent again (s): several
+times within the app's e-stop wait (``miles_ros.console.app.Limits.estop_timeout_s``)."""
+ESTOP_RESEND_FOR_S = 10.0
+"""How long :meth:`ConsoleBridge.estop` goes on resending at most (s), unless its future
+is done or cancelled first (the app cancels it when its own wait ends)."""
 
 
 def scene_arms(scene_file: str | None) -> tuple[str, ...]:
@@ -110,10 +121,10 @@ class ConsoleBridge(Node):
         return {"sent": True, "message": f"goal sent on {self.goal_topic}"}
 
     def estop(self) -> Future:
-        return self._call_all(self.triggers, "latched")
+        return self._call_all(self.triggers, "latched", ESTOP_RESEND_FOR_S)
 
     def reset(self, timeout: float) -> dict:
-        future = self._call_all(self.resets, "success")
+        future = self._call_all(self.resets, "success", timeout)
         done = threading.Event()
         future.add_done_callback(lambda _: done.set())
         if not done.wait(timeout):
@@ -145,42 +156,64 @@ class ConsoleBridge(Node):
                 raise TimeoutError(f"no service {', '.join(missing)} within {timeout:g} s")
 
     # -- internals -----------------------------------------------------------------------
-    def _call_all(self, clients: dict, key: str) -> Future:
+    def _call_all(self, clients: dict, key: str, resend_for: float) -> Future:
         """Call every arm's Trigger ``clients`` at once; a future of ``{key: every arm
         answered success, "message", "arms": {arm: message}}``. An arm whose service is
-        not there answers "no service" at once (its request would be lost)."""
+        not there answers "no service" at once (its request would be lost). An arm not
+        answered within :data:`RESEND_S` is called again, for ``resend_for`` s at most or
+        until the future is done (or cancelled by the caller); its first answer counts."""
         result: Future = Future()
         answers: dict[str, tuple[bool, str]] = {}
         lock = threading.Lock()
+        give_up = time.monotonic() + resend_for
 
         def answer(arm: str, success: bool, message: str) -> None:
             with lock:
+                if arm in answers:
+                    return  # a resent call's answer after the first
                 answers[arm] = (success, message)
                 if len(answers) < len(clients):
                     return
             label = {arm: (f"{arm}: " if arm else "") for arm in clients}
-            result.set_result(
-                {
-                    key: all(ok for ok, _ in answers.values()),
-                    "message": "; ".join(label[a] + answers[a][1] for a in clients),
-                    "arms": {a or "arm": answers[a][1] for a in clients},
-                }
-            )
+            try:
+                result.set_result(
+                    {
+                        key: all(ok for ok, _ in answers.values()),
+                        "message": "; ".join(label[a] + answers[a][1] for a in clients),
+                        "arms": {a or "arm": answers[a][1] for a in clients},
+                    }
+                )
+            except InvalidStateError:
+                pass  # the caller stopped waiting and cancelled it
 
-        for arm, client in clients.items():
-            if not client.service_is_ready():
-                answer(arm, False, f"no service {client.srv_name}")
-                continue
-            call = client.call_async(Trigger.Request())
+        def call(arm: str, client, first: bool = False) -> None:
+            with lock:
+                if arm in answers or result.done() or time.monotonic() > give_up:
+                    return
+            try:
+                pending = client.call_async(Trigger.Request())
+            except Exception:
+                if first:
+                    raise
+                return  # the bridge is being destroyed
 
-            def done(call, arm=arm) -> None:
-                response = call.result()
+            def done(pending) -> None:
+                response = pending.result()
                 if response is None:
                     answer(arm, False, "the call failed")
                 else:
                     answer(arm, bool(response.success), response.message)
 
-            call.add_done_callback(done)
+            pending.add_done_callback(done)
+            again = threading.Timer(RESEND_S, call, (arm, client))
+            again.daemon = True
+            again.start()
+
+        for arm, client in clients.items():
+            if not client.service_is_ready():
+                answer(arm, False, f"no service {client.srv_name}")
+            else:
+                call(arm, client, first=True)
         return result
 
 

@@ -3,7 +3,8 @@
 
 In: ``/miles/skill_command`` (JointState, reliable), ``/joint_states`` (sensor QoS),
 ``/miles/estop`` (Bool: true latches, false only permits a reset), optional
-``/miles/safety/skill_tags`` (JSON {"skill", "tags"}). Out: ``/miles/joint_command``
+``/miles/safety/skill_tags`` (JSON {"skill", "tags"}, reliable + transient-local: the
+running skill's, however late this node joins). Out: ``/miles/joint_command``
 once per control period, ``/miles/safety/state`` (JSON, reliable + transient-local),
 ``/miles/safety/events`` (one JSON object per intervention). Services:
 ``/miles/safety/trigger_estop`` and ``/miles/safety/reset_estop`` (std_srvs/Trigger).
@@ -138,7 +139,10 @@ class SafetyNode(Node):
         )
         self.create_subscription(JointState, names.joint_states_topic, self.on_robot, SENSOR_QOS)
         self.create_subscription(Bool, names.estop_topic, self.on_estop_input, COMMAND_QOS)
-        self.create_subscription(String, names.skill_tags_topic, self.on_skill_tags, COMMAND_QOS)
+        # Latched as skill_node publishes them: a skill started before this reader was
+        # matched (DDS discovers each topic on its own; a safety node restarted under a
+        # running skill) is heard now, not at its end, so its zones are kept out.
+        self.create_subscription(String, names.skill_tags_topic, self.on_skill_tags, LATCHED_QOS)
         self.create_service(Trigger, names.trigger_service, self.on_trigger)
         self.create_service(Trigger, names.reset_service, self.on_reset)
         self.last_state: dict | None = None

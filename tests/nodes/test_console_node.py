@@ -13,8 +13,10 @@ import pytest
 
 pytest.importorskip("rclpy")
 
+from miles_ros.ros.clients import estop_services  # noqa: E402
 from miles_ros.ros.console_node import ConsoleBridge, attach_console  # noqa: E402
 from miles_ros.ros.graph import InProcessGraph  # noqa: E402
+from tests.nodes.test_safety_node import held_trigger  # noqa: E402
 from tests.ros_domains import domain_id  # noqa: E402
 
 TIMEOUT = 30.0
@@ -68,3 +70,21 @@ def test_console_estop_latches_and_reset_needs_the_token(capsys, cell):
         assert reset.status_code == 200, reset.text  # the sim's arm is still: it resets
         assert reset.json()["success"] is True and reset.json()["message"]
         assert state.wait_until(lambda: state.safety[""].get("estop") is False, TIMEOUT)
+
+
+def test_the_bridge_calls_again_until_a_supervisor_answers():
+    """The console's e-stop is resent until it is answered (the service is idempotent): a
+    supervisor in another process (here another context) whose first answer is lost, as
+    one can be while discovery lags, still answers the console's e-stop, well inside the
+    app's wait."""
+    from miles_ros.console.app import Limits
+
+    domain = domain_id()
+    (service,) = estop_services(False)
+    with held_trigger(service, domain) as calls, InProcessGraph([], domain) as graph:
+        bridge = graph.add(ConsoleBridge(context=graph.context))
+        graph.spin_in_thread("test_bridge_spin")
+        assert bridge.triggers[""].wait_for_service(timeout_sec=TIMEOUT)
+        answer = bridge.estop().result(timeout=Limits().estop_timeout_s)
+    assert answer["latched"] is True and answer["message"].startswith("answer to request")
+    assert len(calls) >= 2

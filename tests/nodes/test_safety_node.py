@@ -8,6 +8,7 @@ by one executor thread; waits are on conditions with timeouts.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import threading
@@ -284,6 +285,39 @@ def test_state_is_transient_local_and_parameters_are_guarded(graph):
     assert graph.node.supervisor._speed_cap == pytest.approx(0.25)
 
 
+def test_the_running_skills_tags_reach_a_safety_node_that_joins_late():
+    """skill_node latches its running skill's tags: a safety node whose reader is matched
+    after they were sent (DDS matches each topic on its own; a restarted node) still
+    takes them, not only the next skill's."""
+    tags = {"skill": "push", "tags": ["contact"]}
+
+    def skill_stand_in(ctx):
+        node = rclpy.create_node("skill_stand_in", context=ctx)
+        pub = node.create_publisher(String, interfaces.SAFETY_SKILL_TAGS, LATCHED_QOS)
+        pub.publish(String(data=json.dumps(tags)))  # before any safety node exists
+        return node
+
+    events, cond = [], threading.Condition()
+
+    def keep(msg):
+        with cond:
+            events.append(json.loads(msg.data))
+            cond.notify_all()
+
+    with InProcessGraph(
+        [skill_stand_in, lambda ctx: SafetyNode(context=ctx)], domain_id()
+    ) as graph:
+        probe = graph.add(rclpy.create_node("probe", context=graph.context))
+        probe.create_subscription(String, interfaces.SAFETY_EVENTS, keep, 100)
+        graph.spin_in_thread("test_tags_spin")
+        with cond:
+            assert cond.wait_for(
+                lambda: any(e["kind"] == "skill" for e in events), timeout=TIMEOUT
+            ), events
+    (event,) = [e for e in events if e["kind"] == "skill"]
+    assert event["requested"] == ["contact"] and "'push'" in event["detail"], event
+
+
 def test_invalid_parameter_override_is_refused():
     context = rclpy.Context()
     rclpy.init(context=context, domain_id=domain_id())
@@ -305,11 +339,12 @@ def test_miles_estop_command(graph, monkeypatch, capsys):
     graph.wait_for(lambda: graph.state().get("estop") is False, "reset by the command")
 
 
-def test_a_trigger_call_is_sent_again_until_it_is_answered():
-    """`miles estop`'s call is resent until an answer comes (its services are idempotent):
-    a server that holds its first answer until a second request arrives, as a lost answer
-    leaves the client waiting, still answers the command, well inside its timeout."""
-    domain = domain_id()
+@contextlib.contextmanager
+def held_trigger(service: str, domain: int):
+    """A std_srvs/Trigger ``service`` on ``domain`` (a context and executor of its own)
+    that holds its first answer until a second request arrives, as a lost answer leaves
+    the client waiting (the first is answered once the request is resent, or after
+    TIMEOUT s); yields the list of calls' numbers."""
     context = rclpy.Context()
     rclpy.init(context=context, domain_id=domain)
     node = rclpy.create_node("held_trigger", context=context)
@@ -324,14 +359,14 @@ def test_a_trigger_call_is_sent_again_until_it_is_answered():
         response.success, response.message = True, f"answer to request {calls[-1]}"
         return response
 
-    node.create_service(Trigger, "/held/trigger", on_call, callback_group=ReentrantCallbackGroup())
+    node.create_service(Trigger, service, on_call, callback_group=ReentrantCallbackGroup())
     executor = MultiThreadedExecutor(num_threads=2, context=context)
     executor.add_node(node)
     stop = executor.create_future()
     thread = threading.Thread(target=executor.spin_until_future_complete, args=(stop,))
     thread.start()
     try:
-        result = call_trigger("/held/trigger", domain, timeout=TIMEOUT, resend=0.2)
+        yield calls
     finally:
         second.set()
         stop.set_result(True)
@@ -339,6 +374,15 @@ def test_a_trigger_call_is_sent_again_until_it_is_answered():
         executor.shutdown(timeout_sec=5.0)
         node.destroy_node()
         rclpy.try_shutdown(context=context)
+
+
+def test_a_trigger_call_is_sent_again_until_it_is_answered():
+    """`miles estop`'s call is resent until an answer comes (its services are idempotent):
+    a server that holds its first answer until a second request arrives still answers the
+    command, well inside its timeout."""
+    domain = domain_id()
+    with held_trigger("/held/trigger", domain) as calls:
+        result = call_trigger("/held/trigger", domain, timeout=TIMEOUT, resend=0.2)
     assert result.answered and result.success, result
     assert len(calls) >= 2 and result.message.startswith("answer to request")
 
