@@ -9,11 +9,15 @@ Waits are on conditions with timeouts (``Graph.wait``), never sleeps.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 import time
 from collections.abc import Callable
 
+import rclpy
+from rclpy.callback_groups import ReentrantCallbackGroup
+from rclpy.executors import MultiThreadedExecutor
 from rclpy.parameter import Parameter
 from sensor_msgs.msg import JointState
 from std_msgs.msg import String
@@ -146,3 +150,40 @@ class Graph:
 
     def close(self) -> None:
         self.graph.close()
+
+
+@contextlib.contextmanager
+def held_trigger(service: str, domain: int):
+    """A std_srvs/Trigger ``service`` on ``domain`` (a context and executor of its own)
+    that holds its first answer until a second request arrives, as a lost answer leaves
+    the client waiting (the first is answered once the request is resent, or after
+    TIMEOUT s); yields the list of calls' numbers."""
+    context = rclpy.Context()
+    rclpy.init(context=context, domain_id=domain)
+    node = rclpy.create_node("held_trigger", context=context)
+    second, calls = threading.Event(), []
+
+    def on_call(request, response):
+        calls.append(len(calls) + 1)
+        if calls[-1] == 1:
+            second.wait(timeout=TIMEOUT)  # held: answered only once the request is resent
+        else:
+            second.set()
+        response.success, response.message = True, f"answer to request {calls[-1]}"
+        return response
+
+    node.create_service(Trigger, service, on_call, callback_group=ReentrantCallbackGroup())
+    executor = MultiThreadedExecutor(num_threads=2, context=context)
+    executor.add_node(node)
+    stop = executor.create_future()
+    thread = threading.Thread(target=executor.spin_until_future_complete, args=(stop,))
+    thread.start()
+    try:
+        yield calls
+    finally:
+        second.set()
+        stop.set_result(True)
+        thread.join(timeout=TIMEOUT)
+        executor.shutdown(timeout_sec=5.0)
+        node.destroy_node()
+        rclpy.try_shutdown(context=context)

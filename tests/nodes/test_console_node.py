@@ -16,7 +16,7 @@ pytest.importorskip("rclpy")
 from miles_ros.ros.clients import estop_services  # noqa: E402
 from miles_ros.ros.console_node import ConsoleBridge, attach_console  # noqa: E402
 from miles_ros.ros.graph import InProcessGraph  # noqa: E402
-from tests.nodes.test_safety_node import held_trigger  # noqa: E402
+from tests.nodes.graph_harness import held_trigger  # noqa: E402
 from tests.ros_domains import domain_id  # noqa: E402
 
 TIMEOUT = 30.0

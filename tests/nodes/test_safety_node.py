@@ -8,7 +8,6 @@ by one executor thread; waits are on conditions with timeouts.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import math
 import threading
@@ -20,8 +19,6 @@ import pytest
 
 rclpy = pytest.importorskip("rclpy")
 
-from rclpy.callback_groups import ReentrantCallbackGroup  # noqa: E402
-from rclpy.executors import MultiThreadedExecutor  # noqa: E402
 from rclpy.parameter import Parameter  # noqa: E402
 from rclpy.qos import QoSProfile, ReliabilityPolicy  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402
@@ -36,6 +33,7 @@ from miles_ros.ros.qos import LATCHED_QOS  # noqa: E402
 from miles_ros.ros.safety_node import SafetyNode  # noqa: E402
 from miles_ros.safety import SafetyConfig  # noqa: E402
 from sims.robots import panda  # noqa: E402
+from tests.nodes.graph_harness import held_trigger  # noqa: E402
 from tests.ros_domains import domain_id  # noqa: E402
 
 HOME = panda.home_joint_positions
@@ -337,43 +335,6 @@ def test_miles_estop_command(graph, monkeypatch, capsys):
     assert estop_cli.main(["--reset", "--timeout", str(TIMEOUT)]) == 0
     assert "reset" in capsys.readouterr().out
     graph.wait_for(lambda: graph.state().get("estop") is False, "reset by the command")
-
-
-@contextlib.contextmanager
-def held_trigger(service: str, domain: int):
-    """A std_srvs/Trigger ``service`` on ``domain`` (a context and executor of its own)
-    that holds its first answer until a second request arrives, as a lost answer leaves
-    the client waiting (the first is answered once the request is resent, or after
-    TIMEOUT s); yields the list of calls' numbers."""
-    context = rclpy.Context()
-    rclpy.init(context=context, domain_id=domain)
-    node = rclpy.create_node("held_trigger", context=context)
-    second, calls = threading.Event(), []
-
-    def on_call(request, response):
-        calls.append(len(calls) + 1)
-        if calls[-1] == 1:
-            second.wait(timeout=TIMEOUT)  # held: answered only once the request is resent
-        else:
-            second.set()
-        response.success, response.message = True, f"answer to request {calls[-1]}"
-        return response
-
-    node.create_service(Trigger, service, on_call, callback_group=ReentrantCallbackGroup())
-    executor = MultiThreadedExecutor(num_threads=2, context=context)
-    executor.add_node(node)
-    stop = executor.create_future()
-    thread = threading.Thread(target=executor.spin_until_future_complete, args=(stop,))
-    thread.start()
-    try:
-        yield calls
-    finally:
-        second.set()
-        stop.set_result(True)
-        thread.join(timeout=TIMEOUT)
-        executor.shutdown(timeout_sec=5.0)
-        node.destroy_node()
-        rclpy.try_shutdown(context=context)
 
 
 def test_a_trigger_call_is_sent_again_until_it_is_answered():
