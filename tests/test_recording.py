@@ -3,6 +3,8 @@ back to the same messages."""
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 pytest.importorskip("rclpy")
@@ -71,3 +73,38 @@ def test_recorded_topics_are_the_nodes_default_names():
         interfaces.ESTOP,
     } <= set(TOPICS)
     assert len(TOPICS) == 14
+
+
+def test_a_recording_begun_later_opens_with_the_latched_state(tmp_path):
+    """The safety state, plan and manager status are latched: a recorder created after
+    they were published still records their current message (a volatile reader would
+    record nothing until they changed)."""
+    import rclpy
+    from rclpy.executors import SingleThreadedExecutor
+    from std_msgs.msg import String
+
+    from miles_ros.ros.qos import LATCHED_QOS
+    from tests.ros_domains import domain_id
+
+    context = rclpy.Context()
+    rclpy.init(context=context, domain_id=domain_id())
+    executor = SingleThreadedExecutor(context=context)
+    publisher = rclpy.create_node("latched_source", context=context)
+    state = publisher.create_publisher(String, interfaces.SAFETY_STATE, LATCHED_QOS)
+    state.publish(String(data='{"estop": true, "mode": "estop"}'))
+    recorder = Recorder(tmp_path / "late.mcap", context=context)
+    executor.add_node(recorder)
+    try:
+        deadline = time.monotonic() + 20.0
+        while recorder.counts[interfaces.SAFETY_STATE] < 1:
+            assert time.monotonic() < deadline, "the latched state never reached the recorder"
+            executor.spin_once(timeout_sec=0.1)
+    finally:
+        recorder.close()
+        executor.shutdown()
+        recorder.destroy_node()
+        publisher.destroy_node()
+        rclpy.try_shutdown(context=context)
+    with open(tmp_path / "late.mcap", "rb") as f:
+        topics = [channel.topic for _, channel, _ in make_reader(f).iter_messages()]
+    assert topics.count(interfaces.SAFETY_STATE) == 1

@@ -30,7 +30,7 @@ from miles_ros.params.manager import ManagerNodeParams
 from miles_ros.params.safety import SafetyNodeNames
 from miles_ros.params.sim import SimNodeParams
 from miles_ros.params.skill import SkillNodeParams
-from miles_ros.ros.qos import COMMAND_QOS, SENSOR_QOS
+from miles_ros.ros.qos import COMMAND_QOS, LATCHED_QOS, SENSOR_QOS
 
 _JOINT_STATE, _STRING, _BOOL = (
     "sensor_msgs/msg/JointState",
@@ -69,6 +69,16 @@ TOPICS: dict[str, str] = recorded_topics()
 """Recorded topics and their types."""
 SENSOR_TOPICS = frozenset({SimNodeParams().joint_states_topic})
 """Recorded with the sensor QoS (best effort); the others reliable."""
+LATCHED_TOPICS = frozenset(
+    {
+        SafetyNodeNames().state_topic,
+        SafetyNodeNames().skill_tags_topic,
+        ManagerNodeParams().plan_topic,
+        ManagerNodeParams().status_topic,
+    }
+)
+"""Published latched (reliable, transient-local; docs/interfaces.md): recorded with a
+latched reader, so a recording started later opens with their current message."""
 
 ARM_TOPICS = frozenset(
     {
@@ -110,6 +120,17 @@ def cell_recorded_topics(scene_file: str | Path | None) -> dict[str, str]:
     for topic in CELL_TOPICS.values():
         out[topic] = _STRING
     return out
+
+
+def reader_qos(topic: str):
+    """The recorder's reader for ``topic`` (also an arm's): best effort for
+    :func:`best_effort` topics, latched for :data:`LATCHED_TOPICS` (a volatile reader
+    would miss the message published before the recording began), else reliable."""
+    if best_effort(topic):
+        return SENSOR_QOS
+    if any(topic.endswith(t) for t in LATCHED_TOPICS):
+        return LATCHED_QOS
+    return COMMAND_QOS
 
 
 def best_effort(topic: str) -> bool:
@@ -213,8 +234,9 @@ class Recorder(Node):
             )
             package, _, name = type_name.split("/")
             msg_type = getattr(importlib.import_module(f"{package}.msg"), name)
-            qos = SENSOR_QOS if best_effort(topic) else COMMAND_QOS
-            self.create_subscription(msg_type, topic, self._writer_for(channel, topic), qos)
+            self.create_subscription(
+                msg_type, topic, self._writer_for(channel, topic), reader_qos(topic)
+            )
 
     def _writer_for(self, channel: int, topic: str):
         def write(msg) -> None:
