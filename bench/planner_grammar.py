@@ -5150,6 +5150,419 @@ def sort_by(goal: str, item: dict) -> Relabelled | None:
     return form, {"expect": "refuse", "plan": []}
 
 
+# -- group R ------------------------------------------------------------------------------
+# Written for the structures held-out 24 showed, in other wordings, before the round that
+# reads them; never tuned on. Some change the label (no motion, a refusal, a question back, a
+# scene moved, the steps reordered): those return ``(goal, fields)``.
+_R_PAD_SIDE = {"yellow": "left", "grey": "right", "gray": "right"}
+
+
+def _pad_by_colour(c: Clause | None) -> re.Match | None:
+    """The clause's place as a pad by its colour ("the grey mat"), else None."""
+    pad = c and c.place and _PAD_NP.match(c.place)
+    return pad if pad and pad[1].lower() in _R_PAD_SIDE else None
+
+
+def terse_pad(goal: str, item: dict) -> str | None:
+    """A terse fragment, cube and pad each with its noun but no article: "red block onto grey
+    mat pls" (from one placing of a cube by colour onto a pad by colour)."""
+    found = _placed_cube(goal, item)
+    pad = found and _pad_by_colour(found[0])
+    if not pad:
+        return None
+    form = _pick(
+        [
+            "{a} block onto {p} mat pls",
+            "{a} cube over to {p} square, ta",
+            "{A} brick on {p} pad thx",
+        ],
+        "rterse|" + goal,
+    )
+    return form.format(a=found[1], A=found[1].capitalize(), p=pad[1].lower())
+
+
+def pad_colour_np(goal: str, item: dict) -> str | None:
+    """A pad by its colour said in another noun phrase: "... onto the mat that has a grey
+    colour", "... onto the pad in yellow", "... onto the right mat - the grey one" (from one
+    step of a cube onto a pad by colour)."""
+    c = clause(goal)
+    pad = _pad_by_colour(c)
+    if not pad or not _single_step(item):
+        return None
+    p = pad[1].lower()
+    form = _pick(
+        ["the mat that has a {p} colour", "the pad in {p}", "the {s} mat - the {p} one"],
+        "rpadnp|" + goal,
+    )
+    place = form.format(p=p, s=_R_PAD_SIDE[p])
+    return f"{_upper_first(c.verb)} {_lower_first(c.obj)} {c.prep} {place}."
+
+
+_R_SAME_AS = {
+    "blue": ["the sky", "the sea"],
+    "green": ["fresh grass", "a lime"],
+    "red": ["a tomato", "a strawberry"],
+}
+
+
+def same_colour_as(goal: str, item: dict) -> str | None:
+    """A cube said by "the same colour as" a thing: "Push the block with the same colour as the
+    sky onto the grey pad.", "the cube that matches the colour of a lime" (from one step on a
+    cube by colour)."""
+    c = clause(goal)
+    a = c and _colour_of(c.obj)
+    if not a or not _single_step(item):
+        return None
+    thing = _pick(_R_SAME_AS[a], "rsame|" + goal)
+    form = _pick(
+        [
+            "the block with the same colour as {t}",
+            "the cube that matches the colour of {t}",
+            "the cube the same colour as {t}",
+        ],
+        "rsamef|" + goal,
+    )
+    return f"{_upper_first(c.verb)} {form.format(t=thing)}{_rest(c)}."
+
+
+def keep_on_table(goal: str, item: dict) -> str | None:
+    """A push with the cube kept on the table said after it (one push): "Nudge the red block
+    across to the grey mat, keeping it on the table." (from one push of a cube onto a pad)."""
+    c = clause(goal)
+    if c is None or not c.place or c.verb not in {"push", "slide", "shove", "nudge"}:
+        return None
+    if not _single_step(item, "push"):
+        return None
+    form = _pick(
+        [
+            "{V} {o} across to {p}, keeping it on the table.",
+            "{V} {o} to {p} - keep it flat on the table.",
+            "{V} {o} over to {p} and keep it down on the table the whole way.",
+        ],
+        "rtable|" + goal,
+    )
+    return form.format(V=_upper_first(c.verb), o=_lower_first(c.obj), p=_lower_first(c.place))
+
+
+def _r_two_tower(item: dict, a: str, key: str) -> dict | None:
+    """The goal's scene (three cubes on the table) with the two cubes other than ``a`` stacked
+    at the place of one of them (picked by ``key``), ``a`` left where it is; None for any
+    other scene."""
+    cubes = _scene_cubes(item)
+    if len(cubes) != 3 or a not in cubes or not _flat_scene(item):
+        return None
+    bottom, top = _pick(list(itertools.permutations(n for n in sorted(cubes) if n != a)), key)
+    x, y, _ = cubes[bottom]
+    return {a: tuple(cubes[a]), bottom: (x, y, 0.02), top: (x, y, 0.06)}
+
+
+def not_in_stack(goal: str, item: dict) -> Relabelled | None:
+    """The one cube not in a tower of two: "Set the block that's not in the tower on the grey
+    mat." (from one placing of a cube by colour onto a pad, the other two cubes stacked)."""
+    found = _placed_cube(goal, item)
+    if not found or not _PAD_NP.match(found[0].place):
+        return None
+    objects = _r_two_tower(item, f"{found[1]}_cube", "rnotin|" + goal)
+    if objects is None or not _valid(item["plan"], {**item, "objects": objects}):
+        return None
+    form = _pick(
+        [
+            "Set the block that's not in the tower on {p}.",
+            "Move the cube that isn't on the stack over to {p}.",
+            "Put the one cube not belonging to the pile onto {p}.",
+        ],
+        "rnotinf|" + goal,
+    )
+    return form.format(p=_lower_first(found[0].place)), {"objects": objects}
+
+
+def complete_stack(goal: str, item: dict) -> Relabelled | None:
+    """A tower of two finished with the third cube (onto the tower's top): "Top off the stack
+    with the green cube." (from one placing of a cube by colour onto a pad, the other two
+    cubes stacked: a placing onto the top one)."""
+    found = _placed_cube(goal, item)
+    if not found or not _PAD_NP.match(found[0].place):
+        return None
+    a = f"{found[1]}_cube"
+    objects = _r_two_tower(item, a, "rcompl|" + goal)
+    if objects is None:
+        return None
+    top = max(objects, key=lambda n: objects[n][2])
+    plan = [_step(f"pick_place {a} {top}")]
+    if not _valid(plan, {**item, "objects": objects}):
+        return None
+    form = _pick(
+        [
+            "Finish the tower by setting the {a} block on top.",
+            "Top off the stack with the {a} cube.",
+            "Complete the pile: put the {a} block up on it.",
+        ],
+        "rcomplf|" + goal,
+    )
+    return form.format(a=found[1]), {"expect": "plan", "plan": plan, "objects": objects}
+
+
+def no_push_skill(goal: str, item: dict) -> str | None:
+    """A placing with the push skill ruled out first (the placing): "Without the push skill,
+    set the red cube on the yellow pad." (from one placing of a cube onto a pad said with put,
+    place, set or move)."""
+    c = clause(goal)
+    if c is None or c.verb not in {"put", "place", "set", "move"} or not _pad_by_colour(c):
+        return None
+    if not _single_step(item, "pick_place"):
+        return None
+    form = _pick(
+        [
+            "Without the push skill, {v} {o}{q}.",
+            "Don't use your pushing skill; {v} {o}{q}.",
+            "No push skill here please - {v} {o}{q}.",
+        ],
+        "rnopush|" + goal,
+    )
+    return form.format(v=c.verb, o=_lower_first(c.obj), q=_rest(c))
+
+
+def only_then(goal: str, item: dict) -> str | None:
+    """Two steps with "only then / only after that" before the second (both steps, in that
+    order): "First put the red cube on the left pad; only then push the green cube onto the
+    right pad." (from a plan of two steps said plainly)."""
+    parts = _two_said(item)
+    if parts is None:
+        return None
+    a, b = parts
+    form = _pick(
+        [
+            "{A} first, and only after that {b}.",
+            "First {a}; only then {b}.",
+            "{A} to begin with - only once that's done, {b}.",
+        ],
+        "ronly|" + goal,
+    )
+    return form.format(A=_upper_first(a), a=a, b=b)
+
+
+def after_gone_it(goal: str, item: dict) -> Relabelled | None:
+    """A placing said as done ("once X has reached P"), then another cube stacked on "it" (X):
+    "Once the red block has reached the grey mat, set the blue block on it." (from one placing
+    of a cube by colour onto a pad: that placing, then another cube onto it, where the cards
+    pass both)."""
+    found = _placed_cube(goal, item)
+    if not found or not _PAD_NP.match(found[0].place):
+        return None
+    a = found[1]
+    b = _other_colour(a, _scene_cubes(item), "rgoneb|" + goal)
+    if b is None:
+        return None
+    plan = [item["plan"][0], _step(f"pick_place {b}_cube {a}_cube")]
+    if not _valid(plan, item):
+        return None
+    form = _pick(
+        [
+            "Once the {a} block has reached {p}, set the {b} block on it.",
+            "When the {a} cube has been moved to {p}, put the {b} cube on top of it.",
+            "After the {a} cube is over on {p}, stack the {b} one on it.",
+        ],
+        "rgone|" + goal,
+    )
+    return form.format(a=a, b=b, p=_lower_first(found[0].place)), {"plan": plan}
+
+
+def grab_then_it(goal: str, item: dict) -> str | None:
+    """A cube taken hold of in one sentence, then put down on a place by "it" in the next
+    (the placing): "Take hold of the red block. After that, put it on the green cube." (from
+    one placing of a cube by colour)."""
+    found = _placed_cube(goal, item)
+    if not found:
+        return None
+    c, a = found
+    form = _pick(
+        [
+            "Pick up the {a} block. Next, set it down on {q}.",
+            "Take hold of the {a} cube. After that, put it on {q}.",
+            "Get the {a} cube. Then lower it onto {q}.",
+        ],
+        "rgrab|" + goal,
+    )
+    return form.format(a=a, q=_lower_first(c.place))
+
+
+def said_where_it(goal: str, item: dict) -> str | None:
+    """Where a cube is said first (its side of the table), then "it" placed: "The blue cube is
+    on your left - put it onto the grey pad." (from one placing of a cube by colour, the cube
+    3 cm or more off the middle of the table)."""
+    found = _placed_cube(goal, item)
+    if not found:
+        return None
+    c, a = found
+    y = _scene_cubes(item).get(f"{a}_cube", (0.0, 0.0, 0.0))[1]
+    if abs(y) < 0.03:
+        return None
+    form = _pick(
+        [
+            "The {a} block's over on the {s}; set it on {q}.",
+            "The {a} cube is on your {s} - put it onto {q}.",
+            "The {a} cube's at the {s}. Place it on {q}.",
+        ],
+        "rwhere|" + goal,
+    )
+    return form.format(a=a, s="left" if y > 0 else "right", q=_lower_first(c.place))
+
+
+def tower_two(goal: str, item: dict) -> str | None:
+    """A tower of two said by its two cubes, then which is on top (the top one onto the
+    other): "Build a two-block tower out of the red and green cubes, red at the top." (from
+    one placing of a cube by colour onto a cube by colour)."""
+    found = _placed_cube(goal, item)
+    b = found and _colour_of(found[0].place)
+    if not b:
+        return None
+    form = _pick(
+        [
+            "Stack the {b} and {a} blocks, with {a} on top.",
+            "Build a two-block tower out of the {a} and {b} cubes, {a} at the top.",
+            "Make a stack from the {b} and the {a} cube, the {a} one uppermost.",
+        ],
+        "rtwo|" + goal,
+    )
+    return form.format(a=found[1], b=b)
+
+
+def no_action(goal: str, item: dict) -> Relabelled | None:
+    """No motion said with an aside or as nothing to do (an empty plan): "Everything's fine
+    here, nothing needs doing." (from any plan)."""
+    return _unplanned(
+        item,
+        [
+            "Only testing the microphone - you don't have to move.",
+            "Everything's fine here, nothing needs doing.",
+            "No action required at the moment, thanks.",
+            "Just seeing if you're awake; no need to do anything.",
+        ],
+        "rnoact|" + goal,
+    )
+
+
+def stand_still_while(goal: str, item: dict) -> Relabelled | None:
+    """Staying still said with a reason or a time (an empty plan): "Hold still while I fix the
+    cable, please." (from any plan)."""
+    return _unplanned(
+        item,
+        [
+            "Stand still for a moment while I move the lamp.",
+            "For the time being, stay exactly where you are.",
+            "Hold still while I fix the cable, please.",
+            "Right now just stay put where you are.",
+        ],
+        "rstill|" + goal,
+    )
+
+
+def stay_above(goal: str, item: dict) -> str | None:
+    """A reach said as going to a thing and staying above it (the reach alone): "Bring your
+    hand to the red cube and stay over it." (from one reach of a cube or pad)."""
+    if not _single_step(item, "reach"):
+        return None
+    target = _said(item["plan"][0].params.get("target"))
+    if target is None:
+        return None
+    form = _pick(
+        [
+            "Take the gripper over to {o} and remain above it.",
+            "Bring your hand to {o} and stay over it.",
+            "Go over to {o} with the gripper and keep above it.",
+        ],
+        "rabove|" + goal,
+    )
+    return form.format(o=target)
+
+
+def first_though(goal: str, item: dict) -> str | None:
+    """The second step said first, then the first with "first, though" (both, in plan order):
+    "Push the green cube onto the left pad; first, though, put the red cube on the right pad."
+    (from a plan of two steps said plainly)."""
+    parts = _two_said(item)
+    if parts is None:
+        return None
+    a, b = parts
+    form = _pick(
+        [
+            "{B}; first, though, {a}.",
+            "{B} - but first of all {a}.",
+            "{B}, but before you do, {a}.",
+        ],
+        "rfirst|" + goal,
+    )
+    return form.format(B=_upper_first(b), a=a)
+
+
+def reverse_order(goal: str, item: dict) -> Relabelled | None:
+    """Two steps said, then to be done in reverse (the second first): "In reverse order: hover
+    over the red cube, then go home." (from a plan of two steps said plainly, reversed where
+    the cards pass it)."""
+    parts = _two_said(item)
+    if parts is None:
+        return None
+    plan = list(reversed(item["plan"]))
+    if not _valid(plan, item):
+        return None
+    form = _pick(
+        [
+            "In reverse order: {a}, then {b}.",
+            "Do the following backwards: {a}, then {b}.",
+            "Reverse these two, please: {a}, then {b}.",
+        ],
+        "rrev|" + goal,
+    )
+    return form.format(a=parts[0], b=parts[1]), {"plan": plan}
+
+
+def push_on_tower(goal: str, item: dict) -> Relabelled | None:
+    """A push of a cube that stands on another (refused: a cube on a tower is not pushed):
+    "Could you nudge the red cube over to the grey pad?" (from one push of a cube by colour
+    onto a pad, the cube moved onto another cube of the scene)."""
+    c = clause(goal)
+    a = c and _colour_of(c.obj)
+    if not a or not _PAD_NP.match(c.place or "") or not _single_step(item, "push"):
+        return None
+    cubes = _scene_cubes(item)
+    b = _other_colour(a, cubes, "rpushb|" + goal)
+    if b is None or not _flat_scene(item) or len(cubes) != 3:
+        return None
+    x, y, _ = cubes[f"{a}_cube"]
+    third = next(n for n in cubes if n not in {f"{a}_cube", f"{b}_cube"})
+    if math.dist(cubes[third][:2], (x, y)) < 0.06:
+        return None
+    objects = {f"{b}_cube": (x, y, 0.02), f"{a}_cube": (x, y, 0.06), third: tuple(cubes[third])}
+    if _valid(item["plan"], {**item, "objects": objects}):
+        return None
+    form = _pick(
+        [
+            "{V} the {a} block along to {p}.",
+            "Could you {v} the {a} cube over to {p}?",
+            "Can you {v} the {a} block onto {p}, please?",
+        ],
+        "rpush|" + goal,
+    )
+    said = form.format(V=_upper_first(c.verb), v=c.verb, a=a, p=_lower_first(c.place))
+    return said, {"expect": "refuse", "plan": [], "objects": objects}
+
+
+def shuffle_ask(goal: str, item: dict) -> Relabelled | None:
+    """Cubes moved with no place or no cubes said ("rearrange the cubes a bit", "swap them
+    over"): asked back (from any plan)."""
+    return _unplanned(
+        item,
+        [
+            "Can you shuffle the blocks about a little?",
+            "Rearrange the cubes a bit, would you?",
+            "Switch those two around.",
+            "Swap them over, please.",
+        ],
+        "rshuffle|" + goal,
+        expect="clarify",
+    )
+
+
 TRANSFORMS: dict[str, tuple[str, Callable[[str, dict], str | Relabelled | None]]] = {
     "topic": ("A", topic_first),
     "fragment": ("A", fragment),
@@ -5359,6 +5772,25 @@ TRANSFORMS: dict[str, tuple[str, Callable[[str, dict], str | Relabelled | None]]
     "back_two_reach": ("Q", back_two_reach),
     "then_bring_it": ("Q", then_bring_it),
     "sort_by": ("Q", sort_by),
+    "terse_pad": ("R", terse_pad),
+    "pad_colour_np": ("R", pad_colour_np),
+    "same_colour_as": ("R", same_colour_as),
+    "keep_on_table": ("R", keep_on_table),
+    "not_in_stack": ("R", not_in_stack),
+    "complete_stack": ("R", complete_stack),
+    "no_push_skill": ("R", no_push_skill),
+    "only_then": ("R", only_then),
+    "after_gone_it": ("R", after_gone_it),
+    "grab_then_it": ("R", grab_then_it),
+    "said_where_it": ("R", said_where_it),
+    "tower_two": ("R", tower_two),
+    "no_action": ("R", no_action),
+    "stand_still_while": ("R", stand_still_while),
+    "stay_above": ("R", stay_above),
+    "first_though": ("R", first_though),
+    "reverse_order": ("R", reverse_order),
+    "push_on_tower": ("R", push_on_tower),
+    "shuffle_ask": ("R", shuffle_ask),
 }
 """name -> (group, transformation). Group B was written with A and committed before any
 planner change; nothing is tuned on it. Group C (the structures held-out 9 showed) was
@@ -5366,7 +5798,8 @@ written and committed before the next planner change and is never tuned on eithe
 and E (the structures held-outs 10 and 11 showed) likewise, group F (held-out 12's) and group G
 (held-out 13's), group H (held-out 14's), group I (held-out 15's), group J (held-out 16's),
 group K (held-out 17's), group L (held-out 18's), group M (held-out 19's), group N
-(held-out 20's), group O (held-out 21's), group P (held-out 22's), group Q (held-out 23's)."""
+(held-out 20's), group O (held-out 21's), group P (held-out 22's), group Q (held-out 23's),
+group R (held-out 24's)."""
 
 
 def transformed(items: list[dict], name: str, per: int) -> tuple[int, list[tuple[dict, dict]]]:

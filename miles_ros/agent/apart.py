@@ -23,6 +23,7 @@ import math
 import re
 
 from miles_ros.agent.phrases import CUBE_NOUNS
+from miles_ros.agent.scene_colours import CUBE_COLOUR
 from miles_ros.agent.world import World
 
 _CUBE = rf"(?:{'|'.join(CUBE_NOUNS)}|one)"
@@ -39,7 +40,7 @@ _APART = re.compile(
 _PART_SPLIT = re.compile(r"\s*(?:[,;]\s*(?:and\s+)?(?:then\s+)?|\s+and\s+(?:then\s+)?|\s+then\s+)")
 _PART = re.compile(
     r"^(?:first\s+|next\s+|after\s+that\s+)?(?:(?:put|move|place|lift|take|set)\s+)?"
-    rf"(?P<what>(?:the\s+)?(?:top|middle|bottom|next|red|green|blue)(?:\s+{_CUBE})?"
+    rf"(?P<what>(?:the\s+)?(?:top|middle|bottom|next|{CUBE_COLOUR})(?:\s+{_CUBE})?"
     r"(?:\s+(?:down|under(?:neath)?\s+it|beneath\s+it|below\s+it))?|the\s+one\s+(?:under(?:neath)?"
     r"|beneath|below)\s+it)\s+(?:goes\s+|go\s+)?(?:on\s+top\s+of|onto|on|over\s+to|to)\s+"
     rf"(?P<place>{_PLACE})(?:\s+first)?$",

@@ -25,11 +25,17 @@ from miles_ros.agent.clause_grammar import (
     noun_phrase,
     verb_of,
 )
+from miles_ros.agent.phrases import skill_verbs
 
+_BACKWARDS = (
+    r"(?:in reverse(?: order)?|backwards|in the opposite order|in the reverse order|the other way "
+    r"(?:round|around))"
+)
 _IN_REVERSE = re.compile(
-    r"^(?:(?:please\s+)?(?:do|take|go through)\s+(?:these|them|those|this|the steps|the "
-    r"following|this list)(?:\s+all)?\s+(?:in reverse(?: order)?|backwards|in the opposite "
-    r"order|in the reverse order|the other way (?:round|around))(?:,?\s+please)?)"
+    r"^(?:(?:please\s+)?(?:(?:do|take|go through)\s+(?:these|them|those|this|the steps|the "
+    rf"following|this list)(?:\s+(?:all|two|steps))?\s+{_BACKWARDS}|{_BACKWARDS}|reverse\s+"
+    r"(?:these|them|those|the following|this list|the order(?:\s+of\s+(?:these|the following))?)"
+    r"(?:\s+(?:two|steps))?)(?:,?\s+please)?)"
     rf"{_SEP}(?P<list>.+?)[.!]?$",
     re.I,
 )
@@ -88,13 +94,15 @@ def _kept_down(text: str) -> str:
 
 
 def _in_reverse(text: str) -> str:
-    """Steps listed, to be done in the reverse order: "Do these backwards: A, then B." ->
-    "B, then A" (each step a clause with its verb)."""
+    """Steps listed, to be done in the reverse order: "Do these backwards: A, then B.", "In
+    reverse order: A, then B.", "Reverse these two: A, then B." -> "B, then A" (each step a
+    clause with its verb, or a verb of the skills' phrases: "point at X")."""
     m = _IN_REVERSE.match(text.strip())
     if m is None:
         return text
     parts = [p for p in _LIST_SEP.split(m["list"]) if p.strip()]
-    if len(parts) < 2 or not all(verb_of(_first_word(p)) for p in parts):
+    said = frozenset().union(*skill_verbs().values())  # "point at X", "approach X"
+    if len(parts) < 2 or not all(verb_of(w := _first_word(p)) or w in said for p in parts):
         return text
     return ", then ".join(_lower_first(p.strip()) for p in reversed(parts)) + "."
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from miles_ros.agent.phrases import CUBE_NOUNS, PAD_NOUNS
+from miles_ros.agent.scene_colours import COLOUR
 from miles_ros.agent.still import IDLE
 from miles_ros.agent.vocabulary import COLOURS
 
@@ -110,8 +111,7 @@ _COURTESY = re.compile(
     re.I,
 )
 _SCENE_WORD = re.compile(
-    rf"\b(?:{_THING}|it|its|there|them|they|home|gripper|arm|hand|red|green|blue|yellow|"
-    r"grey|gray|left|right|\d+)\b",
+    rf"\b(?:{_THING}|it|its|there|them|they|home|gripper|arm|hand|{COLOUR}|left|right|\d+)\b",
     re.I,
 )
 

@@ -20,6 +20,7 @@ from miles_ros.agent.clause_grammar import (
     noun_phrase,
     verb_of,
 )
+from miles_ros.agent.scene_colours import COLOUR
 
 # -- references ---------------------------------------------------------------------------
 _WHICHEVER = re.compile(
@@ -29,7 +30,7 @@ _WHICHEVER = re.compile(
     re.I,
 )
 _ONE_WORD = re.compile(
-    r"(?:leftmost|rightmost|middle|red|green|blue|yellow|grey|gray|biggest|smallest|highest|"
+    rf"(?:leftmost|rightmost|middle|{COLOUR}|biggest|smallest|highest|"
     r"lowest|topmost|bottommost)\b|(?:nearest|closest|farthest|furthest)"
     r"(?=\s*(?:[,;:.!?]|$)|\s+(?:and|then|but|onto|into)\b)",
     re.I,

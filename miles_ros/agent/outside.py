@@ -13,7 +13,12 @@ from miles_ros.agent.grounding import Step, outside_envelope
 from miles_ros.agent.reading import GoalReading
 from miles_ros.agent.registry import SkillRegistry
 from miles_ros.agent.world import World
-from miles_ros.runtime.goals import covered_error, off_table_error, push_path_error
+from miles_ros.runtime.goals import (
+    ON_TABLE_TASKS,
+    covered_error,
+    off_table_error,
+    push_path_error,
+)
 
 
 def _covered(step: Step, world: World) -> str | None:
@@ -23,6 +28,17 @@ def _covered(step: Step, world: World) -> str | None:
     if not isinstance(obj, str) or obj not in world.objects or step.params.get("target") == obj:
         return None
     return covered_error(obj, world.objects)
+
+
+def _off_table(step: Step, registry: SkillRegistry, world: World) -> str | None:
+    """Why ``step``, a skill whose task starts with the cube on the table (a push, a turn),
+    cannot take its cube: it stands on another cube (a tower) or is held
+    (:func:`~miles_ros.runtime.goals.off_table_error`, the resolver's rule), or None."""
+    task = str(registry[step.skill].card.task) if step.skill in registry else ""
+    obj = step.params.get("object")
+    if task not in ON_TABLE_TASKS or not isinstance(obj, str) or obj not in world.objects:
+        return None
+    return off_table_error(obj, world.objects, task)
 
 
 def _through(step: Step, registry: SkillRegistry, world: World) -> str | None:
@@ -53,7 +69,8 @@ def asked_outside(
 ) -> str | None:
     """Why the step the model ranks first lies outside its skill's trained envelope
     or cannot run on the stack it finds (a cube put on the cube it is to move: "put
-    the red cube on the blue cube, then put the blue cube on the left pad"), or does
+    the red cube on the blue cube, then put the blue cube on the left pad"; a push or a turn
+    of a cube standing on another: :func:`_off_table`), or does
     what the goal forbids on a cube its positive part names ("don't touch the
     blue cube, put the red cube on it"), or is a push the goal resolver refuses (through
     another cube: :func:`_through`; a goal that says "put" or "move" has its pushes
@@ -73,7 +90,11 @@ def asked_outside(
             return f"{cand.key()}: {forbidden}"
         if rejected[i]:
             continue  # banned, failed before or against the goal's wording: not asked
-        why = outside_envelope(cand, registry, world) or _covered(cand, world)
+        why = (
+            outside_envelope(cand, registry, world)
+            or _covered(cand, world)
+            or _off_table(cand, registry, world)
+        )
         if why:
             return why
         blocked = _through(cand, registry, world)

@@ -2,8 +2,8 @@
 (:func:`miles_ros.agent.clauses.plain_clauses` runs :func:`rendered` on the whole goal first,
 before :func:`~miles_ros.agent.retold.retold`):
 
-- a fragment of two bare colours, the pad's article left out ("blue onto yellow mat"): "Put
-  the blue cube on the yellow mat" (:func:`bare_fragment`);
+- a fragment of two bare colours, the pad's article left out ("blue onto yellow mat", "blue
+  block to yellow mat pls"): "Put the blue cube on the yellow mat" (:func:`bare_fragment`);
 - a preposition with a letter dropped or two swapped before "the" ("abve", "abvoe",
   "ovre"): the preposition (:func:`prep_typo`);
 - "the cube that isn't X or Y": the third colour of the scene's three (:func:`not_either`);
@@ -16,7 +16,6 @@ before :func:`~miles_ros.agent.retold.retold`):
   (:func:`same_but_place`);
 - "Build a tower of three on the C cube: X on C, Y on top": X onto C, then Y onto X (the
   base said once; :func:`base_said_twice`);
-- "Scrap that last request; no need to move.": no motion (:func:`last_scrapped`);
 - "leave / keep the two back cubes where they are and V ...": "V ..." (the cubes left alone
   ask nothing; :func:`group_left`);
 - "V X onto P, (and) then / next bring / carry / take it over / across to Q": "it" is X
@@ -25,7 +24,7 @@ before :func:`~miles_ros.agent.retold.retold`):
   every cube: the repertoire refuses it; :func:`every_cube_unskilled`).
 
 Grammar, not goals: each pattern is a frame (a fragment, a statement of where a thing goes, a
-hold before a turn, a repeat with its place changed, a cancellation, a group set aside, a
+hold before a turn, a repeat with its place changed, a group set aside, a
 pronoun carried on) around noun phrase slots.
 """
 
@@ -36,18 +35,20 @@ from functools import cache
 
 from miles_ros.agent.clause_grammar import _CUBE_NOUN, _PAD_NOUN
 from miles_ros.agent.phrases import skill_verbs
+from miles_ros.agent.scene_colours import COLOUR, SIDE
 
-_PAD_WORD = r"(?:left|right|yellow|gr[ae]y)"
 _BARE = re.compile(
-    rf"^(?P<c>[a-z]+)\s+(?P<p>on\s+top\s+of|onto|on|to)\s+(?:the\s+)?(?P<pad>{_PAD_WORD}\s+"
-    rf"{_PAD_NOUN})\s*(?:,?\s*(?:please|thanks|thank\s+you|pls))?\s*[.!]?$",
+    rf"^(?P<c>[a-z]+)(?:\s+{_CUBE_NOUN})?\s+(?:over\s+)?(?P<p>on\s+top\s+of|onto|on|to)\s+"
+    rf"(?:the\s+)?(?P<pad>(?:{SIDE}|{COLOUR})\s+{_PAD_NOUN})\s*(?:,?\s*(?:please|thanks|"
+    r"thank\s+you|pls|plz|thx|ta))?\s*[.!]?$",
     re.I,
 )
 
 
 def bare_fragment(text: str, cube_colours: frozenset[str]) -> str:
-    """ "green to grey mat, thanks" -> "Put the green cube on the grey mat." (the whole goal a
-    colour of the scene's cubes, a preposition and a pad, its article said or not)."""
+    """ "green to grey mat, thanks", "red block onto yellow pad pls" -> "Put the green cube on
+    the grey mat." (the whole goal a colour of the scene's cubes, its noun said or not, a
+    preposition and a pad, its article said or not)."""
     m = _BARE.match(text.strip())
     if m is None or m["c"].lower() not in cube_colours:
         return text
@@ -193,20 +194,6 @@ def base_said_twice(text: str, cube_colours: frozenset[str]) -> str:
     return f"put the {x} cube on the {c} cube, then put the {y} cube on the {x} cube."
 
 
-_SCRAPPED = re.compile(
-    r"^(?:cancel|scrap|scratch|drop|forget|ignore)\s+(?:that|this|my|the)\s+(?:last\s+|previous\s+"
-    r"|earlier\s+)?(?:request|instruction|order|command|one)?\s*[,;:.!\-\u2013\u2014]+\s*"
-    r"(?:there'?s\s+|there\s+is\s+)?no\s+need\s+to\s+(?:move|do\s+anything)(?:\s+at\s+all)?"
-    r"\s*[.!]?$",
-    re.I,
-)
-
-
-def last_scrapped(text: str) -> str:
-    """ "Scrap that last request; no need to move." -> "Don't do anything." (the whole goal)."""
-    return "Don't do anything." if _SCRAPPED.match(text.strip()) else text
-
-
 _GROUP_LEFT = re.compile(
     rf"^(?:leave|keep|don'?t\s+(?:disturb|touch|move))\s+(?:the\s+two|both)\s+(?:back\s+|rear\s+)?"
     rf"(?:{_CUBE_NOUN}e?s|ones)(?:\s+(?:at|in)\s+the\s+(?:back|rear))?(?:\s+(?:where\s+they\s+are|"
@@ -271,7 +258,7 @@ def every_cube_unskilled(text: str) -> str:
 def rendered(text: str, cube_colours: frozenset[str] = frozenset()) -> str:
     """``text`` with held-out 23's structures said plainly (see the module); ``cube_colours``:
     the colours the scene's cubes are named by."""
-    text = every_cube_unskilled(last_scrapped(bare_fragment(text, cube_colours)))
+    text = every_cube_unskilled(bare_fragment(text, cube_colours))
     text = in_front(not_either(prep_typo(text), cube_colours))
     text = held_then_turned(goes_then_verb(text))
     return carried_on(group_left(base_said_twice(same_but_place(text), cube_colours)))

@@ -41,6 +41,7 @@ from __future__ import annotations
 import re
 
 from miles_ros.agent.clause_grammar import _CUBE_NOUN, _PAD_NOUN, noun_phrase, verb_of
+from miles_ros.agent.scene_colours import CUBE_COLOUR
 
 _PLACE_PREP = r"(?:on top of|onto|on to|on|into|to|over to|across to)"
 _MARK = r"(?:\s*(?:\.{2,}|\u2026|[,;:])\s*|\s+[-\u2013\u2014]+\s*)"
@@ -338,7 +339,7 @@ _THOSE_TWO = re.compile(
 def those_two(text: str) -> str:
     """ "Stack those two." with nothing named before -> "Stack them." (asked which)."""
     m = _THOSE_TWO.search(text)
-    named = rf"\b{_CUBE_NOUN}s?\b|\b(?:red|green|blue)\b"
+    named = rf"\b{_CUBE_NOUN}s?\b|\b{CUBE_COLOUR}\b"
     if m is None or not verb_of(m["verb"]) or re.search(named, text[: m.start()], re.I):
         return text
     return f"{text[: m.end('verb')]} them{text[m.end() :]}"

@@ -36,6 +36,7 @@ from __future__ import annotations
 import re
 
 from miles_ros.agent.clause_grammar import _CUBE_NOUN, _PAD_NOUN
+from miles_ros.agent.scene_colours import COLOUR, SIDE
 
 _SEP = r"[\s,.;:!\-\u2013\u2014]"
 _DASH = r"[,;:.!\-\u2013\u2014]"
@@ -78,7 +79,7 @@ def no_home_after(text: str) -> str:
 
 _PAD_CORRECTED = re.compile(
     r"^(?:no[,.!]?\s+)?(?:(?:wrong\s+(?:pad|mat)|not\s+(?:on\s+|onto\s+)?the\s+"
-    rf"(?:left|right|yellow|grey|gray)\s+(?:{_PAD_NOUN}|one))(?:,?\s+no)?)\s*{_DASH}+\s*"
+    rf"(?:{SIDE}|{COLOUR})\s+(?:{_PAD_NOUN}|one))(?:,?\s+no)?)\s*{_DASH}+\s*"
     rf"(?=the\s+[a-z]+\s+(?:{_CUBE_NOUN}|one)\s+goes\s+(?:on|onto)\b)",
     re.I,
 )

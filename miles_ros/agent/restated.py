@@ -29,6 +29,7 @@ from __future__ import annotations
 import re
 
 from miles_ros.agent.clause_grammar import verb_of
+from miles_ros.agent.scene_colours import COLOUR
 
 _PREP = r"(?:on top of|onto|on to|on|into|over to|across to|to|over|above)"
 _DET_NP = r"(?:the|that|this)\s+[^,;:.!?\u2013\u2014]+?"
@@ -370,7 +371,7 @@ def done_first(text: str) -> str:
 
 
 _APPOSED = re.compile(
-    rf"\b(?P<np>the\s+(?:red|green|blue|yellow|grey|gray)\s+{_REL_NOUN})\s+[-\u2013\u2014]+"
+    rf"\b(?P<np>the\s+{COLOUR}\s+{_REL_NOUN})\s+[-\u2013\u2014]+"
     r"\s+the\s+one\s+[^-\u2013\u2014,;.!?]+?\s+[-\u2013\u2014]+\s+",
     re.I,
 )

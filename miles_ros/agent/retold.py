@@ -2,8 +2,6 @@
 (:func:`miles_ros.agent.clauses.plain_clauses` runs :func:`retold` on the whole goal first,
 before :func:`~miles_ros.agent.resaid.resaid`):
 
-- the request cancelled, nothing needed ("Cancel that, I don't need anything."): no motion
-  (:func:`cancelled`);
 - going home, then staying there ("Return to the home pose and stay there."): going home
   (:func:`home_stayed`);
 - a verb with two letters swapped at the start of a clause ("moev", "plcae", "psuh"): the
@@ -33,7 +31,7 @@ before :func:`~miles_ros.agent.resaid.resaid`):
 - "the cube in the middle, counting left to right,": "the cube in the middle"
   (:func:`middle_counted`).
 
-Grammar, not goals: each pattern is a frame (a withdrawal, a tail after going home, a
+Grammar, not goals: each pattern is a frame (a tail after going home, a
 paraphrase of a colour, a group set aside by position, a step put in front with "actually",
 a return onto a place, a pronoun after a visit) around noun phrase slots.
 """
@@ -43,22 +41,10 @@ from __future__ import annotations
 import re
 
 from miles_ros.agent.clause_grammar import _CUBE_NOUN, _PAD_NOUN
+from miles_ros.agent.scene_colours import COLOUR
 
 _MOVERS = r"(?:put|place|set|move|lift|push|slide|shove|nudge|stack|drop|carry|take)"
 _PREP = r"(?:on top of|onto|on to|on|over to|across to|to)"
-
-_CANCELLED = re.compile(
-    r"^(?:cancel|scrap|scratch|drop|forget|call)\s+(?:that|it|this)(?:\s+off)?\s*[,;:.!\-\u2013"
-    r"\u2014]+\s*(?:I|we)\s+(?:don'?t|do\s+not)\s+(?:need|want)\s+anything(?:\s+done)?"
-    r"(?:\s+(?:after\s+all|right\s+now|now|at\s+all|for\s+now))?\s*[.!]?$",
-    re.I,
-)
-
-
-def cancelled(text: str) -> str:
-    """ "Cancel that, I don't need anything." -> "Don't do anything." (the whole goal)."""
-    return "Don't do anything." if _CANCELLED.match(text.strip()) else text
-
 
 _HOME_STAYED = re.compile(
     r"\b(?P<home>home(?:\s+(?:pose|position))?)\s*,?\s*(?:and\s+)?(?:then\s+)?"
@@ -130,7 +116,6 @@ _LIKE = {
     "grey": r"(?:the\s+)?(?:ash|slate|concrete|stone)",
 }
 _NOUN = rf"(?:{_CUBE_NOUN}|{_PAD_NOUN}|one)"
-_COLOURS = r"(?:red|green|blue|yellow|gr[ae]y)"
 _REL = r"(?:\s+(?:that's|that\s+is|which\s+is|which's))?"
 _COLOURED = r"colou?red"
 _SOME = r"(?:(?:a|an|the)\s+)?(?:(?!colou?r\b)[a-z]+\s+){0,2}?"  # "a ripe ", "fresh spring "
@@ -155,14 +140,14 @@ def colour_paraphrased(text: str) -> str:
             flags=re.I,
         )
     text = re.sub(
-        rf"\bthe\s+(?P<c>{_COLOURS})[\s-]{_COLOURED}\s+(?P<n>{_NOUN})\b",
+        rf"\bthe\s+(?P<c>{COLOUR})[\s-]{_COLOURED}\s+(?P<n>{_NOUN})\b",
         lambda m: f"the {m['c']} {m['n']}",
         text,
         flags=re.I,
     )
     return re.sub(
         rf"\bthe\s+(?P<n>{_NOUN})(?:\s+whose\s+colou?r\s+is|{_REL}\s+{_COLOURED})\s+"
-        rf"(?P<c>{_COLOURS})\b",
+        rf"(?P<c>{COLOUR})\b",
         lambda m: f"the {m['c']} {m['n']}",
         text,
         flags=re.I,
@@ -320,9 +305,10 @@ def one_more_on_top(text: str) -> str:
 
 
 _SAID_THEN_IT = re.compile(
-    rf"^(?P<np>the\s+\w+\s+{_CUBE_NOUN})\s+(?:is|sits|stands|lies|'s)\s+(?:all\s+|off\s+|out\s+)?"
-    r"(?:alone|on\s+its\s+own|by\s+itself|(?:at|in)\s+the\s+(?:front|back|rear|middle)|"
-    r"(?:on|at)\s+the\s+(?:far\s+)?(?:left|right))\b[^;:.!?]*[;:.]\s*"
+    rf"^(?P<np>the\s+\w+\s+{_CUBE_NOUN})(?:\s+(?:is|sits|stands|lies)|'s)\s+"
+    r"(?:all\s+|off\s+|out\s+|over\s+)?(?:alone|on\s+its\s+own|by\s+itself|(?:at|in)\s+the\s+"
+    r"(?:front|back|rear|middle)|(?:on|at|to)\s+(?:the|your)\s+(?:far\s+)?(?:left|right))\b"
+    r"[^;:.!?\-\u2013\u2014]*(?:[;:.]|\s[-\u2013\u2014]+)\s*"
     rf"(?P<cmd>(?:{_MOVERS}|hover|reach)\b[^.;!?]*?\bit\b.*)$",
     re.I,
 )
@@ -331,7 +317,8 @@ _SAID_THEN_IT = re.compile(
 def said_then_it(text: str) -> str:
     """ "The green cube is alone at the front; put the blue cube on it." -> "put the blue
     cube on the green cube." (a sentence saying where a cube stands - alone, at the front /
-    back / middle, on the left / right - then a command whose "it" is that cube: the
+    back / middle, on the / your left / right, "the red cube's over on the right - " - then a
+    command whose "it" is that cube: the
     statement asks nothing; other statements, "the X cube is the base", keep their words)."""
     m = _SAID_THEN_IT.match(text.strip())
     if m is None:
@@ -372,7 +359,7 @@ def middle_counted(text: str) -> str:
 def retold(text: str, cube_colours: frozenset[str] = frozenset()) -> str:
     """``text`` with held-out 22's structures said plainly (see the module); ``cube_colours``:
     the colours the scene's cubes are named by."""
-    text = home_stayed(cancelled(verb_typo(text)))
+    text = home_stayed(verb_typo(text))
     text = colour_paraphrased(bare_colour(text, cube_colours))
     text = front_one(neither_nor(text, cube_colours))
     text = went_then_lifted(brought_back(first_after_all(text)))

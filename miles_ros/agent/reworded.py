@@ -40,10 +40,10 @@ from __future__ import annotations
 import re
 
 from miles_ros.agent.clause_grammar import verb_of
+from miles_ros.agent.scene_colours import COLOUR, CUBE_COLOUR, SIDE
 
-_COLOURS = r"(?:red|green|blue|yellow|grey|gray)"
-_CUBE_NP = rf"(?:the|that|this)\s+{_COLOURS}\s+(?:cube|block|box|brick|one)"
-_PAD_NP = r"the\s+(?:left|right|yellow|grey|gray)\s+(?:pad|mat|square)"
+_CUBE_NP = rf"(?:the|that|this)\s+{COLOUR}\s+(?:cube|block|box|brick|one)"
+_PAD_NP = rf"the\s+(?:{SIDE}|{COLOUR})\s+(?:pad|mat|square)"
 _MARK = (
     r"(?:actually|wait|oh|hmm|hang on|hold on|no|sorry|on second thought|come to think of it|"
     r"wait a sec(?:ond)?|oh wait)"
@@ -167,7 +167,7 @@ def put_last(text: str) -> str:
 # -- two clauses, then their order by the cubes' colours ------------------------------------
 _TWO = r"^(?P<a>[^,;.!?]+?)(?:\s*,\s*(?:and\s+)?|\s+and\s+)(?:then\s+|after\s+that\s+|next\s+)?"
 _B = r"(?P<b>[^,;.!?]+?)"
-_THE_X = r"(?:the\s+)?(?P<x>red|green|blue)(?:\s+(?:one|cube|block))?"
+_THE_X = rf"(?:the\s+)?(?P<x>{CUBE_COLOUR})(?:\s+(?:one|cube|block))?"
 _COLOUR_FIRST = re.compile(
     rf"{_TWO}{_B}{_SEP}{_MARKS}(?:(?:do|start\s+with|begin\s+with|handle|deal\s+with|go\s+for|"
     rf"take\s+care\s+of)\s+)?{_THE_X}\s+(?:goes\s+|comes\s+)?first\s*(?P<end>[.!]?)$",
@@ -229,9 +229,10 @@ def _subject_shared(a: str, b: str) -> str | None:
 
 _BEFORE = re.compile(
     rf"{_TWO}{_B}{_SEP}{_MARKS}(?:(?:do|handle|deal\s+with|take\s+care\s+of|move)\s+"
-    r"(?:the\s+)?(?P<x>red|green|blue)(?:\s+(?:one|cube|block|brick|box))?|(?:the\s+)?(?P<x2>red|green|"
-    r"blue)(?:\s+(?:one|cube|block|brick|box))?\s+(?:goes|comes|should\s+go|should\s+come))\s+(?:before|"
-    r"ahead\s+of)\s+(?:the\s+)?(?P<y>red|green|blue)(?:\s+(?:one|cube|block|brick|box))?\s*(?P<end>[.!]?)$",
+    rf"(?:the\s+)?(?P<x>{CUBE_COLOUR})(?:\s+(?:one|cube|block|brick|box))?|(?:the\s+)?"
+    rf"(?P<x2>{CUBE_COLOUR})(?:\s+(?:one|cube|block|brick|box))?\s+(?:goes|comes|should\s+go|"
+    r"should\s+come))\s+(?:before|ahead\s+of)\s+(?:the\s+)?"
+    rf"(?P<y>{CUBE_COLOUR})(?:\s+(?:one|cube|block|brick|box))?\s*(?P<end>[.!]?)$",
     re.I,
 )
 
@@ -331,9 +332,9 @@ def unhedged(text: str) -> str:
 
 # -- a pad by its colour in a relative ------------------------------------------------------
 _PAD_WHICH = re.compile(
-    r"\bwhichever\s+(?:of\s+the\s+(?:pads|mats)|pad|mat)\s+is\s+(?:the\s+)?(?P<c>yellow|grey|gray)"
+    rf"\bwhichever\s+(?:of\s+the\s+(?:pads|mats)|pad|mat)\s+is\s+(?:the\s+)?(?P<c>{COLOUR})"
     r"(?:\s+one)?\b|\bthe\s+(?:pad|mat)\s+[-\u2013\u2014]+\s+whichever(?:\s+one)?\s+is\s+"
-    r"(?:the\s+)?(?P<c2>yellow|grey|gray)(?:\s+one)?\s*[-\u2013\u2014]+",
+    rf"(?:the\s+)?(?P<c2>{COLOUR})(?:\s+one)?\s*[-\u2013\u2014]+",
     re.I,
 )
 

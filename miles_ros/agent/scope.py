@@ -223,7 +223,8 @@ def read_scope(goal: str, world: World) -> Scope:
         flags=re.I,
     )
     text = re.sub(
-        rf"\bonly\s+(?=(?:(?!the\b)[a-z]+\s+)?(?P<list>{cubes.list}))",
+        # "only then / after that the red cube": an order word, not a restriction
+        rf"\bonly\s+(?=(?:(?!the\b|{_ORDER_WORD}\b)[a-z]+\s+)?(?P<list>{cubes.list}))",
         lambda m: _only(m, cubes, found),
         text,
         flags=re.I,
@@ -381,6 +382,10 @@ def _only(match: re.Match, cubes: _Cubes, found: list) -> str:
         if name not in named:
             found.append((name, MOVE, "only " + match.group("list"), None))
     return ""
+
+
+_ORDER_WORD = r"(?:then|after|afterwards|once|when|later|now|next)"
+"""A word after "only" that says when ("only then the red cube"), not which cube."""
 
 
 _NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight")

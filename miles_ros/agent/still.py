@@ -8,7 +8,8 @@
 - no motion in other words ("hold your horses", "you can stay put", "that's all for
   now", "no need to move"): :data:`IDLE`, one more kind of clause asking for no motion;
 - a referent, then a wait above it ("go to the left pad and wait above it", "move over
-  the blue cube and hold there", "find X and stay right above it"): a hover over it
+  the blue cube and hold there", "find X and stay right above it", "move your gripper to X
+  and stay above it", "go over to X with the gripper and keep above it"): a hover over it
   (:func:`wait_at`).
 
 Grammar, not goals: each pattern is a verb frame with a noun phrase slot, its particles
@@ -78,11 +79,13 @@ IDLE = re.compile(
 tight a minute", "wait until I tell you to go")."""
 
 _WAIT_AT = re.compile(
-    r"^(?:(?:go|move|head|get|come|travel)(?:\s+(?:over|across|up|right))?(?:\s+(?:to|over|"
-    r"above|towards?|on top of))?|find|locate|reach)\s+(?P<np>(?:the|that|this)\s+[^,;.!?]+?)"
+    r"^(?:(?:(?:go|move|head|get|come|travel)(?:\s+(?:your|the)\s+(?:gripper|hand|arm))?|"
+    r"(?:take|bring)\s+(?:your|the)\s+(?:gripper|hand|arm))(?:\s+(?:over|across|up|right))?"
+    r"(?:\s+(?:to|over|above|towards?|on top of))?|find|locate|reach)\s+"
+    r"(?P<np>(?:the|that|this)\s+[^,;.!?]+?)(?:\s+with\s+(?:your|the)\s+(?:gripper|hand))?"
     r"\s*,?\s+and\s+(?:then\s+)?(?:wait|hold(?:\s+(?:still|position|steady))?|stay|remain|"
-    r"pause|hang)(?:\s+(?:right|directly|just))?(?:\s+(?:above|over|on top of)\s+(?:it|that one|"
-    r"this one)|\s+there)?(?:\s+(?:for\s+)?(?:a|one)\s+(?:sec|second|moment|bit|"
+    r"pause|hang|keep)(?:\s+(?:right|directly|just))?(?:\s+(?:above|over|on top of)\s+"
+    r"(?:it|that one|this one)|\s+there)?(?:\s+(?:for\s+)?(?:a|one)\s+(?:sec|second|moment|bit|"
     r"while))?(?:\s*,?\s+please)?\s*(?P<end>[.!?]?)$",
     re.I,
 )

@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from miles_ros.agent.no_motion import no_motion
 from miles_ros.agent.rendered import (
     bare_fragment,
     carried_on,
@@ -20,7 +21,6 @@ from miles_ros.agent.rendered import (
     group_left,
     held_then_turned,
     in_front,
-    last_scrapped,
     not_either,
     prep_typo,
     same_but_place,
@@ -183,11 +183,11 @@ def test_a_tower_on_a_base_said_twice_is_three_high(order):
 
 def test_the_last_request_scrapped_is_no_motion():
     said = "Ignore my previous command, there is no need to do anything."
-    assert last_scrapped(said) == "Don't do anything."
+    assert no_motion(said) == "Don't do anything."
     _, reading, _ = _read(said)
     assert reading.nothing
     kept = "Forget the red cube; no need to move it."
-    assert last_scrapped(kept) == kept
+    assert no_motion(kept) == kept
 
 
 # -- asked where the plan is clear ------------------------------------------------------------

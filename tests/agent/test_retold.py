@@ -10,11 +10,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from miles_ros.agent.no_motion import no_motion
 from miles_ros.agent.retold import (
     _swapped,
     bare_colour,
     brought_back,
-    cancelled,
     colour_paraphrased,
     front_one,
     held_at_point,
@@ -158,7 +158,7 @@ def test_cancelled_with_nothing_needed_is_no_motion():
     _, reading, asked = _read("Scrap this; we don't want anything done.")
     assert asked is None and reading.nothing
     kept = "Cancel that, I don't need the red cube moved."
-    assert cancelled(kept) == kept
+    assert no_motion(kept) == kept
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,96 @@
+"""A whole goal that asks for no motion, read once (:func:`miles_ros.agent.clauses.plain_clauses`
+runs :func:`no_motion` on the whole goal first): "Cancel that, I don't need anything.",
+"Scrap that last request; no need to move.", "All good, no action needed.", "Just checking
+you're listening, no need to move.", "Please stand still while I adjust the camera.", "For now
+just stay right where you are." -> "Don't do anything." (an empty plan).
+
+The goal is split into its parts (at commas, semicolons, colons, full stops and dashes); every
+part must be one of:
+
+- a request taken back: "cancel / scrap / drop / forget / ignore that / it / this (last /
+  previous) (request / instruction)", "call that off" (:data:`_TAKEN_BACK`);
+- nothing needed: "I / we don't need / want anything (done)", "(there's) no need to move / do
+  anything", "no action / motion (is) needed / required", "nothing needs doing", "you don't
+  have to move" (:data:`_NOT_NEEDED`);
+- staying still: "stand / stay / keep / hold / remain / sit still / put / (right / exactly)
+  where you are / as you are" (:data:`_STAYING`);
+- a part the clause reading already takes as no motion or an aside
+  (:func:`~miles_ros.agent.clause_grammar._asks_nothing`);
+- a check or a remark that asks nothing: "just checking (you're listening)", "only testing
+  (the microphone)", "all good", "everything's fine (here)", "just seeing if you're awake"
+  (:data:`_REMARK`);
+
+each with leading "please / just / so / okay / for now / for the time being" and trailing "for
+now / right now / for a moment / at all / after all / please / thanks" or a clause of what the
+speaker does meanwhile ("while I adjust the camera", "until I say so"); and one part at least
+is one of the first three. Grammar, not goals: the parts are clause frames (a withdrawal, a
+need denied, a posture kept) with their adverbials; a part naming a thing ("forget the red
+cube", "no need to move it") is none of them, so a request beside them keeps its reading.
+"""
+
+from __future__ import annotations
+
+import re
+
+from miles_ros.agent.clause_grammar import _asks_nothing
+
+_REQUEST = r"(?:request|instruction|order|command|task|one|ask)"
+_TAKEN_BACK = (
+    r"(?:(?:cancel|scrap|scratch|drop|forget|ignore|disregard|call\s+off)\s+(?:(?:that|it|this)"
+    rf"(?:\s+(?:last|previous|earlier))?(?:\s+{_REQUEST})?|(?:my|the|your)\s+(?:(?:last|previous"
+    rf"|earlier)\s+)?{_REQUEST})|call\s+(?:that|it|this)\s+off)"
+)
+"""A request taken back ("scrap that last request", "forget my previous instruction")."""
+_NOT_NEEDED = (
+    r"(?:(?:i|we)\s+(?:don'?t|do\s+not)\s+(?:need|want)\s+anything(?:\s+(?:done|else))?|"
+    r"(?:there'?s\s+|there\s+is\s+)?no\s+(?:need|reason)\s+(?:for\s+you\s+)?to\s+(?:move|act|"
+    r"do\s+anything)|(?:there'?s\s+|there\s+is\s+)?no\s+(?:action|motion|movement|moves?)\s+"
+    r"(?:is\s+)?(?:needed|required|necessary|wanted)|nothing\s+(?:needs\s+(?:doing|to\s+be\s+"
+    r"done)|(?:is\s+)?(?:needed|required))|you\s+(?:don'?t|do\s+not)\s+(?:have|need)\s+to\s+"
+    r"(?:move|do\s+anything))"
+)
+"""Nothing needed ("no action needed", "there's no need to do anything")."""
+_STAYING = (
+    r"(?:stand|stay|keep|hold|remain|sit|be)\s+(?:perfectly\s+|completely\s+|very\s+|totally\s+)?"
+    r"(?:still|put|motionless|(?:right\s+|exactly\s+|just\s+)?(?:where|as)\s+you\s+are)"
+    r"(?:\s+(?:right\s+|exactly\s+|just\s+)?where\s+you\s+are)?"
+)
+"""Staying still ("stand still", "stay exactly where you are")."""
+_REMARK = (
+    r"(?:(?:just|only)\s+)?(?:(?:checking|testing|making\s+sure|seeing)(?:\s+(?:that|if|whether))?"
+    r"\s+you(?:'re|\s+are|\s+can)\s+[a-z' ]+|(?:checking|testing)(?:\s+(?:the|my|your)\s+[a-z]+|"
+    r"\s+in)?)|all\s+(?:good|fine|ok(?:ay)?)|everything'?s\s+(?:fine|ok(?:ay)?|good|alright|all\s+"
+    r"right)(?:\s+here)?|for\s+now|for\s+the\s+time\s+being|right\s+now|at\s+the\s+moment"
+)
+"""A check or a remark that asks nothing ("just checking you're listening", "all good")."""
+_LEAD = (
+    r"(?:(?:please|just|so|ok(?:ay)?|hey|robot|now|for\s+now|for\s+the\s+time\s+being|"
+    r"right\s+now|at\s+the\s+moment)\s*,?\s+)*"
+)
+_TAIL = (
+    r"(?:\s*,?\s+(?:for\s+now|for\s+the\s+time\s+being|right\s+now|now|at\s+the\s+moment|at\s+all|"
+    r"after\s+all|"
+    r"please|thanks|thank\s+you|for\s+(?:a|one)\s+(?:moment|bit|second|sec|minute|while)|"
+    r"(?:while|whilst|as|until|till)\s+(?:i|we)\s+[a-z' ]+))*"
+)
+_ASKED = re.compile(rf"^{_LEAD}(?:{_TAKEN_BACK}|{_NOT_NEEDED}|{_STAYING}){_TAIL}$", re.I)
+_REMARKED = re.compile(rf"^{_LEAD}(?:{_REMARK}){_TAIL}$", re.I)
+_PARTS = re.compile(r"\s*[,;:.!?]+\s*|\s+[-\u2013\u2014]+\s+")
+
+
+def asks_no_motion(goal: str) -> bool:
+    """Whether every part of ``goal`` asks for no motion or is a remark, one at least taking a
+    request back, denying a need or keeping still (see the module)."""
+    parts = [p for p in _PARTS.split(goal.strip()) if p]
+    asked = [bool(_ASKED.match(p)) for p in parts]
+    if not any(asked):
+        return False
+    return all(
+        a or _REMARKED.match(p) or _asks_nothing(p) for a, p in zip(asked, parts, strict=True)
+    )
+
+
+def no_motion(text: str) -> str:
+    """``text`` as "Don't do anything." when the whole goal asks for no motion (see the
+    module); else unchanged."""
+    return "Don't do anything." if asks_no_motion(text) else text

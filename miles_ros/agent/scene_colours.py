@@ -1,0 +1,108 @@
+"""The colours the reading knows and the scene's own, in one place; and a thing's colour said
+in any noun phrase, said as "the C N" (:func:`colour_said`, which
+:func:`miles_ros.agent.clauses.plain_clauses` runs on the whole goal first).
+
+The words: every colour a scene's thing is named by (:data:`~miles_ros.agent.reference_scene.
+PALETTE`, a place's colour the nearest of them to its RGBA), their spellings
+(:data:`~miles_ros.agent.reference_scene.SYNONYMS`), the generator's words for the cubes'
+(:data:`~miles_ros.agent.phrases.COLOR_WORDS`) and English's
+(:data:`~miles_ros.agent.vocabulary.COLOURS`): :data:`COLOUR` matches any of them, and
+:data:`CUBE_COLOUR` the cubes' colours the generator says. Which of
+them the scene has is the world's: :func:`cube_colours` (its cubes' names) and
+:func:`pad_colours` (each place's side word and colour), which the reading passes to the
+modules that check a colour against the scene.
+
+A colour in a noun phrase (grammar, not goals: a noun, a colour word and the frames that
+attach one to the other):
+
+- "the N with the / a C colour", "the N that has a C colour", "the N of (a) C colour", "the N
+  in C": "the C N" (N a cube's or a place's noun);
+- "the N (that has / with) the same colour as X", "the N that matches the colour of X": "the N
+  coloured like X" (read by :func:`~miles_ros.agent.retold.colour_paraphrased`);
+- a pad said by its side, then by its colour ("the pad on the left, the yellow one", "the
+  right mat - the grey one"): "the C N" when the scene's pad on that side is C (else kept);
+- a pad's colour and noun after a preposition with the article left out ("onto yellow pad"):
+  "onto the yellow pad" (a colour of the scene's places).
+"""
+
+from __future__ import annotations
+
+import re
+
+from miles_ros.agent.phrases import COLOR_WORDS, CUBE_NOUNS, PAD_NOUNS
+from miles_ros.agent.reference_scene import PALETTE, SYNONYMS, place_colours
+from miles_ros.agent.vocabulary import COLOURS
+from miles_ros.agent.world import World
+
+COLOUR_WORDS = tuple(
+    sorted({*COLOURS, *PALETTE, *SYNONYMS, *(w for words in COLOR_WORDS.values() for w in words)})
+)
+"""Every word the reading takes as a colour."""
+CUBE_COLOUR = rf"(?:{'|'.join(COLOR_WORDS)})"
+"""A colour the generator names the cubes by ("red", "green", "blue"), as a regex fragment:
+where a cube, not a pad, is said by its colour alone."""
+COLOUR = rf"(?:{'|'.join(sorted(COLOUR_WORDS, key=len, reverse=True))})"
+"""A colour word, as a regex fragment (no group)."""
+SIDE = r"(?:left|right)"
+
+
+def cube_colours(world: World) -> frozenset[str]:
+    """The colours the scene's cubes are named by ("red" for ``red_cube``)."""
+    return frozenset(name.split("_")[0] for name in world.objects)
+
+
+def pad_colours(world: World) -> tuple[tuple[str, str], ...]:
+    """Each place's side word and colour name ("left", "yellow"); "" where it has none."""
+    colours = place_colours(world)
+    return tuple((name.split("_")[0], colours.get(name, "")) for name in world.places)
+
+
+_CUBE_NOUN = rf"(?:{'|'.join(CUBE_NOUNS)})"
+_PAD_NOUN = rf"(?:{'|'.join(PAD_NOUNS)})"
+_NOUN = rf"(?:{_CUBE_NOUN}|{_PAD_NOUN})"
+_WITH_COLOUR = re.compile(
+    rf"\bthe\s+(?P<n>{_NOUN})\s+(?:with\s+(?:the|a)|(?:that|which)\s+(?:has|is)\s+(?:the|a)|"
+    rf"having\s+(?:the|a)|of\s+(?:a\s+|the\s+)?)\s*(?P<c>{COLOUR})\s+colou?r\b"
+    rf"|\bthe\s+(?P<n2>{_NOUN})\s+in\s+(?P<c2>{COLOUR})\b(?!\s+(?:{_NOUN}|one)\b)",
+    re.I,
+)
+_SAME_AS = re.compile(
+    rf"\bthe\s+(?P<n>{_NOUN}|one)\s+(?:(?:that|which)\s+(?:has|is|'s)\s+|that's\s+|with\s+|"
+    r"having\s+)?(?:the\s+)?same\s+colou?r\s+as\b|\bthe\s+(?P<n2>"
+    rf"{_NOUN}|one)\s+(?:that|which)\s+match(?:es)?\s+(?:the\s+)?colou?r\s+of\b",
+    re.I,
+)
+_SIDE_THEN_COLOUR = re.compile(
+    rf"\bthe\s+(?:(?P<s>{SIDE})(?:-hand)?\s+(?P<n>{_PAD_NOUN})|(?P<n2>{_PAD_NOUN})\s+on\s+the\s+"
+    rf"(?P<s2>{SIDE})(?:-hand\s+side|\s+side)?)\s*(?:,|[-\u2013\u2014]+)\s*the\s+"
+    rf"(?P<c>{COLOUR})\s+one\b",
+    re.I,
+)
+_PREP = r"(?:on\s+top\s+of|onto|on|to|into|over|above|towards?|at)"
+
+
+def colour_said(text: str, places: tuple[tuple[str, str], ...] = ()) -> str:
+    """``text`` with a thing's colour said in another noun phrase said as "the C N" (see the
+    module); ``places``: each place's side word and colour (:func:`pad_colours`)."""
+    text = _WITH_COLOUR.sub(
+        lambda m: f"the {(m['c'] or m['c2']).lower()} {m['n'] or m['n2']}", text
+    )
+    text = _SAME_AS.sub(lambda m: f"the {m['n'] or m['n2']} coloured like", text)
+
+    def side_colour(m: re.Match) -> str:
+        side, colour = (m["s"] or m["s2"]).lower(), m["c"].lower()
+        if (side, SYNONYMS.get(colour, colour)) not in places:
+            return m[0]
+        return f"the {colour} {m['n'] or m['n2']}"
+
+    text = _SIDE_THEN_COLOUR.sub(side_colour, text)
+    said = sorted({w for s, c in places for w in (s, c) if w}, key=len, reverse=True)
+    said += [a for a, c in SYNONYMS.items() if any(c == p for _, p in places)]
+    if not said:
+        return text
+    return re.sub(
+        rf"\b(?P<p>{_PREP})\s+(?P<np>(?:{'|'.join(said)})\s+{_PAD_NOUN})\b",
+        lambda m: f"{m['p']} the {m['np']}",
+        text,
+        flags=re.I,
+    )
