@@ -106,13 +106,13 @@ class DAggerRunner(OnPolicyRunner):
         self.task_config = self.env.cfg
         """The task config the expert reads (its Cartesian step, control period)."""
         self.labels = torch.zeros(rc.rollout_steps, self.env.num_envs, self.action_dim)
-        self.focus = torch.zeros(rc.rollout_steps, self.env.num_envs, dtype=torch.bool)
+        self.focus = torch.zeros(rc.rollout_steps, self.env.num_envs)
         self.still = torch.zeros(rc.rollout_steps, self.env.num_envs, dtype=torch.bool)
         self.anchor = torch.zeros(rc.rollout_steps, self.env.num_envs, dtype=torch.bool)
         size = ic.buffer_size
         self.buffer_obs = torch.zeros(size, self.obs_dim)
         self.buffer_labels = torch.zeros(size, self.action_dim)
-        self.buffer_focus = torch.zeros(size, dtype=torch.bool)
+        self.buffer_focus = torch.zeros(size)
         self.buffer_still = torch.zeros(size, dtype=torch.bool)
         self.buffer_anchor = torch.zeros(size, dtype=torch.bool)
         self.views = self.buffer_view = None
@@ -277,7 +277,7 @@ class DAggerRunner(OnPolicyRunner):
         states it marks in focus ([N] bool, on the CPU)."""
         actions, focus = self.labeller(obs.detach().cpu().numpy(), self.task_config)
         actions = np.clip(np.asarray(actions, dtype=np.float32), -1.0, 1.0)
-        focus = torch.as_tensor(np.asarray(focus, dtype=bool))
+        focus = torch.as_tensor(np.asarray(focus, dtype=np.float32))
         return torch.as_tensor(actions, device=self.device), focus
 
     def anchor_labels(self, obs: torch.Tensor) -> torch.Tensor:
@@ -362,7 +362,7 @@ class DAggerRunner(OnPolicyRunner):
         idx = (self.buffer_next + torch.arange(k)) % size
         self.buffer_obs[idx] = obs
         self.buffer_labels[idx] = labels
-        self.buffer_focus[idx] = focus
+        self.buffer_focus[idx] = focus.float()
         self.buffer_still[idx] = still
         self.buffer_anchor[idx] = anchor
         if self.buffer_view is not None:
