@@ -19,7 +19,8 @@ instead of PPO: the same envs, evaluations, checkpoints, logs and stage machiner
   dropped first); ``gradient_steps`` minibatches from it regress the actor's mean onto the
   labels (``loss``: the mean squared error, or each state's squared error relative to its
   label's norm, :func:`imitation_loss`, each state counted ``focus_weight`` times where
-  the expert marks it in focus, :func:`policies.experts.get_labeller`, and ``still_weight``
+  the expert marks it in focus (``1 + (focus_weight - 1) * f`` where it marks it a
+  fraction ``f`` in focus), :func:`policies.experts.get_labeller`, and ``still_weight``
   times where the student held still there and the expert asked it to move,
   :func:`still_points`; with ``action_floor`` a hinge on the action's component along
   each label longer than the floor, :func:`action_floor_loss`; Adam, its step
@@ -274,7 +275,7 @@ class DAggerRunner(OnPolicyRunner):
 
     def label(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """The expert's actions for observations ``obs`` (on the model's device) and which
-        states it marks in focus ([N] bool, on the CPU)."""
+        states it marks in focus ([N] float, 0 to 1, on the CPU)."""
         actions, focus = self.labeller(obs.detach().cpu().numpy(), self.task_config)
         actions = np.clip(np.asarray(actions, dtype=np.float32), -1.0, 1.0)
         focus = torch.as_tensor(np.asarray(focus, dtype=np.float32))
