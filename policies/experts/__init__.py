@@ -7,10 +7,9 @@ Each task module (``policies.experts.push``, ``policies.experts.pick_place``, ..
 [-1, 1] out. An expert reads nothing but the observation (no hidden phase, no simulator
 state), so it can label any state a student policy visits. A module may also have
 ``focus(obs, cfg) -> (actions, focus)`` (:func:`get_labeller`): the same actions
-with an ``[N]`` mask of the states where its students' errors do harm the actions do not
-show (turn: low beside the cube going around it), which an imitation stage may weigh more
-(``imitation.focus_weight``): boolean, or floats from 0 to 1, how far each state is in
-focus (pick_place's ``climb_focus``). A module may name settings with their defaults in a
+with a boolean ``[N]`` mask of the states where its students' errors do harm the actions
+do not show (turn: low beside the cube going around it), which an imitation stage may weigh
+more (``imitation.focus_weight``). A module may name settings with their defaults in a
 ``SETTINGS`` dict (turn: ``orbit_margin``), keyword arguments of its ``act`` and ``focus``
 that a run sets with ``imitation.expert_settings`` (:func:`get_expert`).
 """

@@ -101,18 +101,6 @@ RELEASE_XY = 0.012
 """Release: largest xy distance (m) of the cube from a placement goal."""
 RELEASE_Z = 0.008
 """Release: largest height difference (m) of the cube from a placement goal."""
-CLIMB_FOCUS = 0.0
-"""The default ``climb_focus`` setting: off."""
-SETTINGS = {"climb_focus": CLIMB_FOCUS}
-"""The expert's settings (``imitation.expert_settings``, :func:`policies.experts.get_expert`)
-and their defaults: ``climb_focus`` (0 to 1) is how far :func:`focus` marks the climb
-towards a placement on cubes (the cube held, away from the goal in xy and not yet clear of
-its height, where the expert holds the sideways motion back, ``CLEAR_Z``), whose students
-cut that corner and sweep the tower's top cube off (docs/stacking.md, "Towers", parts 16
-and 17): a climb step counts ``1 + (focus_weight - 1) * climb_focus`` times in the
-regression, a release step ``focus_weight`` (``imitation.focus_weight`` 4 with 1/3: the
-climb 2, the release 4). 0: the release steps only, as every pick_place run before part 16.
-The actions are the same either way."""
 
 
 def _command(
@@ -136,38 +124,24 @@ def _command(
     return a
 
 
-def act(
-    obs: np.ndarray, cfg: TaskConfig = pick_place.CONFIG, climb_focus: float = CLIMB_FOCUS
-) -> np.ndarray:
+def act(obs: np.ndarray, cfg: TaskConfig = pick_place.CONFIG) -> np.ndarray:
     """Actions [N, 4] (TCP displacement in units of ``cfg.cartesian_step_max``, gripper:
-    > 0 open) for observations [N, 32] in pick_place's layout (``climb_focus``:
-    :data:`SETTINGS`, no effect on the actions)."""
-    return _decide(obs, cfg, climb_focus)[0]
+    > 0 open) for observations [N, 32] in pick_place's layout."""
+    return _decide(obs, cfg)[0]
 
 
-def focus(
-    obs: np.ndarray, cfg: TaskConfig = pick_place.CONFIG, climb_focus: float = CLIMB_FOCUS
-) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`act`'s actions and, per state [N], how far it is in focus: a release step,
-    the cube at a placement goal (the release box, :data:`RELEASE_XY`, :data:`RELEASE_Z`)
-    with the fingers not yet open (narrower than :data:`OPEN_WIDTH`), where the expert opens them
+def focus(obs: np.ndarray, cfg: TaskConfig = pick_place.CONFIG) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`act`'s actions and, per state [N], whether it is a release step: the cube at
+    a placement goal (the release box, :data:`RELEASE_XY`, :data:`RELEASE_Z`) with the
+    fingers not yet open (narrower than :data:`OPEN_WIDTH`), where the expert opens them
     and holds still. There its students stall with the cube held and the gripper command
     just below zero (docs/stacking.md, "Towers", part 7); an imitation stage may weigh
-    those errors more (``imitation.focus_weight``): 1.0 there, else 0.0. With
-    ``climb_focus`` above 0 (:data:`SETTINGS`) a climb step is that far in focus: the cube
-    held (the carry), away from a placement goal on cubes in xy and not yet clear of its
-    height, where the expert slows the sideways motion (to none below the goal's height,
-    :data:`CLEAR_Z`)."""
-    return _decide(obs, cfg, climb_focus)
+    those errors more (``imitation.focus_weight``)."""
+    return _decide(obs, cfg)
 
 
-def _decide(
-    obs: np.ndarray, cfg: TaskConfig, climb_focus: float = CLIMB_FOCUS
-) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`act`'s actions [N, 4] and [N] float: :func:`focus`'s release steps 1 (and
-    climb steps ``climb_focus``), else 0."""
-    if not 0.0 <= climb_focus <= 1.0:
-        raise ValueError(f"pick_place expert setting climb_focus: 0 to 1, got {climb_focus!r}")
+def _decide(obs: np.ndarray, cfg: TaskConfig) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`act`'s actions [N, 4] and [N] bool: :func:`focus`'s release steps."""
     obs = observations(obs, pick_place.LAYOUT, "pick_place")
     sl = pick_place.LAYOUT.slices
     tcp = obs[:, sl["tcp_pos"]]
@@ -252,6 +226,4 @@ def _decide(
     down_max = DOWN_MIN + (1.0 - DOWN_MIN) * ramp(above, 0.01, 0.05)
     grip = np.where(placed | ~(held | closing), 1.0, -1.0)
     actions = np.column_stack([_command(delta, step_max, scale, xy_max, up_max, down_max), grip])
-    climb = held & ~placed & (clear < 1.0)
-    in_focus = np.where(placed & (width < OPEN_WIDTH), 1.0, np.where(climb, climb_focus, 0.0))
-    return actions, in_focus
+    return actions, placed & (width < OPEN_WIDTH)

@@ -19,8 +19,7 @@ instead of PPO: the same envs, evaluations, checkpoints, logs and stage machiner
   dropped first); ``gradient_steps`` minibatches from it regress the actor's mean onto the
   labels (``loss``: the mean squared error, or each state's squared error relative to its
   label's norm, :func:`imitation_loss`, each state counted ``focus_weight`` times where
-  the expert marks it in focus (``1 + (focus_weight - 1) * f`` where it marks it a
-  fraction ``f`` in focus), :func:`policies.experts.get_labeller`, and ``still_weight``
+  the expert marks it in focus, :func:`policies.experts.get_labeller`, and ``still_weight``
   times where the student held still there and the expert asked it to move,
   :func:`still_points`; with ``action_floor`` a hinge on the action's component along
   each label longer than the floor, :func:`action_floor_loss`; Adam, its step
@@ -107,13 +106,13 @@ class DAggerRunner(OnPolicyRunner):
         self.task_config = self.env.cfg
         """The task config the expert reads (its Cartesian step, control period)."""
         self.labels = torch.zeros(rc.rollout_steps, self.env.num_envs, self.action_dim)
-        self.focus = torch.zeros(rc.rollout_steps, self.env.num_envs)
+        self.focus = torch.zeros(rc.rollout_steps, self.env.num_envs, dtype=torch.bool)
         self.still = torch.zeros(rc.rollout_steps, self.env.num_envs, dtype=torch.bool)
         self.anchor = torch.zeros(rc.rollout_steps, self.env.num_envs, dtype=torch.bool)
         size = ic.buffer_size
         self.buffer_obs = torch.zeros(size, self.obs_dim)
         self.buffer_labels = torch.zeros(size, self.action_dim)
-        self.buffer_focus = torch.zeros(size)
+        self.buffer_focus = torch.zeros(size, dtype=torch.bool)
         self.buffer_still = torch.zeros(size, dtype=torch.bool)
         self.buffer_anchor = torch.zeros(size, dtype=torch.bool)
         self.views = self.buffer_view = None
@@ -275,10 +274,10 @@ class DAggerRunner(OnPolicyRunner):
 
     def label(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """The expert's actions for observations ``obs`` (on the model's device) and which
-        states it marks in focus ([N] float, 0 to 1, on the CPU)."""
+        states it marks in focus ([N] bool, on the CPU)."""
         actions, focus = self.labeller(obs.detach().cpu().numpy(), self.task_config)
         actions = np.clip(np.asarray(actions, dtype=np.float32), -1.0, 1.0)
-        focus = torch.as_tensor(np.asarray(focus, dtype=np.float32))
+        focus = torch.as_tensor(np.asarray(focus, dtype=bool))
         return torch.as_tensor(actions, device=self.device), focus
 
     def anchor_labels(self, obs: torch.Tensor) -> torch.Tensor:
@@ -363,7 +362,7 @@ class DAggerRunner(OnPolicyRunner):
         idx = (self.buffer_next + torch.arange(k)) % size
         self.buffer_obs[idx] = obs
         self.buffer_labels[idx] = labels
-        self.buffer_focus[idx] = focus.float()
+        self.buffer_focus[idx] = focus
         self.buffer_still[idx] = still
         self.buffer_anchor[idx] = anchor
         if self.buffer_view is not None:

@@ -88,9 +88,7 @@ class ImitationConfig:
     focus_weight: float = 1.0
     """Each state the task's expert marks as in focus (``focus`` of its module,
     :func:`policies.experts.get_labeller`; turn: low beside the cube going around it) counts
-    this many times in the regression, a state it marks a fraction ``f`` in focus
-    (pick_place's ``climb_focus``) ``1 + (focus_weight - 1) * f`` times; 1: every state
-    alike."""
+    this many times in the regression; 1: every state alike."""
     still_weight: float = 1.0
     """Each state where the student holds still (its deterministic action at the state, as
     the rollout saw it, shorter than :data:`policies.evaluation.FROZEN`, the stall test of

@@ -25,8 +25,7 @@ def still_points(student: torch.Tensor, labels: torch.Tensor, least_label: float
 def state_weights(
     focus: torch.Tensor, still: torch.Tensor, focus_weight: float, still_weight: float
 ) -> torch.Tensor | None:
-    """[B] each state's weight in the regression: ``focus_weight`` where ``focus``
-    (``1 + (focus_weight - 1) * focus`` for a float ``focus`` from 0 to 1),
+    """[B] each state's weight in the regression: ``focus_weight`` where ``focus``,
     ``still_weight`` where ``still`` (the product where both), else 1; None when both
     weights are 1 (every state alike)."""
     if focus_weight == 1.0 and still_weight == 1.0:

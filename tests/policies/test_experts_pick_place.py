@@ -183,7 +183,7 @@ def test_release_focus_weighs_the_release_steps_and_no_other():
     labels = torch.as_tensor(labels, dtype=torch.float32)
     student = labels.clone()
     student[:, 3] = -0.1  # just below zero everywhere: the still point's gripper
-    focus = torch.as_tensor(focus) == 1.0
+    focus = torch.as_tensor(focus)
     still = torch.zeros_like(focus)
     assert state_weights(focus, still, 1.0, 1.0) is None
     plain = state_losses(student, labels)
@@ -210,37 +210,3 @@ def test_every_level_is_a_placement_and_every_air_goal_is_held():
     assert 0.4 < air.mean() < 0.6
     assert goals[air, 2].min() >= pick_place.AIR_GOAL_Z_RANGE[0]
     assert goals[air, 2].max() <= pick_place.GOAL_Z_RANGE[1]
-
-
-def test_climb_focus_weighs_the_climb_to_a_placement_on_cubes_apart_from_the_release():
-    """``climb_focus`` (the expert's setting, ``imitation.expert_settings``) puts in focus,
-    that far, the held cube's climb towards a goal on cubes, where the expert holds its
-    sideways motion back: with ``focus_weight`` 4 and 1/3 the climb counts 2 times and the
-    release steps keep 4. The actions stay the same, and off (the default) it marks the
-    release steps alone."""
-    lifted = CUBE + [0.0, 0.0, 0.03]  # held 3 cm off the table, 0.2 m from the goal in xy
-    held = dict(width=0.045)
-    states = [
-        _one(lifted, cube=lifted, goal=ON_TOWER, **held),  # under the third level: a climb
-        _one(lifted, cube=lifted, goal=ON_TARGET, **held),  # under the second: a climb
-        _one(lifted, cube=lifted, goal=LOWEST_AIR, **held),  # an air goal: no
-        _one(lifted, cube=lifted, goal=CUBE + [0.0, 0.2, 0.0], **held),  # on the table: no
-        _one(ON_TOWER + [0, -0.2, 0.05], cube=ON_TOWER + [0, -0.2, 0.05], goal=ON_TOWER, **held),
-        _one(lifted, 0.08, lifted, ON_TOWER),  # fingers open: not held, no
-        _one(ON_TOWER, cube=ON_TOWER, goal=ON_TOWER, **held),  # a release step, as before
-    ]
-    obs = np.concatenate(states)
-    actions, off = expert.focus(obs, pick_place.CONFIG)
-    np.testing.assert_array_equal(off, [0.0] * 6 + [1.0])
-    climb_actions, on = get_labeller("pick_place", {"climb_focus": 1 / 3})(obs, pick_place.CONFIG)
-    np.testing.assert_allclose(on, [1 / 3, 1 / 3, 0, 0, 0, 0, 1])
-    np.testing.assert_array_equal(climb_actions, actions)
-    np.testing.assert_array_equal(get_expert("pick_place", {"climb_focus": 1})(obs), actions)
-    still = torch.zeros(len(states), dtype=torch.bool)
-    weights = state_weights(torch.as_tensor(on), still, 4.0, 1.0)
-    np.testing.assert_allclose(weights.numpy(), [2, 2, 1, 1, 1, 1, 4], rtol=1e-6)
-    # where it marks the climb, the expert goes up without crossing; to the air goal it crosses
-    assert np.all(actions[:2, 2] > 0.05) and np.all(np.abs(actions[:2, :2]) < 1e-9)
-    assert np.abs(actions[2, :2]).max() > 0.05
-    with pytest.raises(ValueError, match="climb_focus: 0 to 1"):
-        get_labeller("pick_place", {"climb_focus": 1.5})(obs, pick_place.CONFIG)
