@@ -18,13 +18,8 @@ from miles_ros.agent.clauses import plain_clauses
 from miles_ros.agent.negation import read_in_scope
 from miles_ros.agent.reading import asks_nothing
 from miles_ros.agent.reference_scene import TIE_M
-from miles_ros.agent.registry import SkillRegistry
 from miles_ros.agent.wording import plain_wording
-from tests.agent.test_reading_rules import CUBES, SCENE, moved
-
-SHIPPED = SkillRegistry.load()
-COLOURS = frozenset({"red", "green", "blue"})
-table = st.tuples(st.floats(0.3, 0.65), st.floats(-0.3, 0.3))
+from tests.agent.reading_harness import COLOURS, CUBES, SCENE, SHIPPED, moved, table
 
 
 def plain(goal: str) -> str:
