@@ -40,3 +40,15 @@ def _read(goal: str, world=SCENE):
 
 def _said(text: str) -> str:
     return re.sub(r"\s+", " ", text.lower()).strip(" .")
+
+
+def read_like(plain: str, goals, world=SCENE):
+    """Each of ``goals`` read in ``world`` to the text ``plain`` reads to (but for case and a
+    closing full stop); each one's reading (text, reading, asks), for what else a test asks."""
+    want = read_in_scope(plain, SHIPPED, world)[0].lower().rstrip(".")
+    readings = []
+    for goal in goals:
+        text, reading, asks = read_in_scope(goal, SHIPPED, world)
+        assert text.lower().rstrip(".") == want, goal
+        readings.append((text, reading, asks))
+    return readings
