@@ -21,21 +21,15 @@ from miles_ros.agent.planner import Planner, PlannerConfig
 from miles_ros.agent.registry import SkillRegistry
 from miles_ros.agent.world import load_world
 from tests.agent.conftest import keyword_scorer
+from tests.agent.reading_harness import moved
 
 SHIPPED = Path(__file__).resolve().parents[2] / "policies" / "skills"
-CUBES = ("red_cube", "green_cube", "blue_cube")
 
 
 @pytest.fixture(scope="module")
 def cards() -> SkillRegistry:
     """The shipped trained cards (their envelopes and placement tolerances)."""
     return SkillRegistry.load([SHIPPED], interface_cards=False)
-
-
-def moved(world, positions):
-    out = world.copy()
-    out.objects = {name: (x, y, 0.02) for name, (x, y) in zip(CUBES, positions, strict=True)}
-    return out
 
 
 def point_of(text: str) -> tuple[float, float, float]:
@@ -56,7 +50,7 @@ def test_next_to_a_cube_is_the_free_side_nearest_the_cube_moved(cards):
     assert placed.text.startswith("put the red cube at (")
     assert point_of(placed.text) == pytest.approx((0.40, 0.15 - d, 0.02), abs=1e-3)
     # the same words with the cubes moved: the red cube behind the blue one now
-    far = moved(world, [(0.60, 0.0), (0.30, -0.20), (0.40, 0.0)])
+    far = moved([(0.60, 0.0), (0.30, -0.20), (0.40, 0.0)], world)
     again = place_beside("put the red cube next to the blue cube", cards, far)
     assert point_of(again.text) == pytest.approx((0.40 + d, 0.0, 0.02), abs=1e-3)
 
@@ -82,7 +76,7 @@ def test_a_side_said_is_kept_and_a_push_verb_pushes(cards):
 
 
 def test_a_placement_no_side_allows_is_refused_with_each_sides_reason(cards):
-    world = moved(load_world(), [(0.40, 0.20), (0.55, -0.13), (0.43, -0.25)])
+    world = moved([(0.40, 0.20), (0.55, -0.13), (0.43, -0.25)], load_world())
     placed = place_beside("put the red cube next to the right pad", cards, world)
     assert placed.refusal is not None
     for said in ("the green cube is there", "the blue cube is there", "envelope"):
@@ -110,7 +104,7 @@ def test_an_it_takes_the_cube_picked_up(cards):
     )
 )
 def test_the_point_is_clear_inside_the_envelope_or_refused(cards, positions):
-    world = moved(load_world(), positions)
+    world = moved(positions, load_world())
     placed = place_beside("put the red cube beside the blue cube", cards, world)
     if placed.refusal is not None:
         assert "blue cube" in placed.refusal

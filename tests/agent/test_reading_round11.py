@@ -22,15 +22,11 @@ from hypothesis import strategies as st
 from miles_ros.agent.negation import read_in_scope
 from miles_ros.agent.reading import asks_nothing
 from miles_ros.agent.reference_scene import TIE_M
-from miles_ros.agent.registry import SkillRegistry
 from miles_ros.agent.towers import read_tower
 from miles_ros.agent.turns import goal_angles
 from miles_ros.agent.wording import plain_wording
 from miles_ros.runtime.goals import FACE_ROBOT
-from tests.agent.test_reading_rules import CUBES, SCENE, moved
-
-SHIPPED = SkillRegistry.load()
-table = st.tuples(st.floats(0.3, 0.65), st.floats(-0.3, 0.3))
+from tests.agent.reading_harness import CUBES, SCENE, SHIPPED, moved, table
 
 
 def _only(text: str, cube: str) -> bool:

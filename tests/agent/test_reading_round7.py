@@ -19,12 +19,8 @@ from miles_ros.agent.grounding import Step
 from miles_ros.agent.negation import read_in_scope
 from miles_ros.agent.reference_scene import TIE_M
 from miles_ros.agent.references import follow_up, resolve_references
-from miles_ros.agent.registry import SkillRegistry
 from miles_ros.agent.repertoire import repertoire, unknown_verb
-from tests.agent.test_reading_rules import CUBES, SCENE, moved
-
-SHIPPED = SkillRegistry.load()
-table = st.tuples(st.floats(0.3, 0.65), st.floats(-0.3, 0.3))
+from tests.agent.reading_harness import CUBES, SCENE, SHIPPED, moved, table
 
 
 @settings(max_examples=25, deadline=None)

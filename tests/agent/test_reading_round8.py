@@ -18,16 +18,12 @@ from miles_ros.agent.negation import read_in_scope
 from miles_ros.agent.reading import metres
 from miles_ros.agent.reference_scene import TIE_M
 from miles_ros.agent.references import follow_up
-from miles_ros.agent.registry import SkillRegistry
 from miles_ros.agent.towers import read_tower
 from miles_ros.agent.validation import validate_plan
 from miles_ros.agent.world import in_workspace
 from miles_ros.runtime.goals import GoalError, crowded_error, goal_from_positions
 from sims.tasks.turn import TURN_CLEARANCE
-from tests.agent.test_reading_rules import CUBES, SCENE, moved
-
-SHIPPED = SkillRegistry.load()
-table = st.tuples(st.floats(0.3, 0.65), st.floats(-0.3, 0.3))
+from tests.agent.reading_harness import CUBES, SCENE, SHIPPED, moved, table
 
 
 @pytest.mark.parametrize(

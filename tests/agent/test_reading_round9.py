@@ -16,14 +16,11 @@ from hypothesis import strategies as st
 from miles_ros.agent.negation import read_in_scope
 from miles_ros.agent.reference_scene import TIE_M
 from miles_ros.agent.references import follow_up
-from miles_ros.agent.registry import SkillRegistry
 from miles_ros.agent.towers import read_tower
 from miles_ros.agent.turns import clause_angles, turn_text
 from miles_ros.runtime.goals import FACE_ROBOT
-from tests.agent.test_reading_rules import CUBES, SCENE, moved
+from tests.agent.reading_harness import CUBES, SCENE, SHIPPED, moved, table
 
-SHIPPED = SkillRegistry.load()
-table = st.tuples(st.floats(0.3, 0.65), st.floats(-0.3, 0.3))
 ORDINALS = ("first", "second", "third")
 
 

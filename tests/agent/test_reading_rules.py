@@ -21,21 +21,12 @@ from miles_ros.agent.negation import read_in_scope
 from miles_ros.agent.reference_scene import TIE_M
 from miles_ros.agent.references import resolve_references
 from miles_ros.agent.registry import SkillRegistry
-from miles_ros.agent.world import load_world
-
-CUBES = ("red_cube", "green_cube", "blue_cube")
-SCENE = load_world()
+from tests.agent.reading_harness import CUBES, SCENE, moved, table
 
 
 @pytest.fixture(scope="module")
 def shipped() -> SkillRegistry:
     return SkillRegistry.load()
-
-
-def moved(positions, world=SCENE):
-    out = world.copy()
-    out.objects = {n: (x, y, 0.02) for n, (x, y) in zip(CUBES, positions, strict=True)}
-    return out
 
 
 def red_on_green(world=SCENE):
@@ -63,9 +54,6 @@ def swapped_pads(world=SCENE):
 def read(goal, registry, world):
     text, reading, asks = read_in_scope(goal, registry, world)
     return text, reading, asks
-
-
-table = st.tuples(st.floats(0.3, 0.65), st.floats(-0.3, 0.3))
 
 
 @settings(max_examples=60, deadline=None)

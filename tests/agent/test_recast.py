@@ -14,30 +14,22 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from miles_ros.agent.clauses import plain_clauses
-from miles_ros.agent.negation import read_in_scope
 from miles_ros.agent.recast import home_alone_typo, other_pad_left, tower_on
-from miles_ros.agent.registry import SkillRegistry
-from tests.agent.test_reading_rules import SCENE, moved
+from tests.agent.reading_harness import (
+    COLOURS,
+    SCENE,
+    SHIPPED,  # noqa: F401  (test_recounted imports it from here)
+    _read,
+    _tower,
+    colours,
+    moved,
+)
 
-SHIPPED = SkillRegistry.load()
-COLOURS = frozenset({"red", "green", "blue"})
 PLACES = (("left", "yellow"), ("right", "grey"))
-colours = st.permutations(["red", "green", "blue"])
 
 
 def _plain(goal: str) -> str:
     return re.sub(r"\s+", " ", plain_clauses(goal, COLOURS, PLACES).lower()).strip(" .!?")
-
-
-def _read(goal: str, world=SCENE):
-    return read_in_scope(goal, SHIPPED, world)
-
-
-def _tower(order, x=0.5, y=0.05):
-    """The scene with its three cubes in one tower, ``order`` bottom first."""
-    world = SCENE.copy()
-    world.objects = {f"{c}_cube": (x, y, 0.02 + 0.04 * i) for i, c in enumerate(order)}
-    return world
 
 
 # -- motion nobody asked for ----------------------------------------------------------------

@@ -13,20 +13,10 @@ from miles_ros.agent.lm import FakeLanguageModel
 from miles_ros.agent.planner import Planner, PlannerConfig
 from miles_ros.agent.reference_scene import TIE_M, place_colours
 from miles_ros.agent.references import follow_up, resolve_references
-from miles_ros.agent.world import load_world
 from miles_ros.interfaces import NEEDS_CLARIFICATION
 from miles_ros.manager.core import Manager
 from tests.agent.conftest import keyword_scorer
-
-CUBES = ("red_cube", "green_cube", "blue_cube")
-SCENE = load_world()
-
-
-def moved(world, positions):
-    """``world`` with the cubes at ``positions`` (x, y on the table)."""
-    out = world.copy()
-    out.objects = {name: (x, y, 0.02) for name, (x, y) in zip(CUBES, positions, strict=True)}
-    return out
+from tests.agent.reading_harness import CUBES, moved
 
 
 def spread(values, gap):
@@ -47,7 +37,7 @@ def resolved(goal, world):
 @settings(max_examples=60, deadline=None)
 @given(st.lists(table, min_size=3, max_size=3))
 def test_positional_words_pick_the_cube_the_positions_say(positions):
-    w = moved(SCENE, positions)
+    w = moved(positions)
     ys = [y for _, y in positions]
     dists = [math.hypot(x, y) for x, y in positions]
     by_y = [CUBES[i] for i in sorted(range(3), key=lambda i: -ys[i])]  # left to right
@@ -73,7 +63,7 @@ def test_positional_words_pick_the_cube_the_positions_say(positions):
 def test_the_rewritten_goal_names_the_cube_and_the_pad(world):
     answer = resolve_references("Put the leftmost cube on the yellow pad", world)
     assert answer.text == "Put the blue cube on the left pad"  # blue is at y = +0.15
-    swapped = moved(world, [(0.45, 0.20), (0.50, 0.05), (0.40, -0.15)])
+    swapped = moved([(0.45, 0.20), (0.50, 0.05), (0.40, -0.15)], world)
     assert resolve_references("Put the leftmost cube on the yellow pad", swapped).text == (
         "Put the red cube on the left pad"
     )
@@ -103,7 +93,7 @@ def asked(goal, world):
 
 
 def test_a_goal_that_does_not_say_which_thing_gets_a_question_with_the_candidates(world):
-    level = moved(world, [(0.45, 0.10), (0.50, 0.105), (0.40, -0.2)])
+    level = moved([(0.45, 0.10), (0.50, 0.105), (0.40, -0.2)], world)
     tie = asked("lift the leftmost cube", level)
     assert tie.options == ("green_cube", "red_cube") and "red cube" in tie.question
     four = world.copy()
@@ -115,7 +105,7 @@ def test_a_goal_that_does_not_say_which_thing_gets_a_question_with_the_candidate
     assert second.options == ("green_cube", "red_cube") and "from the robot" in second.question
     assert len(asked("lift the second cube", four).options) >= 2
     # ... and named where all three agree: the middle cube in y is also second in reach
-    row = moved(world, [(0.45, 0.0), (0.40, 0.15), (0.55, -0.15)])
+    row = moved([(0.45, 0.0), (0.40, 0.15), (0.55, -0.15)], world)
     assert resolved("lift the second cube", row) == {"the second cube": "red_cube"}
     bare = asked("put the cube on the left pad", world)
     assert bare.phrase == "the cube" and set(bare.options) == set(CUBES)
@@ -198,7 +188,7 @@ def test_miles_plan_exits_4_when_it_asks_back(monkeypatch, registry, world, caps
 @settings(max_examples=80, deadline=None)
 @given(st.lists(table, min_size=3, max_size=3))
 def test_relations_between_cubes_pick_the_neighbour_the_positions_say(positions):
-    w = moved(SCENE, positions)
+    w = moved(positions)
     ys = {name: y for name, (_, y) in zip(CUBES, positions, strict=True)}
     if not spread(ys.values(), 2 * TIE_M):
         return
@@ -219,7 +209,7 @@ def test_the_cube_between_two_others_is_the_one_on_the_segment_between_them(worl
     assert resolved("put the cube between the red and the blue cube on the left pad", world) == {
         "the cube between the red and the blue cube": "green_cube"
     }
-    w = moved(world, [(0.50, 0.14), (0.42, -0.12), (0.47, 0.01)])  # blue between the others
+    w = moved([(0.50, 0.14), (0.42, -0.12), (0.47, 0.01)], world)  # blue between the others
     assert list(resolved("hover over the cube between the red and the green one", w).values()) == [
         "blue_cube"
     ]
@@ -242,7 +232,7 @@ def test_a_pad_named_without_to_or_from_and_that_cube_without_a_referent(world):
         "hover over the red cube, then push that cube to the right pad", world
     )
     assert kept.clarify is None and kept.refusal is None
-    level = moved(world, [(0.45, 0.12), (0.40, -0.12), (0.52, -0.12)])  # green, blue level
+    level = moved([(0.45, 0.12), (0.40, -0.12), (0.52, -0.12)], world)  # green, blue level
     tie = resolve_references("move the cube right of the red one to the left pad", level)
     assert tie.clarify is not None and set(tie.clarify.options) == {"green_cube", "blue_cube"}
 
@@ -262,7 +252,7 @@ def test_in_front_of_and_behind_are_seen_from_the_robot(world):
 @settings(max_examples=60, deadline=None)
 @given(st.lists(table, min_size=3, max_size=3))
 def test_distances_from_a_cube_and_ordinal_distances_pick_what_the_positions_say(positions):
-    w = moved(SCENE, positions)
+    w = moved(positions)
     green = positions[1]
     others = {n: math.dist(p, green) for n, p in zip(CUBES, positions, strict=True)}
     del others["green_cube"]
@@ -311,7 +301,7 @@ def test_a_thing_beside_and_ranks_that_do_not_exist(world):
     assert fourth.refusal == (
         "the scene has 3 cubes to rank: there is no fourth cube closest to the robot"
     )
-    level = moved(world, [(0.45, 0.12), (0.40, -0.12), (0.52, -0.12)])  # green, blue 0.245/0.25
+    level = moved([(0.45, 0.12), (0.40, -0.12), (0.52, -0.12)], world)  # green, blue 0.245/0.25
     tie = resolve_references("hover over the cube farthest from the red cube", level)
     assert tie.clarify is not None and set(tie.clarify.options) == {"green_cube", "blue_cube"}
 

@@ -11,8 +11,7 @@ import pytest
 from hypothesis import given, settings
 
 from miles_ros.agent.reframed import brought_to_it, kept_there, tower_by, which_pad_there
-from tests.agent.test_reading_rules import SCENE, moved
-from tests.agent.test_recast import _read, _tower, colours
+from tests.agent.reading_harness import SCENE, _read, _tower, colours, moved
 
 
 # -- motion nobody asked for ----------------------------------------------------------------

@@ -13,8 +13,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from miles_ros.agent.clauses import plain_clauses
-from miles_ros.agent.negation import read_in_scope
-from miles_ros.agent.registry import SkillRegistry
 from miles_ros.agent.rephrased import (
     home_typo,
     not_on_but,
@@ -22,19 +20,11 @@ from miles_ros.agent.rephrased import (
     turned_after,
     two_high,
 )
-from tests.agent.test_reading_rules import SCENE, moved
-
-SHIPPED = SkillRegistry.load()
-COLOURS = frozenset({"red", "green", "blue"})
-colours = st.permutations(["red", "green", "blue"])
+from tests.agent.reading_harness import COLOURS, SCENE, _read, colours, moved
 
 
 def _plain(goal: str) -> str:
     return re.sub(r"\s+", " ", plain_clauses(goal, COLOURS).lower()).strip(" .!?")
-
-
-def _read(goal: str, world=SCENE):
-    return read_in_scope(goal, SHIPPED, world)
 
 
 # -- motion nobody asked for ----------------------------------------------------------------

@@ -19,10 +19,7 @@ from miles_ros.agent.resaid import (
     tower_listed,
     two_set_aside,
 )
-from tests.agent.test_reading_rules import moved
-from tests.agent.test_recast import _read, _tower, colours
-
-THREE = frozenset({"red", "green", "blue"})
+from tests.agent.reading_harness import COLOURS, _read, _tower, colours, moved
 
 
 # -- motion nobody asked for ----------------------------------------------------------------
@@ -95,7 +92,7 @@ def test_into_that_cube_is_not_a_container():
 def test_three_stacked_in_an_order_said_after_a_colon(order):
     x, a, b = order
     said = f"Stack the three bricks onto the {x} one - {a} first and then {b} last."
-    assert stacked_in_order(said, THREE) == (
+    assert stacked_in_order(said, COLOURS) == (
         f"put the {a} cube on the {x} cube, then put the {b} cube on the {a} cube"
     )
 
@@ -105,7 +102,7 @@ def test_three_stacked_in_an_order_said_after_a_colon(order):
 def test_on_top_of_that_is_the_cube_placed_last(order):
     x, a, b = order
     said = f"Set the {a} box onto the {x} box, then the {b} box on top of that one."
-    assert stacked_in_order(said, THREE) == (
+    assert stacked_in_order(said, COLOURS) == (
         f"put the {a} cube on the {x} cube, then put the {b} cube on the {a} cube"
     )
 
@@ -117,14 +114,14 @@ def test_a_tower_listed_names_a_cube_again_as_the_same_cube(order):
     said = f"Make me a stack: the {a} brick onto the {x} brick, next the {b} brick on the {a} one."
     text, reading, asked = _read(said)
     assert asked is None and reading.refusal is None
-    assert tower_listed(said, THREE) == (
+    assert tower_listed(said, COLOURS) == (
         f"put the {a} cube on the {x} cube, then put the {b} cube on the {a} cube"
     )
 
 
 def test_a_tower_listed_onto_another_cube_keeps_its_words():
     said = "Build a tower: the red cube on the green cube, then the blue cube on the green cube."
-    assert tower_listed(said, THREE) == said
+    assert tower_listed(said, COLOURS) == said
 
 
 @given(colours)
@@ -172,12 +169,12 @@ def test_the_cube_right_next_to_one_follows_the_cubes():
 @settings(max_examples=3, deadline=None)
 def test_two_set_aside_then_a_cube_by_colour_is_that_step(colour):
     goal = f"Do not move the back two blocks, and only slide the {colour} block to the grey mat."
-    assert two_set_aside(goal, THREE) == f"slide the {colour} block to the grey mat."
+    assert two_set_aside(goal, COLOURS) == f"slide the {colour} block to the grey mat."
 
 
 def test_two_set_aside_then_a_cube_by_position_keeps_its_words():
     goal = "Don't touch the two cubes at the front; just put the leftmost cube on the left pad."
-    assert two_set_aside(goal, THREE) == goal
+    assert two_set_aside(goal, COLOURS) == goal
 
 
 @given(colours)
@@ -193,7 +190,7 @@ def test_a_cube_said_first_with_its_place_in_the_tower_is_the_subject(order):
 
 def test_a_cube_not_in_the_scene_said_first_keeps_its_words():
     goal = "The purple cube on top of the stack, put it on the right pad."
-    assert topic_located(goal, THREE) == goal
+    assert topic_located(goal, COLOURS) == goal
 
 
 # -- the cube near the edge: measured from the table's sides (reference_edge.py) -----------

@@ -13,7 +13,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from miles_ros.agent.negation import read_in_scope
-from miles_ros.agent.registry import SkillRegistry
 from miles_ros.agent.restated import (
     all_but_first,
     apposed,
@@ -27,18 +26,11 @@ from miles_ros.agent.restated import (
     stacked_said,
 )
 from miles_ros.agent.wording import plain_wording
-from tests.agent.test_reading_rules import moved
+from tests.agent.reading_harness import COLOURS, SHIPPED, _said, colours, moved
 
-SHIPPED = SkillRegistry.load()
 table = st.lists(
     st.tuples(st.floats(0.35, 0.62), st.floats(-0.25, 0.25)), min_size=3, max_size=3
 ).filter(lambda ps: all(abs(a[1] - b[1]) > 0.08 for i, a in enumerate(ps) for b in ps[i + 1 :]))
-colours = st.permutations(["red", "green", "blue"])
-RGB = frozenset({"red", "green", "blue"})
-
-
-def _said(text: str) -> str:
-    return re.sub(r"\s+", " ", text.lower()).strip(" .")
 
 
 # -- a place corrected with its preposition said again ------------------------------------
@@ -189,7 +181,7 @@ def test_order_words_with_though_and_start_by_keep_the_order(positions):
 def test_every_cube_but_one_with_one_first(order, verb):
     x, y, z = order
     goal = f"{verb} all the blocks apart from the {x} block, starting with the {y} block."
-    said = _said(all_but_first(goal, RGB))
+    said = _said(all_but_first(goal, COLOURS))
     assert said == f"{verb.lower()} the {y} cube, then {verb.lower()} the {z} cube"
 
 

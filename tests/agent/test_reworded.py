@@ -6,15 +6,11 @@ moved by hypothesis, and look-alikes that must keep their reading."""
 
 from __future__ import annotations
 
-import re
-
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from miles_ros.agent.grounding import Step
-from miles_ros.agent.negation import read_in_scope
-from miles_ros.agent.registry import SkillRegistry
 from miles_ros.agent.restated import stacked_said
 from miles_ros.agent.reworded import (
     asked_free,
@@ -30,9 +26,8 @@ from miles_ros.agent.reworded import (
     verb_shared,
     wish_forbids,
 )
-from tests.agent.test_reading_rules import SCENE, moved
+from tests.agent.reading_harness import SHIPPED, _read, colours, moved
 
-SHIPPED = SkillRegistry.load()
 table = st.lists(
     st.tuples(st.floats(0.35, 0.62), st.floats(-0.25, 0.25)), min_size=3, max_size=3
 ).filter(
@@ -42,15 +37,6 @@ table = st.lists(
         for b in ps[i + 1 :]
     )
 )
-colours = st.permutations(["red", "green", "blue"])
-
-
-def _said(text: str) -> str:
-    return re.sub(r"\s+", " ", text.lower()).strip(" .")
-
-
-def _read(goal: str, world=SCENE):
-    return read_in_scope(goal, SHIPPED, world)
 
 
 # -- motion nobody asked for ----------------------------------------------------------------

@@ -18,20 +18,9 @@ from hypothesis import strategies as st
 from miles_ros.agent.negation import read_in_scope
 from miles_ros.agent.places import PLACE_WORDS, point_out_of_reach, unknown_place
 from miles_ros.agent.reference_scene import TIE_M
-from miles_ros.agent.registry import SkillRegistry
 from miles_ros.agent.wording import plain_wording
-from tests.agent.test_reading_rules import CUBES, SCENE, moved
-
-SHIPPED = SkillRegistry.load()
-table = st.tuples(st.floats(0.3, 0.65), st.floats(-0.3, 0.3))
-colours3 = st.permutations(["red", "green", "blue"])
-
-
-def tower(xy, order):
-    """The scene with the three cubes stacked at ``xy``, ``order`` bottom first."""
-    out = SCENE.copy()
-    out.objects = {f"{c}_cube": (xy[0], xy[1], 0.02 + 0.04 * i) for i, c in enumerate(order)}
-    return out
+from tests.agent.reading_harness import CUBES, SCENE, SHIPPED, _tower, moved, read_like, table
+from tests.agent.reading_harness import colours as colours3
 
 
 # -- places no skill goes to ---------------------------------------------------------------
@@ -85,13 +74,11 @@ def test_a_point_is_refused_exactly_when_no_skill_takes_it(x, y, z):
 def test_a_cube_set_aside_is_left_out_and_alone_asks_nothing(positions, colours):
     c, o, _ = colours
     w = moved(positions)
-    want, _, _ = read_in_scope(f"Lift the {c} brick onto the grey mat.", SHIPPED, w)
-    for goal in (
+    said = (
         f"Never mind about the {o} brick - lift the {c} brick onto the grey mat.",
         f"Oh, and forget the {o} block; lift the {c} brick onto the grey mat.",
-    ):
-        text, reading, _ = read_in_scope(goal, SHIPPED, w)
-        assert text.lower().rstrip(".") == want.lower().rstrip(".")
+    )
+    for text, reading, _ in read_like(f"Lift the {c} brick onto the grey mat.", said, w):
         assert o not in text.lower() and not reading.nothing
     for goal in (f"Forget about the {o} brick, actually.", f"Just leave the {o} block be."):
         _, reading, asks = read_in_scope(goal, SHIPPED, w)
@@ -191,7 +178,7 @@ def test_a_tower_in_an_order_said_follows_the_positions(positions, order):
 @settings(max_examples=25, deadline=None)
 @given(table, colours3, st.booleans())
 def test_a_tower_taken_apart_moves_the_top_cube_first(xy, order, colours_said):
-    w = tower(xy, order)
+    w = _tower(order, *xy)
     bottom, middle, top = order
     if colours_said:  # the middle cube said first
         goal = f"Disassemble the pile: {middle} to the grey mat and {top} to the yellow mat."
@@ -206,7 +193,7 @@ def test_a_tower_taken_apart_moves_the_top_cube_first(xy, order, colours_said):
 
 def test_a_tower_taken_apart_without_a_tower_or_with_a_word_for_no_cube_is_left():
     goal = "Take the tower apart: the top one on the grey mat, the lowest one on the yellow mat."
-    assert plain_wording(goal, tower((0.5, 0.0), ["red", "green", "blue"])) == goal
+    assert plain_wording(goal, _tower(["red", "green", "blue"], 0.5, 0.0)) == goal
     flat = "Dismantle the stack: red to the grey mat, then green to the yellow mat."
     assert plain_wording(flat, SCENE) == flat
 
@@ -254,7 +241,7 @@ def test_a_verb_no_skill_has_is_refused_naming_the_closest_skill(goal, closest):
     ),
 )
 def test_a_tower_pushed_is_refused(xy, order, goal):
-    _, reading, _ = read_in_scope(goal, SHIPPED, tower(xy, order))
+    _, reading, _ = read_in_scope(goal, SHIPPED, _tower(order, *xy))
     assert reading.refusal and "tower" in reading.refusal
 
 
