@@ -308,8 +308,9 @@ _SAID_THEN_IT = re.compile(
     rf"^(?P<np>(?:the\s+)?\w+\s+{_CUBE_NOUN})(?:\s+(?:is|sits|stands|lies)|'s)\s+"
     r"(?:all\s+|off\s+|out\s+|over\s+)?(?:alone|on\s+its\s+own|by\s+itself|(?:at|in)\s+the\s+"
     r"(?:front|back|rear|middle)|(?:on|at|to)\s+(?:the|your)\s+(?:far\s+)?(?:left|right)|"
-    r"(?P<far>too\s+far(?:\s+(?:to|over\s+(?:on|to))\s+the)?\s+(?:left|right|forward|back|away|"
-    r"out)))\b[^;:.!?\-\u2013\u2014]*(?:[;:.]|\s[-\u2013\u2014]+|(?(far),|(?!)))\s*"
+    r"(?P<far>(?:(?:much|way|a\s+bit|slightly)\s+)?too\s+far(?:\s+(?:out\s+)?(?:to|over\s+(?:on|to))"
+    r"\s+the)?\s+(?:left|right|forward|back|away|out)))\b[^;:.!?\-\u2013\u2014]*"
+    r"(?:[;:.]|\s[-\u2013\u2014]+|(?(far),(?:\s*so\b)?|(?!)))\s*"
     rf"(?P<cmd>(?:{_MOVERS}|hover|reach)\b[^.;!?]*?\bit\b.*)$",
     re.I,
 )
