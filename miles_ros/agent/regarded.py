@@ -57,7 +57,8 @@ def _place_of(word: str, places: tuple[tuple[str, ...], ...]) -> tuple[str, ...]
 def that_pad(text: str, places: tuple[tuple[str, ...], ...] = ()) -> str:
     """ "Slide the cube closest to the grey pad onto that pad." -> "... onto the grey pad."
     ("that / this / the same pad" is the one pad the goal named before it; left as said when
-    it named none or two; a first clause saying that pad is the target asks nothing)."""
+    it named none or two; a first sentence that only points that pad out, or the place said
+    twice, "to where P is, right onto that pad", is said once)."""
     m = _THAT_PAD.search(text)
     if m is None:
         return text
@@ -68,14 +69,24 @@ def that_pad(text: str, places: tuple[tuple[str, ...], ...] = ()) -> str:
     if len(before) != 1:
         return text
     text = text[: m.start()] + next(iter(before.values())) + text[m.end() :]
-    return _TARGET_SAID.sub("", text)  # "The grey pad is the target: ..." asks nothing
+    return _WHERE_IT_IS.sub(" ", _POINTED_OUT.sub("", text))
 
 
-_TARGET_SAID = re.compile(
-    rf"^the\s+[a-z]+\s+(?:{_PAD_NOUN})\s+is\s+(?:the|your)\s+(?:target|goal|destination)\s*"
-    rf"(?:[,;:]|\s{_DASH})\s*",
+_PAD_NP = rf"the\s+[a-z]+\s+(?:{_PAD_NOUN})"
+_POINTED_OUT = re.compile(
+    rf"^(?:(?:do\s+you\s+|can\s+you\s+)?see\s+{_PAD_NP}\s*\?|{_PAD_NP}\s+is\s+(?:the|your)\s+"
+    rf"(?:target|goal|destination)\s*(?:[,;:]|\s{_DASH}))\s*",
     re.I,
 )
+"""A first sentence that only points the pad out ("See the grey pad?", "The grey pad is the
+target:"): the step names it now, so it asks nothing."""
+_WHERE_IT_IS = re.compile(
+    rf"\s+(?:(?:across|over)\s+)?to\s+where\s+{_PAD_NP}\s+is\s*,?\s*(?:right\s+)?"
+    r"(?=(?:onto|on\s+to|on|to)\s)",
+    re.I,
+)
+"""A place said twice, the second time by "that pad" ("... across to where the grey pad is,
+right onto that pad"): once."""
 
 
 _EACH_PAD_FIRST = re.compile(

@@ -150,6 +150,19 @@ def test_that_pad_is_the_one_pad_named_before(order, place):
     assert f"the {side} " in text.lower().split("onto")[-1]
 
 
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Do you see the grey tile? Drop the red brick over onto that tile.",
+        "Carry the red box over to where the grey mat is, right on to that mat.",
+    ],
+)
+def test_a_pad_pointed_out_then_that_pad_is_said_once(said):
+    text, reading, asked = _read(said)
+    assert asked is None and reading.refusal is None
+    assert text.lower().count("right") == 1 and "see" not in text.lower()
+
+
 def test_that_pad_after_two_pads_or_none_keeps_its_words():
     both = "Move the red box from the yellow mat to the grey mat, then back to that mat."
     assert that_pad(both, PLACES) == both
