@@ -5408,13 +5408,20 @@ def said_where_it(goal: str, item: dict) -> str | None:
     return form.format(a=a, s="left" if y > 0 else "right", q=_lower_first(c.place))
 
 
+def _placed_on_cube(goal: str, item: dict) -> tuple[str, str] | None:
+    """The colours of the cube placed and of the cube it goes onto, for one placing of a cube
+    by colour onto a cube by colour; else None."""
+    found = _placed_cube(goal, item)
+    b = found and _colour_of(found[0].place)
+    return (found[1], b) if b else None
+
+
 def tower_two(goal: str, item: dict) -> str | None:
     """A tower of two said by its two cubes, then which is on top (the top one onto the
     other): "Build a two-block tower out of the red and green cubes, red at the top." (from
     one placing of a cube by colour onto a cube by colour)."""
-    found = _placed_cube(goal, item)
-    b = found and _colour_of(found[0].place)
-    if not b:
+    pair = _placed_on_cube(goal, item)
+    if not pair:
         return None
     form = _pick(
         [
@@ -5424,7 +5431,7 @@ def tower_two(goal: str, item: dict) -> str | None:
         ],
         "rtwo|" + goal,
     )
-    return form.format(a=found[1], b=b)
+    return form.format(a=pair[0], b=pair[1])
 
 
 def no_action(goal: str, item: dict) -> Relabelled | None:
@@ -5717,9 +5724,8 @@ def stack_with_on(goal: str, item: dict) -> str | None:
     """A tower of two said as a thing made "with X on Y" (X onto Y): "Build a stack of two,
     the red cube on the green cube." (from one placing of a cube by colour onto a cube by
     colour)."""
-    found = _placed_cube(goal, item)
-    b = found and _colour_of(found[0].place)
-    if not b:
+    pair = _placed_on_cube(goal, item)
+    if not pair:
         return None
     form = _pick(
         [
@@ -5729,7 +5735,7 @@ def stack_with_on(goal: str, item: dict) -> str | None:
         ],
         "sstack|" + goal,
     )
-    return form.format(a=found[1], b=b)
+    return form.format(a=pair[0], b=pair[1])
 
 
 def too_far_bring(goal: str, item: dict) -> str | None:
