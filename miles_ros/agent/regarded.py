@@ -133,7 +133,7 @@ def made_to_face(text: str) -> str:
 _BY_WEIGHT = re.compile(
     r"\b(?:sort|order|arrange|rank|line|put|place|set)\b[^.;!?]*?\b(?:by|according\s+to|in\s+"
     r"order\s+of|from\s+(?:the\s+)?(?:heaviest|lightest))\b[^.;!?]*?\b(?:weigh|weighs|weight|"
-    r"weights|heavy|heaviness|heavier|heaviest|light|lightest|mass|how\s+much\s+they\s+weigh)\b",
+    r"weights|heavy|heaviness|heavier|heaviest|lighter|lightest|mass|how\s+much\s+they\s+weigh)\b",
     re.I,
 )
 

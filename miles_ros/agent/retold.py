@@ -305,7 +305,7 @@ def one_more_on_top(text: str) -> str:
 
 
 _SAID_THEN_IT = re.compile(
-    rf"^(?P<np>(?:the\s+)?\w+\s+{_CUBE_NOUN})(?:\s+(?:is|sits|stands|lies)|'s)\s+"
+    rf"^(?P<np>(?:the\s+\w+|{COLOUR})\s+{_CUBE_NOUN})(?:\s+(?:is|sits|stands|lies)|'s)\s+"
     r"(?:all\s+|off\s+|out\s+|over\s+)?(?:alone|on\s+its\s+own|by\s+itself|(?:at|in)\s+the\s+"
     r"(?:front|back|rear|middle)|(?:on|at|to)\s+(?:the|your)\s+(?:far\s+)?(?:left|right)|"
     r"(?P<far>(?:(?:much|way|a\s+bit|slightly)\s+)?too\s+far(?:\s+(?:out\s+)?(?:to|over\s+(?:on|to))"
@@ -326,7 +326,7 @@ def said_then_it(text: str) -> str:
     if m is None:
         return text
     np = m["np"][:1].lower() + m["np"][1:]
-    np = np if np.startswith("the") else f"the {np}"  # "Red cube is too far left. Move it ..."
+    np = np if np.startswith("the ") else f"the {np}"  # "Red cube is too far left. Move it ..."
     cmd = re.sub(r"\bit\b", np, m["cmd"], count=1)
     return cmd[:1].upper() + cmd[1:]
 

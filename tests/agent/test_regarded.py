@@ -85,6 +85,11 @@ def test_a_request_beside_relaxing_is_not_no_motion(said):
     assert not asks_no_motion(said)
 
 
+def test_a_thing_not_a_cube_by_colour_said_too_far_keeps_its_words():
+    said = "That cube is too far left, carry it to the grey mat."
+    assert _read(said)[0].lower().startswith("that cube is too far left")
+
+
 @given(colours, st.floats(0.05, 0.2))
 @settings(max_examples=4, deadline=None)
 def test_a_cube_said_too_far_to_one_side_then_it_is_that_cube(order, off):
@@ -208,5 +213,9 @@ def test_cubes_sorted_by_weight_are_refused_naming_the_verb(said):
 
 
 def test_sorting_by_position_or_a_light_pad_is_not_weighing():
-    for said in ("Sort the blocks from left to right.", "Set the red box by the grey mat."):
+    for said in (
+        "Sort the blocks from left to right.",
+        "Set the red box by the grey mat.",
+        "Put the red brick by the light, on the yellow mat.",
+    ):
         assert by_weight(said) == said
