@@ -5408,13 +5408,20 @@ def said_where_it(goal: str, item: dict) -> str | None:
     return form.format(a=a, s="left" if y > 0 else "right", q=_lower_first(c.place))
 
 
+def _placed_on_cube(goal: str, item: dict) -> tuple[str, str] | None:
+    """The colours of the cube placed and of the cube it goes onto, for one placing of a cube
+    by colour onto a cube by colour; else None."""
+    found = _placed_cube(goal, item)
+    b = found and _colour_of(found[0].place)
+    return (found[1], b) if b else None
+
+
 def tower_two(goal: str, item: dict) -> str | None:
     """A tower of two said by its two cubes, then which is on top (the top one onto the
     other): "Build a two-block tower out of the red and green cubes, red at the top." (from
     one placing of a cube by colour onto a cube by colour)."""
-    found = _placed_cube(goal, item)
-    b = found and _colour_of(found[0].place)
-    if not b:
+    pair = _placed_on_cube(goal, item)
+    if not pair:
         return None
     form = _pick(
         [
@@ -5424,7 +5431,7 @@ def tower_two(goal: str, item: dict) -> str | None:
         ],
         "rtwo|" + goal,
     )
-    return form.format(a=found[1], b=b)
+    return form.format(a=pair[0], b=pair[1])
 
 
 def no_action(goal: str, item: dict) -> Relabelled | None:
@@ -5560,6 +5567,213 @@ def shuffle_ask(goal: str, item: dict) -> Relabelled | None:
         ],
         "rshuffle|" + goal,
         expect="clarify",
+    )
+
+
+# -- group S ------------------------------------------------------------------------------
+# Written for the structures held-out 25 showed, in other wordings, before the round that
+# reads them; never tuned on. Some change the label (no motion, a refusal, a scene moved, the
+# steps changed): those return ``(goal, fields)``.
+
+
+def verbless_over(goal: str, item: dict) -> str | None:
+    """A terse fragment with no verb, the gripper over a thing (the reach): "claw above the
+    red block please" (from one reach of a cube or pad)."""
+    if not _single_step(item, "reach"):
+        return None
+    target = _said(item["plan"][0].params.get("target"))
+    if target is None:
+        return None
+    form = _pick(
+        ["claw above {o} please", "the gripper over {o}, thanks", "hand above {o} pls"],
+        "sverbless|" + goal,
+    )
+    return form.format(o=target.replace(" cube", " block"))
+
+
+def aside_near(goal: str, item: dict) -> str | None:
+    """One step onto a pad with an aside after it that is no step ("it's right beside it"):
+    "Nudge the red cube onto the left pad - it's just beside it." (from one step of a cube by
+    colour onto a pad)."""
+    c = clause(goal)
+    if c is None or not _colour_of(c.obj) or not _PAD_NP.match(c.place or ""):
+        return None
+    if not _single_step(item) or item["plan"][0].skill not in {"push", "pick_place"}:
+        return None
+    form = _pick(
+        ["{g}, it's right beside it.", "{g} - it's just close to it.", "{g}; it's next door."],
+        "saside|" + goal,
+    )
+    return form.format(g=f"{_upper_first(c.verb)} {_lower_first(c.obj)}{_rest(c)}")
+
+
+def that_pad_back(goal: str, item: dict) -> str | None:
+    """A pad named, then "that pad / mat" for it (the same pad): "The grey mat is the target:
+    slide the red block onto that mat." (from one step of a cube by colour onto a pad)."""
+    c = clause(goal)
+    pad = c and _colour_of(c.obj) and _PAD_NP.match(c.place or "")
+    if not pad or not _single_step(item) or item["plan"][0].skill not in {"push", "pick_place"}:
+        return None
+    form = _pick(
+        [
+            "{P} is the target: {v} {o} onto that {n}.",
+            "See {p}? {V} {o} over onto that {n}.",
+            "{V} {o} across to where {p} is, right onto that {n}.",
+        ],
+        "sthat|" + goal,
+    )
+    p = _lower_first(c.place)
+    return form.format(
+        P=_upper_first(p), p=p, v=c.verb, V=_upper_first(c.verb), o=_lower_first(c.obj), n=pad[2]
+    )
+
+
+_S_PAD_COLOUR = {"left_pad": "yellow", "right_pad": "grey"}
+
+
+def both_pads_first(goal: str, item: dict) -> Relabelled | None:
+    """Both pads visited, one said first by its colour ("each / both pads, the grey one
+    first": a reach of that pad, then of the other): "Go above both mats, starting with the
+    grey one." (from one reach of a pad)."""
+    if not _single_step(item, "reach"):
+        return None
+    first = item["plan"][0].params.get("target")
+    if not isinstance(first, str) or first not in _S_PAD_COLOUR:
+        return None
+    other = "right_pad" if first == "left_pad" else "left_pad"
+    form = _pick(
+        [
+            "Go above both mats, starting with the {c} one.",
+            "Move over each of the two pads, the {c} pad before the other.",
+            "Visit both pads with the gripper - {c} one first.",
+        ],
+        "sboth|" + goal,
+    )
+    plan = [item["plan"][0], _step(f"reach {other}")]
+    return form.format(c=_S_PAD_COLOUR[first]), {"plan": plan}
+
+
+def face_square(goal: str, item: dict) -> Relabelled | None:
+    """A cube made to face the robot "squarely" / "square on" (the turn to face the robot):
+    "Get the red block to face you squarely." (from one step on a cube by colour, where the
+    turn passes the cards in the scene)."""
+    c = clause(goal)
+    a = c and _colour_of(c.obj)
+    if not a or not _single_step(item):
+        return None
+    plan = [_step(f"turn {a}_cube face_robot")]
+    if not _valid(plan, item):
+        return None
+    form = _pick(
+        [
+            "Get the {a} block to face you squarely.",
+            "Have the {a} cube face the robot square on.",
+            "Make the {a} cube sit squarely facing the robot.",
+        ],
+        "sface|" + goal,
+    )
+    return form.format(a=a), {"plan": plan}
+
+
+def front_pair_side(goal: str, item: dict) -> Relabelled | None:
+    """Of two cubes side by side at the front, the left or right one (the third cube behind
+    them): "Of the two cubes at the front, take the left one to the grey pad." (from one
+    placing of a cube by colour onto a pad: the scene moved so that cube is the front pair's
+    one on that side)."""
+    found = _placed_cube(goal, item)
+    if not found or not _PAD_NP.match(found[0].place):
+        return None
+    a = f"{found[1]}_cube"
+    cubes = _scene_cubes(item)
+    if len(cubes) != 3 or a not in cubes:
+        return None
+    others = list(itertools.permutations(n for n in sorted(cubes) if n != a))
+    b, back = _pick(others, "sfp|" + goal)
+    side = _pick(["left", "right"], "sfpside|" + goal)
+    y = 0.07 if side == "left" else -0.07
+    objects = {a: (0.42, y, 0.02), b: (0.42, -y, 0.02), back: (0.6, 0.0, 0.02)}
+    if not _valid(item["plan"], {**item, "objects": objects}):
+        return None
+    form = _pick(
+        [
+            "Of the two cubes at the front, take the {s} one to {p}.",
+            "The two front blocks: put the {s}-hand one on {p}.",
+            "Between the two nearer cubes, move the one on the {s} onto {p}.",
+        ],
+        "sfpf|" + goal,
+    )
+    return form.format(s=side, p=_lower_first(found[0].place)), {"objects": objects}
+
+
+def relax_nothing(goal: str, item: dict) -> Relabelled | None:
+    """No task said, with "relax / take a break / take it easy" (an empty plan): "Nothing to
+    do for now, take a break." (from any plan)."""
+    return _unplanned(
+        item,
+        [
+            "Nothing to do for now, take a break.",
+            "No job at the moment - relax.",
+            "Take it easy, there's no task yet.",
+            "There's no work for you just now; chill.",
+        ],
+        "srelax|" + goal,
+    )
+
+
+def stack_with_on(goal: str, item: dict) -> str | None:
+    """A tower of two said as a thing made "with X on Y" (X onto Y): "Build a stack of two,
+    the red cube on the green cube." (from one placing of a cube by colour onto a cube by
+    colour)."""
+    pair = _placed_on_cube(goal, item)
+    if not pair:
+        return None
+    form = _pick(
+        [
+            "Make a two-block tower with the {a} block on the {b} block.",
+            "Build a stack of two, the {a} cube on the {b} cube.",
+            "Form a two-cube pile having the {a} cube on top of the {b} one.",
+        ],
+        "sstack|" + goal,
+    )
+    return form.format(a=pair[0], b=pair[1])
+
+
+def too_far_bring(goal: str, item: dict) -> str | None:
+    """Where a cube is said as "too far <side>", then "bring it over to" a pad (the placing,
+    planned or refused as the cards say): "The red block sits too far to the left; move it
+    across to the grey mat." (from one placing of a cube by colour onto a pad, the cube 3
+    cm or more off the middle)."""
+    found = _placed_cube(goal, item)
+    if not found or not _PAD_NP.match(found[0].place):
+        return None
+    a = found[1]
+    y = _scene_cubes(item).get(f"{a}_cube", (0.0, 0.0, 0.0))[1]
+    if abs(y) < 0.03:
+        return None
+    form = _pick(
+        [
+            "The {a} block sits too far to the {s}; move it across to {p}.",
+            "The {a} cube's too far over on the {s} - carry it to {p}.",
+            "{A} cube is too far {s}. Take it over to {p}.",
+        ],
+        "sfar|" + goal,
+    )
+    side = "left" if y > 0 else "right"
+    return form.format(a=a, A=a.capitalize(), s=side, p=_lower_first(found[0].place))
+
+
+def sort_heavy(goal: str, item: dict) -> Relabelled | None:
+    """Cubes ordered by how heavy they are, which no skill weighs (refused): "Arrange the
+    blocks by how heavy each one is." (from any plan)."""
+    return _unplanned(
+        item,
+        [
+            "Arrange the blocks by how heavy each one is.",
+            "Put the cubes in order of how much they weigh.",
+            "Line the cubes up according to their heaviness.",
+        ],
+        "sheavy|" + goal,
+        expect="refuse",
     )
 
 
@@ -5791,6 +6005,16 @@ TRANSFORMS: dict[str, tuple[str, Callable[[str, dict], str | Relabelled | None]]
     "reverse_order": ("R", reverse_order),
     "push_on_tower": ("R", push_on_tower),
     "shuffle_ask": ("R", shuffle_ask),
+    "verbless_over": ("S", verbless_over),
+    "aside_near": ("S", aside_near),
+    "that_pad_back": ("S", that_pad_back),
+    "both_pads_first": ("S", both_pads_first),
+    "face_square": ("S", face_square),
+    "front_pair_side": ("S", front_pair_side),
+    "relax_nothing": ("S", relax_nothing),
+    "stack_with_on": ("S", stack_with_on),
+    "too_far_bring": ("S", too_far_bring),
+    "sort_heavy": ("S", sort_heavy),
 }
 """name -> (group, transformation). Group B was written with A and committed before any
 planner change; nothing is tuned on it. Group C (the structures held-out 9 showed) was
@@ -5799,7 +6023,7 @@ and E (the structures held-outs 10 and 11 showed) likewise, group F (held-out 12
 (held-out 13's), group H (held-out 14's), group I (held-out 15's), group J (held-out 16's),
 group K (held-out 17's), group L (held-out 18's), group M (held-out 19's), group N
 (held-out 20's), group O (held-out 21's), group P (held-out 22's), group Q (held-out 23's),
-group R (held-out 24's)."""
+group R (held-out 24's), group S (held-out 25's)."""
 
 
 def transformed(items: list[dict], name: str, per: int) -> tuple[int, list[tuple[dict, dict]]]:

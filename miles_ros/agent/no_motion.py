@@ -11,9 +11,11 @@ part must be one of:
   previous) (request / instruction)", "call that off" (:data:`_TAKEN_BACK`);
 - nothing needed: "I / we don't need / want anything (done)", "(there's) no need to move / do
   anything", "no action / motion (is) needed / required", "nothing needs doing", "you don't
-  have to move" (:data:`_NOT_NEEDED`);
+  have to move", "(there's) no task / job / work (for you)", "nothing (for you) to do"
+  (:data:`_NOT_NEEDED`);
 - staying still: "stand / stay / keep / hold / remain / sit still / put / (right / exactly)
-  where you are / as you are" (:data:`_STAYING`);
+  where you are / as you are", "relax", "rest", "chill (out)", "take a break / it easy", "at
+  ease" (:data:`_STAYING`);
 - a part the clause reading already takes as no motion or an aside
   (:func:`~miles_ros.agent.clause_grammar._asks_nothing`);
 - a check or a remark that asks nothing: "just checking (you're listening)", "only testing
@@ -21,11 +23,12 @@ part must be one of:
   (:data:`_REMARK`);
 
 each with leading "please / just / so / okay / for now / for the time being" and trailing "for
-now / right now / for a moment / at all / after all / please / thanks" or a clause of what the
-speaker does meanwhile ("while I adjust the camera", "until I say so"); and one part at least
-is one of the first three. Grammar, not goals: the parts are clause frames (a withdrawal, a
-need denied, a posture kept) with their adverbials; a part naming a thing ("forget the red
-cube", "no need to move it") is none of them, so a request beside them keeps its reading.
+now / right now / just now / yet / for a moment / at all / after all / please / thanks" or a
+clause of what the speaker does meanwhile ("while I adjust the camera", "until I say so");
+and one part at least is one of the first three. Grammar, not goals: the parts are clause
+frames (a withdrawal, a need denied, a posture kept) with their adverbials; a part naming a
+thing ("forget the red cube", "no need to move it") is none of them, so a request beside them
+keeps its reading.
 """
 
 from __future__ import annotations
@@ -47,13 +50,16 @@ _NOT_NEEDED = (
     r"do\s+anything)|(?:there'?s\s+|there\s+is\s+)?no\s+(?:action|motion|movement|moves?)\s+"
     r"(?:is\s+)?(?:needed|required|necessary|wanted)|nothing\s+(?:needs\s+(?:doing|to\s+be\s+"
     r"done)|(?:is\s+)?(?:needed|required))|you\s+(?:don'?t|do\s+not)\s+(?:have|need)\s+to\s+"
-    r"(?:move|do\s+anything))"
+    r"(?:move|do\s+anything)|(?:there'?s\s+|there\s+is\s+|you\s+have\s+)?no\s+(?:task|job|work)"
+    r"(?:\s+for\s+you)?|(?:there'?s\s+|there\s+is\s+)?nothing\s+(?:(?:for\s+you\s+)?to\s+do|"
+    r"for\s+you))"
 )
 """Nothing needed ("no action needed", "there's no need to do anything")."""
 _STAYING = (
     r"(?:stand|stay|keep|hold|remain|sit|be)\s+(?:perfectly\s+|completely\s+|very\s+|totally\s+)?"
     r"(?:still|put|motionless|(?:right\s+|exactly\s+|just\s+)?(?:where|as)\s+you\s+are)"
-    r"(?:\s+(?:right\s+|exactly\s+|just\s+)?where\s+you\s+are)?"
+    r"(?:\s+(?:right\s+|exactly\s+|just\s+)?where\s+you\s+are)?|relax|rest|chill(?:\s+out)?|"
+    r"take\s+(?:a\s+(?:break|rest|breather)|it\s+easy|five)|(?:stand\s+)?at\s+ease"
 )
 """Staying still ("stand still", "stay exactly where you are")."""
 _REMARK = (
@@ -68,7 +74,8 @@ _LEAD = (
     r"right\s+now|at\s+the\s+moment)\s*,?\s+)*"
 )
 _TAIL = (
-    r"(?:\s*,?\s+(?:for\s+now|for\s+the\s+time\s+being|right\s+now|now|at\s+the\s+moment|at\s+all|"
+    r"(?:\s*,?\s+(?:for\s+now|for\s+the\s+time\s+being|(?:right|just)\s+now|now|yet|at\s+the\s+"
+    r"moment|at\s+all|"
     r"after\s+all|"
     r"please|thanks|thank\s+you|for\s+(?:a|one)\s+(?:moment|bit|second|sec|minute|while)|"
     r"(?:while|whilst|as|until|till)\s+(?:i|we)\s+[a-z' ]+))*"

@@ -45,11 +45,22 @@ _ARM_OVER = re.compile(
 )
 
 
+_TOOL_OVER = re.compile(
+    r"^(?:(?:the|your)\s+(?:gripper|claw|hand|arm|tool)|gripper|claw|arm|tool|hand(?=\s+above))"
+    r"\s+(?:right\s+|directly\s+|straight\s+)?(?:over|above)\s+(?=the(?:\s+[\w-]+){1,4}"
+    r"(?:\s*,?\s*(?:pls|please|plz|thanks|thx|ta|now))*\s*[.!]?\s*$)",
+    re.I,
+)
+
+
 def arm_over(text: str) -> str:
     """ "..., then move the arm over the left pad." -> "..., then hover over the left pad."
     (the arm moved over a thing is the reach of it, not a push of a cube; "the gripper" /
-    "your hand" over a thing the rest of the reading says already)."""
-    return _ARM_OVER.sub("hover over ", text)
+    "your hand" over a thing the rest of the reading says already); a goal that is a
+    fragment with no verb, the tool over a thing ("gripper above the red block pls", "claw
+    over the left pad", the whole goal), likewise ("hand over X" with no article is a handing,
+    not this)."""
+    return _ARM_OVER.sub("hover over ", _TOOL_OVER.sub("hover over ", text.strip()))
 
 
 _REACHED_THERE = re.compile(
@@ -221,25 +232,29 @@ def never_mind_named(text: str, cube_colours: frozenset[str]) -> str:
 
 
 _OF_TWO_AT = re.compile(
-    r"^(?:out\s+)?of\s+the\s+(?:two|pair\s+of)\s+(?P<n>"
-    rf"{_CUBE_NOUN}e?s)\s+(?P<at>(?:at|in)\s+the\s+(?:back|rear|front))\s*(?:,|;|:|\s[-\u2013\u2014]+)\s*"
+    r"^(?:(?:out\s+)?of\s+|between\s+)?the\s+(?:two|pair\s+of)\s+(?:(?P<adj>front|back|rear|"
+    rf"near(?:er)?|clos(?:er|est)|far(?:ther|thest)?|further|furthest)\s+)?(?:{_CUBE_NOUN}e?s)"
+    r"(?:\s+(?P<at>(?:at|in)\s+the\s+(?:back|rear|front)))?\s*(?:,|;|:|\s[-\u2013\u2014]+)\s*"
     rf"(?P<verb>\w+)\s+the\s+(?:(?:one|{_CUBE_NOUN})\s+(?:(?:further|farther|more)\s+"
     r"(?:to\s+the\s+)?|on\s+the\s+)(?P<s>left|right)|(?P<s2>left|right)(?:-hand)?\s+"
     rf"(?:one|{_CUBE_NOUN}))\b",
     re.I,
 )
+_BACK_WORD = re.compile(r"back|rear|far|further|furthest", re.I)
 
 
 def of_two_at(text: str) -> str:
     """ "Of the two cubes at the back, push the left one onto P." -> "push the cube on the
-    left of the two at the back onto P." (the group said first, then one of it by a side; read
-    by :func:`~miles_ros.agent.reference_stacked._side_of_two`)."""
+    left of the two at the back onto P." (the group said first, by where it stands or as the
+    front / nearer / back two, then one of it by a side; read by
+    :func:`~miles_ros.agent.reference_stacked._side_of_two`)."""
     m = _OF_TWO_AT.match(text.strip())
-    if m is None or not verb_of(m["verb"]):
+    if m is None or not (m["at"] or m["adj"]) or not verb_of(m["verb"]):
         return text
+    at = m["at"] or f"at the {'back' if _BACK_WORD.match(m['adj']) else 'front'}"
     side = (m["s"] or m["s2"]).lower()
     rest = text.strip()[m.end() :]
-    return f"{m['verb']} the cube on the {side} of the two {m['at']}{rest}"
+    return f"{m['verb']} the cube on the {side} of the two {at}{rest}"
 
 
 _HOME_ALONE = re.compile(

@@ -4,7 +4,8 @@ before :func:`~miles_ros.agent.recast.recast`):
 
 - a pause with everything left as it is ("Hold off; leave everything just as it is.", "Hang
   fire - keep it all exactly the way it is."), the whole goal: no motion (:func:`left_as_is`);
-- a tower of two said first, then how ("Build a two-block stack by setting A on top of B"):
+- a tower of two said first, then how ("Build a two-block stack by setting A on top of B",
+  "Make a two-cube stack with A on B"):
   the placing as said, A onto B (:func:`tower_by`);
 - a placing, then the cube kept where it was put ("..., and keep it there", "let it stay
   there"): the placing alone, no step after it (:func:`kept_there`);
@@ -61,8 +62,8 @@ _TOWER_BY = re.compile(
     r"\b(?:build|make|form|create|put\s+up)\s+(?:me\s+)?an?\s+(?:(?:little|small|short)\s+)?"
     rf"(?:(?:two|2)[\s-]+(?:{_CUBE_NOUN}|level|storey|story)\s+)?(?:tower|stack|pile)"
     rf"(?:\s+of\s+(?:two|2)(?:\s+{_CUBE_NOUN}s)?)?\s*(?:[:,;]|\s[-\u2013\u2014]+)?\s*"
-    r"(?:(?:do\s+it|do\s+that|you\s+can\s+do\s+(?:it|that))\s+)?by\s+"
-    r"(?P<verb>putting|placing|setting|stacking|lifting|moving)\s+"
+    r"(?:(?:(?:do\s+it|do\s+that|you\s+can\s+do\s+(?:it|that))\s+)?by\s+"
+    r"(?P<verb>putting|placing|setting|stacking|lifting|moving)\s+|with\s+|having\s+)"
     + _ONE.format(g="a")
     + r"\s+(?:on\s+top\s+of|onto|on\s+to|on|atop)\s+"
     + _ONE.format(g="b"),
@@ -71,8 +72,9 @@ _TOWER_BY = re.compile(
 
 
 def tower_by(text: str) -> str:
-    """ "Make a two-cube tower by putting the blue cube on the red one" -> "put the blue cube
-    on the red cube" (the tower is what the placing makes: A on B, as said)."""
+    """ "Make a two-cube tower by putting the blue cube on the red one" or "... with the blue
+    cube on the red one" -> "put the blue cube on the red cube" (the tower is what the placing
+    makes: A on B, as said)."""
 
     def said(m: re.Match) -> str:
         return f"put the {m['a'].lower()} cube on the {m['b'].lower()} cube"

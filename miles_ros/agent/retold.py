@@ -43,7 +43,7 @@ import re
 from miles_ros.agent.clause_grammar import _CUBE_NOUN, _PAD_NOUN
 from miles_ros.agent.scene_colours import COLOUR
 
-_MOVERS = r"(?:put|place|set|move|lift|push|slide|shove|nudge|stack|drop|carry|take)"
+_MOVERS = r"(?:put|place|set|move|lift|push|slide|shove|nudge|stack|drop|carry|take|bring)"
 _PREP = r"(?:on top of|onto|on to|on|over to|across to|to)"
 
 _HOME_STAYED = re.compile(
@@ -305,10 +305,12 @@ def one_more_on_top(text: str) -> str:
 
 
 _SAID_THEN_IT = re.compile(
-    rf"^(?P<np>the\s+\w+\s+{_CUBE_NOUN})(?:\s+(?:is|sits|stands|lies)|'s)\s+"
+    rf"^(?P<np>(?:the\s+\w+|{COLOUR})\s+{_CUBE_NOUN})(?:\s+(?:is|sits|stands|lies)|'s)\s+"
     r"(?:all\s+|off\s+|out\s+|over\s+)?(?:alone|on\s+its\s+own|by\s+itself|(?:at|in)\s+the\s+"
-    r"(?:front|back|rear|middle)|(?:on|at|to)\s+(?:the|your)\s+(?:far\s+)?(?:left|right))\b"
-    r"[^;:.!?\-\u2013\u2014]*(?:[;:.]|\s[-\u2013\u2014]+)\s*"
+    r"(?:front|back|rear|middle)|(?:on|at|to)\s+(?:the|your)\s+(?:far\s+)?(?:left|right)|"
+    r"(?P<far>(?:(?:much|way|a\s+bit|slightly)\s+)?too\s+far(?:\s+(?:out\s+)?(?:to|over\s+(?:on|to))"
+    r"\s+the)?\s+(?:left|right|forward|back|away|out)))\b[^;:.!?\-\u2013\u2014]*"
+    r"(?:[;:.]|\s[-\u2013\u2014]+|(?(far),(?:\s*so\b)?|(?!)))\s*"
     rf"(?P<cmd>(?:{_MOVERS}|hover|reach)\b[^.;!?]*?\bit\b.*)$",
     re.I,
 )
@@ -317,13 +319,15 @@ _SAID_THEN_IT = re.compile(
 def said_then_it(text: str) -> str:
     """ "The green cube is alone at the front; put the blue cube on it." -> "put the blue
     cube on the green cube." (a sentence saying where a cube stands - alone, at the front /
-    back / middle, on the / your left / right, "the red cube's over on the right - " - then a
-    command whose "it" is that cube: the
+    back / middle, on the / your left / right, "the red cube's over on the right - ", too far
+    left / right / back (then a comma too) - then a command whose "it" is that cube: the
     statement asks nothing; other statements, "the X cube is the base", keep their words)."""
     m = _SAID_THEN_IT.match(text.strip())
     if m is None:
         return text
-    cmd = re.sub(r"\bit\b", m["np"][:1].lower() + m["np"][1:], m["cmd"], count=1)
+    np = m["np"][:1].lower() + m["np"][1:]
+    np = np if np.startswith("the ") else f"the {np}"  # "Red cube is too far left. Move it ..."
+    cmd = re.sub(r"\bit\b", np, m["cmd"], count=1)
     return cmd[:1].upper() + cmd[1:]
 
 
