@@ -56,6 +56,9 @@ _PARTS = re.compile(
 )
 _POLITE = re.compile(r"^(?:please|thanks|thank you|cheers)$", re.I)
 _POINTS_BACK = re.compile(r"\b(?:it|its|them|they|there|that one|this one|the other)\b", re.I)
+_ORDER_VERBS = {"end", "finish", "start", "begin", "do", "save", "leave"}
+"""Verbs that say an order themselves ("end by A", "do X first"): left to the older rules."""
+_TAGGED = re.compile(rf"\b(?:{_TAG})\b", re.I)
 _HOME = re.compile(r"^(?:going\s+|getting\s+|heading\s+)?(?:back\s+)?home$", re.I)
 
 
@@ -65,7 +68,9 @@ def _clause(rest: str) -> str | None:
     if _HOME.match(rest):
         return "go home"
     first = _first_word(rest)
-    return rest if verb_of(first) == first else None  # "put", not "going"
+    if verb_of(first) != first or first in _ORDER_VERBS or _TAGGED.search(rest):
+        return None  # "put", not "going"; "end by A", "do X first and B second": the old rules
+    return rest
 
 
 def ordered(text: str) -> str:
