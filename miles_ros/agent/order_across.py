@@ -3,12 +3,13 @@
 after the no-motion reading, before the held-out rules):
 
 - an order word gives its clause a place: "first (of all)", "to begin (with)", "at the very
-  start" first; "second", "next", "in between"; "last (of all)", "lastly", "finally", "at the
-  end", "(home) as the last thing" last (:data:`~miles_ros.agent.clause_order._RANK`);
+  start" first; "second", "third"; "last (of all)", "lastly", "finally", "at the end", "in
+  the end", "(home) as the last thing" last (:data:`~miles_ros.agent.clause_order._RANK`);
 - "before all / any of that", "before everything (else)", "ahead of all that": before every
   clause said;
 - "before that / it", "prior to that": just before the clause said before it;
-- a clause with no order word ("then A", "A"): just after the clause said before it.
+- a clause with no order word ("then / next / after which A", "A"): just after the clause said
+  before it.
 
 "A, then go home, and before all that C" -> "C, then A, then go home"; "Home last, please:
 first A" -> "A, then go home"; "Finally go home; before that B and, first of all, A" -> "A,

@@ -29,6 +29,7 @@ import re
 from miles_ros.agent.clause_grammar import _CUBE_NOUN
 from miles_ros.agent.towers import standing_towers
 from miles_ros.agent.world import World
+from miles_ros.runtime.goals import tower_level
 
 CENTRE_RADIUS = 0.06
 """A cube this close (m, in x-y) to the table top's centre sits in its centre; every other
@@ -49,12 +50,16 @@ _CENTRE = re.compile(
 )
 
 
-def _colour_of(world: World, cube: str) -> str:
+def _colour_of(cube: str) -> str:
     return cube.removesuffix("_cube")
 
 
 def _on_table(world: World) -> dict[str, tuple[float, ...]]:
-    return {n: p for n, p in world.objects.items() if n.endswith("_cube") and p[2] < 0.04}
+    return {
+        n: p
+        for n, p in world.objects.items()
+        if n.endswith("_cube") and tower_level(n, world.objects) == 1
+    }
 
 
 def centre_cube(text: str, world: World) -> str:
@@ -68,11 +73,11 @@ def centre_cube(text: str, world: World) -> str:
     cubes = sorted(
         (math.hypot(p[0] - cx, p[1] - cy), n) for n, p in world.objects.items() if "_cube" in n
     )
-    if not cubes or cubes[0][0] > CENTRE_RADIUS or world.objects[cubes[0][1]][2] > 0.04:
+    if not cubes or cubes[0][0] > CENTRE_RADIUS or tower_level(cubes[0][1], world.objects) != 1:
         return text
     if len(cubes) > 1 and cubes[1][0] < 2 * CENTRE_RADIUS:
         return text
-    return f"{text[: m.start()]}the {_colour_of(world, cubes[0][1])} cube{text[m.end() :]}"
+    return f"{text[: m.start()]}the {_colour_of(cubes[0][1])} cube{text[m.end() :]}"
 
 
 _ROW = re.compile(
@@ -107,7 +112,7 @@ def row_middle(text: str, world: World) -> str:
     if off > ROW_OFFSET or not 0.25 * length < along < 0.75 * length:
         return text
     before = _ROW_SAID.sub("", text[: m.start()])  # "The cubes stand in a row; ..."
-    return f"{before}the {_colour_of(world, mid)} cube{text[m.end() :]}"
+    return f"{before}the {_colour_of(mid)} cube{text[m.end() :]}"
 
 
 _NP = rf"the\s+(?:red|green|blue)\s+(?:{_CUBE_NOUN})"
@@ -150,7 +155,7 @@ def made_three(text: str, world: World) -> str:
     if m is None or len(towers) != 1 or len(towers[0]) != 2:
         return text
     np = re.sub(r"\bone$", "cube", m["np"], flags=re.I)
-    return f"Put {np} on the {_colour_of(world, towers[0][-1])} cube."
+    return f"Put {np} on the {_colour_of(towers[0][-1])} cube."
 
 
 _PAIR_APART = re.compile(
