@@ -170,6 +170,7 @@ from miles_ros.agent.clause_steps import (
     _said_out,
 )
 from miles_ros.agent.no_motion import no_motion
+from miles_ros.agent.order_across import ordered
 from miles_ros.agent.recast import recast
 from miles_ros.agent.recounted import recounted
 from miles_ros.agent.reframed import reframed
@@ -204,6 +205,7 @@ def plain_clauses(
         return goal
     text = _NTH_HYPHEN.sub(r"\1 \2", goal.strip())  # "the second-nearest cube"
     text = no_motion(text)  # a whole goal asking for no motion (no_motion.py)
+    text = ordered(text)  # order words across clauses (order_across.py)
     text = colour_said(text, places)  # a colour in any noun phrase (scene_colours.py)
     text = regarded(text, places)  # held-out 25's structures (regarded.py)
     text = rendered(text, cube_colours)  # held-out 23's structures (rendered.py)

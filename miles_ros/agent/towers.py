@@ -170,6 +170,10 @@ _BUILT_ON = re.compile(r"\b(?:on|onto|upon|atop|on\s+top\s+of)\s+(?:the\s+)?$", 
 three blocks on top of the blue block"): its bottom level."""
 
 
+_SAID_ON = re.compile(r"\b(?:on|onto|upon|atop|on\s+top\s+of|above|over)\s+(?:the\s+)?$", re.I)
+"""The words before a cube a later cube goes on ("then blue on top of / above the green")."""
+
+
 _ON_ONE = re.compile(
     rf"(?:on|onto|atop|upon)\s+(?:top\s+of\s+)?(?:the\s+)?[a-z_]+(?:\s+(?:{_NOUNS}|one))?",
     re.I,
@@ -183,12 +187,16 @@ def said_order(listed: str, words: dict[str, str], fill: tuple[str, ...] = ()) -
     one, else in the order named (top first when it says "from the top" / "top to
     bottom"). ``fill``: the cubes the tower is of ("all three cubes"): a cube it leaves
     unsaid takes the one level the others leave free ("green at the bottom and blue on
-    top": red in the middle)."""
-    found = [
-        (m.group(0).lower(), m.start(), m.end())
-        for m in re.finditer(r"[a-z_]+", listed, re.I)
-        if m.group(0).lower() in words
-    ]
+    top": red in the middle). A cube named again as the one a later cube goes on ("first
+    green, then blue on top of the green") is the one said before, counted once."""
+    found = []
+    for m in re.finditer(r"[a-z_]+", listed, re.I):
+        word = m.group(0).lower()
+        if word not in words:
+            continue
+        if words[word] in (words[w] for w, _, _ in found) and _SAID_ON.search(listed[: m.start()]):
+            continue  # "then blue on top of the green": the green one said before
+        found.append((word, m.start(), m.end()))
     order = [words[w] for w, _, _ in found]
     levels = []
     for _, start, end in found:

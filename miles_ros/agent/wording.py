@@ -54,6 +54,7 @@ from miles_ros.agent.phrases import CUBE_NOUNS, PAD_NOUNS
 from miles_ros.agent.reference_scene import SYNONYMS, place_colours, spoken
 from miles_ros.agent.restated import stacked_said
 from miles_ros.agent.scene_colours import cube_colours, pad_colours
+from miles_ros.agent.scene_said import scene_said
 from miles_ros.agent.towers import ADD_ONE, standing_towers
 from miles_ros.agent.vocabulary import COLOURS, POSITIONS, THINGS
 from miles_ros.agent.world import World
@@ -71,7 +72,7 @@ def plain_wording(goal: str, world: World) -> str:
     text = stacked_said(corrected(goal, world), standing_towers(world))
     text = branch_taken(text, world)
     text = tower_in_order(visited_in_order(compared(text, world), world), world)
-    text = both_taken(taken_apart(text, world), world)
+    text = both_taken(taken_apart(scene_said(text, world), world), world)
     text = plain_clauses(text, cube_colours(world), pad_colours(world))
     text = _respectively(text)
     text = _CHOSEN_THEN_PUSHED.sub(r"\g<verb> \g<what>", text)
