@@ -13,9 +13,10 @@ The poses go out after every frame and at ``publish_rate_hz`` between frames: th
 ages them, so a camera that stops shows in each object's ``age`` and ``std``, never as a
 fresh pose. A frame or a camera_info that cannot be used (an unknown encoding, a size
 that does not match) is refused with its reason (logged, throttled, and counted), and
-the last poses keep aging. Pairs that come before the first camera_info wait for nothing:
-they are counted as ``early`` and skipped, since at start-up the image topics may be
-matched before the camera_info topic is (DDS discovers each topic on its own).
+the last poses keep aging. Pairs that come before the first camera_info are skipped (a
+warning says no pose was made) and counted as ``early``, not refused: at start-up the
+image topics may be matched before the camera_info topic is (DDS matches each topic on
+its own).
 
 Counters: :attr:`PerceptionNode.frames` (frames the core took), ``refused`` (frames and
 camera_infos refused), ``dropped`` (pairs that came while a frame was in work),
