@@ -2290,14 +2290,25 @@ def keep_but_onto(goal: str, item: dict) -> str | None:
     return _stack_said(goal, item, forms, "keepon|" + goal)
 
 
+def _pushed_onto_pad(goal: str, item: dict):
+    """``(clause, colour)`` of a goal that is one push of a cube said by its colour onto a
+    pad said by name or colour, else None (the selection of the transforms "from one push
+    of a cube by colour onto a pad")."""
+    c = clause(goal)
+    a = c and _colour_of(c.obj)
+    if not a or not _single_step(item, "push") or _PAD_NP.match(c.place or "") is None:
+        return None
+    return c, a
+
+
 def pushed_then(goal: str, item: dict) -> Relabelled | None:
     """A condition whose verb is a step: "Once the red cube has been slid onto the left pad,
     set the blue cube on the right pad." (from one push of a cube by colour onto a pad: the
     push, then another cube placed on the other pad, where both pass the cards)."""
-    c = clause(goal)
-    a = c and _colour_of(c.obj)
-    if not a or not _single_step(item, "push") or _PAD_NP.match(c.place) is None:
+    found = _pushed_onto_pad(goal, item)
+    if found is None:
         return None
+    c, a = found
     cubes = _scene_cubes(item)
     b = _other_colour(a, cubes, "pthenb|" + goal)
     if b is None or not _flat_scene(item):
@@ -3024,10 +3035,10 @@ def _pad_step_said(goal: str, item: dict, forms: list[str], key: str) -> str | N
 def cataphoric(goal: str, item: dict) -> str | None:
     """A prohibition on "it" before the cube is named: "Don't pick it up - just slide the red
     cube onto the left pad." (from one push of a cube by colour onto a pad)."""
-    c = clause(goal)
-    a = c and _colour_of(c.obj)
-    if not a or not _single_step(item, "push") or _PAD_NP.match(c.place or "") is None:
+    found = _pushed_onto_pad(goal, item)
+    if found is None:
         return None
+    c, a = found
     form = _pick(
         [
             "Don't pick it up - just slide the {a} cube onto {p}.",
@@ -4934,10 +4945,10 @@ def colour_of_thing(goal: str, item: dict) -> str | None:
 def belongs_push(goal: str, item: dict) -> str | None:
     """Where a cube goes said first, then the push to it: "The red block belongs on the grey
     mat - slide it over there." (from one push of a cube by colour onto a pad: one push)."""
-    c = clause(goal)
-    a = c and _colour_of(c.obj)
-    if not a or not _PAD_NP.match(c.place or "") or not _single_step(item, "push"):
+    found = _pushed_onto_pad(goal, item)
+    if found is None:
         return None
+    c, a = found
     form = _pick(
         [
             "The {a} block belongs on {p} - slide it over there.",
@@ -5527,10 +5538,10 @@ def push_on_tower(goal: str, item: dict) -> Relabelled | None:
     """A push of a cube that stands on another (refused: a cube on a tower is not pushed):
     "Could you nudge the red cube over to the grey pad?" (from one push of a cube by colour
     onto a pad, the cube moved onto another cube of the scene)."""
-    c = clause(goal)
-    a = c and _colour_of(c.obj)
-    if not a or not _PAD_NP.match(c.place or "") or not _single_step(item, "push"):
+    found = _pushed_onto_pad(goal, item)
+    if found is None:
         return None
+    c, a = found
     cubes = _scene_cubes(item)
     b = _other_colour(a, cubes, "rpushb|" + goal)
     if b is None or not _flat_scene(item) or len(cubes) != 3:
