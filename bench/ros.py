@@ -236,9 +236,9 @@ def _attach_operator(graph, console_process: bool = False, view_process: bool = 
     node and drawing in a process of their own (``miles view``,
     :class:`~miles_ros.ros.view_node.ViewNodeProcess`). Returns (console, the view's
     process or None): the caller stops both."""
-    from miles_ros.ros.view_node import start_view
+    from miles_ros.ros.view_node import start_view, view_spec
 
-    view = start_view(graph, web=True, web_port=0, own_process=view_process)
+    view = start_view(graph, view_spec(web=True, web_port=0), own_process=view_process)
     apart = view if view_process else None
     try:
         if console_process:

@@ -65,7 +65,7 @@ def run_dual_demo(
     from miles_ros.demo_graph import demo_domain
     from miles_ros.ros.cell_client import CellClient
     from miles_ros.ros.graph import PROCESS_PARTS, InProcessGraph, cell_factories, with_perception
-    from miles_ros.ros.view_node import start_view
+    from miles_ros.ros.view_node import start_view, view_spec
 
     started = time.perf_counter()
     out.mkdir(parents=True, exist_ok=True)
@@ -94,7 +94,7 @@ def run_dual_demo(
     ) as graph:
         nodes = dict(zip(labels, graph.nodes, strict=True))
         if view:
-            start_view(graph, scene_file, **view)
+            start_view(graph, view_spec(scene_file, **view))
         arms = [label.split("/", 1)[1] for label in labels if label.startswith("skills/")]
         client = CellClient(graph.context, arms)
         graph.add(client.node)

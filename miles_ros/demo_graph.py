@@ -104,14 +104,14 @@ def client_graph(
     ``record``, ``native``, ``web``, ``web_port``), None for none."""
     from miles_ros.ros.clients import GraphClient
     from miles_ros.ros.graph import InProcessGraph
-    from miles_ros.ros.view_node import start_view
+    from miles_ros.ros.view_node import start_view, view_spec
 
     with InProcessGraph.of_parts(
         parts, overrides=overrides, domain_id=demo_domain(domain_id), times=times
     ) as g:
         nodes = list(g.nodes)
         if view:
-            start_view(g, **view)
+            start_view(g, view_spec(**view))
         client = GraphClient(g.context)
         g.add(client.node)
         g.spin_in_thread("miles_demo_spin")
