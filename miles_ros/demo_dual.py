@@ -59,7 +59,7 @@ def run_dual_demo(
 ) -> dict:
     """Run ``goal`` on the cell and return the report (also ``out/report.json``).
     ``overrides[part]`` are node parameters on top of config/ (every copy of a part);
-    ``view``: the 3D view's outputs (:func:`miles_ros.ros.view_node.start_view`'s
+    ``view``: the 3D view's outputs (:func:`miles_ros.ros.view_node.view_spec`'s
     ``record``, ``native``, ``web``, ``web_port``), None for none; ``perception``: the
     object poses from the camera (:func:`miles_ros.ros.graph.with_perception`)."""
     from miles_ros.demo_graph import demo_domain

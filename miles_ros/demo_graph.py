@@ -100,7 +100,7 @@ def client_graph(
 ):
     """Bring up ``parts`` (and a :class:`~miles_ros.ros.clients.GraphClient`) in this
     process; yields ``(client, nodes)``; ``times[part]`` is how long each node took to
-    construct. ``view``: the 3D view's outputs (:func:`miles_ros.ros.view_node.start_view`'s
+    construct. ``view``: the 3D view's outputs (:func:`miles_ros.ros.view_node.view_spec`'s
     ``record``, ``native``, ``web``, ``web_port``), None for none."""
     from miles_ros.ros.clients import GraphClient
     from miles_ros.ros.graph import InProcessGraph
