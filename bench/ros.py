@@ -666,11 +666,11 @@ def _percentiles(values: list[float]) -> dict:
 
 
 def measure_demo() -> float | None:
-    from miles_ros.demo_graph import run_demo
+    from miles_ros.demo_graph import DemoOptions, run_demo
 
     with tempfile.TemporaryDirectory() as tmp:
         started = time.perf_counter()
-        report = run_demo(Path(tmp), log=lambda line: print(line, file=sys.stderr))
+        report = run_demo(Path(tmp), DemoOptions(log=lambda line: print(line, file=sys.stderr)))
         wall = time.perf_counter() - started
     return round(wall, 2) if report["success"] else None
 
