@@ -33,8 +33,8 @@ log = logging.getLogger(__name__)
 
 class LanguageModel:
     """What the planner needs from a language model: ``name``, :meth:`score` and
-    :meth:`generate_json`. A backend subclasses it and writes ``_score`` and ``_generate``
-    (the same arguments, all passed)."""
+    :meth:`generate_json`. A backend subclasses it and writes ``_score`` and ``_generate``,
+    which receive every argument of the public method (its defaults filled in)."""
 
     name: str
 
