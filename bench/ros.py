@@ -236,9 +236,9 @@ def _attach_operator(graph, console_process: bool = False, view_process: bool = 
     node and drawing in a process of their own (``miles view``,
     :class:`~miles_ros.ros.view_node.ViewNodeProcess`). Returns (console, the view's
     process or None): the caller stops both."""
-    from miles_ros.ros.view_node import start_view
+    from miles_ros.ros.view_node import start_view, view_spec
 
-    view = start_view(graph, web=True, web_port=0, own_process=view_process)
+    view = start_view(graph, view_spec(web=True, web_port=0), own_process=view_process)
     apart = view if view_process else None
     try:
         if console_process:
@@ -666,11 +666,11 @@ def _percentiles(values: list[float]) -> dict:
 
 
 def measure_demo() -> float | None:
-    from miles_ros.demo_graph import run_demo
+    from miles_ros.demo_graph import DemoOptions, run_demo
 
     with tempfile.TemporaryDirectory() as tmp:
         started = time.perf_counter()
-        report = run_demo(Path(tmp), log=lambda line: print(line, file=sys.stderr))
+        report = run_demo(Path(tmp), DemoOptions(log=lambda line: print(line, file=sys.stderr)))
         wall = time.perf_counter() - started
     return round(wall, 2) if report["success"] else None
 

@@ -235,8 +235,10 @@ def core_throughput(seed: int, checks: int) -> dict[str, float]:
     from numba import njit
 
     @njit(cache=False)
-    def drive(js, targets, stop, out, scratch, work, p, cap, ws, boxes, spheres, pad, res, lk):
+    def drive(js, targets, stop, state):
+        """``state``: :func:`supervise_step`'s arguments after its first four."""
         env = np.empty(2)
+        p, res = state[3], state[9]
         stopping = False
         for k in range(targets.shape[0]):
             if stop[k] and not stopping:  # what the supervisor does on a watchdog hold
@@ -246,23 +248,7 @@ def core_throughput(seed: int, checks: int) -> dict[str, float]:
             stopping = stop[k]
             for i in range(7):
                 js[i, sh.TARGET] = targets[k, i]
-            supervise_step(
-                js,
-                PERIOD,
-                stopping,
-                True,
-                out,
-                scratch,
-                work,
-                p,
-                cap,
-                ws,
-                boxes,
-                spheres,
-                pad,
-                res,
-                lk,
-            )
+            supervise_step(js, PERIOD, stopping, True, *state)
             p[0], p[1], p[2] = res[2], res[3], res[4]
         return res[1]
 
@@ -283,12 +269,12 @@ def core_throughput(seed: int, checks: int) -> dict[str, float]:
             sup._res,
             sup._lk,
         )
-        drive(sup._js.copy(), targets[:100], stop[:100], *state)  # compile / warm up
+        drive(sup._js.copy(), targets[:100], stop[:100], state)  # compile / warm up
         best = 0.0
         for _ in range(3):
             js = sup._js.copy()
             start = time.perf_counter()
-            drive(js, targets, stop, *state)
+            drive(js, targets, stop, state)
             best = max(best, checks / (time.perf_counter() - start))
         rates[name] = round(best, 1)
     return rates

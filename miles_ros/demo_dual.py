@@ -23,10 +23,10 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from miles_ros.demo_graph import DEFAULT_OPTIONS, DemoOptions, demo_domain
 from miles_ros.interfaces import FINAL_GOAL_OUTCOMES, FINAL_SKILL_STATES, RUNNING, SUCCEEDED
 from miles_ros.safety.audit import events_by_kind
 
@@ -48,24 +48,16 @@ poses, the skill nodes' state and the manager's idle status."""
 def run_dual_demo(
     out: Path,
     goal: str = DUAL_GOAL,
-    skill_library: str | None = None,
-    domain_id: int | None = None,
-    log: Callable[[str], None] = print,
+    opts: DemoOptions = DEFAULT_OPTIONS,
     overrides: dict[str, dict] | None = None,
     timeout: float = GOAL_TIMEOUT_S,
     scene_file: str = DUAL_SCENE,
-    view: dict | None = None,
-    perception: bool = False,
 ) -> dict:
     """Run ``goal`` on the cell and return the report (also ``out/report.json``).
-    ``overrides[part]`` are node parameters on top of config/ (every copy of a part);
-    ``view``: the 3D view's outputs (:func:`miles_ros.ros.view_node.start_view`'s
-    ``record``, ``native``, ``web``, ``web_port``), None for none; ``perception``: the
-    object poses from the camera (:func:`miles_ros.ros.graph.with_perception`)."""
-    from miles_ros.demo_graph import demo_domain
+    ``overrides[part]`` are node parameters on top of config/ (every copy of a part)."""
     from miles_ros.ros.cell_client import CellClient
     from miles_ros.ros.graph import PROCESS_PARTS, InProcessGraph, cell_factories, with_perception
-    from miles_ros.ros.view_node import start_view
+    from miles_ros.ros.view_node import start_view, view_spec
 
     started = time.perf_counter()
     out.mkdir(parents=True, exist_ok=True)
@@ -73,28 +65,29 @@ def run_dual_demo(
         (out / name).unlink(missing_ok=True)
     values = {part: dict(v) for part, v in (overrides or {}).items()}
     values.setdefault("manager", {}).update(memory_db=":memory:", memory_embedder="hash")
-    if skill_library:
+    if opts.skill_library:
         for part in ("skills", "manager", "agents"):
-            values.setdefault(part, {})["skill_library"] = skill_library
+            values.setdefault(part, {})["skill_library"] = opts.skill_library
     parts = ["sim", "safety", "skills", "manager"]
-    if perception:
+    if opts.perception:
         parts, values = with_perception(parts, values)
     here = [part for part in parts if part not in PROCESS_PARTS]
     labels = [label for label, _ in cell_factories(scene_file, here, overrides=values)]
     labels_all = labels + [part for part in parts if part in PROCESS_PARTS]
+    log = opts.log
     log(f"Miles demo (two arms): goal {goal!r}")
     log(f"  loading the cell: {', '.join(labels_all)} ...")
     times: dict[str, float] = {}
     with InProcessGraph.of_parts(
         parts,
         overrides=values,
-        domain_id=demo_domain(domain_id),
+        domain_id=demo_domain(opts.domain_id),
         times=times,
         scene_file=scene_file,
     ) as graph:
         nodes = dict(zip(labels, graph.nodes, strict=True))
-        if view:
-            start_view(graph, scene_file, **view)
+        if opts.view:
+            start_view(graph, view_spec(scene_file, **opts.view))
         arms = [label.split("/", 1)[1] for label in labels if label.startswith("skills/")]
         client = CellClient(graph.context, arms)
         graph.add(client.node)

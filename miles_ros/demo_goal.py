@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from miles_ros.demo_graph import (
+    DEFAULT_OPTIONS,
     GRAPH_TIMEOUT_S,
+    DemoOptions,
     client_graph,
     estop_mid_motion,
     run_tally,
@@ -93,40 +94,33 @@ def _fmt_step(step: dict) -> str:
 
 
 def run_goal_demo(
-    out: Path,
-    goal: str = DEFAULT_GOAL,
-    skill_library: str | None = None,
-    domain_id: int | None = None,
-    log: Callable[[str], None] = print,
-    view: dict | None = None,
-    perception: bool = False,
+    out: Path, goal: str = DEFAULT_GOAL, opts: DemoOptions = DEFAULT_OPTIONS
 ) -> dict:
     """The demo from a goal in words: sim_node, safety_node, skill_node and manager_node
     in this process; the goal goes to ``/miles/goal``; the plan and every step are followed
     on ``/miles/plan`` and ``/miles/manager/status``; the e-stop is pressed during the
     plan's last moving step, the hold checked and the e-stop reset; then the rest of the
     plan is asked for in words (``home`` first) and followed to its end. Returns the
-    report (also written to ``out/report.json``). ``view``: the 3D view's outputs
-    (:func:`miles_ros.demo_graph.client_graph`); ``perception``: the object poses from the
-    camera (:func:`miles_ros.ros.graph.with_perception`)."""
+    report (also written to ``out/report.json``)."""
     started = time.perf_counter()
     out.mkdir(parents=True, exist_ok=True)
     for name in ("before.png", "estop.png", "after.png"):  # none from an earlier run
         (out / name).unlink(missing_ok=True)
     manager = {"memory_db": ":memory:", "memory_embedder": "hash"}
     overrides: dict[str, dict] = {"manager": manager}
-    if skill_library:
-        overrides["skills"] = {"skill_library": skill_library}
-        manager["skill_library"] = skill_library
+    if opts.skill_library:
+        overrides["skills"] = {"skill_library": opts.skill_library}
+        manager["skill_library"] = opts.skill_library
     times: dict[str, float] = {}
     parts = ["sim", "safety", "skills", "manager"]
-    if perception:
+    if opts.perception:
         from miles_ros.ros.graph import with_perception
 
         parts, overrides = with_perception(parts, overrides)
+    log = opts.log
     log(f"Miles demo: goal {goal!r}")
     log("  loading the graph: sim_node (PyBullet), safety_node, skill_node, manager_node ...")
-    with client_graph(parts, overrides, domain_id, times, view) as (client, nodes):
+    with client_graph(parts, overrides, opts.domain_id, times, opts.view) as (client, nodes):
         skills = nodes[2].skills.library.names()
         model = getattr(getattr(nodes[3].driver.planner, "lm", None), "name", "?")
         log(

@@ -49,6 +49,27 @@ GRAPH_TIMEOUT_S = 30.0
 """Longest wait (s) for the nodes' first messages once the graph spins."""
 
 
+@dataclass(frozen=True)
+class DemoOptions:
+    """What a graph demo (:func:`run_demo`, :func:`miles_ros.demo_goal.run_goal_demo`,
+    :func:`miles_ros.demo_dual.run_dual_demo`) runs with besides its goal."""
+
+    skill_library: str | None = None
+    """The skill library (None: the shipped one)."""
+    domain_id: int | None = None
+    """The ROS domain (None: :func:`demo_domain`'s private one)."""
+    log: Callable[[str], None] = print
+    """Where the progress lines go."""
+    view: dict | None = None
+    """The 3D view's outputs (:func:`miles_ros.ros.view_node.view_spec`'s ``record``,
+    ``native``, ``web``, ``web_port``), None for none."""
+    perception: bool = False
+    """The object poses from the camera (:func:`miles_ros.ros.graph.with_perception`)."""
+
+
+DEFAULT_OPTIONS = DemoOptions()
+
+
 @dataclass
 class Step:
     """One request of the demo sequence."""
@@ -100,18 +121,18 @@ def client_graph(
 ):
     """Bring up ``parts`` (and a :class:`~miles_ros.ros.clients.GraphClient`) in this
     process; yields ``(client, nodes)``; ``times[part]`` is how long each node took to
-    construct. ``view``: the 3D view's outputs (:func:`miles_ros.ros.view_node.start_view`'s
+    construct. ``view``: the 3D view's outputs (:func:`miles_ros.ros.view_node.view_spec`'s
     ``record``, ``native``, ``web``, ``web_port``), None for none."""
     from miles_ros.ros.clients import GraphClient
     from miles_ros.ros.graph import InProcessGraph
-    from miles_ros.ros.view_node import start_view
+    from miles_ros.ros.view_node import start_view, view_spec
 
     with InProcessGraph.of_parts(
         parts, overrides=overrides, domain_id=demo_domain(domain_id), times=times
     ) as g:
         nodes = list(g.nodes)
         if view:
-            start_view(g, **view)
+            start_view(g, view_spec(**view))
         client = GraphClient(g.context)
         g.add(client.node)
         g.spin_in_thread("miles_demo_spin")
@@ -128,26 +149,20 @@ def client_graph(
         yield client, nodes
 
 
-def run_demo(
-    out: Path,
-    skill_library: str | None = None,
-    domain_id: int | None = None,
-    log: Callable[[str], None] = print,
-    view: dict | None = None,
-    perception: bool = False,
-) -> dict:
+def run_demo(out: Path, opts: DemoOptions = DEFAULT_OPTIONS) -> dict:
     """Run the graph demo with a fixed skill sequence (no manager); returns the report
-    (also written to ``out/report.json``). ``view``: as :func:`client_graph`;
-    ``perception``: the object poses from the camera (``miles_ros.ros.graph.with_perception``)."""
+    (also written to ``out/report.json``)."""
     started = time.perf_counter()
     out.mkdir(parents=True, exist_ok=True)
-    overrides = {"skills": {"skill_library": skill_library}} if skill_library else {}
+    library = opts.skill_library
+    overrides = {"skills": {"skill_library": library}} if library else {}
     parts = ["sim", "safety", "skills"]
-    if perception:
+    if opts.perception:
         from miles_ros.ros.graph import with_perception
 
         parts, overrides = with_perception(parts, overrides)
-    with client_graph(parts, overrides, domain_id, {}, view) as (client, nodes):
+    log = opts.log
+    with client_graph(parts, overrides, opts.domain_id, {}, opts.view) as (client, nodes):
         skills = [n for n in nodes[2].skills.library.names() if n != "home"]
         log(
             f"Miles demo: sim_node (PyBullet) -> safety_node -> skill_node, skills: "

@@ -96,6 +96,18 @@ class ControlParams:
             gripper=gripper,
         )
 
+    def arm_params(self) -> tuple[bool, float, float, float, float, float, float]:
+        """:func:`arm_targets_row`'s parameters, in its order (after ``q, k, a``)."""
+        return (
+            self.cartesian,
+            self.joint_scale_dt,
+            self.cartesian_step,
+            self.ik_damping,
+            self.z_min,
+            self.tilt_gain,
+            self.tilt_sin_allowance,
+        )
+
 
 @inlined
 def arm_targets_row(
@@ -151,38 +163,16 @@ def finger_target(a, gripper):
 
 
 @njit(cache=True)
-def action_targets(
-    q,
-    actions,
-    cartesian,
-    joint_scale_dt,
-    cartesian_step,
-    damping,
-    z_min,
-    tilt_gain,
-    sin_allowance,
-    gripper,
-    arm,
-    finger,
-):
+def action_targets(q, actions, arm_params, gripper, arm, finger):
     """Batched :func:`arm_targets_row` and :func:`finger_target`: ``q`` [N, 7] and
     ``actions`` [N, A] (float64) to arm targets ``arm`` [N, 7] and finger targets
-    ``finger`` [N]."""
+    ``finger`` [N]; ``arm_params``: :meth:`ControlParams.arm_params`."""
+    cartesian, scale_dt, step, damping, z_min, tilt_gain, sin_allowance = arm_params
     scratch = np.empty(SCRATCH_SHAPE)
     for k in range(q.shape[0]):
         a = actions[k]
         arm_targets_row(
-            q,
-            k,
-            a,
-            cartesian,
-            joint_scale_dt,
-            cartesian_step,
-            damping,
-            z_min,
-            tilt_gain,
-            sin_allowance,
-            scratch,
+            q, k, a, cartesian, scale_dt, step, damping, z_min, tilt_gain, sin_allowance, scratch
         )
         for i in range(7):
             arm[k, i] = scratch[ROW_TARGET, i]
@@ -204,18 +194,5 @@ def joint_targets(
     n = q.shape[0]
     arm = np.empty((n, 7)) if arm_out is None else arm_out
     finger = np.empty(n)
-    action_targets(
-        q,
-        actions,
-        p.cartesian,
-        p.joint_scale_dt,
-        p.cartesian_step,
-        p.ik_damping,
-        p.z_min,
-        p.tilt_gain,
-        p.tilt_sin_allowance,
-        p.gripper,
-        arm,
-        finger,
-    )
+    action_targets(q, actions, p.arm_params(), p.gripper, arm, finger)
     return arm, (None if p.gripper == GRIPPER_NONE else finger)

@@ -98,13 +98,16 @@ def test_miles_demo_dual_refuses_what_it_cannot_run(capsys):
 def test_the_dual_demo_reports_bids_awards_intervals_makespan_and_safety(tmp_path):
     pytest.importorskip("rclpy")
     from miles_ros.demo_dual import run_dual_demo
+    from miles_ros.demo_graph import DemoOptions
     from miles_ros.runtime.library import SkillLibrary
     from tests.ros_domains import domain_id
 
     if "pick_place" not in SkillLibrary.load().skills:
         pytest.skip("needs the shipped pick_place skill")
     lines: list[str] = []
-    report = run_dual_demo(tmp_path, DUAL_GOAL, domain_id=domain_id(), log=lines.append)
+    report = run_dual_demo(
+        tmp_path, DUAL_GOAL, DemoOptions(domain_id=domain_id(), log=lines.append)
+    )
     assert json.loads((tmp_path / "report.json").read_text()) == report
     arms = {"left_arm", "right_arm"}
     # the embedded planner plans both tasks in the cell (it planned `home` alone while the

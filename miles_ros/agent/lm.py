@@ -23,7 +23,6 @@ import logging
 import urllib.error
 import urllib.request
 from collections.abc import Callable
-from typing import Protocol
 
 import numpy as np
 
@@ -32,8 +31,10 @@ from miles_ros.agent.constrained import PlanGrammar, TokenIndex, constrained_dec
 log = logging.getLogger(__name__)
 
 
-class LanguageModel(Protocol):
-    """What the planner needs from a language model."""
+class LanguageModel:
+    """What the planner needs from a language model: ``name``, :meth:`score` and
+    :meth:`generate_json`. A backend subclasses it and writes ``_score`` and ``_generate``,
+    which receive every argument of the public method (its defaults filled in)."""
 
     name: str
 
@@ -49,14 +50,26 @@ class LanguageModel(Protocol):
         -inf for a continuation it will not take). A backend may then stop early: the
         scores are exact for the best total and for every continuation scoring above it,
         and an upper bound below it for the others (see :func:`_prune`)."""
+        return self._score(segments, continuations, penalties)
 
     def generate_json(
         self, prompt: str, grammar: PlanGrammar, seed: int | None = None, temperature: float = 0.0
     ) -> str:
         """A JSON plan for the prompt, constrained by ``grammar`` where the backend can."""
+        return self._generate(prompt, grammar, seed, temperature)
+
+    def _score(
+        self, segments: list[str], continuations: list[str], penalties: np.ndarray | None
+    ) -> np.ndarray:
+        raise NotImplementedError
+
+    def _generate(
+        self, prompt: str, grammar: PlanGrammar, seed: int | None, temperature: float
+    ) -> str:
+        raise NotImplementedError
 
 
-class FakeLanguageModel:
+class FakeLanguageModel(LanguageModel):
     """A language model whose scores are a function you pass (for tests).
 
     ``score_fn(prompt, continuation) -> float``; ``generate_fn(prompt) -> str`` (default:
@@ -75,18 +88,15 @@ class FakeLanguageModel:
         self.prompts: list[str] = []
         """Every prompt seen, in order (tests inspect them)."""
 
-    def score(
-        self,
-        segments: list[str],
-        continuations: list[str],
-        penalties: np.ndarray | None = None,
+    def _score(
+        self, segments: list[str], continuations: list[str], penalties: np.ndarray | None
     ) -> np.ndarray:
         prompt = "".join(segments)
         self.prompts.append(prompt)
         return np.array([float(self.score_fn(prompt, c)) for c in continuations])
 
-    def generate_json(
-        self, prompt: str, grammar: PlanGrammar, seed: int | None = None, temperature: float = 0.0
+    def _generate(
+        self, prompt: str, grammar: PlanGrammar, seed: int | None, temperature: float
     ) -> str:
         self.prompts.append(prompt)
         if self.generate_fn is not None:
@@ -177,7 +187,7 @@ def _mark_needed(node: _Node) -> bool:
     return bool(node.row)
 
 
-class HFLanguageModel:
+class HFLanguageModel(LanguageModel):
     """A local transformers model (see :func:`miles_ros.agent.models.load_model`)."""
 
     def __init__(self, loaded):
@@ -237,11 +247,8 @@ class HFLanguageModel:
         self._prefix_cache = (list(segments), cache, hidden)
         return cache, hidden
 
-    def score(
-        self,
-        segments: list[str],
-        continuations: list[str],
-        penalties: np.ndarray | None = None,
+    def _score(
+        self, segments: list[str], continuations: list[str], penalties: np.ndarray | None
     ) -> np.ndarray:
         torch = self.torch
         root = _Node(None)
@@ -307,8 +314,8 @@ class HFLanguageModel:
             self._index = TokenIndex(self.tokenizer)
         return self._index
 
-    def generate_json(
-        self, prompt: str, grammar: PlanGrammar, seed: int | None = None, temperature: float = 0.0
+    def _generate(
+        self, prompt: str, grammar: PlanGrammar, seed: int | None, temperature: float
     ) -> str:
         torch = self.torch
         state = {"cache": None, "first": True}
@@ -332,7 +339,7 @@ class EndpointError(RuntimeError):
     """The endpoint could not be reached or answered something unusable."""
 
 
-class EndpointLanguageModel:
+class EndpointLanguageModel(LanguageModel):
     """An OpenAI-compatible server at ``url`` (``http://host:port`` or ``.../v1``)."""
 
     def __init__(
@@ -359,8 +366,8 @@ class EndpointLanguageModel:
         except (urllib.error.URLError, OSError, json.JSONDecodeError) as exc:
             raise EndpointError(f"{self.base}{path}: {exc}") from exc
 
-    def generate_json(
-        self, prompt: str, grammar: PlanGrammar, seed: int | None = None, temperature: float = 0.0
+    def _generate(
+        self, prompt: str, grammar: PlanGrammar, seed: int | None, temperature: float
     ) -> str:
         schema = grammar.registry.plan_schema(grammar.max_steps)
         system = (
@@ -390,11 +397,8 @@ class EndpointLanguageModel:
         except (KeyError, IndexError, TypeError) as exc:
             raise EndpointError(f"unexpected reply: {str(reply)[:200]}") from exc
 
-    def score(
-        self,
-        segments: list[str],
-        continuations: list[str],
-        penalties: np.ndarray | None = None,
+    def _score(
+        self, segments: list[str], continuations: list[str], penalties: np.ndarray | None
     ) -> np.ndarray:
         prompt = "".join(segments)
         scores = []

@@ -8,11 +8,10 @@ times over and the nodes themselves stall. Measured on 2 cores: the demo's 4-ste
 grounded plan took 66 s inside the graph's process and 2.5 s in ``miles plan``. In a
 child process the model competes for CPU time only, not for the GIL.
 
-:class:`ProcessLanguageModel` has the planner's :class:`~miles_ros.agent.lm.LanguageModel`
-interface (``name``, ``score``, ``generate_json``); calls are pickled over the child's
-stdin/stdout (``python -m miles_ros.agent.lm_process``). The child ignores SIGINT (the
-parent decides when to stop) and exits when its stdin closes, so it never outlives the
-parent.
+:class:`ProcessLanguageModel` is a :class:`~miles_ros.agent.lm.LanguageModel` (``name``,
+``score``, ``generate_json``); calls are pickled over the child's stdin/stdout (``python
+-m miles_ros.agent.lm_process``). The child ignores SIGINT (the parent decides when to
+stop) and exits when its stdin closes, so it never outlives the parent.
 """
 
 from __future__ import annotations
@@ -31,6 +30,7 @@ from pathlib import Path
 import numpy as np
 
 from miles_ros.agent.constrained import PlanGrammar
+from miles_ros.agent.lm import LanguageModel
 from miles_ros.agent.models import ModelUnavailable
 
 METHODS = ("score", "generate_json")
@@ -57,7 +57,7 @@ def _stop(proc: subprocess.Popen, timeout: float) -> None:
         proc.stdout.close()
 
 
-class ProcessLanguageModel:
+class ProcessLanguageModel(LanguageModel):
     """:class:`~miles_ros.agent.lm.HFLanguageModel` in a child process.
 
     Arguments are those of :func:`miles_ros.agent.models.load_model`. The constructor
@@ -103,17 +103,14 @@ class ProcessLanguageModel:
         """Seconds from starting the child to the model being ready in it."""
         self.pid: int = self._proc.pid
 
-    # -- the LanguageModel interface ------------------------------------------------------
-    def score(
-        self,
-        segments: list[str],
-        continuations: list[str],
-        penalties: np.ndarray | None = None,
+    # -- the LanguageModel interface, answered in the child ----------------------------------
+    def _score(
+        self, segments: list[str], continuations: list[str], penalties: np.ndarray | None
     ) -> np.ndarray:
         return self._call("score", list(segments), list(continuations), penalties=penalties)
 
-    def generate_json(
-        self, prompt: str, grammar: PlanGrammar, seed: int | None = None, temperature: float = 0.0
+    def _generate(
+        self, prompt: str, grammar: PlanGrammar, seed: int | None, temperature: float
     ) -> str:
         return self._call("generate_json", prompt, grammar, seed=seed, temperature=temperature)
 

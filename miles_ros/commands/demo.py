@@ -27,8 +27,12 @@ import dataclasses
 import json
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from miles_ros.demo_graph import DemoOptions
 
 STOP_DISTANCE = 0.01
 """The controller moves on to the next target once within this distance (m)."""
@@ -70,24 +74,19 @@ def _shipped_skills(library: str | None) -> list[str]:
     return [p.name for p in library_skill_dirs(library)]
 
 
-def _graph_demo(
-    out: Path,
-    library: str | None,
-    goal: str | None,
-    view: dict | None,
-    perception: bool = False,
-    domain_id: int | None = None,
-) -> int:
+def _options(args: argparse.Namespace, view: dict | None) -> DemoOptions:
+    """The graph demos' options from the command line."""
+    from miles_ros.demo_graph import DemoOptions
+
+    return DemoOptions(args.skills, args.domain_id, view=view, perception=args.perception)
+
+
+def _graph_demo(out: Path, goal: str | None, opts: DemoOptions) -> int:
     from miles_ros.demo_goal import run_goal_demo
     from miles_ros.demo_graph import run_demo
 
     try:
-        if goal is None:
-            report = run_demo(out, library, domain_id=domain_id, view=view, perception=perception)
-        else:
-            report = run_goal_demo(
-                out, goal, library, domain_id=domain_id, view=view, perception=perception
-            )
+        report = run_demo(out, opts) if goal is None else run_goal_demo(out, goal, opts)
     except (TimeoutError, RuntimeError) as exc:
         print(f"miles demo: FAILED: {exc}")
         return 1
@@ -115,20 +114,11 @@ def _graph_demo(
     return 0 if report["success"] else 1
 
 
-def _dual_demo(
-    out: Path,
-    library: str | None,
-    goal: str,
-    view: dict | None,
-    perception: bool = False,
-    domain_id: int | None = None,
-) -> int:
+def _dual_demo(out: Path, goal: str, opts: DemoOptions) -> int:
     from miles_ros.demo_dual import run_dual_demo
 
     try:
-        report = run_dual_demo(
-            out, goal, library, domain_id=domain_id, view=view, perception=perception
-        )
+        report = run_dual_demo(out, goal, opts)
     except (TimeoutError, RuntimeError) as exc:
         print(f"miles demo --dual: FAILED: {exc}")
         return 1
@@ -332,23 +322,14 @@ def main(argv: list[str] | None = None, prog: str = "miles demo") -> int:
             parser.error("--dual needs trained skills (policies/skills or --skills)")
         from miles_ros.demo_dual import DUAL_GOAL
 
-        return _dual_demo(
-            Path(args.out),
-            args.skills,
-            args.goal or DUAL_GOAL,
-            view,
-            args.perception,
-            args.domain_id,
-        )
+        return _dual_demo(Path(args.out), args.goal or DUAL_GOAL, _options(args, view))
     if not args.scripted and _shipped_skills(args.skills):
         goal = None
         if not args.no_manager:
             from miles_ros.demo_goal import DEFAULT_GOAL
 
             goal = args.goal or DEFAULT_GOAL
-        return _graph_demo(
-            Path(args.out), args.skills, goal, view, args.perception, args.domain_id
-        )
+        return _graph_demo(Path(args.out), goal, _options(args, view))
     if view:
         parser.error("--view, --view-web and --record need the ROS graph demo (trained skills)")
 

@@ -232,20 +232,14 @@ def _up(argv: list[str] | None, prog: str, stop: StopSignals) -> int:
     nodes, recorder, console, metrics = list(graph.nodes), None, None, None
     view_apart = None
     try:
-        from miles_ros.ros.view_node import start_view
+        from miles_ros.ros.view_node import start_view, view_spec
         from miles_ros.view.options import is_rerun_recording
 
         apart = not args.operator_in_process  # the operator's parts off the loop's process
-        view = start_view(
-            graph,
-            args.scene,
-            args.params_file,
-            args.record,
-            args.view,
-            args.view_web,
-            args.view_port,
-            own_process=apart,
+        spec = view_spec(
+            args.scene, args.params_file, args.record, args.view, args.view_web, args.view_port
         )
+        view = start_view(graph, spec, own_process=apart)
         view_apart = view if apart else None
         monitor = None
         console_apart = args.console and apart

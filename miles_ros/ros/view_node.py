@@ -219,30 +219,19 @@ def view_spec(
     )
 
 
-def start_view(
-    graph,
-    scene_file: str | None = None,
-    params_file: str | None = None,
-    record: str | None = None,
-    native: bool = False,
-    web: bool = False,
-    web_port: int | None = None,
-    own_process: bool = False,
-):
+def start_view(graph, spec: ViewSpec | None, own_process: bool = False):
     """The view of ``graph`` (an :class:`~miles_ros.ros.graph.InProcessGraph`) for
     ``miles up`` and ``miles demo``: a :class:`ViewNode` in the graph drawing through a
-    :class:`~miles_ros.view.process.ViewProcess` to a Rerun recording to ``record`` (when
-    it ends in .rrd), the native viewer (``native``; without a display the web viewer, and
-    it says so) and/or the web viewer on 127.0.0.1 (``web``, ``web_port``); None when
-    none is asked for. Prints one line per output, each starting ``view: ``; the web
-    viewer's is
+    :class:`~miles_ros.view.process.ViewProcess` what ``spec`` (:func:`view_spec`) asks
+    for: a Rerun recording, the native viewer (without a display the web viewer, and it
+    says so) and/or the web viewer on 127.0.0.1; None when ``spec`` is None. Prints one
+    line per output, each starting ``view: ``; the web viewer's is
     ``view: http://127.0.0.1:PORT/?url=rerun%2Bhttp://127.0.0.1:GRPC_PORT/proxy``.
     Closing the graph closes the view (the recording is finished).
 
     ``own_process``: the node and its drawing in a process of their own on the graph's
     domain instead (``miles view``, :class:`ViewNodeProcess`; the caller stops it). Either
     has ``url`` (the web viewer's page, None without)."""
-    spec = view_spec(scene_file, params_file, record, native, web, web_port)
     if spec is None:
         return None
     if own_process:
@@ -250,7 +239,7 @@ def start_view(
     view = ViewProcess(spec)
     for line in view.lines:
         print(line, flush=True)
-    arms = tuple(mount.name for mount in load_scene(scene_file).arms)
+    arms = tuple(mount.name for mount in load_scene(spec.scene_file).arms)
     try:
         return graph.add(ViewNode(view, arms, spec.rate_hz, context=graph.context))
     except BaseException:

@@ -14,7 +14,7 @@ import pytest
 pytest.importorskip("rclpy")
 
 from miles_ros.ros.graph import InProcessGraph  # noqa: E402
-from miles_ros.ros.view_node import ViewNodeProcess, start_view  # noqa: E402
+from miles_ros.ros.view_node import ViewNodeProcess, start_view, view_spec  # noqa: E402
 from miles_ros.view.process import ViewSpec  # noqa: E402
 from tests.nodes.graph_harness import wait_for  # noqa: E402
 from tests.ros_domains import domain_id  # noqa: E402
@@ -38,7 +38,8 @@ def test_view_in_its_own_process_reads_the_graph_serves_and_records(tmp_path):
         publish = states.publish
         states.publish = lambda msg: (published.append(msg), publish(msg))[1]
         graph.spin_in_thread("test_view_process_spin")
-        view = start_view(graph, record=str(path), web=True, web_port=0, own_process=True)
+        spec = view_spec(record=str(path), web=True, web_port=0)
+        view = start_view(graph, spec, own_process=True)
         assert isinstance(view, ViewNodeProcess) and view.running()
         assert any(line.startswith(f"view: recording to {path}") for line in view.lines)
         assert view.url is not None and view.url.startswith("http://127.0.0.1:")

@@ -26,7 +26,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
 import yaml
 
 from miles_ros.interfaces import (
@@ -37,10 +36,8 @@ from miles_ros.interfaces import (
     STATE_LOST,
     SUCCEEDED,
 )
-from miles_ros.runtime.actions import JointTargets
 from miles_ros.runtime.command_path import SHAPE_COMMANDS, VELOCITY_SCALE
 from miles_ros.runtime.library import RunnableSkill, SkillLibrary, load_skill
-from miles_ros.runtime.observation import JointReading
 from miles_ros.runtime.rollout.canary import Canary, CanaryConfig, DecisionLog, card_success
 from miles_ros.runtime.rollout.drift import Drift, DriftConfig
 from miles_ros.runtime.rollout.shadow import ShadowEpisode
@@ -151,20 +148,13 @@ class Rollout:
             )
         return runs, req
 
-    def period(
-        self,
-        req: RequestRollout,
-        obs: np.ndarray,
-        action: np.ndarray,
-        targets: JointTargets,
-        joints: JointReading,
-        command: tuple[np.ndarray, np.ndarray],
-        now: float,
-    ) -> None:
-        """One control period of the active version (its observation, action and
-        unshaped targets): the shadow candidate acts on it, never sent."""
+    def period(self, req: RequestRollout, *period) -> None:
+        """One control period of the active version: ``period`` is
+        :meth:`ShadowEpisode.period`'s arguments after ``active`` (its observation, action
+        and unshaped targets, the joints, the command, the time); the shadow candidate acts
+        on it, never sent."""
         if req.shadow is not None and not req.candidate:
-            req.shadow.period(req.active, obs, action, targets, joints, command, now)
+            req.shadow.period(req.active, *period)
 
     def over_bound(self, req: RequestRollout, interventions: int) -> str:
         """Why a running candidate request must fall back now ("" while it may go on): its
