@@ -111,7 +111,9 @@ off fades out: near the tower, where the hand and fingers around a cube still un
 goal's height strike its top cube (docs/stacking.md, "Towers", part 16: 41-121 mm)."""
 CLIMB_BACKOFF = 0.0
 """The default ``climb_backoff`` setting (action units): none."""
-SETTINGS = {"climb_backoff": CLIMB_BACKOFF}
+CLIMB_MARGIN = 0.0
+"""The default ``climb_margin`` setting (m): none."""
+SETTINGS = {"climb_backoff": CLIMB_BACKOFF, "climb_margin": CLIMB_MARGIN}
 """The expert's settings (``imitation.expert_settings``, :func:`policies.experts.get_expert`)
 and their defaults: ``climb_backoff`` (0 to 1, in action units) is a sideways motion away
 from a placement goal on cubes added to the climb near it (:data:`BACKOFF_IN`,
@@ -119,7 +121,10 @@ from a placement goal on cubes added to the climb near it (:data:`BACKOFF_IN`,
 :data:`CLEAR_Z`, as the motion towards the goal fades in): the hand backs off the tower as
 it rises, so a student that starts towards the goal before the cube clears its height (and
 sweeps the tower's top cube off, docs/stacking.md, "Towers", parts 16-18) still misses it.
-0: straight up, as every pick_place run before part 18."""
+``climb_margin`` (m, from 0 to ``CLEARANCE - CLEAR_Z[1]``, so the cube still reaches full
+speed at the travel height) lifts :data:`CLEAR_Z` by that much: the cube climbs higher over
+a goal on cubes before it moves towards it (and backs off up to there). 0 and 0: straight
+up, then across from 1-3 cm over the goal's height, as every pick_place run before part 18."""
 
 
 def _command(
@@ -144,16 +149,22 @@ def _command(
 
 
 def act(
-    obs: np.ndarray, cfg: TaskConfig = pick_place.CONFIG, climb_backoff: float = CLIMB_BACKOFF
+    obs: np.ndarray,
+    cfg: TaskConfig = pick_place.CONFIG,
+    climb_backoff: float = CLIMB_BACKOFF,
+    climb_margin: float = CLIMB_MARGIN,
 ) -> np.ndarray:
     """Actions [N, 4] (TCP displacement in units of ``cfg.cartesian_step_max``, gripper:
-    > 0 open) for observations [N, 32] in pick_place's layout (``climb_backoff``:
-    :data:`SETTINGS`)."""
-    return _decide(obs, cfg, climb_backoff)[0]
+    > 0 open) for observations [N, 32] in pick_place's layout (``climb_backoff``,
+    ``climb_margin``: :data:`SETTINGS`)."""
+    return _decide(obs, cfg, climb_backoff, climb_margin)[0]
 
 
 def focus(
-    obs: np.ndarray, cfg: TaskConfig = pick_place.CONFIG, climb_backoff: float = CLIMB_BACKOFF
+    obs: np.ndarray,
+    cfg: TaskConfig = pick_place.CONFIG,
+    climb_backoff: float = CLIMB_BACKOFF,
+    climb_margin: float = CLIMB_MARGIN,
 ) -> tuple[np.ndarray, np.ndarray]:
     """:func:`act`'s actions and, per state [N], whether it is a release step: the cube at
     a placement goal (the release box, :data:`RELEASE_XY`, :data:`RELEASE_Z`) with the
@@ -161,15 +172,23 @@ def focus(
     and holds still. There its students stall with the cube held and the gripper command
     just below zero (docs/stacking.md, "Towers", part 7); an imitation stage may weigh
     those errors more (``imitation.focus_weight``)."""
-    return _decide(obs, cfg, climb_backoff)
+    return _decide(obs, cfg, climb_backoff, climb_margin)
 
 
 def _decide(
-    obs: np.ndarray, cfg: TaskConfig, climb_backoff: float = CLIMB_BACKOFF
+    obs: np.ndarray,
+    cfg: TaskConfig,
+    climb_backoff: float = CLIMB_BACKOFF,
+    climb_margin: float = CLIMB_MARGIN,
 ) -> tuple[np.ndarray, np.ndarray]:
     """:func:`act`'s actions [N, 4] and [N] bool: :func:`focus`'s release steps."""
     if not 0.0 <= climb_backoff <= 1.0:
         raise ValueError(f"pick_place expert setting climb_backoff: 0 to 1, got {climb_backoff!r}")
+    margin_max = CLEARANCE - CLEAR_Z[1]
+    if not 0.0 <= climb_margin <= margin_max + 1e-12:
+        raise ValueError(
+            f"pick_place expert setting climb_margin: 0 to {margin_max:g} m, got {climb_margin!r}"
+        )
     obs = observations(obs, pick_place.LAYOUT, "pick_place")
     sl = pick_place.LAYOUT.slices
     tcp = obs[:, sl["tcp_pos"]]
@@ -222,7 +241,7 @@ def _decide(
     # towards a placement on cubes only once the cube clears the goal's height: a cube
     # swept across lower would hit the target cube's top edge (a tower's top sits 0.08 m
     # high, where the lift is still climbing)
-    clear_z = ramp(cube[:, 2] - goal[:, 2], *CLEAR_Z)
+    clear_z = ramp(cube[:, 2] - goal[:, 2], CLEAR_Z[0] + climb_margin, CLEAR_Z[1] + climb_margin)
     clear = np.maximum(1.0 - over, clear_z)
     carry_xy_max = firm * lifted * clear
     # near the tower and still under the goal's height: back off it while climbing

@@ -237,3 +237,36 @@ def test_climb_backoff_backs_the_climb_off_a_tower_and_changes_no_other_state():
         get_expert("pick_place", {"climb_backoff": 1.5})(obs, pick_place.CONFIG)
     with pytest.raises(ValueError, match="climb_backoff: 0 to 1"):
         get_expert("pick_place", {"climb_backoff": -0.1})(obs, pick_place.CONFIG)
+
+
+def test_climb_margin_crosses_to_a_goal_on_cubes_higher_and_changes_no_other_state():
+    """``climb_margin`` lifts the height over a goal on cubes from which the held cube moves
+    towards it (``CLEAR_Z``) by that much, up to the travel height (``CLEARANCE``), where
+    it crosses at full speed as before; air goals, table goals and the descent onto the goal
+    keep the default's actions."""
+
+    def held(goal, dy, dz):
+        cube = goal + [0.0, -dy, dz]
+        return _one(cube, 0.045, cube, goal)
+
+    obs = np.concatenate(
+        [
+            held(ON_TOWER, 0.06, 0.02),  # 2 cm over the third level: the default crosses
+            held(ON_TARGET, 0.2, 0.02),  # the same over the second level, further off
+            held(LOWEST_AIR, 0.06, -0.05),  # an air goal: towards it
+            held(CUBE + [0.0, 0.2, 0.0], 0.06, 0.02),  # a goal on the table
+            held(ON_TOWER, 0.06, expert.CLEARANCE),  # at the travel height: full speed
+            held(ON_TOWER, 0.02, -0.01),  # coming down onto the goal
+        ]
+    )
+    actions = expert.act(obs, pick_place.CONFIG)
+    top = expert.CLEARANCE - expert.CLEAR_Z[1]
+    higher = get_expert("pick_place", {"climb_margin": top})(obs, pick_place.CONFIG)
+    assert np.all(actions[:2, 1] > 0.3)  # the default moves towards the goal (in y)
+    np.testing.assert_array_equal(higher[:2, :2], 0.0)  # with the margin: straight up
+    np.testing.assert_array_equal(higher[:2, 2:], actions[:2, 2:])
+    np.testing.assert_array_equal(higher[2:], actions[2:])
+    assert np.abs(higher[4, 1]) == 1.0
+    for bad in (-0.001, top + 0.001):
+        with pytest.raises(ValueError, match="climb_margin: 0 to"):
+            get_expert("pick_place", {"climb_margin": bad})(obs, pick_place.CONFIG)
