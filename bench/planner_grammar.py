@@ -5267,14 +5267,24 @@ def _r_two_tower(item: dict, a: str, key: str) -> dict | None:
     return {a: tuple(cubes[a]), bottom: (x, y, 0.02), top: (x, y, 0.06)}
 
 
-def not_in_stack(goal: str, item: dict) -> Relabelled | None:
-    """The one cube not in a tower of two: "Set the block that's not in the tower on the grey
-    mat." (from one placing of a cube by colour onto a pad, the other two cubes stacked)."""
+def _loose_of_two(goal: str, item: dict, key: str) -> tuple[Clause, dict] | None:
+    """(clause, objects): one placing of a cube by colour onto a pad, the scene's two other
+    cubes stacked (:func:`_r_two_tower`, picked by ``key``), where the placing still passes
+    the cards; None otherwise."""
     found = _placed_cube(goal, item)
     if not found or not _PAD_NP.match(found[0].place):
         return None
-    objects = _r_two_tower(item, f"{found[1]}_cube", "rnotin|" + goal)
+    objects = _r_two_tower(item, f"{found[1]}_cube", key)
     if objects is None or not _valid(item["plan"], {**item, "objects": objects}):
+        return None
+    return found[0], objects
+
+
+def not_in_stack(goal: str, item: dict) -> Relabelled | None:
+    """The one cube not in a tower of two: "Set the block that's not in the tower on the grey
+    mat." (from one placing of a cube by colour onto a pad, the other two cubes stacked)."""
+    found = _loose_of_two(goal, item, "rnotin|" + goal)
+    if found is None:
         return None
     form = _pick(
         [
@@ -5284,7 +5294,7 @@ def not_in_stack(goal: str, item: dict) -> Relabelled | None:
         ],
         "rnotinf|" + goal,
     )
-    return form.format(p=_lower_first(found[0].place)), {"objects": objects}
+    return form.format(p=_lower_first(found[0].place)), {"objects": found[1]}
 
 
 def complete_stack(goal: str, item: dict) -> Relabelled | None:
@@ -6124,11 +6134,8 @@ def alone_cube(goal: str, item: dict) -> Relabelled | None:
     """The one cube outside a tower of two said by its layout ("the unstacked block", "the
     cube standing on its own"): "Put the unstacked block on the grey mat." (from one placing
     of a cube by colour onto a pad, the other two cubes stacked)."""
-    found = _placed_cube(goal, item)
-    if not found or not _PAD_NP.match(found[0].place):
-        return None
-    objects = _r_two_tower(item, f"{found[1]}_cube", "ualone|" + goal)
-    if objects is None or not _valid(item["plan"], {**item, "objects": objects}):
+    found = _loose_of_two(goal, item, "ualone|" + goal)
+    if found is None:
         return None
     form = _pick(
         [
@@ -6139,7 +6146,7 @@ def alone_cube(goal: str, item: dict) -> Relabelled | None:
         ],
         "ualonef|" + goal,
     )
-    return form.format(p=_lower_first(found[0].place)), {"objects": objects}
+    return form.format(p=_lower_first(found[0].place)), {"objects": found[1]}
 
 
 def off_the_table(goal: str, item: dict) -> Relabelled | None:
