@@ -300,9 +300,9 @@ def far_away(text: str) -> str:
 
 
 _UNSTACK_THEM = re.compile(
-    r"^(?P<v>unstack|take\s+apart|dismantle|unpile)\s+(?:them|it|those|these|the\s+(?:tower|"
-    r"stack|pile))(?:\s*,?\s+(?:one\s+at\s+a\s+time|one\s+by\s+one|cube\s+by\s+cube|"
-    r"block\s+by\s+block))?\s*:",
+    r"^(?P<v>unstack|take\s+apart|dismantle|unpile)\s+(?:(?P<it>them|it|those|these)|the\s+"
+    r"(?:tower|stack|pile))(?P<how>\s*,?\s+(?:one\s+at\s+a\s+time|one\s+by\s+one|cube\s+by\s+"
+    r"cube|block\s+by\s+block))?\s*:",
     re.I,
 )
 
@@ -310,7 +310,10 @@ _UNSTACK_THEM = re.compile(
 def unstacked_list(text: str) -> str:
     """ "Unstack them one at a time: A, B, C" -> "Unstack the tower: A, B, C" (the cubes an
     unstacking verb takes are a tower's; the steps after the colon say the order)."""
-    return _UNSTACK_THEM.sub(lambda m: f"{_upper_first(m['v'].lower())} the tower:", text.strip())
+    m = _UNSTACK_THEM.match(text.strip())
+    if m is None or not (m["it"] or m["how"]):  # "unstack the stack: ..." is read as said
+        return text
+    return f"{_upper_first(m['v'].lower())} the tower:{text.strip()[m.end() :]}"
 
 
 _PLACED_THEN_IT = re.compile(
