@@ -307,12 +307,31 @@ _UNSTACK_THEM = re.compile(
 )
 
 
-def unstacked_list(text: str) -> str:
+_SENT = re.compile(
+    r"^(?:(?:first|then|next|after\s+that|last(?:ly)?|finally)\s*,?\s+)?(?:the\s+)?(?P<c>[a-z]+)"
+    rf"(?:\s+(?:{_CUBE_NOUN}|one))?\s+(?:(?:first|next|last)\s+)?(?:over\s+)?{_ON}\s+"
+    rf"(?P<np>the\s+[a-z]+\s+(?:{_PAD_NOUN}|{_CUBE_NOUN}|one))(?:\s+(?:first|next|last))?$",
+    re.I,
+)
+"""One cube sent to a place with no verb ("blue to the yellow pad", "green last onto the red
+cube")."""
+
+
+def unstacked_list(text: str, cube_colours: frozenset[str] = frozenset()) -> str:
     """ "Unstack them one at a time: A, B, C" -> "Unstack the tower: A, B, C" (the cubes an
-    unstacking verb takes are a tower's; the steps after the colon say the order)."""
+    unstacking verb takes are a tower's; the steps after the colon say the order); each of A,
+    B, C a cube by its colour sent to a place with no verb ("blue to the yellow pad, red to
+    the grey pad, green last onto the red cube"): "put the blue cube on the yellow pad, then
+    ..." in the order said (an unstacking lifts each cube)."""
     m = _UNSTACK_THEM.match(text.strip())
     if m is None or not (m["it"] or m["how"]):  # "unstack the stack: ..." is read as said
         return text
+    rest = text.strip()[m.end() :].strip().rstrip(".!")
+    parts = [p for p in re.split(r"\s*(?:,|;)\s*(?:and\s+)?|\s+(?:and\s+)?then\s+", rest) if p]
+    sent = [_SENT.match(p) for p in parts]
+    if len(sent) > 1 and all(sent) and {x["c"].lower() for x in sent} <= cube_colours:
+        steps = [f"put the {x['c'].lower()} cube on {x['np']}" for x in sent]
+        return _upper_first(", then ".join(steps)) + "."
     return f"{_upper_first(m['v'].lower())} the tower:{text.strip()[m.end() :]}"
 
 
@@ -340,5 +359,5 @@ def reread(text: str, cube_colours: frozenset[str] = frozenset()) -> str:
     the colours the scene's cubes are named by."""
     text = other_pad_there(not_there_but(pad_gets(text)))
     text = three_on_pad(two_with_on(stack_layout(text), cube_colours), cube_colours)
-    text = unstacked_list(far_away(aimed_and_held(begun_and_ended(text))))
+    text = unstacked_list(far_away(aimed_and_held(begun_and_ended(text))), cube_colours)
     return placed_then_it(text)
