@@ -30,8 +30,9 @@ no-motion reading, and :func:`reread` after the colour reading, before
   and wait above it."): "hover over the yellow pad" (:func:`aimed_and_held`);
 - "the one farthest away" (from the robot, nothing else said): "the cube farthest from you"
   (:func:`far_away`);
-- "unstack them / it (one at a time): A, B, C": "unstack the tower: A, B, C"
-  (:func:`unstacked_list`);
+- "unstack them / it (one at a time): A, B, C": "unstack the tower: A, B, C", or the
+  placings in the order said where each is a cube sent to a place with no verb ("blue to the
+  yellow pad, ...") (:func:`unstacked_list`);
 - a placing onto a pad, then "it" put on a cube ("Move X to P, then put it on the blue
   one."): "it" is X, the cube just placed (:func:`placed_then_it`).
 
