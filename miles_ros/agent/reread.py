@@ -130,7 +130,7 @@ _OTHER_PAD = re.compile(
 def other_pad_there(text: str) -> str:
     """ "Not onto the yellow pad: the grey one. Move the red cube there." -> "Not onto the
     yellow pad: the grey pad. Move the red cube there." (the pad said again, its noun for
-    "one"; the correction itself is read later, by :mod:`~miles_ros.agent.clause_steps`)."""
+    "one"; the correction itself is read later, by :mod:`~miles_ros.agent.clause_references`)."""
     m = _OTHER_PAD.match(text.strip())
     return f"{m['before']}{m['n']}{text.strip()[m.end() :]}" if m else text
 
