@@ -5267,14 +5267,24 @@ def _r_two_tower(item: dict, a: str, key: str) -> dict | None:
     return {a: tuple(cubes[a]), bottom: (x, y, 0.02), top: (x, y, 0.06)}
 
 
-def not_in_stack(goal: str, item: dict) -> Relabelled | None:
-    """The one cube not in a tower of two: "Set the block that's not in the tower on the grey
-    mat." (from one placing of a cube by colour onto a pad, the other two cubes stacked)."""
+def _loose_of_two(goal: str, item: dict, key: str) -> tuple[Clause, dict] | None:
+    """(clause, objects): one placing of a cube by colour onto a pad, the scene's two other
+    cubes stacked (:func:`_r_two_tower`, picked by ``key``), where the placing still passes
+    the cards; None otherwise."""
     found = _placed_cube(goal, item)
     if not found or not _PAD_NP.match(found[0].place):
         return None
-    objects = _r_two_tower(item, f"{found[1]}_cube", "rnotin|" + goal)
+    objects = _r_two_tower(item, f"{found[1]}_cube", key)
     if objects is None or not _valid(item["plan"], {**item, "objects": objects}):
+        return None
+    return found[0], objects
+
+
+def not_in_stack(goal: str, item: dict) -> Relabelled | None:
+    """The one cube not in a tower of two: "Set the block that's not in the tower on the grey
+    mat." (from one placing of a cube by colour onto a pad, the other two cubes stacked)."""
+    found = _loose_of_two(goal, item, "rnotin|" + goal)
+    if found is None:
         return None
     form = _pick(
         [
@@ -5284,7 +5294,7 @@ def not_in_stack(goal: str, item: dict) -> Relabelled | None:
         ],
         "rnotinf|" + goal,
     )
-    return form.format(p=_lower_first(found[0].place)), {"objects": objects}
+    return form.format(p=_lower_first(found[0].place)), {"objects": found[1]}
 
 
 def complete_stack(goal: str, item: dict) -> Relabelled | None:
@@ -6043,6 +6053,369 @@ def take_apart_two(goal: str, item: dict) -> Relabelled | None:
     return form.format(a=a, b=b, c=c, p=p), {"plan": plan, "objects": objects}
 
 
+# -- group U (held-out 27's structures) ---------------------------------------------------
+_U_SHADES = {
+    "red": ["cherry-red", "bright red", "blood red", "scarlet"],
+    "green": ["forest-green", "grass green", "dark green", "emerald-green"],
+    "blue": ["navy-blue", "royal blue", "pale blue", "baby-blue"],
+    "yellow": ["lemon-yellow", "bright yellow", "pale yellow", "golden-yellow"],
+    "grey": ["slate-grey", "steel grey", "light grey", "ash-grey"],
+}
+"""Each scene colour said as a shade of it (a compound whose last word is the colour, or a
+synonym)."""
+
+
+def shade_said(goal: str, item: dict) -> str | None:
+    """A cube's and a pad's colour said as a shade ("slate-grey", "navy-blue", "bright red"):
+    "Put the navy-blue block on the slate-grey mat." (from one step of a cube by colour onto
+    a pad by colour or a cube by colour)."""
+    c = clause(goal)
+    a = c and _colour_of(c.obj)
+    if not a or not c.place or not _single_step(item):
+        return None
+    pad = _pad_by_colour(c)
+    b = pad[1].lower().replace("gray", "grey") if pad else _colour_of(c.place)
+    if not b:
+        return None
+    sa = _pick(_U_SHADES[a], "ushadea|" + goal)
+    sb = _pick(_U_SHADES[b], "ushadeb|" + goal)
+    noun = "mat" if pad else _pick(["block", "one"], "ushaden|" + goal)
+    form = _pick(
+        [
+            "{V} the {sa} block {prep} the {sb} {n}.",
+            "{V} the {sa} cube {prep} the {sb} {n}, please.",
+        ],
+        "ushade|" + goal,
+    )
+    return form.format(V=_upper_first(c.verb), sa=sa, sb=sb, n=noun, prep=c.prep)
+
+
+def pad_gets(goal: str, item: dict) -> str | None:
+    """The pad said as the one that gets the cube: "The grey mat should get the red block."
+    (from one placing of a cube by colour onto a pad by colour)."""
+    found = _placed_cube(goal, item)
+    pad = found and _pad_by_colour(found[0])
+    if not pad:
+        return None
+    form = _pick(
+        [
+            "The {p} mat should get the {a} block.",
+            "{P} pad receives the {a} cube",
+            "Let the {p} pad have the {a} block.",
+        ],
+        "ugets|" + goal,
+    )
+    p = pad[1].lower()
+    return form.format(p=p, P=p.capitalize(), a=found[1])
+
+
+def other_pad_there(goal: str, item: dict) -> str | None:
+    """The other pad ruled out first, then "the C one", then the placing "there": "Not the
+    yellow mat - the grey one. Set the red block there." (from one placing of a cube by
+    colour onto a pad by colour)."""
+    found = _placed_cube(goal, item)
+    pad = found and _pad_by_colour(found[0])
+    if not pad:
+        return None
+    p = pad[1].lower().replace("gray", "grey")
+    q = "grey" if p == "yellow" else "yellow"
+    form = _pick(
+        [
+            "Not the {q} mat - the {p} one. Set the {a} block there.",
+            "Not to the {q} pad, the {p} one: move the {a} cube there.",
+            "Not on the {q} pad; the {p} one. Put the {a} block there, please.",
+        ],
+        "unotpad|" + goal,
+    )
+    return form.format(p=p, q=q, a=found[1])
+
+
+def alone_cube(goal: str, item: dict) -> Relabelled | None:
+    """The one cube outside a tower of two said by its layout ("the unstacked block", "the
+    cube standing on its own"): "Put the unstacked block on the grey mat." (from one placing
+    of a cube by colour onto a pad, the other two cubes stacked)."""
+    found = _loose_of_two(goal, item, "ualone|" + goal)
+    if found is None:
+        return None
+    form = _pick(
+        [
+            "Put the unstacked block on {p}.",
+            "Move the cube standing on its own over to {p}.",
+            "The block that isn't part of the tower: set it on {p}.",
+            "Take the single cube, the one outside the stack, to {p}.",
+        ],
+        "ualonef|" + goal,
+    )
+    return form.format(p=_lower_first(found[0].place)), {"objects": found[1]}
+
+
+def off_the_table(goal: str, item: dict) -> Relabelled | None:
+    """The top cube of a stack of two said as the one not on the table: "Move the block
+    that isn't touching the table to the grey mat." (from one placing of a cube by colour
+    onto a pad in a flat scene of three, the scene moved so it stands on another)."""
+    found = _on_other(goal, item, "uoff|" + goal)
+    if found is None:
+        return None
+    _, _, objects = found
+    form = _pick(
+        [
+            "Move the block that isn't touching the table to {p}.",
+            "Take the cube raised up off the tabletop and set it on {p}.",
+            "The cube that's not resting on the table - put it onto {p}.",
+        ],
+        "uofff|" + goal,
+    )
+    return form.format(p=_lower_first(clause(goal).place)), {"objects": objects}
+
+
+def straight_in_line(goal: str, item: dict) -> Relabelled | None:
+    """A cube said by the cube it stands straight in front of or behind ("the block just in
+    front of the blue one", "the cube directly behind the red block"), the third cube in
+    front and to the side: "Put the block right in front of the green one on the grey mat."
+    (from one placing of a cube by colour onto a pad in a flat scene of three, the scene
+    moved so)."""
+    found = _placed_cube(goal, item)
+    if not found or not _PAD_NP.match(found[0].place) or not _flat_scene(item):
+        return None
+    a = found[1]
+    cubes = _scene_cubes(item)
+    b = _other_colour(a, cubes, "uline|" + goal)
+    if b is None or len(cubes) != 3:
+        return None
+    (c,) = [n for n in cubes if n not in {f"{a}_cube", f"{b}_cube"}]
+    behind = _pick([False, True], "ulineb|" + goal)
+    y = _pick([0.0, -0.04, 0.04], "uliney|" + goal)
+    side = _pick([0.2, -0.2], "ulines|" + goal)
+    xa, xb = (0.56, 0.44) if behind else (0.42, 0.55)
+    objects = {f"{a}_cube": (xa, y, 0.02), f"{b}_cube": (xb, y, 0.02), c: (0.36, side, 0.02)}
+    if not _valid(item["plan"], {**item, "objects": objects}):
+        return None
+    forms = (
+        ["the cube directly behind the {b} block", "the block straight behind the {b} one"]
+        if behind
+        else ["the block just in front of the {b} one", "the cube right in front of the {b} cube"]
+    )
+    np = _pick(forms, "ulinef|" + goal).format(b=b)
+    c0 = found[0]
+    return f"{_upper_first(c0.verb)} {np} {c0.prep} {_lower_first(c0.place)}.", {
+        "objects": objects
+    }
+
+
+def tower_with_on(goal: str, item: dict) -> str | None:
+    """A tower of two said as made "with X on Y", the colours bare (X onto Y): "Make a
+    2-block tower with red on blue." (from one placing of a cube by colour onto a cube by
+    colour)."""
+    pair = _placed_on_cube(goal, item)
+    if not pair:
+        return None
+    form = _pick(
+        [
+            "Make a 2-block tower with {a} on {b}.",
+            "Put together a two-high stack with {a} on top of {b}.",
+            "Build a tower of two blocks with {a} on {b}, please.",
+        ],
+        "utwo|" + goal,
+    )
+    return form.format(a=pair[0], b=pair[1])
+
+
+def three_on_pad(goal: str, item: dict) -> Relabelled | None:
+    """All three stacked on a pad in an order said after a colon: "Pile the three blocks onto
+    the grey mat: red first, blue on it, green on top." (from one placing of a cube by colour
+    onto a pad in a flat scene of three: it, then the other two in turn, where the cards
+    pass them)."""
+    found = _placed_cube(goal, item)
+    cubes = _scene_cubes(item)
+    if not found or not _PAD_NP.match(found[0].place) or len(cubes) != 3:
+        return None
+    if not _flat_scene(item):
+        return None
+    a = found[1]
+    rest = [n.split("_")[0] for n in sorted(cubes) if n != f"{a}_cube"]
+    b, c = _pick([rest, rest[::-1]], "uthreeo|" + goal)
+    plan = [
+        item["plan"][0],
+        _step(f"pick_place {b}_cube {a}_cube"),
+        _step(f"pick_place {c}_cube {b}_cube"),
+    ]
+    if not _valid(plan, item):
+        return None
+    form = _pick(
+        [
+            "Pile the three blocks onto {p}: {a} first, {b} on it, {c} on top.",
+            "Stack all the cubes on {p} - the {a} one first, {b} on that, then {c} on top.",
+            "Build the three into a tower on {p}: {a} first, then {b} on it, {c} last on top.",
+        ],
+        "uthree|" + goal,
+    )
+    p = _lower_first(found[0].place)
+    return form.format(p=p, a=a, b=b, c=c), {"expect": "plan", "plan": plan}
+
+
+def stay_for_now(goal: str, item: dict) -> Relabelled | None:
+    """No motion said as leave to stay ("you can just stay where you are"): an empty plan
+    (from any plan)."""
+    return _unplanned(
+        item,
+        [
+            "You may just remain where you are for the moment.",
+            "Feel free to stay where you are for now.",
+            "You can simply keep still for the time being.",
+        ],
+        "ustay|" + goal,
+    )
+
+
+def never_mind_other(goal: str, item: dict) -> str | None:
+    """Another cube set aside with "never mind / forget about", then a terse placing: "Forget
+    about the green block. Red onto the grey mat." (from one placing of a cube by colour
+    onto a pad by colour)."""
+    found = _placed_cube(goal, item)
+    pad = found and _pad_by_colour(found[0])
+    if not pad:
+        return None
+    a = found[1]
+    b = _other_colour(a, _scene_cubes(item), "unever|" + goal)
+    if b is None:
+        return None
+    form = _pick(
+        [
+            "Forget about the {b} block. {A} onto the {p} mat.",
+            "Never mind the {b} one - {a} to the {p} pad.",
+            "Don't bother with the {b} cube; {a} onto the {p} pad.",
+        ],
+        "unevf|" + goal,
+    )
+    return form.format(a=a, A=a.capitalize(), b=b, p=pad[1].lower())
+
+
+def shouldnt_go(goal: str, item: dict) -> str | None:
+    """The placing ruled out on one pad, then "put it on the C one" (the other pad): "The red
+    block mustn't end up on the yellow mat - place it on the grey one." (from one placing of
+    a cube by colour onto a pad by colour)."""
+    found = _placed_cube(goal, item)
+    pad = found and _pad_by_colour(found[0])
+    if not pad:
+        return None
+    p = pad[1].lower().replace("gray", "grey")
+    q = "grey" if p == "yellow" else "yellow"
+    form = _pick(
+        [
+            "The {a} block mustn't end up on the {q} mat - place it on the {p} one.",
+            "The {a} cube should not go onto the {q} pad; set it on the {p} one instead.",
+            "Don't let the {a} cube go on the {q} pad; put it on the {p} one.",
+        ],
+        "ushould|" + goal,
+    )
+    return form.format(a=found[1], p=p, q=q)
+
+
+def begin_end_by(goal: str, item: dict) -> Relabelled | None:
+    """Two placings said as how the job begins and ends, the second onto "that X cube":
+    "Begin by moving the red block onto the grey mat and end by stacking the blue block on
+    that red block." (from one placing of a cube by colour onto a pad in a flat scene of
+    three, then another cube onto it, where the cards pass both)."""
+    found = _placed_cube(goal, item)
+    if not found or not _PAD_NP.match(found[0].place) or not _flat_scene(item):
+        return None
+    a = found[1]
+    b = _other_colour(a, _scene_cubes(item), "ubegin|" + goal)
+    if b is None:
+        return None
+    plan = [item["plan"][0], _step(f"pick_place {b}_cube {a}_cube")]
+    if not _valid(plan, item):
+        return None
+    form = _pick(
+        [
+            "Begin by moving the {a} block onto {p} and end by stacking the {b} block on that "
+            "{a} block.",
+            "First thing, put the {a} cube on {p}; finish off by placing the {b} cube on top of "
+            "that {a} one.",
+            "Open with the {a} cube onto {p}, and close by setting the {b} cube on that {a} cube.",
+        ],
+        "ubeginf|" + goal,
+    )
+    p = _lower_first(found[0].place)
+    return form.format(a=a, b=b, p=p), {"expect": "plan", "plan": plan}
+
+
+def then_onto_it(goal: str, item: dict) -> Relabelled | None:
+    """A placing onto a pad, then "it" (the cube just placed) onto another cube: "Take the
+    red cube to the grey mat, then set it on the green one." (from one placing of a cube by
+    colour onto a pad in a flat scene of three, where the cards pass both)."""
+    found = _placed_cube(goal, item)
+    if not found or not _PAD_NP.match(found[0].place) or not _flat_scene(item):
+        return None
+    a = found[1]
+    b = _other_colour(a, _scene_cubes(item), "uthenit|" + goal)
+    if b is None:
+        return None
+    plan = [item["plan"][0], _step(f"pick_place {a}_cube {b}_cube")]
+    if not _valid(plan, item):
+        return None
+    form = _pick(
+        [
+            "Take the {a} cube to {p}, then set it on the {b} one.",
+            "Carry the {a} block over to {p}; after that, place it on the {b} block.",
+            "Get the {a} cube onto {p} and then put it on top of the {b} one.",
+        ],
+        "uthenitf|" + goal,
+    )
+    p = _lower_first(found[0].place)
+    return form.format(a=a, b=b, p=p), {"expect": "plan", "plan": plan}
+
+
+def aim_and_wait(goal: str, item: dict) -> str | None:
+    """A reach said as pointing the gripper at a pad and waiting above it (one reach): "Aim
+    the gripper at the grey mat and stay above it." (from one reach of a pad)."""
+    if not _single_step(item, "reach"):
+        return None
+    target = item["plan"][0].params.get("target")
+    colour = (
+        {"left_pad": "yellow", "right_pad": "grey"}.get(target)
+        if isinstance(target, str)
+        else None
+    )
+    if colour is None:
+        return None
+    form = _pick(
+        [
+            "Aim the gripper at the {p} mat and stay above it.",
+            "Point your gripper at the {p} pad, then hold it there above the pad.",
+            "Point the hand at the {p} pad and hang above it.",
+        ],
+        "uaim|" + goal,
+    )
+    return form.format(p=colour)
+
+
+def nearest_on_farthest(goal: str, item: dict) -> Relabelled | None:
+    """A stack said by distances from the robot, the second "the one farthest away": "Put the
+    block nearest the robot on top of the one furthest away." (from one placing of a cube by
+    colour onto another in a flat scene of three, the scene moved so the first is the
+    nearest to the robot and the second the farthest, 8 cm or more apart in turn)."""
+    pair = _placed_on_cube(goal, item)
+    cubes = _scene_cubes(item)
+    if not pair or len(cubes) != 3 or not _flat_scene(item):
+        return None
+    a, b = (f"{x}_cube" for x in pair)
+    (c,) = [n for n in cubes if n not in {a, b}]
+    y = _pick([(0.1, -0.12, 0.0), (-0.1, 0.14, 0.02), (0.0, -0.15, 0.12)], "unearp|" + goal)
+    objects = {a: (0.36, y[0], 0.02), c: (0.46, y[1], 0.02), b: (0.58, y[2], 0.02)}
+    if not _valid(item["plan"], {**item, "objects": objects}):
+        return None
+    form = _pick(
+        [
+            "Put the block nearest the robot on top of the one furthest away.",
+            "Stack the cube closest to you onto the one that's farthest from you.",
+            "Pile the nearest block to the robot on the farthest-away one.",
+        ],
+        "unear|" + goal,
+    )
+    return form, {"objects": objects}
+
+
 TRANSFORMS: dict[str, tuple[str, Callable[[str, dict], str | Relabelled | None]]] = {
     "topic": ("A", topic_first),
     "fragment": ("A", fragment),
@@ -6290,6 +6663,21 @@ TRANSFORMS: dict[str, tuple[str, Callable[[str, dict], str | Relabelled | None]]
     "middle_of_file": ("T", middle_of_file),
     "make_it_three": ("T", make_it_three),
     "take_apart_two": ("T", take_apart_two),
+    "shade_said": ("U", shade_said),
+    "pad_gets": ("U", pad_gets),
+    "other_pad_there": ("U", other_pad_there),
+    "alone_cube": ("U", alone_cube),
+    "off_the_table": ("U", off_the_table),
+    "straight_in_line": ("U", straight_in_line),
+    "tower_with_on": ("U", tower_with_on),
+    "three_on_pad": ("U", three_on_pad),
+    "stay_for_now": ("U", stay_for_now),
+    "never_mind_other": ("U", never_mind_other),
+    "shouldnt_go": ("U", shouldnt_go),
+    "begin_end_by": ("U", begin_end_by),
+    "then_onto_it": ("U", then_onto_it),
+    "aim_and_wait": ("U", aim_and_wait),
+    "nearest_on_farthest": ("U", nearest_on_farthest),
 }
 """name -> (group, transformation). Group B was written with A and committed before any
 planner change; nothing is tuned on it. Group C (the structures held-out 9 showed) was
@@ -6298,7 +6686,8 @@ and E (the structures held-outs 10 and 11 showed) likewise, group F (held-out 12
 (held-out 13's), group H (held-out 14's), group I (held-out 15's), group J (held-out 16's),
 group K (held-out 17's), group L (held-out 18's), group M (held-out 19's), group N
 (held-out 20's), group O (held-out 21's), group P (held-out 22's), group Q (held-out 23's),
-group R (held-out 24's), group S (held-out 25's), group T (held-out 26's)."""
+group R (held-out 24's), group S (held-out 25's), group T (held-out 26's), group U
+(held-out 27's)."""
 
 
 def transformed(items: list[dict], name: str, per: int) -> tuple[int, list[tuple[dict, dict]]]:

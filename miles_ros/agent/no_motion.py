@@ -22,9 +22,10 @@ part must be one of:
   (the microphone)", "all good", "everything's fine (here)", "just seeing if you're awake"
   (:data:`_REMARK`);
 
-each with leading "please / just / so / okay / for now / for the time being" and trailing "for
-now / right now / just now / yet / for a moment / at all / after all / please / thanks" or a
-clause of what the speaker does meanwhile ("while I adjust the camera", "until I say so");
+each with leading "please / just / so / okay / for now / for the time being", leave given ("you
+can / may", "feel free to", "you're free / fine to") and trailing "for now / for the moment /
+right now / just now / yet / for a moment / at all / after all / please / thanks" or a clause of
+what the speaker does meanwhile ("while I adjust the camera", "until I say so");
 and one part at least is one of the first three. Grammar, not goals: the parts are clause
 frames (a withdrawal, a need denied, a posture kept) with their adverbials; a part naming a
 thing ("forget the red cube", "no need to move it") is none of them, so a request beside them
@@ -70,11 +71,12 @@ _REMARK = (
 )
 """A check or a remark that asks nothing ("just checking you're listening", "all good")."""
 _LEAD = (
-    r"(?:(?:please|just|so|ok(?:ay)?|hey|robot|now|for\s+now|for\s+the\s+time\s+being|"
-    r"right\s+now|at\s+the\s+moment)\s*,?\s+)*"
+    r"(?:(?:please|just|simply|so|ok(?:ay)?|hey|robot|now|for\s+now|for\s+the\s+time\s+being|"
+    r"right\s+now|at\s+the\s+moment|you\s+(?:can|may|could|might)|feel\s+free\s+to|"
+    r"you(?:'re|\s+are)\s+(?:free|fine|welcome|ok(?:ay)?)\s+to)\s*,?\s+)*"
 )
 _TAIL = (
-    r"(?:\s*,?\s+(?:for\s+now|for\s+the\s+time\s+being|(?:right|just)\s+now|now|yet|at\s+the\s+"
+    r"(?:\s*,?\s+(?:for\s+now|for\s+the\s+(?:time\s+being|moment)|(?:right|just)\s+now|now|yet|at\s+the\s+"
     r"moment|at\s+all|"
     r"after\s+all|"
     r"please|thanks|thank\s+you|for\s+(?:a|one)\s+(?:moment|bit|second|sec|minute|while)|"

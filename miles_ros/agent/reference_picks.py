@@ -296,11 +296,13 @@ def _beside(match, world):
 def _before_or_behind(match, world):
     """ "the cube in front of / behind the blue one", seen from the robot: of the cubes
     nearer to / farther from the base along x (by more than :data:`TIE_M`), the nearest in
-    x; refused when none is."""
+    x, of those in line with it where any is (45 degrees; "directly / just ..." 27); refused
+    when none is."""
     side, ref = match.group("side").lower(), _colour_cube(match.group("ref"), world)
     if ref is None:
         return None, f"the scene has no {match.group('ref').lower()} cube"
-    ranked = _beyond(world, ref, 0, -1.0 if side == "in front of" else 1.0)
+    cone = 0.5 if match.group("straight") else 1.0
+    ranked = _beyond(world, ref, 0, -1.0 if side == "in front of" else 1.0, cone)
     if not ranked:
         return None, f"no cube is {side} the {spoken(ref)} (seen from the robot)"
     return _unique(ranked, f"the cube {side} the {spoken(ref)}")

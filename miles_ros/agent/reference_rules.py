@@ -280,9 +280,9 @@ _RULES = [
     ),
     (
         re.compile(
-            rf"\bthe {_CUBE} (?:that is |which is )?(?:(?:directly|just|right) )?"
-            rf"(?P<side>in front of|behind|beyond) (?:the )?(?P<ref>{_COLOUR_WORDS})"
-            rf"(?: {_CUBE}| one)?\b",
+            rf"\bthe {_CUBE} (?:that is |which is |that's )?(?:(?P<straight>directly|just|right|"
+            rf"straight|immediately) )?(?P<side>in front of|behind|beyond) (?:the )?"
+            rf"(?P<ref>{_COLOUR_WORDS})(?: {_CUBE}| one)?\b",
             re.I,
         ),
         _before_or_behind,

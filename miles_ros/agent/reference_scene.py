@@ -211,12 +211,22 @@ def _cubes(match, world) -> dict:
     return {n: p for n, p in world.objects.items() if n != left_out}
 
 
-def _beyond(world, ref: str, axis: int, sign: float) -> list[tuple[float, str]]:
+def _beyond(
+    world, ref: str, axis: int, sign: float, cone: float | None = None
+) -> list[tuple[float, str]]:
     """The other cubes beyond cube ``ref`` along ``axis`` (0: x, 1: y of the base frame)
-    in the direction of ``sign``, by more than :data:`TIE_M`, each with that distance."""
+    in the direction of ``sign``, by more than :data:`TIE_M`, each with that distance. With
+    ``cone``: only those in line with it (off the axis by less than ``cone`` times that
+    distance: 1.0 is 45 degrees), where any is."""
     start = world.objects[ref][axis]
     ranked = [(sign * (p[axis] - start), n) for n, p in world.objects.items() if n != ref]
-    return [(d, n) for d, n in ranked if d > TIE_M]
+    ranked = [(d, n) for d, n in ranked if d > TIE_M]
+    if cone is None:
+        return ranked
+    off = world.objects[ref][1 - axis]
+    return [
+        (d, n) for d, n in ranked if abs(world.objects[n][1 - axis] - off) < cone * d
+    ] or ranked
 
 
 _SIDES = {

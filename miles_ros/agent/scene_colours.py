@@ -23,6 +23,12 @@ attach one to the other):
   right mat - the grey one"): "the C N" when the scene's pad on that side is C (else kept);
 - a pad's colour and noun after a preposition with the article left out ("onto yellow pad"):
   "onto the yellow pad" (a colour of the scene's places).
+
+A shade of a scene colour (:func:`shades_said`, run on the whole goal first, where the world
+is known): a compound whose head is the colour ("sky-blue", "silver-grey", "lime-green",
+"blood red") or a shade word before it ("light grey", "pale yellow", "dark green"), said as
+the colour itself: English names a shade by its last word, and the scene has one thing of
+each colour.
 """
 
 from __future__ import annotations
@@ -44,6 +50,15 @@ where a cube, not a pad, is said by its colour alone."""
 COLOUR = rf"(?:{'|'.join(sorted(COLOUR_WORDS, key=len, reverse=True))})"
 """A colour word, as a regex fragment (no group)."""
 SIDE = r"(?:left|right)"
+SHADES = (
+    "light dark pale bright deep vivid pastel dusty muted rich hot neon baby sky navy royal "
+    "cobalt ocean sea lime forest grass olive emerald mint apple jade ash slate steel silver "
+    "silvery charcoal dove pearl lemon golden gold mustard canary butter sunflower blood "
+    "cherry fire brick ruby wine bluish greenish reddish yellowish greyish grayish"
+).split()
+"""Words that name a shade before a colour ("light grey", "navy blue", "lime green")."""
+_NOT_A_SHADE = frozenset({"non", "not", "un", "off"})
+"""Hyphenated words before a colour that are no shade of it ("the non-yellow pad")."""
 
 
 def cube_colours(world: World) -> frozenset[str]:
@@ -79,6 +94,31 @@ _SIDE_THEN_COLOUR = re.compile(
     re.I,
 )
 _PREP = r"(?:on\s+top\s+of|onto|on|to|into|over|above|towards?|at)"
+
+
+def shades_said(text: str, world: World) -> str:
+    """``text`` with a shade of a colour of the scene's things said as that colour ("the
+    sky-blue cube" -> "the blue cube", "the light grey mat" -> "the grey mat"; see the
+    module)."""
+    colours = set(cube_colours(world)) | {c for _, c in pad_colours(world) if c}
+    words = {w for c in colours for w in (c, *COLOR_WORDS.get(c, ()))}
+    words |= {a for a, c in SYNONYMS.items() if c in colours}
+    if not words:
+        return text
+    said = "|".join(sorted(words, key=len, reverse=True))
+    shades = "|".join(SHADES)
+
+    def colour(m: re.Match) -> str:
+        if m["m"] and m["m"].lower() in _NOT_A_SHADE:
+            return m[0]
+        return m["c"]
+
+    return re.sub(
+        rf"(?<![\w-])(?:(?P<m>[a-z]+)-|(?:{shades})\s+)(?P<c>{said})\b(?!-)",
+        colour,
+        text,
+        flags=re.I,
+    )
 
 
 def colour_said(text: str, places: tuple[tuple[str, str], ...] = ()) -> str:

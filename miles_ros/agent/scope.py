@@ -66,11 +66,9 @@ from __future__ import annotations
 import re
 
 from miles_ros.agent.cube_words import CubeWords
+from miles_ros.agent.goal_clauses import split_clauses
 from miles_ros.agent.phrases import CUBE_NOUNS, PAD_NOUNS
 from miles_ros.agent.prohibitions import AVOID, MOVE, SKILL, TOUCH, Prohibition, Scope
-from miles_ros.agent.reading import (
-    split_clauses,
-)
 from miles_ros.agent.vocabulary import PARAMLESS_WORDS
 from miles_ros.agent.world import World
 

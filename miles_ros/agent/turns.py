@@ -196,7 +196,7 @@ def turn_verbs(registry: SkillRegistry) -> frozenset[str]:
 def turning_clauses(clauses: list[str], registry: SkillRegistry) -> list[str]:
     """The clauses that ask to turn a cube: a turn verb and a cube (or "it"), or a cube
     told to face the robot ("make the green cube face the robot"); none without a turn
-    skill. ``clauses``: lower case (:func:`miles_ros.agent.reading.split_clauses`)."""
+    skill. ``clauses``: lower case (:func:`miles_ros.agent.goal_clauses.split_clauses`)."""
     verbs = turn_verbs(registry)
     if not verbs:
         return []
@@ -224,7 +224,7 @@ def missing_turn(turning: list[str], steps: list) -> str | None:
 def turn_refusal(goal: str, clauses: list[str], registry: SkillRegistry) -> str | None:
     """Why a goal that asks to turn a cube cannot be planned as said, or None: it states
     no angle, or only angles that change nothing (multiples of 90 degrees). ``clauses``:
-    the goal's clauses, lower case (:func:`miles_ros.agent.reading.split_clauses`)."""
+    the goal's clauses, lower case (:func:`miles_ros.agent.goal_clauses.split_clauses`)."""
     turning = turning_clauses(clauses, registry)
     if not turning:
         return None

@@ -53,7 +53,7 @@ from miles_ros.agent.cube_words import CubeWords
 from miles_ros.agent.phrases import CUBE_NOUNS, PAD_NOUNS
 from miles_ros.agent.reference_scene import SYNONYMS, place_colours, spoken
 from miles_ros.agent.restated import stacked_said
-from miles_ros.agent.scene_colours import cube_colours, pad_colours
+from miles_ros.agent.scene_colours import cube_colours, pad_colours, shades_said
 from miles_ros.agent.scene_said import scene_said
 from miles_ros.agent.towers import ADD_ONE, standing_towers
 from miles_ros.agent.vocabulary import COLOURS, POSITIONS, THINGS
@@ -69,7 +69,7 @@ def plain_wording(goal: str, world: World) -> str:
     """``goal`` said plainly (see the module): typos, a lift then a placing, "put it
     there", a turn or another action said as a noun, "go over", a cube pointed out then
     "it", "itself", a cube taken off the one under it, tower words."""
-    text = stacked_said(corrected(goal, world), standing_towers(world))
+    text = stacked_said(corrected(shades_said(goal, world), world), standing_towers(world))
     text = branch_taken(text, world)
     text = tower_in_order(visited_in_order(compared(text, world), world), world)
     text = both_taken(taken_apart(scene_said(text, world), world), world)

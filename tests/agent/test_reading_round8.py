@@ -13,9 +13,9 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from miles_ros.agent.goal_refusals import metres
 from miles_ros.agent.grounding import Step
 from miles_ros.agent.negation import read_in_scope
-from miles_ros.agent.reading import metres
 from miles_ros.agent.reference_scene import TIE_M
 from miles_ros.agent.references import follow_up
 from miles_ros.agent.towers import read_tower

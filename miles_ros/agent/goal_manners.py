@@ -1,0 +1,179 @@
+"""The manners of the symbolic reading (:mod:`miles_ros.agent.reading`): the words that rule
+out or ask for lifting a cube, touching or moving it, and the constraints they put on each
+clause's cube (:func:`_constraints`), with the goal-wide prohibitions a clause breaks
+(:func:`_forbidden`)."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from miles_ros.agent.goal_clauses import _Clause
+from miles_ros.agent.reading_order import unpushed
+
+if TYPE_CHECKING:
+    from miles_ros.agent.reading import GoalReading
+
+_NOT_BY = r"(?:without|(?:(?:don'?t|do not|never|not)(?: by)?|instead of|rather than)(?: just)?)"
+"""Words that rule out the manner after them ("without", "not by", "rather than")."""
+_NO_GRASP = re.compile(
+    rf"{_NOT_BY} (?:lift|pick|grasp|grab|rais)\w*(?: it)?(?: up)?|"
+    r"keep(?:ing)? it on the table|"
+    r"(?<!without )(?<!not )(?<!n't )(?<!never )(?<!not by )(?<!instead of )(?<!rather than )"
+    r"(?<!not just )(?<!n't just )\b(?:push|slid|shov|nudg|scoot|drag)\w*"
+)
+_GRASP = re.compile(
+    r"\b(?:pick|lift|grasp|grab|carr|hold)\w*|"
+    rf"(?:\b{_NOT_BY}|n't(?: by)?(?: just)?) (?:push|slid|shov|nudg|scoot|drag)\w*"
+)
+"""A clause that asks to lift its cube, or not to push it ("without pushing it", "but not
+by pushing it", "rather than sliding it")."""
+_KEPT_THERE = re.compile(r"\b(?:leave|keep) it (?:there|in place)\b")
+"""After a clause that moves the cube, where that clause put it (not a contradiction);
+"where it is" is where it stands now, so moving it and keeping it where it is contradict
+each other (as the training generator's refusals say)."""
+_PLACING = re.compile(
+    r"(?:(?:please|kindly|now|then|and|first|next|finally|lastly|also|just)[, ]+)*"
+    r"(?:move|put|place|set|carry|take|transfer|relocate|drop|bring)\b"
+)
+"""A clause opening with a verb the training phrases say only a pick and place with, unless a
+manner on its cube says otherwise ("... by pushing it" forbids grasping; "bring X to P by
+sliding it" is their only push said with "bring"; the eval sets: "bring X to P" lifts)."""
+_NO_TOUCH = re.compile(r"without touching(?: it)?|(?:don'?t|do not|never) touch(?: it)?")
+_VISIT = re.compile(
+    r"(?:(?:please|first|now|then|and|just)[, ]+)*(?:hover|reach|point|tap|poke|approach|go)\b"
+)
+"""A clause that goes to a thing (a reach): it moves no cube."""
+_TAP = re.compile(r"\b(?:tap|taps|tapping|tapped|poke|pokes|poking|poked)\b")
+_NO_MOVE = re.compile(
+    r"without moving (?:it|the)|(?:don'?t|do not|never) move (?:it|the)|keep it where it is|"
+    r"leave it (?:where it is|alone|there)|keep (?:it|the \w+ \w+) (?:where it is|still|in place)"
+)
+
+
+def _rules_out_grasping(text: str) -> bool:
+    """The clause moves its cube without lifting it ("push", "slide", "nudge", "without
+    lifting ...") and nowhere asks to lift it."""
+    stripped = _NO_GRASP.sub(" ", text)
+    return stripped != text and not _GRASP.search(stripped)
+
+
+def _every_mover_ruled_out(forbid, require, moved: set[str], mentions: dict) -> str | None:
+    """Why a cube the goal moves cannot be moved when its manners rule out both ways of
+    moving it ("get the red cube onto the right pad, but don't pick it up and don't push
+    it"): no lifting forbids the skills that grasp, no pushing those that do not, and a
+    skill that moves a cube either grasps it or does not. Only for a cube one clause
+    speaks of (in two clauses, each manner is its own clause's)."""
+    for cube in sorted(moved):
+        if mentions.get(cube) == 1 and ("grasps", cube) in forbid and ("grasps", cube) in require:
+            return (
+                f"the goal moves {cube} but rules out lifting it and pushing it: every skill "
+                "that moves a cube either lifts it or pushes it"
+            )
+    return None
+
+
+def _forbidden(clauses: list[_Clause], prohibitions) -> str | None:
+    """Why a clause asks for what a goal-wide prohibition forbids: moving the cube,
+    putting another cube on one it forbids to touch, or going to one it forbids to go
+    near."""
+    rules = {p.cube: p for p in prohibitions if p.scope == "goal"}
+    for clause in clauses:
+        rule = rules.get(clause.moved)
+        if rule is not None:
+            return (
+                f"contradictory goal: it asks to move {rule.cube} and forbids it ({rule.phrase!r})"
+            )
+        for cube in clause.cubes:
+            rule = rules.get(cube)
+            if rule is not None and rule.what == "avoid":
+                return (
+                    f"contradictory goal: it asks to go to {cube} and forbids it ({rule.phrase!r})"
+                )
+            if clause.moved and rule is not None and rule.what == "touch":
+                return (
+                    f"the goal asks to put {clause.moved} on or against {cube} and forbids "
+                    f"touching {cube} ({rule.phrase!r}): every plan for it is forbidden"
+                )
+    return None
+
+
+def _constraints(clauses: list[_Clause], reading: GoalReading) -> str | None:
+    prev: str | None = None
+    moved: set[str] = set()
+    kept: set[str] = set()
+    visited: set[str] = set()
+    manner_moved: set[str] = set()
+    mentions: dict[str, int] = {}
+    acting: dict[str, int] = {}  # the clauses that may act on each cube (not a hover)
+    forbid: list[tuple[str, str]] = []
+    require: list[tuple[str, str]] = []
+    placing: list[tuple[str, str]] = []
+    pending = ""
+    for clause in clauses:
+        text = (pending + " " + clause.text).strip()  # a manner-only clause qualifies the next
+        pronoun = bool(re.search(r"\b(?:it|one)\b", clause.text))
+        stripped = _NO_GRASP.sub(" ", text)
+        no_grasp, grasp = stripped != text, bool(_GRASP.search(stripped))
+        bare = not clause.cubes and clause.moved is None and not clause.places
+        fronted = re.match(
+            r"(?:without|using|by|with|instead of|rather than)\b", clause.text
+        )  # qualifies the next
+        if bare and fronted and (no_grasp or grasp) and clause is not clauses[-1]:
+            pending = text  # "using a push, bring the blue cube ...": carry on
+            continue
+        pending = ""
+        subject = clause.moved or (clause.cubes[0] if clause.cubes else None)
+        if subject is None and pronoun and not clause.places:
+            subject = prev
+        for cube in {*clause.cubes, *([clause.moved] if clause.moved else [])}:
+            mentions[cube] = mentions.get(cube, 0) + 1
+        if not _VISIT.match(clause.text):  # a clause that may act on the cube with a skill
+            for cube in {*clause.cubes, *([clause.moved] if clause.moved else [])}:
+                acting[cube] = acting.get(cube, 0) + 1
+        prev = clause.cubes[-1] if clause.cubes else (clause.moved or prev)
+        if clause.moved:
+            moved.add(clause.moved)
+        visited |= set(clause.cubes) - {clause.moved}
+        if subject is None:
+            continue
+        tap = bool(_TAP.search(text))
+        no_touch, no_move = bool(_NO_TOUCH.search(text)), bool(_NO_MOVE.search(text))
+        if no_move and clause.moved != subject and subject in moved and _KEPT_THERE.search(text):
+            continue  # "..., and leave it there": where an earlier clause put it
+        if no_grasp and grasp:
+            return f"contradictory goal: it asks to lift {subject} and not to lift it"
+        if (no_move or no_touch) and (clause.moved == subject or grasp):
+            what = "touching" if no_touch else "moving"
+            return f"contradictory goal: it asks to move {subject} without {what} it"
+        if no_move:
+            kept.add(subject)
+        if no_grasp:
+            forbid.append(("grasps", subject))
+        elif grasp:
+            require.append(("grasps", subject))
+        elif clause.moved == subject and _PLACING.match(clause.text):
+            placing.append(("grasps", subject))
+        if (no_grasp or grasp) and clause.moved == subject:
+            manner_moved.add(subject)
+        if tap or no_touch or no_move:
+            forbid.append(("contact", subject))
+    both = sorted(kept & moved)
+    if both:
+        return f"contradictory goal: it asks to move {both[0]} and to leave it where it is"
+    ruled_out = _every_mover_ruled_out(forbid, require, moved, mentions)
+    if ruled_out:
+        return ruled_out
+    stated = {c for _, c in forbid + require}
+    if any(_NO_GRASP.search(clause.text) for clause in clauses):
+        placing = unpushed(placing, forbid)  # "move X to Y" lifts unless a push names X
+    # a manner can be placed on its cube only when one clause speaks of that cube; "move X
+    # to Y" also when the others only hover over it ("hover over the red cube, then move it
+    # to the left pad") and none says how
+    single = {c for c, n in mentions.items() if n == 1}
+    reading.forbid = [(p, c) for p, c in forbid if c in single]
+    reading.require = [(p, c) for p, c in require if c in single] + [
+        (p, c) for p, c in placing if c in single or (acting.get(c) == 1 and c not in stated)
+    ]
+    reading.moved = (manner_moved - visited) & single
+    return None
