@@ -193,3 +193,47 @@ def test_every_level_is_a_placement_and_every_air_goal_is_held():
     assert 0.4 < air.mean() < 0.6
     assert goals[air, 2].min() >= pick_place.AIR_GOAL_Z_RANGE[0]
     assert goals[air, 2].max() <= pick_place.GOAL_Z_RANGE[1]
+
+
+def test_climb_backoff_backs_the_climb_off_a_tower_and_changes_no_other_state():
+    """``climb_backoff`` (the expert's setting, ``imitation.expert_settings``) adds, to the
+    held cube's climb near a goal on cubes while it is still under the goal's height, a
+    sideways motion away from the goal, so a student that cuts the corner towards the tower
+    still misses it; every other state's action is the default's. Off by default."""
+
+    def climb(goal, dy, dz, width=0.045):
+        cube = goal + [0.0, -dy, dz]  # held at the TCP, on the goal's x, dy short of it in y
+        return _one(cube, width, cube, goal)
+
+    changed = [
+        climb(ON_TOWER, 0.06, -0.03),  # 6 cm from the tower, 3 cm under the third level
+        climb(ON_TOWER, 0.10, -0.06),  # 10 cm off, lower
+        climb(ON_TARGET, 0.06, -0.02),  # under the second level
+    ]
+    same = [
+        climb(LOWEST_AIR, 0.06, -0.05),  # an air goal: towards it
+        climb(CUBE + [0.0, 0.2, 0.0], 0.06, 0.02),  # a goal on the table
+        climb(ON_TOWER, 0.06, 0.04),  # cleared the goal's height: towards it
+        climb(ON_TOWER, 0.06, -0.03, width=0.08),  # fingers open: not held
+        climb(ON_TOWER, 0.15, -0.03),  # far from the tower: straight up
+        climb(ON_TOWER, 0.02, -0.01),  # coming down onto the goal
+        _one(ON_TOWER, 0.045, ON_TOWER, ON_TOWER),  # a release step
+    ]
+    obs = np.concatenate(changed + same)
+    actions, focus = expert.focus(obs, pick_place.CONFIG)
+    backed, backed_focus = get_labeller("pick_place", {"climb_backoff": 0.3})(
+        obs, pick_place.CONFIG
+    )
+    np.testing.assert_array_equal(backed_focus, focus)
+    np.testing.assert_array_equal(backed[3:], actions[3:])
+    np.testing.assert_array_equal(backed[:3, 2:], actions[:3, 2:])  # the climb and grip kept
+    # the default goes straight up there; the setting backs off, away from the goal in y
+    assert np.all(np.abs(actions[:3, :2]) < 1e-9)
+    assert np.all(backed[:3, 1] < -0.05) and np.all(np.abs(backed[:3, 0]) < 1e-9)
+    assert np.all(backed[:3, 1] >= -0.3)
+    np.testing.assert_array_equal(get_expert("pick_place", {"climb_backoff": 0.3})(obs), backed)
+    assert np.all(np.abs(backed) <= 1.0)
+    with pytest.raises(ValueError, match="climb_backoff: 0 to 1"):
+        get_expert("pick_place", {"climb_backoff": 1.5})(obs, pick_place.CONFIG)
+    with pytest.raises(ValueError, match="climb_backoff: 0 to 1"):
+        get_expert("pick_place", {"climb_backoff": -0.1})(obs, pick_place.CONFIG)
