@@ -101,25 +101,6 @@ RELEASE_XY = 0.012
 """Release: largest xy distance (m) of the cube from a placement goal."""
 RELEASE_Z = 0.008
 """Release: largest height difference (m) of the cube from a placement goal."""
-BACKOFF_IN = (0.03, 0.05)
-"""xy distance (m) of the cube from a placement goal on cubes over which the climb's
-backing off (``climb_backoff``, :data:`SETTINGS`) ramps in, past the descent onto the goal
-(:data:`CLEAR_XY`)."""
-BACKOFF_OUT = (0.08, 0.12)
-"""xy distance (m) of the cube from a placement goal on cubes over which the climb's backing
-off fades out: near the tower, where the hand and fingers around a cube still under the
-goal's height strike its top cube (docs/stacking.md, "Towers", part 16: 41-121 mm)."""
-CLIMB_BACKOFF = 0.0
-"""The default ``climb_backoff`` setting (action units): none."""
-SETTINGS = {"climb_backoff": CLIMB_BACKOFF}
-"""The expert's settings (``imitation.expert_settings``, :func:`policies.experts.get_expert`)
-and their defaults: ``climb_backoff`` (0 to 1, in action units) is a sideways motion away
-from a placement goal on cubes added to the climb near it (:data:`BACKOFF_IN`,
-:data:`BACKOFF_OUT`) while the cube is still under the goal's height (it fades out over
-:data:`CLEAR_Z`, as the motion towards the goal fades in): the hand backs off the tower as
-it rises, so a student that starts towards the goal before the cube clears its height (and
-sweeps the tower's top cube off, docs/stacking.md, "Towers", parts 16-18) still misses it.
-0: straight up, as every pick_place run before part 18."""
 
 
 def _command(
@@ -143,33 +124,24 @@ def _command(
     return a
 
 
-def act(
-    obs: np.ndarray, cfg: TaskConfig = pick_place.CONFIG, climb_backoff: float = CLIMB_BACKOFF
-) -> np.ndarray:
+def act(obs: np.ndarray, cfg: TaskConfig = pick_place.CONFIG) -> np.ndarray:
     """Actions [N, 4] (TCP displacement in units of ``cfg.cartesian_step_max``, gripper:
-    > 0 open) for observations [N, 32] in pick_place's layout (``climb_backoff``:
-    :data:`SETTINGS`)."""
-    return _decide(obs, cfg, climb_backoff)[0]
+    > 0 open) for observations [N, 32] in pick_place's layout."""
+    return _decide(obs, cfg)[0]
 
 
-def focus(
-    obs: np.ndarray, cfg: TaskConfig = pick_place.CONFIG, climb_backoff: float = CLIMB_BACKOFF
-) -> tuple[np.ndarray, np.ndarray]:
+def focus(obs: np.ndarray, cfg: TaskConfig = pick_place.CONFIG) -> tuple[np.ndarray, np.ndarray]:
     """:func:`act`'s actions and, per state [N], whether it is a release step: the cube at
     a placement goal (the release box, :data:`RELEASE_XY`, :data:`RELEASE_Z`) with the
     fingers not yet open (narrower than :data:`OPEN_WIDTH`), where the expert opens them
     and holds still. There its students stall with the cube held and the gripper command
     just below zero (docs/stacking.md, "Towers", part 7); an imitation stage may weigh
     those errors more (``imitation.focus_weight``)."""
-    return _decide(obs, cfg, climb_backoff)
+    return _decide(obs, cfg)
 
 
-def _decide(
-    obs: np.ndarray, cfg: TaskConfig, climb_backoff: float = CLIMB_BACKOFF
-) -> tuple[np.ndarray, np.ndarray]:
+def _decide(obs: np.ndarray, cfg: TaskConfig) -> tuple[np.ndarray, np.ndarray]:
     """:func:`act`'s actions [N, 4] and [N] bool: :func:`focus`'s release steps."""
-    if not 0.0 <= climb_backoff <= 1.0:
-        raise ValueError(f"pick_place expert setting climb_backoff: 0 to 1, got {climb_backoff!r}")
     obs = observations(obs, pick_place.LAYOUT, "pick_place")
     sl = pick_place.LAYOUT.slices
     tcp = obs[:, sl["tcp_pos"]]
@@ -222,15 +194,8 @@ def _decide(
     # towards a placement on cubes only once the cube clears the goal's height: a cube
     # swept across lower would hit the target cube's top edge (a tower's top sits 0.08 m
     # high, where the lift is still climbing)
-    clear_z = ramp(cube[:, 2] - goal[:, 2], *CLEAR_Z)
-    clear = np.maximum(1.0 - over, clear_z)
+    clear = np.maximum(1.0 - over, ramp(cube[:, 2] - goal[:, 2], *CLEAR_Z))
     carry_xy_max = firm * lifted * clear
-    # near the tower and still under the goal's height: back off it while climbing
-    # (``climb_backoff``), away from the goal in xy
-    near = ramp(carry_xy, *BACKOFF_IN) * (1.0 - ramp(carry_xy, *BACKOFF_OUT))
-    backoff = climb_backoff * grip_firm * firm * lifted * over * near * (1.0 - clear_z)
-    backoff = np.where(held & ~placed, backoff, 0.0)
-    back_xy = -carry[:, :2] / np.maximum(carry_xy, 1e-12)[:, None] * backoff[:, None]
     carry_up = CREEP + (1.0 - CREEP) * firm * (0.3 + 0.7 * ramp(height, 0.0, 0.03))
 
     # 3. TCP around the cube: close, holding still at the cube's centre
@@ -260,7 +225,5 @@ def _decide(
     above = np.where(held, cube[:, 2] - goal[:, 2], tcp[:, 2] - cube[:, 2])
     down_max = DOWN_MIN + (1.0 - DOWN_MIN) * ramp(above, 0.01, 0.05)
     grip = np.where(placed | ~(held | closing), 1.0, -1.0)
-    move = _command(delta, step_max, scale, xy_max, up_max, down_max)
-    move[:, :2] += back_xy
-    actions = np.column_stack([move, grip])
+    actions = np.column_stack([_command(delta, step_max, scale, xy_max, up_max, down_max), grip])
     return actions, placed & (width < OPEN_WIDTH)
