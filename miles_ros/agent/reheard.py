@@ -1,0 +1,168 @@
+"""Held-out 28's structures, said as the plain clauses the rest of the reading is written for
+(:func:`miles_ros.agent.clauses.plain_clauses` runs :func:`reheard` after the colour reading,
+before :func:`~miles_ros.agent.reread.reread`):
+
+- another cube kept still in a sentence of its own, then the step "instead" ("I don't want
+  the blue cube moved. Put the green cube on P instead.", "I'd rather the red block didn't
+  move. ..."): "don't move the blue cube; put the green cube on P", the prohibition the
+  reading keeps (:func:`kept_still_instead`);
+- a prohibition after the request taken up with "and no," ("Put X on P, and no, don't lift
+  it."): "put X on P, but don't lift it" (:func:`and_no`);
+- a step said, then corrected so another comes first ("Put B on Q. No wait, do A onto P
+  first, then the B one."): "put A onto P, then put B on Q" (:func:`other_first`);
+- a pad as where a cube ends up ("The right pad is where the red cube should end up.", "...
+  is where X belongs"): "put X on the right pad" (:func:`pad_is_where`);
+- another cube ruled out in front, then "the A one goes on P" ("Not the blue cube, the red
+  one goes on P."): "put the red one on P" (:func:`not_that_one_goes`);
+- "whichever cube isn't X or Y / is neither X nor Y": "the cube that isn't X or Y", as the
+  reading resolves it (:func:`whichever_not`);
+- "the one that's alone / by itself / standing alone": "the cube on its own"
+  (:func:`alone`).
+
+Grammar, not goals: each pattern is a frame (a volitional negation with a participle, then a
+contrastive adverb; a discourse "no" before a negated imperative; a self-repair with "first
+... then the B one"; a pseudo-cleft with a locative head; a contrastive fragment before a
+subject; a free relative with a negated copula; a predicative "alone") around noun phrase
+slots.
+"""
+
+from __future__ import annotations
+
+import re
+
+from miles_ros.agent.clause_grammar import _CUBE_NOUN, _PAD_NOUN, verb_of
+
+_DASH = r"[-\u2013\u2014]+"
+_CUBE_NP = rf"the\s+[a-z]+\s+(?:{_CUBE_NOUN}|one)"
+"""A cube said by one word ("the red cube", "the blue one")."""
+
+_KEPT = re.compile(
+    rf"^(?:i\s+(?:don'?t|do\s+not)\s+want|i'?d\s+(?:rather|prefer))\s+(?:(?:anybody|anyone|you)\s+"
+    rf"(?:touching|moving|to\s+(?:touch|move))\s+)?(?P<np>{_CUBE_NP})(?:\s+(?:to\s+be\s+)?(?:moved|"
+    r"touched|to\s+move|didn'?t\s+move|did\s+not\s+move|wasn'?t\s+moved|stayed\s+put|left\s+alone"
+    r"|(?:to\s+)?stay\s+(?:put|still|where\s+it\s+is)))?\s*(?:[.;!]|\s" + _DASH + r")\s*"
+    r"(?P<rest>.+?)\s*,?\s+instead[.!]?$",
+    re.I,
+)
+
+
+def kept_still_instead(text: str) -> str:
+    """ "I don't want the blue cube moved. Put the green cube on P instead." -> "Don't move
+    the blue cube; put the green cube on P." (the request a verb opens)."""
+    m = _KEPT.match(text.strip())
+    if m is None or not verb_of(m["rest"].split()[0]):
+        return text
+    return f"Don't move {m['np'].lower()}; {m['rest'][0].lower()}{m['rest'][1:]}."
+
+
+_AND_NO = re.compile(
+    r",?\s+and\s+no\s*,\s*(?:(?P<neg>don'?t|do\s+not|never)\s+|no\s+(?P<ing>\w+ing)\s+)", re.I
+)
+
+
+def and_no(text: str) -> str:
+    """ "X, and no, don't lift it" / "..., and no, no lifting it" -> "X, but don't lift it"."""
+
+    def but(m: re.Match) -> str:
+        if m["neg"]:
+            return ", but don't "
+        verb = verb_of(m["ing"])
+        return f", but don't {verb} " if verb else m[0]
+
+    return _AND_NO.sub(but, text)
+
+
+_FIRST = re.compile(
+    r"^(?P<first>[^.;]+?)\s*[.;]\s*(?:(?:no|oh|actually|wait|hold\s+on|hang\s+on)[\s,]*)+"
+    rf"(?:{_DASH}\s*)?(?:do\s+|put\s+|move\s+|place\s+|set\s+)?(?P<np>{_CUBE_NP})\s+"
+    r"(?P<to>onto|on\s+to|on\s+top\s+of|on|to)\s+(?P<place>the\s+[a-z]+\s+\w+)\s+first,?\s+"
+    rf"(?:and\s+)?then\s+(?P<b>the\s+[a-z]+\s+(?:{_CUBE_NOUN}|one))[.!]?$",
+    re.I,
+)
+
+
+def other_first(text: str) -> str:
+    """ "Put B on Q. No wait, do A onto P first, then the B one." -> "Put A onto P, then put
+    B on Q." (the step said first names the B cube; its verb opens it)."""
+    m = _FIRST.match(text.strip())
+    if m is None or not verb_of(m["first"].split()[0]):
+        return text
+    colour = m["b"].split()[1].lower()
+    if not re.search(rf"\bthe\s+{colour}\s+(?:{_CUBE_NOUN}|one)\b", m["first"], re.I):
+        return text
+    first = m["first"][0].lower() + m["first"][1:]
+    return f"Put {m['np'].lower()} {m['to']} {m['place']}, then {first}."
+
+
+_WHERE = re.compile(
+    rf"^(?P<pad>the\s+(?:[a-z-]+\s+)?{_PAD_NOUN}(?:\s+(?:that'?s|that\s+is|which\s+is)\s+[a-z]+)?)"
+    r"\s+is\s+where\s+(?:i\s+(?:want|need|'?d\s+like)\s+)?"
+    rf"(?P<np>{_CUBE_NP})\s+(?:should|must|needs\s+to|has\s+to|is\s+to|ought\s+to|to)?\s*(?:end\s+up"
+    r"|go|goes|belongs|lands?|sits?|stays?)[.!]?$",
+    re.I,
+)
+
+
+def pad_is_where(text: str) -> str:
+    """ "The right pad is where the red cube should end up / belongs." -> "put the red cube on
+    the right pad"."""
+    m = _WHERE.match(text.strip())
+    return f"put {m['np'].lower()} on {m['pad'].lower()}" if m else text
+
+
+_NOT_THAT = re.compile(
+    rf"^(?:no\s*,?\s+)?not\s+(?:the\s+)?(?P<b>[a-z]+)(?:\s+(?:{_CUBE_NOUN}|one))?\s*(?:[,;:]|\s"
+    rf"{_DASH})\s*(?:it'?s\s+)?(?P<np>{_CUBE_NP})\s+(?:that\s+)?(?:goes|should\s+go|needs\s+to\s+go)"
+    r"\s+(?P<r>(?:on\s+top\s+of|onto|on|to)\s+.+)$",
+    re.I,
+)
+
+
+def not_that_one_goes(text: str, cube_colours: frozenset[str]) -> str:
+    """ "Not the blue cube, the red one goes on P." -> "put the red one on P" (the cube ruled
+    out said by a colour of the scene's cubes)."""
+    m = _NOT_THAT.match(text.strip())
+    if m is None or m["b"].lower() not in cube_colours:
+        return text
+    return f"put {m['np'].lower()} {m['r']}"
+
+
+_WHICHEVER = re.compile(
+    rf"\bwhichever\s+(?P<n>{_CUBE_NOUN}|one)\s+(?:isn'?t|is\s+not|is\s+neither)\s+(?:the\s+)?"
+    r"(?P<x>[a-z]+)\s+(?:or|nor)\s+(?:the\s+)?(?P<y>[a-z]+)\b",
+    re.I,
+)
+
+
+def whichever_not(text: str, cube_colours: frozenset[str]) -> str:
+    """ "whichever cube isn't red or blue" -> "the cube that isn't red or blue" (both colours
+    the scene's cubes')."""
+
+    def said(m: re.Match) -> str:
+        if {m["x"].lower(), m["y"].lower()} - cube_colours:
+            return m[0]
+        return f"the cube that isn't {m['x'].lower()} or {m['y'].lower()}"
+
+    return _WHICHEVER.sub(said, text)
+
+
+_ALONE = re.compile(
+    rf"\bthe\s+(?P<n>{_CUBE_NOUN}|one)\s+(?:(?:that'?s|that\s+is|which\s+is|standing|sitting|"
+    r"left)\s+)?(?:all\s+)?(?:alone|by\s+itself)\b",
+    re.I,
+)
+
+
+def alone(text: str) -> str:
+    """ "the one that's alone / by itself / standing alone" -> "the cube on its own"."""
+    return _ALONE.sub(
+        lambda m: f"the {'cube' if m['n'].lower() == 'one' else m['n'].lower()} on its own", text
+    )
+
+
+def reheard(text: str, cube_colours: frozenset[str] = frozenset()) -> str:
+    """``text`` with held-out 28's structures said plainly (see the module); ``cube_colours``:
+    the colours the scene's cubes are named by."""
+    text = other_first(and_no(kept_still_instead(text)))
+    text = not_that_one_goes(pad_is_where(text), cube_colours)
+    return alone(whichever_not(text, cube_colours))
