@@ -17,13 +17,17 @@ before :func:`~miles_ros.agent.reread.reread`):
 - "whichever cube isn't X or Y / is neither X nor Y": "the cube that isn't X or Y", as the
   reading resolves it (:func:`whichever_not`);
 - "the one that's alone / by itself / standing alone": "the cube on its own"
-  (:func:`alone`).
+  (:func:`alone`);
+- "put X on top to make a three-high tower / so the stack is three high": "put X on top of
+  the stack" (:func:`three_high`);
+- a hover over a cube as a later step ("A, then hover over the green cube"): "A, then reach
+  the green cube" (:func:`then_hover`).
 
 Grammar, not goals: each pattern is a frame (a volitional negation with a participle, then a
 contrastive adverb; a discourse "no" before a negated imperative; a self-repair with "first
 ... then the B one"; a pseudo-cleft with a locative head; a contrastive fragment before a
-subject; a free relative with a negated copula; a predicative "alone") around noun phrase
-slots.
+subject; a free relative with a negated copula; a predicative "alone"; a purpose clause after "on
+top"; a sequenced hover) around noun phrase slots.
 """
 
 from __future__ import annotations
@@ -160,9 +164,37 @@ def alone(text: str) -> str:
     )
 
 
+_THREE_HIGH = re.compile(
+    r"\bon\s+top\s+(?:(?:so\s+as\s+|in\s+order\s+)?to\s+(?:make|build|form|create|finish|"
+    r"complete|get)|so\s+(?:that\s+)?(?:the|it|we|you)\b)[^.;!]*?\b(?:three|3)[- ](?:(?:blocks?|"
+    r"cubes?|levels?|tiers?|stor(?:e)?ys?|stories)(?:[- ](?:high|tall))?|high|tall)\b"
+    r"(?:\s+(?:tower|stack|pile))?",
+    re.I,
+)
+
+
+def three_high(text: str) -> str:
+    """ "Put X on top to make a three-high tower / so the stack is three high" -> "put X on top
+    of the stack" (the tower of two in the scene, as the reading resolves it)."""
+    return _THREE_HIGH.sub("on top of the stack", text)
+
+
+_THEN_HOVER = re.compile(
+    rf"(?P<then>,?\s+(?:and\s+)?(?:then|after\s+that|afterwards),?\s+)hover\s+(?:over|above)\s+"
+    rf"(?P<np>{_CUBE_NP})\b",
+    re.I,
+)
+
+
+def then_hover(text: str) -> str:
+    """ "A, then hover over / above the green cube" -> "A, then reach the green cube" (a reach
+    of a cube as a later step)."""
+    return _THEN_HOVER.sub(lambda m: f"{m['then']}reach {m['np']}", text)
+
+
 def reheard(text: str, cube_colours: frozenset[str] = frozenset()) -> str:
     """``text`` with held-out 28's structures said plainly (see the module); ``cube_colours``:
     the colours the scene's cubes are named by."""
     text = other_first(and_no(kept_still_instead(text)))
     text = not_that_one_goes(pad_is_where(text), cube_colours)
-    return alone(whichever_not(text, cube_colours))
+    return then_hover(three_high(alone(whichever_not(text, cube_colours))))

@@ -110,3 +110,30 @@ def test_look_alikes_keep_their_reading():
     # a colour the scene's cubes lack is not resolved away: the goal is refused for it
     _, reading, _ = _read("Drop the red box on whichever box is not gold or red.")
     assert reading.refusal and "gold" in reading.refusal
+
+
+@given(colours)
+@settings(max_examples=3, deadline=None)
+def test_a_three_high_tower_and_a_later_hover_over_a_cube(order):
+    a, b, c = order
+    world = _pair_and_one(a, b, c)
+    assert _plain(f"Lay the {c} box on top so that the pile is 3 tiers high.", world).startswith(
+        f"lay the {c} box on top of the {a} cube"
+    )
+    assert _plain(f"Drop the {c} brick on the {a} brick and afterwards hover above the {b} one.")
+    assert _said(_read(f"Set the {a} box on the grey tile, then hover above the {b} box.")[0]) == (
+        f"set the {a} box on the right pad, then reach the {b} box"
+    )
+
+
+def test_hover_look_alikes_keep_their_reading():
+    assert _plain("Hover above the blue box, then put the red box on the grey tile.").startswith(
+        "hover above the blue box"
+    )
+    assert _plain("Put the red box on the grey tile, then hover above the yellow tile.").endswith(
+        "then hover above the left pad"
+    )
+    assert (
+        _plain("Put the red box on top of the blue box.")
+        == "put the red box on top of the blue box"
+    )
