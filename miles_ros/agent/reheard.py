@@ -21,13 +21,16 @@ before :func:`~miles_ros.agent.reread.reread`):
 - "put X on top to make a three-high tower / so the stack is three high": "put X on top of
   the stack" (:func:`three_high`);
 - a hover over a cube as a later step ("A, then hover over the green cube"): "A, then reach
-  the green cube" (:func:`then_hover`).
+  the green cube" (:func:`then_hover`);
+- the cube another rests on ("the cube the blue one is resting on", "the cube at the base of
+  that stack"): "the cube under the blue one", "the bottom cube of the stack", so a covered
+  cube moved is refused, not asked about (:func:`under`).
 
 Grammar, not goals: each pattern is a frame (a volitional negation with a participle, then a
 contrastive adverb; a discourse "no" before a negated imperative; a self-repair with "first
 ... then the B one"; a pseudo-cleft with a locative head; a contrastive fragment before a
 subject; a free relative with a negated copula; a predicative "alone"; a purpose clause after "on
-top"; a sequenced hover) around noun phrase slots.
+top"; a sequenced hover; a relative clause of support) around noun phrase slots.
 """
 
 from __future__ import annotations
@@ -192,9 +195,40 @@ def then_hover(text: str) -> str:
     return _THEN_HOVER.sub(lambda m: f"{m['then']}reach {m['np']}", text)
 
 
+_STACK = r"(?:stack|tower|pile)"
+_UNDER = re.compile(
+    rf"\bthe\s+(?P<n>{_CUBE_NOUN}|one)\s+(?:(?:that|which)\s+)?(?P<np>{_CUBE_NP})\s+(?:is\s+|'s\s+)?"
+    r"(?:resting|sitting|standing|stacked|placed|lying|perched|sits|rests|stands)\s+on"
+    rf"(?:\s+top\s+of)?(?=\s*[,;:.!?]|\s+{_DASH}|\s+(?:to|onto|on|over|into)\b|$)",
+    re.I,
+)
+_BASE = re.compile(
+    rf"\bthe\s+(?P<n>{_CUBE_NOUN}|one)\s+(?:at|forming|that\s+forms|making\s+up)\s+the\s+"
+    rf"(?:base|bottom|foot)\s+of\s+(?:that|the|this)\s+{_STACK}\b",
+    re.I,
+)
+
+
+_TOPIC = re.compile(
+    rf"^(?P<np>the\s+(?:{_CUBE_NOUN}|one)\s+under\s+{_CUBE_NP})\s*(?:[,:;]|\s{_DASH})\s*"
+    r"(?P<verb>\w+)\s+(?:that|it|this)(?:\s+one)?\b(?P<rest>.*)$",
+    re.I,
+)
+
+
+def under(text: str) -> str:
+    """ "the cube (that) the blue one is resting on" -> "the cube under the blue one"; "the
+    cube at the base of that stack" -> "the bottom cube of the stack" (the covered cube, as
+    the reading resolves and refuses it)."""
+    text = _UNDER.sub(lambda m: f"the {m['n']} under {m['np']}", text)
+    text = _BASE.sub(lambda m: f"the bottom {m['n']} of the stack", text)
+    m = _TOPIC.match(text.strip())  # "the cube under X, move that to P"
+    return f"{m['verb']} {m['np']}{m['rest']}" if m and verb_of(m["verb"]) else text
+
+
 def reheard(text: str, cube_colours: frozenset[str] = frozenset()) -> str:
     """``text`` with held-out 28's structures said plainly (see the module); ``cube_colours``:
     the colours the scene's cubes are named by."""
     text = other_first(and_no(kept_still_instead(text)))
     text = not_that_one_goes(pad_is_where(text), cube_colours)
-    return then_hover(three_high(alone(whichever_not(text, cube_colours))))
+    return under(then_hover(three_high(alone(whichever_not(text, cube_colours)))))

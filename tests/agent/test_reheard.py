@@ -137,3 +137,18 @@ def test_hover_look_alikes_keep_their_reading():
         _plain("Put the red box on top of the blue box.")
         == "put the red box on top of the blue box"
     )
+
+
+@given(colours)
+@settings(max_examples=3, deadline=None)
+def test_the_cube_another_rests_on_is_the_covered_one_and_is_refused(order):
+    a, b, c = order
+    world = _pair_and_one(a, b, c)
+    for said in (
+        f"Bring the box that the {a} box is sitting on over to the grey tile.",
+        f"The brick the {a} brick rests on: carry it to the yellow tile.",
+        "Shift the block forming the bottom of the tower onto the grey tile.",
+    ):
+        _, reading, asked = _read(said, world)
+        assert asked is None and reading.refusal, said
+        assert f"cannot move {b}_cube" in reading.refusal, (said, reading.refusal)
