@@ -204,7 +204,7 @@ _STRAIGHTEN = re.compile(
 """A cube straightened so a face shows the robot: a turn ("straighten the red cube so one
 side faces you" -> "turn the red cube so one side faces you")."""
 _LIFT_OFF = re.compile(
-    rf"^(?P<np>the (?:\w+ )?{_CUBE_NOUN})(?:'s|\s+is|\s+sits)?\s+"
+    rf"^(?P<np>the (?:\w+ )?{_CUBE_NOUN}|the \w+ one)(?:'s|\s+is|\s+sits)?\s+"
     r"(?:sitting |standing |resting |stacked |placed )?on (?:top of )?"
     rf"(?:the (?:\w+ )?(?:one|{_CUBE_NOUN}))\s*(?::|,|;|\.|\s[-\u2013\u2014]+)\s*"
     r"(?:lift|take|pick|get)\s+it\s+off(?:\s+(?:of\s+)?it)?\s+and\s+(?:then\s+)?"

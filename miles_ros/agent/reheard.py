@@ -16,7 +16,7 @@ before :func:`~miles_ros.agent.reread.reread`):
   one goes on P."): "put the red one on P" (:func:`not_that_one_goes`);
 - "whichever cube isn't X or Y / is neither X nor Y": "the cube that isn't X or Y", as the
   reading resolves it (:func:`whichever_not`);
-- "the one that's alone / by itself / standing alone": "the cube on its own"
+- "the one that's alone / by itself / on its own": "the cube on its own"
   (:func:`alone`);
 - "put X on top to make a three-high tower / so the stack is three high": "put X on top of
   the stack" (:func:`three_high`);
@@ -63,7 +63,8 @@ def kept_still_instead(text: str) -> str:
 
 
 _AND_NO = re.compile(
-    r",?\s+and\s+no\s*,\s*(?:(?P<neg>don'?t|do\s+not|never)\s+|no\s+(?P<ing>\w+ing)\s+)", re.I
+    rf"(?:,|\s+{_DASH})?\s+and\s+no\s*,\s*(?:(?P<neg>don'?t|do\s+not|never)\s+|no\s+(?P<ing>\w+ing)\s+)",
+    re.I,
 )
 
 
@@ -155,7 +156,7 @@ def whichever_not(text: str, cube_colours: frozenset[str]) -> str:
 
 _ALONE = re.compile(
     rf"\bthe\s+(?P<n>{_CUBE_NOUN}|one)\s+(?:(?:that'?s|that\s+is|which\s+is|standing|sitting|"
-    r"left)\s+)?(?:all\s+)?(?:alone|by\s+itself)\b",
+    r"left)\s+)?(?:all\s+)?(?:alone|by\s+itself|on\s+its\s+own)\b",
     re.I,
 )
 
