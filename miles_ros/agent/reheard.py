@@ -20,8 +20,8 @@ before :func:`~miles_ros.agent.reread.reread`):
   (:func:`alone`);
 - "put X on top to make a three-high tower / so the stack is three high": "put X on top of
   the stack" (:func:`three_high`);
-- a hover over a cube as a later step ("A, then hover over the green cube"): "A, then reach
-  the green cube" (:func:`then_hover`);
+- a hover over a cube after a cube is stacked on another ("Move X onto Y, then hover over the
+  green cube"): "..., then reach the green cube" (:func:`then_hover`);
 - the cube another rests on ("the cube the blue one is resting on", "the cube at the base of
   that stack"): "the cube under the blue one", "the bottom cube of the stack", so a covered
   cube moved is refused, not asked about (:func:`under`).
@@ -184,16 +184,17 @@ def three_high(text: str) -> str:
 
 
 _THEN_HOVER = re.compile(
-    rf"(?P<then>,?\s+(?:and\s+)?(?:then|after\s+that|afterwards),?\s+)hover\s+(?:over|above)\s+"
+    rf"(?P<stack>\b{_CUBE_NP}\s+(?:onto|on\s+to|on\s+top\s+of|on)\s+{_CUBE_NP}\s*)"
+    r"(?P<then>[,;]?\s*(?:and\s+)?(?:then|after\s+that|afterwards),?\s+)hover\s+(?:over|above)\s+"
     rf"(?P<np>{_CUBE_NP})\b",
     re.I,
 )
 
 
 def then_hover(text: str) -> str:
-    """ "A, then hover over / above the green cube" -> "A, then reach the green cube" (a reach
-    of a cube as a later step)."""
-    return _THEN_HOVER.sub(lambda m: f"{m['then']}reach {m['np']}", text)
+    """ "Stack A on B, then hover over / above the green cube" -> "..., then reach the green
+    cube" (a hover over a cube after a cube is placed on another)."""
+    return _THEN_HOVER.sub(lambda m: f"{m['stack']}{m['then']}reach {m['np']}", text)
 
 
 _STACK = r"(?:stack|tower|pile)"

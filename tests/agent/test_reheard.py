@@ -120,10 +120,8 @@ def test_a_three_high_tower_and_a_later_hover_over_a_cube(order):
     assert _plain(f"Lay the {c} box on top so that the pile is 3 tiers high.", world).startswith(
         f"lay the {c} box on top of the {a} cube"
     )
-    assert _plain(f"Drop the {c} brick on the {a} brick and afterwards hover above the {b} one.")
-    assert _said(_read(f"Set the {a} box on the grey tile, then hover above the {b} box.")[0]) == (
-        f"set the {a} box on the right pad, then reach the {b} box"
-    )
+    said = f"Drop the {c} brick on the {b} brick and afterwards hover above the {a} one."
+    assert _plain(said) == f"drop the {c} brick on the {b} brick and afterwards reach the {a} cube"
 
 
 def test_hover_look_alikes_keep_their_reading():
@@ -132,6 +130,9 @@ def test_hover_look_alikes_keep_their_reading():
     )
     assert _plain("Put the red box on the grey tile, then hover above the yellow tile.").endswith(
         "then hover above the left pad"
+    )
+    assert _plain("Put the red box on the grey tile, then hover above the blue box.").endswith(
+        "then hover above the blue box"  # after a placing on a pad: as before
     )
     assert (
         _plain("Put the red box on top of the blue box.")
