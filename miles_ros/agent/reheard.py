@@ -38,10 +38,7 @@ from __future__ import annotations
 import re
 
 from miles_ros.agent.clause_grammar import _CUBE_NOUN, _PAD_NOUN, verb_of
-
-_DASH = r"[-\u2013\u2014]+"
-_CUBE_NP = rf"the\s+[a-z]+\s+(?:{_CUBE_NOUN}|one)"
-"""A cube said by one word ("the red cube", "the blue one")."""
+from miles_ros.agent.reread import _CUBE_NP, _DASH, _STACK
 
 _KEPT = re.compile(
     rf"^(?:i\s+(?:don'?t|do\s+not)\s+want|i'?d\s+(?:rather|prefer))\s+(?:(?:anybody|anyone|you)\s+"
@@ -197,7 +194,6 @@ def then_hover(text: str) -> str:
     return _THEN_HOVER.sub(lambda m: f"{m['stack']}{m['then']}reach {m['np']}", text)
 
 
-_STACK = r"(?:stack|tower|pile)"
 _UNDER = re.compile(
     rf"\bthe\s+(?P<n>{_CUBE_NOUN}|one)\s+(?:(?:that|which)\s+)?(?P<np>{_CUBE_NP})\s+(?:is\s+|'s\s+)?"
     r"(?:resting|sitting|standing|stacked|placed|lying|perched|sits|rests|stands)\s+on"
