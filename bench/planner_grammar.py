@@ -6416,6 +6416,319 @@ def nearest_on_farthest(goal: str, item: dict) -> Relabelled | None:
     return form, {"objects": objects}
 
 
+# -- group V (held-out 28's structures) ---------------------------------------------------
+def forbid_manner(goal: str, item: dict) -> Relabelled | None:
+    """A manner forbidden first, the goal said with a neutral verb: "No sliding, please -
+    get the red block over to the grey mat." (from one placing of a cube by colour onto a
+    pad: pushing forbidden, the placing kept; from one push onto a pad: lifting forbidden,
+    the push kept)."""
+    c = clause(goal)
+    a = c and _colour_of(c.obj)
+    if not a or not c.place or not _PAD_NP.match(c.place):
+        return None
+    if _single_step(item, "pick_place"):
+        forms = [
+            "No sliding, please - get the {a} block over to {p}.",
+            "Avoid pushing it: bring the {a} cube to {p}.",
+            "Without any shoving, get the {a} cube onto {p}.",
+            "Don't go for a push; have the {a} block end up on {p}.",
+        ]
+    elif _single_step(item, "push"):
+        forms = [
+            "No lifting, please - get the {a} block over to {p}.",
+            "Avoid picking it up: bring the {a} cube to {p}.",
+            "Without raising it, get the {a} cube onto {p}.",
+            "Don't go for a lift; have the {a} block end up on {p}.",
+        ]
+    else:
+        return None
+    return _pick(forms, "vforbid|" + goal).format(a=a, p=_lower_first(c.place))
+
+
+def kept_still_instead(goal: str, item: dict) -> str | None:
+    """Another cube said to stay still in a sentence of its own, then the placing "instead":
+    "The green block has to stay where it is. Set the red block on the grey mat instead."
+    (from one placing of a cube by colour onto a pad by colour)."""
+    found = _placed_cube(goal, item)
+    pad = found and _pad_by_colour(found[0])
+    if not pad:
+        return None
+    a = found[1]
+    b = _other_colour(a, _scene_cubes(item), "vkeep|" + goal)
+    if b is None:
+        return None
+    form = _pick(
+        [
+            "The {b} block has to stay where it is. Set the {a} block on the {p} mat instead.",
+            "I'd rather the {b} cube didn't move. Move the {a} cube to the {p} pad instead.",
+            "I don't want anybody touching the {b} one. Place the {a} cube on the {p} pad "
+            "instead.",
+        ],
+        "vkeepf|" + goal,
+    )
+    return form.format(a=a, b=b, p=pad[1].lower().replace("gray", "grey"))
+
+
+def and_no_lift(goal: str, item: dict) -> str | None:
+    """A placing verb, then "and no, don't lift it": the push ("Set the red cube on the grey
+    mat - and no, don't pick it up."; from one push of a cube by colour onto a pad)."""
+    found = _pushed_onto_pad(goal, item)
+    if found is None:
+        return None
+    c, a = found
+    form = _pick(
+        [
+            "Set the {a} cube on {p} - and no, don't pick it up.",
+            "Get the {a} block onto {p}, and no, no lifting it.",
+            "Move the {a} cube to {p}; and no, don't raise it.",
+        ],
+        "vnolift|" + goal,
+    )
+    return form.format(a=a, p=_lower_first(c.place))
+
+
+def stated_lift_off(goal: str, item: dict) -> Relabelled | None:
+    """The layout stated, then "lift it off and put it on P" (one placing of the top cube):
+    "The red block's sitting on the blue one; take it off and set it on the grey mat." (from
+    one placing of a cube by colour onto a pad, the scene moved so it stands on another)."""
+    found = _on_other(goal, item, "vstate|" + goal)
+    if found is None:
+        return None
+    a, b, objects = found
+    form = _pick(
+        [
+            "The {a} block's sitting on the {b} one; take it off and set it on {p}.",
+            "The {a} cube is on top of the {b} cube - lift it off and move it to {p}.",
+            "The {a} one's stacked on the {b} one. Pick it off and place it on {p}.",
+        ],
+        "vstatef|" + goal,
+    )
+    return form.format(a=a, b=b, p=_lower_first(clause(goal).place)), {"objects": objects}
+
+
+def wait_first_then(goal: str, item: dict) -> Relabelled | None:
+    """A placing said, then corrected so another placing comes first: "Set the blue cube on
+    the yellow mat. Hold on, do the red cube onto the grey mat first, then the blue one."
+    (from one placing of a cube by colour onto a pad by colour: it, then another cube onto
+    the other pad, where the cards pass both)."""
+    found = _placed_cube(goal, item)
+    pad = found and _pad_by_colour(found[0])
+    if not pad or not _flat_scene(item):
+        return None
+    a = found[1]
+    b = _other_colour(a, _scene_cubes(item), "vwait|" + goal)
+    if b is None:
+        return None
+    p = pad[1].lower().replace("gray", "grey")
+    q = "grey" if p == "yellow" else "yellow"
+    other = "right_pad" if item["plan"][0].params["target"] == "left_pad" else "left_pad"
+    plan = [item["plan"][0], _step(f"pick_place {b}_cube {other}")]
+    forms = [
+        "Set the {b} cube on the {q} mat. Hold on, do the {a} cube onto the {p} mat first, "
+        "then the {b} one.",
+        "Put the {b} block on the {q} pad. Actually wait, the {a} block onto the {p} pad "
+        "first, and then the {b} one.",
+        "Move the {b} cube to the {q} pad. No, hang on - the {a} cube to the {p} pad first, "
+        "then the {b} cube.",
+    ]
+    return _planned(plan, item, forms, "vwaitf|" + goal, a=a, b=b, p=p, q=q)
+
+
+def top_onto_lone(goal: str, item: dict) -> Relabelled | None:
+    """The top cube of a stack of two onto the cube standing alone: "Move the block at the top
+    of the pile onto the one that's by itself." (from any plan in a flat scene of three, the
+    scene moved so two cubes stand stacked: the placing, where it passes the cards)."""
+    if item["expect"] != "plan" or not item["plan"]:
+        return None
+    cubes = _scene_cubes(item)
+    if len(cubes) != 3 or not _flat_scene(item):
+        return None
+    lone = _pick(sorted(cubes), "vlone|" + goal)
+    objects = _r_two_tower(item, lone, "vlonet|" + goal)
+    if objects is None:
+        return None
+    (top,) = [n for n, p in objects.items() if p[2] > 0.04]
+    form = _pick(
+        [
+            "Move the block at the top of the pile onto the one that's by itself.",
+            "Put the cube on top of the tower onto the one standing alone.",
+            "Take the top cube of the stack and set it on the one that's on its own.",
+        ],
+        "vlonef|" + goal,
+    )
+    plan = [_step(f"pick_place {top} {lone}")]
+    if not _valid(plan, {**item, "objects": objects}):
+        return None
+    return form, {"expect": "plan", "plan": plan, "objects": objects}
+
+
+def pad_thats_is_where(goal: str, item: dict) -> str | None:
+    """The pad said by a relative of its colour, as where the cube should end up: "The mat
+    that's yellow is where the red block belongs." (from one placing of a cube by colour
+    onto a pad by colour)."""
+    found = _placed_cube(goal, item)
+    pad = found and _pad_by_colour(found[0])
+    if not pad:
+        return None
+    form = _pick(
+        [
+            "The mat that's {p} is where the {a} block belongs.",
+            "The pad which is {p} is where the {a} cube should go.",
+            "The {p}-coloured pad is where I want the {a} cube to end up.",
+        ],
+        "vwhere|" + goal,
+    )
+    return form.format(a=found[1], p=pad[1].lower().replace("gray", "grey"))
+
+
+def not_b_a_goes(goal: str, item: dict) -> str | None:
+    """A cube corrected in front, then "the A one goes on P" (a placing): "Not the green
+    block - the red one goes onto the grey mat." (from one placing of a cube by colour onto
+    a pad)."""
+    found = _placed_cube(goal, item)
+    if not found or not _PAD_NP.match(found[0].place):
+        return None
+    a = found[1]
+    b = _other_colour(a, _scene_cubes(item), "vnotb|" + goal)
+    if b is None:
+        return None
+    form = _pick(
+        [
+            "Not the {b} block - the {a} one goes onto {p}.",
+            "Not the {b} cube; it's the {a} one that goes on {p}.",
+            "No, not {b}: the {a} cube goes on {p}.",
+        ],
+        "vnotbf|" + goal,
+    )
+    return form.format(a=a, b=b, p=_lower_first(found[0].place))
+
+
+def neither_of_two(goal: str, item: dict) -> str | None:
+    """The cube a placing goes onto said as the one of neither other colour, the cube moved
+    among them: "Put the blue block on whichever block isn't green or blue." (from one
+    placing of a cube by colour onto a cube by colour, three cubes)."""
+    pair = _placed_on_cube(goal, item)
+    cubes = _scene_cubes(item)
+    if not pair or len(cubes) != 3:
+        return None
+    a, b = pair
+    (c,) = [n.split("_")[0] for n in cubes if n not in {f"{a}_cube", f"{b}_cube"}]
+    first, second = _pick([(c, a), (a, c)], "vneitho|" + goal)
+    form = _pick(
+        [
+            "Put the {a} block on whichever block isn't {x} or {y}.",
+            "Stack the {a} cube onto whichever cube is neither {x} nor {y}.",
+            "Set the {a} cube on top of the cube that isn't {x} or {y}.",
+        ],
+        "vneith|" + goal,
+    )
+    return form.format(a=a, x=first, y=second)
+
+
+def then_hover_over(goal: str, item: dict) -> Relabelled | None:
+    """A placing, then "hover over" another cube (a reach): "Stack the red cube on the blue
+    one, then hover above the green cube." (from one placing of a cube by colour onto a cube
+    by colour in a flat scene of three, where the cards pass both)."""
+    pair = _placed_on_cube(goal, item)
+    cubes = _scene_cubes(item)
+    if not pair or len(cubes) != 3 or not _flat_scene(item):
+        return None
+    a, b = pair
+    (c,) = [n.split("_")[0] for n in cubes if n not in {f"{a}_cube", f"{b}_cube"}]
+    plan = [item["plan"][0], _step(f"reach {c}_cube")]
+    forms = [
+        "Stack the {a} cube on the {b} one, then hover above the {c} cube.",
+        "Set the {a} block onto the {b} block and after that hover over the {c} block.",
+        "Put the {a} cube on top of the {b} cube; then hover over the {c} one.",
+    ]
+    return _planned(plan, item, forms, "vhover|" + goal, a=a, b=b, c=c)
+
+
+def three_high(goal: str, item: dict) -> Relabelled | None:
+    """The loose cube put on a stack of two "to make a three-high tower": "Set the red block on
+    top so the tower is three high." (from one placing of a cube by colour onto a pad, the
+    other two cubes stacked: it onto the top one)."""
+    found = _placed_cube(goal, item)
+    if not found or not _PAD_NP.match(found[0].place):
+        return None
+    a = f"{found[1]}_cube"
+    objects = _r_two_tower(item, a, "vthree|" + goal)
+    if objects is None:
+        return None
+    (top,) = [n for n, p in objects.items() if p[2] > 0.04]
+    plan = [_step(f"pick_place {a} {top}")]
+    if not _valid(plan, {**item, "objects": objects}):
+        return None
+    form = _pick(
+        [
+            "Set the {a} block on top so the tower is three high.",
+            "Put the {a} cube on top to build a three-block tower.",
+            "Add the {a} cube on top to make it a three-high stack.",
+        ],
+        "vthreef|" + goal,
+    )
+    return form.format(a=found[1]), {"expect": "plan", "plan": plan, "objects": objects}
+
+
+def held_too_high(goal: str, item: dict) -> Relabelled | None:
+    """The gripper held a height above a pad outside the reach card's envelope: "Keep the
+    gripper 70 cm over the grey mat." (from one reach of a pad: refused)."""
+    c = clause(goal)
+    if c is None or c.prep or not _single_step(item, "reach") or not _PAD_NP.match(c.obj):
+        return None
+    n = _pick(["55", "70", "80", "90"], "vhighn|" + goal)
+    form = _pick(
+        [
+            "Keep the gripper {n} cm over {o}.",
+            "Hold the hand {n} centimetres above {o}.",
+            "Hover {n} cm up above {o} and stay there.",
+        ],
+        "vhigh|" + goal,
+    )
+    return form.format(n=n, o=_lower_first(c.obj)), {"expect": "refuse", "plan": []}
+
+
+def under_cube_moved(goal: str, item: dict) -> Relabelled | None:
+    """The cube another rests on said by that relation, and moved: refused, it is covered
+    ("The block the red one sits on - take that to the grey mat."; from one placing of a cube
+    by colour onto a pad, the scene moved so another cube stands on it)."""
+    found = _placed_cube(goal, item)
+    if not found or not _PAD_NP.match(found[0].place) or not _flat_scene(item):
+        return None
+    cubes = _scene_cubes(item)
+    a = found[1]
+    b = _other_colour(a, cubes, "vunder|" + goal)
+    if b is None or len(cubes) != 3:
+        return None
+    x, y, _ = cubes[f"{a}_cube"]
+    objects = {**cubes, f"{b}_cube": (x, y, 0.06)}
+    form = _pick(
+        [
+            "The block the {b} one sits on - take that to {p}.",
+            "Move the cube underneath the {b} cube over to {p}.",
+            "Carry the bottom block of that pile to {p}.",
+        ],
+        "vunderf|" + goal,
+    )
+    p = _lower_first(found[0].place)
+    return form.format(b=b, p=p), {"expect": "refuse", "plan": [], "objects": objects}
+
+
+def done_forget(goal: str, item: dict) -> Relabelled | None:
+    """Nothing to do, said as a dismissal or as the work done: "Ah, never mind, drop it." /
+    "Nothing more to move, we're all finished." (from any plan: an empty plan)."""
+    return _unplanned(
+        item,
+        [
+            "Ah, never mind, drop it.",
+            "Oh, forget about it, never mind.",
+            "Nothing more to move, we're all finished.",
+            "No further moves needed - that's us done.",
+        ],
+        "vdone|" + goal,
+    )
+
+
 TRANSFORMS: dict[str, tuple[str, Callable[[str, dict], str | Relabelled | None]]] = {
     "topic": ("A", topic_first),
     "fragment": ("A", fragment),
@@ -6678,6 +6991,20 @@ TRANSFORMS: dict[str, tuple[str, Callable[[str, dict], str | Relabelled | None]]
     "then_onto_it": ("U", then_onto_it),
     "aim_and_wait": ("U", aim_and_wait),
     "nearest_on_farthest": ("U", nearest_on_farthest),
+    "forbid_manner": ("V", forbid_manner),
+    "kept_still_instead": ("V", kept_still_instead),
+    "and_no_lift": ("V", and_no_lift),
+    "stated_lift_off": ("V", stated_lift_off),
+    "wait_first_then": ("V", wait_first_then),
+    "top_onto_lone": ("V", top_onto_lone),
+    "pad_thats_is_where": ("V", pad_thats_is_where),
+    "not_b_a_goes": ("V", not_b_a_goes),
+    "neither_of_two": ("V", neither_of_two),
+    "then_hover_over": ("V", then_hover_over),
+    "three_high": ("V", three_high),
+    "held_too_high": ("V", held_too_high),
+    "under_cube_moved": ("V", under_cube_moved),
+    "done_forget": ("V", done_forget),
 }
 """name -> (group, transformation). Group B was written with A and committed before any
 planner change; nothing is tuned on it. Group C (the structures held-out 9 showed) was
@@ -6687,7 +7014,7 @@ and E (the structures held-outs 10 and 11 showed) likewise, group F (held-out 12
 group K (held-out 17's), group L (held-out 18's), group M (held-out 19's), group N
 (held-out 20's), group O (held-out 21's), group P (held-out 22's), group Q (held-out 23's),
 group R (held-out 24's), group S (held-out 25's), group T (held-out 26's), group U
-(held-out 27's)."""
+(held-out 27's), group V (held-out 28's)."""
 
 
 def transformed(items: list[dict], name: str, per: int) -> tuple[int, list[tuple[dict, dict]]]:

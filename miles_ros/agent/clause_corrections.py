@@ -177,7 +177,7 @@ _ANYTHING_BUT = re.compile(
     re.I,
 )
 _MANNER = {"push": "push", "slide": "push", "shove": "push", "nudge": "push", "drag": "push",
-           "lift": "lift", "pick": "lift", "carry": "lift"}  # fmt: skip
+           "lift": "lift", "pick": "lift", "carry": "lift", "raise": "lift"}  # fmt: skip
 """The verbs that say how a cube is moved, and the one the reading forbids for each."""
 
 
@@ -201,7 +201,10 @@ def _anything_but(text: str) -> str:
 
 _ANY_CUBE = rf"(?:anything|any of them|any {_CUBE_NOUN}s?|(?:of )?(?:any|a) {_CUBE_NOUN})"
 _WAY_RULED_OUT = re.compile(
-    r"^(?:(?:don'?t|do not|never|no)\s+(?P<how>\w+)(?:\s+(?:it|them))?(?:\s+up)?"
+    r"^(?:(?:don'?t|do not|never|no)\s+(?:use\s+|try\s+|go for\s+|do\s+)?(?:any\s+|a\s+)?"
+    r"(?P<how>\w+)(?:\s+(?:it|them))?(?:\s+up)?"
+    r"|(?:avoid|without|refrain from|steer clear of)\s+(?:any\s+)?(?P<avoid>\w+ing)"
+    r"(?:\s+(?:it|them))?(?:\s+up)?"
     rf"|i (?:don'?t|do not) want (?:you )?(?P<ing>\w+ing)\s+{_ANY_CUBE}"
     rf"|i'?d rather (?:you )?(?:didn'?t|did not) (?P<verb>\w+)\s+{_ANY_CUBE}"
     r"|(?P<gerund>\w+ing) (?:is|'s) (?:off the table|out|not allowed|forbidden|banned|off limits)"
@@ -209,8 +212,15 @@ _WAY_RULED_OUT = re.compile(
     r"(?:\s+(?:either|at all|today|this time|for now|for today|now|please))*$",
     re.I,
 )
-"""One way of moving a cube ruled out: "don't push it", "no lifting", and for every cube
+"""One way of moving a cube ruled out: "don't push it", "no lifting", "don't use pushing",
+"don't go for a lift", "avoid / without (any) sliding (it)", and for every cube
 ("I don't want you pushing anything today", "pushing is off the table")."""
+_HAVE_END_UP = re.compile(
+    r"^(?:have|let|make sure|see that)\s+(?P<np>.+?)\s+(?:ends? up|goes|go|lands?)\s+"
+    r"(?P<r>(?:on|onto|on top of)\b.+)$",
+    re.I,
+)
+"""The placing said as where the cube should end up: "have the red cube end up on P"."""
 _GLOBAL_WAY = re.compile(
     r"\b(?:anything|any|off the table|not allowed|forbidden|banned|off limits|out)\b", re.I
 )
@@ -223,7 +233,10 @@ def _ways_ruled_out(text: str) -> str:
     prohibition after its request (both ways ruled out: refused); "Don't lift it - push the
     red cube onto P" likewise (the request names its cube and the other way). A request
     said of "it" ("Don't push it, lift it: ...") is left to the rules after."""
-    m = re.match(rf"^(?P<ways>[^:;.!?\u2013\u2014]+?){_SEP}(?P<rest>.+?)[.!]?$", text.strip())
+    m = re.match(
+        rf"^(?P<ways>[^:;.!?\u2013\u2014]+?)(?:,?\s*please)?{_SEP}(?P<rest>.+?)[.!]?$",
+        text.strip(),
+    )
     if m is None:
         return text
     ways = []
@@ -235,6 +248,9 @@ def _ways_ruled_out(text: str) -> str:
             return text
         ways.append((how, bool(_GLOBAL_WAY.search(part))))
     rest = re.sub(r"^(?:just|simply|only)\s+", "", m["rest"].strip(), flags=re.I)
+    ends = _HAVE_END_UP.match(rest)
+    if ends and noun_phrase(ends["np"]):  # "have the red cube end up on P"
+        rest = f"put {noun_phrase(ends['np'])} {ends['r']}"
     verb = verb_of(_first_word(rest))
     manner = _MANNER.get(verb or "")
     if not ways or not verb or manner in {h for h, _ in ways}:
@@ -242,7 +258,7 @@ def _ways_ruled_out(text: str) -> str:
     if len(ways) == 1 and not ways[0][1]:  # "don't lift it - push the red cube onto ..."
         if re.match(r"^(?:just|simply|only)\b", m["rest"].strip(), re.I):
             return text  # "never pick it up; simply slide ...": the prohibition rule's
-        if manner is None or re.match(r"\w+\s+(?:it|that|this|one)\b", rest, re.I):
+        if re.match(r"\w+\s+(?:it|that|this|one)\b", rest, re.I):
             return text  # "don't push it, lift it: ..." is left to the rules after
     said = " and ".join(f"don't {how} it" for how in dict.fromkeys(h for h, _ in ways))
     return f"{rest}, but {said}."

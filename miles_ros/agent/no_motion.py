@@ -7,19 +7,21 @@ just stay right where you are." -> "Don't do anything." (an empty plan).
 The goal is split into its parts (at commas, semicolons, colons, full stops and dashes); every
 part must be one of:
 
-- a request taken back: "cancel / scrap / drop / forget / ignore that / it / this (last /
+- a request taken back: "cancel / scrap / drop / forget (about) / ignore that / it / this (last /
   previous) (request / instruction)", "call that off" (:data:`_TAKEN_BACK`);
 - nothing needed: "I / we don't need / want anything (done)", "(there's) no need to move / do
-  anything", "no action / motion (is) needed / required", "nothing needs doing", "you don't
-  have to move", "(there's) no task / job / work (for you)", "nothing (for you) to do"
-  (:data:`_NOT_NEEDED`);
+  anything", "no (more / further) action / motion / moves (is) needed / required", "nothing
+  needs doing", "nothing (more / else) to move / do", "you don't have to move", "(there's) no
+  task / job / work (for you)", "nothing (for you) to do", the work said done: "we're (all)
+  done / finished (here)", "that's us done" (:data:`_NOT_NEEDED`);
 - staying still: "stand / stay / keep / hold / remain / sit still / put / (right / exactly)
   where you are / as you are", "relax", "rest", "chill (out)", "take a break / it easy", "at
   ease" (:data:`_STAYING`);
 - a part the clause reading already takes as no motion or an aside
   (:func:`~miles_ros.agent.clause_grammar._asks_nothing`);
 - a check or a remark that asks nothing: "just checking (you're listening)", "only testing
-  (the microphone)", "all good", "everything's fine (here)", "just seeing if you're awake"
+  (the microphone)", "all good", "everything's fine (here)", "just seeing if you're awake", a
+  hesitation ("eh", "ah", "um", "well")
   (:data:`_REMARK`);
 
 each with leading "please / just / so / okay / for now / for the time being", leave given ("you
@@ -40,7 +42,7 @@ from miles_ros.agent.clause_grammar import _asks_nothing
 
 _REQUEST = r"(?:request|instruction|order|command|task|one|ask)"
 _TAKEN_BACK = (
-    r"(?:(?:cancel|scrap|scratch|drop|forget|ignore|disregard|call\s+off)\s+(?:(?:that|it|this)"
+    r"(?:(?:cancel|scrap|scratch|drop|forget(?:\s+about)?|ignore|disregard|call\s+off)\s+(?:(?:that|it|this)"
     rf"(?:\s+(?:last|previous|earlier))?(?:\s+{_REQUEST})?|(?:my|the|your)\s+(?:(?:last|previous"
     rf"|earlier)\s+)?{_REQUEST})|call\s+(?:that|it|this)\s+off)"
 )
@@ -48,12 +50,14 @@ _TAKEN_BACK = (
 _NOT_NEEDED = (
     r"(?:(?:i|we)\s+(?:don'?t|do\s+not)\s+(?:need|want)\s+anything(?:\s+(?:done|else))?|"
     r"(?:there'?s\s+|there\s+is\s+)?no\s+(?:need|reason)\s+(?:for\s+you\s+)?to\s+(?:move|act|"
-    r"do\s+anything)|(?:there'?s\s+|there\s+is\s+)?no\s+(?:action|motion|movement|moves?)\s+"
-    r"(?:is\s+)?(?:needed|required|necessary|wanted)|nothing\s+(?:needs\s+(?:doing|to\s+be\s+"
+    r"do\s+anything)|(?:there'?s\s+|there\s+is\s+)?no\s+(?:more\s+|further\s+|other\s+)?(?:action|motion|movement|moves?)\s+"
+    r"(?:is\s+)?(?:needed|required|necessary|wanted)|nothing\s+(?:(?:more|else|further)\s+)?(?:to\s+"
+    r"(?:move|do)\b(?:\s+here)?|needs\s+(?:doing|to\s+be\s+"
     r"done)|(?:is\s+)?(?:needed|required))|you\s+(?:don'?t|do\s+not)\s+(?:have|need)\s+to\s+"
     r"(?:move|do\s+anything)|(?:there'?s\s+|there\s+is\s+|you\s+have\s+)?no\s+(?:task|job|work)"
     r"(?:\s+for\s+you)?|(?:there'?s\s+|there\s+is\s+)?nothing\s+(?:(?:for\s+you\s+)?to\s+do|"
-    r"for\s+you))"
+    r"for\s+you)|(?:we(?:'re|\s+are)|i'?m|i\s+am)\s+(?:all\s+)?(?:done|finished|through)(?:\s+here)?|"
+    r"that'?s\s+us\s+(?:done|finished))"
 )
 """Nothing needed ("no action needed", "there's no need to do anything")."""
 _STAYING = (
@@ -66,7 +70,7 @@ _STAYING = (
 _REMARK = (
     r"(?:(?:just|only)\s+)?(?:(?:checking|testing|making\s+sure|seeing)(?:\s+(?:that|if|whether))?"
     r"\s+you(?:'re|\s+are|\s+can)\s+[a-z' ]+|(?:checking|testing)(?:\s+(?:the|my|your)\s+[a-z]+|"
-    r"\s+in)?)|all\s+(?:good|fine|ok(?:ay)?)|everything'?s\s+(?:fine|ok(?:ay)?|good|alright|all\s+"
+    r"\s+in)?)|eh|ah|oh|uh+|um+|hm+|er+|well|all\s+(?:good|fine|ok(?:ay)?)|everything'?s\s+(?:fine|ok(?:ay)?|good|alright|all\s+"
     r"right)(?:\s+here)?|for\s+now|for\s+the\s+time\s+being|right\s+now|at\s+the\s+moment"
 )
 """A check or a remark that asks nothing ("just checking you're listening", "all good")."""

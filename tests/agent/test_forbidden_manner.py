@@ -1,0 +1,65 @@
+"""A manner of moving a cube ruled out before the request, in any of its wordings ("don't
+use pushing", "no sliding, please", "avoid / without (any) shoving it", "don't go for a
+lift"; :func:`~miles_ros.agent.clause_corrections._ways_ruled_out`): the reading forbids
+every step of that manner, so no plan the planner returns has one. Wordings no eval set and
+no ``bench/planner_grammar.py`` transformation says, drawn by hypothesis, and look-alikes
+that keep their reading. Reading only: no planner run."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from miles_ros.agent.evaluation import parse_step
+from tests.agent.reading_harness import SHIPPED, _read, _said
+
+_RULED_OUT = {
+    "push": ("pushing", "sliding", "shoving", "nudging", "dragging"),
+    "pick_place": ("lifting", "picking it up", "raising it", "carrying it"),
+}
+"""The skill a manner names, and gerunds that say the manner."""
+_OPENERS = (
+    "Don't use {g}; ",
+    "No {g}, please: ",
+    "Avoid {g} - ",
+    "Without any {g}, ",
+    "Steer clear of {g}; ",
+    "Refrain from {g}: ",
+)
+_REQUESTS = (
+    "bring the {c} cube over to the {p} pad.",
+    "move the {c} box to the {p} tile.",
+    "have the {c} cube end up on the {p} pad.",
+    "take the {c} block onto the {p} mat.",
+)
+
+
+@given(
+    st.sampled_from(sorted(_RULED_OUT)),
+    st.data(),
+    st.sampled_from(_OPENERS),
+    st.sampled_from(_REQUESTS),
+    st.sampled_from(["red", "green", "blue"]),
+    st.sampled_from([("yellow", "left_pad"), ("grey", "right_pad")]),
+)
+@settings(max_examples=12, deadline=None)
+def test_a_manner_ruled_out_first_is_never_a_step(skill, data, opener, request, colour, pad):
+    gerund = data.draw(st.sampled_from(_RULED_OUT[skill]))
+    goal = (opener.format(g=gerund) + request.format(c=colour, p=pad[0])).capitalize()
+    text, reading, asked = _read(goal)
+    assert reading.refusal is None and asked is None, (goal, text, reading.refusal)
+    step = parse_step(f"{skill} {colour}_cube {pad[1]}")
+    assert reading.violation(step, SHIPPED), (goal, text)
+    other = parse_step(
+        f"{'push' if skill == 'pick_place' else 'pick_place'} {colour}_cube {pad[1]}"
+    )
+    assert reading.violation(other, SHIPPED) is None, (goal, text)
+
+
+def test_look_alikes_keep_their_reading():
+    for said, want in (
+        ("Don't use the grey pad; put the red cube on the yellow pad.", "don't use the right pad"),
+        ("Don't push it, lift it: the red cube onto the left pad.", "don't push it, lift it"),
+        ("Avoid the grey pad: put the red cube on the yellow pad.", "avoid the right pad"),
+    ):
+        assert _said(_read(said)[0]).startswith(want), said
