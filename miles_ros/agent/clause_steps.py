@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from miles_ros.agent.clause_corrections import _MANNER
 from miles_ros.agent.clause_grammar import (
     _ANGLE,
     _CUBE_NOUN,
@@ -28,19 +29,28 @@ _ANGLE_AFTER_COMMA = re.compile(
     r"(?P<end>[.!?]?)$",
     re.I,
 )
-_NO_GERUND = re.compile(r"(?:^|(?<=[;,:]\s))no\s+(?P<ger>\w+ing)\b", re.I)
+_NO_GERUND = re.compile(
+    r"(?:^|(?<=[;,:]\s))no\s+(?P<ger>\w+ing)\b"
+    r"(?P<alone>(?:\s+(?:is\s+)?(?:allowed|permitted))?(?=\s*(?:,\s*please\s*)?[.!]?$))?",
+    re.I,
+)
+""""no" and a gerund; ``alone``: nothing follows but "allowed" or "please" ("..., no
+lifting allowed")."""
 
 
 def _said_out(sentence: str) -> str:
     """An angle set off by a comma ("rotate the red cube clockwise, 15 degrees") and a
     prohibition said as "no" and a gerund ("...; no going home afterwards" -> "don't go
-    home afterwards")."""
+    home afterwards"; a manner with nothing after it, "..., no lifting allowed" -> "...,
+    don't lift it")."""
     m = _ANGLE_AFTER_COMMA.match(sentence)
     if m and not re.search(r"\d", m["turn"]):
         sentence = f"{m['turn']} {m['angle']}{m['end']}"
 
     def dont(g: re.Match) -> str:
         verb = verb_of(g["ger"])
+        if verb and g["alone"] is not None and verb in _MANNER:
+            return f"don't {verb} it"  # "..., no lifting allowed": the clause's cube
         return f"don't {verb}" if verb else g[0]
 
     return _NO_GERUND.sub(dont, sentence)

@@ -14,12 +14,16 @@ from miles_ros.agent.reading_order import unpushed
 if TYPE_CHECKING:
     from miles_ros.agent.reading import GoalReading
 
-_NOT_BY = r"(?:without|(?:(?:don'?t|do not|never|not)(?: by)?|instead of|rather than)(?: just)?)"
-"""Words that rule out the manner after them ("without", "not by", "rather than")."""
+_NOT_BY = (
+    r"(?:without|(?:(?:don'?t|do not|never|not|no)(?: by)?|instead of|rather than)(?: just)?)"
+)
+"""Words that rule out the manner after them ("without", "not by", "rather than", "no
+lifting")."""
 _NO_GRASP = re.compile(
-    rf"{_NOT_BY} (?:lift|pick|grasp|grab|rais)\w*(?: it)?(?: up)?|"
+    rf"{_NOT_BY} (?:lift|pick|grasp|grab|rais|carr)\w*(?: it)?(?: up)?|"
     r"keep(?:ing)? it on the table|"
-    r"(?<!without )(?<!not )(?<!n't )(?<!never )(?<!not by )(?<!instead of )(?<!rather than )"
+    r"(?<!without )(?<!not )(?<!no )(?<!n't )(?<!never )(?<!not by )(?<!instead of )"
+    r"(?<!rather than )"
     r"(?<!not just )(?<!n't just )\b(?:push|slid|shov|nudg|scoot|drag)\w*"
 )
 _GRASP = re.compile(

@@ -63,3 +63,31 @@ def test_look_alikes_keep_their_reading():
         ("Avoid the grey pad: put the red cube on the yellow pad.", "avoid the right pad"),
     ):
         assert _said(_read(said)[0]).startswith(want), said
+
+
+_TAILS = (", and don't {v} it.", ", no {g} allowed.", " - no {g}, please.", ", but never {v} it.")
+_RULED_OUT_AFTER = {
+    "push": (("push", "pushing"), ("slide", "sliding")),
+    "pick_place": (("carry", "carrying"), ("lift", "lifting"), ("pick", "picking")),
+}
+"""The skill a manner names, and (verb, gerund) pairs that say it after the request."""
+
+
+@given(
+    st.sampled_from(sorted(_RULED_OUT_AFTER)),
+    st.data(),
+    st.sampled_from(_TAILS),
+    st.sampled_from(["red", "green", "blue"]),
+    st.sampled_from([("yellow", "left_pad"), ("grey", "right_pad")]),
+)
+@settings(max_examples=12, deadline=None)
+def test_a_manner_ruled_out_after_the_request_is_never_a_step(skill, data, tail, colour, pad):
+    """A manner said after the request: "Move X to P, and don't carry it", "..., no lifting
+    allowed" (held-out 29's blind run planned a lift for both; in other words here)."""
+    verb, gerund = data.draw(st.sampled_from(_RULED_OUT_AFTER[skill]))
+    goal = f"Shift the {colour} cube over to the {pad[0]} pad" + tail.format(v=verb, g=gerund)
+    text, reading, asked = _read(goal)
+    assert reading.refusal is None and asked is None, (goal, text, reading.refusal)
+    assert reading.violation(parse_step(f"{skill} {colour}_cube {pad[1]}"), SHIPPED), goal
+    other = "push" if skill == "pick_place" else "pick_place"
+    assert reading.violation(parse_step(f"{other} {colour}_cube {pad[1]}"), SHIPPED) is None
