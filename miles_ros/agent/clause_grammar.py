@@ -16,6 +16,14 @@ from miles_ros.agent.vocabulary import COLOURS
 
 _CUBE_NOUN = rf"(?:{'|'.join(CUBE_NOUNS)})"
 _PAD_NOUN = rf"(?:{'|'.join(PAD_NOUNS)})"
+
+
+def cube_noun(word: str) -> str:
+    """A cube said by its noun ("block", "box") as said, "one" as "cube" ("the one on its
+    own" -> "the cube on its own")."""
+    return "cube" if word.lower() == "one" else word
+
+
 _THING = rf"(?:{_CUBE_NOUN}|{_PAD_NOUN}|one|tower|stack|pile)s?"
 _PREP = (
     r"(?:on top of|onto|on to|on|into|in|to|over to|across to|over|above|beside|next to|"

@@ -17,6 +17,7 @@ from miles_ros.agent.clause_grammar import (
     _first_word,
     _lower_first,
     _openers_off,
+    cube_noun,
     noun_phrase,
     verb_of,
 )
@@ -52,7 +53,7 @@ def _relative(text: str) -> str:
             continue  # "the cube is ..." is a sentence, not a reference
         one = _ONE_WORD.match(rest)
         if one:
-            said, end = f"the {one[0]} {'cube' if noun.lower() == 'one' else noun}", one.end()
+            said, end = f"the {one[0]} {cube_noun(noun)}", one.end()
         else:
             what = _UNTIL.match(rest)
             if what is None or noun.lower() == "one" or re.match(r"(?:not|no|never)\b", rest):

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import re
 
-from miles_ros.agent.clause_grammar import _CUBE_NOUN, _PAD_NOUN
+from miles_ros.agent.clause_grammar import _CUBE_NOUN, _PAD_NOUN, cube_noun
 
 _NP = rf"the\s+[a-z]+\s+(?:{_CUBE_NOUN}|{_PAD_NOUN})"
 """A cube or a pad said by one word ("the red cube", "the grey pad")."""
@@ -156,9 +156,7 @@ _NOT_STACKED = re.compile(
 
 def not_stacked(text: str) -> str:
     """ "the cube that isn't part of the stack" -> "the cube on its own"."""
-    return _NOT_STACKED.sub(
-        lambda m: f"the {'cube' if m['n'].lower() == 'one' else m['n']} on its own", text
-    )
+    return _NOT_STACKED.sub(lambda m: f"the {cube_noun(m['n'])} on its own", text)
 
 
 _KEPT_ON_TABLE = re.compile(

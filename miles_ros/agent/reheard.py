@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import re
 
-from miles_ros.agent.clause_grammar import _CUBE_NOUN, _PAD_NOUN, verb_of
+from miles_ros.agent.clause_grammar import _CUBE_NOUN, _PAD_NOUN, cube_noun, verb_of
 from miles_ros.agent.reread import _CUBE_NP, _DASH, _STACK
 
 _KEPT = re.compile(
@@ -160,9 +160,7 @@ _ALONE = re.compile(
 
 def alone(text: str) -> str:
     """ "the one that's alone / by itself / standing alone" -> "the cube on its own"."""
-    return _ALONE.sub(
-        lambda m: f"the {'cube' if m['n'].lower() == 'one' else m['n'].lower()} on its own", text
-    )
+    return _ALONE.sub(lambda m: f"the {cube_noun(m['n'].lower())} on its own", text)
 
 
 _THREE_HIGH = re.compile(

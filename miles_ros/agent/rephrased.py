@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import re
 
-from miles_ros.agent.clause_grammar import _CUBE_NOUN, _PAD_NOUN, noun_phrase, verb_of
+from miles_ros.agent.clause_grammar import _CUBE_NOUN, _PAD_NOUN, cube_noun, noun_phrase, verb_of
 from miles_ros.agent.scene_colours import CUBE_COLOUR
 
 _PLACE_PREP = r"(?:on top of|onto|on to|on|into|to|over to|across to)"
@@ -255,7 +255,7 @@ def depth_adjective(text: str) -> str:
 
     def said(m: re.Match) -> str:
         depth = "front" if m["d"].lower() == "front" else "back"
-        return f"the {depth}most {'cube' if m['n'].lower() == 'one' else m['n']}"
+        return f"the {depth}most {cube_noun(m['n'])}"
 
     return _DEPTH_ADJ.sub(said, text)
 

@@ -47,7 +47,7 @@ from __future__ import annotations
 
 import re
 
-from miles_ros.agent.clause_grammar import _CUBE_NOUN, _PAD_NOUN
+from miles_ros.agent.clause_grammar import _CUBE_NOUN, _PAD_NOUN, cube_noun
 
 _DASH = r"[-\u2013\u2014]+"
 _CUBE_NP = rf"the\s+[a-z]+\s+(?:{_CUBE_NOUN}|one)"
@@ -164,8 +164,7 @@ def stack_layout(text: str) -> str:
     up off the table" -> "the top cube"."""
 
     def noun(m: re.Match, *keys: str) -> str:
-        n = next(m[k] for k in keys if m[k]).lower()
-        return "cube" if n == "one" else n
+        return cube_noun(next(m[k] for k in keys if m[k]).lower())
 
     text = _LOOSE.sub(lambda m: f"the {noun(m, 'n', 'n2', 'n3')} on its own", text)
     text = _TWICE.sub(lambda m: m["a"], text)
@@ -294,8 +293,8 @@ def far_away(text: str) -> str:
     nothing else is said)."""
 
     def said(m: re.Match) -> str:
-        n = (m["n"] or m["n2"]).lower()
-        return f"the {'cube' if n == 'one' else n} {(m['most'] or m['most2']).lower()} from you"
+        n = cube_noun((m["n"] or m["n2"]).lower())
+        return f"the {n} {(m['most'] or m['most2']).lower()} from you"
 
     return _FAR_AWAY.sub(said, text)
 
