@@ -109,15 +109,16 @@ def _warm_host() -> None:
     targets mapping, the FK of one and of many configurations, the home move's clearance
     checks (the supervisor's boundaries, :mod:`miles_ros.runtime.homing`) and its lift off
     the floor (the IK step, the limits' clip), the perception process's TCP pose and the
-    supervisor's schedule test's stop travel. Without the last three, a fresh clone's tests
-    compiled them (about 3.8 CPU s in one process) in whichever graph process met them
-    first, and in any that started before the first had written its cache."""
+    supervisor's schedule test's stop travel, and a PyBullet env's state rows (one world in
+    this process: the workers' rows take the same path). Without the last four, a fresh
+    clone's tests compiled them (about 6.2 CPU s, in one process) in whichever process met
+    them first, and in any that started before the first had written its cache."""
     import numpy as np
 
     from miles_ros.runtime.command_path import CommandPath
     from miles_ros.runtime.homing import _lift, home_path
     from miles_ros.safety.stopping import stop_travel_forward
-    from sims import get_task
+    from sims import get_task, make_env
     from sims.control import joint_targets
     from sims.robots import panda
 
@@ -133,6 +134,12 @@ def _warm_host() -> None:
     _lift(home, float(panda.fk_tcp(home)[2]) + 0.01)
     panda.fk_tcp_pose(np.ascontiguousarray(home))
     stop_travel_forward(0.1, 0.0, 5.0, 50.0)
+    env = make_env("push", "pybullet", 1, num_workers=0)
+    try:
+        env.reset(seed=0)
+        env.step(np.zeros((1, env.action_dim)))
+    finally:
+        env.close()
 
 
 def _warm_toy() -> None:
