@@ -8,6 +8,7 @@ ros, the demos, the CLI). ``bench/`` and ``tests/`` are exempt. String imports
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 import pytest
@@ -31,13 +32,23 @@ CORES = ("sims", "policies")
 
 def imported_modules(path: Path) -> list[tuple[int, str]]:
     """(line, absolute module name) of every import in ``path``, lazy ones included."""
-    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-    found = []
-    for node in ast.walk(tree):
+    return list(_scan(str(path), path.read_text(encoding="utf-8"))[0])
+
+
+@functools.cache
+def _scan(filename: str, text: str) -> tuple[tuple, tuple]:
+    """The imports of one source text, parsed once per run (the tests scan ``miles_ros``
+    three times and the cores twice; a file's text is in the key, so an edit is seen):
+    (:func:`imported_modules`' list, ``(line, name)`` of each ``from miles_ros import
+    name``)."""
+    found, parts = [], []
+    for node in ast.walk(ast.parse(text, filename=filename)):
         if isinstance(node, ast.Import):
             found += [(node.lineno, alias.name) for alias in node.names]
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
             found.append((node.lineno, node.module))
+            if node.module == "miles_ros":
+                parts += [(node.lineno, alias.name) for alias in node.names]
         elif (
             isinstance(node, ast.Call)
             and getattr(node.func, "attr", getattr(node.func, "id", None))
@@ -47,7 +58,7 @@ def imported_modules(path: Path) -> list[tuple[int, str]]:
             and isinstance(node.args[0].value, str)
         ):
             found.append((node.lineno, node.args[0].value))
-    return found
+    return tuple(found), tuple(parts)
 
 
 def top(module: str) -> str:
@@ -141,16 +152,9 @@ def part_of(path: Path, root: Path = ROOT) -> str:
 def imported_parts(path: Path) -> list[tuple[int, str]]:
     """(line, part of ``miles_ros``) of every import of miles_ros in ``path``, lazy ones
     included; ``from miles_ros import x`` counts as part ``x``."""
-    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-    found = [
-        (node.lineno, alias.name)
-        for node in ast.walk(tree)
-        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module == "miles_ros"
-        for alias in node.names
-    ]
-    found += [
-        (line, m.split(".")[1]) for line, m in imported_modules(path) if m.startswith("miles_ros.")
-    ]
+    modules, found = _scan(str(path), path.read_text(encoding="utf-8"))
+    found = list(found)
+    found += [(line, m.split(".")[1]) for line, m in modules if m.startswith("miles_ros.")]
     return sorted(found)
 
 

@@ -9,9 +9,9 @@ import time
 from pathlib import Path
 
 import numpy as np
-import yaml
 
 from miles_ros.agent.grounding import Step, step_text
+from sims import yaml_files
 
 EVAL_GOALS = Path(__file__).resolve().parent / "eval_goals.yaml"
 EVAL_REFUSALS = Path(__file__).resolve().parent / "eval_refusals.yaml"
@@ -54,7 +54,7 @@ def load_eval_goals(path: str | Path | None = None) -> list[dict]:
     """``[{"goal": str, "plan": [Step, ...], "category": str, "objects": {...}}, ...]``
     (``objects``: cube centres by name that replace the planner's scene's for that goal,
     e.g. a tower already standing; empty: the scene as it is)."""
-    items = yaml.safe_load(Path(path or EVAL_GOALS).read_text())
+    items = yaml_files.safe_load(Path(path or EVAL_GOALS).read_text())
     return [
         {
             "goal": it["goal"],
@@ -167,7 +167,7 @@ def load_eval_refusals(path: str | Path | None = None) -> list[dict]:
     """``[{"goal": str, "refuse": bool, "category": str, "objects": {...}}, ...]``
     (``refuse: false``: a no-motion goal; category ``infeasible`` or ``nothing`` unless
     named; ``objects`` as in :func:`load_eval_goals`)."""
-    items = yaml.safe_load(Path(path or EVAL_REFUSALS).read_text())
+    items = yaml_files.safe_load(Path(path or EVAL_REFUSALS).read_text())
     return [
         {
             "goal": str(it["goal"]),
@@ -278,7 +278,7 @@ def load_eval_set(path: str | Path | None = None) -> list[dict]:
     ``[{"goal", "category", "expect": "plan" | "refuse" | "clarify", "plan": [Step],
     "objects": {cube: position} | None}, ...]``; ``objects`` moves the cubes of the
     planner's scene (the item's ``scene`` under the file's ``scenes``)."""
-    data = yaml.safe_load(Path(path or EVAL_HELDOUT).read_text())
+    data = yaml_files.safe_load(Path(path or EVAL_HELDOUT).read_text())
     scenes = data.get("scenes", {})
     out = []
     for it in data["goals"]:

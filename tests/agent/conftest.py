@@ -4,6 +4,7 @@ embedded default model with the shipped adapter, and its tokenizer alone."""
 
 from __future__ import annotations
 
+import copy
 from pathlib import Path
 
 import pytest
@@ -14,15 +15,28 @@ from miles_ros.agent.world import load_world
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
 
-@pytest.fixture
-def registry() -> SkillRegistry:
-    """Fixture cards (reach, push, pick_place) + scripted home; no interface cards."""
+@pytest.fixture(scope="session")
+def _loaded_registry() -> SkillRegistry:
+    """The fixture cards loaded once (11 ms a load: 140 tests take ``registry``)."""
     return SkillRegistry.load([FIXTURES / "skills"], interface_cards=False)
 
 
-@pytest.fixture
-def world():
+@pytest.fixture(scope="session")
+def _loaded_world():
     return load_world()
+
+
+@pytest.fixture
+def registry(_loaded_registry) -> SkillRegistry:
+    """Fixture cards (reach, push, pick_place) + scripted home; no interface cards. Each
+    test's own copy of one load (a test may change it), 0.5 ms against a load's 11."""
+    return copy.deepcopy(_loaded_registry)
+
+
+@pytest.fixture
+def world(_loaded_world):
+    """The default scene, each test's own copy (:meth:`World.copy`) of one load."""
+    return _loaded_world.copy()
 
 
 def keyword_scorer(wanted: list[str]):
