@@ -11,6 +11,8 @@ import pytest
 import yaml
 
 from miles_ros.interfaces import SKILL_VERSION
+from miles_ros.runtime.rollout import Rollout
+from miles_ros.runtime.rollout.drift import Drift
 from policies.library import ROUTE_CUBE, read_active, version_dir, write_active
 from policies.versions import add_version, promote, rollback, route, unroute
 from tests.runtime.skill_fixtures import make_executor, random_skill
@@ -143,3 +145,12 @@ def test_a_refused_route_is_logged_and_its_goals_run_the_active_version(
     assert _version_that_runs(ex, "stack", "blue_cube") == 1
     (refused,) = [r.getMessage() for r in caplog.records if "routed" in r.getMessage()]
     assert "sha256 of actor.onnx" in refused and "they run version 1" in refused
+
+
+def test_the_drift_monitor_watches_only_requests_on_the_active_version(routed_library):
+    ex = make_executor(routed_library)
+    ex.rollout = Rollout(drifts={"pick_place": Drift("pick_place", 0.9)})
+    ex.on_request(request("stack", "pick_place", object="green_cube", target="blue_cube"), 0)
+    assert ex.active.rollout is None and ex.active.skill.card.version == 2
+    ex.on_request(request("pad", "pick_place", object="green_cube", target="left_pad"), 0.1)
+    assert ex.active.rollout is not None and ex.active.skill.card.version == 1
