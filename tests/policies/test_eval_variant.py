@@ -8,8 +8,8 @@ import dataclasses
 import pytest
 
 from miles_ros.commands import evaluate as miles_eval
-from policies.commands import evaluate as base
 from policies.cards import SHIPPED_LIBRARY
+from policies.commands import evaluate as base
 from policies.evaluation import EvalResult, variant_config
 from sims.tasks import pick_place
 from tests.policies.tiny_runs import stopped_evaluations
