@@ -140,16 +140,14 @@ def live(args, shipped: Path, work: Path) -> dict:
 
     from std_msgs.msg import String
 
-    from bench.continual import Cell, episodes
+    from bench.continual import Cell, episodes, library_copy
     from bench.drift_signals import NOMINAL
     from miles_ros import interfaces
     from miles_ros.ros.qos import COMMAND_QOS
     from miles_ros.runtime.rollout.core import load_candidate
     from miles_ros.safety.audit import interventions_by_kind
-    from policies.cards import skill_library
 
-    library = work / "skills"
-    shutil.copytree(skill_library(), library)
+    library = library_copy(work / "skills")
     cell = Cell(library, work)
     events: list[dict] = []
     cell.peer.create_subscription(

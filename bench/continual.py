@@ -378,6 +378,21 @@ def wait_for(condition, timeout: float, what: str) -> None:
         time.sleep(0.02)  # polling a condition with a deadline
 
 
+def library_copy(dest: Path) -> Path:
+    """The shipped skill library copied to ``dest``, with every request of :data:`SKILL` on
+    its active version: the copy's route for goals on a cube (``miles skills route``) is
+    cleared, since this bench (and those built on its :class:`Cell`) studies one version's
+    loop, its stacking requests included."""
+    from policies.cards import skill_library
+    from policies.library import ROUTE_CUBE, read_active
+    from policies.versions import unroute
+
+    shutil.copytree(skill_library(), dest)
+    if read_active(dest / SKILL).route(ROUTE_CUBE) is not None:
+        unroute(dest / SKILL, ROUTE_CUBE, reason="the bench runs one version")
+    return dest
+
+
 def episodes(seed: int):
     """The seeded episode set, request after request: the red cube's start and its target
     (a pad, or the blue cube it is stacked on, :data:`STACK_SHARE` of them)."""
@@ -615,14 +630,13 @@ def stage_canary(cell: Cell, eps, candidate, active: list, max_requests: int, ta
 
 def run(s: Settings) -> dict:
     from miles_ros.runtime.rollout import card_success
-    from policies.cards import load_card, skill_library
+    from policies.cards import load_card
     from policies.library import active_skill_dir, read_active, version_dir
 
     stage_s: dict = {}
     result: dict = {"skill": SKILL, "settings": dataclasses.asdict(s)}
     work = Path(tempfile.mkdtemp(prefix="bench_continual_"))
-    library = work / "skills"
-    shutil.copytree(skill_library(), library)
+    library = library_copy(work / "skills")
     shipped = active_skill_dir(library / SKILL)
     card = load_card(shipped)
     card_eval = float(card.evaluation["success_rate"])

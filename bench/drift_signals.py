@@ -30,7 +30,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.continual import SCENARIO, SKILL, Cell, episodes  # noqa: E402
+from bench.continual import SCENARIO, SKILL, Cell, episodes, library_copy  # noqa: E402
 from policies.commands._common import stdout_to_stderr  # noqa: E402
 
 NOMINAL = {"cube_mass_scale": 1.0, "table_friction_scale": 1.0, "finger_reading": 0.0}
@@ -183,7 +183,6 @@ def main() -> int:
     parser.add_argument("--out", default="out/drift_signals")
     parser.add_argument("--analyse", metavar="DIR", help="print a saved run's separation")
     args = parser.parse_args()
-    from policies.cards import skill_library
 
     if args.analyse:
         print(json.dumps(separation(Path(args.analyse)), indent=1))
@@ -191,8 +190,7 @@ def main() -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix="drift_signals_"))
-    library = work / "skills"
-    shutil.copytree(skill_library(), library)
+    library = library_copy(work / "skills")
     records, observations = [], []
     with stdout_to_stderr():
         cell = Cell(library, work)

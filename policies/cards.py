@@ -411,17 +411,18 @@ HOME_CARD = SkillCard.from_dict(
 the executor's (from the distance to travel)."""
 
 
-def card_path(skill: str | Path) -> Path:
+def card_path(skill: str | Path, target: str | None = None) -> Path:
     """``skill.yaml`` of a skill given as a directory (plain, versioned: its active
-    version, or one version's), a card file, or a shipped name."""
+    version, or the version routed for goals of kind ``target``, or one version's), a card
+    file, or a shipped name (:func:`policies.library.active_skill_dir`)."""
     path = Path(skill)
     if path.is_dir():
-        return active_skill_dir(path) / CARD_FILE
+        return active_skill_dir(path, target) / CARD_FILE
     if path.suffix in (".yaml", ".yml"):
         return path
     shipped = skill_library() / str(skill)
     if shipped.is_dir():
-        return active_skill_dir(shipped) / CARD_FILE
+        return active_skill_dir(shipped, target) / CARD_FILE
     return path / CARD_FILE
 
 

@@ -263,6 +263,16 @@ def variant_config(task: str, variant: str, config=None):
     return module.variant_config(variant, config if config is not None else module.CONFIG)
 
 
+def variant_target(task: str, variant: str) -> str | None:
+    """The route target kind of ``variant``'s goals (:mod:`policies.library`):
+    :data:`~policies.library.ROUTE_CUBE` where its episodes stack (the goal on a cube),
+    None where they do not (the table or the air: the active version). ValueError as
+    :func:`variant_config`."""
+    from policies.library import ROUTE_CUBE
+
+    return ROUTE_CUBE if variant_config(task, variant).stack_fraction > 0 else None
+
+
 def grasp_tracker(task: str, num_envs: int, cfg) -> GraspTracker | None:
     """A :class:`GraspTracker` for ``task``'s episodes when it grasps (a cube and a
     gripper, ``cfg``: the episodes' task config), else None."""

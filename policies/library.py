@@ -7,11 +7,13 @@ A skill folder is either
 - a versioned skill: ``NAME/versions/V/`` (V = 1, 2, ...), each a complete skill
   directory, side by side, and ``NAME/active.yaml`` naming the active one and keeping its
   promotion history (:class:`ActiveRecord`), so that a rollback returns exactly to the
-  version that was active before.
+  version that was active before. ``active.yaml`` may also route a kind of goal
+  (:data:`ROUTE_TARGETS`: ``cube``, a goal on a cube) to another version.
 
-:func:`active_skill_dir` is the one resolver from a skill folder to the directory of the
-version that runs; :func:`policies.cards.card_path`, and through it every loader (the
-skill node, the planner's registry, the console, ``miles eval``), goes through it.
+:func:`active_skill_dir` is the one resolver from a skill folder (and, for a routed
+request, its goal's target kind) to the directory of the version that runs;
+:func:`policies.cards.card_path`, and through it every loader (the skill node, the
+planner's registry, the console, ``miles eval``), goes through it.
 Managing versions (add, promote, rollback, the compatibility check) is
 :mod:`policies.versions`. No imports from the rest of ``policies`` here, so that
 :mod:`policies.cards` can build on it.
@@ -36,6 +38,15 @@ VERSIONS_DIR = "versions"
 PROMOTE = "promote"
 ROLLBACK = "rollback"
 """The two kinds of change of the active version (``action`` of a :class:`Promotion`)."""
+ROUTE = "route"
+UNROUTE = "unroute"
+"""The two kinds of change of a route (``action`` of a :class:`Promotion` with a
+``target``)."""
+ROUTE_CUBE = "cube"
+"""A route's target kind: a goal on a cube (pick_place stacking and towers: a goal with
+``stack_on``, an episode variant that stacks)."""
+ROUTE_TARGETS = (ROUTE_CUBE,)
+"""The target kinds a route may name; every other goal runs the active version."""
 
 
 class SkillCardError(ValueError):
@@ -45,27 +56,33 @@ class SkillCardError(ValueError):
 
 @dataclass(frozen=True)
 class Promotion:
-    """One change of a skill's active version."""
+    """One change of a skill's active version, or of a route (``target``)."""
 
     version: int
-    """The version that became active."""
+    """The version that became active (a route's change: the version that runs the
+    ``target`` goals from now on)."""
     previous: int | None
-    """The version that was active before (None: the first one)."""
+    """The version that was active before (None: the first one; a route's change: the
+    version that ran the ``target`` goals before)."""
     action: str
-    """:data:`PROMOTE` or :data:`ROLLBACK`."""
+    """:data:`PROMOTE` or :data:`ROLLBACK`; :data:`ROUTE` or :data:`UNROUTE`."""
     at: str
     """Local time of the change (``YYYY-MM-DDTHH:MM:SS``)."""
     reason: str = ""
     """Why, in words (``--reason``)."""
+    target: str | None = None
+    """A route's change: the target kind it routes (:data:`ROUTE_TARGETS`); None for a
+    change of the active version."""
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out = {
             "version": self.version,
             "previous": self.previous,
             "action": self.action,
             "at": self.at,
             "reason": self.reason,
         }
+        return out if self.target is None else {**out, "target": self.target}
 
 
 def now_stamp() -> str:
@@ -74,10 +91,14 @@ def now_stamp() -> str:
 
 @dataclass(frozen=True)
 class ActiveRecord:
-    """``active.yaml``: the active version and every change that led to it, oldest first."""
+    """``active.yaml``: the active version, the routes, and every change that led to them,
+    oldest first."""
 
     active: int
     history: tuple[Promotion, ...] = ()
+    routes: tuple[tuple[str, int], ...] = ()
+    """(target kind, version) pairs: goals of that kind run that version instead of the
+    active one (:func:`active_skill_dir`); written ``routes: {cube: 3}``."""
 
     @classmethod
     def from_dict(cls, data: Any, where: str = ACTIVE_FILE) -> ActiveRecord:
@@ -94,15 +115,23 @@ class ActiveRecord:
                     action=str(h.get("action", PROMOTE)),
                     at=str(h.get("at", "")),
                     reason=str(h.get("reason", "")),
+                    target=None if h.get("target") is None else str(h["target"]),
                 )
                 for h in history
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise SkillCardError(f"{where}: malformed history entry ({exc})") from exc
-        return cls(data["active"], entries)
+        return cls(data["active"], entries, _routes(data.get("routes"), where))
 
     def to_dict(self) -> dict[str, Any]:
-        return {"active": self.active, "history": [h.to_dict() for h in self.history]}
+        out: dict[str, Any] = {"active": self.active}
+        if self.routes:
+            out["routes"] = dict(self.routes)
+        return {**out, "history": [h.to_dict() for h in self.history]}
+
+    def route(self, target: str | None) -> int | None:
+        """The version a goal of kind ``target`` is routed to (None: none, the active)."""
+        return dict(self.routes).get(target) if target is not None else None
 
     def rollback_target(self) -> int | None:
         """The version a rollback returns to: the one active before the promotion that the
@@ -113,7 +142,7 @@ class ActiveRecord:
             if change.action == ROLLBACK:
                 if stack:
                     stack.pop()
-            else:
+            elif change.target is None:
                 stack.append(change.previous)
         return stack[-1] if stack else None
 
@@ -125,7 +154,37 @@ class ActiveRecord:
     def changed(self, version: int, action: str, reason: str = "") -> ActiveRecord:
         """This record with ``version`` made active by ``action`` now."""
         change = Promotion(version, self.active, action, now_stamp(), reason)
-        return ActiveRecord(version, (*self.history, change))
+        return ActiveRecord(version, (*self.history, change), self.routes)
+
+    def rerouted(self, target: str, version: int | None, reason: str = "") -> ActiveRecord:
+        """This record with goals of kind ``target`` routed to ``version`` now (None: the
+        route cleared, they run the active version again); the active version stays."""
+        before = self.route(target)
+        routes = {k: v for k, v in self.routes if k != target}
+        if version is not None:
+            routes[target] = version
+        action = UNROUTE if version is None else ROUTE
+        now = self.active if version is None else version
+        previous = self.active if before is None else before
+        change = Promotion(now, previous, action, now_stamp(), reason, target)
+        return ActiveRecord(self.active, (*self.history, change), tuple(sorted(routes.items())))
+
+
+def _routes(data: Any, where: str) -> tuple[tuple[str, int], ...]:
+    """``active.yaml``'s ``routes`` (absent: none) as sorted (target kind, version) pairs;
+    :class:`SkillCardError` for a kind not in :data:`ROUTE_TARGETS` or a version that is
+    not an integer."""
+    if data is None:
+        return ()
+    if not isinstance(data, dict):
+        raise SkillCardError(f"{where}: routes must map a target kind to a version")
+    for kind, version in data.items():
+        if kind not in ROUTE_TARGETS:
+            known = ", ".join(ROUTE_TARGETS)
+            raise SkillCardError(f"{where}: routes: unknown target kind {kind!r} (known: {known})")
+        if not isinstance(version, int) or isinstance(version, bool):
+            raise SkillCardError(f"{where}: routes: {kind} needs an integer version")
+    return tuple(sorted(data.items()))
 
 
 def is_versioned(skill_dir: str | Path) -> bool:
@@ -176,19 +235,24 @@ def versions(skill_dir: str | Path) -> list[int]:
     return sorted(found)
 
 
-def active_skill_dir(skill_dir: str | Path) -> Path:
+def active_skill_dir(skill_dir: str | Path, target: str | None = None) -> Path:
     """The directory of the version that runs: ``skill_dir`` itself for a plain skill
-    directory, ``versions/V`` of a versioned skill (V from ``active.yaml``). A folder that is
-    neither is returned as it is (loading it then says that it has no card).
-    :class:`SkillCardError` when ``active.yaml`` is unreadable or names a missing version."""
+    directory, ``versions/V`` of a versioned skill (V from ``active.yaml``: the version its
+    ``routes`` give goals of kind ``target``, e.g. :data:`ROUTE_CUBE`, else the active one).
+    A folder that is neither is returned as it is (loading it then says that it has no
+    card). :class:`SkillCardError` when ``active.yaml`` is unreadable or names a missing
+    version."""
     skill_dir = Path(skill_dir)
     if (skill_dir / CARD_FILE).is_file() or not is_versioned(skill_dir):
         return skill_dir
-    active = read_active(skill_dir).active
-    path = version_dir(skill_dir, active)
+    record = read_active(skill_dir)
+    routed = record.route(target)
+    version = record.active if routed is None else routed
+    path = version_dir(skill_dir, version)
     if not (path / CARD_FILE).is_file():
+        what = "active version" if routed is None else f"version routed for {target} goals,"
         raise SkillCardError(
-            f"{skill_dir / ACTIVE_FILE}: active version {active} has no {CARD_FILE} in {path}"
+            f"{skill_dir / ACTIVE_FILE}: {what} {version} has no {CARD_FILE} in {path}"
         )
     return path
 

@@ -5,7 +5,9 @@ A version never overwrites another: :func:`add_version` copies an exported skill
 directory in as the next number, with its ``provenance`` extended by ``parent_version``
 (the version that was active when it was added) and ``data`` (what it was trained or
 fine-tuned on). :func:`promote` and :func:`rollback` change ``active.yaml`` and append the
-change to its history.
+change to its history; so do :func:`route` and :func:`unroute`, which send the goals of one
+target kind (``cube``) to another version and back, leaving the active version as it is
+(and a promotion or rollback leaves the routes as they are).
 
 Before a version is added or made active, and when the skill node loads it, it is checked
 (:func:`check_version`): its files against the sha256 of its card and its card against
@@ -29,6 +31,7 @@ from policies.library import (
     CARD_FILE,
     PROMOTE,
     ROLLBACK,
+    ROUTE_TARGETS,
     VERSIONS_DIR,
     ActiveRecord,
     active_skill_dir,
@@ -210,8 +213,9 @@ def training_data(provenance: Mapping) -> str:
     return ", ".join(parts)
 
 
-def _change(skill_folder: Path, version: int, action: str, reason: str) -> ActiveRecord:
-    record = read_active(skill_folder)
+def _checked(skill_folder: Path, record: ActiveRecord, version: int) -> None:
+    """``version`` of ``skill_folder`` exists, is not the active one, and passes
+    :func:`check_version` against the active one; else :class:`VersionError` saying why."""
     path = version_dir(skill_folder, version)
     if not (path / CARD_FILE).is_file():
         have = ", ".join(map(str, versions(skill_folder))) or "none"
@@ -220,25 +224,61 @@ def _change(skill_folder: Path, version: int, action: str, reason: str) -> Activ
         raise VersionError(f"version {version} is already active")
     current = load_card(version_dir(skill_folder, record.active))
     check_version(path, against=current)
+
+
+def _change(skill_folder: Path, version: int, action: str, reason: str) -> ActiveRecord:
+    record = read_active(skill_folder)
+    _checked(skill_folder, record, version)
     changed = record.changed(version, action, reason)
     write_active(skill_folder, changed)
     return changed
 
 
-def promote(skill_folder: str | Path, version: int, reason: str = "") -> ActiveRecord:
-    """Make ``version`` active (after :func:`check_version` against the active one)."""
+def _versioned(skill_folder: str | Path) -> Path:
     folder = Path(skill_folder)
     if not is_versioned(folder):
         raise VersionError(f"{folder} is not a versioned skill (no active.yaml)")
-    return _change(folder, int(version), PROMOTE, reason)
+    return folder
+
+
+def promote(skill_folder: str | Path, version: int, reason: str = "") -> ActiveRecord:
+    """Make ``version`` active (after :func:`check_version` against the active one)."""
+    return _change(_versioned(skill_folder), int(version), PROMOTE, reason)
+
+
+def route(skill_folder: str | Path, target: str, version: int, reason: str = "") -> ActiveRecord:
+    """Run goals of kind ``target`` (:data:`~policies.library.ROUTE_TARGETS`) on
+    ``version``, after the checks a promotion makes (:func:`check_version` against the
+    active one); the active version and the other goals stay as they are."""
+    folder = _versioned(skill_folder)
+    if target not in ROUTE_TARGETS:
+        raise VersionError(
+            f"no target kind {target!r} to route (known: {', '.join(ROUTE_TARGETS)})"
+        )
+    record = read_active(folder)
+    if record.route(target) == int(version):
+        raise VersionError(f"{target} goals already run version {version}")
+    _checked(folder, record, int(version))
+    changed = record.rerouted(target, int(version), reason)
+    write_active(folder, changed)
+    return changed
+
+
+def unroute(skill_folder: str | Path, target: str, reason: str = "") -> ActiveRecord:
+    """Clear the route of ``target`` goals: they run the active version again."""
+    folder = _versioned(skill_folder)
+    record = read_active(folder)
+    if record.route(target) is None:
+        raise VersionError(f"no route for {target} goals to clear")
+    changed = record.rerouted(target, None, reason)
+    write_active(folder, changed)
+    return changed
 
 
 def rollback(skill_folder: str | Path, reason: str = "") -> ActiveRecord:
     """Make active again the version that was active before the current one was
     promoted (:meth:`ActiveRecord.rollback_target`)."""
-    folder = Path(skill_folder)
-    if not is_versioned(folder):
-        raise VersionError(f"{folder} is not a versioned skill (no active.yaml)")
+    folder = _versioned(skill_folder)
     record = read_active(folder)
     target = record.rollback_target()
     if target is None:
@@ -271,15 +311,21 @@ def version_summary(card: SkillCard) -> dict[str, Any]:
 
 
 def describe(skill_folder: str | Path) -> dict[str, Any]:
-    """A skill folder for ``miles skills list|show``: its name, active version, every
-    version's :func:`version_summary` with ``check`` ("" when it passes
-    :func:`check_version` against the active version, else why not) and the promotion
-    history."""
+    """A skill folder for ``miles skills list|show``: its name, active version, routes
+    (target kind -> version), every version's :func:`version_summary` with ``check`` (""
+    when it passes :func:`check_version` against the active version, else why not) and the
+    promotion history."""
     folder = Path(skill_folder)
     if not is_versioned(folder):
         card = load_card(folder)
         summary = {**version_summary(card), "check": _check(folder, None)}
-        return {"name": folder.name, "active": card.version, "versions": [summary], "history": []}
+        return {
+            "name": folder.name,
+            "active": card.version,
+            "routes": {},
+            "versions": [summary],
+            "history": [],
+        }
     record = read_active(folder)
     active = load_card(version_dir(folder, record.active))
     listed = []
@@ -295,6 +341,7 @@ def describe(skill_folder: str | Path) -> dict[str, Any]:
     return {
         "name": folder.name,
         "active": record.active,
+        "routes": dict(record.routes),
         "versions": listed,
         "history": [h.to_dict() for h in record.history],
     }

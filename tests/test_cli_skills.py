@@ -1,6 +1,6 @@
-"""`miles skills list|show|add|promote|rollback` on a copy of the shipped library: the
-round trip, its JSON, and the exit codes of a refusal (1, the reason on stderr) and of a
-usage error (2)."""
+"""`miles skills list|show|add|promote|rollback|route` on a copy of the shipped library:
+the round trip, its JSON, and the exit codes of a refusal (1, the reason on stderr) and of
+a usage error (2)."""
 
 from __future__ import annotations
 
@@ -76,9 +76,47 @@ def test_a_refused_version_exits_1_with_the_reason(capsys, library, tmp_path):
     assert code == EXIT_FAILED and "name differs: push -> reach" in err
 
 
+def test_route_and_clear_are_recorded_and_listed(capsys, library):
+    code, out, err = skills(capsys, library, "route", "pick_place", "--on", "cube", "--clear")
+    assert code == EXIT_OK and "cube goals 3 -> 1 (active 1)" in out, err
+    code, out, _ = skills(capsys, library, "list")
+    assert "pick_place: active 1 (versions 1, 2, 3)" in out
+    code, out, err = skills(capsys, library, "route", "pick_place", "--on", "cube", "2", "--json")
+    assert code == EXIT_OK, err
+    routed = json.loads(out)
+    assert (routed["active"], routed["routes"]) == (1, {"cube": 2})
+    assert (routed["change"]["action"], routed["change"]["target"]) == ("route", "cube")
+    code, out, _ = skills(capsys, library, "list")
+    assert "pick_place: active 1, cube goals -> 2 (versions 1, 2, 3)" in out
+    code, out, _ = skills(capsys, library, "show", "pick_place")
+    assert out.startswith("pick_place: active 1, cube goals -> 2\n")
+    assert "unroute 3 -> 1 (cube goals)" in out and "route 1 -> 2 (cube goals)" in out
+    code, out, _ = skills(capsys, library, "show", "pick_place", "--json")
+    assert json.loads(out)["routes"] == {"cube": 2}
+    assert read_active(library / "pick_place").active == 1
+
+
+def test_a_refused_route_exits_1_with_the_reason(capsys, library):
+    code, _, err = skills(capsys, library, "route", "pick_place", "--on", "cube", "1")
+    assert code == EXIT_FAILED and "version 1 is already active" in err
+    code, _, err = skills(capsys, library, "route", "pick_place", "--on", "cube", "3")
+    assert code == EXIT_FAILED and "cube goals already run version 3" in err
+    code, _, err = skills(capsys, library, "route", "reach", "--on", "cube", "--clear")
+    assert code == EXIT_FAILED and "no route for cube goals to clear" in err
+
+
+@pytest.mark.parametrize("argv", [["--on", "cube"], ["--on", "cube", "3", "--clear"]])
+def test_route_takes_a_version_or_clear(capsys, library, argv):
+    with pytest.raises(SystemExit) as exc:
+        skills(capsys, library, "route", "pick_place", *argv)
+    assert exc.value.code == EXIT_USAGE
+    assert "route takes a version or --clear" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize(
     "argv, message",
     [
+        (["route", "pick_place", "--on", "cube", "9"], "no version 9"),
         (["promote", "reach", "9"], "no version 9"),
         (["show", "fly"], "no skill 'fly'"),
         (["show", "reach", "--version", "4"], "reach has no version 4"),

@@ -438,6 +438,7 @@ def _episode_source(args, card, differs: dict) -> str:
 def main(argv: list[str] | None = None, prog: str = "miles eval") -> int:
     parser = build_parser(prog)
     args = parser.parse_args(argv)
+    args.skill = base.routed_skill(args.skill, args.variant)[0]  # what --record, --sweep read
     for flag, value in (
         ("--record", args.record),
         ("--sweep", args.sweep is not None),

@@ -1,18 +1,20 @@
-"""``miles skills list|show|add|promote|rollback``: the versions of the skills in a skill
-library (default: the shipped ``policies/skills``; layout :mod:`policies.library`, the
-operations :mod:`policies.versions`).
+"""``miles skills list|show|add|promote|rollback|route``: the versions of the skills in a
+skill library (default: the shipped ``policies/skills``; layout :mod:`policies.library`,
+the operations :mod:`policies.versions`).
 
     miles skills list [--library DIR] [--json]
     miles skills show NAME [--version V] [--json]
     miles skills add NAME SKILL_DIR [--data TEXT]       # the next version, not yet active
     miles skills promote NAME V [--reason TEXT]
     miles skills rollback NAME [--reason TEXT]
+    miles skills route NAME --on cube V [--reason TEXT] # goals on a cube run version V
+    miles skills route NAME --on cube --clear [--reason TEXT]
 
 A version that fails its checks (its files' sha256, its task, the contract of the active
 version: observation layout, action mapping, envelope, permissions) is refused with what
-differs. A running skill node swaps the new active version in at its next request of that
-skill. Exit codes: 0 done, 1 refused (the reason on stderr), 2 usage error (no such skill
-or version).
+differs; so is a route to it. A running skill node swaps the new active (or routed)
+version in at its next request of that skill. Exit codes: 0 done, 1 refused (the reason
+on stderr), 2 usage error (no such skill or version).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import sys
 from pathlib import Path
 
 from miles_ros.interfaces import EXIT_FAILED, EXIT_OK, EXIT_USAGE
+from policies.library import ROUTE_TARGETS
 
 
 def build_parser(prog: str) -> argparse.ArgumentParser:
@@ -57,6 +60,21 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
     rollback = command("rollback", "make the version active before the current one again")
     rollback.add_argument("name", help="skill name")
     rollback.add_argument("--reason", default="", help="why, kept in the promotion history")
+    route = command("route", "run one kind of goal on another version (checked as a promotion)")
+    route.add_argument("name", help="skill name")
+    route.add_argument(
+        "version", type=int, nargs="?", default=None, help="the version those goals run"
+    )
+    route.add_argument(
+        "--on",
+        required=True,
+        choices=ROUTE_TARGETS,
+        help="the goals routed: cube (a goal on a cube: stacking and towers)",
+    )
+    route.add_argument(
+        "--clear", action="store_true", help="clear the route: those goals run the active version"
+    )
+    route.add_argument("--reason", default="", help="why, kept in the promotion history")
     return parser
 
 
@@ -66,7 +84,7 @@ def _print_list(skills: list[dict]) -> None:
             print(f"{skill['name']}: {skill['error']}")
             continue
         numbers = ", ".join(str(v["version"]) for v in skill["versions"])
-        print(f"{skill['name']}: active {skill['active']} (versions {numbers})")
+        print(f"{skill['name']}: active {skill['active']}{_routes(skill)} (versions {numbers})")
         for v in skill["versions"]:
             print("  " + _version_line(v, skill["active"]))
 
@@ -84,8 +102,13 @@ def _version_line(v: dict, active: int) -> str:
     return line + (f"  REFUSED: {v['check']}" if v.get("check") else "")
 
 
+def _routes(skill: dict) -> str:
+    """``, cube goals -> 3`` for each route of a :func:`policies.versions.describe` entry."""
+    return "".join(f", {on} goals -> {v}" for on, v in skill.get("routes", {}).items())
+
+
 def _print_show(skill: dict) -> None:
-    print(f"{skill['name']}: active {skill['active']}")
+    print(f"{skill['name']}: active {skill['active']}{_routes(skill)}")
     for v in skill["versions"]:
         print("  " + _version_line(v, skill["active"]))
         if "data" in v:
@@ -93,11 +116,24 @@ def _print_show(skill: dict) -> None:
             print(f"      exported: {v.get('exported')}")
     for h in skill["history"]:
         reason = f": {h['reason']}" if h["reason"] else ""
-        print(f"  {h['at']} {h['action']} {h['previous']} -> {h['version']}{reason}")
+        on = f" ({h['target']} goals)" if h.get("target") else ""
+        print(f"  {h['at']} {h['action']} {h['previous']} -> {h['version']}{on}{reason}")
 
 
 def main(argv: list[str] | None = None, prog: str = "miles skills") -> int:
-    args = build_parser(prog).parse_args(argv)
+    parser = build_parser(prog)
+    args, extra = parser.parse_known_args(argv)
+    if args.action == "route" and args.version is None and len(extra) == 1:
+        # argparse gives an optional positional nothing when an option comes between it and
+        # the positional before it (route NAME --on cube V): V arrives here
+        try:
+            args.version, extra = int(extra[0]), []
+        except ValueError:
+            pass
+    if extra:
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    if args.action == "route" and (args.version is None) != args.clear:
+        parser.error("route takes a version or --clear (one of them)")
     from policies import versions
     from policies.cards import SkillCardError, library_skill_dirs, skill_library
 
@@ -136,6 +172,25 @@ def main(argv: list[str] | None = None, prog: str = "miles skills") -> int:
             number = versions.add_version(path, args.skill_dir, data=args.data)
             result = {"name": args.name, "version": number, "path": str(path)}
             out(result, lambda r: print(f"{r['name']}: added version {r['version']}"))
+        elif args.action == "route":
+            if args.clear:
+                record = versions.unroute(path, args.on, args.reason)
+            else:
+                record = versions.route(path, args.on, args.version, args.reason)
+            change = record.history[-1].to_dict()
+            result = {
+                "name": args.name,
+                "active": record.active,
+                "routes": dict(record.routes),
+                "change": change,
+            }
+            out(
+                result,
+                lambda r: print(
+                    f"{r['name']}: {r['change']['target']} goals {r['change']['previous']} -> "
+                    f"{r['change']['version']} (active {r['active']})"
+                ),
+            )
         else:
             if args.action == "promote":
                 record = versions.promote(path, args.version, args.reason)

@@ -48,6 +48,7 @@ import numpy as np
 
 from miles_ros.runtime.observation import ObjectPose
 from policies.card_content import FACE_ROBOT, HOVER_HEIGHT
+from policies.library import ROUTE_CUBE
 from sims.scene import Scene
 from sims.tasks import pick_place, push
 from sims.tasks.base import SimState
@@ -105,6 +106,13 @@ class Goal:
     """turn by a number of degrees: the turn the skill makes (deg, counter-clockwise, in
     [-45, 45): :func:`turn_made_deg`), what the card's ``angle_deg`` envelope checks; None
     for the other skills and for :data:`FACE_ROBOT` (how far depends on the live yaw)."""
+
+    @property
+    def route_target(self) -> str | None:
+        """The goal's target kind for a skill library's routes (``active.yaml``):
+        :data:`~policies.library.ROUTE_CUBE` for a goal on a cube (``stack_on``), None for
+        any other (it runs the active version)."""
+        return ROUTE_CUBE if self.stack_on is not None else None
 
 
 def _named_position(

@@ -15,6 +15,11 @@ loads the new active version, checks it against the one it replaces
 (:func:`policies.versions.check_card`) and swaps it in; a refused version is logged with
 its reason and the old one stays. A request already running keeps the
 :class:`RunnableSkill` it started with, so a swap never changes a skill mid-run.
+
+``active.yaml``'s routes (``miles skills route``) are loaded beside the active version,
+each checked against it: :meth:`SkillLibrary.skill_for` gives a request whose goal is of a
+routed kind (a goal on a cube) the routed version, every other request the active one. A
+route that does not load is logged and its goals run the active version.
 """
 
 from __future__ import annotations
@@ -32,7 +37,7 @@ from policies.cards import (
     library_skill_dirs,
     skill_library,
 )
-from policies.library import ACTIVE_FILE
+from policies.library import ACTIVE_FILE, read_active, version_dir
 from sims.tasks.base import TaskConfig
 
 logger = logging.getLogger(__name__)
@@ -128,6 +133,9 @@ class SkillLibrary:
     """Refuse versions whose ONNX files do not match their card's sha256."""
     stamps: dict[Path, str] = field(default_factory=dict)
     """Skill folder -> its :func:`active_stamp` when it was last read."""
+    routes: dict[str, dict[str, RunnableSkill]] = field(default_factory=dict)
+    """Skill name -> target kind -> the version its ``active.yaml`` routes those goals to
+    (loaded and checked against the active version)."""
 
     @classmethod
     def load(
@@ -152,10 +160,48 @@ class SkillLibrary:
                 continue
             library.skills[skill.name] = skill
             library.folders[skill.name] = folder
+            library._load_routes(skill.name, {})
         return library
 
     def names(self) -> list[str]:
         return list(self.skills)
+
+    def skill_for(self, name: str, target: str | None = None) -> RunnableSkill:
+        """The version of loaded skill ``name`` that runs a goal of kind ``target``
+        (:data:`policies.library.ROUTE_TARGETS`; None: not a routed kind): the routed one
+        where ``active.yaml`` routes that kind and it loaded, else the active one."""
+        routed = self.routes.get(name, {}).get(target) if target is not None else None
+        return self.skills[name] if routed is None else routed
+
+    def _load_routes(self, name: str, loaded: dict[str, RunnableSkill]) -> None:
+        """Load skill ``name``'s routed versions (its folder's ``active.yaml``), each
+        checked against the loaded active version; one of ``loaded`` (checked against the
+        same active version) is kept as it is, one refused is logged and left out (its goals
+        run the active version)."""
+        folder, active = self.folders[name], self.skills[name]
+        try:
+            wanted = dict(read_active(folder).routes) if (folder / ACTIVE_FILE).is_file() else {}
+        except SkillCardError as exc:
+            wanted = {}
+            logger.error("skill %s: routes not read: %s", name, exc)
+        routes = {}
+        for target, version in wanted.items():
+            kept = loaded.get(target)
+            if kept is not None and kept.card.version == version:
+                routes[target] = kept
+                continue
+            try:
+                routes[target] = load_skill(
+                    version_dir(folder, version), self.check_hashes, replaces=active.card
+                )
+            except (SkillCardError, ValueError, KeyError, OSError) as exc:
+                logger.error(
+                    "skill %s: version %s routed for %s goals refused: %s; they run version %s",
+                    name, version, target, exc, active.card.version,
+                )  # fmt: skip
+                continue
+            logger.info("skill %s: %s goals run version %s", name, target, version)
+        self.routes[name] = routes
 
     def refresh(self, name: str) -> None:
         """Swap in skill ``name``'s active version when its ``active.yaml`` changed since
@@ -171,6 +217,9 @@ class SkillLibrary:
             return
         self.stamps[folder] = stamp
         current = self.skills.get(name)
+        if current is not None and _active_version(folder) == current.card.version:
+            self._load_routes(name, self.routes.get(name, {}))  # only the routes changed
+            return
         replaces = None if current is None else current.card
         try:
             skill = load_skill(folder, check_hashes=self.check_hashes, replaces=replaces)
@@ -186,6 +235,15 @@ class SkillLibrary:
         self.errors.pop(folder.name, None)
         before = "none" if current is None else current.card.version
         logger.info("skill %s: version %s -> %s", skill.name, before, skill.card.version)
+        self._load_routes(skill.name, {})  # checked against the new active version
+
+
+def _active_version(folder: Path) -> int | None:
+    """The version ``folder``'s ``active.yaml`` makes active (None: unreadable)."""
+    try:
+        return read_active(folder).active
+    except SkillCardError:
+        return None
 
 
 FINGER_START_TOLERANCE = 0.01

@@ -11,8 +11,10 @@ objects, see docs/interfaces.md)::
 
 One skill runs at a time: a new accepted request aborts the running one ("preempted").
 A request first swaps in its skill's newly promoted version, if any
-(:meth:`SkillLibrary.refresh`); a running request keeps the version it started with, which
-its final status names (``version``).
+(:meth:`SkillLibrary.refresh`); a request whose goal is on a cube runs the version its
+skill's ``active.yaml`` routes such goals to, if any (:meth:`SkillLibrary.skill_for`); a
+running request keeps the version it started with, which its final status names
+(``version``).
 A request that cannot run gets one status ``failed`` whose reason starts with
 ``refused:`` (unknown skill, params failing the card's schema, a name absent from the
 scene, an object whose pose is missing or older than ``max_pose_age_s``, the e-stop
@@ -245,11 +247,13 @@ class SkillExecutor:
             refusal = envelope_refusal(skill, goal, self.objects)
             if refusal:
                 return [status(rid, name, FAILED, 0.0, refusal)]
+            skill = self.library.skill_for(name, goal.route_target)  # the same contract
         out = []
         if self.active is not None:
             out.append(self._finish(ABORTED, f"preempted by request {rid!r}", now))
         rollout = None
-        if self.rollout is not None:  # the version that runs it: the canary's seam
+        if self.rollout is not None and skill is self.library.skills[name]:
+            # the version that runs it: the canary's seam (a routed request runs its route)
             skill, rollout = self.rollout.start(name, skill, self.safety_interventions)
         homing = skill.task is not None and self.start_from_home and self.away_from_start(skill)
         timeout = self._budget(skill, homing)

@@ -257,6 +257,27 @@ def check_variant(skill: str, variant: str | None) -> str | None:
     return None
 
 
+def routed_skill(skill: str, variant: str | None) -> tuple[str, str | None]:
+    """The skill ``miles eval`` runs for ``variant``'s episodes, as a deployment runs them:
+    a versioned skill's (a library folder or shipped name) version routed for the variant's
+    goals (:func:`policies.evaluation.variant_target`, ``active.yaml``'s ``routes``), else
+    ``skill`` as given (an explicit version folder runs that folder). Returns ``(skill,
+    target)``: ``target`` the routed target kind, None when nothing was routed."""
+    from policies.cards import SkillCardError, card_path, load_card
+    from policies.evaluation import variant_target
+
+    if variant is None or not card_path(skill).exists():
+        return skill, None
+    try:
+        target = variant_target(load_card(skill).task, variant)
+        routed = card_path(skill, target)
+    except (SkillCardError, ValueError):  # said by check_variant and the loaders
+        return skill, None
+    if routed == card_path(skill):
+        return skill, None
+    return str(routed.parent), target
+
+
 def load_any_policy(skill: str, checkpoint: str = "best"):
     """(task, numpy policy function, description) for a skill, run or checkpoint."""
     from policies.cards import card_path
@@ -266,7 +287,8 @@ def load_any_policy(skill: str, checkpoint: str = "best"):
         from policies.runtime import SkillPolicy
 
         policy = SkillPolicy(skill)
-        return policy.task, policy.act, f"skill {policy.name} ({policy.path}, onnxruntime)"
+        what = f"skill {policy.name} version {policy.card.version}"
+        return policy.task, policy.act, f"{what} ({policy.path}, onnxruntime)"
     from policies.export import resolve_checkpoint
     from policies.ppo.runner import load_policy, torch_policy_fn
 
@@ -294,6 +316,7 @@ def main(
     above adds options, e.g. miles_ros's ``--supervised``); ``on_result(args, task, result,
     extra)``: called with a finished evaluation (miles_ros's ``--record``)."""
     args = (parser or build_parser(prog)).parse_args(argv)
+    args.skill, routed = routed_skill(args.skill, args.variant)
     if args.episodes < 1 or args.num_envs < 1:
         print(f"{prog}: --episodes and --num-envs must be >= 1", file=sys.stderr)
         return 2
@@ -318,6 +341,8 @@ def main(
         result, task, what, extra = _run(args, prog, env_options)
     if result is None:
         return 2
+    if routed is not None:
+        what += f", routed for {routed} goals in active.yaml"
     if on_result is not None:
         on_result(args, task, result, extra)
     if args.json:

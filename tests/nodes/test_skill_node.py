@@ -2,7 +2,8 @@
 safety_node -> skill_node. A skill runs to success through the supervisor; unknown
 skills, bad params and goals outside a skill's envelope are refused with reasons before
 any motion; preemption and cancel; an e-stop mid-skill ends it `estopped` and the arm
-holds.
+holds; a promoted version runs from the next request, and a goal on a cube runs the
+version its library routes such goals to.
 
 The success test runs the shipped reach skill when policies/skills/reach exists, else
 the scripted linear reach (an ONNX file with a real card; tests/runtime/skill_fixtures).
@@ -27,7 +28,8 @@ from miles_ros.ros.safety_node import SafetyNode  # noqa: E402
 from miles_ros.ros.sim_node import SimNode  # noqa: E402
 from miles_ros.ros.skill_node import SkillNode  # noqa: E402
 from policies.cards import card_path  # noqa: E402
-from policies.versions import add_version, promote  # noqa: E402
+from policies.library import ROUTE_CUBE  # noqa: E402
+from policies.versions import add_version, promote, route  # noqa: E402
 from sims.robots import panda  # noqa: E402
 from tests.nodes.graph_harness import Graph, overrides  # noqa: E402
 from tests.runtime.skill_fixtures import (  # noqa: E402
@@ -202,25 +204,47 @@ def test_the_wedge_sequence_ends_with_the_arm_home(tmp_path, door):
         graph.close()
 
 
-def test_a_promoted_version_runs_from_the_next_request(tmp_path):
+@pytest.fixture(scope="module")
+def versions_graph(tmp_path_factory):
+    """A graph over a library of versioned skills: reach versions 1 (active) and 2, and
+    pick_place versions 1 (active) and 2, routed for goals on a cube; one graph for the
+    tests of both (each changes only its own skill's active.yaml)."""
+    tmp = tmp_path_factory.mktemp("versions")
+    library = tmp / "skills"
+    for version, gain in ((1, 0.5), (2, 0.4)):
+        exported = linear_reach_skill(tmp / f"v{version}", gain=gain)
+        assert add_version(library / "reach", exported) == version
+        exported = random_skill(tmp / f"v{version}", "pick_place", seed=version)
+        assert add_version(library / "pick_place", exported) == version
+    route(library / "pick_place", ROUTE_CUBE, 2, reason="test")
+    graph = make_graph(library, {"timeout_scale": 4.0})
+    yield graph, library
+    graph.close()
+
+
+def test_a_promoted_version_runs_from_the_next_request(versions_graph):
     """Version 1 reaches; version 2 is promoted while the node runs; the next request runs
     version 2 (its final status says so), with no restart."""
-    library = tmp_path / "skills"
-    for version, gain in ((1, 0.5), (2, 0.4)):
-        exported = linear_reach_skill(tmp_path / f"v{version}", gain=gain)
-        assert add_version(library / "reach", exported) == version
-    graph = make_graph(library, {"timeout_scale": 4.0})
-    try:
-        graph.request("r1", "reach", target=NEAR)
-        first = graph.final("r1")
-        assert first["state"] == "succeeded" and first[interfaces.SKILL_VERSION] == 1, first
-        promote(library / "reach", 2, reason="test")
-        graph.request("r2", "reach", target=NEAR)
-        graph.cancel("r2")
-        second = graph.final("r2")
-        assert second[interfaces.SKILL_VERSION] == 2, second
-    finally:
-        graph.close()
+    graph, library = versions_graph
+    graph.request("r1", "reach", target=NEAR)
+    first = graph.final("r1")
+    assert first["state"] == "succeeded" and first[interfaces.SKILL_VERSION] == 1, first
+    promote(library / "reach", 2, reason="test")
+    graph.request("r2", "reach", target=NEAR)
+    graph.cancel("r2")
+    second = graph.final("r2")
+    assert second[interfaces.SKILL_VERSION] == 2, second
+
+
+def test_a_goal_on_a_cube_runs_the_routed_version(versions_graph):
+    """pick_place version 1 active, version 2 routed for goals on a cube: a request onto a
+    cube runs version 2, one onto a pad version 1 (each final status says so)."""
+    graph, _ = versions_graph
+    for rid, target, version in (("cube", "blue_cube", 2), ("pad", "left_pad", 1)):
+        graph.request(rid, "pick_place", object="green_cube", target=target)
+        graph.cancel(rid)
+        final = graph.final(rid)
+        assert (final["state"], final[interfaces.SKILL_VERSION]) == ("aborted", version), final
 
 
 def test_a_skill_with_fingers_commands_arm_and_fingers(graph):

@@ -1,13 +1,16 @@
 """``miles eval --variant``: a variant the skill's card lists runs only those episodes; one
-it does not list, or one its task lacks, is a clear error before any work."""
+it does not list, or one its task lacks, is a clear error before any work. On a versioned
+skill it runs the version ``active.yaml`` routes the variant's goals to (a deployment's),
+an explicit version folder that folder."""
 
 import dataclasses
 
 import pytest
 
 from miles_ros.commands import evaluate as miles_eval
+from policies.cards import SHIPPED_LIBRARY
 from policies.commands import evaluate as base
-from policies.evaluation import variant_config
+from policies.evaluation import EvalResult, variant_config
 from sims.tasks import pick_place
 from tests.policies.tiny_runs import stopped_evaluations
 
@@ -61,3 +64,33 @@ def test_the_stack_variant_runs_stacking_episodes(monkeypatch, capsys):
         miles_eval.main(["pick_place", "--variant", "stack", "--episodes", "1"])
     (seen,) = calls
     assert seen["task"] == "pick_place" and seen["config"].stack_fraction == 1.0
+
+
+@pytest.mark.parametrize(
+    "skill, variant, version, routed",
+    [
+        ("pick_place", "tower", 3, True),
+        ("pick_place", "stack", 3, True),
+        ("pick_place", "pads", 1, False),
+        (str(SHIPPED_LIBRARY / "pick_place"), "stack", 3, True),
+        (str(SHIPPED_LIBRARY / "pick_place" / "versions" / "1"), "tower", 1, False),
+    ],
+    ids=["tower", "stack", "pads", "folder-stack", "version-folder-tower"],
+)
+def test_a_variant_runs_the_version_its_goals_are_routed_to(
+    skill, variant, version, routed, monkeypatch, capsys
+):
+    """The shipped pick_place routes goals on a cube to version 3 (``active.yaml``)."""
+    ran = []
+
+    def fake_evaluate(policy, task, **kwargs):
+        ran.append(kwargs["config"])
+        return EvalResult(1.0, (0.2, 1.0), 0.0, 10.0, 1, 1, "pybullet")
+
+    monkeypatch.setattr("policies.evaluation.evaluate", fake_evaluate)
+    assert miles_eval.main([skill, "--variant", variant, "--episodes", "1"]) == 0
+    out = capsys.readouterr().out
+    assert f"skill pick_place version {version} (" in out, out
+    assert f"versions/{version}" in out
+    assert ("routed for cube goals" in out) == routed
+    assert (ran[0].stack_fraction > 0) == (variant != "pads")

@@ -1,6 +1,6 @@
 """A versioned skill library (policies.library, policies.versions): the one resolver on
-both layouts, add/promote/rollback in a copy of the shipped library, and the refusal of a
-tampered or incompatible version with what differs."""
+both layouts, add/promote/rollback in a copy of the shipped library, routes by a goal's
+target kind, and the refusal of a tampered or incompatible version with what differs."""
 
 from __future__ import annotations
 
@@ -26,6 +26,9 @@ from policies.library import (
     CARD_FILE,
     PROMOTE,
     ROLLBACK,
+    ROUTE,
+    ROUTE_CUBE,
+    UNROUTE,
     ActiveRecord,
     active_skill_dir,
     library_skills,
@@ -41,6 +44,8 @@ from policies.versions import (
     differences,
     promote,
     rollback,
+    route,
+    unroute,
 )
 from tests.runtime.skill_fixtures import random_skill
 
@@ -188,6 +193,74 @@ def test_the_first_version_of_a_new_skill_is_active(tmp_path, candidate):
     assert add_version(folder, candidate) == 1
     assert read_active(folder).active == 1 and validate_card(folder).version == 1
     assert load_card(folder).provenance["parent_version"] is None
+
+
+# --- routes ------------------------------------------------------------------------------
+def test_the_shipped_pick_place_routes_goals_on_a_cube_to_version_3():
+    folder = SHIPPED_LIBRARY / "pick_place"
+    assert active_skill_dir(folder) == version_dir(folder, 1)
+    assert active_skill_dir(folder, ROUTE_CUBE) == version_dir(folder, 3)
+    assert card_path(folder, ROUTE_CUBE) == version_dir(folder, 3) / CARD_FILE
+    assert describe(folder)["routes"] == {ROUTE_CUBE: 3}
+
+
+def test_a_route_sends_one_kind_of_goal_to_its_version_until_cleared(library, candidate):
+    reach = library / "reach"
+    add_version(reach, candidate)
+    add_version(reach, candidate)
+    record = route(reach, ROUTE_CUBE, 2, reason="better on stacks")
+    assert (record.active, record.routes) == (1, ((ROUTE_CUBE, 2),))
+    assert active_skill_dir(reach, ROUTE_CUBE) == version_dir(reach, 2)
+    assert active_skill_dir(reach) == active_skill_dir(reach, "table") == version_dir(reach, 1)
+    route(reach, ROUTE_CUBE, 3)
+    promote(reach, 2)  # a promotion keeps the route, and so does a rollback
+    assert active_skill_dir(reach, ROUTE_CUBE) == version_dir(reach, 3)
+    assert rollback(reach).active == 1  # the routes are not promotions to roll back
+    assert active_skill_dir(reach, ROUTE_CUBE) == version_dir(reach, 3)
+    record = unroute(reach, ROUTE_CUBE, reason="done")
+    assert record.routes == () and active_skill_dir(reach, ROUTE_CUBE) == version_dir(reach, 1)
+    changes = [(h.action, h.previous, h.version, h.target) for h in read_active(reach).history]
+    assert changes[1:] == [
+        (ROUTE, 1, 2, ROUTE_CUBE),
+        (ROUTE, 2, 3, ROUTE_CUBE),
+        (PROMOTE, 1, 2, None),
+        (ROLLBACK, 2, 1, None),
+        (UNROUTE, 3, 1, ROUTE_CUBE),
+    ]
+    assert read_active(reach).history[1].reason == "better on stacks"
+    assert "routes" not in yaml.safe_load((reach / ACTIVE_FILE).read_text())
+
+
+def test_a_route_is_refused_where_a_promotion_would_be(library, candidate):
+    reach = library / "reach"
+    with pytest.raises(NoSuchVersion, match="no version 2"):
+        route(reach, ROUTE_CUBE, 2)
+    with pytest.raises(VersionError, match="version 1 is already active"):
+        route(reach, ROUTE_CUBE, 1)
+    with pytest.raises(VersionError, match="no target kind 'table'"):
+        route(reach, "table", 1)
+    with pytest.raises(VersionError, match="no route for cube goals"):
+        unroute(reach, ROUTE_CUBE)
+    add_version(reach, candidate)
+    edited(version_dir(reach, 2), lambda d: d["action"]["scale"].update(joint_action_scale=0.8))
+    with pytest.raises(VersionError, match="action mapping differs: scale.joint_action_scale"):
+        route(reach, ROUTE_CUBE, 2)
+    assert read_active(reach).routes == () and len(read_active(reach).history) == 1
+
+
+@pytest.mark.parametrize(
+    "routes, why",
+    [
+        ("{table: 2}", "unknown target kind 'table'"),
+        ("{cube: two}", "cube needs an integer version"),
+        ("[3]", "routes must map"),
+        ("{cube: 9}", "version routed for cube goals, 9 has no skill.yaml"),
+    ],
+)
+def test_a_malformed_route_is_refused_naming_it(library, routes, why):
+    (library / "reach" / ACTIVE_FILE).write_text(f"active: 1\nroutes: {routes}\nhistory: []\n")
+    with pytest.raises(SkillCardError, match=why):
+        active_skill_dir(library / "reach", ROUTE_CUBE)
 
 
 # --- refusals ----------------------------------------------------------------------------
