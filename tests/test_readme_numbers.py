@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 from policies.cards import CARD_FILE, SHIPPED_LIBRARY
-from policies.library import active_skill_dir
+from policies.library import ROUTE_CUBE, active_skill_dir
 from policies.robustness import ROBUSTNESS_FILE
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -28,8 +28,11 @@ def _active(skill: str, name: str) -> Path:
     return active_skill_dir(SHIPPED_LIBRARY / skill) / name
 
 
-def _evidence(skill: str) -> dict:
-    card = yaml.safe_load(_active(skill, CARD_FILE).read_text())
+def _evidence(skill: str, target: str | None = None) -> dict:
+    """The shipped card's evidence in percent: the active version's, or with ``target`` the
+    version that goals of that kind are routed to."""
+    path = active_skill_dir(SHIPPED_LIBRARY / skill, target) / CARD_FILE
+    card = yaml.safe_load(path.read_text())
     return {k: round(100.0 * v["success_rate"], 1) for k, v in card["evidence"].items()}
 
 
@@ -116,7 +119,19 @@ def test_the_overview_quotes_the_cards(phrase, key):
         assert float(found.group(1)) == _evidence(skill)[key], (skill, key)
     if key == "supervised":
         stacking = re.search(r"(\d+(?:\.\d+)?)% stacking", text)
-        assert float(stacking.group(1)) == _evidence("pick_place")["supervised_stack"]
+        routed = _evidence("pick_place", ROUTE_CUBE)  # what a goal on a cube runs
+        assert float(stacking.group(1)) == routed["supervised_stack"]
+
+
+def test_the_overview_quotes_the_routed_stacking_and_tower_and_perceived_stacking():
+    routed = _evidence("pick_place", ROUTE_CUBE)
+    tower = re.search(r"third level of a \[tower\]\([^)]*\) (\d+(?:\.\d+)?)%", README)
+    assert tower and float(tower.group(1)) == routed["supervised_tower"]
+    row = _status_row("perception")
+    perceived = re.search(r"stacking (\d+(?:\.\d+)?)% \(version (\d+), routed", row)
+    assert perceived, row
+    assert float(perceived.group(1)) == routed["perceived_stack"]
+    assert active_skill_dir(SHIPPED_LIBRARY / "pick_place", ROUTE_CUBE).name == perceived.group(2)
 
 
 @pytest.mark.parametrize("skill", ("push", "pick_place", "turn"))
