@@ -169,11 +169,13 @@ _NOT_SAID = re.compile(r"\b(?:not|no|never|without)\s+(?:by\s+)?(?P<w>\w+)", re.
 
 def arrow(text: str) -> str:
     """ "Blue cube -> yellow pad, pushed, not carried." -> "push the blue cube onto the yellow
-    pad" (lifted, or no manner: "put ... on")."""
+    pad" (lifted, or no manner: "put ... on"; the place said first: the other way round)."""
     m = _ARROW.match(text.strip())
     if m is None:
         return text
     x, p = (s if s.lower().startswith("the ") else f"the {s}" for s in (m["x"], m["p"]))
+    if re.search(rf"\b{_PAD_NOUN}$", x, re.I) and not re.search(rf"\b{_PAD_NOUN}$", p, re.I):
+        x, p = p, x  # the place first: "Right mat -> the blue brick"
     how = _NOT_SAID.sub("", m["how"])  # the manner ruled out says nothing of the one asked
     if _PUSHED.search(how) and not _LIFTED.search(how):
         return f"push {x.lower()} onto {p.lower()}."
