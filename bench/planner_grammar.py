@@ -6644,18 +6644,29 @@ def then_hover_over(goal: str, item: dict) -> Relabelled | None:
     return _planned(plan, item, forms, "vhover|" + goal, a=a, b=b, c=c)
 
 
-def three_high(goal: str, item: dict) -> Relabelled | None:
-    """The loose cube put on a stack of two "to make a three-high tower": "Set the red block on
-    top so the tower is three high." (from one placing of a cube by colour onto a pad, the
-    other two cubes stacked: it onto the top one)."""
+def _loose_by_two(goal: str, item: dict, key: str) -> tuple[str, str, dict] | None:
+    """(cube, top, objects): the cube of one placing by colour onto a pad left loose, the
+    scene's other two stacked (:func:`_r_two_tower`, picked by ``key``), ``top`` the upper one;
+    None otherwise."""
     found = _placed_cube(goal, item)
     if not found or not _PAD_NP.match(found[0].place):
         return None
     a = f"{found[1]}_cube"
-    objects = _r_two_tower(item, a, "vthree|" + goal)
+    objects = _r_two_tower(item, a, key)
     if objects is None:
         return None
     (top,) = [n for n, p in objects.items() if p[2] > 0.04]
+    return a, top, objects
+
+
+def three_high(goal: str, item: dict) -> Relabelled | None:
+    """The loose cube put on a stack of two "to make a three-high tower": "Set the red block on
+    top so the tower is three high." (from one placing of a cube by colour onto a pad, the
+    other two cubes stacked: it onto the top one)."""
+    found = _loose_by_two(goal, item, "vthree|" + goal)
+    if found is None:
+        return None
+    a, top, objects = found
     plan = [_step(f"pick_place {a} {top}")]
     if not _valid(plan, {**item, "objects": objects}):
         return None
@@ -6667,7 +6678,7 @@ def three_high(goal: str, item: dict) -> Relabelled | None:
         ],
         "vthreef|" + goal,
     )
-    return form.format(a=found[1]), {"expect": "plan", "plan": plan, "objects": objects}
+    return form.format(a=a.split("_")[0]), {"expect": "plan", "plan": plan, "objects": objects}
 
 
 def held_too_high(goal: str, item: dict) -> Relabelled | None:
@@ -6791,17 +6802,13 @@ def _w_pad_two(goal: str, item: dict) -> Said | None:
 def _w_all_on(goal: str, item: dict) -> Said | None:
     """A tower of all three on the cube ({a}) of one placing onto a pad, the other two
     stacked first (picked by the goal): the top one onto it, then the bottom one on top."""
-    found = _placed_cube(goal, item)
-    if not found or not _PAD_NP.match(found[0].place):
+    found = _loose_by_two(goal, item, "wall|" + goal)
+    if found is None:
         return None
-    a = f"{found[1]}_cube"
-    objects = _r_two_tower(item, a, "wall|" + goal)
-    if objects is None:
-        return None
-    (top,) = [n for n, p in objects.items() if p[2] > 0.04]
+    a, top, objects = found
     (bottom,) = [n for n in objects if n not in {a, top}]
     plan = [_step(f"pick_place {top} {a}"), _step(f"pick_place {bottom} {top}")]
-    return {"a": found[1]}, {"expect": "plan", "plan": plan, "objects": objects}
+    return {"a": a.split("_")[0]}, {"expect": "plan", "plan": plan, "objects": objects}
 
 
 def _w_nothing(goal: str, item: dict) -> Said | None:
