@@ -104,16 +104,19 @@ def test_a_height_above_a_pad_outside_the_reach_envelope_is_refused_inside_it_re
 
 @given(st.permutations([0.2, 0.0, -0.2]))
 @settings(max_examples=4, deadline=None)
-def test_the_cube_to_a_side_of_another_asks_when_two_are_there(ys):
-    world = moved([(0.45, y) for y in ys])
+def test_the_cube_to_a_side_of_another_asks_when_two_are_there_unless_in_a_row(ys):
     cubes = dict(zip(("red", "green", "blue"), ys, strict=True))
     rightmost = min(cubes, key=cubes.get)
+    middle = sorted(cubes, key=cubes.get)[1]
+    bent = moved([(0.40 if y else 0.55, y) for y in ys])  # the middle one off the line
     _, reading, asked = _read(
-        f"Drop the box to the left of the {rightmost} box on the grey tile.", world
+        f"Drop the box to the left of the {rightmost} box on the grey tile.", bent
     )
     assert asked is not None and len(asked.options) == 2, asked
-    middle = sorted(cubes, key=cubes.get)[1]
-    text = _plain(f"Drop the box to the right of the {middle} box on the grey tile.", world)
+    text = _plain(f"Drop the box to the right of the {middle} box on the grey tile.", bent)
     assert f"the {rightmost} cube" in text, text
-    text = _plain(f"Drop the box just left of the {rightmost} box on the grey tile.", world)
+    text = _plain(f"Drop the box just left of the {rightmost} box on the grey tile.", bent)
+    assert f"the {middle} cube" in text, text
+    row = moved([(0.45, y) for y in ys])  # in a row: the one beside it
+    text = _plain(f"Drop the box to the left of the {rightmost} box on the grey tile.", row)
     assert f"the {middle} cube" in text, text
