@@ -6644,18 +6644,29 @@ def then_hover_over(goal: str, item: dict) -> Relabelled | None:
     return _planned(plan, item, forms, "vhover|" + goal, a=a, b=b, c=c)
 
 
-def three_high(goal: str, item: dict) -> Relabelled | None:
-    """The loose cube put on a stack of two "to make a three-high tower": "Set the red block on
-    top so the tower is three high." (from one placing of a cube by colour onto a pad, the
-    other two cubes stacked: it onto the top one)."""
+def _loose_by_two(goal: str, item: dict, key: str) -> tuple[str, str, dict] | None:
+    """(cube, top, objects): the cube of one placing by colour onto a pad left loose, the
+    scene's other two stacked (:func:`_r_two_tower`, picked by ``key``), ``top`` the upper one;
+    None otherwise."""
     found = _placed_cube(goal, item)
     if not found or not _PAD_NP.match(found[0].place):
         return None
     a = f"{found[1]}_cube"
-    objects = _r_two_tower(item, a, "vthree|" + goal)
+    objects = _r_two_tower(item, a, key)
     if objects is None:
         return None
     (top,) = [n for n, p in objects.items() if p[2] > 0.04]
+    return a, top, objects
+
+
+def three_high(goal: str, item: dict) -> Relabelled | None:
+    """The loose cube put on a stack of two "to make a three-high tower": "Set the red block on
+    top so the tower is three high." (from one placing of a cube by colour onto a pad, the
+    other two cubes stacked: it onto the top one)."""
+    found = _loose_by_two(goal, item, "vthree|" + goal)
+    if found is None:
+        return None
+    a, top, objects = found
     plan = [_step(f"pick_place {a} {top}")]
     if not _valid(plan, {**item, "objects": objects}):
         return None
@@ -6667,7 +6678,7 @@ def three_high(goal: str, item: dict) -> Relabelled | None:
         ],
         "vthreef|" + goal,
     )
-    return form.format(a=found[1]), {"expect": "plan", "plan": plan, "objects": objects}
+    return form.format(a=a.split("_")[0]), {"expect": "plan", "plan": plan, "objects": objects}
 
 
 def held_too_high(goal: str, item: dict) -> Relabelled | None:
@@ -6727,6 +6738,279 @@ def done_forget(goal: str, item: dict) -> Relabelled | None:
         ],
         "vdone|" + goal,
     )
+
+
+# -- group W (held-out 29's structures) ---------------------------------------------------
+# Written for the structures held-out 29 showed, in other wordings, before the round that
+# reads them; never tuned on. One table row per transformation (:data:`_W_ROWS`): a
+# selector giving the forms' fields and the label's (or None where the goal has not the
+# shape), the forms, and the key that picks one.
+Said = tuple[dict, dict]
+
+
+def _w_third(goal: str, item: dict) -> Said | None:
+    """One placing of a cube by colour onto a cube by colour among three: {a} placed, {b}
+    under it, {c} the third; the label kept."""
+    pair = _placed_on_cube(goal, item)
+    cubes = _scene_cubes(item)
+    if not pair or len(cubes) != 3:
+        return None
+    a, b = pair
+    (c,) = [n.split("_")[0] for n in cubes if n not in {f"{a}_cube", f"{b}_cube"}]
+    return {"a": a, "b": b, "c": c}, {}
+
+
+def _w_pad_other(goal: str, item: dict) -> Said | None:
+    """One placing of a cube by colour ({a}) onto a pad ({p}), {b} another cube of the
+    scene; the label kept."""
+    found = _placed_cube(goal, item)
+    if not found or not _PAD_NP.match(found[0].place):
+        return None
+    b = _other_colour(found[1], _scene_cubes(item), "wother|" + goal)
+    if b is None:
+        return None
+    return {"a": found[1], "b": b, "p": _lower_first(found[0].place)}, {}
+
+
+def _w_pad_tower(goal: str, item: dict) -> Said | None:
+    """One placing of a cube by colour onto a pad in a flat scene of three: that placing,
+    then the other two stacked on it ({b} on {a}, {c} on {b}), where the cards pass it."""
+    found = _w_pad_other(goal, item)
+    cubes = _scene_cubes(item)
+    if not found or len(cubes) != 3 or not _flat_scene(item):
+        return None
+    said = found[0]
+    (c,) = [n.split("_")[0] for n in cubes if n not in {f"{said['a']}_cube", f"{said['b']}_cube"}]
+    plan = [
+        item["plan"][0],
+        _step(f"pick_place {said['b']}_cube {said['a']}_cube"),
+        _step(f"pick_place {c}_cube {said['b']}_cube"),
+    ]
+    return {**said, "c": c}, {"expect": "plan", "plan": plan}
+
+
+def _w_pad_two(goal: str, item: dict) -> Said | None:
+    """One placing of a cube by colour onto a pad, then another cube ({b}) onto it."""
+    found = _w_pad_other(goal, item)
+    if not found or not _flat_scene(item):
+        return None
+    said = found[0]
+    plan = [item["plan"][0], _step(f"pick_place {said['b']}_cube {said['a']}_cube")]
+    return said, {"expect": "plan", "plan": plan}
+
+
+def _w_all_on(goal: str, item: dict) -> Said | None:
+    """A tower of all three on the cube ({a}) of one placing onto a pad, the other two
+    stacked first (picked by the goal): the top one onto it, then the bottom one on top."""
+    found = _loose_by_two(goal, item, "wall|" + goal)
+    if found is None:
+        return None
+    a, top, objects = found
+    (bottom,) = [n for n in objects if n not in {a, top}]
+    plan = [_step(f"pick_place {top} {a}"), _step(f"pick_place {bottom} {top}")]
+    return {"a": a.split("_")[0]}, {"expect": "plan", "plan": plan, "objects": objects}
+
+
+def _w_nothing(goal: str, item: dict) -> Said | None:
+    """Any plan of one step or more on a cube by colour ({a}): an empty plan."""
+    found = _placed_cube(goal, item)
+    if item["expect"] != "plan" or not item["plan"] or not found:
+        return None
+    return {"a": found[1]}, {"expect": "plan", "plan": []}
+
+
+def _w_stack_kept(goal: str, item: dict) -> Said | None:
+    """Any plan of one step or more, the scene moved so two cubes stand stacked: an empty
+    plan."""
+    found = _w_nothing(goal, item)
+    objects = found and _r_two_tower(item, f"{found[0]['a']}_cube", "wkept|" + goal)
+    if not objects:
+        return None
+    return {}, {"expect": "plan", "plan": [], "objects": objects}
+
+
+def _w_home(goal: str, item: dict) -> Said | None:
+    """A return home alone; the label kept."""
+    return ({}, {}) if _single_step(item, "home") else None
+
+
+def _w_pushed(goal: str, item: dict) -> Said | None:
+    """One push of a cube by colour onto a pad; the label kept."""
+    found = _pushed_onto_pad(goal, item)
+    if found is None:
+        return None
+    c, a = found
+    return {"A": a.capitalize(), "p": _lower_first(c.place)}, {}
+
+
+def _w_turn_side(goal: str, item: dict) -> Said | None:
+    """One placing of a cube by colour in a flat scene: a turn of that cube to a side, left
+    counter-clockwise (a positive angle), right clockwise (docs/interfaces.md), where the
+    turn card passes it."""
+    found = _placed_cube(goal, item)
+    if not found or not _flat_scene(item):
+        return None
+    a = found[1]
+    n = _pick(["15", "25", "30", "45"], "wturnn|" + goal)
+    side = _pick(["left", "right"], "wturns|" + goal)
+    angle = n if side == "left" else f"-{n}"
+    return {"a": a, "n": n, "s": side}, {
+        "expect": "plan",
+        "plan": [_step(f"turn {a}_cube {angle}")],
+    }
+
+
+def _w_pads_on(goal: str, item: dict) -> Said | None:
+    """Any placing of a cube by colour ({a}): both pads put on it, refused (a pad is not
+    moved)."""
+    found = _placed_cube(goal, item)
+    return found and ({"a": found[1]}, {"expect": "refuse", "plan": []})
+
+
+def _w_side_of_two(goal: str, item: dict) -> Said | None:
+    """One placing of a cube onto a pad in a flat scene of three: "the cube to the {s} of"
+    the cube ({x}) both others lie to that side of (left: larger y), asked back which."""
+    found = _w_pad_other(goal, item)
+    cubes = _scene_cubes(item)
+    if not found or len(cubes) != 3 or not _flat_scene(item):
+        return None
+    side = _pick(["left", "right"], "wsides|" + goal)
+    sign = 1 if side == "left" else -1
+    x = min(cubes, key=lambda n: sign * cubes[n][1])
+    if any(sign * (cubes[n][1] - cubes[x][1]) < 0.03 for n in cubes if n != x):
+        return None
+    said = {"s": side, "x": x.split("_")[0], "p": found[0]["p"]}
+    return said, {"expect": "clarify", "plan": []}
+
+
+_W_ROWS: dict[str, tuple[Callable[[str, dict], Said | None], list[str]]] = {
+    "unwanted_first": (
+        _w_third,
+        [
+            "I'd rather not have the {c} block on the {b} one - I'd like the {a} block on it.",
+            "Not the {c} cube on top of the {b} cube; the {a} cube is what I want on it.",
+            "I don't want to see the {c} one on the {b} block, I want the {a} one on there.",
+        ],
+    ),
+    "last_choice": (
+        _w_pad_other,
+        [
+            "Any block except the {b} one onto {p}... alright, the {a} one then.",
+            "Whatever cube but the {b} cube on {p} - fine, make it the {a} one.",
+            "Anything other than the {b} block on {p}... okay then, the {a} block.",
+        ],
+    ),
+    "tower_there": (
+        _w_pad_tower,
+        [
+            "Set the {a} block on {p} and stack the tower up there: {b} on {a}, {c} on {b}.",
+            "Move the {a} cube to {p} and build the stack there - {b} onto {a}, {c} onto {b}.",
+            "Place the {a} cube on {p}, then make the tower there: {b} on {a}, then {c} on {b}.",
+        ],
+    ),
+    "first_then_on_it": (
+        _w_pad_two,
+        [
+            "Build a stack on {p}: the {a} block goes down first, then the {b} block on it.",
+            "Start a tower on {p} - the {a} cube first, and after that the {b} cube on top of it.",
+            "Make a pile on {p}: first the {a} cube, then put the {b} cube on it.",
+        ],
+    ),
+    "all_at_bottom": (
+        _w_all_on,
+        [
+            "Pile every block up with the {a} one at the base.",
+            "Stack all three cubes, the {a} cube at the bottom.",
+            "Put all the blocks into one stack with the {a} block lowest.",
+        ],
+    ),
+    "as_they_stand": (
+        _w_nothing,
+        [
+            "Leave the blocks just the way they are.",
+            "Keep all the cubes precisely where they are.",
+            "Let the cubes be, exactly as they stand.",
+        ],
+    ),
+    "no_need_fine": (
+        _w_nothing,
+        [
+            "There's no need to shift the {a} block, it's okay where it is.",
+            "No need to touch the {a} cube - it's fine as it is.",
+            "You needn't move the {a} cube, it's alright.",
+        ],
+    ),
+    "stack_kept": (
+        _w_stack_kept,
+        [
+            "Leave the pile as it is and stay still.",
+            "Keep the tower the way it is, and don't move.",
+            "Keep the stack just as it is; no moving.",
+        ],
+    ),
+    "home_started": (
+        _w_home,
+        [
+            "Bring the arm back to where it began.",
+            "Return the arm to the spot it started from, please.",
+            "Move the arm back to where it started off.",
+        ],
+    ),
+    "arrow_push": (
+        _w_pushed,
+        [
+            "{A} block -> {p}, slid, not lifted.",
+            "{A} cube -> {p}, by pushing, not carrying.",
+            "{A} cube => {p}, pushed along, not picked up.",
+        ],
+    ),
+    "turn_side": (
+        _w_turn_side,
+        [
+            "Turn the {a} block {n} degrees to the {s}.",
+            "Rotate the {a} cube by {n} degrees to the {s}.",
+            "Give the {a} cube a {n}-degree turn to the {s}.",
+        ],
+    ),
+    "pads_on_cube": (
+        _w_pads_on,
+        [
+            "Set the two mats on top of the {a} block.",
+            "Stack both pads onto the {a} cube.",
+            "Place the pair of pads on the {a} cube.",
+        ],
+    ),
+    "side_of_two": (
+        _w_side_of_two,
+        [
+            "Put the block to the {s} of the {x} one on {p}.",
+            "Move the cube that's to the {s} of the {x} cube over to {p}.",
+            "Take the cube on the {s} of the {x} block and set it on {p}.",
+        ],
+    ),
+}
+"""name -> (selector, forms) of group W."""
+
+
+def _w_transform(name: str) -> Callable[[str, dict], str | Relabelled | None]:
+    """Group W's transformation ``name`` (:data:`_W_ROWS`): its selector's fields said by one
+    of its forms picked by name and goal; a relabelled plan only where the cards pass it in
+    the goal's (or the moved) scene."""
+    select, forms = _W_ROWS[name]
+
+    def transform(goal: str, item: dict) -> str | Relabelled | None:
+        found = select(goal, item)
+        if found is None:
+            return None
+        said, fields = found
+        plan = fields.get("plan")
+        if plan and not _valid(plan, {**item, **fields}):
+            return None
+        text = _pick(forms, f"w{name}|{goal}").format(**said)
+        return (text, fields) if fields else text
+
+    transform.__doc__ = select.__doc__
+    return transform
 
 
 TRANSFORMS: dict[str, tuple[str, Callable[[str, dict], str | Relabelled | None]]] = {
@@ -7005,6 +7289,7 @@ TRANSFORMS: dict[str, tuple[str, Callable[[str, dict], str | Relabelled | None]]
     "held_too_high": ("V", held_too_high),
     "under_cube_moved": ("V", under_cube_moved),
     "done_forget": ("V", done_forget),
+    **{name: ("W", _w_transform(name)) for name in _W_ROWS},
 }
 """name -> (group, transformation). Group B was written with A and committed before any
 planner change; nothing is tuned on it. Group C (the structures held-out 9 showed) was
@@ -7014,7 +7299,7 @@ and E (the structures held-outs 10 and 11 showed) likewise, group F (held-out 12
 group K (held-out 17's), group L (held-out 18's), group M (held-out 19's), group N
 (held-out 20's), group O (held-out 21's), group P (held-out 22's), group Q (held-out 23's),
 group R (held-out 24's), group S (held-out 25's), group T (held-out 26's), group U
-(held-out 27's), group V (held-out 28's)."""
+(held-out 27's), group V (held-out 28's), group W (held-out 29's)."""
 
 
 def transformed(items: list[dict], name: str, per: int) -> tuple[int, list[tuple[dict, dict]]]:

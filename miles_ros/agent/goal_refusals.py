@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 from miles_ros.agent.goal_clauses import _SKIP, _Clause, _Vocabulary
-from miles_ros.agent.grounding import goal_points
+from miles_ros.agent.grounding import Step, goal_points, outside_envelope
 from miles_ros.agent.registry import SkillRegistry
 from miles_ros.agent.vocabulary import COLOURS, DISTANCE, POSITIONS, THINGS
 from miles_ros.agent.world import World, in_workspace
@@ -117,13 +117,15 @@ def metres(said: str) -> float | None:
     return None if per is None else amount * per
 
 
-def _height_above(text: str, world: World) -> str | None:
+def _height_above(text: str, world: World, registry: SkillRegistry) -> str | None:
     """Why going to a height above a scene thing that lies outside the planning workspace
-    ("hover one metre above the blue cube") cannot be done: the arm reaches no such point.
-    A height inside the workspace is left to the skills (a reach above the thing)."""
+    ("hover one metre above the blue cube") cannot be done: the arm reaches no such point;
+    or, inside it, outside the reach skill's trained envelope ("hold the gripper 60 cm above
+    the yellow pad": its card's reason). A height inside both is left to the skills."""
     names = {**{n.split("_")[0]: n for n in world.names}, **{n: n for n in world.names}}
     for match in re.finditer(
-        rf"(?P<d>{DISTANCE})\s+(?:above|over|higher than|on top of)\s+(?:the\s+)?(?P<w>[a-z_]+)",
+        rf"(?P<d>{DISTANCE})\s+(?:up\s+|high\s+)?(?:above|over|higher than|on top of)\s+"
+        r"(?:the\s+)?(?P<w>[a-z_]+)",
         text,
     ):
         name, height = names.get(match.group("w")), metres(match.group("d"))
@@ -131,11 +133,14 @@ def _height_above(text: str, world: World) -> str | None:
             continue
         x, y, z = world.position_of(name)
         point = (round(x, 3), round(y, 3), round(z + height, 3))
+        said = f"{match.group('d')} above the {name.replace('_', ' ')} is the point {list(point)}"
         if not in_workspace(point):
-            return (
-                f"{match.group('d')} above the {name.replace('_', ' ')} is the point "
-                f"{list(point)}, outside the workspace the arm reaches: no skill goes there"
-            )
+            return f"{said}, outside the workspace the arm reaches: no skill goes there"
+        outside = "reach" in registry and outside_envelope(
+            Step("reach", {"target": list(point)}), registry, world
+        )
+        if outside:
+            return f"{said}: {outside}"
     return None
 
 

@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import re
 
-from miles_ros.agent.clause_grammar import _asks_nothing
+from miles_ros.agent.clause_grammar import _CUBE_NOUN, _asks_nothing
 
 _REQUEST = r"(?:request|instruction|order|command|task|one|ask)"
 _TAKEN_BACK = (
@@ -61,17 +61,30 @@ _NOT_NEEDED = (
 )
 """Nothing needed ("no action needed", "there's no need to do anything")."""
 _STAYING = (
-    r"(?:stand|stay|keep|hold|remain|sit|be)\s+(?:perfectly\s+|completely\s+|very\s+|totally\s+)?"
+    r"(?:don'?t|do\s+not)\s+move(?:\s+at\s+all)?|no\s+moving|(?:stand|stay|keep|hold|remain|sit|be)\s+(?:perfectly\s+|completely\s+|very\s+|totally\s+)?"
     r"(?:still|put|motionless|(?:right\s+|exactly\s+|just\s+)?(?:where|as)\s+you\s+are)"
     r"(?:\s+(?:right\s+|exactly\s+|just\s+)?where\s+you\s+are)?|relax|rest|chill(?:\s+out)?|"
     r"take\s+(?:a\s+(?:break|rest|breather)|it\s+easy|five)|(?:stand\s+)?at\s+ease"
 )
 """Staying still ("stand still", "stay exactly where you are")."""
+_THINGS = r"(?:cubes|blocks|boxes|stack|tower|pile|things|everything)"
+_AS_IS = (
+    rf"(?:leave|keep|let)\s+(?:(?:all\s+)?(?:the|your|those|these)\s+(?:(?:three|two)\s+)?{_THINGS}|"
+    r"everything)(?:\s+be)?(?:\s*,?\s*(?:just|exactly|precisely|right)?\s*(?:(?:as|where)\s+"
+    r"(?:they|it)\s+(?:are|is|stands?)|the\s+way\s+(?:they|it)\s+(?:are|is)))?|"
+    r"(?:there'?s\s+|there\s+is\s+)?no\s+need\s+to\s+(?:move|shift|touch)\s+(?:the\s+[a-z]+\s+"
+    rf"(?:{_CUBE_NOUN}|one))|you\s+(?:needn'?t|need\s+not|don'?t\s+(?:have|need)\s+to)\s+(?:move|"
+    rf"shift|touch)\s+the\s+[a-z]+\s+(?:{_CUBE_NOUN}|one)|the\s+[a-z]+\s+(?:{_CUBE_NOUN}|one)\s+"
+    r"(?:doesn'?t|does\s+not)\s+need\s+(?:moving|to\s+(?:be\s+)?mov(?:e|ed))"
+)
+"""Things kept as they are ("leave the cubes exactly as they are", "keep the stack as it is",
+"no need to move the blue cube")."""
 _REMARK = (
     r"(?:(?:just|only)\s+)?(?:(?:checking|testing|making\s+sure|seeing)(?:\s+(?:that|if|whether))?"
     r"\s+you(?:'re|\s+are|\s+can)\s+[a-z' ]+|(?:checking|testing)(?:\s+(?:the|my|your)\s+[a-z]+|"
     r"\s+in)?)|eh|ah|oh|uh+|um+|hm+|er+|well|all\s+(?:good|fine|ok(?:ay)?)|everything'?s\s+(?:fine|ok(?:ay)?|good|alright|all\s+"
-    r"right)(?:\s+here)?|for\s+now|for\s+the\s+time\s+being|right\s+now|at\s+the\s+moment"
+    r"right)(?:\s+here)?|it'?s\s+(?:fine|ok(?:ay)?|alright|all\s+right|good)(?:\s+(?:where|as)\s+it\s+is|"
+    r"\s+there)?|(?:just|exactly|precisely)\s+as\s+(?:they|it)\s+(?:are|is|stands?)|for\s+now|for\s+the\s+time\s+being|right\s+now|at\s+the\s+moment"
 )
 """A check or a remark that asks nothing ("just checking you're listening", "all good")."""
 _LEAD = (
@@ -86,9 +99,13 @@ _TAIL = (
     r"please|thanks|thank\s+you|for\s+(?:a|one)\s+(?:moment|bit|second|sec|minute|while)|"
     r"(?:while|whilst|as|until|till)\s+(?:i|we)\s+[a-z' ]+))*"
 )
-_ASKED = re.compile(rf"^{_LEAD}(?:{_TAKEN_BACK}|{_NOT_NEEDED}|{_STAYING}){_TAIL}$", re.I)
+_ASKED = re.compile(rf"^{_LEAD}(?:{_TAKEN_BACK}|{_NOT_NEEDED}|{_STAYING}|{_AS_IS}){_TAIL}$", re.I)
 _REMARKED = re.compile(rf"^{_LEAD}(?:{_REMARK}){_TAIL}$", re.I)
-_PARTS = re.compile(r"\s*[,;:.!?]+\s*|\s+[-\u2013\u2014]+\s+")
+_PARTS = re.compile(
+    r"\s*[,;:.!?]+\s*(?:and\s+)?|\s+[-\u2013\u2014]+\s+|\s+and\s+(?=(?:don'?t|do\s+not|stay|keep|"
+    r"remain|stand|hold|no)\b)",
+    re.I,
+)
 
 
 def asks_no_motion(goal: str) -> bool:

@@ -214,7 +214,7 @@ def read_goal(
         or turn_refusal(text, said, registry)
         or _table_spot(text)
         or _by_distance(clauses)
-        or _height_above(text, world)
+        or _height_above(text, world, registry)
         or _repeated(text)
         or _belonging(text, vocab)
         or unknown_place(text, vocab.known_nouns | set(vocab.word_to_name) | COLOURS)

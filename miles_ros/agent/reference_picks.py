@@ -282,14 +282,24 @@ def _after_a_place(before: list[str]) -> bool:
 
 
 def _beside(match, world):
-    """ "the cube (to the) left of the blue one": of the cubes on that side of it (by y,
-    more than :data:`TIE_M` beyond it), the nearest in y; refused when none is."""
+    """ "the cube (to the) left of the blue one": the one cube on that side of it (by y, more
+    than :data:`TIE_M` beyond it), or the nearest of more when it stands in line between it
+    and the others (within :data:`TIE_M` of each segment: a row); asked which otherwise
+    ("directly / just / immediately left of": the nearest); refused when none is."""
     side, ref = match.group("side").lower(), _colour_cube(match.group("ref"), world)
     if ref is None:
         return None, f"the scene has no {match.group('ref').lower()} cube"
-    ranked = _beyond(world, ref, 1, 1.0 if side == "left" else -1.0)
+    ranked = sorted(_beyond(world, ref, 1, 1.0 if side == "left" else -1.0))
     if not ranked:
         return None, f"no cube is to the {side} of the {spoken(ref)}"
+    near = ranked[0][1]
+    in_row = all(
+        any(n == near and d < TIE_M for d, n in _on_segment(world, ref, far))
+        for _, far in ranked[1:]
+    )
+    if not in_row and not re.search(r"\b(?:directly|just|immediately)\b", match[0], re.I):
+        names = sorted(n for _, n in ranked)
+        raise _which(f"cube ({len(ranked)} are to the {side} of the {spoken(ref)})", names)
     return _unique(ranked, f"the cube {side} of the {spoken(ref)}")
 
 

@@ -82,8 +82,8 @@ relative phrases are ("to the right of", "behind", "in front of" seen from the r
 
 
 def _as_relation(match: re.Match) -> str:
-    if match["side"]:
-        return f"to the {match['side'].lower()} of"
+    if match["side"]:  # the nearest on that side, as "just to the left of" picks
+        return f"just to the {match['side'].lower()} of"
     back = re.search(r"back|out", match["depth"], re.I)
     return "behind" if back else "in front of"
 

@@ -230,8 +230,8 @@ _PARTICIPLE = (
 )
 _RELATED = re.compile(
     rf"\b(?:(?:the|that|this)\s+(?P<noun>{_REL_NOUN})\s+{_PARTICIPLE}\s+|(?:that|this)\s+"
-    rf"(?P<noun2>{_REL_NOUN})\s+)(?:(?:just|right|"
-    r"directly|immediately)\s+)?(?P<rel>to the (?:left|right) of|on the (?:left|right) of|"
+    rf"(?P<noun2>{_REL_NOUN})\s+)(?:(?P<adv>just|directly|immediately)\s+|right\s+)?"
+    r"(?P<rel>to the (?:left|right) of|on the (?:left|right) of|"
     r"(?:left|right) of|behind|in front of|(?:in )?between)\s+(?=the\s)",
     re.I,
 )
@@ -245,7 +245,8 @@ _BETWEEN_ONES = re.compile(
 def related(text: str) -> str:
     """A cube named by its relation to another, as the referent: "that block sitting to the
     right of the green one" -> "the block to the right of the green one" (a participle or
-    "that" before the relation; "the one between ..." as said); "between the
+    "that" before the relation; "just / directly / immediately" kept before a side, where it
+    picks the nearest; "the one between ..." as said); "between the
     green and blue ones" -> "between the green one and the blue one"."""
     text = _BETWEEN_ONES.sub(lambda m: f"between the {m['a']} one and the {m['b']} one", text)
 
@@ -254,6 +255,8 @@ def related(text: str) -> str:
         rel = "between" if rel.endswith("between") else rel
         noun = m["noun"] or m["noun2"]
         noun = "cube" if noun.lower() == "one" else noun
+        if m["adv"] and rel.endswith(("left of", "right of")):  # "just left of": the nearest
+            rel = f"{m['adv'].lower()} {rel}"
         return f"the {noun} {rel} "
 
     return _RELATED.sub(said, text)

@@ -221,7 +221,8 @@ def chosen_order(world: World, base: str | None = None) -> tuple[str, ...]:
     """The planner's order for a tower of all the world's cubes, bottom first: on ``base``
     when the goal names it ("stack all three cubes on the green cube"), else on the
     highest tower already standing (its order kept), else on the cube closest to the
-    others; then each next cube the nearest to the one below it."""
+    others; then each next cube the nearest to the one below it, of those with no cube left
+    on them (a stack is taken apart from the top)."""
     cubes = list(world.objects)
     standing = standing_towers(world)
     if base is not None:
@@ -233,7 +234,10 @@ def chosen_order(world: World, base: str | None = None) -> tuple[str, ...]:
         order = [base]
     left = [c for c in cubes if c not in order]
     while left:
-        nearest = min(left, key=lambda c: _xy_distance(world, order[-1], c))
+        free = [
+            c for c in left if not any(rests_on(world.objects[o], world.objects[c]) for o in left)
+        ]
+        nearest = min(free or left, key=lambda c: _xy_distance(world, order[-1], c))
         order.append(nearest)
         left.remove(nearest)
     return tuple(order)

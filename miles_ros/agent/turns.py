@@ -6,9 +6,9 @@ planned as said.
 :data:`~miles_ros.runtime.goals.FACE_ROBOT`):
 
 - "by 45 degrees", "45 deg", "45°", "forty-five degrees": 45; "30 degrees clockwise": -30;
-  "counter-clockwise"
-/ "anticlockwise" keep the number positive (a direction word decides the sign of every
-  number of its clause; without one the number is taken as written);
+  "counter-clockwise" / "anticlockwise" keep the number positive; "to the left" is
+  counter-clockwise, "to the right" clockwise (docs/interfaces.md) (a direction word decides
+  the sign of every number of its clause; without one the number is taken as written);
 - "a quarter turn": 90, "half a turn": 180, "three quarters of a turn": 270, "a full turn",
   "all the way around", "spin it around": 360;
 - "so a face points at the robot", "to face the robot", "square the green cube up with the
@@ -77,6 +77,13 @@ _FRACTIONS = (
 )
 _COUNTER = re.compile(r"\b(?:counter|anti)[ -]?clockwise\b|\bccw\b", re.I)
 _CLOCKWISE = re.compile(r"\bclockwise\b|\bcw\b", re.I)
+_SIDEWAYS = re.compile(
+    r"\b(?:to(?:wards?)?\s+(?:the|your|its)\s+(?P<side>left|right)\b(?!\s*(?:-\s*hand\b|hand\b|of\b|"
+    r"side\b|pad|mat|cube|block|box|one\b)))|\b(?P<ward>left|right)wards?\b",
+    re.I,
+)
+"""A turn to a side ("35 degrees to the right"): left counter-clockwise seen from above, right
+clockwise, as a knob or a steering wheel turns (docs/interfaces.md)."""
 _ROBOT = r"(?:the )?(?:robot|arm|base|you|yourself|me)"
 _FACE = re.compile(
     rf"(?:\bso (?:that )?)?"  # said with its "so": rewritten whole, never "so so a face"
@@ -130,10 +137,13 @@ def clause_angles(clause: str) -> list[float | str]:
     found += [(m.start(), FACE_ROBOT) for m in _SQUARE.finditer(clause)]
     found += [(m.start(), FACE_ROBOT) for m in _SQUARE_ON.finditer(clause)]
     sign = None  # counter-clockwise first: "clockwise" is inside it
+    side = _SIDEWAYS.search(clause)
     if _COUNTER.search(clause):
         sign = 1.0
     elif _CLOCKWISE.search(clause):
         sign = -1.0
+    elif side:
+        sign = 1.0 if (side["side"] or side["ward"]).lower() == "left" else -1.0
     out: list[float | str] = []
     for _, value in sorted(found, key=lambda item: item[0]):
         if isinstance(value, float) and sign is not None:

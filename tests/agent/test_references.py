@@ -198,10 +198,22 @@ def test_relations_between_cubes_pick_the_neighbour_the_positions_say(positions)
         answer = resolve_references(f"hover over the cube {side} of the blue one", w)
         if not beyond:
             assert answer.refusal == f"no cube is to the {side} of the blue cube"
-        else:  # the nearest on that side: no other cube between it and the blue one
-            assert dict(answer.resolved) == {
-                f"the cube {side} of the blue one": min(beyond, key=beyond.get)
-            }
+        elif len(beyond) == 1:  # the one cube on that side
+            assert dict(answer.resolved) == {f"the cube {side} of the blue one": [*beyond][0]}
+        elif answer.clarify is None:  # two there, in a row: the one beside it
+            nearest = min(beyond, key=beyond.get)
+            assert dict(answer.resolved) == {f"the cube {side} of the blue one": nearest}
+            (far,) = set(beyond) - {nearest}
+            (bx, by), (nx, ny), (fx, fy) = (w.objects[n][:2] for n in ("blue_cube", nearest, far))
+            off = abs((nx - bx) * (fy - by) - (ny - by) * (fx - bx)) / math.dist(
+                (bx, by), (fx, fy)
+            )
+            assert off < 0.01
+        else:  # two there, not in a row: asked which (asking back is for which thing)
+            assert set(answer.clarify.options) == set(beyond)
+        just = resolve_references(f"hover over the cube just {side} of the blue one", w)
+        if beyond:  # "just left of": the nearest on that side
+            assert list(dict(just.resolved).values()) == [min(beyond, key=beyond.get)]
 
 
 def test_the_cube_between_two_others_is_the_one_on_the_segment_between_them(world):
