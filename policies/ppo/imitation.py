@@ -6,7 +6,8 @@ instead of PPO: the same envs, evaluations, checkpoints, logs and stage machiner
 
 - Rollout: at every step the task's expert (:func:`policies.experts.get_expert`) labels
   the observation the policy sees (where the envs observe the cube through
-  ``env.pose_error``: the same observation with the cube's true pose, the envs'
+  ``env.pose_error`` or, PyBullet, a finger reading mapped by ``env.finger_reading``: the
+  same observation with the cube's true pose and the engine's own reading, the envs'
   ``privileged_observation``); with probability beta (``beta_start`` decaying linearly
   to ``beta_end`` over ``beta_steps`` env steps) the env executes the expert's action,
   otherwise the student's deterministic action plus Gaussian noise
@@ -266,9 +267,10 @@ class DAggerRunner(OnPolicyRunner):
 
     def expert_view(self, obs: torch.Tensor) -> torch.Tensor:
         """What the expert labels the envs' current states from: their privileged
-        observation where training observes the cube through ``env.pose_error`` (the true
-        pose: the student learns to act well on what it sees, not to copy the expert's
-        reaction to a wrong pose), else ``obs`` itself."""
+        observation where training observes the cube through ``env.pose_error`` or a
+        finger reading mapped by ``env.finger_reading`` (PyBullet; the true pose and the
+        engine's own reading: the student learns to act well on what it sees, not to copy
+        the expert's reaction to a wrong pose or opening), else ``obs`` itself."""
         privileged = self.env.privileged_observation()
         return obs if privileged is None else self.envs.to_torch(privileged)
 

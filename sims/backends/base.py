@@ -58,9 +58,10 @@ class BatchedEnv(VectorEnv):
 
     def privileged_observation(self) -> np.ndarray | None:
         """The current observation [N, D] with the cube's true pose in place of the one
-        observed through ``randomization.pose_error``, for an expert that labels from the
-        truth; None where that error model is off. Backends that model the error implement
-        it (numba, PyBullet)."""
+        observed through ``randomization.pose_error`` (and, PyBullet, the engine's own
+        finger opening in place of ``randomization.finger_reading``'s map), for an expert
+        that labels from the truth; None where that error model is off. Backends that model
+        the error implement it (numba, PyBullet)."""
         if self.cfg.randomization.pose_error.on:
             raise NotImplementedError(f"{self.backend_name}: no privileged observation")
         return None

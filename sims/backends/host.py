@@ -248,6 +248,7 @@ class HostPhysicsEnv(BatchedEnv):
             return self.task.observe(s)
         if ids is not None:
             s = SimState(*(None if a is None else a[ids] for a in s))
+        measured_width = s.finger_width  # the engine's own reading, before the map
         if self._reading_offset is not None:  # what the gripper reports of its opening
             offset = self._reading_offset if ids is None else self._reading_offset[ids]
             s = s._replace(finger_width=reported_finger_width(s.finger_width, offset))
@@ -260,17 +261,20 @@ class HostPhysicsEnv(BatchedEnv):
             s = self._perceive_cube(s, ids, started)
         noise = self._noise_draws(s, ids) if self._noise_std > 0.0 else {}
         obs = self.task.observe(_plus(s, noise))
-        if self._pose_error is not None:  # the same noise on the true cube pose
-            rows = slice(None) if ids is None else ids
+        if self._pose_error is not None or self._reading_offset is not None:
+            if self._reading_offset is not None:  # the engine's reading, not the map's
+                true = true._replace(finger_width=measured_width)
+            rows = slice(None) if ids is None else ids  # the same noise on the truth
             self._privileged_obs[rows] = self.task.observe(_plus(true, noise))
         return obs
 
     def privileged_observation(self) -> np.ndarray | None:
         """The current observation [N, D] with the cube's true pose in place of the one
-        observed through ``randomization.pose_error`` (the same observation noise), for an
-        expert that labels from the truth; None where that error model is off (the
-        observation is the truth already)."""
-        if self._pose_error is None:
+        observed through ``randomization.pose_error`` and the engine's own finger opening
+        in place of the one ``randomization.finger_reading`` maps it to (the same
+        observation noise), for an expert that labels from the truth; None where both are
+        off (the observation is the truth already)."""
+        if self._pose_error is None and self._reading_offset is None:
             return None
         return self._privileged_obs.copy()
 

@@ -87,3 +87,29 @@ def test_pybullet_privileged_observation_carries_the_same_white_noise():
             obs, *_ = env.step(np.zeros((2, env.action_dim)))
     finally:
         env.close()
+
+
+def test_pybullet_privileged_observation_reads_the_engines_finger_opening():
+    # PyBullet's finger reading is a map of the measured opening, not physics: the
+    # privileged observation is the twin's without it, in the first episode (the offset's
+    # draw moves the generator, so later episodes differ), and only the reading differs
+    shifted = DomainRandomization(finger_reading=(0.018, 0.018))
+    config = dataclasses.replace(get_task("pick_place").CONFIG, randomization=shifted)
+    seen = make_env("pick_place", "pybullet", 2, config=config, num_workers=0)
+    twin = _env("pick_place", "pybullet", 2, CubePoseError(), noise_std=0.0)
+    width = get_task("pick_place").LAYOUT.slices["finger_width"].start
+    try:
+        obs, _ = seen.reset(seed=5)
+        truth, _ = twin.reset(seed=5)
+        actions = np.zeros((2, seen.action_dim))
+        actions[:, 3] = -1.0  # close the fingers: a narrow opening reads the whole offset
+        for _ in range(15):
+            assert np.array_equal(seen.privileged_observation(), truth)
+            obs, *_ = seen.step(actions)
+            truth, *_ = twin.step(actions)
+        other = np.setdiff1d(np.arange(obs.shape[1]), [width])
+        assert np.array_equal(obs[:, other], truth[:, other])
+        np.testing.assert_allclose(obs[:, width] - truth[:, width], 0.018, atol=1e-6)
+    finally:
+        seen.close()
+        twin.close()
