@@ -69,13 +69,13 @@ def over_cube(text: str) -> str:
 
 
 _REMARK = (
-    r"(?:hmm+|wait|oh|ah|okay|ok|actually|so|well|scratch\s+that|"
+    r"(?:hmm+|wait|oh(?:\s+well)?|ah|okay|ok|actually|so|well|scratch\s+that|"
     r"forget\s+(?:i\s+(?:said|asked)(?:\s+(?:anything|that))?|(?:what\s+)?i\s+said)|"
     r"(?:it'?s\s+)?all\s+good(?:\s+here)?|everything'?s\s+(?:fine|good|okay)(?:\s+as\s+it\s+is)?)"
 )
-_REMARKS = re.compile(rf"^(?:{_REMARK}\s*[,;.!-]*\s*)+", re.I)
-_AFTER_ALL = re.compile(r"\s*,?\s*(?:after\s+all|at\s+all)(?=\s*[.!]?$)", re.I)
-_ONLY_REMARKS = re.compile(rf"^(?:{_REMARK}\s*[,;.!{_DASH}]*\s*)+$", re.I)
+_REMARKS = re.compile(rf"^(?:{_REMARK}\s*(?:[,;.!]|{_DASH})+\s*)+", re.I)
+_AFTER_ALL = re.compile(r"\s*,?\s*after\s+all(?=\s*[.!]?$)", re.I)
+_ONLY_REMARKS = re.compile(rf"^(?:{_REMARK}\s*(?:[,;.!]|{_DASH})*\s*)+$", re.I)
 
 
 def after_all(text: str) -> str:
