@@ -34,6 +34,7 @@ from miles_ros.agent.clause_grammar import _CUBE_NOUN, _PAD_NOUN
 from miles_ros.agent.reference_picks import _between_others, _middle
 from miles_ros.agent.reference_scene import _which
 from miles_ros.agent.reread import _CUBE_NP, _DASH
+from miles_ros.agent.scene_said import _on_table
 
 _STACK = r"(?:tower|stack|pile)"
 _PLACE_NP = rf"the\s+[a-z]+\s+(?:{_PAD_NOUN}|{_CUBE_NOUN})"
@@ -206,7 +207,7 @@ def _two_ways(pick):
 
     def picked(match, world):
         name, why = pick(match, world)
-        cubes = sorted((p[0], n) for n, p in world.objects.items() if p[2] < 0.04)
+        cubes = sorted((p[0], n) for n, p in _on_table(world).items())
         if name and len(cubes) == 3 == len(world.objects) and cubes[1][1] != name:
             if min(cubes[1][0] - cubes[0][0], cubes[2][0] - cubes[1][0]) >= MIDDLE_ROW_M:
                 left_first = sorted(world.objects, key=lambda n: -world.objects[n][1])
