@@ -8,13 +8,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.agent.reading_harness import SCENE, _read, _said, colours, moved
-
-
-def _plain(said: str, world=SCENE) -> str:
-    text, reading, asked = _read(said, world)
-    assert reading.refusal is None and asked is None, (said, reading.refusal, asked)
-    return _said(text)
+from tests.agent.reading_harness import _read, _said, colours, moved
+from tests.agent.reading_harness import plain as _plain
 
 
 def test_the_gripper_over_a_cube_is_a_reach_of_it():
