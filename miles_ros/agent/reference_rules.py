@@ -13,6 +13,7 @@ from miles_ros.agent.reference_picks import (
     _before_or_behind,
     _beside,
     _between,
+    _between_others,
     _colour_alone,
     _coloured_cube,
     _coloured_place,
@@ -20,6 +21,7 @@ from miles_ros.agent.reference_picks import (
     _counted,
     _depth,
     _height,
+    _middle,
     _moved_there,
     _not_coloured,
     _on_its_own,
@@ -58,7 +60,6 @@ from miles_ros.agent.reference_stacked import (
     _stack_bottom,
     _stack_middle,
 )
-from miles_ros.agent.retraced import between_two_ways, middle_two_ways
 
 _A_SUPERLATIVE = re.compile(
     rf"\ban? (?=(?:{_CUBE}|one) {_REL}(?:the )?(?:{_NEAR}|{_FAR}|(?:left|right)(?:-| )?most)\b|"
@@ -316,14 +317,12 @@ _RULES = [
     ),
     (
         re.compile(
-            rf"\bthe {_CUBE} (?:that is |which is |that's |lying |standing |sitting |"
-            r"(?:that |which )?(?:sits|stands|lies) )?"
+            rf"\bthe {_CUBE} (?:that is |which is |that's |lying |standing |sitting )?"
             r"(?:in )?between the (?:other|remaining) (?:two|ones|cubes|blocks)\b|"
-            rf"\bthe {_CUBE} (?:that is |which is |(?:that |which )?(?:sits|stands|lies) )?"
-            r"between the others\b",
+            rf"\bthe {_CUBE} (?:that is |which is )?between the others\b",
             re.I,
         ),
-        between_two_ways,
+        _between_others,
     ),
     (  # the tower's bottom level, before the lowest cube of the table below
         re.compile(
@@ -362,7 +361,7 @@ _RULES = [
             r"(?:middle|center|centre))\b",
             re.I,
         ),
-        middle_two_ways,
+        _middle,
     ),
     (
         re.compile(

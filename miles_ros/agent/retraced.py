@@ -12,7 +12,7 @@ no-motion and order readings):
 - a prohibition with an adverb or a pronoun between the negation and the verb ("don't you
   (dare) push it", "don't ever push it", "without ever / once picking it up", "without you
   lifting it", "never once lifting it"): the plain prohibition (:func:`plain_prohibition`);
-- "one of the (two) pads / either (one) of the pads / either pad": "a pad", asked which
+- "one of the (two) pads / either (one) of the pads": "a pad", asked which
   (:func:`one_of_pads`);
 - a tower said by its order on a place: "build a tower of all three / every cube on P: A
   first, then B, then C" -> "put A on P, then put B on A, then put C on B"; a tower of two on
@@ -21,9 +21,6 @@ no-motion and order readings):
 - an ordinal counted from a side: "the cube (that's) second (counting) (in) from the left"
   -> "the second cube from the left" (:func:`counted_from`);
 - "the other pad, not the Q one": "the pad that isn't Q" (:func:`other_pad_not`).
-
-The middle cube where left to right and front to back disagree is asked back by
-:func:`middle_two_ways`, a reference rule (the scene's positions, not the words).
 """
 
 from __future__ import annotations
@@ -31,10 +28,7 @@ from __future__ import annotations
 import re
 
 from miles_ros.agent.clause_grammar import _CUBE_NOUN, _PAD_NOUN
-from miles_ros.agent.reference_picks import _between_others, _middle
-from miles_ros.agent.reference_scene import _which
 from miles_ros.agent.reread import _CUBE_NP, _DASH
-from miles_ros.agent.scene_said import _on_table
 
 _STACK = r"(?:tower|stack|pile)"
 _PLACE_NP = rf"the\s+[a-z]+\s+(?:{_PAD_NOUN}|{_CUBE_NOUN})"
@@ -109,14 +103,19 @@ def plain_prohibition(text: str) -> str:
 
 _ONE_OF_PADS = re.compile(
     rf"\b(?:one\s+of\s+the\s+(?:two\s+)?|either\s+(?:one\s+)?of\s+the\s+(?:two\s+)?)"
-    rf"(?P<n>{_PAD_NOUN})s\b|\beither\s+(?P<n2>{_PAD_NOUN})\b",
+    rf"(?P<n>{_PAD_NOUN})s\b",
     re.I,
 )
+_NAMED_BEFORE = re.compile(r"\bthe\s+[a-z]+\s+$", re.I)
+"""A pad named just before ("the grey one of the two pads"): that one, not any."""
 
 
 def one_of_pads(text: str) -> str:
-    """ "one of the (two) pads", "either of the pads", "either pad": "a pad" (asked which)."""
-    return _ONE_OF_PADS.sub(lambda m: f"a {(m['n'] or m['n2']).lower()}", text)
+    """ "one of the (two) pads", "either (one) of the pads": "a pad" (asked which)."""
+    return _ONE_OF_PADS.sub(
+        lambda m: m[0] if _NAMED_BEFORE.search(m.string[: m.start()]) else f"a {m['n'].lower()}",
+        text,
+    )
 
 
 _COLOUR_NP = r"(?:the\s+)?(?P<{}>[a-z]+)(?:\s+(?:one|{}))?"
@@ -193,33 +192,3 @@ def retraced(text: str) -> str:
     """Held-out 30's structures said plainly (see the module)."""
     text = other_pad_not(counted_from(one_of_pads(plain_prohibition(text))))
     return tower_in_order(over_cube(after_all(text)))
-
-
-MIDDLE_ROW_M = 0.08
-"""Front to back, the gaps between the three cubes from which they stand in a row that way
-too: below it (the default scene's 5 cm) "the middle cube" is the middle left to right."""
-
-
-def _two_ways(pick):
-    """``pick`` ("the middle cube", "the cube between the others"), asked which when the
-    three cubes (on the table) stand in a row front to back too (each gap ``MIDDLE_ROW_M`` or
-    more) and that row's middle is another cube."""
-
-    def picked(match, world):
-        name, why = pick(match, world)
-        cubes = sorted((p[0], n) for n, p in _on_table(world).items())
-        if name and len(cubes) == 3 == len(world.objects) and cubes[1][1] != name:
-            if min(cubes[1][0] - cubes[0][0], cubes[2][0] - cubes[1][0]) >= MIDDLE_ROW_M:
-                left_first = sorted(world.objects, key=lambda n: -world.objects[n][1])
-                raise _which(
-                    "cube (the middle left to right is not the middle front to back)",
-                    left_first,
-                )
-        return name, why
-
-    picked.__doc__ = pick.__doc__
-    return picked
-
-
-middle_two_ways = _two_ways(_middle)
-between_two_ways = _two_ways(_between_others)

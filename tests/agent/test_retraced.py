@@ -77,27 +77,6 @@ def test_a_tower_said_by_its_order_or_by_its_bottom_places_each_in_that_order(or
     )
 
 
-@given(colours, st.sampled_from(["row", "shallow", "agree"]))
-@settings(max_examples=9, deadline=None)
-def test_the_middle_cube_is_asked_when_front_to_back_it_is_another(order, depth):
-    """Left to right ``order``; front to back a row 10 cm apart whose middle is the left one
-    (asked), 4 cm apart (the middle left to right), or the same middle (that one)."""
-    xs = {"row": (0.45, 0.35, 0.55), "shallow": (0.47, 0.43, 0.51), "agree": (0.35, 0.45, 0.55)}
-    spots = {
-        f"{c}_cube": (x, y) for c, x, y in zip(order, xs[depth], (0.2, 0.0, -0.2), strict=True)
-    }
-    world = moved([spots[n] for n in ("red_cube", "green_cube", "blue_cube")])
-    for said in (
-        "Put the middle box on the grey tile.",
-        "Put the box between the others on the grey tile.",
-    ):
-        text, reading, asked = _read(said, world)
-        if depth == "row":
-            assert asked is not None, (said, text)
-        else:
-            assert asked is None and f"the {order[1]} cube" in _said(text), (said, text)
-
-
 @given(st.permutations([0.25, 0.05, -0.15]), st.sampled_from(["left", "right"]))
 @settings(max_examples=6, deadline=None)
 def test_an_ordinal_counted_from_a_side_picks_the_cube_so_many_in(ys, side):
