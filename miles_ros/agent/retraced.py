@@ -3,8 +3,8 @@
 no-motion and order readings):
 
 - the gripper over a cube, a reach of that cube: "bring / take / move the gripper (right)
-  over / above X (and stop / hold it / wait there)", "move so you're above X", "get yourself
-  above X", a hover said before "then ..." ("hover over X and then stack it on Y": the hover a
+  over / above X and stop / hold it / wait there", "move so you're above X", "get yourself
+  above X", a hover said before "then V it" ("hover over X and then stack it on Y": the hover a
   step), and "..., then move / go over X" (a reach, not a push): "reach X" (:func:`over_cube`);
 - nothing to do after all: "never mind, don't do anything after all", "forget I said / asked
   (anything)", "scratch that", "all good (here)", "everything's fine (as it is)": the remarks
@@ -35,20 +35,23 @@ _PLACE_NP = rf"the\s+[a-z]+\s+(?:{_PAD_NOUN}|{_CUBE_NOUN})"
 _GRIPPER = r"(?:the|your)\s+(?:gripper|hand|arm|fingers|tool|end\s+effector)"
 _OVER = r"(?:(?:right|directly|just)\s+)?(?:over|above)"
 _THERE = (
-    r"(?:\s*,?\s*(?:and\s+)?(?:stop|stay|wait|hold(?:\s+it)?|keep\s+it|leave\s+it|remain)"
-    r"(?:\s+(?:there|still))?)?"
+    r"\s*,?\s*(?:and\s+)?(?:stop|stay|wait|hold(?:\s+it)?|keep\s+it|leave\s+it|remain)"
+    r"(?:\s+(?:there|still))?"
 )
 _GRIPPER_OVER = re.compile(
-    rf"\b(?:(?:bring|take|move|get|put|position|hold|place)\s+{_GRIPPER}\s+{_OVER}|"
-    rf"move\s+so\s+(?:that\s+)?you'?(?:re|\s+are)\s+{_OVER}|get\s+yourself\s+{_OVER})\s+"
-    rf"(?P<x>{_CUBE_NP}){_THERE}(?=\s*[.!]?$)",
+    rf"\b(?:(?:bring|take|move|get|put|position|hold|place)\s+{_GRIPPER}\s+{_OVER}\s+"
+    rf"(?P<x>{_CUBE_NP}){_THERE}|(?:move\s+so\s+(?:that\s+)?you'?(?:re|\s+are)|get\s+yourself)"
+    rf"\s+{_OVER}\s+(?P<x2>{_CUBE_NP})(?:{_THERE})?)(?=\s*[.!]?$)",
     re.I,
 )
+"""The gripper taken over a cube and kept there, or "you" over it (a gripper over a cube with
+nothing after it already reads as a reach)."""
 _HOVER_THEN = re.compile(
     rf"^(?:hover|move|go)\s+{_OVER}\s+(?P<x>{_CUBE_NP})(?:\s+first)?"
-    r"(?=\s*,?\s*(?:and\s+)?(?:then|after\s+that|afterwards)\b)",
+    r"(?=\s*,?\s*(?:and\s+)?(?:then|after\s+that|afterwards)\s+[a-z]+\s+it\b)",
     re.I,
 )
+"""A hover, then a step on "it" (the cube hovered over)."""
 _THEN_OVER = re.compile(
     rf"(?P<then>\b(?:then|after\s+that|afterwards),?\s+)(?:move|go)\s+{_OVER}\s+"
     rf"(?P<x>{_CUBE_NP})(?=\s*[.!]?$)",
@@ -58,7 +61,7 @@ _THEN_OVER = re.compile(
 
 def over_cube(text: str) -> str:
     """The gripper over a cube: "reach X" (a step, not home; not a push)."""
-    text = _GRIPPER_OVER.sub(lambda m: f"reach {m['x']}", text.strip())
+    text = _GRIPPER_OVER.sub(lambda m: f"reach {m['x'] or m['x2']}", text.strip())
     text = _HOVER_THEN.sub(lambda m: f"reach {m['x']}", text)
     return _THEN_OVER.sub(lambda m: f"{m['then']}reach {m['x']}", text)
 
@@ -169,10 +172,14 @@ _COUNTED_FROM = re.compile(
 )
 
 
+def _noun(word: str) -> str:
+    return "cube" if word.lower() == "one" else word
+
+
 def counted_from(text: str) -> str:
     """ "the cube (that's) second counting from the left": "the second cube from the left"."""
     return _COUNTED_FROM.sub(
-        lambda m: f"the {m['nth'] or m['nth2']} {m['n'] or m['n2']} from the {m['s']}", text
+        lambda m: f"the {m['nth'] or m['nth2']} {_noun(m['n'] or m['n2'])} from the {m['s']}", text
     )
 
 
