@@ -6996,7 +6996,7 @@ def _w_transform(name: str) -> Callable[[str, dict], str | Relabelled | None]:
     """Group W's transformation ``name`` (:data:`_W_ROWS`): its selector's fields said by one
     of its forms picked by name and goal; a relabelled plan only where the cards pass it in
     the goal's (or the moved) scene."""
-    select, forms = _W_ROWS[name]
+    select, forms = {**_W_ROWS, **_X_ROWS}[name]
 
     def transform(goal: str, item: dict) -> str | Relabelled | None:
         found = select(goal, item)
@@ -7011,6 +7011,237 @@ def _w_transform(name: str) -> Callable[[str, dict], str | Relabelled | None]:
 
     transform.__doc__ = select.__doc__
     return transform
+
+
+# -- group X (held-out 30's structures) ---------------------------------------------------
+# Written for the structures held-out 30 showed, in other wordings, before the round that
+# reads them; never tuned on. Table-driven as group W (:data:`_X_ROWS`, made transformations
+# by :func:`_w_transform`).
+def _x_over(goal: str, item: dict) -> Said | None:
+    """One placing of a cube by colour ({a}) in a flat scene: the gripper over that cube, a
+    reach of it."""
+    found = _placed_cube(goal, item)
+    if not found or not _flat_scene(item):
+        return None
+    return {"a": found[1]}, {"expect": "plan", "plan": [_step(f"reach {found[1]}_cube")]}
+
+
+def _x_over_then(goal: str, item: dict) -> Said | None:
+    """One placing of a cube by colour onto a cube by colour ({a} onto {b}) in a flat scene:
+    a hover over {a}, then that placing."""
+    pair = _placed_on_cube(goal, item)
+    if not pair or not _flat_scene(item):
+        return None
+    a, b = pair
+    plan = [_step(f"reach {a}_cube"), item["plan"][0]]
+    return {"a": a, "b": b}, {"expect": "plan", "plan": plan}
+
+
+def _x_then_over(goal: str, item: dict) -> Said | None:
+    """One placing of a cube by colour onto a cube by colour among three ({a} onto {b}, {c}
+    the third): that placing, then the gripper over {c} (a reach)."""
+    found = _w_third(goal, item)
+    if not found:
+        return None
+    said = found[0]
+    plan = [item["plan"][0], _step(f"reach {said['c']}_cube")]
+    return said, {"expect": "plan", "plan": plan}
+
+
+def _x_empty(goal: str, item: dict) -> Said | None:
+    """Any plan of one step or more: an empty plan (nothing to do)."""
+    if item["expect"] != "plan" or not item["plan"]:
+        return None
+    return {}, {"expect": "plan", "plan": []}
+
+
+def _x_no_push(goal: str, item: dict) -> Said | None:
+    """One placing of a cube by colour ({a}) onto a pad ({p}); the label kept (lifted)."""
+    found = _placed_cube(goal, item)
+    if not found or not _PAD_NP.match(found[0].place):
+        return None
+    return {"a": found[1], "p": _lower_first(found[0].place)}, {}
+
+
+def _x_no_lift(goal: str, item: dict) -> Said | None:
+    """One push of a cube by colour ({a}) onto a pad ({p}); the label kept (pushed)."""
+    found = _pushed_onto_pad(goal, item)
+    return found and ({"a": found[1], "p": _lower_first(found[0].place)}, {})
+
+
+def _x_middle_two_ways(goal: str, item: dict) -> Said | None:
+    """One placing of a cube onto a pad ({p}) in a flat scene of three whose middle cube left
+    to right is not its middle front to back (each order 3 cm apart or more): asked which."""
+    found = _x_no_push(goal, item)
+    cubes = _scene_cubes(item)
+    if not found or len(cubes) != 3 or not _flat_scene(item):
+        return None
+    by_y = sorted(cubes, key=lambda n: cubes[n][1])
+    by_x = sorted(cubes, key=lambda n: cubes[n][0])
+    spread = all(
+        abs(cubes[m][k] - cubes[n][k]) >= 0.03
+        for order, k in ((by_y, 1), (by_x, 0))
+        for m, n in zip(order, order[1:], strict=False)
+    )
+    if not spread or by_y[1] == by_x[1]:
+        return None
+    return {"p": found[0]["p"]}, {"expect": "clarify", "plan": []}
+
+
+def _x_pad_of_two(goal: str, item: dict) -> Said | None:
+    """One placing of a cube by colour ({a}) onto a pad: onto one of the two pads, asked
+    which."""
+    found = _x_no_push(goal, item)
+    return found and ({"a": found[0]["a"]}, {"expect": "clarify", "plan": []})
+
+
+def _x_other_pad(goal: str, item: dict) -> Said | None:
+    """One placing of a cube by colour ({a}) onto a pad: "the other pad, not the {q} one",
+    {q} the colour of the pad not named; the label kept."""
+    found = _x_no_push(goal, item)
+    if not found:
+        return None
+    p = found[0]["p"]
+    q = "grey" if re.search(r"left|yellow", p) else "yellow"
+    return {"a": found[0]["a"], "q": q}, {}
+
+
+def _x_second_from(goal: str, item: dict) -> Said | None:
+    """One placing of a cube onto a pad ({p}) in a flat scene of three spread left to right
+    (3 cm apart or more): the cube second from the {s} (the middle one) placed there."""
+    found = _x_no_push(goal, item)
+    cubes = _scene_cubes(item)
+    if not found or len(cubes) != 3 or not _flat_scene(item):
+        return None
+    by_y = sorted(cubes, key=lambda n: cubes[n][1])
+    if any(cubes[n][1] - cubes[m][1] < 0.03 for m, n in zip(by_y, by_y[1:], strict=False)):
+        return None
+    side = _pick(["left", "right"], "xsecond|" + goal)
+    pad = item["plan"][0].params["target"]
+    plan = [_step(f"pick_place {by_y[1]} {pad}")]
+    return {"s": side, "p": found[0]["p"]}, {"expect": "plan", "plan": plan}
+
+
+def _x_two_under(goal: str, item: dict) -> Said | None:
+    """One placing of a cube by colour ({a}) onto a pad ({p}) in a flat scene, {b} another
+    cube: a tower of the two on {p}, {a} underneath ({a} onto {p}, then {b} onto {a})."""
+    return _w_pad_two(goal, item)
+
+
+def _x_balance(goal: str, item: dict) -> Said | None:
+    """Any placing of a cube by colour ({a}): balanced on a corner or an edge, refused (no
+    skill balances a cube)."""
+    found = _placed_cube(goal, item)
+    return found and ({"a": found[1]}, {"expect": "refuse", "plan": []})
+
+
+_X_ROWS: dict[str, tuple[Callable[[str, dict], Said | None], list[str]]] = {
+    "gripper_over": (
+        _x_over,
+        [
+            "Take the gripper over the {a} block and hold it there.",
+            "Get yourself right above the {a} cube.",
+            "Position your hand over the {a} block and wait there.",
+        ],
+    ),
+    "hover_then_stack": (
+        _x_over_then,
+        [
+            "Hover above the {a} block first, and then put it on the {b} block.",
+            "Go over the {a} cube, then place it on top of the {b} cube.",
+            "Move over the {a} cube and after that stack it on the {b} one.",
+        ],
+    ),
+    "then_over": (
+        _x_then_over,
+        [
+            "Put the {a} block on the {b} block, then go over the {c} block.",
+            "Stack the {a} cube onto the {b} cube and then move above the {c} cube.",
+            "Set the {a} cube on the {b} one, and after that move over the {c} one.",
+        ],
+    ),
+    "nothing_after_all": (
+        _x_empty,
+        [
+            "Actually, never mind - don't do a thing.",
+            "Oh, scratch that, forget I asked.",
+            "Everything's fine as it is, no need to do anything.",
+        ],
+    ),
+    "no_push_adverb": (
+        _x_no_push,
+        [
+            "Take the {a} block over to {p}, and don't you dare push it.",
+            "Bring the {a} cube to {p}, but don't ever push it.",
+            "Get the {a} cube onto {p} - do not you push it.",
+        ],
+    ),
+    "no_lift_adverb": (
+        _x_no_lift,
+        [
+            "Get the {a} block to {p} without once lifting it.",
+            "Bring the {a} cube over to {p}, never once picking it up.",
+            "Move the {a} cube onto {p} without you ever lifting it.",
+        ],
+    ),
+    "middle_two_ways": (
+        _x_middle_two_ways,
+        [
+            "Put the centre block on {p}.",
+            "Move the block that's between the other two onto {p}.",
+            "Place the cube in the middle on {p}.",
+        ],
+    ),
+    "pad_of_two": (
+        _x_pad_of_two,
+        [
+            "Set the {a} block on one of the pads.",
+            "Move the {a} cube onto one of the two mats.",
+            "Put the {a} cube on either one of the pads.",
+        ],
+    ),
+    "tower_in_order": (
+        _w_pad_tower,
+        [
+            "Stack the three blocks up on {p} - the {a} one first, then {b}, then the {c} one.",
+            "Make a tower of every cube on {p}: {a} first, then {b}, then {c}.",
+            "Pile all three cubes on {p}: first {a}, then {b}, then {c}.",
+        ],
+    ),
+    "two_underneath": (
+        _x_two_under,
+        [
+            "Build a tower of the {a} and {b} blocks on {p}, {a} at the bottom.",
+            "Stack the {b} cube and the {a} cube on {p}, the {a} one underneath.",
+            "Make a two-cube stack of {a} and {b} on {p}, with {a} below.",
+        ],
+    ),
+    "second_from_side": (
+        _x_second_from,
+        [
+            "Put the cube that's second from the {s} on {p}.",
+            "Take the second block counting from the {s} and set it on {p}.",
+            "Move the cube second in from the {s} onto {p}.",
+        ],
+    ),
+    "other_pad_not": (
+        _x_other_pad,
+        [
+            "Set the {a} block on the other mat, not the {q} one.",
+            "Put the {a} cube on the other pad - not the {q} pad.",
+            "Move the {a} cube to the other pad, not to the {q} one.",
+        ],
+    ),
+    "balance_corner": (
+        _x_balance,
+        [
+            "Get the {a} block to balance on a single corner.",
+            "Stand the {a} cube up on one of its edges.",
+            "Balance the {a} cube on one corner, please.",
+        ],
+    ),
+}
+"""name -> (selector, forms) of group X."""
 
 
 TRANSFORMS: dict[str, tuple[str, Callable[[str, dict], str | Relabelled | None]]] = {
@@ -7290,6 +7521,7 @@ TRANSFORMS: dict[str, tuple[str, Callable[[str, dict], str | Relabelled | None]]
     "under_cube_moved": ("V", under_cube_moved),
     "done_forget": ("V", done_forget),
     **{name: ("W", _w_transform(name)) for name in _W_ROWS},
+    **{name: ("X", _w_transform(name)) for name in _X_ROWS},
 }
 """name -> (group, transformation). Group B was written with A and committed before any
 planner change; nothing is tuned on it. Group C (the structures held-out 9 showed) was
@@ -7299,7 +7531,8 @@ and E (the structures held-outs 10 and 11 showed) likewise, group F (held-out 12
 group K (held-out 17's), group L (held-out 18's), group M (held-out 19's), group N
 (held-out 20's), group O (held-out 21's), group P (held-out 22's), group Q (held-out 23's),
 group R (held-out 24's), group S (held-out 25's), group T (held-out 26's), group U
-(held-out 27's), group V (held-out 28's), group W (held-out 29's)."""
+(held-out 27's), group V (held-out 28's), group W (held-out 29's), group X (held-out
+30's)."""
 
 
 def transformed(items: list[dict], name: str, per: int) -> tuple[int, list[tuple[dict, dict]]]:

@@ -127,7 +127,8 @@ _TO_PERSON = re.compile(
 "Get the red cube onto a pad for me" says a place: "for me" is whom it is done for."""
 _CUBE = re.compile(rf"\b(?:{'|'.join(CUBE_NOUNS)})s?\b")
 _ON_EDGE = re.compile(
-    r"\b(?:on(?:to)?|upon)\s+(?:a|an|one|its|one of its|their)\s+(?:corners?|edges?|points?|"
+    r"\b(?:on(?:to)?|upon)\s+(?:(?:just|only)\s+)?(?:a|an|one|its|one of its|their|a single)\s+"
+    r"(?:corners?|edges?|points?|"
     r"tips?|vertex|vertices)\b(?!\s+of\b)|\bstand(?:s|ing)?\b[^.;]*?\b(?:upright|on end)\b|"
     r"\bstand (?:it|the (?:[a-z]+ )?[a-z]+) up\b"
 )

@@ -42,6 +42,13 @@ def _said(text: str) -> str:
     return re.sub(r"\s+", " ", text.lower()).strip(" .")
 
 
+def plain(said: str, world=SCENE) -> str:
+    """``said`` read in ``world`` to a plan's text (no refusal, no question), said plainly."""
+    text, reading, asked = _read(said, world)
+    assert reading.refusal is None and asked is None, (said, reading.refusal, asked)
+    return _said(text)
+
+
 def read_like(plain: str, goals, world=SCENE):
     """Each of ``goals`` read in ``world`` to the text ``plain`` reads to (but for case and a
     closing full stop); each one's reading (text, reading, asks), for what else a test asks."""

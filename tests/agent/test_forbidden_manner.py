@@ -91,3 +91,33 @@ def test_a_manner_ruled_out_after_the_request_is_never_a_step(skill, data, tail,
     assert reading.violation(parse_step(f"{skill} {colour}_cube {pad[1]}"), SHIPPED), goal
     other = "push" if skill == "pick_place" else "pick_place"
     assert reading.violation(parse_step(f"{other} {colour}_cube {pad[1]}"), SHIPPED) is None
+
+
+_BETWEEN = ("you ", "ever ", "you dare ", "you ever ", "once ", "at any point ")
+_NEGATED = (", but don't {w}{v} it.", ", and do not {w}{v} it there.", " without {w}{g} it.")
+
+
+@given(
+    st.sampled_from(sorted(_RULED_OUT_AFTER)),
+    st.data(),
+    st.sampled_from(_BETWEEN),
+    st.sampled_from(_NEGATED),
+    st.sampled_from(["red", "green", "blue"]),
+    st.sampled_from([("yellow", "left_pad"), ("grey", "right_pad")]),
+)
+@settings(max_examples=12, deadline=None)
+def test_words_between_the_negation_and_the_verb_keep_the_prohibition(
+    skill, data, between, negated, colour, pad
+):
+    """A pronoun or an adverb between the negation and the manner's verb ("don't you push
+    it", "without ever lifting it": held-out 30's blind run planned the manner ruled out;
+    in other words here)."""
+    verb, gerund = data.draw(st.sampled_from(_RULED_OUT_AFTER[skill]))
+    goal = f"Get the {colour} cube across to the {pad[0]} mat" + negated.format(
+        w=between, v=verb, g=gerund
+    )
+    text, reading, asked = _read(goal)
+    assert reading.refusal is None and asked is None, (goal, text, reading.refusal)
+    assert reading.violation(parse_step(f"{skill} {colour}_cube {pad[1]}"), SHIPPED), goal
+    other = "push" if skill == "pick_place" else "pick_place"
+    assert reading.violation(parse_step(f"{other} {colour}_cube {pad[1]}"), SHIPPED) is None
