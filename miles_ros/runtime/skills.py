@@ -45,7 +45,9 @@ is (``running`` with ``"canary": {"fallback": ...}``) instead of failing.
 What a request records and reports is :mod:`miles_ros.runtime.execution`'s, why one is
 refused :mod:`miles_ros.runtime.refusals`'s, and what a rollout decides (which version
 runs, the shadow, the canary's test) :mod:`miles_ros.runtime.rollout`'s, which the executor
-only calls at its seams.
+only calls at its seams. What is left here (about 500 lines) is the one state machine:
+every method reads or ends the running request under the same robot state and e-stop, so
+splitting it further would pass that state between modules instead of to the seams above.
 """
 
 from __future__ import annotations
