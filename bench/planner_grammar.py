@@ -6603,16 +6603,26 @@ def not_b_a_goes(goal: str, item: dict) -> str | None:
     return form.format(a=a, b=b, p=_lower_first(found[0].place))
 
 
-def neither_of_two(goal: str, item: dict) -> str | None:
-    """The cube a placing goes onto said as the one of neither other colour, the cube moved
-    among them: "Put the blue block on whichever block isn't green or blue." (from one
-    placing of a cube by colour onto a cube by colour, three cubes)."""
+def _third_of_three(goal: str, item: dict) -> tuple[str, str, str] | None:
+    """(a, b, c): one placing of cube ``a`` by colour onto cube ``b`` by colour in a scene of
+    three cubes, ``c`` the third (colours); None where the goal has not that shape."""
     pair = _placed_on_cube(goal, item)
     cubes = _scene_cubes(item)
     if not pair or len(cubes) != 3:
         return None
     a, b = pair
     (c,) = [n.split("_")[0] for n in cubes if n not in {f"{a}_cube", f"{b}_cube"}]
+    return a, b, c
+
+
+def neither_of_two(goal: str, item: dict) -> str | None:
+    """The cube a placing goes onto said as the one of neither other colour, the cube moved
+    among them: "Put the blue block on whichever block isn't green or blue." (from one
+    placing of a cube by colour onto a cube by colour, three cubes)."""
+    found = _third_of_three(goal, item)
+    if found is None:
+        return None
+    a, _, c = found
     first, second = _pick([(c, a), (a, c)], "vneitho|" + goal)
     form = _pick(
         [
@@ -6629,12 +6639,10 @@ def then_hover_over(goal: str, item: dict) -> Relabelled | None:
     """A placing, then "hover over" another cube (a reach): "Stack the red cube on the blue
     one, then hover above the green cube." (from one placing of a cube by colour onto a cube
     by colour in a flat scene of three, where the cards pass both)."""
-    pair = _placed_on_cube(goal, item)
-    cubes = _scene_cubes(item)
-    if not pair or len(cubes) != 3 or not _flat_scene(item):
+    found = _third_of_three(goal, item)
+    if found is None or not _flat_scene(item):
         return None
-    a, b = pair
-    (c,) = [n.split("_")[0] for n in cubes if n not in {f"{a}_cube", f"{b}_cube"}]
+    a, b, c = found
     plan = [item["plan"][0], _step(f"reach {c}_cube")]
     forms = [
         "Stack the {a} cube on the {b} one, then hover above the {c} cube.",
@@ -6751,12 +6759,10 @@ Said = tuple[dict, dict]
 def _w_third(goal: str, item: dict) -> Said | None:
     """One placing of a cube by colour onto a cube by colour among three: {a} placed, {b}
     under it, {c} the third; the label kept."""
-    pair = _placed_on_cube(goal, item)
-    cubes = _scene_cubes(item)
-    if not pair or len(cubes) != 3:
+    found = _third_of_three(goal, item)
+    if found is None:
         return None
-    a, b = pair
-    (c,) = [n.split("_")[0] for n in cubes if n not in {f"{a}_cube", f"{b}_cube"}]
+    a, b, c = found
     return {"a": a, "b": b, "c": c}, {}
 
 
