@@ -100,20 +100,27 @@ def test_the_model_in_a_child_process_answers_like_the_model_in_this_one(
     import signal
 
     import numpy as np
+    import torch
 
     from miles_ros.agent import models
     from miles_ros.agent.lm_process import LanguageModelProcessError, ProcessLanguageModel
     from miles_ros.agent.planner import DEFAULT_ADAPTER
 
     adapter = DEFAULT_ADAPTER if "+adapter" in real_lm.name else None
-    child = ProcessLanguageModel(adapter=adapter, dtype=models.PLANNING_DTYPE)
+    child = ProcessLanguageModel(
+        adapter=adapter, dtype=models.PLANNING_DTYPE, threads=torch.get_num_threads()
+    )
     try:
         assert child.name == real_lm.name and child.pid != os.getpid()
         segments = ["Goal: put the red cube on the left pad\n", "Plan:\n"]
         lines = ["pick_place red_cube left_pad", "push red_cube left_pad", "reach red_cube"]
-        np.testing.assert_allclose(
-            child.score(segments, lines), real_lm.score(segments, lines), atol=1e-4
-        )
+        theirs, ours = child.score(segments, lines), real_lm.score(segments, lines)
+        # bfloat16 scores are as close as the CPU kernels a process runs: here the oneDNN
+        # and ATen instruction sets move these three by up to 0.074 nats, and CI's child
+        # once differed from its parent by 0.062 (the same weights); a child without the
+        # adapter differs by 2.8, so 0.15 still tells other weights from the same ones
+        np.testing.assert_allclose(theirs, ours, atol=0.15)
+        assert list(np.argsort(theirs)) == list(np.argsort(ours))
         grammar, raw = push_json  # real_lm's, as planner.lm is real_lm
         assert planner.lm is real_lm
         assert child.generate_json(PUSH_PROMPT, grammar) == raw
