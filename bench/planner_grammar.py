@@ -7077,7 +7077,9 @@ def _x_no_lift(goal: str, item: dict) -> Said | None:
 
 def _x_middle_two_ways(goal: str, item: dict) -> Said | None:
     """One placing of a cube onto a pad ({p}) in a flat scene of three whose middle cube left
-    to right is not its middle front to back (each order 3 cm apart or more): asked which."""
+    to right is not its middle front to back (each order 3 cm apart or more): the middle one
+    left to right placed there (docs/interfaces.md, "Default scene"; asked until held-out 30's
+    relabelling)."""
     found = _x_no_push(goal, item)
     cubes = _scene_cubes(item)
     if not found or len(cubes) != 3 or not _flat_scene(item):
@@ -7091,7 +7093,8 @@ def _x_middle_two_ways(goal: str, item: dict) -> Said | None:
     )
     if not spread or by_y[1] == by_x[1]:
         return None
-    return {"p": found[0]["p"]}, {"expect": "clarify", "plan": []}
+    pad = item["plan"][0].params["target"]
+    return {"p": found[0]["p"]}, {"plan": [_step(f"pick_place {by_y[1]} {pad}")]}
 
 
 def _x_pad_of_two(goal: str, item: dict) -> Said | None:
