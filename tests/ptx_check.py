@@ -10,8 +10,9 @@ are device calls, not inlined at numba's IR level: ``sims/kernels/jit.py``), com
 kernel). Then it writes what it saw, each kernel's PTX hashed, to :func:`record_path`:
 a file in the numba key folder (:mod:`sims.numba_cache`) named by a hash of every input
 of the compile (:func:`compile_key`). A later run with the same inputs reads that record
-instead of compiling again (the compile is deterministic in them; NVVM alone took 22 of
-its ~25 CPU s). A failed compile is never recorded; ``--no-cache`` compiles regardless.
+instead of compiling again (the compile is deterministic in them; NVVM is about 22 of
+its 31 CPU s here). A failed compile is never recorded; ``--no-cache`` (or
+``MILES_NUMBA_CACHE=0``) compiles regardless and records nothing.
 
 Prints ``NO_NVVM ...`` and exits 0 where there is no NVVM (no CUDA toolkit), ``PTX_OK``
 (compiled) or ``PTX_OK cached`` after the kernels' results, else exits 1.
@@ -131,8 +132,11 @@ def main(argv: list[str] | None = None) -> int:
         from sims.kernels import jit
 
         assert jit.INLINE == "never", jit.INLINE
-        path = record_path(compile_key(versions))
-        record = load(path) if use_cache else None
+        from sims import numba_cache
+
+        use_cache = use_cache and numba_cache.enabled()  # MILES_NUMBA_CACHE=0: no record
+        path = record_path(compile_key(versions)) if use_cache else None
+        record = load(path) if path is not None else None
         if record is not None:
             print({name: "ok" for name in record["kernels"]}, "from", path)
             print("PTX_OK cached")
@@ -143,10 +147,11 @@ def main(argv: list[str] | None = None) -> int:
         if set(result.values()) != {"ok"}:
             return 1
         record = {"nvvm": list(versions), "kernels": checked(ptx)}
-        path.parent.mkdir(parents=True, exist_ok=True)
-        partial = path.with_suffix(f".{os.getpid()}.tmp")
-        partial.write_text(json.dumps(record, indent=1))
-        os.replace(partial, path)  # whole or not at all: another process may read it
+        if path is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            partial = path.with_suffix(f".{os.getpid()}.tmp")
+            partial.write_text(json.dumps(record, indent=1))
+            os.replace(partial, path)  # whole or not at all: another process may read it
         print("PTX_OK")
         return 0
 
