@@ -11,8 +11,8 @@ every other process that needs it compiles it too: both pytest-xdist workers, an
 ``miles up``, ``miles train`` or torchrun rank that a test starts. Here each kernel is
 compiled once, the jobs spread over the cores. With warm caches each job only loads them
 (1-3 s). Beside the jobs, a process of its own compiles the CUDA kernels to PTX and
-records it for ``test_kernels_compile_for_a_real_gpu`` (:mod:`tests.ptx_check`: 25-30 CPU s
-from cold, NVVM most of it; 0.7 when recorded already).
+records it for ``test_kernels_compile_for_a_real_gpu`` (:mod:`tests.ptx_check`: about 31 CPU
+s from cold, NVVM most of it; 0.7 when recorded already).
 
 The helpers a kernel inlines (the arm's shaping, FK, the cube's observation and contact)
 are compiled once per process, not cached on disk: a task compiled after another in the

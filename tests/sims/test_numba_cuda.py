@@ -191,7 +191,9 @@ def test_kernels_compile_for_a_real_gpu():
     if "NO_NVVM" in proc.stdout:
         pytest.skip("no NVVM (CUDA toolkit) here to compile CUDA kernels: " + proc.stdout[-300:])
     assert "PTX_OK" in proc.stdout
-    for name in ("step_cuda", "reset_cuda", "prepare_actions"):
+    from tests.ptx_check import KERNELS
+
+    for name in KERNELS:
         assert f"'{name}': 'ok'" in proc.stdout, proc.stdout[-2000:]
 
 
