@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import re
 
-from miles_ros.agent.clause_grammar import _CUBE_NOUN, _PAD_NOUN, verb_of
+from miles_ros.agent.clause_grammar import _CUBE_NOUN, _PAD_NOUN, _upper_first, verb_of
 from miles_ros.agent.rephrased import home_misspelt
 
 _ARM_OVER = re.compile(
@@ -180,7 +180,7 @@ def other_pad_left(text: str, places: tuple[tuple[str, ...], ...]) -> str:
     if len(left) != 1:
         return text
     rest = _A_PAD.sub(f"the {left[0][0]} pad", m["rest"], count=1)
-    return rest[:1].upper() + rest[1:]
+    return _upper_first(rest)
 
 
 _MIND_ADVERB = re.compile(

@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import re
 
-from miles_ros.agent.clause_grammar import verb_of
+from miles_ros.agent.clause_grammar import _lower_first, _upper_first, verb_of
 from miles_ros.agent.scene_colours import COLOUR, CUBE_COLOUR, SIDE
 
 _CUBE_NP = rf"(?:the|that|this)\s+{COLOUR}\s+(?:cube|block|box|brick|one)"
@@ -50,14 +50,6 @@ _MARK = (
 )
 _MARKS = rf"(?:{_MARK}(?:\s*[,:]\s*|\s+|\s[-\u2013\u2014]+\s*))*"
 _SEP = r"(?:\s*[,;:]\s*|\s+[-\u2013\u2014]+\s*|[.!]\s+)"
-
-
-def _upper_first(text: str) -> str:
-    return text[:1].upper() + text[1:]
-
-
-def _lower_first(text: str) -> str:
-    return text[:1].lower() + text[1:]
 
 
 # -- a prohibition said as a wish -----------------------------------------------------------
