@@ -79,6 +79,13 @@ def verb_of(word: str) -> str | None:
     return None
 
 
+def verb_led(pattern: re.Pattern[str], text: str) -> re.Match[str] | None:
+    """``pattern``'s match at the start of ``text`` (stripped) when the match's ``verb`` group
+    is a verb (:func:`verb_of`), else None."""
+    m = pattern.match(text.strip())
+    return m if m is not None and verb_of(m["verb"]) else None
+
+
 # -- openers, asides ----------------------------------------------------------------------
 _OPENER = re.compile(
     r"^(?:(?:um+|uh+|er+m?|hmm+|ah|oh|please|kindly|just|go ahead and|"
