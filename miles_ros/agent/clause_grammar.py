@@ -315,4 +315,9 @@ def _upper_first(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
+def then_said(first: str, then: str, end: str) -> str:
+    """Two steps in the order they are done, as one sentence: "A, then b" and ``end``."""
+    return f"{_upper_first(first)}, then {_lower_first(then)}{end}"
+
+
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Za-z])")

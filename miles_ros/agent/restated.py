@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import re
 
-from miles_ros.agent.clause_grammar import _upper_first, verb_of
+from miles_ros.agent.clause_grammar import _upper_first, then_said, verb_of
 from miles_ros.agent.scene_colours import COLOUR
 
 _PREP = r"(?:on top of|onto|on to|on|into|over to|across to|to|over|above)"
@@ -164,8 +164,7 @@ def order_fixed(text: str) -> str:
     b = _with_verb_of(a, b)  # "A and then the green one": A's verb
     if b is None:
         return text
-    said = f"{b}, then {a[:1].lower()}{a[1:]}{m['end'] or '.'}"
-    return _upper_first(said)
+    return then_said(b, a, m["end"] or ".")
 
 
 _BEFORE_THOUGH = re.compile(
@@ -369,8 +368,7 @@ def done_first(text: str) -> str:
     b = _with_verb_of(a, b)  # "... and the green cube on the right pad"
     if b is None:
         return text
-    said_first = f"{b}, then {a[:1].lower()}{a[1:]}{m['end'] or '.'}"
-    return _upper_first(said_first)
+    return then_said(b, a, m["end"] or ".")
 
 
 _APPOSED = re.compile(
