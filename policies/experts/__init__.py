@@ -76,6 +76,18 @@ def get_labeller(task: str, settings: Mapping | None = None) -> Labeller:
     return unfocused
 
 
+def get_rollout_labeller(task: str, settings: Mapping | None = None) -> Labeller:
+    """:func:`get_labeller`'s labeller with a memory of its own where ``task``'s module
+    keeps one (a ``Memory`` class whose instance its ``focus`` takes as ``watch``;
+    pick_place: the finger reading's history), for a caller that labels every env's state
+    once per control period, in order (a DAgger rollout); else :func:`get_labeller`'s."""
+    labeller = get_labeller(task, settings)
+    memory = getattr(importlib.import_module(f"policies.experts.{task}"), "Memory", None)
+    if memory is None:
+        return labeller
+    return functools.partial(labeller, watch=memory())
+
+
 def observations(obs, layout, task: str) -> np.ndarray:
     """``obs`` as float64 ``[N, layout.dim]`` (``layout``: the task's
     ``ObservationLayout``); ValueError naming ``task``'s expert otherwise."""
