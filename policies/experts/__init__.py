@@ -11,7 +11,12 @@ with a boolean ``[N]`` mask of the states where its students' errors do harm the
 do not show (turn: low beside the cube going around it), which an imitation stage may weigh
 more (``imitation.focus_weight``). A module may name settings with their defaults in a
 ``SETTINGS`` dict (turn: ``orbit_margin``), keyword arguments of its ``act`` and ``focus``
-that a run sets with ``imitation.expert_settings`` (:func:`get_expert`).
+that a run sets with ``imitation.expert_settings`` (:func:`get_expert`). A module may also
+keep a memory of past observations for a caller that runs it once per control period on
+every env (a ``Memory`` class whose instance ``act`` and ``focus`` take as ``watch``;
+pick_place: the finger reading's history, :class:`~policies.experts.pick_place.GripWatch`):
+:func:`get_rollout_labeller`, a DAgger rollout under ``imitation.expert_memory``; without
+one it is still a function of the observation.
 """
 
 from __future__ import annotations

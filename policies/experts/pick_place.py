@@ -1,7 +1,8 @@
 """Scripted pick_place expert: a memoryless grasp-carry-place controller (the teacher of
 an imitation stage; :mod:`policies.experts`).
 
-The phase is read from the geometry of each observation alone (no memory), in this order:
+The phase is read from the geometry of each observation alone (no memory; with one
+exception, the grip, where the caller keeps a :class:`GripWatch`), in this order:
 
 1. **placed** (release): the goal is a placement (its height at most
    :data:`PLACE_Z_MAX`: on the table, 0.02 m, on one cube, 0.06 m, on two, 0.10 m: the
@@ -11,8 +12,12 @@ The phase is read from the geometry of each observation alone (no memory), in th
    episode ends on success before this can fire: the release box lies inside the 5 cm
    success sphere, so a point goal in the air given inside the placement band is not
    dropped either.)
-2. **grasped**: the fingers are closed on something (narrower than :data:`HOLD_WIDTH`,
-   wider than :data:`EMPTY_WIDTH`) and the cube is at the TCP (within :data:`HELD_TOL`):
+2. **grasped**: the fingers are closed on something and the cube is at the TCP (within
+   :data:`HELD_TOL`). Closed on something: on a single state a reading between
+   :data:`EMPTY_WIDTH` and :data:`HOLD_WIDTH`; with the reading's history
+   (:class:`GripWatch`, a caller that runs the expert once per control period: an
+   evaluation, a DAgger rollout under ``imitation.expert_memory``) the fingers stopped on
+   something, at whatever width the gripper reads it (a shifted reading, issue 30):
    carry the cube to the goal. It lifts off gently, creeping while the cube lags below the
    TCP (a grip still firming up: behind the supervisor the fingers close at the gripper's
    speed), moves sideways once the cube is off the table (towards a placement on cubes

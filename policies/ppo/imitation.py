@@ -8,9 +8,11 @@ instead of PPO: the same envs, evaluations, checkpoints, logs and stage machiner
   the observation the policy sees (where the envs observe the cube through
   ``env.pose_error`` or, PyBullet, a finger reading mapped by ``env.finger_reading``: the
   same observation with the cube's true pose and the engine's own reading, the envs'
-  ``privileged_observation``); with probability beta (``beta_start`` decaying linearly
-  to ``beta_end`` over ``beta_steps`` env steps) the env executes the expert's action,
-  otherwise the student's deterministic action plus Gaussian noise
+  ``privileged_observation``; ``expert_view: seen``: the observation the policy sees
+  there too; ``expert_memory``: the expert keeps each env's past observations,
+  :func:`policies.experts.get_rollout_labeller`); with probability beta (``beta_start``
+  decaying linearly to ``beta_end`` over ``beta_steps`` env steps) the env executes the
+  expert's action, otherwise the student's deterministic action plus Gaussian noise
   (``exploration_std``). So the student meets the states its own mistakes lead to, and
   learns what the expert would do there. The ``clean_fraction`` envs (:func:`clean_envs`)
   instead always execute the student's deterministic action on observations without the
