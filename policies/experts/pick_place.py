@@ -1,5 +1,5 @@
-"""Scripted pick_place expert: a memoryless grasp-carry-place controller (the teacher of
-an imitation stage; :mod:`policies.experts`).
+"""Scripted pick_place expert: a grasp-carry-place controller, memoryless but for the
+grip (the teacher of an imitation stage; :mod:`policies.experts`).
 
 The phase is read from the geometry of each observation alone (no memory; with one
 exception, the grip, where the caller keeps a :class:`GripWatch`), in this order:
