@@ -213,7 +213,8 @@ def _settles(readings, repeat=4):
     "name,readings,held",
     [
         # a held cube read 18 mm wide of a 58 mm engine reading: the shift fades out towards
-        # the open reading, so the reading falls at 9% of the fingers' speed near open
+        # the open reading, so the reading falls at 18% of the fingers' speed near open
+        # (0.7 mm a period; 0.6 here)
         ("settles wide", *_settles(_closing(0.08, 0.076, fall=0.0006))),
         ("settles narrow", *_settles(_closing(0.08, 0.041))),
         ("still closing", _closing(0.08, 0.06), [False] * 7),
