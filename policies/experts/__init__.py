@@ -11,7 +11,12 @@ with a boolean ``[N]`` mask of the states where its students' errors do harm the
 do not show (turn: low beside the cube going around it), which an imitation stage may weigh
 more (``imitation.focus_weight``). A module may name settings with their defaults in a
 ``SETTINGS`` dict (turn: ``orbit_margin``), keyword arguments of its ``act`` and ``focus``
-that a run sets with ``imitation.expert_settings`` (:func:`get_expert`).
+that a run sets with ``imitation.expert_settings`` (:func:`get_expert`). A module may also
+keep a memory of past observations for a caller that runs it once per control period on
+every env (a ``Memory`` class whose instance ``act`` and ``focus`` take as ``watch``;
+pick_place: the finger reading's history, :class:`~policies.experts.pick_place.GripWatch`):
+:func:`get_rollout_labeller`, a DAgger rollout under ``imitation.expert_memory``; without
+one it is still a function of the observation.
 """
 
 from __future__ import annotations
@@ -74,6 +79,18 @@ def get_labeller(task: str, settings: Mapping | None = None) -> Labeller:
         return actions, np.zeros(np.shape(actions)[0], dtype=bool)
 
     return unfocused
+
+
+def get_rollout_labeller(task: str, settings: Mapping | None = None) -> Labeller:
+    """:func:`get_labeller`'s labeller with a memory of its own where ``task``'s module
+    keeps one (a ``Memory`` class whose instance its ``focus`` takes as ``watch``;
+    pick_place: the finger reading's history), for a caller that labels every env's state
+    once per control period, in order (a DAgger rollout); else :func:`get_labeller`'s."""
+    labeller = get_labeller(task, settings)
+    memory = getattr(importlib.import_module(f"policies.experts.{task}"), "Memory", None)
+    if memory is None:
+        return labeller
+    return functools.partial(labeller, watch=memory())
 
 
 def observations(obs, layout, task: str) -> np.ndarray:

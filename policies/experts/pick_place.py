@@ -1,7 +1,8 @@
-"""Scripted pick_place expert: a memoryless grasp-carry-place controller (the teacher of
-an imitation stage; :mod:`policies.experts`).
+"""Scripted pick_place expert: a grasp-carry-place controller, memoryless but for the
+grip (the teacher of an imitation stage; :mod:`policies.experts`).
 
-The phase is read from the geometry of each observation alone (no memory), in this order:
+The phase is read from the geometry of each observation alone (no memory; with one
+exception, the grip, where the caller keeps a :class:`GripWatch`), in this order:
 
 1. **placed** (release): the goal is a placement (its height at most
    :data:`PLACE_Z_MAX`: on the table, 0.02 m, on one cube, 0.06 m, on two, 0.10 m: the
@@ -11,8 +12,12 @@ The phase is read from the geometry of each observation alone (no memory), in th
    episode ends on success before this can fire: the release box lies inside the 5 cm
    success sphere, so a point goal in the air given inside the placement band is not
    dropped either.)
-2. **grasped**: the fingers are closed on something (narrower than :data:`HOLD_WIDTH`,
-   wider than :data:`EMPTY_WIDTH`) and the cube is at the TCP (within :data:`HELD_TOL`):
+2. **grasped**: the fingers are closed on something and the cube is at the TCP (within
+   :data:`HELD_TOL`). Closed on something: on a single state a reading between
+   :data:`EMPTY_WIDTH` and :data:`HOLD_WIDTH`; with the reading's history
+   (:class:`GripWatch`, a caller that runs the expert once per control period: an
+   evaluation, a DAgger rollout under ``imitation.expert_memory``) the fingers stopped on
+   something, at whatever width the gripper reads it (a shifted reading, issue 30):
    carry the cube to the goal. It lifts off gently, creeping while the cube lags below the
    TCP (a grip still firming up: behind the supervisor the fingers close at the gripper's
    speed), moves sideways once the cube is off the table (towards a placement on cubes
@@ -69,10 +74,23 @@ NEAR_Z = 0.012
 OPEN_WIDTH = panda.gripper_width_max - 0.005
 """Finger opening (m) from which the fingers count as open (coming down is allowed)."""
 HOLD_WIDTH = 0.071
-"""Fingers narrower than this (m) hold the cube (between the cube's edge and open): wide
-enough for a held cube's reading on any gripper it meets (PyBullet's Panda reads a 4 cm
-cube as 4.0-5.8 cm; a worn or recalibrated gripper adds up to a centimetre more), narrow
-enough that opening fingers pass it well before they read open."""
+"""Without the reading's history (a single state, :func:`act` without a :class:`GripWatch`):
+fingers narrower than this (m) hold the cube (between the cube's edge and open), the
+release rises once they are wider. A held cube reads its edge plus the gripper's own
+offset (PyBullet's Panda: 4.0-5.8 cm for a 4 cm cube; ``randomization.finger_reading``
+shifts that by -5..+20 mm, to up to 7.8 cm), so no one width tells held from still closing
+on every gripper: with the history the expert waits for the reading to stop instead."""
+GRIP_PERIODS = 2
+"""With the reading's history (:class:`GripWatch`): the fingers hold the cube once their
+reading has not fallen by more than :data:`GRIP_STILL` per period over this many periods
+(the fingers stopped on it), between :data:`EMPTY_WIDTH` and :data:`CLOSED_WIDTH`."""
+GRIP_STILL = 0.0002
+"""Largest fall (m) of the reading in one period of fingers stopped on the cube: closing
+fingers fall ``panda.gripper_speed_max`` x the period (4 mm), or, on a gripper whose
+reading is shifted +20 mm (the map fades the shift out towards the open reading,
+:func:`sims.tasks.base.reported_finger_width`), 9% of that near open."""
+CLOSED_WIDTH = panda.gripper_width_max - 0.001
+"""With the history: readings from this (m) up are open fingers, never a grip."""
 EMPTY_WIDTH = 0.5 * EDGE
 """Fingers narrower than this (m) closed on nothing."""
 HELD_TOL = 0.03
@@ -124,23 +142,75 @@ def _command(
     return a
 
 
-def act(obs: np.ndarray, cfg: TaskConfig = pick_place.CONFIG) -> np.ndarray:
+def stopped(readings: np.ndarray) -> np.ndarray:
+    """Whether the fingers have stopped on something, per env [N], from their last
+    ``GRIP_PERIODS + 1`` readings [K, N] (m, oldest first; an unknown one is ``inf``): the
+    reading fell by at most :data:`GRIP_STILL` in each period and lies between
+    :data:`EMPTY_WIDTH` (closed on nothing) and :data:`CLOSED_WIDTH` (open). No width in
+    between is special, so a gripper that reads a held cube wider or narrower is held
+    alike."""
+    readings = np.asarray(readings, dtype=np.float64)
+    with np.errstate(invalid="ignore"):  # inf - inf: unknown, not a stop
+        fall = readings[:-1] - readings[1:]
+    last = readings[-1]
+    return np.all(fall <= GRIP_STILL, axis=0) & (last > EMPTY_WIDTH) & (last < CLOSED_WIDTH)
+
+
+class GripWatch:
+    """The expert's memory of the finger reading, for a caller that runs it once per
+    control period on every env's observation (an evaluation, a DAgger rollout): pass it
+    to :func:`act` or :func:`focus` as ``watch``. An env holds (:attr:`gripped`) from the
+    period its fingers have :func:`stopped` on something until they read open
+    (:data:`CLOSED_WIDTH`) or closed on nothing (:data:`EMPTY_WIDTH`); a new episode starts
+    with the fingers open, which ends the last one's grip. A batch of another size starts
+    it afresh."""
+
+    def __init__(self):
+        self.readings: np.ndarray | None = None  # [GRIP_PERIODS + 1, N], oldest first
+        self.gripped: np.ndarray | None = None  # [N] bool
+
+    def update(self, width: np.ndarray) -> np.ndarray:
+        """This period's readings [N] (m) in; whether each env holds [N] out."""
+        width = np.asarray(width, dtype=np.float64)
+        if self.readings is None or self.readings.shape[1] != len(width):
+            self.readings = np.full((GRIP_PERIODS + 1, len(width)), np.inf)
+            self.gripped = np.zeros(len(width), dtype=bool)
+        self.readings = np.vstack([self.readings[1:], width[None]])
+        closed = (width > EMPTY_WIDTH) & (width < CLOSED_WIDTH)
+        self.gripped = (self.gripped | stopped(self.readings)) & closed
+        return self.gripped.copy()
+
+
+Memory = GripWatch
+"""The memory a rollout keeps for this expert (:func:`policies.experts.get_rollout_labeller`)."""
+
+
+def act(
+    obs: np.ndarray, cfg: TaskConfig = pick_place.CONFIG, watch: GripWatch | None = None
+) -> np.ndarray:
     """Actions [N, 4] (TCP displacement in units of ``cfg.cartesian_step_max``, gripper:
-    > 0 open) for observations [N, 32] in pick_place's layout."""
-    return _decide(obs, cfg)[0]
+    > 0 open) for observations [N, 32] in pick_place's layout. ``watch``: the reading's
+    memory (:class:`GripWatch`, updated here): the grip is the fingers stopped on the cube,
+    not a width; without it (a single state) the grip is a reading under
+    :data:`HOLD_WIDTH`."""
+    return _decide(obs, cfg, watch)[0]
 
 
-def focus(obs: np.ndarray, cfg: TaskConfig = pick_place.CONFIG) -> tuple[np.ndarray, np.ndarray]:
+def focus(
+    obs: np.ndarray, cfg: TaskConfig = pick_place.CONFIG, watch: GripWatch | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """:func:`act`'s actions and, per state [N], whether it is a release step: the cube at
     a placement goal (the release box, :data:`RELEASE_XY`, :data:`RELEASE_Z`) with the
     fingers not yet open (narrower than :data:`OPEN_WIDTH`), where the expert opens them
     and holds still. There its students stall with the cube held and the gripper command
     just below zero (docs/stacking.md, "Towers", part 7); an imitation stage may weigh
     those errors more (``imitation.focus_weight``)."""
-    return _decide(obs, cfg)
+    return _decide(obs, cfg, watch)
 
 
-def _decide(obs: np.ndarray, cfg: TaskConfig) -> tuple[np.ndarray, np.ndarray]:
+def _decide(
+    obs: np.ndarray, cfg: TaskConfig, watch: GripWatch | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """:func:`act`'s actions [N, 4] and [N] bool: :func:`focus`'s release steps."""
     obs = observations(obs, pick_place.LAYOUT, "pick_place")
     sl = pick_place.LAYOUT.slices
@@ -158,17 +228,19 @@ def _decide(obs: np.ndarray, cfg: TaskConfig) -> tuple[np.ndarray, np.ndarray]:
     # 1. placed at a placement goal: release, then rise
     placement = goal[:, 2] <= PLACE_Z_MAX
     placed = placement & (goal_xy < RELEASE_XY) & (np.abs(to_goal[:, 2]) < RELEASE_Z)
-    released = ramp(width, HOLD_WIDTH, OPEN_WIDTH)
+    if watch is None:  # a single state: a width tells the grip
+        gripped = (width < HOLD_WIDTH) & (width > EMPTY_WIDTH)
+        grip_firm = ramp(HOLD_WIDTH - width, 0.0, 0.008)
+    else:  # the fingers stopped on the cube, at whatever width the gripper reads it
+        gripped = watch.update(width)
+        grip_firm = gripped.astype(np.float64)
+    # rise once the fingers are open (with the history: once they no longer hold)
+    released = ramp(width, HOLD_WIDTH, OPEN_WIDTH) * ~gripped
     place_move = np.zeros_like(tcp)
     place_move[:, 2] = released * (cube[:, 2] + APPROACH - tcp[:, 2])
 
     # 2. grasped: carry the cube to the goal (the cube moves with the TCP)
-    held = (
-        (width < HOLD_WIDTH)
-        & (width > EMPTY_WIDTH)
-        & (rel_xy < HELD_TOL)
-        & (np.abs(rel[:, 2]) < HELD_TOL)
-    )
+    held = gripped & (rel_xy < HELD_TOL) & (np.abs(rel[:, 2]) < HELD_TOL)
     # near the goal, steer by the TCP while the cube hangs free (a cube held by friction
     # swings about the finger axis; chasing it keeps it swinging), by the cube itself once
     # it rests on the goal's height
@@ -188,7 +260,6 @@ def _decide(obs: np.ndarray, cfg: TaskConfig) -> tuple[np.ndarray, np.ndarray]:
     # TCP near the table (a grip still firming up: behind the supervisor the fingers close
     # at the gripper's speed); sideways once the cube is off the table
     height = cube[:, 2] - REST_Z
-    grip_firm = ramp(HOLD_WIDTH - width, 0.0, 0.008)
     firm = np.maximum(1.0 - ramp(-rel[:, 2], *SLIP), ramp(height, 0.25 * LIFT, 0.5 * LIFT))
     lifted = np.maximum(ramp(height, 0.2 * LIFT, 0.5 * LIFT), 1.0 - away)
     # towards a placement on cubes only once the cube clears the goal's height: a cube

@@ -8,9 +8,11 @@ instead of PPO: the same envs, evaluations, checkpoints, logs and stage machiner
   the observation the policy sees (where the envs observe the cube through
   ``env.pose_error`` or, PyBullet, a finger reading mapped by ``env.finger_reading``: the
   same observation with the cube's true pose and the engine's own reading, the envs'
-  ``privileged_observation``); with probability beta (``beta_start`` decaying linearly
-  to ``beta_end`` over ``beta_steps`` env steps) the env executes the expert's action,
-  otherwise the student's deterministic action plus Gaussian noise
+  ``privileged_observation``; ``expert_view: seen``: the observation the policy sees
+  there too; ``expert_memory``: the expert keeps each env's past observations,
+  :func:`policies.experts.get_rollout_labeller`); with probability beta (``beta_start``
+  decaying linearly to ``beta_end`` over ``beta_steps`` env steps) the env executes the
+  expert's action, otherwise the student's deterministic action plus Gaussian noise
   (``exploration_std``). So the student meets the states its own mistakes lead to, and
   learns what the expert would do there. The ``clean_fraction`` envs (:func:`clean_envs`)
   instead always execute the student's deterministic action on observations without the
@@ -92,7 +94,7 @@ class DAggerRunner(OnPolicyRunner):
     the constructor takes :class:`~policies.ppo.runner.OnPolicyRunner`'s arguments."""
 
     def __init__(self, cfg: TrainConfig, run_dir, **kwargs):
-        from policies.experts import get_expert, get_labeller
+        from policies.experts import get_expert, get_labeller, get_rollout_labeller
 
         dist = kwargs.get("dist")
         if dist is not None and dist.world_size > 1:
@@ -100,6 +102,12 @@ class DAggerRunner(OnPolicyRunner):
         # unknown task or setting: ValueError before any env
         self.expert = get_expert(cfg.task, cfg.imitation.expert_settings)
         self.labeller = get_labeller(cfg.task, cfg.imitation.expert_settings)
+        self.rollout_labeller = (
+            get_rollout_labeller(cfg.task, cfg.imitation.expert_settings)
+            if cfg.imitation.expert_memory
+            else self.labeller
+        )
+        """The rollout's labeller: with the expert's memory under ``expert_memory``."""
         self.augment_columns = augment_columns(cfg.task, cfg.imitation.augment_fields)
         """Observation columns scaled per state in the regression (``augment_fields``)."""
         super().__init__(cfg, run_dir, **kwargs)
@@ -270,14 +278,19 @@ class DAggerRunner(OnPolicyRunner):
         observation where training observes the cube through ``env.pose_error`` or a
         finger reading mapped by ``env.finger_reading`` (PyBullet; the true pose and the
         engine's own reading: the student learns to act well on what it sees, not to copy
-        the expert's reaction to a wrong pose or opening), else ``obs`` itself."""
+        the expert's reaction to a wrong pose or opening), else, or with
+        ``imitation.expert_view: seen``, ``obs`` itself."""
+        if self.cfg.imitation.expert_view == "seen":
+            return obs
         privileged = self.env.privileged_observation()
         return obs if privileged is None else self.envs.to_torch(privileged)
 
-    def label(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    def label(self, obs: torch.Tensor, labeller=None) -> tuple[torch.Tensor, torch.Tensor]:
         """The expert's actions for observations ``obs`` (on the model's device) and which
-        states it marks in focus ([N] bool, on the CPU)."""
-        actions, focus = self.labeller(obs.detach().cpu().numpy(), self.task_config)
+        states it marks in focus ([N] bool, on the CPU); ``labeller``: default
+        :attr:`labeller`, the expert on single states."""
+        labeller = self.labeller if labeller is None else labeller
+        actions, focus = labeller(obs.detach().cpu().numpy(), self.task_config)
         actions = np.clip(np.asarray(actions, dtype=np.float32), -1.0, 1.0)
         focus = torch.as_tensor(np.asarray(focus, dtype=bool))
         return torch.as_tensor(actions, device=self.device), focus
@@ -312,7 +325,7 @@ class DAggerRunner(OnPolicyRunner):
             for t in range(steps):
                 t0 = time.perf_counter()
                 view = self.expert_view(obs)
-                label, focus = self.label(view)
+                label, focus = self.label(view, self.rollout_labeller)
                 student = model.act_deterministic(obs)
                 self.still[t] = still_points(student, label, self.cfg.imitation.still_label)
                 noise = torch.randn(student.shape, generator=self.generator) * std

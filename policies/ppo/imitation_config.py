@@ -11,6 +11,8 @@ from typing import Any
 
 AUGMENT_GUARDS = ("buffer", "first_reset")
 """Values of ``imitation.augment_guard``."""
+EXPERT_VIEWS = ("privileged", "seen")
+"""Values of ``imitation.expert_view``."""
 
 
 @dataclass
@@ -26,6 +28,18 @@ class ImitationConfig:
     """Settings of the task's scripted expert (name -> number, the names of its module's
     ``SETTINGS``, :func:`policies.experts.expert_settings`; turn: ``orbit_margin``, m);
     empty: its defaults."""
+    expert_view: str = "privileged"
+    """What the expert labels from (:data:`EXPERT_VIEWS`): ``privileged`` (default) the
+    envs' privileged observation where they have one (the cube's true pose under
+    ``env.pose_error``, the engine's own finger opening under ``env.finger_reading``),
+    else what the student sees; ``seen``: always what the student sees."""
+    expert_memory: bool = False
+    """True: the rollout's labels come from the expert with its memory of the envs' past
+    observations where its module keeps one (:func:`policies.experts.get_rollout_labeller`;
+    pick_place: the finger reading's history, :class:`policies.experts.pick_place.GripWatch`,
+    so the grip is the fingers stopped on the cube at whatever width they read it); the
+    guard and ``label_augmented``'s relabelling, which see single states, use it without.
+    False (default): every label from the state alone."""
     beta_start: float = 1.0
     """Probability that the expert's action, not the student's, is executed at a step, at
     the start of the run (decays linearly to ``beta_end`` over ``beta_steps``)."""
@@ -173,6 +187,15 @@ def imitation_from_dict(data: dict[str, Any]) -> ImitationConfig:
         raise ValueError(
             f"imitation.augment_guard must be one of {list(AUGMENT_GUARDS)}, "
             f"got {data['augment_guard']!r}"
+        )
+    if data.get("expert_view", "privileged") not in EXPERT_VIEWS:
+        raise ValueError(
+            f"imitation.expert_view must be one of {list(EXPERT_VIEWS)}, "
+            f"got {data['expert_view']!r}"
+        )
+    if not isinstance(data.get("expert_memory", False), bool):
+        raise ValueError(
+            f"imitation.expert_memory must be true or false, got {data['expert_memory']!r}"
         )
     settings = data.get("expert_settings") or {}
     if not isinstance(settings, dict):

@@ -193,3 +193,72 @@ def test_every_level_is_a_placement_and_every_air_goal_is_held():
     assert 0.4 < air.mean() < 0.6
     assert goals[air, 2].min() >= pick_place.AIR_GOAL_Z_RANGE[0]
     assert goals[air, 2].max() <= pick_place.GOAL_Z_RANGE[1]
+
+
+def _closing(start, end, fall=0.004):
+    """Readings (m) of fingers closing from ``start`` at ``fall`` a period until ``end``."""
+    steps = int(np.ceil((start - end) / fall))
+    return list(np.maximum(start - fall * np.arange(steps + 1), end))
+
+
+def _settles(readings, repeat=4):
+    """``readings`` then their last one ``repeat`` times more, and whether the fingers hold
+    at each: from the GRIP_PERIODS-th period without a fall on."""
+    readings = list(readings) + [readings[-1]] * repeat
+    first = len(readings) - repeat - 1 + expert.GRIP_PERIODS
+    return readings, [i >= first for i in range(len(readings))]
+
+
+@pytest.mark.parametrize(
+    "name,readings,held",
+    [
+        # a held cube read 18 mm wide of a 58 mm engine reading: the shift fades out towards
+        # the open reading, so the reading falls at 18% of the fingers' speed near open
+        # (0.7 mm a period; 0.6 here)
+        ("settles wide", *_settles(_closing(0.08, 0.076, fall=0.0006))),
+        ("settles narrow", *_settles(_closing(0.08, 0.041))),
+        ("still closing", _closing(0.08, 0.06), [False] * 7),
+        ("closes to empty", _closing(0.08, 0.0) + [0.0] * 3, [False] * 24),
+        ("open", [0.08] * 4, [False] * 4),
+    ],
+)
+def test_grip_is_the_fingers_stopped_on_the_cube_at_any_width(name, readings, held):
+    """With the reading's history the grip is the fingers stopped between empty and open
+    for GRIP_PERIODS periods, at whatever width the gripper reads the cube."""
+    watch = expert.GripWatch()
+    got = [bool(watch.update(np.array([w]))[0]) for w in readings]
+    assert got == held, name
+
+
+def test_a_grip_lasts_until_the_fingers_open_or_close_on_nothing():
+    watch = expert.GripWatch()
+    for w in [0.05, 0.05, 0.05]:
+        held = watch.update(np.array([w, w]))
+    assert held.all()
+    # a held cube turning in the fingers: the reading falls a little, the grip stays
+    assert watch.update(np.array([0.049, 0.049])).all()
+    # one opens (the release), one closes on nothing (the cube slipped out)
+    assert not watch.update(np.array([0.0795, 0.01])).any()
+    # a new episode: open fingers hold nothing; a batch of another size starts afresh
+    assert not watch.update(np.array([0.08, 0.08])).any()
+    assert not expert.GripWatch().update(np.array([0.05, 0.05, 0.05])).any()
+
+
+@pytest.mark.parametrize("width", [0.045, 0.076])
+def test_with_the_history_a_stopped_reading_lifts_and_a_closing_one_waits(width):
+    """Around the cube with the fingers closing: close and hold still, at 45 mm (a narrow
+    grip still closing) as at 76 mm (the widest held reading 18 mm off); once the reading
+    stops there: lift the cube, fingers closed. Without the history 76 mm is open."""
+    closing, watch = [width + 0.002, width + 0.001], expert.GripWatch()
+    for w in closing:
+        action = expert.act(_one(CUBE, w, CUBE, ON_TARGET), pick_place.CONFIG, watch)[0]
+        assert action[3] <= 0 and abs(action[2]) < 0.05, action
+    for _ in range(expert.GRIP_PERIODS + 1):
+        action = expert.act(_one(CUBE, width, CUBE, ON_TARGET), pick_place.CONFIG, watch)[0]
+    assert action[3] <= 0 and action[2] > 0.05, action
+    # rising at the release only once the fingers are open, however wide the grip reads
+    for w in (width, width + 0.002):
+        action = expert.act(_one(ON_TARGET, w, ON_TARGET, ON_TARGET), pick_place.CONFIG, watch)
+        assert action[0, 3] > 0 and abs(action[0, 2]) < 0.05, action
+    action = expert.act(_one(ON_TARGET, 0.08, ON_TARGET, ON_TARGET), pick_place.CONFIG, watch)
+    assert action[0, 3] > 0 and action[0, 2] > 0.05, action

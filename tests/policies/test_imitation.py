@@ -10,7 +10,7 @@ import torch
 import yaml
 
 from policies.commands import train as train_cmd
-from policies.experts import get_expert
+from policies.experts import get_expert, get_labeller, get_rollout_labeller
 from policies.ppo.config import default_train_config
 from policies.ppo.imitation import DAggerRunner, clean_envs, runner_class
 from policies.ppo.runner import OnPolicyRunner
@@ -122,6 +122,35 @@ def test_under_a_pose_error_the_expert_labels_from_the_true_pose(tmp_path):
             assert not np.allclose(observed, truth)  # the student saw the erred pose
     finally:
         runner.close()
+
+
+def test_the_expert_may_label_what_the_student_sees_with_its_memory(tmp_path):
+    """``expert_view: seen`` labels the observation the student saw (not the true pose);
+    ``expert_memory`` labels each env's states in order with the expert's memory (pick_place:
+    the finger reading's history), where the expert on single states grips earlier."""
+    cfg = reach_imitation_config(
+        task="pick_place",
+        env={"pose_error": "camera"},
+        beta_start=1.0,
+        beta_end=1.0,
+        expert_view="seen",
+        expert_memory=True,
+    )
+    cfg.runner.num_envs, cfg.runner.rollout_steps = 8, 80  # long enough to close on the cube
+    runner = DAggerRunner(cfg, tmp_path)
+    replay, single = get_rollout_labeller("pick_place"), get_labeller("pick_place")
+    differ = 0
+    try:
+        runner._rollout(runner._reset_envs())
+        for t in range(cfg.runner.rollout_steps):
+            seen = runner.storage.obs[t].numpy()
+            want = np.clip(replay(seen, runner.task_config)[0], -1.0, 1.0)
+            np.testing.assert_allclose(runner.labels[t].numpy(), want, atol=1e-6)
+            alone = np.clip(single(seen, runner.task_config)[0], -1.0, 1.0)
+            differ += int(np.any(np.abs(alone - want) > 1e-6, axis=1).sum())
+    finally:
+        runner.close()
+    assert differ > 0  # the fingers closing on the cube: the memory waits for them to stop
 
 
 def test_beta_decays_linearly_over_beta_steps(tmp_path):

@@ -99,6 +99,8 @@ def test_a_field_the_expert_reads_is_refused_before_training(tmp_path):
         ({"expert": "scripted", "augment_scale": [0.5]}, "augment_scale"),
         ({"expert": "scripted", "label_augmented": "yes"}, "label_augmented"),
         ({"expert": "scripted", "augment_guard": "never"}, "augment_guard"),
+        ({"expert": "scripted", "expert_view": "true"}, "expert_view"),
+        ({"expert": "scripted", "expert_memory": 1}, "expert_memory"),
     ],
 )
 def test_bad_augment_configs_fail_before_any_work(tmp_path, capsys, imitation, message):
