@@ -16,11 +16,11 @@
 - "that / this thing / object / item" with no cube named before it: "the cube" (asked
   which); "the outer / outermost / outside cube", "the cube on the outside": "the cube"
   (asked: two cubes are outermost); "the left / right-hand cube", "the cube on the left /
-  right-hand side": "the leftmost / rightmost cube" (asked where two stand level)
-  (:func:`unnamed`);
+  right-hand side": "the leftmost / rightmost cube", its noun kept (asked where two stand
+  level) (:func:`unnamed`);
 - pronouns: "put X on P and then move it (over) to Q" -> "..., then move X to Q" (the plan
   then validated as any); "get X onto P, then stack Y on (top of) that cube" -> "... on X";
-  "grab X. Now put it onto Y." -> "put X onto Y" (:func:`pointed_back`);
+  "grab X. Now put it onto Y." (two sentences) -> "put X onto Y" (:func:`pointed_back`);
 - a manner hint, not a step: "Can you get X to P? You'll have to lift it over the Y one." ->
   "Can you get X to P without pushing it?" (:func:`hint_of_manner`);
 - "three stops: P, Q, then home" -> "go to P, then go to Q, then go home" (:func:`stops`);
@@ -150,8 +150,8 @@ _OUTER = re.compile(
     re.I,
 )
 _HAND = re.compile(
-    rf"\bthe\s+(?P<s>left|right)-hand\s+(?:{_CUBE_NOUN}|one)\b|"
-    rf"\bthe\s+(?:{_CUBE_NOUN}|one)\s+(?:(?:that'?s|that\s+is|which\s+is)\s+)?on\s+the\s+"
+    rf"\bthe\s+(?P<s>left|right)-hand\s+(?P<n>{_CUBE_NOUN}|one)\b|"
+    rf"\bthe\s+(?P<n2>{_CUBE_NOUN}|one)\s+(?:(?:that'?s|that\s+is|which\s+is)\s+)?on\s+the\s+"
     r"(?P<s2>left|right)-hand\s+side\b",
     re.I,
 )
@@ -164,7 +164,12 @@ def unnamed(text: str) -> str:
     if m and not _NAMED.search(text[: m.start()]):
         text = f"{text[: m.start()]}the cube{text[m.end() :]}"
     text = _OUTER.sub("the cube", text)
-    return _HAND.sub(lambda m: f"the {(m['s'] or m['s2']).lower()}most cube", text)
+    return _HAND.sub(lambda m: f"the {(m['s'] or m['s2']).lower()}most {_noun(m)}", text)
+
+
+def _noun(m: re.Match) -> str:
+    noun = m["n"] or m["n2"]
+    return "cube" if noun.lower() == "one" else noun
 
 
 _PLACE_NP = rf"the\s+[a-z]+\s+(?:{_PAD_NOUN}|{_CUBE_NOUN}|one)"
@@ -182,7 +187,7 @@ _THAT_CUBE = re.compile(
 _COLOUR_CUBE = re.compile(rf"\bthe\s+(?P<c>[a-z]+)\s+(?:{_CUBE_NOUN})\b", re.I)
 _GRAB_THEN_IT = re.compile(
     rf"^(?:grab|pick\s+up|take\s+hold\s+of|get\s+hold\s+of|lift(?:\s+up)?|pick)\s+"
-    rf"(?P<x>{_CUBE_NP})(?:\s+up)?\s*[.;!]\s*(?:(?:now|next|then|and\s+then)\s*,?\s+)?"
+    rf"(?P<x>{_CUBE_NP})(?:\s+up)?\s*[.!]\s*(?:(?:now|next|then|and\s+then)\s*,?\s+)?"
     r"(?P<v>put|place|set|drop|stack|lay)\s+it\s+(?:down\s+)?"
     r"(?P<rest>(?:on\s+top\s+of|onto|on)\s+.+)$",
     re.I,
