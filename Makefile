@@ -28,11 +28,13 @@ NUMBA_SOURCES := $(shell test -x $(PY) && $(PY) -m tests.numba_warm --sources)
 # into that folder once, spread over the cores, before the test workers start: from cold,
 # each worker and each `miles up`/`miles train` a test starts would compile them again until
 # the first one had written them. With the folder full (a clone of the same sources, or a
-# checkout back at them) each job only loads them (1-3 s). Redone after an edit of a numba
-# source (a new key), and after .venv is (re)installed (numba's version is in the key).
+# checkout back at them) each job only loads them (1-3 s). Beside them the CUDA kernels are
+# compiled to PTX once per key (tests/ptx_check.py; its test then reads the record). Redone
+# after an edit of a numba source (a new key), and after .venv is (re)installed (numba's
+# version is in the key).
 NUMBA_WARM := .numba-warm
 
-$(NUMBA_WARM): $(STAMP) $(NUMBA_SOURCES) tests/numba_warm.py
+$(NUMBA_WARM): $(STAMP) $(NUMBA_SOURCES) tests/numba_warm.py tests/ptx_check.py bench/cuda_sps.py
 	$(PY) -m tests.numba_warm
 	touch $(NUMBA_WARM)
 

@@ -121,9 +121,10 @@ def parity(task: str, num_envs: int, seed: int = 0) -> dict:
     }
 
 
-def ptx_check(cc=(9, 0), names=None, tasks=TASKS) -> dict[str, str]:
+def ptx_check(cc=(9, 0), names=None, tasks=TASKS, out=None) -> dict[str, str]:
     """Compile the CUDA kernels ``names`` (None: all) of every task in ``tasks`` to PTX for
-    ``cc`` without a GPU (NVVM needed); kernel name -> "ok" or the first error."""
+    ``cc`` without a GPU (NVVM needed); kernel name -> "ok" or the first error. ``out``, a
+    dict: each name's PTX texts (one per task's kernel) go into it."""
     from numba import cuda
     from numba import types as nt
     from numba.cuda import dispatcher
@@ -145,8 +146,11 @@ def ptx_check(cc=(9, 0), names=None, tasks=TASKS) -> dict[str, str]:
     result = {}
     for name in names or list(kernels):
         try:
-            for kernel, sig in kernels[name]:
-                cuda.compile_ptx(kernel.py_func, sig, cc=cc)
+            texts = [
+                cuda.compile_ptx(kernel.py_func, sig, cc=cc)[0] for kernel, sig in kernels[name]
+            ]
+            if out is not None:
+                out[name] = texts
             result[name] = "ok"
         except Exception as err:  # noqa: BLE001 - reported in the JSON
             result[name] = f"{type(err).__name__}: {str(err)[:300]}"

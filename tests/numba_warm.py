@@ -10,7 +10,9 @@ kernels in ~15 s. Until the first process that compiled a kernel has written its
 every other process that needs it compiles it too: both pytest-xdist workers, and each
 ``miles up``, ``miles train`` or torchrun rank that a test starts. Here each kernel is
 compiled once, the jobs spread over the cores. With warm caches each job only loads them
-(1-3 s).
+(1-3 s). Beside the jobs, a process of its own compiles the CUDA kernels to PTX and
+records it for ``test_kernels_compile_for_a_real_gpu`` (:mod:`tests.ptx_check`: about 31 CPU
+s from cold, NVVM most of it; 0.7 when recorded already).
 
 The helpers a kernel inlines (the arm's shaping, FK, the cube's observation and contact)
 are compiled once per process, not cached on disk: a task compiled after another in the
@@ -23,6 +25,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import subprocess
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -212,6 +215,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     work = groups(os.cpu_count() or 1)
     start = time.monotonic()
+    ptx = start_ptx()
     # spawn: a fork of this process would share numba's threading layer state
     context = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(min(len(work), os.cpu_count() or 1), mp_context=context) as pool:
@@ -219,7 +223,36 @@ def main(argv: list[str] | None = None) -> int:
     cpu = ", ".join(f"{name} {seconds:.1f}" for name, seconds in done)
     where = numba_cache.key_dir() if numba_cache.enabled() else "beside the sources"
     print(f"numba caches warm in {time.monotonic() - start:.1f} s (CPU s: {cpu}), {where}")
+    print(f"the PTX check: {finish_ptx(ptx)} ({time.monotonic() - start:.1f} s)")
     return 0
+
+
+def start_ptx() -> subprocess.Popen:
+    """The CUDA kernels' PTX check (:mod:`tests.ptx_check`) started in a process of its own
+    (it needs the stand-in ``numba_cuda`` before ``sims`` is imported, and no CUDA
+    simulator), beside the jobs: it records the compile for the test
+    (``test_kernels_compile_for_a_real_gpu``), which then reads it; where it is recorded
+    already it only reads it (about 0.7 CPU s)."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    env.pop("NUMBA_ENABLE_CUDASIM", None)
+    return subprocess.Popen(
+        [sys.executable, "-m", "tests.ptx_check"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+
+
+def finish_ptx(proc: subprocess.Popen) -> str:
+    """What the PTX check said, in a few words; a failed compile is left to its test (it
+    compiles again there and fails with the error), so the warm-up does not fail."""
+    out, _ = proc.communicate()
+    lines = out.strip().splitlines() or ["no output"]
+    if proc.returncode == 0:
+        return "no NVVM here" if lines[-1].startswith("NO_NVVM") else lines[-1]
+    return f"failed (exit {proc.returncode}; its test compiles again): {lines[-1][:200]}"
 
 
 if __name__ == "__main__":

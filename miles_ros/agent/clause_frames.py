@@ -23,6 +23,7 @@ from miles_ros.agent.clause_grammar import (
     _there,
     _upper_first,
     noun_phrase,
+    verb_led,
     verb_of,
 )
 from miles_ros.agent.phrases import skill_verbs
@@ -217,8 +218,8 @@ def _lifted_off(text: str) -> str:
     """A stacked cube taken off and put down: "The blue cube on top of the red one - lift
     it off and put it on the left pad.", the layout said as a clause ("The blue cube's / is
     sitting on the red one; take it off and ...") -> "put the blue cube on the left pad"."""
-    m = _LIFT_OFF.match(text.strip())
-    if m is None or not verb_of(m["verb"]):
+    m = verb_led(_LIFT_OFF, text)
+    if m is None:
         return text
     return f"{m['verb']} {_lower_first(m['np'])} {m['rest']}"
 

@@ -79,6 +79,13 @@ def verb_of(word: str) -> str | None:
     return None
 
 
+def verb_led(pattern: re.Pattern[str], text: str) -> re.Match[str] | None:
+    """``pattern``'s match at the start of ``text`` (stripped) when the match's ``verb`` group
+    is a verb (:func:`verb_of`), else None."""
+    m = pattern.match(text.strip())
+    return m if m is not None and verb_of(m["verb"]) else None
+
+
 # -- openers, asides ----------------------------------------------------------------------
 _OPENER = re.compile(
     r"^(?:(?:um+|uh+|er+m?|hmm+|ah|oh|please|kindly|just|go ahead and|"
@@ -306,6 +313,11 @@ _SEP = r"(?:(?:\s*[,.;:!]|\s[-\u2013\u2014]+)\s*)"
 
 def _upper_first(text: str) -> str:
     return text[:1].upper() + text[1:]
+
+
+def then_said(first: str, then: str, end: str) -> str:
+    """Two steps in the order they are done, as one sentence: "A, then b" and ``end``."""
+    return f"{_upper_first(first)}, then {_lower_first(then)}{end}"
 
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Za-z])")

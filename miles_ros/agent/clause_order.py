@@ -14,6 +14,7 @@ from miles_ros.agent.clause_grammar import (
     _first_word,
     _is_place,
     _lower_first,
+    _upper_first,
     noun_phrase,
     verb_of,
 )
@@ -146,7 +147,7 @@ def _tagged(text: str) -> str:
     parts = _BEFORE_THAT_CHAIN.split(text.rstrip(".!"))
     if len(parts) > 2 and all(verb_of(_first_word(p)) for p in parts):
         said = ", then ".join(_lower_first(p.strip(" ,")) for p in reversed(parts)) + "."
-        return said[:1].upper() + said[1:] if text[:1].isupper() else said
+        return _upper_first(said) if text[:1].isupper() else said
     front = re.match(
         rf"^(?:before (?:anything|everything)(?: else)?|before {_TOUCH_ANY})\s*,?\s+(?P<rest>.+)$",
         text,
@@ -182,7 +183,7 @@ def _tagged(text: str) -> str:
     if len(set(ranks)) != len(ranks) or ranks == sorted(ranks):
         return text
     said = ", then ".join(_lower_first(c) for _, c in sorted(ranked)) + "."
-    return said[:1].upper() + said[1:] if text[:1].isupper() else said
+    return _upper_first(said) if text[:1].isupper() else said
 
 
 def _reorder(text: str) -> str:

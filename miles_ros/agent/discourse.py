@@ -51,6 +51,7 @@ from __future__ import annotations
 
 import re
 
+from miles_ros.agent.clause_grammar import then_said
 from miles_ros.agent.cube_words import _NOUN, VERBS, CubePhrases, CubeWords, imperative
 from miles_ros.agent.pointing import pointed
 from miles_ros.agent.reference_scene import spoken
@@ -115,7 +116,7 @@ def _join(first: str, then: str, end: str, cubes: CubeWords) -> str:
     ahead = cubes.name(then)
     if ahead and not cubes.name(first) and re.search(r"\bit\b", first, re.I):
         first = re.sub(r"\bit\b", "the " + spoken(ahead), first, count=1, flags=re.I)
-    return f"{first[:1].upper()}{first[1:]}, then {then[:1].lower()}{then[1:]}{end}"
+    return then_said(first, then, end)
 
 
 _BUT_FIRST = re.compile(r"^(?P<a>.+?)\s*,?\s*\b(?:but|and)\s+first\b\s*,?\s*(?P<b>.+)$", re.I)

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import re
 
-from miles_ros.agent.clause_grammar import _CUBE_NOUN, _PAD_NOUN, verb_of
+from miles_ros.agent.clause_grammar import _CUBE_NOUN, _PAD_NOUN, _upper_first, verb_led, verb_of
 from miles_ros.agent.rephrased import home_misspelt
 
 _ARM_OVER = re.compile(
@@ -153,8 +153,8 @@ def never_mind_two(text: str) -> str:
     """ "Never mind the two cubes at the back; push the front one onto P" -> "leave the two
     cubes at the back alone; push the other one onto P" (the group set aside, then the one
     cube not in it)."""
-    m = _NEVER_MIND_TWO.match(text.strip())
-    if m is None or not verb_of(m["verb"]):
+    m = verb_led(_NEVER_MIND_TWO, text)
+    if m is None:
         return text
     rest = text.strip()[m.end() :]
     return f"leave {m['two']} alone; {m['verb']} the other {m['n']}{rest}"
@@ -180,7 +180,7 @@ def other_pad_left(text: str, places: tuple[tuple[str, ...], ...]) -> str:
     if len(left) != 1:
         return text
     rest = _A_PAD.sub(f"the {left[0][0]} pad", m["rest"], count=1)
-    return rest[:1].upper() + rest[1:]
+    return _upper_first(rest)
 
 
 _MIND_ADVERB = re.compile(
@@ -225,8 +225,8 @@ _NEVER_MIND_NAMED = re.compile(
 def never_mind_named(text: str, cube_colours: frozenset[str]) -> str:
     """ "Never mind the two cubes at the back, slide the red one onto P." -> "slide the red
     one onto P." (the group set aside, then a cube named by its colour: the step on it)."""
-    m = _NEVER_MIND_NAMED.match(text.strip())
-    if m is None or not verb_of(m["verb"]) or m["c"].lower() not in cube_colours:
+    m = verb_led(_NEVER_MIND_NAMED, text)
+    if m is None or m["c"].lower() not in cube_colours:
         return text
     return m["rest"]
 

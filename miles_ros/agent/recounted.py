@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import re
 
-from miles_ros.agent.clause_grammar import _CUBE_NOUN, _PAD_NOUN, cube_noun
+from miles_ros.agent.clause_grammar import _CUBE_NOUN, _PAD_NOUN, cube_noun, then_said
 
 _NP = rf"the\s+[a-z]+\s+(?:{_CUBE_NOUN}|{_PAD_NOUN})"
 """A cube or a pad said by one word ("the red cube", "the grey pad")."""
@@ -186,8 +186,7 @@ def first_after(text: str) -> str:
     m = _FIRST_AFTER.match(text.strip())
     if m is None:
         return text
-    a = m["a"][:1].upper() + m["a"][1:]
-    return f"{a}, then {m['b'][:1].lower()}{m['b'][1:]}{m['end'] or '.'}"
+    return then_said(m["a"], m["b"], m["end"] or ".")
 
 
 _A_BIT = r"(?:\s+(?:a\s+(?:bit|little)|somehow))?"

@@ -33,7 +33,7 @@ from __future__ import annotations
 import re
 from functools import cache
 
-from miles_ros.agent.clause_grammar import _CUBE_NOUN, _PAD_NOUN
+from miles_ros.agent.clause_grammar import _CUBE_NOUN, _PAD_NOUN, _lower_first
 from miles_ros.agent.phrases import skill_verbs
 from miles_ros.agent.scene_colours import COLOUR, SIDE
 
@@ -127,7 +127,7 @@ def goes_then_verb(text: str) -> str:
     m = _GOES_THEN.match(text.strip())
     if m is None:
         return text
-    np = m["np"][:1].lower() + m["np"][1:]
+    np = _lower_first(m["np"])
     return f"{m['v']} {np} onto {m['p']}{m['rest']}"
 
 

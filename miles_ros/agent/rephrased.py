@@ -40,7 +40,14 @@ from __future__ import annotations
 
 import re
 
-from miles_ros.agent.clause_grammar import _CUBE_NOUN, _PAD_NOUN, cube_noun, noun_phrase, verb_of
+from miles_ros.agent.clause_grammar import (
+    _CUBE_NOUN,
+    _PAD_NOUN,
+    cube_noun,
+    noun_phrase,
+    verb_led,
+    verb_of,
+)
 from miles_ros.agent.scene_colours import CUBE_COLOUR
 
 _PLACE_PREP = r"(?:on top of|onto|on to|on|into|to|over to|across to)"
@@ -202,8 +209,8 @@ _TOWER_LEFT = re.compile(
 def tower_left(text: str) -> str:
     """ "Leave the tower alone and slide the green cube onto the right pad." -> "slide the
     green cube onto the right pad." (the step said names its cube and a pad)."""
-    m = _TOWER_LEFT.match(text.strip())
-    if m is None or not verb_of(m["verb"]):
+    m = verb_led(_TOWER_LEFT, text)
+    if m is None:
         return text
     if not re.search(rf"\b{_PAD_NOUN}\b", m["rest"], re.I) or re.search(
         r"\b(?:tower|stack|pile|top)\b", m["rest"], re.I
@@ -272,8 +279,8 @@ _TWO_AT_BACK = re.compile(
 def two_at_back(text: str) -> str:
     """ "Leave the two cubes at the back alone; push the other one onto P" -> "push the
     frontmost cube onto P" (the one cube not at the back: the frontmost of three)."""
-    m = _TWO_AT_BACK.match(text.strip())
-    if m is None or not verb_of(m["verb"]):
+    m = verb_led(_TWO_AT_BACK, text)
+    if m is None:
         return text
     return f"{m['verb']} the frontmost cube{text.strip()[m.end() :]}"
 

@@ -47,7 +47,13 @@ from __future__ import annotations
 
 import re
 
-from miles_ros.agent.clause_grammar import _CUBE_NOUN, _PAD_NOUN, cube_noun
+from miles_ros.agent.clause_grammar import (
+    _CUBE_NOUN,
+    _PAD_NOUN,
+    _lower_first,
+    _upper_first,
+    cube_noun,
+)
 
 _DASH = r"[-\u2013\u2014]+"
 _CUBE_NP = rf"the\s+[a-z]+\s+(?:{_CUBE_NOUN}|one)"
@@ -59,10 +65,6 @@ _PUT = (
     r"(?:put|place|set|lay|move|take|bring|carry|stick|drop|pop|stack|transfer|shift|slide|push|"
     r"get)"
 )
-
-
-def _upper_first(text: str) -> str:
-    return text[:1].upper() + text[1:]
 
 
 _ASIDE = re.compile(
@@ -115,7 +117,7 @@ def not_there_but(text: str) -> str:
     m = _NOT_THERE_BUT.match(text.strip())
     if m is None or not re.search(r"n'?t\b|\bnot\b|\bcannot\b", m[0][: m.start("v")], re.I):
         return text
-    x = m["x"][:1].lower() + m["x"][1:]
+    x = _lower_first(m["x"])
     return f"{_upper_first(m['v'].lower())} {x} {m['prep']} {m['q']}{m['end'] or '.'}"
 
 
@@ -350,7 +352,7 @@ def placed_then_it(text: str) -> str:
     m = _PLACED_THEN_IT.match(text.strip())
     if m is None:
         return text
-    x = m["x"][:1].lower() + m["x"][1:]
+    x = _lower_first(m["x"])
     return f"{m['first']}{x}{text.strip()[m.end() :]}"
 
 

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import re
 
-from miles_ros.agent.clause_grammar import verb_of
+from miles_ros.agent.clause_grammar import _upper_first, then_said, verb_of
 from miles_ros.agent.scene_colours import COLOUR
 
 _PREP = r"(?:on top of|onto|on to|on|into|over to|across to|to|over|above)"
@@ -120,7 +120,7 @@ def each_listed(text: str) -> str:
         return text
     verb = m["verb"].lower()
     said = ", then ".join(f"{verb} {np}" for np in nps)
-    return said[:1].upper() + said[1:] + (m["end"] or ".")
+    return _upper_first(said) + (m["end"] or ".")
 
 
 _THEN_FIXED = re.compile(
@@ -164,8 +164,7 @@ def order_fixed(text: str) -> str:
     b = _with_verb_of(a, b)  # "A and then the green one": A's verb
     if b is None:
         return text
-    said = f"{b}, then {a[:1].lower()}{a[1:]}{m['end'] or '.'}"
-    return said[:1].upper() + said[1:]
+    return then_said(b, a, m["end"] or ".")
 
 
 _BEFORE_THOUGH = re.compile(
@@ -369,8 +368,7 @@ def done_first(text: str) -> str:
     b = _with_verb_of(a, b)  # "... and the green cube on the right pad"
     if b is None:
         return text
-    said_first = f"{b}, then {a[:1].lower()}{a[1:]}{m['end'] or '.'}"
-    return said_first[:1].upper() + said_first[1:]
+    return then_said(b, a, m["end"] or ".")
 
 
 _APPOSED = re.compile(

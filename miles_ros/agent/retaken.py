@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import re
 
-from miles_ros.agent.clause_grammar import _CUBE_NOUN, _PAD_NOUN, verb_of
+from miles_ros.agent.clause_grammar import _CUBE_NOUN, _PAD_NOUN, verb_led
 from miles_ros.agent.reread import _CUBE_NP, _DASH, _STACK
 
 _CUBE = rf"(?:{_CUBE_NOUN}|one)"
@@ -98,8 +98,8 @@ def _cube(said: str) -> str:
 def tower_there(text: str) -> str:
     """ "Put A on P and build the tower there: B on A, C on B." -> "put A on P, then put the B
     cube on the A cube, then put the C cube on the B cube"."""
-    m = _THERE.match(text.strip())
-    if m is None or not verb_of(m["verb"]):
+    m = verb_led(_THERE, text)
+    if m is None:
         return text
     pairs = [_PAIR.match(p.strip()) for p in re.split(r"\s*[,;]\s*|\s+and\s+", m["pairs"])]
     if not pairs or not all(pairs):

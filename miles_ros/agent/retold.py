@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import re
 
-from miles_ros.agent.clause_grammar import _CUBE_NOUN, _PAD_NOUN
+from miles_ros.agent.clause_grammar import _CUBE_NOUN, _PAD_NOUN, _lower_first, _upper_first
 from miles_ros.agent.scene_colours import COLOUR
 
 _MOVERS = r"(?:put|place|set|move|lift|push|slide|shove|nudge|stack|drop|carry|take|bring)"
@@ -226,7 +226,7 @@ def first_after_all(text: str) -> str:
     m = _FIRST_AFTER_ALL.match(text.strip())
     if m is None:
         return text
-    v, a = m["v"].lower(), m["a"][:1].lower() + m["a"][1:]
+    v, a = m["v"].lower(), _lower_first(m["a"])
     return f"{v.capitalize()} {m['c']} {m['p'].lower()} {m['q']}, then {a}."
 
 
@@ -238,7 +238,7 @@ def brought_back(text: str) -> str:
     def put(m: re.Match) -> str:
         cubes = re.findall(rf"\bthe\s+\w+\s+{_CUBE_NOUN}\b", text[: m.start()], re.I)
         it = cubes[-1] if cubes and m["it"].lower() == "it" else m["it"]
-        return f"put {it[:1].lower() + it[1:]} on "
+        return f"put {_lower_first(it)} on "
 
     return re.sub(
         r"\bbring\s+(?P<it>it|them)\s+back\s+(?:and\s+(?:set|put|place|stack)\s+(?:it|them)\s+)?"
@@ -325,10 +325,10 @@ def said_then_it(text: str) -> str:
     m = _SAID_THEN_IT.match(text.strip())
     if m is None:
         return text
-    np = m["np"][:1].lower() + m["np"][1:]
+    np = _lower_first(m["np"])
     np = np if np.startswith("the ") else f"the {np}"  # "Red cube is too far left. Move it ..."
     cmd = re.sub(r"\bit\b", np, m["cmd"], count=1)
-    return cmd[:1].upper() + cmd[1:]
+    return _upper_first(cmd)
 
 
 _NUMBER = r"(?:[xyz]\s*[=:]?\s*)?-?\d+(?:\.\d+)?"  # "0.4", "x 0.4", "z = 0.15"

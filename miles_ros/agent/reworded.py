@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import re
 
-from miles_ros.agent.clause_grammar import verb_of
+from miles_ros.agent.clause_grammar import _upper_first, then_said, verb_of
 from miles_ros.agent.scene_colours import COLOUR, CUBE_COLOUR, SIDE
 
 _CUBE_NP = rf"(?:the|that|this)\s+{COLOUR}\s+(?:cube|block|box|brick|one)"
@@ -50,14 +50,6 @@ _MARK = (
 )
 _MARKS = rf"(?:{_MARK}(?:\s*[,:]\s*|\s+|\s[-\u2013\u2014]+\s*))*"
 _SEP = r"(?:\s*[,;:]\s*|\s+[-\u2013\u2014]+\s*|[.!]\s+)"
-
-
-def _upper_first(text: str) -> str:
-    return text[:1].upper() + text[1:]
-
-
-def _lower_first(text: str) -> str:
-    return text[:1].lower() + text[1:]
 
 
 # -- a prohibition said as a wish -----------------------------------------------------------
@@ -161,7 +153,7 @@ def put_last(text: str) -> str:
     a = _clause(m["a"] if m["a"] else m.groupdict().get("a2") or "")
     if a is None or _clause(b) is None:
         return text
-    return f"{_upper_first(a)}, then {_lower_first(b)}{m['end'] or '.'}"
+    return then_said(a, b, m["end"] or ".")
 
 
 # -- two clauses, then their order by the cubes' colours ------------------------------------
@@ -202,7 +194,7 @@ def colour_order(text: str) -> str:
     b = _subject_shared(a, b) if re.match(r"(?:the|that|this)\b", a, re.I) else _with_verb_of(a, b)
     if b is None:
         return text
-    return f"{_upper_first(b)}, then {_lower_first(a)}{m['end'] or '.'}"
+    return then_said(b, a, m["end"] or ".")
 
 
 _SUBJECT = re.compile(

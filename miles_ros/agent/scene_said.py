@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 import re
 
-from miles_ros.agent.clause_grammar import _CUBE_NOUN
+from miles_ros.agent.clause_grammar import _CUBE_NOUN, _lower_first, _upper_first
 from miles_ros.agent.towers import standing_towers
 from miles_ros.agent.world import World
 from miles_ros.runtime.goals import tower_level
@@ -130,10 +130,10 @@ def subject_then_it(text: str) -> str:
     m = _SUBJECT_ON.match(text.strip())
     if m is None or not re.search(r"\bit\b", m["rest"], re.I):
         return text
-    np = m["np"][:1].lower() + m["np"][1:]
+    np = _lower_first(m["np"])
     rest = re.sub(r"\bit\b", np, m["rest"], count=1, flags=re.I)
     rest = re.sub(r"^(?:(?:could|can|would)\s+you\s+)", "", rest, flags=re.I).rstrip("?")
-    return rest[:1].upper() + rest[1:]
+    return _upper_first(rest)
 
 
 _MADE_THREE = re.compile(
@@ -180,7 +180,7 @@ def pair_apart(text: str, world: World) -> str:
     if m is None or len(towers) != 1 or len(towers[0]) != 2:
         return text
     rest = m["rest"].strip()
-    return rest[:1].upper() + rest[1:]
+    return _upper_first(rest)
 
 
 def scene_said(text: str, world: World) -> str:

@@ -85,6 +85,28 @@ def test_a_drop_after_a_good_run_is_caught_and_the_alarm_latches_until_reset():
     assert drift.outcome("z", True)["decision"] == CANARY_CONTINUE
 
 
+def test_the_decision_log_writes_each_record_whole_where_a_line_or_file_takes_it(tmp_path, caplog):
+    """The JSON of a record is made only for an enabled log level or the file (the
+    monitor's 250k outcomes in this module made it for every one), and is the record."""
+    import json
+    import logging
+
+    from miles_ros.runtime.rollout import DecisionLog
+
+    path = tmp_path / "drift.jsonl"
+    drift = Drift("pick_place", CARD, DriftConfig(), DecisionLog(path, what="drift"))
+    logger = "miles_ros.runtime.rollout.canary"
+    with caplog.at_level(logging.WARNING, logger=logger):
+        quiet = drift.outcome("a", True)  # continue: an INFO line, not enabled
+    assert quiet["decision"] == CANARY_CONTINUE and not caplog.records
+    with caplog.at_level(logging.INFO, logger=logger):
+        loud = drift.outcome("b", True)
+    (line,) = caplog.records
+    assert line.levelno == logging.INFO and line.getMessage().startswith("drift pick_place:")
+    assert json.loads(line.args[-1]) == loud
+    assert [json.loads(row) for row in path.read_text().splitlines()] == [quiet, loud]
+
+
 class _Card:
     """What the drift monitor reads of a version's card."""
 

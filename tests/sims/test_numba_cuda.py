@@ -170,42 +170,65 @@ def test_simulated_cuda_kernels_match_the_cpu_kernels():
         assert task in proc.stdout
 
 
-PTX = textwrap.dedent(
-    """
-    import sys
-    try:
-        from numba.cuda.cudadrv import nvvm
-        nvvm.NVVM()
-    except Exception as err:
-        print("NO_NVVM", type(err).__name__, err)
-        sys.exit(0)
-    sys.path.insert(0, sys.argv[1])  # the stand-in numba_cuda package
-    sys.path.insert(0, "bench")
-    from cuda_sps import ptx_check
-    from sims.kernels import jit
-    assert jit.INLINE == "never", jit.INLINE
-    result = ptx_check(names=["step_cuda", "reset_cuda", "prepare_actions"])
-    print(result)
-    assert set(result.values()) == {"ok"}, result
-    print("PTX_OK")
-    """
-)
+PTX = "import sys; from tests import ptx_check; sys.exit(ptx_check.main())"
 
 
-@pytest.mark.slow  # 15-25 s: every task's step kernel through numba.cuda and NVVM
-def test_kernels_compile_for_a_real_gpu(tmp_path):
+@pytest.mark.slow  # 20-50 s when it compiles; about 2 s after the warm-up compiled it
+def test_kernels_compile_for_a_real_gpu():
     """The simulator runs the kernels as Python, so it cannot see what numba.cuda fails to
     compile (two-argument max/min did): compile them to PTX where NVVM is installed.
 
     They are compiled as a GPU machine compiles them: there numba-cuda is installed, so
     the helpers are device calls, not inlined at numba's IR level (``sims/kernels/jit.py``);
-    a stand-in ``numba_cuda`` package selects that mode here (as in
+    a stand-in ``numba_cuda`` package selects that mode (``tests/ptx_check.py``, as in
     ``test_jit_inlining``). The IR-inlined form, which no GPU runs, retyped every helper at
     every call site: about 2.5x the CPU time. Without the max/min overloads this mode fails
-    too ("Signature mismatch")."""
-    (tmp_path / "numba_cuda").mkdir()
-    (tmp_path / "numba_cuda" / "__init__.py").write_text("")
-    proc = run_script(PTX, str(tmp_path), cudasim=False, timeout=900)
+    too ("Signature mismatch"). The PTX of sources compiled before under the same key (the
+    numba sources, every file of ``sims/``, the check's own files, numba's and NVVM's
+    versions), by the warm-up or an earlier run, is read from its record, not compiled
+    again (``tests/ptx_check.py``)."""
+    proc = run_script(PTX, cudasim=False, timeout=900)
     if "NO_NVVM" in proc.stdout:
         pytest.skip("no NVVM (CUDA toolkit) here to compile CUDA kernels: " + proc.stdout[-300:])
     assert "PTX_OK" in proc.stdout
+    from tests.ptx_check import KERNELS
+
+    for name in KERNELS:
+        assert f"'{name}': 'ok'" in proc.stdout, proc.stdout[-2000:]
+
+
+def test_a_ptx_record_is_read_only_whole_and_for_every_kernel(tmp_path):
+    """What the PTX check keeps of a compile (``tests/ptx_check.py``): each kernel's PTX
+    checked for its target and one entry, and a record missing a kernel, with another
+    count or target, or unreadable, is compiled again (``load`` gives None)."""
+    import json
+
+    from tests import ptx_check
+
+    want = ptx_check.expected_entries()
+    target = ".target sm_{}{}".format(*ptx_check.CC)
+    ptx = {
+        name: [f"{target}\n.entry {name}_{k}(\n" for k in range(count)]
+        for name, count in want.items()
+    }
+    path = tmp_path / "record.json"
+    record = {"nvvm": [2, 0], "kernels": ptx_check.checked(ptx)}
+    path.write_text(json.dumps(record))
+    assert ptx_check.load(path) == record
+    for change in ("kernels", "target", "missing"):
+        stale = json.loads(path.read_text())
+        if change == "missing":
+            del stale["kernels"]["reset_cuda"]
+        elif change == "kernels":
+            stale["kernels"]["step_cuda"]["kernels"] += 1
+        else:
+            stale["kernels"]["prepare_actions"]["target"] = "sm_80"
+        (tmp_path / "stale.json").write_text(json.dumps(stale))
+        assert ptx_check.load(tmp_path / "stale.json") is None, change
+    (tmp_path / "bad.json").write_text("{")
+    assert ptx_check.load(tmp_path / "bad.json") is None
+    assert ptx_check.load(tmp_path / "none.json") is None
+    with pytest.raises(AssertionError):  # another target
+        ptx_check.checked({**ptx, "prepare_actions": [".target sm_80\n.entry p(\n"]})
+    with pytest.raises(AssertionError):  # a task's kernel missing
+        ptx_check.checked({**ptx, "step_cuda": ptx["step_cuda"][1:]})

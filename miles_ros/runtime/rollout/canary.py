@@ -149,12 +149,17 @@ class DecisionLog:
 
     def add(self, record: dict) -> None:
         self.history.append(record)
-        log = logger.info if record["decision"] == CANARY_CONTINUE else logger.warning
-        log("%s %s: %s (%s)", self.what, record["skill"], record["decision"], json.dumps(record))
+        level = logging.INFO if record["decision"] == CANARY_CONTINUE else logging.WARNING
+        text = None  # the record as JSON, made only where a log line or the file takes it
+        if logger.isEnabledFor(level):
+            text = json.dumps(record)
+            logger.log(
+                level, "%s %s: %s (%s)", self.what, record["skill"], record["decision"], text
+            )
         if self.path is not None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             with self.path.open("a", encoding="utf-8") as f:
-                f.write(json.dumps(record) + "\n")
+                f.write((text or json.dumps(record)) + "\n")
 
 
 class Canary:
