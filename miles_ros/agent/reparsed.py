@@ -150,8 +150,8 @@ _OUTER = re.compile(
     re.I,
 )
 _HAND = re.compile(
-    rf"\bthe\s+(?P<s>left|right)-hand\s+(?P<n>{_CUBE_NOUN}|one)\b|"
-    rf"\bthe\s+(?P<n2>{_CUBE_NOUN}|one)\s+(?:(?:that'?s|that\s+is|which\s+is)\s+)?on\s+the\s+"
+    rf"\bthe\s+(?P<s>left|right)-hand\s+(?P<n>{_CUBE_NOUN})\b|"
+    rf"\bthe\s+(?P<n2>{_CUBE_NOUN})\s+(?:(?:that'?s|that\s+is|which\s+is)\s+)?on\s+the\s+"
     r"(?P<s2>left|right)-hand\s+side\b",
     re.I,
 )
@@ -168,8 +168,7 @@ def unnamed(text: str) -> str:
 
 
 def _noun(m: re.Match) -> str:
-    noun = m["n"] or m["n2"]
-    return "cube" if noun.lower() == "one" else noun
+    return m["n"] or m["n2"]
 
 
 _PLACE_NP = rf"the\s+[a-z]+\s+(?:{_PAD_NOUN}|{_CUBE_NOUN}|one)"
@@ -182,9 +181,12 @@ _MOVED_ON = re.compile(
     re.I,
 )
 _THAT_CUBE = re.compile(
-    rf"\b(?P<on>on\s+top\s+of|onto|on)\s+that\s+(?:same\s+)?(?:{_CUBE_NOUN}|one)\b", re.I
+    rf"^(?P<head>{_PUT}\s+(?P<x>{_CUBE_NP})\s+(?:on\s+top\s+of|onto|on|to|over\s+to)\s+"
+    rf"{_PLACE_NP}(?:{_THEN}|\s*,?\s+and\s+)(?:(?:put|place|set|stack|pile|lay)\s+)?{_CUBE_NP}"
+    rf"\s+(?:on\s+top\s+of|onto|on))\s+that\s+(?:same\s+)?(?:{_CUBE_NOUN}|one)\b",
+    re.I,
 )
-_COLOUR_CUBE = re.compile(rf"\bthe\s+(?P<c>[a-z]+)\s+(?:{_CUBE_NOUN})\b", re.I)
+"""A placing of X, then a cube put on "that cube": X (the cube the first clause moved)."""
 _GRAB_THEN_IT = re.compile(
     rf"^(?:grab|pick\s+up|take\s+hold\s+of|get\s+hold\s+of|lift(?:\s+up)?|pick)\s+"
     rf"(?P<x>{_CUBE_NP})(?:\s+up)?\s*[.!]\s*(?:(?:now|next|then|and\s+then)\s*,?\s+)?"
@@ -194,22 +196,10 @@ _GRAB_THEN_IT = re.compile(
 )
 
 
-def _cube_before(text: str) -> str | None:
-    """The cube named before the last one named in ``text`` (the one "that cube" points back
-    to from a clause whose own cube is the last), if it is another colour."""
-    named = [m["c"].lower() for m in _COLOUR_CUBE.finditer(text)]
-    if len(named) < 2 or named[-1] == named[-2]:
-        return None
-    return named[-2]
-
-
 def pointed_back(text: str) -> str:
     """ "it" and "that cube" pointing back at a cube placed before (see the module)."""
     text = _MOVED_ON.sub(lambda m: f"{m['head']} {m['x']}", text.strip())
-    m = _THAT_CUBE.search(text)
-    x = m and _cube_before(text[: m.start()])
-    if x:
-        text = f"{text[: m.start()]}{m['on']} the {x} cube{text[m.end() :]}"
+    text = _THAT_CUBE.sub(lambda m: f"{m['head']} {m['x']}", text)
     m = _GRAB_THEN_IT.match(text)
     if m:
         return f"{m['v']} {m['x']} {m['rest']}"

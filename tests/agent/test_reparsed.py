@@ -78,12 +78,15 @@ def test_it_and_that_cube_point_back_at_the_cube_placed_before(order):
     text = _plain(
         f"Put the {a} box on the grey tile and afterwards stack the {b} box on that box."
     )
-    assert text.endswith(f"the {b} box on the {a} cube"), text
+    assert text.endswith(f"the {b} box on the {a} box"), text
     assert _plain(f"Pick up the {a} box. Next, lay it on the {b} box.") == (
         f"lay the {a} box on the {b} box"
     )
-    # look-alike: "that box" with one cube named keeps its words
+    # look-alikes: "that box" with one cube named keeps its words; "the right-hand one" of a
+    # group named before is read by that group
     assert "that box" in _said(_read(f"Put the {a} box on top of that box.")[0])
+    two = "The two front boxes: put the right-hand one on the grey mat."
+    assert "rightmost" not in _plain(two), two
 
 
 def test_a_manner_hint_is_how_and_stops_are_reaches_in_order():
