@@ -20,7 +20,8 @@
   level) (:func:`unnamed`);
 - pronouns: "put X on P and then move it (over) to Q" -> "..., then move X to Q" (the plan
   then validated as any); "get X onto P, then stack Y on (top of) that cube" -> "... on X";
-  "grab X. Now put it onto Y." (two sentences) -> "put X onto Y" (:func:`pointed_back`);
+  "grab X. Now put it onto Y." (two sentences) -> "pick up X and put it onto Y"
+  (:func:`pointed_back`);
 - a manner hint, not a step: "Can you get X to P? You'll have to lift it over the Y one." ->
   "Can you get X to P without pushing it?" (:func:`hint_of_manner`);
 - "three stops: P, Q, then home" -> "go to P, then go to Q, then go home" (:func:`stops`);
@@ -182,7 +183,7 @@ _MOVED_ON = re.compile(
 )
 _THAT_CUBE = re.compile(
     rf"^(?P<head>{_PUT}\s+(?P<x>{_CUBE_NP})\s+(?:on\s+top\s+of|onto|on|to|over\s+to)\s+"
-    rf"{_PLACE_NP}(?:{_THEN}|\s*,?\s+and\s+)(?:(?:put|place|set|stack|pile|lay)\s+)?{_CUBE_NP}"
+    rf"{_PLACE_NP}{_THEN}(?:(?:put|place|set|stack|pile|lay)\s+)?{_CUBE_NP}"
     rf"\s+(?:on\s+top\s+of|onto|on))\s+that\s+(?:same\s+)?(?:{_CUBE_NOUN}|one)\b",
     re.I,
 )
@@ -202,7 +203,7 @@ def pointed_back(text: str) -> str:
     text = _THAT_CUBE.sub(lambda m: f"{m['head']} {m['x']}", text)
     m = _GRAB_THEN_IT.match(text)
     if m:
-        return f"{m['v']} {m['x']} {m['rest']}"
+        return f"pick up {m['x']} and put it {m['rest']}"
     return text
 
 

@@ -80,7 +80,7 @@ def test_it_and_that_cube_point_back_at_the_cube_placed_before(order):
     )
     assert text.endswith(f"the {b} box on the {a} box"), text
     assert _plain(f"Pick up the {a} box. Next, lay it on the {b} box.") == (
-        f"lay the {a} box on the {b} box"
+        f"pick up the {a} box and put it on the {b} box"
     )
     # look-alikes: "that box" with one cube named keeps its words; "the right-hand one" of a
     # group named before is read by that group
