@@ -174,7 +174,7 @@ def _noun(m: re.Match) -> str:
 
 _PLACE_NP = rf"the\s+[a-z]+\s+(?:{_PAD_NOUN}|{_CUBE_NOUN}|one)"
 _PUT = r"(?:put|place|set|move|get|bring|take|stack|pile|lay)"
-_THEN = r"(?:\s*,\s*|\s+)(?:and\s+)?(?:then|after\s+that|afterwards)\s*,?\s+"
+_THEN = r"(?:\s*[,;]\s*|\s+)(?:and\s+)?(?:then|after\s+that|afterwards)\s*,?\s+"
 _MOVED_ON = re.compile(
     rf"^(?P<head>{_PUT}\s+(?P<x>{_CUBE_NP})\s+(?:on\s+top\s+of|onto|on|to|over\s+to)\s+"
     rf"{_PLACE_NP}{_THEN}(?P<v>move|shift|carry|take|bring|slide|push|put|set|place|lift))\s+it\b"
