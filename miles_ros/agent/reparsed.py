@@ -49,8 +49,6 @@ _NOTHING_NEEDS = re.compile(
     r"^(?:there'?s\s+)?nothing\s+(?:that\s+)?(?:needs|has)\s+(?:doing|moving|to\s+be\s+done)\b",
     re.I,
 )
-
-
 _WAIT_REMARK = re.compile(
     r"^(?:hold\s+it|hold\s+on|hang\s+on|one\s+moment|just\s+a\s+(?:moment|sec(?:ond)?)|"
     rf"wait\s+a\s+(?:sec(?:ond)?|moment|minute))\s*(?:[,:;!.]|{_DASH})+\s*"
@@ -92,10 +90,7 @@ _IT_UP = re.compile(r"^(?P<v>pick|lift)\s+it\s+up\b|^(?P<v2>lift|grab|take|pick)
 
 def _gerund(verb: str) -> str:
     verb = verb.lower()
-    if verb.endswith("ing"):
-        return verb
-    stem = {"slid": "slide", "shov": "shove", "nudg": "nudge"}.get(verb, verb)
-    return _MANNERS.get(stem, f"{stem}ing")
+    return verb if verb.endswith("ing") else _MANNERS[verb]
 
 
 def instead_of(text: str) -> str:
