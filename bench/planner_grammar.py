@@ -7002,7 +7002,7 @@ def _w_transform(name: str) -> Callable[[str, dict], str | Relabelled | None]:
     """Group W's transformation ``name`` (:data:`_W_ROWS`): its selector's fields said by one
     of its forms picked by name and goal; a relabelled plan only where the cards pass it in
     the goal's (or the moved) scene."""
-    select, forms = {**_W_ROWS, **_X_ROWS}[name]
+    select, forms = {**_W_ROWS, **_X_ROWS, **_Y_ROWS}[name]
 
     def transform(goal: str, item: dict) -> str | Relabelled | None:
         found = select(goal, item)
@@ -7251,6 +7251,286 @@ _X_ROWS: dict[str, tuple[Callable[[str, dict], Said | None], list[str]]] = {
     ),
 }
 """name -> (selector, forms) of group X."""
+
+
+# -- group Y (held-out 31's structures) ---------------------------------------------------
+# Written for the structures held-out 31 showed, in other wordings, before the round that
+# reads them; never tuned on. Table-driven as group W (:data:`_Y_ROWS`, made transformations
+# by :func:`_w_transform`).
+def _y_other_pad(said: str) -> str:
+    """The pad not named by ``said`` ("the left pad" -> "the right pad"), in its noun."""
+    m = _PAD_NP.match(said)
+    return f"the {_OTHER_PAD[m[1].lower()]} {m[2].lower()}"
+
+
+def _y_pad_id(item: dict) -> str:
+    return item["plan"][0].params["target"]
+
+
+def _y_pushed(goal: str, item: dict) -> Said | None:
+    """One push of a cube by colour ({a}) onto a pad ({p}); the label kept (pushed)."""
+    return _x_no_lift(goal, item)
+
+
+def _y_reach_pad(goal: str, item: dict) -> Said | None:
+    """One placing of a cube by colour onto a pad ({p}): a hover over that pad, the cubes
+    kept clear of (a reach of the pad)."""
+    found = _x_no_push(goal, item)
+    if not found:
+        return None
+    return {"p": found[0]["p"]}, {"expect": "plan", "plan": [_step(f"reach {_y_pad_id(item)}")]}
+
+
+def _y_unnamed(goal: str, item: dict) -> Said | None:
+    """One push or placing of a cube onto a pad ({p}), the cube said by nothing ("that
+    thing"): asked which."""
+    found = _x_no_lift(goal, item) or _x_no_push(goal, item)
+    return found and ({"p": found[0]["p"]}, {"expect": "clarify", "plan": []})
+
+
+def _y_outer(goal: str, item: dict) -> Said | None:
+    """One placing of a cube onto a pad ({p}) in a scene of three: "the outer cube", asked
+    which (two cubes are outermost)."""
+    found = _x_no_push(goal, item)
+    if not found or len(_scene_cubes(item)) != 3:
+        return None
+    return {"p": found[0]["p"]}, {"expect": "clarify", "plan": []}
+
+
+def _y_side_cube(goal: str, item: dict, tied: bool) -> Said | None:
+    """One placing of a cube onto a pad ({p}) in a flat scene of three spread left to right
+    (3 cm apart or more): "the {s}-hand cube", that side's outermost cube placed there; with
+    ``tied`` the scene moved so the two cubes on that side stand level (0.5 cm apart in y,
+    8 cm or more apart front to back), asked which."""
+    found = _x_no_push(goal, item)
+    cubes = _scene_cubes(item)
+    if not found or len(cubes) != 3 or not _flat_scene(item):
+        return None
+    side = _pick(["left", "right"], "yside|" + goal)
+    sign = 1 if side == "left" else -1
+    by = sorted(cubes, key=lambda n: -sign * cubes[n][1])
+    if any(abs(cubes[m][1] - cubes[n][1]) < 0.03 for m, n in zip(by, by[1:], strict=False)):
+        return None
+    said = {"s": side, "p": found[0]["p"]}
+    if not tied:
+        return said, {"expect": "plan", "plan": [_step(f"pick_place {by[0]} {_y_pad_id(item)}")]}
+    first, second = by[0], by[1]
+    if abs(cubes[first][0] - cubes[second][0]) < 0.08:
+        return None
+    x, _, z = cubes[second]
+    objects = {**cubes, second: (x, cubes[first][1] - sign * 0.005, z)}
+    return said, {"expect": "clarify", "plan": [], "objects": objects}
+
+
+def _y_side_tied(goal: str, item: dict) -> Said | None:
+    """:func:`_y_side_cube` with the two cubes on that side level: asked which."""
+    return _y_side_cube(goal, item, tied=True)
+
+
+def _y_side_one(goal: str, item: dict) -> Said | None:
+    """:func:`_y_side_cube` in the scene as it is: that side's outermost cube placed."""
+    return _y_side_cube(goal, item, tied=False)
+
+
+def _y_it_moved_on(goal: str, item: dict) -> Said | None:
+    """One placing of a cube by colour ({a}) onto a pad ({p}): that placing, then "it" moved
+    on to {q} (the other pad or another cube), planned where both placings pass the cards,
+    refused where the move on passes neither lifted nor pushed."""
+    found = _x_no_push(goal, item)
+    if not found:
+        return None
+    a, p = found[0]["a"], found[0]["p"]
+    b = _other_colour(a, _scene_cubes(item), "yitb|" + goal)
+    to_cube = b is not None and _pick(["pad", "cube"], "yitq|" + goal) == "cube"
+    q, target = (f"the {b} cube", f"{b}_cube") if to_cube else (_y_other_pad(p), None)
+    target = target or ("right_pad" if _y_pad_id(item) == "left_pad" else "left_pad")
+    first = item["plan"][0]
+    lifted = [first, _step(f"pick_place {a}_cube {target}")]
+    if _valid(lifted, item):
+        return {"a": a, "p": p, "q": q}, {"expect": "plan", "plan": lifted}
+    if not to_cube and _valid([first, _step(f"push {a}_cube {target}")], item):
+        return None
+    return {"a": a, "p": p, "q": q}, {"expect": "refuse", "plan": []}
+
+
+def _y_now_it(goal: str, item: dict) -> Said | None:
+    """One placing of a cube by colour ({a}) onto a place ({t}); the label kept."""
+    found = _placed_cube(goal, item)
+    return found and ({"a": found[1], "t": _lower_first(found[0].place)}, {})
+
+
+def _y_hint(goal: str, item: dict) -> Said | None:
+    """One placing of a cube by colour ({a}) onto a pad ({p}), {b} another cube said as what
+    it is lifted over; the label kept (one step)."""
+    return _w_pad_other(goal, item)
+
+
+def _y_stops(goal: str, item: dict) -> Said | None:
+    """One placing of a cube onto a pad ({p}): three stops, {p}, the other pad ({q}), then
+    home (reach, reach, home)."""
+    found = _x_no_push(goal, item)
+    if not found:
+        return None
+    p = found[0]["p"]
+    pad = _y_pad_id(item)
+    other = "right_pad" if pad == "left_pad" else "left_pad"
+    plan = [_step(f"reach {pad}"), _step(f"reach {other}"), _step("home")]
+    return {"p": p, "q": _y_other_pad(p)}, {"expect": "plan", "plan": plan}
+
+
+def _y_finish(goal: str, item: dict) -> Said | None:
+    """One placing of a cube by colour ({a}) onto a pad, the scene's other two stacked: the
+    stack finished with {a} (onto its top cube)."""
+    found = _loose_by_two(goal, item, "yfin|" + goal)
+    if found is None:
+        return None
+    a, top, objects = found
+    plan = [_step(f"pick_place {a} {top}")]
+    return {"a": a.split("_")[0]}, {"expect": "plan", "plan": plan, "objects": objects}
+
+
+def _y_on_both(goal: str, item: dict) -> Said | None:
+    """One placing of a cube by colour onto a cube by colour among three ({a} onto {b}, {c}
+    the third): that placing, then {c} on top of both (onto {a})."""
+    found = _w_third(goal, item)
+    if not found:
+        return None
+    said = found[0]
+    plan = [item["plan"][0], _step(f"pick_place {said['c']}_cube {said['a']}_cube")]
+    return said, {"expect": "plan", "plan": plan}
+
+
+_Y_ROWS: dict[str, tuple[Callable[[str, dict], Said | None], list[str]]] = {
+    "not_started": (
+        _x_empty,
+        [
+            "Wait a sec - don't begin anything yet.",
+            "Hold it, don't start on anything just yet.",
+            "One moment: don't kick anything off yet.",
+        ],
+    ),
+    "stand_by": (
+        _x_empty,
+        [
+            "There's nothing that needs doing right now, just wait.",
+            "Nothing needs moving at the moment - just stay ready.",
+            "Nothing has to be done for now; just be on standby.",
+        ],
+    ),
+    "lift_instead": (
+        _x_no_push,
+        [
+            "Don't push the {a} block - lift it and set it on {p} instead.",
+            "No sliding the {a} cube; pick it up and place it on {p} instead.",
+            "Don't shove the {a} cube: pick it up and put it onto {p} instead.",
+        ],
+    ),
+    "all_but_stays": (
+        _y_pushed,
+        [
+            "Everything apart from the {a} block stays where it is; push the {a} block to {p}.",
+            "Every cube but the {a} cube stays put - slide the {a} cube onto {p}.",
+            "All except the {a} cube remain in place; shove the {a} cube over to {p}.",
+        ],
+    ),
+    "hover_clear": (
+        _y_reach_pad,
+        [
+            "Keep the gripper away from the blocks; just hover above {p}.",
+            "I don't want your hand anywhere near the cubes - just go over {p}.",
+            "Stay clear of the cubes, only hover over {p}.",
+        ],
+    ),
+    "that_thing": (
+        _y_unnamed,
+        [
+            "Slide that object over towards {p}.",
+            "Shove this thing across to {p}.",
+            "Move that item over to {p}.",
+        ],
+    ),
+    "outer_cube": (
+        _y_outer,
+        [
+            "Move the outside block onto {p}.",
+            "Set the outermost cube on {p}.",
+            "Put the cube on the outside onto {p}.",
+        ],
+    ),
+    "side_hand_tied": (
+        _y_side_tied,
+        [
+            "Put the {s}-hand block on {p}.",
+            "Move the {s}-hand cube over to {p}.",
+            "Set the cube on the {s}-hand side onto {p}.",
+        ],
+    ),
+    "side_hand_one": (
+        _y_side_one,
+        [
+            "Put the {s}-hand block on {p}.",
+            "Move the {s}-hand cube over to {p}.",
+            "Set the cube on the {s}-hand side onto {p}.",
+        ],
+    ),
+    "it_moved_on": (
+        _y_it_moved_on,
+        [
+            "Set the {a} block on {p} and then shift it over to {q}.",
+            "Put the {a} cube onto {p}, then move it across to {q}.",
+            "Place the {a} cube on {p} and after that carry it on to {q}.",
+        ],
+    ),
+    "on_that_cube": (
+        _w_pad_two,
+        [
+            "Move the {a} block to {p}, then put the {b} block on top of that block.",
+            "Set the {a} cube on {p} and after that place the {b} cube onto that cube.",
+            "Put the {a} cube onto {p}; then stack the {b} cube on that same cube.",
+        ],
+    ),
+    "now_it": (
+        _y_now_it,
+        [
+            "Pick up the {a} block. Now set it on {t}.",
+            "Take hold of the {a} cube. Next, place it onto {t}.",
+            "Lift the {a} cube. Now put it down on {t}.",
+        ],
+    ),
+    "lift_over_hint": (
+        _y_hint,
+        [
+            "Could you move the {a} block to {p}? You'll need to lift it over the {b} block.",
+            "Get the {a} cube onto {p} - you'll have to carry it over the {b} one.",
+            "Please bring the {a} cube to {p}; you'll need to pick it up over the {b} cube.",
+        ],
+    ),
+    "three_stops": (
+        _y_stops,
+        [
+            "Three stops - {p}, {q} and then home.",
+            "Three places to go: {p}, then {q}, then home.",
+            "Three waypoints: {p}, {q}, home.",
+        ],
+    ),
+    "finish_stack": (
+        _y_finish,
+        [
+            "The tower's one short - top it off with the {a} block.",
+            "The pile needs one more cube: finish it with the {a} cube.",
+            "One more on the stack - complete it with the {a} cube.",
+        ],
+    ),
+    "on_both": (
+        _y_on_both,
+        [
+            "Stack the {a} block on the {b} block, and put the {c} block on top of the two.",
+            "Put the {a} cube onto the {b} cube, with the {c} cube on top of both of them.",
+            "Place the {a} cube on the {b} cube and the {c} cube on top of them both.",
+        ],
+    ),
+}
+"""name -> (selector, forms) of group Y."""
 
 
 TRANSFORMS: dict[str, tuple[str, Callable[[str, dict], str | Relabelled | None]]] = {
@@ -7531,6 +7811,7 @@ TRANSFORMS: dict[str, tuple[str, Callable[[str, dict], str | Relabelled | None]]
     "done_forget": ("V", done_forget),
     **{name: ("W", _w_transform(name)) for name in _W_ROWS},
     **{name: ("X", _w_transform(name)) for name in _X_ROWS},
+    **{name: ("Y", _w_transform(name)) for name in _Y_ROWS},
 }
 """name -> (group, transformation). Group B was written with A and committed before any
 planner change; nothing is tuned on it. Group C (the structures held-out 9 showed) was
@@ -7541,7 +7822,7 @@ group K (held-out 17's), group L (held-out 18's), group M (held-out 19's), group
 (held-out 20's), group O (held-out 21's), group P (held-out 22's), group Q (held-out 23's),
 group R (held-out 24's), group S (held-out 25's), group T (held-out 26's), group U
 (held-out 27's), group V (held-out 28's), group W (held-out 29's), group X (held-out
-30's)."""
+30's), group Y (held-out 31's)."""
 
 
 def transformed(items: list[dict], name: str, per: int) -> tuple[int, list[tuple[dict, dict]]]:

