@@ -15,6 +15,8 @@
 - a request called off but its first part: "V X ...; then V Y ... no wait, just do the
   first bit": "V X ..." (:func:`first_only`);
 - "the X and the Y: put the former / latter on Z": "put X / Y on Z" (:func:`former_latter`);
+- "the cube that sits / lying between the two others": "the cube between the other two" (read
+  in the scene; :func:`between_others`);
 - thanks and praise alone ("that'll do for now, thanks a lot", "nice work earlier"): "nothing
   for now" (:func:`thanked`);
 - "complete / finish the stack: X goes (up) on top": "put X on top of the stack"
@@ -166,6 +168,19 @@ def former_latter(text: str) -> str:
     )
 
 
+_BETWEEN = re.compile(
+    rf"\bthe\s+(?P<n>{_CUBE_NOUN})\s+(?:(?:that(?:'s|\s+is|\s+sits|\s+lies)|which\s+(?:is|sits)|"
+    r"lying|sitting)\s+)(?:in\s+)?between\s+the\s+(?:other\s+two|two\s+others|others)\b",
+    re.I,
+)
+
+
+def between_others(text: str) -> str:
+    """ "the cube that sits between the two others": "the cube between the other two" (read
+    in the scene by :mod:`~miles_ros.agent.reference_picks`), not a place "between"."""
+    return _BETWEEN.sub(lambda m: f"the {m['n']} between the other two", text)
+
+
 _THANKS = re.compile(
     r"(?:that'?ll\s+do|that\s+will\s+do|that'?s\s+(?:enough|all|it|great|fine)|"
     r"(?:nice|good|great|lovely|fine|excellent)\s+(?:work|job)|well\s+done|"
@@ -222,4 +237,4 @@ def reviewed(text: str) -> str:
     text = wanted_instead(which_goes(text))
     text = place_redone(carried_there(text))
     text = former_latter(first_only(left_and_moved(text)))
-    return at_once(up_top(thanked(text)))
+    return at_once(up_top(thanked(between_others(text))))
