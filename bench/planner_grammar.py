@@ -7002,7 +7002,7 @@ def _w_transform(name: str) -> Callable[[str, dict], str | Relabelled | None]:
     """Group W's transformation ``name`` (:data:`_W_ROWS`): its selector's fields said by one
     of its forms picked by name and goal; a relabelled plan only where the cards pass it in
     the goal's (or the moved) scene."""
-    select, forms = {**_W_ROWS, **_X_ROWS, **_Y_ROWS}[name]
+    select, forms = {**_W_ROWS, **_X_ROWS, **_Y_ROWS, **_Z_ROWS}[name]
 
     def transform(goal: str, item: dict) -> str | Relabelled | None:
         found = select(goal, item)
@@ -7533,6 +7533,184 @@ _Y_ROWS: dict[str, tuple[Callable[[str, dict], Said | None], list[str]]] = {
 """name -> (selector, forms) of group Y."""
 
 
+# -- group Z (held-out 32's structures) ---------------------------------------------------
+# Written for the structures held-out 32 showed, in other wordings, before the round that
+# reads them; never tuned on. Table-driven as group W (:data:`_Z_ROWS`, made transformations
+# by :func:`_w_transform`).
+def _z_other_pad(goal: str, item: dict) -> Said | None:
+    """One placing of a cube by colour ({a}) onto a pad ({p}), {q} the other pad; the label
+    kept (the placing on {p})."""
+    found = _x_no_push(goal, item)
+    return found and ({**found[0], "q": _y_other_pad(found[0]["p"])}, {})
+
+
+def _z_on_cube(goal: str, item: dict) -> Said | None:
+    """One placing of a cube by colour ({a}) onto a cube by colour ({b}); the label kept."""
+    pair = _placed_on_cube(goal, item)
+    return pair and ({"a": pair[0], "b": pair[1]}, {})
+
+
+def _z_refused(goal: str, item: dict) -> Said | None:
+    """One placing of a cube by colour ({a}) onto a place ({t}): refused (the cube both left
+    alone and moved)."""
+    found = _y_now_it(goal, item)
+    return found and (found[0], {"expect": "refuse", "plan": []})
+
+
+def _z_at_once(goal: str, item: dict) -> Said | None:
+    """One placing of a cube onto a pad ({p}) in a scene of three: all three at the same time,
+    refused (the arm carries one cube at a time)."""
+    found = _x_no_push(goal, item)
+    if not found or len(_scene_cubes(item)) != 3:
+        return None
+    return {"p": found[0]["p"]}, {"expect": "refuse", "plan": []}
+
+
+def _z_first_only(goal: str, item: dict) -> Said | None:
+    """:func:`_w_pad_two`'s two placings said, then all but the first called off: the first
+    placing only."""
+    found = _w_pad_two(goal, item)
+    return found and (found[0], {"expect": "plan", "plan": found[1]["plan"][:1]})
+
+
+def _z_former(goal: str, item: dict) -> Said | None:
+    """One placing of a cube by colour onto a cube by colour among three ({a} onto {b}, {c}
+    the third), {a} said as "the former" or "the latter" of a pair with {c}; the label kept."""
+    return _w_third(goal, item)
+
+
+def _z_tied(goal: str, item: dict, axis: int) -> Said | None:
+    """One placing of a cube onto a pad ({p}) in a flat scene of three spread 3 cm apart or
+    more along ``axis`` (1: left to right, the middle one; 0: front to back, the front one):
+    the scene moved so that cube stands level with its neighbour along ``axis`` (0.5 cm
+    apart, 8 cm or more apart across), asked which."""
+    found = _x_no_push(goal, item)
+    cubes = _scene_cubes(item)
+    if not found or len(cubes) != 3 or not _flat_scene(item):
+        return None
+    by = sorted(cubes, key=lambda n: cubes[n][axis])
+    if any(cubes[n][axis] - cubes[m][axis] < 0.03 for m, n in zip(by, by[1:], strict=False)):
+        return None
+    first, second = (by[1], by[2]) if axis == 1 else (by[0], by[1])
+    if abs(cubes[first][1 - axis] - cubes[second][1 - axis]) < 0.08:
+        return None
+    moved = list(cubes[second])
+    moved[axis] = cubes[first][axis] + 0.005
+    objects = {**cubes, second: tuple(moved)}
+    return {"p": found[0]["p"]}, {"expect": "clarify", "plan": [], "objects": objects}
+
+
+def _z_between_tied(goal: str, item: dict) -> Said | None:
+    """:func:`_z_tied` left to right: the cube between the other two, asked which."""
+    return _z_tied(goal, item, 1)
+
+
+def _z_front_tied(goal: str, item: dict) -> Said | None:
+    """:func:`_z_tied` front to back: the cube at the front, asked which."""
+    return _z_tied(goal, item, 0)
+
+
+_Z_ROWS: dict[str, tuple[Callable[[str, dict], Said | None], list[str]]] = {
+    "all_else_which_goes": (
+        _x_no_push,
+        [
+            "Nothing moves but the {a} block, which goes onto {p}.",
+            "All the cubes stay put except the {a} cube, which should end up on {p}.",
+            "Every block stays where it is apart from the {a} one, which moves to {p}.",
+        ],
+    ),
+    "not_there_want": (
+        _z_other_pad,
+        [
+            "I don't want the {a} block on {q}; I'd like it on {p}.",
+            "I don't want the {a} cube going to {q} - I want it going to {p}.",
+            "I do not want the {a} cube on {q}, I want it on {p}.",
+        ],
+    ),
+    "carry_release": (
+        _x_no_push,
+        [
+            "Pick up the {a} block, bring it over to {p} and release it there.",
+            "Raise the {a} cube, move it across to {p} and drop it there.",
+            "Lift up the {a} cube, take it to {p}, then let it go there.",
+        ],
+    ),
+    "beside_no_on": (
+        _z_on_cube,
+        [
+            "Put the {a} block next to the {b} block... no, on top of it.",
+            "Set the {a} cube by the {b} cube - sorry, on top of it.",
+            "Place the {a} cube alongside the {b} cube... no, onto it.",
+        ],
+    ),
+    "leave_and_move": (
+        _z_refused,
+        [
+            "Leave the {a} block alone and put the {a} block on {t}.",
+            "Let the {a} cube be, then move the {a} cube onto {t}.",
+            "Leave the {a} cube as it is, and place the {a} cube on {t}.",
+        ],
+    ),
+    "all_at_once": (
+        _z_at_once,
+        [
+            "Move all three blocks onto {p} at once.",
+            "Put every cube on {p} simultaneously.",
+            "Set the three cubes on {p}, all at the same time.",
+        ],
+    ),
+    "first_bit_only": (
+        _z_first_only,
+        [
+            "Put the {a} block on {p}, then the {b} block on it... no, only do the first part.",
+            "Set the {a} cube on {p}; then stack the {b} cube... actually, just the first step.",
+            "Move the {a} cube onto {p}, then put the {b} cube on it - wait, only the first bit.",
+        ],
+    ),
+    "former_latter": (
+        _z_former,
+        [
+            "The {a} block and the {c} block: set the former on the {b} block.",
+            "The {c} cube and the {a} cube - put the latter onto the {b} cube.",
+            "Of the {a} cube and the {c} cube, stack the former on the {b} cube.",
+        ],
+    ),
+    "between_tied": (
+        _z_between_tied,
+        [
+            "Put the block in between the other two on {p}.",
+            "Move the cube lying between the others onto {p}.",
+            "Set the cube that sits between the two others on {p}.",
+        ],
+    ),
+    "front_tied": (
+        _z_front_tied,
+        [
+            "Set the front block on {p}.",
+            "Move the cube in front over to {p}.",
+            "Put the cube at the very front on {p}.",
+        ],
+    ),
+    "thanks_nothing": (
+        _x_empty,
+        [
+            "That's enough for now, many thanks.",
+            "Good job just now.",
+            "Lovely work before, thank you.",
+        ],
+    ),
+    "goes_up_top": (
+        _y_finish,
+        [
+            "Finish the tower: the {a} block goes on the top.",
+            "Complete the pile - the {a} cube goes up on top.",
+            "Finish off the stack: the {a} cube sits up top.",
+        ],
+    ),
+}
+"""name -> (selector, forms) of group Z."""
+
+
 TRANSFORMS: dict[str, tuple[str, Callable[[str, dict], str | Relabelled | None]]] = {
     "topic": ("A", topic_first),
     "fragment": ("A", fragment),
@@ -7812,6 +7990,7 @@ TRANSFORMS: dict[str, tuple[str, Callable[[str, dict], str | Relabelled | None]]
     **{name: ("W", _w_transform(name)) for name in _W_ROWS},
     **{name: ("X", _w_transform(name)) for name in _X_ROWS},
     **{name: ("Y", _w_transform(name)) for name in _Y_ROWS},
+    **{name: ("Z", _w_transform(name)) for name in _Z_ROWS},
 }
 """name -> (group, transformation). Group B was written with A and committed before any
 planner change; nothing is tuned on it. Group C (the structures held-out 9 showed) was
@@ -7822,7 +8001,7 @@ group K (held-out 17's), group L (held-out 18's), group M (held-out 19's), group
 (held-out 20's), group O (held-out 21's), group P (held-out 22's), group Q (held-out 23's),
 group R (held-out 24's), group S (held-out 25's), group T (held-out 26's), group U
 (held-out 27's), group V (held-out 28's), group W (held-out 29's), group X (held-out
-30's), group Y (held-out 31's)."""
+30's), group Y (held-out 31's), group Z (held-out 32's)."""
 
 
 def transformed(items: list[dict], name: str, per: int) -> tuple[int, list[tuple[dict, dict]]]:

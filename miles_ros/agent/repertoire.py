@@ -24,6 +24,7 @@ import re
 
 from miles_ros.agent.phrases import CUBE_NOUNS, skill_verbs
 from miles_ros.agent.registry import Skill, SkillRegistry
+from miles_ros.agent.reviewed import TOGETHER
 from miles_ros.agent.vocabulary import DISTANCE
 from miles_ros.agent.wording import one_slip
 
@@ -134,6 +135,10 @@ _ON_EDGE = re.compile(
 )
 """A cube stood on an edge or a corner, or upright ("balance it on one of its corners",
 "stand the red cube up"): every skill leaves a cube lying on a face."""
+_AT_ONCE = re.compile(rf"\b(?:all|both|every|the\s+(?:two|three))\b[^.;]*?\b{TOGETHER}\b")
+"""Cubes moved all at the same time ("move the cubes all at once", said so by
+:func:`~miles_ros.agent.reviewed.at_once`): the arm carries or pushes one cube at a time, so
+no plan does it."""
 
 
 def verb_refusal(clauses: list[str], registry: SkillRegistry) -> str | None:
@@ -149,6 +154,8 @@ def verb_refusal(clauses: list[str], registry: SkillRegistry) -> str | None:
             what, permission = f"no skill can {verb}", ACTIONS[verb]
         elif _ON_EDGE.search(text) and _CUBE.search(text):
             what, permission = "no skill stands a cube on an edge or a corner", "grasps"
+        elif _AT_ONCE.search(text):
+            what, permission = "no skill moves more than one cube at a time", "grasps"
         elif _TO_PERSON.search(text) and _CUBE.search(text):
             what, permission = "no skill hands a cube to a person", "grasps"
         elif unknown_verb(text, done):
