@@ -105,9 +105,10 @@ class DAggerRunner(OnPolicyRunner):
         self.rollout_labeller = (
             get_rollout_labeller(cfg.task, cfg.imitation.expert_settings)
             if cfg.imitation.expert_memory
-            else self.labeller
+            else None
         )
-        """The rollout's labeller: with the expert's memory under ``expert_memory``."""
+        """The rollout's labeller with the expert's memory under ``expert_memory``; None:
+        :attr:`labeller` as it is when the rollout runs."""
         self.augment_columns = augment_columns(cfg.task, cfg.imitation.augment_fields)
         """Observation columns scaled per state in the regression (``augment_fields``)."""
         super().__init__(cfg, run_dir, **kwargs)
