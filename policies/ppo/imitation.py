@@ -48,6 +48,10 @@ resumed stage refills it from its own rollouts). At the end of a run a random su
 the buffer is saved (:data:`BUFFER_FILE`); a later stage with ``imitation.carry_states``
 starts from that many of those states, so the last stage still regresses onto what the
 earlier stages' backends taught (DAgger's aggregate across stages).
+
+It stays one module at about 500 lines: one runner whose rollout, regression and the
+expert's labelling (views, memory, anchors, guards) share its buffer and configuration;
+the settings live in ``imitation_config.py`` and the loss in ``imitation_loss.py``.
 """
 
 from __future__ import annotations
