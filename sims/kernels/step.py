@@ -9,7 +9,7 @@ kernels run the step over chunks of envs (``parallel=True``, ``cache=True``: a c
 cache entry is keyed by the functions it holds and by
 :func:`~sims.kernels.cache_keys.task_stamp`, so each task has its own, and an edit of a
 task's module recompiles it); the CUDA kernels of :mod:`sims.backends.numba_cuda_kernels`
-run the same per-env step once per thread. The
+run the same chunk step (``step_envs``) over one env per thread. The
 action becomes joint targets through :func:`sims.control.arm_targets_row` (the mapping of
 every backend); the arm covers ``tracking_gain`` of the way to them, or, with the
 command-path model on (``ip[I_ACT_SUBSTEPS] > 0``), follows them through
@@ -267,11 +267,14 @@ def _build(task_kernel) -> SimpleNamespace:
             st[k, S_QD + i] = (st[k, S_Q + i] - scratch[ROW_Q_OLD, i]) * inv_dt
         finish_env(k, fp, ip, seed, st, cnt, abuf, obs, fin_obs, res, flags, scratch)
 
+    @inlined
+    @named
     def step_envs(
         lo, hi, cartesian, fp, ip, seed, actions, st, cnt, abuf, obs, fin_obs, res, flags, w
     ):
-        """One control step of envs ``lo..hi-1`` (scratch ``w``); the source the generated
-        steps are pasted from, ``cartesian`` bound (:func:`generated`)."""
+        """One control step of envs ``lo..hi-1`` (scratch ``w``): the source the generated
+        CPU steps are pasted from, ``cartesian`` bound (:func:`generated`), and a CUDA
+        thread's step (of its one env)."""
         inv_dt = 1.0 / fp[P_DT]
         for k in range(lo, hi):
             step_env(
@@ -403,6 +406,7 @@ def _build(task_kernel) -> SimpleNamespace:
         observe_env=observe_env,
         reset_env=reset_env,
         step_env=step_env,
+        step_envs=step_envs,
         step_kernel=step_kernel,
         reset_kernel=reset_kernel,
         refresh_kernel=refresh_kernel,
