@@ -238,18 +238,7 @@ def supervise_step(
         _record(res, 1.0, c, p, d, lc, ld, lk[5], lk[6])
     else:
         code = cartesian_filter(
-            js,
-            h,
-            out,
-            scratch,
-            p_prev,
-            speed_cap,
-            ws,
-            boxes,
-            spheres,
-            pad,
-            res,
-            lk,
+            js, h, out, scratch, p_prev, speed_cap, ws, boxes, spheres, pad, res, lk
         )
     still = 1.0
     env = np.empty(2)

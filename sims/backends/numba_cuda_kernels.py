@@ -17,7 +17,7 @@ from numba import config as numba_config
 from numba import cuda, float64, types
 from numba.core.extending import overload
 
-from sims.kernels.layout import C_EPISODE, C_STEPS, I_CARTESIAN, P_DT, SCRATCH_SHAPE
+from sims.kernels.layout import C_EPISODE, C_STEPS, I_CARTESIAN, SCRATCH_SHAPE
 from sims.kernels.step import task_kernels
 
 THREADS_PER_BLOCK = 128
@@ -90,35 +90,21 @@ def task_cuda_kernels(task_kernel) -> SimpleNamespace:
     return _BUILT[task_kernel]
 
 
-def _step_kernel(step_env, joint):
-    """The CUDA step kernel around the per-env ``step_env``: one step of env
-    ``cuda.grid(1)``, arguments as the CPU ``step_kernel`` (without ``n_chunks``).
-    ``joint`` compiles joint mode as a constant (as the CPU kernel's fast path: no IK),
-    else the mode is read from ``ip``."""
+def _step_kernel(step_envs, joint):
+    """The CUDA step kernel around the CPU chunk step ``step_envs``: one step of env
+    ``cuda.grid(1)`` (a chunk of one env), arguments as the CPU ``step_kernel`` (without
+    ``n_chunks``). ``joint`` compiles joint mode as a constant (as the CPU kernel's fast
+    path: no IK), else the mode is read from ``ip``."""
 
     @cuda.jit
     def step_cuda(fp, ip, seed, actions, st, cnt, abuf, obs, fin_obs, res, flags):
         k = cuda.grid(1)
         if k >= st.shape[0]:
             return
-        scratch = cuda.local.array(SCRATCH_SHAPE, float64)
+        w = cuda.local.array(SCRATCH_SHAPE, float64)
         cartesian = False if joint else ip[I_CARTESIAN] != 0
-        step_env(
-            k,
-            cartesian,
-            1.0 / fp[P_DT],
-            fp,
-            ip,
-            seed,
-            actions,
-            st,
-            cnt,
-            abuf,
-            obs,
-            fin_obs,
-            res,
-            flags,
-            scratch,
+        step_envs(
+            k, k + 1, cartesian, fp, ip, seed, actions, st, cnt, abuf, obs, fin_obs, res, flags, w
         )
 
     return step_cuda
@@ -146,8 +132,8 @@ def _build(task_kernel) -> SimpleNamespace:
 
     joint_fast_path = task_kernel.joint_fast_path
     return SimpleNamespace(
-        step_cuda=_step_kernel(cpu.step_env, joint=False),
-        step_cuda_joint=_step_kernel(cpu.step_env, joint=True) if joint_fast_path else None,
+        step_cuda=_step_kernel(cpu.step_envs, joint=False),
+        step_cuda_joint=_step_kernel(cpu.step_envs, joint=True) if joint_fast_path else None,
         reset_cuda=reset_cuda,
     )
 

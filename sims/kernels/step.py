@@ -9,7 +9,7 @@ kernels run the step over chunks of envs (``parallel=True``, ``cache=True``: a c
 cache entry is keyed by the functions it holds and by
 :func:`~sims.kernels.cache_keys.task_stamp`, so each task has its own, and an edit of a
 task's module recompiles it); the CUDA kernels of :mod:`sims.backends.numba_cuda_kernels`
-run the same per-env step once per thread. The
+run the same chunk step (``step_envs``) over one env per thread. The
 action becomes joint targets through :func:`sims.control.arm_targets_row` (the mapping of
 every backend); the arm covers ``tracking_gain`` of the way to them, or, with the
 command-path model on (``ip[I_ACT_SUBSTEPS] > 0``), follows them through
@@ -21,7 +21,7 @@ Autoresets (SAME_STEP) happen inside. The whole-batch reset kernel (``reset(seed
 is serial: a few ms for 4096 envs, and it compiles faster.
 
 Speed: the CPU step is generated source (:mod:`sims.kernels.inline_source`): the chunk loop
-with the per-env step (``step_env``, ``finish_env``, ``observe_env``), the task's
+(``step_envs``) with the per-env ``finish_env`` and ``observe_env``, the task's
 ``observe``, ``evaluate`` and ``physics`` and the kernel helpers marked ``pasted`` (the
 contact model's ``object_step``) pasted in, one function that numba types once
 (``task_kernels(...).step_chunk_source`` is its text), the action mode read from ``ip``.
@@ -123,7 +123,8 @@ def _has_cube(observe) -> bool:
 
 
 def task_kernels(task_kernel) -> SimpleNamespace:
-    """The per-env functions (``reset_env``, ``step_env``, ``observe_env``) and the CPU
+    """The per-env functions (``reset_env``, ``observe_env``), the chunk step ``step_envs``
+    (the CPU step's source, a CUDA thread's step) and the CPU
     kernels (``step_kernel``, ``reset_kernel``, ``refresh_kernel``,
     ``true_pose_observe_kernel``) of a task, from its
     ``KERNEL`` (:class:`sims.tasks.registry.TaskKernel`), and ``step_chunk_source``, the
@@ -209,88 +210,53 @@ def _build(task_kernel) -> SimpleNamespace:
 
     @inlined
     @named
-    def step_env(
-        k,
-        cartesian,
-        inv_dt,
-        fp,
-        ip,
-        seed,
-        actions,
-        st,
-        cnt,
-        abuf,
-        obs,
-        fin_obs,
-        res,
-        flags,
-        scratch,
-    ):
-        """One control step of env ``k`` (``cartesian``: ``ip[I_CARTESIAN] != 0``, passed so
-        that a caller can make it a constant; ``inv_dt``: ``1.0 / fp[P_DT]``, computed once
-        by the caller: a division per env costs ~4 ns of a reach step's ~115)."""
-        dt = fp[P_DT]
-        gain = fp[P_GAIN]
-        # action ring buffer: store this step's action, apply the one from d steps ago
-        slot, aslot = action_slots(cnt[k, C_STEPS], st[k, S_DELAY], abuf.shape[1])
-        for j in range(actions.shape[1]):
-            abuf[k, slot, j] = clip(actions[k, j], -1.0, 1.0)
-        a = abuf[k, aslot]
-        prev_x = st[k, S_TCP]
-        prev_y = st[k, S_TCP + 1]
-        prev_z = st[k, S_TCP + 2]
-        prev_width = st[k, S_WIDTH]
-        arm_targets_row(
-            st,
-            k,
-            a,
-            cartesian,
-            fp[P_JOINT_SCALE] * dt,
-            fp[P_CART_STEP],
-            fp[P_IK_DAMPING],
-            fp[P_Z_MIN],
-            fp[P_TILT_GAIN],
-            fp[P_TILT_SIN_ALLOW],
-            scratch,
-        )
-        substeps = ip[I_ACT_SUBSTEPS]
-        if substeps > 0 and st[k, S_PLAIN] == 0.0:  # the command path (sims.robots.actuator)
-            command_path_period(k, fp, ip, st, scratch, substeps)
-        else:
-            for i in range(7):
-                old = st[k, S_Q + i]
-                scratch[ROW_Q_OLD, i] = old
-                st[k, S_Q + i] = old + gain * (scratch[ROW_TARGET, i] - old)
-        # the world after the arm has moved (a call: compiled once, not inlined twice)
-        physics(k, fp, ip, st, scratch, a, cartesian, prev_x, prev_y, prev_z, prev_width)
-        for i in range(7):
-            st[k, S_QD + i] = (st[k, S_Q + i] - scratch[ROW_Q_OLD, i]) * inv_dt
-        finish_env(k, fp, ip, seed, st, cnt, abuf, obs, fin_obs, res, flags, scratch)
-
     def step_envs(
-        lo, hi, cartesian, fp, ip, seed, actions, st, cnt, abuf, obs, fin_obs, res, flags, w
+        lo, hi, cartesian, fp, ip, seed, actions, st, cnt, abuf, obs, fin_obs, res, flags, scratch
     ):
-        """One control step of envs ``lo..hi-1`` (scratch ``w``); the source the generated
-        steps are pasted from, ``cartesian`` bound (:func:`generated`)."""
+        """One control step of envs ``lo..hi-1``: the source the generated CPU steps are
+        pasted from, ``cartesian`` bound (:func:`generated`), and a CUDA thread's step (of
+        its one env). ``cartesian``: ``ip[I_CARTESIAN] != 0``, passed so that a caller can
+        make it a constant; ``1 / dt`` is computed once (a division per env costs ~4 ns of
+        a reach step's ~115)."""
         inv_dt = 1.0 / fp[P_DT]
         for k in range(lo, hi):
-            step_env(
-                k,
-                cartesian,
-                inv_dt,
-                fp,
-                ip,
-                seed,
-                actions,
+            dt = fp[P_DT]
+            gain = fp[P_GAIN]
+            # action ring buffer: store this step's action, apply the one from d steps ago
+            slot, aslot = action_slots(cnt[k, C_STEPS], st[k, S_DELAY], abuf.shape[1])
+            for j in range(actions.shape[1]):
+                abuf[k, slot, j] = clip(actions[k, j], -1.0, 1.0)
+            a = abuf[k, aslot]
+            prev_x = st[k, S_TCP]
+            prev_y = st[k, S_TCP + 1]
+            prev_z = st[k, S_TCP + 2]
+            prev_width = st[k, S_WIDTH]
+            arm_targets_row(
                 st,
-                cnt,
-                abuf,
-                obs,
-                fin_obs,
-                res,
-                flags,
-                w,
+                k,
+                a,
+                cartesian,
+                fp[P_JOINT_SCALE] * dt,
+                fp[P_CART_STEP],
+                fp[P_IK_DAMPING],
+                fp[P_Z_MIN],
+                fp[P_TILT_GAIN],
+                fp[P_TILT_SIN_ALLOW],
+                scratch,
             )
+            substeps = ip[I_ACT_SUBSTEPS]
+            if substeps > 0 and st[k, S_PLAIN] == 0.0:  # the command path (sims.robots.actuator)
+                command_path_period(k, fp, ip, st, scratch, substeps)
+            else:
+                for i in range(7):
+                    old = st[k, S_Q + i]
+                    scratch[ROW_Q_OLD, i] = old
+                    st[k, S_Q + i] = old + gain * (scratch[ROW_TARGET, i] - old)
+            # the world after the arm has moved (a call: compiled once, not inlined twice)
+            physics(k, fp, ip, st, scratch, a, cartesian, prev_x, prev_y, prev_z, prev_width)
+            for i in range(7):
+                st[k, S_QD + i] = (st[k, S_Q + i] - scratch[ROW_Q_OLD, i]) * inv_dt
+            finish_env(k, fp, ip, seed, st, cnt, abuf, obs, fin_obs, res, flags, scratch)
 
     def generated(name, cartesian):
         """(``name``, its source): :func:`step_envs` with ``cartesian`` bound to the source
@@ -299,7 +265,7 @@ def _build(task_kernel) -> SimpleNamespace:
         namespace: dict = {}
         source = inline_source(
             step_envs,
-            (step_env, finish_env, observe_env, observe, evaluate, physics),
+            (finish_env, observe_env, observe, evaluate, physics),
             namespace,
             name=name,
             bound={"cartesian": cartesian},
@@ -402,7 +368,7 @@ def _build(task_kernel) -> SimpleNamespace:
     return SimpleNamespace(
         observe_env=observe_env,
         reset_env=reset_env,
-        step_env=step_env,
+        step_envs=step_envs,
         step_kernel=step_kernel,
         reset_kernel=reset_kernel,
         refresh_kernel=refresh_kernel,
