@@ -236,9 +236,8 @@ def _beyond(
 ) -> list[tuple[float, str]]:
     """The other cubes beyond cube ``ref`` along ``axis`` (0: x, 1: y of the base frame)
     in the direction of ``sign``, by more than :data:`TIE_M` (:func:`beyond_level`), each
-    with that distance. With
-    ``cone``: only those in line with it (off the axis by less than ``cone`` times that
-    distance: 1.0 is 45 degrees), where any is."""
+    with that distance. With ``cone``: only those in line with it (off the axis by less
+    than ``cone`` times that distance: 1.0 is 45 degrees), where any is."""
     start = world.objects[ref][axis]
     ranked = [(sign * (p[axis] - start), n) for n, p in world.objects.items() if n != ref]
     ranked = [(d, n) for d, n in ranked if beyond_level(d)]

@@ -22,8 +22,8 @@ ONE_CM_PAIRS = {
     "near to far": [(0.35, 0.36), (0.40, 0.41), (0.30, 0.31)],
 }
 """Per order, two values 1 cm apart in decimal, whose double difference reads exactly 0.01
-(0.0 / 0.01), just over it (0.12 / 0.13, 0.35 / 0.36: 0.010000000000000009) or just under it
-(0.20 / 0.21, 0.40 / 0.41: 0.009999999999999953)."""
+(0.0 / 0.01), just over it (0.12 / 0.13, 0.30 / 0.31, 0.35 / 0.36: 0.010000000000000009) or
+just under it (0.20 / 0.21: 0.009999999999999981; 0.40 / 0.41: 0.009999999999999953)."""
 
 ORDERS = {
     "left to right": (
