@@ -3,9 +3,9 @@
 "If the green cube is farther from you than the red one, put it on the right pad;
 otherwise just go home" is one goal with two branches, and one of them is meant: the
 reading's rules, given both, plan both as a list. :func:`branch_taken` decides the
-condition against the cubes' positions (:func:`miles_ros.agent.reference_scene.holds`: a tie
-within :data:`~miles_ros.agent.reference_scene.TIE_M` decides nothing) and says the branch
-taken, "it" in it the condition's cube:
+condition against the cubes' positions (:func:`miles_ros.agent.reference_scene.holds`: two
+cubes :func:`~miles_ros.agent.reference_scene.level` on it, 1 cm or less apart, decide
+nothing) and says the branch taken, "it" in it the condition's cube:
 
 ==============================================================  ==========================
 the goal says                                                   said as
@@ -29,7 +29,7 @@ import math
 import re
 
 from miles_ros.agent.phrases import CUBE_NOUNS
-from miles_ros.agent.reference_scene import TIE_M, holds
+from miles_ros.agent.reference_scene import holds, level
 from miles_ros.agent.world import World
 
 _CUBE = rf"(?:{'|'.join(CUBE_NOUNS)}|one)"
@@ -183,10 +183,11 @@ _OPPOSITE = {"nearest": "far", "closest": "far", "farthest": "near", "furthest":
 
 def _ranked(world: World, key) -> list[str] | None:
     """The scene's cubes in the order ``key`` of their positions gives, None when two are
-    within :data:`TIE_M` of each other on it (the order is no fact of the scene)."""
+    :func:`~miles_ros.agent.reference_scene.level` on it (the order is no fact of the
+    scene)."""
     ranked = sorted(world.objects, key=lambda n: key(world.objects[n]))
     values = [key(world.objects[n]) for n in ranked]
-    if any(v - u <= TIE_M for u, v in zip(values, values[1:], strict=False)):
+    if any(level(u, v) for u, v in zip(values, values[1:], strict=False)):
         return None
     return ranked
 

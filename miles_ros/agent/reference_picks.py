@@ -37,6 +37,8 @@ from miles_ros.agent.reference_scene import (
     _nth,
     _unique,
     _which,
+    beyond_level,
+    level,
     place_colours,
     place_named,
     spoken,
@@ -172,8 +174,7 @@ def _middle(match, world):
     k = len(cubes) // 2
     if len(cubes) % 2 == 0:
         raise _which(f"cube (of {len(cubes)}, none is in the middle)", [n for _, n in cubes])
-    gaps = [cubes[k][0] - cubes[k - 1][0], cubes[k + 1][0] - cubes[k][0]] if k else []
-    if gaps and min(gaps) < TIE_M:
+    if k and (level(cubes[k - 1][0], cubes[k][0]) or level(cubes[k][0], cubes[k + 1][0])):
         raise _which("cube (two are level in the middle)", [n for _, n in cubes])
     return cubes[k][1], None
 
@@ -187,22 +188,29 @@ def _height(match, world):
 
 
 def _ordinal(match, world):
+    """ "the second cube (from the left / right)": the k-th in y from that side, asked when
+    any two cubes are :func:`level` in y; with no side, the k-th from the left, from the
+    right and from the robot, each with the cubes level with it on its order, asked where
+    that is more than one cube."""
     nth = match.group("nth").lower()
     k, cubes = ORDINALS[nth], world.objects
     if k > len(cubes):
         return None, f"the scene has {len(cubes)} cubes: there is no {nth} cube"
     side = (match.group("side") or "").lower()
     if not side:  # from the left, from the right or from the robot: asked where they differ
-        by_y = [n for _, n in sorted((-p[1], n) for n, p in cubes.items())]
-        by_reach = [n for _, n in sorted((math.hypot(p[0], p[1]), n) for n, p in cubes.items())]
-        options = sorted({by_y[k - 1], by_y[-k], by_reach[k - 1]})
+        orders = [
+            sorted((-p[1], n) for n, p in cubes.items()),
+            sorted((p[1], n) for n, p in cubes.items()),
+            sorted((math.hypot(p[0], p[1]), n) for n, p in cubes.items()),
+        ]
+        options = sorted({n for o in orders for v, n in o if level(v, o[k - 1][0])})
         if len(options) == 1:
             return options[0], None
         raise _which(f"cube (the {nth} from the left, from the right or from the robot?)", options)
     sign = 1.0 if side == "left" else -1.0
     ranked = sorted((-sign * p[1], n) for n, p in cubes.items())
     keys = [key for key, _ in ranked]
-    if any(b - a < TIE_M for a, b in zip(keys, keys[1:], strict=False)):
+    if any(level(a, b) for a, b in zip(keys, keys[1:], strict=False)):
         raise _which(f"cube (the {nth} from the {side}: some are level)", sorted(cubes))
     return ranked[k - 1][1], None
 
@@ -328,7 +336,7 @@ def _than_cube(match, world):
     sign = -1.0 if match.group("near") else 1.0
     start = _from_base(world.objects[ref])
     ranked = [(sign * (_from_base(p) - start), n) for n, p in world.objects.items() if n != ref]
-    ranked = [(d, n) for d, n in ranked if d > TIE_M]
+    ranked = [(d, n) for d, n in ranked if beyond_level(d)]
     said = "closer to the robot" if sign < 0 else "farther from the robot"
     if not ranked:
         return None, f"no cube is {said} than the {spoken(ref)}"

@@ -1,7 +1,9 @@
 """What the reference phrases of :mod:`~miles_ros.agent.references` are resolved over: the
-result types (:class:`Resolution`, :class:`Clarification`), the tie distance :data:`TIE_M`,
-colour names of places, the regex fragments the rules are written with, and the ranking
-helpers every resolver uses (:func:`_unique`, :func:`_nth`, :func:`_beyond`, :func:`holds`).
+result types (:class:`Resolution`, :class:`Clarification`), the tie distance :data:`TIE_M`
+and the one rule that says two cubes are level on an order (:func:`level`,
+:func:`beyond_level`), colour names of places, the regex fragments the rules are written
+with, and the ranking helpers every resolver uses (:func:`_unique`, :func:`_nth`,
+:func:`_beyond`, :func:`holds`).
 
 Frame: the robot's base frame (x forward, y to the robot's left, m).
 """
@@ -16,8 +18,26 @@ from miles_ros.agent.phrases import CUBE_NOUNS, PAD_NOUNS, SKILL_PHRASES
 from miles_ros.agent.world import World
 
 TIE_M = 0.01
-"""Two candidates closer than this (m) in the ordering quantity are a tie: the planner
-asks which one is meant."""
+"""Two candidates this far apart (m) or less in the ordering quantity are level (a tie):
+a reference that would have to choose between them is asked back (docs/interfaces.md,
+"Default scene"). Compared through :func:`level` only."""
+
+ROUNDING_M = 1e-9
+"""What a distance may read over :data:`TIE_M` from floating point alone (0.36 - 0.35 is
+0.010000000000000009 m): still level."""
+
+
+def level(a: float, b: float) -> bool:
+    """Whether two values of an ordering quantity (m: y left to right, x front to back, the
+    distance from the base, from a place or from a cube) are level: 1 cm or less apart,
+    1 cm itself included (within :data:`ROUNDING_M`)."""
+    return abs(a - b) <= TIE_M + ROUNDING_M
+
+
+def beyond_level(gap: float) -> bool:
+    """Whether ``gap`` (m, positive in an order's direction) puts one thing beyond another
+    on that order: more than :data:`TIE_M`, not :func:`level`."""
+    return gap > 0.0 and not level(gap, 0.0)
 
 
 PALETTE = {
@@ -132,13 +152,13 @@ def _cube_words(world: World) -> set[str]:
 
 def _unique(ranked: list[tuple[float, str]], what: str) -> tuple[str | None, str | None]:
     """The first of ``ranked`` (ascending key, name); :class:`_Ambiguous` (the question)
-    when others tie with it."""
+    when others are :func:`level` with it."""
     if not ranked:
         return None, f"the scene has no {what}"
     ranked = sorted(ranked)
-    level = [n for key, n in ranked if key - ranked[0][0] < TIE_M]
-    if len(level) > 1:
-        raise _which(f"cube ({what} is not one: they are level)", level)
+    tied = [n for key, n in ranked if level(key, ranked[0][0])]
+    if len(tied) > 1:
+        raise _which(f"cube ({what} is not one: they are level)", tied)
     return ranked[0][1], None
 
 
@@ -161,8 +181,8 @@ def place_colours(world: World) -> dict[str, str]:
 
 def _nth(ranked: list[tuple[float, str]], nth: str | None, what: str):
     """The ``nth`` (an :data:`ORDINALS` word; None: the first) of ``ranked`` (ascending
-    key, name): refused when there are fewer, asked when a neighbour in the order ties
-    with it."""
+    key, name): refused when there are fewer, asked when a neighbour in the order is
+    :func:`level` with it."""
     if not nth:
         return _unique(ranked, "the " + what)
     k = ORDINALS[nth.lower()]
@@ -170,9 +190,9 @@ def _nth(ranked: list[tuple[float, str]], nth: str | None, what: str):
         return None, f"the scene has {len(ranked)} cubes to rank: there is no {nth} {what}"
     ranked = sorted(ranked)
     key = ranked[k - 1][0]
-    level = [n for value, n in ranked if abs(value - key) < TIE_M]
-    if len(level) > 1:
-        raise _which(f"cube (the {nth} {what} is not one: they are level)", level)
+    tied = [n for value, n in ranked if level(value, key)]
+    if len(tied) > 1:
+        raise _which(f"cube (the {nth} {what} is not one: they are level)", tied)
     return ranked[k - 1][1], None
 
 
@@ -215,12 +235,12 @@ def _beyond(
     world, ref: str, axis: int, sign: float, cone: float | None = None
 ) -> list[tuple[float, str]]:
     """The other cubes beyond cube ``ref`` along ``axis`` (0: x, 1: y of the base frame)
-    in the direction of ``sign``, by more than :data:`TIE_M`, each with that distance. With
-    ``cone``: only those in line with it (off the axis by less than ``cone`` times that
-    distance: 1.0 is 45 degrees), where any is."""
+    in the direction of ``sign``, by more than :data:`TIE_M` (:func:`beyond_level`), each
+    with that distance. With ``cone``: only those in line with it (off the axis by less
+    than ``cone`` times that distance: 1.0 is 45 degrees), where any is."""
     start = world.objects[ref][axis]
     ranked = [(sign * (p[axis] - start), n) for n, p in world.objects.items() if n != ref]
-    ranked = [(d, n) for d, n in ranked if d > TIE_M]
+    ranked = [(d, n) for d, n in ranked if beyond_level(d)]
     if cone is None:
         return ranked
     off = world.objects[ref][1 - axis]
@@ -247,9 +267,9 @@ def _from_base(p) -> float:
 def holds(world: World, cube: str, relation: str, ref: str) -> bool | None:
     """Whether cube ``cube`` is beyond cube ``ref`` on ``relation`` (``left``, ``right``,
     ``back``, ``front``, ``near``: closer to the robot, ``far``): True beyond it by more
-    than :data:`TIE_M`, False short of it by more than that, None when the two tie or a
-    cube is not in the scene (the relations :func:`_beside`, :func:`_before_or_behind` and
-    :func:`_than_cube` rank by)."""
+    than :data:`TIE_M`, False short of it by more than that, None when the two are
+    :func:`level` or a cube is not in the scene (the relations :func:`_beside`,
+    :func:`_before_or_behind` and :func:`_than_cube` rank by)."""
     if cube not in world.objects or ref not in world.objects or cube == ref:
         return None
     if relation in _SIDES:
@@ -259,7 +279,7 @@ def holds(world: World, cube: str, relation: str, ref: str) -> bool | None:
         return False if cube in {n for _, n in _beyond(world, ref, axis, -sign)} else None
     p, q = world.objects[cube], world.objects[ref]
     gap = (_from_base(q) - _from_base(p)) * (1.0 if relation == "near" else -1.0)
-    return None if abs(gap) <= TIE_M else gap > 0
+    return None if level(gap, 0.0) else gap > 0
 
 
 def _named_cubes(text: str, world) -> set[str]:

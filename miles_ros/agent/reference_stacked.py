@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 
-from miles_ros.agent.reference_scene import TIE_M, _which, place_named, spoken
+from miles_ros.agent.reference_scene import TIE_M, _which, level, place_named, spoken
 
 
 def _level_with(world, name: str, dz_sign: float) -> bool:
@@ -84,16 +84,16 @@ def _on_place(match, world):
 def _side_of_two(match, world):
     """Of the two cubes at the back (largest x) or front (smallest x), the one on the side
     said; refused with fewer than three cubes, asked when the two are not apart from the rest
-    along x or level across (by :data:`TIE_M`)."""
+    along x or :func:`~miles_ros.agent.reference_scene.level` across."""
     cubes = world.objects
     if len(cubes) < 3:
         return None, f"the scene has {len(cubes)} cubes: no two of them stand apart"
     back = match.group("end").lower() in {"back", "rear"}
     ranked = sorted(cubes, key=lambda n: (-1.0 if back else 1.0) * cubes[n][0])
     two, rest = ranked[:2], ranked[2]
-    if abs(cubes[two[1]][0] - cubes[rest][0]) <= TIE_M:
+    if level(cubes[two[1]][0], cubes[rest][0]):
         raise _which(f"cube (no two stand at the {match.group('end').lower()})", sorted(cubes))
-    if abs(cubes[two[0]][1] - cubes[two[1]][1]) <= TIE_M:
+    if level(cubes[two[0]][1], cubes[two[1]][1]):
         raise _which("cube (the two are level across)", sorted(two))
     sign = 1.0 if match.group("side").lower() == "left" else -1.0
     return max(two, key=lambda n: sign * cubes[n][1]), None
