@@ -48,8 +48,10 @@ def grip_in_hand(
     the hand hid it said. Across the fingers and along the approach nothing
     centres it: the seen offset stands, bounded by what the fingers can hold: across,
     the pads' half width (:attr:`PerceptionConfig.finger_half_width_m`); along the
-    approach, no further out than the fingertips (a cube held below its centre tips
-    out) and no deeper than the fingers' length leaves room for its upper half. Kept in
+    approach, no further out than the fingertips (or, with
+    :attr:`PerceptionConfig.held_min_overlap_m` set, its top no less than that above
+    them: a cube grasped high hangs with its centre beyond them) and no deeper than the
+    fingers' length leaves room for its upper half. Kept in
     the hand's frame, the grip turns with the hand; its yaw too (modulo the cube's 90
     degree symmetry). ``across_weight``: the share of the seen offset across the fingers
     kept (1: all of it; :attr:`PerceptionConfig.held_hidden_across_weight` for a pose of a
@@ -57,11 +59,14 @@ def grip_in_hand(
     local = rotation.T @ (np.asarray(cube, dtype=np.float64) - fingers)
     across = config.finger_half_width_m
     deepest = config.fingertip_below_tcp_m - config.finger_length_m + cube_size / 2
+    farthest = config.fingertip_below_tcp_m
+    if config.held_min_overlap_m is not None:
+        farthest += cube_size / 2 - config.held_min_overlap_m
     offset = np.array(
         [
             across_weight * float(np.clip(local[0], -across, across)),
             0.0,
-            float(np.clip(local[2], deepest, config.fingertip_below_tcp_m)),
+            float(np.clip(local[2], deepest, farthest)),
         ]
     )
     return offset, float(wrap_quarter(cube_yaw - hand_yaw(rotation)))

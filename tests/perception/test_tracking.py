@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from miles_ros.perception import FrameRefused, Perception, PerceptionConfig, yaw_difference
 from miles_ros.perception.hand import grip_in_hand, hand_yaw, turn_in_grip
+from sims.kernels.contact import CONTACT_TOP_BAND
 from sims.kernels.kinematics import dls_ik_step
 from sims.robots import panda
 from sims.scene import load_scene
@@ -340,6 +341,40 @@ def test_a_grip_is_centred_between_the_fingers_and_bounded_by_them():
     assert offset == pytest.approx([0.0, 0.0, 0.01])
     offset, _ = grip_in_hand(tcp + (0.0, 0.0, 0.04), 0.0, tcp, DOWN_Y, cfg, size)
     assert offset == pytest.approx([0.0, 0.0, -0.02])
+    # with a least overlap set, a cube grasped high hangs with its centre beyond the
+    # fingertips, its top at least that (the grazing band, 6 mm) above them: at most
+    # 10 + 20 - 6 = 24 mm beyond the TCP
+    band = PerceptionConfig(held_min_overlap_m=CONTACT_TOP_BAND)
+    offset, _ = grip_in_hand(tcp + (0.0, 0.0, -0.017), 0.0, tcp, DOWN_Y, band, size)
+    assert offset == pytest.approx([0.0, 0.0, 0.017])
+    offset, _ = grip_in_hand(tcp + (0.0, 0.0, -0.035), 0.0, tcp, DOWN_Y, band, size)
+    assert offset == pytest.approx([0.0, 0.0, 0.024])
+    offset, _ = grip_in_hand(tcp + (0.0, 0.0, 0.04), 0.0, tcp, DOWN_Y, band, size)
+    assert offset == pytest.approx([0.0, 0.0, -0.02])
+
+
+@pytest.mark.parametrize("overlap", [None, CONTACT_TOP_BAND])
+def test_a_cube_grasped_high_is_carried_as_deep_as_the_bound_allows(overlap):
+    # The fingers close with the TCP 15 mm above the centre of a cube on the table (5 mm
+    # beyond the fingertips): PyBullet's Panda carries such a cube hanging as it was
+    # grasped (its centre up to 19.5 mm beyond the TCP in issue 29's stacking traces);
+    # the shipped bound holds it at the fingertips, 5 mm higher than it hangs.
+    size = SCENE.cube_size
+    Q = arm_at((0.45, 0.0, size / 2 + 0.015))  # noqa: N806 (the arm's pose of the grasp)
+    p = perception(held_min_overlap_m=overlap)
+    p.on_frame(*frame_with_red_at((0.45, 0.0)), stamp=0.0)
+    seen = np.array(p.payload(0.0, "f")["objects"]["red_cube"]["position"])
+    p.on_arm("", Q, size, stamp=0.1)
+    arm = p.arms[""]
+    grasped = float(arm.rotation[:, 2] @ (seen - arm.fingers))  # along the approach
+    assert grasped == pytest.approx(0.015, abs=0.002)
+    p.on_frame(*empty_frame(), stamp=0.2)  # hidden by the hand
+    p.on_arm("", arm_at((0.45, 0.0, 0.15)), size, stamp=0.5)
+    held = p.payload(0.5, "f")["objects"]["red_cube"]
+    assert held["state"] == "held"
+    below = float(arm.rotation[:, 2] @ (np.asarray(held["position"]) - arm.fingers))
+    tips = PerceptionConfig().fingertip_below_tcp_m
+    assert below == pytest.approx(tips if overlap is None else grasped, abs=1e-9)
 
 
 def test_a_grip_yaw_is_the_cube_yaw_less_the_hands():
