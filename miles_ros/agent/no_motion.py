@@ -70,7 +70,9 @@ _STAYING = (
 _THINGS = r"(?:cubes|blocks|boxes|stack|tower|pile|things|everything)"
 _AS_IS = (
     rf"(?:leave|keep|let)\s+(?:(?:all\s+)?(?:the|your|those|these)\s+(?:(?:three|two)\s+)?{_THINGS}|"
-    r"everything)(?:\s+be)?(?:\s*,?\s*(?:just|exactly|precisely|right)?\s*(?:(?:as|where)\s+"
+    rf"(?:all|both)\s+(?:of\s+)?(?:the\s+)?(?:(?:three|two)\s+)?{_THINGS}|"
+    rf"every\s+(?:{_CUBE_NOUN})|everything)(?:\s+(?:be|stay|remain|sit))?"
+    r"(?:\s*,?\s*(?:just|exactly|precisely|right)?\s*(?:(?:as|where)\s+"
     r"(?:they|it)\s+(?:are|is|stands?)|the\s+way\s+(?:they|it)\s+(?:are|is)))?|"
     r"(?:there'?s\s+|there\s+is\s+)?no\s+need\s+to\s+(?:move|shift|touch)\s+(?:the\s+[a-z]+\s+"
     rf"(?:{_CUBE_NOUN}|one))|you\s+(?:needn'?t|need\s+not|don'?t\s+(?:have|need)\s+to)\s+(?:move|"
