@@ -61,7 +61,7 @@ _NOT_NEEDED = (
 )
 """Nothing needed ("no action needed", "there's no need to do anything")."""
 _STAYING = (
-    r"(?:don'?t|do\s+not)\s+move(?:\s+at\s+all)?|no\s+moving|(?:stand|stay|keep|hold|remain|sit|be)\s+(?:perfectly\s+|completely\s+|very\s+|totally\s+)?"
+    r"(?:don'?t|do\s+not)\s+move(?:\s+(?:anything|a\s+thing))?(?:\s+at\s+all)?|no\s+moving|(?:stand|stay|keep|hold|remain|sit|be)\s+(?:perfectly\s+|completely\s+|very\s+|totally\s+)?"
     r"(?:still|put|motionless|(?:right\s+|exactly\s+|just\s+)?(?:where|as)\s+you\s+are)"
     r"(?:\s+(?:right\s+|exactly\s+|just\s+)?where\s+you\s+are)?|relax|rest|chill(?:\s+out)?|"
     r"take\s+(?:a\s+(?:break|rest|breather)|it\s+easy|five)|(?:stand\s+)?at\s+ease"

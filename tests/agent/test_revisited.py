@@ -120,6 +120,7 @@ def test_nothing_to_do_said_as_kept_thanks_or_called_off_after_all():
         "Let every brick stay right where it is.",
         "That was everything we needed, cheers.",
         "Forget it, no need to do anything after all.",
+        "Oh, never mind - do not move a thing.",
     ):
         text, reading, asked = _read(said)
         assert asked is None and reading.refusal is None and reading.nothing, (said, text)
