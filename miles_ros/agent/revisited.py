@@ -115,18 +115,22 @@ def once_done(text: str) -> str:
 _GENTLY = r"(?:gently|carefully|softly|slowly)"
 _SET_DOWN = re.compile(
     r"^(?:grab|grasp|take\s+hold\s+of|pick\s+up|pick|lift(?:\s+up)?|take|raise)\s+"
-    rf"(?P<x>{_CUBE_NP})(?:\s+up)?\s*,?\s+(?:and\s+)?(?:then\s+)?(?:{_GENTLY}\s+)?"
-    rf"(?:set|put|place|lower|lay)\s+it(?:\s+down)?(?:\s+{_GENTLY})?(?:\s+down)?\s+"
-    rf"(?:on\s+top\s+of|onto|on)\s+(?P<p>{_PLACE})(?:\s*,?\s+{_GENTLY})?{_END}",
+    rf"(?P<x>{_CUBE_NP})(?:\s+up)?\s*,?\s+(?:and\s+)?(?:then\s+)?(?:(?P<g1>{_GENTLY})\s+)?"
+    rf"(?:set|put|place|lower|lay)\s+it(?:\s+down)?(?:\s+(?P<g2>{_GENTLY}))?(?:\s+down)?\s+"
+    rf"(?P<on>on\s+top\s+of|onto|on)\s+(?P<p>{_PLACE})(?:\s*,?\s+(?P<g3>{_GENTLY}))?"
+    r"(?P<end>\s*[.!]?)$",
     re.I,
 )
 
 
 def set_down(text: str) -> str:
-    """ "grab X, then set it down gently on P": "pick up X and put it on P" (how it is set
-    down is no way of moving it there)."""
+    """ "grab X, then set it down gently on P": "pick up X and put it on P" (how gently it
+    is set down is no way of moving it there); said with no such manner word, left as said
+    (the reading already reads it)."""
     m = _SET_DOWN.match(text.strip())
-    return f"pick up {m['x']} and put it on {m['p']}." if m else text
+    if not m or not (m["g1"] or m["g2"] or m["g3"]):
+        return text
+    return f"pick up {m['x']} and put it {m['on']} {m['p']}{m['end'].strip()}"
 
 
 _KEPT = re.compile(

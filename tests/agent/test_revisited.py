@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from hypothesis import given, settings
 
-from miles_ros.agent.revisited import after_all, once_done, which_you_move
+from miles_ros.agent.revisited import after_all, once_done, set_down, which_you_move
 from tests.agent.reading_harness import _read, colours, moved, read_like, table
 
 
@@ -91,11 +91,14 @@ def test_set_down_with_a_manner_is_a_lift(order):
     a = order[0]
     read_like(
         f"pick up the {a} box and put it on the yellow tile",
-        [
-            f"Take the {a} box, then carefully lay it down on the yellow tile.",
-            f"Grasp the {a} box and place it onto the yellow tile slowly.",
-        ],
+        [f"Take the {a} box, then carefully lay it down on the yellow tile."],
     )
+    read_like(
+        f"pick up the {a} box and put it onto the yellow tile",
+        [f"Grasp the {a} box and place it onto the yellow tile slowly."],
+    )
+    # look-alike: no manner said: left as said
+    assert set_down(f"Grab the {a} box, then set it down on the yellow tile.").startswith("Grab")
 
 
 @given(colours)
