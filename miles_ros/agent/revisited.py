@@ -10,8 +10,8 @@
   instead", "no mat for X; put it on Y instead": "stack X on Y" (:func:`kind_ruled_out`);
 - the step before said done: "V X ..., and when that's done / once you're holding it, V ...":
   "V X ..., then V ..." (:func:`once_done`);
-- "grab X, then set it down (gently) on P": "pick up X and put it on P" (a manner of setting
-  down is no push; :func:`set_down`);
+- "grab X, then set it down gently / carefully on P" (a manner word said): "pick up X and put
+  it on P" (a manner of setting down is no push; :func:`set_down`);
 - "put X on P and keep it exactly where it is": "don't touch X, and put X on P" (refused as a
   contradiction; :func:`moved_and_kept`);
 - "snap / split X into two halves / in half": "break X" (refused by
