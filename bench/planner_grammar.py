@@ -7002,7 +7002,7 @@ def _w_transform(name: str) -> Callable[[str, dict], str | Relabelled | None]:
     """Group W's transformation ``name`` (:data:`_W_ROWS`): its selector's fields said by one
     of its forms picked by name and goal; a relabelled plan only where the cards pass it in
     the goal's (or the moved) scene."""
-    select, forms = {**_W_ROWS, **_X_ROWS, **_Y_ROWS, **_Z_ROWS}[name]
+    select, forms = {**_W_ROWS, **_X_ROWS, **_Y_ROWS, **_Z_ROWS, **_AA_ROWS}[name]
 
     def transform(goal: str, item: dict) -> str | Relabelled | None:
         found = select(goal, item)
@@ -7711,6 +7711,142 @@ _Z_ROWS: dict[str, tuple[Callable[[str, dict], Said | None], list[str]]] = {
 """name -> (selector, forms) of group Z."""
 
 
+# -- group AA (held-out 33's structures) --------------------------------------------------
+# Written for the structures held-out 33 showed, in other wordings, before the round that
+# reads them; never tuned on. Table-driven as group W (:data:`_AA_ROWS`, made
+# transformations by :func:`_w_transform`).
+def _aa_then_turn(goal: str, item: dict) -> Said | None:
+    """One placing of a cube by colour ({a}) onto a pad ({p}) in a flat scene, {b} another
+    cube: that placing, then {b} turned {n} degrees to a side ({s}; left counter-clockwise,
+    docs/interfaces.md), where both pass the cards."""
+    found = _w_pad_other(goal, item)
+    if not found or not _flat_scene(item):
+        return None
+    said = found[0]
+    n = _pick(["15", "20", "35", "40"], "aaturnn|" + goal)
+    side = _pick(["left", "right"], "aaturns|" + goal)
+    angle = n if side == "left" else f"-{n}"
+    plan = [item["plan"][0], _step(f"turn {said['b']}_cube {angle}")]
+    return {**said, "n": n, "s": side}, {"expect": "plan", "plan": plan}
+
+
+def _aa_kept_moved(goal: str, item: dict) -> Said | None:
+    """One placing of a cube by colour ({a}) onto a place ({t}), the cube then kept where it
+    is: refused (moved and kept in place)."""
+    found = _y_now_it(goal, item)
+    return found and (found[0], {"expect": "refuse", "plan": []})
+
+
+def _aa_square_home(goal: str, item: dict) -> Said | None:
+    """One placing of a cube by colour ({a}) in a flat scene: {a} turned to face the robot,
+    then home, where the turn passes the cards."""
+    found = _placed_cube(goal, item)
+    if not found or not _flat_scene(item):
+        return None
+    a = found[1]
+    return {"a": a}, {
+        "expect": "plan",
+        "plan": [_step(f"turn {a}_cube face_robot"), _step("home")],
+    }
+
+
+_AA_ROWS: dict[str, tuple[Callable[[str, dict], Said | None], list[str]]] = {
+    "all_else_you_move": (
+        _x_no_push,
+        [
+            "Nothing else moves apart from the {a} block, which you need to carry to {p}.",
+            "All the boxes stay where they are except the {a} one, which I want you to put"
+            " on {p}.",
+            "Every cube stays in place but the {a} cube, which you should set down on {p}.",
+        ],
+    ),
+    "no_kind_instead": (
+        _z_on_cube,
+        [
+            "Don't put the {a} block on a pad - set it on the {b} block instead.",
+            "No mat for the {a} cube; stack it on top of the {b} cube instead.",
+            "Skip the pads for the {a} cube and place it on the {b} cube instead.",
+        ],
+    ),
+    "when_done_turn": (
+        _aa_then_turn,
+        [
+            "Put the {a} block on {p}, and once that's finished, rotate the {b} block {n}"
+            " degrees to the {s}.",
+            "Set the {a} cube down on {p}; when this is done, turn the {b} cube {n} degrees"
+            " to the {s}.",
+            "Move the {a} cube onto {p}, and after that's done, give the {b} cube a"
+            " {n}-degree turn to the {s}.",
+        ],
+    ),
+    "grab_set_down": (
+        _x_no_push,
+        [
+            "Take hold of the {a} block, then lower it carefully onto {p}.",
+            "Grasp the {a} cube and then put it down softly on {p}.",
+            "Pick up the {a} box, then set it down gently onto {p}.",
+        ],
+    ),
+    "once_holding": (
+        _z_on_cube,
+        [
+            "Lift the {a} block, and when you've got it, set it on the {b} block.",
+            "Pick up the {a} cube; once it's in the gripper, place it on top of the {b} cube.",
+            "Grab the {a} cube and, as soon as you're holding it, put it onto the {b} cube.",
+        ],
+    ),
+    "moved_kept": (
+        _aa_kept_moved,
+        [
+            "Place the {a} block on {t}, but keep it exactly where it is now.",
+            "Move the {a} box onto {t} and leave it right where it is.",
+            "Set the {a} cube on {t} and keep it in its current spot.",
+        ],
+    ),
+    "into_pieces": (
+        _w_pads_on,
+        [
+            "Break the {a} block into two pieces.",
+            "Split the {a} box in half.",
+            "Crack the {a} cube into halves.",
+        ],
+    ),
+    "after_all_nothing": (
+        _x_empty,
+        [
+            "Forget it, do nothing after all.",
+            "Actually, never mind - don't move anything after all.",
+            "Scratch that, I don't need anything done after all.",
+        ],
+    ),
+    "all_stay_put": (
+        _x_empty,
+        [
+            "Keep every block right where it is.",
+            "Leave all the boxes just where they are.",
+            "Let all three cubes stay exactly where they are now.",
+        ],
+    ),
+    "all_i_needed": (
+        _x_empty,
+        [
+            "That's everything I wanted, thanks.",
+            "That was all I needed today, thank you very much.",
+            "That's all I wanted for now, thanks a lot.",
+        ],
+    ),
+    "square_up_home": (
+        _aa_square_home,
+        [
+            "Square up the {a} block so one face points toward the robot, then return home.",
+            "Square the {a} cube off so a side faces the robot, and then go back home.",
+            "Square the {a} box up so that a face is towards the robot, then head home.",
+        ],
+    ),
+}
+"""name -> (selector, forms) of group AA."""
+
+
 TRANSFORMS: dict[str, tuple[str, Callable[[str, dict], str | Relabelled | None]]] = {
     "topic": ("A", topic_first),
     "fragment": ("A", fragment),
@@ -7991,6 +8127,7 @@ TRANSFORMS: dict[str, tuple[str, Callable[[str, dict], str | Relabelled | None]]
     **{name: ("X", _w_transform(name)) for name in _X_ROWS},
     **{name: ("Y", _w_transform(name)) for name in _Y_ROWS},
     **{name: ("Z", _w_transform(name)) for name in _Z_ROWS},
+    **{name: ("AA", _w_transform(name)) for name in _AA_ROWS},
 }
 """name -> (group, transformation). Group B was written with A and committed before any
 planner change; nothing is tuned on it. Group C (the structures held-out 9 showed) was
@@ -8001,7 +8138,7 @@ group K (held-out 17's), group L (held-out 18's), group M (held-out 19's), group
 (held-out 20's), group O (held-out 21's), group P (held-out 22's), group Q (held-out 23's),
 group R (held-out 24's), group S (held-out 25's), group T (held-out 26's), group U
 (held-out 27's), group V (held-out 28's), group W (held-out 29's), group X (held-out
-30's), group Y (held-out 31's), group Z (held-out 32's)."""
+30's), group Y (held-out 31's), group Z (held-out 32's), group AA (held-out 33's)."""
 
 
 def transformed(items: list[dict], name: str, per: int) -> tuple[int, list[tuple[dict, dict]]]:

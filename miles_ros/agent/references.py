@@ -150,7 +150,7 @@ def _where(goal: str, text: str, world: World) -> Clarification | None:
     there = _THERE.search(text)
     if there and not _place_before(text[: there.start()], world):
         return Clarification(goal, there.group(0), question.question, question.options)
-    side = _TOWARD_SIDE.search(text)
+    side = next((m for m in _TOWARD_SIDE.finditer(text) if not _turned(text, m.start())), None)
     if (
         side
         and not re.search(DISTANCE, text)
@@ -243,6 +243,17 @@ _TOWARD_SIDE = re.compile(
     re.I,
 )
 """A direction said where a place is expected ("move the red cube to the left")."""
+_CLAUSE_START = re.compile(r".*(?:[,;:]|\bthen\b|\band\b)", re.I | re.S)
+_TURN_SAID = re.compile(r"\bdeg|°|\b(?:turn|rotate|twist|spin|swivel)", re.I)
+
+
+def _turned(text: str, at: int) -> bool:
+    """Whether the clause a side is said in (from its last comma, "then" or "and") says a
+    turn ("..., then turn the red cube 25 degrees to the left"): the side is the turn's
+    way, not a place."""
+    before = text[:at]
+    start = _CLAUSE_START.match(before)
+    return bool(_TURN_SAID.search(before[start.end() if start else 0 :]))
 
 
 _ONLY_MOVED = re.compile(

@@ -182,7 +182,9 @@ def between_others(text: str) -> str:
 
 
 _THANKS = re.compile(
-    r"(?:that'?ll\s+do|that\s+will\s+do|that'?s\s+(?:enough|all|it|great|fine)|"
+    r"(?:(?:that'?s|that\s+(?:was|is))\s+(?:all|everything)\s+(?:i|we)\s+(?:needed|wanted|"
+    r"need|want)(?:\s+done)?|that'?ll\s+do|that\s+will\s+do|"
+    r"that'?s\s+(?:enough|all|it|great|fine)|that\s+(?:was|is)\s+(?:enough|all|it)|"
     r"(?:nice|good|great|lovely|fine|excellent)\s+(?:work|job)|well\s+done|"
     r"thank\s+you(?:\s+(?:so|very)\s+much)?|thanks?(?:\s+(?:a\s+lot|so\s+much|very\s+much))?|"
     r"many\s+thanks|cheers|for\s+now|earlier|before|just\s+now|there|today)"
