@@ -62,6 +62,8 @@ CARD_SCALES = (
     ("ik_tilt_gain", "ik_tilt_gain"),
     ("ik_tilt_allowance_deg", "ik_tilt_allowance_deg"),
     ("tcp_z_min_m", "cartesian_z_min"),
+    ("lift_after_grip_threshold_m", "lift_after_grip_threshold_m"),
+    ("lift_after_grip_max_periods", "lift_after_grip_max_periods"),
 )
 """``action.scale`` keys of a card and the TaskConfig fields they set."""
 
@@ -382,7 +384,8 @@ class SkillCard:
         updates: dict[str, Any] = {}
         for key, attr in CARD_SCALES:
             if key in scale:
-                updates[attr] = float(scale[key])
+                kind = int if attr == "lift_after_grip_max_periods" else float
+                updates[attr] = kind(scale[key])
         if self.success_threshold_m is not None:
             updates["success_threshold"] = float(self.success_threshold_m)
         base = sims.get_task(self.task).CONFIG if base is None else base

@@ -196,3 +196,78 @@ def joint_targets(
     finger = np.empty(n)
     action_targets(q, actions, p.arm_params(), p.gripper, arm, finger)
     return arm, (None if p.gripper == GRIPPER_NONE else finger)
+
+
+class LiftGate:
+    """A grasp primitive's "lift once the fingers stop", on the command path of every env of
+    a batch (``TaskConfig.lift_after_grip_threshold_m``, ``lift_after_grip_max_periods``).
+
+    After a close command (the gripper action <= 0 after > 0, or an episode's first action
+    a close) the upward z of each commanded motion is clamped to 0 (x, y and downward motion
+    unchanged) until the finger opening measured at the start of a period differs from the
+    one a period before by less than ``threshold_m`` (the fingers have stopped: checked from
+    the first period after the close on), or for ``max_periods`` periods, the close's own
+    included, so the earliest lift it lets through is ``max_periods`` periods after the
+    close. Released, it stays released until the next close; an open command disarms it.
+    ``threshold_m`` 0: off, actions pass unchanged (the same array)."""
+
+    def __init__(self, num_envs: int, threshold_m: float, max_periods: int):
+        threshold_m = float(threshold_m)
+        if not (np.isfinite(threshold_m) and threshold_m >= 0.0):
+            raise ValueError(f"lift_after_grip_threshold_m must be >= 0, got {threshold_m!r}")
+        if threshold_m > 0.0 and not (float(max_periods).is_integer() and max_periods >= 1):
+            raise ValueError(
+                f"lift_after_grip_max_periods must be an integer >= 1, got {max_periods!r}"
+            )
+        self.threshold = threshold_m
+        self.max_periods = int(max_periods)
+        self.since = np.full(num_envs, -1, dtype=np.int64)
+        """Periods since the close while the lift is held; -1: not held."""
+        self.closed = np.zeros(num_envs, dtype=bool)
+        """The last command closed the fingers."""
+        self.last = np.full(num_envs, np.nan)
+        """The opening (m) at the start of the last period."""
+
+    @classmethod
+    def from_config(cls, cfg: TaskConfig, num_envs: int) -> LiftGate | None:
+        """The gate ``cfg`` asks for, or None where it is off."""
+        if not cfg.lift_after_grip_threshold_m:
+            return None
+        if not cfg.has_gripper or cfg.action_mode != "cartesian":
+            raise ValueError(
+                f"lift_after_grip_threshold_m: task {cfg.name!r} has no Cartesian gripper action"
+            )
+        return cls(num_envs, cfg.lift_after_grip_threshold_m, cfg.lift_after_grip_max_periods)
+
+    @property
+    def on(self) -> bool:
+        return self.threshold > 0.0
+
+    def reset(self, ids=None) -> None:
+        """New episodes for envs ``ids`` (None: all): nothing held, no close seen."""
+        ids = slice(None) if ids is None else ids
+        self.since[ids] = -1
+        self.closed[ids] = False
+        self.last[ids] = np.nan
+
+    def __call__(self, actions: np.ndarray, opening: np.ndarray) -> np.ndarray:
+        """This period's actions [N, A] (the gripper's last) with the lift held where the
+        gate holds it (a copy where anything changes): ``opening`` [N], the fingers'
+        measured opening (m) at the period's start. Advances the gate a period."""
+        if not self.on:
+            return actions
+        opening = np.asarray(opening, dtype=np.float64)
+        close = actions[:, -1] <= 0.0
+        moved = ~(np.abs(opening - self.last) < self.threshold)  # NaN (no reading yet): moved
+        self.last = opening.copy()
+        since = np.where(close & ~self.closed, 0, np.where(self.since >= 0, self.since + 1, -1))
+        since = np.where(close, since, -1)
+        stopped = (since >= 1) & ~moved
+        since = np.where(stopped | (since >= self.max_periods), -1, since)
+        self.since, self.closed = since, close
+        hold = (since >= 0) & (actions[:, 2] > 0.0)
+        if not hold.any():
+            return actions
+        out = np.array(actions, dtype=np.float64, copy=True)
+        out[hold, 2] = 0.0
+        return out

@@ -70,6 +70,9 @@ class Execution:
     command_path: CommandPath | None = None
     """The learned skill's command-path model (:mod:`miles_ros.runtime.command_path`), made
     at its first period when the executor shapes commands."""
+    lift_gate: Any = None
+    """The card's lift held until the fingers stop (:class:`sims.control.LiftGate`), made at
+    the policy's first period where the card turns it on."""
     release_q: np.ndarray | None = None
     """Arm pose held while a gripper skill's fingers open after its goal is met (the skill
     ends released, so the next move does not carry the cube away); None otherwise."""
@@ -137,6 +140,7 @@ class Execution:
         self.skill, self.homing, self.timeout_s = skill, homing, timeout_s
         self.started, self.restarts, self.progress, self.initial_distance = now, 0, 0.0, None
         self.path = self.command_path = self.release_q = self.stall_ref = None
+        self.lift_gate = None
         self.episode_return, self.policy_acted = None, False
 
     def measures(self) -> dict[str, float | None]:

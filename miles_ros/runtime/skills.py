@@ -87,7 +87,7 @@ from miles_ros.runtime.observation import (
 from miles_ros.runtime.refusals import envelope_refusal, parse_request, request_refusal
 from miles_ros.runtime.rollout import Rollout
 from miles_ros.runtime.warm_up import warm_up
-from sims.control import FINGER_OPEN
+from sims.control import FINGER_OPEN, LiftGate
 from sims.robots.actuator import ActuatorModel
 from sims.scene import Scene
 from sims.tasks.pick_place import STACK_RELEASE_WIDTH as RELEASE_WIDTH
@@ -360,6 +360,11 @@ class SkillExecutor:
             return stalled
         obs = skill.task.observe(state)[0]
         action = skill.policy.act(obs)
+        if cfg.lift_after_grip_threshold_m:  # the lift held until the fingers stop, as in sims
+            if run.lift_gate is None:
+                run.lift_gate = LiftGate.from_config(cfg, 1)
+            row = np.asarray(action, dtype=np.float64).reshape(1, -1)
+            action = run.lift_gate(row, np.array([self.joints.finger_width]))[0]
         targets = action_to_targets(cfg, self.joints.arm_pos, action)
         run.policy_periods += 1
         run.arm_step_sum += float(np.linalg.norm(targets.arm - self.joints.arm_pos))

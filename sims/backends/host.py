@@ -23,6 +23,7 @@ import math
 import numpy as np
 
 from sims.backends.base import BatchedEnv
+from sims.control import LiftGate
 from sims.kernels.actuator import CMD_Q, shape_periods
 from sims.robots.actuator import check_latency, effective_latency, resolve_actuator
 from sims.tasks.base import SimState, TaskConfig, reported_finger_width, weighted_reward
@@ -78,6 +79,7 @@ class HostPhysicsEnv(BatchedEnv):
             self._command_limits = self.actuator.limit_arrays().reshape(-1)
             self._command_period = 1.0 / self.actuator.rate_hz
             self._command_schedule = np.zeros((n, m, 7))
+        self._lift_gate = LiftGate.from_config(cfg, n)  # None where it is off
         self._noise_std = float(cfg.randomization.observation_noise_std)
         self._quiet = np.zeros(n, dtype=bool)  # observed without that noise (set_quiet_envs)
         pose_error = cfg.randomization.pose_error
@@ -161,6 +163,8 @@ class HostPhysicsEnv(BatchedEnv):
             streams = np.random.SeedSequence(seed).spawn(2)
             self._rng, self._noise_rng = (np.random.default_rng(s) for s in streams)
         self._reset_envs(np.arange(self.num_envs))
+        if self._lift_gate is not None:
+            self._lift_gate.reset()
         self._needs_reset = False
         return self._observe(started=True), {}
 
@@ -175,6 +179,8 @@ class HostPhysicsEnv(BatchedEnv):
             hist[:, 1:] = hist[:, :-1]
             hist[:, 0] = actions
             actions = hist[np.arange(self.num_envs), self._delay]
+        if self._lift_gate is not None:  # the lift held until the fingers stop
+            actions = self._lift_gate(actions, self._state.finger_width)
         self._advance(actions)
 
         state, cfg = self._state, self.cfg
@@ -201,6 +207,8 @@ class HostPhysicsEnv(BatchedEnv):
             info["episode_return"][ids] = self._returns[ids]
             info["episode_length"][ids] = self._steps[ids]
             self._reset_envs(ids)
+            if self._lift_gate is not None:
+                self._lift_gate.reset(ids)
             obs[ids] = self._observe(ids, started=True)
         return obs, reward, terminated, truncated, info
 

@@ -57,6 +57,11 @@ def kernel_params(
         raise ValueError("action_latency_steps and observation_noise_std must be >= 0")
     check_latency(effective_latency(actuator, rnd.action_latency_steps), cfg.episode_steps)
     check_backend_randomization(rnd, "numba", "its contacts are kinematic, without a stiffness")
+    if cfg.lift_after_grip_threshold_m:
+        raise ValueError(
+            "lift_after_grip_threshold_m: the numba backend's kernels have no lift gate "
+            "(sims.control.LiftGate runs in PyBullet, Isaac Lab and the skill node)"
+        )
     fp = np.zeros(layout.NUM_FLOAT_PARAMS)
     fp[layout.P_DT] = cfg.control_dt
     fp[layout.P_JOINT_SCALE] = cfg.joint_action_scale

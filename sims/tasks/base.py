@@ -305,6 +305,15 @@ class TaskConfig:
     ik_tilt_allowance_deg: float = 0.0
     """Cartesian mode, with ``ik_tilt_gain``: the tool tilt (degrees from straight down)
     the levelling leaves alone; it turns the tool back only by the tilt beyond it."""
+    lift_after_grip_threshold_m: float = 0.0
+    """Tasks with a gripper: after a close command the command path holds the TCP's upward
+    motion (the action's z clamped to <= 0; x, y and downward motion unchanged) until the
+    measured finger opening changed by less than this (m) over one period, or for
+    ``lift_after_grip_max_periods`` periods (:class:`sims.control.LiftGate`, a grasp
+    primitive's "lift once the fingers stop"). 0: off (as every shipped skill was trained)."""
+    lift_after_grip_max_periods: int = 4
+    """With ``lift_after_grip_threshold_m``: the most periods the lift is held after a close
+    (the close's own period included), so the gate never hangs."""
     cartesian_z_min: float = 0.012
     """Cartesian mode: the commanded TCP height never goes below this (m, table top at
     z = 0): a downward displacement is cut to ``cartesian_z_min - tcp_z`` (the fingertips,

@@ -1,6 +1,7 @@
 """The skill executor's state machine (no ROS): refusals with reasons, preemption,
 cancel, e-stop, timeout, lost state, success by the task's own predicate, home."""
 
+import dataclasses
 import json
 import shutil
 
@@ -361,3 +362,48 @@ def test_the_command_path_model_is_read_once_not_per_request(library_dir, monkey
         assert targets  # the policy ran and its targets went through the command path
         ex.cancel(f"r{k}", t)
     assert built == 1 and len(reads) == built
+
+
+def test_the_card_lift_gate_holds_the_lift_until_the_fingers_stop(tmp_path):
+    """A pick_place card with ``lift_after_grip_threshold_m``: the node runs the sims'
+    LiftGate on the policy's actions, with the fingers' measured opening; a policy that
+    closes and goes up gets no higher TCP target while the opening still changes, and one
+    as soon as it stops."""
+    from sims.robots import panda as arm
+
+    skill_dir = random_skill(tmp_path, "pick_place")
+    card = skill_dir / "skill.yaml"
+    text = card.read_text()
+    anchor = "  scale:\n"
+    assert text.count(anchor) == 1
+    card.write_text(text.replace(anchor, anchor + "    lift_after_grip_threshold_m: 0.001\n"))
+    params = dataclasses.replace(SkillNodeParams(), shape_commands=False, stall_window_s=0.0)
+    ex = skill_executor(SkillLibrary.load(tmp_path), SCENE, params)
+    skill = ex.library.skills["pick_place"]
+    assert skill.cfg.lift_after_grip_threshold_m == 0.001
+    object.__setattr__(skill, "policy", _Up())
+    q = panda.home_joint_positions.copy()
+    pad = np.array(SCENE.places["left_pad"].position)
+    objects = dict(OBJECTS, red_cube=ObjectPose(pad + [0.0, -0.15, 0.02], 0.0))
+    ex.on_joint_state(JointReading(q, np.zeros(7), 0.08, 0.0), 0.0)
+    ex.on_objects(objects)
+    (running,) = ex.on_request(
+        request("p", "pick_place", object="red_cube", target="left_pad"), 0.0
+    )
+    assert running["state"] == "running", running["reason"]
+    tcp_z = arm.fk_tcp(q)[2]
+    rises = []
+    for k, width in enumerate([0.08, 0.076, 0.072, 0.068, 0.0675]):
+        t = 0.04 * (k + 1)
+        ex.on_joint_state(JointReading(q, np.zeros(7), width, t), t)
+        out = ex.tick(t)
+        rises.append(arm.fk_tcp(out.targets.arm)[2] - tcp_z)
+    assert max(rises[:4]) < 1e-4  # the close and three periods of moving fingers: held
+    assert rises[4] > 0.005  # 0.5 mm in the last period: the fingers stopped
+
+
+class _Up:
+    """A policy that closes the fingers and asks for the hand to go up, every period."""
+
+    def act(self, obs):
+        return np.array([0.0, 0.0, 1.0, -1.0], dtype=np.float32)
