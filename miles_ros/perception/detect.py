@@ -56,6 +56,13 @@ class DetectConfig:
     """Depth seen this far beyond where a face would be means the face is not there (m):
     the table or a face below shows through (a cube is 40 mm high; the noise at 1 m is
     2.5 mm)."""
+    tilted_top_min_deg: float | None = None
+    """Where set, the top face's plane is fitted to its points (:func:`fit_top_plane`),
+    and where it tilts more than this (deg) the cube's centre is half an edge below the
+    face's centre along its normal, the square fitted in the face's own plane; flatter,
+    the flat fit as below. None (the default): every top face fitted as flat, its centre
+    half an edge straight below it (a cube tilted 30 deg in a grip then reads ~10 mm off
+    in xy; docs/perception.md, "a held cube that knows it is tilted")."""
 
 
 @dataclass(frozen=True)
@@ -72,6 +79,9 @@ class Detection:
     """Points on its top face used for the fit."""
     coverage: float
     """Share of the top face seen, 0..1 (the fit's confidence)."""
+    tilt: float = 0.0
+    """The top face's tilt from level (rad) where :attr:`DetectConfig.tilted_top_min_deg`
+    is set and it was fitted tilted; 0 otherwise."""
 
 
 def yaw_difference(a: float, b: float) -> float:
@@ -205,6 +215,10 @@ class CubeDetector:
         top = points[np.abs(z - h0) <= cfg.top_band_m]
         if len(top) < cfg.min_depth_points:
             return "too few points on the top face to fit"
+        if cfg.tilted_top_min_deg is not None:
+            tilted = self._fit_tilted(points, pixels, intrinsics)
+            if tilted is not None:
+                return tilted
         height = float(np.median(top[:, 2]))
         yaw, centre_xy, extent = fit_square(top[:, :2], cfg.edge_percentile)
         centre_xy = self._place_partial(centre_xy, yaw, extent, height, depth, intrinsics)
@@ -212,6 +226,34 @@ class CubeDetector:
         coverage = float(min(1.0, len(top) / max(expected, 1.0)))
         position = np.array([centre_xy[0], centre_xy[1], height - s / 2])
         return Detection(position, yaw, int(pixels), len(top), coverage)
+
+    def _fit_tilted(self, points, pixels, intrinsics) -> Detection | None:
+        """The cube from a top face fitted as a plane, where that plane tilts more than
+        :attr:`DetectConfig.tilted_top_min_deg`: the square fitted in the face's own
+        coordinates, the centre half an edge below the face's centre along its normal,
+        the yaw that of the square's side projected on the table. None where the face is
+        flatter (or too few points lie on it): the flat fit stands. A face partly hidden
+        is not re-placed from its edges here (:meth:`_place_partial` is for level faces)."""
+        cfg, s = self.config, self.cube_size
+        plane = fit_top_plane(points, cfg.top_band_m / 2)
+        if plane is None:
+            return None
+        centroid, normal, on_face = plane
+        tilt = math.acos(min(1.0, float(normal[2])))
+        if math.degrees(tilt) <= cfg.tilted_top_min_deg or len(on_face) < cfg.min_depth_points:
+            return None
+        e1 = np.array([1.0, 0.0, 0.0]) - normal[0] * normal
+        e1 /= np.linalg.norm(e1)
+        e2 = np.cross(normal, e1)
+        basis = np.column_stack([e1, e2])
+        theta, centre, _ = fit_square((on_face - centroid) @ basis, cfg.edge_percentile)
+        face = centroid + basis @ centre
+        side = math.cos(theta) * e1 + math.sin(theta) * e2
+        yaw = (math.atan2(side[1], side[0]) + math.pi / 4) % (math.pi / 2) - math.pi / 4
+        expected = self._expected_top_pixels(face, intrinsics)
+        coverage = float(min(1.0, len(on_face) / max(expected, 1.0)))
+        position = face - normal * (s / 2)
+        return Detection(position, yaw, int(pixels), len(on_face), coverage, tilt)
 
     def _place_partial(self, centre_xy, yaw, extent, height, depth, intrinsics) -> np.ndarray:
         """The top face's centre where the face was seen shorter than the cube along a side
@@ -300,6 +342,54 @@ def fit_square(xy: np.ndarray, edge_percentile: float = 2.0):
             best = (area, theta, rot @ ((low + high) / 2), high - low)
     _, theta, centre, extent = best
     return theta, centre, extent
+
+
+TOP_PLANE_HYPOTHESES = 64
+"""Planes through three of a cube's points tried when fitting its top face."""
+TOP_PLANE_MAX_TILT_DEG = 45.0
+"""A plane tilted more than this is a side, never the top face (a cube's sides stand at
+90 deg less the top's tilt)."""
+
+
+def fit_top_plane(points: np.ndarray, band: float):
+    """A cube's top face as a plane fitted to its points [N, 3] (scene frame, z up): the
+    face's centroid, its unit normal (pointing up), and the points within ``band`` of it;
+    None for fewer than 3 points or no plane flatter than
+    :data:`TOP_PLANE_MAX_TILT_DEG`.
+
+    The sides seen with it would pull a least-squares plane over, so the face is found
+    first by consensus: of planes through three points drawn (a fixed seed: the same
+    points give the same face), flatter than the sides can be, the one with the most
+    points within ``band``; then refitted by least squares (SVD: the normal is the
+    direction of least spread) to those points, twice."""
+    points = np.asarray(points, dtype=np.float64)
+    if len(points) < 3:
+        return None
+    rng = np.random.default_rng(0)
+    picks = rng.integers(0, len(points), size=(TOP_PLANE_HYPOTHESES, 3))
+    a, b, c = points[picks[:, 0]], points[picks[:, 1]], points[picks[:, 2]]
+    normals = np.cross(b - a, c - a)
+    length = np.linalg.norm(normals, axis=1)
+    normals = normals / np.maximum(length, 1e-12)[:, None] * np.sign(normals[:, 2:3] + 1e-300)
+    cos_max = math.cos(math.radians(TOP_PLANE_MAX_TILT_DEG))
+    ok = (length > 1e-9) & (normals[:, 2] > cos_max)
+    if not ok.any():
+        return None
+    distances = np.abs((points[None, :, :] - a[ok][:, None, :]) @ normals[ok][:, :, None])[..., 0]
+    counts = (distances <= band).sum(axis=1)
+    best = int(np.argmax(counts))
+    normal, origin = normals[ok][best], a[ok][best]
+    for _ in range(2):
+        on_face = points[np.abs((points - origin) @ normal) <= band]
+        if len(on_face) < 3:
+            return None
+        origin = on_face.mean(axis=0)
+        normal = np.linalg.svd(on_face - origin, full_matrices=False)[2][2]
+        normal = normal if normal[2] >= 0 else -normal
+        if normal[2] <= cos_max:
+            return None
+    on_face = points[np.abs((points - origin) @ normal) <= band]
+    return on_face.mean(axis=0), normal, on_face
 
 
 def colour_word(name: str) -> str:
