@@ -63,6 +63,12 @@ class DetectConfig:
     the flat fit as below. None (the default): every top face fitted as flat, its centre
     half an edge straight below it (a cube tilted 30 deg in a grip then reads ~10 mm off
     in xy; docs/perception.md, "a held cube that knows it is tilted")."""
+    tilted_top_min_coverage: float = 0.5
+    """The tilted fit stands only where this share of the tilted face is in view: a plane
+    through a strip of a face (the rest under the hand) tilts with the depth noise. In
+    the closed loop a held cube tilted 4 deg was once fitted tilted from such a strip,
+    10 mm off across the fingers, and later frames, too little of the face in view to be
+    used, never corrected it (docs/perception.md)."""
 
 
 @dataclass(frozen=True)
@@ -216,7 +222,7 @@ class CubeDetector:
         if len(top) < cfg.min_depth_points:
             return "too few points on the top face to fit"
         if cfg.tilted_top_min_deg is not None:
-            tilted = self._fit_tilted(points, pixels, intrinsics)
+            tilted = self._fit_tilted(points, pixels, depth, intrinsics)
             if tilted is not None:
                 return tilted
         height = float(np.median(top[:, 2]))
@@ -227,13 +233,15 @@ class CubeDetector:
         position = np.array([centre_xy[0], centre_xy[1], height - s / 2])
         return Detection(position, yaw, int(pixels), len(top), coverage)
 
-    def _fit_tilted(self, points, pixels, intrinsics) -> Detection | None:
+    def _fit_tilted(self, points, pixels, depth, intrinsics) -> Detection | None:
         """The cube from a top face fitted as a plane, where that plane tilts more than
         :attr:`DetectConfig.tilted_top_min_deg`: the square fitted in the face's own
         coordinates, the centre half an edge below the face's centre along its normal,
         the yaw that of the square's side projected on the table. None where the face is
-        flatter (or too few points lie on it): the flat fit stands. A face partly hidden
-        is not re-placed from its edges here (:meth:`_place_partial` is for level faces)."""
+        flatter, too few points lie on it, too little of it is in view
+        (:attr:`DetectConfig.tilted_top_min_coverage`), or the plane takes in more than a
+        face: the flat fit stands. A face partly hidden is placed from the edges in view
+        (:meth:`_place_face`), as a level one is."""
         cfg, s = self.config, self.cube_size
         plane = fit_top_plane(points, cfg.top_band_m / 2)
         if plane is None:
@@ -244,25 +252,38 @@ class CubeDetector:
             return None
         e1 = np.array([1.0, 0.0, 0.0]) - normal[0] * normal
         e1 /= np.linalg.norm(e1)
-        e2 = np.cross(normal, e1)
-        basis = np.column_stack([e1, e2])
-        theta, centre, _ = fit_square((on_face - centroid) @ basis, cfg.edge_percentile)
-        face = centroid + basis @ centre
-        side = math.cos(theta) * e1 + math.sin(theta) * e2
-        yaw = (math.atan2(side[1], side[0]) + math.pi / 4) % (math.pi / 2) - math.pi / 4
+        basis = np.column_stack([e1, np.cross(normal, e1)])
+        theta, centre, extent = fit_square((on_face - centroid) @ basis, cfg.edge_percentile)
+        if max(extent) > s + cfg.partial_min_m:  # more than a face: a side taken with it
+            return None
+        sides = basis @ np.array(
+            [[math.cos(theta), -math.sin(theta)], [math.sin(theta), math.cos(theta)]]
+        )
+        face = self._place_face(centroid + basis @ centre, sides, extent, depth, intrinsics)
+        yaw = (math.atan2(sides[1, 0], sides[0, 0]) + math.pi / 4) % (math.pi / 2) - math.pi / 4
         expected = self._expected_top_pixels(face, intrinsics)
         coverage = float(min(1.0, len(on_face) / max(expected, 1.0)))
+        if coverage < cfg.tilted_top_min_coverage:
+            return None
         position = face - normal * (s / 2)
         return Detection(position, yaw, int(pixels), len(on_face), coverage, tilt)
 
     def _place_partial(self, centre_xy, yaw, extent, height, depth, intrinsics) -> np.ndarray:
-        """The top face's centre where the face was seen shorter than the cube along a side
-        (a hand over part of it): the centre midway between the seen edges is off by half
-        the hidden part, towards the part in view. Along each such side the face can reach
-        past either seen edge, or both by half: of these placements, the one the frame
-        contradicts least (:meth:`_free_space_hits`: depth seen beyond where its face
-        would be) is kept, the midway one on a tie. Where the frame cannot tell, nothing
-        changes."""
+        """A level top face's centre from its seen square (:meth:`_place_face`)."""
+        c, s = math.cos(yaw), math.sin(yaw)
+        sides = np.array([[c, -s], [s, c], [0.0, 0.0]])
+        face = np.array([centre_xy[0], centre_xy[1], height])
+        return self._place_face(face, sides, extent, depth, intrinsics)[:2]
+
+    def _place_face(self, face, sides, extent, depth, intrinsics) -> np.ndarray:
+        """The top face's centre [3] where the face was seen shorter than the cube along a
+        side (a hand over part of it); ``face`` the centre midway between the seen edges,
+        ``sides`` [3, 2] the unit directions of the square's sides, ``extent`` the seen
+        lengths along them. Midway is off by half the hidden part, towards the part in
+        view. Along each such side the face can reach past either seen edge, or both by
+        half: of these placements, the one the frame contradicts least
+        (:meth:`_free_space_hits`: depth seen beyond where its face would be) is kept, the
+        midway one on a tie. Where the frame cannot tell, nothing changes."""
         cfg, size = self.config, self.cube_size
         shifts = []
         for short in size - np.asarray(extent, dtype=np.float64):
@@ -271,30 +292,26 @@ class CubeDetector:
             else:
                 shifts.append((0.0,))
         if len(shifts[0]) == len(shifts[1]) == 1:
-            return centre_xy
-        c, s = math.cos(yaw), math.sin(yaw)
-        rot = np.array([[c, -s], [s, c]])
-        best, best_hits = centre_xy, None
+            return face
+        best, best_hits = face, None
         for a in shifts[0]:
             for b in shifts[1]:
-                candidate = centre_xy + rot @ np.array([a, b])
-                hits = self._free_space_hits(candidate, yaw, height, depth, intrinsics)
+                candidate = face + sides @ np.array([a, b])
+                hits = self._free_space_hits(candidate, sides, depth, intrinsics)
                 if best_hits is None or hits < best_hits:
                     best, best_hits = candidate, hits
         return best
 
-    def _free_space_hits(self, centre_xy, yaw, height, depth, intrinsics) -> int:
-        """How many of a grid of points over a top face at ``centre_xy``, ``yaw`` and
-        ``height`` the frame sees through: the depth at their pixel more than
+    def _free_space_hits(self, face, sides, depth, intrinsics) -> int:
+        """How many of a grid of points over a top face centred at ``face`` [3] with sides
+        along ``sides`` [3, 2] the frame sees through: the depth at their pixel more than
         :attr:`DetectConfig.free_space_margin_m` beyond them (no depth, or out of the
         picture: no evidence either way). The grid stays 2 mm inside the face's edges,
         where depth is missing or mixed."""
         half = self.cube_size / 2 - 0.002
         ticks = np.linspace(-half, half, FREE_SPACE_GRID)
         a, b = np.meshgrid(ticks, ticks)
-        c, s = math.cos(yaw), math.sin(yaw)
-        xy = np.column_stack([a.ravel(), b.ravel()]) @ np.array([[c, s], [-s, c]])
-        grid = np.column_stack([xy + centre_xy, np.full(len(xy), height)])
+        grid = face + np.column_stack([a.ravel(), b.ravel()]) @ sides.T
         uv, along = project(grid, intrinsics, self.pose)
         u, v = np.round(uv[:, 0]).astype(int), np.round(uv[:, 1]).astype(int)
         inside = (u >= 0) & (u < depth.shape[1]) & (v >= 0) & (v < depth.shape[0])

@@ -243,3 +243,25 @@ def test_a_cube_tilted_any_way_in_view_is_placed_from_its_faces_plane(axis, tilt
         assert error < 0.0025
     if d.tilt == 0.0:
         assert tilt < 8.0
+
+
+def test_a_tilted_face_mostly_under_the_hand_keeps_the_flat_fit():
+    """A hand over all but a third of a tilted cube's top face: below
+    ``tilted_top_min_coverage`` the flat fit stands (the detection is the flat one, tilt
+    0); with no bar the plane is fitted. Noiseless, the strip's plane is right; in
+    rendered, noisy frames such a strip's plane tilts with the noise (the setting's doc)."""
+    centre = (0.45, 0.05, 0.12)
+    hand = [((0.455, 0.05, 0.165), (0.03, 0.03, 0.005))]
+    posed = [(centre, tilted(90.0, 20.0), RED)]
+    rgb, depth = cast(CAM.intrinsics, CAM.pose, [], posed=posed, occluders=hand)
+
+    def fitted(config):
+        return CubeDetector(SCENE, CAM.pose, config).detect(rgb, depth, CAM.intrinsics)[0][
+            "red_cube"
+        ]
+
+    flat, barred = fitted(None), fitted(TILTED)
+    unbarred = fitted(DetectConfig(tilted_top_min_deg=5.0, tilted_top_min_coverage=0.0))
+    assert unbarred.coverage < TILTED.tilted_top_min_coverage
+    assert math.degrees(unbarred.tilt) == pytest.approx(20.0, abs=2.0)
+    assert barred.tilt == 0.0 and np.array_equal(barred.position, flat.position)
