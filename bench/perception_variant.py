@@ -9,8 +9,9 @@ to where the tracking first differs) as the shipped tracking, for a paired compa
     .venv/bin/python bench/stack_failures.py variant.jsonl --against shipped.jsonl
 
 Each ``NAME=VALUE`` sets one of the config's fields (``true``/``false``, ``none``, or a
-number); the arguments after ``--`` are ``miles eval``'s, ``--record`` refused (a
-variant never writes a card's evidence).
+number), ``detect.NAME=VALUE`` one of its detection's (:class:`DetectConfig`); the
+arguments after ``--`` are ``miles eval``'s, ``--record`` refused (a variant never writes
+a card's evidence).
 """
 
 from __future__ import annotations
@@ -22,29 +23,35 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from miles_ros.perception import PerceptionConfig  # noqa: E402
+from miles_ros.perception import DetectConfig, PerceptionConfig  # noqa: E402
 
 PROG = "perception_variant"
 
 
 def parse_settings(pairs: list[str]) -> dict:
-    """``NAME=VALUE`` pairs as :class:`PerceptionConfig` keyword arguments; ValueError for
-    an unknown name or a value that is none of ``true``, ``false``, ``none``, a number."""
-    fields = {f.name for f in dataclasses.fields(PerceptionConfig)}
+    """``NAME=VALUE`` pairs as :class:`PerceptionConfig` keyword arguments, the
+    ``detect.NAME=VALUE`` ones gathered into its ``detect`` (a :class:`DetectConfig`);
+    ValueError for an unknown name or a value that is none of ``true``, ``false``,
+    ``none``, a number."""
+    fields = {f.name for f in dataclasses.fields(PerceptionConfig)} - {"detect"}
+    fields |= {f"detect.{f.name}" for f in dataclasses.fields(DetectConfig)}
     words = {"true": True, "false": False, "none": None}
-    out = {}
+    out, detect = {}, {}
     for pair in pairs:
         name, sep, value = pair.partition("=")
         if not sep or name not in fields:
             raise ValueError(f"{pair!r}: expected NAME=VALUE, NAME one of {sorted(fields)}")
+        into, key = (detect, name[len("detect.") :]) if name.startswith("detect.") else (out, name)
         if value.lower() in words:
-            out[name] = words[value.lower()]
+            into[key] = words[value.lower()]
             continue
         try:
-            out[name] = float(value)
+            into[key] = float(value)
         except ValueError:
             message = f"{pair!r}: the value is none of true, false, none, a number"
             raise ValueError(message) from None
+    if detect:
+        out["detect"] = DetectConfig(**detect)
     return out
 
 

@@ -26,6 +26,11 @@ centre, half sizes), and the part of its top face each hides from the camera at 
 (a box hides the face 14 mm further from the camera than itself)."""
 
 
+def _yawed(yaw: float) -> np.ndarray:
+    c, s = math.cos(yaw), math.sin(yaw)
+    return np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
+
+
 @functools.lru_cache(maxsize=4)
 def _rays(intrinsics: CameraIntrinsics, pose: CameraPose) -> tuple[np.ndarray, np.ndarray]:
     """Each pixel's ray direction in the scene frame (row-major pixels; t along it is the
@@ -51,12 +56,14 @@ def cast(
     cubes: list[tuple[tuple[float, float], float, tuple[int, int, int]]],
     size: float = 0.04,
     occluders: list[tuple[tuple[float, float, float], tuple[float, float, float]]] = (),
+    posed: list[tuple[tuple[float, float, float], np.ndarray, tuple[int, int, int]]] = (),
 ):
     """(rgb, depth m) of the table z = 0 with cubes (centre xy, yaw rad, rgb) of edge
     ``size``: each pixel's ray hits the nearest of the table and the cubes' top faces
     and sides (the cube as a box, intersected exactly by the slab method). ``occluders``:
     grey boxes (centre xyz, half sizes xyz; axis-aligned) in front of them, a hand's
-    stand-in.
+    stand-in. ``posed``: cubes of edge ``size`` anywhere, turned any way (centre xyz,
+    rotation [3, 3] of the cube's frame in the scene's, rgb): one tilted in a grip.
 
     A box is intersected with the rays that pass within its circumscribed sphere (a
     margin above it for rounding) only: no other ray can hit it, and each ray's slab
@@ -66,11 +73,12 @@ def cast(
     origin = pose.t
     t_best = np.where(rays[:, 2] < 0, -origin[2] / np.minimum(rays[:, 2], -1e-12), np.inf)
     colour = np.tile(np.array(TABLE_RGB, dtype=np.uint8), (len(rays), 1))
-    boxes = [((cx, cy, size / 2), yaw, (size / 2,) * 3, rgb) for (cx, cy), yaw, rgb in cubes]
-    boxes += [(centre, 0.0, half, OCCLUDER_RGB) for centre, half in occluders]
-    for centre, yaw, half, rgb in boxes:
-        c, s = math.cos(yaw), math.sin(yaw)
-        rot = np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
+    boxes = [
+        ((cx, cy, size / 2), _yawed(yaw), (size / 2,) * 3, rgb) for (cx, cy), yaw, rgb in cubes
+    ]
+    boxes += [(centre, _yawed(0.0), half, OCCLUDER_RGB) for centre, half in occluders]
+    boxes += [(centre, np.asarray(rot), (size / 2,) * 3, rgb) for centre, rot, rgb in posed]
+    for centre, rot, half, rgb in boxes:
         o = (origin - np.asarray(centre)) @ rot  # the box's own frame
         half = np.asarray(half)
         # each ray's squared distance from the box's centre less its circumscribed

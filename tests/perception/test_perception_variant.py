@@ -4,7 +4,7 @@ loop's perception made with them, and ``--record`` refused."""
 import pytest
 
 from bench import perception_variant as variant
-from miles_ros.perception import PerceptionConfig, closed_loop
+from miles_ros.perception import DetectConfig, PerceptionConfig, closed_loop
 from sims.scene import load_scene
 
 
@@ -20,7 +20,16 @@ def test_settings_are_parsed_into_the_configs_fields():
     assert variant.parse_settings(["held_hidden_across_weight=None"]) == {
         "held_hidden_across_weight": None
     }
-    for bad in ("no_such_field=1", "held_yaw_from_opening", "min_coverage=lots"):
+    got = variant.parse_settings(["detect.tilted_top_min_deg=5", "min_coverage=0.4"])
+    assert got == {"min_coverage": 0.4, "detect": DetectConfig(tilted_top_min_deg=5.0)}
+    assert PerceptionConfig(**got).detect.tilted_top_min_deg == 5.0
+    for bad in (
+        "no_such_field=1",
+        "held_yaw_from_opening",
+        "min_coverage=lots",
+        "detect=1",
+        "detect.no_such_field=1",
+    ):
         with pytest.raises(ValueError):
             variant.parse_settings([bad])
 
