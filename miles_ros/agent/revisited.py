@@ -1,5 +1,5 @@
-"""Held-out 33's and 34's structures, said as the plain clauses the rest of the reading is written for
-(:func:`miles_ros.agent.clauses.plain_clauses` runs :func:`revisited` first, before
+"""Held-out 33's and 34's structures, said as the plain clauses the rest of the reading is
+written for (:func:`miles_ros.agent.clauses.plain_clauses` runs :func:`revisited` first, before
 :func:`~miles_ros.agent.reviewed.reviewed`):
 
 - "... after all" (the idiom, ending a clause): dropped ("never mind, don't do anything after
