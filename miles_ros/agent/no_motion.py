@@ -123,6 +123,9 @@ _KEEP_WORD = re.compile(
     r"\b(?:leave|keep|let|stay|stays|remain|remains|stop|halt|freeze)\b|\bno\s+(?:more|further)\b",
     re.I,
 )
+_COLOURED = re.compile(
+    r"\b(?:red|green|blue|yellow|grey|gray|black|white|orange|purple|pink|brown)\b", re.I
+)
 _DENIED = re.compile(r"\b(?:no\s+(?:more|further)|don'?t|do\s+not|not|never)\s+[a-z]+", re.I)
 _MOTION_WORD = re.compile(
     r"\b(?:put|place|set|move|moving|stack|pick|lift|raise|grab|grasp|take|carry|bring|push|shove|"
@@ -142,8 +145,10 @@ def kept_only(goal: str) -> bool:
     "let", "stay", "remain", "stop", "halt", "freeze", "no more") with no verb of motion, no
     place, no side, no angle and no number anywhere (a denied verb, "no more moves" or "don't
     move", is not one) asks for no motion, whatever its other words: a goal to do nothing
-    never reaches the language model as a motion plan."""
-    if not _KEEP_WORD.search(goal):
+    never reaches the language model as a motion plan. A thing said by colour ("leave the red
+    cube where it is") is left to the reading of prohibitions (:mod:`~miles_ros.agent.negation`),
+    which already plans nothing for it and keeps the goal's words."""
+    if not _KEEP_WORD.search(goal) or _COLOURED.search(goal):
         return False
     rest = _DENIED.sub(" ", _KEEP_WORD.sub(" ", goal))
     return not _MOTION_WORD.search(rest)
