@@ -15,7 +15,8 @@ written for (:func:`miles_ros.agent.clauses.plain_clauses` runs :func:`revisited
   (:func:`once_done`);
 - a cube named after its clause: "push it to P - the red cube, I mean", "set it on P, I mean
   the blue one", "put it on P; the blue cube, that is": "push the red cube to P" (only with "I
-  mean / that is / I'm talking about"; :func:`named_after`);
+  mean / that is / I'm talking about", and not after a clause ending on a cube or a bare
+  colour, which "I mean" corrects; :func:`named_after`);
 - "turn / twist / spin X until / till / so (that) a (flat) face / side is aimed / directed /
   pointed at the robot": "... so a face points at the robot" (:func:`face_aimed`);
 - "grab X, then set it down gently / carefully on P" (a manner word said): "pick up X and put
@@ -32,7 +33,7 @@ from __future__ import annotations
 
 import re
 
-from miles_ros.agent.clause_grammar import _PAD_NOUN
+from miles_ros.agent.clause_grammar import _CUBE_NOUN, _PAD_NOUN
 from miles_ros.agent.reread import _CUBE_NP, _DASH
 
 _SEP = rf"\s*(?:[;:,]|{_DASH})\s*"
@@ -204,12 +205,17 @@ _NAMED_AFTER = re.compile(
 )
 
 
+_CORRECTED = re.compile(rf"\b(?:{_CUBE_NOUN}|one|red|green|blue|yellow|grey|gray)$", re.I)
+"""A clause ending on a cube or a bare colour: "I mean X" after it corrects that word ("move it
+next to the green - I mean the blue cube"), it names no "it"."""
+
+
 def named_after(text: str) -> str:
     """ "push it to P - the red cube, I mean", "set it on P, I mean the blue one": the cube
     named after the clause stands for its "it" ("push the red cube to P"); a cube named
     without "I mean / that is" is left as said."""
     m = _NAMED_AFTER.match(text.strip())
-    if not m:
+    if not m or _CORRECTED.search(m["rest"].strip()):
         return text
     return f"{m['head']} {m['x'] or m['x2']} {m['rest'].strip()}."
 

@@ -108,7 +108,7 @@ def test_a_cube_said_up_before_the_next_step(order):
 @given(colours, table)
 @settings(max_examples=4, deadline=None)
 def test_a_cube_named_after_its_clause_stands_for_it(order, spot):
-    a, _, _ = order
+    a, b, _ = order
     world = moved([spot, (0.55, 0.2), (0.45, -0.2)])
     read_like(
         f"slide the {a} brick to the yellow tile",
@@ -120,6 +120,9 @@ def test_a_cube_named_after_its_clause_stands_for_it(order, spot):
     )
     # look-alike: a cube after the clause without "I mean / that is": left as said
     said = f"Slide it to the yellow tile, the {a} brick."
+    assert named_after(said) == said
+    # look-alike: "I mean" correcting the cube said last, not naming "it"
+    said = f"Move it next to the {a} - I mean the {b} brick."
     assert named_after(said) == said
 
 
