@@ -64,16 +64,25 @@ _STAYING = (
     r"(?:don'?t|do\s+not)\s+move(?:\s+(?:anything|a\s+thing))?(?:\s+at\s+all)?|no\s+moving|(?:stand|stay|keep|hold|remain|sit|be)\s+(?:perfectly\s+|completely\s+|very\s+|totally\s+)?"
     r"(?:still|put|motionless|(?:right\s+|exactly\s+|just\s+)?(?:where|as)\s+you\s+are)"
     r"(?:\s+(?:right\s+|exactly\s+|just\s+)?where\s+you\s+are)?|relax|rest|chill(?:\s+out)?|"
-    r"take\s+(?:a\s+(?:break|rest|breather)|it\s+easy|five)|(?:stand\s+)?at\s+ease"
+    r"take\s+(?:a\s+(?:break|rest|breather)|it\s+easy|five)|(?:stand\s+)?at\s+ease|"
+    r"(?:stop|halt|freeze|pause)(?:\s+(?:moving|there|here|right\s+there|everything|"
+    r"what\s+you'?re\s+doing))?|hold\s+it|no\s+(?:more|further)\s+(?:action|motion|movements?|"
+    r"moves?|moving)"
 )
 """Staying still ("stand still", "stay exactly where you are")."""
-_THINGS = r"(?:cubes|blocks|boxes|stack|tower|pile|things|everything)"
+_THINGS = r"(?:cubes|blocks|boxes|bricks|stack|tower|pile|things|everything)"
+_LIE = (
+    r"(?:(?:as|where|how|the\s+way)\s+(?:(?:they|it)\s+(?:are|is|were|was|stand|stands|stood|sit|"
+    r"sits|sat|lie|lies|lay|rest|rests)|they'?re|it'?s)|as\s+is)(?:\s+(?:now|right\s+now|at\s+the\s+moment"
+    r"|currently))?"
+)
+"""Any manner or place the things are in now ("as they are", "where it sits", "how they lie",
+"the way they were"): one grammar of a conjunction, a pronoun and a verb of position."""
 _AS_IS = (
     rf"(?:leave|keep|let)\s+(?:(?:all\s+)?(?:the|your|those|these)\s+(?:(?:three|two)\s+)?{_THINGS}|"
     rf"(?:all|both)\s+(?:of\s+)?(?:the\s+)?(?:(?:three|two)\s+)?{_THINGS}|"
     rf"every\s+(?:{_CUBE_NOUN})|everything)(?:\s+(?:be|stay|remain|sit))?"
-    r"(?:\s*,?\s*(?:just|exactly|precisely|right)?\s*(?:(?:as|where)\s+"
-    r"(?:they|it)\s+(?:are|is|stands?)|the\s+way\s+(?:they|it)\s+(?:are|is)))?|"
+    rf"(?:\s*,?\s*(?:just|exactly|precisely|right)?\s*{_LIE})?|"
     r"(?:there'?s\s+|there\s+is\s+)?no\s+need\s+to\s+(?:move|shift|touch)\s+(?:the\s+[a-z]+\s+"
     rf"(?:{_CUBE_NOUN}|one))|you\s+(?:needn'?t|need\s+not|don'?t\s+(?:have|need)\s+to)\s+(?:move|"
     rf"shift|touch)\s+the\s+[a-z]+\s+(?:{_CUBE_NOUN}|one)|the\s+[a-z]+\s+(?:{_CUBE_NOUN}|one)\s+"
@@ -86,7 +95,7 @@ _REMARK = (
     r"\s+you(?:'re|\s+are|\s+can)\s+[a-z' ]+|(?:checking|testing)(?:\s+(?:the|my|your)\s+[a-z]+|"
     r"\s+in)?)|eh|ah|oh|uh+|um+|hm+|er+|well|all\s+(?:good|fine|ok(?:ay)?)|everything'?s\s+(?:fine|ok(?:ay)?|good|alright|all\s+"
     r"right)(?:\s+here)?|it'?s\s+(?:fine|ok(?:ay)?|alright|all\s+right|good)(?:\s+(?:where|as)\s+it\s+is|"
-    r"\s+there)?|(?:just|exactly|precisely)\s+as\s+(?:they|it)\s+(?:are|is|stands?)|for\s+now|for\s+the\s+time\s+being|right\s+now|at\s+the\s+moment"
+    rf"\s+there)?|(?:just|exactly|precisely)\s+{_LIE}|for\s+now|for\s+the\s+time\s+being|right\s+now|at\s+the\s+moment"
 )
 """A check or a remark that asks nothing ("just checking you're listening", "all good")."""
 _LEAD = (
@@ -110,9 +119,47 @@ _PARTS = re.compile(
 )
 
 
+_KEEP_WORD = re.compile(
+    r"\b(?:leave|keep|let|stay|stays|remain|remains|stop|halt|freeze)\b|\bno\s+(?:more|further)\b",
+    re.I,
+)
+_COLOURED = re.compile(
+    r"\b(?:red|green|blue|yellow|grey|gray|black|white|orange|purple|pink|brown)\b", re.I
+)
+_DENIED = re.compile(r"\b(?:no\s+(?:more|further)|don'?t|do\s+not|not|never)\s+[a-z]+", re.I)
+_MOTION_WORD = re.compile(
+    r"\b(?:put|place|set|move|moving|stack|pick|lift|raise|grab|grasp|take|carry|bring|push|shove|"
+    r"slide|nudge|drag|pull|turn|rotate|twist|spin|swivel|reach|hover|go|come|point|touch|tap|"
+    r"home|return|drop|lower|hold|swap|sort|arrange|line|build|make|shift|tip|flip|knock|throw|"
+    r"toss|get|fetch|hand|give|pass|poke|press|stow|tidy|clean|gather|collect|wave|show|unstack|"
+    r"restack|balance|cent(?:er|re)|align|square|face|head|tuck|park|drive|swing|lay|stand|"
+    r"rest|sit|seat)[a-z]*|\b(?:on|onto|to|toward|towards|into|in|over|above|under|below|"
+    r"beside|next|near|left|right|front|behind|between|at|from|up|down|off|top|air|pad|mat|"
+    r"tile|spot|degrees?|side|face)\b|[0-9\u00b0]",
+    re.I,
+)
+
+
+def kept_only(goal: str) -> bool:
+    """The safety net: a goal whose words are only of keeping and stopping ("leave", "keep",
+    "let", "stay", "remain", "stop", "halt", "freeze", "no more") with no verb of motion, no
+    place, no side, no angle and no number anywhere (a denied verb, "no more moves" or "don't
+    move", is not one) asks for no motion, whatever its other words: a goal to do nothing
+    never reaches the language model as a motion plan. A thing said by colour ("leave the red
+    cube where it is") is left to the reading of prohibitions (:mod:`~miles_ros.agent.negation`),
+    which already plans nothing for it and keeps the goal's words."""
+    if not _KEEP_WORD.search(goal) or _COLOURED.search(goal):
+        return False
+    rest = _DENIED.sub(" ", _KEEP_WORD.sub(" ", goal))
+    return not _MOTION_WORD.search(rest)
+
+
 def asks_no_motion(goal: str) -> bool:
     """Whether every part of ``goal`` asks for no motion or is a remark, one at least taking a
-    request back, denying a need or keeping still (see the module)."""
+    request back, denying a need or keeping still (see the module), or the goal says only
+    keeping and stopping (:func:`kept_only`)."""
+    if kept_only(goal):
+        return True
     parts = [p for p in _PARTS.split(goal.strip()) if p]
     asked = [bool(_ASKED.match(p)) for p in parts]
     if not any(asked):

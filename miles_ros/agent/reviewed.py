@@ -187,21 +187,25 @@ _THANKS = re.compile(
     r"that'?s\s+(?:enough|all|it|great|fine)|that\s+(?:was|is)\s+(?:enough|all|it)|"
     r"(?:nice|good|great|lovely|fine|excellent)\s+(?:work|job)|well\s+done|"
     r"thank\s+you(?:\s+(?:so|very)\s+much)?|thanks?(?:\s+(?:a\s+lot|so\s+much|very\s+much))?|"
-    r"many\s+thanks|cheers|for\s+now|earlier|before|just\s+now|there|today)"
-    r"(?:\s*[,.!;]+\s*|\s+|$)",
+    r"many\s+thanks|cheers|for\s+(?:now|today|the\s+(?:moment|time\s+being|day))|at\s+the\s+moment|"
+    r"earlier|before|just\s+now|there|today|(?P<lead>ok(?:ay)?|alright|all\s+right|right|so|well))"
+    r"(?:\s*[,.!;\u2013\u2014-]+\s*|\s+|$)",
     re.I,
 )
+"""Thanks, praise and the words said around them; a lead ("OK", "right", "so") alone is not
+thanks."""
 
 
 def thanked(text: str) -> str:
     """Thanks and praise, nothing asked: "nothing for now"."""
-    rest = text.strip()
+    rest, thanks = text.strip(), False
     while rest:
         m = _THANKS.match(rest)
         if not m or not m.group(0):
             return text
+        thanks = thanks or not m["lead"]
         rest = rest[m.end() :]
-    return "nothing for now."
+    return "nothing for now." if thanks else text
 
 
 _UP_TOP = re.compile(

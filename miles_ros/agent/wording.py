@@ -214,7 +214,7 @@ def one_slip(a: str, b: str) -> bool:
 
 _LIFT_THEN_PLACE = re.compile(
     rf"\b(?:pick|lift|grab|raise|take|grasp)\s+(?:up\s+)?(?P<cube>the\s+\w+\s+{_CUBE})"
-    r"(?:\s+up)?\s*,?\s*(?:and\s+)?(?:then\s+)?(?:set|put|place|lower|drop|lay|move)\s+"
+    r"(?:\s+up)?\s*,?\s*(?:and\s+)?(?:then\s+)?(?:set|put|place|lower|drop|lay|move|stack|rest)\s+"
     rf"(?:it|(?:that|this|the same)\s+(?:{_CUBE}|one))"
     r"(?:\s+down)?\s+(?P<prep>on top of|onto|on|to|at|in|into)\b",
     re.I,
