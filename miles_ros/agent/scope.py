@@ -327,8 +327,10 @@ prohibition on each (not a question about which cube)."""
 
 _STACK_KEPT = re.compile(
     r"(?:,?\s*\b(?:and|but)\s+)?\b(?:(?:leave|keep|let)\s+(?:the|that|this|your)\s+(?:stack|tower|pile)"
-    rf"\s+(?:{_PLACED})|(?:don'?t|do not|never)\s+(?:go\s+)?(?:touch|move|disturb|hit|bump into|"
-    r"knock(?:\s+over)?|topple)(?:ing)?\s+(?:the|that|this|your)\s+(?:stack|tower|pile))\b",
+    rf"\s+(?:{_PLACED})|(?:don'?t|do not|never)\s+(?:go\s+)?(?:touch(?:ing)?|mov(?:e|ing)|"
+    r"disturb(?:ing)?|hit(?:ting)?|bump(?:ing)? into|knock(?:ing)?(?:\s+over)?|toppl(?:e|ing))"
+    r"\s+(?:the|that|this|your)\s+(?:stack|tower|pile)"
+    r"(?:\s+(?:over|down))?)\b",
     re.I,
 )
 """The stacked cubes kept as they are ("leave the stack alone", "don't touch the tower")."""

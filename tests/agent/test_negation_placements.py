@@ -225,3 +225,18 @@ def test_look_alike_placements_keep_their_old_reading(goal, steps, world):
         assert [(p.cube, p.what) for p in scope.prohibitions] == [("red_cube", MOVE)]
     else:
         assert scope.prohibitions == ()
+
+
+@pytest.mark.parametrize(
+    "goal,rest",
+    [
+        ("Don't knock the tower over, just hover above the green box.", "hover above"),
+        ("Don't disturb the pile - just hover over the green block.", "hover over"),
+        ("Never go knocking over the stack; hover over the green cube.", "hover over"),
+    ],
+)
+def test_the_stack_not_to_be_disturbed_leaves_no_words_behind(goal, rest, world):
+    scene = _stacked(world, "red_cube", "blue_cube")
+    scope = read_scope(goal, scene)
+    assert {p.cube for p in scope.prohibitions} == {"red_cube", "blue_cube"}
+    assert scope.text.lower().startswith(rest), scope.text
