@@ -255,12 +255,10 @@ def _placements_banned(
     (you to put) X on P" -> a :data:`PLACE` prohibition (X may still go elsewhere). Their
     words leave the text; a first "it" after them with no cube named before it is X ("I
     don't want the red cube on the left pad; lift it onto the right one")."""
-    targets = {name: name.replace("_", " ") for name in world.places}
-    targets.update({name: name for name in world.objects})
-    place = "|".join(
-        rf"(?:the\s+)?{re.escape(words.split()[0])}\s+(?:{'|'.join(PAD_NOUNS)})\b"
-        for words in targets.values()
-        if len(words.split()) == 2 and words.split()[1] == "pad"
+    place = "|".join(  # "the left pad / tile / mat" for the scene's left_pad
+        rf"(?:the\s+)?{re.escape(name.split('_')[0])}\s+(?:{'|'.join(PAD_NOUNS)})\b"
+        for name in world.places
+        if len(name.split("_")) == 2 and name.endswith("_pad")
     )
     where = rf"(?P<target>{place}|{cubes.list})" if place else rf"(?P<target>{cubes.list})"
     pattern = (
