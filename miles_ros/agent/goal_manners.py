@@ -81,7 +81,7 @@ def _forbidden(clauses: list[_Clause], prohibitions) -> str | None:
     """Why a clause asks for what a goal-wide prohibition forbids: moving the cube,
     putting another cube on one it forbids to touch, or going to one it forbids to go
     near."""
-    rules = {p.cube: p for p in prohibitions if p.scope == "goal"}
+    rules = {p.cube: p for p in prohibitions if p.scope == "goal" and p.what != "place"}
     for clause in clauses:
         rule = rules.get(clause.moved)
         if rule is not None:

@@ -12,6 +12,7 @@ from dataclasses import replace
 
 from miles_ros.agent.beside import place_beside
 from miles_ros.agent.discourse import said_in_order
+from miles_ros.agent.prohibitions import PLACE
 from miles_ros.agent.reading import (
     GoalReading,
     asks_nothing,
@@ -35,7 +36,9 @@ def _allowed_only(references: Resolution, prohibitions, world: World) -> Resolut
     refusal (every answer is forbidden)."""
     asks = references.clarify
     kept = tuple(
-        o for o in asks.options if not any(p.cube == o and p.scope == "goal" for p in prohibitions)
+        o
+        for o in asks.options
+        if not any(p.cube == o and p.scope == "goal" and p.what != PLACE for p in prohibitions)
     )
     if not kept:  # "hover over any cube except the red, the green and the blue one"
         ruled_out = ", ".join(spoken(o) for o in asks.options)

@@ -44,7 +44,8 @@ _REQUEST = r"(?:request|instruction|order|command|task|one|ask)"
 _TAKEN_BACK = (
     r"(?:(?:cancel|scrap|scratch|drop|forget(?:\s+about)?|ignore|disregard|call\s+off)\s+(?:(?:that|it|this)"
     rf"(?:\s+(?:last|previous|earlier))?(?:\s+{_REQUEST})?|(?:my|the|your)\s+(?:(?:last|previous"
-    rf"|earlier)\s+)?{_REQUEST})|call\s+(?:that|it|this)\s+off)"
+    rf"|earlier)\s+)?{_REQUEST})|call\s+(?:that|it|this)\s+off|never\s+mind(?:\s+(?:that|then))?|"
+    r"forget\s+(?:that\s+)?(?:i|we)\s+(?:ever\s+)?(?:asked|said\s+(?:anything|that|it)|mentioned\s+it))"
 )
 """A request taken back ("scrap that last request", "forget my previous instruction")."""
 _NOT_NEEDED = (
@@ -57,7 +58,8 @@ _NOT_NEEDED = (
     r"(?:move|do\s+anything)|(?:there'?s\s+|there\s+is\s+|you\s+have\s+)?no\s+(?:task|job|work)"
     r"(?:\s+for\s+you)?|(?:there'?s\s+|there\s+is\s+)?nothing\s+(?:(?:for\s+you\s+)?to\s+do|"
     r"for\s+you)|(?:we(?:'re|\s+are)|i'?m|i\s+am)\s+(?:all\s+)?(?:done|finished|through)(?:\s+here)?|"
-    r"that'?s\s+us\s+(?:done|finished))"
+    r"that'?s\s+us\s+(?:done|finished)|no\s+(?:changes?|change)(?:\s+(?:needed|required|necessary|"
+    r"wanted|to\s+make))?)"
 )
 """Nothing needed ("no action needed", "there's no need to do anything")."""
 _STAYING = (
@@ -93,7 +95,8 @@ _AS_IS = (
 _REMARK = (
     r"(?:(?:just|only)\s+)?(?:(?:checking|testing|making\s+sure|seeing)(?:\s+(?:that|if|whether))?"
     r"\s+you(?:'re|\s+are|\s+can)\s+[a-z' ]+|(?:checking|testing)(?:\s+(?:the|my|your)\s+[a-z]+|"
-    r"\s+in)?)|eh|ah|oh|uh+|um+|hm+|er+|well|all\s+(?:good|fine|ok(?:ay)?)|everything'?s\s+(?:fine|ok(?:ay)?|good|alright|all\s+"
+    r"\s+in)?)|eh|ah|oh|uh+|um+|hm+|er+|well|(?:that'?s\s+|that\s+is\s+|it'?s\s+|it\s+is\s+)?all\s+"
+    r"(?:good|fine|ok(?:ay)?)(?:\s+(?:as|where|how)\s+(?:it\s+is|they\s+are|things\s+are))?|everything'?s\s+(?:fine|ok(?:ay)?|good|alright|all\s+"
     r"right)(?:\s+here)?|it'?s\s+(?:fine|ok(?:ay)?|alright|all\s+right|good)(?:\s+(?:where|as)\s+it\s+is|"
     rf"\s+there)?|(?:just|exactly|precisely)\s+{_LIE}|for\s+now|for\s+the\s+time\s+being|right\s+now|at\s+the\s+moment"
 )

@@ -16,6 +16,9 @@ MOVE = "move"
 """A prohibition on any step that moves the cube (something may still be put on it)."""
 AVOID = "avoid"
 """A prohibition on any step that acts on the cube or goes to it (a reach too)."""
+PLACE = "place"
+"""A prohibition on one placement: the cube put or pushed onto :attr:`Prohibition.target`
+("don't put the red cube on the grey pad"); the cube may still go elsewhere."""
 SKILL = "skill"
 """A prohibition on every call of a parameter-free skill ("don't go home"): its
 :attr:`Prohibition.cube` holds the skill's name."""
@@ -33,6 +36,8 @@ class Prohibition:
     """The goal's words that say so."""
     scope: str = "goal"
     """``goal``: every step; ``clause``: the clause it stands in only (not checked on steps)."""
+    target: str | None = None
+    """:data:`PLACE` only: the scene thing the cube may not be put or pushed onto."""
 
     def forbids(self, step: Step, registry: SkillRegistry) -> str | None:
         """Why ``step`` breaks this prohibition (None: it does not, or it holds in one
@@ -46,6 +51,11 @@ class Prohibition:
         if self.what == SKILL:
             said = f"the goal forbids {self.cube} ({self.phrase!r})"
             return said if step.skill == self.cube else None
+        if self.what == PLACE:
+            if step.params.get("object") == self.cube and step.params.get("target") == self.target:
+                said = f"the goal forbids ({self.phrase!r})"
+                return f"it puts {self.cube} on {self.target}, which {said}"
+            return None
         perms = registry[step.skill].permissions
         if self.what == AVOID and self.cube in (
             step.params.get("object"),
@@ -83,6 +93,7 @@ class Scope:
 
 _FILLER = re.compile(
     r"\b(?:actually|on second thoughts?|ok|okay|please|just|now|so|well|sorry|for now|"
-    r"thanks|thank you|robot|hey|instead)\b"
+    r"thanks|thank you|robot|hey|instead|either|too|as well|whatever happens|no matter what|"
+    r"under any circumstances?|at any point|ever)\b"
 )
 """Words that ask for nothing by themselves (left when the prohibitions are taken out)."""

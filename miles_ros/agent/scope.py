@@ -65,10 +65,11 @@ from __future__ import annotations
 
 import re
 
+from miles_ros.agent.apart import _tower
 from miles_ros.agent.cube_words import CubeWords
 from miles_ros.agent.goal_clauses import split_clauses
 from miles_ros.agent.phrases import CUBE_NOUNS, PAD_NOUNS
-from miles_ros.agent.prohibitions import AVOID, MOVE, SKILL, TOUCH, Prohibition, Scope
+from miles_ros.agent.prohibitions import AVOID, MOVE, PLACE, SKILL, TOUCH, Prohibition, Scope
 from miles_ros.agent.vocabulary import PARAMLESS_WORDS
 from miles_ros.agent.world import World
 
@@ -146,6 +147,7 @@ def read_scope(goal: str, world: World) -> Scope:
     if kept_pads and not re.search(_A_PAD_SAID, _PADS_KEPT.sub(" ", text), re.I):
         text = _PADS_KEPT.sub(" ", text)  # "don't go near the pads; just hover over ..."
         text = re.sub(r"^[\s,;.]*(?:(?:and|but)\b\s*)?", "", text, flags=re.I)
+    text = _stack_kept(text, world, cubes, found)
     text, refusal = _expand_every(text, cubes, found)
     if refusal:
         return Scope(goal, refusal=refusal)
@@ -153,7 +155,7 @@ def read_scope(goal: str, world: World) -> Scope:
     while_you = r"(?:\s*,?\s*\b(?:while|as|when) you\b)?"
     rules = [
         (
-            rf"{lead}\b(?P<neg>{_NEG})\s+(?:ever\s+)?(?P<verb>{_VERBS}(?:\s+or\s+{_VERBS})?)"
+            rf"{lead}\b(?P<neg>{_NEG})\s+(?:ever\s+)?(?:go\s+)?(?P<verb>{_VERBS}(?:\s+or\s+{_VERBS})?)"
             rf"(?:\s+(?:into|against|over|with))?\s+(?P<list>{cubes.list}){while_you}",
             None,
         ),
@@ -215,7 +217,7 @@ def read_scope(goal: str, world: World) -> Scope:
             flags=re.I,
         )
     text = re.sub(  # "don't push the blue one": a prohibition unless a manner of a cube
-        rf"{lead}\b(?P<neg>{_NEG})\s+(?P<verb>{_MANNERS})\s+(?P<list>{cubes.list})",
+        rf"{lead}\b(?P<neg>{_NEG})\s+(?:ever\s+)?(?:go\s+)?(?P<verb>{_MANNERS})\s+(?P<list>{cubes.list})",
         lambda m: _prohibit(m, MOVE, cubes, found) if _only_here(m, cubes) else m.group(0),
         text,
         flags=re.I,
@@ -227,13 +229,71 @@ def read_scope(goal: str, world: World) -> Scope:
         text,
         flags=re.I,
     )
+    text, placements = _placements_banned(text, world, cubes)
     if not found:
-        return Scope(text)
+        return Scope(_tidy(text), placements) if placements else Scope(text)
     refusal = _forbidden_antecedent(found, text, cubes)
     if refusal:
         return Scope(goal, refusal=refusal)
-    prohibitions = _scoped(found, text, cubes)
+    prohibitions = _scoped(found, text, cubes) + placements
     return Scope(_tidy(re.sub(rf"{_MARK}\d+{_MARK}", " ", text)), prohibitions)
+
+
+_PUT_VERBS = (
+    r"(?:put|plac|set|stack|lay|drop|lower|bring|carr|lift|rais|push|slid|shov|nudg|mov|tak)"
+    r"(?:s|es|e|ed|ing|ting|ying|ies|ied)?"
+)
+_ONTO = r"(?:on(?:to)?|in(?:to)?|to|on\s+top\s+of|over\s+to|down\s+on)"
+
+
+def _placements_banned(
+    text: str, world: World, cubes: _Cubes
+) -> tuple[str, tuple[Prohibition, ...]]:
+    """The placements the goal forbids, read after every other prohibition (so "don't move
+    the red cube onto the left pad" stays a prohibition on moving it): "(whatever happens,)
+    don't / never (go) put / place / set / stack (-ing) X on / onto P", "I / we don't want
+    (you to put) X on P" -> a :data:`PLACE` prohibition (X may still go elsewhere). Their
+    words leave the text; a first "it" after them with no cube named before it is X ("I
+    don't want the red cube on the left pad; lift it onto the right one")."""
+    place = "|".join(  # "the left pad / tile / mat" for the scene's left_pad
+        rf"(?:the\s+)?{re.escape(name.split('_')[0])}\s+(?:{'|'.join(PAD_NOUNS)})\b"
+        for name in world.places
+        if len(name.split("_")) == 2 and name.endswith("_pad")
+    )
+    where = rf"(?P<target>{place}|{cubes.list})" if place else rf"(?P<target>{cubes.list})"
+    pattern = (
+        r"(?:,?\s*\b(?:and|but)\s+)?\b(?:(?:(?:i|we)\s+)?(?:don'?t|do\s+not)\s+want\s+"
+        rf"(?:(?:you|anyone|anybody)\s+(?:to\s+)?{_PUT_VERBS}\s+)?|(?:{_NEG})\s+(?:ever\s+)?"
+        rf"(?:go\s+)?{_PUT_VERBS}\s+)(?P<list>{cubes.list})\s+(?:(?:back|down|up)\s+)?"
+        rf"{_ONTO}\s+{where}"
+    )
+    banned: list[Prohibition] = []
+
+    def ban(m: re.Match) -> str:
+        said = m.group("target")
+        pad = re.match(r"(?:the\s+)?([a-z]+)\s", said, re.I)
+        target = next(
+            (n for n in world.places if pad and n.split("_")[0] == pad.group(1).lower()), None
+        )
+        named = cubes.named(said)
+        target = target or (named[0] if len(named) == 1 else None)
+        if target is None:
+            return m.group(0)
+        for cube in cubes.named(m.group("list")):
+            banned.append(Prohibition(cube, PLACE, m.group(0).strip(" ,;"), target=target))
+        return " "
+
+    text = re.sub(pattern, ban, text, flags=re.I)
+    if len({p.cube for p in banned}) == 1:  # "...; lift it onto the right pad"
+        it = re.search(r"\bit\b", text, re.I)
+        if it and not cubes.named(text[: it.start()]):
+            text = text[: it.start()] + "the " + spoken_cube(banned[0].cube) + text[it.end() :]
+    return text, tuple(banned)
+
+
+def spoken_cube(name: str) -> str:
+    """``red_cube`` -> ``red cube``."""
+    return name.replace("_", " ")
 
 
 _PAD_WORDS = "|".join(PAD_NOUNS)
@@ -263,6 +323,31 @@ anything", "don't touch any of the cubes": "any" under a negation is every one):
 prohibition on each (not a question about which cube)."""
 
 
+_STACK_KEPT = re.compile(
+    r"(?:,?\s*\b(?:and|but)\s+)?\b(?:(?:leave|keep|let)\s+(?:the|that|this|your)\s+(?:stack|tower|pile)"
+    rf"\s+(?:{_PLACED})|(?:don'?t|do not|never)\s+(?:go\s+)?(?:touch(?:ing)?|mov(?:e|ing)|"
+    r"disturb(?:ing)?|hit(?:ting)?|bump(?:ing)? into|knock(?:ing)?(?:\s+over)?|toppl(?:e|ing))"
+    r"\s+(?:the|that|this|your)\s+(?:stack|tower|pile)"
+    r"(?:\s+(?:over|down))?)\b",
+    re.I,
+)
+"""The stacked cubes kept as they are ("leave the stack alone", "don't touch the tower")."""
+
+
+def _stack_kept(text: str, world: World, cubes: _Cubes, found: list) -> str:
+    """A prohibition on touching each cube of the scene's tower (:func:`~miles_ros.agent.apart.
+    _tower`) where the goal keeps "the stack / tower / pile" as it is; its words leave the text
+    (another clause's motion stays: "leave the stack alone and hover over the green cube").
+    Unchanged when the scene has no tower."""
+    kept = _STACK_KEPT.search(text)
+    tower = _tower(world) if kept else []
+    if not tower:
+        return text
+    found.extend((name, TOUCH, kept.group(0).strip(" ,"), None) for name in tower)
+    rest = text[: kept.start()] + text[kept.end() :]
+    return re.sub(r"^[\s,;.]*(?:(?:and|but)\b\s*)?", "", rest, flags=re.I)
+
+
 def _expand_every(text: str, cubes: _Cubes, found: list) -> tuple[str, str | None]:
     kept = _ALL_KEPT.search(text)
     if kept:
@@ -276,9 +361,25 @@ def _expand_every(text: str, cubes: _Cubes, found: list) -> tuple[str, str | Non
     kept_as_is = re.search(r"\b(?:leave|keep|let)\s+$", text[: every.start()], re.I)
     placed = re.match(rf"\s+(?:{_PLACED})\b", rest, re.I)
     if kept_as_is and placed:  # "leave everything as it is": every cube stays
-        phrase = text[kept_as_is.start() : every.end() + placed.end()]
-        found.extend((name, MOVE, phrase, None) for name in cubes.names)
-        return text[: kept_as_is.start()] + rest[placed.end() :], None
+        end = every.end() + placed.end()
+        but = re.match(
+            rf"\s*,?\s*(?:{_EXCEPT}|but(?:\s+not)?)\s+(?P<list>{cubes.list})", text[end:], re.I
+        )
+        excepted = cubes.named(but.group("list")) if but else []
+        after = text[end + but.end() :] if but else text[end:]
+        if len(excepted) == 1:  # "... except the green cube; that one / it goes on the pad"
+            after = re.sub(
+                r"^(\s*[,;:.\-\u2013\u2014]*\s*(?:(?:and|but|so)\s+)?(?:just\s+)?)(?:that\s+one|"
+                r"it|this\s+one)\b",
+                lambda m: m.group(1) + "the " + spoken_cube(excepted[0]),
+                after,
+                flags=re.I,
+            )
+        phrase = text[kept_as_is.start() : end + (but.end() if but else 0)]
+        found.extend((name, MOVE, phrase, None) for name in cubes.names if name not in excepted)
+        if excepted and len(excepted) == len(cubes.names):
+            return text, f"every cube except {', '.join(excepted)} leaves no cube to keep"
+        return text[: kept_as_is.start()] + after, None
     but = re.match(
         rf"\s*,?\s*(?:{_EXCEPT}|but(?:\s+not)?)\s+(?P<list>{cubes.list})\s*,?", rest, re.I
     )
