@@ -58,7 +58,10 @@ lift it") is a manner of the clause's own cube: :mod:`miles_ros.agent.reading`.
 The prohibitions' types are :mod:`miles_ros.agent.prohibitions`; the whole reading under
 them is :func:`miles_ros.agent.negation.read_in_scope`. :func:`read_scope`'s passes mark the
 words they take in one text (``_MARK``) and the later passes read those marks, so the
-patterns and the scope rules stay together.
+patterns and the scope rules stay together: that is why this is one module of over 500
+lines. Its passes share the marked text, the scene's cube words and the prohibitions found,
+in an order that matters (a placement is read after every other prohibition, the tower kept
+before "every cube" is expanded).
 """
 
 from __future__ import annotations
@@ -70,6 +73,7 @@ from miles_ros.agent.cube_words import CubeWords
 from miles_ros.agent.goal_clauses import split_clauses
 from miles_ros.agent.phrases import CUBE_NOUNS, PAD_NOUNS
 from miles_ros.agent.prohibitions import AVOID, MOVE, PLACE, SKILL, TOUCH, Prohibition, Scope
+from miles_ros.agent.reference_scene import spoken
 from miles_ros.agent.vocabulary import PARAMLESS_WORDS
 from miles_ros.agent.world import World
 
@@ -287,13 +291,8 @@ def _placements_banned(
     if len({p.cube for p in banned}) == 1:  # "...; lift it onto the right pad"
         it = re.search(r"\bit\b", text, re.I)
         if it and not cubes.named(text[: it.start()]):
-            text = text[: it.start()] + "the " + spoken_cube(banned[0].cube) + text[it.end() :]
+            text = text[: it.start()] + "the " + spoken(banned[0].cube) + text[it.end() :]
     return text, tuple(banned)
-
-
-def spoken_cube(name: str) -> str:
-    """``red_cube`` -> ``red cube``."""
-    return name.replace("_", " ")
 
 
 _PAD_WORDS = "|".join(PAD_NOUNS)
@@ -371,7 +370,7 @@ def _expand_every(text: str, cubes: _Cubes, found: list) -> tuple[str, str | Non
             after = re.sub(
                 r"^(\s*[,;:.\-\u2013\u2014]*\s*(?:(?:and|but|so)\s+)?(?:just\s+)?)(?:that\s+one|"
                 r"it|this\s+one)\b",
-                lambda m: m.group(1) + "the " + spoken_cube(excepted[0]),
+                lambda m: m.group(1) + "the " + spoken(excepted[0]),
                 after,
                 flags=re.I,
             )
