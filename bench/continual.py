@@ -745,18 +745,21 @@ def mirrored(cell: Cell):
 
 
 def main() -> int:
+    from miles_ros.commands.train_logs import METHODS
+    from policies.finetune import ANCHORS
+
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--json", action="store_true", help="print the JSON on one line")
     parser.add_argument("--quick", action="store_true", help="a short smoke run")
     parser.add_argument(
         "--anchor",
-        choices=("parent", "expert"),
+        choices=ANCHORS,
         default=Settings.anchor,
         help="the fine-tune's labels of rehearsal and succeeded states (policies.finetune)",
     )
     parser.add_argument(
         "--method",
-        choices=("sim", "relabel"),
+        choices=METHODS,
         default=Settings.method,
         help="the fine-tune: one regression onto labelled logged states, or DAgger in "
         "simulation on the cell the logs identify",

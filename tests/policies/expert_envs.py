@@ -50,19 +50,26 @@ def command_path_env(task: str, num_envs: int, **env):
 
 
 def assert_memoryless(act, env, task_cfg, periods: int) -> None:
-    """``act(obs, task_cfg)`` is a function of the observation alone on the states of
-    ``periods`` control periods of its own episodes in ``env``: the batch again gives the
-    same actions, the batch permuted the actions permuted, and each row alone its row's."""
+    """:func:`assert_pure` on the states of ``periods`` control periods of ``act``'s own
+    episodes in ``env``."""
     obs, _ = env.reset(seed=5)
     rows = []
     for _ in range(periods):
         a = act(obs, task_cfg)
         rows.append(np.array(obs))
         obs, *_ = env.step(a.astype(np.float32))
-    batch = np.concatenate(rows).astype(np.float32)
+    assert_pure(act, np.concatenate(rows).astype(np.float32), task_cfg)
+
+
+def assert_pure(act, batch: np.ndarray, task_cfg, rows=None) -> np.ndarray:
+    """``act(obs, task_cfg)`` is a function of the observation alone on ``batch`` [N, D]:
+    the batch again gives the same actions, the batch permuted the actions permuted, and
+    each row of ``rows`` (default: the first, the 18th and the last) alone its row's.
+    Returns the batch's actions."""
     first = act(batch, task_cfg)
     np.testing.assert_array_equal(first, act(batch, task_cfg))
     order = np.random.default_rng(0).permutation(batch.shape[0])
     np.testing.assert_allclose(act(batch[order], task_cfg), first[order], atol=1e-12)
-    for i in (0, 17, batch.shape[0] - 1):
+    for i in (0, 17, batch.shape[0] - 1) if rows is None else rows:
         np.testing.assert_allclose(act(batch[i : i + 1], task_cfg)[0], first[i])
+    return first
