@@ -199,12 +199,13 @@ _WHERE_IT_IS = re.compile(
     rf"\bthe\s+(?P<n>{_CUBE_NOUN}|one)\s+(?:(?:that(?:'s|\s+is)|which(?:'s|\s+is))\s+{_POSED}|"
     rf"(?:that|which)\s+(?:sits|lies|rests|stands)(?:\s+(?:right|just))?|{_POSED})\s+"
     r"(?=(?:in\s+the\s+(?:very\s+)?(?:middle|centre|center)|at\s+the\s+(?:very\s+)?(?:front|back|"
-    r"centre|center|middle)|on\s+the\s+(?:far\s+)?(?:left|right)|(?:the\s+)?(?:furthest|farthest|"
-    r"nearest|closest))\b)",
+    r"centre|center|middle)|on\s+the\s+(?:far\s+)?(?:left|right)(?:\s+(?:side|end))?"
+    rf"(?![\w-]|\s+(?:{_PAD_NOUN}|one)\b)|(?:the\s+)?(?:furthest|farthest|nearest|closest))\b)",
     re.I,
 )
 """A cube said by where it is, with its posture ("the cube sitting in the middle", "the block
-that's lying at the front", "the one which stands on the far left")."""
+that's lying at the front", "the one which stands on the far left"); not a cube said by the
+pad it is on ("the cube sitting on the left pad": another rule's, which needs the verb)."""
 
 
 def between_others(text: str) -> str:

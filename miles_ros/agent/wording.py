@@ -247,13 +247,16 @@ _STATED = re.compile(
 
 
 _THERE = re.compile(
-    r"\b(?P<np>(?:over|above|on|onto|on\s+top\s+of|atop|to|towards?|next\s+to|beside|near|by)\s+"
+    r"(?<!closest\s)(?<!nearest\s)(?<!farthest\s)(?<!furthest\s)(?<!close\s)(?<!near\s)"
+    r"\b(?P<np>(?:over|above|on|onto|on\s+top\s+of|atop|beside)\s+"
     rf"the\s+[a-z]+\s+(?:{_CUBE}|{'|'.join(PAD_NOUNS)}|one))\s+(?:(?:over|back|right|up|down|out)\s+)?"
     r"there\b(?=\s*(?:$|[.!?,;]|(?:and|then|please|for\s+me|too)\b))",
     re.I,
 )
-"""A thing after a preposition, then "there" ("hover over the red cube back there", "stack it
-on the green cube there"): "there" points at the thing just named, no other place."""
+"""A thing after a preposition of place, then "there" ("hover over the red cube back there",
+"stack it on the green cube there"): "there" points at the thing just named, no other place.
+Not after a relation that picks a cube ("put the cube closest to the grey pad there": "there"
+is where it goes) nor after "to" (a destination that may be the relation's)."""
 _PLACED_FIRST = re.compile(
     rf"^(?P<cube>(?:the\s+)?(?P<colour>[a-z]+)(?:\s+(?P<noun>{_CUBE}|one))?)\s+"
     r"(?P<prep>onto|on\s+to|on|to|over\s+to|across\s+to|into)\s+"

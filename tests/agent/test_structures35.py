@@ -89,8 +89,12 @@ def test_a_cube_said_by_its_posture_and_where_it_is(ys):
     for said in (
         "Leave the red box sitting on the left and push the green box to the grey tile.",
         "Move the cube sitting on the grey tile to the yellow tile.",
+        "Shove the brick resting on the left tile onto the right tile.",
     ):
         assert between_others(said) == said
+    assert "no cube is on the left pad" in _refused(
+        "Shove the brick resting on the left tile onto the right tile."
+    )
 
 
 @given(colours)
@@ -120,8 +124,13 @@ def test_a_thing_there_is_that_thing_and_a_bare_there_is_not():
         "Pile the red box on top of the green box, please.",
         ["Pile the red box on top of the green box over there, please."],
     )
-    # look-alikes: "there" with no thing before it keeps asking which place
+    # look-alikes: "there" with no thing before it keeps asking which place; "there" after a
+    # relation that picks the cube is where it goes
     _asked("Slide the red box there.")
+    said = (
+        "Not the yellow tile but the grey tile - carry the box nearest to the yellow tile there."
+    )
+    assert "the right pad" in _planned(said)
 
 
 @given(colours, st.sampled_from(sorted(_WORDS)), st.sampled_from(["left", "right"]))
