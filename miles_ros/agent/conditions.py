@@ -129,6 +129,31 @@ def branch_taken(text: str, world: World) -> str:
     return then.strip().rstrip(" .!") + "."
 
 
+_REACH_ASKED = re.compile(
+    r"^(?:(?:is|are)\s+(?P<a>the\s+[a-z]+(?:\s+" + _CUBE + r")?)\s+(?:(?:with)?in\s+(?:your\s+)?"
+    r"reach|reachable|close\s+enough(?:\s+(?:for\s+you\s+)?to\s+(?:reach|grab|get|pick\s+up|"
+    r"move))?|near\s+enough)|can\s+you\s+(?:reach|get\s+to|grab)\s+(?P<b>the\s+[a-z]+(?:\s+"
+    + _CUBE
+    + r")?))\s*\?\s*(?:(?:and\s+)?if\s+(?:it\s+is|it's|so|yes|you\s+can|that's\s+the\s+case)|"
+    r"if\s+yes|yes\?)\s*[,:;]?\s*(?:then\s+)?(?P<then>.+)$",
+    re.I,
+)
+"""A cube asked to be within the arm's reach, then what to do if it is ("Is the red cube
+within reach? If it is, slide it onto the grey pad.")."""
+
+
+def reach_asked(text: str) -> str:
+    """ "Is X within reach? If it is, V it ...": "V X ..." - whether the arm reaches X is
+    what every step is checked against (each skill's card), and a step it cannot make is
+    refused with the reason, so the question asks nothing the plan does not."""
+    m = _REACH_ASKED.match(text.strip())
+    if m is None:
+        return text
+    cube = m["a"] or m["b"]
+    then = re.sub(r"\bit\b", cube, m["then"], count=1, flags=re.I)
+    return then.strip()
+
+
 # -- a choice between two cubes, an order of all of them ----------------------------------
 _COMPARED = re.compile(
     rf"^(?:compare|look at|take|consider|of) the (?P<a>[a-z]+)(?: {_CUBE})? and the "

@@ -121,7 +121,8 @@ def _height_above(text: str, world: World, registry: SkillRegistry) -> str | Non
     """Why going to a height above a scene thing that lies outside the planning workspace
     ("hover one metre above the blue cube") cannot be done: the arm reaches no such point;
     or, inside it, outside the reach skill's trained envelope ("hold the gripper 60 cm above
-    the yellow pad": its card's reason). A height inside both is left to the skills."""
+    the yellow pad": its card's reason); the same for a height said as z in the base frame
+    ("up to z 0.7 above the green cube"). A height inside both is left to the skills."""
     names = {**{n.split("_")[0]: n for n in world.names}, **{n: n for n in world.names}}
     for match in re.finditer(
         rf"(?P<d>{DISTANCE})\s+(?:up\s+|high\s+)?(?:above|over|higher than|on top of)\s+"
@@ -141,7 +142,31 @@ def _height_above(text: str, world: World, registry: SkillRegistry) -> str | Non
         )
         if outside:
             return f"{said}: {outside}"
+    for match in _Z_ABOVE.finditer(text):  # "up to z 0.7 above the green cube's spot"
+        name = names.get(match.group("w"))
+        if name is None:
+            continue
+        x, y, _ = world.position_of(name)
+        point = (round(x, 3), round(y, 3), float(match.group("z")))
+        said = (
+            f"z {match.group('z')} above the {name.replace('_', ' ')} is the point {list(point)}"
+        )
+        if not in_workspace(point):
+            return f"{said}, outside the workspace the arm reaches: no skill goes there"
+        outside = "reach" in registry and outside_envelope(
+            Step("reach", {"target": list(point)}), registry, world
+        )
+        if outside:
+            return f"{said}: {outside}"
     return None
+
+
+_Z_ABOVE = re.compile(
+    r"\bz\s*(?:=\s*)?(?P<z>\d+(?:\.\d+)?)\s*(?:m\b|met(?:er|re)s?\b)?\s+(?:up\s+)?(?:above|over)\s+"
+    r"(?:the\s+)?(?P<w>[a-z_]+)"
+)
+"""A height said as the point's z in the base frame, over a thing ("to z 0.7 above the green
+cube"): the point above that thing at that z."""
 
 
 _REPEATED = re.compile(

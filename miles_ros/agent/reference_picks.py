@@ -456,11 +456,28 @@ def _other(match, world):
     raise _which("other cube", others)
 
 
+def _nth_of_colour(match, world):
+    """ "the second green cube": the nth cube of that colour, refused where the scene has
+    fewer (each cube of the scene has a colour of its own, so any ordinal past the first
+    names a cube it lacks)."""
+    colour = SYNONYMS.get(match.group("colour").lower(), match.group("colour").lower())
+    nth = ORDINALS[match.group("nth").lower()]
+    same = sorted(n for n in world.objects if n.split("_")[0] == colour)
+    if len(same) >= nth:
+        return None, None
+    has = f"one {colour} cube" if len(same) == 1 else f"no {colour} cube"
+    return None, f"the scene has {has}: there is no {match.group('nth').lower()} one"
+
+
 def _not_coloured(match, world):
     """ "the pad that isn't yellow", "the non-red cube": of that kind, the things of
-    another colour; asked when several are left, refused when none is."""
+    another colour; asked when several are left, refused when none is. "The one that isn't
+    C": a place where C is a place's colour and no cube's, else a cube."""
     colour = SYNONYMS.get(match.group("colour").lower(), match.group("colour").lower())
-    kind = "place" if re.fullmatch(_PLACE, match.group("kind").lower()) else "cube"
+    said = match.group("kind").lower()
+    kind = "place" if re.fullmatch(_PLACE, said) else "cube"
+    if said == "one" and colour in place_colours(world).values():
+        kind = "cube" if any(n.split("_")[0] == colour for n in world.objects) else "place"
     if kind == "place":
         left = sorted(n for n, c in place_colours(world).items() if c != colour)
     else:

@@ -24,6 +24,7 @@ from miles_ros.agent.reference_picks import (
     _middle,
     _moved_there,
     _not_coloured,
+    _nth_of_colour,
     _on_its_own,
     _ordinal,
     _other,
@@ -101,6 +102,14 @@ nearest cube other than the red one"): the cube it names is not ranked (:func:`_
 
 
 _RULES = [
+    (  # "the second green cube": a cube the scene lacks (reference_picks._nth_of_colour)
+        re.compile(
+            rf"\bthe (?P<nth>second|third|fourth|fifth|sixth) (?P<colour>{_COLOUR_WORDS}) "
+            rf"(?:{_CUBE}|one)\b",
+            re.I,
+        ),
+        _nth_of_colour,
+    ),
     (  # "the cube near the edge (of the table)" (reference_edge.py)
         re.compile(
             rf"\bthe {_CUBE} (?:(?:that's|that is|which is|sitting|lying) )?(?:right |just )?"
@@ -154,8 +163,9 @@ _RULES = [
     ),
     (
         re.compile(
-            rf"\bthe (?P<kind>{_PLACE}|{_CUBE}) (?:that|which) (?:is not|isn'?t|'?s not) "
-            rf"(?:the )?(?P<colour>{_COLOUR_WORDS})(?: one)?\b|"
+            rf"\bthe (?P<kind>{_PLACE}|{_CUBE}|one(?= (?:that|which) (?:is not|isn'?t|'?s not) "
+            rf"(?:the )?(?:{_COLOUR_WORDS})\b(?!(?: one)? (?:or|nor)\b))) (?:that|which) "
+            rf"(?:is not|isn'?t|'?s not) (?:the )?(?P<colour>{_COLOUR_WORDS})(?: one)?\b|"
             rf"\bthe non-?(?P<colour2>{_COLOUR_WORDS}) (?P<kind2>{_PLACE}|{_CUBE})\b",
             re.I,
         ),

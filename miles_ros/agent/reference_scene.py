@@ -93,7 +93,8 @@ _REL = (
 farthest to the right")."""
 
 
-_FAR = r"(?:farthest|furthest)(?: away)?"
+_FAR = r"(?:farthest|furthest|most\s+distant|most\s+remote|remotest)(?: away)?"
+"""The superlative of distance ("farthest", "the most distant")."""
 
 
 @dataclass(frozen=True)

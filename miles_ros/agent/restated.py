@@ -306,6 +306,24 @@ _ON_CUBE = re.compile(
     rf"the\s+(?P<colour>\w+)\s+{_REL_NOUN}\b",
     re.I,
 )
+_ON_TOP = re.compile(
+    rf"\b(?:the|that|this)\s+{_REL_NOUN}\s+(?:on\s+top\s+of|atop)\s+the\s+(?P<colour>\w+)\s+"
+    rf"{_REL_NOUN}\b",
+    re.I,
+)
+"""A cube named by the cube it stands on with no "that is" or "sitting" ("the cube on top of
+the blue one"): a name where it opens the goal or another place follows in its clause."""
+_WAS_ON = re.compile(
+    rf"\bthe\s+{_REL_NOUN}\s+(?:(?:that|which)\s+)?(?:it|the\s+(?P<c>\w+)\s+{_REL_NOUN})\s+"
+    rf"(?:was|had\s+been|used\s+to\s+be)\s+(?:(?:just|still)\s+)?(?:{_STANDS}\s+)?"
+    r"(?:on\s+top\s+of|on|upon|atop)\b",
+    re.I,
+)
+"""The cube another stood on when the goal was said ("the cube it was sitting on", "the block
+the red one had been resting on"): the one under it in the scene's tower ("it": the last
+cube named before, one that stands on another)."""
+_NAMED_CUBE = re.compile(r"\bthe\s+(\w+)\s+(?:cube|block|box|brick)\b", re.I)
+_PLACE_AFTER = re.compile(r"\b(?:onto|on\s+to|on|to|into|over\s+to|across\s+to)\s+the\b", re.I)
 _TOP = re.compile(
     r"\bthe\s+(?:top|topmost|uppermost|highest)\s+(?:cube|block|one|brick)\b|\bthe\s+(?:cube|"
     r"block|one)\s+(?:at|on)\s+the\s+top\b",
@@ -321,7 +339,10 @@ _NEXT_DOWN = re.compile(
 def stacked_said(text: str, towers: list[list[str]]) -> str:
     """A cube named by the cube it stands on ("the cube sitting on the green one" -> "the red
     cube" where the red cube stands on the green one; left as said when none or several
-    do), and "the next one (down)" after the top cube of the one tower standing -> the
+    do; "the cube on top of the green one" where it opens the goal or another place follows
+    in its clause, not "put the cube on top of the green one"; "the cube it / the red one
+    was sitting on" -> the cube under that one, "it" the last cube named that stands on
+    another), and "the next one (down)" after the top cube of the one tower standing -> the
     cube under that top cube ("the middle one" too, where that tower has three). ``towers``:
     the scene's towers, bottom first, by name."""
     above = {t[i]: t[i + 1] for t in towers for i in range(len(t) - 1)}
@@ -331,6 +352,29 @@ def stacked_said(text: str, towers: list[list[str]]) -> str:
         return f"the {name.split('_')[0]} cube" if name else m[0]
 
     text = _ON_CUBE.sub(on, text)
+
+    def on_top(m: re.Match) -> str:  # "the cube on top of the blue one", no "that is"
+        after = re.split(r"[,;.!?]|\b(?:then|and)\b", text[m.end() :], maxsplit=1)[0]
+        if m.start() != len(text) - len(text.lstrip()) and not _PLACE_AFTER.search(after):
+            return m[0]  # "put the cube on top of the blue one": where it goes
+        return on(m)
+
+    text = _ON_TOP.sub(on_top, text)
+    under = {t[i + 1]: t[i] for t in towers for i in range(len(t) - 1)}
+
+    def was_on(m: re.Match) -> str:  # "the cube it was sitting on": the one under it
+        said = m["c"] or next(
+            (
+                c
+                for c in reversed(_NAMED_CUBE.findall(text[: m.start()]))
+                if f"{c.lower()}_cube" in under
+            ),
+            None,
+        )
+        name = said and under.get(f"{said.lower()}_cube")
+        return f"the {name.split('_')[0]} cube" if name else m[0]
+
+    text = _WAS_ON.sub(was_on, text)
     top = _TOP.search(text)
     if top is None or len(towers) != 1 or len(towers[0]) < 2:
         return text

@@ -14,9 +14,11 @@
   contradiction; :func:`left_and_moved`);
 - a request called off but its first part: "V X ...; then V Y ... no wait, just do the
   first bit": "V X ..." (:func:`first_only`);
-- "the X and the Y: put the former / latter on Z": "put X / Y on Z" (:func:`former_latter`);
+- "the X and the Y: put the former / latter on Z": "put X / Y on Z"; "look at / see / here are X
+  and Y. Put the first (one) on the second (one)": "put X on Y" (:func:`former_latter`);
 - "the cube that sits / lying between the two others": "the cube between the other two" (read
-  in the scene; :func:`between_others`);
+  in the scene); "the cube sitting / that's lying / which stands in the middle / at the front /
+  on the left / nearest ...": "the cube in the middle ..." (:func:`between_others`);
 - thanks and praise alone ("that'll do for now, thanks a lot", "nice work earlier"): "nothing
   for now" (:func:`thanked`);
 - "complete / finish the stack: X goes (up) on top": "put X on top of the stack"
@@ -147,23 +149,39 @@ def first_only(text: str) -> str:
     return f"{m['first'].rstrip(' ,;')}." if m else text
 
 
+_PAIR_LEAD = (
+    r"(?:(?:look\s+at|see|take|consider|notice|find|here\s+(?:are|is)|there(?:'s|\s+is|\s+are)|"
+    r"(?:you|we)\s+(?:see|have)|of)\s+)"
+)
+"""Words that show the pair before it is ranked ("Look at X and Y. Put the first on the
+second.")."""
+_RANKED = (
+    r"\bthe\s+(?P<w>former|latter|first|second)(?:\s+one)?\b(?!\s*-)(?!\s+(?!(?:on|onto|to|"
+    r"into|over|above|beside|next|atop|up|down|and|then|off|in|by|with|at|under|please)\b)[a-z])"
+)
+"""One of a pair by its rank ("the former", "the second one"), not the first of more words
+("the second green cube", "the first from the left")."""
 _PAIR = re.compile(
-    rf"^(?:of\s+)?(?P<a>{_CUBE_NP})\s+and\s+(?P<b>{_CUBE_NP}){_SEP}(?P<rest>.*\bthe\s+"
-    r"(?:former|latter)\b.*)$",
+    rf"^{_PAIR_LEAD}?(?P<a>{_CUBE_NP})\s+and\s+(?P<b>{_CUBE_NP})(?:{_SEP}|\s*[.?!]\s+)"
+    rf"(?P<rest>.*{_RANKED}.*)$",
     re.I,
 )
 
 
+def _the(np: str) -> str:
+    return re.sub(r"^the\b", "the", np, flags=re.I)
+
+
 def former_latter(text: str) -> str:
-    """ "the X and the Y: put the former on Z": "put X on Z"."""
+    """ "the X and the Y: put the former on Z", "look at X and Y. Put the first on the
+    second.": "put X on Z", "put X on Y" (each ranked one named)."""
     m = _PAIR.match(text.strip())
     if not m:
         return text
     return re.sub(
-        r"\bthe\s+(former|latter)\b",
-        lambda n: m["a"] if n[1].lower() == "former" else m["b"],
+        _RANKED,
+        lambda n: _the(m["a"] if n["w"].lower() in ("former", "first") else m["b"]),
         m["rest"],
-        count=1,
         flags=re.I,
     )
 
@@ -173,12 +191,30 @@ _BETWEEN = re.compile(
     r"lying|sitting)\s+)(?:in\s+)?between\s+the\s+(?:other\s+two|two\s+others|others)\b",
     re.I,
 )
+_POSED = (
+    r"(?:sitting|lying|resting|standing|located|placed|positioned|set|found)(?:\s+(?:right|just))?"
+)
+"""A cube's posture before where it is ("sitting", "lying right")."""
+_WHERE_IT_IS = re.compile(
+    rf"\bthe\s+(?P<n>{_CUBE_NOUN}|one)\s+(?:(?:that(?:'s|\s+is)|which(?:'s|\s+is))\s+{_POSED}|"
+    rf"(?:that|which)\s+(?:sits|lies|rests|stands)(?:\s+(?:right|just))?|{_POSED})\s+"
+    r"(?=(?:in\s+the\s+(?:very\s+)?(?:middle|centre|center)|at\s+the\s+(?:very\s+)?(?:front|back|"
+    r"centre|center|middle)|on\s+the\s+(?:far\s+)?(?:left|right)(?:\s+(?:side|end))?"
+    rf"(?![\w-]|\s+(?:{_PAD_NOUN}|one)\b)|(?:the\s+)?(?:furthest|farthest|nearest|closest))\b)",
+    re.I,
+)
+"""A cube said by where it is, with its posture ("the cube sitting in the middle", "the block
+that's lying at the front", "the one which stands on the far left"); not a cube said by the
+pad it is on ("the cube sitting on the left pad": another rule's, which needs the verb)."""
 
 
 def between_others(text: str) -> str:
     """ "the cube that sits between the two others": "the cube between the other two" (read
-    in the scene by :mod:`~miles_ros.agent.reference_picks`), not a place "between"."""
-    return _BETWEEN.sub(lambda m: f"the {m['n']} between the other two", text)
+    in the scene by :mod:`~miles_ros.agent.reference_picks`), not a place "between"; "the cube
+    sitting in the middle / at the front / on the left": "the cube in the middle ..." (its
+    posture says nothing of which it is)."""
+    text = _BETWEEN.sub(lambda m: f"the {m['n']} between the other two", text)
+    return _WHERE_IT_IS.sub(lambda m: f"the {m['n']} ", text)
 
 
 _THANKS = re.compile(

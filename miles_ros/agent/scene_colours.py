@@ -28,7 +28,9 @@ A shade of a scene colour (:func:`shades_said`, run on the whole goal first, whe
 is known): a compound whose head is the colour ("sky-blue", "silver-grey", "lime-green",
 "blood red") or a shade word before it ("light grey", "pale yellow", "dark green"), said as
 the colour itself: English names a shade by its last word, and the scene has one thing of
-each colour.
+each colour; a colour said approximately ("bluish", "greenish", "reddish", "greyish")
+is said as the colour, for the same reason (a shade word before a colour stays a shade:
+"bluish green" is green).
 """
 
 from __future__ import annotations
@@ -98,27 +100,36 @@ _PREP = r"(?:on\s+top\s+of|onto|on|to|into|over|above|towards?|at)"
 
 def shades_said(text: str, world: World) -> str:
     """``text`` with a shade of a colour of the scene's things said as that colour ("the
-    sky-blue cube" -> "the blue cube", "the light grey mat" -> "the grey mat"; see the
-    module)."""
+    sky-blue cube" -> "the blue cube", "the light grey mat" -> "the grey mat"), and any
+    colour said approximately as the colour ("bluish" -> "blue", "purplish" -> "purple"; see
+    the module)."""
     colours = set(cube_colours(world)) | {c for _, c in pad_colours(world) if c}
     words = {w for c in colours for w in (c, *COLOR_WORDS.get(c, ()))}
     words |= {a for a, c in SYNONYMS.items() if c in colours}
-    if not words:
-        return text
-    said = "|".join(sorted(words, key=len, reverse=True))
-    shades = "|".join(SHADES)
+    if words:
+        said = "|".join(sorted(words, key=len, reverse=True))
+        shades = "|".join(SHADES)
 
-    def colour(m: re.Match) -> str:
-        if m["m"] and m["m"].lower() in _NOT_A_SHADE:
-            return m[0]
-        return m["c"]
+        def colour(m: re.Match) -> str:
+            if m["m"] and m["m"].lower() in _NOT_A_SHADE:
+                return m[0]
+            return m["c"]
 
-    return re.sub(
-        rf"(?<![\w-])(?:(?P<m>[a-z]+)-|(?:{shades})\s+)(?P<c>{said})\b(?!-)",
-        colour,
-        text,
-        flags=re.I,
-    )
+        text = re.sub(
+            rf"(?<![\w-])(?:(?P<m>[a-z]+)-|(?:{shades})\s+)(?P<c>{said})\b(?!-)",
+            colour,
+            text,
+            flags=re.I,
+        )
+    return _ISH.sub(lambda m: _ISH_OF[m["c"].lower()], text)
+
+
+def _ish(colour: str) -> set[str]:
+    """A colour said approximately ("bluish", "blue-ish", "reddish", "greyish"): English's
+    "-ish" on the colour word, the final "e" dropped or the final consonant doubled as it
+    is spelled."""
+    c = colour.lower()
+    return {f"{c}ish", f"{c}-ish", f"{c.removesuffix('e')}ish", f"{c}{c[-1]}ish"}
 
 
 def colour_said(text: str, places: tuple[tuple[str, str], ...] = ()) -> str:
@@ -146,3 +157,10 @@ def colour_said(text: str, places: tuple[tuple[str, str], ...] = ()) -> str:
         text,
         flags=re.I,
     )
+
+
+_ISH_OF = {f: w for w in COLOUR_WORDS for f in _ish(w)}
+"""Each colour said approximately, and the colour."""
+_ISH = re.compile(
+    rf"(?<![\w-])(?P<c>{'|'.join(sorted(_ISH_OF, key=len, reverse=True))})\b(?!-)", re.I
+)

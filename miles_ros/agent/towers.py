@@ -15,7 +15,8 @@ pair a clause, bottom first:
   then green, then red" (a size word may stand before the noun: "a three-cube tower", "a
   tall stack"), "... from the top: red, green, blue": the cubes in the order the
   goal names them (bottom first, or top first when it says "from the top" / "top to
-  bottom").
+  bottom", or says each on the next: "stack everything into one tower, green on top of red on
+  top of blue").
 
 A tower of more cubes than :data:`~sims.tasks.pick_place.TOWER_LEVELS` is refused with
 the reason. Everything else about a stack (a named cube that has cubes on it means the
@@ -40,13 +41,20 @@ from sims.tasks.pick_place import TOWER_LEVELS
 _NOUNS = "|".join(CUBE_NOUNS)
 _ALL = (
     rf"(?:(?:all\s+(?:of\s+)?)?(?:the\s+)?(?:three\s+|3\s+)?(?:{_NOUNS}|one)s\b"
-    rf"|(?:every|each)\s+(?:{_NOUNS})\b)"
+    rf"|(?:every|each)\s+(?:{_NOUNS})\b|everything\b|all\s+three\b)"
 )
-"""All the cubes: "all three cubes", "all the blocks", "the cubes", "every cube"."""
+"""All the cubes: "all three cubes", "all the blocks", "the cubes", "every cube",
+"everything", "all three"."""
+_SIZE = (
+    rf"(?:(?:tall|small|little|short|neat|simple|single|new|(?:two|three|2|3)(?:[- ]?(?:{_NOUNS}|"
+    r"level|stor(?:e?y))s?)?(?:[- ](?:high|tall))?)[- ,]+)*"
+)
+"""Words that size or qualify a tower between its article and its noun ("a three-cube
+tower", "a tall stack", "a 3-level pile")."""
 _ANY_ORDER = [
     rf"\b(?:stack|pile)\s+(?:up\s+)?{_ALL}(?:\s+(?:up|together))?"
     rf"(?:\s+(?:on\s+(?:top\s+of\s+)?(?:each\s+other|one\s+another)|into\s+(?:a|one)\s+"
-    rf"(?:tower|stack|pile))|(?=\s*(?:$|[,.;:!?]|\b(?:and|then|with|so)\b|"
+    rf"{_SIZE}(?:tower|stack|pile))|(?=\s*(?:$|[,.;:!?]|\b(?:and|then|with|so)\b|"
     rf"(?:on|onto|atop|upon)\s+(?:top\s+of\s+)?the\s+[a-z]+\s+(?:{_NOUNS})\b)))",
     rf"\b(?:build|make|form|stack|put|arrange)\s+(?:up\s+)?(?:a|one)\s+(?:tower|stack|pile)\s+"
     rf"(?:of|from|with|out\s+of|using)\s+{_ALL}",
@@ -56,12 +64,6 @@ _ANY_ORDER = [
     rf"(?:three|3)\s+(?:{_NOUNS}|levels?|stor(?:ey|y|ies|eys))s?\s+(?:high|tall)\b",
 ]
 """A tower of all the cubes, the order left to the planner."""
-_SIZE = (
-    rf"(?:(?:tall|small|little|short|neat|simple|single|new|(?:two|three|2|3)(?:[- ]?(?:{_NOUNS}|"
-    r"level|stor(?:e?y))s?)?(?:[- ](?:high|tall))?)[- ,]+)*"
-)
-"""Words that size or qualify a tower between its article and its noun ("a three-cube
-tower", "a tall stack", "a 3-level pile")."""
 _ORDERED = re.compile(
     rf"\b(?:build|make|form|stack|erect)\s+(?:up\s+)?(?:a|one|the)\s+{_SIZE}"
     r"(?:tower|stack|pile)\b(?P<rest>.*)",
@@ -158,7 +160,10 @@ _LEVEL_WORDS = (
         1,
     ),
     (
-        re.compile(r"^\s*(?:on|at)\s+(?:the\s+)?top\b|^\s*(?:as\s+)?the\s+top\b|^\s*last\b", re.I),
+        re.compile(
+            r"^\s*(?:on|at)\s+(?:the\s+)?top\b(?!\s+of\b)|^\s*(?:as\s+)?the\s+top\b|^\s*last\b",
+            re.I,
+        ),
         2,
     ),
 )
@@ -212,9 +217,26 @@ def said_order(listed: str, words: dict[str, str], fill: tuple[str, ...] = ()) -
         if len(unsaid) == 1 and len(free) == 1 and len(fill) == len(_LEVEL_WORDS):
             order, levels = [*order, unsaid[0]], [*levels, free[0]]
         return [cube for _, cube in sorted(zip(levels, order, strict=True))]
-    if _TOP_FIRST.search(listed):
+    if _TOP_FIRST.search(listed) or _chain(listed, found):
         order.reverse()
     return order
+
+
+_ON_NEXT = re.compile(
+    rf"^(?:\s+(?:{_NOUNS}|one))?\s*,?\s*(?:on\s+top\s+of|on|onto|atop|upon|above|over)\s+"
+    r"(?:the\s+)?$",
+    re.I,
+)
+"""The words between two cubes of a tower said top down ("green on top of red", "red atop
+the blue")."""
+
+
+def _chain(listed: str, found: list[tuple[str, int, int]]) -> bool:
+    """Whether ``found`` (cube words of ``listed`` and their spans) are said top down, each on
+    the next ("green on top of red on top of blue")."""
+    return len(found) >= 2 and all(
+        _ON_NEXT.match(listed[a[2] : b[1]]) for a, b in zip(found, found[1:], strict=False)
+    )
 
 
 def chosen_order(world: World, base: str | None = None) -> tuple[str, ...]:

@@ -136,20 +136,26 @@ def clause_angles(clause: str) -> list[float | str]:
     found += [(m.start(), FACE_ROBOT) for m in _FACE.finditer(clause)]
     found += [(m.start(), FACE_ROBOT) for m in _SQUARE.finditer(clause)]
     found += [(m.start(), FACE_ROBOT) for m in _SQUARE_ON.finditer(clause)]
-    sign = None  # counter-clockwise first: "clockwise" is inside it
-    side = _SIDEWAYS.search(clause)
-    if _COUNTER.search(clause):
-        sign = 1.0
-    elif _CLOCKWISE.search(clause):
-        sign = -1.0
-    elif side:
-        sign = 1.0 if (side["side"] or side["ward"]).lower() == "left" else -1.0
+    sign = _direction(clause)
     out: list[float | str] = []
     for _, value in sorted(found, key=lambda item: item[0]):
         if isinstance(value, float) and sign is not None:
             value = sign * abs(value)
         out.append(value)
     return out
+
+
+def _direction(clause: str) -> float | None:
+    """The sign a direction word of ``clause`` gives its numbers (counter-clockwise or "to the
+    left" 1, clockwise or "to the right" -1), None where it says none."""
+    side = _SIDEWAYS.search(clause)
+    if _COUNTER.search(clause):  # counter-clockwise first: "clockwise" is inside it
+        return 1.0
+    if _CLOCKWISE.search(clause):
+        return -1.0
+    if side:
+        return 1.0 if (side["side"] or side["ward"]).lower() == "left" else -1.0
+    return None
 
 
 def _number(text: str) -> float:
@@ -300,6 +306,17 @@ _ELIDED = re.compile(
 )
 
 
+_AMOUNT = re.compile(
+    r"^(?P<so>(?:so|that\s+is|i\.\s?e\.|ie|meaning|or|which\s+is|making\s+(?:it|that))\s*,?\s+)?"
+    r"(?:by\s+)?(?:(?:about|around|roughly|exactly|precisely|some|just)\s+)?"
+    rf"(?:{_NUMBER}|(?:{_WORDS}))\s*(?:degrees?\b|degs?\b|°|º)(?:'s?)?(?:\s+(?:worth|of\s+turn))?"
+    r"(?:\s+(?:counter[ -]?clockwise|anti[ -]?clockwise|clockwise|to\s+the\s+(?:left|right)))?"
+    r"(?:\s+(?:in\s+all|in\s+total|total|or\s+so))?\s*[.!]?\s*$",
+    re.I,
+)
+"""An amount said alone after a turn clause, as its own part ("..., twenty-five degrees'
+worth", "..., so 22.5 degrees"): the amount of that turn (``so``: said again in numbers, it
+stands for the words before it)."""
 _NAMED = re.compile(
     r"\b(?:the\s+)?(?:" + _COLOURS + rf")(?:\s+(?:{'|'.join(CUBE_NOUNS)}))\b",
     re.I,
@@ -323,7 +340,21 @@ def turn_text(goal: str, registry: SkillRegistry) -> str:
     parts = _SEPARATORS.split(goal)
     said = None  # the angle of the last turn clause, in words
     turned = None  # the cube it turns, as said
+    last = None  # the index of the last part, where it is a turn clause
     for i in range(0, len(parts), 2):
+        amount = _AMOUNT.match(parts[i].strip())
+        if amount and last == i - 2 and (not clause_angles(parts[last]) or amount["so"]):
+            # "turn the red cube clockwise, 25 degrees' worth": the amount of that turn
+            sign = _direction(parts[i]) or _direction(parts[last]) or 1.0
+            angle = sign * abs(clause_angles(re.sub(r"'s?\b", "", parts[i]))[0])
+            lead, _ = _LEAD.match(parts[last].strip()).groups()
+            cube = turned or "it"
+            parts[last] = f"{lead}turn {cube} {_in_words(angle)}"
+            parts[i - 1] = parts[i] = ""
+            said = _in_words(angle)
+            last = None
+            continue
+        last = None
         part = _SQUARE_ON.sub("so a face points at the robot", parts[i])
         part = _SQUARE.sub(lambda m: f"turn{m['cube']} to face the robot", part)
         part = re.sub(r"\bsquare up\b(?= (?:the|it|this|that)\b)", "square", part, flags=re.I)
@@ -335,6 +366,7 @@ def turn_text(goal: str, registry: SkillRegistry) -> str:
             said = _in_words(angles[0]) if angles else said
             named = _NAMED.search(part)
             turned = named.group(0) if named else None
+            last = i
         elif turned and angles and not _CUBE.search(part) and not verb.search(part):
             lead, _ = _LEAD.match(part.strip()).groups()  # "..., then 30 degrees clockwise"
             parts[i] = f"{lead}turn {turned} {_in_words(angles[0])}"

@@ -22,6 +22,8 @@ colour, side or noun slot; words of four letters or more)
 "lift X up and then lower it onto Y"                        on the left pad" (one pick_place)
 "the green cube should go to the left pad. Push it there."  "push the green cube to the left
                                                             pad."
+"green onto the grey pad, slide it there"                   "slide the green cube onto the
+                                                            grey pad"
 "give the blue cube a 25 degree twist"                      "turn the blue cube by 25
                                                             degrees"
 "the tower" / "the stack", "the top (bottom) cube", "the    the top (bottom) cube of the one
@@ -48,7 +50,13 @@ import re
 
 from miles_ros.agent.apart import both_taken, taken_apart
 from miles_ros.agent.clauses import plain_clauses
-from miles_ros.agent.conditions import branch_taken, compared, tower_in_order, visited_in_order
+from miles_ros.agent.conditions import (
+    branch_taken,
+    compared,
+    reach_asked,
+    tower_in_order,
+    visited_in_order,
+)
 from miles_ros.agent.cube_words import CubeWords
 from miles_ros.agent.phrases import CUBE_NOUNS, PAD_NOUNS
 from miles_ros.agent.reference_scene import SYNONYMS, place_colours, spoken
@@ -70,9 +78,10 @@ def plain_wording(goal: str, world: World) -> str:
     there", a turn or another action said as a noun, "go over", a cube pointed out then
     "it", "itself", a cube taken off the one under it, tower words."""
     text = stacked_said(corrected(shades_said(goal, world), world), standing_towers(world))
-    text = branch_taken(text, world)
+    text = branch_taken(reach_asked(text), world)
     text = tower_in_order(visited_in_order(compared(text, world), world), world)
     text = both_taken(taken_apart(scene_said(text, world), world), world)
+    text = _THERE.sub(r"\g<np>", _placed_first(text))
     text = plain_clauses(text, cube_colours(world), pad_colours(world))
     text = _respectively(text)
     text = _CHOSEN_THEN_PUSHED.sub(r"\g<verb> \g<what>", text)
@@ -237,9 +246,49 @@ _STATED = re.compile(
 )
 
 
+_THERE = re.compile(
+    r"(?<!closest\s)(?<!nearest\s)(?<!farthest\s)(?<!furthest\s)(?<!close\s)(?<!near\s)"
+    r"\b(?P<np>(?:over|above|on|onto|on\s+top\s+of|atop|beside)\s+"
+    rf"the\s+[a-z]+\s+(?:{_CUBE}|{'|'.join(PAD_NOUNS)}|one))\s+(?:(?:over|back|right|up|down|out)\s+)?"
+    r"there\b(?=\s*(?:$|[.!?,;]|(?:and|then|please|for\s+me|too)\b))",
+    re.I,
+)
+"""A thing after a preposition of place, then "there" ("hover over the red cube back there",
+"stack it on the green cube there"): "there" points at the thing just named, no other place.
+Not after a relation that picks a cube ("put the cube closest to the grey pad there": "there"
+is where it goes) nor after "to" (a destination that may be the relation's)."""
+_PLACED_FIRST = re.compile(
+    rf"^(?P<cube>(?:the\s+)?(?P<colour>[a-z]+)(?:\s+(?P<noun>{_CUBE}|one))?)\s+"
+    r"(?P<prep>onto|on\s+to|on|to|over\s+to|across\s+to|into)\s+"
+    rf"(?P<place>the\s+[a-z]+\s+(?:{'|'.join(PAD_NOUNS)}|{_CUBE}|one))\s*"
+    r"(?:[,;:]|[-\u2013\u2014]+)\s*(?P<rest>.*\bit\s+(?:over\s+)?there\b.*)$",
+    re.I,
+)
+"""A cube and its place said first, then the verb on "it there" ("green onto the grey pad,
+slide it there")."""
+
+
+def _placed_first(text: str) -> str:
+    """ "green onto the grey pad, slide it there" -> "slide the green cube onto the grey pad":
+    the fragment says what goes where, the clause after it how."""
+    match = _PLACED_FIRST.match(text.strip())
+    if match is None or match["colour"].lower() not in COLOURS:
+        return text
+    prep = re.sub(r"\s+", "", match["prep"].lower()) if "on" in match["prep"].lower() else "to"
+    cube = f"the {match['colour'].lower()} {match['noun'] or 'cube'}"
+    return re.sub(
+        r"\bit\s+(?:over\s+)?there\b",
+        f"{cube} {prep} {match['place']}",
+        match["rest"],
+        count=1,
+        flags=re.I,
+    )
+
+
 def _put_there(text: str) -> str:
     """ "The green cube should go to the left pad. Push it there." -> "Push the green cube
-    to the left pad.": the first sentence says where, the second what to do."""
+    to the left pad.": the first sentence says where, the second what to do (said as a
+    fragment: :func:`_placed_first`, before the clauses are read)."""
     match = _STATED.match(text.strip())
     if match is None or not re.search(r"\bit (?:over )?there\b", match.group("rest"), re.I):
         return text
