@@ -46,6 +46,10 @@ MEASURES = {"finger_width": ("closed_gripper",)}
 reading of the empty gripper closed (:func:`closed_gripper_reading`)."""
 CLOSED_READING_M = 0.0
 """What a closed empty gripper whose reading is right reads (m): the pads meet."""
+MEASURE_STEP_M = 0.0001
+"""A measured offset is read to this (m): the reading of one closed empty gripper varies by
+a few 1e-8 m with where the episode left the cube (PyBullet), which a policy fed it would
+carry into a different rollout each time; rounded, the same cell measures the same."""
 MEASURE_RESOLUTION_M = 0.0005
 """A measured offset under this (m) is taken as none: a reading right to within it (PyBullet's
 closed empty pads read 0.00-0.07 mm apart) is left as is, so a right cell runs exactly as
@@ -155,10 +159,11 @@ def closed_gripper_reading(env, column: int, periods: int = CLOSE_PERIODS) -> fl
 
 def measured_offset(name: str, reading: float) -> float:
     """The offset (m) of field ``name`` a cell's measured ``reading`` gives: the reading less
-    what a right one reads (:data:`CLOSED_READING_M`), within the field's range; 0 under
-    :data:`MEASURE_RESOLUTION_M`."""
+    what a right one reads (:data:`CLOSED_READING_M`), within the field's range, to
+    :data:`MEASURE_STEP_M`; 0 under :data:`MEASURE_RESOLUTION_M`."""
     lo, hi = FIELDS[name][1]
-    offset = float(np.clip(reading - CLOSED_READING_M, lo, hi))
+    steps = round(float(np.clip(reading - CLOSED_READING_M, lo, hi)) / MEASURE_STEP_M)
+    offset = round(steps * MEASURE_STEP_M, 10)
     return 0.0 if abs(offset) < MEASURE_RESOLUTION_M else offset
 
 

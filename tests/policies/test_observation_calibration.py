@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from policies.calibration import (
     MEASURE_RESOLUTION_M,
+    MEASURE_STEP_M,
     calibration_refusal,
     closed_gripper_reading,
     measured_offset,
@@ -192,22 +193,23 @@ def test_a_bad_measured_calibration_is_refused_with_the_reason(tmp_path, entry, 
     width=st.floats(0.0, OPEN_WIDTH),
 )
 def test_the_closed_gripper_measures_the_offset_and_undoes_it(offset, width):
-    """Under the sims' reading map a closed empty gripper reads the offset where it is at
-    least the measurement's resolution (a narrow one reads 0: it cannot be seen there and is
-    left as is); the measured offset is always within the field's range and never under 0,
-    and the reading corrected by it is the opening to within the map's rounding, or, where
-    nothing was measured, the reading itself."""
+    """Under the sims' reading map a closed empty gripper reads the offset, to the
+    measurement's step, where it is at least the measurement's resolution (a narrow one
+    reads 0: it cannot be seen there and is left as is); the measured offset is always
+    within the field's range and never under 0, and the reading corrected by it is the
+    opening to within that step, or, where nothing was measured, the reading itself."""
     closed = float(reported_finger_width(np.array([0.0]), np.array([offset]))[0])
     measured = measured_offset("finger_width", closed)
     assert FINGER_READING_RANGE[0] <= 0.0 <= measured <= FINGER_READING_RANGE[1]
-    if offset >= MEASURE_RESOLUTION_M:
-        assert measured == pytest.approx(offset, abs=1e-12)
-    else:
+    assert measured == pytest.approx(round(measured / MEASURE_STEP_M) * MEASURE_STEP_M, abs=1e-12)
+    if offset >= MEASURE_RESOLUTION_M + MEASURE_STEP_M:
+        assert abs(measured - offset) <= MEASURE_STEP_M / 2 + 1e-12
+    elif offset < MEASURE_RESOLUTION_M - MEASURE_STEP_M:
         assert measured == 0.0
     reading = reported_finger_width(np.array([width]), np.array([offset]))
     got = float(calibrated_finger_width(reading, measured)[0]) if measured else reading[0]
     if measured:
-        assert got == pytest.approx(width, abs=1e-9)
+        assert got == pytest.approx(width, abs=MEASURE_STEP_M / 2 + 1e-9)
     else:  # the reading as it was: off by the (unseen or sub-resolution) offset at most
         assert abs(got - width) <= max(abs(offset), 0.0) + 1e-12
 
