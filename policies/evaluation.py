@@ -294,10 +294,14 @@ def evaluate(
     config=None,
     video_path: str | Path | None = None,
     variant: str | None = None,
+    calibrate=None,
     **env_kwargs,
 ) -> EvalResult:
     """Build an env, run the episode set, close the env (see :func:`run_episodes`);
-    ``variant``: only that episode variant of the task (:func:`variant_config`)."""
+    ``variant``: only that episode variant of the task (:func:`variant_config`);
+    ``calibrate``: called with the env before the episodes, as a cell calibrates before its
+    first (:meth:`policies.runtime.SkillPolicy.calibrate`; the seeded reset that starts
+    the episodes follows it, so the episode set is the same)."""
     import sims
 
     if variant is not None:
@@ -305,6 +309,8 @@ def evaluate(
     env = sims.make_env(task, backend, num_envs=num_envs, config=config, **env_kwargs)
     frames: list | None = [] if video_path is not None else None
     try:
+        if calibrate is not None:
+            calibrate(env)
         result = run_episodes(
             env,
             policy,

@@ -11,12 +11,18 @@ execution, which is fastest for single observations (tens of microseconds).
 
 from __future__ import annotations
 
+import logging
 import math
 from pathlib import Path
 
 import numpy as np
 
-from policies.calibration import observation_calibration
+from policies.calibration import (
+    closed_gripper_reading,
+    measured_fields,
+    measured_offset,
+    observation_calibration,
+)
 from policies.cards import SkillCard, SkillCardError, validate_card
 
 
@@ -75,7 +81,11 @@ class SkillPolicy:
                 raise SkillCardError(
                     f"{self.path}: {role} output must be '{out_name}', got {outputs[0].name!r}"
                 )
-        self._calibration = observation_calibration(self.card)
+        self.measures: dict[str, str] = measured_fields(self.card)
+        """The fields whose offset the card has the cell measure (:meth:`calibrate`)."""
+        self.measured: dict[str, float] = {}
+        """What :meth:`calibrate` measured: each such field's offset (m)."""
+        self._calibration = None if self.measures else observation_calibration(self.card)
         """The card's observation calibration (:mod:`policies.calibration`), applied to every
         observation before either network sees it; None: none."""
         self._binding = None
@@ -87,7 +97,28 @@ class SkillPolicy:
                 f"card says {self.action_dim}"
             )
 
+    def calibrate(self, env) -> dict[str, float]:
+        """Measure on the cell ``env`` (a batched env of this task) the offsets the card has
+        a cell measure (``calibration: {finger_width: {measure: closed_gripper}}``) and read
+        every later observation through them; nothing (an empty dict) for a card without
+        one. The env's next episodes must start with a reset."""
+        if not self.measures:
+            return {}
+        starts = {f["name"]: int(f["start"]) for f in self.card.observation.get("layout") or []}
+        measured = {}
+        for name in self.measures:  # closed_gripper, the one measure there is
+            measured[name] = measured_offset(name, closed_gripper_reading(env, starts[name]))
+        self.measured = measured
+        self._calibration = observation_calibration(self.card, measured)
+        logging.getLogger(__name__).info("skill %s: measured offsets (m) %s", self.name, measured)
+        return dict(measured)
+
+    def _check_measured(self) -> None:
+        if self.measures and not self.measured:
+            observation_calibration(self.card)  # raises, naming the field to measure
+
     def _batch(self, obs) -> tuple[np.ndarray, bool]:
+        self._check_measured()
         x = np.asarray(obs, dtype=np.float32)
         single = x.ndim == 1
         if single:
@@ -132,6 +163,7 @@ class SkillPolicy:
     def act(self, obs) -> np.ndarray:
         """Actions [A] for one observation [D], or [B, A] for [B, D]; in [-1, 1]."""
         if type(obs) is np.ndarray and obs.shape == self._single_shape:
+            self._check_measured()
             if self._binding is None:
                 self._bind_single()
             self._obs_buf[0] = obs

@@ -141,8 +141,9 @@ none of its points."""
 
 
 def _run_point(
-    policy, task, base, backend, axis, value, episodes, seed, num_envs, env_opts, limits
-):
+    policy, task, base, backend, axis, value, episodes, seed, num_envs, env_opts, limits,
+    calibrate=None,
+):  # fmt: skip
     """One point's evaluation as a ``robustness.json`` point (``base``: the task config)."""
     task_cfg = _point_config(base, axis, value)
     field = SWEEP_AXES[axis].randomization
@@ -163,7 +164,10 @@ def _run_point(
     else:
         kwargs = env_opts(task_cfg) if env_opts is not None else {"config": task_cfg}
     env = sims.make_env(task, backend, num_envs=num_envs, **kwargs)
+    measured = None
     try:
+        if calibrate is not None:  # each point a cell of its own, calibrated before it runs
+            measured = calibrate(env)
         if axis == "command_latency":
             env = FixedCommandLatency(env, int(value))
         result = run_episodes(env, policy, episodes, seed)
@@ -175,6 +179,8 @@ def _run_point(
     point["success"] = round(point["success"], 4)
     point["wall_s"] = round(point["wall_s"], 2)
     point["supervised"] = supervised
+    if measured:
+        point["calibration"] = {k: round(float(v), 6) for k, v in measured.items()}
     return point
 
 
@@ -191,12 +197,16 @@ def run_sweep(
     supervised: bool = False,
     info: dict | None = None,
     config=None,
+    calibrate=None,
 ) -> dict[str, Any]:
     """Evaluate ``policy`` at every point of ``axes`` (:data:`SWEEP_AXES` names) over the
     same ``episodes`` seeded episodes; returns the ``robustness.json`` document.
     ``supervised``: whether ``env_options`` puts the supervisor in (recorded);
     ``info``: extra top-level keys (skill, policy); ``config``: the task config every point
-    starts from (default: the task's; ``miles eval --sweep``: the card's envelope)."""
+    starts from (default: the task's; ``miles eval --sweep``: the card's envelope);
+    ``calibrate``: called with each point's env before its episodes, returning what it
+    measured (:meth:`policies.runtime.SkillPolicy.calibrate`; recorded as the point's
+    ``calibration`` where not empty)."""
     unknown = [a for a in axes if a not in SWEEP_AXES]
     if unknown:
         raise ValueError(f"unknown sweep axes: {', '.join(unknown)}")
@@ -235,7 +245,7 @@ def run_sweep(
             for value in axis.values:
                 point = _run_point(
                     policy, task, base, backend, name, value, episodes, seed, num_envs,
-                    env_options, limit_options,
+                    env_options, limit_options, calibrate,
                 )  # fmt: skip
                 point["supervised"] = point["supervised"] or bool(supervised)
                 logger.info("%s = %s: success %.3f", name, value, point["success"])

@@ -392,6 +392,7 @@ def _sweep(args, prog: str) -> int:
                 **({"variant": args.variant} if args.variant else {}),
             },
             config=config,
+            calibrate=policy.calibrate if policy.measures else None,
         )
         if doc["episode_set"]:
             doc["episode_set"]["source"] = _episode_source(args, card, episodes_extra)

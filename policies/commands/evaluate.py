@@ -419,6 +419,15 @@ def _run(args, prog: str, env_options=None):
         seed=args.seed,
         num_envs=args.num_envs,
         video_path=args.video,
+        calibrate=_calibrator(policy),
         **kwargs,
     )
     return result, task, what, extra
+
+
+def _calibrator(policy):
+    """The calibration a skill's card has the cell measure before its episodes
+    (:meth:`policies.runtime.SkillPolicy.calibrate`), or None (a card without one, a
+    checkpoint)."""
+    skill = getattr(policy, "__self__", None)
+    return skill.calibrate if getattr(skill, "measures", None) else None

@@ -5,6 +5,7 @@ before."""
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
 
 import numpy as np
@@ -12,15 +13,24 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from policies.calibration import calibration_refusal, reading_calibration
+from policies.calibration import (
+    MEASURE_RESOLUTION_M,
+    MEASURE_STEP_M,
+    calibration_refusal,
+    closed_gripper_reading,
+    measured_offset,
+    reading_calibration,
+)
 from policies.cards import SHIPPED_LIBRARY, SkillCard, SkillCardError, validate_card, write_card
 from policies.runtime import SkillPolicy
+from sims.robots import panda
 from sims.tasks import pick_place
-from sims.tasks.base import FINGER_READING_RANGE, calibrated_finger_width
+from sims.tasks.base import FINGER_READING_RANGE, calibrated_finger_width, reported_finger_width
 
 PARENT = SHIPPED_LIBRARY / "pick_place" / "versions" / "1"
 WIDTH = pick_place.LAYOUT.slices["finger_width"].start
 LAYOUT = pick_place.LAYOUT.describe()
+OPEN_WIDTH = panda.gripper_width_max
 IDENTIFIED = {"offset": 0.008, "interval": [0.0047, 0.0102]}
 
 
@@ -129,3 +139,134 @@ def test_the_skill_node_runtime_loads_the_calibration_through_the_policy(tmp_pat
     fixed = obs.copy()
     fixed[:, WIDTH] = calibrated_finger_width(obs[:, WIDTH], 0.008)
     np.testing.assert_array_equal(skill.policy.act(obs), SkillPolicy(PARENT).act(fixed))
+
+
+MEASURED = {"finger_width": {"measure": "closed_gripper", "source": "test"}}
+
+
+class ClosingGripper:
+    """A stand-in cell for the closed-gripper measurement: pick_place observations whose
+    finger opening closes 4 mm a period from open while the gripper is commanded closed
+    (as behind the supervisor), read through PyBullet's reading map with ``offset``."""
+
+    action_dim = 4
+
+    def __init__(self, num_envs: int, offset: float):
+        self.num_envs, self.offset = num_envs, offset
+        self.width = np.full(num_envs, OPEN_WIDTH)
+        self.resets = 0
+
+    def _obs(self):
+        obs = held_states(self.num_envs)
+        obs[:, WIDTH] = reported_finger_width(self.width, np.full(self.num_envs, self.offset))
+        return obs
+
+    def reset(self, seed=None):
+        self.resets += 1
+        self.width[:] = OPEN_WIDTH
+        return self._obs(), {}
+
+    def step(self, actions):
+        closing = np.asarray(actions)[:, -1] <= 0.0
+        self.width = np.where(closing, np.maximum(self.width - 0.004, 0.0), self.width)
+        return self._obs(), np.zeros(self.num_envs), None, None, {}
+
+
+@pytest.mark.parametrize(
+    ("entry", "reason"),
+    [
+        ({"measure": "closed_gripper", "offset_m": 0.008}, "offset_m or measure"),
+        ({"measure": "open_gripper"}, "measure 'open_gripper'"),
+    ],
+)
+def test_a_bad_measured_calibration_is_refused_with_the_reason(tmp_path, entry, reason):
+    data = validate_card(PARENT).to_dict()
+    data["calibration"] = {"finger_width": entry}
+    with pytest.raises(SkillCardError, match=reason):
+        SkillCard.from_dict(data, tmp_path / "skill.yaml")
+    assert calibration_refusal(MEASURED, LAYOUT) == ""
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    offset=st.floats(*FINGER_READING_RANGE),
+    width=st.floats(0.0, OPEN_WIDTH),
+)
+def test_the_closed_gripper_measures_the_offset_and_undoes_it(offset, width):
+    """Under the sims' reading map a closed empty gripper reads the offset, to the
+    measurement's step, where it is at least the measurement's resolution (a narrow one
+    reads 0: it cannot be seen there and is left as is); the measured offset is always
+    within the field's range and never under 0, and the reading corrected by it is the
+    opening to within that step, or, where nothing was measured, the reading itself."""
+    closed = float(reported_finger_width(np.array([0.0]), np.array([offset]))[0])
+    measured = measured_offset("finger_width", closed)
+    assert FINGER_READING_RANGE[0] <= 0.0 <= measured <= FINGER_READING_RANGE[1]
+    assert measured == pytest.approx(round(measured / MEASURE_STEP_M) * MEASURE_STEP_M, abs=1e-12)
+    if offset >= MEASURE_RESOLUTION_M + MEASURE_STEP_M:
+        assert abs(measured - offset) <= MEASURE_STEP_M / 2 + 1e-12
+    elif offset < MEASURE_RESOLUTION_M - MEASURE_STEP_M:
+        assert measured == 0.0
+    reading = reported_finger_width(np.array([width]), np.array([offset]))
+    got = float(calibrated_finger_width(reading, measured)[0]) if measured else reading[0]
+    if measured:
+        assert got == pytest.approx(width, abs=MEASURE_STEP_M / 2 + 1e-9)
+    else:  # the reading as it was: off by the (unseen or sub-resolution) offset at most
+        assert abs(got - width) <= max(abs(offset), 0.0) + 1e-12
+
+
+@pytest.mark.parametrize("offset", (0.0, 0.009, 0.018))
+def test_a_measuring_version_calibrates_on_the_cell_before_it_acts(tmp_path, offset):
+    """A card that measures its finger offset refuses to act before the cell is measured
+    (naming the field); measured on a cell that reads ``offset`` wide, it acts on the
+    reading calibrated by what it measured (the offset, to a float32 reading's rounding),
+    and on a right cell (offset 0) exactly as the card without calibration, the transform
+    left out; the measurement resets the cell first."""
+    policy = SkillPolicy(calibrated_copy(tmp_path, MEASURED))
+    obs = held_states(16, 3)
+    with pytest.raises(ValueError, match="finger_width"):
+        policy.act(obs)
+    with pytest.raises(ValueError, match="finger_width"):
+        policy.act(obs[0])
+    cell = ClosingGripper(4, offset)
+    measured = policy.calibrate(cell)
+    assert cell.resets == 1
+    assert measured == {"finger_width": pytest.approx(offset, abs=1e-8)}  # a float32 reading
+    if offset == 0.0:
+        assert policy._calibration is None
+        np.testing.assert_array_equal(policy.act(obs), SkillPolicy(PARENT).act(obs))
+        return
+    plain = SkillPolicy(PARENT)
+    fixed = obs.copy()
+    fixed[:, WIDTH] = calibrated_finger_width(obs[:, WIDTH], measured["finger_width"])
+    np.testing.assert_array_equal(policy.act(obs), plain.act(fixed))
+    np.testing.assert_array_equal(policy.act(obs[5]), plain.act(fixed[5]))
+    assert not np.array_equal(policy.act(obs), plain.act(obs))
+    assert SkillPolicy(PARENT).calibrate(cell) == {} and cell.resets == 1  # no measure: no-op
+
+
+def test_the_measurement_on_pybullet_reads_the_offset_and_leaves_the_episodes_alone():
+    """On PyBullet's Panda (the reading map at +9 mm) the closed empty gripper reads the
+    offset, and a seeded reset after the measurement starts the same episodes, to the bit,
+    as one without it (miles eval measures, then runs its seeded episode set)."""
+    from sims.backends.pybullet.env import PyBulletEnv
+    from sims.tasks.base import DomainRandomization
+
+    cfg = dataclasses.replace(
+        pick_place.CONFIG, randomization=DomainRandomization(finger_reading=(0.009, 0.009))
+    )
+    actions = np.tile(np.array([0.3, -0.2, -0.5, 1.0], dtype=np.float32), (2, 1))
+    runs = []
+    for measure in (False, True):
+        env = PyBulletEnv(pick_place, 2, cfg, num_workers=0)
+        try:
+            if measure:
+                reading = closed_gripper_reading(env, WIDTH)
+                assert measured_offset("finger_width", reading) == pytest.approx(0.009, abs=1e-4)
+            obs, _ = env.reset(seed=7)
+            seen = [obs]
+            for _ in range(5):
+                seen.append(env.step(actions)[0])
+            runs.append(np.array(seen))
+        finally:
+            env.close()
+    np.testing.assert_array_equal(runs[0], runs[1])
