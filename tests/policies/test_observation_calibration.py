@@ -25,7 +25,12 @@ from policies.cards import SHIPPED_LIBRARY, SkillCard, SkillCardError, validate_
 from policies.runtime import SkillPolicy
 from sims.robots import panda
 from sims.tasks import pick_place
-from sims.tasks.base import FINGER_READING_RANGE, calibrated_finger_width, reported_finger_width
+from sims.tasks.base import (
+    FINGER_READING_RANGE,
+    HELD_READING_MAX,
+    calibrated_finger_width,
+    reported_finger_width,
+)
 
 PARENT = SHIPPED_LIBRARY / "pick_place" / "versions" / "1"
 WIDTH = pick_place.LAYOUT.slices["finger_width"].start
@@ -197,7 +202,10 @@ def test_the_closed_gripper_measures_the_offset_and_undoes_it(offset, width):
     measurement's step, where it is at least the measurement's resolution (a narrow one
     reads 0: it cannot be seen there and is left as is); the measured offset is always
     within the field's range and never under 0, and the reading corrected by it is the
-    opening to within that step, or, where nothing was measured, the reading itself."""
+    opening to within what the measurement's own error d - d' becomes through the map's
+    inverse: |d - d'| where the whole offset moves the reading, at most |d - d'| / (1 - d' /
+    span) where it fades towards the open gripper (span: the fade's width), or, where
+    nothing was measured, the reading itself."""
     closed = float(reported_finger_width(np.array([0.0]), np.array([offset]))[0])
     measured = measured_offset("finger_width", closed)
     assert FINGER_READING_RANGE[0] <= 0.0 <= measured <= FINGER_READING_RANGE[1]
@@ -209,7 +217,8 @@ def test_the_closed_gripper_measures_the_offset_and_undoes_it(offset, width):
     reading = reported_finger_width(np.array([width]), np.array([offset]))
     got = float(calibrated_finger_width(reading, measured)[0]) if measured else reading[0]
     if measured:
-        assert got == pytest.approx(width, abs=MEASURE_STEP_M / 2 + 1e-9)
+        span = OPEN_WIDTH - HELD_READING_MAX
+        assert abs(got - width) <= abs(measured - offset) / (1.0 - measured / span) + 1e-9
     else:  # the reading as it was: off by the (unseen or sub-resolution) offset at most
         assert abs(got - width) <= max(abs(offset), 0.0) + 1e-12
 
