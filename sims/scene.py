@@ -35,7 +35,6 @@ from sims.camera import (
     rotation_from_quaternion,
 )
 from sims.tags import TAG_COUNT, TAG_FAMILY
-from sims.tasks.base import FINGER_READING_RANGE
 
 SCENE_FILE = "scene.yaml"
 PACKAGE_NAME = "miles_ros"
@@ -448,6 +447,10 @@ def _gripper(value, source: str) -> Gripper:
     :data:`sims.tasks.base.FINGER_READING_RANGE`) and, once measured, its ``calibration``."""
     where = f"{source}: gripper"
     _check_keys(value, where, GRIPPER_KEYS)
+    if not value:
+        return Gripper()
+    from sims.tasks.base import FINGER_READING_RANGE  # the robot model: only when used
+
     lo, hi = FINGER_READING_RANGE
     reading = finite_numbers([value.get("finger_reading", 0.0)], f"{where}.finger_reading", 1)[0]
     if not lo <= reading <= hi:
