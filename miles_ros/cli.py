@@ -22,7 +22,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "view": ("miles_ros.commands.view", "the live 3D view (Rerun) of a graph, in its own process"),
     "planner-train": ("miles_ros.commands.planner_train", "fit the planner's LoRA adapter"),
     "demo": ("miles_ros.commands.demo", "the whole loop on one machine, with pictures"),
-    "calibrate": ("miles_ros.commands.calibrate", "measure the camera's pose into a scene file"),
+    "calibrate": (
+        "miles_ros.commands.calibrate",
+        "measure the camera or the gripper into a scene file",
+    ),
     "feedback": ("miles_ros.commands.feedback", "mark a goal or a step good or bad"),
 }
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import math
+from collections.abc import Mapping
 from pathlib import Path
 
 import numpy as np
@@ -108,10 +109,27 @@ class SkillPolicy:
         measured = {}
         for name in self.measures:  # closed_gripper, the one measure there is
             measured[name] = measured_offset(name, closed_gripper_reading(env, starts[name]))
-        self.measured = measured
-        self._calibration = observation_calibration(self.card, measured)
-        logging.getLogger(__name__).info("skill %s: measured offsets (m) %s", self.name, measured)
-        return dict(measured)
+        return self.use_measured(measured)
+
+    def use_measured(self, measured: Mapping[str, float]) -> dict[str, float]:
+        """Read every later observation through offsets (m) by field that the cell was
+        measured to have elsewhere (a scene file's ``gripper.calibration``, which ``miles
+        calibrate gripper`` writes and the skill node reads), for each field the card has a
+        cell measure; nothing (an empty dict) for a card without one. ValueError, naming
+        the field, where ``measured`` lacks one."""
+        if not self.measures:
+            return {}
+        missing = [f"{n} ({how})" for n, how in self.measures.items() if n not in measured]
+        if missing:
+            raise ValueError(
+                f"skill {self.name!r}: its card measures the {', '.join(missing)} offset "
+                "on the cell, and no measurement was given"
+            )
+        values = {name: float(measured[name]) for name in self.measures}
+        self._calibration = observation_calibration(self.card, values)
+        self.measured = values
+        logging.getLogger(__name__).info("skill %s: measured offsets (m) %s", self.name, values)
+        return dict(values)
 
     def _check_measured(self) -> None:
         if self.measures and not self.measured:

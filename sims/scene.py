@@ -118,6 +118,36 @@ class Place:
 
 
 @dataclass(frozen=True)
+class GripperCalibration:
+    """``gripper.calibration``: the finger offset measured on the cell (``miles calibrate
+    gripper``: the empty gripper closed, its reading less what a right one reads)."""
+
+    finger_offset_m: float
+    """How much wider than it is the gripper reads (m, both fingers together): what a
+    skill whose card has ``calibration.finger_width.measure: closed_gripper`` takes out of
+    its reading (:mod:`policies.calibration`)."""
+    periods: int
+    """Control periods the empty gripper was commanded closed before it was read."""
+    date: str = ""
+    """When it was measured (ISO 8601)."""
+    command: str = ""
+    """The command that measured it."""
+
+
+@dataclass(frozen=True)
+class Gripper:
+    """The gripper of the cell (``gripper:``)."""
+
+    finger_reading: float = 0.0
+    """Simulation only: the offset (m, both fingers together) of the opening the simulated
+    gripper reports for a held cube, from its edge (``sim_node``'s ``finger_reading``
+    where that parameter is left at 0; :func:`sims.tasks.base.reported_finger_width`); 0:
+    it reads right. A real gripper reads what it reads."""
+    calibration: GripperCalibration | None = None
+    """The finger offset measured on the cell; None: not measured."""
+
+
+@dataclass(frozen=True)
 class Scene:
     """The whole default scene."""
 
@@ -137,6 +167,9 @@ class Scene:
     camera: CameraConfig | None = None
     """The RGB-D camera looking at the table (``camera:``), None when the scene has none:
     then only the simulator's ground truth knows where the cubes are."""
+    gripper: Gripper = Gripper()
+    """The gripper (``gripper:``): the simulated one's finger reading offset and, once
+    measured, its ``calibration``; left out: it reads right, not measured."""
 
     @property
     def tags(self) -> dict[int, str]:
@@ -273,6 +306,7 @@ def parse_scene(data: dict, source: str = "<scene>") -> Scene:
         cube_mass=_positive(data["cube_mass"], f"{source}: cube_mass"),
         arms=_arms(data["arms"], source) if "arms" in data else (SINGLE_ARM,),
         camera=_camera(data["camera"], source) if data.get("camera") is not None else None,
+        gripper=_gripper(data.get("gripper") or {}, source),
     )
 
 
@@ -400,6 +434,44 @@ def _calibration(value, where: str) -> CameraCalibration:
         date=date,
         command=command,
     )
+
+
+GRIPPER_KEYS = ("finger_reading", "calibration")
+"""The keys of ``gripper:`` (each may be left out)."""
+GRIPPER_CALIBRATION_KEYS = ("finger_offset_m", "periods", "date", "command")
+"""The keys of ``gripper.calibration`` (``date`` and ``command`` may be left out)."""
+
+
+def _gripper(value, source: str) -> Gripper:
+    """The ``gripper:`` section: the simulated gripper's ``finger_reading`` offset (m, in
+    :data:`sims.tasks.base.FINGER_READING_RANGE`) and, once measured, its ``calibration``."""
+    where = f"{source}: gripper"
+    _check_keys(value, where, GRIPPER_KEYS)
+    if not value:
+        return Gripper()
+    from sims.tasks.base import FINGER_READING_RANGE  # the robot model: only when used
+
+    lo, hi = FINGER_READING_RANGE
+    reading = finite_numbers([value.get("finger_reading", 0.0)], f"{where}.finger_reading", 1)[0]
+    if not lo <= reading <= hi:
+        raise ValueError(f"{where}.finger_reading: expected {lo} to {hi} (m), got {reading}")
+    calibration = None
+    if value.get("calibration") is not None:
+        cal, at = value["calibration"], f"{where}.calibration"
+        _check_keys(cal, at, GRIPPER_CALIBRATION_KEYS)
+        offset = finite_numbers([cal.get("finger_offset_m")], f"{at}.finger_offset_m", 1)[0]
+        if not lo <= offset <= hi:
+            raise ValueError(f"{at}.finger_offset_m: expected {lo} to {hi} (m), got {offset}")
+        periods = cal.get("periods")
+        if isinstance(periods, bool) or not isinstance(periods, int) or periods < 1:
+            raise ValueError(f"{at}.periods: expected a whole number >= 1, got {periods!r}")
+        date, command = cal.get("date", ""), cal.get("command", "")
+        if isinstance(date, datetime.date):  # YAML reads an unquoted timestamp as one
+            date = date.isoformat()
+        if not isinstance(date, str) or not isinstance(command, str):
+            raise ValueError(f"{at}: date and command must be text")
+        calibration = GripperCalibration(offset, periods, date, command)
+    return Gripper(finger_reading=reading, calibration=calibration)
 
 
 ARM_KEYS = ("name", "base_position", "base_yaw_deg")

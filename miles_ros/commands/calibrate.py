@@ -1,8 +1,10 @@
 """`miles calibrate camera`: measure where the scene's camera is, and write it into a scene
-file's ``camera.calibration``.
+file's ``camera.calibration``; `miles calibrate gripper`: measure the gripper's finger
+offset, and write it into the scene file's ``gripper.calibration``.
 
     miles calibrate camera [--scene FILE] [--poses 12] [--seed 0] [--camera-seed 0]
                            [--out FILE [--overwrite]] [--json]
+    miles calibrate gripper [--scene FILE] [--out FILE [--overwrite]] [--json]
 
 In simulation (PyBullet; no ROS graph): the camera stands where ``sim_node`` with
 ``camera_seed`` = ``--camera-seed`` mounts it (the scene's nominal pose off by the noise
@@ -18,6 +20,16 @@ error against it, next to the error of the pose the scene file had.
 (perception uses it from then on; the nominal ``position`` / ``look_at`` stay, the
 simulator still mounts its camera there). Without ``--out`` nothing is written: it prints
 the overlay. An existing file is never replaced without ``--overwrite``.
+
+``gripper``, in simulation (PyBullet; no ROS graph): in the scene's world, whose gripper
+reads the scene's ``gripper.finger_reading`` wide (sim_node's), the arm held still and the
+empty gripper commanded closed for ``policies.calibration.CLOSE_PERIODS`` control periods;
+its reading, less what a right one reads (0: the pads meet), read to 0.1 mm and taken as 0
+under 0.5 mm (``policies.calibration.measured_offset``), is the offset. The skill node
+reads a card's finger width through it where the card says
+``calibration.finger_width.measure: closed_gripper``
+(``miles_ros/runtime/gripper_calibration.py``). A reading under 0 (pads that squeeze)
+cannot be seen closed: it measures 0.
 
 Exit status: 0 when calibrated, 1 when the measurements could not give a pose (a
 placement not seen, points on a line), 2 on usage errors.
@@ -35,7 +47,7 @@ from pathlib import Path
 from miles_ros.commands import doc_parser
 from miles_ros.interfaces import EXIT_FAILED, EXIT_OK, EXIT_USAGE
 
-TARGETS = ("camera",)
+TARGETS = ("camera", "gripper")
 """What ``miles calibrate`` calibrates."""
 
 
@@ -43,13 +55,15 @@ def _parser(prog: str) -> argparse.ArgumentParser:
     p = doc_parser(prog, __doc__)
     p.add_argument("target", choices=TARGETS, help="what to calibrate")
     p.add_argument("--scene", type=Path, help="scene YAML (default config/scene.yaml)")
-    p.add_argument("--poses", type=int, default=12, help="target placements (>= 3)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the placements and the noise")
+    p.add_argument("--poses", type=int, default=12, help="camera: target placements (>= 3)")
+    p.add_argument(
+        "--seed", type=int, default=0, help="camera: seed of the placements and the noise"
+    )
     p.add_argument(
         "--camera-seed",
         type=int,
         default=0,
-        help="sim_node's camera_seed whose camera pose to measure (miles up: 0)",
+        help="camera: sim_node's camera_seed whose camera pose to measure (miles up: 0)",
     )
     p.add_argument("--out", type=Path, help="write the scene with the calibration here")
     p.add_argument("--overwrite", action="store_true", help="replace an existing --out file")
@@ -57,16 +71,17 @@ def _parser(prog: str) -> argparse.ArgumentParser:
     return p
 
 
-def scene_with_calibration(scene_path: Path, section: dict) -> str:
-    """The text of the scene file ``scene_path`` with ``camera.calibration`` set to
-    ``section`` (re-emitted from its data: the file's comments are not kept)."""
+def scene_with_calibration(scene_path: Path, section: dict, target: str = "camera") -> str:
+    """The text of the scene file ``scene_path`` with ``TARGET.calibration`` (``camera`` or
+    ``gripper``) set to ``section`` (re-emitted from its data: the file's comments are not
+    kept)."""
     import yaml
 
     data = yaml.safe_load(scene_path.read_text(encoding="utf-8"))
-    data["camera"] = {**data["camera"], "calibration": section}
+    data[target] = {**(data.get(target) or {}), "calibration": section}
     header = (
-        f"# {scene_path.name} with the camera's calibration (camera.calibration), written by\n"
-        f"# {section['command']}\n"
+        f"# {scene_path.name} with the {target}'s calibration ({target}.calibration), written "
+        f"by\n# {section['command']}\n"
     )
     return header + yaml.safe_dump(data, sort_keys=False, default_flow_style=None)
 
@@ -82,6 +97,8 @@ def main(argv: list[str] | None = None, prog: str = "miles calibrate") -> int:
             file=sys.stderr,
         )
         return EXIT_USAGE
+    if args.target == "gripper":
+        return _gripper(args, argv, prog)
 
     from miles_ros.perception.calibration import (
         CalibrationRefused,
@@ -154,6 +171,57 @@ def main(argv: list[str] | None = None, prog: str = "miles calibrate") -> int:
         import yaml
 
         print("camera:\n  calibration:")
+        for line in yaml.safe_dump(section, sort_keys=False, default_flow_style=None).splitlines():
+            print(f"    {line}")
+        print("not written: pass --out FILE to write the scene with this calibration")
+    return EXIT_OK
+
+
+def _gripper(args: argparse.Namespace, argv: list[str] | None, prog: str) -> int:
+    """``miles calibrate gripper``: the closed empty gripper's reading into
+    ``gripper.calibration``."""
+    import yaml
+
+    from miles_ros.runtime.gripper_calibration import gripper_section, measure_in_sim
+    from sims.scene import default_scene_path, load_scene
+
+    scene_path = args.scene if args.scene is not None else default_scene_path()
+    scene = load_scene(scene_path)
+    measurement = measure_in_sim(scene)
+    command = shlex.join([*prog.split(), *(argv if argv is not None else sys.argv[1:])])
+    date = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
+    section = gripper_section(measurement, date, command)
+    if args.out is not None:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        text = scene_with_calibration(Path(scene_path), section, "gripper")
+        args.out.write_text(text, encoding="utf-8")
+    if args.json:
+        print(
+            json.dumps(
+                {
+                    "scene": str(scene_path),
+                    "reading_m": round(measurement.reading_m, 9),
+                    "finger_offset_m": measurement.offset_m,
+                    "sim_finger_reading_m": scene.gripper.finger_reading,
+                    "calibration": section,
+                    "out": str(args.out) if args.out is not None else None,
+                }
+            )
+        )
+        return EXIT_OK
+    print(
+        f"calibrate gripper: the empty gripper closed for {measurement.periods} control periods "
+        f"reads {measurement.reading_m * 1e3:.3f} mm: finger offset "
+        f"{measurement.offset_m * 1e3:.1f} mm (the sim's gripper reads "
+        f"{scene.gripper.finger_reading * 1e3:.1f} mm wide)"
+    )
+    if args.out is not None:
+        print(
+            f"wrote {args.out} (gripper.calibration); the skill node uses it with "
+            f"scene_file {args.out}"
+        )
+    else:
+        print("gripper:\n  calibration:")
         for line in yaml.safe_dump(section, sort_keys=False, default_flow_style=None).splitlines():
             print(f"    {line}")
         print("not written: pass --out FILE to write the scene with this calibration")

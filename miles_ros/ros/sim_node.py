@@ -60,7 +60,7 @@ from miles_ros.runtime.scene_world import (
     reported_finger_positions,
 )
 from miles_ros.safety.config import SafetyConfig
-from sims.scene import WORLD_FRAME, load_scene
+from sims.scene import WORLD_FRAME, Scene, load_scene
 
 MAX_CATCH_UP = 4
 """Real time: at most this many publish periods of physics per tick; beyond it (after a
@@ -73,9 +73,13 @@ RESET_GATE_S = 1.0
 again (no safety node in the graph)."""
 
 
-def cell_change(prm: SimNodeParams) -> CellChange:
-    """The cell's change that ``prm`` describes."""
-    return CellChange(**{name: getattr(prm, name) for name in CELL_CHANGE_PARAMS})
+def cell_change(prm: SimNodeParams, scene: Scene | None = None) -> CellChange:
+    """The cell's change that ``prm`` describes; a ``finger_reading`` left at 0 is the
+    scene's (``gripper.finger_reading``)."""
+    values = {name: getattr(prm, name) for name in CELL_CHANGE_PARAMS}
+    if not values["finger_reading"] and scene is not None:
+        values["finger_reading"] = scene.gripper.finger_reading
+    return CellChange(**values)
 
 
 def check_cell_change(name: str, value) -> str | None:
@@ -100,7 +104,8 @@ class SimNode(Node):
         scene = load_scene(prm.scene_file or None)
         q0 = np.asarray(prm.initial_joint_positions) if prm.initial_joint_positions else None
         self.world = SceneWorld(scene, prm.physics_dt, q0)
-        self.world.set_change(cell_change(prm))
+        self.scene = scene
+        self.world.set_change(cell_change(prm, scene))
         self.add_post_set_parameters_callback(self.on_parameters_set)
         self.steps_per_tick = max(1, round(1.0 / (prm.publish_rate_hz * prm.physics_dt)))
         self.index = {name: i for i, name in enumerate(JOINT_NAMES)}
@@ -298,7 +303,7 @@ class SimNode(Node):
         if not values:
             return
         self.params = dataclasses.replace(self.params, **values)
-        change = cell_change(self.params)
+        change = cell_change(self.params, self.scene)
         with self.lock:
             self.world.set_change(change)
         self.get_logger().warning(f"the cell changed: {change}")

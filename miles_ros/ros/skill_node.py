@@ -9,6 +9,11 @@ a skill ``estopped`` when the e-stop latches. A goal outside the skill card's en
 (checked against the live scene) is refused before any motion. The logic lives in
 :class:`miles_ros.runtime.skills.SkillExecutor`.
 
+A version whose card has the cell measure its finger offset
+(``calibration.finger_width.measure: closed_gripper``) reads its finger width through the
+offset in the scene file's ``gripper.calibration`` (``miles calibrate gripper`` writes it);
+without one it is refused as a card that fails to load, the reason naming that command.
+
 In a cell of several arms the ``arm`` parameter names the scene's arm this node drives:
 it sees the object poses (world frame) and the pads in that arm's base frame
 (:mod:`miles_ros.runtime.frames`), where its skills were trained, and its topics (all
@@ -34,6 +39,7 @@ from miles_ros.ros.node_main import run_node
 from miles_ros.ros.params import declare_params
 from miles_ros.ros.qos import COMMAND_QOS, LATCHED_QOS, SENSOR_QOS
 from miles_ros.runtime.frames import poses_to_base, scene_in_base_frame
+from miles_ros.runtime.gripper_calibration import scene_measurements
 from miles_ros.runtime.observation import parse_freshness, parse_objects
 from miles_ros.runtime.skills import SkillLibrary
 from sims.scene import load_scene
@@ -52,7 +58,11 @@ class SkillNode(Node):
             """Where this node's arm stands in the world (identity for the single arm)."""
         except KeyError as exc:
             raise ValueError(f"arm parameter: {exc.args[0]}") from None
-        library = SkillLibrary.load(prm.skill_library or None, check_hashes=prm.check_hashes)
+        library = SkillLibrary.load(
+            prm.skill_library or None,
+            check_hashes=prm.check_hashes,
+            measured=scene_measurements(scene),  # the scene's gripper.calibration
+        )
         self.skills = skill_executor(library, scene_in_base_frame(scene, self.mount), prm)
         self.skills.warm_up()
 

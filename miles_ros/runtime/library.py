@@ -25,6 +25,7 @@ route that does not load is logged and its goals run the active version.
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -90,16 +91,34 @@ def card_config(task_module, card: SkillCard) -> TaskConfig:
 
 
 def load_skill(
-    skill_dir: str | Path, check_hashes: bool = True, replaces: SkillCard | None = None
+    skill_dir: str | Path,
+    check_hashes: bool = True,
+    replaces: SkillCard | None = None,
+    measured: Mapping[str, float] | None = None,
 ) -> RunnableSkill:
     """A :class:`RunnableSkill` from a skill folder (a versioned skill's active version);
     :class:`SkillCardError` says why not. ``replaces``: the card of the version it would
-    replace, which it must match (:func:`policies.versions.check_card`)."""
+    replace, which it must match (:func:`policies.versions.check_card`). ``measured``: the
+    offsets (m) by observation field the cell was measured to have (the scene's
+    ``gripper.calibration``: :func:`~miles_ros.runtime.gripper_calibration.
+    scene_measurements`), which a card that has the cell measure one
+    (``calibration.finger_width.measure: closed_gripper``) reads its observations
+    through; such a card is refused when they lack its field. None: not checked (the
+    policy then refuses to act until measured)."""
     from policies.runtime import SkillPolicy
     from policies.versions import check_card
 
     policy = SkillPolicy(skill_dir, check_hashes=check_hashes)  # validates the card
     check_card(policy.card, replaces)
+    if measured is not None and policy.measures:
+        missing = [f"{n} ({how})" for n, how in policy.measures.items() if n not in measured]
+        if missing:
+            raise SkillCardError(
+                f"{policy.path}: its card measures the {', '.join(missing)} offset on the "
+                "cell and the scene has no gripper.calibration: measure it with `miles "
+                "calibrate gripper --scene FILE --out CALIBRATED` and run with that scene"
+            )
+        policy.use_measured(measured)
     task_module = sims.get_task(policy.card.task)
     cfg = card_config(task_module, policy.card)
     return RunnableSkill(policy.card, task_module, cfg, policy)
@@ -136,20 +155,30 @@ class SkillLibrary:
     routes: dict[str, dict[str, RunnableSkill]] = field(default_factory=dict)
     """Skill name -> target kind -> the version its ``active.yaml`` routes those goals to
     (loaded and checked against the active version)."""
+    measured: dict[str, float] | None = None
+    """The cell's measured offsets (m) by observation field, that every version loaded
+    (active, routed, swapped in, a candidate) whose card has the cell measure one reads
+    through, or is refused without (:func:`load_skill`); None: not checked."""
 
     @classmethod
     def load(
-        cls, path: str | Path | None = None, check_hashes: bool = True, with_home: bool = True
+        cls,
+        path: str | Path | None = None,
+        check_hashes: bool = True,
+        with_home: bool = True,
+        measured: Mapping[str, float] | None = None,
     ) -> SkillLibrary:
-        """Every skill folder under ``path`` (default: the shipped skills)."""
+        """Every skill folder under ``path`` (default: the shipped skills); ``measured``:
+        :attr:`measured`."""
         library = cls({"home": home_skill()} if with_home else {}, {}, check_hashes=check_hashes)
+        library.measured = None if measured is None else dict(measured)
         root = skill_library(path)
         if not root.is_dir():
             logger.warning("skill library %s does not exist: only scripted skills", root)
         for folder in library_skill_dirs(path):
             library.stamps[folder] = active_stamp(folder)
             try:
-                skill = load_skill(folder, check_hashes=check_hashes)
+                skill = load_skill(folder, check_hashes, measured=library.measured)
             except (SkillCardError, ValueError, KeyError, OSError) as exc:
                 library.errors[folder.name] = str(exc)
                 library.folders[folder.name] = folder
@@ -192,7 +221,10 @@ class SkillLibrary:
                 continue
             try:
                 routes[target] = load_skill(
-                    version_dir(folder, version), self.check_hashes, replaces=active.card
+                    version_dir(folder, version),
+                    self.check_hashes,
+                    replaces=active.card,
+                    measured=self.measured,
                 )
             except (SkillCardError, ValueError, KeyError, OSError) as exc:
                 logger.error(
@@ -222,7 +254,7 @@ class SkillLibrary:
             return
         replaces = None if current is None else current.card
         try:
-            skill = load_skill(folder, check_hashes=self.check_hashes, replaces=replaces)
+            skill = load_skill(folder, self.check_hashes, replaces, self.measured)
         except (SkillCardError, ValueError, KeyError, OSError) as exc:
             kept = "" if current is None else f"; version {current.card.version} stays"
             logger.error("skill %s: active version refused: %s%s", name, exc, kept)

@@ -190,8 +190,9 @@ class SceneWorld:
         sees below the table's edge)."""
         self.time = 0.0
         self.steps = 0
-        self.change = CellChange()
-        """The cell's change from the nominal (:meth:`set_change`)."""
+        self.change = CellChange(finger_reading=self.scene.gripper.finger_reading)
+        """The cell's change from the nominal (:meth:`set_change`; at first the scene's
+        ``gripper.finger_reading``)."""
         self.reset()
 
     @property
@@ -318,6 +319,13 @@ class SceneWorld:
         vel = [s[1] for s in states]
         effort = [s[3] for s in states]
         return pos, vel, effort
+
+    def finger_reading(self, robot: str | None = None) -> float:
+        """The opening (m, both fingers) the gripper of the arm named ``robot`` (default:
+        the first) reports now: its fingers' positions as ``sim_node`` publishes them, the
+        cell's ``finger_reading`` offset on them (:func:`reported_finger_positions`)."""
+        fingers = self.joint_state(robot)[0][len(ARM_JOINT_NAMES) :]
+        return float(sum(reported_finger_positions(fingers, self.change.finger_reading)))
 
     def object_poses(self) -> dict[str, BodyPose]:
         """Pose of every scene cube by name."""

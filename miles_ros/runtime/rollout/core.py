@@ -281,7 +281,7 @@ def load_candidate(library: SkillLibrary, skill: str, path: str | Path, check_ha
             raise ValueError(f"skill {skill!r} has no library folder to find version {path} in")
         path = version_dir(folder, int(path))
     try:
-        return load_skill(path, check_hashes=check_hashes, replaces=active.card)
+        return load_skill(path, check_hashes, active.card, library.measured)
     except SkillCardError as exc:
         raise ValueError(f"candidate {path} for {skill!r}: {exc}") from None
 
