@@ -92,7 +92,7 @@ def plain_wording(goal: str, world: World) -> str:
     text = _turn_as_noun(text)
     text = _DIRECTION_APART.sub(r"\g<angle> \g<way>", text)
     text = _action_as_noun(text)
-    text = _GO_OVER.sub("hover over ", text)
+    text = _GO_OVER.sub("hover over ", _SWUNG.sub("move ", text))
     text = _ARM_END.sub("the gripper", text)
     text = introduced(text)
     text = _itself(text)
@@ -341,6 +341,12 @@ _GO_OVER = re.compile(
 )
 """The arm sent over a thing ("go over the yellow pad", "visit the left pad, then the right
 pad"): a hover, as the reach phrases say it (a cube is never moved by it)."""
+_SWUNG = re.compile(
+    r"\b(?:swing|swivel|sweep|slew)\s+(?=(?:the|your|its)(?:\s+robot'?s|\s+arm'?s)?\s+(?:arm|hand|"
+    r"gripper|tool|claw|wrist|end[- ]effector|effector|tcp|fingers)\b)",
+    re.I,
+)
+"""The arm's end swung somewhere ("swing your hand round so it's over X"): moved there."""
 _ARM_END = re.compile(
     r"\b(?:the|your|its)(?: robot'?s| arm'?s)? (?:tool(?: tip| centre point| center point)?|"
     r"end[- ]effector|effector|tcp|claw|wrist|fingertips|hand)\b(?=,?\s+(?:to|over|above|at|"
