@@ -8106,6 +8106,17 @@ def _ad_three(goal: str, item: dict) -> Said | None:
     return found if found and len(_scene_cubes(item)) == 3 else None
 
 
+def _ad_pad_colour(goal: str, item: dict) -> Said | None:
+    """:func:`_x_no_push`'s placing onto a pad said by its colour ({p}, {q} without its
+    article, {pc} its colour, {oc} the other pad's); the label kept."""
+    found = _x_no_push(goal, item)
+    m = found and re.match(r"the (yellow|grey) (\w+)$", found[0]["p"], re.I)
+    if not m:
+        return None
+    oc = "grey" if m[1].lower() == "yellow" else "yellow"
+    return {**found[0], "q": found[0]["p"][4:], "pc": m[1].lower(), "oc": oc}, {}
+
+
 _AD_ROWS: dict[str, tuple[Callable[[str, dict], Said | None], list[str]]] = {
     "tower_pairs": (
         _ad_chain,
@@ -8169,6 +8180,27 @@ _AD_ROWS: dict[str, tuple[Callable[[str, dict], Said | None], list[str]]] = {
         [
             "Please don't move the {a} block at all.",
             "Do not touch the {a} box at all, please.",
+        ],
+    ),
+    "nice_and_neat": (
+        _z_on_cube,
+        [
+            "Place the {a} block up on top of the {b} block, nice and square.",
+            "Stack the {a} box on the {b} box, nice and neat.",
+        ],
+    ),
+    "colour_restated": (
+        _ad_pad_colour,
+        [
+            "Lift the {a} block onto {p} - the {pc}, not the {oc}.",
+            "Put the {a} box on {p}; the {pc} one, not the {oc} one.",
+        ],
+    ),
+    "fragment_it_there": (
+        _ad_pad_colour,
+        [
+            "{a} block, {q}. set it there",
+            "the {a} box, {q} - put it there.",
         ],
     ),
     "swing_over": (
