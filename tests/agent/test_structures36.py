@@ -147,3 +147,40 @@ def test_the_arm_swung_over_a_cube_is_a_reach(order):
     )
     # look-alike: a cube swung is no skill
     assert _read(f"Swing the {a} box onto the grey tile.")[1].refusal
+
+
+@given(colours)
+@settings(max_examples=6, deadline=None)
+def test_a_pads_colour_said_again_and_a_placings_manner_keep_the_placing(order):
+    a, b, _ = order
+    read_like(
+        f"Set the {a} brick on the grey tile.",
+        [
+            f"Set the {a} brick on the grey tile - the grey, not the yellow.",
+            f"Set the {a} brick on the grey tile, I mean the grey one, not the yellow one.",
+        ],
+    )
+    read_like(
+        f"Pile the {a} brick on the {b} brick.",
+        [f"Pile the {a} brick on the {b} brick, nice and tidy."],
+    )
+    # look-alikes: another colour after the place is no restatement; a turn keeps "square"
+    _, reading, _ = _read(f"Set the {a} brick on the grey tile - the yellow, not the grey.")
+    assert reading.refusal is not None
+    text = _read(f"Turn the {a} box, nice and square.")[0].lower()
+    assert "square" in text
+
+
+@given(colours)
+@settings(max_examples=6, deadline=None)
+def test_a_cube_and_a_pad_named_alone_then_v_it_there(order):
+    a, b, _ = order
+    for said, verb, pad in (
+        (f"{a} brick, yellow tile. carry it there", "carry", "left"),
+        (f"the {a} box, grey tile - set it there.", "set", "right"),
+    ):
+        text = _planned(said)
+        assert f"{verb} the {a}" in text and f"the {pad} pad" in text, (said, text)
+    # look-alike: two cubes named alone, then "it there": where is not said, asked
+    _, reading, asked = _read(f"{a} brick, {b} brick. stack it there")
+    assert asked is not None or reading.refusal is not None
