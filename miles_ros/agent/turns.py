@@ -85,8 +85,8 @@ _SIDEWAYS = re.compile(
     re.I,
 )
 """A turn to a side ("35 degrees to the right", "35 degrees right": a side straight after
-the amount's unit): left counter-clockwise seen from above, right
-clockwise, as a knob or a steering wheel turns (docs/interfaces.md)."""
+the amount's unit): left counter-clockwise seen from above, right clockwise, as a knob or a
+steering wheel turns (docs/interfaces.md)."""
 _ROBOT = r"(?:the )?(?:robot|arm|base|you|yourself|me)"
 _FACE = re.compile(
     rf"(?:\bso (?:that )?)?"  # said with its "so": rewritten whole, never "so so a face"

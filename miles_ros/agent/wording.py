@@ -283,7 +283,7 @@ said once (a different colour after it is a correction, left to the corrections'
 
 
 _NICE_AND = re.compile(
-    r"(?:\s*,\s*|\s+)(?:nice|good|real|nice\s+and\s+easy\s+and)\s+and\s+(?:square|neat|neatly|tidy|"
+    r"(?:\s*,\s*|\s+)(?:nice|good|real)\s+and\s+(?:square|neat|neatly|tidy|"
     r"tidily|straight|gentle|gently|easy|slow|slowly|careful|carefully|flat|level|even|"
     r"cent(?:red|ered))(?=\s*(?:$|[.!?]))",
     re.I,
