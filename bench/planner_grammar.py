@@ -7010,6 +7010,7 @@ def _w_transform(name: str) -> Callable[[str, dict], str | Relabelled | None]:
         **_AA_ROWS,
         **_AB_ROWS,
         **_AC_ROWS,
+        **_AD_ROWS,
     }[name]
 
     def transform(goal: str, item: dict) -> str | Relabelled | None:
@@ -8075,6 +8076,144 @@ _AC_ROWS: dict[str, tuple[Callable[[str, dict], Said | None], list[str]]] = {
 """name -> (selector, forms) of group AC."""
 
 
+# -- group AD (held-out 36's structures) --------------------------------------------------
+# Written for the structures held-out 36 showed, in other wordings, before the round that
+# reads them; never tuned on. Table-driven as group W (:data:`_AD_ROWS`, made
+# transformations by :func:`_w_transform`).
+def _ad_chain(goal: str, item: dict) -> Said | None:
+    """:func:`_ac_chain`'s tower ({b} at the bottom, {m} on it, {t} on top): {m} onto {b},
+    then {t} onto {m}, where the cards pass both."""
+    return _ac_chain(goal, item)
+
+
+def _ad_refused(goal: str, item: dict) -> Said | None:
+    """One placing of a cube by colour ({a}) onto a pad ({p}), neither pushed nor lifted:
+    refused (only push and pick_place move a cube, docs/interfaces.md)."""
+    found = _x_no_push(goal, item)
+    return found and (found[0], {"expect": "refuse", "plan": []})
+
+
+def _ad_no_referent(goal: str, item: dict) -> Said | None:
+    """One placing of a cube by colour ({a}) onto a place, the place said only as "it" with
+    nothing named before: asked which."""
+    found = _placed_cube(goal, item)
+    return found and ({"a": found[1]}, {"expect": "clarify", "plan": []})
+
+
+def _ad_three(goal: str, item: dict) -> Said | None:
+    """:func:`_x_no_push`'s placing ({a} onto {p}) in a scene of three cubes; the label kept."""
+    found = _x_no_push(goal, item)
+    return found if found and len(_scene_cubes(item)) == 3 else None
+
+
+def _ad_pad_colour(goal: str, item: dict) -> Said | None:
+    """:func:`_x_no_push`'s placing onto a pad said by its colour ({p}, {q} without its
+    article, {pc} its colour, {oc} the other pad's); the label kept."""
+    found = _x_no_push(goal, item)
+    m = found and re.match(r"the (yellow|grey) (\w+)$", found[0]["p"], re.I)
+    if not m:
+        return None
+    oc = "grey" if m[1].lower() == "yellow" else "yellow"
+    return {**found[0], "q": found[0]["p"][4:], "pc": m[1].lower(), "oc": oc}, {}
+
+
+_AD_ROWS: dict[str, tuple[Callable[[str, dict], Said | None], list[str]]] = {
+    "tower_pairs": (
+        _ad_chain,
+        [
+            "Make a stack: the {m} block on the {b} block, the {t} block on top.",
+            "Build a pile - {m} box on the {b} box, {t} box on top.",
+            "Tower, please: {m} brick onto the {b} brick, and the {t} brick on top.",
+        ],
+    ),
+    "tower_bottom_up": (
+        _ad_chain,
+        [
+            "Three-level stack: {b}, {m}, {t} from the bottom up.",
+            "A tower of the blocks - {b}, {m} and {t}, bottom to top.",
+            "Pile the boxes up, {b}, {m}, {t}, starting from the bottom.",
+        ],
+    ),
+    "amount_then_side": (
+        _w_turn_side,
+        [
+            "Rotate the {a} block {n} degrees {s}.",
+            "Spin the {a} box {n} degrees to the {s}.",
+            "Turn the {a} brick by {n} degrees {s}.",
+        ],
+    ),
+    "neither_verb": (
+        _ad_refused,
+        [
+            "Move the {a} block onto {p} without pushing or lifting it.",
+            "Get the {a} box over to {p}, but don't slide it or pick it up.",
+            "Put the {a} brick on {p} without sliding or picking it up.",
+        ],
+    ),
+    "no_referent": (
+        _ad_no_referent,
+        [
+            "Now set the {a} block on it.",
+            "Next, stack the {a} box on top of it.",
+            "Then put the {a} brick onto it.",
+        ],
+    ),
+    "leaving_alone": (
+        _ad_three,
+        [
+            "Lift the {a} block onto {p}, leaving the other two alone.",
+            "Set the {a} box on {p}, leaving the others where they are.",
+            "Put the {a} brick on {p} and leave the other two alone.",
+        ],
+    ),
+    "stay_still": (
+        _x_empty,
+        [
+            "Stay still for a moment, robot.",
+            "Scrap that - no moves at all.",
+            "Keep everything on the table just as it is.",
+            "Hold still for now.",
+        ],
+    ),
+    "dont_move_at_all": (
+        _w_nothing,
+        [
+            "Please don't move the {a} block at all.",
+            "Do not touch the {a} box at all, please.",
+        ],
+    ),
+    "nice_and_neat": (
+        _z_on_cube,
+        [
+            "Place the {a} block up on top of the {b} block, nice and square.",
+            "Stack the {a} box on the {b} box, nice and neat.",
+        ],
+    ),
+    "colour_restated": (
+        _ad_pad_colour,
+        [
+            "Lift the {a} block onto {p} - the {pc}, not the {oc}.",
+            "Put the {a} box on {p}; the {pc} one, not the {oc} one.",
+        ],
+    ),
+    "fragment_it_there": (
+        _ad_pad_colour,
+        [
+            "{a} block, {q}. set it there",
+            "the {a} box, {q} - put it there.",
+        ],
+    ),
+    "swing_over": (
+        _x_over,
+        [
+            "Swing your hand round so it's over the {a} block.",
+            "Swing the gripper across until it's above the {a} box.",
+        ],
+    ),
+}
+"""name -> (selector, forms) of group AD."""
+
+
 TRANSFORMS: dict[str, tuple[str, Callable[[str, dict], str | Relabelled | None]]] = {
     "topic": ("A", topic_first),
     "fragment": ("A", fragment),
@@ -8358,6 +8497,7 @@ TRANSFORMS: dict[str, tuple[str, Callable[[str, dict], str | Relabelled | None]]
     **{name: ("AA", _w_transform(name)) for name in _AA_ROWS},
     **{name: ("AB", _w_transform(name)) for name in _AB_ROWS},
     **{name: ("AC", _w_transform(name)) for name in _AC_ROWS},
+    **{name: ("AD", _w_transform(name)) for name in _AD_ROWS},
 }
 """name -> (group, transformation). Group B was written with A and committed before any
 planner change; nothing is tuned on it. Group C (the structures held-out 9 showed) was
@@ -8369,7 +8509,7 @@ group K (held-out 17's), group L (held-out 18's), group M (held-out 19's), group
 group R (held-out 24's), group S (held-out 25's), group T (held-out 26's), group U
 (held-out 27's), group V (held-out 28's), group W (held-out 29's), group X (held-out
 30's), group Y (held-out 31's), group Z (held-out 32's), group AA (held-out 33's), group AB
-(held-out 34's), group AC (held-out 35's)."""
+(held-out 34's), group AC (held-out 35's), group AD (held-out 36's)."""
 
 
 def transformed(items: list[dict], name: str, per: int) -> tuple[int, list[tuple[dict, dict]]]:

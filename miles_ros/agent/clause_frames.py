@@ -298,7 +298,8 @@ def _tower_up(sentence: str, cube_colours: frozenset[str]) -> str | None:
             if verb_of(w)
         ):
             return None  # "first hover over the red cube": a step of its own
-        role = bottom if _BOTTOM.search(part) else top if _TOP.search(part) else middle
+        plain = _LISTED_FROM.sub(" ", part)  # "blue from the bottom up": the list's direction
+        role = bottom if _BOTTOM.search(plain) else top if _TOP.search(plain) else middle
         role.append(said[0].lower())
     named = bottom + middle + top
     listed = _LISTED_FROM.search(sentence)

@@ -189,7 +189,7 @@ from miles_ros.agent.reviewed import reviewed
 from miles_ros.agent.revisited import revisited
 from miles_ros.agent.reworded import reworded
 from miles_ros.agent.scene_colours import colour_said
-from miles_ros.agent.still import kept_under, set_aside, wait_at
+from miles_ros.agent.still import kept_under, left_alone, set_aside, wait_at
 
 _NTH_HYPHEN = re.compile(
     r"\b(second|third|fourth)-(nearest|closest|farthest|furthest|leftmost|rightmost)\b", re.I
@@ -228,6 +228,7 @@ def plain_clauses(
     text = recast(text, cube_colours, places)  # held-out 19's structures (recast.py)
     text = rephrased(text, cube_colours)  # held-out 18's structures (rephrased.py)
     text = kept_under(restated(text, cube_colours))  # held-out 16's structures (restated.py)
+    text = left_alone(text)  # ", leaving X alone" (still.py)
     text = reworded(text)  # held-out 17's structures (reworded.py)
     text = _cancelled(_no_need_home(_kept_down(_turn_first(text))))
     text = _replaced(

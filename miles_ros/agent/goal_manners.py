@@ -32,6 +32,45 @@ _GRASP = re.compile(
 )
 """A clause that asks to lift its cube, or not to push it ("without pushing it", "but not
 by pushing it", "rather than sliding it")."""
+_LIFTS = r"(?:lift|pick|grasp|grab|rais|carr)"
+_PUSHES = r"(?:push|slid|shov|nudg|scoot|drag)"
+_NEITHER_WAY = re.compile(
+    rf"(?P<neg>\b{_NOT_BY}|n't(?: by)?(?: just)?|\bneither(?: by)?)\s+(?:(?:a|any)\s+)?"
+    rf"(?P<a>(?:{_LIFTS}|{_PUSHES})\w*(?:\s+(?:it|them))?(?:\s+up)?)\s*,?\s+(?:or|nor)\s+"
+    rf"(?:(?:by|without|a|any)\s+)?(?P<b>(?:{_LIFTS}|{_PUSHES})\w*)",
+    re.I,
+)
+"""Two ways of moving a cube ruled out by one negation over an "or" / "nor" ("without
+pushing or lifting it", "don't slide it or pick it up", "neither pushing nor lifting it"):
+the negation covers each way ("or" under "not" is "and not" each, :func:`_each_ruled_out`)."""
+_NEGATION_FIRST = re.compile(
+    r"^\W*(?:(?:please|just|and|but|so)\W+)*(?:don'?t|do not|never|neither|without|no)\b", re.I
+)
+"""A clause that opens with its negation ("don't push or lift the red cube"): a
+prohibition, not a manner of the clause's own move."""
+
+
+def _lifts(word: str) -> bool:
+    return bool(re.match(_LIFTS, word, re.I))
+
+
+def _each_ruled_out(text: str) -> str:
+    """``text`` with a negation said once over two words of one way ("without pushing or
+    shoving it") said over each ("without pushing it and without shoving it"); over both ways
+    left as said."""
+
+    def each(m: re.Match) -> str:
+        if _lifts(m["a"]) != _lifts(m["b"]):
+            return m.group(0)  # both ways: refused where the clause moves the cube
+        neg = m["neg"].strip().lower()
+        again = "without" if neg.startswith("neither") else "don't" if neg == "n't" else neg
+        head = m.group(0)[: m.start("a") - m.start()]
+        head = re.sub(r"\bneither\b", "without", head, flags=re.I)
+        return f"{head}{m['a']} and {again} {m['b']}"
+
+    return _NEITHER_WAY.sub(each, text)
+
+
 _KEPT_THERE = re.compile(r"\b(?:leave|keep) it (?:there|in place)\b")
 """After a clause that moves the cube, where that clause put it (not a contradiction);
 "where it is" is where it stands now, so moving it and keeping it where it is contradict
@@ -116,6 +155,8 @@ def _constraints(clauses: list[_Clause], reading: GoalReading) -> str | None:
     pending = ""
     for clause in clauses:
         text = (pending + " " + clause.text).strip()  # a manner-only clause qualifies the next
+        both_ways = _NEITHER_WAY.search(text)
+        text = _each_ruled_out(text)
         pronoun = bool(re.search(r"\b(?:it|one)\b", clause.text))
         stripped = _NO_GRASP.sub(" ", text)
         no_grasp, grasp = stripped != text, bool(_GRASP.search(stripped))
@@ -145,6 +186,16 @@ def _constraints(clauses: list[_Clause], reading: GoalReading) -> str | None:
         no_touch, no_move = bool(_NO_TOUCH.search(text)), bool(_NO_MOVE.search(text))
         if no_move and clause.moved != subject and subject in moved and _KEPT_THERE.search(text):
             continue  # "..., and leave it there": where an earlier clause put it
+        if (
+            both_ways
+            and clause.moved == subject
+            and not _NEGATION_FIRST.match(text)
+            and _lifts(both_ways["a"]) != _lifts(both_ways["b"])
+        ):
+            return (
+                f"the goal moves {subject} but rules out lifting it and pushing it: every skill "
+                "that moves a cube either lifts it or pushes it"
+            )
         if no_grasp and grasp:
             return f"contradictory goal: it asks to lift {subject} and not to lift it"
         if (no_move or no_touch) and (clause.moved == subject or grasp):

@@ -68,8 +68,8 @@ _STAYING = (
     r"(?:\s+(?:right\s+|exactly\s+|just\s+)?where\s+you\s+are)?|relax|rest|chill(?:\s+out)?|"
     r"take\s+(?:a\s+(?:break|rest|breather)|it\s+easy|five)|(?:stand\s+)?at\s+ease|"
     r"(?:stop|halt|freeze|pause)(?:\s+(?:moving|there|here|right\s+there|everything|"
-    r"what\s+you'?re\s+doing))?|hold\s+it|no\s+(?:more|further)\s+(?:action|motion|movements?|"
-    r"moves?|moving)"
+    r"what\s+you'?re\s+doing))?|hold\s+it|no\s+(?:more\s+|further\s+)?(?:action|motion|movements?|"
+    r"moves?|moving)(?:\s+at\s+all)?"
 )
 """Staying still ("stand still", "stay exactly where you are")."""
 _THINGS = r"(?:cubes|blocks|boxes|bricks|stack|tower|pile|things|everything)"
@@ -83,8 +83,10 @@ _LIE = (
 _AS_IS = (
     rf"(?:leave|keep|let)\s+(?:(?:all\s+)?(?:the|your|those|these)\s+(?:(?:three|two)\s+)?{_THINGS}|"
     rf"(?:all|both)\s+(?:of\s+)?(?:the\s+)?(?:(?:three|two)\s+)?{_THINGS}|"
-    rf"every\s+(?:{_CUBE_NOUN})|everything)(?:\s+(?:be|stay|remain|sit))?"
+    rf"every\s+(?:{_CUBE_NOUN})|everything)(?:\s+(?:on|in)\s+the\s+(?:table|scene|workspace))?"
+    r"(?:\s+(?:be|stay|remain|sit))?"
     rf"(?:\s*,?\s*(?:just|exactly|precisely|right)?\s*{_LIE})?|"
+    rf"(?:don'?t|do\s+not|never)\s+(?:move|shift|touch)\s+the\s+[a-z]+\s+(?:{_CUBE_NOUN}|one)|"
     r"(?:there'?s\s+|there\s+is\s+)?no\s+need\s+to\s+(?:move|shift|touch)\s+(?:the\s+[a-z]+\s+"
     rf"(?:{_CUBE_NOUN}|one))|you\s+(?:needn'?t|need\s+not|don'?t\s+(?:have|need)\s+to)\s+(?:move|"
     rf"shift|touch)\s+the\s+[a-z]+\s+(?:{_CUBE_NOUN}|one)|the\s+[a-z]+\s+(?:{_CUBE_NOUN}|one)\s+"
@@ -93,6 +95,7 @@ _AS_IS = (
 """Things kept as they are ("leave the cubes exactly as they are", "keep the stack as it is",
 "no need to move the blue cube")."""
 _REMARK = (
+    r"(?:hey\s+)?(?:robot|arm)|"  # said to the robot ("Hold still a moment, arm.")
     r"(?:(?:just|only)\s+)?(?:(?:checking|testing|making\s+sure|seeing)(?:\s+(?:that|if|whether))?"
     r"\s+you(?:'re|\s+are|\s+can)\s+[a-z' ]+|(?:checking|testing)(?:\s+(?:the|my|your)\s+[a-z]+|"
     r"\s+in)?)|eh|ah|oh|uh+|um+|hm+|er+|well|(?:that'?s\s+|that\s+is\s+|it'?s\s+|it\s+is\s+)?all\s+"
@@ -102,7 +105,7 @@ _REMARK = (
 )
 """A check or a remark that asks nothing ("just checking you're listening", "all good")."""
 _LEAD = (
-    r"(?:(?:please|just|simply|so|ok(?:ay)?|hey|robot|now|for\s+now|for\s+the\s+time\s+being|"
+    r"(?:(?:please|just|simply|so|ok(?:ay)?|hey|robot|arm|now|for\s+now|for\s+the\s+time\s+being|"
     r"right\s+now|at\s+the\s+moment|you\s+(?:can|may|could|might)|feel\s+free\s+to|"
     r"you(?:'re|\s+are)\s+(?:free|fine|welcome|ok(?:ay)?)\s+to)\s*,?\s+)*"
 )
@@ -110,7 +113,8 @@ _TAIL = (
     r"(?:\s*,?\s+(?:for\s+now|for\s+the\s+(?:time\s+being|moment)|(?:right|just)\s+now|now|yet|at\s+the\s+"
     r"moment|at\s+all|"
     r"after\s+all|"
-    r"please|thanks|thank\s+you|for\s+(?:a|one)\s+(?:moment|bit|second|sec|minute|while)|"
+    r"please|thanks|thank\s+you|(?:for\s+)?(?:a|one)\s+(?:moment|bit|second|sec|minute|while)|"
+    r"robot|arm|"
     r"(?:while|whilst|as|until|till)\s+(?:i|we)\s+[a-z' ]+))*"
 )
 _ASKED = re.compile(rf"^{_LEAD}(?:{_TAKEN_BACK}|{_NOT_NEEDED}|{_STAYING}|{_AS_IS}){_TAIL}$", re.I)

@@ -278,15 +278,17 @@ def one_of_group(text: str) -> str:
 
 
 _ON_IT = re.compile(
-    rf"^(?P<head>(?:(?:could|can|would)\s+you\s+)?{_MOVERS}\s+the\s+\w+\s+{_CUBE_NOUN}\s+"
+    r"^(?P<head>(?:(?:now|then|next|so|and|ok(?:ay)?|right|also|finally|after\s+that)\s*,?\s+)*"
+    rf"(?:(?:could|can|would)\s+you\s+)?{_MOVERS}\s+the\s+\w+\s+{_CUBE_NOUN}\s+"
     r"(?:on\s+top\s+of|onto|on))\s+it(?P<tail>\s*,?\s*(?:please)?\s*[.!?]?)$",
     re.I,
 )
 
 
 def on_it_unsaid(text: str) -> str:
-    """ "Put the red cube on it." (the whole goal: nothing before for "it" to name) -> "Put
-    the red cube on a cube." (which one is asked)."""
+    """ "Put the red cube on it.", "Now put the red cube on it." (the whole goal, after a
+    word that only says it comes next: nothing before for "it" to name) -> "Put the red cube
+    on a cube." (which one is asked)."""
     return _ON_IT.sub(lambda m: f"{m['head']} a cube{m['tail']}", text.strip())
 
 

@@ -123,3 +123,21 @@ def kept_under(sentence: str) -> str:
         return sentence
     np = m["np"] or m["np2"] or m["np3"]
     return f"{m['kept']}{m['rest']} {np[:1].lower()}{np[1:]}{m['after']}"
+
+
+_LEAVING = re.compile(
+    r"(?:\s*,\s*|\s+)(?:(?:while|whilst|but)\s+)?leaving\s+(?P<np>(?:the|that|this|those|these|"
+    r"both|all|everything|it\b|them\b)[a-z' -]{0,60}?)\s+(?P<how>alone|be|untouched|in\s+place|"
+    r"(?:just\s+|exactly\s+)?(?:where|as)\s+(?:it\s+is|they\s+are|it\s+was|they\s+were))"
+    r"(?=\s*[.!;,]|\s*$)",
+    re.I,
+)
+"""A request, then what it leaves still said as a participle ("lift X onto P, leaving the
+other two alone", "..., leaving the others where they are")."""
+
+
+def left_alone(sentence: str) -> str:
+    """What a request leaves still, said as a participle, said as its own clause: "lift X
+    onto P, leaving the other two alone" -> "lift X onto P, and leave the other two alone"
+    (read as a thing kept still beside the request)."""
+    return _LEAVING.sub(lambda m: f", and leave {m['np']} {m['how']}", sentence)

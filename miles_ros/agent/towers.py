@@ -70,6 +70,14 @@ _ORDERED = re.compile(
     re.I | re.S,
 )
 """A tower whose cubes follow in the goal's words."""
+_TOWER_FIRST = re.compile(
+    rf"^\W*(?:(?:a|one|the)\s+)?{_SIZE}(?:tower|stack|pile)\b(?:\s+of\s+(?:the\s+)?"
+    rf"(?:{_NOUNS})s)?(?:,?\s*please)?\s*(?=[:\u2013\u2014-]|,)(?P<rest>.*)",
+    re.I | re.S,
+)
+"""A tower said first with no verb, its cubes after a colon, dash or comma ("Three-high
+tower: green, red, blue from the bottom up", "A tower of the blocks - blue, red and
+green")."""
 ADD_ONE = re.compile(
     rf"\b(?:add|put|place|stack|set)\s+(?:one\s+more|another|a|one|an\s+extra|a\s+further)\s+"
     rf"(?:{_NOUNS})\s+(?:to|on(?:to)?|on\s+top\s+of|atop)\s+(?:the|this|that)\s+"
@@ -126,7 +134,7 @@ def read_tower(goal: str, world: World) -> TowerReading:
             )
         if len(left) == 1:
             return _rewritten(goal, added.start(), added.end(), (*towers[0], *left), world)
-    ordered = _ORDERED.search(goal)
+    ordered = _ORDERED.search(goal) or _TOWER_FIRST.match(goal)
     if ordered:
         rest = ordered.group("rest")
         listed = _listed(rest)
@@ -219,7 +227,23 @@ def said_order(listed: str, words: dict[str, str], fill: tuple[str, ...] = ()) -
         return [cube for _, cube in sorted(zip(levels, order, strict=True))]
     if _TOP_FIRST.search(listed) or _chain(listed, found):
         order.reverse()
-    return order
+        return order
+    return _pairs_bottom_first(listed, found, order)
+
+
+def _pairs_bottom_first(
+    listed: str, found: list[tuple[str, int, int]], order: list[str]
+) -> list[str]:
+    """``order`` (the cubes as named) with each run of cubes said on the next ("green cube
+    on the red cube, blue cube on top": green on red, then blue) put bottom first: the run
+    reversed in its place ([red, green], then blue)."""
+    runs: list[list[str]] = []
+    for i, cube in enumerate(order):
+        if i and _ON_NEXT.match(listed[found[i - 1][2] : found[i][1]]):
+            runs[-1].append(cube)
+        else:
+            runs.append([cube])
+    return [cube for run in runs for cube in reversed(run)]
 
 
 _ON_NEXT = re.compile(

@@ -79,11 +79,14 @@ _COUNTER = re.compile(r"\b(?:counter|anti)[ -]?clockwise\b|\bccw\b", re.I)
 _CLOCKWISE = re.compile(r"\bclockwise\b|\bcw\b", re.I)
 _SIDEWAYS = re.compile(
     r"\b(?:to(?:wards?)?\s+(?:the|your|its)\s+(?P<side>left|right)\b(?!\s*(?:-\s*hand\b|hand\b|of\b|"
-    r"side\b|pad|mat|cube|block|box|one\b)))|\b(?P<ward>left|right)wards?\b",
+    r"side\b|pad|mat|cube|block|box|one\b)))|\b(?P<ward>left|right)wards?\b|"
+    r"(?:\bdeg(?:ree)?s?\b\.?|\u00b0)(?:'\s*worth)?\s+(?P<bare>left|right)\b(?!\s*(?:-\s*hand\b|"
+    r"hand\b|of\b|side\b|now\b|away\b|pad|mat|tile|spot|cube|block|box|brick|one\b))",
     re.I,
 )
-"""A turn to a side ("35 degrees to the right"): left counter-clockwise seen from above, right
-clockwise, as a knob or a steering wheel turns (docs/interfaces.md)."""
+"""A turn to a side ("35 degrees to the right", "35 degrees right": a side straight after
+the amount's unit): left counter-clockwise seen from above, right clockwise, as a knob or a
+steering wheel turns (docs/interfaces.md)."""
 _ROBOT = r"(?:the )?(?:robot|arm|base|you|yourself|me)"
 _FACE = re.compile(
     rf"(?:\bso (?:that )?)?"  # said with its "so": rewritten whole, never "so so a face"
@@ -154,7 +157,7 @@ def _direction(clause: str) -> float | None:
     if _CLOCKWISE.search(clause):
         return -1.0
     if side:
-        return 1.0 if (side["side"] or side["ward"]).lower() == "left" else -1.0
+        return 1.0 if (side["side"] or side["ward"] or side["bare"]).lower() == "left" else -1.0
     return None
 
 

@@ -77,7 +77,8 @@ def plain_wording(goal: str, world: World) -> str:
     """``goal`` said plainly (see the module): typos, a lift then a placing, "put it
     there", a turn or another action said as a noun, "go over", a cube pointed out then
     "it", "itself", a cube taken off the one under it, tower words."""
-    text = stacked_said(corrected(shades_said(goal, world), world), standing_towers(world))
+    text = _nice_and(_COLOUR_AGAIN.sub(r"\g<place>", shades_said(goal, world)))
+    text = stacked_said(corrected(text, world), standing_towers(world))
     text = branch_taken(reach_asked(text), world)
     text = tower_in_order(visited_in_order(compared(text, world), world), world)
     text = both_taken(taken_apart(scene_said(text, world), world), world)
@@ -92,7 +93,7 @@ def plain_wording(goal: str, world: World) -> str:
     text = _turn_as_noun(text)
     text = _DIRECTION_APART.sub(r"\g<angle> \g<way>", text)
     text = _action_as_noun(text)
-    text = _GO_OVER.sub("hover over ", text)
+    text = _GO_OVER.sub("hover over ", _SWUNG.sub("move ", text))
     text = _ARM_END.sub("the gripper", text)
     text = introduced(text)
     text = _itself(text)
@@ -258,14 +259,46 @@ _THERE = re.compile(
 Not after a relation that picks a cube ("put the cube closest to the grey pad there": "there"
 is where it goes) nor after "to" (a destination that may be the relation's)."""
 _PLACED_FIRST = re.compile(
-    rf"^(?P<cube>(?:the\s+)?(?P<colour>[a-z]+)(?:\s+(?P<noun>{_CUBE}|one))?)\s+"
-    r"(?P<prep>onto|on\s+to|on|to|over\s+to|across\s+to|into)\s+"
-    rf"(?P<place>the\s+[a-z]+\s+(?:{'|'.join(PAD_NOUNS)}|{_CUBE}|one))\s*"
-    r"(?:[,;:]|[-\u2013\u2014]+)\s*(?P<rest>.*\bit\s+(?:over\s+)?there\b.*)$",
+    rf"^(?P<cube>(?:the\s+)?(?P<colour>[a-z]+)(?:\s+(?P<noun>{_CUBE}|one))?)\s*"
+    r"(?:(?P<prep>onto|on\s+to|on|to|over\s+to|across\s+to|into)\s+"
+    rf"(?P<place>the\s+[a-z]+\s+(?:{'|'.join(PAD_NOUNS)}|{_CUBE}|one))|,\s*"
+    rf"(?P<pad>(?:the\s+)?[a-z]+\s+(?:{'|'.join(PAD_NOUNS)})))\s*"
+    r"(?:[,;:.]|[-\u2013\u2014]+)\s*(?P<rest>.*\bit\s+(?:over\s+)?there\b.*)$",
     re.I,
 )
 """A cube and its place said first, then the verb on "it there" ("green onto the grey pad,
-slide it there")."""
+slide it there"; "red cube, grey pad. lift it there": a cube, then a pad, named alone)."""
+
+
+_COLOUR_AGAIN = re.compile(
+    rf"(?P<place>\bthe\s+(?P<c>[a-z]+)\s+(?:{'|'.join(PAD_NOUNS)}|{_CUBE}))\s*(?:[,;:]|\s[-\u2013\u2014]+)"
+    rf"\s*(?:i\s+mean\s+)?the\s+(?P=c)(?:\s+(?:one|{'|'.join(PAD_NOUNS)}|{_CUBE}))?\s*,?\s+"
+    rf"(?:not|and\s+not|rather\s+than|instead\s+of)\s+the\s+[a-z]+"
+    rf"(?:\s+(?:one|{'|'.join(PAD_NOUNS)}|{_CUBE}))?(?=\s*(?:$|[.!?]))",
+    re.I,
+)
+"""A thing said by its colour, then that colour said again against another ("onto the yellow
+pad - the yellow, not the grey"; "on the grey mat; the grey one, not the yellow one"): the thing
+said once (a different colour after it is a correction, left to the corrections' rules)."""
+
+
+_NICE_AND = re.compile(
+    r"(?:\s*,\s*|\s+)(?:nice|good|real)\s+and\s+(?:square|neat|neatly|tidy|"
+    r"tidily|straight|gentle|gently|easy|slow|slowly|careful|carefully|flat|level|even|"
+    r"cent(?:red|ered))(?=\s*(?:$|[.!?]))",
+    re.I,
+)
+"""How neatly a placing is done, said at its end ("put X on Y, nice and square"): no step of
+its own (not a turn), dropped where the sentence places or pushes a cube."""
+_PLACES = re.compile(
+    r"\b(?:put|place|set|stack|lift|move|push|slide|drop|lay|pile|carry|bring|nudge|shove)\b", re.I
+)
+
+
+def _nice_and(text: str) -> str:
+    """ "Place the red cube on top of the green cube, nice and square." -> "Place the red cube
+    on top of the green cube." (a placing's manner); a sentence with no placing kept."""
+    return _NICE_AND.sub("", text) if _PLACES.search(text) else text
 
 
 def _placed_first(text: str) -> str:
@@ -274,11 +307,13 @@ def _placed_first(text: str) -> str:
     match = _PLACED_FIRST.match(text.strip())
     if match is None or match["colour"].lower() not in COLOURS:
         return text
-    prep = re.sub(r"\s+", "", match["prep"].lower()) if "on" in match["prep"].lower() else "to"
+    said = (match["prep"] or "onto").lower()
+    prep = re.sub(r"\s+", "", said) if "on" in said else "to"
     cube = f"the {match['colour'].lower()} {match['noun'] or 'cube'}"
+    place = match["place"] or re.sub(r"^(?:the\s+)?", "the ", match["pad"], flags=re.I)
     return re.sub(
         r"\bit\s+(?:over\s+)?there\b",
-        f"{cube} {prep} {match['place']}",
+        f"{cube} {prep} {place}",
         match["rest"],
         count=1,
         flags=re.I,
@@ -341,6 +376,12 @@ _GO_OVER = re.compile(
 )
 """The arm sent over a thing ("go over the yellow pad", "visit the left pad, then the right
 pad"): a hover, as the reach phrases say it (a cube is never moved by it)."""
+_SWUNG = re.compile(
+    r"\b(?:swing|swivel|sweep|slew)\s+(?=(?:the|your|its)(?:\s+robot'?s|\s+arm'?s)?\s+(?:arm|hand|"
+    r"gripper|tool|claw|wrist|end[- ]effector|effector|tcp|fingers)\b)",
+    re.I,
+)
+"""The arm's end swung somewhere ("swing your hand round so it's over X"): moved there."""
 _ARM_END = re.compile(
     r"\b(?:the|your|its)(?: robot'?s| arm'?s)? (?:tool(?: tip| centre point| center point)?|"
     r"end[- ]effector|effector|tcp|claw|wrist|fingertips|hand)\b(?=,?\s+(?:to|over|above|at|"
