@@ -76,7 +76,8 @@ _CUBE = rf"(?:{'|'.join(CUBE_NOUNS)})"
 def plain_wording(goal: str, world: World) -> str:
     """``goal`` said plainly (see the module): typos, a lift then a placing, "put it
     there", a turn or another action said as a noun, "go over", a cube pointed out then
-    "it", "itself", a cube taken off the one under it, tower words."""
+    "it", "itself", a cube taken off the one under it, tower words, "right above X",
+    a way of moving taken back for the other, a pad said again by its own side."""
     text = _side_again(_WAY_SWAPPED.sub(_one_way, _RIGHT_ABOVE.sub("directly ", goal)), world)
     text = _nice_and(_COLOUR_AGAIN.sub(r"\g<place>", shades_said(text, world)))
     text = stacked_said(corrected(text, world), standing_towers(world))
