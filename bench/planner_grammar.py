@@ -7011,6 +7011,7 @@ def _w_transform(name: str) -> Callable[[str, dict], str | Relabelled | None]:
         **_AB_ROWS,
         **_AC_ROWS,
         **_AD_ROWS,
+        **_AE_ROWS,
     }[name]
 
     def transform(goal: str, item: dict) -> str | Relabelled | None:
@@ -8214,6 +8215,55 @@ _AD_ROWS: dict[str, tuple[Callable[[str, dict], Said | None], list[str]]] = {
 """name -> (selector, forms) of group AD."""
 
 
+# -- group AE (held-out 37's structures) --------------------------------------------------
+# Written for the structures held-out 37 showed, in other wordings, before the round that
+# reads them; never tuned on. Table-driven as group W (:data:`_AE_ROWS`, made
+# transformations by :func:`_w_transform`).
+def _ae_by_doing(goal: str, item: dict) -> Said | None:
+    """One placing of a cube by colour ({a}): something found out about it "by V-ing it",
+    V a verb no skill does: refused (docs/interfaces.md: the skills' verbs)."""
+    found = _placed_cube(goal, item)
+    return found and ({"a": found[1]}, {"expect": "refuse", "plan": []})
+
+
+_AE_ROWS: dict[str, tuple[Callable[[str, dict], Said | None], list[str]]] = {
+    "by_doing": (
+        _ae_by_doing,
+        [
+            "Work out how heavy the {a} block is by weighing it.",
+            "Figure out the {a} box's weight by weighing it.",
+            "Check how big the {a} brick is by measuring it.",
+            "See what's under the {a} block by flipping it.",
+        ],
+    ),
+    "nothing_left": (
+        _x_empty,
+        [
+            "Lovely, the table looks neat. That's all.",
+            "Forget that request, I've changed my mind.",
+            "Cancel that ask - I've changed my mind.",
+            "Everything looks fine. That's all for now.",
+        ],
+    ),
+    "right_above": (
+        _x_over,
+        [
+            "Put the gripper right above the {a} block.",
+            "Move your hand right over the {a} box.",
+            "Bring the claw right above the {a} brick.",
+        ],
+    ),
+    "never_mind_verb": (
+        _x_no_push,
+        [
+            "Set the {a} block on {p}, and never mind sliding, lift it.",
+            "Get the {a} box onto {p} - never mind pushing it, pick it up.",
+        ],
+    ),
+}
+"""name -> (selector, forms) of group AE."""
+
+
 TRANSFORMS: dict[str, tuple[str, Callable[[str, dict], str | Relabelled | None]]] = {
     "topic": ("A", topic_first),
     "fragment": ("A", fragment),
@@ -8498,6 +8548,7 @@ TRANSFORMS: dict[str, tuple[str, Callable[[str, dict], str | Relabelled | None]]
     **{name: ("AB", _w_transform(name)) for name in _AB_ROWS},
     **{name: ("AC", _w_transform(name)) for name in _AC_ROWS},
     **{name: ("AD", _w_transform(name)) for name in _AD_ROWS},
+    **{name: ("AE", _w_transform(name)) for name in _AE_ROWS},
 }
 """name -> (group, transformation). Group B was written with A and committed before any
 planner change; nothing is tuned on it. Group C (the structures held-out 9 showed) was
@@ -8509,7 +8560,7 @@ group K (held-out 17's), group L (held-out 18's), group M (held-out 19's), group
 group R (held-out 24's), group S (held-out 25's), group T (held-out 26's), group U
 (held-out 27's), group V (held-out 28's), group W (held-out 29's), group X (held-out
 30's), group Y (held-out 31's), group Z (held-out 32's), group AA (held-out 33's), group AB
-(held-out 34's), group AC (held-out 35's), group AD (held-out 36's)."""
+(held-out 34's), group AC (held-out 35's), group AD (held-out 36's), group AE (held-out 37's)."""
 
 
 def transformed(items: list[dict], name: str, per: int) -> tuple[int, list[tuple[dict, dict]]]:

@@ -45,7 +45,8 @@ _TAKEN_BACK = (
     r"(?:(?:cancel|scrap|scratch|drop|forget(?:\s+about)?|ignore|disregard|call\s+off)\s+(?:(?:that|it|this)"
     rf"(?:\s+(?:last|previous|earlier))?(?:\s+{_REQUEST})?|(?:my|the|your)\s+(?:(?:last|previous"
     rf"|earlier)\s+)?{_REQUEST})|call\s+(?:that|it|this)\s+off|never\s+mind(?:\s+(?:that|then))?|"
-    r"forget\s+(?:that\s+)?(?:i|we)\s+(?:ever\s+)?(?:asked|said\s+(?:anything|that|it)|mentioned\s+it))"
+    r"forget\s+(?:that\s+)?(?:i|we)\s+(?:ever\s+)?(?:asked|said\s+(?:anything|that|it)|mentioned\s+it)|"
+    r"(?:i|we)(?:'ve|\s+have)?\s+changed\s+(?:my|our)\s+minds?|change\s+of\s+plans?)"
 )
 """A request taken back ("scrap that last request", "forget my previous instruction")."""
 _NOT_NEEDED = (
@@ -58,7 +59,8 @@ _NOT_NEEDED = (
     r"(?:move|do\s+anything)|(?:there'?s\s+|there\s+is\s+|you\s+have\s+)?no\s+(?:task|job|work)"
     r"(?:\s+for\s+you)?|(?:there'?s\s+|there\s+is\s+)?nothing\s+(?:(?:for\s+you\s+)?to\s+do|"
     r"for\s+you)|(?:we(?:'re|\s+are)|i'?m|i\s+am)\s+(?:all\s+)?(?:done|finished|through)(?:\s+here)?|"
-    r"that'?s\s+us\s+(?:done|finished)|no\s+(?:changes?|change)(?:\s+(?:needed|required|necessary|"
+    r"that'?s\s+us\s+(?:done|finished)|that'?s\s+(?:all|it|everything)(?:\s+(?:i\s+(?:need|wanted)|"
+    r"from\s+me))?|no\s+(?:changes?|change)(?:\s+(?:needed|required|necessary|"
     r"wanted|to\s+make))?)"
 )
 """Nothing needed ("no action needed", "there's no need to do anything")."""
@@ -94,6 +96,11 @@ _AS_IS = (
 )
 """Things kept as they are ("leave the cubes exactly as they are", "keep the stack as it is",
 "no need to move the blue cube")."""
+_FINE = (
+    r"(?:nice|lovely|neat|tidy|clean|great|good|fine|perfect|beautiful|wonderful|brilliant|"
+    r"excellent|splendid|ok(?:ay)?)"
+)
+"""A word of praise, said of the table or alone."""
 _REMARK = (
     r"(?:hey\s+)?(?:robot|arm)|"  # said to the robot ("Hold still a moment, arm.")
     r"(?:(?:just|only)\s+)?(?:(?:checking|testing|making\s+sure|seeing)(?:\s+(?:that|if|whether))?"
@@ -101,7 +108,11 @@ _REMARK = (
     r"\s+in)?)|eh|ah|oh|uh+|um+|hm+|er+|well|(?:that'?s\s+|that\s+is\s+|it'?s\s+|it\s+is\s+)?all\s+"
     r"(?:good|fine|ok(?:ay)?)(?:\s+(?:as|where|how)\s+(?:it\s+is|they\s+are|things\s+are))?|everything'?s\s+(?:fine|ok(?:ay)?|good|alright|all\s+"
     r"right)(?:\s+here)?|it'?s\s+(?:fine|ok(?:ay)?|alright|all\s+right|good)(?:\s+(?:where|as)\s+it\s+is|"
-    rf"\s+there)?|(?:just|exactly|precisely)\s+{_LIE}|for\s+now|for\s+the\s+time\s+being|right\s+now|at\s+the\s+moment"
+    rf"\s+there)?|(?:just|exactly|precisely)\s+{_LIE}|for\s+now|for\s+the\s+time\s+being|right\s+now|at\s+the\s+moment|"
+    # praise of the table, said of nothing to change ("What a nice tidy table.", "Lovely.")
+    rf"what\s+an?\s+(?:{_FINE}\s+)*(?:table|scene|set-?up|workspace|layout|arrangement|sight|job)|"
+    rf"(?:(?:the|this|your)\s+)?(?:table|scene|set-?up|workspace|layout|everything)\s+(?:looks|seems|is)"
+    rf"\s+(?:(?:so|very|really|quite|all|pretty)\s+)?{_FINE}|{_FINE}"
 )
 """A check or a remark that asks nothing ("just checking you're listening", "all good")."""
 _LEAD = (

@@ -141,6 +141,22 @@ _AT_ONCE = re.compile(rf"\b(?:all|both|every|the\s+(?:two|three))\b[^.;]*?\b{TOG
 no plan does it."""
 
 
+_BY_DOING = re.compile(r"\bby\s+([a-z]+?)(?:([b-df-hj-np-tv-z])\2)?ing\b")
+"""A means said as a gerund ("find out what it weighs by weighing it"): its verb is the act."""
+
+
+def by_doing(text: str) -> str | None:
+    """The verb of :data:`ACTIONS` a clause names as its means ("by weighing it": "weigh",
+    "by measuring it": "measure", "by scanning it": "scan"), or None: the clause's own verb
+    ("find out", "check", "see") asks for nothing the arm does, the means is the action."""
+    for m in _BY_DOING.finditer(text):
+        stem = m[1] + (m[2] or "")
+        for verb in (stem, stem + "e", m[1] + (m[2] or "") * 2):
+            if verb in ACTIONS:
+                return verb
+    return None
+
+
 def verb_refusal(clauses: list[str], registry: SkillRegistry) -> str | None:
     """Why a goal (its clauses, lower case) asks for an action no skill does, or None: an
     imperative of :data:`ACTIONS` outside the repertoire, or a cube handed to a person."""
@@ -150,6 +166,7 @@ def verb_refusal(clauses: list[str], registry: SkillRegistry) -> str | None:
         text = _light_verb(_LEAD.sub("", clause.strip()))
         words = text.split()
         verb = words[0].strip(",.:;") if words else ""
+        verb = verb if verb in ACTIONS else by_doing(text) or verb
         if verb in ACTIONS and verb not in done:
             what, permission = f"no skill can {verb}", ACTIONS[verb]
         elif _ON_EDGE.search(text) and _CUBE.search(text):

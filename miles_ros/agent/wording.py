@@ -76,8 +76,10 @@ _CUBE = rf"(?:{'|'.join(CUBE_NOUNS)})"
 def plain_wording(goal: str, world: World) -> str:
     """``goal`` said plainly (see the module): typos, a lift then a placing, "put it
     there", a turn or another action said as a noun, "go over", a cube pointed out then
-    "it", "itself", a cube taken off the one under it, tower words."""
-    text = _nice_and(_COLOUR_AGAIN.sub(r"\g<place>", shades_said(goal, world)))
+    "it", "itself", a cube taken off the one under it, tower words, "right above X",
+    a way of moving taken back for the other, a pad said again by its own side."""
+    text = _side_again(_WAY_SWAPPED.sub(_one_way, _RIGHT_ABOVE.sub("directly ", goal)), world)
+    text = _nice_and(_COLOUR_AGAIN.sub(r"\g<place>", shades_said(text, world)))
     text = stacked_said(corrected(text, world), standing_towers(world))
     text = branch_taken(reach_asked(text), world)
     text = tower_in_order(visited_in_order(compared(text, world), world), world)
@@ -99,6 +101,40 @@ def plain_wording(goal: str, world: World) -> str:
     text = _itself(text)
     text = _off_its_support(text, world)
     return _tower_words(text, world)
+
+
+_RIGHT_ABOVE = re.compile(
+    r"(?<!\bthe )(?<!\bthe far )\bright\s+"
+    r"(?=(?:above|over|on\s+top\s+of)\s+(?:the|that|this|it)\b)",
+    re.I,
+)
+""""right above / over / on top of X" is "directly above X" (an intensifier, not a side: the
+right pad is "the right one", never "right above"; "the right over there" keeps its side)."""
+_LIFT_WORDS = r"(?:lift|pick|grasp|grab|rais|carr)"
+_PUSH_WORDS = r"(?:push|slid|shov|nudg|scoot|drag)"
+_WAY_SWAPPED = re.compile(
+    r"\s*[,;]\s*(?:and\s+|but\s+|so\s+)?(?:never\s+mind|forget(?:\s+about)?|no|not|don'?t|do\s+not|"
+    rf"instead\s+of|rather\s+than)\s+(?:by\s+)?(?P<no>(?:{_LIFT_WORDS}|{_PUSH_WORDS})\w*)"
+    r"(?:\s+it)?(?:\s+up)?\s*(?:[,;]|\s[-\u2013\u2014])\s*(?:just\s+)?"
+    rf"(?P<yes>(?:{_LIFT_WORDS}|{_PUSH_WORDS})\w*)\s+it(?:\s+up)?(?:\s+instead)?"
+    r"(?=\s*(?:[.!;]|$))",
+    re.I,
+)
+"""A clause's way of moving its cube taken back and the other way said after it ("..., and
+never mind pushing, lift it", "..., don't slide it, pick it up"): one manner of that clause,
+said as "without" the way ruled out (two ways of the same kind are left as said)."""
+
+
+def _one_way(m: re.Match) -> str:
+    lifts = bool(re.match(_LIFT_WORDS, m["no"], re.I))
+    if lifts == bool(re.match(_LIFT_WORDS, m["yes"], re.I)):
+        return m.group(0)
+    word = m["no"].lower()
+    if not word.endswith("ing"):
+        word = {"pick": "picking", "lift": "lifting", "push": "pushing", "slide": "sliding"}.get(
+            word, word
+        )
+    return f" without {word} it{' up' if word.startswith('pick') else ''}"
 
 
 _CHOSEN_THEN_PUSHED = re.compile(
@@ -280,6 +316,27 @@ _COLOUR_AGAIN = re.compile(
 """A thing said by its colour, then that colour said again against another ("onto the yellow
 pad - the yellow, not the grey"; "on the grey mat; the grey one, not the yellow one"): the thing
 said once (a different colour after it is a correction, left to the corrections' rules)."""
+
+
+_SIDE_AGAIN = re.compile(
+    rf"(?P<place>\bthe\s+(?P<c>[a-z]+)\s+(?:{'|'.join(PAD_NOUNS)}))\s*(?:,|\s[-\u2013\u2014]+)\s*"
+    r"(?:i\s+mean\s+)?(?:the\s+one|that\s+one|the\s+pad|the\s+mat|which\s+is|that'?s|it'?s)\s+"
+    r"(?:(?:on|to|at)\s+(?:the\s+|your\s+|my\s+)?)?(?P<side>left|right)(?:\s+(?:side|one|hand\s+side))?"
+    r"(?=\s*(?:$|[.!?;]))",
+    re.I,
+)
+"""A pad said by its colour or side, then by its side again (", the one on the right"): the
+pad said once where the side is the pad's own (another side is left to the corrections)."""
+
+
+def _side_again(text: str, world: World) -> str:
+    sides = {side: colour for side, colour in pad_colours(world)}
+
+    def once(m: re.Match) -> str:
+        side, said = m["side"].lower(), m["c"].lower().replace("gray", "grey")
+        return m["place"] if said in (side, sides.get(side)) else m.group(0)
+
+    return _SIDE_AGAIN.sub(once, text)
 
 
 _NICE_AND = re.compile(
