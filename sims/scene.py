@@ -408,6 +408,16 @@ def _camera(value, source: str) -> CameraConfig:
     )
 
 
+def _date_and_command(value, where: str) -> tuple[str, str]:
+    """A calibration's ``date`` and ``command`` (each may be left out: ""), as text."""
+    date, command = value.get("date", ""), value.get("command", "")
+    if isinstance(date, datetime.date):  # YAML reads an unquoted timestamp as one
+        date = date.isoformat()
+    if not isinstance(date, str) or not isinstance(command, str):
+        raise ValueError(f"{where}: date and command must be text")
+    return date, command
+
+
 def _calibration(value, where: str) -> CameraCalibration:
     """``camera.calibration``: the measured pose of the optical frame in the scene frame
     (``position`` m, ``orientation`` quaternion x, y, z, w) and what it rests on."""
@@ -420,11 +430,7 @@ def _calibration(value, where: str) -> CameraCalibration:
     poses = value.get("poses")
     if isinstance(poses, bool) or not isinstance(poses, int) or poses < 3:
         raise ValueError(f"{where}.poses: expected a whole number >= 3, got {poses!r}")
-    date, command = value.get("date", ""), value.get("command", "")
-    if isinstance(date, datetime.date):  # YAML reads an unquoted timestamp as one
-        date = date.isoformat()
-    if not isinstance(date, str) or not isinstance(command, str):
-        raise ValueError(f"{where}: date and command must be text")
+    date, command = _date_and_command(value, where)
     if rms < 0:
         raise ValueError(f"{where}.residual_rms_mm: must be >= 0, got {rms}")
     return CameraCalibration(
@@ -465,11 +471,7 @@ def _gripper(value, source: str) -> Gripper:
         periods = cal.get("periods")
         if isinstance(periods, bool) or not isinstance(periods, int) or periods < 1:
             raise ValueError(f"{at}.periods: expected a whole number >= 1, got {periods!r}")
-        date, command = cal.get("date", ""), cal.get("command", "")
-        if isinstance(date, datetime.date):  # YAML reads an unquoted timestamp as one
-            date = date.isoformat()
-        if not isinstance(date, str) or not isinstance(command, str):
-            raise ValueError(f"{at}: date and command must be text")
+        date, command = _date_and_command(cal, at)
         calibration = GripperCalibration(offset, periods, date, command)
     return Gripper(finger_reading=reading, calibration=calibration)
 

@@ -117,6 +117,17 @@ def metres(said: str) -> float | None:
     return None if per is None else amount * per
 
 
+def _point_refusal(said: str, point, registry: SkillRegistry, world: World) -> str | None:
+    """Why the arm cannot go to ``point`` (``said``: how the goal put it), or None: outside
+    the workspace, or outside the reach card's envelope."""
+    if not in_workspace(point):
+        return f"{said}, outside the workspace the arm reaches: no skill goes there"
+    outside = "reach" in registry and outside_envelope(
+        Step("reach", {"target": list(point)}), registry, world
+    )
+    return f"{said}: {outside}" if outside else None
+
+
 def _height_above(text: str, world: World, registry: SkillRegistry) -> str | None:
     """Why going to a height above a scene thing that lies outside the planning workspace
     ("hover one metre above the blue cube") cannot be done: the arm reaches no such point;
@@ -135,13 +146,9 @@ def _height_above(text: str, world: World, registry: SkillRegistry) -> str | Non
         x, y, z = world.position_of(name)
         point = (round(x, 3), round(y, 3), round(z + height, 3))
         said = f"{match.group('d')} above the {name.replace('_', ' ')} is the point {list(point)}"
-        if not in_workspace(point):
-            return f"{said}, outside the workspace the arm reaches: no skill goes there"
-        outside = "reach" in registry and outside_envelope(
-            Step("reach", {"target": list(point)}), registry, world
-        )
-        if outside:
-            return f"{said}: {outside}"
+        refusal = _point_refusal(said, point, registry, world)
+        if refusal:
+            return refusal
     for match in _Z_ABOVE.finditer(text):  # "up to z 0.7 above the green cube's spot"
         name = names.get(match.group("w"))
         if name is None:
@@ -151,13 +158,9 @@ def _height_above(text: str, world: World, registry: SkillRegistry) -> str | Non
         said = (
             f"z {match.group('z')} above the {name.replace('_', ' ')} is the point {list(point)}"
         )
-        if not in_workspace(point):
-            return f"{said}, outside the workspace the arm reaches: no skill goes there"
-        outside = "reach" in registry and outside_envelope(
-            Step("reach", {"target": list(point)}), registry, world
-        )
-        if outside:
-            return f"{said}: {outside}"
+        refusal = _point_refusal(said, point, registry, world)
+        if refusal:
+            return refusal
     return None
 
 

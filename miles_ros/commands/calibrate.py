@@ -86,6 +86,16 @@ def scene_with_calibration(scene_path: Path, section: dict, target: str = "camer
     return header + yaml.safe_dump(data, sort_keys=False, default_flow_style=None)
 
 
+def _print_unwritten(target: str, section: dict) -> None:
+    """Print a measured ``target.calibration`` section that no ``--out`` asked to write."""
+    import yaml
+
+    print(f"{target}:\n  calibration:")
+    for line in yaml.safe_dump(section, sort_keys=False, default_flow_style=None).splitlines():
+        print(f"    {line}")
+    print("not written: pass --out FILE to write the scene with this calibration")
+
+
 def main(argv: list[str] | None = None, prog: str = "miles calibrate") -> int:
     parser = _parser(prog)
     args = parser.parse_args(argv)
@@ -168,20 +178,13 @@ def main(argv: list[str] | None = None, prog: str = "miles calibrate") -> int:
     if args.out is not None:
         print(f"wrote {args.out} (camera.calibration); perception uses it with --scene {args.out}")
     else:
-        import yaml
-
-        print("camera:\n  calibration:")
-        for line in yaml.safe_dump(section, sort_keys=False, default_flow_style=None).splitlines():
-            print(f"    {line}")
-        print("not written: pass --out FILE to write the scene with this calibration")
+        _print_unwritten("camera", section)
     return EXIT_OK
 
 
 def _gripper(args: argparse.Namespace, argv: list[str] | None, prog: str) -> int:
     """``miles calibrate gripper``: the closed empty gripper's reading into
     ``gripper.calibration``."""
-    import yaml
-
     from miles_ros.runtime.gripper_calibration import gripper_section, measure_in_sim
     from sims.scene import default_scene_path, load_scene
 
@@ -221,10 +224,7 @@ def _gripper(args: argparse.Namespace, argv: list[str] | None, prog: str) -> int
             f"scene_file {args.out}"
         )
     else:
-        print("gripper:\n  calibration:")
-        for line in yaml.safe_dump(section, sort_keys=False, default_flow_style=None).splitlines():
-            print(f"    {line}")
-        print("not written: pass --out FILE to write the scene with this calibration")
+        _print_unwritten("gripper", section)
     return EXIT_OK
 
 
