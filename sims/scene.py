@@ -13,6 +13,12 @@ is that arm's base frame, and nothing else changes.
 >>> scene = load_scene()
 >>> scene.objects["red_cube"].position
 (0.45, -0.1, 0.02)
+
+The module is one file's schema (520 lines): each section's parser (table, objects, tags,
+camera and its calibration, gripper and its calibration, arms) beside the dataclass it
+builds, all through the same checks (:func:`finite_numbers`, ``_check_keys``), so a key
+is read, checked and typed in one place; split by section, each part would import those
+checks back from here.
 """
 
 from __future__ import annotations
