@@ -14,7 +14,7 @@ is that arm's base frame, and nothing else changes.
 >>> scene.objects["red_cube"].position
 (0.45, -0.1, 0.02)
 
-The module is one file's schema (520 lines): each section's parser (table, objects, tags,
+The module is one file's schema (over 500 lines): each section's parser (table, objects, tags,
 camera and its calibration, gripper and its calibration, arms) beside the dataclass it
 builds, all through the same checks (:func:`finite_numbers`, ``_check_keys``), so a key
 is read, checked and typed in one place; split by section, each part would import those
