@@ -77,7 +77,8 @@ def plain_wording(goal: str, world: World) -> str:
     """``goal`` said plainly (see the module): typos, a lift then a placing, "put it
     there", a turn or another action said as a noun, "go over", a cube pointed out then
     "it", "itself", a cube taken off the one under it, tower words, "right above X",
-    a way of moving taken back for the other, a pad said again by its own side."""
+    a way of moving taken back for the other, a pad said again by its own side, "on top"
+    alone after a cube put on another (on the cube last put)."""
     text = _side_again(_WAY_SWAPPED.sub(_one_way, _RIGHT_ABOVE.sub("directly ", goal)), world)
     text = _nice_and(_COLOUR_AGAIN.sub(r"\g<place>", shades_said(text, world)))
     text = stacked_said(corrected(text, world), standing_towers(world))
