@@ -7012,6 +7012,7 @@ def _w_transform(name: str) -> Callable[[str, dict], str | Relabelled | None]:
         **_AC_ROWS,
         **_AD_ROWS,
         **_AE_ROWS,
+        **_AF_ROWS,
     }[name]
 
     def transform(goal: str, item: dict) -> str | Relabelled | None:
@@ -8264,6 +8265,65 @@ _AE_ROWS: dict[str, tuple[Callable[[str, dict], Said | None], list[str]]] = {
 """name -> (selector, forms) of group AE."""
 
 
+# -- group AF (held-out 38's structures) --------------------------------------------------
+# Written for the structures held-out 38 showed, in other wordings, before the round that
+# reads them; never tuned on. Table-driven as group W (:data:`_AF_ROWS`, made
+# transformations by :func:`_w_transform`).
+def _af_tower(goal: str, item: dict) -> Said | None:
+    """A tower of three built on a cube on the table (:func:`_tower3`; {l}, {m}, {t} the
+    colours bottom to top); the label kept (the top one goes on the middle one, the cube
+    last placed)."""
+    tower = _tower3(item["plan"]) if item["expect"] == "plan" else None
+    if tower is None or not _flat_scene(item):
+        return None
+    low, mid, top = tower
+    return {"l": low, "m": mid, "t": top}, {}
+
+
+_AF_ROWS: dict[str, tuple[Callable[[str, dict], Said | None], list[str]]] = {
+    "no_v_first": (
+        _x_no_push,
+        [
+            "No sliding today. The {a} block to {p}.",
+            "No pushing at all, please. Move the {a} box onto {p}.",
+            "No shoving please! Get the {a} brick over to {p}.",
+        ],
+    ),
+    "no_lift_first": (
+        _x_no_lift,
+        [
+            "No lifting today. Get the {a} block over to {p}.",
+            "Take the {a} box across to {p} without once lifting it.",
+            "No picking up, please. The {a} brick goes to {p}.",
+        ],
+    ),
+    "ask_then_do": (
+        _ae_by_doing,
+        [
+            "How heavy is the {a} block? Weigh it for me.",
+            "How big is the {a} box? Measure it with your gripper.",
+            "What's the {a} brick made of? Scan it.",
+        ],
+    ),
+    "on_top_tower": (
+        _af_tower,
+        [
+            "Put the {m} block on the {l} block, then stack the {t} one on top.",
+            "Set the {m} box onto the {l} box, and then put the {t} box on top.",
+        ],
+    ),
+    "nothing_mind": (
+        _x_empty,
+        [
+            "Ah, don't mind me.",
+            "Scrap that last request.",
+            "Forget what I asked a moment ago, ignore it.",
+        ],
+    ),
+}
+"""name -> (selector, forms) of group AF."""
+
+
 TRANSFORMS: dict[str, tuple[str, Callable[[str, dict], str | Relabelled | None]]] = {
     "topic": ("A", topic_first),
     "fragment": ("A", fragment),
@@ -8549,6 +8609,7 @@ TRANSFORMS: dict[str, tuple[str, Callable[[str, dict], str | Relabelled | None]]
     **{name: ("AC", _w_transform(name)) for name in _AC_ROWS},
     **{name: ("AD", _w_transform(name)) for name in _AD_ROWS},
     **{name: ("AE", _w_transform(name)) for name in _AE_ROWS},
+    **{name: ("AF", _w_transform(name)) for name in _AF_ROWS},
 }
 """name -> (group, transformation). Group B was written with A and committed before any
 planner change; nothing is tuned on it. Group C (the structures held-out 9 showed) was
@@ -8560,7 +8621,8 @@ group K (held-out 17's), group L (held-out 18's), group M (held-out 19's), group
 group R (held-out 24's), group S (held-out 25's), group T (held-out 26's), group U
 (held-out 27's), group V (held-out 28's), group W (held-out 29's), group X (held-out
 30's), group Y (held-out 31's), group Z (held-out 32's), group AA (held-out 33's), group AB
-(held-out 34's), group AC (held-out 35's), group AD (held-out 36's), group AE (held-out 37's)."""
+(held-out 34's), group AC (held-out 35's), group AD (held-out 36's), group AE (held-out 37's),
+group AF (held-out 38's)."""
 
 
 def transformed(items: list[dict], name: str, per: int) -> tuple[int, list[tuple[dict, dict]]]:

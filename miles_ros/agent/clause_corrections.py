@@ -13,6 +13,7 @@ from miles_ros.agent.clause_grammar import (
     _SEP,
     _first_verb,
     _first_word,
+    _is_place,
     _there,
     noun_phrase,
     verb_of,
@@ -221,6 +222,15 @@ _HAVE_END_UP = re.compile(
     re.I,
 )
 """The placing said as where the cube should end up: "have the red cube end up on P"."""
+_PLACED_FRAGMENT = re.compile(
+    r"^(?P<np>[^,;:]+?)\s+(?:(?:goes|should go|must go|needs to go|is to go)\s+)?"
+    r"(?:over\s+|across\s+)?(?:to|onto|on to|on)\s+(?P<p>[^,;:]+?)$",
+    re.I,
+)
+"""A placing said with no verb after the ways ruled out: "(the) green cube to the grey pad",
+"the blue brick goes to the left pad"."""
+
+
 _GLOBAL_WAY = re.compile(
     r"\b(?:anything|any|off the table|not allowed|forbidden|banned|off limits|out)\b", re.I
 )
@@ -251,6 +261,11 @@ def _ways_ruled_out(text: str) -> str:
     ends = _HAVE_END_UP.match(rest)
     if ends and noun_phrase(ends["np"]):  # "have the red cube end up on P"
         rest = f"put {noun_phrase(ends['np'])} {ends['r']}"
+    fragment = _PLACED_FRAGMENT.match(rest)
+    if fragment and not verb_of(_first_word(rest)):  # "green cube to the grey pad"
+        np, place = noun_phrase(fragment["np"]), noun_phrase(fragment["p"])
+        if np and place and not _is_place(np) and _is_place(place):
+            rest = f"get {np} onto {place}"  # no way said: the one left is the reading's
     verb = verb_of(_first_word(rest))
     manner = _MANNER.get(verb or "")
     if not ways or not verb or manner in {h for h, _ in ways}:

@@ -173,10 +173,19 @@ _IS_THERE = re.compile(
 )
 _SEE_THE = re.compile(
     r"^(?:do you see|can you see|you see|see|notice|spot|look at|find|how (?:heavy|big|tall|"
-    r"light|large|small|old) (?:is|are))\s+(?P<np>(?:the|that|this)"
-    r"\s+[^?]+?)\s*\?\s*(?P<rest>.+)$",
+    r"light|large|small|old) (?:is|are))\s+(?:(?P<np>(?:the|that|this)"
+    rf"\s+[^?]+?)|(?P<bare>{COLOUR}))\s*\?\s*(?P<rest>.+)$",
     re.I,
 )
+"""A thing said, then asked about; after "how heavy / big ... is" a colour said alone ("How
+heavy is red? Weigh it.") is that colour's cube."""
+_MADE_OF = re.compile(
+    r"^what(?:'s|\s+is)\s+(?P<np>(?:the|that|this)\s+[^?]+?)\s+made\s+(?:of|from)\s*\?\s*"
+    r"(?P<rest>.+)$",
+    re.I,
+)
+"""A thing asked about as "what is X made of?", then a command on it (any verb, as after
+"how heavy is X?")."""
 
 
 def _asked_then(text: str) -> str:
@@ -186,13 +195,16 @@ def _asked_then(text: str) -> str:
     it ...", "See the block nearest you? Lift it ..." likewise."""
     m = _QUESTION.match(text.strip()) or _IS_THERE.match(text.strip())
     if m is None:
-        see = _SEE_THE.match(text.strip())
-        said = see and _counting(see["np"]).strip(" ,")  # "the first of them, counting ..."
-        np = said and "," not in said and noun_phrase(_relative(said))
+        see = _SEE_THE.match(text.strip()) or _MADE_OF.match(text.strip())
+        asked = text.strip()[:4].lower() in ("how ", "what")  # "How heavy is X? Weigh it."
+        if see and see.groupdict().get("bare"):  # "How heavy is red?" (only after "how")
+            np = asked and f"the {see['bare'].lower()} cube"
+        else:
+            said = see and _counting(see["np"]).strip(" ,")  # "the first of them, counting"
+            np = said and "," not in said and noun_phrase(_relative(said))
         if not np:
             return text
         rest, n = re.subn(r"\b(?:that one|this one|it)\b", np, see["rest"], count=1, flags=re.I)
-        asked = text.strip()[:4].lower() == "how "  # "How heavy is X? Weigh it.": any verb
         return rest if n and (verb_of(_first_word(rest)) or asked) else text
     noun = "cube" if m["noun"].lower() == "one" else m["noun"]  # "which one": a cube
     one = re.fullmatch(r"(?:the|a)\s+([a-z]+)\s+one", m["pred"].strip(), re.I)

@@ -40,15 +40,19 @@ import re
 
 from miles_ros.agent.clause_grammar import _CUBE_NOUN, _asks_nothing
 
-_REQUEST = r"(?:request|instruction|order|command|task|one|ask)"
+_REQUEST = r"(?:request|instruction|order|command|task|one|ask|idea|thought|suggestion)"
 _TAKEN_BACK = (
     r"(?:(?:cancel|scrap|scratch|drop|forget(?:\s+about)?|ignore|disregard|call\s+off)\s+(?:(?:that|it|this)"
     rf"(?:\s+(?:last|previous|earlier))?(?:\s+{_REQUEST})?|(?:my|the|your)\s+(?:(?:last|previous"
     rf"|earlier)\s+)?{_REQUEST})|call\s+(?:that|it|this)\s+off|never\s+mind(?:\s+(?:that|then))?|"
+    r"(?:never|don'?t|do\s+not)\s+mind\s+me|forget\s+(?:what|everything)\s+(?:i|we)\s+(?:just\s+)?"
+    r"(?:said|asked(?:\s+for)?)(?:\s+(?:just\s+then|just\s+now|a\s+(?:moment|minute|second)\s+ago|"
+    r"earlier|before))?|"
     r"forget\s+(?:that\s+)?(?:i|we)\s+(?:ever\s+)?(?:asked|said\s+(?:anything|that|it)|mentioned\s+it)|"
     r"(?:i|we)(?:'ve|\s+have)?\s+changed\s+(?:my|our)\s+minds?|change\s+of\s+plans?)"
 )
-"""A request taken back ("scrap that last request", "forget my previous instruction")."""
+"""A request taken back ("scrap that last request / idea", "forget my previous instruction",
+"forget what I said just then", "never mind me")."""
 _NOT_NEEDED = (
     r"(?:(?:i|we)\s+(?:don'?t|do\s+not)\s+(?:need|want)\s+anything(?:\s+(?:done|else))?|"
     r"(?:there'?s\s+|there\s+is\s+)?no\s+(?:need|reason)\s+(?:for\s+you\s+)?to\s+(?:move|act|"

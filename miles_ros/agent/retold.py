@@ -43,7 +43,7 @@ import re
 from miles_ros.agent.clause_grammar import _CUBE_NOUN, _PAD_NOUN, _lower_first, _upper_first
 from miles_ros.agent.scene_colours import COLOUR
 
-_MOVERS = r"(?:put|place|set|move|lift|push|slide|shove|nudge|stack|drop|carry|take|bring)"
+_MOVERS = r"(?:put|place|set|move|lift|push|slide|shove|nudge|stack|drop|carry|take|bring|get)"
 _PREP = r"(?:on top of|onto|on to|on|over to|across to|to)"
 
 _HOME_STAYED = re.compile(

@@ -77,7 +77,8 @@ def plain_wording(goal: str, world: World) -> str:
     """``goal`` said plainly (see the module): typos, a lift then a placing, "put it
     there", a turn or another action said as a noun, "go over", a cube pointed out then
     "it", "itself", a cube taken off the one under it, tower words, "right above X",
-    a way of moving taken back for the other, a pad said again by its own side."""
+    a way of moving taken back for the other, a pad said again by its own side, "on top"
+    alone after a cube put on another (on the cube last put)."""
     text = _side_again(_WAY_SWAPPED.sub(_one_way, _RIGHT_ABOVE.sub("directly ", goal)), world)
     text = _nice_and(_COLOUR_AGAIN.sub(r"\g<place>", shades_said(text, world)))
     text = stacked_said(corrected(text, world), standing_towers(world))
@@ -100,7 +101,7 @@ def plain_wording(goal: str, world: World) -> str:
     text = introduced(text)
     text = _itself(text)
     text = _off_its_support(text, world)
-    return _tower_words(text, world)
+    return _tower_words(_on_last_placed(text), world)
 
 
 _RIGHT_ABOVE = re.compile(
@@ -528,6 +529,31 @@ _THE_TOWER = (
 """The one tower standing, said with any determiner and an adjective ("that tower", "the
 little stack", "this pile")."""
 _SITTING = r"(?:that is |which is |that's |sitting |lying |standing |resting |placed )?"
+
+
+_PLACED_ON_CUBE = re.compile(
+    r"\b(?:put|place|set|stack|lift|move|pop|drop|lay|rest)\s+(?P<a>the\s+[a-z]+\s+"
+    rf"{_CUBE})\s+(?:on top of|onto|on to|on|atop)\s+the\s+[a-z]+\s+{_CUBE}\b",
+    re.I,
+)
+_BARE_ON_TOP = re.compile(
+    r"\b(?P<prep>on top|on the top)\b(?!\s+of)(?=\s*(?:$|[,.;!?]|\b(?:and|then)\b))", re.I
+)
+
+
+def _on_last_placed(text: str) -> str:
+    """ "Put the green cube on the red cube, then stack the blue one on top": "on top" said
+    alone after a cube was put on another is on the cube last put ("on top of the green
+    cube", the tower's top as the goal builds it, not the scene's)."""
+    placed = list(_PLACED_ON_CUBE.finditer(text))
+    if not placed:
+        return text
+
+    def top(m: re.Match) -> str:
+        before = [p for p in placed if p.end() <= m.start()]
+        return f"on top of {before[-1]['a'].lower()}" if before else m[0]
+
+    return _BARE_ON_TOP.sub(top, text)
 
 
 def _tower_words(text: str, world: World) -> str:
