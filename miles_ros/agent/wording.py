@@ -59,12 +59,13 @@ from miles_ros.agent.conditions import (
 )
 from miles_ros.agent.cube_words import CubeWords
 from miles_ros.agent.phrases import CUBE_NOUNS, PAD_NOUNS
-from miles_ros.agent.reference_scene import SYNONYMS, place_colours, spoken
+from miles_ros.agent.reference_scene import SYNONYMS, place_colours
 from miles_ros.agent.restated import stacked_said
 from miles_ros.agent.scene_colours import cube_colours, pad_colours, shades_said
 from miles_ros.agent.scene_said import scene_said
-from miles_ros.agent.towers import ADD_ONE, standing_towers
+from miles_ros.agent.towers import standing_towers
 from miles_ros.agent.vocabulary import COLOURS, POSITIONS, THINGS
+from miles_ros.agent.wording_towers import towers_said
 from miles_ros.agent.world import World
 
 MIN_TYPO_LETTERS = 4
@@ -98,10 +99,7 @@ def plain_wording(goal: str, world: World) -> str:
     text = _action_as_noun(text)
     text = _GO_OVER.sub("hover over ", _SWUNG.sub("move ", text))
     text = _ARM_END.sub("the gripper", text)
-    text = introduced(text)
-    text = _itself(text)
-    text = _off_its_support(text, world)
-    return _tower_words(_on_last_placed(text), world)
+    return towers_said(introduced(text), world)
 
 
 _RIGHT_ABOVE = re.compile(
@@ -485,118 +483,4 @@ def introduced(text: str) -> str:
         return text
     return re.sub(
         r"\bit\b", f"the {match.group('cube')}", match.group("rest"), count=1, flags=re.I
-    )
-
-
-_ITSELF = re.compile(
-    rf"(?P<cube>\bthe\s+\w+\s+{_CUBE})(?P<mid>[^,.;]*?)\b(?P<prep>on top of|onto|on|atop)\s+"
-    r"itself\b",
-    re.I,
-)
-
-
-def _itself(text: str) -> str:
-    """ "stack the green cube on itself" -> "... on the green cube" (which the reading
-    refuses: a cube cannot go onto itself)."""
-    return _ITSELF.sub(lambda m: f"{m['cube']}{m['mid']}{m['prep']} {m['cube']}", text)
-
-
-_OFF = re.compile(
-    rf"\s+(?:off|from)\s+(?:of\s+)?(?:the\s+top\s+of\s+)?the\s+(?P<colour>\w+)\s+"
-    rf"(?:{_CUBE}|one)\b",
-    re.I,
-)
-
-
-def _off_its_support(text: str, world: World) -> str:
-    """ "take the green cube off the blue one": the cube it is taken off is where it stands,
-    not a cube moved, and is dropped (when a cube stands on it)."""
-    cubes = CubeWords(world)
-    towers = standing_towers(world)
-    under = {c for tower in towers for c in tower[:-1]}
-
-    def drop(m: re.Match) -> str:
-        return "" if cubes.word.get(m.group("colour").lower()) in under else m.group(0)
-
-    return _OFF.sub(drop, text)
-
-
-_TOWER = r"(?:tower|stack|pile)"
-_THE_TOWER = (
-    r"(?:the|that|this|your|our)(?:\s+(?:one|only|whole|little|small|short|tall|standing|"
-    rf"cube|block|two[- ]level|three[- ]level))?\s+{_TOWER}"
-)
-"""The one tower standing, said with any determiner and an adjective ("that tower", "the
-little stack", "this pile")."""
-_SITTING = r"(?:that is |which is |that's |sitting |lying |standing |resting |placed )?"
-
-
-_PLACED_ON_CUBE = re.compile(
-    r"\b(?:put|place|set|stack|lift|move|pop|drop|lay|rest)\s+(?P<a>the\s+[a-z]+\s+"
-    rf"{_CUBE})\s+(?:on top of|onto|on to|on|atop)\s+the\s+[a-z]+\s+{_CUBE}\b",
-    re.I,
-)
-_BARE_ON_TOP = re.compile(
-    r"\b(?P<prep>on top|on the top)\b(?!\s+of)(?=\s*(?:$|[,.;!?]|\b(?:and|then)\b))", re.I
-)
-
-
-def _on_last_placed(text: str) -> str:
-    """ "Put the green cube on the red cube, then stack the blue one on top": "on top" said
-    alone after a cube was put on another is on the cube last put ("on top of the green
-    cube", the tower's top as the goal builds it, not the scene's)."""
-    placed = list(_PLACED_ON_CUBE.finditer(text))
-    if not placed:
-        return text
-
-    def top(m: re.Match) -> str:
-        before = [p for p in placed if p.end() <= m.start()]
-        return f"on top of {before[-1]['a'].lower()}" if before else m[0]
-
-    return _BARE_ON_TOP.sub(top, text)
-
-
-def _tower_words(text: str, world: World) -> str:
-    """The one tower standing said by its cubes: "off the tower" is dropped, "the top
-    (bottom) cube (of the tower)", "the top (bottom) of the tower" and "the tower's top" are
-    its top (bottom) cube, "the tower" as a target its top cube."""
-    if not re.search(rf"\b{_TOWER}\b|\b(?:top|bottom)\b", text, re.I):
-        return text
-    towers = standing_towers(world)
-    if len(towers) != 1 or ADD_ONE.search(text):  # "add a cube to the tower": read_tower's
-        return text
-    bottom, top = towers[0][0], towers[0][-1]
-    text = re.sub(r"\bon the top of\b", "on top of", text, flags=re.I)
-    text = re.sub(rf"\s+(?:off|from)\s+(?:the\s+top\s+of\s+)?{_THE_TOWER}\b", "", text, flags=re.I)
-    text = re.sub(
-        rf"\bthe\s+(?P<end>top|bottom)(?:most)?\s+{_CUBE}(?:\s+(?:of|on|in)\s+{_THE_TOWER})?\b",
-        lambda m: "the " + spoken(top if m.group("end").lower() == "top" else bottom),
-        text,
-        flags=re.I,
-    )
-    text = re.sub(  # before "the top of the tower": "the cube at the top of the stack"
-        rf"\bthe\s+{_CUBE}\s+{_SITTING}(?:on|at)\s+(?:the\s+)?(?:very\s+)?top"
-        rf"(?:\s+of\s+{_THE_TOWER})?\b(?!\s+of\b)",  # not "on top of the red cube"
-        "the " + spoken(top),
-        text,
-        flags=re.I,
-    )
-    text = re.sub(
-        rf"\bthe\s+(?:very\s+)?(?P<end>top|bottom)\s+(?:level\s+|layer\s+)?of\s+{_THE_TOWER}\b|"
-        rf"\b{_THE_TOWER}'?s\s+(?P<end2>top|bottom)\b(?:\s+(?:{_CUBE}|level|layer|one))?",
-        lambda m: "the " + spoken(top if "top" in (m.group("end"), m.group("end2")) else bottom),
-        text,
-        flags=re.I,
-    )
-    text = re.sub(
-        r"\bon top\b(?!\s+of)(?=\s*(?:$|[,.;!?]|\b(?:and|then)\b))",
-        "on top of the tower",
-        text,
-        flags=re.I,
-    )
-    return re.sub(
-        rf"\b(?P<prep>on top of|onto|on|to|atop|over|above)\s+{_THE_TOWER}\b",
-        lambda m: f"{m.group('prep')} the {spoken(top)}",
-        text,
-        flags=re.I,
     )
