@@ -3,6 +3,10 @@ and the world and returns ``(name, refusal)`` (a name, a tuple of names, or None
 the question (:class:`~miles_ros.agent.reference_scene._Ambiguous`) when the phrase does not
 say which thing it means. The patterns that call them are in
 :mod:`~miles_ros.agent.reference_rules`.
+
+Over 500 lines: one resolver for each of those rules (the module is the rules' other half,
+as the rules module is theirs), each a few lines over the scene's orders and ties
+(:mod:`~miles_ros.agent.reference_scene`); split, the halves would be split again.
 """
 
 from __future__ import annotations
