@@ -6,7 +6,8 @@ say which thing it means. The patterns that call them are in
 
 Over 500 lines: one resolver for each of those rules (the module is the rules' other half,
 as the rules module is theirs), each a few lines over the scene's orders and ties
-(:mod:`~miles_ros.agent.reference_scene`); split, the halves would be split again.
+(:mod:`~miles_ros.agent.reference_scene`); split further, a rule and its resolver would sit
+in three modules instead of two.
 """
 
 from __future__ import annotations
