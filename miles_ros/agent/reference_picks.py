@@ -4,8 +4,8 @@ the question (:class:`~miles_ros.agent.reference_scene._Ambiguous`) when the phr
 say which thing it means. The patterns that call them are in
 :mod:`~miles_ros.agent.reference_rules`.
 
-Over 500 lines: one resolver for each of those rules (the module is the rules' other half,
-as the rules module is theirs), each a few lines over the scene's orders and ties
+Over 500 lines: one resolver for each of those rules, each a few lines over the scene's
+orders and ties
 (:mod:`~miles_ros.agent.reference_scene`); split further, a rule and its resolver would sit
 in three modules instead of two.
 """
