@@ -6866,9 +6866,11 @@ def _w_turn_side(goal: str, item: dict) -> Said | None:
     }
 
 
-def _w_pads_on(goal: str, item: dict) -> Said | None:
-    """Any placing of a cube by colour ({a}): both pads put on it, refused (a pad is not
-    moved)."""
+def _placed_refused(goal: str, item: dict) -> Said | None:
+    """Any placing of a cube by colour ({a}), said as something no skill does and refused:
+    both pads put on it (a pad is not moved; group W), balanced on a corner or an edge (no
+    skill balances a cube; group X), something found out about it by a verb no skill does,
+    "by weighing it" or asked first (groups AE, AF; docs/interfaces.md: the skills' verbs)."""
     found = _placed_cube(goal, item)
     return found and ({"a": found[1]}, {"expect": "refuse", "plan": []})
 
@@ -6979,7 +6981,7 @@ _W_ROWS: dict[str, tuple[Callable[[str, dict], Said | None], list[str]]] = {
         ],
     ),
     "pads_on_cube": (
-        _w_pads_on,
+        _placed_refused,
         [
             "Set the two mats on top of the {a} block.",
             "Stack both pads onto the {a} cube.",
@@ -7148,13 +7150,6 @@ def _x_two_under(goal: str, item: dict) -> Said | None:
     return _w_pad_two(goal, item)
 
 
-def _x_balance(goal: str, item: dict) -> Said | None:
-    """Any placing of a cube by colour ({a}): balanced on a corner or an edge, refused (no
-    skill balances a cube)."""
-    found = _placed_cube(goal, item)
-    return found and ({"a": found[1]}, {"expect": "refuse", "plan": []})
-
-
 _X_ROWS: dict[str, tuple[Callable[[str, dict], Said | None], list[str]]] = {
     "gripper_over": (
         _x_over,
@@ -7253,7 +7248,7 @@ _X_ROWS: dict[str, tuple[Callable[[str, dict], Said | None], list[str]]] = {
         ],
     ),
     "balance_corner": (
-        _x_balance,
+        _placed_refused,
         [
             "Get the {a} block to balance on a single corner.",
             "Stand the {a} cube up on one of its edges.",
@@ -7815,7 +7810,7 @@ _AA_ROWS: dict[str, tuple[Callable[[str, dict], Said | None], list[str]]] = {
         ],
     ),
     "into_pieces": (
-        _w_pads_on,
+        _placed_refused,
         [
             "Break the {a} block into two pieces.",
             "Split the {a} box in half.",
@@ -8220,16 +8215,9 @@ _AD_ROWS: dict[str, tuple[Callable[[str, dict], Said | None], list[str]]] = {
 # Written for the structures held-out 37 showed, in other wordings, before the round that
 # reads them; never tuned on. Table-driven as group W (:data:`_AE_ROWS`, made
 # transformations by :func:`_w_transform`).
-def _ae_by_doing(goal: str, item: dict) -> Said | None:
-    """One placing of a cube by colour ({a}): something found out about it "by V-ing it",
-    V a verb no skill does: refused (docs/interfaces.md: the skills' verbs)."""
-    found = _placed_cube(goal, item)
-    return found and ({"a": found[1]}, {"expect": "refuse", "plan": []})
-
-
 _AE_ROWS: dict[str, tuple[Callable[[str, dict], Said | None], list[str]]] = {
     "by_doing": (
-        _ae_by_doing,
+        _placed_refused,
         [
             "Work out how heavy the {a} block is by weighing it.",
             "Figure out the {a} box's weight by weighing it.",
@@ -8298,7 +8286,7 @@ _AF_ROWS: dict[str, tuple[Callable[[str, dict], Said | None], list[str]]] = {
         ],
     ),
     "ask_then_do": (
-        _ae_by_doing,
+        _placed_refused,
         [
             "How heavy is the {a} block? Weigh it for me.",
             "How big is the {a} box? Measure it with your gripper.",
