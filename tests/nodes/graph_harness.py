@@ -42,6 +42,42 @@ def overrides(params: dict) -> list[Parameter]:
     return [Parameter(k, value=v) for k, v in params.items()]
 
 
+def skill_graph(library, skill_params: dict | None = None, *, scene=None) -> Graph:
+    """The graph sim_node (PyBullet) -> safety_node -> skill_node over skill ``library``,
+    up: object poses and the safety state heard, the skill node holding a joint state.
+    The sim runs in this process, with the same loosened robot-state timeouts as `miles
+    up` (:data:`~miles_ros.ros.graph.IN_PROCESS_SIM_OVERRIDES`). ``skill_params``: more
+    skill_node parameters; ``scene``: a scene file for the sim and the skill node (None:
+    the default scene, neither node given one)."""
+    from miles_ros.ros.graph import IN_PROCESS_SIM_OVERRIDES
+    from miles_ros.ros.safety_node import SafetyNode
+    from miles_ros.ros.sim_node import SimNode
+    from miles_ros.ros.skill_node import SkillNode
+
+    scene_param = {} if scene is None else {"scene_file": str(scene)}
+    params = {
+        "skill_library": str(library),
+        **scene_param,
+        **IN_PROCESS_SIM_OVERRIDES["skills"],
+        **(skill_params or {}),
+    }
+    safety = IN_PROCESS_SIM_OVERRIDES["safety"]
+    graph = Graph(
+        [
+            lambda ctx: SimNode(context=ctx, parameter_overrides=overrides(scene_param)),
+            lambda ctx: SafetyNode(context=ctx, parameter_overrides=overrides(safety)),
+            lambda ctx: SkillNode(context=ctx, parameter_overrides=overrides(params)),
+        ]
+    )
+    try:
+        graph.wait(lambda: len(graph.objects) > 0 and len(graph.safety) > 0, what="graph up")
+        graph.wait(lambda: graph.nodes[2].skills.joints is not None, what="skill node state")
+    except BaseException:
+        graph.close()
+        raise
+    return graph
+
+
 def wait_for(predicate: Callable[[], bool], what: str, timeout: float = TIMEOUT) -> None:
     """Poll ``predicate()`` (a state another thread or process sets, with no message to
     wait on) until it holds, else fail naming ``what``."""
