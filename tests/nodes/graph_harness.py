@@ -89,7 +89,7 @@ def wait_for(predicate: Callable[[], bool], what: str, timeout: float = TIMEOUT)
 
 class Graph:
     """Nodes built by ``factories`` (callables taking ``context``) plus a probe that
-    records joint states, commands, statuses and safety state/events. ``nodes`` are the
+    records joint states, commands, statuses, skill tags and safety state/events. ``nodes`` are the
     factories' nodes (not the probe)."""
 
     def __init__(self, factories: list[Callable]):
@@ -113,12 +113,14 @@ class Graph:
         self.statuses: list[dict] = []
         self.safety: list[dict] = []
         self.objects: list[dict] = []
+        self.skill_tags: list[dict] = []
         sub = probe.create_subscription
         sub(JointState, SIM.joint_states_topic, self._keep(self.joint_states), SENSOR_QOS)
         sub(JointState, SKILL.skill_command_topic, self._keep(self.skill_commands), RELIABLE)
         sub(String, SKILL.status_topic, self._keep(self.statuses, json.loads), RELIABLE)
         sub(String, SAFETY.state_topic, self._keep(self.safety, json.loads), LATCHED)
         sub(String, SIM.objects_topic, self._keep(self.objects, json.loads), COMMAND_QOS)
+        sub(String, SKILL.skill_tags_topic, self._keep(self.skill_tags, json.loads), LATCHED)
         self.pub_request = probe.create_publisher(String, SKILL.request_topic, RELIABLE)
         return probe
 

@@ -5,8 +5,9 @@ gripper reading 12 mm wide (the scene's ``gripper.finger_reading``):
 
 - the scene measured by ``miles calibrate gripper`` (``gripper.calibration``): the skill
   loads, reads its finger width through the measured offset, and a request runs;
-- the scene not measured: the request is refused before any motion, the reason naming
-  ``miles calibrate gripper``.
+- the scene not measured and the node's ``measure_gripper`` off: the request is refused
+  before any motion, the reason naming ``miles calibrate gripper`` (with it on, the default,
+  the node measures at bring-up: tests/nodes/test_skill_node_measures_gripper.py).
 
 The library side (routed and swapped-in versions, a card without the key bit-identical):
 tests/runtime/test_measured_skills.py.
@@ -99,7 +100,7 @@ def _calibrated(obs: np.ndarray, offset: float) -> np.ndarray:
 
 def test_a_scene_without_the_measurement_refuses_it_naming_the_command(cell):
     library, scene, _ = cell
-    graph = skill_graph(library, scene=scene)
+    graph = skill_graph(library, {"measure_gripper": False}, scene=scene)
     try:
         assert "pick_place" not in graph.nodes[2].skills.library.skills
         graph.request("p", "pick_place", object="red_cube", target="left_pad")
