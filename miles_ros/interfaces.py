@@ -50,6 +50,10 @@ SKILL_REQUEST = "/miles/skill/request"
 """std_msgs/String JSON, manager -> skill_node: :data:`SKILL_REQUEST_KEYS`."""
 SKILL_STATUS = "/miles/skill/status"
 """std_msgs/String JSON, skill_node -> manager: :data:`SKILL_STATUS_KEYS`."""
+SKILL_CALIBRATION = "/miles/skill/calibration"
+"""std_msgs/String JSON, skill_node -> all (reliable, transient-local): the finger offset
+its measuring cards read through, :data:`SKILL_CALIBRATION_KEYS`, state one of
+:data:`CALIBRATION_STATES`; published only where a loaded card measures one."""
 
 # -- the manager -------------------------------------------------------------------------
 GOAL = "/miles/goal"
@@ -120,6 +124,7 @@ TOPICS = (
     SAFETY_OCCUPANCY,
     SKILL_REQUEST,
     SKILL_STATUS,
+    SKILL_CALIBRATION,
     GOAL,
     PLAN,
     MANAGER_STATUS,
@@ -196,6 +201,35 @@ SKILL_STATUS_KEYS = ("id", "skill", "state", "progress", "reason")
 policy ran, ``return``: :data:`SKILL_RETURN`; with a shadow or a canary,
 :data:`SKILL_SHADOW` and :data:`SKILL_CANARY`; on the final status of a learned skill,
 ``version``: :data:`SKILL_VERSION`)."""
+SKILL_CALIBRATION_KEYS = (
+    "state",
+    "field",
+    "measure",
+    "skills",
+    "reading_m",
+    "offset_m",
+    "periods",
+    "reason",
+)
+"""A ``/miles/skill/calibration`` message (``reading_m`` only where measured at bring-up;
+``reading_m``, ``offset_m`` and ``periods`` absent before and where refused)."""
+CALIBRATION_WAITING = "waiting"
+CALIBRATION_MEASURING = "measuring"
+CALIBRATION_OPENING = "opening"
+CALIBRATION_MEASURED = "measured"
+CALIBRATION_REFUSED = "refused"
+CALIBRATION_SCENE = "scene"
+CALIBRATION_STATES = (
+    CALIBRATION_WAITING,
+    CALIBRATION_MEASURING,
+    CALIBRATION_OPENING,
+    CALIBRATION_MEASURED,
+    CALIBRATION_REFUSED,
+    CALIBRATION_SCENE,
+)
+"""``state`` of ``/miles/skill/calibration``: waiting for the robot and safety state, the
+empty gripper closed, opened again, the offset measured, the measuring cards refused (with
+``reason``); ``scene``: the scene file's ``gripper.calibration`` gives the offset."""
 SKILL_RETURN = "return"
 """Key of a final ``/miles/skill/status``: the episode return, the task's dense reward
 summed over the control periods the policy ran (a scripted skill has none)."""

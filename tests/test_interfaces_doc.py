@@ -23,6 +23,7 @@ TOPIC_KEYS = {
     interfaces.SKILL_STATUS: interfaces.SKILL_STATUS_KEYS
     + (interfaces.SKILL_RETURN, interfaces.SKILL_SHADOW, interfaces.SKILL_CANARY),
     interfaces.SAFETY_STATE: interfaces.SAFETY_STATE_KEYS,
+    interfaces.SKILL_CALIBRATION: interfaces.SKILL_CALIBRATION_KEYS,
     interfaces.MANAGER_STATUS: interfaces.MANAGER_STATUS_KEYS,
     interfaces.PLAN: interfaces.PLAN_KEYS + interfaces.PLAN_REFUSAL_KEYS,
 }

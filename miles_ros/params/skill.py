@@ -26,6 +26,15 @@ class SkillNodeParams:
     shipped policies/skills)."""
     check_hashes: bool = True
     """Refuse skills whose ONNX files do not match the card's sha256."""
+    measure_gripper: bool = True
+    """A loaded card that has the cell measure its finger offset (calibration.finger_width.
+    measure: closed_gripper) while the scene file has no gripper.calibration: before any
+    request is accepted the node closes the empty gripper through its command path (behind
+    the safety node), takes the settled reading as `miles calibrate gripper` does, opens it
+    again and reads the card's finger width through that offset (calibration_topic says
+    what it measured); a latched e-stop, an unsettled reading or a gripper that did not
+    close refuses such cards with the reason. false: they are refused without a scene
+    calibration."""
     scene_file: str = ""
     """Scene YAML for pad positions and names ('' = the default config/scene.yaml)."""
     arm: str = ""
@@ -129,6 +138,9 @@ class SkillNodeParams:
     """std_msgs/String JSON in: the supervisor's state (reliable, transient-local)."""
     skill_tags_topic: str = interfaces.SAFETY_SKILL_TAGS
     """std_msgs/String JSON out: {skill, tags} of the running skill, for the supervisor."""
+    calibration_topic: str = interfaces.SKILL_CALIBRATION
+    """std_msgs/String JSON out (transient-local): the finger offset the measuring cards read
+    through, measured at bring-up or the scene's (only where a loaded card measures one)."""
 
 
 def skill_executor(

@@ -11,8 +11,15 @@ a skill ``estopped`` when the e-stop latches. A goal outside the skill card's en
 
 A version whose card has the cell measure its finger offset
 (``calibration.finger_width.measure: closed_gripper``) reads its finger width through the
-offset in the scene file's ``gripper.calibration`` (``miles calibrate gripper`` writes it);
-without one it is refused as a card that fails to load, the reason naming that command.
+offset in the scene file's ``gripper.calibration`` (``miles calibrate gripper`` writes it).
+Without one (and ``measure_gripper``, the default) the node measures it at bring-up, before
+it accepts a request: the empty gripper closed through ``/miles/skill_command`` (behind the
+safety node, which is told the skill ``measure_gripper``), the settled reading turned into
+the offset as that command does, the gripper opened again; ``/miles/skill/calibration``
+says what it measured (:class:`miles_ros.runtime.gripper_calibration.BringUpMeasurement`).
+A refused measurement (the e-stop latched, the reading did not settle, the gripper did not
+close), or ``measure_gripper`` false, refuses such a card as one that fails to load, with
+the reason.
 
 In a cell of several arms the ``arm`` parameter names the scene's arm this node drives:
 it sees the object poses (world frame) and the pads in that arm's base frame
@@ -39,7 +46,7 @@ from miles_ros.ros.node_main import run_node
 from miles_ros.ros.params import declare_params
 from miles_ros.ros.qos import COMMAND_QOS, LATCHED_QOS, SENSOR_QOS
 from miles_ros.runtime.frames import poses_to_base, scene_in_base_frame
-from miles_ros.runtime.gripper_calibration import scene_measurements
+from miles_ros.runtime.gripper_calibration import scene_measurements, scene_report
 from miles_ros.runtime.observation import parse_freshness, parse_objects
 from miles_ros.runtime.skills import SkillLibrary
 from sims.scene import load_scene
@@ -58,10 +65,12 @@ class SkillNode(Node):
             """Where this node's arm stands in the world (identity for the single arm)."""
         except KeyError as exc:
             raise ValueError(f"arm parameter: {exc.args[0]}") from None
+        measured = scene_measurements(scene)  # the scene's gripper.calibration
         library = SkillLibrary.load(
             prm.skill_library or None,
             check_hashes=prm.check_hashes,
-            measured=scene_measurements(scene),  # the scene's gripper.calibration
+            # None: a measuring card loads and waits for the bring-up measurement
+            measured=None if not measured and prm.measure_gripper else measured,
         )
         self.skills = skill_executor(library, scene_in_base_frame(scene, self.mount), prm)
         self.skills.warm_up()
@@ -74,6 +83,9 @@ class SkillNode(Node):
         )
         self.pub_status = self.create_publisher(String, arm(prm.status_topic), COMMAND_QOS)
         self.pub_tags = self.create_publisher(String, arm(prm.skill_tags_topic), LATCHED_QOS)
+        self.pub_calibration = self.create_publisher(
+            String, arm(prm.calibration_topic), LATCHED_QOS
+        )
         sub = self.create_subscription
         sub(JointState, arm(prm.joint_states_topic), self.on_joints, SENSOR_QOS)
         sub(String, prm.objects_topic, self.on_objects, COMMAND_QOS)  # the world's, shared
@@ -95,6 +107,12 @@ class SkillNode(Node):
         for name, reason in library.errors.items():
             self.get_logger().error(f"skill {name} not loaded: {reason}")
         self.get_logger().info(f"skills: {', '.join(library.names())}")
+        measuring = [s.name for s in library.skills.values() if s.policy and s.policy.measures]
+        if measured and measuring:
+            self.pub_calibration.publish(
+                String(data=json.dumps(scene_report(scene, sorted(measuring))))
+            )
+        self.publish([])  # a bring-up measurement starts its timer here
 
     def now(self) -> float:
         return self.get_clock().now().nanoseconds * 1e-9
@@ -174,6 +192,15 @@ class SkillNode(Node):
     def publish(self, statuses: list[dict]) -> None:
         for status in statuses:
             self.pub_status.publish(String(data=json.dumps(status)))
+        gripper = self.skills.gripper
+        if gripper is not None and gripper.changed:
+            gripper.changed = False
+            report = gripper.report()
+            self.pub_calibration.publish(String(data=json.dumps(report)))
+            if report["reason"]:  # rclpy: one severity per call site
+                self.get_logger().error(f"gripper calibration: {json.dumps(report)}")
+            else:
+                self.get_logger().info(f"gripper calibration: {json.dumps(report)}")
         if self.skills.tags_changed:
             self.publish_tags()
         period = self.skills.period

@@ -36,6 +36,14 @@ goal has come no nearer by ``stall_motion`` for that long goes home and starts a
 most ``stall_restarts`` times), and then fails early with ``stalled: ...`` rather than at
 its timeout, so a manager can re-plan or re-announce the task sooner.
 
+With ``measure_gripper`` and a loaded version whose card has the cell measure its finger
+offset (``calibration.finger_width.measure: closed_gripper``) with no offset given (the
+scene has no ``gripper.calibration``), the executor measures it at bring-up before it
+accepts any request (:class:`~miles_ros.runtime.gripper_calibration.BringUpMeasurement`:
+the empty gripper closed and opened again through the same targets a skill publishes,
+behind the supervisor); those versions then read through the measured offset, or, refused,
+are left out with the reason (a request for them is refused with it).
+
 With a :class:`~miles_ros.runtime.rollout.Rollout` (skill_node's ``shadow`` and
 ``canary``), a request may run a candidate version of its skill (a canary's share), a
 shadow candidate acts beside the active one on every control period and is never sent,
@@ -45,7 +53,8 @@ is (``running`` with ``"canary": {"fallback": ...}``) instead of failing.
 What a request records and reports is :mod:`miles_ros.runtime.execution`'s, why one is
 refused :mod:`miles_ros.runtime.refusals`'s, and what a rollout decides (which version
 runs, the shadow, the canary's test) :mod:`miles_ros.runtime.rollout`'s, which the executor
-only calls at its seams. What is left here (about 500 lines) is the one state machine:
+only calls at its seams (and the bring-up gripper measurement :mod:`miles_ros.runtime.
+gripper_calibration`'s). What is left here (about 570 lines) is the one state machine:
 every method reads or ends the running request under the same robot state and e-stop, so
 splitting it further would pass that state between modules instead of to the seams above.
 """
@@ -75,6 +84,12 @@ from miles_ros.runtime.actions import JointTargets, action_to_targets, target_le
 from miles_ros.runtime.command_path import CommandPath, RobotCommand
 from miles_ros.runtime.execution import Execution, TickResult, goal_distance, status
 from miles_ros.runtime.goals import GoalError, resolve_goal, stack_state
+from miles_ros.runtime.gripper_calibration import (
+    BringUpMeasurement,
+    apply_measurement,
+    close_period_s,
+    unmeasured_versions,
+)
 from miles_ros.runtime.home_move import HomeMove, away_from_start
 from miles_ros.runtime.library import RunnableSkill, SkillLibrary
 from miles_ros.runtime.observation import (
@@ -96,6 +111,12 @@ __all__ = ["SkillExecutor", "SkillLibrary", "TickResult", "status"]
 
 
 logger = logging.getLogger(__name__)
+
+MEASURE_SKILL = "measure_gripper"
+"""The skill the supervisor is told runs while the gripper is measured at bring-up."""
+MEASURE_TAGS = ("grasps",)
+"""Its permission tags: it commands the fingers (a deployment that does not allow grasping
+refuses its commands, and so the cards that wait for it)."""
 
 
 class SkillExecutor:
@@ -123,9 +144,11 @@ class SkillExecutor:
         home_tolerance: float = 0.02,
         max_pose_age_s: float = 0.0,
         rollout: Rollout | None = None,
+        measure_gripper: bool = False,
     ):
         """Every argument but ``home_tolerance`` is the skill node's parameter of that name
-        (``max_pose_age_s``: 0 here, no age bound, for callers that give no stamps)
+        (``max_pose_age_s``: 0 here, no age bound, for callers that give no stamps;
+        ``measure_gripper``: False here, a card that measures then refuses to act unmeasured)
         (:class:`~miles_ros.params.skill.SkillNodeParams`: its meaning, and its default,
         that of config/skills.yaml); :func:`miles_ros.params.skill.skill_executor` builds
         an executor from those parameters, defaults included. ``rollout``: the shadows and
@@ -170,6 +193,15 @@ class SkillExecutor:
         self.rollout = rollout
         self.safety_interventions = 0
         """The supervisor's intervention count (``/miles/safety/state``)."""
+        self.safety_known = False
+        """Whether a ``/miles/safety/state`` was heard."""
+        self.measure_gripper = bool(measure_gripper)
+        pending = unmeasured_versions(library, rollout) if self.measure_gripper else []
+        self.gripper: BringUpMeasurement | None = None
+        """The bring-up measurement of the finger offset (None: none needed)."""
+        if pending:
+            names = sorted({skill.name for skill in pending})
+            self.gripper = BringUpMeasurement(names, close_period_s())
 
     @property
     def home(self) -> HomeMove:
@@ -207,6 +239,7 @@ class SkillExecutor:
     def on_safety_state(self, state: Mapping, now: float) -> list[dict]:
         """``/miles/safety/state``; returns the statuses to publish (estopped)."""
         self.estop = bool(state.get("estop", False))
+        self.safety_known = True
         self.safety_reason = str(state.get("reason", ""))
         self.safety_interventions = int(state.get("interventions", 0) or 0)
         if self.estop and self.active is not None:
@@ -224,6 +257,12 @@ class SkillExecutor:
         if request.get("cancel"):
             return self.cancel(rid, now, estop=request.get("reason") == "estop")
         name = request.get("skill")
+        if self.measuring:
+            why = (
+                f"{REFUSED_PREFIX} the gripper's finger offset is being measured at bring-up "
+                f"(for {', '.join(self.gripper.skills)}; /miles/skill/calibration says when done)"
+            )
+            return [status(rid, str(name or ""), FAILED, 0.0, why)]
         if isinstance(name, str):  # between requests: a newly promoted version swaps in
             self.library.refresh(name)
         if not rid:
@@ -289,12 +328,22 @@ class SkillExecutor:
 
     # --- the control period -----------------------------------------------------------
     @property
+    def measuring(self) -> bool:
+        """Whether the bring-up gripper measurement is under way (or waits to start)."""
+        return self.gripper is not None and not self.gripper.finished
+
+    @property
     def period(self) -> float | None:
-        """Control period (s) of the running skill, or None when idle."""
+        """Control period (s) of the running skill or of the gripper measurement, or None
+        when idle."""
+        if self.measuring:
+            return self.gripper.period_s
         return None if self.active is None else 1.0 / self.active.skill.control_rate_hz
 
     def tick(self, now: float) -> TickResult:
         """One control period of the running skill."""
+        if self.measuring:
+            return self._tick_gripper(now)
         run = self.active
         if run is None:
             return TickResult()
@@ -427,6 +476,21 @@ class SkillExecutor:
             return TickResult()
         return TickResult(statuses=[self._finish(SUCCEEDED, "", now, progress=1.0)])
 
+    def _tick_gripper(self, now: float) -> TickResult:
+        """One period of the bring-up gripper measurement; at its end the versions that
+        waited read through its offset, or are left out with its refusal."""
+        gripper = self.gripper
+        hold = None if self.joints is None else self._command_now(now)[0]
+        estop = None
+        if self.safety_known:
+            estop = (self.safety_reason or "no reason given") if self.estop else ""
+        holding = gripper.holds_arm
+        targets = gripper.tick(self.joints, hold, estop, now)
+        self.tags_changed |= gripper.holds_arm != holding
+        if gripper.finished:
+            apply_measurement(gripper, self.library, self.rollout)
+        return TickResult(targets)
+
     # --- helpers ----------------------------------------------------------------------
     def _command_now(self, now: float) -> tuple[np.ndarray, np.ndarray]:
         """(q, velocity) of the robot's command at ``now`` (:meth:`RobotCommand.at`), or
@@ -504,6 +568,8 @@ class SkillExecutor:
     def active_tags(self) -> dict:
         """``{"skill", "tags"}`` of the running skill (empty when idle), for the safety
         node's ``/miles/safety/skill_tags``."""
+        if self.gripper is not None and self.gripper.holds_arm:
+            return {"skill": MEASURE_SKILL, "tags": list(MEASURE_TAGS)}
         if self.active is None:
             return {"skill": "", "tags": []}
         return {"skill": self.active.skill.name, "tags": list(self.active.skill.permissions)}

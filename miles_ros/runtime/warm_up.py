@@ -32,7 +32,11 @@ def warm_up(
             continue
         state = sim_state(reading, panda.fk_tcp(q), ObjectPose(np.array([0.5, 0, 0.02]), 0.0))
         skill.task.success(state, skill.cfg)
-        action = skill.policy.act(skill.task.observe(state)[0])
+        obs = skill.task.observe(state)[0]
+        if skill.policy.measures and not skill.policy.measured:  # measured at bring-up
+            action = np.zeros(skill.policy.action_dim, dtype=np.float32)
+        else:
+            action = skill.policy.act(obs)
         targets = action_to_targets(skill.cfg, q, action)
         if actuator is not None:  # its numba kernel compiles here, not mid-graph
             path = CommandPath(skill.cfg.control_dt, actuator, velocity_scale=velocity_scale)

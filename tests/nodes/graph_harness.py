@@ -42,6 +42,42 @@ def overrides(params: dict) -> list[Parameter]:
     return [Parameter(k, value=v) for k, v in params.items()]
 
 
+def skill_graph(library, skill_params: dict | None = None, *, scene=None) -> Graph:
+    """The graph sim_node (PyBullet) -> safety_node -> skill_node over skill ``library``,
+    up: object poses and the safety state heard, the skill node holding a joint state.
+    The sim runs in this process, with the same loosened robot-state timeouts as `miles
+    up` (:data:`~miles_ros.ros.graph.IN_PROCESS_SIM_OVERRIDES`). ``skill_params``: more
+    skill_node parameters; ``scene``: a scene file for the sim and the skill node (None:
+    the default scene, neither node given one)."""
+    from miles_ros.ros.graph import IN_PROCESS_SIM_OVERRIDES
+    from miles_ros.ros.safety_node import SafetyNode
+    from miles_ros.ros.sim_node import SimNode
+    from miles_ros.ros.skill_node import SkillNode
+
+    scene_param = {} if scene is None else {"scene_file": str(scene)}
+    params = {
+        "skill_library": str(library),
+        **scene_param,
+        **IN_PROCESS_SIM_OVERRIDES["skills"],
+        **(skill_params or {}),
+    }
+    safety = IN_PROCESS_SIM_OVERRIDES["safety"]
+    graph = Graph(
+        [
+            lambda ctx: SimNode(context=ctx, parameter_overrides=overrides(scene_param)),
+            lambda ctx: SafetyNode(context=ctx, parameter_overrides=overrides(safety)),
+            lambda ctx: SkillNode(context=ctx, parameter_overrides=overrides(params)),
+        ]
+    )
+    try:
+        graph.wait(lambda: len(graph.objects) > 0 and len(graph.safety) > 0, what="graph up")
+        graph.wait(lambda: graph.nodes[2].skills.joints is not None, what="skill node state")
+    except BaseException:
+        graph.close()
+        raise
+    return graph
+
+
 def wait_for(predicate: Callable[[], bool], what: str, timeout: float = TIMEOUT) -> None:
     """Poll ``predicate()`` (a state another thread or process sets, with no message to
     wait on) until it holds, else fail naming ``what``."""
@@ -53,7 +89,7 @@ def wait_for(predicate: Callable[[], bool], what: str, timeout: float = TIMEOUT)
 
 class Graph:
     """Nodes built by ``factories`` (callables taking ``context``) plus a probe that
-    records joint states, commands, statuses and safety state/events. ``nodes`` are the
+    records joint states, commands, statuses, skill tags and safety state/events. ``nodes`` are the
     factories' nodes (not the probe)."""
 
     def __init__(self, factories: list[Callable]):
@@ -77,12 +113,14 @@ class Graph:
         self.statuses: list[dict] = []
         self.safety: list[dict] = []
         self.objects: list[dict] = []
+        self.skill_tags: list[dict] = []
         sub = probe.create_subscription
         sub(JointState, SIM.joint_states_topic, self._keep(self.joint_states), SENSOR_QOS)
         sub(JointState, SKILL.skill_command_topic, self._keep(self.skill_commands), RELIABLE)
         sub(String, SKILL.status_topic, self._keep(self.statuses, json.loads), RELIABLE)
         sub(String, SAFETY.state_topic, self._keep(self.safety, json.loads), LATCHED)
         sub(String, SIM.objects_topic, self._keep(self.objects, json.loads), COMMAND_QOS)
+        sub(String, SKILL.skill_tags_topic, self._keep(self.skill_tags, json.loads), LATCHED)
         self.pub_request = probe.create_publisher(String, SKILL.request_topic, RELIABLE)
         return probe
 

@@ -25,7 +25,7 @@ from miles_ros.runtime.logs import (  # noqa: E402
 )
 from policies.cards import load_card  # noqa: E402
 from policies.logs import add_mark, read_dataset, read_marks  # noqa: E402
-from tests.nodes.test_skill_node import make_graph  # noqa: E402
+from tests.nodes.graph_harness import skill_graph  # noqa: E402
 from tests.runtime.skill_fixtures import shipped_reach  # noqa: E402
 
 OBS_TOLERANCE = 1e-5
@@ -42,7 +42,7 @@ def recorded(tmp_path_factory):
     """(recording, final status, observations the executor's policy got) of one reach."""
     library = shipped_reach().parent
     path = tmp_path_factory.mktemp("logs") / "run.mcap"
-    graph = make_graph(library, {"timeout_scale": 4.0})
+    graph = skill_graph(library, {"timeout_scale": 4.0})
     try:
         recorder = graph.graph.add(Recorder(path, context=graph.context))
         seen = []

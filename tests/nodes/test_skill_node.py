@@ -24,14 +24,13 @@ from sensor_msgs.msg import JointState  # noqa: E402
 from miles_ros import interfaces  # noqa: E402
 from miles_ros.params.skill import SkillNodeParams  # noqa: E402
 from miles_ros.ros.graph import IN_PROCESS_SIM_OVERRIDES  # noqa: E402
-from miles_ros.ros.safety_node import SafetyNode  # noqa: E402
 from miles_ros.ros.sim_node import SimNode  # noqa: E402
 from miles_ros.ros.skill_node import SkillNode  # noqa: E402
 from policies.cards import card_path  # noqa: E402
 from policies.library import ROUTE_CUBE  # noqa: E402
 from policies.versions import add_version, promote, route  # noqa: E402
 from sims.robots import panda  # noqa: E402
-from tests.nodes.graph_harness import Graph, overrides  # noqa: E402
+from tests.nodes.graph_harness import Graph, overrides, skill_graph  # noqa: E402
 from tests.runtime.skill_fixtures import (  # noqa: E402
     linear_reach_skill,
     random_skill,
@@ -53,30 +52,9 @@ def linear_library(tmp_path_factory):
     return root
 
 
-def make_graph(library, skill_params: dict | None = None) -> Graph:
-    # The sim runs in this process: the same loosened robot-state timeout as `miles up`.
-    params = {
-        "skill_library": str(library),
-        **IN_PROCESS_SIM_OVERRIDES["skills"],
-        **(skill_params or {}),
-    }
-    graph = Graph(
-        [
-            lambda ctx: SimNode(context=ctx),
-            lambda ctx: SafetyNode(
-                context=ctx, parameter_overrides=overrides(IN_PROCESS_SIM_OVERRIDES["safety"])
-            ),
-            lambda ctx: SkillNode(context=ctx, parameter_overrides=overrides(params)),
-        ]
-    )
-    graph.wait(lambda: len(graph.objects) > 0 and len(graph.safety) > 0, what="graph up")
-    graph.wait(lambda: graph.nodes[2].skills.joints is not None, what="skill node state")
-    return graph
-
-
 @pytest.fixture
 def graph(linear_library):
-    g = make_graph(linear_library)
+    g = skill_graph(linear_library)
     yield g
     g.close()
 
@@ -85,7 +63,7 @@ def graph(linear_library):
 def refusing(linear_library):
     """One graph for the tests whose requests are all refused before any motion: none of
     them moves the arm or leaves a skill running (each asserts so), so they share it."""
-    g = make_graph(linear_library)
+    g = skill_graph(linear_library)
     yield g
     g.close()
 
@@ -101,7 +79,7 @@ def test_a_skill_runs_to_success_through_the_safety_node(linear_library, which):
     target = "red_cube" if which == "shipped" else NEAR
     # A loaded CI box slows the real-time sim: give the skill 4x its card's timeout (16 s;
     # it needs ~1 s here). Once in a full CI run it stopped at 81% of the way at 8 s.
-    graph = make_graph(library, {"timeout_scale": 4.0})
+    graph = skill_graph(library, {"timeout_scale": 4.0})
     try:
         graph.request("r1", "reach", target=target)
         final = graph.final("r1")
@@ -182,7 +160,7 @@ def test_the_wedge_sequence_ends_with_the_arm_home(tmp_path, door):
         data = yaml.safe_load(card.read_text())
         data.pop("envelope", None)
         card.write_text(yaml.safe_dump(data, sort_keys=False))
-    graph = make_graph(library, {"timeout_scale": 2.0})
+    graph = skill_graph(library, {"timeout_scale": 2.0})
     try:
         graph.request("far", "reach", target=[5.0, 5.0, 5.0])
         far = graph.final("far", timeout=60)
@@ -217,7 +195,7 @@ def versions_graph(tmp_path_factory):
         exported = random_skill(tmp / f"v{version}", "pick_place", seed=version)
         assert add_version(library / "pick_place", exported) == version
     route(library / "pick_place", ROUTE_CUBE, 2, reason="test")
-    graph = make_graph(library, {"timeout_scale": 4.0})
+    graph = skill_graph(library, {"timeout_scale": 4.0})
     yield graph, library
     graph.close()
 

@@ -5,8 +5,9 @@ gripper reading 12 mm wide (the scene's ``gripper.finger_reading``):
 
 - the scene measured by ``miles calibrate gripper`` (``gripper.calibration``): the skill
   loads, reads its finger width through the measured offset, and a request runs;
-- the scene not measured: the request is refused before any motion, the reason naming
-  ``miles calibrate gripper``.
+- the scene not measured and the node's ``measure_gripper`` off: the request is refused
+  before any motion, the reason naming ``miles calibrate gripper`` (with it on, the default,
+  the node measures at bring-up: tests/nodes/test_skill_node_measures_gripper.py).
 
 The library side (routed and swapped-in versions, a card without the key bit-identical):
 tests/runtime/test_measured_skills.py.
@@ -22,14 +23,10 @@ rclpy = pytest.importorskip("rclpy")
 
 from miles_ros.commands import calibrate  # noqa: E402
 from miles_ros.interfaces import EXIT_OK  # noqa: E402
-from miles_ros.ros.graph import IN_PROCESS_SIM_OVERRIDES  # noqa: E402
-from miles_ros.ros.safety_node import SafetyNode  # noqa: E402
-from miles_ros.ros.sim_node import SimNode  # noqa: E402
-from miles_ros.ros.skill_node import SkillNode  # noqa: E402
 from policies.runtime import SkillPolicy  # noqa: E402
 from sims.scene import default_scene_path  # noqa: E402
 from sims.tasks.base import calibrated_finger_width  # noqa: E402
-from tests.nodes.graph_harness import Graph, overrides  # noqa: E402
+from tests.nodes.graph_harness import skill_graph  # noqa: E402
 from tests.policies.test_observation_calibration import (  # noqa: E402
     MEASURED,
     PARENT,
@@ -59,31 +56,9 @@ def cell(tmp_path_factory):
     return root, scene, measured
 
 
-def make_graph(library, scene) -> Graph:
-    skill = {
-        "skill_library": str(library),
-        "scene_file": str(scene),
-        **IN_PROCESS_SIM_OVERRIDES["skills"],
-    }
-    graph = Graph(
-        [
-            lambda ctx: SimNode(
-                context=ctx, parameter_overrides=overrides({"scene_file": str(scene)})
-            ),
-            lambda ctx: SafetyNode(
-                context=ctx, parameter_overrides=overrides(IN_PROCESS_SIM_OVERRIDES["safety"])
-            ),
-            lambda ctx: SkillNode(context=ctx, parameter_overrides=overrides(skill)),
-        ]
-    )
-    graph.wait(lambda: len(graph.objects) > 0 and len(graph.safety) > 0, what="graph up")
-    graph.wait(lambda: graph.nodes[2].skills.joints is not None, what="skill node state")
-    return graph
-
-
 def test_a_calibrated_scene_runs_the_measuring_skill_on_the_corrected_reading(cell):
     library, _, measured = cell
-    graph = make_graph(library, measured)
+    graph = skill_graph(library, scene=measured)
     try:
         assert graph.nodes[0].world.change.finger_reading == READING  # the scene's, in sim
         node_library = graph.nodes[2].skills.library
@@ -125,7 +100,7 @@ def _calibrated(obs: np.ndarray, offset: float) -> np.ndarray:
 
 def test_a_scene_without_the_measurement_refuses_it_naming_the_command(cell):
     library, scene, _ = cell
-    graph = make_graph(library, scene)
+    graph = skill_graph(library, {"measure_gripper": False}, scene=scene)
     try:
         assert "pick_place" not in graph.nodes[2].skills.library.skills
         graph.request("p", "pick_place", object="red_cube", target="left_pad")

@@ -13,7 +13,8 @@ import pytest
 pytest.importorskip("rclpy")
 
 from miles_ros.interfaces import SKILL_CANARY, SKILL_SHADOW  # noqa: E402
-from tests.nodes.test_skill_node import NEAR, make_graph, tcp  # noqa: E402
+from tests.nodes.graph_harness import skill_graph  # noqa: E402
+from tests.nodes.test_skill_node import NEAR, tcp  # noqa: E402
 from tests.runtime.skill_fixtures import linear_reach_skill  # noqa: E402
 
 
@@ -32,7 +33,7 @@ def mirrored(tmp_path_factory):
 
 
 def test_a_mirrored_shadow_never_reaches_the_command_topic(library, mirrored):
-    graph = make_graph(
+    graph = skill_graph(
         library, {"timeout_scale": 4.0, "shadow": json.dumps({"reach": str(mirrored)})}
     )
     try:
@@ -50,7 +51,7 @@ def test_a_mirrored_shadow_never_reaches_the_command_topic(library, mirrored):
 def test_a_mirrored_canary_request_falls_back_and_succeeds(library, mirrored):
     canary = {"reach": {"candidate": str(mirrored), "share": 1.0, "baseline": 0.95}}
     params = {"timeout_scale": 4.0, "stall_window_s": 0.5, "stall_restarts": 0}
-    graph = make_graph(library, {**params, "canary": json.dumps(canary)})
+    graph = skill_graph(library, {**params, "canary": json.dumps(canary)})
     try:
         graph.request("c1", "reach", target=NEAR)
         final = graph.final("c1", timeout=60.0)
