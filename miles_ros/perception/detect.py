@@ -364,8 +364,14 @@ def fit_square(xy: np.ndarray, edge_percentile: float = 2.0):
     return theta, centre, extent
 
 
-TOP_PLANE_HYPOTHESES = 64
-"""Planes through three of a cube's points tried when fitting its top face."""
+TOP_PLANE_HYPOTHESES = 256
+"""Planes through three of a cube's points tried when fitting its top face. The face is
+found only where one of them is drawn with all three points on it, and the face can be
+as little as a third of the cube's points (tilted 30-35 deg about an axis near x, the
+camera sees two sides with it): a draw is then on it with probability 1/27, and 256
+draws all miss with probability 6e-5. 64 missed there (a fixed seed: nearby poses miss
+together), and the best plane through points of three faces, refitted, came out 2-14 deg
+flatter than the face, 2-4 deg steeper, or wider than one (docs/perception.md)."""
 TOP_PLANE_MAX_TILT_DEG = 45.0
 """A plane tilted more than this is a side, never the top face (a cube's sides stand at
 90 deg less the top's tilt)."""

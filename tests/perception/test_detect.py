@@ -224,17 +224,16 @@ def test_a_tilted_cube_is_centred_below_its_fitted_face(tilt_deg):
 @settings(max_examples=30, deadline=None)
 @given(
     st.floats(0.0, 180.0),  # the tilt's axis, from x
-    st.floats(0.0, 30.0),
+    st.floats(0.0, 35.0),
     st.floats(-math.pi, math.pi),
     st.floats(0.35, 0.6),
     st.floats(-0.2, 0.2),
     st.floats(0.08, 0.2),
 )
 def test_a_cube_tilted_any_way_in_view_is_placed_from_its_faces_plane(axis, tilt, yaw, x, y, z):
-    """Any horizontal axis, tilts up to 30 deg, anywhere in view 8-20 cm up: the centre
+    """Any horizontal axis, tilts up to 35 deg, anywhere in view 8-20 cm up: the centre
     within 1.2 mm and the tilt within 2 deg where it tilts 8 deg or more; flatter, the
-    flat fit (within 5 deg: level, or at most 2.5 mm off). Steeper about an axis near x,
-    the fit is off (the test below)."""
+    flat fit (within 5 deg: level, or at most 2.5 mm off)."""
     d = held_cube((x, y, z), tilted(axis, tilt, yaw), TILTED)
     error = float(np.linalg.norm(d.position - (x, y, z)))
     if tilt >= 8.0:
@@ -246,18 +245,29 @@ def test_a_cube_tilted_any_way_in_view_is_placed_from_its_faces_plane(axis, tilt
         assert tilt < 8.0
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a known miss of the tilted fit (off by default): tilted 32-35 deg about an axis "
-    "within 10 deg of x, the face's plane is fitted 2-10 deg flat or not at all and the centre "
-    "1.3-5.2 mm off (a fresh clone's hypothesis run found it; not yet traced)",
-)
 @pytest.mark.parametrize(
     ("axis", "tilt", "centre"),
     [(10.0, 32.0, (0.474, 0.0, 0.125)), (10.0, 33.0, (0.474, 0.0, 0.125))],
 )
 def test_a_cube_tilted_steeply_about_x_is_placed_from_its_faces_plane(axis, tilt, centre):
+    """Once a miss (strict xfails): tilted 32-35 deg about an axis near x the top face is
+    43% of the cube's points (the camera sees the +x side and the side tipped towards it),
+    and none of the 64 planes then drawn (a fixed seed) went through three of its points;
+    the best plane through three faces, refitted, was 3-7 deg flat, the centre 4-5 mm
+    off. :data:`detect.TOP_PLANE_HYPOTHESES` draws enough for a face a third of the
+    points."""
     d = held_cube(centre, tilted(axis, tilt, 0.0), TILTED)
+    assert float(np.linalg.norm(d.position - centre)) < 0.0012
+    assert math.degrees(d.tilt) == pytest.approx(tilt, abs=2.0)
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.floats(-10.0, 10.0), st.floats(30.0, 35.0), st.floats(-math.pi, math.pi))
+def test_a_cube_tilted_30_to_35_deg_about_x_is_placed_from_its_faces_plane(axis, tilt, yaw):
+    """Where the top face is the smallest share of the cube's points (the poses above),
+    drawn: tilted 30-35 deg about an axis within 10 deg of x, where the miss was."""
+    centre = (0.474, 0.0, 0.125)
+    d = held_cube(centre, tilted(axis, tilt, yaw), TILTED)
     assert float(np.linalg.norm(d.position - centre)) < 0.0012
     assert math.degrees(d.tilt) == pytest.approx(tilt, abs=2.0)
 
