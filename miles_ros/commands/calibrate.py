@@ -80,8 +80,9 @@ def scene_with_calibration(scene_path: Path, section: dict, target: str = "camer
 
     text = scene_path.read_text(encoding="utf-8")
     data = yaml.safe_load(text)
+    has_section = target in data
     data[target] = {**(data.get(target) or {}), "calibration": section}
-    if target not in (yaml.safe_load(text) or {}):
+    if not has_section:
         block = yaml.safe_dump({target: {"calibration": section}}, sort_keys=False, width=88)
         kept = f"{text.rstrip()}\n# {target}.calibration: written by `{prog_of(section)}`\n{block}"
         if yaml.safe_load(kept) == data:
