@@ -179,7 +179,11 @@ def offline_eval(skill_dir: Path, change: dict, episodes: int, seed: int):
     from policies.runtime import SkillPolicy
 
     policy = SkillPolicy(skill_dir)
-    return evaluate(policy.act, SKILL, "pybullet", episodes, seed, config=eval_config(change))
+    config = eval_config(change)
+    # a card that measures its finger offset is calibrated on the cell first, as miles eval
+    return evaluate(
+        policy.act, SKILL, "pybullet", episodes, seed, config=config, calibrate=policy.calibrate
+    )
 
 
 def offline_success(skill_dir: Path, change: dict, episodes: int, seed: int) -> float:

@@ -73,17 +73,30 @@ def _parser(prog: str) -> argparse.ArgumentParser:
 
 def scene_with_calibration(scene_path: Path, section: dict, target: str = "camera") -> str:
     """The text of the scene file ``scene_path`` with ``TARGET.calibration`` (``camera`` or
-    ``gripper``) set to ``section`` (re-emitted from its data: the file's comments are not
-    kept)."""
+    ``gripper``) set to ``section``. A file without a ``TARGET:`` section keeps its text and
+    comments, the section appended; otherwise it is re-emitted from its data (the file's
+    comments are not kept)."""
     import yaml
 
-    data = yaml.safe_load(scene_path.read_text(encoding="utf-8"))
+    text = scene_path.read_text(encoding="utf-8")
+    data = yaml.safe_load(text)
+    has_section = target in data
     data[target] = {**(data.get(target) or {}), "calibration": section}
+    if not has_section:
+        block = yaml.safe_dump({target: {"calibration": section}}, sort_keys=False, width=88)
+        kept = f"{text.rstrip()}\n# {target}.calibration: written by `{prog_of(section)}`\n{block}"
+        if yaml.safe_load(kept) == data:
+            return kept
     header = (
         f"# {scene_path.name} with the {target}'s calibration ({target}.calibration), written "
         f"by\n# {section['command']}\n"
     )
     return header + yaml.safe_dump(data, sort_keys=False, default_flow_style=None)
+
+
+def prog_of(section: dict) -> str:
+    """The command a calibration section records, up to its first option (its words)."""
+    return str(section["command"]).split(" --")[0]
 
 
 def _print_unwritten(target: str, section: dict) -> None:

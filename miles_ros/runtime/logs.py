@@ -46,6 +46,7 @@ from miles_ros.interfaces import (
     arm_scoped,
 )
 from miles_ros.runtime.goals import Goal, GoalError, resolve_goal, stack_state
+from miles_ros.runtime.gripper_calibration import scene_measurements
 from miles_ros.runtime.library import RunnableSkill, load_skill
 from miles_ros.runtime.observation import (
     GOAL_YAW,
@@ -291,8 +292,11 @@ def recording_episodes(
 ) -> tuple[RunnableSkill, list[_Episode]]:
     """The finished episodes of the skill in ``skill_dir`` in ``recording`` (a scene's
     ``arm`` for a cell's recording)."""
-    skill = load_skill(skill_dir)
-    replay = RecordingEpisodes(skill, load_scene(str(scene_file) if scene_file else None), arm)
+    scene = load_scene(str(scene_file) if scene_file else None)
+    # a card that measures its finger offset reads through the scene's gripper.calibration
+    # (None where it has none: such a policy then refuses to act, naming the measurement)
+    skill = load_skill(skill_dir, measured=scene_measurements(scene) or None)
+    replay = RecordingEpisodes(skill, scene, arm)
     for topic, log_time, data in recorded_messages(recording):
         replay.feed(topic, log_time, data)
     replay.match_commands()

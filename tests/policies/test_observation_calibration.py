@@ -5,8 +5,11 @@ before."""
 
 from __future__ import annotations
 
+import atexit
 import dataclasses
 import shutil
+import tempfile
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -18,6 +21,7 @@ from policies.calibration import (
     MEASURE_STEP_M,
     calibration_refusal,
     closed_gripper_reading,
+    measured_fields,
     measured_offset,
     reading_calibration,
 )
@@ -32,7 +36,24 @@ from sims.tasks.base import (
     reported_finger_width,
 )
 
-PARENT = SHIPPED_LIBRARY / "pick_place" / "versions" / "1"
+SHIPPED = SHIPPED_LIBRARY / "pick_place" / "versions" / "1"
+"""The shipped version 1, whose card has the cell measure its finger offset."""
+
+
+def _bare_copy() -> Path:
+    """Version 1's files under its card without ``calibration`` (as it was exported): the
+    networks as they are, no transform."""
+    where = Path(tempfile.mkdtemp(prefix="pick_place_bare_"))
+    atexit.register(shutil.rmtree, where, ignore_errors=True)
+    out = where / "1"
+    shutil.copytree(SHIPPED, out)
+    data = validate_card(SHIPPED).to_dict()
+    data.pop("calibration", None)
+    write_card(SkillCard.from_dict(data, out / "skill.yaml"), out)
+    return out
+
+
+PARENT = _bare_copy()
 WIDTH = pick_place.LAYOUT.slices["finger_width"].start
 LAYOUT = pick_place.LAYOUT.describe()
 OPEN_WIDTH = panda.gripper_width_max
@@ -67,6 +88,7 @@ def test_the_card_round_trips_the_calibration_and_the_networks_hashes_still_hold
     again = SkillCard.from_dict(card.to_dict(), card.path)
     assert again.calibration == block and again.to_dict() == card.to_dict()
     assert validate_card(PARENT).calibration == {}
+    assert measured_fields(validate_card(SHIPPED)) == {"finger_width": "closed_gripper"}
     assert reading_calibration({"offset": None}, "nothing") == {}
 
 

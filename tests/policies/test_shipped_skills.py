@@ -45,6 +45,8 @@ def test_card_matches_files_and_task(name):
 def test_shipped_skill_acts_on_its_task_observations(name):
     policy = SkillPolicy(SKILLS_DIR / name)
     env = sims.make_env(policy.task, "numba", num_envs=4)
+    # a card that has the cell measure its finger offset measures it first, as miles eval
+    assert set(policy.calibrate(env)) == set(policy.measures)
     obs, _ = env.reset(seed=0)
     actions = policy.act(obs)
     assert actions.shape == (4, policy.action_dim)

@@ -95,14 +95,20 @@ def test_it_refuses_to_overwrite_without_overwrite_and_prints_without_out(tmp_pa
     assert remeasured.camera == load_scene(out).camera
 
 
-def test_the_default_scene_reads_right_and_measures_nothing():
-    """No ``gripper:`` section: the sim's gripper reads right, nothing is measured, and the
-    closed empty pads (PyBullet's) read under the resolution, so the offset is 0."""
-    scene = load_scene()
-    assert scene.gripper == Gripper() and scene_measurements(scene) == {}
+@pytest.mark.parametrize("name", ["scene.yaml", "scene_dual.yaml", "scene_tags.yaml"])
+def test_the_shipped_scenes_read_right_and_carry_what_the_command_measures(name):
+    """The shipped scenes' sim gripper reads right, and each carries the calibration that
+    ``miles calibrate gripper`` writes for it (the closed empty pads, PyBullet's, read under
+    the resolution: offset 0), so a skill node on them closes nothing at bring-up."""
+    scene = load_scene(default_scene_path().parent / name)
+    calibration = scene.gripper.calibration
+    assert scene.gripper.finger_reading == 0.0
+    assert calibration is not None and calibration.periods == CLOSE_PERIODS
+    assert calibration.command.startswith(f"miles calibrate gripper --scene config/{name}")
+    assert scene_measurements(scene) == {"finger_width": 0.0}
     measurement = measure_in_sim(scene)
     assert 0.0 <= measurement.reading_m < MEASURE_RESOLUTION_M
-    assert measurement.offset_m == 0.0
+    assert measurement.offset_m == calibration.finger_offset_m == 0.0
     # the reading offset reaches the world: the open gripper is not moved by it (the map
     # fades to nothing there), the closed one by all of it
     world = SceneWorld(replace(scene, gripper=Gripper(finger_reading=0.009)))
@@ -111,6 +117,26 @@ def test_the_default_scene_reads_right_and_measures_nothing():
         assert world.finger_reading() == pytest.approx(0.08, abs=1e-6)
     finally:
         world.close()
+
+
+def test_a_scene_without_a_gripper_section_keeps_its_comments(tmp_path, capsys):
+    """Written into a scene without ``gripper:``, the calibration is appended to the file's
+    text (its comments kept); one with a ``gripper:`` section is re-emitted from its data."""
+    data = yaml.safe_load(default_scene_path().read_text(encoding="utf-8"))
+    del data["gripper"]
+    source = tmp_path / "scene.yaml"
+    text = "# the cell's own note\n" + yaml.safe_dump(data, sort_keys=False)
+    source.write_text(text, encoding="utf-8")
+    out = tmp_path / "calibrated.yaml"
+    rc, _ = run(["gripper", "--scene", str(source), "--out", str(out)], capsys)
+    assert rc == EXIT_OK
+    written = out.read_text(encoding="utf-8")
+    assert written.startswith(text) and "# the cell's own note" in written
+    assert load_scene(out).gripper.calibration.finger_offset_m == 0.0
+    again = tmp_path / "again.yaml"
+    assert calibrate.main(["gripper", "--scene", str(out), "--out", str(again)]) == EXIT_OK
+    assert "# the cell's own note" not in again.read_text(encoding="utf-8")
+    assert load_scene(again).gripper.calibration.command.endswith(f"--out {again}")
 
 
 @pytest.mark.parametrize(
