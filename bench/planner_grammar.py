@@ -8325,7 +8325,7 @@ _AG_ROWS: dict[str, tuple[Callable[[str, dict], Said | None], list[str]]] = {
             "Pushing is off the table today; lift the {a} block to {p}.",
             "Hold off on any shoving. Move the {a} box onto {p}.",
             "Quit sliding things around - set the {a} brick on {p}.",
-            "Stop nudging stuff, and put the {a} tile onto {p}.",
+            "Stop nudging stuff, and put the {a} block onto {p}.",
         ],
     ),
     "way_off_lift": (
@@ -8334,7 +8334,7 @@ _AG_ROWS: dict[str, tuple[Callable[[str, dict], Said | None], list[str]]] = {
             "Hold off on lifting anything; get the {a} block across to {p}.",
             "Lifting is not allowed today. The {a} box needs to end up on {p}.",
             "Quit picking things up - just get the {a} brick over to {p}.",
-            "No more grabbing, please. Get the {a} tile over to {p}.",
+            "No more grabbing, please. Get the {a} block over to {p}.",
         ],
     ),
     "no_need_way": (
@@ -8350,7 +8350,7 @@ _AG_ROWS: dict[str, tuple[Callable[[str, dict], Said | None], list[str]]] = {
             "I'd like the {a} block weighed, please.",
             "Go ahead and photograph the {a} box for me.",
             "Please give the {a} brick a quick clean.",
-            "Could you paint the {a} tile?",
+            "Could you paint the {a} block?",
             "I need you to measure the {a} block.",
         ],
     ),
