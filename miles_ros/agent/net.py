@@ -51,6 +51,8 @@ the table today")."""
 _OBJECT = re.compile(
     r"^\s*(?:up\s+)?(?P<det>the|a|an|this|that|these|those|one|any of)\b\s*(?P<np>[^.;,!?]*)"
 )
+_PLACED = re.compile(r"\b(?:to|onto|into|on|over|across|toward|towards|next to|beside)\b")
+"""A place after the object: the negation rules out a placing, not the way (scope's)."""
 _COLOURS = re.compile(rf"\b(?:{'|'.join(sorted(COLOR_WORDS, key=len, reverse=True))})\b")
 
 
@@ -67,6 +69,8 @@ def unread_manner(
         if obj is not None:  # an object: a cube the goal names alone, else a cube's prohibition
             said = set(_COLOURS.findall(obj["np"]))
             if obj["det"] != "any of" and not (said and said == colours and len(colours) == 1):
+                continue
+            if _PLACED.search(obj["np"]):  # "don't push the red cube onto P": a placing's
                 continue
         said = (
             match.group(0)

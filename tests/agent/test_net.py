@@ -67,6 +67,7 @@ def test_look_alikes_keep_their_reading(order, spots):
         f"Push the {a} brick onto the left pad, don't lift it.",  # read by the reading
         f"Give the {a} box a push onto the left pad.",
         f"Give the {a} brick a tap.",  # a skill's verb, not "tape"
+        f"Don't push the {a} box onto the left pad; push it onto the right pad instead.",
     ):
         _, reading, _ = _read(said, world)
         assert unread_manner(said, reading, SHIPPED) == (), said
