@@ -114,8 +114,10 @@ def read_plainly(
     if named.refusal or named.clarify:
         return named.text, GoalReading(refusal=named.refusal), named.clarify
     scope = read_scope(introduced(named.text), world)  # "see the cube closest to you? ..."
-    # a lift then a placing of one cube said in order ("X after picking it up"): one placing
-    references = resolve_references(lift_then_place(said_in_order(scope.text, world)), world)
+    ordered = said_in_order(scope.text, world)
+    if ordered != scope.text:  # a lift then a placing said in order ("X after picking it up")
+        ordered = lift_then_place(ordered)
+    references = resolve_references(ordered, world)
     if scope.refusal or scope.nothing:  # the goal's own words stay in the plan
         return goal, GoalReading(refusal=scope.refusal, nothing=not scope.refusal), None
     if references.clarify:
