@@ -7015,6 +7015,7 @@ def _w_transform(name: str) -> Callable[[str, dict], str | Relabelled | None]:
         **_AD_ROWS,
         **_AE_ROWS,
         **_AF_ROWS,
+        **_AG_ROWS,
     }[name]
 
     def transform(goal: str, item: dict) -> str | Relabelled | None:
@@ -8312,6 +8313,74 @@ _AF_ROWS: dict[str, tuple[Callable[[str, dict], Said | None], list[str]]] = {
 """name -> (selector, forms) of group AF."""
 
 
+# -- group AG (the net's class, held-out 38's other structures) ----------------------------
+# Written for a prohibition of a way of moving and a verb no skill does said in frames no
+# group has, and for held-out 38's structures round 43 left unread, in other wordings, before
+# the round that reads them; never tuned on. Table-driven as group W (:data:`_AG_ROWS`, made
+# transformations by :func:`_w_transform`).
+_AG_ROWS: dict[str, tuple[Callable[[str, dict], Said | None], list[str]]] = {
+    "way_off_push": (
+        _x_no_push,
+        [
+            "Pushing is off the table today; lift the {a} block to {p}.",
+            "Hold off on any shoving. Move the {a} box onto {p}.",
+            "Quit sliding things around - set the {a} brick on {p}.",
+            "Stop nudging stuff, and put the {a} block onto {p}.",
+        ],
+    ),
+    "way_off_lift": (
+        _x_no_lift,
+        [
+            "Hold off on lifting anything; get the {a} block across to {p}.",
+            "Lifting is not allowed today. The {a} box needs to end up on {p}.",
+            "Quit picking things up - just get the {a} brick over to {p}.",
+            "No more grabbing, please. Get the {a} block over to {p}.",
+        ],
+    ),
+    "no_need_way": (
+        _x_no_push,
+        [
+            "No need to push the {a} block, just lift it onto {p}.",
+            "There's no need to slide the {a} box; pick it up and set it on {p}.",
+        ],
+    ),
+    "verb_frame": (
+        _placed_refused,
+        [
+            "I'd like the {a} block weighed, please.",
+            "Go ahead and photograph the {a} box for me.",
+            "Please give the {a} brick a quick clean.",
+            "Could you paint the {a} block?",
+            "I need you to measure the {a} block.",
+        ],
+    ),
+    "hands_off_all": (
+        _x_empty,
+        [
+            "Hands off the table for now, touch nothing.",
+            "Keep your hands off all the blocks for now; don't touch a thing.",
+            "Leave every box be for now, don't touch anything.",
+        ],
+    ),
+    "after_lifting": (
+        _x_no_push,
+        [
+            "Set the {a} block down on {p} after lifting it.",
+            "Put the {a} box on {p} once you've picked it up.",
+        ],
+    ),
+    "still_over": (
+        _x_over,
+        [
+            "Keep the hand still above the {a} block.",
+            "Reach out to the {a} box over there.",
+            "Hold the gripper steady over the {a} brick.",
+        ],
+    ),
+}
+"""name -> (selector, forms) of group AG."""
+
+
 TRANSFORMS: dict[str, tuple[str, Callable[[str, dict], str | Relabelled | None]]] = {
     "topic": ("A", topic_first),
     "fragment": ("A", fragment),
@@ -8598,6 +8667,7 @@ TRANSFORMS: dict[str, tuple[str, Callable[[str, dict], str | Relabelled | None]]
     **{name: ("AD", _w_transform(name)) for name in _AD_ROWS},
     **{name: ("AE", _w_transform(name)) for name in _AE_ROWS},
     **{name: ("AF", _w_transform(name)) for name in _AF_ROWS},
+    **{name: ("AG", _w_transform(name)) for name in _AG_ROWS},
 }
 """name -> (group, transformation). Group B was written with A and committed before any
 planner change; nothing is tuned on it. Group C (the structures held-out 9 showed) was
@@ -8610,7 +8680,7 @@ group R (held-out 24's), group S (held-out 25's), group T (held-out 26's), group
 (held-out 27's), group V (held-out 28's), group W (held-out 29's), group X (held-out
 30's), group Y (held-out 31's), group Z (held-out 32's), group AA (held-out 33's), group AB
 (held-out 34's), group AC (held-out 35's), group AD (held-out 36's), group AE (held-out 37's),
-group AF (held-out 38's)."""
+group AF (held-out 38's), group AG (the net's class and held-out 38's other structures)."""
 
 
 def transformed(items: list[dict], name: str, per: int) -> tuple[int, list[tuple[dict, dict]]]:

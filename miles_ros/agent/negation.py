@@ -25,7 +25,7 @@ from miles_ros.agent.registry import SkillRegistry
 from miles_ros.agent.scope import read_scope
 from miles_ros.agent.towers import read_tower
 from miles_ros.agent.turns import turn_text
-from miles_ros.agent.wording import introduced, plain_wording, tap_as_reach
+from miles_ros.agent.wording import introduced, lift_then_place, plain_wording, tap_as_reach
 from miles_ros.agent.world import World
 
 
@@ -114,7 +114,10 @@ def read_plainly(
     if named.refusal or named.clarify:
         return named.text, GoalReading(refusal=named.refusal), named.clarify
     scope = read_scope(introduced(named.text), world)  # "see the cube closest to you? ..."
-    references = resolve_references(said_in_order(scope.text, world), world)
+    ordered = said_in_order(scope.text, world)
+    if ordered != scope.text:  # a lift then a placing said in order ("X after picking it up")
+        ordered = lift_then_place(ordered)
+    references = resolve_references(ordered, world)
     if scope.refusal or scope.nothing:  # the goal's own words stay in the plan
         return goal, GoalReading(refusal=scope.refusal, nothing=not scope.refusal), None
     if references.clarify:

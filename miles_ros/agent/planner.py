@@ -18,7 +18,11 @@ goals naming nothing) refuses before the model is asked; otherwise the model may
 ``PlannerConfig.lm_refusal``) or ``done`` as the first step, which is a refusal unless
 the goal asks for no motion ("do nothing": the empty, valid plan). The reading's manner
 constraints ("without lifting it" forbids grasping skills for that cube, "tap"/"poke"
-forbid contact skills) mask the candidates and are checked on every plan. Before
+forbid contact skills) mask the candidates and are checked on every plan. Under the reading,
+a net (:func:`miles_ros.agent.net.cast`) reads what its parse may miss: a way of moving ruled
+out in any frame ("hold off on any shoving", "lifting is not allowed") forbids the skills the
+cards word with it, and a verb no skill does said as a participle or a noun ("I'd like the
+red cube weighed", "give it a quick clean") is refused. Before
 anything else, :func:`~miles_ros.agent.scope.read_scope` takes the goal's
 prohibitions out of it ("don't touch the red cube", "every cube except the blue one"):
 the model plans the positive part, a step the goal forbids is masked, a plan holding one
@@ -64,6 +68,7 @@ from miles_ros.agent.grounding import (
 )
 from miles_ros.agent.models import refusal_trained
 from miles_ros.agent.negation import read_in_scope
+from miles_ros.agent.net import cast
 from miles_ros.agent.outside import Outside, asked_outside
 from miles_ros.agent.planner_config import PlannerConfig
 from miles_ros.agent.plans import (
@@ -234,7 +239,10 @@ class Planner:
             if hit is not None:
                 return hit.cached_copy(goal, trace_id, time.perf_counter() - t0)
         # only valid plans are cached, and the reading depends on the key alone
+        said = goal
         goal, reading, asks = read_in_scope(goal, self.registry, world)
+        goal, reading = cast(said, goal, reading, self.registry)  # what the parse did not read
+        asks = None if reading.refusal else asks
         if reading.refusal or reading.nothing or asks:
             plan = Plan(goal, [], mode, self.lm.name, 0.0, trace_id=trace_id, clarification=asks)
             plan.refused, plan.reason = bool(reading.refusal), reading.refusal or ""

@@ -90,9 +90,12 @@ def plain_wording(goal: str, world: World) -> str:
     text = plain_clauses(text, cube_colours(world), pad_colours(world))
     text = _respectively(text)
     text = _CHOSEN_THEN_PUSHED.sub(r"\g<verb> \g<what>", text)
+    text = _LIFTED_ONCE_ON.sub(
+        lambda m: f"pick up {m['cube']} and put it {m['prep']} {m['where']}, then ", text
+    )
     text = _ONCE_THERE.sub(lambda m: ", then ", text)
     text = _NOT_THERE.sub("", text)
-    text = _lift_then_place(text)
+    text = lift_then_place(text)
     text = _put_there(text)
     text = _turn_as_noun(text)
     text = _DIRECTION_APART.sub(r"\g<angle> \g<way>", text)
@@ -151,6 +154,16 @@ _ONCE_THERE = re.compile(
 )
 """A step said to follow the cube's arrival ("..., and once it's there, push it ..."):
 "then", the place "there" points at being the one just named."""
+_LIFTED_ONCE_ON = re.compile(
+    rf"\b(?:lift|pick up|grab|raise|pick)\s+(?P<cube>the\s+\w+\s+{_CUBE})(?:\s+up)?\s*[,;]?\s*"
+    r"(?:and\s*,?\s*)?(?:once|when|after|as soon as|the moment)\s+(?:it'?s|it is|it gets|"
+    r"it has been (?:put|placed|set)|it'?s been (?:put|placed|set))\s+"
+    r"(?P<prep>on top of|onto|on)\s+(?P<where>the\s+[a-z ]+?)\s*,\s*(?:then\s+)?",
+    re.I,
+)
+"""A lift, then the next step said to follow the cube's arrival on a place ("lift the blue
+cube, and once it's on the grey pad, go home"): the lift is a placing there ("pick up the
+blue cube and put it on the grey pad, then go home")."""
 _NOT_THERE = re.compile(
     r"(?:,\s*(?:and |but )?|\s+(?:and|but)\s+|\s+)(?:not|rather than|instead of)\s+"
     r"(?:on|onto|on top of|to|into|over|above|next to)\s+(?:the\s+)?[a-z_]+"
@@ -258,17 +271,19 @@ def one_slip(a: str, b: str) -> bool:
 
 
 _LIFT_THEN_PLACE = re.compile(
-    rf"\b(?:pick|lift|grab|raise|take|grasp)\s+(?:up\s+)?(?P<cube>the\s+\w+\s+{_CUBE})"
+    rf"\b(?:pick|lift|grab|raise|take|grasp)\s+(?:up\s+)?(?P<cube>the\s+(?P<colour>\w+)\s+{_CUBE})"
     r"(?:\s+up)?\s*,?\s*(?:and\s+)?(?:then\s+)?(?:set|put|place|lower|drop|lay|move|stack|rest)\s+"
-    rf"(?:it|(?:that|this|the same)\s+(?:{_CUBE}|one))"
+    rf"(?:it|(?:that|this|the same)\s+(?:{_CUBE}|one)|the\s+(?P=colour)\s+{_CUBE})"
     r"(?:\s+down)?\s+(?P<prep>on top of|onto|on|to|at|in|into)\b",
     re.I,
 )
 
 
-def _lift_then_place(text: str) -> str:
+def lift_then_place(text: str) -> str:
     """ "pick the red cube up, then set it down on the left pad" -> "pick up the red cube
-    and put it on the left pad": one pick_place, as the training phrases say it."""
+    and put it on the left pad": one pick_place, as the training phrases say it; the cube
+    said again by its colour ("lift the red cube, then set the red block down on ...", as
+    "X after picking it up" is said in order) is "it"."""
     return _LIFT_THEN_PLACE.sub(
         lambda m: f"pick up {m.group('cube')} and put it {m.group('prep')}", text
     )
