@@ -100,7 +100,7 @@ def target_first(text: str) -> str:
     if m is None:
         return text
     w, noun = (m["w"], m["n"]) if m["w"] else (m["w2"], m["n2"])
-    rest, n = _TO_IT.subn(rf"\g<to> the {w} {noun}", m["rest"], count=1)
+    rest, n = _TO_IT.subn(rf"\g<to> the {w.lower()} {noun.lower()}", m["rest"], count=1)
     return rest if n else text
 
 
