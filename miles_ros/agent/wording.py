@@ -80,8 +80,9 @@ def plain_wording(goal: str, world: World) -> str:
     "it", "itself", a cube taken off the one under it, tower words, "right above X",
     a way of moving taken back for the other, a pad said again by its own side, "on top"
     alone after a cube put on another (on the cube last put), a verb of carrying the training
-    phrases lack ("ferry / shuttle / haul X": "carry X")."""
-    text = _CARRIED.sub("carry", goal)
+    phrases lack ("ferry / shuttle / haul X": "carry X"), "but not before / until" ("but only
+    after")."""
+    text = _NOT_BEFORE.sub(r"\g<but> only after", _CARRIED.sub("carry", goal))
     text = _side_again(_WAY_SWAPPED.sub(_one_way, _RIGHT_ABOVE.sub("directly ", text)), world)
     text = _nice_and(_COLOUR_AGAIN.sub(r"\g<place>", shades_said(text, world)))
     text = stacked_said(corrected(text, world), standing_towers(world))
@@ -442,6 +443,9 @@ def _action_as_noun(text: str) -> str:
     return _ACTION_NOUN.sub(lambda m: f"{m.group('noun')} {m.group('cube')}", text)
 
 
+_NOT_BEFORE = re.compile(r"(?P<but>\bbut)\s+not\s+(?:before|until|till)\b", re.I)
+"""A step kept back until another is done ("Go home, but not before putting X on P", "...
+but not until X is on P"): "but only after", the order the ordering rules read."""
 _CARRIED = re.compile(
     r"\b(?:ferry|shuttle|cart|haul|lug|tote|transport|convey)(?=\s+(?:the|this|that|your|it|them)"
     r"\b)",

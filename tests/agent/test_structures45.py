@@ -24,6 +24,7 @@ from miles_ros.agent.references import resolve_references
 from miles_ros.agent.regarded import target_first
 from miles_ros.agent.rendered import rendered
 from miles_ros.agent.retaken import arrow
+from miles_ros.agent.turns import goal_angles
 from miles_ros.agent.wording import plain_wording
 from tests.agent.reading_harness import COLOURS, SCENE, _read, colours, moved, table
 
@@ -180,3 +181,27 @@ def test_a_tower_of_two_by_colours_alone(order, noun, frame):
     )
     three = f"Make a {frame} {a} and {b} and {c}, {a} on top."  # three cubes: not this rule
     assert two_high(three, COLOURS) == three
+
+
+@given(colours, NOUNS, st.integers(10, 80), st.sampled_from(["Turn", "Rotate", "Twist"]))
+@settings(max_examples=20, deadline=None)
+def test_a_side_said_after_the_cube_signs_the_turn(order, noun, n, verb):
+    a, b, _ = order
+    for side, sign in (("right", -1), ("left", 1)):
+        text, reading, asked = _read(f"{verb} the {a} {noun} {side} by {n} degrees.", SCENE)
+        assert goal_angles(text) == [sign * n], (side, text)
+    # "right of" names a cube, not a side of the turn: no sign from it
+    assert goal_angles(f"Turn the {noun} right of the {b} cube by {n} degrees.") == [n]
+
+
+@given(colours, PADS, NOUNS)
+@settings(max_examples=10, deadline=None)
+def test_but_not_before_puts_the_other_step_first(order, pad, noun):
+    a, b, _ = order
+    for said in (
+        f"Hover over the {b} cube, but not before you slide the {a} {noun} onto the {pad}.",
+        f"Return home, but not until you've set the {a} {noun} on the {pad}.",
+    ):
+        text, reading, asked = _read(said, SCENE)
+        first, _, then = text.partition(", then ")
+        assert f"the {a} {noun}" in first and then, (said, text)
