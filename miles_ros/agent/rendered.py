@@ -163,8 +163,11 @@ _SITS_ON = re.compile(
 def where_it_sits(text: str) -> str:
     """ "The green cube sitting on red: put it on P." -> "The green cube: put it on P." (a cube
     said first by its colour and where it sits, before the step on "it": the colour names
-    it)."""
-    return _SITS_ON.sub(lambda m: m["np"], text.strip(), count=1)
+    it; where the step takes it "off", what it sits on is the step's and is kept)."""
+    m = _SITS_ON.match(text.strip())
+    if m is None or re.search(r"\boff\b", text[m.end() :], re.I):
+        return text
+    return m["np"] + text.strip()[m.end() :]
 
 
 _TURNS = r"(?:turn|rotate|twist|spin)"

@@ -156,6 +156,8 @@ def test_a_cube_said_with_where_it_sits_is_named_by_its_colour(order, pad, noun)
     assert out.startswith(f"The {a} {noun} -") and b not in out, out
     kept = f"Put the {a} {noun} sitting on {b} beside the {pad}."  # no topic: as said
     assert rendered(kept, COLOURS) == kept
+    off = f"The {a} {noun} sitting on {b}: lift it off and set it on the {pad}."  # off what
+    assert f"sitting on {b}" in rendered(off, COLOURS)
 
 
 @given(PADS, NOUNS)
