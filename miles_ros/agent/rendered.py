@@ -164,10 +164,11 @@ def where_it_sits(text: str) -> str:
     """ "The green cube sitting on red: put it on P." -> "The green cube: put it on P." (a cube
     said first by its colour and where it sits, before the step on "it": the colour names
     it; where the step takes it "off", what it sits on is the step's and is kept)."""
-    m = _SITS_ON.match(text.strip())
-    if m is None or re.search(r"\boff\b", text[m.end() :], re.I):
+    said = text.strip()
+    m = _SITS_ON.match(said)
+    if m is None or re.search(r"\boff\b", said[m.end() :], re.I):
         return text
-    return m["np"] + text.strip()[m.end() :]
+    return m["np"] + said[m.end() :]
 
 
 _TURNS = r"(?:turn|rotate|twist|spin)"
