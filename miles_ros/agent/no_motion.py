@@ -8,15 +8,16 @@ The goal is split into its parts (at commas, semicolons, colons, full stops and 
 part must be one of:
 
 - a request taken back: "cancel / scrap / drop / forget (about) / ignore that / it / this (last /
-  previous) (request / instruction)", "call that off" (:data:`_TAKEN_BACK`);
+  previous / whole) (request / instruction / idea)", "call that off" (:data:`_TAKEN_BACK`);
 - nothing needed: "I / we don't need / want anything (done)", "(there's) no need to move / do
   anything", "no (more / further) action / motion / moves (is) needed / required", "nothing
   needs doing", "nothing (more / else) to move / do", "you don't have to move", "(there's) no
   task / job / work (for you)", "nothing (for you) to do", the work said done: "we're (all)
   done / finished (here)", "that's us done" (:data:`_NOT_NEEDED`);
 - staying still: "stand / stay / keep / hold / remain / sit still / put / (right / exactly)
-  where you are / as you are", "relax", "rest", "chill (out)", "take a break / it easy", "at
-  ease" (:data:`_STAYING`);
+  where you are / as you are", "sit / stay / hold tight", "hold on", "hang on / about", "don't
+  move (the arm / yourself) (at all)", "relax", "rest", "chill (out)", "take a break / it
+  easy", "at ease" (:data:`_STAYING`);
 - a part the clause reading already takes as no motion or an aside
   (:func:`~miles_ros.agent.clause_grammar._asks_nothing`);
 - a check or a remark that asks nothing: "just checking (you're listening)", "only testing
@@ -26,7 +27,8 @@ part must be one of:
 
 each with leading "please / just / so / okay / for now / for the time being", leave given ("you
 can / may", "feel free to", "you're free / fine to") and trailing "for now / for the moment /
-right now / just now / yet / for a moment / at all / after all / please / thanks" or a clause of
+right now / just now / yet / for a moment / at all / after all / please / thanks / where you
+are" or a clause of
 what the speaker does meanwhile ("while I adjust the camera", "until I say so");
 and one part at least is one of the first three. Grammar, not goals: the parts are clause
 frames (a withdrawal, a need denied, a posture kept) with their adverbials; a part naming a
@@ -40,10 +42,10 @@ import re
 
 from miles_ros.agent.clause_grammar import _CUBE_NOUN, _asks_nothing
 
-_REQUEST = r"(?:request|instruction|order|command|task|one|ask|idea|thought|suggestion)"
+_REQUEST = r"(?:request|instruction|order|command|task|one|ask|idea|thought|suggestion|plan)"
 _TAKEN_BACK = (
     r"(?:(?:cancel|scrap|scratch|drop|forget(?:\s+about)?|ignore|disregard|call\s+off)\s+(?:(?:that|it|this)"
-    rf"(?:\s+(?:last|previous|earlier))?(?:\s+{_REQUEST})?|(?:my|the|your)\s+(?:(?:last|previous"
+    rf"(?:\s+(?:last|previous|earlier))?(?:\s+(?:whole|entire))?(?:\s+{_REQUEST})?|(?:my|the|your)\s+(?:(?:last|previous"
     rf"|earlier)\s+)?{_REQUEST})|call\s+(?:that|it|this)\s+off|never\s+mind(?:\s+(?:that|then))?|"
     r"(?:never|don'?t|do\s+not)\s+mind\s+me|forget\s+(?:what|everything)\s+(?:i|we)\s+(?:just\s+)?"
     r"(?:said|asked(?:\s+for)?)(?:\s+(?:just\s+then|just\s+now|a\s+(?:moment|minute|second)\s+ago|"
@@ -63,13 +65,15 @@ _NOT_NEEDED = (
     r"(?:move|do\s+anything)|(?:there'?s\s+|there\s+is\s+|you\s+have\s+)?no\s+(?:task|job|work)"
     r"(?:\s+for\s+you)?|(?:there'?s\s+|there\s+is\s+)?nothing\s+(?:(?:for\s+you\s+)?to\s+do|"
     r"for\s+you)|(?:we(?:'re|\s+are)|i'?m|i\s+am)\s+(?:all\s+)?(?:done|finished|through)(?:\s+here)?|"
-    r"that'?s\s+us\s+(?:done|finished)|that'?s\s+(?:all|it|everything)(?:\s+(?:i\s+(?:need|wanted)|"
+    r"that'?s\s+us\s+(?:done|finished)|(?:nothing|not)\s+(?:just\s+)?yet|that'?s\s+(?:all|it|everything)(?:\s+(?:i\s+(?:need|wanted)|"
     r"from\s+me))?|no\s+(?:changes?|change)(?:\s+(?:needed|required|necessary|"
     r"wanted|to\s+make))?)"
 )
 """Nothing needed ("no action needed", "there's no need to do anything")."""
 _STAYING = (
-    r"(?:don'?t|do\s+not)\s+move(?:\s+(?:anything|a\s+thing))?(?:\s+at\s+all)?|no\s+moving|(?:stand|stay|keep|hold|remain|sit|be)\s+(?:perfectly\s+|completely\s+|very\s+|totally\s+)?"
+    r"(?:don'?t|do\s+not)\s+move(?:\s+(?:anything|a\s+thing|yourself|(?:the|your)\s+(?:arm|"
+    r"gripper|hand|robot)))?(?:\s+at\s+all)?|no\s+moving|(?:sit|stay|hold)\s+tight|hold\s+on|"
+    r"hang\s+(?:on|about|around|tight)|(?:stand|stay|keep|hold|remain|sit|be)\s+(?:perfectly\s+|completely\s+|very\s+|totally\s+)?"
     r"(?:still|put|motionless|(?:right\s+|exactly\s+|just\s+)?(?:where|as)\s+you\s+are)"
     r"(?:\s+(?:right\s+|exactly\s+|just\s+)?where\s+you\s+are)?|relax|rest|chill(?:\s+out)?|"
     r"take\s+(?:a\s+(?:break|rest|breather)|it\s+easy|five)|(?:stand\s+)?at\s+ease|"
@@ -109,7 +113,10 @@ _REMARK = (
     r"(?:hey\s+)?(?:robot|arm)|"  # said to the robot ("Hold still a moment, arm.")
     r"(?:(?:just|only)\s+)?(?:(?:checking|testing|making\s+sure|seeing)(?:\s+(?:that|if|whether))?"
     r"\s+you(?:'re|\s+are|\s+can)\s+[a-z' ]+|(?:checking|testing)(?:\s+(?:the|my|your)\s+[a-z]+|"
-    r"\s+in)?)|eh|ah|oh|uh+|um+|hm+|er+|well|(?:that'?s\s+|that\s+is\s+|it'?s\s+|it\s+is\s+)?all\s+"
+    r"\s+in)?)|eh|ah|oh|nah|nope|uh+|um+|hm+|er+|well|(?:i'?m|i\s+am|we'?re|we\s+are)\s+(?:still\s+)?"
+    r"(?:thinking|deciding|considering)(?:\s+(?:it\s+over|about\s+it))?|(?:right\s+|exactly\s+|"
+    r"just\s+)?(?:where|as)\s+you\s+are|let\s+me\s+(?:think|"
+    r"decide)(?:\s+(?:it\s+over|about\s+it|for\s+a\s+(?:moment|bit|second|sec|minute)))?|(?:that'?s\s+|that\s+is\s+|it'?s\s+|it\s+is\s+)?all\s+"
     r"(?:good|fine|ok(?:ay)?)(?:\s+(?:as|where|how)\s+(?:it\s+is|they\s+are|things\s+are))?|everything'?s\s+(?:fine|ok(?:ay)?|good|alright|all\s+"
     r"right)(?:\s+here)?|it'?s\s+(?:fine|ok(?:ay)?|alright|all\s+right|good)(?:\s+(?:where|as)\s+it\s+is|"
     rf"\s+there)?|(?:just|exactly|precisely)\s+{_LIE}|for\s+now|for\s+the\s+time\s+being|right\s+now|at\s+the\s+moment|"
@@ -129,7 +136,7 @@ _TAIL = (
     r"moment|at\s+all|"
     r"after\s+all|"
     r"please|thanks|thank\s+you|(?:for\s+)?(?:a|one)\s+(?:moment|bit|second|sec|minute|while)|"
-    r"robot|arm|"
+    r"robot|arm|(?:right\s+|exactly\s+|just\s+)?(?:where|as)\s+you\s+are|"
     r"(?:while|whilst|as|until|till)\s+(?:i|we)\s+[a-z' ]+))*"
 )
 _ASKED = re.compile(rf"^{_LEAD}(?:{_TAKEN_BACK}|{_NOT_NEEDED}|{_STAYING}|{_AS_IS}){_TAIL}$", re.I)

@@ -109,9 +109,10 @@ def held_then_placed(text: str) -> str:
 
 _ON_TOP = r"(?:on\s+top|at\s+the\s+top|uppermost|on\s+the\s+top|as\s+the\s+top)"
 _TWO_HIGH = re.compile(
-    r"^(?:(?:make|build|form|create)\s+(?:a|one)\s+(?:two[-\s](?:cube|block|level)\s+)?"
-    r"(?:tower|stack|pile)\s+(?:of|from|out\s+of|with|using)|stack|pile\s+up)\s+the\s+"
-    rf"(?P<a>[a-z]+)\s+and\s+(?:the\s+)?(?P<b>[a-z]+)\s+(?:{_CUBE_NOUN})s?\s*,?\s+(?:with\s+)?"
+    r"^(?:(?:make|build|form|create|stack|put\s+together)\s+(?:a|one)\s+(?:two[-\s](?:cube|block|"
+    r"box|brick|level|high|tall)\s+)?(?:tower|stack|pile)\s+(?:of|from|out\s+of|with|using)|stack|"
+    r"pile\s+up)\s+(?:the\s+)?"
+    rf"(?P<a>[a-z]+)\s+and\s+(?:the\s+)?(?P<b>[a-z]+)(?:\s+(?:{_CUBE_NOUN})s?)?\s*,?\s+(?:with\s+)?"
     rf"(?:the\s+)?(?P<top>[a-z]+)(?:\s+(?:one|{_CUBE_NOUN}))?\s+{_ON_TOP}\s*(?P<end>[.!]?)$",
     re.I,
 )
@@ -119,7 +120,8 @@ _TWO_HIGH = re.compile(
 
 def two_high(text: str, cube_colours: frozenset[str]) -> str:
     """ "Make a tower of the red and blue cubes, blue on top." -> "put the blue cube on the
-    red cube." (two colours of the scene's cubes, the top one of them)."""
+    red cube." (two colours of the scene's cubes, the top one of them; the colours may be said
+    alone, "a two-cube tower of red and blue, red on top")."""
     m = _TWO_HIGH.match(text.strip())
     if m is None:
         return text

@@ -396,9 +396,10 @@ def _on_segment(world, a: str, b: str) -> list[tuple[float, str]]:
 def _between_others(match, world):
     """ "the cube between the other two": among three cubes, the one inside the circle
     whose diameter joins the other two (the angle they make at it is obtuse: at most one
-    cube of three); asked when the scene has not three cubes, refused when no cube lies
-    between the others (their triangle has no obtuse angle) but asked where two stand level
-    in the middle left to right (as "the middle cube", docs/interfaces.md)."""
+    cube of three); asked when the scene has not three cubes; where no cube lies inside that
+    circle (their triangle has no obtuse angle), the middle one left to right, as "the middle
+    cube" (docs/interfaces.md, "Default scene": "the cube between the others" among three),
+    asked where two stand level in the middle left to right."""
     cubes = sorted(world.objects)
     if len(cubes) != 3:
         raise _which(f'cube (of {len(cubes)}, "the other two" is not two)', cubes)
@@ -407,8 +408,7 @@ def _between_others(match, world):
         (ax, ay), (bx, by) = (world.objects[c][:2] for c in cubes if c != name)
         if (ax - x) * (bx - x) + (ay - y) * (by - y) < 0.0:
             return name, None
-    _middle(match, world)  # asks where two stand level left to right
-    return None, "no cube lies between the other two"
+    return _middle(match, world)  # asks where two stand level left to right
 
 
 def _pointed_at(match, world):

@@ -328,7 +328,8 @@ _RULES = [
     (
         re.compile(
             rf"\bthe {_CUBE} (?:that is |which is |that's |lying |standing |sitting )?"
-            r"(?:in )?between the (?:other|remaining) (?:two|ones|cubes|blocks)\b|"
+            r"(?:(?:in )?between|in the middle of) the (?:other|remaining) (?:two|ones|cubes|"
+            r"blocks)\b|"
             rf"\bthe {_CUBE} (?:that is |which is )?between the others\b",
             re.I,
         ),

@@ -75,7 +75,7 @@ _PLACE = rf"(?:{_PAD}|areas?|regions?|patch(?:es)?)"
 """A place's noun, in the reference phrases: a pad's, or a region's ("the yellow area")."""
 
 
-_ROBOT = r"(?:the )?(?:robot|arm|base|you|yourself|me)"
+_ROBOT = r"(?:(?:your|its|the robot's) base|(?:the )?(?:robot|arm|base|you|yourself|me))"
 
 
 _NEAR = r"(?:nearest|closest)"
@@ -86,8 +86,8 @@ _OF_THEM = rf" of (?:(?:the |all )?(?:\w+ )?(?:{_CUBE}s|them)|(?:them )?all)"
 
 
 _REL = (
-    r"(?:that is |which is |that's |is |that lies |which lies |lying |that sits |sitting |"
-    r"that stands |standing |located |that is located )?"
+    r"(?:that is |which is |that's |is |that lies |which lies |lies |lying |that sits |sits |"
+    r"sitting |that stands |standing |located |that is located )?"
 )
 """A relative clause's opening between a cube noun and what picks it ("the cube that lies
 farthest to the right")."""

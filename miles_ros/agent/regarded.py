@@ -6,6 +6,8 @@ the no-motion and colour readings, before :func:`~miles_ros.agent.rendered.rende
   by", "; it's not far"): no step, dropped (:func:`nearby_aside`);
 - "that / this / the same pad" after one pad named earlier in the goal ("Slide the cube
   closest to the grey pad onto that pad."): that pad (:func:`that_pad`);
+- a pad said first as the target, then a step whose place is "it" ("Yellow pad's the target:
+  slide the green cube over to it."): that pad (:func:`target_first`);
 - both pads visited, one said first ("Hover over each pad, the yellow one first.", "Go above
   both mats, starting with the grey one."): that pad, then the other (:func:`each_pad_first`);
 - a cube made to face the robot ("Make X face the robot squarely.", "Get X to face you square
@@ -80,6 +82,28 @@ _POINTED_OUT = re.compile(
 )
 """A first sentence that only points the pad out ("See the grey pad?", "The grey pad is the
 target:"): the step names it now, so it asks nothing."""
+_TARGET_FIRST = re.compile(
+    rf"^(?:(?:the\s+)?(?P<w>[a-z]+)\s+(?P<n>{_PAD_NOUN})(?:'s|\u2019s|\s+is|\s+will\s+be)\s+(?:the|"
+    r"your|our)\s+(?:target|goal|destination|aim)|(?:the|your|our)\s+(?:target|goal|destination|"
+    rf"aim)(?:'s|\u2019s|\s+is|\s+will\s+be)\s+(?:the\s+)?(?P<w2>[a-z]+)\s+(?P<n2>{_PAD_NOUN}))"
+    rf"\s*(?:[,;:.]|\s{_DASH})\s*(?P<rest>.+)$",
+    re.I,
+)
+_TO_IT = re.compile(r"\b(?P<to>onto|on\s+to|on|to|into)\s+it\b(?=\s*(?:[.!]\s*)?$)", re.I)
+
+
+def target_first(text: str) -> str:
+    """ "Yellow pad's the target: slide the green cube over to it." -> "slide the green cube over
+    to the yellow pad." (a pad said first as the target, or "the target is P:", "it" at the
+    step's end the place it names; a step that names its place otherwise is left as said)."""
+    m = _TARGET_FIRST.match(text.strip())
+    if m is None:
+        return text
+    w, noun = (m["w"], m["n"]) if m["w"] else (m["w2"], m["n2"])
+    rest, n = _TO_IT.subn(rf"\g<to> the {w.lower()} {noun.lower()}", m["rest"], count=1)
+    return rest if n else text
+
+
 _WHERE_IT_IS = re.compile(
     rf"\s+(?:(?:across|over)\s+)?to\s+where\s+{_PAD_NP}\s+is\s*,?\s*(?:right\s+)?"
     r"(?=(?:onto|on\s+to|on|to)\s)",
@@ -147,5 +171,5 @@ def by_weight(text: str) -> str:
 def regarded(text: str, places: tuple[tuple[str, ...], ...] = ()) -> str:
     """``text`` with held-out 25's structures said plainly (see the module); ``places``: each
     place's words, its side then its colour."""
-    text = nearby_aside(made_to_face(by_weight(text)))
+    text = nearby_aside(made_to_face(by_weight(target_first(text))))
     return each_pad_first(that_pad(text, places), places)

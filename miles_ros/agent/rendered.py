@@ -3,13 +3,18 @@
 before :func:`~miles_ros.agent.retold.retold`):
 
 - a fragment of two bare colours, the pad's article left out ("blue onto yellow mat", "blue
-  block to yellow mat pls"): "Put the blue cube on the yellow mat" (:func:`bare_fragment`);
+  block to yellow mat pls"): "Put the blue cube on the yellow mat"; with no colour, "cube on
+  pad pls": "Put the cube on the pad" (which cube asked back; :func:`bare_fragment`);
 - a preposition with a letter dropped or two swapped before "the" ("abve", "abvoe",
   "ovre"): the preposition (:func:`prep_typo`);
 - "the cube that isn't X or Y": the third colour of the scene's three (:func:`not_either`);
 - "the cube (that's) in front": "the front cube" (:func:`in_front`);
 - "The C cube goes / belongs on P; push it there.": "push the C cube onto P" (where it goes,
-  then the verb; :func:`goes_then_verb`);
+  then the verb; "...; lift it" / "pick it up" at the goal's end the same; the cube said by a
+  reference, "the cube between the other two goes on P", as by a colour; :func:`goes_then_verb`);
+- a cube said first by its colour and where it sits ("The green cube sitting on red: put it on
+  P", "the blue block resting on the green one - lift it onto P"): the cube by its colour (the
+  colour names it; where it sits is the scene's, :func:`where_it_sits`);
 - "take / grab the C cube and turn it N degrees": "turn the C cube N degrees" (the hold is
   the turn's own; :func:`held_then_turned`);
 - "A onto P. Then do the same with X, but onto Q.": "A, then <A's verb> X onto Q"
@@ -45,10 +50,22 @@ _BARE = re.compile(
 )
 
 
+_NO_COLOUR = re.compile(
+    rf"^(?:the\s+|a\s+)?(?P<n>{_CUBE_NOUN})\s+(?:over\s+)?(?:on\s+top\s+of|onto|on|to)\s+"
+    rf"(?:the\s+|a\s+)?(?P<pad>{_PAD_NOUN})\s*(?:,?\s*(?:please|thanks|thank\s+you|pls|plz|thx|ta))?"
+    r"\s*[.!]?$",
+    re.I,
+)
+
+
 def bare_fragment(text: str, cube_colours: frozenset[str]) -> str:
     """ "green to grey mat, thanks", "red block onto yellow pad pls" -> "Put the green cube on
     the grey mat." (the whole goal a colour of the scene's cubes, its noun said or not, a
-    preposition and a pad, its article said or not)."""
+    preposition and a pad, its article said or not); with neither's colour, "cube on pad pls"
+    -> "Put the cube on the pad." (which cube is asked back, as for any cube said alone)."""
+    bare = _NO_COLOUR.match(text.strip())
+    if bare is not None:
+        return f"Put the {bare['n'].lower()} on the {bare['pad'].lower()}."
     m = _BARE.match(text.strip())
     if m is None or m["c"].lower() not in cube_colours:
         return text
@@ -113,22 +130,45 @@ def in_front(text: str) -> str:
 
 
 _GOES_THEN = re.compile(
-    rf"^(?P<np>the\s+[a-z]+\s+{_CUBE_NOUN})(?:'s\s+place\s+is|\s+(?:goes|belongs|should\s+go|"
-    r"has\s+to\s+go|needs\s+to\s+go|must\s+go)\s+(?:on\s+top\s+of|onto|on|to))\s+"
-    r"(?P<p>the\s+[a-z-]+\s+[a-z]+)\s*[;:,\-\u2013\u2014]+\s*(?P<v>[a-z]+)\s+it\s+(?:over\s+)?"
-    r"there\b(?P<rest>.*)$",
+    rf"^(?P<np>the\s+[a-z]+\s+{_CUBE_NOUN}|the\s+{_CUBE_NOUN}(?:\s+[a-z]+){{1,7}}?)(?:'s\s+place\s+is|"
+    r"\s+(?:goes|belongs|should\s+go|has\s+to\s+go|needs\s+to\s+go|must\s+go)\s+(?:on\s+top\s+of|"
+    r"onto|on|to))\s+(?P<p>the\s+[a-z-]+\s+[a-z]+)\s*[;:,\-\u2013\u2014]+\s*(?:(?P<v>[a-z]+)\s+it\s+"
+    r"(?:over\s+)?there\b|(?P<way>lift|pick|raise|carry|push|slide|shove|nudge)\s+it(?:\s+up)?"
+    r"(?=\s*[.!]?\s*$))(?P<rest>.*)$",
     re.I,
 )
 
 
 def goes_then_verb(text: str) -> str:
     """ "The green cube goes on the grey pad; push it there." -> "push the green cube onto
-    the grey pad." (where a cube goes, then the verb that takes it there: one step)."""
+    the grey pad." (where a cube goes, then the verb that takes it there: one step; the verb
+    of a way alone at the goal's end, "...; lift it", "...; pick it up", says the same; the
+    cube said by a reference, "the cube between the other two goes on P", as by a colour)."""
     m = _GOES_THEN.match(text.strip())
     if m is None:
         return text
     np = _lower_first(m["np"])
-    return f"{m['v']} {np} onto {m['p']}{m['rest']}"
+    verb = m["v"] or ("lift" if m["way"].lower() == "pick" else m["way"].lower())
+    return f"{verb} {np} onto {m['p']}{m['rest']}"
+
+
+_SITS_ON = re.compile(
+    rf"^(?P<np>(?:the\s+)?[a-z]+\s+{_CUBE_NOUN})\s+(?:(?:that'?s|that\s+is|which\s+is)\s+)?(?:sitting|"
+    r"resting|standing|lying|perched|stacked)\s+(?:on\s+top\s+of|on|atop)\s+(?:the\s+)?[a-z]+"
+    rf"(?:\s+(?:one|{_CUBE_NOUN}))?(?=\s*(?:[:;,]|\s[-\u2013\u2014]+))",
+    re.I,
+)
+
+
+def where_it_sits(text: str) -> str:
+    """ "The green cube sitting on red: put it on P." -> "The green cube: put it on P." (a cube
+    said first by its colour and where it sits, before the step on "it": the colour names
+    it; where the step takes it "off", what it sits on is the step's and is kept)."""
+    said = text.strip()
+    m = _SITS_ON.match(said)
+    if m is None or re.search(r"\boff\b", said[m.end() :], re.I):
+        return text
+    return m["np"] + said[m.end() :]
 
 
 _TURNS = r"(?:turn|rotate|twist|spin)"
@@ -260,5 +300,5 @@ def rendered(text: str, cube_colours: frozenset[str] = frozenset()) -> str:
     the colours the scene's cubes are named by."""
     text = every_cube_unskilled(bare_fragment(text, cube_colours))
     text = in_front(not_either(prep_typo(text), cube_colours))
-    text = held_then_turned(goes_then_verb(text))
+    text = held_then_turned(goes_then_verb(where_it_sits(text)))
     return carried_on(group_left(base_said_twice(same_but_place(text), cube_colours)))

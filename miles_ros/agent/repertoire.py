@@ -209,12 +209,13 @@ blue block and hover above it", "see the cube closest to you?") or that are no v
 _GOING = frozenset(
     "visit touch tour indicate highlight target mark select aim grip clasp clutch seize "
     "snatch grab fetch collect retrieve remove release lower raise hoist elevate straighten "
-    "align center centre orient square".split()
+    "align center centre orient square ferry shuttle cart haul lug tote transport convey "
+    "relocate deliver".split()
 )
 """English verbs near a skill's own ones, whose object is where the arm goes or what it
-holds, lifts or squares ("visit the red cube", "grip the blue cube", "straighten the green
-cube"): left to the model and the reading (a grasp with nowhere to go is asked about),
-never refused as an action no skill does."""
+holds, lifts, carries or squares ("visit the red cube", "grip the blue cube", "ferry the red
+cube across and set it on P", "straighten the green cube"): left to the model and the reading
+(a grasp with nowhere to go is asked about), never refused as an action no skill does."""
 
 
 def unknown_verb(clause: str, known: set[str]) -> str | None:

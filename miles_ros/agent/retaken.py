@@ -36,6 +36,7 @@ from __future__ import annotations
 import re
 
 from miles_ros.agent.clause_grammar import _CUBE_NOUN, _PAD_NOUN, verb_led
+from miles_ros.agent.phrases import COLOR_WORDS
 from miles_ros.agent.reread import _CUBE_NP, _DASH, _STACK
 
 _CUBE = rf"(?:{_CUBE_NOUN}|one)"
@@ -158,9 +159,12 @@ def started(text: str) -> str:
 
 
 _ARROW = re.compile(
-    r"^(?P<x>(?:the\s+)?[a-z]+\s+\w+)\s*(?:->|=>|\u2192)\s*(?P<p>(?:the\s+)?[a-z]+\s+\w+)"
-    r"(?P<how>(?:\s*,\s*[^,]+?)*)[.!]?$",
+    r"^(?P<x>(?:the\s+)?[a-z]+(?:\s+\w+)?)\s*(?:->|=>|\u2192)\s*(?P<p>(?:the\s+)?[a-z]+\s+\w+)"
+    r"(?P<how>(?:\s*[,;]\s*[^,;]+?)*)[.!]?$",
     re.I,
+)
+_BARE_COLOUR = re.compile(
+    rf"^(?:the\s+)?(?:{'|'.join(w for words in COLOR_WORDS.values() for w in words)})$", re.I
 )
 _PUSHED = re.compile(r"\b(?:push\w*|slid(?:e|ing)?|shov\w*|nudg\w*|drag\w*)\b", re.I)
 _LIFTED = re.compile(r"\b(?:lift\w*|carr\w*|pick\w*|rais\w*)\b", re.I)
@@ -169,11 +173,16 @@ _NOT_SAID = re.compile(r"\b(?:not|no|never|without)\s+(?:by\s+)?(?P<w>\w+)", re.
 
 def arrow(text: str) -> str:
     """ "Blue cube -> yellow pad, pushed, not carried." -> "push the blue cube onto the yellow
-    pad" (lifted, or no manner: "put ... on"; the place said first: the other way round)."""
+    pad" (lifted, or no manner: "put ... on"; the place said first: the other way round); a
+    colour said alone before the arrow is that colour's cube ("blue -> P, push it"), and the
+    manner may follow a comma or a semicolon."""
     m = _ARROW.match(text.strip())
     if m is None:
         return text
-    x, p = (s if s.lower().startswith("the ") else f"the {s}" for s in (m["x"], m["p"]))
+    x = f"{m['x']} cube" if _BARE_COLOUR.match(m["x"]) else m["x"]  # "blue -> ...": a cube
+    if " " not in x.strip():
+        return text
+    x, p = (s if s.lower().startswith("the ") else f"the {s}" for s in (x, m["p"]))
     if re.search(rf"\b{_PAD_NOUN}$", x, re.I) and not re.search(rf"\b{_PAD_NOUN}$", p, re.I):
         x, p = p, x  # the place first: "Right mat -> the blue brick"
     how = _NOT_SAID.sub("", m["how"])  # the manner ruled out says nothing of the one asked

@@ -81,11 +81,14 @@ _SIDEWAYS = re.compile(
     r"\b(?:to(?:wards?)?\s+(?:the|your|its)\s+(?P<side>left|right)\b(?!\s*(?:-\s*hand\b|hand\b|of\b|"
     r"side\b|pad|mat|cube|block|box|one\b)))|\b(?P<ward>left|right)wards?\b|"
     r"(?:\bdeg(?:ree)?s?\b\.?|\u00b0)(?:'\s*worth)?\s+(?P<bare>left|right)\b(?!\s*(?:-\s*hand\b|"
-    r"hand\b|of\b|side\b|now\b|away\b|pad|mat|tile|spot|cube|block|box|brick|one\b))",
+    r"hand\b|of\b|side\b|now\b|away\b|pad|mat|tile|spot|cube|block|box|brick|one\b))|"
+    r"\b(?:cube|block|box|brick|one|it)\s+(?P<pre>left|right)(?:wards?)?\s+(?:by\s+)?(?=\d|"
+    r"[a-z]+(?:[- ][a-z]+)?\s+(?:deg|\u00b0))",
     re.I,
 )
 """A turn to a side ("35 degrees to the right", "35 degrees right": a side straight after
-the amount's unit): left counter-clockwise seen from above, right clockwise, as a knob or a
+the amount's unit; "turn the blue block right by 35 degrees": a side straight after the cube,
+before the amount): left counter-clockwise seen from above, right clockwise, as a knob or a
 steering wheel turns (docs/interfaces.md)."""
 _ROBOT = r"(?:the )?(?:robot|arm|base|you|yourself|me)"
 _FACE = re.compile(
@@ -157,7 +160,8 @@ def _direction(clause: str) -> float | None:
     if _CLOCKWISE.search(clause):
         return -1.0
     if side:
-        return 1.0 if (side["side"] or side["ward"] or side["bare"]).lower() == "left" else -1.0
+        said = side["side"] or side["ward"] or side["bare"] or side["pre"]
+        return 1.0 if said.lower() == "left" else -1.0
     return None
 
 

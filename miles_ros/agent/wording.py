@@ -79,8 +79,11 @@ def plain_wording(goal: str, world: World) -> str:
     there", a turn or another action said as a noun, "go over", a cube pointed out then
     "it", "itself", a cube taken off the one under it, tower words, "right above X",
     a way of moving taken back for the other, a pad said again by its own side, "on top"
-    alone after a cube put on another (on the cube last put)."""
-    text = _side_again(_WAY_SWAPPED.sub(_one_way, _RIGHT_ABOVE.sub("directly ", goal)), world)
+    alone after a cube put on another (on the cube last put), a verb of carrying the training
+    phrases lack ("ferry / shuttle / haul X": "carry X"), "but not before / until" ("but only
+    after")."""
+    text = _NOT_BEFORE.sub(r"\g<but> only after", _CARRIED.sub("carry", goal))
+    text = _side_again(_WAY_SWAPPED.sub(_one_way, _RIGHT_ABOVE.sub("directly ", text)), world)
     text = _nice_and(_COLOUR_AGAIN.sub(r"\g<place>", shades_said(text, world)))
     text = stacked_said(corrected(text, world), standing_towers(world))
     text = branch_taken(reach_asked(text), world)
@@ -440,6 +443,16 @@ def _action_as_noun(text: str) -> str:
     return _ACTION_NOUN.sub(lambda m: f"{m.group('noun')} {m.group('cube')}", text)
 
 
+_NOT_BEFORE = re.compile(r"(?P<but>\bbut)\s+not\s+(?:before|until|till)\b", re.I)
+"""A step kept back until another is done ("Go home, but not before putting X on P", "...
+but not until X is on P"): "but only after", the order the ordering rules read."""
+_CARRIED = re.compile(
+    r"\b(?:ferry|shuttle|cart|haul|lug|tote|transport|convey)(?=\s+(?:the|this|that|your|it|them)"
+    r"\b)",
+    re.I,
+)
+"""A cube carried by a verb the training phrases lack ("Ferry the red cube across and set it
+on P", "haul the blue box over"): "carry", as the phrases say it (the imperative only)."""
 _GO_OVER = re.compile(
     r"\b(?:(?:go|get|come)\s+(?:right\s+)?(?:over|above)|visit|stop by|drop by|swing by)\s+"
     r"(?=the\b)",

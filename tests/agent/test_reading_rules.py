@@ -89,9 +89,10 @@ def test_between_the_other_two_needs_three_cubes_and_one_between():
     two = SCENE.copy()
     two.objects = {k: v for k, v in SCENE.objects.items() if k != "blue_cube"}
     assert resolve_references("tap the cube between the other two", two).clarify is not None
-    acute = moved([(0.40, -0.1), (0.55, 0.0), (0.40, 0.1)])  # no obtuse angle: none between
-    refused = resolve_references("tap the cube between the other two", acute)
-    assert refused.refusal == "no cube lies between the other two"
+    # no obtuse angle: the middle one left to right, as "the middle cube" (docs/interfaces.md)
+    acute = moved([(0.40, -0.1), (0.55, 0.0), (0.40, 0.1)])
+    middle = resolve_references("tap the cube between the other two", acute)
+    assert dict(middle.resolved) == {"the cube between the other two": "green_cube"}
     # none between, two level left to right: asked, as "the middle cube" (docs/interfaces.md)
     corner = moved([(0.40, 0.0), (0.55, 0.0), (0.40, 0.15)])
     assert resolve_references("tap the cube between the other two", corner).clarify is not None
