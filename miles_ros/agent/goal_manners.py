@@ -55,7 +55,7 @@ _WAY_AS_NOUN = re.compile(
     rf"(?=(?:{_LIFTS}|{_PUSHES})\w*\b)"
 )
 """A way of moving ruled out as a noun ("without a lift", "not a single nudge", "without any
-lifting", "no shove"): read as its verb ruled out ("without lift"), so :data:`_NO_GRASP` and
+lifting", "without a shove"): read as its verb ruled out ("without lift"), so :data:`_NO_GRASP` and
 :data:`_GRASP` see the negation (before, the article hid it and "a lift" read as the manner)."""
 
 
