@@ -7017,6 +7017,7 @@ def _w_transform(name: str) -> Callable[[str, dict], str | Relabelled | None]:
         **_AF_ROWS,
         **_AG_ROWS,
         **_AH_ROWS,
+        **_AI_ROWS,
     }[name]
 
     def transform(goal: str, item: dict) -> str | Relabelled | None:
@@ -8485,6 +8486,32 @@ _AH_ROWS: dict[str, tuple[Callable[[str, dict], Said | None], list[str]]] = {
 """name -> (selector, forms) of group AH."""
 
 
+# -- group AI (held-out 40's structures) ---------------------------------------------------
+# Written for the structures held-out 40 showed, in other wordings (boxes, blocks, bricks;
+# other verbs and frames), before the round that reads them; never tuned on. Table-driven as
+# group W (:data:`_AI_ROWS`, made transformations by :func:`_w_transform`).
+_AI_ROWS: dict[str, tuple[Callable[[str, dict], Said | None], list[str]]] = {
+    "no_a_lift": (
+        _x_no_lift,
+        [
+            "Take the {a} box over to {p} without a lift.",
+            "The {a} block goes to {p}, and no lifting of any kind.",
+            "Bring the {a} brick across to {p} - not a single lift.",
+            "Get the {a} block onto {p}, with no pick-up.",
+        ],
+    ),
+    "no_a_push": (
+        _x_no_push,
+        [
+            "Get the {a} box over to {p} without a shove.",
+            "The {a} block needs to reach {p}; no pushing of any kind.",
+            "Bring the {a} brick to {p} - not a single nudge.",
+        ],
+    ),
+}
+"""name -> (selector, forms) of group AI."""
+
+
 TRANSFORMS: dict[str, tuple[str, Callable[[str, dict], str | Relabelled | None]]] = {
     "topic": ("A", topic_first),
     "fragment": ("A", fragment),
@@ -8773,6 +8800,7 @@ TRANSFORMS: dict[str, tuple[str, Callable[[str, dict], str | Relabelled | None]]
     **{name: ("AF", _w_transform(name)) for name in _AF_ROWS},
     **{name: ("AG", _w_transform(name)) for name in _AG_ROWS},
     **{name: ("AH", _w_transform(name)) for name in _AH_ROWS},
+    **{name: ("AI", _w_transform(name)) for name in _AI_ROWS},
 }
 """name -> (group, transformation). Group B was written with A and committed before any
 planner change; nothing is tuned on it. Group C (the structures held-out 9 showed) was
@@ -8785,7 +8813,8 @@ group R (held-out 24's), group S (held-out 25's), group T (held-out 26's), group
 (held-out 27's), group V (held-out 28's), group W (held-out 29's), group X (held-out
 30's), group Y (held-out 31's), group Z (held-out 32's), group AA (held-out 33's), group AB
 (held-out 34's), group AC (held-out 35's), group AD (held-out 36's), group AE (held-out 37's),
-group AF (held-out 38's), group AG (the net's class and held-out 38's other structures)."""
+group AF (held-out 38's), group AG (the net's class and held-out 38's other structures),
+group AH (held-out 39's), group AI (held-out 40's)."""
 
 
 def transformed(items: list[dict], name: str, per: int) -> tuple[int, list[tuple[dict, dict]]]:

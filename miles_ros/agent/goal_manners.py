@@ -50,6 +50,21 @@ _NEGATION_FIRST = re.compile(
 prohibition, not a manner of the clause's own move."""
 
 
+_WAY_AS_NOUN = re.compile(
+    rf"\b(?P<neg>{_NOT_BY}|n't(?: by)?)\s+(?:a\s+single|a|an|any|one|single)\s+"
+    rf"(?=(?:{_LIFTS}|{_PUSHES})\w*\b)"
+)
+"""A way of moving ruled out as a noun ("without a lift", "not a single nudge", "without any
+lifting", "without a shove"): read as its verb ruled out ("without lift"), so :data:`_NO_GRASP` and
+:data:`_GRASP` see the negation (before, the article hid it and "a lift" read as the manner)."""
+
+
+def _way_as_verb(text: str) -> str:
+    """``text`` with a way ruled out as a noun said as the verb ruled out (see
+    :data:`_WAY_AS_NOUN`)."""
+    return _WAY_AS_NOUN.sub(lambda m: m["neg"] + " ", text)
+
+
 def _lifts(word: str) -> bool:
     return bool(re.match(_LIFTS, word, re.I))
 
@@ -97,6 +112,7 @@ _NO_MOVE = re.compile(
 def _rules_out_grasping(text: str) -> bool:
     """The clause moves its cube without lifting it ("push", "slide", "nudge", "without
     lifting ...") and nowhere asks to lift it."""
+    text = _way_as_verb(text)
     stripped = _NO_GRASP.sub(" ", text)
     return stripped != text and not _GRASP.search(stripped)
 
@@ -154,7 +170,8 @@ def _constraints(clauses: list[_Clause], reading: GoalReading) -> str | None:
     placing: list[tuple[str, str]] = []
     pending = ""
     for clause in clauses:
-        text = (pending + " " + clause.text).strip()  # a manner-only clause qualifies the next
+        text = _way_as_verb((pending + " " + clause.text).strip())  # a manner-only clause
+        # qualifies the next; a way ruled out as a noun is its verb ruled out
         both_ways = _NEITHER_WAY.search(text)
         text = _each_ruled_out(text)
         pronoun = bool(re.search(r"\b(?:it|one)\b", clause.text))

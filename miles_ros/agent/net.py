@@ -36,8 +36,11 @@ _CUE = (
     r"\binstead of|\brather than|\bstop|\bquit|\bhold off(?: on)?|\bno longer|\brefrain from)"
 )
 """The words that rule out the way of moving they govern."""
-_BETWEEN = r"(?:\s+(?:any|more|once|ever|even|just|by|to|at all|further|you|anything by))*"
-"""Words a cue may stand apart from its verb by ("without once lifting", "no more")."""
+_BETWEEN = (
+    r"(?:\s+(?:any|more|once|ever|even|just|by|to|at all|further|you|anything by|a|an|single))*"
+)
+"""Words a cue may stand apart from its verb by ("without once lifting", "no more"), an article
+included: a way ruled out as a noun ("without a lift", "not a single shove")."""
 _WAY = rf"(?P<way>(?:{_LIFTS}|{_PUSHES})[a-z]*)"
 _NEGATED = re.compile(rf"{_CUE}{_BETWEEN}\s+{_WAY}\b(?P<rest>[^.;,!?]*)")
 """A cue, then the verb it governs (no punctuation between)."""
