@@ -42,6 +42,10 @@ A typo is corrected only where one scene word is one slip away and the word is n
 or thing of the vocabulary (:mod:`miles_ros.agent.vocabulary`): "the purple cube" stays
 unknown and is refused. With no tower standing, or several, the tower words are left as
 they are (the reading refuses "the top cube" with the reason).
+
+About 510 lines: :func:`plain_wording`'s one ordered list of passes and the typo corrector
+they share (the tower and support rules are :mod:`miles_ros.agent.wording_towers`'s); the
+passes read and rewrite one text in an order that matters, so they stay in one place.
 """
 
 from __future__ import annotations
