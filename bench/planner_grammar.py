@@ -8649,7 +8649,7 @@ _AJ_ROWS: dict[str, tuple[Callable[[str, dict], Said | None], list[str]]] = {
             "Take the {a} block off {b} and carry it across to {p}.",
         ],
     ),
-    "on_cube_there": (
+    "on_cube_set_there": (
         _aj_on_cube,
         [
             "{A} onto {b}, if you would: pick it up and put it down there.",
@@ -8707,7 +8707,7 @@ _AJ_ROWS: dict[str, tuple[Callable[[str, dict], Said | None], list[str]]] = {
             "Slide the {a} box over till it sits on the {b} one.",
         ],
     ),
-    "all_but_stays": (
+    "all_but_one_stays": (
         _aj_pushed_other,
         [
             "All of them but {a} stay where they are; shove {a} across to {p}.",
