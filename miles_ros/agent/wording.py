@@ -43,7 +43,9 @@ or thing of the vocabulary (:mod:`miles_ros.agent.vocabulary`): "the purple cube
 unknown and is refused. With no tower standing, or several, the tower words are left as
 they are (the reading refuses "the top cube" with the reason).
 
-About 510 lines: :func:`plain_wording`'s one ordered list of passes and the typo corrector
+About 600 lines (round 47 added about 90: a cube pointed out, "this one" before its cube,
+"never mind X, leave it", "shunt", a place said by a cube's colour before "there"):
+:func:`plain_wording`'s one ordered list of passes and the typo corrector
 they share (the tower and support rules are :mod:`miles_ros.agent.wording_towers`'s); the
 passes read and rewrite one text in an order that matters, so they stay in one place.
 """
@@ -85,7 +87,9 @@ def plain_wording(goal: str, world: World) -> str:
     a way of moving taken back for the other, a pad said again by its own side, "on top"
     alone after a cube put on another (on the cube last put), a verb of carrying the training
     phrases lack ("ferry / shuttle / haul X": "carry X"), "but not before / until" ("but only
-    after")."""
+    after"), a cube pointed out then "it" ("Red's near you; push it ...": :func:`pointed_out`),
+    "no lifting this one; just V X" (X without lifting), "never mind X, leave it" (X left
+    alone), "shunt" ("shove")."""
     text = _LEFT_BE.sub(r"leave \g<np> alone", _this_one_first(pointed_out(goal)))
     text = _NOT_BEFORE.sub(
         r"\g<but> only after", _CARRIED.sub("carry", _SHUNTED.sub("shove", text))
