@@ -7018,6 +7018,7 @@ def _w_transform(name: str) -> Callable[[str, dict], str | Relabelled | None]:
         **_AG_ROWS,
         **_AH_ROWS,
         **_AI_ROWS,
+        **_AJ_ROWS,
     }[name]
 
     def transform(goal: str, item: dict) -> str | Relabelled | None:
@@ -8512,6 +8513,260 @@ _AI_ROWS: dict[str, tuple[Callable[[str, dict], Said | None], list[str]]] = {
 """name -> (selector, forms) of group AI."""
 
 
+# -- group AJ (held-out 40's and 39's other structures) ------------------------------------
+# Written for the structures of held-out 40's and 39's misses left unread by rounds 45-46,
+# in other wordings (boxes, blocks, bricks; mats; other verbs and frames), before the round
+# that reads them; never tuned on. Table-driven as group W (:data:`_AJ_ROWS`, made
+# transformations by :func:`_w_transform`).
+def _aj_stacked(goal: str, item: dict) -> Said | None:
+    """One placing of a cube by colour ({a}) onto a pad ({p}) in a flat scene of three, the
+    scene moved so {a} stands on another cube ({b}, picked by the goal; {c} the third): the
+    same placing, where the cards pass it."""
+    found = _x_no_push(goal, item)
+    cubes = _scene_cubes(item)
+    if not found or len(cubes) != 3 or not _flat_scene(item):
+        return None
+    a = found[0]["a"]
+    b = _pick(sorted(n for n in cubes if n != f"{a}_cube"), "ajstack|" + goal)
+    (c,) = [n for n in cubes if n not in {f"{a}_cube", b}]
+    x, y, _ = cubes[b]
+    objects = {**cubes, b: (x, y, 0.02), f"{a}_cube": (x, y, 0.06)}
+    said = {**found[0], "b": b.split("_")[0], "c": c.split("_")[0]}
+    return said, {"expect": "plan", "plan": item["plan"], "objects": objects}
+
+
+def _aj_false_seat(goal: str, item: dict) -> Said | None:
+    """One placing of a cube by colour ({a}) onto a pad ({p}) in a flat scene, {b} another
+    cube: "{a} sitting on {b}" said, which the scene contradicts (every cube on the table):
+    refused."""
+    found = _w_pad_other(goal, item)
+    if not found or not _flat_scene(item):
+        return None
+    return found[0], {"expect": "refuse", "plan": []}
+
+
+def _aj_on_none(goal: str, item: dict) -> Said | None:
+    """One placing of a cube by colour onto a pad in a flat scene, {b} another cube: "the
+    cube sitting on {b}" said, and no cube is on it: refused."""
+    return _aj_false_seat(goal, item)
+
+
+def _aj_others(goal: str, item: dict) -> Said | None:
+    """One placing of a cube by colour ({a}) onto a pad ({p}) in a scene of three, {b} and
+    {c} the other two (left out of every step); the label kept."""
+    found = _x_no_push(goal, item)
+    cubes = _scene_cubes(item)
+    if not found or len(cubes) != 3:
+        return None
+    b, c = sorted(n.split("_")[0] for n in cubes if n != f"{found[0]['a']}_cube")
+    return {**found[0], "b": b, "c": c}, {}
+
+
+def _aj_push_onto_cube(goal: str, item: dict) -> Said | None:
+    """One push of a cube by colour ({a}) onto a pad, {b} another cube of the scene: a push
+    until {a} sits on {b} (a push only goes to a pad): refused."""
+    found = _x_no_lift(goal, item)
+    if not found:
+        return None
+    b = _other_colour(found[0]["a"], _scene_cubes(item), "ajpush|" + goal)
+    return b and ({"a": found[0]["a"], "b": b}, {"expect": "refuse", "plan": []})
+
+
+def _aj_pushed_other(goal: str, item: dict) -> Said | None:
+    """One push of a cube by colour ({a}) onto a pad ({p}), {b} another cube; the label
+    kept (pushed)."""
+    found = _x_no_lift(goal, item)
+    if not found:
+        return None
+    b = _other_colour(found[0]["a"], _scene_cubes(item), "ajother|" + goal)
+    return b and ({**found[0], "A": found[0]["a"].capitalize(), "b": b}, {})
+
+
+def _aj_pad_hover(goal: str, item: dict) -> Said | None:
+    """One placing of a cube by colour onto a pad ({p}): the gripper over {p} (a reach of the
+    pad), where the cards pass it."""
+    found = _x_no_push(goal, item)
+    if not found:
+        return None
+    pad = item["plan"][0].params["target"]
+    return {"p": found[0]["p"]}, {"expect": "plan", "plan": [_step(f"reach {pad}")]}
+
+
+def _aj_by_pad(goal: str, item: dict) -> Said | None:
+    """One placing of a cube by colour ({a}) onto a pad in a flat scene whose cube {a} is 5
+    cm or more nearer the other pad ({q}, said by its colour) than that one: "{a}'s by {q}",
+    then the lift to "the {pc} one"; the label kept."""
+    found = _x_no_push(goal, item)
+    if not found or not _flat_scene(item):
+        return None
+    a = found[0]["a"]
+    target = item["plan"][0].params["target"]
+    pads = {"left_pad": (0.55, 0.25), "right_pad": (0.55, -0.25)}
+    other = "right_pad" if target == "left_pad" else "left_pad"
+    xy = _scene_cubes(item)[f"{a}_cube"][:2]
+    if math.dist(xy, pads[other]) + 0.05 > math.dist(xy, pads[target]):
+        return None
+    colour = {"left_pad": "yellow", "right_pad": "grey"}
+    return {"A": a.capitalize(), "q": f"the {colour[other]} pad", "pc": colour[target]}, {}
+
+
+def _aj_over_colour(goal: str, item: dict) -> Said | None:
+    """One placing of a cube by colour ({a}) in a flat scene: the gripper over it (a
+    reach), {A} the colour capitalised."""
+    found = _x_over(goal, item)
+    return found and ({**found[0], "A": found[0]["a"].capitalize()}, found[1])
+
+
+def _aj_stack_hover_home(goal: str, item: dict) -> Said | None:
+    """One placing of a cube by colour onto a cube by colour ({a} onto {b}) in a flat scene:
+    that placing, then the gripper over a pad ({q}), then home, where the cards pass it."""
+    pair = _placed_on_cube(goal, item)
+    if not pair or not _flat_scene(item):
+        return None
+    pad = _pick(["left_pad", "right_pad"], "ajhover|" + goal)
+    q = _pick(
+        [f"the {pad.split('_')[0]} pad", f"the {'yellow' if pad == 'left_pad' else 'grey'} mat"],
+        "ajq|" + goal,
+    )
+    plan = [item["plan"][0], _step(f"reach {pad}"), _step("home")]
+    return {"a": pair[0], "b": pair[1], "q": q}, {"expect": "plan", "plan": plan}
+
+
+def _aj_on_cube(goal: str, item: dict) -> Said | None:
+    """One placing of a cube by colour onto a cube by colour ({a} onto {b}) in a flat scene,
+    {A} the colour capitalised; the label kept."""
+    pair = _placed_on_cube(goal, item)
+    if not pair or not _flat_scene(item):
+        return None
+    return {"a": pair[0], "A": pair[0].capitalize(), "b": pair[1]}, {}
+
+
+_AJ_ROWS: dict[str, tuple[Callable[[str, dict], Said | None], list[str]]] = {
+    "unstack_top": (
+        _aj_stacked,
+        [
+            "Unstack the {a} box from the {b} one and bring it over to {p}.",
+            "Take the {a} block off {b} and carry it across to {p}.",
+        ],
+    ),
+    "on_cube_set_there": (
+        _aj_on_cube,
+        [
+            "{A} onto {b}, if you would: pick it up and put it down there.",
+            "Could the {a} block sit on top of the {b} one? Pick it up and place it there.",
+            "{A} box on the {b} box, thanks - grab it and drop it there.",
+        ],
+    ),
+    "pad_hover": (
+        _aj_pad_hover,
+        [
+            "Claw over to {p}, hold it there a second.",
+            "Hand to {p}; wait above it for a bit.",
+        ],
+    ),
+    "by_pad_lift": (
+        _aj_by_pad,
+        [
+            "{A}'s over by {q}. Pick it up and take it to the {pc} one.",
+            "{A} is next to {q}. Lift it across to the {pc} mat.",
+        ],
+    ),
+    "seat_true": (
+        _aj_stacked,
+        [
+            "The block resting on {b} - move it onto {p}.",
+            "The {a} box sitting on the {b} box: put it on {p}.",
+            "Put the {a} brick that is on the {b} brick onto {p}.",
+        ],
+    ),
+    "seat_false": (
+        _aj_false_seat,
+        [
+            "The {a} box sitting on the {b} box: put it on {p}.",
+            "Put the {a} block that is on the {b} block onto {p}.",
+        ],
+    ),
+    "seat_none": (
+        _aj_on_none,
+        [
+            "The block resting on {b} - move it onto {p}.",
+            "Whichever box sits on the {b} one, lift it onto {p}.",
+        ],
+    ),
+    "leave_both": (
+        _aj_others,
+        [
+            "Leave the {b} and {c} boxes out of it; just put {a} onto {p}.",
+            "Don't touch {b} or {c} at all; simply lift the {a} block onto {p}.",
+        ],
+    ),
+    "push_onto_cube": (
+        _aj_push_onto_cube,
+        [
+            "Nudge the {a} block along until it's resting on {b}.",
+            "Slide the {a} box over till it sits on the {b} one.",
+        ],
+    ),
+    "all_but_one_stays": (
+        _aj_pushed_other,
+        [
+            "All of them but {a} stay where they are; shove {a} across to {p}.",
+            "Every block other than {a} stays still; nudge {a} over to {p}.",
+        ],
+    ),
+    "no_lift_this": (
+        _aj_pushed_other,
+        [
+            "No picking this one up; just nudge the {a} box over to {p}.",
+            "Don't lift this one - just slide the {a} block to {p}.",
+        ],
+    ),
+    "forget_leave": (
+        _w_pad_other,
+        [
+            "Forget the {b} box, let it be; put the {a} block on {p}.",
+            "Don't worry about the {b} brick, leave it; set the {a} brick on {p}.",
+        ],
+    ),
+    "not_x_the_y": (
+        _w_pad_other,
+        [
+            "Not {b} - the {a} box, onto {p}.",
+            "Not the {b} one: the {a} block, on {p}.",
+        ],
+    ),
+    "aside_push": (
+        _aj_pushed_other,
+        [
+            "Spot {a}? Shove it across to {p}.",
+            "{A}'s close to you; nudge it over to {p}.",
+        ],
+    ),
+    "yeah_over": (
+        _aj_over_colour,
+        [
+            "{A} block, right? Hold the gripper above it.",
+            "The {a} box, ok? Hover over it.",
+        ],
+    ),
+    "nothing_now": (
+        _x_empty,
+        [
+            "That's all I need from you for now, cheers.",
+            "Stay there and hang on for me.",
+        ],
+    ),
+    "stack_hover_home": (
+        _aj_stack_hover_home,
+        [
+            "Put {a} on {b}, then move over {q}, then go home.",
+            "Stack the {a} block on the {b} one, then hover above {q}, then back home.",
+        ],
+    ),
+}
+"""name -> (selector, forms) of group AJ."""
+
+
 TRANSFORMS: dict[str, tuple[str, Callable[[str, dict], str | Relabelled | None]]] = {
     "topic": ("A", topic_first),
     "fragment": ("A", fragment),
@@ -8801,6 +9056,7 @@ TRANSFORMS: dict[str, tuple[str, Callable[[str, dict], str | Relabelled | None]]
     **{name: ("AG", _w_transform(name)) for name in _AG_ROWS},
     **{name: ("AH", _w_transform(name)) for name in _AH_ROWS},
     **{name: ("AI", _w_transform(name)) for name in _AI_ROWS},
+    **{name: ("AJ", _w_transform(name)) for name in _AJ_ROWS},
 }
 """name -> (group, transformation). Group B was written with A and committed before any
 planner change; nothing is tuned on it. Group C (the structures held-out 9 showed) was
@@ -8814,7 +9070,8 @@ group R (held-out 24's), group S (held-out 25's), group T (held-out 26's), group
 30's), group Y (held-out 31's), group Z (held-out 32's), group AA (held-out 33's), group AB
 (held-out 34's), group AC (held-out 35's), group AD (held-out 36's), group AE (held-out 37's),
 group AF (held-out 38's), group AG (the net's class and held-out 38's other structures),
-group AH (held-out 39's), group AI (held-out 40's)."""
+group AH (held-out 39's), group AI (held-out 40's), group AJ (held-out 40's and 39's other
+structures)."""
 
 
 def transformed(items: list[dict], name: str, per: int) -> tuple[int, list[tuple[dict, dict]]]:

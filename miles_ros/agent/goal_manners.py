@@ -51,11 +51,12 @@ prohibition, not a manner of the clause's own move."""
 
 
 _WAY_AS_NOUN = re.compile(
-    rf"\b(?P<neg>{_NOT_BY}|n't(?: by)?)\s+(?:a\s+single|a|an|any|one|single)\s+"
+    rf"\b(?P<neg>{_NOT_BY}|n't(?: by)?)\s+(?:a\s+single|a|an|any|(?<!\bno\s)one|single)\s+"
     rf"(?=(?:{_LIFTS}|{_PUSHES})\w*\b)"
 )
 """A way of moving ruled out as a noun ("without a lift", "not a single nudge", "without any
-lifting", "without a shove"): read as its verb ruled out ("without lift"), so :data:`_NO_GRASP` and
+lifting", "without a shove"; "no one" is nobody, no article): read as its verb ruled out
+("without lift"), so :data:`_NO_GRASP` and
 :data:`_GRASP` see the negation (before, the article hid it and "a lift" read as the manner)."""
 
 

@@ -20,6 +20,7 @@ from miles_ros.agent.reading import (
     read_goal,
 )
 from miles_ros.agent.reference_scene import Clarification, Resolution, spoken
+from miles_ros.agent.reference_stacked import seat_checked
 from miles_ros.agent.references import follow_up, resolve_references
 from miles_ros.agent.registry import SkillRegistry
 from miles_ros.agent.scope import read_scope
@@ -101,6 +102,9 @@ def read_plainly(
     :func:`~miles_ros.agent.turns.turn_text`; the goal itself when it only forbids or is
     refused),
     its reading, and the question back when the goal does not say which thing it means."""
+    goal, wrong = seat_checked(goal, world)  # "the C cube sitting on D": is it?
+    if wrong:
+        return goal, GoalReading(refusal=wrong), None
     goal = plain_wording(goal, world)
     if asks_nothing(goal):
         return goal, GoalReading(nothing=True), None

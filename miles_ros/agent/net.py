@@ -33,9 +33,11 @@ from miles_ros.agent.repertoire import _LEAD, ACTIONS, repertoire, verb_refusal
 
 _CUE = (
     r"(?:\bno(?: more| need to| need for)?|\bnot|n't|\bdo not|\bnever|\bwithout|\bavoid|"
-    r"\binstead of|\brather than|\bstop|\bquit|\bhold off(?: on)?|\bno longer|\brefrain from)"
+    r"\binstead of|\brather than|(?<!n't )(?<!not )(?<!never )(?<!n't ever )\b(?:stop|quit)|"
+    r"\bhold off(?: on)?|\bno longer|\brefrain from)"
 )
-"""The words that rule out the way of moving they govern."""
+"""The words that rule out the way of moving they govern ("stop" and "quit" negated are not:
+"don't stop pushing" asks the push)."""
 _BETWEEN = (
     r"(?:\s+(?:any|more|once|ever|even|just|by|to|at all|further|you|anything by|a|an|single))*"
 )

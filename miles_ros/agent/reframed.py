@@ -12,7 +12,8 @@ before :func:`~miles_ros.agent.recast.recast`):
 - a reach of a pad, then "bring X to it": "it" is the pad (:func:`brought_to_it`);
 - "the cube at the (very) bottom of the stack", "the bottom-most / lowest cube of the tower":
   "the lowest cube in the stack" (:func:`bottom_of_stack`);
-- "unstack X": "take X off the stack" (:func:`unstacked`);
+- "unstack X": "take X off the stack"; "unstack X from / off Y" (colours, their nouns said or
+  not): "take the X cube off the Y cube" (:func:`unstacked`);
 - "anywhere but / except / other than the Q pad; the P one is fine / will do": onto P
   (:func:`anywhere_but`);
 - "Which of the mats is the C one? V X there.": X onto the C pad (:func:`which_pad_there`);
@@ -33,6 +34,7 @@ from __future__ import annotations
 import re
 
 from miles_ros.agent.clause_grammar import _CUBE_NOUN, _PAD_NOUN
+from miles_ros.agent.vocabulary import COLOURS
 
 _SEP = r"[\s,.;:!\-\u2013\u2014]"
 _PAUSE = (
@@ -145,10 +147,30 @@ _UNSTACK = re.compile(
 )
 
 
+_UNSTACK_FROM = re.compile(
+    rf"\bunstack\s+(?:the\s+)?(?P<x>[a-z]+)(?:\s+(?P<n>{_CUBE_NOUN}|one))?\s+(?:from|off)"
+    rf"(?:\s+of)?\s+(?:(?:the\s+)?(?P<y>[a-z]+)(?:\s+(?:{_CUBE_NOUN}|one))?)\b"
+    r"(?P<then>\s*,\s*(?:and\s+)?then\s+(?=\w+\s+it\b))?",
+    re.I,
+)
+""""unstack X from Y": X is the cube taken off (the top one), Y the one it stands on."""
+
+
+def _taken_off(m: re.Match) -> str:
+    x, y = m["x"].lower(), m["y"].lower()
+    if x not in COLOURS or y not in COLOURS:
+        return m.group(0)
+    noun = m["n"] if m["n"] and m["n"].lower() != "one" else "cube"
+    return f"take the {x} {noun} off the {y} cube" + (" and " if m["then"] else "")
+
+
 def unstacked(text: str) -> str:
     """ "Unstack the green cube and set it on the right pad." / "Unstack the green cube, then
     set it down on ..." -> "take the green cube off the stack and set it on the right pad."
-    (taking the top cube off is a lift; the step after it on "it" is that lift's placing)."""
+    (taking the top cube off is a lift; the step after it on "it" is that lift's placing);
+    "Unstack blue from red and carry it to P" -> "take the blue cube off the red cube and
+    carry it to P" (blue is the top cube, the one taken off, whatever red is)."""
+    text = _UNSTACK_FROM.sub(_taken_off, text)
     return _UNSTACK.sub(
         lambda m: f"take {m['x']} off the stack" + (" and " if m["then"] else ""), text
     )

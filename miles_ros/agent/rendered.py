@@ -5,6 +5,9 @@ before :func:`~miles_ros.agent.retold.retold`):
 - a fragment of two bare colours, the pad's article left out ("blue onto yellow mat", "blue
   block to yellow mat pls"): "Put the blue cube on the yellow mat"; with no colour, "cube on
   pad pls": "Put the cube on the pad" (which cube asked back; :func:`bare_fragment`);
+- "V X (along) until it's sitting on Y", Y a cube: "V X onto Y" (:func:`moved_until_on`);
+- the gripper said first with no verb ("Gripper to the yellow pad, hover there"): "Move the
+  gripper to ..." (:func:`gripper_fragment`);
 - a preposition with a letter dropped or two swapped before "the" ("abve", "abvoe",
   "ovre"): the preposition (:func:`prep_typo`);
 - "the cube that isn't X or Y": the third colour of the scene's three (:func:`not_either`);
@@ -295,10 +298,44 @@ def every_cube_unskilled(text: str) -> str:
     return f"{m['v']} the cubes." if m else text
 
 
+_GRIPPER_TO = re.compile(
+    r"^(?:the\s+|your\s+)?(?:gripper|hand|claw|arm|tool)\s+(?=(?:over\s+|across\s+)?to\s+the\b)",
+    re.I,
+)
+
+
+def gripper_fragment(text: str) -> str:
+    """ "Gripper to the yellow pad, hover there a moment." -> "Move the gripper to the yellow
+    pad, hover there a moment." (the gripper said first, no verb: the gripper moved there,
+    a reach; a cube is never moved by it)."""
+    return _GRIPPER_TO.sub("Move the gripper ", text.strip(), count=1)
+
+
+_UNTIL_ON = re.compile(
+    r"^(?P<head>\w+\s+.+?)\s+(?:(?:along|over|across|forward|ahead)\s+)?(?:until|till|'til|so\s+"
+    r"that)\s+it(?:'s|\s+is|\s+ends\s+up|\s+sits|\s+rests|\s+stands)?\s+(?:(?:sitting|resting|"
+    r"standing|lying)\s+)?(?:on\s+top\s+of|onto|on)\s+(?P<place>[^,;.!?]+?)\s*(?P<end>[.!]?)$",
+    re.I,
+)
+
+
+def moved_until_on(text: str, cube_colours: frozenset[str] = frozenset()) -> str:
+    """ "Shunt blue along until it's sitting on red." -> "Shunt blue onto red." (a cube, by
+    one of ``cube_colours``, as the state the step ends in is its place: a push onto a cube is
+    then refused as any is; "till it's on the pad" is left as said)."""
+    m = _UNTIL_ON.match(text.strip())
+    said = m and re.match(rf"^(?:the\s+)?(\w+)(?:\s+(?:{_CUBE_NOUN}|one))?$", m["place"], re.I)
+    if not said or said[1].lower() not in cube_colours:
+        return text
+    return f"{m['head']} onto {m['place']}{m['end']}"
+
+
 def rendered(text: str, cube_colours: frozenset[str] = frozenset()) -> str:
     """``text`` with held-out 23's structures said plainly (see the module); ``cube_colours``:
     the colours the scene's cubes are named by."""
-    text = every_cube_unskilled(bare_fragment(text, cube_colours))
+    text = every_cube_unskilled(
+        bare_fragment(gripper_fragment(moved_until_on(text, cube_colours)), cube_colours)
+    )
     text = in_front(not_either(prep_typo(text), cube_colours))
     text = held_then_turned(goes_then_verb(where_it_sits(text)))
     return carried_on(group_left(base_said_twice(same_but_place(text), cube_colours)))

@@ -107,6 +107,15 @@ _EVERYTHING = (
 itself ("that's everything for today - park the arm at home": nothing more to do)."""
 
 
+_NOTHING_WITH = re.compile(
+    r"\b(?:do\s+nothing|don'?t\s+do\s+anything|do\s+not\s+do\s+anything)\s+(?:at\s+all\s+)?"
+    r"(?:with|to)\b(?=\s+(?:the\s+)?\w)",
+    re.I,
+)
+""""do nothing with X (or Y)", "don't do anything to X": X (and Y) not touched, as "don't
+touch X or Y" says; another clause's step stays ("...; just lift green onto P")."""
+
+
 class _Cubes(CubeWords):
     """The scene's cube phrases: a pattern for one cube or a list, and its names."""
 
@@ -142,7 +151,7 @@ class _Cubes(CubeWords):
 
 def read_scope(goal: str, world: World) -> Scope:
     """``goal``'s prohibitions and its positive part in ``world`` (see the module)."""
-    text = goal.replace("\u2019", "'")
+    text = _NOTHING_WITH.sub("don't touch", goal.replace("\u2019", "'"))
     if not world.objects:
         return Scope(goal)
     cubes = _Cubes(world)

@@ -43,7 +43,9 @@ or thing of the vocabulary (:mod:`miles_ros.agent.vocabulary`): "the purple cube
 unknown and is refused. With no tower standing, or several, the tower words are left as
 they are (the reading refuses "the top cube" with the reason).
 
-About 510 lines: :func:`plain_wording`'s one ordered list of passes and the typo corrector
+About 600 lines (round 47 added about 90: a cube pointed out, "this one" before its cube,
+"never mind X, leave it", "shunt", a place said by a cube's colour before "there"):
+:func:`plain_wording`'s one ordered list of passes and the typo corrector
 they share (the tower and support rules are :mod:`miles_ros.agent.wording_towers`'s); the
 passes read and rewrite one text in an order that matters, so they stay in one place.
 """
@@ -85,15 +87,20 @@ def plain_wording(goal: str, world: World) -> str:
     a way of moving taken back for the other, a pad said again by its own side, "on top"
     alone after a cube put on another (on the cube last put), a verb of carrying the training
     phrases lack ("ferry / shuttle / haul X": "carry X"), "but not before / until" ("but only
-    after")."""
-    text = _NOT_BEFORE.sub(r"\g<but> only after", _CARRIED.sub("carry", goal))
+    after"), a cube pointed out then "it" ("Red's near you; push it ...": :func:`pointed_out`),
+    "no lifting this one; just V X" (X without lifting), "never mind X, leave it" (X left
+    alone), "shunt" ("shove")."""
+    text = _LEFT_BE.sub(r"leave \g<np> alone", _this_one_first(pointed_out(goal)))
+    text = _NOT_BEFORE.sub(
+        r"\g<but> only after", _CARRIED.sub("carry", _SHUNTED.sub("shove", text))
+    )
     text = _side_again(_WAY_SWAPPED.sub(_one_way, _RIGHT_ABOVE.sub("directly ", text)), world)
     text = _nice_and(_COLOUR_AGAIN.sub(r"\g<place>", shades_said(text, world)))
     text = stacked_said(corrected(text, world), standing_towers(world))
     text = branch_taken(reach_asked(text), world)
     text = tower_in_order(visited_in_order(compared(text, world), world), world)
     text = both_taken(taken_apart(scene_said(text, world), world), world)
-    text = _THERE.sub(r"\g<np>", _placed_first(text))
+    text = _THERE.sub(r"\g<np>", _placed_first(text, cube_colours(world)))
     text = plain_clauses(text, cube_colours(world), pad_colours(world))
     text = _respectively(text)
     text = _CHOSEN_THEN_PUSHED.sub(r"\g<verb> \g<what>", text)
@@ -112,6 +119,13 @@ def plain_wording(goal: str, world: World) -> str:
     return towers_said(introduced(text), world)
 
 
+_LEFT_BE = re.compile(
+    rf"\b(?:never\s+mind|forget(?:\s+about)?|don'?t\s+worry\s+about)\s+(?P<np>the\s+[a-z]+\s+"
+    rf"(?:{_CUBE}|one))\s*[,;:]\s*(?:just\s+)?(?:leave|let)\s+it(?:\s+(?:be|alone|there))?\b",
+    re.I,
+)
+""""never mind / forget (about) the red cube, leave it / let it be": the cube left alone (a
+prohibition, not a step taken back: "it" is the cube just named)."""
 _RIGHT_ABOVE = re.compile(
     r"(?<!\bthe )(?<!\bthe far )\bright\s+"
     r"(?=(?:above|over|on\s+top\s+of)\s+(?:the|that|this|it)\b)",
@@ -121,6 +135,24 @@ _RIGHT_ABOVE = re.compile(
 right pad is "the right one", never "right above"; "the right over there" keeps its side)."""
 _LIFT_WORDS = r"(?:lift|pick|grasp|grab|rais|carr)"
 _PUSH_WORDS = r"(?:push|slid|shov|nudg|scoot|drag)"
+_THIS_ONE_FIRST = re.compile(
+    rf"^\s*(?:no|don'?t|do\s+not|never)\s+(?P<way>(?:{_LIFT_WORDS}|{_PUSH_WORDS}|pick)\w*(?:\s+up)?)"
+    r"\s+(?:this|that)\s+one(?:\s+up)?\s*(?:[;:,]|\s[-\u2013\u2014]+)\s*(?:just\s+)?"
+    rf"(?P<rest>\w+\s+(?:the\s+)?[a-z]+\s+(?:{_CUBE}|one)\b[^.;!?]*?)\s*(?P<end>[.!]?)$",
+    re.I,
+)
+
+
+def _this_one_first(text: str) -> str:
+    """ "No lifting this one; just shunt the green cube over to P." -> "shunt the green cube
+    over to P without lifting it": "this one" is the cube the step after it names."""
+    m = _THIS_ONE_FIRST.match(text)
+    if m is None:
+        return text
+    way = "lifting" if re.match(rf"{_LIFT_WORDS}|pick", m["way"], re.I) else "pushing"
+    return f"{m['rest']} without {way} it{m['end']}"
+
+
 _WAY_SWAPPED = re.compile(
     r"\s*[,;]\s*(?:and\s+|but\s+|so\s+)?(?:never\s+mind|forget(?:\s+about)?|no|not|don'?t|do\s+not|"
     rf"instead\s+of|rather\s+than)\s+(?:by\s+)?(?P<no>(?:{_LIFT_WORDS}|{_PUSH_WORDS})\w*)"
@@ -297,11 +329,16 @@ def lift_then_place(text: str) -> str:
 
 
 _STATED = re.compile(
-    rf"^(?P<cube>the\s+\w+\s+{_CUBE})\s+(?:should|must|needs to|has to|is to|ought to)\s+"
+    rf"^(?:(?P<cube>the\s+\w+\s+{_CUBE})\s+(?:should|must|needs to|has to|is to|ought to)\s+"
     r"(?:go|be|end up|sit|be moved|be put|be placed|be pushed)\s+"
-    r"(?P<where>(?:on top of|onto|on|to|at|in|into)\s+the\s+[\w ]+?)\s*[.;,]\s*(?P<rest>.+)$",
+    r"(?P<where>(?:on top of|onto|on|to|at|in|into)\s+the\s+[\w ]+?)\s*[.;,]"
+    rf"|(?:can|could|would|will)\s+(?P<asked>the\s+\w+\s+{_CUBE})\s+(?:go|sit|be\s+put|be\s+"
+    r"placed|be\s+stacked|rest|stand|fit)\s+(?P<on>(?:on\s+top\s+of|onto|on|atop)\s+the\s+"
+    rf"\w+\s+(?:{_CUBE}|one))\s*\?)\s*(?P<rest>.+)$",
     re.I,
 )
+"""Where a cube goes, said first (a statement with "should / must", or a question "can /
+could X go on top of Y?"), then what to do ("push it there", "lift it up there")."""
 
 
 _THERE = re.compile(
@@ -318,9 +355,10 @@ is where it goes) nor after "to" (a destination that may be the relation's)."""
 _PLACED_FIRST = re.compile(
     rf"^(?P<cube>(?:the\s+)?(?P<colour>[a-z]+)(?:\s+(?P<noun>{_CUBE}|one))?)\s*"
     r"(?:(?P<prep>onto|on\s+to|on|to|over\s+to|across\s+to|into)\s+"
-    rf"(?P<place>the\s+[a-z]+\s+(?:{'|'.join(PAD_NOUNS)}|{_CUBE}|one))|,\s*"
+    rf"(?P<place>the\s+[a-z]+\s+(?:{'|'.join(PAD_NOUNS)}|{_CUBE}|one)|(?P<bare>[a-z]+))|,\s*"
     rf"(?P<pad>(?:the\s+)?[a-z]+\s+(?:{'|'.join(PAD_NOUNS)})))\s*"
-    r"(?:[,;:.]|[-\u2013\u2014]+)\s*(?P<rest>.*\bit\s+(?:over\s+)?there\b.*)$",
+    r"(?:,?\s*(?:please|thanks|if\s+you\s+would|if\s+you\s+could|if\s+you\s+can)\s*)?"
+    r"(?:[,;:.]|[-\u2013\u2014]+)\s*(?P<rest>.*\bit\s+(?:(?:over|up|down)\s+)?there\b.*)$",
     re.I,
 )
 """A cube and its place said first, then the verb on "it there" ("green onto the grey pad,
@@ -379,23 +417,40 @@ def _nice_and(text: str) -> str:
     return _NICE_AND.sub("", text) if _PLACES.search(text) else text
 
 
-def _placed_first(text: str) -> str:
+def _placed_first(text: str, cube_colours: frozenset[str] = frozenset()) -> str:
     """ "green onto the grey pad, slide it there" -> "slide the green cube onto the grey pad":
-    the fragment says what goes where, the clause after it how."""
+    the fragment says what goes where, the clause after it how; the place may be a cube's
+    colour alone ("green on red, please: lift it up and set it there": "lift the green cube
+    up and set it on the red cube", the first "it" the cube, "there" the place)."""
     match = _PLACED_FIRST.match(text.strip())
     if match is None or match["colour"].lower() not in COLOURS:
+        return text
+    if match["bare"] and match["bare"].lower() not in cube_colours:
         return text
     said = (match["prep"] or "onto").lower()
     prep = re.sub(r"\s+", "", said) if "on" in said else "to"
     cube = f"the {match['colour'].lower()} {match['noun'] or 'cube'}"
-    place = match["place"] or re.sub(r"^(?:the\s+)?", "the ", match["pad"], flags=re.I)
-    return re.sub(
-        r"\bit\s+(?:over\s+)?there\b",
-        f"{cube} {prep} {place}",
-        match["rest"],
-        count=1,
-        flags=re.I,
+    place = (
+        f"the {match['bare'].lower()} cube"
+        if match["bare"]
+        else match["place"] or re.sub(r"^(?:the\s+)?", "the ", match["pad"], flags=re.I)
     )
+    return _there_named(match["rest"], cube, f"{prep} {place}")
+
+
+_IT_THERE = re.compile(r"\bit\s+(?:(?:over|up|down)\s+)?there\b", re.I)
+
+
+def _there_named(rest: str, cube: str, where: str) -> str:
+    """``rest`` with "it there" said as ``cube`` ``where``; where an "it" comes before it
+    ("lift it up and set it there": two steps on one cube), that "it" is ``cube`` and "it
+    there" is "it" ``where``."""
+    there = _IT_THERE.search(rest)
+    first = re.search(r"\bit\b", rest, re.I)
+    if first.start() < there.start():
+        rest = f"{rest[: there.start()]}it {where}{rest[there.end() :]}"
+        return f"{rest[: first.start()]}{cube}{rest[first.end() :]}"
+    return f"{rest[: there.start()]}{cube} {where}{rest[there.end() :]}"
 
 
 def _put_there(text: str) -> str:
@@ -403,6 +458,10 @@ def _put_there(text: str) -> str:
     to the left pad.": the first sentence says where, the second what to do (said as a
     fragment: :func:`_placed_first`, before the clauses are read)."""
     match = _STATED.match(text.strip())
+    if match is not None and match["asked"] and _IT_THERE.search(match["rest"]):
+        # "can the red cube go on top of the green one? lift it up there"
+        cube, where = "the" + match["asked"][3:], re.sub(r"\s+", " ", match["on"])
+        return _there_named(match["rest"], cube, where)
     if match is None or not re.search(r"\bit (?:over )?there\b", match.group("rest"), re.I):
         return text
     where = re.sub(r"^(?:onto|on top of|on|at|in|into)\b", "to", match.group("where"))
@@ -450,6 +509,12 @@ def _action_as_noun(text: str) -> str:
 _NOT_BEFORE = re.compile(r"(?P<but>\bbut)\s+not\s+(?:before|until|till)\b", re.I)
 """A step kept back until another is done ("Go home, but not before putting X on P", "...
 but not until X is on P"): "but only after", the order the ordering rules read."""
+_SHUNTED = re.compile(
+    r"\bshunt(?=\s+(?:the|this|that|it|them|[a-z]+\s+(?:along|over|across|to|onto)"
+    r"|[a-z]+\s*$)\b)",
+    re.I,
+)
+""""shunt X" is "shove X" (a push verb the training phrases lack; the imperative only)."""
 _CARRIED = re.compile(
     r"\b(?:ferry|shuttle|cart|haul|lug|tote|transport|convey)(?=\s+(?:the|this|that|your|it|them)"
     r"\b)",
@@ -492,9 +557,21 @@ def tap_as_reach(text: str) -> str:
 _INTRODUCED = re.compile(
     rf"^\s*(?:there(?:'s|\u2019s| is)|i see|you(?:'ll| can| will)? see|(?:do|can) you see|see|"
     rf"look at|notice|spot)\s+"
-    rf"(?:a|an|the)\s+(?P<cube>\w+\s+{_CUBE})\b[^.;?!]*[.;?!]+\s*(?P<rest>.+)$",
+    rf"(?:(?:a|an|the)\s+(?P<cube>\w+\s+{_CUBE})\b[^.;?!]*|(?P<bare>[a-z]+)(?=\s*\?))[.;?!]+"
+    r"\s*(?P<rest>.+)$",
     re.I,
 )
+_POINTED = re.compile(
+    rf"^\s*(?:the\s+)?(?P<bare>[a-z]+)(?:\s+(?P<noun>{_CUBE}))?(?:(?:'s|\u2019s|\s+is|\s+sits|"
+    r"\s+stands)\s+(?:(?:over|right|just|sitting|standing)\s+)?(?:by|near|next\s+to|beside|"
+    rf"close\s+to)\s+(?:you|the\s+robot|the\s+\w+\s+(?:{'|'.join(PAD_NOUNS)}))\s*(?:[.;:,]|"
+    r"\s[-\u2013\u2014]+)|\s*,\s*(?:yeah|yes|right|ok|okay|got\s+it|see\s+it)\s*\?)\s*"
+    r"(?P<rest>.+)$",
+    re.I,
+)
+"""A cube pointed out by where it is ("Red's near you; ...", "green's by the grey pad. ...")
+or checked with the listener ("Green cube, yeah? ..."), its colour alone or with its noun,
+then a step on "it": "it" is that cube; where it is said to be is no step and no place."""
 _LOOKED_FOR = re.compile(
     rf"^\s*(?:(?:please|first|now|just)[, ]+)*(?:look (?:for|at)|find|locate|spot|search for|"
     rf"seek out|identify|pick out|check|watch|look around for)\s+the\s+(?P<cube>\w+\s+{_CUBE})"
@@ -509,10 +586,25 @@ def introduced(text: str) -> str:
     """ "There's a blue cube near the left pad. Put it on the right pad." -> "Put the blue
     cube on the right pad.": a sentence that only points a cube out, then "it"; likewise
     "look for / find / locate the red cube and hover over it" -> "hover over the red cube"
-    (:data:`_LOOKED_FOR`)."""
-    match = _INTRODUCED.match(text) or _LOOKED_FOR.match(text)
+    (:data:`_LOOKED_FOR`); "see red?" (a colour alone) as "see the red cube?"."""
+    return _it_named(text, _INTRODUCED.match(text) or _LOOKED_FOR.match(text))
+
+
+def pointed_out(text: str) -> str:
+    """ "Red's near you; push it over to the yellow pad." -> "push the red cube over to the
+    yellow pad."; "Green cube, yeah? Park above it." -> "Park above the green cube."
+    (:data:`_POINTED`; read first, so the step on "it" is read as any step on a cube)."""
+    return _it_named(text, _POINTED.match(text))
+
+
+def _it_named(text: str, match: re.Match | None) -> str:
+    """The rest of ``text`` after ``match``'s sentence, its first "it" the cube named."""
     if match is None or not re.search(r"\bit\b", match.group("rest"), re.I):
         return text
-    return re.sub(
-        r"\bit\b", f"the {match.group('cube')}", match.group("rest"), count=1, flags=re.I
-    )
+    said = match.groupdict()
+    cube = said.get("cube")
+    if not cube:  # "see red?", "red's near you": a colour of a cube, its noun said or not
+        if said["bare"].lower() not in COLOURS:
+            return text
+        cube = f"{said['bare'].lower()} {said.get('noun') or 'cube'}"
+    return re.sub(r"\bit\b", f"the {cube}", match.group("rest"), count=1, flags=re.I)
