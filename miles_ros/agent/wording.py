@@ -84,11 +84,12 @@ def plain_wording(goal: str, world: World) -> str:
     "it", "itself", a cube taken off the one under it, tower words, "right above X",
     a way of moving taken back for the other, a pad said again by its own side, "on top"
     alone after a cube put on another (on the cube last put), a verb of carrying the training
-    phrases lack ("ferry / shuttle / haul X": "carry X"), "but not before / until" ("but only
-    after")."""
-    text = _NOT_BEFORE.sub(r"\g<but> only after", _CARRIED.sub("carry", goal))
+    phrases lack ("ferry / shuttle / haul X": "carry X"; "swivel / pivot X": "turn X"), "but not
+    before / until" ("but only after")."""
+    text = _CARRIED.sub("carry", _SWIVELLED.sub("turn", goal))
+    text = _NOT_BEFORE.sub(r"\g<but> only after", text)
     text = _side_again(_WAY_SWAPPED.sub(_one_way, _RIGHT_ABOVE.sub("directly ", text)), world)
-    text = _nice_and(_COLOUR_AGAIN.sub(r"\g<place>", shades_said(text, world)))
+    text = _nice_and(_COLOUR_AGAIN.sub(r"\g<place>\g<mid>", shades_said(text, world)))
     text = stacked_said(corrected(text, world), standing_towers(world))
     text = branch_taken(reach_asked(text), world)
     text = tower_in_order(visited_in_order(compared(text, world), world), world)
@@ -328,7 +329,9 @@ slide it there"; "red cube, grey pad. lift it there": a cube, then a pad, named 
 
 
 _COLOUR_AGAIN = re.compile(
-    rf"(?P<place>\bthe\s+(?P<c>[a-z]+)\s+(?:{'|'.join(PAD_NOUNS)}|{_CUBE}))\s*(?:[,;:]|\s[-\u2013\u2014]+)"
+    rf"(?P<place>\bthe\s+(?P<c>[a-z]+)\s+(?:{'|'.join(PAD_NOUNS)}|{_CUBE}))"
+    r"(?P<mid>(?:\s+(?!(?:the|and|then|after|before|but|or)\b)[a-z']+){0,4}?)"
+    r"\s*(?:[,;:]|\s[-\u2013\u2014]+)"
     rf"\s*(?:i\s+mean\s+)?the\s+(?P=c)(?:\s+(?:one|{'|'.join(PAD_NOUNS)}|{_CUBE}))?\s*,?\s+"
     rf"(?:not|and\s+not|rather\s+than|instead\s+of)\s+the\s+[a-z]+"
     rf"(?:\s+(?:one|{'|'.join(PAD_NOUNS)}|{_CUBE}))?(?=\s*(?:$|[.!?]))",
@@ -336,7 +339,10 @@ _COLOUR_AGAIN = re.compile(
 )
 """A thing said by its colour, then that colour said again against another ("onto the yellow
 pad - the yellow, not the grey"; "on the grey mat; the grey one, not the yellow one"): the thing
-said once (a different colour after it is a correction, left to the corrections' rules)."""
+said once (a different colour after it is a correction, left to the corrections' rules). A
+few words of the same clause may stand between the thing and its colour said again ("to the
+grey pad by pushing - the grey one, not the yellow"): none of them "the", "and", "then", "but"
+or "or", so the colour said again is never another clause's thing's."""
 
 
 _SIDE_AGAIN = re.compile(
@@ -457,6 +463,10 @@ _CARRIED = re.compile(
 )
 """A cube carried by a verb the training phrases lack ("Ferry the red cube across and set it
 on P", "haul the blue box over"): "carry", as the phrases say it (the imperative only)."""
+_SWIVELLED = re.compile(r"\b(?:swivel|pivot)(?=\s+(?:the|this|that|it)\b)", re.I)
+"""A cube turned by a verb the training phrases lack ("Swivel the green block so a face
+points at the robot", "pivot the red box 30 degrees"): "turn" (the imperative only; the
+repertoire lists neither as a verb no skill does)."""
 _GO_OVER = re.compile(
     r"\b(?:(?:go|get|come)\s+(?:right\s+)?(?:over|above)|visit|stop by|drop by|swing by)\s+"
     r"(?=the\b)",
