@@ -31,8 +31,8 @@ before :func:`~miles_ros.agent.retold.retold`):
   base said once; :func:`base_said_twice`);
 - "leave / keep the two back cubes where they are and V ...": "V ..." (the cubes left alone
   ask nothing; :func:`group_left`);
-- "V X onto P, (and) then / next bring / carry / take it over / across to Q": "it" is X
-  (:func:`carried_on`);
+- "V X onto P, (and) then / next bring / carry / take it over / across to Q", or "stack /
+  put it on Y": "it" is X (:func:`carried_on`);
 - "weigh / measure each cube and ...": "weigh the cubes" (a verb no skill does, said of
   every cube: the repertoire refuses it; :func:`every_cube_unskilled`).
 
@@ -337,8 +337,9 @@ def group_left(text: str) -> str:
 
 _CARRIED_ON = re.compile(
     rf"(?P<np>the\s+[a-z]+\s+{_CUBE_NOUN})\s+(?:onto|on\s+to|on|to)\s+the\s+[a-z]+\s+{_PAD_NOUN}\s*,?\s*"
-    r"(?:and\s+)?(?:then|next|after\s+that)\s*,?\s*(?:bring|carry|take)\s+(?P<it>it)\s+"
-    r"(?:over|across)\s+to\b",
+    r"(?:and\s+)?(?:then|next|after\s+that)\s*,?\s*(?:(?:bring|carry|take)\s+(?P<it>it)\s+"
+    r"(?:over|across)\s+to\b|(?:stack|put|place|set|lift)\s+(?P<it2>it)\s+(?:down\s+)?"
+    r"(?:on\s+top\s+of|onto|on)\s+(?!it\b))",
     re.I,
 )
 
@@ -346,11 +347,14 @@ _CARRIED_ON = re.compile(
 def carried_on(text: str) -> str:
     """ "Lift the blue cube onto the yellow pad and then bring it over to the grey pad." ->
     "... and then bring the blue cube over to the grey pad" ("it" the cube just put on a pad,
-    the verb and its manner kept)."""
+    the verb and its manner kept); "push the blue cube to P, and then stack / put it on X":
+    "... stack the blue cube on X" (the cube just moved is the one stacked; run again by
+    :func:`~miles_ros.agent.wording.plain_wording` once a cube said as a topic is named)."""
     m = _CARRIED_ON.search(text)
     if m is None:
         return text
-    return f"{text[: m.start('it')]}{m['np']}{text[m.end('it') :]}"
+    it = "it" if m["it"] else "it2"
+    return f"{text[: m.start(it)]}{m['np']}{text[m.end(it) :]}"
 
 
 @cache

@@ -64,6 +64,7 @@ from miles_ros.agent.conditions import (
 from miles_ros.agent.cube_words import CubeWords
 from miles_ros.agent.phrases import CUBE_NOUNS, PAD_NOUNS
 from miles_ros.agent.reference_scene import SYNONYMS, place_colours
+from miles_ros.agent.rendered import carried_on
 from miles_ros.agent.restated import stacked_said
 from miles_ros.agent.scene_colours import cube_colours, pad_colours, shades_said
 from miles_ros.agent.scene_said import scene_said
@@ -96,7 +97,7 @@ def plain_wording(goal: str, world: World) -> str:
     text = both_taken(taken_apart(scene_said(text, world), world), world)
     text = _THERE.sub(r"\g<np>", _placed_first(text))
     text = plain_clauses(text, cube_colours(world), pad_colours(world))
-    text = _respectively(text)
+    text = carried_on(_respectively(text))  # "it" once a topic cube is named (rendered.py)
     text = _CHOSEN_THEN_PUSHED.sub(r"\g<verb> \g<what>", text)
     text = _LIFTED_ONCE_ON.sub(
         lambda m: f"pick up {m['cube']} and put it {m['prep']} {m['where']}, then ", text

@@ -246,3 +246,24 @@ def test_a_later_steps_cube_said_as_its_topic(order, pad, noun, it):
 def test_a_topic_that_is_no_cube_colour_is_kept():
     said = "Push red to the grey pad, then home, push it again."
     assert "then home, push it" in _read(said)[0], said
+
+
+STACKED = st.sampled_from(["stack it on", "put it on top of", "set it down on"])
+
+
+@given(colours, PADS, NOUNS, STACKED)
+@settings(max_examples=20, deadline=None)
+def test_it_after_a_cube_moved_to_a_pad_is_that_cube(order, pad, noun, then):
+    a, b = order[0], order[1]
+    c, n = pad
+    for said in (
+        f"Push the {a} {noun} to the {c} {n}, and then {then} the {b} {noun}.",
+        f"{a.capitalize()} {noun}: push it to the {c} {n}, then {then} {b}.",
+    ):
+        after = plain(said).split("then", 1)[1]
+        assert f"the {a} " in after and " it " not in f" {after} ", (said, after)
+
+
+def test_it_onto_it_is_kept():
+    said = "Push the red cube to the grey pad, then put it on it."
+    assert "put it on it" in _read(said)[0], said
