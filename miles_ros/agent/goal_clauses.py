@@ -22,8 +22,11 @@ _MOVE_VERBS = frozenset(
 )
 _TARGET_PREP = re.compile(
     r"\b(?:on top of|onto|on to|on|atop|against|to|toward|towards|at|touches|touching|touch)\s+"
-    r"(?:the |that |this )?([a-z_]+)(?:\s+([a-z_]+))?"
+    r"(?:the |that |this )?(?:(?:very |self)?same )?([a-z_]+)(?:\s+([a-z_]+))?"
 )
+"""A target after its preposition: its first word and the next ("onto the red cube"; "the
+(very) same red cube" is the red cube, so a cube put onto "the very same" cube is put on
+itself)."""
 _NEGATED = re.compile(r"(?:don'?t|do not|never|not|without) \w+(?: it)?(?: up)?")
 _SKIP = frozenset({"up", "the", "that", "this", "a", "an"})
 

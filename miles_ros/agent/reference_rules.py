@@ -368,8 +368,8 @@ _RULES = [
     ),
     (
         re.compile(
-            rf"\bthe (?:(?:middle|center|centre|central) {_CUBE}|{_CUBE} in the "
-            r"(?:middle|center|centre))\b",
+            rf"\bthe (?:(?:middle|center|centre|central) (?:{_CUBE}|one(?! (?:of|in) the "
+            rf"(?:stack|tower|pile)))|{_CUBE} in the (?:middle|center|centre))\b",
             re.I,
         ),
         _middle,

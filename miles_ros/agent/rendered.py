@@ -15,9 +15,17 @@ before :func:`~miles_ros.agent.retold.retold`):
 - "The C cube goes / belongs on P; push it there.": "push the C cube onto P" (where it goes,
   then the verb; "...; lift it" / "pick it up" at the goal's end the same; the cube said by a
   reference, "the cube between the other two goes on P", as by a colour; :func:`goes_then_verb`);
+- "(the) C (cube) goes / belongs on P, picked up / lifted / by pushing / with a shove" at the
+  goal's end: "lift / push the C cube onto P" (the way said as a participle;
+  :func:`goes_by_way`);
 - a cube said first by its colour and where it sits ("The green cube sitting on red: put it on
   P", "the blue block resting on the green one - lift it onto P"): the cube by its colour (the
   colour names it; where it sits is the scene's, :func:`where_it_sits`);
+- "there's a C cube in the middle / on the left of the table - V it ...": "there's a C cube -
+  V it ..." (the spot of the table says where the cube is, not where it goes;
+  :func:`there_is_on_table`);
+- "...; then C, V that / it ...": "...; then V the C cube ..." (a later step's cube said as
+  its topic; :func:`then_topic`);
 - "take / grab the C cube and turn it N degrees": "turn the C cube N degrees" (the hold is
   the turn's own; :func:`held_then_turned`);
 - "A onto P. Then do the same with X, but onto Q.": "A, then <A's verb> X onto Q"
@@ -26,8 +34,8 @@ before :func:`~miles_ros.agent.retold.retold`):
   base said once; :func:`base_said_twice`);
 - "leave / keep the two back cubes where they are and V ...": "V ..." (the cubes left alone
   ask nothing; :func:`group_left`);
-- "V X onto P, (and) then / next bring / carry / take it over / across to Q": "it" is X
-  (:func:`carried_on`);
+- "V X onto P, (and) then / next bring / carry / take it over / across to Q", or "stack /
+  put it on Y": "it" is X (:func:`carried_on`);
 - "weigh / measure each cube and ...": "weigh the cubes" (a verb no skill does, said of
   every cube: the repertoire refuses it; :func:`every_cube_unskilled`).
 
@@ -48,15 +56,15 @@ from miles_ros.agent.scene_colours import COLOUR, SIDE
 _BARE = re.compile(
     rf"^(?P<c>[a-z]+)(?:\s+{_CUBE_NOUN})?\s+(?:over\s+)?(?P<p>on\s+top\s+of|onto|on|to)\s+"
     rf"(?:the\s+)?(?P<pad>(?:{SIDE}|{COLOUR})\s+{_PAD_NOUN})\s*(?:,?\s*(?:please|thanks|"
-    r"thank\s+you|pls|plz|thx|ta))?\s*[.!]?$",
+    r"thank\s+you|pls|plz|thx|ta|cheers)(?:\s+a\s+lot)?){0,2}\s*[.!]?$",
     re.I,
 )
 
 
 _NO_COLOUR = re.compile(
     rf"^(?:the\s+|a\s+)?(?P<n>{_CUBE_NOUN})\s+(?:over\s+)?(?:on\s+top\s+of|onto|on|to)\s+"
-    rf"(?:the\s+|a\s+)?(?P<pad>{_PAD_NOUN})\s*(?:,?\s*(?:please|thanks|thank\s+you|pls|plz|thx|ta))?"
-    r"\s*[.!]?$",
+    rf"(?:the\s+|a\s+)?(?P<pad>{_PAD_NOUN})\s*(?:,?\s*(?:please|thanks|thank\s+you|pls|plz|thx|ta|"
+    r"cheers)(?:\s+a\s+lot)?){0,2}\s*[.!]?$",
     re.I,
 )
 
@@ -64,8 +72,9 @@ _NO_COLOUR = re.compile(
 def bare_fragment(text: str, cube_colours: frozenset[str]) -> str:
     """ "green to grey mat, thanks", "red block onto yellow pad pls" -> "Put the green cube on
     the grey mat." (the whole goal a colour of the scene's cubes, its noun said or not, a
-    preposition and a pad, its article said or not); with neither's colour, "cube on pad pls"
-    -> "Put the cube on the pad." (which cube is asked back, as for any cube said alone)."""
+    preposition and a pad, its article said or not, then up to two words of thanks, "please,
+    ta"); with neither's colour, "cube on pad pls" -> "Put the cube on the pad." (which cube
+    is asked back, as for any cube said alone)."""
     bare = _NO_COLOUR.match(text.strip())
     if bare is not None:
         return f"Put the {bare['n'].lower()} on the {bare['pad'].lower()}."
@@ -155,6 +164,35 @@ def goes_then_verb(text: str) -> str:
     return f"{verb} {np} onto {m['p']}{m['rest']}"
 
 
+_GOES_BY = re.compile(
+    r"(?P<lead>^\s*|[;:.]\s+|\s[-\u2013\u2014]+\s*)(?P<np>(?:the\s+)?(?P<c>[a-z]+)"
+    rf"(?:\s+(?:{_CUBE_NOUN}|one))?)\s+(?:goes|belongs|should\s+go|has\s+to\s+go|needs\s+to\s+go|"
+    r"must\s+go|is\s+to\s+go)\s+(?:on\s+top\s+of|onto|on|to)\s+(?P<p>the\s+[a-z-]+\s+[a-z]+)\s*,\s*"
+    r"(?:(?P<lift>picked\s+up|lifted(?:\s+up)?|by\s+(?:lifting|picking)(?:\s+it)?(?:\s+up)?|"
+    r"with\s+a\s+lift)|(?P<push>pushed|slid|shoved|nudged|by\s+(?:pushing|sliding|shoving|nudging)"
+    r"(?:\s+it)?|with\s+a\s+(?:push|shove|nudge)))(?=\s*[.!]?\s*$)",
+    re.I,
+)
+
+
+def goes_by_way(text: str, cube_colours: frozenset[str] = frozenset()) -> str:
+    """ "Keep off the yellow pad - red goes on the grey pad, picked up." -> "Keep off the
+    yellow pad - lift the red cube onto the grey pad" (where a cube goes, then its way said
+    as a participle at the goal's end, "picked up", "lifted", "by pushing", "with a shove":
+    one step of that way; the clause at the goal's start or after a sentence, a colon, a
+    semicolon or a dash; the cube by a colour the scene's cubes have)."""
+    m = _GOES_BY.search(text)
+    if m is None or m["c"].lower() not in cube_colours:
+        return text
+    np = _lower_first(m["np"])
+    if not np.startswith("the "):
+        np = f"the {np}"
+    if not re.search(rf"\b(?:{_CUBE_NOUN}|one)$", np, re.I):
+        np = f"{np} cube"
+    verb = "lift" if m["lift"] else "push"
+    return f"{text[: m.start()]}{m['lead']}{verb} {np} onto {m['p']}{text[m.end() :]}"
+
+
 _SITS_ON = re.compile(
     rf"^(?P<np>(?:the\s+)?[a-z]+\s+{_CUBE_NOUN})\s+(?:(?:that'?s|that\s+is|which\s+is)\s+)?(?:sitting|"
     r"resting|standing|lying|perched|stacked)\s+(?:on\s+top\s+of|on|atop)\s+(?:the\s+)?[a-z]+"
@@ -172,6 +210,46 @@ def where_it_sits(text: str) -> str:
     if m is None or re.search(r"\boff\b", said[m.end() :], re.I):
         return text
     return m["np"] + said[m.end() :]
+
+
+_THERE_IS_ON_TABLE = re.compile(
+    rf"\b(?P<np>there(?:'s|\s+is)\s+(?:a|the|one)\s+(?:[a-z]+\s+)?{_CUBE_NOUN})\s+(?:(?:right|just)\s+)?"
+    r"(?:in|at|on|near|towards?|by)\s+the\s+(?:(?:very\s+|far\s+)?(?:middle|centre|center|edge|"
+    r"front|back|corner|left|right|end)(?:(?:-hand)?\s+(?:side|part|end|edge|corner))?\s+of\s+"
+    r"the\s+)?(?:table|tabletop|workspace)\b(?=\s*(?:[,;:]|\s[-\u2013\u2014]+|\.\s))",
+    re.I,
+)
+
+
+def there_is_on_table(text: str) -> str:
+    """ "There's a green cube in the middle of the table - lift it onto P." -> "There's a
+    green cube - lift it onto P." (a cube pointed out with a spot of the table it lies on,
+    before the request: the spot says where the cube is, not where it goes; the colour names
+    it, and where it is is the scene's)."""
+    return _THERE_IS_ON_TABLE.sub(lambda m: m["np"], text)
+
+
+_THEN_TOPIC = re.compile(
+    r"(?P<lead>(?:[;,.]|\s[-\u2013\u2014]+)\s*(?:and\s+)?(?:then|next|after\s+that|second(?:ly)?)\s*,?\s+)"
+    rf"(?:the\s+)?(?P<c>[a-z]+)(?:\s+(?P<n>{_CUBE_NOUN}|one))?\s*[,:\u2013\u2014-]+\s*"
+    r"(?P<v>[a-z]+)(?:\s+(?P<up>up))?\s+(?:that(?:\s+one)?|it)\b",
+    re.I,
+)
+
+
+def then_topic(text: str, cube_colours: frozenset[str] = frozenset()) -> str:
+    """ "Red cube first, push it to P; then blue, lift that onto Q." -> "...; then lift the
+    blue cube onto Q" (a later step's cube said first as its topic, by a colour the scene's
+    cubes have, then the verb on "that" or "it": the step on that cube, its own verb kept)."""
+
+    def said(m: re.Match) -> str:
+        if m["c"].lower() not in cube_colours:
+            return m[0]
+        noun = m["n"] if m["n"] and m["n"].lower() != "one" else "cube"
+        up = " up" if m["up"] else ""
+        return f"{m['lead']}{m['v']}{up} the {m['c'].lower()} {noun.lower()}"
+
+    return _THEN_TOPIC.sub(said, text)
 
 
 _TURNS = r"(?:turn|rotate|twist|spin)"
@@ -262,8 +340,9 @@ def group_left(text: str) -> str:
 
 _CARRIED_ON = re.compile(
     rf"(?P<np>the\s+[a-z]+\s+{_CUBE_NOUN})\s+(?:onto|on\s+to|on|to)\s+the\s+[a-z]+\s+{_PAD_NOUN}\s*,?\s*"
-    r"(?:and\s+)?(?:then|next|after\s+that)\s*,?\s*(?:bring|carry|take)\s+(?P<it>it)\s+"
-    r"(?:over|across)\s+to\b",
+    r"(?:and\s+)?(?:then|next|after\s+that)\s*,?\s*(?:(?:bring|carry|take)\s+(?P<it>it)\s+"
+    r"(?:over|across)\s+to\b|(?:stack|put|place|set|lift)\s+(?P<it2>it)\s+(?:down\s+)?"
+    r"(?:on\s+top\s+of|onto|on)\s+(?!it\b))",
     re.I,
 )
 
@@ -271,11 +350,14 @@ _CARRIED_ON = re.compile(
 def carried_on(text: str) -> str:
     """ "Lift the blue cube onto the yellow pad and then bring it over to the grey pad." ->
     "... and then bring the blue cube over to the grey pad" ("it" the cube just put on a pad,
-    the verb and its manner kept)."""
+    the verb and its manner kept); "push the blue cube to P, and then stack / put it on X":
+    "... stack the blue cube on X" (the cube just moved is the one stacked; run again by
+    :func:`~miles_ros.agent.wording.plain_wording` once a cube said as a topic is named)."""
     m = _CARRIED_ON.search(text)
     if m is None:
         return text
-    return f"{text[: m.start('it')]}{m['np']}{text[m.end('it') :]}"
+    it = "it" if m["it"] else "it2"
+    return f"{text[: m.start(it)]}{m['np']}{text[m.end(it) :]}"
 
 
 @cache
@@ -337,5 +419,7 @@ def rendered(text: str, cube_colours: frozenset[str] = frozenset()) -> str:
         bare_fragment(gripper_fragment(moved_until_on(text, cube_colours)), cube_colours)
     )
     text = in_front(not_either(prep_typo(text), cube_colours))
-    text = held_then_turned(goes_then_verb(where_it_sits(text)))
+    text = goes_by_way(then_topic(there_is_on_table(text), cube_colours), cube_colours)
+    text = goes_then_verb(where_it_sits(text))
+    text = held_then_turned(text)
     return carried_on(group_left(base_said_twice(same_but_place(text), cube_colours)))

@@ -157,6 +157,24 @@ def by_doing(text: str) -> str | None:
     return None
 
 
+_WITH_MATERIAL = re.compile(
+    r"\b(?:with|using)\s+(?:some\s+)?(?:(?:super|wood|hot)[- ]?(?P<glue>glue)|(?P<glue2>glue)|"
+    r"(?:duct\s+|sticky\s+)?(?P<tape>tape)|(?P<nail>nail)s|(?P<screw>screw)s|(?P<solder>solder)|"
+    r"(?:a\s+)?(?P<weld>weld))\b"
+)
+"""A means said as the stuff it uses ("stick red and blue together with superglue", "fix them
+with tape"): its verb of :data:`ACTIONS` is the act ("glue", "tape")."""
+
+
+def with_material(text: str) -> str | None:
+    """The verb of :data:`ACTIONS` a clause's means names by its material ("with superglue":
+    "glue"; "with duct tape": "tape"; "with nails": "nail"), or None."""
+    m = _WITH_MATERIAL.search(text)
+    if m is None:
+        return None
+    return next(("glue" if k == "glue2" else k) for k, v in m.groupdict().items() if v)
+
+
 def verb_refusal(clauses: list[str], registry: SkillRegistry) -> str | None:
     """Why a goal (its clauses, lower case) asks for an action no skill does, or None: an
     imperative of :data:`ACTIONS` outside the repertoire, or a cube handed to a person."""
@@ -166,7 +184,7 @@ def verb_refusal(clauses: list[str], registry: SkillRegistry) -> str | None:
         text = _light_verb(_LEAD.sub("", clause.strip()))
         words = text.split()
         verb = words[0].strip(",.:;") if words else ""
-        verb = verb if verb in ACTIONS else by_doing(text) or verb
+        verb = verb if verb in ACTIONS else by_doing(text) or with_material(text) or verb
         if verb in ACTIONS and verb not in done:
             what, permission = f"no skill can {verb}", ACTIONS[verb]
         elif _ON_EDGE.search(text) and _CUBE.search(text):

@@ -34,6 +34,7 @@ import re
 
 from miles_ros.agent.clause_grammar import _CUBE_NOUN, _PAD_NOUN
 from miles_ros.agent.reread import _CUBE_NP, _DASH
+from miles_ros.agent.scene_colours import CUBE_COLOUR
 
 _SEP = rf"\s*(?:[;:,]|{_DASH})\s*"
 _END = r"\s*[.!]?$"
@@ -161,20 +162,27 @@ _RANKED = (
 )
 """One of a pair by its rank ("the former", "the second one"), not the first of more words
 ("the second green cube", "the first from the left")."""
+_PAIR_NP = rf"(?:{_CUBE_NP}|{CUBE_COLOUR}(?:\s+{_CUBE_NOUN})?)"
+"""One of the pair: a cube said by one word ("the red cube"), or a cube's colour said alone,
+its noun with it or not ("Blue and red: ...", "red block and green block: ...")."""
 _PAIR = re.compile(
-    rf"^{_PAIR_LEAD}?(?P<a>{_CUBE_NP})\s+and\s+(?P<b>{_CUBE_NP})(?:{_SEP}|\s*[.?!]\s+)"
+    rf"^{_PAIR_LEAD}?(?P<a>{_PAIR_NP})\s+and\s+(?P<b>{_PAIR_NP})(?:{_SEP}|\s*[.?!]\s+)"
     rf"(?P<rest>.*{_RANKED}.*)$",
     re.I,
 )
 
 
 def _the(np: str) -> str:
+    if not re.match(r"the\b", np, re.I):  # a colour said alone, its noun or not
+        words = np.lower().split()
+        return f"the {words[0]} {words[1] if len(words) > 1 else 'cube'}"
     return re.sub(r"^the\b", "the", np, flags=re.I)
 
 
 def former_latter(text: str) -> str:
     """ "the X and the Y: put the former on Z", "look at X and Y. Put the first on the
-    second.": "put X on Z", "put X on Y" (each ranked one named)."""
+    second.": "put X on Z", "put X on Y" (each ranked one named; a cube of the pair may be
+    said by its colour alone, "Blue and red: put the former on the latter")."""
     m = _PAIR.match(text.strip())
     if not m:
         return text

@@ -21,8 +21,12 @@ attach one to the other):
   coloured like X" (read by :func:`~miles_ros.agent.retold.colour_paraphrased`);
 - a pad said by its side, then by its colour ("the pad on the left, the yellow one", "the
   right mat - the grey one"): "the C N" when the scene's pad on that side is C (else kept);
-- a pad's colour and noun after a preposition with the article left out ("onto yellow pad"):
-  "onto the yellow pad" (a colour of the scene's places).
+- a pad's colour and noun after a preposition with the article left out ("onto yellow pad"),
+  or at the head of a fragment of a terse list ("Red, grey pad, by pushing."; at the goal's
+  start, after a comma, colon, semicolon or dash): "the yellow pad" (a colour of the scene's
+  places; not a subject, "grey pad is ...");
+- a question naming a pad by its colour, then a request ("Which pad is grey? Put the red
+  cube there.", "which one is the yellow mat? ..."): "The grey pad: ..." (:func:`_which_is`).
 
 A shade of a scene colour (:func:`shades_said`, run on the whole goal first, where the world
 is known): a compound whose head is the colour ("sky-blue", "silver-grey", "lime-green",
@@ -151,12 +155,36 @@ def colour_said(text: str, places: tuple[tuple[str, str], ...] = ()) -> str:
     said += [a for a, c in SYNONYMS.items() if any(c == p for _, p in places)]
     if not said:
         return text
+    text = _which_is(text, places)
     return re.sub(
-        rf"\b(?P<p>{_PREP})\s+(?P<np>(?:{'|'.join(said)})\s+{_PAD_NOUN})\b",
-        lambda m: f"{m['p']} the {m['np']}",
+        rf"(?:\b(?P<p>{_PREP})\s+|(?P<b>^\s*|[,;:]\s*|\s[-\u2013\u2014]+\s*))"
+        rf"(?P<np>(?:{'|'.join(said)})\s+{_PAD_NOUN})\b(?!\s+(?:is|was|has)\b)",
+        lambda m: f"{m['p']} the {m['np']}" if m["p"] else f"{m['b']}the {m['np']}",
         text,
         flags=re.I,
     )
+
+
+_WHICH_IS = re.compile(
+    rf"^\s*which\s+(?:(?P<n>{_PAD_NOUN})|one|of\s+the\s+(?P<n2>{_PAD_NOUN})s)\s+is\s+"
+    rf"(?:the\s+)?(?P<c>{COLOUR})(?:\s+(?:one|(?P<n3>{_PAD_NOUN})))?\s*\?\s*(?=\S)",
+    re.I,
+)
+
+
+def _which_is(text: str, places: tuple[tuple[str, str], ...]) -> str:
+    """ "Which pad is grey? Put the red cube there." -> "The grey pad: Put the red cube
+    there." (a question naming a pad by its colour, then a request: the question points the
+    pad out, the request's "there" or "it" is that pad); only a colour one of the scene's
+    places has (else kept, and refused as a colour the scene lacks)."""
+    m = _WHICH_IS.match(text)
+    if m is None:
+        return text
+    colour = m["c"].lower()
+    noun = m["n"] or m["n2"] or m["n3"]
+    if noun is None or SYNONYMS.get(colour, colour) not in {c for _, c in places}:
+        return text
+    return f"The {colour} {noun.lower()}: {text[m.end() :]}"
 
 
 _ISH_OF = {f: w for w in COLOUR_WORDS for f in _ish(w)}

@@ -19,11 +19,12 @@ pair a clause, bottom first:
   top of blue").
 
 A tower of more cubes than :data:`~sims.tasks.pick_place.TOWER_LEVELS` is refused with
-the reason. Everything else about a stack (a named cube that has cubes on it means the
-top of its stack; a fourth level; a cube that is held) is the goal resolver's rule
-(:func:`miles_ros.runtime.goals.stack_target_error`), which the reading and the validator
-apply to every step against the planner's world. Goals that name each pair ("put green on
-blue and red on green") need no rewriting: the model plans them as they are.
+the reason, and so is a tower said with a height over it ("a 4-level tower", "a tower five
+blocks high": :func:`_too_tall`). Everything else about a stack (a named cube that has
+cubes on it means the top of its stack; a fourth level; a cube that is held) is the goal
+resolver's rule (:func:`miles_ros.runtime.goals.stack_target_error`), which the reading and
+the validator apply to every step against the planner's world. Goals that name each pair
+("put green on blue and red on green") need no rewriting: the model plans them as they are.
 """
 
 from __future__ import annotations
@@ -103,8 +104,35 @@ class TowerReading:
     """Why the tower cannot be built (None: it can, or no tower)."""
 
 
+_COUNTS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8}
+_SIZED = re.compile(
+    rf"\b(?P<n>{'|'.join(_COUNTS)}|\d+)[- ](?:{_NOUNS}|level|layer|tier|stor(?:e?y|ey))s?"
+    r"(?:[- ](?:high|tall))?[- ](?:tower|stack|pile)\b"
+    rf"|\b(?:tower|stack|pile)\s+(?:of\s+)?(?P<m>{'|'.join(_COUNTS)}|\d+)\s+"
+    rf"(?:{_NOUNS}|level|layer|tier|stor(?:e?y|ey|ies))s?(?:\s+(?:high|tall))?\b",
+    re.I,
+)
+"""A tower said with its height as a count ("a 4-level tower", "a five-block stack", "a
+tower four cubes high")."""
+
+
+def _too_tall(goal: str) -> str | None:
+    """Why a tower said with a height over :data:`TOWER_LEVELS` cannot be built ("Make a
+    4-level tower out of the cubes."): it asks for a level a tower may not have, whichever
+    cubes it takes."""
+    m = _SIZED.search(goal)
+    said = m and (m["n"] or m["m"]).lower()
+    n = said and (_COUNTS[said] if said in _COUNTS else int(said))
+    if not n or n <= TOWER_LEVELS:
+        return None
+    return f"a tower is at most {TOWER_LEVELS} cubes high: the goal asks for {n} levels ({m[0]!r})"
+
+
 def read_tower(goal: str, world: World) -> TowerReading:
     """``goal``'s tower in ``world``, rewritten as stacking steps (see the module)."""
+    too_tall = _too_tall(goal)
+    if too_tall:
+        return TowerReading(goal, (), too_tall)
     words = _cube_words(world)
     for pattern in _ANY_ORDER:
         match = re.search(pattern, goal, re.I)

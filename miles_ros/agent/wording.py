@@ -66,6 +66,7 @@ from miles_ros.agent.conditions import (
 from miles_ros.agent.cube_words import CubeWords
 from miles_ros.agent.phrases import CUBE_NOUNS, PAD_NOUNS
 from miles_ros.agent.reference_scene import SYNONYMS, place_colours
+from miles_ros.agent.rendered import carried_on
 from miles_ros.agent.restated import stacked_said
 from miles_ros.agent.scene_colours import cube_colours, pad_colours, shades_said
 from miles_ros.agent.scene_said import scene_said
@@ -86,23 +87,22 @@ def plain_wording(goal: str, world: World) -> str:
     "it", "itself", a cube taken off the one under it, tower words, "right above X",
     a way of moving taken back for the other, a pad said again by its own side, "on top"
     alone after a cube put on another (on the cube last put), a verb of carrying the training
-    phrases lack ("ferry / shuttle / haul X": "carry X"), "but not before / until" ("but only
-    after"), a cube pointed out then "it" ("Red's near you; push it ...": :func:`pointed_out`),
-    "no lifting this one; just V X" (X without lifting), "never mind X, leave it" (X left
-    alone), "shunt" ("shove")."""
+    phrases lack ("ferry / shuttle / haul X": "carry X"; "swivel / pivot X": "turn X"), "but not
+    before / until" ("but only after"), a cube pointed out then "it" ("Red's near you; push it
+    ...": :func:`pointed_out`), "no lifting this one; just V X" (X without lifting), "never mind
+    X, leave it" (X left alone), "shunt" ("shove")."""
     text = _LEFT_BE.sub(r"leave \g<np> alone", _this_one_first(pointed_out(goal)))
-    text = _NOT_BEFORE.sub(
-        r"\g<but> only after", _CARRIED.sub("carry", _SHUNTED.sub("shove", text))
-    )
+    text = _CARRIED.sub("carry", _SHUNTED.sub("shove", _SWIVELLED.sub("turn", text)))
+    text = _NOT_BEFORE.sub(r"\g<but> only after", text)
     text = _side_again(_WAY_SWAPPED.sub(_one_way, _RIGHT_ABOVE.sub("directly ", text)), world)
-    text = _nice_and(_COLOUR_AGAIN.sub(r"\g<place>", shades_said(text, world)))
+    text = _nice_and(_COLOUR_AGAIN.sub(r"\g<place>\g<mid>", shades_said(text, world)))
     text = stacked_said(corrected(text, world), standing_towers(world))
     text = branch_taken(reach_asked(text), world)
     text = tower_in_order(visited_in_order(compared(text, world), world), world)
     text = both_taken(taken_apart(scene_said(text, world), world), world)
     text = _THERE.sub(r"\g<np>", _placed_first(text, cube_colours(world)))
     text = plain_clauses(text, cube_colours(world), pad_colours(world))
-    text = _respectively(text)
+    text = carried_on(_respectively(text))  # "it" once a topic cube is named (rendered.py)
     text = _CHOSEN_THEN_PUSHED.sub(r"\g<verb> \g<what>", text)
     text = _LIFTED_ONCE_ON.sub(
         lambda m: f"pick up {m['cube']} and put it {m['prep']} {m['where']}, then ", text
@@ -366,7 +366,9 @@ slide it there"; "red cube, grey pad. lift it there": a cube, then a pad, named 
 
 
 _COLOUR_AGAIN = re.compile(
-    rf"(?P<place>\bthe\s+(?P<c>[a-z]+)\s+(?:{'|'.join(PAD_NOUNS)}|{_CUBE}))\s*(?:[,;:]|\s[-\u2013\u2014]+)"
+    rf"(?P<place>\bthe\s+(?P<c>[a-z]+)\s+(?:{'|'.join(PAD_NOUNS)}|{_CUBE}))"
+    r"(?P<mid>(?:\s+(?!(?:the|and|then|after|before|but|or)\b)[a-z']+){0,4}?)"
+    r"\s*(?:[,;:]|\s[-\u2013\u2014]+)"
     rf"\s*(?:i\s+mean\s+)?the\s+(?P=c)(?:\s+(?:one|{'|'.join(PAD_NOUNS)}|{_CUBE}))?\s*,?\s+"
     rf"(?:not|and\s+not|rather\s+than|instead\s+of)\s+the\s+[a-z]+"
     rf"(?:\s+(?:one|{'|'.join(PAD_NOUNS)}|{_CUBE}))?(?=\s*(?:$|[.!?]))",
@@ -374,7 +376,10 @@ _COLOUR_AGAIN = re.compile(
 )
 """A thing said by its colour, then that colour said again against another ("onto the yellow
 pad - the yellow, not the grey"; "on the grey mat; the grey one, not the yellow one"): the thing
-said once (a different colour after it is a correction, left to the corrections' rules)."""
+said once (a different colour after it is a correction, left to the corrections' rules). A
+few words of the same clause may stand between the thing and its colour said again ("to the
+grey pad by pushing - the grey one, not the yellow"): none of them "the", "and", "then", "but"
+or "or", so the colour said again is never another clause's thing's."""
 
 
 _SIDE_AGAIN = re.compile(
@@ -522,6 +527,10 @@ _CARRIED = re.compile(
 )
 """A cube carried by a verb the training phrases lack ("Ferry the red cube across and set it
 on P", "haul the blue box over"): "carry", as the phrases say it (the imperative only)."""
+_SWIVELLED = re.compile(r"\b(?:swivel|pivot)(?=\s+(?:the|this|that|it)\b)", re.I)
+"""A cube turned by a verb the training phrases lack ("Swivel the green block so a face
+points at the robot", "pivot the red box 30 degrees"): "turn" (the imperative only; the
+repertoire lists neither as a verb no skill does)."""
 _GO_OVER = re.compile(
     r"\b(?:(?:go|get|come)\s+(?:right\s+)?(?:over|above)|visit|stop by|drop by|swing by)\s+"
     r"(?=the\b)",
