@@ -103,7 +103,7 @@ def test_a_state_that_never_comes_refuses_it_at_the_bound(robot, safety, missing
 
 @settings(max_examples=30, deadline=None)
 @given(st.integers(0, 60), st.sampled_from(["robot", "safety"]))
-def test_a_state_that_comes_within_the_bound_is_measured_after_it_refused(arrives, late):
+def test_a_late_state_starts_the_close_within_the_bound_else_it_was_refused(arrives, late):
     """The joint state or the safety state first heard at period ``arrives``: within the
     bound the close starts that period, past it the measurement was refused before."""
     wait_s = 1.0
