@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from miles_ros.params.skill import SkillNodeParams, skill_executor
@@ -103,9 +103,13 @@ def test_a_state_that_never_comes_refuses_it_at_the_bound(robot, safety, missing
 
 @settings(max_examples=30, deadline=None)
 @given(st.integers(0, 60), st.sampled_from(["robot", "safety"]))
+@example(25, "robot")  # the last period within the bound
+@example(26, "robot")  # the first past it: the close starts (nothing was missing past it)
+@example(27, "safety")  # refused at period 26
 def test_a_late_state_starts_the_close_within_the_bound_else_it_was_refused(arrives, late):
-    """The joint state or the safety state first heard at period ``arrives``: within the
-    bound the close starts that period, past it the measurement was refused before."""
+    """The joint state or the safety state first heard at period ``arrives``: the close
+    starts that period unless an earlier period, past the bound, found it still missing
+    (then the measurement was refused there)."""
     wait_s = 1.0
     measure = BringUpMeasurement(["pick_place"], DT, wait_s=wait_s)
     first = None
@@ -118,7 +122,7 @@ def test_a_late_state_starts_the_close_within_the_bound_else_it_was_refused(arri
                             safety, now)  # fmt: skip
         if sent is not None and first is None:
             first = k
-    if arrives * DT > wait_s + 1e-9:
+    if any(k * DT > wait_s for k in range(arrives)):  # a period past the bound without it
         assert measure.state == "refused" and first is None
     else:
         assert measure.state == "measuring" and first == arrives
