@@ -13,6 +13,7 @@ import math
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -284,6 +285,20 @@ def grasp_tracker(task: str, num_envs: int, cfg) -> GraspTracker | None:
     return GraspTracker(layout, num_envs, cfg.success_threshold)
 
 
+def measured_on_twin(make: Callable[[], Any], calibrate: Callable[[Any], Any]) -> Any:
+    """What ``calibrate`` measures on a twin of the cell: an env ``make`` builds for it alone
+    (the same task, backend, envs and configuration as the one evaluated) and closes after.
+    The measuring episode (the empty gripper closed) then never touches the env whose seeded
+    episodes are scored: a PyBullet batch of tower worlds carries something of a previous
+    episode through a seeded reset, so measuring on the scored env made its 16-env tower
+    runs differ from run to run (docs/stacking.md, part 30)."""
+    twin = make()
+    try:
+        return calibrate(twin)
+    finally:
+        twin.close()
+
+
 def evaluate(
     policy: PolicyFn,
     task: str,
@@ -299,18 +314,21 @@ def evaluate(
 ) -> EvalResult:
     """Build an env, run the episode set, close the env (see :func:`run_episodes`);
     ``variant``: only that episode variant of the task (:func:`variant_config`);
-    ``calibrate``: called with the env before the episodes, as a cell calibrates before its
-    first (:meth:`policies.runtime.SkillPolicy.calibrate`; the seeded reset that starts
-    the episodes follows it, so the episode set is the same)."""
+    ``calibrate``: called before the episodes, as a cell calibrates before its first, on a
+    twin of the env (:func:`measured_on_twin`; :meth:`policies.runtime.SkillPolicy.calibrate`)."""
     import sims
 
     if variant is not None:
         config = variant_config(task, variant, config)
-    env = sims.make_env(task, backend, num_envs=num_envs, config=config, **env_kwargs)
+
+    def make():
+        return sims.make_env(task, backend, num_envs=num_envs, config=config, **env_kwargs)
+
+    if calibrate is not None:
+        measured_on_twin(make, calibrate)
+    env = make()
     frames: list | None = [] if video_path is not None else None
     try:
-        if calibrate is not None:
-            calibrate(env)
         result = run_episodes(
             env,
             policy,

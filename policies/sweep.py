@@ -47,7 +47,7 @@ from typing import Any
 import numpy as np
 
 import sims
-from policies.evaluation import PolicyFn, run_episodes
+from policies.evaluation import PolicyFn, measured_on_twin, run_episodes
 from policies.robustness import (  # noqa: F401 - re-exported: the public import path
     PLOT_FILE,
     ROBUSTNESS_FILE,
@@ -163,11 +163,14 @@ def _run_point(
         kwargs = limits(task_cfg, float(value))
     else:
         kwargs = env_opts(task_cfg) if env_opts is not None else {"config": task_cfg}
-    env = sims.make_env(task, backend, num_envs=num_envs, **kwargs)
-    measured = None
+
+    def make():
+        return sims.make_env(task, backend, num_envs=num_envs, **kwargs)
+
+    # each point a cell of its own, calibrated (on its twin) before it runs
+    measured = measured_on_twin(make, calibrate) if calibrate is not None else None
+    env = make()
     try:
-        if calibrate is not None:  # each point a cell of its own, calibrated before it runs
-            measured = calibrate(env)
         if axis == "command_latency":
             env = FixedCommandLatency(env, int(value))
         result = run_episodes(env, policy, episodes, seed)
@@ -204,8 +207,9 @@ def run_sweep(
     ``supervised``: whether ``env_options`` puts the supervisor in (recorded);
     ``info``: extra top-level keys (skill, policy); ``config``: the task config every point
     starts from (default: the task's; ``miles eval --sweep``: the card's envelope);
-    ``calibrate``: called with each point's env before its episodes, returning what it
-    measured (:meth:`policies.runtime.SkillPolicy.calibrate`; recorded as the point's
+    ``calibrate``: called with a twin of each point's env before its episodes
+    (:func:`policies.evaluation.measured_on_twin`), returning what it measured
+    (:meth:`policies.runtime.SkillPolicy.calibrate`; recorded as the point's
     ``calibration`` where not empty)."""
     unknown = [a for a in axes if a not in SWEEP_AXES]
     if unknown:

@@ -386,7 +386,7 @@ def _sweep(args, prog: str) -> int:
             supervised=args.supervised,
             info={
                 "skill": card.name,
-                "policy": f"{policy.path} (onnxruntime)",
+                "policy": f"{shown_path(policy.path)} (onnxruntime)",
                 "supervisor_time_scale": time_scale,
                 "safety_params": str(args.safety_params or "config/safety.yaml"),
                 **({"variant": args.variant} if args.variant else {}),
@@ -416,6 +416,18 @@ def _sweep(args, prog: str) -> int:
             )
     print(f"wrote {json_path} and {png_path}")
     return 0
+
+
+def shown_path(path) -> str:
+    """``path`` as a sweep records it: relative to the repository where it lies inside it
+    (a shipped card's file then reads the same from any checkout), else as it is."""
+    from policies.provenance import REPO_ROOT
+
+    resolved = Path(path).resolve()
+    try:
+        return str(resolved.relative_to(REPO_ROOT))
+    except ValueError:
+        return str(path)
 
 
 def _episode_source(args, card, differs: dict) -> str:

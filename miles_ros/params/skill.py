@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from miles_ros import interfaces
 from miles_ros.runtime.actions import TARGET_LEAD_MAX
 from miles_ros.runtime.command_path import SHAPE_COMMANDS, VELOCITY_SCALE
+from miles_ros.runtime.gripper_calibration import WAIT_TIMEOUT_S
 from miles_ros.runtime.rollout import rollout_from_config
 from miles_ros.runtime.skills import SkillExecutor, SkillLibrary
 from sims.robots import panda
@@ -35,6 +36,10 @@ class SkillNodeParams:
     what it measured); a latched e-stop, an unsettled reading or a gripper that did not
     close refuses such cards with the reason. false: they are refused without a scene
     calibration."""
+    measure_wait_s: float = WAIT_TIMEOUT_S
+    """With measure_gripper: how long (s, from the node's first control period) the
+    bring-up measurement waits for its first joint state and the safety state; with either
+    still missing then, the cards waiting for it are refused naming what did not come."""
     scene_file: str = ""
     """Scene YAML for pad positions and names ('' = the default config/scene.yaml)."""
     arm: str = ""

@@ -116,6 +116,11 @@ SETTLE_TIMEOUT_S = 3.0
 """How long (s) after its :data:`CLOSE_PERIODS` closed periods the skill node's bring-up
 measurement waits for the reading to settle before it refuses the cards that wait for it."""
 
+WAIT_TIMEOUT_S = 30.0
+"""How long (s, from its first control period) the skill node's bring-up measurement waits
+for its first joint state and the safety state before it refuses the cards that wait for
+it (skill_node's ``measure_wait_s``; the node's clock, which runs its timer too)."""
+
 
 class BringUpMeasurement:
     """The skill node's closed-gripper measurement at bring-up, period by period (no ROS).
@@ -127,14 +132,29 @@ class BringUpMeasurement:
     readings (distinct stamps) lie within :data:`~policies.calibration.MEASURE_STEP_M`
     (0.1 mm), and :func:`measured_offset` turns it into the offset. Then the fingers are
     commanded open (:data:`sims.control.FINGER_OPEN`) for :data:`CLOSE_PERIODS` periods.
-    Refused (:attr:`refusal`, and no offset): the e-stop latched before the reading, a
-    reading that has not settled :data:`SETTLE_TIMEOUT_S` after the closed periods, or a
-    closed reading wider than the largest offset a card takes (plus the 0.5 mm resolution):
-    the gripper did not close (a supervisor that held it)."""
+    Refused (:attr:`refusal`, and no offset): no joint state or no safety state
+    ``wait_s`` after its first period (:data:`WAIT_TIMEOUT_S`), the e-stop latched before
+    the reading, a reading that has not settled :data:`SETTLE_TIMEOUT_S` after the closed
+    periods, or a closed reading wider than the largest offset a card takes (plus the 0.5
+    mm resolution): the gripper did not close (a supervisor that held it). It runs once
+    per node start: a measured offset is the gripper's and stays through an e-stop and
+    its reset; a refused one stays refused until the node starts again."""
 
-    def __init__(self, skills: list[str], period_s: float, periods: int = CLOSE_PERIODS):
+    def __init__(
+        self,
+        skills: list[str],
+        period_s: float,
+        periods: int = CLOSE_PERIODS,
+        wait_s: float = WAIT_TIMEOUT_S,
+    ):
         if periods < 1:
             raise ValueError(f"periods must be >= 1, got {periods}")
+        if not wait_s > 0:
+            raise ValueError(f"wait_s must be > 0, got {wait_s}")
+        self.wait_s = float(wait_s)
+        """How long (s) it waits for the first joint state and safety state."""
+        self.waiting_since: float | None = None
+        """The time of its first control period (where :attr:`wait_s` counts from)."""
         self.skills = list(skills)
         """The skills whose cards wait for the measurement."""
         self.period_s = float(period_s)
@@ -176,7 +196,21 @@ class BringUpMeasurement:
         if self.finished:
             return None
         if self.state == CALIBRATION_WAITING:
+            if self.waiting_since is None:
+                self.waiting_since = now
             if joints is None or hold is None or estop is None:
+                if now - self.waiting_since > self.wait_s:
+                    missing = [
+                        what
+                        for what, absent in (
+                            ("joint state", joints is None or hold is None),
+                            ("safety state", estop is None),
+                        )
+                        if absent
+                    ]
+                    return self._refuse(
+                        f"no {' and no '.join(missing)} within {self.wait_s:.1f} s of bring-up"
+                    )
                 return None
             if estop:
                 return self._refuse(f"e-stop latched ({estop}) before the gripper was measured")

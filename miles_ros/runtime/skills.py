@@ -85,6 +85,7 @@ from miles_ros.runtime.command_path import CommandPath, RobotCommand
 from miles_ros.runtime.execution import Execution, TickResult, goal_distance, status
 from miles_ros.runtime.goals import GoalError, resolve_goal, stack_state
 from miles_ros.runtime.gripper_calibration import (
+    WAIT_TIMEOUT_S,
     BringUpMeasurement,
     apply_measurement,
     close_period_s,
@@ -145,6 +146,7 @@ class SkillExecutor:
         max_pose_age_s: float = 0.0,
         rollout: Rollout | None = None,
         measure_gripper: bool = False,
+        measure_wait_s: float = WAIT_TIMEOUT_S,
     ):
         """Every argument but ``home_tolerance`` is the skill node's parameter of that name
         (``max_pose_age_s``: 0 here, no age bound, for callers that give no stamps;
@@ -196,12 +198,13 @@ class SkillExecutor:
         self.safety_known = False
         """Whether a ``/miles/safety/state`` was heard."""
         self.measure_gripper = bool(measure_gripper)
+        self.measure_wait_s = float(measure_wait_s)
         pending = unmeasured_versions(library, rollout) if self.measure_gripper else []
         self.gripper: BringUpMeasurement | None = None
         """The bring-up measurement of the finger offset (None: none needed)."""
         if pending:
             names = sorted({skill.name for skill in pending})
-            self.gripper = BringUpMeasurement(names, close_period_s())
+            self.gripper = BringUpMeasurement(names, close_period_s(), wait_s=self.measure_wait_s)
 
     @property
     def home(self) -> HomeMove:

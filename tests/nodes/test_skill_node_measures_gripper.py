@@ -9,7 +9,9 @@ sim_node (PyBullet) -> safety_node -> skill_node, the sim's gripper reading
   it is told is ``measure_gripper``), opens the gripper again, reports it on
   ``/miles/skill/calibration`` and the card reads through the offset;
 - an e-stop latched before or during the close refuses the card, naming the e-stop;
-- a scene calibrated by the command is used as it is: no close command is sent.
+- a scene calibrated by the command is used as it is: no close command is sent;
+- no joint state or no safety state within ``measure_wait_s`` of bring-up (no sim node, no
+  safety node) refuses the card naming what did not come, and sends nothing.
 
 The period-by-period logic (settling, the timeout, a gripper that does not close):
 tests/runtime/test_gripper_bring_up.py.
@@ -33,7 +35,7 @@ from miles_ros.ros.qos import LATCHED_QOS  # noqa: E402
 from policies.calibration import CLOSE_PERIODS, MEASURE_STEP_M  # noqa: E402
 from sims.control import FINGER_OPEN  # noqa: E402
 from sims.scene import default_scene_path, load_scene  # noqa: E402
-from tests.nodes.graph_harness import TIMEOUT, skill_graph  # noqa: E402
+from tests.nodes.graph_harness import TIMEOUT, Graph, overrides, skill_graph  # noqa: E402
 from tests.policies.test_observation_calibration import MEASURED, calibrated_copy  # noqa: E402
 
 FINGERS = ("panda_finger_joint1", "panda_finger_joint2")
@@ -143,5 +145,47 @@ def test_a_calibrated_scene_is_used_without_a_close(library, tmp_path):
         assert reports[-1]["offset_m"] == load_scene(out).gripper.calibration.finger_offset_m
         assert graph.nodes[2].skills.gripper is None
         assert graph.skill_commands == []  # no close was sent
+    finally:
+        graph.close()
+
+
+@pytest.mark.parametrize(
+    "with_sim, missing",
+    [
+        (False, "no joint state and no safety state within 1.0 s"),
+        (True, "no safety state within 1.0 s"),
+    ],
+)
+def test_no_state_at_bring_up_refuses_the_card_naming_what_did_not_come(
+    library, tmp_path, with_sim, missing
+):
+    """skill_node's wait for its first joint state and safety state is bounded by
+    ``measure_wait_s``: the graph without a safety node (and without a sim), the card
+    is refused with the reason once the bound passes, and no close is sent."""
+    from miles_ros.ros.sim_node import SimNode
+    from miles_ros.ros.skill_node import SkillNode
+
+    scene = {"scene_file": str(scene_reading(tmp_path, 0.012))}
+    params = {"skill_library": str(library), **scene, "measure_wait_s": 1.0}
+    nodes = [lambda ctx: SkillNode(context=ctx, parameter_overrides=overrides(params))]
+    if with_sim:
+        nodes.insert(0, lambda ctx: SimNode(context=ctx, parameter_overrides=overrides(scene)))
+    graph = Graph(nodes)
+    try:
+        reports = listen(graph)
+        graph.wait(lambda: finished(reports), what="the measurement refused")
+        final = reports[-1]
+        assert final["state"] == "refused", final
+        assert missing in final["reason"], final["reason"]
+        if with_sim:
+            assert graph.joint_states, "the sim published joint states"
+        skills = graph.nodes[-1].skills
+        assert "pick_place" not in skills.library.skills
+        assert skills.measuring is False and skills.period is None  # no timer left
+        assert graph.skill_commands == []  # nothing was closed
+        graph.request("p", "pick_place", object="red_cube", target="left_pad")
+        refused = graph.final("p")
+        assert refused["state"] == "failed"
+        assert missing in refused["reason"] and "bring-up" in refused["reason"]
     finally:
         graph.close()

@@ -4,6 +4,7 @@ skill it runs the version ``active.yaml`` routes the variant's goals to (a deplo
 an explicit version folder that folder."""
 
 import dataclasses
+from pathlib import Path
 
 import pytest
 
@@ -94,3 +95,35 @@ def test_a_variant_runs_the_version_its_goals_are_routed_to(
     assert f"versions/{version}" in out
     assert ("routed for cube goals" in out) == routed
     assert (ran[0].stack_fraction > 0) == (variant != "pads")
+
+
+def test_a_sweep_of_a_variant_runs_and_writes_into_the_routed_version(monkeypatch, capsys):
+    """``miles eval pick_place --sweep AXES --variant stack --supervised``: the version
+    stacking goals are routed to (3) is swept on stacking episodes behind the supervisor,
+    its own cell measurement on (its card measures the finger offset), and the files go
+    into that version's folder, its path recorded relative to the repository."""
+    import policies.sweep
+
+    seen = {}
+
+    def fake_run_sweep(policy, task, axes, episodes, seed, backend, num_envs, **kwargs):
+        seen.update(kwargs, axes=list(axes), task=task, episodes=episodes, seed=seed)
+        return {"episode_set": {}, "axes": []}
+
+    def fake_write(doc, out_dir):
+        seen["out"] = Path(out_dir)
+        return Path(out_dir) / "robustness.json", Path(out_dir) / "robustness.png"
+
+    monkeypatch.setattr(policies.sweep, "run_sweep", fake_run_sweep)
+    monkeypatch.setattr(policies.sweep, "write_sweep", fake_write)
+    argv = ["pick_place", "--sweep", "finger_reading", "--variant", "stack", "--supervised"]
+    assert miles_eval.main([*argv, "--episodes", "3", "--seed", "7"]) == 0
+    capsys.readouterr()
+    routed = SHIPPED_LIBRARY / "pick_place" / "versions" / "3"
+    assert seen["out"].resolve() == routed.resolve()
+    assert seen["axes"] == ["finger_reading"] and seen["episodes"] == 3 and seen["seed"] == 7
+    assert seen["config"].stack_fraction == 1.0 and seen["config"].stack_base_cubes == 1
+    assert seen["supervised"] is True and seen["env_options"] is not None
+    assert seen["info"]["variant"] == "stack"
+    assert seen["info"]["policy"] == "policies/skills/pick_place/versions/3 (onnxruntime)"
+    assert seen["calibrate"] is not None  # version 3's card measures its finger offset

@@ -301,3 +301,47 @@ def test_the_measurement_on_pybullet_reads_the_offset_and_leaves_the_episodes_al
         finally:
             env.close()
     np.testing.assert_array_equal(runs[0], runs[1])
+
+
+@pytest.mark.parametrize("variant", (None, "tower"))
+def test_miles_eval_measures_on_a_twin_and_scores_an_env_the_measurement_never_touched(
+    monkeypatch, variant
+):
+    """`miles eval` measures a measuring card's offset on a twin of the cell (the same
+    make_env call), closed before the scored env is built, so the measuring episode cannot
+    reach the seeded episodes (16 PyBullet tower worlds carried it through a seeded reset:
+    docs/stacking.md part 30); the scored env gets no measuring episode of its own."""
+    import sims
+    from policies import evaluation
+
+    made, events = [], []
+
+    class Cell:
+        num_envs = 2
+        cfg = pick_place.CONFIG
+
+        def __init__(self, *args, **kwargs):
+            self.call = (args, kwargs)
+            made.append(self)
+            events.append(("made", self))
+
+        def close(self):
+            events.append(("closed", self))
+
+    def scored(env, *args, **kwargs):
+        events.append(("episodes", env))
+        return evaluation.EvalResult(1.0, (0.5, 1.0), 0.0, 1.0, 1, 1)
+
+    def calibrate(env):
+        events.append(("measured", env))
+        return {"finger_width": 0.0}
+
+    monkeypatch.setattr(sims, "make_env", Cell)
+    monkeypatch.setattr(evaluation, "run_episodes", scored)
+    evaluation.evaluate(None, "pick_place", num_envs=2, variant=variant, calibrate=calibrate)
+    twin, cell = made
+    assert twin.call == cell.call  # the same task, backend, envs and configuration
+    assert events == [
+        ("made", twin), ("measured", twin), ("closed", twin),
+        ("made", cell), ("episodes", cell), ("closed", cell),
+    ]  # fmt: skip
