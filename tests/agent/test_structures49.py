@@ -11,8 +11,10 @@ from hypothesis import strategies as st
 
 from miles_ros.agent.goal_clauses import split_clauses
 from miles_ros.agent.reading import _plain
+from miles_ros.agent.reframed import unstacked
 from miles_ros.agent.repertoire import verb_refusal
-from tests.agent.reading_harness import SHIPPED, colours
+from miles_ros.agent.wording import plain_wording
+from tests.agent.reading_harness import SCENE, SHIPPED, colours
 
 NOUNS = st.sampled_from(["cube", "block", "box", "brick"])
 
@@ -64,3 +66,41 @@ def test_look_alikes_stay_plans(order, noun, pad):
     ]
     for goal in kept:
         assert _refused(goal) is None, goal
+
+
+@given(colours, NOUNS, st.sampled_from(["yellow pad", "grey mat", "right pad"]))
+@settings(max_examples=15, deadline=None)
+def test_a_cube_taken_off_another_said_by_colours(order, noun, pad):
+    a, b = order[0], order[1]
+    for verb in ("Lift", "Take", "Get", "Pick"):
+        for off in ("off", "off the top of"):
+            for x, y in ((a, b), (f"the {a} {noun}", f"the {b} one")):
+                said = unstacked(
+                    plain_wording(
+                        f"{verb} {x} {off} {y}, then set it on the {pad}.", SCENE
+                    ).lower()
+                )
+                assert said.startswith(f"take the {a} "), said
+                assert f"off the {b} cube" in said, said
+
+
+def test_taken_off_look_alikes_are_kept():
+    for said in (
+        "take the red cube off the left pad",
+        "lift the red cube off the table",
+        "get red off the top of the tower",
+        "take the lid off the box",
+    ):
+        assert "cube off the" not in unstacked(said).replace(said, ""), said
+        assert unstacked(said).startswith(said.split(" off ")[0]), said
+
+
+@given(colours, NOUNS, st.sampled_from(["over", "above"]))
+@settings(max_examples=15, deadline=None)
+def test_hang_over_is_a_hover(order, noun, prep):
+    a = order[0]
+    for lead in ("", "Just ", "Please "):
+        said = plain_wording(f"{lead}hang {prep} the {a} {noun}.", SCENE).lower()
+        assert f"hover over the {a}" in said or f"hover {prep} the {a}" in said, said
+    for kept in ("Hang on, put the red cube on the left pad.", "Hang the picture up."):
+        assert "hover" not in plain_wording(kept, SCENE).lower(), kept
