@@ -184,7 +184,8 @@ def verb_refusal(clauses: list[str], registry: SkillRegistry) -> str | None:
         text = _light_verb(_LEAD.sub("", clause.strip()))
         words = text.split()
         verb = words[0].strip(",.:;") if words else ""
-        verb = _PREFIXED.sub(r"\1", verb)  # "superglue green onto blue": glue
+        if verb not in done | _GOING | _ATTENDING:  # "superglue green onto blue": glue
+            verb = _PREFIXED.sub(r"\1", verb)  # ("return home" is home's, never "turn")
         verb = verb if verb in ACTIONS else by_doing(text) or with_material(text) or verb
         if verb in ACTIONS and verb not in done:
             what, permission = f"no skill can {verb}", ACTIONS[verb]
@@ -266,7 +267,7 @@ _NOT_A_PLACE = re.compile(
 where it goes ("into the left pad", "in front of the red cube", "in line")."""
 _PREFIXED = re.compile(rf"^(?:super|re|over|hot|spot)({'|'.join(sorted(ACTIONS))})$")
 """A verb made of a prefix and an action of :data:`ACTIONS` ("superglue", "repaint",
-"hotglue"): that action."""
+"hotglue"): that action, unless a skill or the reading knows the verb itself ("return")."""
 
 
 def closest_skill(permission: str, registry: SkillRegistry, takes_object: bool) -> Skill | None:
