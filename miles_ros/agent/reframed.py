@@ -154,6 +154,15 @@ _UNSTACK_FROM = re.compile(
     re.I,
 )
 """"unstack X from Y": X is the cube taken off (the top one), Y the one it stands on."""
+_TAKEN_OFF = re.compile(
+    rf"\b(?:take|lift|get|pick|remove)\s+(?:the\s+)?(?P<x>[a-z]+)(?:\s+(?P<n>{_CUBE_NOUN}|one))?"
+    rf"\s+off\s+(?:(?:the\s+)?(?P<y>[a-z]+)(?:\s+(?:{_CUBE_NOUN}|one))?)\b"
+    r"(?P<then>\s*,\s*(?:and\s+)?then\s+(?=\w+\s+it\b))?",
+    re.I,
+)
+""""take / lift / get / pick / remove X off Y", X and Y colours ("lift red off blue, then
+put it on P"): X taken off Y, as "unstack X from Y" (a colour not a cube's, "off the left
+pad", is kept)."""
 
 
 def _taken_off(m: re.Match) -> str:
@@ -170,7 +179,7 @@ def unstacked(text: str) -> str:
     (taking the top cube off is a lift; the step after it on "it" is that lift's placing);
     "Unstack blue from red and carry it to P" -> "take the blue cube off the red cube and
     carry it to P" (blue is the top cube, the one taken off, whatever red is)."""
-    text = _UNSTACK_FROM.sub(_taken_off, text)
+    text = _TAKEN_OFF.sub(_taken_off, _UNSTACK_FROM.sub(_taken_off, text))
     return _UNSTACK.sub(
         lambda m: f"take {m['x']} off the stack" + (" and " if m["then"] else ""), text
     )

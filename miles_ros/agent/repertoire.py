@@ -36,7 +36,7 @@ _SURFACE = (
     "paint colour color weld glue tape nail screw solder wipe clean wash polish scrub rub "
     "dust roll knock hit strike kick punch smash crush break cut slice chop saw drill scratch "
     "draw write sign stamp engrave heat melt cook freeze fold open close lock unlock topple "
-    "tip spray stir sharpen bend crumple"
+    "tip spray stir sharpen bend crumple sand wrap staple"
 )
 _AFAR = "inspect photograph scan film measure read smell sniff examine"
 ACTIONS: dict[str, str] = {
@@ -184,6 +184,8 @@ def verb_refusal(clauses: list[str], registry: SkillRegistry) -> str | None:
         text = _light_verb(_LEAD.sub("", clause.strip()))
         words = text.split()
         verb = words[0].strip(",.:;") if words else ""
+        if verb not in done | _GOING | _ATTENDING:  # "superglue green onto blue": glue
+            verb = _PREFIXED.sub(r"\1", verb)  # ("return home" is home's, never "turn")
         verb = verb if verb in ACTIONS else by_doing(text) or with_material(text) or verb
         if verb in ACTIONS and verb not in done:
             what, permission = f"no skill can {verb}", ACTIONS[verb]
@@ -204,14 +206,16 @@ def verb_refusal(clauses: list[str], registry: SkillRegistry) -> str | None:
     return None
 
 
+_PART_OF = r"(?:the |its |a |an )?(?:edges?|corners?|sides?|faces?|top|bottom|surface) of "
 _DONE_TO_CUBE = re.compile(
-    rf"^(?P<verb>[a-z]+)(?: (?:up|down|over|off|out|around|about|away))? (?:(?:the|a|an|this|"
-    rf"that|your|my) (?:[a-z]+ )?(?:{'|'.join(CUBE_NOUNS)})s?\b|the (?:other|remaining) "
-    r"(?:two|three|ones?)\b|the (?:others|rest)\b|both of them\b|all of them\b|them\b)"
-    r"(?P<rest>.*)$"
+    rf"^(?P<verb>[a-z]+)(?: (?:up|down|over|off|out|around|about|away))? (?:{_PART_OF})?"
+    rf"(?:(?:the|a|an|this|that|your|my) (?:[a-z]+ )?(?:{'|'.join(CUBE_NOUNS)})s?\b|the "
+    r"(?:other|remaining) (?:two|three|ones?)\b|the (?:others|rest)\b|both of them\b|all of "
+    r"them\b|them\b)(?P<rest>.*)$"
 )
-"""An imperative whose object is a cube: said by a cube noun, or by the words that stand
-for cubes named before ("the other two", "the rest", "them")."""
+"""An imperative whose object is a cube: said by a cube noun, by a part of one ("sand down
+the edges of the red cube"), or by the words that stand for cubes named before ("the other
+two", "the rest", "them")."""
 _SOMEWHERE = re.compile(
     r"\b(?:to|onto|on|into|in|over|above|at|toward|towards|next|beside|near|behind|front|left|"
     r"right|between|under|below|off|from|by|deg|degrees?|clockwise|counterclockwise|"
@@ -248,10 +252,22 @@ def unknown_verb(clause: str, known: set[str]) -> str | None:
     verb = match.group("verb")
     said = verb in known | _ATTENDING | _GOING | ACTIONS.keys() or _SOMEWHERE.fullmatch(verb)
     slip = any(one_slip(verb, w) and w[0] == verb[0] for w in known)
-    rest = match.group("rest")
+    rest = _NOT_A_PLACE.sub("", match.group("rest"))
     if said or slip or _SOMEWHERE.search(rest) or re.search(DISTANCE, rest):
         return None  # a typo of a known verb ("hovr", not "lick": a slip keeps the first letter)
     return verb
+
+
+_NOT_A_PLACE = re.compile(
+    r"\b(?:in|into) (?!(?:the|a|an|its|their|front|place|position|line|between|middle|"
+    r"centre|center|order|turn|sequence|row|stack|tower|pile)\b)[a-z]+"
+)
+""""in / into" before a bare noun that says no place: what the cube is put in or made into
+("wrap the blue cube in tape", "split the red box in half", "crack it into halves"), not
+where it goes ("into the left pad", "in front of the red cube", "in line")."""
+_PREFIXED = re.compile(rf"^(?:super|re|over|hot|spot)({'|'.join(sorted(ACTIONS))})$")
+"""A verb made of a prefix and an action of :data:`ACTIONS` ("superglue", "repaint",
+"hotglue"): that action, unless a skill or the reading knows the verb itself ("return")."""
 
 
 def closest_skill(permission: str, registry: SkillRegistry, takes_object: bool) -> Skill | None:

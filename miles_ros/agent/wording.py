@@ -90,9 +90,11 @@ def plain_wording(goal: str, world: World) -> str:
     phrases lack ("ferry / shuttle / haul X": "carry X"; "swivel / pivot X": "turn X"), "but not
     before / until" ("but only after"), a cube pointed out then "it" ("Red's near you; push it
     ...": :func:`pointed_out`), "no lifting this one; just V X" (X without lifting), "never mind
-    X, leave it" (X left alone), "shunt" ("shove")."""
+    X, leave it" (X left alone), "shunt" ("shove"), "hang over / above" ("hover"), "off (the)
+    top of" ("off")."""
     text = _LEFT_BE.sub(r"leave \g<np> alone", _this_one_first(pointed_out(goal)))
     text = _CARRIED.sub("carry", _SHUNTED.sub("shove", _SWIVELLED.sub("turn", text)))
+    text = _HUNG_OVER.sub("hover ", _OFF_THE_TOP.sub("off", text))
     text = _NOT_BEFORE.sub(r"\g<but> only after", text)
     text = _side_again(_WAY_SWAPPED.sub(_one_way, _RIGHT_ABOVE.sub("directly ", text)), world)
     text = _nice_and(_COLOUR_AGAIN.sub(r"\g<place>\g<mid>", shades_said(text, world)))
@@ -531,6 +533,12 @@ _SWIVELLED = re.compile(r"\b(?:swivel|pivot)(?=\s+(?:the|this|that|it)\b)", re.I
 """A cube turned by a verb the training phrases lack ("Swivel the green block so a face
 points at the robot", "pivot the red box 30 degrees"): "turn" (the imperative only; the
 repertoire lists neither as a verb no skill does)."""
+_HUNG_OVER = re.compile(r"\bhang\s+(?=(?:over|above)\s+(?:the|it|this|that)\b)", re.I)
+"""The arm hung over a thing ("just hang over the red one", "hang above the yellow pad"): a
+hover, as the reach phrases say it (the imperative only; "hang on" is kept)."""
+_OFF_THE_TOP = re.compile(r"\boff\s+(?:the\s+)?top\s+of\b", re.I)
+"""A cube taken "off (the) top of" another ("lift red off the top of blue"): "off" it, as a
+cube taken off the one under it is read."""
 _GO_OVER = re.compile(
     r"\b(?:(?:go|get|come)\s+(?:right\s+)?(?:over|above)|visit|stop by|drop by|swing by)\s+"
     r"(?=the\b)",
