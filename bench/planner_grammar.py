@@ -8811,6 +8811,17 @@ def _ak_end_on_middle(goal: str, item: dict) -> Said | None:
     """One placing of a cube in a flat scene of three spread left to right (3 cm apart or
     more): the {s}most cube stacked on the middle one left to right (docs/interfaces.md,
     "Default scene"), where the cards pass it."""
+    found = _end_of_three(goal, item, "akend|")
+    if found is None:
+        return None
+    side, end, by_y = found
+    return {"s": side}, {"expect": "plan", "plan": [_step(f"pick_place {end} {by_y[1]}")]}
+
+
+def _end_of_three(goal: str, item: dict, tag: str) -> tuple[str, str, list[str]] | None:
+    """For one placing of a cube (``goal``, ``item``) in a flat scene of three cubes spread
+    left to right, 3 cm apart or more: a side drawn by ``tag`` and the goal, the cube at
+    that end and the cubes from right to left (+y is the robot's left); None otherwise."""
     if not _placed_cube(goal, item):
         return None
     cubes = _scene_cubes(item)
@@ -8819,9 +8830,8 @@ def _ak_end_on_middle(goal: str, item: dict) -> Said | None:
     by_y = sorted(cubes, key=lambda n: cubes[n][1])
     if any(cubes[n][1] - cubes[m][1] < 0.03 for m, n in zip(by_y, by_y[1:], strict=False)):
         return None
-    side = _pick(["left", "right"], "akend|" + goal)
-    end = by_y[-1] if side == "left" else by_y[0]  # +y is the robot's left
-    return {"s": side}, {"expect": "plan", "plan": [_step(f"pick_place {end} {by_y[1]}")]}
+    side = _pick(["left", "right"], tag + goal)
+    return side, (by_y[-1] if side == "left" else by_y[0]), by_y
 
 
 _AK_ROWS: dict[str, tuple[Callable[[str, dict], Said | None], list[str]]] = {
@@ -8920,16 +8930,10 @@ def _al_bare_pad(goal: str, item: dict) -> Said | None:
 def _al_end_hover(goal: str, item: dict) -> Said | None:
     """One placing of a cube in a flat scene of three spread left to right (3 cm apart or
     more): the gripper over the {s}-hand-most cube, a reach of that cube (never a pad)."""
-    if not _placed_cube(goal, item):
+    found = _end_of_three(goal, item, "alend|")
+    if found is None:
         return None
-    cubes = _scene_cubes(item)
-    if len(cubes) != 3 or not _flat_scene(item):
-        return None
-    by_y = sorted(cubes, key=lambda n: cubes[n][1])
-    if any(cubes[n][1] - cubes[m][1] < 0.03 for m, n in zip(by_y, by_y[1:], strict=False)):
-        return None
-    side = _pick(["left", "right"], "alend|" + goal)
-    end = by_y[-1] if side == "left" else by_y[0]  # +y is the robot's left
+    side, end, _ = found
     return {"s": side}, {"expect": "plan", "plan": [_step(f"reach {end}")]}
 
 
