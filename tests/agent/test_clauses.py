@@ -17,7 +17,7 @@ from miles_ros.agent.clause_grammar import noun_phrase, verb_of
 from miles_ros.agent.clauses import plain_clauses
 from miles_ros.agent.negation import read_in_scope
 from miles_ros.agent.reading import asks_nothing
-from miles_ros.agent.reference_scene import TIE_M
+from miles_ros.agent.reference_scene import TIE_M, level
 from miles_ros.agent.wording import plain_wording
 from tests.agent.reading_harness import COLOURS, CUBES, SCENE, SHIPPED, moved, read_like, table
 
@@ -206,7 +206,7 @@ def test_a_noun_phrase_has_no_verb_and_names_a_thing():
 def test_structures_pick_the_cube_by_where_the_cubes_are(positions, goal):
     w = moved(positions)
     ranked = sorted(((-p[1], n) for n, p in w.objects.items()))
-    if ranked[1][0] - ranked[0][0] < TIE_M:
+    if level(ranked[0][0], ranked[1][0]):
         return
     text, reading, asks = read_in_scope(goal, SHIPPED, w)
     assert asks is None and reading.refusal is None
@@ -222,7 +222,7 @@ def test_a_fragment_and_a_subject_read_like_the_imperative(positions, side):
     w = moved(positions)
     pad = w.places[f"{side}_pad"][:2]
     ranked = sorted((math.dist(pad, p[:2]), n) for n, p in w.objects.items())
-    if ranked[1][0] - ranked[0][0] < TIE_M:
+    if level(ranked[0][0], ranked[1][0]):
         return
     plain_goal = f"Put the block nearest the {side} pad on the {side} pad."
     said = (
@@ -341,7 +341,7 @@ def test_look_alikes_keep_their_structure(goal):
 def test_new_structures_pick_the_cube_the_plain_wording_picks(positions, goal):
     w = moved(positions)
     ranked = sorted((p[1], n) for n, p in w.objects.items())
-    if ranked[1][0] - ranked[0][0] < TIE_M:
+    if level(ranked[0][0], ranked[1][0]):
         return
     text, reading, asks = read_in_scope(goal, SHIPPED, w)
     assert asks is None and reading.refusal is None
@@ -355,7 +355,7 @@ def test_new_structures_pick_the_cube_the_plain_wording_picks(positions, goal):
 def test_the_one_nearest_is_the_cube_nearest(positions, colour):
     w = moved(positions)
     ranked = sorted((math.hypot(*p[:2]), n) for n, p in w.objects.items())
-    if ranked[1][0] - ranked[0][0] < TIE_M or ranked[0][1] == f"{colour}_cube":
+    if level(ranked[0][0], ranked[1][0]) or ranked[0][1] == f"{colour}_cube":
         return  # a tie, or the cube to move is the nearest itself
     goal = f"Set the {colour} brick on top of the one nearest the robot."
     text, reading, asks = read_in_scope(goal, SHIPPED, w)
@@ -442,7 +442,7 @@ def test_a_possessive_picks_the_cube_nearest_that_pad(positions, colour):
     w = moved(positions)
     pad = w.places["left_pad" if colour == "yellow" else "right_pad"]
     ranked = sorted((math.dist(p[:2], pad[:2]), n) for n, p in w.objects.items())
-    if ranked[1][0] - ranked[0][0] < TIE_M:
+    if level(ranked[0][0], ranked[1][0]):
         return
     text, reading, asks = read_in_scope(f"Tap the {colour} mat's closest brick.", SHIPPED, w)
     assert asks is None and reading.refusal is None
@@ -477,7 +477,7 @@ def test_a_cube_by_a_comparison_against_another_is_the_next_one_beyond_it(positi
     beyond = sorted(
         (ref - math.hypot(*p[:2]), n) for n, p in w.objects.items() if n != f"{colour}_cube"
     )
-    if any(abs(d) < TIE_M for d, _ in beyond) or abs(beyond[0][0] - beyond[1][0]) < TIE_M:
+    if any(level(d, 0.0) for d, _ in beyond) or level(beyond[0][0], beyond[1][0]):
         return
     closer = [(d, n) for d, n in beyond if d > 0]
     goal = f"Tap whatever brick is nearer to the robot than the {colour} one."
@@ -496,7 +496,7 @@ def test_a_pad_by_a_comparison_against_a_cube_is_the_pad_nearer_it(positions, co
     w = moved(positions)
     at = w.objects[f"{colour}_cube"][:2]
     ranked = sorted((math.dist(p[:2], at), n) for n, p in w.places.items())
-    if ranked[1][0] - ranked[0][0] < TIE_M:
+    if level(ranked[0][0], ranked[1][0]):
         return
     text, reading, asks = read_in_scope(
         f"Hover above the mat closer to the {colour} brick.", SHIPPED, w

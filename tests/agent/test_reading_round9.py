@@ -10,11 +10,11 @@ cube)."""
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from miles_ros.agent.negation import read_in_scope
-from miles_ros.agent.reference_scene import TIE_M
+from miles_ros.agent.reference_scene import level
 from miles_ros.agent.references import follow_up
 from miles_ros.agent.towers import read_tower
 from miles_ros.agent.turns import clause_angles, turn_text
@@ -62,7 +62,7 @@ def test_an_ordinal_said_after_the_noun(positions, side, k, said):
     w = moved(positions)
     sign = 1.0 if side == "left" else -1.0
     ranked = sorted((-sign * y, n) for n, (_, y) in zip(CUBES, positions, strict=True))
-    if any(b[0] - a[0] < TIE_M for a, b in zip(ranked, ranked[1:], strict=False)):
+    if any(level(a[0], b[0]) for a, b in zip(ranked, ranked[1:], strict=False)):
         return
     text, reading, asks = read_in_scope(said.format(nth=ORDINALS[k], side=side), SHIPPED, w)
     assert asks is None and reading.refusal is None
@@ -144,10 +144,11 @@ def test_a_step_said_last_then_one_said_with_start_by(goal, first, then):
     st.lists(table, min_size=3, max_size=3),
     st.sampled_from(["that one", "this block", "that cube", "the same cube"]),
 )
+@example([(0.5, 0.0), (0.5, 0.0), (0.5, 0.01)], "that one")  # level at 1 cm: asked, not read
 def test_that_one_after_a_hover_is_the_cube_hovered_over(positions, said):
     w = moved(positions)
     ranked = sorted((-y, n) for n, (_, y) in zip(CUBES, positions, strict=True))
-    if ranked[1][0] - ranked[0][0] < TIE_M:
+    if level(ranked[0][0], ranked[1][0]):
         return
     goal = f"Hover over the leftmost cube, then put {said} on the right pad."
     text, reading, asks = read_in_scope(goal, SHIPPED, w)
