@@ -18,8 +18,8 @@ OPEN = np.array([[0.0, 0.0, 0.0, 1.0]])
 """Arm still, fingers open."""
 EARLIER = ((835, 6, 0), (470, 3, 80))
 """Earlier episodes: (seed, periods held still, then periods of the scripted grasp). On the
-code before, this history (a shortened random one) left the tower variant's seed-639
-episode two of the last tower's contact points and another first period than a fresh
+code before, this history (a random one, shortened) left the tower variant's seed-639
+episode four of the last tower's contact points and another first period than a fresh
 env's (2e-6 in the observation, 1.6 mm after 40 scripted periods)."""
 SEED = 639
 

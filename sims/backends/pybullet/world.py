@@ -274,9 +274,9 @@ class BulletWorld:
         pose, the next tower began with the last tower's points (docs/stacking.md, part
         30). Renewing the broadphase proxy of the table and of every free body
         (``setCollisionFilterGroupMask`` with the filter it has) removes every pair each is
-        in, with its manifold; the robot's own links collide with nothing else. In the
-        order the bodies were built, so the new proxies' ids keep the order that orders
-        the pairs (``deterministicOverlappingPairs``)."""
+        in, with its manifold; what is left, the robot's links among themselves, never
+        touches (no self-collision). In the order the bodies were built, so the new
+        proxies' ids keep the order that orders the pairs (``deterministicOverlappingPairs``)."""
         cid = self.client
         for body in self._contact_bodies:
             static = p.getDynamicsInfo(body, -1, physicsClientId=cid)[0] == 0.0
