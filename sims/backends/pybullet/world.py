@@ -43,6 +43,11 @@ from sims.backends.pybullet.spec import (
 from sims.backends.pybullet.urdf import ARM_JOINT_NAMES, FINGER_JOINT_NAMES, panda_urdf_path
 
 GOAL_MARKER_RADIUS = 0.02
+# Bullet's broadphase filters (group, mask) of a body's collision object, as PyBullet gives
+# them when it builds or re-weighs one: btBroadphaseProxy's DefaultFilter (1) and AllFilter
+# (-1) for a dynamic body, StaticFilter (2) and AllFilter ^ StaticFilter for a static one.
+_DYNAMIC_FILTER = (1, -1)
+_STATIC_FILTER = (2, -1 ^ 2)
 
 
 def yaw_from_quaternion(x: float, y: float, z: float, w: float) -> float:
@@ -149,13 +154,15 @@ class BulletWorld:
                 halfExtents=half,
             )
         self.decor: dict[str, int] = {}
-        self._free_bodies: list[int] = [b for b in (self.cube, self.target) if b >= 0]
-        self._free_bodies += [b for b in self._sized_cubes.values() if b != self.cube]
-        self._free_bodies += self.under_target
+        free = [b for b in (self.cube, self.target) if b >= 0]
+        free += [b for b in self._sized_cubes.values() if b != self.cube]
+        free += self.under_target
         tags = {name: (tag_id, size) for name, tag_id, size in spec.decor_tags}
         for name, position, color in spec.decor_cubes:
             self.decor[name] = self._make_cube(position, color, tag=tags.get(name))
-            self._free_bodies.append(self.decor[name])
+            free.append(self.decor[name])
+        # the bodies whose contacts each reset drops (_forget_contacts), in the order built
+        self._contact_bodies = [self.table, *sorted(free)]
         for name, position, size, color in spec.decor_pads:
             self.decor[name] = p.createMultiBody(
                 baseMass=0.0,
@@ -223,20 +230,13 @@ class BulletWorld:
         """Start an episode from a reset row (its layout: :mod:`sims.backends.pybullet.spec`);
         returns the state.
 
-        The world is first restored to the snapshot taken after construction, so an
-        episode depends only on its reset row, not on earlier episodes.
+        The world is first restored to the snapshot taken after construction and its
+        contacts dropped (:meth:`_forget_contacts`), so an episode depends only on its
+        reset row, not on earlier episodes.
         """
         cid, robot = self.client, self.robot
         p.restoreState(self._initial_state, physicsClientId=cid)
-        # restoreState keeps the contact manifolds (and their warm-start impulses) of
-        # the last episode; parking the free bodies apart for one collision pass drops
-        # them, so a new episode never inherits contact history.
-        for k, body in enumerate(self._free_bodies):
-            p.resetBasePositionAndOrientation(
-                body, [0.0, 0.0, 10.0 + k], [0.0, 0.0, 0.0, 1.0], physicsClientId=cid
-            )
-        p.performCollisionDetection(physicsClientId=cid)
-        p.restoreState(self._initial_state, physicsClientId=cid)
+        self._forget_contacts()
         q = row[RESET_JOINT_POS]
         for k, j in enumerate(self.arm_joints):
             p.resetJointState(robot, j, float(q[k]), 0.0, physicsClientId=cid)
@@ -260,6 +260,28 @@ class BulletWorld:
         self.set_goal(row[RESET_GOAL])
         self.apply_targets(q, finger)
         return self.read_state()
+
+    def _forget_contacts(self) -> None:
+        """Drop every contact of the last episode, so a new episode never inherits one.
+
+        restoreState puts the bodies back but keeps the broadphase pairs and their contact
+        manifolds, whose points (each held in its two bodies' frames) carry the solver's
+        impulses. Parking the bodies apart for a collision pass did not drop them all:
+        Bullet's dbvt broadphase removes pairs that no longer overlap a few per pass (from
+        a cursor it keeps), and a kept pair's points are refreshed, not dropped, while
+        their depth along the old normal stays negative: a tower's two cubes parked with
+        the top one below the bottom one read 1.04 m deep. Put back, the same relative
+        pose, the next tower began with the last tower's points (docs/stacking.md, part
+        30). Renewing the broadphase proxy of the table and of every free body
+        (``setCollisionFilterGroupMask`` with the filter it has) removes every pair each is
+        in, with its manifold; what is left, the robot's links among themselves, never
+        touches (no self-collision). In the order the bodies were built, so the new
+        proxies' ids keep the order that orders the pairs (``deterministicOverlappingPairs``)."""
+        cid = self.client
+        for body in self._contact_bodies:
+            static = p.getDynamicsInfo(body, -1, physicsClientId=cid)[0] == 0.0
+            group, mask = _STATIC_FILTER if static else _DYNAMIC_FILTER
+            p.setCollisionFilterGroupMask(body, -1, group, mask, physicsClientId=cid)
 
     def _pick_cube(self, size: float) -> None:
         """Make the cube of edge ``size`` (the nearest held) the task cube; the others
