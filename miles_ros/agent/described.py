@@ -5,8 +5,8 @@ seat_checked` reads (and checks against the scene):
 - "C's / C is (sitting / resting / standing / perched) (up) on (top of) D. V it ...", the
   cubes said by bare colours or with a noun: "The C cube is on top of the D cube. V it ..."
   (checked: refused where C does not sit on D; else the step on C);
-- a verbless "C on top of D - V it and V it (down) there": the placing of C onto D ("there" is
-  on D; :func:`onto_there`).
+- a verbless "C on top of D - V it and V it (down) there", or "C goes / belongs on D: ...
+  there": the placing of C onto D ("there" is on D; :func:`onto_there`).
 
 Only cubes of the scene's colours are read; a description of anything else is left as said.
 """
@@ -45,7 +45,8 @@ def onto_there(goal: str, colours: str) -> str:
     """ "C on top of D - pick it up and put it down there": "C onto D - ..." (the placing;
     "there" is on D), the description verbless and a later clause saying "there"."""
     m = re.match(
-        rf"^\s*(?P<x>(?:the\s+)?(?:{colours})(?:\s+{_NOUN})?)\s+on\s+top\s+of\s+"
+        rf"^\s*(?P<x>(?:the\s+)?(?:{colours})(?:\s+{_NOUN})?)\s+(?:(?:goes|belongs|should\s+go)\s+"
+        r"(?:on\s+top\s+of|onto|on)|on\s+top\s+of)\s+"
         rf"(?P<y>(?:the\s+)?(?:{colours})(?:\s+{_NOUN})?)(?P<sep>\s*(?:[:;,]|\s[-\u2013\u2014]+))",
         goal,
         re.I,

@@ -222,7 +222,27 @@ def asks_no_motion(goal: str) -> bool:
     )
 
 
+_WAITED = re.compile(rf"^{_LEAD}(?:{_STAYING}){_TAIL}$", re.I)
+_WAIT_FIRST = re.compile(
+    r"^\s*(?P<part>[^,;:.!?\-\u2013\u2014]+?)\s*(?:[,;:.!]+|\s[-\u2013\u2014]+)\s*(?:and\s+)?"
+    r"(?:then|after\s+that|afterwards|next)\b\s*,?\s*(?=\w)",
+    re.I,
+)
+
+
+def waited_first(text: str) -> str:
+    """ "Wait a second, then put X on P" / "Stand by; after that, lift X ...": a first part
+    that only waits or keeps still, then a step, is the step (the wait asks for no motion of
+    its own; the model, left to read it, planned home first)."""
+    m = _WAIT_FIRST.match(text)
+    if m is None or not _WAITED.match(m["part"]):
+        return text
+    rest = text[m.end() :]
+    return rest[:1].upper() + rest[1:]
+
+
 def no_motion(text: str) -> str:
     """``text`` as "Don't do anything." when the whole goal asks for no motion (see the
-    module); else unchanged."""
-    return "Don't do anything." if asks_no_motion(text) else text
+    module); a wait said before a step, the step alone (:func:`waited_first`); else
+    unchanged."""
+    return "Don't do anything." if asks_no_motion(text) else waited_first(text)
