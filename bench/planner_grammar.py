@@ -9416,7 +9416,8 @@ group R (held-out 24's), group S (held-out 25's), group T (held-out 26's), group
 (held-out 34's), group AC (held-out 35's), group AD (held-out 36's), group AE (held-out 37's),
 group AF (held-out 38's), group AG (the net's class and held-out 38's other structures),
 group AH (held-out 39's), group AI (held-out 40's), group AJ (held-out 40's and 39's other
-structures), group AK (held-out 41's), group AL (held-out 42's general gaps)."""
+structures), group AK (held-out 41's), group AL (held-out 42's general gaps), group AM
+(held-out 40-42's remaining classes)."""
 
 
 def transformed(items: list[dict], name: str, per: int) -> tuple[int, list[tuple[dict, dict]]]:

@@ -54,7 +54,9 @@ _WITH_IT = re.compile(
 )
 _HAND_MOST = re.compile(r"\b(left|right)(?:-|\s+)?hand(?:-|\s+)?most\b", re.I)
 _FRONT_CUBE = re.compile(
-    rf"\b(?P<the>the\s+)?(?P<end>front|back|rear)\s+(?P<noun>{_CUBE_NOUN})\b(?!\s+of\b)", re.I
+    r"(?<!\btwo )(?<!\bboth )(?<!\bthree )\b(?P<the>the\s+)?(?P<end>front|back|rear)\s+"
+    r"(?P<noun>cube|block|box|brick)\b(?!\s+of\b)",
+    re.I,
 )
 _TOPIC_THERE = re.compile(
     rf"^(?P<np>(?:that|this|the)\s+(?:[a-z]+\s+)?(?:{_CUBE_NOUN}|one))\s+(?:over\s+|right\s+)?there"

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import re
 
+from miles_ros.agent.reference_stacked import _SEAT_TOPIC
+
 _NOUN = r"(?:cube|block|box|brick|one)"
 _SITS = r"(?:sitting|resting|standing|perched|sat|placed|stacked|balanced|lying)"
 
@@ -34,10 +36,13 @@ def described(goal: str, world) -> str:
         r"(?=\s*(?:[:;,.]|\s[-\u2013\u2014]+))",
         re.I,
     )
-    goal = seat.sub(
-        lambda m: f"{m['lead']}The {m['x'].lower()} cube is on top of the {m['y'].lower()} cube",
-        goal,
-    )
+    if not _SEAT_TOPIC.search(goal):  # "The C box is perched on the D box: ..." read already
+        goal = seat.sub(
+            lambda m: (
+                f"{m['lead']}The {m['x'].lower()} cube is on top of the {m['y'].lower()} cube"
+            ),
+            goal,
+        )
     return onto_there(goal, c)
 
 

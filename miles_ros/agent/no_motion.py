@@ -222,7 +222,12 @@ def asks_no_motion(goal: str) -> bool:
     )
 
 
-_WAITED = re.compile(rf"^{_LEAD}(?:{_STAYING}){_TAIL}$", re.I)
+_WAITED = re.compile(
+    rf"^{_LEAD}(?:{_IDLING}|hold\s+on|hang\s+(?:on|about|tight)|(?:sit|stay|hold)\s+tight){_TAIL}$",
+    re.I,
+)
+"""A part that only waits (not "don't move anything": a prohibition that holds for the step
+after it)."""
 _WAIT_FIRST = re.compile(
     r"^\s*(?P<part>[^,;:.!?\-\u2013\u2014]+?)\s*(?:[,;:.!]+|\s[-\u2013\u2014]+)\s*(?:and\s+)?"
     r"(?:then|after\s+that|afterwards|next)\b\s*,?\s*(?=\w)",

@@ -257,3 +257,12 @@ def test_a_turn_noun_of_no_cube_is_kept():
 
     for text in ("Music: a 20-degree turn, please.", "Could you get a 35-degree turn?"):
         assert turned_noun(text, COLOURS) == text
+
+
+def test_the_two_back_cubes_and_dont_move_anything_then_a_step_are_kept():
+    from miles_ros.agent.asked_back import asked_back
+
+    said = "Out of the two rear bricks, drop the left-hand one onto the grey tile."
+    assert asked_back(said, COLOURS) == said
+    _, reading, _ = _read("Don't move anything, then put the red cube on the right pad.")
+    assert reading.refusal  # a prohibition before a step is no wait
