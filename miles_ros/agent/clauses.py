@@ -106,6 +106,7 @@ from __future__ import annotations
 
 import re
 
+from miles_ros.agent.asked_back import asked_back
 from miles_ros.agent.clause_corrections import (
     _anything_but,
     _place_answered,
@@ -169,6 +170,7 @@ from miles_ros.agent.clause_steps import (
     _reach_said,
     _said_out,
 )
+from miles_ros.agent.excepted import excepted
 from miles_ros.agent.no_motion import no_motion
 from miles_ros.agent.order_across import ordered
 from miles_ros.agent.recast import recast
@@ -190,6 +192,7 @@ from miles_ros.agent.revisited import revisited
 from miles_ros.agent.reworded import reworded
 from miles_ros.agent.scene_colours import colour_said
 from miles_ros.agent.still import kept_under, left_alone, set_aside, wait_at
+from miles_ros.agent.turn_nouns import turned_noun
 
 _NTH_HYPHEN = re.compile(
     r"\b(second|third|fourth)-(nearest|closest|farthest|furthest|leftmost|rightmost)\b", re.I
@@ -214,6 +217,9 @@ def plain_clauses(
     text = reviewed(revisited(text))  # held-out 33's and 32's (revisited.py, reviewed.py)
     text = retraced(reparsed(text))  # held-out 31's and 30's (reparsed.py, retraced.py)
     text = no_motion(dismissed(text))  # a cube set aside (reread.py); no motion (no_motion.py)
+    text = asked_back(text, cube_colours)  # the thing left unsaid (asked_back.py)
+    text = excepted(text, cube_colours)  # all but X kept (excepted.py)
+    text = turned_noun(text, cube_colours)  # a turn a cube gets (turn_nouns.py)
     text = ordered(text)  # order words across clauses (order_across.py)
     text = retaken(text)  # held-out 29's structures (retaken.py)
     text = colour_said(text, places)  # a colour in any noun phrase (scene_colours.py)

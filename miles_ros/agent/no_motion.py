@@ -55,15 +55,37 @@ _TAKEN_BACK = (
 )
 """A request taken back ("scrap that last request / idea", "forget my previous instruction",
 "forget what I said just then", "never mind me")."""
+_DO_NOTHING = (
+    r"(?:(?:do|doing)\s+(?:nothing|anything|a\s+(?:single\s+)?thing)|(?:don'?t|do\s+not)\s+(?:do|try)\s+"
+    r"(?:anything|a\s+(?:single\s+)?thing))"
+)
+"""Doing nothing said with the verb "do" ("do nothing", "don't do a thing"; "no need to" before
+it): a frame whose object is the indefinite "nothing / anything / a thing", never a thing of
+the scene."""
+_HERE = r"(?:\s+(?:right\s+)?(?:there|here))?"
+"""A bare "there / here" after a verb of waiting or staying: where the arm is now (it names
+no pad: the frame has no place to go to)."""
+_IDLING = (
+    r"(?:stand(?:ing)?\s+by|wait(?:ing)?(?:\s+(?:up|around|about))?|pause|hold\s+(?:up|off)|"
+    r"(?:stay|sit|stand|remain|rest|idle|wait|pause|stop|halt|freeze|be)(?:ing)?\s+(?:right\s+)?"
+    r"(?:there|here)|(?:keep|carry\s+on|go\s+on)\s+(?:sitting|waiting|standing|staying|idling|"
+    r"resting|hovering))"
+    rf"{_HERE}(?:\s+(?:for\s+(?:me|my\s+(?:word|signal|go|cue|call)|(?:a|one)\s+(?:moment|bit|"
+    r"second|sec|minute|while)|further\s+(?:instructions|orders)|now)|until\s+(?:further\s+notice|"
+    r"i\s+(?:say|tell\s+you)(?:\s+so)?|told)))*"
+)
+"""Waiting said as a verb of waiting or staying ("stand by", "wait up", "wait for me", "pause
+there", "carry on sitting there"), a bare "there / here" where the arm is, and what it waits
+for: no motion, no place."""
 _NOT_NEEDED = (
     r"(?:(?:i|we)\s+(?:don'?t|do\s+not)\s+(?:need|want)\s+anything(?:\s+(?:done|else))?|"
     r"(?:there'?s\s+|there\s+is\s+)?no\s+(?:need|reason)\s+(?:for\s+you\s+)?to\s+(?:move|act|"
-    r"do\s+anything)|(?:there'?s\s+|there\s+is\s+)?no\s+(?:more\s+|further\s+|other\s+)?(?:action|motion|movement|moves?)\s+"
+    rf"{_DO_NOTHING})|{_DO_NOTHING}|(?:do\s+)?nothing\s+(?:at\s+all|whatsoever)|(?:there'?s\s+|there\s+is\s+)?no\s+(?:more\s+|further\s+|other\s+)?(?:action|motion|movement|moves?)\s+"
     r"(?:is\s+)?(?:needed|required|necessary|wanted)|nothing\s+(?:(?:more|else|further)\s+)?(?:to\s+"
     r"(?:move|do)\b(?:\s+here)?|needs\s+(?:doing|to\s+be\s+"
     r"done)|(?:is\s+)?(?:needed|required))|you\s+(?:don'?t|do\s+not)\s+(?:have|need)\s+to\s+"
     r"(?:move|do\s+anything)|(?:there'?s\s+|there\s+is\s+|you\s+have\s+)?no\s+(?:task|job|work)"
-    r"(?:\s+for\s+you)?|(?:there'?s\s+|there\s+is\s+)?nothing\s+(?:(?:for\s+you\s+)?to\s+do|"
+    r"(?:\s+for\s+you)?|(?:there'?s\s+|there\s+is\s+)?nothing\s+(?:(?:more|else|further)\s+)?(?:(?:for\s+you\s+)?to\s+do|"
     r"for\s+you)|(?:we(?:'re|\s+are)|i'?m|i\s+am)\s+(?:all\s+)?(?:done|finished|through)(?:\s+here)?|"
     r"that'?s\s+us\s+(?:done|finished)|(?:nothing|not)\s+(?:just\s+)?yet|that'?s\s+(?:all|it|everything)(?:\s+(?:i\s+(?:need|wanted)|"
     r"from\s+me))?|no\s+(?:changes?|change)(?:\s+(?:needed|required|necessary|"
@@ -79,7 +101,8 @@ _STAYING = (
     r"take\s+(?:a\s+(?:break|rest|breather)|it\s+easy|five)|(?:stand\s+)?at\s+ease|"
     r"(?:stop|halt|freeze|pause)(?:\s+(?:moving|there|here|right\s+there|everything|"
     r"what\s+you'?re\s+doing))?|hold\s+it|no\s+(?:more\s+|further\s+)?(?:action|motion|movements?|"
-    r"moves?|moving)(?:\s+at\s+all)?"
+    r"moves?|moving)(?:\s+at\s+all)?|"
+    rf"{_IDLING}"
 )
 """Staying still ("stand still", "stay exactly where you are")."""
 _THINGS = r"(?:cubes|blocks|boxes|bricks|stack|tower|pile|things|everything)"
@@ -111,13 +134,14 @@ _FINE = (
 """A word of praise, said of the table or alone."""
 _REMARK = (
     r"(?:hey\s+)?(?:robot|arm)|"  # said to the robot ("Hold still a moment, arm.")
+    r"ta|cheers|thanks(?:\s+a\s+lot)?|thank\s+you|"  # thanks said alone after a comma
     r"(?:(?:just|only)\s+)?(?:(?:checking|testing|making\s+sure|seeing)(?:\s+(?:that|if|whether))?"
     r"\s+you(?:'re|\s+are|\s+can)\s+[a-z' ]+|(?:checking|testing)(?:\s+(?:the|my|your)\s+[a-z]+|"
     r"\s+in)?)|eh|ah|oh|nah|nope|uh+|um+|hm+|er+|well|(?:i'?m|i\s+am|we'?re|we\s+are)\s+(?:still\s+)?"
     r"(?:thinking|deciding|considering)(?:\s+(?:it\s+over|about\s+it))?|(?:right\s+|exactly\s+|"
     r"just\s+)?(?:where|as)\s+you\s+are|let\s+me\s+(?:think|"
     r"decide)(?:\s+(?:it\s+over|about\s+it|for\s+a\s+(?:moment|bit|second|sec|minute)))?|(?:that'?s\s+|that\s+is\s+|it'?s\s+|it\s+is\s+)?all\s+"
-    r"(?:good|fine|ok(?:ay)?)(?:\s+(?:as|where|how)\s+(?:it\s+is|they\s+are|things\s+are))?|everything'?s\s+(?:fine|ok(?:ay)?|good|alright|all\s+"
+    r"(?:good|fine|ok(?:ay)?)(?:\s+(?:here|there|(?:as|where|how)\s+(?:it\s+is|they\s+are|things\s+are)))?|everything'?s\s+(?:fine|ok(?:ay)?|good|alright|all\s+"
     r"right)(?:\s+here)?|it'?s\s+(?:fine|ok(?:ay)?|alright|all\s+right|good)(?:\s+(?:where|as)\s+it\s+is|"
     rf"\s+there)?|(?:just|exactly|precisely)\s+{_LIE}|for\s+now|for\s+the\s+time\s+being|right\s+now|at\s+the\s+moment|"
     # praise of the table, said of nothing to change ("What a nice tidy table.", "Lovely.")
@@ -127,7 +151,7 @@ _REMARK = (
 )
 """A check or a remark that asks nothing ("just checking you're listening", "all good")."""
 _LEAD = (
-    r"(?:(?:please|just|simply|so|ok(?:ay)?|hey|robot|arm|now|for\s+now|for\s+the\s+time\s+being|"
+    r"(?:(?:please|just|simply|so|ok(?:ay)?|actually|alright|all\s+right|right|hey|robot|arm|now|for\s+now|for\s+the\s+time\s+being|"
     r"right\s+now|at\s+the\s+moment|you\s+(?:can|may|could|might)|feel\s+free\s+to|"
     r"you(?:'re|\s+are)\s+(?:free|fine|welcome|ok(?:ay)?)\s+to)\s*,?\s+)*"
 )
@@ -135,7 +159,7 @@ _TAIL = (
     r"(?:\s*,?\s+(?:for\s+now|for\s+the\s+(?:time\s+being|moment)|(?:right|just)\s+now|now|yet|at\s+the\s+"
     r"moment|at\s+all|"
     r"after\s+all|"
-    r"please|thanks|thank\s+you|(?:for\s+)?(?:a|one)\s+(?:moment|bit|second|sec|minute|while)|"
+    r"please|thanks|thank\s+you|ta|cheers|whatsoever|(?:for\s+)?(?:a|one)\s+(?:moment|bit|second|sec|minute|while)|"
     r"robot|arm|(?:right\s+|exactly\s+|just\s+)?(?:where|as)\s+you\s+are|"
     r"(?:while|whilst|as|until|till)\s+(?:i|we)\s+[a-z' ]+))*"
 )
@@ -143,7 +167,7 @@ _ASKED = re.compile(rf"^{_LEAD}(?:{_TAKEN_BACK}|{_NOT_NEEDED}|{_STAYING}|{_AS_IS
 _REMARKED = re.compile(rf"^{_LEAD}(?:{_REMARK}){_TAIL}$", re.I)
 _PARTS = re.compile(
     r"\s*[,;:.!?]+\s*(?:and\s+)?|\s+[-\u2013\u2014]+\s+|\s+and\s+(?=(?:don'?t|do\s+not|stay|keep|"
-    r"remain|stand|hold|no)\b)",
+    r"remain|stand|hold|no|wait|pause|sit)\b)",
     re.I,
 )
 
@@ -198,7 +222,32 @@ def asks_no_motion(goal: str) -> bool:
     )
 
 
+_WAITED = re.compile(
+    rf"^{_LEAD}(?:{_IDLING}|hold\s+on|hang\s+(?:on|about|tight)|(?:sit|stay|hold)\s+tight){_TAIL}$",
+    re.I,
+)
+"""A part that only waits (not "don't move anything": a prohibition that holds for the step
+after it)."""
+_WAIT_FIRST = re.compile(
+    r"^\s*(?P<part>[^,;:.!?\-\u2013\u2014]+?)\s*(?:[,;:.!]+|\s[-\u2013\u2014]+)\s*(?:and\s+)?"
+    r"(?:then|after\s+that|afterwards|next)\b\s*,?\s*(?=\w)",
+    re.I,
+)
+
+
+def waited_first(text: str) -> str:
+    """ "Wait a second, then put X on P" / "Stand by; after that, lift X ...": a first part
+    that only waits or keeps still, then a step, is the step (the wait asks for no motion of
+    its own; the model, left to read it, planned home first)."""
+    m = _WAIT_FIRST.match(text)
+    if m is None or not _WAITED.match(m["part"]):
+        return text
+    rest = text[m.end() :]
+    return rest[:1].upper() + rest[1:]
+
+
 def no_motion(text: str) -> str:
     """``text`` as "Don't do anything." when the whole goal asks for no motion (see the
-    module); else unchanged."""
-    return "Don't do anything." if asks_no_motion(text) else text
+    module); a wait said before a step, the step alone (:func:`waited_first`); else
+    unchanged."""
+    return "Don't do anything." if asks_no_motion(text) else waited_first(text)
