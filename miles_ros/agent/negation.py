@@ -27,7 +27,9 @@ from miles_ros.agent.registry import SkillRegistry
 from miles_ros.agent.scope import read_scope
 from miles_ros.agent.towers import read_tower
 from miles_ros.agent.turns import turn_text
-from miles_ros.agent.wording import introduced, lift_then_place, plain_wording, tap_as_reach
+from miles_ros.agent.wording import lift_then_place, plain_wording
+from miles_ros.agent.wording_pointed import introduced
+from miles_ros.agent.wording_verbs import tap_as_reach
 from miles_ros.agent.world import World
 
 

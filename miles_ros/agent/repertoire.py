@@ -26,7 +26,7 @@ from miles_ros.agent.phrases import CUBE_NOUNS, skill_verbs
 from miles_ros.agent.registry import Skill, SkillRegistry
 from miles_ros.agent.reviewed import TOGETHER
 from miles_ros.agent.vocabulary import DISTANCE
-from miles_ros.agent.wording import one_slip
+from miles_ros.agent.wording_typos import one_slip
 
 _HELD = (
     "hand throw toss fling hurl lob shake rotate turn spin twist flip tilt wave swing "

@@ -12,7 +12,8 @@ from miles_ros.agent.negation import read_in_scope
 from miles_ros.agent.references import follow_up, resolve_references
 from miles_ros.agent.registry import SkillRegistry
 from miles_ros.agent.turns import turn_angles
-from miles_ros.agent.wording import corrected, plain_wording
+from miles_ros.agent.wording import plain_wording
+from miles_ros.agent.wording_typos import corrected
 from miles_ros.runtime.goals import FACE_ROBOT
 
 SIZE = 0.04
