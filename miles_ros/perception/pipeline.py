@@ -35,7 +35,7 @@ from __future__ import annotations
 import math
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -55,7 +55,7 @@ from miles_ros.perception.tags import make_detector
 from miles_ros.perception.tracks import ArmTrack, Track
 from miles_ros.runtime.frames import base_to_world
 from sims.camera import CameraIntrinsics, CameraPose
-from sims.kernels.contact import wrap_quarter
+from sims.kernels.contact import CONTACT_TOP_BAND, wrap_quarter
 from sims.robots import panda
 from sims.scene import Scene
 
@@ -416,8 +416,13 @@ class Perception:
         (:attr:`PerceptionConfig.held_swing_fit`): the swing about the pads' contact line
         and the level grip it swings (:func:`~miles_ros.perception.swing.fit_swing`, from
         the level grip the frames before fitted, or the grasp's offset), the level grip
-        bounded as any grip is (:func:`grip_in_hand`); returns the swung offset and keeps
-        both on the track."""
+        bounded as any grip is (:func:`grip_in_hand`), but along the approach by the
+        pads' least overlap (:attr:`PerceptionConfig.held_min_overlap_m`, the contact
+        model's grazing band where that is None) rather than the fingertips: the points
+        of the side face below the fingers say how deep it hangs, and PyBullet's Panda
+        carries cubes with their centre up to 19.5 mm beyond the TCP (docs/perception.md);
+        bounded at the fingertips, a deep cube's swing is fitted with its grip dragged
+        across instead. Returns the swung offset and keeps both on the track."""
         cfg, size = self.config, self.scene.cube_size
         reach, length = cfg.fingertip_below_tcp_m, cfg.finger_length_m
         rest = track.offset if track.rest is None else track.rest
@@ -429,7 +434,9 @@ class Perception:
         theta, rest = fit_swing(
             points, fingers, rotation, rest, track.grip_yaw, size, reach, length, seen_through
         )
-        rest, _ = grip_in_hand(fingers + rotation @ rest, 0.0, fingers, rotation, cfg, size)
+        overlap = cfg.held_min_overlap_m
+        bounds = replace(cfg, held_min_overlap_m=CONTACT_TOP_BAND if overlap is None else overlap)
+        rest, _ = grip_in_hand(fingers + rotation @ rest, 0.0, fingers, rotation, bounds, size)
         track.rest, track.swing = rest, theta
         return swung_offset(rest, theta, size, reach, length)
 

@@ -141,13 +141,14 @@ def test_a_detections_points_are_kept_out_of_its_repr_and_comparison():
     assert not next(f for f in dataclasses.fields(Detection) if f.name == "points").compare
 
 
-def track_swinging(config: PerceptionConfig, swing_deg: float):
-    """A cube grasped level under a hand (the arm's own kinematics, home orientation),
-    then frames of it swung by ``swing_deg`` in the grip with the hand hiding part of it:
-    the published centre and the true one after each frame."""
+def track_swinging(config: PerceptionConfig, swing_deg: float, depth: float = 0.007):
+    """A cube grasped level under a hand (the arm's own kinematics, home orientation), its
+    centre ``depth`` beyond the TCP, then frames of it swung by ``swing_deg`` in the grip
+    with the hand hiding part of it: the published centre and the true one after each
+    frame."""
     q = arm_at((0.48, 0.05, 0.12))
     tcp, rotation = panda.fk_tcp_pose(q)
-    rest = np.array([0.0, 0.0, 0.007])
+    rest = np.array([0.0, 0.0, depth])
     p = Perception(SCENE, CAM.pose, config)
     p.set_intrinsics(CAM.intrinsics)
     level = tcp + rotation @ rest
@@ -173,6 +174,18 @@ def test_a_held_cube_swung_in_the_grip_is_published_where_it_hangs(swing_deg):
     assert np.linalg.norm(published[:2] - centre[:2]) <= 0.002
     # the top face fitted level is farther off, by up to half an edge times the sine
     assert np.linalg.norm(level[:2] - centre[:2]) > np.linalg.norm(published[:2] - centre[:2])
+
+
+def test_a_cube_hanging_beyond_the_fingertips_is_followed_down_by_its_swing_fit():
+    """Grasped high, a cube hangs with its centre beyond the fingertips (PyBullet's Panda:
+    up to 19.5 mm beyond the TCP); its side face below the fingers says how deep, and the
+    swing fit follows it there (bounded by the pads' least overlap), where the shipped
+    grip stops at the fingertips."""
+    on = track_swinging(PerceptionConfig(held_swing_fit=True), 25.0, depth=0.016)
+    off = track_swinging(PerceptionConfig(), 25.0, depth=0.016)
+    (published, centre), (level, _) = on[-1], off[-1]
+    assert np.linalg.norm(published - centre) <= 0.002
+    assert np.linalg.norm(level - centre) > 0.004
 
 
 def test_off_a_held_cube_is_tracked_as_shipped():
