@@ -14,7 +14,7 @@ similar colour lies flat on it).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
@@ -91,6 +91,10 @@ class Detection:
     tilt: float = 0.0
     """The top face's tilt from level (rad) where :attr:`DetectConfig.tilted_top_min_deg`
     is set and it was fitted tilted; 0 otherwise."""
+    points: np.ndarray | None = field(default=None, compare=False, repr=False)
+    """The cube's points the fit was made from [N, 3] (scene frame; every face in view),
+    None where the detector keeps none (tags): what a held cube's swing is fitted to
+    (:mod:`miles_ros.perception.swing`). Not compared: a detection is its pose."""
 
 
 def yaw_difference(a: float, b: float) -> float:
@@ -234,7 +238,7 @@ class CubeDetector:
         expected = self._expected_top_pixels(np.array([*centre_xy, height]), intrinsics)
         coverage = float(min(1.0, len(top) / max(expected, 1.0)))
         position = np.array([centre_xy[0], centre_xy[1], height - s / 2])
-        return Detection(position, yaw, int(pixels), len(top), coverage)
+        return Detection(position, yaw, int(pixels), len(top), coverage, points=points)
 
     def _fit_tilted(self, points, pixels, depth, intrinsics) -> Detection | None:
         """The cube from a top face fitted as a plane, where that plane tilts more than
@@ -269,7 +273,7 @@ class CubeDetector:
         if coverage < cfg.tilted_top_min_coverage:
             return None
         position = face - normal * (s / 2)
-        return Detection(position, yaw, int(pixels), len(on_face), coverage, tilt)
+        return Detection(position, yaw, int(pixels), len(on_face), coverage, tilt, points)
 
     def _place_partial(self, centre_xy, yaw, extent, height, depth, intrinsics) -> np.ndarray:
         """A level top face's centre from its seen square (:meth:`_place_face`)."""

@@ -35,7 +35,7 @@ from __future__ import annotations
 import math
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -50,11 +50,12 @@ from miles_ros.perception.hand import (
     turn_in_grip,
 )
 from miles_ros.perception.images import FrameRefused
+from miles_ros.perception.swing import fit_swing, free_space_hits, swung_offset
 from miles_ros.perception.tags import make_detector
 from miles_ros.perception.tracks import ArmTrack, Track
 from miles_ros.runtime.frames import base_to_world
 from sims.camera import CameraIntrinsics, CameraPose
-from sims.kernels.contact import wrap_quarter
+from sims.kernels.contact import CONTACT_TOP_BAND, wrap_quarter
 from sims.robots import panda
 from sims.scene import Scene
 
@@ -152,6 +153,7 @@ class Perception:
             if near:  # one cube between two fingers: the nearest
                 track = grasped = free[min(near)[1]]
                 track.held_by, track.state = arm, "held"
+                track.rest, track.swing = None, 0.0
                 track.offset, track.grip_yaw = grip_in_hand(
                     track.position,
                     track.yaw,
@@ -166,6 +168,7 @@ class Perception:
             if track.held_by == arm and not state.gripping:
                 # released: it stays where it was last known to be, until a frame sees it
                 track.held_by, track.offset = None, None
+                track.rest, track.swing = None, 0.0
                 track.state = "occluded"
             if track.held_by == arm:  # it goes where the gripper goes
                 before, height = self._square(track), float(track.position[2])
@@ -355,7 +358,7 @@ class Perception:
                 raise FrameRefused(f"frame {latest - stamp:.3f} s older than one already used")
             self.frames += 1
             for name, detection in found.items():
-                self._measured(name, detection, float(stamp))
+                self._measured(name, detection, float(stamp), depth_m)
             for name, reason in reasons.items():
                 track = self.tracks.get(name)
                 if track is not None and track.state == "seen":
@@ -363,7 +366,9 @@ class Perception:
                 self.reasons[name] = reason
         return FrameReport(float(stamp), tuple(found), reasons)
 
-    def _measured(self, name: str, d: Detection, stamp: float) -> None:
+    def _measured(
+        self, name: str, d: Detection, stamp: float, depth: np.ndarray | None = None
+    ) -> None:
         cfg = self.config
         track = self.tracks.get(name)
         fresh = track is None
@@ -385,6 +390,8 @@ class Perception:
                 if cfg.held_hidden_across_weight is not None and partial:
                     # a face partly hidden by the fingers and the hand tells the depth only
                     offset[0], grip_yaw = track.offset[0], track.grip_yaw
+                if cfg.held_swing_fit and d.points is not None and depth is not None:
+                    offset = self._swung(track, d.points, *then, depth)
                 track.offset, track.grip_yaw = offset, grip_yaw
                 self._carry(track, arm)
             return
@@ -395,6 +402,43 @@ class Perception:
         for arm in self.arms.values():  # a pusher since the exposure: still in it?
             if arm.empty and arm.stamp > stamp:
                 self._push_out(track, arm)
+
+    def _swung(
+        self,
+        track: Track,
+        points: np.ndarray,
+        fingers: np.ndarray,
+        rotation: np.ndarray,
+        depth: np.ndarray,
+    ) -> np.ndarray:
+        """A held cube's grip from its ``points`` in one frame (its ``depth`` image), the
+        hand at ``fingers`` with axes ``rotation`` at the exposure
+        (:attr:`PerceptionConfig.held_swing_fit`): the swing about the pads' contact line
+        and the level grip it swings (:func:`~miles_ros.perception.swing.fit_swing`, from
+        the level grip the frames before fitted, or the grasp's offset), the level grip
+        bounded as any grip is (:func:`grip_in_hand`), but along the approach by the
+        pads' least overlap (:attr:`PerceptionConfig.held_min_overlap_m`, the contact
+        model's grazing band where that is None) rather than the fingertips: the points
+        of the side face below the fingers say how deep it hangs, and PyBullet's Panda
+        carries cubes with their centre up to 19.5 mm beyond the TCP (docs/perception.md);
+        bounded at the fingertips, a deep cube's swing is fitted with its grip dragged
+        across instead. Returns the swung offset and keeps both on the track."""
+        cfg, size = self.config, self.scene.cube_size
+        reach, length = cfg.fingertip_below_tcp_m, cfg.finger_length_m
+        rest = track.offset if track.rest is None else track.rest
+        camera, k = self.detector.pose, self.intrinsics
+
+        def seen_through(centres: np.ndarray, axes: np.ndarray) -> np.ndarray:
+            return free_space_hits(centres, axes, size, depth, k, camera)
+
+        theta, rest = fit_swing(
+            points, fingers, rotation, rest, track.grip_yaw, size, reach, length, seen_through
+        )
+        overlap = cfg.held_min_overlap_m
+        bounds = replace(cfg, held_min_overlap_m=CONTACT_TOP_BAND if overlap is None else overlap)
+        rest, _ = grip_in_hand(fingers + rotation @ rest, 0.0, fingers, rotation, bounds, size)
+        track.rest, track.swing = rest, theta
+        return swung_offset(rest, theta, size, reach, length)
 
     def payload(self, now: float, frame_id: str) -> dict:
         """The ``/miles/scene/objects`` JSON: today's schema (``objects`` with position,

@@ -42,6 +42,12 @@ class Track:
     way the cube is turned in the grip only: how far, the fingers' opening says)."""
     measured: float = 0.0
     """Stamp of its last measurement."""
+    rest: np.ndarray | None = None
+    """While held, with :attr:`~miles_ros.perception.config.PerceptionConfig.held_swing_fit`:
+    the grip as if the cube hung level (hand frame), which :attr:`offset` is swung from by
+    :attr:`swing`; None until a frame fits it."""
+    swing: float = 0.0
+    """The cube's swing about the pads' contact line (rad), as the last frame fitted it."""
     pushed_along: np.ndarray | None = None
     """While a carried cube pushes it (state ``pushed``): the unit xy direction it was
     pushed along when the contact began

@@ -57,6 +57,7 @@ def cast(
     size: float = 0.04,
     occluders: list[tuple[tuple[float, float, float], tuple[float, float, float]]] = (),
     posed: list[tuple[tuple[float, float, float], np.ndarray, tuple[int, int, int]]] = (),
+    boxes: list[tuple[tuple[float, float, float], np.ndarray, tuple[float, float, float]]] = (),
 ):
     """(rgb, depth m) of the table z = 0 with cubes (centre xy, yaw rad, rgb) of edge
     ``size``: each pixel's ray hits the nearest of the table and the cubes' top faces
@@ -64,11 +65,13 @@ def cast(
     grey boxes (centre xyz, half sizes xyz; axis-aligned) in front of them, a hand's
     stand-in. ``posed``: cubes of edge ``size`` anywhere, turned any way (centre xyz,
     rotation [3, 3] of the cube's frame in the scene's, rgb): one tilted in a grip.
+    ``boxes``: grey boxes turned any way (centre xyz, rotation [3, 3], half sizes xyz): a
+    hand's fingers and palm (:func:`hand_boxes`).
 
     A box is intersected with the rays that pass within its circumscribed sphere (a
     margin above it for rounding) only: no other ray can hit it, and each ray's slab
     arithmetic is elementwise, so the frame is the one of every ray intersected."""
-    k = intrinsics
+    k, boxes_in = intrinsics, boxes
     rays, length2 = _rays(intrinsics, pose)
     origin = pose.t
     t_best = np.where(rays[:, 2] < 0, -origin[2] / np.minimum(rays[:, 2], -1e-12), np.inf)
@@ -78,6 +81,7 @@ def cast(
     ]
     boxes += [(centre, _yawed(0.0), half, OCCLUDER_RGB) for centre, half in occluders]
     boxes += [(centre, np.asarray(rot), (size / 2,) * 3, rgb) for centre, rot, rgb in posed]
+    boxes += [(centre, np.asarray(rot), half, OCCLUDER_RGB) for centre, rot, half in boxes_in]
     for centre, rot, half, rgb in boxes:
         o = (origin - np.asarray(centre)) @ rot  # the box's own frame
         half = np.asarray(half)
@@ -97,3 +101,19 @@ def cast(
         colour[near_box[hit]] = rgb
     depth = np.where(np.isfinite(t_best), t_best, 0.0).reshape(k.height, k.width)
     return colour.reshape(k.height, k.width, 3), depth.astype(np.float32)
+
+
+def hand_boxes(fingers, rotation, size: float = 0.04, fingertip: float = 0.01):
+    """A parallel gripper's stand-in closed on a cube of edge ``size``, as ``cast``'s
+    ``boxes``: two fingers 5 cm long ending ``fingertip`` beyond the TCP, 2 cm across, 1 cm
+    thick, flat on the cube's faces either side of the fingers' midpoint ``fingers`` along
+    the closing axis, and a palm 4 x 16 x 4 cm 6 cm above them (``rotation``: the TCP frame's
+    columns, x across the fingers, y the closing axis, z the approach)."""
+    fingers, rotation = np.asarray(fingers, dtype=np.float64), np.asarray(rotation)
+    out = []
+    for side in (-1.0, 1.0):
+        local = np.array([0.0, side * (size / 2 + 0.005), fingertip - 0.025])
+        out.append((fingers + rotation @ local, rotation, (0.01, 0.005, 0.025)))
+    out.append((fingers + rotation @ np.array([0.0, 0.0, fingertip - 0.09]), rotation,
+                (0.02, 0.08, 0.02)))  # fmt: skip
+    return out
