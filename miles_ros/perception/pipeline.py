@@ -23,7 +23,7 @@ made up: every pose carries the stamp of the frame (or joint state) it comes fro
 consumer judges its age itself (the skill node refuses motion from a pose older than its
 bound).
 
-One module (about 450 lines): the four states are one tracker's transitions over the same
+One module (about 490 lines): the four states are one tracker's transitions over the same
 tracks and arms, and a frame, a joint state and a push each move a track between them.
 What it knows of each cube and arm is :mod:`miles_ros.perception.tracks`, its tuning
 :mod:`miles_ros.perception.config`; the hand's geometry (:mod:`miles_ros.perception.hand`),
