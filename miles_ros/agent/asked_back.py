@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 
 from miles_ros.agent.cube_words import VERBS
+from miles_ros.agent.vocabulary import COLOURS
 
 _CUBE_NOUN = r"(?:cubes?|blocks?|box(?:es)?|bricks?)"
 _MOVING = sorted(
@@ -74,13 +75,9 @@ _SEEN_THERE = re.compile(
 )
 
 
-_COLOURS = frozenset("red green blue yellow grey gray black white orange purple pink".split())
-"""The colours a cube may be said by when the scene's are not given."""
-
-
 def _names_a_cube(text: str, cube_colours: frozenset[str]) -> bool:
     words = set(re.findall(r"[a-z]+", text.lower()))
-    named = words & set(cube_colours or _COLOURS)
+    named = words & set(cube_colours or COLOURS)
     return bool(named) or bool(re.search(rf"\b{_CUBE_NOUN}\b", text, re.I))
 
 

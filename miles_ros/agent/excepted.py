@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import re
 
+from miles_ros.agent.vocabulary import COLOURS
+
 _NOUN = r"(?:cube|block|box|brick|one)"
 _ALL = (
     rf"(?:everything(?:\s+else)?|every\s+(?:other\s+)?{_NOUN}|each\s+{_NOUN}|all\s+(?:of\s+)?"
@@ -86,13 +88,11 @@ _WHICH = re.compile(
     re.I,
 )
 
-_COLOURS = "red|green|blue|yellow|grey|gray|black|white|orange|purple|pink|brown"
-
 
 def excepted(text: str, cube_colours: frozenset[str] = frozenset()) -> str:
     """``text`` with every frame of the module said as "leave everything as it is except
     X" (see the module); unchanged when no frame is said."""
-    cubes = "|".join(sorted(cube_colours, key=len, reverse=True)) or _COLOURS
+    cubes = "|".join(sorted(cube_colours or COLOURS, key=len, reverse=True))
     for pattern, said in _frames(cubes):
         text = pattern.sub(said, text)
     text = re.sub(r"^leave everything", "Leave everything", text)

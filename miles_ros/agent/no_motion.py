@@ -41,6 +41,7 @@ from __future__ import annotations
 import re
 
 from miles_ros.agent.clause_grammar import _CUBE_NOUN, _asks_nothing
+from miles_ros.agent.vocabulary import COLOURS
 
 _REQUEST = r"(?:request|instruction|order|command|task|one|ask|idea|thought|suggestion|plan)"
 _TAKEN_BACK = (
@@ -176,9 +177,7 @@ _KEEP_WORD = re.compile(
     r"\b(?:leave|keep|let|stay|stays|remain|remains|stop|halt|freeze)\b|\bno\s+(?:more|further)\b",
     re.I,
 )
-_COLOURED = re.compile(
-    r"\b(?:red|green|blue|yellow|grey|gray|black|white|orange|purple|pink|brown)\b", re.I
-)
+_COLOURED = re.compile(rf"\b(?:{'|'.join(sorted(COLOURS, key=len, reverse=True))})\b", re.I)
 _DENIED = re.compile(r"\b(?:no\s+(?:more|further)|don'?t|do\s+not|not|never)\s+[a-z]+", re.I)
 _MOTION_WORD = re.compile(
     r"\b(?:put|place|set|move|moving|stack|pick|lift|raise|grab|grasp|take|carry|bring|push|shove|"
