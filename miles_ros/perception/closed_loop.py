@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
+import weakref
 from collections import deque
 from collections.abc import Callable
 
@@ -146,7 +147,19 @@ class PerceivedObservation:
         self.believed = self.camera.believed_pose
         self.make_perception = perception_factory or Perception
         self.arm = scene.arms[0].name
-        streams = np.random.SeedSequence(noise_seed).spawn(num_envs)
+        self.num_envs, self.noise_seed, self.tracing = num_envs, noise_seed, trace
+        self.served: weakref.ref | None = None
+        """The env this camera serves (the last one to call it)."""
+        self.fresh()
+
+    def fresh(self) -> None:
+        """The camera as before its first period: each env's stream of frame noise from the
+        noise seed again, no episode, no frame, no error and no trace counted. Called by
+        the first period of each env it serves (:meth:`__call__`): a card that measures its
+        gripper first (:func:`policies.evaluation.measured_on_twin`) has its measuring
+        episode run on a twin of the env through this same filter, and that episode must
+        neither take the scored episodes' noise streams nor enter their trace and counts."""
+        streams = np.random.SeedSequence(self.noise_seed).spawn(self.num_envs)
         self.envs = [_EnvCamera(s) for s in streams]
         self.detector_scene: Scene | None = None
         self.stats = {
@@ -161,10 +174,13 @@ class PerceivedObservation:
         self.errors: list[tuple[str, float]] = []
         """Per control period: the pose's state (seen, held, occluded; "missing") and
         |observed - true| of the perceived position (m)."""
-        self.trace: list[dict] | None = [] if trace else None
+        self.trace: list[dict] | None = [] if self.tracing else None
         """With ``trace``: one :meth:`record` per env and control period, in order."""
 
     def __call__(self, env, state, ids: np.ndarray, started: bool):
+        if self.served is None or self.served() is not env:  # an env's first period
+            self.fresh()
+            self.served = weakref.ref(env)
         if self.detector_scene is None:
             self.detector_scene = camera_scene(self.scene, env.world_spec)
         cfg = env.cfg

@@ -297,3 +297,25 @@ def test_a_trace_records_each_period_the_true_and_the_published_pose(tmp_path):
     assert write_trace(trace, path) == 21
     lines = path.read_text().splitlines()
     assert json.loads(lines[5]) == json.loads(json.dumps(trace[5]))
+
+
+def test_a_twin_run_first_leaves_nothing_in_the_scored_envs_trace():
+    """A card that measures its gripper runs the measuring episode on a twin of the env
+    through the same observer (``policies.evaluation.measured_on_twin``): the scored env's
+    first period starts the camera afresh, so its trace, errors and counts, and the noise
+    its frames draw, are those of an observer that never saw the twin."""
+    scene = load_scene()
+    alone = perceived_options("reach", scene, 1, rate_hz=5.0, trace=True)
+    run_reach(alone, periods=20)
+    shared = perceived_options("reach", scene, 1, rate_hz=5.0, trace=True)
+    run_reach(shared, periods=7)  # the twin's episode, on an env of its own
+    assert len(shared["observation_filter"].trace) == 8
+    run_reach(shared, periods=20)
+    first, second = alone["observation_filter"], shared["observation_filter"]
+    assert len(second.trace) == 21 and {r["episode"] for r in second.trace} == {0}
+    assert json.dumps(second.trace) == json.dumps(first.trace)
+    assert second.errors == first.errors
+    timing = {"render_s", "perception_s"}
+    assert {k: v for k, v in second.stats.items() if k not in timing} == {
+        k: v for k, v in first.stats.items() if k not in timing
+    }
