@@ -7,8 +7,9 @@ Grammar, not goals; each rule is a frame and what it means:
   is on top of the D cube"; checked against the scene as before, refused where C is not on
   D), never a placing of C onto D;
 - "the lower / lowest / bottom(most) / upper / uppermost / top(most) cube of the / that
-  stack / pile / tower" is "the bottom / top cube of the stack"; "the lower / upper cube"
-  alone is "the bottom / top cube";
+  stack / pile / tower" is "the bottom / top cube of the stack"; "the upper cube" alone is
+  "the top cube" (only one cube stands highest; "the lower / lowest cube" alone is left as
+  said: two cubes may stand on the table, asked which);
 - "the cube (that) it was (sitting / resting) on / it sat on / it came off" after a clause
   that moved the top cube of the scene's one standing tower of two: the cube under it;
 - "make / build a tower / stack on D: C goes on it first, E (goes) on (the very) top" is "put
@@ -32,7 +33,7 @@ _BREAK = r"\s*(?:[:;,]|\s[-\u2013\u2014]+)\s*"
 _OF_STACK = re.compile(
     rf"\b(?P<w>lower|lowest|bottom(?:most)?|upper|uppermost|top(?:most)?)\s+(?P<n>{_CUBE}|one)\s+"
     r"(?:of|in|from)\s+(?:the|that|this)\s+(?:stack|pile|tower)\b|"
-    rf"(?<=\bthe\s)(?P<w2>lower|lowest|upper|uppermost)\s+(?P<n2>{_CUBE}|one)\b",
+    rf"(?<=\bthe\s)(?P<w2>upper|uppermost)\s+(?P<n2>{_CUBE}|one)\b",
     re.I,
 )
 _WAS_ON = re.compile(

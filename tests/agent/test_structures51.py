@@ -278,3 +278,14 @@ def test_a_description_identifies_and_is_checked(order, pc):
         text, reading, asks = _read(said, world)
         assert reading.refusal is None and asks is None, (said, reading.refusal, asks)
         assert text.lower().rstrip(".").endswith(f"{bottom} cube"), (said, text)
+
+
+@given(colours)
+@settings(max_examples=6, deadline=None)
+def test_the_upper_cube_is_the_top_one_but_the_lowest_of_two_on_the_table_is_asked(order):
+    top, bottom, other = order
+    world = _two_high(top, bottom, other)
+    text, reading, asks = _read("Lift the upper box onto the grey pad.", world)
+    assert asks is None and reading.refusal is None and top in text.lower(), text
+    _, reading, asks = _read("Put the lowest cube on the left pad.", world)
+    assert asks is not None, reading.refusal
