@@ -190,7 +190,7 @@ def _pad_by_colour(text: str, pads: set[str]) -> str:
         text,
         flags=re.I,
     )
-    text = re.sub(rf"\bthe\s+(?P<c>{c})\s+one\b", lambda m: f"the {m['c']} pad", text, flags=re.I)
+    text = re.sub(rf"\bthe\s+(?P<c>{c})\s+one\b", lambda m: _one_as_pad(m, text), text, flags=re.I)
     return re.sub(
         rf"^\s*the\s+(?P<c>{c})\s+(?P<n>{_PAD})\s*,?\s+(?:and\s+)?not\s+the\s+(?P<d>[a-z]+)\s+"
         rf"(?:one|{_PAD})(?P<b>\s*(?::|;|,|\s[-\u2013\u2014]+)\s*)",
@@ -198,6 +198,14 @@ def _pad_by_colour(text: str, pads: set[str]) -> str:
         text,
         flags=re.I,
     )
+
+
+def _one_as_pad(m: re.Match, text: str) -> str:
+    """ "the C one" as "the C pad", but not as a predicate ("which mat's / is the grey one?":
+    the question's own noun, read by its rules)."""
+    if re.search(r"(?:'s|\b(?:is|are|was|be))\s+$", text[: m.start()], re.I):
+        return m[0]
+    return f"the {m['c']} pad"
 
 
 def _over_there(text: str, cubes: frozenset[str]) -> str:
