@@ -5,7 +5,8 @@ Grammar, not goals; each rule is a frame and what it means:
 - "the C cube on (top of) / atop / sitting on the D one" heading a goal before a break
   (":", ";", ",", a dash) and a command on "it": the description names C ("the C cube that
   is on top of the D cube"; checked against the scene as before, refused where C is not on
-  D), never a placing of C onto D;
+  D), never a placing of C onto D ("there" or "off" after it, "... - put it there / lift it
+  off", is left to the rules that read those);
 - "the lower / lowest / bottom(most) / upper / uppermost / top(most) cube of the / that
   stack / pile / tower" is "the bottom / top cube of the stack"; "the upper cube" alone is
   "the top cube" (only one cube stands highest; "the lower / lowest cube" alone is left as
@@ -88,7 +89,7 @@ def seat_named(text: str, world: World) -> str:
     text = re.sub(
         rf"^(?P<np>\s*the\s+(?:{c})\s+(?:{_CUBE}|one))\s+(?:(?:sitting|resting|standing)\s+)?"
         rf"(?:on\s+top\s+of|on|atop)\s+(?:the\s+)?(?P<d>{c})(?:\s+(?:{_CUBE}|one))?(?P<b>{_BREAK})"
-        r"(?=[a-z]+\s+it\b)(?![^.!?]*\bthere\b)",
+        r"(?=[a-z]+\s+it\b)(?![^.!?]*\b(?:there|off)\b)",
         lambda m: f"{m['np']} that is on top of the {m['d']} one{m['b']}",
         text,
         flags=re.I,

@@ -12,8 +12,9 @@ means:
 - a clause that restates the placing just said adds nothing: "(-|,|;) stack / pile / put
   them (up) like that / that way / like so", ", C (up) on top / at the top", "; C goes at
   the top", ", so C ends up on top", where C is the cube that placing puts on top;
-- a pad said by its colour with "one", a demonstrative or "-wards": "not the Q pad, the C
-  one" / "the C one" where C is a pad's colour and no cube's -> "the C pad"; "that / this
+- a pad said by its colour with "one", a demonstrative or "-wards", C a pad's colour and no
+  cube's: "the C one" after a preposition of place or in a contrast with a pad ("not the Q
+  pad, the C one", "the C one, not the Q pad") -> "the C pad"; "that / this
   C pad" -> "the C pad"; "C-pad-wards" -> "towards the C pad"; the contrast fronted ("the C
   one, not the Q pad - V X there") said as "not the Q pad, the C pad - ...";
 - "the cube (out / way out) on / at the far left / right (side / end)" is "the leftmost /
@@ -203,9 +204,15 @@ def _pad_by_colour(text: str, pads: set[str]) -> str:
 def _one_as_pad(m: re.Match, text: str) -> str:
     """ "the C one" as "the C pad", but not as a predicate ("which mat's / is the grey one?":
     the question's own noun, read by its rules)."""
-    if re.search(r"(?:'s|\b(?:is|are|was|be))\s+$", text[: m.start()], re.I):
-        return m[0]
-    return f"the {m['c']} pad"
+    before = text[: m.start()]
+    contrast = re.search(
+        rf"\bnot\s+the\s+[a-z]+\s+{_PAD}\s*(?:,|;|\s[-\u2013\u2014]+)\s*$", before, re.I
+    )
+    placed = re.search(
+        r"\b(?:on|onto|to|towards?|over|above|into|on\s+top\s+of)\s+$", before, re.I
+    )
+    after = re.match(rf"\s*,?\s+(?:and\s+)?not\s+the\s+[a-z]+\s+{_PAD}\b", text[m.end() :], re.I)
+    return f"the {m['c']} pad" if contrast or placed or after else m[0]
 
 
 def _over_there(text: str, cubes: frozenset[str]) -> str:
