@@ -14,7 +14,7 @@ means:
   the top", ", so C ends up on top", where C is the cube that placing puts on top;
 - a pad said by its colour with "one", a demonstrative or "-wards", C a pad's colour and no
   cube's: "the C one" after a preposition of place or in a contrast with a pad ("not the Q
-  pad, the C one", "the C one, not the Q pad") -> "the C pad"; "that / this
+  pad(,) (but) the C one", "the C one, not the Q pad") -> "the C pad"; "that / this
   C pad" -> "the C pad"; "C-pad-wards" -> "towards the C pad"; the contrast fronted ("the C
   one, not the Q pad - V X there") said as "not the Q pad, the C pad - ...";
 - "the cube (out / way out) on / at the far left / right (side / end)" is "the leftmost /
@@ -206,7 +206,9 @@ def _one_as_pad(m: re.Match, text: str) -> str:
     the question's own noun, read by its rules)."""
     before = text[: m.start()]
     contrast = re.search(
-        rf"\bnot\s+the\s+[a-z]+\s+{_PAD}\s*(?:,|;|\s[-\u2013\u2014]+)\s*$", before, re.I
+        rf"\bnot\s+the\s+[a-z]+\s+{_PAD}\s*(?:,|;|\s[-\u2013\u2014]+)?\s*(?:but\s+)?$",
+        before,
+        re.I,
     )
     placed = re.search(
         r"\b(?:on|onto|to|towards?|over|above|into|on\s+top\s+of)\s+$", before, re.I

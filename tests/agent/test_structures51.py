@@ -163,6 +163,9 @@ def test_a_pad_said_by_its_colour_with_one_that_or_wards(order, noun, pc, n):
         f"Not the {oc} {n}, the {pc} one: push the {a} {noun} there.",
         f"Push the {a} {noun} over onto that {pc} {n}.",
         f"The {a} {noun}, slide it {pc}-{n}-wards.",
+        f"Not the {oc} {n} but the {pc} one: lift the {a} {noun} onto it.",
+        f"The {pc} one, not the {oc} {n} - push the {a} {noun} there.",
+        f"Of the two {n}s, use the {pc} one: put the {a} {noun} there.",
     ):
         text, reading, asks = _read(goal)
         assert reading.refusal is None or "no grey" not in reading.refusal, goal
