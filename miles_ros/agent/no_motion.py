@@ -12,7 +12,8 @@ part must be one of:
 - nothing needed: "I / we don't need / want anything (done)", "(there's) no need to move / do
   anything", "no (more / further) action / motion / moves (is) needed / required", "nothing
   needs doing", "nothing (more / else) to move / do", "you don't have to move", "(there's) no
-  task / job / work (for you)", "nothing (for you) to do", the work said done: "we're (all)
+  (other) task / job / work / errand / orders (for you / to do / on the list)", "nothing
+  planned / on the list (for you)", "nothing (for you) to do", the work said done: "we're (all)
   done / finished (here)", "that's us done" (:data:`_NOT_NEEDED`);
 - staying still: "stand / stay / keep / hold / remain / sit still / put / (right / exactly)
   where you are / as you are", "sit / stay / hold tight", "hold on", "hang on / about", "don't

@@ -87,7 +87,8 @@ def plain_wording(goal: str, world: World) -> str:
     before / until" ("but only after"), a cube pointed out then "it" ("Red's near you; push it
     ...": :func:`pointed_out`), "no lifting this one; just V X" (X without lifting), "never mind
     X, leave it" (X left alone), "shunt" ("shove"), "hang over / above" ("hover"), "off (the)
-    top of" ("off")."""
+    top of" ("off"); first, a move said once (:func:`said_once`: a manner or a restatement
+    with the move) and a description that identifies (:func:`identified`)."""
     text = _LEFT_BE.sub(
         r"leave \g<np> alone",
         _this_one_first(pointed_out(identified(said_once(goal, world), world))),
