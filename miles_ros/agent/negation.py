@@ -13,6 +13,7 @@ from dataclasses import replace
 from miles_ros.agent.beside import place_beside
 from miles_ros.agent.described import described
 from miles_ros.agent.discourse import said_in_order
+from miles_ros.agent.identified import seat_named
 from miles_ros.agent.prohibitions import PLACE
 from miles_ros.agent.reading import (
     GoalReading,
@@ -105,7 +106,7 @@ def read_plainly(
     :func:`~miles_ros.agent.turns.turn_text`; the goal itself when it only forbids or is
     refused),
     its reading, and the question back when the goal does not say which thing it means."""
-    goal = described(goal, world)  # "C's on top of D. ..." said in full (described.py)
+    goal = described(seat_named(goal, world), world)  # "C's on top of D. ..." (described.py)
     goal, wrong = seat_checked(goal, world)  # "the C cube sitting on D": is it?
     if wrong:
         return goal, GoalReading(refusal=wrong), None

@@ -12,7 +12,8 @@ part must be one of:
 - nothing needed: "I / we don't need / want anything (done)", "(there's) no need to move / do
   anything", "no (more / further) action / motion / moves (is) needed / required", "nothing
   needs doing", "nothing (more / else) to move / do", "you don't have to move", "(there's) no
-  task / job / work (for you)", "nothing (for you) to do", the work said done: "we're (all)
+  (other) task / job / work / errand / orders (for you / to do / on the list)", "nothing
+  planned / on the list (for you)", "nothing (for you) to do", the work said done: "we're (all)
   done / finished (here)", "that's us done" (:data:`_NOT_NEEDED`);
 - staying still: "stand / stay / keep / hold / remain / sit still / put / (right / exactly)
   where you are / as you are", "sit / stay / hold tight", "hold on", "hang on / about", "don't
@@ -67,7 +68,8 @@ _HERE = r"(?:\s+(?:right\s+)?(?:there|here))?"
 """A bare "there / here" after a verb of waiting or staying: where the arm is now (it names
 no pad: the frame has no place to go to)."""
 _IDLING = (
-    r"(?:stand(?:ing)?\s+by|wait(?:ing)?(?:\s+(?:up|around|about))?|pause|hold\s+(?:up|off)|"
+    r"(?:stand(?:ing)?\s+by|stand-?by|idl(?:e|ing)|wait(?:ing)?(?:\s+(?:up|around|about))?|pause|"
+    r"hold\s+(?:up|off)|"
     r"(?:stay|sit|stand|remain|rest|idle|wait|pause|stop|halt|freeze|be)(?:ing)?\s+(?:right\s+)?"
     r"(?:there|here)|(?:keep|carry\s+on|go\s+on)\s+(?:sitting|waiting|standing|staying|idling|"
     r"resting|hovering))"
@@ -78,6 +80,9 @@ _IDLING = (
 """Waiting said as a verb of waiting or staying ("stand by", "wait up", "wait for me", "pause
 there", "carry on sitting there"), a bare "there / here" where the arm is, and what it waits
 for: no motion, no place."""
+_WORK = r"(?:tasks?|jobs?|work|errands?|orders|assignments?|chores?|instructions)"
+"""The nouns of work given ("no task / job / errand / orders (for you)"): the frame "no N"
+with no thing of the scene."""
 _NOT_NEEDED = (
     r"(?:(?:i|we)\s+(?:don'?t|do\s+not)\s+(?:need|want)\s+anything(?:\s+(?:done|else))?|"
     r"(?:there'?s\s+|there\s+is\s+)?no\s+(?:need|reason)\s+(?:for\s+you\s+)?to\s+(?:move|act|"
@@ -85,8 +90,10 @@ _NOT_NEEDED = (
     r"(?:is\s+)?(?:needed|required|necessary|wanted)|nothing\s+(?:(?:more|else|further)\s+)?(?:to\s+"
     r"(?:move|do)\b(?:\s+here)?|needs\s+(?:doing|to\s+be\s+"
     r"done)|(?:is\s+)?(?:needed|required))|you\s+(?:don'?t|do\s+not)\s+(?:have|need)\s+to\s+"
-    r"(?:move|do\s+anything)|(?:there'?s\s+|there\s+is\s+|you\s+have\s+)?no\s+(?:task|job|work)"
-    r"(?:\s+for\s+you)?|(?:there'?s\s+|there\s+is\s+)?nothing\s+(?:(?:more|else|further)\s+)?(?:(?:for\s+you\s+)?to\s+do|"
+    r"(?:move|do\s+anything)|(?:there'?s\s+|there\s+is\s+|there\s+are\s+|you\s+have\s+)?no\s+(?:more\s+|"
+    rf"further\s+|other\s+)?{_WORK}(?:\s+(?:for\s+you|to\s+do|(?:planned|lined\s+up|on\s+the\s+list)"
+    r"(?:\s+for\s+you)?))?|(?:there'?s\s+|there\s+is\s+)?nothing\s+(?:(?:planned|lined\s+up|scheduled|"
+    r"on\s+the\s+(?:list|agenda|cards))(?:\s+for\s+you)?)|(?:there'?s\s+|there\s+is\s+)?nothing\s+(?:(?:more|else|further)\s+)?(?:(?:for\s+you\s+)?to\s+do|"
     r"for\s+you)|(?:we(?:'re|\s+are)|i'?m|i\s+am)\s+(?:all\s+)?(?:done|finished|through)(?:\s+here)?|"
     r"that'?s\s+us\s+(?:done|finished)|(?:nothing|not)\s+(?:just\s+)?yet|that'?s\s+(?:all|it|everything)(?:\s+(?:i\s+(?:need|wanted)|"
     r"from\s+me))?|no\s+(?:changes?|change)(?:\s+(?:needed|required|necessary|"
@@ -157,8 +164,9 @@ _LEAD = (
     r"you(?:'re|\s+are)\s+(?:free|fine|welcome|ok(?:ay)?)\s+to)\s*,?\s+)*"
 )
 _TAIL = (
-    r"(?:\s*,?\s+(?:for\s+now|for\s+the\s+(?:time\s+being|moment)|(?:right|just)\s+now|now|yet|at\s+the\s+"
-    r"moment|at\s+all|"
+    r"(?:\s*,?\s+(?:for\s+now|for\s+the\s+(?:time\s+being|moment)|(?:right|just)\s+now|now|yet|"
+    r"(?:right\s+|just\s+)?at\s+(?:the|this)\s+(?:moment|minute|point|time)|at\s+present|today|"
+    r"at\s+all|"
     r"after\s+all|"
     r"please|thanks|thank\s+you|ta|cheers|whatsoever|(?:for\s+)?(?:a|one)\s+(?:moment|bit|second|sec|minute|while)|"
     r"robot|arm|(?:right\s+|exactly\s+|just\s+)?(?:where|as)\s+you\s+are|"
