@@ -58,19 +58,15 @@ from miles_ros.agent.scene_colours import cube_colours, pad_colours, shades_said
 from miles_ros.agent.scene_said import scene_said
 from miles_ros.agent.towers import standing_towers
 from miles_ros.agent.wording_pointed import introduced, pointed_out
-from miles_ros.agent.wording_there import _THERE, _placed_first, _put_there
+from miles_ros.agent.wording_there import put_there, there_placed
 from miles_ros.agent.wording_towers import towers_said
 from miles_ros.agent.wording_typos import corrected
 from miles_ros.agent.wording_verbs import (
-    _ARM_END,
-    _CARRIED,
-    _GO_OVER,
-    _HUNG_OVER,
-    _SHUNTED,
-    _SWIVELLED,
-    _SWUNG,
-    _action_as_noun,
-    _turn_as_noun,
+    action_as_noun,
+    arm_sent,
+    hung_over,
+    turn_as_noun,
+    verbs_said,
 )
 from miles_ros.agent.world import World
 
@@ -93,8 +89,7 @@ def plain_wording(goal: str, world: World) -> str:
         r"leave \g<np> alone",
         _this_one_first(pointed_out(identified(said_once(goal, world), world))),
     )
-    text = _CARRIED.sub("carry", _SHUNTED.sub("shove", _SWIVELLED.sub("turn", text)))
-    text = _HUNG_OVER.sub("hover ", _OFF_THE_TOP.sub("off", text))
+    text = hung_over(_OFF_THE_TOP.sub("off", verbs_said(text)))
     text = _NOT_BEFORE.sub(r"\g<but> only after", text)
     text = _side_again(_WAY_SWAPPED.sub(_one_way, _RIGHT_ABOVE.sub("directly ", text)), world)
     text = _nice_and(_COLOUR_AGAIN.sub(r"\g<place>\g<mid>", shades_said(text, world)))
@@ -102,7 +97,7 @@ def plain_wording(goal: str, world: World) -> str:
     text = branch_taken(reach_asked(text), world)
     text = tower_in_order(visited_in_order(compared(text, world), world), world)
     text = both_taken(taken_apart(scene_said(text, world), world), world)
-    text = _THERE.sub(r"\g<np>", _placed_first(text, cube_colours(world)))
+    text = there_placed(text, cube_colours(world))
     text = plain_clauses(text, cube_colours(world), pad_colours(world))
     text = carried_on(_respectively(text))  # "it" once a topic cube is named (rendered.py)
     text = _CHOSEN_THEN_PUSHED.sub(r"\g<verb> \g<what>", text)
@@ -112,12 +107,9 @@ def plain_wording(goal: str, world: World) -> str:
     text = _ONCE_THERE.sub(lambda m: ", then ", text)
     text = _NOT_THERE.sub("", text)
     text = lift_then_place(text)
-    text = _put_there(text)
-    text = _turn_as_noun(text)
+    text = turn_as_noun(put_there(text))
     text = _DIRECTION_APART.sub(r"\g<angle> \g<way>", text)
-    text = _action_as_noun(text)
-    text = _GO_OVER.sub("hover over ", _SWUNG.sub("move ", text))
-    text = _ARM_END.sub("the gripper", text)
+    text = arm_sent(action_as_noun(text))
     return towers_said(introduced(text), world)
 
 

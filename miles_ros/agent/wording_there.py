@@ -1,8 +1,8 @@
 """A place stated, then "there": where a cube goes said first (a statement, a question, a
 fragment), then the step on "it there" said with that cube and that place; a thing named
 just before "there" is the place "there" points at (run by
-:func:`~miles_ros.agent.wording.plain_wording`: :data:`_THERE` and :func:`_placed_first`
-before the clauses are read, :func:`_put_there` after).
+:func:`~miles_ros.agent.wording.plain_wording`: :func:`there_placed` before the clauses are
+read, :func:`put_there` after).
 
 ==========================================================  ================================
 the goal says                                               the reading gets
@@ -83,6 +83,13 @@ def _placed_first(text: str, cube_colours: frozenset[str] = frozenset()) -> str:
     return _there_named(match["rest"], cube, f"{prep} {place}")
 
 
+def there_placed(text: str, cube_colours: frozenset[str] = frozenset()) -> str:
+    """What runs before the clauses are read: a cube and its place said first, then the verb
+    on "it there" (:func:`_placed_first`), and a "there" after a thing just named dropped
+    (:data:`_THERE`: "hover over the red cube back there" -> "hover over the red cube")."""
+    return _THERE.sub(r"\g<np>", _placed_first(text, cube_colours))
+
+
 _IT_THERE = re.compile(r"\bit\s+(?:(?:over|up|down)\s+)?there\b", re.I)
 
 
@@ -98,7 +105,7 @@ def _there_named(rest: str, cube: str, where: str) -> str:
     return f"{rest[: there.start()]}{cube} {where}{rest[there.end() :]}"
 
 
-def _put_there(text: str) -> str:
+def put_there(text: str) -> str:
     """ "The green cube should go to the left pad. Push it there." -> "Push the green cube
     to the left pad.": the first sentence says where, the second what to do (said as a
     fragment: :func:`_placed_first`, before the clauses are read)."""

@@ -43,6 +43,18 @@ _HUNG_OVER = re.compile(r"\bhang\s+(?=(?:over|above)\s+(?:the|it|this|that)\b)",
 hover, as the reach phrases say it (the imperative only; "hang on" is kept)."""
 
 
+def verbs_said(text: str) -> str:
+    """A turn, a push and a carry said by a verb the training phrases lack, said by theirs:
+    "swivel / pivot X" -> "turn X", "shunt X" -> "shove X", "ferry / haul ... X" -> "carry
+    X" (:data:`_SWIVELLED`, :data:`_SHUNTED`, :data:`_CARRIED`, in that order)."""
+    return _CARRIED.sub("carry", _SHUNTED.sub("shove", _SWIVELLED.sub("turn", text)))
+
+
+def hung_over(text: str) -> str:
+    """ "hang over / above X" -> "hover X" (:data:`_HUNG_OVER`)."""
+    return _HUNG_OVER.sub("hover ", text)
+
+
 _TURN_NOUN = re.compile(
     r"\bgive\s+(?P<cube>.+?)\s+an?\s+(?P<angle>[\w.]+)[ -]?(?:degrees?|deg|°)\s+"
     r"(?P<way>(?:counter[ -]?|anti[ -]?)?clockwise\s+)?(?:turn|twist|spin|rotation)\b",
@@ -50,7 +62,7 @@ _TURN_NOUN = re.compile(
 )
 
 
-def _turn_as_noun(text: str) -> str:
+def turn_as_noun(text: str) -> str:
     """ "give the blue cube a 25 degree twist" -> "turn the blue cube by 25 degrees"."""
 
     def said(m: re.Match) -> str:
@@ -70,7 +82,7 @@ _ACTION_NOUN = re.compile(
 )
 
 
-def _action_as_noun(text: str) -> str:
+def action_as_noun(text: str) -> str:
     """ "give the green cube a good shake" -> "shake the green cube": the action said as
     its verb, which the repertoire check then reads (a push is planned, a shake refused)."""
     return _ACTION_NOUN.sub(lambda m: f"{m.group('noun')} {m.group('cube')}", text)
@@ -98,6 +110,16 @@ _ARM_END = re.compile(
 """The arm's end said another way than the training phrases' "gripper" ("move the tool to
 x 0.45, y 0.1, z 0.3", "hold your hand above the left pad") where it is what goes
 somewhere: the gripper, not a tool or a hand the scene lacks."""
+
+
+def arm_sent(text: str) -> str:
+    """The arm's end sent somewhere, said as the reach phrases say it: "swing your hand ..."
+    -> "move your hand ..." (:data:`_SWUNG`), "go over / visit the X" -> "hover over the X"
+    (:data:`_GO_OVER`), then the arm's end "the gripper" (:data:`_ARM_END`)."""
+    text = _GO_OVER.sub("hover over ", _SWUNG.sub("move ", text))
+    return _ARM_END.sub("the gripper", text)
+
+
 _TAP_ON = re.compile(r"\b(?:tap|poke)\s+(?:at\s+|on\s+)?(?=the\b)", re.I)
 
 
