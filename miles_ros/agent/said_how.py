@@ -1,0 +1,234 @@
+"""Who moves and how, said once (:func:`miles_ros.agent.wording.plain_wording` runs
+:func:`said_how` on the goal first, before :func:`~miles_ros.agent.said_once.said_once`).
+Grammar, not goals; each rule is a frame and what it means:
+
+- the gripper as the thing moved: "(the / your) gripper / hand / fingers / tool / end
+  effector over / above / at / to X" heading a clause with no verb is the reach of X ("move
+  the gripper over X"); "(and / then) hold / keep / leave it (right) there" after a clause
+  whose object or subject is the gripper names no cube ("it" is the gripper): staying adds
+  nothing and is dropped, as is ", just / only hovering" closing a reach; "farthest / furthest
+  off / away" with no "from" is "farthest from you" (the robot);
+- a manner restated: in a goal naming one cube, a clause on that cube ("it" or its name) with
+  a verb of manner and no place ("push / slide / shove / nudge it (along / over / across the
+  table)", "lift / carry / raise / pick it (up)", "no lifting", "don't push / slide / lift /
+  pick it up", "keep it on the table"), or one that only takes hold of it ("take hold of /
+  grab / grip / pick up the C cube", "gripper closed on C"), says HOW the one move that names
+  a place is done, never a second step and never another cube: the goal is that move said
+  plainly ("push the C cube onto P" / "pick up the C cube and put it on P"). "leave it on P"
+  after taking hold of it places it (it does not leave the scene). Every clause must be one
+  of these (or the cube alone, "Red cube."); a clause with a place of its own, a second cube,
+  "home", "leave it there" or a manner against the move's own verb leaves the goal as said;
+- a sentence that states where a cube is describes, it does not command: "The C cube sits /
+  rests / is (sitting) on (top of) D. V it ..." is "The C cube is on top of the D cube. V it
+  ..." (read as :mod:`~miles_ros.agent.described` reads it; the seat checked against the
+  scene before);
+- negations joined by "and / nor / or" all hold: "the cube that isn't A and isn't B", "the
+  cube that's neither A nor B" is the one cube of the scene of neither colour;
+- "unstack / take the stack apart first (X to P), then ..." is "move X to P first, then
+  ..." (the parenthesis is the unstack's move, done first);
+- "make / build a three-cube tower / stack on D(,) (with) M in the middle / as the middle
+  one" with three cubes is "put M on D, then put the third on M".
+"""
+
+from __future__ import annotations
+
+import re
+
+from miles_ros.agent.phrases import CUBE_NOUNS, PAD_NOUNS
+from miles_ros.agent.scene_colours import cube_colours
+from miles_ros.agent.world import World
+
+_CUBE = rf"(?:{'|'.join(CUBE_NOUNS)})"
+_PAD = rf"(?:{'|'.join(PAD_NOUNS)})"
+_TOOL = r"(?:the\s+|your\s+)?(?:gripper|hand|fingers|tool|end[\s-]effector)"
+_VERBLESS = re.compile(
+    rf"(?P<lead>(?:^|[.;!?]\s+|\bthen\s+)(?:please\s+|now\s+|just\s+)*){_TOOL}\s+"
+    r"(?P<prep>(?:right\s+|directly\s+|straight\s+)?(?:over|above|at|to|on\s+top\s+of)\b)",
+    re.I,
+)
+_HOLD_THERE = re.compile(
+    r"\s*(?:[,;]\s*|\s[-\u2013\u2014]+\s*)?(?:\s*(?:and|then)\s+)*(?:hold|keep|leave)\s+it\s+"
+    r"(?:right\s+)?there(?:\s+for\s+(?:a|one)\s+(?:moment|bit|second|sec|while))?(?=\s*(?:[.!;,]|$))",
+    re.I,
+)
+_HOVERING = re.compile(
+    r"\s*(?:,|\s[-\u2013\u2014]+)\s*(?:just|only)\s+(?:hovering|hover)(?=\s*(?:[.!;,]|$))", re.I
+)
+_GRASPED = r"\b(?:pick|grab|grip|grasp|lift|take|hold|raise|carry)(?!per)"
+_FAR_OFF = re.compile(r"\b(?P<w>farthest|furthest)\s+(?:off|away)\b(?!\s+from\b)", re.I)
+_PUSHES = r"(?:push|slide|shove|nudge|drag)"
+_LIFTS = r"(?:lift|carry|raise|hoist|pick)"
+_TABLE = r"(?:\s+(?:along|over|across)\s+the\s+(?:table|surface))?"
+_PLACE = rf"(?:the\s+)?(?:[a-z]+\s+)?(?:{_PAD}|{_CUBE}|one)|(?:the\s+)?[a-z]+"
+_MOVE = re.compile(
+    rf"^(?P<pre>.*?)\b(?P<prep>onto|on\s+top\s+of|on|over\s+to|across\s+to|to)\s+"
+    rf"(?P<place>{_PLACE})(?:\s+(?:please|instead))?$",
+    re.I,
+)
+_CLAUSES = re.compile(
+    r"\s*[.;!?]+\s*|\s*,\s*(?:and\s+)?(?:then\s+)?|\s+[-\u2013\u2014]+\s+|\s+and\s+(?:then\s+)?",
+    re.I,
+)
+
+
+def said_how(goal: str, world: World) -> str:
+    """``goal`` with the gripper said as the thing moved and a manner said once (see the
+    module)."""
+    cubes = cube_colours(world)
+    text = _gripper(goal)
+    if cubes:
+        text = _described(text, cubes)
+        text = _neither(text, cubes)
+        text = _middle(text, cubes)
+        text = _manner_restated(text, cubes)
+    return _unstack_first(text)
+
+
+def _gripper(text: str) -> str:
+    """ "Gripper over X": "move the gripper over X"; "... and hold it there" after the
+    gripper: dropped; ", just hovering": dropped; "farthest off": "farthest from you"."""
+    text = _VERBLESS.sub(
+        lambda m: f"{m['lead']}move the gripper {re.sub('at$', 'to', m['prep'], flags=re.I)}",
+        text,
+    )
+    if re.search(rf"\b{_TOOL}\b", text, re.I) or re.match(r"\s*(?:please\s+)?hover\b", text, re.I):
+
+        def hold(m: re.Match) -> str:
+            clause = re.split(r"[;!?]|\.(?!\d)|\bthen\b", text[: m.start()])[-1]
+            grasped = re.search(_GRASPED, clause, re.I)
+            said_tool = re.search(rf"\b{_TOOL}\b|\bhover\b", clause, re.I)
+            return "" if said_tool and not grasped else m[0]
+
+        text = _HOLD_THERE.sub(hold, text)
+    text = _HOVERING.sub("", text) if re.search(r"\bhover|\bgripper\b", text, re.I) else text
+    return _FAR_OFF.sub(lambda m: f"{m['w']} from you", text)
+
+
+def _described(text: str, cubes: frozenset[str]) -> str:
+    """ "The C cube sits on D. V it ...": "The C cube is on top of the D cube. V it ..." (the
+    seat checked against the scene before, by :func:`~miles_ros.agent.reference_stacked.
+    seat_checked`)."""
+    c = "|".join(sorted(cubes, key=len, reverse=True))
+    return re.sub(
+        rf"^\s*(?:the\s+)?(?P<c>{c})(?:\s+(?:{_CUBE}|one))?\s+(?:sits|rests|stands|lies|is|'s)"
+        r"(?:\s+(?:sitting|resting|standing|lying|now|currently))?\s+(?:on\s+top\s+of|on|atop)\s+"
+        rf"(?:the\s+)?(?P<d>{c})(?:\s+(?:{_CUBE}|one))?\s*[.;:,]\s*(?=[a-z]+\s+it\b)",
+        lambda m: f"The {m['c'].lower()} cube is on top of the {m['d'].lower()} cube. ",
+        text,
+        flags=re.I,
+    )
+
+
+def _neither(text: str, cubes: frozenset[str]) -> str:
+    """ "the cube that isn't A and isn't B": the one cube of neither colour."""
+    c = "|".join(sorted(cubes, key=len, reverse=True))
+    noun = rf"(?:\s+(?:{_CUBE}|one))?"
+
+    def one(m: re.Match) -> str:
+        left = cubes - {m["a"].lower(), m["b"].lower()}
+        return f"the {next(iter(left))} {m['n']}" if len(left) == 1 else m[0]
+
+    return re.sub(
+        rf"\bthe\s+(?P<n>{_CUBE}|one)\s+(?:that|which)(?:\s+isn'?t|\s+is\s+not|'s\s+not|\s+is\s+"
+        rf"neither|'s\s+neither)\s+(?:the\s+)?(?P<a>{c}){noun}\s*,?\s*(?:and|nor|or)\s+(?:(?:isn'?t|"
+        rf"is\s+not|'s\s+not|not)\s+)?(?:the\s+)?(?P<b>{c}){noun}\b",
+        one,
+        text,
+        flags=re.I,
+    )
+
+
+def _middle(text: str, cubes: frozenset[str]) -> str:
+    """ "a three-cube tower on D, M in the middle": M on D, then the third on M."""
+    c = "|".join(sorted(cubes, key=len, reverse=True))
+
+    def built(m: re.Match) -> str:
+        d, mid = m["d"].lower(), m["m"].lower()
+        third = sorted(cubes - {d, mid})
+        if len(third) != 1 or d == mid:
+            return m[0]
+        top = third[0]
+        return f"put the {mid} cube on the {d} cube, then put the {top} cube on the {mid} cube"
+
+    return re.sub(
+        rf"\b(?:make|build|stack|create)\s+(?:a|the)\s+(?:three|3)[- ](?:{_CUBE}|level|layer)s?\s+"
+        rf"(?:tower|stack|pile)\s+on\s+(?:top\s+of\s+)?(?:the\s+)?(?P<d>{c})(?:\s+(?:{_CUBE}|one))?"
+        rf"\s*,?\s*(?:with\s+)?(?:the\s+)?(?P<m>{c})(?:\s+(?:{_CUBE}|one))?\s+(?:in\s+the\s+middle|"
+        r"as\s+the\s+middle(?:\s+one)?|in\s+between)\b",
+        built,
+        text,
+        flags=re.I,
+    )
+
+
+def _unstack_first(text: str) -> str:
+    """ "Unstack first (X to P), then ...": "Move X to P first, then ..."."""
+
+    def first(m: re.Match) -> str:
+        move = m["move"].strip()
+        verb = re.match(r"(?:move|put|lift|place|set|take|carry|push|slide)\b", move, re.I)
+        return f"{'' if verb else 'move '}{move} first"
+
+    return re.sub(
+        r"^\s*(?:please\s+)?(?:unstack(?:\s+(?:it|them|the\s+(?:stack|tower|pile)))?|take\s+(?:the\s+"
+        r"|that\s+)?(?:stack|tower|pile)\s+(?:apart|down))\s+first\s*\((?P<move>[^()]+)\)",
+        first,
+        text,
+        flags=re.I,
+    )
+
+
+def _manner_restated(text: str, cubes: frozenset[str]) -> str:
+    """A manner said in a clause of its own on the one cube moved: the move said once (see
+    the module); else ``text`` unchanged."""
+    named = {c for c in cubes if re.search(rf"\b{c}\b", text, re.I)}
+    if len(named) != 1:
+        return text
+    (c,) = named
+    me = rf"(?:it|(?:the\s+)?{c}(?:\s+{_CUBE})?)"
+    push_manner = re.compile(
+        rf"^(?:just\s+)?(?:{_PUSHES}\s+{me}{_TABLE}(?:\s+(?:the\s+whole\s+way|all\s+the\s+way))?|"
+        rf"no\s+(?:lifting|picking(?:\s+it)?\s+up|carrying)|(?:don'?t|do\s+not|never)\s+(?:lift|"
+        rf"pick|carry|raise)(?:\s+it)?(?:\s+up)?|keep\s+it\s+on\s+the\s+(?:table|ground|surface))"
+        r"(?:\s+please)?$",
+        re.I,
+    )
+    lift_manner = re.compile(
+        rf"^(?:just\s+)?(?:{_LIFTS}\s+{me}(?:\s+up)?|pick\s+up\s+{me}|no\s+(?:pushing|sliding|"
+        rf"shoving)|(?:don'?t|do\s+not|never)\s+(?:push|slide|shove|drag)(?:\s+it)?|(?:take\s+hold"
+        rf"\s+of|grab|grip|grasp|hold)\s+{me}|(?:with\s+)?(?:the\s+)?gripper\s+closed\s+on\s+{me})"
+        r"(?:\s+please)?$",
+        re.I,
+    )
+    ways, move, kept = set(), None, []
+    for part in (p for p in _CLAUSES.split(text.strip()) if p):
+        if push_manner.match(part):
+            ways.add("push")
+        elif lift_manner.match(part):
+            ways.add("lift")
+        elif re.fullmatch(rf"(?:the\s+)?{c}(?:\s+{_CUBE})?", part, re.I):
+            continue
+        elif move is None and (m := _MOVE.match(part)):
+            move = m
+        else:
+            kept.append(part)
+    if kept or move is None or len(ways) != 1:
+        return text
+    pre, place = move["pre"], move["place"]
+    if re.search(rf"\b{_TOOL}\b", pre, re.I):
+        return text
+    if re.search(r"\b(?:keep|let|stay|remain)\b|\bleave\b(?!\s+it\s+on)", move[0], re.I):
+        return text
+    if re.search(rf"\b{c}\b|\bhome\b", place, re.I):
+        return text
+    (way,) = ways
+    own_push = re.search(rf"\b{_PUSHES}", pre, re.I)
+    own_lift = re.search(rf"\b(?:{_LIFTS}|put|place|set|stack|drop)", pre, re.I)
+    if (way == "lift" and own_push) or (way == "push" and own_lift):
+        return text
+    if re.search(r"\bleave\b", pre, re.I) and way != "lift":
+        return text
+    on_cube = re.search(rf"\b{_CUBE}\b", place, re.I) or not re.search(rf"\b{_PAD}\b", place, re.I)
+    if way == "push":
+        return text if on_cube else f"Push the {c} cube onto {place}."
+    return f"Pick up the {c} cube and put it on {place}."
