@@ -42,7 +42,7 @@ _CUBE = rf"(?:{'|'.join(CUBE_NOUNS)})"
 _PAD = rf"(?:{'|'.join(PAD_NOUNS)})"
 _TOOL = r"(?:the\s+|your\s+)?(?:gripper|hand|fingers|tool|end[\s-]effector)"
 _VERBLESS = re.compile(
-    rf"(?P<lead>(?:^|[.;!?]\s+|\bthen\s+)(?:please\s+|now\s+|just\s+)*){_TOOL}\s+"
+    rf"(?P<lead>(?:^|[.;!?]\s+|\bthen\s+)(?:(?:please|now|just|okay|ok)\s*,?\s+)*){_TOOL}\s+"
     r"(?P<prep>(?:right\s+|directly\s+|straight\s+)?(?:over|above|at|to|on\s+top\s+of)\b)",
     re.I,
 )
