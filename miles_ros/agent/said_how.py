@@ -221,6 +221,9 @@ def _manner_restated(text: str, cubes: frozenset[str]) -> str:
         return text
     if re.search(rf"\b{c}\b|\bhome\b", place, re.I):
         return text
+    last = place.lower().split()[-1]
+    if not re.search(rf"\b(?:{_PAD}|{_CUBE}|one)$", place, re.I) and last not in cubes:
+        return text  # "to the left", "to the side": a direction, not a pad or a cube
     (way,) = ways
     own_push = re.search(rf"\b{_PUSHES}", pre, re.I)
     own_lift = re.search(rf"\b(?:{_LIFTS}|put|place|set|stack|drop)", pre, re.I)
@@ -228,7 +231,7 @@ def _manner_restated(text: str, cubes: frozenset[str]) -> str:
         return text
     if re.search(r"\bleave\b", pre, re.I) and way != "lift":
         return text
-    on_cube = re.search(rf"\b{_CUBE}\b", place, re.I) or not re.search(rf"\b{_PAD}\b", place, re.I)
+    on_cube = not re.search(rf"\b{_PAD}$", place, re.I)
     if way == "push":
         return text if on_cube else f"Push the {c} cube onto {place}."
     return f"Pick up the {c} cube and put it on {place}."

@@ -116,6 +116,8 @@ def test_two_moves_two_cubes_or_home_said_are_left_as_said(order, noun, pc):
         f"Push the {a} {noun} onto the {pc} pad, lift it.",
         f"Lift the {a} {noun} onto the {pc} pad, push it.",
         f"Move the gripper to the {pc} pad; push {a} along the table.",
+        f"Pick up the {a} {noun} and move it to the left.",
+        f"Grab {a}, carry it to the side.",
     ):
         assert said_how(goal, SCENE) == goal, goal
     # a placing and a manner of another cube: both cubes stay in the reading
