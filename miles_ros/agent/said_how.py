@@ -42,10 +42,14 @@ _CUBE = rf"(?:{'|'.join(CUBE_NOUNS)})"
 _PAD = rf"(?:{'|'.join(PAD_NOUNS)})"
 _TOOL = r"(?:the\s+|your\s+)?(?:gripper|hand|fingers|tool|end[\s-]effector)"
 _VERBLESS = re.compile(
-    rf"(?P<lead>(?:^|[.;!?]\s+|\bthen\s+)(?:(?:please|now|just|okay|ok)\s*,?\s+)*){_TOOL}\s+"
-    r"(?P<prep>(?:right\s+|directly\s+|straight\s+)?(?:over|above|at|to|on\s+top\s+of)\b)",
+    r"(?P<lead>(?:^|[.;!?]\s+|\bthen\s+)(?:(?:please|now|just|okay|ok)\s*,?\s+)*)(?:(?:the|your)\s+"
+    r"(?:gripper|hand|fingers|tool|end[\s-]effector)|gripper|fingers|tool|end[\s-]effector|hand(?!\s+"
+    r"(?:over|me)\b))\s+(?P<prep>(?:right\s+|directly\s+|straight\s+)?(?:over|above|at|to|on\s+top\s+"
+    r"of)\b)(?![^.;!?]*\b(?:is|are|was|were|looks|seems|has)\b)",
     re.I,
 )
+"""The gripper heading a clause with no verb ("Gripper over X", "The hand above X"; not "hand
+over X", a handing, nor "the gripper over X is open", a description)."""
 _HOLD_THERE = re.compile(
     r"\s*(?:[,;]\s*|\s[-\u2013\u2014]+\s*)?(?:\s*(?:and|then)\s+)*(?:hold|keep|leave)\s+it\s+"
     r"(?:right\s+)?there(?:\s+for\s+(?:a|one)\s+(?:moment|bit|second|sec|while))?(?=\s*(?:[.!;,]|$))",
@@ -55,8 +59,15 @@ _HOVERING = re.compile(
     r"\s*(?:,|\s[-\u2013\u2014]+)\s*(?:just|only)\s+(?:hovering|hover)(?=\s*(?:[.!;,]|$))", re.I
 )
 _GRASPED = r"\b(?:pick|grab|grip|grasp|lift|take|hold|raise|carry)(?!per)"
-_FAR_OFF = re.compile(r"\b(?P<w>farthest|furthest)\s+(?:off|away)\b(?!\s+from\b)", re.I)
+_FAR_OFF = re.compile(
+    rf"\b(?P<w>farthest|furthest)\s+(?:off|away)\b(?!\s+(?:from|{_CUBE}|one)\b)", re.I
+)
 _PUSHES = r"(?:push|slide|shove|nudge|drag)"
+_MOVER = (
+    r"(?:put|place|set|drop|lay|lower|rest|leave|move|get|bring|take|carry|lift|push|slide|shove|"
+    r"nudge|stack)"
+)
+"""The verbs of a move a manner may say the way of (not "toss", "throw": no skill's)."""
 _LIFTS = r"(?:lift|carry|raise|hoist|pick)"
 _TABLE = r"(?:\s+(?:along|over|across)\s+the\s+(?:table|surface))?"
 _PLACE = rf"(?:the\s+)?(?:[a-z]+\s+)?(?:{_PAD}|{_CUBE}|one)|(?:the\s+)?[a-z]+"
@@ -110,10 +121,14 @@ def _described(text: str, cubes: frozenset[str]) -> str:
     seat_checked`)."""
     c = "|".join(sorted(cubes, key=len, reverse=True))
     return re.sub(
-        rf"^\s*(?:the\s+)?(?P<c>{c})(?:\s+(?:{_CUBE}|one))?\s+(?:sits|rests|stands|lies|is|'s)"
-        r"(?:\s+(?:sitting|resting|standing|lying|now|currently))?\s+(?:on\s+top\s+of|on|atop)\s+"
-        rf"(?:the\s+)?(?P<d>{c})(?:\s+(?:{_CUBE}|one))?\s*[.;:,]\s*(?=[a-z]+\s+it\b)",
-        lambda m: f"The {m['c'].lower()} cube is on top of the {m['d'].lower()} cube. ",
+        rf"^\s*(?:the\s+)?(?P<c>{c})(?:\s+(?P<n>{_CUBE}|one))?(?:\s+(?:now|currently|still))?\s+"
+        r"(?:sits|rests|stands|lies|perches|(?:is|'s)\s+(?:sitting|resting|standing|lying))\s+"
+        rf"(?:on\s+top\s+of|on|atop)\s+(?:the\s+)?(?P<d>{c})(?:\s+(?P<e>{_CUBE}|one))?\s*[.;:,]\s*"
+        r"(?=[a-z]+\s+it\b)",
+        lambda m: (
+            f"The {m['c'].lower()} {m['n'] or 'cube'} is on top of the {m['d'].lower()} "
+            f"{m['e'] if m['e'] and m['e'].lower() != 'one' else 'cube'}. "
+        ),
         text,
         flags=re.I,
     )
@@ -200,12 +215,16 @@ def _manner_restated(text: str, cubes: frozenset[str]) -> str:
         r"(?:\s+please)?$",
         re.I,
     )
-    ways, move, kept = set(), None, []
+    said = re.compile(  # a manner said, not denied, or a hold the reading does not take as a pick
+        rf"^(?:just\s+)?(?:{_PUSHES}|lift|carry|raise|hoist)\s+it\b|^(?:pick\s+it\s+up|(?:take\s+hold"
+        rf"\s+of|grip|hold)\s+{me}|(?:with\s+)?(?:the\s+)?gripper\s+closed\s+on)\b",
+        re.I,
+    )
+    ways, move, kept, positive = set(), None, [], False
     for part in (p for p in _CLAUSES.split(text.strip()) if p):
-        if push_manner.match(part):
-            ways.add("push")
-        elif lift_manner.match(part):
-            ways.add("lift")
+        if push_manner.match(part) or lift_manner.match(part):
+            ways.add("push" if push_manner.match(part) else "lift")
+            positive = positive or bool(said.match(part))
         elif re.fullmatch(rf"(?:the\s+)?{c}(?:\s+{_CUBE})?", part, re.I):
             continue
         elif move is None and (m := _MOVE.match(part)):
@@ -214,7 +233,11 @@ def _manner_restated(text: str, cubes: frozenset[str]) -> str:
             kept.append(part)
     if kept or move is None or len(ways) != 1:
         return text
-    pre, place = move["pre"], move["place"]
+    pre, place, prep = move["pre"], move["place"], move["prep"]
+    if not (positive or re.search(r"\bleave\s+it\s+on", move[0], re.I)):
+        return text  # only a manner denied ("no lifting"): read as a prohibition, as before
+    if not re.match(rf"^(?:(?:the\s+)?{c}\b|it\b|{_MOVER}\b)", pre.strip(), re.I):
+        return text  # a verb of its own ("toss it onto P"), left to the rules that read it
     if re.search(rf"\b{_TOOL}\b", pre, re.I):
         return text
     if re.search(r"\b(?:keep|let|stay|remain)\b|\bleave\b(?!\s+it\s+on)", move[0], re.I):
@@ -232,6 +255,7 @@ def _manner_restated(text: str, cubes: frozenset[str]) -> str:
     if re.search(r"\bleave\b", pre, re.I) and way != "lift":
         return text
     on_cube = not re.search(rf"\b{_PAD}$", place, re.I)
+    stop = "." if text.rstrip().endswith(".") else ""
     if way == "push":
-        return text if on_cube else f"Push the {c} cube onto {place}."
-    return f"Pick up the {c} cube and put it on {place}."
+        return text if on_cube else f"Push the {c} cube {prep} {place}{stop}"
+    return f"Pick up the {c} cube and put it {prep} {place}{stop}"

@@ -17,7 +17,7 @@ from tests.agent.reading_harness import SCENE, _read, colours, read_like
 
 NOUNS = st.sampled_from(["cube", "block", "box", "brick"])
 PADS = st.sampled_from(["yellow pad", "grey pad", "left mat", "right pad"])
-TOOLS = st.sampled_from(["Gripper", "The gripper", "Your hand", "Fingers", "The tool", "Hand"])
+TOOLS = st.sampled_from(["Gripper", "The gripper", "Your hand", "Fingers", "The tool", "The hand"])
 
 
 def _two_high(top: str, bottom: str, other: str):
@@ -71,6 +71,8 @@ def test_a_grip_or_a_held_cube_is_not_the_gripper_moved(order, noun, pad):
         f"Grip the {a} {noun}.",
         f"Hold the {a} {noun} over the {pad}.",
         f"Pick up the {a} {noun} and hold it there.",
+        f"Hand over the {a} {noun}.",  # a handing
+        f"The gripper over the {a} {noun} is open; push it to the {pad}.",  # a description
     ):
         assert said_how(goal, SCENE) == goal, goal
     assert "hold it there" in said_how(f"Lift the {a} {noun} and hold it there.", SCENE)
@@ -80,27 +82,33 @@ def test_a_grip_or_a_held_cube_is_not_the_gripper_moved(order, noun, pad):
 @settings(max_examples=25, deadline=None)
 def test_a_manner_restated_on_the_same_cube_is_one_push(order, noun, pc):
     a = order[0]
-    goals = [
-        f"The {a} {noun} has to get to the {pc} pad; slide it along the table.",
-        f"{a} {noun} over to the {pc} pad, shove it, no lifting",
-        f"Take the {a} {noun} to the {pc} pad - push it, don't pick it up.",
-        f"{a.capitalize()} {noun}. Get it onto the {pc} pad. Keep it on the table.",
-    ]
-    read_like(f"Push the {a} cube onto the {pc} pad.", goals)
+    for goal, prep in (
+        (f"The {a} {noun} has to get to the {pc} pad; slide it along the table.", "to"),
+        (f"{a} {noun} over to the {pc} pad, shove it, no lifting", "over to"),
+        (f"Take the {a} {noun} to the {pc} pad - push it, don't pick it up.", "to"),
+        (
+            f"{a.capitalize()} {noun}. Get it onto the {pc} pad. Push it, keep it on the table.",
+            "onto",
+        ),
+    ):
+        read_like(f"Push the {a} cube {prep} the {pc} pad", [goal])
 
 
 @given(colours, NOUNS, PADS)
 @settings(max_examples=25, deadline=None)
 def test_a_manner_restated_on_the_same_cube_is_one_placing(order, noun, pad):
     a = order[0]
-    goals = [
+    for goal in (
         f"Grab the {a} {noun}, carry it, and leave it on the {pad}.",
         f"{a.capitalize()} {noun}. Set it on the {pad}. Lift it, don't slide it.",
         f"Take hold of the {a} {noun} and leave it on the {pad}.",
-        f"Get the {a} {noun} onto the {pad}; pick it up, no pushing.",
-        f"Gripper closed on the {a} {noun}, lift it over to the {pad}.",
-    ]
-    read_like(f"Pick up the {a} cube and put it on the {pad}.", goals)
+        f"Get the {a} {noun} on the {pad}; pick it up, no pushing.",
+        f"Grip the {a} {noun}, then set it down on the {pad}.",
+    ):
+        read_like(f"Pick up the {a} cube and put it on the {pad}.", [goal])
+    # a manner only denied is left to the reading of prohibitions
+    goal = f"Put the {a} {noun} on the {pad}, no lifting."
+    assert said_how(goal, SCENE) == goal
 
 
 @given(colours, NOUNS, st.sampled_from(["yellow", "grey"]))
@@ -200,7 +208,7 @@ def test_a_sentence_saying_where_a_cube_is_describes_it(order, noun, verb):
     for goal, plain in (
         (
             f"The {a} {noun} {verb} on {b}. Lift it off and place it on {c}.",
-            f"Lift the {a} cube off and place it on {c}.",
+            f"Lift the {a} {noun} off and place it on {c}.",
         ),
         (
             f"{a.capitalize()} {verb} on top of the {b} {noun}. Take it off and set it on {c}.",
