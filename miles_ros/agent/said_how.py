@@ -3,25 +3,28 @@
 Grammar, not goals; each rule is a frame and what it means:
 
 - the gripper as the thing moved: "(the / your) gripper / hand / fingers / tool / end
-  effector over / above / at / to X" heading a clause with no verb is the reach of X ("move
-  the gripper over X"); "(and / then) hold / keep / leave it (right) there" after a clause
-  whose object or subject is the gripper names no cube ("it" is the gripper): staying adds
-  nothing and is dropped, as is ", just / only hovering" closing a reach; "farthest / furthest
-  off / away" with no "from" is "farthest from you" (the robot);
-- a manner restated: in a goal naming one cube, a clause on that cube ("it" or its name) with
-  a verb of manner and no place ("push / slide / shove / nudge it (along / over / across the
-  table)", "lift / carry / raise / pick it (up)", "no lifting", "don't push / slide / lift /
-  pick it up", "keep it on the table"), or one that only takes hold of it ("take hold of /
-  grab / grip / pick up the C cube", "gripper closed on C"), says HOW the one move that names
-  a place is done, never a second step and never another cube: the goal is that move said
-  plainly ("push the C cube onto P" / "pick up the C cube and put it on P"). "leave it on P"
-  after taking hold of it places it (it does not leave the scene). Every clause must be one
-  of these (or the cube alone, "Red cube."); a clause with a place of its own, a second cube,
-  "home", "leave it there" or a manner against the move's own verb leaves the goal as said;
+  effector over / above / at / to X" heading a clause with no verb of its own is the reach of
+  X ("move the gripper over X"; "hand over / me X" is a handing, "the gripper over X is open"
+  a description: left); "(and / then) hold / keep / leave it (right) there" after a clause
+  that names the gripper and grasps nothing names no cube ("it" is the gripper): staying adds
+  nothing and is dropped, as is ", just / only hovering" closing a reach; "farthest /
+  furthest off / away" with no "from" and no noun after it is "farthest from you";
+- a manner restated: in a goal naming one cube, every clause must be the cube alone ("Red
+  cube."), a manner on it with no place ("push / slide / shove / nudge it (along / over /
+  across the table)", "lift / carry / raise / pick it (up)", "no lifting", "don't push /
+  slide / lift / pick it up", "keep it on the table"), a hold of it ("take hold of / grab /
+  grip / grasp X", "gripper closed on X"), or the one move that names a pad or a cube, with no
+  verb or a verb a manner can say the way of (:data:`_MOVER`). A manner said (not only denied)
+  or "leave it on P" (after taking hold of it: placing, not leaving the scene) then says HOW
+  that move is done, never a second step and never another cube: the goal is "push the C cube
+  PREP P" / "pick up the C cube and put it PREP P" (PREP as said). A manner only denied is
+  left to the prohibitions; a second place, a second cube, "home", "leave it there", a
+  direction ("to the left"), a verb no skill has ("toss") or a manner against the move's own
+  verb leaves the goal as said;
 - a sentence that states where a cube is describes, it does not command: "The C cube sits /
-  rests / is (sitting) on (top of) D. V it ..." is "The C cube is on top of the D cube. V it
-  ..." (read as :mod:`~miles_ros.agent.described` reads it; the seat checked against the
-  scene before);
+  rests / is sitting on (top of) D. V it ..." is "The C cube is on top of the D cube. V it
+  ..." (nouns kept; read as :mod:`~miles_ros.agent.described` reads it; the seat checked
+  against the scene before);
 - negations joined by "and / nor / or" all hold: "the cube that isn't A and isn't B", "the
   cube that's neither A nor B" is the one cube of the scene of neither colour;
 - "unstack / take the stack apart first (X to P), then ..." is "move X to P first, then
