@@ -7023,6 +7023,7 @@ def _w_transform(name: str) -> Callable[[str, dict], str | Relabelled | None]:
         **_AL_ROWS,
         **_AM_ROWS,
         **_AN_ROWS,
+        **_AO_ROWS,
     }[name]
 
     def transform(goal: str, item: dict) -> str | Relabelled | None:
@@ -9314,6 +9315,226 @@ _AN_ROWS: dict[str, tuple[Callable[[str, dict], Said | None], list[str]]] = {
 """name -> (selector, forms) of group AN."""
 
 
+# -- group AO (held-out 44's classes) -----------------------------------------------------
+# Written for the classes held-out 44 (and 40-43's unread) still missed (the gripper as the
+# thing moved, a manner restated, nothing to do or the request called off, a description
+# that identifies, a tower with a middle), in other wordings, before the round that reads
+# them; never tuned on. Table-driven as group W (:data:`_AO_ROWS`, made transformations by
+# :func:`_w_transform`).
+def _ao_point(goal: str, item: dict) -> Said | None:
+    """One reach of a point ({x}, {y}, {z}); the label kept."""
+    p = _point(item)
+    if p is None:
+        return None
+    x, y, z = (f"{v:g}" for v in p)
+    return {"x": x, "y": y, "z": z}, {}
+
+
+def _ao_push_other(goal: str, item: dict) -> Said | None:
+    """:func:`_x_no_lift`'s push of {a} onto a pad ({p}), {b} another cube of the scene, {A}
+    the colour capitalised; the label kept."""
+    found = _x_no_lift(goal, item)
+    b = found and _other_colour(found[0]["a"], _scene_cubes(item), "aoother|" + goal)
+    if not b:
+        return None
+    return {**found[0], "A": found[0]["a"].capitalize(), "b": b}, {}
+
+
+def _ao_lift_kept(goal: str, item: dict) -> Said | None:
+    """:func:`_x_no_push`'s placing of {a} onto a pad ({p}), {A} the colour capitalised; the
+    label kept (lifted)."""
+    found = _x_no_push(goal, item)
+    return found and ({**found[0], "A": found[0]["a"].capitalize()}, {})
+
+
+def _ao_then_home(goal: str, item: dict) -> Said | None:
+    """:func:`_x_no_push`'s placing of {a} onto a pad ({p}), then home."""
+    found = _x_no_push(goal, item)
+    if not found:
+        return None
+    return found[0], {"expect": "plan", "plan": [item["plan"][0], _step("home")]}
+
+
+def _ao_off_onto(goal: str, item: dict) -> Said | None:
+    """:func:`_aj_stacked`'s scene ({a} standing on {b}, {c} the third): {a} onto {c},
+    where the cards pass it."""
+    found = _aj_stacked(goal, item)
+    if not found:
+        return None
+    s = found[0]
+    plan = [_step(f"pick_place {s['a']}_cube {s['c']}_cube")]
+    return {**s, "A": s["a"].capitalize()}, {"expect": "plan", "plan": plan, **_objects(found)}
+
+
+def _ao_unstack_then(goal: str, item: dict) -> Said | None:
+    """:func:`_aj_stacked`'s scene ({a} standing on {b}) and placing of {a} onto a pad
+    ({p}): that placing, then {b} onto the other pad ({q}), where the cards pass it."""
+    found = _aj_stacked(goal, item)
+    if not found:
+        return None
+    s = found[0]
+    pad = item["plan"][0].params["target"]
+    other = "right_pad" if pad == "left_pad" else "left_pad"
+    q = "the grey pad" if other == "right_pad" else "the yellow pad"
+    plan = [item["plan"][0], _step(f"pick_place {s['b']}_cube {other}")]
+    return {**s, "q": q}, {"expect": "plan", "plan": plan, **_objects(found)}
+
+
+def _ao_neither(goal: str, item: dict) -> Said | None:
+    """One placing of a cube by colour onto a cube by colour among three in a flat scene
+    ({a}, {b}, {c}): the gripper over the cube that is neither {a} nor {b} (a reach of {c})."""
+    found = _w_third(goal, item)
+    if not found or not _flat_scene(item):
+        return None
+    return found[0], {"expect": "plan", "plan": [_step(f"reach {found[0]['c']}_cube")]}
+
+
+def _ao_too_few(goal: str, item: dict) -> Said | None:
+    """One placing of a cube by colour onto a cube by colour among three ({a} onto {b}): a
+    stack four cubes high, refused (three cubes)."""
+    found = _w_third(goal, item)
+    return found and (found[0], {"expect": "refuse", "plan": []})
+
+
+_AO_ROWS: dict[str, tuple[Callable[[str, dict], Said | None], list[str]]] = {
+    "ao_gripper_over": (
+        _x_over,
+        [
+            "Hand above the {a} block, thanks.",
+            "The gripper over the {a} box, nothing more.",
+            "Fingers to the {a} cube, please - just hover.",
+            "Tool above the {a} brick.",
+        ],
+    ),
+    "ao_gripper_end": (
+        _al_end_hover,
+        [
+            "Gripper above the {s}most block, only hovering.",
+            "The hand over the box furthest to the {s}, please.",
+        ],
+    ),
+    "ao_gripper_under": (
+        _an_under_hover,
+        [
+            "Fingers above the bottom block of that pile, please.",
+            "The gripper to the lower box of the stack.",
+        ],
+    ),
+    "ao_gripper_point": (
+        _ao_point,
+        [
+            "Bring the hand to x={x} y={y} z={z} and keep it there.",
+            "Move the gripper to x {x}, y {y}, z {z}, then hold it there.",
+            "Tool at x={x}, y={y}, z={z}; keep it there.",
+        ],
+    ),
+    "ao_grip_lookalike": (
+        _ao_lift_kept,
+        [
+            "Grip the {a} block and set it down on {p}.",
+            "Gripper closed on the {a} box, lift it over to {p}.",
+        ],
+    ),
+    "ao_manner_push": (
+        _ao_push_other,
+        [
+            "{A} has to end up on {p}; slide it over the table.",
+            "Get the {a} box across to {p} - push it, don't pick it up.",
+            "{a} block over onto {p}, shove it, keep it on the table",
+        ],
+    ),
+    "ao_manner_lift": (
+        _ao_lift_kept,
+        [
+            "Grab the {a} block, carry it, and drop it on {p}.",
+            "{A} box. Set it down on {p}. Pick it up, no pushing.",
+            "Pick up {a} and leave it on {p}.",
+            "Move the {a} brick onto {p}; carry it, don't slide it.",
+        ],
+    ),
+    "ao_manner_home_said": (
+        _ao_then_home,
+        [
+            "Lift {a} onto {p} and leave it there, then go home.",
+            "Carry the {a} block to {p}, then return home.",
+        ],
+    ),
+    "ao_called_off": (
+        _x_empty,
+        [
+            "Cancel that order, I've had second thoughts.",
+            "Forget the task - I changed my mind.",
+            "Never mind that request.",
+            "Drop it, I've changed my mind.",
+            "Call off the job, please.",
+            "Scratch that; cancel the task.",
+        ],
+    ),
+    "ao_hold_off": (
+        _x_empty,
+        [
+            "Hold off, don't start yet.",
+            "Hang on - not yet.",
+            "Wait. Don't begin.",
+            "Not now, hold off.",
+        ],
+    ),
+    "ao_stay": (
+        _x_empty,
+        [
+            "Stay where you are.",
+            "Just stay there, please.",
+            "You can stay put where you are for now.",
+            "Stay right there.",
+        ],
+    ),
+    "ao_called_off_then": (
+        _ao_push_other,
+        [
+            "Cancel that - push the {a} block onto {p} instead.",
+            "Wait, then slide {a} over to {p}.",
+            "Don't start with {b}; push {a} to {p}.",
+        ],
+    ),
+    "ao_described_off": (
+        _ao_off_onto,
+        [
+            "The {a} block rests on {b}. Take it off and set it on {c}.",
+            "{A} is sitting on {b}. Lift it off and put it on {c}.",
+        ],
+    ),
+    "ao_neither": (
+        _ao_neither,
+        [
+            "Hover over the block that isn't {a} and isn't {b}.",
+            "Gripper above the cube that's not {a} and not {b}.",
+        ],
+    ),
+    "ao_unstack_paren": (
+        _ao_unstack_then,
+        [
+            "Take the stack apart first ({a} onto {p}), then lift {b} onto {q}.",
+            "Unstack first ({a} to {p}); then carry {b} over to {q}.",
+        ],
+    ),
+    "ao_tower_middle": (
+        _an_three_tower,
+        [
+            "Make a three-block tower on {b}, {a} in the middle.",
+            "Build a three-cube stack on {b} with {a} in the middle.",
+        ],
+    ),
+    "ao_tower_too_high": (
+        _ao_too_few,
+        [
+            "Keep adding to the pile until it is four blocks high.",
+            "Stack cubes until the tower is four cubes tall.",
+        ],
+    ),
+}
+"""name -> (selector, forms) of group AO."""
+
+
 TRANSFORMS: dict[str, tuple[str, Callable[[str, dict], str | Relabelled | None]]] = {
     "topic": ("A", topic_first),
     "fragment": ("A", fragment),
@@ -9608,6 +9829,7 @@ TRANSFORMS: dict[str, tuple[str, Callable[[str, dict], str | Relabelled | None]]
     **{name: ("AL", _w_transform(name)) for name in _AL_ROWS},
     **{name: ("AM", _w_transform(name)) for name in _AM_ROWS},
     **{name: ("AN", _w_transform(name)) for name in _AN_ROWS},
+    **{name: ("AO", _w_transform(name)) for name in _AO_ROWS},
 }
 """name -> (group, transformation). Group B was written with A and committed before any
 planner change; nothing is tuned on it. Group C (the structures held-out 9 showed) was
@@ -9623,7 +9845,8 @@ group R (held-out 24's), group S (held-out 25's), group T (held-out 26's), group
 group AF (held-out 38's), group AG (the net's class and held-out 38's other structures),
 group AH (held-out 39's), group AI (held-out 40's), group AJ (held-out 40's and 39's other
 structures), group AK (held-out 41's), group AL (held-out 42's general gaps), group AM
-(held-out 40-42's remaining classes), group AN (held-out 43's classes)."""
+(held-out 40-42's remaining classes), group AN (held-out 43's classes), group AO (held-out
+44's classes)."""
 
 
 def transformed(items: list[dict], name: str, per: int) -> tuple[int, list[tuple[dict, dict]]]:

@@ -8,7 +8,8 @@ The goal is split into its parts (at commas, semicolons, colons, full stops and 
 part must be one of:
 
 - a request taken back: "cancel / scrap / drop / forget (about) / ignore that / it / this (last /
-  previous / whole) (request / instruction / idea)", "call that off" (:data:`_TAKEN_BACK`);
+  previous / whole) (request / instruction / idea / job)", "call that off", "never mind that
+  request", "I've changed my mind / had second thoughts (about it)" (:data:`_TAKEN_BACK`);
 - nothing needed: "I / we don't need / want anything (done)", "(there's) no need to move / do
   anything", "no (more / further) action / motion / moves (is) needed / required", "nothing
   needs doing", "nothing (more / else) to move / do", "you don't have to move", "(there's) no
@@ -16,7 +17,8 @@ part must be one of:
   planned / on the list (for you)", "nothing (for you) to do", the work said done: "we're (all)
   done / finished (here)", "that's us done" (:data:`_NOT_NEEDED`);
 - staying still: "stand / stay / keep / hold / remain / sit still / put / (right / exactly)
-  where you are / as you are", "sit / stay / hold tight", "hold on", "hang on / about", "don't
+  where you are / as you are", holding off ("don't start / begin (yet)", "not (just) yet /
+  now", "hold off"), "sit / stay / hold tight", "hold on", "hang on / about", "don't
   move (the arm / yourself) (at all)", "relax", "rest", "chill (out)", "take a break / it
   easy", "at ease" (:data:`_STAYING`);
 - a part the clause reading already takes as no motion or an aside
@@ -29,7 +31,8 @@ part must be one of:
 each with leading "please / just / so / okay / for now / for the time being", leave given ("you
 can / may", "feel free to", "you're free / fine to") and trailing "for now / for the moment /
 right now / just now / yet / for a moment / at all / after all / please / thanks / where you
-are" or a clause of
+are / (right) there / here" (a bare "there" after staying names no place: where the arm is) or
+a clause of
 what the speaker does meanwhile ("while I adjust the camera", "until I say so");
 and one part at least is one of the first three. Grammar, not goals: the parts are clause
 frames (a withdrawal, a need denied, a posture kept) with their adverbials; a part naming a
@@ -44,16 +47,20 @@ import re
 from miles_ros.agent.clause_grammar import _CUBE_NOUN, _asks_nothing
 from miles_ros.agent.vocabulary import COLOURS
 
-_REQUEST = r"(?:request|instruction|order|command|task|one|ask|idea|thought|suggestion|plan)"
+_REQUEST = (
+    r"(?:request|instruction|order|command|task|job|errand|one|ask|idea|thought|suggestion|plan)"
+)
 _TAKEN_BACK = (
     r"(?:(?:cancel|scrap|scratch|drop|forget(?:\s+about)?|ignore|disregard|call\s+off)\s+(?:(?:that|it|this)"
     rf"(?:\s+(?:last|previous|earlier))?(?:\s+(?:whole|entire))?(?:\s+{_REQUEST})?|(?:my|the|your)\s+(?:(?:last|previous"
-    rf"|earlier)\s+)?{_REQUEST})|call\s+(?:that|it|this)\s+off|never\s+mind(?:\s+(?:that|then))?|"
+    rf"|earlier)\s+)?{_REQUEST})|call\s+(?:that|it|this)\s+off|never\s+mind(?:\s+(?:that|then|(?:that|this|the|my)\s+"
+    rf"{_REQUEST}))?|"
     r"(?:never|don'?t|do\s+not)\s+mind\s+me|forget\s+(?:what|everything)\s+(?:i|we)\s+(?:just\s+)?"
     r"(?:said|asked(?:\s+for)?)(?:\s+(?:just\s+then|just\s+now|a\s+(?:moment|minute|second)\s+ago|"
     r"earlier|before))?|"
     r"forget\s+(?:that\s+)?(?:i|we)\s+(?:ever\s+)?(?:asked|said\s+(?:anything|that|it)|mentioned\s+it)|"
-    r"(?:i|we)(?:'ve|\s+have)?\s+changed\s+(?:my|our)\s+minds?|change\s+of\s+plans?)"
+    r"(?:i|we)(?:'ve|\s+have)?\s+(?:changed\s+(?:my|our)\s+minds?|had\s+(?:second|other)\s+thoughts)"
+    r"(?:\s+about\s+(?:it|that|this))?|change\s+of\s+plans?)"
 )
 """A request taken back ("scrap that last request / idea", "forget my previous instruction",
 "forget what I said just then", "never mind me")."""
@@ -69,7 +76,8 @@ _HERE = r"(?:\s+(?:right\s+)?(?:there|here))?"
 no pad: the frame has no place to go to)."""
 _IDLING = (
     r"(?:stand(?:ing)?\s+by|stand-?by|idl(?:e|ing)|wait(?:ing)?(?:\s+(?:up|around|about))?|pause|"
-    r"hold\s+(?:up|off)|"
+    r"hold\s+(?:up|off)|(?:don'?t|do\s+not)\s+(?:start|begin)(?:\s+(?:anything|yet|just\s+yet))?|"
+    r"not\s+(?:just\s+)?(?:yet|now)|"
     r"(?:stay|sit|stand|remain|rest|idle|wait|pause|stop|halt|freeze|be)(?:ing)?\s+(?:right\s+)?"
     r"(?:there|here)|(?:keep|carry\s+on|go\s+on)\s+(?:sitting|waiting|standing|staying|idling|"
     r"resting|hovering))"
@@ -169,7 +177,8 @@ _TAIL = (
     r"at\s+all|"
     r"after\s+all|"
     r"please|thanks|thank\s+you|ta|cheers|whatsoever|(?:for\s+)?(?:a|one)\s+(?:moment|bit|second|sec|minute|while)|"
-    r"robot|arm|(?:right\s+|exactly\s+|just\s+)?(?:where|as)\s+you\s+are|"
+    r"robot|arm|(?:right\s+|exactly\s+|just\s+)?(?:where|as)\s+you\s+are|(?:right\s+|just\s+)?"
+    r"(?:there|here)|"
     r"(?:while|whilst|as|until|till)\s+(?:i|we)\s+[a-z' ]+))*"
 )
 _ASKED = re.compile(rf"^{_LEAD}(?:{_TAKEN_BACK}|{_NOT_NEEDED}|{_STAYING}|{_AS_IS}){_TAIL}$", re.I)

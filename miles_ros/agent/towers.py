@@ -109,11 +109,14 @@ _SIZED = re.compile(
     rf"\b(?P<n>{'|'.join(_COUNTS)}|\d+)[- ](?:{_NOUNS}|level|layer|tier|stor(?:e?y|ey))s?"
     r"(?:[- ](?:high|tall))?[- ](?:tower|stack|pile)\b"
     rf"|\b(?:tower|stack|pile)\s+(?:of\s+)?(?P<m>{'|'.join(_COUNTS)}|\d+)\s+"
-    rf"(?:{_NOUNS}|level|layer|tier|stor(?:e?y|ey|ies))s?(?:\s+(?:high|tall))?\b",
+    rf"(?:{_NOUNS}|level|layer|tier|stor(?:e?y|ey|ies))s?(?:\s+(?:high|tall))?\b"
+    r"|\b(?:until|till|so\s+that|so)\s+(?:it|the\s+(?:tower|stack|pile))\s+(?:is|'s|stands|gets|"
+    rf"becomes|reaches)\s+(?P<k>{'|'.join(_COUNTS)}|\d+)\s+(?:{_NOUNS}|level|layer|tier|"
+    r"stor(?:e?y|ey|ies))s?\s+(?:high|tall)\b",
     re.I,
 )
 """A tower said with its height as a count ("a 4-level tower", "a five-block stack", "a
-tower four cubes high")."""
+tower four cubes high", "(add to the stack) until it is four cubes high")."""
 
 
 def _too_tall(goal: str) -> str | None:
@@ -121,7 +124,7 @@ def _too_tall(goal: str) -> str | None:
     4-level tower out of the cubes."): it asks for a level a tower may not have, whichever
     cubes it takes."""
     m = _SIZED.search(goal)
-    said = m and (m["n"] or m["m"]).lower()
+    said = m and (m["n"] or m["m"] or m["k"]).lower()
     n = said and (_COUNTS[said] if said in _COUNTS else int(said))
     if not n or n <= TOWER_LEVELS:
         return None

@@ -53,6 +53,7 @@ from miles_ros.agent.identified import identified
 from miles_ros.agent.phrases import CUBE_NOUNS, PAD_NOUNS
 from miles_ros.agent.rendered import carried_on
 from miles_ros.agent.restated import stacked_said
+from miles_ros.agent.said_how import said_how
 from miles_ros.agent.said_once import said_once
 from miles_ros.agent.scene_colours import cube_colours, pad_colours, shades_said
 from miles_ros.agent.scene_said import scene_said
@@ -83,11 +84,12 @@ def plain_wording(goal: str, world: World) -> str:
     before / until" ("but only after"), a cube pointed out then "it" ("Red's near you; push it
     ...": :func:`pointed_out`), "no lifting this one; just V X" (X without lifting), "never mind
     X, leave it" (X left alone), "shunt" ("shove"), "hang over / above" ("hover"), "off (the)
-    top of" ("off"); first, a move said once (:func:`said_once`: a manner or a restatement
+    top of" ("off"); first, the gripper as the thing moved and a manner restated
+    (:func:`said_how`), a move said once (:func:`said_once`: a manner or a restatement
     with the move) and a description that identifies (:func:`identified`)."""
     text = _LEFT_BE.sub(
         r"leave \g<np> alone",
-        _this_one_first(pointed_out(identified(said_once(goal, world), world))),
+        _this_one_first(pointed_out(identified(said_once(said_how(goal, world), world), world))),
     )
     text = hung_over(_OFF_THE_TOP.sub("off", verbs_said(text)))
     text = _NOT_BEFORE.sub(r"\g<but> only after", text)
