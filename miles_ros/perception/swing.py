@@ -12,7 +12,7 @@ freedom only: the hand gives the axis, and every visible point of the cube (the 
 its top face, the side face below the fingers, the pads' faces' lower parts) must lie
 on the surface of a cube of the known edge swung by that angle about that axis.
 
-:attr:`~miles_ros.perception.config.PerceptionConfig.held_swing_fit` (off by default)
+:attr:`~miles_ros.perception.config.PerceptionConfig.held_swing_fit` (on by default)
 has :class:`~miles_ros.perception.pipeline.Perception` use it for the frames of a held
 cube.
 """

@@ -169,7 +169,7 @@ def track_swinging(config: PerceptionConfig, swing_deg: float, depth: float = 0.
 @pytest.mark.parametrize("swing_deg", [-30.0, -20.0, 20.0, 30.0])
 def test_a_held_cube_swung_in_the_grip_is_published_where_it_hangs(swing_deg):
     on = track_swinging(PerceptionConfig(held_swing_fit=True), swing_deg)
-    off = track_swinging(PerceptionConfig(), swing_deg)
+    off = track_swinging(PerceptionConfig(held_swing_fit=False), swing_deg)
     (published, centre), (level, _) = on[-1], off[-1]
     assert np.linalg.norm(published[:2] - centre[:2]) <= 0.002
     # the top face fitted level is farther off, by up to half an edge times the sine
@@ -182,14 +182,14 @@ def test_a_cube_hanging_beyond_the_fingertips_is_followed_down_by_its_swing_fit(
     swing fit follows it there (bounded by the pads' least overlap), where the shipped
     grip stops at the fingertips."""
     on = track_swinging(PerceptionConfig(held_swing_fit=True), 25.0, depth=0.016)
-    off = track_swinging(PerceptionConfig(), 25.0, depth=0.016)
+    off = track_swinging(PerceptionConfig(held_swing_fit=False), 25.0, depth=0.016)
     (published, centre), (level, _) = on[-1], off[-1]
     assert np.linalg.norm(published - centre) <= 0.002
     assert np.linalg.norm(level - centre) > 0.004
 
 
-def test_off_a_held_cube_is_tracked_as_shipped():
-    """Off (the default), a frame of a held cube corrects the grip from its top face fitted
+def test_off_a_held_cube_is_tracked_from_its_top_face_fitted_level():
+    """Off, a frame of a held cube corrects the grip from its top face fitted
     level: the published pose is the TCP's plus that grip, whatever the points say."""
     q = arm_at((0.48, 0.05, 0.12))
     tcp, rotation = panda.fk_tcp_pose(q)
