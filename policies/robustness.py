@@ -176,8 +176,12 @@ _POINT = {
         "mean_return": {"type": "number"},
         "mean_length": {"type": "number"},
         "supervised": {"type": "boolean"},
+        "failed_episodes": {"type": "array", "items": {"type": "integer", "minimum": 0}},
     },
 }
+"""A sweep point; ``failed_episodes`` (the indices of the episodes that failed, in
+:func:`policies.evaluation.run_episodes`' order: env 0's episodes first; files written
+before it have none) pairs two points, which run the same seeded episodes."""
 ROBUSTNESS_SCHEMA = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
     "type": "object",

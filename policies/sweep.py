@@ -179,6 +179,9 @@ def _run_point(
     point = {"value": value, **result.to_dict()}
     point.pop("backend", None)
     point.pop("seed", None)
+    # the same seeded episodes at every point: which failed pairs two points episode by
+    # episode (bench/paired_eval.py's exact McNemar), where the counts alone cannot
+    point["failed_episodes"] = [i for i, ok in enumerate(result.per_episode_success) if not ok]
     point["success"] = round(point["success"], 4)
     point["wall_s"] = round(point["wall_s"], 2)
     point["supervised"] = supervised

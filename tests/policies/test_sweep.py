@@ -208,6 +208,38 @@ def test_the_finger_reading_axis_runs_where_the_backend_can_express_it():
     )
 
 
+def test_a_points_failed_episodes_are_the_episode_sets_failures_in_order():
+    """Every point lists the episodes that failed, by index in the seeded episode set, so
+    two points pair episode by episode: the nominal point's are those of a plain
+    evaluation of the same episodes; a policy that never moves fails them all."""
+    from policies.evaluation import run_episodes
+    from policies.experts import reach as expert
+
+    cfg = sims.get_task("reach").CONFIG
+
+    def noisy_expert(obs):  # the expert, its action reversed in two of the four envs
+        act = np.asarray(expert.act(obs, cfg), np.float32)
+        act[1::2] = -act[1::2]
+        return act
+
+    for policy in (noisy_expert, idle("reach")):
+        doc = run_sweep(policy, "reach", ["observation_noise"], episodes=8, num_envs=4,
+                        backend="numba")  # fmt: skip
+        validate_robustness(doc)
+        points = doc["axes"][0]["points"]
+        for p in points:
+            assert len(p["failed_episodes"]) == p["episodes"] - p["successes"]
+            assert p["failed_episodes"] == sorted(set(p["failed_episodes"]))
+            assert all(0 <= i < p["episodes"] for i in p["failed_episodes"])
+        env = sims.make_env("reach", "numba", num_envs=4)
+        try:
+            plain = run_episodes(env, policy, 8, 1000).per_episode_success
+        finally:
+            env.close()
+        assert points[0]["failed_episodes"] == [i for i, ok in enumerate(plain) if not ok]
+    assert points[0]["failed_episodes"] == list(range(8))  # idle: every one
+
+
 def test_recorded_evidence_keeps_the_rest_of_the_card(tmp_path):
     skill = tmp_path / "reach"
     shutil.copytree(SHIPPED_LIBRARY / "reach", skill)
