@@ -237,7 +237,7 @@ def evaluate_refusals(
 
 EVAL_HELDOUT = Path(__file__).resolve().parent / "eval_heldout.yaml"
 """The first held-out set (:func:`load_eval_set`'s form)."""
-LATEST_HELD_OUT = 45
+LATEST_HELD_OUT = 46
 """The number of the newest held-out set: the Nth (N >= 2) is ``eval_heldoutN.yaml`` beside
 :data:`EVAL_HELDOUT`. Each was written in one sitting after the one before it had been run
 and read, in scenes no other set uses, the later ones with growing minimums per category
