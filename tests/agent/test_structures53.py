@@ -184,6 +184,8 @@ def test_hands_off_or_nothing_beside_a_step_keeps_the_step(order, pc):
         assert nothing_said(goal) == goal, goal
         _, reading, _ = _read(goal)
         assert not reading.nothing, goal
+    _, reading, _ = _read(f"Hands off {a}; push the {b} cube onto the {pc} pad.")
+    assert any(p.cube == f"{a}_cube" for p in reading.prohibitions)  # a plan that forbids a
 
 
 def test_no_goal_of_the_sets_with_a_step_a_refusal_or_a_question_reads_as_nothing():
@@ -203,6 +205,7 @@ def test_ignore_x_leaves_x_still_never_a_step(order, ignore):
     text, reading, asks = _read(goal)
     assert reading.refusal is None and asks is None and c not in text.lower(), goal
     assert a in text.lower() and b in text.lower(), goal
+    assert any(p.cube == f"{c}_cube" for p in reading.prohibitions), goal  # X forbidden
 
 
 def _two_high(top, bottom, other):
