@@ -22,7 +22,9 @@ Each rule is a frame, not a wording; :func:`frames_said` runs them in order, fir
   alone", with courtesy tails ("for now", "for the moment", "thank you (kindly)"): the empty
   plan (said as "That's all for now.");
 - "ignore X" (X a cube by colour or noun phrase, the clause ending there) is "leave X alone":
-  X is left still, never a step;
+  X is left still, never a step; so is "never mind / forget (about) / don't worry about X"
+  said first, closed by a full stop, semicolon or dash, before a request naming its own cube
+  with nothing pointing back ("it", "that", "instead": a correction, left as said);
 - a participle clause that says where the cube placed comes from (", lifting / taking /
   picking it (up) off (of) (the top of) Y"), after a clause that places it: dropped, and a
   "leave X on P" it closed is "put X on P" (the cube is moved there);
@@ -154,10 +156,23 @@ _IGNORE = re.compile(
     rf"\bignore\s+(?P<x>(?:the\s+)?{_COLOUR}(?:\s+(?:{_NOUN}|one))?)(?=\s*(?:[.;,:!]|\s-|$))",
     re.I,
 )
+_SET_ASIDE = re.compile(
+    r"^(?P<lead>\s*)(?:never\s+mind|forget(?:\s+about)?|don'?t\s+worry\s+about)\s+"
+    rf"(?P<x>(?:the\s+)?{_COLOUR}(?:\s+(?:{_NOUN}|one))?)\s*(?:[.;!]|\s-+)\s+"
+    rf"(?P<rest>[a-z]+\s+(?:the\s+)?{_COLOUR}\b.*)$",
+    re.I,
+)
+_POINTS_BACK = re.compile(r"\b(?:it|that|this|them|one|instead|rather)\b", re.I)
 
 
 def ignore_said(text: str) -> str:
-    """ "ignore X" -> "leave X alone" (X kept still, never a step)."""
+    """ "ignore X" -> "leave X alone" (X kept still, never a step); so is "never mind /
+    forget (about) / don't worry about X" said first and closed by a full stop, a semicolon or
+    a dash, when a request naming its own cube follows and nothing in it points back ("it",
+    "that", "instead": a correction, left as said)."""
+    m = _SET_ASIDE.match(text)
+    if m and not _POINTS_BACK.search(m["rest"]):
+        text = f"{m['lead']}Leave {m['x']} alone. {m['rest'][:1].upper()}{m['rest'][1:]}"
     return _IGNORE.sub(
         lambda m: ("Leave" if m[0][0].isupper() else "leave") + f" {m['x']} alone", text
     )

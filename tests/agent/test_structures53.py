@@ -197,7 +197,19 @@ def test_no_goal_of_the_sets_with_a_step_a_refusal_or_a_question_reads_as_nothin
                 assert item["expect"] == "plan" and not item["plan"], item["goal"]
 
 
-@given(colours, st.sampled_from(["Ignore {c}.", "Ignore the {c} cube;", "ignore {c} -"]))
+@given(
+    colours,
+    st.sampled_from(
+        [
+            "Ignore {c}.",
+            "Ignore the {c} cube;",
+            "ignore {c} -",
+            "Never mind {c}.",
+            "Forget about {c};",
+            "Don't worry about the {c} block -",
+        ]
+    ),
+)
 @settings(max_examples=15, deadline=None)
 def test_ignore_x_leaves_x_still_never_a_step(order, ignore):
     a, b, c = order
@@ -272,3 +284,13 @@ def test_a_cube_onto_its_own_top_is_refused(order, noun, where):
     goal = f"Place the {order[0]} {noun} {where}."
     _, reading, _ = _read(goal)
     assert reading.refusal and "itself" in reading.refusal, goal
+
+
+def test_never_mind_x_then_a_pointer_back_is_left_as_said():
+    # a correction ("it", "instead" after it): not a cube set aside
+    for goal in (
+        "Never mind red. Put it on the grey pad.",
+        "Never mind red; blue instead, on the grey pad.",
+        "Forget about green - push that one to the yellow pad.",
+    ):
+        assert frames_said(goal, SCENE) == goal, goal
