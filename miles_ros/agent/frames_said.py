@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import re
 
+from miles_ros.agent.vocabulary import COLOURS
 from miles_ros.agent.world import World
 
 _NOUN = r"(?:cube|block|box|brick)"
@@ -69,7 +70,8 @@ def depth_said(text: str) -> str:
     return _DEPTH_AFTER.sub(_depth, text)
 
 
-_COLOUR = r"(?:red|green|blue|yellow|grey|gray|orange|purple|white|black|pink)"
+_COLOUR = rf"(?:{'|'.join(sorted(COLOURS, key=len, reverse=True))})"
+"""Colour words (:data:`~miles_ros.agent.vocabulary.COLOURS`, the one list)."""
 _PAD = rf"(?:the\s+)?(?:(?:{_COLOUR}|left|right)\s+)?(?:pad|mat|square)"
 _PUSHES = r"(?:push|slide|shove|nudge|drag|scoot)"
 _LIFTS = r"(?:lift|carry|place|put|set|pick(?:\s+up)?|move\s+by\s+lifting)"
