@@ -7024,6 +7024,7 @@ def _w_transform(name: str) -> Callable[[str, dict], str | Relabelled | None]:
         **_AM_ROWS,
         **_AN_ROWS,
         **_AO_ROWS,
+        **_AP_ROWS,
     }[name]
 
     def transform(goal: str, item: dict) -> str | Relabelled | None:
@@ -9535,6 +9536,186 @@ _AO_ROWS: dict[str, tuple[Callable[[str, dict], Said | None], list[str]]] = {
 """name -> (selector, forms) of group AO."""
 
 
+# -- group AP (held-out 45's classes) -----------------------------------------------------
+# Written for the classes held-out 45 (and 40-44's unread) still missed (the cube at an end
+# front to back, a fragment or a request naming the thing, nothing to do, what a clause
+# forbids or describes, a tower's order, a count or a self the scene cannot meet), in other
+# wordings, before the round that reads them; never tuned on. Table-driven as group W
+# (:data:`_AP_ROWS`, made transformations by :func:`_w_transform`).
+def _ap_depth(goal: str, item: dict) -> tuple[str, str, str] | None:
+    """For one placing of a cube onto a pad in a flat scene of three cubes spread front to
+    back, 3 cm apart or more: an end drawn by the goal ("front": the smallest x of the base
+    frame, "back": the largest), the cube at that end and the pad's words."""
+    found = _x_no_push(goal, item)
+    cubes = _scene_cubes(item)
+    if not found or len(cubes) != 3 or not _flat_scene(item):
+        return None
+    by_x = sorted(cubes, key=lambda n: cubes[n][0])
+    if any(cubes[n][0] - cubes[m][0] < 0.03 for m, n in zip(by_x, by_x[1:], strict=False)):
+        return None
+    end = _pick(["front", "back"], "apdepth|" + goal)
+    return end, (by_x[0] if end == "front" else by_x[-1]), found[0]["p"]
+
+
+def _ap_depth_hover(goal: str, item: dict) -> Said | None:
+    """:func:`_ap_depth`'s scene: the gripper over the cube at the {d} end (a reach)."""
+    found = _ap_depth(goal, item)
+    if found is None:
+        return None
+    end, cube, _ = found
+    return {"d": end}, {"expect": "plan", "plan": [_step(f"reach {cube}")]}
+
+
+def _ap_depth_place(goal: str, item: dict) -> Said | None:
+    """:func:`_ap_depth`'s scene: the cube at the {d} end placed onto the pad ({p})."""
+    found = _ap_depth(goal, item)
+    if found is None:
+        return None
+    end, cube, pad = found
+    target = item["plan"][0].params["target"]
+    return {"d": end, "p": pad}, {"expect": "plan", "plan": [_step(f"pick_place {cube} {target}")]}
+
+
+def _ap_push_capital(goal: str, item: dict) -> Said | None:
+    """:func:`_x_no_lift`'s push of {a} onto a pad ({p}), {A} the colour capitalised; the
+    label kept."""
+    found = _x_no_lift(goal, item)
+    return found and ({**found[0], "A": found[0]["a"].capitalize()}, {})
+
+
+def _ap_third_capital(goal: str, item: dict) -> Said | None:
+    """:func:`_w_third`'s placing of {a} onto {b} ({c} the third), {A} capitalised; the label
+    kept."""
+    found = _w_third(goal, item)
+    return found and ({**found[0], "A": found[0]["a"].capitalize()}, {})
+
+
+def _ap_count_past(goal: str, item: dict) -> Said | None:
+    """:func:`_w_third`'s scene of three ({a} onto {b}): a fourth or fifth cube counted,
+    which the scene has not: refused."""
+    found = _w_third(goal, item)
+    return found and (found[0], {"expect": "refuse", "plan": []})
+
+
+def _ap_third_from(goal: str, item: dict) -> Said | None:
+    """:func:`_end_of_three`'s scene (three cubes spread left to right): the third cube from
+    the {o} is the cube at the other end; the gripper over it (a reach)."""
+    found = _end_of_three(goal, item, "apthird|")
+    if found is None:
+        return None
+    side, end, _ = found
+    other = "right" if side == "left" else "left"
+    return {"o": other}, {"expect": "plan", "plan": [_step(f"reach {end}")]}
+
+
+def _ap_onto_itself(goal: str, item: dict) -> Said | None:
+    """:func:`_x_no_push`'s cube ({a}) placed onto itself: refused."""
+    found = _x_no_push(goal, item)
+    return found and (found[0], {"expect": "refuse", "plan": []})
+
+
+_AP_ROWS: dict[str, tuple[Callable[[str, dict], Said | None], list[str]]] = {
+    "ap_depth_hover": (
+        _ap_depth_hover,
+        [
+            "Move the gripper over the block that is {d}most.",
+            "Hover above the cube towards the {d}, please.",
+            "Put your hand over the box nearest the {d}.",
+        ],
+    ),
+    "ap_depth_place": (
+        _ap_depth_place,
+        [
+            "The block toward the {d}: set it down on {p}.",
+            "Take the cube which is {d}most and lift it onto {p}.",
+            "The box at the {d} - carry that over to {p}.",
+        ],
+    ),
+    "ap_fragment_manner": (
+        _ap_push_capital,
+        [
+            "{A} block, {p}, slide.",
+            "{A} cube, {p}, shove it.",
+            "The {a} box, {p}, push please.",
+        ],
+    ),
+    "ap_wanted_request": (
+        _ap_third_capital,
+        [
+            "{A}'s the block I'd like on top of {b} - could you set it there?",
+            "{A} is the one I want on {b}; would you put it there?",
+            "{A}'s the cube I want stacked on {b} - can you do that?",
+        ],
+    ),
+    "ap_points_over_there": (
+        _ap_third_capital,
+        [
+            "{A}'s over there - put it on top of {b}.",
+            "{A}'s just there; set it on the {b} block.",
+        ],
+    ),
+    "ap_nothing_needed": (
+        _x_empty,
+        [
+            "Nothing more is needed right now, thanks.",
+            "Nothing further required at the moment.",
+            "Keep your hands off the cubes for now, please.",
+            "Hands off it all for the moment.",
+            "Leave it all be, thank you.",
+            "Nothing to do for now, cheers.",
+        ],
+    ),
+    "ap_ignore_other": (
+        _ap_third_capital,
+        [
+            "Ignore {c}. Put {a} on top of {b}.",
+            "Forget about {c}; stack {a} on {b}.",
+            "Don't worry about {c} - set {a} on {b}.",
+            "Never mind {c}. Place {a} on {b}.",
+        ],
+    ),
+    "ap_lifting_off": (
+        _al_off_other,
+        [
+            "Leave the {a} block on {p}, lifting it off the {b}.",
+            "Have the {a} cube end up on {p}, taking it off the {b} one.",
+        ],
+    ),
+    "ap_tower_first_then": (
+        _an_three_tower,
+        [
+            "Stack everything on the {b} block, {a} first, then {c}.",
+            "Pile them all onto the {b} cube: {a} first, then {c}.",
+            "Stack the rest on {b}, {a} first and then {c}.",
+        ],
+    ),
+    "ap_count_past": (
+        _ap_count_past,
+        [
+            "Count four blocks in from the right and set that one on {b}.",
+            "Put the fifth cube on top of the {b} one.",
+            "The fourth cube from the left goes on {b}.",
+        ],
+    ),
+    "ap_third_from": (
+        _ap_third_from,
+        [
+            "Hover over the third cube from the {o}.",
+            "Gripper above the third block counting from the {o}, please.",
+        ],
+    ),
+    "ap_onto_itself": (
+        _ap_onto_itself,
+        [
+            "Put the {a} cube onto its own top.",
+            "Stack the {a} block on top of itself.",
+            "Set the {a} box onto itself.",
+        ],
+    ),
+}
+"""name -> (selector, forms) of group AP."""
+
+
 TRANSFORMS: dict[str, tuple[str, Callable[[str, dict], str | Relabelled | None]]] = {
     "topic": ("A", topic_first),
     "fragment": ("A", fragment),
@@ -9830,6 +10011,7 @@ TRANSFORMS: dict[str, tuple[str, Callable[[str, dict], str | Relabelled | None]]
     **{name: ("AM", _w_transform(name)) for name in _AM_ROWS},
     **{name: ("AN", _w_transform(name)) for name in _AN_ROWS},
     **{name: ("AO", _w_transform(name)) for name in _AO_ROWS},
+    **{name: ("AP", _w_transform(name)) for name in _AP_ROWS},
 }
 """name -> (group, transformation). Group B was written with A and committed before any
 planner change; nothing is tuned on it. Group C (the structures held-out 9 showed) was
@@ -9846,7 +10028,7 @@ group AF (held-out 38's), group AG (the net's class and held-out 38's other stru
 group AH (held-out 39's), group AI (held-out 40's), group AJ (held-out 40's and 39's other
 structures), group AK (held-out 41's), group AL (held-out 42's general gaps), group AM
 (held-out 40-42's remaining classes), group AN (held-out 43's classes), group AO (held-out
-44's classes)."""
+44's classes), group AP (held-out 45's classes)."""
 
 
 def transformed(items: list[dict], name: str, per: int) -> tuple[int, list[tuple[dict, dict]]]:

@@ -49,6 +49,7 @@ from miles_ros.agent.conditions import (
     tower_in_order,
     visited_in_order,
 )
+from miles_ros.agent.frames_said import frames_said
 from miles_ros.agent.identified import identified
 from miles_ros.agent.phrases import CUBE_NOUNS, PAD_NOUNS
 from miles_ros.agent.rendered import carried_on
@@ -84,12 +85,17 @@ def plain_wording(goal: str, world: World) -> str:
     before / until" ("but only after"), a cube pointed out then "it" ("Red's near you; push it
     ...": :func:`pointed_out`), "no lifting this one; just V X" (X without lifting), "never mind
     X, leave it" (X left alone), "shunt" ("shove"), "hang over / above" ("hover"), "off (the)
-    top of" ("off"); first, the gripper as the thing moved and a manner restated
-    (:func:`said_how`), a move said once (:func:`said_once`: a manner or a restatement
-    with the move) and a description that identifies (:func:`identified`)."""
+    top of" ("off"); first, round 53's frames (:func:`frames_said`), the gripper as the
+    thing moved and a manner restated (:func:`said_how`), a move said once
+    (:func:`said_once`: a manner or a restatement with the move) and a description that
+    identifies (:func:`identified`)."""
     text = _LEFT_BE.sub(
         r"leave \g<np> alone",
-        _this_one_first(pointed_out(identified(said_once(said_how(goal, world), world), world))),
+        _this_one_first(
+            pointed_out(
+                identified(said_once(said_how(frames_said(goal, world), world), world), world)
+            )
+        ),
     )
     text = hung_over(_OFF_THE_TOP.sub("off", verbs_said(text)))
     text = _NOT_BEFORE.sub(r"\g<but> only after", text)
