@@ -9,6 +9,7 @@ import re
 from hypothesis import strategies as st
 
 from miles_ros.agent.negation import read_in_scope
+from miles_ros.agent.no_motion import asks_no_motion
 from miles_ros.agent.registry import SkillRegistry
 from miles_ros.agent.world import load_world
 
@@ -36,6 +37,16 @@ def _tower(order, x=0.5, y=0.05):
 
 def _read(goal: str, world=SCENE):
     return read_in_scope(goal, SHIPPED, world)
+
+
+def read_as_nothing(goal: str) -> None:
+    """``goal`` (its first letter raised) is the empty plan: no motion asked
+    (:func:`~miles_ros.agent.no_motion.asks_no_motion`), and read so, with no refusal and
+    no question back."""
+    goal = goal[:1].upper() + goal[1:]
+    assert asks_no_motion(goal), goal
+    _, reading, asks = _read(goal)
+    assert reading.nothing and reading.refusal is None and asks is None, goal
 
 
 def _said(text: str) -> str:

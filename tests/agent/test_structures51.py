@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from miles_ros.agent.no_motion import asks_no_motion
 from miles_ros.agent.said_once import said_once
-from tests.agent.reading_harness import SCENE, _read, colours, moved, read_like
+from tests.agent.reading_harness import SCENE, _read, colours, moved, read_as_nothing, read_like
 
 NOUNS = st.sampled_from(["cube", "block", "box", "brick"])
 PADS = st.sampled_from(["yellow pad", "grey pad", "left mat", "right pad"])
@@ -131,11 +131,7 @@ TAILS = ["", " right at this moment", " at present", " today", " for now", ", th
 @given(st.sampled_from(LEADS), st.sampled_from(IDLE), st.sampled_from(TAILS))
 @settings(max_examples=80, deadline=None)
 def test_every_clause_saying_no_work_or_waiting_is_the_empty_plan(lead, idle, tail):
-    goal = f"{lead}{idle}{tail}."
-    goal = goal[:1].upper() + goal[1:]
-    assert asks_no_motion(goal), goal
-    _, reading, asks = _read(goal)
-    assert reading.nothing and reading.refusal is None and asks is None, goal
+    read_as_nothing(f"{lead}{idle}{tail}.")
 
 
 @given(colours, NOUNS, st.sampled_from(["yellow", "grey"]))
