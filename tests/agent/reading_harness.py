@@ -35,6 +35,17 @@ def _tower(order, x=0.5, y=0.05):
     return world
 
 
+def two_high(top: str, bottom: str, other: str):
+    """The default scene with ``top`` standing on ``bottom``, ``other`` on the table apart."""
+    world = SCENE.copy()
+    world.objects = {
+        f"{bottom}_cube": (0.5, 0.05, 0.02),
+        f"{top}_cube": (0.5, 0.05, 0.06),
+        f"{other}_cube": (0.4, 0.2, 0.02),
+    }
+    return world
+
+
 def _read(goal: str, world=SCENE):
     return read_in_scope(goal, SHIPPED, world)
 

@@ -13,22 +13,19 @@ from hypothesis import strategies as st
 
 from miles_ros.agent.no_motion import asks_no_motion
 from miles_ros.agent.said_once import said_once
-from tests.agent.reading_harness import SCENE, _read, colours, moved, read_as_nothing, read_like
+from tests.agent.reading_harness import (
+    SCENE,
+    _read,
+    colours,
+    moved,
+    read_as_nothing,
+    read_like,
+    two_high,
+)
 
 NOUNS = st.sampled_from(["cube", "block", "box", "brick"])
 PADS = st.sampled_from(["yellow pad", "grey pad", "left mat", "right pad"])
 SIDE = {"yellow": "left", "grey": "right"}
-
-
-def _two_high(top: str, bottom: str, other: str):
-    """The default scene with ``top`` standing on ``bottom``, ``other`` on the table apart."""
-    world = SCENE.copy()
-    world.objects = {
-        f"{bottom}_cube": (0.5, 0.05, 0.02),
-        f"{top}_cube": (0.5, 0.05, 0.06),
-        f"{other}_cube": (0.4, 0.2, 0.02),
-    }
-    return world
 
 
 @given(colours, NOUNS, PADS)
@@ -82,7 +79,7 @@ def test_lift_and_lower_it_onto_a_place_is_one_placing(order, noun, pad, verb):
 @settings(max_examples=10, deadline=None)
 def test_the_top_cube_named_again_by_colour_is_that_cube(order, pad):
     top, bottom, other = order
-    world = _two_high(top, bottom, other)
+    world = two_high(top, bottom, other)
     goals = [f"Lift the top cube, the {top} one, onto the {pad}."]
     read_like(f"Lift the {top} cube onto the {pad}.", goals, world)
 
@@ -265,7 +262,7 @@ def test_it_after_a_cube_placed_on_a_pad_is_that_cube(order, noun, pc):
 @settings(max_examples=10, deadline=None)
 def test_a_description_identifies_and_is_checked(order, pc):
     top, bottom, other = order
-    world = _two_high(top, bottom, other)
+    world = two_high(top, bottom, other)
     goal = f"The {top} cube on top of the {bottom} one - put it on {other}."
     text, reading, asks = _read(goal, world)
     assert reading.refusal is None and asks is None and bottom not in text.lower(), text
@@ -283,7 +280,7 @@ def test_a_description_identifies_and_is_checked(order, pc):
 @settings(max_examples=6, deadline=None)
 def test_the_upper_cube_is_the_top_one_but_the_lowest_of_two_on_the_table_is_asked(order):
     top, bottom, other = order
-    world = _two_high(top, bottom, other)
+    world = two_high(top, bottom, other)
     text, reading, asks = _read("Lift the upper box onto the grey pad.", world)
     assert asks is None and reading.refusal is None and top in text.lower(), text
     _, reading, asks = _read("Put the lowest cube on the left pad.", world)

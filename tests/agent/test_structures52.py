@@ -13,22 +13,11 @@ from hypothesis import strategies as st
 from miles_ros.agent import evaluation
 from miles_ros.agent.no_motion import asks_no_motion
 from miles_ros.agent.said_how import said_how
-from tests.agent.reading_harness import SCENE, _read, colours, read_as_nothing, read_like
+from tests.agent.reading_harness import SCENE, _read, colours, read_as_nothing, read_like, two_high
 
 NOUNS = st.sampled_from(["cube", "block", "box", "brick"])
 PADS = st.sampled_from(["yellow pad", "grey pad", "left mat", "right pad"])
 TOOLS = st.sampled_from(["Gripper", "The gripper", "Your hand", "Fingers", "The tool", "The hand"])
-
-
-def _two_high(top: str, bottom: str, other: str):
-    """The default scene with ``top`` standing on ``bottom``, ``other`` on the table apart."""
-    world = SCENE.copy()
-    world.objects = {
-        f"{bottom}_cube": (0.5, 0.05, 0.02),
-        f"{top}_cube": (0.5, 0.05, 0.06),
-        f"{other}_cube": (0.4, 0.2, 0.02),
-    }
-    return world
 
 
 @given(colours, NOUNS, TOOLS, st.sampled_from(["over", "above", "to", "right over"]))
@@ -200,7 +189,7 @@ def test_no_goal_of_the_sets_with_a_step_a_refusal_or_a_question_reads_as_nothin
 @settings(max_examples=15, deadline=None)
 def test_a_sentence_saying_where_a_cube_is_describes_it(order, noun, verb):
     a, b, c = order
-    world = _two_high(a, b, c)
+    world = two_high(a, b, c)
     for goal, plain in (
         (
             f"The {a} {noun} {verb} on {b}. Lift it off and place it on {c}.",
@@ -235,7 +224,7 @@ def test_negations_joined_by_and_all_hold(order, noun, joint):
 def test_an_unstack_parenthesis_is_its_move_first(order, pc):
     a, b, c = order
     q = "grey" if pc == "yellow" else "yellow"
-    world = _two_high(a, b, c)
+    world = two_high(a, b, c)
     goal = f"Unstack first ({a} to the {pc} pad), then lift {b} onto the {q} pad."
     text, reading, asks = read_like(
         f"Move {a} to the {pc} pad first, then lift {b} onto the {q} pad.", [goal], world

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from miles_ros.agent import evaluation
 from miles_ros.agent.frames_said import frames_said, nothing_said
-from tests.agent.reading_harness import SCENE, _read, colours, read_like
+from tests.agent.reading_harness import SCENE, _read, colours, read_like, two_high
 
 NOUNS = st.sampled_from(["cube", "block", "box", "brick"])
 PCS = st.sampled_from(["yellow", "grey"])
@@ -220,21 +220,11 @@ def test_ignore_x_leaves_x_still_never_a_step(order, ignore):
     assert any(p.cube == f"{c}_cube" for p in reading.prohibitions), goal  # X forbidden
 
 
-def _two_high(top, bottom, other):
-    world = SCENE.copy()
-    world.objects = {
-        f"{bottom}_cube": (0.5, 0.05, 0.02),
-        f"{top}_cube": (0.5, 0.05, 0.06),
-        f"{other}_cube": (0.4, 0.2, 0.02),
-    }
-    return world
-
-
 @given(colours, NOUNS, PCS, st.sampled_from(["lifting", "taking", "picking"]))
 @settings(max_examples=20, deadline=None)
 def test_lifting_it_off_y_says_where_the_cube_comes_from(order, noun, pc, verb):
     a, b, c = order
-    world = _two_high(a, b, c)
+    world = two_high(a, b, c)
     goals = [
         f"Leave the {a} {noun} on the {pc} pad, {verb} it off the {b}.",
         f"Put the {a} {noun} on the {pc} pad, {verb} it off the {b} one.",
